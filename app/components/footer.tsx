@@ -1,0 +1,56 @@
+import { Mail } from "lucide-react";
+import { Link } from "react-router";
+import { NewsletterForm } from "../features/newsletter/newsletter-form.tsx";
+import { siteConfig, siteName } from "../lib/site-config.ts";
+import { legalRoutes, mainRoutes } from "../navigation.ts";
+
+const footerRoutes = mainRoutes.filter((route) => route.path !== "/");
+
+export function Footer() {
+  return (
+    <footer className="mt-16 border-t border-line bg-panel/60">
+      <div className="mx-auto grid max-w-6xl gap-10 px-6 py-12 md:grid-cols-3">
+        <section aria-labelledby="footer-about">
+          <h2 id="footer-about" className="text-lg font-semibold text-slate-100">
+            {siteName}
+          </h2>
+          <p className="mt-3 text-sm leading-relaxed text-slate-400">
+            Engineering explained with care: engines, electric and fuel-cell vehicles, AI for
+            engineers, everyday science and lessons from the epics.
+          </p>
+          <a
+            href={`mailto:${siteConfig.contactEmail}`}
+            className="mt-4 inline-flex items-center gap-2 text-sm text-accent hover:underline"
+          >
+            <Mail aria-hidden="true" className="size-4" />
+            {siteConfig.contactEmail}
+          </a>
+        </section>
+        <nav aria-label="Footer">
+          <h2 className="text-lg font-semibold text-slate-100">Explore</h2>
+          <ul className="mt-3 grid grid-cols-2 gap-x-4 gap-y-2 text-sm">
+            {[...footerRoutes, ...legalRoutes].map((route) => (
+              <li key={route.path}>
+                <Link to={route.path} className="text-slate-400 hover:text-accent">
+                  {route.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <section aria-labelledby="footer-newsletter">
+          <h2 id="footer-newsletter" className="text-lg font-semibold text-slate-100">
+            Newsletter
+          </h2>
+          <p className="mt-3 text-sm text-slate-400">
+            New articles and stories in your inbox, now and then. No spam.
+          </p>
+          <NewsletterForm />
+        </section>
+      </div>
+      <p className="border-t border-line py-4 text-center text-xs text-slate-400">
+        © 2025 {siteName}. All rights reserved.
+      </p>
+    </footer>
+  );
+}

@@ -1,0 +1,19 @@
+/** The eight pages of the site, in sidebar order (SPEC §2). */
+export const mainRoutes = [
+  { label: "Home", path: "/" },
+  { label: "About Me", path: "/about" },
+  { label: "Technical", path: "/technical" },
+  { label: "Non Technical", path: "/non-technical" },
+  { label: "Mythological Inspirations", path: "/mythology" },
+  { label: "MechFusionAI", path: "/mechfusion-ai" },
+  { label: "Science in Everyday", path: "/science" },
+  { label: "Services", path: "/services" },
+] as const;
+
+export const legalRoutes = [
+  { label: "Privacy Policy", path: "/privacy" },
+  { label: "Terms of Service", path: "/terms" },
+] as const;
+
+/** Every path that is prerendered to its own HTML file. */
+export const prerenderedPaths = [...mainRoutes, ...legalRoutes].map((route) => route.path);

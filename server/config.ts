@@ -1,0 +1,138 @@
+import { z } from "zod";
+
+/**
+ * The whole configuration of the site, read once from environment variables.
+ * Every variable is listed in `.env.example` and the README. Values the browser
+ * needs (contact email, chatbot, site URL) are baked into the prerendered pages
+ * at build time, so `npm start` rebuilds when they change.
+ */
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+
+const booleanFlag = z
+  .enum(["true", "false", "1", "0", ""])
+  .optional()
+  .transform((value) => value === "true" || value === "1");
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATA_DIR: z.string().min(1).default("./data"),
+    DATABASE_URL: optionalText.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+        .optional(),
+    ),
+    COOKIE_SECRET: optionalText.pipe(
+      z.string().min(32, "must be at least 32 characters long").optional(),
+    ),
+    SITE_URL: optionalText.pipe(
+      z
+        .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })
+        .transform((url) => url.replace(/\/+$/, ""))
+        .optional(),
+    ),
+    SITE_OWNER_NAME: optionalText,
+    CONTACT_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
+    CHATBOT_SCRIPT_URL: optionalText.pipe(
+      z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
+    ),
+    CHATBOT_BOT_ID: optionalText,
+    TRUST_PROXY: booleanFlag,
+    LOG_LEVEL: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.CHATBOT_SCRIPT_URL) !== Boolean(env.CHATBOT_BOT_ID)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["CHATBOT_BOT_ID"],
+        message: "CHATBOT_SCRIPT_URL and CHATBOT_BOT_ID must be set together",
+      });
+    }
+    if (env.NODE_ENV !== "production") return;
+    if (!env.SITE_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SITE_URL"],
+        message: "is required in production (canonical URLs, sitemap and the same-origin check)",
+      });
+    }
+    if (!env.CONTACT_EMAIL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["CONTACT_EMAIL"],
+        message: "is required in production (the contact links of every page)",
+      });
+    }
+    if (env.DATABASE_URL && !env.COOKIE_SECRET) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["COOKIE_SECRET"],
+        message: "is required in production with DATABASE_URL: every instance must share it",
+      });
+    }
+  });
+
+export type Env = z.output<typeof envSchema>;
+
+export type Config = Env & {
+  siteUrl: string;
+  contactEmail: string;
+  databaseKind: "sqlite" | "postgres";
+};
+
+/** What the browser may know: baked into the client bundle at build time. */
+export type PublicConfig = {
+  siteUrl: string;
+  contactEmail: string;
+  ownerName: string | null;
+  chatbot: { scriptUrl: string; botId: string } | null;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * `productionRules: false` is for the client build, where Vite itself sets
+ * NODE_ENV=production; the server applies the rules when it starts.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  { productionRules = true }: { productionRules?: boolean } = {},
+): Config {
+  const parsed = envSchema.safeParse(productionRules ? env : { ...env, NODE_ENV: undefined });
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const values = parsed.data;
+  return {
+    ...values,
+    siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
+    contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
+    databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
+  };
+}
+
+export function publicConfig(config: Config): PublicConfig {
+  return {
+    siteUrl: config.siteUrl,
+    contactEmail: config.contactEmail,
+    ownerName: config.SITE_OWNER_NAME ?? null,
+    chatbot:
+      config.CHATBOT_SCRIPT_URL && config.CHATBOT_BOT_ID
+        ? { scriptUrl: config.CHATBOT_SCRIPT_URL, botId: config.CHATBOT_BOT_ID }
+        : null,
+  };
+}

@@ -1,0 +1,24 @@
+import { reactRouter } from "@react-router/dev/vite";
+import tailwindcss from "@tailwindcss/vite";
+import { defineConfig } from "vite";
+import { contentImages } from "./scripts/vite-content-images.ts";
+import { loadConfig, publicConfig } from "./server/config.ts";
+
+export default defineConfig({
+  plugins: [tailwindcss(), reactRouter(), contentImages()],
+  define: {
+    __SITE_CONFIG__: JSON.stringify(publicConfig(loadConfig(process.env, { productionRules: false }))),
+  },
+  build: {
+    // Hashed assets are cached for a year by the server; no source maps shipped.
+    sourcemap: false,
+    rolldownOptions: {
+      output: {
+        // One chunk for what every page needs compresses better than four.
+        codeSplitting: {
+          groups: [{ name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/ }],
+        },
+      },
+    },
+  },
+});
