@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { itemKinds, limits, reactionTypes } from "./limits.ts";
+import { isAcceptableComment, isAcceptableName } from "./text.ts";
+
+/*
+ * Request and response shapes of the engagement API (`/api`). Request objects
+ * are strict: an unknown field is a 400, so a typo in a client never passes
+ * silently. Response schemas stay plain (no transforms) because the server
+ * serializes through them.
+ */
+
+export const reactionTypeSchema = z.enum(reactionTypes);
+export const itemKindSchema = z.enum(itemKinds);
+
+export const userNameSchema = z
+  .string()
+  .min(1, "Enter a name.")
+  .max(limits.userNameMax, `Names are at most ${limits.userNameMax} characters.`)
+  .refine(isAcceptableName, "Names cannot be blank or contain control or invisible characters.");
+
+export const commentContentSchema = z
+  .string()
+  .trim()
+  .min(1, "Write a comment.")
+  .max(limits.commentMax, `Comments are at most ${limits.commentMax} characters.`)
+  .refine(isAcceptableComment, "Comments cannot contain control or text-direction characters.");
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(limits.emailMax, `Email addresses are at most ${limits.emailMax} characters.`)
+  .pipe(z.email("Enter a valid email address."));
+
+const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+
+// Subscribers
+
+export const subscribeRequestSchema = z.strictObject({ email: emailSchema });
+export type SubscribeRequest = z.input<typeof subscribeRequestSchema>;
+
+export const subscribeResponseSchema = z.object({ subscribed: z.literal(true) });
+export type SubscribeResponse = z.infer<typeof subscribeResponseSchema>;
+
+// Reactions
+
+export const reactionCountsSchema = z.object({
+  like: z.number().int().nonnegative(),
+  love: z.number().int().nonnegative(),
+  dislike: z.number().int().nonnegative(),
+  idea: z.number().int().nonnegative(),
+});
+export type ReactionCounts = z.infer<typeof reactionCountsSchema>;
+
+export const reactionsResponseSchema = z.object({
+  counts: reactionCountsSchema,
+  /** The types the calling visitor holds on this item. */
+  mine: z.array(reactionTypeSchema),
+});
+export type ReactionsResponse = z.infer<typeof reactionsResponseSchema>;
+
+export const addReactionRequestSchema = z.strictObject({
+  type: reactionTypeSchema,
+  userName: userNameSchema,
+});
+export type AddReactionRequest = z.input<typeof addReactionRequestSchema>;
+
+// Comments (science posts only)
+
+export const commentSchema = z.object({
+  id: z.number().int().positive(),
+  postId: z.string(),
+  content: z.string(),
+  userName: z.string(),
+  createdAt: timestampSchema,
+  /** Equal to `createdAt` until the comment is edited. */
+  updatedAt: timestampSchema,
+  /** True on the calling visitor's own comments. */
+  mine: z.boolean(),
+});
+export type Comment = z.infer<typeof commentSchema>;
+
+export const commentsResponseSchema = z.object({ comments: z.array(commentSchema) });
+export type CommentsResponse = z.infer<typeof commentsResponseSchema>;
+
+export const commentResponseSchema = z.object({ comment: commentSchema });
+export type CommentResponse = z.infer<typeof commentResponseSchema>;
+
+export const writeCommentRequestSchema = z.strictObject({
+  content: commentContentSchema,
+  userName: userNameSchema,
+});
+export type WriteCommentRequest = z.input<typeof writeCommentRequestSchema>;
+
+// Errors
+
+export const errorCodes = [
+  "validation_failed",
+  "invalid_json",
+  "not_found",
+  "forbidden",
+  "cross_origin",
+  "already_subscribed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "service_unavailable",
+  "internal_error",
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export const errorResponseSchema = z.object({
+  error: z.object({
+    code: z.enum(errorCodes),
+    message: z.string(),
+    /** Present on `validation_failed`: which fields were refused and why. */
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;

@@ -1,0 +1,4 @@
+export * from "./api.ts";
+export * from "./limits.ts";
+export * from "./live-events.ts";
+export { isAcceptableComment, isAcceptableName } from "./text.ts";

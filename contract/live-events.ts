@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { commentSchema, itemKindSchema, reactionCountsSchema } from "./api.ts";
+import type { ItemKind } from "./limits.ts";
+
+/*
+ * Server-Sent Events of `GET /api/events?topic=<kind>:<id>`. Every event but
+ * `resync` carries an `id:`; EventSource sends the last one back as
+ * Last-Event-ID when it reconnects and the server replays what was missed.
+ */
+
+export type Topic = `${ItemKind}:${string}`;
+
+export function topicOf(kind: ItemKind, id: string): Topic {
+  return `${kind}:${id}`;
+}
+
+export const itemRefSchema = z.object({ kind: itemKindSchema, id: z.string() });
+export type ItemRef = z.infer<typeof itemRefSchema>;
+
+/** `reaction`: the item's counts after someone added or removed a reaction. */
+export const reactionEventSchema = z.object({
+  item: itemRefSchema,
+  counts: reactionCountsSchema,
+});
+export type ReactionEvent = z.infer<typeof reactionEventSchema>;
+
+/** A comment as seen by everyone: who wrote it is not the receiver's business. */
+export const liveCommentSchema = commentSchema.omit({ mine: true });
+export type LiveComment = z.infer<typeof liveCommentSchema>;
+
+/** `comment`: a comment was added, edited or deleted. */
+export const commentEventSchema = z.discriminatedUnion("action", [
+  z.object({
+    action: z.enum(["added", "updated"]),
+    item: itemRefSchema,
+    commentId: z.number().int().positive(),
+    comment: liveCommentSchema,
+  }),
+  z.object({
+    action: z.literal("deleted"),
+    item: itemRefSchema,
+    commentId: z.number().int().positive(),
+  }),
+]);
+export type CommentEvent = z.infer<typeof commentEventSchema>;
+
+/**
+ * `ready`: sent once per connection after any replay; from here on events are
+ * live. `resync`: the server could not replay everything missed (too old or too
+ * many), so the client should refetch the item.
+ */
+export const liveEventNames = ["ready", "reaction", "comment", "resync"] as const;
+export type LiveEventName = (typeof liveEventNames)[number];
