@@ -16,7 +16,12 @@ export default defineConfig({
       output: {
         // One chunk for what every page needs compresses better than four.
         codeSplitting: {
-          groups: [{ name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/ }],
+          groups: [
+            {
+              name: "framework",
+              test: /node_modules[\\/](react|react-dom|react-router|scheduler|lucide-react)[\\/]|app[\\/]root\.tsx/,
+            },
+          ],
         },
       },
     },

@@ -24,7 +24,10 @@ export function contentImages(): Plugin {
         if (!file.startsWith(imagesDir + path.sep)) return next();
         try {
           const body = readFileSync(file);
-          res.setHeader("Content-Type", file.endsWith(".svg") ? "image/svg+xml" : "application/octet-stream");
+          res.setHeader(
+            "Content-Type",
+            file.endsWith(".svg") ? "image/svg+xml" : "application/octet-stream",
+          );
           res.end(body);
         } catch {
           next();

@@ -1,8 +1,9 @@
-import { Mail } from "lucide-react";
 import { Link } from "react-router";
 import { NewsletterForm } from "../features/newsletter/newsletter-form.tsx";
 import { siteConfig, siteName } from "../lib/site-config.ts";
 import { legalRoutes, mainRoutes } from "../navigation.ts";
+import iconMail from "./icons/mail.ts";
+import { Icon } from "./ui/icon.tsx";
 
 const footerRoutes = mainRoutes.filter((route) => route.path !== "/");
 
@@ -22,7 +23,7 @@ export function Footer() {
             href={`mailto:${siteConfig.contactEmail}`}
             className="mt-4 inline-flex items-center gap-2 text-sm text-accent hover:underline"
           >
-            <Mail aria-hidden="true" className="size-4" />
+            <Icon svg={iconMail} className="size-4" />
             {siteConfig.contactEmail}
           </a>
         </section>

@@ -1,5 +1,6 @@
-import { Menu } from "lucide-react";
 import { useEffect, useState } from "react";
+import iconMenu from "./icons/menu.ts";
+import { Icon } from "./ui/icon.tsx";
 
 const scrollThreshold = 50;
 
@@ -14,7 +15,13 @@ function useScrolledPast(threshold: number) {
   return scrolled;
 }
 
-export function Header({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggleMenu: () => void }) {
+export function Header({
+  menuOpen,
+  onToggleMenu,
+}: {
+  menuOpen: boolean;
+  onToggleMenu: () => void;
+}) {
   const scrolled = useScrolledPast(scrollThreshold);
   return (
     <header
@@ -30,7 +37,7 @@ export function Header({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
         onClick={onToggleMenu}
         className="grid size-10 shrink-0 place-items-center rounded-lg text-slate-200 hover:bg-white/10 lg:hidden"
       >
-        <Menu aria-hidden="true" className="size-6" />
+        <Icon svg={iconMenu} className="size-6" />
       </button>
       <div className="min-w-0 flex-1 overflow-hidden">
         <p className="marquee-track w-full animate-marquee whitespace-nowrap text-lg font-bold tracking-wide text-slate-100">

@@ -1,17 +1,25 @@
-import { X } from "lucide-react";
-import { Dialog } from "radix-ui";
-import { useEffect } from "react";
+import { type ReactNode, useEffect } from "react";
 import { NavLink, useLocation } from "react-router";
 import { mainRoutes } from "../navigation.ts";
+import iconX from "./icons/x.ts";
 import { Logo } from "./logo.tsx";
+import { Icon } from "./ui/icon.tsx";
+import { Modal } from "./ui/modal.tsx";
 
 const desktopQuery = "(min-width: 1024px)";
 
-function SidebarBody({ onNavigate }: { onNavigate?: () => void }) {
+function SidebarBody({
+  onNavigate,
+  closeButton,
+}: {
+  onNavigate?: () => void;
+  closeButton?: ReactNode;
+}) {
   return (
     <>
-      <div className="flex h-16 shrink-0 items-center px-5">
+      <div className="flex h-16 shrink-0 items-center justify-between gap-2 pr-3 pl-5">
         <Logo onNavigate={onNavigate} />
+        {closeButton}
       </div>
       <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 py-4">
         <ul className="space-y-1">
@@ -43,7 +51,7 @@ function SidebarBody({ onNavigate }: { onNavigate?: () => void }) {
   );
 }
 
-const panelClasses = "flex w-[280px] flex-col border-r border-line bg-panel";
+const panelClasses = "flex h-full w-[280px] flex-col border-r border-line bg-panel";
 
 /** Always on screen from 1024 px up. */
 export function DesktopSidebar() {
@@ -55,48 +63,49 @@ export function DesktopSidebar() {
 }
 
 /** Below 1024 px: a drawer over a dimmed, blurred backdrop, with focus kept inside. */
-export function MobileSidebar({
-  open,
-  onOpenChange,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-}) {
+export function MobileSidebar({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { pathname } = useLocation();
 
   // A route change (link, back button) closes the drawer.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation only
-  useEffect(() => onOpenChange(false), [pathname]);
+  useEffect(() => onClose(), [pathname]);
 
-  // Growing past the breakpoint leaves the permanent sidebar, so the drawer goes.
+  // Growing past the breakpoint shows the permanent sidebar, so the drawer goes.
   useEffect(() => {
     const query = window.matchMedia(desktopQuery);
-    const close = () => query.matches && onOpenChange(false);
+    const close = () => query.matches && onClose();
     query.addEventListener("change", close);
     return () => query.removeEventListener("change", close);
-  }, [onOpenChange]);
+  }, [onClose]);
 
   return (
-    <Dialog.Root open={open} onOpenChange={onOpenChange}>
-      <Dialog.Portal>
-        <Dialog.Overlay
-          data-testid="sidebar-backdrop"
-          className="fixed inset-0 z-40 bg-black/60 backdrop-blur-sm data-[state=closed]:animate-fade-out data-[state=open]:animate-fade-in lg:hidden"
+    <Modal
+      open={open}
+      onClose={onClose}
+      aria-label="Menu"
+      className="m-0 h-full max-h-none w-full max-w-none bg-transparent p-0 backdrop:bg-transparent"
+    >
+      <div
+        data-testid="sidebar-backdrop"
+        aria-hidden="true"
+        onClick={onClose}
+        className="fixed inset-0 animate-fade-in bg-black/60 backdrop-blur-sm"
+      />
+      <div className={`relative animate-slide-in ${panelClasses}`}>
+        <SidebarBody
+          onNavigate={onClose}
+          closeButton={
+            <button
+              type="button"
+              aria-label="Close menu"
+              onClick={onClose}
+              className="grid size-9 shrink-0 place-items-center rounded-lg text-slate-300 hover:bg-white/10"
+            >
+              <Icon svg={iconX} />
+            </button>
+          }
         />
-        <Dialog.Content
-          aria-describedby={undefined}
-          className={`fixed inset-y-0 left-0 z-50 data-[state=closed]:animate-slide-out data-[state=open]:animate-slide-in lg:hidden ${panelClasses}`}
-        >
-          <Dialog.Title className="sr-only">Menu</Dialog.Title>
-          <Dialog.Close
-            aria-label="Close menu"
-            className="absolute top-3 right-3 grid size-10 place-items-center rounded-lg text-slate-300 hover:bg-white/10"
-          >
-            <X aria-hidden="true" className="size-5" />
-          </Dialog.Close>
-          <SidebarBody onNavigate={() => onOpenChange(false)} />
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      </div>
+    </Modal>
   );
 }

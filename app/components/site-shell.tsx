@@ -6,6 +6,7 @@ import { DesktopSidebar, MobileSidebar } from "./sidebar.tsx";
 export function SiteShell({ children }: { children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
   const toggleMenu = useCallback(() => setMenuOpen((open) => !open), []);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
   return (
     <>
       <a
@@ -16,9 +17,13 @@ export function SiteShell({ children }: { children: ReactNode }) {
       </a>
       <Header menuOpen={menuOpen} onToggleMenu={toggleMenu} />
       <DesktopSidebar />
-      <MobileSidebar open={menuOpen} onOpenChange={setMenuOpen} />
+      <MobileSidebar open={menuOpen} onClose={closeMenu} />
       <div className="flex min-h-screen flex-col lg:pl-[280px]">
-        <main id="main" tabIndex={-1} className="mx-auto w-full max-w-5xl flex-1 px-5 pt-24 pb-8 sm:px-8">
+        <main
+          id="main"
+          tabIndex={-1}
+          className="mx-auto w-full max-w-5xl flex-1 px-5 pt-24 pb-8 sm:px-8"
+        >
           {children}
         </main>
         <Footer />

@@ -1,12 +1,30 @@
+import { useLoaderData } from "react-router";
+import { siteContent } from "../../content/load.ts";
 import { PageHeader } from "../components/page-header.tsx";
+import { Prose } from "../components/ui/prose.tsx";
 import { pageMeta } from "../lib/meta.ts";
+import { siteConfig } from "../lib/site-config.ts";
 
-const title = "About Me";
-const description =
-  "The career of a mechanical engineer: engine and fuel-injection design, emissions, electric and fuel-cell vehicles, reliability methods, automation tools, chatbots and training.";
+export function loader() {
+  const { about } = siteContent();
+  return { about };
+}
 
-export const meta = () => pageMeta({ title, description, path: "/about" });
+export const meta = ({ loaderData }: { loaderData: ReturnType<typeof loader> }) =>
+  pageMeta({
+    title: loaderData.about.title,
+    description: loaderData.about.description,
+    path: "/about",
+  });
 
-export default function Page() {
-  return <PageHeader title={title}>{description}</PageHeader>;
+export default function About() {
+  const { about } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <PageHeader title={about.title}>
+        {siteConfig.ownerName ? <p>{siteConfig.ownerName}</p> : null}
+      </PageHeader>
+      <Prose html={about.html} className="max-w-3xl text-[1.05rem]" />
+    </>
+  );
 }

@@ -1,10 +1,51 @@
-import { useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
+import type { SubscribeResponse } from "../../../contract/api.ts";
+import { api } from "../../lib/api-client.ts";
 
+type Status = "idle" | "submitting" | "success" | "error";
+
+const successMs = 3000;
+
+/** SPEC §4/§5/§8: trimmed email, "Subscribing...", a thank-you for 3 s, one red error state. */
 export function NewsletterForm() {
   const [email, setEmail] = useState("");
-  const empty = email.trim() === "";
+  const [status, setStatus] = useState<Status>("idle");
+
+  useEffect(() => {
+    if (status !== "success") return;
+    const timer = setTimeout(() => setStatus("idle"), successMs);
+    return () => clearTimeout(timer);
+  }, [status]);
+
+  async function subscribe(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const trimmed = email.trim();
+    if (trimmed === "" || status === "submitting") return;
+    setStatus("submitting");
+    try {
+      await api<SubscribeResponse>("POST", "/subscribers", { email: trimmed });
+      setEmail("");
+      setStatus("success");
+    } catch (error) {
+      console.error("Newsletter subscription failed:", error);
+      setStatus("error");
+    }
+  }
+
+  if (status === "success") {
+    return (
+      <p
+        role="status"
+        className="mt-4 rounded-lg border border-accent/40 bg-accent/10 px-4 py-3 text-sm text-slate-100"
+      >
+        Thank you for subscribing! Watch your inbox for the next article.
+      </p>
+    );
+  }
+
+  const failed = status === "error";
   return (
-    <form className="mt-4 flex flex-col gap-3 sm:flex-row" onSubmit={(event) => event.preventDefault()}>
+    <form className="mt-4 flex flex-col gap-3 sm:flex-row" onSubmit={subscribe}>
       <input
         type="email"
         required
@@ -13,15 +54,24 @@ export function NewsletterForm() {
         aria-label="Email address"
         placeholder="you@example.com"
         value={email}
-        onChange={(event) => setEmail(event.target.value)}
+        onChange={(event) => {
+          setEmail(event.target.value);
+          if (failed) setStatus("idle");
+        }}
         className="min-w-0 flex-1 rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500"
       />
       <button
         type="submit"
-        disabled={empty}
-        className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink disabled:opacity-60"
+        disabled={email.trim() === "" || status === "submitting"}
+        className={`rounded-lg px-4 py-2 text-sm font-semibold disabled:opacity-60 ${
+          failed ? "bg-red-600 text-white" : "bg-accent text-ink"
+        }`}
       >
-        Subscribe
+        {status === "submitting"
+          ? "Subscribing..."
+          : failed
+            ? "Already subscribed or error occurred"
+            : "Subscribe"}
       </button>
     </form>
   );

@@ -1,0 +1,66 @@
+import { useEffect, useRef, useState } from "react";
+import { siteConfig } from "../../lib/site-config.ts";
+
+export const chatbotContainerId = "chatbot-embed";
+
+type Status = "loading" | "ready" | "unavailable";
+
+/**
+ * The provider's embed script is added when the services page opens and removed
+ * when it closes (SPEC §2). It is told the bot id, the inline display and the
+ * container through data attributes. Without a configured chatbot, or when its
+ * script cannot load, the area offers the contact email instead of an empty box.
+ */
+export function ChatbotEmbed() {
+  const chatbot = siteConfig.chatbot;
+  const [status, setStatus] = useState<Status>(chatbot ? "loading" : "unavailable");
+  const container = useRef<HTMLDivElement>(null);
+
+  // Settings are fixed at build time: the script goes in once per visit to the page.
+  useEffect(() => {
+    if (!chatbot) return;
+    const script = document.createElement("script");
+    script.src = chatbot.scriptUrl;
+    script.async = true;
+    script.dataset.botId = chatbot.botId;
+    script.dataset.display = "inline";
+    script.dataset.container = chatbotContainerId;
+    script.addEventListener("load", () => setStatus("ready"));
+    script.addEventListener("error", () => setStatus("unavailable"));
+    document.body.appendChild(script);
+    const host = container.current;
+    return () => {
+      script.remove();
+      host?.replaceChildren();
+    };
+  }, []);
+
+  return (
+    <div className="relative h-[500px] overflow-hidden rounded-2xl border border-line bg-ink">
+      <div id={chatbotContainerId} ref={container} className="h-full w-full" />
+      {status === "unavailable" ? (
+        <div className="absolute inset-0 grid place-items-center p-8 text-center">
+          <div>
+            <p className="text-lg font-semibold text-slate-100">
+              The chat assistant is not available right now.
+            </p>
+            <p className="mt-3 text-slate-300">
+              Write to me instead and I will answer personally:{" "}
+              <a
+                href={`mailto:${siteConfig.contactEmail}`}
+                className="font-semibold text-accent underline"
+              >
+                {siteConfig.contactEmail}
+              </a>
+            </p>
+          </div>
+        </div>
+      ) : null}
+      {status === "loading" ? (
+        <p className="absolute inset-0 grid place-items-center text-slate-400">
+          Loading the chat assistant…
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Comment, CommentResponse, CommentsResponse } from "../../../contract/api.ts";
+import { api } from "../../lib/api-client.ts";
+import { itemKeys } from "../engagement/live-item.ts";
+
+export function useComments(postId: string) {
+  return useQuery({
+    queryKey: itemKeys.comments(postId),
+    queryFn: () =>
+      api<CommentsResponse>("GET", `/items/science/${encodeURIComponent(postId)}/comments`),
+  });
+}
+
+/** Add, edit and delete; the cache follows the server's answer, a failure changes nothing. */
+export function useCommentActions(postId: string, onError: (error: unknown) => void) {
+  const queryClient = useQueryClient();
+  const key = itemKeys.comments(postId);
+  const update = (change: (comments: Comment[]) => Comment[]) =>
+    queryClient.setQueryData<CommentsResponse>(key, (data) =>
+      data ? { comments: change(data.comments) } : data,
+    );
+  const fail = (what: string) => (error: unknown) => {
+    console.error(`${what} failed:`, error);
+    onError(error);
+  };
+
+  const add = useMutation({
+    mutationFn: (body: { content: string; userName: string }) =>
+      api<CommentResponse>("POST", `/items/science/${encodeURIComponent(postId)}/comments`, body),
+    onSuccess: ({ comment }) =>
+      update((comments) =>
+        comments.some((c) => c.id === comment.id) ? comments : [...comments, comment],
+      ),
+    onError: fail("Posting a comment"),
+  });
+
+  const edit = useMutation({
+    mutationFn: ({ id, ...body }: { id: number; content: string; userName: string }) =>
+      api<CommentResponse>("PATCH", `/comments/${id}`, body),
+    onSuccess: ({ comment }) =>
+      update((comments) => comments.map((c) => (c.id === comment.id ? comment : c))),
+    onError: fail("Editing a comment"),
+  });
+
+  const remove = useMutation({
+    mutationFn: (id: number) => api<void>("DELETE", `/comments/${id}`),
+    onMutate: async (id) => {
+      await queryClient.cancelQueries({ queryKey: key });
+      const previous = queryClient.getQueryData<CommentsResponse>(key);
+      update((comments) => comments.filter((c) => c.id !== id));
+      return { previous };
+    },
+    onError: (error, _id, context) => {
+      if (context?.previous) queryClient.setQueryData(key, context.previous);
+      fail("Deleting a comment")(error);
+    },
+  });
+
+  return { add, edit, remove };
+}

@@ -1,0 +1,97 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useState } from "react";
+import type { ItemKind, ReactionType } from "../../../contract/limits.ts";
+import { useTimedMessage } from "../../components/ui/toast.tsx";
+import { CommentSection } from "../comments/comment-section.tsx";
+import { ReactionButtons } from "../reactions/reaction-buttons.tsx";
+import { useReactions, useToggleReaction } from "../reactions/use-reactions.ts";
+import { NameDialog } from "../visitor-name/name-dialog.tsx";
+import { useDisplayName } from "../visitor-name/name-store.ts";
+import { useLiveItem } from "./live-item.ts";
+import { isRateLimited, slowDownMessage } from "./slow-down.ts";
+
+// SPEC §8: no retries; fresh data comes from the live stream, not from polling.
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: { retry: false, refetchOnWindowFocus: false, staleTime: Number.POSITIVE_INFINITY },
+    mutations: { retry: false },
+  },
+});
+
+type PanelProps = { kind: ItemKind; itemId: string; title: string };
+
+export default function EngagementPanel(props: PanelProps) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Panel {...props} />
+    </QueryClientProvider>
+  );
+}
+
+const emptyCounts = { like: 0, love: 0, dislike: 0, idea: 0 };
+
+function Panel({ kind, itemId, title }: PanelProps) {
+  useLiveItem(kind, itemId);
+  const userName = useDisplayName();
+  const [askName, setAskName] = useState(false);
+  const [notice, showNotice] = useTimedMessage(5000);
+  const onError = (error: unknown) => {
+    if (isRateLimited(error)) showNotice(slowDownMessage);
+  };
+  const reactions = useReactions(kind, itemId);
+  const toggle = useToggleReaction(kind, itemId, onError);
+  const held = new Set(reactions.data?.mine ?? []);
+
+  function react(type: ReactionType) {
+    // SPEC §4: without a name, ask for one; the click itself is not replayed.
+    if (!userName) {
+      setAskName(true);
+      return;
+    }
+    toggle.mutate({ type, userName, held: held.has(type) });
+  }
+
+  return (
+    <div className="mt-6 space-y-5 border-t border-line pt-5">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <fieldset aria-label={`Reactions to ${title}`}>
+          <ReactionButtons
+            counts={reactions.data?.counts ?? emptyCounts}
+            held={held}
+            onReact={react}
+          />
+        </fieldset>
+        {userName ? (
+          <p className="text-sm text-slate-400">
+            {kind === "science" ? "Commenting" : "Reacting"} as{" "}
+            <span className="font-semibold text-slate-200">{userName}</span>{" "}
+            <button
+              type="button"
+              onClick={() => setAskName(true)}
+              className="text-accent underline underline-offset-2"
+            >
+              Change name
+            </button>
+          </p>
+        ) : null}
+      </div>
+      {notice ? (
+        <p
+          role="alert"
+          className="rounded-lg border border-amber-400/40 bg-amber-400/10 px-4 py-2 text-sm text-amber-200"
+        >
+          {notice}
+        </p>
+      ) : null}
+      {kind === "science" ? (
+        <CommentSection
+          postId={itemId}
+          userName={userName}
+          onNeedName={() => setAskName(true)}
+          onError={onError}
+        />
+      ) : null}
+      <NameDialog open={askName} onClose={() => setAskName(false)} />
+    </div>
+  );
+}

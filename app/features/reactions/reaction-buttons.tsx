@@ -1,0 +1,58 @@
+import { type ReactionType, reactionTypes } from "../../../contract/limits.ts";
+import iconHeart from "../../components/icons/heart.ts";
+import iconLightbulb from "../../components/icons/lightbulb.ts";
+import iconThumbsDown from "../../components/icons/thumbs-down.ts";
+import iconThumbsUp from "../../components/icons/thumbs-up.ts";
+import { Icon } from "../../components/ui/icon.tsx";
+
+export type ReactionCounts = Record<ReactionType, number>;
+
+const looks: Record<ReactionType, { label: string; svg: string; active: string }> = {
+  like: { label: "Like", svg: iconThumbsUp, active: "text-accent ring-accent/60 bg-accent/10" },
+  love: { label: "Love", svg: iconHeart, active: "text-rose-400 ring-rose-400/60 bg-rose-400/10" },
+  dislike: {
+    label: "Dislike",
+    svg: iconThumbsDown,
+    active: "text-slate-200 ring-slate-300/60 bg-slate-300/10",
+  },
+  idea: {
+    label: "Idea",
+    svg: iconLightbulb,
+    active: "text-amber-400 ring-amber-400/60 bg-amber-400/10",
+  },
+};
+
+type ReactionButtonsProps = {
+  counts: ReactionCounts;
+  held?: ReadonlySet<ReactionType>;
+  onReact: (type: ReactionType) => void;
+  disabled?: boolean;
+};
+
+/** Four toggle buttons named "Like 42", "Love 18"…; pressed when the visitor holds that type. */
+export function ReactionButtons({ counts, held, onReact, disabled }: ReactionButtonsProps) {
+  return (
+    <div className="flex flex-wrap gap-2">
+      {reactionTypes.map((type) => {
+        const look = looks[type];
+        const pressed = held?.has(type) ?? false;
+        return (
+          <button
+            key={type}
+            type="button"
+            aria-pressed={held ? pressed : undefined}
+            disabled={disabled}
+            onClick={() => onReact(type)}
+            className={`inline-flex items-center gap-2 rounded-full px-3 py-1.5 text-sm ring-1 transition-colors disabled:opacity-60 ${
+              pressed ? look.active : "text-slate-300 ring-line hover:bg-white/5"
+            }`}
+          >
+            <Icon svg={look.svg} className="size-4" />
+            <span className="sr-only">{look.label} </span>
+            <span>{counts[type]}</span>
+          </button>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { ReactionsResponse } from "../../../contract/api.ts";
+import type { ItemKind, ReactionType } from "../../../contract/limits.ts";
+import { api } from "../../lib/api-client.ts";
+import { itemKeys } from "../engagement/live-item.ts";
+
+const base = (kind: ItemKind, id: string) => `/items/${kind}/${encodeURIComponent(id)}/reactions`;
+
+export function useReactions(kind: ItemKind, id: string) {
+  return useQuery({
+    queryKey: itemKeys.reactions(kind, id),
+    queryFn: () => api<ReactionsResponse>("GET", base(kind, id)),
+  });
+}
+
+type Toggle = { type: ReactionType; userName: string; held: boolean };
+
+/**
+ * SPEC §4: a type the visitor holds is removed, any other is added. The change
+ * shows at once and is rolled back if the server refuses it.
+ */
+export function useToggleReaction(kind: ItemKind, id: string, onError: (error: unknown) => void) {
+  const queryClient = useQueryClient();
+  const key = itemKeys.reactions(kind, id);
+  return useMutation({
+    mutationFn: ({ type, userName, held }: Toggle) =>
+      held
+        ? api<ReactionsResponse>("DELETE", `${base(kind, id)}/${type}`)
+        : api<ReactionsResponse>("POST", base(kind, id), { type, userName }),
+    onMutate: async ({ type, held }) => {
+      await queryClient.cancelQueries({ queryKey: key });
+      const previous = queryClient.getQueryData<ReactionsResponse>(key);
+      if (previous) {
+        queryClient.setQueryData<ReactionsResponse>(key, {
+          counts: {
+            ...previous.counts,
+            [type]: Math.max(0, previous.counts[type] + (held ? -1 : 1)),
+          },
+          mine: held ? previous.mine.filter((t) => t !== type) : [...previous.mine, type],
+        });
+      }
+      return { previous };
+    },
+    onError: (error, _toggle, context) => {
+      console.error("Reaction failed:", error);
+      if (context?.previous) queryClient.setQueryData(key, context.previous);
+      onError(error);
+    },
+    onSuccess: (result) => queryClient.setQueryData(key, result),
+  });
+}

@@ -1,0 +1,24 @@
+/** The site's burst (SPEC §4): 100 particles, spread 70, from 60 % down, green, amber, blue. */
+const burstOptions = {
+  particleCount: 100,
+  spread: 70,
+  origin: { y: 0.6 },
+  colors: ["#22c55e", "#f59e0b", "#3b82f6"],
+  disableForReducedMotion: true,
+};
+
+export function prefersReducedMotion() {
+  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** Loads canvas-confetti on first use, so it costs nothing on first load. */
+export async function fireConfetti() {
+  if (prefersReducedMotion()) return;
+  const { default: confetti } = await import("canvas-confetti");
+  await confetti(burstOptions);
+}
+
+export async function stopConfetti() {
+  const { default: confetti } = await import("canvas-confetti");
+  confetti.reset();
+}

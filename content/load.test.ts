@@ -1,0 +1,89 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { anchorId, defaultContentRoot, loadContent } from "./load.ts";
+
+let root: string;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), "content-"));
+  cpSync(defaultContentRoot, root, { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function edit(file: string, change: (source: string) => string) {
+  const full = path.join(root, file);
+  writeFileSync(full, change(readFileSync(full, "utf8")));
+}
+
+describe("content", () => {
+  it("loads every collection of the site", () => {
+    const content = loadContent(root);
+    expect(content.stories.map((story) => story.id)).toEqual([
+      "sita-faith",
+      "rama-duty",
+      "sagaras-haste",
+      "bharata-righteousness",
+      "nala-damayanti",
+      "garuda",
+    ]);
+    expect(content.science.map((item) => item.id)).toEqual([
+      "wifi",
+      "ironing",
+      "tea-cooling",
+      "cricket-ball",
+      "pressure-cooker",
+      "gps-navigation",
+      "soap",
+      "differential-gear",
+      "starter-motor",
+    ]);
+    expect(content.softSkills.map((skill) => skill.id)).toContain("time-management");
+    expect(content.quotes).toHaveLength(5);
+    expect(content.services).toHaveLength(9);
+  });
+
+  it("keeps the static reaction counts of SPEC §9", () => {
+    const byId = Object.fromEntries(
+      loadContent(root).technical.articles.map((article) => [article.id, article.staticReactions]),
+    );
+    expect(byId["ice-blog"]).toEqual({ like: 42, love: 18, dislike: 2, idea: 7 });
+    expect(byId["fuel-injection-blog"]).toEqual({ like: 35, love: 12, dislike: 1, idea: 9 });
+    expect(byId["emissions-blog"]).toEqual({ like: 28, love: 15, dislike: 1, idea: 11 });
+  });
+
+  it("lists the ironing temperatures exactly", () => {
+    const ironing = loadContent(root).science.find((item) => item.id === "ironing");
+    for (const range of ["180–200°C", "200–230°C", "120–150°C", "110–135°C", "100–120°C"]) {
+      expect(ironing?.html).toContain(range);
+    }
+  });
+
+  it("names the file with a missing field", () => {
+    edit("science/soap.md", (source) => source.replace(/^summary:.*\n/m, ""));
+    expect(() => loadContent(root)).toThrow(/science\/soap\.md: invalid content\n {2}summary:/);
+  });
+
+  it("names the file with an unknown field", () => {
+    edit("services/dfmea.md", (source) => source.replace(/^---\n/, "---\ncolour: green\n"));
+    expect(() => loadContent(root)).toThrow(/services\/dfmea\.md: invalid content[\s\S]*colour/);
+  });
+
+  it("names both files of a duplicate id", () => {
+    edit("mythology/garuda.md", (source) => source.replace(/^id: .*$/m, "id: rama-duty"));
+    expect(() => loadContent(root)).toThrow(
+      /mythology\/rama-duty\.md: duplicate id "rama-duty" \(also in mythology\/garuda\.md\)/,
+    );
+  });
+
+  it("names the file whose image is missing", () => {
+    rmSync(path.join(root, "images/science/wifi.svg"));
+    expect(() => loadContent(root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);
+  });
+
+  it("derives soft-skill anchors from titles", () => {
+    expect(anchorId("Attention to Details")).toBe("attention-to-details");
+    expect(anchorId("Time Management")).toBe("time-management");
+  });
+});

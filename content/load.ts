@@ -1,0 +1,205 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Marked } from "marked";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import {
+  aboutSchema,
+  aiArticleSchema,
+  aiIntroSchema,
+  growthSchema,
+  homeSchema,
+  type Image,
+  quotesSchema,
+  scienceSchema,
+  serviceSchema,
+  softSkillSchema,
+  storySchema,
+  technicalArticleSchema,
+  technicalTabSchema,
+} from "./schema.ts";
+
+/**
+ * Reads content/ once, validates every file against its schema and renders the
+ * Markdown bodies to HTML. Runs at build time (route loaders during prerender,
+ * `npm run content:check`) and in the server (to know which items exist).
+ * Any problem throws a ContentError that names the file.
+ */
+export class ContentError extends Error {
+  override name = "ContentError";
+}
+
+// When Vite bundles this module for the prerender, import.meta.dirname points into
+// build/; the build runs from the project root, where content/ is.
+export const defaultContentRoot = existsSync(path.join(import.meta.dirname, "schema.ts"))
+  ? import.meta.dirname
+  : path.resolve("content");
+
+type Rendered = { html: string; words: number };
+
+/** Headings in a body sit below the card or page title that holds them. */
+function renderMarkdown(markdown: string, headingOffset: number): Rendered {
+  const marked = new Marked({
+    gfm: true,
+    renderer: {
+      // Content is ours, but raw HTML would bypass the design; show it as text.
+      html: ({ text }) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;"),
+      heading({ tokens, depth }) {
+        const level = Math.min(6, depth + headingOffset);
+        return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
+      },
+    },
+  });
+  const html = marked.parse(markdown, { async: false });
+  return { html, words: countWords(markdown) };
+}
+
+export function countWords(markdown: string): number {
+  const plain = markdown.replace(/[#*_>`|[\]()-]+/g, " ").trim();
+  return plain === "" ? 0 : plain.split(/\s+/).length;
+}
+
+/** "Attention to Details" → "attention-to-details". */
+export function anchorId(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
+type FileEntry<T> = T & Rendered & { file: string };
+
+function readEntry<S extends z.ZodType<object>>(
+  root: string,
+  relative: string,
+  schema: S,
+  headingOffset: number,
+): FileEntry<z.output<S>> {
+  const file = path.join(root, relative);
+  const source = readFileSync(file, "utf8");
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(source);
+  if (!match)
+    throw new ContentError(`${relative}: missing the frontmatter block between --- lines`);
+  let data: unknown;
+  try {
+    data = parseYaml(match[1] ?? "");
+  } catch (error) {
+    throw new ContentError(
+      `${relative}: frontmatter is not valid YAML: ${(error as Error).message}`,
+    );
+  }
+  const parsed = schema.safeParse(data ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const where = issue.path.join(".") || "frontmatter";
+      return `  ${where}: ${issue.message}`;
+    });
+    throw new ContentError(`${relative}: invalid content\n${problems.join("\n")}`);
+  }
+  const value = parsed.data as z.output<S>;
+  for (const image of collectImages(value)) {
+    if (!existsSync(path.join(root, "images", image.src))) {
+      throw new ContentError(`${relative}: image "${image.src}" is not in content/images/`);
+    }
+  }
+  return { ...value, ...renderMarkdown(match[2] ?? "", headingOffset), file: relative };
+}
+
+function collectImages(value: unknown): Image[] {
+  if (typeof value !== "object" || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const images: Image[] = [];
+  if (record.image) images.push(record.image as Image);
+  if (Array.isArray(record.images)) images.push(...(record.images as Image[]));
+  return images;
+}
+
+function readCollection<S extends z.ZodType<{ order: number }>>(
+  root: string,
+  folder: string,
+  schema: S,
+  headingOffset: number,
+  key: (entry: z.output<S>) => string,
+): FileEntry<z.output<S>>[] {
+  const dir = path.join(root, folder);
+  if (!existsSync(dir)) throw new ContentError(`${folder}/: folder is missing`);
+  const entries = readdirSync(dir)
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => readEntry(root, `${folder}/${name}`, schema, headingOffset));
+  const seen = new Map<string, string>();
+  for (const entry of entries) {
+    const id = key(entry);
+    const other = seen.get(id);
+    if (other) throw new ContentError(`${entry.file}: duplicate id "${id}" (also in ${other})`);
+    seen.set(id, entry.file);
+  }
+  return entries.sort((a, b) => a.order - b.order);
+}
+
+function expectCount(entries: { file: string }[], count: number, folder: string) {
+  if (entries.length !== count) {
+    throw new ContentError(`${folder}/: expected ${count} files, found ${entries.length}`);
+  }
+}
+
+export function loadContent(root: string = defaultContentRoot) {
+  const byId = (entry: { id: string }) => entry.id;
+
+  const technicalTabs = readCollection(root, "technical/tabs", technicalTabSchema, 1, byId);
+  expectCount(technicalTabs, 4, "technical/tabs");
+  const softSkills = readCollection(
+    root,
+    "non-technical/soft-skills",
+    softSkillSchema,
+    1,
+    (skill) => anchorId(skill.title),
+  ).map((skill) => ({ ...skill, id: anchorId(skill.title) }));
+  expectCount(softSkills, 10, "non-technical/soft-skills");
+  const stories = readCollection(root, "mythology", storySchema, 2, byId);
+  expectCount(stories, 6, "mythology");
+  const science = readCollection(root, "science", scienceSchema, 1, byId);
+  expectCount(science, 9, "science");
+  const aiArticles = readCollection(root, "mechfusion-ai/articles", aiArticleSchema, 1, byId);
+  expectCount(aiArticles, 3, "mechfusion-ai/articles");
+  const services = readCollection(root, "services", serviceSchema, 1, byId);
+  expectCount(services, 9, "services");
+
+  return {
+    home: readEntry(root, "home.md", homeSchema, 0),
+    quotes: readEntry(root, "quotes.md", quotesSchema, 0).quotes,
+    about: readEntry(root, "about.md", aboutSchema, 0),
+    technical: {
+      tabs: technicalTabs,
+      articles: readCollection(root, "technical/articles", technicalArticleSchema, 1, byId),
+    },
+    growth: readCollection(root, "non-technical/growth", growthSchema, 1, byId),
+    softSkills,
+    stories,
+    ai: {
+      intro: readEntry(root, "mechfusion-ai/intro.md", aiIntroSchema, 0),
+      articles: aiArticles,
+    },
+    science,
+    services,
+  };
+}
+
+export type SiteContent = ReturnType<typeof loadContent>;
+
+let cached: SiteContent | undefined;
+
+/** The content of this checkout, read once per process. */
+export function siteContent(): SiteContent {
+  cached ??= loadContent();
+  return cached;
+}
+
+/** Ids of the items readers can react to and comment on. */
+export function loadEngagementCatalog(root: string = defaultContentRoot) {
+  const content = root === defaultContentRoot ? siteContent() : loadContent(root);
+  return {
+    mythology: new Set(content.stories.map((story) => story.id)),
+    science: new Set(content.science.map((item) => item.id)),
+  };
+}

@@ -1,0 +1,143 @@
+import { z } from "zod";
+
+/**
+ * The shape of every content file (see FORMAT.md). Objects are strict, so an
+ * unknown field is an error just like a missing one: typos never slip through.
+ */
+const text = z.string().trim().min(1);
+const url = z.url({ protocol: /^https?$/ });
+
+export const imageSchema = z.strictObject({
+  src: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9-]+\.(svg|png|webp|jpg)$/, "must look like folder/name.svg"),
+  alt: text,
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+});
+
+export const linkSchema = z.strictObject({ label: text, url });
+
+export const iconNames = [
+  "cog",
+  "flame",
+  "battery-charging",
+  "shield-alert",
+  "ruler",
+  "bot",
+  "mic",
+  "file-spreadsheet",
+  "graduation-cap",
+  "sigma",
+  "lightbulb",
+  "sparkles",
+  "brain-circuit",
+] as const;
+export const iconSchema = z.enum(iconNames);
+
+export const reactionCountsSchema = z.strictObject({
+  like: z.number().int().min(0),
+  love: z.number().int().min(0),
+  dislike: z.number().int().min(0),
+  idea: z.number().int().min(0),
+});
+
+const id = z
+  .string()
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by hyphens");
+const order = z.number().int().min(1);
+
+export const homeSchema = z.strictObject({
+  headline: text,
+  description: text.max(160),
+  themes: z.array(z.strictObject({ title: text, text })).length(5),
+  images: z.array(imageSchema).length(2),
+});
+
+export const quotesSchema = z.strictObject({
+  quotes: z.array(z.strictObject({ text, author: text })).length(5),
+});
+
+export const aboutSchema = z.strictObject({ title: text, description: text.max(160) });
+
+export const technicalTabIds = [
+  "introduction",
+  "engines",
+  "electric-vehicles",
+  "fuel-cells",
+] as const;
+
+export const technicalTabSchema = z.strictObject({
+  id: z.enum(technicalTabIds),
+  label: text,
+  order,
+  links: z.array(linkSchema),
+});
+
+export const technicalArticleSchema = z.strictObject({
+  id,
+  tab: z.enum(["engines", "electric-vehicles", "fuel-cells"]),
+  title: text,
+  order,
+  summary: text,
+  staticReactions: reactionCountsSchema.optional(),
+});
+
+export const growthSchema = z.strictObject({
+  id,
+  title: text,
+  order,
+  summary: text,
+  link: linkSchema,
+});
+
+export const softSkillSchema = z.strictObject({ title: text, order });
+
+export const storySchema = z.strictObject({
+  id,
+  epic: z.enum(["ramayana", "mahabharata"]),
+  title: text,
+  order,
+  summary: text,
+  image: imageSchema,
+});
+
+export const aiIntroSchema = z.strictObject({
+  title: text,
+  description: text.max(160),
+  image: imageSchema,
+  panelTitle: text,
+  panelPoints: z.array(text).min(3),
+});
+
+export const aiArticleSchema = z.strictObject({
+  id,
+  title: text,
+  icon: iconSchema,
+  order,
+  summary: text,
+  link: url,
+});
+
+export const scienceSchema = z.strictObject({
+  id,
+  kind: z.enum(["question", "invention"]),
+  title: text,
+  order,
+  summary: text,
+  image: imageSchema,
+});
+
+export const serviceSchema = z.strictObject({
+  id,
+  icon: iconSchema,
+  title: text,
+  order,
+  description: text,
+  features: z.array(text).min(1),
+});
+
+export type Image = z.output<typeof imageSchema>;
+export type Link = z.output<typeof linkSchema>;
+export type IconName = z.output<typeof iconSchema>;
+export type ReactionCounts = z.output<typeof reactionCountsSchema>;

@@ -1,0 +1,42 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { loadConfig, publicConfig } from "../server/config.ts";
+
+export const projectRoot = path.resolve(import.meta.dirname, "..");
+export const clientDir = path.join(projectRoot, "build/client");
+export const stampFile = path.join(projectRoot, "build/.stamp");
+
+const inputs = [
+  "app",
+  "content",
+  "public",
+  "contract",
+  "react-router.config.ts",
+  "vite.config.ts",
+  "package-lock.json",
+];
+
+function files(entry: string): string[] {
+  const full = path.join(projectRoot, entry);
+  if (!statSync(full, { throwIfNoEntry: false })) return [];
+  if (statSync(full).isFile()) return [entry];
+  return readdirSync(full, { recursive: true, encoding: "utf8" })
+    .map((name) => path.join(entry, name))
+    .filter((name) => statSync(path.join(projectRoot, name)).isFile())
+    .sort();
+}
+
+/**
+ * What the built site depends on: the sources and the public settings baked
+ * into it. `npm start` rebuilds when this changes.
+ */
+export function buildInputsHash(env: NodeJS.ProcessEnv = process.env): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify(publicConfig(loadConfig(env, { productionRules: false }))));
+  for (const file of inputs.flatMap(files)) {
+    hash.update(file);
+    hash.update(readFileSync(path.join(projectRoot, file)));
+  }
+  return hash.digest("hex");
+}

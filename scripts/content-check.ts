@@ -1,0 +1,22 @@
+import { ContentError, loadContent } from "../content/load.ts";
+
+try {
+  const content = loadContent();
+  const count =
+    5 +
+    content.technical.tabs.length +
+    content.technical.articles.length +
+    content.growth.length +
+    content.softSkills.length +
+    content.stories.length +
+    content.ai.articles.length +
+    content.science.length +
+    content.services.length;
+  console.info(`content OK: ${count} files valid`);
+} catch (error) {
+  if (error instanceof ContentError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,19 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+
+/** `npm start` builds the site when it is missing or older than its sources or settings. */
+const current =
+  existsSync(path.join(clientDir, "index.html")) && existsSync(stampFile)
+    ? readFileSync(stampFile, "utf8")
+    : null;
+
+if (current !== buildInputsHash()) {
+  console.info(
+    current ? "Sources or settings changed: rebuilding the site…" : "Building the site…",
+  );
+  execFileSync(process.execPath, [path.join(projectRoot, "scripts/build.ts")], {
+    stdio: "inherit",
+  });
+}

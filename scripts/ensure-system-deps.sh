@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the tests need from Debian when it is missing: Chromium for the
+# browser tests, PostgreSQL for the server tests. Never downloads a browser build.
+set -euo pipefail
+
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "Missing system packages: ${missing[*]}. Install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing ${missing[*]} from Debian…"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

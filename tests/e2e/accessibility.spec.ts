@@ -1,0 +1,60 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+
+const pages = [
+  "/",
+  "/about",
+  "/technical",
+  "/non-technical",
+  "/mythology",
+  "/mechfusion-ai",
+  "/science",
+  "/services",
+  "/privacy",
+  "/terms",
+];
+
+async function seriousViolations(page: import("@playwright/test").Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+    );
+}
+
+for (const path of pages) {
+  test(`${path} has no serious or critical axe violations`, async ({ page }) => {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+}
+
+test("the open mobile menu has no serious or critical axe violations", async ({ page }) => {
+  test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
+  await page.goto("/");
+  await page.getByRole("button", { name: "Toggle menu" }).click();
+  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+const openItems = [
+  { path: "/technical", tab: "Engines", item: /internal combustion/i },
+  { path: "/non-technical", tab: "Soft Skills", item: "Time Management" },
+  { path: "/mythology", item: /Garuda/ },
+  { path: "/mechfusion-ai", item: /PDE|physics/i },
+  { path: "/science", item: /soap/i },
+];
+
+for (const { path, tab, item } of openItems) {
+  test(`${path} with an item open has no serious or critical axe violations`, async ({ page }) => {
+    await page.goto(path);
+    if (tab) await page.getByRole("tab", { name: tab }).click();
+    const button = page.getByRole("button", { name: item }).first();
+    await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+}

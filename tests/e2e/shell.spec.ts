@@ -1,0 +1,202 @@
+import { expect, type Page, test } from "@playwright/test";
+
+const routes = [
+  { label: "Home", path: "/" },
+  { label: "About Me", path: "/about" },
+  { label: "Technical", path: "/technical" },
+  { label: "Non Technical", path: "/non-technical" },
+  { label: "Mythological Inspirations", path: "/mythology" },
+  { label: "MechFusionAI", path: "/mechfusion-ai" },
+  { label: "Science in Everyday", path: "/science" },
+  { label: "Services", path: "/services" },
+];
+
+const isNarrow = (page: Page) => (page.viewportSize()?.width ?? 0) < 1024;
+const mainNav = (page: Page) => page.getByRole("navigation", { name: "Main" });
+
+test.describe("header", () => {
+  test("shows the marquee words, moving unless motion is reduced", async ({ page }) => {
+    await page.goto("/");
+    const header = page.locator("header").first();
+    for (const word of ["Engage", "with", "Engineer"]) {
+      await expect(header.getByText(word, { exact: true })).toBeAttached();
+    }
+    const track = header.locator(".marquee-track");
+    const animation = await track.evaluate((el) => {
+      const style = getComputedStyle(el);
+      return {
+        name: style.animationName,
+        duration: style.animationDuration,
+        timing: style.animationTimingFunction,
+      };
+    });
+    expect(animation).toEqual({ name: "marquee", duration: "15s", timing: "linear" });
+    const withColour = await header
+      .getByText("with", { exact: true })
+      .evaluate((el) => getComputedStyle(el).color);
+    expect(withColour).toBe("rgb(34, 197, 94)");
+  });
+
+  test("stops the marquee under prefers-reduced-motion", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.goto("/");
+    const name = await page
+      .locator(".marquee-track")
+      .evaluate((el) => getComputedStyle(el).animationName);
+    expect(name).toBe("none");
+  });
+
+  test("turns opaque after 50 px of scrolling", async ({ page }) => {
+    await page.goto("/about");
+    const header = page.locator("header[data-scrolled]");
+    await expect(header).toHaveAttribute("data-scrolled", "false");
+    await expect(header).toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
+    await page.evaluate(() => window.scrollTo(0, 40));
+    await expect(header).toHaveAttribute("data-scrolled", "false");
+    await page.evaluate(() => window.scrollTo(0, 200));
+    await expect(header).toHaveAttribute("data-scrolled", "true");
+    await expect(header).not.toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await expect(header).toHaveAttribute("data-scrolled", "false");
+  });
+});
+
+test.describe("sidebar", () => {
+  test("links to every page and highlights the active one", async ({ page }) => {
+    await page.goto("/");
+    if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
+    const nav = mainNav(page);
+    for (const route of routes) {
+      await expect(nav.getByRole("link", { name: route.label, exact: true })).toHaveAttribute(
+        "href",
+        route.path,
+      );
+    }
+    await nav.getByRole("link", { name: "Science in Everyday" }).click();
+    await expect(page).toHaveURL(/\/science$/);
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Science in Everyday" }),
+    ).toBeVisible();
+    if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
+    await expect(mainNav(page).getByRole("link", { name: "Science in Everyday" })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
+    await expect(mainNav(page).getByRole("link", { name: "Home" })).not.toHaveAttribute(
+      "aria-current",
+      "page",
+    );
+  });
+
+  test("shows its footer texts", async ({ page }) => {
+    await page.goto("/");
+    if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
+    const sidebar = page.locator(isNarrow(page) ? "dialog[open]" : "aside");
+    await expect(sidebar.getByText("© 2025 Engage with Engineer")).toBeVisible();
+    await expect(sidebar.getByText("All rights reserved")).toBeVisible();
+  });
+});
+
+test.describe("sidebar at 1280 px", () => {
+  test.skip(({ viewport }) => (viewport?.width ?? 0) < 1024, "desktop only");
+
+  test("is always visible, 280 px wide, with no menu toggle", async ({ page }) => {
+    await page.goto("/technical");
+    await expect(mainNav(page)).toBeVisible();
+    const box = await page.locator("aside").boundingBox();
+    expect(box?.width).toBe(280);
+    expect(box?.x).toBe(0);
+    await expect(page.getByRole("button", { name: "Toggle menu" })).toBeHidden();
+  });
+});
+
+test.describe("sidebar below 1024 px", () => {
+  test.skip(({ viewport }) => (viewport?.width ?? 0) >= 1024, "narrow only");
+
+  test("is hidden until the toggle opens it", async ({ page }) => {
+    await page.goto("/");
+    await expect(mainNav(page)).toBeHidden();
+    const toggle = page.getByRole("button", { name: "Toggle menu" });
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await toggle.click();
+    await expect(mainNav(page)).toBeVisible();
+    const panel = await mainNav(page).locator("..").boundingBox();
+    expect(panel?.width).toBe(280);
+    await expect(page.getByTestId("sidebar-backdrop")).toBeVisible();
+    const backdrop = await page
+      .getByTestId("sidebar-backdrop")
+      .evaluate((el) => getComputedStyle(el).backdropFilter);
+    expect(backdrop).toContain("blur");
+  });
+
+  test("closes with the close button", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("button", { name: "Toggle menu" }).click();
+    await page.getByRole("button", { name: "Close menu" }).click();
+    await expect(mainNav(page)).toBeHidden();
+  });
+
+  test("closes when the backdrop is clicked", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("button", { name: "Toggle menu" }).click();
+    await page.mouse.click(700, 450);
+    await expect(mainNav(page)).toBeHidden();
+  });
+
+  test("closes when a link is followed", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("button", { name: "Toggle menu" }).click();
+    await mainNav(page).getByRole("link", { name: "About Me" }).click();
+    await expect(page).toHaveURL(/\/about$/);
+    await expect(mainNav(page)).toBeHidden();
+  });
+
+  test("works from the keyboard: focus stays inside, Esc closes", async ({ page }) => {
+    await page.goto("/");
+    const toggle = page.getByRole("button", { name: "Toggle menu" });
+    await toggle.focus();
+    await page.keyboard.press("Enter");
+    await expect(mainNav(page)).toBeVisible();
+    const inDrawer = () =>
+      page.evaluate(() => Boolean(document.activeElement?.closest("dialog[open]")));
+    for (let step = 0; step < 15; step++) {
+      await page.keyboard.press("Tab");
+      expect(await inDrawer()).toBe(true);
+    }
+    for (let step = 0; step < 5; step++) {
+      await page.keyboard.press("Shift+Tab");
+      expect(await inDrawer()).toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await expect(mainNav(page)).toBeHidden();
+    await expect(toggle).toBeFocused();
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  });
+});
+
+test.describe("routing and footer", () => {
+  test("an unknown path ends at the home page", async ({ page }) => {
+    await page.goto("/no/such/page");
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  });
+
+  test("the footer links every page, the legal pages and the contact address", async ({ page }) => {
+    await page.goto("/");
+    const footer = page.locator("footer");
+    for (const route of routes.slice(1)) {
+      await expect(footer.getByRole("link", { name: route.label, exact: true })).toHaveAttribute(
+        "href",
+        route.path,
+      );
+    }
+    await expect(footer.getByRole("link", { name: "owner@example.com" })).toHaveAttribute(
+      "href",
+      "mailto:owner@example.com",
+    );
+    await footer.getByRole("link", { name: "Privacy Policy" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Privacy Policy" })).toBeVisible();
+    await page.locator("footer").getByRole("link", { name: "Terms of Service" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Terms of Service" })).toBeVisible();
+  });
+});
