@@ -1,6 +1,10 @@
 import path from "node:path";
 import Fastify, { type FastifyServerOptions } from "fastify";
+import { engagementApi } from "./api/index.ts";
 import type { Config } from "./config.ts";
+import { type Catalog, readCatalog } from "./engagement/catalog.ts";
+import { startEngagement } from "./engagement/service.ts";
+import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
 import { staticSite } from "./web/static-site.ts";
@@ -10,12 +14,23 @@ export type AppOptions = {
   /** Where the prerendered site lives; tests point this at their own build. */
   clientRoot?: string;
   logger?: FastifyServerOptions["logger"];
+  /** Stories and science posts that take reactions and comments; defaults to the content folder's. */
+  catalog?: Catalog;
+  /** Interval of the keep-alive comments on event streams. */
+  heartbeatMs?: number;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
+const contentRoot = path.resolve(import.meta.dirname, "../content");
 
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
-export async function buildApp({ config, clientRoot = defaultClientRoot, logger = false }: AppOptions) {
+export async function buildApp({
+  config,
+  clientRoot = defaultClientRoot,
+  logger = false,
+  catalog = readCatalog(contentRoot),
+  heartbeatMs = 15_000,
+}: AppOptions) {
   const app = Fastify({
     logger,
     trustProxy: config.TRUST_PROXY,
@@ -25,11 +40,49 @@ export async function buildApp({ config, clientRoot = defaultClientRoot, logger 
 
   await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(clientRoot),
-    chatbotOrigin: config.CHATBOT_SCRIPT_URL ? new URL(config.CHATBOT_SCRIPT_URL).origin : undefined,
+    chatbotOrigin: config.CHATBOT_SCRIPT_URL
+      ? new URL(config.CHATBOT_SCRIPT_URL).origin
+      : undefined,
   });
 
-  app.get("/healthz", async () => ({ status: "ok" }));
+  const { store, bus, engagement, close } = await startEngagement(config, app.log);
+  // After the API's own preClose hook has ended the event streams.
+  app.addHook("onClose", close);
 
-  await staticSite(app, { root: clientRoot });
+  try {
+    app.get("/healthz", async () => ({ status: "ok" }));
+    app.get("/readyz", async (_request, reply) => {
+      try {
+        await store.ping();
+      } catch {
+        return reply.code(503).send({ status: "unavailable", database: store.kind });
+      }
+      return {
+        status: "ready",
+        database: store.kind,
+        liveEvents: bus.healthy ? "listening" : "reconnecting",
+      };
+    });
+
+    await app.register(engagementApi, {
+      prefix: "/api",
+      engagement,
+      bus,
+      catalog,
+      siteUrl: config.siteUrl,
+      cookieSecret: resolveCookieSecret(config),
+      rateLimits: {
+        perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
+        perIp: config.RATE_LIMIT_WRITES_PER_IP,
+        windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      },
+      streams: { maxStreams: config.EVENT_STREAMS_MAX, heartbeatMs },
+    });
+
+    await staticSite(app, { root: clientRoot });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return app;
 }

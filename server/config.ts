@@ -45,6 +45,12 @@ const envSchema = z
     ),
     CHATBOT_BOT_ID: optionalText,
     TRUST_PROXY: booleanFlag,
+    // Writes (subscribe, react, comment) allowed per window, per visitor and per IP address.
+    RATE_LIMIT_WRITES_PER_VISITOR: z.coerce.number().int().min(1).default(60),
+    RATE_LIMIT_WRITES_PER_IP: z.coerce.number().int().min(1).default(600),
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+    // Open live-event streams one instance serves before answering 503.
+    EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),

@@ -1,0 +1,87 @@
+import { hasZodFastifySchemaValidationErrors } from "@fastify/type-provider-zod";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorCode, ErrorResponse } from "../../contract/api.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
+
+/** An answer the API gives on purpose, with its stable code. */
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly statusCode: number;
+  readonly code: ErrorCode;
+  constructor(statusCode: number, code: ErrorCode, message: string) {
+    super(message);
+    this.statusCode = statusCode;
+    this.code = code;
+  }
+}
+
+export const notFound = (message: string) => new ApiError(404, "not_found", message);
+
+/** Fastify's own errors for what a client sent, by Fastify error code. */
+const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    415,
+    "unsupported_media_type",
+    "Send JSON (Content-Type: application/json).",
+  ],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, "payload_too_large", "The request body is too large."],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    400,
+    "invalid_json",
+    "Content-Length does not match the body.",
+  ],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, "invalid_json", "The request body is not valid JSON."],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, "invalid_json", "The request body is empty."],
+};
+
+function classify(error: FastifyError): Omit<ErrorResponse["error"], "message"> & {
+  status: number;
+  message: string;
+} {
+  if (error instanceof ApiError) {
+    return { status: error.statusCode, code: error.code, message: error.message };
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? "body";
+    const issues = error.validation.map((issue) => ({
+      path: [where, ...issue.instancePath.split("/").filter(Boolean)].join("."),
+      message: issue.message ?? "is invalid",
+    }));
+    return {
+      status: 400,
+      code: "validation_failed",
+      message: issues.map((issue) => `${issue.path}: ${issue.message}`).join("; "),
+      issues,
+    };
+  }
+  const known = error.code ? fastifyClientErrors[error.code] : undefined;
+  if (known) return { status: known[0], code: known[1], message: known[2] };
+  if (error.statusCode === 429) {
+    return { status: 429, code: "rate_limited", message: "Too many requests; try again shortly." };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      code: "service_unavailable",
+      message: "The service is briefly unavailable; try again shortly.",
+    };
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    // Another client error raised by Fastify (a malformed URL, say): keep its
+    // status, but never its internals.
+    return {
+      status: error.statusCode,
+      code: "validation_failed",
+      message: "The request is malformed.",
+    };
+  }
+  return { status: 500, code: "internal_error", message: "Something went wrong on our side." };
+}
+
+/** Every failure of the API becomes `{error: {code, message}}`; only our own bugs are 500s. */
+export function apiErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const { status, ...body } = classify(error);
+  if (status >= 500) request.log.error({ err: error }, "request failed");
+  else request.log.info({ code: body.code, status }, "request refused");
+  return reply.code(status).send({ error: body } satisfies ErrorResponse);
+}

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isVisitorId, newVisitorId, visitorCookieName } from "../engagement/visitor.ts";
+import { ApiError } from "./errors.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The anonymous visitor behind the request, from the signed cookie; null before its first write. */
+    visitorId: string | null;
+  }
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function isWrite(request: FastifyRequest): boolean {
+  return !safeMethods.has(request.method);
+}
+
+export function readVisitor(request: FastifyRequest): string | null {
+  const raw = request.cookies[visitorCookieName];
+  if (!raw) return null;
+  const { valid, value } = request.unsignCookie(raw);
+  return valid && value !== null && isVisitorId(value) ? value : null;
+}
+
+/** Gives a visitor without an identity one, in a cookie the browser keeps for 400 days (its cap). */
+export function issueVisitor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  siteUrl: string,
+): string {
+  const visitorId = newVisitorId();
+  reply.setCookie(visitorCookieName, visitorId, {
+    signed: true,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: request.protocol === "https" || siteUrl.startsWith("https:"),
+    path: "/",
+    maxAge: 400 * 24 * 60 * 60,
+  });
+  return visitorId;
+}
+
+function originOf(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    const { origin } = new URL(value);
+    return origin === "null" ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes come only from the site's own pages: the Origin (or, from older
+ * browsers, the Referer) must be SITE_URL's origin or the host the request was
+ * sent to. Together with SameSite=Lax and the JSON-only body this rules out
+ * cross-site request forgery.
+ */
+export function assertSameOrigin(request: FastifyRequest, siteOrigin: string): void {
+  const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer);
+  if (origin !== null && (origin === siteOrigin || new URL(origin).host === request.host)) return;
+  throw new ApiError(403, "cross_origin", "Changes are accepted only from this site's own pages.");
+}
+
+export type RateLimits = {
+  perVisitor: number;
+  perIp: number;
+  windowMs: number;
+};
+
+/** Counts writes per visitor and per IP address; either running out answers 429. */
+export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
+  const byIp = app.createRateLimit({
+    max: limits.perIp,
+    timeWindow: limits.windowMs,
+    keyGenerator: (request) => request.ip,
+  });
+  const byVisitor = app.createRateLimit({
+    max: limits.perVisitor,
+    timeWindow: limits.windowMs,
+    keyGenerator: (request) => request.visitorId ?? "",
+  });
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    // A visitor's first write has no identity yet; the IP limit covers it.
+    const checks = request.visitorId ? [byIp(request), byVisitor(request)] : [byIp(request)];
+    for (const result of await Promise.all(checks)) {
+      if (!result.isAllowed && result.isExceeded) {
+        reply.header("retry-after", String(Math.max(1, result.ttlInSeconds)));
+        throw new ApiError(
+          429,
+          "rate_limited",
+          "Too many changes in a short time; try again shortly.",
+        );
+      }
+    }
+  };
+}

@@ -1,0 +1,88 @@
+import fastifyCookie from "@fastify/cookie";
+import fastifyRateLimit from "@fastify/rate-limit";
+import { fastifySSE } from "@fastify/sse";
+import fastifySwagger from "@fastify/swagger";
+import {
+  type FastifyPluginAsyncZod,
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+} from "@fastify/type-provider-zod";
+import { apiErrorHandler } from "./errors.ts";
+import {
+  assertSameOrigin,
+  createWriteLimiter,
+  isWrite,
+  type RateLimits,
+  readVisitor,
+} from "./guards.ts";
+import { commentRoutes } from "./routes/comments.ts";
+import type { RouteDeps } from "./routes/deps.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { reactionRoutes } from "./routes/reactions.ts";
+import { subscriberRoutes } from "./routes/subscribers.ts";
+
+export type ApiOptions = RouteDeps & {
+  /** The canonical origin of the site; writes must come from it (or the request's own host). */
+  siteUrl: string;
+  cookieSecret: string;
+  rateLimits: RateLimits;
+  streams: { maxStreams: number; heartbeatMs: number };
+};
+
+/** The engagement API, registered under `/api`. */
+export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, options) => {
+  const { siteUrl, cookieSecret, rateLimits, streams } = options;
+  const deps: RouteDeps = {
+    engagement: options.engagement,
+    catalog: options.catalog,
+    bus: options.bus,
+    siteUrl,
+  };
+  const siteOrigin = new URL(siteUrl).origin;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(apiErrorHandler);
+
+  // JSON only: form posts and text/plain (what a cross-site form can send) get 415.
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    // A DELETE sent by a client that always labels its requests JSON has no body.
+    if (body === "") done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
+
+  await app.register(fastifyCookie, { secret: cookieSecret });
+  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifySSE, { heartbeatInterval: streams.heartbeatMs });
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Engage with Engineer — engagement API",
+        version: "1.0.0",
+        description:
+          "Newsletter, reactions and comments. Writes need a same-origin Origin header and JSON bodies; the first write sets the visitor cookie.",
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  const limitWrites = createWriteLimiter(app, rateLimits);
+  app.decorateRequest("visitorId", null);
+  app.addHook("onRequest", async (request, reply) => {
+    request.visitorId = readVisitor(request);
+    if (!isWrite(request)) return;
+    assertSameOrigin(request, siteOrigin);
+    await limitWrites(request, reply);
+  });
+
+  await app.register(subscriberRoutes, deps);
+  await app.register(reactionRoutes, deps);
+  await app.register(commentRoutes, deps);
+  await app.register(eventRoutes, { ...deps, maxStreams: streams.maxStreams });
+
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+};

@@ -1,0 +1,140 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import type { FastifyReply } from "fastify";
+import { z } from "zod";
+import { errorResponseSchema, itemKindSchema } from "../../../contract/api.ts";
+import type { LiveEvent } from "../../events/bus.ts";
+import { ApiError } from "../errors.ts";
+import { type RouteDeps, requireItem } from "./deps.ts";
+
+export type StreamOptions = {
+  /** Open streams this instance accepts before answering 503. */
+  maxStreams: number;
+};
+
+/** How many missed events a reconnecting client is replayed before being told to resync. */
+const replayLimit = 500;
+/** A client that lets this much go unread is dropped; it will reconnect and catch up. */
+const maxBufferedBytes = 1024 * 1024;
+
+const topicPattern = /^([a-z]+):(.+)$/;
+
+function frame(event: LiveEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
+}
+
+function parseLastEventId(header: string | string[] | undefined): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = async (
+  app,
+  { engagement, catalog, bus, maxStreams },
+) => {
+  const open = new Set<FastifyReply>();
+
+  // Streams never end by themselves; without this, closing the server would
+  // wait for every reader to leave.
+  app.addHook("preClose", async () => {
+    for (const reply of open) reply.sse.close();
+  });
+
+  /**
+   * What a client that last saw `afterId` has missed on `topic`, or "resync"
+   * when that cannot be told exactly: events were pruned, there are too many,
+   * or the id is from the future (another database).
+   */
+  async function missed(topic: string, afterId: number): Promise<LiveEvent[] | "resync"> {
+    if (afterId > bus.lastEventId) return "resync";
+    const oldest = await engagement.events.oldestId();
+    if (oldest === null ? afterId < bus.lastEventId : afterId + 1 < oldest) return "resync";
+    const events = await engagement.events.since(topic, afterId, replayLimit + 1);
+    return events.length > replayLimit ? "resync" : events;
+  }
+
+  app.get(
+    "/events",
+    {
+      sse: { kind: "manual" },
+      schema: {
+        summary: "Live reactions and comments of one item (Server-Sent Events)",
+        description:
+          "Events: `reaction`, `comment`, `ready` (after any replay), `resync`. Send Last-Event-ID to replay missed events.",
+        tags: ["live"],
+        querystring: z.object({
+          topic: z
+            .string()
+            .max(200)
+            .regex(topicPattern, "Use <kind>:<id>, e.g. science:wifi.")
+            .describe("`mythology:<story id>` or `science:<post id>`"),
+        }),
+        response: { "4xx": errorResponseSchema, "5xx": errorResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const { topic } = request.query;
+      const [, kindText = "", id = ""] = topicPattern.exec(topic) ?? [];
+      const kind = itemKindSchema.safeParse(kindText);
+      if (!kind.success)
+        throw new ApiError(400, "validation_failed", `Unknown kind "${kindText}".`);
+      requireItem(catalog, kind.data, id);
+      if (open.size >= maxStreams) {
+        throw new ApiError(
+          503,
+          "service_unavailable",
+          "Too many open event streams; try again later.",
+        );
+      }
+
+      // Subscribe before reading the position, so nothing falls in between;
+      // events arriving during the replay wait and are deduplicated by id.
+      let live = false;
+      let sentUpTo = 0;
+      const waiting: LiveEvent[] = [];
+      const send = (event: LiveEvent) => {
+        if (event.id <= sentUpTo) return;
+        if (reply.raw.writableLength > maxBufferedBytes) {
+          reply.sse.close();
+          return;
+        }
+        reply.raw.write(frame(event));
+        sentUpTo = event.id;
+      };
+      const unsubscribe = bus.subscribe(topic, (event) => {
+        if (live) send(event);
+        else waiting.push(event);
+      });
+      const position = bus.lastEventId;
+
+      let replay: LiveEvent[] | "resync" = [];
+      const lastEventId = parseLastEventId(request.headers["last-event-id"]);
+      try {
+        if (lastEventId !== null) replay = await missed(topic, lastEventId);
+      } catch (error) {
+        unsubscribe();
+        throw error;
+      }
+
+      if (!reply.sse.isConnected) {
+        // The client left while the replay was read.
+        unsubscribe();
+        return;
+      }
+      open.add(reply);
+      reply.sse.onClose(() => {
+        unsubscribe();
+        open.delete(reply);
+      });
+      reply.sse.keepAlive();
+      reply.sse.sendHeaders();
+      reply.raw.write("retry: 3000\n\n");
+      if (replay === "resync") reply.raw.write("event: resync\ndata: {}\n\n");
+      else for (const event of replay) send(event);
+      const ready = Math.max(position, sentUpTo);
+      reply.raw.write(`id: ${ready}\nevent: ready\ndata: {}\n\n`);
+      for (const event of waiting) send(event);
+      waiting.length = 0;
+      live = true;
+    },
+  );
+};

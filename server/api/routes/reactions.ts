@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  addReactionRequestSchema,
+  errorResponseSchema,
+  itemKindSchema,
+  reactionsResponseSchema,
+  reactionTypeSchema,
+} from "../../../contract/api.ts";
+import { notFound } from "../errors.ts";
+import { type RouteDeps, requireItem, writerOf } from "./deps.ts";
+
+const itemParams = z.object({ kind: itemKindSchema, id: z.string() });
+const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+
+export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
+  app,
+  { engagement, catalog, siteUrl },
+) => {
+  app.get(
+    "/items/:kind/:id/reactions",
+    {
+      schema: {
+        summary: "Reaction counts of a story or science post, and the caller's own",
+        tags: ["reactions"],
+        params: itemParams,
+        response: { 200: reactionsResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { kind, id } = request.params;
+      requireItem(catalog, kind, id);
+      return engagement.reactions.get({ kind, itemId: id, visitorId: request.visitorId });
+    },
+  );
+
+  app.post(
+    "/items/:kind/:id/reactions",
+    {
+      schema: {
+        summary: "React to a story or science post (201 added, 200 already held)",
+        tags: ["reactions"],
+        params: itemParams,
+        body: addReactionRequestSchema,
+        response: { 200: reactionsResponseSchema, 201: reactionsResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { kind, id } = request.params;
+      requireItem(catalog, kind, id);
+      const { added, reactions } = await engagement.reactions.add(
+        { kind, itemId: id, visitorId: writerOf(request, reply, siteUrl) },
+        request.body.type,
+        request.body.userName,
+      );
+      return reply.code(added ? 201 : 200).send(reactions);
+    },
+  );
+
+  app.delete(
+    "/items/:kind/:id/reactions/:type",
+    {
+      schema: {
+        summary: "Take back one's own reaction",
+        tags: ["reactions"],
+        params: itemParams.extend({ type: reactionTypeSchema }),
+        response: { 200: reactionsResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { kind, id, type } = request.params;
+      requireItem(catalog, kind, id);
+      const reactions = await engagement.reactions.remove(
+        { kind, itemId: id, visitorId: writerOf(request, reply, siteUrl) },
+        type,
+      );
+      if (!reactions) throw notFound(`You have no "${type}" reaction here.`);
+      return reactions;
+    },
+  );
+};

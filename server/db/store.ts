@@ -1,0 +1,69 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import { Migrator } from "kysely/migration";
+import pg from "pg";
+import { migrations } from "./migrations.ts";
+import type { Database, DatabaseKind } from "./schema.ts";
+import { createSqliteDialect } from "./sqlite-dialect.ts";
+
+export type StoreOptions =
+  | { kind: "sqlite"; file: string }
+  | { kind: "postgres"; connectionString: string; poolSize?: number };
+
+/** The engagement database, whichever engine holds it. */
+export type Store = {
+  kind: DatabaseKind;
+  db: Kysely<Database>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type Logger = { error(object: unknown, message: string): void };
+
+export function openStore(options: StoreOptions, log?: Logger): Store {
+  let db: Kysely<Database>;
+  if (options.kind === "sqlite") {
+    mkdirSync(path.dirname(options.file), { recursive: true });
+    db = new Kysely<Database>({ dialect: createSqliteDialect(options.file) });
+  } else {
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      // Fail fast while the database is down, so requests answer 503 instead of hanging.
+      connectionTimeoutMillis: 5000,
+      application_name: "ewe",
+    });
+    // An idle client losing its connection must not crash the process; the
+    // pool replaces it on the next checkout.
+    pool.on("error", (error) => log?.error({ err: error }, "idle database connection failed"));
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  return {
+    kind: options.kind,
+    db,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/** Applies every pending migration; safe to run from several instances at once. */
+export async function migrateToLatest(store: Store): Promise<void> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations(store.kind) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === "Error");
+    throw new Error(
+      `Database migration ${failed ? `"${failed.migrationName}" ` : ""}failed: ${String(error)}`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,109 @@
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import type { LiveEvent, LiveEventType } from "../events/bus.ts";
+import { eventsChannel } from "../events/postgres-bus.ts";
+import { nowIso } from "./time.ts";
+
+/**
+ * Writers on PostgreSQL take this transaction-level advisory lock before
+ * numbering an event, so event ids are assigned and committed in the same
+ * order. Readers can then catch up with `id > last` and never skip an event
+ * that committed late. SQLite has one writer, so its ids are already in order.
+ */
+const eventsLockKey = 0x657765; // "ewe"
+
+type EventRow = { id: number | string; topic: string; type: string; data: string };
+
+function toLiveEvent(row: EventRow): LiveEvent {
+  return {
+    id: Number(row.id),
+    topic: row.topic,
+    type: row.type as LiveEventType,
+    data: row.data,
+  };
+}
+
+export type EventsRepository = ReturnType<typeof createEventsRepository>;
+
+export function createEventsRepository(store: Store) {
+  const { db } = store;
+  const postgres = store.kind === "postgres";
+
+  return {
+    /**
+     * Records an event inside the write's transaction. `payload` runs after the
+     * ordering lock is held, so what it reads (counts) includes every write
+     * committed before this one.
+     */
+    async record(
+      trx: Transaction<Database>,
+      topic: string,
+      type: LiveEventType,
+      payload: () => Promise<unknown>,
+    ): Promise<LiveEvent> {
+      if (postgres) await sql`select pg_advisory_xact_lock(${eventsLockKey})`.execute(trx);
+      const data = JSON.stringify(await payload());
+      const row = await trx
+        .insertInto("events")
+        .values({ topic, type, data, created_at: nowIso() })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const event = { id: Number(row.id), topic, type, data };
+      // Delivered only if the transaction commits.
+      if (postgres) await sql`select pg_notify(${eventsChannel}, ${String(event.id)})`.execute(trx);
+      return event;
+    },
+
+    /** A topic's events after `afterId`, oldest first. */
+    async since(topic: string, afterId: number, limit: number): Promise<LiveEvent[]> {
+      const rows = await db
+        .selectFrom("events")
+        .select(["id", "topic", "type", "data"])
+        .where("topic", "=", topic)
+        .where("id", ">", afterId)
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      return rows.map(toLiveEvent);
+    },
+
+    /** Every topic's events after `afterId`, oldest first. */
+    async after(afterId: number, limit: number): Promise<LiveEvent[]> {
+      const rows = await db
+        .selectFrom("events")
+        .select(["id", "topic", "type", "data"])
+        .where("id", ">", afterId)
+        .orderBy("id")
+        .limit(limit)
+        .execute();
+      return rows.map(toLiveEvent);
+    },
+
+    async latestId(): Promise<number> {
+      return Number((await bounds(db)).latest ?? 0);
+    },
+
+    /** The oldest event still kept, or null when none is. */
+    async oldestId(): Promise<number | null> {
+      const { oldest } = await bounds(db);
+      return oldest === null ? null : Number(oldest);
+    },
+
+    /** Forgets events older than `cutoff`; clients further behind are told to resync. */
+    async pruneBefore(cutoff: Date): Promise<number> {
+      const result = await db
+        .deleteFrom("events")
+        .where("created_at", "<", cutoff.toISOString())
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+async function bounds(db: Kysely<Database>) {
+  return db
+    .selectFrom("events")
+    .select((eb) => [eb.fn.min("id").as("oldest"), eb.fn.max("id").as("latest")])
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,22 @@
+import type { Store } from "../db/store.ts";
+import type { EventBus } from "../events/bus.ts";
+import { createCommentsRepository } from "./comments-repository.ts";
+import type { EventsRepository } from "./events-repository.ts";
+import { createReactionsRepository } from "./reactions-repository.ts";
+import { createSubscribersRepository } from "./subscribers-repository.ts";
+
+export type { Catalog } from "./catalog.ts";
+export { hasItem, readCatalog } from "./catalog.ts";
+export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
+
+/** Every repository of the engagement store; writes report their events to `bus`. */
+export function createEngagement(store: Store, events: EventsRepository, bus: EventBus) {
+  return {
+    subscribers: createSubscribersRepository(store),
+    reactions: createReactionsRepository(store, events, bus),
+    comments: createCommentsRepository(store, events, bus),
+    events,
+  };
+}
+
+export type Engagement = ReturnType<typeof createEngagement>;

@@ -1,0 +1,141 @@
+import type { Kysely, Transaction } from "kysely";
+import type { ReactionsResponse } from "../../contract/api.ts";
+import { type ItemKind, type ReactionType, reactionTypes } from "../../contract/limits.ts";
+import { topicOf } from "../../contract/live-events.ts";
+import type { Database } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { EventsRepository } from "./events-repository.ts";
+import { nowIso } from "./time.ts";
+
+/*
+ * SPEC §3 keeps stories' and posts' reactions in two tables that differ only
+ * in the name of the item column. Kysely cannot type one query over either
+ * table, so the queries below are typed against science_reactions and run on
+ * the table of the item's kind.
+ */
+const tables = {
+  mythology: { table: "mythology_reactions", item: "story_id" },
+  science: { table: "science_reactions", item: "post_id" },
+} as const;
+
+function tableOf(kind: ItemKind) {
+  return tables[kind] as { table: "science_reactions"; item: "post_id" };
+}
+
+export type ReactionTarget = { kind: ItemKind; itemId: string; visitorId: string | null };
+
+export type ReactionsRepository = ReturnType<typeof createReactionsRepository>;
+
+export function createReactionsRepository(
+  store: Store,
+  events: EventsRepository,
+  bus: Pick<EventBus, "committed">,
+) {
+  const { db } = store;
+
+  async function summary(
+    executor: Kysely<Database>,
+    { kind, itemId, visitorId }: ReactionTarget,
+  ): Promise<ReactionsResponse> {
+    const { table, item } = tableOf(kind);
+    const rows = await executor
+      .selectFrom(table)
+      .select((eb) => [
+        "type",
+        eb.fn.countAll().as("count"),
+        eb.fn
+          .max(
+            eb
+              .case()
+              .when("visitor_id", "=", visitorId ?? "")
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as("held"),
+      ])
+      .where(item, "=", itemId)
+      .groupBy("type")
+      .execute();
+    const counts = { like: 0, love: 0, dislike: 0, idea: 0 };
+    const mine: ReactionType[] = [];
+    for (const row of rows) {
+      const type = row.type as ReactionType;
+      counts[type] = Number(row.count);
+      if (Number(row.held) === 1) mine.push(type);
+    }
+    mine.sort((a, b) => reactionTypes.indexOf(a) - reactionTypes.indexOf(b));
+    return { counts, mine };
+  }
+
+  /** Records the change as an event and returns the item's reactions after it. */
+  async function recordChange(trx: Transaction<Database>, target: ReactionTarget) {
+    let reactions: ReactionsResponse | undefined;
+    const event = await events.record(
+      trx,
+      topicOf(target.kind, target.itemId),
+      "reaction",
+      async () => {
+        reactions = await summary(trx, target);
+        return { item: { kind: target.kind, id: target.itemId }, counts: reactions.counts };
+      },
+    );
+    return { event, reactions: reactions! };
+  }
+
+  return {
+    /** Counts per type and the types `visitorId` holds. */
+    get(target: ReactionTarget): Promise<ReactionsResponse> {
+      return summary(db, target);
+    },
+
+    /** Adds a reaction unless the visitor already holds that type; `added` tells which. */
+    async add(
+      target: ReactionTarget & { visitorId: string },
+      type: ReactionType,
+      userName: string,
+    ): Promise<{ added: boolean; reactions: ReactionsResponse }> {
+      const { table, item } = tableOf(target.kind);
+      const result = await db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto(table)
+          .values({
+            [item]: target.itemId,
+            type,
+            user_name: userName,
+            visitor_id: target.visitorId,
+            created_at: nowIso(),
+          })
+          .onConflict((conflict) => conflict.columns([item, "type", "visitor_id"]).doNothing())
+          .returning("id")
+          .executeTakeFirst();
+        if (inserted) return recordChange(trx, target);
+        return { event: null, reactions: await summary(trx, target) };
+      });
+      if (result.event) bus.committed(result.event);
+      return { added: result.event !== null, reactions: result.reactions };
+    },
+
+    /** Removes the visitor's own reaction of `type`; null when they hold none. */
+    async remove(
+      target: ReactionTarget & { visitorId: string },
+      type: ReactionType,
+    ): Promise<ReactionsResponse | null> {
+      const { table, item } = tableOf(target.kind);
+      const result = await db.transaction().execute(async (trx) => {
+        const deleted = await trx
+          .deleteFrom(table)
+          .where(item, "=", target.itemId)
+          .where("type", "=", type)
+          .where("visitor_id", "=", target.visitorId)
+          .returning("id")
+          .executeTakeFirst();
+        return deleted ? recordChange(trx, target) : null;
+      });
+      if (!result) return null;
+      bus.committed(result.event);
+      return result.reactions;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import path from "node:path";
+import type { Config } from "../config.ts";
+import { migrateToLatest, openStore, type Store } from "../db/store.ts";
+import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
+import { createPostgresBus } from "../events/postgres-bus.ts";
+import { createEventsRepository } from "./events-repository.ts";
+import { createEngagement, type Engagement } from "./index.ts";
+
+/** Events older than this are forgotten; a client away longer is told to resync. */
+const eventRetentionMs = 24 * 60 * 60 * 1000;
+const pruneEveryMs = 60 * 60 * 1000;
+
+export type EngagementService = {
+  store: Store;
+  bus: EventBus;
+  engagement: Engagement;
+  close(): Promise<void>;
+};
+
+/**
+ * Opens the store named by the configuration (PostgreSQL when DATABASE_URL is
+ * set, else `${DATA_DIR}/engage.sqlite`), migrates it, and starts the live
+ * event bus that suits it.
+ */
+export async function startEngagement(
+  config: Pick<Config, "DATABASE_URL" | "DATA_DIR">,
+  log: BusLogger,
+): Promise<EngagementService> {
+  const store = openStore(
+    config.DATABASE_URL
+      ? { kind: "postgres", connectionString: config.DATABASE_URL }
+      : { kind: "sqlite", file: path.resolve(config.DATA_DIR, "engage.sqlite") },
+    log,
+  );
+  let bus: EventBus;
+  const events = createEventsRepository(store);
+  try {
+    await migrateToLatest(store);
+    bus = config.DATABASE_URL
+      ? await createPostgresBus({ connectionString: config.DATABASE_URL, journal: events, log })
+      : createLocalBus({ lastEventId: await events.latestId(), log });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const prune = () =>
+    events
+      .pruneBefore(new Date(Date.now() - eventRetentionMs))
+      .catch((error) => log.warn({ err: error }, "old live events could not be pruned"));
+  void prune();
+  const pruning = setInterval(prune, pruneEveryMs);
+  pruning.unref();
+
+  return {
+    store,
+    bus,
+    engagement: createEngagement(store, events, bus),
+    async close() {
+      clearInterval(pruning);
+      await bus.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import pg from "pg";
+import { type BusLogger, type EventBus, type LiveEvent, Subscriptions } from "./bus.ts";
+
+/** The NOTIFY channel; payloads are event ids (a row could exceed NOTIFY's 8,000 bytes). */
+export const eventsChannel = "ewe_events";
+
+export type EventJournal = {
+  /** Events of every topic with an id above `afterId`, oldest first. */
+  after(afterId: number, limit: number): Promise<LiveEvent[]>;
+  latestId(): Promise<number>;
+};
+
+export type PostgresBusOptions = {
+  connectionString: string;
+  journal: EventJournal;
+  log: BusLogger;
+  /** First and largest pause between reconnection attempts. */
+  retryDelayMs?: { min: number; max: number };
+};
+
+const batchSize = 500;
+
+/**
+ * Several instances on one PostgreSQL: each holds one LISTEN connection. A
+ * notification only says "there is news"; the events themselves are read from
+ * the journal by id, in commit order (writers serialize on an advisory lock, see
+ * engagement/events-repository.ts), so a notification lost while the connection
+ * was down costs nothing: after reconnecting, everything above the last
+ * delivered id is read.
+ */
+export async function createPostgresBus({
+  connectionString,
+  journal,
+  log,
+  retryDelayMs = { min: 250, max: 5000 },
+}: PostgresBusOptions): Promise<EventBus> {
+  const subscriptions = new Subscriptions(log);
+  let client: pg.Client | null = null;
+  let closed = false;
+  let lastId = 0;
+  let reconnectTimer: NodeJS.Timeout | null = null;
+  let retryDelay = retryDelayMs.min;
+  let reading: Promise<void> | null = null;
+  let readAgain = false;
+
+  async function connect(): Promise<void> {
+    const listener = new pg.Client({
+      connectionString,
+      application_name: "ewe-listener",
+      keepAlive: true,
+    });
+    listener.on("notification", () => void catchUp());
+    listener.on("error", (error) => {
+      log.warn({ err: error }, "live events listener lost its database connection");
+      drop(listener);
+    });
+    listener.on("end", () => drop(listener));
+    try {
+      await listener.connect();
+      await listener.query(`listen ${eventsChannel}`);
+    } catch (error) {
+      listener.removeAllListeners();
+      listener.on("error", () => {});
+      await listener.end().catch(() => {});
+      throw error;
+    }
+    client = listener;
+  }
+
+  function drop(listener: pg.Client) {
+    if (client !== listener) return;
+    client = null;
+    listener.end().catch(() => {});
+    scheduleReconnect();
+  }
+
+  function scheduleReconnect() {
+    if (closed || reconnectTimer) return;
+    reconnectTimer = setTimeout(async () => {
+      reconnectTimer = null;
+      try {
+        await connect();
+        retryDelay = retryDelayMs.min;
+        log.info({}, "live events listener reconnected");
+        await catchUp();
+      } catch (error) {
+        retryDelay = Math.min(retryDelay * 2, retryDelayMs.max);
+        log.warn({ err: error, retryInMs: retryDelay }, "live events listener cannot reconnect");
+        scheduleReconnect();
+      }
+    }, retryDelay);
+  }
+
+  /** Reads and delivers everything newer than the last delivered event; one reader at a time. */
+  function catchUp(): Promise<void> {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        do {
+          readAgain = false;
+          let events: LiveEvent[];
+          do {
+            events = await journal.after(lastId, batchSize);
+            for (const event of events) {
+              lastId = event.id;
+              subscriptions.dispatch(event);
+            }
+          } while (events.length === batchSize && !closed);
+        } while (readAgain && !closed);
+      } catch (error) {
+        // The database is unreachable; the next notification or reconnection retries.
+        log.warn({ err: error }, "live events could not be read");
+      } finally {
+        reading = null;
+      }
+    })();
+    return reading;
+  }
+
+  // Streams start from here; an event committed before LISTEN is in place is
+  // still above this position, so the next read delivers it.
+  lastId = await journal.latestId();
+  await connect();
+
+  return {
+    subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
+    get lastEventId() {
+      return lastId;
+    },
+    committed() {
+      // Delivered through LISTEN like every other instance's events, which keeps
+      // one order for all of them.
+      void catchUp();
+    },
+    get healthy() {
+      return client !== null;
+    },
+    async close() {
+      closed = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      const listener = client;
+      client = null;
+      await listener?.end().catch(() => {});
+      await reading;
+    },
+  };
+}
