@@ -1,0 +1,151 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+/**
+ * A throwaway PostgreSQL server for tests and benchmarks: a fresh cluster in a
+ * temp directory on a loopback port, stopped and deleted afterwards. Debian's
+ * `postgresql` package is installed when missing (root only, as on CI).
+ * Set TEST_DATABASE_URL to use an existing server instead.
+ */
+export type PostgresServer = {
+  /** Superuser URL of the `postgres` database. */
+  url: string;
+  stop(): Promise<void>;
+};
+
+const debianRoot = "/usr/lib/postgresql";
+
+function findBinDir(): string | null {
+  if (!existsSync(debianRoot)) return null;
+  const versions = readdirSync(debianRoot)
+    .filter((version) => existsSync(path.join(debianRoot, version, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? path.join(debianRoot, versions[0], "bin") : null;
+}
+
+function installPostgres(): void {
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      "PostgreSQL is not installed. Install Debian's `postgresql` package or set TEST_DATABASE_URL.",
+    );
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update"], { stdio: "ignore", env });
+  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "postgresql"], {
+    stdio: "ignore",
+    env,
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** PostgreSQL refuses to run as root, so as root its tools run as the `postgres` user. */
+function runAsOwner(command: string, args: string[]): void {
+  const [file, argv] =
+    process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
+  const result = spawnSync(file, argv, { encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`${path.basename(command)} failed:\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const existing = process.env.TEST_DATABASE_URL;
+  if (existing) return { url: existing, async stop() {} };
+
+  let bin = findBinDir();
+  if (!bin) {
+    installPostgres();
+    bin = findBinDir();
+    if (!bin) throw new Error(`PostgreSQL was installed but no initdb is under ${debianRoot}`);
+  }
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-pg-"));
+  const data = path.join(dir, "data");
+  if (process.getuid?.() === 0) {
+    const owner = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }));
+    execFileSync("chown", [`${owner("-u")}:${owner("-g")}`, dir]);
+  }
+  chmodSync(dir, 0o700);
+
+  const port = await freePort();
+  try {
+    runAsOwner(path.join(bin, "initdb"), [
+      "-D",
+      data,
+      "-U",
+      "postgres",
+      "--auth=trust",
+      "--encoding=UTF8",
+      "--no-locale",
+    ]);
+    runAsOwner(path.join(bin, "pg_ctl"), [
+      "-D",
+      data,
+      "-l",
+      path.join(dir, "server.log"),
+      "-w",
+      "-o",
+      // Durability is pointless for a throwaway cluster; speed is not.
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+      "start",
+    ]);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      try {
+        runAsOwner(path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** A new, empty database on the server, so concurrent test files never share tables. */
+export async function createDatabase(serverUrl: string, prefix = "ewe_test"): Promise<string> {
+  const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  url.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
