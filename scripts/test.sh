@@ -16,14 +16,8 @@ biome check .
 react-router typegen
 tsc --noEmit
 
-echo "== build (as the browser tests see it)"
-# The chatbot provider is outside this machine: the browser tests stand in for it.
-export CHATBOT_SCRIPT_URL="https://chatbot.invalid/embed.js" CHATBOT_BOT_ID="test-bot"
-export CONTACT_EMAIL="owner@example.com" SITE_URL="http://127.0.0.1:4173"
-node scripts/build.ts
-
 echo "== unit, component and server tests"
 vitest run
 
-echo "== browser tests"
+echo "== browser tests (the site is built with the test settings first)"
 playwright test

@@ -51,7 +51,7 @@ export default function Mythology() {
                     onToggle={() => accordion.toggle(story.id)}
                   >
                     <div className="-mx-5 -mt-5 mb-5 h-[300px] overflow-hidden bg-ink">
-                      <ContentImage image={story.image} className="h-full w-full object-cover" />
+                      <ContentImage image={story.image} className="h-full w-full object-contain" />
                     </div>
                     <Prose html={story.html} />
                     <ItemEngagement

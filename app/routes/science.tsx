@@ -51,7 +51,7 @@ export default function Science() {
                     onToggle={() => accordion.toggle(item.id)}
                   >
                     <div className="-mx-5 -mt-5 mb-5 h-[400px] overflow-hidden bg-ink">
-                      <ContentImage image={item.image} className="h-full w-full object-cover" />
+                      <ContentImage image={item.image} className="h-full w-full object-contain" />
                     </div>
                     <Prose html={item.html} />
                     <ItemEngagement

@@ -44,7 +44,7 @@ const openItems = [
   { path: "/technical", tab: "Engines", item: /internal combustion/i },
   { path: "/non-technical", tab: "Soft Skills", item: "Time Management" },
   { path: "/mythology", item: /Garuda/ },
-  { path: "/mechfusion-ai", item: /PDE|physics/i },
+  { path: "/mechfusion-ai", item: /Partial Differential Equations/ },
   { path: "/science", item: /soap/i },
 ];
 

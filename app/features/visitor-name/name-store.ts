@@ -3,28 +3,23 @@ import { useSyncExternalStore } from "react";
 const storageKey = "ewe:display-name";
 const listeners = new Set<() => void>();
 
-function read(): string {
-  try {
-    return localStorage.getItem(storageKey) ?? "";
-  } catch {
-    return "";
-  }
-}
-
-let current: string | null = null;
+// Used only when the browser refuses storage (private mode, quota).
+let unstored = "";
 
 /** The display name the visitor chose, remembered in this browser (DESIGN: Identity). */
 export function getDisplayName(): string {
-  current ??= read();
-  return current;
+  try {
+    return localStorage.getItem(storageKey) ?? "";
+  } catch {
+    return unstored;
+  }
 }
 
 export function setDisplayName(name: string) {
-  current = name;
   try {
     localStorage.setItem(storageKey, name);
   } catch {
-    // Private mode or storage full: the name still lives for this visit.
+    unstored = name;
   }
   for (const listener of listeners) listener();
 }
@@ -32,9 +27,7 @@ export function setDisplayName(name: string) {
 function subscribe(listener: () => void) {
   listeners.add(listener);
   const onStorage = (event: StorageEvent) => {
-    if (event.key !== storageKey) return;
-    current = event.newValue ?? "";
-    listener();
+    if (event.key === storageKey) listener();
   };
   window.addEventListener("storage", onStorage);
   return () => {

@@ -1,0 +1,52 @@
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { Tabs } from "./tabs.tsx";
+
+const tabs = [
+  { id: "introduction", label: "Introduction", content: <p>Why engines still matter</p> },
+  { id: "engines", label: "Engines", content: <p>Common-rail injection</p> },
+  { id: "fuel-cells", label: "Fuel Cells", content: <p>PEM stacks</p> },
+];
+
+describe("Tabs", () => {
+  it("opens on the first tab and keeps the others in the page, hidden", () => {
+    render(<Tabs label="Topics" tabs={tabs} />);
+    expect(screen.getByRole("tab", { name: "Introduction" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    expect(screen.getByText("Why engines still matter")).toBeVisible();
+    expect(screen.getByText("Common-rail injection")).not.toBeVisible();
+    expect(screen.getByText("PEM stacks")).toBeInTheDocument();
+  });
+
+  it("switches on click and with the arrow keys", async () => {
+    const user = userEvent.setup();
+    render(<Tabs label="Topics" tabs={tabs} />);
+    await user.click(screen.getByRole("tab", { name: "Engines" }));
+    expect(screen.getByRole("tab", { name: "Engines" })).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByText("Common-rail injection")).toBeVisible();
+    expect(screen.getByText("Why engines still matter")).not.toBeVisible();
+
+    await user.keyboard("{ArrowRight}");
+    expect(screen.getByRole("tab", { name: "Fuel Cells" })).toHaveFocus();
+    expect(screen.getByText("PEM stacks")).toBeVisible();
+    await user.keyboard("{ArrowRight}");
+    expect(screen.getByRole("tab", { name: "Introduction" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    await user.keyboard("{End}");
+    expect(screen.getByRole("tab", { name: "Fuel Cells" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+  });
+
+  it("only the selected tab is in the tab order", () => {
+    render(<Tabs label="Topics" tabs={tabs} />);
+    const tabIndexes = screen.getAllByRole("tab").map((tab) => tab.getAttribute("tabindex"));
+    expect(tabIndexes).toEqual(["0", "-1", "-1"]);
+  });
+});

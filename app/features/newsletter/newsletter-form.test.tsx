@@ -1,0 +1,72 @@
+import { act, render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { NewsletterForm } from "./newsletter-form.tsx";
+
+let requests: { url: string; body: unknown }[];
+let answer: () => Promise<Response>;
+
+beforeEach(() => {
+  requests = [];
+  answer = async () => Response.json({ subscribed: true }, { status: 201 });
+  vi.stubGlobal("fetch", async (url: string, init: RequestInit) => {
+    requests.push({ url, body: JSON.parse(String(init.body)) });
+    return answer();
+  });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+const input = () => screen.getByRole("textbox", { name: "Email address" });
+
+describe("NewsletterForm", () => {
+  it("keeps the button disabled while the field is empty or blank", async () => {
+    const user = userEvent.setup();
+    render(<NewsletterForm />);
+    expect(screen.getByRole("button", { name: "Subscribe" })).toBeDisabled();
+    await user.type(input(), "   ");
+    expect(screen.getByRole("button", { name: "Subscribe" })).toBeDisabled();
+    expect(input()).toBeRequired();
+    expect(input()).toHaveAttribute("type", "email");
+  });
+
+  it("sends the trimmed address, thanks the reader for 3 s, then returns to idle", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    let release: () => void = () => {};
+    answer = () =>
+      new Promise((resolve) => {
+        release = () => resolve(Response.json({ subscribed: true }, { status: 201 }));
+      });
+    render(<NewsletterForm />);
+    await user.type(input(), "  reader@example.com ");
+    await user.click(screen.getByRole("button", { name: "Subscribe" }));
+    expect(screen.getByRole("button", { name: "Subscribing..." })).toBeDisabled();
+    await act(async () => release());
+    expect(await screen.findByText(/Thank you/)).toBeVisible();
+    expect(requests).toEqual([{ url: "/api/subscribers", body: { email: "reader@example.com" } }]);
+    await act(async () => vi.advanceTimersByTime(3000));
+    expect(screen.queryByText(/Thank you/)).not.toBeInTheDocument();
+    expect(input()).toHaveValue("");
+    vi.useRealTimers();
+  });
+
+  it("turns red on any error, logs it, and recovers when the address is edited", async () => {
+    const user = userEvent.setup();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    answer = async () =>
+      Response.json(
+        { error: { code: "already_subscribed", message: "Already subscribed." } },
+        { status: 409 },
+      );
+    render(<NewsletterForm />);
+    await user.type(input(), "reader@example.com");
+    await user.click(screen.getByRole("button", { name: "Subscribe" }));
+    const failed = await screen.findByRole("button", {
+      name: "Already subscribed or error occurred",
+    });
+    expect(failed).toHaveClass("bg-red-600");
+    expect(logged).toHaveBeenCalledOnce();
+    await user.type(input(), "x");
+    expect(screen.getByRole("button", { name: "Subscribe" })).not.toHaveClass("bg-red-600");
+  });
+});

@@ -1,0 +1,221 @@
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+
+// Both viewport projects run against one server and database: each project uses its
+// own items so counts can be compared exactly.
+const items = {
+  desktop: { story: "garuda", storyButton: /Garuda/, post: "soap", postButton: /soap/i },
+  narrow: { story: "rama-duty", storyButton: /Rama's Duty/, post: "wifi", postButton: /Wi-Fi/i },
+} as const;
+const itemsFor = (projectName: string) => items[projectName as keyof typeof items];
+
+async function visitor(browser: Browser, name?: string) {
+  const context = await browser.newContext();
+  if (name) {
+    await context.addInitScript((value) => localStorage.setItem("ewe:display-name", value), name);
+  }
+  return context.newPage();
+}
+
+async function openItem(page: Page, path: string, button: RegExp) {
+  await page.goto(path);
+  const toggle = page.getByRole("button", { name: button }).first();
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+}
+
+const reaction = (page: Page, id: string, type: string) =>
+  page.locator(`#${id}`).getByRole("button", { name: new RegExp(`^${type} \\d+$`) });
+
+async function count(page: Page, id: string, type: string) {
+  const name = await reaction(page, id, type).textContent();
+  return Number(name?.match(/\d+/)?.[0]);
+}
+
+test.describe("newsletter", () => {
+  test("subscribes once, then says already subscribed", async ({ page }) => {
+    const email = `reader-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+    await page.goto("/about");
+    const input = page.getByRole("textbox", { name: "Email address" });
+    await input.fill(`  ${email}  `);
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await expect(page.getByText(/Thank you/)).toBeVisible();
+    await expect(page.getByRole("button", { name: "Subscribe" })).toBeVisible({ timeout: 4_000 });
+    await expect(input).toHaveValue("");
+
+    await input.fill(email.toUpperCase());
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await expect(
+      page.getByRole("button", { name: "Already subscribed or error occurred" }),
+    ).toBeVisible();
+    await input.fill(`${email}x`);
+    await expect(page.getByRole("button", { name: "Subscribe" })).toBeVisible();
+  });
+});
+
+test.describe("reactions", () => {
+  test("the name prompt comes first and the click is not replayed", async ({
+    browser,
+  }, testInfo) => {
+    const { story, storyButton } = itemsFor(testInfo.project.name);
+    const page = await visitor(browser);
+    await openItem(page, "/mythology", storyButton);
+    await expect(reaction(page, story, "Like")).toBeVisible();
+    const before = await count(page, story, "Like");
+
+    await reaction(page, story, "Like").click();
+    const dialog = page.getByRole("dialog", { name: "Enter your name" });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toBeHidden();
+
+    await reaction(page, story, "Like").click();
+    await page.getByPlaceholder("Your name").fill("Meera");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByText("Reacting as")).toContainText("Meera");
+    expect(await count(page, story, "Like")).toBe(before);
+    await expect(reaction(page, story, "Like")).toHaveAttribute("aria-pressed", "false");
+
+    await reaction(page, story, "Like").click();
+    await expect(reaction(page, story, "Like")).toHaveAttribute("aria-pressed", "true");
+    expect(await count(page, story, "Like")).toBe(before + 1);
+    await reaction(page, story, "Like").click();
+    await expect(reaction(page, story, "Like")).toHaveAttribute("aria-pressed", "false");
+    expect(await count(page, story, "Like")).toBe(before);
+    await page.context().close();
+  });
+
+  test("one visitor's reaction reaches another within a second", async ({ browser }, testInfo) => {
+    const { story, storyButton } = itemsFor(testInfo.project.name);
+    const asha = await visitor(browser, "Asha");
+    const ben = await visitor(browser, "Ben");
+    await openItem(asha, "/mythology", storyButton);
+    await openItem(ben, "/mythology", storyButton);
+    await expect(reaction(ben, story, "Idea")).toBeVisible();
+    const before = await count(ben, story, "Idea");
+
+    await reaction(asha, story, "Idea").click();
+    await expect(reaction(asha, story, "Idea")).toHaveAttribute("aria-pressed", "true");
+    await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before + 1}`, { timeout: 1_000 });
+    await expect(reaction(ben, story, "Idea")).toHaveAttribute("aria-pressed", "false");
+
+    await reaction(asha, story, "Idea").click();
+    await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before}`, { timeout: 1_000 });
+    await asha.context().close();
+    await ben.context().close();
+  });
+});
+
+test.describe("comments", () => {
+  test("post, edit and delete travel live; only the author may change them", async ({
+    browser,
+  }, testInfo) => {
+    const { post, postButton } = itemsFor(testInfo.project.name);
+    const author = await visitor(browser, "Kiran");
+    const impostor = await visitor(browser, "Kiran");
+    await openItem(author, "/science", postButton);
+    await openItem(impostor, "/science", postButton);
+    const text = `Surfactants ${testInfo.project.name} ${Date.now()}`;
+
+    const box = author.getByRole("textbox", { name: "Write a comment" });
+    await box.fill("   ");
+    await expect(author.getByRole("button", { name: "Post comment" })).toBeDisabled();
+    await box.fill(`  ${text}  `);
+    await author.getByRole("button", { name: "Post comment" }).click();
+    await expect(box).toHaveValue("");
+    const mine = author.locator(`#${post} li`, { hasText: text });
+    await expect(mine).toBeVisible();
+    await expect(mine.locator("time")).toHaveText(
+      /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M$/,
+    );
+
+    const theirs = impostor.locator(`#${post} li`, { hasText: text });
+    await expect(theirs).toBeVisible({ timeout: 1_000 });
+    await expect(theirs).toContainText("Kiran");
+    await expect(theirs.getByRole("button", { name: "Edit" })).toHaveCount(0);
+    await expect(theirs.getByRole("button", { name: "Delete" })).toHaveCount(0);
+
+    await mine.getByRole("button", { name: "Edit" }).click();
+    const edit = author.getByRole("textbox", { name: "Edit comment" });
+    await expect(edit).toHaveValue(text);
+    await edit.fill("   ");
+    await expect(author.getByRole("button", { name: "Update" })).toBeDisabled();
+    await edit.fill(`${text} (edited)`);
+    await author.getByRole("button", { name: "Update" }).click();
+    await expect(author.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible();
+    await expect(impostor.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible({
+      timeout: 1_000,
+    });
+
+    await author
+      .locator(`#${post} li`, { hasText: text })
+      .getByRole("button", { name: "Delete" })
+      .click();
+    await expect(author.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
+    await expect(impostor.locator(`#${post} li`, { hasText: text })).toHaveCount(0, {
+      timeout: 1_000,
+    });
+    await author.context().close();
+    await impostor.context().close();
+  });
+
+  test("markup in a comment is shown as text", async ({ browser }, testInfo) => {
+    const { post, postButton } = itemsFor(testInfo.project.name);
+    const page = await visitor(browser, "<b>Mallory</b>");
+    await openItem(page, "/science", postButton);
+    const payload = `<img src=x onerror="window.__owned=1"> ${Date.now()}`;
+    await page.getByRole("textbox", { name: "Write a comment" }).fill(payload);
+    await page.getByRole("button", { name: "Post comment" }).click();
+    const row = page.locator(`#${post} li`, { hasText: payload });
+    await expect(row).toBeVisible();
+    await expect(row).toContainText("<b>Mallory</b>");
+    await expect(row.locator("img")).toHaveCount(0);
+    expect(await page.evaluate(() => (window as { __owned?: number }).__owned)).toBeUndefined();
+    await row.getByRole("button", { name: "Delete" }).click();
+    await page.context().close();
+  });
+
+  test("without a name the form is replaced by a prompt", async ({ browser }, testInfo) => {
+    const { postButton } = itemsFor(testInfo.project.name);
+    const page = await visitor(browser);
+    await openItem(page, "/science", postButton);
+    await expect(page.getByRole("textbox", { name: "Write a comment" })).toHaveCount(0);
+    await page.getByRole("button", { name: "Add a comment" }).click();
+    await expect(page.getByRole("dialog", { name: "Enter your name" })).toBeVisible();
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    );
+    expect(violations.map((violation) => violation.id)).toEqual([]);
+    await page.getByPlaceholder("Your name").fill("Leela");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+    const open = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    );
+    expect(open.map((violation) => violation.id)).toEqual([]);
+    await page.context().close();
+  });
+
+  test("a rate-limited reader is asked to slow down", async ({ browser, baseURL }, testInfo) => {
+    const { story, storyButton } = itemsFor(testInfo.project.name);
+    const page = await visitor(browser, "Hasty");
+    await openItem(page, "/mythology", storyButton);
+    await expect(reaction(page, story, "Love")).toBeVisible();
+    // Use up this visitor's write allowance through the API, with the page's own cookie.
+    let status = 0;
+    for (let attempt = 0; attempt < 200 && status !== 429; attempt++) {
+      const response = await page.request.post(`/api/items/mythology/${story}/reactions`, {
+        headers: { Origin: baseURL ?? "" },
+        data: { type: "dislike", userName: "Hasty" },
+      });
+      status = response.status();
+    }
+    expect(status).toBe(429);
+    const before = await count(page, story, "Love");
+    await reaction(page, story, "Love").click();
+    await expect(page.getByRole("alert")).toContainText("please slow down", { ignoreCase: true });
+    expect(await count(page, story, "Love")).toBe(before);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,254 @@
+import { expect, test } from "@playwright/test";
+
+test.describe("prerendered HTML, before any JavaScript", () => {
+  const expectations: Record<string, string[]> = {
+    "/": ["<h1", "Explore"],
+    "/about": ["About Me", "DFMEA"],
+    "/technical": ["Introduction", "Fuel Cells", "common-rail", "Read"],
+    "/non-technical": ["Professional Growth", "Soft Skills", "Time Management", "Initiation"],
+    "/mythology": ["Ramayana", "Mahabharata", "Garuda", "Bharata"],
+    "/mechfusion-ai": ["AI in Mechanical Engineering", "Read More on LinkedIn"],
+    "/science": [
+      "cotton 180–200°C",
+      "linen 200–230°C",
+      "silk 120–150°C",
+      "polyester 110–135°C",
+      "nylon 100–120°C",
+    ],
+    "/services": ["Chat with Me", "DFMEA", "Tolerance"],
+  };
+
+  for (const [path, snippets] of Object.entries(expectations)) {
+    test(`${path} carries its text, hidden parts included, and its meta tags`, async ({
+      request,
+    }) => {
+      const response = await request.get(path);
+      expect(response.status()).toBe(200);
+      const html = await response.text();
+      for (const snippet of snippets) expect(html).toContain(snippet);
+      expect(html).toMatch(/<title>[^<]+<\/title>/);
+      expect(html).toMatch(/<meta name="description" content="[^"]{40,}"/);
+      expect(html).toContain(`<link rel="canonical" href="http://127.0.0.1:4173${path}"`);
+      expect(html).toContain('property="og:title"');
+      expect(html).toContain('name="twitter:card"');
+    });
+  }
+
+  test("sitemap.xml and robots.txt list the site", async ({ request }) => {
+    const sitemap = await (await request.get("/sitemap.xml")).text();
+    for (const path of ["/", "/about", "/technical", "/science", "/services"]) {
+      expect(sitemap).toContain(`<loc>http://127.0.0.1:4173${path}</loc>`);
+    }
+    const robots = await (await request.get("/robots.txt")).text();
+    expect(robots).toContain("Sitemap: http://127.0.0.1:4173/sitemap.xml");
+  });
+});
+
+test.describe("home", () => {
+  test("rotates the quotes every 10 s", async ({ page }) => {
+    await page.clock.install();
+    await page.goto("/");
+    const card = page.getByTestId("quote-card");
+    const first = await card.locator("blockquote").textContent();
+    await page.clock.runFor(10_000);
+    await page.clock.runFor(600);
+    await expect(card.locator("blockquote")).not.toHaveText(first ?? "");
+  });
+
+  test("bursts confetti every 10 s, only on the home page", async ({ page }) => {
+    await page.clock.install();
+    await page.goto("/");
+    await expect(page.locator("canvas")).toHaveCount(0);
+    await page.clock.runFor(10_100);
+    await expect(page.locator("canvas")).toHaveCount(1);
+    await page.getByRole("link", { name: "About Me" }).first().click();
+    await expect(page.getByRole("heading", { level: 1, name: "About Me" })).toBeVisible();
+    await page.clock.runFor(20_000);
+    const drawing = await page.evaluate(() => {
+      const canvas = document.querySelector("canvas");
+      return canvas ? getComputedStyle(canvas).display !== "none" && canvas.width > 0 : false;
+    });
+    expect(drawing).toBe(false);
+  });
+
+  test("no confetti under prefers-reduced-motion", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.clock.install();
+    await page.goto("/");
+    await page.clock.runFor(30_000);
+    await expect(page.locator("canvas")).toHaveCount(0);
+  });
+});
+
+test.describe("technical", () => {
+  test("starts on Introduction; Engines articles open independently", async ({ page }) => {
+    await page.goto("/technical");
+    await expect(page.getByRole("tab", { name: "Introduction" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    await page.getByRole("tab", { name: "Engines" }).click();
+    const panel = page.getByRole("tabpanel");
+    const cards = panel.locator("article");
+    await expect(cards).toHaveCount(3);
+    const first = cards.nth(0).getByRole("button").first();
+    const second = cards.nth(1).getByRole("button").first();
+    await first.click();
+    await second.click();
+    await expect(first).toHaveAttribute("aria-expanded", "true");
+    await expect(second).toHaveAttribute("aria-expanded", "true");
+    await first.click();
+    await expect(first).toHaveAttribute("aria-expanded", "false");
+    await expect(second).toHaveAttribute("aria-expanded", "true");
+    await expect(panel.getByRole("link", { name: /opens in a new tab/ }).first()).toHaveAttribute(
+      "target",
+      "_blank",
+    );
+  });
+
+  test("shows the static counts; like and love thank the reader for 2 s", async ({ page }) => {
+    await page.goto("/technical");
+    await page.getByRole("tab", { name: "Engines" }).click();
+    const article = page.locator("#ice-blog");
+    await article.getByRole("button").first().click();
+    await expect(article.getByRole("button", { name: "Like 42" })).toBeVisible();
+    await expect(article.getByRole("button", { name: "Love 18" })).toBeVisible();
+    await expect(article.getByRole("button", { name: "Dislike 2" })).toBeVisible();
+    await expect(article.getByRole("button", { name: "Idea 7" })).toBeVisible();
+    await article.getByRole("button", { name: "Dislike 2" }).click();
+    await expect(page.getByText("Thank you for your reaction!")).toHaveCount(0);
+    await article.getByRole("button", { name: "Love 18" }).click();
+    await expect(page.getByText("Thank you for your reaction!")).toBeVisible();
+    await expect(page.getByText("Thank you for your reaction!")).toBeHidden({ timeout: 3_000 });
+    await expect(article.getByRole("button", { name: "Love 18" })).toBeVisible();
+
+    const fuel = page.locator("#fuel-injection-blog");
+    await fuel.getByRole("button").first().click();
+    await expect(fuel.getByRole("button", { name: "Like 35" })).toBeVisible();
+    const emissions = page.locator("#emissions-blog");
+    await emissions.getByRole("button").first().click();
+    await expect(emissions.getByRole("button", { name: "Idea 11" })).toBeVisible();
+  });
+
+  test("Electric Vehicles and Fuel Cells have their articles and links", async ({ page }) => {
+    await page.goto("/technical");
+    for (const tab of ["Electric Vehicles", "Fuel Cells"]) {
+      await page.getByRole("tab", { name: tab }).click();
+      const panel = page.getByRole("tabpanel");
+      await expect(panel.locator("article")).toHaveCount(1);
+      await expect(panel.getByRole("link", { name: /opens in a new tab/ }).first()).toBeVisible();
+    }
+  });
+});
+
+test.describe("non-technical", () => {
+  test("growth cards open their links in a new tab", async ({ page }) => {
+    await page.goto("/non-technical");
+    await expect(page.getByRole("tab", { name: "Professional Growth" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    const links = page.getByRole("tabpanel").getByRole("link");
+    await expect(links).toHaveCount(3);
+    for (const link of await links.all()) {
+      await expect(link).toHaveAttribute("target", "_blank");
+      await expect(link).toHaveAttribute("rel", /noopener/);
+    }
+  });
+
+  test("soft skills: ten topics, one open at a time", async ({ page }) => {
+    await page.goto("/non-technical");
+    await page.getByRole("tab", { name: "Soft Skills" }).click();
+    const panel = page.getByRole("tabpanel");
+    await expect(panel.locator("article")).toHaveCount(10);
+    const communication = panel.getByRole("button", { name: "Communication" });
+    const teamwork = panel.getByRole("button", { name: "Teamwork" });
+    await communication.click();
+    await teamwork.click();
+    await expect(teamwork).toHaveAttribute("aria-expanded", "true");
+    await expect(communication).toHaveAttribute("aria-expanded", "false");
+    await expect(page.locator("#attention-to-details")).toHaveCount(1);
+  });
+
+  test("a link to #time-management opens that topic and scrolls to it", async ({ page }) => {
+    await page.goto("/non-technical#time-management");
+    const button = page.getByRole("button", { name: "Time Management" });
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(button).toBeInViewport();
+  });
+});
+
+test.describe("stories, AI and science", () => {
+  test("mythology: six stories, one open at a time, 300 px image area", async ({ page }) => {
+    await page.goto("/mythology");
+    await expect(page.locator("article")).toHaveCount(6);
+    const garuda = page.getByRole("button", { name: /Garuda/ });
+    const rama = page.getByRole("button", { name: /Rama's Duty/ });
+    await garuda.click();
+    const image = page.locator("#garuda img");
+    await expect(image).toBeVisible();
+    expect((await image.locator("..").boundingBox())?.height).toBe(300);
+    await rama.click();
+    await expect(garuda).toHaveAttribute("aria-expanded", "false");
+    await expect(rama).toHaveAttribute("aria-expanded", "true");
+  });
+
+  test("MechFusionAI: three articles, each with its LinkedIn link", async ({ page }) => {
+    await page.goto("/mechfusion-ai");
+    await expect(page.getByRole("heading", { name: "AI in Mechanical Engineering" })).toBeVisible();
+    await expect(page.locator("article")).toHaveCount(3);
+    await page.locator("article").first().getByRole("button").click();
+    await expect(page.getByRole("link", { name: /Read More on LinkedIn/ }).first()).toHaveAttribute(
+      "href",
+      /linkedin\.com/,
+    );
+  });
+
+  test("science: deep link opens the pressure cooker with its 400 px hero", async ({ page }) => {
+    await page.goto("/science#pressure-cooker");
+    const button = page.getByRole("button", { name: /pressure cooker/i });
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(button).toBeInViewport();
+    expect((await page.locator("#pressure-cooker img").locator("..").boundingBox())?.height).toBe(
+      400,
+    );
+    await page.getByRole("button", { name: /iron/i }).click();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(page.getByText("cotton 180–200°C")).toBeVisible();
+  });
+});
+
+test.describe("services", () => {
+  test("nine services, the contact address and the chat area", async ({ page }) => {
+    await page.route("https://chatbot.invalid/embed.js", (route) =>
+      route.fulfill({
+        contentType: "text/javascript",
+        body: `const s = document.currentScript; document.getElementById(s.dataset.container).textContent = "Bot " + s.dataset.botId + " (" + s.dataset.display + ") says hello";`,
+      }),
+    );
+    await page.goto("/services");
+    await expect(page.locator("main ul > li[id]")).toHaveCount(9);
+    await expect(page.getByRole("link", { name: "owner@example.com" }).first()).toHaveAttribute(
+      "href",
+      "mailto:owner@example.com",
+    );
+    await expect(page.getByRole("heading", { name: "Chat with Me" })).toBeVisible();
+    await expect(page.getByText("Bot test-bot (inline) says hello")).toBeVisible();
+    expect((await page.locator("#chatbot-embed").locator("..").boundingBox())?.height).toBe(500);
+    await expect(page.locator('script[src="https://chatbot.invalid/embed.js"]')).toHaveCount(1);
+
+    await page.getByRole("link", { name: "About Me" }).first().click();
+    await expect(page.getByRole("heading", { level: 1, name: "About Me" })).toBeVisible();
+    await expect(page.locator('script[src="https://chatbot.invalid/embed.js"]')).toHaveCount(0);
+  });
+
+  test("offers the email when the chatbot cannot load", async ({ page }) => {
+    await page.route("https://chatbot.invalid/embed.js", (route) => route.abort());
+    await page.goto("/services");
+    const area = page.locator("section", {
+      has: page.getByRole("heading", { name: "Chat with Me" }),
+    });
+    await expect(area.getByText("The chat assistant is not available right now.")).toBeVisible();
+    await expect(area.getByRole("link", { name: "owner@example.com" })).toBeVisible();
+  });
+});
