@@ -51,12 +51,13 @@ await Promise.all(
   targets.map(async (file) => {
     const full = path.join(clientDir, file);
     const source = readFileSync(full);
-    if (source.length < 1024) return;
-    writeFileSync(`${full}.gz`, await gzipAsync(source, { numiterations: 15 }));
-    writeFileSync(
-      `${full}.br`,
-      brotliCompressSync(source, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-    );
+    const gzip = await gzipAsync(source, { numiterations: 15 });
+    const brotli = brotliCompressSync(source, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
+    });
+    // A compressed copy is only worth sending when it is smaller.
+    if (gzip.length < source.length) writeFileSync(`${full}.gz`, gzip);
+    if (brotli.length < source.length) writeFileSync(`${full}.br`, brotli);
   }),
 );
 
