@@ -1,5 +1,5 @@
 import path from "node:path";
-import Fastify, { type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyReply, type FastifyServerOptions } from "fastify";
 import { engagementApi } from "./api/index.ts";
 import type { Config } from "./config.ts";
 import { type Catalog, readCatalog } from "./engagement/catalog.ts";
@@ -36,6 +36,12 @@ export async function buildApp({
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 16 * 1024,
     requestIdHeader: "x-request-id",
+    // A URL that cannot be decoded never reaches a route or its error handler.
+    frameworkErrors: (_error, _request, reply) => {
+      (reply as FastifyReply)
+        .code(400)
+        .send({ error: { code: "validation_failed", message: "The URL is malformed." } });
+    },
   });
 
   await securityHeaders(app, {
@@ -52,16 +58,15 @@ export async function buildApp({
   try {
     app.get("/healthz", async () => ({ status: "ok" }));
     app.get("/readyz", async (_request, reply) => {
-      try {
-        await store.ping();
-      } catch {
-        return reply.code(503).send({ status: "unavailable", database: store.kind });
-      }
-      return {
-        status: "ready",
+      const reachable = await store.ping().then(
+        () => true,
+        () => false,
+      );
+      return reply.code(reachable ? 200 : 503).send({
+        status: reachable ? "ready" : "unavailable",
         database: store.kind,
         liveEvents: bus.healthy ? "listening" : "reconnecting",
-      };
+      });
     });
 
     await app.register(engagementApi, {

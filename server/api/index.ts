@@ -8,7 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
-import { apiErrorHandler } from "./errors.ts";
+import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
   createWriteLimiter,
@@ -85,4 +85,11 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(eventRoutes, { ...deps, maxStreams: streams.maxStreams });
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  // Everything under /api is answered here, in JSON, even paths the router
+  // cannot match (a parameter over its length limit), which would otherwise
+  // fall through to the static site.
+  app.all("/*", { schema: { hide: true } }, async () => {
+    throw notFound("No such endpoint.");
+  });
 };

@@ -35,9 +35,12 @@ export function openStore(options: StoreOptions, log?: Logger): Store {
       connectionTimeoutMillis: 5000,
       application_name: "ewe",
     });
-    // An idle client losing its connection must not crash the process; the
-    // pool replaces it on the next checkout.
-    pool.on("error", (error) => log?.error({ err: error }, "idle database connection failed"));
+    // A connection lost while idle, or while checked out between queries, must
+    // not crash the process: pg emits it as an 'error' event. The pool discards
+    // the client; a query in flight fails on its own and answers 503.
+    const logLost = (error: Error) => log?.error({ err: error }, "database connection lost");
+    pool.on("error", logLost);
+    pool.on("connect", (client) => client.on("error", logLost));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   return {
