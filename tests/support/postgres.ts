@@ -1,9 +1,12 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
+
+const execFileAsync = promisify(execFile);
 
 /**
  * A throwaway PostgreSQL server for tests and benchmarks: a fresh cluster in a
@@ -14,7 +17,12 @@ import pg from "pg";
 export type PostgresServer = {
   /** Superuser URL of the `postgres` database. */
   url: string;
+  /** Stops and deletes the cluster. */
   stop(): Promise<void>;
+  /** Takes the server down, disconnecting every client, keeping its data. */
+  halt(): Promise<void>;
+  /** Brings a halted server back on the same port. */
+  resume(): Promise<void>;
 };
 
 const debianRoot = "/usr/lib/postgresql";
@@ -48,25 +56,40 @@ function freePort(): Promise<number> {
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
       server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
       );
     });
   });
 }
 
-/** PostgreSQL refuses to run as root, so as root its tools run as the `postgres` user. */
-function runAsOwner(command: string, args: string[]): void {
+/**
+ * Runs a PostgreSQL tool; PostgreSQL refuses to run as root, so as root the
+ * tools run as the `postgres` user. Asynchronous, so the clients under test
+ * keep seeing their connections' events while the server stops or starts.
+ */
+async function runAsOwner(command: string, args: string[]): Promise<void> {
   const [file, argv] =
-    process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
-  const result = spawnSync(file, argv, { encoding: "utf8" });
-  if (result.status !== 0) {
-    throw new Error(`${path.basename(command)} failed:\n${result.stdout}\n${result.stderr}`);
+    process.getuid?.() === 0
+      ? ["runuser", ["-u", "postgres", "--", command, ...args]]
+      : [command, args];
+  try {
+    await execFileAsync(file, argv, { encoding: "utf8" });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${path.basename(command)} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
   }
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
   const existing = process.env.TEST_DATABASE_URL;
-  if (existing) return { url: existing, async stop() {} };
+  if (existing) {
+    const unsupported = async () => {
+      throw new Error("TEST_DATABASE_URL's server cannot be halted by the tests");
+    };
+    return { url: existing, async stop() {}, halt: unsupported, resume: unsupported };
+  }
 
   let bin = findBinDir();
   if (!bin) {
@@ -78,23 +101,16 @@ export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-pg-"));
   const data = path.join(dir, "data");
   if (process.getuid?.() === 0) {
-    const owner = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }));
+    const owner = (flag: string) =>
+      Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }));
     execFileSync("chown", [`${owner("-u")}:${owner("-g")}`, dir]);
   }
   chmodSync(dir, 0o700);
 
   const port = await freePort();
-  try {
-    runAsOwner(path.join(bin, "initdb"), [
-      "-D",
-      data,
-      "-U",
-      "postgres",
-      "--auth=trust",
-      "--encoding=UTF8",
-      "--no-locale",
-    ]);
-    runAsOwner(path.join(bin, "pg_ctl"), [
+  const pgCtl = path.join(bin, "pg_ctl");
+  const start = () =>
+    runAsOwner(pgCtl, [
       "-D",
       data,
       "-l",
@@ -105,6 +121,20 @@ export async function startPostgres(): Promise<PostgresServer> {
       `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
       "start",
     ]);
+  // "fast" disconnects everyone like a restart does, but keeps the commits
+  // that synchronous_commit=off has not flushed yet.
+  const halt = (mode = "fast") => runAsOwner(pgCtl, ["-D", data, "-m", mode, "-w", "stop"]);
+  try {
+    await runAsOwner(path.join(bin, "initdb"), [
+      "-D",
+      data,
+      "-U",
+      "postgres",
+      "--auth=trust",
+      "--encoding=UTF8",
+      "--no-locale",
+    ]);
+    await start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -114,11 +144,14 @@ export async function startPostgres(): Promise<PostgresServer> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
       try {
-        runAsOwner(path.join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+        await halt("immediate");
+      } catch {
+        // Already halted by a test.
       }
+      rmSync(dir, { recursive: true, force: true });
     },
+    halt: () => halt(),
+    resume: start,
   };
 }
 

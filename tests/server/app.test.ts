@@ -1,0 +1,108 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+describe.each(backends)("the app on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("is healthy and ready", async () => {
+    expect(json(await t.app.inject({ method: "GET", url: "/healthz" }))).toEqual({ status: "ok" });
+    const ready = await t.app.inject({ method: "GET", url: "/readyz" });
+    expect(ready.statusCode).toBe(200);
+    expect(json(ready)).toEqual({ status: "ready", database: backend, liveEvents: "listening" });
+  });
+
+  it("describes the API in OpenAPI, generated from the route schemas", async () => {
+    const response = await t.app.inject({ method: "GET", url: "/api/openapi.json" });
+    expect(response.statusCode).toBe(200);
+    const doc = json(response);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/comments/{id}",
+      "/api/events",
+      "/api/items/science/{id}/comments",
+      "/api/items/{kind}/{id}/reactions",
+      "/api/items/{kind}/{id}/reactions/{type}",
+      "/api/subscribers",
+    ]);
+    const subscribe = doc.paths["/api/subscribers"].post;
+    expect(subscribe.requestBody.content["application/json"].schema.properties.email).toMatchObject(
+      {
+        type: "string",
+        maxLength: 254,
+      },
+    );
+    expect(Object.keys(subscribe.responses)).toEqual(expect.arrayContaining(["201", "4XX"]));
+    const react = doc.paths["/api/items/{kind}/{id}/reactions"].post;
+    expect(react.requestBody.content["application/json"].schema.properties.type.enum).toEqual([
+      "like",
+      "love",
+      "dislike",
+      "idea",
+    ]);
+  });
+
+  it("applies its migrations once: a second instance on the same database starts cleanly", async () => {
+    const second = await startTestApp(backend, {
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
+      dataDir: t.dataDir,
+    });
+    await second.close();
+  });
+});
+
+describe("SQLite by default", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(() => t?.close());
+
+  it("keeps its data in DATA_DIR/engage.sqlite, in WAL mode", () => {
+    const file = path.join(t.dataDir, "engage.sqlite");
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(db.prepare("pragma journal_mode").get()).toEqual({ journal_mode: "wal" });
+    } finally {
+      db.close();
+    }
+  });
+
+  it("keeps data and visitors' identities across a restart", async () => {
+    const alex = t.visitor();
+    await alex.comment("wifi", "before the restart");
+    const restarted = await startTestApp("sqlite", { dataDir: t.dataDir });
+    try {
+      const returning = restarted.visitor();
+      returning.cookie = alex.cookie;
+      const comments = json(await returning.get("/api/items/science/wifi/comments")).comments;
+      expect(comments).toMatchObject([{ content: "before the restart", mine: true }]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it("signs cookies with COOKIE_SECRET when it is set, writing no secret file", async () => {
+    const custom = await startTestApp("sqlite", { env: { COOKIE_SECRET: "s".repeat(32) } });
+    try {
+      expect(existsSync(path.join(custom.dataDir, "cookie-secret"))).toBe(false);
+      const alex = custom.visitor();
+      await alex.react("science", "wifi", "like");
+      // A cookie from the other secret is not recognised here.
+      const stranger = custom.visitor();
+      const other = t.visitor();
+      await other.react("science", "wifi", "love");
+      stranger.cookie = other.cookie;
+      expect(json(await stranger.get("/api/items/science/wifi/reactions")).mine).toEqual([]);
+      expect(json(await alex.get("/api/items/science/wifi/reactions")).mine).toEqual(["like"]);
+    } finally {
+      await custom.close();
+    }
+  });
+});

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, json, startTestApp, type TestApp, type Visitor } from "./support/test-app.ts";
+
+/** Text a browser might legitimately send: stored and returned exactly as given. */
+const literalText = [
+  ["a script tag", "<script>alert(1)</script>"],
+  ["an image with onerror", '<img src=x onerror="alert(1)">'],
+  ["a javascript: URL", "javascript:alert(document.cookie)"],
+  ["quotes and SQL", `Robert'); DROP TABLE x;--`],
+  ["SQL comment and wildcard", `" OR 1=1 -- %_`],
+  ["Devanagari", "राम और सीता"],
+  ["an emoji", "Ananya 🙏"],
+  ["a backslash and NUL-looking text", "C:\\temp\\0"],
+] as const;
+
+/** Characters that disguise text shown to others: refused in names. */
+const disguisedNames = [
+  ["a right-to-left override", "Alex\u202Egnp.exe"],
+  ["a left-to-right isolate", "\u2066Alex"],
+  ["a zero-width space", "Al\u200Bex"],
+  ["a zero-width joiner", "Al\u200Dex"],
+  ["a byte-order mark", "\uFEFFAlex"],
+  ["a NUL", "Alex\u0000"],
+  ["a bell", "Alex\u0007"],
+  ["an escape sequence", "\u001B[31mAlex"],
+  ["a newline", "Alex\nSmith"],
+  ["a tab", "Alex\tSmith"],
+  ["a C1 control", "Alex\u0085"],
+  ["DEL", "Alex\u007F"],
+  ["a line separator", "Alex\u2028"],
+] as const;
+
+describe.each(backends)("bad input on %s", (backend) => {
+  let t: TestApp;
+  let alex: Visitor;
+  const postId = "ironing";
+  const storyId = "rama-duty";
+
+  /** Everything a visitor can see of the items these tests write to. */
+  const snapshot = async () => ({
+    comments: json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments,
+    post: json(await t.visitor().get(`/api/items/science/${postId}/reactions`)).counts,
+    story: json(await t.visitor().get(`/api/items/mythology/${storyId}/reactions`)).counts,
+  });
+
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    alex = t.visitor();
+    await alex.comment(postId, "a comment to aim edits at");
+  });
+  afterAll(() => t?.close());
+
+  it.each(literalText)("stores %s literally as a comment and a name", async (_case, text) => {
+    const added = await alex.comment(postId, text, text.slice(0, 40));
+    expect(added.statusCode).toBe(201);
+    expect(added.headers["content-type"]).toMatch(/^application\/json/);
+    const { comment } = json(added);
+    expect(comment.content).toBe(text);
+    expect(comment.userName).toBe(text.slice(0, 40));
+    const listed = json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments;
+    expect(listed.find((c: { id: number }) => c.id === comment.id)).toMatchObject({
+      content: text,
+      userName: text.slice(0, 40),
+    });
+    const reacted = await t.visitor().react("mythology", storyId, "idea", text.slice(0, 40));
+    expect(reacted.statusCode).toBe(201);
+  });
+
+  it("keeps a zero-width joiner inside an emoji in a comment", async () => {
+    const text = "Engineers 👩‍💻 unite";
+    const added = await alex.comment(postId, text);
+    expect(json(added).comment.content).toBe(text);
+  });
+
+  it.each(disguisedNames)("refuses a name with %s, changing nothing", async (_case, userName) => {
+    const before = await snapshot();
+    const responses = [
+      await alex.comment(postId, "hello", userName),
+      await alex.react("science", postId, "like", userName),
+      await alex.react("mythology", storyId, "love", userName),
+      await alex.patch("/api/comments/1", { content: "edited", userName }),
+    ];
+    for (const response of responses) {
+      expect(response.statusCode).toBe(400);
+      expect(json(response).error.code).toBe("validation_failed");
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it.each([
+    ["a right-to-left override", "Nice \u202Eevil\u202C post"],
+    ["a NUL", "Nice\u0000post"],
+    ["an escape sequence", "\u001B[2Jcleared"],
+    ["2,001 characters", "x".repeat(2001)],
+  ])("refuses a comment with %s, changing nothing", async (_case, content) => {
+    const before = await snapshot();
+    expect((await alex.comment(postId, content)).statusCode).toBe(400);
+    expect((await alex.patch("/api/comments/1", { content, userName: "Alex" })).statusCode).toBe(
+      400,
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("keeps line breaks and tabs inside a comment", async () => {
+    const added = await alex.comment(postId, "line one\r\nline two\n\tindented");
+    expect(json(added).comment.content).toBe("line one\r\nline two\n\tindented");
+  });
+
+  it.each([
+    ["a lone surrogate in a name", '{"content":"hi","userName":"\\ud800"}'],
+    ["a lone surrogate in a comment", '{"content":"hi \\udfff","userName":"Alex"}'],
+  ])("refuses %s with 400", async (_case, payload) => {
+    const before = await snapshot();
+    const response = await alex.post(`/api/items/science/${postId}/comments`, payload);
+    expect(response.statusCode).toBe(400);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("answers every malformed request with a 4xx JSON error, never a 500, changing nothing", async () => {
+    const before = await snapshot();
+    const attempts: Array<
+      [string, string, string | Record<string, unknown> | undefined, Record<string, string>?]
+    > = [
+      ["POST", `/api/items/science/${postId}/comments`, "{not json"],
+      [
+        "POST",
+        `/api/items/science/${postId}/comments`,
+        JSON.stringify({ content: "x".repeat(1 << 20), userName: "A" }),
+      ],
+      [
+        "POST",
+        `/api/items/science/${postId}/comments`,
+        { content: "hi", userName: "Alex", isAdmin: true },
+      ],
+      ["POST", `/api/items/science/${postId}/comments`, { content: ["hi"], userName: "Alex" }],
+      ["POST", `/api/items/science/${postId}/comments`, { content: { $gt: "" }, userName: "Alex" }],
+      ["POST", `/api/items/science/${postId}/comments`, "hi", { "content-type": "text/plain" }],
+      [
+        "POST",
+        `/api/items/science/${postId}/reactions`,
+        { type: "like' OR '1'='1", userName: "Alex" },
+      ],
+      [
+        "POST",
+        `/api/items/science/${encodeURIComponent("wifi' --")}/reactions`,
+        { type: "like", userName: "A" },
+      ],
+      ["POST", "/api/items/science/%E0%A4%A/comments", { content: "hi", userName: "Alex" }],
+      [
+        "DELETE",
+        `/api/items/science/${postId}/reactions/${encodeURIComponent("like;drop")}`,
+        undefined,
+      ],
+      ["PATCH", "/api/comments/1%20OR%201=1", { content: "x", userName: "Alex" }],
+      ["DELETE", "/api/comments/1e3", undefined],
+      ["GET", `/api/items/science/${"a".repeat(5000)}/comments`, undefined],
+      ["GET", "/api/events?topic=science:<script>", undefined],
+      ["GET", "/api/events", undefined],
+      ["PUT", "/api/comments/1", { content: "x", userName: "Alex" }],
+    ];
+    for (const [method, url, body, headers] of attempts) {
+      const response = await alex.request(method as "POST", url, body, headers);
+      expect(response.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(400);
+      expect(response.statusCode, `${method} ${url}`).toBeLessThan(500);
+      expect(json(response).error.code, `${method} ${url}`).toEqual(expect.any(String));
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+});

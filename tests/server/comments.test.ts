@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describe.each(backends)("comments on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  const list = async (postId: string, viewer = t.visitor()) =>
+    json(await viewer.get(`/api/items/science/${postId}/comments`)).comments;
+
+  it("starts empty", async () => {
+    const response = await t.visitor().get(`/api/items/science/${freshItem("science")}/comments`);
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ comments: [] });
+  });
+
+  it("adds a comment with 201, trimmed, with UTC timestamps and no private data", async () => {
+    const postId = freshItem("science");
+    const response = await t.visitor().comment(postId, "  Great explanation!\n  ", "Alex");
+    expect(response.statusCode).toBe(201);
+    const { comment } = json(response);
+    expect(comment).toEqual({
+      id: expect.any(Number),
+      postId,
+      content: "Great explanation!",
+      userName: "Alex",
+      createdAt: expect.stringMatching(isoUtc),
+      updatedAt: comment.createdAt,
+      mine: true,
+    });
+    expect(Object.keys(comment).sort()).toEqual([
+      "content",
+      "createdAt",
+      "id",
+      "mine",
+      "postId",
+      "updatedAt",
+      "userName",
+    ]);
+  });
+
+  it("lists oldest first, with mine only on the caller's own", async () => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const sam = t.visitor();
+    await alex.comment(postId, "first", "Alex");
+    await sam.comment(postId, "second", "Sam");
+    await alex.comment(postId, "third", "Alex");
+    const seen = await list(postId, alex);
+    expect(seen.map((c: { content: string }) => c.content)).toEqual(["first", "second", "third"]);
+    expect(seen.map((c: { mine: boolean }) => c.mine)).toEqual([true, false, true]);
+    expect((await list(postId)).every((c: { mine: boolean }) => !c.mine)).toBe(true);
+  });
+
+  it("edits the caller's own comment and returns the row", async () => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const { comment } = json(await alex.comment(postId, "before", "Alex"));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const response = await alex.patch(`/api/comments/${comment.id}`, {
+      content: " after ",
+      userName: "Alex",
+    });
+    expect(response.statusCode).toBe(200);
+    const edited = json(response).comment;
+    expect(edited).toMatchObject({
+      id: comment.id,
+      content: "after",
+      createdAt: comment.createdAt,
+      mine: true,
+    });
+    expect(edited.updatedAt > comment.updatedAt).toBe(true);
+    expect((await list(postId))[0].content).toBe("after");
+  });
+
+  it("refuses edits by another visitor with the same name, or by the author under another name", async () => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const { comment } = json(await alex.comment(postId, "original", "Alex"));
+
+    const impostor = t.visitor();
+    const byImpostor = await impostor.patch(`/api/comments/${comment.id}`, {
+      content: "hacked",
+      userName: "Alex",
+    });
+    expect(byImpostor.statusCode).toBe(403);
+    expect(json(byImpostor).error.code).toBe("forbidden");
+
+    const renamed = await alex.patch(`/api/comments/${comment.id}`, {
+      content: "hacked",
+      userName: "Alexander",
+    });
+    expect(renamed.statusCode).toBe(403);
+
+    const [stored] = await list(postId);
+    expect(stored).toMatchObject({ content: "original", updatedAt: comment.updatedAt });
+  });
+
+  it("deletes the caller's own comment with 204", async () => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const { comment } = json(await alex.comment(postId, "short-lived"));
+    const response = await alex.delete(`/api/comments/${comment.id}`);
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe("");
+    expect(await list(postId)).toEqual([]);
+    expect((await alex.delete(`/api/comments/${comment.id}`)).statusCode).toBe(404);
+  });
+
+  it("refuses deletion by anyone else, and keeps the comment", async () => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const { comment } = json(await alex.comment(postId, "keep me", "Alex"));
+    const impostor = t.visitor();
+    await impostor.comment(postId, "I am Alex too", "Alex");
+    expect((await impostor.delete(`/api/comments/${comment.id}`)).statusCode).toBe(403);
+    expect((await t.visitor().delete(`/api/comments/${comment.id}`)).statusCode).toBe(403);
+    expect((await list(postId)).map((c: { content: string }) => c.content)).toEqual([
+      "keep me",
+      "I am Alex too",
+    ]);
+  });
+
+  it("answers 404 for a comment that does not exist", async () => {
+    const alex = t.visitor();
+    await alex.comment(freshItem("science"), "so that alex has a cookie");
+    for (const response of [
+      await alex.patch("/api/comments/987654", { content: "x", userName: "Alex" }),
+      await alex.delete("/api/comments/987654"),
+    ]) {
+      expect(response.statusCode).toBe(404);
+      expect(json(response).error.code).toBe("not_found");
+    }
+  });
+
+  it.each(["0", "-1", "abc", "1.5", "99999999999"])(
+    "refuses comment id %s with 400",
+    async (id) => {
+      const response = await t
+        .visitor()
+        .patch(`/api/comments/${id}`, { content: "x", userName: "Alex" });
+      expect(response.statusCode).toBe(400);
+      expect(json(response).error.code).toBe("validation_failed");
+    },
+  );
+
+  it("answers 404 for comments on an unknown post or on a story", async () => {
+    const alex = t.visitor();
+    for (const response of [
+      await alex.get("/api/items/science/no-such-post/comments"),
+      await alex.comment("no-such-post", "hello"),
+      await alex.get("/api/items/mythology/garuda/comments"),
+      await alex.post("/api/items/mythology/garuda/comments", {
+        content: "hello",
+        userName: "Alex",
+      }),
+    ]) {
+      expect(response.statusCode).toBe(404);
+      expect(json(response).error.code).toBe("not_found");
+    }
+  });
+
+  it.each([
+    ["empty content", { content: "", userName: "Alex" }],
+    ["whitespace-only content", { content: " \n\t ", userName: "Alex" }],
+    ["2,001 characters", { content: "x".repeat(2001), userName: "Alex" }],
+    ["no name", { content: "hello" }],
+    ["a 41-character name", { content: "hello", userName: "n".repeat(41) }],
+    ["an unknown field", { content: "hello", userName: "Alex", postId: "soap" }],
+    ["a number as content", { content: 5, userName: "Alex" }],
+  ])("refuses %s with 400 on add and edit, changing nothing", async (_case, body) => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const { comment } = json(await alex.comment(postId, "untouched"));
+    const added = await alex.post(`/api/items/science/${postId}/comments`, body);
+    expect(added.statusCode).toBe(400);
+    expect(json(added).error.code).toBe("validation_failed");
+    const edited = await alex.patch(`/api/comments/${comment.id}`, body);
+    expect(edited.statusCode).toBe(400);
+    const stored = await list(postId);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ content: "untouched", updatedAt: comment.updatedAt });
+  });
+
+  it("accepts 2,000 characters after trimming", async () => {
+    const content = `  ${"y".repeat(2000)}  `;
+    const response = await t.visitor().comment(freshItem("science"), content);
+    expect(response.statusCode).toBe(201);
+    expect(json(response).comment.content).toHaveLength(2000);
+  });
+});

@@ -1,0 +1,299 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDatabase, startPostgres } from "../support/postgres.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
+
+describe.each(backends)("guards on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  const count = async (postId: string) =>
+    json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments.length;
+
+  describe("same origin", () => {
+    const post = (postId: string, headers: Record<string, string>) =>
+      t.app.inject({
+        method: "POST",
+        url: `/api/items/science/${postId}/comments`,
+        headers,
+        payload: { content: "hello", userName: "Alex" },
+      });
+
+    it.each([
+      ["no Origin or Referer", {}],
+      ["another site's Origin", { origin: "https://evil.example" }],
+      ["the opaque origin of a sandboxed page", { origin: "null" }],
+      ["another site's Referer", { referer: "https://evil.example/page" }],
+      ["a look-alike host", { origin: "http://ewe.test.evil.example" }],
+      ["another port", { origin: "http://ewe.test:8080" }],
+    ])("refuses a write with %s: 403 cross_origin, nothing stored", async (_case, headers) => {
+      const postId = freshItem("science");
+      const response = await post(postId, headers);
+      expect(response.statusCode).toBe(403);
+      expect(json(response).error.code).toBe("cross_origin");
+      expect(await count(postId)).toBe(0);
+    });
+
+    it.each([
+      ["SITE_URL's origin", { origin: siteUrl }],
+      ["a Referer on the site", { referer: `${siteUrl}/science` }],
+      [
+        "the Host the request was sent to",
+        { origin: "http://127.0.0.1:4173", host: "127.0.0.1:4173" },
+      ],
+    ])("accepts a write with %s", async (_case, headers) => {
+      expect((await post(freshItem("science"), headers)).statusCode).toBe(201);
+    });
+
+    it("needs no Origin for reads", async () => {
+      const response = await t.app.inject({
+        method: "GET",
+        url: "/api/items/science/wifi/reactions",
+      });
+      expect(response.statusCode).toBe(200);
+    });
+  });
+
+  describe("bodies", () => {
+    it.each([
+      ["text/plain", "text/plain"],
+      ["a form", "application/x-www-form-urlencoded"],
+      ["multipart", "multipart/form-data; boundary=x"],
+      ["no content type", undefined],
+    ])("refuses %s with 415", async (_case, contentType) => {
+      const postId = freshItem("science");
+      const response = await t.app.inject({
+        method: "POST",
+        url: `/api/items/science/${postId}/comments`,
+        headers: { origin: siteUrl, ...(contentType ? { "content-type": contentType } : {}) },
+        payload: JSON.stringify({ content: "hello", userName: "Alex" }),
+      });
+      expect(response.statusCode).toBe(415);
+      expect(json(response).error.code).toBe("unsupported_media_type");
+      expect(await count(postId)).toBe(0);
+    });
+
+    it("accepts JSON with a charset", async () => {
+      const response = await t.app.inject({
+        method: "POST",
+        url: "/api/subscribers",
+        headers: { origin: siteUrl, "content-type": "application/json; charset=utf-8" },
+        payload: JSON.stringify({ email: "charset@example.com" }),
+      });
+      expect(response.statusCode).toBe(201);
+    });
+
+    it.each([
+      ["truncated JSON", '{"content": "hello", "userName": '],
+      ["single quotes", "{'content': 'hello'}"],
+      [
+        "a prototype-polluting key",
+        '{"__proto__": {"admin": true}, "content": "x", "userName": "A"}',
+      ],
+    ])("refuses %s with 400 invalid_json", async (_case, payload) => {
+      const response = await t
+        .visitor()
+        .post(`/api/items/science/${freshItem("science")}/comments`, payload);
+      expect(response.statusCode).toBe(400);
+      expect(json(response).error.code).toBe("invalid_json");
+    });
+
+    it.each([
+      ["an array", "[]"],
+      ["a string", '"hello"'],
+      ["null", "null"],
+      ["a number", "42"],
+      ["nothing", ""],
+    ])("refuses %s as a body with 400", async (_case, payload) => {
+      const response = await t.visitor().post("/api/subscribers", payload);
+      expect(response.statusCode).toBe(400);
+    });
+
+    it("refuses a 1 MB body with 413, storing nothing", async () => {
+      const postId = freshItem("science");
+      const response = await t
+        .visitor()
+        .post(
+          `/api/items/science/${postId}/comments`,
+          JSON.stringify({ content: "x".repeat(1024 * 1024), userName: "Alex" }),
+        );
+      expect(response.statusCode).toBe(413);
+      expect(json(response).error.code).toBe("payload_too_large");
+      expect(await count(postId)).toBe(0);
+    });
+
+    it("takes a DELETE labelled JSON with no body", async () => {
+      const alex = t.visitor();
+      const id = freshItem("science");
+      await alex.react("science", id, "like");
+      const response = await alex.request(
+        "DELETE",
+        `/api/items/science/${id}/reactions/like`,
+        undefined,
+        {
+          "content-type": "application/json",
+        },
+      );
+      expect(response.statusCode).toBe(200);
+    });
+  });
+
+  describe("visitor cookie", () => {
+    it("is set on the first write: signed, HttpOnly, SameSite=Lax, site-wide", async () => {
+      const response = await t.visitor().react("science", freshItem("science"), "like");
+      const cookie = response.cookies.find((c) => c.name === "ewe_visitor");
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
+      expect(cookie?.value).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9+/_-]+=*$/);
+      expect(cookie?.maxAge).toBeGreaterThan(30 * 24 * 3600);
+    });
+
+    it("is not reissued to a visitor who has one", async () => {
+      const alex = t.visitor();
+      await alex.react("science", freshItem("science"), "like");
+      const again = await alex.react("science", freshItem("science"), "like");
+      expect(again.headers["set-cookie"]).toBeUndefined();
+    });
+
+    it("is not trusted when tampered with", async () => {
+      const id = freshItem("science");
+      const alex = t.visitor();
+      await alex.react("science", id, "love");
+      const [value = "", signature] = (alex.cookie ?? "").split("=")[1]!.split(".");
+      const forged = t.visitor();
+      forged.cookie = `ewe_visitor=${value.slice(0, -2)}AA.${signature}`;
+      expect(json(await forged.get(`/api/items/science/${id}/reactions`)).mine).toEqual([]);
+      expect((await forged.delete(`/api/items/science/${id}/reactions/love`)).statusCode).toBe(404);
+      const unsigned = t.visitor();
+      unsigned.cookie = `ewe_visitor=${value}`;
+      expect(json(await unsigned.get(`/api/items/science/${id}/reactions`)).mine).toEqual([]);
+    });
+
+    it("never appears in a response body, nor does the client's address", async () => {
+      const alex = t.visitor();
+      const postId = freshItem("science");
+      const bodies = [
+        (await alex.react("science", postId, "idea")).body,
+        (await alex.comment(postId, "hello")).body,
+        (await alex.get(`/api/items/science/${postId}/comments`)).body,
+        (await alex.get(`/api/items/science/${postId}/reactions`)).body,
+      ];
+      const visitorId = (alex.cookie ?? "").split("=")[1]!.split(".")[0]!;
+      for (const body of bodies) {
+        expect(body).not.toContain(visitorId);
+        expect(body).not.toContain("127.0.0.1");
+        expect(body).not.toMatch(/visitor/i);
+      }
+    });
+
+    it("is signed with a generated secret kept in DATA_DIR with mode 0600", () => {
+      const mode = statSync(path.join(t.dataDir, "cookie-secret")).mode & 0o777;
+      expect(mode).toBe(0o600);
+    });
+  });
+
+  it("answers JSON 404 for an unknown API path", async () => {
+    const response = await t.visitor().get("/api/nothing-here");
+    expect(response.statusCode).toBe(404);
+    expect(json(response).error.code).toBe("not_found");
+  });
+});
+
+describe.each(backends)("rate limits on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      env: { RATE_LIMIT_WRITES_PER_VISITOR: "3", RATE_LIMIT_WRITES_PER_IP: "6" },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it("limits writes per visitor, then per IP address, with 429 and Retry-After", async () => {
+    const alex = t.visitor();
+    const postId = freshItem("science");
+    // Alex's first write has no identity yet, so only the IP counts it.
+    for (let i = 0; i < 4; i += 1)
+      expect((await alex.comment(postId, `c${i}`)).statusCode).toBe(201);
+    const limited = await alex.comment(postId, "one too many");
+    expect(limited.statusCode).toBe(429);
+    expect(json(limited).error.code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
+
+    // Others from the same address still have what is left of its allowance.
+    expect((await t.visitor().comment(postId, "sam")).statusCode).toBe(201);
+    const ipLimited = await t.visitor().comment(postId, "kim");
+    expect(ipLimited.statusCode).toBe(429);
+
+    // Reads are not limited, and nothing refused was stored.
+    const list = await t.visitor().get(`/api/items/science/${postId}/comments`);
+    expect(list.statusCode).toBe(200);
+    expect(json(list).comments.map((c: { content: string }) => c.content)).toEqual([
+      "c0",
+      "c1",
+      "c2",
+      "c3",
+      "sam",
+    ]);
+  });
+});
+
+describe("an unreachable database", () => {
+  it("answers 503 on PostgreSQL, and recovers when it is back", async () => {
+    const server = await startPostgres();
+    const t = await startTestApp("postgres", { databaseUrl: await createDatabase(server.url) });
+    try {
+      const alex = t.visitor();
+      expect((await alex.react("science", "wifi", "like")).statusCode).toBe(201);
+      await server.halt();
+      for (const response of [
+        await alex.react("science", "wifi", "love"),
+        await alex.get("/api/items/science/wifi/reactions"),
+        await alex.get("/api/items/science/wifi/comments"),
+        await alex.post("/api/subscribers", { email: "down@example.com" }),
+      ]) {
+        expect(response.statusCode).toBe(503);
+        expect(json(response).error.code).toBe("service_unavailable");
+      }
+      const ready = await t.app.inject({ method: "GET", url: "/readyz" });
+      expect(ready.statusCode).toBe(503);
+
+      await server.resume();
+      expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+      expect(json(await alex.get("/api/items/science/wifi/reactions")).mine).toEqual(["like"]);
+    } finally {
+      await t.close();
+      await server.stop();
+    }
+  });
+
+  it("answers 503 on SQLite when another process holds the write lock too long", async () => {
+    const t = await startTestApp("sqlite");
+    const other = new DatabaseSync(path.join(t.dataDir, "engage.sqlite"));
+    try {
+      const alex = t.visitor();
+      other.exec("begin exclusive");
+      const response = await alex.react("science", "wifi", "like");
+      expect(response.statusCode).toBe(503);
+      expect(json(response).error.code).toBe("service_unavailable");
+      // Readers are not blocked in WAL mode.
+      expect((await alex.get("/api/items/science/wifi/reactions")).statusCode).toBe(200);
+      other.exec("rollback");
+      expect((await alex.react("science", "wifi", "like")).statusCode).toBe(201);
+    } finally {
+      other.close();
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createDatabase, startPostgres } from "../support/postgres.ts";
+import { EventStream } from "./support/sse-client.ts";
+import { freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+async function listen(t: TestApp) {
+  return t.app.listen({ host: "127.0.0.1", port: 0 });
+}
+
+async function liveEventsState(t: TestApp) {
+  return json(await t.app.inject({ method: "GET", url: "/readyz" })).liveEvents;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("two instances on one PostgreSQL", () => {
+  let a: TestApp;
+  let b: TestApp;
+  let urlB: string;
+  let urlA: string;
+  const streams: EventStream[] = [];
+
+  beforeAll(async () => {
+    a = await startTestApp("postgres");
+    b = await startTestApp("postgres", { databaseUrl: a.databaseUrl });
+    [urlA, urlB] = await Promise.all([listen(a), listen(b)]);
+  });
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("delivers a comment posted to A to a stream on B, and a reaction on B to a stream on A", async () => {
+    const postId = freshItem("science");
+    const onB = new EventStream(urlB, `science:${postId}`);
+    const onA = new EventStream(urlA, `science:${postId}`);
+    streams.push(onA, onB);
+    await Promise.all([onA.ready(), onB.ready()]);
+
+    const alex = a.visitor();
+    const { comment } = json(await alex.comment(postId, "posted on A"));
+    const received = await onB.next("comment");
+    expect(received.json).toMatchObject({
+      action: "added",
+      commentId: comment.id,
+      comment: { content: "posted on A" },
+    });
+
+    await b.visitor().react("science", postId, "idea", "Sam");
+    expect((await onA.next("reaction")).json.counts.idea).toBe(1);
+    // Both instances number events the same way.
+    expect((await onA.next("comment")).id).toBe(received.id);
+  });
+
+  it("replays on B what a client saw last on A", async () => {
+    const postId = freshItem("science");
+    const onA = new EventStream(urlA, `science:${postId}`);
+    streams.push(onA);
+    const ready = await onA.ready();
+    onA.close();
+    await a.visitor().comment(postId, "while away");
+    const onB = new EventStream(urlB, `science:${postId}`, ready.id);
+    streams.push(onB);
+    await onB.ready();
+    expect(onB.events.map((e) => e.event)).toEqual(["comment", "ready"]);
+  });
+
+  it("catches up on events committed while B's listener was disconnected", async () => {
+    const postId = freshItem("science");
+    const onB = new EventStream(urlB, `science:${postId}`);
+    streams.push(onB);
+    await onB.ready();
+
+    const admin = new pg.Client({ connectionString: a.databaseUrl });
+    await admin.connect();
+    try {
+      await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'ewe-listener' and datname = current_database()",
+      );
+    } finally {
+      await admin.end();
+    }
+    await waitFor(async () => (await liveEventsState(b)) === "reconnecting");
+
+    await a.visitor().comment(postId, "sent while B was deaf");
+    const received = await onB.next("comment");
+    expect(received.json.comment.content).toBe("sent while B was deaf");
+    expect(await liveEventsState(b)).toBe("listening");
+  });
+});
+
+describe("a PostgreSQL restart", () => {
+  it("is survived by the listener and the open streams", async () => {
+    const server = await startPostgres();
+    const t = await startTestApp("postgres", { databaseUrl: await createDatabase(server.url) });
+    const stream = new EventStream(await listen(t), "science:wifi");
+    try {
+      await stream.ready();
+      await server.halt();
+      await waitFor(async () => (await liveEventsState(t)) === "reconnecting");
+      await server.resume();
+      await waitFor(async () => (await liveEventsState(t)) === "listening", 10_000);
+      expect((await t.visitor().comment("wifi", "after the restart")).statusCode).toBe(201);
+      expect((await stream.next("comment")).json.comment.content).toBe("after the restart");
+    } finally {
+      stream.close();
+      await t.close();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,113 @@
+import http from "node:http";
+
+export type StreamEvent = { id: string | undefined; event: string; data: string };
+
+/**
+ * A minimal EventSource over node:http that records everything it receives,
+ * comments (heartbeats) included, for tests to wait on.
+ */
+export class EventStream {
+  readonly events: StreamEvent[] = [];
+  readonly comments: string[] = [];
+  status = 0;
+  headers: http.IncomingHttpHeaders = {};
+  ended = false;
+  readonly #request: http.ClientRequest;
+  #buffer = "";
+  #waiters = new Set<() => void>();
+
+  constructor(baseUrl: string, topic: string, lastEventId?: string) {
+    const url = new URL(`/api/events?topic=${encodeURIComponent(topic)}`, baseUrl);
+    this.#request = http.get(url, {
+      headers: {
+        accept: "text/event-stream",
+        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+      },
+    });
+    this.#request.on("response", (response) => {
+      this.status = response.statusCode ?? 0;
+      this.headers = response.headers;
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => this.#receive(chunk));
+      response.on("end", () => {
+        this.ended = true;
+        this.#notify();
+      });
+    });
+    this.#request.on("error", () => {
+      this.ended = true;
+      this.#notify();
+    });
+  }
+
+  #receive(chunk: string) {
+    this.#buffer += chunk;
+    let end = this.#buffer.indexOf("\n\n");
+    while (end !== -1) {
+      const block = this.#buffer.slice(0, end);
+      this.#buffer = this.#buffer.slice(end + 2);
+      const fields: Record<string, string> = {};
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
+        const colon = line.indexOf(":");
+        if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+      }
+      if (fields.event !== undefined || fields.data !== undefined) {
+        this.events.push({
+          id: fields.id,
+          event: fields.event ?? "message",
+          data: fields.data ?? "",
+        });
+      }
+      end = this.#buffer.indexOf("\n\n");
+    }
+    this.#notify();
+  }
+
+  #notify() {
+    for (const waiter of this.#waiters) waiter();
+  }
+
+  /** Resolves once `condition` holds, re-checked on every chunk received. */
+  until<T>(condition: (stream: this) => T | undefined | false, timeoutMs = 5000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = condition(this);
+        if (value !== undefined && value !== false) {
+          cleanup();
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out; received ${JSON.stringify(this.events)}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+      };
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  /** The `index`th event named `name` (from 0), once it has arrived, with its data parsed. */
+  nth(name: string, index: number, timeoutMs?: number) {
+    return this.until(
+      (stream) => stream.events.filter((event) => event.event === name)[index],
+      timeoutMs,
+    ).then((event) => ({ ...event, json: JSON.parse(event.data) }));
+  }
+
+  next(name: string, timeoutMs?: number) {
+    return this.nth(name, 0, timeoutMs);
+  }
+
+  ready() {
+    return this.next("ready");
+  }
+
+  close() {
+    this.#request.destroy();
+  }
+}

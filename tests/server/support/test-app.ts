@@ -1,0 +1,163 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { inject } from "vitest";
+import { buildApp } from "../../../server/app.ts";
+import { loadConfig } from "../../../server/config.ts";
+import type { Catalog } from "../../../server/engagement/catalog.ts";
+import { createDatabase, dropDatabase } from "../../support/postgres.ts";
+
+export const backends = ["sqlite", "postgres"] as const;
+export type Backend = (typeof backends)[number];
+
+export const siteUrl = "http://ewe.test";
+export const siteOrigin = { origin: siteUrl };
+
+/** The real ids, plus spare ones so each test can start from an untouched item. */
+export const testCatalog: Catalog = {
+  mythology: new Set([
+    "sita-faith",
+    "rama-duty",
+    "garuda",
+    ...Array.from({ length: 200 }, (_, i) => `story-${i}`),
+  ]),
+  science: new Set([
+    "wifi",
+    "ironing",
+    "soap",
+    ...Array.from({ length: 200 }, (_, i) => `post-${i}`),
+  ]),
+};
+
+let spare = 0;
+/** An item no other test in this file touches. */
+export function freshItem(kind: "mythology" | "science"): string {
+  spare += 1;
+  return kind === "mythology" ? `story-${spare}` : `post-${spare}`;
+}
+
+export type TestAppOptions = {
+  env?: Record<string, string>;
+  heartbeatMs?: number;
+  /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
+  databaseUrl?: string;
+  dataDir?: string;
+};
+
+export type TestApp = {
+  app: FastifyInstance;
+  backend: Backend;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  visitor(): Visitor;
+  close(): Promise<void>;
+};
+
+const generousLimits = {
+  RATE_LIMIT_WRITES_PER_VISITOR: "100000",
+  RATE_LIMIT_WRITES_PER_IP: "100000",
+};
+
+/**
+ * A built app on a fresh SQLite file or a fresh PostgreSQL database. Databases
+ * this creates are dropped by `close`; shared ones (`databaseUrl`) are not.
+ */
+export async function startTestApp(
+  backend: Backend,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-test-"));
+  const clientRoot = path.join(scratch, "client");
+  mkdirSync(clientRoot);
+  writeFileSync(path.join(clientRoot, "index.html"), "<!doctype html><title>home</title>");
+  writeFileSync(path.join(clientRoot, "__spa-fallback.html"), "<!doctype html><title>spa</title>");
+  const dataDir = options.dataDir ?? path.join(scratch, "data");
+
+  const ownsDatabase = backend === "postgres" && !options.databaseUrl;
+  const databaseUrl =
+    backend === "postgres"
+      ? (options.databaseUrl ?? (await createDatabase(inject("postgresUrl"))))
+      : undefined;
+
+  const config = loadConfig({
+    NODE_ENV: "test",
+    DATA_DIR: dataDir,
+    SITE_URL: siteUrl,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...generousLimits,
+    ...options.env,
+  });
+  const app = await buildApp({
+    config,
+    clientRoot,
+    catalog: testCatalog,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+  });
+
+  return {
+    app,
+    backend,
+    databaseUrl,
+    dataDir,
+    visitor: () => new Visitor(app),
+    async close() {
+      await app.close();
+      if (ownsDatabase && databaseUrl) await dropDatabase(databaseUrl);
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+type Body = Record<string, unknown> | string;
+
+/** A browser: keeps the visitor cookie it is given and sends same-origin JSON requests. */
+export class Visitor {
+  cookie: string | undefined;
+  readonly #app: FastifyInstance;
+
+  constructor(app: FastifyInstance) {
+    this.#app = app;
+  }
+
+  async request(
+    method: InjectOptions["method"],
+    url: string,
+    body?: Body,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
+    const response = await this.#app.inject({
+      method,
+      url,
+      headers: {
+        ...siteOrigin,
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(typeof body === "string" ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: body }),
+    });
+    const setCookie = response.cookies.find((cookie) => cookie.name === "ewe_visitor");
+    if (setCookie) this.cookie = `ewe_visitor=${setCookie.value}`;
+    return response;
+  }
+
+  get = (url: string) => this.request("GET", url);
+  post = (url: string, body?: Body) => this.request("POST", url, body);
+  patch = (url: string, body?: Body) => this.request("PATCH", url, body);
+  delete = (url: string) => this.request("DELETE", url);
+
+  react(kind: string, id: string, type: string, userName = "Alex") {
+    return this.post(`/api/items/${kind}/${id}/reactions`, { type, userName });
+  }
+
+  comment(postId: string, content: string, userName = "Alex") {
+    return this.post(`/api/items/science/${postId}/comments`, { content, userName });
+  }
+}
+
+/** The parsed JSON body, typed loosely for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+export function json(response: LightMyRequestResponse): any {
+  return JSON.parse(response.body);
+}
