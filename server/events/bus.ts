@@ -2,7 +2,7 @@
  * Live events: what the event stream (`GET /api/events`) sends to browsers.
  * Every event is first written to the `events` table inside the transaction
  * of the write that caused it, so its id orders it and lets a reconnecting
- * client or instance catch up. See docs/decisions/001-live-events.md.
+ * client or instance catch up. See docs/decisions/003-live-events.md.
  */
 export type LiveEventType = "reaction" | "comment";
 
