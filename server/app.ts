@@ -1,8 +1,9 @@
 import path from "node:path";
 import Fastify, { type FastifyReply, type FastifyServerOptions } from "fastify";
+import { loadEngagementCatalog } from "../content/load.ts";
 import { engagementApi } from "./api/index.ts";
 import type { Config } from "./config.ts";
-import { type Catalog, readCatalog } from "./engagement/catalog.ts";
+import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
@@ -21,14 +22,13 @@ export type AppOptions = {
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
-const contentRoot = path.resolve(import.meta.dirname, "../content");
 
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
   clientRoot = defaultClientRoot,
   logger = false,
-  catalog = readCatalog(contentRoot),
+  catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
 }: AppOptions) {
   const app = Fastify({

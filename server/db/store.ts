@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
-import pg from "pg";
 import { migrations } from "./migrations.ts";
 import type { Database, DatabaseKind } from "./schema.ts";
 import { createSqliteDialect } from "./sqlite-dialect.ts";
@@ -22,12 +21,14 @@ export type Store = {
 
 export type Logger = { error(object: unknown, message: string): void };
 
-export function openStore(options: StoreOptions, log?: Logger): Store {
+/** Opens the database; the PostgreSQL driver is loaded only when it is used. */
+export async function openStore(options: StoreOptions, log?: Logger): Promise<Store> {
   let db: Kysely<Database>;
   if (options.kind === "sqlite") {
     mkdirSync(path.dirname(options.file), { recursive: true });
     db = new Kysely<Database>({ dialect: createSqliteDialect(options.file) });
   } else {
+    const { default: pg } = await import("pg");
     const pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,

@@ -1,8 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { LiveEvent, LiveEventType } from "../events/bus.ts";
-import { eventsChannel } from "../events/postgres-bus.ts";
+import { eventsChannel, type LiveEvent, type LiveEventType } from "../events/bus.ts";
 import { nowIso } from "./time.ts";
 
 /**

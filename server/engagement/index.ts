@@ -6,7 +6,6 @@ import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
 
 export type { Catalog } from "./catalog.ts";
-export { hasItem, readCatalog } from "./catalog.ts";
 export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
 
 /** Every repository of the engagement store; writes report their events to `bus`. */

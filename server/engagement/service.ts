@@ -2,7 +2,6 @@ import path from "node:path";
 import type { Config } from "../config.ts";
 import { migrateToLatest, openStore, type Store } from "../db/store.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
-import { createPostgresBus } from "../events/postgres-bus.ts";
 import { createEventsRepository } from "./events-repository.ts";
 import { createEngagement, type Engagement } from "./index.ts";
 
@@ -26,7 +25,7 @@ export async function startEngagement(
   config: Pick<Config, "DATABASE_URL" | "DATA_DIR">,
   log: BusLogger,
 ): Promise<EngagementService> {
-  const store = openStore(
+  const store = await openStore(
     config.DATABASE_URL
       ? { kind: "postgres", connectionString: config.DATABASE_URL }
       : { kind: "sqlite", file: path.resolve(config.DATA_DIR, "engage.sqlite") },
@@ -36,9 +35,16 @@ export async function startEngagement(
   const events = createEventsRepository(store);
   try {
     await migrateToLatest(store);
-    bus = config.DATABASE_URL
-      ? await createPostgresBus({ connectionString: config.DATABASE_URL, journal: events, log })
-      : createLocalBus({ lastEventId: await events.latestId(), log });
+    if (config.DATABASE_URL) {
+      const { createPostgresBus } = await import("../events/postgres-bus.ts");
+      bus = await createPostgresBus({
+        connectionString: config.DATABASE_URL,
+        journal: events,
+        log,
+      });
+    } else {
+      bus = createLocalBus({ lastEventId: await events.latestId(), log });
+    }
   } catch (error) {
     await store.close();
     throw error;

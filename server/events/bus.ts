@@ -6,6 +6,9 @@
  */
 export type LiveEventType = "reaction" | "comment";
 
+/** PostgreSQL's NOTIFY channel; payloads are event ids (a row could exceed NOTIFY's 8,000 bytes). */
+export const eventsChannel = "ewe_events";
+
 export type LiveEvent = {
   id: number;
   /** `mythology:<story id>` or `science:<post id>` */

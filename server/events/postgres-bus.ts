@@ -1,8 +1,11 @@
 import pg from "pg";
-import { type BusLogger, type EventBus, type LiveEvent, Subscriptions } from "./bus.ts";
-
-/** The NOTIFY channel; payloads are event ids (a row could exceed NOTIFY's 8,000 bytes). */
-export const eventsChannel = "ewe_events";
+import {
+  type BusLogger,
+  type EventBus,
+  eventsChannel,
+  type LiveEvent,
+  Subscriptions,
+} from "./bus.ts";
 
 export type EventJournal = {
   /** Events of every topic with an id above `afterId`, oldest first. */
