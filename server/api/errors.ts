@@ -34,10 +34,7 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, "invalid_json", "The request body is empty."],
 };
 
-function classify(error: FastifyError): Omit<ErrorResponse["error"], "message"> & {
-  status: number;
-  message: string;
-} {
+function classify(error: FastifyError): ErrorResponse["error"] & { status: number } {
   if (error instanceof ApiError) {
     return { status: error.statusCode, code: error.code, message: error.message };
   }
@@ -56,9 +53,6 @@ function classify(error: FastifyError): Omit<ErrorResponse["error"], "message"> 
   }
   const known = error.code ? fastifyClientErrors[error.code] : undefined;
   if (known) return { status: known[0], code: known[1], message: known[2] };
-  if (error.statusCode === 429) {
-    return { status: 429, code: "rate_limited", message: "Too many requests; try again shortly." };
-  }
   if (isDatabaseUnavailable(error)) {
     return {
       status: 503,
@@ -67,8 +61,7 @@ function classify(error: FastifyError): Omit<ErrorResponse["error"], "message"> 
     };
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    // Another client error raised by Fastify (a malformed URL, say): keep its
-    // status, but never its internals.
+    // Any other client error Fastify raises: keep its status, never its internals.
     return {
       status: error.statusCode,
       code: "validation_failed",

@@ -56,6 +56,15 @@ describe.each(backends)("subscribers on %s", (backend) => {
     expect(json(response).error.issues.length).toBeGreaterThan(0);
   });
 
+  it("accepts an apostrophe, which is legal in an address, and stores it as given", async () => {
+    expect(
+      (await t.visitor().post("/api/subscribers", { email: "o'brien@example.com" })).statusCode,
+    ).toBe(201);
+    expect(
+      (await t.visitor().post("/api/subscribers", { email: "O'Brien@example.com" })).statusCode,
+    ).toBe(409);
+  });
+
   it("accepts a 254-character address", async () => {
     const email = `${"b".repeat(64)}@${"c".repeat(63)}.${"d".repeat(63)}.${"e".repeat(57)}.com`;
     expect(email).toHaveLength(254);
