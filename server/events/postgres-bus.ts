@@ -17,11 +17,11 @@ export type PostgresBusOptions = {
   connectionString: string;
   journal: EventJournal;
   log: BusLogger;
-  /** First and largest pause between reconnection attempts. */
-  retryDelayMs?: { min: number; max: number };
 };
 
 const batchSize = 500;
+/** Reconnection attempts start this soon and back off to at most every 5 s. */
+const retryDelayMs = { min: 250, max: 5000 };
 
 /**
  * Several instances on one PostgreSQL: each holds one LISTEN connection. A
@@ -35,7 +35,6 @@ export async function createPostgresBus({
   connectionString,
   journal,
   log,
-  retryDelayMs = { min: 250, max: 5000 },
 }: PostgresBusOptions): Promise<EventBus> {
   const subscriptions = new Subscriptions(log);
   let client: pg.Client | null = null;
