@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { publicConfig, loadConfig } from "./server/config.ts";
+import { loadConfig, publicConfig } from "./server/config.ts";
 
 // Kept apart from vite.config.ts so the React Router plugin never runs under Vitest.
 export default defineConfig({
@@ -8,6 +8,7 @@ export default defineConfig({
   },
   test: {
     projects: [
+      "vitest.server.config.ts",
       {
         extends: true,
         test: {

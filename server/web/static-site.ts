@@ -21,7 +21,9 @@ export async function staticSite(app: FastifyInstance, { root }: { root: string 
       const isHashedAsset = filePath.includes(`${path.sep}assets${path.sep}`);
       reply.header(
         "Cache-Control",
-        isHashedAsset ? "public, max-age=31536000, immutable" : "public, max-age=0, must-revalidate",
+        isHashedAsset
+          ? "public, max-age=31536000, immutable"
+          : "public, max-age=0, must-revalidate",
       );
     },
   });
