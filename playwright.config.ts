@@ -5,6 +5,8 @@ import { defineConfig, devices } from "@playwright/test";
 
 const port = 4173;
 export const baseURL = `http://127.0.0.1:${port}`;
+/** The same site on PostgreSQL, for the engagement tests. */
+const postgresPort = 4174;
 
 /**
  * The settings the browser tests build and serve the site with. The chatbot
@@ -24,7 +26,7 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 5_000 },
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: [["list"]],
   use: {
     baseURL,
     trace: "retain-on-failure",
@@ -51,19 +53,47 @@ export default defineConfig({
       name: "narrow",
       use: { ...devices["Desktop Chrome"], viewport: { width: 800, height: 900 } },
     },
-  ],
-  webServer: {
-    // Rebuilds first when the build was made with other settings.
-    command: "node scripts/ensure-build.ts && node server/main.ts",
-    url: `${baseURL}/healthz`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    env: {
-      ...siteEnv,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), "ewe-e2e-")),
-      LOG_LEVEL: "warn",
+    {
+      name: "postgres",
+      testMatch: "engagement.spec.ts",
+      use: {
+        ...devices["Desktop Chrome"],
+        viewport: { width: 1280, height: 800 },
+        baseURL: `http://127.0.0.1:${postgresPort}`,
+      },
     },
-  },
+  ],
+  webServer: [
+    {
+      // Rebuilds first when the build was made with other settings.
+      command: "node scripts/ensure-build.ts && node server/main.ts",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+      url: `${baseURL}/healthz`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      env: {
+        ...siteEnv,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "ewe-e2e-")),
+        LOG_LEVEL: "warn",
+      },
+    },
+    {
+      command: "node scripts/ensure-build.ts && node tests/e2e/support/serve-on-postgres.ts",
+      // Lets the script stop the server and its PostgreSQL cluster.
+      gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+      url: `http://127.0.0.1:${postgresPort}/readyz`,
+      reuseExistingServer: false,
+      timeout: 180_000,
+      env: {
+        ...siteEnv,
+        HOST: "127.0.0.1",
+        PORT: String(postgresPort),
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), "ewe-e2e-pg-")),
+        COOKIE_SECRET: "e2e-postgres-cookie-secret-0123456789abcdef",
+        LOG_LEVEL: "warn",
+      },
+    },
+  ],
 });

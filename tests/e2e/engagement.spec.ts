@@ -7,7 +7,9 @@ const items = {
   desktop: { story: "garuda", storyButton: /Garuda/, post: "soap", postButton: /soap/i },
   narrow: { story: "rama-duty", storyButton: /Rama's Duty/, post: "wifi", postButton: /Wi-Fi/i },
 } as const;
-const itemsFor = (projectName: string) => items[projectName as keyof typeof items];
+// The PostgreSQL project has a database of its own.
+const itemsFor = (projectName: string) =>
+  projectName === "postgres" ? items.desktop : items[projectName as keyof typeof items];
 
 async function visitor(browser: Browser, name?: string) {
   const context = await browser.newContext();

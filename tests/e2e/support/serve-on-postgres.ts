@@ -1,0 +1,28 @@
+import { spawn } from "node:child_process";
+import { createDatabase, startPostgres } from "../../support/postgres.ts";
+
+/**
+ * The site on PostgreSQL for the browser tests: a throwaway cluster on loopback,
+ * a fresh database, then the real server. Stopping this process stops both.
+ */
+const postgres = await startPostgres();
+const databaseUrl = await createDatabase(postgres.url, "ewe_e2e");
+const server = spawn(process.execPath, ["server/main.ts"], {
+  env: { ...process.env, DATABASE_URL: databaseUrl },
+  stdio: "inherit",
+});
+
+let stopping = false;
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  if (server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  await postgres.stop();
+  process.exit(code);
+}
+server.once("exit", (code) => void stop(code ?? 1));
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void stop(0));
