@@ -25,8 +25,10 @@ export default defineConfig({
               test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]|app[\\/]root\.tsx/,
             },
             {
-              // Pieces several pages share: one file compresses far better than ten.
+              // Pieces most pages share: one file compresses far better than ten,
+              // while a piece only two pages use stays with them.
               name: "pages",
+              minShareCount: 5,
               test: /app[\\/](components|lib)[\\/]|app[\\/]features[\\/]reactions[\\/]reaction-buttons/,
             },
           ],
