@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import Fastify, { type FastifyReply, type FastifyServerOptions } from "fastify";
 import { loadEngagementCatalog } from "../content/load.ts";
@@ -12,7 +13,7 @@ import { staticSite } from "./web/static-site.ts";
 
 export type AppOptions = {
   config: Config;
-  /** Where the prerendered site lives; tests point this at their own build. */
+  /** Where the prerendered site lives: CLIENT_ROOT, else build/client; tests point this at their own build. */
   clientRoot?: string;
   logger?: FastifyServerOptions["logger"];
   /** Stories and science posts that take reactions and comments; defaults to the content folder's. */
@@ -23,10 +24,13 @@ export type AppOptions = {
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
 
+/** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
+const acceptableRequestId = /^[\w.:-]{1,64}$/;
+
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
-  clientRoot = defaultClientRoot,
+  clientRoot = config.CLIENT_ROOT ? path.resolve(config.CLIENT_ROOT) : defaultClientRoot,
   logger = false,
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
@@ -35,7 +39,10 @@ export async function buildApp({
     logger,
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 16 * 1024,
-    requestIdHeader: "x-request-id",
+    genReqId(request) {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && acceptableRequestId.test(given) ? given : randomUUID();
+    },
     // A URL that cannot be decoded never reaches a route or its error handler.
     frameworkErrors: (_error, _request, reply) => {
       (reply as FastifyReply)
@@ -49,6 +56,22 @@ export async function buildApp({
     chatbotOrigin: config.CHATBOT_SCRIPT_URL
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
       : undefined,
+  });
+
+  // Clients and proxies can quote it when they report a problem; the logs carry the same id.
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  // A request still in flight when the server starts closing is answered, but
+  // its kept-alive connection would then hold the process open until the
+  // client leaves: ask the client to close it.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
   });
 
   const { store, bus, engagement, close } = await startEngagement(config, app.log);

@@ -23,6 +23,8 @@ const envSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATA_DIR: z.string().min(1).default("./data"),
+    // The built site; the default is where `npm run build` writes it.
+    CLIENT_ROOT: optionalText,
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -70,6 +72,13 @@ const envSchema = z
         path: ["SITE_URL"],
         message: "is required in production (canonical URLs, sitemap and the same-origin check)",
       });
+    } else if (!env.SITE_URL.startsWith("https:") && !isLoopback(env.SITE_URL)) {
+      // Over plain http the visitor cookie, and so the ownership of comments, can be stolen.
+      ctx.addIssue({
+        code: "custom",
+        path: ["SITE_URL"],
+        message: "must be an https URL in production (http is accepted only for localhost)",
+      });
     }
     if (!env.CONTACT_EMAIL) {
       ctx.addIssue({
@@ -87,7 +96,15 @@ const envSchema = z
     }
   });
 
+function isLoopback(url: string): boolean {
+  const { hostname } = new URL(url);
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
 export type Env = z.output<typeof envSchema>;
+
+/** Every variable the site reads, in the order `.env.example` and the README list them. */
+export const environmentVariables = Object.keys(envSchema.shape) as (keyof Env)[];
 
 export type Config = Env & {
   siteUrl: string;

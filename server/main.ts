@@ -1,7 +1,11 @@
 import { buildApp } from "./app.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { loggerOptions } from "./logging.ts";
 
-let config: ReturnType<typeof loadConfig>;
+/** A process manager waits about this long after SIGTERM before it kills; finish first. */
+const shutdownDeadlineMs = 10_000;
+
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
@@ -12,22 +16,52 @@ try {
   throw error;
 }
 
-const app = await buildApp({ config, logger: { level: config.LOG_LEVEL } });
+let app: Awaited<ReturnType<typeof buildApp>>;
+try {
+  app = await buildApp({ config, logger: loggerOptions(config.LOG_LEVEL) });
+} catch (error) {
+  // The logger is gone with the app; a failed start is reported as one JSON line too.
+  console.error(
+    JSON.stringify({
+      level: 60,
+      time: Date.now(),
+      msg: `could not start: ${error instanceof Error ? error.message : String(error)}`,
+    }),
+  );
+  process.exit(1);
+}
 
+/*
+ * SIGTERM (process managers, container stops) and SIGINT (Ctrl-C): stop
+ * accepting connections, end the event streams, let requests in flight finish,
+ * then close the database. Fastify's close runs in that order; see app.ts.
+ */
 let closing = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, async () => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, "shutting down");
-    const timer = setTimeout(() => {
-      app.log.error("shutdown took longer than 10 s; exiting");
+    const deadline = setTimeout(() => {
+      app.log.error(`shutdown took longer than ${shutdownDeadlineMs / 1000} s; exiting`);
       process.exit(1);
-    }, 10_000);
-    timer.unref();
-    await app.close();
-    process.exit(0);
+    }, shutdownDeadlineMs);
+    deadline.unref();
+    try {
+      await app.close();
+      app.log.info("shut down cleanly");
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
   });
 }
 
-await app.listen({ host: config.HOST, port: config.PORT });
+try {
+  await app.listen({ host: config.HOST, port: config.PORT });
+} catch (error) {
+  app.log.fatal({ err: error }, "could not listen");
+  await app.close().catch(() => {});
+  process.exit(1);
+}

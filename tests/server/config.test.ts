@@ -1,0 +1,155 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, environmentVariables, loadConfig } from "../../server/config.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("the configuration was accepted");
+}
+
+const production = {
+  NODE_ENV: "production",
+  SITE_URL: "https://engage-with-engineer.example",
+  CONTACT_EMAIL: "owner@example.com",
+};
+
+describe("configuration", () => {
+  it("runs with nothing set: SQLite under ./data, port 3000, local URLs", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      NODE_ENV: "development",
+      HOST: "0.0.0.0",
+      PORT: 3000,
+      DATA_DIR: "./data",
+      databaseKind: "sqlite",
+      siteUrl: "http://localhost:3000",
+      contactEmail: "contact@example.com",
+      TRUST_PROXY: false,
+      LOG_LEVEL: "info",
+    });
+    expect(config.COOKIE_SECRET).toBeUndefined();
+    expect(config.CLIENT_ROOT).toBeUndefined();
+  });
+
+  it("treats empty values as unset, as .env.example leaves them", () => {
+    const config = loadConfig({ DATABASE_URL: "", SITE_URL: " ", COOKIE_SECRET: "" });
+    expect(config.databaseKind).toBe("sqlite");
+    expect(config.siteUrl).toBe("http://localhost:3000");
+  });
+
+  it("reads PostgreSQL, the site URL without its trailing slash, and numbers", () => {
+    const config = loadConfig({
+      DATABASE_URL: "postgresql://ewe@db/ewe",
+      SITE_URL: "https://example.com/",
+      PORT: "8080",
+      TRUST_PROXY: "1",
+      RATE_LIMIT_WINDOW_SECONDS: "30",
+    });
+    expect(config).toMatchObject({
+      databaseKind: "postgres",
+      siteUrl: "https://example.com",
+      PORT: 8080,
+      TRUST_PROXY: true,
+      RATE_LIMIT_WINDOW_SECONDS: 30,
+    });
+  });
+
+  it.each([
+    ["NODE_ENV", "staging"],
+    ["PORT", "eighty"],
+    ["PORT", "70000"],
+    ["DATABASE_URL", "mysql://root@db/ewe"],
+    ["COOKIE_SECRET", "too-short"],
+    ["SITE_URL", "example.com"],
+    ["SITE_URL", "ftp://example.com"],
+    ["CONTACT_EMAIL", "owner-at-example.com"],
+    ["CHATBOT_SCRIPT_URL", "http://chatbot.example/embed.js"],
+    ["TRUST_PROXY", "yes"],
+    ["RATE_LIMIT_WRITES_PER_VISITOR", "0"],
+    ["RATE_LIMIT_WRITES_PER_IP", "1.5"],
+    ["RATE_LIMIT_WINDOW_SECONDS", "-1"],
+    ["EVENT_STREAMS_MAX", "lots"],
+    ["LOG_LEVEL", "verbose"],
+  ])("refuses %s=%s with a message that names it", (name, value) => {
+    expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it("reports every problem at once", () => {
+    const message = refusal({ PORT: "x", LOG_LEVEL: "loud", CONTACT_EMAIL: "nope" });
+    expect(message.split("\n")).toHaveLength(4);
+  });
+
+  it("never repeats a secret in its messages", () => {
+    const message = refusal({
+      COOKIE_SECRET: "hunter2-but-short",
+      DATABASE_URL: "mysql://admin:pa55word@db/ewe",
+    });
+    expect(message).not.toContain("hunter2");
+    expect(message).not.toContain("pa55word");
+  });
+
+  it("wants the chatbot's script and bot id together", () => {
+    expect(refusal({ CHATBOT_SCRIPT_URL: "https://chatbot.example/embed.js" })).toContain(
+      "CHATBOT_BOT_ID: CHATBOT_SCRIPT_URL and CHATBOT_BOT_ID must be set together",
+    );
+    expect(refusal({ CHATBOT_BOT_ID: "bot" })).toContain("CHATBOT_BOT_ID");
+  });
+
+  describe("in production", () => {
+    it("accepts a complete, safe configuration", () => {
+      expect(loadConfig(production).siteUrl).toBe("https://engage-with-engineer.example");
+    });
+
+    it.each([
+      ["SITE_URL", "is required in production"],
+      ["CONTACT_EMAIL", "is required in production"],
+    ])("refuses to start without %s", (name, message) => {
+      const { [name as keyof typeof production]: _left, ...env } = production;
+      expect(refusal(env)).toContain(`${name}: ${message}`);
+    });
+
+    it("refuses a plain-http SITE_URL, except on localhost", () => {
+      expect(refusal({ ...production, SITE_URL: "http://engage-with-engineer.example" })).toContain(
+        "SITE_URL: must be an https URL in production",
+      );
+      for (const local of ["http://localhost:3000", "http://127.0.0.1:4173", "http://[::1]:3000"]) {
+        expect(loadConfig({ ...production, SITE_URL: local }).siteUrl).toBe(local);
+      }
+    });
+
+    it("refuses PostgreSQL without a shared COOKIE_SECRET", () => {
+      const env = { ...production, DATABASE_URL: "postgres://ewe@db/ewe" };
+      expect(refusal(env)).toContain("COOKIE_SECRET: is required in production with DATABASE_URL");
+      expect(loadConfig({ ...env, COOKIE_SECRET: "c".repeat(32) }).databaseKind).toBe("postgres");
+    });
+
+    it("leaves the rules to the server when the client build reads the settings", () => {
+      expect(
+        loadConfig({ NODE_ENV: "production" }, { productionRules: false }).siteUrl,
+      ).toBeDefined();
+    });
+  });
+
+  describe("documentation", () => {
+    it(".env.example lists every variable once, and nothing else", () => {
+      const listed = readFileSync(path.join(root, ".env.example"), "utf8")
+        .split("\n")
+        .filter((line) => /^[A-Z_]+=/.test(line))
+        .map((line) => line.slice(0, line.indexOf("=")));
+      expect(listed.toSorted()).toEqual(environmentVariables.toSorted());
+    });
+
+    it("the README's configuration table lists every variable", () => {
+      const readme = readFileSync(path.join(root, "README.md"), "utf8");
+      for (const name of environmentVariables) expect(readme).toContain(`| \`${name}\` |`);
+    });
+  });
+});
