@@ -41,6 +41,18 @@ export type SubscribeRequest = z.input<typeof subscribeRequestSchema>;
 export const subscribeResponseSchema = z.object({ subscribed: z.literal(true) });
 export type SubscribeResponse = z.infer<typeof subscribeResponseSchema>;
 
+/** The token of an unsubscribe link: 32 random bytes in base64url, as the server issues them. */
+export const unsubscribeTokenSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{43}$/, "This is not an unsubscribe token.");
+
+export const unsubscribeRequestSchema = z.strictObject({ token: unsubscribeTokenSchema });
+export type UnsubscribeRequest = z.input<typeof unsubscribeRequestSchema>;
+
+/** The same answer the first time and on every later visit of the link. */
+export const unsubscribeResponseSchema = z.object({ unsubscribed: z.literal(true) });
+export type UnsubscribeResponse = z.infer<typeof unsubscribeResponseSchema>;
+
 // Reactions
 
 export const reactionCountsSchema = z.object({
@@ -100,6 +112,7 @@ export const errorCodes = [
   "forbidden",
   "cross_origin",
   "already_subscribed",
+  "unknown_token",
   "payload_too_large",
   "unsupported_media_type",
   "rate_limited",

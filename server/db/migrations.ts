@@ -93,9 +93,27 @@ function engagementTables(kind: DatabaseKind): Migration {
   };
 }
 
+/**
+ * Unsubscribing deletes the address; the token is kept, without it, so that
+ * following the same link again still says "unsubscribed" rather than "unknown".
+ */
+function unsubscribedTokens(kind: DatabaseKind): Migration {
+  const { timestamp } = dialectHelpers(kind);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("unsubscribed_tokens")
+        .addColumn("token", "text", (c) => c.primaryKey())
+        .addColumn("unsubscribed_at", timestamp, (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
 /** Migrations by name; names sort in the order they apply. */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
   return {
     "001_engagement": engagementTables(kind),
+    "002_unsubscribed_tokens": unsubscribedTokens(kind),
   };
 }

@@ -16,6 +16,12 @@ export type SubscribersTable = {
   created_at: Timestamp;
 };
 
+/** Tokens of removed subscriptions, so a second visit of the link is still answered. */
+export type UnsubscribedTokensTable = {
+  token: string;
+  unsubscribed_at: Timestamp;
+};
+
 export type ReactionRow = {
   id: Generated<number>;
   type: string;
@@ -48,6 +54,7 @@ export type EventsTable = {
 
 export type Database = {
   subscribers: SubscribersTable;
+  unsubscribed_tokens: UnsubscribedTokensTable;
   mythology_reactions: MythologyReactionsTable;
   science_reactions: ScienceReactionsTable;
   science_comments: ScienceCommentsTable;

@@ -3,7 +3,7 @@ import type { Comment } from "../../contract/api.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { EventBus } from "../events/bus.ts";
+import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { nowIso, toIso } from "./time.ts";
 
@@ -55,6 +55,34 @@ export function createCommentsRepository(
       .where("id", "=", id)
       .executeTakeFirst();
     return row ? "forbidden" : "not_found";
+  }
+
+  /**
+   * Deletes the comments matching by id, by visitor or by both, recording a
+   * `deleted` event for each in the same transaction; returns how many.
+   */
+  async function removeMatching(
+    match: { id: number; visitorId?: string } | { id?: number; visitorId: string },
+  ): Promise<number> {
+    const recorded = await db.transaction().execute(async (trx) => {
+      let query = trx.deleteFrom("science_comments");
+      if (match.id !== undefined) query = query.where("id", "=", match.id);
+      if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
+      const rows = await query.returning(["id", "post_id"]).execute();
+      const recorded: LiveEvent[] = [];
+      for (const row of rows) {
+        recorded.push(
+          await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+            action: "deleted",
+            item: itemOf(row.post_id),
+            commentId: row.id,
+          })),
+        );
+      }
+      return recorded;
+    });
+    for (const event of recorded) bus.committed(event);
+    return recorded.length;
   }
 
   return {
@@ -147,23 +175,49 @@ export function createCommentsRepository(
 
     /** Deletes a comment written by this visitor. */
     async remove(input: { id: number; visitorId: string }): Promise<true | CommentRefusal> {
-      const event = await db.transaction().execute(async (trx) => {
-        const row = await trx
-          .deleteFrom("science_comments")
-          .where("id", "=", input.id)
-          .where("visitor_id", "=", input.visitorId)
-          .returning(["id", "post_id"])
-          .executeTakeFirst();
-        if (!row) return null;
-        return events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-          action: "deleted",
-          item: itemOf(row.post_id),
-          commentId: row.id,
-        }));
-      });
-      if (!event) return refusal(input.id);
-      bus.committed(event);
-      return true;
+      const removed = await removeMatching(input);
+      return removed > 0 ? true : refusal(input.id);
+    },
+
+    /** The owner's moderation: deletes any comment; false when there is none with this id. */
+    async removeAsOwner(id: number): Promise<boolean> {
+      return (await removeMatching({ id })) > 0;
+    },
+
+    /** Abuse clean-up: deletes every comment of one visitor; returns how many. */
+    removeAllBy(visitorId: string): Promise<number> {
+      return removeMatching({ visitorId });
+    },
+
+    /** The visitor who wrote a comment (how the owner names a visitor), or null. */
+    async authorOf(id: number): Promise<string | null> {
+      const row = await db
+        .selectFrom("science_comments")
+        .select("visitor_id")
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row?.visitor_id ?? null;
+    },
+
+    /** For the owner: comments of one post or all, written since a time, oldest first. */
+    async listForOwner(filter: { postId?: string; since?: Date }): Promise<LiveComment[]> {
+      let query = db.selectFrom("science_comments").select(columns);
+      if (filter.postId !== undefined) query = query.where("post_id", "=", filter.postId);
+      if (filter.since !== undefined) {
+        query = query.where("created_at", ">=", filter.since.toISOString());
+      }
+      const rows = await query.orderBy("created_at").orderBy("id").execute();
+      return rows.map(toLiveComment);
+    },
+
+    /** How many comments each post has, for posts that have any. */
+    async countsByPost(): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select((eb) => ["post_id", eb.fn.countAll().as("count")])
+        .groupBy("post_id")
+        .execute();
+      return new Map(rows.map((row) => [row.post_id, Number(row.count)]));
     },
   };
 }

@@ -9,7 +9,11 @@ export type { Catalog } from "./catalog.ts";
 export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
 
 /** Every repository of the engagement store; writes report their events to `bus`. */
-export function createEngagement(store: Store, events: EventsRepository, bus: EventBus) {
+export function createEngagement(
+  store: Store,
+  events: EventsRepository,
+  bus: Pick<EventBus, "committed">,
+) {
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),

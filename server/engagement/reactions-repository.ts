@@ -1,10 +1,15 @@
 import type { Kysely, Transaction } from "kysely";
-import type { ReactionsResponse } from "../../contract/api.ts";
-import { type ItemKind, type ReactionType, reactionTypes } from "../../contract/limits.ts";
+import type { ReactionCounts, ReactionsResponse } from "../../contract/api.ts";
+import {
+  type ItemKind,
+  itemKinds,
+  type ReactionType,
+  reactionTypes,
+} from "../../contract/limits.ts";
 import { topicOf } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { EventBus } from "../events/bus.ts";
+import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { nowIso } from "./time.ts";
 
@@ -136,6 +141,58 @@ export function createReactionsRepository(
       if (!result) return null;
       bus.committed(result.event);
       return result.reactions;
+    },
+
+    /**
+     * Abuse clean-up: removes every reaction of one visitor, on stories and
+     * posts, and sends each touched item's new counts; returns how many.
+     */
+    async removeAllBy(visitorId: string): Promise<number> {
+      const { removed, recorded } = await db.transaction().execute(async (trx) => {
+        let removed = 0;
+        const recorded: LiveEvent[] = [];
+        for (const kind of itemKinds) {
+          const { table, item } = tableOf(kind);
+          const rows = await trx
+            .deleteFrom(table)
+            .where("visitor_id", "=", visitorId)
+            .returning(item)
+            .execute();
+          removed += rows.length;
+          for (const itemId of new Set(rows.map((row) => row[item]))) {
+            const { event } = await recordChange(trx, { kind, itemId, visitorId: null });
+            recorded.push(event);
+          }
+        }
+        return { removed, recorded };
+      });
+      for (const event of recorded) bus.committed(event);
+      return removed;
+    },
+
+    /** Counts per type of every item that has reactions, by kind and item id. */
+    async countsByItem(): Promise<{ kind: ItemKind; itemId: string; counts: ReactionCounts }[]> {
+      const result: { kind: ItemKind; itemId: string; counts: ReactionCounts }[] = [];
+      for (const kind of itemKinds) {
+        const { table, item } = tableOf(kind);
+        const rows = await db
+          .selectFrom(table)
+          .select((eb) => [eb.ref(item).as("item_id"), "type", eb.fn.countAll().as("count")])
+          .groupBy([item, "type"])
+          .orderBy(item)
+          .execute();
+        const byItem = new Map<string, ReactionCounts>();
+        for (const row of rows) {
+          let counts = byItem.get(row.item_id);
+          if (!counts) {
+            counts = { like: 0, love: 0, dislike: 0, idea: 0 };
+            byItem.set(row.item_id, counts);
+            result.push({ kind, itemId: row.item_id, counts });
+          }
+          counts[row.type as ReactionType] = Number(row.count);
+        }
+      }
+      return result;
     },
   };
 }

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Config } from "../config.ts";
-import { migrateToLatest, openStore, type Store } from "../db/store.ts";
+import { migrateToLatest, openStore, type Store, type StoreOptions } from "../db/store.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
 import { createEventsRepository } from "./events-repository.ts";
 import { createEngagement, type Engagement } from "./index.ts";
@@ -16,21 +16,29 @@ export type EngagementService = {
   close(): Promise<void>;
 };
 
+type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR">;
+
+/** The SQLite file of a configuration without DATABASE_URL. */
+export function sqliteFileOf(config: Pick<Config, "DATA_DIR">): string {
+  return path.resolve(config.DATA_DIR, "engage.sqlite");
+}
+
+/** PostgreSQL when DATABASE_URL is set, else `${DATA_DIR}/engage.sqlite`. */
+export function storeOptionsOf(config: StoreConfig): StoreOptions {
+  return config.DATABASE_URL
+    ? { kind: "postgres", connectionString: config.DATABASE_URL }
+    : { kind: "sqlite", file: sqliteFileOf(config) };
+}
+
 /**
- * Opens the store named by the configuration (PostgreSQL when DATABASE_URL is
- * set, else `${DATA_DIR}/engage.sqlite`), migrates it, and starts the live
- * event bus that suits it.
+ * Opens the store named by the configuration, migrates it, and starts the
+ * live event bus that suits it.
  */
 export async function startEngagement(
-  config: Pick<Config, "DATABASE_URL" | "DATA_DIR">,
+  config: StoreConfig,
   log: BusLogger,
 ): Promise<EngagementService> {
-  const store = await openStore(
-    config.DATABASE_URL
-      ? { kind: "postgres", connectionString: config.DATABASE_URL }
-      : { kind: "sqlite", file: path.resolve(config.DATA_DIR, "engage.sqlite") },
-    log,
-  );
+  const store = await openStore(storeOptionsOf(config), log);
   let bus: EventBus;
   const events = createEventsRepository(store);
   try {
@@ -43,7 +51,7 @@ export async function startEngagement(
         log,
       });
     } else {
-      bus = createLocalBus({ lastEventId: await events.latestId(), log });
+      bus = createLocalBus({ lastEventId: await events.latestId(), journal: events, log });
     }
   } catch (error) {
     await store.close();

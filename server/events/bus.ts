@@ -75,26 +75,86 @@ export class Subscriptions {
   }
 }
 
-/** One process, one SQLite file: events go straight from the writer to the streams. */
+/** Reads the journal (the `events` table): how buses learn of other processes' events. */
+export type EventJournal = {
+  /** Events of every topic with an id above `afterId`, oldest first. */
+  after(afterId: number, limit: number): Promise<LiveEvent[]>;
+  latestId(): Promise<number>;
+};
+
+const journalBatchSize = 500;
+
+/**
+ * One server process on one SQLite file. Its own writes go straight from the
+ * writer to the streams. Another process writing to the same file (the admin
+ * command line deleting a comment) cannot reach this process's memory, so the
+ * journal is polled too: every `pollMs`, anything above the last delivered id
+ * is read and delivered. SQLite has one writer at a time, so ids are assigned
+ * in commit order; an event that is not the next id means one from elsewhere
+ * came first, and the journal is read instead to keep the order.
+ */
 export function createLocalBus({
   lastEventId,
+  journal,
+  pollMs = 1000,
   log,
 }: {
   lastEventId: number;
+  journal: EventJournal;
+  pollMs?: number;
   log?: BusLogger;
 }): EventBus {
   const subscriptions = new Subscriptions(log);
   let last = lastEventId;
+  let reading: Promise<void> | null = null;
+  let readAgain = false;
+
+  function deliver(event: LiveEvent) {
+    if (event.id <= last) return;
+    last = event.id;
+    subscriptions.dispatch(event);
+  }
+
+  /** Delivers everything in the journal above the last delivered id; one reader at a time. */
+  function catchUp(): Promise<void> {
+    if (reading) {
+      // The read in progress may have started before the event asked for committed.
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        let events: LiveEvent[];
+        do {
+          readAgain = false;
+          events = await journal.after(last, journalBatchSize);
+          for (const event of events) deliver(event);
+        } while (events.length === journalBatchSize || readAgain);
+      } catch (error) {
+        log?.warn({ err: error }, "live events could not be read");
+      } finally {
+        reading = null;
+      }
+    })();
+    return reading;
+  }
+
+  const polling = setInterval(() => void catchUp(), pollMs);
+  polling.unref();
+
   return {
     subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
     get lastEventId() {
       return last;
     },
     committed(event) {
-      last = Math.max(last, event.id);
-      subscriptions.dispatch(event);
+      if (event.id === last + 1) deliver(event);
+      else void catchUp();
     },
     healthy: true,
-    async close() {},
+    async close() {
+      clearInterval(polling);
+      await reading;
+    },
   };
 }

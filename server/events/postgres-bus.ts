@@ -2,16 +2,11 @@ import pg from "pg";
 import {
   type BusLogger,
   type EventBus,
+  type EventJournal,
   eventsChannel,
   type LiveEvent,
   Subscriptions,
 } from "./bus.ts";
-
-export type EventJournal = {
-  /** Events of every topic with an id above `afterId`, oldest first. */
-  after(afterId: number, limit: number): Promise<LiveEvent[]>;
-  latestId(): Promise<number>;
-};
 
 export type PostgresBusOptions = {
   connectionString: string;

@@ -30,6 +30,7 @@ describe.each(backends)("the app on %s", (backend) => {
       "/api/items/{kind}/{id}/reactions",
       "/api/items/{kind}/{id}/reactions/{type}",
       "/api/subscribers",
+      "/api/unsubscribe",
     ]);
     const subscribe = doc.paths["/api/subscribers"].post;
     expect(subscribe.requestBody.content["application/json"].schema.properties.email).toMatchObject(
