@@ -1,0 +1,343 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv, parseExport } from "./support/admin.ts";
+import { EventStream } from "./support/sse-client.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
+
+const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-admin-"));
+
+describe("the admin command line's usage", () => {
+  const env = { NODE_ENV: "test", DATA_DIR: scratch() };
+
+  it("lists its commands and exit codes with --help", async () => {
+    const run = await admin(env, "--help");
+    expect(run.code).toBe(0);
+    for (const command of [
+      "subscribers export",
+      "subscribers remove",
+      "comments list",
+      "comments delete",
+      "visitor purge",
+      "stats",
+      "backup",
+      "restore",
+    ]) {
+      expect(run.stdout).toContain(command);
+    }
+    expect(run.stdout).toContain("Exit codes: 0 done, 1 failed, 2 wrong usage, 3 nothing found");
+  });
+
+  it("explains one command with <command> --help or help <command>", async () => {
+    const flag = await admin(env, "comments", "list", "--help");
+    expect(flag.code).toBe(0);
+    expect(flag.stdout).toContain("Usage: npm run admin -- comments list [--post ID]");
+    expect(flag.stdout).toContain("--since DATE");
+    expect((await admin(env, "help", "comments", "list")).stdout).toBe(flag.stdout);
+  });
+
+  it.each([
+    ["no command", []],
+    ["an unknown command", ["comments", "erase", "1"]],
+    ["an unknown option", ["stats", "--verbose"]],
+    ["a missing argument", ["comments", "delete"]],
+    ["an extra argument", ["stats", "now"]],
+    ["an id that is not a number", ["comments", "delete", "12abc"]],
+    ["an id beyond the column", ["comments", "delete", "2147483648"]],
+    ["a date that is not one", ["comments", "list", "--since", "yesterday"]],
+    ["purge without --comment", ["visitor", "purge"]],
+    ["backup without --out", ["backup"]],
+  ])("answers %s with exit code 2 and says why", async (_case, argv) => {
+    const run = await admin(env, ...argv);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.length).toBeGreaterThan(10);
+  });
+
+  it("fails with exit code 1 and a clear message when there is no database yet", async () => {
+    const run = await admin({ NODE_ENV: "test", DATA_DIR: scratch() }, "stats");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/There is no database at .*engage\.sqlite: is DATA_DIR right\?/);
+  });
+
+  it("validates the environment like the server, exit code 1", async () => {
+    const run = await admin({ PORT: "eighty" }, "stats");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("PORT:");
+  });
+
+  it("refuses backup and restore on PostgreSQL, pointing at pg_dump", async () => {
+    const env = { NODE_ENV: "test", DATABASE_URL: "postgres://127.0.0.1:1/none" };
+    const run = await admin(env, "backup", "--out", path.join(scratch(), "x.sqlite"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("pg_dump");
+  });
+});
+
+describe.each(backends)("the admin command line on %s", (backend) => {
+  let t: TestApp;
+  let env: Record<string, string>;
+  let baseUrl: string;
+  const streams: EventStream[] = [];
+  const watch = async (topic: string) => {
+    const stream = new EventStream(baseUrl, topic);
+    streams.push(stream);
+    await stream.ready();
+    return stream;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    env = adminEnv(t);
+    baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+  afterAll(() => t?.close());
+
+  describe("subscribers", () => {
+    it("exports them as CSV with unsubscribe links that work", async () => {
+      for (const email of ["first@example.com", "O'Brien@Example.org"]) {
+        expect((await t.visitor().post("/api/subscribers", { email })).statusCode).toBe(201);
+      }
+      const run = await admin(env, "subscribers", "export");
+      expect(run.code).toBe(0);
+      const rows = parseExport(run.stdout);
+      expect([...rows.keys()]).toEqual(
+        expect.arrayContaining(["first@example.com", "O'Brien@Example.org"]),
+      );
+      const { url, subscribedAt } = rows.get("first@example.com")!;
+      expect(subscribedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(url).toMatch(new RegExp(`^${siteUrl}/unsubscribe\\?token=[A-Za-z0-9_-]{43}$`));
+
+      const token = new URL(url).searchParams.get("token");
+      const unsubscribed = await t.visitor().post("/api/unsubscribe", { token });
+      expect(unsubscribed.statusCode).toBe(200);
+      const after = parseExport((await admin(env, "subscribers", "export")).stdout);
+      expect(after.has("first@example.com")).toBe(false);
+      expect(after.has("O'Brien@Example.org")).toBe(true);
+    });
+
+    it("writes the export to a file only its owner can read", async () => {
+      await t.visitor().post("/api/subscribers", { email: "filed@example.com" });
+      const file = path.join(scratch(), "subscribers.csv");
+      const run = await admin(env, "subscribers", "export", "--out", file);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/Wrote \d+ subscribers to /);
+      expect(parseExport(readFileSync(file, "utf8")).has("filed@example.com")).toBe(true);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    });
+
+    it("removes an address in any case; its link then still says unsubscribed", async () => {
+      await t.visitor().post("/api/subscribers", { email: "leaving@example.com" });
+      const { url } = parseExport((await admin(env, "subscribers", "export")).stdout).get(
+        "leaving@example.com",
+      )!;
+      const run = await admin(env, "subscribers", "remove", "LEAVING@example.com");
+      expect(run).toMatchObject({ code: 0, stdout: "Removed LEAVING@example.com.\n" });
+      const token = new URL(url).searchParams.get("token");
+      expect((await t.visitor().post("/api/unsubscribe", { token })).statusCode).toBe(200);
+
+      const again = await admin(env, "subscribers", "remove", "leaving@example.com");
+      expect(again.code).toBe(3);
+      expect(again.stderr).toContain("No subscriber has the address leaving@example.com");
+    });
+  });
+
+  describe("comments", () => {
+    it("lists them by post and since a date, as text and as JSON", async () => {
+      const post = freshItem("science");
+      const other = freshItem("science");
+      await t.visitor().comment(post, "first line\nsecond\tline", "Meera");
+      await t.visitor().comment(other, "elsewhere", "Sam");
+
+      const run = await admin(env, "comments", "list", "--post", post);
+      expect(run.code).toBe(0);
+      const [header, row, ...rest] = run.stdout.trimEnd().split("\n");
+      expect(header).toBe("id\tpost\tcreated_at\tname\tcomment");
+      expect(rest).toEqual([]);
+      expect(row?.split("\t")).toEqual([
+        expect.stringMatching(/^\d+$/),
+        post,
+        expect.stringMatching(/Z$/),
+        "Meera",
+        "first line\\nsecond\\tline",
+      ]);
+
+      const asJson = JSON.parse((await admin(env, "comments", "list", "--json")).stdout);
+      expect(asJson.map((c: { postId: string }) => c.postId)).toEqual(
+        expect.arrayContaining([post, other]),
+      );
+      const future = await admin(env, "comments", "list", "--since", "2999-01-01", "--json");
+      expect(JSON.parse(future.stdout)).toEqual([]);
+      const today = new Date().toISOString().slice(0, 10);
+      const recent = await admin(env, "comments", "list", "--since", today, "--post", other);
+      expect(recent.stdout).toContain("elsewhere");
+    });
+
+    it("deletes any comment by id, and open pages see it go", async () => {
+      const post = freshItem("science");
+      const viewer = await watch(`science:${post}`);
+      const { comment } = json(await t.visitor().comment(post, "spam, spam, spam"));
+      await viewer.next("comment");
+
+      const run = await admin(env, "comments", "delete", String(comment.id));
+      expect(run).toMatchObject({ code: 0, stdout: `Deleted comment ${comment.id}.\n` });
+      const deleted = await viewer.nth("comment", 1);
+      expect(deleted.json).toEqual({
+        action: "deleted",
+        item: { kind: "science", id: post },
+        commentId: comment.id,
+      });
+      expect(json(await t.visitor().get(`/api/items/science/${post}/comments`)).comments).toEqual(
+        [],
+      );
+
+      const again = await admin(env, "comments", "delete", String(comment.id));
+      expect(again.code).toBe(3);
+      expect(again.stderr).toContain(`There is no comment ${comment.id}.`);
+    });
+  });
+
+  describe("visitor purge", () => {
+    it("removes every comment and reaction of one visitor and nobody else's", async () => {
+      const [post, story] = [freshItem("science"), freshItem("mythology")];
+      const viewer = await watch(`mythology:${story}`);
+      const troll = t.visitor();
+      const reader = t.visitor();
+      const { comment } = json(await troll.comment(post, "first abuse", "Troll"));
+      await troll.comment(post, "second abuse, other name", "Someone Else");
+      await troll.react("science", post, "dislike");
+      await troll.react("mythology", story, "dislike");
+      await reader.comment(post, "a fair comment", "Reader");
+      await reader.react("mythology", story, "love");
+      await viewer.nth("reaction", 1);
+
+      const run = await admin(env, "visitor", "purge", "--comment", String(comment.id));
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(
+        `Removed 2 comments and 2 reactions of the visitor who wrote comment ${comment.id}.\n`,
+      );
+      const comments = json(await reader.get(`/api/items/science/${post}/comments`)).comments;
+      expect(comments.map((c: { content: string }) => c.content)).toEqual(["a fair comment"]);
+      expect(json(await reader.get(`/api/items/mythology/${story}/reactions`)).counts).toEqual({
+        like: 0,
+        love: 1,
+        dislike: 0,
+        idea: 0,
+      });
+      expect((await viewer.nth("reaction", 2)).json.counts).toMatchObject({ dislike: 0, love: 1 });
+
+      const gone = await admin(env, "visitor", "purge", "--comment", String(comment.id));
+      expect(gone.code).toBe(3);
+    });
+  });
+
+  it("prints counts per item, as a table and as JSON", async () => {
+    const [post, story] = [freshItem("science"), freshItem("mythology")];
+    const alex = t.visitor();
+    await alex.react("science", post, "idea");
+    await alex.react("mythology", story, "like");
+    await alex.react("mythology", story, "love");
+    await alex.comment(post, "one");
+    await alex.comment(post, "two");
+
+    const stats = JSON.parse((await admin(env, "stats", "--json")).stdout);
+    expect(stats.subscribers).toBeGreaterThanOrEqual(0);
+    expect(stats.items).toEqual(
+      expect.arrayContaining([
+        {
+          kind: "science",
+          id: post,
+          reactions: { like: 0, love: 0, dislike: 0, idea: 1 },
+          comments: 2,
+        },
+        {
+          kind: "mythology",
+          id: story,
+          reactions: { like: 1, love: 1, dislike: 0, idea: 0 },
+          comments: null,
+        },
+      ]),
+    );
+
+    const table = await admin(env, "stats");
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /^Subscribers: \d+\n\nkind +item +like +love +dislike +idea +comments\n/,
+    );
+    expect(table.stdout).toMatch(new RegExp(`science +${post} +0 +0 +0 +1 +2\\n`));
+    expect(table.stdout).toMatch(new RegExp(`mythology +${story} +1 +1 +0 +0 +-\\n`));
+    expect(table.stdout).toMatch(/\ntotal( +\d+){5}\n$/);
+  });
+});
+
+describe("backup and restore of the SQLite database", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(() => t?.close());
+
+  it("backs up while the app has the database open, and never over an existing file", async () => {
+    await t.visitor().comment("wifi", "kept in the backup");
+    const out = path.join(scratch(), "engage-backup.sqlite");
+    const run = await admin(adminEnv(t), "backup", "--out", out);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Backed up .*engage\.sqlite to .* \(\d+ bytes\)\.\n$/);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+
+    const again = await admin(adminEnv(t), "backup", "--out", out);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("exists already");
+  });
+
+  it("refuses to restore while the database is in use, or from a file that is not a backup", async () => {
+    const out = path.join(scratch(), "b.sqlite");
+    await admin(adminEnv(t), "backup", "--out", out);
+    const inUse = await admin(adminEnv(t), "restore", "--from", out);
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toContain("is in use: stop the server first");
+
+    const junk = path.join(scratch(), "junk.sqlite");
+    writeFileSync(junk, "not a database at all, just some text that is long enough");
+    const bad = await admin(adminEnv(t), "restore", "--from", junk);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/The backup .*junk\.sqlite/);
+    expect((await admin(adminEnv(t), "restore", "--from", `${junk}.missing`)).code).toBe(1);
+  });
+
+  it("restores a backup once the server is stopped, keeping the replaced database", async () => {
+    const dataDir = path.join(scratch(), "data");
+    const first = await startTestApp("sqlite", { dataDir });
+    await first.visitor().comment("soap", "before the backup");
+    const out = path.join(scratch(), "b.sqlite");
+    expect((await admin(adminEnv(first), "backup", "--out", out)).code).toBe(0);
+    await first.visitor().comment("soap", "after the backup");
+    await first.close();
+
+    const run = await admin(adminEnv(first), "restore", "--from", out);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/kept as .*engage\.sqlite\.before-restore-/);
+
+    const restarted = await startTestApp("sqlite", { dataDir });
+    try {
+      const comments = json(await restarted.visitor().get("/api/items/science/soap/comments"));
+      expect(comments.comments.map((c: { content: string }) => c.content)).toEqual([
+        "before the backup",
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
+});

@@ -1,0 +1,218 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, statSync } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  fixtureClientRoot,
+  projectRoot,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { admin, parseExport } from "./support/admin.ts";
+import { EventStream } from "./support/sse-client.ts";
+
+const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-process-"));
+
+/**
+ * A POST whose body is sent in two halves, so the request can be left in
+ * flight. Its connection is kept alive with no idle timeout of its own, like
+ * a browser's or a proxy's: only the server can end it.
+ */
+function halfSentPost(url: string, pathname: string, body: string) {
+  const request = http.request(new URL(pathname, url), {
+    agent: new http.Agent({ keepAlive: true }),
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      origin: url,
+    },
+  });
+  const response = new Promise<{
+    status: number;
+    headers: http.IncomingHttpHeaders;
+    body: string;
+  }>((resolve, reject) => {
+    request.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+      );
+    });
+    request.on("error", reject);
+  });
+  const half = Math.floor(body.length / 2);
+  request.write(body.slice(0, half));
+  return {
+    response,
+    finish: () => request.end(body.slice(half)),
+  };
+}
+
+async function refusesConnections(url: string, timeoutMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const refused = await fetch(`${url}/healthz`).then(
+      () => false,
+      (error) => (error as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED",
+    );
+    if (refused) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+describe("the server process", () => {
+  let server: ServerProcess | undefined;
+  afterEach(async () => {
+    await server?.stop("SIGKILL");
+    server = undefined;
+  });
+
+  it("starts with no settings but its address: SQLite and a cookie secret under ./data", async () => {
+    const cwd = scratch();
+    server = await startServerProcess({ env: { CLIENT_ROOT: fixtureClientRoot() }, cwd });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(await ready.json()).toEqual({
+      status: "ready",
+      database: "sqlite",
+      liveEvents: "listening",
+    });
+    expect(existsSync(path.join(cwd, "data/engage.sqlite"))).toBe(true);
+    expect(statSync(path.join(cwd, "data/cookie-secret")).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses to start in production on unsafe settings, saying which", () => {
+    const run = spawnSync(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0" },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("Invalid configuration:");
+    expect(run.stderr).toContain("SITE_URL: is required in production");
+    expect(run.stderr).toContain("CONTACT_EMAIL: is required in production");
+    expect(run.stdout).toBe("");
+  });
+
+  it("on SIGTERM ends the streams, refuses new connections, finishes what is in flight, closes the database and exits 0", async () => {
+    const dataDir = scratch();
+    server = await startServerProcess({
+      env: { CLIENT_ROOT: fixtureClientRoot(), DATA_DIR: dataDir, LOG_LEVEL: "info" },
+    });
+    const { url } = server;
+    const stream = new EventStream(url, "science:wifi");
+    await stream.ready();
+    const inFlight = halfSentPost(
+      url,
+      "/api/items/science/wifi/comments",
+      JSON.stringify({ content: "sent across the shutdown", userName: "Meera" }),
+    );
+    await server.waitForLog((line) => line.req?.url === "/api/items/science/wifi/comments");
+
+    const signalled = Date.now();
+    const exit = server.stop("SIGTERM");
+    await server.waitForLog((line) => line.msg === "shutting down");
+    await stream.until((s) => s.ended);
+    expect(await refusesConnections(url)).toBe(true);
+
+    inFlight.finish();
+    const answered = await inFlight.response;
+    expect(answered.status).toBe(201);
+    // Kept alive, the connection would hold the process open past the deadline.
+    expect(answered.headers.connection).toBe("close");
+    expect(await exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(server.logs.at(-1)?.msg).toBe("shut down cleanly");
+
+    // SQLite removes the write-ahead log when the last connection closes cleanly.
+    const file = path.join(dataDir, "engage.sqlite");
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(
+        db
+          .prepare("select count(*) as n from science_comments where content = ?")
+          .get("sent across the shutdown"),
+      ).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it("logs JSON lines with request ids, and no emails, cookies, credentials or tokens", async () => {
+    const dataDir = scratch();
+    const cookieSecret = "cookie-secret-that-must-never-be-logged";
+    server = await startServerProcess({
+      env: {
+        CLIENT_ROOT: fixtureClientRoot(),
+        DATA_DIR: dataDir,
+        COOKIE_SECRET: cookieSecret,
+        LOG_LEVEL: "trace",
+      },
+    });
+    const { url } = server;
+    const email = "private.reader@example.com";
+    const json = { "content-type": "application/json", origin: url };
+    const secrets = [email, cookieSecret, "Bearer-credential-xyz", "other-cookie-value-123"];
+
+    const subscribed = await fetch(`${url}/api/subscribers`, {
+      method: "POST",
+      headers: {
+        ...json,
+        "x-request-id": "trace-42",
+        cookie: "session=other-cookie-value-123",
+        authorization: "Bearer Bearer-credential-xyz",
+      },
+      body: JSON.stringify({ email }),
+    });
+    expect(subscribed.status).toBe(201);
+    expect(subscribed.headers.get("x-request-id")).toBe("trace-42");
+
+    const reacted = await fetch(`${url}/api/items/science/wifi/reactions`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ type: "like", userName: "Private Name" }),
+    });
+    const visitorCookie = reacted.headers.get("set-cookie")?.split(";")[0] ?? "";
+    expect(visitorCookie).toMatch(/^ewe_visitor=.{20,}/);
+    secrets.push(visitorCookie.slice("ewe_visitor=".length));
+    await fetch(`${url}/api/items/science/wifi/comments`, {
+      method: "POST",
+      headers: { ...json, cookie: visitorCookie },
+      body: JSON.stringify({ content: "hello", userName: "Private Name" }),
+    });
+    await fetch(`${url}/api/subscribers`, { method: "POST", headers: json, body: "{not json" });
+
+    const exported = await admin({ DATA_DIR: dataDir, SITE_URL: url }, "subscribers", "export");
+    const link = parseExport(exported.stdout).get(email)!.url;
+    const token = new URL(link).searchParams.get("token")!;
+    secrets.push(token);
+    await fetch(`${url}/unsubscribe?token=${token}`);
+    await fetch(`${url}/api/unsubscribe`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ token }),
+    });
+
+    expect(await server.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+    const lines = server.output().trimEnd().split("\n");
+    for (const line of lines) {
+      const entry = JSON.parse(line);
+      expect(entry).toMatchObject({ level: expect.any(Number), time: expect.any(Number) });
+      expect(typeof entry.msg).toBe("string");
+    }
+    const requests = server.logs.filter((line) => line.req);
+    expect(requests.length).toBeGreaterThanOrEqual(6);
+    for (const line of requests) expect(line.reqId).toEqual(expect.any(String));
+    expect(requests.find((line) => line.reqId === "trace-42")?.req.url).toBe("/api/subscribers");
+    expect(requests.map((line) => line.req.url)).toContain("/unsubscribe?token=[redacted]");
+    for (const secret of secrets) expect(server.output()).not.toContain(secret);
+    expect(server.output()).not.toMatch(/ewe_visitor=|"cookie"|authorization/i);
+  });
+});

@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * The real server, `node server/main.ts`, as a child process on a loopback
+ * port the system picks: for what only a process shows (signals, exit codes,
+ * its log output, being killed, two instances side by side).
+ */
+export type ServerProcess = {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Every line the server wrote to stdout, parsed (its logs are JSON). */
+  readonly logs: LogLine[];
+  /** Everything written to stdout and stderr, as it came. */
+  output(): string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<Exit>;
+  /** Sends a signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+  /** Resolves with the first log line (already written or still to come) that `match` accepts. */
+  waitForLog(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: log lines are arbitrary JSON.
+export type LogLine = Record<string, any>;
+export type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+export const projectRoot = path.resolve(import.meta.dirname, "../..");
+
+/** A stand-in for the built site: enough for the server to start and answer pages. */
+export function fixtureClientRoot(): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), "ewe-client-"));
+  writeFileSync(path.join(root, "index.html"), "<!doctype html><title>home</title>");
+  writeFileSync(path.join(root, "__spa-fallback.html"), "<!doctype html><title>spa</title>");
+  return root;
+}
+
+/** For tests that write in bursts from one address. */
+export const generousLimits = {
+  RATE_LIMIT_WRITES_PER_VISITOR: "1000000",
+  RATE_LIMIT_WRITES_PER_IP: "1000000",
+};
+
+export type ServerProcessOptions = {
+  /** Settings on top of a loopback address and a port the system picks. */
+  env: Record<string, string>;
+  /** The working directory; relative settings (the default DATA_DIR) resolve from it. */
+  cwd?: string;
+  startTimeoutMs?: number;
+};
+
+export async function startServerProcess({
+  env,
+  cwd = projectRoot,
+  startTimeoutMs = 20_000,
+}: ServerProcessOptions): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+    cwd,
+    // Only what is given: the test runner's own environment must not leak in.
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+
+  const logs: LogLine[] = [];
+  let output = "";
+  let pending = "";
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const waiter of waiters) waiter();
+  };
+  child.stdout?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => {
+    output += chunk;
+    pending += chunk;
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      try {
+        logs.push(JSON.parse(line));
+      } catch {
+        logs.push({ unparsed: line });
+      }
+    }
+    notify();
+  });
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    output += chunk;
+  });
+
+  let hasExited = false;
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      hasExited = true;
+      resolve({ code, signal });
+      notify();
+    });
+  });
+
+  function waitForLog(match: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const line = logs.find(match);
+        if (line) {
+          done();
+          resolve(line);
+        } else if (hasExited) {
+          done();
+          reject(new Error(`the server exited without that log line; it wrote:\n${output}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out waiting for a log line; the server wrote:\n${output}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  }
+
+  let listening: LogLine;
+  try {
+    listening = await waitForLog(
+      (line) =>
+        typeof line.msg === "string" &&
+        line.msg.startsWith("Server listening at http://127.0.0.1:"),
+      startTimeoutMs,
+    );
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+
+  return {
+    url: (listening.msg as string).slice("Server listening at ".length),
+    logs,
+    output: () => output,
+    exited,
+    async stop(signal = "SIGTERM") {
+      if (!hasExited) child.kill(signal);
+      return exited;
+    },
+    waitForLog,
+  };
+}
