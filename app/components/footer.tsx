@@ -12,10 +12,10 @@ export function Footer() {
     <footer className="mt-16 border-t border-line bg-panel/60">
       <div className="mx-auto grid max-w-6xl gap-10 px-6 py-12 md:grid-cols-3">
         <section aria-labelledby="footer-about">
-          <h2 id="footer-about" className="text-lg font-semibold text-slate-100">
+          <h2 id="footer-about" className="footer-heading">
             {siteName}
           </h2>
-          <p className="mt-3 text-sm leading-relaxed text-slate-400">
+          <p className="footer-text">
             Engineering explained with care: engines, electric and fuel-cell vehicles, AI for
             engineers, everyday science and lessons from the epics.
           </p>
@@ -28,7 +28,7 @@ export function Footer() {
           </a>
         </section>
         <nav aria-label="Footer">
-          <h2 className="text-lg font-semibold text-slate-100">Explore</h2>
+          <h2 className="footer-heading">Explore</h2>
           <ul className="mt-3 grid grid-cols-2 gap-x-4 gap-y-2 text-sm">
             {[...footerRoutes, ...legalRoutes].map((route) => (
               <li key={route.path}>
@@ -40,10 +40,10 @@ export function Footer() {
           </ul>
         </nav>
         <section aria-labelledby="footer-newsletter">
-          <h2 id="footer-newsletter" className="text-lg font-semibold text-slate-100">
+          <h2 id="footer-newsletter" className="footer-heading">
             Newsletter
           </h2>
-          <p className="mt-3 text-sm text-slate-400">
+          <p className="footer-text">
             New articles and stories in your inbox, now and then. No spam.
           </p>
           <NewsletterForm />

@@ -24,23 +24,18 @@ export function Header({
 }) {
   const scrolled = useScrolledPast(scrollThreshold);
   return (
-    <header
-      data-scrolled={scrolled}
-      className={`fixed inset-x-0 top-0 z-30 flex h-16 items-center gap-3 px-4 transition-[background-color,box-shadow] duration-300 lg:left-[280px] ${
-        scrolled ? "bg-ink/90 shadow-lg shadow-black/40 backdrop-blur-md" : "bg-transparent"
-      }`}
-    >
+    <header data-scrolled={scrolled} className="site-header">
       <button
         type="button"
         aria-label="Toggle menu"
         aria-expanded={menuOpen}
         onClick={onToggleMenu}
-        className="grid size-10 shrink-0 place-items-center rounded-lg text-slate-200 hover:bg-white/10 lg:hidden"
+        className="icon-button lg:hidden"
       >
         <Icon svg={iconMenu} className="size-6" />
       </button>
       <div className="min-w-0 flex-1 overflow-hidden">
-        <p className="marquee-track w-full animate-marquee whitespace-nowrap text-lg font-bold tracking-wide text-slate-100">
+        <p className="marquee-track">
           <span>Engage</span> <span className="text-accent">with</span> <span>Engineer</span>
         </p>
       </div>

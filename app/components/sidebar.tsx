@@ -25,18 +25,7 @@ function SidebarBody({
         <ul className="space-y-1">
           {mainRoutes.map((route) => (
             <li key={route.path}>
-              <NavLink
-                to={route.path}
-                end
-                onClick={onNavigate}
-                className={({ isActive }) =>
-                  `block rounded-lg px-4 py-2.5 text-[0.95rem] transition-colors ${
-                    isActive
-                      ? "bg-accent/15 font-semibold text-accent ring-1 ring-accent/40"
-                      : "text-slate-300 hover:bg-white/5 hover:text-slate-100"
-                  }`
-                }
-              >
+              <NavLink to={route.path} end onClick={onNavigate} className="nav-link">
                 {route.label}
               </NavLink>
             </li>
@@ -51,7 +40,7 @@ function SidebarBody({
   );
 }
 
-const panelClasses = "flex h-full w-[280px] flex-col border-r border-line bg-panel";
+const panelClasses = "sidebar-panel";
 
 /** Always on screen from 1024 px up. */
 export function DesktopSidebar() {
@@ -95,12 +84,7 @@ export function MobileSidebar({ open, onClose }: { open: boolean; onClose: () =>
         <SidebarBody
           onNavigate={onClose}
           closeButton={
-            <button
-              type="button"
-              aria-label="Close menu"
-              onClick={onClose}
-              className="grid size-9 shrink-0 place-items-center rounded-lg text-slate-300 hover:bg-white/10"
-            >
+            <button type="button" aria-label="Close menu" onClick={onClose} className="icon-button">
               <Icon svg={iconX} />
             </button>
           }

@@ -58,14 +58,12 @@ export function NewsletterForm() {
           setEmail(event.target.value);
           if (failed) setStatus("idle");
         }}
-        className="min-w-0 flex-1 rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500"
+        className="field flex-1"
       />
       <button
         type="submit"
         disabled={email.trim() === "" || status === "submitting"}
-        className={`rounded-lg px-4 py-2 text-sm font-semibold disabled:opacity-60 ${
-          failed ? "bg-red-600 text-white" : "bg-accent text-ink"
-        }`}
+        className={failed ? "btn-error" : "btn-primary"}
       >
         {status === "submitting"
           ? "Subscribing..."
