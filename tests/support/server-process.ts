@@ -44,7 +44,10 @@ export const generousLimits = {
 };
 
 export type ServerProcessOptions = {
-  /** Settings on top of a loopback address and a port the system picks. */
+  /**
+   * Settings on top of a loopback address and a port the system picks. The
+   * port is read from the "Server listening" line: keep LOG_LEVEL at info or below.
+   */
   env: Record<string, string>;
   /** The working directory; relative settings (the default DATA_DIR) resolve from it. */
   cwd?: string;

@@ -1,0 +1,210 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
+import {
+  fixtureClientRoot,
+  generousLimits,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { admin, parseExport } from "./support/admin.ts";
+import { HttpVisitor, waitFor } from "./support/http-visitor.ts";
+import { EventStream } from "./support/sse-client.ts";
+import { backends } from "./support/test-app.ts";
+
+type Acknowledged = {
+  comments: string[];
+  emails: string[];
+  reactions: number;
+  /** Writes cut off by the kill (sent, never answered), as opposed to refused after it. */
+  interrupted: number;
+};
+
+/**
+ * Writers that keep comments, subscriptions and reactions coming until the
+ * server stops answering; `onAcknowledged` sees the running total of writes
+ * answered 2xx. Resolves with what was acknowledged.
+ */
+async function burstOfWrites(
+  url: string,
+  onAcknowledged: (total: number) => void,
+  writers = 8,
+): Promise<Acknowledged> {
+  const acknowledged: Acknowledged = { comments: [], emails: [], reactions: 0, interrupted: 0 };
+  let total = 0;
+  const writer = async (w: number) => {
+    const author = new HttpVisitor();
+    for (let i = 0; ; i += 1) {
+      const content = `burst ${w}-${i}`;
+      const email = `burst-${w}-${i}@example.com`;
+      let status: number;
+      try {
+        if (i % 3 === 0) status = (await author.comment(url, "wifi", content)).status;
+        else if (i % 3 === 1) status = (await new HttpVisitor().subscribe(url, email)).status;
+        else status = (await new HttpVisitor().react(url, "mythology", "garuda", "like")).status;
+      } catch (error) {
+        // The server is gone: this write was not acknowledged.
+        if ((error as { cause?: { code?: string } }).cause?.code !== "ECONNREFUSED") {
+          acknowledged.interrupted += 1;
+        }
+        return;
+      }
+      if (status < 200 || status >= 300) return;
+      if (i % 3 === 0) acknowledged.comments.push(content);
+      else if (i % 3 === 1) acknowledged.emails.push(email);
+      else acknowledged.reactions += 1;
+      total += 1;
+      onAcknowledged(total);
+    }
+  };
+  await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
+  return acknowledged;
+}
+
+describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
+  const servers: ServerProcess[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.stop("SIGKILL");
+  });
+
+  it("loses no write that was answered 2xx", async () => {
+    const databaseUrl =
+      backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-durability-"));
+    const env = {
+      CLIENT_ROOT: fixtureClientRoot(),
+      DATA_DIR: dataDir,
+      ...generousLimits,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    };
+    try {
+      const first = await startServerProcess({ env });
+      servers.push(first);
+      let killed = false;
+      const acknowledged = await burstOfWrites(first.url, (total) => {
+        if (total >= 150 && !killed) {
+          killed = true;
+          void first.stop("SIGKILL");
+        }
+      });
+      expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
+      expect(acknowledged.comments.length).toBeGreaterThan(0);
+      expect(acknowledged.emails.length).toBeGreaterThan(0);
+      expect(acknowledged.reactions).toBeGreaterThan(0);
+      expect(acknowledged.interrupted).toBeGreaterThan(0);
+
+      const second = await startServerProcess({ env });
+      servers.push(second);
+      const reader = new HttpVisitor();
+      const comments = (await reader.request(second.url, "GET", "/api/items/science/wifi/comments"))
+        .json.comments as { content: string }[];
+      const stored = new Set(comments.map((comment) => comment.content));
+      expect(acknowledged.comments.filter((content) => !stored.has(content))).toEqual([]);
+
+      const reactions = await reader.request(
+        second.url,
+        "GET",
+        "/api/items/mythology/garuda/reactions",
+      );
+      // A write can commit and lose its answer to the kill, so there may be more, never fewer.
+      expect(reactions.json.counts.like).toBeGreaterThanOrEqual(acknowledged.reactions);
+
+      const exported = await admin(
+        databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir },
+        "subscribers",
+        "export",
+      );
+      const subscribers = parseExport(exported.stdout);
+      expect(acknowledged.emails.filter((email) => !subscribers.has(email))).toEqual([]);
+
+      if (backend === "sqlite") {
+        const db = new DatabaseSync(path.join(dataDir, "engage.sqlite"), { readOnly: true });
+        try {
+          expect(db.prepare("pragma integrity_check").get()).toEqual({ integrity_check: "ok" });
+        } finally {
+          db.close();
+        }
+      }
+    } finally {
+      if (databaseUrl) {
+        for (const server of servers.splice(0)) await server.stop("SIGKILL");
+        await dropDatabase(databaseUrl);
+      }
+    }
+  });
+});
+
+describe("a PostgreSQL restart under a running server", () => {
+  it("turns /readyz unready then ready, answers writes 503 meanwhile, then serves and streams again", async () => {
+    const postgres = await startPostgres();
+    let server: ServerProcess | undefined;
+    const stream: { current?: EventStream } = {};
+    try {
+      server = await startServerProcess({
+        env: {
+          CLIENT_ROOT: fixtureClientRoot(),
+          DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "ewe-restart-")),
+          DATABASE_URL: await createDatabase(postgres.url),
+          ...generousLimits,
+        },
+      });
+      const { url } = server;
+      const readiness = async () => {
+        const response = await fetch(`${url}/readyz`);
+        return { code: response.status, body: await response.json() };
+      };
+      const alex = new HttpVisitor();
+      expect((await alex.comment(url, "wifi", "before the restart")).status).toBe(201);
+      stream.current = new EventStream(url, "science:wifi");
+      await stream.current.ready();
+
+      await postgres.halt();
+      await waitFor(async () => (await readiness()).code === 503, { what: "unready" });
+      expect((await readiness()).body).toEqual({
+        status: "unavailable",
+        database: "postgres",
+        liveEvents: "reconnecting",
+      });
+      const whileDown = [
+        await alex.comment(url, "wifi", "while the database is down"),
+        await alex.react(url, "science", "wifi", "idea"),
+        await new HttpVisitor().subscribe(url, "down@example.com"),
+        await alex.request(url, "GET", "/api/items/science/wifi/comments"),
+      ];
+      for (const answer of whileDown) {
+        expect(answer.status).toBe(503);
+        expect(answer.json).toMatchObject({ error: { code: "service_unavailable" } });
+      }
+
+      await postgres.resume();
+      await waitFor(
+        async () => {
+          const { code, body } = await readiness();
+          return code === 200 && body.liveEvents === "listening";
+        },
+        { what: "ready again", timeoutMs: 15_000 },
+      );
+      expect((await alex.comment(url, "wifi", "after the restart")).status).toBe(201);
+      expect((await alex.react(url, "science", "wifi", "idea")).status).toBe(201);
+      const comment = await stream.current.next("comment");
+      expect(comment.json.comment.content).toBe("after the restart");
+      expect((await stream.current.next("reaction")).json.counts.idea).toBe(1);
+
+      const comments = await alex.request(url, "GET", "/api/items/science/wifi/comments");
+      expect(comments.json.comments.map((c: { content: string }) => c.content)).toEqual([
+        "before the restart",
+        "after the restart",
+      ]);
+      // It never answered 500, and never crashed.
+      expect(server.logs.filter((line) => line.res?.statusCode === 500)).toEqual([]);
+      expect(await server.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+    } finally {
+      stream.current?.close();
+      await server?.stop("SIGKILL");
+      await postgres.stop();
+    }
+  });
+});

@@ -1,0 +1,100 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  fixtureClientRoot,
+  generousLimits,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { admin } from "./support/admin.ts";
+import { HttpVisitor } from "./support/http-visitor.ts";
+import { EventStream } from "./support/sse-client.ts";
+
+/*
+ * The owner's commands run in their own process beside a running server on
+ * one SQLite file, as they would on the owner's machine: here the command
+ * line runs in the test process and the server in a child process.
+ */
+describe("the owner's commands beside a running SQLite server", () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-operating-"));
+  const dataDir = path.join(scratch, "data");
+  const env = { CLIENT_ROOT: fixtureClientRoot(), DATA_DIR: dataDir, ...generousLimits };
+  const ownerEnv = { DATA_DIR: dataDir };
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServerProcess({ env });
+  });
+  afterAll(() => server?.stop("SIGKILL"));
+
+  it("deletes a comment, and the server's viewers see it go", async () => {
+    const viewer = new EventStream(server.url, "science:soap");
+    try {
+      await viewer.ready();
+      const { json } = await new HttpVisitor().comment(server.url, "soap", "off-topic advert");
+      const id = json.comment.id;
+      await viewer.next("comment");
+
+      expect((await admin(ownerEnv, "comments", "delete", String(id))).code).toBe(0);
+      // The server reads events written by other processes within about a second.
+      const deleted = await viewer.nth("comment", 1, 5000);
+      expect(deleted.json).toMatchObject({ action: "deleted", commentId: id });
+    } finally {
+      viewer.close();
+    }
+  });
+
+  it("backs up a consistent copy while writes go on", async () => {
+    const writer = new HttpVisitor();
+    let writing = true;
+    const writes = (async () => {
+      for (let i = 0; writing; i += 1) await writer.comment(server.url, "wifi", `steady ${i}`);
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const out = path.join(scratch, "during-writes.sqlite");
+    const run = await admin(ownerEnv, "backup", "--out", out);
+    writing = false;
+    await writes;
+    expect(run.code).toBe(0);
+
+    // One snapshot: every comment in the copy comes with the event its transaction wrote.
+    const copy = new DatabaseSync(out, { readOnly: true });
+    try {
+      const comments = copy.prepare("select id from science_comments").all() as { id: number }[];
+      const added = new Set(
+        (copy.prepare("select data from events where type = 'comment'").all() as { data: string }[])
+          .map((row) => JSON.parse(row.data))
+          .filter((event) => event.action === "added")
+          .map((event) => event.commentId),
+      );
+      expect(comments.length).toBeGreaterThan(0);
+      expect(comments.filter((row) => !added.has(row.id))).toEqual([]);
+    } finally {
+      copy.close();
+    }
+  });
+
+  it("restores only once the server is stopped, and the server comes back on the restored data", async () => {
+    const out = path.join(scratch, "before-more.sqlite");
+    await new HttpVisitor().comment(server.url, "ironing", "in the backup");
+    expect((await admin(ownerEnv, "backup", "--out", out)).code).toBe(0);
+    await new HttpVisitor().comment(server.url, "ironing", "made after the backup");
+
+    const refused = await admin(ownerEnv, "restore", "--from", out);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is in use: stop the server first");
+
+    expect(await server.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+    expect((await admin(ownerEnv, "restore", "--from", out)).code).toBe(0);
+    server = await startServerProcess({ env });
+    const { json } = await new HttpVisitor().request(
+      server.url,
+      "GET",
+      "/api/items/science/ironing/comments",
+    );
+    expect(json.comments.map((c: { content: string }) => c.content)).toEqual(["in the backup"]);
+  });
+});

@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import {
+  fixtureClientRoot,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { admin } from "./support/admin.ts";
+import { HttpVisitor } from "./support/http-visitor.ts";
+import { EventStream } from "./support/sse-client.ts";
+
+/*
+ * The README's "several instances" set-up, for real: two `node server/main.ts`
+ * processes in production mode on one PostgreSQL, sharing COOKIE_SECRET, as
+ * behind a load balancer. (multi-instance.test.ts covers the same paths with
+ * two apps in one process, including a listener that loses its connection.)
+ */
+describe("two server processes on one PostgreSQL", () => {
+  const password = "pg-password-never-logged";
+  let databaseUrl: string;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  const streams: EventStream[] = [];
+  const watch = async (server: ServerProcess, topic: string) => {
+    const stream = new EventStream(server.url, topic);
+    streams.push(stream);
+    await stream.ready();
+    return stream;
+  };
+
+  beforeAll(async () => {
+    // The test cluster trusts loopback, so the password is carried but never checked.
+    const url = new URL(await createDatabase(inject("postgresUrl")));
+    url.password = password;
+    databaseUrl = url.toString();
+    const env = {
+      NODE_ENV: "production",
+      SITE_URL: "http://localhost:8080",
+      CONTACT_EMAIL: "owner@example.com",
+      DATABASE_URL: databaseUrl,
+      COOKIE_SECRET: randomBytes(32).toString("hex"),
+      CLIENT_ROOT: fixtureClientRoot(),
+      TRUST_PROXY: "true",
+    };
+    [a, b] = await Promise.all([startServerProcess({ env }), startServerProcess({ env })]);
+  });
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it("are both ready, on PostgreSQL and listening", async () => {
+    for (const server of [a, b]) {
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(await ready.json()).toEqual({
+        status: "ready",
+        database: "postgres",
+        liveEvents: "listening",
+      });
+    }
+  });
+
+  it("carry writes and live events across: a comment on A reaches B's stream, a reaction on B A's", async () => {
+    const onA = await watch(a, "science:wifi");
+    const onB = await watch(b, "science:wifi");
+
+    const posted = await new HttpVisitor().comment(a.url, "wifi", "written through A");
+    expect(posted.status).toBe(201);
+    const seenOnB = await onB.next("comment");
+    expect(seenOnB.json).toMatchObject({
+      action: "added",
+      comment: { content: "written through A" },
+    });
+
+    expect((await new HttpVisitor().react(b.url, "science", "wifi", "love")).status).toBe(201);
+    expect((await onA.next("reaction")).json.counts.love).toBe(1);
+    // One journal, one numbering: both instances sent the comment under the same id.
+    expect((await onA.next("comment")).id).toBe(seenOnB.id);
+
+    const readOnB = await new HttpVisitor().request(
+      b.url,
+      "GET",
+      "/api/items/science/wifi/comments",
+    );
+    expect(readOnB.json.comments).toMatchObject([{ content: "written through A", mine: false }]);
+  });
+
+  it("recognise a visitor on either: written through A, edited and deleted through B", async () => {
+    const meera = new HttpVisitor();
+    const onA = await watch(a, "science:soap");
+    const { json } = await meera.comment(a.url, "soap", "first draft", "Meera");
+    const id = json.comment.id;
+
+    const edited = await meera.request(b.url, "PATCH", `/api/comments/${id}`, {
+      content: "second draft",
+      userName: "Meera",
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.json.comment).toMatchObject({ content: "second draft", mine: true });
+    expect((await onA.nth("comment", 1)).json).toMatchObject({ action: "updated" });
+
+    expect((await meera.request(b.url, "DELETE", `/api/comments/${id}`)).status).toBe(204);
+    expect((await onA.nth("comment", 2)).json).toMatchObject({ action: "deleted", commentId: id });
+  });
+
+  it("both tell their viewers of a comment the owner deletes from the command line", async () => {
+    const { json } = await new HttpVisitor().comment(b.url, "ironing", "to be moderated");
+    const id = json.comment.id;
+    const onA = await watch(a, "science:ironing");
+    const onB = await watch(b, "science:ironing");
+
+    const run = await admin({ DATABASE_URL: databaseUrl }, "comments", "delete", String(id));
+    expect(run.code).toBe(0);
+    for (const stream of [onA, onB]) {
+      const deleted = await stream.until((s) =>
+        s.events.find((e) => e.event === "comment" && e.data.includes('"deleted"')),
+      );
+      expect(JSON.parse(deleted.data)).toMatchObject({ action: "deleted", commentId: id });
+    }
+  });
+
+  it("keep the database password out of their logs", () => {
+    for (const server of [a, b]) {
+      expect(server.logs.length).toBeGreaterThan(0);
+      expect(server.output()).not.toContain(password);
+    }
+  });
+});

@@ -1,0 +1,59 @@
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+type AnyJson = any;
+
+/**
+ * A browser talking to a server over real HTTP: keeps the visitor cookie it is
+ * given and sends same-origin JSON writes. The origin is the instance's own
+ * address, as behind a proxy that keeps the Host header.
+ */
+export class HttpVisitor {
+  cookie: string | undefined;
+
+  async request(
+    baseUrl: string,
+    method: string,
+    pathname: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: AnyJson }> {
+    const response = await fetch(`${baseUrl}${pathname}`, {
+      method,
+      headers: {
+        origin: baseUrl,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const setCookie = response.headers.get("set-cookie");
+    if (setCookie?.startsWith("ewe_visitor=")) this.cookie = setCookie.split(";")[0];
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : null };
+  }
+
+  comment(baseUrl: string, postId: string, content: string, userName = "Alex") {
+    return this.request(baseUrl, "POST", `/api/items/science/${postId}/comments`, {
+      content,
+      userName,
+    });
+  }
+
+  react(baseUrl: string, kind: string, id: string, type: string, userName = "Alex") {
+    return this.request(baseUrl, "POST", `/api/items/${kind}/${id}/reactions`, { type, userName });
+  }
+
+  subscribe(baseUrl: string, email: string) {
+    return this.request(baseUrl, "POST", "/api/subscribers", { email });
+  }
+}
+
+/** Polls `check` until it holds; for states that change without an event to wait on. */
+export async function waitFor(
+  check: () => Promise<boolean>,
+  { timeoutMs = 10_000, what = "condition" } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
