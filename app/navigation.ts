@@ -15,5 +15,11 @@ export const legalRoutes = [
   { label: "Terms of Service", path: "/terms" },
 ] as const;
 
+/** Pages reached only from links sent by email: prerendered, but not in menus or the sitemap. */
+export const unlistedRoutes = [{ label: "Unsubscribe", path: "/unsubscribe" }] as const;
+
+/** The paths search engines are told about (sitemap.xml). */
+export const listedPaths = [...mainRoutes, ...legalRoutes].map((route) => route.path);
+
 /** Every path that is prerendered to its own HTML file. */
-export const prerenderedPaths = [...mainRoutes, ...legalRoutes].map((route) => route.path);
+export const prerenderedPaths = [...listedPaths, ...unlistedRoutes.map((route) => route.path)];

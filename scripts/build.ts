@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
-import { prerenderedPaths } from "../app/navigation.ts";
+import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
 import { ContentError, loadContent } from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
 import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
@@ -24,14 +24,14 @@ execFileSync(path.join(projectRoot, "node_modules/.bin/react-router"), ["build"]
   stdio: "inherit",
 });
 
-// 3. Files for search engines, from the same route list as the prerender.
+// 3. Files for search engines, from the route list of the prerender less the unlisted pages.
 const { siteUrl } = loadConfig(process.env, { productionRules: false });
 const today = new Date().toISOString().slice(0, 10);
 writeFileSync(
   path.join(clientDir, "sitemap.xml"),
   `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-${prerenderedPaths.map((route) => `  <url><loc>${siteUrl}${route}</loc><lastmod>${today}</lastmod></url>`).join("\n")}
+${listedPaths.map((route) => `  <url><loc>${siteUrl}${route}</loc><lastmod>${today}</lastmod></url>`).join("\n")}
 </urlset>
 `,
 );

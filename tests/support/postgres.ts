@@ -49,7 +49,8 @@ function installPostgres(): void {
   });
 }
 
-function freePort(): Promise<number> {
+/** A port nobody listens on now, for a server that must know its address before it starts. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
+import { freePort } from "../support/postgres.ts";
+import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+
+/*
+ * The unsubscribe link as a reader meets it: the owner exports the subscribers
+ * with `npm run admin -- subscribers export` and mails each their link. To run
+ * that command against the server's database, this spec starts its own server
+ * on the built site, with a data directory it knows.
+ */
+let server: ServerProcess;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-unsubscribe-"));
+  const port = await freePort();
+  server = await startServerProcess({
+    env: {
+      PORT: String(port),
+      SITE_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+    },
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/** Every subscriber's email and link, as the owner's export gives them. */
+function exportedLinks(): Map<string, string> {
+  const csv = execFileSync(process.execPath, ["server/cli/admin.ts", "subscribers", "export"], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: server.url },
+    encoding: "utf8",
+  });
+  const rows = csv.trimEnd().split("\r\n").slice(1);
+  return new Map(rows.map((row) => row.split(",")).map(([email = "", , url = ""]) => [email, url]));
+}
+
+async function confirm(page: Page) {
+  await expect(
+    page.getByRole("heading", { name: "Unsubscribe from the newsletter" }),
+  ).toBeVisible();
+  await page.getByRole("button", { name: "Unsubscribe" }).click();
+}
+
+test("the link from the export unsubscribes once the reader confirms, and says so again later", async ({
+  page,
+  request,
+}, testInfo) => {
+  const email = `leaving-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
+  const subscribed = await request.post(`${server.url}/api/subscribers`, {
+    data: { email },
+    headers: { Origin: server.url },
+  });
+  expect(subscribed.status()).toBe(201);
+  const link = exportedLinks().get(email);
+  expect(link).toMatch(/\/unsubscribe\?token=[A-Za-z0-9_-]{43}$/);
+
+  await page.goto(link ?? "");
+  await expect(page.getByText("Stop sending the newsletter")).toBeVisible();
+  // Opening the link removes nothing: mail scanners open links too.
+  expect(exportedLinks().has(email)).toBe(true);
+  expect(
+    (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    ),
+  ).toEqual([]);
+
+  await confirm(page);
+  await expect(page.getByRole("status")).toHaveText(/You have been unsubscribed/);
+  expect(exportedLinks().has(email)).toBe(false);
+
+  await page.reload();
+  await confirm(page);
+  await expect(page.getByRole("status")).toHaveText(/You have been unsubscribed/);
+});
+
+test("a link that was never sent is not recognised", async ({ page }) => {
+  for (const token of [randomBytes(32).toString("base64url"), "cut-short"]) {
+    await page.goto(`${server.url}/unsubscribe?token=${token}`);
+    await confirm(page);
+    await expect(page.getByRole("alert")).toHaveText(/This unsubscribe link is not recognised/);
+    await expect(page.getByRole("button", { name: "Unsubscribe" })).toBeHidden();
+  }
+});
+
+test("without a token the page explains where the link comes from", async ({ page }) => {
+  await page.goto(`${server.url}/unsubscribe`);
+  await expect(page.getByText(/unsubscribe link in one of the emails/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Unsubscribe" })).toHaveCount(0);
+  await expect(
+    page.getByRole("main").getByRole("link", { name: "owner@example.com" }),
+  ).toBeVisible();
+});
+
+test("the page is prerendered, unlisted and not indexed", async ({ request }) => {
+  const html = await (await request.get(`${server.url}/unsubscribe`)).text();
+  expect(html).toContain("Unsubscribe from the newsletter");
+  expect(html).toContain('<meta name="robots" content="noindex"');
+  const sitemap = await (await request.get(`${server.url}/sitemap.xml`)).text();
+  expect(sitemap).not.toContain("/unsubscribe");
+});
