@@ -100,6 +100,26 @@ describe("the server process", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("exits 1 with a JSON message when the database cannot be reached at start", () => {
+    const run = spawnSync(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOST: "127.0.0.1",
+        PORT: "0",
+        CLIENT_ROOT: fixtureClientRoot(),
+        DATABASE_URL: "postgres://ewe:start-password@127.0.0.1:1/ewe",
+      },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stderr.trim())).toMatchObject({
+      level: 60,
+      msg: expect.stringContaining("could not start: Database migration failed"),
+    });
+    expect(run.stderr).not.toContain("start-password");
+  });
+
   it("on SIGTERM ends the streams, refuses new connections, finishes what is in flight, closes the database and exits 0", async () => {
     const dataDir = scratch();
     server = await startServerProcess({
