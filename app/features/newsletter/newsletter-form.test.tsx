@@ -64,9 +64,9 @@ describe("NewsletterForm", () => {
     const failed = await screen.findByRole("button", {
       name: "Already subscribed or error occurred",
     });
-    expect(failed).toHaveClass("bg-red-600");
+    expect(failed).toHaveClass("btn-error");
     expect(logged).toHaveBeenCalledOnce();
     await user.type(input(), "x");
-    expect(screen.getByRole("button", { name: "Subscribe" })).not.toHaveClass("bg-red-600");
+    expect(screen.getByRole("button", { name: "Subscribe" })).not.toHaveClass("btn-error");
   });
 });
