@@ -45,9 +45,12 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
    * or the id is from the future (another database).
    */
   async function missed(topic: string, afterId: number): Promise<LiveEvent[] | "resync"> {
-    if (afterId > bus.lastEventId) return "resync";
+    // The database is the authority, not this instance's listener: a replay may
+    // already have handed out an id whose notification is still on its way here.
+    const latest = Math.max(bus.lastEventId, await engagement.events.latestId());
+    if (afterId > latest) return "resync";
     const oldest = await engagement.events.oldestId();
-    if (oldest === null ? afterId < bus.lastEventId : afterId + 1 < oldest) return "resync";
+    if (oldest === null ? afterId < latest : afterId + 1 < oldest) return "resync";
     const events = await engagement.events.since(topic, afterId, replayLimit + 1);
     return events.length > replayLimit ? "resync" : events;
   }
