@@ -48,6 +48,8 @@ test.describe("home", () => {
   test("rotates the quotes every 10 s", async ({ page }) => {
     await page.clock.install();
     await page.goto("/");
+    // The timers start once the page has hydrated.
+    await page.waitForLoadState("networkidle");
     const card = page.getByTestId("quote-card");
     const first = await card.locator("blockquote").textContent();
     await page.clock.runFor(10_000);
@@ -58,6 +60,8 @@ test.describe("home", () => {
   test("bursts confetti every 10 s, only on the home page", async ({ page }) => {
     await page.clock.install();
     await page.goto("/");
+    // The timers start once the page has hydrated.
+    await page.waitForLoadState("networkidle");
     await expect(page.locator("canvas")).toHaveCount(0);
     await page.clock.runFor(10_100);
     await expect(page.locator("canvas")).toHaveCount(1);
@@ -75,6 +79,8 @@ test.describe("home", () => {
     await page.emulateMedia({ reducedMotion: "reduce" });
     await page.clock.install();
     await page.goto("/");
+    // The timers start once the page has hydrated.
+    await page.waitForLoadState("networkidle");
     await page.clock.runFor(30_000);
     await expect(page.locator("canvas")).toHaveCount(0);
   });
