@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { Link, useLoaderData } from "react-router";
 import { siteContent } from "../../content/load.ts";
+import { ContentImage } from "../components/ui/content-image.tsx";
 import { Prose } from "../components/ui/prose.tsx";
 import { fireConfetti, stopConfetti } from "../lib/confetti.ts";
 import { pageMeta } from "../lib/meta.ts";
@@ -80,12 +81,9 @@ export default function Home() {
           <Prose html={home.html} className="mt-6 text-lg" />
         </div>
         {first ? (
-          <img
-            src={`/images/${first.src}`}
-            alt={first.alt}
-            width={first.width}
-            height={first.height}
-            fetchPriority="high"
+          <ContentImage
+            image={first}
+            eager
             className="h-auto w-full rounded-2xl border border-line"
           />
         ) : null}
@@ -109,15 +107,7 @@ export default function Home() {
 
       {second ? (
         <section className="grid items-center gap-8 lg:grid-cols-2">
-          <img
-            src={`/images/${second.src}`}
-            alt={second.alt}
-            width={second.width}
-            height={second.height}
-            loading="lazy"
-            decoding="async"
-            className="h-auto w-full rounded-2xl border border-line"
-          />
+          <ContentImage image={second} className="h-auto w-full rounded-2xl border border-line" />
           <div>
             <h2 className="text-2xl font-semibold text-slate-100">Work with me</h2>
             <p className="mt-4 text-slate-300">

@@ -17,6 +17,7 @@ export function ContentImage({
       width={image.width}
       height={image.height}
       loading={eager ? "eager" : "lazy"}
+      fetchPriority={eager ? "high" : undefined}
       decoding="async"
       className={className}
     />
