@@ -85,6 +85,70 @@ export type EventJournal = {
 const journalBatchSize = 500;
 
 /**
+ * Delivers the journal's events above the last delivered id, oldest first, one
+ * read at a time. Asking during a read makes that read go round once more: the
+ * event asked about may have committed after the read began.
+ */
+export function createJournalReader({
+  journal,
+  subscriptions,
+  lastId,
+  log,
+  stopped = () => false,
+}: {
+  journal: EventJournal;
+  subscriptions: Subscriptions;
+  lastId: number;
+  log?: BusLogger;
+  stopped?: () => boolean;
+}) {
+  let last = lastId;
+  let reading: Promise<void> | null = null;
+  let readAgain = false;
+
+  function deliver(event: LiveEvent) {
+    if (event.id <= last) return;
+    last = event.id;
+    subscriptions.dispatch(event);
+  }
+
+  function catchUp(): Promise<void> {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        let events: LiveEvent[];
+        do {
+          readAgain = false;
+          events = await journal.after(last, journalBatchSize);
+          for (const event of events) deliver(event);
+        } while ((events.length === journalBatchSize || readAgain) && !stopped());
+      } catch (error) {
+        // The next ask (write, poll, notification, reconnection) reads again.
+        log?.warn({ err: error }, "live events could not be read");
+      } finally {
+        reading = null;
+      }
+    })();
+    return reading;
+  }
+
+  return {
+    deliver,
+    catchUp,
+    get lastId() {
+      return last;
+    },
+    /** Resolves when no read is in progress. */
+    settled: async () => {
+      await reading;
+    },
+  };
+}
+
+/**
  * One server process on one SQLite file. Its own writes go straight from the
  * writer to the streams. Another process writing to the same file (the admin
  * command line deleting a comment) cannot reach this process's memory, so the
@@ -105,56 +169,24 @@ export function createLocalBus({
   log?: BusLogger;
 }): EventBus {
   const subscriptions = new Subscriptions(log);
-  let last = lastEventId;
-  let reading: Promise<void> | null = null;
-  let readAgain = false;
+  const reader = createJournalReader({ journal, subscriptions, lastId: lastEventId, log });
 
-  function deliver(event: LiveEvent) {
-    if (event.id <= last) return;
-    last = event.id;
-    subscriptions.dispatch(event);
-  }
-
-  /** Delivers everything in the journal above the last delivered id; one reader at a time. */
-  function catchUp(): Promise<void> {
-    if (reading) {
-      // The read in progress may have started before the event asked for committed.
-      readAgain = true;
-      return reading;
-    }
-    reading = (async () => {
-      try {
-        let events: LiveEvent[];
-        do {
-          readAgain = false;
-          events = await journal.after(last, journalBatchSize);
-          for (const event of events) deliver(event);
-        } while (events.length === journalBatchSize || readAgain);
-      } catch (error) {
-        log?.warn({ err: error }, "live events could not be read");
-      } finally {
-        reading = null;
-      }
-    })();
-    return reading;
-  }
-
-  const polling = setInterval(() => void catchUp(), pollMs);
+  const polling = setInterval(() => void reader.catchUp(), pollMs);
   polling.unref();
 
   return {
     subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
     get lastEventId() {
-      return last;
+      return reader.lastId;
     },
     committed(event) {
-      if (event.id === last + 1) deliver(event);
-      else void catchUp();
+      if (event.id === reader.lastId + 1) reader.deliver(event);
+      else void reader.catchUp();
     },
     healthy: true,
     async close() {
       clearInterval(polling);
-      await reading;
+      await reader.settled();
     },
   };
 }

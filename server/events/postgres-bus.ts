@@ -1,10 +1,10 @@
 import pg from "pg";
 import {
   type BusLogger,
+  createJournalReader,
   type EventBus,
   type EventJournal,
   eventsChannel,
-  type LiveEvent,
   Subscriptions,
 } from "./bus.ts";
 
@@ -14,7 +14,6 @@ export type PostgresBusOptions = {
   log: BusLogger;
 };
 
-const batchSize = 500;
 /** Reconnection attempts start this soon and back off to at most every 5 s. */
 const retryDelayMs = { min: 250, max: 5000 };
 
@@ -34,11 +33,17 @@ export async function createPostgresBus({
   const subscriptions = new Subscriptions(log);
   let client: pg.Client | null = null;
   let closed = false;
-  let lastId = 0;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let retryDelay = retryDelayMs.min;
-  let reading: Promise<void> | null = null;
-  let readAgain = false;
+  // Streams start from here; an event committed before LISTEN is in place is
+  // still above this position, so the next read delivers it.
+  const reader = createJournalReader({
+    journal,
+    subscriptions,
+    lastId: await journal.latestId(),
+    log,
+    stopped: () => closed,
+  });
 
   async function connect(): Promise<void> {
     const listener = new pg.Client({
@@ -46,7 +51,7 @@ export async function createPostgresBus({
       application_name: "ewe-listener",
       keepAlive: true,
     });
-    listener.on("notification", () => void catchUp());
+    listener.on("notification", () => void reader.catchUp());
     listener.on("error", (error) => {
       log.warn({ err: error }, "live events listener lost its database connection");
       drop(listener);
@@ -79,7 +84,7 @@ export async function createPostgresBus({
         await connect();
         retryDelay = retryDelayMs.min;
         log.info({}, "live events listener reconnected");
-        await catchUp();
+        await reader.catchUp();
       } catch (error) {
         retryDelay = Math.min(retryDelay * 2, retryDelayMs.max);
         log.warn({ err: error, retryInMs: retryDelay }, "live events listener cannot reconnect");
@@ -88,49 +93,17 @@ export async function createPostgresBus({
     }, retryDelay);
   }
 
-  /** Reads and delivers everything newer than the last delivered event; one reader at a time. */
-  function catchUp(): Promise<void> {
-    if (reading) {
-      readAgain = true;
-      return reading;
-    }
-    reading = (async () => {
-      try {
-        do {
-          readAgain = false;
-          let events: LiveEvent[];
-          do {
-            events = await journal.after(lastId, batchSize);
-            for (const event of events) {
-              lastId = event.id;
-              subscriptions.dispatch(event);
-            }
-          } while (events.length === batchSize && !closed);
-        } while (readAgain && !closed);
-      } catch (error) {
-        // The database is unreachable; the next notification or reconnection retries.
-        log.warn({ err: error }, "live events could not be read");
-      } finally {
-        reading = null;
-      }
-    })();
-    return reading;
-  }
-
-  // Streams start from here; an event committed before LISTEN is in place is
-  // still above this position, so the next read delivers it.
-  lastId = await journal.latestId();
   await connect();
 
   return {
     subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
     get lastEventId() {
-      return lastId;
+      return reader.lastId;
     },
     committed() {
       // Delivered through LISTEN like every other instance's events, which keeps
       // one order for all of them.
-      void catchUp();
+      void reader.catchUp();
     },
     get healthy() {
       return client !== null;
@@ -141,7 +114,7 @@ export async function createPostgresBus({
       const listener = client;
       client = null;
       await listener?.end().catch(() => {});
-      await reading;
+      await reader.settled();
     },
   };
 }
