@@ -9,18 +9,20 @@ import { useLocation } from "react-router";
 export function useAccordion(ids: readonly string[], onLinked?: (id: string) => void) {
   const { hash } = useLocation();
   const [openId, setOpenId] = useState<string | null>(null);
+  // Compared by value, so callers may build the list on every render.
+  const idList = ids.join("\n");
   const linked = useRef(onLinked);
   linked.current = onLinked;
 
   useEffect(() => {
     const target = decodeURIComponent(hash.replace(/^#/, ""));
-    if (!ids.includes(target)) return;
+    if (!idList.split("\n").includes(target)) return;
     setOpenId(target);
     linked.current?.(target);
     requestAnimationFrame(() =>
       document.getElementById(target)?.scrollIntoView({ block: "start" }),
     );
-  }, [hash, ids]);
+  }, [hash, idList]);
 
   const toggle = useCallback((id: string) => {
     setOpenId((current) => (current === id ? null : id));
