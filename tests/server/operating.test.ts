@@ -47,6 +47,23 @@ describe("the owner's commands beside a running SQLite server", () => {
     }
   });
 
+  it("opens new streams after the newest event, even one the server has not read yet", async () => {
+    const { json } = await new HttpVisitor().comment(server.url, "gps-navigation", "spam link");
+    expect((await admin(ownerEnv, "comments", "delete", String(json.comment.id))).code).toBe(0);
+    // The server polls for other processes' events once a second: this stream
+    // most likely opens before that poll, and must not be told of the deletion.
+    const viewer = new EventStream(server.url, "science:gps-navigation");
+    try {
+      await viewer.ready();
+      await new HttpVisitor().comment(server.url, "gps-navigation", "a real question");
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const first = await viewer.next("comment");
+      expect(first.json).toMatchObject({ action: "added", comment: { content: "a real question" } });
+    } finally {
+      viewer.close();
+    }
+  });
+
   it("backs up a consistent copy while writes go on", async () => {
     const writer = new HttpVisitor();
     let writing = true;

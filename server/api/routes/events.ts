@@ -107,15 +107,20 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
         if (live) send(event);
         else waiting.push(event);
       });
-      const position = bus.lastEventId;
+      let position = bus.lastEventId;
 
       let replay: LiveEvent[] | "resync" = [];
       const lastEventId = parseLastEventId(request.headers["last-event-id"]);
       try {
         if (lastEventId !== null) replay = await missed(topic, lastEventId);
+        else position = Math.max(position, await engagement.events.latestId());
       } catch (error) {
-        unsubscribe();
-        throw error;
+        if (lastEventId !== null) {
+          unsubscribe();
+          throw error;
+        }
+        // A new stream can still follow live events once the database is back;
+        // it starts from what this instance has delivered.
       }
 
       if (!reply.sse.isConnected) {
@@ -132,9 +137,15 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
       reply.sse.sendHeaders();
       reply.raw.write("retry: 3000\n\n");
       if (replay === "resync") reply.raw.write("event: resync\ndata: {}\n\n");
-      else for (const event of replay) send(event);
-      const ready = Math.max(position, sentUpTo);
-      reply.raw.write(`id: ${ready}\nevent: ready\ndata: {}\n\n`);
+      else {
+        // The client has seen everything up to its Last-Event-ID.
+        if (lastEventId !== null) sentUpTo = lastEventId;
+        for (const event of replay) send(event);
+      }
+      // A new stream starts at the database's newest event: one committed before
+      // the stream opened whose notification is still on its way is not news to it.
+      sentUpTo = Math.max(position, sentUpTo);
+      reply.raw.write(`id: ${sentUpTo}\nevent: ready\ndata: {}\n\n`);
       for (const event of waiting) send(event);
       waiting.length = 0;
       live = true;
