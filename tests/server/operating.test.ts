@@ -58,7 +58,10 @@ describe("the owner's commands beside a running SQLite server", () => {
       await new HttpVisitor().comment(server.url, "gps-navigation", "a real question");
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const first = await viewer.next("comment");
-      expect(first.json).toMatchObject({ action: "added", comment: { content: "a real question" } });
+      expect(first.json).toMatchObject({
+        action: "added",
+        comment: { content: "a real question" },
+      });
     } finally {
       viewer.close();
     }
