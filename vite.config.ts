@@ -2,10 +2,11 @@ import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
 import { contentImages } from "./scripts/vite-content-images.ts";
+import { plainDynamicImports } from "./scripts/vite-plain-dynamic-imports.ts";
 import { loadConfig, publicConfig } from "./server/config.ts";
 
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter(), contentImages()],
+  plugins: [plainDynamicImports(), tailwindcss(), reactRouter(), contentImages()],
   define: {
     __SITE_CONFIG__: JSON.stringify(
       publicConfig(loadConfig(process.env, { productionRules: false })),
@@ -22,7 +23,7 @@ export default defineConfig({
           groups: [
             {
               name: "framework",
-              test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]|app[\\/]root\.tsx/,
+              test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]|app[\\/]root\.tsx|^\0vite\/preload-helper/,
             },
             {
               // Pieces most pages share: one file compresses far better than ten,

@@ -21,3 +21,6 @@ vitest run
 
 echo "== browser tests (the site is built with the test settings first)"
 playwright test
+
+echo "== first-load JavaScript budget (on the build the browser tests served)"
+node scripts/size.ts

@@ -2,7 +2,6 @@ import { Link } from "react-router";
 import { NewsletterForm } from "../features/newsletter/newsletter-form.tsx";
 import { siteConfig, siteName } from "../lib/site-config.ts";
 import { legalRoutes, mainRoutes } from "../navigation.ts";
-import iconMail from "./icons/mail.ts";
 import { Icon } from "./ui/icon.tsx";
 
 const footerRoutes = mainRoutes.filter((route) => route.path !== "/");
@@ -23,7 +22,7 @@ export function Footer() {
             href={`mailto:${siteConfig.contactEmail}`}
             className="mt-4 inline-flex items-center gap-2 text-sm text-accent hover:underline"
           >
-            <Icon svg={iconMail} className="size-4" />
+            <Icon name="mail" className="size-4" />
             {siteConfig.contactEmail}
           </a>
         </section>

@@ -1,5 +1,4 @@
 import { useEffect, useState } from "react";
-import iconMenu from "./icons/menu.ts";
 import { Icon } from "./ui/icon.tsx";
 
 const scrollThreshold = 50;
@@ -32,7 +31,7 @@ export function Header({
         onClick={onToggleMenu}
         className="icon-button lg:hidden"
       >
-        <Icon svg={iconMenu} className="size-6" />
+        <Icon name="menu" className="size-6" />
       </button>
       <div className="min-w-0 flex-1 overflow-hidden">
         <p className="marquee-track">

@@ -1,7 +1,6 @@
 import { type ReactNode, useEffect } from "react";
 import { NavLink, useLocation } from "react-router";
 import { mainRoutes } from "../navigation.ts";
-import iconX from "./icons/x.ts";
 import { Logo } from "./logo.tsx";
 import { Icon } from "./ui/icon.tsx";
 import { Modal } from "./ui/modal.tsx";
@@ -85,7 +84,7 @@ export function MobileSidebar({ open, onClose }: { open: boolean; onClose: () =>
           onNavigate={onClose}
           closeButton={
             <button type="button" aria-label="Close menu" onClick={onClose} className="icon-button">
-              <Icon svg={iconX} />
+              <Icon name="x" />
             </button>
           }
         />

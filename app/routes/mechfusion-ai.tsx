@@ -2,9 +2,9 @@ import { useLoaderData } from "react-router";
 import { siteContent } from "../../content/load.ts";
 import { PageHeader } from "../components/page-header.tsx";
 import { CollapsibleCard } from "../components/ui/collapsible-card.tsx";
-import { ContentIcon } from "../components/ui/content-icon.tsx";
 import { ContentImage } from "../components/ui/content-image.tsx";
 import { ExternalLink } from "../components/ui/external-link.tsx";
+import { Icon } from "../components/ui/icon.tsx";
 import { Prose } from "../components/ui/prose.tsx";
 import { pageMeta } from "../lib/meta.ts";
 import { useAccordion } from "../lib/use-accordion.ts";
@@ -64,7 +64,7 @@ export default function MechFusionAi() {
             onToggle={() => accordion.toggle(article.id)}
             leading={
               <span className="grid size-10 shrink-0 place-items-center rounded-xl bg-accent/10 text-accent">
-                <ContentIcon name={article.icon} />
+                <Icon name={article.icon} />
               </span>
             }
           >

@@ -1,8 +1,6 @@
 import { useLoaderData } from "react-router";
 import { siteContent } from "../../content/load.ts";
-import iconMail from "../components/icons/mail.ts";
 import { PageHeader } from "../components/page-header.tsx";
-import { ContentIcon } from "../components/ui/content-icon.tsx";
 import { Icon } from "../components/ui/icon.tsx";
 import { ChatbotEmbed } from "../features/chatbot/chatbot-embed.tsx";
 import { pageMeta } from "../lib/meta.ts";
@@ -31,7 +29,7 @@ export default function Services() {
             className="flex flex-col rounded-2xl border border-line bg-panel p-6"
           >
             <span className="grid size-12 place-items-center rounded-xl bg-accent/10 text-accent">
-              <ContentIcon name={service.icon} className="size-6" />
+              <Icon name={service.icon} className="size-6" />
             </span>
             <h2 className="mt-4 text-lg font-semibold text-slate-100">{service.title}</h2>
             <p className="mt-2 text-sm leading-relaxed text-slate-300">{service.description}</p>
@@ -63,7 +61,7 @@ export default function Services() {
           href={`mailto:${siteConfig.contactEmail}`}
           className="mt-4 inline-flex items-center gap-2 font-semibold text-accent hover:underline"
         >
-          <Icon svg={iconMail} className="size-5" />
+          <Icon name="mail" className="size-5" />
           {siteConfig.contactEmail}
         </a>
       </section>

@@ -200,3 +200,29 @@ test.describe("routing and footer", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Terms of Service" })).toBeVisible();
   });
 });
+
+test.describe("icons", () => {
+  test("every visible icon is drawn from the site's sprite", async ({ page }) => {
+    for (const { path } of routes) {
+      await page.goto(path);
+      const icons = page.locator("svg:has(> use)");
+      expect(await icons.count(), path).toBeGreaterThan(0);
+      // An icon whose symbol is missing, or whose sprite did not load, has no shape.
+      await expect
+        .poll(
+          () =>
+            icons.evaluateAll((svgs) =>
+              svgs
+                .filter((svg) => svg.getClientRects().length > 0)
+                .filter((svg) => {
+                  const box = (svg.querySelector("use") as SVGUseElement).getBBox();
+                  return box.width === 0 || box.height === 0;
+                })
+                .map((svg) => svg.querySelector("use")?.getAttribute("href")),
+            ),
+          { message: `icons without a shape on ${path}` },
+        )
+        .toEqual([]);
+    }
+  });
+});

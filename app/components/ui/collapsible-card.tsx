@@ -1,5 +1,4 @@
 import type { ReactNode } from "react";
-import iconChevronDown from "../icons/chevron-down.ts";
 import { Icon } from "./icon.tsx";
 
 type CollapsibleCardProps = {
@@ -49,7 +48,7 @@ export function CollapsibleCard({
           {leading}
           <span className="flex-1">{title}</span>
           <Icon
-            svg={iconChevronDown}
+            name="chevron-down"
             className={`size-5 shrink-0 text-slate-400 transition-transform ${open ? "rotate-180" : ""}`}
           />
         </button>

@@ -1,5 +1,4 @@
 import type { ReactNode } from "react";
-import iconExternalLink from "../icons/external-link.ts";
 import { Icon } from "./icon.tsx";
 
 /** Opens in a new tab without giving the other site a handle on this one. */
@@ -20,7 +19,7 @@ export function ExternalLink({
       className={`inline-flex items-center gap-2 font-medium text-accent hover:underline ${className}`}
     >
       {children}
-      <Icon svg={iconExternalLink} className="size-4" />
+      <Icon name="external-link" className="size-4" />
       <span className="sr-only">(opens in a new tab)</span>
     </a>
   );

@@ -1,17 +1,24 @@
-/** Renders one of the SVG strings of icon-markup.ts; decorative unless labelled. */
-export function Icon({ svg, className = "size-5" }: { svg: string; className?: string }) {
+import type { SpriteIcon } from "../icons/names.ts";
+import sprite from "../icons/sprite.svg?no-inline";
+
+export type { SpriteIcon };
+
+/**
+ * A decorative icon from the sprite (scripts/generate-icons.ts): the page holds
+ * only a reference, and the sprite is one cached file for every page.
+ */
+export function Icon({ name, className = "size-5" }: { name: SpriteIcon; className?: string }) {
   return (
     <svg
       aria-hidden="true"
       className={className}
-      viewBox="0 0 24 24"
       fill="none"
       stroke="currentColor"
       strokeWidth={2}
       strokeLinecap="round"
       strokeLinejoin="round"
-      // biome-ignore lint/security/noDangerouslySetInnerHtml: constant icon markup from our own generated module
-      dangerouslySetInnerHTML={{ __html: svg }}
-    />
+    >
+      <use href={`${sprite}#${name}`} />
+    </svg>
   );
 }

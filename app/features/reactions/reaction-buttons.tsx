@@ -1,23 +1,19 @@
 import { type ReactionType, reactionTypes } from "../../../contract/limits.ts";
-import iconHeart from "../../components/icons/heart.ts";
-import iconLightbulb from "../../components/icons/lightbulb.ts";
-import iconThumbsDown from "../../components/icons/thumbs-down.ts";
-import iconThumbsUp from "../../components/icons/thumbs-up.ts";
-import { Icon } from "../../components/ui/icon.tsx";
+import { Icon, type SpriteIcon } from "../../components/ui/icon.tsx";
 
 export type ReactionCounts = Record<ReactionType, number>;
 
-const looks: Record<ReactionType, { label: string; svg: string; active: string }> = {
-  like: { label: "Like", svg: iconThumbsUp, active: "text-accent ring-accent/60 bg-accent/10" },
-  love: { label: "Love", svg: iconHeart, active: "text-rose-400 ring-rose-400/60 bg-rose-400/10" },
+const looks: Record<ReactionType, { label: string; icon: SpriteIcon; active: string }> = {
+  like: { label: "Like", icon: "thumbs-up", active: "text-accent ring-accent/60 bg-accent/10" },
+  love: { label: "Love", icon: "heart", active: "text-rose-400 ring-rose-400/60 bg-rose-400/10" },
   dislike: {
     label: "Dislike",
-    svg: iconThumbsDown,
+    icon: "thumbs-down",
     active: "text-slate-200 ring-slate-300/60 bg-slate-300/10",
   },
   idea: {
     label: "Idea",
-    svg: iconLightbulb,
+    icon: "lightbulb",
     active: "text-amber-400 ring-amber-400/60 bg-amber-400/10",
   },
 };
@@ -47,7 +43,7 @@ export function ReactionButtons({ counts, held, onReact, disabled }: ReactionBut
               pressed ? look.active : "text-slate-300 ring-line hover:bg-white/5"
             }`}
           >
-            <Icon svg={look.svg} className="size-4" />
+            <Icon name={look.icon} className="size-4" />
             <span className="sr-only">{look.label} </span>
             <span>{counts[type]}</span>
           </button>

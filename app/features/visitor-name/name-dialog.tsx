@@ -1,6 +1,5 @@
 import { type FormEvent, useId, useState } from "react";
 import { limits } from "../../../contract/limits.ts";
-import iconX from "../../components/icons/x.ts";
 import { Icon } from "../../components/ui/icon.tsx";
 import { Modal } from "../../components/ui/modal.tsx";
 import { getDisplayName, setDisplayName } from "./name-store.ts";
@@ -43,7 +42,7 @@ function NameForm({ titleId, onDone }: { titleId: string; onDone: () => void }) 
           onClick={onDone}
           className="-mt-1 -mr-2 grid size-9 place-items-center rounded-lg text-slate-400 hover:bg-white/10"
         >
-          <Icon svg={iconX} />
+          <Icon name="x" />
         </button>
       </div>
       <p className="mt-2 text-sm text-slate-400">
