@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadEngagementCatalog } from "./catalog.ts";
 import { anchorId, defaultContentRoot, loadContent } from "./load.ts";
 
 let root: string;
@@ -85,5 +86,29 @@ describe("content", () => {
   it("derives soft-skill anchors from titles", () => {
     expect(anchorId("Attention to Details")).toBe("attention-to-details");
     expect(anchorId("Time Management")).toBe("time-management");
+  });
+});
+
+describe("the engagement catalog the server reads", () => {
+  it("holds exactly the ids of the stories and science posts", () => {
+    const content = loadContent(root);
+    const catalog = loadEngagementCatalog(root);
+    expect([...catalog.mythology].sort()).toEqual(content.stories.map((s) => s.id).sort());
+    expect([...catalog.science].sort()).toEqual(content.science.map((s) => s.id).sort());
+  });
+
+  it("follows a new file, and names a file whose id is unusable", () => {
+    writeFileSync(
+      path.join(root, "science/kettle.md"),
+      "---\nid: kettle\ntitle: Why kettles click off\n---\nSteam reaches the bimetal strip.\n",
+    );
+    expect(loadEngagementCatalog(root).science.has("kettle")).toBe(true);
+    edit("science/soap.md", (source) => source.replace(/^id: .*$/m, "id: Soap Bubbles"));
+    expect(() => loadEngagementCatalog(root)).toThrow(/science\/soap\.md: id: must be lower-case/);
+  });
+
+  it("names both files of a duplicate id", () => {
+    edit("mythology/garuda.md", (source) => source.replace(/^id: .*$/m, "id: rama-duty"));
+    expect(() => loadEngagementCatalog(root)).toThrow(/mythology\/rama-duty\.md: duplicate id/);
   });
 });

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
-import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { ContentError, defaultContentRoot, markdownFiles, readFrontmatter } from "./frontmatter.ts";
 import {
   aboutSchema,
   aiArticleSchema,
@@ -19,21 +19,13 @@ import {
   technicalTabSchema,
 } from "./schema.ts";
 
-/**
+/*
  * Reads content/ once, validates every file against its schema and renders the
  * Markdown bodies to HTML. Runs at build time (route loaders during prerender,
- * `npm run content:check`) and in the server (to know which items exist).
- * Any problem throws a ContentError that names the file.
+ * `npm run content:check`); the server needs only item ids (catalog.ts). Any
+ * problem throws a ContentError that names the file.
  */
-export class ContentError extends Error {
-  override name = "ContentError";
-}
-
-// When Vite bundles this module for the prerender, import.meta.dirname points into
-// build/; the build runs from the project root, where content/ is.
-export const defaultContentRoot = existsSync(path.join(import.meta.dirname, "schema.ts"))
-  ? import.meta.dirname
-  : path.resolve("content");
+export { ContentError, defaultContentRoot };
 
 type Rendered = { html: string; words: number };
 
@@ -75,20 +67,8 @@ function readEntry<S extends z.ZodType<object>>(
   schema: S,
   headingOffset: number,
 ): FileEntry<z.output<S>> {
-  const file = path.join(root, relative);
-  const source = readFileSync(file, "utf8");
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(source);
-  if (!match)
-    throw new ContentError(`${relative}: missing the frontmatter block between --- lines`);
-  let data: unknown;
-  try {
-    data = parseYaml(match[1] ?? "");
-  } catch (error) {
-    throw new ContentError(
-      `${relative}: frontmatter is not valid YAML: ${(error as Error).message}`,
-    );
-  }
-  const parsed = schema.safeParse(data ?? {});
+  const { data, body } = readFrontmatter(root, relative);
+  const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const where = issue.path.join(".") || "frontmatter";
@@ -102,7 +82,7 @@ function readEntry<S extends z.ZodType<object>>(
       throw new ContentError(`${relative}: image "${image.src}" is not in content/images/`);
     }
   }
-  return { ...value, ...renderMarkdown(match[2] ?? "", headingOffset), file: relative };
+  return { ...value, ...renderMarkdown(body, headingOffset), file: relative };
 }
 
 function collectImages(value: unknown): Image[] {
@@ -121,12 +101,9 @@ function readCollection<S extends z.ZodType<{ order: number }>>(
   headingOffset: number,
   key: (entry: z.output<S>) => string,
 ): FileEntry<z.output<S>>[] {
-  const dir = path.join(root, folder);
-  if (!existsSync(dir)) throw new ContentError(`${folder}/: folder is missing`);
-  const entries = readdirSync(dir)
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => readEntry(root, `${folder}/${name}`, schema, headingOffset));
+  const entries = markdownFiles(root, folder).map((file) =>
+    readEntry(root, file, schema, headingOffset),
+  );
   const seen = new Map<string, string>();
   for (const entry of entries) {
     const id = key(entry);
@@ -193,13 +170,4 @@ let cached: SiteContent | undefined;
 export function siteContent(): SiteContent {
   cached ??= loadContent();
   return cached;
-}
-
-/** Ids of the items readers can react to and comment on. */
-export function loadEngagementCatalog(root: string = defaultContentRoot) {
-  const content = root === defaultContentRoot ? siteContent() : loadContent(root);
-  return {
-    mythology: new Set(content.stories.map((story) => story.id)),
-    science: new Set(content.science.map((item) => item.id)),
-  };
 }

@@ -42,7 +42,7 @@ export const reactionCountsSchema = z.strictObject({
   idea: z.number().int().min(0),
 });
 
-const id = z
+export const idSchema = z
   .string()
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by hyphens");
 const order = z.number().int().min(1);
@@ -75,7 +75,7 @@ export const technicalTabSchema = z.strictObject({
 });
 
 export const technicalArticleSchema = z.strictObject({
-  id,
+  id: idSchema,
   tab: z.enum(["engines", "electric-vehicles", "fuel-cells"]),
   title: text,
   order,
@@ -84,7 +84,7 @@ export const technicalArticleSchema = z.strictObject({
 });
 
 export const growthSchema = z.strictObject({
-  id,
+  id: idSchema,
   title: text,
   order,
   summary: text,
@@ -94,7 +94,7 @@ export const growthSchema = z.strictObject({
 export const softSkillSchema = z.strictObject({ title: text, order });
 
 export const storySchema = z.strictObject({
-  id,
+  id: idSchema,
   epic: z.enum(["ramayana", "mahabharata"]),
   title: text,
   order,
@@ -111,7 +111,7 @@ export const aiIntroSchema = z.strictObject({
 });
 
 export const aiArticleSchema = z.strictObject({
-  id,
+  id: idSchema,
   title: text,
   icon: iconSchema,
   order,
@@ -120,7 +120,7 @@ export const aiArticleSchema = z.strictObject({
 });
 
 export const scienceSchema = z.strictObject({
-  id,
+  id: idSchema,
   kind: z.enum(["question", "invention"]),
   title: text,
   order,
@@ -129,7 +129,7 @@ export const scienceSchema = z.strictObject({
 });
 
 export const serviceSchema = z.strictObject({
-  id,
+  id: idSchema,
   icon: iconSchema,
   title: text,
   order,

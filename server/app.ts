@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import Fastify, { type FastifyReply, type FastifyServerOptions } from "fastify";
-import { loadEngagementCatalog } from "../content/load.ts";
+import { loadEngagementCatalog } from "../content/catalog.ts";
 import { engagementApi } from "./api/index.ts";
 import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
