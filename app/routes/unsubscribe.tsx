@@ -57,7 +57,8 @@ export default function Unsubscribe() {
   return (
     <>
       <PageHeader title="Unsubscribe from the newsletter" />
-      <div className="max-w-2xl space-y-4 text-slate-300">
+      {/* Tall enough for every step, so the footer does not move once the link is read. */}
+      <div className="min-h-48 max-w-2xl space-y-4 text-slate-300">
         {step.name === "reading" ? <p>Reading your unsubscribe link…</p> : null}
         {step.name === "no-token" ? (
           <p>
