@@ -63,7 +63,7 @@ export function createSqliteDialect(file: string): SqliteDialect {
   const db = new DatabaseSync(file, { timeout: 5000 });
   db.exec(`
     pragma journal_mode = wal;
-    pragma synchronous = normal;
+    pragma synchronous = full;
     pragma foreign_keys = on;
   `);
   return new SqliteDialect({ database: new NodeSqliteDatabase(db) });

@@ -2,7 +2,9 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { openStore } from "../../server/db/store.ts";
 import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
 import {
   fixtureClientRoot,
@@ -133,6 +135,23 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
         for (const server of servers.splice(0)) await server.stop("SIGKILL");
         await dropDatabase(databaseUrl);
       }
+    }
+  });
+});
+
+describe("the SQLite store", () => {
+  it("flushes every commit to disk before answering (WAL, synchronous=FULL)", async () => {
+    // A power cut cannot be staged in a test; these two settings are what make a
+    // committed transaction survive one.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-sync-"));
+    const store = await openStore({ kind: "sqlite", file: path.join(dir, "engage.sqlite") });
+    try {
+      const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+      const sync = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+      expect(mode.rows).toEqual([{ journal_mode: "wal" }]);
+      expect(sync.rows).toEqual([{ synchronous: 2 }]); // 2 = FULL
+    } finally {
+      await store.close();
     }
   });
 });
