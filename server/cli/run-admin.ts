@@ -106,6 +106,10 @@ the mailings you send them. The links start with SITE_URL.
     options: { out: { type: "string" } },
     async run({ values, config, stdout, stderr, engagement }) {
       const subscribers = await (await engagement()).subscribers.list();
+      // Cells are written verbatim, for mailing tools to import. A spreadsheet
+      // cannot be made to run anything: the subscribe endpoint accepts no address
+      // with "=", "(" or "|" (tests/server/subscribers.test.ts); timestamps and
+      // links are ours.
       const csv = toCsv([
         ["email", "subscribed_at", "unsubscribe_url"],
         ...subscribers.map((s) => [

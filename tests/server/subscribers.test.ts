@@ -49,6 +49,10 @@ describe.each(backends)("subscribers on %s", (backend) => {
     ["an unknown field", { email: "x@example.com", name: "X" }],
     ["SQL in the address", { email: "x'; drop table subscribers; --@example.com" }],
     ["markup in the address", { email: "<script>alert(1)</script>@example.com" }],
+    // The admin export writes addresses verbatim into CSV for spreadsheets.
+    ["a spreadsheet formula", { email: '=HYPERLINK("http://evil.example")@example.com' }],
+    ["a DDE payload", { email: "=cmd|'/C calc'!A0@example.com" }],
+    ["a formula after a plus", { email: "+SUM(A1:A9)@example.com" }],
   ])("refuses %s with 400 validation_failed", async (_case, body) => {
     const response = await t.visitor().post("/api/subscribers", body);
     expect(response.statusCode).toBe(400);
