@@ -160,7 +160,7 @@ describe("a PostgreSQL restart under a running server", () => {
   it("turns /readyz unready then ready, answers writes 503 meanwhile, then serves and streams again", async () => {
     const postgres = await startPostgres();
     let server: ServerProcess | undefined;
-    const stream: { current?: EventStream } = {};
+    const stream: { current?: EventStream; late?: EventStream } = {};
     try {
       server = await startServerProcess({
         env: {
@@ -197,6 +197,10 @@ describe("a PostgreSQL restart under a running server", () => {
         expect(answer.status).toBe(503);
         expect(answer.json).toMatchObject({ error: { code: "service_unavailable" } });
       }
+      // A page opened meanwhile still gets its stream, and hears what comes after.
+      stream.late = new EventStream(url, "science:wifi");
+      await stream.late.ready();
+      expect(stream.late.status).toBe(200);
 
       await postgres.resume();
       await waitFor(
@@ -210,6 +214,7 @@ describe("a PostgreSQL restart under a running server", () => {
       expect((await alex.react(url, "science", "wifi", "idea")).status).toBe(201);
       const comment = await stream.current.next("comment");
       expect(comment.json.comment.content).toBe("after the restart");
+      expect((await stream.late.next("comment")).json.comment.content).toBe("after the restart");
       expect((await stream.current.next("reaction")).json.counts.idea).toBe(1);
 
       const comments = await alex.request(url, "GET", "/api/items/science/wifi/comments");
@@ -222,6 +227,7 @@ describe("a PostgreSQL restart under a running server", () => {
       expect(await server.stop("SIGTERM")).toEqual({ code: 0, signal: null });
     } finally {
       stream.current?.close();
+      stream.late?.close();
       await server?.stop("SIGKILL");
       await postgres.stop();
     }
