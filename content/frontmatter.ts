@@ -37,3 +37,13 @@ export function markdownFiles(root: string, folder: string): string[] {
     .sort()
     .map((name) => `${folder}/${name}`);
 }
+
+/** Throws, naming both files, when two files of a collection share an id. */
+export function expectUniqueIds(entries: { id: string; file: string }[]): void {
+  const seen = new Map<string, string>();
+  for (const { id, file } of entries) {
+    const other = seen.get(id);
+    if (other) throw new ContentError(`${file}: duplicate id "${id}" (also in ${other})`);
+    seen.set(id, file);
+  }
+}

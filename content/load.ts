@@ -2,7 +2,13 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
 import type { z } from "zod";
-import { ContentError, defaultContentRoot, markdownFiles, readFrontmatter } from "./frontmatter.ts";
+import {
+  ContentError,
+  defaultContentRoot,
+  expectUniqueIds,
+  markdownFiles,
+  readFrontmatter,
+} from "./frontmatter.ts";
 import {
   aboutSchema,
   aiArticleSchema,
@@ -104,13 +110,7 @@ function readCollection<S extends z.ZodType<{ order: number }>>(
   const entries = markdownFiles(root, folder).map((file) =>
     readEntry(root, file, schema, headingOffset),
   );
-  const seen = new Map<string, string>();
-  for (const entry of entries) {
-    const id = key(entry);
-    const other = seen.get(id);
-    if (other) throw new ContentError(`${entry.file}: duplicate id "${id}" (also in ${other})`);
-    seen.set(id, entry.file);
-  }
+  expectUniqueIds(entries.map((entry) => ({ id: key(entry), file: entry.file })));
   return entries.sort((a, b) => a.order - b.order);
 }
 
