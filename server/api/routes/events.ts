@@ -107,20 +107,18 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
         if (live) send(event);
         else waiting.push(event);
       });
-      let position = bus.lastEventId;
+      // Everything this instance delivers from here on is sent: an event committed
+      // just before the stream opened may come too (its notification was still on
+      // its way), which a client takes as one more reload, never as a loss.
+      const position = bus.lastEventId;
 
       let replay: LiveEvent[] | "resync" = [];
       const lastEventId = parseLastEventId(request.headers["last-event-id"]);
       try {
         if (lastEventId !== null) replay = await missed(topic, lastEventId);
-        else position = Math.max(position, await engagement.events.latestId());
       } catch (error) {
-        if (lastEventId !== null) {
-          unsubscribe();
-          throw error;
-        }
-        // A new stream can still follow live events once the database is back;
-        // it starts from what this instance has delivered.
+        unsubscribe();
+        throw error;
       }
 
       if (!reply.sse.isConnected) {
@@ -142,8 +140,6 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
         if (lastEventId !== null) sentUpTo = lastEventId;
         for (const event of replay) send(event);
       }
-      // A new stream starts at the database's newest event: one committed before
-      // the stream opened whose notification is still on its way is not news to it.
       sentUpTo = Math.max(position, sentUpTo);
       reply.raw.write(`id: ${sentUpTo}\nevent: ready\ndata: {}\n\n`);
       for (const event of waiting) send(event);
