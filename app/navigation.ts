@@ -1,4 +1,4 @@
-/** The eight pages of the site, in sidebar order (SPEC §2). */
+/** The eight pages of the site, in sidebar order (docs/product.md, "Pages"). */
 export const mainRoutes = [
   { label: "Home", path: "/" },
   { label: "About Me", path: "/about" },

@@ -7,15 +7,7 @@ export const projectRoot = path.resolve(import.meta.dirname, "..");
 export const clientDir = path.join(projectRoot, "build/client");
 export const stampFile = path.join(projectRoot, "build/.stamp");
 
-const inputs = [
-  "app",
-  "content",
-  "public",
-  "contract",
-  "react-router.config.ts",
-  "vite.config.ts",
-  "package-lock.json",
-];
+const inputs = ["app", "content", "public", "contract", "astro.config.ts", "package-lock.json"];
 
 function files(entry: string): string[] {
   const full = path.join(projectRoot, entry);

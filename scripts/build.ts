@@ -18,11 +18,16 @@ try {
   throw error;
 }
 
-// 2. The prerendered site.
-execFileSync(path.join(projectRoot, "node_modules/.bin/react-router"), ["build"], {
-  cwd: projectRoot,
-  stdio: "inherit",
-});
+// 2. The pages and their islands. Astro would ask the network about telemetry.
+execFileSync(
+  process.execPath,
+  [path.join(projectRoot, "node_modules/astro/bin/astro.mjs"), "build"],
+  {
+    cwd: projectRoot,
+    stdio: "inherit",
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+  },
+);
 
 // 3. Files for search engines, from the route list of the prerender less the unlisted pages.
 const { siteUrl } = loadConfig(process.env, { productionRules: false });

@@ -13,7 +13,6 @@ bash scripts/ensure-system-deps.sh
 
 echo "== lint and types"
 biome check .
-react-router typegen
 tsc --noEmit
 
 echo "== unit, component and server tests"

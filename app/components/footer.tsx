@@ -1,12 +1,12 @@
-import { Link } from "react-router";
-import { NewsletterForm } from "../features/newsletter/newsletter-form.tsx";
+import type { ReactNode } from "react";
 import { siteConfig, siteName } from "../lib/site-config.ts";
 import { legalRoutes, mainRoutes } from "../navigation.ts";
 import { Icon } from "./ui/icon.tsx";
 
 const footerRoutes = mainRoutes.filter((route) => route.path !== "/");
 
-export function Footer() {
+/** Plain HTML; `newsletter` is the subscription form, an island of its own. */
+export function Footer({ newsletter }: { newsletter: ReactNode }) {
   return (
     <footer className="mt-16 border-t border-line bg-panel/60">
       <div className="mx-auto grid max-w-6xl gap-10 px-6 py-12 md:grid-cols-3">
@@ -31,9 +31,9 @@ export function Footer() {
           <ul className="mt-3 grid grid-cols-2 gap-x-4 gap-y-2 text-sm">
             {[...footerRoutes, ...legalRoutes].map((route) => (
               <li key={route.path}>
-                <Link to={route.path} className="text-slate-400 hover:text-accent">
+                <a href={route.path} className="text-slate-400 hover:text-accent">
                   {route.label}
-                </Link>
+                </a>
               </li>
             ))}
           </ul>
@@ -45,7 +45,7 @@ export function Footer() {
           <p className="footer-text">
             New articles and stories in your inbox, now and then. No spam.
           </p>
-          <NewsletterForm />
+          {newsletter}
         </section>
       </div>
       <p className="border-t border-line py-4 text-center text-xs text-slate-400">

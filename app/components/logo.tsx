@@ -1,14 +1,13 @@
-import { Link } from "react-router";
 import { siteName } from "../lib/site-config.ts";
 import { Icon } from "./ui/icon.tsx";
 
 export function Logo({ onNavigate }: { onNavigate?: () => void }) {
   return (
-    <Link to="/" onClick={onNavigate} className="logo">
+    <a href="/" onClick={onNavigate} className="logo">
       <span className="logo-badge">
         <Icon name="zap" className="logo-bolt" />
       </span>
       <span>{siteName}</span>
-    </Link>
+    </a>
   );
 }

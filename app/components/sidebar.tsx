@@ -1,16 +1,14 @@
-import { type ReactNode, useEffect } from "react";
-import { NavLink, useLocation } from "react-router";
+import type { ReactNode } from "react";
 import { mainRoutes } from "../navigation.ts";
 import { Logo } from "./logo.tsx";
-import { Icon } from "./ui/icon.tsx";
-import { Modal } from "./ui/modal.tsx";
 
-const desktopQuery = "(min-width: 1024px)";
-
-function SidebarBody({
+/** The logo, the eight pages (the current one marked) and the sidebar's footer. */
+export function SidebarBody({
+  currentPath,
   onNavigate,
   closeButton,
 }: {
+  currentPath: string;
   onNavigate?: () => void;
   closeButton?: ReactNode;
 }) {
@@ -24,9 +22,14 @@ function SidebarBody({
         <ul className="space-y-1">
           {mainRoutes.map((route) => (
             <li key={route.path}>
-              <NavLink to={route.path} end onClick={onNavigate} className="nav-link">
+              <a
+                href={route.path}
+                aria-current={route.path === currentPath ? "page" : undefined}
+                onClick={onNavigate}
+                className="nav-link"
+              >
                 {route.label}
-              </NavLink>
+              </a>
             </li>
           ))}
         </ul>
@@ -39,56 +42,11 @@ function SidebarBody({
   );
 }
 
-const panelClasses = "sidebar-panel";
-
-/** Always on screen from 1024 px up. */
-export function DesktopSidebar() {
+/** Always on screen from 1024 px up; plain HTML, no script. */
+export function DesktopSidebar({ currentPath }: { currentPath: string }) {
   return (
-    <aside className={`fixed inset-y-0 left-0 z-40 hidden lg:flex ${panelClasses}`}>
-      <SidebarBody />
+    <aside className="sidebar-panel fixed inset-y-0 left-0 z-40 hidden lg:flex">
+      <SidebarBody currentPath={currentPath} />
     </aside>
-  );
-}
-
-/** Below 1024 px: a drawer over a dimmed, blurred backdrop, with focus kept inside. */
-export function MobileSidebar({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const { pathname } = useLocation();
-
-  // A route change (link, back button) closes the drawer.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation only
-  useEffect(() => onClose(), [pathname]);
-
-  // Growing past the breakpoint shows the permanent sidebar, so the drawer goes.
-  useEffect(() => {
-    const query = window.matchMedia(desktopQuery);
-    const close = () => query.matches && onClose();
-    query.addEventListener("change", close);
-    return () => query.removeEventListener("change", close);
-  }, [onClose]);
-
-  return (
-    <Modal
-      open={open}
-      onClose={onClose}
-      aria-label="Menu"
-      className="m-0 h-full max-h-none w-full max-w-none bg-transparent p-0 backdrop:bg-transparent"
-    >
-      <div
-        data-testid="sidebar-backdrop"
-        aria-hidden="true"
-        onClick={onClose}
-        className="fixed inset-0 animate-fade-in bg-black/60 backdrop-blur-sm"
-      />
-      <div className={`relative animate-slide-in ${panelClasses}`}>
-        <SidebarBody
-          onNavigate={onClose}
-          closeButton={
-            <button type="button" aria-label="Close menu" onClick={onClose} className="icon-button">
-              <Icon name="x" />
-            </button>
-          }
-        />
-      </div>
-    </Modal>
   );
 }

@@ -19,6 +19,7 @@ import {
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { reactionRoutes } from "./routes/reactions.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
 
@@ -45,7 +46,8 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(apiErrorHandler);
 
-  // JSON only: form posts and text/plain (what a cross-site form can send) get 415.
+  // JSON only: form posts and text/plain (what a cross-site form can send) get
+  // 415. The one exception, the newsletter form, is same-origin checked too.
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
@@ -80,6 +82,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   });
 
   await app.register(subscriberRoutes, deps);
+  await app.register(newsletterFormRoutes, deps);
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(eventRoutes, { ...deps, maxStreams: streams.maxStreams });

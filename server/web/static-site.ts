@@ -4,7 +4,7 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 
 /**
- * Serves the prerendered site from build/client: one HTML file per route,
+ * Serves the built site from build/client: one HTML file per page,
  * hashed assets cached for a year, HTML revalidated on every visit, and
  * precompressed .br/.gz files written by the build.
  */
@@ -28,7 +28,8 @@ export async function staticSite(app: FastifyInstance, { root }: { root: string 
     },
   });
 
-  // Unknown paths get the SPA shell, which sends the browser to "/" (SPEC §2).
+  // Unknown paths get the built 404 page, which sends the reader on to "/"
+  // (docs/product.md, "Unknown addresses").
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith("/api/") || request.url === "/api") {
       return reply.code(404).send({ error: { code: "not_found", message: "No such endpoint." } });
@@ -36,9 +37,6 @@ export async function staticSite(app: FastifyInstance, { root }: { root: string 
     if (request.method !== "GET" && request.method !== "HEAD") {
       return reply.code(404).send({ error: { code: "not_found", message: "Not found." } });
     }
-    return reply
-      .code(404)
-      .header("Cache-Control", "no-cache")
-      .sendFile("__spa-fallback.html", root);
+    return reply.code(404).header("Cache-Control", "no-cache").sendFile("404.html", root);
   });
 }

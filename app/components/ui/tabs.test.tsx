@@ -1,7 +1,13 @@
 import { render, screen } from "@testing-library/react";
 import { userEvent } from "@testing-library/user-event";
+import { useState } from "react";
 import { describe, expect, it } from "vitest";
-import { Tabs } from "./tabs.tsx";
+import { Tabs as ControlledTabs, type TabItem } from "./tabs.tsx";
+
+function Tabs({ tabs, label }: { tabs: TabItem[]; label: string }) {
+  const [value, setValue] = useState(tabs[0]?.id ?? "");
+  return <ControlledTabs tabs={tabs} label={label} value={value} onValueChange={setValue} />;
+}
 
 const tabs = [
   { id: "introduction", label: "Introduction", content: <p>Why engines still matter</p> },

@@ -6,8 +6,9 @@ export const chatbotContainerId = "chatbot-embed";
 type Status = "loading" | "ready" | "unavailable";
 
 /**
- * The provider's embed script is added when the services page opens and removed
- * when it closes (SPEC §2). It is told the bot id, the inline display and the
+ * The provider's embed script is added when the services page opens (the
+ * island hydrates once the page has loaded) and goes with the page when the
+ * reader leaves (docs/product.md, "Services"). It is told the bot id, the inline display and the
  * container through data attributes. Without a configured chatbot, or when its
  * script cannot load, the area offers the contact email instead of an empty box.
  */

@@ -1,53 +1,38 @@
-import type { Image } from "../../../content/schema.ts";
+import type { ReactNode } from "react";
 import type { ItemKind } from "../../../contract/limits.ts";
-import { CollapsibleCard } from "../../components/ui/collapsible-card.tsx";
-import { ContentImage } from "../../components/ui/content-image.tsx";
-import { Prose } from "../../components/ui/prose.tsx";
-import { useAccordion } from "../../lib/use-accordion.ts";
+import { type Card, CardList } from "../../components/ui/card-list.tsx";
 import { ItemEngagement } from "./item-engagement.tsx";
 
-type Item = { id: string; title: string; summary: string; image: Image; html: string };
+export type EngageableItem = { id: string; title: string; summary: string };
 
-type EngageableItemsProps = {
+/** Each item's image and text arrive as the slot `item<index>`, rendered at build time. */
+type Bodies = { [slot: `item${number}`]: ReactNode };
+
+type EngageableItemsProps = Bodies & {
   kind: ItemKind;
-  groups: { id: string; name: string; items: Item[] }[];
-  /** The image area's height class, e.g. "h-[300px]" (written out so Tailwind sees it). */
-  imageHeight: string;
+  items: EngageableItem[];
+  groups: { id: string; name: string; itemIds: string[] }[];
 };
 
 /**
- * Stories and science posts: titled groups of cards, one open at a time, each
- * with its image, text, and live reactions (and comments) while open.
+ * Stories and science posts (an island): titled groups of cards, one open at
+ * a time, the open one with its live reactions (and comments).
  */
-export function EngageableItems({ kind, groups, imageHeight }: EngageableItemsProps) {
-  const accordion = useAccordion(groups.flatMap((group) => group.items.map((item) => item.id)));
-  return groups.map((group) => (
-    <section key={group.id} aria-labelledby={`${group.id}-heading`} className="mb-12">
-      <h2 id={`${group.id}-heading`} className="mb-5 text-2xl font-semibold text-accent">
-        {group.name}
-      </h2>
-      <div className="space-y-4">
-        {group.items.map((item) => {
-          const open = accordion.isOpen(item.id);
-          return (
-            <CollapsibleCard
-              key={item.id}
-              id={item.id}
-              title={item.title}
-              summary={item.summary}
-              headingLevel={3}
-              open={open}
-              onToggle={() => accordion.toggle(item.id)}
-            >
-              <div className={`-mx-5 -mt-5 mb-5 overflow-hidden bg-ink ${imageHeight}`}>
-                <ContentImage image={item.image} className="h-full w-full object-contain" />
-              </div>
-              <Prose html={item.html} />
-              <ItemEngagement kind={kind} itemId={item.id} title={item.title} open={open} />
-            </CollapsibleCard>
-          );
-        })}
-      </div>
-    </section>
-  ));
+export function EngageableItems({ kind, items, groups, ...bodies }: EngageableItemsProps) {
+  const cards: Card[] = items.map((item, index) => ({
+    ...item,
+    body: (bodies as Bodies)[`item${index}`],
+  }));
+  return (
+    <CardList
+      cards={cards}
+      type="single"
+      group={kind}
+      headingLevel={3}
+      sections={groups.map((group) => ({ id: group.id, name: group.name, cardIds: group.itemIds }))}
+      extra={(card, open) => (
+        <ItemEngagement kind={kind} itemId={card.id} title={card.title} open={open} />
+      )}
+    />
+  );
 }

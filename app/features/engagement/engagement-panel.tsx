@@ -1,7 +1,6 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ItemKind, ReactionType } from "../../../contract/limits.ts";
-import { useTimedMessage } from "../../components/ui/toast.tsx";
 import { CommentSection } from "../comments/comment-section.tsx";
 import { ReactionButtons } from "../reactions/reaction-buttons.tsx";
 import { useReactions, useToggleReaction } from "../reactions/use-reactions.ts";
@@ -10,7 +9,8 @@ import { useDisplayName } from "../visitor-name/name-store.ts";
 import { useLiveItem } from "./live-item.ts";
 import { isRateLimited, slowDownMessage } from "./slow-down.ts";
 
-// SPEC §8: no retries; fresh data comes from the live stream, not from polling.
+// No retries (docs/product.md, "When something fails"); fresh data comes from
+// the live stream, not from polling.
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: { retry: false, refetchOnWindowFocus: false, staleTime: Number.POSITIVE_INFINITY },
@@ -34,7 +34,7 @@ function Panel({ kind, itemId, title }: PanelProps) {
   useLiveItem(kind, itemId);
   const userName = useDisplayName();
   const [askName, setAskName] = useState(false);
-  const [notice, showNotice] = useTimedMessage(5000);
+  const [notice, showNotice] = useNotice(5000);
   const onError = (error: unknown) => {
     if (isRateLimited(error)) showNotice(slowDownMessage);
   };
@@ -43,7 +43,7 @@ function Panel({ kind, itemId, title }: PanelProps) {
   const held = new Set(reactions.data?.mine ?? []);
 
   function react(type: ReactionType) {
-    // SPEC §4: without a name, ask for one; the click itself is not replayed.
+    // Without a name, ask for one; the click itself is not replayed.
     if (!userName) {
       setAskName(true);
       return;
@@ -94,4 +94,17 @@ function Panel({ kind, itemId, title }: PanelProps) {
       <NameDialog open={askName} onClose={() => setAskName(false)} />
     </div>
   );
+}
+
+/** A message that disappears by itself after `duration` ms. */
+function useNotice(duration: number) {
+  const [message, setMessage] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const show = (text: string) => {
+    clearTimeout(timer.current);
+    setMessage(text);
+    timer.current = setTimeout(() => setMessage(null), duration);
+  };
+  return [message, show] as const;
 }

@@ -7,7 +7,7 @@ const EngagementPanel = lazy(() => import("./engagement-panel.tsx"));
 
 type ItemEngagementProps = { kind: ItemKind; itemId: string; title: string; open: boolean };
 
-/** Mounted only while its item is open, so closing the item ends its live stream (SPEC §4). */
+/** Mounted only while its item is open, so closing the item ends its live stream. */
 export function ItemEngagement({ open, ...item }: ItemEngagementProps) {
   if (!open) return null;
   return (

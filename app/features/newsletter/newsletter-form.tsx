@@ -1,15 +1,30 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { SubscribeResponse } from "../../../contract/api.ts";
 import { api } from "../../lib/api-client.ts";
+import { useHydrated } from "../../lib/use-enhanced.ts";
 
 type Status = "idle" | "submitting" | "success" | "error";
 
 const successMs = 3000;
 
-/** SPEC §4/§5/§8: trimmed email, "Subscribing...", a thank-you for 3 s, one red error state. */
+/**
+ * The footer's subscription form (docs/product.md, "Newsletter"): a trimmed
+ * address, "Subscribing...", a thank-you for 3 s, one red error state. In the
+ * HTML it is an ordinary form that posts to the server, which answers with a
+ * page; once hydrated it subscribes in place.
+ */
 export function NewsletterForm() {
   const [email, setEmail] = useState("");
   const [status, setStatus] = useState<Status>("idle");
+  const input = useRef<HTMLInputElement>(null);
+  // Without JavaScript the browser's own `required` check guards an empty field.
+  const hydrated = useHydrated();
+
+  // Whatever the reader typed before the island hydrated stays in the field.
+  useEffect(() => {
+    const typed = input.current?.value ?? "";
+    if (typed !== "") setEmail(typed);
+  }, []);
 
   useEffect(() => {
     if (status !== "success") return;
@@ -45,8 +60,14 @@ export function NewsletterForm() {
 
   const failed = status === "error";
   return (
-    <form className="mt-4 flex flex-col gap-3 sm:flex-row" onSubmit={subscribe}>
+    <form
+      action="/api/newsletter"
+      method="post"
+      className="mt-4 flex flex-col gap-3 sm:flex-row"
+      onSubmit={subscribe}
+    >
       <input
+        ref={input}
         type="email"
         required
         name="email"
@@ -62,7 +83,7 @@ export function NewsletterForm() {
       />
       <button
         type="submit"
-        disabled={email.trim() === "" || status === "submitting"}
+        disabled={status === "submitting" || (hydrated && email.trim() === "")}
         className={failed ? "btn-error" : "btn-primary"}
       >
         {status === "submitting"

@@ -1,28 +1,31 @@
-import { type FormEvent, useId, useState } from "react";
+import { Dialog } from "radix-ui";
+import { type FormEvent, useState } from "react";
 import { limits } from "../../../contract/limits.ts";
 import { Icon } from "../../components/ui/icon.tsx";
-import { Modal } from "../../components/ui/modal.tsx";
 import { getDisplayName, setDisplayName } from "./name-store.ts";
 
 /**
- * "Enter your name" (SPEC §2): Continue stores the name, Cancel and the close
- * icon do not. Whatever the visitor clicked before is not applied afterwards.
+ * "Enter your name" (docs/product.md, "Reacting and commenting"): Continue
+ * stores the name; Cancel, the close icon and Esc do not. Whatever the visitor
+ * clicked before is not applied afterwards.
  */
 export function NameDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const titleId = useId();
   return (
-    <Modal
-      open={open}
-      onClose={onClose}
-      aria-labelledby={titleId}
-      className="m-auto w-[min(92vw,26rem)] rounded-2xl border border-line bg-panel p-0 text-slate-200 shadow-2xl shadow-black/60 backdrop:bg-black/60 backdrop:backdrop-blur-sm"
-    >
-      <NameForm titleId={titleId} onDone={onClose} />
-    </Modal>
+    <Dialog.Root open={open} onOpenChange={(next) => !next && onClose()}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-50 animate-fade-in bg-black/60 backdrop-blur-sm" />
+        <Dialog.Content
+          aria-describedby={undefined}
+          className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,26rem)] -translate-x-1/2 -translate-y-1/2 animate-fade-in rounded-2xl border border-line bg-panel text-slate-200 shadow-2xl shadow-black/60"
+        >
+          <NameForm onDone={onClose} />
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
   );
 }
 
-function NameForm({ titleId, onDone }: { titleId: string; onDone: () => void }) {
+function NameForm({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState(getDisplayName);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -33,17 +36,15 @@ function NameForm({ titleId, onDone }: { titleId: string; onDone: () => void }) 
   return (
     <form onSubmit={submit} className="p-6">
       <div className="flex items-start justify-between gap-4">
-        <h2 id={titleId} className="text-xl font-semibold text-slate-100">
+        <Dialog.Title className="text-xl font-semibold text-slate-100">
           Enter your name
-        </h2>
-        <button
-          type="button"
+        </Dialog.Title>
+        <Dialog.Close
           aria-label="Close"
-          onClick={onDone}
           className="-mt-1 -mr-2 grid size-9 place-items-center rounded-lg text-slate-400 hover:bg-white/10"
         >
           <Icon name="x" />
-        </button>
+        </Dialog.Close>
       </div>
       <p className="mt-2 text-sm text-slate-400">
         Your name is shown with your reactions and comments. It is remembered in this browser.
@@ -61,13 +62,9 @@ function NameForm({ titleId, onDone }: { titleId: string; onDone: () => void }) 
         className="mt-5 w-full rounded-lg border border-line bg-ink px-3 py-2 text-slate-100 placeholder:text-slate-500"
       />
       <div className="mt-6 flex justify-end gap-3">
-        <button
-          type="button"
-          onClick={onDone}
-          className="rounded-lg px-4 py-2 text-sm font-medium ring-1 ring-line hover:bg-white/5"
-        >
+        <Dialog.Close className="rounded-lg px-4 py-2 text-sm font-medium ring-1 ring-line hover:bg-white/5">
           Cancel
-        </button>
+        </Dialog.Close>
         <button
           type="submit"
           className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink"

@@ -1,18 +1,7 @@
 import { useEffect, useState } from "react";
-import type { UnsubscribeResponse } from "../../contract/api.ts";
-import { PageHeader } from "../components/page-header.tsx";
-import { ApiError, api } from "../lib/api-client.ts";
-import { pageMeta } from "../lib/meta.ts";
-import { siteConfig } from "../lib/site-config.ts";
-
-const title = "Unsubscribe";
-const description = "Stop receiving the Engage with Engineer newsletter.";
-
-// Reached only from the links in mailings: no use to search engines.
-export const meta = () => [
-  ...pageMeta({ title, description, path: "/unsubscribe" }),
-  { name: "robots", content: "noindex" },
-];
+import type { UnsubscribeResponse } from "../../../contract/api.ts";
+import { ApiError, api } from "../../lib/api-client.ts";
+import { siteConfig } from "../../lib/site-config.ts";
 
 type Step =
   | { name: "reading" }
@@ -23,11 +12,12 @@ type Step =
   | { name: "unknown" };
 
 /**
- * The page behind every newsletter's unsubscribe link (`?token=…`). The page
- * is prerendered, so the token is read in the browser, and nothing is removed
- * until the reader confirms: mail scanners that open links must not unsubscribe.
+ * The page behind every newsletter's unsubscribe link (`?token=…`), an island.
+ * The page is static, so the token is read in the browser, and nothing is
+ * removed until the reader confirms: mail scanners that open links must not
+ * unsubscribe.
  */
-export default function Unsubscribe() {
+export function UnsubscribeFlow() {
   const [step, setStep] = useState<Step>({ name: "reading" });
 
   useEffect(() => {
@@ -56,7 +46,6 @@ export default function Unsubscribe() {
 
   return (
     <>
-      <PageHeader title="Unsubscribe from the newsletter" />
       {/* Tall enough for every step, so the footer does not move once the link is read. */}
       <div className="min-h-48 max-w-2xl space-y-4 text-slate-300">
         {step.name === "reading" ? <p>Reading your unsubscribe link…</p> : null}

@@ -1,0 +1,78 @@
+import type { ClientDirective } from "astro";
+
+/**
+ * `client:deferred`: an island hydrates once the page has loaded and the
+ * browser is idle (or, with `{ visible: true }`, once it scrolls into view), so
+ * no framework JavaScript competes with the page's own loading. A reader who
+ * interacts first hydrates it at once, and loses nothing:
+ *
+ * - a click on a plain button (menu toggle, tab, reaction) is held and replayed
+ *   on the same element once the island is live: hydration reuses the
+ *   server-rendered nodes, so the element is still the one clicked;
+ * - what works without JavaScript keeps working natively: links, a <summary>
+ *   opening its <details>, a form's own submission, typing into a field. The
+ *   island reads that state when it takes over.
+ *
+ * This file is inlined into every page that has an island: keep it small.
+ */
+const deferred: ClientDirective = (load, options, island) => {
+  let started = false;
+  let held: HTMLElement | null = null;
+
+  const hydrate = async () => {
+    if (started) return;
+    started = true;
+    const run = await load();
+    await run();
+    island.removeEventListener("click", hold, true);
+    const target = held;
+    held = null;
+    if (target?.isConnected) replayClick(target);
+  };
+
+  const hold = (event: Event) => {
+    const button = (event.target as Element).closest?.("button,[role=tab]");
+    if (button instanceof HTMLElement && (button as HTMLButtonElement).type !== "submit") {
+      event.stopImmediatePropagation();
+      held = button;
+    }
+    void hydrate();
+  };
+
+  island.addEventListener("click", hold, true);
+  for (const type of ["keydown", "focusin", "input", "touchstart"]) {
+    island.addEventListener(type, hydrate, { once: true, passive: true });
+  }
+
+  const whenLoaded = () => {
+    const { visible } = (options.value ?? {}) as unknown as { visible?: boolean };
+    if (visible) {
+      const observer = new IntersectionObserver((entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) {
+          observer.disconnect();
+          void hydrate();
+        }
+      });
+      for (const child of island.children) observer.observe(child);
+    } else if ("requestIdleCallback" in window) {
+      requestIdleCallback(() => void hydrate(), { timeout: 2000 });
+    } else {
+      setTimeout(hydrate, 200);
+    }
+  };
+  if (document.readyState === "complete") whenLoaded();
+  else addEventListener("load", whenLoaded, { once: true });
+};
+
+/** Widgets listen to different parts of a click (tabs to mousedown, dialogs to click). */
+function replayClick(target: HTMLElement) {
+  for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup"]) {
+    const init = { bubbles: true, cancelable: true, button: 0, composed: true };
+    target.dispatchEvent(
+      type.startsWith("pointer") ? new PointerEvent(type, init) : new MouseEvent(type, init),
+    );
+  }
+  target.click();
+}
+
+export default deferred;

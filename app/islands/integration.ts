@@ -1,0 +1,23 @@
+import type { AstroIntegration } from "astro";
+
+/** Registers `client:deferred`, the one hydration strategy the site's islands use. */
+export function deferredHydration(): AstroIntegration {
+  return {
+    name: "deferred-hydration",
+    hooks: {
+      "astro:config:setup": ({ addClientDirective }) => {
+        addClientDirective({
+          name: "deferred",
+          entrypoint: new URL("./deferred-directive.ts", import.meta.url).pathname,
+        });
+      },
+    },
+  };
+}
+
+declare module "astro" {
+  interface AstroClientDirectives {
+    /** After `load`, when idle (or when visible, with `{ visible: true }`), or at the first interaction. */
+    "client:deferred"?: boolean | { visible?: boolean };
+  }
+}

@@ -1,0 +1,30 @@
+import react from "@astrojs/react";
+import tailwindcss from "@tailwindcss/vite";
+import { defineConfig } from "astro/config";
+import { deferredHydration } from "./app/islands/integration.ts";
+import { contentImages } from "./scripts/vite-content-images.ts";
+import { loadConfig, publicConfig } from "./server/config.ts";
+
+const site = publicConfig(loadConfig(process.env, { productionRules: false }));
+
+/**
+ * Pages are built to static HTML; the interactive parts are React islands that
+ * hydrate after the page has loaded (docs/decisions/006-islands.md). The server
+ * serves build/client as it is.
+ */
+export default defineConfig({
+  site: site.siteUrl,
+  srcDir: "./app",
+  publicDir: "./public",
+  outDir: "./build/client",
+  output: "static",
+  trailingSlash: "never",
+  build: { format: "directory", assets: "assets" },
+  devToolbar: { enabled: false },
+  integrations: [react(), deferredHydration()],
+  vite: {
+    plugins: [tailwindcss(), contentImages()],
+    define: { __SITE_CONFIG__: JSON.stringify(site) },
+    build: { sourcemap: false },
+  },
+});
