@@ -26,7 +26,7 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-bench-"));
 const clientRoot = path.join(scratch, "client");
 mkdirSync(clientRoot);
 writeFileSync(path.join(clientRoot, "index.html"), "<!doctype html><title>bench</title>");
-writeFileSync(path.join(clientRoot, "__spa-fallback.html"), "<!doctype html><title>bench</title>");
+writeFileSync(path.join(clientRoot, "404.html"), "<!doctype html><title>bench</title>");
 
 let server: ChildProcess | undefined;
 

@@ -29,6 +29,10 @@ export async function securityHeaders(
         upgradeInsecureRequests: null,
       },
     },
+    // Helmet's default, no-referrer, makes a browser send `Origin: null` with a
+    // plain form post, which the same-origin check then refuses: the
+    // newsletter form without JavaScript needs the page's own origin.
+    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
     crossOriginEmbedderPolicy: false,
     strictTransportSecurity: false,
   });

@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
+import { islandsHydrated } from "./support/islands.ts";
 
 const pages = [
   "/",
@@ -28,6 +29,9 @@ for (const path of pages) {
   test(`${path} has no serious or critical axe violations`, async ({ page }) => {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    // The HTML as served, then the page once its islands have taken over.
+    expect(await seriousViolations(page)).toEqual([]);
+    await islandsHydrated(page);
     expect(await seriousViolations(page)).toEqual([]);
   });
 }

@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { newsletterHydrated } from "./support/islands.ts";
 
 // Both viewport projects run against one server and database: each project uses its
 // own items so counts can be compared exactly.
@@ -38,6 +39,7 @@ test.describe("newsletter", () => {
   test("subscribes once, then says already subscribed", async ({ page }) => {
     const email = `reader-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
     await page.goto("/about");
+    await newsletterHydrated(page);
     const input = page.getByRole("textbox", { name: "Email address" });
     await input.fill(`  ${email}  `);
     await page.getByRole("button", { name: "Subscribe" }).click();

@@ -1,10 +1,11 @@
 import { expect, test } from "@playwright/test";
+import { hydrateUnderFakeClock, islandsHydrated } from "./support/islands.ts";
 
 test.describe("prerendered HTML, before any JavaScript", () => {
   const expectations: Record<string, string[]> = {
     "/": ["<h1", "Explore"],
     "/about": ["About Me", "DFMEA"],
-    "/technical": ["Introduction", "Fuel Cells", "common-rail", "Read"],
+    "/technical": ["Introduction", "Fuel Cells", "common-rail", "four-stroke cycle"],
     "/non-technical": ["Professional Growth", "Soft Skills", "Time Management", "Initiation"],
     "/mythology": ["Ramayana", "Mahabharata", "Garuda", "Bharata"],
     "/mechfusion-ai": ["AI in Mechanical Engineering", "Read More on LinkedIn"],
@@ -48,8 +49,8 @@ test.describe("home", () => {
   test("rotates the quotes every 10 s", async ({ page }) => {
     await page.clock.install();
     await page.goto("/");
-    // The timers start once the page has hydrated.
-    await page.waitForLoadState("networkidle");
+    // The timers start once the islands have hydrated.
+    await hydrateUnderFakeClock(page);
     const card = page.getByTestId("quote-card");
     const first = await card.locator("blockquote").textContent();
     await page.clock.runFor(10_000);
@@ -60,8 +61,8 @@ test.describe("home", () => {
   test("bursts confetti every 10 s, only on the home page", async ({ page }) => {
     await page.clock.install();
     await page.goto("/");
-    // The timers start once the page has hydrated.
-    await page.waitForLoadState("networkidle");
+    // The timers start once the islands have hydrated.
+    await hydrateUnderFakeClock(page);
     await expect(page.locator("canvas")).toHaveCount(0);
     await page.clock.runFor(10_100);
     await expect(page.locator("canvas")).toHaveCount(1);
@@ -79,8 +80,8 @@ test.describe("home", () => {
     await page.emulateMedia({ reducedMotion: "reduce" });
     await page.clock.install();
     await page.goto("/");
-    // The timers start once the page has hydrated.
-    await page.waitForLoadState("networkidle");
+    // The timers start once the islands have hydrated.
+    await hydrateUnderFakeClock(page);
     await page.clock.runFor(30_000);
     await expect(page.locator("canvas")).toHaveCount(0);
   });
@@ -95,7 +96,7 @@ test.describe("technical", () => {
     );
     await page.getByRole("tab", { name: "Engines" }).click();
     const panel = page.getByRole("tabpanel");
-    const cards = panel.locator("article");
+    const cards = panel.locator(".card");
     await expect(cards).toHaveCount(3);
     const first = cards.nth(0).getByRole("button").first();
     const second = cards.nth(1).getByRole("button").first();
@@ -124,6 +125,8 @@ test.describe("technical", () => {
     await article.getByRole("button", { name: "Dislike 2" }).click();
     await expect(page.getByText("Thank you for your reaction!")).toHaveCount(0);
     await article.getByRole("button", { name: "Love 18" }).click();
+    // A toast under the pointer waits for it to leave (sonner pauses on hover).
+    await page.mouse.move(0, 0);
     await expect(page.getByText("Thank you for your reaction!")).toBeVisible();
     await expect(page.getByText("Thank you for your reaction!")).toBeHidden({ timeout: 3_000 });
     await expect(article.getByRole("button", { name: "Love 18" })).toBeVisible();
@@ -136,12 +139,32 @@ test.describe("technical", () => {
     await expect(emissions.getByRole("button", { name: "Idea 11" })).toBeVisible();
   });
 
+  test("the keyboard reaches the selected tab, and arrows switch tabs", async ({ page }) => {
+    await page.goto("/technical");
+    await islandsHydrated(page);
+    await page.getByRole("heading", { level: 1, name: "Technical" }).click();
+    const introduction = page.getByRole("tab", { name: "Introduction" });
+    for (let step = 0; step < 20; step++) {
+      await page.keyboard.press("Tab");
+      if (await introduction.evaluate((tab) => tab === document.activeElement)) break;
+    }
+    await expect(introduction).toBeFocused();
+    await page.keyboard.press("ArrowRight");
+    await expect(page.getByRole("tab", { name: "Engines" })).toBeFocused();
+    await expect(page.getByRole("tab", { name: "Engines" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("tabpanel")).toBeFocused();
+  });
+
   test("Electric Vehicles and Fuel Cells have their articles and links", async ({ page }) => {
     await page.goto("/technical");
     for (const tab of ["Electric Vehicles", "Fuel Cells"]) {
       await page.getByRole("tab", { name: tab }).click();
       const panel = page.getByRole("tabpanel");
-      await expect(panel.locator("article")).toHaveCount(1);
+      await expect(panel.locator(".card")).toHaveCount(1);
       await expect(panel.getByRole("link", { name: /opens in a new tab/ }).first()).toBeVisible();
     }
   });
@@ -166,7 +189,7 @@ test.describe("non-technical", () => {
     await page.goto("/non-technical");
     await page.getByRole("tab", { name: "Soft Skills" }).click();
     const panel = page.getByRole("tabpanel");
-    await expect(panel.locator("article")).toHaveCount(10);
+    await expect(panel.locator(".card")).toHaveCount(10);
     const communication = panel.getByRole("button", { name: "Communication" });
     const teamwork = panel.getByRole("button", { name: "Teamwork" });
     await communication.click();
@@ -187,7 +210,7 @@ test.describe("non-technical", () => {
 test.describe("stories, AI and science", () => {
   test("mythology: six stories, one open at a time, 300 px image area", async ({ page }) => {
     await page.goto("/mythology");
-    await expect(page.locator("article")).toHaveCount(6);
+    await expect(page.locator("main .card")).toHaveCount(6);
     const garuda = page.getByRole("button", { name: /Garuda/ });
     const rama = page.getByRole("button", { name: /Rama's Duty/ });
     await garuda.click();
@@ -202,8 +225,8 @@ test.describe("stories, AI and science", () => {
   test("MechFusionAI: three articles, each with its LinkedIn link", async ({ page }) => {
     await page.goto("/mechfusion-ai");
     await expect(page.getByRole("heading", { name: "AI in Mechanical Engineering" })).toBeVisible();
-    await expect(page.locator("article")).toHaveCount(3);
-    await page.locator("article").first().getByRole("button").click();
+    await expect(page.locator("main .card")).toHaveCount(3);
+    await page.locator("main .card").first().getByRole("button").click();
     await expect(page.getByRole("link", { name: /Read More on LinkedIn/ }).first()).toHaveAttribute(
       "href",
       /linkedin\.com/,

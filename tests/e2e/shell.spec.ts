@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { islandsHydrated } from "./support/islands.ts";
 
 const routes = [
   { label: "Home", path: "/" },
@@ -48,6 +49,7 @@ test.describe("header", () => {
 
   test("turns opaque after 50 px of scrolling", async ({ page }) => {
     await page.goto("/about");
+    await islandsHydrated(page);
     const header = page.locator("header[data-scrolled]");
     await expect(header).toHaveAttribute("data-scrolled", "false");
     await expect(header).toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
@@ -88,10 +90,33 @@ test.describe("sidebar", () => {
     );
   });
 
+  test("marks the active page on a direct load of every route", async ({ page }) => {
+    for (const route of routes) {
+      await page.goto(route.path);
+      if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
+      const nav = mainNav(page);
+      await expect(nav.getByRole("link", { name: route.label, exact: true })).toHaveAttribute(
+        "aria-current",
+        "page",
+      );
+      await expect(nav.locator('[aria-current="page"]')).toHaveCount(1);
+    }
+  });
+
+  test("the served HTML of every route marks its own link, and only that", async ({ request }) => {
+    for (const route of routes) {
+      const html = await (await request.get(route.path)).text();
+      const current = [...html.matchAll(/<a href="([^"]+)" aria-current="page"/g)].map(
+        (match) => match[1],
+      );
+      expect(current, route.path).toEqual([route.path]);
+    }
+  });
+
   test("shows its footer texts", async ({ page }) => {
     await page.goto("/");
     if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
-    const sidebar = page.locator(isNarrow(page) ? "dialog[open]" : "aside");
+    const sidebar = isNarrow(page) ? page.getByRole("dialog") : page.locator("aside");
     await expect(sidebar.getByText("© 2025 Engage with Engineer")).toBeVisible();
     await expect(sidebar.getByText("All rights reserved")).toBeVisible();
   });
@@ -158,7 +183,7 @@ test.describe("sidebar below 1024 px", () => {
     await page.keyboard.press("Enter");
     await expect(mainNav(page)).toBeVisible();
     const inDrawer = () =>
-      page.evaluate(() => Boolean(document.activeElement?.closest("dialog[open]")));
+      page.evaluate(() => Boolean(document.activeElement?.closest("[role=dialog]")));
     for (let step = 0; step < 15; step++) {
       await page.keyboard.press("Tab");
       expect(await inDrawer()).toBe(true);

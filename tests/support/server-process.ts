@@ -33,7 +33,7 @@ export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export function fixtureClientRoot(): string {
   const root = mkdtempSync(path.join(os.tmpdir(), "ewe-client-"));
   writeFileSync(path.join(root, "index.html"), "<!doctype html><title>home</title>");
-  writeFileSync(path.join(root, "__spa-fallback.html"), "<!doctype html><title>spa</title>");
+  writeFileSync(path.join(root, "404.html"), "<!doctype html><title>not found</title>");
   return root;
 }
 

@@ -122,6 +122,8 @@ export function CardList({
             data-card={card.id}
             name={type === "single" ? group : undefined}
             className="card"
+            // The reader may open it before hydration; that is the point.
+            suppressHydrationWarning
           >
             <summary className="card-summary">
               {card.leading}
@@ -162,7 +164,7 @@ export function CardList({
           </Heading>
         </Accordion.Header>
         {card.summary ? <div className="card-subtitle">{card.summary}</div> : null}
-        <Accordion.Content forceMount className="card-body">
+        <Accordion.Content forceMount hidden={!isOpen} className="card-body">
           {card.body}
           {extra?.(card, isOpen)}
         </Accordion.Content>

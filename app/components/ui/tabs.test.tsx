@@ -49,10 +49,4 @@ describe("Tabs", () => {
       "true",
     );
   });
-
-  it("only the selected tab is in the tab order", () => {
-    render(<Tabs label="Topics" tabs={tabs} />);
-    const tabIndexes = screen.getAllByRole("tab").map((tab) => tab.getAttribute("tabindex"));
-    expect(tabIndexes).toEqual(["0", "-1", "-1"]);
-  });
 });

@@ -71,7 +71,7 @@ export async function startTestApp(
   const clientRoot = path.join(scratch, "client");
   mkdirSync(clientRoot);
   writeFileSync(path.join(clientRoot, "index.html"), "<!doctype html><title>home</title>");
-  writeFileSync(path.join(clientRoot, "__spa-fallback.html"), "<!doctype html><title>spa</title>");
+  writeFileSync(path.join(clientRoot, "404.html"), "<!doctype html><title>not found</title>");
   const dataDir = options.dataDir ?? path.join(scratch, "data");
 
   const ownsDatabase = backend === "postgres" && !options.databaseUrl;

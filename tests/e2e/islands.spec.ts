@@ -1,0 +1,171 @@
+import { expect, type Page, test } from "@playwright/test";
+import { islandsHydrated } from "./support/islands.ts";
+
+/*
+ * Pages are HTML first: everything a page says is there without JavaScript,
+ * and the islands that take over once it runs lose nothing a reader did
+ * before they hydrated (docs/product.md, "Without JavaScript").
+ */
+
+const routes: { path: string; heading: string | RegExp; text: string }[] = [
+  { path: "/", heading: /./, text: "Explore" },
+  { path: "/about", heading: "About Me", text: "DFMEA" },
+  { path: "/technical", heading: "Technical", text: "The four-stroke cycle" },
+  { path: "/non-technical", heading: "Non Technical", text: "Time Management" },
+  { path: "/mythology", heading: "Mythological Inspirations", text: "From the Ramayana" },
+  { path: "/mechfusion-ai", heading: /MechFusion/, text: "AI in Mechanical Engineering" },
+  { path: "/science", heading: "Science in Everyday", text: "Questions and answers" },
+  { path: "/services", heading: "Services", text: "Chat with Me" },
+  { path: "/privacy", heading: "Privacy Policy", text: "What is stored" },
+  { path: "/terms", heading: "Terms of Service", text: "Comments and reactions" },
+];
+
+const uniqueEmail = () => `plain-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("every route shows its heading and its text", async ({ page }) => {
+    for (const route of routes) {
+      await page.goto(route.path);
+      await expect(page.getByRole("heading", { level: 1, name: route.heading })).toBeVisible();
+      await expect(page.getByText(route.text, { exact: false }).first()).toBeVisible();
+      await expect(page.getByRole("navigation", { name: "Footer" })).toBeVisible();
+    }
+  });
+
+  test("a card opens and closes, and opening another closes it", async ({ page }) => {
+    await page.goto("/science");
+    const soap = page.locator("details", { has: page.locator("#soap") });
+    const wifi = page.locator("details", { has: page.locator("#wifi") });
+    await expect(soap).not.toHaveAttribute("open");
+    await soap.locator("summary").click();
+    await expect(soap).toHaveAttribute("open");
+    await expect(soap.locator("img")).toBeVisible();
+    await wifi.locator("summary").click();
+    await expect(wifi).toHaveAttribute("open");
+    await expect(soap).not.toHaveAttribute("open");
+    await wifi.locator("summary").click();
+    await expect(wifi).not.toHaveAttribute("open");
+  });
+
+  test("Technical articles open independently", async ({ page }) => {
+    await page.goto("/technical");
+    const summaries = page.locator("details summary");
+    await summaries.nth(0).click();
+    await summaries.nth(1).click();
+    await expect(page.locator("details[open]")).toHaveCount(2);
+  });
+
+  test("every tab panel is on the page, under its own heading", async ({ page }) => {
+    await page.goto("/technical");
+    for (const name of ["Introduction", "Engines", "Electric Vehicles", "Fuel Cells"]) {
+      await expect(page.getByRole("heading", { level: 2, name, exact: true })).toBeVisible();
+    }
+    await expect(page.getByRole("tab")).toHaveCount(0);
+    await page.goto("/non-technical");
+    await expect(page.getByRole("heading", { level: 2, name: "Soft Skills" })).toBeVisible();
+    await expect(page.getByText("Time Management", { exact: true })).toBeVisible();
+  });
+
+  test("a deep link opens its item", async ({ page }) => {
+    await page.goto("/science#pressure-cooker");
+    const card = page.locator("details", { has: page.locator("#pressure-cooker") });
+    await expect(card).toHaveAttribute("open");
+    await expect(card.locator("img")).toBeInViewport();
+    await page.goto("/non-technical#time-management");
+    await expect(
+      page.locator("details", { has: page.locator("#time-management") }),
+    ).toHaveAttribute("open");
+  });
+
+  test("the newsletter form subscribes, then says already subscribed", async ({ page }) => {
+    const email = uniqueEmail();
+    await page.goto("/about");
+    await page.getByRole("textbox", { name: "Email address" }).fill(email);
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await expect(page).toHaveURL(/\/newsletter\/thanks$/);
+    await expect(page.getByRole("status")).toHaveText(/Thank you for subscribing/);
+
+    await page.getByRole("textbox", { name: "Email address" }).fill(email.toUpperCase());
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await expect(page).toHaveURL(/\/newsletter\/already$/);
+    await expect(page.getByRole("status")).toHaveText(/already subscribed/);
+  });
+
+  test("an unknown address still ends at the home page", async ({ page }) => {
+    await page.goto("/no/such/page");
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  });
+});
+
+/** Holds the islands' JavaScript until `release` is called: a slow connection. */
+async function slowIslands(page: Page) {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(/\/assets\/.*\.js$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
+
+test.describe("before the islands hydrate", () => {
+  test("a card clicked right after load opens, and stays open once live", async ({ page }) => {
+    const release = await slowIslands(page);
+    await page.goto("/mythology", { waitUntil: "load" });
+    const garuda = page.locator("details", { has: page.locator("#garuda") });
+    await garuda.locator("summary").click();
+    await expect(garuda).toHaveAttribute("open");
+    release();
+    await islandsHydrated(page);
+    await expect(page.getByRole("button", { name: /Garuda/ })).toHaveAttribute(
+      "aria-expanded",
+      "true",
+    );
+    await expect(page.getByRole("button", { name: /^Like \d+$/ })).toBeVisible();
+  });
+
+  test("a tab clicked before hydration is selected once it is live", async ({ page }) => {
+    const release = await slowIslands(page);
+    await page.goto("/technical", { waitUntil: "load" });
+    await page.getByRole("tab", { name: "Fuel Cells" }).click();
+    release();
+    await expect(page.getByRole("tab", { name: "Fuel Cells" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    await expect(page.getByRole("tabpanel")).toContainText(/fuel cell/i);
+  });
+
+  test("the menu toggle pressed before hydration opens the drawer", async ({ page }) => {
+    test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
+    const release = await slowIslands(page);
+    await page.goto("/about", { waitUntil: "load" });
+    await page.getByRole("button", { name: "Toggle menu" }).click();
+    release();
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    // The open drawer hides the rest of the page from assistive technology.
+    await expect(page.locator('button[aria-label="Toggle menu"]')).toHaveAttribute(
+      "aria-expanded",
+      "true",
+    );
+  });
+
+  test("no framework JavaScript is fetched before the page has loaded", async ({ page }) => {
+    const early: string[] = [];
+    let loaded = false;
+    page.on("load", () => {
+      loaded = true;
+    });
+    page.on("request", (request) => {
+      if (!loaded && request.resourceType() === "script") early.push(request.url());
+    });
+    await page.goto("/science", { waitUntil: "load" });
+    expect(early).toEqual([]);
+    await islandsHydrated(page);
+  });
+});

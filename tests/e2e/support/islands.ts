@@ -1,0 +1,35 @@
+import { expect, type Page } from "@playwright/test";
+
+/**
+ * Islands hydrate after the page's `load`, when the browser is idle; the
+ * footer's newsletter form only once it is seen. Tests that need a scripted
+ * widget (not the HTML it starts as) wait for this first.
+ */
+export async function islandsHydrated(page: Page) {
+  await expect(page.locator("astro-island[ssr]:not(:has(form))")).toHaveCount(0, {
+    timeout: 15_000,
+  });
+}
+
+/** The footer's form, scrolled into view so that it hydrates, then live. */
+export async function newsletterHydrated(page: Page) {
+  const form = page.locator("astro-island:has(form)").last();
+  await form.locator("form").scrollIntoViewIfNeeded();
+  await expect(form).not.toHaveAttribute("ssr", { timeout: 15_000 });
+}
+
+/**
+ * Under Playwright's fake clock the idle callback that hydrates islands waits
+ * for the clock: advance it until they are live.
+ */
+export async function hydrateUnderFakeClock(page: Page) {
+  await expect
+    .poll(
+      async () => {
+        await page.clock.runFor(250);
+        return page.locator("astro-island[ssr]:not(:has(form))").count();
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(0);
+}
