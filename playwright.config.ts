@@ -17,6 +17,7 @@ const siteEnv = {
   CONTACT_EMAIL: "owner@example.com",
   CHATBOT_SCRIPT_URL: "https://chatbot.invalid/embed.js",
   CHATBOT_BOT_ID: "test-bot",
+  OWNER_LINKEDIN_URL: "https://www.linkedin.com/in/engage-with-engineer-test",
 };
 
 export default defineConfig({

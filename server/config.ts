@@ -41,6 +41,9 @@ const envSchema = z
         .optional(),
     ),
     SITE_OWNER_NAME: optionalText,
+    OWNER_LINKEDIN_URL: optionalText.pipe(
+      z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
+    ),
     CONTACT_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
     CHATBOT_SCRIPT_URL: optionalText.pipe(
       z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
@@ -117,6 +120,8 @@ export type PublicConfig = {
   siteUrl: string;
   contactEmail: string;
   ownerName: string | null;
+  /** The owner's LinkedIn profile: where "Read More on LinkedIn" leads when set. */
+  ownerLinkedInUrl: string | null;
   chatbot: { scriptUrl: string; botId: string } | null;
 };
 
@@ -153,6 +158,7 @@ export function publicConfig(config: Config): PublicConfig {
     siteUrl: config.siteUrl,
     contactEmail: config.contactEmail,
     ownerName: config.SITE_OWNER_NAME ?? null,
+    ownerLinkedInUrl: config.OWNER_LINKEDIN_URL ?? null,
     chatbot:
       config.CHATBOT_SCRIPT_URL && config.CHATBOT_BOT_ID
         ? { scriptUrl: config.CHATBOT_SCRIPT_URL, botId: config.CHATBOT_BOT_ID }

@@ -72,6 +72,7 @@ describe("configuration", () => {
     ["SITE_URL", "ftp://example.com"],
     ["CONTACT_EMAIL", "owner-at-example.com"],
     ["CHATBOT_SCRIPT_URL", "http://chatbot.example/embed.js"],
+    ["OWNER_LINKEDIN_URL", "http://www.linkedin.com/in/someone"],
     ["TRUST_PROXY", "yes"],
     ["RATE_LIMIT_WRITES_PER_VISITOR", "0"],
     ["RATE_LIMIT_WRITES_PER_IP", "1.5"],
