@@ -74,7 +74,7 @@ export async function buildApp({
     if (closing) reply.header("connection", "close");
   });
 
-  const { store, bus, engagement, close } = await startEngagement(config, app.log);
+  const { store, bus, engagement, reads, close } = await startEngagement(config, app.log);
   // After the API's own preClose hook has ended the event streams.
   app.addHook("onClose", close);
 
@@ -95,6 +95,7 @@ export async function buildApp({
     await app.register(engagementApi, {
       prefix: "/api",
       engagement,
+      reads,
       bus,
       catalog,
       siteUrl: config.siteUrl,

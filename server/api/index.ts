@@ -36,6 +36,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   const { siteUrl, cookieSecret, rateLimits, streams } = options;
   const deps: RouteDeps = {
     engagement: options.engagement,
+    reads: options.reads,
     catalog: options.catalog,
     bus: options.bus,
     siteUrl,

@@ -98,6 +98,17 @@ export function createCommentsRepository(
       return rows.map((row) => toComment(row, visitorId));
     },
 
+    /** The ids of the comments `visitorId` wrote on a post (the cached reads mark them `mine`). */
+    async idsBy(postId: string, visitorId: string): Promise<number[]> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select("id")
+        .where("post_id", "=", postId)
+        .where("visitor_id", "=", visitorId)
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
     async add(input: {
       postId: string;
       content: string;

@@ -14,8 +14,8 @@ import type { EventsRepository } from "./events-repository.ts";
 import { nowIso } from "./time.ts";
 
 /*
- * SPEC §3 keeps stories' and posts' reactions in two tables that differ only
- * in the name of the item column. Kysely cannot type one query over either
+ * Stories' and posts' reactions live in two tables that differ only in the
+ * name of the item column. Kysely cannot type one query over either
  * table, so the queries below are typed against science_reactions and run on
  * the table of the item's kind.
  */
@@ -93,6 +93,19 @@ export function createReactionsRepository(
     /** Counts per type and the types `visitorId` holds. */
     get(target: ReactionTarget): Promise<ReactionsResponse> {
       return summary(db, target);
+    },
+
+    /** Only the types `visitorId` holds on the item (the cached reads add them to shared counts). */
+    async heldBy(target: ReactionTarget & { visitorId: string }): Promise<ReactionType[]> {
+      const { table, item } = tableOf(target.kind);
+      const rows = await db
+        .selectFrom(table)
+        .select("type")
+        .where(item, "=", target.itemId)
+        .where("visitor_id", "=", target.visitorId)
+        .execute();
+      const held = rows.map((row) => row.type as ReactionType);
+      return held.sort((a, b) => reactionTypes.indexOf(a) - reactionTypes.indexOf(b));
     },
 
     /** Adds a reaction unless the visitor already holds that type; `added` tells which. */

@@ -4,6 +4,7 @@ import { migrateToLatest, openStore, type Store, type StoreOptions } from "../db
 import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
 import { createEventsRepository } from "./events-repository.ts";
 import { createEngagement, type Engagement } from "./index.ts";
+import { createReadCache, type ReadCache } from "./read-cache.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;
@@ -13,6 +14,8 @@ export type EngagementService = {
   store: Store;
   bus: EventBus;
   engagement: Engagement;
+  /** The item reads, from memory (read-cache.ts). */
+  reads: ReadCache;
   close(): Promise<void>;
 };
 
@@ -66,11 +69,24 @@ export async function startEngagement(
   const pruning = setInterval(prune, pruneEveryMs);
   pruning.unref();
 
+  // A write's own instance forgets the item's cached reads the moment it commits,
+  // before it answers; the bus brings the news to the other instances.
+  let reads: ReadCache | undefined;
+  const engagement = createEngagement(store, events, {
+    committed(event) {
+      reads?.invalidate(event.topic);
+      bus.committed(event);
+    },
+  });
+  reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
+
   return {
     store,
     bus,
-    engagement: createEngagement(store, events, bus),
+    engagement,
+    reads,
     async close() {
+      reads?.close();
       clearInterval(pruning);
       await bus.close();
       await store.close();

@@ -22,6 +22,8 @@ export type Listener = (event: LiveEvent) => void;
 
 export interface EventBus {
   subscribe(topic: string, listener: Listener): () => void;
+  /** Every event of every topic, as this instance learns of it (read caches). */
+  subscribeAll(listener: Listener): () => void;
   /** The newest event this instance has delivered: the position of a new stream. */
   readonly lastEventId: number;
   /** The transaction that recorded `event` has committed. */
@@ -40,6 +42,7 @@ export type BusLogger = {
 /** Listeners by topic; one instance per bus. */
 export class Subscriptions {
   readonly #byTopic = new Map<string, Set<Listener>>();
+  readonly #everything = new Set<Listener>();
   readonly #log: BusLogger | undefined;
 
   constructor(log?: BusLogger) {
@@ -61,9 +64,15 @@ export class Subscriptions {
     };
   }
 
+  subscribeAll(listener: Listener): () => void {
+    this.#everything.add(listener);
+    return () => this.#everything.delete(listener);
+  }
+
   dispatch(event: LiveEvent): void {
-    const listeners = this.#byTopic.get(event.topic);
-    if (!listeners) return;
+    // Caches hear of a change before any stream tells a browser about it, so a
+    // browser that reloads on the event reads the new state.
+    const listeners = [...this.#everything, ...(this.#byTopic.get(event.topic) ?? [])];
     for (const listener of listeners) {
       try {
         listener(event);
@@ -176,6 +185,7 @@ export function createLocalBus({
 
   return {
     subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
+    subscribeAll: (listener) => subscriptions.subscribeAll(listener),
     get lastEventId() {
       return reader.lastId;
     },

@@ -97,6 +97,7 @@ export async function createPostgresBus({
 
   return {
     subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
+    subscribeAll: (listener) => subscriptions.subscribeAll(listener),
     get lastEventId() {
       return reader.lastId;
     },

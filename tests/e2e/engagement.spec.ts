@@ -5,8 +5,22 @@ import { newsletterHydrated } from "./support/islands.ts";
 // Both viewport projects run against one server and database: each project uses its
 // own items so counts can be compared exactly.
 const items = {
-  desktop: { story: "garuda", storyButton: /Garuda/, post: "soap", postButton: /soap/i },
-  narrow: { story: "rama-duty", storyButton: /Rama's Duty/, post: "wifi", postButton: /Wi-Fi/i },
+  desktop: {
+    story: "garuda",
+    storyButton: /Garuda/,
+    post: "soap",
+    postButton: /soap/i,
+    livePost: "cricket-ball",
+    livePostButton: /cricket ball/i,
+  },
+  narrow: {
+    story: "rama-duty",
+    storyButton: /Rama's Duty/,
+    post: "wifi",
+    postButton: /Wi-Fi/i,
+    livePost: "gps-navigation",
+    livePostButton: /GPS/,
+  },
 } as const;
 // The PostgreSQL project has a database of its own.
 const itemsFor = (projectName: string) =>
@@ -108,6 +122,69 @@ test.describe("reactions", () => {
     await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before}`, { timeout: 1_000 });
     await asha.context().close();
     await ben.context().close();
+  });
+});
+
+test.describe("live deltas", () => {
+  const itemReads = /\/api\/items\/science\/[^/]+\/(comments|reactions)$/;
+
+  test("another reader's comment and reaction arrive without a request", async ({
+    browser,
+  }, testInfo) => {
+    const { livePost, livePostButton } = itemsFor(testInfo.project.name);
+    const writer = await visitor(browser, "Asha");
+    const reader = await visitor(browser, "Ben");
+    const reads: string[] = [];
+    reader.on("request", (request) => {
+      if (itemReads.test(new URL(request.url()).pathname)) reads.push(request.url());
+    });
+    await openItem(reader, "/science", livePostButton);
+    await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+    // The first reads, and the one reload when the stream opens.
+    await expect.poll(() => reads.length).toBeGreaterThanOrEqual(4);
+    const readsBefore = reads.length;
+    const likesBefore = await count(reader, livePost, "Like");
+
+    const text = `Delta ${testInfo.project.name} ${Date.now()}`;
+    await openItem(writer, "/science", livePostButton);
+    await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
+    await writer.getByRole("button", { name: "Post comment" }).click();
+    await reaction(writer, livePost, "Like").click();
+
+    await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
+    await expect(reaction(reader, livePost, "Like")).toHaveText(`Like ${likesBefore + 1}`);
+    expect(reads.length).toBe(readsBefore);
+    await writer.context().close();
+    await reader.context().close();
+  });
+
+  test("a comment written while the reader's stream is opening still shows", async ({
+    browser,
+  }, testInfo) => {
+    const { livePost, livePostButton } = itemsFor(testInfo.project.name);
+    const reader = await visitor(browser, "Chitra");
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await reader.route(/\/api\/events\?/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await openItem(reader, "/science", livePostButton);
+    await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+
+    const text = `While opening ${testInfo.project.name} ${Date.now()}`;
+    const writer = await visitor(browser, "Dev");
+    await openItem(writer, "/science", livePostButton);
+    await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
+    await writer.getByRole("button", { name: "Post comment" }).click();
+    await expect(writer.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
+
+    release();
+    await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
+    await writer.context().close();
+    await reader.context().close();
   });
 });
 

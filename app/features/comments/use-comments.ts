@@ -27,9 +27,12 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
   const add = useMutation({
     mutationFn: (body: { content: string; userName: string }) =>
       api<CommentResponse>("POST", `/items/science/${encodeURIComponent(postId)}/comments`, body),
+    // The live event may have brought it first, without knowing it is ours.
     onSuccess: ({ comment }) =>
       update((comments) =>
-        comments.some((c) => c.id === comment.id) ? comments : [...comments, comment],
+        comments.some((c) => c.id === comment.id)
+          ? comments.map((c) => (c.id === comment.id ? comment : c))
+          : [...comments, comment],
       ),
     onError: fail("Posting a comment"),
   });

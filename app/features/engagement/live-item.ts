@@ -1,6 +1,8 @@
 import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import type { CommentsResponse, ReactionsResponse } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
+import type { CommentEvent, ReactionEvent } from "../../../contract/live-events.ts";
 
 export const itemKeys = {
   reactions: (kind: ItemKind, id: string) => ["reactions", kind, id] as const,
@@ -12,17 +14,54 @@ function reload(queryClient: QueryClient, kind: ItemKind, id: string) {
   if (kind === "science") void queryClient.invalidateQueries({ queryKey: itemKeys.comments(id) });
 }
 
+/** New counts for everyone; what this visitor holds is theirs alone and stays as it was. */
+function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, event: ReactionEvent) {
+  queryClient.setQueryData<ReactionsResponse>(itemKeys.reactions(kind, id), (data) =>
+    data ? { ...data, counts: event.counts } : data,
+  );
+}
+
+/** A comment added, edited or deleted; a comment this browser wrote stays marked as its own. */
+function applyComment(queryClient: QueryClient, id: string, event: CommentEvent) {
+  queryClient.setQueryData<CommentsResponse>(itemKeys.comments(id), (data) => {
+    if (!data) return data;
+    if (event.action === "deleted") {
+      return { comments: data.comments.filter((comment) => comment.id !== event.commentId) };
+    }
+    const known = data.comments.find((comment) => comment.id === event.commentId);
+    const comment = { ...event.comment, mine: known?.mine ?? false };
+    return {
+      comments: known
+        ? data.comments.map((c) => (c.id === comment.id ? comment : c))
+        : [...data.comments, comment],
+    };
+  });
+}
+
 /**
- * Follows the item's event stream while mounted. Every change reloads the item
- * (SPEC §4), which also brings the caller's own `mine` flags up to date; after a
- * reconnect the server replays missed events or asks for a resync.
+ * Follows the item's event stream while mounted (docs/architecture.md,
+ * "Live updates"). Events carry what changed, and are applied to the cached
+ * answers without asking the server. The item is read again only when the
+ * server asks for it (`resync`: events were missed) and once when the stream
+ * first opens, which covers a write that committed while it was opening.
  */
 export function useLiveItem(kind: ItemKind, id: string) {
   const queryClient = useQueryClient();
   useEffect(() => {
     const source = new EventSource(`/api/events?topic=${encodeURIComponent(`${kind}:${id}`)}`);
-    const onChange = () => reload(queryClient, kind, id);
-    for (const name of ["reaction", "comment", "resync"]) source.addEventListener(name, onChange);
+    let opened = false;
+    source.addEventListener("ready", () => {
+      if (opened) return;
+      opened = true;
+      reload(queryClient, kind, id);
+    });
+    source.addEventListener("resync", () => reload(queryClient, kind, id));
+    source.addEventListener("reaction", (message) =>
+      applyReaction(queryClient, kind, id, JSON.parse(message.data) as ReactionEvent),
+    );
+    source.addEventListener("comment", (message) =>
+      applyComment(queryClient, id, JSON.parse(message.data) as CommentEvent),
+    );
     return () => source.close();
   }, [queryClient, kind, id]);
 }

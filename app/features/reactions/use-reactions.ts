@@ -16,7 +16,8 @@ export function useReactions(kind: ItemKind, id: string) {
 type Toggle = { type: ReactionType; userName: string; held: boolean };
 
 /**
- * SPEC §4: a type the visitor holds is removed, any other is added. The change
+ * A type the visitor holds is removed, any other is added (docs/product.md,
+ * "Reacting and commenting"). The change
  * shows at once and is rolled back if the server refuses it.
  */
 export function useToggleReaction(kind: ItemKind, id: string, onError: (error: unknown) => void) {

@@ -8,7 +8,7 @@ import {
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../engagement/comments-repository.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { type RouteDeps, requireItem, writerOf } from "./deps.ts";
+import { type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
 
 const postParams = z.object({ id: z.string() });
 // The column is a 32-bit integer on PostgreSQL; a larger id must not reach it.
@@ -23,7 +23,7 @@ function refused(refusal: CommentRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, catalog, siteUrl },
+  { engagement, reads, catalog, siteUrl },
 ) => {
   app.get(
     "/items/science/:id/comments",
@@ -32,12 +32,12 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         summary: "Comments of a science post, oldest first",
         tags: ["comments"],
         params: postParams,
-        response: { 200: commentsResponseSchema, ...errors },
+        response: { 200: commentsResponseSchema, 304: z.null(), ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
-      return { comments: await engagement.comments.list(request.params.id, request.visitorId) };
+      return sendCached(request, reply, await reads.comments(request.params.id, request.visitorId));
     },
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
+import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
 import { notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
@@ -8,6 +9,7 @@ import { issueVisitor } from "../guards.ts";
 /** What the route plugins need from the app. */
 export type RouteDeps = {
   engagement: Engagement;
+  reads: ReadCache;
   catalog: Catalog;
   bus: EventBus;
   siteUrl: string;
@@ -27,4 +29,18 @@ export function requireItem(catalog: Catalog, kind: ItemKind, id: string): void 
 export function writerOf(request: FastifyRequest, reply: FastifyReply, siteUrl: string): string {
   request.visitorId ??= issueVisitor(request, reply, siteUrl);
   return request.visitorId;
+}
+
+/**
+ * Sends a cached read as it was serialized, with its strong ETag; a client that
+ * already holds it gets 304. Browsers must revalidate (no-cache): the answer
+ * changes with every write, and the event stream says when.
+ */
+export function sendCached(request: FastifyRequest, reply: FastifyReply, cached: CachedRead) {
+  reply.header("etag", cached.etag).header("cache-control", "no-cache");
+  const held = request.headers["if-none-match"];
+  if (held && held.split(",").some((tag) => tag.trim() === cached.etag)) {
+    return reply.code(304).send();
+  }
+  return reply.type("application/json; charset=utf-8").send(cached.body);
 }

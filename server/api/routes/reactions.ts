@@ -8,14 +8,14 @@ import {
   reactionTypeSchema,
 } from "../../../contract/api.ts";
 import { notFound } from "../errors.ts";
-import { type RouteDeps, requireItem, writerOf } from "./deps.ts";
+import { type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
 
 const itemParams = z.object({ kind: itemKindSchema, id: z.string() });
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, catalog, siteUrl },
+  { engagement, reads, catalog, siteUrl },
 ) => {
   app.get(
     "/items/:kind/:id/reactions",
@@ -24,13 +24,13 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         summary: "Reaction counts of a story or science post, and the caller's own",
         tags: ["reactions"],
         params: itemParams,
-        response: { 200: reactionsResponseSchema, ...errors },
+        response: { 200: reactionsResponseSchema, 304: z.null(), ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { kind, id } = request.params;
       requireItem(catalog, kind, id);
-      return engagement.reactions.get({ kind, itemId: id, visitorId: request.visitorId });
+      return sendCached(request, reply, await reads.reactions(kind, id, request.visitorId));
     },
   );
 

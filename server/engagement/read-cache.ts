@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import type { Comment, ReactionCounts } from "../../contract/api.ts";
+import type { ItemKind, ReactionType } from "../../contract/limits.ts";
+import { type LiveComment, topicOf } from "../../contract/live-events.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { CommentsRepository } from "./comments-repository.ts";
+import type { ReactionsRepository } from "./reactions-repository.ts";
+
+/** A read's answer, serialized once, with its strong validator. */
+export type CachedRead = { body: string; etag: string };
+
+type Shared<T> = { value: T; anonymous: CachedRead };
+
+function read(body: string): CachedRead {
+  const digest = createHash("sha256").update(body).digest("base64url").slice(0, 27);
+  return { body, etag: `"${digest}"` };
+}
+
+/**
+ * The item reads every reader makes (reaction counts, a post's comments),
+ * answered from memory (docs/architecture.md, "Reads"). Each item's answer is
+ * read from the database once, serialized once and kept until a live event
+ * about that item arrives. Every instance hears every event (in-process on
+ * SQLite, LISTEN/NOTIFY on PostgreSQL), so each one's cache follows the writes
+ * of all of them; a write's own instance forgets at commit, before it answers.
+ *
+ * What a visitor owns (`mine`) is not shared: a visitor with a cookie costs one
+ * small indexed query, a reader without one (most of them) none.
+ *
+ * While the bus cannot hear events (PostgreSQL listener reconnecting) nothing
+ * is kept and every read goes to the database.
+ */
+export function createReadCache({
+  reactions,
+  comments,
+  bus,
+}: {
+  reactions: ReactionsRepository;
+  comments: CommentsRepository;
+  bus: Pick<EventBus, "subscribeAll" | "healthy">;
+}) {
+  const entries = new Map<string, Promise<Shared<unknown>>>();
+  const keyOf = (part: "reactions" | "comments", topic: string) => `${part} ${topic}`;
+
+  function invalidate(topic: string) {
+    entries.delete(keyOf("reactions", topic));
+    entries.delete(keyOf("comments", topic));
+  }
+  const unsubscribe = bus.subscribeAll((event) => invalidate(event.topic));
+
+  function shared<T>(key: string, load: () => Promise<Shared<T>>): Promise<Shared<T>> {
+    if (!bus.healthy) {
+      // Events may be missed until the listener is back: keep nothing.
+      entries.clear();
+      return load();
+    }
+    let entry = entries.get(key) as Promise<Shared<T>> | undefined;
+    if (!entry) {
+      // Concurrent readers of a cold item share one database read.
+      entry = load();
+      entries.set(key, entry);
+      entry.catch(() => {
+        if (entries.get(key) === entry) entries.delete(key);
+      });
+    }
+    return entry;
+  }
+
+  return {
+    /** Reaction counts of an item and the types `visitorId` holds. */
+    async reactions(kind: ItemKind, itemId: string, visitorId: string | null): Promise<CachedRead> {
+      const { value: counts, anonymous } = await shared<ReactionCounts>(
+        keyOf("reactions", topicOf(kind, itemId)),
+        async () => {
+          const { counts } = await reactions.get({ kind, itemId, visitorId: null });
+          return { value: counts, anonymous: read(JSON.stringify({ counts, mine: [] })) };
+        },
+      );
+      if (!visitorId) return anonymous;
+      const mine: ReactionType[] = await reactions.heldBy({ kind, itemId, visitorId });
+      return mine.length === 0 ? anonymous : read(JSON.stringify({ counts, mine }));
+    },
+
+    /** A post's comments, oldest first, with `mine` set on those `visitorId` wrote. */
+    async comments(postId: string, visitorId: string | null): Promise<CachedRead> {
+      const { value: list, anonymous } = await shared<LiveComment[]>(
+        keyOf("comments", topicOf("science", postId)),
+        async () => {
+          const rows: Comment[] = await comments.list(postId, null);
+          const body = JSON.stringify({ comments: rows });
+          return { value: rows.map(({ mine: _, ...c }) => c), anonymous: read(body) };
+        },
+      );
+      if (!visitorId) return anonymous;
+      const own = new Set(await comments.idsBy(postId, visitorId));
+      if (own.size === 0) return anonymous;
+      return read(JSON.stringify({ comments: list.map((c) => ({ ...c, mine: own.has(c.id) })) }));
+    },
+
+    /** Forgets an item's answers: its transaction has committed. */
+    invalidate,
+    close: unsubscribe,
+  };
+}
+
+export type ReadCache = ReturnType<typeof createReadCache>;

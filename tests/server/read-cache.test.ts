@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./support/http-visitor.ts";
+import { EventStream } from "./support/sse-client.ts";
+import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Item reads come from memory (docs/architecture.md, "Reads"): the same answer
+ * for every reader without a cookie, a strong ETag, 304 to a client that has
+ * it, and nothing stale once a write has committed.
+ */
+describe.each(backends)("cached item reads on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: "GET", url, headers });
+
+  it("answers with a strong ETag and 304 to If-None-Match, for counts and comments", async () => {
+    const postId = freshItem("science");
+    await t.visitor().comment(postId, "first");
+    for (const url of [
+      `/api/items/science/${postId}/reactions`,
+      `/api/items/science/${postId}/comments`,
+    ]) {
+      const first = await get(url);
+      expect(first.statusCode).toBe(200);
+      const etag = first.headers.etag as string;
+      expect(etag).toMatch(/^"[\w-]{20,}"$/);
+      expect(first.headers["cache-control"]).toBe("no-cache");
+      const again = await get(url, { "if-none-match": etag });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe("");
+      expect((await get(url, { "if-none-match": '"other"' })).statusCode).toBe(200);
+    }
+  });
+
+  it("a write on the same instance is in the very next read, and changes the ETag", async () => {
+    const postId = freshItem("science");
+    const url = `/api/items/science/${postId}/comments`;
+    const before = await get(url);
+    expect(json(before).comments).toEqual([]);
+    const writer = t.visitor();
+    const { comment } = json(await writer.comment(postId, "fresh"));
+    const after = await get(url, { "if-none-match": before.headers.etag as string });
+    expect(after.statusCode).toBe(200);
+    expect(json(after).comments.map((c: { id: number }) => c.id)).toEqual([comment.id]);
+
+    await writer.patch(`/api/comments/${comment.id}`, { content: "edited", userName: "Alex" });
+    expect(json(await get(url)).comments[0].content).toBe("edited");
+    await writer.delete(`/api/comments/${comment.id}`);
+    expect(json(await get(url)).comments).toEqual([]);
+
+    const storyId = freshItem("mythology");
+    const reactionsUrl = `/api/items/mythology/${storyId}/reactions`;
+    expect(json(await get(reactionsUrl)).counts.love).toBe(0);
+    await writer.react("mythology", storyId, "love");
+    expect(json(await get(reactionsUrl)).counts.love).toBe(1);
+    await writer.delete(`/api/items/mythology/${storyId}/reactions/love`);
+    expect(json(await get(reactionsUrl)).counts.love).toBe(0);
+  });
+
+  it("keeps each visitor's own flags while everyone else shares one answer", async () => {
+    const postId = freshItem("science");
+    const author = t.visitor();
+    const other = t.visitor();
+    const { comment } = json(await author.comment(postId, "mine"));
+    await author.react("science", postId, "idea");
+    await other.react("science", postId, "like");
+
+    const anonymous = await get(`/api/items/science/${postId}/comments`);
+    expect(json(anonymous).comments[0]).toMatchObject({ id: comment.id, mine: false });
+    const authors = await author.get(`/api/items/science/${postId}/comments`);
+    expect(json(authors).comments[0]).toMatchObject({ id: comment.id, mine: true });
+    expect(authors.headers.etag).not.toBe(anonymous.headers.etag);
+    expect(json(await other.get(`/api/items/science/${postId}/comments`)).comments[0].mine).toBe(
+      false,
+    );
+
+    const counts = { like: 1, love: 0, dislike: 0, idea: 1 };
+    expect(json(await get(`/api/items/science/${postId}/reactions`))).toEqual({
+      counts,
+      mine: [],
+    });
+    expect(json(await author.get(`/api/items/science/${postId}/reactions`))).toEqual({
+      counts,
+      mine: ["idea"],
+    });
+    expect(json(await other.get(`/api/items/science/${postId}/reactions`))).toEqual({
+      counts,
+      mine: ["like"],
+    });
+  });
+
+  it("a read answered while an event is delivered never shows less than the event", async () => {
+    const postId = freshItem("science");
+    const url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const stream = new EventStream(url, `science:${postId}`);
+    try {
+      await stream.ready();
+      await get(`/api/items/science/${postId}/comments`); // warm the cache
+      await t.visitor().comment(postId, "seen by the stream");
+      await stream.next("comment");
+      // A browser reloads on the event: the reload must include it.
+      expect(json(await get(`/api/items/science/${postId}/comments`)).comments).toHaveLength(1);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe("cached item reads across two instances on PostgreSQL", () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres");
+    b = await startTestApp("postgres", { databaseUrl: a.databaseUrl });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("a write on one instance replaces what the other had cached, as soon as it hears of it", async () => {
+    const postId = freshItem("science");
+    const url = `/api/items/science/${postId}/comments`;
+    const readB = async () => json(await b.app.inject({ method: "GET", url })).comments;
+    expect(await readB()).toEqual([]); // now cached on B
+
+    await a.visitor().comment(postId, "written on A");
+    await waitFor(async () => (await readB()).length === 1, {
+      timeoutMs: 5_000,
+      what: "B reads A's comment",
+    });
+    expect((await readB())[0].content).toBe("written on A");
+
+    await b.visitor().react("science", postId, "love");
+    await waitFor(
+      async () =>
+        json(await a.app.inject({ method: "GET", url: `/api/items/science/${postId}/reactions` }))
+          .counts.love === 1,
+      { timeoutMs: 5_000, what: "A reads B's reaction" },
+    );
+  });
+});
