@@ -27,6 +27,18 @@ export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/cli
 /** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
 const acceptableRequestId = /^[\w.:-]{1,64}$/;
 
+/**
+ * Fastify's own hop count trusts no hop at all (it cannot tell a proxy from a
+ * client that sends enough of them), so the count is applied here: the peer
+ * and the N - 1 hops before it are proxies, the hop they name is the client.
+ * README, Running behind a proxy: only when the server is reachable through
+ * the proxy alone.
+ */
+function trustedProxies(setting: Config["TRUST_PROXY"]) {
+  if (typeof setting !== "number") return setting;
+  return (_address: string, hop: number) => hop < setting;
+}
+
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
@@ -37,7 +49,7 @@ export async function buildApp({
 }: AppOptions) {
   const app = Fastify({
     logger,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustedProxies(config.TRUST_PROXY),
     bodyLimit: 16 * 1024,
     genReqId(request) {
       const given = request.headers["x-request-id"];

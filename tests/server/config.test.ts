@@ -57,7 +57,7 @@ describe("configuration", () => {
       databaseKind: "postgres",
       siteUrl: "https://example.com",
       PORT: 8080,
-      TRUST_PROXY: true,
+      TRUST_PROXY: 1,
       RATE_LIMIT_WINDOW_SECONDS: 30,
     });
   });
@@ -73,6 +73,9 @@ describe("configuration", () => {
     ["CONTACT_EMAIL", "owner-at-example.com"],
     ["CHATBOT_SCRIPT_URL", "http://chatbot.example/embed.js"],
     ["TRUST_PROXY", "yes"],
+    ["TRUST_PROXY", "true"],
+    ["TRUST_PROXY", "127.0.0.1, proxy.internal"],
+    ["TRUST_PROXY", "10.0.0.0/33"],
     ["RATE_LIMIT_WRITES_PER_VISITOR", "0"],
     ["RATE_LIMIT_WRITES_PER_IP", "1.5"],
     ["RATE_LIMIT_WINDOW_SECONDS", "-1"],
@@ -80,6 +83,20 @@ describe("configuration", () => {
     ["LOG_LEVEL", "verbose"],
   ])("refuses %s=%s with a message that names it", (name, value) => {
     expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it("trusts X-Forwarded-For from a number of hops or from listed proxies, never from everyone", () => {
+    expect(loadConfig({ TRUST_PROXY: "0" }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "127.0.0.1, 10.0.0.0/8,::1,loopback" }).TRUST_PROXY).toEqual([
+      "127.0.0.1",
+      "10.0.0.0/8",
+      "::1",
+      "loopback",
+    ]);
+    expect(refusal({ TRUST_PROXY: "true" })).toMatch(
+      /TRUST_PROXY: true is no longer accepted: it let any client forge its address. Give the number of proxies/,
+    );
   });
 
   it("reports every problem at once", () => {

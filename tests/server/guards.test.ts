@@ -249,6 +249,60 @@ describe.each(backends)("rate limits on %s", (backend) => {
   });
 });
 
+describe("the client address behind a proxy", () => {
+  const proxy = "127.0.0.1";
+  const react = (t: TestApp, from: string, forwardedFor: string) =>
+    t.app.inject({
+      method: "POST",
+      url: `/api/items/mythology/${freshItem("mythology")}/reactions`,
+      remoteAddress: from,
+      headers: { origin: siteUrl, "x-forwarded-for": forwardedFor },
+      payload: { type: "like", userName: "Alex" },
+    });
+
+  it.each([
+    ["a hop count", "1"],
+    ["the proxy's address", proxy],
+  ])(
+    "with TRUST_PROXY as %s, a forged X-Forwarded-For cannot change the address the write limit counts",
+    async (_case, trust) => {
+      const t = await startTestApp("sqlite", {
+        env: { TRUST_PROXY: trust, RATE_LIMIT_WRITES_PER_IP: "2" },
+      });
+      try {
+        // The client sends made-up hops; the proxy appends the address it sees
+        // (nginx's $proxy_add_x_forwarded_for), which alone must count.
+        const statuses = [];
+        for (let i = 1; i <= 3; i += 1) {
+          statuses.push(
+            (await react(t, proxy, `203.0.113.${i}, ${proxy}, 198.51.100.7`)).statusCode,
+          );
+        }
+        expect(statuses).toEqual([201, 201, 429]);
+        // Another client behind the same proxy has its own allowance.
+        expect((await react(t, proxy, "198.51.100.8")).statusCode).toBe(201);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
+  it("ignores X-Forwarded-For from a client that is not a listed proxy", async () => {
+    const t = await startTestApp("sqlite", {
+      env: { TRUST_PROXY: proxy, RATE_LIMIT_WRITES_PER_IP: "2" },
+    });
+    try {
+      const statuses = [];
+      for (let i = 1; i <= 3; i += 1) {
+        statuses.push((await react(t, "198.51.100.9", `203.0.113.${i}`)).statusCode);
+      }
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("an unreachable database", () => {
   it("answers 503 on PostgreSQL, and recovers when it is back", async () => {
     const server = await startPostgres();

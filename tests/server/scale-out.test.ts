@@ -41,7 +41,7 @@ describe("two server processes on one PostgreSQL", () => {
       DATABASE_URL: databaseUrl,
       COOKIE_SECRET: randomBytes(32).toString("hex"),
       CLIENT_ROOT: fixtureClientRoot(),
-      TRUST_PROXY: "true",
+      TRUST_PROXY: "1",
     };
     [a, b] = await Promise.all([startServerProcess({ env }), startServerProcess({ env })]);
   });
