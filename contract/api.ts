@@ -114,6 +114,7 @@ export const errorCodes = [
   "already_subscribed",
   "unknown_token",
   "payload_too_large",
+  "request_timeout",
   "unsupported_media_type",
   "rate_limited",
   "service_unavailable",

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import path from "node:path";
-import Fastify, { type FastifyReply, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from "fastify";
 import { loadEngagementCatalog } from "../content/catalog.ts";
+import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { engagementApi } from "./api/index.ts";
 import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
@@ -39,6 +46,29 @@ function trustedProxies(setting: Config["TRUST_PROXY"]) {
   return (_address: string, hop: number) => hop < setting;
 }
 
+/**
+ * Connections that break before a request is read (timeouts, a client that
+ * leaves, malformed HTTP) are the client's doing, not ours: a debug line, no
+ * stack. The answer is Fastify's default one.
+ */
+function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
+  this.log.debug({ code: error.code }, "client connection ended before a request was read");
+  if (socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "request_timeout", "The request took too long to arrive."]
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "payload_too_large", "The request headers are too large."]
+        : [400, "validation_failed", "The request is malformed."];
+  if (socket.writable) {
+    const body = JSON.stringify({ error: { code, message } } satisfies ErrorResponse);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
@@ -47,10 +77,25 @@ export async function buildApp({
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
 }: AppOptions) {
+  const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
+  const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const app = Fastify({
     logger,
     trustProxy: trustedProxies(config.TRUST_PROXY),
     bodyLimit: 16 * 1024,
+    // A client that sends its request slowly, or stops half-way, would hold a
+    // connection forever (Fastify's defaults are no timeouts). Node checks the
+    // headers and request deadlines on an interval, 30 s by default: make it
+    // short enough that they hold to about a second. The event stream's own
+    // socket is exempted from the idle timeout in its route.
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.min(1000, Math.min(headersTimeout, requestTimeout) / 2),
+    },
+    requestTimeout,
+    connectionTimeout: config.IDLE_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    clientErrorHandler,
     genReqId(request) {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && acceptableRequestId.test(given) ? given : randomUUID();

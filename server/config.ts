@@ -63,6 +63,9 @@ const trustProxy = z
     return entries;
   });
 
+/** A duration in seconds; fractions are allowed (tests use short ones). */
+const seconds = (fallback: number) => z.coerce.number().positive().max(3600).default(fallback);
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -98,6 +101,13 @@ const envSchema = z
     RATE_LIMIT_WRITES_PER_VISITOR: z.coerce.number().int().min(1).default(60),
     RATE_LIMIT_WRITES_PER_IP: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+    // How long a client may take to send a request's headers, and the whole
+    // request (headers and body); how long a connection may stay silent, and
+    // idle between two requests. Live-event streams are exempt from the last two.
+    HEADERS_TIMEOUT_SECONDS: seconds(10),
+    REQUEST_TIMEOUT_SECONDS: seconds(30),
+    IDLE_TIMEOUT_SECONDS: seconds(30),
+    KEEP_ALIVE_TIMEOUT_SECONDS: seconds(72),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     LOG_LEVEL: z
@@ -110,6 +120,13 @@ const envSchema = z
         code: "custom",
         path: ["CHATBOT_BOT_ID"],
         message: "CHATBOT_SCRIPT_URL and CHATBOT_BOT_ID must be set together",
+      });
+    }
+    if (env.HEADERS_TIMEOUT_SECONDS > env.REQUEST_TIMEOUT_SECONDS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["HEADERS_TIMEOUT_SECONDS"],
+        message: "must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)",
       });
     }
     if (env.NODE_ENV !== "production") return;

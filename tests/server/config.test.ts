@@ -80,6 +80,10 @@ describe("configuration", () => {
     ["RATE_LIMIT_WRITES_PER_IP", "1.5"],
     ["RATE_LIMIT_WINDOW_SECONDS", "-1"],
     ["EVENT_STREAMS_MAX", "lots"],
+    ["HEADERS_TIMEOUT_SECONDS", "0"],
+    ["REQUEST_TIMEOUT_SECONDS", "soon"],
+    ["IDLE_TIMEOUT_SECONDS", "-5"],
+    ["KEEP_ALIVE_TIMEOUT_SECONDS", "7200"],
     ["LOG_LEVEL", "verbose"],
   ])("refuses %s=%s with a message that names it", (name, value) => {
     expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\\n  ${name}: `));
@@ -96,6 +100,18 @@ describe("configuration", () => {
     ]);
     expect(refusal({ TRUST_PROXY: "true" })).toMatch(
       /TRUST_PROXY: true is no longer accepted: it let any client forge its address. Give the number of proxies/,
+    );
+  });
+
+  it("has timeouts for slow clients by default, and wants the headers' within the request's", () => {
+    expect(loadConfig({})).toMatchObject({
+      HEADERS_TIMEOUT_SECONDS: 10,
+      REQUEST_TIMEOUT_SECONDS: 30,
+      IDLE_TIMEOUT_SECONDS: 30,
+      KEEP_ALIVE_TIMEOUT_SECONDS: 72,
+    });
+    expect(refusal({ HEADERS_TIMEOUT_SECONDS: "40" })).toContain(
+      "HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS",
     );
   });
 

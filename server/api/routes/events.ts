@@ -126,6 +126,9 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
         unsubscribe();
         return;
       }
+      // A stream may be silent for longer than the server's idle timeout
+      // between heartbeats; it ends when the client or the server closes it.
+      request.raw.socket.setTimeout(0);
       open.add(reply);
       reply.sse.onClose(() => {
         unsubscribe();
