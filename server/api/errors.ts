@@ -73,7 +73,7 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
 
 /** Every failure of the API becomes `{error: {code, message}}`; only our own bugs are 500s. */
 export function apiErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (request.raw.destroyed) {
+  if (request.socket?.destroyed === true) {
     // The client left (or timed out) while its request was read: nobody to answer.
     request.log.debug({ code: error.code }, "client left before its request was read");
     return;

@@ -113,6 +113,17 @@ describe("timeouts on a listening server", () => {
     }
   });
 
+  it("still answers a request refused after its body was read and the database asked", async () => {
+    const response = await fetch(`${baseUrl}/api/comments/999999`, {
+      method: "PATCH",
+      headers: { origin: siteUrl, "content-type": "application/json" },
+      body: JSON.stringify({ content: "edited", userName: "Alex" }),
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+  });
+
   it("logs timeouts and clients that leave at debug, without a stack trace", async () => {
     const before = logs.lines.length;
     const since = () => logs.lines.slice(before);
