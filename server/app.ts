@@ -10,6 +10,7 @@ import Fastify, {
 import { loadEngagementCatalog } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { engagementApi } from "./api/index.ts";
+import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
@@ -131,6 +132,13 @@ export async function buildApp({
     if (closing) reply.header("connection", "close");
   });
 
+  const eventStreams = createStreamSlots({
+    max: config.EVENT_STREAMS_MAX,
+    perIp: config.EVENT_STREAMS_PER_IP,
+    perVisitor: config.EVENT_STREAMS_PER_VISITOR,
+  });
+  app.decorate("eventStreams", eventStreams);
+
   const { store, bus, engagement, close } = await startEngagement(config, app.log);
   // After the API's own preClose hook has ended the event streams.
   app.addHook("onClose", close);
@@ -161,7 +169,7 @@ export async function buildApp({
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
-      streams: { maxStreams: config.EVENT_STREAMS_MAX, heartbeatMs },
+      streams: { slots: eventStreams, heartbeatMs },
     });
 
     await staticSite(app, { root: clientRoot });

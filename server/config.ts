@@ -110,6 +110,9 @@ const envSchema = z
     KEEP_ALIVE_TIMEOUT_SECONDS: seconds(72),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
+    // ...and from one IP address, and one visitor, before answering 429.
+    EVENT_STREAMS_PER_IP: z.coerce.number().int().min(1).default(20),
+    EVENT_STREAMS_PER_VISITOR: z.coerce.number().int().min(1).default(10),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),

@@ -8,10 +8,13 @@ export class ApiError extends Error {
   override name = "ApiError";
   readonly statusCode: number;
   readonly code: ErrorCode;
-  constructor(statusCode: number, code: ErrorCode, message: string) {
+  /** Sent as Retry-After: when the client may try again. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(statusCode: number, code: ErrorCode, message: string, retryAfterSeconds?: number) {
     super(message);
     this.statusCode = statusCode;
     this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -79,7 +82,13 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
     return;
   }
   const { status, ...body } = classify(error);
-  if (status >= 500) request.log.error({ err: error }, "request failed");
+  if (error instanceof ApiError) {
+    // Refused on purpose (a limit, a missing item): worth a line, not a stack.
+    if (error.retryAfterSeconds !== undefined) {
+      reply.header("retry-after", String(error.retryAfterSeconds));
+    }
+    request.log[status >= 500 ? "warn" : "info"]({ code: body.code, status }, "request refused");
+  } else if (status >= 500) request.log.error({ err: error }, "request failed");
   else request.log.info({ code: body.code, status }, "request refused");
   return reply.code(status).send({ error: body } satisfies ErrorResponse);
 }

@@ -80,16 +80,16 @@ export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
     timeWindow: limits.windowMs,
     keyGenerator: (request) => request.visitorId ?? "",
   });
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return async (request: FastifyRequest) => {
     // A visitor's first write has no identity yet; the IP limit covers it.
     const checks = request.visitorId ? [byIp(request), byVisitor(request)] : [byIp(request)];
     for (const result of await Promise.all(checks)) {
       if (!result.isAllowed && result.isExceeded) {
-        reply.header("retry-after", String(Math.max(1, result.ttlInSeconds)));
         throw new ApiError(
           429,
           "rate_limited",
           "Too many changes in a short time; try again shortly.",
+          Math.max(1, result.ttlInSeconds),
         );
       }
     }

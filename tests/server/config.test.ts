@@ -80,6 +80,8 @@ describe("configuration", () => {
     ["RATE_LIMIT_WRITES_PER_IP", "1.5"],
     ["RATE_LIMIT_WINDOW_SECONDS", "-1"],
     ["EVENT_STREAMS_MAX", "lots"],
+    ["EVENT_STREAMS_PER_IP", "0"],
+    ["EVENT_STREAMS_PER_VISITOR", "2.5"],
     ["HEADERS_TIMEOUT_SECONDS", "0"],
     ["REQUEST_TIMEOUT_SECONDS", "soon"],
     ["IDLE_TIMEOUT_SECONDS", "-5"],
