@@ -114,6 +114,7 @@ export async function buildApp({
     chatbotOrigin: config.CHATBOT_SCRIPT_URL
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
       : undefined,
+    https: config.siteUrl.startsWith("https:"),
   });
 
   // Clients and proxies can quote it when they report a problem; the logs carry the same id.

@@ -107,3 +107,27 @@ describe("SQLite by default", () => {
     }
   });
 });
+
+describe("Strict-Transport-Security", () => {
+  it("is sent on pages and API answers when SITE_URL is https, for a year", async () => {
+    const t = await startTestApp("sqlite", { env: { SITE_URL: "https://ewe.test" } });
+    try {
+      for (const url of ["/", "/healthz", "/api/items/science/wifi/reactions"]) {
+        const response = await t.app.inject({ method: "GET", url });
+        expect(response.headers["strict-transport-security"], url).toBe("max-age=31536000");
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("is not sent when SITE_URL is plain http (development)", async () => {
+    const t = await startTestApp("sqlite");
+    try {
+      const response = await t.app.inject({ method: "GET", url: "/" });
+      expect(response.headers["strict-transport-security"]).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+});
