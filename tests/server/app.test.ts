@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,6 +72,31 @@ describe("SQLite by default", () => {
       expect(db.prepare("pragma journal_mode").get()).toEqual({ journal_mode: "wal" });
     } finally {
       db.close();
+    }
+  });
+
+  it("creates DATA_DIR readable by its owner only, and the database with its -wal and -shm files", async () => {
+    const mode = (file: string) => statSync(path.join(t.dataDir, file)).mode & 0o777;
+    await t.visitor().react("mythology", "garuda", "like"); // a write: the log files exist
+    expect(mode(".")).toBe(0o700);
+    for (const file of ["engage.sqlite", "engage.sqlite-wal", "engage.sqlite-shm"]) {
+      expect(mode(file), file).toBe(0o600);
+    }
+  });
+
+  it("tightens a database an older version left readable by others", async () => {
+    const older = await startTestApp("sqlite");
+    await older.visitor().comment("wifi", "written by an older version");
+    await older.app.close();
+    const file = path.join(older.dataDir, "engage.sqlite");
+    chmodSync(file, 0o644);
+    const restarted = await startTestApp("sqlite", { dataDir: older.dataDir });
+    try {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(`${file}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      await restarted.close();
+      await older.close();
     }
   });
 
