@@ -24,7 +24,7 @@ import { subscriberRoutes } from "./routes/subscribers.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
 export type ApiOptions = RouteDeps & {
-  /** The canonical origin of the site; writes must come from it (or the request's own host). */
+  /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
   rateLimits: RateLimits;

@@ -38,6 +38,19 @@ describe.each(backends)("guards on %s", (backend) => {
       ["another site's Referer", { referer: "https://evil.example/page" }],
       ["a look-alike host", { origin: "http://ewe.test.evil.example" }],
       ["another port", { origin: "http://ewe.test:8080" }],
+      // DNS rebinding: evil.example resolves to this server, so Host and Origin agree.
+      [
+        "a rebound host, Origin and Host agreeing",
+        { origin: "http://evil.example", host: "evil.example" },
+      ],
+      [
+        "the address the request was sent to",
+        { origin: "http://127.0.0.1:4173", host: "127.0.0.1:4173" },
+      ],
+      [
+        "a Referer on a rebound host",
+        { referer: "http://evil.example/science", host: "evil.example" },
+      ],
     ])("refuses a write with %s: 403 cross_origin, nothing stored", async (_case, headers) => {
       const postId = freshItem("science");
       const response = await post(postId, headers);
@@ -49,10 +62,7 @@ describe.each(backends)("guards on %s", (backend) => {
     it.each([
       ["SITE_URL's origin", { origin: siteUrl }],
       ["a Referer on the site", { referer: `${siteUrl}/science` }],
-      [
-        "the Host the request was sent to",
-        { origin: "http://127.0.0.1:4173", host: "127.0.0.1:4173" },
-      ],
+      ["SITE_URL's origin, whatever the Host", { origin: siteUrl, host: "127.0.0.1:3001" }],
     ])("accepts a write with %s", async (_case, headers) => {
       expect((await post(freshItem("science"), headers)).statusCode).toBe(201);
     });
@@ -347,6 +357,30 @@ describe("an unreachable database", () => {
       expect((await alex.react("science", "wifi", "like")).statusCode).toBe(201);
     } finally {
       other.close();
+      await t.close();
+    }
+  });
+});
+
+describe("same origin in development", () => {
+  it("compares with the SITE_URL that defaults from PORT, not with the Host", async () => {
+    const t = await startTestApp("sqlite", { env: { SITE_URL: "", PORT: "4321" } });
+    try {
+      const write = (headers: Record<string, string>) =>
+        t.app.inject({
+          method: "POST",
+          url: "/api/items/mythology/garuda/reactions",
+          headers,
+          payload: { type: "like", userName: "Alex" },
+        });
+      expect((await write({ origin: "http://localhost:4321" })).statusCode).toBe(201);
+      const rebound = await write({
+        origin: "http://evil.example:4321",
+        host: "evil.example:4321",
+      });
+      expect(rebound.statusCode).toBe(403);
+      expect(json(rebound).error.code).toBe("cross_origin");
+    } finally {
       await t.close();
     }
   });
