@@ -176,6 +176,30 @@ describe.each(backends)("guards on %s", (backend) => {
       expect(again.headers["set-cookie"]).toBeUndefined();
     });
 
+    it("is not set by a refused edit or deletion from a client without one", async () => {
+      const postId = freshItem("science");
+      const alex = t.visitor();
+      const { comment } = json(await alex.comment(postId, "mine"));
+      await alex.react("science", postId, "like");
+      const tampered = `ewe_visitor=${(alex.cookie ?? "").split("=")[1]!.slice(1)}`;
+      for (const cookie of [undefined, tampered]) {
+        const stranger = t.visitor();
+        stranger.cookie = cookie;
+        const refusals = [
+          await stranger.patch(`/api/comments/${comment.id}`, { content: "x", userName: "Alex" }),
+          await stranger.delete(`/api/comments/${comment.id}`),
+          await stranger.delete(`/api/items/science/${postId}/reactions/like`),
+          await stranger.patch("/api/comments/999999", { content: "x", userName: "Alex" }),
+          await stranger.delete("/api/comments/999999"),
+        ];
+        expect(refusals.map((response) => response.statusCode)).toEqual([403, 403, 404, 404, 404]);
+        for (const response of refusals) expect(response.headers["set-cookie"]).toBeUndefined();
+      }
+      expect(json(await alex.get(`/api/items/science/${postId}/comments`)).comments).toHaveLength(
+        1,
+      );
+    });
+
     it("is not trusted when tampered with", async () => {
       const id = freshItem("science");
       const alex = t.visitor();
