@@ -215,6 +215,9 @@ describe("the server process", () => {
     const token = new URL(link).searchParams.get("token")!;
     secrets.push(token);
     await fetch(`${url}/unsubscribe?token=${token}`);
+    // The same parameter, spelled so that only a decoded comparison catches it.
+    await fetch(`${url}/unsubscribe?%74oken=${token}`);
+    await fetch(`${url}/unsubscribe?ref=mail&T%4Fken=${token}#confirm`);
     await fetch(`${url}/api/unsubscribe`, {
       method: "POST",
       headers: json,
