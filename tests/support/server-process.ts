@@ -50,6 +50,8 @@ export const processSiteUrl = "http://localhost:3000";
 export const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "1000000",
   RATE_LIMIT_WRITES_PER_IP: "1000000",
+  // Every client here is 127.0.0.1, and a closed stream is let go of a moment later.
+  EVENT_STREAMS_PER_IP: "1000",
 };
 
 export type ServerProcessOptions = {

@@ -61,9 +61,11 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
+/** Tests write in bursts and open many streams, all from 127.0.0.1; a closed stream is let go of a moment later. */
 const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "100000",
   RATE_LIMIT_WRITES_PER_IP: "100000",
+  EVENT_STREAMS_PER_IP: "1000",
 };
 
 /**
