@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { itemKinds, limits, reactionTypes } from "./limits.ts";
-import { isAcceptableComment, isAcceptableName } from "./text.ts";
+import {
+  blankLinesInARowMax,
+  hasFewBlankLinesInARow,
+  hasFewMarksPerCharacter,
+  hasNoControlOrDirectionCharacters,
+  hasNoHiddenCharacters,
+  hasVisibleCharacter,
+  marksPerCharacterMax,
+} from "./text.ts";
 
 /*
  * Request and response shapes of the engagement API (`/api`). Request objects
@@ -12,18 +20,34 @@ import { isAcceptableComment, isAcceptableName } from "./text.ts";
 export const reactionTypeSchema = z.enum(reactionTypes);
 export const itemKindSchema = z.enum(itemKinds);
 
+const fewMarksMessage = (what: string) =>
+  `${what} can have at most ${marksPerCharacterMax} accents or other marks on one character.`;
+
 export const userNameSchema = z
   .string()
   .min(1, "Enter a name.")
   .max(limits.userNameMax, `Names are at most ${limits.userNameMax} characters.`)
-  .refine(isAcceptableName, "Names cannot be blank or contain control or invisible characters.");
+  .refine(
+    (value) => hasNoHiddenCharacters(value) && hasVisibleCharacter(value),
+    "Names cannot be blank or contain control or invisible characters.",
+  )
+  .refine(hasFewMarksPerCharacter, fewMarksMessage("Names"));
 
 export const commentContentSchema = z
   .string()
   .trim()
   .min(1, "Write a comment.")
   .max(limits.commentMax, `Comments are at most ${limits.commentMax} characters.`)
-  .refine(isAcceptableComment, "Comments cannot contain control or text-direction characters.");
+  .refine(
+    hasNoControlOrDirectionCharacters,
+    "Comments cannot contain control or text-direction characters.",
+  )
+  .refine(hasVisibleCharacter, "Write a comment with at least one visible character.")
+  .refine(hasFewMarksPerCharacter, fewMarksMessage("Comments"))
+  .refine(
+    hasFewBlankLinesInARow,
+    `Comments can have at most ${blankLinesInARowMax} blank lines in a row.`,
+  );
 
 export const emailSchema = z
   .string()
@@ -114,6 +138,7 @@ export const errorCodes = [
   "already_subscribed",
   "unknown_token",
   "payload_too_large",
+  "request_timeout",
   "unsupported_media_type",
   "rate_limited",
   "service_unavailable",

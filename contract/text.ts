@@ -2,22 +2,77 @@
  * Character rules for user-entered text. Control and format characters (bidi
  * overrides, zero-width characters, NUL…) let one visitor disguise text shown to
  * others, and lone surrogates cannot be stored as UTF-8, so they are refused.
+ * Text must also show something, and must not be shaped to break the page:
+ * marks stacked by the hundred on one letter ("zalgo"), or screens of blank lines.
  */
 const controlOrFormat = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 const controlExceptLineBreaksAndTabs = /[^\P{Cc}\t\n\r]/u;
-const bidiControls = /[\u202a-\u202e\u2066-\u2069]/;
+/** Every character that sets or overrides the direction of text (Unicode's Bidi_Control). */
+const bidiControls = /\p{Bidi_Control}/u;
 
-/** A display name may hold any visible character, spaces included, but not only spaces. */
-export function isAcceptableName(value: string): boolean {
-  return value.isWellFormed() && !controlOrFormat.test(value) && value.trim() !== "";
+/**
+ * A character that shows something: not a space, a control or format character,
+ * an invisible one (Default_Ignorable_Code_Point: zero-width characters, the Hangul
+ * fillers U+115F, U+1160, U+3164, U+FFA0…), a mark with nothing to sit on, or the
+ * blank braille pattern U+2800.
+ */
+const visible = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{C}\p{M}\u2800]/u;
+
+/**
+ * Combining marks in a row on one character. Real writing needs a few
+ * (Vietnamese tones, Hebrew points with cantillation, Tibetan stacks, an emoji
+ * keycap); "zalgo" text stacks hundreds and spills over the lines around it.
+ */
+export const marksPerCharacterMax = 5;
+const tooManyMarks = new RegExp(`\\p{M}{${marksPerCharacterMax + 1}}`, "u");
+
+/** Blank lines in a row in a comment; a line of invisible characters counts as blank. */
+export const blankLinesInARowMax = 2;
+
+export function hasVisibleCharacter(value: string): boolean {
+  return visible.test(value);
+}
+
+export function hasFewMarksPerCharacter(value: string): boolean {
+  return !tooManyMarks.test(value);
+}
+
+export function hasFewBlankLinesInARow(value: string): boolean {
+  let run = 0;
+  for (const line of value.split(/\r\n|\r|\n/)) {
+    run = hasVisibleCharacter(line) ? 0 : run + 1;
+    if (run > blankLinesInARowMax) return false;
+  }
+  return true;
+}
+
+/** No control, format or line-separator character: a name is one line of plain text. */
+export function hasNoHiddenCharacters(value: string): boolean {
+  return value.isWellFormed() && !controlOrFormat.test(value);
 }
 
 /**
  * Comments may span lines and carry emoji (which need zero-width joiners), so
  * only C0/C1 controls other than tab and newlines, and bidi controls, are refused.
  */
-export function isAcceptableComment(value: string): boolean {
+export function hasNoControlOrDirectionCharacters(value: string): boolean {
   return (
     value.isWellFormed() && !controlExceptLineBreaksAndTabs.test(value) && !bidiControls.test(value)
+  );
+}
+
+/** A display name may hold any visible character, spaces included, but not only spaces. */
+export function isAcceptableName(value: string): boolean {
+  return (
+    hasNoHiddenCharacters(value) && hasVisibleCharacter(value) && hasFewMarksPerCharacter(value)
+  );
+}
+
+export function isAcceptableComment(value: string): boolean {
+  return (
+    hasNoControlOrDirectionCharacters(value) &&
+    hasVisibleCharacter(value) &&
+    hasFewMarksPerCharacter(value) &&
+    hasFewBlankLinesInARow(value)
   );
 }

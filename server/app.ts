@@ -1,8 +1,16 @@
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import path from "node:path";
-import Fastify, { type FastifyReply, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from "fastify";
 import { loadEngagementCatalog } from "../content/catalog.ts";
+import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { engagementApi } from "./api/index.ts";
+import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
@@ -27,6 +35,41 @@ export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/cli
 /** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
 const acceptableRequestId = /^[\w.:-]{1,64}$/;
 
+/**
+ * Fastify's own hop count trusts no hop at all (it cannot tell a proxy from a
+ * client that sends enough of them), so the count is applied here: the peer
+ * and the N - 1 hops before it are proxies, the hop they name is the client.
+ * README, Running behind a proxy: only when the server is reachable through
+ * the proxy alone.
+ */
+function trustedProxies(setting: Config["TRUST_PROXY"]) {
+  if (typeof setting !== "number") return setting;
+  return (_address: string, hop: number) => hop < setting;
+}
+
+/**
+ * Connections that break before a request is read (timeouts, a client that
+ * leaves, malformed HTTP) are the client's doing, not ours: a debug line, no
+ * stack. The answer is Fastify's default one.
+ */
+function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
+  this.log.debug({ code: error.code }, "client connection ended before a request was read");
+  if (socket.destroyed) return;
+  const [status, code, message]: [number, ErrorCode, string] =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "request_timeout", "The request took too long to arrive."]
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "payload_too_large", "The request headers are too large."]
+        : [400, "validation_failed", "The request is malformed."];
+  if (socket.writable) {
+    const body = JSON.stringify({ error: { code, message } } satisfies ErrorResponse);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
@@ -35,10 +78,25 @@ export async function buildApp({
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
 }: AppOptions) {
+  const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
+  const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const app = Fastify({
     logger,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustedProxies(config.TRUST_PROXY),
     bodyLimit: 16 * 1024,
+    // A client that sends its request slowly, or stops half-way, would hold a
+    // connection forever (Fastify's defaults are no timeouts). Node checks the
+    // headers and request deadlines on an interval, 30 s by default: make it
+    // short enough that they hold to about a second. The event stream's own
+    // socket is exempted from the idle timeout in its route.
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.min(1000, Math.min(headersTimeout, requestTimeout) / 2),
+    },
+    requestTimeout,
+    connectionTimeout: config.IDLE_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    clientErrorHandler,
     genReqId(request) {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && acceptableRequestId.test(given) ? given : randomUUID();
@@ -56,6 +114,7 @@ export async function buildApp({
     chatbotOrigin: config.CHATBOT_SCRIPT_URL
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
       : undefined,
+    https: config.siteUrl.startsWith("https:"),
   });
 
   // Clients and proxies can quote it when they report a problem; the logs carry the same id.
@@ -73,6 +132,13 @@ export async function buildApp({
   app.addHook("onSend", async (_request, reply) => {
     if (closing) reply.header("connection", "close");
   });
+
+  const eventStreams = createStreamSlots({
+    max: config.EVENT_STREAMS_MAX,
+    perIp: config.EVENT_STREAMS_PER_IP,
+    perVisitor: config.EVENT_STREAMS_PER_VISITOR,
+  });
+  app.decorate("eventStreams", eventStreams);
 
   const { store, bus, engagement, reads, close } = await startEngagement(config, app.log);
   // After the API's own preClose hook has ended the event streams.
@@ -105,7 +171,7 @@ export async function buildApp({
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
-      streams: { maxStreams: config.EVENT_STREAMS_MAX, heartbeatMs },
+      streams: { slots: eventStreams, heartbeatMs },
     });
 
     await staticSite(app, { root: clientRoot });

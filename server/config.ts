@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -12,10 +13,58 @@ const optionalText = z
   .transform((value) => (value === "" ? undefined : value))
   .optional();
 
-const booleanFlag = z
-  .enum(["true", "false", "1", "0", ""])
+/** The names proxy-addr (Fastify's trustProxy) knows for groups of addresses. */
+const addressGroups = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+function isAddressOrRange(entry: string): boolean {
+  if (addressGroups.has(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Whose X-Forwarded-For to believe. A client can write anything into that
+ * header, so only the entries added by our own proxies count: the last N hops,
+ * or the hops that come from the listed proxy addresses. `true` used to trust
+ * every hop, which let any client choose its own address; it is refused so that
+ * an old setting cannot silently keep meaning something else.
+ */
+const trustProxy = z
+  .string()
+  .trim()
   .optional()
-  .transform((value) => value === "true" || value === "1");
+  .transform((value, ctx): false | number | string[] => {
+    if (value === undefined || value === "" || value === "false" || value === "0") return false;
+    if (value === "true") {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "true is no longer accepted: it let any client forge its address. Give the number of proxies in front of the server (e.g. 1) or their addresses (e.g. 127.0.0.1, or 10.0.0.0/8)",
+      });
+      return z.NEVER;
+    }
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      if (hops > 10) ctx.addIssue({ code: "custom", message: "at most 10 proxy hops" });
+      return hops;
+    }
+    const entries = value.split(",").map((entry) => entry.trim());
+    const invalid = entries.filter((entry) => !isAddressOrRange(entry));
+    if (invalid.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${invalid.join('", "')}" is not a hop count, an IP address or a CIDR range`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+/** A duration in seconds; fractions are allowed (tests use short ones). */
+const seconds = (fallback: number) => z.coerce.number().positive().max(3600).default(fallback);
 
 const envSchema = z
   .object({
@@ -49,13 +98,24 @@ const envSchema = z
       z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     ),
     CHATBOT_BOT_ID: optionalText,
-    TRUST_PROXY: booleanFlag,
+    // Behind a reverse proxy: the number of proxies in front, or their addresses.
+    TRUST_PROXY: trustProxy,
     // Writes (subscribe, react, comment) allowed per window, per visitor and per IP address.
     RATE_LIMIT_WRITES_PER_VISITOR: z.coerce.number().int().min(1).default(60),
     RATE_LIMIT_WRITES_PER_IP: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+    // How long a client may take to send a request's headers, and the whole
+    // request (headers and body); how long a connection may stay silent, and
+    // idle between two requests. Live-event streams are exempt from the last two.
+    HEADERS_TIMEOUT_SECONDS: seconds(10),
+    REQUEST_TIMEOUT_SECONDS: seconds(30),
+    IDLE_TIMEOUT_SECONDS: seconds(30),
+    KEEP_ALIVE_TIMEOUT_SECONDS: seconds(72),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
+    // ...and from one IP address, and one visitor, before answering 429.
+    EVENT_STREAMS_PER_IP: z.coerce.number().int().min(1).default(20),
+    EVENT_STREAMS_PER_VISITOR: z.coerce.number().int().min(1).default(10),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),
@@ -66,6 +126,13 @@ const envSchema = z
         code: "custom",
         path: ["CHATBOT_BOT_ID"],
         message: "CHATBOT_SCRIPT_URL and CHATBOT_BOT_ID must be set together",
+      });
+    }
+    if (env.HEADERS_TIMEOUT_SECONDS > env.REQUEST_TIMEOUT_SECONDS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["HEADERS_TIMEOUT_SECONDS"],
+        message: "must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)",
       });
     }
     if (env.NODE_ENV !== "production") return;

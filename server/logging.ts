@@ -5,10 +5,35 @@ import type { Env } from "./config.ts";
  * Query parameters whose values are credentials: the unsubscribe page's link
  * carries one, and anyone holding it can remove that address.
  */
-const secretParameters = /([?&](?:token)=)[^&#]*/gi;
+const secretParameters = new Set(["token"]);
 
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replaceAll("+", " ")).trim().toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/**
+ * The URL with the values of secret parameters replaced. Names are compared
+ * once decoded, as the page's script and the server read them: `?%74oken=` is
+ * `?token=`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(secretParameters, "$1[redacted]");
+  const start = url.indexOf("?");
+  if (start === -1) return url;
+  const end = url.indexOf("#", start);
+  const query = url.slice(start + 1, end === -1 ? undefined : end);
+  const redacted = query
+    .split("&")
+    .map((pair) => {
+      const equals = pair.indexOf("=");
+      const name = equals === -1 ? pair : pair.slice(0, equals);
+      return secretParameters.has(decodedName(name)) ? `${name}=[redacted]` : pair;
+    })
+    .join("&");
+  return `${url.slice(0, start + 1)}${redacted}${end === -1 ? "" : url.slice(end)}`;
 }
 
 /**

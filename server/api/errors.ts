@@ -8,10 +8,13 @@ export class ApiError extends Error {
   override name = "ApiError";
   readonly statusCode: number;
   readonly code: ErrorCode;
-  constructor(statusCode: number, code: ErrorCode, message: string) {
+  /** Sent as Retry-After: when the client may try again. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(statusCode: number, code: ErrorCode, message: string, retryAfterSeconds?: number) {
     super(message);
     this.statusCode = statusCode;
     this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -73,8 +76,19 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
 
 /** Every failure of the API becomes `{error: {code, message}}`; only our own bugs are 500s. */
 export function apiErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (request.socket?.destroyed === true) {
+    // The client left (or timed out) while its request was read: nobody to answer.
+    request.log.debug({ code: error.code }, "client left before its request was read");
+    return;
+  }
   const { status, ...body } = classify(error);
-  if (status >= 500) request.log.error({ err: error }, "request failed");
+  if (error instanceof ApiError) {
+    // Refused on purpose (a limit, a missing item): worth a line, not a stack.
+    if (error.retryAfterSeconds !== undefined) {
+      reply.header("retry-after", String(error.retryAfterSeconds));
+    }
+    request.log[status >= 500 ? "warn" : "info"]({ code: body.code, status }, "request refused");
+  } else if (status >= 500) request.log.error({ err: error }, "request failed");
   else request.log.info({ code: body.code, status }, "request refused");
   return reply.code(status).send({ error: body } satisfies ErrorResponse);
 }

@@ -52,13 +52,14 @@ function originOf(value: string | undefined): string | null {
 
 /**
  * Writes come only from the site's own pages: the Origin (or, from older
- * browsers, the Referer) must be SITE_URL's origin or the host the request was
- * sent to. Together with SameSite=Lax and the JSON-only body this rules out
- * cross-site request forgery.
+ * browsers, the Referer) must be SITE_URL's origin. Together with SameSite=Lax
+ * and the JSON-only body this rules out cross-site request forgery. The Host
+ * header proves nothing: under DNS rebinding a page of evil.example reaches
+ * this server with Host and Origin both evil.example.
  */
 export function assertSameOrigin(request: FastifyRequest, siteOrigin: string): void {
   const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer);
-  if (origin !== null && (origin === siteOrigin || new URL(origin).host === request.host)) return;
+  if (origin === siteOrigin) return;
   throw new ApiError(403, "cross_origin", "Changes are accepted only from this site's own pages.");
 }
 
@@ -80,16 +81,16 @@ export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
     timeWindow: limits.windowMs,
     keyGenerator: (request) => request.visitorId ?? "",
   });
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return async (request: FastifyRequest) => {
     // A visitor's first write has no identity yet; the IP limit covers it.
     const checks = request.visitorId ? [byIp(request), byVisitor(request)] : [byIp(request)];
     for (const result of await Promise.all(checks)) {
       if (!result.isAllowed && result.isExceeded) {
-        reply.header("retry-after", String(Math.max(1, result.ttlInSeconds)));
         throw new ApiError(
           429,
           "rate_limited",
           "Too many changes in a short time; try again shortly.",
+          Math.max(1, result.ttlInSeconds),
         );
       }
     }

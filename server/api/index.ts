@@ -22,13 +22,14 @@ import { eventRoutes } from "./routes/events.ts";
 import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { reactionRoutes } from "./routes/reactions.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
+import type { StreamSlots } from "./stream-slots.ts";
 
 export type ApiOptions = RouteDeps & {
-  /** The canonical origin of the site; writes must come from it (or the request's own host). */
+  /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
   rateLimits: RateLimits;
-  streams: { maxStreams: number; heartbeatMs: number };
+  streams: { slots: StreamSlots; heartbeatMs: number };
 };
 
 /** The engagement API, registered under `/api`. */
@@ -75,18 +76,18 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
 
   const limitWrites = createWriteLimiter(app, rateLimits);
   app.decorateRequest("visitorId", null);
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", async (request) => {
     request.visitorId = readVisitor(request);
     if (!isWrite(request)) return;
     assertSameOrigin(request, siteOrigin);
-    await limitWrites(request, reply);
+    await limitWrites(request);
   });
 
   await app.register(subscriberRoutes, deps);
   await app.register(newsletterFormRoutes, deps);
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
-  await app.register(eventRoutes, { ...deps, maxStreams: streams.maxStreams });
+  await app.register(eventRoutes, { ...deps, slots: streams.slots });
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -100,16 +100,18 @@ const commands: Command[] = [
     summary: "the subscribers as CSV, each with an unsubscribe link",
     help: `Prints every subscriber as CSV (RFC 4180): email, subscribed_at (ISO-8601 UTC)
 and unsubscribe_url, oldest first. Put each subscriber's unsubscribe_url into
-the mailings you send them. The links start with SITE_URL.
+the mailings you send them. The links start with SITE_URL. An address that
+starts with + or - is written with a leading ' (so that a spreadsheet does not
+take it for a formula): remove it before mailing.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
     options: { out: { type: "string" } },
     async run({ values, config, stdout, stderr, engagement }) {
       const subscribers = await (await engagement()).subscribers.list();
-      // Cells are written verbatim, for mailing tools to import. A spreadsheet
-      // cannot be made to run anything: the subscribe endpoint accepts no address
-      // with "=", "(" or "|" (tests/server/subscribers.test.ts); timestamps and
-      // links are ours.
+      // The subscribe endpoint refuses addresses with "=", "(" or "|"
+      // (tests/server/subscribers.test.ts), but one may start with "+" or "-":
+      // toCsv quotes those with a leading ' like every other cell that could
+      // start a formula.
       const csv = toCsv([
         ["email", "subscribed_at", "unsubscribe_url"],
         ...subscribers.map((s) => [
@@ -152,7 +154,9 @@ subscriber has the address.`,
     usage: "[--post ID] [--since DATE] [--json]",
     summary: "comments, oldest first",
     help: `Lists comments, oldest first, as tab-separated columns: id, post, created_at,
-name, comment (line breaks shown as \\n).
+name, comment (line breaks shown as \\n). A name or comment that starts with
+= + - or @ gets a leading ' so that a spreadsheet shows it as text; --json
+gives them verbatim.
 
   --post ID      only the comments of this science post (e.g. wifi)
   --since DATE   only comments written at or after DATE: 2025-06-01 (UTC) or

@@ -125,7 +125,7 @@ export function restoreDatabase(
   }
   // A log left by a crashed server belongs to the old file; on the new one it would corrupt it.
   for (const suffix of ["-wal", "-shm"]) rmSync(`${databaseFile}${suffix}`, { force: true });
-  mkdirSync(path.dirname(databaseFile), { recursive: true });
+  mkdirSync(path.dirname(databaseFile), { recursive: true, mode: 0o700 });
   copyDatabase(fromFile, databaseFile);
   return { previousKeptAs: keptAs };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import path from "node:path";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
@@ -21,11 +21,32 @@ export type Store = {
 
 export type Logger = { error(object: unknown, message: string): void };
 
+/**
+ * The database holds emails and visitors' ids: only its owner may read it. Its
+ * folder is created 0700 (an existing one keeps its mode: README, Backups), and
+ * the file 0600 before SQLite opens it, because SQLite gives the -wal and -shm
+ * files it creates the mode of the database file. Files left by an older
+ * version are tightened; one the current user does not own is left as it is.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, "a", 0o600));
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      const { mode } = statSync(`${file}${suffix}`);
+      if (mode & 0o077) chmodSync(`${file}${suffix}`, mode & 0o700);
+    } catch (error) {
+      const { code } = error as NodeJS.ErrnoException;
+      if (code !== "ENOENT" && code !== "EPERM") throw error;
+    }
+  }
+}
+
 /** Opens the database; the PostgreSQL driver is loaded only when it is used. */
 export async function openStore(options: StoreOptions, log?: Logger): Promise<Store> {
   let db: Kysely<Database>;
   if (options.kind === "sqlite") {
-    mkdirSync(path.dirname(options.file), { recursive: true });
+    createPrivately(options.file);
     db = new Kysely<Database>({ dialect: createSqliteDialect(options.file) });
   } else {
     const { default: pg } = await import("pg");

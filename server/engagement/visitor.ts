@@ -30,7 +30,7 @@ export function resolveCookieSecret({
 }): string {
   if (COOKIE_SECRET) return COOKIE_SECRET;
   const file = path.resolve(DATA_DIR, "cookie-secret");
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     // "wx": two processes starting at once cannot both write a secret.
     writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });

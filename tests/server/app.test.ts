@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,6 +75,31 @@ describe("SQLite by default", () => {
     }
   });
 
+  it("creates DATA_DIR readable by its owner only, and the database with its -wal and -shm files", async () => {
+    const mode = (file: string) => statSync(path.join(t.dataDir, file)).mode & 0o777;
+    await t.visitor().react("mythology", "garuda", "like"); // a write: the log files exist
+    expect(mode(".")).toBe(0o700);
+    for (const file of ["engage.sqlite", "engage.sqlite-wal", "engage.sqlite-shm"]) {
+      expect(mode(file), file).toBe(0o600);
+    }
+  });
+
+  it("tightens a database an older version left readable by others", async () => {
+    const older = await startTestApp("sqlite");
+    await older.visitor().comment("wifi", "written by an older version");
+    await older.app.close();
+    const file = path.join(older.dataDir, "engage.sqlite");
+    chmodSync(file, 0o644);
+    const restarted = await startTestApp("sqlite", { dataDir: older.dataDir });
+    try {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(`${file}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      await restarted.close();
+      await older.close();
+    }
+  });
+
   it("keeps data and visitors' identities across a restart", async () => {
     const alex = t.visitor();
     await alex.comment("wifi", "before the restart");
@@ -104,6 +129,30 @@ describe("SQLite by default", () => {
       expect(json(await alex.get("/api/items/science/wifi/reactions")).mine).toEqual(["like"]);
     } finally {
       await custom.close();
+    }
+  });
+});
+
+describe("Strict-Transport-Security", () => {
+  it("is sent on pages and API answers when SITE_URL is https, for a year", async () => {
+    const t = await startTestApp("sqlite", { env: { SITE_URL: "https://ewe.test" } });
+    try {
+      for (const url of ["/", "/healthz", "/api/items/science/wifi/reactions"]) {
+        const response = await t.app.inject({ method: "GET", url });
+        expect(response.headers["strict-transport-security"], url).toBe("max-age=31536000");
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("is not sent when SITE_URL is plain http (development)", async () => {
+    const t = await startTestApp("sqlite");
+    try {
+      const response = await t.app.inject({ method: "GET", url: "/" });
+      expect(response.headers["strict-transport-security"]).toBeUndefined();
+    } finally {
+      await t.close();
     }
   });
 });

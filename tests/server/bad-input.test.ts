@@ -28,6 +28,14 @@ const disguisedNames = [
   ["a C1 control", "Alex\u0085"],
   ["DEL", "Alex\u007F"],
   ["a line separator", "Alex\u2028"],
+  ["a left-to-right mark", "Alex\u200E"],
+  ["a right-to-left mark", "\u200FAlex"],
+  ["an Arabic letter mark", "Al\u061Cex"],
+  ["only a Hangul filler", "\u3164"],
+  ["only blank braille patterns", "\u2800\u2800"],
+  ["only spaces", "   "],
+  ["only a combining mark", "\u0301"],
+  ["six marks on one letter", `A${"\u0301".repeat(6)}`],
 ] as const;
 
 describe.each(backends)("bad input on %s", (backend) => {
@@ -92,13 +100,46 @@ describe.each(backends)("bad input on %s", (backend) => {
     ["a NUL", "Nice\u0000post"],
     ["an escape sequence", "\u001B[2Jcleared"],
     ["2,001 characters", "x".repeat(2001)],
-  ])("refuses a comment with %s, changing nothing", async (_case, content) => {
+    ["a left-to-right mark", "Nice\u200E post", "text-direction"],
+    ["a right-to-left mark", "\u200FNice post", "text-direction"],
+    ["an Arabic letter mark", "Nice\u061C post", "text-direction"],
+    ["a left-to-right embedding", "Nice \u202Apost", "text-direction"],
+    ["a first-strong isolate", "Nice \u2068post\u2069", "text-direction"],
+    ["only Hangul fillers", "\u3164\u3164", "visible character"],
+    ["only a blank braille pattern", "\u2800", "visible character"],
+    ["only zero-width spaces", "\u200B\u200B\u200B", "visible character"],
+    ["only a word joiner and a zero-width joiner", "\u2060\u200D", "visible character"],
+    ["zalgo", `Z${"\u0336\u0301\u0308".repeat(100)}algo`, "marks on one character"],
+    ["six marks on one letter", `e${"\u0301".repeat(6)}`, "marks on one character"],
+    ["1,990 line breaks", `top${"\n".repeat(1990)}bottom`, "blank lines in a row"],
+    ["three blank lines in a row", "one\n\n\n\ntwo", "blank lines in a row"],
+    ["three blank CRLF lines in a row", "one\r\n \r\n\t\r\n\r\ntwo", "blank lines in a row"],
+    ["lines of invisible fillers", "one\n\u3164\n\u2800\n\u200B\ntwo", "blank lines in a row"],
+  ])("refuses a comment with %s, changing nothing", async (_case, content, reason = "") => {
     const before = await snapshot();
-    expect((await alex.comment(postId, content)).statusCode).toBe(400);
+    const added = await alex.comment(postId, content);
+    expect(added.statusCode).toBe(400);
+    expect(json(added).error.message).toContain(reason);
     expect((await alex.patch("/api/comments/1", { content, userName: "Alex" })).statusCode).toBe(
       400,
     );
     expect(await snapshot()).toEqual(before);
+  });
+
+  it.each([
+    ["two blank lines in a row", "one\n\n\ntwo"],
+    ["Vietnamese, decomposed", "Tie\u0302\u0301ng Vie\u0323\u0302t"],
+    [
+      "Hebrew with points and cantillation",
+      "\u05D1\u05BC\u05B0\u0591\u05BD\u05E8\u05B5\u05D0\u05E9\u05C1\u05B4\u0596\u05D9\u05EA",
+    ],
+    ["Tibetan stacks", "\u0F56\u0F66\u0F92\u0FB2\u0F74\u0F56\u0F66"],
+    ["an emoji keycap and a flag", "1\uFE0F\u20E3 \u{1F1EE}\u{1F1F3}"],
+    ["five marks on one letter", `e${"\u0301".repeat(5)}`],
+  ])("accepts a comment and a name with %s", async (_case, text) => {
+    const added = await alex.comment(postId, text, text.replaceAll("\n", " ").slice(0, 40));
+    expect(added.statusCode).toBe(201);
+    expect(json(added).comment.content).toBe(text);
   });
 
   it("keeps line breaks and tabs inside a comment", async () => {

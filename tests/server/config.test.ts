@@ -57,7 +57,7 @@ describe("configuration", () => {
       databaseKind: "postgres",
       siteUrl: "https://example.com",
       PORT: 8080,
-      TRUST_PROXY: true,
+      TRUST_PROXY: 1,
       RATE_LIMIT_WINDOW_SECONDS: 30,
     });
   });
@@ -74,13 +74,48 @@ describe("configuration", () => {
     ["CHATBOT_SCRIPT_URL", "http://chatbot.example/embed.js"],
     ["OWNER_LINKEDIN_URL", "http://www.linkedin.com/in/someone"],
     ["TRUST_PROXY", "yes"],
+    ["TRUST_PROXY", "true"],
+    ["TRUST_PROXY", "127.0.0.1, proxy.internal"],
+    ["TRUST_PROXY", "10.0.0.0/33"],
     ["RATE_LIMIT_WRITES_PER_VISITOR", "0"],
     ["RATE_LIMIT_WRITES_PER_IP", "1.5"],
     ["RATE_LIMIT_WINDOW_SECONDS", "-1"],
     ["EVENT_STREAMS_MAX", "lots"],
+    ["EVENT_STREAMS_PER_IP", "0"],
+    ["EVENT_STREAMS_PER_VISITOR", "2.5"],
+    ["HEADERS_TIMEOUT_SECONDS", "0"],
+    ["REQUEST_TIMEOUT_SECONDS", "soon"],
+    ["IDLE_TIMEOUT_SECONDS", "-5"],
+    ["KEEP_ALIVE_TIMEOUT_SECONDS", "7200"],
     ["LOG_LEVEL", "verbose"],
   ])("refuses %s=%s with a message that names it", (name, value) => {
     expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it("trusts X-Forwarded-For from a number of hops or from listed proxies, never from everyone", () => {
+    expect(loadConfig({ TRUST_PROXY: "0" }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "2" }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "127.0.0.1, 10.0.0.0/8,::1,loopback" }).TRUST_PROXY).toEqual([
+      "127.0.0.1",
+      "10.0.0.0/8",
+      "::1",
+      "loopback",
+    ]);
+    expect(refusal({ TRUST_PROXY: "true" })).toMatch(
+      /TRUST_PROXY: true is no longer accepted: it let any client forge its address. Give the number of proxies/,
+    );
+  });
+
+  it("has timeouts for slow clients by default, and wants the headers' within the request's", () => {
+    expect(loadConfig({})).toMatchObject({
+      HEADERS_TIMEOUT_SECONDS: 10,
+      REQUEST_TIMEOUT_SECONDS: 30,
+      IDLE_TIMEOUT_SECONDS: 30,
+      KEEP_ALIVE_TIMEOUT_SECONDS: 72,
+    });
+    expect(refusal({ HEADERS_TIMEOUT_SECONDS: "40" })).toContain(
+      "HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS",
+    );
   });
 
   it("reports every problem at once", () => {

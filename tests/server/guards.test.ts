@@ -38,6 +38,19 @@ describe.each(backends)("guards on %s", (backend) => {
       ["another site's Referer", { referer: "https://evil.example/page" }],
       ["a look-alike host", { origin: "http://ewe.test.evil.example" }],
       ["another port", { origin: "http://ewe.test:8080" }],
+      // DNS rebinding: evil.example resolves to this server, so Host and Origin agree.
+      [
+        "a rebound host, Origin and Host agreeing",
+        { origin: "http://evil.example", host: "evil.example" },
+      ],
+      [
+        "the address the request was sent to",
+        { origin: "http://127.0.0.1:4173", host: "127.0.0.1:4173" },
+      ],
+      [
+        "a Referer on a rebound host",
+        { referer: "http://evil.example/science", host: "evil.example" },
+      ],
     ])("refuses a write with %s: 403 cross_origin, nothing stored", async (_case, headers) => {
       const postId = freshItem("science");
       const response = await post(postId, headers);
@@ -49,10 +62,7 @@ describe.each(backends)("guards on %s", (backend) => {
     it.each([
       ["SITE_URL's origin", { origin: siteUrl }],
       ["a Referer on the site", { referer: `${siteUrl}/science` }],
-      [
-        "the Host the request was sent to",
-        { origin: "http://127.0.0.1:4173", host: "127.0.0.1:4173" },
-      ],
+      ["SITE_URL's origin, whatever the Host", { origin: siteUrl, host: "127.0.0.1:3001" }],
     ])("accepts a write with %s", async (_case, headers) => {
       expect((await post(freshItem("science"), headers)).statusCode).toBe(201);
     });
@@ -166,6 +176,30 @@ describe.each(backends)("guards on %s", (backend) => {
       expect(again.headers["set-cookie"]).toBeUndefined();
     });
 
+    it("is not set by a refused edit or deletion from a client without one", async () => {
+      const postId = freshItem("science");
+      const alex = t.visitor();
+      const { comment } = json(await alex.comment(postId, "mine"));
+      await alex.react("science", postId, "like");
+      const tampered = `ewe_visitor=${(alex.cookie ?? "").split("=")[1]!.slice(1)}`;
+      for (const cookie of [undefined, tampered]) {
+        const stranger = t.visitor();
+        stranger.cookie = cookie;
+        const refusals = [
+          await stranger.patch(`/api/comments/${comment.id}`, { content: "x", userName: "Alex" }),
+          await stranger.delete(`/api/comments/${comment.id}`),
+          await stranger.delete(`/api/items/science/${postId}/reactions/like`),
+          await stranger.patch("/api/comments/999999", { content: "x", userName: "Alex" }),
+          await stranger.delete("/api/comments/999999"),
+        ];
+        expect(refusals.map((response) => response.statusCode)).toEqual([403, 403, 404, 404, 404]);
+        for (const response of refusals) expect(response.headers["set-cookie"]).toBeUndefined();
+      }
+      expect(json(await alex.get(`/api/items/science/${postId}/comments`)).comments).toHaveLength(
+        1,
+      );
+    });
+
     it("is not trusted when tampered with", async () => {
       const id = freshItem("science");
       const alex = t.visitor();
@@ -249,6 +283,60 @@ describe.each(backends)("rate limits on %s", (backend) => {
   });
 });
 
+describe("the client address behind a proxy", () => {
+  const proxy = "127.0.0.1";
+  const react = (t: TestApp, from: string, forwardedFor: string) =>
+    t.app.inject({
+      method: "POST",
+      url: `/api/items/mythology/${freshItem("mythology")}/reactions`,
+      remoteAddress: from,
+      headers: { origin: siteUrl, "x-forwarded-for": forwardedFor },
+      payload: { type: "like", userName: "Alex" },
+    });
+
+  it.each([
+    ["a hop count", "1"],
+    ["the proxy's address", proxy],
+  ])(
+    "with TRUST_PROXY as %s, a forged X-Forwarded-For cannot change the address the write limit counts",
+    async (_case, trust) => {
+      const t = await startTestApp("sqlite", {
+        env: { TRUST_PROXY: trust, RATE_LIMIT_WRITES_PER_IP: "2" },
+      });
+      try {
+        // The client sends made-up hops; the proxy appends the address it sees
+        // (nginx's $proxy_add_x_forwarded_for), which alone must count.
+        const statuses = [];
+        for (let i = 1; i <= 3; i += 1) {
+          statuses.push(
+            (await react(t, proxy, `203.0.113.${i}, ${proxy}, 198.51.100.7`)).statusCode,
+          );
+        }
+        expect(statuses).toEqual([201, 201, 429]);
+        // Another client behind the same proxy has its own allowance.
+        expect((await react(t, proxy, "198.51.100.8")).statusCode).toBe(201);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
+  it("ignores X-Forwarded-For from a client that is not a listed proxy", async () => {
+    const t = await startTestApp("sqlite", {
+      env: { TRUST_PROXY: proxy, RATE_LIMIT_WRITES_PER_IP: "2" },
+    });
+    try {
+      const statuses = [];
+      for (let i = 1; i <= 3; i += 1) {
+        statuses.push((await react(t, "198.51.100.9", `203.0.113.${i}`)).statusCode);
+      }
+      expect(statuses).toEqual([201, 201, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("an unreachable database", () => {
   it("answers 503 on PostgreSQL, and recovers when it is back", async () => {
     const server = await startPostgres();
@@ -293,6 +381,30 @@ describe("an unreachable database", () => {
       expect((await alex.react("science", "wifi", "like")).statusCode).toBe(201);
     } finally {
       other.close();
+      await t.close();
+    }
+  });
+});
+
+describe("same origin in development", () => {
+  it("compares with the SITE_URL that defaults from PORT, not with the Host", async () => {
+    const t = await startTestApp("sqlite", { env: { SITE_URL: "", PORT: "4321" } });
+    try {
+      const write = (headers: Record<string, string>) =>
+        t.app.inject({
+          method: "POST",
+          url: "/api/items/mythology/garuda/reactions",
+          headers,
+          payload: { type: "like", userName: "Alex" },
+        });
+      expect((await write({ origin: "http://localhost:4321" })).statusCode).toBe(201);
+      const rebound = await write({
+        origin: "http://evil.example:4321",
+        host: "evil.example:4321",
+      });
+      expect(rebound.statusCode).toBe(403);
+      expect(json(rebound).error.code).toBe("cross_origin");
+    } finally {
       await t.close();
     }
   });

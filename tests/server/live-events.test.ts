@@ -1,6 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./support/http-visitor.ts";
 import { EventStream } from "./support/sse-client.ts";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  capturedLogs,
+  freshItem,
+  json,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 describe.each(backends)("live events on %s", (backend) => {
   let t: TestApp;
@@ -33,7 +41,8 @@ describe.each(backends)("live events on %s", (backend) => {
   it("sends reaction counts to everyone watching the item, and only them", async () => {
     const id = freshItem("mythology");
     const watcher = open(`mythology:${id}`);
-    const other = open(`mythology:${freshItem("mythology")}`);
+    const otherId = freshItem("mythology");
+    const other = open(`mythology:${otherId}`);
     await Promise.all([watcher.ready(), other.ready()]);
 
     const alex = t.visitor();
@@ -50,13 +59,20 @@ describe.each(backends)("live events on %s", (backend) => {
     expect(removed.json.counts.love).toBe(0);
     expect(Number(removed.id)).toBeGreaterThan(Number(added.id));
 
-    // An add that changes nothing sends nothing.
+    // An add that changes nothing sends nothing: the next change (a sentinel)
+    // is the next event, and events arrive in order.
     await alex.react("mythology", id, "idea");
     await alex.react("mythology", id, "idea");
-    await watcher.nth("reaction", 2);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(watcher.events.filter((e) => e.event === "reaction")).toHaveLength(3);
-    expect(other.events.filter((e) => e.event === "reaction")).toHaveLength(0);
+    await alex.react("mythology", id, "like");
+    const sentinel = await watcher.nth("reaction", 3);
+    expect(sentinel.json.counts).toEqual({ like: 1, love: 0, dislike: 0, idea: 1 });
+    expect(watcher.events.filter((e) => e.event === "reaction")).toHaveLength(4);
+    expect(watcher.events.filter((e) => e.event === "reaction")[2]!.data).toContain('"idea":1');
+
+    // The other item's watcher got none of it: its own sentinel comes first.
+    await alex.react("mythology", otherId, "like");
+    expect((await other.next("reaction")).json.item.id).toBe(otherId);
+    expect(other.events.filter((e) => e.event === "reaction")).toHaveLength(1);
   });
 
   it("sends comment additions, edits and deletions without private data", async () => {
@@ -133,16 +149,20 @@ describe.each(backends)("live events on %s", (backend) => {
     await stream.until((s) => s.comments.includes("heartbeat"), 2000);
   });
 
-  it("stops delivering to a client that disconnected", async () => {
+  it("lets go of a client that disconnected, and goes on delivering to the others", async () => {
+    // Streams of earlier tests may still be closing on the server's side.
+    await waitFor(async () => t.app.eventStreams.open === 0, { what: "no stream open" });
     const postId = freshItem("science");
     const leaving = open(`science:${postId}`);
     const staying = open(`science:${postId}`);
     await Promise.all([leaving.ready(), staying.ready()]);
+    expect(t.app.eventStreams.open).toBe(2);
     leaving.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(async () => t.app.eventStreams.open === 1, {
+      what: "the server to release the closed stream",
+    });
     await t.visitor().comment(postId, "after you left");
-    await staying.next("comment");
-    expect(leaving.events.filter((e) => e.event === "comment")).toHaveLength(0);
+    expect((await staying.next("comment")).json.comment.content).toBe("after you left");
   });
 
   it.each([
@@ -170,22 +190,74 @@ describe("closing the server", () => {
     await stream.until((s) => s.ended, 2000);
     expect(Date.now() - started).toBeLessThan(2000);
   });
+});
 
-  it("answers 503 beyond the configured number of streams", async () => {
-    const t = await startTestApp("sqlite", { env: { EVENT_STREAMS_MAX: "2" } });
-    const baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    const streams = [
-      new EventStream(baseUrl, "science:wifi"),
-      new EventStream(baseUrl, "science:soap"),
-    ];
-    try {
-      await Promise.all(streams.map((s) => s.ready()));
-      const refused = await fetch(`${baseUrl}/api/events?topic=science:wifi`);
-      expect(refused.status).toBe(503);
-      expect((await refused.json()).error.code).toBe("service_unavailable");
-    } finally {
-      for (const s of streams) s.close();
-      await t.close();
-    }
+describe("stream slots", () => {
+  let t: TestApp;
+  let baseUrl: string;
+  const logs = capturedLogs("info");
+  const streams: EventStream[] = [];
+  const open = (options: { localAddress?: string; cookie?: string } = {}) => {
+    const stream = new EventStream(baseUrl, "science:wifi", undefined, {
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      headers: options.cookie ? { cookie: options.cookie } : {},
+    });
+    streams.push(stream);
+    return stream;
+  };
+  const refusedStream = async (headers: Record<string, string> = {}) =>
+    fetch(`${baseUrl}/api/events?topic=science:wifi`, { headers });
+
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      env: { EVENT_STREAMS_MAX: "5", EVENT_STREAMS_PER_IP: "3", EVENT_STREAMS_PER_VISITOR: "1" },
+      logger: logs.logger,
+    });
+    baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    await waitFor(async () => t.app.eventStreams.open === 0, { what: "every stream closed" });
+  });
+  afterAll(() => t?.close());
+
+  it("one address filling its share does not lock out another client", async () => {
+    await Promise.all([open(), open(), open()].map((s) => s.ready()));
+    const refused = await refusedStream();
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const other = open({ localAddress: "127.0.0.2" });
+    await other.ready();
+    expect(other.status).toBe(200);
+  });
+
+  it("one visitor filling its share does not lock out another visitor on the same address", async () => {
+    const alex = t.visitor();
+    await alex.react("science", "wifi", "like");
+    await open({ cookie: alex.cookie! }).ready();
+    const refused = await refusedStream({ cookie: alex.cookie! });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const sam = t.visitor();
+    await sam.react("science", "wifi", "idea");
+    expect((await open({ cookie: sam.cookie! }).ready()).event).toBe("ready");
+  });
+
+  it("answers 503 with Retry-After once the instance is full, and logs it as a warning", async () => {
+    const clients = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"];
+    await Promise.all(clients.map((localAddress) => open({ localAddress }).ready()));
+    expect(t.app.eventStreams.open).toBe(5);
+    const refused = await refusedStream();
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error.code).toBe("service_unavailable");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const refusals = logs.lines.filter((line) => line.msg === "request refused");
+    expect(refusals.map((line) => [line.level, line.status])).toContainEqual([40, 503]);
+    expect(logs.lines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(logs.lines.filter((line) => JSON.stringify(line).includes("stack"))).toEqual([]);
   });
 });

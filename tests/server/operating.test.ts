@@ -10,7 +10,7 @@ import {
   startServerProcess,
 } from "../support/server-process.ts";
 import { admin } from "./support/admin.ts";
-import { HttpVisitor } from "./support/http-visitor.ts";
+import { HttpVisitor, waitFor } from "./support/http-visitor.ts";
 import { EventStream } from "./support/sse-client.ts";
 
 /*
@@ -61,7 +61,20 @@ describe("the owner's commands beside a running SQLite server", () => {
     const viewer = new EventStream(server.url, "science:gps-navigation", seen);
     try {
       expect((await viewer.ready()).id).toBe(seen);
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      // Once the server has read the deletion (a new stream's ready id is the
+      // server's position), it would have sent it by now; the next comment is
+      // the sentinel that shows it did not.
+      await waitFor(
+        async () => {
+          const probe = new EventStream(server.url, "science:gps-navigation");
+          try {
+            return Number((await probe.ready()).id) >= Number(seen);
+          } finally {
+            probe.close();
+          }
+        },
+        { what: "the server to read the deletion" },
+      );
       await new HttpVisitor().comment(server.url, "gps-navigation", "a real question");
       const first = await viewer.next("comment");
       expect(first.json).toMatchObject({
@@ -76,10 +89,14 @@ describe("the owner's commands beside a running SQLite server", () => {
   it("backs up a consistent copy while writes go on", async () => {
     const writer = new HttpVisitor();
     let writing = true;
+    let written = 0;
     const writes = (async () => {
-      for (let i = 0; writing; i += 1) await writer.comment(server.url, "wifi", `steady ${i}`);
+      for (let i = 0; writing; i += 1) {
+        await writer.comment(server.url, "wifi", `steady ${i}`);
+        written += 1;
+      }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(async () => written >= 5, { what: "the writes to get going" });
     const out = path.join(scratch, "during-writes.sqlite");
     const run = await admin(ownerEnv, "backup", "--out", out);
     writing = false;

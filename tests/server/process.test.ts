@@ -21,14 +21,14 @@ const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-process-"));
  * flight. Its connection is kept alive with no idle timeout of its own, like
  * a browser's or a proxy's: only the server can end it.
  */
-function halfSentPost(url: string, pathname: string, body: string) {
+function halfSentPost(url: string, origin: string, pathname: string, body: string) {
   const request = http.request(new URL(pathname, url), {
     agent: new http.Agent({ keepAlive: true }),
     method: "POST",
     headers: {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
-      origin: url,
+      origin,
     },
   });
   const response = new Promise<{
@@ -130,6 +130,7 @@ describe("the server process", () => {
     await stream.ready();
     const inFlight = halfSentPost(
       url,
+      server.siteUrl,
       "/api/items/science/wifi/comments",
       JSON.stringify({ content: "sent across the shutdown", userName: "Meera" }),
     );
@@ -178,7 +179,7 @@ describe("the server process", () => {
     });
     const { url } = server;
     const email = "private.reader@example.com";
-    const json = { "content-type": "application/json", origin: url };
+    const json = { "content-type": "application/json", origin: server.siteUrl };
     const secrets = [email, cookieSecret, "Bearer-credential-xyz", "other-cookie-value-123"];
 
     const subscribed = await fetch(`${url}/api/subscribers`, {
@@ -214,6 +215,9 @@ describe("the server process", () => {
     const token = new URL(link).searchParams.get("token")!;
     secrets.push(token);
     await fetch(`${url}/unsubscribe?token=${token}`);
+    // The same parameter, spelled so that only a decoded comparison catches it.
+    await fetch(`${url}/unsubscribe?%74oken=${token}`);
+    await fetch(`${url}/unsubscribe?ref=mail&T%4Fken=${token}#confirm`);
     await fetch(`${url}/api/unsubscribe`, {
       method: "POST",
       headers: json,

@@ -16,6 +16,9 @@ import { EventStream } from "./support/sse-client.ts";
  * behind a load balancer. (multi-instance.test.ts covers the same paths with
  * two apps in one process, including a listener that loses its connection.)
  */
+const siteUrl = "http://localhost:8080";
+const visitor = () => new HttpVisitor(siteUrl);
+
 describe("two server processes on one PostgreSQL", () => {
   const password = "pg-password-never-logged";
   let databaseUrl: string;
@@ -36,12 +39,12 @@ describe("two server processes on one PostgreSQL", () => {
     databaseUrl = url.toString();
     const env = {
       NODE_ENV: "production",
-      SITE_URL: "http://localhost:8080",
+      SITE_URL: siteUrl,
       CONTACT_EMAIL: "owner@example.com",
       DATABASE_URL: databaseUrl,
       COOKIE_SECRET: randomBytes(32).toString("hex"),
       CLIENT_ROOT: fixtureClientRoot(),
-      TRUST_PROXY: "true",
+      TRUST_PROXY: "1",
     };
     [a, b] = await Promise.all([startServerProcess({ env }), startServerProcess({ env })]);
   });
@@ -68,7 +71,7 @@ describe("two server processes on one PostgreSQL", () => {
     const onA = await watch(a, "science:wifi");
     const onB = await watch(b, "science:wifi");
 
-    const posted = await new HttpVisitor().comment(a.url, "wifi", "written through A");
+    const posted = await visitor().comment(a.url, "wifi", "written through A");
     expect(posted.status).toBe(201);
     const seenOnB = await onB.next("comment");
     expect(seenOnB.json).toMatchObject({
@@ -76,21 +79,17 @@ describe("two server processes on one PostgreSQL", () => {
       comment: { content: "written through A" },
     });
 
-    expect((await new HttpVisitor().react(b.url, "science", "wifi", "love")).status).toBe(201);
+    expect((await visitor().react(b.url, "science", "wifi", "love")).status).toBe(201);
     expect((await onA.next("reaction")).json.counts.love).toBe(1);
     // One journal, one numbering: both instances sent the comment under the same id.
     expect((await onA.next("comment")).id).toBe(seenOnB.id);
 
-    const readOnB = await new HttpVisitor().request(
-      b.url,
-      "GET",
-      "/api/items/science/wifi/comments",
-    );
+    const readOnB = await visitor().request(b.url, "GET", "/api/items/science/wifi/comments");
     expect(readOnB.json.comments).toMatchObject([{ content: "written through A", mine: false }]);
   });
 
   it("recognise a visitor on either: written through A, edited and deleted through B", async () => {
-    const meera = new HttpVisitor();
+    const meera = visitor();
     const onA = await watch(a, "science:soap");
     const { json } = await meera.comment(a.url, "soap", "first draft", "Meera");
     const id = json.comment.id;
@@ -108,7 +107,7 @@ describe("two server processes on one PostgreSQL", () => {
   });
 
   it("both tell their viewers of a comment the owner deletes from the command line", async () => {
-    const { json } = await new HttpVisitor().comment(b.url, "ironing", "to be moderated");
+    const { json } = await visitor().comment(b.url, "ironing", "to be moderated");
     const id = json.comment.id;
     const onA = await watch(a, "science:ironing");
     const onB = await watch(b, "science:ironing");

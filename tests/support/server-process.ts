@@ -11,6 +11,8 @@ import path from "node:path";
 export type ServerProcess = {
   /** `http://127.0.0.1:<port>` */
   url: string;
+  /** The SITE_URL it runs with: writes must carry this Origin. */
+  siteUrl: string;
   /** Every line the server wrote to stdout, parsed (its logs are JSON). */
   readonly logs: LogLine[];
   /** Everything written to stdout and stderr, as it came. */
@@ -37,10 +39,19 @@ export function fixtureClientRoot(): string {
   return root;
 }
 
+/**
+ * The SITE_URL of a server process unless a test sets its own: a loopback
+ * origin, accepted in production too. Clients send it as their Origin, as a
+ * browser on the site would, whatever address they connect to.
+ */
+export const processSiteUrl = "http://localhost:3000";
+
 /** For tests that write in bursts from one address. */
 export const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "1000000",
   RATE_LIMIT_WRITES_PER_IP: "1000000",
+  // Every client here is 127.0.0.1, and a closed stream is let go of a moment later.
+  EVENT_STREAMS_PER_IP: "1000",
 };
 
 export type ServerProcessOptions = {
@@ -62,7 +73,13 @@ export async function startServerProcess({
   const child: ChildProcess = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
     cwd,
     // Only what is given: the test runner's own environment must not leak in.
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      SITE_URL: processSiteUrl,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
 
@@ -143,6 +160,7 @@ export async function startServerProcess({
 
   return {
     url: (listening.msg as string).slice("Server listening at ".length),
+    siteUrl: env.SITE_URL ?? processSiteUrl,
     logs,
     output: () => output,
     exited,

@@ -8,7 +8,7 @@ import {
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../engagement/comments-repository.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
+import { claimantOf, type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
 
 const postParams = z.object({ id: z.string() });
 // The column is a 32-bit integer on PostgreSQL; a larger id must not reach it.
@@ -75,12 +75,12 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         response: { 200: commentResponseSchema, ...errors },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const result = await engagement.comments.update({
         id: request.params.id,
         content: request.body.content,
         userName: request.body.userName,
-        visitorId: writerOf(request, reply, siteUrl),
+        visitorId: claimantOf(request),
       });
       if (typeof result === "string") throw refused(result);
       return { comment: result };
@@ -100,7 +100,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     async (request, reply) => {
       const result = await engagement.comments.remove({
         id: request.params.id,
-        visitorId: writerOf(request, reply, siteUrl),
+        visitorId: claimantOf(request),
       });
       if (result !== true) throw refused(result);
       return reply.code(204).send(null);

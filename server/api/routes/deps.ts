@@ -44,3 +44,15 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, cached:
   }
   return reply.type("application/json; charset=utf-8").send(cached.body);
 }
+
+/** Matches no stored visitor: ids are 22 characters (see isVisitorId). */
+const nobody = "";
+
+/**
+ * Whose edit or deletion this is. A client without a valid visitor cookie owns
+ * nothing, so it is refused like any other stranger, and given no cookie:
+ * a refusal leaves nothing behind.
+ */
+export function claimantOf(request: FastifyRequest): string {
+  return request.visitorId ?? nobody;
+}

@@ -4,11 +4,12 @@ import { z } from "zod";
 import { errorResponseSchema, itemKindSchema } from "../../../contract/api.ts";
 import type { LiveEvent } from "../../events/bus.ts";
 import { ApiError } from "../errors.ts";
+import type { StreamSlots } from "../stream-slots.ts";
 import { type RouteDeps, requireItem } from "./deps.ts";
 
 export type StreamOptions = {
-  /** Open streams this instance accepts before answering 503. */
-  maxStreams: number;
+  /** The open streams, counted against their limits. */
+  slots: StreamSlots;
 };
 
 /** How many missed events a reconnecting client is replayed before being told to resync. */
@@ -29,7 +30,7 @@ function parseLastEventId(header: string | string[] | undefined): number | null 
 
 export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = async (
   app,
-  { engagement, catalog, bus, maxStreams },
+  { engagement, catalog, bus, slots },
 ) => {
   const open = new Set<FastifyReply>();
 
@@ -81,13 +82,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
       if (!kind.success)
         throw new ApiError(400, "validation_failed", `Unknown kind "${kindText}".`);
       requireItem(catalog, kind.data, id);
-      if (open.size >= maxStreams) {
-        throw new ApiError(
-          503,
-          "service_unavailable",
-          "Too many open event streams; try again later.",
-        );
-      }
+      const release = slots.take(request.ip, request.visitorId);
 
       // Subscribe before reading the position, so nothing falls in between;
       // events arriving during the replay wait and are deduplicated by id.
@@ -107,6 +102,10 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
         if (live) send(event);
         else waiting.push(event);
       });
+      const leave = () => {
+        unsubscribe();
+        release();
+      };
       // Everything this instance delivers from here on is sent: an event committed
       // just before the stream opened may come too (its notification was still on
       // its way), which a client takes as one more reload, never as a loss.
@@ -117,18 +116,21 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
       try {
         if (lastEventId !== null) replay = await missed(topic, lastEventId);
       } catch (error) {
-        unsubscribe();
+        leave();
         throw error;
       }
 
       if (!reply.sse.isConnected) {
         // The client left while the replay was read.
-        unsubscribe();
+        leave();
         return;
       }
+      // A stream may be silent for longer than the server's idle timeout
+      // between heartbeats; it ends when the client or the server closes it.
+      request.raw.socket.setTimeout(0);
       open.add(reply);
       reply.sse.onClose(() => {
-        unsubscribe();
+        leave();
         open.delete(reply);
       });
       reply.sse.keepAlive();

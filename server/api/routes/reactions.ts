@@ -8,7 +8,7 @@ import {
   reactionTypeSchema,
 } from "../../../contract/api.ts";
 import { notFound } from "../errors.ts";
-import { type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
+import { claimantOf, type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
 
 const itemParams = z.object({ kind: itemKindSchema, id: z.string() });
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
@@ -67,11 +67,11 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         response: { 200: reactionsResponseSchema, ...errors },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { kind, id, type } = request.params;
       requireItem(catalog, kind, id);
       const reactions = await engagement.reactions.remove(
-        { kind, itemId: id, visitorId: writerOf(request, reply, siteUrl) },
+        { kind, itemId: id, visitorId: claimantOf(request) },
         type,
       );
       if (!reactions) throw notFound(`You have no "${type}" reaction here.`);

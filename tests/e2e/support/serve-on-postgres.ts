@@ -7,8 +7,11 @@ import { createDatabase, startPostgres } from "../../support/postgres.ts";
  */
 const postgres = await startPostgres();
 const databaseUrl = await createDatabase(postgres.url, "ewe_e2e");
+// The pages were built for the first browser-test server's address; this
+// server's own is what its readers' browsers send as their Origin.
+const ownUrl = `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT}`;
 const server = spawn(process.execPath, ["server/main.ts"], {
-  env: { ...process.env, DATABASE_URL: databaseUrl },
+  env: { ...process.env, DATABASE_URL: databaseUrl, SITE_URL: ownUrl },
   stdio: "inherit",
 });
 

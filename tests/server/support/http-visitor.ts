@@ -1,13 +1,20 @@
+import { processSiteUrl } from "../../support/server-process.ts";
+
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
 type AnyJson = any;
 
 /**
  * A browser talking to a server over real HTTP: keeps the visitor cookie it is
- * given and sends same-origin JSON writes. The origin is the instance's own
- * address, as behind a proxy that keeps the Host header.
+ * given and sends same-origin JSON writes. Its Origin is the site's (SITE_URL),
+ * whichever instance it connects to, as behind a proxy.
  */
 export class HttpVisitor {
   cookie: string | undefined;
+  readonly #origin: string;
+
+  constructor(origin = processSiteUrl) {
+    this.#origin = origin;
+  }
 
   async request(
     baseUrl: string,
@@ -18,7 +25,7 @@ export class HttpVisitor {
     const response = await fetch(`${baseUrl}${pathname}`, {
       method,
       headers: {
-        origin: baseUrl,
+        origin: this.#origin,
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...(this.cookie ? { cookie: this.cookie } : {}),
       },

@@ -16,12 +16,23 @@ export class EventStream {
   #buffer = "";
   #waiters = new Set<() => void>();
 
-  constructor(baseUrl: string, topic: string, lastEventId?: string) {
+  constructor(
+    baseUrl: string,
+    topic: string,
+    lastEventId?: string,
+    /** Another loopback address (127.0.0.2…) to connect from, and extra headers (a cookie). */
+    {
+      localAddress,
+      headers = {},
+    }: { localAddress?: string; headers?: Record<string, string> } = {},
+  ) {
     const url = new URL(`/api/events?topic=${encodeURIComponent(topic)}`, baseUrl);
     this.#request = http.get(url, {
+      ...(localAddress ? { localAddress } : {}),
       headers: {
         accept: "text/event-stream",
         ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+        ...headers,
       },
     });
     this.#request.on("response", (response) => {

@@ -1,7 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyServerOptions,
+  InjectOptions,
+  LightMyRequestResponse,
+} from "fastify";
 import { inject } from "vitest";
 import { buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
@@ -43,6 +48,8 @@ export type TestAppOptions = {
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
   dataDir?: string;
+  /** Fastify's logger options; by default the app logs nothing. */
+  logger?: FastifyServerOptions["logger"];
 };
 
 export type TestApp = {
@@ -54,9 +61,11 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
+/** Tests write in bursts and open many streams, all from 127.0.0.1; a closed stream is let go of a moment later. */
 const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "100000",
   RATE_LIMIT_WRITES_PER_IP: "100000",
+  EVENT_STREAMS_PER_IP: "1000",
 };
 
 /**
@@ -93,6 +102,7 @@ export async function startTestApp(
     clientRoot,
     catalog: testCatalog,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    logger: options.logger ?? false,
   });
 
   return {
@@ -154,6 +164,18 @@ export class Visitor {
   comment(postId: string, content: string, userName = "Alex") {
     return this.post(`/api/items/science/${postId}/comments`, { content, userName });
   }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: log lines are arbitrary JSON.
+export type LogLine = Record<string, any>;
+
+/** A logger at `level` that keeps every line it writes, parsed, in `lines`. */
+export function capturedLogs(level = "debug") {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    logger: { level, stream: { write: (line: string) => lines.push(JSON.parse(line)) } },
+  };
 }
 
 /** The parsed JSON body, typed loosely for assertions. */
