@@ -31,7 +31,7 @@ export default function EngagementPanel(props: PanelProps) {
 const emptyCounts = { like: 0, love: 0, dislike: 0, idea: 0 };
 
 function Panel({ kind, itemId, title }: PanelProps) {
-  useLiveItem(kind, itemId);
+  const live = useLiveItem(kind, itemId);
   const userName = useDisplayName();
   const [askName, setAskName] = useState(false);
   const [notice, showNotice] = useNotice(5000);
@@ -52,7 +52,7 @@ function Panel({ kind, itemId, title }: PanelProps) {
   }
 
   return (
-    <div className="mt-6 space-y-5 border-t border-line pt-5">
+    <div data-live={live} className="mt-6 space-y-5 border-t border-line pt-5">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <fieldset aria-label={`Reactions to ${title}`}>
           <ReactionButtons

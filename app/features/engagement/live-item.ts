@@ -1,5 +1,5 @@
 import { type QueryClient, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import type { CommentsResponse, ReactionsResponse } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { CommentEvent, ReactionEvent } from "../../../contract/live-events.ts";
@@ -44,9 +44,11 @@ function applyComment(queryClient: QueryClient, id: string, event: CommentEvent)
  * answers without asking the server. The item is read again only when the
  * server asks for it (`resync`: events were missed) and once when the stream
  * first opens, which covers a write that committed while it was opening.
+ * Returns whether the stream has opened (and that reload begun).
  */
-export function useLiveItem(kind: ItemKind, id: string) {
+export function useLiveItem(kind: ItemKind, id: string): boolean {
   const queryClient = useQueryClient();
+  const [live, setLive] = useState(false);
   useEffect(() => {
     const source = new EventSource(`/api/events?topic=${encodeURIComponent(`${kind}:${id}`)}`);
     let opened = false;
@@ -54,6 +56,7 @@ export function useLiveItem(kind: ItemKind, id: string) {
       if (opened) return;
       opened = true;
       reload(queryClient, kind, id);
+      setLive(true);
     });
     source.addEventListener("resync", () => reload(queryClient, kind, id));
     source.addEventListener("reaction", (message) =>
@@ -64,4 +67,5 @@ export function useLiveItem(kind: ItemKind, id: string) {
     );
     return () => source.close();
   }, [queryClient, kind, id]);
+  return live;
 }
