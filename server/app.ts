@@ -15,6 +15,7 @@ import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
 import { staticSite } from "./web/static-site.ts";
@@ -174,6 +175,7 @@ export async function buildApp({
       streams: { slots: eventStreams, heartbeatMs },
     });
 
+    await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await staticSite(app, { root: clientRoot });
   } catch (error) {
     await close();

@@ -41,10 +41,12 @@ export function createReadCache({
 }) {
   const entries = new Map<string, Promise<Shared<unknown>>>();
   const keyOf = (part: "reactions" | "comments", topic: string) => `${part} ${topic}`;
+  const watchers = new Set<(topic: string) => void>();
 
   function invalidate(topic: string) {
     entries.delete(keyOf("reactions", topic));
     entries.delete(keyOf("comments", topic));
+    for (const watcher of watchers) watcher(topic);
   }
   const unsubscribe = bus.subscribeAll((event) => invalidate(event.topic));
 
@@ -66,16 +68,35 @@ export function createReadCache({
     return entry;
   }
 
+  const sharedCounts = (kind: ItemKind, itemId: string) =>
+    shared<ReactionCounts>(keyOf("reactions", topicOf(kind, itemId)), async () => {
+      const { counts } = await reactions.get({ kind, itemId, visitorId: null });
+      return { value: counts, anonymous: read(JSON.stringify({ counts, mine: [] })) };
+    });
+
+  const sharedComments = (postId: string) =>
+    shared<LiveComment[]>(keyOf("comments", topicOf("science", postId)), async () => {
+      const rows: Comment[] = await comments.list(postId, null);
+      const body = JSON.stringify({ comments: rows });
+      return { value: rows.map(({ mine: _, ...c }) => c), anonymous: read(body) };
+    });
+
   return {
+    /** The counts everyone sees, for pages rendered on the server. */
+    counts: async (kind: ItemKind, itemId: string) => (await sharedCounts(kind, itemId)).value,
+
+    /** A post's comments as everyone sees them, for pages rendered on the server. */
+    commentList: async (postId: string) => (await sharedComments(postId)).value,
+
+    /** Called with the topic of every item whose answers are forgotten. */
+    watch(watcher: (topic: string) => void): () => void {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
+    },
+
     /** Reaction counts of an item and the types `visitorId` holds. */
     async reactions(kind: ItemKind, itemId: string, visitorId: string | null): Promise<CachedRead> {
-      const { value: counts, anonymous } = await shared<ReactionCounts>(
-        keyOf("reactions", topicOf(kind, itemId)),
-        async () => {
-          const { counts } = await reactions.get({ kind, itemId, visitorId: null });
-          return { value: counts, anonymous: read(JSON.stringify({ counts, mine: [] })) };
-        },
-      );
+      const { value: counts, anonymous } = await sharedCounts(kind, itemId);
       if (!visitorId) return anonymous;
       const mine: ReactionType[] = await reactions.heldBy({ kind, itemId, visitorId });
       return mine.length === 0 ? anonymous : read(JSON.stringify({ counts, mine }));
@@ -83,14 +104,7 @@ export function createReadCache({
 
     /** A post's comments, oldest first, with `mine` set on those `visitorId` wrote. */
     async comments(postId: string, visitorId: string | null): Promise<CachedRead> {
-      const { value: list, anonymous } = await shared<LiveComment[]>(
-        keyOf("comments", topicOf("science", postId)),
-        async () => {
-          const rows: Comment[] = await comments.list(postId, null);
-          const body = JSON.stringify({ comments: rows });
-          return { value: rows.map(({ mine: _, ...c }) => c), anonymous: read(body) };
-        },
-      );
+      const { value: list, anonymous } = await sharedComments(postId);
       if (!visitorId) return anonymous;
       const own = new Set(await comments.idsBy(postId, visitorId));
       if (own.size === 0) return anonymous;

@@ -8,6 +8,8 @@ export type Card = {
   title: string;
   /** Shown under the title whether the card is open or not. */
   summary?: string;
+  /** A line under the summary, also always shown (the item's engagement, from the server). */
+  meta?: ReactNode;
   leading?: ReactNode;
   body: ReactNode;
 };
@@ -130,6 +132,7 @@ export function CardList({
               <Heading className="card-title">{card.title}</Heading>
               <Icon name="chevron-down" className="card-chevron" />
               {card.summary ? <span className="card-subtitle">{card.summary}</span> : null}
+              {card.meta ? <span className="card-meta">{card.meta}</span> : null}
             </summary>
             <div className="card-body">
               {/* The link target sits at the card's top, inside the body: a
@@ -164,6 +167,7 @@ export function CardList({
           </Heading>
         </Accordion.Header>
         {card.summary ? <div className="card-subtitle">{card.summary}</div> : null}
+        {card.meta ? <div className="card-meta">{card.meta}</div> : null}
         <Accordion.Content forceMount hidden={!isOpen} className="card-body">
           {card.body}
           {extra?.(card, isOpen)}

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from "react";
 import type { Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
-import { formatCommentTime } from "../../lib/format-date.ts";
+import { CommentHeader, CommentText } from "./comment-view.ts";
 import { useCommentActions, useComments } from "./use-comments.ts";
 
 type CommentSectionProps = {
@@ -53,13 +53,8 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
       ) : null}
       <ul className="space-y-3">
         {comments.map((comment) => (
-          <li key={comment.id} className="rounded-xl border border-line bg-ink/60 p-4">
-            <div className="flex flex-wrap items-baseline justify-between gap-2">
-              <span className="font-semibold text-slate-100">{comment.userName}</span>
-              <time dateTime={comment.createdAt} className="text-xs text-slate-400">
-                {formatCommentTime(comment.createdAt)}
-              </time>
-            </div>
+          <li key={comment.id} className="comment">
+            <CommentHeader comment={comment} />
             {editing?.id === comment.id ? (
               <form onSubmit={saveEdit} className="mt-3 space-y-2">
                 <textarea
@@ -88,9 +83,7 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
                 </div>
               </form>
             ) : (
-              <p className="mt-2 text-sm whitespace-pre-wrap break-words text-slate-300">
-                {comment.content}
-              </p>
+              <CommentText content={comment.content} />
             )}
             {userName && own(comment) && editing?.id !== comment.id ? (
               <div className="mt-3 flex gap-2">

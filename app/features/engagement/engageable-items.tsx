@@ -5,8 +5,12 @@ import { ItemEngagement } from "./item-engagement.tsx";
 
 export type EngageableItem = { id: string; title: string; summary: string };
 
-/** Each item's image and text arrive as the slot `item<index>`, rendered at build time. */
-type Bodies = { [slot: `item${number}`]: ReactNode };
+/**
+ * Each item's image and text arrive as the slot `item<index>`, rendered at
+ * build time, and its engagement line as `meta<index>`, which the server fills
+ * in when it serves the page (server/web/engagement-pages.ts).
+ */
+type Bodies = { [slot: `item${number}` | `meta${number}`]: ReactNode };
 
 type EngageableItemsProps = Bodies & {
   kind: ItemKind;
@@ -22,6 +26,7 @@ export function EngageableItems({ kind, items, groups, ...bodies }: EngageableIt
   const cards: Card[] = items.map((item, index) => ({
     ...item,
     body: (bodies as Bodies)[`item${index}`],
+    meta: (bodies as Bodies)[`meta${index}`],
   }));
   return (
     <CardList

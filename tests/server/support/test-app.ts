@@ -48,6 +48,8 @@ export type TestAppOptions = {
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
   dataDir?: string;
+  /** Extra files of the built site, by path under its root (e.g. "science/index.html"). */
+  clientFiles?: Record<string, string>;
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
 };
@@ -81,6 +83,10 @@ export async function startTestApp(
   mkdirSync(clientRoot);
   writeFileSync(path.join(clientRoot, "index.html"), "<!doctype html><title>home</title>");
   writeFileSync(path.join(clientRoot, "404.html"), "<!doctype html><title>not found</title>");
+  for (const [file, content] of Object.entries(options.clientFiles ?? {})) {
+    mkdirSync(path.dirname(path.join(clientRoot, file)), { recursive: true });
+    writeFileSync(path.join(clientRoot, file), content);
+  }
   const dataDir = options.dataDir ?? path.join(scratch, "data");
 
   const ownsDatabase = backend === "postgres" && !options.databaseUrl;

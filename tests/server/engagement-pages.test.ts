@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./support/http-visitor.ts";
+import { EventStream } from "./support/sse-client.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * /science and /mythology are served with each card's engagement in the HTML
+ * (docs/architecture.md, "Pages"), filled in from the read cache where the
+ * build left placeholders. The placeholders below are the ones app/pages/*.astro
+ * writes.
+ */
+const fragment = (target: string, part: string, title?: string) =>
+  `<ewe-fragment data-for="${target}" data-part="${part}"${title === undefined ? "" : ` data-title="${title}"`}></ewe-fragment>`;
+
+const sciencePage = `<!doctype html><html><head>${fragment("science", "jsonld").replace("<ewe-fragment", '<ewe-fragment slot="head"')}</head><body>
+<details><summary>Soap ${fragment("science:soap", "summary", "How does soap clean?")}</summary>
+<div>${fragment("science:soap", "comments")}</div></details>
+<details><summary>Wi-Fi ${fragment("science:wifi", "summary", "Wi-Fi &amp; &quot;you&quot;")}</summary>
+<div>${fragment("science:wifi", "comments")}</div></details></body></html>`;
+
+const mythologyPage = `<!doctype html><html><head></head><body>
+<details><summary>Garuda ${fragment("mythology:garuda", "summary", "Garuda")}</summary></details></body></html>`;
+
+describe.each(backends)("pages with their engagement on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      clientFiles: { "science/index.html": sciencePage, "mythology/index.html": mythologyPage },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const page = (url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: "GET", url, headers });
+
+  it("carries each card's counts and a comment posted a moment earlier, as text", async () => {
+    const before = await page("/science");
+    expect(before.statusCode).toBe(200);
+    expect(before.headers["content-type"]).toMatch(/^text\/html/);
+    expect(before.body).not.toContain("<ewe-fragment");
+    expect(before.body).toContain("0 comments · 0 reactions");
+
+    const writer = t.visitor();
+    await writer.comment("soap", "Micelles <script>alert(1)</script> & friends", "Asha");
+    await writer.react("science", "soap", "love");
+    await t.visitor().react("science", "soap", "idea");
+
+    const after = await page("/science");
+    expect(after.body).toContain("1 comment · 2 reactions");
+    expect(after.body).toContain("Micelles &lt;script&gt;alert(1)&lt;/script&gt; &amp; friends");
+    expect(after.body).not.toContain("<script>alert(1)");
+    expect(after.body).toContain(">Asha<");
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it("describes each item and its comments in schema.org JSON-LD that cannot break out", async () => {
+    const html = (await page("/science")).body;
+    const scripts = [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)];
+    expect(scripts).toHaveLength(1);
+    const data = JSON.parse(scripts[0]?.[1] ?? "");
+    const soap = data["@graph"].find((item: { "@id": string }) => item["@id"].endsWith("#soap"));
+    expect(soap).toMatchObject({
+      "@type": "Article",
+      headline: "How does soap clean?",
+      url: `${siteUrl}/science#soap`,
+      commentCount: 1,
+      interactionStatistic: { userInteractionCount: 2 },
+    });
+    expect(soap.comment[0]).toMatchObject({
+      "@type": "Comment",
+      text: "Micelles <script>alert(1)</script> & friends",
+      author: { "@type": "Person", name: "Asha" },
+    });
+    const wifi = data["@graph"].find((item: { "@id": string }) => item["@id"].endsWith("#wifi"));
+    expect(wifi.headline).toBe('Wi-Fi & "you"');
+  });
+
+  it("answers 304 to its ETag, compresses, and a story page has counts but no comments", async () => {
+    const first = await page("/science", { "accept-encoding": "br, gzip" });
+    expect(first.headers["content-encoding"]).toBe("br");
+    expect(
+      (await page("/science", { "if-none-match": first.headers.etag as string })).statusCode,
+    ).toBe(304);
+    expect(
+      (await page("/science", { "accept-encoding": "gzip" })).headers["content-encoding"],
+    ).toBe("gzip");
+    await t.visitor().react("mythology", "garuda", "like");
+    const story = await page("/mythology");
+    expect(story.body).toContain("1 reaction<");
+    expect(story.body).not.toContain("comment");
+  });
+
+  it("never shows a visitor id, an address or an email, in pages or events", async () => {
+    const url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const stream = new EventStream(url, "science:wifi");
+    try {
+      await stream.ready();
+      const writer = t.visitor();
+      await writer.comment("wifi", "Private by design", "Ravi");
+      const visitorId = decodeURIComponent(writer.cookie?.split("=")[1] ?? "").split(".")[0] ?? "";
+      expect(visitorId.length).toBeGreaterThan(10);
+      const email = "ravi.private@example.com";
+      expect(json(await writer.post("/api/subscribers", { email })).subscribed).toBe(true);
+      const event = await stream.next("comment");
+      const html = (await page("/science")).body;
+      for (const secret of [visitorId, email, "127.0.0.1"]) {
+        expect(event.data).not.toContain(secret);
+        expect(html).not.toContain(secret);
+      }
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe("the page on a second instance", () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres", { clientFiles: { "science/index.html": sciencePage } });
+    b = await startTestApp("postgres", {
+      databaseUrl: a.databaseUrl,
+      clientFiles: { "science/index.html": sciencePage },
+    });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("shows a comment written on the first one as soon as it hears of it", async () => {
+    const read = async () => (await b.app.inject({ method: "GET", url: "/science" })).body;
+    expect(await read()).toContain("0 comments");
+    await a.visitor().comment("soap", "Crossed over");
+    await waitFor(async () => (await read()).includes("Crossed over"), {
+      timeoutMs: 5_000,
+      what: "the page on B shows A's comment",
+    });
+  });
+});
