@@ -71,6 +71,8 @@ export default defineConfig({
       // Rebuilds first when the build was made with other settings.
       command: "node scripts/ensure-build.ts && node server/main.ts",
       gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+      // Its log (warnings and worse) shows beside the tests, a crash's reason included.
+      stdout: "pipe",
       url: `${baseURL}/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
@@ -86,6 +88,7 @@ export default defineConfig({
       command: "node scripts/ensure-build.ts && node tests/e2e/support/serve-on-postgres.ts",
       // Lets the script stop the server and its PostgreSQL cluster.
       gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+      stdout: "pipe",
       url: `http://127.0.0.1:${postgresPort}/readyz`,
       reuseExistingServer: false,
       timeout: 180_000,
