@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
 import { staticSite } from "./web/static-site.ts";
@@ -20,6 +21,8 @@ export type AppOptions = {
   catalog?: Catalog;
   /** Interval of the keep-alive comments on event streams. */
   heartbeatMs?: number;
+  /** The outbox worker's timings (tests shorten them). */
+  mail?: MailOptions;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -34,6 +37,7 @@ export async function buildApp({
   logger = false,
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
+  mail = {},
 }: AppOptions) {
   const app = Fastify({
     logger,
@@ -74,7 +78,14 @@ export async function buildApp({
     if (closing) reply.header("connection", "close");
   });
 
-  const { store, bus, engagement, close } = await startEngagement(config, app.log);
+  const { store, bus, engagement, close: closeEngagement } = await startEngagement(config, app.log);
+  const cookieSecret = resolveCookieSecret(config);
+  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail);
+  const close = async () => {
+    // The message in hand is finished and recorded before the database closes.
+    await newsletter.stop();
+    await closeEngagement();
+  };
   // After the API's own preClose hook has ended the event streams.
   app.addHook("onClose", close);
 
@@ -98,13 +109,29 @@ export async function buildApp({
       bus,
       catalog,
       siteUrl: config.siteUrl,
-      cookieSecret: resolveCookieSecret(config),
+      cookieSecret,
+      newsletter: newsletter.deps,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { maxStreams: config.EVENT_STREAMS_MAX, heartbeatMs },
+    });
+
+    // The no-JavaScript form's second page posts to its own address, which
+    // carries the sealed ticket; 307 keeps the POST on its way to the API.
+    await app.register(async (scope) => {
+      scope.addContentTypeParser(
+        "application/x-www-form-urlencoded",
+        { parseAs: "string", bodyLimit: 1024 },
+        (_request, _body, done) => done(null, undefined),
+      );
+      scope.post("/newsletter/continue", async (request, reply) => {
+        const { ticket } = request.query as { ticket?: unknown };
+        const safe = typeof ticket === "string" && /^[A-Za-z0-9_-]{1,800}$/.test(ticket);
+        return reply.redirect(`/api/newsletter/continue?ticket=${safe ? ticket : ""}`, 307);
+      });
     });
 
     await staticSite(app, { root: clientRoot });

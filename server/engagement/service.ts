@@ -58,10 +58,12 @@ export async function startEngagement(
     throw error;
   }
 
+  const engagement = createEngagement(store, events, bus);
   const prune = () =>
-    events
-      .pruneBefore(new Date(Date.now() - eventRetentionMs))
-      .catch((error) => log.warn({ err: error }, "old live events could not be pruned"));
+    Promise.all([
+      events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
+      engagement.subscribers.prune(),
+    ]).catch((error) => log.warn({ err: error }, "old records could not be pruned"));
   void prune();
   const pruning = setInterval(prune, pruneEveryMs);
   pruning.unref();
@@ -69,7 +71,7 @@ export async function startEngagement(
   return {
     store,
     bus,
-    engagement: createEngagement(store, events, bus),
+    engagement,
     async close() {
       clearInterval(pruning);
       await bus.close();

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { EventBus } from "../../events/bus.ts";
+import type { NewsletterDeps } from "../newsletter-rules.ts";
 import { notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 
@@ -11,6 +12,7 @@ export type RouteDeps = {
   catalog: Catalog;
   bus: EventBus;
   siteUrl: string;
+  newsletter: NewsletterDeps;
 };
 
 const kindNames: Record<ItemKind, string> = { mythology: "story", science: "science post" };
