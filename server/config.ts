@@ -61,9 +61,7 @@ const envSchema = z
     // Outgoing mail (docs/decisions/007-newsletter.md). Without SMTP_URL every
     // message is written as an .eml file under DATA_DIR/outbox/ instead.
     SMTP_URL: optionalText.pipe(
-      z
-        .url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })
-        .optional(),
+      z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
     ),
     MAIL_FROM: optionalText.pipe(
       z

@@ -123,10 +123,7 @@ function newsletter(kind: DatabaseKind): Migration {
       await db.schema
         .alterTable("subscribers")
         .addColumn("status", "text", (c) =>
-          c
-            .notNull()
-            .defaultTo("confirmed")
-            .check(sql`status in ('pending', 'confirmed')`),
+          c.notNull().defaultTo("confirmed").check(sql`status in ('pending', 'confirmed')`),
         )
         .execute();
       await db.schema.alterTable("subscribers").addColumn("confirmed_at", timestamp).execute();

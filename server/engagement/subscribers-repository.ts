@@ -42,7 +42,6 @@ export const newToken = () => randomBytes(32).toString("base64url");
 /** Confirmation tokens are stored as this digest only; the lookup is by digest. */
 export const tokenDigest = (token: string) => createHash("sha256").update(token).digest("hex");
 
-
 export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;
 
 /** Keeps the token of a removed subscription, so its link still answers "unsubscribed". */
@@ -122,7 +121,10 @@ export function createSubscribersRepository(store: Store) {
               expires_at: new Date(now.getTime() + confirmationRules.tokenLifetimeMs).toISOString(),
             })
             .execute();
-          await trx.insertInto("confirmation_requests").values({ ip, created_at: nowText }).execute();
+          await trx
+            .insertInto("confirmation_requests")
+            .values({ ip, created_at: nowText })
+            .execute();
           await trx
             .insertInto("outbox")
             .values({

@@ -5,6 +5,7 @@ import {
   randomBytes,
   timingSafeEqual,
 } from "node:crypto";
+import { limits } from "../../contract/limits.ts";
 
 /**
  * The newsletter form's proof of time (docs/product.md, "Newsletter"): the
@@ -14,7 +15,7 @@ import {
  */
 export const formTiming = {
   /** A person needs at least this long between opening the form and sending it. */
-  minimumMs: 2000,
+  minimumMs: limits.newsletterFormMinimumMs,
   /** A token older than this is refused; the page fetches a new one. */
   maximumMs: 24 * 60 * 60 * 1000,
   /** The no-JavaScript second step must be taken within this time. */
@@ -25,8 +26,7 @@ export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale"
 
 export function createFormTokens(secret: string) {
   const key = createHmac("sha256", secret).update("newsletter form timing").digest();
-  const sign = (issuedAt: string) =>
-    createHmac("sha256", key).update(issuedAt).digest("base64url");
+  const sign = (issuedAt: string) => createHmac("sha256", key).update(issuedAt).digest("base64url");
   return {
     issue(now = Date.now()): string {
       const issuedAt = String(now);

@@ -62,7 +62,13 @@ export function createOutboxRepository(
       await trx
         .updateTable("outbox")
         // A confirmation's token is needed only in the mail itself.
-        .set({ status: "sent", attempts, sent_at: now, last_error: null, token: row.kind === "confirmation" ? null : row.token })
+        .set({
+          status: "sent",
+          attempts,
+          sent_at: now,
+          last_error: null,
+          token: row.kind === "confirmation" ? null : row.token,
+        })
         .where("id", "=", row.id as number)
         .execute();
     } else if (delivery.outcome === "retry" && attempts < retryPolicy.maxAttempts) {
@@ -90,7 +96,11 @@ export function createOutboxRepository(
   }
 
   /** A bug or a lost database connection in delivery is a temporary failure, never a lost row. */
-  async function safely(deliver: Deliver, row: OutboxRow, trx: Transaction<Database> | Store["db"]) {
+  async function safely(
+    deliver: Deliver,
+    row: OutboxRow,
+    trx: Transaction<Database> | Store["db"],
+  ) {
     try {
       return await deliver(row, trx);
     } catch (error) {

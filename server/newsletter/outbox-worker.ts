@@ -93,7 +93,8 @@ export function startOutboxWorker({
 
   const running = (async () => {
     const released = await outbox.releaseClaims().catch(() => 0);
-    if (released > 0) log.info({ released }, "outbox rows claimed before a restart are queued again");
+    if (released > 0)
+      log.info({ released }, "outbox rows claimed before a restart are queued again");
     while (!stopped) {
       const wait = lastStart + spacingMs - Date.now();
       if (wait > 0) {

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { EventBus } from "../../events/bus.ts";
-import type { NewsletterDeps } from "../newsletter-rules.ts";
 import { notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
+import type { NewsletterDeps } from "../newsletter-rules.ts";
 
 /** What the route plugins need from the app. */
 export type RouteDeps = {

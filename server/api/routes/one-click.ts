@@ -35,7 +35,11 @@ export const oneClickRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engag
   const tokenOf = (query: unknown): string => {
     const parsed = unsubscribeTokenSchema.safeParse((query as { token?: unknown }).token);
     if (!parsed.success) {
-      throw new ApiError(400, "validation_failed", "query.token: This is not an unsubscribe token.");
+      throw new ApiError(
+        400,
+        "validation_failed",
+        "query.token: This is not an unsubscribe token.",
+      );
     }
     return parsed.data;
   };

@@ -35,7 +35,8 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     "/subscribers",
     {
       schema: {
-        summary: "Ask to subscribe: the address is pending until confirmed from the mail sent to it",
+        summary:
+          "Ask to subscribe: the address is pending until confirmed from the mail sent to it",
         tags: ["newsletter"],
         body: subscribeRequestSchema,
         response: {
@@ -61,7 +62,8 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     "/subscribers/confirm",
     {
       schema: {
-        summary: "Confirm a subscription with the token of the confirmation link (single use, 48 h)",
+        summary:
+          "Confirm a subscription with the token of the confirmation link (single use, 48 h)",
         tags: ["newsletter"],
         body: confirmRequestSchema,
         response: {
