@@ -3,9 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { inject } from "vitest";
-import { buildApp } from "../../../server/app.ts";
+import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
+import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
+import { createFormTokens } from "../../../server/newsletter/form-token.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 
 export const backends = ["sqlite", "postgres"] as const;
@@ -43,6 +45,7 @@ export type TestAppOptions = {
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
   dataDir?: string;
+  mail?: AppOptions["mail"];
 };
 
 export type TestApp = {
@@ -51,6 +54,8 @@ export type TestApp = {
   databaseUrl: string | undefined;
   dataDir: string;
   visitor(): Visitor;
+  /** A newsletter form token as the page would hold it after a person filled the form. */
+  formToken(): string;
   close(): Promise<void>;
 };
 
@@ -93,7 +98,9 @@ export async function startTestApp(
     clientRoot,
     catalog: testCatalog,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    mail: { pollMs: 100, retryBaseMs: 50, ...options.mail },
   });
+  const formTokens = createFormTokens(resolveCookieSecret(config));
 
   return {
     app,
@@ -101,6 +108,7 @@ export async function startTestApp(
     databaseUrl,
     dataDir,
     visitor: () => new Visitor(app),
+    formToken: () => formTokens.issue(Date.now() - 5000),
     async close() {
       await app.close();
       if (ownsDatabase && databaseUrl) await dropDatabase(databaseUrl);
