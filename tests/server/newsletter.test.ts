@@ -228,9 +228,6 @@ describe.each(backends)("the newsletter on %s", (backend) => {
         return status.editions.find((e: { slug: string }) => e.slug === "2026-06-engines");
       })
       .toMatchObject({ queued: 0, failed: 0 });
-    expect(status.editions).toContainEqual(
-      expect.objectContaining({ slug: "2026-06-engines", queued: 0, failed: 0 }),
-    );
 
     // One click in the mail program: a POST from anywhere, no cookie, no page.
     const unsubscribeUrl = header(editionsTo("ed1@example.com")[0]!, "List-Unsubscribe").slice(

@@ -41,6 +41,9 @@ export function fixtureClientRoot(): string {
 export const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "1000000",
   RATE_LIMIT_WRITES_PER_IP: "1000000",
+  SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "1000000",
+  // Confirmation mails go to DATA_DIR/outbox/ at full speed.
+  MAIL_RATE_PER_MINUTE: "0",
 };
 
 export type ServerProcessOptions = {

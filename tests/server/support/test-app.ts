@@ -62,6 +62,7 @@ export type TestApp = {
 const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "100000",
   RATE_LIMIT_WRITES_PER_IP: "100000",
+  SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "100000",
 };
 
 /**
