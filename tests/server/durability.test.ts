@@ -12,7 +12,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
-import { admin, parseExport } from "./support/admin.ts";
+import { admin } from "./support/admin.ts";
 import { formTokenFor, HttpVisitor, waitFor } from "./support/http-visitor.ts";
 import { EventStream } from "./support/sse-client.ts";
 import { backends } from "./support/test-app.ts";

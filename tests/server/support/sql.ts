@@ -27,9 +27,9 @@ export async function runSql(
   try {
     db.exec("pragma busy_timeout = 5000");
     const prepared = db.prepare(statement);
-    return prepared.columns().length > 0
-      ? (prepared.all(...params) as Record<string, unknown>[])
-      : (prepared.run(...params), []);
+    if (prepared.columns().length > 0) return prepared.all(...params) as Record<string, unknown>[];
+    prepared.run(...params);
+    return [];
   } finally {
     db.close();
   }

@@ -99,7 +99,7 @@ export async function startTestApp(
     clientRoot,
     catalog: testCatalog,
     heartbeatMs: options.heartbeatMs ?? 15_000,
-    mail: { pollMs: 100, retryBaseMs: 50, ...options.mail },
+    mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
 
