@@ -5,7 +5,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { DatabaseSync } from "node:sqlite";
 import autocannon, { type Request, type Result } from "autocannon";
+import { SMTPServer } from "smtp-server";
+import { runAdmin } from "../server/cli/run-admin.ts";
 
 /*
  * `npm run bench`: the engagement API on SQLite, on loopback, measured from
@@ -17,8 +20,10 @@ import autocannon, { type Request, type Result } from "autocannon";
  * delivery p50/p99, the reads the streams' clients made (they behave as the
  * browser does: apply deltas, read only on their first `ready` and on
  * `resync`), and the server's CPU time and memory.
- * BENCH_DURATION (seconds per load run, default 10) and BENCH_CONNECTIONS
- * (default 50) scale the rest.
+ * Last, the time to queue and send one newsletter edition to BENCH_SUBSCRIBERS
+ * (default 10,000) subscribers through a loopback SMTP server with no pacing,
+ * with the server's RSS meanwhile. BENCH_DURATION (seconds per load run,
+ * default 10) and BENCH_CONNECTIONS (default 50) scale the rest.
  */
 
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -35,6 +40,26 @@ const clientRoot = path.join(scratch, "client");
 mkdirSync(clientRoot);
 writeFileSync(path.join(clientRoot, "index.html"), "<!doctype html><title>bench</title>");
 writeFileSync(path.join(clientRoot, "404.html"), "<!doctype html><title>bench</title>");
+
+const subscriberCount = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
+
+/** Counts the messages it accepts; nothing is parsed, so the sender is what is measured. */
+let mailsAccepted = 0;
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ["STARTTLS"],
+  logger: false,
+  onData(stream, _session, callback) {
+    stream.resume();
+    stream.on("end", () => {
+      mailsAccepted += 1;
+      callback();
+    });
+  },
+});
+await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+const smtpAddress = smtp.server.address();
+const smtpUrl = `smtp://127.0.0.1:${typeof smtpAddress === "object" && smtpAddress ? smtpAddress.port : 0}`;
 
 let server: ChildProcess | undefined;
 let hello: ChildProcess | undefined;
@@ -61,6 +86,9 @@ function startServer(): Promise<{ url: string; startMs: number }> {
       NODE_ENV: "production",
       SITE_URL: "http://127.0.0.1",
       CONTACT_EMAIL: "bench@example.com",
+      SMTP_URL: smtpUrl,
+      MAIL_FROM: "bench@example.com",
+      MAIL_RATE_PER_MINUTE: "0",
       DATA_DIR: path.join(scratch, "data"),
       COOKIE_SECRET: randomBytes(32).toString("hex"),
       RATE_LIMIT_WRITES_PER_VISITOR: "1000000000",
@@ -385,6 +413,51 @@ try {
     `${reads} reads (${((reads / Math.max(1, delivered)) * 100).toFixed(3)}% of deliveries)   ${Math.round(cpu)} ms CPU   ${rss} MB`,
   );
 
+  // Newsletter: confirmed subscribers written straight into the table, then
+  // the owner's `newsletter send`, then the server's outbox worker at full speed.
+  const db = new DatabaseSync(path.join(scratch, "data", "engage.sqlite"));
+  db.exec("pragma busy_timeout = 5000");
+  const insert = db.prepare(
+    "insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values (?, ?, ?, 'confirmed', ?)",
+  );
+  const now = new Date().toISOString();
+  db.exec("begin");
+  for (let i = 0; i < subscriberCount; i += 1) {
+    insert.run(`bench-${i}@example.com`, randomBytes(32).toString("base64url"), now, now);
+  }
+  db.exec("commit");
+  db.close();
+  const editionDir = path.join(scratch, "editions");
+  mkdirSync(editionDir);
+  const editionFile = path.join(editionDir, "bench-edition.md");
+  writeFileSync(
+    editionFile,
+    `---\nsubject: Bench edition\n---\n${"Some **Markdown** text. ".repeat(40)}\n`,
+  );
+  const before = mailsAccepted;
+  const queueStart = performance.now();
+  const sent = await runAdmin(["newsletter", "send", editionFile], {
+    env: { DATA_DIR: path.join(scratch, "data"), SITE_URL: "http://127.0.0.1" },
+    stdout: { write: () => true },
+    stderr: process.stderr,
+  });
+  if (sent !== 0) throw new Error("newsletter send failed");
+  const queuedMs = performance.now() - queueStart;
+  let peakRss = 0;
+  while (mailsAccepted - before < subscriberCount) {
+    peakRss = Math.max(peakRss, rssMb(server?.pid ?? 0));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const sendMs = performance.now() - queueStart;
+  report(
+    `newsletter: queue one edition for ${subscriberCount} subscribers`,
+    `${Math.round(queuedMs)} ms`,
+  );
+  report(
+    `newsletter: queue and send it over loopback SMTP, no pacing`,
+    `${(sendMs / 1000).toFixed(1)} s (${Math.round(subscriberCount / (sendMs / 1000))} mails/s), server RSS peak ${peakRss} MB`,
+  );
+
   const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
   const readRatio = cachedRead.requests.average / ceiling;
   console.info(
@@ -399,5 +472,6 @@ try {
   await new Promise((resolve) =>
     server?.exitCode === null ? server.once("exit", resolve) : resolve(null),
   );
+  smtp.close();
   rmSync(scratch, { recursive: true, force: true });
 }

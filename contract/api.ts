@@ -59,11 +59,33 @@ const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 // Subscribers
 
-export const subscribeRequestSchema = z.strictObject({ email: emailSchema });
+/**
+ * `formToken` comes from `GET /api/newsletter/form-token` when the form is
+ * first used; `website` is the form's hidden honeypot field, which a person
+ * never fills (docs/product.md, "Newsletter").
+ */
+export const subscribeRequestSchema = z.strictObject({
+  email: emailSchema,
+  formToken: z.string().max(200),
+  website: z.string().max(200).optional(),
+});
 export type SubscribeRequest = z.input<typeof subscribeRequestSchema>;
 
-export const subscribeResponseSchema = z.object({ subscribed: z.literal(true) });
+/** The address is pending until its owner follows the link in the confirmation mail. */
+export const subscribeResponseSchema = z.object({ pending: z.literal(true) });
 export type SubscribeResponse = z.infer<typeof subscribeResponseSchema>;
+
+export const formTokenResponseSchema = z.object({ formToken: z.string() });
+export type FormTokenResponse = z.infer<typeof formTokenResponseSchema>;
+
+/** The token of a confirmation link: 32 random bytes in base64url. */
+export const confirmRequestSchema = z.strictObject({
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "This is not a confirmation token."),
+});
+export type ConfirmRequest = z.input<typeof confirmRequestSchema>;
+
+export const confirmResponseSchema = z.object({ confirmed: z.literal(true) });
+export type ConfirmResponse = z.infer<typeof confirmResponseSchema>;
 
 /** The token of an unsubscribe link: 32 random bytes in base64url, as the server issues them. */
 export const unsubscribeTokenSchema = z
@@ -137,6 +159,11 @@ export const errorCodes = [
   "cross_origin",
   "already_subscribed",
   "unknown_token",
+  "token_expired",
+  "token_used",
+  "form_token_invalid",
+  "too_fast",
+  "honeypot_filled",
   "payload_too_large",
   "request_timeout",
   "unsupported_media_type",

@@ -6,6 +6,8 @@ export const limits = {
   commentMax: 2000,
   /** RFC 5321's limit on a forward path. */
   emailMax: 254,
+  /** The newsletter form cannot come back sooner than this after it was first touched. */
+  newsletterFormMinimumMs: 2000,
   /** Largest request body the API reads. */
   bodyBytesMax: 16 * 1024,
 } as const;

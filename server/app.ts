@@ -15,6 +15,7 @@ import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
@@ -29,6 +30,8 @@ export type AppOptions = {
   catalog?: Catalog;
   /** Interval of the keep-alive comments on event streams. */
   heartbeatMs?: number;
+  /** The outbox worker's timings (tests shorten them). */
+  mail?: MailOptions;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -78,6 +81,7 @@ export async function buildApp({
   logger = false,
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
+  mail = {},
 }: AppOptions) {
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -141,7 +145,20 @@ export async function buildApp({
   });
   app.decorate("eventStreams", eventStreams);
 
-  const { store, bus, engagement, reads, close } = await startEngagement(config, app.log);
+  const {
+    store,
+    bus,
+    engagement,
+    reads,
+    close: closeEngagement,
+  } = await startEngagement(config, app.log);
+  const cookieSecret = resolveCookieSecret(config);
+  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail);
+  const close = async () => {
+    // The message in hand is finished and recorded before the database closes.
+    await newsletter.stop();
+    await closeEngagement();
+  };
   // After the API's own preClose hook has ended the event streams.
   app.addHook("onClose", close);
 
@@ -166,13 +183,29 @@ export async function buildApp({
       bus,
       catalog,
       siteUrl: config.siteUrl,
-      cookieSecret: resolveCookieSecret(config),
+      cookieSecret,
+      newsletter: newsletter.deps,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { slots: eventStreams, heartbeatMs },
+    });
+
+    // The no-JavaScript form's second page posts to its own address, which
+    // carries the sealed ticket; 307 keeps the POST on its way to the API.
+    await app.register(async (scope) => {
+      scope.addContentTypeParser(
+        "application/x-www-form-urlencoded",
+        { parseAs: "string", bodyLimit: 1024 },
+        (_request, _body, done) => done(null, undefined),
+      );
+      scope.post("/newsletter/continue", async (request, reply) => {
+        const { ticket } = request.query as { ticket?: unknown };
+        const safe = typeof ticket === "string" && /^[A-Za-z0-9_-]{1,800}$/.test(ticket);
+        return reply.redirect(`/api/newsletter/continue?ticket=${safe ? ticket : ""}`, 307);
+      });
     });
 
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });

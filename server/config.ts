@@ -13,6 +13,13 @@ const optionalText = z
   .transform((value) => (value === "" ? undefined : value))
   .optional();
 
+/**
+ * `news@example.com` or `Name <news@example.com>`: no line breaks, quotes or
+ * angle brackets in the name, so the From header cannot be split or spoofed.
+ */
+const mailFromPattern =
+  /^(?:[^\r\n<>"@]{1,80} <[^\s<>"@]{1,64}@[^\s<>"@]{1,190}>|[^\s<>"@]{1,64}@[^\s<>"@]{1,190})$/;
+
 /** The names proxy-addr (Fastify's trustProxy) knows for groups of addresses. */
 const addressGroups = new Set(["loopback", "linklocal", "uniquelocal"]);
 
@@ -111,6 +118,24 @@ const envSchema = z
     REQUEST_TIMEOUT_SECONDS: seconds(30),
     IDLE_TIMEOUT_SECONDS: seconds(30),
     KEEP_ALIVE_TIMEOUT_SECONDS: seconds(72),
+    // Outgoing mail (docs/decisions/007-newsletter.md). Without SMTP_URL every
+    // message is written as an .eml file under DATA_DIR/outbox/ instead.
+    SMTP_URL: optionalText.pipe(
+      z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+    ),
+    MAIL_FROM: optionalText.pipe(
+      z
+        .string()
+        .regex(
+          mailFromPattern,
+          'must be an address, or a name and an address: "Engage with Engineer <news@example.com>"',
+        )
+        .optional(),
+    ),
+    // Messages one instance sends per minute; 0 sends as fast as the SMTP server accepts.
+    MAIL_RATE_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(60),
+    // Confirmation mails one IP address can cause per hour (list bombing).
+    SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(5),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -157,6 +182,15 @@ const envSchema = z
         message: "is required in production (the contact links of every page)",
       });
     }
+    for (const name of ["SMTP_URL", "MAIL_FROM"] as const) {
+      if (!env[name]) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: "is required in production (confirmation mails and editions go out through it)",
+        });
+      }
+    }
     if (env.DATABASE_URL && !env.COOKIE_SECRET) {
       ctx.addIssue({
         code: "custom",
@@ -180,6 +214,8 @@ export type Config = Env & {
   siteUrl: string;
   contactEmail: string;
   databaseKind: "sqlite" | "postgres";
+  /** MAIL_FROM, or a local address on the site's own host name for a first run. */
+  mailFrom: string;
 };
 
 /** What the browser may know: baked into the client bundle at build time. */
@@ -217,6 +253,7 @@ export function loadConfig(
     siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
     databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
+    mailFrom: values.MAIL_FROM ?? "Engage with Engineer <newsletter@localhost>",
   };
 }
 

@@ -20,6 +20,7 @@ import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
+import { oneClickRoutes } from "./routes/one-click.ts";
 import { reactionRoutes } from "./routes/reactions.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
 import type { StreamSlots } from "./stream-slots.ts";
@@ -41,6 +42,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     catalog: options.catalog,
     bus: options.bus,
     siteUrl,
+    newsletter: options.newsletter,
   };
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -79,12 +81,13 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   app.addHook("onRequest", async (request) => {
     request.visitorId = readVisitor(request);
     if (!isWrite(request)) return;
-    assertSameOrigin(request, siteOrigin);
+    if (request.routeOptions.config.crossSite !== true) assertSameOrigin(request, siteOrigin);
     await limitWrites(request);
   });
 
   await app.register(subscriberRoutes, deps);
   await app.register(newsletterFormRoutes, deps);
+  await app.register(oneClickRoutes, deps);
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(eventRoutes, { ...deps, slots: streams.slots });

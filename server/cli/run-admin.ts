@@ -1,10 +1,16 @@
-import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { emailSchema } from "../../contract/api.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { migrateToLatest, openStore, type Store } from "../db/store.ts";
 import { createEngagement, createEventsRepository, type Engagement } from "../engagement/index.ts";
 import { sqliteFileOf, storeOptionsOf } from "../engagement/service.ts";
+import { newToken } from "../engagement/subscribers-repository.ts";
+import { EditionError, readEdition } from "../newsletter/editions.ts";
+import { createMailer } from "../newsletter/mailer.ts";
+import { editionMail } from "../newsletter/messages.ts";
+import { createOutboxRepository } from "../newsletter/outbox-repository.ts";
 import { formatTable, toCsv, toTsv } from "./format.ts";
 import { AdminError, backupDatabase, restoreDatabase } from "./sqlite-files.ts";
 
@@ -30,6 +36,8 @@ type Context = {
   stderr: Output;
   /** The repositories on the configured database, opened on first use. */
   engagement(): Promise<Engagement>;
+  /** The configured database itself, opened on first use. */
+  store(): Promise<Store>;
 };
 
 type Command = {
@@ -93,14 +101,51 @@ export function unsubscribeUrl(siteUrl: string, token: string): string {
   return `${siteUrl}/unsubscribe?token=${encodeURIComponent(token)}`;
 }
 
+function editionOf(file: string) {
+  try {
+    return readEdition(path.resolve(file));
+  } catch (error) {
+    if (error instanceof EditionError) throw new AdminError(error.message);
+    throw error;
+  }
+}
+
 const commands: Command[] = [
+  {
+    name: "subscribers list",
+    usage: "[--json]",
+    summary: "every address with its state: pending or confirmed",
+    help: `Lists every address, oldest first, as tab-separated columns: email, status
+(pending until its owner follows the confirmation link, then confirmed),
+created_at and confirmed_at. Only confirmed addresses receive editions and
+appear in "subscribers export". Pending addresses are forgotten a week after
+their last confirmation mail.
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, engagement }) {
+      const states = await (await engagement()).subscribers.listStates();
+      if (values.json) {
+        stdout.write(`${JSON.stringify(states, null, 2)}\n`);
+      } else {
+        stdout.write(
+          toTsv([
+            ["email", "status", "created_at", "confirmed_at"],
+            ...states.map((s) => [s.email, s.status, s.createdAt, s.confirmedAt ?? ""]),
+          ]),
+        );
+      }
+      return exitCodes.ok;
+    },
+  },
   {
     name: "subscribers export",
     usage: "[--out FILE]",
     summary: "the subscribers as CSV, each with an unsubscribe link",
-    help: `Prints every subscriber as CSV (RFC 4180): email, subscribed_at (ISO-8601 UTC)
-and unsubscribe_url, oldest first. Put each subscriber's unsubscribe_url into
-the mailings you send them. The links start with SITE_URL. An address that
+    help: `Prints every confirmed subscriber as CSV (RFC 4180): email, subscribed_at
+(when they confirmed, ISO-8601 UTC) and unsubscribe_url, oldest first. Put each subscriber's unsubscribe_url into
+the mailings you send them. The links start with SITE_URL.
+An address that
 starts with + or - is written with a leading ' (so that a spreadsheet does not
 take it for a formula): remove it before mailing.
 
@@ -146,6 +191,137 @@ subscriber has the address.`,
         throw new AdminError(`No subscriber has the address ${email}.`, exitCodes.notFound);
       }
       stdout.write(`Removed ${email}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter preview",
+    usage: "FILE [--out HTML]",
+    summary: "render an edition to an HTML file to open in a browser",
+    help: `Renders the edition FILE (Markdown with a "subject" in its frontmatter; see
+the README, "Newsletter editions") in the mail template and writes the HTML,
+by default to DATA_DIR/preview/<name>.html, printing where. The unsubscribe
+link in it is a sample.
+
+  --out HTML   write the HTML here instead`,
+    arguments: ["FILE"],
+    options: { out: { type: "string" } },
+    async run({ values, positionals, config, stdout }) {
+      const edition = editionOf(positionals[0] ?? "");
+      const mail = editionMail(
+        edition,
+        { to: "preview@example.com", token: "preview" },
+        config.siteUrl,
+      );
+      const out =
+        typeof values.out === "string"
+          ? path.resolve(values.out)
+          : path.resolve(config.DATA_DIR, "preview", `${edition.slug}.html`);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, mail.html);
+      stdout.write(`Subject: ${mail.subject}\nWrote ${out}\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter test",
+    usage: "FILE --to ADDRESS",
+    summary: "send one copy of an edition to ADDRESS",
+    help: `Sends one copy of the edition FILE to ADDRESS at once, through SMTP_URL (or
+into DATA_DIR/outbox/ when it is not set), with "[Test]" before the subject.
+Nothing is recorded: the edition can still be sent to everyone. Its
+unsubscribe links lead nowhere.
+
+  --to ADDRESS   where to send the copy`,
+    arguments: ["FILE"],
+    options: { to: { type: "string" } },
+    async run({ values, positionals, config, stdout }) {
+      const to = emailSchema.safeParse(typeof values.to === "string" ? values.to : "");
+      if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
+      const edition = editionOf(positionals[0] ?? "");
+      const mailer = createMailer(
+        { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
+        { info: (_object, message) => stdout.write(`${message}\n`) },
+      );
+      try {
+        const mail = editionMail(edition, { to: to.data, token: newToken() }, config.siteUrl);
+        await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
+      } finally {
+        mailer.close();
+      }
+      stdout.write(`Sent a test copy of ${edition.slug} to ${to.data}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter send",
+    usage: "FILE",
+    summary: "queue an edition for every confirmed subscriber",
+    help: `Queues the edition FILE for every confirmed subscriber. The running server
+sends the queue at MAIL_RATE_PER_MINUTE per instance, resuming after a
+restart; "newsletter status" shows the progress. An edition is named by its
+file name and reaches an address once: sending the same file again queues
+only those who confirmed since. A changed file under a used name is refused.`,
+    arguments: ["FILE"],
+    async run({ positionals, stdout, store }) {
+      const edition = editionOf(positionals[0] ?? "");
+      const outbox = createOutboxRepository(await store());
+      let saved: { id: number; created: boolean };
+      try {
+        saved = await outbox.saveEdition(edition);
+      } catch (error) {
+        throw new AdminError((error as Error).message);
+      }
+      const queued = await outbox.queueEdition(saved.id);
+      stdout.write(
+        `Queued ${edition.slug} ("${edition.subject}") for ${queued} subscriber${queued === 1 ? "" : "s"}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
+      );
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter status",
+    usage: "[--json]",
+    summary: "progress of each edition: queued, sent, failed",
+    help: `Shows every edition queued so far with the number of its messages still
+queued, sent, failed (the SMTP server refused them for good, or temporary
+failures went on for hours) and cancelled (the address unsubscribed first),
+then each failure with the server's answer.
+
+  --json   the same as JSON, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, store }) {
+      const outbox = createOutboxRepository(await store());
+      const editions = await outbox.progress();
+      const failures = await Promise.all(
+        editions.map(async (e) => ({ slug: e.slug, failed: await outbox.failures(e.slug) })),
+      );
+      if (values.json) {
+        stdout.write(`${JSON.stringify({ editions, failures }, null, 2)}\n`);
+        return exitCodes.ok;
+      }
+      if (editions.length === 0) {
+        stdout.write("No edition has been queued yet.\n");
+        return exitCodes.ok;
+      }
+      stdout.write(
+        formatTable(
+          ["edition", "subject", "queued", "sent", "failed", "cancelled"],
+          editions.map((e) => [
+            e.slug,
+            e.subject,
+            String(e.queued),
+            String(e.sent),
+            String(e.failed),
+            String(e.cancelled),
+          ]),
+        ),
+      );
+      for (const { slug, failed } of failures) {
+        for (const failure of failed) {
+          stdout.write(`${slug}\t${failure.email}\t${failure.last_error ?? ""}\n`);
+        }
+      }
       return exitCodes.ok;
     },
   },
@@ -424,23 +600,31 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   }
 
   const opened: Store[] = [];
+  let opening: Promise<Store> | undefined;
+  const store = (): Promise<Store> => {
+    opening ??= (async () => {
+      const options = storeOptionsOf(config);
+      if (options.kind === "sqlite" && !existsSync(options.file)) {
+        throw new AdminError(
+          `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
+        );
+      }
+      const opened_ = await openStore(options);
+      opened.push(opened_);
+      await migrateToLatest(opened_);
+      return opened_;
+    })();
+    return opening;
+  };
   const engagement = async (): Promise<Engagement> => {
-    const options = storeOptionsOf(config);
-    if (options.kind === "sqlite" && !existsSync(options.file)) {
-      throw new AdminError(
-        `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
-      );
-    }
-    const store = await openStore(options);
-    opened.push(store);
-    await migrateToLatest(store);
+    const db = await store();
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
-    return createEngagement(store, createEventsRepository(store), { committed() {} });
+    return createEngagement(db, createEventsRepository(db), { committed() {} });
   };
 
   try {
-    return await command.run({ ...parsed, config, stdout, stderr, engagement });
+    return await command.run({ ...parsed, config, stdout, stderr, engagement, store });
   } catch (error) {
     if (error instanceof AdminError) {
       stderr.write(`${error.message}\n`);

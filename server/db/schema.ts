@@ -14,6 +14,52 @@ export type SubscribersTable = {
   email: string;
   unsubscribe_token: string;
   created_at: Timestamp;
+  status: ColumnType<SubscriberStatus, SubscriberStatus | undefined, SubscriberStatus>;
+  confirmed_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  confirmation_sent_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+export type SubscriberStatus = "pending" | "confirmed";
+
+/** Double opt-in links: SHA-256 of the token, single use, with an expiry. */
+export type ConfirmationTokensTable = {
+  token_hash: string;
+  subscriber_id: number;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** Confirmation mails caused, by client IP address, for the hourly cap; kept one hour. */
+export type ConfirmationRequestsTable = {
+  id: BigId;
+  ip: string;
+  created_at: Timestamp;
+};
+
+export type EditionsTable = {
+  id: Generated<number>;
+  slug: string;
+  subject: string;
+  html: string;
+  text: string;
+  created_at: Timestamp;
+};
+
+export type OutboxStatus = "queued" | "sending" | "sent" | "failed" | "cancelled";
+
+/** One row per mail to send: a confirmation, or one edition to one recipient. */
+export type OutboxTable = {
+  id: BigId;
+  kind: "confirmation" | "edition";
+  edition_id: number | null;
+  email: string;
+  token: string | null;
+  status: OutboxStatus;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
 };
 
 /** Tokens of removed subscriptions, so a second visit of the link is still answered. */
@@ -55,6 +101,10 @@ export type EventsTable = {
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
+  confirmation_tokens: ConfirmationTokensTable;
+  confirmation_requests: ConfirmationRequestsTable;
+  editions: EditionsTable;
+  outbox: OutboxTable;
   mythology_reactions: MythologyReactionsTable;
   science_reactions: ScienceReactionsTable;
   science_comments: ScienceCommentsTable;

@@ -61,14 +61,6 @@ export async function startEngagement(
     throw error;
   }
 
-  const prune = () =>
-    events
-      .pruneBefore(new Date(Date.now() - eventRetentionMs))
-      .catch((error) => log.warn({ err: error }, "old live events could not be pruned"));
-  void prune();
-  const pruning = setInterval(prune, pruneEveryMs);
-  pruning.unref();
-
   // A write's own instance forgets the item's cached reads the moment it commits,
   // before it answers; the bus brings the news to the other instances.
   let reads: ReadCache | undefined;
@@ -79,6 +71,15 @@ export async function startEngagement(
     },
   });
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
+
+  const prune = () =>
+    Promise.all([
+      events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
+      engagement.subscribers.prune(),
+    ]).catch((error) => log.warn({ err: error }, "old records could not be pruned"));
+  void prune();
+  const pruning = setInterval(prune, pruneEveryMs);
+  pruning.unref();
 
   return {
     store,

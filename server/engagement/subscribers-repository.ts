@@ -1,11 +1,46 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import { isUniqueViolation } from "../db/errors.ts";
-import type { Database } from "../db/schema.ts";
+import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso, toIso } from "./time.ts";
 
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
+
+export type SubscriberState = {
+  email: string;
+  status: SubscriberStatus;
+  createdAt: string;
+  confirmedAt: string | null;
+};
+
+/** docs/product.md, "Newsletter": the double opt-in's periods. */
+export const confirmationRules = {
+  /** A confirmation link works this long. */
+  tokenLifetimeMs: 48 * 60 * 60 * 1000,
+  /** A pending address gets at most one confirmation mail in this period. */
+  resendAfterMs: 24 * 60 * 60 * 1000,
+  /** The per-IP cap counts the confirmation mails of this period. */
+  ipWindowMs: 60 * 60 * 1000,
+  /** Addresses never confirmed are forgotten this long after their last confirmation mail. */
+  forgetPendingAfterMs: 7 * 24 * 60 * 60 * 1000,
+} as const;
+
+export type SubscribeOutcome =
+  /** A pending address; its confirmation mail is queued in the outbox. */
+  | "confirmation_queued"
+  /** A pending address that had a confirmation mail in the last 24 h: nothing sent. */
+  | "confirmation_recent"
+  | "already_subscribed"
+  /** The IP address caused its hourly share of confirmation mails: nothing stored or sent. */
+  | "ip_limited";
+
+export type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
+
+export const newToken = () => randomBytes(32).toString("base64url");
+
+/** Confirmation tokens are stored as this digest only; the lookup is by digest. */
+export const tokenDigest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;
 
@@ -22,25 +57,125 @@ export function createSubscribersRepository(store: Store) {
   const { db } = store;
   return {
     /**
-     * Adds a subscriber with a fresh unsubscribe token (256 random bits, for the
-     * links of future newsletters). The database refuses an email that differs
-     * from a stored one only in case.
+     * The first step of the double opt-in (docs/product.md, "Newsletter"). A
+     * new address becomes pending with a fresh unsubscribe token (256 random
+     * bits); a pending one gets a new confirmation link unless it had one in
+     * the last 24 hours. The confirmation mail is queued in the outbox in the
+     * same transaction, so an answered request is never a lost mail.
      */
-    async add(email: string): Promise<"subscribed" | "already_subscribed"> {
+    async subscribe(
+      email: string,
+      { ip, maxPerIpPerHour }: { ip: string; maxPerIpPerHour: number },
+    ): Promise<SubscribeOutcome> {
+      const attempt = () =>
+        db.transaction().execute(async (trx): Promise<SubscribeOutcome> => {
+          const now = new Date();
+          const existing = await trx
+            .selectFrom("subscribers")
+            .select(["id", "status", "confirmation_sent_at"])
+            .where(sql<string>`lower(email)`, "=", sql<string>`lower(${email})`)
+            .executeTakeFirst();
+          if (existing?.status === "confirmed") return "already_subscribed";
+          if (
+            existing?.confirmation_sent_at &&
+            now.getTime() - new Date(existing.confirmation_sent_at).getTime() <
+              confirmationRules.resendAfterMs
+          ) {
+            return "confirmation_recent";
+          }
+          const since = new Date(now.getTime() - confirmationRules.ipWindowMs).toISOString();
+          const { count } = await trx
+            .selectFrom("confirmation_requests")
+            .select((eb) => eb.fn.countAll().as("count"))
+            .where("ip", "=", ip)
+            .where("created_at", ">", since)
+            .executeTakeFirstOrThrow();
+          if (Number(count) >= maxPerIpPerHour) return "ip_limited";
+
+          const nowText = now.toISOString();
+          const subscriberId =
+            existing?.id ??
+            (
+              await trx
+                .insertInto("subscribers")
+                .values({
+                  email,
+                  unsubscribe_token: newToken(),
+                  created_at: nowText,
+                  status: "pending",
+                })
+                .returning("id")
+                .executeTakeFirstOrThrow()
+            ).id;
+          await trx
+            .updateTable("subscribers")
+            .set({ confirmation_sent_at: nowText })
+            .where("id", "=", subscriberId)
+            .execute();
+          const token = newToken();
+          await trx
+            .insertInto("confirmation_tokens")
+            .values({
+              token_hash: tokenDigest(token),
+              subscriber_id: subscriberId,
+              expires_at: new Date(now.getTime() + confirmationRules.tokenLifetimeMs).toISOString(),
+            })
+            .execute();
+          await trx
+            .insertInto("confirmation_requests")
+            .values({ ip, created_at: nowText })
+            .execute();
+          await trx
+            .insertInto("outbox")
+            .values({
+              kind: "confirmation",
+              edition_id: null,
+              email,
+              token,
+              status: "queued",
+              next_attempt_at: nowText,
+              created_at: nowText,
+            })
+            .execute();
+          return "confirmation_queued";
+        });
       try {
-        await db
-          .insertInto("subscribers")
-          .values({
-            email,
-            unsubscribe_token: randomBytes(32).toString("base64url"),
-            created_at: nowIso(),
-          })
-          .execute();
-        return "subscribed";
+        return await attempt();
       } catch (error) {
-        if (isUniqueViolation(error)) return "already_subscribed";
+        // Two requests for one new address at once: the loser finds the winner's row.
+        if (isUniqueViolation(error)) return attempt();
         throw error;
       }
+    },
+
+    /** The second step: a confirmation link's token, usable once within 48 hours. */
+    async confirm(token: string): Promise<ConfirmOutcome> {
+      return db.transaction().execute(async (trx) => {
+        const now = nowIso();
+        const row = await trx
+          .selectFrom("confirmation_tokens")
+          .innerJoin("subscribers", "subscribers.id", "confirmation_tokens.subscriber_id")
+          .select(["subscriber_id", "expires_at", "used_at"])
+          .where("token_hash", "=", tokenDigest(token))
+          .executeTakeFirst();
+        if (!row) return "unknown";
+        if (row.used_at !== null) return "used";
+        if (new Date(row.expires_at).getTime() <= Date.parse(now)) return "expired";
+        const claimed = await trx
+          .updateTable("confirmation_tokens")
+          .set({ used_at: now })
+          .where("token_hash", "=", tokenDigest(token))
+          .where("used_at", "is", null)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1) return "used";
+        await trx
+          .updateTable("subscribers")
+          .set({ status: "confirmed", confirmed_at: now })
+          .where("id", "=", row.subscriber_id)
+          .where("status", "=", "pending")
+          .execute();
+        return "confirmed";
+      });
     },
 
     /**
@@ -67,18 +202,35 @@ export function createSubscribersRepository(store: Store) {
       });
     },
 
-    /** Every subscriber, oldest first. */
+    /** Every confirmed subscriber, oldest first: who receives editions and the export. */
     async list(): Promise<Subscriber[]> {
       const rows = await db
         .selectFrom("subscribers")
-        .select(["email", "unsubscribe_token", "created_at"])
+        .select(["email", "unsubscribe_token", "created_at", "confirmed_at"])
+        .where("status", "=", "confirmed")
         .orderBy("created_at")
         .orderBy("id")
         .execute();
       return rows.map((row) => ({
         email: row.email,
         unsubscribeToken: row.unsubscribe_token,
-        subscribedAt: toIso(row.created_at),
+        subscribedAt: toIso(row.confirmed_at ?? row.created_at),
+      }));
+    },
+
+    /** Every address with its state, pending ones included, oldest first. */
+    async listStates(): Promise<SubscriberState[]> {
+      const rows = await db
+        .selectFrom("subscribers")
+        .select(["email", "status", "created_at", "confirmed_at"])
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map((row) => ({
+        email: row.email,
+        status: row.status,
+        createdAt: toIso(row.created_at),
+        confirmedAt: row.confirmed_at === null ? null : toIso(row.confirmed_at),
       }));
     },
 
@@ -96,12 +248,42 @@ export function createSubscribersRepository(store: Store) {
       });
     },
 
+    /** Confirmed subscribers. */
     async count(): Promise<number> {
       const { count } = await db
         .selectFrom("subscribers")
         .select((eb) => eb.fn.countAll().as("count"))
+        .where("status", "=", "confirmed")
         .executeTakeFirstOrThrow();
       return Number(count);
+    },
+
+    /**
+     * Forgets what the double opt-in no longer needs: the per-IP record after
+     * an hour, links a week after they expired, and addresses never confirmed.
+     */
+    async prune(now = new Date()): Promise<void> {
+      const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+      await db
+        .deleteFrom("confirmation_requests")
+        .where("created_at", "<=", ago(confirmationRules.ipWindowMs))
+        .execute();
+      // Kept a while past their expiry, so a late click still hears "expired" or "used".
+      await db
+        .deleteFrom("confirmation_tokens")
+        .where("expires_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
+        .execute();
+      const forgotten = db
+        .selectFrom("subscribers")
+        .select("id")
+        .where("status", "=", "pending")
+        .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs));
+      await db.deleteFrom("confirmation_tokens").where("subscriber_id", "in", forgotten).execute();
+      await db
+        .deleteFrom("subscribers")
+        .where("status", "=", "pending")
+        .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
+        .execute();
     },
   };
 }

@@ -7,6 +7,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { freePort } from "../support/postgres.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { confirmationLink, formTokenFor } from "./support/newsletter.ts";
 
 /*
  * The unsubscribe link as a reader meets it: the owner exports the subscribers
@@ -58,10 +59,16 @@ test("the link from the export unsubscribes once the reader confirms, and says s
 }, testInfo) => {
   const email = `leaving-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
   const subscribed = await request.post(`${server.url}/api/subscribers`, {
-    data: { email },
+    data: { email, formToken: formTokenFor(dataDir) },
     headers: { Origin: server.url },
   });
-  expect(subscribed.status()).toBe(201);
+  expect(subscribed.status()).toBe(202);
+  const confirmation = await confirmationLink(dataDir, email);
+  const confirmed = await request.post(`${server.url}/api/subscribers/confirm`, {
+    data: { token: new URL(confirmation).searchParams.get("token") },
+    headers: { Origin: server.url },
+  });
+  expect(confirmed.status()).toBe(200);
   const link = exportedLinks().get(email);
   expect(link).toMatch(/\/unsubscribe\?token=[A-Za-z0-9_-]{43}$/);
 

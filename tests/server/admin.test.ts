@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
+import { confirmedSubscriber } from "./support/newsletter.ts";
 import { EventStream } from "./support/sse-client.ts";
 import {
   backends,
@@ -22,6 +23,11 @@ describe("the admin command line's usage", () => {
     const run = await admin(env, "--help");
     expect(run.code).toBe(0);
     for (const command of [
+      "subscribers list",
+      "newsletter preview",
+      "newsletter test",
+      "newsletter send",
+      "newsletter status",
       "subscribers export",
       "subscribers remove",
       "comments list",
@@ -107,7 +113,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
   describe("subscribers", () => {
     it("exports them as CSV with unsubscribe links that work", async () => {
       for (const email of ["first@example.com", "O'Brien@Example.org"]) {
-        expect((await t.visitor().post("/api/subscribers", { email })).statusCode).toBe(201);
+        await confirmedSubscriber(t, email);
       }
       const run = await admin(env, "subscribers", "export");
       expect(run.code).toBe(0);
@@ -139,7 +145,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
     });
 
     it("writes the export to a file only its owner can read", async () => {
-      await t.visitor().post("/api/subscribers", { email: "filed@example.com" });
+      await confirmedSubscriber(t, "filed@example.com");
       const file = path.join(scratch(), "subscribers.csv");
       const run = await admin(env, "subscribers", "export", "--out", file);
       expect(run.code).toBe(0);
@@ -150,7 +156,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
     });
 
     it("removes an address in any case; its link then still says unsubscribed", async () => {
-      await t.visitor().post("/api/subscribers", { email: "leaving@example.com" });
+      await confirmedSubscriber(t, "leaving@example.com");
       const { url } = parseExport((await admin(env, "subscribers", "export")).stdout).get(
         "leaving@example.com",
       )!;

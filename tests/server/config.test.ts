@@ -19,6 +19,8 @@ const production = {
   NODE_ENV: "production",
   SITE_URL: "https://engage-with-engineer.example",
   CONTACT_EMAIL: "owner@example.com",
+  SMTP_URL: "smtps://news:secret@mail.example:465",
+  MAIL_FROM: "Engage with Engineer <news@engage-with-engineer.example>",
 };
 
 describe("configuration", () => {
@@ -37,6 +39,23 @@ describe("configuration", () => {
     });
     expect(config.COOKIE_SECRET).toBeUndefined();
     expect(config.CLIENT_ROOT).toBeUndefined();
+  });
+
+  it.each([
+    ["SMTP_URL", "http://mail.example", "must be an smtp:// or smtps:// URL"],
+    ["MAIL_FROM", "news@example.com\r\nBcc: victim@example.com", "must be an address"],
+    ["MAIL_FROM", 'Evil "Name" <news@example.com>', "must be an address"],
+    ["MAIL_RATE_PER_MINUTE", "-1", "MAIL_RATE_PER_MINUTE"],
+    ["SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR", "0", "SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR"],
+  ])("refuses %s=%j", (name, value, message) => {
+    expect(refusal({ [name]: value })).toContain(message);
+  });
+
+  it("accepts a From address with or without a name", () => {
+    expect(loadConfig({ MAIL_FROM: "news@example.com" }).mailFrom).toBe("news@example.com");
+    expect(loadConfig({ MAIL_FROM: "Engage with Engineer <news@example.com>" }).mailFrom).toBe(
+      "Engage with Engineer <news@example.com>",
+    );
   });
 
   it("treats empty values as unset, as .env.example leaves them", () => {
@@ -147,6 +166,8 @@ describe("configuration", () => {
     it.each([
       ["SITE_URL", "is required in production"],
       ["CONTACT_EMAIL", "is required in production"],
+      ["SMTP_URL", "is required in production"],
+      ["MAIL_FROM", "is required in production"],
     ])("refuses to start without %s", (name, message) => {
       const { [name as keyof typeof production]: _left, ...env } = production;
       expect(refusal(env)).toContain(`${name}: ${message}`);

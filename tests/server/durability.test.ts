@@ -12,8 +12,8 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
-import { admin, parseExport } from "./support/admin.ts";
-import { HttpVisitor, waitFor } from "./support/http-visitor.ts";
+import { admin } from "./support/admin.ts";
+import { formTokenFor, HttpVisitor, waitFor } from "./support/http-visitor.ts";
 import { EventStream } from "./support/sse-client.ts";
 import { backends } from "./support/test-app.ts";
 
@@ -32,6 +32,7 @@ type Acknowledged = {
  */
 async function burstOfWrites(
   url: string,
+  formToken: () => string,
   onAcknowledged: (total: number) => void,
   writers = 8,
 ): Promise<Acknowledged> {
@@ -45,7 +46,8 @@ async function burstOfWrites(
       let status: number;
       try {
         if (i % 3 === 0) status = (await author.comment(url, "wifi", content)).status;
-        else if (i % 3 === 1) status = (await new HttpVisitor().subscribe(url, email)).status;
+        else if (i % 3 === 1)
+          status = (await new HttpVisitor().subscribe(url, email, formToken())).status;
         else status = (await new HttpVisitor().react(url, "mythology", "garuda", "like")).status;
       } catch (error) {
         // The server is gone: this write was not acknowledged.
@@ -86,12 +88,16 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
       const first = await startServerProcess({ env });
       servers.push(first);
       let killed = false;
-      const acknowledged = await burstOfWrites(first.url, (total) => {
-        if (total >= 150 && !killed) {
-          killed = true;
-          void first.stop("SIGKILL");
-        }
-      });
+      const acknowledged = await burstOfWrites(
+        first.url,
+        () => formTokenFor(env),
+        (total) => {
+          if (total >= 150 && !killed) {
+            killed = true;
+            void first.stop("SIGKILL");
+          }
+        },
+      );
       expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
       expect(acknowledged.comments.length).toBeGreaterThan(0);
       expect(acknowledged.emails.length).toBeGreaterThan(0);
@@ -114,12 +120,16 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
       // A write can commit and lose its answer to the kill, so there may be more, never fewer.
       expect(reactions.json.counts.like).toBeGreaterThanOrEqual(acknowledged.reactions);
 
-      const exported = await admin(
+      // Acknowledged subscriptions are pending, each with its confirmation mail queued.
+      const listed = await admin(
         databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir },
         "subscribers",
-        "export",
+        "list",
+        "--json",
       );
-      const subscribers = parseExport(exported.stdout);
+      const subscribers = new Set(
+        (JSON.parse(listed.stdout) as { email: string }[]).map((s) => s.email),
+      );
       expect(acknowledged.emails.filter((email) => !subscribers.has(email))).toEqual([]);
 
       if (backend === "sqlite") {
@@ -161,11 +171,12 @@ describe("a PostgreSQL restart under a running server", () => {
     const postgres = await startPostgres();
     let server: ServerProcess | undefined;
     const stream: { current?: EventStream; late?: EventStream } = {};
+    const restartDir = mkdtempSync(path.join(os.tmpdir(), "ewe-restart-"));
     try {
       server = await startServerProcess({
         env: {
           CLIENT_ROOT: fixtureClientRoot(),
-          DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "ewe-restart-")),
+          DATA_DIR: restartDir,
           DATABASE_URL: await createDatabase(postgres.url),
           ...generousLimits,
         },
@@ -190,7 +201,11 @@ describe("a PostgreSQL restart under a running server", () => {
       const whileDown = [
         await alex.comment(url, "wifi", "while the database is down"),
         await alex.react(url, "science", "wifi", "idea"),
-        await new HttpVisitor().subscribe(url, "down@example.com"),
+        await new HttpVisitor().subscribe(
+          url,
+          "down@example.com",
+          formTokenFor({ DATA_DIR: restartDir }),
+        ),
         await alex.request(url, "GET", "/api/items/science/wifi/comments"),
       ];
       for (const answer of whileDown) {

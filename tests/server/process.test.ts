@@ -12,6 +12,8 @@ import {
   startServerProcess,
 } from "../support/server-process.ts";
 import { admin, parseExport } from "./support/admin.ts";
+import { formTokenFor } from "./support/http-visitor.ts";
+import { tokenFromOutboxFolder } from "./support/newsletter.ts";
 import { EventStream } from "./support/sse-client.ts";
 
 const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-process-"));
@@ -190,9 +192,21 @@ describe("the server process", () => {
         cookie: "session=other-cookie-value-123",
         authorization: "Bearer Bearer-credential-xyz",
       },
-      body: JSON.stringify({ email }),
+      body: JSON.stringify({
+        email,
+        formToken: formTokenFor({ COOKIE_SECRET: cookieSecret, DATA_DIR: dataDir }),
+      }),
     });
-    expect(subscribed.status).toBe(201);
+    expect(subscribed.status).toBe(202);
+    const confirmation = await tokenFromOutboxFolder({ dataDir }, email);
+    secrets.push(confirmation);
+    await fetch(`${url}/newsletter/confirm?token=${confirmation}`);
+    const confirmed = await fetch(`${url}/api/subscribers/confirm`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ token: confirmation }),
+    });
+    expect(confirmed.status).toBe(200);
     expect(subscribed.headers.get("x-request-id")).toBe("trace-42");
 
     const reacted = await fetch(`${url}/api/items/science/wifi/reactions`, {
@@ -236,6 +250,7 @@ describe("the server process", () => {
     for (const line of requests) expect(line.reqId).toEqual(expect.any(String));
     expect(requests.find((line) => line.reqId === "trace-42")?.req.url).toBe("/api/subscribers");
     expect(requests.map((line) => line.req.url)).toContain("/unsubscribe?token=[redacted]");
+    expect(requests.map((line) => line.req.url)).toContain("/newsletter/confirm?token=[redacted]");
     for (const secret of secrets) expect(server.output()).not.toContain(secret);
     expect(server.output()).not.toMatch(/ewe_visitor=|"cookie"|authorization/i);
   });

@@ -41,6 +41,9 @@ describe("two server processes on one PostgreSQL", () => {
       NODE_ENV: "production",
       SITE_URL: siteUrl,
       CONTACT_EMAIL: "owner@example.com",
+      // Nothing is mailed in this test; the setting is required in production.
+      SMTP_URL: "smtp://127.0.0.1:9",
+      MAIL_FROM: "news@example.com",
       DATABASE_URL: databaseUrl,
       COOKIE_SECRET: randomBytes(32).toString("hex"),
       CLIENT_ROOT: fixtureClientRoot(),

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
+import { confirmedSubscriber } from "./support/newsletter.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 describe.each(backends)("unsubscribing on %s", (backend) => {
@@ -12,7 +13,7 @@ describe.each(backends)("unsubscribing on %s", (backend) => {
 
   /** Subscribes `email` and returns the token of its link, as the owner's export gives it. */
   async function subscribe(email: string): Promise<string> {
-    expect((await t.visitor().post("/api/subscribers", { email })).statusCode).toBe(201);
+    await confirmedSubscriber(t, email);
     const row = parseExport((await admin(adminEnv(t), "subscribers", "export")).stdout).get(email);
     return new URL(row!.url).searchParams.get("token")!;
   }

@@ -52,6 +52,9 @@ export const generousLimits = {
   RATE_LIMIT_WRITES_PER_IP: "1000000",
   // Every client here is 127.0.0.1, and a closed stream is let go of a moment later.
   EVENT_STREAMS_PER_IP: "1000",
+  SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "1000000",
+  // Confirmation mails go to DATA_DIR/outbox/ at full speed.
+  MAIL_RATE_PER_MINUTE: "0",
 };
 
 export type ServerProcessOptions = {

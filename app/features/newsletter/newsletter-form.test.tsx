@@ -10,6 +10,7 @@ beforeEach(() => {
   requests = [];
   answer = async () => Response.json({ subscribed: true }, { status: 201 });
   vi.stubGlobal("fetch", async (url: string, init: RequestInit) => {
+    if (url === "/api/newsletter/form-token") return Response.json({ formToken: "signed-time" });
     requests.push({ url, body: JSON.parse(String(init.body)) });
     return answer();
   });
@@ -41,9 +42,18 @@ describe("NewsletterForm", () => {
     await user.type(input(), "  reader@example.com ");
     await user.click(screen.getByRole("button", { name: "Subscribe" }));
     expect(screen.getByRole("button", { name: "Subscribing..." })).toBeDisabled();
+    // The form waits out its minimum time to fill before it sends.
+    await act(async () => vi.advanceTimersByTime(2200));
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
     await act(async () => release());
     expect(await screen.findByText(/Thank you/)).toBeVisible();
-    expect(requests).toEqual([{ url: "/api/subscribers", body: { email: "reader@example.com" } }]);
+    expect(requests).toEqual([
+      {
+        url: "/api/subscribers",
+        body: { email: "reader@example.com", formToken: "signed-time", website: "" },
+      },
+    ]);
+    expect(screen.getByRole("status")).toHaveTextContent(/Check your inbox/);
     await act(async () => vi.advanceTimersByTime(3000));
     expect(screen.queryByText(/Thank you/)).not.toBeInTheDocument();
     expect(input()).toHaveValue("");
@@ -61,9 +71,12 @@ describe("NewsletterForm", () => {
     render(<NewsletterForm />);
     await user.type(input(), "reader@example.com");
     await user.click(screen.getByRole("button", { name: "Subscribe" }));
-    const failed = await screen.findByRole("button", {
-      name: "Already subscribed or error occurred",
-    });
+    // After the form's 2 s minimum time to fill.
+    const failed = await screen.findByRole(
+      "button",
+      { name: "Already subscribed or error occurred" },
+      { timeout: 5000 },
+    );
     expect(failed).toHaveClass("btn-error");
     expect(logged).toHaveBeenCalledOnce();
     await user.type(input(), "x");

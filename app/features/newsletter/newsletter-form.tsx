@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import type { SubscribeResponse } from "../../../contract/api.ts";
+import type { FormTokenResponse, SubscribeResponse } from "../../../contract/api.ts";
+import { limits } from "../../../contract/limits.ts";
 import { api } from "../../lib/api-client.ts";
 import { useHydrated } from "../../lib/use-enhanced.ts";
 
@@ -12,11 +13,33 @@ const successMs = 3000;
  * address, "Subscribing...", a thank-you for 3 s, one red error state. In the
  * HTML it is an ordinary form that posts to the server, which answers with a
  * page; once hydrated it subscribes in place.
+ *
+ * Against sign-ups by bots: a hidden "website" field people never fill, and a
+ * signed time fetched when the reader first touches the form, which the
+ * server refuses if the form comes back sooner than a person could fill it.
  */
 export function NewsletterForm() {
   const [email, setEmail] = useState("");
   const [status, setStatus] = useState<Status>("idle");
   const input = useRef<HTMLInputElement>(null);
+  const honeypot = useRef<HTMLInputElement>(null);
+  const formToken = useRef<Promise<string> | null>(null);
+
+  /** The signed time, ready to send: a reader quicker than the minimum waits out the rest. */
+  function startTiming(): Promise<string> {
+    formToken.current ??= api<FormTokenResponse>("GET", "/newsletter/form-token").then(
+      async (answer) => {
+        // Counted from the answer, which the server signed before sending.
+        await new Promise((resolve) => setTimeout(resolve, limits.newsletterFormMinimumMs + 100));
+        return answer.formToken;
+      },
+      (error) => {
+        formToken.current = null;
+        throw error;
+      },
+    );
+    return formToken.current;
+  }
   // Without JavaScript the browser's own `required` check guards an empty field.
   const hydrated = useHydrated();
 
@@ -38,7 +61,14 @@ export function NewsletterForm() {
     if (trimmed === "" || status === "submitting") return;
     setStatus("submitting");
     try {
-      await api<SubscribeResponse>("POST", "/subscribers", { email: trimmed });
+      const token = await startTiming();
+      await api<SubscribeResponse>("POST", "/subscribers", {
+        email: trimmed,
+        formToken: token,
+        website: honeypot.current?.value ?? "",
+      });
+      // A token is good for one sending; the next address starts a new one.
+      formToken.current = null;
       setEmail("");
       setStatus("success");
     } catch (error) {
@@ -53,7 +83,7 @@ export function NewsletterForm() {
         role="status"
         className="mt-4 rounded-lg border border-accent/40 bg-accent/10 px-4 py-3 text-sm text-slate-100"
       >
-        Thank you for subscribing! Watch your inbox for the next article.
+        Thank you for subscribing! Check your inbox: confirm with the link we sent you.
       </p>
     );
   }
@@ -65,7 +95,15 @@ export function NewsletterForm() {
       method="post"
       className="mt-4 flex flex-col gap-3 sm:flex-row"
       onSubmit={subscribe}
+      onFocus={() => void startTiming().catch(() => {})}
     >
+      {/* The honeypot: off screen and out of the tab order, so only bots fill it. */}
+      <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
+        <label>
+          Website
+          <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
+        </label>
+      </div>
       <input
         ref={input}
         type="email"

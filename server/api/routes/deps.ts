@@ -5,6 +5,7 @@ import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
 import { notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
+import type { NewsletterDeps } from "../newsletter-rules.ts";
 
 /** What the route plugins need from the app. */
 export type RouteDeps = {
@@ -13,6 +14,7 @@ export type RouteDeps = {
   catalog: Catalog;
   bus: EventBus;
   siteUrl: string;
+  newsletter: NewsletterDeps;
 };
 
 const kindNames: Record<ItemKind, string> = { mythology: "story", science: "science post" };
@@ -39,7 +41,7 @@ export function writerOf(request: FastifyRequest, reply: FastifyReply, siteUrl: 
 export function sendCached(request: FastifyRequest, reply: FastifyReply, cached: CachedRead) {
   reply.header("etag", cached.etag).header("cache-control", "no-cache");
   const held = request.headers["if-none-match"];
-  if (held && held.split(",").some((tag) => tag.trim() === cached.etag)) {
+  if (held?.split(",").some((tag) => tag.trim() === cached.etag)) {
     return reply.code(304).send();
   }
   return reply.type("application/json; charset=utf-8").send(cached.body);

@@ -1,15 +1,27 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import { emailSchema } from "../../../contract/api.ts";
 import { ApiError, apiErrorHandler } from "../errors.ts";
+import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
 import type { RouteDeps } from "./deps.ts";
 
-/** The built pages the form's answers lead to (app/pages/newsletter/[result].astro). */
+/** The built pages the form's answers lead to (app/pages/newsletter/). */
 const resultPage = {
   thanks: "/newsletter/thanks",
   already: "/newsletter/already",
   invalid: "/newsletter/invalid",
   later: "/newsletter/later",
+  refused: "/newsletter/refused",
+  tooFast: "/newsletter/too-fast",
+  expired: "/newsletter/expired",
 } as const;
+
+const pageOf: Partial<Record<ApiError["code"], string>> = {
+  already_subscribed: resultPage.already,
+  rate_limited: resultPage.later,
+  honeypot_filled: resultPage.refused,
+  too_fast: resultPage.tooFast,
+  form_token_invalid: resultPage.expired,
+};
 
 /**
  * The footer's newsletter form as an ordinary HTML form, for readers without
@@ -17,8 +29,14 @@ const resultPage = {
  * urlencoded body the site accepts, runs through the API's same-origin check
  * and write limits like any other write, and answers with a redirect to a page
  * that says what happened, so reloading it does not post again.
+ *
+ * A static page cannot carry the signed time the island fetches, so the form
+ * takes two steps: the first seals the address into the link of a page that
+ * asks the reader to press Subscribe once more, and the second, no sooner
+ * than a person could, subscribes under the same rules as the API.
  */
-export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, { engagement }) => {
+export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  const { newsletter } = deps;
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
     { parseAs: "string" },
@@ -27,6 +45,8 @@ export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, {
 
   // Refusals a person can cause become a page; a cross-site post stays a bare 403.
   app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const page = error instanceof ApiError ? pageOf[error.code] : undefined;
+    if (page) return reply.redirect(page, 303);
     const status = error instanceof ApiError ? error.statusCode : (error.statusCode ?? 500);
     if (status === 429) return reply.redirect(resultPage.later, 303);
     if (status === 400 || status === 413 || status === 415) {
@@ -35,15 +55,26 @@ export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, {
     return apiErrorHandler(error, request, reply);
   });
 
+  const formOf = (body: unknown): URLSearchParams => {
+    if (body instanceof URLSearchParams) return body;
+    throw new ApiError(415, "unsupported_media_type", "Send the form as a form.");
+  };
+
   app.post("/newsletter", { schema: { hide: true } }, async (request, reply) => {
-    const form = request.body instanceof URLSearchParams ? request.body : null;
-    if (!form) throw new ApiError(415, "unsupported_media_type", "Send the form as a form.");
+    const form = formOf(request.body);
+    assertNoHoneypot(form.get("website"));
     const email = emailSchema.safeParse(form.get("email") ?? "");
     if (!email.success) return reply.redirect(resultPage.invalid, 303);
-    const outcome = await engagement.subscribers.add(email.data);
-    return reply.redirect(
-      outcome === "already_subscribed" ? resultPage.already : resultPage.thanks,
-      303,
-    );
+    const ticket = newsletter.formTickets.seal(email.data);
+    return reply.redirect(`/newsletter/continue?ticket=${ticket}`, 303);
+  });
+
+  app.post("/newsletter/continue", { schema: { hide: true } }, async (request, reply) => {
+    formOf(request.body ?? new URLSearchParams());
+    const { ticket } = request.query as { ticket?: unknown };
+    const opened = newsletter.formTickets.open(typeof ticket === "string" ? ticket : "");
+    if (opened.check !== "ok") throw timingRefusal(opened.check);
+    await requestSubscription(deps, opened.email, request.ip, reply);
+    return reply.redirect(resultPage.thanks, 303);
   });
 };

@@ -1,35 +1,98 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import {
+  confirmRequestSchema,
+  confirmResponseSchema,
   errorResponseSchema,
+  formTokenResponseSchema,
   subscribeRequestSchema,
   subscribeResponseSchema,
   unsubscribeRequestSchema,
   unsubscribeResponseSchema,
 } from "../../../contract/api.ts";
 import { ApiError } from "../errors.ts";
+import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
 import type { RouteDeps } from "./deps.ts";
 
-export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { engagement }) => {
+export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { engagement, newsletter } = deps;
+
+  app.get(
+    "/newsletter/form-token",
+    {
+      schema: {
+        summary: "A signed timestamp for the subscription form (its minimum time to fill)",
+        tags: ["newsletter"],
+        response: { 200: formTokenResponseSchema },
+      },
+    },
+    async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+      return { formToken: newsletter.formTokens.issue() };
+    },
+  );
+
   app.post(
     "/subscribers",
     {
       schema: {
-        summary: "Subscribe to the newsletter",
+        summary:
+          "Ask to subscribe: the address is pending until confirmed from the mail sent to it",
         tags: ["newsletter"],
         body: subscribeRequestSchema,
         response: {
-          201: subscribeResponseSchema,
+          202: subscribeResponseSchema,
           "4xx": errorResponseSchema,
           "5xx": errorResponseSchema,
         },
       },
     },
     async (request, reply) => {
-      const outcome = await engagement.subscribers.add(request.body.email);
-      if (outcome === "already_subscribed") {
-        throw new ApiError(409, "already_subscribed", "This email address is already subscribed.");
+      const { email, formToken, website } = request.body;
+      assertNoHoneypot(website);
+      const timing = newsletter.formTokens.check(formToken);
+      if (timing !== "ok") throw timingRefusal(timing);
+      await requestSubscription(deps, email, request.ip, reply);
+      // The same answer whether or not a new mail went out: it tells nobody
+      // more than that the address is not confirmed.
+      return reply.code(202).send({ pending: true });
+    },
+  );
+
+  app.post(
+    "/subscribers/confirm",
+    {
+      schema: {
+        summary:
+          "Confirm a subscription with the token of the confirmation link (single use, 48 h)",
+        tags: ["newsletter"],
+        body: confirmRequestSchema,
+        response: {
+          200: confirmResponseSchema,
+          "4xx": errorResponseSchema,
+          "5xx": errorResponseSchema,
+        },
+      },
+    },
+    async (request) => {
+      const outcome = await engagement.subscribers.confirm(request.body.token);
+      if (outcome === "unknown") {
+        throw new ApiError(
+          404,
+          "unknown_token",
+          "This confirmation link is not known; it may have been mistyped.",
+        );
       }
-      return reply.code(201).send({ subscribed: true });
+      if (outcome === "expired") {
+        throw new ApiError(
+          410,
+          "token_expired",
+          "This confirmation link has expired; subscribe again to get a new one.",
+        );
+      }
+      if (outcome === "used") {
+        throw new ApiError(410, "token_used", "This confirmation link has already been used.");
+      }
+      return { confirmed: true as const };
     },
   );
 

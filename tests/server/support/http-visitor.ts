@@ -1,3 +1,5 @@
+import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
+import { createFormTokens } from "../../../server/newsletter/form-token.ts";
 import { processSiteUrl } from "../../support/server-process.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
@@ -48,8 +50,9 @@ export class HttpVisitor {
     return this.request(baseUrl, "POST", `/api/items/${kind}/${id}/reactions`, { type, userName });
   }
 
-  subscribe(baseUrl: string, email: string) {
-    return this.request(baseUrl, "POST", "/api/subscribers", { email });
+  /** `formToken`: see `formTokenFor`; a test cannot wait the form's minimum time per address. */
+  subscribe(baseUrl: string, email: string, formToken: string) {
+    return this.request(baseUrl, "POST", "/api/subscribers", { email, formToken });
   }
 }
 
@@ -63,4 +66,9 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A newsletter form token, old enough to pass, for a server with this secret or DATA_DIR. */
+export function formTokenFor(settings: { COOKIE_SECRET?: string; DATA_DIR: string }): string {
+  return createFormTokens(resolveCookieSecret(settings)).issue(Date.now() - 5000);
 }

@@ -8,9 +8,11 @@ import type {
   LightMyRequestResponse,
 } from "fastify";
 import { inject } from "vitest";
-import { buildApp } from "../../../server/app.ts";
+import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
+import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
+import { createFormTokens } from "../../../server/newsletter/form-token.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 
 export const backends = ["sqlite", "postgres"] as const;
@@ -52,6 +54,7 @@ export type TestAppOptions = {
   clientFiles?: Record<string, string>;
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
+  mail?: AppOptions["mail"];
 };
 
 export type TestApp = {
@@ -60,6 +63,8 @@ export type TestApp = {
   databaseUrl: string | undefined;
   dataDir: string;
   visitor(): Visitor;
+  /** A newsletter form token as the page would hold it after a person filled the form. */
+  formToken(): string;
   close(): Promise<void>;
 };
 
@@ -68,6 +73,7 @@ const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "100000",
   RATE_LIMIT_WRITES_PER_IP: "100000",
   EVENT_STREAMS_PER_IP: "1000",
+  SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "100000",
 };
 
 /**
@@ -109,7 +115,9 @@ export async function startTestApp(
     catalog: testCatalog,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
+    mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
   });
+  const formTokens = createFormTokens(resolveCookieSecret(config));
 
   return {
     app,
@@ -117,6 +125,7 @@ export async function startTestApp(
     databaseUrl,
     dataDir,
     visitor: () => new Visitor(app),
+    formToken: () => formTokens.issue(Date.now() - 5000),
     async close() {
       await app.close();
       if (ownsDatabase && databaseUrl) await dropDatabase(databaseUrl);

@@ -1,0 +1,77 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { marked } from "marked";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { type EditionBody, escapeHtml, layout, unsubscribePlaceholder } from "./messages.ts";
+
+/**
+ * An edition is a Markdown file with a YAML frontmatter block holding its
+ * subject (README, "Newsletter editions"). Its slug, the file name without
+ * `.md`, names it in the outbox: one edition is sent to an address once.
+ */
+const frontmatterSchema = z.strictObject({
+  subject: z
+    .string()
+    .trim()
+    .min(1, "is required")
+    .max(200, "is at most 200 characters")
+    .refine((subject) => !/[\r\n]/.test(subject), "must be one line"),
+});
+
+export type Edition = EditionBody & { slug: string };
+
+export class EditionError extends Error {
+  override name = "EditionError";
+}
+
+const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
+
+export function readEdition(file: string): Edition {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new EditionError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  const slug = path.basename(file).replace(/\.md$/i, "");
+  if (!file.toLowerCase().endsWith(".md") || !slugPattern.test(slug)) {
+    throw new EditionError(
+      `${file}: an edition is a .md file named in lower case letters, digits and dashes (e.g. 2026-06-engines.md).`,
+    );
+  }
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(source);
+  if (!match) throw new EditionError(`${file}: starts with no frontmatter (--- subject: … ---).`);
+  const [, yaml = "", markdown = ""] = match;
+  let data: unknown;
+  try {
+    data = parseYaml(yaml);
+  } catch (error) {
+    throw new EditionError(`${file}: the frontmatter is not YAML: ${(error as Error).message}`);
+  }
+  const parsed = frontmatterSchema.safeParse(data ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join(".") || "frontmatter"} ${issue.message}`,
+    );
+    throw new EditionError(`${file}: ${problems.join("; ")}`);
+  }
+  if (markdown.trim() === "") throw new EditionError(`${file}: the edition has no text.`);
+  return { slug, ...renderEdition(parsed.data.subject, markdown) };
+}
+
+/** The edition in the mail template: HTML from the Markdown, and the Markdown itself as text. */
+export function renderEdition(subject: string, markdown: string): EditionBody {
+  const bodyHtml = (marked.parse(markdown, { async: false, gfm: true }) as string).replace(
+    /<a /g,
+    '<a style="color:#22c55e" ',
+  );
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<h1 style="margin:0 0 16px;font-size:22px;color:#f8fafc">${escapeHtml(subject)}</h1>\n${bodyHtml}`,
+    bodyText: `${subject}\n${"=".repeat(Math.min(subject.length, 72))}\n\n${markdown.trim()}`,
+    footerHtml: `You receive this because you subscribed on Engage with Engineer. <a href="${unsubscribePlaceholder}" style="color:#22c55e">Unsubscribe</a>`,
+    footerText: `You receive this because you subscribed on Engage with Engineer.\nUnsubscribe: ${unsubscribePlaceholder}`,
+  });
+  return { subject, html, text };
+}

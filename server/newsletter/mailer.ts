@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import nodemailer from "nodemailer";
+
+/** One message as the outbox hands it to the transport. */
+export type OutgoingMail = {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+};
+
+export type Mailer = {
+  /** Resolves once the SMTP server accepted the message (or the file is written). */
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+};
+
+export type MailerLog = { info(object: unknown, message: string): void };
+
+/**
+ * SMTP through nodemailer when SMTP_URL is set; otherwise every message is
+ * written as an .eml file under `DATA_DIR/outbox/`, so a first run needs no
+ * mail server and a newcomer can open the confirmation mail from disk.
+ */
+export function createMailer(
+  { smtpUrl, from, dataDir }: { smtpUrl: string | undefined; from: string; dataDir: string },
+  log: MailerLog,
+): Mailer {
+  if (smtpUrl) {
+    const transport = nodemailer.createTransport({
+      url: smtpUrl,
+      pool: true,
+      maxConnections: 2,
+      // An SMTP server that stops answering must not hold a message for
+      // nodemailer's default of ten minutes: the outbox retries it.
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+    });
+    return {
+      async send(mail) {
+        await transport.sendMail({ from, ...mail });
+      },
+      close: () => transport.close(),
+    };
+  }
+
+  const folder = path.resolve(dataDir, "outbox");
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  return {
+    async send(mail) {
+      const info = await transport.sendMail({ from, ...mail });
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      const file = path.join(
+        folder,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(4).toString("hex")}.eml`,
+      );
+      // The message holds an address and a link that acts for its owner.
+      writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      log.info({ file }, "mail written to the outbox folder (SMTP_URL is not set)");
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** How the outbox treats a failed delivery. */
+export type DeliveryFailure = { permanent: boolean; reason: string };
+
+/**
+ * A 5xx answer to the envelope or the message is the recipient's server
+ * saying no: permanent. A 4xx answer, a lost connection, a timeout or a
+ * refused login are temporary: the message waits and is tried again, and a
+ * broken configuration does not fail a whole edition at once.
+ */
+export function classifyFailure(error: unknown): DeliveryFailure {
+  const { responseCode, response, code, message } = (error ?? {}) as {
+    responseCode?: number;
+    response?: string;
+    code?: string;
+    message?: string;
+  };
+  const reason = (response ?? message ?? String(error)).replace(/\s+/g, " ").slice(0, 500);
+  const permanent =
+    typeof responseCode === "number" &&
+    responseCode >= 500 &&
+    code !== "EAUTH" &&
+    code !== "ECONNECTION";
+  return { permanent, reason };
+}

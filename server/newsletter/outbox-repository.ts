@@ -1,0 +1,293 @@
+import type { Selectable, Transaction } from "kysely";
+import type { Database, OutboxTable } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { nowIso } from "../engagement/time.ts";
+import type { Edition } from "./editions.ts";
+
+export type OutboxRow = Selectable<OutboxTable>;
+
+/** What became of one attempt to send a row. */
+export type Delivery =
+  | { outcome: "sent" }
+  | { outcome: "retry"; reason: string }
+  | { outcome: "failed"; reason: string }
+  /** The recipient left before the mail went out. */
+  | { outcome: "cancelled"; reason: string };
+
+export type Deliver = (
+  row: OutboxRow,
+  db: Transaction<Database> | Store["db"],
+) => Promise<Delivery>;
+
+export type EditionProgress = {
+  slug: string;
+  subject: string;
+  createdAt: string;
+  queued: number;
+  sent: number;
+  failed: number;
+  cancelled: number;
+};
+
+/** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
+export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
+
+export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), retryPolicy.maxMs);
+}
+
+/**
+ * The outbox: one row per mail (docs/decisions/007-newsletter.md). Rows are
+ * claimed one at a time. On PostgreSQL the claim is a row lock
+ * (`FOR UPDATE SKIP LOCKED`) held while the message is handed to the SMTP
+ * server and released by the commit that records it: another instance skips
+ * the row, and an instance that dies lets go of it with its connection, so
+ * the row is sent again by whoever claims it next. On SQLite (one instance)
+ * the claim is the status `sending`, which the server resets on start.
+ */
+export function createOutboxRepository(
+  store: Store,
+  { retryBaseMs = retryPolicy.baseMs as number }: { retryBaseMs?: number } = {},
+) {
+  const { db } = store;
+
+  async function record(
+    trx: Transaction<Database> | Store["db"],
+    row: OutboxRow,
+    delivery: Delivery,
+  ) {
+    const now = nowIso();
+    const attempts = row.attempts + 1;
+    if (delivery.outcome === "sent") {
+      await trx
+        .updateTable("outbox")
+        // A confirmation's token is needed only in the mail itself.
+        .set({
+          status: "sent",
+          attempts,
+          sent_at: now,
+          last_error: null,
+          token: row.kind === "confirmation" ? null : row.token,
+        })
+        .where("id", "=", row.id as number)
+        .execute();
+    } else if (delivery.outcome === "retry" && attempts < retryPolicy.maxAttempts) {
+      await trx
+        .updateTable("outbox")
+        .set({
+          status: "queued",
+          attempts,
+          last_error: delivery.reason,
+          next_attempt_at: new Date(Date.now() + retryDelay(attempts, retryBaseMs)).toISOString(),
+        })
+        .where("id", "=", row.id as number)
+        .execute();
+    } else {
+      await trx
+        .updateTable("outbox")
+        .set({
+          status: delivery.outcome === "cancelled" ? "cancelled" : "failed",
+          attempts,
+          last_error: delivery.reason,
+        })
+        .where("id", "=", row.id as number)
+        .execute();
+    }
+  }
+
+  /** A bug or a lost database connection in delivery is a temporary failure, never a lost row. */
+  async function safely(
+    deliver: Deliver,
+    row: OutboxRow,
+    trx: Transaction<Database> | Store["db"],
+  ) {
+    try {
+      return await deliver(row, trx);
+    } catch (error) {
+      return { outcome: "retry", reason: (error as Error).message } satisfies Delivery;
+    }
+  }
+
+  return {
+    /** SQLite only: rows a stopped server had claimed go back to the queue. */
+    async releaseClaims(): Promise<number> {
+      if (store.kind !== "sqlite") return 0;
+      const result = await db
+        .updateTable("outbox")
+        .set({ status: "queued" })
+        .where("status", "=", "sending")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /**
+     * Claims the next due row (confirmations before editions, then oldest
+     * first), delivers it and records the outcome. False when nothing is due.
+     */
+    async processNext(deliver: Deliver): Promise<boolean> {
+      const now = nowIso();
+      if (store.kind === "postgres") {
+        return db.transaction().execute(async (trx) => {
+          const row = await trx
+            .selectFrom("outbox")
+            .selectAll()
+            .where("status", "=", "queued")
+            .where("next_attempt_at", "<=", now)
+            .orderBy("kind")
+            .orderBy("id")
+            .limit(1)
+            .forUpdate()
+            .skipLocked()
+            .executeTakeFirst();
+          if (!row) return false;
+          await record(trx, row, await safely(deliver, row, trx));
+          return true;
+        });
+      }
+      const row = await db
+        .updateTable("outbox")
+        .set({ status: "sending" })
+        .where("id", "=", (eb) =>
+          eb
+            .selectFrom("outbox")
+            .select("id")
+            .where("status", "=", "queued")
+            .where("next_attempt_at", "<=", now)
+            .orderBy("kind")
+            .orderBy("id")
+            .limit(1),
+        )
+        .where("status", "=", "queued")
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return false;
+      await record(db, row, await safely(deliver, row, db));
+      return true;
+    },
+
+    /**
+     * Stores an edition under its slug. The same file again is the same
+     * edition; a changed file under a used name is refused, since part of
+     * the list may already have the old text.
+     */
+    async saveEdition(edition: Edition): Promise<{ id: number; created: boolean }> {
+      const existing = await db
+        .selectFrom("editions")
+        .select(["id", "subject", "html", "text"])
+        .where("slug", "=", edition.slug)
+        .executeTakeFirst();
+      if (existing) {
+        if (
+          existing.subject !== edition.subject ||
+          existing.html !== edition.html ||
+          existing.text !== edition.text
+        ) {
+          throw new Error(
+            `The edition "${edition.slug}" was queued before with other content; give the changed edition a new file name.`,
+          );
+        }
+        return { id: existing.id, created: false };
+      }
+      const { id } = await db
+        .insertInto("editions")
+        .values({
+          slug: edition.slug,
+          subject: edition.subject,
+          html: edition.html,
+          text: edition.text,
+          created_at: nowIso(),
+        })
+        .onConflict((conflict) => conflict.column("slug").doNothing())
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return { id, created: true };
+    },
+
+    /** One row per confirmed subscriber who has no copy of the edition yet; the number added. */
+    async queueEdition(editionId: number): Promise<number> {
+      const now = nowIso();
+      const result = await db
+        .insertInto("outbox")
+        .columns([
+          "kind",
+          "edition_id",
+          "email",
+          "token",
+          "status",
+          "attempts",
+          "next_attempt_at",
+          "created_at",
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom("subscribers")
+            .select((s) => [
+              s.val("edition").as("kind"),
+              s.val(editionId).as("edition_id"),
+              "email",
+              "unsubscribe_token",
+              s.val("queued").as("status"),
+              s.val(0).as("attempts"),
+              s.val(now).as("next_attempt_at"),
+              s.val(now).as("created_at"),
+            ])
+            .where("status", "=", "confirmed")
+            .orderBy("id"),
+        )
+        .onConflict((conflict) => conflict.doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0);
+    },
+
+    async edition(id: number) {
+      return db
+        .selectFrom("editions")
+        .select(["slug", "subject", "html", "text"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+    },
+
+    async progress(): Promise<EditionProgress[]> {
+      const editions = await db
+        .selectFrom("editions")
+        .select(["id", "slug", "subject", "created_at"])
+        .orderBy("id")
+        .execute();
+      const counts = await db
+        .selectFrom("outbox")
+        .select(["edition_id", "status", (eb) => eb.fn.countAll().as("count")])
+        .where("edition_id", "is not", null)
+        .groupBy(["edition_id", "status"])
+        .execute();
+      return editions.map((edition) => {
+        const of = (...statuses: string[]) =>
+          counts
+            .filter((c) => c.edition_id === edition.id && statuses.includes(c.status))
+            .reduce((sum, c) => sum + Number(c.count), 0);
+        return {
+          slug: edition.slug,
+          subject: edition.subject,
+          createdAt: new Date(edition.created_at).toISOString(),
+          queued: of("queued", "sending"),
+          sent: of("sent"),
+          failed: of("failed"),
+          cancelled: of("cancelled"),
+        };
+      });
+    },
+
+    /** Failed rows of an edition with the SMTP server's answer, for the owner. */
+    async failures(slug: string) {
+      return db
+        .selectFrom("outbox")
+        .innerJoin("editions", "editions.id", "outbox.edition_id")
+        .select(["outbox.email", "outbox.last_error"])
+        .where("editions.slug", "=", slug)
+        .where("outbox.status", "=", "failed")
+        .orderBy("outbox.id")
+        .execute();
+    },
+  };
+}
+
+export type OutboxRepository = ReturnType<typeof createOutboxRepository>;

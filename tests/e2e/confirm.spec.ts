@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { freePort } from "../support/postgres.ts";
+import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { confirmationLink, formTokenFor } from "./support/newsletter.ts";
+
+/*
+ * The confirmation link as a reader meets it: subscribed through the API, the
+ * mail read from DATA_DIR/outbox/ (no SMTP_URL), the link opened in Chromium.
+ * The spec starts its own server so it knows the data directory.
+ */
+let server: ServerProcess;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-confirm-"));
+  const port = await freePort();
+  server = await startServerProcess({
+    env: { PORT: String(port), SITE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir },
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+test("the mailed link confirms only when the reader presses Confirm, and only once", async ({
+  page,
+  request,
+}, testInfo) => {
+  const email = `joining-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
+  const subscribed = await request.post(`${server.url}/api/subscribers`, {
+    data: { email, formToken: formTokenFor(dataDir) },
+    headers: { Origin: server.url },
+  });
+  expect(subscribed.status()).toBe(202);
+  const link = await confirmationLink(dataDir, email);
+
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "Confirm your subscription" })).toBeVisible();
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("status")).toHaveText(/Thank you: your subscription is confirmed/);
+
+  await page.goto(link);
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("alert")).toHaveText(/already been used/);
+});
+
+test("opening the link alone confirms nothing", async ({ page, request }, testInfo) => {
+  const email = `scanner-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
+  await request.post(`${server.url}/api/subscribers`, {
+    data: { email, formToken: formTokenFor(dataDir) },
+    headers: { Origin: server.url },
+  });
+  const link = await confirmationLink(dataDir, email);
+  await page.goto(link);
+  await expect(page.getByRole("button", { name: "Confirm" })).toBeVisible();
+  // A second visit still offers the button: the first changed nothing.
+  await page.goto(link);
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("status")).toHaveText(/confirmed/);
+});

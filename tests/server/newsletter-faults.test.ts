@@ -1,0 +1,127 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import {
+  fixtureClientRoot,
+  generousLimits,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { admin } from "./support/admin.ts";
+import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { seedConfirmed } from "./support/sql.ts";
+import { backends, siteUrl, startTestApp } from "./support/test-app.ts";
+
+function editionFile(slug: string): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-edition-")), `${slug}.md`);
+  writeFileSync(file, `---\nsubject: Edition ${slug}\n---\nHello.\n`);
+  return file;
+}
+
+/** How many copies of `subject` each address received. */
+function copies(smtp: SmtpSink, subject: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const mail of smtp.received) {
+    if (header(mail, "Subject") !== subject) continue;
+    for (const to of mail.to) counts.set(to, (counts.get(to) ?? 0) + 1);
+  }
+  return counts;
+}
+
+const recipients = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);
+
+describe.each(backends)("sending an edition through faults on %s", (backend) => {
+  let smtp: SmtpSink;
+  let databaseUrl: string | undefined;
+  const servers: ServerProcess[] = [];
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop("SIGKILL").catch(() => {});
+    await smtp?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it("after kill -9 in the middle of sending and a restart, every recipient has the edition exactly once", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-mail-kill-"));
+    const env = {
+      CLIENT_ROOT: fixtureClientRoot(),
+      DATA_DIR: dataDir,
+      SITE_URL: siteUrl,
+      SMTP_URL: smtp.url,
+      ...generousLimits,
+      MAIL_RATE_PER_MINUTE: "1200",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    };
+    const first = await startServerProcess({ env });
+    servers.push(first);
+    const readers = recipients(30, `kill-${backend}`);
+    await seedConfirmed({ databaseUrl, dataDir }, readers);
+    const subject = "Edition killed-mid-send";
+
+    // The 11th message arrives while the server is killed: the SMTP server
+    // never answers it, so the sender cannot have recorded it as sent.
+    let arriving = 0;
+    smtp.answer = () => {
+      arriving += 1;
+      if (arriving === 11) {
+        void first.stop("SIGKILL");
+        return { code: 421, message: "Closing" };
+      }
+      return undefined;
+    };
+    expect((await admin(env, "newsletter", "send", editionFile("killed-mid-send"))).code).toBe(0);
+    expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(copies(smtp, subject).size).toBe(10);
+
+    smtp.answer = () => undefined;
+    const second = await startServerProcess({ env });
+    servers.push(second);
+    await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 30_000);
+    const counts = copies(smtp, subject);
+    expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
+    await expect
+      .poll(
+        async () =>
+          JSON.parse((await admin(env, "newsletter", "status", "--json")).stdout).editions[0],
+      )
+      .toMatchObject({ sent: readers.length, queued: 0, failed: 0 });
+    await second.stop();
+  });
+});
+
+describe("two instances on PostgreSQL", () => {
+  it("send one edition with no duplicates", async () => {
+    const smtp = await startSmtpSink();
+    const databaseUrl = await createDatabase(inject("postgresUrl"));
+    const env = { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" };
+    const a = await startTestApp("postgres", { databaseUrl, env });
+    const b = await startTestApp("postgres", { databaseUrl, env });
+    try {
+      const readers = recipients(200, "pair");
+      await seedConfirmed(a, readers);
+      const subject = "Edition shared";
+      const run = await admin(
+        { NODE_ENV: "test", SITE_URL: siteUrl, DATA_DIR: a.dataDir, DATABASE_URL: databaseUrl },
+        "newsletter",
+        "send",
+        editionFile("shared"),
+      );
+      expect(run.code).toBe(0);
+      await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 60_000);
+      const counts = copies(smtp, subject);
+      expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
+      expect([...counts.values()].reduce((sum, n) => sum + n, 0)).toBe(readers.length);
+    } finally {
+      await a.close();
+      await b.close();
+      await dropDatabase(databaseUrl);
+      await smtp.close();
+    }
+  });
+});

@@ -1,0 +1,298 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv, parseExport } from "./support/admin.ts";
+import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
+import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+function editionFile(
+  slug: string,
+  subject: string,
+  body = "Hello **readers**.\n\nA [link](https://example.com/x).",
+): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-edition-"));
+  const file = path.join(dir, `${slug}.md`);
+  writeFileSync(file, `---\nsubject: ${subject}\n---\n${body}\n`);
+  return file;
+}
+
+describe.each(backends)("the newsletter on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: "Engage with Engineer <news@ewe.test>",
+        MAIL_RATE_PER_MINUTE: "0",
+        SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "3",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+  afterEach(() => {
+    smtp.answer = () => undefined;
+  });
+
+  let ipCounter = 0;
+  /** A client address of its own, so the per-IP cap of one test does not touch another. */
+  const freshIp = () => `10.0.${backend === "sqlite" ? 1 : 2}.${++ipCounter}`;
+
+  async function subscribeAndReceive(email: string) {
+    expect((await requestSubscription(t, email, freshIp())).statusCode).toBe(202);
+    await smtp.waitFor(() => smtp.to(email).length > 0);
+    return smtp.to(email)[0]!;
+  }
+
+  const confirm = (token: string) => t.visitor().post("/api/subscribers/confirm", { token });
+  const states = async () =>
+    JSON.parse((await admin(adminEnv(t), "subscribers", "list", "--json")).stdout) as {
+      email: string;
+      status: string;
+    }[];
+  const exported = async () =>
+    parseExport((await admin(adminEnv(t), "subscribers", "export")).stdout);
+
+  it("sends one confirmation mail holding only our text and the link; the address is pending", async () => {
+    const mail = await subscribeAndReceive("new@example.com");
+    expect(mail.to).toEqual(["new@example.com"]);
+    expect(header(mail, "From")).toBe("Engage with Engineer <news@ewe.test>");
+    expect(header(mail, "Subject")).toBe("Confirm your subscription to Engage with Engineer");
+    expect(header(mail, "Auto-Submitted")).toBe("auto-generated");
+    expect(header(mail, "List-Unsubscribe")).toBe("");
+    const token = tokenOfMail(mail);
+    expect(mail.parsed.text).toContain(`${siteUrl}/newsletter/confirm?token=${token}`);
+    expect(mail.parsed.html).toContain(`${siteUrl}/newsletter/confirm?token=${token}`);
+    // The address appears in the envelope and To only.
+    expect(mail.parsed.text).not.toContain("new@example.com");
+    expect(String(mail.parsed.html)).not.toContain("new@example.com");
+
+    expect(await states()).toContainEqual(
+      expect.objectContaining({ email: "new@example.com", status: "pending" }),
+    );
+    expect((await exported()).has("new@example.com")).toBe(false);
+  });
+
+  it("confirms by POST only, once; a GET of the link changes nothing", async () => {
+    const token = tokenOfMail(await subscribeAndReceive("confirm@example.com"));
+    await t.app.inject({ method: "GET", url: `/newsletter/confirm?token=${token}` });
+    expect(await states()).toContainEqual(
+      expect.objectContaining({ email: "confirm@example.com", status: "pending" }),
+    );
+
+    const confirmed = await confirm(token);
+    expect(confirmed.statusCode).toBe(200);
+    expect(json(confirmed)).toEqual({ confirmed: true });
+    expect(await states()).toContainEqual(
+      expect.objectContaining({ email: "confirm@example.com", status: "confirmed" }),
+    );
+    expect((await exported()).has("confirm@example.com")).toBe(true);
+
+    const again = await confirm(token);
+    expect(again.statusCode).toBe(410);
+    expect(json(again).error.code).toBe("token_used");
+
+    const already = await requestSubscription(t, "CONFIRM@example.com", freshIp());
+    expect(already.statusCode).toBe(409);
+    expect(json(already).error.code).toBe("already_subscribed");
+  });
+
+  it("refuses an expired link, and an unknown or malformed one", async () => {
+    const token = tokenOfMail(await subscribeAndReceive("late@example.com"));
+    await runSql(t, "update confirmation_tokens set expires_at = ?", [
+      new Date(Date.now() - 1000).toISOString(),
+    ]);
+    const expired = await confirm(token);
+    expect(expired.statusCode).toBe(410);
+    expect(json(expired).error.code).toBe("token_expired");
+    expect(await states()).toContainEqual(
+      expect.objectContaining({ email: "late@example.com", status: "pending" }),
+    );
+
+    const unknown = await confirm("A".repeat(43));
+    expect(unknown.statusCode).toBe(404);
+    expect(json(unknown).error.code).toBe("unknown_token");
+    for (const bad of ["", "short", `${"a".repeat(42)}=`]) {
+      expect((await confirm(bad)).statusCode).toBe(400);
+    }
+  });
+
+  it("sends a pending address at most one confirmation mail per 24 hours", async () => {
+    const ip = freshIp();
+    await subscribeAndReceive("twice@example.com");
+    const again = await requestSubscription(t, "twice@example.com", ip);
+    expect(again.statusCode).toBe(202);
+    await runSql(t, "update subscribers set confirmation_sent_at = ? where email = ?", [
+      new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString(),
+      "twice@example.com",
+    ]);
+    expect((await requestSubscription(t, "twice@example.com", ip)).statusCode).toBe(202);
+    await smtp.waitFor(() => smtp.to("twice@example.com").length === 2);
+    // Both links work until used: the newer mail does not break the older one.
+    expect(tokenOfMail(smtp.to("twice@example.com")[1]!)).not.toBe(
+      tokenOfMail(smtp.to("twice@example.com")[0]!),
+    );
+  });
+
+  it("caps the confirmation mails one IP address causes per hour", async () => {
+    const ip = freshIp();
+    for (const n of [1, 2, 3]) {
+      expect((await requestSubscription(t, `bomb${n}@example.com`, ip)).statusCode).toBe(202);
+    }
+    const refused = await requestSubscription(t, "bomb4@example.com", ip);
+    expect(refused.statusCode).toBe(429);
+    expect(json(refused).error.code).toBe("rate_limited");
+    expect(refused.headers["retry-after"]).toBe("3600");
+    await smtp.waitFor(() => smtp.to("bomb3@example.com").length === 1);
+    expect(smtp.to("bomb4@example.com")).toEqual([]);
+    expect((await states()).some((s) => s.email === "bomb4@example.com")).toBe(false);
+    // Another address is not held back.
+    expect((await requestSubscription(t, "bomb4@example.com", freshIp())).statusCode).toBe(202);
+  });
+
+  it.each([
+    ["a filled honeypot", { website: "http://spam.example" }, 400, "honeypot_filled"],
+    ["no form token", { formToken: "" }, 400, "form_token_invalid"],
+    [
+      "an altered form token",
+      { formToken: `${Date.now() - 9000}.${"A".repeat(43)}` },
+      400,
+      "form_token_invalid",
+    ],
+    ["a form sent at once", { fresh: true }, 400, "too_fast"],
+  ])("refuses %s with a clear error and sends nothing", async (_case, change, status, code) => {
+    const email = `bot-${code}@example.com`;
+    const { fresh, ...fields } = change as { fresh?: boolean };
+    const formToken = fresh
+      ? json(await t.app.inject({ method: "GET", url: "/api/newsletter/form-token" })).formToken
+      : t.formToken();
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/api/subscribers",
+      remoteAddress: freshIp(),
+      headers: { origin: siteUrl },
+      payload: { email, formToken, website: "", ...fields },
+    });
+    expect(response.statusCode).toBe(status);
+    expect(json(response).error.code).toBe(code);
+    expect((await states()).some((s) => s.email === email)).toBe(false);
+  });
+
+  it("sends an edition to exactly the confirmed subscribers, each with their own unsubscribe headers", async () => {
+    const readers = ["ed1@example.com", "ed2@example.com", "ed3@example.com"];
+    for (const email of readers) {
+      expect((await confirm(tokenOfMail(await subscribeAndReceive(email)))).statusCode).toBe(200);
+    }
+    await subscribeAndReceive("ed-pending@example.com");
+    const links = await exported();
+
+    const file = editionFile("2026-06-engines", "Engines in June");
+    const preview = await admin(adminEnv(t), "newsletter", "preview", file);
+    expect(preview.code).toBe(0);
+    const sent = await admin(adminEnv(t), "newsletter", "send", file);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/Queued 2026-06-engines \("Engines in June"\) for \d+ subscribers/);
+
+    const editionsTo = (email: string) =>
+      smtp.to(email).filter((m) => header(m, "Subject") === "Engines in June");
+    await smtp.waitFor(() => readers.every((email) => editionsTo(email).length === 1));
+    expect(editionsTo("ed-pending@example.com")).toEqual([]);
+    for (const email of readers) {
+      const [mail] = editionsTo(email);
+      const token = new URL(links.get(email)!.url).searchParams.get("token")!;
+      expect(header(mail!, "List-Unsubscribe")).toBe(
+        `<${siteUrl}/api/newsletter/one-click?token=${token}>`,
+      );
+      expect(header(mail!, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+      expect(mail!.parsed.html).toContain(`${siteUrl}/unsubscribe?token=${token}`);
+      expect(mail!.parsed.html).toContain("<strong>readers</strong>");
+      expect(mail!.parsed.text).toContain(`Unsubscribe: ${siteUrl}/unsubscribe?token=${token}`);
+    }
+
+    // Sending the same file again reaches nobody twice.
+    expect((await admin(adminEnv(t), "newsletter", "send", file)).stdout).toContain(
+      "for 0 subscribers",
+    );
+    await expect
+      .poll(async () => {
+        const status = JSON.parse(
+          (await admin(adminEnv(t), "newsletter", "status", "--json")).stdout,
+        );
+        return status.editions.find((e: { slug: string }) => e.slug === "2026-06-engines");
+      })
+      .toMatchObject({ queued: 0, failed: 0 });
+
+    // One click in the mail program: a POST from anywhere, no cookie, no page.
+    const unsubscribeUrl = header(editionsTo("ed1@example.com")[0]!, "List-Unsubscribe").slice(
+      1,
+      -1,
+    );
+    const peek = await t.app.inject({ method: "GET", url: unsubscribeUrl.slice(siteUrl.length) });
+    expect(peek.statusCode).toBe(303);
+    expect(peek.headers.location).toMatch(/^\/unsubscribe\?token=/);
+    expect((await exported()).has("ed1@example.com")).toBe(true);
+    const oneClick = await t.app.inject({
+      method: "POST",
+      url: unsubscribeUrl.slice(siteUrl.length),
+      headers: {
+        origin: "https://mail.provider.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(oneClick.statusCode).toBe(200);
+    expect(oneClick.headers["set-cookie"]).toBeUndefined();
+    expect((await exported()).has("ed1@example.com")).toBe(false);
+    const wrongBody = await t.app.inject({
+      method: "POST",
+      url: unsubscribeUrl.slice(siteUrl.length),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "something=else",
+    });
+    expect(wrongBody.statusCode).toBe(400);
+  });
+
+  it("retries a 4xx answer and marks a 5xx answer failed with the server's words", async () => {
+    const answered = new Map<string, number>();
+    smtp.answer = (to) => {
+      const [rcpt = ""] = to;
+      const seen = (answered.get(rcpt) ?? 0) + 1;
+      answered.set(rcpt, seen);
+      if (rcpt === "busy@example.com" && seen <= 2)
+        return { code: 451, message: "Try again later" };
+      if (rcpt === "gone@example.com" && to.length === 1)
+        return { code: 550, message: "No such user here" };
+      return undefined;
+    };
+    const { seedConfirmed } = await import("./support/sql.ts");
+    await seedConfirmed(t, ["busy@example.com", "gone@example.com"]);
+    const sent = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      editionFile("2026-07-faults", "Faults"),
+    );
+    expect(sent.code).toBe(0);
+    await smtp.waitFor(() =>
+      smtp.to("busy@example.com").some((m) => header(m, "Subject") === "Faults"),
+    );
+    expect(answered.get("busy@example.com")).toBe(3);
+    await expect
+      .poll(async () => {
+        const status = JSON.parse(
+          (await admin(adminEnv(t), "newsletter", "status", "--json")).stdout,
+        );
+        return status.editions.find((e: { slug: string }) => e.slug === "2026-07-faults");
+      })
+      .toMatchObject({ failed: 1, queued: 0 });
+    const status = await admin(adminEnv(t), "newsletter", "status");
+    expect(status.stdout).toMatch(/2026-07-faults\tgone@example.com\t.*550.*No such user here/);
+  });
+});

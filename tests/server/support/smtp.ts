@@ -1,0 +1,86 @@
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer, type SMTPServerSession } from "smtp-server";
+
+export type ReceivedMail = {
+  /** The envelope's recipients. */
+  to: string[];
+  parsed: ParsedMail;
+  receivedAt: number;
+};
+
+/** What the server answers to one message: accept (undefined) or an SMTP error. */
+export type Answer = { code: number; message: string } | undefined;
+
+export type SmtpSink = {
+  url: string;
+  received: ReceivedMail[];
+  /** Decides the answer to each message before it is accepted; accept by default. */
+  answer: (to: string[], session: SMTPServerSession) => Answer;
+  /** Resolves when `predicate` holds over the received mail; checked on every arrival. */
+  waitFor(predicate: (received: ReceivedMail[]) => boolean, timeoutMs?: number): Promise<void>;
+  to(address: string): ReceivedMail[];
+  close(): Promise<void>;
+};
+
+/** A real SMTP server on loopback (the `smtp-server` package); mail parsed with `mailparser`. */
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const waiters = new Set<() => void>();
+  const sink: SmtpSink = {
+    url: "",
+    received: [],
+    answer: () => undefined,
+    waitFor(predicate, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!predicate(sink.received)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out with ${sink.received.length} mails received`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    to: (address) => sink.received.filter((mail) => mail.to.includes(address)),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+      simpleParser(stream).then(
+        (parsed) => {
+          const answer = sink.answer(to, session);
+          if (answer) {
+            callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
+            return;
+          }
+          sink.received.push({ to, parsed, receivedAt: Date.now() });
+          callback();
+          for (const waiter of [...waiters]) waiter();
+        },
+        (error) => callback(error),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.server.address();
+  if (typeof address !== "object" || !address) throw new Error("no SMTP port");
+  sink.url = `smtp://127.0.0.1:${address.port}`;
+  return sink;
+}
+
+/** A header of a mail as it came on the wire (unfolded), or "" when absent. */
+export function header(mail: ReceivedMail, name: string): string {
+  const line = mail.parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line ?? "";
+  return line
+    .slice(line.indexOf(":") + 1)
+    .replace(/\r?\n[ \t]+/g, " ")
+    .trim();
+}

@@ -1,0 +1,59 @@
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
+
+/** Runs one statement on a test app's database, behind the app's back (clock changes, seeding). */
+export async function runSql(
+  t: { databaseUrl: string | undefined; dataDir: string },
+  statement: string,
+  params: (string | number)[] = [],
+): Promise<Record<string, unknown>[]> {
+  if (t.databaseUrl) {
+    const client = new pg.Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    try {
+      let n = 0;
+      return (
+        await client.query(
+          statement.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new DatabaseSync(path.join(t.dataDir, "engage.sqlite"));
+  try {
+    db.exec("pragma busy_timeout = 5000");
+    const prepared = db.prepare(statement);
+    if (prepared.columns().length > 0) return prepared.all(...params) as Record<string, unknown>[];
+    prepared.run(...params);
+    return [];
+  } finally {
+    db.close();
+  }
+}
+
+/** Confirmed subscribers written straight into the table, for sending tests of any size. */
+export async function seedConfirmed(
+  t: { databaseUrl: string | undefined; dataDir: string },
+  emails: string[],
+): Promise<void> {
+  const now = new Date().toISOString();
+  for (let i = 0; i < emails.length; i += 500) {
+    const chunk = emails.slice(i, i + 500);
+    await runSql(
+      t,
+      `insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values ${chunk
+        .map(() => "(?, ?, ?, 'confirmed', ?)")
+        .join(", ")}`,
+      chunk.flatMap((email) => [
+        email,
+        Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url"),
+        now,
+        now,
+      ]),
+    );
+  }
+}
