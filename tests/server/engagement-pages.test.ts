@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "./support/http-visitor.ts";
+import { confirmedSubscriber } from "./support/newsletter.ts";
 import { EventStream } from "./support/sse-client.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * /science and /mythology are served with each card's engagement in the HTML
@@ -102,7 +103,7 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
       const visitorId = decodeURIComponent(writer.cookie?.split("=")[1] ?? "").split(".")[0] ?? "";
       expect(visitorId.length).toBeGreaterThan(10);
       const email = "ravi.private@example.com";
-      expect(json(await writer.post("/api/subscribers", { email })).subscribed).toBe(true);
+      await confirmedSubscriber(t, email);
       const event = await stream.next("comment");
       const html = (await page("/science")).body;
       for (const secret of [visitorId, email, "127.0.0.1"]) {
