@@ -118,7 +118,7 @@ const envSchema = z
     REQUEST_TIMEOUT_SECONDS: seconds(30),
     IDLE_TIMEOUT_SECONDS: seconds(30),
     KEEP_ALIVE_TIMEOUT_SECONDS: seconds(72),
-    // Outgoing mail (docs/decisions/007-newsletter.md). Without SMTP_URL every
+    // Outgoing mail (docs/decisions/008-newsletter.md). Without SMTP_URL every
     // message is written as an .eml file under DATA_DIR/outbox/ instead.
     SMTP_URL: optionalText.pipe(
       z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),

@@ -112,7 +112,7 @@ function unsubscribedTokens(kind: DatabaseKind): Migration {
 
 /**
  * Double opt-in, the per-IP record of confirmation mails, editions and the
- * outbox (docs/decisions/007-newsletter.md). Addresses stored before it were
+ * outbox (docs/decisions/008-newsletter.md). Addresses stored before it were
  * subscribed without a confirmation step and were told the newsletter would
  * come: they stay subscribed, as `confirmed`.
  */

@@ -37,7 +37,7 @@ export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs
 }
 
 /**
- * The outbox: one row per mail (docs/decisions/007-newsletter.md). Rows are
+ * The outbox: one row per mail (docs/decisions/008-newsletter.md). Rows are
  * claimed one at a time. On PostgreSQL the claim is a row lock
  * (`FOR UPDATE SKIP LOCKED`) held while the message is handed to the SMTP
  * server and released by the commit that records it: another instance skips
