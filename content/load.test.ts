@@ -45,7 +45,7 @@ describe("content", () => {
     expect(content.services).toHaveLength(9);
   });
 
-  it("keeps the static reaction counts of SPEC §9", () => {
+  it("keeps the Technical articles' fixed reaction counts", () => {
     const byId = Object.fromEntries(
       loadContent(root).technical.articles.map((article) => [article.id, article.staticReactions]),
     );

@@ -1,6 +1,6 @@
 /** Limits shared by the browser (input attributes, disabled buttons) and the server (validation). */
 export const limits = {
-  /** Display names, in UTF-16 code units like the HTML `maxlength` attribute. Not trimmed (SPEC §5). */
+  /** Display names, in UTF-16 code units like the HTML `maxlength` attribute. Not trimmed (docs/product.md, "Limits"). */
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */
   commentMax: 2000,
@@ -16,5 +16,5 @@ export const reactionTypes = ["like", "love", "dislike", "idea"] as const;
 export type ReactionType = (typeof reactionTypes)[number];
 
 export const itemKinds = ["mythology", "science"] as const;
-/** `mythology` items are stories (SPEC: story_id), `science` items are posts (post_id). */
+/** `mythology` items are stories (story_id in the database), `science` items are posts (post_id). */
 export type ItemKind = (typeof itemKinds)[number];

@@ -1,4 +1,4 @@
-/** The site's burst (SPEC §4): 100 particles, spread 70, from 60 % down, green, amber, blue. */
+/** The site's burst (docs/product.md, "Motion"): 100 particles, spread 70, from 60 % down, green, amber, blue. */
 const burstOptions = {
   particleCount: 100,
   spread: 70,

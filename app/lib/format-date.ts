@@ -6,7 +6,7 @@ const formatter = new Intl.DateTimeFormat("en-US", {
   minute: "2-digit",
 });
 
-/** SPEC §9: "Nov 22, 2026, 3:04 PM", in the reader's own time zone. */
+/** "Nov 22, 2026, 3:04 PM", in the reader's own time zone (docs/product.md, "Constants"). */
 export function formatCommentTime(iso: string): string {
   return formatter.format(new Date(iso));
 }

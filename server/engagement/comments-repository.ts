@@ -148,7 +148,7 @@ export function createCommentsRepository(
 
     /**
      * Changes the text of a comment written by this visitor under this name
-     * (SPEC §6's name match, plus the visitor credential that makes it real).
+     * (the name must match, and the visitor credential makes that real).
      */
     async update(input: {
       id: number;

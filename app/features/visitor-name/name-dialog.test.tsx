@@ -20,7 +20,7 @@ function Harness() {
 }
 
 describe("NameDialog", () => {
-  it("asks for a required name with the labels of SPEC §2", () => {
+  it("asks for a required name with the labels readers know", () => {
     render(<Harness />);
     const dialog = screen.getByRole("dialog", { name: "Enter your name" });
     expect(dialog).toBeVisible();

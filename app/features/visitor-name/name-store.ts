@@ -6,7 +6,7 @@ const listeners = new Set<() => void>();
 // Used only when the browser refuses storage (private mode, quota).
 let unstored = "";
 
-/** The display name the visitor chose, remembered in this browser (DESIGN: Identity). */
+/** The display name the visitor chose, remembered in this browser (docs/product.md, "Reacting and commenting"). */
 export function getDisplayName(): string {
   try {
     return localStorage.getItem(storageKey) ?? "";
