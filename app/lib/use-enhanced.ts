@@ -1,12 +1,20 @@
-import { type RefObject, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
+import {
+  type RefObject,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
 
 /**
  * Server-rendered markup is built to work without JavaScript (native
  * <details>, every tab panel shown). Once an island has hydrated on that
  * markup, `read` takes what the reader already did to it (a card opened
  * before hydration, the focused element) and the island switches to its
- * scripted widgets, before the browser paints. Until then this returns null,
- * so the hydration render matches the server's HTML exactly.
+ * scripted widgets. That switch runs as a task of its own after hydration, so
+ * neither blocks the page for long on a slow phone. Until then this returns
+ * null, so the hydration render matches the server's HTML exactly.
  */
 export function useEnhanced<T>(
   root: RefObject<HTMLElement | null>,
@@ -14,8 +22,11 @@ export function useEnhanced<T>(
 ) {
   const [state, setState] = useState<T | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: read once, on the markup hydrated
-  useLayoutEffect(() => {
-    if (root.current) setState(read(root.current));
+  useEffect(() => {
+    const next = setTimeout(() => {
+      if (root.current) setState(read(root.current));
+    }, 0);
+    return () => clearTimeout(next);
   }, []);
   return state;
 }

@@ -18,6 +18,12 @@ const cards: Card[] = [
 
 const trigger = (name: RegExp) => screen.getByRole("button", { name });
 
+/** Renders the list and waits for it to take over from its HTML-only form. */
+async function renderList(type: "single" | "multiple", group: string) {
+  render(<CardList cards={cards} type={type} group={group} />);
+  await screen.findAllByRole("button");
+}
+
 afterEach(() => {
   window.location.hash = "";
   document.body.innerHTML = "";
@@ -26,7 +32,7 @@ afterEach(() => {
 describe("CardList", () => {
   it("one open at a time: opening another closes the first, clicking the open one closes it", async () => {
     const user = userEvent.setup();
-    render(<CardList cards={cards} type="single" group="science" />);
+    await renderList("single", "science");
     await user.click(trigger(/Wi-Fi/));
     expect(trigger(/Wi-Fi/)).toHaveAttribute("aria-expanded", "true");
     expect(screen.getByText("Radio waves at 2.4 GHz")).toBeVisible();
@@ -40,16 +46,16 @@ describe("CardList", () => {
 
   it("multiple: each card opens on its own", async () => {
     const user = userEvent.setup();
-    render(<CardList cards={cards} type="multiple" group="engines" />);
+    await renderList("multiple", "engines");
     await user.click(trigger(/Wi-Fi/));
     await user.click(trigger(/GPS/));
     expect(trigger(/Wi-Fi/)).toHaveAttribute("aria-expanded", "true");
     expect(trigger(/GPS/)).toHaveAttribute("aria-expanded", "true");
   });
 
-  it("opens the card the URL's fragment names", () => {
+  it("opens the card the URL's fragment names", async () => {
     window.location.hash = "#gps";
-    render(<CardList cards={cards} type="single" group="science" />);
+    await renderList("single", "science");
     expect(trigger(/GPS/)).toHaveAttribute("aria-expanded", "true");
     expect(document.getElementById("gps")).toHaveAttribute("data-open", "true");
   });
@@ -82,6 +88,7 @@ describe("CardList", () => {
     await act(async () => {
       hydrateRoot(host, <CardList cards={cards} type="single" group="science" />);
     });
+    await screen.findAllByRole("button");
     await act(() => new Promise((resolve) => requestAnimationFrame(resolve)));
 
     expect(host.querySelector("details")).toBeNull();
