@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import autocannon, { type Request, type Result } from "autocannon";
 import { SMTPServer } from "smtp-server";
 import { runAdmin } from "../server/cli/run-admin.ts";
+import { freePort } from "../tests/support/postgres.ts";
 
 /*
  * `npm run bench`: the engagement API on SQLite, on loopback, measured from
@@ -77,6 +78,10 @@ function listening(child: ChildProcess): Promise<string> {
   });
 }
 
+// Writes must carry SITE_URL's origin, so the server's port is chosen first.
+const serverPort = await freePort();
+const serverOrigin = `http://127.0.0.1:${serverPort}`;
+
 function startServer(): Promise<{ url: string; startMs: number }> {
   const { DATABASE_URL: _sqliteOnly, ...env } = process.env;
   const started = performance.now();
@@ -84,7 +89,8 @@ function startServer(): Promise<{ url: string; startMs: number }> {
     env: {
       ...env,
       NODE_ENV: "production",
-      SITE_URL: "http://127.0.0.1",
+      SITE_URL: serverOrigin,
+      PORT: String(serverPort),
       CONTACT_EMAIL: "bench@example.com",
       SMTP_URL: smtpUrl,
       MAIL_FROM: "bench@example.com",
@@ -94,6 +100,8 @@ function startServer(): Promise<{ url: string; startMs: number }> {
       RATE_LIMIT_WRITES_PER_VISITOR: "1000000000",
       RATE_LIMIT_WRITES_PER_IP: "1000000000",
       EVENT_STREAMS_MAX: String(streamCount + 100),
+      // Every simulated reader comes from 127.0.0.1.
+      EVENT_STREAMS_PER_IP: String(streamCount + 100),
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -210,6 +218,10 @@ async function openStreams(topic: string, readPath: string, count: number) {
         `${baseUrl}/api/events?topic=${encodeURIComponent(topic)}`,
         { agent, headers: { accept: "text/event-stream" } },
         (response) => {
+          if (response.statusCode !== 200) {
+            reject(new Error(`an event stream was refused: ${response.statusCode}`));
+            return;
+          }
           response.setEncoding("utf8");
           response.on("data", (chunk: string) => {
             if (!opened && chunk.includes("event: ready")) {
@@ -437,7 +449,7 @@ try {
   const before = mailsAccepted;
   const queueStart = performance.now();
   const sent = await runAdmin(["newsletter", "send", editionFile], {
-    env: { DATA_DIR: path.join(scratch, "data"), SITE_URL: "http://127.0.0.1" },
+    env: { DATA_DIR: path.join(scratch, "data"), SITE_URL: serverOrigin },
     stdout: { write: () => true },
     stderr: process.stderr,
   });

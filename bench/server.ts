@@ -14,5 +14,5 @@ process.on("SIGTERM", async () => {
   await app.close();
   process.exit(0);
 });
-const address = await app.listen({ host: "127.0.0.1", port: 0 });
+const address = await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT ?? 0) });
 process.stdout.write(`listening ${address}\n`);

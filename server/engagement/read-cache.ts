@@ -6,12 +6,13 @@ import type { EventBus } from "../events/bus.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 
-/** A read's answer, serialized once, with its strong validator. */
-export type CachedRead = { body: string; etag: string };
+/** A read's answer, serialized and encoded once, with its strong validator. */
+export type CachedRead = { body: Buffer; etag: string };
 
 type Shared<T> = { value: T; anonymous: CachedRead };
 
-function read(body: string): CachedRead {
+function read(json: string): CachedRead {
+  const body = Buffer.from(json);
   const digest = createHash("sha256").update(body).digest("base64url").slice(0, 27);
   return { body, etag: `"${digest}"` };
 }

@@ -19,8 +19,17 @@ const maxBufferedBytes = 1024 * 1024;
 
 const topicPattern = /^([a-z]+):(.+)$/;
 
-function frame(event: LiveEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
+// One event goes to every stream of its topic (thousands on a popular post):
+// it is framed and encoded once, and the same bytes are written to each.
+const frames = new WeakMap<LiveEvent, Buffer>();
+
+function frame(event: LiveEvent): Buffer {
+  let bytes = frames.get(event);
+  if (!bytes) {
+    bytes = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
+    frames.set(event, bytes);
+  }
+  return bytes;
 }
 
 function parseLastEventId(header: string | string[] | undefined): number | null {
