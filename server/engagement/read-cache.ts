@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import type { Comment, ReactionCounts } from "../../contract/api.ts";
 import type { ItemKind, ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { EventBus } from "../events/bus.ts";
+import { strongEtag } from "../web/etag.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 
@@ -13,8 +13,7 @@ type Shared<T> = { value: T; anonymous: CachedRead };
 
 function read(json: string): CachedRead {
   const body = Buffer.from(json);
-  const digest = createHash("sha256").update(body).digest("base64url").slice(0, 27);
-  return { body, etag: `"${digest}"` };
+  return { body, etag: strongEtag(body) };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
@@ -9,6 +8,7 @@ import { EngagementSummary, StaticComments } from "../../app/features/comments/c
 import type { ItemKind } from "../../contract/limits.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
+import { clientHolds, strongEtag } from "./etag.ts";
 
 /** The pages whose cards carry their engagement, and the kind of their items. */
 const pages: Record<string, ItemKind> = { "/science": "science", "/mythology": "mythology" };
@@ -149,8 +149,7 @@ export async function engagementPages(
         );
       })
       .join("");
-    const etag = `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"`;
-    return { html, etag };
+    return { html, etag: strongEtag(html) };
   }
 
   function page(pagePath: string, template: Template, kind: ItemKind): Promise<Rendered> {
@@ -180,8 +179,7 @@ export async function engagementPages(
       .header("cache-control", "public, max-age=0, must-revalidate")
       .header("vary", "accept-encoding")
       .type("text/html; charset=utf-8");
-    const held = request.headers["if-none-match"];
-    if (held?.split(",").some((tag) => tag.trim() === current.etag)) return reply.code(304).send();
+    if (clientHolds(request, current.etag)) return reply.code(304).send();
     const accepts = String(request.headers["accept-encoding"] ?? "");
     if (/\bbr\b/.test(accepts)) {
       current.br ??= brotliCompressSync(current.html, {

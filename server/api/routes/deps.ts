@@ -3,6 +3,7 @@ import type { ItemKind } from "../../../contract/limits.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
+import { clientHolds } from "../../web/etag.ts";
 import { notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import type { NewsletterDeps } from "../newsletter-rules.ts";
@@ -40,10 +41,7 @@ export function writerOf(request: FastifyRequest, reply: FastifyReply, siteUrl: 
  */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, cached: CachedRead) {
   reply.header("etag", cached.etag).header("cache-control", "no-cache");
-  const held = request.headers["if-none-match"];
-  if (held?.split(",").some((tag) => tag.trim() === cached.etag)) {
-    return reply.code(304).send();
-  }
+  if (clientHolds(request, cached.etag)) return reply.code(304).send();
   return reply.type("application/json; charset=utf-8").send(cached.body);
 }
 
