@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
-const port = 4173;
+// E2E_PORT lets two checkouts run their browser tests side by side.
+const port = Number(process.env.E2E_PORT ?? 4173);
 export const baseURL = `http://127.0.0.1:${port}`;
 /** The same site on PostgreSQL, for the engagement tests. */
-const postgresPort = 4174;
+const postgresPort = port + 1;
 
 /**
  * The settings the browser tests build and serve the site with. The chatbot

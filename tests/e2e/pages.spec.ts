@@ -22,6 +22,7 @@ test.describe("prerendered HTML, before any JavaScript", () => {
   for (const [path, snippets] of Object.entries(expectations)) {
     test(`${path} carries its text, hidden parts included, and its meta tags`, async ({
       request,
+      baseURL,
     }) => {
       const response = await request.get(path);
       expect(response.status()).toBe(200);
@@ -29,19 +30,19 @@ test.describe("prerendered HTML, before any JavaScript", () => {
       for (const snippet of snippets) expect(html).toContain(snippet);
       expect(html).toMatch(/<title>[^<]+<\/title>/);
       expect(html).toMatch(/<meta name="description" content="[^"]{40,}"/);
-      expect(html).toContain(`<link rel="canonical" href="http://127.0.0.1:4173${path}"`);
+      expect(html).toContain(`<link rel="canonical" href="${baseURL}${path}"`);
       expect(html).toContain('property="og:title"');
       expect(html).toContain('name="twitter:card"');
     });
   }
 
-  test("sitemap.xml and robots.txt list the site", async ({ request }) => {
+  test("sitemap.xml and robots.txt list the site", async ({ request, baseURL }) => {
     const sitemap = await (await request.get("/sitemap.xml")).text();
     for (const path of ["/", "/about", "/technical", "/science", "/services"]) {
-      expect(sitemap).toContain(`<loc>http://127.0.0.1:4173${path}</loc>`);
+      expect(sitemap).toContain(`<loc>${baseURL}${path}</loc>`);
     }
     const robots = await (await request.get("/robots.txt")).text();
-    expect(robots).toContain("Sitemap: http://127.0.0.1:4173/sitemap.xml");
+    expect(robots).toContain(`Sitemap: ${baseURL}/sitemap.xml`);
   });
 });
 
