@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
 import { loadConfig, publicConfig } from "./server/config.ts";
 
-// Kept apart from vite.config.ts so the React Router plugin never runs under Vitest.
+// Three projects, one layer each: `npm run test:components` runs the components
+// (happy-dom) and the plain Node units without PostgreSQL or Chromium; `npm run
+// test:server` runs the server against SQLite and a PostgreSQL its global setup starts.
 export default defineConfig({
   define: {
     __SITE_CONFIG__: JSON.stringify(publicConfig(loadConfig({}, { productionRules: false }))),

@@ -2,10 +2,10 @@ import helmet from "@fastify/helmet";
 import type { FastifyInstance } from "fastify";
 
 /**
- * A strict Content-Security-Policy. The prerendered pages carry React Router's
- * inline bootstrap scripts, so their hashes are allowed (computed from the built
- * HTML at start-up); the optional chatbot's origin is allowed for scripts, frames
- * and connections on every page, because the site navigates client-side.
+ * A strict Content-Security-Policy. The prerendered pages carry small inline
+ * scripts (the `js` class, the islands' loader), so their hashes are allowed
+ * (computed from the built HTML at start-up); the optional chatbot's origin is
+ * allowed for scripts, frames and connections on every page.
  *
  * When the site is served over https (SITE_URL), browsers are told to use https
  * only, for a year (Strict-Transport-Security). The header goes out whatever the
