@@ -14,7 +14,10 @@ import { clientDir } from "./build-inputs.ts";
  *
  * - before load: every script requested before the window's `load` event, plus
  *   every inline script, in gzip bytes as served. Budget 15 KB.
- * - after load: everything once the page's islands have hydrated.
+ * - reading: everything a reader who only reads is sent, once the islands that
+ *   hydrate when the browser is idle have done so (the header and the topic
+ *   tabs wait to be used, so pages made only of text stay at 0 KB of React).
+ * - all live: everything once every island has hydrated.
  * - after opening: on the story and science pages, everything once one item is
  *   open with its reactions (and comments) shown. Budget 120 KB.
  *
@@ -59,7 +62,13 @@ const browser = await chromium.launch({
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
 });
 
-type Row = { route: string; beforeLoad: number; afterLoad: number; afterOpening: number | null };
+type Row = {
+  route: string;
+  beforeLoad: number;
+  afterLoad: number;
+  inUse: number;
+  afterOpening: number | null;
+};
 const rows: Row[] = [];
 try {
   for (const route of prerenderedPaths) {
@@ -85,12 +94,26 @@ try {
     const sum = (paths: Set<string>) =>
       [...paths].reduce((total, pathname) => total + servedGzipBytes(pathname), inline);
 
-    // Islands hydrate once the browser is idle; the footer's form only when seen.
+    // What a reader who only reads is sent: the islands that hydrate when the
+    // browser is idle (the header and the topic tabs wait to be used).
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('astro-island[ssr]:not(:has(form)):not([opts*="interaction"])')
+          .length === 0,
+    );
+    await page.waitForLoadState("networkidle");
+    const afterLoad = sum(all);
+
+    // Then every island woken, as a pointer passing over them would; the
+    // footer's form hydrates only when seen.
+    await page.locator('astro-island[ssr][opts*="interaction"]').evaluateAll((islands) => {
+      for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
+    });
     await page.waitForFunction(
       () => document.querySelectorAll("astro-island[ssr]:not(:has(form))").length === 0,
     );
     await page.waitForLoadState("networkidle");
-    const afterLoad = sum(all);
+    const inUse = sum(all);
 
     let afterOpening: number | null = null;
     if (engagementPages.has(route)) {
@@ -102,7 +125,7 @@ try {
       await page.waitForLoadState("networkidle");
       afterOpening = sum(all);
     }
-    rows.push({ route, beforeLoad: sum(early), afterLoad, afterOpening });
+    rows.push({ route, beforeLoad: sum(early), afterLoad, inUse, afterOpening });
     await page.close();
   }
 } finally {
@@ -114,11 +137,11 @@ try {
 const kb = (bytes: number | null) => (bytes === null ? "" : `${(bytes / KB).toFixed(1)} KB`);
 console.info("JavaScript per page, gzip as served, measured in Chromium (1 KB = 1,024 bytes)\n");
 console.info(
-  `${"route".padEnd(16)}${"before load".padStart(13)}${"after load".padStart(13)}${"item opened".padStart(13)}`,
+  `${"route".padEnd(16)}${"before load".padStart(13)}${"reading".padStart(13)}${"all live".padStart(13)}${"item opened".padStart(13)}`,
 );
 for (const row of rows) {
   console.info(
-    `${row.route.padEnd(16)}${kb(row.beforeLoad).padStart(13)}${kb(row.afterLoad).padStart(13)}${kb(row.afterOpening).padStart(13)}`,
+    `${row.route.padEnd(16)}${kb(row.beforeLoad).padStart(13)}${kb(row.afterLoad).padStart(13)}${kb(row.inUse).padStart(13)}${kb(row.afterOpening).padStart(13)}`,
   );
 }
 console.info(

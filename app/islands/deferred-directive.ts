@@ -3,8 +3,13 @@ import type { ClientDirective } from "astro";
 /**
  * `client:deferred`: an island hydrates once the page has loaded and the
  * browser is idle (or, with `{ visible: true }`, once it scrolls into view), so
- * no framework JavaScript competes with the page's own loading. A reader who
- * interacts first hydrates it at once, and loses nothing:
+ * no framework JavaScript competes with the page's own loading. With
+ * `{ on: "interaction" }` it waits for the reader instead: an island whose
+ * HTML already does its job (tabs showing their default panel, cards that are
+ * <details>, a menu button) costs nothing until it is used, or until the URL's
+ * `#fragment` names something inside it, and `scroll: true` adds the first
+ * scroll of the page (the header's scrolled look). A reader who interacts
+ * first hydrates it at once, and loses nothing:
  *
  * - a click on a plain button (menu toggle, tab, reaction) is held and replayed
  *   on the same element once the island is live: hydration reuses the
@@ -40,12 +45,27 @@ const deferred: ClientDirective = (load, options, island) => {
   };
 
   island.addEventListener("click", hold, true);
-  for (const type of ["keydown", "focusin", "input", "touchstart"]) {
+  for (const type of ["keydown", "focusin", "input", "touchstart", "pointerover"]) {
     island.addEventListener(type, hydrate, { once: true, passive: true });
   }
 
+  const { visible, on, scroll } = (options.value ?? {}) as unknown as {
+    visible?: boolean;
+    on?: "interaction";
+    scroll?: boolean;
+  };
+  if (on === "interaction") {
+    const linkedInside = () => {
+      const id = decodeURIComponent(location.hash.slice(1));
+      if (id && island.contains(document.getElementById(id))) void hydrate();
+    };
+    linkedInside();
+    addEventListener("hashchange", linkedInside);
+    if (scroll) addEventListener("scroll", hydrate, { once: true, passive: true });
+    return;
+  }
+
   const whenLoaded = () => {
-    const { visible } = (options.value ?? {}) as unknown as { visible?: boolean };
     if (visible) {
       const observer = new IntersectionObserver((entries) => {
         if (entries.some((entry) => entry.isIntersecting)) {

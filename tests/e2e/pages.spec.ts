@@ -227,11 +227,11 @@ test.describe("stories, AI and science", () => {
     await page.goto("/mechfusion-ai");
     await expect(page.getByRole("heading", { name: "AI in Mechanical Engineering" })).toBeVisible();
     await expect(page.locator("main .card")).toHaveCount(3);
-    await page.locator("main .card").first().getByRole("button").click();
-    await expect(page.getByRole("link", { name: /Read More on LinkedIn/ }).first()).toHaveAttribute(
-      "href",
-      /linkedin\.com/,
-    );
+    // The title opens the card, whether the island is live yet or still <details>.
+    await page.locator("main .card").first().locator("summary, [data-trigger]").first().click();
+    const link = page.getByRole("link", { name: /Read More on LinkedIn/ }).first();
+    await expect(link).toBeVisible();
+    await expect(link).toHaveAttribute("href", /linkedin\.com/);
   });
 
   test("science: deep link opens the pressure cooker with its 400 px hero", async ({ page }) => {
