@@ -2,19 +2,19 @@ import type { Comment, ReactionCounts } from "../../contract/api.ts";
 import type { ItemKind, ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { EventBus } from "../events/bus.ts";
-import { strongEtag } from "../web/etag.ts";
+import { type Representation, representation } from "../web/etag.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 
 /** A read's answer, serialized and encoded once, with its strong validator. */
-export type CachedRead = { body: Buffer; etag: string };
+export type CachedRead = Representation;
 
 type Shared<T> = { value: T; anonymous: CachedRead };
 
-function read(json: string): CachedRead {
-  const body = Buffer.from(json);
-  return { body, etag: strongEtag(body) };
-}
+/** Everyone's answer: kept, and compressed once for all who accept it. */
+const sharedRead = (json: string): CachedRead => representation(json);
+/** One visitor's answer (with their own flags): made for this response only. */
+const ownRead = (json: string): CachedRead => representation(json, { shared: false });
 
 /**
  * The item reads every reader makes (reaction counts, a post's comments),
@@ -71,14 +71,14 @@ export function createReadCache({
   const sharedCounts = (kind: ItemKind, itemId: string) =>
     shared<ReactionCounts>(keyOf("reactions", topicOf(kind, itemId)), async () => {
       const { counts } = await reactions.get({ kind, itemId, visitorId: null });
-      return { value: counts, anonymous: read(JSON.stringify({ counts, mine: [] })) };
+      return { value: counts, anonymous: sharedRead(JSON.stringify({ counts, mine: [] })) };
     });
 
   const sharedComments = (postId: string) =>
     shared<LiveComment[]>(keyOf("comments", topicOf("science", postId)), async () => {
       const rows: Comment[] = await comments.list(postId, null);
       const body = JSON.stringify({ comments: rows });
-      return { value: rows.map(({ mine: _, ...c }) => c), anonymous: read(body) };
+      return { value: rows.map(({ mine: _, ...c }) => c), anonymous: sharedRead(body) };
     });
 
   return {
@@ -99,7 +99,7 @@ export function createReadCache({
       const { value: counts, anonymous } = await sharedCounts(kind, itemId);
       if (!visitorId) return anonymous;
       const mine: ReactionType[] = await reactions.heldBy({ kind, itemId, visitorId });
-      return mine.length === 0 ? anonymous : read(JSON.stringify({ counts, mine }));
+      return mine.length === 0 ? anonymous : ownRead(JSON.stringify({ counts, mine }));
     },
 
     /** A post's comments, oldest first, with `mine` set on those `visitorId` wrote. */
@@ -108,7 +108,9 @@ export function createReadCache({
       if (!visitorId) return anonymous;
       const own = new Set(await comments.idsBy(postId, visitorId));
       if (own.size === 0) return anonymous;
-      return read(JSON.stringify({ comments: list.map((c) => ({ ...c, mine: own.has(c.id) })) }));
+      return ownRead(
+        JSON.stringify({ comments: list.map((c) => ({ ...c, mine: own.has(c.id) })) }),
+      );
     },
 
     /** Forgets an item's answers: its transaction has committed. */

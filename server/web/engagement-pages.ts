@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -8,7 +7,7 @@ import { EngagementSummary, StaticComments } from "../../app/features/comments/c
 import type { ItemKind } from "../../contract/limits.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
-import { clientHolds, strongEtag } from "./etag.ts";
+import { type Representation, representation, sendRepresentation } from "./etag.ts";
 
 /** The pages whose cards carry their engagement, and the kind of their items. */
 const pages: Record<string, ItemKind> = { "/science": "science", "/mythology": "mythology" };
@@ -19,7 +18,7 @@ const placeholder =
 
 type Hole = { itemId: string; part: "summary" | "comments" | "jsonld" };
 type Template = { pieces: (string | Hole)[]; titles: Map<string, string> };
-type Rendered = { html: string; etag: string; gzip?: Buffer; br?: Buffer };
+type Rendered = Representation;
 
 const entities: Record<string, string> = {
   "&amp;": "&",
@@ -149,7 +148,7 @@ export async function engagementPages(
         );
       })
       .join("");
-    return { html, etag: strongEtag(html) };
+    return representation(html);
   }
 
   function page(pagePath: string, template: Template, kind: ItemKind): Promise<Rendered> {
@@ -175,23 +174,9 @@ export async function engagementPages(
     if (!template || !kind) return reply.callNotFound();
     const current = await page(pagePath, template, kind);
     reply
-      .header("etag", current.etag)
       .header("cache-control", "public, max-age=0, must-revalidate")
-      .header("vary", "accept-encoding")
       .type("text/html; charset=utf-8");
-    if (clientHolds(request, current.etag)) return reply.code(304).send();
-    const accepts = String(request.headers["accept-encoding"] ?? "");
-    if (/\bbr\b/.test(accepts)) {
-      current.br ??= brotliCompressSync(current.html, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
-      });
-      return reply.header("content-encoding", "br").send(current.br);
-    }
-    if (/\bgzip\b/.test(accepts)) {
-      current.gzip ??= gzipSync(current.html, { level: 6 });
-      return reply.header("content-encoding", "gzip").send(current.gzip);
-    }
-    return reply.send(current.html);
+    return sendRepresentation(request, reply, current);
   }
 
   for (const pagePath of templates.keys()) {

@@ -1,7 +1,37 @@
 import { createHash } from "node:crypto";
-import type { FastifyRequest } from "fastify";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { FastifyReply, FastifyRequest } from "fastify";
 
-/** A strong validator for bytes served as they are (cached reads, filled-in pages). */
+/**
+ * Bytes kept in memory and served as they are (cached item reads, pages filled
+ * in with their discussion), with a strong validator and, once asked for, their
+ * compressed copies: made once per version rather than once per request.
+ */
+export type Representation = {
+  body: Buffer;
+  etag: string;
+  /** Whether copies are worth keeping: shared by many readers, and large enough to gain. */
+  compressible: boolean;
+  gzip?: Buffer;
+  br?: Buffer;
+};
+
+/** Below this, compression saves less than its headers and work cost. */
+const compressAbove = 1024;
+
+export function representation(
+  body: string | Buffer,
+  { shared = true }: { shared?: boolean } = {},
+): Representation {
+  const bytes = typeof body === "string" ? Buffer.from(body) : body;
+  return {
+    body: bytes,
+    etag: strongEtag(bytes),
+    compressible: shared && bytes.length > compressAbove,
+  };
+}
+
+/** A strong validator for bytes served as they are. */
 export function strongEtag(body: string | Buffer): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 }
@@ -9,4 +39,49 @@ export function strongEtag(body: string | Buffer): string {
 /** Whether the client already holds `etag` (If-None-Match may list several). */
 export function clientHolds(request: FastifyRequest, etag: string): boolean {
   return request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag) ?? false;
+}
+
+/**
+ * The coding to answer with: brotli, then gzip, among those the client
+ * accepts (an explicit `q=0` refuses one), or none.
+ */
+export function preferredEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
+  if (!acceptEncoding) return null;
+  const accepted = new Set<string>();
+  for (const part of acceptEncoding.split(",")) {
+    const [name = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    if (q && Number(q.slice(2)) === 0) continue;
+    accepted.add(name.trim());
+  }
+  if (accepted.has("br")) return "br";
+  if (accepted.has("gzip")) return "gzip";
+  return null;
+}
+
+/**
+ * Sends `entry` with its ETag (304 when the client holds it), compressed when
+ * the client accepts it and the entry is worth it. Every coding of one version
+ * shares the validator: the bytes differ, the content does not, and `Vary`
+ * keeps caches from mixing them up.
+ */
+export function sendRepresentation(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  entry: Representation,
+) {
+  reply.header("etag", entry.etag).header("vary", "accept-encoding");
+  if (clientHolds(request, entry.etag)) return reply.code(304).send();
+  const coding = entry.compressible ? preferredEncoding(request.headers["accept-encoding"]) : null;
+  if (coding === "br") {
+    entry.br ??= brotliCompressSync(entry.body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
+    });
+    return reply.header("content-encoding", "br").send(entry.br);
+  }
+  if (coding === "gzip") {
+    entry.gzip ??= gzipSync(entry.body, { level: 6 });
+    return reply.header("content-encoding", "gzip").send(entry.gzip);
+  }
+  return reply.send(entry.body);
 }

@@ -1,4 +1,6 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { preferredEncoding } from "../../server/web/etag.ts";
 import { waitFor } from "./support/http-visitor.ts";
 import { EventStream } from "./support/sse-client.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -37,6 +39,37 @@ describe.each(backends)("cached item reads on %s", (backend) => {
       expect(again.body).toBe("");
       expect((await get(url, { "if-none-match": '"other"' })).statusCode).toBe(200);
     }
+  });
+
+  it("sends a long list compressed to a client that accepts it, and the same list", async () => {
+    const postId = freshItem("science");
+    const writer = t.visitor();
+    for (let i = 0; i < 12; i += 1) {
+      await writer.comment(postId, `Comment ${i}: steam and heat relax the fibres of the cloth.`);
+    }
+    const url = `/api/items/science/${postId}/comments`;
+    const plain = await get(url);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toBe("accept-encoding");
+
+    const gzip = await get(url, { "accept-encoding": "gzip, deflate" });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gzip.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(plain.body);
+    expect(gzip.headers.etag).toBe(plain.headers.etag);
+
+    const br = await get(url, { "accept-encoding": "gzip, br" });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+
+    const refused = await get(url, { "accept-encoding": "br;q=0, gzip;q=0" });
+    expect(refused.headers["content-encoding"]).toBeUndefined();
+    expect(refused.body).toBe(plain.body);
+
+    // One visitor's own answer is made for one response: sent as it is.
+    const own = await writer.request("GET", url, undefined, { "accept-encoding": "gzip" });
+    expect(own.headers["content-encoding"]).toBeUndefined();
+    expect(json(own).comments).toHaveLength(12);
   });
 
   it("a write on the same instance is in the very next read, and changes the ETag", async () => {
@@ -145,5 +178,18 @@ describe("cached item reads across two instances on PostgreSQL", () => {
           .counts.love === 1,
       { timeoutMs: 5_000, what: "A reads B's reaction" },
     );
+  });
+});
+
+describe("the coding a client accepts", () => {
+  it("prefers brotli, then gzip, and honours q=0", () => {
+    expect(preferredEncoding(undefined)).toBeNull();
+    expect(preferredEncoding("")).toBeNull();
+    expect(preferredEncoding("identity")).toBeNull();
+    expect(preferredEncoding("gzip, deflate, br, zstd")).toBe("br");
+    expect(preferredEncoding("GZIP")).toBe("gzip");
+    expect(preferredEncoding("br;q=0, gzip;q=0.8")).toBe("gzip");
+    expect(preferredEncoding("br; q=0.0, gzip ;q=0")).toBeNull();
+    expect(preferredEncoding("x-gzip-nope")).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import type { ItemKind } from "../../../contract/limits.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
-import { clientHolds } from "../../web/etag.ts";
+import { sendRepresentation } from "../../web/etag.ts";
 import { notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import type { NewsletterDeps } from "../newsletter-rules.ts";
@@ -40,9 +40,8 @@ export function writerOf(request: FastifyRequest, reply: FastifyReply, siteUrl: 
  * changes with every write, and the event stream says when.
  */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, cached: CachedRead) {
-  reply.header("etag", cached.etag).header("cache-control", "no-cache");
-  if (clientHolds(request, cached.etag)) return reply.code(304).send();
-  return reply.type("application/json; charset=utf-8").send(cached.body);
+  reply.header("cache-control", "no-cache").type("application/json; charset=utf-8");
+  return sendRepresentation(request, reply, cached);
 }
 
 /** Matches no stored visitor: ids are 22 characters (see isVisitorId). */
