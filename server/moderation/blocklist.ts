@@ -160,6 +160,14 @@ const defaultPhrases = [
   "our website",
   "subscribe to my",
   "follow me on",
+  "for more visit",
+  "for more info visit",
+  "for more details visit",
+  "visit us at",
+  "free followers",
+  // a link written so that it does not work, to get past link filters
+  "hxxp",
+  "hxxps",
   // contact bait
   "whatsapp me",
   "whatsapp us",

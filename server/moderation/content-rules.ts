@@ -22,6 +22,8 @@ const messages = {
     "This comment contains words this blog blocks because spam uses them; please rephrase it.",
   contact:
     "For readers' safety, comments cannot carry phone numbers or email addresses; please leave them out.",
+  linkDrop:
+    "A short compliment with a link to another site is how link spam looks, so it was not posted. Say what the link adds, or leave it out.",
   stuffing:
     "This reads like a list of keywords rather than a comment; please write it in sentences.",
 } as const;
@@ -226,6 +228,63 @@ function blockedLink(link: string, host: string, list: BlocklistEntries): boolea
   );
 }
 
+/**
+ * Sites readers cite: a link to one of them is never taken for link spam.
+ * Entries match the domain and its subdomains; ".gov" and the like, any
+ * domain ending so.
+ */
+const referenceSites = [
+  "wikipedia.org",
+  "wikimedia.org",
+  "wiktionary.org",
+  "youtube.com",
+  "youtu.be",
+  "github.com",
+  "arxiv.org",
+  "doi.org",
+  "nature.com",
+  "sciencedirect.com",
+  "ieee.org",
+  "sae.org",
+  "britannica.com",
+  "khanacademy.org",
+  "nptel.ac.in",
+  "engineeringtoolbox.com",
+  "nist.gov",
+  "nasa.gov",
+  "who.int",
+  ".gov",
+  ".edu",
+  ".ac.in",
+  ".ac.uk",
+  ".edu.in",
+  ".gov.in",
+  ".nic.in",
+];
+
+function isReference(host: string): boolean {
+  return referenceSites.some((site) =>
+    site.startsWith(".") ? host.endsWith(site) : host === site || host.endsWith(`.${site}`),
+  );
+}
+
+/** Praise that says nothing about the post: what link spam wraps its link in. */
+const emptyPraise =
+  /\b(?:nice|great|good|awesome|amazing|wonderful|excellent|informative|helpful|useful|interesting|fantastic|superb|brilliant)\s+(?:post|article|blog|content|write-?up|information|info|read|site|work|share|sharing|stuff)\b|\bthanks?\s+(?:you\s+)?for\s+(?:sharing|the\s+(?:post|article|info))|\bkeep\s+(?:it\s+up|up\s+the\s+good\s+work|posting)|\bvery\s+(?:informative|helpful|useful)|\bwell\s+written/iu;
+
+/** Few words beyond the links themselves: a compliment, not a discussion. */
+function isLinkDrop(text: string, hosts: string[]): boolean {
+  if (!hosts.some((host) => !isReference(host))) return false;
+  if (!emptyPraise.test(text)) return false;
+  let rest = undisguise(text);
+  for (const pattern of [schemeLink, wwwLink, bareDomain]) rest = rest.replace(pattern, " ");
+  const words = wordsOf(foldLookAlikes(rest))
+    .trim()
+    .split(" ")
+    .filter((word) => word.length > 1);
+  return words.filter((word) => !stopWords.has(word)).length <= 15;
+}
+
 /** Runs of single letters joined: "c a s i n o" and "c.a.s.i.n.o" read "casino". */
 function squashSpelledOut(words: string): string {
   return words.replace(/(?:(?<= )\p{L} ){3,}/gu, (run) => `${run.replace(/ /g, "")} `);
@@ -250,7 +309,7 @@ const email =
   /[\p{L}\p{N}._%+-]+\s*(?:@|\(at\)|\[at\])\s*[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/iu;
 /** Words that put a number up as something to call. */
 const contactWord =
-  /\b(?:call|calls|calling|phone|tel|telephone|whats\s?app|wa|contact|helpline|hotline|care|dial|text|sms|mobile|cell|number|reach|support|telegram|viber|signal)\b/iu;
+  /\b(?:call|calls|calling|phone|tel|telephone|whats\s?app|wa|contact|helpline|hotline|care|dial|text|sms|mobile|cell|reach|support|telegram|viber|signal)\b/iu;
 const digitRun = /\+?\(?\d[\d\s().-]{6,22}\d/gu;
 
 function hasPhoneNumber(text: string): boolean {
@@ -321,6 +380,9 @@ export function checkContent(
     if (blockedLink(link, host, blocklist)) {
       return { code: "blocked_content", message: messages.blockedLink };
     }
+  }
+  if (isLinkDrop(text, links.map(hostOf))) {
+    return { code: "blocked_content", message: messages.linkDrop };
   }
   if (hasBlockedWords(text, blocklist)) {
     return { code: "blocked_content", message: messages.blockedWords };

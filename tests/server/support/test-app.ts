@@ -63,7 +63,8 @@ export type TestApp = {
   backend: Backend;
   databaseUrl: string | undefined;
   dataDir: string;
-  visitor(): Visitor;
+  /** A new browser; `ip` is the address it writes from (127.0.0.1 unless given). */
+  visitor(options?: { ip?: string }): Visitor;
   /** A newsletter form token as the page would hold it after a person filled the form. */
   formToken(): string;
   /** A comment form token as the page holds it once a person has had time to write. */
@@ -130,7 +131,7 @@ export async function startTestApp(
     backend,
     databaseUrl,
     dataDir,
-    visitor: () => new Visitor(app, commentToken),
+    visitor: (options) => new Visitor(app, commentToken, options?.ip),
     commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
     async close() {
@@ -148,10 +149,12 @@ export class Visitor {
   cookie: string | undefined;
   readonly #app: FastifyInstance;
   readonly #commentToken: () => string;
+  readonly #ip: string | undefined;
 
-  constructor(app: FastifyInstance, commentToken: () => string) {
+  constructor(app: FastifyInstance, commentToken: () => string, ip?: string) {
     this.#app = app;
     this.#commentToken = commentToken;
+    this.#ip = ip;
   }
 
   async request(
@@ -170,6 +173,7 @@ export class Visitor {
         ...headers,
       },
       ...(body === undefined ? {} : { payload: body }),
+      ...(this.#ip ? { remoteAddress: this.#ip } : {}),
     });
     const setCookie = response.cookies.find((cookie) => cookie.name === "ewe_visitor");
     if (setCookie) this.cookie = `ewe_visitor=${setCookie.value}`;
