@@ -178,6 +178,19 @@ describe.each(backends)("spam defences on %s", (backend) => {
       );
     });
 
+    it("apply to edits too: a published comment cannot be turned into spam", async () => {
+      const postId = freshItem("science");
+      const writer = t.visitor();
+      const { comment } = json(await writer.comment(postId, "An honest question", "Alex"));
+      const edit = await writer.patch(`/api/comments/${comment.id}`, {
+        content: "Cheap cialis at https://a.example",
+        userName: "Alex",
+      });
+      expect(edit.statusCode).toBe(422);
+      expect(json(edit).error.code).toBe("blocked_content");
+      expect((await comments(postId)).map((c) => c.content)).toEqual(["An honest question"]);
+    });
+
     it("reads the owner's blocklist file again when it changes, without a restart", async () => {
       const file = path.join(t.dataDir, "blocklist.txt");
       expect(readFileSync(file, "utf8")).toContain("# Blocked words, links and domains");
