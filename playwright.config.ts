@@ -19,6 +19,9 @@ const siteEnv = {
   CHATBOT_SCRIPT_URL: "https://chatbot.invalid/embed.js",
   CHATBOT_BOT_ID: "test-bot",
   OWNER_LINKEDIN_URL: "https://www.linkedin.com/in/engage-with-engineer-test",
+  // These tests comment faster than a person; the comment form's own timing is
+  // tested at its default in moderation.spec.ts, on servers of its own.
+  COMMENT_MIN_SECONDS: "1",
 };
 
 export default defineConfig({

@@ -129,11 +129,22 @@ export const commentSchema = z.object({
   postId: z.string(),
   content: z.string(),
   userName: z.string(),
+  /**
+   * The seed of the writer's avatar (16 hex digits): an HMAC of their visitor
+   * credential, so two writers with one name look different. Drawn by
+   * `Avatar` in app/features/comments/comment-view.ts.
+   */
+  avatar: z.string().regex(/^[0-9a-f]{16}$/),
   createdAt: timestampSchema,
   /** Equal to `createdAt` until the comment is edited. */
   updatedAt: timestampSchema,
   /** True on the calling visitor's own comments. */
   mine: z.boolean(),
+  /**
+   * True on the caller's own comments that wait for the owner's approval
+   * (MODERATION=first or all): nobody else sees them until then.
+   */
+  awaitingApproval: z.boolean(),
 });
 export type Comment = z.infer<typeof commentSchema>;
 
@@ -148,6 +159,24 @@ export const writeCommentRequestSchema = z.strictObject({
   userName: userNameSchema,
 });
 export type WriteCommentRequest = z.input<typeof writeCommentRequestSchema>;
+
+/**
+ * A new comment also carries the form's signed time (`GET
+ * /api/comments/form-token`) and its hidden honeypot field `website`, which a
+ * person never fills (docs/product.md, "Spam and moderation").
+ */
+export const addCommentRequestSchema = writeCommentRequestSchema.extend({
+  formToken: z.string().max(200).optional(),
+  website: z.string().max(200).optional(),
+});
+export type AddCommentRequest = z.input<typeof addCommentRequestSchema>;
+
+/** `minimumMs`: the form cannot be sent sooner than this after the token was issued. */
+export const commentFormTokenResponseSchema = z.object({
+  formToken: z.string(),
+  minimumMs: z.number().int().nonnegative(),
+});
+export type CommentFormTokenResponse = z.infer<typeof commentFormTokenResponseSchema>;
 
 // Errors
 
@@ -164,6 +193,11 @@ export const errorCodes = [
   "form_token_invalid",
   "too_fast",
   "honeypot_filled",
+  "too_many_links",
+  "blocked_content",
+  "duplicate_comment",
+  "reserved_name",
+  "banned",
   "payload_too_large",
   "request_timeout",
   "unsupported_media_type",

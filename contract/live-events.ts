@@ -25,10 +25,14 @@ export const reactionEventSchema = z.object({
 export type ReactionEvent = z.infer<typeof reactionEventSchema>;
 
 /** A comment as seen by everyone: who wrote it is not the receiver's business. */
-export const liveCommentSchema = commentSchema.omit({ mine: true });
+export const liveCommentSchema = commentSchema.omit({ mine: true, awaitingApproval: true });
 export type LiveComment = z.infer<typeof liveCommentSchema>;
 
-/** `comment`: a comment was added, edited or deleted. */
+/**
+ * `comment`: a comment was added (or approved), edited or deleted; `held`: an
+ * edited comment went back to waiting for the owner (MODERATION=all), so it
+ * leaves every page but its writer's, where it shows as awaiting approval.
+ */
 export const commentEventSchema = z.discriminatedUnion("action", [
   z.object({
     action: z.enum(["added", "updated"]),
@@ -37,7 +41,7 @@ export const commentEventSchema = z.discriminatedUnion("action", [
     comment: liveCommentSchema,
   }),
   z.object({
-    action: z.literal("deleted"),
+    action: z.enum(["deleted", "held"]),
     item: itemRefSchema,
     commentId: z.number().int().positive(),
   }),

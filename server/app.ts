@@ -15,6 +15,9 @@ import type { Config } from "./config.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { createBlocklist } from "./moderation/blocklist.ts";
+import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
+import { createModerationKeys } from "./moderation/keys.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
@@ -150,9 +153,18 @@ export async function buildApp({
     bus,
     engagement,
     reads,
+    moderation,
     close: closeEngagement,
   } = await startEngagement(config, app.log);
   const cookieSecret = resolveCookieSecret(config);
+  const defences = createCommentDefences({
+    config,
+    blocklist: createBlocklist(config.DATA_DIR, app.log),
+    keys: createModerationKeys(cookieSecret),
+    formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
+    comments: engagement.comments,
+    moderation,
+  });
   const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail);
   const close = async () => {
     // The message in hand is finished and recorded before the database closes.
@@ -185,6 +197,8 @@ export async function buildApp({
       siteUrl: config.siteUrl,
       cookieSecret,
       newsletter: newsletter.deps,
+      moderation,
+      defences,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,

@@ -136,6 +136,16 @@ const envSchema = z
     MAIL_RATE_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(60),
     // Confirmation mails one IP address can cause per hour (list bombing).
     SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(5),
+    // Comment moderation and spam defences (docs/decisions/010-moderation-and-spam.md):
+    // off publishes at once, first holds a visitor's comments until the owner
+    // approves one, all holds every comment.
+    MODERATION: z.enum(["off", "first", "all"]).default("off"),
+    // The comment form cannot be sent sooner than this after it appeared; 0 turns the check off.
+    COMMENT_MIN_SECONDS: z.coerce.number().min(0).max(600).default(3),
+    // Links one comment may carry.
+    COMMENT_MAX_LINKS: z.coerce.number().int().min(0).max(50).default(2),
+    // The same text from the same visitor (or address) within this many minutes is refused.
+    COMMENT_DUPLICATE_MINUTES: z.coerce.number().int().min(0).max(10_080).default(10),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.

@@ -43,6 +43,8 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     bus: options.bus,
     siteUrl,
     newsletter: options.newsletter,
+    moderation: options.moderation,
+    defences: options.defences,
   };
   const siteOrigin = new URL(siteUrl).origin;
 

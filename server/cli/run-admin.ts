@@ -7,6 +7,8 @@ import { migrateToLatest, openStore, type Store } from "../db/store.ts";
 import { createEngagement, createEventsRepository, type Engagement } from "../engagement/index.ts";
 import { sqliteFileOf, storeOptionsOf } from "../engagement/service.ts";
 import { newToken } from "../engagement/subscribers-repository.ts";
+import { resolveCookieSecret } from "../engagement/visitor.ts";
+import { createModeration, type Moderation } from "../moderation/service.ts";
 import { EditionError, readEdition } from "../newsletter/editions.ts";
 import { createMailer } from "../newsletter/mailer.ts";
 import { editionMail } from "../newsletter/messages.ts";
@@ -38,6 +40,8 @@ type Context = {
   engagement(): Promise<Engagement>;
   /** The configured database itself, opened on first use. */
   store(): Promise<Store>;
+  /** The owner's moderation on the configured database (server/moderation/service.ts). */
+  moderation(): Promise<Moderation>;
 };
 
 type Command = {
@@ -330,7 +334,9 @@ then each failure with the server's answer.
     usage: "[--post ID] [--since DATE] [--json]",
     summary: "comments, oldest first",
     help: `Lists comments, oldest first, as tab-separated columns: id, post, created_at,
-name, comment (line breaks shown as \\n). A name or comment that starts with
+name, comment (line breaks shown as \\n), status (published; pending: waiting for
+your approval; spam: caught by the honeypot, seen by its sender alone and
+forgotten after 30 days). A name or comment that starts with
 = + - or @ gets a leading ' so that a spreadsheet shows it as text; --json
 gives them verbatim.
 
@@ -354,8 +360,15 @@ gives them verbatim.
       } else {
         stdout.write(
           toTsv([
-            ["id", "post", "created_at", "name", "comment"],
-            ...comments.map((c) => [String(c.id), c.postId, c.createdAt, c.userName, c.content]),
+            ["id", "post", "created_at", "name", "comment", "status"],
+            ...comments.map((c) => [
+              String(c.id),
+              c.postId,
+              c.createdAt,
+              c.userName,
+              c.content,
+              c.status,
+            ]),
           ]),
         );
       }
@@ -377,6 +390,163 @@ record). Exit code 3 when there is no such comment.`,
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
       stdout.write(`Deleted comment ${id}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "comments pending",
+    usage: "[--json]",
+    summary: "comments waiting for your approval (MODERATION=first or all)",
+    help: `Lists the comments that wait for your approval, oldest first, as
+tab-separated columns: id, post, created_at, name, comment. Only their writers
+see them, marked "Awaiting approval", until you approve or reject them.
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, moderation }) {
+      const pending = await (await moderation()).listPending();
+      if (values.json) {
+        stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
+      } else {
+        stdout.write(
+          toTsv([
+            ["id", "post", "created_at", "name", "comment"],
+            ...pending.map((c) => [String(c.id), c.postId, c.createdAt, c.userName, c.content]),
+          ]),
+        );
+      }
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "comments approve",
+    usage: "ID",
+    summary: "publish a held comment; open pages show it",
+    help: `Publishes a comment that waits for approval (see "comments pending"), or one
+the honeypot caught that you judge a person's. Readers who have the post open
+see it appear. Its writer is approved too: under MODERATION=first their later
+comments are published at once. Exit code 3 when there is no such comment.`,
+    arguments: ["ID"],
+    async run({ positionals, stdout, moderation }) {
+      const id = parseId(positionals[0], "The comment id");
+      const outcome = await (await moderation()).approveComment(id);
+      if (outcome === "not_found") {
+        throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+      }
+      stdout.write(
+        outcome === "approved"
+          ? `Approved comment ${id}: every reader sees it now.\n`
+          : `Comment ${id} was already published.\n`,
+      );
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "comments reject",
+    usage: "ID",
+    summary: "remove a held comment, for its writer too",
+    help: `Removes a comment that waits for approval: it disappears from its writer's
+page too, live. (On a published comment it does what "comments delete" does.)
+Exit code 3 when there is no such comment.`,
+    arguments: ["ID"],
+    async run({ positionals, stdout, moderation }) {
+      const id = parseId(positionals[0], "The comment id");
+      if ((await (await moderation()).rejectComment(id)) === "not_found") {
+        throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+      }
+      stdout.write(`Rejected comment ${id}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "visitor ban",
+    usage: "--comment ID [--days N]",
+    summary: "refuse the writer of a comment (browser and address) for N days or for good",
+    help: `Refuses the visitor who wrote comment ID every new comment, edit and
+reaction: their browser's credential, and the address the comment was sent
+from (comments written before bans existed name the browser only). They are
+told, politely and without detail, that writing is not accepted from their
+browser or connection. Their comments stay: "visitor purge" removes them.
+Bans hold across restarts and on every instance; "visitor bans" lists them.
+
+  --comment ID   a comment of the visitor (see "comments list")
+  --days N       lift the ban by itself after N days (default: until "visitor unban")`,
+    options: { comment: { type: "string" }, days: { type: "string" } },
+    async run({ values, stdout, moderation }) {
+      if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
+      const id = parseId(values.comment, "--comment");
+      let days: number | undefined;
+      if (typeof values.days === "string") {
+        days = Number(values.days);
+        if (!/^\d+$/.test(values.days) || days < 1 || days > 36_500) {
+          throw usageError(
+            `--days must be a whole number of days from 1 to 36500, not "${values.days}".`,
+          );
+        }
+      }
+      const result = await (await moderation()).banVisitorOfComment(id, days);
+      if (result === "not_found") {
+        throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+      }
+      const { ban } = result;
+      stdout.write(
+        `Ban ${ban.id}: the writer of comment ${id} (${ban.coversAddress ? "browser and address" : "browser"}) is refused ${ban.expiresAt ? `until ${ban.expiresAt}` : 'until "visitor unban"'}.\n`,
+      );
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "visitor unban",
+    usage: "--comment ID | --ban ID",
+    summary: "lift a ban",
+    help: `Lifts a ban at once: the one numbered ID (see "visitor bans"), or every ban
+in force on the writer of comment ID. Exit code 3 when there was none to lift.
+
+  --ban ID       the ban's number
+  --comment ID   a comment of the banned visitor`,
+    options: { comment: { type: "string" }, ban: { type: "string" } },
+    async run({ values, stdout, moderation }) {
+      const byComment = typeof values.comment === "string";
+      const byBan = typeof values.ban === "string";
+      if (byComment === byBan) throw usageError("Give either --comment ID or --ban ID.");
+      const lifted = await (await moderation()).unban(
+        byBan
+          ? { banId: parseId(values.ban as string, "--ban") }
+          : { commentId: parseId(values.comment as string, "--comment") },
+      );
+      if (lifted === 0) throw new AdminError("No ban in force matched.", exitCodes.notFound);
+      stdout.write(`Lifted ${lifted} ban${lifted === 1 ? "" : "s"}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "visitor bans",
+    usage: "[--json]",
+    summary: "the bans in force",
+    help: `Lists the bans in force, oldest first, as tab-separated columns: id, comment
+(the comment named when banning), created_at, expires_at ("never": until
+lifted), covers (browser, or browser+address).
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, moderation }) {
+      const bans = await (await moderation()).listBans();
+      if (values.json) {
+        stdout.write(`${JSON.stringify(bans, null, 2)}\n`);
+      } else {
+        stdout.write(
+          toTsv([
+            ["id", "comment", "created_at", "expires_at", "covers"],
+            ...bans.map((ban) => [
+              String(ban.id),
+              ban.commentId === null ? "" : String(ban.commentId),
+              ban.createdAt,
+              ban.expiresAt ?? "never",
+              ban.coversAddress ? "browser+address" : "browser",
+            ]),
+          ]),
+        );
+      }
       return exitCodes.ok;
     },
   },
@@ -620,11 +790,23 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     const db = await store();
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
-    return createEngagement(db, createEventsRepository(db), { committed() {} });
+    return createEngagement(
+      db,
+      createEventsRepository(db),
+      { committed() {} },
+      resolveCookieSecret(config),
+    );
   };
 
+  const moderation = async (): Promise<Moderation> =>
+    createModeration({
+      store: await store(),
+      comments: (await engagement()).comments,
+      mode: config.MODERATION,
+    });
+
   try {
-    return await command.run({ ...parsed, config, stdout, stderr, engagement, store });
+    return await command.run({ ...parsed, config, stdout, stderr, engagement, store, moderation });
   } catch (error) {
     if (error instanceof AdminError) {
       stderr.write(`${error.message}\n`);

@@ -79,6 +79,9 @@ export type ReactionRow = {
 export type MythologyReactionsTable = ReactionRow & { story_id: string };
 export type ScienceReactionsTable = ReactionRow & { post_id: string };
 
+/** Published for everyone, held for the owner's approval, or caught by the honeypot (docs/decisions/010-moderation-and-spam.md). */
+export type CommentStatus = "published" | "pending" | "spam";
+
 export type ScienceCommentsTable = {
   id: Generated<number>;
   post_id: string;
@@ -87,6 +90,26 @@ export type ScienceCommentsTable = {
   visitor_id: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  status: ColumnType<CommentStatus, CommentStatus | undefined, CommentStatus>;
+  /** HMAC of the address the comment was sent from; null on comments older than bans. */
+  ip_hash: ColumnType<string | null, string | null | undefined, string | null>;
+};
+
+/** Visitors whose comments the owner approved: under MODERATION=first they are no longer held. */
+export type ApprovedVisitorsTable = {
+  visitor_id: string;
+  approved_at: Timestamp;
+};
+
+/** The owner's bans: a visitor credential and the HMAC of an address, until `expires_at` (null: no end) or lifted. */
+export type BansTable = {
+  id: Generated<number>;
+  visitor_id: string | null;
+  ip_hash: string | null;
+  comment_id: number | null;
+  created_at: Timestamp;
+  expires_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  lifted_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
 };
 
 /** The journal of live events: replay for reconnecting clients and other instances. */
@@ -108,6 +131,8 @@ export type Database = {
   mythology_reactions: MythologyReactionsTable;
   science_reactions: ScienceReactionsTable;
   science_comments: ScienceCommentsTable;
+  approved_visitors: ApprovedVisitorsTable;
+  bans: BansTable;
   events: EventsTable;
 };
 

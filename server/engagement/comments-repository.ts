@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
-import type { ScienceCommentsTable } from "../db/schema.ts";
+import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventsRepository } from "./events-repository.ts";
@@ -17,35 +17,55 @@ const columns = [
   "visitor_id",
   "created_at",
   "updated_at",
+  "status",
 ] as const;
 
-function toLiveComment(row: CommentRow): LiveComment {
-  return {
-    id: row.id,
-    postId: row.post_id,
-    content: row.content,
-    userName: row.user_name,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-  };
-}
+type Row = Pick<CommentRow, (typeof columns)[number]>;
 
-function toComment(row: CommentRow, visitorId: string | null): Comment {
-  return { ...toLiveComment(row), mine: row.visitor_id === visitorId };
-}
+/** A comment the owner lists: as everyone would see it, and its status. */
+export type OwnerComment = LiveComment & { status: CommentStatus };
 
 /** Why a change to a comment was refused. */
 export type CommentRefusal = "not_found" | "forbidden";
 
 export type CommentsRepository = ReturnType<typeof createCommentsRepository>;
 
+/**
+ * `avatarOf` turns a visitor credential into the seed of its avatar
+ * (server/moderation/keys.ts); the credential itself never leaves the server.
+ */
 export function createCommentsRepository(
   store: Store,
   events: EventsRepository,
   bus: Pick<EventBus, "committed">,
+  avatarOf: (visitorId: string) => string,
 ) {
   const { db } = store;
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
+
+  function toLiveComment(row: Row): LiveComment {
+    return {
+      id: row.id,
+      postId: row.post_id,
+      content: row.content,
+      userName: row.user_name,
+      avatar: avatarOf(row.visitor_id),
+      createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at),
+    };
+  }
+
+  /**
+   * As its writer sees it. A comment the honeypot caught looks published to
+   * its writer, and to nobody else (docs/decisions/010-moderation-and-spam.md).
+   */
+  function toComment(row: Row, visitorId: string | null): Comment {
+    return {
+      ...toLiveComment(row),
+      mine: row.visitor_id === visitorId,
+      awaitingApproval: row.status === "pending",
+    };
+  }
 
   /** After a filtered update or delete touched nothing: was there no comment, or not theirs? */
   async function refusal(id: number): Promise<CommentRefusal> {
@@ -86,36 +106,50 @@ export function createCommentsRepository(
   }
 
   return {
-    /** A post's comments, oldest first. */
+    /** A post's published comments, oldest first: what every reader sees. */
     async list(postId: string, visitorId: string | null): Promise<Comment[]> {
       const rows = await db
         .selectFrom("science_comments")
         .select(columns)
         .where("post_id", "=", postId)
+        .where("status", "=", "published")
         .orderBy("created_at")
         .orderBy("id")
         .execute();
       return rows.map((row) => toComment(row, visitorId));
     },
 
-    /** The ids of the comments `visitorId` wrote on a post (the cached reads mark them `mine`). */
-    async idsBy(postId: string, visitorId: string): Promise<number[]> {
+    /**
+     * Every comment `visitorId` wrote on a post, held ones included: the
+     * cached reads mark these `mine` and add the held ones for their writer alone.
+     */
+    async ownBy(
+      postId: string,
+      visitorId: string,
+    ): Promise<(Comment & { status: CommentStatus })[]> {
       const rows = await db
         .selectFrom("science_comments")
-        .select("id")
+        .select(columns)
         .where("post_id", "=", postId)
         .where("visitor_id", "=", visitorId)
         .execute();
-      return rows.map((row) => row.id);
+      return rows.map((row) => ({ ...toComment(row, visitorId), status: row.status }));
     },
 
+    /**
+     * Stores a comment. Only a published one is announced: a held comment, or
+     * one the honeypot caught, reaches nobody's live stream.
+     */
     async add(input: {
       postId: string;
       content: string;
       userName: string;
       visitorId: string;
+      status?: CommentStatus;
+      ipHash?: string | null;
     }): Promise<Comment> {
       const now = nowIso();
+      const status = input.status ?? "published";
       const { row, event } = await db.transaction().execute(async (trx) => {
         const row = await trx
           .insertInto("science_comments")
@@ -126,61 +160,87 @@ export function createCommentsRepository(
             visitor_id: input.visitorId,
             created_at: now,
             updated_at: now,
+            status,
+            ip_hash: input.ipHash ?? null,
           })
           .returning(columns)
           .executeTakeFirstOrThrow();
-        const event = await events.record(
-          trx,
-          topicOf("science", input.postId),
-          "comment",
-          async () => ({
-            action: "added",
-            item: itemOf(row.post_id),
-            commentId: row.id,
-            comment: toLiveComment(row),
-          }),
-        );
+        const event =
+          status === "published"
+            ? await events.record(trx, topicOf("science", input.postId), "comment", async () => ({
+                action: "added",
+                item: itemOf(row.post_id),
+                commentId: row.id,
+                comment: toLiveComment(row),
+              }))
+            : null;
         return { row, event };
       });
-      bus.committed(event);
+      if (event) bus.committed(event);
       return toComment(row, input.visitorId);
     },
 
     /**
      * Changes the text of a comment written by this visitor under this name
      * (the name must match, and the visitor credential makes that real).
+     * Readers hear of it only if it is published; with `hold`, a published
+     * comment goes back to waiting for the owner (MODERATION=all), and
+     * disappears for the others until approved again.
      */
     async update(input: {
       id: number;
       content: string;
       userName: string;
       visitorId: string;
+      hold?: boolean;
     }): Promise<Comment | CommentRefusal> {
       const result = await db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable("science_comments")
-          .set({ content: input.content, updated_at: nowIso() })
+        const before = await trx
+          .selectFrom("science_comments")
+          .select("status")
           .where("id", "=", input.id)
           .where("visitor_id", "=", input.visitorId)
           .where("user_name", "=", input.userName)
-          .returning(columns)
           .executeTakeFirst();
-        if (!row) return null;
-        const event = await events.record(
-          trx,
-          topicOf("science", row.post_id),
-          "comment",
-          async () => ({
-            action: "updated",
-            item: itemOf(row.post_id),
-            commentId: row.id,
-            comment: toLiveComment(row),
-          }),
-        );
+        if (!before) return null;
+        const status: CommentStatus =
+          input.hold && before.status === "published" ? "pending" : before.status;
+        const row = await trx
+          .updateTable("science_comments")
+          .set({ content: input.content, updated_at: nowIso(), status })
+          .where("id", "=", input.id)
+          .returning(columns)
+          .executeTakeFirstOrThrow();
+        let event: LiveEvent | null = null;
+        if (status === "published") {
+          event = await events.record(
+            trx,
+            topicOf("science", row.post_id),
+            "comment",
+            async () => ({
+              action: "updated",
+              item: itemOf(row.post_id),
+              commentId: row.id,
+              comment: toLiveComment(row),
+            }),
+          );
+        } else if (before.status === "published") {
+          // Gone for everyone but its writer, who sees it waiting for approval.
+          event = await events.record(
+            trx,
+            topicOf("science", row.post_id),
+            "comment",
+            async () => ({
+              action: "held",
+              item: itemOf(row.post_id),
+              commentId: row.id,
+            }),
+          );
+        }
         return { row, event };
       });
       if (!result) return refusal(input.id);
-      bus.committed(result.event);
+      if (result.event) bus.committed(result.event);
       return toComment(result.row, input.visitorId);
     },
 
@@ -210,22 +270,134 @@ export function createCommentsRepository(
       return row?.visitor_id ?? null;
     },
 
-    /** For the owner: comments of one post or all, written since a time, oldest first. */
-    async listForOwner(filter: { postId?: string; since?: Date }): Promise<LiveComment[]> {
+    /**
+     * For the owner: comments of one post or all, written since a time,
+     * in one status or all, oldest first.
+     */
+    async listForOwner(filter: {
+      postId?: string;
+      since?: Date;
+      status?: CommentStatus;
+    }): Promise<OwnerComment[]> {
       let query = db.selectFrom("science_comments").select(columns);
       if (filter.postId !== undefined) query = query.where("post_id", "=", filter.postId);
       if (filter.since !== undefined) {
         query = query.where("created_at", ">=", filter.since.toISOString());
       }
+      if (filter.status !== undefined) query = query.where("status", "=", filter.status);
       const rows = await query.orderBy("created_at").orderBy("id").execute();
-      return rows.map(toLiveComment);
+      return rows.map((row) => ({ ...toLiveComment(row), status: row.status }));
     },
 
-    /** How many comments each post has, for posts that have any. */
+    /** One comment as the owner sees it, or null. */
+    async getForOwner(id: number): Promise<OwnerComment | null> {
+      const row = await db
+        .selectFrom("science_comments")
+        .select(columns)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row ? { ...toLiveComment(row), status: row.status } : null;
+    },
+
+    /**
+     * Publishes a held comment (or one the honeypot caught, which the owner
+     * judged a person's), announcing it to every open page, and approves its
+     * writer, so that under MODERATION=first their later comments are not held.
+     */
+    async approve(id: number): Promise<"approved" | "already_published" | "not_found"> {
+      const result = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable("science_comments")
+          .set({ status: "published" })
+          .where("id", "=", id)
+          .where("status", "!=", "published")
+          .returning(columns)
+          .executeTakeFirst();
+        if (!row) return null;
+        await trx
+          .insertInto("approved_visitors")
+          .values({ visitor_id: row.visitor_id, approved_at: nowIso() })
+          .onConflict((oc) => oc.column("visitor_id").doNothing())
+          .execute();
+        return events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+          action: "added",
+          item: itemOf(row.post_id),
+          commentId: row.id,
+          comment: toLiveComment(row),
+        }));
+      });
+      if (!result) return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
+      bus.committed(result);
+      return "approved";
+    },
+
+    /** Whether the owner approved this visitor, or published a comment of theirs. */
+    async isApproved(visitorId: string): Promise<boolean> {
+      const approved = await db
+        .selectFrom("approved_visitors")
+        .select("visitor_id")
+        .where("visitor_id", "=", visitorId)
+        .executeTakeFirst();
+      if (approved) return true;
+      const published = await db
+        .selectFrom("science_comments")
+        .select("id")
+        .where("visitor_id", "=", visitorId)
+        .where("status", "=", "published")
+        .limit(1)
+        .executeTakeFirst();
+      return published !== undefined;
+    },
+
+    /** Whether this visitor, or this address, sent the same text since `since`. */
+    async sentRecently(input: {
+      visitorId: string;
+      ipHash: string | null;
+      content: string;
+      since: Date;
+    }): Promise<boolean> {
+      const row = await db
+        .selectFrom("science_comments")
+        .select("id")
+        .where("content", "=", input.content)
+        .where("created_at", ">=", input.since.toISOString())
+        .where((eb) =>
+          input.ipHash
+            ? eb.or([eb("visitor_id", "=", input.visitorId), eb("ip_hash", "=", input.ipHash)])
+            : eb("visitor_id", "=", input.visitorId),
+        )
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Who wrote a comment, as a ban names them: the credential and the address's HMAC. */
+    async writerOf(id: number): Promise<{ visitorId: string; ipHash: string | null } | null> {
+      const row = await db
+        .selectFrom("science_comments")
+        .select(["visitor_id", "ip_hash"])
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row ? { visitorId: row.visitor_id, ipHash: row.ip_hash } : null;
+    },
+
+    /** Forgets what the honeypot caught once it is older than `cutoff`. */
+    async pruneSpam(cutoff: Date): Promise<number> {
+      const rows = await db
+        .deleteFrom("science_comments")
+        .where("status", "=", "spam")
+        .where("created_at", "<", cutoff.toISOString())
+        .returning("id")
+        .execute();
+      return rows.length;
+    },
+
+    /** How many published comments each post has, for posts that have any. */
     async countsByPost(): Promise<Map<string, number>> {
       const rows = await db
         .selectFrom("science_comments")
         .select((eb) => ["post_id", eb.fn.countAll().as("count")])
+        .where("status", "=", "published")
         .groupBy("post_id")
         .execute();
       return new Map(rows.map((row) => [row.post_id, Number(row.count)]));

@@ -1,5 +1,6 @@
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
+import { createModerationKeys } from "../moderation/keys.ts";
 import { createCommentsRepository } from "./comments-repository.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
@@ -8,16 +9,21 @@ import { createSubscribersRepository } from "./subscribers-repository.ts";
 export type { Catalog } from "./catalog.ts";
 export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
 
-/** Every repository of the engagement store; writes report their events to `bus`. */
+/**
+ * Every repository of the engagement store; writes report their events to
+ * `bus`. `cookieSecret` keys the comment avatars (server/moderation/keys.ts).
+ */
 export function createEngagement(
   store: Store,
   events: EventsRepository,
   bus: Pick<EventBus, "committed">,
+  cookieSecret: string,
 ) {
+  const keys = createModerationKeys(cookieSecret);
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
-    comments: createCommentsRepository(store, events, bus),
+    comments: createCommentsRepository(store, events, bus, keys.avatarOf),
     events,
   };
 }

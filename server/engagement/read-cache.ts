@@ -78,7 +78,10 @@ export function createReadCache({
     shared<LiveComment[]>(keyOf("comments", topicOf("science", postId)), async () => {
       const rows: Comment[] = await comments.list(postId, null);
       const body = JSON.stringify({ comments: rows });
-      return { value: rows.map(({ mine: _, ...c }) => c), anonymous: sharedRead(body) };
+      return {
+        value: rows.map(({ mine: _, awaitingApproval: __, ...c }) => c),
+        anonymous: sharedRead(body),
+      };
     });
 
   return {
@@ -102,15 +105,27 @@ export function createReadCache({
       return mine.length === 0 ? anonymous : ownRead(JSON.stringify({ counts, mine }));
     },
 
-    /** A post's comments, oldest first, with `mine` set on those `visitorId` wrote. */
+    /**
+     * A post's comments, oldest first, with `mine` set on those `visitorId`
+     * wrote. Comments that wait for the owner, or that the honeypot caught,
+     * are never in the shared answer: only their writer's own answer holds
+     * them (docs/decisions/010-moderation-and-spam.md).
+     */
     async comments(postId: string, visitorId: string | null): Promise<CachedRead> {
       const { value: list, anonymous } = await sharedComments(postId);
       if (!visitorId) return anonymous;
-      const own = new Set(await comments.idsBy(postId, visitorId));
-      if (own.size === 0) return anonymous;
-      return ownRead(
-        JSON.stringify({ comments: list.map((c) => ({ ...c, mine: own.has(c.id) })) }),
-      );
+      const own = await comments.ownBy(postId, visitorId);
+      if (own.length === 0) return anonymous;
+      const ownIds = new Set(own.map((c) => c.id));
+      const listed = new Set(list.map((c) => c.id));
+      const held: Comment[] = own
+        .filter((c) => c.status !== "published" && !listed.has(c.id))
+        .map(({ status: _, ...c }) => c);
+      const merged: Comment[] = [
+        ...list.map((c) => ({ ...c, mine: ownIds.has(c.id), awaitingApproval: false })),
+        ...held,
+      ].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
+      return ownRead(JSON.stringify({ comments: merged }));
     },
 
     /** Forgets an item's answers: its transaction has committed. */

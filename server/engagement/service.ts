@@ -2,13 +2,17 @@ import path from "node:path";
 import type { Config } from "../config.ts";
 import { migrateToLatest, openStore, type Store, type StoreOptions } from "../db/store.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
+import { createModeration, type Moderation } from "../moderation/service.ts";
 import { createEventsRepository } from "./events-repository.ts";
 import { createEngagement, type Engagement } from "./index.ts";
 import { createReadCache, type ReadCache } from "./read-cache.ts";
+import { resolveCookieSecret } from "./visitor.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;
 const pruneEveryMs = 60 * 60 * 1000;
+/** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
+const spamRetentionMs = 30 * 24 * 60 * 60 * 1000;
 
 export type EngagementService = {
   store: Store;
@@ -16,10 +20,13 @@ export type EngagementService = {
   engagement: Engagement;
   /** The item reads, from memory (read-cache.ts). */
   reads: ReadCache;
+  /** The owner's moderation: approve, reject, ban (server/moderation/service.ts). */
+  moderation: Moderation;
   close(): Promise<void>;
 };
 
 type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR">;
+type EngagementConfig = StoreConfig & Pick<Config, "COOKIE_SECRET" | "MODERATION">;
 
 /** The SQLite file of a configuration without DATABASE_URL. */
 export function sqliteFileOf(config: Pick<Config, "DATA_DIR">): string {
@@ -38,7 +45,7 @@ export function storeOptionsOf(config: StoreConfig): StoreOptions {
  * live event bus that suits it.
  */
 export async function startEngagement(
-  config: StoreConfig,
+  config: EngagementConfig,
   log: BusLogger,
 ): Promise<EngagementService> {
   const store = await openStore(storeOptionsOf(config), log);
@@ -64,18 +71,29 @@ export async function startEngagement(
   // A write's own instance forgets the item's cached reads the moment it commits,
   // before it answers; the bus brings the news to the other instances.
   let reads: ReadCache | undefined;
-  const engagement = createEngagement(store, events, {
-    committed(event) {
-      reads?.invalidate(event.topic);
-      bus.committed(event);
+  const engagement = createEngagement(
+    store,
+    events,
+    {
+      committed(event) {
+        reads?.invalidate(event.topic);
+        bus.committed(event);
+      },
     },
-  });
+    resolveCookieSecret(config),
+  );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
+  const moderation = createModeration({
+    store,
+    comments: engagement.comments,
+    mode: config.MODERATION,
+  });
 
   const prune = () =>
     Promise.all([
       events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
       engagement.subscribers.prune(),
+      engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
     ]).catch((error) => log.warn({ err: error }, "old records could not be pruned"));
   void prune();
   const pruning = setInterval(prune, pruneEveryMs);
@@ -86,6 +104,7 @@ export async function startEngagement(
     bus,
     engagement,
     reads,
+    moderation,
     async close() {
       reads?.close();
       clearInterval(pruning);

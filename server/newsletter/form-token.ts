@@ -24,8 +24,18 @@ export const formTiming = {
 
 export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale";
 
-export function createFormTokens(secret: string) {
-  const key = createHmac("sha256", secret).update("newsletter form timing").digest();
+/**
+ * `purpose` keeps one form's tokens from passing for another's (the comment
+ * form uses its own, with its own minimum).
+ */
+export function createFormTokens(
+  secret: string,
+  {
+    purpose = "newsletter form timing",
+    minimumMs = formTiming.minimumMs,
+  }: { purpose?: string; minimumMs?: number } = {},
+) {
+  const key = createHmac("sha256", secret).update(purpose).digest();
   const sign = (issuedAt: string) => createHmac("sha256", key).update(issuedAt).digest("base64url");
   return {
     issue(now = Date.now()): string {
@@ -40,7 +50,7 @@ export function createFormTokens(secret: string) {
       // Constant time, so the signature cannot be found byte by byte.
       if (!timingSafeEqual(Buffer.from(sign(issuedAt)), Buffer.from(signature))) return "invalid";
       const age = now - Number(issuedAt);
-      if (age < formTiming.minimumMs) return "too_fast";
+      if (age < minimumMs) return "too_fast";
       if (age > formTiming.maximumMs) return "stale";
       return "ok";
     },

@@ -181,7 +181,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       const run = await admin(env, "comments", "list", "--post", post);
       expect(run.code).toBe(0);
       const [header, row, ...rest] = run.stdout.trimEnd().split("\n");
-      expect(header).toBe("id\tpost\tcreated_at\tname\tcomment");
+      expect(header).toBe("id\tpost\tcreated_at\tname\tcomment\tstatus");
       expect(rest).toEqual([]);
       expect(row?.split("\t")).toEqual([
         expect.stringMatching(/^\d+$/),
@@ -189,6 +189,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
         expect.stringMatching(/Z$/),
         "Meera",
         "first line\\nsecond\\tline",
+        "published",
       ]);
 
       const asJson = JSON.parse((await admin(env, "comments", "list", "--json")).stdout);
@@ -217,7 +218,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
         .trimEnd()
         .split("\n")
         .slice(1)
-        .map((line) => line.split("\t").slice(3));
+        .map((line) => line.split("\t").slice(3, 5));
       expect(rows).toEqual(formulas.map((cells) => cells.map((cell) => `'${cell}`)));
 
       const asJson = JSON.parse(

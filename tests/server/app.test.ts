@@ -24,6 +24,7 @@ describe.each(backends)("the app on %s", (backend) => {
     const doc = json(response);
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/comments/form-token",
       "/api/comments/{id}",
       "/api/events",
       "/api/items/science/{id}/comments",

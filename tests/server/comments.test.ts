@@ -32,8 +32,12 @@ describe.each(backends)("comments on %s", (backend) => {
       createdAt: expect.stringMatching(isoUtc),
       updatedAt: comment.createdAt,
       mine: true,
+      avatar: expect.stringMatching(/^[0-9a-f]{16}$/),
+      awaitingApproval: false,
     });
     expect(Object.keys(comment).sort()).toEqual([
+      "avatar",
+      "awaitingApproval",
       "content",
       "createdAt",
       "id",

@@ -28,7 +28,7 @@ describe.each(backends)("guards on %s", (backend) => {
         method: "POST",
         url: `/api/items/science/${postId}/comments`,
         headers,
-        payload: { content: "hello", userName: "Alex" },
+        payload: { content: "hello", userName: "Alex", formToken: t.commentToken() },
       });
 
     it.each([

@@ -89,7 +89,7 @@ describe.each(backends)("live events on %s", (backend) => {
       return found.length === 3 ? found : undefined;
     });
     const [added, updated, deleted] = events.map((e) => JSON.parse(e.data));
-    const { mine: _mine, ...publicComment } = comment;
+    const { mine: _mine, awaitingApproval: _held, ...publicComment } = comment;
     expect(added).toEqual({
       action: "added",
       item: { kind: "science", id: postId },

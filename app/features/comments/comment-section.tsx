@@ -1,8 +1,9 @@
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import type { Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
+import { ApiError } from "../../lib/api-client.ts";
 import { CommentHeader, CommentText } from "./comment-view.ts";
-import { useCommentActions, useComments } from "./use-comments.ts";
+import { useCommentActions, useComments, useFormToken } from "./use-comments.ts";
 
 type CommentSectionProps = {
   postId: string;
@@ -10,6 +11,19 @@ type CommentSectionProps = {
   onNeedName: () => void;
   onError: (error: unknown) => void;
 };
+
+/**
+ * What the form says when the server refuses a comment: its own message (a
+ * spam defence, a ban, the reserved name: docs/product.md, "Spam and
+ * moderation"). Too many writes are the panel's notice to show.
+ */
+function refusalMessage(error: unknown): string | null {
+  if (error instanceof ApiError) {
+    if (error.code === "rate_limited") return null;
+    if (error.status >= 400 && error.status < 500) return error.message;
+  }
+  return "Your comment could not be sent. Check your connection and try again.";
+}
 
 const inputClasses =
   "w-full rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500";
@@ -19,12 +33,37 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
   const actions = useCommentActions(postId, onError);
   const [draft, setDraft] = useState("");
   const [editing, setEditing] = useState<{ id: number; text: string } | null>(null);
+  const [sending, setSending] = useState(false);
+  const [formMessage, setFormMessage] = useState<string | null>(null);
+  const [editMessage, setEditMessage] = useState<string | null>(null);
+  const [held, setHeld] = useState(false);
+  const honeypot = useRef<HTMLInputElement>(null);
+  const formToken = useFormToken(Boolean(userName));
 
-  function post(event: FormEvent<HTMLFormElement>) {
+  async function post(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const content = draft.trim();
-    if (content === "" || actions.add.isPending) return;
-    actions.add.mutate({ content, userName }, { onSuccess: () => setDraft("") });
+    if (content === "" || sending) return;
+    setSending(true);
+    setFormMessage(null);
+    setHeld(false);
+    try {
+      const token = await formToken.ready();
+      const { comment } = await actions.add.mutateAsync({
+        content,
+        userName,
+        formToken: token,
+        website: honeypot.current?.value ?? "",
+      });
+      setDraft("");
+      setHeld(comment.awaitingApproval);
+      formToken.renew();
+    } catch (error) {
+      setFormMessage(refusalMessage(error));
+      if (error instanceof ApiError && error.code === "form_token_invalid") formToken.renew();
+    } finally {
+      setSending(false);
+    }
   }
 
   function saveEdit(event: FormEvent<HTMLFormElement>) {
@@ -32,9 +71,13 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
     if (!editing) return;
     const content = editing.text.trim();
     if (content === "") return;
+    setEditMessage(null);
     actions.edit.mutate(
       { id: editing.id, content, userName },
-      { onSuccess: () => setEditing(null) },
+      {
+        onSuccess: () => setEditing(null),
+        onError: (error) => setEditMessage(refusalMessage(error)),
+      },
     );
   }
 
@@ -54,7 +97,7 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
       <ul className="space-y-3">
         {comments.map((comment) => (
           <li key={comment.id} className="comment">
-            <CommentHeader comment={comment} />
+            <CommentHeader comment={comment} awaitingApproval={comment.awaitingApproval} />
             {editing?.id === comment.id ? (
               <form onSubmit={saveEdit} className="mt-3 space-y-2">
                 <textarea
@@ -65,6 +108,11 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
                   rows={3}
                   className={inputClasses}
                 />
+                {editMessage ? (
+                  <p role="alert" className="text-sm text-amber-200">
+                    {editMessage}
+                  </p>
+                ) : null}
                 <div className="flex gap-2">
                   <button
                     type="submit"
@@ -75,7 +123,10 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
                   </button>
                   <button
                     type="button"
-                    onClick={() => setEditing(null)}
+                    onClick={() => {
+                      setEditing(null);
+                      setEditMessage(null);
+                    }}
                     className="rounded-lg px-3 py-1.5 text-sm ring-1 ring-line hover:bg-white/5"
                   >
                     Cancel
@@ -107,9 +158,17 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
         ))}
       </ul>
       {userName ? (
-        <form onSubmit={post} className="space-y-2">
+        <form onSubmit={post} className="relative space-y-2">
+          {/* A field people never see; only programs fill it (docs/product.md, "Spam and moderation"). */}
+          <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
+            <label>
+              Website
+              <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
+            </label>
+          </div>
           <textarea
             aria-label="Write a comment"
+            aria-describedby={formMessage ? `comment-refusal-${postId}` : undefined}
             placeholder="Share a thought or a question…"
             value={draft}
             maxLength={limits.commentMax}
@@ -117,9 +176,23 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
             rows={3}
             className={inputClasses}
           />
+          {formMessage ? (
+            <p
+              id={`comment-refusal-${postId}`}
+              role="alert"
+              className="rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-200"
+            >
+              {formMessage}
+            </p>
+          ) : null}
+          <p role="status" className="text-sm text-slate-400">
+            {held
+              ? "Thank you! Your comment will appear for everyone once the site owner approves it; until then only you can see it."
+              : ""}
+          </p>
           <button
             type="submit"
-            disabled={draft.trim() === "" || actions.add.isPending}
+            disabled={draft.trim() === "" || sending}
             className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink disabled:opacity-60"
           >
             Post comment

@@ -10,12 +10,77 @@ import { formatCommentTime } from "../../lib/format-date.ts";
  * server and the island render the very same markup.
  */
 
-/** Who wrote it and when. */
-export function CommentHeader({ comment }: { comment: LiveComment }) {
+/**
+ * The cells a seed fills on a 5×5 grid, mirrored left to right: 15 bits of it
+ * choose the cells of the left three columns, 9 more the hue.
+ */
+function identicon(seed: string): { path: string; hue: number } {
+  const bits = Number.parseInt(seed.slice(0, 4), 16);
+  const hue = Number.parseInt(seed.slice(4, 7), 16) % 360;
+  let path = "";
+  for (let row = 0; row < 5; row++) {
+    for (let column = 0; column < 3; column++) {
+      if (((bits >> (row * 3 + column)) & 1) === 0) continue;
+      path += `M${column} ${row}h1v1h-1z`;
+      if (column < 2) path += `M${4 - column} ${row}h1v1h-1z`;
+    }
+  }
+  return { path, hue };
+}
+
+/**
+ * A small picture drawn from the writer's avatar seed (an HMAC of their
+ * visitor credential, docs/decisions/010-moderation-and-spam.md), so two
+ * readers who type the same name still look different. Decorative: the name
+ * beside it says who wrote.
+ */
+export function Avatar({ seed }: { seed: string }) {
+  const { path, hue } = identicon(seed);
+  return h(
+    "svg",
+    {
+      className: "comment-avatar",
+      viewBox: "-0.5 -0.5 6 6",
+      width: 24,
+      height: 24,
+      "aria-hidden": true,
+      focusable: false,
+      shapeRendering: "crispEdges",
+      "data-avatar": seed,
+    },
+    h("rect", { x: -0.5, y: -0.5, width: 6, height: 6, rx: 1, fill: `hsl(${hue} 35% 18%)` }),
+    h("path", { d: path, fill: `hsl(${hue} 70% 62%)` }),
+  );
+}
+
+/** Who wrote it and when; to its writer, whether it still waits for the owner's approval. */
+export function CommentHeader({
+  comment,
+  awaitingApproval = false,
+}: {
+  comment: LiveComment;
+  awaitingApproval?: boolean;
+}) {
   return h(
     "div",
-    { className: "flex flex-wrap items-baseline justify-between gap-2" },
-    h("span", { className: "comment-author" }, comment.userName),
+    { className: "flex flex-wrap items-center justify-between gap-2" },
+    h(
+      "span",
+      { className: "flex items-center gap-2" },
+      h(Avatar, { seed: comment.avatar }),
+      h("span", { className: "comment-author" }, comment.userName),
+      awaitingApproval
+        ? h(
+            "span",
+            {
+              className:
+                "rounded-full border border-amber-400/40 bg-amber-400/10 px-2 py-0.5 text-xs text-amber-200",
+              title: "Only you can see this comment until the site owner approves it.",
+            },
+            "Awaiting approval",
+          )
+        : null,
+    ),
     h(
       "time",
       { dateTime: comment.createdAt, className: "text-xs text-slate-400" },

@@ -21,15 +21,26 @@ function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, eve
   );
 }
 
-/** A comment added, edited or deleted; a comment this browser wrote stays marked as its own. */
+/**
+ * A comment added (or approved), edited, deleted or held again; a comment this
+ * browser wrote stays marked as its own, and one held again stays on its
+ * writer's page as awaiting approval.
+ */
 function applyComment(queryClient: QueryClient, id: string, event: CommentEvent) {
   queryClient.setQueryData<CommentsResponse>(itemKeys.comments(id), (data) => {
     if (!data) return data;
-    if (event.action === "deleted") {
-      return { comments: data.comments.filter((comment) => comment.id !== event.commentId) };
+    if (!("comment" in event)) {
+      return {
+        comments: data.comments.flatMap((comment) => {
+          if (comment.id !== event.commentId) return [comment];
+          return event.action === "held" && comment.mine
+            ? [{ ...comment, awaitingApproval: true }]
+            : [];
+        }),
+      };
     }
     const known = data.comments.find((comment) => comment.id === event.commentId);
-    const comment = { ...event.comment, mine: known?.mine ?? false };
+    const comment = { ...event.comment, mine: known?.mine ?? false, awaitingApproval: false };
     return {
       comments: known
         ? data.comments.map((c) => (c.id === comment.id ? comment : c))

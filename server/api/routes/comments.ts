@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
 import {
+  addCommentRequestSchema,
+  commentFormTokenResponseSchema,
   commentResponseSchema,
   commentsResponseSchema,
   errorResponseSchema,
@@ -8,7 +10,15 @@ import {
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../engagement/comments-repository.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { claimantOf, type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
+import {
+  claimantOf,
+  type RouteDeps,
+  refusalError,
+  refuseBanned,
+  requireItem,
+  sendCached,
+  writerOf,
+} from "./deps.ts";
 
 const postParams = z.object({ id: z.string() });
 // The column is a 32-bit integer on PostgreSQL; a larger id must not reach it.
@@ -23,8 +33,23 @@ function refused(refusal: CommentRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl },
+  { engagement, reads, catalog, siteUrl, defences, moderation },
 ) => {
+  app.get(
+    "/comments/form-token",
+    {
+      schema: {
+        summary: "A signed time for the comment form, and how long after it the form may be sent",
+        tags: ["comments"],
+        response: { 200: commentFormTokenResponseSchema },
+      },
+    },
+    async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+      return { formToken: defences.issueFormToken(), minimumMs: defences.minimumMs };
+    },
+  );
+
   app.get(
     "/items/science/:id/comments",
     {
@@ -45,20 +70,33 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     "/items/science/:id/comments",
     {
       schema: {
-        summary: "Comment on a science post",
+        summary:
+          "Comment on a science post; under moderation it waits for the owner (awaitingApproval)",
         tags: ["comments"],
         params: postParams,
-        body: writeCommentRequestSchema,
+        body: addCommentRequestSchema,
         response: { 201: commentResponseSchema, ...errors },
       },
     },
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
+      const { content, userName, formToken, website } = request.body;
+      const verdict = await defences.judgeNew({
+        content,
+        userName,
+        visitorId: request.visitorId,
+        ip: request.ip,
+        formToken,
+        website,
+      });
+      if (verdict.outcome === "refused") throw refusalError(verdict.refusal);
       const comment = await engagement.comments.add({
         postId: request.params.id,
-        content: request.body.content,
-        userName: request.body.userName,
+        content,
+        userName,
         visitorId: writerOf(request, reply, siteUrl),
+        status: verdict.status,
+        ipHash: verdict.ipHash,
       });
       return reply.code(201).send({ comment });
     },
@@ -76,11 +114,15 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       },
     },
     async (request) => {
+      await refuseBanned(request, defences);
+      const refusal = defences.judgeEdit(request.body.content);
+      if (refusal) throw refusalError(refusal);
       const result = await engagement.comments.update({
         id: request.params.id,
         content: request.body.content,
         userName: request.body.userName,
         visitorId: claimantOf(request),
+        hold: moderation.mode === "all",
       });
       if (typeof result === "string") throw refused(result);
       return { comment: result };

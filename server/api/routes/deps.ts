@@ -3,8 +3,10 @@ import type { ItemKind } from "../../../contract/limits.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
+import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
+import type { Moderation } from "../../moderation/service.ts";
 import { sendRepresentation } from "../../web/etag.ts";
-import { notFound } from "../errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import type { NewsletterDeps } from "../newsletter-rules.ts";
 
@@ -16,7 +18,23 @@ export type RouteDeps = {
   bus: EventBus;
   siteUrl: string;
   newsletter: NewsletterDeps;
+  moderation: Moderation;
+  defences: CommentDefences;
 };
+
+/** A refusal of the spam defences or of a ban, as the API answers it. */
+export function refusalError(refusal: Refusal): ApiError {
+  return new ApiError(refusal.status, refusal.code, refusal.message);
+}
+
+/** Banned writers (README, "Bans") may not comment, edit or react. */
+export async function refuseBanned(
+  request: FastifyRequest,
+  defences: CommentDefences,
+): Promise<void> {
+  const refusal = await defences.bannedRefusal(request.visitorId, request.ip);
+  if (refusal) throw refusalError(refusal);
+}
 
 const kindNames: Record<ItemKind, string> = { mythology: "story", science: "science post" };
 

@@ -8,14 +8,21 @@ import {
   reactionTypeSchema,
 } from "../../../contract/api.ts";
 import { notFound } from "../errors.ts";
-import { claimantOf, type RouteDeps, requireItem, sendCached, writerOf } from "./deps.ts";
+import {
+  claimantOf,
+  type RouteDeps,
+  refuseBanned,
+  requireItem,
+  sendCached,
+  writerOf,
+} from "./deps.ts";
 
 const itemParams = z.object({ kind: itemKindSchema, id: z.string() });
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl },
+  { engagement, reads, catalog, siteUrl, defences },
 ) => {
   app.get(
     "/items/:kind/:id/reactions",
@@ -48,6 +55,7 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     async (request, reply) => {
       const { kind, id } = request.params;
       requireItem(catalog, kind, id);
+      await refuseBanned(request, defences);
       const { added, reactions } = await engagement.reactions.add(
         { kind, itemId: id, visitorId: writerOf(request, reply, siteUrl) },
         request.body.type,

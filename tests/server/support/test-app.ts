@@ -12,6 +12,7 @@ import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
+import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
 import { createFormTokens } from "../../../server/newsletter/form-token.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 
@@ -62,9 +63,12 @@ export type TestApp = {
   backend: Backend;
   databaseUrl: string | undefined;
   dataDir: string;
-  visitor(): Visitor;
+  /** A new browser; `ip` is the address it writes from (127.0.0.1 unless given). */
+  visitor(options?: { ip?: string }): Visitor;
   /** A newsletter form token as the page would hold it after a person filled the form. */
   formToken(): string;
+  /** A comment form token as the page holds it once a person has had time to write. */
+  commentToken(): string;
   close(): Promise<void>;
 };
 
@@ -118,13 +122,17 @@ export async function startTestApp(
     mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
+  const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);
+  // As the page's form sends it, once a person had time to write.
+  const commentToken = () => commentTokens.issue(Date.now() - 60_000);
 
   return {
     app,
     backend,
     databaseUrl,
     dataDir,
-    visitor: () => new Visitor(app),
+    visitor: (options) => new Visitor(app, commentToken, options?.ip),
+    commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
     async close() {
       await app.close();
@@ -140,9 +148,13 @@ type Body = Record<string, unknown> | string;
 export class Visitor {
   cookie: string | undefined;
   readonly #app: FastifyInstance;
+  readonly #commentToken: () => string;
+  readonly #ip: string | undefined;
 
-  constructor(app: FastifyInstance) {
+  constructor(app: FastifyInstance, commentToken: () => string, ip?: string) {
     this.#app = app;
+    this.#commentToken = commentToken;
+    this.#ip = ip;
   }
 
   async request(
@@ -161,6 +173,7 @@ export class Visitor {
         ...headers,
       },
       ...(body === undefined ? {} : { payload: body }),
+      ...(this.#ip ? { remoteAddress: this.#ip } : {}),
     });
     const setCookie = response.cookies.find((cookie) => cookie.name === "ewe_visitor");
     if (setCookie) this.cookie = `ewe_visitor=${setCookie.value}`;
@@ -176,8 +189,13 @@ export class Visitor {
     return this.post(`/api/items/${kind}/${id}/reactions`, { type, userName });
   }
 
+  /** Posts through the form as a person would: its token is old enough. */
   comment(postId: string, content: string, userName = "Alex") {
-    return this.post(`/api/items/science/${postId}/comments`, { content, userName });
+    return this.post(`/api/items/science/${postId}/comments`, {
+      content,
+      userName,
+      formToken: this.#commentToken(),
+    });
   }
 }
 

@@ -1,0 +1,395 @@
+import { type BlocklistEntries, bareLink, wordsOf } from "./blocklist.ts";
+import { foldLeet, foldLookAlikes } from "./fold.ts";
+
+/**
+ * What a comment's text must not be (docs/decisions/010-moderation-and-spam.md).
+ * Each refusal says what to change: a person who trips one can fix the
+ * comment; a bot learns nothing the README does not say.
+ */
+export type ContentRefusal = {
+  code: "too_many_links" | "blocked_content";
+  message: string;
+};
+
+const messages = {
+  markup:
+    "Comments are plain text: links written as HTML, BBCode or Markdown are not accepted. Paste the address on its own instead.",
+  lookAlike:
+    "This comment links to an address written with look-alike letters or imitating a well-known site; it was not posted.",
+  blockedLink:
+    "This comment links to a site this blog does not accept (link shorteners and addresses common in spam); it was not posted.",
+  blockedWords:
+    "This comment contains words this blog blocks because spam uses them; please rephrase it.",
+  contact:
+    "For readers' safety, comments cannot carry phone numbers or email addresses; please leave them out.",
+  linkDrop:
+    "A short compliment with a link to another site is how link spam looks, so it was not posted. Say what the link adds, or leave it out.",
+  stuffing:
+    "This reads like a list of keywords rather than a comment; please write it in sentences.",
+} as const;
+
+/** Top-level domains a bare address ("example.com", no http://) is recognised by. */
+const bareTlds = [
+  "com",
+  "net",
+  "org",
+  "info",
+  "biz",
+  "io",
+  "co",
+  "me",
+  "ly",
+  "gl",
+  "gd",
+  "to",
+  "cc",
+  "in",
+  "us",
+  "uk",
+  "ru",
+  "cn",
+  "de",
+  "fr",
+  "it",
+  "es",
+  "nl",
+  "pl",
+  "br",
+  "au",
+  "ca",
+  "eu",
+  "tv",
+  "ws",
+  "su",
+  "be",
+  "at",
+  "ch",
+  "id",
+  "ee",
+  "pm",
+  "li",
+  "app",
+  "dev",
+  "xyz",
+  "top",
+  "site",
+  "online",
+  "store",
+  "shop",
+  "club",
+  "live",
+  "click",
+  "link",
+  "pro",
+  "icu",
+  "buzz",
+  "vip",
+  "win",
+  "bid",
+  "loan",
+  "work",
+  "fun",
+  "space",
+  "website",
+  "tech",
+  "life",
+  "world",
+  "today",
+  "news",
+  "tk",
+  "ml",
+  "ga",
+  "cf",
+  "gq",
+  "pw",
+  "cam",
+  "bet",
+  "casino",
+  "porn",
+  "sex",
+  "xxx",
+  "monster",
+  "rest",
+  "cfd",
+  "sbs",
+  "cyou",
+  "quest",
+  "best",
+  "lol",
+  "money",
+  "cash",
+  "finance",
+  "trade",
+  "market",
+  "gy",
+].join("|");
+
+const schemeLink = /\b(?:https?|hxxps?|ftp):\/\/[^\s<>"'`{}|\\^]+/giu;
+const wwwLink = /\bwww\.[^\s<>"'`{}|\\^]+/giu;
+const bareDomain = new RegExp(
+  `(?<![\\p{L}\\p{N}@._-])(?:[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,61}[\\p{L}\\p{N}])?\\.)+(?:${bareTlds})(?![\\p{L}\\p{N}-])(?:[/?#][^\\s<>"'\`]*)?`,
+  "giu",
+);
+
+/** "example dot com", "example[.]com", "example (dot) com": spam spelling a link so it is not one. */
+function undisguise(text: string): string {
+  return text
+    .replace(/\s*[[({]\s*(?:dot|\.)\s*[\])}]\s*/giu, ".")
+    .replace(new RegExp(`\\s+dot\\s+(?=(?:${bareTlds})\\b)`, "giu"), ".");
+}
+
+const htmlAnchor = /<\s*a\b[^>]*\bhref\s*=/i;
+const bbcodeLink = /\[\s*(?:url|img)\b[^\]]*\]|\[\s*link\s*=/i;
+const markdownLink = /\[[^\]\n]{1,300}\]\(\s*(?:[a-z]+:|www\.|[^\s)]+\.[a-z]{2,})[^)]*\)/i;
+const markdownReference = /^\s*\[[^\]\n]+\]:\s*(?:[a-z]+:\/\/|www\.)/im;
+
+/** The links in a comment, as written (scheme, www. or bare domain), each once. */
+export function linksIn(text: string): string[] {
+  const plain = undisguise(text);
+  const found = new Set<string>();
+  let rest = plain;
+  for (const pattern of [schemeLink, wwwLink, bareDomain]) {
+    for (const match of rest.matchAll(pattern)) found.add(match[0].replace(/[.,;:!?)\]]+$/u, ""));
+    rest = rest.replace(pattern, " ");
+  }
+  return [...found];
+}
+
+function hostOf(link: string): string {
+  return bareLink(link.replace(/^hxxp/i, "http"))
+    .split(/[/?#]/)[0]!
+    .replace(/:\d+$/, "")
+    .replace(/^[^@]*@/, "")
+    .replace(/\.$/, "");
+}
+
+/** Sites whose names phishing imitates. */
+const brands = [
+  "paypal",
+  "google",
+  "amazon",
+  "microsoft",
+  "apple",
+  "facebook",
+  "instagram",
+  "netflix",
+  "whatsapp",
+  "binance",
+  "coinbase",
+  "metamask",
+  "wikipedia",
+  "youtube",
+  "linkedin",
+  "twitter",
+  "icloud",
+  "outlook",
+  "office365",
+  "blockchain",
+  "trustwallet",
+  "paytm",
+  "phonepe",
+  "hdfcbank",
+  "icicibank",
+  "onlinesbi",
+  "fedex",
+  "usps",
+  "dhl",
+  "steamcommunity",
+  "roblox",
+  "telegram",
+].map((brand) => ({ brand, key: foldLeet(brand) }));
+
+/**
+ * A host that is not written in plain ASCII letters (Punycode included), or
+ * that carries a brand's name, in look-alike spelling or among other words,
+ * without being that brand's own domain ("paypal.com", "en.wikipedia.org",
+ * "amazon.co.uk" are; "paypa1.com", "google.com-login.top" are not).
+ */
+function imitates(host: string): boolean {
+  if (!/^[a-z0-9.-]+$/.test(host) || host.split(".").some((label) => label.startsWith("xn--"))) {
+    return true;
+  }
+  const labels = host.split(".");
+  for (const { brand, key } of brands) {
+    if (!foldLeet(labels.join(".")).includes(key)) continue;
+    const at = labels.indexOf(brand);
+    const own = at >= 0 && labels.slice(at + 1).every((label) => label.length <= 3);
+    if (!own) return true;
+  }
+  return false;
+}
+
+function blockedLink(link: string, host: string, list: BlocklistEntries): boolean {
+  const bare = bareLink(link.replace(/^hxxp/i, "http"));
+  return (
+    list.domains.some((domain) => host === domain || host.endsWith(`.${domain}`)) ||
+    list.suffixes.some((suffix) => host.endsWith(suffix)) ||
+    list.links.some((prefix) => bare.startsWith(prefix))
+  );
+}
+
+/**
+ * Sites readers cite: a link to one of them is never taken for link spam.
+ * Entries match the domain and its subdomains; ".gov" and the like, any
+ * domain ending so.
+ */
+const referenceSites = [
+  "wikipedia.org",
+  "wikimedia.org",
+  "wiktionary.org",
+  "youtube.com",
+  "youtu.be",
+  "github.com",
+  "arxiv.org",
+  "doi.org",
+  "nature.com",
+  "sciencedirect.com",
+  "ieee.org",
+  "sae.org",
+  "britannica.com",
+  "khanacademy.org",
+  "nptel.ac.in",
+  "engineeringtoolbox.com",
+  "nist.gov",
+  "nasa.gov",
+  "who.int",
+  ".gov",
+  ".edu",
+  ".ac.in",
+  ".ac.uk",
+  ".edu.in",
+  ".gov.in",
+  ".nic.in",
+];
+
+function isReference(host: string): boolean {
+  return referenceSites.some((site) =>
+    site.startsWith(".") ? host.endsWith(site) : host === site || host.endsWith(`.${site}`),
+  );
+}
+
+/** Praise that says nothing about the post: what link spam wraps its link in. */
+const emptyPraise =
+  /\b(?:nice|great|good|awesome|amazing|wonderful|excellent|informative|helpful|useful|interesting|fantastic|superb|brilliant)\s+(?:post|article|blog|content|write-?up|information|info|read|site|work|share|sharing|stuff)\b|\bthanks?\s+(?:you\s+)?for\s+(?:sharing|the\s+(?:post|article|info))|\bkeep\s+(?:it\s+up|up\s+the\s+good\s+work|posting)|\bvery\s+(?:informative|helpful|useful)|\bwell\s+written/iu;
+
+/** Few words beyond the links themselves: a compliment, not a discussion. */
+function isLinkDrop(text: string, hosts: string[]): boolean {
+  if (!hosts.some((host) => !isReference(host))) return false;
+  if (!emptyPraise.test(text)) return false;
+  let rest = undisguise(text);
+  for (const pattern of [schemeLink, wwwLink, bareDomain]) rest = rest.replace(pattern, " ");
+  const words = wordsOf(foldLookAlikes(rest))
+    .trim()
+    .split(" ")
+    .filter((word) => word.length > 1);
+  return words.filter((word) => !stopWords.has(word)).length <= 15;
+}
+
+/** Runs of single letters joined: "c a s i n o" and "c.a.s.i.n.o" read "casino". */
+function squashSpelledOut(words: string): string {
+  return words.replace(/(?:(?<= )\p{L} ){3,}/gu, (run) => `${run.replace(/ /g, "")} `);
+}
+
+function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
+  const folded = foldLookAlikes(text);
+  const plain = wordsOf(folded);
+  const squashed = squashSpelledOut(plain);
+  const leet = wordsOf(foldLeet(folded));
+  const leetSquashed = squashSpelledOut(leet);
+  return list.phrases.some(
+    (phrase) =>
+      plain.includes(phrase.plain) ||
+      squashed.includes(phrase.plain) ||
+      leet.includes(phrase.leet) ||
+      leetSquashed.includes(phrase.leet),
+  );
+}
+
+const email =
+  /[\p{L}\p{N}._%+-]+\s*(?:@|\(at\)|\[at\])\s*[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/iu;
+/** Words that put a number up as something to call. */
+const contactWord =
+  /\b(?:call|calls|calling|phone|tel|telephone|whats\s?app|wa|contact|helpline|hotline|care|dial|text|sms|mobile|cell|reach|support|telegram|viber|signal)\b/iu;
+const digitRun = /\+?\(?\d[\d\s().-]{6,22}\d/gu;
+
+function hasPhoneNumber(text: string): boolean {
+  for (const match of text.matchAll(digitRun)) {
+    const run = match[0];
+    const digits = run.replace(/\D/g, "");
+    if (digits.length < 8 || digits.length > 15) continue;
+    // A date and time ("2024-11-23 10:30") is not a phone number.
+    if (/\d{4}-\d{1,2}-\d{1,2}/.test(run)) continue;
+    const groups = run.split(/[\s().-]+/).filter(Boolean).length;
+    if (run.startsWith("+") && digits.length >= 9) return true;
+    // "1-800-123-4567", "(888) 555 0199": a number written in groups as phones are.
+    if (digits.length >= 10 && groups >= 3 && !/\d\.\d/.test(run)) return true;
+    const before = text.slice(Math.max(0, (match.index ?? 0) - 40), match.index);
+    if (digits.length >= 10 && contactWord.test(before)) return true;
+  }
+  return false;
+}
+
+const stopWords = new Set(
+  "the a an and or but of to in on at for with is are was were be been it this that these those i you he she we they my your our their its as by from not no so if then than too very can could would should will just do does did have has had what why how when where which who whom there here about into over under more most some any all".split(
+    " ",
+  ),
+);
+
+/** The same few words over and over, or a row of hashtags: text written for search engines. */
+function isKeywordStuffing(text: string): boolean {
+  if ((text.match(/(?:^|\s)#[\p{L}\p{N}_]+/gu) ?? []).length >= 5) return true;
+  const words = wordsOf(foldLookAlikes(text))
+    .trim()
+    .split(" ")
+    .filter((word) => word.length > 1);
+  const content = words.filter((word) => !stopWords.has(word));
+  if (content.length < 8) return false;
+  const counts = new Map<string, number>();
+  for (const word of content) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const top = Math.max(...counts.values());
+  if (top >= 4 && top / content.length >= 0.2) return true;
+  return content.length >= 12 && counts.size / content.length < 0.4;
+}
+
+/** The first rule a comment's text breaks, or null. */
+export function checkContent(
+  text: string,
+  { maxLinks, blocklist }: { maxLinks: number; blocklist: BlocklistEntries },
+): ContentRefusal | null {
+  if (
+    htmlAnchor.test(text) ||
+    bbcodeLink.test(text) ||
+    markdownLink.test(text) ||
+    markdownReference.test(text)
+  ) {
+    return { code: "blocked_content", message: messages.markup };
+  }
+  const links = linksIn(text);
+  if (links.length > maxLinks) {
+    return {
+      code: "too_many_links",
+      message:
+        maxLinks === 0
+          ? "Comments cannot carry links."
+          : `A comment can carry at most ${maxLinks} link${maxLinks === 1 ? "" : "s"}; this one has ${links.length}.`,
+    };
+  }
+  for (const link of links) {
+    const host = hostOf(link);
+    if (imitates(host)) return { code: "blocked_content", message: messages.lookAlike };
+    if (blockedLink(link, host, blocklist)) {
+      return { code: "blocked_content", message: messages.blockedLink };
+    }
+  }
+  if (isLinkDrop(text, links.map(hostOf))) {
+    return { code: "blocked_content", message: messages.linkDrop };
+  }
+  if (hasBlockedWords(text, blocklist)) {
+    return { code: "blocked_content", message: messages.blockedWords };
+  }
+  if (email.test(text) || hasPhoneNumber(text)) {
+    return { code: "blocked_content", message: messages.contact };
+  }
+  if (isKeywordStuffing(text)) return { code: "blocked_content", message: messages.stuffing };
+  return null;
+}

@@ -1,0 +1,159 @@
+import type { ErrorCode } from "../../contract/api.ts";
+import type { Config } from "../config.ts";
+import type { CommentsRepository } from "../engagement/comments-repository.ts";
+import { createFormTokens, type FormTokens } from "../newsletter/form-token.ts";
+import type { Blocklist } from "./blocklist.ts";
+import { checkContent } from "./content-rules.ts";
+import { nameKey } from "./fold.ts";
+import type { ModerationKeys } from "./keys.ts";
+import type { Moderation } from "./service.ts";
+
+/**
+ * The spam defences every new comment passes, always on
+ * (docs/decisions/010-moderation-and-spam.md, README "Spam defences"). Each
+ * refusal is an answer the comment form shows; the honeypot alone is silent:
+ * what it catches is stored for its sender's eyes only and looks posted.
+ */
+
+/** The comment form's signed times: the newsletter's kind, under a key of their own. */
+export function createCommentFormTokens(cookieSecret: string, minimumMs: number): FormTokens {
+  return createFormTokens(cookieSecret, { purpose: "comment form timing", minimumMs });
+}
+
+export type Refusal = { status: number; code: ErrorCode; message: string };
+
+/** What becomes of a new comment. */
+export type Verdict =
+  | { outcome: "refused"; refusal: Refusal }
+  | { outcome: "accepted"; status: "published" | "pending" | "spam"; ipHash: string };
+
+/** Below this length the same text from one address may be two people. */
+const duplicateFromAddressMin = 40;
+
+const banned: Refusal = {
+  status: 403,
+  code: "banned",
+  message:
+    "Sorry, comments and reactions from this browser or connection are not accepted at the moment.",
+};
+
+export function createCommentDefences({
+  config,
+  blocklist,
+  keys,
+  formTokens,
+  comments,
+  moderation,
+}: {
+  config: Pick<
+    Config,
+    "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "SITE_OWNER_NAME"
+  >;
+  blocklist: Blocklist;
+  keys: ModerationKeys;
+  formTokens: FormTokens;
+  comments: CommentsRepository;
+  moderation: Moderation;
+}) {
+  const ownerKey = config.SITE_OWNER_NAME ? nameKey(config.SITE_OWNER_NAME) : null;
+
+  /** The owner's name, in any letter case or look-alike spelling, is the owner's alone. */
+  function nameRefusal(userName: string): Refusal | null {
+    if (ownerKey === null || ownerKey === "" || nameKey(userName) !== ownerKey) return null;
+    return {
+      status: 422,
+      code: "reserved_name",
+      message: `"${userName}" is the site owner's name, so visitors cannot comment under it. Please choose another name.`,
+    };
+  }
+
+  function contentRefusal(content: string): Refusal | null {
+    const refusal = checkContent(content, {
+      maxLinks: config.COMMENT_MAX_LINKS,
+      blocklist: blocklist.entries(),
+    });
+    return refusal ? { status: 422, ...refusal } : null;
+  }
+
+  return {
+    minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+
+    /** The comment form's signed time, fetched when the form appears. */
+    issueFormToken: (): string => formTokens.issue(),
+
+    /** A writer the owner banned; checked before anything else, and for reactions too. */
+    async bannedRefusal(visitorId: string | null, ip: string): Promise<Refusal | null> {
+      return (await moderation.isBanned({ visitorId, ipHash: keys.addressHash(ip) }))
+        ? banned
+        : null;
+    },
+
+    /** Every defence, in order, for a new comment. */
+    async judgeNew(input: {
+      content: string;
+      userName: string;
+      visitorId: string | null;
+      ip: string;
+      formToken: string | undefined;
+      website: string | undefined;
+    }): Promise<Verdict> {
+      const ipHash = keys.addressHash(input.ip);
+      const refuse = (refusal: Refusal): Verdict => ({ outcome: "refused", refusal });
+      if (await moderation.isBanned({ visitorId: input.visitorId, ipHash })) return refuse(banned);
+      // Only a program fills a field nobody can see: let it believe it posted.
+      if (input.website) return { outcome: "accepted", status: "spam", ipHash };
+      if (config.COMMENT_MIN_SECONDS > 0) {
+        const timing = formTokens.check(input.formToken);
+        if (timing === "too_fast") {
+          return refuse({
+            status: 400,
+            code: "too_fast",
+            message:
+              "The comment was sent faster than a person can write one; wait a moment and send it again.",
+          });
+        }
+        if (timing !== "ok") {
+          return refuse({
+            status: 400,
+            code: "form_token_invalid",
+            message:
+              timing === "stale"
+                ? "The comment form has expired; reload the page and send the comment again."
+                : "The comment form's token is missing or altered; reload the page and send the comment again.",
+          });
+        }
+      }
+      const refusal = nameRefusal(input.userName) ?? contentRefusal(input.content);
+      if (refusal) return refuse(refusal);
+      if (config.COMMENT_DUPLICATE_MINUTES > 0) {
+        const repeated = await comments.sentRecently({
+          visitorId: input.visitorId ?? "",
+          // From one address, only texts long enough not to be said twice by
+          // chance ("Thanks!" from two readers behind one office router).
+          ipHash: input.content.length >= duplicateFromAddressMin ? ipHash : null,
+          content: input.content,
+          since: new Date(Date.now() - config.COMMENT_DUPLICATE_MINUTES * 60_000),
+        });
+        if (repeated) {
+          return refuse({
+            status: 409,
+            code: "duplicate_comment",
+            message: "You have just posted this same comment; it is already there.",
+          });
+        }
+      }
+      return {
+        outcome: "accepted",
+        status: await moderation.statusForNewComment(input.visitorId),
+        ipHash,
+      };
+    },
+
+    /** The rules an edit must also keep: the same text rules as a new comment. */
+    judgeEdit(content: string): Refusal | null {
+      return contentRefusal(content);
+    },
+  };
+}
+
+export type CommentDefences = ReturnType<typeof createCommentDefences>;

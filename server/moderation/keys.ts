@@ -1,0 +1,51 @@
+import { createHmac } from "node:crypto";
+import { isIPv6 } from "node:net";
+
+/**
+ * The part of an address that names one subscriber: an IPv4 address as it is,
+ * an IPv6 address by its /64, which one home or phone is given whole.
+ */
+export function addressScope(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped?.[1]) return mapped[1];
+  if (!isIPv6(ip)) return ip;
+  const [head = "", tail = ""] = ip.toLowerCase().split("%")[0]?.split("::") ?? [];
+  const left = head ? head.split(":") : [];
+  const right = ip.includes("::") && tail ? tail.split(":") : [];
+  const groups = [
+    ...left,
+    ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"),
+    ...right,
+  ];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`;
+}
+
+/**
+ * Keys derived from the cookie secret, which every instance shares
+ * (docs/decisions/004-visitor-ownership.md), one per use so that no value
+ * computed for one purpose can stand for another.
+ */
+export function createModerationKeys(cookieSecret: string) {
+  const derive = (purpose: string) => createHmac("sha256", cookieSecret).update(purpose).digest();
+  const avatarKey = derive("comment avatar");
+  const addressKey = derive("comment writer address");
+  return {
+    /**
+     * The seed of a visitor's avatar: an HMAC of the visitor credential, so two
+     * people who type the same name look different, and nothing in it leads
+     * back to the credential (docs/decisions/010-moderation-and-spam.md).
+     */
+    avatarOf(visitorId: string): string {
+      return createHmac("sha256", avatarKey).update(visitorId).digest("hex").slice(0, 16);
+    },
+    /** What is stored of the address a comment came from: enough to ban it, not to read it. */
+    addressHash(ip: string): string {
+      return createHmac("sha256", addressKey).update(addressScope(ip)).digest("base64url");
+    },
+  };
+}
+
+export type ModerationKeys = ReturnType<typeof createModerationKeys>;

@@ -1,0 +1,180 @@
+import type { Config } from "../config.ts";
+import type { Store } from "../db/store.ts";
+import type { CommentsRepository, OwnerComment } from "../engagement/comments-repository.ts";
+import { nowIso, toIso } from "../engagement/time.ts";
+
+/**
+ * The owner's moderation (docs/decisions/010-moderation-and-spam.md), for
+ * every way the owner acts: the command line, and whatever else calls these.
+ * Each function works on SQLite and PostgreSQL while the site runs; what it
+ * changes reaches open pages through the events journal, as the API's writes do.
+ */
+
+export type ModerationMode = Config["MODERATION"];
+
+/** A ban as the owner lists it. */
+export type Ban = {
+  id: number;
+  /** The comment whose writer was banned, if it still exists when listed. */
+  commentId: number | null;
+  createdAt: string;
+  /** Null: until lifted. */
+  expiresAt: string | null;
+  /** Whether it names the writer's address too (comments older than bans do not carry one). */
+  coversAddress: boolean;
+};
+
+export type ApproveOutcome = "approved" | "already_published" | "not_found";
+export type RejectOutcome = "rejected" | "not_found";
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+export function createModeration({
+  store,
+  comments,
+  mode,
+}: {
+  store: Store;
+  comments: CommentsRepository;
+  mode: ModerationMode;
+}) {
+  const { db } = store;
+
+  /** Bans in force now, optionally only those naming this credential or address. */
+  function activeBans() {
+    const now = nowIso();
+    return db
+      .selectFrom("bans")
+      .where("lifted_at", "is", null)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]));
+  }
+
+  return {
+    mode,
+
+    /**
+     * Publishes a held comment to everyone, live, and approves its writer
+     * (MODERATION=first then publishes their later comments at once).
+     */
+    approveComment(id: number): Promise<ApproveOutcome> {
+      return comments.approve(id);
+    },
+
+    /**
+     * Removes a comment whatever its state: a held one disappears for its
+     * writer too, a published one from every open page.
+     */
+    async rejectComment(id: number): Promise<RejectOutcome> {
+      return (await comments.removeAsOwner(id)) ? "rejected" : "not_found";
+    },
+
+    /** Comments waiting for the owner, oldest first. */
+    listPending(): Promise<OwnerComment[]> {
+      return comments.listForOwner({ status: "pending" });
+    },
+
+    /**
+     * Refuses the visitor who wrote comment `id` (their credential, and the
+     * address the comment came from) every comment and reaction, for `days`
+     * days or until lifted. Their comments stay; `visitor purge` removes them.
+     */
+    async banVisitorOfComment(id: number, days?: number): Promise<{ ban: Ban } | "not_found"> {
+      const writer = await comments.writerOf(id);
+      if (!writer) return "not_found";
+      const now = new Date();
+      const expiresAt = days === undefined ? null : new Date(now.getTime() + days * dayMs);
+      const row = await db
+        .insertInto("bans")
+        .values({
+          visitor_id: writer.visitorId,
+          ip_hash: writer.ipHash,
+          comment_id: id,
+          created_at: now.toISOString(),
+          expires_at: expiresAt ? expiresAt.toISOString() : null,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      return {
+        ban: {
+          id: row.id,
+          commentId: id,
+          createdAt: now.toISOString(),
+          expiresAt: expiresAt ? expiresAt.toISOString() : null,
+          coversAddress: writer.ipHash !== null,
+        },
+      };
+    },
+
+    /**
+     * Lifts bans: the one with this id, or every ban in force on the writer
+     * of comment `commentId` (their credential or address). Returns how many.
+     */
+    async unban(target: { banId: number } | { commentId: number }): Promise<number> {
+      let ids: number[];
+      if ("banId" in target) {
+        ids = [target.banId];
+      } else {
+        const writer = await comments.writerOf(target.commentId);
+        const rows = await activeBans()
+          .select("id")
+          .where((eb) =>
+            eb.or([
+              eb("comment_id", "=", target.commentId),
+              ...(writer ? [eb("visitor_id", "=", writer.visitorId)] : []),
+              ...(writer?.ipHash ? [eb("ip_hash", "=", writer.ipHash)] : []),
+            ]),
+          )
+          .execute();
+        ids = rows.map((row) => row.id);
+      }
+      if (ids.length === 0) return 0;
+      const lifted = await db
+        .updateTable("bans")
+        .set({ lifted_at: nowIso() })
+        .where("id", "in", ids)
+        .where("lifted_at", "is", null)
+        .returning("id")
+        .execute();
+      return lifted.length;
+    },
+
+    /** Bans in force, oldest first. */
+    async listBans(): Promise<Ban[]> {
+      const rows = await activeBans()
+        .select(["id", "comment_id", "created_at", "expires_at", "ip_hash"])
+        .orderBy("id")
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        commentId: row.comment_id,
+        createdAt: toIso(row.created_at),
+        expiresAt: row.expires_at === null ? null : toIso(row.expires_at),
+        coversAddress: row.ip_hash !== null,
+      }));
+    },
+
+    /** Whether a ban in force names this credential or this address. */
+    async isBanned(writer: { visitorId: string | null; ipHash: string }): Promise<boolean> {
+      const row = await activeBans()
+        .select("id")
+        .where((eb) =>
+          eb.or([
+            eb("ip_hash", "=", writer.ipHash),
+            ...(writer.visitorId ? [eb("visitor_id", "=", writer.visitorId)] : []),
+          ]),
+        )
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Whether a new comment of this visitor is published at once or waits for the owner. */
+    async statusForNewComment(visitorId: string | null): Promise<"published" | "pending"> {
+      if (mode === "off") return "published";
+      if (mode === "all" || visitorId === null) return "pending";
+      return (await comments.isApproved(visitorId)) ? "published" : "pending";
+    },
+  };
+}
+
+export type Moderation = ReturnType<typeof createModeration>;

@@ -1,0 +1,266 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
+import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+
+/*
+ * What a reader sees of moderation and the spam defences
+ * (docs/product.md, "Spam and moderation"), in Chromium, against servers of
+ * this spec's own: one with every default (MODERATION=off, the default limits
+ * and blocklist), one with MODERATION=all. The shared browser-test servers run
+ * with a shorter comment-form minimum.
+ */
+
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+type Site = { server: ServerProcess; url: string; dataDir: string };
+
+/** The real server on the built site, with the default settings plus `env`. */
+async function startSite(env: Record<string, string>): Promise<Site> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-moderation-"));
+  const server = await startServerProcess({
+    env: { PORT: String(port), SITE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: "info", ...env },
+    startTimeoutMs: 60_000,
+  });
+  return { server, url, dataDir };
+}
+
+/** The owner's command line on a site's database, as the owner runs it while the site serves. */
+async function owner(site: Site, ...argv: string[]): Promise<string> {
+  const { stdout } = await run(
+    process.execPath,
+    [path.join(projectRoot, "server/cli/admin.ts"), ...argv],
+    {
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: site.dataDir, SITE_URL: site.url },
+    },
+  );
+  return stdout;
+}
+
+const post = { id: "pressure-cooker", button: /pressure cooker cook faster/i };
+
+/** A new visitor (a browser of its own) with the post open. */
+async function newReader(browser: Browser, site: Site): Promise<Page> {
+  const context = await browser.newContext({ baseURL: site.url });
+  const page = await context.newPage();
+  await page.goto("/science");
+  const toggle = page.getByRole("button", { name: post.button }).first();
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  await expect(page.locator(`#${post.id} [data-live="true"]`)).toBeAttached({ timeout: 30_000 });
+  return page;
+}
+
+async function giveName(page: Page, name: string) {
+  await item(page).getByRole("button", { name: "Add a comment" }).click();
+  await page.getByPlaceholder("Your name").fill(name);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+}
+
+/** Writes and sends a comment as a person would: name given, form open, text typed. */
+async function write(page: Page, text: string) {
+  const box = page.getByRole("textbox", { name: "Write a comment" });
+  await box.pressSequentially(text, { delay: 5 });
+  await page.getByRole("button", { name: "Post comment" }).click();
+}
+
+/** The post's live discussion (the server's copy of it is hidden once this is there). */
+const item = (page: Page) => page.locator(`#${post.id} [data-live]`);
+const refusal = (page: Page) => item(page).locator("form [role=alert]");
+
+async function seriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).include(`#${post.id}`).analyze();
+  return violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => violation.id);
+}
+
+test.describe("with the default defences", () => {
+  let site: Site;
+  test.beforeAll(async ({ browserName: _ }, testInfo) => {
+    test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+    site = await startSite({ SITE_OWNER_NAME: "Ravi Kumar" });
+  });
+  // Several browsers and a server of its own on a shared 2-core machine.
+  test.beforeEach(() => test.slow());
+  test.afterAll(async () => {
+    await site?.server.stop();
+  });
+
+  test("junk leaves nothing for other readers; ordinary comments are published at once", async ({
+    browser,
+  }) => {
+    // 66 visitors, each pausing 3 s as a person would: a few at a time.
+    test.setTimeout(900_000);
+    const posted: { text: string; junk: boolean }[] = [
+      ...junkComments.map(({ text }) => ({ text, junk: true })),
+      ...ordinaryComments.map((text) => ({ text, junk: false })),
+    ];
+    const outcomes: { text: string; junk: boolean; refused: string | null }[] = [];
+    let next = 0;
+    async function worker() {
+      while (next < posted.length) {
+        const entry = posted[next++]!;
+        const page = await newReader(browser, site);
+        await giveName(page, `Visitor ${next}`);
+        // The scripted person reads for three seconds before typing.
+        await page.waitForTimeout(3_000);
+        await write(page, entry.text);
+        const mine = item(page).locator("li", { hasText: entry.text });
+        await expect(refusal(page).or(mine)).toBeVisible({ timeout: 15_000 });
+        outcomes.push({
+          ...entry,
+          refused: (await refusal(page).count()) > 0 ? await refusal(page).textContent() : null,
+        });
+        if (!entry.junk) await expect(mine.getByText("Awaiting approval")).toHaveCount(0);
+        await page.context().close();
+      }
+    }
+    await Promise.all([worker(), worker(), worker()]);
+
+    expect(outcomes.filter((o) => !o.junk && o.refused !== null)).toEqual([]);
+    const reader = await newReader(browser, site);
+    const list = item(reader).locator("li");
+    await expect(list).toHaveCount(ordinaryComments.length);
+    for (const { text } of junkComments) {
+      await expect(item(reader).getByText(text)).toHaveCount(0);
+    }
+    const html = await (await reader.request.get("/science")).text();
+    for (const { text } of junkComments) expect(html).not.toContain(text);
+    expect(html).toContain(
+      "Thanks for sharing! My son (12) asked me this exact question yesterday.",
+    );
+    await reader.context().close();
+  });
+
+  test("a reader who trips a defence is told why, in the form, and nothing is posted", async ({
+    browser,
+  }) => {
+    const page = await newReader(browser, site);
+    await giveName(page, "Nisha");
+    await write(page, "Sources: https://a.example/1 https://b.example/2 https://c.example/3");
+    await expect(refusal(page)).toHaveText(/at most 2 links; this one has 3/);
+    await expect(page.getByRole("textbox", { name: "Write a comment" })).toHaveValue(/a\.example/);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole("textbox", { name: "Write a comment" }).fill("");
+    await write(page, "Only https://en.wikipedia.org/wiki/Pressure_cooking then.");
+    await expect(
+      item(page).locator("li", { hasText: "Only https://en.wikipedia.org" }),
+    ).toBeVisible();
+    await expect(refusal(page)).toHaveCount(0);
+    await page.context().close();
+  });
+
+  test("the owner's name cannot be borrowed, in any spelling", async ({ browser }) => {
+    const page = await newReader(browser, site);
+    await giveName(page, "R4vi KUMAR");
+    await write(page, "Official announcement: free gifts");
+    await expect(refusal(page)).toHaveText(/site owner's name/);
+    await expect(item(page).locator("li", { hasText: "Official announcement" })).toHaveCount(0);
+    await page.context().close();
+  });
+
+  test("two readers of one name get different avatars, on the page and in its HTML", async ({
+    browser,
+  }) => {
+    const avatars: string[] = [];
+    for (const text of ["Same name, first browser", "Same name, second browser"]) {
+      const page = await newReader(browser, site);
+      await giveName(page, "Sam");
+      await write(page, text);
+      const row = item(page).locator("li", { hasText: text });
+      await expect(row).toBeVisible();
+      const avatar = row.locator("svg.comment-avatar");
+      await expect(avatar).toBeVisible();
+      avatars.push((await avatar.getAttribute("data-avatar")) ?? "");
+      await page.context().close();
+    }
+    expect(avatars[0]).toMatch(/^[0-9a-f]{16}$/);
+    expect(avatars[1]).toMatch(/^[0-9a-f]{16}$/);
+    expect(avatars[0]).not.toBe(avatars[1]);
+    const reader = await newReader(browser, site);
+    const html = await (await reader.request.get("/science")).text();
+    for (const seed of avatars) expect(html).toContain(`data-avatar="${seed}"`);
+    await reader.context().close();
+  });
+});
+
+test.describe("with MODERATION=all", () => {
+  let site: Site;
+  test.beforeAll(async ({ browserName: _ }, testInfo) => {
+    test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+    site = await startSite({ MODERATION: "all" });
+  });
+  test.beforeEach(() => test.slow());
+  test.afterAll(async () => {
+    await site?.server.stop();
+  });
+
+  test("a held comment is its writer's alone until approved, then reaches everyone live", async ({
+    browser,
+  }) => {
+    const writer = await newReader(browser, site);
+    const other = await newReader(browser, site);
+    await giveName(writer, "Asha");
+    const text = `Does altitude change this? ${Date.now()}`;
+    const sent = writer.waitForResponse((response) => response.request().method() === "POST");
+    await write(writer, text);
+    const { comment } = await (await sent).json();
+
+    const mine = item(writer).locator("li", { hasText: text });
+    await expect(mine.getByText("Awaiting approval")).toBeVisible();
+    await expect(item(writer).getByRole("status")).toContainText("once the site owner approves it");
+    expect(await seriousViolations(writer)).toEqual([]);
+
+    // Another reader: not in their list (now or after a reload), nor in the page's HTML.
+    await expect(item(other).getByText("No comments yet")).toBeVisible();
+    await other.reload();
+    const toggle = other.getByRole("button", { name: post.button }).first();
+    await toggle.click();
+    await expect(other.locator(`#${post.id} [data-live="true"]`)).toBeAttached({ timeout: 30_000 });
+    await expect(item(other).getByText("No comments yet")).toBeVisible();
+    expect(await (await other.request.get("/science")).text()).not.toContain(text);
+
+    expect(await owner(site, "comments", "approve", String(comment.id))).toContain("Approved");
+    await expect(item(other).locator("li", { hasText: text })).toBeVisible({ timeout: 10_000 });
+    await expect(mine.getByText("Awaiting approval")).toHaveCount(0, { timeout: 10_000 });
+    await expect(mine).toBeVisible();
+
+    // Rejected: gone for its writer too, live.
+    const second = `And at sea level? ${Date.now()}`;
+    const sentSecond = writer.waitForResponse((response) => response.request().method() === "POST");
+    await write(writer, second);
+    const { comment: held } = await (await sentSecond).json();
+    await expect(item(writer).locator("li", { hasText: second })).toBeVisible();
+    await owner(site, "comments", "reject", String(held.id));
+    await expect(item(writer).locator("li", { hasText: second })).toHaveCount(0, {
+      timeout: 10_000,
+    });
+
+    // Banned: a polite refusal in the form.
+    await owner(site, "visitor", "ban", "--comment", String(comment.id));
+    await write(writer, "One more thing");
+    await expect(refusal(writer)).toHaveText(/not accepted at the moment/);
+    await writer.context().close();
+    await other.context().close();
+  });
+});

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * `visitor ban --comment ID [--days N]` (README, "Bans"): the writer's
+ * credential and the address the comment came from are refused comments,
+ * edits and reactions, politely, until the ban lapses or is lifted; across a
+ * restart, and on every instance.
+ */
+
+const politely = /not accepted at the moment/;
+
+describe.each(backends)("bans on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("refuse the writer's browser and address, politely, until lifted", async () => {
+    const postId = freshItem("science");
+    const troll = t.visitor({ ip: "203.0.113.10" });
+    const { comment } = json(await troll.comment(postId, "Something rude"));
+
+    const run = await admin(adminEnv(t), "visitor", "ban", "--comment", String(comment.id));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Ban \d+: the writer of comment \d+ \(browser and address\)/);
+
+    const again = await troll.comment(postId, "Something else");
+    expect(again.statusCode).toBe(403);
+    expect(json(again).error).toMatchObject({
+      code: "banned",
+      message: expect.stringMatching(politely),
+    });
+    expect(json(again).error.message).not.toMatch(/ban|comment \d/i);
+    // The same browser from another address, and another browser from the same address.
+    const moved = troll;
+    const elsewhere = t.visitor({ ip: "203.0.113.99" });
+    elsewhere.cookie = moved.cookie;
+    expect((await elsewhere.comment(postId, "From the phone")).statusCode).toBe(403);
+    const freshCookie = t.visitor({ ip: "203.0.113.10" });
+    const refused = await freshCookie.comment(postId, "New browser, same line");
+    expect(refused.statusCode).toBe(403);
+    expect(refused.cookies).toEqual([]);
+    expect((await troll.react("science", postId, "dislike")).statusCode).toBe(403);
+    const edit = await troll.patch(`/api/comments/${comment.id}`, {
+      content: "edited",
+      userName: "Alex",
+    });
+    expect(edit.statusCode).toBe(403);
+    // Nobody else is touched, and the writer may still take their own words back.
+    expect((await t.visitor({ ip: "203.0.113.11" }).comment(postId, "Hello")).statusCode).toBe(201);
+
+    const listed = await admin(adminEnv(t), "visitor", "bans");
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^id\\tcomment\\tcreated_at\\texpires_at\\tcovers\\n\\d+\\t${comment.id}\\t\\S+Z\\tnever\\tbrowser\\+address\\n$`,
+      ),
+    );
+
+    const lifted = await admin(adminEnv(t), "visitor", "unban", "--comment", String(comment.id));
+    expect(lifted).toMatchObject({ code: 0, stdout: "Lifted 1 ban.\n" });
+    expect((await troll.comment(postId, "I will behave")).statusCode).toBe(201);
+    expect((await admin(adminEnv(t), "visitor", "bans", "--json")).stdout.trim()).toBe("[]");
+    expect((await troll.delete(`/api/comments/${comment.id}`)).statusCode).toBe(204);
+  });
+
+  it("lapse after --days", async () => {
+    const postId = freshItem("science");
+    const writer = t.visitor({ ip: "203.0.113.20" });
+    const { comment } = json(await writer.comment(postId, "Borderline"));
+    const run = await admin(
+      adminEnv(t),
+      "visitor",
+      "ban",
+      "--comment",
+      String(comment.id),
+      "--days",
+      "2",
+    );
+    const expires = /until (\S+Z)\./.exec(run.stdout)?.[1];
+    expect(Date.parse(expires ?? "") - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000);
+    expect((await writer.comment(postId, "Still here")).statusCode).toBe(403);
+
+    // Two days later, as far as the ban is concerned.
+    await runSql(t, "update bans set expires_at = ? where comment_id = ?", [
+      new Date(Date.now() - 1000).toISOString(),
+      comment.id,
+    ]);
+    expect((await writer.comment(postId, "Back again")).statusCode).toBe(201);
+    expect(
+      (await admin(adminEnv(t), "visitor", "unban", "--comment", String(comment.id))).code,
+    ).toBe(3);
+  });
+
+  it("refuse wrong usage and unknown comments without changing anything", async () => {
+    const env = adminEnv(t);
+    expect((await admin(env, "visitor", "ban")).code).toBe(2);
+    expect((await admin(env, "visitor", "ban", "--comment", "1", "--days", "0")).code).toBe(2);
+    expect((await admin(env, "visitor", "ban", "--comment", "1", "--days", "1.5")).code).toBe(2);
+    expect((await admin(env, "visitor", "ban", "--comment", "999999")).code).toBe(3);
+    expect((await admin(env, "visitor", "unban")).code).toBe(2);
+    expect((await admin(env, "visitor", "unban", "--ban", "1", "--comment", "1")).code).toBe(2);
+    expect((await admin(env, "visitor", "unban", "--ban", "999999")).code).toBe(3);
+  });
+});
+
+describe.each(backends)("a ban on %s", (backend) => {
+  it("holds across a restart", async () => {
+    const first = await startTestApp(backend, {
+      env: { COOKIE_SECRET: "restart-secret-0123456789abcdefghijkl" },
+    });
+    let second: TestApp | undefined;
+    try {
+      const writer = first.visitor({ ip: "192.0.2.30" });
+      const { comment } = json(await writer.comment("wifi", "Before the restart"));
+      expect(
+        (await admin(adminEnv(first), "visitor", "ban", "--comment", String(comment.id))).code,
+      ).toBe(0);
+      await first.app.close();
+
+      second = await startTestApp(backend, {
+        env: { COOKIE_SECRET: "restart-secret-0123456789abcdefghijkl" },
+        dataDir: first.dataDir,
+        ...(first.databaseUrl ? { databaseUrl: first.databaseUrl } : {}),
+      });
+      const after = second.visitor({ ip: "192.0.2.31" });
+      after.cookie = writer.cookie;
+      expect((await after.comment("wifi", "After the restart")).statusCode).toBe(403);
+      expect(
+        (await second.visitor({ ip: "192.0.2.30" }).comment("wifi", "Same line")).statusCode,
+      ).toBe(403);
+    } finally {
+      await second?.close();
+      await first.close();
+    }
+  });
+});
+
+describe("a ban with two instances on one PostgreSQL", () => {
+  const env = { COOKIE_SECRET: "two-instances-secret-0123456789abcdefgh" };
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres", { env });
+    b = await startTestApp("postgres", { env, databaseUrl: a.databaseUrl });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("is refused by both, and lifted on both", async () => {
+    const postId = freshItem("science");
+    const onA = a.visitor({ ip: "198.51.100.40" });
+    const { comment } = json(await onA.comment(postId, "Written on A"));
+    const onB = b.visitor({ ip: "198.51.100.41" });
+    onB.cookie = onA.cookie;
+    expect((await onB.comment(postId, "Written on B")).statusCode).toBe(201);
+
+    await admin(adminEnv(a), "visitor", "ban", "--comment", String(comment.id));
+    expect((await onA.comment(postId, "Again on A")).statusCode).toBe(403);
+    expect((await onB.comment(postId, "Again on B")).statusCode).toBe(403);
+    expect(
+      (await b.visitor({ ip: "198.51.100.40" }).react("science", postId, "like")).statusCode,
+    ).toBe(403);
+
+    await admin(adminEnv(b), "visitor", "unban", "--comment", String(comment.id));
+    expect((await onA.comment(postId, "Free on A")).statusCode).toBe(201);
+    expect((await onB.comment(postId, "Free on B")).statusCode).toBe(201);
+  });
+});

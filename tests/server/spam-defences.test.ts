@@ -1,0 +1,312 @@
+import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
+import { createCommentFormTokens } from "../../server/moderation/defences.ts";
+import { addressScope, createModerationKeys } from "../../server/moderation/keys.ts";
+import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
+import { EventStream } from "./support/sse-client.ts";
+import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The spam defences, always on (README, "Spam defences";
+ * docs/decisions/010-moderation-and-spam.md), against the real server with
+ * their default settings: each refusal is a clear 4xx that stores nothing and
+ * sets no cookie; the honeypot alone answers as if the comment were posted,
+ * and nobody but its sender ever sees it.
+ */
+
+describe.each(backends)("spam defences on %s", (backend) => {
+  let t: TestApp;
+  let baseUrl: string;
+  const streams: EventStream[] = [];
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { SITE_OWNER_NAME: "Ravi Kumar" } });
+    baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+  afterAll(() => t?.close());
+
+  const comments = async (postId: string) =>
+    json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+      content: string;
+    }[];
+
+  /** Posts as a fresh visitor and expects a refusal that changed nothing. */
+  async function expectRefused(
+    body: Record<string, unknown>,
+    status: number,
+    code: string,
+    message: RegExp,
+  ) {
+    const postId = freshItem("science");
+    const visitor = t.visitor();
+    const response = await visitor.post(`/api/items/science/${postId}/comments`, {
+      userName: "Alex",
+      formToken: t.commentToken(),
+      ...body,
+    });
+    expect(response.statusCode).toBe(status);
+    expect(json(response).error).toMatchObject({ code, message: expect.stringMatching(message) });
+    expect(response.cookies).toEqual([]);
+    expect(await comments(postId)).toEqual([]);
+  }
+
+  describe("the form's timing", () => {
+    it("refuses a comment sent sooner than a person could write it", async () => {
+      const secret = resolveCookieSecret({ DATA_DIR: t.dataDir });
+      const justIssued = createCommentFormTokens(secret, 3000).issue();
+      await expectRefused(
+        { content: "Fast fingers", formToken: justIssued },
+        400,
+        "too_fast",
+        /faster than a person/,
+      );
+    });
+
+    it("refuses a comment without the form's token, or with an altered one", async () => {
+      await expectRefused(
+        { content: "No token", formToken: undefined },
+        400,
+        "form_token_invalid",
+        /reload the page/,
+      );
+      const [time, signature] = t.commentToken().split(".");
+      await expectRefused(
+        { content: "Forged", formToken: `${Number(time) - 1}.${signature}` },
+        400,
+        "form_token_invalid",
+        /missing or altered/,
+      );
+      // The newsletter form's token is of no use here.
+      await expectRefused(
+        { content: "Wrong form", formToken: t.formToken() },
+        400,
+        "form_token_invalid",
+        /missing or altered/,
+      );
+    });
+
+    it("hands out a token with the minimum the page waits out", async () => {
+      const response = await t.visitor().get("/api/comments/form-token");
+      expect(response.headers["cache-control"]).toBe("no-store");
+      expect(json(response)).toEqual({
+        formToken: expect.stringMatching(/^\d{13}\./),
+        minimumMs: 3000,
+      });
+    });
+  });
+
+  describe("the honeypot", () => {
+    it("looks posted to its sender, and reaches nobody else: not their list, stream or count", async () => {
+      const postId = freshItem("science");
+      const watcher = new EventStream(baseUrl, `science:${postId}`);
+      streams.push(watcher);
+      await watcher.ready();
+      const bot = t.visitor();
+      const response = await bot.post(`/api/items/science/${postId}/comments`, {
+        content: "Totally human comment",
+        userName: "Bot",
+        formToken: t.commentToken(),
+        website: "http://spam.example",
+      });
+      expect(response.statusCode).toBe(201);
+      expect(json(response).comment).toMatchObject({ mine: true, awaitingApproval: false });
+      const own = json(await bot.get(`/api/items/science/${postId}/comments`)).comments;
+      expect(own.map((c: { content: string }) => c.content)).toEqual(["Totally human comment"]);
+      expect(await comments(postId)).toEqual([]);
+
+      await t.visitor().comment(postId, "A real reader");
+      expect((await watcher.next("comment")).json.comment.content).toBe("A real reader");
+      expect(watcher.events.filter((e) => e.event === "comment")).toHaveLength(1);
+    });
+  });
+
+  describe("the text", () => {
+    it("refuses more links than COMMENT_MAX_LINKS (2)", async () => {
+      await expectRefused(
+        { content: "See https://a.example, https://b.example and https://c.example" },
+        422,
+        "too_many_links",
+        /at most 2 links; this one has 3/,
+      );
+      const postId = freshItem("science");
+      const two = await t.visitor().comment(postId, "See https://a.example and https://b.example");
+      expect(two.statusCode).toBe(201);
+    });
+
+    it.each([
+      ["HTML", '<a href="https://shop.example">shop</a>'],
+      ["BBCode", "[url=https://shop.example]shop[/url]"],
+      ["Markdown", "[shop](https://shop.example)"],
+    ])("refuses a link written as %s", async (_kind, content) => {
+      await expectRefused({ content }, 422, "blocked_content", /plain text/);
+    });
+
+    it("refuses blocked words in any spelling, shorteners and look-alike addresses", async () => {
+      for (const content of [
+        "Best CASINO in town",
+        "c@s1n0 night",
+        "ｃａｓｉｎｏ",
+        "c a s i n o",
+      ]) {
+        await expectRefused({ content }, 422, "blocked_content", /blocks because spam uses them/);
+      }
+      await expectRefused({ content: "more at bit.ly/x1" }, 422, "blocked_content", /shorteners/);
+      await expectRefused(
+        { content: "log in at https://xn--pypal-4ve.com" },
+        422,
+        "blocked_content",
+        /look-alike/,
+      );
+    });
+
+    it("refuses phone numbers and email addresses", async () => {
+      await expectRefused(
+        { content: "Call +1 (888) 555-0199 now" },
+        422,
+        "blocked_content",
+        /phone numbers or email/,
+      );
+      await expectRefused(
+        { content: "Write to me at someone@mail.example" },
+        422,
+        "blocked_content",
+        /phone numbers or email/,
+      );
+    });
+
+    it("apply to edits too: a published comment cannot be turned into spam", async () => {
+      const postId = freshItem("science");
+      const writer = t.visitor();
+      const { comment } = json(await writer.comment(postId, "An honest question", "Alex"));
+      const edit = await writer.patch(`/api/comments/${comment.id}`, {
+        content: "Cheap cialis at https://a.example",
+        userName: "Alex",
+      });
+      expect(edit.statusCode).toBe(422);
+      expect(json(edit).error.code).toBe("blocked_content");
+      expect((await comments(postId)).map((c) => c.content)).toEqual(["An honest question"]);
+    });
+
+    it("reads the owner's blocklist file again when it changes, without a restart", async () => {
+      const file = path.join(t.dataDir, "blocklist.txt");
+      expect(readFileSync(file, "utf8")).toContain("# Blocked words, links and domains");
+      const post = async (content: string) =>
+        (await t.visitor().comment(freshItem("science"), content)).statusCode;
+
+      expect(await post("I love turbochargers")).toBe(201);
+      expect(await post("Read gearbox-tips.example/guide")).toBe(201);
+      appendFileSync(file, "turbocharger\nturbochargers\ngearbox-tips.example\n!casino\n");
+      // A coarse file system clock must not hide the change.
+      utimesSync(file, new Date(), new Date(Date.now() + 2000));
+      expect(await post("I love turbochargers")).toBe(422);
+      expect(await post("Read www.gearbox-tips.example/guide")).toBe(422);
+      expect(await post("A casino is a building")).toBe(201);
+
+      writeFileSync(file, "# nothing of mine\n");
+      utimesSync(file, new Date(), new Date(Date.now() + 4000));
+      expect(await post("I love turbochargers")).toBe(201);
+      expect(await post("Another casino story")).toBe(422);
+    });
+  });
+
+  describe("repeats", () => {
+    it("refuses the same text from the same visitor within minutes, not from someone else", async () => {
+      const postId = freshItem("science");
+      const visitor = t.visitor();
+      expect((await visitor.comment(postId, "Thanks!")).statusCode).toBe(201);
+      const again = await visitor.comment(freshItem("science"), "Thanks!");
+      expect(again.statusCode).toBe(409);
+      expect(json(again).error).toMatchObject({ code: "duplicate_comment" });
+      expect((await t.visitor().comment(postId, "Thanks!")).statusCode).toBe(201);
+    });
+
+    it("refuses a long text repeated from the same address under a new cookie", async () => {
+      const text = "This exact paragraph, long enough not to be said twice by chance.";
+      const ip = "198.51.100.23";
+      expect((await t.visitor({ ip }).comment(freshItem("science"), text)).statusCode).toBe(201);
+      expect((await t.visitor({ ip }).comment(freshItem("science"), text)).statusCode).toBe(409);
+      const elsewhere = t.visitor({ ip: "198.51.100.24" });
+      expect((await elsewhere.comment(freshItem("science"), text)).statusCode).toBe(201);
+    });
+  });
+
+  describe("the owner's name", () => {
+    it.each([
+      "Ravi Kumar",
+      "ravi kumar",
+      "RAVI  KUMAR",
+      "Rаvi Kumаr", // Cyrillic а
+      "Ravi\u200bKumar",
+      "Ｒａｖｉ Ｋｕｍａｒ",
+      "R4vi Kum4r",
+      "Ravi-Kumar.",
+    ])("refuses %j", async (userName) => {
+      await expectRefused(
+        { content: "Hello", userName },
+        userName.includes("\u200b") ? 400 : 422,
+        userName.includes("\u200b") ? "validation_failed" : "reserved_name",
+        userName.includes("\u200b") ? /invisible/ : /site owner's name/,
+      );
+    });
+
+    it("accepts other names, the owner's first name alone included", async () => {
+      for (const userName of ["Ravi", "Ravi Kumari", "Kumar Ravi"]) {
+        const response = await t.visitor().comment(freshItem("science"), "Hi", userName);
+        expect(response.statusCode).toBe(201);
+      }
+    });
+  });
+
+  describe("the default lists", () => {
+    it("leaves nothing of about thirty kinds of junk for other readers, and publishes ordinary comments", async () => {
+      const postId = freshItem("science");
+      for (const { kind, text } of junkComments) {
+        const response = await t.visitor().comment(postId, text, "Visitor");
+        expect([response.statusCode, kind]).toEqual([422, kind]);
+      }
+      expect(await comments(postId)).toEqual([]);
+      for (const text of ordinaryComments) {
+        const response = await t.visitor().comment(postId, text, "Reader");
+        expect([response.statusCode, text, json(response).comment?.awaitingApproval]).toEqual([
+          201,
+          text,
+          false,
+        ]);
+      }
+      expect((await comments(postId)).map((c) => c.content)).toEqual(ordinaryComments);
+    });
+  });
+
+  describe("avatars", () => {
+    it("differ between two visitors of one name, stay with one visitor, and reveal no credential", async () => {
+      const postId = freshItem("science");
+      const first = t.visitor();
+      const second = t.visitor();
+      const a1 = json(await first.comment(postId, "One", "Sam")).comment.avatar;
+      const a2 = json(await first.comment(postId, "Two", "Sam")).comment.avatar;
+      const b1 = json(await second.comment(postId, "Three", "Sam")).comment.avatar;
+      expect(a1).toMatch(/^[0-9a-f]{16}$/);
+      expect(a2).toBe(a1);
+      expect(b1).not.toBe(a1);
+      const visitorId = (first.cookie ?? "").split("=")[1]!.split(".")[0]!;
+      const keys = createModerationKeys(resolveCookieSecret({ DATA_DIR: t.dataDir }));
+      expect(a1).toBe(keys.avatarOf(visitorId));
+      expect(a1).not.toContain(visitorId);
+    });
+  });
+});
+
+describe("the address a ban names", () => {
+  it("is an IPv4 address as it is, and an IPv6 address by its /64", () => {
+    expect(addressScope("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressScope("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressScope("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(addressScope("2001:db8:1:2::9")).toBe("2001:db8:1:2::/64");
+    expect(addressScope("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressScope("::1")).toBe("0:0:0:0::/64");
+  });
+});
