@@ -16,6 +16,8 @@ import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
+import { commentActionRoutes } from "./notifications/action-routes.ts";
+import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
@@ -32,6 +34,11 @@ export type AppOptions = {
   heartbeatMs?: number;
   /** The outbox worker's timings (tests shorten them). */
   mail?: MailOptions;
+  /**
+   * The owner's notifications: `approve` turns on the approve links
+   * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
+   */
+  notifications?: Omit<NotificationOptions, "clock">;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -82,6 +89,7 @@ export async function buildApp({
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
   mail = {},
+  notifications: notificationOptions = {},
 }: AppOptions) {
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -145,18 +153,25 @@ export async function buildApp({
   });
   app.decorate("eventStreams", eventStreams);
 
+  const notifications = createNotifications(config, {
+    ...notificationOptions,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
   const {
     store,
     bus,
     engagement,
     reads,
     close: closeEngagement,
-  } = await startEngagement(config, app.log);
+  } = await startEngagement(config, app.log, { notifier: notifications.notifier });
   const cookieSecret = resolveCookieSecret(config);
-  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail);
+  const owner = notifications.attach(store, engagement);
+  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);
+  notifications.onQueued(newsletter.wake);
+  const webhooks = owner.start(newsletter.outbox, app.log, mail);
   const close = async () => {
     // The message in hand is finished and recorded before the database closes.
-    await newsletter.stop();
+    await Promise.all([newsletter.stop(), webhooks.stop()]);
     await closeEngagement();
   };
   // After the API's own preClose hook has ended the event streams.
@@ -208,6 +223,7 @@ export async function buildApp({
       });
     });
 
+    await app.register(commentActionRoutes, owner.routes);
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await staticSite(app, { root: clientRoot });
   } catch (error) {

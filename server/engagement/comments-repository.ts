@@ -4,6 +4,7 @@ import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
+import type { CommentNotifier } from "../notifications/notifier.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { nowIso, toIso } from "./time.ts";
 
@@ -43,6 +44,8 @@ export function createCommentsRepository(
   store: Store,
   events: EventsRepository,
   bus: Pick<EventBus, "committed">,
+  /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
+  notifier?: CommentNotifier,
 ) {
   const { db } = store;
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
@@ -140,9 +143,11 @@ export function createCommentsRepository(
             comment: toLiveComment(row),
           }),
         );
+        await notifier?.queue(trx, toLiveComment(row));
         return { row, event };
       });
       bus.committed(event);
+      notifier?.committed();
       return toComment(row, input.visitorId);
     },
 

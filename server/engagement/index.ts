@@ -1,5 +1,6 @@
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { CommentNotifier } from "../notifications/notifier.ts";
 import { createCommentsRepository } from "./comments-repository.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
@@ -13,11 +14,12 @@ export function createEngagement(
   store: Store,
   events: EventsRepository,
   bus: Pick<EventBus, "committed">,
+  notifier?: CommentNotifier,
 ) {
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
-    comments: createCommentsRepository(store, events, bus),
+    comments: createCommentsRepository(store, events, bus, notifier),
     events,
   };
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Config } from "../config.ts";
 import { migrateToLatest, openStore, type Store, type StoreOptions } from "../db/store.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
+import type { CommentNotifier } from "../notifications/notifier.ts";
 import { createEventsRepository } from "./events-repository.ts";
 import { createEngagement, type Engagement } from "./index.ts";
 import { createReadCache, type ReadCache } from "./read-cache.ts";
@@ -40,6 +41,7 @@ export function storeOptionsOf(config: StoreConfig): StoreOptions {
 export async function startEngagement(
   config: StoreConfig,
   log: BusLogger,
+  { notifier }: { notifier?: CommentNotifier } = {},
 ): Promise<EngagementService> {
   const store = await openStore(storeOptionsOf(config), log);
   let bus: EventBus;
@@ -64,12 +66,17 @@ export async function startEngagement(
   // A write's own instance forgets the item's cached reads the moment it commits,
   // before it answers; the bus brings the news to the other instances.
   let reads: ReadCache | undefined;
-  const engagement = createEngagement(store, events, {
-    committed(event) {
-      reads?.invalidate(event.topic);
-      bus.committed(event);
+  const engagement = createEngagement(
+    store,
+    events,
+    {
+      committed(event) {
+        reads?.invalidate(event.topic);
+        bus.committed(event);
+      },
     },
-  });
+    notifier,
+  );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
 
   const prune = () =>
