@@ -1,9 +1,16 @@
 import { createHmac } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { Window } from "happy-dom";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Migrator } from "kysely/migration";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.ts";
+import { migrations } from "../../server/db/migrations.ts";
+import { migrateToLatest, openStore } from "../../server/db/store.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -512,6 +519,152 @@ describe.each(backends)("the webhook on %s", (backend) => {
       expect(receiver.hits).toHaveLength(count);
     } finally {
       await refusing.close();
+    }
+  });
+});
+
+describe.each(backends)("a notification through a restart on %s", (backend) => {
+  let smtp: SmtpSink;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+  });
+  afterAll(async () => {
+    await smtp?.close();
+  });
+
+  it("a comment accepted while mail was failing is notified after the server restarts", async () => {
+    const env = { SMTP_URL: smtp.url, OWNER_EMAIL: owner, MAIL_RATE_PER_MINUTE: "0" };
+    let refused = 0;
+    smtp.answer = () => {
+      refused += 1;
+      return { code: 421, message: "Try again later" };
+    };
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-restart-"));
+    const databaseUrl =
+      backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+    const where = databaseUrl ? { databaseUrl } : { dataDir };
+    // A retry an hour away: nothing is sent again before the restart.
+    const t = await startTestApp(backend, { env, mail: { retryBaseMs: hourMs }, ...where });
+    let stopped = false;
+    let restarted: TestApp | undefined;
+    try {
+      const postId = freshItem("science");
+      const response = await t.visitor().comment(postId, "Survives a restart");
+      expect(response.statusCode).toBe(201);
+      await expect.poll(() => refused).toBeGreaterThanOrEqual(1);
+      await t.close();
+      stopped = true;
+
+      smtp.answer = () => undefined;
+      const clock = movableClock();
+      clock.advance(hourMs + 60_000);
+      restarted = await startTestApp(backend, { env, mail: { clock: clock.now }, ...where });
+      await smtp.waitFor(() =>
+        smtp.to(owner).some((mail) => mail.parsed.text?.includes("> Survives a restart")),
+      );
+      expect(smtp.to(owner)).toHaveLength(1);
+    } finally {
+      if (!stopped) await t.close();
+      await restarted?.close();
+      if (databaseUrl) await dropDatabase(databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each(backends)("the notifications migration on %s", (backend) => {
+  it("keeps the outbox's rows and ids, and takes the new kinds", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-migration-"));
+    const databaseUrl =
+      backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+    const store = await openStore(
+      databaseUrl
+        ? { kind: "postgres", connectionString: databaseUrl }
+        : { kind: "sqlite", file: path.join(dataDir, "engage.sqlite") },
+    );
+    try {
+      const migrator = new Migrator({
+        db: store.db,
+        provider: { getMigrations: async () => migrations(store.kind) },
+      });
+      expect((await migrator.migrateTo("003_newsletter")).error).toBeUndefined();
+      const now = new Date().toISOString();
+      const row = (email: string, status: "sent" | "queued") => ({
+        kind: "confirmation" as const,
+        email,
+        token: `token-${email}`,
+        status,
+        next_attempt_at: now,
+        created_at: now,
+      });
+      // Rows of an older version, the last of them deleted: its id must not come back.
+      const { db } = store;
+      await db
+        .insertInto("outbox")
+        .values([row("a@example.com", "sent"), row("b@example.com", "queued")])
+        .execute();
+      const last = await db
+        .insertInto("outbox")
+        .values(row("c@example.com", "queued"))
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await db.deleteFrom("outbox").where("id", "=", last.id).execute();
+
+      await migrateToLatest(store);
+
+      const kept = await db
+        .selectFrom("outbox")
+        .select(["id", "email", "status", "token"])
+        .orderBy("id")
+        .execute();
+      expect(kept.map((r) => [Number(r.id), r.email, r.status, r.token])).toEqual([
+        [1, "a@example.com", "sent", "token-a@example.com"],
+        [2, "b@example.com", "queued", "token-b@example.com"],
+      ]);
+      const added = await db
+        .insertInto("outbox")
+        .values({
+          kind: "webhook",
+          email: null,
+          payload: "{}",
+          status: "queued",
+          next_attempt_at: now,
+          created_at: now,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      expect(Number(added.id)).toBe(4);
+      await expect(
+        db
+          .insertInto("outbox")
+          .values({
+            kind: "sms" as "webhook",
+            email: null,
+            status: "queued",
+            next_attempt_at: now,
+            created_at: now,
+          })
+          .execute(),
+      ).rejects.toThrow(/check/i);
+      // An edition still goes to an address once.
+      const edition = await db
+        .insertInto("editions")
+        .values({ slug: "e", subject: "s", html: "h", text: "t", created_at: now })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const copy = {
+        ...row("a@example.com", "queued"),
+        kind: "edition" as const,
+        edition_id: edition.id,
+      };
+      await db.insertInto("outbox").values(copy).execute();
+      await expect(db.insertInto("outbox").values(copy).execute()).rejects.toThrow(
+        /unique|duplicate/i,
+      );
+    } finally {
+      await store.close();
+      if (databaseUrl) await dropDatabase(databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
