@@ -138,23 +138,21 @@ export function createOutboxRepository(
     now: string,
   ): Promise<OutboxRow[]> {
     if (!batchedKinds.has(row.kind) || row.email === null) return [row];
-    const due = (query: ReturnType<typeof selectDue>) =>
-      query.where("kind", "=", row.kind).where("email", "=", row.email).where("id", "!=", row.id);
-    const selectDue = () =>
-      trx.selectFrom("outbox").where("status", "=", "queued").where("next_attempt_at", "<=", now);
+    const companions = trx
+      .selectFrom("outbox")
+      .where("status", "=", "queued")
+      .where("next_attempt_at", "<=", now)
+      .where("kind", "=", row.kind)
+      .where("email", "=", row.email)
+      .where("id", "!=", row.id);
     if (store.kind === "postgres") {
-      const others = await due(selectDue())
-        .selectAll()
-        .orderBy("id")
-        .forUpdate()
-        .skipLocked()
-        .execute();
+      const others = await companions.selectAll().orderBy("id").forUpdate().skipLocked().execute();
       return [row, ...others];
     }
     const others = await trx
       .updateTable("outbox")
       .set({ status: "sending" })
-      .where("id", "in", due(selectDue()).select("id"))
+      .where("id", "in", companions.select("id"))
       .where("status", "=", "queued")
       .returningAll()
       .execute();
@@ -183,7 +181,8 @@ export function createOutboxRepository(
     },
 
     /**
-     * Claims the next due row (confirmations before editions, then oldest
+     * Claims the next due row (of `kinds`, when given; by kind, so the
+     * owner's notifications and confirmations go before editions, then oldest
      * first), delivers it and records the outcome. False when nothing is due.
      */
     async processNext(

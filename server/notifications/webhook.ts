@@ -63,7 +63,7 @@ export async function callWebhook(call: WebhookCall): Promise<Delivery> {
         : `could not connect${cause ? ` (${cause})` : ""}`;
     return { outcome: "retry", reason };
   }
-  // The answer's body is of no use; reading it to the end frees the connection.
+  // The answer's body is of no use; cancelling it frees the connection.
   await response.body?.cancel().catch(() => undefined);
   const { status } = response;
   if (status >= 200 && status < 300) return { outcome: "sent" };

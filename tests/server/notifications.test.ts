@@ -10,11 +10,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
+import { loggerOptions } from "../../server/logging.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
+  capturedLogs,
   freshItem,
   json,
   siteUrl,
@@ -176,12 +178,16 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
   let smtp: SmtpSink;
   let t: TestApp;
   const clock = movableClock();
+  // The server's own log settings (server/logging.ts), written where the test reads them.
+  const logs = capturedLogs("debug");
+  const logger = { ...(loggerOptions("debug") as object), stream: logs.logger.stream };
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
     t = await startTestApp(backend, {
       env: { SMTP_URL: smtp.url, OWNER_EMAIL: owner, MAIL_RATE_PER_MINUTE: "0" },
       mail: { clock: clock.now },
+      logger,
     });
   });
   afterAll(async () => {
@@ -324,6 +330,14 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     } finally {
       clock.set(new Date());
     }
+  });
+
+  it("logs no action link's token, however the link is used", async () => {
+    const tokens = smtp.to(owner).flatMap((mail) => linksOf(mail).map((link) => link.token));
+    expect(tokens.length).toBeGreaterThan(5);
+    const written = JSON.stringify(logs.lines);
+    expect(written).toContain("/owner/comments/");
+    for (const token of tokens) expect(written).not.toContain(token);
   });
 
   it("keeps no token in the database, only digests", async () => {
