@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import type { LiveComment } from "../../contract/live-events.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
@@ -7,7 +6,7 @@ import { escapeHtml } from "../newsletter/messages.ts";
 import { type ActionPage, paragraph, renderActionPage } from "./action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type ApproveComment, commentsById } from "./compose.ts";
-import { postUrl } from "./notifier.ts";
+import { type NotifiedComment, postUrl } from "./notifier.ts";
 
 export type ActionRouteDeps = {
   store: Store;
@@ -66,7 +65,7 @@ const refusals: Record<Exclude<TokenState, "valid">, { status: number; page: Act
 };
 
 /** The comment's text, escaped, and where it was written. */
-function commentHtml(comment: LiveComment, title: string, siteUrl: string): string {
+function commentHtml(comment: NotifiedComment, title: string, siteUrl: string): string {
   return `<p class="meta"><strong>${escapeHtml(comment.userName)}</strong> on <a href="${escapeHtml(postUrl(siteUrl, comment.postId))}">${escapeHtml(title)}</a>, ${escapeHtml(comment.createdAt.slice(0, 16).replace("T", " "))} UTC</p>
 <blockquote>${escapeHtml(comment.content)}</blockquote>`;
 }

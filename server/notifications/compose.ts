@@ -1,12 +1,11 @@
 import type { Transaction } from "kysely";
-import type { LiveComment } from "../../contract/live-events.ts";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../engagement/time.ts";
 import type { ComposeMail } from "../newsletter/outbox-worker.ts";
 import type { ActionTokens } from "./action-tokens.ts";
 import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
-import { type CommentState, type MailPayload, postUrl } from "./notifier.ts";
+import { type CommentState, type MailPayload, type NotifiedComment, postUrl } from "./notifier.ts";
 
 /**
  * Approves a held comment (docs/decisions/011-owner-notifications.md): true
@@ -30,11 +29,11 @@ function payloadOf(raw: string | null): MailPayload | null {
   }
 }
 
-export async function commentsById(db: Db, ids: number[]): Promise<Map<number, LiveComment>> {
+export async function commentsById(db: Db, ids: number[]): Promise<Map<number, NotifiedComment>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom("science_comments")
-    .select(["id", "post_id", "content", "user_name", "created_at", "updated_at"])
+    .select(["id", "post_id", "content", "user_name", "created_at"])
     .where("id", "in", ids)
     .execute();
   return new Map(
@@ -46,7 +45,6 @@ export async function commentsById(db: Db, ids: number[]): Promise<Map<number, L
         content: row.content,
         userName: row.user_name,
         createdAt: toIso(row.created_at),
-        updatedAt: toIso(row.updated_at),
       },
     ]),
   );
@@ -70,7 +68,7 @@ export function notificationComposers({
   siteUrl: string;
   approve: ApproveComment | undefined;
 }): Partial<Record<OutboxKind, ComposeMail>> {
-  async function entryFor(comment: LiveComment, state: CommentState): Promise<NoticeEntry> {
+  async function entryFor(comment: NotifiedComment, state: CommentState): Promise<NoticeEntry> {
     const links: NoticeEntry["links"] = {};
     if (approve && state === "held") {
       links.approve = actionUrl(

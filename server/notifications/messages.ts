@@ -1,9 +1,8 @@
-import type { LiveComment } from "../../contract/live-events.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { OutgoingMail } from "../newsletter/mailer.ts";
 import { escapeHtml, layout, oneLine } from "../newsletter/messages.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";
-import type { CommentState } from "./notifier.ts";
+import type { CommentState, NotifiedComment } from "./notifier.ts";
 
 /**
  * The owner's mails about new comments (docs/decisions/011-owner-notifications.md).
@@ -14,7 +13,7 @@ import type { CommentState } from "./notifier.ts";
  */
 
 export type NoticeEntry = {
-  comment: LiveComment;
+  comment: NotifiedComment;
   state: CommentState;
   postTitle: string;
   postUrl: string;

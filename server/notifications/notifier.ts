@@ -2,6 +2,12 @@ import type { Transaction } from "kysely";
 import type { LiveComment } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 
+/** What the owner is told of a comment. */
+export type NotifiedComment = Pick<
+  LiveComment,
+  "id" | "postId" | "content" | "userName" | "createdAt"
+>;
+
 /** A comment that others can read at once, or one held until the owner approves it. */
 export type CommentState = "created" | "held";
 
@@ -55,7 +61,7 @@ export function postUrl(siteUrl: string, postId: string): string {
  * workers.
  */
 export type CommentNotifier = {
-  queue(trx: Transaction<Database>, comment: LiveComment, state?: CommentState): Promise<void>;
+  queue(trx: Transaction<Database>, comment: NotifiedComment, state?: CommentState): Promise<void>;
   committed(): void;
 };
 
