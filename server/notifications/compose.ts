@@ -16,6 +16,9 @@ export type ApproveComment = (commentId: number) => Promise<boolean>;
 
 type Db = Transaction<Database> | Store["db"];
 
+/** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
+const digestEntriesMax = 100;
+
 function payloadOf(raw: string | null): MailPayload | null {
   if (raw === null) return null;
   try {
@@ -113,15 +116,22 @@ export function notificationComposers({
         db,
         payloads.map((payload) => payload.commentId),
       );
-      const entries: NoticeEntry[] = [];
-      for (const payload of payloads.toSorted((a, b) => a.commentId - b.commentId)) {
-        const comment = comments.get(payload.commentId);
-        if (comment) entries.push(await entryFor(comment, payload.state));
-      }
-      if (entries.length === 0) {
+      const present = payloads
+        .toSorted((a, b) => a.commentId - b.commentId)
+        .filter((payload) => comments.has(payload.commentId));
+      if (present.length === 0) {
         return { outcome: "cancelled", reason: "the comments were deleted before the digest" };
       }
-      return digestMail(row.email, entries, { deleted: batch.length - entries.length });
+      const entries: NoticeEntry[] = [];
+      for (const payload of present.slice(0, digestEntriesMax)) {
+        entries.push(
+          await entryFor(comments.get(payload.commentId) as NotifiedComment, payload.state),
+        );
+      }
+      return digestMail(row.email, entries, {
+        deleted: batch.length - present.length,
+        more: present.length - entries.length,
+      });
     },
   };
 }

@@ -90,14 +90,21 @@ export function noticeMail(to: string, entry: NoticeEntry): OutgoingMail {
 export function digestMail(
   to: string,
   entries: NoticeEntry[],
-  { deleted }: { deleted: number },
+  { deleted, more }: { deleted: number; more: number },
 ): OutgoingMail {
   const held = entries.filter((entry) => entry.state === "held").length;
-  const subject = `${entries.length} new comment${entries.length === 1 ? "" : "s"}${held ? `, ${held} awaiting approval` : ""} on Engage with Engineer`;
-  const gone =
+  const count = entries.length + more;
+  const subject = `${count} new comment${count === 1 ? "" : "s"}${held ? `, ${held} awaiting approval` : ""} on Engage with Engineer`;
+  const gone = [
+    more > 0
+      ? `${more} more are not shown here: npm run admin -- comments list --since ${entries[0]?.comment.createdAt.slice(0, 10) ?? ""} lists them all.`
+      : "",
     deleted > 0
       ? `${deleted} more ${deleted === 1 ? "was" : "were"} deleted before this digest went out.`
-      : "";
+      : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   const { html, text } = layout({
     subject,
     bodyHtml: `${entries.map(entryHtml).join('<hr style="border:0;border-top:1px solid #1f2a37;margin:0 0 20px">\n')}${gone ? `<p style="margin:0;color:#94a3b8">${escapeHtml(gone)}</p>` : ""}`,

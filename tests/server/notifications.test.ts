@@ -438,6 +438,27 @@ describe.each(backends)("the hourly digest on %s", (backend) => {
       )
       .toEqual(Array(5).fill("sent"));
   });
+
+  it("shows at most 100 comments in one digest, and counts the rest", async () => {
+    clock.set(new Date("2030-03-04T13:05:00.000Z"));
+    const postId = freshItem("science");
+    const writer = t.visitor();
+    for (let i = 0; i < 102; i += 1) {
+      expect((await writer.comment(postId, `Burst ${i}`, "Bot")).statusCode).toBe(201);
+    }
+    const before = smtp.to(owner).length;
+    clock.set(new Date("2030-03-04T14:00:01.000Z"));
+    await smtp.waitFor(() => smtp.to(owner).length > before);
+    const digest = smtp.to(owner)[before];
+    if (!digest) throw new Error("no digest");
+    expect(digest.parsed.subject).toBe("102 new comments on Engage with Engineer");
+    expect(linksOf(digest)).toHaveLength(100);
+    expect(digest.parsed.text).toContain("> Burst 99");
+    expect(digest.parsed.text).not.toContain("> Burst 100");
+    expect(digest.parsed.text).toMatch(
+      /2 more are not shown here: npm run admin -- comments list --since \d{4}-\d\d-\d\d lists them all\./,
+    );
+  });
 });
 
 describe.each(backends)("the webhook on %s", (backend) => {
