@@ -703,3 +703,50 @@ describe.each(backends)("the notifications migration on %s", (backend) => {
     }
   });
 });
+
+describe("two instances on one PostgreSQL", () => {
+  it("tell the owner of every comment exactly once, in digests and in single mails", async () => {
+    const smtp = await startSmtpSink();
+    const databaseUrl = await createDatabase(inject("postgresUrl"));
+    const clock = movableClock();
+    clock.set(new Date("2030-05-06T08:30:00.000Z"));
+    const start = (mode: string) =>
+      startTestApp("postgres", {
+        env: {
+          SMTP_URL: smtp.url,
+          OWNER_EMAIL: owner,
+          NOTIFY_COMMENTS: mode,
+          MAIL_RATE_PER_MINUTE: "0",
+        },
+        mail: { clock: clock.now, pollMs: 20 },
+        databaseUrl,
+      });
+    // One instance mails each comment, the other digests: both kinds of row, both workers.
+    const instances = [await start("hourly"), await start("hourly"), await start("each")];
+    try {
+      const posted: number[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const instance = instances[i % 3] as TestApp;
+        const response = await instance.visitor().comment(freshItem("science"), `Once ${i}`);
+        expect(response.statusCode).toBe(201);
+        posted.push(json(response).comment.id);
+      }
+      clock.set(new Date("2030-05-06T09:00:01.000Z"));
+      const told = () => smtp.to(owner).flatMap((mail) => linksOf(mail).map((link) => link.id));
+      await smtp.waitFor(() => told().length >= posted.length);
+      await expect
+        .poll(async () =>
+          runSql(
+            { databaseUrl, dataDir: "" },
+            "select count(*)::int as n from outbox where status <> 'sent'",
+          ),
+        )
+        .toEqual([{ n: 0 }]);
+      expect(told().toSorted((a, b) => a - b)).toEqual(posted);
+    } finally {
+      for (const instance of instances) await instance.close();
+      await dropDatabase(databaseUrl);
+      await smtp.close();
+    }
+  });
+});
