@@ -14,6 +14,7 @@ import { loggerOptions } from "../../server/logging.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
+import { EventStream } from "./support/sse-client.ts";
 import {
   backends,
   capturedLogs,
@@ -189,6 +190,7 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
       mail: { clock: clock.now },
       logger,
     });
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
   });
   afterAll(async () => {
     await t?.close();
@@ -267,9 +269,22 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     }
     expect(await commentIds(t, postId)).toEqual([id]);
 
-    const done = await pressButton(t, link.path, link.token);
-    expect(done.statusCode).toBe(200);
-    expect(dom(done.body).body.textContent).toContain("The comment is deleted");
+    // Readers with the post open see it go, as with `comments delete`.
+    const baseUrl = t.app.listeningOrigin;
+    const viewer = new EventStream(baseUrl, `science:${postId}`);
+    try {
+      await viewer.ready();
+      const done = await pressButton(t, link.path, link.token);
+      expect(done.statusCode).toBe(200);
+      expect(dom(done.body).body.textContent).toContain("The comment is deleted");
+      expect((await viewer.next("comment")).json).toEqual({
+        action: "deleted",
+        item: { kind: "science", id: postId },
+        commentId: id,
+      });
+    } finally {
+      viewer.close();
+    }
     expect(await commentIds(t, postId)).toEqual([]);
 
     // Used: both the page and the button say so.
@@ -306,6 +321,26 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     }
     for (const token of ["", "x", `${link.token.slice(0, -1)}A`, link.token.repeat(2)]) {
       expect((await pressButton(t, link.path, token)).statusCode).toBe(404);
+    }
+    // Bodies the page's form never sends: a clear refusal, never a 500.
+    for (const [type, payload] of [
+      ["application/json", JSON.stringify({ token: link.token })],
+      ["text/plain", `token=${link.token}`],
+      [
+        "multipart/form-data; boundary=x",
+        `--x\r\nContent-Disposition: form-data; name="token"\r\n\r\n${link.token}\r\n--x--`,
+      ],
+      ["application/x-www-form-urlencoded", `token=${link.token}&pad=${"x".repeat(2000)}`],
+    ] as const) {
+      const refused = await t.app.inject({
+        method: "POST",
+        url: link.path,
+        headers: { origin: siteUrl, "content-type": type },
+        payload,
+      });
+      expect(refused.statusCode, type).toBeGreaterThanOrEqual(400);
+      expect(refused.statusCode, type).toBeLessThan(500);
+      expect(refused.headers["content-type"], type).toContain("text/html");
     }
     expect(await commentIds(t, postId)).toEqual([first.id, second.id]);
 
