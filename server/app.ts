@@ -19,6 +19,8 @@ import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
 import { createModerationKeys } from "./moderation/keys.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
+import { commentActionRoutes } from "./notifications/action-routes.ts";
+import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
@@ -35,6 +37,11 @@ export type AppOptions = {
   heartbeatMs?: number;
   /** The outbox worker's timings (tests shorten them). */
   mail?: MailOptions;
+  /**
+   * The owner's notifications: `approve` turns on the approve links
+   * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
+   */
+  notifications?: Omit<NotificationOptions, "clock">;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -85,6 +92,7 @@ export async function buildApp({
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
   mail = {},
+  notifications: notificationOptions = {},
 }: AppOptions) {
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -148,6 +156,13 @@ export async function buildApp({
   });
   app.decorate("eventStreams", eventStreams);
 
+  // The approve links act through moderation, which starts with the engagement below.
+  let moderationService: { approveComment(id: number): Promise<string> } | undefined;
+  const notifications = createNotifications(config, {
+    approve: async (id) => (await moderationService?.approveComment(id)) === "approved",
+    ...notificationOptions,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
   const {
     store,
     bus,
@@ -155,7 +170,8 @@ export async function buildApp({
     reads,
     moderation,
     close: closeEngagement,
-  } = await startEngagement(config, app.log);
+  } = await startEngagement(config, app.log, { notifier: notifications.notifier });
+  moderationService = moderation;
   const cookieSecret = resolveCookieSecret(config);
   const defences = createCommentDefences({
     config,
@@ -165,10 +181,13 @@ export async function buildApp({
     comments: engagement.comments,
     moderation,
   });
-  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail);
+  const owner = notifications.attach(store, engagement);
+  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);
+  notifications.onQueued(newsletter.wake);
+  const webhooks = owner.start(newsletter.outbox, app.log, mail);
   const close = async () => {
     // The message in hand is finished and recorded before the database closes.
-    await newsletter.stop();
+    await Promise.all([newsletter.stop(), webhooks.stop()]);
     await closeEngagement();
   };
   // After the API's own preClose hook has ended the event streams.
@@ -222,6 +241,7 @@ export async function buildApp({
       });
     });
 
+    await app.register(commentActionRoutes, owner.routes);
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await staticSite(app, { root: clientRoot });
   } catch (error) {

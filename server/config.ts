@@ -146,6 +146,19 @@ const envSchema = z
     COMMENT_MAX_LINKS: z.coerce.number().int().min(0).max(50).default(2),
     // The same text from the same visitor (or address) within this many minutes is refused.
     COMMENT_DUPLICATE_MINUTES: z.coerce.number().int().min(0).max(10_080).default(10),
+    // The owner's notifications of new comments (docs/decisions/011-owner-notifications.md).
+    OWNER_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
+    NOTIFY_COMMENTS: optionalText.pipe(
+      z.enum(["each", "hourly", "off"], { error: "must be each, hourly or off" }).optional(),
+    ),
+    WEBHOOK_URL: optionalText.pipe(
+      z
+        .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
+        .optional(),
+    ),
+    WEBHOOK_SECRET: optionalText.pipe(
+      z.string().min(32, "must be at least 32 characters long").optional(),
+    ),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -168,6 +181,20 @@ const envSchema = z
         code: "custom",
         path: ["HEADERS_TIMEOUT_SECONDS"],
         message: "must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)",
+      });
+    }
+    if ((env.NOTIFY_COMMENTS === "each" || env.NOTIFY_COMMENTS === "hourly") && !env.OWNER_EMAIL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["OWNER_EMAIL"],
+        message: `is required with NOTIFY_COMMENTS=${env.NOTIFY_COMMENTS} (the address the mails go to)`,
+      });
+    }
+    if (env.WEBHOOK_URL && !env.WEBHOOK_SECRET) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_SECRET"],
+        message: "is required with WEBHOOK_URL (every call is signed with it)",
       });
     }
     if (env.NODE_ENV !== "production") return;
@@ -226,6 +253,8 @@ export type Config = Env & {
   databaseKind: "sqlite" | "postgres";
   /** MAIL_FROM, or a local address on the site's own host name for a first run. */
   mailFrom: string;
+  /** NOTIFY_COMMENTS, or `each` when OWNER_EMAIL is set and `off` when it is not. */
+  notifyComments: "each" | "hourly" | "off";
 };
 
 /** What the browser may know: baked into the client bundle at build time. */
@@ -264,6 +293,7 @@ export function loadConfig(
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
     databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
     mailFrom: values.MAIL_FROM ?? "Engage with Engineer <newsletter@localhost>",
+    notifyComments: values.NOTIFY_COMMENTS ?? (values.OWNER_EMAIL ? "each" : "off"),
   };
 }
 

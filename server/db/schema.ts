@@ -47,19 +47,50 @@ export type EditionsTable = {
 
 export type OutboxStatus = "queued" | "sending" | "sent" | "failed" | "cancelled";
 
-/** One row per mail to send: a confirmation, or one edition to one recipient. */
+/**
+ * What an outbox row carries: the newsletter's mails (a confirmation, one
+ * edition to one recipient), the owner's mail about one new comment, one
+ * comment for the hourly digest, or one webhook call
+ * (docs/decisions/011-owner-notifications.md).
+ */
+export type OutboxKind =
+  | "confirmation"
+  | "edition"
+  | "comment_notice"
+  | "comment_digest"
+  | "webhook";
+
+/** One row per message to send. */
 export type OutboxTable = {
   id: BigId;
-  kind: "confirmation" | "edition";
+  kind: OutboxKind;
   edition_id: number | null;
-  email: string;
+  /** The recipient; null for a webhook call. */
+  email: ColumnType<string | null, string | null | undefined, string | null>;
   token: string | null;
+  /** JSON: the comment a notification is about, or a webhook's body. */
+  payload: ColumnType<string | null, string | null | undefined, string | null>;
   status: OutboxStatus;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: Timestamp;
   last_error: string | null;
   created_at: Timestamp;
   sent_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+export type CommentAction = "approve" | "delete";
+
+/**
+ * The owner's one-time links in notification mails: SHA-256 of the token, one
+ * action on one comment, single use, with an expiry.
+ */
+export type CommentActionTokensTable = {
+  token_hash: string;
+  comment_id: number;
+  action: CommentAction;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
 };
 
 /** Tokens of removed subscriptions, so a second visit of the link is still answered. */
@@ -128,6 +159,7 @@ export type Database = {
   confirmation_requests: ConfirmationRequestsTable;
   editions: EditionsTable;
   outbox: OutboxTable;
+  comment_action_tokens: CommentActionTokensTable;
   mythology_reactions: MythologyReactionsTable;
   science_reactions: ScienceReactionsTable;
   science_comments: ScienceCommentsTable;

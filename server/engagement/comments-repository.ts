@@ -4,6 +4,7 @@ import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
+import type { CommentNotifier } from "../notifications/notifier.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { nowIso, toIso } from "./time.ts";
 
@@ -39,6 +40,8 @@ export function createCommentsRepository(
   events: EventsRepository,
   bus: Pick<EventBus, "committed">,
   avatarOf: (visitorId: string) => string,
+  /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
+  notifier?: CommentNotifier,
 ) {
   const { db } = store;
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
@@ -174,9 +177,14 @@ export function createCommentsRepository(
                 comment: toLiveComment(row),
               }))
             : null;
+        // The honeypot's catch is seen by nobody, the owner included.
+        if (status !== "spam") {
+          await notifier?.queue(trx, toLiveComment(row), status === "pending" ? "held" : "created");
+        }
         return { row, event };
       });
       if (event) bus.committed(event);
+      notifier?.committed();
       return toComment(row, input.visitorId);
     },
 

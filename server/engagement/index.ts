@@ -1,6 +1,7 @@
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import { createModerationKeys } from "../moderation/keys.ts";
+import type { CommentNotifier } from "../notifications/notifier.ts";
 import { createCommentsRepository } from "./comments-repository.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
@@ -18,12 +19,13 @@ export function createEngagement(
   events: EventsRepository,
   bus: Pick<EventBus, "committed">,
   cookieSecret: string,
+  notifier?: CommentNotifier,
 ) {
   const keys = createModerationKeys(cookieSecret);
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
-    comments: createCommentsRepository(store, events, bus, keys.avatarOf),
+    comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier),
     events,
   };
 }

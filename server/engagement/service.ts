@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { migrateToLatest, openStore, type Store, type StoreOptions } from "../db/store.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
+import type { CommentNotifier } from "../notifications/notifier.ts";
 import { createEventsRepository } from "./events-repository.ts";
 import { createEngagement, type Engagement } from "./index.ts";
 import { createReadCache, type ReadCache } from "./read-cache.ts";
@@ -47,6 +48,7 @@ export function storeOptionsOf(config: StoreConfig): StoreOptions {
 export async function startEngagement(
   config: EngagementConfig,
   log: BusLogger,
+  { notifier }: { notifier?: CommentNotifier } = {},
 ): Promise<EngagementService> {
   const store = await openStore(storeOptionsOf(config), log);
   let bus: EventBus;
@@ -81,6 +83,7 @@ export async function startEngagement(
       },
     },
     resolveCookieSecret(config),
+    notifier,
   );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
   const moderation = createModeration({

@@ -1,7 +1,6 @@
 import type { Selectable, Transaction } from "kysely";
-import type { Database, OutboxTable } from "../db/schema.ts";
+import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { nowIso } from "../engagement/time.ts";
 import type { Edition } from "./editions.ts";
 
 export type OutboxRow = Selectable<OutboxTable>;
@@ -14,10 +13,22 @@ export type Delivery =
   /** The recipient left before the mail went out. */
   | { outcome: "cancelled"; reason: string };
 
+/**
+ * Sends one claimed row. `batch` is the row itself, or for a kind sent in
+ * batches (the hourly digest) every due row of that kind to the same
+ * recipient, all claimed together; the outcome is recorded for each.
+ */
 export type Deliver = (
   row: OutboxRow,
   db: Transaction<Database> | Store["db"],
+  batch: OutboxRow[],
 ) => Promise<Delivery>;
+
+/** Rows of these kinds due for the same recipient go out as one message. */
+const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest"]);
+
+/** Rows whose payload is needed only until they are sent (it holds what a visitor wrote). */
+const payloadUntilSent: ReadonlySet<OutboxKind> = new Set(["webhook"]);
 
 export type EditionProgress = {
   slug: string;
@@ -47,9 +58,17 @@ export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs
  */
 export function createOutboxRepository(
   store: Store,
-  { retryBaseMs = retryPolicy.baseMs as number }: { retryBaseMs?: number } = {},
+  {
+    retryBaseMs = retryPolicy.baseMs as number,
+    clock = () => new Date(),
+  }: {
+    retryBaseMs?: number;
+    /** The time rows are due against (the hourly digest's tests move it). */
+    clock?: () => Date;
+  } = {},
 ) {
   const { db } = store;
+  const nowIso = () => clock().toISOString();
 
   async function record(
     trx: Transaction<Database> | Store["db"],
@@ -68,6 +87,7 @@ export function createOutboxRepository(
           sent_at: now,
           last_error: null,
           token: row.kind === "confirmation" ? null : row.token,
+          payload: payloadUntilSent.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)
         .execute();
@@ -78,7 +98,9 @@ export function createOutboxRepository(
           status: "queued",
           attempts,
           last_error: delivery.reason,
-          next_attempt_at: new Date(Date.now() + retryDelay(attempts, retryBaseMs)).toISOString(),
+          next_attempt_at: new Date(
+            clock().getTime() + retryDelay(attempts, retryBaseMs),
+          ).toISOString(),
         })
         .where("id", "=", row.id as number)
         .execute();
@@ -100,31 +122,73 @@ export function createOutboxRepository(
     deliver: Deliver,
     row: OutboxRow,
     trx: Transaction<Database> | Store["db"],
+    batch: OutboxRow[],
   ) {
     try {
-      return await deliver(row, trx);
+      return await deliver(row, trx, batch);
     } catch (error) {
       return { outcome: "retry", reason: (error as Error).message } satisfies Delivery;
     }
   }
 
+  /** The claimed row with, for a batched kind, the other due rows to the same recipient. */
+  async function batchOf(
+    trx: Transaction<Database> | Store["db"],
+    row: OutboxRow,
+    now: string,
+  ): Promise<OutboxRow[]> {
+    if (!batchedKinds.has(row.kind) || row.email === null) return [row];
+    const companions = trx
+      .selectFrom("outbox")
+      .where("status", "=", "queued")
+      .where("next_attempt_at", "<=", now)
+      .where("kind", "=", row.kind)
+      .where("email", "=", row.email)
+      .where("id", "!=", row.id);
+    if (store.kind === "postgres") {
+      const others = await companions.selectAll().orderBy("id").forUpdate().skipLocked().execute();
+      return [row, ...others];
+    }
+    const others = await trx
+      .updateTable("outbox")
+      .set({ status: "sending" })
+      .where("id", "in", companions.select("id"))
+      .where("status", "=", "queued")
+      .returningAll()
+      .execute();
+    return [row, ...others.sort((a, b) => Number(a.id) - Number(b.id))];
+  }
+
+  async function recordAll(
+    trx: Transaction<Database> | Store["db"],
+    batch: OutboxRow[],
+    delivery: Delivery,
+  ) {
+    for (const row of batch) await record(trx, row, delivery);
+  }
+
   return {
-    /** SQLite only: rows a stopped server had claimed go back to the queue. */
-    async releaseClaims(): Promise<number> {
+    /** SQLite only: rows (of these kinds) a stopped server had claimed go back to the queue. */
+    async releaseClaims({ kinds }: { kinds?: readonly OutboxKind[] } = {}): Promise<number> {
       if (store.kind !== "sqlite") return 0;
       const result = await db
         .updateTable("outbox")
         .set({ status: "queued" })
         .where("status", "=", "sending")
+        .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
 
     /**
-     * Claims the next due row (confirmations before editions, then oldest
+     * Claims the next due row (of `kinds`, when given; by kind, so the
+     * owner's notifications and confirmations go before editions, then oldest
      * first), delivers it and records the outcome. False when nothing is due.
      */
-    async processNext(deliver: Deliver): Promise<boolean> {
+    async processNext(
+      deliver: Deliver,
+      { kinds }: { kinds?: readonly OutboxKind[] } = {},
+    ): Promise<boolean> {
       const now = nowIso();
       if (store.kind === "postgres") {
         return db.transaction().execute(async (trx) => {
@@ -133,6 +197,7 @@ export function createOutboxRepository(
             .selectAll()
             .where("status", "=", "queued")
             .where("next_attempt_at", "<=", now)
+            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
             .orderBy("kind")
             .orderBy("id")
             .limit(1)
@@ -140,7 +205,8 @@ export function createOutboxRepository(
             .skipLocked()
             .executeTakeFirst();
           if (!row) return false;
-          await record(trx, row, await safely(deliver, row, trx));
+          const batch = await batchOf(trx, row, now);
+          await recordAll(trx, batch, await safely(deliver, row, trx, batch));
           return true;
         });
       }
@@ -153,6 +219,7 @@ export function createOutboxRepository(
             .select("id")
             .where("status", "=", "queued")
             .where("next_attempt_at", "<=", now)
+            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
             .orderBy("kind")
             .orderBy("id")
             .limit(1),
@@ -161,7 +228,8 @@ export function createOutboxRepository(
         .returningAll()
         .executeTakeFirst();
       if (!row) return false;
-      await record(db, row, await safely(deliver, row, db));
+      const batch = await batchOf(db, row, now);
+      await recordAll(db, batch, await safely(deliver, row, db, batch));
       return true;
     },
 

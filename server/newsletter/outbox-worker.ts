@@ -1,4 +1,5 @@
-import { classifyFailure, type Mailer } from "./mailer.ts";
+import type { OutboxKind } from "../db/schema.ts";
+import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
 import { confirmationMail, editionMail } from "./messages.ts";
 import type { Deliver, OutboxRepository } from "./outbox-repository.ts";
 
@@ -15,6 +16,14 @@ export type OutboxWorker = {
   stop(): Promise<void>;
 };
 
+/**
+ * Writes the mail of an outbox row of another kind than the newsletter's
+ * (the owner's notifications), or says why there is none to send.
+ */
+export type ComposeMail = (
+  ...args: Parameters<Deliver>
+) => Promise<OutgoingMail | Exclude<Awaited<ReturnType<Deliver>>, { outcome: "sent" }>>;
+
 export type WorkerOptions = {
   outbox: OutboxRepository;
   mailer: Mailer;
@@ -24,23 +33,38 @@ export type WorkerOptions = {
   /** How often an idle worker looks for rows queued by other processes. */
   pollMs?: number;
   log: WorkerLog;
+  /** Mails of further outbox kinds this worker sends, paced with the rest. */
+  composers?: Partial<Record<OutboxKind, ComposeMail>>;
+};
+
+export type LoopOptions = {
+  outbox: OutboxRepository;
+  /** The kinds of row this loop claims. */
+  kinds: readonly OutboxKind[];
+  deliver: Deliver;
+  /** Rows per minute from this instance; 0 for no pacing. */
+  ratePerMinute: number;
+  pollMs?: number;
+  log: WorkerLog;
+  /** Runs once the loop has stopped. */
+  onStop?: () => void;
 };
 
 /**
- * Sends the outbox, one row at a time, at most `ratePerMinute` per minute.
- * Runs inside every server instance; the outbox's row claiming makes sure
- * each row is handled by one of them.
+ * Works through the outbox rows of some kinds, one at a time, at most
+ * `ratePerMinute` per minute. Runs inside every server instance; the
+ * outbox's row claiming makes sure each row is handled by one of them.
  */
-export function startOutboxWorker({
+export function startOutboxLoop({
   outbox,
-  mailer,
-  siteUrl,
+  kinds,
+  deliver,
   ratePerMinute,
   pollMs = 1000,
   log,
-}: WorkerOptions): OutboxWorker {
+  onStop,
+}: LoopOptions): OutboxWorker {
   const spacingMs = ratePerMinute > 0 ? 60_000 / ratePerMinute : 0;
-  const editions = new Map<number, { subject: string; html: string; text: string }>();
   let stopped = false;
   let wakeUp: (() => void) | null = null;
   let lastStart = 0;
@@ -56,9 +80,70 @@ export function startOutboxWorker({
       wakeUp = done;
     });
 
-  const deliver: Deliver = async (row, db) => {
-    let mail: ReturnType<typeof editionMail>;
-    if (row.kind === "confirmation") {
+  const running = (async () => {
+    const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
+    if (released > 0)
+      log.info({ released }, "outbox rows claimed before a restart are queued again");
+    while (!stopped) {
+      const wait = lastStart + spacingMs - Date.now();
+      if (wait > 0) {
+        await pause(wait);
+        continue;
+      }
+      lastStart = Date.now();
+      let worked = false;
+      try {
+        worked = await outbox.processNext(deliver, { kinds });
+      } catch (error) {
+        // The database is down: keep trying at the polling pace.
+        log.error({ err: error }, "outbox could not be read");
+      }
+      if (!worked) {
+        lastStart = 0;
+        if (!stopped) await pause(pollMs);
+      }
+    }
+  })();
+
+  return {
+    wake() {
+      wakeUp?.();
+    },
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      await running;
+      onStop?.();
+    },
+  };
+}
+
+/**
+ * Sends the outbox's mail: the newsletter's confirmations and editions, and
+ * the kinds given in `composers`, one at a time, at most `ratePerMinute` per
+ * minute.
+ */
+export function startOutboxWorker({
+  outbox,
+  mailer,
+  siteUrl,
+  ratePerMinute,
+  pollMs = 1000,
+  log,
+  composers = {},
+}: WorkerOptions): OutboxWorker {
+  const editions = new Map<number, { subject: string; html: string; text: string }>();
+
+  const deliver: Deliver = async (row, db, batch) => {
+    let mail: OutgoingMail;
+    const compose = composers[row.kind];
+    if (compose) {
+      const composed = await compose(row, db, batch);
+      if ("outcome" in composed) return composed;
+      mail = composed;
+    } else if (!row.email) {
+      return { outcome: "failed", reason: "no recipient" };
+    } else if (row.kind === "confirmation") {
       if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
       mail = confirmationMail({ to: row.email, token: row.token }, siteUrl);
     } else {
@@ -91,40 +176,13 @@ export function startOutboxWorker({
     }
   };
 
-  const running = (async () => {
-    const released = await outbox.releaseClaims().catch(() => 0);
-    if (released > 0)
-      log.info({ released }, "outbox rows claimed before a restart are queued again");
-    while (!stopped) {
-      const wait = lastStart + spacingMs - Date.now();
-      if (wait > 0) {
-        await pause(wait);
-        continue;
-      }
-      lastStart = Date.now();
-      let worked = false;
-      try {
-        worked = await outbox.processNext(deliver);
-      } catch (error) {
-        // The database is down: keep trying at the polling pace.
-        log.error({ err: error }, "outbox could not be read");
-      }
-      if (!worked) {
-        lastStart = 0;
-        if (!stopped) await pause(pollMs);
-      }
-    }
-  })();
-
-  return {
-    wake() {
-      wakeUp?.();
-    },
-    async stop() {
-      stopped = true;
-      wakeUp?.();
-      await running;
-      mailer.close();
-    },
-  };
+  return startOutboxLoop({
+    outbox,
+    kinds: ["confirmation", "edition", ...(Object.keys(composers) as OutboxKind[])],
+    deliver,
+    ratePerMinute,
+    pollMs,
+    log,
+    onStop: () => mailer.close(),
+  });
 }

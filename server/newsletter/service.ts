@@ -1,9 +1,10 @@
 import type { Config } from "../config.ts";
+import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { createFormTickets, createFormTokens } from "./form-token.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { createOutboxRepository, retryPolicy } from "./outbox-repository.ts";
-import { startOutboxWorker, type WorkerLog } from "./outbox-worker.ts";
+import { type ComposeMail, startOutboxWorker, type WorkerLog } from "./outbox-worker.ts";
 
 export type MailOptions = {
   /** How often an idle outbox worker looks for mail queued by other processes. */
@@ -12,6 +13,8 @@ export type MailOptions = {
   retryBaseMs?: number;
   /** Replaces the transport chosen from SMTP_URL (benchmarks). */
   mailer?: Mailer;
+  /** The time rows are due against (tests move it to the next hour's digest). */
+  clock?: () => Date;
 };
 
 /** The outbox worker of one server instance, with the secrets of the subscription form. */
@@ -21,9 +24,12 @@ export function startNewsletter(
   cookieSecret: string,
   log: WorkerLog,
   options: MailOptions = {},
+  /** Mails of further outbox kinds (the owner's notifications), sent with the rest. */
+  composers: Partial<Record<OutboxKind, ComposeMail>> = {},
 ) {
   const outbox = createOutboxRepository(store, {
     retryBaseMs: options.retryBaseMs ?? retryPolicy.baseMs,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const mailer =
     options.mailer ??
@@ -38,6 +44,7 @@ export function startNewsletter(
     ratePerMinute: config.MAIL_RATE_PER_MINUTE,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     log,
+    composers,
   });
   return {
     deps: {
@@ -46,6 +53,8 @@ export function startNewsletter(
       confirmationsPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
       mailQueued: () => worker.wake(),
     },
+    outbox,
+    wake: () => worker.wake(),
     stop: () => worker.stop(),
   };
 }

@@ -1,0 +1,189 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { CommentAction } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import type { Engagement } from "../engagement/index.ts";
+import { escapeHtml } from "../newsletter/messages.ts";
+import { type ActionPage, paragraph, renderActionPage } from "./action-page.ts";
+import type { ActionTokens, TokenState } from "./action-tokens.ts";
+import { type ApproveComment, commentsById } from "./compose.ts";
+import { type NotifiedComment, postUrl } from "./notifier.ts";
+
+export type ActionRouteDeps = {
+  store: Store;
+  engagement: Engagement;
+  tokens: ActionTokens;
+  titles: ReadonlyMap<string, string>;
+  siteUrl: string;
+  approve: ApproveComment | undefined;
+};
+
+const actions: Record<
+  CommentAction,
+  { question: string; button: string; done: string; nothing: string }
+> = {
+  approve: {
+    question: "Approve this comment?",
+    button: "Approve the comment",
+    done: "The comment is approved: every reader sees it now.",
+    nothing:
+      "There is no comment awaiting approval under this number any more: it was approved or deleted already.",
+  },
+  delete: {
+    question: "Delete this comment?",
+    button: "Delete the comment",
+    done: "The comment is deleted: readers who have the post open see it disappear.",
+    nothing: "The comment had already been deleted.",
+  },
+};
+
+const refusals: Record<Exclude<TokenState, "valid">, { status: number; page: ActionPage }> = {
+  unknown: {
+    status: 404,
+    page: {
+      title: "This link is not known",
+      body: paragraph(
+        "It may have been copied incompletely. Use the link exactly as it is in the mail, or run npm run admin -- comments list on the server.",
+      ),
+    },
+  },
+  used: {
+    status: 410,
+    page: {
+      title: "This link has already been used",
+      body: paragraph("Each link in a notification mail works once; nothing was changed now."),
+    },
+  },
+  expired: {
+    status: 410,
+    page: {
+      title: "This link has expired",
+      body: paragraph(
+        "The links in notification mails work for 7 days; nothing was changed. The owner's command line still acts on the comment: npm run admin -- comments --help.",
+      ),
+    },
+  },
+};
+
+/** The comment's text, escaped, and where it was written. */
+function commentHtml(comment: NotifiedComment, title: string, siteUrl: string): string {
+  return `<p class="meta"><strong>${escapeHtml(comment.userName)}</strong> on <a href="${escapeHtml(postUrl(siteUrl, comment.postId))}">${escapeHtml(title)}</a>, ${escapeHtml(comment.createdAt.slice(0, 16).replace("T", " "))} UTC</p>
+<blockquote>${escapeHtml(comment.content)}</blockquote>`;
+}
+
+const idPattern = /^[1-9]\d{0,9}$/;
+
+/**
+ * The owner's action links (docs/decisions/011-owner-notifications.md):
+ * `GET /owner/comments/:id/:action?token=…` shows the comment and a button
+ * and changes nothing (mail scanners open links); only the button's POST
+ * acts, once, from this site's own page.
+ */
+export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
+  app,
+  { store, engagement, tokens, titles, siteUrl, approve },
+) => {
+  const siteOrigin = new URL(siteUrl).origin;
+
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: 1024 },
+    (_request, body, done) => done(null, new URLSearchParams(body as string)),
+  );
+
+  const send = (reply: FastifyReply, status: number, page: ActionPage) =>
+    reply
+      .code(status)
+      .header("cache-control", "no-store")
+      .header("x-robots-tag", "noindex")
+      .type("text/html; charset=utf-8")
+      .send(renderActionPage(page));
+
+  /** The comment and action the address names, or null when it names none. */
+  function target(request: FastifyRequest): { id: number; action: CommentAction } | null {
+    const { id, action } = request.params as { id: string; action: string };
+    if (!idPattern.test(id) || Number(id) > 2_147_483_647) return null;
+    if (action === "delete" || (action === "approve" && approve)) {
+      return { id: Number(id), action };
+    }
+    return null;
+  }
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status < 500) {
+      return send(reply, status, {
+        title: "This request could not be read",
+        body: paragraph("Open the link from the notification mail and press the button again."),
+      });
+    }
+    request.log.error({ err: error }, "owner action failed");
+    return send(reply, 503, {
+      title: "Nothing was changed",
+      body: paragraph("The site could not reach its database. Try the link again in a moment."),
+    });
+  });
+
+  app.get("/owner/comments/:id/:action", async (request, reply) => {
+    const named = target(request);
+    if (!named) return send(reply, refusals.unknown.status, refusals.unknown.page);
+    const token = (request.query as { token?: unknown }).token;
+    const state =
+      typeof token === "string" ? await tokens.inspect(token, named.id, named.action) : "unknown";
+    if (state !== "valid") return send(reply, refusals[state].status, refusals[state].page);
+    const words = actions[named.action];
+    const comment = (await commentsById(store.db, [named.id])).get(named.id);
+    if (!comment)
+      return send(reply, 410, { title: words.question, body: paragraph(words.nothing) });
+    const title = titles.get(comment.postId) ?? comment.postId;
+    return send(reply, 200, {
+      title: words.question,
+      body: `${commentHtml(comment, title, siteUrl)}
+<form method="post" action="/owner/comments/${named.id}/${named.action}">
+<input type="hidden" name="token" value="${escapeHtml(token as string)}">
+<button type="submit"${named.action === "delete" ? ' class="danger"' : ""}>${words.button}</button>
+</form>
+${paragraph("Nothing happens until you press the button. The link then stops working.", "note")}`,
+    });
+  });
+
+  app.post("/owner/comments/:id/:action", async (request, reply) => {
+    const named = target(request);
+    if (!named) return send(reply, refusals.unknown.status, refusals.unknown.page);
+    // Only the page's own button acts (docs/decisions/007-hardening-against-abuse.md, "Same origin").
+    const origin = request.headers.origin ?? request.headers.referer;
+    let from: string | null = null;
+    try {
+      from = origin ? new URL(origin).origin : null;
+    } catch {
+      from = null;
+    }
+    if (from !== siteOrigin) {
+      return send(reply, 403, {
+        title: "Nothing was changed",
+        body: paragraph(
+          `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
+        ),
+      });
+    }
+    const body = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+    const token = body.get("token") ?? "";
+    const state = await tokens.claim(token, named.id, named.action);
+    if (state !== "valid") return send(reply, refusals[state].status, refusals[state].page);
+    const words = actions[named.action];
+    let done: boolean;
+    try {
+      done =
+        named.action === "delete"
+          ? await engagement.comments.removeAsOwner(named.id)
+          : await (approve as ApproveComment)(named.id);
+    } catch (error) {
+      // Nothing changed: the link works again.
+      await tokens.release(token).catch(() => undefined);
+      throw error;
+    }
+    request.log.info({ comment: named.id, action: named.action, done }, "owner action link used");
+    return done
+      ? send(reply, 200, { title: "Done", body: paragraph(words.done) })
+      : send(reply, 410, { title: "Nothing to do", body: paragraph(words.nothing) });
+  });
+};

@@ -1,0 +1,137 @@
+import type { Transaction } from "kysely";
+import type { Database, OutboxKind } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { toIso } from "../engagement/time.ts";
+import type { ComposeMail } from "../newsletter/outbox-worker.ts";
+import type { ActionTokens } from "./action-tokens.ts";
+import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
+import { type CommentState, type MailPayload, type NotifiedComment, postUrl } from "./notifier.ts";
+
+/**
+ * Approves a held comment (docs/decisions/011-owner-notifications.md): true
+ * when it was held and now shows, false when there is no such held comment.
+ * Given where the app is assembled; without it no mail offers to approve.
+ */
+export type ApproveComment = (commentId: number) => Promise<boolean>;
+
+type Db = Transaction<Database> | Store["db"];
+
+/** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
+const digestEntriesMax = 100;
+
+function payloadOf(raw: string | null): MailPayload | null {
+  if (raw === null) return null;
+  try {
+    const value = JSON.parse(raw) as Partial<MailPayload>;
+    return typeof value.commentId === "number" &&
+      (value.state === "created" || value.state === "held")
+      ? { commentId: value.commentId, state: value.state }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function commentsById(db: Db, ids: number[]): Promise<Map<number, NotifiedComment>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("science_comments")
+    .select(["id", "post_id", "content", "user_name", "created_at"])
+    .where("id", "in", ids)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        postId: row.post_id,
+        content: row.content,
+        userName: row.user_name,
+        createdAt: toIso(row.created_at),
+      },
+    ]),
+  );
+}
+
+/**
+ * The owner's mails for the outbox worker: `comment_notice` (one comment) and
+ * `comment_digest` (every comment of the hour, claimed as one batch). The
+ * comment is read when the mail is written, so an edit shows and a comment
+ * deleted meanwhile is left out; the action links are minted then too, so
+ * their tokens never rest in the outbox.
+ */
+export function notificationComposers({
+  tokens,
+  titles,
+  siteUrl,
+  approve,
+}: {
+  tokens: ActionTokens;
+  titles: ReadonlyMap<string, string>;
+  siteUrl: string;
+  approve: ApproveComment | undefined;
+}): Partial<Record<OutboxKind, ComposeMail>> {
+  async function entryFor(comment: NotifiedComment, state: CommentState): Promise<NoticeEntry> {
+    const links: NoticeEntry["links"] = {};
+    if (approve && state === "held") {
+      links.approve = actionUrl(
+        siteUrl,
+        comment.id,
+        "approve",
+        await tokens.mint(comment.id, "approve"),
+      );
+    }
+    links.delete = actionUrl(
+      siteUrl,
+      comment.id,
+      "delete",
+      await tokens.mint(comment.id, "delete"),
+    );
+    return {
+      comment,
+      state,
+      postTitle: titles.get(comment.postId) ?? comment.postId,
+      postUrl: postUrl(siteUrl, comment.postId),
+      links,
+    };
+  }
+
+  return {
+    async comment_notice(row, db) {
+      const payload = payloadOf(row.payload);
+      if (!payload || !row.email) return { outcome: "failed", reason: "a malformed notification" };
+      const comment = (await commentsById(db, [payload.commentId])).get(payload.commentId);
+      if (!comment) {
+        return { outcome: "cancelled", reason: "the comment was deleted before the mail went out" };
+      }
+      return noticeMail(row.email, await entryFor(comment, payload.state));
+    },
+
+    async comment_digest(row, db, batch) {
+      if (!row.email) return { outcome: "failed", reason: "a malformed notification" };
+      const payloads = batch
+        .map((member) => payloadOf(member.payload))
+        .filter((payload) => payload !== null);
+      const comments = await commentsById(
+        db,
+        payloads.map((payload) => payload.commentId),
+      );
+      const present = payloads
+        .toSorted((a, b) => a.commentId - b.commentId)
+        .filter((payload) => comments.has(payload.commentId));
+      if (present.length === 0) {
+        return { outcome: "cancelled", reason: "the comments were deleted before the digest" };
+      }
+      const entries: NoticeEntry[] = [];
+      for (const payload of present.slice(0, digestEntriesMax)) {
+        entries.push(
+          await entryFor(comments.get(payload.commentId) as NotifiedComment, payload.state),
+        );
+      }
+      return digestMail(row.email, entries, {
+        deleted: batch.length - present.length,
+        more: present.length - entries.length,
+      });
+    },
+  };
+}

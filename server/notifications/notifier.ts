@@ -1,0 +1,143 @@
+import type { Transaction } from "kysely";
+import type { LiveComment } from "../../contract/live-events.ts";
+import type { Database } from "../db/schema.ts";
+
+/** What the owner is told of a comment. */
+export type NotifiedComment = Pick<
+  LiveComment,
+  "id" | "postId" | "content" | "userName" | "createdAt"
+>;
+
+/** A comment that others can read at once, or one held until the owner approves it. */
+export type CommentState = "created" | "held";
+
+/** What an owner's mail row (`comment_notice`, `comment_digest`) carries. */
+export type MailPayload = { commentId: number; state: CommentState };
+
+/** The JSON body of a webhook call (README, "Notifications"). */
+export type WebhookBody = {
+  type: `comment.${CommentState}`;
+  occurredAt: string;
+  comment: {
+    id: number;
+    postId: string;
+    content: string;
+    userName: string;
+    createdAt: string;
+    status: "visible" | "held";
+  };
+  item: { kind: "science"; id: string; title: string; url: string };
+};
+
+export type NotifyMode = "each" | "hourly" | "off";
+
+export type NotifierSettings = {
+  /** Where the mails go; no mail without it. */
+  ownerEmail: string | undefined;
+  mode: NotifyMode;
+  /** Whether a webhook is configured. */
+  webhook: boolean;
+  siteUrl: string;
+  titles: ReadonlyMap<string, string>;
+  clock: () => Date;
+};
+
+const hourMs = 60 * 60 * 1000;
+
+/** The hourly digest goes out on the hour (UTC) after the comment. */
+export function nextDigestAt(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / hourMs) * hourMs + hourMs);
+}
+
+export function postUrl(siteUrl: string, postId: string): string {
+  return `${siteUrl}/science#${encodeURIComponent(postId)}`;
+}
+
+/**
+ * Called by the comments repository in the transaction that stores a comment
+ * (docs/decisions/011-owner-notifications.md): the notifications are outbox
+ * rows committed with the comment, so a comment the API acknowledged is never
+ * a lost notification. `committed` runs after the commit and wakes the
+ * workers.
+ */
+export type CommentNotifier = {
+  queue(trx: Transaction<Database>, comment: NotifiedComment, state?: CommentState): Promise<void>;
+  committed(): void;
+};
+
+export function createCommentNotifier(settings: NotifierSettings) {
+  const listeners = new Set<() => void>();
+  const mail = settings.ownerEmail && settings.mode !== "off" ? settings.ownerEmail : undefined;
+
+  const notifier: CommentNotifier = {
+    async queue(trx, comment, state = "created") {
+      if (!mail && !settings.webhook) return;
+      const now = settings.clock();
+      const at = now.toISOString();
+      const rows: {
+        kind: "comment_notice" | "comment_digest" | "webhook";
+        email: string | null;
+        payload: string;
+        next: string;
+      }[] = [];
+      if (mail) {
+        const payload: MailPayload = { commentId: comment.id, state };
+        rows.push(
+          settings.mode === "hourly"
+            ? {
+                kind: "comment_digest",
+                email: mail,
+                payload: JSON.stringify(payload),
+                next: nextDigestAt(now).toISOString(),
+              }
+            : { kind: "comment_notice", email: mail, payload: JSON.stringify(payload), next: at },
+        );
+      }
+      if (settings.webhook) {
+        const body: WebhookBody = {
+          type: `comment.${state}`,
+          occurredAt: at,
+          comment: {
+            id: comment.id,
+            postId: comment.postId,
+            content: comment.content,
+            userName: comment.userName,
+            createdAt: comment.createdAt,
+            status: state === "held" ? "held" : "visible",
+          },
+          item: {
+            kind: "science",
+            id: comment.postId,
+            title: settings.titles.get(comment.postId) ?? comment.postId,
+            url: postUrl(settings.siteUrl, comment.postId),
+          },
+        };
+        rows.push({ kind: "webhook", email: null, payload: JSON.stringify(body), next: at });
+      }
+      await trx
+        .insertInto("outbox")
+        .values(
+          rows.map((row) => ({
+            kind: row.kind,
+            email: row.email,
+            payload: row.payload,
+            status: "queued" as const,
+            next_attempt_at: row.next,
+            created_at: at,
+          })),
+        )
+        .execute();
+    },
+    committed() {
+      for (const listener of listeners) listener();
+    },
+  };
+
+  return {
+    notifier,
+    /** Runs `listener` after every commit that queued a notification (the workers' wake-up). */
+    onQueued(listener: () => void) {
+      listeners.add(listener);
+    },
+  };
+}

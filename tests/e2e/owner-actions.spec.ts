@@ -1,0 +1,115 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { simpleParser } from "mailparser";
+import { freePort } from "../support/postgres.ts";
+import {
+  fixtureClientRoot,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+
+/*
+ * The delete link of an owner's notification mail as the owner meets it, in
+ * Chromium with JavaScript off: the mail read from DATA_DIR/outbox/ (no
+ * SMTP_URL), the link opened, the button pressed. The spec starts its own
+ * server so it knows the data directory and can set OWNER_EMAIL.
+ */
+const owner = "owner@example.com";
+let server: ServerProcess;
+let dataDir: string;
+
+test.use({ javaScriptEnabled: false });
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-owner-"));
+  const port = await freePort();
+  server = await startServerProcess({
+    env: {
+      PORT: String(port),
+      SITE_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      CLIENT_ROOT: fixtureClientRoot(),
+      OWNER_EMAIL: owner,
+      MAIL_RATE_PER_MINUTE: "0",
+    },
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/** The delete link of the owner's mail about the comment that says `marker`. */
+async function deleteLink(marker: string): Promise<string> {
+  let link = "";
+  await expect
+    .poll(async () => {
+      let files: string[] = [];
+      try {
+        files = readdirSync(path.join(dataDir, "outbox"));
+      } catch {
+        return "";
+      }
+      for (const file of files) {
+        const mail = await simpleParser(readFileSync(path.join(dataDir, "outbox", file)));
+        if (!mail.text?.includes(marker)) continue;
+        link =
+          /^Delete: (http:\/\/\S+\/owner\/comments\/\d+\/delete\?token=[A-Za-z0-9_-]{43})$/m.exec(
+            mail.text,
+          )?.[1] ?? "";
+      }
+      return link;
+    })
+    .toMatch(/\/delete\?token=/);
+  return link;
+}
+
+test("the owner deletes a comment from the mail's link with JavaScript off, once", async ({
+  browser,
+  page,
+  request,
+}, testInfo) => {
+  const marker = `spam-${testInfo.project.name}-${randomBytes(4).toString("hex")}`;
+  const posted = await request.post(`${server.url}/api/items/science/soap/comments`, {
+    data: { content: `<b>${marker}</b> cheap watches`, userName: "Spammer" },
+    headers: { Origin: server.url },
+  });
+  expect(posted.status()).toBe(201);
+  const { comment } = (await posted.json()) as { comment: { id: number } };
+  const link = await deleteLink(marker);
+  const stillThere = async () => {
+    const list = await request.get(`${server.url}/api/items/science/soap/comments`);
+    const { comments } = (await list.json()) as { comments: { id: number }[] };
+    return comments.some((c) => c.id === comment.id);
+  };
+
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "Delete this comment?" })).toBeVisible();
+  await expect(page.getByText(`<b>${marker}</b> cheap watches`)).toBeVisible();
+  // axe runs as a script in the page: the same page, opened where scripts run.
+  const scripted = await browser.newContext({ javaScriptEnabled: true });
+  try {
+    const checked = await scripted.newPage();
+    await checked.goto(link);
+    const results = await new AxeBuilder({ page: checked }).analyze();
+    expect(results.violations.map((violation) => violation.id)).toEqual([]);
+  } finally {
+    await scripted.close();
+  }
+  expect(await stillThere()).toBe(true);
+
+  await page.getByRole("button", { name: "Delete the comment" }).click();
+  await expect(page.getByRole("heading", { name: "Done" })).toBeVisible();
+  await expect(page.getByText("The comment is deleted")).toBeVisible();
+  expect(await stillThere()).toBe(false);
+
+  await page.goto(link);
+  await expect(
+    page.getByRole("heading", { name: "This link has already been used" }),
+  ).toBeVisible();
+  await expect(page.getByRole("button")).toHaveCount(0);
+});
