@@ -12,6 +12,11 @@ import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
+import { createInsightsRepository } from "./console/insights-repository.ts";
+import { createOwnerRepository } from "./console/owner-repository.ts";
+import { consolePages } from "./console/pages.ts";
+import { ownerCookieName } from "./console/routes.ts";
+import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
@@ -32,6 +37,8 @@ export type AppOptions = {
   heartbeatMs?: number;
   /** The outbox worker's timings (tests shorten them). */
   mail?: MailOptions;
+  /** The console's clock for links and sessions (tests move it on). */
+  clock?: () => Date;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -82,6 +89,7 @@ export async function buildApp({
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
   mail = {},
+  clock = () => new Date(),
 }: AppOptions) {
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -154,6 +162,7 @@ export async function buildApp({
   } = await startEngagement(config, app.log);
   const cookieSecret = resolveCookieSecret(config);
   const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail);
+  const owner = createOwnerRepository(store, clock);
   const close = async () => {
     // The message in hand is finished and recorded before the database closes.
     await newsletter.stop();
@@ -191,6 +200,17 @@ export async function buildApp({
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { slots: eventStreams, heartbeatMs },
+      console: {
+        config,
+        store,
+        engagement,
+        bus,
+        owner,
+        insights: createInsightsRepository(store, loadItemTitles(), clock),
+        mailer: newsletter.mailer,
+        mailQueued: newsletter.deps.mailQueued,
+        slots: eventStreams,
+      },
     });
 
     // The no-JavaScript form's second page posts to its own address, which
@@ -208,6 +228,11 @@ export async function buildApp({
       });
     });
 
+    await consolePages(app, {
+      root: clientRoot,
+      owner,
+      cookieName: ownerCookieName(config.siteUrl),
+    });
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await staticSite(app, { root: clientRoot });
   } catch (error) {

@@ -46,6 +46,8 @@ export function startNewsletter(
       confirmationsPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
       mailQueued: () => worker.wake(),
     },
+    /** The transport, for mail outside the outbox: test copies and the console's sign-in links. */
+    mailer,
     stop: () => worker.stop(),
   };
 }
