@@ -116,6 +116,8 @@ export const commentSearchSchema = z.object({
 
 export const consoleCommentsResponseSchema = z.object({
   comments: z.array(consoleCommentSchema),
+  /** The science posts, for the search's post filter. */
+  posts: z.array(z.object({ id: z.string(), title: z.string() })),
 });
 export type ConsoleCommentsResponse = z.infer<typeof consoleCommentsResponseSchema>;
 

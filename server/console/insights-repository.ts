@@ -58,6 +58,8 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
   }
 
   return {
+    posts: () => titles.list("science"),
+
     async overview(): Promise<Omit<OverviewResponse, "editions">> {
       const days = lastDays(now(), overviewDays);
       const since = `${days[0]}T00:00:00.000Z`;

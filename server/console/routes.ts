@@ -524,7 +524,10 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         response: { 200: consoleCommentsResponseSchema, ...errors },
       },
     },
-    async (request) => ({ comments: await insights.searchComments(request.query) }),
+    async (request) => ({
+      comments: await insights.searchComments(request.query),
+      posts: insights.posts(),
+    }),
   );
 
   app.delete(

@@ -1,6 +1,12 @@
 import { defaultContentRoot, markdownFiles, readFrontmatter } from "../../content/frontmatter.ts";
 
-export type ItemTitles = { of(kind: "mythology" | "science", id: string): string };
+type Kind = "mythology" | "science";
+
+export type ItemTitles = {
+  of(kind: Kind, id: string): string;
+  /** Every item of a kind the content holds, by title. */
+  list(kind: Kind): { id: string; title: string }[];
+};
 
 /**
  * The titles of stories and science posts, for the console's lists and charts,
@@ -26,5 +32,12 @@ export function loadItemTitles(root: string = defaultContentRoot): ItemTitles {
       }
     }
   }
-  return { of: (kind, id) => titles.get(`${kind}:${id}`) ?? id };
+  return {
+    of: (kind, id) => titles.get(`${kind}:${id}`) ?? id,
+    list: (kind) =>
+      [...titles]
+        .filter(([key]) => key.startsWith(`${kind}:`))
+        .map(([key, title]) => ({ id: key.slice(kind.length + 1), title }))
+        .sort((a, b) => a.title.localeCompare(b.title)),
+  };
 }
