@@ -32,7 +32,8 @@ export function useConsoleData<T>(path: string) {
       const data = await consoleApi<T>("GET", path);
       if (call === latest.current) setLoaded({ state: "ready", data });
     } catch (error) {
-      if (call === latest.current) setLoaded({ state: "failed", message: (error as Error).message });
+      if (call === latest.current)
+        setLoaded({ state: "failed", message: (error as Error).message });
     }
   }, [path]);
   useEffect(() => {

@@ -6,13 +6,13 @@ import { DatabaseSync } from "node:sqlite";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { freePort } from "../support/postgres.ts";
-import { islandsHydrated } from "./support/islands.ts";
 import {
   generousLimits,
   projectRoot,
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { islandsHydrated } from "./support/islands.ts";
 
 /*
  * The owner's console in Chromium, against its own server process: WebAuthn
@@ -68,14 +68,33 @@ function seedHistory(file: string) {
     const at = (hour: number) => new Date(now - ago * day - hour * 3600_000).toISOString();
     for (let i = 0; i < Math.round(random() * 3 * growth); i++) {
       const post = posts[Math.floor(random() * posts.length)] ?? "wifi";
-      comment.run(post, `Seeded comment ${ago}-${i}`, names[i % names.length] ?? "Asha", `seed-visitor-${visitor++}`.padEnd(22, "x"), at(i), at(i));
+      comment.run(
+        post,
+        `Seeded comment ${ago}-${i}`,
+        names[i % names.length] ?? "Asha",
+        `seed-visitor-${visitor++}`.padEnd(22, "x"),
+        at(i),
+        at(i),
+      );
     }
     for (let i = 0; i < Math.round(random() * 8 * growth); i++) {
       const type = types[Math.floor(random() * types.length)] ?? "like";
       if (random() < 0.5) {
-        scienceReaction.run(posts[i % posts.length] ?? "wifi", type, "Reader", `seed-visitor-${visitor++}`.padEnd(22, "x"), at(i));
+        scienceReaction.run(
+          posts[i % posts.length] ?? "wifi",
+          type,
+          "Reader",
+          `seed-visitor-${visitor++}`.padEnd(22, "x"),
+          at(i),
+        );
       } else {
-        mythologyReaction.run(stories[i % stories.length] ?? "garuda", type, "Reader", `seed-visitor-${visitor++}`.padEnd(22, "x"), at(i));
+        mythologyReaction.run(
+          stories[i % stories.length] ?? "garuda",
+          type,
+          "Reader",
+          `seed-visitor-${visitor++}`.padEnd(22, "x"),
+          at(i),
+        );
       }
     }
     if (random() < 0.6) {
@@ -122,11 +141,15 @@ test.afterAll(async () => {
 
 /** `npm run admin -- login` against the test's server. */
 function cliLink(): string {
-  const output = execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), "login"], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: site },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const output = execFileSync(
+    process.execPath,
+    [path.join(projectRoot, "server/cli/admin.ts"), "login"],
+    {
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: site },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   return output.trim();
 }
 
@@ -220,27 +243,6 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(page.getByRole("article", { name: "Comment by Asha" })).toHaveCount(0);
 });
 
-test("charts render from the seeded history, and the README's screenshot is taken", async ({
-  page,
-}, testInfo) => {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await signInWithLink(page);
-  const activity = page.getByRole("region", { name: "Comments and reactions per day" });
-  await expect(activity.locator(".recharts-line-curve")).toHaveCount(2);
-  await expect(activity.getByRole("figure")).toContainText(/Last 90 days: [1-9]\d* comments and [1-9]\d* reactions/);
-  const subscribers = page.getByRole("region", { name: "Subscribers over time" });
-  await expect(subscribers.locator(".recharts-area-area")).toHaveCount(2);
-  await expect(subscribers.getByRole("figure")).toContainText(/Today: [1-9]\d* confirmed, \d+ pending/);
-  const engaged = page.getByRole("region", { name: "Most engaged stories and posts" });
-  await expect(engaged.locator(".recharts-bar-rectangle").first()).toBeVisible();
-  await expect(engaged.getByRole("figure")).toContainText("Garuda: The Son Who Fetched the Amrita");
-
-  const shot = testInfo.outputPath("console.png");
-  await page.screenshot({ path: shot });
-  // The README shows this picture; regenerate it with UPDATE_SCREENSHOTS=1.
-  if (process.env.UPDATE_SCREENSHOTS === "1") copyFileSync(shot, path.join(projectRoot, "docs/console.png"));
-});
-
 test("subscribers: counts, search, removal after confirmation", async ({ page }) => {
   await signInWithLink(page);
   await page.getByRole("link", { name: "Subscribers" }).click();
@@ -270,7 +272,41 @@ test("newsletter: preview, send and progress", async ({ page }) => {
   await page.getByRole("button", { name: "Send", exact: true }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Send now" }).click();
   await expect(page.getByText(/Queued for [1-9]\d* subscribers?/)).toBeVisible();
-  await expect(page.getByText(/[1-9]\d* sent, 0 waiting, 0 failed/)).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText(/[1-9]\d* sent, 0 waiting, 0 failed/)).toBeVisible({
+    timeout: 30_000,
+  });
+});
+
+test("charts render from the seeded history, and the README's screenshot is taken", async ({
+  page,
+}, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await signInWithLink(page);
+  const activity = page.getByRole("region", { name: "Comments and reactions per day" });
+  await expect(activity.locator(".recharts-line-curve")).toHaveCount(2);
+  await expect(activity.getByRole("figure")).toContainText(
+    /Last 90 days: [1-9]\d* comments and [1-9]\d* reactions/,
+  );
+  const subscribers = page.getByRole("region", { name: "Subscribers over time" });
+  await expect(subscribers.locator(".recharts-area-area")).toHaveCount(2);
+  await expect(subscribers.getByRole("figure")).toContainText(
+    /Today: [1-9]\d* confirmed, \d+ pending/,
+  );
+  const engaged = page.getByRole("region", { name: "Most engaged stories and posts" });
+  await expect(engaged.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(engaged.getByRole("figure")).toContainText("Garuda: The Son Who Fetched the Amrita");
+  // The edition sent by the newsletter test above.
+  const editions = page.getByRole("region", { name: "Editions sent and failed" });
+  await expect(editions.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(editions.getByRole("figure")).toContainText(
+    /2026-11-fuel-cells: [1-9]\d* sent, 0 failed/,
+  );
+
+  const shot = testInfo.outputPath("console.png");
+  await page.screenshot({ path: shot });
+  // The README shows this picture; regenerate it with UPDATE_SCREENSHOTS=1.
+  if (process.env.UPDATE_SCREENSHOTS === "1")
+    copyFileSync(shot, path.join(projectRoot, "docs/console.png"));
 });
 
 test("a passkey registered in the console signs in from Chromium's virtual authenticator", async ({

@@ -80,12 +80,7 @@ export function CommentsView() {
   const posts = loaded.state === "ready" ? loaded.data.posts : [];
   return (
     <div className="space-y-5">
-      <form
-        role="search"
-        aria-label="Search comments"
-        onSubmit={(event) => event.preventDefault()}
-        className="flex flex-wrap items-end gap-3"
-      >
+      <search aria-label="Search comments" className="flex flex-wrap items-end gap-3">
         <label className="flex flex-col gap-1 text-sm text-slate-300">
           Search text or name
           <input
@@ -113,7 +108,7 @@ export function CommentsView() {
         <p className="pb-2 text-sm text-slate-400" role="status">
           {live ? "Live: new comments appear here" : "Connecting…"}
         </p>
-      </form>
+      </search>
       <Loading loaded={loaded}>
         {({ comments }) =>
           comments.length === 0 ? (
@@ -127,10 +122,7 @@ export function CommentsView() {
                       <p className="text-sm">
                         <span className="font-semibold text-slate-100">{comment.userName}</span>
                         <span className="text-slate-400"> on </span>
-                        <a
-                          className="text-accent underline"
-                          href="/science"
-                        >
+                        <a className="text-accent underline" href="/science">
                           {comment.postTitle}
                         </a>
                       </p>

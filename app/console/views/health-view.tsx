@@ -38,8 +38,12 @@ export function HealthView() {
               <caption className="sr-only">Active settings; secrets are masked</caption>
               <thead className="text-slate-400">
                 <tr>
-                  <th scope="col" className="py-1 pr-4">Variable</th>
-                  <th scope="col" className="py-1">Value</th>
+                  <th scope="col" className="py-1 pr-4">
+                    Variable
+                  </th>
+                  <th scope="col" className="py-1">
+                    Value
+                  </th>
                 </tr>
               </thead>
               <tbody>

@@ -27,18 +27,22 @@ const colors = {
 const axis = { stroke: "#94a3b8", fontSize: 12 };
 const tooltip = { contentStyle: { background: "#111821", border: "1px solid #1f2a37" } };
 const shortDay = (day: string) => day.slice(5);
+/** Titles are long questions: the axis shows their start, the summary and tooltip the whole. */
+const shortTitle = (title: string) => (title.length > 26 ? `${title.slice(0, 25)}…` : title);
 
 /** A chart with its numbers in words beside it, for those who cannot see it. */
 function Chart({
   summary,
   children,
+  tall = false,
 }: {
   summary: string;
   children: React.ReactElement;
+  tall?: boolean;
 }) {
   return (
     <figure>
-      <div className="h-64" aria-hidden="true">
+      <div className={tall ? "h-80" : "h-64"} aria-hidden="true">
         <ResponsiveContainer width="100%" height="100%">
           {children}
         </ResponsiveContainer>
@@ -125,14 +129,26 @@ export function OverviewView() {
                 <p className="text-slate-400">No reactions or comments yet.</p>
               ) : (
                 <Chart
+                  tall
                   summary={data.mostEngaged
-                    .map((item) => `${item.title}: ${item.reactions} reactions, ${item.comments} comments`)
+                    .map(
+                      (item) =>
+                        `${item.title}: ${item.reactions} reactions, ${item.comments} comments`,
+                    )
                     .join("; ")}
                 >
                   <BarChart data={data.mostEngaged} layout="vertical" accessibilityLayer={false}>
                     <CartesianGrid stroke="#1f2a37" />
                     <XAxis type="number" allowDecimals={false} {...axis} />
-                    <YAxis type="category" dataKey="title" width={150} {...axis} />
+                    <YAxis
+                      type="category"
+                      dataKey="title"
+                      width={170}
+                      tickFormatter={shortTitle}
+                      interval={0}
+                      {...axis}
+                      fontSize={11}
+                    />
                     <Tooltip {...tooltip} />
                     <Legend />
                     <Bar
@@ -159,7 +175,9 @@ export function OverviewView() {
               ) : (
                 <Chart
                   summary={data.editions
-                    .map((e) => `${e.slug}: ${e.sent} sent, ${e.failed} failed, ${e.queued} waiting`)
+                    .map(
+                      (e) => `${e.slug}: ${e.sent} sent, ${e.failed} failed, ${e.queued} waiting`,
+                    )
                     .join("; ")}
                 >
                   <BarChart data={data.editions} accessibilityLayer={false}>
@@ -168,7 +186,13 @@ export function OverviewView() {
                     <YAxis allowDecimals={false} {...axis} width={40} />
                     <Tooltip {...tooltip} />
                     <Legend />
-                    <Bar dataKey="sent" name="Sent" stackId="e" fill={colors.sent} isAnimationActive={false} />
+                    <Bar
+                      dataKey="sent"
+                      name="Sent"
+                      stackId="e"
+                      fill={colors.sent}
+                      isAnimationActive={false}
+                    />
                     <Bar
                       dataKey="failed"
                       name="Failed"

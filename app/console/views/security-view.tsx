@@ -3,7 +3,15 @@ import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
 import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { buttonClass, dangerClass, inputClass, Loading, Panel, primaryClass, When } from "../ui.tsx";
+import {
+  buttonClass,
+  dangerClass,
+  inputClass,
+  Loading,
+  Panel,
+  primaryClass,
+  When,
+} from "../ui.tsx";
 
 function AddPasskey({ onAdded }: { onAdded: () => void }) {
   const [name, setName] = useState("");
@@ -116,7 +124,9 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                       {" "}
                       by {s.method}, last active <When iso={s.lastSeenAt} />
                     </span>
-                    {s.id === me.session.id ? <span className="text-accent"> (this one)</span> : null}
+                    {s.id === me.session.id ? (
+                      <span className="text-accent"> (this one)</span>
+                    ) : null}
                   </span>
                   {s.id === me.session.id ? null : (
                     <button

@@ -44,7 +44,7 @@ export function SubscribersView() {
             ))}
           </dl>
           <div className="flex flex-wrap items-end gap-3">
-            <form role="search" aria-label="Search subscribers" onSubmit={(e) => e.preventDefault()}>
+            <search aria-label="Search subscribers">
               <label className="flex flex-col gap-1 text-sm text-slate-300">
                 Search addresses
                 <input
@@ -54,7 +54,7 @@ export function SubscribersView() {
                   className={inputClass}
                 />
               </label>
-            </form>
+            </search>
             <a href="/api/admin/subscribers/export" download className={buttonClass}>
               Export CSV
             </a>
@@ -66,9 +66,15 @@ export function SubscribersView() {
               <caption className="sr-only">Subscribers, newest first</caption>
               <thead className="text-slate-400">
                 <tr>
-                  <th scope="col" className="py-2 pr-4">Address</th>
-                  <th scope="col" className="py-2 pr-4">State</th>
-                  <th scope="col" className="py-2 pr-4">Since</th>
+                  <th scope="col" className="py-2 pr-4">
+                    Address
+                  </th>
+                  <th scope="col" className="py-2 pr-4">
+                    State
+                  </th>
+                  <th scope="col" className="py-2 pr-4">
+                    Since
+                  </th>
                   <th scope="col" className="py-2">
                     <span className="sr-only">Actions</span>
                   </th>
@@ -78,7 +84,9 @@ export function SubscribersView() {
                 {subscribers.map((s) => (
                   <tr key={s.email} className="border-t border-line">
                     <td className="py-2 pr-4 break-all text-slate-100">{s.email}</td>
-                    <td className="py-2 pr-4">{s.status === "confirmed" ? "Confirmed" : "Pending"}</td>
+                    <td className="py-2 pr-4">
+                      {s.status === "confirmed" ? "Confirmed" : "Pending"}
+                    </td>
                     <td className="py-2 pr-4 text-slate-300">
                       <When iso={s.confirmedAt ?? s.createdAt} />
                     </td>
