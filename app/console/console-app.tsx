@@ -28,8 +28,12 @@ export type ConsoleViewName = keyof typeof consoleViews;
  */
 export function ConsoleApp({ view }: { view: ConsoleViewName }) {
   const [me, setMe] = useState<WhoAmIResponse | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
-    consoleApi<WhoAmIResponse>("GET", "/session").then(setMe, () => {});
+    // A 401 has already sent the browser to the sign-in page (console-api.ts).
+    consoleApi<WhoAmIResponse>("GET", "/session").then(setMe, (error) =>
+      setFailure(errorMessage(error)),
+    );
   }, []);
   const { title, View } = consoleViews[view];
 
@@ -46,7 +50,13 @@ export function ConsoleApp({ view }: { view: ConsoleViewName }) {
     return (
       <main className="p-8 text-slate-400">
         <h1 className="sr-only">{title}</h1>
-        <p>Checking your session…</p>
+        {failure ? (
+          <p role="alert" className="text-red-300">
+            The console cannot reach the server: {failure}
+          </p>
+        ) : (
+          <p>Checking your session…</p>
+        )}
       </main>
     );
   }

@@ -403,6 +403,29 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     }
   });
 
+  it("refuses a passkey it does not know, or an answer that does not verify", async () => {
+    const stranger = new Owner(t);
+    const options = await stranger.post("/api/admin/passkey-sign-in/options");
+    expect(options.statusCode).toBe(200);
+    expect(json(options).options.rpId).toBe("ewe.test");
+    for (const response of [
+      { id: "unknown-credential", rawId: "unknown-credential", type: "public-key", response: {} },
+      { nonsense: true },
+    ]) {
+      const refused = await stranger.post("/api/admin/passkey-sign-in", { response });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.cookies).toEqual([]);
+    }
+    const owner = new Owner(t);
+    await owner.signIn();
+    const garbage = await owner.post("/api/admin/passkeys", {
+      name: "Forged",
+      response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30" } },
+    });
+    expect(garbage.statusCode).toBe(400);
+    expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+  });
+
   it("signs out", async () => {
     const owner = new Owner(t);
     await owner.signIn();
@@ -504,5 +527,32 @@ describe("the session cookie over https", () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("the settings the Health view shows", () => {
+  it("masks the cookie secret and the passwords in the database and mail URLs", async () => {
+    const { loadConfig } = await import("../../server/config.ts");
+    const { maskedSettings } = await import("../../server/console/settings.ts");
+    const settings = new Map(
+      maskedSettings(
+        loadConfig({
+          NODE_ENV: "test",
+          COOKIE_SECRET: "a-cookie-secret-of-at-least-32-characters",
+          DATABASE_URL: "postgres://ewe:db-pass-word@db.internal:5432/ewe",
+          SMTP_URL: "smtps://mailer:smtp-pass-word@smtp.example.com:465",
+          OWNER_EMAIL: "owner@example.com",
+        }),
+      ).map((s) => [s.name, s.value]),
+    );
+    const shown = JSON.stringify([...settings]);
+    for (const secret of ["a-cookie-secret", "db-pass-word", "smtp-pass-word"]) {
+      expect(shown).not.toContain(secret);
+    }
+    expect(settings.get("DATABASE_URL")).toBe("postgres://ewe:******@db.internal:5432/ewe");
+    expect(settings.get("SMTP_URL")).toBe("smtps://mailer:******@smtp.example.com:465");
+    expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
+    expect(settings.get("OWNER_EMAIL")).toBe("owner@example.com");
+    expect(settings.get("SITE_URL")).toBeNull();
   });
 });

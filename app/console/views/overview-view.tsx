@@ -180,7 +180,7 @@ export function OverviewView() {
                     )
                     .join("; ")}
                 >
-                  <BarChart data={data.editions} accessibilityLayer={false}>
+                  <BarChart data={data.editions} accessibilityLayer={false} maxBarSize={64}>
                     <CartesianGrid stroke="#1f2a37" />
                     <XAxis dataKey="slug" {...axis} />
                     <YAxis allowDecimals={false} {...axis} width={40} />
