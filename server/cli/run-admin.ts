@@ -57,6 +57,11 @@ type Command = {
 const program = "npm run admin --";
 const maxId = 2_147_483_647;
 
+/** The command line's changes join the console's in the audit trail, without a session. */
+async function audited(store: () => Promise<Store>, action: string, object: string) {
+  await createOwnerRepository(await store()).audit(null, action, object);
+}
+
 function usageError(message: string): AdminError {
   return new AdminError(message, exitCodes.usage);
 }
@@ -187,11 +192,12 @@ take it for a formula): remove it before mailing.
 unsubscribe link keeps answering "unsubscribed". Exit code 3 when no
 subscriber has the address.`,
     arguments: ["EMAIL"],
-    async run({ positionals, stdout, engagement }) {
+    async run({ positionals, stdout, engagement, store }) {
       const [email = ""] = positionals;
       if (!(await (await engagement()).subscribers.remove(email))) {
         throw new AdminError(`No subscriber has the address ${email}.`, exitCodes.notFound);
       }
+      await audited(store, "subscriber remove", email);
       stdout.write(`Removed ${email}.\n`);
       return exitCodes.ok;
     },
@@ -275,6 +281,7 @@ only those who confirmed since. A changed file under a used name is refused.`,
         throw new AdminError((error as Error).message);
       }
       const queued = await outbox.queueEdition(saved.id);
+      await audited(store, "newsletter send", `${edition.slug} (${queued} queued)`);
       stdout.write(
         `Queued ${edition.slug} ("${edition.subject}") for ${queued} subscriber${queued === 1 ? "" : "s"}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
       );
@@ -373,11 +380,12 @@ Readers who have the post open see it disappear: on PostgreSQL at once, on
 SQLite within about a second (the server reads the events other processes
 record). Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    async run({ positionals, stdout, engagement }) {
+    async run({ positionals, stdout, engagement, store }) {
       const id = parseId(positionals[0], "The comment id");
       if (!(await (await engagement()).comments.removeAsOwner(id))) {
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
+      await audited(store, "comment delete", String(id));
       stdout.write(`Deleted comment ${id}.\n`);
       return exitCodes.ok;
     },
@@ -393,7 +401,7 @@ update live. Exit code 3 when there is no such comment.
 
   --comment ID   a comment of the visitor (see "comments list")`,
     options: { comment: { type: "string" } },
-    async run({ values, stdout, engagement }) {
+    async run({ values, stdout, engagement, store }) {
       if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
       const id = parseId(values.comment, "--comment");
       const repositories = await engagement();
@@ -403,6 +411,7 @@ update live. Exit code 3 when there is no such comment.
       }
       const comments = await repositories.comments.removeAllBy(visitorId);
       const reactions = await repositories.reactions.removeAllBy(visitorId);
+      await audited(store, "visitor purge", `comment ${id}`);
       stdout.write(
         `Removed ${comments} comment${comments === 1 ? "" : "s"} and ${reactions} reaction${reactions === 1 ? "" : "s"} of the visitor who wrote comment ${id}.\n`,
       );
@@ -559,7 +568,7 @@ for example after losing a laptop. Exit code 3 when no open session has ID.
   {
     name: "audit",
     usage: "[--limit N] [--json]",
-    summary: "what was done in the console, newest first",
+    summary: "what was done in the console and by these commands, newest first",
     help: `Prints the audit trail, newest first, tab-separated: when, the console session
 ("none" for this command line and mailed links), the action and its object (a comment id, an
 address, an edition). Objects that start with = + - or @ get a leading '.

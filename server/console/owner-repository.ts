@@ -156,6 +156,19 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       };
     },
 
+    /** Whether a session can still be used, without counting this as activity. */
+    async isAlive(id: string): Promise<boolean> {
+      const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();
+      const row = await db
+        .selectFrom("owner_sessions")
+        .select("id")
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .where("last_seen_at", ">", cutoff)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Sessions that can still be used, newest first. */
     async listSessions(currentId: string | null = null): Promise<OwnerSession[]> {
       const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();

@@ -82,6 +82,8 @@ const version = (
 ).version;
 
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+/** How often an open console stream checks that its session is still alive. */
+const sessionRecheckMs = 30_000;
 const signedOut = () =>
   new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");
 
@@ -571,7 +573,18 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         reply.raw.write(`event: comment\ndata: ${event.data}\n\n`);
       });
       request.raw.socket.setTimeout(0);
+      // A revoked or expired session loses its stream too, within half a minute.
+      const sessionId = sessionOf(request).id;
+      const checking = setInterval(() => {
+        owner.isAlive(sessionId).then(
+          (alive) => {
+            if (!alive) reply.sse.close();
+          },
+          () => {},
+        );
+      }, sessionRecheckMs);
       reply.sse.onClose(() => {
+        clearInterval(checking);
         unsubscribe();
         release();
       });

@@ -280,6 +280,13 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(trail.code).toBe(0);
     expect(trail.stdout).toMatch(new RegExp(`\\t${sessionId}\\tcomment delete\\t${spam.id}\\n`));
     expect(trail.stdout).toMatch(/\tnone\tsign-in link\tcommand line\n/);
+
+    // The command line's own changes are in the same trail, without a session.
+    const other = json(await reader.comment("soap", "Also spam", "Spammer")).comment;
+    expect((await admin(adminEnv(t), "comments", "delete", String(other.id))).code).toBe(0);
+    expect((await admin(adminEnv(t), "audit", "--limit", "1")).stdout).toMatch(
+      new RegExp(`\\tnone\\tcomment delete\\t${other.id}\\n$`),
+    );
   });
 
   it("shows subscribers by state, removes one and exports a neutralised CSV", async () => {
