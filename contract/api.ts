@@ -185,6 +185,8 @@ export const errorCodes = [
   "invalid_json",
   "not_found",
   "forbidden",
+  "unauthorized",
+  "conflict",
   "cross_origin",
   "already_subscribed",
   "unknown_token",

@@ -42,7 +42,8 @@ ${listedPaths.map((route) => `  <url><loc>${siteUrl}${route}</loc><lastmod>${tod
 );
 writeFileSync(
   path.join(clientDir, "robots.txt"),
-  `User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: ${siteUrl}/sitemap.xml\n`,
+  // The owner's console is no reader's business (docs/decisions/012-owner-console.md).
+  `User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /admin\n\nSitemap: ${siteUrl}/sitemap.xml\n`,
 );
 
 // 4. Precompressed copies: zopfli gzip (smaller than zlib's best) and brotli.

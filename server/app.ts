@@ -12,6 +12,11 @@ import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
+import { createInsightsRepository } from "./console/insights-repository.ts";
+import { createOwnerRepository } from "./console/owner-repository.ts";
+import { consolePages } from "./console/pages.ts";
+import { ownerCookieName } from "./console/routes.ts";
+import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
@@ -42,6 +47,8 @@ export type AppOptions = {
    * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
    */
   notifications?: Omit<NotificationOptions, "clock">;
+  /** The console's clock for links and sessions (tests move it on). */
+  clock?: () => Date;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -93,6 +100,7 @@ export async function buildApp({
   heartbeatMs = 15_000,
   mail = {},
   notifications: notificationOptions = {},
+  clock = () => new Date(),
 }: AppOptions) {
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -185,6 +193,7 @@ export async function buildApp({
   const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);
   notifications.onQueued(newsletter.wake);
   const webhooks = owner.start(newsletter.outbox, app.log, mail);
+  const ownerConsole = createOwnerRepository(store, clock);
   const close = async () => {
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([newsletter.stop(), webhooks.stop()]);
@@ -224,6 +233,17 @@ export async function buildApp({
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { slots: eventStreams, heartbeatMs },
+      console: {
+        config,
+        store,
+        engagement,
+        bus,
+        owner: ownerConsole,
+        insights: createInsightsRepository(store, loadItemTitles(), clock),
+        mailer: newsletter.mailer,
+        mailQueued: newsletter.deps.mailQueued,
+        slots: eventStreams,
+      },
     });
 
     // The no-JavaScript form's second page posts to its own address, which
@@ -242,6 +262,11 @@ export async function buildApp({
     });
 
     await app.register(commentActionRoutes, owner.routes);
+    await consolePages(app, {
+      root: clientRoot,
+      owner: ownerConsole,
+      cookieName: ownerCookieName(config.siteUrl),
+    });
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await staticSite(app, { root: clientRoot });
   } catch (error) {

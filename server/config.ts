@@ -164,6 +164,11 @@ const envSchema = z
     // ...and from one IP address, and one visitor, before answering 429.
     EVENT_STREAMS_PER_IP: z.coerce.number().int().min(1).default(20),
     EVENT_STREAMS_PER_VISITOR: z.coerce.number().int().min(1).default(10),
+    // The owner's console (docs/decisions/012-owner-console.md): how many
+    // sign-in attempts one IP address may make per hour, and the folder of
+    // newsletter editions it lists. Its sign-in page mails links to OWNER_EMAIL.
+    OWNER_SIGN_IN_ATTEMPTS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
+    EDITIONS_DIR: z.string().min(1).default("./newsletter"),
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),

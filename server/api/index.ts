@@ -8,6 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
+import { type ConsoleDeps, consoleRoutes } from "../console/routes.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
@@ -31,6 +32,8 @@ export type ApiOptions = RouteDeps & {
   cookieSecret: string;
   rateLimits: RateLimits;
   streams: { slots: StreamSlots; heartbeatMs: number };
+  /** The owner's console API, under /api/admin (docs/decisions/012-owner-console.md). */
+  console: ConsoleDeps;
 };
 
 /** The engagement API, registered under `/api`. */
@@ -72,7 +75,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
         title: "Engage with Engineer — engagement API",
         version: "1.0.0",
         description:
-          "Newsletter, reactions and comments. Writes need a same-origin Origin header and JSON bodies; the first write sets the visitor cookie.",
+          "Newsletter, reactions and comments, and the owner's console under /api/admin. Writes need a same-origin Origin header and JSON bodies; the first write sets the visitor cookie. Console routes (tag `console`) answer 401 without the owner's session cookie.",
       },
     },
     transform: jsonSchemaTransform,
@@ -93,6 +96,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
+  await app.register(consoleRoutes, { prefix: "/admin", ...options.console });
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { emailSchema } from "../../contract/api.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { createOwnerRepository } from "../console/owner-repository.ts";
 import { migrateToLatest, openStore, type Store } from "../db/store.ts";
 import { createEngagement, createEventsRepository, type Engagement } from "../engagement/index.ts";
 import { sqliteFileOf, storeOptionsOf } from "../engagement/service.ts";
@@ -51,13 +52,19 @@ type Command = {
   summary: string;
   help: string;
   options?: NonNullable<ParseArgsConfig["options"]>;
-  /** Names of the required positional arguments. */
+  /** Names of the positional arguments, all required unless `argumentsOptional`. */
   arguments?: string[];
+  argumentsOptional?: boolean;
   run(context: Context): Promise<number>;
 };
 
 const program = "npm run admin --";
 const maxId = 2_147_483_647;
+
+/** The command line's changes join the console's in the audit trail, without a session. */
+async function audited(store: () => Promise<Store>, action: string, object: string) {
+  await createOwnerRepository(await store()).audit(null, action, object);
+}
 
 function usageError(message: string): AdminError {
   return new AdminError(message, exitCodes.usage);
@@ -189,11 +196,12 @@ take it for a formula): remove it before mailing.
 unsubscribe link keeps answering "unsubscribed". Exit code 3 when no
 subscriber has the address.`,
     arguments: ["EMAIL"],
-    async run({ positionals, stdout, engagement }) {
+    async run({ positionals, stdout, engagement, store }) {
       const [email = ""] = positionals;
       if (!(await (await engagement()).subscribers.remove(email))) {
         throw new AdminError(`No subscriber has the address ${email}.`, exitCodes.notFound);
       }
+      await audited(store, "subscriber remove", email);
       stdout.write(`Removed ${email}.\n`);
       return exitCodes.ok;
     },
@@ -277,6 +285,7 @@ only those who confirmed since. A changed file under a used name is refused.`,
         throw new AdminError((error as Error).message);
       }
       const queued = await outbox.queueEdition(saved.id);
+      await audited(store, "newsletter send", `${edition.slug} (${queued} queued)`);
       stdout.write(
         `Queued ${edition.slug} ("${edition.subject}") for ${queued} subscriber${queued === 1 ? "" : "s"}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
       );
@@ -384,11 +393,12 @@ Readers who have the post open see it disappear: on PostgreSQL at once, on
 SQLite within about a second (the server reads the events other processes
 record). Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    async run({ positionals, stdout, engagement }) {
+    async run({ positionals, stdout, engagement, store }) {
       const id = parseId(positionals[0], "The comment id");
       if (!(await (await engagement()).comments.removeAsOwner(id))) {
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
+      await audited(store, "comment delete", String(id));
       stdout.write(`Deleted comment ${id}.\n`);
       return exitCodes.ok;
     },
@@ -561,7 +571,7 @@ update live. Exit code 3 when there is no such comment.
 
   --comment ID   a comment of the visitor (see "comments list")`,
     options: { comment: { type: "string" } },
-    async run({ values, stdout, engagement }) {
+    async run({ values, stdout, engagement, store }) {
       if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
       const id = parseId(values.comment, "--comment");
       const repositories = await engagement();
@@ -571,6 +581,7 @@ update live. Exit code 3 when there is no such comment.
       }
       const comments = await repositories.comments.removeAllBy(visitorId);
       const reactions = await repositories.reactions.removeAllBy(visitorId);
+      await audited(store, "visitor purge", `comment ${id}`);
       stdout.write(
         `Removed ${comments} comment${comments === 1 ? "" : "s"} and ${reactions} reaction${reactions === 1 ? "" : "s"} of the visitor who wrote comment ${id}.\n`,
       );
@@ -640,6 +651,114 @@ reactions or comments, with its counts per reaction type and its comments.
           ],
         ),
       );
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "login",
+    usage: "",
+    summary: "print a one-time sign-in link to the console (10 minutes)",
+    help: `Prints a link to the owner's console (SITE_URL/admin/sign-in#token=…). Open it
+within 10 minutes and press "Sign in": the link then opens a session of the
+browser that used it and works no more. Anyone holding the link before then
+can sign in with it: do not paste it anywhere else. Each link is recorded in
+the audit trail ("audit").`,
+    async run({ config, stdout, stderr, store }) {
+      const owner = createOwnerRepository(await store());
+      const token = await owner.createLink("cli");
+      await owner.audit(null, "sign-in link", "command line");
+      if (!config.SITE_URL) {
+        stderr.write(`Note: SITE_URL is not set, so the link points at ${config.siteUrl}.\n`);
+      }
+      stdout.write(`${config.siteUrl}/admin/sign-in#token=${token}\n`);
+      stderr.write("Valid for 10 minutes, once.\n");
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "sessions list",
+    usage: "[--json]",
+    summary: "the console sessions that can still be used",
+    help: `Lists the console's sessions that have not ended, newest first: id, how it
+signed in (link or passkey), when, and its last request. A session ends after
+12 hours without a request, on "Sign out", or with "sessions revoke".
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, store }) {
+      const sessions = await createOwnerRepository(await store()).listSessions();
+      if (values.json) {
+        stdout.write(
+          `${JSON.stringify(
+            sessions.map(({ current: _, ...s }) => s),
+            null,
+            2,
+          )}\n`,
+        );
+      } else if (sessions.length === 0) {
+        stdout.write("No console session is open.\n");
+      } else {
+        stdout.write(
+          formatTable(
+            ["id", "method", "created_at", "last_seen_at"],
+            sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
+          ),
+        );
+      }
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "sessions revoke",
+    usage: "ID | --all",
+    summary: "end one console session, or all of them",
+    help: `Ends the console session ID (see "sessions list") at once: its next request
+is refused and the browser is sent to sign in again. --all ends every session,
+for example after losing a laptop. Exit code 3 when no open session has ID.
+
+  --all   end every session`,
+    arguments: ["ID"],
+    argumentsOptional: true,
+    options: { all: { type: "boolean" } },
+    async run({ values, positionals, stdout, store }) {
+      const [id] = positionals;
+      if (Boolean(values.all) === (id !== undefined)) {
+        throw usageError("Give a session ID or --all.");
+      }
+      const owner = createOwnerRepository(await store());
+      const ended = await owner.revoke(id === undefined ? "all" : { id });
+      if (id !== undefined && ended === 0) {
+        throw new AdminError(`No open session has the id ${id}.`, exitCodes.notFound);
+      }
+      await owner.audit(null, "session revoke", id ?? "all");
+      stdout.write(`Ended ${ended} session${ended === 1 ? "" : "s"}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "audit",
+    usage: "[--limit N] [--json]",
+    summary: "what was done in the console and by these commands, newest first",
+    help: `Prints the audit trail, newest first, tab-separated: when, the console session
+("none" for this command line and mailed links), the action and its object (a comment id, an
+address, an edition). Objects that start with = + - or @ get a leading '.
+
+  --limit N   at most N entries (default 200)
+  --json      one JSON array instead, verbatim`,
+    options: { limit: { type: "string" }, json: { type: "boolean" } },
+    async run({ values, stdout, store }) {
+      const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
+      const entries = await createOwnerRepository(await store()).auditTrail(limit);
+      if (values.json) {
+        stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+      } else {
+        stdout.write(
+          toTsv([
+            ["at", "session", "action", "object"],
+            ...entries.map((e) => [e.at, e.sessionId ?? "none", e.action, e.object ?? ""]),
+          ]),
+        );
+      }
       return exitCodes.ok;
     },
   },
@@ -753,7 +872,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     return exitCodes.ok;
   }
   const expected = command.arguments ?? [];
-  if (parsed.positionals.length !== expected.length) {
+  if (
+    parsed.positionals.length > expected.length ||
+    (!command.argumentsOptional && parsed.positionals.length !== expected.length)
+  ) {
     stderr.write(
       `${command.name} takes ${expected.length === 0 ? "no arguments" : expected.join(" ")}.\n\n${commandHelp(command)}`,
     );

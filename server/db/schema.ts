@@ -152,6 +152,54 @@ export type EventsTable = {
   created_at: Timestamp;
 };
 
+/** One-time sign-in links of the owner's console: SHA-256 of the token, 10 minutes, single use. */
+export type OwnerSignInLinksTable = {
+  token_hash: string;
+  /** "cli" or "mail": where the link was handed out. */
+  channel: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** The owner's sessions: the cookie's token is kept only as its SHA-256. */
+export type OwnerSessionsTable = {
+  id: string;
+  token_hash: string;
+  method: "link" | "passkey";
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  revoked_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** WebAuthn credentials the owner registered from a session. */
+export type OwnerPasskeysTable = {
+  id: string;
+  name: string;
+  public_key: string;
+  counter: ColumnType<number | string, number, number>;
+  transports: string;
+  created_at: Timestamp;
+  last_used_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** Outstanding WebAuthn challenges, each usable once for a few minutes. */
+export type OwnerChallengesTable = {
+  challenge: string;
+  purpose: "registration" | "authentication";
+  session_id: string | null;
+  expires_at: Timestamp;
+};
+
+/** What the owner did, from which session, to what. */
+export type OwnerAuditTable = {
+  id: BigId;
+  at: Timestamp;
+  session_id: string | null;
+  action: string;
+  object: string | null;
+};
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -166,6 +214,11 @@ export type Database = {
   approved_visitors: ApprovedVisitorsTable;
   bans: BansTable;
   events: EventsTable;
+  owner_sign_in_links: OwnerSignInLinksTable;
+  owner_sessions: OwnerSessionsTable;
+  owner_passkeys: OwnerPasskeysTable;
+  owner_challenges: OwnerChallengesTable;
+  owner_audit: OwnerAuditTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

@@ -55,6 +55,8 @@ export function startNewsletter(
     },
     outbox,
     wake: () => worker.wake(),
+    /** The transport, for mail outside the outbox: test copies and the console's sign-in links. */
+    mailer,
     stop: () => worker.stop(),
   };
 }

@@ -23,7 +23,9 @@ describe.each(backends)("the app on %s", (backend) => {
     expect(response.statusCode).toBe(200);
     const doc = json(response);
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual([
+    // The owner's console routes are checked in console.test.ts.
+    const readers = Object.keys(doc.paths).filter((route) => !route.startsWith("/api/admin/"));
+    expect(readers.sort()).toEqual([
       "/api/comments/form-token",
       "/api/comments/{id}",
       "/api/events",

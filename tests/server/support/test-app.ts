@@ -56,6 +56,8 @@ export type TestAppOptions = {
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
   mail?: AppOptions["mail"];
+  /** The console's clock (sign-in links and sessions). */
+  clock?: AppOptions["clock"];
 };
 
 export type TestApp = {
@@ -120,6 +122,7 @@ export async function startTestApp(
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
     mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);

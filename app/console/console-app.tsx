@@ -1,0 +1,96 @@
+import { useEffect, useState } from "react";
+import { Toaster, toast } from "sonner";
+import type { WhoAmIResponse } from "../../contract/console.ts";
+import { consoleApi, errorMessage } from "./console-api.ts";
+import { buttonClass } from "./ui.tsx";
+import { CommentsView } from "./views/comments-view.tsx";
+import { HealthView } from "./views/health-view.tsx";
+import { NewsletterView } from "./views/newsletter-view.tsx";
+import { OverviewView } from "./views/overview-view.tsx";
+import { SecurityView } from "./views/security-view.tsx";
+import { SubscribersView } from "./views/subscribers-view.tsx";
+
+export const consoleViews = {
+  overview: { title: "Overview", path: "/admin", View: OverviewView },
+  comments: { title: "Comments", path: "/admin/comments", View: CommentsView },
+  subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },
+  newsletter: { title: "Newsletter", path: "/admin/newsletter", View: NewsletterView },
+  health: { title: "Health", path: "/admin/health", View: HealthView },
+  security: { title: "Sign-in and passkeys", path: "/admin/security", View: SecurityView },
+} as const;
+
+export type ConsoleViewName = keyof typeof consoleViews;
+
+/**
+ * The owner's console (docs/decisions/012-owner-console.md): one page per
+ * view, each the same island; it checks the session first and sends a
+ * signed-out browser to the sign-in page.
+ */
+export function ConsoleApp({ view }: { view: ConsoleViewName }) {
+  const [me, setMe] = useState<WhoAmIResponse | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  useEffect(() => {
+    // A 401 has already sent the browser to the sign-in page (console-api.ts).
+    consoleApi<WhoAmIResponse>("GET", "/session").then(setMe, (error) =>
+      setFailure(errorMessage(error)),
+    );
+  }, []);
+  const { title, View } = consoleViews[view];
+
+  async function signOut() {
+    try {
+      await consoleApi("POST", "/sign-out", {});
+      window.location.assign("/admin/sign-in");
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+
+  if (!me) {
+    return (
+      <main className="p-8 text-slate-400">
+        <h1 className="sr-only">{title}</h1>
+        {failure ? (
+          <p role="alert" className="text-red-300">
+            The console cannot reach the server: {failure}
+          </p>
+        ) : (
+          <p>Checking your session…</p>
+        )}
+      </main>
+    );
+  }
+  return (
+    <div className="min-h-screen lg:flex">
+      <header className="border-b border-line bg-panel lg:w-60 lg:shrink-0 lg:border-r lg:border-b-0">
+        <div className="px-5 py-4">
+          <p className="font-semibold text-slate-100">Engage with Engineer</p>
+          <p className="text-sm text-slate-400">Owner's console</p>
+        </div>
+        <nav aria-label="Console" className="px-3 pb-4">
+          <ul className="flex flex-wrap gap-1 lg:flex-col">
+            {Object.entries(consoleViews).map(([name, entry]) => (
+              <li key={name}>
+                <a
+                  href={entry.path}
+                  aria-current={name === view ? "page" : undefined}
+                  className={`block rounded-lg px-3 py-2 text-sm ${name === view ? "bg-accent/15 text-accent" : "text-slate-300 hover:bg-white/5"}`}
+                >
+                  {entry.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+          <button type="button" onClick={signOut} className={`${buttonClass} mt-4 ml-3`}>
+            Sign out
+          </button>
+        </nav>
+      </header>
+      <main className="min-w-0 flex-1 px-5 py-6 sm:px-8">
+        <h1 className="mb-6 text-2xl font-bold text-slate-100">{title}</h1>
+        <View me={me} />
+      </main>
+      <Toaster theme="dark" position="bottom-right" />
+    </div>
+  );
+}

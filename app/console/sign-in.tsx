@@ -1,0 +1,133 @@
+import { startAuthentication } from "@simplewebauthn/browser";
+import { type FormEvent, useEffect, useState } from "react";
+import { api } from "../lib/api-client.ts";
+import { errorMessage } from "./console-api.ts";
+import { buttonClass, inputClass, primaryClass } from "./ui.tsx";
+
+/** The one-time link's token travels in the fragment: never sent to a server, never logged. */
+function tokenOfLink(): string | null {
+  const match = /^#token=([A-Za-z0-9_-]{43})$/.exec(window.location.hash);
+  return match?.[1] ?? null;
+}
+
+const panel = "mx-auto mt-16 w-[min(92vw,28rem)] rounded-2xl border border-line bg-panel p-6";
+
+/**
+ * The console's sign-in page (docs/decisions/012-owner-console.md). Opened
+ * from a link, it shows one "Sign in" button: only its POST uses the link, so
+ * a mail scanner that opens it signs nobody in. Otherwise it offers a passkey
+ * and a link by mail.
+ */
+export function SignIn() {
+  const [token, setToken] = useState(tokenOfLink);
+  // A link pasted into a tab already on this page changes only the fragment.
+  useEffect(() => {
+    const follow = () => setToken(tokenOfLink());
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [email, setEmail] = useState("");
+  const [mailed, setMailed] = useState(false);
+
+  async function run(action: () => Promise<void>) {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await action();
+    } catch (error) {
+      setMessage(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const withLink = () =>
+    run(async () => {
+      await api("POST", "/admin/sign-in", { token });
+      history.replaceState(null, "", "/admin/sign-in");
+      window.location.assign("/admin");
+    });
+
+  const withPasskey = () =>
+    run(async () => {
+      const { options } = await api<{ options: unknown }>(
+        "POST",
+        "/admin/passkey-sign-in/options",
+        {},
+      );
+      const response = await startAuthentication({
+        optionsJSON: options as Parameters<typeof startAuthentication>[0]["optionsJSON"],
+      });
+      await api("POST", "/admin/passkey-sign-in", { response });
+      window.location.assign("/admin");
+    });
+
+  const mailLink = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      await api("POST", "/admin/sign-in/mail", { email });
+      setMailed(true);
+    });
+  };
+
+  return (
+    <main className={panel}>
+      <h1 className="text-2xl font-bold text-slate-100">Sign in to the console</h1>
+      {token ? (
+        <>
+          <p className="mt-2 text-sm text-slate-300">
+            This link signs this browser in once, within 10 minutes of being made.
+          </p>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void withLink()}
+            className={`${primaryClass} mt-5 w-full py-2`}
+          >
+            Sign in
+          </button>
+        </>
+      ) : (
+        <>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void withPasskey()}
+            className={`${primaryClass} mt-5 w-full py-2`}
+          >
+            Sign in with a passkey
+          </button>
+          <form onSubmit={mailLink} className="mt-6 space-y-3 border-t border-line pt-5">
+            <label className="flex flex-col gap-1 text-sm text-slate-300">
+              Your address
+              <input
+                type="email"
+                required
+                autoComplete="email"
+                value={email}
+                onChange={(event) => setEmail(event.target.value)}
+                className={inputClass}
+              />
+            </label>
+            <button type="submit" disabled={busy} className={`${buttonClass} w-full py-2`}>
+              Email me a sign-in link
+            </button>
+          </form>
+          <p className="mt-4 text-sm text-slate-400">
+            Or, on the server: <code>npm run admin -- login</code>
+          </p>
+        </>
+      )}
+      <div role="status" className="mt-4 text-sm">
+        {mailed ? (
+          <p className="text-slate-200">
+            If that is the owner's address, a link is on its way. It works for 10 minutes.
+          </p>
+        ) : null}
+        {message ? <p className="text-red-300">{message}</p> : null}
+      </div>
+    </main>
+  );
+}

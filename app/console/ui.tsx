@@ -1,0 +1,91 @@
+import { AlertDialog } from "radix-ui";
+import type { ReactNode } from "react";
+import type { Loaded } from "./console-api.ts";
+
+export const buttonClass =
+  "rounded-lg px-3 py-1.5 text-sm font-medium ring-1 ring-line hover:bg-white/5 disabled:opacity-50";
+export const primaryClass =
+  "rounded-lg bg-accent px-3 py-1.5 text-sm font-semibold text-ink hover:bg-accent-strong disabled:opacity-50";
+export const dangerClass =
+  "rounded-lg px-3 py-1.5 text-sm font-medium text-red-300 ring-1 ring-red-500/40 hover:bg-red-500/10 disabled:opacity-50";
+export const inputClass =
+  "rounded-lg border border-line bg-ink px-3 py-1.5 text-slate-100 placeholder:text-slate-400";
+
+export function Panel({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="rounded-2xl border border-line bg-panel p-5" aria-label={title}>
+      <h2 className="mb-4 text-base font-semibold text-slate-100">{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** What a view shows while its data loads or when it could not be read. */
+export function Loading<T>({
+  loaded,
+  children,
+}: {
+  loaded: Loaded<T>;
+  children: (data: T) => ReactNode;
+}) {
+  if (loaded.state === "loading") return <p className="text-slate-400">Loading…</p>;
+  if (loaded.state === "failed") {
+    return (
+      <p role="alert" className="text-red-300">
+        Could not load: {loaded.message}
+      </p>
+    );
+  }
+  return <>{children(loaded.data)}</>;
+}
+
+/** A button that asks before it acts: for what cannot be undone. */
+export function ConfirmButton({
+  label,
+  title,
+  description,
+  confirmLabel,
+  onConfirm,
+  className = dangerClass,
+}: {
+  label: string;
+  title: string;
+  description: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  className?: string;
+}) {
+  return (
+    <AlertDialog.Root>
+      <AlertDialog.Trigger className={className}>{label}</AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/60" />
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl">
+          <AlertDialog.Title className="text-lg font-semibold text-slate-100">
+            {title}
+          </AlertDialog.Title>
+          <AlertDialog.Description className="mt-2 text-sm text-slate-300">
+            {description}
+          </AlertDialog.Description>
+          <div className="mt-6 flex justify-end gap-3">
+            <AlertDialog.Cancel className={buttonClass}>Cancel</AlertDialog.Cancel>
+            <AlertDialog.Action className={primaryClass} onClick={onConfirm}>
+              {confirmLabel}
+            </AlertDialog.Action>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}
+
+const dateTime = new Intl.DateTimeFormat("en-GB", {
+  dateStyle: "medium",
+  timeStyle: "short",
+  timeZone: "UTC",
+});
+
+/** Times in UTC, as the command line and the logs show them. */
+export function When({ iso }: { iso: string }) {
+  return <time dateTime={iso}>{dateTime.format(new Date(iso))} UTC</time>;
+}

@@ -1,0 +1,161 @@
+import { type FormEvent, useEffect, useState } from "react";
+import { toast } from "sonner";
+import type {
+  EditionFile,
+  EditionPreviewResponse,
+  EditionsResponse,
+} from "../../../contract/console.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { buttonClass, ConfirmButton, inputClass, Loading, primaryClass } from "../ui.tsx";
+
+function Progress({ edition }: { edition: EditionFile }) {
+  const p = edition.progress;
+  if (!p) return <p className="text-sm text-slate-400">Not sent yet.</p>;
+  const total = p.queued + p.sent + p.failed + p.cancelled;
+  return (
+    <div className="space-y-1">
+      <progress
+        className="h-2 w-full accent-accent"
+        max={Math.max(total, 1)}
+        value={p.sent + p.failed + p.cancelled}
+        aria-label={`Progress of ${edition.slug}`}
+      />
+      <p className="text-sm text-slate-300">
+        {p.sent} sent, {p.queued} waiting, {p.failed} failed, {p.cancelled} cancelled
+      </p>
+    </div>
+  );
+}
+
+function Preview({ slug }: { slug: string }) {
+  const { loaded } = useConsoleData<EditionPreviewResponse>(`/editions/${slug}`);
+  return (
+    <Loading loaded={loaded}>
+      {(preview) => (
+        <iframe
+          title={`Preview of ${preview.subject}`}
+          srcDoc={preview.html}
+          // Nothing in the mail runs: no scripts, no forms, no navigation.
+          sandbox=""
+          className="h-[32rem] w-full rounded-lg border border-line bg-white"
+        />
+      )}
+    </Loading>
+  );
+}
+
+function TestSend({ slug }: { slug: string }) {
+  const [to, setTo] = useState("");
+  const [busy, setBusy] = useState(false);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      await consoleApi("POST", `/editions/${slug}/test`, { to });
+      toast.success(`Test copy sent to ${to}`);
+    } catch (error) {
+      toast.error(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
+      <label className="flex flex-col gap-1 text-sm text-slate-300">
+        Test address
+        <input
+          type="email"
+          required
+          value={to}
+          onChange={(event) => setTo(event.target.value)}
+          className={inputClass}
+        />
+      </label>
+      <button type="submit" disabled={busy} className={buttonClass}>
+        Send test
+      </button>
+    </form>
+  );
+}
+
+export function NewsletterView() {
+  const { loaded, reload } = useConsoleData<EditionsResponse>("/editions");
+  const [previewing, setPreviewing] = useState<string | null>(null);
+
+  // Live progress: while anything waits in the outbox, ask again every two seconds.
+  const sending =
+    loaded.state === "ready" && loaded.data.editions.some((e) => (e.progress?.queued ?? 0) > 0);
+  useEffect(() => {
+    if (!sending) return;
+    const timer = setInterval(() => void reload(), 2000);
+    return () => clearInterval(timer);
+  }, [sending, reload]);
+
+  async function send(slug: string) {
+    try {
+      const { queued } = await consoleApi<{ queued: number }>("POST", `/editions/${slug}/send`, {});
+      toast.success(`Queued for ${queued} subscriber${queued === 1 ? "" : "s"}`);
+      await reload();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+
+  return (
+    <Loading loaded={loaded}>
+      {({ editions, confirmedSubscribers }) =>
+        editions.length === 0 ? (
+          <p className="text-slate-400">
+            No editions yet: add a Markdown file to the editions folder (README, "Newsletter
+            editions").
+          </p>
+        ) : (
+          <ul className="space-y-4">
+            {editions.map((edition) => (
+              <li key={edition.slug} className="rounded-2xl border border-line bg-panel p-5">
+                <h2 className="text-lg font-semibold text-slate-100">
+                  {edition.subject ?? edition.slug}
+                </h2>
+                <p className="font-mono text-xs text-slate-400">{edition.slug}.md</p>
+                {edition.problem ? (
+                  <p className="mt-2 text-sm text-amber-300">{edition.problem}</p>
+                ) : null}
+                <div className="mt-3">
+                  <Progress edition={edition} />
+                </div>
+                {edition.problem === null ? (
+                  <div className="mt-4 flex flex-wrap items-end gap-3">
+                    <button
+                      type="button"
+                      className={buttonClass}
+                      aria-expanded={previewing === edition.slug}
+                      onClick={() =>
+                        setPreviewing(previewing === edition.slug ? null : edition.slug)
+                      }
+                    >
+                      {previewing === edition.slug ? "Hide preview" : "Preview"}
+                    </button>
+                    <TestSend slug={edition.slug} />
+                    <ConfirmButton
+                      label="Send"
+                      title={`Send "${edition.subject}"?`}
+                      description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.`}
+                      confirmLabel="Send now"
+                      className={primaryClass}
+                      onConfirm={() => void send(edition.slug)}
+                    />
+                  </div>
+                ) : null}
+                {previewing === edition.slug ? (
+                  <div className="mt-4">
+                    <Preview slug={edition.slug} />
+                  </div>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )
+      }
+    </Loading>
+  );
+}

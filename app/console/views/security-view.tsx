@@ -1,0 +1,151 @@
+import { startRegistration } from "@simplewebauthn/browser";
+import { type FormEvent, useState } from "react";
+import { toast } from "sonner";
+import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import {
+  buttonClass,
+  dangerClass,
+  inputClass,
+  Loading,
+  Panel,
+  primaryClass,
+  When,
+} from "../ui.tsx";
+
+function AddPasskey({ onAdded }: { onAdded: () => void }) {
+  const [name, setName] = useState("");
+  const [busy, setBusy] = useState(false);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const { options } = await consoleApi<{ options: unknown }>("POST", "/passkeys/options", {});
+      const response = await startRegistration({
+        optionsJSON: options as Parameters<typeof startRegistration>[0]["optionsJSON"],
+      });
+      await consoleApi("POST", "/passkeys", { name, response });
+      toast.success("Passkey added");
+      setName("");
+      onAdded();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-3">
+      <label className="flex flex-col gap-1 text-sm text-slate-300">
+        Passkey name
+        <input
+          required
+          maxLength={60}
+          placeholder="Laptop"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          className={inputClass}
+        />
+      </label>
+      <button type="submit" disabled={busy} className={primaryClass}>
+        Add a passkey
+      </button>
+    </form>
+  );
+}
+
+export function SecurityView({ me }: { me: WhoAmIResponse }) {
+  const passkeys = useConsoleData<WhoAmIResponse>("/session");
+  const sessions = useConsoleData<{ sessions: OwnerSession[] }>("/sessions");
+
+  async function act(method: string, path: string, done: string, reload: () => Promise<void>) {
+    try {
+      await consoleApi(method, path);
+      toast.success(done);
+      await reload();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+
+  return (
+    <div className="grid gap-5 xl:grid-cols-2">
+      <Panel title="Passkeys">
+        <p className="text-sm text-slate-300">
+          A passkey signs you in from this device without a mailed link.
+        </p>
+        <Loading loaded={passkeys.loaded}>
+          {({ passkeys: list }) =>
+            list.length === 0 ? (
+              <p className="mt-3 text-sm text-slate-400">No passkey yet.</p>
+            ) : (
+              <ul className="mt-3 space-y-2">
+                {list.map((p) => (
+                  <li key={p.id} className="flex items-center justify-between gap-3 text-sm">
+                    <span>
+                      <span className="font-medium text-slate-100">{p.name}</span>
+                      <span className="text-slate-400">
+                        {" "}
+                        added <When iso={p.createdAt} />
+                      </span>
+                    </span>
+                    <button
+                      type="button"
+                      className={dangerClass}
+                      aria-label={`Remove the passkey ${p.name}`}
+                      onClick={() =>
+                        void act(
+                          "DELETE",
+                          `/passkeys/${encodeURIComponent(p.id)}`,
+                          "Passkey removed",
+                          passkeys.reload,
+                        )
+                      }
+                    >
+                      Remove
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </Loading>
+        <AddPasskey onAdded={() => void passkeys.reload()} />
+      </Panel>
+      <Panel title="Sessions">
+        <Loading loaded={sessions.loaded}>
+          {({ sessions: list }) => (
+            <ul className="space-y-2">
+              {list.map((s) => (
+                <li key={s.id} className="flex items-center justify-between gap-3 text-sm">
+                  <span>
+                    <span className="font-mono text-slate-100">{s.id}</span>
+                    <span className="text-slate-400">
+                      {" "}
+                      by {s.method}, last active <When iso={s.lastSeenAt} />
+                    </span>
+                    {s.id === me.session.id ? (
+                      <span className="text-accent"> (this one)</span>
+                    ) : null}
+                  </span>
+                  {s.id === me.session.id ? null : (
+                    <button
+                      type="button"
+                      className={buttonClass}
+                      aria-label={`End session ${s.id}`}
+                      onClick={() =>
+                        void act("DELETE", `/sessions/${s.id}`, "Session ended", sessions.reload)
+                      }
+                    >
+                      End
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Loading>
+      </Panel>
+    </div>
+  );
+}

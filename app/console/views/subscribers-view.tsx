@@ -1,0 +1,111 @@
+import { useEffect, useState } from "react";
+import { toast } from "sonner";
+import type { SubscribersResponse } from "../../../contract/console.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx";
+
+export function SubscribersView() {
+  const [q, setQ] = useState("");
+  const [path, setPath] = useState("/subscribers");
+  const { loaded, reload } = useConsoleData<SubscribersResponse>(path);
+  useEffect(() => {
+    const timer = setTimeout(
+      () => setPath(q.trim() ? `/subscribers?q=${encodeURIComponent(q.trim())}` : "/subscribers"),
+      250,
+    );
+    return () => clearTimeout(timer);
+  }, [q]);
+
+  async function remove(email: string) {
+    try {
+      await consoleApi("DELETE", `/subscribers/${encodeURIComponent(email)}`);
+      toast.success(`Removed ${email}`);
+      await reload();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+
+  return (
+    <Loading loaded={loaded}>
+      {({ counts, subscribers }) => (
+        <div className="space-y-5">
+          <dl className="flex flex-wrap gap-4">
+            {(
+              [
+                ["Confirmed", counts.confirmed],
+                ["Pending", counts.pending],
+              ] as const
+            ).map(([label, count]) => (
+              <div key={label} className="min-w-40 rounded-xl border border-line bg-panel p-4">
+                <dt className="text-sm text-slate-400">{label}</dt>
+                <dd className="text-3xl font-bold text-slate-100">{count}</dd>
+              </div>
+            ))}
+          </dl>
+          <div className="flex flex-wrap items-end gap-3">
+            <search aria-label="Search subscribers">
+              <label className="flex flex-col gap-1 text-sm text-slate-300">
+                Search addresses
+                <input
+                  type="search"
+                  value={q}
+                  onChange={(event) => setQ(event.target.value)}
+                  className={inputClass}
+                />
+              </label>
+            </search>
+            <a href="/api/admin/subscribers/export" download className={buttonClass}>
+              Export CSV
+            </a>
+          </div>
+          {subscribers.length === 0 ? (
+            <p className="text-slate-400">No addresses match.</p>
+          ) : (
+            <table className="w-full text-left text-sm">
+              <caption className="sr-only">Subscribers, newest first</caption>
+              <thead className="text-slate-400">
+                <tr>
+                  <th scope="col" className="py-2 pr-4">
+                    Address
+                  </th>
+                  <th scope="col" className="py-2 pr-4">
+                    State
+                  </th>
+                  <th scope="col" className="py-2 pr-4">
+                    Since
+                  </th>
+                  <th scope="col" className="py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {subscribers.map((s) => (
+                  <tr key={s.email} className="border-t border-line">
+                    <td className="py-2 pr-4 break-all text-slate-100">{s.email}</td>
+                    <td className="py-2 pr-4">
+                      {s.status === "confirmed" ? "Confirmed" : "Pending"}
+                    </td>
+                    <td className="py-2 pr-4 text-slate-300">
+                      <When iso={s.confirmedAt ?? s.createdAt} />
+                    </td>
+                    <td className="py-2 text-right">
+                      <ConfirmButton
+                        label="Remove"
+                        title={`Remove ${s.email}?`}
+                        description="The address gets no more editions. Its owner can subscribe again."
+                        confirmLabel="Remove"
+                        onConfirm={() => void remove(s.email)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      )}
+    </Loading>
+  );
+}

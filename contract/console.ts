@@ -1,0 +1,202 @@
+import { z } from "zod";
+import { emailSchema } from "./api.ts";
+
+/*
+ * Request and response shapes of the owner's console API (`/api/admin`,
+ * docs/decisions/012-owner-console.md). Every route but the sign-in ones
+ * answers 401 without the owner's session.
+ */
+
+const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+
+/** A sign-in link's token: 32 random bytes in base64url, as the server issues them. */
+export const signInRequestSchema = z.strictObject({
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "This is not a sign-in link."),
+});
+export type SignInRequest = z.input<typeof signInRequestSchema>;
+
+export const mailLinkRequestSchema = z.strictObject({ email: emailSchema });
+export type MailLinkRequest = z.input<typeof mailLinkRequestSchema>;
+
+/** The same answer whether or not the address is the owner's. */
+export const mailLinkResponseSchema = z.object({ requested: z.literal(true) });
+
+export const sessionSchema = z.object({
+  id: z.string(),
+  method: z.enum(["link", "passkey"]),
+  createdAt: timestampSchema,
+  lastSeenAt: timestampSchema,
+  current: z.boolean(),
+});
+export type OwnerSession = z.infer<typeof sessionSchema>;
+
+export const passkeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: timestampSchema,
+  lastUsedAt: timestampSchema.nullable(),
+});
+export type Passkey = z.infer<typeof passkeySchema>;
+
+export const whoAmIResponseSchema = z.object({
+  session: sessionSchema,
+  passkeys: z.array(passkeySchema),
+});
+export type WhoAmIResponse = z.infer<typeof whoAmIResponseSchema>;
+
+/** WebAuthn options and responses are the browser library's JSON, checked by the server library. */
+const webAuthnJson = z.record(z.string(), z.unknown());
+
+export const passkeyOptionsResponseSchema = z.object({ options: webAuthnJson });
+
+export const registerPasskeyRequestSchema = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1, "Name the passkey.")
+    .max(60, "Passkey names are at most 60 characters.")
+    .refine((name) => !/\p{Cc}/u.test(name), "Passkey names cannot contain control characters."),
+  response: webAuthnJson,
+});
+
+export const passkeySignInRequestSchema = z.strictObject({ response: webAuthnJson });
+
+// Overview
+
+const dayCountSchema = z.object({ day: z.string(), comments: z.number(), reactions: z.number() });
+const subscriberDaySchema = z.object({
+  day: z.string(),
+  confirmed: z.number(),
+  pending: z.number(),
+});
+const engagedItemSchema = z.object({
+  kind: z.enum(["mythology", "science"]),
+  id: z.string(),
+  title: z.string(),
+  reactions: z.number(),
+  comments: z.number(),
+});
+export const editionProgressSchema = z.object({
+  slug: z.string(),
+  subject: z.string(),
+  createdAt: timestampSchema,
+  queued: z.number(),
+  sent: z.number(),
+  failed: z.number(),
+  cancelled: z.number(),
+});
+export type EditionProgress = z.infer<typeof editionProgressSchema>;
+
+export const overviewResponseSchema = z.object({
+  activity: z.array(dayCountSchema),
+  subscribers: z.array(subscriberDaySchema),
+  mostEngaged: z.array(engagedItemSchema),
+  editions: z.array(editionProgressSchema),
+});
+export type OverviewResponse = z.infer<typeof overviewResponseSchema>;
+
+// Comments
+
+export const consoleCommentSchema = z.object({
+  id: z.number().int().positive(),
+  postId: z.string(),
+  postTitle: z.string(),
+  content: z.string(),
+  userName: z.string(),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+});
+export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
+
+export const commentSearchSchema = z.object({
+  q: z.string().max(200).optional().describe("Words in the text or the name"),
+  post: z.string().max(100).optional().describe("Only this science post"),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const consoleCommentsResponseSchema = z.object({
+  comments: z.array(consoleCommentSchema),
+  /** The science posts, for the search's post filter. */
+  posts: z.array(z.object({ id: z.string(), title: z.string() })),
+});
+export type ConsoleCommentsResponse = z.infer<typeof consoleCommentsResponseSchema>;
+
+// Subscribers
+
+export const subscriberSearchSchema = z.object({
+  q: z.string().max(254).optional().describe("Part of an address"),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const consoleSubscriberSchema = z.object({
+  email: z.string(),
+  status: z.enum(["pending", "confirmed"]),
+  createdAt: timestampSchema,
+  confirmedAt: timestampSchema.nullable(),
+});
+export type ConsoleSubscriber = z.infer<typeof consoleSubscriberSchema>;
+
+export const subscribersResponseSchema = z.object({
+  counts: z.object({ pending: z.number(), confirmed: z.number() }),
+  subscribers: z.array(consoleSubscriberSchema),
+});
+export type SubscribersResponse = z.infer<typeof subscribersResponseSchema>;
+
+// Newsletter
+
+export const editionSlugSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,79}$/,
+    "Editions are named in lower case letters, digits and dashes.",
+  );
+
+export const editionFileSchema = z.object({
+  slug: z.string(),
+  subject: z.string().nullable(),
+  /** Why the file cannot be sent, when it cannot. */
+  problem: z.string().nullable(),
+  progress: editionProgressSchema.nullable(),
+});
+export type EditionFile = z.infer<typeof editionFileSchema>;
+
+export const editionsResponseSchema = z.object({
+  editions: z.array(editionFileSchema),
+  confirmedSubscribers: z.number(),
+});
+export type EditionsResponse = z.infer<typeof editionsResponseSchema>;
+
+export const editionPreviewResponseSchema = z.object({ subject: z.string(), html: z.string() });
+export type EditionPreviewResponse = z.infer<typeof editionPreviewResponseSchema>;
+
+export const testSendRequestSchema = z.strictObject({ to: emailSchema });
+export const queuedResponseSchema = z.object({ queued: z.number() });
+
+// Health
+
+export const healthResponseSchema = z.object({
+  database: z.object({ kind: z.enum(["sqlite", "postgres"]), reachable: z.boolean() }),
+  liveEvents: z.enum(["listening", "reconnecting"]),
+  outbox: z.object({
+    queued: z.number(),
+    failed: z.number(),
+    oldestQueuedAt: timestampSchema.nullable(),
+  }),
+  version: z.string(),
+  node: z.string(),
+  settings: z.array(z.object({ name: z.string(), value: z.string().nullable() })),
+});
+export type HealthResponse = z.infer<typeof healthResponseSchema>;
+
+// Audit
+
+export const auditEntrySchema = z.object({
+  id: z.number(),
+  at: timestampSchema,
+  sessionId: z.string().nullable(),
+  action: z.string(),
+  object: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditResponseSchema = z.object({ entries: z.array(auditEntrySchema) });

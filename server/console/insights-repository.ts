@@ -1,0 +1,236 @@
+import { type RawBuilder, sql } from "kysely";
+import type {
+  ConsoleComment,
+  ConsoleSubscriber,
+  OverviewResponse,
+} from "../../contract/console.ts";
+import type { Store } from "../db/store.ts";
+import { toIso } from "../engagement/time.ts";
+import type { Clock } from "./owner-repository.ts";
+import type { ItemTitles } from "./titles.ts";
+
+/** How far back the overview's charts reach. */
+export const overviewDays = 90;
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** `%` and `_` are wildcards of LIKE: a search for them means the characters themselves. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The UTC days of the last `days` days, oldest first, as YYYY-MM-DD. */
+export function lastDays(today: Date, days: number): string[] {
+  const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+  return Array.from({ length: days }, (_, i) =>
+    new Date(end - (days - 1 - i) * dayMs).toISOString().slice(0, 10),
+  );
+}
+
+export type InsightsRepository = ReturnType<typeof createInsightsRepository>;
+
+/**
+ * The console's reads across the engagement data: charts, searches, backlog.
+ * Reads only; writes go through the engagement repositories, which record
+ * the live events readers' pages need.
+ */
+export function createInsightsRepository(store: Store, titles: ItemTitles, now: Clock) {
+  const { db } = store;
+  // The day of a timestamp column, the same text on both databases.
+  const dayOf = (column: string): RawBuilder<string> =>
+    store.kind === "sqlite"
+      ? sql<string>`substr(${sql.ref(column)}, 1, 10)`
+      : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const like = (column: string, pattern: string) =>
+    sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+
+  async function perDay(
+    table: "science_comments" | "science_reactions" | "mythology_reactions",
+    since: string,
+  ): Promise<Map<string, number>> {
+    const day = dayOf("created_at");
+    const rows = await db
+      .selectFrom(table)
+      .select([day.as("day"), (eb) => eb.fn.countAll().as("count")])
+      .where("created_at", ">=", since)
+      .groupBy(day)
+      .execute();
+    return new Map(rows.map((row) => [row.day, Number(row.count)]));
+  }
+
+  return {
+    posts: () => titles.list("science"),
+
+    async overview(): Promise<Omit<OverviewResponse, "editions">> {
+      const days = lastDays(now(), overviewDays);
+      const since = `${days[0]}T00:00:00.000Z`;
+      const [comments, science, mythology] = await Promise.all([
+        perDay("science_comments", since),
+        perDay("science_reactions", since),
+        perDay("mythology_reactions", since),
+      ]);
+      const activity = days.map((day) => ({
+        day,
+        comments: comments.get(day) ?? 0,
+        reactions: (science.get(day) ?? 0) + (mythology.get(day) ?? 0),
+      }));
+
+      // Subscribers on each day's evening: those who had asked by then, and
+      // of them those who had confirmed. Removed addresses are gone from the
+      // table, so the past shows today's list as it grew.
+      const subscriberRows = await db
+        .selectFrom("subscribers")
+        .select(["created_at", "confirmed_at"])
+        .execute();
+      const asked = subscriberRows.map((row) => toIso(row.created_at).slice(0, 10)).sort();
+      const confirmedDays = subscriberRows
+        .flatMap((row) => (row.confirmed_at === null ? [] : [toIso(row.confirmed_at).slice(0, 10)]))
+        .sort();
+      const countUpTo = (sorted: string[], day: string) => {
+        let low = 0;
+        let high = sorted.length;
+        while (low < high) {
+          const middle = (low + high) >> 1;
+          if ((sorted[middle] ?? "") <= day) low = middle + 1;
+          else high = middle;
+        }
+        return low;
+      };
+      const subscribers = days.map((day) => {
+        const confirmed = countUpTo(confirmedDays, day);
+        return { day, confirmed, pending: countUpTo(asked, day) - confirmed };
+      });
+
+      const engagement = new Map<
+        string,
+        { kind: "mythology" | "science"; id: string; reactions: number; comments: number }
+      >();
+      const entry = (kind: "mythology" | "science", id: string) => {
+        const key = `${kind}:${id}`;
+        let found = engagement.get(key);
+        if (!found) {
+          found = { kind, id, reactions: 0, comments: 0 };
+          engagement.set(key, found);
+        }
+        return found;
+      };
+      for (const [table, kind, column] of [
+        ["mythology_reactions", "mythology", "story_id"],
+        ["science_reactions", "science", "post_id"],
+      ] as const) {
+        const rows = await db
+          .selectFrom(table)
+          .select([sql<string>`${sql.ref(column)}`.as("item"), (eb) => eb.fn.countAll().as("n")])
+          .groupBy(column)
+          .execute();
+        for (const row of rows) entry(kind, row.item).reactions += Number(row.n);
+      }
+      const commentRows = await db
+        .selectFrom("science_comments")
+        .select(["post_id", (eb) => eb.fn.countAll().as("n")])
+        .groupBy("post_id")
+        .execute();
+      for (const row of commentRows) entry("science", row.post_id).comments += Number(row.n);
+      const mostEngaged = [...engagement.values()]
+        .sort(
+          (a, b) =>
+            b.reactions + b.comments - (a.reactions + a.comments) || a.id.localeCompare(b.id),
+        )
+        .slice(0, 8)
+        .map((item) => ({ ...item, title: titles.of(item.kind, item.id) }));
+      return { activity, subscribers, mostEngaged };
+    },
+
+    /** Comments, newest first, whose text or name contains `q`, of one post or all. */
+    async searchComments(filter: {
+      q?: string | undefined;
+      post?: string | undefined;
+      limit: number;
+    }): Promise<ConsoleComment[]> {
+      let query = db
+        .selectFrom("science_comments")
+        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at"]);
+      const q = filter.q?.trim();
+      if (q) {
+        const pattern = containsPattern(q);
+        query = query.where((eb) =>
+          eb.or([
+            eb(like("content", pattern), "=", true),
+            eb(like("user_name", pattern), "=", true),
+          ]),
+        );
+      }
+      if (filter.post) query = query.where("post_id", "=", filter.post);
+      const rows = await query
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(filter.limit)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        postId: row.post_id,
+        postTitle: titles.of("science", row.post_id),
+        content: row.content,
+        userName: row.user_name,
+        createdAt: toIso(row.created_at),
+        updatedAt: toIso(row.updated_at),
+      }));
+    },
+
+    async subscriberCounts(): Promise<{ pending: number; confirmed: number }> {
+      const rows = await db
+        .selectFrom("subscribers")
+        .select(["status", (eb) => eb.fn.countAll().as("n")])
+        .groupBy("status")
+        .execute();
+      const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+      return { pending: of("pending"), confirmed: of("confirmed") };
+    },
+
+    /** Addresses containing `q`, newest first. */
+    async searchSubscribers(filter: {
+      q?: string | undefined;
+      limit: number;
+    }): Promise<ConsoleSubscriber[]> {
+      let query = db
+        .selectFrom("subscribers")
+        .select(["email", "status", "created_at", "confirmed_at"]);
+      const q = filter.q?.trim();
+      if (q) query = query.where(like("email", containsPattern(q)), "=", true);
+      const rows = await query
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(filter.limit)
+        .execute();
+      return rows.map((row) => ({
+        email: row.email,
+        status: row.status,
+        createdAt: toIso(row.created_at),
+        confirmedAt: row.confirmed_at === null ? null : toIso(row.confirmed_at),
+      }));
+    },
+
+    /** Mail waiting in the outbox, mail that failed for good, and the oldest waiting. */
+    async outboxBacklog() {
+      const rows = await db
+        .selectFrom("outbox")
+        .select([
+          "status",
+          (eb) => eb.fn.countAll().as("n"),
+          (eb) => eb.fn.min("created_at").as("oldest"),
+        ])
+        .where("status", "in", ["queued", "sending", "failed"])
+        .groupBy("status")
+        .execute();
+      const waiting = rows.filter((row) => row.status !== "failed");
+      const oldest = waiting
+        .map((row) => (row.oldest === null ? null : toIso(row.oldest as Date | string)))
+        .filter((value): value is string => value !== null)
+        .sort()[0];
+      return {
+        queued: waiting.reduce((sum, row) => sum + Number(row.n), 0),
+        failed: Number(rows.find((row) => row.status === "failed")?.n ?? 0),
+        oldestQueuedAt: oldest ?? null,
+      };
+    },
+  };
+}

@@ -1,0 +1,315 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
+import type { Store } from "../db/store.ts";
+import { toIso } from "../engagement/time.ts";
+
+/**
+ * Who may use the console, and what was done in it
+ * (docs/decisions/012-owner-console.md): one-time sign-in links, sessions,
+ * passkeys with their challenges, and the audit trail. Links and session
+ * tokens are stored as SHA-256 digests only, so a copy of the database signs
+ * nobody in.
+ */
+export const ownerRules = {
+  /** A sign-in link works this long, once. */
+  linkLifetimeMs: 10 * 60 * 1000,
+  /** A session ends after this long without a request. */
+  sessionIdleMs: 12 * 60 * 60 * 1000,
+  /** A session's last activity is written at most this often. */
+  touchEveryMs: 60 * 1000,
+  /** A WebAuthn challenge must be answered within this time. */
+  challengeLifetimeMs: 5 * 60 * 1000,
+} as const;
+
+export type Clock = () => Date;
+
+const randomToken = () => randomBytes(32).toString("base64url");
+const digest = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
+
+export type SessionCheck = {
+  id: string;
+  method: "link" | "passkey";
+  createdAt: string;
+  lastSeenAt: string;
+  /** True when this request moved the idle deadline: the cookie is sent again. */
+  touched: boolean;
+};
+
+export type StoredPasskey = {
+  id: string;
+  publicKey: Uint8Array<ArrayBuffer>;
+  counter: number;
+  transports: string[];
+};
+
+export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
+
+export function createOwnerRepository(store: Store, now: Clock = () => new Date()) {
+  const { db } = store;
+
+  async function openSession(method: "link" | "passkey", at: Date) {
+    const token = randomToken();
+    const id = randomBytes(9).toString("base64url");
+    await db
+      .insertInto("owner_sessions")
+      .values({
+        id,
+        token_hash: digest(token),
+        method,
+        created_at: at.toISOString(),
+        last_seen_at: at.toISOString(),
+      })
+      .execute();
+    return { sessionId: id, token };
+  }
+
+  return {
+    /** A new one-time link's token; only its digest is stored. */
+    async createLink(channel: "cli" | "mail"): Promise<string> {
+      const token = randomToken();
+      const at = now();
+      await db
+        .insertInto("owner_sign_in_links")
+        .values({
+          token_hash: digest(token),
+          channel,
+          created_at: at.toISOString(),
+          expires_at: new Date(at.getTime() + ownerRules.linkLifetimeMs).toISOString(),
+        })
+        .execute();
+      return token;
+    },
+
+    /**
+     * Uses a link: marks it used and opens a session in one transaction, so
+     * two presses of the same link open one session between them.
+     */
+    async signInWithLink(token: string): Promise<LinkOutcome> {
+      const at = now();
+      return db.transaction().execute(async (trx) => {
+        const used = await trx
+          .updateTable("owner_sign_in_links")
+          .set({ used_at: at.toISOString() })
+          .where("token_hash", "=", digest(token))
+          .where("used_at", "is", null)
+          .where("expires_at", ">", at.toISOString())
+          .returning("token_hash")
+          .executeTakeFirst();
+        if (!used) {
+          const row = await trx
+            .selectFrom("owner_sign_in_links")
+            .select(["used_at"])
+            .where("token_hash", "=", digest(token))
+            .executeTakeFirst();
+          if (!row) return "unknown";
+          return row.used_at ? "used" : "expired";
+        }
+        const sessionToken = randomToken();
+        const id = randomBytes(9).toString("base64url");
+        await trx
+          .insertInto("owner_sessions")
+          .values({
+            id,
+            token_hash: digest(sessionToken),
+            method: "link",
+            created_at: at.toISOString(),
+            last_seen_at: at.toISOString(),
+          })
+          .execute();
+        return { sessionId: id, token: sessionToken };
+      });
+    },
+
+    /** A session for an owner who proved a passkey. */
+    signInWithPasskey: () => openSession("passkey", now()),
+
+    /** The live session a cookie's token names, its idle deadline moved on; null otherwise. */
+    async checkSession(token: string): Promise<SessionCheck | null> {
+      const at = now();
+      const row = await db
+        .selectFrom("owner_sessions")
+        .select(["id", "method", "created_at", "last_seen_at", "revoked_at"])
+        .where("token_hash", "=", digest(token))
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null) return null;
+      const lastSeen = new Date(toIso(row.last_seen_at)).getTime();
+      if (at.getTime() - lastSeen >= ownerRules.sessionIdleMs) return null;
+      let touched = false;
+      let lastSeenAt = toIso(row.last_seen_at);
+      if (at.getTime() - lastSeen >= ownerRules.touchEveryMs) {
+        lastSeenAt = at.toISOString();
+        await db
+          .updateTable("owner_sessions")
+          .set({ last_seen_at: lastSeenAt })
+          .where("id", "=", row.id)
+          .execute();
+        touched = true;
+      }
+      return {
+        id: row.id,
+        method: row.method,
+        createdAt: toIso(row.created_at),
+        lastSeenAt,
+        touched,
+      };
+    },
+
+    /** Whether a session can still be used, without counting this as activity. */
+    async isAlive(id: string): Promise<boolean> {
+      const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();
+      const row = await db
+        .selectFrom("owner_sessions")
+        .select("id")
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .where("last_seen_at", ">", cutoff)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Sessions that can still be used, newest first. */
+    async listSessions(currentId: string | null = null): Promise<OwnerSession[]> {
+      const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();
+      const rows = await db
+        .selectFrom("owner_sessions")
+        .select(["id", "method", "created_at", "last_seen_at"])
+        .where("revoked_at", "is", null)
+        .where("last_seen_at", ">", cutoff)
+        .orderBy("created_at", "desc")
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        method: row.method,
+        createdAt: toIso(row.created_at),
+        lastSeenAt: toIso(row.last_seen_at),
+        current: row.id === currentId,
+      }));
+    },
+
+    /** Ends one session, or every one; the number ended. */
+    async revoke(target: { id: string } | "all"): Promise<number> {
+      let query = db
+        .updateTable("owner_sessions")
+        .set({ revoked_at: now().toISOString() })
+        .where("revoked_at", "is", null);
+      if (target !== "all") query = query.where("id", "=", target.id);
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async saveChallenge(
+      challenge: string,
+      purpose: "registration" | "authentication",
+      sessionId: string | null,
+    ): Promise<void> {
+      const at = now();
+      await db.deleteFrom("owner_challenges").where("expires_at", "<=", at.toISOString()).execute();
+      await db
+        .insertInto("owner_challenges")
+        .values({
+          challenge,
+          purpose,
+          session_id: sessionId,
+          expires_at: new Date(at.getTime() + ownerRules.challengeLifetimeMs).toISOString(),
+        })
+        .execute();
+    },
+
+    /** Uses a challenge up: true when it was outstanding for this purpose (and session). */
+    async takeChallenge(
+      challenge: string,
+      purpose: "registration" | "authentication",
+      sessionId: string | null,
+    ): Promise<boolean> {
+      let query = db
+        .deleteFrom("owner_challenges")
+        .where("challenge", "=", challenge)
+        .where("purpose", "=", purpose)
+        .where("expires_at", ">", now().toISOString());
+      query =
+        sessionId === null
+          ? query.where("session_id", "is", null)
+          : query.where("session_id", "=", sessionId);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async listPasskeys(): Promise<Passkey[]> {
+      const rows = await db
+        .selectFrom("owner_passkeys")
+        .select(["id", "name", "created_at", "last_used_at"])
+        .orderBy("created_at")
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        createdAt: toIso(row.created_at),
+        lastUsedAt: row.last_used_at === null ? null : toIso(row.last_used_at),
+      }));
+    },
+
+    async storedPasskeys(): Promise<StoredPasskey[]> {
+      const rows = await db.selectFrom("owner_passkeys").selectAll().execute();
+      return rows.map((row) => ({
+        id: row.id,
+        publicKey: new Uint8Array(Buffer.from(row.public_key, "base64url")),
+        counter: Number(row.counter),
+        transports: JSON.parse(row.transports) as string[],
+      }));
+    },
+
+    async addPasskey(passkey: StoredPasskey & { name: string }): Promise<void> {
+      await db
+        .insertInto("owner_passkeys")
+        .values({
+          id: passkey.id,
+          name: passkey.name,
+          public_key: Buffer.from(passkey.publicKey).toString("base64url"),
+          counter: passkey.counter,
+          transports: JSON.stringify(passkey.transports),
+          created_at: now().toISOString(),
+        })
+        .execute();
+    },
+
+    async passkeyUsed(id: string, counter: number): Promise<void> {
+      await db
+        .updateTable("owner_passkeys")
+        .set({ counter, last_used_at: now().toISOString() })
+        .where("id", "=", id)
+        .execute();
+    },
+
+    async removePasskey(id: string): Promise<boolean> {
+      const result = await db.deleteFrom("owner_passkeys").where("id", "=", id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** One line of the audit trail: what was done, from which session (null: the command line). */
+    async audit(sessionId: string | null, action: string, object: string | null = null) {
+      await db
+        .insertInto("owner_audit")
+        .values({ at: now().toISOString(), session_id: sessionId, action, object })
+        .execute();
+    },
+
+    /** The newest entries of the audit trail, newest first. */
+    async auditTrail(limit = 200): Promise<AuditEntry[]> {
+      const rows = await db
+        .selectFrom("owner_audit")
+        .selectAll()
+        .orderBy("id", "desc")
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        at: toIso(row.at),
+        sessionId: row.session_id,
+        action: row.action,
+        object: row.object,
+      }));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { inlineScriptHashes } from "../web/inline-scripts.ts";
+import type { OwnerRepository } from "./owner-repository.ts";
+
+const consolePath = /^\/admin(?:\/|$|\?)/;
+const signInPath = /^\/admin\/sign-in\/?(?:\?|$)/;
+
+function cookieValue(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return undefined;
+}
+
+/**
+ * The console's pages (/admin…, docs/decisions/012-owner-console.md). They are
+ * static shells that read everything through the console API, which needs the
+ * session; still, without a session every page but the sign-in page sends the
+ * browser to sign in. They are never cached or indexed, and get a CSP of their
+ * own: scripts only from the site and the console pages' own inline hashes, no
+ * third-party origin (the reading pages allow the chatbot's), no frames.
+ */
+export async function consolePages(
+  app: FastifyInstance,
+  { root, owner, cookieName }: { root: string; owner: OwnerRepository; cookieName: string },
+) {
+  const adminRoot = path.join(root, "admin");
+  const hashes = existsSync(adminRoot) ? inlineScriptHashes(adminRoot) : [];
+  const policy = [
+    "default-src 'self'",
+    `script-src 'self'${hashes.map((hash) => ` '${hash}'`).join("")}`,
+    // Recharts and the edition preview set style attributes.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self' data:",
+    "frame-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (!consolePath.test(request.url) || signInPath.test(request.url)) return;
+    if (request.method !== "GET" && request.method !== "HEAD") return;
+    const token = cookieValue(request, cookieName);
+    const session =
+      token && /^[A-Za-z0-9_-]{43}$/.test(token) ? await owner.checkSession(token) : null;
+    if (!session) return reply.redirect("/admin/sign-in", 303);
+  });
+
+  app.addHook("onSend", async (request, reply) => {
+    if (!consolePath.test(request.url)) return;
+    reply.header("content-security-policy", policy);
+    reply.header("cache-control", "no-store");
+    reply.header("x-robots-tag", "noindex, nofollow");
+  });
+}

@@ -1,0 +1,376 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
+import { freePort } from "../support/postgres.ts";
+import {
+  generousLimits,
+  projectRoot,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { islandsHydrated } from "./support/islands.ts";
+
+/*
+ * The owner's console in Chromium, against its own server process: WebAuthn
+ * refuses IP addresses as relying parties, so this server's SITE_URL is
+ * http://localhost:<port>, and the test knows its DATA_DIR to run the
+ * command line against it and to seed three months of history.
+ */
+
+test.describe.configure({ mode: "serial" });
+// One run is enough: the console is for the owner's desktop (the narrow project skips it).
+test.skip(({ viewport }) => (viewport?.width ?? 0) < 1024, "desktop only");
+
+let server: ServerProcess;
+let site: string;
+let dataDir: string;
+
+const day = 24 * 60 * 60 * 1000;
+
+/** Deterministic "random" numbers, so the seeded charts look the same on every run. */
+function seeded(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** Three months of comments, reactions and subscribers, written as the site would have. */
+function seedHistory(file: string) {
+  const db = new DatabaseSync(file);
+  db.exec("pragma busy_timeout = 5000");
+  const random = seeded(7);
+  const now = Date.now();
+  const posts = ["wifi", "ironing", "soap", "pressure-cooker", "tea-cooling"];
+  const stories = ["garuda", "sita-faith", "rama-duty", "nala-damayanti"];
+  const types = ["like", "love", "idea", "dislike"];
+  const names = ["Asha", "Ravi", "Meera", "Tom", "Li", "Sara", "Kofi"];
+  const comment = db.prepare(
+    "insert into science_comments (post_id, content, user_name, visitor_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)",
+  );
+  const scienceReaction = db.prepare(
+    "insert or ignore into science_reactions (post_id, type, user_name, visitor_id, created_at) values (?, ?, ?, ?, ?)",
+  );
+  const mythologyReaction = db.prepare(
+    "insert or ignore into mythology_reactions (story_id, type, user_name, visitor_id, created_at) values (?, ?, ?, ?, ?)",
+  );
+  const subscriber = db.prepare(
+    "insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values (?, ?, ?, ?, ?)",
+  );
+  let visitor = 0;
+  for (let ago = 89; ago >= 0; ago--) {
+    const growth = 1 + (89 - ago) / 30;
+    const at = (hour: number) => new Date(now - ago * day - hour * 3600_000).toISOString();
+    for (let i = 0; i < Math.round(random() * 3 * growth); i++) {
+      const post = posts[Math.floor(random() * posts.length)] ?? "wifi";
+      comment.run(
+        post,
+        `Seeded comment ${ago}-${i}`,
+        names[i % names.length] ?? "Asha",
+        `seed-visitor-${visitor++}`.padEnd(22, "x"),
+        at(i),
+        at(i),
+      );
+    }
+    for (let i = 0; i < Math.round(random() * 8 * growth); i++) {
+      const type = types[Math.floor(random() * types.length)] ?? "like";
+      if (random() < 0.5) {
+        scienceReaction.run(
+          posts[i % posts.length] ?? "wifi",
+          type,
+          "Reader",
+          `seed-visitor-${visitor++}`.padEnd(22, "x"),
+          at(i),
+        );
+      } else {
+        mythologyReaction.run(
+          stories[i % stories.length] ?? "garuda",
+          type,
+          "Reader",
+          `seed-visitor-${visitor++}`.padEnd(22, "x"),
+          at(i),
+        );
+      }
+    }
+    if (random() < 0.6) {
+      const confirmed = random() < 0.8;
+      subscriber.run(
+        `reader-${ago}@example.com`,
+        `seed-token-${ago}`.padEnd(43, "x"),
+        at(2),
+        confirmed ? "confirmed" : "pending",
+        confirmed ? at(1) : null,
+      );
+    }
+  }
+  db.close();
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-e2e-"));
+  const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-editions-"));
+  writeFileSync(
+    path.join(editionsDir, "2026-11-fuel-cells.md"),
+    "---\nsubject: Fuel cells in November\n---\nWhy a **fuel cell** stack runs warm, and what that means for winter.\n",
+  );
+  const port = await freePort();
+  site = `http://localhost:${port}`;
+  server = await startServerProcess({
+    env: {
+      ...generousLimits,
+      PORT: String(port),
+      SITE_URL: site,
+      DATA_DIR: dataDir,
+      EDITIONS_DIR: editionsDir,
+      LOG_LEVEL: "info",
+    },
+    startTimeoutMs: 60_000,
+  });
+  seedHistory(path.join(dataDir, "engage.sqlite"));
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/** `npm run admin -- login` against the test's server. */
+function cliLink(): string {
+  const output = execFileSync(
+    process.execPath,
+    [path.join(projectRoot, "server/cli/admin.ts"), "login"],
+    {
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: site },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  return output.trim();
+}
+
+async function signInWithLink(page: Page, link = cliLink()) {
+  await page.goto(link);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+}
+
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+test("a signed-out browser is sent to sign in; the pages are not for search engines", async ({
+  page,
+  request,
+}) => {
+  await page.goto(`${site}/admin/comments`);
+  await expect(page).toHaveURL(`${site}/admin/sign-in`);
+  await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeVisible();
+  await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex, nofollow");
+
+  const signInPage = await request.get(`${site}/admin/sign-in`);
+  const csp = signInPage.headers()["content-security-policy"] ?? "";
+  expect(csp).toMatch(/script-src 'self'( 'sha256-[^']+')+;/);
+  expect(csp).not.toContain("chatbot");
+  expect(csp).not.toContain("unsafe-inline' 'self'; script");
+  expect(signInPage.headers()["x-robots-tag"]).toBe("noindex, nofollow");
+  const robots = await (await request.get(`${site}/robots.txt`)).text();
+  expect(robots).toContain("Disallow: /admin\n");
+  expect((await request.get(`${site}/api/admin/overview`)).status()).toBe(401);
+});
+
+test("the command line's link signs in once; comments arrive live and a deletion reaches a reader's page", async ({
+  page,
+  browser,
+}) => {
+  const link = cliLink();
+  expect(link).toMatch(new RegExp(`^${site}/admin/sign-in#token=[\\w-]{43}$`));
+  await signInWithLink(page, link);
+  const cookies = await page.context().cookies();
+  expect(cookies.find((c) => c.name === "ewe_owner")).toMatchObject({
+    httpOnly: true,
+    sameSite: "Strict",
+  });
+
+  // The same link in another browser is refused.
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await second.goto(link);
+  await second.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(second.getByText("This sign-in link has already been used")).toBeVisible();
+  await other.close();
+
+  await page.getByRole("link", { name: "Comments" }).click();
+  await expect(page.getByRole("heading", { name: "Comments", level: 1 })).toBeVisible();
+  await expect(page.getByText("Live: new comments appear here")).toBeVisible();
+
+  // A reader has the Wi-Fi post open.
+  const readerContext = await browser.newContext();
+  const reader = await readerContext.newPage();
+  await reader.goto(`${site}/science`);
+  await islandsHydrated(reader);
+  const wifi = reader.getByRole("button", { name: /How does Wi-Fi carry data/ });
+  await wifi.click();
+  await expect(wifi).toHaveAttribute("aria-expanded", "true");
+  await expect(reader.getByRole("heading", { name: /^Comments \(\d+\)$/ })).toBeVisible();
+
+  const text = `Live comment ${Date.now()}`;
+  const posted = await reader.request.post(`${site}/api/items/science/wifi/comments`, {
+    headers: { origin: site },
+    data: { content: text, userName: "Nadia" },
+  });
+  expect(posted.status()).toBe(201);
+  const inConsole = page.getByRole("article", { name: "Comment by Nadia" });
+  await expect(inConsole).toContainText(text);
+  await expect(reader.getByText(text)).toBeVisible({ timeout: 15_000 });
+
+  await inConsole.getByRole("button", { name: "Delete the comment of Nadia" }).click();
+  await expect(page.getByText("Comment deleted")).toBeVisible();
+  await expect(page.getByRole("article", { name: "Comment by Nadia" })).toHaveCount(0);
+  await expect(reader.getByText(text)).toHaveCount(0, { timeout: 15_000 });
+  await readerContext.close();
+
+  // Search by name.
+  await page.getByLabel("Search text or name").fill("Meera");
+  await expect(page.getByRole("article").first()).toContainText("Meera");
+  await expect(page.getByRole("article", { name: "Comment by Asha" })).toHaveCount(0);
+});
+
+test("subscribers: counts, search, removal after confirmation", async ({ page }) => {
+  await signInWithLink(page);
+  await page.getByRole("link", { name: "Subscribers" }).click();
+  const confirmed = page.locator("dl > div").filter({ hasText: "Confirmed" }).locator("dd");
+  const before = Number(await confirmed.textContent());
+  expect(before).toBeGreaterThan(0);
+  await page.getByLabel("Search addresses").fill("reader-0@");
+  const row = page.getByRole("row", { name: /reader-0@example\.com/ });
+  await expect(row).toBeVisible();
+  await row.getByRole("button", { name: "Remove" }).click();
+  const dialog = page.getByRole("alertdialog", { name: "Remove reader-0@example.com?" });
+  await dialog.getByRole("button", { name: "Remove" }).click();
+  await expect(page.getByText("Removed reader-0@example.com")).toBeVisible();
+  await expect(row).toHaveCount(0);
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Export CSV" }).click();
+  expect((await download).suggestedFilename()).toMatch(/^subscribers-\d{4}-\d{2}-\d{2}\.csv$/);
+});
+
+test("newsletter: preview, send and progress", async ({ page }) => {
+  await signInWithLink(page);
+  await page.getByRole("link", { name: "Newsletter" }).click();
+  await expect(page.getByRole("heading", { name: "Fuel cells in November" })).toBeVisible();
+  await page.getByRole("button", { name: "Preview" }).click();
+  const preview = page.frameLocator('iframe[title="Preview of Fuel cells in November"]');
+  await expect(preview.locator("strong", { hasText: "fuel cell" })).toBeVisible();
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Send now" }).click();
+  await expect(page.getByText(/Queued for [1-9]\d* subscribers?/)).toBeVisible();
+  await expect(page.getByText(/[1-9]\d* sent, 0 waiting, 0 failed/)).toBeVisible({
+    timeout: 30_000,
+  });
+});
+
+test("charts render from the seeded history, and the README's screenshot is taken", async ({
+  page,
+}, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await signInWithLink(page);
+  const activity = page.getByRole("region", { name: "Comments and reactions per day" });
+  await expect(activity.locator(".recharts-line-curve")).toHaveCount(2);
+  await expect(activity.getByRole("figure")).toContainText(
+    /Last 90 days: [1-9]\d* comments and [1-9]\d* reactions/,
+  );
+  const subscribers = page.getByRole("region", { name: "Subscribers over time" });
+  await expect(subscribers.locator(".recharts-area-area")).toHaveCount(2);
+  await expect(subscribers.getByRole("figure")).toContainText(
+    /Today: [1-9]\d* confirmed, \d+ pending/,
+  );
+  const engaged = page.getByRole("region", { name: "Most engaged stories and posts" });
+  await expect(engaged.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(engaged.getByRole("figure")).toContainText("Garuda: The Son Who Fetched the Amrita");
+  // The edition sent by the newsletter test above.
+  const editions = page.getByRole("region", { name: "Editions sent and failed" });
+  await expect(editions.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(editions.getByRole("figure")).toContainText(
+    /2026-11-fuel-cells: [1-9]\d* sent, 0 failed/,
+  );
+
+  const shot = testInfo.outputPath("console.png");
+  await page.screenshot({ path: shot });
+  // The README shows this picture; regenerate it with UPDATE_SCREENSHOTS=1.
+  if (process.env.UPDATE_SCREENSHOTS === "1")
+    copyFileSync(shot, path.join(projectRoot, "docs/console.png"));
+});
+
+test("a passkey registered in the console signs in from Chromium's virtual authenticator", async ({
+  page,
+}) => {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  await signInWithLink(page);
+  await page.getByRole("link", { name: "Sign-in and passkeys" }).click();
+  await page.getByLabel("Passkey name").fill("Test laptop");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(page.getByText("Passkey added")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Remove the passkey Test laptop" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(`${site}/admin/sign-in`);
+  await page.goto(`${site}/admin`);
+  await expect(page).toHaveURL(`${site}/admin/sign-in`);
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+});
+
+const views = [
+  { path: "/admin", heading: "Overview" },
+  { path: "/admin/comments", heading: "Comments" },
+  { path: "/admin/subscribers", heading: "Subscribers" },
+  { path: "/admin/newsletter", heading: "Newsletter" },
+  { path: "/admin/health", heading: "Health" },
+  { path: "/admin/security", heading: "Sign-in and passkeys" },
+];
+
+test("the sign-in page is axe clean, with and without a link", async ({ page }) => {
+  await page.goto(`${site}/admin/sign-in`);
+  await expect(page.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.goto(cliLink());
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+for (const { path: view, heading } of views) {
+  test(`${view} is axe clean`, async ({ page }) => {
+    await signInWithLink(page);
+    await page.goto(`${site}${view}`);
+    await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+    await expect(page.getByText("Loading…")).toHaveCount(0);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+}
+
+test("health shows the settings with secrets masked", async ({ page }) => {
+  await signInWithLink(page);
+  await page.getByRole("link", { name: "Health" }).click();
+  await expect(page.getByText("SQLite, answering")).toBeVisible();
+  await expect(page.getByRole("row", { name: /COOKIE_SECRET/ })).toContainText("(not set)");
+  await expect(page.getByRole("row", { name: /SITE_URL/ })).toContainText(site);
+});

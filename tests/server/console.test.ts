@@ -1,0 +1,565 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/** A clock the tests move on by hand: links and sessions expire without waiting. */
+function manualClock() {
+  let offsetMs = 0;
+  return {
+    now: () => new Date(Date.now() + offsetMs),
+    advance(ms: number) {
+      offsetMs += ms;
+    },
+    /** Back to the real time, which the command line's links are made with. */
+    reset() {
+      offsetMs = 0;
+    },
+  };
+}
+
+const minute = 60 * 1000;
+const hour = 60 * minute;
+
+function linkToken(stdout: string): string {
+  const match = /\/admin\/sign-in#token=([A-Za-z0-9_-]{43})\n$/.exec(stdout);
+  if (!match?.[1]) throw new Error(`no sign-in link in: ${stdout}`);
+  return match[1];
+}
+
+/** The owner's browser: keeps the session cookie and sends same-origin requests. */
+class Owner {
+  cookie: string | undefined;
+  readonly #t: TestApp;
+  constructor(t: TestApp) {
+    this.#t = t;
+  }
+  async request(
+    method: InjectOptions["method"],
+    url: string,
+    body?: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
+    const response = await this.#t.app.inject({
+      method,
+      url,
+      headers: {
+        origin: siteUrl,
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: body }),
+    });
+    const set = response.cookies.find((c) => c.name.endsWith("ewe_owner"));
+    if (set) this.cookie = set.value ? `${set.name}=${set.value}` : undefined;
+    return response;
+  }
+  get = (url: string) => this.request("GET", url);
+  post = (url: string, body?: Record<string, unknown>) => this.request("POST", url, body ?? {});
+  delete = (url: string) => this.request("DELETE", url);
+
+  /** `npm run admin -- login`, then the page's "Sign in" button. */
+  async signIn(): Promise<LightMyRequestResponse> {
+    const login = await admin(adminEnv(this.#t), "login");
+    expect(login.code).toBe(0);
+    return this.post("/api/admin/sign-in", { token: linkToken(login.stdout) });
+  }
+}
+
+describe.each(backends)("the owner's console on %s", (backend) => {
+  let t: TestApp;
+  let editionsDir: string;
+  const clock = manualClock();
+
+  beforeAll(async () => {
+    editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-editions-"));
+    writeFileSync(
+      path.join(editionsDir, "2026-06-engines.md"),
+      "---\nsubject: Engines in June\n---\nInjection pressure, **explained**.\n",
+    );
+    writeFileSync(path.join(editionsDir, "broken.md"), "no frontmatter here\n");
+    t = await startTestApp(backend, {
+      env: { EDITIONS_DIR: editionsDir, OWNER_SIGN_IN_ATTEMPTS_PER_HOUR: "1000" },
+      clock: clock.now,
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  afterEach(() => clock.reset());
+
+  it("signs in with the command line's link, once, with a strict HttpOnly cookie", async () => {
+    const owner = new Owner(t);
+    const login = await admin(adminEnv(t), "login");
+    expect(login.code).toBe(0);
+    expect(login.stdout).toMatch(/^http:\/\/ewe\.test\/admin\/sign-in#token=[\w-]{43}\n$/);
+    expect(login.stderr).toContain("Valid for 10 minutes, once.");
+    const token = linkToken(login.stdout);
+
+    const signedIn = await owner.post("/api/admin/sign-in", { token });
+    expect(signedIn.statusCode).toBe(200);
+    const cookie = signedIn.cookies.find((c) => c.name === "ewe_owner");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookie?.secure).toBeFalsy();
+    expect(cookie?.maxAge).toBe(12 * 60 * 60);
+
+    const me = await owner.get("/api/admin/session");
+    expect(me.statusCode).toBe(200);
+    expect(json(me).session).toMatchObject({ method: "link", current: true });
+
+    // The same link again, from another browser: refused.
+    const again = await new Owner(t).post("/api/admin/sign-in", { token });
+    expect(again.statusCode).toBe(410);
+    expect(json(again).error.code).toBe("token_used");
+    expect(again.cookies).toEqual([]);
+  });
+
+  it("refuses a link after 10 minutes, and one it never issued", async () => {
+    const login = await admin(adminEnv(t), "login");
+    clock.advance(10 * minute + 1000);
+    const late = await new Owner(t).post("/api/admin/sign-in", { token: linkToken(login.stdout) });
+    expect(late.statusCode).toBe(410);
+    expect(json(late).error.code).toBe("token_expired");
+
+    const unknown = await new Owner(t).post("/api/admin/sign-in", { token: "A".repeat(43) });
+    expect(unknown.statusCode).toBe(404);
+    const malformed = await new Owner(t).post("/api/admin/sign-in", { token: "../../x" });
+    expect(malformed.statusCode).toBe(400);
+  });
+
+  it("keeps only digests of links and session tokens in the database", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const cookieValue = owner.cookie?.split("=")[1] ?? "";
+    expect(cookieValue).toMatch(/^[\w-]{43}$/);
+    const digest = createHash("sha256").update(cookieValue).digest("hex");
+    const rows = await runSql(t, "select * from owner_sessions");
+    expect(JSON.stringify(rows)).not.toContain(cookieValue);
+    expect(rows.map((row) => row.token_hash)).toContain(digest);
+    const login = await admin(adminEnv(t), "login");
+    const links = await runSql(t, "select * from owner_sign_in_links");
+    expect(JSON.stringify(links)).not.toContain(linkToken(login.stdout));
+    const sessions = await admin(adminEnv(t), "sessions", "list", "--json");
+    expect(sessions.stdout).not.toContain(cookieValue);
+  });
+
+  it("answers 401 to every console API of the OpenAPI document without a session", async () => {
+    const document = json(await t.app.inject({ method: "GET", url: "/api/openapi.json" }));
+    const operations: { method: string; url: string; tags: string[] }[] = [];
+    for (const [route, methods] of Object.entries(
+      document.paths as Record<string, Record<string, { tags?: string[] }>>,
+    )) {
+      for (const [method, operation] of Object.entries(methods)) {
+        operations.push({
+          method: method.toUpperCase(),
+          url: route.replace(/\{(\w+)\}/g, (_, name: string) =>
+            name === "id" ? "1" : name === "slug" ? "2026-06-engines" : "someone%40example.com",
+          ),
+          tags: operation.tags ?? [],
+        });
+      }
+    }
+    const guarded = operations.filter((o) => o.tags.includes("console"));
+    // Every route under /api/admin is either guarded or one of the sign-in steps.
+    const underAdmin = operations.filter((o) => o.url.startsWith("/api/admin/"));
+    expect(
+      underAdmin.every((o) => o.tags.includes("console") || o.tags.includes("console sign-in")),
+    ).toBe(true);
+    expect(guarded.map((o) => `${o.method} ${o.url}`)).toEqual(
+      expect.arrayContaining([
+        "GET /api/admin/overview",
+        "GET /api/admin/comments",
+        "DELETE /api/admin/comments/1",
+        "GET /api/admin/subscribers/export",
+        "POST /api/admin/editions/2026-06-engines/send",
+        "GET /api/admin/health",
+        "GET /api/admin/audit",
+      ]),
+    );
+    for (const { method, url } of guarded) {
+      const write = method !== "GET";
+      const response = await t.app.inject({
+        method: method as InjectOptions["method"],
+        url,
+        headers: {
+          origin: siteUrl,
+          cookie: "ewe_owner=forged-or-stale-token-aaaaaaaaaaaaaaaaaaaaaaa",
+        },
+        ...(write ? { payload: {} } : {}),
+      });
+      expect(response.statusCode, `${method} ${url}`).toBe(401);
+      expect(json(response).error.code).toBe("unauthorized");
+    }
+    // Nothing was queued by the refused send.
+    const status = await admin(adminEnv(t), "newsletter", "status", "--json");
+    expect(JSON.parse(status.stdout).editions).toEqual([]);
+  });
+
+  it("refuses cross-origin writes even with the session", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const reader = t.visitor();
+    const comment = json(await reader.comment("wifi", "Keep me")).comment;
+    const forged = await owner.request("DELETE", `/api/admin/comments/${comment.id}`, undefined, {
+      origin: "https://evil.example",
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(json(forged).error.code).toBe("cross_origin");
+    const noOrigin = await t.app.inject({
+      method: "DELETE",
+      url: `/api/admin/comments/${comment.id}`,
+      headers: { cookie: owner.cookie ?? "" },
+    });
+    expect(noOrigin.statusCode).toBe(403);
+    const listed = json(await owner.get("/api/admin/comments?q=Keep%20me")).comments;
+    expect(listed.map((c: { id: number }) => c.id)).toContain(comment.id);
+  });
+
+  it("ends a session after 12 idle hours, and not while it is used", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    clock.advance(11 * hour);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+    clock.advance(11 * hour);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+    clock.advance(12 * hour + 1000);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(401);
+  });
+
+  it("lists and revokes sessions from the command line", async () => {
+    const first = new Owner(t);
+    const second = new Owner(t);
+    await first.signIn();
+    await second.signIn();
+    const id = json(await first.get("/api/admin/session")).session.id as string;
+    const list = await admin(adminEnv(t), "sessions", "list");
+    expect(list.stdout).toContain(id);
+
+    const revoke = await admin(adminEnv(t), "sessions", "revoke", id);
+    expect(revoke.code).toBe(0);
+    expect((await first.get("/api/admin/session")).statusCode).toBe(401);
+    expect((await second.get("/api/admin/session")).statusCode).toBe(200);
+    expect((await admin(adminEnv(t), "sessions", "revoke", id)).code).toBe(3);
+    expect((await admin(adminEnv(t), "sessions", "revoke")).code).toBe(2);
+
+    expect((await admin(adminEnv(t), "sessions", "revoke", "--all")).code).toBe(0);
+    expect((await second.get("/api/admin/session")).statusCode).toBe(401);
+  });
+
+  it("searches and deletes comments, and the audit trail records it", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const sessionId = json(await owner.get("/api/admin/session")).session.id as string;
+    const reader = t.visitor();
+    const spam = json(
+      await reader.comment("soap", "Buy 100% cheap_watches now", "Spammer"),
+    ).comment;
+    await reader.comment("ironing", "Linen needs more heat", "Priya");
+
+    const byText = json(await owner.get("/api/admin/comments?q=100%25%20cheap_")).comments;
+    expect(byText.map((c: { id: number }) => c.id)).toEqual([spam.id]);
+    expect(byText[0]).toMatchObject({ userName: "Spammer", postId: "soap" });
+    const byName = json(await owner.get("/api/admin/comments?q=priya")).comments;
+    expect(byName.map((c: { content: string }) => c.content)).toEqual(["Linen needs more heat"]);
+    const byPost = json(await owner.get("/api/admin/comments?post=soap")).comments;
+    expect(byPost.every((c: { postId: string }) => c.postId === "soap")).toBe(true);
+
+    expect((await owner.delete(`/api/admin/comments/${spam.id}`)).statusCode).toBe(204);
+    expect((await owner.delete(`/api/admin/comments/${spam.id}`)).statusCode).toBe(404);
+    const onPage = json(await reader.get("/api/items/science/soap/comments")).comments;
+    expect(onPage.map((c: { id: number }) => c.id)).not.toContain(spam.id);
+
+    const trail = await admin(adminEnv(t), "audit");
+    expect(trail.code).toBe(0);
+    expect(trail.stdout).toMatch(new RegExp(`\\t${sessionId}\\tcomment delete\\t${spam.id}\\n`));
+    expect(trail.stdout).toMatch(/\tnone\tsign-in link\tcommand line\n/);
+
+    // The command line's own changes are in the same trail, without a session.
+    const other = json(await reader.comment("soap", "Also spam", "Spammer")).comment;
+    expect((await admin(adminEnv(t), "comments", "delete", String(other.id))).code).toBe(0);
+    expect((await admin(adminEnv(t), "audit", "--limit", "1")).stdout).toMatch(
+      new RegExp(`\\tnone\\tcomment delete\\t${other.id}\\n$`),
+    );
+  });
+
+  it("shows subscribers by state, removes one and exports a neutralised CSV", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    await confirmedSubscriber(t, "+formula@example.com");
+    await confirmedSubscriber(t, "reader@example.com");
+    await requestSubscription(t, "waiting@example.com");
+
+    const all = json(await owner.get("/api/admin/subscribers"));
+    expect(all.counts).toEqual({ confirmed: 2, pending: 1 });
+    const found = json(await owner.get("/api/admin/subscribers?q=WAIT")).subscribers;
+    expect(found).toEqual([
+      expect.objectContaining({ email: "waiting@example.com", status: "pending" }),
+    ]);
+
+    const csv = await owner.get("/api/admin/subscribers/export");
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers["content-type"]).toBe("text/csv; charset=utf-8");
+    expect(csv.headers["content-disposition"]).toMatch(/^attachment; filename="subscribers-/);
+    expect(csv.body.startsWith("email,subscribed_at,unsubscribe_url\r\n")).toBe(true);
+    expect(csv.body).toContain("'+formula@example.com,");
+    expect(csv.body).not.toContain("waiting@example.com");
+
+    expect((await owner.delete("/api/admin/subscribers/READER%40example.com")).statusCode).toBe(
+      204,
+    );
+    expect(json(await owner.get("/api/admin/subscribers")).counts.confirmed).toBe(1);
+    expect((await owner.delete("/api/admin/subscribers/nobody%40example.com")).statusCode).toBe(
+      404,
+    );
+    const trail = await admin(adminEnv(t), "audit", "--json");
+    const actions = JSON.parse(trail.stdout).map((e: { action: string; object: string }) => [
+      e.action,
+      e.object,
+    ]);
+    expect(actions).toContainEqual(["subscriber remove", "READER@example.com"]);
+    expect(actions).toContainEqual(["subscribers export", "2 addresses"]);
+  });
+
+  it("lists, previews and sends editions from the editions folder", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const listed = json(await owner.get("/api/admin/editions"));
+    expect(listed.editions).toEqual([
+      {
+        slug: "broken",
+        subject: null,
+        problem: expect.stringContaining("frontmatter"),
+        progress: null,
+      },
+      { slug: "2026-06-engines", subject: "Engines in June", problem: null, progress: null },
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(editionsDir);
+
+    const preview = json(await owner.get("/api/admin/editions/2026-06-engines"));
+    expect(preview.subject).toBe("Engines in June");
+    expect(preview.html).toContain("<strong>explained</strong>");
+    expect((await owner.get("/api/admin/editions/broken")).statusCode).toBe(422);
+    expect((await owner.get("/api/admin/editions/missing")).statusCode).toBe(404);
+    expect((await owner.get("/api/admin/editions/..%2F..%2Fetc%2Fpasswd")).statusCode).toBe(400);
+
+    const sent = await owner.post("/api/admin/editions/2026-06-engines/send");
+    expect(sent.statusCode).toBe(202);
+    const confirmed = json(await owner.get("/api/admin/subscribers")).counts.confirmed;
+    expect(json(sent).queued).toBe(confirmed);
+    await expect
+      .poll(
+        async () =>
+          json(await owner.get("/api/admin/editions")).editions.find(
+            (e: { slug: string }) => e.slug === "2026-06-engines",
+          ).progress?.sent,
+        { timeout: 15_000 },
+      )
+      .toBe(confirmed);
+    const overview = json(await owner.get("/api/admin/overview"));
+    expect(overview.editions).toEqual([
+      expect.objectContaining({ slug: "2026-06-engines", sent: confirmed, failed: 0 }),
+    ]);
+  });
+
+  it("charts 90 days of comments, reactions and subscribers", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const overview = json(await owner.get("/api/admin/overview"));
+    expect(overview.activity).toHaveLength(90);
+    const today = new Date().toISOString().slice(0, 10);
+    const last = overview.activity.at(-1);
+    expect(last.day).toBe(today);
+    expect(last.comments).toBeGreaterThanOrEqual(2);
+    const reader = t.visitor();
+    await reader.react("mythology", "garuda", "love");
+    await reader.react("science", "wifi", "idea");
+    const after = json(await owner.get("/api/admin/overview"));
+    expect(after.activity.at(-1).reactions).toBe(last.reactions + 2);
+    expect(after.subscribers.at(-1)).toMatchObject({ day: today });
+    expect(after.subscribers.at(-1).confirmed + after.subscribers.at(-1).pending).toBeGreaterThan(
+      0,
+    );
+    expect(after.mostEngaged.map((i: { id: string }) => i.id)).toEqual(
+      expect.arrayContaining(["garuda", "wifi"]),
+    );
+  });
+
+  it("reports health with the settings' secrets masked", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const health = json(await owner.get("/api/admin/health"));
+    expect(health.database).toEqual({ kind: backend, reachable: true });
+    expect(health.liveEvents).toBe("listening");
+    expect(health.version).toMatch(/^\d+\.\d+\.\d+$/);
+    const settings = new Map(
+      health.settings.map((s: { name: string; value: string | null }) => [s.name, s.value]),
+    );
+    expect(settings.get("SITE_URL")).toBe(siteUrl);
+    expect(settings.get("EDITIONS_DIR")).toBe(editionsDir);
+    if (t.databaseUrl) {
+      const password = new URL(t.databaseUrl).password;
+      if (password) expect(JSON.stringify(health)).not.toContain(password);
+      expect(settings.get("DATABASE_URL")).toContain(new URL(t.databaseUrl).hostname);
+    }
+  });
+
+  it("refuses a passkey it does not know, or an answer that does not verify", async () => {
+    const stranger = new Owner(t);
+    const options = await stranger.post("/api/admin/passkey-sign-in/options");
+    expect(options.statusCode).toBe(200);
+    expect(json(options).options.rpId).toBe("ewe.test");
+    for (const response of [
+      { id: "unknown-credential", rawId: "unknown-credential", type: "public-key", response: {} },
+      { nonsense: true },
+    ]) {
+      const refused = await stranger.post("/api/admin/passkey-sign-in", { response });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.cookies).toEqual([]);
+    }
+    const owner = new Owner(t);
+    await owner.signIn();
+    const garbage = await owner.post("/api/admin/passkeys", {
+      name: "Forged",
+      response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30" } },
+    });
+    expect(garbage.statusCode).toBe(400);
+    expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+  });
+
+  it("signs out", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    expect((await owner.post("/api/admin/sign-out")).statusCode).toBe(204);
+    expect(owner.cookie).toBeUndefined();
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(401);
+  });
+});
+
+describe("signing in by mail", () => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp("sqlite", {
+      env: {
+        SMTP_URL: smtp.url,
+        OWNER_EMAIL: "owner@example.com",
+        OWNER_SIGN_IN_ATTEMPTS_PER_HOUR: "5",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+  afterEach(() => {
+    smtp.received.length = 0;
+  });
+
+  it("mails a link to OWNER_EMAIL only, with the same answer for any address", async () => {
+    const stranger = await new Owner(t).post("/api/admin/sign-in/mail", {
+      email: "someone@example.com",
+    });
+    const theOwner = await new Owner(t).post("/api/admin/sign-in/mail", {
+      email: "Owner@Example.com",
+    });
+    expect(stranger.statusCode).toBe(202);
+    expect(theOwner.statusCode).toBe(202);
+    expect(stranger.body).toBe(theOwner.body);
+    await smtp.waitFor((received) => received.length >= 1);
+    expect(smtp.received.map((m) => m.to)).toEqual([["owner@example.com"]]);
+    const text = smtp.received[0]?.parsed.text ?? "";
+    const token = /#token=([\w-]{43})/.exec(text)?.[1] ?? "";
+    const owner = new Owner(t);
+    expect((await owner.post("/api/admin/sign-in", { token })).statusCode).toBe(200);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+  });
+
+  it("limits sign-in attempts per address with 429 and Retry-After", async () => {
+    const answers: number[] = [];
+    let last: LightMyRequestResponse | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await t.app.inject({
+        method: "POST",
+        url: "/api/admin/sign-in",
+        remoteAddress: "203.0.113.7",
+        headers: { origin: siteUrl },
+        payload: { token: "B".repeat(43) },
+      });
+      answers.push(last.statusCode);
+    }
+    expect(answers).toEqual([404, 404, 404, 404, 404, 429]);
+    expect(Number(last?.headers["retry-after"])).toBeGreaterThan(0);
+    const elsewhere = await t.app.inject({
+      method: "POST",
+      url: "/api/admin/sign-in",
+      remoteAddress: "203.0.113.8",
+      headers: { origin: siteUrl },
+      payload: { token: "B".repeat(43) },
+    });
+    expect(elsewhere.statusCode).toBe(404);
+  });
+});
+
+describe("the session cookie over https", () => {
+  it("is __Host- prefixed and Secure", async () => {
+    const t = await startTestApp("sqlite", { env: { SITE_URL: "https://ewe.example" } });
+    try {
+      const login = await admin({ ...adminEnv(t), SITE_URL: "https://ewe.example" }, "login");
+      expect(login.stdout).toMatch(/^https:\/\/ewe\.example\/admin\/sign-in#token=/);
+      const response = await t.app.inject({
+        method: "POST",
+        url: "/api/admin/sign-in",
+        headers: { origin: "https://ewe.example" },
+        payload: { token: linkToken(login.stdout) },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.cookies).toEqual([
+        expect.objectContaining({
+          name: "__Host-ewe_owner",
+          secure: true,
+          httpOnly: true,
+          sameSite: "Strict",
+          path: "/",
+        }),
+      ]);
+      expect(response.cookies[0]).not.toHaveProperty("domain");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("the settings the Health view shows", () => {
+  it("masks the cookie secret and the passwords in the database and mail URLs", async () => {
+    const { loadConfig } = await import("../../server/config.ts");
+    const { maskedSettings } = await import("../../server/console/settings.ts");
+    const settings = new Map(
+      maskedSettings(
+        loadConfig({
+          NODE_ENV: "test",
+          COOKIE_SECRET: "a-cookie-secret-of-at-least-32-characters",
+          DATABASE_URL: "postgres://ewe:db-pass-word@db.internal:5432/ewe",
+          SMTP_URL: "smtps://mailer:smtp-pass-word@smtp.example.com:465",
+          OWNER_EMAIL: "owner@example.com",
+        }),
+      ).map((s) => [s.name, s.value]),
+    );
+    const shown = JSON.stringify([...settings]);
+    for (const secret of ["a-cookie-secret", "db-pass-word", "smtp-pass-word"]) {
+      expect(shown).not.toContain(secret);
+    }
+    expect(settings.get("DATABASE_URL")).toBe("postgres://ewe:******@db.internal:5432/ewe");
+    expect(settings.get("SMTP_URL")).toBe("smtps://mailer:******@smtp.example.com:465");
+    expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
+    expect(settings.get("OWNER_EMAIL")).toBe("owner@example.com");
+    expect(settings.get("SITE_URL")).toBeNull();
+  });
+});
