@@ -47,16 +47,6 @@ const { siteUrl } = config;
 const items = siteItems(content);
 const today = new Date().toISOString().slice(0, 10);
 writeFileSync(path.join(clientDir, "sitemap.xml"), sitemapXml(siteUrl, listedPaths, items, today));
-const feeds = writeFeeds(
-  clientDir,
-  {
-    siteUrl,
-    siteName,
-    ownerName: config.SITE_OWNER_NAME ?? null,
-    description: content.home.description,
-  },
-  items,
-);
 const shareImages = await writeShareImages(
   [
     {
@@ -75,6 +65,17 @@ const shareImages = await writeShareImages(
     cacheDir: path.join(projectRoot, "build/.share-images"),
     sprite: readFileSync(path.join(projectRoot, "app/components/icons/sprite.svg"), "utf8"),
   },
+);
+const feeds = writeFeeds(
+  clientDir,
+  {
+    siteUrl,
+    siteName,
+    ownerName: config.SITE_OWNER_NAME ?? null,
+    contactEmail: config.contactEmail,
+    description: content.home.description,
+  },
+  items,
 );
 console.info(
   `Wrote ${feeds.length} feeds and ${shareImages.drawn + shareImages.reused} share images (${shareImages.reused} unchanged)`,

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Feed } from "feed";
 import { feedFormats, feedPath } from "../app/lib/feed-paths.ts";
@@ -10,14 +10,25 @@ import { type Item, lastChanged, newestFirst, type Section, sections } from "../
  * each item's full text. Written at build time next to the pages.
  */
 
-type Site = { siteUrl: string; siteName: string; ownerName: string | null; description: string };
+type Site = {
+  siteUrl: string;
+  siteName: string;
+  ownerName: string | null;
+  /** RSS 2.0 names an author by email address: the site's contact address. */
+  contactEmail: string;
+  description: string;
+};
 
 const day = (date: string) => new Date(`${date}T00:00:00Z`);
 
-function feedOf(site: Site, items: Item[], section: Section | null) {
+function feedOf(site: Site, items: Item[], section: Section | null, clientDir: string) {
   const home = section ? `${site.siteUrl}/${section.id}` : `${site.siteUrl}/`;
   const title = section ? `${site.siteName}: ${section.name}` : site.siteName;
-  const author = { name: site.ownerName ?? site.siteName, link: `${site.siteUrl}/about` };
+  const author = {
+    name: site.ownerName ?? site.siteName,
+    email: site.contactEmail,
+    link: `${site.siteUrl}/about`,
+  };
   const sorted = newestFirst(items);
   const feed = new Feed({
     id: home,
@@ -47,7 +58,12 @@ function feedOf(site: Site, items: Item[], section: Section | null) {
       content: item.html,
       author: [author],
       category: [{ name: item.section.name }],
-      image: { url: `${site.siteUrl}${item.shareImage}`, type: "image/png" },
+      image: {
+        url: `${site.siteUrl}${item.shareImage}`,
+        type: "image/png",
+        // An RSS enclosure states its size; the share images are written first.
+        length: statSync(path.join(clientDir, item.shareImage)).size,
+      },
     });
   }
   return feed;
@@ -59,7 +75,7 @@ export function writeFeeds(clientDir: string, site: Site, items: Item[]): string
   const scopes: (Section | null)[] = [null, ...sections];
   for (const section of scopes) {
     const own = section ? items.filter((item) => item.section.id === section.id) : items;
-    const feed = feedOf(site, own, section);
+    const feed = feedOf(site, own, section, clientDir);
     const bodies = { rss: feed.rss2(), atom: feed.atom1(), json: feed.json1() };
     for (const format of feedFormats) {
       const file = path.join(clientDir, feedPath(format, section?.id));
