@@ -77,7 +77,7 @@ test.describe("every item's page, before any JavaScript", () => {
         mainEntityOfPage: url,
       });
       expect(article?.image).toEqual([`${baseURL}${item.shareImage}`]);
-      const [author] = article?.author as { name: string; url: string }[];
+      const [author] = (article?.author ?? []) as { name: string; url: string }[];
       expect(author?.name.length).toBeGreaterThan(0);
       expect(author?.url).toBe(`${baseURL}/about`);
       if (item.engagement) {
