@@ -36,8 +36,9 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
     description: site.description,
     link: home,
     language: "en",
+    // No feed-level image: RSS wants a small bitmap and JSON Feed a square icon,
+    // and the site has neither; each item carries its share image.
     favicon: `${site.siteUrl}/favicon.svg`,
-    image: `${site.siteUrl}/og-image.png`,
     copyright: `© ${site.ownerName ?? site.siteName}`,
     updated: day(sorted.map(lastChanged).sort().at(-1) ?? "2025-01-01"),
     generator: false,

@@ -99,6 +99,7 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
   it("fills an item's own page with the same engagement as its card, and refreshes both", async () => {
     const writer = t.visitor();
     await writer.comment("soap", "Seen on the item's own page", "Meera");
+    await writer.comment("soap", "</script><script>alert(1)</script>", "Meera");
     const card = (await page("/science")).body;
     const item = await page("/science/soap");
     expect(item.statusCode).toBe(200);
@@ -109,6 +110,7 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
       )?.[1];
     expect(summaryOf(item.body)).toBe(summaryOf(card));
     expect(item.body).toContain("Seen on the item&#x27;s own page");
+    expect(item.body).not.toContain("<script>alert(1)");
     // Under the page's h2, the comments' heading is an h3 (an h4 in a card).
     expect(item.body).toMatch(/<h3[^>]*>Comments <span/);
     expect(card).toMatch(/<h4[^>]*>Comments <span/);
