@@ -83,6 +83,36 @@ describe("content", () => {
     expect(() => loadContent(root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);
   });
 
+  it("requires every item's publication date, written as a real day", () => {
+    edit("non-technical/soft-skills/teamwork.md", (source) =>
+      source.replace(/^published:.*\n/m, ""),
+    );
+    expect(() => loadContent(root)).toThrow(
+      /soft-skills\/teamwork\.md: invalid content\n {2}published:/,
+    );
+    edit("non-technical/soft-skills/teamwork.md", (source) =>
+      source.replace(/^order:.*$/m, "$&\npublished: 2026-02-30"),
+    );
+    expect(() => loadContent(root)).toThrow(
+      /teamwork\.md: invalid content\n {2}published: must be a date/,
+    );
+    edit("non-technical/soft-skills/teamwork.md", (source) =>
+      source.replace(/^published:.*$/m, "published: 14 March 2026"),
+    );
+    expect(() => loadContent(root)).toThrow(
+      /teamwork\.md: invalid content\n {2}published: must be a date/,
+    );
+  });
+
+  it("refuses an update dated before the publication", () => {
+    edit("science/soap.md", (source) =>
+      source.replace(/^published:.*$/m, "published: 2026-09-05\nupdated: 2026-09-04"),
+    );
+    expect(() => loadContent(root)).toThrow(
+      /science\/soap\.md: updated \(2026-09-04\) is before published \(2026-09-05\)/,
+    );
+  });
+
   it("derives soft-skill anchors from titles", () => {
     expect(anchorId("Attention to Details")).toBe("attention-to-details");
     expect(anchorId("Time Management")).toBe("time-management");

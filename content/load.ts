@@ -65,7 +65,7 @@ export function anchorId(title: string): string {
     .replace(/^-|-$/g, "");
 }
 
-type FileEntry<T> = T & Rendered & { file: string };
+type FileEntry<T> = T & Rendered & { pageHtml: string; file: string };
 
 function readEntry<S extends z.ZodType<object>>(
   root: string,
@@ -83,12 +83,18 @@ function readEntry<S extends z.ZodType<object>>(
     throw new ContentError(`${relative}: invalid content\n${problems.join("\n")}`);
   }
   const value = parsed.data as z.output<S>;
+  const { published, updated } = value as { published?: string; updated?: string };
+  if (published && updated && updated < published) {
+    throw new ContentError(`${relative}: updated (${updated}) is before published (${published})`);
+  }
   for (const image of collectImages(value)) {
     if (!existsSync(path.join(root, "images", image.src))) {
       throw new ContentError(`${relative}: image "${image.src}" is not in content/images/`);
     }
   }
-  return { ...value, ...renderMarkdown(body, headingOffset), file: relative };
+  // On an item's own page its title is the h1, so a `##` heading is an h2 there.
+  const pageHtml = renderMarkdown(body, 0).html;
+  return { ...value, ...renderMarkdown(body, headingOffset), pageHtml, file: relative };
 }
 
 function collectImages(value: unknown): Image[] {

@@ -47,6 +47,17 @@ export const idSchema = z
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by hyphens");
 const order = z.number().int().min(1);
 
+/** A calendar day, "2026-03-14": when a piece first appeared, and when it last changed. */
+const day = z.iso.date("must be a date written as YYYY-MM-DD");
+/**
+ * Every item that has its own page carries its dates; feeds, the sitemap and
+ * search engines read them (docs/decisions/013-item-pages-and-feeds.md).
+ */
+const dates = {
+  published: day,
+  updated: day.optional(),
+};
+
 export const homeSchema = z.strictObject({
   headline: text,
   description: text.max(160),
@@ -79,6 +90,7 @@ export const technicalArticleSchema = z.strictObject({
   tab: z.enum(["engines", "electric-vehicles", "fuel-cells"]),
   title: text,
   order,
+  ...dates,
   summary: text,
   staticReactions: reactionCountsSchema.optional(),
 });
@@ -87,17 +99,19 @@ export const growthSchema = z.strictObject({
   id: idSchema,
   title: text,
   order,
+  ...dates,
   summary: text,
   link: linkSchema,
 });
 
-export const softSkillSchema = z.strictObject({ title: text, order });
+export const softSkillSchema = z.strictObject({ title: text, order, ...dates });
 
 export const storySchema = z.strictObject({
   id: idSchema,
   epic: z.enum(["ramayana", "mahabharata"]),
   title: text,
   order,
+  ...dates,
   summary: text,
   image: imageSchema,
 });
@@ -115,6 +129,7 @@ export const aiArticleSchema = z.strictObject({
   title: text,
   icon: iconSchema,
   order,
+  ...dates,
   summary: text,
   link: url,
 });
@@ -124,6 +139,7 @@ export const scienceSchema = z.strictObject({
   kind: z.enum(["question", "invention"]),
   title: text,
   order,
+  ...dates,
   summary: text,
   image: imageSchema,
 });

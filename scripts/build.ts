@@ -2,14 +2,24 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
+import { siteName } from "../app/lib/site-name.ts";
 import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
-import { ContentError, loadContent } from "../content/load.ts";
+import { siteItems } from "../content/items.ts";
+import {
+  ContentError,
+  defaultContentRoot,
+  loadContent,
+  type SiteContent,
+} from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
 import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import { sitemapXml, writeFeeds } from "./feeds.ts";
+import { itemShareCard, writeShareImages } from "./og-images.ts";
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
+let content: SiteContent;
 try {
-  loadContent();
+  content = loadContent();
 } catch (error) {
   if (error instanceof ContentError) {
     console.error(`Content error in content/${error.message}`);
@@ -29,16 +39,46 @@ execFileSync(
   },
 );
 
-// 3. Files for search engines, from the route list of the prerender less the unlisted pages.
-const { siteUrl } = loadConfig(process.env, { productionRules: false });
+// 3. Files for search engines, from the route list of the prerender less the unlisted pages,
+// plus every item's own page; the feeds; the share images
+// (docs/decisions/013-item-pages-and-feeds.md).
+const config = loadConfig(process.env, { productionRules: false });
+const { siteUrl } = config;
+const items = siteItems(content);
 const today = new Date().toISOString().slice(0, 10);
-writeFileSync(
-  path.join(clientDir, "sitemap.xml"),
-  `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-${listedPaths.map((route) => `  <url><loc>${siteUrl}${route}</loc><lastmod>${today}</lastmod></url>`).join("\n")}
-</urlset>
-`,
+writeFileSync(path.join(clientDir, "sitemap.xml"), sitemapXml(siteUrl, listedPaths, items, today));
+const shareImages = await writeShareImages(
+  [
+    {
+      path: "/og-image.png",
+      eyebrow: "Engines · AI · Science · Stories",
+      title: content.home.headline,
+      footer: siteName,
+      image: content.home.images[0] ?? null,
+      icon: "zap",
+    },
+    ...items.map((item) => itemShareCard(item, siteName)),
+  ],
+  {
+    clientDir,
+    contentRoot: defaultContentRoot,
+    cacheDir: path.join(projectRoot, "build/.share-images"),
+    sprite: readFileSync(path.join(projectRoot, "app/components/icons/sprite.svg"), "utf8"),
+  },
+);
+const feeds = writeFeeds(
+  clientDir,
+  {
+    siteUrl,
+    siteName,
+    ownerName: config.SITE_OWNER_NAME ?? null,
+    contactEmail: config.contactEmail,
+    description: content.home.description,
+  },
+  items,
+);
+console.info(
+  `Wrote ${feeds.length} feeds and ${shareImages.drawn + shareImages.reused} share images (${shareImages.reused} unchanged)`,
 );
 writeFileSync(
   path.join(clientDir, "robots.txt"),
@@ -69,5 +109,5 @@ await Promise.all(
 
 writeFileSync(stampFile, buildInputsHash());
 console.info(
-  `Built ${prerenderedPaths.length} pages into ${path.relative(projectRoot, clientDir)}/`,
+  `Built ${prerenderedPaths.length + items.length} pages into ${path.relative(projectRoot, clientDir)}/`,
 );

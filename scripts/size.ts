@@ -19,13 +19,26 @@ import { clientDir } from "./build-inputs.ts";
  *   tabs wait to be used, so pages made only of text stay at 0 KB of React).
  * - all live: everything once every island has hydrated.
  * - after opening: on the story and science pages, everything once one item is
- *   open with its reactions (and comments) shown. Budget 120 KB.
+ *   open with its reactions (and comments) shown; on a story's or science
+ *   post's own page, once its discussion has been scrolled to and shows its
+ *   reactions. Budget 120 KB.
+ *
+ * Item pages are measured on one item of each section
+ * (docs/decisions/013-item-pages-and-feeds.md).
  *
  * KB are 1,024 bytes. Exits non-zero when a budget is exceeded.
  */
 const KB = 1024;
 const budgets = { beforeLoad: 15 * KB, afterOpening: 120 * KB };
 const engagementPages = new Set(["/mythology", "/science"]);
+const itemPages = [
+  "/technical/ice-blog",
+  "/non-technical/teamwork",
+  "/mythology/garuda",
+  "/mechfusion-ai/pde-and-ai",
+  "/science/pressure-cooker",
+];
+const engagedItemPages = new Set(["/mythology/garuda", "/science/pressure-cooker"]);
 
 if (!existsSync(path.join(clientDir, "index.html"))) {
   console.error('No build found: run "npm run build" first.');
@@ -71,7 +84,7 @@ type Row = {
 };
 const rows: Row[] = [];
 try {
-  for (const route of prerenderedPaths) {
+  for (const route of [...prerenderedPaths, ...itemPages]) {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     let loaded = false;
     const early = new Set<string>();
@@ -98,19 +111,22 @@ try {
     // browser is idle (the header and the topic tabs wait to be used).
     await page.waitForFunction(
       () =>
-        document.querySelectorAll('astro-island[ssr]:not(:has(form)):not([opts*="interaction"])')
-          .length === 0,
+        document.querySelectorAll(
+          'astro-island[ssr]:not(:has(form)):not(:has(.item-discussion)):not([opts*="interaction"])',
+        ).length === 0,
     );
     await page.waitForLoadState("networkidle");
     const afterLoad = sum(all);
 
     // Then every island woken, as a pointer passing over them would; the
-    // footer's form hydrates only when seen.
+    // footer's form and an item page's discussion hydrate only when seen.
     await page.locator('astro-island[ssr][opts*="interaction"]').evaluateAll((islands) => {
       for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
     });
     await page.waitForFunction(
-      () => document.querySelectorAll("astro-island[ssr]:not(:has(form))").length === 0,
+      () =>
+        document.querySelectorAll("astro-island[ssr]:not(:has(form)):not(:has(.item-discussion))")
+          .length === 0,
     );
     await page.waitForLoadState("networkidle");
     const inUse = sum(all);
@@ -122,6 +138,11 @@ try {
         .getByRole("button", { name: /^Like \d+$/ })
         .first()
         .waitFor();
+      await page.waitForLoadState("networkidle");
+      afterOpening = sum(all);
+    } else if (engagedItemPages.has(route)) {
+      await page.locator(".item-discussion").scrollIntoViewIfNeeded();
+      await page.getByRole("button", { name: /^Like \d+$/ }).waitFor();
       await page.waitForLoadState("networkidle");
       afterOpening = sum(all);
     }
@@ -137,11 +158,11 @@ try {
 const kb = (bytes: number | null) => (bytes === null ? "" : `${(bytes / KB).toFixed(1)} KB`);
 console.info("JavaScript per page, gzip as served, measured in Chromium (1 KB = 1,024 bytes)\n");
 console.info(
-  `${"route".padEnd(16)}${"before load".padStart(13)}${"reading".padStart(13)}${"all live".padStart(13)}${"item opened".padStart(13)}`,
+  `${"route".padEnd(42)}${"before load".padStart(13)}${"reading".padStart(13)}${"all live".padStart(13)}${"item opened".padStart(13)}`,
 );
 for (const row of rows) {
   console.info(
-    `${row.route.padEnd(16)}${kb(row.beforeLoad).padStart(13)}${kb(row.afterLoad).padStart(13)}${kb(row.inUse).padStart(13)}${kb(row.afterOpening).padStart(13)}`,
+    `${row.route.padEnd(42)}${kb(row.beforeLoad).padStart(13)}${kb(row.afterLoad).padStart(13)}${kb(row.inUse).padStart(13)}${kb(row.afterOpening).padStart(13)}`,
   );
 }
 console.info(

@@ -1,13 +1,35 @@
+import { feedFormats, feedPath } from "./feed-paths.ts";
 import { siteConfig, siteName } from "./site-config.ts";
 
-export type PageMeta = { title: string; description: string; path: string };
+/** A 1200×630 picture for link previews (docs/decisions/013-item-pages-and-feeds.md). */
+export type ShareImage = { path: string; alt: string };
+
+export type PageMeta = { title: string; description: string; path: string; image?: ShareImage };
+
+/** The site's own share image, for pages without one of their own; written by the build. */
+export const siteShareImage: ShareImage = {
+  path: "/og-image.png",
+  alt: `${siteName}: articles, stories and services of a practising mechanical engineer`,
+};
 
 /** The title, canonical URL and sharing image of one page; the layout writes the tags. */
-export function pageMeta({ title, description, path }: PageMeta) {
+export function pageMeta({ title, description, path, image = siteShareImage }: PageMeta) {
   return {
     title: path === "/" ? `${siteName} | ${title}` : `${title} | ${siteName}`,
     description,
     url: `${siteConfig.siteUrl}${path}`,
-    image: `${siteConfig.siteUrl}/og-image.png`,
+    image: `${siteConfig.siteUrl}${image.path}`,
+    imageAlt: image.alt,
   };
+}
+
+/** The `<link rel="alternate">`s of the site's feeds, or of one section's as well. */
+export function feedLinks(section?: { id: string; name: string }) {
+  const of = (scope: string, sectionId?: string) =>
+    feedFormats.map((format) => ({
+      type: format.type,
+      href: feedPath(format, sectionId),
+      title: `${scope} (${format.label})`,
+    }));
+  return [...of(siteName), ...(section ? of(`${siteName}: ${section.name}`, section.id) : [])];
 }

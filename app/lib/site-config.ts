@@ -5,4 +5,4 @@ declare const __SITE_CONFIG__: PublicConfig;
 /** Public settings baked in at build time from the environment (see server/config.ts). */
 export const siteConfig: PublicConfig = __SITE_CONFIG__;
 
-export const siteName = "Engage with Engineer";
+export { siteName } from "./site-name.ts";

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createElement } from "react";
@@ -9,15 +9,27 @@ import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation, sendRepresentation } from "./etag.ts";
 
-/** The pages whose cards carry their engagement, and the kind of their items. */
-const pages: Record<string, ItemKind> = { "/science": "science", "/mythology": "mythology" };
+/**
+ * The list pages whose cards carry their engagement, by the kind of their
+ * items; each item of those kinds also has its own page below it
+ * (/science/soap, app/pages/[section]/[slug].astro).
+ */
+const kinds: ItemKind[] = ["science", "mythology"];
 
 /** What the build leaves in those pages for the server to fill in (app/pages/*.astro). */
 const placeholder =
-  /<ewe-fragment(?: slot="head")? data-for="([^"]+)" data-part="(summary|comments|jsonld)"(?: data-title="([^"]*)")?><\/ewe-fragment>/g;
+  /<ewe-fragment(?: slot="head")? data-for="([^"]+)" data-part="(summary|comments|jsonld)"(?: data-title="([^"]*)")?(?: data-base="([^"]*)")?><\/ewe-fragment>/g;
 
-type Hole = { itemId: string; part: "summary" | "comments" | "jsonld" };
-type Template = { pieces: (string | Hole)[]; titles: Map<string, string> };
+/** `base`: an item page's own JSON-LD, which the server completes with the item's engagement. */
+type Hole = { itemId: string; part: "summary" | "comments" | "jsonld"; base?: JsonLd };
+type JsonLd = { "@graph": Record<string, unknown>[] };
+type Template = {
+  kind: ItemKind;
+  /** One item's own page rather than the list of them all. */
+  single: boolean;
+  pieces: (string | Hole)[];
+  titles: Map<string, string>;
+};
 type Rendered = Representation;
 
 const entities: Record<string, string> = {
@@ -31,20 +43,37 @@ const entities: Record<string, string> = {
 const unescapeAttribute = (value: string) =>
   value.replace(/&(?:amp|quot|#39|#x27|lt|gt);/g, (entity) => entities[entity] ?? entity);
 
-function parse(html: string): Template {
+function parse(html: string, kind: ItemKind, single: boolean): Template {
   const pieces: Template["pieces"] = [];
   const titles = new Map<string, string>();
   let last = 0;
   for (const match of html.matchAll(placeholder)) {
-    const [whole, target = "", part, title] = match;
+    const [whole, target = "", part, title, base] = match;
     pieces.push(html.slice(last, match.index));
     const itemId = target.includes(":") ? target.slice(target.indexOf(":") + 1) : "";
-    pieces.push({ itemId, part: part as Hole["part"] });
+    pieces.push({
+      itemId,
+      part: part as Hole["part"],
+      ...(base === undefined ? {} : { base: JSON.parse(unescapeAttribute(base)) as JsonLd }),
+    });
     if (title !== undefined) titles.set(itemId, unescapeAttribute(title));
     last = (match.index ?? 0) + whole.length;
   }
   pieces.push(html.slice(last));
-  return { pieces, titles };
+  return { kind, single, pieces, titles };
+}
+
+/** The built pages of one kind: its list page and every item's own page. */
+function pagesOf(root: string, kind: ItemKind): { pagePath: string; file: string }[] {
+  const folder = path.join(root, kind);
+  if (!existsSync(folder)) return [];
+  const items = readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({
+      pagePath: `/${kind}/${entry.name}`,
+      file: path.join(folder, entry.name, "index.html"),
+    }));
+  return [{ pagePath: `/${kind}`, file: path.join(folder, "index.html") }, ...items];
 }
 
 /** JSON for a <script>: nothing in it can close the element. */
@@ -54,11 +83,12 @@ const scriptJson = (value: unknown) =>
     .replace(/\u2028|\u2029/g, "");
 
 /**
- * /science and /mythology as readers get them (docs/architecture.md,
- * "Pages"): the built HTML with each card's engagement filled in where the
- * build left a placeholder (its counts on the collapsed card, a science post's
- * comments, and schema.org data for search engines), rendered by the same
- * components the islands use. A page is rendered once from the read cache and
+ * /science and /mythology, and each of their items' own pages, as readers get
+ * them (docs/architecture.md, "Pages"): the built HTML with each item's
+ * engagement filled in where the build left a placeholder (its counts, a
+ * science post's comments, and schema.org data for search engines), rendered
+ * by the same components the islands use, from the same read cache, so an
+ * item says the same on both pages. A page is rendered once from the read cache and
  * kept, compressed, until an event about one of its items arrives; its ETag
  * changes with its engagement.
  */
@@ -72,23 +102,30 @@ export async function engagementPages(
   }: { root: string; reads: ReadCache; bus: Pick<EventBus, "healthy">; siteUrl: string },
 ) {
   const templates = new Map<string, Template>();
-  for (const pagePath of Object.keys(pages)) {
-    const file = path.join(root, pagePath, "index.html");
-    if (!existsSync(file)) continue;
-    const template = parse(readFileSync(file, "utf8"));
-    if (template.pieces.length > 1) templates.set(pagePath, template);
+  for (const kind of kinds) {
+    for (const { pagePath, file } of pagesOf(root, kind)) {
+      if (!existsSync(file)) continue;
+      const template = parse(readFileSync(file, "utf8"), kind, pagePath !== `/${kind}`);
+      if (template.pieces.length > 1) templates.set(pagePath, template);
+    }
   }
   if (templates.size === 0) return;
 
+  // An event about an item makes every page that shows it render again.
+  const pagesShowing = new Map<string, string[]>();
+  for (const [pagePath, template] of templates) {
+    for (const itemId of template.titles.keys()) {
+      const topic = `${template.kind}:${itemId}`;
+      pagesShowing.set(topic, [...(pagesShowing.get(topic) ?? []), pagePath]);
+    }
+  }
   const rendered = new Map<string, Promise<Rendered>>();
   reads.watch((topic) => {
-    const kind = topic.slice(0, topic.indexOf(":"));
-    for (const [pagePath, pageKind] of Object.entries(pages)) {
-      if (pageKind === kind) rendered.delete(pagePath);
-    }
+    for (const pagePath of pagesShowing.get(topic) ?? []) rendered.delete(pagePath);
   });
 
-  async function render(pagePath: string, template: Template, kind: ItemKind): Promise<Rendered> {
+  async function render(pagePath: string, template: Template): Promise<Rendered> {
+    const { kind } = template;
     const items = [...template.titles.keys()];
     const counts = new Map(
       await Promise.all(items.map(async (id) => [id, await reads.counts(kind, id)] as const)),
@@ -98,40 +135,52 @@ export async function engagementPages(
         ? await Promise.all(items.map(async (id) => [id, await reads.commentList(id)] as const))
         : [],
     );
+    const engagementOf = (id: string) => {
+      const list = comments.get(id);
+      const reactions = Object.values(counts.get(id) ?? {}).reduce((a, b) => a + b, 0);
+      return {
+        interactionStatistic: {
+          "@type": "InteractionCounter",
+          interactionType: "https://schema.org/LikeAction",
+          userInteractionCount: reactions,
+        },
+        ...(list
+          ? {
+              commentCount: list.length,
+              comment: list.map((comment) => ({
+                "@type": "Comment",
+                text: comment.content,
+                dateCreated: comment.createdAt,
+                author: { "@type": "Person", name: comment.userName },
+              })),
+            }
+          : {}),
+      };
+    };
+    // An item page's own description of the item (its first node), completed.
+    const itemJsonLd = (hole: Hole & { base: JsonLd }) => {
+      const [article, ...rest] = hole.base["@graph"];
+      return `<script type="application/ld+json">${scriptJson({
+        ...hole.base,
+        "@graph": [{ ...article, ...engagementOf(hole.itemId) }, ...rest],
+      })}</script>`;
+    };
     const jsonLd = () =>
       `<script type="application/ld+json">${scriptJson({
         "@context": "https://schema.org",
-        "@graph": items.map((id) => {
-          const list = comments.get(id);
-          const reactions = Object.values(counts.get(id) ?? {}).reduce((a, b) => a + b, 0);
-          return {
-            "@type": "Article",
-            "@id": `${siteUrl}${pagePath}#${id}`,
-            headline: template.titles.get(id),
-            url: `${siteUrl}${pagePath}#${id}`,
-            interactionStatistic: {
-              "@type": "InteractionCounter",
-              interactionType: "https://schema.org/LikeAction",
-              userInteractionCount: reactions,
-            },
-            ...(list
-              ? {
-                  commentCount: list.length,
-                  comment: list.map((comment) => ({
-                    "@type": "Comment",
-                    text: comment.content,
-                    dateCreated: comment.createdAt,
-                    author: { "@type": "Person", name: comment.userName },
-                  })),
-                }
-              : {}),
-          };
-        }),
+        "@graph": items.map((id) => ({
+          "@type": "Article",
+          "@id": `${siteUrl}${pagePath}#${id}`,
+          headline: template.titles.get(id),
+          url: `${siteUrl}${pagePath}/${id}`,
+          ...engagementOf(id),
+        })),
       })}</script>`;
     const html = template.pieces
       .map((piece) => {
         if (typeof piece === "string") return piece;
-        if (piece.part === "jsonld") return jsonLd();
+        if (piece.part === "jsonld")
+          return piece.base ? itemJsonLd({ ...piece, base: piece.base }) : jsonLd();
         const count = counts.get(piece.itemId);
         if (!count) return "";
         if (piece.part === "summary") {
@@ -144,22 +193,25 @@ export async function engagementPages(
           );
         }
         return renderToStaticMarkup(
-          createElement(StaticComments, { comments: comments.get(piece.itemId) ?? [] }),
+          createElement(StaticComments, {
+            comments: comments.get(piece.itemId) ?? [],
+            heading: template.single ? "h3" : "h4",
+          }),
         );
       })
       .join("");
     return representation(html);
   }
 
-  function page(pagePath: string, template: Template, kind: ItemKind): Promise<Rendered> {
+  function page(pagePath: string, template: Template): Promise<Rendered> {
     // While live events may be missed (PostgreSQL listener reconnecting), keep nothing.
     if (!bus.healthy) {
       rendered.clear();
-      return render(pagePath, template, kind);
+      return render(pagePath, template);
     }
     let entry = rendered.get(pagePath);
     if (!entry) {
-      entry = render(pagePath, template, kind);
+      entry = render(pagePath, template);
       rendered.set(pagePath, entry);
       entry.catch(() => {
         if (rendered.get(pagePath) === entry) rendered.delete(pagePath);
@@ -170,9 +222,8 @@ export async function engagementPages(
 
   async function serve(request: FastifyRequest, reply: FastifyReply, pagePath: string) {
     const template = templates.get(pagePath);
-    const kind = pages[pagePath];
-    if (!template || !kind) return reply.callNotFound();
-    const current = await page(pagePath, template, kind);
+    if (!template) return reply.callNotFound();
+    const current = await page(pagePath, template);
     reply
       .header("cache-control", "public, max-age=0, must-revalidate")
       .type("text/html; charset=utf-8");

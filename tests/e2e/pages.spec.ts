@@ -178,12 +178,17 @@ test.describe("non-technical", () => {
       "aria-selected",
       "true",
     );
-    const links = page.getByRole("tabpanel").getByRole("link");
+    const links = page.getByRole("tabpanel").getByRole("link", { name: /opens in a new tab/ });
     await expect(links).toHaveCount(3);
     for (const link of await links.all()) {
       await expect(link).toHaveAttribute("target", "_blank");
       await expect(link).toHaveAttribute("rel", /noopener/);
     }
+    // Each card also leads to the write-up's own page, in the same tab.
+    const own = page.getByRole("tabpanel").getByRole("link", { name: /^Open as a page/ });
+    await expect(own).toHaveCount(3);
+    await expect(own.first()).toHaveAttribute("href", "/non-technical/career-planning");
+    await expect(own.first()).not.toHaveAttribute("target", "_blank");
   });
 
   test("soft skills: ten topics, one open at a time", async ({ page }) => {

@@ -19,6 +19,20 @@ const sciencePage = `<!doctype html><html><head>${fragment("science", "jsonld").
 <details><summary>Wi-Fi ${fragment("science:wifi", "summary", "Wi-Fi &amp; &quot;you&quot;")}</summary>
 <div>${fragment("science:wifi", "comments")}</div></details></body></html>`;
 
+/** An item's own page: its JSON-LD, written by the build, that the server completes. */
+const soapBase = {
+  "@context": "https://schema.org",
+  "@graph": [
+    { "@type": "BlogPosting", "@id": `${siteUrl}/science/soap#article`, headline: "How & why" },
+    { "@type": "BreadcrumbList", itemListElement: [] },
+  ],
+};
+const attribute = (value: string) =>
+  value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+const soapItemPage = `<!doctype html><html><head><ewe-fragment slot="head" data-for="science:soap" data-part="jsonld" data-base="${attribute(JSON.stringify(soapBase))}"></ewe-fragment></head><body>
+<h1>How does soap clean?</h1><p>${fragment("science:soap", "summary", "How does soap clean?")}</p>
+<section>${fragment("science:soap", "comments")}</section></body></html>`;
+
 const mythologyPage = `<!doctype html><html><head></head><body>
 <details><summary>Garuda ${fragment("mythology:garuda", "summary", "Garuda")}</summary></details></body></html>`;
 
@@ -26,7 +40,11 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(backend, {
-      clientFiles: { "science/index.html": sciencePage, "mythology/index.html": mythologyPage },
+      clientFiles: {
+        "science/index.html": sciencePage,
+        "science/soap/index.html": soapItemPage,
+        "mythology/index.html": mythologyPage,
+      },
     });
   });
   afterAll(async () => {
@@ -65,7 +83,7 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
     expect(soap).toMatchObject({
       "@type": "Article",
       headline: "How does soap clean?",
-      url: `${siteUrl}/science#soap`,
+      url: `${siteUrl}/science/soap`,
       commentCount: 1,
       interactionStatistic: { userInteractionCount: 2 },
     });
@@ -76,6 +94,47 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
     });
     const wifi = data["@graph"].find((item: { "@id": string }) => item["@id"].endsWith("#wifi"));
     expect(wifi.headline).toBe('Wi-Fi & "you"');
+  });
+
+  it("fills an item's own page with the same engagement as its card, and refreshes both", async () => {
+    const writer = t.visitor();
+    await writer.comment("soap", "Seen on the item's own page", "Meera");
+    await writer.comment("soap", "</script><script>alert(1)</script>", "Meera");
+    const card = (await page("/science")).body;
+    const item = await page("/science/soap");
+    expect(item.statusCode).toBe(200);
+    expect(item.body).not.toContain("<ewe-fragment");
+    const summaryOf = (html: string) =>
+      /<span class="engagement-summary">([^<]*)<\/span>/.exec(
+        html.slice(html.indexOf("How does soap clean?")),
+      )?.[1];
+    expect(summaryOf(item.body)).toBe(summaryOf(card));
+    expect(item.body).toContain("Seen on the item&#x27;s own page");
+    expect(item.body).not.toContain("<script>alert(1)");
+    // Under the page's h2, the comments' heading is an h3 (an h4 in a card).
+    expect(item.body).toMatch(/<h3[^>]*>Comments <span/);
+    expect(card).toMatch(/<h4[^>]*>Comments <span/);
+    expect((await page("/science/soap/")).statusCode).toBe(200);
+
+    const scripts = [
+      ...item.body.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs),
+    ];
+    expect(scripts).toHaveLength(1);
+    const data = JSON.parse(scripts[0]?.[1] ?? "");
+    expect(data["@graph"]).toHaveLength(2);
+    expect(data["@graph"][0]).toMatchObject({
+      "@type": "BlogPosting",
+      headline: "How & why",
+      commentCount: JSON.parse((await t.visitor().get("/api/items/science/soap/comments")).body)
+        .comments.length,
+    });
+    expect(data["@graph"][1]["@type"]).toBe("BreadcrumbList");
+
+    const before = item.headers.etag;
+    await t.visitor().react("science", "soap", "like");
+    const after = await page("/science/soap");
+    expect(after.headers.etag).not.toBe(before);
+    expect(summaryOf(after.body)).toBe(summaryOf((await page("/science")).body));
   });
 
   it("answers 304 to its ETag, compresses, and a story page has counts but no comments", async () => {

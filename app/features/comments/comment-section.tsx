@@ -10,6 +10,8 @@ type CommentSectionProps = {
   userName: string;
   onNeedName: () => void;
   onError: (error: unknown) => void;
+  /** h4 under a card's h3 on a list page; h3 on an item's own page. */
+  heading?: "h3" | "h4";
 };
 
 /**
@@ -28,7 +30,13 @@ function refusalMessage(error: unknown): string | null {
 const inputClasses =
   "w-full rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500";
 
-export function CommentSection({ postId, userName, onNeedName, onError }: CommentSectionProps) {
+export function CommentSection({
+  postId,
+  userName,
+  onNeedName,
+  onError,
+  heading: Heading = "h4",
+}: CommentSectionProps) {
   const { data, isPending, isError } = useComments(postId);
   const actions = useCommentActions(postId, onError);
   const [draft, setDraft] = useState("");
@@ -86,9 +94,9 @@ export function CommentSection({ postId, userName, onNeedName, onError }: Commen
 
   return (
     <section aria-label="Comments" className="space-y-4">
-      <h4 className="font-semibold text-slate-100">
+      <Heading className="font-semibold text-slate-100">
         Comments {data ? <span className="text-slate-400">({comments.length})</span> : null}
-      </h4>
+      </Heading>
       {isPending ? <p className="text-sm text-slate-400">Loading comments…</p> : null}
       {isError ? <p className="text-sm text-slate-400">Comments could not be loaded.</p> : null}
       {data && comments.length === 0 ? (

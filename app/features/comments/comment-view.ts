@@ -95,7 +95,14 @@ export function CommentText({ content }: { content: string }) {
 }
 
 /** A post's comments as the page is served, before (or without) the live island. */
-export function StaticComments({ comments }: { comments: LiveComment[] }) {
+export function StaticComments({
+  comments,
+  heading = "h4",
+}: {
+  comments: LiveComment[];
+  /** h4 under a card's h3 on a list page; h3 on an item's own page. */
+  heading?: "h3" | "h4";
+}) {
   return h(
     "section",
     {
@@ -103,7 +110,7 @@ export function StaticComments({ comments }: { comments: LiveComment[] }) {
       className: "static-comments mt-6 space-y-4 border-t border-line pt-5",
     },
     h(
-      "h4",
+      heading,
       { className: "font-semibold text-slate-100" },
       "Comments ",
       h("span", { className: "text-slate-400" }, `(${comments.length})`),

@@ -18,7 +18,13 @@ const queryClient = new QueryClient({
   },
 });
 
-type PanelProps = { kind: ItemKind; itemId: string; title: string };
+type PanelProps = {
+  kind: ItemKind;
+  itemId: string;
+  title: string;
+  /** The comments' heading: h4 in a card, h3 on an item's own page. */
+  commentsHeading?: "h3" | "h4";
+};
 
 export default function EngagementPanel(props: PanelProps) {
   return (
@@ -30,7 +36,7 @@ export default function EngagementPanel(props: PanelProps) {
 
 const emptyCounts = { like: 0, love: 0, dislike: 0, idea: 0 };
 
-function Panel({ kind, itemId, title }: PanelProps) {
+function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
   const live = useLiveItem(kind, itemId);
   const userName = useDisplayName();
   const [askName, setAskName] = useState(false);
@@ -89,6 +95,7 @@ function Panel({ kind, itemId, title }: PanelProps) {
           userName={userName}
           onNeedName={() => setAskName(true)}
           onError={onError}
+          heading={commentsHeading}
         />
       ) : null}
       <NameDialog open={askName} onClose={() => setAskName(false)} />

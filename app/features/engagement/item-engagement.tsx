@@ -5,7 +5,13 @@ import type { ItemKind } from "../../../contract/limits.ts";
 // opens an item, not with the page: they stay out of the first-load JavaScript.
 const EngagementPanel = lazy(() => import("./engagement-panel.tsx"));
 
-type ItemEngagementProps = { kind: ItemKind; itemId: string; title: string; open: boolean };
+type ItemEngagementProps = {
+  kind: ItemKind;
+  itemId: string;
+  title: string;
+  open: boolean;
+  commentsHeading?: "h3" | "h4";
+};
 
 /** Mounted only while its item is open, so closing the item ends its live stream. */
 export function ItemEngagement({ open, ...item }: ItemEngagementProps) {

@@ -1,0 +1,31 @@
+import { type ReactNode, useEffect, useState } from "react";
+import type { ItemKind } from "../../../contract/limits.ts";
+import { ItemEngagement } from "./item-engagement.tsx";
+
+type ItemDiscussionProps = {
+  kind: ItemKind;
+  itemId: string;
+  title: string;
+  /** The comments as the server wrote them into the page, shown until the live ones arrive. */
+  children?: ReactNode;
+};
+
+/**
+ * The reactions (and a science post's comments) on an item's own page (an
+ * island): the same panel, live stream and data as its card on the list page,
+ * always open. Until it hydrates, the server's copy of the comments stands in.
+ */
+export function ItemDiscussion({ kind, itemId, title, children }: ItemDiscussionProps) {
+  // The panel loads in the browser only; the prerendered HTML keeps the server's copy.
+  const [live, setLive] = useState(false);
+  useEffect(() => setLive(true), []);
+  return (
+    <section aria-labelledby="discussion-heading" className="item-discussion">
+      <h2 id="discussion-heading" className="text-xl font-semibold text-slate-100">
+        {kind === "science" ? "Reactions and comments" : "Reactions"}
+      </h2>
+      <ItemEngagement kind={kind} itemId={itemId} title={title} open={live} commentsHeading="h3" />
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+import type { Item } from "../../content/items.ts";
+import { siteConfig, siteName } from "./site-config.ts";
+
+/**
+ * What an item's page tells search engines, as schema.org JSON-LD: the piece
+ * itself (Article or BlogPosting with the properties Google asks for: headline,
+ * image, dates, author with name and url) and the breadcrumb trail above it.
+ * On story and science pages the server adds the reactions and comments
+ * (server/web/engagement-pages.ts).
+ */
+export function itemStructuredData(item: Item) {
+  const site = siteConfig.siteUrl;
+  const url = `${site}${item.path}`;
+  const about = `${site}/about`;
+  const author = siteConfig.ownerName
+    ? { "@type": "Person", name: siteConfig.ownerName, url: about }
+    : { "@type": "Organization", name: siteName, url: about };
+  return {
+    "@context": "https://schema.org",
+    "@graph": [
+      {
+        "@type": item.schemaType,
+        "@id": `${url}#article`,
+        headline: item.title,
+        description: item.description,
+        image: [`${site}${item.shareImage}`],
+        datePublished: item.published,
+        dateModified: item.updated ?? item.published,
+        author: [author],
+        publisher: { "@type": "Organization", name: siteName, url: `${site}/` },
+        mainEntityOfPage: url,
+        url,
+        articleSection: item.section.name,
+        wordCount: item.words,
+        inLanguage: "en",
+      },
+      {
+        "@type": "BreadcrumbList",
+        itemListElement: [
+          { "@type": "ListItem", position: 1, name: "Home", item: `${site}/` },
+          {
+            "@type": "ListItem",
+            position: 2,
+            name: item.section.name,
+            item: `${site}/${item.section.id}`,
+          },
+          { "@type": "ListItem", position: 3, name: item.title, item: url },
+        ],
+      },
+    ],
+  };
+}
+
+/** JSON for a <script> element: nothing in it can close the element. */
+export const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028|\u2029/g, "");

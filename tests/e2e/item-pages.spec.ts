@@ -1,0 +1,394 @@
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
+import { loadContent } from "../../content/load.ts";
+
+/*
+ * Every item's own page, the feeds, the sitemap and the share images, as the
+ * server sends them (docs/product.md, "Item pages"; docs/decisions/013-item-pages-and-feeds.md).
+ * The expected items come from content/, so a new file is checked as soon as it exists.
+ */
+const items = siteItems(loadContent());
+
+const entities: Record<string, string> = {
+  "&amp;": "&",
+  "&#39;": "'",
+  "&quot;": '"',
+  "&lt;": "<",
+  "&gt;": ">",
+};
+const attributeOf = (html: string, pattern: RegExp) =>
+  pattern
+    .exec(html)?.[1]
+    ?.replace(/&(?:amp|#39|quot|lt|gt);/g, (entity) => entities[entity] ?? entity);
+const meta = (html: string, key: string) =>
+  attributeOf(html, new RegExp(`<meta (?:name|property)="${key}" content="([^"]*)"`));
+
+type Node = Record<string, unknown> & { "@type": string };
+
+function jsonLd(html: string): Node[] {
+  const scripts = [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)];
+  return scripts.flatMap((script) => {
+    const data = JSON.parse(script[1] ?? "{}");
+    return (data["@graph"] ?? [data]) as Node[];
+  });
+}
+
+test.describe("every item's page, before any JavaScript", () => {
+  test("there is one per article, story, science post, AI article and soft-skill piece", () => {
+    expect(items.length).toBe(36);
+  });
+
+  for (const item of items) {
+    test(`${item.path} carries its text, dates, meta tags, breadcrumbs and JSON-LD`, async ({
+      request,
+      baseURL,
+    }) => {
+      const response = await request.get(item.path);
+      expect(response.status()).toBe(200);
+      const html = await response.text();
+      const url = `${baseURL}${item.path}`;
+
+      expect(html).toContain("<h1");
+      expect(html).toContain(`<time datetime="${item.published}">`);
+      expect(html).toMatch(/\d+ min read/);
+      expect(html).toContain(item.html.slice(0, 60));
+      expect(html).not.toContain("<ewe-fragment");
+
+      expect(attributeOf(html, /<title>([^<]+)<\/title>/)).toContain(item.title);
+      expect(meta(html, "description")?.length).toBeGreaterThan(40);
+      expect(html).toContain(`<link rel="canonical" href="${url}">`);
+      expect(meta(html, "og:type")).toBe("article");
+      expect(meta(html, "og:url")).toBe(url);
+      expect(meta(html, "og:image")).toBe(`${baseURL}${item.shareImage}`);
+      expect(meta(html, "twitter:card")).toBe("summary_large_image");
+      expect(meta(html, "article:published_time")).toBe(item.published);
+      expect(html).toContain('<link rel="alternate" type="application/rss+xml" href="/rss.xml"');
+      expect(html).toContain(`href="/${item.section.id}/atom.xml"`);
+
+      expect(html).toMatch(/<nav aria-label="Breadcrumb"/);
+      const nodes = jsonLd(html);
+      const article = nodes.find((node) => ["Article", "BlogPosting"].includes(node["@type"]));
+      // Google's article properties: headline, image, dates, author with name and url.
+      expect(article).toMatchObject({
+        headline: item.title,
+        datePublished: item.published,
+        dateModified: lastChanged(item),
+        mainEntityOfPage: url,
+      });
+      expect(article?.image).toEqual([`${baseURL}${item.shareImage}`]);
+      const [author] = (article?.author ?? []) as { name: string; url: string }[];
+      expect(author?.name.length).toBeGreaterThan(0);
+      expect(author?.url).toBe(`${baseURL}/about`);
+      if (item.engagement) {
+        expect(article?.interactionStatistic).toMatchObject({ "@type": "InteractionCounter" });
+      }
+      const trail = nodes.find((node) => node["@type"] === "BreadcrumbList");
+      expect(trail?.itemListElement).toEqual([
+        { "@type": "ListItem", position: 1, name: "Home", item: `${baseURL}/` },
+        {
+          "@type": "ListItem",
+          position: 2,
+          name: item.section.name,
+          item: `${baseURL}/${item.section.id}`,
+        },
+        { "@type": "ListItem", position: 3, name: item.title, item: url },
+      ]);
+    });
+  }
+});
+
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(bytes: Buffer) {
+  expect(bytes.subarray(0, 8)).toEqual(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]));
+  expect(bytes.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+test.describe("share images", () => {
+  test("every item and the site have a 1200×630 PNG", async ({ request }) => {
+    for (const path of ["/og-image.png", ...items.map((item) => item.shareImage)]) {
+      const response = await request.get(path);
+      expect(response.status(), path).toBe(200);
+      expect(response.headers()["content-type"]).toBe("image/png");
+      expect(pngSize(await response.body()), path).toEqual({ width: 1200, height: 630 });
+    }
+  });
+});
+
+/** Parses XML in Chromium; throws on anything that is not well-formed. */
+async function parseXml(page: Page, xml: string, query: string, fields: string[]) {
+  return page.evaluate(
+    ({ xml, query, fields }) => {
+      const document = new DOMParser().parseFromString(xml, "application/xml");
+      const error = document.querySelector("parsererror");
+      if (error) throw new Error(`not well-formed: ${error.textContent}`);
+      return {
+        root: document.documentElement.localName,
+        entries: [...document.getElementsByTagName(query)].map((entry) =>
+          Object.fromEntries(
+            fields.map((field) => {
+              const [name, attribute] = field.split("@") as [string, string | undefined];
+              const element = [...entry.children].find((child) => child.localName === name);
+              return [field, attribute ? element?.getAttribute(attribute) : element?.textContent];
+            }),
+          ),
+        ),
+      };
+    },
+    { xml, query, fields },
+  );
+}
+
+const scopes = [
+  { path: "", list: items },
+  { path: "/science", list: items.filter((item) => item.section.id === "science") },
+  { path: "/non-technical", list: items.filter((item) => item.section.id === "non-technical") },
+];
+
+test.describe("feeds", () => {
+  test.beforeEach(async ({ page }) => {
+    await page.goto("/favicon.svg");
+  });
+
+  for (const { path, list } of scopes) {
+    const expected = (baseURL: string | undefined) =>
+      newestFirst(list).map((item) => `${baseURL}${item.path}`);
+
+    test(`${path || "/"} RSS 2.0 lists its items newest first, each with a date`, async ({
+      page,
+      request,
+      baseURL,
+    }) => {
+      const xml = await (await request.get(`${path}/rss.xml`)).text();
+      const { root, entries } = await parseXml(page, xml, "item", ["link", "pubDate", "title"]);
+      expect(root).toBe("rss");
+      expect(entries.map((entry) => entry.link)).toEqual(expected(baseURL));
+      for (const entry of entries) {
+        expect(Number.isNaN(Date.parse(entry.pubDate ?? "")), entry.link ?? "").toBe(false);
+      }
+    });
+
+    test(`${path || "/"} Atom lists its items newest first, each with a date`, async ({
+      page,
+      request,
+      baseURL,
+    }) => {
+      const xml = await (await request.get(`${path}/atom.xml`)).text();
+      const { root, entries } = await parseXml(page, xml, "entry", [
+        "link@href",
+        "updated",
+        "published",
+      ]);
+      expect(root).toBe("feed");
+      expect(entries.map((entry) => entry["link@href"])).toEqual(expected(baseURL));
+      for (const entry of entries) {
+        expect(entry.updated).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(entry.published).toMatch(/^\d{4}-\d\d-\d\dT/);
+      }
+    });
+
+    test(`${path || "/"} JSON Feed has its required fields and every item`, async ({
+      request,
+      baseURL,
+    }) => {
+      const feed = await (await request.get(`${path}/feed.json`)).json();
+      expect(feed.version).toMatch(/^https:\/\/jsonfeed\.org\/version\/1(\.1)?$/);
+      expect(typeof feed.title).toBe("string");
+      expect(feed.feed_url).toBe(`${baseURL}${path}/feed.json`);
+      expect(feed.items.map((item: { url: string }) => item.url)).toEqual(expected(baseURL));
+      for (const entry of feed.items) {
+        expect(entry.id).toBe(entry.url);
+        expect(entry.content_html.length).toBeGreaterThan(200);
+        expect(Number.isNaN(Date.parse(entry.date_published))).toBe(false);
+      }
+    });
+  }
+
+  test("every page's head announces the site's feeds", async ({ request }) => {
+    for (const path of ["/", "/about", "/science", "/services"]) {
+      const html = await (await request.get(path)).text();
+      for (const [type, href] of [
+        ["application/rss+xml", "/rss.xml"],
+        ["application/atom+xml", "/atom.xml"],
+        ["application/feed+json", "/feed.json"],
+      ]) {
+        expect(html, path).toContain(`<link rel="alternate" type="${type}" href="${href}"`);
+      }
+    }
+  });
+});
+
+test("the sitemap lists every item's page with the day it last changed", async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  await page.goto("/favicon.svg");
+  const xml = await (await request.get("/sitemap.xml")).text();
+  const { entries } = await parseXml(page, xml, "url", ["loc", "lastmod"]);
+  const lastmod = new Map(entries.map((entry) => [entry.loc, entry.lastmod]));
+  for (const item of items) {
+    expect(lastmod.get(`${baseURL}${item.path}`), item.path).toBe(lastChanged(item));
+  }
+  expect(lastmod.has(`${baseURL}/science`)).toBe(true);
+});
+
+test.describe("list pages and item pages together", () => {
+  test("an old #anchor link still opens the card, and the card links to its page", async ({
+    page,
+  }) => {
+    await page.goto("/science#pressure-cooker");
+    const card = page.locator("[data-card='pressure-cooker']");
+    const link = card.getByRole("link", { name: /Open as a page/ });
+    await expect(link).toBeVisible();
+    await expect(card.getByText("Clausius–Clapeyron").first()).toBeVisible();
+    await link.click();
+    await expect(page).toHaveURL(/\/science\/pressure-cooker$/);
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Why does a pressure cooker cook faster?" }),
+    ).toBeVisible();
+
+    await page.goto("/non-technical#time-management");
+    const topic = page.locator("[data-card='time-management']");
+    await expect(topic.getByRole("link", { name: /Open as a page/ })).toBeVisible();
+  });
+
+  test("breadcrumbs and previous/next links lead through the section", async ({ page }) => {
+    await page.goto("/science/soap");
+    const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+    await expect(crumbs.getByRole("link", { name: "Science in Everyday" })).toHaveAttribute(
+      "href",
+      "/science",
+    );
+    const more = page.getByRole("navigation", { name: "More in Science in Everyday" });
+    await more.getByRole("link", { name: /Next/ }).click();
+    await expect(page).toHaveURL(/\/science\/differential-gear$/);
+    await page
+      .getByRole("navigation", { name: "More in Science in Everyday" })
+      .getByRole("link", { name: /Previous/ })
+      .click();
+    await expect(page).toHaveURL(/\/science\/soap$/);
+  });
+});
+
+// Items no other spec reacts to, one set per viewport project (they share a server).
+const engagedItems = {
+  desktop: { story: "sita-faith", storyCard: /Sita/, post: "pressure-cooker" },
+  narrow: { story: "sagaras-haste", storyCard: /Sagara/, post: "tea-cooling" },
+} as const;
+const engagedFor = (project: string) =>
+  engagedItems[project as keyof typeof engagedItems] ?? engagedItems.desktop;
+
+async function reader(browser: Browser, name: string) {
+  const context = await browser.newContext();
+  await context.addInitScript((value) => localStorage.setItem("ewe:display-name", value), name);
+  return context.newPage();
+}
+
+/** An item page's discussion hydrates once seen. */
+async function discussion(page: Page) {
+  const section = page.getByRole("region", { name: /^Reactions/ });
+  await section.scrollIntoViewIfNeeded();
+  await expect(section.getByRole("button", { name: /^Like \d+$/ })).toBeVisible({
+    timeout: 15_000,
+  });
+  return section;
+}
+
+const likes = async (scope: ReturnType<Page["locator"]>) =>
+  Number(
+    (await scope.getByRole("button", { name: /^Like \d+$/ }).textContent())?.match(/\d+/)?.[0],
+  );
+
+test.describe("an item's reactions and comments on its own page", () => {
+  test("a reaction on the item's page is the card's, live, and both pages say so when served", async ({
+    browser,
+    request,
+  }, testInfo) => {
+    test.slow(); // two browsers at once
+    const { story, storyCard } = engagedFor(testInfo.project.name);
+    const onItem = await reader(browser, "Asha");
+    const onList = await reader(browser, "Ben");
+    await onItem.goto(`/mythology/${story}`);
+    const panel = await discussion(onItem);
+    await onList.goto("/mythology");
+    await onList.getByRole("button", { name: storyCard }).first().click();
+    const card = onList.locator(`#${story}`);
+    await expect(card.getByRole("button", { name: /^Like \d+$/ })).toBeVisible();
+    const before = await likes(card);
+    expect(await likes(panel)).toBe(before);
+
+    await panel.getByRole("button", { name: /^Like \d+$/ }).click();
+    await expect(panel.getByRole("button", { name: /^Like \d+$/ })).toHaveText(
+      `Like ${before + 1}`,
+    );
+    await expect(card.getByRole("button", { name: /^Like \d+$/ })).toHaveText(`Like ${before + 1}`);
+
+    // As served: the same line under the item's title and on its collapsed card.
+    const summary = (html: string) =>
+      /<span class="engagement-summary">([^<]*)<\/span>/.exec(html)?.[1];
+    const itemHtml = await (await request.get(`/mythology/${story}`)).text();
+    const listHtml = await (await request.get("/mythology")).text();
+    const cardHtml = listHtml.slice(listHtml.indexOf(`data-card="${story}"`));
+    expect(summary(itemHtml)).toMatch(/\d+ reactions?/);
+    expect(summary(itemHtml)).toBe(summary(cardHtml));
+    await onItem.context().close();
+    await onList.context().close();
+  });
+
+  test("a comment on the list page reaches the item's page, and is served with it", async ({
+    browser,
+    request,
+  }, testInfo) => {
+    test.slow();
+    const { post } = engagedFor(testInfo.project.name);
+    const onItem = await reader(browser, "Chitra");
+    await onItem.goto(`/science/${post}`);
+    const panel = await discussion(onItem);
+    await expect(panel.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+    await expect(panel.locator('[data-live="true"]')).toBeAttached();
+
+    const writer = await reader(browser, "Dev");
+    await writer.goto(`/science#${post}`);
+    const text = `Same on both pages ${testInfo.project.name} ${Date.now()}`;
+    const box = writer.locator(`#${post}`).getByRole("textbox", { name: "Write a comment" });
+    await box.fill(text);
+    await writer.locator(`#${post}`).getByRole("button", { name: "Post comment" }).click();
+
+    await expect(panel.getByRole("listitem").filter({ hasText: text })).toBeVisible();
+    // Without JavaScript, the item's page is served with it too.
+    expect(await (await request.get(`/science/${post}`)).text()).toContain(text);
+    await onItem.context().close();
+    await writer.context().close();
+  });
+});
+
+test.describe("accessibility of item pages", () => {
+  const pages: { path: string; engaged: boolean }[] = [
+    { path: "/technical/ice-blog", engaged: false },
+    { path: "/non-technical/teamwork", engaged: false },
+    { path: "/mechfusion-ai/pde-and-ai", engaged: false },
+    { path: "/science/soap", engaged: true },
+    { path: "/mythology/garuda", engaged: true },
+  ];
+  for (const { path, engaged } of pages) {
+    test(`${path} has no serious or critical axe violations`, async ({ page }) => {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      if (engaged) await discussion(page);
+      const results = await new AxeBuilder({ page }).analyze();
+      const serious = results.violations.filter(
+        (violation) => violation.impact === "serious" || violation.impact === "critical",
+      );
+      expect(serious.map((violation) => violation.id)).toEqual([]);
+      // Headings go down one level at a time: the text's h2s sit under the page's h1.
+      const levels = await page
+        .locator("main :is(h1, h2, h3, h4, h5, h6)")
+        .evaluateAll((headings) => headings.map((heading) => Number(heading.tagName.slice(1))));
+      for (let index = 1; index < levels.length; index++) {
+        expect(levels[index] ?? 0).toBeLessThanOrEqual((levels[index - 1] ?? 0) + 1);
+      }
+    });
+  }
+});
