@@ -4,6 +4,7 @@ import { createCommentsRepository } from "./comments-repository.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
+import { createVisitorDataRepository } from "./visitor-data-repository.ts";
 
 export type { Catalog } from "./catalog.ts";
 export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
@@ -18,6 +19,7 @@ export function createEngagement(
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
     comments: createCommentsRepository(store, events, bus),
+    visitorData: createVisitorDataRepository(store),
     events,
   };
 }
