@@ -6,6 +6,7 @@ import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
 import { ContentError, loadContent } from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
 import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import { writeSearchIndex } from "./search-index.ts";
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
 try {
@@ -44,6 +45,14 @@ writeFileSync(
   path.join(clientDir, "robots.txt"),
   `User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: ${siteUrl}/sitemap.xml\n`,
 );
+
+// Search: Pagefind indexes the built pages (scripts/search-index.ts), before
+// compression so that its scripts are precompressed too.
+const searchablePages = await writeSearchIndex(clientDir);
+if (searchablePages === 0) {
+  console.error("The search index holds no pages: is data-pagefind-body missing from <main>?");
+  process.exit(1);
+}
 
 // 4. Precompressed copies: zopfli gzip (smaller than zlib's best) and brotli.
 // Imported late: the WebAssembly module installs global error handlers.
