@@ -1,6 +1,10 @@
 import { AlertDialog } from "radix-ui";
 import { useEffect, useState } from "react";
-import type { DeleteYourDataResponse, YourDataResponse } from "../../../contract/your-data.ts";
+import type {
+  DeleteYourDataRequest,
+  DeleteYourDataResponse,
+  YourDataResponse,
+} from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
 type Held = { cookie: boolean; comments: number; reactions: number };
@@ -70,7 +74,7 @@ export function YourDataActions() {
     try {
       const { deleted } = await api<DeleteYourDataResponse>("POST", "/your-data/delete", {
         confirm: true,
-      });
+      } satisfies DeleteYourDataRequest);
       setState((previous) => ({
         phase: "known",
         held: {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import type { FastifyError, FastifyRequest } from "fastify";
+import type { FastifyError } from "fastify";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   type DeleteYourDataResponse,
@@ -99,20 +99,17 @@ export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: Rat
     // A limit or an outage becomes a page that says so; everything else,
     // a cross-site post included, stays the API's JSON answer.
     form.setErrorHandler<FastifyError>((error, request, reply) => {
-      const status = error instanceof ApiError ? error.statusCode : error.statusCode;
-      if (status === 429 || status === 503) return reply.redirect(resultPage.later, 303);
+      if (error.statusCode === 429 || error.statusCode === 503) {
+        return reply.redirect(resultPage.later, 303);
+      }
       return apiErrorHandler(error, request, reply);
     });
-
-    const confirmed = (request: FastifyRequest): boolean =>
-      request.body instanceof URLSearchParams &&
-      request.body.get("confirm") === deleteConfirmationValue;
 
     form.post("/your-data/delete-form", { schema: { hide: true } }, async (request, reply) => {
       if (!(request.body instanceof URLSearchParams)) {
         throw new ApiError(415, "unsupported_media_type", "Send the form as a form.");
       }
-      if (!confirmed(request)) {
+      if (request.body.get("confirm") !== deleteConfirmationValue) {
         throw new ApiError(400, "validation_failed", "The deletion was not confirmed.");
       }
       const { deleted } = await deleteAll(request.visitorId);
