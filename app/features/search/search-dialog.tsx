@@ -165,6 +165,7 @@ export function SearchDialog({
             <input
               ref={input}
               type="search"
+              data-search-field
               aria-label="Search the site"
               placeholder="Engines, pressure cooker, DFMEA…"
               autoComplete="off"
