@@ -13,6 +13,7 @@ export const mainRoutes = [
 export const legalRoutes = [
   { label: "Privacy Policy", path: "/privacy" },
   { label: "Terms of Service", path: "/terms" },
+  { label: "Your data", path: "/your-data" },
 ] as const;
 
 /** Pages reached only from links sent by email: prerendered, but not in menus or the sitemap. */

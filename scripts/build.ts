@@ -15,6 +15,7 @@ import { loadConfig } from "../server/config.ts";
 import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
+import { writeSearchIndex } from "./search-index.ts";
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
 let content: SiteContent;
@@ -85,6 +86,14 @@ writeFileSync(
   // The owner's console is no reader's business (docs/decisions/012-owner-console.md).
   `User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /admin\n\nSitemap: ${siteUrl}/sitemap.xml\n`,
 );
+
+// Search: Pagefind indexes the built pages (scripts/search-index.ts), before
+// compression so that its scripts are precompressed too.
+const searchablePages = await writeSearchIndex(clientDir);
+if (searchablePages === 0) {
+  console.error("The search index holds no pages: is data-pagefind-body missing from <main>?");
+  process.exit(1);
+}
 
 // 4. Precompressed copies: zopfli gzip (smaller than zlib's best) and brotli.
 // Imported late: the WebAssembly module installs global error handlers.

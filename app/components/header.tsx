@@ -1,5 +1,6 @@
 import { Dialog } from "radix-ui";
 import { useEffect, useState } from "react";
+import { SearchLauncher } from "../features/search/search-launcher.tsx";
 import { SidebarBody } from "./sidebar.tsx";
 import { Icon } from "./ui/icon.tsx";
 
@@ -45,6 +46,7 @@ export function Header({ currentPath }: { currentPath: string }) {
             <span>Engage</span> <span className="text-accent">with</span> <span>Engineer</span>
           </p>
         </div>
+        <SearchLauncher />
       </header>
       <Dialog.Portal>
         <Dialog.Overlay

@@ -24,6 +24,7 @@ import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { oneClickRoutes } from "./routes/one-click.ts";
 import { reactionRoutes } from "./routes/reactions.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
+import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
 export type ApiOptions = RouteDeps & {
@@ -95,6 +96,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(oneClickRoutes, deps);
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
+  await app.register(yourDataRoutes, { ...deps, rateLimits });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await app.register(consoleRoutes, { prefix: "/admin", ...options.console });
 

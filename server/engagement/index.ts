@@ -6,6 +6,7 @@ import { createCommentsRepository } from "./comments-repository.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
+import { createVisitorDataRepository } from "./visitor-data-repository.ts";
 
 export type { Catalog } from "./catalog.ts";
 export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
@@ -26,6 +27,7 @@ export function createEngagement(
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
     comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier),
+    visitorData: createVisitorDataRepository(store),
     events,
   };
 }

@@ -29,7 +29,15 @@ export async function securityHeaders(
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", ...inlineScriptHashes.map((hash) => `'${hash}'`), ...extra],
+        // 'wasm-unsafe-eval' lets the site's search (Pagefind) compile its own
+        // WebAssembly, served from this origin; it allows no eval() of JavaScript
+        // (docs/decisions/014-search-and-your-data.md).
+        scriptSrc: [
+          "'self'",
+          "'wasm-unsafe-eval'",
+          ...inlineScriptHashes.map((hash) => `'${hash}'`),
+          ...extra,
+        ],
         styleSrc: ["'self'", "'unsafe-inline'", ...extra],
         imgSrc: ["'self'", "data:", ...extra],
         connectSrc: ["'self'", ...extra],

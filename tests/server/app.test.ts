@@ -36,6 +36,8 @@ describe.each(backends)("the app on %s", (backend) => {
       "/api/subscribers",
       "/api/subscribers/confirm",
       "/api/unsubscribe",
+      "/api/your-data",
+      "/api/your-data/delete",
     ]);
     const subscribe = doc.paths["/api/subscribers"].post;
     expect(subscribe.requestBody.content["application/json"].schema.properties.email).toMatchObject(

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { itemKindSchema, reactionTypeSchema } from "./api.ts";
+
+/*
+ * A visitor's own data (docs/product.md, "Your data"): everything the
+ * browser's visitor cookie made, to download as JSON or to delete at once.
+ */
+
+const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+
+export const ownCommentSchema = z.object({
+  id: z.number().int().positive(),
+  postId: z.string(),
+  /** Where the comment is shown. */
+  url: z.string(),
+  content: z.string(),
+  userName: z.string(),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+});
+export type OwnComment = z.infer<typeof ownCommentSchema>;
+
+export const ownReactionSchema = z.object({
+  kind: itemKindSchema,
+  itemId: z.string(),
+  url: z.string(),
+  type: reactionTypeSchema,
+  userName: z.string(),
+  createdAt: timestampSchema,
+});
+export type OwnReaction = z.infer<typeof ownReactionSchema>;
+
+/** `GET /api/your-data`, sent as a file to save (`Content-Disposition: attachment`). */
+export const yourDataResponseSchema = z.object({
+  /** The site's address (SITE_URL). */
+  site: z.string(),
+  exportedAt: timestampSchema,
+  /** False when the request carried no valid visitor cookie: the browser owns nothing. */
+  visitorCookie: z.boolean(),
+  comments: z.array(ownCommentSchema),
+  reactions: z.array(ownReactionSchema),
+});
+export type YourDataResponse = z.infer<typeof yourDataResponseSchema>;
+
+/** The deletion must say so: a stray or replayed empty POST deletes nothing. */
+export const deleteYourDataRequestSchema = z.strictObject({ confirm: z.literal(true) });
+export type DeleteYourDataRequest = z.input<typeof deleteYourDataRequestSchema>;
+
+export const deleteYourDataResponseSchema = z.object({
+  deleted: z.object({
+    comments: z.number().int().nonnegative(),
+    reactions: z.number().int().nonnegative(),
+  }),
+});
+export type DeleteYourDataResponse = z.infer<typeof deleteYourDataResponseSchema>;
+
+/** The value the page's form without JavaScript posts as `confirm`. */
+export const deleteConfirmationValue = "delete-everything";

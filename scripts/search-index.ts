@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import * as pagefind from "pagefind";
+
+/**
+ * The site's search index (docs/decisions/014-search-and-your-data.md): Pagefind
+ * reads the built pages and writes a static index under `/pagefind/`, which the
+ * header's search dialog loads only when a reader opens it.
+ *
+ * Only what `data-pagefind-body` marks is indexed (each page's <main>, set by
+ * app/layouts/page.astro on pages meant for search engines), so the header,
+ * sidebar, footer and mail-only pages stay out. The placeholders the server
+ * fills with comments hold nothing at build time and are skipped: readers'
+ * comments are not searchable.
+ */
+export async function writeSearchIndex(clientDir: string): Promise<number> {
+  const outputPath = path.join(clientDir, "pagefind");
+  rmSync(outputPath, { recursive: true, force: true });
+  try {
+    const { index, errors } = await pagefind.createIndex({
+      excludeSelectors: ["ewe-fragment"],
+      forceLanguage: "en",
+    });
+    if (!index) throw new Error(`Pagefind could not start: ${errors.join("; ")}`);
+    for (const file of readdirSync(clientDir, { recursive: true, encoding: "utf8" })) {
+      if (!file.endsWith(".html") || file.startsWith(`pagefind${path.sep}`)) continue;
+      const added = await index.addHTMLFile({
+        sourcePath: file,
+        content: withCardAnchors(readFileSync(path.join(clientDir, file), "utf8")),
+      });
+      if (added.errors.length > 0) throw new Error(`${file}: ${added.errors.join("; ")}`);
+    }
+    const written = await index.writeFiles({ outputPath });
+    if (written.errors.length > 0) throw new Error(written.errors.join("; "));
+  } finally {
+    await pagefind.close();
+  }
+  // Pagefind also writes its ready-made interfaces; the site has its own dialog.
+  for (const unused of [
+    "pagefind-ui.js",
+    "pagefind-ui.css",
+    "pagefind-modular-ui.js",
+    "pagefind-modular-ui.css",
+    "pagefind-component-ui.js",
+    "pagefind-component-ui.css",
+    "pagefind-highlight.js",
+  ]) {
+    rmSync(path.join(outputPath, unused), { force: true });
+  }
+  return indexedPages(outputPath);
+}
+
+/**
+ * Pagefind splits a page into parts at headings that carry an id, and links a
+ * result to the best part. A card's title is the heading, but its id (the
+ * deep link that opens it, docs/product.md, "Cards, tabs and accordions") sits
+ * on an anchor inside the card; the copy Pagefind reads gets the id on the
+ * title too, so a result leads straight to `/science#pressure-cooker`. The
+ * served pages are not changed.
+ */
+export function withCardAnchors(html: string): string {
+  return html.replace(
+    /(<details\b[^>]*\bdata-card="([^"]+)"[^>]*>\s*<summary\b[^>]*>\s*<h[1-6])\b/g,
+    '$1 id="$2"',
+  );
+}
+
+/** How many pages the index holds, from the entry file Pagefind writes. */
+function indexedPages(outputPath: string): number {
+  const entry = JSON.parse(readFileSync(path.join(outputPath, "pagefind-entry.json"), "utf8")) as {
+    languages: Record<string, { page_count: number }>;
+  };
+  return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
+}

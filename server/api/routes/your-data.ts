@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import type { FastifyError } from "fastify";
+import { errorResponseSchema } from "../../../contract/api.ts";
+import {
+  type DeleteYourDataResponse,
+  deleteConfirmationValue,
+  deleteYourDataRequestSchema,
+  deleteYourDataResponseSchema,
+  type YourDataResponse,
+  yourDataResponseSchema,
+} from "../../../contract/your-data.ts";
+import { ApiError, apiErrorHandler } from "../errors.ts";
+import { createWriteLimiter, type RateLimits } from "../guards.ts";
+import type { RouteDeps } from "./deps.ts";
+
+const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+
+/** The built pages the form without JavaScript leads to (app/pages/your-data/). */
+const resultPage = {
+  deleted: "/your-data/deleted",
+  nothing: "/your-data/nothing",
+  later: "/your-data/later",
+} as const;
+
+/**
+ * A visitor's own data (docs/product.md, "Your data";
+ * docs/decisions/014-search-and-your-data.md): the download of every comment
+ * and reaction the browser's visitor cookie made, and their deletion. The
+ * cookie is the only identity: without it the answer is empty and nothing is
+ * deleted, and none is ever issued here. Deletions go through the comments'
+ * and reactions' own repositories, so every open page hears of them live.
+ */
+export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: RateLimits }> = async (
+  app,
+  { engagement, siteUrl, rateLimits },
+) => {
+  // The download reads three tables: it counts against the same allowance as a
+  // write, so it cannot be repeated without end. (Writes are counted by the API.)
+  const limitDownloads = createWriteLimiter(app, rateLimits);
+
+  async function deleteAll(visitorId: string | null): Promise<DeleteYourDataResponse> {
+    if (visitorId === null) return { deleted: { comments: 0, reactions: 0 } };
+    const comments = await engagement.comments.removeAllBy(visitorId);
+    const reactions = await engagement.reactions.removeAllBy(visitorId);
+    return { deleted: { comments, reactions } };
+  }
+
+  app.get(
+    "/your-data",
+    {
+      onRequest: limitDownloads,
+      schema: {
+        summary:
+          "Every comment and reaction the caller's visitor cookie made, as a JSON file to save",
+        tags: ["your data"],
+        response: { 200: yourDataResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { visitorId } = request;
+      const body: YourDataResponse = {
+        site: siteUrl,
+        exportedAt: new Date().toISOString(),
+        visitorCookie: visitorId !== null,
+        comments: visitorId ? await engagement.visitorData.commentsBy(visitorId, siteUrl) : [],
+        reactions: visitorId ? await engagement.visitorData.reactionsBy(visitorId, siteUrl) : [],
+      };
+      const day = body.exportedAt.slice(0, 10);
+      return reply
+        .header("cache-control", "no-store")
+        .header(
+          "content-disposition",
+          `attachment; filename="engage-with-engineer-your-data-${day}.json"`,
+        )
+        .send(body);
+    },
+  );
+
+  app.post(
+    "/your-data/delete",
+    {
+      schema: {
+        summary: "Delete every comment and reaction the caller's visitor cookie made",
+        tags: ["your data"],
+        body: deleteYourDataRequestSchema,
+        response: { 200: deleteYourDataResponseSchema, ...errors },
+      },
+    },
+    async (request) => deleteAll(request.visitorId),
+  );
+
+  // The same deletion from the page's plain form, for readers without JavaScript.
+  await app.register(async (form) => {
+    form.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: 1024 },
+      (_request, body, done) => done(null, new URLSearchParams(body as string)),
+    );
+    // A limit or an outage becomes a page that says so; everything else,
+    // a cross-site post included, stays the API's JSON answer.
+    form.setErrorHandler<FastifyError>((error, request, reply) => {
+      if (error.statusCode === 429 || error.statusCode === 503) {
+        return reply.redirect(resultPage.later, 303);
+      }
+      return apiErrorHandler(error, request, reply);
+    });
+
+    form.post("/your-data/delete-form", { schema: { hide: true } }, async (request, reply) => {
+      if (!(request.body instanceof URLSearchParams)) {
+        throw new ApiError(415, "unsupported_media_type", "Send the form as a form.");
+      }
+      if (request.body.get("confirm") !== deleteConfirmationValue) {
+        throw new ApiError(400, "validation_failed", "The deletion was not confirmed.");
+      }
+      const { deleted } = await deleteAll(request.visitorId);
+      const any = deleted.comments + deleted.reactions > 0;
+      return reply.redirect(any ? resultPage.deleted : resultPage.nothing, 303);
+    });
+  });
+};

@@ -1,0 +1,164 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
+import { islandsHydrated } from "./support/islands.ts";
+
+const searchCode = /\/pagefind\/|search-dialog/;
+
+/** Scripts and index files of the search the page has asked for so far. */
+function searchRequests(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("request", (request) => {
+    if (searchCode.test(request.url())) seen.push(new URL(request.url()).pathname);
+  });
+  return seen;
+}
+
+function cspViolations(page: Page): string[] {
+  const seen: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) seen.push(message.text());
+  });
+  return seen;
+}
+
+const dialog = (page: Page) => page.getByRole("dialog", { name: "Search this site" });
+const field = (page: Page) => page.getByRole("searchbox", { name: "Search the site" });
+const results = (page: Page) =>
+  page.getByRole("list", { name: "Search results" }).getByRole("link");
+
+test.describe("search", () => {
+  test("finds the pressure cooker from the header, and reaches it by keyboard alone", async ({
+    page,
+  }) => {
+    const requested = searchRequests(page);
+    const violations = cspViolations(page);
+    await page.goto("/about");
+    await islandsHydrated(page);
+    // Nothing of the search is fetched until the reader asks for it.
+    expect(requested).toEqual([]);
+
+    await page.keyboard.press("/");
+    await expect(dialog(page)).toBeVisible();
+    await expect(field(page)).toBeFocused();
+    await page.keyboard.type("pressure cooker");
+
+    const first = results(page).first();
+    await expect(first).toContainText(/pressure cooker/i, { timeout: 15_000 });
+    await expect(first.locator("mark").first()).toHaveText(/pressure|cooker/i);
+    await expect(
+      page.getByRole("status").filter({ hasText: /found for “pressure cooker”/ }),
+    ).toBeVisible();
+    expect(requested).toContain("/pagefind/pagefind.js");
+
+    await page.keyboard.press("ArrowDown");
+    await expect(first).toBeFocused();
+    await page.keyboard.press("Enter");
+    // The item's own page, or its card on the list page, opened.
+    await expect(page).toHaveURL(/\/science(\/pressure-cooker|#pressure-cooker)$/);
+    await expect(
+      page.getByRole("heading", { name: "Why does a pressure cooker cook faster?" }).first(),
+    ).toBeVisible();
+    expect(violations).toEqual([]);
+  });
+
+  test("finds DFMEA from the Search button, and Tab then Enter open the result", async ({
+    page,
+  }) => {
+    await page.goto("/");
+    await islandsHydrated(page);
+    const button = page.getByRole("button", { name: "Search" });
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(field(page)).toBeFocused();
+    await page.keyboard.type("DFMEA");
+
+    const first = results(page).first();
+    await expect(first).toContainText("Services", { timeout: 15_000 });
+    await expect(first.locator("mark").first()).toHaveText(/DFMEA/i);
+    // Tab leaves the field for the results (the Close button comes first in the dialog).
+    await page.keyboard.press("Tab");
+    await expect(first).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\/services$/);
+    await expect(page.getByRole("heading", { name: "DFMEA" })).toBeVisible();
+  });
+
+  test("keeps what is typed at once after the shortcut; Enter opens the first result", async ({
+    page,
+  }) => {
+    // The header has not hydrated yet (it waits for the reader), nor is any of
+    // the search's code loaded: a quick reader types straight on regardless.
+    await page.goto("/technical");
+    await expect(page.locator("header").locator("xpath=ancestor::astro-island")).toHaveAttribute(
+      "ssr",
+    );
+    await page.keyboard.press("Control+k");
+    await page.keyboard.type("DFMEA");
+    await expect(field(page)).toHaveValue("DFMEA");
+    await expect(results(page).first()).toContainText("Services", { timeout: 15_000 });
+    await field(page).press("Enter");
+    await expect(page).toHaveURL(/\/services$/);
+  });
+
+  test("keeps focus inside, closes on Escape and gives focus back", async ({ page }) => {
+    await page.goto("/science");
+    await islandsHydrated(page);
+    const button = page.getByRole("button", { name: "Search" });
+    await button.click();
+    await expect(field(page)).toBeFocused();
+    await page.keyboard.type("engine");
+    await expect(results(page).first()).toBeVisible({ timeout: 15_000 });
+    const count = await results(page).count();
+    // Field, every result, the Close button: and round again to the field.
+    for (let i = 0; i < count + 2; i += 1) {
+      await page.keyboard.press("Tab");
+      expect(await dialog(page).evaluate((node) => node.contains(document.activeElement))).toBe(
+        true,
+      );
+    }
+    await page.keyboard.press("Escape");
+    await expect(dialog(page)).toBeHidden();
+    await expect(button).toBeFocused();
+  });
+
+  test("says when nothing matches", async ({ page }) => {
+    await page.goto("/");
+    await islandsHydrated(page);
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect(field(page)).toBeFocused();
+    await page.keyboard.type("qqqqqq");
+    await expect(dialog(page).getByRole("status")).toHaveText("Nothing found for “qqqqqq”.", {
+      timeout: 15_000,
+    });
+    await expect(results(page)).toHaveCount(0);
+  });
+
+  test("the shortcuts leave text fields alone", async ({ page }) => {
+    await page.goto("/about");
+    await islandsHydrated(page);
+    const email = page.getByRole("textbox", { name: "Email address" });
+    await email.click();
+    await page.keyboard.type("a/b");
+    await page.keyboard.press("Control+k");
+    await expect(email).toHaveValue("a/b");
+    await expect(dialog(page)).toBeHidden();
+  });
+
+  test("has no serious or critical axe violations with results open", async ({ page }) => {
+    await page.goto("/mythology");
+    await islandsHydrated(page);
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect(field(page)).toBeFocused();
+    await page.keyboard.type("pressure cooker");
+    await expect(results(page).first()).toBeVisible({ timeout: 15_000 });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(
+      violations
+        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+        .map(
+          (violation) =>
+            `${violation.id}: ${violation.nodes.map((node) => node.target).join(", ")}`,
+        ),
+    ).toEqual([]);
+  });
+});

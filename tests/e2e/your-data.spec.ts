@@ -1,0 +1,227 @@
+import { readFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { islandsHydrated } from "./support/islands.ts";
+
+// Both viewport projects share one server and database: each uses its own items.
+const items = {
+  desktop: {
+    post: "tea-cooling",
+    postButton: /tea cool/i,
+    story: "sagaras-haste",
+    storyButton: /Sagaras' Haste/,
+  },
+  narrow: {
+    post: "ironing",
+    postButton: /iron remove wrinkles/i,
+    story: "nala-damayanti",
+    storyButton: /Nala and Damayanti/,
+  },
+} as const;
+const itemsFor = (projectName: string) => items[projectName as keyof typeof items];
+
+async function reader(browser: Browser, name: string) {
+  const context = await browser.newContext();
+  await context.addInitScript((value) => localStorage.setItem("ewe:display-name", value), name);
+  return context.newPage();
+}
+
+async function openItem(page: Page, path: string, button: RegExp) {
+  await page.goto(path);
+  const toggle = page.getByRole("button", { name: button }).first();
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+}
+
+/** A comment as the item's live list shows it. */
+const comment = (page: Page, id: string, text: string) =>
+  page.locator(`#${id}`).getByRole("region", { name: "Comments" }).getByText(text);
+
+const reaction = (page: Page, id: string, type: string) =>
+  page.locator(`#${id}`).getByRole("button", { name: new RegExp(`^${type} \\d+$`) });
+
+async function seriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(", ")}`,
+    );
+}
+
+test.describe("your data", () => {
+  test("downloads a reader's own comments and reactions, and their deletion reaches another reader's open page live", async ({
+    browser,
+  }, testInfo) => {
+    test.slow(); // two browsers at once
+    const { post, postButton, story, storyButton } = itemsFor(testInfo.project.name);
+    const text = `Mine to take back ${testInfo.project.name} ${Date.now()}`;
+
+    const writer = await reader(browser, "Asha");
+    await openItem(writer, "/science", postButton);
+    await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
+    await writer.getByRole("button", { name: "Post comment" }).click();
+    await expect(comment(writer, post, text)).toBeVisible();
+    await reaction(writer, post, "Idea").click();
+    await expect(reaction(writer, post, "Idea")).toHaveAttribute("aria-pressed", "true");
+    await openItem(writer, "/mythology", storyButton);
+    await reaction(writer, story, "Love").click();
+    await expect(reaction(writer, story, "Love")).toHaveAttribute("aria-pressed", "true");
+
+    // Someone else has the post open, and sees the comment and the reaction.
+    const other = await reader(browser, "Ben");
+    await openItem(other, "/science", postButton);
+    await expect(comment(other, post, text)).toBeVisible();
+    await expect(other.locator(`#${post} [data-live="true"]`)).toBeAttached();
+    const ideas = Number((await reaction(other, post, "Idea").textContent())?.match(/\d+/)?.[0]);
+
+    await writer.goto("/your-data");
+    await islandsHydrated(writer);
+    await expect(writer.getByRole("main").getByRole("status")).toHaveText(
+      "This browser owns 1 comment and 2 reactions.",
+    );
+
+    const [download] = await Promise.all([
+      writer.waitForEvent("download"),
+      writer.getByRole("link", { name: "Download my data (JSON)" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^engage-with-engineer-your-data-.+\.json$/);
+    const data = JSON.parse(readFileSync((await download.path())!, "utf8"));
+    expect(data.comments).toEqual([
+      expect.objectContaining({ postId: post, content: text, userName: "Asha" }),
+    ]);
+    expect(
+      data.reactions.map(
+        (entry: { itemId: string; type: string }) => `${entry.itemId}:${entry.type}`,
+      ),
+    ).toEqual(expect.arrayContaining([`${post}:idea`, `${story}:love`]));
+    expect(data.reactions).toHaveLength(2);
+
+    await writer.getByRole("button", { name: "Delete all my comments and reactions" }).click();
+    const confirm = writer.getByRole("alertdialog", {
+      name: "Delete all your comments and reactions?",
+    });
+    await expect(confirm).toBeVisible();
+    await expect(confirm).toContainText("1 comment and 2 reactions");
+    expect(await seriousViolations(writer)).toEqual([]);
+    await confirm.getByRole("button", { name: "Delete everything" }).click();
+    await expect(confirm).toBeHidden();
+    await expect(writer.getByRole("main").getByRole("status")).toHaveText(
+      /^Deleted 1 comment and 2 reactions\./,
+    );
+
+    // The other reader's page follows without a reload.
+    await expect(comment(other, post, text)).toHaveCount(0);
+    await expect(reaction(other, post, "Idea")).toHaveText(`Idea ${ideas - 1}`);
+
+    await writer.reload();
+    await expect(writer.getByRole("main").getByRole("status")).toHaveText(
+      "This browser owns no comments or reactions here.",
+    );
+    await writer.context().close();
+    await other.context().close();
+  });
+
+  test("cancelling the confirmation deletes nothing", async ({ browser }, testInfo) => {
+    const { post } = itemsFor(testInfo.project.name);
+    const page = await reader(browser, "Chitra");
+    const text = `Kept ${testInfo.project.name} ${Date.now()}`;
+    await page.goto("/your-data");
+    const written = await page.request.post(`/api/items/science/${post}/comments`, {
+      data: { content: text, userName: "Chitra" },
+      headers: { origin: new URL(page.url()).origin },
+    });
+    expect(written.status()).toBe(201);
+    await page.reload();
+    await islandsHydrated(page);
+    await expect(page.getByRole("main").getByRole("status")).toHaveText(
+      "This browser owns 1 comment and 0 reactions.",
+    );
+    await page.getByRole("button", { name: "Delete all my comments and reactions" }).click();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("alertdialog")).toBeHidden();
+    await expect(
+      page.getByRole("button", { name: "Delete all my comments and reactions" }),
+    ).toBeFocused();
+    const comments = await (await page.request.get(`/api/items/science/${post}/comments`)).json();
+    expect(comments.comments.map((comment: { content: string }) => comment.content)).toContain(
+      text,
+    );
+    await page.context().close();
+  });
+
+  test("works without JavaScript: a confirmation page, then a plain form", async ({
+    browser,
+  }, testInfo) => {
+    const { post } = itemsFor(testInfo.project.name);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto("/your-data");
+    const origin = new URL(page.url()).origin;
+    const text = `Written elsewhere ${testInfo.project.name} ${Date.now()}`;
+    const written = await context.request.post(`/api/items/science/${post}/comments`, {
+      data: { content: text, userName: "Dev" },
+      headers: { origin },
+    });
+    expect(written.status()).toBe(201);
+
+    await page.getByRole("link", { name: "Delete all my comments and reactions" }).click();
+    await expect(
+      page.getByRole("heading", { level: 1, name: "Delete all your comments and reactions?" }),
+    ).toBeVisible();
+    await page.getByRole("button", { name: "Delete everything" }).click();
+    await expect(page).toHaveURL(/\/your-data\/deleted$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Deleted" })).toBeVisible();
+    const comments = await (
+      await context.request.get(`/api/items/science/${post}/comments`)
+    ).json();
+    expect(comments.comments.map((comment: { content: string }) => comment.content)).not.toContain(
+      text,
+    );
+
+    // Again: there is nothing left.
+    await page.goto("/your-data/delete");
+    await page.getByRole("button", { name: "Delete everything" }).click();
+    await expect(page).toHaveURL(/\/your-data\/nothing$/);
+    await context.close();
+  });
+
+  test("a browser that never wrote is told it owns nothing; the pages are axe clean", async ({
+    page,
+  }) => {
+    await page.goto("/your-data");
+    await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await islandsHydrated(page);
+    await expect(page.getByRole("main").getByRole("status")).toHaveText(
+      "This browser has no visitor cookie, so it owns no comments or reactions here.",
+    );
+    await expect(
+      page.getByRole("button", { name: "Delete all my comments and reactions" }),
+    ).toBeDisabled();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto("/your-data/delete");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole("link", { name: "Cancel" }).click();
+    await expect(page).toHaveURL(/\/your-data$/);
+    await page.locator("footer").getByRole("link", { name: "Your data" }).click();
+    await expect(page).toHaveURL(/\/your-data$/);
+  });
+
+  test("the privacy page names the cookie, the chatbot provider and the rights, and links here", async ({
+    page,
+  }) => {
+    await page.goto("/privacy");
+    const main = page.getByRole("main");
+    await expect(main).toContainText("ewe_visitor");
+    await expect(main).toContainText("400 days");
+    await expect(main).toContainText("chatbot.invalid");
+    await expect(main).toContainText("owner@example.com");
+    await expect(main).toContainText("Data Principal");
+    await expect(main).toContainText("Nomination");
+    await expect(main).toContainText("Portability");
+    await expect(main).toContainText("supervisory authority");
+    await main.getByRole("link", { name: "Your data" }).first().click();
+    await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();
+  });
+});
