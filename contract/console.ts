@@ -105,6 +105,8 @@ export const consoleCommentSchema = z.object({
   userName: z.string(),
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
+  /** Published for all; pending the owner's approval; or caught by the honeypot. */
+  status: z.enum(["published", "pending", "spam"]),
 });
 export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
 
@@ -115,11 +117,18 @@ export const commentSearchSchema = z.object({
 });
 
 export const consoleCommentsResponseSchema = z.object({
+  /** Comments held for the owner's approval, oldest first: the queue. */
+  pending: z.array(consoleCommentSchema),
   comments: z.array(consoleCommentSchema),
   /** The science posts, for the search's post filter. */
   posts: z.array(z.object({ id: z.string(), title: z.string() })),
 });
 export type ConsoleCommentsResponse = z.infer<typeof consoleCommentsResponseSchema>;
+
+export const banRequestSchema = z.object({
+  /** Until lifted when absent. */
+  days: z.number().int().min(1).max(3650).optional(),
+});
 
 // Subscribers
 

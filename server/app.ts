@@ -239,6 +239,7 @@ export async function buildApp({
         engagement,
         bus,
         owner: ownerConsole,
+        moderation,
         insights: createInsightsRepository(store, loadItemTitles(), clock),
         mailer: newsletter.mailer,
         mailQueued: newsletter.deps.mailQueued,

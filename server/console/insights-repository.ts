@@ -144,11 +144,13 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
     async searchComments(filter: {
       q?: string | undefined;
       post?: string | undefined;
+      status?: "pending" | undefined;
       limit: number;
     }): Promise<ConsoleComment[]> {
       let query = db
         .selectFrom("science_comments")
-        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at"]);
+        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at", "status"]);
+      if (filter.status) query = query.where("status", "=", filter.status);
       const q = filter.q?.trim();
       if (q) {
         const pattern = containsPattern(q);
@@ -160,9 +162,11 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         );
       }
       if (filter.post) query = query.where("post_id", "=", filter.post);
+      // The queue is worked oldest first; the recent list shows the newest first.
+      const order = filter.status === "pending" ? "asc" : "desc";
       const rows = await query
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
+        .orderBy("created_at", order)
+        .orderBy("id", order)
         .limit(filter.limit)
         .execute();
       return rows.map((row) => ({
@@ -173,6 +177,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         userName: row.user_name,
         createdAt: toIso(row.created_at),
         updatedAt: toIso(row.updated_at),
+        status: row.status,
       }));
     },
 

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   auditResponseSchema,
+  banRequestSchema,
   commentSearchSchema,
   consoleCommentsResponseSchema,
   editionPreviewResponseSchema,
@@ -42,6 +43,7 @@ import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
 import { newToken } from "../engagement/subscribers-repository.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
+import type { Moderation } from "../moderation/service.ts";
 import { EditionError, readEdition } from "../newsletter/editions.ts";
 import type { Mailer } from "../newsletter/mailer.ts";
 import { editionMail } from "../newsletter/messages.ts";
@@ -68,6 +70,7 @@ export type ConsoleDeps = {
   engagement: Engagement;
   bus: EventBus;
   owner: OwnerRepository;
+  moderation: Moderation;
   insights: InsightsRepository;
   mailer: Mailer;
   /** Wakes this instance's outbox worker after an edition was queued. */
@@ -122,7 +125,7 @@ function slidingWindow(max: number, windowMs: number) {
  * sign in, which are rate-limited per IP address. Every action is audited.
  */
 export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, deps) => {
-  const { config, store, engagement, bus, owner, insights, mailer, slots } = deps;
+  const { config, store, engagement, bus, owner, moderation, insights, mailer, slots } = deps;
   const { siteUrl } = config;
   const https = siteUrl.startsWith("https:");
   const cookieName = ownerCookieName(siteUrl);
@@ -527,9 +530,73 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
       },
     },
     async (request) => ({
+      pending: await insights.searchComments({ ...request.query, status: "pending" }),
       comments: await insights.searchComments(request.query),
       posts: insights.posts(),
     }),
+  );
+
+  const commentId = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+
+  app.post(
+    "/comments/:id/approve",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Publish a held comment (and trust its writer under MODERATION=first)",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await moderation.approveComment(request.params.id);
+      if (outcome === "not_found") throw notFound("There is no such comment.");
+      if (outcome === "approved")
+        await audit(request, "comment approve", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/comments/:id/reject",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Reject a comment: it goes, for its writer too",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if ((await moderation.rejectComment(request.params.id)) === "not_found") {
+        throw notFound("There is no such comment.");
+      }
+      await audit(request, "comment reject", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/comments/:id/ban",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Ban the browser and address that wrote a comment, for some days or until lifted",
+        params: commentId,
+        body: banRequestSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const result = await moderation.banVisitorOfComment(request.params.id, request.body.days);
+      if (result === "not_found") throw notFound("There is no such comment.");
+      await audit(
+        request,
+        "visitor ban",
+        `comment ${request.params.id}${request.body.days ? `, ${request.body.days} days` : ""}`,
+      );
+      return reply.code(204).send(null);
+    },
   );
 
   app.delete(

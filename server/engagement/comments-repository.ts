@@ -8,6 +8,9 @@ import type { CommentNotifier } from "../notifications/notifier.ts";
 import type { EventsRepository } from "./events-repository.ts";
 import { nowIso, toIso } from "./time.ts";
 
+/** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
+export const ownerModerationTopic = "owner:moderation";
+
 type CommentRow = Selectable<ScienceCommentsTable>;
 
 const columns = [
@@ -176,7 +179,15 @@ export function createCommentsRepository(
                 commentId: row.id,
                 comment: toLiveComment(row),
               }))
-            : null;
+            : status === "pending"
+              ? // Only the owner's console hears of a held comment: readers
+                // cannot open a stream on this topic, which names no item.
+                await events.record(trx, ownerModerationTopic, "comment", async () => ({
+                  action: "held",
+                  item: itemOf(row.post_id),
+                  commentId: row.id,
+                }))
+              : null;
         // The honeypot's catch is seen by nobody, the owner included.
         if (status !== "spam") {
           await notifier?.queue(trx, toLiveComment(row), status === "pending" ? "held" : "created");

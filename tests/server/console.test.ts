@@ -442,6 +442,58 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   });
 });
 
+describe.each(backends)("moderating from the console on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { MODERATION: "all" } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("queues held comments first, approves, rejects and bans, each audited", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const sessionId = json(await owner.get("/api/admin/session")).session.id as string;
+    const first = t.visitor();
+    const second = t.visitor();
+    const kept = json(await first.comment("soap", "Does soap work in hard water?", "Asha")).comment;
+    const dropped = json(await second.comment("soap", "Cheap followers here", "Bot")).comment;
+    const readerView = () =>
+      t
+        .visitor()
+        .get("/api/items/science/soap/comments")
+        .then((r) => json(r).comments);
+    expect(await readerView()).toEqual([]);
+
+    const listed = json(await owner.get("/api/admin/comments"));
+    expect(listed.pending.map((c: { id: number }) => c.id)).toEqual([kept.id, dropped.id]);
+    expect(listed.pending[0]).toMatchObject({ status: "pending", userName: "Asha" });
+
+    expect((await owner.post(`/api/admin/comments/${kept.id}/approve`)).statusCode).toBe(204);
+    expect((await readerView()).map((c: { id: number }) => c.id)).toEqual([kept.id]);
+    expect((await owner.post(`/api/admin/comments/${dropped.id}/reject`)).statusCode).toBe(204);
+    const writersView = json(await second.get("/api/items/science/soap/comments")).comments;
+    expect(writersView.map((c: { id: number }) => c.id)).toEqual([kept.id]);
+    expect(json(await owner.get("/api/admin/comments")).pending).toEqual([]);
+    expect((await owner.post(`/api/admin/comments/${dropped.id}/reject`)).statusCode).toBe(404);
+
+    expect((await owner.post(`/api/admin/comments/${kept.id}/ban`, { days: 0 })).statusCode).toBe(
+      400,
+    );
+    expect((await owner.post(`/api/admin/comments/${kept.id}/ban`, { days: 7 })).statusCode).toBe(
+      204,
+    );
+    const refused = await first.comment("soap", "One more question", "Asha");
+    expect(refused.statusCode).toBe(403);
+
+    const trail = (await admin(adminEnv(t), "audit")).stdout;
+    expect(trail).toContain(`\t${sessionId}\tcomment approve\t${kept.id}\n`);
+    expect(trail).toContain(`\t${sessionId}\tcomment reject\t${dropped.id}\n`);
+    expect(trail).toContain(`\t${sessionId}\tvisitor ban\tcomment ${kept.id}, 7 days\n`);
+  });
+});
+
 describe("signing in by mail", () => {
   let smtp: SmtpSink;
   let t: TestApp;

@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { ConsoleComment, ConsoleCommentsResponse } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { dangerClass, inputClass, Loading, When } from "../ui.tsx";
+import { ConfirmButton, dangerClass, inputClass, Loading, primaryClass, When } from "../ui.tsx";
 
 function searchPath(q: string, post: string): string {
   const params = new URLSearchParams();
@@ -13,8 +13,9 @@ function searchPath(q: string, post: string): string {
 }
 
 /**
- * What the owner can do to one comment. Moderation's approve, reject and ban
- * join Delete here, each calling its console route.
+ * What the owner can do to one comment, each in one click: approve a held one,
+ * reject it (it goes, for its writer too), delete it, or ban its writer, which
+ * asks first (docs/decisions/010-moderation-and-spam.md).
  */
 function CommentActions({
   comment,
@@ -24,11 +25,11 @@ function CommentActions({
   onChanged: () => void;
 }) {
   const [busy, setBusy] = useState(false);
-  async function remove() {
+  async function act(method: "POST" | "DELETE", path: string, done: string, body?: unknown) {
     setBusy(true);
     try {
-      await consoleApi("DELETE", `/comments/${comment.id}`);
-      toast.success("Comment deleted");
+      await consoleApi(method, path, body);
+      toast.success(done);
       onChanged();
     } catch (error) {
       toast.error(errorMessage(error));
@@ -36,18 +37,99 @@ function CommentActions({
       setBusy(false);
     }
   }
+  const who = comment.userName;
   return (
-    <div className="flex gap-2">
-      <button
-        type="button"
-        className={dangerClass}
-        disabled={busy}
-        onClick={remove}
-        aria-label={`Delete the comment of ${comment.userName}`}
-      >
-        Delete
-      </button>
+    <div className="flex flex-wrap gap-2">
+      {comment.status !== "published" && (
+        <button
+          type="button"
+          className={primaryClass}
+          disabled={busy}
+          onClick={() => act("POST", `/comments/${comment.id}/approve`, "Comment approved")}
+          aria-label={`Approve the comment of ${who}`}
+        >
+          Approve
+        </button>
+      )}
+      {comment.status === "pending" ? (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() => act("POST", `/comments/${comment.id}/reject`, "Comment rejected")}
+          aria-label={`Reject the comment of ${who}`}
+        >
+          Reject
+        </button>
+      ) : (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() => act("DELETE", `/comments/${comment.id}`, "Comment deleted")}
+          aria-label={`Delete the comment of ${who}`}
+        >
+          Delete
+        </button>
+      )}
+      <ConfirmButton
+        label="Ban"
+        title={`Ban ${who}?`}
+        description="Their browser and the address they wrote from can no longer comment or react, for 30 days. Lift it with: npm run admin -- visitor unban --comment ID."
+        confirmLabel="Ban for 30 days"
+        onConfirm={() =>
+          act("POST", `/comments/${comment.id}/ban`, `${who} is banned for 30 days`, { days: 30 })
+        }
+      />
     </div>
+  );
+}
+
+const statusLabel: Record<ConsoleComment["status"], string | null> = {
+  published: null,
+  pending: "Awaiting approval",
+  spam: "Caught by the honeypot",
+};
+
+function CommentList({
+  label,
+  comments,
+  onChanged,
+}: {
+  label: string;
+  comments: ConsoleComment[];
+  onChanged: () => void;
+}) {
+  return (
+    <ul className="space-y-3" aria-label={label}>
+      {comments.map((comment) => (
+        <li key={comment.id} className="rounded-xl border border-line bg-panel p-4">
+          <article aria-label={`Comment by ${comment.userName}`}>
+            <div className="flex flex-wrap items-baseline justify-between gap-2">
+              <p className="text-sm">
+                <span className="font-semibold text-slate-100">{comment.userName}</span>
+                <span className="text-slate-400"> on </span>
+                <a className="text-accent underline" href={`/science/${comment.postId}`}>
+                  {comment.postTitle}
+                </a>
+                {statusLabel[comment.status] && (
+                  <span className="ml-2 rounded-full border border-line px-2 py-0.5 text-xs text-amber-300">
+                    {statusLabel[comment.status]}
+                  </span>
+                )}
+              </p>
+              <p className="text-xs text-slate-400">
+                <When iso={comment.createdAt} />
+              </p>
+            </div>
+            <p className="mt-2 whitespace-pre-wrap break-words text-slate-200">{comment.content}</p>
+            <div className="mt-3">
+              <CommentActions comment={comment} onChanged={onChanged} />
+            </div>
+          </article>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -110,38 +192,27 @@ export function CommentsView() {
         </p>
       </search>
       <Loading loaded={loaded}>
-        {({ comments }) =>
-          comments.length === 0 ? (
-            <p className="text-slate-400">No comments match.</p>
-          ) : (
-            <ul className="space-y-3" aria-label="Comments, newest first">
-              {comments.map((comment) => (
-                <li key={comment.id} className="rounded-xl border border-line bg-panel p-4">
-                  <article aria-label={`Comment by ${comment.userName}`}>
-                    <div className="flex flex-wrap items-baseline justify-between gap-2">
-                      <p className="text-sm">
-                        <span className="font-semibold text-slate-100">{comment.userName}</span>
-                        <span className="text-slate-400"> on </span>
-                        <a className="text-accent underline" href="/science">
-                          {comment.postTitle}
-                        </a>
-                      </p>
-                      <p className="text-xs text-slate-400">
-                        <When iso={comment.createdAt} />
-                      </p>
-                    </div>
-                    <p className="mt-2 whitespace-pre-wrap break-words text-slate-200">
-                      {comment.content}
-                    </p>
-                    <div className="mt-3">
-                      <CommentActions comment={comment} onChanged={reload} />
-                    </div>
-                  </article>
-                </li>
-              ))}
-            </ul>
-          )
-        }
+        {({ pending, comments }) => (
+          <div className="space-y-6">
+            {pending.length > 0 && (
+              <section aria-labelledby="pending-heading" className="space-y-3">
+                <h2 id="pending-heading" className="text-lg font-semibold text-slate-100">
+                  Awaiting approval ({pending.length})
+                </h2>
+                <CommentList
+                  label="Comments awaiting approval, oldest first"
+                  comments={pending}
+                  onChanged={reload}
+                />
+              </section>
+            )}
+            {comments.length === 0 ? (
+              <p className="text-slate-400">No comments match.</p>
+            ) : (
+              <CommentList label="Comments, newest first" comments={comments} onChanged={reload} />
+            )}
+          </div>
+        )}
       </Loading>
     </div>
   );
