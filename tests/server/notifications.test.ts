@@ -222,7 +222,7 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     expect(text).toContain('Asha on "How does Wi-Fi carry data through the air?"');
     expect(text).toContain("http://ewe.test/science#wifi");
     expect(text).toContain("> Does 6 GHz go through walls?\n> Asking for a friend.");
-    // No approve link: nothing is held, and approving is not wired in on this site.
+    // No approve link: nothing is held on this site.
     expect(linksOf(mail).map((link) => [link.id, link.action])).toEqual([[id, "delete"]]);
   });
 
@@ -388,6 +388,53 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
       "select token, payload from outbox where kind = 'comment_notice'",
     );
     expect(JSON.stringify(outbox)).not.toContain(link.token);
+  });
+});
+
+describe.each(backends)("a held comment's mail on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: {
+        SMTP_URL: smtp.url,
+        OWNER_EMAIL: owner,
+        MAIL_RATE_PER_MINUTE: "0",
+        MODERATION: "all",
+      },
+    });
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("offers an approve link that publishes the comment, once, by POST", async () => {
+    const postId = freshItem("science");
+    const response = await t.visitor().comment(postId, "Is a 3.5 bar boiler safe at home?");
+    expect(response.statusCode).toBe(201);
+    const id: number = json(response).comment.id;
+    let mail: ReceivedMail | undefined;
+    await smtp.waitFor(() => {
+      mail = smtp.to(owner).find((m) => linksOf(m).some((link) => link.id === id));
+      return mail !== undefined;
+    });
+    const links = linksOf(mail as ReceivedMail);
+    expect(links.map((link) => link.action).sort()).toEqual(["approve", "delete"]);
+    const approve = links.find((link) => link.action === "approve");
+    if (!approve) throw new Error("no approve link");
+    expect(await commentIds(t, postId)).toEqual([]);
+
+    const page = await t.app.inject({ method: "GET", url: approve.path });
+    expect(page.statusCode).toBe(200);
+    expect(await commentIds(t, postId)).toEqual([]);
+
+    const done = await pressButton(t, approve.path, approve.token);
+    expect(done.statusCode).toBe(200);
+    expect(await commentIds(t, postId)).toEqual([id]);
+    expect((await pressButton(t, approve.path, approve.token)).statusCode).toBe(410);
   });
 });
 
