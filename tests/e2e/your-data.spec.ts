@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { postComment } from "./support/comments.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
 // Both viewport projects share one server and database: each uses its own items.
@@ -127,11 +128,11 @@ test.describe("your data", () => {
     const page = await reader(browser, "Chitra");
     const text = `Kept ${testInfo.project.name} ${Date.now()}`;
     await page.goto("/your-data");
-    const written = await page.request.post(`/api/items/science/${post}/comments`, {
-      data: { content: text, userName: "Chitra" },
-      headers: { origin: new URL(page.url()).origin },
+    const written = await postComment(page.request, new URL(page.url()).origin, post, {
+      content: text,
+      userName: "Chitra",
     });
-    expect(written.status()).toBe(201);
+    expect(written).toBe(201);
     await page.reload();
     await islandsHydrated(page);
     await expect(page.getByRole("main").getByRole("status")).toHaveText(
@@ -159,11 +160,11 @@ test.describe("your data", () => {
     await page.goto("/your-data");
     const origin = new URL(page.url()).origin;
     const text = `Written elsewhere ${testInfo.project.name} ${Date.now()}`;
-    const written = await context.request.post(`/api/items/science/${post}/comments`, {
-      data: { content: text, userName: "Dev" },
-      headers: { origin },
+    const written = await postComment(context.request, origin, post, {
+      content: text,
+      userName: "Dev",
     });
-    expect(written.status()).toBe(201);
+    expect(written).toBe(201);
 
     await page.getByRole("link", { name: "Delete all my comments and reactions" }).click();
     await expect(
