@@ -47,7 +47,7 @@ export async function writeSearchIndex(clientDir: string): Promise<number> {
   ]) {
     rmSync(path.join(outputPath, unused), { force: true });
   }
-  return indexedPages(outputPath);
+  return await indexedPages(outputPath);
 }
 
 /**
@@ -65,10 +65,22 @@ export function withCardAnchors(html: string): string {
   );
 }
 
-/** How many pages the index holds, from the entry file Pagefind writes. */
-function indexedPages(outputPath: string): number {
-  const entry = JSON.parse(readFileSync(path.join(outputPath, "pagefind-entry.json"), "utf8")) as {
-    languages: Record<string, { page_count: number }>;
-  };
-  return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
+/**
+ * How many pages the index holds, from the entry file Pagefind writes. Its
+ * service process may still be flushing that file when `writeFiles` returns
+ * (seen once as an empty file on a loaded machine): read until it parses.
+ */
+async function indexedPages(outputPath: string): Promise<number> {
+  const file = path.join(outputPath, "pagefind-entry.json");
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const entry = JSON.parse(readFileSync(file, "utf8")) as {
+        languages: Record<string, { page_count: number }>;
+      };
+      return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
