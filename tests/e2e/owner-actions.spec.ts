@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
-import { simpleParser } from "mailparser";
 import { freePort } from "../support/postgres.ts";
 import {
   fixtureClientRoot,
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { linkFromOutbox } from "./support/newsletter.ts";
 
 /*
  * The delete link of an owner's notification mail as the owner meets it, in
@@ -44,28 +44,12 @@ test.afterAll(async () => {
 });
 
 /** The delete link of the owner's mail about the comment that says `marker`. */
-async function deleteLink(marker: string): Promise<string> {
-  let link = "";
-  await expect
-    .poll(async () => {
-      let files: string[] = [];
-      try {
-        files = readdirSync(path.join(dataDir, "outbox"));
-      } catch {
-        return "";
-      }
-      for (const file of files) {
-        const mail = await simpleParser(readFileSync(path.join(dataDir, "outbox", file)));
-        if (!mail.text?.includes(marker)) continue;
-        link =
-          /^Delete: (http:\/\/\S+\/owner\/comments\/\d+\/delete\?token=[A-Za-z0-9_-]{43})$/m.exec(
-            mail.text,
-          )?.[1] ?? "";
-      }
-      return link;
-    })
-    .toMatch(/\/delete\?token=/);
-  return link;
+function deleteLink(marker: string): Promise<string> {
+  return linkFromOutbox(
+    dataDir,
+    (mail) => mail.text?.includes(marker) ?? false,
+    /^Delete: (http:\/\/\S+\/owner\/comments\/\d+\/delete\?token=[A-Za-z0-9_-]{43})$/m,
+  );
 }
 
 test("the owner deletes a comment from the mail's link with JavaScript off, once", async ({

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "@playwright/test";
-import { simpleParser } from "mailparser";
+import { type ParsedMail, simpleParser } from "mailparser";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
 import { createFormTokens } from "../../../server/newsletter/form-token.ts";
 
@@ -10,8 +10,15 @@ export function formTokenFor(dataDir: string): string {
   return createFormTokens(resolveCookieSecret({ DATA_DIR: dataDir })).issue(Date.now() - 5000);
 }
 
-/** The confirmation link mailed to `email`, from the .eml files of DATA_DIR/outbox/ (no SMTP_URL). */
-export async function confirmationLink(dataDir: string, email: string): Promise<string> {
+/**
+ * The first link matching `pattern` in a mail of DATA_DIR/outbox/ (the .eml
+ * files written when there is no SMTP_URL) that `wanted` picks, once it is there.
+ */
+export async function linkFromOutbox(
+  dataDir: string,
+  wanted: (mail: ParsedMail) => boolean,
+  pattern: RegExp,
+): Promise<string> {
   let link = "";
   await expect
     .poll(async () => {
@@ -23,16 +30,25 @@ export async function confirmationLink(dataDir: string, email: string): Promise<
       }
       for (const file of files) {
         const mail = await simpleParser(readFileSync(path.join(dataDir, "outbox", file)));
-        const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
-        if (to.some((a) => a.value.some((v) => v.address === email))) {
-          link =
-            /https?:\/\/\S+\/newsletter\/confirm\?token=[A-Za-z0-9_-]{43}/.exec(
-              mail.text ?? "",
-            )?.[0] ?? "";
-        }
+        if (!wanted(mail)) continue;
+        const match = pattern.exec(mail.text ?? "");
+        link = match?.[1] ?? match?.[0] ?? "";
+        if (link) break;
       }
       return link;
     })
-    .toMatch(/confirm\?token=/);
+    .not.toBe("");
   return link;
+}
+
+/** The confirmation link mailed to `email`. */
+export function confirmationLink(dataDir: string, email: string): Promise<string> {
+  return linkFromOutbox(
+    dataDir,
+    (mail) => {
+      const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
+      return to.some((a) => a.value.some((v) => v.address === email));
+    },
+    /https?:\/\/\S+\/newsletter\/confirm\?token=[A-Za-z0-9_-]{43}/,
+  );
 }
