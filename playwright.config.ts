@@ -2,27 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-
-// E2E_PORT lets two checkouts run their browser tests side by side.
-const port = Number(process.env.E2E_PORT ?? 4173);
-export const baseURL = `http://127.0.0.1:${port}`;
-/** The same site on PostgreSQL, for the engagement tests. */
-const postgresPort = port + 1;
-
-/**
- * The settings the browser tests build and serve the site with. The chatbot
- * provider is outside this machine, so the tests stand in for its script.
- */
-const siteEnv = {
-  SITE_URL: baseURL,
-  CONTACT_EMAIL: "owner@example.com",
-  CHATBOT_SCRIPT_URL: "https://chatbot.invalid/embed.js",
-  CHATBOT_BOT_ID: "test-bot",
-  OWNER_LINKEDIN_URL: "https://www.linkedin.com/in/engage-with-engineer-test",
-  // These tests comment faster than a person; the comment form's own timing is
-  // tested at its default in moderation.spec.ts, on servers of its own.
-  COMMENT_MIN_SECONDS: "1",
-};
+import { baseURL, port, postgresPort, siteEnv } from "./tests/e2e/support/site.ts";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -32,7 +12,9 @@ export default defineConfig({
   // Generous: the suite must pass on a loaded 2-core machine; tests wait on
   // conditions, so a fast machine does not wait any longer.
   timeout: 60_000,
-  expect: { timeout: 5_000 },
+  // Islands hydrate after load: on a loaded 2-core machine that can take more
+  // than 5 s, and a wait on a condition ends as soon as it holds.
+  expect: { timeout: 10_000 },
   reporter: [["list"]],
   use: {
     baseURL,
@@ -79,7 +61,8 @@ export default defineConfig({
       stdout: "pipe",
       url: `${baseURL}/healthz`,
       reuseExistingServer: false,
-      timeout: 120_000,
+      // It builds the site first when needed, which takes minutes on a loaded machine.
+      timeout: 360_000,
       env: {
         ...siteEnv,
         HOST: "127.0.0.1",
@@ -95,7 +78,7 @@ export default defineConfig({
       stdout: "pipe",
       url: `http://127.0.0.1:${postgresPort}/readyz`,
       reuseExistingServer: false,
-      timeout: 180_000,
+      timeout: 420_000,
       env: {
         ...siteEnv,
         HOST: "127.0.0.1",

@@ -8,7 +8,13 @@ export default defineConfig({
     environment: "node",
     include: ["tests/server/**/*.test.ts"],
     globalSetup: ["tests/server/global-setup.ts"],
-    testTimeout: 30_000,
+    // Generous, as in the browser tests: tests that start processes and
+    // databases must pass on a loaded 2-core machine; they wait on conditions,
+    // so a fast machine does not wait any longer.
+    testTimeout: 60_000,
+    // expect.poll's own default is one second: too short for a poll that
+    // runs a command line or reads a database on a loaded machine.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
   },
 });

@@ -61,6 +61,19 @@ describe("content", () => {
     }
   });
 
+  it("takes a new file in a collection without being told how many there are", () => {
+    writeFileSync(
+      path.join(root, "science/kettle.md"),
+      readFileSync(path.join(root, "science/soap.md"), "utf8")
+        .replace(/^id: .*$/m, "id: kettle")
+        .replace(/^title: .*$/m, 'title: "Why does a kettle click off?"')
+        .replace(/^order: .*$/m, "order: 99"),
+    );
+    const content = loadContent(root);
+    expect(content.science).toHaveLength(10);
+    expect(content.science.at(-1)?.id).toBe("kettle");
+  });
+
   it("names the file with a missing field", () => {
     edit("science/soap.md", (source) => source.replace(/^summary:.*\n/m, ""));
     expect(() => loadContent(root)).toThrow(/science\/soap\.md: invalid content\n {2}summary:/);

@@ -120,51 +120,28 @@ function readCollection<S extends z.ZodType<{ order: number }>>(
   return entries.sort((a, b) => a.order - b.order);
 }
 
-function expectCount(entries: { file: string }[], count: number, folder: string) {
-  if (entries.length !== count) {
-    throw new ContentError(`${folder}/: expected ${count} files, found ${entries.length}`);
-  }
-}
-
 export function loadContent(root: string = defaultContentRoot) {
   const byId = (entry: { id: string }) => entry.id;
-
-  const technicalTabs = readCollection(root, "technical/tabs", technicalTabSchema, 1, byId);
-  expectCount(technicalTabs, 4, "technical/tabs");
-  const softSkills = readCollection(
-    root,
-    "non-technical/soft-skills",
-    softSkillSchema,
-    1,
-    (skill) => anchorId(skill.title),
-  ).map((skill) => ({ ...skill, id: anchorId(skill.title) }));
-  expectCount(softSkills, 10, "non-technical/soft-skills");
-  const stories = readCollection(root, "mythology", storySchema, 2, byId);
-  expectCount(stories, 6, "mythology");
-  const science = readCollection(root, "science", scienceSchema, 1, byId);
-  expectCount(science, 9, "science");
-  const aiArticles = readCollection(root, "mechfusion-ai/articles", aiArticleSchema, 1, byId);
-  expectCount(aiArticles, 3, "mechfusion-ai/articles");
-  const services = readCollection(root, "services", serviceSchema, 1, byId);
-  expectCount(services, 9, "services");
 
   return {
     home: readEntry(root, "home.md", homeSchema, 0),
     quotes: readEntry(root, "quotes.md", quotesSchema, 0).quotes,
     about: readEntry(root, "about.md", aboutSchema, 0),
     technical: {
-      tabs: technicalTabs,
+      tabs: readCollection(root, "technical/tabs", technicalTabSchema, 1, byId),
       articles: readCollection(root, "technical/articles", technicalArticleSchema, 1, byId),
     },
     growth: readCollection(root, "non-technical/growth", growthSchema, 1, byId),
-    softSkills,
-    stories,
+    softSkills: readCollection(root, "non-technical/soft-skills", softSkillSchema, 1, (skill) =>
+      anchorId(skill.title),
+    ).map((skill) => ({ ...skill, id: anchorId(skill.title) })),
+    stories: readCollection(root, "mythology", storySchema, 2, byId),
     ai: {
       intro: readEntry(root, "mechfusion-ai/intro.md", aiIntroSchema, 0),
-      articles: aiArticles,
+      articles: readCollection(root, "mechfusion-ai/articles", aiArticleSchema, 1, byId),
     },
-    science,
-    services,
+    science: readCollection(root, "science", scienceSchema, 1, byId),
+    services: readCollection(root, "services", serviceSchema, 1, byId),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { itemKinds, limits, reactionTypes } from "./limits.ts";
+import { itemKinds, limits, type ReactionType, reactionTypes } from "./limits.ts";
 import {
   blankLinesInARowMax,
   hasFewBlankLinesInARow,
@@ -101,12 +101,12 @@ export type UnsubscribeResponse = z.infer<typeof unsubscribeResponseSchema>;
 
 // Reactions
 
-export const reactionCountsSchema = z.object({
-  like: z.number().int().nonnegative(),
-  love: z.number().int().nonnegative(),
-  dislike: z.number().int().nonnegative(),
-  idea: z.number().int().nonnegative(),
-});
+/** One count per reaction type: the shape follows `reactionTypes`. */
+export const reactionCountsSchema = z.object(
+  Object.fromEntries(reactionTypes.map((type) => [type, z.number().int().nonnegative()])) as {
+    [type in ReactionType]: z.ZodNumber;
+  },
+);
 export type ReactionCounts = z.infer<typeof reactionCountsSchema>;
 
 export const reactionsResponseSchema = z.object({
@@ -138,6 +138,12 @@ export const commentSchema = z.object({
   createdAt: timestampSchema,
   /** Equal to `createdAt` until the comment is edited. */
   updatedAt: timestampSchema,
+  /**
+   * Written by the site's owner from a signed-in console session: shown with
+   * the "Author" badge. Only the server sets it; no request field, name or
+   * visitor cookie can (docs/decisions/016-owner-voice.md).
+   */
+  byOwner: z.boolean(),
   /** True on the calling visitor's own comments. */
   mine: z.boolean(),
   /**
@@ -148,7 +154,83 @@ export const commentSchema = z.object({
 });
 export type Comment = z.infer<typeof commentSchema>;
 
-export const commentsResponseSchema = z.object({ comments: z.array(commentSchema) });
+/**
+ * Present only in the answer to the signed-in owner (docs/decisions/016-owner-voice.md):
+ * the page then offers Edit and Delete on every comment, and comments under
+ * `name` (SITE_OWNER_NAME; null when unset: the name the owner typed).
+ */
+export const ownerOverlaySchema = z.object({ name: z.string().nullable() });
+export type OwnerOverlay = z.infer<typeof ownerOverlaySchema>;
+
+/**
+ * Where a page of a post's comments ends: the last comment's time and id, the
+ * list's order. Clients pass it back as they got it (`after`); only its
+ * encoding here knows what it holds (docs/decisions/015-comment-pages.md).
+ */
+export type CommentPosition = { createdAt: string; id: number };
+
+const cursorIso = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)~([1-9]\d{0,9})$/;
+const base64url = /^[A-Za-z0-9_-]{1,100}$/;
+
+export function encodeCommentCursor({ createdAt, id }: CommentPosition): string {
+  return btoa(`${createdAt}~${id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The position a cursor names, or null for anything this side did not write. */
+export function decodeCommentCursor(cursor: string): CommentPosition | null {
+  if (!base64url.test(cursor)) return null;
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
+  }
+  const [, createdAt = "", idText = ""] = cursorIso.exec(text) ?? [];
+  const id = Number(idText);
+  // The id column is a 32-bit integer on PostgreSQL; the time must be a real one.
+  if (!(id >= 1 && id <= 2_147_483_647)) return null;
+  const time = Date.parse(createdAt);
+  if (Number.isNaN(time) || new Date(time).toISOString() !== createdAt) return null;
+  const position = { createdAt, id };
+  // One spelling per position: padding or stray bits make another string.
+  return encodeCommentCursor(position) === cursor ? position : null;
+}
+
+export const commentCursorSchema = z
+  .string()
+  .refine(
+    (value) => decodeCommentCursor(value) !== null,
+    "This is not a cursor from a page of comments.",
+  )
+  .describe("`next` of the previous page, as it came");
+
+const pageLimitMessage = `limit is a whole number from 1 to ${limits.commentsPageMax}.`;
+
+/** `GET /api/items/science/:id/comments?limit=&after=`: a page, oldest first. */
+export const commentsQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: pageLimitMessage })
+    .int(pageLimitMessage)
+    .min(1, pageLimitMessage)
+    .max(limits.commentsPageMax, pageLimitMessage)
+    .default(limits.commentsPageDefault)
+    .describe(`Comments in the page: ${limits.commentsPageDefault} unless given`),
+  after: commentCursorSchema.optional(),
+});
+export type CommentsQuery = z.input<typeof commentsQuerySchema>;
+
+/**
+ * One page of a post's comments, oldest first. `total` counts every comment
+ * the caller may see on the post (theirs awaiting approval included), not only
+ * this page's.
+ */
+export const commentsResponseSchema = z.object({
+  comments: z.array(commentSchema),
+  /** Pass it as `after` for the next page; null when this page ends the list. */
+  next: z.string().nullable(),
+  total: z.number().int().nonnegative(),
+  owner: ownerOverlaySchema.optional(),
+});
 export type CommentsResponse = z.infer<typeof commentsResponseSchema>;
 
 export const commentResponseSchema = z.object({ comment: commentSchema });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema } from "./api.ts";
+import { commentContentSchema, emailSchema } from "./api.ts";
 
 /*
  * Request and response shapes of the owner's console API (`/api/admin`,
@@ -129,6 +129,13 @@ export const banRequestSchema = z.object({
   /** Until lifted when absent. */
   days: z.number().int().min(1).max(3650).optional(),
 });
+
+/**
+ * The owner's edit of any comment, from the reading page
+ * (docs/decisions/016-owner-voice.md): the text only; its writer and name stay.
+ */
+export const ownerEditRequestSchema = z.strictObject({ content: commentContentSchema });
+export type OwnerEditRequest = z.input<typeof ownerEditRequestSchema>;
 
 // Subscribers
 

@@ -8,12 +8,25 @@ export const limits = {
   emailMax: 254,
   /** The newsletter form cannot come back sooner than this after it was first touched. */
   newsletterFormMinimumMs: 2000,
+  /** Comments in one page of a post's list when the client asks for no other size (docs/decisions/015-comment-pages.md). */
+  commentsPageDefault: 50,
+  /** The most comments one page may hold: the largest `limit` the API takes. */
+  commentsPageMax: 100,
   /** Largest request body the API reads. */
   bodyBytesMax: 16 * 1024,
 } as const;
 
 export const reactionTypes = ["like", "love", "dislike", "idea"] as const;
 export type ReactionType = (typeof reactionTypes)[number];
+
+/**
+ * An item nobody has reacted to: one zero per reaction type. A new object each
+ * time, as callers fill it in. (Here rather than beside the schemas so the
+ * browser can use it without loading zod.)
+ */
+export function noReactions(): Record<ReactionType, number> {
+  return Object.fromEntries(reactionTypes.map((type) => [type, 0])) as Record<ReactionType, number>;
+}
 
 export const itemKinds = ["mythology", "science"] as const;
 /** `mythology` items are stories (story_id in the database), `science` items are posts (post_id). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { commentSchema, itemKindSchema, reactionCountsSchema } from "./api.ts";
+import type { ItemEventName } from "./event-names.ts";
 import type { ItemKind } from "./limits.ts";
 
 /*
@@ -48,10 +49,9 @@ export const commentEventSchema = z.discriminatedUnion("action", [
 ]);
 export type CommentEvent = z.infer<typeof commentEventSchema>;
 
+type Payloads = { reaction: ReactionEvent; comment: CommentEvent };
 /**
- * `ready`: sent once per connection after any replay; from here on events are
- * live. `resync`: the server could not replay everything missed (too old or too
- * many), so the client should refetch the item.
+ * What each event about an item carries, by its name (event-names.ts); a name
+ * added there without a payload here is a type error.
  */
-export const liveEventNames = ["ready", "reaction", "comment", "resync"] as const;
-export type LiveEventName = (typeof liveEventNames)[number];
+export type ItemEventPayloads = { [name in ItemEventName]: Payloads[name] };

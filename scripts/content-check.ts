@@ -1,7 +1,13 @@
 import { ContentError, loadContent } from "../content/load.ts";
+import { collectionShortfalls } from "./content-minimums.ts";
 
 try {
   const content = loadContent();
+  const shortfalls = collectionShortfalls(content);
+  if (shortfalls.length > 0) {
+    console.error(shortfalls.join("\n"));
+    process.exit(1);
+  }
   const count =
     5 +
     content.technical.tabs.length +

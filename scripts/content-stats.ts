@@ -1,6 +1,7 @@
 import { ContentError, loadContent } from "../content/load.ts";
+import { collectionRows, wordRows } from "./content-minimums.ts";
 
-/** Word counts of the writing, against the minimums the site promises its readers. */
+/** Word counts of the writing and files per collection, against their minimums. */
 let content: ReturnType<typeof loadContent>;
 try {
   content = loadContent();
@@ -12,28 +13,7 @@ try {
   throw error;
 }
 
-type Row = { group: string; name: string; words: number; minimum: number };
-const rows: Row[] = [
-  { group: "about", name: "About Me", words: content.about.words, minimum: 600 },
-  { group: "home", name: "intro", words: content.home.words, minimum: 0 },
-  ...content.stories.map((s) => ({ group: "story", name: s.id, words: s.words, minimum: 250 })),
-  ...content.science.map((s) => ({ group: "science", name: s.id, words: s.words, minimum: 150 })),
-  ...content.technical.articles.map((a) => ({
-    group: "technical",
-    name: a.id,
-    words: a.words,
-    minimum: 300,
-  })),
-  ...content.ai.articles.map((a) => ({ group: "ai", name: a.id, words: a.words, minimum: 300 })),
-  ...content.softSkills.map((s) => ({
-    group: "soft skill",
-    name: s.id,
-    words: s.words,
-    minimum: 300,
-  })),
-  ...content.growth.map((g) => ({ group: "growth", name: g.id, words: g.words, minimum: 0 })),
-];
-
+const rows = wordRows(content);
 let short = 0;
 console.info(`${"group".padEnd(12)}${"item".padEnd(42)}${"words".padStart(7)}${"min".padStart(6)}`);
 for (const row of rows) {
@@ -44,8 +24,17 @@ for (const row of rows) {
   );
 }
 const total = rows.reduce((sum, row) => sum + row.words, 0);
-console.info(`\n${rows.length} pieces, ${total} words in all.`);
+console.info(`\n${rows.length} pieces, ${total} words in all.\n`);
+
+console.info(`${"collection".padEnd(54)}${"files".padStart(7)}${"min".padStart(6)}`);
+for (const row of collectionRows(content)) {
+  const ok = row.files >= row.minimum;
+  if (!ok) short++;
+  console.info(
+    `${`${row.folder}/`.padEnd(54)}${String(row.files).padStart(7)}${String(row.minimum).padStart(6)}${ok ? "" : "  SHORT"}`,
+  );
+}
 if (short > 0) {
-  console.error(`${short} piece(s) below their minimum.`);
+  console.error(`\n${short} piece(s) or collection(s) below their minimum.`);
   process.exit(1);
 }

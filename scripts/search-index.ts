@@ -72,15 +72,17 @@ export function withCardAnchors(html: string): string {
  */
 async function indexedPages(outputPath: string): Promise<number> {
   const file = path.join(outputPath, "pagefind-entry.json");
-  for (let attempt = 0; ; attempt += 1) {
+  // A minute: on a machine loaded by other builds, 5 s was seen not to be enough.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
     try {
       const entry = JSON.parse(readFileSync(file, "utf8")) as {
         languages: Record<string, { page_count: number }>;
       };
       return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
     } catch (error) {
-      if (attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 }

@@ -9,6 +9,7 @@ import Fastify, {
 } from "fastify";
 import { loadEngagementCatalog } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
+import { limits } from "../contract/limits.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
@@ -18,7 +19,6 @@ import { consolePages } from "./console/pages.ts";
 import { ownerCookieName } from "./console/routes.ts";
 import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
-import { startEngagement } from "./engagement/service.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
@@ -26,6 +26,7 @@ import { createModerationKeys } from "./moderation/keys.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
+import { startServices } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
@@ -49,6 +50,12 @@ export type AppOptions = {
   notifications?: Omit<NotificationOptions, "clock">;
   /** The console's clock for links and sessions (tests move it on). */
   clock?: () => Date;
+  /**
+   * How long a request waits for a free PostgreSQL connection before it is
+   * answered 503 (5 s by default). Tests that send hundreds of requests at
+   * once on a loaded 2-core machine let them wait longer.
+   */
+  databaseWaitMs?: number;
 };
 
 export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
@@ -101,13 +108,14 @@ export async function buildApp({
   mail = {},
   notifications: notificationOptions = {},
   clock = () => new Date(),
+  databaseWaitMs,
 }: AppOptions) {
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const app = Fastify({
     logger,
     trustProxy: trustedProxies(config.TRUST_PROXY),
-    bodyLimit: 16 * 1024,
+    bodyLimit: limits.bodyBytesMax,
     // A client that sends its request slowly, or stops half-way, would hold a
     // connection forever (Fastify's defaults are no timeouts). Node checks the
     // headers and request deadlines on an interval, 30 s by default: make it
@@ -178,7 +186,10 @@ export async function buildApp({
     reads,
     moderation,
     close: closeEngagement,
-  } = await startEngagement(config, app.log, { notifier: notifications.notifier });
+  } = await startServices(config, app.log, {
+    notifier: notifications.notifier,
+    ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
+  });
   moderationService = moderation;
   const cookieSecret = resolveCookieSecret(config);
   const defences = createCommentDefences({
@@ -240,6 +251,7 @@ export async function buildApp({
         bus,
         owner: ownerConsole,
         moderation,
+        defences,
         insights: createInsightsRepository(store, loadItemTitles(), clock),
         mailer: newsletter.mailer,
         mailQueued: newsletter.deps.mailQueued,

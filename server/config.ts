@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import type { PublicConfig } from "../contract/site-config.ts";
 
 /**
  * The whole configuration of the site, read once from environment variables.
@@ -260,16 +261,6 @@ export type Config = Env & {
   mailFrom: string;
   /** NOTIFY_COMMENTS, or `each` when OWNER_EMAIL is set and `off` when it is not. */
   notifyComments: "each" | "hourly" | "off";
-};
-
-/** What the browser may know: baked into the client bundle at build time. */
-export type PublicConfig = {
-  siteUrl: string;
-  contactEmail: string;
-  ownerName: string | null;
-  /** The owner's LinkedIn profile: where "Read More on LinkedIn" leads when set. */
-  ownerLinkedInUrl: string | null;
-  chatbot: { scriptUrl: string; botId: string } | null;
 };
 
 export class ConfigError extends Error {

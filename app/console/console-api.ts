@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ApiError, api } from "../lib/api-client.ts";
+import { ApiError, request } from "../lib/api-client.ts";
 
 /**
  * The console's calls to `/api/admin` (docs/decisions/012-owner-console.md).
@@ -8,7 +8,7 @@ import { ApiError, api } from "../lib/api-client.ts";
  */
 export async function consoleApi<T>(method: string, path: string, body?: unknown): Promise<T> {
   try {
-    return await api<T>(method, `/admin${path}`, body);
+    return await request<T>(method, `/admin${path}`, body);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401 && !path.startsWith("/sign-in")) {
       window.location.assign("/admin/sign-in");

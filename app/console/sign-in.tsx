@@ -1,6 +1,6 @@
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useEffect, useState } from "react";
-import { api } from "../lib/api-client.ts";
+import { request } from "../lib/api-client.ts";
 import { errorMessage } from "./console-api.ts";
 import { buttonClass, inputClass, primaryClass } from "./ui.tsx";
 
@@ -45,14 +45,14 @@ export function SignIn() {
 
   const withLink = () =>
     run(async () => {
-      await api("POST", "/admin/sign-in", { token });
+      await request("POST", "/admin/sign-in", { token });
       history.replaceState(null, "", "/admin/sign-in");
       window.location.assign("/admin");
     });
 
   const withPasskey = () =>
     run(async () => {
-      const { options } = await api<{ options: unknown }>(
+      const { options } = await request<{ options: unknown }>(
         "POST",
         "/admin/passkey-sign-in/options",
         {},
@@ -60,14 +60,14 @@ export function SignIn() {
       const response = await startAuthentication({
         optionsJSON: options as Parameters<typeof startAuthentication>[0]["optionsJSON"],
       });
-      await api("POST", "/admin/passkey-sign-in", { response });
+      await request("POST", "/admin/passkey-sign-in", { response });
       window.location.assign("/admin");
     });
 
   const mailLink = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      await api("POST", "/admin/sign-in/mail", { email });
+      await request("POST", "/admin/sign-in/mail", { email });
       setMailed(true);
     });
   };

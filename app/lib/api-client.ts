@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../../contract/api.ts";
+import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
 
 /** A non-2xx answer of the API, with its stable error code. */
 export class ApiError extends Error {
@@ -12,8 +13,12 @@ export class ApiError extends Error {
   }
 }
 
-/** JSON in, JSON out, same origin; the visitor cookie travels by itself. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * JSON in, JSON out, same origin; the visitor cookie travels by itself. For
+ * calls the contract does not list (the owner's console has its own: see
+ * contract/console.ts); the reading pages use `api()`.
+ */
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`/api${path}`, {
@@ -35,4 +40,32 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     );
   }
   return payload as T;
+}
+
+type Params = Record<string, string | number>;
+type Query = Record<string, string | number | undefined>;
+
+/**
+ * One call of the contract's endpoints (contract/endpoints.ts): the route
+ * names the method and path, and its parts and body are checked against the
+ * contract's types, as is what the caller does with the answer.
+ */
+export function api<R extends Route>(
+  route: R,
+  ...[call]: keyof CallOf<R> extends never ? [] : [CallOf<R>]
+): Promise<Endpoints[R]["response"]> {
+  const [method = "GET", template = ""] = route.split(" ");
+  const { params, query, body } = (call ?? {}) as {
+    params?: Params;
+    query?: Query;
+    body?: unknown;
+  };
+  const path = template.replace(/:([a-z]+)/gi, (_, name: string) =>
+    encodeURIComponent(String(params?.[name] ?? "")),
+  );
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) search.set(name, String(value));
+  }
+  return request(method, search.size > 0 ? `${path}?${search}` : path, body);
 }

@@ -8,6 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
+import { createOwnerVoice } from "../console/owner-voice.ts";
 import { type ConsoleDeps, consoleRoutes } from "../console/routes.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
@@ -27,7 +28,7 @@ import { subscriberRoutes } from "./routes/subscribers.ts";
 import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
-export type ApiOptions = RouteDeps & {
+export type ApiOptions = Omit<RouteDeps, "ownerVoice"> & {
   /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
@@ -49,6 +50,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     newsletter: options.newsletter,
     moderation: options.moderation,
     defences: options.defences,
+    ownerVoice: createOwnerVoice({ owner: options.console.owner, config: options.console.config }),
   };
   const siteOrigin = new URL(siteUrl).origin;
 

@@ -2,11 +2,12 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import path from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { emailSchema } from "../../contract/api.ts";
+import { noReactions } from "../../contract/limits.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { createOwnerRepository } from "../console/owner-repository.ts";
 import { migrateToLatest, openStore, type Store } from "../db/store.ts";
-import { createEngagement, createEventsRepository, type Engagement } from "../engagement/index.ts";
-import { sqliteFileOf, storeOptionsOf } from "../engagement/service.ts";
+import { sqliteFileOf, storeOptionsOf } from "../db/store-config.ts";
+import { createEngagement, createEventJournal, type Engagement } from "../engagement/index.ts";
 import { newToken } from "../engagement/subscribers-repository.ts";
 import { resolveCookieSecret } from "../engagement/visitor.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
@@ -613,7 +614,7 @@ reactions or comments, with its counts per reaction type and its comments.
           items.push({
             kind: "science",
             id: postId,
-            reactions: { like: 0, love: 0, dislike: 0, idea: 0 },
+            reactions: noReactions(),
             comments: count,
           });
         }
@@ -914,7 +915,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
     return createEngagement(
       db,
-      createEventsRepository(db),
+      createEventJournal(db),
       { committed() {} },
       resolveCookieSecret(config),
     );

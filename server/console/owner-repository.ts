@@ -24,6 +24,12 @@ export const ownerRules = {
 export type Clock = () => Date;
 
 const randomToken = () => randomBytes(32).toString("base64url");
+/**
+ * A session's public id, shown in the console, the audit trail and `admin
+ * sessions`: hex, so it never starts with "-" (which the command line would
+ * read as an option, and a spreadsheet export would neutralise as a formula).
+ */
+const newSessionId = () => randomBytes(9).toString("hex");
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
@@ -51,7 +57,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
 
   async function openSession(method: "link" | "passkey", at: Date) {
     const token = randomToken();
-    const id = randomBytes(9).toString("base64url");
+    const id = newSessionId();
     await db
       .insertInto("owner_sessions")
       .values({
@@ -107,7 +113,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
           return row.used_at ? "used" : "expired";
         }
         const sessionToken = randomToken();
-        const id = randomBytes(9).toString("base64url");
+        const id = newSessionId();
         await trx
           .insertInto("owner_sessions")
           .values({

@@ -10,7 +10,7 @@ import {
 } from "@simplewebauthn/server";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { errorResponseSchema } from "../../contract/api.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import {
   auditResponseSchema,
   banRequestSchema,
@@ -23,6 +23,7 @@ import {
   mailLinkRequestSchema,
   mailLinkResponseSchema,
   overviewResponseSchema,
+  ownerEditRequestSchema,
   passkeyOptionsResponseSchema,
   passkeySchema,
   passkeySignInRequestSchema,
@@ -43,6 +44,7 @@ import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
 import { newToken } from "../engagement/subscribers-repository.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
+import type { CommentDefences } from "../moderation/defences.ts";
 import type { Moderation } from "../moderation/service.ts";
 import { EditionError, readEdition } from "../newsletter/editions.ts";
 import type { Mailer } from "../newsletter/mailer.ts";
@@ -71,6 +73,8 @@ export type ConsoleDeps = {
   bus: EventBus;
   owner: OwnerRepository;
   moderation: Moderation;
+  /** The text rules an edit keeps (server/moderation/defences.ts). */
+  defences: CommentDefences;
   insights: InsightsRepository;
   mailer: Mailer;
   /** Wakes this instance's outbox worker after an edition was queued. */
@@ -106,6 +110,17 @@ export async function ownerSessionOf(
   return owner.checkSession(token);
 }
 
+/** Sets the session cookie; its lifetime follows the session's idle deadline. */
+export function setOwnerCookie(reply: FastifyReply, token: string, siteUrl: string): void {
+  reply.setCookie(ownerCookieName(siteUrl), token, {
+    httpOnly: true,
+    sameSite: "strict",
+    secure: siteUrl.startsWith("https:"),
+    path: "/",
+    maxAge: ownerRules.sessionIdleMs / 1000,
+  });
+}
+
 /** A small in-memory window: at most `max` events per `windowMs`, per instance. */
 function slidingWindow(max: number, windowMs: number) {
   const times: number[] = [];
@@ -125,7 +140,8 @@ function slidingWindow(max: number, windowMs: number) {
  * sign in, which are rate-limited per IP address. Every action is audited.
  */
 export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, deps) => {
-  const { config, store, engagement, bus, owner, moderation, insights, mailer, slots } = deps;
+  const { config, store, engagement, bus, owner, moderation, defences, insights, mailer, slots } =
+    deps;
   const { siteUrl } = config;
   const https = siteUrl.startsWith("https:");
   const cookieName = ownerCookieName(siteUrl);
@@ -154,15 +170,8 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     }
   }
 
-  function setSessionCookie(reply: FastifyReply, token: string) {
-    reply.setCookie(cookieName, token, {
-      httpOnly: true,
-      sameSite: "strict",
-      secure: https,
-      path: "/",
-      maxAge: ownerRules.sessionIdleMs / 1000,
-    });
-  }
+  const setSessionCookie = (reply: FastifyReply, token: string) =>
+    setOwnerCookie(reply, token, siteUrl);
 
   function sessionOf(request: FastifyRequest): SessionCheck {
     if (!request.ownerSession) throw signedOut();
@@ -599,13 +608,39 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     },
   );
 
+  app.patch(
+    "/comments/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Edit the text of any comment (from the reading page); readers' open pages see it",
+        params: commentId,
+        body: ownerEditRequestSchema,
+        response: { 200: commentResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      // The same text rules as every comment and edit (docs/decisions/016-owner-voice.md).
+      const refusal = defences.judgeEdit(request.body.content);
+      if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message);
+      const comment = await engagement.comments.updateAsOwner({
+        id: request.params.id,
+        content: request.body.content,
+      });
+      if (comment === "not_found") throw notFound("There is no such comment.");
+      await audit(request, "comment edit", String(request.params.id));
+      return { comment };
+    },
+  );
+
   app.delete(
     "/comments/:id",
     {
       schema: {
         ...consoleTag,
-        summary: "Delete any comment; readers' open pages see it go",
-        params: z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) }),
+        summary:
+          "Delete any comment (from the console or the reading page); readers' open pages see it go",
+        params: commentId,
         response: { 204: z.null(), ...errors },
       },
     },

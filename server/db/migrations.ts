@@ -408,6 +408,25 @@ function ownerConsole(kind: DatabaseKind): Migration {
   };
 }
 
+/**
+ * The owner's own comments (docs/decisions/016-owner-voice.md): a comment
+ * written from a signed-in console session carries `by_owner = 1`, which only
+ * the server sets and which the "Author" badge shows. Comments written before
+ * it are readers'.
+ */
+function ownerComments(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable("science_comments")
+        .addColumn("by_owner", "integer", (c) =>
+          c.notNull().defaultTo(0).check(sql`by_owner in (0, 1)`),
+        )
+        .execute();
+    },
+  };
+}
+
 /** Migrations by name; names sort in the order they apply. */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
   return {
@@ -417,5 +436,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "004_moderation": moderation(kind),
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
+    "008_owner_comments": ownerComments(),
   };
 }

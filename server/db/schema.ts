@@ -124,6 +124,8 @@ export type ScienceCommentsTable = {
   status: ColumnType<CommentStatus, CommentStatus | undefined, CommentStatus>;
   /** HMAC of the address the comment was sent from; null on comments older than bans. */
   ip_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 on the owner's own comments, written from a console session (docs/decisions/016-owner-voice.md). */
+  by_owner: ColumnType<number, number | undefined, number>;
 };
 
 /** Visitors whose comments the owner approved: under MODERATION=first they are no longer held. */

@@ -8,7 +8,13 @@ import { createSqliteDialect } from "./sqlite-dialect.ts";
 
 export type StoreOptions =
   | { kind: "sqlite"; file: string }
-  | { kind: "postgres"; connectionString: string; poolSize?: number };
+  | {
+      kind: "postgres";
+      connectionString: string;
+      poolSize?: number;
+      /** How long a query waits for a free connection before failing (503); 5 s by default. */
+      connectionWaitMs?: number;
+    };
 
 /** The engagement database, whichever engine holds it. */
 export type Store = {
@@ -54,7 +60,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
       // Fail fast while the database is down, so requests answer 503 instead of hanging.
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: options.connectionWaitMs ?? 5000,
       application_name: "ewe",
     });
     // A connection lost while idle, or while checked out between queries, must

@@ -1,11 +1,11 @@
 import type { Selectable } from "kysely";
-import type { Comment } from "../../contract/api.ts";
+import type { Comment, CommentPosition } from "../../contract/api.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
+import type { EventJournal } from "../events/journal.ts";
 import type { CommentNotifier } from "../notifications/notifier.ts";
-import type { EventsRepository } from "./events-repository.ts";
 import { nowIso, toIso } from "./time.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
@@ -22,6 +22,7 @@ const columns = [
   "created_at",
   "updated_at",
   "status",
+  "by_owner",
 ] as const;
 
 type Row = Pick<CommentRow, (typeof columns)[number]>;
@@ -40,7 +41,7 @@ export type CommentsRepository = ReturnType<typeof createCommentsRepository>;
  */
 export function createCommentsRepository(
   store: Store,
-  events: EventsRepository,
+  events: EventJournal,
   bus: Pick<EventBus, "committed">,
   avatarOf: (visitorId: string) => string,
   /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
@@ -58,6 +59,7 @@ export function createCommentsRepository(
       avatar: avatarOf(row.visitor_id),
       createdAt: toIso(row.created_at),
       updatedAt: toIso(row.updated_at),
+      byOwner: row.by_owner === 1,
     };
   }
 
@@ -112,17 +114,72 @@ export function createCommentsRepository(
   }
 
   return {
-    /** A post's published comments, oldest first: what every reader sees. */
-    async list(postId: string, visitorId: string | null): Promise<Comment[]> {
+    /**
+     * The first `max` published comments of a post, oldest first, and how many
+     * it has in all: the start of what every reader sees, which the read cache
+     * keeps (docs/decisions/015-comment-pages.md).
+     */
+    async firstPublished(
+      postId: string,
+      max: number,
+    ): Promise<{ comments: LiveComment[]; total: number }> {
+      const [rows, count] = await Promise.all([
+        db
+          .selectFrom("science_comments")
+          .select(columns)
+          .where("post_id", "=", postId)
+          .where("status", "=", "published")
+          .orderBy("created_at")
+          .orderBy("id")
+          .limit(max)
+          .execute(),
+        db
+          .selectFrom("science_comments")
+          .select((eb) => eb.fn.countAll().as("count"))
+          .where("post_id", "=", postId)
+          .where("status", "=", "published")
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { comments: rows.map(toLiveComment), total: Number(count.count) };
+    },
+
+    /**
+     * Up to `limit` comments of a post after `after` in the list's order
+     * (time written, then id), as `visitorId` sees them: the published ones and
+     * their own held ones. `more` says whether any follow. Keyed on the position
+     * rather than an offset, so comments written or deleted between two pages
+     * neither repeat nor skip one (served by the index on post, time and id).
+     */
+    async pageAfter(input: {
+      postId: string;
+      visitorId: string | null;
+      after: CommentPosition;
+      limit: number;
+    }): Promise<{ comments: Comment[]; more: boolean }> {
+      const { visitorId, after } = input;
       const rows = await db
         .selectFrom("science_comments")
         .select(columns)
-        .where("post_id", "=", postId)
-        .where("status", "=", "published")
+        .where("post_id", "=", input.postId)
+        .where((eb) =>
+          visitorId
+            ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
+            : eb("status", "=", "published"),
+        )
+        .where((eb) =>
+          eb.or([
+            eb("created_at", ">", after.createdAt),
+            eb.and([eb("created_at", "=", after.createdAt), eb("id", ">", after.id)]),
+          ]),
+        )
         .orderBy("created_at")
         .orderBy("id")
+        .limit(input.limit + 1)
         .execute();
-      return rows.map((row) => toComment(row, visitorId));
+      return {
+        comments: rows.slice(0, input.limit).map((row) => toComment(row, visitorId)),
+        more: rows.length > input.limit,
+      };
     },
 
     /**
@@ -144,7 +201,9 @@ export function createCommentsRepository(
 
     /**
      * Stores a comment. Only a published one is announced: a held comment, or
-     * one the honeypot caught, reaches nobody's live stream.
+     * one the honeypot caught, reaches nobody's live stream. `byOwner`: the
+     * owner's own (docs/decisions/016-owner-voice.md), of which the owner is
+     * not notified.
      */
     async add(input: {
       postId: string;
@@ -153,9 +212,11 @@ export function createCommentsRepository(
       visitorId: string;
       status?: CommentStatus;
       ipHash?: string | null;
+      byOwner?: boolean;
     }): Promise<Comment> {
       const now = nowIso();
       const status = input.status ?? "published";
+      const byOwner = input.byOwner === true;
       const { row, event } = await db.transaction().execute(async (trx) => {
         const row = await trx
           .insertInto("science_comments")
@@ -168,6 +229,7 @@ export function createCommentsRepository(
             updated_at: now,
             status,
             ip_hash: input.ipHash ?? null,
+            by_owner: byOwner ? 1 : 0,
           })
           .returning(columns)
           .executeTakeFirstOrThrow();
@@ -188,15 +250,17 @@ export function createCommentsRepository(
                   commentId: row.id,
                 }))
               : null;
-        // The honeypot's catch is seen by nobody, the owner included.
-        if (status !== "spam") {
+        // The honeypot's catch is seen by nobody, the owner included; the
+        // owner's own words need no notice.
+        if (status !== "spam" && !byOwner) {
           await notifier?.queue(trx, toLiveComment(row), status === "pending" ? "held" : "created");
         }
         return { row, event };
       });
       if (event) bus.committed(event);
       notifier?.committed();
-      return toComment(row, input.visitorId);
+      // The owner's comments are the session's, never a browser's own (`mine`).
+      return toComment(row, byOwner ? null : input.visitorId);
     },
 
     /**
@@ -261,6 +325,36 @@ export function createCommentsRepository(
       if (!result) return refusal(input.id);
       if (result.event) bus.committed(result.event);
       return toComment(result.row, input.visitorId);
+    },
+
+    /**
+     * The owner's edit of any comment (docs/decisions/016-owner-voice.md): the
+     * text changes, its writer, name and state stay; open pages hear of it if
+     * it is published.
+     */
+    async updateAsOwner(input: { id: number; content: string }): Promise<Comment | "not_found"> {
+      const result = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable("science_comments")
+          .set({ content: input.content, updated_at: nowIso() })
+          .where("id", "=", input.id)
+          .returning(columns)
+          .executeTakeFirst();
+        if (!row) return null;
+        const event =
+          row.status === "published"
+            ? await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+                action: "updated",
+                item: itemOf(row.post_id),
+                commentId: row.id,
+                comment: toLiveComment(row),
+              }))
+            : null;
+        return { row, event };
+      });
+      if (!result) return "not_found";
+      if (result.event) bus.committed(result.event);
+      return toComment(result.row, null);
     },
 
     /** Deletes a comment written by this visitor. */

@@ -1,15 +1,15 @@
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { EventJournal } from "../events/journal.ts";
 import { createModerationKeys } from "../moderation/keys.ts";
 import type { CommentNotifier } from "../notifications/notifier.ts";
 import { createCommentsRepository } from "./comments-repository.ts";
-import type { EventsRepository } from "./events-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
 import { createVisitorDataRepository } from "./visitor-data-repository.ts";
 
+export { createEventJournal, type EventJournal } from "../events/journal.ts";
 export type { Catalog } from "./catalog.ts";
-export { createEventsRepository, type EventsRepository } from "./events-repository.ts";
 
 /**
  * Every repository of the engagement store; writes report their events to
@@ -17,7 +17,7 @@ export { createEventsRepository, type EventsRepository } from "./events-reposito
  */
 export function createEngagement(
   store: Store,
-  events: EventsRepository,
+  events: EventJournal,
   bus: Pick<EventBus, "committed">,
   cookieSecret: string,
   notifier?: CommentNotifier,

@@ -3,6 +3,7 @@ import type { ReactionCounts, ReactionsResponse } from "../../contract/api.ts";
 import {
   type ItemKind,
   itemKinds,
+  noReactions,
   type ReactionType,
   reactionTypes,
 } from "../../contract/limits.ts";
@@ -10,7 +11,7 @@ import { topicOf } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
-import type { EventsRepository } from "./events-repository.ts";
+import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "./time.ts";
 
 /*
@@ -34,7 +35,7 @@ export type ReactionsRepository = ReturnType<typeof createReactionsRepository>;
 
 export function createReactionsRepository(
   store: Store,
-  events: EventsRepository,
+  events: EventJournal,
   bus: Pick<EventBus, "committed">,
 ) {
   const { db } = store;
@@ -63,7 +64,7 @@ export function createReactionsRepository(
       .where(item, "=", itemId)
       .groupBy("type")
       .execute();
-    const counts = { like: 0, love: 0, dislike: 0, idea: 0 };
+    const counts = noReactions();
     const mine: ReactionType[] = [];
     for (const row of rows) {
       const type = row.type as ReactionType;
@@ -198,7 +199,7 @@ export function createReactionsRepository(
         for (const row of rows) {
           let counts = byItem.get(row.item_id);
           if (!counts) {
-            counts = { like: 0, love: 0, dislike: 0, idea: 0 };
+            counts = noReactions();
             byItem.set(row.item_id, counts);
             result.push({ kind, itemId: row.item_id, counts });
           }

@@ -1,10 +1,56 @@
-import type { Comment, ReactionCounts } from "../../contract/api.ts";
-import type { ItemKind, ReactionType } from "../../contract/limits.ts";
+import {
+  type Comment,
+  type CommentPosition,
+  type CommentsResponse,
+  encodeCommentCursor,
+  type OwnerOverlay,
+  type ReactionCounts,
+} from "../../contract/api.ts";
+import { type ItemKind, limits, type ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../web/etag.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
+
+/** A post's first published comments, as many as a page may hold, and how many it has in all. */
+type PublishedStart = { comments: LiveComment[]; total: number };
+
+/** A page as everyone sees it: no one's own flags. */
+export type SharedPage = { comments: LiveComment[]; next: string | null; total: number };
+
+const shown = ({ mine: _, awaitingApproval: __, ...comment }: Comment): LiveComment => comment;
+
+const byPosition = (a: CommentPosition, b: CommentPosition) =>
+  a.createdAt.localeCompare(b.createdAt) || a.id - b.id;
+
+/** The cursor after the page's last comment, when more follow. */
+const nextOf = (page: CommentPosition[], more: boolean): string | null => {
+  const last = page.at(-1);
+  return more && last ? encodeCommentCursor(last) : null;
+};
+
+/**
+ * The first `limit` comments of the published start and the caller's own held
+ * ones (`held`), in order; `ownIds` marks the caller's own.
+ */
+function firstPage(
+  start: PublishedStart,
+  held: Comment[],
+  limit: number,
+  ownIds: ReadonlySet<number> = new Set(),
+): CommentsResponse {
+  const total = start.total + held.length;
+  const page = [
+    ...start.comments
+      .slice(0, limit)
+      .map((c) => ({ ...c, mine: ownIds.has(c.id), awaitingApproval: false })),
+    ...held,
+  ]
+    .sort(byPosition)
+    .slice(0, limit);
+  return { comments: page, next: nextOf(page, total > page.length), total };
+}
 
 /** A read's answer, serialized and encoded once, with its strong validator. */
 export type CachedRead = Representation;
@@ -25,7 +71,8 @@ const ownRead = (json: string): CachedRead => representation(json, { shared: fal
  * of all of them; a write's own instance forgets at commit, before it answers.
  *
  * What a visitor owns (`mine`) is not shared: a visitor with a cookie costs one
- * small indexed query, a reader without one (most of them) none.
+ * small indexed query, a reader without one (most of them) none. Neither is
+ * the signed-in owner's answer, which says so (`owner`).
  *
  * While the bus cannot hear events (PostgreSQL listener reconnecting) nothing
  * is kept and every read goes to the database.
@@ -74,22 +121,37 @@ export function createReadCache({
       return { value: counts, anonymous: sharedRead(JSON.stringify({ counts, mine: [] })) };
     });
 
+  /**
+   * The start of a post's list as everyone sees it: its first
+   * `commentsPageMax` published comments (enough for the first page of any
+   * size) and how many it has; the first page at the default size is
+   * serialized once (docs/decisions/015-comment-pages.md).
+   */
   const sharedComments = (postId: string) =>
-    shared<LiveComment[]>(keyOf("comments", topicOf("science", postId)), async () => {
-      const rows: Comment[] = await comments.list(postId, null);
-      const body = JSON.stringify({ comments: rows });
-      return {
-        value: rows.map(({ mine: _, awaitingApproval: __, ...c }) => c),
-        anonymous: sharedRead(body),
-      };
+    shared<PublishedStart>(keyOf("comments", topicOf("science", postId)), async () => {
+      const start = await comments.firstPublished(postId, limits.commentsPageMax);
+      const page = firstPage(start, [], limits.commentsPageDefault);
+      return { value: start, anonymous: sharedRead(JSON.stringify(page)) };
     });
 
   return {
     /** The counts everyone sees, for pages rendered on the server. */
     counts: async (kind: ItemKind, itemId: string) => (await sharedCounts(kind, itemId)).value,
 
-    /** A post's comments as everyone sees them, for pages rendered on the server. */
-    commentList: async (postId: string) => (await sharedComments(postId)).value,
+    /** The first page of a post's comments as everyone sees it, for pages rendered on the server. */
+    async commentPage(postId: string): Promise<SharedPage> {
+      const page = firstPage((await sharedComments(postId)).value, [], limits.commentsPageDefault);
+      return { ...page, comments: page.comments.map(shown) };
+    },
+
+    /** The page after `after` as everyone sees it, read from the database, for pages rendered on the server. */
+    async commentPageAfter(postId: string, after: CommentPosition): Promise<SharedPage> {
+      const [{ value }, { comments: list, more }] = await Promise.all([
+        sharedComments(postId),
+        comments.pageAfter({ postId, visitorId: null, after, limit: limits.commentsPageDefault }),
+      ]);
+      return { comments: list.map(shown), next: nextOf(list, more), total: value.total };
+    },
 
     /** Called with the topic of every item whose answers are forgotten. */
     watch(watcher: (topic: string) => void): () => void {
@@ -106,26 +168,44 @@ export function createReadCache({
     },
 
     /**
-     * A post's comments, oldest first, with `mine` set on those `visitorId`
-     * wrote. Comments that wait for the owner, or that the honeypot caught,
-     * are never in the shared answer: only their writer's own answer holds
-     * them (docs/decisions/010-moderation-and-spam.md).
+     * A page of a post's comments, oldest first, with `mine` set on those
+     * `visitorId` wrote, and for the signed-in owner the `owner` overlay
+     * (docs/decisions/016-owner-voice.md). Comments that wait for the owner, or that the honeypot
+     * caught, are never in the shared answer: only their writer's own answer
+     * holds them, in their place in the order (docs/decisions/010-moderation-and-spam.md).
+     * The first page comes from memory; a later one (`after`) from the
+     * database, with the count from memory.
      */
-    async comments(postId: string, visitorId: string | null): Promise<CachedRead> {
-      const { value: list, anonymous } = await sharedComments(postId);
-      if (!visitorId) return anonymous;
-      const own = await comments.ownBy(postId, visitorId);
-      if (own.length === 0) return anonymous;
+    async comments(
+      postId: string,
+      visitorId: string | null,
+      { limit, after }: { limit: number; after?: CommentPosition },
+      owner: OwnerOverlay | null = null,
+    ): Promise<CachedRead> {
+      const { value: start, anonymous } = await sharedComments(postId);
+      const own = visitorId ? await comments.ownBy(postId, visitorId) : [];
+      const held = own.filter((c) => c.status !== "published").map(({ status: _, ...c }) => c);
+      const withOwner = (page: CommentsResponse) => (owner ? { ...page, owner } : page);
+      if (after) {
+        const page = await comments.pageAfter({ postId, visitorId, after, limit });
+        const json = JSON.stringify(
+          withOwner({
+            comments: page.comments,
+            next: nextOf(page.comments, page.more),
+            total: start.total + held.length,
+          }),
+        );
+        // Not kept: later pages are read rarely, each from its own position.
+        return visitorId || owner ? ownRead(json) : sharedRead(json);
+      }
+      if (own.length === 0 && !owner) {
+        // Everyone's first page; at another size than the default, made for this response.
+        return limit === limits.commentsPageDefault
+          ? anonymous
+          : sharedRead(JSON.stringify(firstPage(start, [], limit)));
+      }
       const ownIds = new Set(own.map((c) => c.id));
-      const listed = new Set(list.map((c) => c.id));
-      const held: Comment[] = own
-        .filter((c) => c.status !== "published" && !listed.has(c.id))
-        .map(({ status: _, ...c }) => c);
-      const merged: Comment[] = [
-        ...list.map((c) => ({ ...c, mine: ownIds.has(c.id), awaitingApproval: false })),
-        ...held,
-      ].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
-      return ownRead(JSON.stringify({ comments: merged }));
+      return ownRead(JSON.stringify(withOwner(firstPage(start, held, limit, ownIds))));
     },
 
     /** Forgets an item's answers: its transaction has committed. */

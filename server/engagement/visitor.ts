@@ -13,6 +13,14 @@ export function newVisitorId(): string {
   return randomBytes(16).toString("base64url");
 }
 
+/**
+ * What the owner's own comments are stored under instead of a browser's id
+ * (docs/decisions/016-owner-voice.md): they belong to the owner's session, not
+ * to a browser, so they look the same from any device. It is no visitor id
+ * (isVisitorId refuses it), so no cookie, signed or not, can claim it.
+ */
+export const ownerVisitorId = "owner";
+
 export function isVisitorId(value: string): boolean {
   return /^[A-Za-z0-9_-]{22}$/.test(value);
 }

@@ -1,10 +1,12 @@
+import type { ItemEventName } from "../../contract/event-names.ts";
+
 /**
  * Live events: what the event stream (`GET /api/events`) sends to browsers.
  * Every event is first written to the `events` table inside the transaction
  * of the write that caused it, so its id orders it and lets a reconnecting
  * client or instance catch up. See docs/decisions/003-live-events.md.
  */
-export type LiveEventType = "reaction" | "comment";
+export type LiveEventType = ItemEventName;
 
 /** PostgreSQL's NOTIFY channel; payloads are event ids (a row could exceed NOTIFY's 8,000 bytes). */
 export const eventsChannel = "ewe_events";

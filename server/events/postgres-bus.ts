@@ -21,7 +21,7 @@ const retryDelayMs = { min: 250, max: 5000 };
  * Several instances on one PostgreSQL: each holds one LISTEN connection. A
  * notification only says "there is news"; the events themselves are read from
  * the journal by id, in commit order (writers serialize on an advisory lock, see
- * engagement/events-repository.ts), so a notification lost while the connection
+ * events/journal.ts), so a notification lost while the connection
  * was down costs nothing: after reconnecting, everything above the last
  * delivered id is read.
  */

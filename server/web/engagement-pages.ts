@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { EngagementSummary, StaticComments } from "../../app/features/comments/comment-view.ts";
+import { type CommentPosition, decodeCommentCursor } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -76,6 +77,33 @@ function pagesOf(root: string, kind: ItemKind): { pagePath: string; file: string
   return [{ pagePath: `/${kind}`, file: path.join(folder, "index.html") }, ...items];
 }
 
+/**
+ * Which comments an item page shows: the first page, or, for readers without
+ * JavaScript following "Show more comments", the page after a position
+ * (`?comments=after-<cursor>`). A link the server did not write shows the
+ * first page with a notice, answered 400 (docs/decisions/015-comment-pages.md).
+ */
+type CommentsView =
+  | { page: "first" }
+  | { page: "after"; after: CommentPosition }
+  | { page: "broken" };
+
+const commentsParameter = "comments";
+/** The id of an item page's comments, which the links between pages lead to. */
+const commentsAnchor = "comments";
+const brokenLinkNotice =
+  "That link to more comments does not lead anywhere. Here are the comments from the start.";
+
+function commentsViewOf(value: unknown): CommentsView {
+  if (value === undefined) return { page: "first" };
+  if (typeof value !== "string" || !value.startsWith("after-")) return { page: "broken" };
+  const after = decodeCommentCursor(value.slice("after-".length));
+  return after ? { page: "after", after } : { page: "broken" };
+}
+
+const laterCommentsHref = (itemPath: string, next: string) =>
+  `${itemPath}?${commentsParameter}=after-${next}#${commentsAnchor}`;
+
 /** JSON for a <script>: nothing in it can close the element. */
 const scriptJson = (value: unknown) =>
   JSON.stringify(value)
@@ -124,7 +152,11 @@ export async function engagementPages(
     for (const pagePath of pagesShowing.get(topic) ?? []) rendered.delete(pagePath);
   });
 
-  async function render(pagePath: string, template: Template): Promise<Rendered> {
+  async function render(
+    pagePath: string,
+    template: Template,
+    view: CommentsView = { page: "first" },
+  ): Promise<Rendered> {
     const { kind } = template;
     const items = [...template.titles.keys()];
     const counts = new Map(
@@ -132,11 +164,17 @@ export async function engagementPages(
     );
     const comments = new Map(
       kind === "science"
-        ? await Promise.all(items.map(async (id) => [id, await reads.commentList(id)] as const))
+        ? await Promise.all(items.map(async (id) => [id, await reads.commentPage(id)] as const))
         : [],
     );
+    // An item page asked for a later page of its comments shows that page; the
+    // rest (counts, JSON-LD) stays as on the first.
+    const shownComments = new Map(comments);
+    if (view.page === "after") {
+      for (const id of items) shownComments.set(id, await reads.commentPageAfter(id, view.after));
+    }
     const engagementOf = (id: string) => {
-      const list = comments.get(id);
+      const page = comments.get(id);
       const reactions = Object.values(counts.get(id) ?? {}).reduce((a, b) => a + b, 0);
       return {
         interactionStatistic: {
@@ -144,10 +182,10 @@ export async function engagementPages(
           interactionType: "https://schema.org/LikeAction",
           userInteractionCount: reactions,
         },
-        ...(list
+        ...(page
           ? {
-              commentCount: list.length,
-              comment: list.map((comment) => ({
+              commentCount: page.total,
+              comment: page.comments.map((comment) => ({
                 "@type": "Comment",
                 text: comment.content,
                 dateCreated: comment.createdAt,
@@ -184,18 +222,25 @@ export async function engagementPages(
         const count = counts.get(piece.itemId);
         if (!count) return "";
         if (piece.part === "summary") {
-          const list = comments.get(piece.itemId);
+          const page = comments.get(piece.itemId);
           return renderToStaticMarkup(
             createElement(EngagementSummary, {
               counts: count,
-              comments: list ? list.length : null,
+              comments: page ? page.total : null,
             }),
           );
         }
+        const page = shownComments.get(piece.itemId);
+        const itemPath = `/${kind}/${piece.itemId}`;
         return renderToStaticMarkup(
           createElement(StaticComments, {
-            comments: comments.get(piece.itemId) ?? [],
+            comments: page?.comments ?? [],
+            total: page?.total ?? 0,
             heading: template.single ? "h3" : "h4",
+            ...(template.single ? { id: commentsAnchor } : {}),
+            moreHref: page?.next ? laterCommentsHref(itemPath, page.next) : null,
+            firstHref: view.page === "after" ? `${itemPath}#${commentsAnchor}` : null,
+            notice: view.page === "broken" ? brokenLinkNotice : null,
           }),
         );
       })
@@ -223,7 +268,16 @@ export async function engagementPages(
   async function serve(request: FastifyRequest, reply: FastifyReply, pagePath: string) {
     const template = templates.get(pagePath);
     if (!template) return reply.callNotFound();
-    const current = await page(pagePath, template);
+    const view =
+      template.single && template.kind === "science"
+        ? commentsViewOf((request.query as Record<string, unknown>)[commentsParameter])
+        : ({ page: "first" } as const);
+    // Only the first page is kept; a later one is made for its request.
+    const current =
+      view.page === "first"
+        ? await page(pagePath, template)
+        : await render(pagePath, template, view);
+    if (view.page === "broken") reply.code(400);
     reply
       .header("cache-control", "public, max-age=0, must-revalidate")
       .type("text/html; charset=utf-8");

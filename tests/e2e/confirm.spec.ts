@@ -3,9 +3,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { formTokenFor } from "../support/newsletter.ts";
 import { freePort } from "../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
-import { confirmationLink, formTokenFor } from "./support/newsletter.ts";
+import { confirmationLink } from "./support/newsletter.ts";
 
 /*
  * The confirmation link as a reader meets it: subscribed through the API, the
@@ -33,7 +34,7 @@ test("the mailed link confirms only when the reader presses Confirm, and only on
 }, testInfo) => {
   const email = `joining-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
   const subscribed = await request.post(`${server.url}/api/subscribers`, {
-    data: { email, formToken: formTokenFor(dataDir) },
+    data: { email, formToken: formTokenFor({ DATA_DIR: dataDir }) },
     headers: { Origin: server.url },
   });
   expect(subscribed.status()).toBe(202);
@@ -52,7 +53,7 @@ test("the mailed link confirms only when the reader presses Confirm, and only on
 test("opening the link alone confirms nothing", async ({ page, request }, testInfo) => {
   const email = `scanner-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
   await request.post(`${server.url}/api/subscribers`, {
-    data: { email, formToken: formTokenFor(dataDir) },
+    data: { email, formToken: formTokenFor({ DATA_DIR: dataDir }) },
     headers: { Origin: server.url },
   });
   const link = await confirmationLink(dataDir, email);

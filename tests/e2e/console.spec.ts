@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { freePort } from "../support/postgres.ts";
 import {
   generousLimits,
@@ -12,6 +12,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
 /*
@@ -188,7 +189,7 @@ test("a signed-out browser is sent to sign in; the pages are not for search engi
 
 test("the command line's link signs in once; comments arrive live and a deletion reaches a reader's page", async ({
   page,
-  browser,
+  visitor,
 }) => {
   const link = cliLink();
   expect(link).toMatch(new RegExp(`^${site}/admin/sign-in#token=[\\w-]{43}$`));
@@ -200,20 +201,17 @@ test("the command line's link signs in once; comments arrive live and a deletion
   });
 
   // The same link in another browser is refused.
-  const other = await browser.newContext();
-  const second = await other.newPage();
+  const second = await visitor();
   await second.goto(link);
   await second.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(second.getByText("This sign-in link has already been used")).toBeVisible();
-  await other.close();
 
   await page.getByRole("link", { name: "Comments" }).click();
   await expect(page.getByRole("heading", { name: "Comments", level: 1 })).toBeVisible();
   await expect(page.getByText("Live: new comments appear here")).toBeVisible();
 
   // A reader has the Wi-Fi post open.
-  const readerContext = await browser.newContext();
-  const reader = await readerContext.newPage();
+  const reader = await visitor();
   await reader.goto(`${site}/science`);
   await islandsHydrated(reader);
   const wifi = reader.getByRole("button", { name: /How does Wi-Fi carry data/ });
@@ -235,7 +233,6 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(page.getByText("Comment deleted")).toBeVisible();
   await expect(page.getByRole("article", { name: "Comment by Nadia" })).toHaveCount(0);
   await expect(reader.getByText(text)).toHaveCount(0, { timeout: 15_000 });
-  await readerContext.close();
 
   // Search by name.
   await page.getByLabel("Search text or name").fill("Meera");

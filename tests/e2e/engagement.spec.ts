@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, expect, type Page, type Request, test } from "@playwright/test";
+import type { Page, Request } from "@playwright/test";
+import { expect, test } from "./support/fixtures.ts";
 import { newsletterHydrated } from "./support/islands.ts";
 
 // Both viewport projects run against one server and database: each project uses its
@@ -25,14 +26,6 @@ const items = {
 // The PostgreSQL project has a database of its own.
 const itemsFor = (projectName: string) =>
   projectName === "postgres" ? items.desktop : items[projectName as keyof typeof items];
-
-async function visitor(browser: Browser, name?: string) {
-  const context = await browser.newContext();
-  if (name) {
-    await context.addInitScript((value) => localStorage.setItem("ewe:display-name", value), name);
-  }
-  return context.newPage();
-}
 
 async function openItem(page: Page, path: string, button: RegExp) {
   await page.goto(path);
@@ -74,10 +67,10 @@ test.describe("newsletter", () => {
 
 test.describe("reactions", () => {
   test("the name prompt comes first and the click is not replayed", async ({
-    browser,
+    visitor,
   }, testInfo) => {
     const { story, storyButton } = itemsFor(testInfo.project.name);
-    const page = await visitor(browser);
+    const page = await visitor();
     await openItem(page, "/mythology", storyButton);
     await expect(reaction(page, story, "Like")).toBeVisible();
     const before = await count(page, story, "Like");
@@ -102,14 +95,13 @@ test.describe("reactions", () => {
     await reaction(page, story, "Like").click();
     await expect(reaction(page, story, "Like")).toHaveAttribute("aria-pressed", "false");
     expect(await count(page, story, "Like")).toBe(before);
-    await page.context().close();
   });
 
-  test("one visitor's reaction reaches another within a second", async ({ browser }, testInfo) => {
+  test("one visitor's reaction reaches another live", async ({ visitor }, testInfo) => {
     test.slow(); // two browsers at once
     const { story, storyButton } = itemsFor(testInfo.project.name);
-    const asha = await visitor(browser, "Asha");
-    const ben = await visitor(browser, "Ben");
+    const asha = await visitor("Asha");
+    const ben = await visitor("Ben");
     await openItem(asha, "/mythology", storyButton);
     await openItem(ben, "/mythology", storyButton);
     await expect(reaction(ben, story, "Idea")).toBeVisible();
@@ -117,13 +109,11 @@ test.describe("reactions", () => {
 
     await reaction(asha, story, "Idea").click();
     await expect(reaction(asha, story, "Idea")).toHaveAttribute("aria-pressed", "true");
-    await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before + 1}`, { timeout: 1_000 });
+    await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before + 1}`);
     await expect(reaction(ben, story, "Idea")).toHaveAttribute("aria-pressed", "false");
 
     await reaction(asha, story, "Idea").click();
-    await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before}`, { timeout: 1_000 });
-    await asha.context().close();
-    await ben.context().close();
+    await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${before}`);
   });
 });
 
@@ -131,12 +121,12 @@ test.describe("live deltas", () => {
   const itemReads = /\/api\/items\/science\/[^/]+\/(comments|reactions)$/;
 
   test("another reader's comment and reaction arrive without a request", async ({
-    browser,
+    visitor,
   }, testInfo) => {
     test.slow(); // two browsers at once
     const { livePost, livePostButton } = itemsFor(testInfo.project.name);
-    const writer = await visitor(browser, "Asha");
-    const reader = await visitor(browser, "Ben");
+    const writer = await visitor("Asha");
+    const reader = await visitor("Ben");
     const reads: string[] = [];
     let pending = 0;
     reader.on("request", (request) => {
@@ -166,16 +156,14 @@ test.describe("live deltas", () => {
     await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
     await expect(reaction(reader, livePost, "Like")).toHaveText(`Like ${likesBefore + 1}`);
     expect(reads.length).toBe(readsBefore);
-    await writer.context().close();
-    await reader.context().close();
   });
 
   test("a comment written while the reader's stream is opening still shows", async ({
-    browser,
+    visitor,
   }, testInfo) => {
     test.slow(); // two browsers at once
     const { livePost, livePostButton } = itemsFor(testInfo.project.name);
-    const reader = await visitor(browser, "Chitra");
+    const reader = await visitor("Chitra");
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -188,7 +176,7 @@ test.describe("live deltas", () => {
     await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
 
     const text = `While opening ${testInfo.project.name} ${Date.now()}`;
-    const writer = await visitor(browser, "Dev");
+    const writer = await visitor("Dev");
     await openItem(writer, "/science", livePostButton);
     await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
     await writer.getByRole("button", { name: "Post comment" }).click();
@@ -196,19 +184,17 @@ test.describe("live deltas", () => {
 
     release();
     await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
-    await writer.context().close();
-    await reader.context().close();
   });
 });
 
 test.describe("comments", () => {
   test("post, edit and delete travel live; only the author may change them", async ({
-    browser,
+    visitor,
   }, testInfo) => {
     test.slow(); // two browsers at once
     const { post, postButton } = itemsFor(testInfo.project.name);
-    const author = await visitor(browser, "Kiran");
-    const impostor = await visitor(browser, "Kiran");
+    const author = await visitor("Kiran");
+    const impostor = await visitor("Kiran");
     await openItem(author, "/science", postButton);
     await openItem(impostor, "/science", postButton);
     const text = `Surfactants ${testInfo.project.name} ${Date.now()}`;
@@ -226,7 +212,7 @@ test.describe("comments", () => {
     );
 
     const theirs = impostor.locator(`#${post} li`, { hasText: text });
-    await expect(theirs).toBeVisible({ timeout: 1_000 });
+    await expect(theirs).toBeVisible();
     await expect(theirs).toContainText("Kiran");
     await expect(theirs.getByRole("button", { name: "Edit" })).toHaveCount(0);
     await expect(theirs.getByRole("button", { name: "Delete" })).toHaveCount(0);
@@ -239,25 +225,19 @@ test.describe("comments", () => {
     await edit.fill(`${text} (edited)`);
     await author.getByRole("button", { name: "Update" }).click();
     await expect(author.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible();
-    await expect(impostor.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible({
-      timeout: 1_000,
-    });
+    await expect(impostor.locator(`#${post} li`, { hasText: `${text} (edited)` })).toBeVisible();
 
     await author
       .locator(`#${post} li`, { hasText: text })
       .getByRole("button", { name: "Delete" })
       .click();
     await expect(author.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
-    await expect(impostor.locator(`#${post} li`, { hasText: text })).toHaveCount(0, {
-      timeout: 1_000,
-    });
-    await author.context().close();
-    await impostor.context().close();
+    await expect(impostor.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
   });
 
-  test("markup in a comment is shown as text", async ({ browser }, testInfo) => {
+  test("markup in a comment is shown as text", async ({ visitor }, testInfo) => {
     const { post, postButton } = itemsFor(testInfo.project.name);
-    const page = await visitor(browser, "<b>Mallory</b>");
+    const page = await visitor("<b>Mallory</b>");
     await openItem(page, "/science", postButton);
     const payload = `<img src=x onerror="window.__owned=1"> ${Date.now()}`;
     await page.getByRole("textbox", { name: "Write a comment" }).fill(payload);
@@ -268,12 +248,11 @@ test.describe("comments", () => {
     await expect(row.locator("img")).toHaveCount(0);
     expect(await page.evaluate(() => (window as { __owned?: number }).__owned)).toBeUndefined();
     await row.getByRole("button", { name: "Delete" }).click();
-    await page.context().close();
   });
 
-  test("without a name the form is replaced by a prompt", async ({ browser }, testInfo) => {
+  test("without a name the form is replaced by a prompt", async ({ visitor }, testInfo) => {
     const { postButton } = itemsFor(testInfo.project.name);
-    const page = await visitor(browser);
+    const page = await visitor();
     await openItem(page, "/science", postButton);
     await expect(page.getByRole("textbox", { name: "Write a comment" })).toHaveCount(0);
     await page.getByRole("button", { name: "Add a comment" }).click();
@@ -289,12 +268,11 @@ test.describe("comments", () => {
       (violation) => violation.impact === "serious" || violation.impact === "critical",
     );
     expect(open.map((violation) => violation.id)).toEqual([]);
-    await page.context().close();
   });
 
-  test("a rate-limited reader is asked to slow down", async ({ browser, baseURL }, testInfo) => {
+  test("a rate-limited reader is asked to slow down", async ({ visitor, baseURL }, testInfo) => {
     const { story, storyButton } = itemsFor(testInfo.project.name);
-    const page = await visitor(browser, "Hasty");
+    const page = await visitor("Hasty");
     await openItem(page, "/mythology", storyButton);
     await expect(reaction(page, story, "Love")).toBeVisible();
     // Use up this visitor's write allowance through the API, with the page's own cookie.
@@ -311,6 +289,5 @@ test.describe("comments", () => {
     await reaction(page, story, "Love").click();
     await expect(page.getByRole("alert")).toContainText("please slow down", { ignoreCase: true });
     expect(await count(page, story, "Love")).toBe(before);
-    await page.context().close();
   });
 });

@@ -95,7 +95,14 @@ test.describe("with JavaScript off", () => {
     await expect(page.getByRole("heading", { name: "One more step" })).toBeVisible();
     if (Date.now() - pressed < 1500) {
       await page.getByRole("main").getByRole("button", { name: "Subscribe" }).click();
-      await expect(page).toHaveURL(/\/newsletter\/too-fast$/);
+      await expect(page).toHaveURL(/\/newsletter\/(too-fast|thanks)$/);
+      if (page.url().endsWith("/thanks")) {
+        // On a loaded machine the click itself can land after the 2 s: then
+        // the server was right to take it, and must have waited them out.
+        expect(Date.now() - pressed).toBeGreaterThanOrEqual(2000);
+        await expect(page.getByRole("status")).toHaveText(/Check your inbox/);
+        return;
+      }
       await page.goto(continueUrl);
     }
     // The server counts 2 s from the first press; wait for that moment to have passed.

@@ -1,7 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
+import { expect, test } from "./support/fixtures.ts";
 
 /*
  * Every item's own page, the feeds, the sitemap and the share images, as the
@@ -280,12 +281,6 @@ const engagedItems = {
 const engagedFor = (project: string) =>
   engagedItems[project as keyof typeof engagedItems] ?? engagedItems.desktop;
 
-async function reader(browser: Browser, name: string) {
-  const context = await browser.newContext();
-  await context.addInitScript((value) => localStorage.setItem("ewe:display-name", value), name);
-  return context.newPage();
-}
-
 /** An item page's discussion hydrates once seen. */
 async function discussion(page: Page) {
   const section = page.getByRole("region", { name: /^Reactions/ });
@@ -303,13 +298,13 @@ const likes = async (scope: ReturnType<Page["locator"]>) =>
 
 test.describe("an item's reactions and comments on its own page", () => {
   test("a reaction on the item's page is the card's, live, and both pages say so when served", async ({
-    browser,
+    visitor,
     request,
   }, testInfo) => {
     test.slow(); // two browsers at once
     const { story, storyCard } = engagedFor(testInfo.project.name);
-    const onItem = await reader(browser, "Asha");
-    const onList = await reader(browser, "Ben");
+    const onItem = await visitor("Asha");
+    const onList = await visitor("Ben");
     await onItem.goto(`/mythology/${story}`);
     const panel = await discussion(onItem);
     await onList.goto("/mythology");
@@ -333,23 +328,21 @@ test.describe("an item's reactions and comments on its own page", () => {
     const cardHtml = listHtml.slice(listHtml.indexOf(`data-card="${story}"`));
     expect(summary(itemHtml)).toMatch(/\d+ reactions?/);
     expect(summary(itemHtml)).toBe(summary(cardHtml));
-    await onItem.context().close();
-    await onList.context().close();
   });
 
   test("a comment on the list page reaches the item's page, and is served with it", async ({
-    browser,
+    visitor,
     request,
   }, testInfo) => {
     test.slow();
     const { post } = engagedFor(testInfo.project.name);
-    const onItem = await reader(browser, "Chitra");
+    const onItem = await visitor("Chitra");
     await onItem.goto(`/science/${post}`);
     const panel = await discussion(onItem);
     await expect(panel.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
     await expect(panel.locator('[data-live="true"]')).toBeAttached();
 
-    const writer = await reader(browser, "Dev");
+    const writer = await visitor("Dev");
     await writer.goto(`/science#${post}`);
     const text = `Same on both pages ${testInfo.project.name} ${Date.now()}`;
     const box = writer.locator(`#${post}`).getByRole("textbox", { name: "Write a comment" });
@@ -359,8 +352,6 @@ test.describe("an item's reactions and comments on its own page", () => {
     await expect(panel.getByRole("listitem").filter({ hasText: text })).toBeVisible();
     // Without JavaScript, the item's page is served with it too.
     expect(await (await request.get(`/science/${post}`)).text()).toContain(text);
-    await onItem.context().close();
-    await writer.context().close();
   });
 });
 

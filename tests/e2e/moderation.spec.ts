@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 
 /*
  * What a reader sees of moderation and the spam defences
@@ -57,9 +58,8 @@ async function owner(site: Site, ...argv: string[]): Promise<string> {
 const post = { id: "pressure-cooker", button: /pressure cooker cook faster/i };
 
 /** A new visitor (a browser of its own) with the post open. */
-async function newReader(browser: Browser, site: Site): Promise<Page> {
-  const context = await browser.newContext({ baseURL: site.url });
-  const page = await context.newPage();
+async function newReader(visitor: OpenVisitor, site: Site): Promise<Page> {
+  const page = await visitor({ baseURL: site.url });
   await page.goto("/science");
   const toggle = page.getByRole("button", { name: post.button }).first();
   await toggle.click();
@@ -106,7 +106,7 @@ test.describe("with the default defences", () => {
   });
 
   test("junk leaves nothing for other readers; ordinary comments are published at once", async ({
-    browser,
+    visitor,
   }) => {
     // 66 visitors, each pausing 3 s as a person would: a few at a time.
     test.setTimeout(1_200_000);
@@ -119,7 +119,7 @@ test.describe("with the default defences", () => {
     async function worker() {
       while (next < posted.length) {
         const entry = posted[next++]!;
-        const page = await newReader(browser, site);
+        const page = await newReader(visitor, site);
         await giveName(page, `Visitor ${next}`);
         // The scripted person reads for three seconds before typing.
         await page.waitForTimeout(3_000);
@@ -131,13 +131,14 @@ test.describe("with the default defences", () => {
           refused: (await refusal(page).count()) > 0 ? await refusal(page).textContent() : null,
         });
         if (!entry.junk) await expect(mine.getByText("Awaiting approval")).toHaveCount(0);
+        // Closed at once: 66 browsers must not pile up until the test ends.
         await page.context().close();
       }
     }
     await Promise.all([worker(), worker(), worker()]);
 
     expect(outcomes.filter((o) => !o.junk && o.refused !== null)).toEqual([]);
-    const reader = await newReader(browser, site);
+    const reader = await newReader(visitor, site);
     const list = item(reader).locator("li");
     await expect(list).toHaveCount(ordinaryComments.length);
     for (const { text } of junkComments) {
@@ -148,13 +149,12 @@ test.describe("with the default defences", () => {
     expect(html).toContain(
       "Thanks for sharing! My son (12) asked me this exact question yesterday.",
     );
-    await reader.context().close();
   });
 
   test("a reader who trips a defence is told why, in the form, and nothing is posted", async ({
-    browser,
+    visitor,
   }) => {
-    const page = await newReader(browser, site);
+    const page = await newReader(visitor, site);
     await giveName(page, "Nisha");
     await write(page, "Sources: https://a.example/1 https://b.example/2 https://c.example/3");
     await expect(refusal(page)).toHaveText(/at most 2 links; this one has 3/);
@@ -167,24 +167,22 @@ test.describe("with the default defences", () => {
       item(page).locator("li", { hasText: "Only https://en.wikipedia.org" }),
     ).toBeVisible();
     await expect(refusal(page)).toHaveCount(0);
-    await page.context().close();
   });
 
-  test("the owner's name cannot be borrowed, in any spelling", async ({ browser }) => {
-    const page = await newReader(browser, site);
+  test("the owner's name cannot be borrowed, in any spelling", async ({ visitor }) => {
+    const page = await newReader(visitor, site);
     await giveName(page, "R4vi KUMAR");
     await write(page, "Official announcement: free gifts");
     await expect(refusal(page)).toHaveText(/site owner's name/);
     await expect(item(page).locator("li", { hasText: "Official announcement" })).toHaveCount(0);
-    await page.context().close();
   });
 
   test("two readers of one name get different avatars, on the page and in its HTML", async ({
-    browser,
+    visitor,
   }) => {
     const avatars: string[] = [];
     for (const text of ["Same name, first browser", "Same name, second browser"]) {
-      const page = await newReader(browser, site);
+      const page = await newReader(visitor, site);
       await giveName(page, "Sam");
       await write(page, text);
       const row = item(page).locator("li", { hasText: text });
@@ -192,15 +190,13 @@ test.describe("with the default defences", () => {
       const avatar = row.locator("svg.comment-avatar");
       await expect(avatar).toBeVisible();
       avatars.push((await avatar.getAttribute("data-avatar")) ?? "");
-      await page.context().close();
     }
     expect(avatars[0]).toMatch(/^[0-9a-f]{16}$/);
     expect(avatars[1]).toMatch(/^[0-9a-f]{16}$/);
     expect(avatars[0]).not.toBe(avatars[1]);
-    const reader = await newReader(browser, site);
+    const reader = await newReader(visitor, site);
     const html = await (await reader.request.get("/science")).text();
     for (const seed of avatars) expect(html).toContain(`data-avatar="${seed}"`);
-    await reader.context().close();
   });
 });
 
@@ -216,10 +212,10 @@ test.describe("with MODERATION=all", () => {
   });
 
   test("a held comment is its writer's alone until approved, then reaches everyone live", async ({
-    browser,
+    visitor,
   }) => {
-    const writer = await newReader(browser, site);
-    const other = await newReader(browser, site);
+    const writer = await newReader(visitor, site);
+    const other = await newReader(visitor, site);
     await giveName(writer, "Asha");
     const text = `Does altitude change this? ${Date.now()}`;
     const sent = writer.waitForResponse((response) => response.request().method() === "POST");
@@ -260,7 +256,5 @@ test.describe("with MODERATION=all", () => {
     await owner(site, "visitor", "ban", "--comment", String(comment.id));
     await write(writer, "One more thing");
     await expect(refusal(writer)).toHaveText(/not accepted at the moment/);
-    await writer.context().close();
-    await other.context().close();
   });
 });

@@ -3,13 +3,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test } from "@playwright/test";
+import { fakeBuiltSite } from "../support/built-site.ts";
 import { freePort } from "../support/postgres.ts";
-import {
-  fixtureClientRoot,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
+import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { expect, test } from "./support/fixtures.ts";
 import { linkFromOutbox } from "./support/newsletter.ts";
 
 /*
@@ -32,7 +29,7 @@ test.beforeAll(async () => {
       PORT: String(port),
       SITE_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
-      CLIENT_ROOT: fixtureClientRoot(),
+      CLIENT_ROOT: fakeBuiltSite(),
       OWNER_EMAIL: owner,
       MAIL_RATE_PER_MINUTE: "0",
     },
@@ -53,7 +50,7 @@ function deleteLink(marker: string): Promise<string> {
 }
 
 test("the owner deletes a comment from the mail's link with JavaScript off, once", async ({
-  browser,
+  visitor,
   page,
   request,
 }, testInfo) => {
@@ -75,15 +72,10 @@ test("the owner deletes a comment from the mail's link with JavaScript off, once
   await expect(page.getByRole("heading", { name: "Delete this comment?" })).toBeVisible();
   await expect(page.getByText(`<b>${marker}</b> cheap watches`)).toBeVisible();
   // axe runs as a script in the page: the same page, opened where scripts run.
-  const scripted = await browser.newContext({ javaScriptEnabled: true });
-  try {
-    const checked = await scripted.newPage();
-    await checked.goto(link);
-    const results = await new AxeBuilder({ page: checked }).analyze();
-    expect(results.violations.map((violation) => violation.id)).toEqual([]);
-  } finally {
-    await scripted.close();
-  }
+  const checked = await visitor({ javaScriptEnabled: true });
+  await checked.goto(link);
+  const results = await new AxeBuilder({ page: checked }).analyze();
+  expect(results.violations.map((violation) => violation.id)).toEqual([]);
   expect(await stillThere()).toBe(true);
 
   await page.getByRole("button", { name: "Delete the comment" }).click();

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
+import { formTokenFor } from "../support/newsletter.ts";
 import { freePort } from "../support/postgres.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
-import { confirmationLink, formTokenFor } from "./support/newsletter.ts";
+import { confirmationLink } from "./support/newsletter.ts";
 
 /*
  * The unsubscribe link as a reader meets it: the owner exports the subscribers
@@ -59,7 +60,7 @@ test("the link from the export unsubscribes once the reader confirms, and says s
 }, testInfo) => {
   const email = `leaving-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
   const subscribed = await request.post(`${server.url}/api/subscribers`, {
-    data: { email, formToken: formTokenFor(dataDir) },
+    data: { email, formToken: formTokenFor({ DATA_DIR: dataDir }) },
     headers: { Origin: server.url },
   });
   expect(subscribed.status()).toBe(202);

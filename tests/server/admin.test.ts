@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
-import { EventStream } from "./support/sse-client.ts";
 import {
   backends,
   freshItem,

@@ -16,7 +16,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("starts empty", async () => {
     const response = await t.visitor().get(`/api/items/science/${freshItem("science")}/comments`);
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ comments: [] });
+    expect(json(response)).toEqual({ comments: [], next: null, total: 0 });
   });
 
   it("adds a comment with 201, trimmed, with UTC timestamps and no private data", async () => {
@@ -34,10 +34,12 @@ describe.each(backends)("comments on %s", (backend) => {
       mine: true,
       avatar: expect.stringMatching(/^[0-9a-f]{16}$/),
       awaitingApproval: false,
+      byOwner: false,
     });
     expect(Object.keys(comment).sort()).toEqual([
       "avatar",
       "awaitingApproval",
+      "byOwner",
       "content",
       "createdAt",
       "id",

@@ -37,7 +37,7 @@ describe.each(backends)("concurrent writes on %s", (backend) => {
         }),
       ),
     );
-    expect(responses.every((response) => response.statusCode === 201)).toBe(true);
+    expect(responses.filter((r) => r.statusCode !== 201).map((r) => r.body)).toEqual([]);
     expect(new Set(responses.map((response) => response.headers["set-cookie"])).size).toBe(500);
     expect(json(await t.visitor().get("/api/items/science/wifi/reactions")).counts).toEqual({
       like: 125,
@@ -53,7 +53,7 @@ describe.each(backends)("concurrent writes on %s", (backend) => {
     const removed = await Promise.all(
       visitors.map((v) => v.delete("/api/items/science/soap/reactions/love")),
     );
-    expect(removed.every((response) => response.statusCode === 200)).toBe(true);
+    expect(removed.filter((r) => r.statusCode !== 200).map((r) => r.body)).toEqual([]);
     expect(json(await t.visitor().get("/api/items/science/soap/reactions")).counts.love).toBe(0);
   });
 });

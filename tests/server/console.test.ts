@@ -6,6 +6,7 @@ import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
+import { linkToken, Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -27,52 +28,6 @@ function manualClock() {
 
 const minute = 60 * 1000;
 const hour = 60 * minute;
-
-function linkToken(stdout: string): string {
-  const match = /\/admin\/sign-in#token=([A-Za-z0-9_-]{43})\n$/.exec(stdout);
-  if (!match?.[1]) throw new Error(`no sign-in link in: ${stdout}`);
-  return match[1];
-}
-
-/** The owner's browser: keeps the session cookie and sends same-origin requests. */
-class Owner {
-  cookie: string | undefined;
-  readonly #t: TestApp;
-  constructor(t: TestApp) {
-    this.#t = t;
-  }
-  async request(
-    method: InjectOptions["method"],
-    url: string,
-    body?: Record<string, unknown>,
-    headers: Record<string, string> = {},
-  ): Promise<LightMyRequestResponse> {
-    const response = await this.#t.app.inject({
-      method,
-      url,
-      headers: {
-        origin: siteUrl,
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { payload: body }),
-    });
-    const set = response.cookies.find((c) => c.name.endsWith("ewe_owner"));
-    if (set) this.cookie = set.value ? `${set.name}=${set.value}` : undefined;
-    return response;
-  }
-  get = (url: string) => this.request("GET", url);
-  post = (url: string, body?: Record<string, unknown>) => this.request("POST", url, body ?? {});
-  delete = (url: string) => this.request("DELETE", url);
-
-  /** `npm run admin -- login`, then the page's "Sign in" button. */
-  async signIn(): Promise<LightMyRequestResponse> {
-    const login = await admin(adminEnv(this.#t), "login");
-    expect(login.code).toBe(0);
-    return this.post("/api/admin/sign-in", { token: linkToken(login.stdout) });
-  }
-}
-
 describe.each(backends)("the owner's console on %s", (backend) => {
   let t: TestApp;
   let editionsDir: string;

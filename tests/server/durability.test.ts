@@ -5,16 +5,18 @@ import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { openStore } from "../../server/db/store.ts";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { formTokenFor } from "../support/newsletter.ts";
 import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
 import {
-  fixtureClientRoot,
   generousLimits,
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { httpVisitor } from "../support/visitor.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin } from "./support/admin.ts";
-import { formTokenFor, HttpVisitor, waitFor } from "./support/http-visitor.ts";
-import { EventStream } from "./support/sse-client.ts";
 import { backends } from "./support/test-app.ts";
 
 type Acknowledged = {
@@ -39,16 +41,16 @@ async function burstOfWrites(
   const acknowledged: Acknowledged = { comments: [], emails: [], reactions: 0, interrupted: 0 };
   let total = 0;
   const writer = async (w: number) => {
-    const author = new HttpVisitor();
+    const author = httpVisitor(url);
     for (let i = 0; ; i += 1) {
       const content = `burst ${w}-${i}`;
       const email = `burst-${w}-${i}@example.com`;
       let status: number;
       try {
-        if (i % 3 === 0) status = (await author.comment(url, "wifi", content)).status;
+        if (i % 3 === 0) status = (await author.comment("wifi", content)).statusCode;
         else if (i % 3 === 1)
-          status = (await new HttpVisitor().subscribe(url, email, formToken())).status;
-        else status = (await new HttpVisitor().react(url, "mythology", "garuda", "like")).status;
+          status = (await httpVisitor(url).subscribe(email, formToken())).statusCode;
+        else status = (await httpVisitor(url).react("mythology", "garuda", "like")).statusCode;
       } catch (error) {
         // The server is gone: this write was not acknowledged.
         if ((error as { cause?: { code?: string } }).cause?.code !== "ECONNREFUSED") {
@@ -79,7 +81,7 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
       backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-durability-"));
     const env = {
-      CLIENT_ROOT: fixtureClientRoot(),
+      CLIENT_ROOT: fakeBuiltSite(),
       DATA_DIR: dataDir,
       ...generousLimits,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
@@ -106,19 +108,24 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
 
       const second = await startServerProcess({ env });
       servers.push(second);
-      const reader = new HttpVisitor();
-      const comments = (await reader.request(second.url, "GET", "/api/items/science/wifi/comments"))
-        .json.comments as { content: string }[];
-      const stored = new Set(comments.map((comment) => comment.content));
+      const reader = httpVisitor(second.url);
+      // Every page of them (docs/decisions/015-comment-pages.md).
+      const stored = new Set<string>();
+      let after: string | null = "";
+      while (after !== null) {
+        const page: { comments: { content: string }[]; next: string | null } = (
+          await reader.get(
+            `/api/items/science/wifi/comments?limit=100${after ? `&after=${after}` : ""}`,
+          )
+        ).json();
+        for (const comment of page.comments) stored.add(comment.content);
+        after = page.next;
+      }
       expect(acknowledged.comments.filter((content) => !stored.has(content))).toEqual([]);
 
-      const reactions = await reader.request(
-        second.url,
-        "GET",
-        "/api/items/mythology/garuda/reactions",
-      );
+      const reactions = await reader.get("/api/items/mythology/garuda/reactions");
       // A write can commit and lose its answer to the kill, so there may be more, never fewer.
-      expect(reactions.json.counts.like).toBeGreaterThanOrEqual(acknowledged.reactions);
+      expect(reactions.json().counts.like).toBeGreaterThanOrEqual(acknowledged.reactions);
 
       // Acknowledged subscriptions are pending, each with its confirmation mail queued.
       const listed = await admin(
@@ -175,7 +182,7 @@ describe("a PostgreSQL restart under a running server", () => {
     try {
       server = await startServerProcess({
         env: {
-          CLIENT_ROOT: fixtureClientRoot(),
+          CLIENT_ROOT: fakeBuiltSite(),
           DATA_DIR: restartDir,
           DATABASE_URL: await createDatabase(postgres.url),
           ...generousLimits,
@@ -186,8 +193,8 @@ describe("a PostgreSQL restart under a running server", () => {
         const response = await fetch(`${url}/readyz`);
         return { code: response.status, body: await response.json() };
       };
-      const alex = new HttpVisitor();
-      expect((await alex.comment(url, "wifi", "before the restart")).status).toBe(201);
+      const alex = httpVisitor(url);
+      expect((await alex.comment("wifi", "before the restart")).statusCode).toBe(201);
       stream.current = new EventStream(url, "science:wifi");
       await stream.current.ready();
 
@@ -199,18 +206,17 @@ describe("a PostgreSQL restart under a running server", () => {
         liveEvents: "reconnecting",
       });
       const whileDown = [
-        await alex.comment(url, "wifi", "while the database is down"),
-        await alex.react(url, "science", "wifi", "idea"),
-        await new HttpVisitor().subscribe(
-          url,
+        await alex.comment("wifi", "while the database is down"),
+        await alex.react("science", "wifi", "idea"),
+        await httpVisitor(url).subscribe(
           "down@example.com",
           formTokenFor({ DATA_DIR: restartDir }),
         ),
-        await alex.request(url, "GET", "/api/items/science/wifi/comments"),
+        await alex.get("/api/items/science/wifi/comments"),
       ];
       for (const answer of whileDown) {
-        expect(answer.status).toBe(503);
-        expect(answer.json).toMatchObject({ error: { code: "service_unavailable" } });
+        expect(answer.statusCode).toBe(503);
+        expect(answer.json()).toMatchObject({ error: { code: "service_unavailable" } });
       }
       // A page opened meanwhile still gets its stream, and hears what comes after.
       stream.late = new EventStream(url, "science:wifi");
@@ -225,8 +231,8 @@ describe("a PostgreSQL restart under a running server", () => {
         },
         { what: "ready again", timeoutMs: 15_000 },
       );
-      expect((await alex.comment(url, "wifi", "after the restart")).status).toBe(201);
-      expect((await alex.react(url, "science", "wifi", "idea")).status).toBe(201);
+      expect((await alex.comment("wifi", "after the restart")).statusCode).toBe(201);
+      expect((await alex.react("science", "wifi", "idea")).statusCode).toBe(201);
       // Delivery is at least once: a stream may also hear of a write committed
       // just before it opened, so look for this one by its text.
       for (const viewer of [stream.current, stream.late]) {
@@ -239,8 +245,8 @@ describe("a PostgreSQL restart under a running server", () => {
       }
       expect((await stream.current.next("reaction")).json.counts.idea).toBe(1);
 
-      const comments = await alex.request(url, "GET", "/api/items/science/wifi/comments");
-      expect(comments.json.comments.map((c: { content: string }) => c.content)).toEqual([
+      const comments = await alex.get("/api/items/science/wifi/comments");
+      expect(comments.json().comments.map((c: { content: string }) => c.content)).toEqual([
         "before the restart",
         "after the restart",
       ]);

@@ -1,23 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "./support/http-visitor.ts";
+import { fragment, fakeSciencePage as sciencePage } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
-import { EventStream } from "./support/sse-client.ts";
 import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * /science and /mythology are served with each card's engagement in the HTML
  * (docs/architecture.md, "Pages"), filled in from the read cache where the
- * build left placeholders. The placeholders below are the ones app/pages/*.astro
- * writes.
+ * build left placeholders (tests/support/built-site.ts).
  */
-const fragment = (target: string, part: string, title?: string) =>
-  `<ewe-fragment data-for="${target}" data-part="${part}"${title === undefined ? "" : ` data-title="${title}"`}></ewe-fragment>`;
-
-const sciencePage = `<!doctype html><html><head>${fragment("science", "jsonld").replace("<ewe-fragment", '<ewe-fragment slot="head"')}</head><body>
-<details><summary>Soap ${fragment("science:soap", "summary", "How does soap clean?")}</summary>
-<div>${fragment("science:soap", "comments")}</div></details>
-<details><summary>Wi-Fi ${fragment("science:wifi", "summary", "Wi-Fi &amp; &quot;you&quot;")}</summary>
-<div>${fragment("science:wifi", "comments")}</div></details></body></html>`;
 
 /** An item's own page: its JSON-LD, written by the build, that the server completes. */
 const soapBase = {

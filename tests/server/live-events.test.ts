@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "./support/http-visitor.ts";
-import { EventStream } from "./support/sse-client.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { waitFor } from "../support/wait-for.ts";
 import {
   backends,
   capturedLogs,

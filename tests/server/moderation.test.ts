@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fakeSciencePage } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { EventStream } from "./support/sse-client.ts";
 import {
   backends,
   freshItem,
@@ -16,12 +17,6 @@ import {
  * list or stream, or the page's HTML) until the owner approves it; approval
  * reaches open pages live; rejection removes it for its writer too.
  */
-
-const fragment = (target: string, part: string, title?: string) =>
-  `<ewe-fragment data-for="${target}" data-part="${part}"${title === undefined ? "" : ` data-title="${title}"`}></ewe-fragment>`;
-const sciencePage = `<!doctype html><html><head></head><body>
-<details><summary>Soap ${fragment("science:soap", "summary", "How does soap clean?")}</summary>
-<div>${fragment("science:soap", "comments")}</div></details></body></html>`;
 
 const listOf = async (visitor: Visitor, postId: string) =>
   json(await visitor.get(`/api/items/science/${postId}/comments`)).comments as {
@@ -43,7 +38,7 @@ describe.each(backends)("moderation on %s", (backend) => {
     beforeAll(async () => {
       t = await startTestApp(backend, {
         env: { MODERATION: "all" },
-        clientFiles: { "science/index.html": sciencePage },
+        clientFiles: { "science/index.html": fakeSciencePage },
       });
       baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
     });

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
-import { EventStream } from "./support/sse-client.ts";
 import { freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 async function listen(t: TestApp) {

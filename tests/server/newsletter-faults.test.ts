@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { fakeBuiltSite } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import {
-  fixtureClientRoot,
   generousLimits,
   type ServerProcess,
   startServerProcess,
@@ -50,7 +50,7 @@ describe.each(backends)("sending an edition through faults on %s", (backend) => 
   it("after kill -9 in the middle of sending and a restart, every recipient has the edition exactly once", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-mail-kill-"));
     const env = {
-      CLIENT_ROOT: fixtureClientRoot(),
+      CLIENT_ROOT: fakeBuiltSite(),
       DATA_DIR: dataDir,
       SITE_URL: siteUrl,
       SMTP_URL: smtp.url,

@@ -11,10 +11,10 @@ import { ConfigError, loadConfig } from "../../server/config.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { loggerOptions } from "../../server/logging.ts";
+import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { EventStream } from "./support/sse-client.ts";
 import {
   backends,
   capturedLogs,

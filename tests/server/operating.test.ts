@@ -3,15 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
 import {
-  fixtureClientRoot,
   generousLimits,
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { httpVisitor } from "../support/visitor.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin } from "./support/admin.ts";
-import { HttpVisitor, waitFor } from "./support/http-visitor.ts";
-import { EventStream } from "./support/sse-client.ts";
 
 /*
  * The owner's commands run in their own process beside a running server on
@@ -21,7 +22,7 @@ import { EventStream } from "./support/sse-client.ts";
 describe("the owner's commands beside a running SQLite server", () => {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-operating-"));
   const dataDir = path.join(scratch, "data");
-  const env = { CLIENT_ROOT: fixtureClientRoot(), DATA_DIR: dataDir, ...generousLimits };
+  const env = { CLIENT_ROOT: fakeBuiltSite(), DATA_DIR: dataDir, ...generousLimits };
   const ownerEnv = { DATA_DIR: dataDir };
   let server: ServerProcess;
 
@@ -34,8 +35,8 @@ describe("the owner's commands beside a running SQLite server", () => {
     const viewer = new EventStream(server.url, "science:soap");
     try {
       await viewer.ready();
-      const { json } = await new HttpVisitor().comment(server.url, "soap", "off-topic advert");
-      const id = json.comment.id;
+      const posted = await httpVisitor(server.url).comment("soap", "off-topic advert");
+      const id = posted.json().comment.id;
       await viewer.next("comment");
 
       expect((await admin(ownerEnv, "comments", "delete", String(id))).code).toBe(0);
@@ -50,10 +51,12 @@ describe("the owner's commands beside a running SQLite server", () => {
   it("does not send a reconnecting client again what its Last-Event-ID says it has seen", async () => {
     const before = new EventStream(server.url, "science:gps-navigation");
     await before.ready();
-    const { json } = await new HttpVisitor().comment(server.url, "gps-navigation", "spam link");
+    const posted = await httpVisitor(server.url).comment("gps-navigation", "spam link");
     const added = await before.next("comment");
     before.close();
-    expect((await admin(ownerEnv, "comments", "delete", String(json.comment.id))).code).toBe(0);
+    expect(
+      (await admin(ownerEnv, "comments", "delete", String(posted.json().comment.id))).code,
+    ).toBe(0);
     // The deletion is the journal's next event. The server polls for other
     // processes' events once a second: this client, which saw the deletion
     // elsewhere, most likely reconnects before that poll.
@@ -75,7 +78,7 @@ describe("the owner's commands beside a running SQLite server", () => {
         },
         { what: "the server to read the deletion" },
       );
-      await new HttpVisitor().comment(server.url, "gps-navigation", "a real question");
+      await httpVisitor(server.url).comment("gps-navigation", "a real question");
       const first = await viewer.next("comment");
       expect(first.json).toMatchObject({
         action: "added",
@@ -87,12 +90,12 @@ describe("the owner's commands beside a running SQLite server", () => {
   });
 
   it("backs up a consistent copy while writes go on", async () => {
-    const writer = new HttpVisitor();
+    const writer = httpVisitor(server.url);
     let writing = true;
     let written = 0;
     const writes = (async () => {
       for (let i = 0; writing; i += 1) {
-        await writer.comment(server.url, "wifi", `steady ${i}`);
+        await writer.comment("wifi", `steady ${i}`);
         written += 1;
       }
     })();
@@ -122,9 +125,9 @@ describe("the owner's commands beside a running SQLite server", () => {
 
   it("restores only once the server is stopped, and the server comes back on the restored data", async () => {
     const out = path.join(scratch, "before-more.sqlite");
-    await new HttpVisitor().comment(server.url, "ironing", "in the backup");
+    await httpVisitor(server.url).comment("ironing", "in the backup");
     expect((await admin(ownerEnv, "backup", "--out", out)).code).toBe(0);
-    await new HttpVisitor().comment(server.url, "ironing", "made after the backup");
+    await httpVisitor(server.url).comment("ironing", "made after the backup");
 
     const refused = await admin(ownerEnv, "restore", "--from", out);
     expect(refused.code).toBe(1);
@@ -133,11 +136,9 @@ describe("the owner's commands beside a running SQLite server", () => {
     expect(await server.stop("SIGTERM")).toEqual({ code: 0, signal: null });
     expect((await admin(ownerEnv, "restore", "--from", out)).code).toBe(0);
     server = await startServerProcess({ env });
-    const { json } = await new HttpVisitor().request(
-      server.url,
-      "GET",
-      "/api/items/science/ironing/comments",
-    );
-    expect(json.comments.map((c: { content: string }) => c.content)).toEqual(["in the backup"]);
+    const read = await httpVisitor(server.url).get("/api/items/science/ironing/comments");
+    expect(read.json().comments.map((c: { content: string }) => c.content)).toEqual([
+      "in the backup",
+    ]);
   });
 });

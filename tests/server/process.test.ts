@@ -5,16 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  fixtureClientRoot,
-  projectRoot,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { formTokenFor } from "../support/newsletter.ts";
+import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { admin, parseExport } from "./support/admin.ts";
-import { formTokenFor } from "./support/http-visitor.ts";
 import { tokenFromOutboxFolder } from "./support/newsletter.ts";
-import { EventStream } from "./support/sse-client.ts";
 
 const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-process-"));
 
@@ -78,7 +74,7 @@ describe("the server process", () => {
 
   it("starts with no settings but its address: SQLite and a cookie secret under ./data", async () => {
     const cwd = scratch();
-    server = await startServerProcess({ env: { CLIENT_ROOT: fixtureClientRoot() }, cwd });
+    server = await startServerProcess({ env: { CLIENT_ROOT: fakeBuiltSite() }, cwd });
     const ready = await fetch(`${server.url}/readyz`);
     expect(await ready.json()).toEqual({
       status: "ready",
@@ -108,7 +104,7 @@ describe("the server process", () => {
         PATH: process.env.PATH ?? "",
         HOST: "127.0.0.1",
         PORT: "0",
-        CLIENT_ROOT: fixtureClientRoot(),
+        CLIENT_ROOT: fakeBuiltSite(),
         DATABASE_URL: "postgres://ewe:start-password@127.0.0.1:1/ewe",
       },
       encoding: "utf8",
@@ -125,7 +121,7 @@ describe("the server process", () => {
   it("on SIGTERM ends the streams, refuses new connections, finishes what is in flight, closes the database and exits 0", async () => {
     const dataDir = scratch();
     server = await startServerProcess({
-      env: { CLIENT_ROOT: fixtureClientRoot(), DATA_DIR: dataDir, LOG_LEVEL: "info" },
+      env: { CLIENT_ROOT: fakeBuiltSite(), DATA_DIR: dataDir, LOG_LEVEL: "info" },
     });
     const { url } = server;
     const stream = new EventStream(url, "science:wifi");
@@ -151,7 +147,14 @@ describe("the server process", () => {
     expect(answered.headers.connection).toBe("close");
     expect(await exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalled).toBeLessThan(10_000);
-    expect(server.logs.at(-1)?.msg).toBe("shut down cleanly");
+    // Nothing is logged after the clean shutdown but the completion of a request
+    // that was already answered (the in-flight post, the ended stream): Node
+    // reports a response finished on its own schedule, which under load can
+    // trail the close by a moment.
+    const messages = server.logs.map((line) => line.msg);
+    const shutDown = messages.lastIndexOf("shut down cleanly");
+    expect(shutDown).toBeGreaterThan(messages.indexOf("shutting down"));
+    expect(messages.slice(shutDown + 1).filter((msg) => msg !== "request completed")).toEqual([]);
 
     // SQLite removes the write-ahead log when the last connection closes cleanly.
     const file = path.join(dataDir, "engage.sqlite");
@@ -173,7 +176,7 @@ describe("the server process", () => {
     const cookieSecret = "cookie-secret-that-must-never-be-logged";
     server = await startServerProcess({
       env: {
-        CLIENT_ROOT: fixtureClientRoot(),
+        CLIENT_ROOT: fakeBuiltSite(),
         DATA_DIR: dataDir,
         COOKIE_SECRET: cookieSecret,
         LOG_LEVEL: "trace",

@@ -1,8 +1,8 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { preferredEncoding } from "../../server/web/etag.ts";
-import { waitFor } from "./support/http-visitor.ts";
-import { EventStream } from "./support/sse-client.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*

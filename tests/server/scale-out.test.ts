@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import {
-  fixtureClientRoot,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
+import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { httpVisitor } from "../support/visitor.ts";
 import { admin } from "./support/admin.ts";
-import { HttpVisitor } from "./support/http-visitor.ts";
-import { EventStream } from "./support/sse-client.ts";
 
 /*
  * The README's "several instances" set-up, for real: two `node server/main.ts`
@@ -17,7 +14,8 @@ import { EventStream } from "./support/sse-client.ts";
  * two apps in one process, including a listener that loses its connection.)
  */
 const siteUrl = "http://localhost:8080";
-const visitor = () => new HttpVisitor(siteUrl);
+/** A browser that first reaches `server`; a full URL sends it to the other instance. */
+const visitor = (server: ServerProcess) => httpVisitor(server.url, { origin: siteUrl });
 
 describe("two server processes on one PostgreSQL", () => {
   const password = "pg-password-never-logged";
@@ -46,7 +44,7 @@ describe("two server processes on one PostgreSQL", () => {
       MAIL_FROM: "news@example.com",
       DATABASE_URL: databaseUrl,
       COOKIE_SECRET: randomBytes(32).toString("hex"),
-      CLIENT_ROOT: fixtureClientRoot(),
+      CLIENT_ROOT: fakeBuiltSite(),
       TRUST_PROXY: "1",
     };
     [a, b] = await Promise.all([startServerProcess({ env }), startServerProcess({ env })]);
@@ -74,44 +72,42 @@ describe("two server processes on one PostgreSQL", () => {
     const onA = await watch(a, "science:wifi");
     const onB = await watch(b, "science:wifi");
 
-    const posted = await visitor().comment(a.url, "wifi", "written through A");
-    expect(posted.status).toBe(201);
+    const posted = await visitor(a).comment("wifi", "written through A");
+    expect(posted.statusCode).toBe(201);
     const seenOnB = await onB.next("comment");
     expect(seenOnB.json).toMatchObject({
       action: "added",
       comment: { content: "written through A" },
     });
 
-    expect((await visitor().react(b.url, "science", "wifi", "love")).status).toBe(201);
+    expect((await visitor(b).react("science", "wifi", "love")).statusCode).toBe(201);
     expect((await onA.next("reaction")).json.counts.love).toBe(1);
     // One journal, one numbering: both instances sent the comment under the same id.
     expect((await onA.next("comment")).id).toBe(seenOnB.id);
 
-    const readOnB = await visitor().request(b.url, "GET", "/api/items/science/wifi/comments");
-    expect(readOnB.json.comments).toMatchObject([{ content: "written through A", mine: false }]);
+    const readOnB = await visitor(b).get("/api/items/science/wifi/comments");
+    expect(readOnB.json().comments).toMatchObject([{ content: "written through A", mine: false }]);
   });
 
   it("recognise a visitor on either: written through A, edited and deleted through B", async () => {
-    const meera = visitor();
+    const meera = visitor(a);
     const onA = await watch(a, "science:soap");
-    const { json } = await meera.comment(a.url, "soap", "first draft", "Meera");
-    const id = json.comment.id;
+    const id = (await meera.comment("soap", "first draft", "Meera")).json().comment.id;
 
-    const edited = await meera.request(b.url, "PATCH", `/api/comments/${id}`, {
+    const edited = await meera.patch(`${b.url}/api/comments/${id}`, {
       content: "second draft",
       userName: "Meera",
     });
-    expect(edited.status).toBe(200);
-    expect(edited.json.comment).toMatchObject({ content: "second draft", mine: true });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json().comment).toMatchObject({ content: "second draft", mine: true });
     expect((await onA.nth("comment", 1)).json).toMatchObject({ action: "updated" });
 
-    expect((await meera.request(b.url, "DELETE", `/api/comments/${id}`)).status).toBe(204);
+    expect((await meera.delete(`${b.url}/api/comments/${id}`)).statusCode).toBe(204);
     expect((await onA.nth("comment", 2)).json).toMatchObject({ action: "deleted", commentId: id });
   });
 
   it("both tell their viewers of a comment the owner deletes from the command line", async () => {
-    const { json } = await visitor().comment(b.url, "ironing", "to be moderated");
-    const id = json.comment.id;
+    const id = (await visitor(b).comment("ironing", "to be moderated")).json().comment.id;
     const onA = await watch(a, "science:ironing");
     const onB = await watch(b, "science:ironing");
 

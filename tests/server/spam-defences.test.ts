@@ -5,7 +5,7 @@ import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
 import { createCommentFormTokens } from "../../server/moderation/defences.ts";
 import { addressScope, createModerationKeys } from "../../server/moderation/keys.ts";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
-import { EventStream } from "./support/sse-client.ts";
+import { EventStream } from "../support/event-stream.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*

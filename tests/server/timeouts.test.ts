@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "./support/http-visitor.ts";
-import { EventStream } from "./support/sse-client.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { capturedLogs, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /** A raw connection to the server, for clients no HTTP library would imitate. */

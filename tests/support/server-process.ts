@@ -1,6 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 
 /**
@@ -31,14 +29,6 @@ export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
-/** A stand-in for the built site: enough for the server to start and answer pages. */
-export function fixtureClientRoot(): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), "ewe-client-"));
-  writeFileSync(path.join(root, "index.html"), "<!doctype html><title>home</title>");
-  writeFileSync(path.join(root, "404.html"), "<!doctype html><title>not found</title>");
-  return root;
-}
-
 /**
  * The SITE_URL of a server process unless a test sets its own: a loopback
  * origin, accepted in production too. Clients send it as their Origin, as a
@@ -46,17 +36,13 @@ export function fixtureClientRoot(): string {
  */
 export const processSiteUrl = "http://localhost:3000";
 
-/** For tests that write in bursts from one address. */
+/** For tests that write in bursts from one address, in a process or through inject. */
 export const generousLimits = {
   RATE_LIMIT_WRITES_PER_VISITOR: "1000000",
   RATE_LIMIT_WRITES_PER_IP: "1000000",
   // Every client here is 127.0.0.1, and a closed stream is let go of a moment later.
   EVENT_STREAMS_PER_IP: "1000",
   SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "1000000",
-  // Confirmation mails go to DATA_DIR/outbox/ at full speed.
-  MAIL_RATE_PER_MINUTE: "0",
-  // A script comments faster than a person can; the comment form's timing has its own tests.
-  COMMENT_MIN_SECONDS: "0",
 };
 
 export type ServerProcessOptions = {
@@ -83,8 +69,10 @@ export async function startServerProcess({
       HOST: "127.0.0.1",
       PORT: "0",
       SITE_URL: processSiteUrl,
-      // Scripts comment at once; the comment form's timing has its own tests.
+      // Scripts comment at once, and mails go at full speed; the comment form's
+      // timing and the mail pacing have their own tests.
       COMMENT_MIN_SECONDS: "0",
+      MAIL_RATE_PER_MINUTE: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

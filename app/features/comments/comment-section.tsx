@@ -1,9 +1,9 @@
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError } from "../../lib/api-client.ts";
 import { CommentHeader, CommentText } from "./comment-view.ts";
-import { useCommentActions, useComments, useFormToken } from "./use-comments.ts";
+import { useCommentActions, useComments, useFormToken, useMoreComments } from "./use-comments.ts";
 
 type CommentSectionProps = {
   postId: string;
@@ -39,6 +39,10 @@ export function CommentSection({
 }: CommentSectionProps) {
   const { data, isPending, isError } = useComments(postId);
   const actions = useCommentActions(postId, onError);
+  const more = useMoreComments(postId);
+  const list = useRef<HTMLUListElement>(null);
+  // The comments shown before "Show more comments": focus goes to the first new one.
+  const [shownBefore, setShownBefore] = useState<ReadonlySet<number> | null>(null);
   const [draft, setDraft] = useState("");
   const [editing, setEditing] = useState<{ id: number; text: string } | null>(null);
   const [sending, setSending] = useState(false);
@@ -56,7 +60,8 @@ export function CommentSection({
     setFormMessage(null);
     setHeld(false);
     try {
-      const token = await formToken.ready();
+      // The owner's comments wait for no form timing (docs/decisions/016-owner-voice.md).
+      const token = data?.owner ? undefined : await formToken.ready();
       const { comment } = await actions.add.mutateAsync({
         content,
         userName,
@@ -90,21 +95,38 @@ export function CommentSection({
   }
 
   const comments = data?.comments ?? [];
-  const own = (comment: Comment) => comment.mine && comment.userName === userName;
+  // The signed-in owner may change any comment (docs/decisions/016-owner-voice.md).
+  const own = (comment: Comment) =>
+    data?.owner !== undefined || (userName !== "" && comment.mine && comment.userName === userName);
+
+  function showMore() {
+    if (!data?.next || more.isPending) return;
+    const before = new Set(comments.map((comment) => comment.id));
+    more.mutate(data.next, { onSuccess: () => setShownBefore(before) });
+  }
+
+  useEffect(() => {
+    if (!shownBefore) return;
+    setShownBefore(null);
+    // The first comment the page brought; if it brought none (they were
+    // deleted meanwhile), the last one, where the button was.
+    const first = comments.find((comment) => !shownBefore.has(comment.id)) ?? comments.at(-1);
+    if (first) list.current?.querySelector<HTMLElement>(`[data-comment-id="${first.id}"]`)?.focus();
+  }, [shownBefore, comments]);
 
   return (
     <section aria-label="Comments" className="space-y-4">
       <Heading className="font-semibold text-slate-100">
-        Comments {data ? <span className="text-slate-400">({comments.length})</span> : null}
+        Comments {data ? <span className="text-slate-400">({data.total})</span> : null}
       </Heading>
       {isPending ? <p className="text-sm text-slate-400">Loading comments…</p> : null}
       {isError ? <p className="text-sm text-slate-400">Comments could not be loaded.</p> : null}
       {data && comments.length === 0 ? (
         <p className="text-sm text-slate-400">No comments yet. Start the conversation.</p>
       ) : null}
-      <ul className="space-y-3">
+      <ul ref={list} className="space-y-3">
         {comments.map((comment) => (
-          <li key={comment.id} className="comment">
+          <li key={comment.id} className="comment" data-comment-id={comment.id} tabIndex={-1}>
             <CommentHeader comment={comment} awaitingApproval={comment.awaitingApproval} />
             {editing?.id === comment.id ? (
               <form onSubmit={saveEdit} className="mt-3 space-y-2">
@@ -144,7 +166,7 @@ export function CommentSection({
             ) : (
               <CommentText content={comment.content} />
             )}
-            {userName && own(comment) && editing?.id !== comment.id ? (
+            {own(comment) && editing?.id !== comment.id ? (
               <div className="mt-3 flex gap-2">
                 <button
                   type="button"
@@ -165,6 +187,23 @@ export function CommentSection({
           </li>
         ))}
       </ul>
+      {data?.next ? (
+        <div className="space-y-2">
+          <button
+            type="button"
+            onClick={showMore}
+            aria-disabled={more.isPending}
+            className="rounded-lg px-4 py-2 text-sm font-semibold text-accent ring-1 ring-line hover:bg-white/5 aria-disabled:opacity-60"
+          >
+            Show more comments
+          </button>
+          {more.isError ? (
+            <p role="alert" className="text-sm text-amber-200">
+              More comments could not be loaded. Check your connection and try again.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
       {userName ? (
         <form onSubmit={post} className="relative space-y-2">
           {/* A field people never see; only programs fill it (docs/product.md, "Spam and moderation"). */}

@@ -53,7 +53,11 @@ export function Avatar({ seed }: { seed: string }) {
   );
 }
 
-/** Who wrote it and when; to its writer, whether it still waits for the owner's approval. */
+/**
+ * Who wrote it and when: "Author" on the owner's own comments (a flag only the
+ * server sets, docs/decisions/016-owner-voice.md); to its writer, whether it
+ * still waits for the owner's approval.
+ */
 export function CommentHeader({
   comment,
   awaitingApproval = false,
@@ -69,6 +73,9 @@ export function CommentHeader({
       { className: "flex items-center gap-2" },
       h(Avatar, { seed: comment.avatar }),
       h("span", { className: "comment-author" }, comment.userName),
+      comment.byOwner
+        ? h("span", { className: "comment-badge", title: "The site's author" }, "Author")
+        : null,
       awaitingApproval
         ? h(
             "span",
@@ -94,18 +101,39 @@ export function CommentText({ content }: { content: string }) {
   return h("p", { className: "comment-text" }, content);
 }
 
-/** A post's comments as the page is served, before (or without) the live island. */
+/**
+ * One page of a post's comments as the page is served, before (or without) the
+ * live island. Later pages are plain links, which the server answers with the
+ * item's page holding the next page (docs/decisions/015-comment-pages.md).
+ */
 export function StaticComments({
   comments,
+  total,
   heading = "h4",
+  id,
+  moreHref = null,
+  firstHref = null,
+  notice = null,
 }: {
   comments: LiveComment[];
+  /** How many the post has in all. */
+  total: number;
   /** h4 under a card's h3 on a list page; h3 on an item's own page. */
   heading?: "h3" | "h4";
+  /** The section's id, where the links to other pages lead. */
+  id?: string;
+  /** The next page, when there is one. */
+  moreHref?: string | null;
+  /** On a later page: back to the first. */
+  firstHref?: string | null;
+  /** Said above the comments (a link to a page that does not exist). */
+  notice?: string | null;
 }) {
+  const link = "text-sm font-semibold text-accent underline underline-offset-2";
   return h(
     "section",
     {
+      id,
       "aria-label": "Comments",
       className: "static-comments mt-6 space-y-4 border-t border-line pt-5",
     },
@@ -113,10 +141,16 @@ export function StaticComments({
       heading,
       { className: "font-semibold text-slate-100" },
       "Comments ",
-      h("span", { className: "text-slate-400" }, `(${comments.length})`),
+      h("span", { className: "text-slate-400" }, `(${total})`),
     ),
+    notice ? h("p", { role: "alert", className: "text-sm text-amber-200" }, notice) : null,
+    firstHref ? h("p", null, h("a", { href: firstHref, className: link }, "First comments")) : null,
     comments.length === 0
-      ? h("p", { className: "text-sm text-slate-400" }, "No comments yet. Start the conversation.")
+      ? h(
+          "p",
+          { className: "text-sm text-slate-400" },
+          firstHref ? "No more comments." : "No comments yet. Start the conversation.",
+        )
       : h(
           "ul",
           { className: "space-y-3" },
@@ -129,6 +163,9 @@ export function StaticComments({
             ),
           ),
         ),
+    moreHref
+      ? h("p", null, h("a", { href: moreHref, className: link }, "Show more comments"))
+      : null,
   );
 }
 

@@ -1,31 +1,86 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
-import type {
-  AddCommentRequest,
-  Comment,
-  CommentFormTokenResponse,
-  CommentResponse,
-  CommentsResponse,
-} from "../../../contract/api.ts";
+import type { AddCommentRequest, OwnerOverlay } from "../../../contract/api.ts";
 import { api } from "../../lib/api-client.ts";
-import { itemKeys } from "../engagement/live-item.ts";
+import {
+  firstLoaded,
+  type LoadedComments,
+  withChanged,
+  withNew,
+  without,
+  withPage,
+} from "../../lib/comment-list.ts";
+import { itemKeys } from "../../lib/query-keys.ts";
+
+const fetchPage = (postId: string, after: string | null) =>
+  api("GET /items/science/:id/comments", {
+    params: { id: postId },
+    ...(after ? { query: { after } } : {}),
+  });
+
+/**
+ * A post's comments, a page at a time (docs/decisions/015-comment-pages.md).
+ * A reload (the stream's first `ready`, a `resync`) reads as many pages as the
+ * reader had loaded, so "Show more comments" is not lost.
+ */
+const commentsQuery = (queryClient: QueryClient, postId: string) => {
+  const key = itemKeys.comments(postId);
+  return {
+    queryKey: key,
+    queryFn: async () => {
+      const pages = queryClient.getQueryData<LoadedComments>(key)?.pages ?? 1;
+      let data = firstLoaded(await fetchPage(postId, null));
+      while (data.pages < pages && data.next)
+        data = withPage(data, await fetchPage(postId, data.next));
+      return data;
+    },
+  };
+};
 
 export function useComments(postId: string) {
-  return useQuery({
-    queryKey: itemKeys.comments(postId),
-    queryFn: () =>
-      api<CommentsResponse>("GET", `/items/science/${encodeURIComponent(postId)}/comments`),
+  return useQuery(commentsQuery(useQueryClient(), postId));
+}
+
+/**
+ * "Show more comments": the page after the last one loaded, added to the list
+ * unless a reload replaced the list meanwhile.
+ */
+export function useMoreComments(postId: string) {
+  const queryClient = useQueryClient();
+  const key = itemKeys.comments(postId);
+  return useMutation({
+    mutationFn: (after: string) => fetchPage(postId, after),
+    onSuccess: (page, after) =>
+      queryClient.setQueryData<LoadedComments>(key, (data) =>
+        data && data.next === after ? withPage(data, page) : data,
+      ),
+    onError: (error) => console.error("Loading more comments failed:", error),
   });
+}
+
+/**
+ * The owner's overlay on a post's comments: null for everyone but the
+ * signed-in owner (docs/decisions/016-owner-voice.md); `postId` null for an
+ * item without comments.
+ */
+export function useOwnerOverlay(postId: string | null): OwnerOverlay | null {
+  const queryClient = useQueryClient();
+  const { data } = useQuery({
+    ...commentsQuery(queryClient, postId ?? ""),
+    enabled: postId !== null,
+  });
+  return data?.owner ?? null;
 }
 
 /** Add, edit and delete; the cache follows the server's answer, a failure changes nothing. */
 export function useCommentActions(postId: string, onError: (error: unknown) => void) {
   const queryClient = useQueryClient();
   const key = itemKeys.comments(postId);
-  const update = (change: (comments: Comment[]) => Comment[]) =>
-    queryClient.setQueryData<CommentsResponse>(key, (data) =>
-      data ? { comments: change(data.comments) } : data,
-    );
+  const update = (change: (data: LoadedComments) => LoadedComments) =>
+    queryClient.setQueryData<LoadedComments>(key, (data) => (data ? change(data) : data));
+  // The signed-in owner changes any comment through the console's API, which
+  // audits it (docs/decisions/016-owner-voice.md); a visitor only their own.
+  const byOwner = () => queryClient.getQueryData<LoadedComments>(key)?.owner !== undefined;
   const fail = (what: string) => (error: unknown) => {
     console.error(`${what} failed:`, error);
     onError(error);
@@ -33,31 +88,31 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
 
   const add = useMutation({
     mutationFn: (body: AddCommentRequest) =>
-      api<CommentResponse>("POST", `/items/science/${encodeURIComponent(postId)}/comments`, body),
+      api("POST /items/science/:id/comments", { params: { id: postId }, body }),
     // The live event may have brought it first, without knowing it is ours.
-    onSuccess: ({ comment }) =>
-      update((comments) =>
-        comments.some((c) => c.id === comment.id)
-          ? comments.map((c) => (c.id === comment.id ? comment : c))
-          : [...comments, comment],
-      ),
+    // The writer sees it at once, wherever they are in the list.
+    onSuccess: ({ comment }) => update((data) => withNew(data, comment, { show: true })),
     onError: fail("Posting a comment"),
   });
 
   const edit = useMutation({
     mutationFn: ({ id, ...body }: { id: number; content: string; userName: string }) =>
-      api<CommentResponse>("PATCH", `/comments/${id}`, body),
-    onSuccess: ({ comment }) =>
-      update((comments) => comments.map((c) => (c.id === comment.id ? comment : c))),
+      byOwner()
+        ? api("PATCH /admin/comments/:id", { params: { id }, body: { content: body.content } })
+        : api("PATCH /comments/:id", { params: { id }, body }),
+    onSuccess: ({ comment }) => update((data) => withChanged(data, comment)),
     onError: fail("Editing a comment"),
   });
 
   const remove = useMutation({
-    mutationFn: (id: number) => api<void>("DELETE", `/comments/${id}`),
+    mutationFn: (id: number) =>
+      byOwner()
+        ? api("DELETE /admin/comments/:id", { params: { id } })
+        : api("DELETE /comments/:id", { params: { id } }),
     onMutate: async (id) => {
       await queryClient.cancelQueries({ queryKey: key });
-      const previous = queryClient.getQueryData<CommentsResponse>(key);
-      update((comments) => comments.filter((c) => c.id !== id));
+      const previous = queryClient.getQueryData<LoadedComments>(key);
+      update((data) => without(data, id));
       return { previous };
     },
     onError: (error, _id, context) => {
@@ -79,7 +134,7 @@ export function useFormToken(active: boolean) {
   const token = useRef<Promise<string> | null>(null);
 
   function start(): Promise<string> {
-    token.current ??= api<CommentFormTokenResponse>("GET", "/comments/form-token").then(
+    token.current ??= api("GET /comments/form-token").then(
       async ({ formToken, minimumMs }) => {
         // Counted from the answer, which the server signed before sending it.
         if (minimumMs > 0) await new Promise((resolve) => setTimeout(resolve, minimumMs + 100));

@@ -1,5 +1,4 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import type { FormTokenResponse, SubscribeResponse } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
 import { api } from "../../lib/api-client.ts";
 import { useHydrated } from "../../lib/use-enhanced.ts";
@@ -27,7 +26,7 @@ export function NewsletterForm() {
 
   /** The signed time, ready to send: a reader quicker than the minimum waits out the rest. */
   function startTiming(): Promise<string> {
-    formToken.current ??= api<FormTokenResponse>("GET", "/newsletter/form-token").then(
+    formToken.current ??= api("GET /newsletter/form-token").then(
       async (answer) => {
         // Counted from the answer, which the server signed before sending.
         await new Promise((resolve) => setTimeout(resolve, limits.newsletterFormMinimumMs + 100));
@@ -62,10 +61,8 @@ export function NewsletterForm() {
     setStatus("submitting");
     try {
       const token = await startTiming();
-      await api<SubscribeResponse>("POST", "/subscribers", {
-        email: trimmed,
-        formToken: token,
-        website: honeypot.current?.value ?? "",
+      await api("POST /subscribers", {
+        body: { email: trimmed, formToken: token, website: honeypot.current?.value ?? "" },
       });
       // A token is good for one sending; the next address starts a new one.
       formToken.current = null;

@@ -2,14 +2,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ReactionsResponse } from "../../../contract/api.ts";
 import type { ItemKind, ReactionType } from "../../../contract/limits.ts";
 import { api } from "../../lib/api-client.ts";
-import { itemKeys } from "../engagement/live-item.ts";
-
-const base = (kind: ItemKind, id: string) => `/items/${kind}/${encodeURIComponent(id)}/reactions`;
+import { itemKeys } from "../../lib/query-keys.ts";
 
 export function useReactions(kind: ItemKind, id: string) {
   return useQuery({
     queryKey: itemKeys.reactions(kind, id),
-    queryFn: () => api<ReactionsResponse>("GET", base(kind, id)),
+    queryFn: () => api("GET /items/:kind/:id/reactions", { params: { kind, id } }),
   });
 }
 
@@ -26,8 +24,11 @@ export function useToggleReaction(kind: ItemKind, id: string, onError: (error: u
   return useMutation({
     mutationFn: ({ type, userName, held }: Toggle) =>
       held
-        ? api<ReactionsResponse>("DELETE", `${base(kind, id)}/${type}`)
-        : api<ReactionsResponse>("POST", base(kind, id), { type, userName }),
+        ? api("DELETE /items/:kind/:id/reactions/:type", { params: { kind, id, type } })
+        : api("POST /items/:kind/:id/reactions", {
+            params: { kind, id },
+            body: { type, userName },
+          }),
     onMutate: async ({ type, held }) => {
       await queryClient.cancelQueries({ queryKey: key });
       const previous = queryClient.getQueryData<ReactionsResponse>(key);

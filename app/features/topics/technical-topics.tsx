@@ -1,12 +1,12 @@
 import { type ReactNode, useState } from "react";
 import { Toaster, toast } from "sonner";
 import type { ReactionType } from "../../../contract/limits.ts";
+import { ReactionButtons, type ReactionCounts } from "../../components/reaction-buttons.tsx";
 import { type Card, CardList } from "../../components/ui/card-list.tsx";
 import { ExternalLink } from "../../components/ui/external-link.tsx";
 import { Tabs } from "../../components/ui/tabs.tsx";
 import { fireConfetti } from "../../lib/confetti.ts";
 import { useTabOfLinkedItem } from "../../lib/use-enhanced.ts";
-import { ReactionButtons, type ReactionCounts } from "../reactions/reaction-buttons.tsx";
 
 type Link = { label: string; url: string };
 type Article = {

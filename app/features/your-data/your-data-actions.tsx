@@ -1,10 +1,6 @@
 import { AlertDialog } from "radix-ui";
 import { useEffect, useState } from "react";
-import type {
-  DeleteYourDataRequest,
-  DeleteYourDataResponse,
-  YourDataResponse,
-} from "../../../contract/your-data.ts";
+import type { DeleteYourDataResponse } from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
 type Held = { cookie: boolean; comments: number; reactions: number };
@@ -54,7 +50,7 @@ export function YourDataActions() {
 
   useEffect(() => {
     setHydrated(true);
-    api<YourDataResponse>("GET", "/your-data").then(
+    api("GET /your-data").then(
       (data) =>
         setState({
           phase: "known",
@@ -72,9 +68,7 @@ export function YourDataActions() {
     setBusy(true);
     setError(null);
     try {
-      const { deleted } = await api<DeleteYourDataResponse>("POST", "/your-data/delete", {
-        confirm: true,
-      } satisfies DeleteYourDataRequest);
+      const { deleted } = await api("POST /your-data/delete", { body: { confirm: true } });
       setState((previous) => ({
         phase: "known",
         held: {

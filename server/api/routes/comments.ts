@@ -4,11 +4,14 @@ import {
   addCommentRequestSchema,
   commentFormTokenResponseSchema,
   commentResponseSchema,
+  commentsQuerySchema,
   commentsResponseSchema,
+  decodeCommentCursor,
   errorResponseSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../engagement/comments-repository.ts";
+import { ownerVisitorId } from "../../engagement/visitor.ts";
 import { ApiError, notFound } from "../errors.ts";
 import {
   claimantOf,
@@ -33,7 +36,7 @@ function refused(refusal: CommentRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl, defences, moderation },
+  { engagement, reads, catalog, siteUrl, defences, moderation, ownerVoice },
 ) => {
   app.get(
     "/comments/form-token",
@@ -54,15 +57,30 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     "/items/science/:id/comments",
     {
       schema: {
-        summary: "Comments of a science post, oldest first",
+        summary: "A page of a science post's comments, oldest first",
+        description:
+          "The first page without `after`; then `after` = the previous page's `next` until it is null (docs/decisions/015-comment-pages.md).",
         tags: ["comments"],
         params: postParams,
+        querystring: commentsQuerySchema,
         response: { 200: commentsResponseSchema, 304: z.null(), ...errors },
       },
     },
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
-      return sendCached(request, reply, await reads.comments(request.params.id, request.visitorId));
+      const owner = await ownerVoice.sessionOf(request, reply);
+      const { limit, after } = request.query;
+      const page = await reads.comments(
+        request.params.id,
+        request.visitorId,
+        {
+          limit,
+          // The schema has refused a cursor that does not decode.
+          ...(after === undefined ? {} : { after: decodeCommentCursor(after) ?? undefined }),
+        },
+        owner ? ownerVoice.overlay : null,
+      );
+      return sendCached(request, reply, page, owner !== null);
     },
   );
 
@@ -71,7 +89,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     {
       schema: {
         summary:
-          "Comment on a science post; under moderation it waits for the owner (awaitingApproval)",
+          "Comment on a science post; under moderation it waits for the owner (awaitingApproval). From the owner's console session it is the owner's (byOwner)",
         tags: ["comments"],
         params: postParams,
         body: addCommentRequestSchema,
@@ -81,6 +99,22 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
       const { content, userName, formToken, website } = request.body;
+      const owner = await ownerVoice.sessionOf(request, reply);
+      if (owner) {
+        // The owner's own words (docs/decisions/016-owner-voice.md): no hold,
+        // no form timing, no ban, no reserved name; the text rules still apply.
+        const refusal = defences.judgeEdit(content);
+        if (refusal) throw refusalError(refusal);
+        const comment = await engagement.comments.add({
+          postId: request.params.id,
+          content,
+          userName: ownerVoice.nameFor(userName),
+          visitorId: ownerVisitorId,
+          byOwner: true,
+        });
+        await ownerVoice.audit(owner, "comment write", String(comment.id));
+        return reply.code(201).send({ comment });
+      }
       const verdict = await defences.judgeNew({
         content,
         userName,

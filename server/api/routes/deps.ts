@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ItemKind } from "../../../contract/limits.ts";
+import type { OwnerVoice } from "../../console/owner-voice.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
@@ -20,6 +21,8 @@ export type RouteDeps = {
   newsletter: NewsletterDeps;
   moderation: Moderation;
   defences: CommentDefences;
+  /** The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md). */
+  ownerVoice: OwnerVoice;
 };
 
 /** A refusal of the spam defences or of a ban, as the API answers it. */
@@ -57,8 +60,16 @@ export function writerOf(request: FastifyRequest, reply: FastifyReply, siteUrl: 
  * already holds it gets 304. Browsers must revalidate (no-cache): the answer
  * changes with every write, and the event stream says when.
  */
-export function sendCached(request: FastifyRequest, reply: FastifyReply, cached: CachedRead) {
-  reply.header("cache-control", "no-cache").type("application/json; charset=utf-8");
+export function sendCached(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cached: CachedRead,
+  /** The signed-in owner's answer: never for a shared cache. */
+  personal = false,
+) {
+  reply
+    .header("cache-control", personal ? "private, no-cache" : "no-cache")
+    .type("application/json; charset=utf-8");
   return sendRepresentation(request, reply, cached);
 }
 

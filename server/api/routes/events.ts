@@ -2,6 +2,11 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
 import { errorResponseSchema, itemKindSchema } from "../../../contract/api.ts";
+import {
+  type ItemEventName,
+  type LiveEventName,
+  liveEventNames,
+} from "../../../contract/event-names.ts";
 import type { LiveEvent } from "../../events/bus.ts";
 import { ApiError } from "../errors.ts";
 import type { StreamSlots } from "../stream-slots.ts";
@@ -30,6 +35,11 @@ function frame(event: LiveEvent): Buffer {
     frames.set(event, bytes);
   }
   return bytes;
+}
+
+/** The stream's own events, which carry nothing but their name (and `ready` its position). */
+function message(name: Exclude<LiveEventName, ItemEventName>, id?: number): string {
+  return `${id === undefined ? "" : `id: ${id}\n`}event: ${name}\ndata: {}\n\n`;
 }
 
 function parseLastEventId(header: string | string[] | undefined): number | null {
@@ -71,8 +81,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
       sse: { kind: "manual" },
       schema: {
         summary: "Live reactions and comments of one item (Server-Sent Events)",
-        description:
-          "Events: `reaction`, `comment`, `ready` (after any replay), `resync`. Send Last-Event-ID to replay missed events.",
+        description: `Events: ${liveEventNames.map((name) => `\`${name}\``).join(", ")} (docs/architecture.md, "Live updates"). Send Last-Event-ID to replay missed events.`,
         tags: ["live"],
         querystring: z.object({
           topic: z
@@ -145,14 +154,14 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
       reply.sse.keepAlive();
       reply.sse.sendHeaders();
       reply.raw.write("retry: 3000\n\n");
-      if (replay === "resync") reply.raw.write("event: resync\ndata: {}\n\n");
+      if (replay === "resync") reply.raw.write(message("resync"));
       else {
         // The client has seen everything up to its Last-Event-ID.
         if (lastEventId !== null) sentUpTo = lastEventId;
         for (const event of replay) send(event);
       }
       sentUpTo = Math.max(position, sentUpTo);
-      reply.raw.write(`id: ${sentUpTo}\nevent: ready\ndata: {}\n\n`);
+      reply.raw.write(message("ready", sentUpTo));
       for (const event of waiting) send(event);
       waiting.length = 0;
       live = true;

@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { simpleParser } from "mailparser";
 import { expect } from "vitest";
+import { isAddressedTo, outboxFiles, outboxMails } from "../../support/newsletter.ts";
 import type { ReceivedMail } from "./smtp.ts";
 import type { TestApp } from "./test-app.ts";
 
@@ -31,31 +29,15 @@ export function tokenOfMail(mail: ReceivedMail): string {
 export async function tokenFromOutboxFolder(
   t: Pick<TestApp, "dataDir">,
   email: string,
-  seen: Set<string> = new Set(),
+  seen: ReadonlySet<string> = new Set(),
 ): Promise<string> {
-  const folder = path.join(t.dataDir, "outbox");
   let token: string | undefined;
   await expect
     .poll(
       async () => {
-        let files: string[] = [];
-        try {
-          files = readdirSync(folder);
-        } catch {
-          return false;
-        }
-        for (const file of files.filter((name) => !seen.has(name))) {
-          const mail = await simpleParser(readFileSync(path.join(folder, file)));
-          const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
-          const wanted = email.trim().toLowerCase();
-          if (
-            to.some((address) => address.value.some((v) => v.address?.toLowerCase() === wanted))
-          ) {
-            token = confirmationToken(mail.text ?? "");
-            return true;
-          }
-        }
-        return false;
+        const [mail] = await outboxMails(t.dataDir, (mail) => isAddressedTo(mail, email), seen);
+        if (mail) token = confirmationToken(mail.text ?? "");
+        return token !== undefined;
       },
       { timeout: 15_000, interval: 50 },
     )
@@ -65,16 +47,8 @@ export async function tokenFromOutboxFolder(
 
 /** Subscribes and confirms `email` through the API, reading the mail from DATA_DIR/outbox/. */
 export async function confirmedSubscriber(t: TestApp, email: string): Promise<void> {
-  const seen = new Set(outboxFiles(t));
+  const seen = new Set(outboxFiles(t.dataDir));
   expect((await requestSubscription(t, email)).statusCode).toBe(202);
   const token = await tokenFromOutboxFolder(t, email, seen);
   expect((await t.visitor().post("/api/subscribers/confirm", { token })).statusCode).toBe(200);
-}
-
-function outboxFiles(t: Pick<TestApp, "dataDir">): string[] {
-  try {
-    return readdirSync(path.join(t.dataDir, "outbox"));
-  } catch {
-    return [];
-  }
 }

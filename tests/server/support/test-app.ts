@@ -1,12 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type {
-  FastifyInstance,
-  FastifyServerOptions,
-  InjectOptions,
-  LightMyRequestResponse,
-} from "fastify";
+import type { FastifyInstance, FastifyServerOptions, LightMyRequestResponse } from "fastify";
 import { inject } from "vitest";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
@@ -14,7 +9,10 @@ import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
 import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
 import { createFormTokens } from "../../../server/newsletter/form-token.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
+import { generousLimits } from "../../support/server-process.ts";
+import { type Visitor as AnyVisitor, injectVisitor } from "../../support/visitor.ts";
 
 export const backends = ["sqlite", "postgres"] as const;
 export type Backend = (typeof backends)[number];
@@ -74,14 +72,6 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-/** Tests write in bursts and open many streams, all from 127.0.0.1; a closed stream is let go of a moment later. */
-const generousLimits = {
-  RATE_LIMIT_WRITES_PER_VISITOR: "100000",
-  RATE_LIMIT_WRITES_PER_IP: "100000",
-  EVENT_STREAMS_PER_IP: "1000",
-  SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "100000",
-};
-
 /**
  * A built app on a fresh SQLite file or a fresh PostgreSQL database. Databases
  * this creates are dropped by `close`; shared ones (`databaseUrl`) are not.
@@ -91,14 +81,7 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-test-"));
-  const clientRoot = path.join(scratch, "client");
-  mkdirSync(clientRoot);
-  writeFileSync(path.join(clientRoot, "index.html"), "<!doctype html><title>home</title>");
-  writeFileSync(path.join(clientRoot, "404.html"), "<!doctype html><title>not found</title>");
-  for (const [file, content] of Object.entries(options.clientFiles ?? {})) {
-    mkdirSync(path.dirname(path.join(clientRoot, file)), { recursive: true });
-    writeFileSync(path.join(clientRoot, file), content);
-  }
+  const clientRoot = fakeBuiltSite(options.clientFiles, path.join(scratch, "client"));
   const dataDir = options.dataDir ?? path.join(scratch, "data");
 
   const ownsDatabase = backend === "postgres" && !options.databaseUrl;
@@ -122,6 +105,9 @@ export async function startTestApp(
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
     mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
+    // Hundreds of requests at once on a loaded 2-core machine queue for the
+    // pool's connections longer than the 5 s a request waits in production.
+    databaseWaitMs: 30_000,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
@@ -134,7 +120,12 @@ export async function startTestApp(
     backend,
     databaseUrl,
     dataDir,
-    visitor: (options) => new Visitor(app, commentToken, options?.ip),
+    visitor: (options) =>
+      injectVisitor(app, {
+        origin: siteUrl,
+        commentToken,
+        ...(options?.ip ? { ip: options.ip } : {}),
+      }),
     commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
     async close() {
@@ -145,62 +136,8 @@ export async function startTestApp(
   };
 }
 
-type Body = Record<string, unknown> | string;
-
-/** A browser: keeps the visitor cookie it is given and sends same-origin JSON requests. */
-export class Visitor {
-  cookie: string | undefined;
-  readonly #app: FastifyInstance;
-  readonly #commentToken: () => string;
-  readonly #ip: string | undefined;
-
-  constructor(app: FastifyInstance, commentToken: () => string, ip?: string) {
-    this.#app = app;
-    this.#commentToken = commentToken;
-    this.#ip = ip;
-  }
-
-  async request(
-    method: InjectOptions["method"],
-    url: string,
-    body?: Body,
-    headers: Record<string, string> = {},
-  ): Promise<LightMyRequestResponse> {
-    const response = await this.#app.inject({
-      method,
-      url,
-      headers: {
-        ...siteOrigin,
-        ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(typeof body === "string" ? { "content-type": "application/json" } : {}),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { payload: body }),
-      ...(this.#ip ? { remoteAddress: this.#ip } : {}),
-    });
-    const setCookie = response.cookies.find((cookie) => cookie.name === "ewe_visitor");
-    if (setCookie) this.cookie = `ewe_visitor=${setCookie.value}`;
-    return response;
-  }
-
-  get = (url: string) => this.request("GET", url);
-  post = (url: string, body?: Body) => this.request("POST", url, body);
-  patch = (url: string, body?: Body) => this.request("PATCH", url, body);
-  delete = (url: string) => this.request("DELETE", url);
-
-  react(kind: string, id: string, type: string, userName = "Alex") {
-    return this.post(`/api/items/${kind}/${id}/reactions`, { type, userName });
-  }
-
-  /** Posts through the form as a person would: its token is old enough. */
-  comment(postId: string, content: string, userName = "Alex") {
-    return this.post(`/api/items/science/${postId}/comments`, {
-      content,
-      userName,
-      formToken: this.#commentToken(),
-    });
-  }
-}
+/** A browser on an app of this process, through inject. */
+export type Visitor = AnyVisitor<LightMyRequestResponse>;
 
 // biome-ignore lint/suspicious/noExplicitAny: log lines are arbitrary JSON.
 export type LogLine = Record<string, any>;

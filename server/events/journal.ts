@@ -1,8 +1,9 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import type { ItemEventPayloads } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { eventsChannel, type LiveEvent, type LiveEventType } from "../events/bus.ts";
-import { nowIso } from "./time.ts";
+import { nowIso } from "../engagement/time.ts";
+import { eventsChannel, type LiveEvent, type LiveEventType } from "./bus.ts";
 
 /**
  * Writers on PostgreSQL take this transaction-level advisory lock before
@@ -23,9 +24,15 @@ function toLiveEvent(row: EventRow): LiveEvent {
   };
 }
 
-export type EventsRepository = ReturnType<typeof createEventsRepository>;
+export type EventJournal = ReturnType<typeof createEventJournal>;
 
-export function createEventsRepository(store: Store) {
+/**
+ * The journal of live events (the `events` table): each is recorded in the
+ * transaction of the write that caused it, numbered in commit order, and read
+ * back to replay what a reconnecting stream or instance missed
+ * (docs/decisions/003-live-events.md).
+ */
+export function createEventJournal(store: Store) {
   const { db } = store;
   const postgres = store.kind === "postgres";
 
@@ -35,11 +42,11 @@ export function createEventsRepository(store: Store) {
      * ordering lock is held, so what it reads (counts) includes every write
      * committed before this one.
      */
-    async record(
+    async record<Name extends LiveEventType>(
       trx: Transaction<Database>,
       topic: string,
-      type: LiveEventType,
-      payload: () => Promise<unknown>,
+      type: Name,
+      payload: () => Promise<ItemEventPayloads[Name]>,
     ): Promise<LiveEvent> {
       if (postgres) await sql`select pg_advisory_xact_lock(${eventsLockKey})`.execute(trx);
       const data = JSON.stringify(await payload());

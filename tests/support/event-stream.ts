@@ -4,7 +4,8 @@ export type StreamEvent = { id: string | undefined; event: string; data: string 
 
 /**
  * A minimal EventSource over node:http that records everything it receives,
- * comments (heartbeats) included, for tests to wait on.
+ * comments (heartbeats) included, for tests to wait on. The benchmark opens
+ * thousands with `record: false` and reads each event as it comes (`onEvent`).
  */
 export class EventStream {
   readonly events: StreamEvent[] = [];
@@ -15,17 +16,30 @@ export class EventStream {
   readonly #request: http.ClientRequest;
   #buffer = "";
   #waiters = new Set<() => void>();
+  readonly #record: boolean;
+  readonly #onEvent: ((event: StreamEvent) => void) | undefined;
 
   constructor(
     baseUrl: string,
     topic: string,
     lastEventId?: string,
-    /** Another loopback address (127.0.0.2…) to connect from, and extra headers (a cookie). */
     {
       localAddress,
       headers = {},
-    }: { localAddress?: string; headers?: Record<string, string> } = {},
+      record = true,
+      onEvent,
+    }: {
+      /** Another loopback address (127.0.0.2…) to connect from. */
+      localAddress?: string;
+      /** Extra headers (a cookie). */
+      headers?: Record<string, string>;
+      /** Keep what arrives in `events` and `comments`; off, only `onEvent` sees events. */
+      record?: boolean;
+      onEvent?: (event: StreamEvent) => void;
+    } = {},
   ) {
+    this.#record = record;
+    this.#onEvent = onEvent;
     const url = new URL(`/api/events?topic=${encodeURIComponent(topic)}`, baseUrl);
     this.#request = http.get(url, {
       ...(localAddress ? { localAddress } : {}),
@@ -59,16 +73,14 @@ export class EventStream {
       this.#buffer = this.#buffer.slice(end + 2);
       const fields: Record<string, string> = {};
       for (const line of block.split("\n")) {
-        if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
+        if (line.startsWith(":") && this.#record) this.comments.push(line.slice(1).trim());
         const colon = line.indexOf(":");
         if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
       }
       if (fields.event !== undefined || fields.data !== undefined) {
-        this.events.push({
-          id: fields.id,
-          event: fields.event ?? "message",
-          data: fields.data ?? "",
-        });
+        const event = { id: fields.id, event: fields.event ?? "message", data: fields.data ?? "" };
+        if (this.#record) this.events.push(event);
+        this.#onEvent?.(event);
       }
       end = this.#buffer.indexOf("\n\n");
     }
@@ -106,6 +118,20 @@ export class EventStream {
   nth(name: string, index: number, timeoutMs?: number) {
     return this.until(
       (stream) => stream.events.filter((event) => event.event === name)[index],
+      timeoutMs,
+    ).then((event) => ({ ...event, json: JSON.parse(event.data) }));
+  }
+
+  /**
+   * The first event named `name` whose parsed data `matches`, once it has
+   * arrived. Delivery is at least once: a stream opened just after a write may
+   * hear of it too, so a test waiting for one change looks for it by content.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
+  find(name: string, matches: (json: any) => boolean, timeoutMs?: number) {
+    return this.until(
+      (stream) =>
+        stream.events.find((event) => event.event === name && matches(JSON.parse(event.data))),
       timeoutMs,
     ).then((event) => ({ ...event, json: JSON.parse(event.data) }));
   }

@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useState } from "react";
-import type { ItemKind } from "../../../contract/limits.ts";
+import type { ItemKind } from "../../contract/limits.ts";
 import { ItemEngagement } from "./item-engagement.tsx";
 
 type ItemDiscussionProps = {

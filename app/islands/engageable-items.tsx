@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import type { ItemKind } from "../../../contract/limits.ts";
-import { type Card, CardList } from "../../components/ui/card-list.tsx";
+import type { ItemKind } from "../../contract/limits.ts";
+import { type Card, CardList } from "../components/ui/card-list.tsx";
 import { ItemEngagement } from "./item-engagement.tsx";
 
 export type EngageableItem = { id: string; title: string; summary: string };

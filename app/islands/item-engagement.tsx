@@ -1,5 +1,5 @@
 import { lazy, Suspense } from "react";
-import type { ItemKind } from "../../../contract/limits.ts";
+import type { ItemKind } from "../../contract/limits.ts";
 
 // Reactions, comments, the name prompt and their data layer load when a reader
 // opens an item, not with the page: they stay out of the first-load JavaScript.

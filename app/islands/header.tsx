@@ -1,8 +1,8 @@
 import { Dialog } from "radix-ui";
 import { useEffect, useState } from "react";
+import { SidebarBody } from "../components/sidebar.tsx";
+import { Icon } from "../components/ui/icon.tsx";
 import { SearchLauncher } from "../features/search/search-launcher.tsx";
-import { SidebarBody } from "./sidebar.tsx";
-import { Icon } from "./ui/icon.tsx";
 
 const scrollThreshold = 50;
 const desktopQuery = "(min-width: 1024px)";

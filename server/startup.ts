@@ -1,13 +1,13 @@
-import path from "node:path";
-import type { Config } from "../config.ts";
-import { migrateToLatest, openStore, type Store, type StoreOptions } from "../db/store.ts";
-import { type BusLogger, createLocalBus, type EventBus } from "../events/bus.ts";
-import { createModeration, type Moderation } from "../moderation/service.ts";
-import type { CommentNotifier } from "../notifications/notifier.ts";
-import { createEventsRepository } from "./events-repository.ts";
-import { createEngagement, type Engagement } from "./index.ts";
-import { createReadCache, type ReadCache } from "./read-cache.ts";
-import { resolveCookieSecret } from "./visitor.ts";
+import type { Config } from "./config.ts";
+import { migrateToLatest, openStore, type Store } from "./db/store.ts";
+import { storeOptionsOf } from "./db/store-config.ts";
+import { createEngagement, type Engagement } from "./engagement/index.ts";
+import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
+import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
+import { createEventJournal } from "./events/journal.ts";
+import { createModeration, type Moderation } from "./moderation/service.ts";
+import type { CommentNotifier } from "./notifications/notifier.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;
@@ -15,7 +15,7 @@ const pruneEveryMs = 60 * 60 * 1000;
 /** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
 const spamRetentionMs = 30 * 24 * 60 * 60 * 1000;
 
-export type EngagementService = {
+export type Services = {
   store: Store;
   bus: EventBus;
   engagement: Engagement;
@@ -26,37 +26,35 @@ export type EngagementService = {
   close(): Promise<void>;
 };
 
-type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR">;
-type EngagementConfig = StoreConfig & Pick<Config, "COOKIE_SECRET" | "MODERATION">;
-
-/** The SQLite file of a configuration without DATABASE_URL. */
-export function sqliteFileOf(config: Pick<Config, "DATA_DIR">): string {
-  return path.resolve(config.DATA_DIR, "engage.sqlite");
-}
-
-/** PostgreSQL when DATABASE_URL is set, else `${DATA_DIR}/engage.sqlite`. */
-export function storeOptionsOf(config: StoreConfig): StoreOptions {
-  return config.DATABASE_URL
-    ? { kind: "postgres", connectionString: config.DATABASE_URL }
-    : { kind: "sqlite", file: sqliteFileOf(config) };
-}
+type ServicesConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "COOKIE_SECRET" | "MODERATION">;
 
 /**
  * Opens the store named by the configuration, migrates it, and starts the
  * live event bus that suits it.
  */
-export async function startEngagement(
-  config: EngagementConfig,
+export async function startServices(
+  config: ServicesConfig,
   log: BusLogger,
-  { notifier }: { notifier?: CommentNotifier } = {},
-): Promise<EngagementService> {
-  const store = await openStore(storeOptionsOf(config), log);
+  {
+    notifier,
+    connectionWaitMs,
+  }: {
+    notifier?: CommentNotifier;
+    /** See `StoreOptions`: tests on a loaded machine let requests wait longer. */
+    connectionWaitMs?: number;
+  } = {},
+): Promise<Services> {
+  const options = storeOptionsOf(config);
+  const store = await openStore(
+    options.kind === "postgres" && connectionWaitMs ? { ...options, connectionWaitMs } : options,
+    log,
+  );
   let bus: EventBus;
-  const events = createEventsRepository(store);
+  const events = createEventJournal(store);
   try {
     await migrateToLatest(store);
     if (config.DATABASE_URL) {
-      const { createPostgresBus } = await import("../events/postgres-bus.ts");
+      const { createPostgresBus } = await import("./events/postgres-bus.ts");
       bus = await createPostgresBus({
         connectionString: config.DATABASE_URL,
         journal: events,

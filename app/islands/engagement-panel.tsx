@@ -1,13 +1,14 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import type { ItemKind, ReactionType } from "../../../contract/limits.ts";
-import { CommentSection } from "../comments/comment-section.tsx";
-import { ReactionButtons } from "../reactions/reaction-buttons.tsx";
-import { useReactions, useToggleReaction } from "../reactions/use-reactions.ts";
-import { NameDialog } from "../visitor-name/name-dialog.tsx";
-import { useDisplayName } from "../visitor-name/name-store.ts";
-import { useLiveItem } from "./live-item.ts";
-import { isRateLimited, slowDownMessage } from "./slow-down.ts";
+import { type ItemKind, noReactions, type ReactionType } from "../../contract/limits.ts";
+import { ReactionButtons } from "../components/reaction-buttons.tsx";
+import { CommentSection } from "../features/comments/comment-section.tsx";
+import { useOwnerOverlay } from "../features/comments/use-comments.ts";
+import { useReactions, useToggleReaction } from "../features/reactions/use-reactions.ts";
+import { NameDialog } from "../features/visitor-name/name-dialog.tsx";
+import { useDisplayName } from "../features/visitor-name/name-store.ts";
+import { useLiveItem } from "../lib/live-item.ts";
+import { isRateLimited, slowDownMessage } from "../lib/slow-down.ts";
 
 // No retries (docs/product.md, "When something fails"); fresh data comes from
 // the live stream, not from polling.
@@ -34,11 +35,14 @@ export default function EngagementPanel(props: PanelProps) {
   );
 }
 
-const emptyCounts = { like: 0, love: 0, dislike: 0, idea: 0 };
-
 function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
   const live = useLiveItem(kind, itemId);
   const userName = useDisplayName();
+  // The signed-in owner comments under SITE_OWNER_NAME, which no prompt changes
+  // (docs/decisions/016-owner-voice.md).
+  const ownerName = useOwnerOverlay(kind === "science" ? itemId : null)?.name;
+  const commentName = ownerName ?? userName;
+  const shownName = kind === "science" ? commentName : userName;
   const [askName, setAskName] = useState(false);
   const [notice, showNotice] = useNotice(5000);
   const onError = (error: unknown) => {
@@ -62,22 +66,25 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
       <div className="flex flex-wrap items-center justify-between gap-3">
         <fieldset aria-label={`Reactions to ${title}`}>
           <ReactionButtons
-            counts={reactions.data?.counts ?? emptyCounts}
+            counts={reactions.data?.counts ?? noReactions()}
             held={held}
             onReact={react}
           />
         </fieldset>
-        {userName ? (
-          <p className="text-sm text-slate-400">
+        {shownName ? (
+          // A 40-character name without a space still wraps (docs/product.md, "Limits").
+          <p className="min-w-0 text-sm text-slate-400 [overflow-wrap:anywhere]">
             {kind === "science" ? "Commenting" : "Reacting"} as{" "}
-            <span className="font-semibold text-slate-200">{userName}</span>{" "}
-            <button
-              type="button"
-              onClick={() => setAskName(true)}
-              className="text-accent underline underline-offset-2"
-            >
-              Change name
-            </button>
+            <span className="font-semibold text-slate-200">{shownName}</span>{" "}
+            {shownName === ownerName ? null : (
+              <button
+                type="button"
+                onClick={() => setAskName(true)}
+                className="text-accent underline underline-offset-2"
+              >
+                Change name
+              </button>
+            )}
           </p>
         ) : null}
       </div>
@@ -92,7 +99,7 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
       {kind === "science" ? (
         <CommentSection
           postId={itemId}
-          userName={userName}
+          userName={commentName}
           onNeedName={() => setAskName(true)}
           onError={onError}
           heading={commentsHeading}

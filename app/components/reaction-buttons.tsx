@@ -1,5 +1,5 @@
-import { type ReactionType, reactionTypes } from "../../../contract/limits.ts";
-import { Icon, type SpriteIcon } from "../../components/ui/icon.tsx";
+import { type ReactionType, reactionTypes } from "../../contract/limits.ts";
+import { Icon, type SpriteIcon } from "./ui/icon.tsx";
 
 export type ReactionCounts = Record<ReactionType, number>;
 

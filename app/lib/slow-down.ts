@@ -1,4 +1,4 @@
-import { ApiError } from "../../lib/api-client.ts";
+import { ApiError } from "./api-client.ts";
 
 export const slowDownMessage =
   "You're going a little fast. Please slow down and try again in a moment.";

@@ -1,0 +1,111 @@
+import { type ReactNode, useEffect, useState } from "react";
+import type { ErrorCode } from "../../../contract/api.ts";
+import { ApiError } from "../../lib/api-client.ts";
+
+type Step<Refusal extends string> =
+  | { name: "reading" }
+  | { name: "no-token" }
+  | { name: "confirm"; token: string; failed: boolean }
+  | { name: "sending"; token: string }
+  | { name: "done" }
+  | { name: "refused"; reason: Refusal };
+
+type LinkActionProps<Refusal extends string> = {
+  /** While the token is read from the address. */
+  reading: string;
+  /** Opened without a token. */
+  noToken: ReactNode;
+  question: string;
+  action: string;
+  busy: string;
+  done: string;
+  /** What each refusal tells the reader; `refusalOf` says which one an error code is. */
+  refusals: Record<Refusal, ReactNode>;
+  refusalOf: (code: ErrorCode) => Refusal | null;
+  send: (token: string) => Promise<unknown>;
+};
+
+/**
+ * The page behind a link mailed to a subscriber (`?token=…`), an island. The
+ * page is static, so the token is read in the browser, and nothing changes
+ * until the reader presses the button: mail scanners open links
+ * (docs/product.md, "Newsletter").
+ */
+export function LinkAction<Refusal extends string>({
+  reading,
+  noToken,
+  question,
+  action,
+  busy,
+  done,
+  refusals,
+  refusalOf,
+  send,
+}: LinkActionProps<Refusal>) {
+  const [step, setStep] = useState<Step<Refusal>>({ name: "reading" });
+
+  useEffect(() => {
+    const token = new URLSearchParams(window.location.search).get("token");
+    setStep(token ? { name: "confirm", token, failed: false } : { name: "no-token" });
+  }, []);
+
+  async function go(token: string) {
+    setStep({ name: "sending", token });
+    try {
+      await send(token);
+      setStep({ name: "done" });
+    } catch (error) {
+      const reason =
+        error instanceof ApiError && error.code !== "network_error" ? refusalOf(error.code) : null;
+      setStep(reason ? { name: "refused", reason } : { name: "confirm", token, failed: true });
+    }
+  }
+
+  return (
+    // Tall enough for every step, so the footer does not move once the link is read.
+    <div className="min-h-48 max-w-2xl space-y-4 text-slate-300">
+      {step.name === "reading" ? <p>{reading}</p> : null}
+      {step.name === "no-token" ? <p>{noToken}</p> : null}
+      {step.name === "confirm" || step.name === "sending" ? (
+        <>
+          <p>{question}</p>
+          <button
+            type="button"
+            className="btn-primary"
+            disabled={step.name === "sending"}
+            onClick={() => void go(step.token)}
+          >
+            {step.name === "sending" ? busy : action}
+          </button>
+          {step.name === "confirm" && step.failed ? (
+            <p role="alert" className="text-red-300">
+              Something went wrong on our side; please try again in a moment.
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      {step.name === "done" ? (
+        <p
+          role="status"
+          className="rounded-lg border border-accent/40 bg-accent/10 px-4 py-3 text-slate-100"
+        >
+          {done}
+        </p>
+      ) : null}
+      {step.name === "refused" ? (
+        <p role="alert" className="text-slate-100">
+          {refusals[step.reason]}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The site's contact address, as a link. */
+export function ContactLink({ email }: { email: string }) {
+  return (
+    <a href={`mailto:${email}`} className="text-accent underline">
+      {email}
+    </a>
+  );
+}

@@ -1,0 +1,52 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { OwnerOverlay } from "../../contract/api.ts";
+import type { Config } from "../config.ts";
+import type { OwnerRepository, SessionCheck } from "./owner-repository.ts";
+import { ownerCookieName, ownerSessionOf, setOwnerCookie } from "./routes.ts";
+
+/**
+ * The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md).
+ * The console's session cookie travels with the pages' own API requests too
+ * (SameSite=Strict, Path=/), so a comment read or written from a page can tell
+ * the owner from a visitor. Nothing else can: not a name, not a field of the
+ * request, not a visitor cookie.
+ */
+export function createOwnerVoice({
+  owner,
+  config,
+}: {
+  owner: OwnerRepository;
+  config: Pick<Config, "siteUrl" | "SITE_OWNER_NAME">;
+}) {
+  const cookieName = ownerCookieName(config.siteUrl);
+  const overlay: OwnerOverlay = { name: config.SITE_OWNER_NAME ?? null };
+
+  return {
+    /** What the owner's answers add: SITE_OWNER_NAME, the name their comments carry. */
+    overlay,
+
+    /**
+     * The live owner session behind a request, or null. A request without the
+     * cookie (every visitor's) costs nothing; the owner's moves the session's
+     * idle deadline, as a console request does, and the cookie's with it.
+     */
+    async sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<SessionCheck | null> {
+      const session = await ownerSessionOf(request, owner, cookieName);
+      const token = request.cookies[cookieName];
+      if (session?.touched && token) setOwnerCookie(reply, token, config.siteUrl);
+      return session;
+    },
+
+    /** The name the owner's comment is stored under: SITE_OWNER_NAME, else the name typed. */
+    nameFor(typed: string): string {
+      return overlay.name ?? typed;
+    },
+
+    /** Records an action taken from the pages in the console's audit trail. */
+    audit(session: SessionCheck, action: string, object: string): Promise<void> {
+      return owner.audit(session.id, action, object);
+    },
+  };
+}
+
+export type OwnerVoice = ReturnType<typeof createOwnerVoice>;

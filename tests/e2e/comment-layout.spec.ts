@@ -1,0 +1,145 @@
+import type { BrowserContext, Locator, Page } from "@playwright/test";
+import { limits } from "../../contract/limits.ts";
+import { blankLinesInARowMax, marksPerCharacterMax } from "../../contract/text.ts";
+import type { ServerProcess } from "../support/server-process.ts";
+import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { startOwnSite } from "./support/own-site.ts";
+
+/*
+ * No comment or name widens the page (docs/product.md, "Limits"): the longest
+ * name the server takes, with no space in it; a long run of letters each
+ * carrying as many marks as allowed; a long word shaped like an address; as
+ * many lines as fit, with as many blank lines between them as allowed. Posted
+ * through the real API, then looked at on the item's page and on the list
+ * page, with JavaScript (the live island, with the writer's own Edit and
+ * Delete) and without (the server's HTML), at a phone's width and a desktop's.
+ */
+
+// One server, one set of comments, for all four layouts, in one worker.
+test.describe.configure({ mode: "default" });
+
+let site: ServerProcess;
+/** The cookies of the browser that wrote the comments. */
+let writerState: Awaited<ReturnType<BrowserContext["storageState"]>>;
+const postId = "differential-gear";
+const name = "W".repeat(limits.userNameMax);
+
+/** Marks above and below, `marksPerCharacterMax` of them on every letter. */
+const marks = ["\u0300", "\u0301", "\u0316", "\u0317", "\u0302", "\u0318"]
+  .slice(0, marksPerCharacterMax)
+  .join("");
+const stacked = Array.from(
+  { length: Math.floor(limits.commentMax / (1 + marksPerCharacterMax)) },
+  (_, i) => `${String.fromCharCode(97 + (i % 26))}${marks}`,
+).join("");
+const address = `https://example.com/${"a1b2c3d4".repeat(240)}`.slice(0, limits.commentMax);
+const blank = "\n".repeat(blankLinesInARowMax + 1);
+// Every line a word of its own: repeated words read as keyword spam to the server.
+const lines = Array.from({ length: 300 }, (_, i) => `Step${i + 1}`)
+  .join(blank)
+  .slice(0, limits.commentMax)
+  .trim();
+const samples = [stacked, address, lines];
+
+test.beforeAll(async ({ browser }, testInfo) => {
+  test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+  site = await startOwnSite("comment-layout");
+  // Written by the browser that reads them as a writer below: its cookie makes them its own.
+  const writer = await browser.newContext({ baseURL: site.url });
+  for (const content of samples) {
+    const response = await writer.request.post(`/api/items/science/${postId}/comments`, {
+      data: { content, userName: name },
+      headers: { origin: site.siteUrl },
+    });
+    expect(response.status(), await response.text()).toBe(201);
+  }
+  writerState = await writer.storageState();
+  await writer.close();
+});
+test.afterAll(async () => {
+  await site?.stop();
+});
+
+/** How each comment sits in its list, and its name and text in it, in CSS pixels. */
+async function overflows(page: Page, scope: Locator) {
+  const viewport = page.viewportSize()?.width ?? 0;
+  const { pageWidth, widest } = await page.evaluate(() => ({
+    pageWidth: document.documentElement.scrollWidth,
+    // What sticks out, innermost first, to say what to fix.
+    widest: [...document.body.querySelectorAll("*")]
+      .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .reverse()
+      .slice(0, 5)
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+  }));
+  expect(pageWidth, `the page is wider than the window: ${widest.join(" < ")}`).toBeLessThanOrEqual(
+    viewport,
+  );
+  const found = await scope.locator("li.comment").evaluateAll((items) =>
+    items.flatMap((item) => {
+      const within = (inner: Element, outer: Element, what: string) => {
+        const a = inner.getBoundingClientRect();
+        const b = outer.getBoundingClientRect();
+        return a.left >= b.left - 0.5 && a.right <= b.right + 0.5 ? [] : [what];
+      };
+      const list = item.parentElement as Element;
+      return [
+        ...within(item, list, "comment in its list"),
+        ...(item.scrollWidth > item.clientWidth ? ["comment scrolls sideways"] : []),
+        ...[...item.querySelectorAll(".comment-author, .comment-text, button, time")].flatMap(
+          (part) => within(part, item, `${part.className || part.tagName} in its comment`),
+        ),
+      ];
+    }),
+  );
+  return found;
+}
+
+function reader(visitor: OpenVisitor, width: number, javaScriptEnabled: boolean) {
+  return visitor({
+    baseURL: site.url,
+    viewport: { width, height: 900 },
+    javaScriptEnabled,
+    // With JavaScript, the writer: their own comments carry Edit and Delete.
+    ...(javaScriptEnabled ? { storageState: writerState, name } : {}),
+  });
+}
+
+for (const width of [400, 1280]) {
+  for (const javaScriptEnabled of [true, false]) {
+    test(`comments never widen the page at ${width} px ${javaScriptEnabled ? "with" : "without"} JavaScript`, async ({
+      visitor,
+    }) => {
+      test.slow();
+      const page = await reader(visitor, width, javaScriptEnabled);
+      // The item's own page.
+      await page.goto(`/science/${postId}`);
+      let scope: Locator;
+      if (javaScriptEnabled) {
+        await page.locator(".item-discussion").scrollIntoViewIfNeeded();
+        scope = page.locator('.item-discussion [data-live="true"]');
+        await expect(scope.getByRole("button", { name: "Edit" })).toHaveCount(samples.length, {
+          timeout: 30_000,
+        });
+      } else {
+        scope = page.locator("section#comments");
+      }
+      await expect(scope.locator("li.comment")).toHaveCount(samples.length);
+      expect(await overflows(page, scope)).toEqual([]);
+
+      // The list page, the post's card open.
+      await page.goto(`/science#${postId}`);
+      if (javaScriptEnabled) {
+        scope = page.locator(`[data-card="${postId}"] [data-live="true"]`);
+        await expect(scope.getByRole("button", { name: "Edit" })).toHaveCount(samples.length, {
+          timeout: 30_000,
+        });
+      } else {
+        scope = page.locator(`.card-body:has(#${postId}) .static-comments`);
+      }
+      await expect(scope.locator("li.comment")).toHaveCount(samples.length);
+      await expect(scope.locator("li.comment").first()).toBeVisible();
+      expect(await overflows(page, scope)).toEqual([]);
+    });
+  }
+}

@@ -1,0 +1,160 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { freePort } from "../support/postgres.ts";
+import {
+  generousLimits,
+  projectRoot,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+
+/*
+ * The owner speaks as the owner (docs/decisions/016-owner-voice.md), in
+ * Chromium: signed in to the console, the owner comments on a science post
+ * through the page's own form and the comment shows "Author", live on a
+ * reader's open page and in the served HTML; the owner edits and deletes a
+ * reader's comment from the page and the reader sees it happen. The spec
+ * starts its own server so it can set SITE_OWNER_NAME and run the command line
+ * against its data.
+ */
+
+test.describe.configure({ mode: "serial" });
+// One run is enough: the owner works from a desktop (the narrow project skips it).
+test.skip(({ viewport }) => (viewport?.width ?? 0) < 1024, "desktop only");
+
+const ownerName = "Ravi Kumar";
+const post = "soap";
+let server: ServerProcess;
+let site: string;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-voice-e2e-"));
+  const port = await freePort();
+  site = `http://localhost:${port}`;
+  server = await startServerProcess({
+    env: {
+      ...generousLimits,
+      PORT: String(port),
+      SITE_URL: site,
+      DATA_DIR: dataDir,
+      SITE_OWNER_NAME: ownerName,
+      LOG_LEVEL: "info",
+    },
+    startTimeoutMs: 60_000,
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/** `npm run admin -- <argv>` against this spec's server; what it prints. */
+function admin(...argv: string[]): string {
+  return execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), ...argv], {
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: site },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** `npm run admin -- login`, then the link's "Sign in" button: the owner's browser. */
+async function ownerPage(visitor: OpenVisitor): Promise<Page> {
+  const link = admin("login").trim();
+  const page = await visitor();
+  await page.goto(link);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+  return page;
+}
+
+/** The post's own page, its discussion live (hydrated once seen, its stream open). */
+async function openDiscussion(page: Page) {
+  await page.goto(`${site}/science/${post}`);
+  const section = page.getByRole("region", { name: /^Reactions/ });
+  await section.scrollIntoViewIfNeeded();
+  await expect(section.locator('[data-live="true"]')).toBeAttached({ timeout: 15_000 });
+  return section.getByRole("region", { name: "Comments" });
+}
+
+test("the owner comments with the Author badge, live for a reader, and edits and deletes a reader's comment from the page", async ({
+  visitor,
+}) => {
+  test.slow();
+  const reader = await visitor("Nadia");
+  const readerComments = await openDiscussion(reader);
+
+  // A reader's comment, through the form.
+  const question = `Why does soap foam more in soft water? ${Date.now()}`;
+  await readerComments.getByRole("textbox", { name: "Write a comment" }).fill(question);
+  await readerComments.getByRole("button", { name: "Post comment" }).click();
+  const readersOwn = readerComments.getByRole("listitem").filter({ hasText: question });
+  await expect(readersOwn).toBeVisible();
+
+  // The owner, signed in, on the same page: every comment has Edit and Delete,
+  // and the form comments under the owner's name without asking for one.
+  const owner = await ownerPage(visitor);
+  const ownerComments = await openDiscussion(owner);
+  await expect(owner.getByText(`Commenting as ${ownerName}`)).toBeVisible();
+  await expect(owner.getByRole("button", { name: "Change name" })).toHaveCount(0);
+  const theQuestion = ownerComments.getByRole("listitem").filter({ hasText: question });
+  await expect(theQuestion.getByRole("button", { name: "Edit" })).toBeVisible();
+  await expect(theQuestion.getByRole("button", { name: "Delete" })).toBeVisible();
+
+  const answer = `Hard water's calcium binds the soap first. ${Date.now()}`;
+  await ownerComments.getByRole("textbox", { name: "Write a comment" }).fill(answer);
+  await ownerComments.getByRole("button", { name: "Post comment" }).click();
+  const ownersAnswer = ownerComments.getByRole("listitem").filter({ hasText: answer });
+  await expect(ownersAnswer.getByText("Author", { exact: true })).toBeVisible();
+  await expect(ownersAnswer).toContainText(ownerName);
+
+  // The reader sees it arrive, badge and all, without a reload; no Edit or
+  // Delete on it, nor on anything but their own.
+  const arrived = readerComments.getByRole("listitem").filter({ hasText: answer });
+  await expect(arrived.getByText("Author", { exact: true })).toBeVisible();
+  await expect(arrived).toContainText(ownerName);
+  await expect(arrived.getByRole("button")).toHaveCount(0);
+  await expect(readersOwn.getByRole("button", { name: "Delete" })).toBeVisible();
+
+  const results = await new AxeBuilder({ page: owner }).include("main").analyze();
+  expect(
+    results.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
+  ).toEqual([]);
+
+  // Without JavaScript the served page carries the badge too.
+  const plainPage = await visitor({ javaScriptEnabled: false });
+  await plainPage.goto(`${site}/science/${post}`);
+  const served = plainPage.getByRole("listitem").filter({ hasText: answer });
+  await expect(served.getByText("Author", { exact: true })).toBeVisible();
+
+  // The owner edits the reader's comment, then deletes it: the reader's page follows.
+  const edited = `${question} (edited by the site's author)`;
+  await theQuestion.getByRole("button", { name: "Edit" }).click();
+  const box = ownerComments.getByRole("textbox", { name: "Edit comment" });
+  await box.fill(edited);
+  await ownerComments.getByRole("button", { name: "Update" }).click();
+  await expect(readerComments.getByText(edited)).toBeVisible();
+
+  await ownerComments
+    .getByRole("listitem")
+    .filter({ hasText: edited })
+    .getByRole("button", { name: "Delete" })
+    .click();
+  await expect(ownerComments.getByText(edited)).toHaveCount(0);
+  await expect(readerComments.getByText(edited)).toHaveCount(0);
+  await expect(readerComments.getByRole("listitem").filter({ hasText: answer })).toBeVisible();
+
+  // Both are in the console's audit trail.
+  const actions = (JSON.parse(admin("audit", "--json")) as { action: string }[]).map(
+    (entry) => entry.action,
+  );
+  expect(actions).toEqual(
+    expect.arrayContaining(["comment write", "comment edit", "comment delete"]),
+  );
+});

@@ -1,0 +1,26 @@
+/*
+ * The site the browser tests build and serve: its address and settings, read
+ * by playwright.config.ts and by build-site.ts (which `npm test` runs early,
+ * so the build overlaps the checks before the browser tests).
+ */
+
+// E2E_PORT lets two checkouts run their browser tests side by side.
+export const port = Number(process.env.E2E_PORT ?? 4173);
+export const baseURL = `http://127.0.0.1:${port}`;
+/** The same site on PostgreSQL, for the engagement tests. */
+export const postgresPort = port + 1;
+
+/**
+ * The settings the browser tests build and serve the site with. The chatbot
+ * provider is outside this machine, so the tests stand in for its script.
+ */
+export const siteEnv = {
+  SITE_URL: baseURL,
+  CONTACT_EMAIL: "owner@example.com",
+  CHATBOT_SCRIPT_URL: "https://chatbot.invalid/embed.js",
+  CHATBOT_BOT_ID: "test-bot",
+  OWNER_LINKEDIN_URL: "https://www.linkedin.com/in/engage-with-engineer-test",
+  // These tests comment faster than a person; the comment form's own timing is
+  // tested at its default in moderation.spec.ts, on servers of its own.
+  COMMENT_MIN_SECONDS: "1",
+};
