@@ -39,7 +39,18 @@ export default defineConfig({
       use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 800 } },
     },
     {
+      // A narrow window changes the layout, the header and the menu, not what
+      // the engagement features do: this project runs the specs about pages,
+      // navigation and accessibility, and leaves behaviour to the desktop one
+      // (docs/decisions/017-test-loop.md).
       name: "narrow",
+      testMatch: [
+        "shell.spec.ts",
+        "accessibility.spec.ts",
+        "pages.spec.ts",
+        "islands.spec.ts",
+        "search.spec.ts",
+      ],
       use: { ...devices["Desktop Chrome"], viewport: { width: 800, height: 900 } },
     },
     {

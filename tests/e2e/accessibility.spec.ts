@@ -1,5 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
+import { seriousViolations } from "./support/axe.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
 const pages = [
@@ -14,16 +14,6 @@ const pages = [
   "/privacy",
   "/terms",
 ];
-
-async function seriousViolations(page: import("@playwright/test").Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    );
-}
 
 for (const path of pages) {
   test(`${path} has no serious or critical axe violations`, async ({ page }) => {

@@ -1,6 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import type { ServerProcess } from "../support/server-process.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { postTo, startOwnSite } from "./support/own-site.ts";
 
@@ -30,13 +30,6 @@ async function seed(request: APIRequestContext, postId: string, count: number) {
       userName: `Reader ${i % 5}`,
     });
   }
-}
-
-async function seriousViolations(page: Page, selector: string) {
-  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
-  return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => violation.id);
 }
 
 test("Show more comments brings the next page, focus on its first comment; new comments arrive live", async ({

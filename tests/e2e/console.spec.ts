@@ -3,7 +3,6 @@ import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { freePort } from "../support/postgres.ts";
 import {
@@ -12,6 +11,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
@@ -158,13 +158,6 @@ async function signInWithLink(page: Page, link = cliLink()) {
   await page.goto(link);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
-}
-
-async function seriousViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 test("a signed-out browser is sent to sign in; the pages are not for search engines", async ({

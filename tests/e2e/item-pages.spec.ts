@@ -1,7 +1,7 @@
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 
 /*
@@ -273,13 +273,8 @@ test.describe("list pages and item pages together", () => {
   });
 });
 
-// Items no other spec reacts to, one set per viewport project (they share a server).
-const engagedItems = {
-  desktop: { story: "sita-faith", storyCard: /Sita/, post: "pressure-cooker" },
-  narrow: { story: "sagaras-haste", storyCard: /Sagara/, post: "tea-cooling" },
-} as const;
-const engagedFor = (project: string) =>
-  engagedItems[project as keyof typeof engagedItems] ?? engagedItems.desktop;
+// Items no other spec on the shared server reacts to or comments on.
+const engaged = { story: "sita-faith", storyCard: /Sita/, post: "pressure-cooker" } as const;
 
 /** An item page's discussion hydrates once seen. */
 async function discussion(page: Page) {
@@ -300,9 +295,9 @@ test.describe("an item's reactions and comments on its own page", () => {
   test("a reaction on the item's page is the card's, live, and both pages say so when served", async ({
     visitor,
     request,
-  }, testInfo) => {
+  }) => {
     test.slow(); // two browsers at once
-    const { story, storyCard } = engagedFor(testInfo.project.name);
+    const { story, storyCard } = engaged;
     const onItem = await visitor("Asha");
     const onList = await visitor("Ben");
     await onItem.goto(`/mythology/${story}`);
@@ -335,7 +330,7 @@ test.describe("an item's reactions and comments on its own page", () => {
     request,
   }, testInfo) => {
     test.slow();
-    const { post } = engagedFor(testInfo.project.name);
+    const { post } = engaged;
     const onItem = await visitor("Chitra");
     await onItem.goto(`/science/${post}`);
     const panel = await discussion(onItem);
@@ -368,11 +363,7 @@ test.describe("accessibility of item pages", () => {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       if (engaged) await discussion(page);
-      const results = await new AxeBuilder({ page }).analyze();
-      const serious = results.violations.filter(
-        (violation) => violation.impact === "serious" || violation.impact === "critical",
-      );
-      expect(serious.map((violation) => violation.id)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       // Headings go down one level at a time: the text's h2s sit under the page's h1.
       const levels = await page
         .locator("main :is(h1, h2, h3, h4, h5, h6)")

@@ -2,7 +2,6 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { freePort } from "../support/postgres.ts";
 import {
@@ -11,6 +10,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../support/server-process.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 
 /*
@@ -122,10 +122,7 @@ test("the owner comments with the Author badge, live for a reader, and edits and
   await expect(arrived.getByRole("button")).toHaveCount(0);
   await expect(readersOwn.getByRole("button", { name: "Delete" })).toBeVisible();
 
-  const results = await new AxeBuilder({ page: owner }).include("main").analyze();
-  expect(
-    results.violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
-  ).toEqual([]);
+  expect(await seriousViolations(owner, "main")).toEqual([]);
 
   // Without JavaScript the served page carries the badge too.
   const plainPage = await visitor({ javaScriptEnabled: false });

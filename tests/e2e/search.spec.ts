@@ -1,5 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
+import { seriousViolations } from "./support/axe.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
 const searchCode = /\/pagefind\/|search-dialog/;
@@ -151,14 +151,6 @@ test.describe("search", () => {
     await expect(field(page)).toBeFocused();
     await page.keyboard.type("pressure cooker");
     await expect(results(page).first()).toBeVisible({ timeout: 15_000 });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(
-      violations
-        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-        .map(
-          (violation) =>
-            `${violation.id}: ${violation.nodes.map((node) => node.target).join(", ")}`,
-        ),
-    ).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { formTokenFor } from "../support/newsletter.ts";
 import { freePort } from "../support/postgres.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { confirmationLink } from "./support/newsletter.ts";
 
 /*
@@ -77,11 +77,7 @@ test("the link from the export unsubscribes once the reader confirms, and says s
   await expect(page.getByText("Stop sending the newsletter")).toBeVisible();
   // Opening the link removes nothing: mail scanners open links too.
   expect(exportedLinks().has(email)).toBe(true);
-  expect(
-    (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (violation) => violation.impact === "serious" || violation.impact === "critical",
-    ),
-  ).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
 
   await confirm(page);
   await expect(page.getByRole("status")).toHaveText(/You have been unsubscribed/);

@@ -1,29 +1,19 @@
 import { readFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { seriousViolations } from "./support/axe.ts";
 import { postComment } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
-// Both viewport projects share one server and database: each uses its own items.
+// Items no other spec on the shared server comments on or reacts to.
 const items = {
-  desktop: {
-    post: "tea-cooling",
-    postButton: /tea cool/i,
-    /** For the tests that only need a comment somewhere, apart from the live one. */
-    other: "starter-motor",
-    story: "sagaras-haste",
-    storyButton: /Sagaras' Haste/,
-  },
-  narrow: {
-    post: "ironing",
-    postButton: /iron remove wrinkles/i,
-    other: "differential-gear",
-    story: "nala-damayanti",
-    storyButton: /Nala and Damayanti/,
-  },
+  post: "tea-cooling",
+  postButton: /tea cool/i,
+  /** For the tests that only need a comment somewhere, apart from the live one. */
+  other: "starter-motor",
+  story: "sagaras-haste",
+  storyButton: /Sagaras' Haste/,
 } as const;
-const itemsFor = (projectName: string) => items[projectName as keyof typeof items];
 
 async function openItem(page: Page, path: string, button: RegExp) {
   await page.goto(path);
@@ -46,21 +36,12 @@ const comment = (page: Page, id: string, text: string) =>
 const reaction = (page: Page, id: string, type: string) =>
   page.locator(`#${id}`).getByRole("button", { name: new RegExp(`^${type} \\d+$`) });
 
-async function seriousViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(", ")}`,
-    );
-}
-
 test.describe("your data", () => {
   test("downloads a reader's own comments and reactions, and their deletion reaches another reader's open page live", async ({
     visitor,
   }, testInfo) => {
     test.slow(); // two browsers at once
-    const { post, postButton, story, storyButton } = itemsFor(testInfo.project.name);
+    const { post, postButton, story, storyButton } = items;
     const text = `Mine to take back ${testInfo.project.name} ${Date.now()}`;
 
     const writer = await visitor("Asha");
@@ -127,7 +108,7 @@ test.describe("your data", () => {
   });
 
   test("cancelling the confirmation deletes nothing", async ({ visitor }, testInfo) => {
-    const { other: post } = itemsFor(testInfo.project.name);
+    const { other: post } = items;
     const page = await visitor("Chitra");
     const text = `Kept ${testInfo.project.name} ${Date.now()}`;
     await page.goto("/your-data");
@@ -156,7 +137,7 @@ test.describe("your data", () => {
   test("works without JavaScript: a confirmation page, then a plain form", async ({
     visitor,
   }, testInfo) => {
-    const { other: post } = itemsFor(testInfo.project.name);
+    const { other: post } = items;
     const page = await visitor({ javaScriptEnabled: false });
     const context = page.context();
     await page.goto("/your-data");
