@@ -41,8 +41,7 @@ const lines = Array.from({ length: 300 }, (_, i) => `Step${i + 1}`)
   .trim();
 const samples = [stacked, address, lines];
 
-test.beforeAll(async ({ browser }, testInfo) => {
-  test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+test.beforeAll(async ({ browser }) => {
   site = await startOwnSite("comment-layout");
   // Written by the browser that reads them as a writer below: its cookie makes them its own.
   const writer = await browser.newContext({ baseURL: site.url });

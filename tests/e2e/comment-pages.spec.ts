@@ -14,8 +14,7 @@ import { postTo, startOwnSite } from "./support/own-site.ts";
 
 let site: ServerProcess;
 
-test.beforeAll(async ({ browserName: _ }, testInfo) => {
-  test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+test.beforeAll(async () => {
   site = await startOwnSite("comment-pages");
 });
 test.afterAll(async () => {

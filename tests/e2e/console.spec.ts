@@ -1,19 +1,12 @@
-import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { Page } from "@playwright/test";
-import { freePort } from "../support/postgres.ts";
-import {
-  generousLimits,
-  projectRoot,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
+import { projectRoot } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
+import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The owner's console in Chromium, against its own server process: WebAuthn
@@ -23,12 +16,10 @@ import { islandsHydrated } from "./support/islands.ts";
  */
 
 test.describe.configure({ mode: "serial" });
-// One run is enough: the console is for the owner's desktop (the narrow project skips it).
-test.skip(({ viewport }) => (viewport?.width ?? 0) < 1024, "desktop only");
 
-let server: ServerProcess;
+let own: OwnSite;
+/** Its SITE_URL, `http://localhost:<port>`. */
 let site: string;
-let dataDir: string;
 
 const day = 24 * 60 * 60 * 1000;
 
@@ -114,51 +105,22 @@ function seedHistory(file: string) {
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-e2e-"));
   const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-editions-"));
   writeFileSync(
     path.join(editionsDir, "2026-11-fuel-cells.md"),
     "---\nsubject: Fuel cells in November\n---\nWhy a **fuel cell** stack runs warm, and what that means for winter.\n",
   );
-  const port = await freePort();
-  site = `http://localhost:${port}`;
-  server = await startServerProcess({
-    env: {
-      ...generousLimits,
-      PORT: String(port),
-      SITE_URL: site,
-      DATA_DIR: dataDir,
-      EDITIONS_DIR: editionsDir,
-      LOG_LEVEL: "info",
-    },
-    startTimeoutMs: 60_000,
-  });
-  seedHistory(path.join(dataDir, "engage.sqlite"));
+  own = await startOwnSite("console", { host: "localhost", env: { EDITIONS_DIR: editionsDir } });
+  site = own.siteUrl;
+  seedHistory(path.join(own.dataDir, "engage.sqlite"));
 });
 
 test.afterAll(async () => {
-  await server?.stop();
+  await own?.stop();
 });
 
-/** `npm run admin -- login` against the test's server. */
-function cliLink(): string {
-  const output = execFileSync(
-    process.execPath,
-    [path.join(projectRoot, "server/cli/admin.ts"), "login"],
-    {
-      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: site },
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  return output.trim();
-}
-
-async function signInWithLink(page: Page, link = cliLink()) {
-  await page.goto(link);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
-}
+/** `npm run admin -- login` against the test's server: a one-time sign-in link. */
+const cliLink = () => ownerCli(own, "login").trim();
 
 test("a signed-out browser is sent to sign in; the pages are not for search engines", async ({
   page,
@@ -186,7 +148,7 @@ test("the command line's link signs in once; comments arrive live and a deletion
 }) => {
   const link = cliLink();
   expect(link).toMatch(new RegExp(`^${site}/admin/sign-in#token=[\\w-]{43}$`));
-  await signInWithLink(page, link);
+  await signInWith(page, link);
   const cookies = await page.context().cookies();
   expect(cookies.find((c) => c.name === "ewe_owner")).toMatchObject({
     httpOnly: true,
@@ -234,7 +196,7 @@ test("the command line's link signs in once; comments arrive live and a deletion
 });
 
 test("subscribers: counts, search, removal after confirmation", async ({ page }) => {
-  await signInWithLink(page);
+  await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Subscribers" }).click();
   const confirmed = page.locator("dl > div").filter({ hasText: "Confirmed" }).locator("dd");
   const before = Number(await confirmed.textContent());
@@ -253,7 +215,7 @@ test("subscribers: counts, search, removal after confirmation", async ({ page })
 });
 
 test("newsletter: preview, send and progress", async ({ page }) => {
-  await signInWithLink(page);
+  await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Newsletter" }).click();
   await expect(page.getByRole("heading", { name: "Fuel cells in November" })).toBeVisible();
   await page.getByRole("button", { name: "Preview" }).click();
@@ -271,7 +233,7 @@ test("charts render from the seeded history, and the README's screenshot is take
   page,
 }, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 900 });
-  await signInWithLink(page);
+  await signInWith(page, cliLink());
   const activity = page.getByRole("region", { name: "Comments and reactions per day" });
   await expect(activity.locator(".recharts-line-curve")).toHaveCount(2);
   await expect(activity.getByRole("figure")).toContainText(
@@ -314,7 +276,7 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
       automaticPresenceSimulation: true,
     },
   });
-  await signInWithLink(page);
+  await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Sign-in and passkeys" }).click();
   await page.getByLabel("Passkey name").fill("Test laptop");
   await page.getByRole("button", { name: "Add a passkey" }).click();
@@ -349,7 +311,7 @@ test("the sign-in page is axe clean, with and without a link", async ({ page }) 
 
 for (const { path: view, heading } of views) {
   test(`${view} is axe clean`, async ({ page }) => {
-    await signInWithLink(page);
+    await signInWith(page, cliLink());
     await page.goto(`${site}${view}`);
     await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
     await expect(page.getByText("Loading…")).toHaveCount(0);
@@ -358,7 +320,7 @@ for (const { path: view, heading } of views) {
 }
 
 test("health shows the settings with secrets masked", async ({ page }) => {
-  await signInWithLink(page);
+  await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Health" }).click();
   await expect(page.getByText("SQLite, answering")).toBeVisible();
   await expect(page.getByRole("row", { name: /COOKIE_SECRET/ })).toContainText("(not set)");

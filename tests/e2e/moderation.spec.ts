@@ -1,14 +1,8 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
-import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
 
 /*
  * What a reader sees of moderation and the spam defences
@@ -18,42 +12,9 @@ import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
  * with a shorter comment-form minimum.
  */
 
-const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
-type Site = { server: ServerProcess; url: string; dataDir: string };
-
 /** The real server on the built site, with the default settings plus `env`. */
-async function startSite(env: Record<string, string>): Promise<Site> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-moderation-"));
-  const server = await startServerProcess({
-    env: { PORT: String(port), SITE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: "info", ...env },
-    startTimeoutMs: 60_000,
-  });
-  return { server, url, dataDir };
-}
-
-/** The owner's command line on a site's database, as the owner runs it while the site serves. */
-async function owner(site: Site, ...argv: string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [path.join(projectRoot, "server/cli/admin.ts"), ...argv],
-    {
-      env: { PATH: process.env.PATH ?? "", DATA_DIR: site.dataDir, SITE_URL: site.url },
-    },
-  );
-  return stdout;
-}
+const startSite = (env: Record<string, string>) =>
+  startOwnSite("moderation", { env, defaultLimits: true });
 
 const post = { id: "pressure-cooker", button: /pressure cooker cook faster/i };
 
@@ -61,7 +22,7 @@ const post = { id: "pressure-cooker", button: /pressure cooker cook faster/i };
  * A new visitor (a browser of its own) on the post's own page, where a reader
  * who follows a link to it lands: the same form as on the list, in a lighter page.
  */
-async function newItemReader(visitor: OpenVisitor, site: Site): Promise<Page> {
+async function newItemReader(visitor: OpenVisitor, site: OwnSite): Promise<Page> {
   const page = await visitor({ baseURL: site.url });
   await page.goto(`/science/${post.id}`);
   // Below the article: it comes to life when the reader scrolls to it.
@@ -73,7 +34,7 @@ async function newItemReader(visitor: OpenVisitor, site: Site): Promise<Page> {
 }
 
 /** A new visitor (a browser of its own) with the post open. */
-async function newReader(visitor: OpenVisitor, site: Site): Promise<Page> {
+async function newReader(visitor: OpenVisitor, site: OwnSite): Promise<Page> {
   const page = await visitor({ baseURL: site.url });
   await page.goto("/science");
   const toggle = page.getByRole("button", { name: post.button }).first();
@@ -105,15 +66,14 @@ const item = (page: Page) => page.locator(`#${post.id} [data-live], .item-discus
 const refusal = (page: Page) => item(page).locator("form [role=alert]");
 
 test.describe("with the default defences", () => {
-  let site: Site;
-  test.beforeAll(async ({ browserName: _ }, testInfo) => {
-    test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+  let site: OwnSite;
+  test.beforeAll(async () => {
     site = await startSite({ SITE_OWNER_NAME: "Ravi Kumar" });
   });
   // Several browsers and a server of its own on a shared 2-core machine.
   test.beforeEach(() => test.slow());
   test.afterAll(async () => {
-    await site?.server.stop();
+    await site?.stop();
   });
 
   test("junk leaves nothing for other readers; ordinary comments are published at once", async ({
@@ -213,14 +173,13 @@ test.describe("with the default defences", () => {
 });
 
 test.describe("with MODERATION=all", () => {
-  let site: Site;
-  test.beforeAll(async ({ browserName: _ }, testInfo) => {
-    test.skip(testInfo.project.name !== "desktop", "one server per spec, in one project");
+  let site: OwnSite;
+  test.beforeAll(async () => {
     site = await startSite({ MODERATION: "all" });
   });
   test.beforeEach(() => test.slow());
   test.afterAll(async () => {
-    await site?.server.stop();
+    await site?.stop();
   });
 
   test("a held comment is its writer's alone until approved, then reaches everyone live", async ({
@@ -248,7 +207,7 @@ test.describe("with MODERATION=all", () => {
     await expect(item(other).getByText("No comments yet")).toBeVisible();
     expect(await (await other.request.get("/science")).text()).not.toContain(text);
 
-    expect(await owner(site, "comments", "approve", String(comment.id))).toContain("Approved");
+    expect(ownerCli(site, "comments", "approve", String(comment.id))).toContain("Approved");
     await expect(item(other).locator("li", { hasText: text })).toBeVisible({ timeout: 10_000 });
     await expect(mine.getByText("Awaiting approval")).toHaveCount(0, { timeout: 10_000 });
     await expect(mine).toBeVisible();
@@ -259,13 +218,13 @@ test.describe("with MODERATION=all", () => {
     await write(writer, second);
     const { comment: held } = await (await sentSecond).json();
     await expect(item(writer).locator("li", { hasText: second })).toBeVisible();
-    await owner(site, "comments", "reject", String(held.id));
+    ownerCli(site, "comments", "reject", String(held.id));
     await expect(item(writer).locator("li", { hasText: second })).toHaveCount(0, {
       timeout: 10_000,
     });
 
     // Banned: a polite refusal in the form.
-    await owner(site, "visitor", "ban", "--comment", String(comment.id));
+    ownerCli(site, "visitor", "ban", "--comment", String(comment.id));
     await write(writer, "One more thing");
     await expect(refusal(writer)).toHaveText(/not accepted at the moment/);
   });

@@ -1,13 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fakeBuiltSite } from "../support/built-site.ts";
-import { freePort } from "../support/postgres.ts";
-import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { linkFromOutbox } from "./support/newsletter.ts";
+import { type OwnSite, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The delete link of an owner's notification mail as the owner meets it, in
@@ -16,23 +12,14 @@ import { linkFromOutbox } from "./support/newsletter.ts";
  * server so it knows the data directory and can set OWNER_EMAIL.
  */
 const owner = "owner@example.com";
-let server: ServerProcess;
-let dataDir: string;
+let server: OwnSite;
 
 test.use({ javaScriptEnabled: false });
 
 test.beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-owner-"));
-  const port = await freePort();
-  server = await startServerProcess({
-    env: {
-      PORT: String(port),
-      SITE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      CLIENT_ROOT: fakeBuiltSite(),
-      OWNER_EMAIL: owner,
-      MAIL_RATE_PER_MINUTE: "0",
-    },
+  server = await startOwnSite("owner", {
+    defaultLimits: true,
+    env: { CLIENT_ROOT: fakeBuiltSite(), OWNER_EMAIL: owner, MAIL_RATE_PER_MINUTE: "0" },
   });
 });
 
@@ -43,7 +30,7 @@ test.afterAll(async () => {
 /** The delete link of the owner's mail about the comment that says `marker`. */
 function deleteLink(marker: string): Promise<string> {
   return linkFromOutbox(
-    dataDir,
+    server.dataDir,
     (mail) => mail.text?.includes(marker) ?? false,
     /^Delete: (http:\/\/\S+\/owner\/comments\/\d+\/delete\?token=[A-Za-z0-9_-]{43})$/m,
   );

@@ -1,17 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { Page } from "@playwright/test";
-import { freePort } from "../support/postgres.ts";
-import {
-  generousLimits,
-  projectRoot,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The owner speaks as the owner (docs/decisions/016-owner-voice.md), in
@@ -24,53 +14,30 @@ import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
  */
 
 test.describe.configure({ mode: "serial" });
-// One run is enough: the owner works from a desktop (the narrow project skips it).
-test.skip(({ viewport }) => (viewport?.width ?? 0) < 1024, "desktop only");
 
 const ownerName = "Ravi Kumar";
 const post = "soap";
-let server: ServerProcess;
+let own: OwnSite;
+/** Its SITE_URL, `http://localhost:<port>`: the console's passkeys need a host name. */
 let site: string;
-let dataDir: string;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-voice-e2e-"));
-  const port = await freePort();
-  site = `http://localhost:${port}`;
-  server = await startServerProcess({
-    env: {
-      ...generousLimits,
-      PORT: String(port),
-      SITE_URL: site,
-      DATA_DIR: dataDir,
-      SITE_OWNER_NAME: ownerName,
-      LOG_LEVEL: "info",
-    },
-    startTimeoutMs: 60_000,
+  own = await startOwnSite("owner-voice", {
+    host: "localhost",
+    env: { SITE_OWNER_NAME: ownerName },
   });
+  site = own.siteUrl;
 });
 
 test.afterAll(async () => {
-  await server?.stop();
+  await own?.stop();
 });
-
-/** `npm run admin -- <argv>` against this spec's server; what it prints. */
-function admin(...argv: string[]): string {
-  return execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), ...argv], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: site },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
 
 /** `npm run admin -- login`, then the link's "Sign in" button: the owner's browser. */
 async function ownerPage(visitor: OpenVisitor): Promise<Page> {
-  const link = admin("login").trim();
   const page = await visitor();
-  await page.goto(link);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+  await signInWith(page, ownerCli(own, "login").trim());
   return page;
 }
 
@@ -148,7 +115,7 @@ test("the owner comments with the Author badge, live for a reader, and edits and
   await expect(readerComments.getByRole("listitem").filter({ hasText: answer })).toBeVisible();
 
   // Both are in the console's audit trail.
-  const actions = (JSON.parse(admin("audit", "--json")) as { action: string }[]).map(
+  const actions = (JSON.parse(ownerCli(own, "audit", "--json")) as { action: string }[]).map(
     (entry) => entry.action,
   );
   expect(actions).toEqual(

@@ -1,14 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { formTokenFor } from "../support/newsletter.ts";
-import { freePort } from "../support/postgres.ts";
-import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { confirmationLink } from "./support/newsletter.ts";
+import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The unsubscribe link as a reader meets it: the owner exports the subscribers
@@ -16,20 +11,10 @@ import { confirmationLink } from "./support/newsletter.ts";
  * that command against the server's database, this spec starts its own server
  * on the built site, with a data directory it knows.
  */
-let server: ServerProcess;
-let dataDir: string;
+let server: OwnSite;
 
 test.beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-unsubscribe-"));
-  const port = await freePort();
-  server = await startServerProcess({
-    env: {
-      PORT: String(port),
-      SITE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "info",
-    },
-  });
+  server = await startOwnSite("unsubscribe", { defaultLimits: true });
 });
 
 test.afterAll(async () => {
@@ -38,11 +23,7 @@ test.afterAll(async () => {
 
 /** Every subscriber's email and link, as the owner's export gives them. */
 function exportedLinks(): Map<string, string> {
-  const csv = execFileSync(process.execPath, ["server/cli/admin.ts", "subscribers", "export"], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, SITE_URL: server.url },
-    encoding: "utf8",
-  });
+  const csv = ownerCli(server, "subscribers", "export");
   const rows = csv.trimEnd().split("\r\n").slice(1);
   return new Map(rows.map((row) => row.split(",")).map(([email = "", , url = ""]) => [email, url]));
 }
@@ -60,11 +41,11 @@ test("the link from the export unsubscribes once the reader confirms, and says s
 }, testInfo) => {
   const email = `leaving-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
   const subscribed = await request.post(`${server.url}/api/subscribers`, {
-    data: { email, formToken: formTokenFor({ DATA_DIR: dataDir }) },
+    data: { email, formToken: formTokenFor({ DATA_DIR: server.dataDir }) },
     headers: { Origin: server.url },
   });
   expect(subscribed.status()).toBe(202);
-  const confirmation = await confirmationLink(dataDir, email);
+  const confirmation = await confirmationLink(server.dataDir, email);
   const confirmed = await request.post(`${server.url}/api/subscribers/confirm`, {
     data: { token: new URL(confirmation).searchParams.get("token") },
     headers: { Origin: server.url },

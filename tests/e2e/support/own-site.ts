@@ -1,31 +1,74 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type APIRequestContext, expect } from "@playwright/test";
+import { type APIRequestContext, expect, type Page } from "@playwright/test";
 import { freePort } from "../../support/postgres.ts";
 import {
   generousLimits,
+  projectRoot,
   type ServerProcess,
   startServerProcess,
 } from "../../support/server-process.ts";
 
+/** A spec's own server on the built site, and the data folder the owner's command line needs. */
+export type OwnSite = ServerProcess & { dataDir: string };
+
+type OwnSiteOptions = {
+  /** Settings on top of the ones below. */
+  env?: Record<string, string>;
+  /**
+   * The SITE_URL's host. The console needs `localhost`: WebAuthn refuses IP
+   * addresses as relying parties. The server listens on 127.0.0.1 either way.
+   */
+  host?: "127.0.0.1" | "localhost";
+  /**
+   * Run with the write limits a deployed site has. By default the limits are
+   * generous, so a test can write many comments through the API in a moment.
+   */
+  defaultLimits?: boolean;
+};
+
 /**
- * The built site on a server of a spec's own, with limits that let a test
- * write many comments through the API in a moment: seeding a long discussion
- * on the shared servers would spend the write limits every other spec shares.
+ * The built site on a server of a spec's own: for settings the shared
+ * servers do not have, for the owner's command line on its data, and for
+ * seeding a long discussion, which on the shared servers would spend the write
+ * limits every other spec shares.
  */
-export async function startOwnSite(name: string): Promise<ServerProcess> {
+export async function startOwnSite(
+  name: string,
+  { env = {}, host = "127.0.0.1", defaultLimits = false }: OwnSiteOptions = {},
+): Promise<OwnSite> {
   const port = await freePort();
-  return startServerProcess({
+  const dataDir = mkdtempSync(path.join(tmpdir(), `ewe-e2e-${name}-`));
+  const server = await startServerProcess({
     env: {
-      ...generousLimits,
+      ...(defaultLimits ? {} : generousLimits),
       PORT: String(port),
-      SITE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), `ewe-e2e-${name}-`)),
+      SITE_URL: `http://${host}:${port}`,
+      DATA_DIR: dataDir,
       LOG_LEVEL: "info",
+      ...env,
     },
     startTimeoutMs: 60_000,
   });
+  return { ...server, dataDir };
+}
+
+/** `npm run admin -- <argv>` on a spec's own site, as the owner runs it while the site serves; what it prints. */
+export function ownerCli(site: OwnSite, ...argv: string[]): string {
+  return execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), ...argv], {
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: site.dataDir, SITE_URL: site.siteUrl },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** Opens a one-time sign-in link (`npm run admin -- login`) and presses Sign in: the console's Overview. */
+export async function signInWith(page: Page, link: string) {
+  await page.goto(link);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
 }
 
 /** Posts one comment through the API, as a page of `site` does; returns it. */
