@@ -2,6 +2,7 @@ import type { Page, Request } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { newsletterHydrated } from "./support/islands.ts";
+import { openItem } from "./support/items.ts";
 
 // The desktop project and the PostgreSQL one each have a server and database
 // of their own; other specs on the shared server leave these items alone, so
@@ -14,13 +15,6 @@ const items = {
   livePost: "cricket-ball",
   livePostButton: /cricket ball/i,
 } as const;
-
-async function openItem(page: Page, path: string, button: RegExp) {
-  await page.goto(path);
-  const toggle = page.getByRole("button", { name: button }).first();
-  await toggle.click();
-  await expect(toggle).toHaveAttribute("aria-expanded", "true");
-}
 
 const reaction = (page: Page, id: string, type: string) =>
   page.locator(`#${id}`).getByRole("button", { name: new RegExp(`^${type} \\d+$`) });

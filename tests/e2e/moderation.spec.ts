@@ -2,6 +2,7 @@ import type { Page } from "@playwright/test";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { openItem } from "./support/items.ts";
 import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
 
 /*
@@ -36,10 +37,7 @@ async function newItemReader(visitor: OpenVisitor, site: OwnSite): Promise<Page>
 /** A new visitor (a browser of its own) with the post open. */
 async function newReader(visitor: OpenVisitor, site: OwnSite): Promise<Page> {
   const page = await visitor({ baseURL: site.url });
-  await page.goto("/science");
-  const toggle = page.getByRole("button", { name: post.button }).first();
-  await toggle.click();
-  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  await openItem(page, "/science", post.button);
   await expect(page.locator(`#${post.id} [data-live="true"]`)).toBeAttached({ timeout: 30_000 });
   return page;
 }

@@ -4,6 +4,7 @@ import { seriousViolations } from "./support/axe.ts";
 import { postComment } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
+import { openItem } from "./support/items.ts";
 
 // Items no other spec on the shared server comments on or reacts to.
 const items = {
@@ -14,13 +15,6 @@ const items = {
   story: "sagaras-haste",
   storyButton: /Sagaras' Haste/,
 } as const;
-
-async function openItem(page: Page, path: string, button: RegExp) {
-  await page.goto(path);
-  const toggle = page.getByRole("button", { name: button }).first();
-  await toggle.click();
-  await expect(toggle).toHaveAttribute("aria-expanded", "true");
-}
 
 /**
  * A comment as the item's live list shows it: a list item, never the draft
