@@ -65,7 +65,26 @@ type Report = {
   audits: Record<string, Audit & { numericValue?: number }>;
 };
 
-async function lighthouse(url: string): Promise<Report> {
+/**
+ * One Lighthouse run. Lighthouse sometimes fails to record a page load's trace
+ * on a busy machine ("Something went wrong with recording the trace… Please
+ * run Lighthouse again", NO_NAVSTART): such a run measured nothing, so it is
+ * run again, up to twice. Any other failure stops the script.
+ */
+async function lighthouse(url: string, attempt = 1): Promise<Report> {
+  try {
+    return await lighthouseOnce(url);
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? "";
+    if (attempt < 3 && stderr.includes("Please run Lighthouse again")) {
+      console.warn(`  (${url}: Lighthouse could not record the trace; running it again)`);
+      return lighthouse(url, attempt + 1);
+    }
+    throw error;
+  }
+}
+
+async function lighthouseOnce(url: string): Promise<Report> {
   const out = path.join(scratch, "report.json");
   await run(
     "npx",
