@@ -282,6 +282,15 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+// Stopped from outside (Ctrl-C, a timeout): the servers it started stop with it.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    hello?.kill("SIGTERM");
+    server?.kill("SIGTERM");
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
 try {
   console.info(
     `Engagement API benchmark: SQLite, ${connections} connections, ${duration} s per run, ${os.cpus().length} CPUs, Node ${process.version}\n`,
