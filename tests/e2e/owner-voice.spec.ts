@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
 
 /*
@@ -42,20 +43,14 @@ async function ownerPage(visitor: OpenVisitor): Promise<Page> {
 }
 
 /** The post's own page, its discussion live (hydrated once seen, its stream open). */
-async function openDiscussion(page: Page) {
-  await page.goto(`${site}/science/${post}`);
-  const section = page.getByRole("region", { name: /^Reactions/ });
-  await section.scrollIntoViewIfNeeded();
-  await expect(section.locator('[data-live="true"]')).toBeAttached({ timeout: 15_000 });
-  return section.getByRole("region", { name: "Comments" });
-}
+const openPost = (page: Page) => openDiscussion(page, `${site}/science/${post}`);
 
 test("the owner comments with the Author badge, live for a reader, and edits and deletes a reader's comment from the page", async ({
   visitor,
 }) => {
   test.slow();
   const reader = await visitor("Nadia");
-  const readerComments = await openDiscussion(reader);
+  const readerComments = await openPost(reader);
 
   // A reader's comment, through the form.
   const question = `Why does soap foam more in soft water? ${Date.now()}`;
@@ -67,7 +62,7 @@ test("the owner comments with the Author badge, live for a reader, and edits and
   // The owner, signed in, on the same page: every comment has Edit and Delete,
   // and the form comments under the owner's name without asking for one.
   const owner = await ownerPage(visitor);
-  const ownerComments = await openDiscussion(owner);
+  const ownerComments = await openPost(owner);
   await expect(owner.getByText(`Commenting as ${ownerName}`)).toBeVisible();
   await expect(owner.getByRole("button", { name: "Change name" })).toHaveCount(0);
   const theQuestion = ownerComments.getByRole("listitem").filter({ hasText: question });

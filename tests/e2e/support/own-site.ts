@@ -11,8 +11,11 @@ import {
   startServerProcess,
 } from "../../support/server-process.ts";
 
-/** A spec's own server on the built site, and the data folder the owner's command line needs. */
-export type OwnSite = ServerProcess & { dataDir: string };
+/**
+ * A spec's own server on the built site, and what the owner's command line
+ * needs to reach its data: the data folder, and the database when it is PostgreSQL.
+ */
+export type OwnSite = ServerProcess & { dataDir: string; databaseUrl?: string };
 
 type OwnSiteOptions = {
   /** Settings on top of the ones below. */
@@ -52,13 +55,18 @@ export async function startOwnSite(
     },
     startTimeoutMs: 60_000,
   });
-  return { ...server, dataDir };
+  return { ...server, dataDir, databaseUrl: env.DATABASE_URL };
 }
 
 /** `npm run admin -- <argv>` on a spec's own site, as the owner runs it while the site serves; what it prints. */
 export function ownerCli(site: OwnSite, ...argv: string[]): string {
   return execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), ...argv], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: site.dataDir, SITE_URL: site.siteUrl },
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATA_DIR: site.dataDir,
+      SITE_URL: site.siteUrl,
+      ...(site.databaseUrl ? { DATABASE_URL: site.databaseUrl } : {}),
+    },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });
