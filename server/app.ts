@@ -150,8 +150,12 @@ export async function buildApp({
   });
 
   // Clients and proxies can quote it when they report a problem; the logs carry the same id.
-  app.addHook("onRequest", async (request, reply) => {
+  // Hooks on every request take a callback rather than return a promise: on a
+  // cached read, each promise is a measurable share of the work
+  // (docs/decisions/020-api-headers-and-cheap-hooks.md).
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
 
   // A request still in flight when the server starts closing is answered, but
@@ -161,8 +165,9 @@ export async function buildApp({
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onSend", async (_request, reply) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     if (closing) reply.header("connection", "close");
+    done(null, payload);
   });
 
   const eventStreams = createStreamSlots({

@@ -86,11 +86,16 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
 
   const limitWrites = createWriteLimiter(app, rateLimits);
   app.decorateRequest("visitorId", null);
-  app.addHook("onRequest", async (request) => {
+  // A callback rather than a promise: reads, most requests, finish at once.
+  app.addHook("onRequest", (request, _reply, done) => {
     request.visitorId = readVisitor(request);
-    if (!isWrite(request)) return;
-    if (request.routeOptions.config.crossSite !== true) assertSameOrigin(request, siteOrigin);
-    await limitWrites(request);
+    if (!isWrite(request)) return done();
+    try {
+      if (request.routeOptions.config.crossSite !== true) assertSameOrigin(request, siteOrigin);
+    } catch (error) {
+      return done(error as Error);
+    }
+    limitWrites(request).then(() => done(), done);
   });
 
   await app.register(subscriberRoutes, deps);

@@ -44,19 +44,28 @@ export async function consolePages(
     "frame-ancestors 'none'",
   ].join("; ");
 
-  app.addHook("onRequest", async (request, reply) => {
-    if (!consolePath.test(request.url) || signInPath.test(request.url)) return;
-    if (request.method !== "GET" && request.method !== "HEAD") return;
+  // These hooks see every request of the site; for any other page they return
+  // at once, without a promise (a measurable share of a cached read's work).
+  app.addHook("onRequest", (request, reply, done) => {
+    if (!consolePath.test(request.url) || signInPath.test(request.url)) return done();
+    if (request.method !== "GET" && request.method !== "HEAD") return done();
     const token = cookieValue(request, cookieName);
-    const session =
-      token && /^[A-Za-z0-9_-]{43}$/.test(token) ? await owner.checkSession(token) : null;
-    if (!session) return reply.redirect("/admin/sign-in", 303);
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
+      reply.redirect("/admin/sign-in", 303);
+      return;
+    }
+    owner.checkSession(token).then((session) => {
+      if (session) done();
+      else reply.redirect("/admin/sign-in", 303);
+    }, done);
   });
 
-  app.addHook("onSend", async (request, reply) => {
-    if (!consolePath.test(request.url)) return;
-    reply.header("content-security-policy", policy);
-    reply.header("cache-control", "no-store");
-    reply.header("x-robots-tag", "noindex, nofollow");
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (consolePath.test(request.url)) {
+      reply.header("content-security-policy", policy);
+      reply.header("cache-control", "no-store");
+      reply.header("x-robots-tag", "noindex, nofollow");
+    }
+    done(null, payload);
   });
 }

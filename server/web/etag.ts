@@ -47,6 +47,19 @@ export function clientHolds(request: FastifyRequest, etag: string): boolean {
  */
 export function preferredEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
   if (!acceptEncoding) return null;
+  // Browsers send a handful of distinct values: each is parsed once.
+  const known = codingOf.get(acceptEncoding);
+  if (known !== undefined) return known;
+  const coding = parseAcceptEncoding(acceptEncoding);
+  if (codingOf.size >= codingsKept) codingOf.clear();
+  codingOf.set(acceptEncoding, coding);
+  return coding;
+}
+
+const codingOf = new Map<string, "br" | "gzip" | null>();
+const codingsKept = 100;
+
+function parseAcceptEncoding(acceptEncoding: string): "br" | "gzip" | null {
   const accepted = new Set<string>();
   for (const part of acceptEncoding.split(",")) {
     const [name = "", ...params] = part.trim().toLowerCase().split(";");

@@ -12,6 +12,13 @@ import helmet from "helmet";
  * protocol of the request, since a proxy that ends TLS forwards plain http; the
  * subdomains are left out, because they may be other people's sites.
  *
+ * The API's answers (JSON, event streams, redirects and the console's CSV) are
+ * never rendered as pages, so they carry a policy that allows nothing and only
+ * the headers that still matter for them: no framing, no MIME sniffing, no
+ * cross-origin reads, the referrer rule and HSTS. The page policy, with its list
+ * of script hashes, is 2 KB: on every API answer that was most of the bytes,
+ * and work for both ends (docs/decisions/020-api-headers-and-cheap-hooks.md).
+ *
  * Helmet's middleware is built once here and run on every request: the Fastify
  * wrapper rebuilt it (and re-parsed the policy) per request, a tenth of the CPU
  * of a cached read.
@@ -25,7 +32,12 @@ export async function securityHeaders(
   }: { inlineScriptHashes: string[]; chatbotOrigin?: string; https: boolean },
 ) {
   const extra = chatbotOrigin ? [chatbotOrigin] : [];
-  const apply = helmet({
+  const hsts = https ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: false } : false;
+  // Helmet's default, no-referrer, makes a browser send `Origin: null` with a
+  // plain form post, which the same-origin check then refuses: the
+  // newsletter form without JavaScript needs the page's own origin.
+  const referrerPolicy = { policy: "strict-origin-when-cross-origin" } as const;
+  const page = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -50,16 +62,31 @@ export async function securityHeaders(
         upgradeInsecureRequests: null,
       },
     },
-    // Helmet's default, no-referrer, makes a browser send `Origin: null` with a
-    // plain form post, which the same-origin check then refuses: the
-    // newsletter form without JavaScript needs the page's own origin.
-    referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+    referrerPolicy,
     crossOriginEmbedderPolicy: false,
-    strictTransportSecurity: https
-      ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: false }
-      : false,
+    strictTransportSecurity: hsts,
+  });
+  const api = helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+    },
+    crossOriginResourcePolicy: { policy: "same-origin" },
+    xContentTypeOptions: true,
+    referrerPolicy,
+    strictTransportSecurity: hsts,
+    // Page-only headers: what a browser does with a document it renders.
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xFrameOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
   });
   app.addHook("onRequest", (request, reply, done) => {
+    const apply = request.url.startsWith("/api/") ? api : page;
     apply(request.raw, reply.raw, (error) => done(error as Error | undefined));
   });
 }

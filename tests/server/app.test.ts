@@ -140,6 +140,55 @@ describe("SQLite by default", () => {
   });
 });
 
+describe("security headers", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      clientFiles: {
+        "index.html":
+          '<!doctype html><title>home</title><script>document.documentElement.classList.add("js")</script>',
+      },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it("gives pages the site's policy: their own inline scripts, no framing, no plug-ins", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/" });
+    const policy = String(page.headers["content-security-policy"]);
+    expect(policy).toMatch(/script-src 'self' 'wasm-unsafe-eval' 'sha256-[\w+/]+=';/);
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("object-src 'none'");
+    expect(page.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(page.headers["cross-origin-opener-policy"]).toBe("same-origin");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
+  it("gives API answers, which are never pages, a policy that allows nothing", async () => {
+    const answers = [
+      await t.app.inject({ method: "GET", url: "/api/items/science/wifi/reactions" }),
+      await t.app.inject({ method: "GET", url: "/api/items/science/no-such-post/comments" }),
+      await t.app.inject({
+        method: "POST",
+        url: "/api/items/science/wifi/comments",
+        headers: { origin: "https://elsewhere.example", "content-type": "application/json" },
+        payload: "{}",
+      }),
+    ];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 404, 403]);
+    for (const answer of answers) {
+      expect(answer.headers["content-security-policy"]).toBe(
+        "default-src 'none';frame-ancestors 'none'",
+      );
+      expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+      expect(answer.headers["cross-origin-resource-policy"]).toBe("same-origin");
+      expect(answer.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+      // Headers about how a rendered document behaves have nothing to govern here.
+      expect(answer.headers["x-frame-options"]).toBeUndefined();
+      expect(answer.headers["cross-origin-opener-policy"]).toBeUndefined();
+    }
+  });
+});
+
 describe("Strict-Transport-Security", () => {
   it("is sent on pages and API answers when SITE_URL is https, for a year", async () => {
     const t = await startTestApp("sqlite", { env: { SITE_URL: "https://ewe.test" } });
