@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey } from "node:crypto";
 import { isIPv6 } from "node:net";
 
 /**
@@ -29,9 +29,17 @@ export function addressScope(ip: string): string {
  * computed for one purpose can stand for another.
  */
 export function createModerationKeys(cookieSecret: string) {
-  const derive = (purpose: string) => createHmac("sha256", cookieSecret).update(purpose).digest();
+  // Key objects, made once: handing createHmac raw bytes makes it build and
+  // check a key on every call, which was most of the work of a returning
+  // visitor's comment read.
+  const derive = (purpose: string) =>
+    createSecretKey(createHmac("sha256", cookieSecret).update(purpose).digest());
   const avatarKey = derive("comment avatar");
   const addressKey = derive("comment writer address");
+  // Every comment read computes the avatar of each comment its reader wrote:
+  // each visitor's is kept, up to a bound.
+  const avatars = new Map<string, string>();
+  const avatarsKept = 10_000;
   return {
     /**
      * The seed of a visitor's avatar: an HMAC of the visitor credential, so two
@@ -39,7 +47,13 @@ export function createModerationKeys(cookieSecret: string) {
      * back to the credential (docs/decisions/010-moderation-and-spam.md).
      */
     avatarOf(visitorId: string): string {
-      return createHmac("sha256", avatarKey).update(visitorId).digest("hex").slice(0, 16);
+      let avatar = avatars.get(visitorId);
+      if (avatar === undefined) {
+        avatar = createHmac("sha256", avatarKey).update(visitorId).digest("hex").slice(0, 16);
+        if (avatars.size >= avatarsKept) avatars.clear();
+        avatars.set(visitorId, avatar);
+      }
+      return avatar;
     },
     /** What is stored of the address a comment came from: enough to ban it, not to read it. */
     addressHash(ip: string): string {
