@@ -30,6 +30,10 @@ export const sessionSchema = z.object({
 });
 export type OwnerSession = z.infer<typeof sessionSchema>;
 
+/** What a sign-in (by link or passkey) answers: the new session. */
+export const signInResponseSchema = z.object({ session: sessionSchema });
+export const sessionsResponseSchema = z.object({ sessions: z.array(sessionSchema) });
+
 export const passkeySchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -60,6 +64,7 @@ export const registerPasskeyRequestSchema = z.strictObject({
 });
 
 export const passkeySignInRequestSchema = z.strictObject({ response: webAuthnJson });
+export const passkeyResponseSchema = z.object({ passkey: passkeySchema });
 
 // Overview
 
@@ -186,6 +191,7 @@ export const editionPreviewResponseSchema = z.object({ subject: z.string(), html
 export type EditionPreviewResponse = z.infer<typeof editionPreviewResponseSchema>;
 
 export const testSendRequestSchema = z.strictObject({ to: emailSchema });
+export const testSendResponseSchema = z.object({ sent: z.literal(true) });
 export const queuedResponseSchema = z.object({ queued: z.number() });
 
 // Health
@@ -216,3 +222,65 @@ export const auditEntrySchema = z.object({
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 export const auditResponseSchema = z.object({ entries: z.array(auditEntrySchema) });
+
+/**
+ * Every call of the console to `/api/admin`, in the form of the reading
+ * pages' `Endpoints` (contract/endpoints.ts), which lists these too: the
+ * console's pages call them through the same typed `api()`.
+ */
+type In<S extends z.ZodType> = z.input<S>;
+type Out<S extends z.ZodType> = z.infer<S>;
+type Slug = { slug: string };
+
+export type ConsoleEndpoints = {
+  "POST /admin/sign-in": {
+    body: In<typeof signInRequestSchema>;
+    response: Out<typeof signInResponseSchema>;
+  };
+  "POST /admin/sign-in/mail": {
+    body: In<typeof mailLinkRequestSchema>;
+    response: Out<typeof mailLinkResponseSchema>;
+  };
+  "POST /admin/passkey-sign-in/options": { response: Out<typeof passkeyOptionsResponseSchema> };
+  "POST /admin/passkey-sign-in": {
+    body: In<typeof passkeySignInRequestSchema>;
+    response: Out<typeof signInResponseSchema>;
+  };
+  "GET /admin/session": { response: WhoAmIResponse };
+  "POST /admin/sign-out": { response: undefined };
+  "GET /admin/sessions": { response: Out<typeof sessionsResponseSchema> };
+  "DELETE /admin/sessions/:id": { params: { id: string }; response: undefined };
+  "POST /admin/passkeys/options": { response: Out<typeof passkeyOptionsResponseSchema> };
+  "POST /admin/passkeys": {
+    body: In<typeof registerPasskeyRequestSchema>;
+    response: Out<typeof passkeyResponseSchema>;
+  };
+  "DELETE /admin/passkeys/:id": { params: { id: string }; response: undefined };
+  "GET /admin/overview": { response: OverviewResponse };
+  "GET /admin/comments": {
+    query?: In<typeof commentSearchSchema>;
+    response: ConsoleCommentsResponse;
+  };
+  "POST /admin/comments/:id/approve": { params: { id: number }; response: undefined };
+  "POST /admin/comments/:id/reject": { params: { id: number }; response: undefined };
+  "POST /admin/comments/:id/ban": {
+    params: { id: number };
+    body: In<typeof banRequestSchema>;
+    response: undefined;
+  };
+  "GET /admin/subscribers": {
+    query?: In<typeof subscriberSearchSchema>;
+    response: SubscribersResponse;
+  };
+  "DELETE /admin/subscribers/:email": { params: { email: string }; response: undefined };
+  "GET /admin/editions": { response: EditionsResponse };
+  "GET /admin/editions/:slug": { params: Slug; response: EditionPreviewResponse };
+  "POST /admin/editions/:slug/test": {
+    params: Slug;
+    body: In<typeof testSendRequestSchema>;
+    response: Out<typeof testSendResponseSchema>;
+  };
+  "POST /admin/editions/:slug/send": { params: Slug; response: Out<typeof queuedResponseSchema> };
+  "GET /admin/health": { response: HealthResponse };
+  "GET /admin/audit": { response: Out<typeof auditResponseSchema> };
+};

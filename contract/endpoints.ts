@@ -15,7 +15,7 @@ import type {
   UnsubscribeResponse,
   WriteCommentRequest,
 } from "./api.ts";
-import type { OwnerEditRequest } from "./console.ts";
+import type { ConsoleEndpoints, OwnerEditRequest } from "./console.ts";
 import type { ItemKind, ReactionType } from "./limits.ts";
 import type {
   DeleteYourDataRequest,
@@ -24,14 +24,14 @@ import type {
 } from "./your-data.ts";
 
 /**
- * Every call the reading pages make to `/api`, by method and path (`:name`
- * marks a part of the path): its path's parts, its body and its answer, all
+ * Every call the reading pages and the console make to `/api`, by method and
+ * path (`:name` marks a part of the path): its path's parts, its body and its answer, all
  * types of the schemas the server validates with. The browser's `api()`
  * (app/lib/api-client.ts) takes only these, so a body or an answer the
  * contract does not describe is a type error on the browser's side, and a
  * change to a schema reaches both sides at once.
  */
-export type Endpoints = {
+export type Endpoints = ConsoleEndpoints & {
   "GET /items/:kind/:id/reactions": {
     params: { kind: ItemKind; id: string };
     response: ReactionsResponse;

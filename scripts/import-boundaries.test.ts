@@ -53,6 +53,12 @@ describe("import boundaries", () => {
     ["a component importing an island", "app/components/x.tsx", "../islands/header.tsx"],
     ["the contract importing the server", "contract/x.ts", "../server/config.ts"],
     ["the contract importing the browser", "contract/x.ts", "../app/lib/x.ts"],
+    ["the server importing browser code", "server/web/x.ts", "../../app/lib/site-name.ts"],
+    [
+      "the server importing a browser feature it does not render",
+      "server/web/x.ts",
+      "../../app/features/comments/comment-section.tsx",
+    ],
   ])("refuses %s", (_case, file, specifier) => {
     expect(lintAt(file, importing(specifier))).toEqual([
       expect.objectContaining({ category: "lint/style/noRestrictedImports" }),
@@ -65,6 +71,11 @@ describe("import boundaries", () => {
     ["a feature importing the contract", "app/features/comments/x.ts", "../../../contract/api.ts"],
     ["an island composing features", "app/islands/x.tsx", "../features/comments/x.tsx"],
     ["the server importing the contract", "server/x.ts", "../contract/api.ts"],
+    [
+      "the server importing the comment view it renders into pages",
+      "server/web/x.ts",
+      "../../app/features/comments/comment-view.ts",
+    ],
   ])("allows %s", (_case, file, specifier) => {
     expect(lintAt(file, importing(specifier))).toEqual([]);
   });

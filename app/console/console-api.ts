@@ -1,16 +1,25 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ApiError, request } from "../lib/api-client.ts";
+import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
+import { ApiError, api } from "../lib/api-client.ts";
+
+/** The console's routes: those of the contract under `/admin`. */
+export type ConsoleRoute = Extract<Route, `${string} /admin/${string}`>;
+type Args<R extends ConsoleRoute> = keyof CallOf<R> extends never ? [] : [CallOf<R>];
 
 /**
- * The console's calls to `/api/admin` (docs/decisions/012-owner-console.md).
- * A 401 means the session ended (idle for 12 hours, signed out, revoked):
- * the browser goes back to the sign-in page.
+ * One call of the console to `/api/admin`, typed by the contract
+ * (contract/console.ts; docs/decisions/012-owner-console.md). A 401 means the
+ * session ended (idle for 12 hours, signed out, revoked): the browser goes
+ * back to the sign-in page.
  */
-export async function consoleApi<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function consoleApi<R extends ConsoleRoute>(
+  route: R,
+  ...call: Args<R>
+): Promise<Endpoints[R]["response"]> {
   try {
-    return await request<T>(method, `/admin${path}`, body);
+    return await api(route, ...(call as never));
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401 && !path.startsWith("/sign-in")) {
+    if (error instanceof ApiError && error.status === 401 && !route.includes("sign-in")) {
       window.location.assign("/admin/sign-in");
     }
     throw error;
@@ -22,20 +31,28 @@ export type Loaded<T> =
   | { state: "failed"; message: string }
   | { state: "ready"; data: T };
 
-/** GETs `path` now and whenever `reload` is called; the last answer stays shown while reloading. */
-export function useConsoleData<T>(path: string) {
-  const [loaded, setLoaded] = useState<Loaded<T>>({ state: "loading" });
+/**
+ * Calls the GET `route` now, again whenever its call (search, slug) changes,
+ * and whenever `reload` is called; the last answer stays shown while reloading.
+ */
+export function useConsoleData<R extends Extract<ConsoleRoute, `GET ${string}`>>(
+  route: R,
+  ...call: Args<R>
+) {
+  const [loaded, setLoaded] = useState<Loaded<Endpoints[R]["response"]>>({ state: "loading" });
   const latest = useRef(0);
+  // The call's parts by value: a new object with the same search is the same call.
+  const key = JSON.stringify(call);
   const reload = useCallback(async () => {
-    const call = ++latest.current;
+    const current = ++latest.current;
     try {
-      const data = await consoleApi<T>("GET", path);
-      if (call === latest.current) setLoaded({ state: "ready", data });
+      const data = await consoleApi(route, ...(JSON.parse(key) as Args<R>));
+      if (current === latest.current) setLoaded({ state: "ready", data });
     } catch (error) {
-      if (call === latest.current)
+      if (current === latest.current)
         setLoaded({ state: "failed", message: (error as Error).message });
     }
-  }, [path]);
+  }, [route, key]);
   useEffect(() => {
     void reload();
   }, [reload]);

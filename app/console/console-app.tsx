@@ -31,15 +31,13 @@ export function ConsoleApp({ view }: { view: ConsoleViewName }) {
   const [failure, setFailure] = useState<string | null>(null);
   useEffect(() => {
     // A 401 has already sent the browser to the sign-in page (console-api.ts).
-    consoleApi<WhoAmIResponse>("GET", "/session").then(setMe, (error) =>
-      setFailure(errorMessage(error)),
-    );
+    consoleApi("GET /admin/session").then(setMe, (error) => setFailure(errorMessage(error)));
   }, []);
   const { title, View } = consoleViews[view];
 
   async function signOut() {
     try {
-      await consoleApi("POST", "/sign-out", {});
+      await consoleApi("POST /admin/sign-out");
       window.location.assign("/admin/sign-in");
     } catch (error) {
       toast.error(errorMessage(error));

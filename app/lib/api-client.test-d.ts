@@ -30,3 +30,19 @@ export async function contractHoldsBothSides() {
   // @ts-expect-error: a comment has no `email`
   void comment.email;
 }
+
+export async function consoleCallsAreInTheContractToo() {
+  await api("POST /admin/comments/:id/ban", {
+    params: { id: 1 },
+    // @ts-expect-error: a ban lasts whole days, given as a number
+    body: { days: "30" },
+  });
+  // @ts-expect-error: the console lists subscribers; it has no single-subscriber read
+  await api("GET /admin/subscribers/:email", { params: { email: "a@example.com" } });
+  const { counts } = await api("GET /admin/subscribers", { query: { q: "reader" } });
+  // @ts-expect-error: subscribers are counted as pending or confirmed, nothing else
+  void counts.unsubscribed;
+  const { queued } = await api("POST /admin/editions/:slug/send", { params: { slug: "nov" } });
+  // @ts-expect-error: how many were queued is a number
+  void queued.length;
+}

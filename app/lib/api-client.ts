@@ -14,11 +14,10 @@ export class ApiError extends Error {
 }
 
 /**
- * JSON in, JSON out, same origin; the visitor cookie travels by itself. For
- * calls the contract does not list (the owner's console has its own: see
- * contract/console.ts); the reading pages use `api()`.
+ * JSON in, JSON out, same origin; the visitor cookie travels by itself. What
+ * `api()` sends each call of the contract through; callers use `api()`.
  */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`/api${path}`, {

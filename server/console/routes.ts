@@ -25,15 +25,17 @@ import {
   overviewResponseSchema,
   ownerEditRequestSchema,
   passkeyOptionsResponseSchema,
-  passkeySchema,
+  passkeyResponseSchema,
   passkeySignInRequestSchema,
   queuedResponseSchema,
   registerPasskeyRequestSchema,
-  sessionSchema,
+  sessionsResponseSchema,
   signInRequestSchema,
+  signInResponseSchema,
   subscriberSearchSchema,
   subscribersResponseSchema,
   testSendRequestSchema,
+  testSendResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { ApiError, notFound } from "../api/errors.ts";
@@ -205,7 +207,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         ...signIn,
         summary: "Sign in with the token of a one-time link (10 minutes, once)",
         body: signInRequestSchema,
-        response: { 200: z.object({ session: sessionSchema }), ...errors },
+        response: { 200: signInResponseSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -310,7 +312,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         ...signIn,
         summary: "Sign in with a passkey's answer to the options' challenge",
         body: passkeySignInRequestSchema,
-        response: { 200: z.object({ session: sessionSchema }), ...errors },
+        response: { 200: signInResponseSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -392,7 +394,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
       schema: {
         ...consoleTag,
         summary: "Sessions that can still be used",
-        response: { 200: z.object({ sessions: z.array(sessionSchema) }), ...errors },
+        response: { 200: sessionsResponseSchema, ...errors },
       },
     },
     async (request) => ({ sessions: await owner.listSessions(sessionOf(request).id) }),
@@ -455,7 +457,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         ...consoleTag,
         summary: "Register a passkey with the browser's answer to the options",
         body: registerPasskeyRequestSchema,
-        response: { 201: z.object({ passkey: passkeySchema }), ...errors },
+        response: { 201: passkeyResponseSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -836,7 +838,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         summary: "Send one test copy of an edition to an address (nothing is recorded)",
         params: slugParams,
         body: testSendRequestSchema,
-        response: { 202: z.object({ sent: z.literal(true) }), ...errors },
+        response: { 202: testSendResponseSchema, ...errors },
       },
     },
     async (request, reply) => {

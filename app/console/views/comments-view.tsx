@@ -1,15 +1,11 @@
 import { useEffect, useState } from "react";
 import { toast } from "sonner";
-import type { ConsoleComment, ConsoleCommentsResponse } from "../../../contract/console.ts";
+import type { ConsoleComment } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import { ConfirmButton, dangerClass, inputClass, Loading, primaryClass, When } from "../ui.tsx";
 
-function searchPath(q: string, post: string): string {
-  const params = new URLSearchParams();
-  if (q.trim()) params.set("q", q.trim());
-  if (post) params.set("post", post);
-  params.set("limit", "100");
-  return `/comments?${params}`;
+function search(q: string, post: string) {
+  return { q: q.trim() || undefined, post: post || undefined, limit: 100 };
 }
 
 /**
@@ -25,10 +21,10 @@ function CommentActions({
   onChanged: () => void;
 }) {
   const [busy, setBusy] = useState(false);
-  async function act(method: "POST" | "DELETE", path: string, done: string, body?: unknown) {
+  async function act(call: () => Promise<unknown>, done: string) {
     setBusy(true);
     try {
-      await consoleApi(method, path, body);
+      await call();
       toast.success(done);
       onChanged();
     } catch (error) {
@@ -38,6 +34,7 @@ function CommentActions({
     }
   }
   const who = comment.userName;
+  const params = { id: comment.id };
   return (
     <div className="flex flex-wrap gap-2">
       {comment.status !== "published" && (
@@ -45,7 +42,12 @@ function CommentActions({
           type="button"
           className={primaryClass}
           disabled={busy}
-          onClick={() => act("POST", `/comments/${comment.id}/approve`, "Comment approved")}
+          onClick={() =>
+            act(
+              () => consoleApi("POST /admin/comments/:id/approve", { params }),
+              "Comment approved",
+            )
+          }
           aria-label={`Approve the comment of ${who}`}
         >
           Approve
@@ -56,7 +58,9 @@ function CommentActions({
           type="button"
           className={dangerClass}
           disabled={busy}
-          onClick={() => act("POST", `/comments/${comment.id}/reject`, "Comment rejected")}
+          onClick={() =>
+            act(() => consoleApi("POST /admin/comments/:id/reject", { params }), "Comment rejected")
+          }
           aria-label={`Reject the comment of ${who}`}
         >
           Reject
@@ -66,7 +70,9 @@ function CommentActions({
           type="button"
           className={dangerClass}
           disabled={busy}
-          onClick={() => act("DELETE", `/comments/${comment.id}`, "Comment deleted")}
+          onClick={() =>
+            act(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
+          }
           aria-label={`Delete the comment of ${who}`}
         >
           Delete
@@ -78,7 +84,10 @@ function CommentActions({
         description="Their browser and the address they wrote from can no longer comment or react, for 30 days. Lift it with: npm run admin -- visitor unban --comment ID."
         confirmLabel="Ban for 30 days"
         onConfirm={() =>
-          act("POST", `/comments/${comment.id}/ban`, `${who} is banned for 30 days`, { days: 30 })
+          act(
+            () => consoleApi("POST /admin/comments/:id/ban", { params, body: { days: 30 } }),
+            `${who} is banned for 30 days`,
+          )
         }
       />
     </div>
@@ -149,13 +158,13 @@ function useLiveComments(onChange: () => void): boolean {
 export function CommentsView() {
   const [q, setQ] = useState("");
   const [post, setPost] = useState("");
-  const [path, setPath] = useState(searchPath("", ""));
-  const { loaded, reload } = useConsoleData<ConsoleCommentsResponse>(path);
+  const [query, setQuery] = useState(search("", ""));
+  const { loaded, reload } = useConsoleData("GET /admin/comments", { query });
   const live = useLiveComments(reload);
 
   // Searching as one types, a moment after the last key.
   useEffect(() => {
-    const timer = setTimeout(() => setPath(searchPath(q, post)), 250);
+    const timer = setTimeout(() => setQuery(search(q, post)), 250);
     return () => clearTimeout(timer);
   }, [q, post]);
 

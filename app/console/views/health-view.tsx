@@ -1,9 +1,8 @@
-import type { HealthResponse } from "../../../contract/console.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Loading, Panel, When } from "../ui.tsx";
 
 export function HealthView() {
-  const { loaded } = useConsoleData<HealthResponse>("/health");
+  const { loaded } = useConsoleData("GET /admin/health");
   return (
     <Loading loaded={loaded}>
       {(health) => (

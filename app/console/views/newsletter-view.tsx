@@ -1,10 +1,6 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
-import type {
-  EditionFile,
-  EditionPreviewResponse,
-  EditionsResponse,
-} from "../../../contract/console.ts";
+import type { EditionFile } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, primaryClass } from "../ui.tsx";
 
@@ -28,7 +24,7 @@ function Progress({ edition }: { edition: EditionFile }) {
 }
 
 function Preview({ slug }: { slug: string }) {
-  const { loaded } = useConsoleData<EditionPreviewResponse>(`/editions/${slug}`);
+  const { loaded } = useConsoleData("GET /admin/editions/:slug", { params: { slug } });
   return (
     <Loading loaded={loaded}>
       {(preview) => (
@@ -51,7 +47,7 @@ function TestSend({ slug }: { slug: string }) {
     event.preventDefault();
     setBusy(true);
     try {
-      await consoleApi("POST", `/editions/${slug}/test`, { to });
+      await consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } });
       toast.success(`Test copy sent to ${to}`);
     } catch (error) {
       toast.error(errorMessage(error));
@@ -79,7 +75,7 @@ function TestSend({ slug }: { slug: string }) {
 }
 
 export function NewsletterView() {
-  const { loaded, reload } = useConsoleData<EditionsResponse>("/editions");
+  const { loaded, reload } = useConsoleData("GET /admin/editions");
   const [previewing, setPreviewing] = useState<string | null>(null);
 
   // Live progress: while anything waits in the outbox, ask again every two seconds.
@@ -93,7 +89,7 @@ export function NewsletterView() {
 
   async function send(slug: string) {
     try {
-      const { queued } = await consoleApi<{ queued: number }>("POST", `/editions/${slug}/send`, {});
+      const { queued } = await consoleApi("POST /admin/editions/:slug/send", { params: { slug } });
       toast.success(`Queued for ${queued} subscriber${queued === 1 ? "" : "s"}`);
       await reload();
     } catch (error) {

@@ -12,7 +12,6 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import type { OverviewResponse } from "../../../contract/console.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Loading, Panel } from "../ui.tsx";
 
@@ -55,7 +54,7 @@ function Chart({
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 export function OverviewView() {
-  const { loaded } = useConsoleData<OverviewResponse>("/overview");
+  const { loaded } = useConsoleData("GET /admin/overview");
   return (
     <Loading loaded={loaded}>
       {(data) => {

@@ -1,7 +1,7 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
-import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts";
+import type { WhoAmIResponse } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import {
   buttonClass,
@@ -20,11 +20,13 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
     event.preventDefault();
     setBusy(true);
     try {
-      const { options } = await consoleApi<{ options: unknown }>("POST", "/passkeys/options", {});
+      const { options } = await consoleApi("POST /admin/passkeys/options");
       const response = await startRegistration({
-        optionsJSON: options as Parameters<typeof startRegistration>[0]["optionsJSON"],
+        optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]["optionsJSON"],
       });
-      await consoleApi("POST", "/passkeys", { name, response });
+      // WebAuthn's JSON, as the contract has it: the server's library checks it.
+      const credential = response as unknown as Record<string, unknown>;
+      await consoleApi("POST /admin/passkeys", { body: { name, response: credential } });
       toast.success("Passkey added");
       setName("");
       onAdded();
@@ -55,12 +57,12 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
 }
 
 export function SecurityView({ me }: { me: WhoAmIResponse }) {
-  const passkeys = useConsoleData<WhoAmIResponse>("/session");
-  const sessions = useConsoleData<{ sessions: OwnerSession[] }>("/sessions");
+  const passkeys = useConsoleData("GET /admin/session");
+  const sessions = useConsoleData("GET /admin/sessions");
 
-  async function act(method: string, path: string, done: string, reload: () => Promise<void>) {
+  async function act(call: () => Promise<unknown>, done: string, reload: () => Promise<void>) {
     try {
-      await consoleApi(method, path);
+      await call();
       toast.success(done);
       await reload();
     } catch (error) {
@@ -95,8 +97,7 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                       aria-label={`Remove the passkey ${p.name}`}
                       onClick={() =>
                         void act(
-                          "DELETE",
-                          `/passkeys/${encodeURIComponent(p.id)}`,
+                          () => consoleApi("DELETE /admin/passkeys/:id", { params: { id: p.id } }),
                           "Passkey removed",
                           passkeys.reload,
                         )
@@ -134,7 +135,11 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                       className={buttonClass}
                       aria-label={`End session ${s.id}`}
                       onClick={() =>
-                        void act("DELETE", `/sessions/${s.id}`, "Session ended", sessions.reload)
+                        void act(
+                          () => consoleApi("DELETE /admin/sessions/:id", { params: { id: s.id } }),
+                          "Session ended",
+                          sessions.reload,
+                        )
                       }
                     >
                       End

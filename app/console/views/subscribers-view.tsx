@@ -1,24 +1,22 @@
 import { useEffect, useState } from "react";
 import { toast } from "sonner";
-import type { SubscribersResponse } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx";
 
 export function SubscribersView() {
   const [q, setQ] = useState("");
-  const [path, setPath] = useState("/subscribers");
-  const { loaded, reload } = useConsoleData<SubscribersResponse>(path);
+  const [search, setSearch] = useState("");
+  const { loaded, reload } = useConsoleData("GET /admin/subscribers", {
+    query: { q: search || undefined },
+  });
   useEffect(() => {
-    const timer = setTimeout(
-      () => setPath(q.trim() ? `/subscribers?q=${encodeURIComponent(q.trim())}` : "/subscribers"),
-      250,
-    );
+    const timer = setTimeout(() => setSearch(q.trim()), 250);
     return () => clearTimeout(timer);
   }, [q]);
 
   async function remove(email: string) {
     try {
-      await consoleApi("DELETE", `/subscribers/${encodeURIComponent(email)}`);
+      await consoleApi("DELETE /admin/subscribers/:email", { params: { email } });
       toast.success(`Removed ${email}`);
       await reload();
     } catch (error) {
