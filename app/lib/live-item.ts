@@ -7,23 +7,53 @@ import type { CommentEvent, ItemEventPayloads, ReactionEvent } from "../../contr
 import { type LoadedComments, withEvent } from "./comment-list.ts";
 import { itemKeys } from "./query-keys.ts";
 
+/**
+ * Reads a cached answer again, starting now. A read already in flight may
+ * have left before a write the caller knows of: it is abandoned, not joined
+ * (TanStack joins a first read that has no answer yet rather than replace it).
+ */
+function readAgain(queryClient: QueryClient, queryKey: readonly unknown[]) {
+  const filters = { queryKey, exact: true };
+  if (queryClient.isFetching(filters) > 0 && queryClient.getQueryData(queryKey) === undefined) {
+    void queryClient.cancelQueries(filters).then(() => queryClient.invalidateQueries(filters));
+  } else {
+    void queryClient.invalidateQueries(filters, { cancelRefetch: true });
+  }
+}
+
 function reload(queryClient: QueryClient, kind: ItemKind, id: string) {
-  void queryClient.invalidateQueries({ queryKey: itemKeys.reactions(kind, id) });
-  if (kind === "science") void queryClient.invalidateQueries({ queryKey: itemKeys.comments(id) });
+  readAgain(queryClient, itemKeys.reactions(kind, id));
+  if (kind === "science") readAgain(queryClient, itemKeys.comments(id));
+}
+
+/**
+ * An event applied to a cached answer. A read still in flight may have left
+ * the server before the write it reports committed: its answer would replace
+ * the event's change with the older state when it lands. So that read is
+ * abandoned and made again, after the commit (docs/architecture.md, "Live
+ * updates"). This happens only while the item is being read, as when the
+ * stream opens, so a reader's ordinary events still cost no request.
+ */
+function applyEvent<Data>(
+  queryClient: QueryClient,
+  queryKey: readonly unknown[],
+  change: (data: Data) => Data,
+) {
+  queryClient.setQueryData<Data>(queryKey, (data) => (data === undefined ? data : change(data)));
+  if (queryClient.isFetching({ queryKey, exact: true }) > 0) readAgain(queryClient, queryKey);
 }
 
 /** New counts for everyone; what this visitor holds is theirs alone and stays as it was. */
 function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, event: ReactionEvent) {
-  queryClient.setQueryData<ReactionsResponse>(itemKeys.reactions(kind, id), (data) =>
-    data ? { ...data, counts: event.counts } : data,
-  );
+  applyEvent<ReactionsResponse>(queryClient, itemKeys.reactions(kind, id), (data) => ({
+    ...data,
+    counts: event.counts,
+  }));
 }
 
 /** A comment added, edited, deleted or held again, applied to what the reader has loaded. */
 function applyComment(queryClient: QueryClient, id: string, event: CommentEvent) {
-  queryClient.setQueryData<LoadedComments>(itemKeys.comments(id), (data) =>
-    data ? withEvent(data, event) : data,
-  );
+  applyEvent<LoadedComments>(queryClient, itemKeys.comments(id), (data) => withEvent(data, event));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Page, Request } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
+import { postComment } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { newsletterHydrated } from "./support/islands.ts";
 import { openItem } from "./support/items.ts";
@@ -165,7 +166,90 @@ test.describe("live deltas", () => {
     release();
     await expect(reader.locator(`#${livePost} li`, { hasText: text })).toBeVisible();
   });
+
+  // A read that reached the server before a comment was written, and whose
+  // answer arrives after the comment's event, must not hide the comment.
+  for (const { nth, when } of [
+    { nth: 1, when: "the first read" },
+    { nth: 2, when: "the read made as the stream opens" },
+  ]) {
+    test(`a comment written while ${when} is on its way still shows when that read lands`, async ({
+      visitor,
+    }, testInfo) => {
+      test.slow(); // two browsers at once
+      const { livePost, livePostButton } = items;
+      const reader = await visitor("Esha");
+      const read = await holdRead(reader, livePost, nth);
+      await openItem(reader, "/science", livePostButton);
+      await read.answered;
+
+      const text = `Past a slow read ${nth} ${testInfo.project.name} ${Date.now()}`;
+      const writer = await visitor("Farid");
+      await writer.goto("/science");
+      const origin = new URL(writer.url()).origin;
+      expect(
+        await postComment(writer.request, origin, livePost, { content: text, userName: "Farid" }),
+      ).toBe(201);
+      await expect(reader.locator(`#${livePost} [data-live="true"]`)).toBeAttached();
+
+      await read.release();
+      const shown = reader.locator(`#${livePost} li`, { hasText: text });
+      await expect(shown).toBeVisible();
+      // Still there once the page has handled the old answer.
+      await afterNextRender(reader);
+      await expect(shown).toBeVisible();
+    });
+  }
 });
+
+/**
+ * Holds the page's `nth` read of a post's comments: the server answers it at
+ * once, with the list as it is then, and that answer reaches the page only
+ * when `release` is called, as a slow network would deliver it. `answered`
+ * resolves once the server has answered.
+ */
+async function holdRead(page: Page, postId: string, nth: number) {
+  let answeredNow = () => {};
+  const answered = new Promise<void>((resolve) => {
+    answeredNow = resolve;
+  });
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let deliver = () => {};
+  const delivered = new Promise<void>((resolve) => {
+    deliver = resolve;
+  });
+  let seen = 0;
+  await page.route(new RegExp(`/api/items/science/${postId}/comments$`), async (route) => {
+    seen += 1;
+    if (seen !== nth) return route.continue();
+    const response = await route.fetch();
+    answeredNow();
+    await gate;
+    // The page may have abandoned the read meanwhile: then there is no one to answer.
+    await route.fulfill({ response }).catch(() => {});
+    deliver();
+  });
+  return {
+    answered,
+    /** Lets the held answer through; resolves once the page has it. */
+    release() {
+      open();
+      return delivered;
+    },
+  };
+}
+
+/** Waits until the page has run its pending tasks and drawn two frames. */
+const afterNextRender = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<void>((resolve) =>
+        requestAnimationFrame(() => setTimeout(() => requestAnimationFrame(() => resolve()), 0)),
+      ),
+  );
 
 test.describe("comments", () => {
   test("post, edit and delete travel live; only the author may change them", async ({

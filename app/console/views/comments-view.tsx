@@ -142,12 +142,19 @@ function CommentList({
   );
 }
 
-/** Reloads the list whenever a comment is added, edited or deleted anywhere on the site. */
+/**
+ * Reloads the list whenever a comment is added, edited or deleted anywhere on
+ * the site, and each time the stream (re)opens: a comment written while it was
+ * opening, after the list was read, is in that reload. The newest reload wins.
+ */
 function useLiveComments(onChange: () => void): boolean {
   const [live, setLive] = useState(false);
   useEffect(() => {
     const source = new EventSource("/api/admin/events");
-    source.addEventListener("ready", () => setLive(true));
+    source.addEventListener("ready", () => {
+      setLive(true);
+      onChange();
+    });
     source.addEventListener("comment", () => onChange());
     source.onerror = () => setLive(false);
     return () => source.close();
