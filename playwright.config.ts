@@ -18,7 +18,10 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL,
-    trace: "retain-on-failure",
+    // A failed test keeps a trace of DOM snapshots and network, without the
+    // screencast: its screenshots, taken while every test runs, cost more CPU
+    // than the tests themselves (docs/decisions/017-test-loop.md).
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: false },
     launchOptions: {
       // Debian's Chromium; Playwright never downloads a browser here.
       executablePath: "/usr/bin/chromium",
