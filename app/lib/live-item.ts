@@ -12,7 +12,7 @@ import { itemKeys } from "./query-keys.ts";
  * have left before a write the caller knows of: it is abandoned, not joined
  * (TanStack joins a first read that has no answer yet rather than replace it).
  */
-function readAgain(queryClient: QueryClient, queryKey: readonly unknown[]) {
+export function readAgain(queryClient: QueryClient, queryKey: readonly unknown[]) {
   const filters = { queryKey, exact: true };
   if (queryClient.isFetching(filters) > 0 && queryClient.getQueryData(queryKey) === undefined) {
     void queryClient.cancelQueries(filters).then(() => queryClient.invalidateQueries(filters));
@@ -51,8 +51,20 @@ function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, eve
   }));
 }
 
+const commentEvents = new Map<string, number>();
+
+/**
+ * How many comment events this page has applied to a post. A page of comments
+ * read across a change of this count may be older than an edit or deletion of
+ * a comment it brings (an event about a comment not loaded yet changes nothing).
+ */
+export function commentEventsSeen(postId: string): number {
+  return commentEvents.get(postId) ?? 0;
+}
+
 /** A comment added, edited, deleted or held again, applied to what the reader has loaded. */
 function applyComment(queryClient: QueryClient, id: string, event: CommentEvent) {
+  commentEvents.set(id, commentEventsSeen(id) + 1);
   applyEvent<LoadedComments>(queryClient, itemKeys.comments(id), (data) => withEvent(data, event));
 }
 

@@ -1,7 +1,8 @@
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import type { ServerProcess } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
+import { holdRead } from "./support/held-read.ts";
 import { postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
@@ -21,14 +22,39 @@ test.afterAll(async () => {
   await site?.stop();
 });
 
-/** `count` comments on a post, "Comment 1: …" onwards, oldest first, from one visitor. */
-async function seed(request: APIRequestContext, postId: string, count: number) {
+/**
+ * `count` comments on a post, "Comment 1: …" onwards, oldest first, from one
+ * visitor, each saying `about`; returns their ids in that order.
+ */
+async function seed(
+  request: APIRequestContext,
+  postId: string,
+  count: number,
+  about = "a thin layer of tea loses heat faster.",
+) {
+  const ids: number[] = [];
   for (let i = 1; i <= count; i += 1) {
-    await postTo(request, site, postId, {
-      content: `Comment ${i}: a thin layer of tea loses heat faster.`,
+    const { id } = await postTo(request, site, postId, {
+      content: `Comment ${i}: ${about}`,
       userName: `Reader ${i % 5}`,
     });
+    ids.push(id);
   }
+  return ids;
+}
+
+/** The post's own page, scrolled to its discussion, once that is live. */
+async function openLongDiscussion(page: Page, postId: string) {
+  await page.goto(`/science/${postId}`);
+  await page.locator(".item-discussion").scrollIntoViewIfNeeded();
+  const discussion = page.locator('.item-discussion [data-live="true"]');
+  await expect(discussion).toBeAttached({ timeout: 30_000 });
+  return {
+    discussion,
+    comments: discussion.locator("li.comment"),
+    heading: discussion.getByRole("heading", { name: /^Comments \(\d+\)$/ }),
+    more: discussion.getByRole("button", { name: "Show more comments", exact: true }),
+  };
 }
 
 test("Show more comments brings the next page, focus on its first comment; new comments arrive live", async ({
@@ -41,13 +67,7 @@ test("Show more comments brings the next page, focus on its first comment; new c
   await seed(writer, postId, 120);
 
   const page = await visitor({ baseURL: site.url });
-  await page.goto(`/science/${postId}`);
-  await page.locator(".item-discussion").scrollIntoViewIfNeeded();
-  const discussion = page.locator('.item-discussion [data-live="true"]');
-  await expect(discussion).toBeAttached({ timeout: 30_000 });
-  const comments = discussion.locator("li.comment");
-  const heading = discussion.getByRole("heading", { name: /^Comments \(\d+\)$/ });
-  const more = discussion.getByRole("button", { name: "Show more comments", exact: true });
+  const { comments, heading, more } = await openLongDiscussion(page, postId);
 
   await expect(heading).toHaveText("Comments (120)");
   await expect(comments).toHaveCount(50);
@@ -97,7 +117,7 @@ test("without JavaScript the item page shows the first 50 and links to the later
   test.slow();
   const postId = "starter-motor";
   const writer = await playwright.request.newContext();
-  await seed(writer, postId, 110);
+  await seed(writer, postId, 110, "a starter motor draws hundreds of amps.");
 
   const page = await visitor({ baseURL: site.url, javaScriptEnabled: false });
   const section = page.locator("section#comments");
@@ -140,5 +160,48 @@ test("without JavaScript the item page shows the first 50 and links to the later
     "That link to more comments does not lead anywhere. Here are the comments from the start.",
   );
   expect(await numbers()).toEqual(range(1, 50));
+  await writer.dispose();
+});
+
+test("a page of comments that was on its way when one of them was deleted does not bring it back", async ({
+  visitor,
+  playwright,
+}) => {
+  test.slow(); // sixty writes and a browser, on a shared machine
+  const postId = "soap";
+  const writer = await playwright.request.newContext();
+  // Texts of its own: the server refuses one address the same comment twice,
+  // and this spec's tests may share a server.
+  const ids = await seed(writer, postId, 60, "soap wraps grease in micelles.");
+
+  const page = await visitor({ baseURL: site.url });
+  // The second page's answer reaches the page only once the events have.
+  const secondPage = await holdRead(
+    page,
+    new RegExp(`/api/items/science/${postId}/comments\\?after=`),
+  );
+  const { comments, heading, more } = await openLongDiscussion(page, postId);
+  await expect(comments).toHaveCount(50);
+
+  await more.click();
+  await secondPage.answered;
+  // Comment 55, on the page on its way, is deleted; then a new comment, whose
+  // arrival (in order, after the deletion) shows the reader has heard both.
+  const deleted = await writer.delete(`${site.url}/api/comments/${ids[54]}`, {
+    headers: { origin: site.siteUrl },
+  });
+  expect(deleted.status()).toBe(204);
+  await postTo(writer, site, postId, {
+    content: "Comment 61: after the deletion.",
+    userName: "Zoe",
+  });
+  // The deleted comment was not loaded, so only the new one is counted yet.
+  await expect(heading).toHaveText("Comments (61)");
+
+  await secondPage.release();
+  await expect(comments.last()).toContainText("Comment 61: after the deletion.");
+  await expect(comments).toHaveCount(60);
+  await expect(comments.filter({ hasText: "Comment 55:" })).toHaveCount(0);
+  await expect(heading).toHaveText("Comments (60)");
   await writer.dispose();
 });

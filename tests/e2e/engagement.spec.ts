@@ -2,6 +2,7 @@ import type { Page, Request } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { postComment } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
+import { holdRead } from "./support/held-read.ts";
 import { newsletterHydrated } from "./support/islands.ts";
 import { openItem } from "./support/items.ts";
 
@@ -179,7 +180,11 @@ test.describe("live deltas", () => {
       test.slow(); // two browsers at once
       const { livePost, livePostButton } = items;
       const reader = await visitor("Esha");
-      const read = await holdRead(reader, livePost, nth);
+      const read = await holdRead(
+        reader,
+        new RegExp(`/api/items/science/${livePost}/comments$`),
+        nth,
+      );
       await openItem(reader, "/science", livePostButton);
       await read.answered;
 
@@ -201,46 +206,6 @@ test.describe("live deltas", () => {
     });
   }
 });
-
-/**
- * Holds the page's `nth` read of a post's comments: the server answers it at
- * once, with the list as it is then, and that answer reaches the page only
- * when `release` is called, as a slow network would deliver it. `answered`
- * resolves once the server has answered.
- */
-async function holdRead(page: Page, postId: string, nth: number) {
-  let answeredNow = () => {};
-  const answered = new Promise<void>((resolve) => {
-    answeredNow = resolve;
-  });
-  let open = () => {};
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  let deliver = () => {};
-  const delivered = new Promise<void>((resolve) => {
-    deliver = resolve;
-  });
-  let seen = 0;
-  await page.route(new RegExp(`/api/items/science/${postId}/comments$`), async (route) => {
-    seen += 1;
-    if (seen !== nth) return route.continue();
-    const response = await route.fetch();
-    answeredNow();
-    await gate;
-    // The page may have abandoned the read meanwhile: then there is no one to answer.
-    await route.fulfill({ response }).catch(() => {});
-    deliver();
-  });
-  return {
-    answered,
-    /** Lets the held answer through; resolves once the page has it. */
-    release() {
-      open();
-      return delivered;
-    },
-  };
-}
 
 /** Waits until the page has run its pending tasks and drawn two frames. */
 const afterNextRender = (page: Page) =>

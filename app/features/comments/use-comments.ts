@@ -10,6 +10,7 @@ import {
   without,
   withPage,
 } from "../../lib/comment-list.ts";
+import { commentEventsSeen, readAgain } from "../../lib/live-item.ts";
 import { itemKeys } from "../../lib/query-keys.ts";
 
 const fetchPage = (postId: string, after: string | null) =>
@@ -43,17 +44,25 @@ export function useComments(postId: string) {
 
 /**
  * "Show more comments": the page after the last one loaded, added to the list
- * unless a reload replaced the list meanwhile.
+ * unless a reload replaced the list meanwhile. A page that was on its way
+ * while comment events arrived may bring a comment as it was before one of
+ * them: the list is then read again, as many pages as it now has.
  */
 export function useMoreComments(postId: string) {
   const queryClient = useQueryClient();
   const key = itemKeys.comments(postId);
   return useMutation({
-    mutationFn: (after: string) => fetchPage(postId, after),
-    onSuccess: (page, after) =>
+    mutationFn: async (after: string) => {
+      const eventsBefore = commentEventsSeen(postId);
+      const page = await fetchPage(postId, after);
+      return { page, overtaken: commentEventsSeen(postId) !== eventsBefore };
+    },
+    onSuccess: ({ page, overtaken }, after) => {
       queryClient.setQueryData<LoadedComments>(key, (data) =>
         data && data.next === after ? withPage(data, page) : data,
-      ),
+      );
+      if (overtaken) readAgain(queryClient, key);
+    },
     onError: (error) => console.error("Loading more comments failed:", error),
   });
 }

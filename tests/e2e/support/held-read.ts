@@ -1,0 +1,42 @@
+import type { Page } from "@playwright/test";
+
+/**
+ * Holds the page's `nth` request whose URL matches `url` (1 = the first): the
+ * server answers it at once, with what it holds then, and that answer reaches
+ * the page only when `release` is called, as a slow network would deliver it.
+ * So a test can make a read that left before a write land after the write's
+ * live event. `answered` resolves once the server has answered.
+ */
+export async function holdRead(page: Page, url: RegExp, nth = 1) {
+  let answeredNow = () => {};
+  const answered = new Promise<void>((resolve) => {
+    answeredNow = resolve;
+  });
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let deliver = () => {};
+  const delivered = new Promise<void>((resolve) => {
+    deliver = resolve;
+  });
+  let seen = 0;
+  await page.route(url, async (route) => {
+    seen += 1;
+    if (seen !== nth) return route.continue();
+    const response = await route.fetch();
+    answeredNow();
+    await gate;
+    // The page may have abandoned the read meanwhile: then there is no one to answer.
+    await route.fulfill({ response }).catch(() => {});
+    deliver();
+  });
+  return {
+    answered,
+    /** Lets the held answer through; resolves once the page has it. */
+    release() {
+      open();
+      return delivered;
+    },
+  };
+}
