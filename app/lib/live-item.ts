@@ -51,20 +51,8 @@ function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, eve
   }));
 }
 
-const commentEvents = new Map<string, number>();
-
-/**
- * How many comment events this page has applied to a post. A page of comments
- * read across a change of this count may be older than an edit or deletion of
- * a comment it brings (an event about a comment not loaded yet changes nothing).
- */
-export function commentEventsSeen(postId: string): number {
-  return commentEvents.get(postId) ?? 0;
-}
-
 /** A comment added, edited, deleted or held again, applied to what the reader has loaded. */
 function applyComment(queryClient: QueryClient, id: string, event: CommentEvent) {
-  commentEvents.set(id, commentEventsSeen(id) + 1);
   applyEvent<LoadedComments>(queryClient, itemKeys.comments(id), (data) => withEvent(data, event));
 }
 

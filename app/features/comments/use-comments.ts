@@ -10,7 +10,7 @@ import {
   without,
   withPage,
 } from "../../lib/comment-list.ts";
-import { commentEventsSeen, readAgain } from "../../lib/live-item.ts";
+import { readAgain } from "../../lib/live-item.ts";
 import { itemKeys } from "../../lib/query-keys.ts";
 
 const fetchPage = (postId: string, after: string | null) =>
@@ -45,17 +45,19 @@ export function useComments(postId: string) {
 /**
  * "Show more comments": the page after the last one loaded, added to the list
  * unless a reload replaced the list meanwhile. A page that was on its way
- * while comment events arrived may bring a comment as it was before one of
- * them: the list is then read again, as many pages as it now has.
+ * while the list changed (a live event applied to it) may bring a comment as
+ * it was before that change: an event about a comment not loaded yet changes
+ * nothing. The list is then read again, as many pages as it now has.
  */
 export function useMoreComments(postId: string) {
   const queryClient = useQueryClient();
   const key = itemKeys.comments(postId);
+  const updates = () => queryClient.getQueryState(key)?.dataUpdateCount;
   return useMutation({
     mutationFn: async (after: string) => {
-      const eventsBefore = commentEventsSeen(postId);
+      const updatesBefore = updates();
       const page = await fetchPage(postId, after);
-      return { page, overtaken: commentEventsSeen(postId) !== eventsBefore };
+      return { page, overtaken: updates() !== updatesBefore };
     },
     onSuccess: ({ page, overtaken }, after) => {
       queryClient.setQueryData<LoadedComments>(key, (data) =>

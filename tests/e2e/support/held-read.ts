@@ -8,35 +8,26 @@ import type { Page } from "@playwright/test";
  * live event. `answered` resolves once the server has answered.
  */
 export async function holdRead(page: Page, url: RegExp, nth = 1) {
-  let answeredNow = () => {};
-  const answered = new Promise<void>((resolve) => {
-    answeredNow = resolve;
-  });
-  let open = () => {};
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  let deliver = () => {};
-  const delivered = new Promise<void>((resolve) => {
-    deliver = resolve;
-  });
+  const answered = Promise.withResolvers<void>();
+  const gate = Promise.withResolvers<void>();
+  const delivered = Promise.withResolvers<void>();
   let seen = 0;
   await page.route(url, async (route) => {
     seen += 1;
     if (seen !== nth) return route.continue();
     const response = await route.fetch();
-    answeredNow();
-    await gate;
+    answered.resolve();
+    await gate.promise;
     // The page may have abandoned the read meanwhile: then there is no one to answer.
     await route.fulfill({ response }).catch(() => {});
-    deliver();
+    delivered.resolve();
   });
   return {
-    answered,
+    answered: answered.promise,
     /** Lets the held answer through; resolves once the page has it. */
     release() {
-      open();
-      return delivered;
+      gate.resolve();
+      return delivered.promise;
     },
   };
 }
