@@ -20,7 +20,7 @@ export default defineConfig({
     baseURL,
     // A failed test keeps a trace of DOM snapshots and network, without the
     // screencast: its screenshots, taken while every test runs, cost more CPU
-    // than the tests themselves (docs/decisions/017-test-loop.md).
+    // than the tests themselves (docs/decisions/021-browser-test-cost.md).
     trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: false },
     launchOptions: {
       // Debian's Chromium; Playwright never downloads a browser here.
