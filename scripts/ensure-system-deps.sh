@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the tests need from Debian when it is missing: Chromium for the
-# browser tests, PostgreSQL for the server tests. Never downloads a browser build.
+# Installs what the tests need from Debian when it is missing: Chromium's
+# headless shell for the browser tests, Chromium itself for the size check and
+# Lighthouse, PostgreSQL for the server tests. Never downloads a browser build.
 # With --bench, also wrk, the load generator of `npm run bench`.
 set -euo pipefail
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/chromium-headless-shell ] || missing+=(chromium-headless-shell)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 [ "${1:-}" != --bench ] || command -v wrk >/dev/null || missing+=(wrk)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { islandsHydrated } from "./support/islands.ts";
+import { islandsHydrated, pointerOnText } from "./support/islands.ts";
 
 /*
  * Pages are HTML first: everything a page says is there without JavaScript,
@@ -181,6 +181,7 @@ test.describe("before the islands hydrate", () => {
     page.on("request", (request) => {
       if (request.resourceType() === "script") scripts.push(request.url());
     });
+    await pointerOnText(page);
     await page.goto("/about", { waitUntil: "load" });
     // Islands that hydrate when idle would have started by the second idle period.
     await page.evaluate(

@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { islandsHydrated } from "./support/islands.ts";
+import { islandsHydrated, pointerOnText } from "./support/islands.ts";
 
 const searchCode = /\/pagefind\/|search-dialog/;
 
@@ -88,6 +88,7 @@ test.describe("search", () => {
   }) => {
     // The header has not hydrated yet (it waits for the reader), nor is any of
     // the search's code loaded: a quick reader types straight on regardless.
+    await pointerOnText(page);
     await page.goto("/technical");
     await expect(page.locator("header").locator("xpath=ancestor::astro-island")).toHaveAttribute(
       "ssr",

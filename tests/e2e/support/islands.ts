@@ -44,3 +44,18 @@ export async function hydrateUnderFakeClock(page: Page) {
     )
     .toBe(0);
 }
+
+/**
+ * Rests the pointer in the middle of the window, over the page's text, as a
+ * reader's usually is, before the test opens its page. Chromium's headless
+ * shell puts a new page's pointer at the top-left corner, which on a narrow
+ * window is the header: the page would load under it and wake the header, as
+ * it would for a reader whose pointer rests there. The shell keeps the
+ * pointer's place across a navigation within the site, not from a blank
+ * page, hence the small page opened first.
+ */
+export async function pointerOnText(page: Page) {
+  await page.goto("/robots.txt");
+  const { width, height } = page.viewportSize() ?? { width: 800, height: 600 };
+  await page.mouse.move(Math.round(width / 2), Math.round(height / 2));
+}
