@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import type { Comment } from "../../../contract/api.ts";
+import type { AddCommentRequest, Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError } from "../../lib/api-client.ts";
 import { CommentHeader, CommentText } from "./comment-view.ts";
@@ -43,41 +43,8 @@ export function CommentSection({
   const list = useRef<HTMLUListElement>(null);
   // The comments shown before "Show more comments": focus goes to the first new one.
   const [shownBefore, setShownBefore] = useState<ReadonlySet<number> | null>(null);
-  const [draft, setDraft] = useState("");
   const [editing, setEditing] = useState<{ id: number; text: string } | null>(null);
-  const [sending, setSending] = useState(false);
-  const [formMessage, setFormMessage] = useState<string | null>(null);
   const [editMessage, setEditMessage] = useState<string | null>(null);
-  const [held, setHeld] = useState(false);
-  const honeypot = useRef<HTMLInputElement>(null);
-  const formToken = useFormToken(Boolean(userName));
-
-  async function post(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const content = draft.trim();
-    if (content === "" || sending) return;
-    setSending(true);
-    setFormMessage(null);
-    setHeld(false);
-    try {
-      // The owner's comments wait for no form timing (docs/decisions/016-owner-voice.md).
-      const token = data?.owner ? undefined : await formToken.ready();
-      const { comment } = await actions.add.mutateAsync({
-        content,
-        userName,
-        formToken: token,
-        website: honeypot.current?.value ?? "",
-      });
-      setDraft("");
-      setHeld(comment.awaitingApproval);
-      formToken.renew();
-    } catch (error) {
-      setFormMessage(refusalMessage(error));
-      if (error instanceof ApiError && error.code === "form_token_invalid") formToken.renew();
-    } finally {
-      setSending(false);
-    }
-  }
 
   function saveEdit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -205,46 +172,12 @@ export function CommentSection({
         </div>
       ) : null}
       {userName ? (
-        <form onSubmit={post} className="relative space-y-2">
-          {/* A field people never see; only programs fill it (docs/product.md, "Spam and moderation"). */}
-          <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
-            <label>
-              Website
-              <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
-            </label>
-          </div>
-          <textarea
-            aria-label="Write a comment"
-            aria-describedby={formMessage ? `comment-refusal-${postId}` : undefined}
-            placeholder="Share a thought or a question…"
-            value={draft}
-            maxLength={limits.commentMax}
-            onChange={(event) => setDraft(event.target.value)}
-            rows={3}
-            className={inputClasses}
-          />
-          {formMessage ? (
-            <p
-              id={`comment-refusal-${postId}`}
-              role="alert"
-              className="rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-200"
-            >
-              {formMessage}
-            </p>
-          ) : null}
-          <p role="status" className="text-sm text-slate-400">
-            {held
-              ? "Thank you! Your comment will appear for everyone once the site owner approves it; until then only you can see it."
-              : ""}
-          </p>
-          <button
-            type="submit"
-            disabled={draft.trim() === "" || sending}
-            className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink disabled:opacity-60"
-          >
-            Post comment
-          </button>
-        </form>
+        <CommentComposer
+          postId={postId}
+          userName={userName}
+          byOwner={data?.owner !== undefined}
+          send={actions.add.mutateAsync}
+        />
       ) : (
         <button
           type="button"
@@ -255,5 +188,99 @@ export function CommentSection({
         </button>
       )}
     </section>
+  );
+}
+
+/**
+ * The form for a new comment. The draft is this component's own state, so a
+ * keystroke redraws the form alone, not every comment above it: typing stays
+ * light however long the discussion is.
+ */
+function CommentComposer({
+  postId,
+  userName,
+  byOwner,
+  send,
+}: {
+  postId: string;
+  userName: string;
+  /** The signed-in owner's comments wait for no form timing (docs/decisions/016-owner-voice.md). */
+  byOwner: boolean;
+  send: (body: AddCommentRequest) => Promise<{ comment: Comment }>;
+}) {
+  const [draft, setDraft] = useState("");
+  const [sending, setSending] = useState(false);
+  const [formMessage, setFormMessage] = useState<string | null>(null);
+  const [held, setHeld] = useState(false);
+  const honeypot = useRef<HTMLInputElement>(null);
+  const formToken = useFormToken(true);
+
+  async function post(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const content = draft.trim();
+    if (content === "" || sending) return;
+    setSending(true);
+    setFormMessage(null);
+    setHeld(false);
+    try {
+      const token = byOwner ? undefined : await formToken.ready();
+      const { comment } = await send({
+        content,
+        userName,
+        formToken: token,
+        website: honeypot.current?.value ?? "",
+      });
+      setDraft("");
+      setHeld(comment.awaitingApproval);
+      formToken.renew();
+    } catch (error) {
+      setFormMessage(refusalMessage(error));
+      if (error instanceof ApiError && error.code === "form_token_invalid") formToken.renew();
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <form onSubmit={post} className="relative space-y-2">
+      {/* A field people never see; only programs fill it (docs/product.md, "Spam and moderation"). */}
+      <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
+        <label>
+          Website
+          <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
+        </label>
+      </div>
+      <textarea
+        aria-label="Write a comment"
+        aria-describedby={formMessage ? `comment-refusal-${postId}` : undefined}
+        placeholder="Share a thought or a question…"
+        value={draft}
+        maxLength={limits.commentMax}
+        onChange={(event) => setDraft(event.target.value)}
+        rows={3}
+        className={inputClasses}
+      />
+      {formMessage ? (
+        <p
+          id={`comment-refusal-${postId}`}
+          role="alert"
+          className="rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-200"
+        >
+          {formMessage}
+        </p>
+      ) : null}
+      <p role="status" className="text-sm text-slate-400">
+        {held
+          ? "Thank you! Your comment will appear for everyone once the site owner approves it; until then only you can see it."
+          : ""}
+      </p>
+      <button
+        type="submit"
+        disabled={draft.trim() === "" || sending}
+        className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink disabled:opacity-60"
+      >
+        Post comment
+      </button>
+    </form>
   );
 }
