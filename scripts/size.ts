@@ -82,10 +82,10 @@ type Row = {
   inUse: number;
   afterOpening: number | null;
 };
-const rows: Row[] = [];
-try {
-  for (const route of [...prerenderedPaths, ...itemPages]) {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+/** One route, in a page (and browser context, so a cache) of its own. */
+async function measure(route: string): Promise<Row> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
     let loaded = false;
     const early = new Set<string>();
     const all = new Set<string>();
@@ -146,9 +146,27 @@ try {
       await page.waitForLoadState("networkidle");
       afterOpening = sum(all);
     }
-    rows.push({ route, beforeLoad: sum(early), afterLoad, inUse, afterOpening });
+    return { route, beforeLoad: sum(early), afterLoad, inUse, afterOpening };
+  } finally {
     await page.close();
   }
+}
+
+// Most of a route's time is waiting for the network to go quiet: four
+// routes at a time, each in its own context, and the table in route order.
+const routes = [...prerenderedPaths, ...itemPages];
+const rows: Row[] = [];
+try {
+  let next = 0;
+  const measured = new Map<string, Row>();
+  const worker = async () => {
+    while (next < routes.length) {
+      const route = routes[next++]!;
+      measured.set(route, await measure(route));
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  for (const route of routes) rows.push(measured.get(route)!);
 } finally {
   await browser.close();
   await app.close();
