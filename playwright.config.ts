@@ -18,10 +18,11 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL,
-    // A failed test keeps a trace of DOM snapshots and network, without the
-    // screencast: its screenshots, taken while every test runs, cost more CPU
-    // than the tests themselves (docs/decisions/021-browser-test-cost.md).
-    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: false },
+    // No trace unless asked for: recording one for every test in case it
+    // fails costs a tenth of the run's CPU (docs/decisions/023-traces-on-request.md).
+    // A failure still writes the page's accessibility tree (error-context.md);
+    // `--trace retain-on-failure` on the command line records traces again.
+    trace: "off",
     launchOptions: {
       // Debian's Chromium, as its headless shell: the same engine without the
       // desktop browser around it, for a third less CPU per test

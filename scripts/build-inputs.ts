@@ -7,7 +7,22 @@ export const projectRoot = path.resolve(import.meta.dirname, "..");
 export const clientDir = path.join(projectRoot, "build/client");
 export const stampFile = path.join(projectRoot, "build/.stamp");
 
-const inputs = ["app", "content", "public", "contract", "astro.config.ts", "package-lock.json"];
+const inputs = [
+  "app",
+  "content",
+  "public",
+  "contract",
+  "astro.config.ts",
+  "package-lock.json",
+  // The build's own code: a change to how pages, feeds, share images, the
+  // search index or the compressed copies are made changes the build too.
+  "scripts/build.ts",
+  "scripts/build-inputs.ts",
+  "scripts/feeds.ts",
+  "scripts/og-images.ts",
+  "scripts/search-index.ts",
+  "scripts/vite-content-images.ts",
+];
 
 function files(entry: string): string[] {
   const full = path.join(projectRoot, entry);
