@@ -1,5 +1,5 @@
-import { expect, test } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
 const pages = [

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { formTokenFor } from "../support/newsletter.ts";
 import { freePort } from "../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { expect, test } from "./support/fixtures.ts";
 import { confirmationLink } from "./support/newsletter.ts";
 
 /*

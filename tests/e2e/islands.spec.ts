@@ -1,4 +1,5 @@
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated, pointerOnText } from "./support/islands.ts";
 
 /*
@@ -177,11 +178,11 @@ test.describe("before the islands hydrate", () => {
   test("a page of text fetches no script until the reader reaches for the header", async ({
     page,
   }) => {
+    await pointerOnText(page);
     const scripts: string[] = [];
     page.on("request", (request) => {
       if (request.resourceType() === "script") scripts.push(request.url());
     });
-    await pointerOnText(page);
     await page.goto("/about", { waitUntil: "load" });
     // Islands that hydrate when idle would have started by the second idle period.
     await page.evaluate(
@@ -201,6 +202,7 @@ test.describe("before the islands hydrate", () => {
   });
 
   test("no framework JavaScript is fetched before the page has loaded", async ({ page }) => {
+    await pointerOnText(page);
     const early: string[] = [];
     let loaded = false;
     page.on("load", () => {

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated } from "./support/islands.ts";
 
 test.describe("prerendered HTML, before any JavaScript", () => {

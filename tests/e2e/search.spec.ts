@@ -1,5 +1,6 @@
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated, pointerOnText } from "./support/islands.ts";
 
 const searchCode = /\/pagefind\/|search-dialog/;

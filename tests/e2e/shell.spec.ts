@@ -1,4 +1,5 @@
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
 const routes = [
@@ -16,6 +17,9 @@ const isNarrow = (page: Page) => (page.viewportSize()?.width ?? 0) < 1024;
 const mainNav = (page: Page) => page.getByRole("navigation", { name: "Main" });
 
 test.describe("header", () => {
+  // The marquee as every reader's page runs it; other specs hold it still.
+  test.use({ movingMarquee: true });
+
   test("shows the marquee words, moving unless motion is reduced", async ({ page }) => {
     await page.goto("/");
     const header = page.locator("header").first();

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { formTokenFor } from "../support/newsletter.ts";
 import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
 import { confirmationLink } from "./support/newsletter.ts";
 import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
 

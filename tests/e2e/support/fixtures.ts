@@ -20,17 +20,42 @@ export type VisitorOptions = BrowserContextOptions & {
 export type OpenVisitor = (options?: string | VisitorOptions) => Promise<Page>;
 
 /**
+ * Holds the header's marquee still, in the middle of its run, in every page of
+ * `context`. The marquee is decoration, and its own tests (shell.spec.ts) see
+ * it move; elsewhere, drawing it 60 times a second without a GPU cost a tenth
+ * of the browser tests' CPU (docs/decisions/024-marquee-held-in-tests.md).
+ * Every other animation runs as a reader sees it.
+ */
+export async function holdMarquee(context: BrowserContext) {
+  await context.addInitScript(() => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(
+      ".marquee-track { animation-play-state: paused !important; animation-delay: -7.5s !important; }",
+    );
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  });
+}
+
+/**
  * `test` with a `visitor` fixture: every context it opens is closed after the
  * test, whether the test passed or failed, so a failure never leaves browsers
- * running beside the next tests.
+ * running beside the next tests. Its pages, and the `page` every test gets,
+ * hold the header's marquee still unless the test asks for it moving with
+ * `test.use({ movingMarquee: true })`.
  */
-export const test = base.extend<{ visitor: OpenVisitor }>({
-  visitor: async ({ browser }, use) => {
+export const test = base.extend<{ visitor: OpenVisitor; movingMarquee: boolean }>({
+  movingMarquee: [false, { option: true }],
+  context: async ({ context, movingMarquee }, use) => {
+    if (!movingMarquee) await holdMarquee(context);
+    await use(context);
+  },
+  visitor: async ({ browser, movingMarquee }, use) => {
     const contexts: BrowserContext[] = [];
     await use(async (options = {}) => {
       const { name, ...contextOptions } = typeof options === "string" ? { name: options } : options;
       const context = await browser.newContext(contextOptions);
       contexts.push(context);
+      if (!movingMarquee) await holdMarquee(context);
       if (name) {
         await context.addInitScript(
           (value) => localStorage.setItem("ewe:display-name", value),
