@@ -65,11 +65,13 @@ phase "server tests, beside the browser tests"
 start_job server vitest run --project server
 
 finish_job build
-phase "browser tests"
+# The first-load JavaScript budget, on the build the browser tests serve: it
+# mostly waits for pages to go quiet, in a server and a Chromium of its own,
+# so it runs beside them too.
+phase "browser tests, beside the first-load JavaScript budget"
+start_job size node scripts/size.ts
 playwright test
 
-phase "first-load JavaScript budget (on the build the browser tests served)"
-node scripts/size.ts
-
+finish_job size
 finish_job server
 phase "all passed"
