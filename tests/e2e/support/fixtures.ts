@@ -22,11 +22,11 @@ export type OpenVisitor = (options?: string | VisitorOptions) => Promise<Page>;
 /**
  * Holds the header's marquee still, in the middle of its run, in every page of
  * `context`. The marquee is decoration, and its own tests (shell.spec.ts) see
- * it move; elsewhere, drawing it 60 times a second without a GPU cost a tenth
- * of the browser tests' CPU (docs/decisions/024-marquee-held-in-tests.md).
+ * it move; elsewhere, drawing it 60 times a second without a GPU costs about
+ * 8 % of a core per open page (docs/decisions/024-marquee-held-in-tests.md).
  * Every other animation runs as a reader sees it.
  */
-export async function holdMarquee(context: BrowserContext) {
+async function holdMarquee(context: BrowserContext) {
   await context.addInitScript(() => {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(
