@@ -158,15 +158,13 @@ const routes = [...prerenderedPaths, ...itemPages];
 const rows: Row[] = [];
 try {
   let next = 0;
-  const measured = new Map<string, Row>();
   const worker = async () => {
     while (next < routes.length) {
-      const route = routes[next++]!;
-      measured.set(route, await measure(route));
+      const index = next++;
+      rows[index] = await measure(routes[index]!);
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
-  for (const route of routes) rows.push(measured.get(route)!);
 } finally {
   await browser.close();
   await app.close();
