@@ -22,9 +22,10 @@ const post = { id: "pressure-cooker", button: /pressure cooker cook faster/i };
 /**
  * A new visitor (a browser of its own) on the post's own page, where a reader
  * who follows a link to it lands: the same form as on the list, in a lighter page.
- * These visitors prefer reduced motion: they test the defences, and six pages
- * redrawing the header's marquee under the name dialog's blur, in software,
- * cost the 2-core machine a third of the test (docs/decisions/021-browser-test-cost.md).
+ * These visitors prefer reduced motion: they test the defences, not motion, and
+ * six pages at once animating in software (the name dialog's fade and blur
+ * here; the marquee, which the fixtures now hold still everywhere) cost the
+ * 2-core machine a third of the test (docs/decisions/021-browser-test-cost.md).
  */
 async function newItemReader(visitor: OpenVisitor, site: OwnSite): Promise<Page> {
   const page = await visitor({ baseURL: site.url, reducedMotion: "reduce" });
