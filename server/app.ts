@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import path from "node:path";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -34,7 +33,7 @@ import { staticSite } from "./web/static-site.ts";
 
 export type AppOptions = {
   config: Config;
-  /** Where the prerendered site lives: CLIENT_ROOT, else build/client; tests point this at their own build. */
+  /** Where the prerendered site lives: CLIENT_ROOT, else BUILD_DIR/client; tests point this at their own build. */
   clientRoot?: string;
   logger?: FastifyServerOptions["logger"];
   /** Stories and science posts that take reactions and comments; defaults to the content folder's. */
@@ -57,8 +56,6 @@ export type AppOptions = {
    */
   databaseWaitMs?: number;
 };
-
-export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
 
 /** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
 const acceptableRequestId = /^[\w.:-]{1,64}$/;
@@ -101,7 +98,7 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
-  clientRoot = config.CLIENT_ROOT ? path.resolve(config.CLIENT_ROOT) : defaultClientRoot,
+  clientRoot = config.clientRoot,
   logger = false,
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
