@@ -299,7 +299,9 @@ export function loadConfig(
   return {
     ...values,
     buildDir,
-    clientRoot: values.CLIENT_ROOT ? path.resolve(values.CLIENT_ROOT) : path.join(buildDir, "client"),
+    clientRoot: values.CLIENT_ROOT
+      ? path.resolve(values.CLIENT_ROOT)
+      : path.join(buildDir, "client"),
     siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
     databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
