@@ -15,13 +15,15 @@ import type { Config } from "./config.ts";
 import { createInsightsRepository } from "./console/insights-repository.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
+import { createOwnerVoice } from "./console/owner-voice.ts";
 import { consolePages } from "./console/pages.ts";
+import { consoleRoutes } from "./console/routes/index.ts";
 import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { createModerationKeys } from "./moderation/keys.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
@@ -197,7 +199,7 @@ export async function buildApp({
   const defences = createCommentDefences({
     config,
     blocklist: createBlocklist(config.DATA_DIR, app.log),
-    keys: createModerationKeys(cookieSecret),
+    keys: createWriterKeys(cookieSecret),
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
@@ -246,19 +248,22 @@ export async function buildApp({
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { slots: eventStreams, heartbeatMs },
-      console: {
-        config,
-        store,
-        engagement,
-        bus,
-        owner: ownerConsole,
-        moderation,
-        defences,
-        insights: createInsightsRepository(store, loadItemTitles(), clock),
-        mailer: newsletter.mailer,
-        mailQueued: newsletter.deps.mailQueued,
-        slots: eventStreams,
-      },
+      ownerVoice: createOwnerVoice({ owner: ownerConsole, config }),
+      registerConsole: (api) =>
+        api.register(consoleRoutes, {
+          prefix: "/admin",
+          config,
+          store,
+          engagement,
+          bus,
+          owner: ownerConsole,
+          moderation,
+          defences,
+          insights: createInsightsRepository(store, loadItemTitles(), clock),
+          mailer: newsletter.mailer,
+          mailQueued: newsletter.deps.mailQueued,
+          slots: eventStreams,
+        }),
     });
 
     // The no-JavaScript form's second page posts to its own address, which
