@@ -10,6 +10,7 @@ import {
 } from "@fastify/type-provider-zod";
 import { createOwnerVoice } from "../console/owner-voice.ts";
 import { type ConsoleDeps, consoleRoutes } from "../console/routes.ts";
+import type { Enquiries } from "../enquiries/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
@@ -20,6 +21,7 @@ import {
 } from "./guards.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
+import { enquiryRoutes } from "./routes/enquiries.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { oneClickRoutes } from "./routes/one-click.ts";
@@ -36,6 +38,7 @@ export type ApiOptions = Omit<RouteDeps, "ownerVoice"> & {
   streams: { slots: StreamSlots; heartbeatMs: number };
   /** The owner's console API, under /api/admin (docs/decisions/012-owner-console.md). */
   console: ConsoleDeps;
+  enquiries: Enquiries;
 };
 
 /** The engagement API, registered under `/api`. */
@@ -104,6 +107,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(yourDataRoutes, { ...deps, rateLimits });
+  await app.register(enquiryRoutes, { enquiries: options.enquiries });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await app.register(consoleRoutes, { prefix: "/admin", ...options.console });
 
