@@ -3,7 +3,7 @@ import { type Selectable, sql, type Transaction } from "kysely";
 import type { EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Database, EnquiriesTable, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../engagement/time.ts";
+import { toIso } from "../lib/time.ts";
 
 /**
  * Where enquiries live (docs/product.md, "Enquiries"). Each one is written in

@@ -7,10 +7,10 @@ import {
 } from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
+import type { WriterKeys } from "../engagement/writer-keys.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
-import type { ModerationKeys } from "../moderation/keys.ts";
 import type { Moderation } from "../moderation/service.ts";
 import type { FormTokens } from "../newsletter/form-token.ts";
 import type { ComposeMail } from "../newsletter/outbox-worker.ts";
@@ -89,7 +89,7 @@ export function createEnquiries({
   cookieSecret: string;
   services: Service[];
   blocklist: Blocklist;
-  keys: ModerationKeys;
+  keys: WriterKeys;
   formTokens: FormTokens;
   moderation: Pick<Moderation, "isBanned">;
   clock?: () => Date;
