@@ -165,6 +165,11 @@ const envSchema = z
     WEBHOOK_SECRET: optionalText.pipe(
       z.string().min(32, "must be at least 32 characters long").optional(),
     ),
+    // Enquiries from /services (docs/product.md, "Enquiries"): how many one IP
+    // address, or one email address, may send per hour, and how long they are
+    // kept unless the owner keeps one.
+    ENQUIRIES_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+    ENQUIRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -320,5 +325,6 @@ export function publicConfig(config: Config): PublicConfig {
       config.CHATBOT_SCRIPT_URL && config.CHATBOT_BOT_ID
         ? { scriptUrl: config.CHATBOT_SCRIPT_URL, botId: config.CHATBOT_BOT_ID }
         : null,
+    enquiryRetentionDays: config.ENQUIRY_RETENTION_DAYS,
   };
 }
