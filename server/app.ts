@@ -25,9 +25,10 @@ import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
+import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
+import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { startServices } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
@@ -208,13 +209,17 @@ export async function buildApp({
     moderation,
   });
   const owner = notifications.attach(store, engagement);
-  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);
-  notifications.onQueued(newsletter.wake);
-  const webhooks = owner.start(newsletter.outbox, app.log, mail);
+  const newsletter = createNewsletter(store, config, cookieSecret);
+  const mailOut = startOutbox(store, config, app.log, mail, {
+    ...newsletter.composers,
+    ...owner.composers,
+  });
+  notifications.onQueued(mailOut.wake);
+  const webhooks = owner.start(mailOut.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
   const close = async () => {
     // The message in hand is finished and recorded before the database closes.
-    await Promise.all([newsletter.stop(), webhooks.stop()]);
+    await Promise.all([mailOut.stop(), webhooks.stop()]);
     await closeEngagement();
   };
   // After the API's own preClose hook has ended the event streams.
@@ -242,7 +247,7 @@ export async function buildApp({
       catalog,
       siteUrl: config.siteUrl,
       cookieSecret,
-      newsletter: newsletter.deps,
+      newsletter: newsletter.routeDeps(mailOut.wake),
       moderation,
       defences,
       rateLimits: {
@@ -263,8 +268,8 @@ export async function buildApp({
           moderation,
           defences,
           insights: createInsightsRepository(store, loadItemTitles(), clock),
-          mailer: newsletter.mailer,
-          mailQueued: newsletter.deps.mailQueued,
+          mailer: mailOut.mailer,
+          mailQueued: mailOut.wake,
           slots: eventStreams,
         }),
     });
