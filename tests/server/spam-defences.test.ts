@@ -2,8 +2,8 @@ import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
-import { createCommentFormTokens } from "../../server/moderation/defences.ts";
 import { addressScope, createWriterKeys } from "../../server/engagement/writer-keys.ts";
+import { createCommentFormTokens } from "../../server/moderation/defences.ts";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
