@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
-import { escapeHtml } from "../newsletter/messages.ts";
+import { escapeHtml } from "../lib/html.ts";
 import { paragraph, renderActionPage } from "../notifications/action-page.ts";
 import type { Enquiries } from "./service.ts";
 

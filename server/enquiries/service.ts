@@ -13,7 +13,7 @@ import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
 import type { FormTokens } from "../newsletter/form-token.ts";
-import type { ComposeMail } from "../newsletter/outbox-worker.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
 import {
   createEnquiriesRepository,
