@@ -5,7 +5,8 @@ import { deferredHydration } from "./app/islands/integration.ts";
 import { contentImages } from "./scripts/vite-content-images.ts";
 import { loadConfig, publicConfig } from "./server/config.ts";
 
-const site = publicConfig(loadConfig(process.env, { productionRules: false }));
+const config = loadConfig(process.env, { productionRules: false });
+const site = publicConfig(config);
 
 /**
  * Pages are built to static HTML; the interactive parts are React islands that
@@ -24,7 +25,11 @@ export default defineConfig({
   integrations: [react(), deferredHydration()],
   vite: {
     plugins: [tailwindcss(), contentImages()],
-    define: { __SITE_CONFIG__: JSON.stringify(site) },
+    define: {
+      __SITE_CONFIG__: JSON.stringify(site),
+      // The owner's profile, for the pages only (app/lib/site-owner.ts).
+      __SITE_OWNER__: JSON.stringify(config.owner),
+    },
     build: { sourcemap: false },
   },
 });

@@ -103,9 +103,7 @@ describe("published dates, with the whole history", () => {
     git(dir, ["mv", "content/science/soap.md", "content/science/soap-bubbles.md"]);
     git(dir, ["commit", "-q", "-m", "Rename"], "2026-11-28T10:00:00Z");
     edit("science/soap-bubbles.md", setPublished(null));
-    expect(readContentHistory(root).firstCommit.get("science/soap-bubbles.md")).toBe(
-      "2026-11-22",
-    );
+    expect(readContentHistory(root).firstCommit.get("science/soap-bubbles.md")).toBe("2026-11-22");
     expect(soap(loadContent(root, { now }))?.published).toBe("2026-11-22");
   });
 

@@ -1,5 +1,5 @@
-import type { ContentHistory } from "./history.ts";
 import { ContentError } from "./frontmatter.ts";
+import type { ContentHistory } from "./history.ts";
 
 /*
  * An item's `published` date is the day it first appeared on this site: the

@@ -58,7 +58,11 @@ export function readContentHistory(root: string): ContentHistory {
     ]);
   } catch {
     // A repository without a single commit yet.
-    return { kind: shallow ? "shallow" : "full", firstCommit: new Map(), beyondBoundary: new Set() };
+    return {
+      kind: shallow ? "shallow" : "full",
+      firstCommit: new Map(),
+      beyondBoundary: new Set(),
+    };
   }
   const boundary = shallow ? shallowBoundary(root) : new Set<string>();
   const firstCommit = new Map<string, string>();
@@ -80,7 +84,8 @@ export function readContentHistory(root: string): ContentHistory {
         if (to === null) continue;
         const inherited = from === null ? undefined : firstCommit.get(from);
         firstCommit.set(to, inherited ?? firstCommit.get(to) ?? date);
-        if ((from !== null && beyondBoundary.has(from)) || boundary.has(hash)) beyondBoundary.add(to);
+        if ((from !== null && beyondBoundary.has(from)) || boundary.has(hash))
+          beyondBoundary.add(to);
       }
     }
   }

@@ -69,7 +69,9 @@ export function anchorId(title: string): string {
 }
 
 /** An item's dates once resolved (content/dates.ts): `published` is always known. */
-type Resolved<T> = T extends { published?: string } ? Omit<T, "published"> & { published: string } : T;
+type Resolved<T> = T extends { published?: string }
+  ? Omit<T, "published"> & { published: string }
+  : T;
 type FileEntry<T> = Resolved<T> & Rendered & { pageHtml: string; file: string };
 
 /** What every file is read against: the folder, its git history and the build's clock. */
@@ -150,6 +152,9 @@ export function loadContent(root: string = defaultContentRoot, options: LoadOpti
   const history = options.history ?? readContentHistory(root);
   const r: Reading = { root, history, now: options.now ?? new Date() };
 
+  const aiArticles = readCollection(r, "mechfusion-ai/articles", aiArticleSchema, 1, byId);
+  expectOwnPosts(aiArticles);
+
   return {
     history: history.kind,
     owner: readOwnerProfile(root),
@@ -167,11 +172,30 @@ export function loadContent(root: string = defaultContentRoot, options: LoadOpti
     stories: readCollection(r, "mythology", storySchema, 2, byId),
     ai: {
       intro: readEntry(r, "mechfusion-ai/intro.md", aiIntroSchema, 0),
-      articles: readCollection(r, "mechfusion-ai/articles", aiArticleSchema, 1, byId),
+      articles: aiArticles,
     },
     science: readCollection(r, "science", scienceSchema, 1, byId),
     services: readCollection(r, "services", serviceSchema, 1, byId),
   };
+}
+
+/**
+ * An AI article's `linkedin` is the owner's post on its own topic, so two
+ * articles never share one; its `link` is a page on the subject, never LinkedIn.
+ */
+function expectOwnPosts(articles: { file: string; link: string; linkedin?: string | undefined }[]) {
+  const seen = new Map<string, string>();
+  for (const { file, link, linkedin } of articles) {
+    if (/^https?:\/\/([a-z]+\.)?linkedin\.com\//.test(link)) {
+      throw new ContentError(
+        `${file}: link is a page on the article's subject; the owner's LinkedIn post goes in linkedin`,
+      );
+    }
+    if (!linkedin) continue;
+    const other = seen.get(linkedin);
+    if (other) throw new ContentError(`${file}: linkedin is the same post as in ${other}`);
+    seen.set(linkedin, file);
+  }
 }
 
 export type SiteContent = ReturnType<typeof loadContent>;

@@ -45,7 +45,10 @@ export type Owner = {
   sample: boolean;
 };
 
-type OwnerSettings = { SITE_OWNER_NAME?: string | undefined; OWNER_LINKEDIN_URL?: string | undefined };
+type OwnerSettings = {
+  SITE_OWNER_NAME?: string | undefined;
+  OWNER_LINKEDIN_URL?: string | undefined;
+};
 
 /**
  * SITE_OWNER_NAME and OWNER_LINKEDIN_URL, when set, win over the profile. A
@@ -56,7 +59,9 @@ export function resolveOwner(profile: OwnerProfile, settings: OwnerSettings): Ow
   const hidden = profile.sample && settings.SITE_OWNER_NAME !== undefined;
   const linkedIn =
     settings.OWNER_LINKEDIN_URL ??
-    (hidden ? undefined : profile.links.find((link) => /linkedin\.com$/.test(new URL(link.url).hostname))?.url);
+    (hidden
+      ? undefined
+      : profile.links.find((link) => /linkedin\.com$/.test(new URL(link.url).hostname))?.url);
   return {
     name: settings.SITE_OWNER_NAME ?? profile.name,
     role: hidden ? null : profile.role,

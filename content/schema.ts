@@ -80,7 +80,7 @@ export const aboutSchema = z.strictObject({ title: text, description: text.max(1
  */
 export const personName = text
   .max(80)
-  .refine((name) => !/[\p{Cc}<>"@]/u.test(name), "must be one line without < > \" or @");
+  .refine((name) => !/[\p{Cc}<>"@]/u.test(name), 'must be one line without < > " or @');
 
 /** The owner's profile (content/owner.md): who writes the site and can be hired. */
 export const ownerSchema = z.strictObject({
@@ -103,7 +103,8 @@ export const ownerSchema = z.strictObject({
     .array(linkSchema)
     .default([])
     .refine(
-      (links) => links.filter((link) => isLinkedIn(link.url)).every((link) => isLinkedInProfile(link.url)),
+      (links) =>
+        links.filter((link) => isLinkedIn(link.url)).every((link) => isLinkedInProfile(link.url)),
       "a LinkedIn link here is the owner's profile, https://www.linkedin.com/in/<name>",
     ),
 });
