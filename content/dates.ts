@@ -3,7 +3,7 @@ import type { ContentHistory } from "./history.ts";
 
 /*
  * An item's `published` date is the day it first appeared on this site: the
- * date the owner wrote, or else its first commit (docs/decisions/025-honest-dates.md).
+ * date the owner wrote, or else its first commit (docs/decisions/027-owner-profile-and-honest-dates.md).
  * The build refuses a date in the future, and a date before the file's first
  * commit unless the piece is marked `imported: true` (it appeared elsewhere first).
  */

@@ -4,7 +4,7 @@ import path from "node:path";
 
 /*
  * When each content file first appeared on the site: the date of its first
- * commit, read from git once per build (docs/decisions/025-honest-dates.md).
+ * commit, read from git once per build (docs/decisions/027-owner-profile-and-honest-dates.md).
  * Renames keep the first date of the file they came from. Where git cannot
  * say (no repository, no git, a file not committed yet) the history says so,
  * and the frontmatter decides.
