@@ -11,4 +11,6 @@ export type PublicConfig = {
   /** The owner's LinkedIn profile: where an AI article without a post of its own leads. */
   ownerLinkedInUrl: string | null;
   chatbot: { scriptUrl: string; botId: string } | null;
+  /** ENQUIRY_RETENTION_DAYS: what the enquiry form and the privacy page promise. */
+  enquiryRetentionDays: number;
 };

@@ -247,7 +247,10 @@ test.describe("stories, AI and science", () => {
     await page.locator("main .card").first().locator("summary, [data-trigger]").first().click();
     const link = page.getByRole("link", { name: /Find me on LinkedIn/ }).first();
     await expect(link).toBeVisible();
-    await expect(link).toHaveAttribute("href", "https://www.linkedin.com/in/engage-with-engineer-test");
+    await expect(link).toHaveAttribute(
+      "href",
+      "https://www.linkedin.com/in/engage-with-engineer-test",
+    );
   });
 
   test("list cards carry the byline, the day and the reading time", async ({ page }) => {
