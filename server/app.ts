@@ -291,6 +291,7 @@ export async function buildApp({
           mailer: newsletter.mailer,
           mailQueued: newsletter.deps.mailQueued,
           slots: eventStreams,
+          enquiries,
         }),
     });
 
