@@ -2,7 +2,7 @@ import type { ErrorCode } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { createFormTokens, type FormTokens } from "../newsletter/form-token.ts";
+import { createFormTokens, type FormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { nameKey } from "./fold.ts";
