@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFormTokens } from "../../server/newsletter/form-token.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
