@@ -295,6 +295,7 @@ export async function buildApp({
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
           slots: eventStreams,
+          enquiries,
         }),
     });
 
