@@ -127,7 +127,14 @@ export type AddReactionRequest = z.input<typeof addReactionRequestSchema>;
 export const commentSchema = z.object({
   id: z.number().int().positive(),
   postId: z.string(),
+  /** The text as written: Markdown source, which its writer edits. */
   content: z.string(),
+  /**
+   * The text as HTML, rendered by the server from its Markdown when it was
+   * written (docs/product.md, "Comments"): the only markup a comment has, so
+   * the page shows it as it is and needs no parser.
+   */
+  html: z.string(),
   userName: z.string(),
   /**
    * The seed of the writer's avatar (16 hex digits): an HMAC of their visitor

@@ -18,6 +18,7 @@ const comment = (id: number, second = id, mine = false): Comment => ({
   id,
   postId: "wifi",
   content: `Comment ${id}`,
+  html: `<p>Comment ${id}</p>`,
   userName: "Asha",
   avatar: "0123456789abcdef",
   createdAt: new Date(Date.UTC(2026, 10, 1, 0, 0, second)).toISOString(),

@@ -6,6 +6,7 @@ import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import type { CommentNotifier } from "../notifications/notifier.ts";
+import { renderComment } from "./comment-markdown.ts";
 import { nowIso, toIso } from "./time.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
@@ -23,6 +24,7 @@ const columns = [
   "updated_at",
   "status",
   "by_owner",
+  "content_html",
 ] as const;
 
 type Row = Pick<CommentRow, (typeof columns)[number]>;
@@ -55,6 +57,7 @@ export function createCommentsRepository(
       id: row.id,
       postId: row.post_id,
       content: row.content,
+      html: row.content_html ?? renderComment(row.content),
       userName: row.user_name,
       avatar: avatarOf(row.visitor_id),
       createdAt: toIso(row.created_at),
@@ -223,6 +226,7 @@ export function createCommentsRepository(
           .values({
             post_id: input.postId,
             content: input.content,
+            content_html: renderComment(input.content),
             user_name: input.userName,
             visitor_id: input.visitorId,
             created_at: now,
@@ -290,7 +294,12 @@ export function createCommentsRepository(
           input.hold && before.status === "published" ? "pending" : before.status;
         const row = await trx
           .updateTable("science_comments")
-          .set({ content: input.content, updated_at: nowIso(), status })
+          .set({
+            content: input.content,
+            content_html: renderComment(input.content),
+            updated_at: nowIso(),
+            status,
+          })
           .where("id", "=", input.id)
           .returning(columns)
           .executeTakeFirstOrThrow();
@@ -336,7 +345,11 @@ export function createCommentsRepository(
       const result = await db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("science_comments")
-          .set({ content: input.content, updated_at: nowIso() })
+          .set({
+            content: input.content,
+            content_html: renderComment(input.content),
+            updated_at: nowIso(),
+          })
           .where("id", "=", input.id)
           .returning(columns)
           .executeTakeFirst();

@@ -131,7 +131,7 @@ export function CommentSection({
                 </div>
               </form>
             ) : (
-              <CommentText content={comment.content} />
+              <CommentText html={comment.html} />
             )}
             {own(comment) && editing?.id !== comment.id ? (
               <div className="mt-3 flex gap-2">

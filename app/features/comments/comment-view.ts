@@ -89,16 +89,35 @@ export function CommentHeader({
         : null,
     ),
     h(
-      "time",
-      { dateTime: comment.createdAt, className: "text-xs text-slate-400" },
-      formatCommentTime(comment.createdAt),
+      "span",
+      { className: "text-xs text-slate-400" },
+      h("time", { dateTime: comment.createdAt }, formatCommentTime(comment.createdAt)),
+      // An edit keeps the time it was first written; the mark says it changed since.
+      comment.updatedAt !== comment.createdAt
+        ? h(
+            "span",
+            {
+              className: "comment-edited",
+              title: `Edited ${formatCommentTime(comment.updatedAt)}`,
+            },
+            " · edited",
+          )
+        : null,
     ),
   );
 }
 
-/** The text, always as text: user input never becomes markup. */
-export function CommentText({ content }: { content: string }) {
-  return h("p", { className: "comment-text" }, content);
+/**
+ * The text as the server rendered its Markdown (docs/product.md, "Comments"):
+ * markdown-it with raw HTML escaped, http(s) links only, so this HTML holds
+ * no markup a reader typed. Never built from anything else.
+ */
+export function CommentText({ html }: { html: string }) {
+  return h("div", {
+    className: "comment-text",
+    // biome-ignore lint/security/noDangerouslySetInnerHtml: HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts)
+    dangerouslySetInnerHTML: { __html: html },
+  });
 }
 
 /**
@@ -159,7 +178,7 @@ export function StaticComments({
               "li",
               { key: comment.id, className: "comment" },
               h(CommentHeader, { comment }),
-              h(CommentText, { content: comment.content }),
+              h(CommentText, { html: comment.html }),
             ),
           ),
         ),
