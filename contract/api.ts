@@ -151,6 +151,16 @@ export const commentSchema = z.object({
    * visitor cookie can (docs/decisions/016-owner-voice.md).
    */
   byOwner: z.boolean(),
+  /**
+   * The comment this one answers, which always starts a thread (replies are
+   * one level deep); null when it starts one itself.
+   */
+  parentId: z.number().int().positive().nullable(),
+  /**
+   * A deleted comment that still has replies: it keeps its place so the
+   * thread reads, and nothing else (empty name and text).
+   */
+  deleted: z.boolean(),
   /** True on the calling visitor's own comments. */
   mine: z.boolean(),
   /**
@@ -255,6 +265,11 @@ export type WriteCommentRequest = z.input<typeof writeCommentRequestSchema>;
  * person never fills (docs/product.md, "Spam and moderation").
  */
 export const addCommentRequestSchema = writeCommentRequestSchema.extend({
+  /**
+   * Makes it a reply to this comment, or to the thread this comment is in
+   * when it is itself a reply. It must be published on the same post.
+   */
+  parentId: z.number().int().min(1).max(2_147_483_647).optional(),
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });

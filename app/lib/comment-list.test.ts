@@ -24,6 +24,8 @@ const comment = (id: number, second = id, mine = false): Comment => ({
   createdAt: new Date(Date.UTC(2026, 10, 1, 0, 0, second)).toISOString(),
   updatedAt: new Date(Date.UTC(2026, 10, 1, 0, 0, second)).toISOString(),
   byOwner: false,
+  parentId: null,
+  deleted: false,
   mine,
   awaitingApproval: false,
 });
