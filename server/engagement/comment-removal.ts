@@ -3,7 +3,7 @@ import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { nowIso } from "./time.ts";
+import { nowIso } from "../lib/time.ts";
 
 /** Who a comment's place belongs to once its writer deleted it: nobody. */
 export const placeholderWriter = "deleted";
@@ -24,10 +24,7 @@ export async function removeComments(
   trx: Transaction<Database>,
   events: EventJournal,
   match: RemovalMatch,
-  toLive: (row: {
-    id: number;
-    post_id: string;
-  }) => Promise<LiveComment>,
+  toLive: (row: { id: number; post_id: string }) => Promise<LiveComment>,
 ): Promise<LiveEvent[]> {
   let query = trx
     .selectFrom("science_comments")

@@ -6,11 +6,11 @@ import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import type { CommentNotifier } from "../notifications/notifier.ts";
+import { nowIso, toIso } from "../lib/time.ts";
 import { renderComment } from "./comment-markdown.ts";
+import type { CommentNotifier } from "./comment-notifier.ts";
 import { type RemovalMatch, removeComments } from "./comment-removal.ts";
 import { type ReplyRefusal, threadOf, visibleReplies } from "./comment-threads.ts";
-import { nowIso, toIso } from "./time.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
 export const ownerModerationTopic = "owner:moderation";
@@ -46,7 +46,7 @@ export type CommentsRepository = ReturnType<typeof createCommentsRepository>;
 
 /**
  * `avatarOf` turns a visitor credential into the seed of its avatar
- * (server/moderation/keys.ts); the credential itself never leaves the server.
+ * (server/engagement/writer-keys.ts); the credential itself never leaves the server.
  */
 export function createCommentsRepository(
   store: Store,
@@ -103,17 +103,19 @@ export function createCommentsRepository(
    * `deleted` event for each in the same transaction; returns how many.
    */
   async function removeMatching(match: RemovalMatch): Promise<number> {
-    const recorded = await db.transaction().execute((trx) =>
-      removeComments(trx, events, match, async ({ id }) =>
-        toLiveComment(
-          await trx
-            .selectFrom("science_comments")
-            .select(columns)
-            .where("id", "=", id)
-            .executeTakeFirstOrThrow(),
+    const recorded = await db
+      .transaction()
+      .execute((trx) =>
+        removeComments(trx, events, match, async ({ id }) =>
+          toLiveComment(
+            await trx
+              .selectFrom("science_comments")
+              .select(columns)
+              .where("id", "=", id)
+              .executeTakeFirstOrThrow(),
+          ),
         ),
-      ),
-    );
+      );
     for (const event of recorded) bus.committed(event);
     return recorded.length;
   }
@@ -152,7 +154,13 @@ export function createCommentsRepository(
       const replies = await db
         .selectFrom("science_comments")
         .select(columns)
-        .$call((query) => visibleReplies(query, shown.map((row) => row.id), null))
+        .$call((query) =>
+          visibleReplies(
+            query,
+            shown.map((row) => row.id),
+            null,
+          ),
+        )
         .execute();
       return {
         comments: [...shown, ...replies].map(toLiveComment),
@@ -199,7 +207,13 @@ export function createCommentsRepository(
       const replies = await db
         .selectFrom("science_comments")
         .select(columns)
-        .$call((query) => visibleReplies(query, starts.map((row) => row.id), visitorId))
+        .$call((query) =>
+          visibleReplies(
+            query,
+            starts.map((row) => row.id),
+            visitorId,
+          ),
+        )
         .execute();
       return {
         comments: threadOrder([...starts, ...replies].map((row) => toComment(row, visitorId))),

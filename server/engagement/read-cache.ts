@@ -10,7 +10,7 @@ import { type ItemKind, limits, type ReactionType } from "../../contract/limits.
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import { byPosition, threadOrder } from "../../contract/threads.ts";
 import type { EventBus } from "../events/bus.ts";
-import { type Representation, representation } from "../web/etag.ts";
+import { type Representation, representation } from "../lib/representation.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 

@@ -7,8 +7,8 @@ import { createMailer } from "../../newsletter/mailer.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { createOutboxRepository } from "../../newsletter/outbox-repository.ts";
 import { audited, type Command, exitCodes, usageError } from "../command.ts";
-import { formatTable } from "../format.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { formatTable } from "../table.ts";
 
 function editionOf(file: string) {
   try {

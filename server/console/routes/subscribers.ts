@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
 import { subscriberSearchSchema, subscribersResponseSchema } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
-import { toCsv } from "../../cli/format.ts";
+import { toCsv } from "../../lib/csv.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export. */
