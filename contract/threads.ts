@@ -28,3 +28,13 @@ export function threadOrder<T extends Placed>(comments: readonly T[]): T[] {
     .sort(byPosition)
     .flatMap((start) => [start, ...(replies.get(start.id) ?? []).sort(byPosition)]);
 }
+
+/** Comments in thread order, grouped: each thread's first comment and its replies. */
+export function threadsOf<T extends Placed>(comments: readonly T[]): { start: T; replies: T[] }[] {
+  const threads: { start: T; replies: T[] }[] = [];
+  for (const comment of threadOrder(comments)) {
+    if (comment.parentId === null) threads.push({ start: comment, replies: [] });
+    else threads.at(-1)?.replies.push(comment);
+  }
+  return threads;
+}

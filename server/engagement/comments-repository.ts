@@ -94,6 +94,7 @@ export function createCommentsRepository(
       .selectFrom("science_comments")
       .select("id")
       .where("id", "=", id)
+      .where("deleted_at", "is", null)
       .executeTakeFirst();
     return row ? "forbidden" : "not_found";
   }

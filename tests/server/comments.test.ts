@@ -36,6 +36,8 @@ describe.each(backends)("comments on %s", (backend) => {
       avatar: expect.stringMatching(/^[0-9a-f]{16}$/),
       awaitingApproval: false,
       byOwner: false,
+      parentId: null,
+      deleted: false,
     });
     expect(Object.keys(comment).sort()).toEqual([
       "avatar",
@@ -43,9 +45,11 @@ describe.each(backends)("comments on %s", (backend) => {
       "byOwner",
       "content",
       "createdAt",
+      "deleted",
       "html",
       "id",
       "mine",
+      "parentId",
       "postId",
       "updatedAt",
       "userName",

@@ -1,6 +1,7 @@
 import { createElement as h } from "react";
 import type { ReactionCounts } from "../../../contract/api.ts";
 import type { LiveComment } from "../../../contract/live-events.ts";
+import { threadsOf } from "../../../contract/threads.ts";
 import { formatCommentTime } from "../../lib/format-date.ts";
 
 /*
@@ -120,6 +121,28 @@ export function CommentText({ html }: { html: string }) {
   });
 }
 
+/** The id of a comment's element on its post's page: links in mails lead there. */
+export const commentAnchor = (id: number) => `comment-${id}`;
+
+/** Whose comment it is, as a list of replies is named: a deleted one has no name. */
+export const whose = (comment: LiveComment) =>
+  comment.deleted ? "a deleted comment" : comment.userName;
+
+/**
+ * What a deleted comment with replies leaves: its place, so the thread reads
+ * (docs/product.md, "Replies").
+ */
+export function DeletedComment() {
+  return h("p", { className: "comment-deleted" }, "Comment deleted");
+}
+
+/** A comment as the served page shows it, or the place of a deleted one. */
+function CommentBody({ comment }: { comment: LiveComment }) {
+  return comment.deleted
+    ? h(DeletedComment)
+    : h("div", null, h(CommentHeader, { comment }), h(CommentText, { html: comment.html }));
+}
+
 /**
  * One page of a post's comments as the page is served, before (or without) the
  * live island. Later pages are plain links, which the server answers with the
@@ -173,12 +196,24 @@ export function StaticComments({
       : h(
           "ul",
           { className: "space-y-3" },
-          comments.map((comment) =>
+          threadsOf(comments).map(({ start, replies }) =>
             h(
               "li",
-              { key: comment.id, className: "comment" },
-              h(CommentHeader, { comment }),
-              h(CommentText, { html: comment.html }),
+              { key: start.id, id: commentAnchor(start.id), className: "comment" },
+              h(CommentBody, { comment: start }),
+              replies.length > 0
+                ? h(
+                    "ul",
+                    { className: "comment-replies", "aria-label": `Replies to ${whose(start)}` },
+                    replies.map((reply) =>
+                      h(
+                        "li",
+                        { key: reply.id, id: commentAnchor(reply.id), className: "comment" },
+                        h(CommentBody, { comment: reply }),
+                      ),
+                    ),
+                  )
+                : null,
             ),
           ),
         ),
