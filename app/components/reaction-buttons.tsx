@@ -39,7 +39,7 @@ export function ReactionButtons({ counts, held, onReact, disabled }: ReactionBut
             aria-pressed={held ? pressed : undefined}
             disabled={disabled}
             onClick={() => onReact(type)}
-            className={`inline-flex items-center gap-2 rounded-full px-3 py-1.5 text-sm ring-1 transition-colors disabled:opacity-60 ${
+            className={`inline-flex min-h-11 min-w-11 items-center gap-2 rounded-full px-3 py-1.5 text-sm ring-1 transition-colors disabled:opacity-60 ${
               pressed ? look.active : "text-slate-300 ring-line hover:bg-white/5"
             }`}
           >

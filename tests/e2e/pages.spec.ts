@@ -1,3 +1,4 @@
+import type { Locator } from "@playwright/test";
 import { expect, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated } from "./support/islands.ts";
 
@@ -305,5 +306,37 @@ test.describe("services", () => {
     });
     await expect(area.getByText("The chat assistant is not available right now.")).toBeVisible();
     await expect(area.getByRole("link", { name: "owner@example.com" })).toBeVisible();
+  });
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true });
+
+  /** Every one of `buttons` at least 44 by 44 px, the size of a fingertip. */
+  async function expectTouchTargets(buttons: Locator) {
+    await expect(buttons).toHaveCount(4);
+    const boxes = await buttons.evaluateAll((all) =>
+      all.map((button) => {
+        const { width, height } = button.getBoundingClientRect();
+        return { width, height };
+      }),
+    );
+    for (const box of boxes) {
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.width).toBeGreaterThanOrEqual(44);
+    }
+  }
+
+  test("reaction buttons are touch targets of at least 44 by 44 px", async ({ page }) => {
+    await page.goto("/technical");
+    await page.getByRole("tab", { name: "Engines" }).click();
+    const article = page.locator("#ice-blog");
+    await article.getByRole("button").first().click();
+    await expectTouchTargets(article.getByRole("button", { name: /^(Like|Love|Dislike|Idea) \d/ }));
+
+    await page.goto("/mythology/garuda");
+    const reactions = page.getByRole("region", { name: /^Reactions/ });
+    await reactions.scrollIntoViewIfNeeded();
+    await expectTouchTargets(reactions.getByRole("button", { name: /^(Like|Love|Dislike|Idea)/ }));
   });
 });
