@@ -19,9 +19,19 @@ function withoutPassword(value: string): string {
  * shown; URLs that carry a password (database, mail server) are shown without it.
  */
 export function maskedSettings(config: Config): { name: string; value: string | null }[] {
+  // Unset variables whose value in force is worked out from others: that value, marked.
+  const effective: Partial<Record<(typeof environmentVariables)[number], string>> = {
+    NOTIFY_COMMENTS: config.notifyComments,
+    SITE_URL: config.siteUrl,
+    CONTACT_EMAIL: config.contactEmail,
+    MAIL_FROM: config.mailFrom,
+  };
   return environmentVariables.map((name) => {
     const value = config[name];
-    if (value === undefined || value === null) return { name, value: null };
+    if (value === undefined || value === null) {
+      const standIn = effective[name];
+      return { name, value: standIn === undefined ? null : `${standIn} (default)` };
+    }
     if (name === "COOKIE_SECRET") return { name, value: hidden };
     if (name === "DATABASE_URL" || name === "SMTP_URL") {
       return { name, value: withoutPassword(String(value)) };

@@ -574,6 +574,9 @@ describe("the settings the Health view shows", () => {
     expect(settings.get("SMTP_URL")).toBe("smtps://mailer:******@smtp.example.com:465");
     expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
     expect(settings.get("OWNER_EMAIL")).toBe("owner@example.com");
-    expect(settings.get("SITE_URL")).toBeNull();
+    // Unset, with the value in force worked out from the others.
+    expect(settings.get("NOTIFY_COMMENTS")).toBe("each (default)");
+    expect(settings.get("SITE_URL")).toBe("http://localhost:3000 (default)");
+    expect(settings.get("WEBHOOK_URL")).toBeNull();
   });
 });

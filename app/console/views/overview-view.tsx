@@ -12,6 +12,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
+import { plural } from "../../lib/plural.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Loading, Panel } from "../ui.tsx";
 
@@ -122,7 +123,7 @@ export function OverviewView() {
           <div className="grid gap-5 xl:grid-cols-2">
             <Panel title="Comments and reactions per day">
               <Chart
-                summary={`Last 90 days: ${sum(data.activity.map((d) => d.comments))} comments and ${sum(data.activity.map((d) => d.reactions))} reactions.`}
+                summary={`Last 90 days: ${plural(sum(data.activity.map((d) => d.comments)), "comment")} and ${plural(sum(data.activity.map((d) => d.reactions)), "reaction")}.`}
               >
                 <LineChart data={data.activity} accessibilityLayer={false}>
                   <CartesianGrid stroke="#1f2a37" />
@@ -191,7 +192,7 @@ export function OverviewView() {
                   summary={data.mostEngaged
                     .map(
                       (item) =>
-                        `${item.title}: ${item.reactions} reactions, ${item.comments} comments`,
+                        `${item.title}: ${plural(item.reactions, "reaction")}, ${plural(item.comments, "comment")}`,
                     )
                     .join("; ")}
                 >
