@@ -1,4 +1,5 @@
 import type { Migration } from "kysely/migration";
+import { commentThreads } from "./conversation-migrations.ts";
 import { engagementTables } from "./migrations/001-engagement.ts";
 import { unsubscribedTokens } from "./migrations/002-unsubscribed-tokens.ts";
 import { newsletter } from "./migrations/003-newsletter.ts";
@@ -29,5 +30,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
     "009_enquiries": enquiriesMigration(kind),
+    "010_comment_threads": commentThreads(kind),
   };
 }
