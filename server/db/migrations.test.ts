@@ -48,7 +48,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "573a4e5bfae73f45a4beb565cb14808274d8eb5966f5e63da65b371f05d4496e",
   ],
 ];
-const sharedHelpers = [
+const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
   "61bfe58efe299e26f6d6c7f61747ae23a1db73d24b4d5318b514ecdefa74600a",
 ];
