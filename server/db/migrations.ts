@@ -427,6 +427,43 @@ function ownerComments(): Migration {
   };
 }
 
+/**
+ * A webhook row names its comment instead of holding its text, and the
+ * owner's notifications forget even which comment once they are done with
+ * (docs/decisions/011-owner-notifications.md): webhook rows written before
+ * keep the comment's id, state and time while they wait, and notifications
+ * nothing once sent, failed or cancelled.
+ */
+function notificationPayloads(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`update outbox set payload = null
+        where kind in ('comment_notice', 'comment_digest', 'webhook')
+        and status in ('sent', 'failed', 'cancelled')`.execute(db);
+      const { rows } = await sql<{ id: number | string; payload: string }>`select id, payload
+        from outbox where kind = 'webhook' and payload is not null`.execute(db);
+      for (const row of rows) {
+        let body: { type?: unknown; occurredAt?: unknown; comment?: { id?: unknown } } | null;
+        try {
+          body = JSON.parse(row.payload);
+        } catch {
+          body = null;
+        }
+        const id = body?.comment?.id;
+        const payload =
+          typeof id === "number" && typeof body?.occurredAt === "string"
+            ? JSON.stringify({
+                commentId: id,
+                state: body.type === "comment.held" ? "held" : "created",
+                occurredAt: body.occurredAt,
+              })
+            : null;
+        await sql`update outbox set payload = ${payload} where id = ${row.id}`.execute(db);
+      }
+    },
+  };
+}
+
 /** Migrations by name; names sort in the order they apply. */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
   return {
@@ -437,5 +474,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
+    "009_notification_payloads": notificationPayloads(),
   };
 }

@@ -27,8 +27,15 @@ export type Deliver = (
 /** Rows of these kinds due for the same recipient go out as one message. */
 const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest"]);
 
-/** Rows whose payload is needed only until they are sent (it holds what a visitor wrote). */
-const payloadUntilSent: ReadonlySet<OutboxKind> = new Set(["webhook"]);
+/**
+ * Rows whose payload is needed only until they are done with, sent or not:
+ * the owner's notifications, whose payload names a visitor's comment.
+ */
+const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
+  "comment_notice",
+  "comment_digest",
+  "webhook",
+]);
 
 export type EditionProgress = {
   slug: string;
@@ -87,7 +94,7 @@ export function createOutboxRepository(
           sent_at: now,
           last_error: null,
           token: row.kind === "confirmation" ? null : row.token,
-          payload: payloadUntilSent.has(row.kind) ? null : row.payload,
+          payload: payloadUntilDone.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)
         .execute();
@@ -111,6 +118,7 @@ export function createOutboxRepository(
           status: delivery.outcome === "cancelled" ? "cancelled" : "failed",
           attempts,
           last_error: delivery.reason,
+          payload: payloadUntilDone.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)
         .execute();

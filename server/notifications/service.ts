@@ -5,9 +5,14 @@ import type { OutboxRepository } from "../newsletter/outbox-repository.ts";
 import { type OutboxWorker, startOutboxLoop, type WorkerLog } from "../newsletter/outbox-worker.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
-import { type ApproveComment, notificationComposers } from "./compose.ts";
+import {
+  type ApproveComment,
+  commentsById,
+  notificationComposers,
+  webhookPayloadOf,
+} from "./compose.ts";
 import { loadPostTitles } from "./item-titles.ts";
-import { createCommentNotifier, type WebhookBody } from "./notifier.ts";
+import { createCommentNotifier, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
 
 export type NotificationOptions = {
@@ -89,15 +94,25 @@ export function createNotifications(
               ratePerMinute: 0,
               ...(pollMs ? { pollMs } : {}),
               log,
-              async deliver(row) {
-                if (row.payload === null) return { outcome: "failed", reason: "no payload" };
-                const { type } = JSON.parse(row.payload) as Pick<WebhookBody, "type">;
+              async deliver(row, db) {
+                const payload = webhookPayloadOf(row.payload);
+                if (!payload) return { outcome: "failed", reason: "a malformed notification" };
+                const comment = (await commentsById(db, [payload.commentId])).get(
+                  payload.commentId,
+                );
+                if (!comment) {
+                  return {
+                    outcome: "cancelled",
+                    reason: "the comment was deleted before the call went out",
+                  };
+                }
+                const body = webhookBody(comment, payload, { siteUrl: config.siteUrl, titles });
                 const delivery = await callWebhook({
                   url,
                   secret,
-                  event: type,
+                  event: body.type,
                   deliveryId: String(row.id),
-                  body: row.payload,
+                  body: JSON.stringify(body),
                   now: clock(),
                   timeoutMs: webhookTimeoutMs,
                 });

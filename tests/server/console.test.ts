@@ -545,7 +545,7 @@ describe("the session cookie over https", () => {
 });
 
 describe("the settings the Health view shows", () => {
-  it("masks the cookie secret and the passwords in the database and mail URLs", async () => {
+  it("masks the secrets, the passwords in the database and mail URLs, and the webhook's path", async () => {
     const { loadConfig } = await import("../../server/config.ts");
     const { maskedSettings } = await import("../../server/console/settings.ts");
     const settings = new Map(
@@ -556,16 +556,30 @@ describe("the settings the Health view shows", () => {
           DATABASE_URL: "postgres://ewe:db-pass-word@db.internal:5432/ewe",
           SMTP_URL: "smtps://mailer:smtp-pass-word@smtp.example.com:465",
           OWNER_EMAIL: "owner@example.com",
+          WEBHOOK_URL:
+            "https://hook-user:hook-pass@hooks.example.com/services/T0/B0/path-token?key=query-token",
+          WEBHOOK_SECRET: "a-webhook-secret-of-at-least-32-characters",
         }),
       ).map((s) => [s.name, s.value]),
     );
     const shown = JSON.stringify([...settings]);
-    for (const secret of ["a-cookie-secret", "db-pass-word", "smtp-pass-word"]) {
+    for (const secret of [
+      "a-cookie-secret",
+      "db-pass-word",
+      "smtp-pass-word",
+      "a-webhook-secret",
+      "hook-user",
+      "hook-pass",
+      "path-token",
+      "query-token",
+    ]) {
       expect(shown).not.toContain(secret);
     }
     expect(settings.get("DATABASE_URL")).toBe("postgres://ewe:******@db.internal:5432/ewe");
     expect(settings.get("SMTP_URL")).toBe("smtps://mailer:******@smtp.example.com:465");
     expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
+    expect(settings.get("WEBHOOK_SECRET")).toMatch(/hidden/);
+    expect(settings.get("WEBHOOK_URL")).toBe("https://hooks.example.com/•••••• (path hidden)");
     expect(settings.get("OWNER_EMAIL")).toBe("owner@example.com");
     expect(settings.get("SITE_URL")).toBeNull();
   });
