@@ -9,7 +9,7 @@ import {
   validatorCompiler,
 } from "@fastify/type-provider-zod";
 import { createOwnerVoice } from "../console/owner-voice.ts";
-import { type ConsoleDeps, consoleRoutes } from "../console/routes.ts";
+import { type ConsoleDeps, consoleRoutes } from "../console/routes/index.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { OwnerOverlay } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
 import type { OwnerRepository, SessionCheck } from "./owner-repository.ts";
-import { ownerCookieName, ownerSessionOf, setOwnerCookie } from "./routes.ts";
+import { ownerCookieName, ownerSessionOf, setOwnerCookie } from "./owner-session.ts";
 
 /**
  * The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md).
