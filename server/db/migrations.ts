@@ -1,6 +1,7 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
+import { notificationPayloads } from "./migrations/009-notification-payloads.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -423,43 +424,6 @@ function ownerComments(): Migration {
           c.notNull().defaultTo(0).check(sql`by_owner in (0, 1)`),
         )
         .execute();
-    },
-  };
-}
-
-/**
- * A webhook row names its comment instead of holding its text, and the
- * owner's notifications forget even which comment once they are done with
- * (docs/decisions/011-owner-notifications.md): webhook rows written before
- * keep the comment's id, state and time while they wait, and notifications
- * nothing once sent, failed or cancelled.
- */
-function notificationPayloads(): Migration {
-  return {
-    async up(db: Kysely<unknown>) {
-      await sql`update outbox set payload = null
-        where kind in ('comment_notice', 'comment_digest', 'webhook')
-        and status in ('sent', 'failed', 'cancelled')`.execute(db);
-      const { rows } = await sql<{ id: number | string; payload: string }>`select id, payload
-        from outbox where kind = 'webhook' and payload is not null`.execute(db);
-      for (const row of rows) {
-        let body: { type?: unknown; occurredAt?: unknown; comment?: { id?: unknown } } | null;
-        try {
-          body = JSON.parse(row.payload);
-        } catch {
-          body = null;
-        }
-        const id = body?.comment?.id;
-        const payload =
-          typeof id === "number" && typeof body?.occurredAt === "string"
-            ? JSON.stringify({
-                commentId: id,
-                state: body.type === "comment.held" ? "held" : "created",
-                occurredAt: body.occurredAt,
-              })
-            : null;
-        await sql`update outbox set payload = ${payload} where id = ${row.id}`.execute(db);
-      }
     },
   };
 }
