@@ -1,7 +1,7 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
-import { notificationPayloads } from "./migrations/009-notification-payloads.ts";
+import { lessKeptAtRest } from "./migrations/009-less-kept-at-rest.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -438,6 +438,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
-    "009_notification_payloads": notificationPayloads(),
+    "009_less_kept_at_rest": lessKeptAtRest(),
   };
 }

@@ -182,8 +182,8 @@ describe.each(backends)("deleted text on %s", (backend) => {
   });
 });
 
-describe.each(backends)("notification rows written before on %s", (backend) => {
-  it("keep which comment while they wait, and nothing once done with", async () => {
+describe.each(backends)("rows written before on %s", (backend) => {
+  it("notifications keep which comment while they wait, and nothing once done with; the audit trail no address", async () => {
     const db = await sharedDatabase(backend);
     const store = await openStore(
       db.databaseUrl
@@ -224,7 +224,15 @@ describe.each(backends)("notification rows written before on %s", (backend) => {
         ])
         .execute();
 
+      await store.db
+        .insertInto("owner_audit")
+        .values({ at: now, session_id: null, action: "subscriber remove", object: "x@example.com" })
+        .execute();
+
       await migrateToLatest(store);
+
+      const audit = await store.db.selectFrom("owner_audit").select(["action", "object"]).execute();
+      expect(audit).toEqual([{ action: "subscriber remove", object: "1 address" }]);
 
       const rows = await store.db
         .selectFrom("outbox")

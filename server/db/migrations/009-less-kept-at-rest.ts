@@ -2,15 +2,20 @@ import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 
 /**
+ * Less kept at rest. The audit trail never holds an address: a removal it
+ * recorded with one becomes "1 address", as it is recorded now.
+ *
  * A webhook row names its comment instead of holding its text, and the
  * owner's notifications forget even which comment once they are done with
  * (docs/decisions/011-owner-notifications.md): webhook rows written before
  * keep the comment's id, state and time while they wait, and notifications
  * nothing once sent, failed or cancelled.
  */
-export function notificationPayloads(): Migration {
+export function lessKeptAtRest(): Migration {
   return {
     async up(db: Kysely<unknown>) {
+      await sql`update owner_audit set object = '1 address'
+        where action = 'subscriber remove'`.execute(db);
       await sql`update outbox set payload = null
         where kind in ('comment_notice', 'comment_digest', 'webhook')
         and status in ('sent', 'failed', 'cancelled')`.execute(db);
