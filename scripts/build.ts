@@ -12,7 +12,7 @@ import {
   type SiteContent,
 } from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
-import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import { buildDir, buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
 import { writeSearchIndex } from "./search-index.ts";
@@ -63,7 +63,7 @@ const shareImages = await writeShareImages(
   {
     clientDir,
     contentRoot: defaultContentRoot,
-    cacheDir: path.join(projectRoot, "build/.share-images"),
+    cacheDir: path.join(buildDir, ".share-images"),
     sprite: readFileSync(path.join(projectRoot, "app/components/icons/sprite.svg"), "utf8"),
   },
 );
@@ -89,7 +89,10 @@ writeFileSync(
 
 // Search: Pagefind indexes the built pages (scripts/search-index.ts), before
 // compression so that its scripts are precompressed too.
-const searchablePages = await writeSearchIndex(clientDir);
+const searchablePages = await writeSearchIndex(
+  clientDir,
+  items.map((item) => item.path),
+);
 if (searchablePages === 0) {
   console.error("The search index holds no pages: is data-pagefind-body missing from <main>?");
   process.exit(1);

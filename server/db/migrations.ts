@@ -1,7 +1,8 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
-import { lessKeptAtRest } from "./migrations/009-less-kept-at-rest.ts";
+import { enquiriesMigration } from "./enquiries-migration.ts";
+import { lessKeptAtRest } from "./less-kept-at-rest-migration.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -438,6 +439,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
-    "009_less_kept_at_rest": lessKeptAtRest(),
+    "009_enquiries": enquiriesMigration(kind),
+    "010_less_kept_at_rest": lessKeptAtRest(),
   };
 }

@@ -1,5 +1,5 @@
+import { toTsv } from "../../lib/csv.ts";
 import { audited, type Command, exitCodes, parseId, usageError } from "../command.ts";
-import { toTsv } from "../format.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */

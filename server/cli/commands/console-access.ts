@@ -1,7 +1,8 @@
 import { createOwnerRepository } from "../../console/owner-repository.ts";
+import { toTsv } from "../../lib/csv.ts";
 import { type Command, exitCodes, parseId, usageError } from "../command.ts";
-import { formatTable, toTsv } from "../format.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { formatTable } from "../table.ts";
 
 /** The console from the command line: a sign-in link, its sessions, and the audit trail. */
 export const consoleAccessCommands: Command[] = [

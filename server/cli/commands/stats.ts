@@ -1,6 +1,6 @@
 import { noReactions } from "../../../contract/limits.ts";
 import { type Command, exitCodes } from "../command.ts";
-import { formatTable } from "../format.ts";
+import { formatTable } from "../table.ts";
 
 export const statsCommands: Command[] = [
   {

@@ -1,6 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { toCsv, toTsv } from "../../lib/csv.ts";
 import { audited, type Command, exitCodes } from "../command.ts";
-import { toCsv, toTsv } from "../format.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** Writes a file only its owner can read, whole or not at all. */

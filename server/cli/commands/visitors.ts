@@ -1,5 +1,5 @@
+import { toTsv } from "../../lib/csv.ts";
 import { audited, type Command, exitCodes, parseId, usageError } from "../command.ts";
-import { toTsv } from "../format.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 export const visitorCommands: Command[] = [

@@ -9,11 +9,11 @@ import type { Engagement } from "../../engagement/index.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
-import type { Mailer } from "../../newsletter/mailer.ts";
 import {
-  createOutboxRepository,
-  type OutboxRepository,
-} from "../../newsletter/outbox-repository.ts";
+  createEditionsRepository,
+  type EditionsRepository,
+} from "../../newsletter/editions-repository.ts";
+import type { Mailer } from "../../outbox/mailer.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
 import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
@@ -52,7 +52,8 @@ export type ConsoleContext = ConsoleDeps & {
   /** The WebAuthn relying party: the site's host name and origin. */
   rpID: string;
   expectedOrigin: string;
-  outbox: OutboxRepository;
+  /** The newsletter's editions as stored and queued. */
+  editionStore: EditionsRepository;
   editionsDir: string;
   /** The session behind a request that passed the console's guard. */
   sessionOf(request: FastifyRequest): SessionCheck;
@@ -87,7 +88,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    outbox: createOutboxRepository(deps.store),
+    editionStore: createEditionsRepository(deps.store),
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();

@@ -6,7 +6,7 @@ import {
   subscribersResponseSchema,
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
-import { toCsv } from "../../cli/format.ts";
+import { toCsv } from "../../lib/csv.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export. */

@@ -5,11 +5,12 @@ import type { Migration } from "kysely/migration";
  * Less kept at rest. The audit trail never holds an address: a removal it
  * recorded with one becomes "1 address", as it is recorded now.
  *
- * A webhook row names its comment instead of holding its text, and the
- * owner's notifications forget even which comment once they are done with
- * (docs/decisions/011-owner-notifications.md): webhook rows written before
- * keep the comment's id, state and time while they wait, and notifications
- * nothing once sent, failed or cancelled.
+ * A webhook call about a comment names its comment instead of holding its
+ * text, and the owner's notifications and webhook calls forget their payload
+ * once they are done with (docs/decisions/011-owner-notifications.md):
+ * comment calls written before keep the comment's id, state and time while
+ * they wait, and nothing once sent, failed or cancelled. Calls about
+ * enquiries keep their body while they wait.
  */
 export function lessKeptAtRest(): Migration {
   return {
@@ -20,7 +21,7 @@ export function lessKeptAtRest(): Migration {
         where kind in ('comment_notice', 'comment_digest', 'webhook')
         and status in ('sent', 'failed', 'cancelled')`.execute(db);
       const { rows } = await sql<{ id: number | string; payload: string }>`select id, payload
-        from outbox where kind = 'webhook' and payload is not null`.execute(db);
+        from outbox where kind = 'webhook' and payload like '{"type":"comment.%'`.execute(db);
       for (const row of rows) {
         let body: { type?: unknown; occurredAt?: unknown; comment?: { id?: unknown } } | null;
         try {
