@@ -72,7 +72,7 @@ const feeds = writeFeeds(
   {
     siteUrl,
     siteName,
-    ownerName: config.SITE_OWNER_NAME ?? null,
+    ownerName: config.owner.name,
     contactEmail: config.contactEmail,
     description: content.home.description,
   },

@@ -4,7 +4,7 @@ import type { Store } from "../db/store.ts";
 import type { NotifiedComment } from "../engagement/comment-notifier.ts";
 import type { Engagement } from "../engagement/index.ts";
 import { escapeHtml } from "../lib/html.ts";
-import { type ActionPage, paragraph, renderActionPage } from "./action-page.ts";
+import { type ActionPage, paragraph, renderActionPage } from "../lib/action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type ApproveComment, commentsById } from "./compose.ts";
 import { postUrl } from "./notifier.ts";

@@ -8,7 +8,7 @@ import { loadConfig } from "../../../server/config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
 import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
-import { createFormTokens } from "../../../server/newsletter/form-token.ts";
+import { createFormTokens } from "../../../server/lib/form-token.ts";
 import { fakeBuiltSite } from "../../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 import { generousLimits } from "../../support/server-process.ts";
