@@ -24,9 +24,9 @@ import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { createEnquiries } from "./enquiries/service.ts";
+import { createFormTokens } from "./lib/form-token.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { createFormTokens } from "./lib/form-token.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
@@ -294,6 +294,7 @@ export async function buildApp({
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
           slots: eventStreams,
+          enquiries,
         }),
     });
 

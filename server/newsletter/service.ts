@@ -1,8 +1,8 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
+import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
 import { newsletterComposers } from "./composers.ts";
 import { createEditionsRepository } from "./editions-repository.ts";
-import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
 
 /**
  * The newsletter of one server instance: the mails it hands the outbox, and

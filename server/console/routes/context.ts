@@ -6,6 +6,7 @@ import type { StreamSlots } from "../../api/stream-slots.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
+import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
@@ -44,6 +45,8 @@ export type ConsoleDeps = {
   /** Wakes this instance's outbox worker after an edition was queued. */
   mailQueued(): void;
   slots: StreamSlots;
+  /** Enquiries from /services (server/enquiries/service.ts). */
+  enquiries: Enquiries;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -72,7 +75,18 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const { siteUrl } = deps.config;
   // Field by field: the plugin's options also carry its registration's prefix,
   // which the resources' own registrations must not inherit twice.
-  const { store, engagement, bus, owner, moderation, defences, insights, mailer, slots } = deps;
+  const {
+    store,
+    engagement,
+    bus,
+    owner,
+    moderation,
+    defences,
+    insights,
+    mailer,
+    slots,
+    enquiries,
+  } = deps;
   return {
     config: deps.config,
     store,
@@ -85,6 +99,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     mailer,
     mailQueued: () => deps.mailQueued(),
     slots,
+    enquiries,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
