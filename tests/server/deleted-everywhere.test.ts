@@ -195,7 +195,7 @@ describe.each(backends)("rows written before on %s", (backend) => {
         db: store.db,
         provider: { getMigrations: async () => migrations(store.kind) },
       });
-      expect((await migrator.migrateTo("009_enquiries")).error).toBeUndefined();
+      expect((await migrator.migrateTo("010_comment_threads")).error).toBeUndefined();
       const now = new Date().toISOString();
       // The body an older version stored: the comment's text, until sent.
       const body = (id: number, type = "comment.created") =>
