@@ -1,5 +1,6 @@
 import type { Migration } from "kysely/migration";
 import { commentThreads } from "./conversation-migrations.ts";
+import { lessKeptAtRest } from "./less-kept-at-rest-migration.ts";
 import { engagementTables } from "./migrations/001-engagement.ts";
 import { unsubscribedTokens } from "./migrations/002-unsubscribed-tokens.ts";
 import { newsletter } from "./migrations/003-newsletter.ts";
@@ -16,7 +17,7 @@ import type { DatabaseKind } from "./schema.ts";
  * migrations/dialect.ts. A migration that has shipped is frozen text: it
  * never reads today's constants (a list of reaction types, of outbox kinds)
  * and is never edited; a change is the next migration.
- * tests/server/migrations-frozen.test.ts pins the text of each shipped one.
+ * server/db/migrations.test.ts pins the text of each shipped one.
  */
 
 /** Migrations by name; names sort in the order they apply. */
@@ -31,5 +32,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "008_owner_comments": ownerComments(),
     "009_enquiries": enquiriesMigration(kind),
     "010_comment_threads": commentThreads(kind),
+    "011_less_kept_at_rest": lessKeptAtRest(),
   };
 }
