@@ -30,6 +30,7 @@ import {
   queuedResponseSchema,
   registerPasskeyRequestSchema,
   sessionsResponseSchema,
+  signInMethodsResponseSchema,
   signInRequestSchema,
   signInResponseSchema,
   subscriberSearchSchema,
@@ -52,9 +53,12 @@ import { EditionError, readEdition } from "../newsletter/editions.ts";
 import type { Mailer } from "../newsletter/mailer.ts";
 import { editionMail } from "../newsletter/messages.ts";
 import { createOutboxRepository } from "../newsletter/outbox-repository.ts";
+import { deviceLabel } from "./device-label.ts";
 import { editionFile, listEditions } from "./editions-folder.ts";
 import type { InsightsRepository } from "./insights-repository.ts";
+import { moderationRoutes } from "./moderation-routes.ts";
 import { type OwnerRepository, ownerRules, type SessionCheck } from "./owner-repository.ts";
+import { passkeyProblem } from "./passkey-host.ts";
 import { maskedSettings } from "./settings.ts";
 
 declare module "fastify" {
@@ -172,6 +176,12 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     }
   }
 
+  /** Browsers refuse an IP address as a passkey's host: say so before they do, in words. */
+  function refuseIpHost() {
+    const problem = passkeyProblem(siteUrl);
+    if (problem) throw new ApiError(409, "conflict", problem);
+  }
+
   const setSessionCookie = (reply: FastifyReply, token: string) =>
     setOwnerCookie(reply, token, siteUrl);
 
@@ -212,7 +222,10 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     },
     async (request, reply) => {
       await limitAttempts(request);
-      const outcome = await owner.signInWithLink(request.body.token);
+      const outcome = await owner.signInWithLink(
+        request.body.token,
+        deviceLabel(request.headers["user-agent"]),
+      );
       if (outcome === "unknown") {
         throw new ApiError(404, "unknown_token", "This sign-in link is not known.");
       }
@@ -278,6 +291,24 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     },
   );
 
+  app.get(
+    "/sign-in/methods",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "What the sign-in page offers: a passkey only when one can sign in here",
+        response: { 200: signInMethodsResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const problem = passkeyProblem(siteUrl);
+      if (problem) return { passkey: "unavailable" as const, passkeyProblem: problem };
+      const registered = (await owner.listPasskeys()).length > 0;
+      return { passkey: registered ? ("ready" as const) : ("none" as const), passkeyProblem: null };
+    },
+  );
+
   app.post(
     "/passkey-sign-in/options",
     {
@@ -290,6 +321,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     },
     async (request) => {
       await limitAttempts(request);
+      refuseIpHost();
       const passkeys = await owner.storedPasskeys();
       const options = await generateAuthenticationOptions({
         rpID,
@@ -340,7 +372,9 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
       }
       if (!verified.verified) throw refused();
       await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter);
-      const { sessionId, token } = await owner.signInWithPasskey();
+      const { sessionId, token } = await owner.signInWithPasskey(
+        deviceLabel(request.headers["user-agent"]),
+      );
       setSessionCookie(reply, token);
       await owner.audit(sessionId, "sign-in", "passkey");
       const session = (await owner.listSessions(sessionId)).find((s) => s.current);
@@ -366,7 +400,11 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
       const { id } = sessionOf(request);
       const session = (await owner.listSessions(id)).find((s) => s.current);
       if (!session) throw signedOut();
-      return { session, passkeys: await owner.listPasskeys() };
+      return {
+        session,
+        passkeys: await owner.listPasskeys(),
+        passkeysUnavailable: passkeyProblem(siteUrl),
+      };
     },
   );
 
@@ -432,6 +470,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
     },
     async (request) => {
       const session = sessionOf(request);
+      refuseIpHost();
       const existing = await owner.storedPasskeys();
       const options = await generateRegistrationOptions({
         rpName: "Engage with Engineer console",
@@ -540,12 +579,23 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
         response: { 200: consoleCommentsResponseSchema, ...errors },
       },
     },
-    async (request) => ({
-      pending: await insights.searchComments({ ...request.query, status: "pending" }),
-      comments: await insights.searchComments(request.query),
-      posts: insights.posts(),
-    }),
+    async (request) => {
+      const { status } = request.query;
+      // The held queue is listed apart, oldest first, and never again among the others.
+      return {
+        pending:
+          status === undefined || status === "pending"
+            ? await insights.searchComments({ ...request.query, status: "pending" })
+            : [],
+        comments:
+          status === "pending" ? [] : await insights.searchComments({ ...request.query, status }),
+        counts: await insights.commentCounts(),
+        posts: insights.posts(),
+      };
+    },
   );
+
+  await app.register(moderationRoutes, { owner, moderation, insights });
 
   const commentId = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 

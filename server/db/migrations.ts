@@ -427,6 +427,19 @@ function ownerComments(): Migration {
   };
 }
 
+/**
+ * The browser and device each console session signed in from ("Firefox on
+ * Linux"), so the owner tells sessions apart; only that label, not the
+ * User-Agent header. Sessions opened before it have none.
+ */
+function ownerSessionDevices(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("owner_sessions").addColumn("device", "text").execute();
+    },
+  };
+}
+
 /** Migrations by name; names sort in the order they apply. */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
   return {
@@ -437,5 +450,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
+    "009_owner_session_devices": ownerSessionDevices(),
   };
 }
