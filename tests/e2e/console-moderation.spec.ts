@@ -169,6 +169,8 @@ for (const width of [1280, 390]) {
     page,
     visitor,
   }) => {
+    // Five screens, each checked by axe: minutes on a loaded machine.
+    test.slow();
     await page.setViewportSize({ width, height: 860 });
     const reader = await visitor();
     const held = await postTo(reader.request, own, "ironing", {
