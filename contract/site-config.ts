@@ -10,4 +10,6 @@ export type PublicConfig = {
   /** The owner's LinkedIn profile: where "Read More on LinkedIn" leads when set. */
   ownerLinkedInUrl: string | null;
   chatbot: { scriptUrl: string; botId: string } | null;
+  /** ENQUIRY_RETENTION_DAYS: what the enquiry form and the privacy page promise. */
+  enquiryRetentionDays: number;
 };

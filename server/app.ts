@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import path from "node:path";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyServerOptions,
 } from "fastify";
-import { loadEngagementCatalog } from "../content/catalog.ts";
+import { loadEngagementCatalog, loadServiceTitles } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { limits } from "../contract/limits.ts";
 import { engagementApi } from "./api/index.ts";
@@ -15,14 +14,19 @@ import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
 import { createInsightsRepository } from "./console/insights-repository.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
+import { ownerCookieName } from "./console/owner-session.ts";
+import { createOwnerVoice } from "./console/owner-voice.ts";
 import { consolePages } from "./console/pages.ts";
-import { ownerCookieName } from "./console/routes.ts";
+import { consoleRoutes } from "./console/routes/index.ts";
 import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { createWriterKeys } from "./engagement/writer-keys.ts";
+import { enquiryPages } from "./enquiries/pages.ts";
+import { createEnquiries } from "./enquiries/service.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { createModerationKeys } from "./moderation/keys.ts";
+import { createFormTokens } from "./newsletter/form-token.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
@@ -34,7 +38,7 @@ import { staticSite } from "./web/static-site.ts";
 
 export type AppOptions = {
   config: Config;
-  /** Where the prerendered site lives: CLIENT_ROOT, else build/client; tests point this at their own build. */
+  /** Where the prerendered site lives: CLIENT_ROOT, else BUILD_DIR/client; tests point this at their own build. */
   clientRoot?: string;
   logger?: FastifyServerOptions["logger"];
   /** Stories and science posts that take reactions and comments; defaults to the content folder's. */
@@ -57,8 +61,6 @@ export type AppOptions = {
    */
   databaseWaitMs?: number;
 };
-
-export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
 
 /** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
 const acceptableRequestId = /^[\w.:-]{1,64}$/;
@@ -101,7 +103,7 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
-  clientRoot = config.CLIENT_ROOT ? path.resolve(config.CLIENT_ROOT) : defaultClientRoot,
+  clientRoot = config.clientRoot,
   logger = false,
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
@@ -197,20 +199,44 @@ export async function buildApp({
   });
   moderationService = moderation;
   const cookieSecret = resolveCookieSecret(config);
+  const blocklist = createBlocklist(config.DATA_DIR, app.log);
+  const moderationKeys = createWriterKeys(cookieSecret);
   const defences = createCommentDefences({
     config,
-    blocklist: createBlocklist(config.DATA_DIR, app.log),
-    keys: createModerationKeys(cookieSecret),
+    blocklist,
+    keys: moderationKeys,
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
   });
+  const enquiries = createEnquiries({
+    store,
+    config,
+    cookieSecret,
+    services: loadServiceTitles(),
+    blocklist,
+    keys: moderationKeys,
+    formTokens: createFormTokens(cookieSecret, {
+      purpose: "enquiry form timing",
+      minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    }),
+    moderation,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
   const owner = notifications.attach(store, engagement);
-  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);
+  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, {
+    ...owner.composers,
+    ...enquiries.composers,
+  });
   notifications.onQueued(newsletter.wake);
+  enquiries.onQueued(newsletter.wake);
   const webhooks = owner.start(newsletter.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
+  const retention = enquiries.startRetention(app.log, (count) =>
+    ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
+  );
   const close = async () => {
+    retention.stop();
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([newsletter.stop(), webhooks.stop()]);
     await closeEngagement();
@@ -243,25 +269,29 @@ export async function buildApp({
       newsletter: newsletter.deps,
       moderation,
       defences,
+      enquiries,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { slots: eventStreams, heartbeatMs },
-      console: {
-        config,
-        store,
-        engagement,
-        bus,
-        owner: ownerConsole,
-        moderation,
-        defences,
-        insights: createInsightsRepository(store, loadItemTitles(), clock),
-        mailer: newsletter.mailer,
-        mailQueued: newsletter.deps.mailQueued,
-        slots: eventStreams,
-      },
+      ownerVoice: createOwnerVoice({ owner: ownerConsole, config }),
+      registerConsole: (api) =>
+        api.register(consoleRoutes, {
+          prefix: "/admin",
+          config,
+          store,
+          engagement,
+          bus,
+          owner: ownerConsole,
+          moderation,
+          defences,
+          insights: createInsightsRepository(store, loadItemTitles(), clock),
+          mailer: newsletter.mailer,
+          mailQueued: newsletter.deps.mailQueued,
+          slots: eventStreams,
+        }),
     });
 
     // The no-JavaScript form's second page posts to its own address, which
@@ -280,6 +310,12 @@ export async function buildApp({
     });
 
     await app.register(commentActionRoutes, owner.routes);
+    await app.register(enquiryPages, {
+      enquiries,
+      siteUrl: config.siteUrl,
+      onDeletedBySender: (count) =>
+        ownerConsole.audit(null, "enquiry deleted by its sender", `${count} deleted`),
+    });
     await consolePages(app, {
       root: clientRoot,
       owner: ownerConsole,

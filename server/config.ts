@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import path from "node:path";
 import { z } from "zod";
 import type { PublicConfig } from "../contract/site-config.ts";
 
@@ -80,7 +81,11 @@ const envSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATA_DIR: z.string().min(1).default("./data"),
-    // The built site; the default is where `npm run build` writes it.
+    // Where `npm run build` writes the site (its pages under client/) and
+    // where `npm start` serves it from; relative to the project's folder. The
+    // tests build into a folder of their own, so they never touch this one.
+    BUILD_DIR: optionalText.transform((value) => value ?? "build"),
+    // The built site to serve, when it is somewhere else than BUILD_DIR/client.
     CLIENT_ROOT: optionalText,
     DATABASE_URL: optionalText.pipe(
       z
@@ -160,6 +165,11 @@ const envSchema = z
     WEBHOOK_SECRET: optionalText.pipe(
       z.string().min(32, "must be at least 32 characters long").optional(),
     ),
+    // Enquiries from /services (docs/product.md, "Enquiries"): how many one IP
+    // address, or one email address, may send per hour, and how long they are
+    // kept unless the owner keeps one.
+    ENQUIRIES_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+    ENQUIRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -254,6 +264,10 @@ export type Env = z.output<typeof envSchema>;
 export const environmentVariables = Object.keys(envSchema.shape) as (keyof Env)[];
 
 export type Config = Env & {
+  /** BUILD_DIR as an absolute path. */
+  buildDir: string;
+  /** CLIENT_ROOT as an absolute path, else BUILD_DIR/client. */
+  clientRoot: string;
   siteUrl: string;
   contactEmail: string;
   databaseKind: "sqlite" | "postgres";
@@ -262,6 +276,9 @@ export type Config = Env & {
   /** NOTIFY_COMMENTS, or `each` when OWNER_EMAIL is set and `off` when it is not. */
   notifyComments: "each" | "hourly" | "off";
 };
+
+/** The project's folder, which a relative BUILD_DIR starts from. */
+const projectRoot = path.resolve(import.meta.dirname, "..");
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -283,8 +300,13 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const values = parsed.data;
+  const buildDir = path.resolve(projectRoot, values.BUILD_DIR);
   return {
     ...values,
+    buildDir,
+    clientRoot: values.CLIENT_ROOT
+      ? path.resolve(values.CLIENT_ROOT)
+      : path.join(buildDir, "client"),
     siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
     databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
@@ -303,5 +325,6 @@ export function publicConfig(config: Config): PublicConfig {
       config.CHATBOT_SCRIPT_URL && config.CHATBOT_BOT_ID
         ? { scriptUrl: config.CHATBOT_SCRIPT_URL, botId: config.CHATBOT_BOT_ID }
         : null,
+    enquiryRetentionDays: config.ENQUIRY_RETENTION_DAYS,
   };
 }

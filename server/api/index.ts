@@ -8,8 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
-import { createOwnerVoice } from "../console/owner-voice.ts";
-import { type ConsoleDeps, consoleRoutes } from "../console/routes.ts";
+import type { Enquiries } from "../enquiries/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
@@ -20,6 +19,7 @@ import {
 } from "./guards.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
+import { enquiryRoutes } from "./routes/enquiries.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { oneClickRoutes } from "./routes/one-click.ts";
@@ -28,14 +28,19 @@ import { subscriberRoutes } from "./routes/subscribers.ts";
 import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
-export type ApiOptions = Omit<RouteDeps, "ownerVoice"> & {
+export type ApiOptions = RouteDeps & {
   /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
   rateLimits: RateLimits;
   streams: { slots: StreamSlots; heartbeatMs: number };
-  /** The owner's console API, under /api/admin (docs/decisions/012-owner-console.md). */
-  console: ConsoleDeps;
+  enquiries: Enquiries;
+  /**
+   * Registers the owner's console API, under /api/admin
+   * (docs/decisions/012-owner-console.md), inside this plugin: behind the
+   * same guards and error answers, and in the same OpenAPI document.
+   */
+  registerConsole(api: Parameters<FastifyPluginAsyncZod>[0]): PromiseLike<unknown>;
 };
 
 /** The engagement API, registered under `/api`. */
@@ -50,7 +55,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     newsletter: options.newsletter,
     moderation: options.moderation,
     defences: options.defences,
-    ownerVoice: createOwnerVoice({ owner: options.console.owner, config: options.console.config }),
+    ownerVoice: options.ownerVoice,
   };
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -104,8 +109,9 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(yourDataRoutes, { ...deps, rateLimits });
+  await app.register(enquiryRoutes, { enquiries: options.enquiries });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
-  await app.register(consoleRoutes, { prefix: "/admin", ...options.console });
+  await options.registerConsole(app);
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -1,6 +1,7 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
+import { enquiriesMigration } from "./enquiries-migration.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -450,6 +451,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
-    "009_owner_session_devices": ownerSessionDevices(),
+    "009_enquiries": enquiriesMigration(kind),
+    "010_owner_session_devices": ownerSessionDevices(),
   };
 }

@@ -58,7 +58,10 @@ export type OutboxKind =
   | "edition"
   | "comment_notice"
   | "comment_digest"
-  | "webhook";
+  | "webhook"
+  | "enquiry_notice"
+  | "enquiry_ack"
+  | "enquiry_answer";
 
 /** One row per message to send. */
 export type OutboxTable = {
@@ -204,6 +207,45 @@ export type OwnerAuditTable = {
   object: string | null;
 };
 
+export type EnquiryStatus = "new" | "answered" | "closed";
+
+/** What a reader asked for from /services (docs/product.md, "Enquiries"): personal data, never public. */
+export type EnquiriesTable = {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  /** A service's id, or "other". */
+  service: string;
+  organisation: string | null;
+  timeline: string | null;
+  message: string;
+  status: ColumnType<EnquiryStatus, EnquiryStatus | undefined, EnquiryStatus>;
+  /** 1 when the owner keeps it past the retention period. */
+  kept: ColumnType<number, number | undefined, number>;
+  /** HMAC of the address it was sent from, for the per-address limit. */
+  ip_hash: string;
+  /** The Message-ID of its acknowledgement; the owner's answers reply to it. */
+  thread_id: string;
+  /** SHA-256 of the token in the sender's deletion link. */
+  deletion_token_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+/** The owner's answers, as mailed. */
+export type EnquiryAnswersTable = {
+  id: Generated<number>;
+  enquiry_id: number;
+  body: string;
+  created_at: Timestamp;
+};
+
+/** When an address (as an HMAC) was last sent an acknowledgement: at most one an hour. */
+export type EnquiryAcknowledgementsTable = {
+  address_hash: string;
+  sent_at: Timestamp;
+};
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -223,6 +265,9 @@ export type Database = {
   owner_passkeys: OwnerPasskeysTable;
   owner_challenges: OwnerChallengesTable;
   owner_audit: OwnerAuditTable;
+  enquiries: EnquiriesTable;
+  enquiry_answers: EnquiryAnswersTable;
+  enquiry_acknowledgements: EnquiryAcknowledgementsTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

@@ -155,7 +155,7 @@ export function linksIn(text: string): string[] {
   return [...found];
 }
 
-function hostOf(link: string): string {
+export function hostOf(link: string): string {
   return bareLink(link.replace(/^hxxp/i, "http"))
     .split(/[/?#]/)[0]!
     .replace(/:\d+$/, "")
@@ -205,7 +205,7 @@ const brands = [
  * without being that brand's own domain ("paypal.com", "en.wikipedia.org",
  * "amazon.co.uk" are; "paypa1.com", "google.com-login.top" are not).
  */
-function imitates(host: string): boolean {
+export function imitates(host: string): boolean {
   if (!/^[a-z0-9.-]+$/.test(host) || host.split(".").some((label) => label.startsWith("xn--"))) {
     return true;
   }
@@ -219,7 +219,7 @@ function imitates(host: string): boolean {
   return false;
 }
 
-function blockedLink(link: string, host: string, list: BlocklistEntries): boolean {
+export function blockedLink(link: string, host: string, list: BlocklistEntries): boolean {
   const bare = bareLink(link.replace(/^hxxp/i, "http"));
   return (
     list.domains.some((domain) => host === domain || host.endsWith(`.${domain}`)) ||
@@ -290,7 +290,7 @@ function squashSpelledOut(words: string): string {
   return words.replace(/(?:(?<= )\p{L} ){3,}/gu, (run) => `${run.replace(/ /g, "")} `);
 }
 
-function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
+export function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
   const folded = foldLookAlikes(text);
   const plain = wordsOf(folded);
   const squashed = squashSpelledOut(plain);
@@ -336,7 +336,7 @@ const stopWords = new Set(
 );
 
 /** The same few words over and over, or a row of hashtags: text written for search engines. */
-function isKeywordStuffing(text: string): boolean {
+export function isKeywordStuffing(text: string): boolean {
   if ((text.match(/(?:^|\s)#[\p{L}\p{N}_]+/gu) ?? []).length >= 5) return true;
   const words = wordsOf(foldLookAlikes(text))
     .trim()

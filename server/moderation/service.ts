@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { CommentsRepository, OwnerComment } from "../engagement/comments-repository.ts";
-import { nowIso, toIso } from "../engagement/time.ts";
+import { nowIso, toIso } from "../lib/time.ts";
 
 /**
  * The owner's moderation (docs/decisions/010-moderation-and-spam.md), for

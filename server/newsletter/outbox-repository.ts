@@ -27,6 +27,9 @@ export type Deliver = (
 /** Rows of these kinds due for the same recipient go out as one message. */
 const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest"]);
 
+/** Rows whose token is a link for the recipient alone, needed only until the mail is sent. */
+const tokenUntilSent: ReadonlySet<OutboxKind> = new Set(["confirmation", "enquiry_ack"]);
+
 /** Rows whose payload is needed only until they are sent (it holds what a visitor wrote). */
 const payloadUntilSent: ReadonlySet<OutboxKind> = new Set(["webhook"]);
 
@@ -80,13 +83,13 @@ export function createOutboxRepository(
     if (delivery.outcome === "sent") {
       await trx
         .updateTable("outbox")
-        // A confirmation's token is needed only in the mail itself.
+        // A confirmation's token, and an enquiry's deletion link's, are needed only in the mail itself.
         .set({
           status: "sent",
           attempts,
           sent_at: now,
           last_error: null,
-          token: row.kind === "confirmation" ? null : row.token,
+          token: tokenUntilSent.has(row.kind) ? null : row.token,
           payload: payloadUntilSent.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)

@@ -1,40 +1,22 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import type { FastifyRequest } from "fastify";
 import { z } from "zod";
-import { errorResponseSchema } from "../../contract/api.ts";
 import {
   bansResponseSchema,
   bulkModerationRequestSchema,
   bulkModerationResponseSchema,
   moderationQueueResponseSchema,
-} from "../../contract/console.ts";
-import { notFound } from "../api/errors.ts";
-import type { Moderation } from "../moderation/service.ts";
-import type { InsightsRepository } from "./insights-repository.ts";
-import type { OwnerRepository } from "./owner-repository.ts";
-
-export type ModerationRoutesDeps = {
-  owner: OwnerRepository;
-  moderation: Moderation;
-  insights: InsightsRepository;
-};
-
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
-const consoleTag = { tags: ["console"] };
+} from "../../../contract/console.ts";
+import { notFound } from "../../api/errors.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /**
  * The console's work on the held queue and on bans, beside the one-comment
  * actions (docs/decisions/010-moderation-and-spam.md): how many comments wait,
  * approving or rejecting many at once, the bans in force and lifting one.
- * Registered inside the console's routes, so the owner's session guards them,
- * and each change is in the audit trail as if made one by one.
+ * Each change is in the audit trail as if made one by one.
  */
-export const moderationRoutes: FastifyPluginAsyncZod<ModerationRoutesDeps> = async (
-  app,
-  { owner, moderation, insights },
-) => {
-  const audit = (request: FastifyRequest, action: string, object: string) =>
-    owner.audit(request.ownerSession?.id ?? null, action, object);
+export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { moderation, insights, audit } = context;
 
   app.get(
     "/comments/queue",
