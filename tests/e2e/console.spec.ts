@@ -322,6 +322,8 @@ test("the sign-in page is axe clean, with and without a link", async ({ page }) 
 
 for (const { path: view, heading } of views) {
   test(`${view} is axe clean`, async ({ page }) => {
+    // axe reads every comment and button of the page: slow on a loaded machine.
+    test.slow();
     await signInWith(page, cliLink());
     await page.goto(`${site}${view}`);
     await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
