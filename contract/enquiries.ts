@@ -166,6 +166,9 @@ export type EnquiryEndpoints = {
   "GET /enquiries/form-token": { response: EnquiryFormTokenResponse };
   "POST /enquiries": { body: EnquiryRequest; response: EnquiryResponse };
   "GET /admin/enquiries": { query?: EnquiriesQuery; response: EnquiriesResponse };
+  "GET /admin/enquiries/weeks": {
+    response: { weeks: EnquiryWeeks; services: EnquiriesResponse["services"] };
+  };
   "PATCH /admin/enquiries/:id": {
     params: { id: number };
     body: UpdateEnquiryRequest;

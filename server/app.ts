@@ -24,12 +24,13 @@ import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { createEnquiries } from "./enquiries/service.ts";
+import { createFormTokens } from "./lib/form-token.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { createFormTokens } from "./newsletter/form-token.ts";
-import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
+import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
+import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { startServices } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
@@ -224,13 +225,15 @@ export async function buildApp({
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const owner = notifications.attach(store, engagement);
-  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, {
+  const newsletter = createNewsletter(store, config, cookieSecret);
+  const mailOut = startOutbox(store, config, app.log, mail, {
+    ...newsletter.composers,
     ...owner.composers,
     ...enquiries.composers,
   });
-  notifications.onQueued(newsletter.wake);
-  enquiries.onQueued(newsletter.wake);
-  const webhooks = owner.start(newsletter.outbox, app.log, mail);
+  notifications.onQueued(mailOut.wake);
+  enquiries.onQueued(mailOut.wake);
+  const webhooks = owner.start(mailOut.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
   const retention = enquiries.startRetention(app.log, (count) =>
     ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
@@ -238,7 +241,7 @@ export async function buildApp({
   const close = async () => {
     retention.stop();
     // The message in hand is finished and recorded before the database closes.
-    await Promise.all([newsletter.stop(), webhooks.stop()]);
+    await Promise.all([mailOut.stop(), webhooks.stop()]);
     await closeEngagement();
   };
   // After the API's own preClose hook has ended the event streams.
@@ -266,7 +269,7 @@ export async function buildApp({
       catalog,
       siteUrl: config.siteUrl,
       cookieSecret,
-      newsletter: newsletter.deps,
+      newsletter: newsletter.routeDeps(mailOut.wake),
       moderation,
       defences,
       enquiries,
@@ -288,9 +291,10 @@ export async function buildApp({
           moderation,
           defences,
           insights: createInsightsRepository(store, loadItemTitles(), clock),
-          mailer: newsletter.mailer,
-          mailQueued: newsletter.deps.mailQueued,
+          mailer: mailOut.mailer,
+          mailQueued: mailOut.wake,
           slots: eventStreams,
+          enquiries,
         }),
     });
 

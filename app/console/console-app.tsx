@@ -7,6 +7,7 @@ import { buttonClass } from "./ui.tsx";
 import { AuditView } from "./views/audit-view.tsx";
 import { BansView } from "./views/bans-view.tsx";
 import { CommentsView } from "./views/comments-view.tsx";
+import { EnquiriesView } from "./views/enquiries-view.tsx";
 import { HealthView } from "./views/health-view.tsx";
 import { NewsletterView } from "./views/newsletter-view.tsx";
 import { OverviewView } from "./views/overview-view.tsx";
@@ -17,6 +18,7 @@ export const consoleViews = {
   overview: { title: "Overview", path: "/admin", View: OverviewView },
   comments: { title: "Comments", path: "/admin/comments", View: CommentsView },
   bans: { title: "Bans", path: "/admin/bans", View: BansView },
+  enquiries: { title: "Enquiries", path: "/admin/enquiries", View: EnquiriesView },
   subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },
   newsletter: { title: "Newsletter", path: "/admin/newsletter", View: NewsletterView },
   health: { title: "Health", path: "/admin/health", View: HealthView },

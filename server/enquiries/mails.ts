@@ -1,5 +1,6 @@
-import type { OutgoingMail } from "../newsletter/mailer.ts";
-import { escapeHtml, layout, oneLine } from "../newsletter/messages.ts";
+import { escapeHtml } from "../lib/html.ts";
+import { layout, oneLine } from "../outbox/mail-layout.ts";
+import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
 
 /**

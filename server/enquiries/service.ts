@@ -8,12 +8,12 @@ import {
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
+import type { FormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
-import type { FormTokens } from "../newsletter/form-token.ts";
-import type { ComposeMail } from "../newsletter/outbox-worker.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
 import {
   createEnquiriesRepository,

@@ -2,7 +2,7 @@ import type { ErrorCode } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { createFormTokens, type FormTokens } from "../newsletter/form-token.ts";
+import { createFormTokens, type FormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { nameKey } from "./fold.ts";
@@ -47,7 +47,7 @@ export function createCommentDefences({
 }: {
   config: Pick<
     Config,
-    "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "SITE_OWNER_NAME"
+    "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "owner"
   >;
   blocklist: Blocklist;
   keys: WriterKeys;
@@ -55,7 +55,7 @@ export function createCommentDefences({
   comments: CommentsRepository;
   moderation: Moderation;
 }) {
-  const ownerKey = config.SITE_OWNER_NAME ? nameKey(config.SITE_OWNER_NAME) : null;
+  const ownerKey = nameKey(config.owner.name);
 
   /** The owner's name, in any letter case or look-alike spelling, is the owner's alone. */
   function nameRefusal(userName: string): Refusal | null {

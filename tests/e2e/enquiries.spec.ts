@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import { type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
 
 /*
  * Enquiries as a new reader and the owner meet them (docs/product.md,
@@ -45,7 +45,7 @@ test("a reader asks about a service in place, and the owner and the reader are m
   page,
 }) => {
   const email = "priya.js@example.org";
-  await page.goto(`${site.url}/services`);
+  await page.goto(`${site.siteUrl}/services`);
   const heading = page.getByRole("heading", { name: "Send an enquiry" });
   await expect(heading).toBeVisible();
   const service = page.getByRole("combobox", { name: "Service" });
@@ -89,7 +89,7 @@ test("without JavaScript the form posts, shows the enquiry back, and ends on a t
 }) => {
   const email = "priya.nojs@example.org";
   const page = await visitor({ javaScriptEnabled: false });
-  await page.goto(`${site.url}/services#send-enquiry`);
+  await page.goto(`${site.siteUrl}/services#send-enquiry`);
   await fillForm(page, email);
   await page.getByRole("combobox", { name: "Service" }).selectOption({ label: "VBA Tools" });
   await page.getByRole("button", { name: "Send enquiry" }).click();
@@ -100,7 +100,7 @@ test("without JavaScript the form posts, shows the enquiry back, and ends on a t
     await page.getByRole("button", { name: "Send enquiry" }).click();
     await expect(page.getByRole("heading", { name: "Thank you" })).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 30_000 });
-  await expect(page).toHaveURL(`${site.url}/services/enquiry-sent`);
+  await expect(page).toHaveURL(`${site.siteUrl}/services/enquiry-sent`);
   await smtp.waitFor(() => smtp.to(email).length > 0);
   expect(
     smtp.to(owner).some((mail) => mail.parsed.subject === "Enquiry: VBA Tools, from Priya Raman"),
@@ -111,7 +111,7 @@ test("a message too short is refused with a clear message beside its field, and 
   page,
 }) => {
   const email = "priya.short@example.org";
-  await page.goto(`${site.url}/services`);
+  await page.goto(`${site.siteUrl}/services`);
   const form = page.locator("#send-enquiry");
   await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
   await form.getByRole("textbox", { name: "Your email" }).fill(email);
@@ -125,4 +125,63 @@ test("a message too short is refused with a clear message beside its field, and 
   await expect(field).toHaveAccessibleDescription(/Write at least 20 characters/);
   await expect(field).toHaveAttribute("aria-invalid", "true");
   expect(smtp.to(email)).toEqual([]);
+});
+
+test("the owner reads the enquiry in the console and answers it, threaded under the acknowledgement", async ({
+  page,
+  request,
+}) => {
+  const email = "asha.console@example.org";
+  const { formToken } = (await (
+    await request.get(`${site.siteUrl}/api/enquiries/form-token`)
+  ).json()) as { formToken: string };
+  // Sent as the form sends it, once the form's second has passed.
+  await expect(async () => {
+    const response = await request.post(`${site.siteUrl}/api/enquiries`, {
+      headers: { origin: site.siteUrl },
+      data: {
+        name: "Asha Kulkarni",
+        email,
+        service: "tolerance-stackups",
+        message: "Our gearbox housing stack-up fails at the bearing bore; can you review it?",
+        formToken,
+      },
+    });
+    expect(response.status()).toBe(201);
+  }).toPass({ timeout: 20_000 });
+  await smtp.waitFor(() => smtp.to(email).length === 1);
+  const ack = smtp.to(email)[0];
+
+  await signInWith(page, ownerCli(site, "login").trim());
+  await page
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: "Enquiries" })
+    .click();
+  await expect(page.getByRole("heading", { name: "Enquiries", level: 1 })).toBeVisible();
+  await page.getByRole("searchbox", { name: "Search enquiries" }).fill("gearbox");
+  const card = page.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
+  await expect(card).toContainText("Our gearbox housing stack-up fails at the bearing bore");
+  await expect(card).toContainText("Tolerance Stack-ups");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await card
+    .getByRole("textbox", { name: "Answer Asha Kulkarni by mail" })
+    .fill("Yes: send me the drawing and the tolerance table, and I will review it this week.");
+  await card.getByRole("button", { name: "Send answer" }).click();
+  await expect(card).toContainText("Answered");
+  await smtp.waitFor(() => smtp.to(email).length === 2);
+  const answer = smtp.to(email)[1];
+  expect(answer?.parsed.inReplyTo).toBe(ack?.parsed.messageId);
+  expect(answer?.parsed.text).toContain("send me the drawing");
+
+  await card.getByRole("button", { name: "Close" }).click();
+  await page.getByRole("combobox", { name: "Status" }).selectOption("closed");
+  await expect(page.getByRole("article", { name: "Enquiry from Asha Kulkarni" })).toBeVisible();
+  await page
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: "Overview" })
+    .click();
+  await expect(page.getByRole("region", { name: "Enquiries per week by service" })).toContainText(
+    "Tolerance Stack-ups",
+  );
 });

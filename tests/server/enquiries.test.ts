@@ -1,6 +1,6 @@
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFormTokens } from "../../server/newsletter/form-token.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";

@@ -17,7 +17,7 @@ const version = (
 
 /** The overview's charts, the site's health, and the audit trail. */
 export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, store, bus, owner, insights, outbox } = context;
+  const { config, store, bus, owner, insights, editionStore } = context;
 
   app.get(
     "/overview",
@@ -28,7 +28,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         response: { 200: overviewResponseSchema, ...errors },
       },
     },
-    async () => ({ ...(await insights.overview()), editions: await outbox.progress() }),
+    async () => ({ ...(await insights.overview()), editions: await editionStore.progress() }),
   );
 
   app.get(

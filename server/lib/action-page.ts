@@ -1,4 +1,4 @@
-import { escapeHtml } from "../newsletter/messages.ts";
+import { escapeHtml } from "./html.ts";
 
 /**
  * The small page behind the owner's action links: plain HTML from the
