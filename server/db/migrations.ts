@@ -1,6 +1,7 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
+import { commentThreads } from "./conversation-migrations.ts";
 import { enquiriesMigration } from "./enquiries-migration.ts";
 import type { DatabaseKind } from "./schema.ts";
 
@@ -452,6 +453,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
     "009_enquiries": enquiriesMigration(kind),
-    "010_owner_session_devices": ownerSessionDevices(),
+    "010_comment_threads": commentThreads(kind),
+    "011_owner_session_devices": ownerSessionDevices(),
   };
 }
