@@ -9,6 +9,7 @@ import { notifications } from "./migrations/005-notifications.ts";
 import { ownerConsole } from "./migrations/006-console.ts";
 import { ownerComments } from "./migrations/008-owner-comments.ts";
 import { enquiriesMigration } from "./migrations/009-enquiries.ts";
+import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -19,19 +20,6 @@ import type { DatabaseKind } from "./schema.ts";
  * and is never edited; a change is the next migration.
  * server/db/migrations.test.ts pins the text of each shipped one.
  */
-
-/**
- * The browser and device each console session signed in from ("Firefox on
- * Linux"), so the owner tells sessions apart; only that label, not the
- * User-Agent header. Sessions opened before it have none.
- */
-function ownerSessionDevices(): Migration {
-  return {
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable("owner_sessions").addColumn("device", "text").execute();
-    },
-  };
-}
 
 /** Migrations by name; names sort in the order they apply. */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
