@@ -177,6 +177,8 @@ export const editionFileSchema = z.object({
   subject: z.string().nullable(),
   /** Why the file cannot be sent, when it cannot. */
   problem: z.string().nullable(),
+  /** Links and images that lead nowhere, one sentence each: the owner reads them before sending. */
+  warnings: z.array(z.string()),
   progress: editionProgressSchema.nullable(),
 });
 export type EditionFile = z.infer<typeof editionFileSchema>;
@@ -187,12 +189,19 @@ export const editionsResponseSchema = z.object({
 });
 export type EditionsResponse = z.infer<typeof editionsResponseSchema>;
 
-export const editionPreviewResponseSchema = z.object({ subject: z.string(), html: z.string() });
+export const editionPreviewResponseSchema = z.object({
+  subject: z.string(),
+  html: z.string(),
+  warnings: z.array(z.string()),
+});
 export type EditionPreviewResponse = z.infer<typeof editionPreviewResponseSchema>;
 
 export const testSendRequestSchema = z.strictObject({ to: emailSchema });
-export const testSendResponseSchema = z.object({ sent: z.literal(true) });
-export const queuedResponseSchema = z.object({ queued: z.number() });
+export const testSendResponseSchema = z.object({
+  sent: z.literal(true),
+  warnings: z.array(z.string()),
+});
+export const queuedResponseSchema = z.object({ queued: z.number(), warnings: z.array(z.string()) });
 
 // Health
 

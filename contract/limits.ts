@@ -4,6 +4,8 @@ export const limits = {
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */
   commentMax: 2000,
+  /** How deep block quotes and lists may sit inside each other in a comment's Markdown. */
+  commentNestingMax: 3,
   /** RFC 5321's limit on a forward path. */
   emailMax: 254,
   /** The newsletter form cannot come back sooner than this after it was first touched. */

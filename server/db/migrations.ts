@@ -1,6 +1,7 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
+import { commentThreads } from "./conversation-migrations.ts";
 import { enquiriesMigration } from "./enquiries-migration.ts";
 import type { DatabaseKind } from "./schema.ts";
 
@@ -439,5 +440,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
     "009_enquiries": enquiriesMigration(kind),
+    "010_comment_threads": commentThreads(kind),
   };
 }

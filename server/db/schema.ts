@@ -129,6 +129,12 @@ export type ScienceCommentsTable = {
   ip_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** 1 on the owner's own comments, written from a console session (docs/decisions/016-owner-voice.md). */
   by_owner: ColumnType<number, number | undefined, number>;
+  /** The comment's Markdown as HTML, rendered when it was written; null on comments older than Markdown. */
+  content_html: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The comment this one answers (always one that starts a thread); null when it starts one. */
+  parent_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Set when a comment with replies was deleted: its place stays, its name and text are gone. */
+  deleted_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
 };
 
 /** Visitors whose comments the owner approved: under MODERATION=first they are no longer held. */

@@ -1,5 +1,6 @@
 import type { ErrorCode } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
+import { markdownRefusal } from "../engagement/comment-markdown.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTokens, type FormTokens } from "../lib/form-token.ts";
@@ -68,6 +69,8 @@ export function createCommentDefences({
   }
 
   function contentRefusal(content: string): Refusal | null {
+    const markdown = markdownRefusal(content);
+    if (markdown) return markdown;
     const refusal = checkContent(content, {
       maxLinks: config.COMMENT_MAX_LINKS,
       blocklist: blocklist.entries(),
