@@ -112,6 +112,13 @@ export const consoleCommentSchema = z.object({
   updatedAt: timestampSchema,
   /** Published for all; pending the owner's approval; or caught by the honeypot. */
   status: z.enum(["published", "pending", "spam"]),
+  /**
+   * For a reply, the comment whose thread it answers: its writer's name and
+   * the start of its text (both empty once that comment was deleted).
+   */
+  replyTo: z
+    .object({ id: z.number().int().positive(), userName: z.string(), excerpt: z.string() })
+    .nullable(),
 });
 export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
 

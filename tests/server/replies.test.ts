@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
 import {
   backends,
   freshItem,
@@ -101,6 +102,33 @@ describe.each(backends)("replies on %s", (backend) => {
     expect(questionLd.comment[0].parentItem).toMatchObject({ "@type": "Comment" });
   });
 
+  it("marks an edited comment or reply as edited, in answers and in the served page", async () => {
+    const postId = "wifi";
+    const writer = t.visitor();
+    const { comment } = json(await writer.comment(postId, "Two bands, one router", "Asha"));
+    const { comment: reply } = json(
+      await t.visitor().reply(postId, comment.id, "And 6 GHz", "Ravi"),
+    );
+    const before = (await t.app.inject({ method: "GET", url: "/science" })).body;
+    expect(before.slice(before.lastIndexOf('class="static-comments'))).not.toContain("· edited");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const edited = json(
+      await writer.patch(`/api/comments/${comment.id}`, {
+        content: "Two bands, one router (2.4 and 5 GHz)",
+        userName: "Asha",
+      }),
+    ).comment;
+    expect(edited.updatedAt > edited.createdAt).toBe(true);
+    const page = (await t.app.inject({ method: "GET", url: "/science" })).body;
+    // Wi-Fi's card is the page's last.
+    const thread = page.slice(page.lastIndexOf('class="static-comments'));
+    const edit = thread.slice(thread.indexOf("Asha"), thread.indexOf("Two bands"));
+    expect(edit).toContain("· edited");
+    const replied = thread.slice(thread.indexOf("Ravi"), thread.indexOf("And 6 GHz"));
+    expect(replied).not.toContain("· edited");
+    expect(reply.updatedAt).toBe(reply.createdAt);
+  });
+
   it("refuses a reply to a missing, deleted or other post's comment, changing nothing", async () => {
     const postId = freshItem("science");
     const elsewhere = freshItem("science");
@@ -175,6 +203,40 @@ describe.each(backends)("replies on %s", (backend) => {
       "A reply here",
       "published",
       String(comment.id),
+    ]);
+  });
+});
+
+describe.each(backends)("the owner and replies on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { SITE_OWNER_NAME: "Ravi Kumar" } });
+  });
+  afterAll(() => t?.close());
+
+  it("answers as the owner, with Author, and the console shows what each reply answers", async () => {
+    const postId = freshItem("science");
+    const { comment } = json(await t.visitor().comment(postId, "Which oil for a diesel?", "Asha"));
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const answered = await owner.post(`/api/items/science/${postId}/comments`, {
+      content: "Follow the maker's grade.",
+      userName: "ignored",
+      parentId: comment.id,
+    });
+    expect(answered.statusCode).toBe(201);
+    expect(json(answered).comment).toMatchObject({
+      parentId: comment.id,
+      byOwner: true,
+      userName: "Ravi Kumar",
+    });
+    const listed = json(await owner.get(`/api/admin/comments?post=${postId}`)).comments;
+    expect(listed).toEqual([
+      expect.objectContaining({
+        content: "Follow the maker's grade.",
+        replyTo: { id: comment.id, userName: "Asha", excerpt: "Which oil for a diesel?" },
+      }),
+      expect.objectContaining({ content: "Which oil for a diesel?", replyTo: null }),
     ]);
   });
 });
