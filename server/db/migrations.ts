@@ -3,6 +3,7 @@ import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
 import { commentThreads } from "./conversation-migrations.ts";
 import { enquiriesMigration } from "./enquiries-migration.ts";
+import { lessKeptAtRest } from "./less-kept-at-rest-migration.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -441,5 +442,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "008_owner_comments": ownerComments(),
     "009_enquiries": enquiriesMigration(kind),
     "010_comment_threads": commentThreads(kind),
+    "011_less_kept_at_rest": lessKeptAtRest(),
   };
 }
