@@ -9,6 +9,7 @@ import { notifications } from "./migrations/005-notifications.ts";
 import { ownerConsole } from "./migrations/006-console.ts";
 import { ownerComments } from "./migrations/008-owner-comments.ts";
 import { enquiriesMigration } from "./migrations/009-enquiries.ts";
+import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -33,5 +34,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "009_enquiries": enquiriesMigration(kind),
     "010_comment_threads": commentThreads(kind),
     "011_less_kept_at_rest": lessKeptAtRest(),
+    "012_owner_session_devices": ownerSessionDevices(),
   };
 }
