@@ -190,6 +190,7 @@ export async function buildApp({
     engagement,
     reads,
     moderation,
+    spam,
     close: closeEngagement,
   } = await startServices(config, app.log, {
     notifier: notifications.notifier,
@@ -204,6 +205,7 @@ export async function buildApp({
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
+    spam: spam.filter,
   });
   const owner = notifications.attach(store, engagement);
   const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);

@@ -7,6 +7,8 @@ import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal } from "./events/journal.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
+import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
+import { createSpamStore, type SpamStore } from "./moderation/spam/store.ts";
 import type { CommentNotifier } from "./notifications/notifier.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
@@ -23,10 +25,20 @@ export type Services = {
   reads: ReadCache;
   /** The owner's moderation: approve, reject, ban (server/moderation/service.ts). */
   moderation: Moderation;
+  /** The spam filter and what it learns from (server/moderation/spam/). */
+  spam: { store: SpamStore; filter: SpamFilter };
   close(): Promise<void>;
 };
 
-type ServicesConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "COOKIE_SECRET" | "MODERATION">;
+type ServicesConfig = Pick<
+  Config,
+  | "DATABASE_URL"
+  | "DATA_DIR"
+  | "COOKIE_SECRET"
+  | "MODERATION"
+  | "HOLD_LINKS_FROM_NEW"
+  | "SPAM_MODEL_FILE"
+>;
 
 /**
  * Opens the store named by the configuration, migrates it, and starts the
@@ -84,10 +96,21 @@ export async function startServices(
     notifier,
   );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
+  const spamStore = createSpamStore(store);
+  const spam = {
+    store: spamStore,
+    filter: createSpamFilter({
+      store: spamStore,
+      holdLinksFromNew: config.HOLD_LINKS_FROM_NEW,
+      ...(config.SPAM_MODEL_FILE ? { modelFile: config.SPAM_MODEL_FILE } : {}),
+      log,
+    }),
+  };
   const moderation = createModeration({
     store,
     comments: engagement.comments,
     mode: config.MODERATION,
+    spam: spamStore,
   });
 
   const prune = () =>
@@ -106,6 +129,7 @@ export async function startServices(
     engagement,
     reads,
     moderation,
+    spam,
     async close() {
       reads?.close();
       clearInterval(pruning);

@@ -11,6 +11,7 @@ import { createEngagement, createEventJournal, type Engagement } from "../engage
 import { newToken } from "../engagement/subscribers-repository.ts";
 import { resolveCookieSecret } from "../engagement/visitor.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
+import { createSpamStore } from "../moderation/spam/store.ts";
 import { EditionError, readEdition } from "../newsletter/editions.ts";
 import { createMailer } from "../newsletter/mailer.ts";
 import { editionMail } from "../newsletter/messages.ts";
@@ -926,6 +927,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       store: await store(),
       comments: (await engagement()).comments,
       mode: config.MODERATION,
+      spam: createSpamStore(await store()),
     });
 
   try {

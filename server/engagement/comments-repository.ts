@@ -97,6 +97,19 @@ export function createCommentsRepository(
       if (match.id !== undefined) query = query.where("id", "=", match.id);
       if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
       const rows = await query.returning(["id", "post_id"]).execute();
+      if (match.visitorId !== undefined && rows.length > 0) {
+        // The writer's own deletion takes their words out of what the spam
+        // filter learnt as ordinary (server/moderation/spam/store.ts).
+        await trx
+          .deleteFrom("spam_examples")
+          .where(
+            "comment_id",
+            "in",
+            rows.map((row) => row.id),
+          )
+          .where("label", "=", "ham")
+          .execute();
+      }
       const recorded: LiveEvent[] = [];
       for (const row of rows) {
         recorded.push(
@@ -442,6 +455,37 @@ export function createCommentsRepository(
       if (!result) return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
       bus.committed(result);
       return "approved";
+    },
+
+    /**
+     * The owner's "Mark as spam": the comment is kept, for its writer's eyes
+     * alone, as the honeypot's catch is; if it was published, it disappears
+     * from every open page.
+     */
+    async markSpam(id: number): Promise<"marked" | "already_spam" | "not_found"> {
+      const result = await db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom("science_comments")
+          .select(["status", "post_id"])
+          .where("id", "=", id)
+          .executeTakeFirst();
+        if (!before) return "not_found" as const;
+        if (before.status === "spam") return "already_spam" as const;
+        await trx
+          .updateTable("science_comments")
+          .set({ status: "spam" })
+          .where("id", "=", id)
+          .execute();
+        if (before.status !== "published") return null;
+        return events.record(trx, topicOf("science", before.post_id), "comment", async () => ({
+          action: "held",
+          item: itemOf(before.post_id),
+          commentId: id,
+        }));
+      });
+      if (result === "not_found" || result === "already_spam") return result;
+      if (result) bus.committed(result);
+      return "marked";
     },
 
     /** Whether the owner approved this visitor, or published a comment of theirs. */

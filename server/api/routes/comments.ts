@@ -132,6 +132,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         status: verdict.status,
         ipHash: verdict.ipHash,
       });
+      await defences.recordScreening(comment.id, verdict.screening);
       return reply.code(201).send({ comment });
     },
   );
