@@ -1,3 +1,4 @@
+import path from "node:path";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "astro/config";
@@ -5,18 +6,22 @@ import { deferredHydration } from "./app/islands/integration.ts";
 import { contentImages } from "./scripts/vite-content-images.ts";
 import { loadConfig, publicConfig } from "./server/config.ts";
 
-const site = publicConfig(loadConfig(process.env, { productionRules: false }));
+const config = loadConfig(process.env, { productionRules: false });
+const site = publicConfig(config);
 
 /**
  * Pages are built to static HTML; the interactive parts are React islands that
  * hydrate after the page has loaded (docs/decisions/006-islands.md). The server
- * serves build/client as it is.
+ * serves BUILD_DIR/client (build/client by default) as it is. Astro's own cache
+ * sits beside it, so that two builds of one checkout into two folders (the
+ * site's and the tests') share nothing.
  */
 export default defineConfig({
   site: site.siteUrl,
   srcDir: "./app",
   publicDir: "./public",
-  outDir: "./build/client",
+  outDir: path.join(config.buildDir, "client"),
+  cacheDir: path.join(config.buildDir, ".astro"),
   output: "static",
   trailingSlash: "never",
   build: { format: "directory", assets: "assets" },

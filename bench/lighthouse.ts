@@ -33,9 +33,14 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-lighthouse-"));
 const run = promisify(execFile);
 
 // The pages' canonical URLs must be the audited ones, so the site is built for
-// this address (ensure-build rebuilds when the settings change).
+// this address (ensure-build rebuilds when the settings change), into a folder
+// of its own: a site served from build/client keeps its pages.
 const port = Number(process.env.LIGHTHOUSE_PORT ?? 4180);
-const siteEnv = { ...process.env, SITE_URL: `http://127.0.0.1:${port}` };
+const siteEnv = {
+  ...process.env,
+  SITE_URL: `http://127.0.0.1:${port}`,
+  BUILD_DIR: "build/lighthouse",
+};
 
 async function startSite(): Promise<{ url: string; child: ChildProcess }> {
   await run(process.execPath, ["scripts/ensure-build.ts"], {

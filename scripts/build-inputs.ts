@@ -4,8 +4,14 @@ import path from "node:path";
 import { loadConfig, publicConfig } from "../server/config.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "..");
-export const clientDir = path.join(projectRoot, "build/client");
-export const stampFile = path.join(projectRoot, "build/.stamp");
+/**
+ * Where this build goes: BUILD_DIR (default build/), the pages under client/.
+ * The browser tests build into a folder of their own (tests/e2e/support/site.ts),
+ * so a site running from build/client is never rewritten by them.
+ */
+export const buildDir = loadConfig(process.env, { productionRules: false }).buildDir;
+export const clientDir = path.join(buildDir, "client");
+export const stampFile = path.join(buildDir, ".stamp");
 
 const inputs = [
   "app",

@@ -12,7 +12,7 @@ import {
   type SiteContent,
 } from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
-import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import { buildDir, buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
 import { writeSearchIndex } from "./search-index.ts";
@@ -64,7 +64,7 @@ const shareImages = await writeShareImages(
   {
     clientDir,
     contentRoot: defaultContentRoot,
-    cacheDir: path.join(projectRoot, "build/.share-images"),
+    cacheDir: path.join(buildDir, ".share-images"),
     sprite: readFileSync(path.join(projectRoot, "app/components/icons/sprite.svg"), "utf8"),
   },
 );

@@ -20,6 +20,11 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The site the browser tests build and serve goes to a folder of its own (the
+# same as BUILD_DIR in tests/e2e/support/site.ts): a site running from this
+# checkout's build/client keeps its pages, settings and script hashes.
+export BUILD_DIR=build/e2e
+
 started=$SECONDS
 phase() { echo "== $1 ($((SECONDS - started)) s)"; }
 

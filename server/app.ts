@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import path from "node:path";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -15,14 +14,16 @@ import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
 import { createInsightsRepository } from "./console/insights-repository.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
+import { ownerCookieName } from "./console/owner-session.ts";
+import { createOwnerVoice } from "./console/owner-voice.ts";
 import { consolePages } from "./console/pages.ts";
-import { ownerCookieName } from "./console/routes.ts";
+import { consoleRoutes } from "./console/routes/index.ts";
 import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { createModerationKeys } from "./moderation/keys.ts";
 import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
@@ -34,7 +35,7 @@ import { staticSite } from "./web/static-site.ts";
 
 export type AppOptions = {
   config: Config;
-  /** Where the prerendered site lives: CLIENT_ROOT, else build/client; tests point this at their own build. */
+  /** Where the prerendered site lives: CLIENT_ROOT, else BUILD_DIR/client; tests point this at their own build. */
   clientRoot?: string;
   logger?: FastifyServerOptions["logger"];
   /** Stories and science posts that take reactions and comments; defaults to the content folder's. */
@@ -57,8 +58,6 @@ export type AppOptions = {
    */
   databaseWaitMs?: number;
 };
-
-export const defaultClientRoot = path.resolve(import.meta.dirname, "../build/client");
 
 /** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
 const acceptableRequestId = /^[\w.:-]{1,64}$/;
@@ -101,7 +100,7 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
-  clientRoot = config.CLIENT_ROOT ? path.resolve(config.CLIENT_ROOT) : defaultClientRoot,
+  clientRoot = config.clientRoot,
   logger = false,
   catalog = loadEngagementCatalog(),
   heartbeatMs = 15_000,
@@ -201,7 +200,7 @@ export async function buildApp({
   const defences = createCommentDefences({
     config,
     blocklist: createBlocklist(config.DATA_DIR, app.log),
-    keys: createModerationKeys(cookieSecret),
+    keys: createWriterKeys(cookieSecret),
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
@@ -251,19 +250,22 @@ export async function buildApp({
         windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
       },
       streams: { slots: eventStreams, heartbeatMs },
-      console: {
-        config,
-        store,
-        engagement,
-        bus,
-        owner: ownerConsole,
-        moderation,
-        defences,
-        insights: createInsightsRepository(store, loadItemTitles(), clock),
-        mailer: newsletter.mailer,
-        mailQueued: newsletter.deps.mailQueued,
-        slots: eventStreams,
-      },
+      ownerVoice: createOwnerVoice({ owner: ownerConsole, config }),
+      registerConsole: (api) =>
+        api.register(consoleRoutes, {
+          prefix: "/admin",
+          config,
+          store,
+          engagement,
+          bus,
+          owner: ownerConsole,
+          moderation,
+          defences,
+          insights: createInsightsRepository(store, loadItemTitles(), clock),
+          mailer: newsletter.mailer,
+          mailQueued: newsletter.deps.mailQueued,
+          slots: eventStreams,
+        }),
     });
 
     // The no-JavaScript form's second page posts to its own address, which

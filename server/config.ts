@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import path from "node:path";
 import { z } from "zod";
 import type { PublicConfig } from "../contract/site-config.ts";
 
@@ -80,7 +81,11 @@ const envSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATA_DIR: z.string().min(1).default("./data"),
-    // The built site; the default is where `npm run build` writes it.
+    // Where `npm run build` writes the site (its pages under client/) and
+    // where `npm start` serves it from; relative to the project's folder. The
+    // tests build into a folder of their own, so they never touch this one.
+    BUILD_DIR: optionalText.transform((value) => value ?? "build"),
+    // The built site to serve, when it is somewhere else than BUILD_DIR/client.
     CLIENT_ROOT: optionalText,
     DATABASE_URL: optionalText.pipe(
       z
@@ -263,6 +268,10 @@ export type Env = z.output<typeof envSchema>;
 export const environmentVariables = Object.keys(envSchema.shape) as (keyof Env)[];
 
 export type Config = Env & {
+  /** BUILD_DIR as an absolute path. */
+  buildDir: string;
+  /** CLIENT_ROOT as an absolute path, else BUILD_DIR/client. */
+  clientRoot: string;
   siteUrl: string;
   contactEmail: string;
   databaseKind: "sqlite" | "postgres";
@@ -271,6 +280,9 @@ export type Config = Env & {
   /** NOTIFY_COMMENTS, or `each` when OWNER_EMAIL is set and `off` when it is not. */
   notifyComments: "each" | "hourly" | "off";
 };
+
+/** The project's folder, which a relative BUILD_DIR starts from. */
+const projectRoot = path.resolve(import.meta.dirname, "..");
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -292,8 +304,13 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const values = parsed.data;
+  const buildDir = path.resolve(projectRoot, values.BUILD_DIR);
   return {
     ...values,
+    buildDir,
+    clientRoot: values.CLIENT_ROOT
+      ? path.resolve(values.CLIENT_ROOT)
+      : path.join(buildDir, "client"),
     siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
     databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",

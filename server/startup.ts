@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import { migrateToLatest, openStore, type Store } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
+import type { CommentNotifier } from "./engagement/comment-notifier.ts";
 import { createEngagement, type Engagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
@@ -9,7 +10,6 @@ import { createEventJournal } from "./events/journal.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
 import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
 import { createSpamStore, type SpamStore } from "./moderation/spam/store.ts";
-import type { CommentNotifier } from "./notifications/notifier.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;

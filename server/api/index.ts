@@ -8,8 +8,6 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
-import { createOwnerVoice } from "../console/owner-voice.ts";
-import { type ConsoleDeps, consoleRoutes } from "../console/routes.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
@@ -28,14 +26,18 @@ import { subscriberRoutes } from "./routes/subscribers.ts";
 import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
-export type ApiOptions = Omit<RouteDeps, "ownerVoice"> & {
+export type ApiOptions = RouteDeps & {
   /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
   rateLimits: RateLimits;
   streams: { slots: StreamSlots; heartbeatMs: number };
-  /** The owner's console API, under /api/admin (docs/decisions/012-owner-console.md). */
-  console: ConsoleDeps;
+  /**
+   * Registers the owner's console API, under /api/admin
+   * (docs/decisions/012-owner-console.md), inside this plugin: behind the
+   * same guards and error answers, and in the same OpenAPI document.
+   */
+  registerConsole(api: Parameters<FastifyPluginAsyncZod>[0]): PromiseLike<unknown>;
 };
 
 /** The engagement API, registered under `/api`. */
@@ -50,7 +52,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     newsletter: options.newsletter,
     moderation: options.moderation,
     defences: options.defences,
-    ownerVoice: createOwnerVoice({ owner: options.console.owner, config: options.console.config }),
+    ownerVoice: options.ownerVoice,
   };
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -105,7 +107,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(commentRoutes, deps);
   await app.register(yourDataRoutes, { ...deps, rateLimits });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
-  await app.register(consoleRoutes, { prefix: "/admin", ...options.console });
+  await options.registerConsole(app);
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

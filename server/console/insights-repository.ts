@@ -5,7 +5,7 @@ import type {
   OverviewResponse,
 } from "../../contract/console.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../engagement/time.ts";
+import { toIso } from "../lib/time.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../engagement/time.ts";
+import { toIso } from "../lib/time.ts";
 
 /**
  * Who may use the console, and what was done in it

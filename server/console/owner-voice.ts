@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { OwnerOverlay } from "../../contract/api.ts";
+import type { OwnerVoice } from "../api/routes/deps.ts";
 import type { Config } from "../config.ts";
 import type { OwnerRepository, SessionCheck } from "./owner-repository.ts";
-import { ownerCookieName, ownerSessionOf, setOwnerCookie } from "./routes.ts";
+import { ownerCookieName, ownerSessionOf, setOwnerCookie } from "./owner-session.ts";
 
 /**
  * The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md).
@@ -17,7 +18,9 @@ export function createOwnerVoice({
 }: {
   owner: OwnerRepository;
   config: Pick<Config, "siteUrl" | "SITE_OWNER_NAME">;
-}) {
+}): OwnerVoice & {
+  sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<SessionCheck | null>;
+} {
   const cookieName = ownerCookieName(config.siteUrl);
   const overlay: OwnerOverlay = { name: config.SITE_OWNER_NAME ?? null };
 
@@ -48,5 +51,3 @@ export function createOwnerVoice({
     },
   };
 }
-
-export type OwnerVoice = ReturnType<typeof createOwnerVoice>;

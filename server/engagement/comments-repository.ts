@@ -5,8 +5,8 @@ import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import type { CommentNotifier } from "../notifications/notifier.ts";
-import { nowIso, toIso } from "./time.ts";
+import { nowIso, toIso } from "../lib/time.ts";
+import type { CommentNotifier } from "./comment-notifier.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
 export const ownerModerationTopic = "owner:moderation";
@@ -37,7 +37,7 @@ export type CommentsRepository = ReturnType<typeof createCommentsRepository>;
 
 /**
  * `avatarOf` turns a visitor credential into the seed of its avatar
- * (server/moderation/keys.ts); the credential itself never leaves the server.
+ * (server/engagement/writer-keys.ts); the credential itself never leaves the server.
  */
 export function createCommentsRepository(
   store: Store,

@@ -1,19 +1,19 @@
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { createModerationKeys } from "../moderation/keys.ts";
-import type { CommentNotifier } from "../notifications/notifier.ts";
+import type { CommentNotifier } from "./comment-notifier.ts";
 import { createCommentsRepository } from "./comments-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
 import { createVisitorDataRepository } from "./visitor-data-repository.ts";
+import { createWriterKeys } from "./writer-keys.ts";
 
 export { createEventJournal, type EventJournal } from "../events/journal.ts";
 export type { Catalog } from "./catalog.ts";
 
 /**
  * Every repository of the engagement store; writes report their events to
- * `bus`. `cookieSecret` keys the comment avatars (server/moderation/keys.ts).
+ * `bus`. `cookieSecret` keys the comment avatars (server/engagement/writer-keys.ts).
  */
 export function createEngagement(
   store: Store,
@@ -22,7 +22,7 @@ export function createEngagement(
   cookieSecret: string,
   notifier?: CommentNotifier,
 ) {
-  const keys = createModerationKeys(cookieSecret);
+  const keys = createWriterKeys(cookieSecret);
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),

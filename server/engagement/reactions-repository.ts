@@ -12,7 +12,7 @@ import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { nowIso } from "./time.ts";
+import { nowIso } from "../lib/time.ts";
 
 /*
  * Stories' and posts' reactions live in two tables that differ only in the

@@ -9,7 +9,7 @@ import {
 import { type ItemKind, limits, type ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { EventBus } from "../events/bus.ts";
-import { type Representation, representation } from "../web/etag.ts";
+import { type Representation, representation } from "../lib/representation.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 

@@ -3,7 +3,7 @@ import { sql, type Transaction } from "kysely";
 import { isUniqueViolation } from "../db/errors.ts";
 import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { nowIso, toIso } from "./time.ts";
+import { nowIso, toIso } from "../lib/time.ts";
 
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 

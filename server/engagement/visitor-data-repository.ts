@@ -1,7 +1,7 @@
 import type { ItemKind, ReactionType } from "../../contract/limits.ts";
 import type { OwnComment, OwnReaction } from "../../contract/your-data.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "./time.ts";
+import { toIso } from "../lib/time.ts";
 
 /** Where an item is read: its card on the list page (the anchor opens it). */
 export function itemUrl(siteUrl: string, kind: ItemKind, itemId: string): string {

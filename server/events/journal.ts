@@ -2,7 +2,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import type { ItemEventPayloads } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { nowIso } from "../engagement/time.ts";
+import { nowIso } from "../lib/time.ts";
 import { eventsChannel, type LiveEvent, type LiveEventType } from "./bus.ts";
 
 /**

@@ -1,11 +1,11 @@
 import type { ErrorCode } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
+import type { WriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTokens, type FormTokens } from "../newsletter/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { nameKey } from "./fold.ts";
-import type { ModerationKeys } from "./keys.ts";
 import type { Moderation } from "./service.ts";
 import type { SpamFilter } from "./spam/filter.ts";
 import type { Screening } from "./spam/store.ts";
@@ -59,7 +59,7 @@ export function createCommentDefences({
     "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "SITE_OWNER_NAME"
   >;
   blocklist: Blocklist;
-  keys: ModerationKeys;
+  keys: WriterKeys;
   formTokens: FormTokens;
   comments: CommentsRepository;
   moderation: Moderation;

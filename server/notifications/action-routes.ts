@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import type { NotifiedComment } from "../engagement/comment-notifier.ts";
 import type { Engagement } from "../engagement/index.ts";
 import { escapeHtml } from "../newsletter/messages.ts";
 import { type ActionPage, paragraph, renderActionPage } from "./action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type ApproveComment, commentsById } from "./compose.ts";
-import { type NotifiedComment, postUrl } from "./notifier.ts";
+import { postUrl } from "./notifier.ts";
 
 export type ActionRouteDeps = {
   store: Store;

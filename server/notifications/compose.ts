@@ -1,11 +1,12 @@
 import type { Transaction } from "kysely";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../engagement/time.ts";
+import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
+import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../newsletter/outbox-worker.ts";
 import type { ActionTokens } from "./action-tokens.ts";
 import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
-import { type CommentState, type MailPayload, type NotifiedComment, postUrl } from "./notifier.ts";
+import { type MailPayload, postUrl } from "./notifier.ts";
 
 /**
  * Approves a held comment (docs/decisions/011-owner-notifications.md): true

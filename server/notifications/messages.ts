@@ -1,8 +1,8 @@
 import type { CommentAction } from "../db/schema.ts";
+import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
 import type { OutgoingMail } from "../newsletter/mailer.ts";
 import { escapeHtml, layout, oneLine } from "../newsletter/messages.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";
-import type { CommentState, NotifiedComment } from "./notifier.ts";
 
 /**
  * The owner's mails about new comments (docs/decisions/011-owner-notifications.md).

@@ -1,15 +1,4 @@
-import type { Transaction } from "kysely";
-import type { LiveComment } from "../../contract/live-events.ts";
-import type { Database } from "../db/schema.ts";
-
-/** What the owner is told of a comment. */
-export type NotifiedComment = Pick<
-  LiveComment,
-  "id" | "postId" | "content" | "userName" | "createdAt"
->;
-
-/** A comment that others can read at once, or one held until the owner approves it. */
-export type CommentState = "created" | "held";
+import type { CommentNotifier, CommentState } from "../engagement/comment-notifier.ts";
 
 /** What an owner's mail row (`comment_notice`, `comment_digest`) carries. */
 export type MailPayload = { commentId: number; state: CommentState };
@@ -52,18 +41,6 @@ export function nextDigestAt(now: Date): Date {
 export function postUrl(siteUrl: string, postId: string): string {
   return `${siteUrl}/science#${encodeURIComponent(postId)}`;
 }
-
-/**
- * Called by the comments repository in the transaction that stores a comment
- * (docs/decisions/011-owner-notifications.md): the notifications are outbox
- * rows committed with the comment, so a comment the API acknowledged is never
- * a lost notification. `committed` runs after the commit and wakes the
- * workers.
- */
-export type CommentNotifier = {
-  queue(trx: Transaction<Database>, comment: NotifiedComment, state?: CommentState): Promise<void>;
-  committed(): void;
-};
 
 export function createCommentNotifier(settings: NotifierSettings) {
   const listeners = new Set<() => void>();

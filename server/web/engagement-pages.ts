@@ -8,7 +8,8 @@ import { type CommentPosition, decodeCommentCursor } from "../../contract/api.ts
 import type { ItemKind } from "../../contract/limits.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
-import { type Representation, representation, sendRepresentation } from "./etag.ts";
+import { type Representation, representation } from "../lib/representation.ts";
+import { sendRepresentation } from "./etag.ts";
 
 /**
  * The list pages whose cards carry their engagement, by the kind of their

@@ -50,6 +50,12 @@ export async function securityHeaders(
           ...inlineScriptHashes.map((hash) => `'${hash}'`),
           ...extra,
         ],
+        // The confetti (docs/product.md, "Motion") draws off the main thread,
+        // in a worker its library makes from a blob: URL of its own code.
+        // Without this the worker falls under script-src, is refused, and
+        // nothing is drawn. blob: URLs can only be made by script already
+        // running on the page, which script-src governs.
+        workerSrc: ["'self'", "blob:"],
         styleSrc: ["'self'", "'unsafe-inline'", ...extra],
         imgSrc: ["'self'", "data:", ...extra],
         connectSrc: ["'self'", ...extra],

@@ -158,6 +158,8 @@ describe("security headers", () => {
     expect(policy).toMatch(/script-src 'self' 'wasm-unsafe-eval' 'sha256-[\w+/]+=';/);
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).toContain("object-src 'none'");
+    // The confetti's worker is made from a blob: URL.
+    expect(policy).toContain("worker-src 'self' blob:");
     expect(page.headers["x-frame-options"]).toBe("SAMEORIGIN");
     expect(page.headers["cross-origin-opener-policy"]).toBe("same-origin");
     expect(page.headers["x-content-type-options"]).toBe("nosniff");

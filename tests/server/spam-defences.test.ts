@@ -2,8 +2,8 @@ import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
+import { addressScope, createWriterKeys } from "../../server/engagement/writer-keys.ts";
 import { createCommentFormTokens } from "../../server/moderation/defences.ts";
-import { addressScope, createModerationKeys } from "../../server/moderation/keys.ts";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -293,7 +293,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(a2).toBe(a1);
       expect(b1).not.toBe(a1);
       const visitorId = (first.cookie ?? "").split("=")[1]!.split(".")[0]!;
-      const keys = createModerationKeys(resolveCookieSecret({ DATA_DIR: t.dataDir }));
+      const keys = createWriterKeys(resolveCookieSecret({ DATA_DIR: t.dataDir }));
       expect(a1).toBe(keys.avatarOf(visitorId));
       expect(a1).not.toContain(visitorId);
     });

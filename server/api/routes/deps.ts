@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { OwnerOverlay } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
-import type { OwnerVoice } from "../../console/owner-voice.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
@@ -10,6 +10,25 @@ import { sendRepresentation } from "../../web/etag.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import type { NewsletterDeps } from "../newsletter-rules.ts";
+
+/** A live owner session, as the readers' routes see it. */
+export type OwnerSession = { id: string };
+
+/**
+ * The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md):
+ * the readers' routes own this interface, the console implements it
+ * (server/console/owner-voice.ts), and the composition root plugs it in.
+ */
+export type OwnerVoice = {
+  /** What the owner's answers add: the name their comments carry. */
+  overlay: OwnerOverlay;
+  /** The live owner session behind a request, or null (every visitor's). */
+  sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<OwnerSession | null>;
+  /** The name the owner's comment is stored under. */
+  nameFor(typed: string): string;
+  /** Records an action taken from the pages in the owner's audit trail. */
+  audit(session: OwnerSession, action: string, object: string): Promise<void>;
+};
 
 /** What the route plugins need from the app. */
 export type RouteDeps = {

@@ -1,5 +1,5 @@
 import type { Store } from "../../db/store.ts";
-import { nowIso } from "../../engagement/time.ts";
+import { nowIso } from "../../lib/time.ts";
 import type { Label } from "./model.ts";
 
 /**

@@ -10,6 +10,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../../support/server-process.ts";
+import { siteEnv } from "./site.ts";
 
 /**
  * A spec's own server on the built site, and what the owner's command line
@@ -47,6 +48,8 @@ export async function startOwnSite(
   const server = await startServerProcess({
     env: {
       ...(defaultLimits ? {} : generousLimits),
+      // The browser tests' build (never the site's own build/client).
+      BUILD_DIR: siteEnv.BUILD_DIR,
       PORT: String(port),
       SITE_URL: `http://${host}:${port}`,
       DATA_DIR: dataDir,

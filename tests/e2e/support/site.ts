@@ -15,6 +15,10 @@ export const postgresPort = port + 1;
  * provider is outside this machine, so the tests stand in for its script.
  */
 export const siteEnv = {
+  // The tests' build has the tests' address and settings baked in: it goes to
+  // a folder of its own, so a site served from build/client in the same
+  // checkout keeps its pages (scripts/test.sh exports the same folder).
+  BUILD_DIR: "build/e2e",
   SITE_URL: baseURL,
   CONTACT_EMAIL: "owner@example.com",
   CHATBOT_SCRIPT_URL: "https://chatbot.invalid/embed.js",

@@ -28,7 +28,7 @@ export function addressScope(ip: string): string {
  * (docs/decisions/004-visitor-ownership.md), one per use so that no value
  * computed for one purpose can stand for another.
  */
-export function createModerationKeys(cookieSecret: string) {
+export function createWriterKeys(cookieSecret: string) {
   // Key objects, made once: handing createHmac raw bytes makes it build and
   // check a key on every call, which was most of the work of a returning
   // visitor's comment read.
@@ -62,4 +62,4 @@ export function createModerationKeys(cookieSecret: string) {
   };
 }
 
-export type ModerationKeys = ReturnType<typeof createModerationKeys>;
+export type WriterKeys = ReturnType<typeof createWriterKeys>;

@@ -1,0 +1,66 @@
+import type { ParseArgsConfig } from "node:util";
+import type { Config } from "../config.ts";
+import { createOwnerRepository } from "../console/owner-repository.ts";
+import type { Store } from "../db/store.ts";
+import type { Engagement } from "../engagement/index.ts";
+import type { Moderation } from "../moderation/service.ts";
+import { AdminError } from "./sqlite-files.ts";
+
+/**
+ * What one of the owner's commands is (`npm run admin -- <command>`): its name,
+ * its arguments and options, its help and its handler, declared together in
+ * the file of its group under `commands/`.
+ */
+
+export type Output = { write(text: string): unknown };
+export type AdminIo = { env: NodeJS.ProcessEnv; stdout: Output; stderr: Output };
+
+export const exitCodes = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export type CommandContext = {
+  values: Values;
+  positionals: string[];
+  config: Config;
+  stdout: Output;
+  stderr: Output;
+  /** The repositories on the configured database, opened on first use. */
+  engagement(): Promise<Engagement>;
+  /** The configured database itself, opened on first use. */
+  store(): Promise<Store>;
+  /** The owner's moderation on the configured database (server/moderation/service.ts). */
+  moderation(): Promise<Moderation>;
+};
+
+export type Command = {
+  name: string;
+  /** What follows the name, for the usage line. */
+  usage: string;
+  summary: string;
+  help: string;
+  options?: NonNullable<ParseArgsConfig["options"]>;
+  /** Names of the positional arguments, all required unless `argumentsOptional`. */
+  arguments?: string[];
+  argumentsOptional?: boolean;
+  run(context: CommandContext): Promise<number>;
+};
+
+const maxId = 2_147_483_647;
+
+/** The command line's changes join the console's in the audit trail, without a session. */
+export async function audited(store: () => Promise<Store>, action: string, object: string) {
+  await createOwnerRepository(await store()).audit(null, action, object);
+}
+
+export function usageError(message: string): AdminError {
+  return new AdminError(message, exitCodes.usage);
+}
+
+export function parseId(value: string | undefined, what: string): number {
+  const id = Number(value);
+  if (!/^\d+$/.test(value ?? "") || id < 1 || id > maxId) {
+    throw usageError(`${what} must be a positive whole number, not "${value ?? ""}".`);
+  }
+  return id;
+}

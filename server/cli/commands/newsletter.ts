@@ -1,0 +1,155 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { emailSchema } from "../../../contract/api.ts";
+import { newToken } from "../../engagement/subscribers-repository.ts";
+import { EditionError, readEdition } from "../../newsletter/editions.ts";
+import { createMailer } from "../../newsletter/mailer.ts";
+import { editionMail } from "../../newsletter/messages.ts";
+import { createOutboxRepository } from "../../newsletter/outbox-repository.ts";
+import { audited, type Command, exitCodes, usageError } from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
+import { formatTable } from "../table.ts";
+
+function editionOf(file: string) {
+  try {
+    return readEdition(path.resolve(file));
+  } catch (error) {
+    if (error instanceof EditionError) throw new AdminError(error.message);
+    throw error;
+  }
+}
+
+export const newsletterCommands: Command[] = [
+  {
+    name: "newsletter preview",
+    usage: "FILE [--out HTML]",
+    summary: "render an edition to an HTML file to open in a browser",
+    help: `Renders the edition FILE (Markdown with a "subject" in its frontmatter; see
+the README, "Newsletter editions") in the mail template and writes the HTML,
+by default to DATA_DIR/preview/<name>.html, printing where. The unsubscribe
+link in it is a sample.
+
+  --out HTML   write the HTML here instead`,
+    arguments: ["FILE"],
+    options: { out: { type: "string" } },
+    async run({ values, positionals, config, stdout }) {
+      const edition = editionOf(positionals[0] ?? "");
+      const mail = editionMail(
+        edition,
+        { to: "preview@example.com", token: "preview" },
+        config.siteUrl,
+      );
+      const out =
+        typeof values.out === "string"
+          ? path.resolve(values.out)
+          : path.resolve(config.DATA_DIR, "preview", `${edition.slug}.html`);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, mail.html);
+      stdout.write(`Subject: ${mail.subject}\nWrote ${out}\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter test",
+    usage: "FILE --to ADDRESS",
+    summary: "send one copy of an edition to ADDRESS",
+    help: `Sends one copy of the edition FILE to ADDRESS at once, through SMTP_URL (or
+into DATA_DIR/outbox/ when it is not set), with "[Test]" before the subject.
+Nothing is recorded: the edition can still be sent to everyone. Its
+unsubscribe links lead nowhere.
+
+  --to ADDRESS   where to send the copy`,
+    arguments: ["FILE"],
+    options: { to: { type: "string" } },
+    async run({ values, positionals, config, stdout }) {
+      const to = emailSchema.safeParse(typeof values.to === "string" ? values.to : "");
+      if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
+      const edition = editionOf(positionals[0] ?? "");
+      const mailer = createMailer(
+        { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
+        { info: (_object, message) => stdout.write(`${message}\n`) },
+      );
+      try {
+        const mail = editionMail(edition, { to: to.data, token: newToken() }, config.siteUrl);
+        await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
+      } finally {
+        mailer.close();
+      }
+      stdout.write(`Sent a test copy of ${edition.slug} to ${to.data}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter send",
+    usage: "FILE",
+    summary: "queue an edition for every confirmed subscriber",
+    help: `Queues the edition FILE for every confirmed subscriber. The running server
+sends the queue at MAIL_RATE_PER_MINUTE per instance, resuming after a
+restart; "newsletter status" shows the progress. An edition is named by its
+file name and reaches an address once: sending the same file again queues
+only those who confirmed since. A changed file under a used name is refused.`,
+    arguments: ["FILE"],
+    async run({ positionals, stdout, store }) {
+      const edition = editionOf(positionals[0] ?? "");
+      const outbox = createOutboxRepository(await store());
+      let saved: { id: number; created: boolean };
+      try {
+        saved = await outbox.saveEdition(edition);
+      } catch (error) {
+        throw new AdminError((error as Error).message);
+      }
+      const queued = await outbox.queueEdition(saved.id);
+      await audited(store, "newsletter send", `${edition.slug} (${queued} queued)`);
+      stdout.write(
+        `Queued ${edition.slug} ("${edition.subject}") for ${queued} subscriber${queued === 1 ? "" : "s"}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
+      );
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "newsletter status",
+    usage: "[--json]",
+    summary: "progress of each edition: queued, sent, failed",
+    help: `Shows every edition queued so far with the number of its messages still
+queued, sent, failed (the SMTP server refused them for good, or temporary
+failures went on for hours) and cancelled (the address unsubscribed first),
+then each failure with the server's answer.
+
+  --json   the same as JSON, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, store }) {
+      const outbox = createOutboxRepository(await store());
+      const editions = await outbox.progress();
+      const failures = await Promise.all(
+        editions.map(async (e) => ({ slug: e.slug, failed: await outbox.failures(e.slug) })),
+      );
+      if (values.json) {
+        stdout.write(`${JSON.stringify({ editions, failures }, null, 2)}\n`);
+        return exitCodes.ok;
+      }
+      if (editions.length === 0) {
+        stdout.write("No edition has been queued yet.\n");
+        return exitCodes.ok;
+      }
+      stdout.write(
+        formatTable(
+          ["edition", "subject", "queued", "sent", "failed", "cancelled"],
+          editions.map((e) => [
+            e.slug,
+            e.subject,
+            String(e.queued),
+            String(e.sent),
+            String(e.failed),
+            String(e.cancelled),
+          ]),
+        ),
+      );
+      for (const { slug, failed } of failures) {
+        for (const failure of failed) {
+          stdout.write(`${slug}\t${failure.email}\t${failure.last_error ?? ""}\n`);
+        }
+      }
+      return exitCodes.ok;
+    },
+  },
+];

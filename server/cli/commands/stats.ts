@@ -1,0 +1,72 @@
+import { noReactions } from "../../../contract/limits.ts";
+import { type Command, exitCodes } from "../command.ts";
+import { formatTable } from "../table.ts";
+
+export const statsCommands: Command[] = [
+  {
+    name: "stats",
+    usage: "[--json]",
+    summary: "subscribers, and reactions and comments per item",
+    help: `Prints the number of subscribers, then every story and science post that has
+reactions or comments, with its counts per reaction type and its comments.
+
+  --json   the same as JSON, for scripts`,
+    options: { json: { type: "boolean" } },
+    async run({ values, stdout, engagement }) {
+      const repositories = await engagement();
+      const subscribers = await repositories.subscribers.count();
+      const reactions = await repositories.reactions.countsByItem();
+      const comments = await repositories.comments.countsByPost();
+      const items = reactions.map(({ kind, itemId, counts }) => ({
+        kind,
+        id: itemId,
+        reactions: counts,
+        comments: kind === "science" ? (comments.get(itemId) ?? 0) : null,
+      }));
+      for (const [postId, count] of comments) {
+        if (!items.some((item) => item.kind === "science" && item.id === postId)) {
+          items.push({
+            kind: "science",
+            id: postId,
+            reactions: noReactions(),
+            comments: count,
+          });
+        }
+      }
+      items.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
+      if (values.json) {
+        stdout.write(`${JSON.stringify({ subscribers, items }, null, 2)}\n`);
+        return exitCodes.ok;
+      }
+      const sum = (pick: (item: (typeof items)[number]) => number) =>
+        String(items.reduce((total, item) => total + pick(item), 0));
+      stdout.write(`Subscribers: ${subscribers}\n\n`);
+      stdout.write(
+        formatTable(
+          ["kind", "item", "like", "love", "dislike", "idea", "comments"],
+          [
+            ...items.map((item) => [
+              item.kind,
+              item.id,
+              String(item.reactions.like),
+              String(item.reactions.love),
+              String(item.reactions.dislike),
+              String(item.reactions.idea),
+              item.comments === null ? "-" : String(item.comments),
+            ]),
+            [
+              "total",
+              "",
+              sum((item) => item.reactions.like),
+              sum((item) => item.reactions.love),
+              sum((item) => item.reactions.dislike),
+              sum((item) => item.reactions.idea),
+              sum((item) => item.comments ?? 0),
+            ],
+          ],
+        ),
+      );
+      return exitCodes.ok;
+    },
+  },
+];

@@ -1,0 +1,189 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import { commentResponseSchema } from "../../../contract/api.ts";
+import {
+  banRequestSchema,
+  commentSearchSchema,
+  consoleCommentsResponseSchema,
+  ownerEditRequestSchema,
+} from "../../../contract/console.ts";
+import { ApiError, notFound } from "../../api/errors.ts";
+import type { LiveEvent } from "../../events/bus.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+/** How often an open console stream checks that its session is still alive. */
+const sessionRecheckMs = 30_000;
+
+/** Comments: search, moderation, the owner's edits and deletions, and their live events. */
+export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { engagement, bus, owner, moderation, defences, insights, slots, sessionOf, audit } =
+    context;
+
+  app.get(
+    "/comments",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Recent comments, newest first, searchable by text, name and post",
+        querystring: commentSearchSchema,
+        response: { 200: consoleCommentsResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({
+      pending: await insights.searchComments({ ...request.query, status: "pending" }),
+      comments: await insights.searchComments(request.query),
+      posts: insights.posts(),
+    }),
+  );
+
+  const commentId = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+
+  app.post(
+    "/comments/:id/approve",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Publish a held comment (and trust its writer under MODERATION=first)",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await moderation.approveComment(request.params.id);
+      if (outcome === "not_found") throw notFound("There is no such comment.");
+      if (outcome === "approved")
+        await audit(request, "comment approve", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/comments/:id/reject",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Reject a comment: it goes, for its writer too",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if ((await moderation.rejectComment(request.params.id)) === "not_found") {
+        throw notFound("There is no such comment.");
+      }
+      await audit(request, "comment reject", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/comments/:id/ban",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Ban the browser and address that wrote a comment, for some days or until lifted",
+        params: commentId,
+        body: banRequestSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const result = await moderation.banVisitorOfComment(request.params.id, request.body.days);
+      if (result === "not_found") throw notFound("There is no such comment.");
+      await audit(
+        request,
+        "visitor ban",
+        `comment ${request.params.id}${request.body.days ? `, ${request.body.days} days` : ""}`,
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.patch(
+    "/comments/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Edit the text of any comment (from the reading page); readers' open pages see it",
+        params: commentId,
+        body: ownerEditRequestSchema,
+        response: { 200: commentResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      // The same text rules as every comment and edit (docs/decisions/016-owner-voice.md).
+      const refusal = defences.judgeEdit(request.body.content);
+      if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message);
+      const comment = await engagement.comments.updateAsOwner({
+        id: request.params.id,
+        content: request.body.content,
+      });
+      if (comment === "not_found") throw notFound("There is no such comment.");
+      await audit(request, "comment edit", String(request.params.id));
+      return { comment };
+    },
+  );
+
+  app.delete(
+    "/comments/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Delete any comment (from the console or the reading page); readers' open pages see it go",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await engagement.comments.removeAsOwner(request.params.id))) {
+        throw notFound("There is no such comment.");
+      }
+      await audit(request, "comment delete", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  // New comments, live: the comment events of every post, as the bus delivers them.
+  app.get(
+    "/events",
+    {
+      sse: { kind: "manual" },
+      schema: {
+        ...consoleTag,
+        summary: "Comment events of every post (Server-Sent Events)",
+        response: errors,
+      },
+    },
+    async (request, reply) => {
+      const release = slots.take(request.ip, null);
+      const unsubscribe = bus.subscribeAll((event: LiveEvent) => {
+        if (event.type !== "comment" || !reply.sse.isConnected) return;
+        if (reply.raw.writableLength > 1024 * 1024) {
+          reply.sse.close();
+          return;
+        }
+        reply.raw.write(`event: comment\ndata: ${event.data}\n\n`);
+      });
+      request.raw.socket.setTimeout(0);
+      // A revoked or expired session loses its stream too, within half a minute.
+      const sessionId = sessionOf(request).id;
+      const checking = setInterval(() => {
+        owner.isAlive(sessionId).then(
+          (alive) => {
+            if (!alive) reply.sse.close();
+          },
+          () => {},
+        );
+      }, sessionRecheckMs);
+      reply.sse.onClose(() => {
+        clearInterval(checking);
+        unsubscribe();
+        release();
+      });
+      reply.sse.keepAlive();
+      reply.sse.sendHeaders();
+      reply.raw.write("retry: 3000\n\nevent: ready\ndata: {}\n\n");
+    },
+  );
+};

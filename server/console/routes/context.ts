@@ -1,0 +1,100 @@
+import path from "node:path";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { errorResponseSchema } from "../../../contract/api.ts";
+import { ApiError } from "../../api/errors.ts";
+import type { StreamSlots } from "../../api/stream-slots.ts";
+import type { Config } from "../../config.ts";
+import type { Store } from "../../db/store.ts";
+import type { Engagement } from "../../engagement/index.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { CommentDefences } from "../../moderation/defences.ts";
+import type { Moderation } from "../../moderation/service.ts";
+import type { Mailer } from "../../newsletter/mailer.ts";
+import {
+  createOutboxRepository,
+  type OutboxRepository,
+} from "../../newsletter/outbox-repository.ts";
+import type { InsightsRepository } from "../insights-repository.ts";
+import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
+import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** A console route reached without a session: signing in. */
+    ownerSignIn?: boolean;
+  }
+  interface FastifyRequest {
+    /** The owner's session behind a console request (set by the console's guard). */
+    ownerSession: SessionCheck | null;
+  }
+}
+
+/** What the console's routes need from the app. */
+export type ConsoleDeps = {
+  config: Config;
+  store: Store;
+  engagement: Engagement;
+  bus: EventBus;
+  owner: OwnerRepository;
+  moderation: Moderation;
+  /** The text rules an edit keeps (server/moderation/defences.ts). */
+  defences: CommentDefences;
+  insights: InsightsRepository;
+  mailer: Mailer;
+  /** Wakes this instance's outbox worker after an edition was queued. */
+  mailQueued(): void;
+  slots: StreamSlots;
+};
+
+/** What every resource's routes share: the app's parts, and the console's own helpers. */
+export type ConsoleContext = ConsoleDeps & {
+  cookieName: string;
+  /** The WebAuthn relying party: the site's host name and origin. */
+  rpID: string;
+  expectedOrigin: string;
+  outbox: OutboxRepository;
+  editionsDir: string;
+  /** The session behind a request that passed the console's guard. */
+  sessionOf(request: FastifyRequest): SessionCheck;
+  setSessionCookie(reply: FastifyReply, token: string): void;
+  /** Records an action in the audit trail, under the request's session. */
+  audit(request: FastifyRequest, action: string, object?: string | null): Promise<void>;
+};
+
+export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+export const consoleTag = { tags: ["console"] };
+
+export const signedOut = () =>
+  new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");
+
+export function consoleContext(deps: ConsoleDeps): ConsoleContext {
+  const { siteUrl } = deps.config;
+  // Field by field: the plugin's options also carry its registration's prefix,
+  // which the resources' own registrations must not inherit twice.
+  const { store, engagement, bus, owner, moderation, defences, insights, mailer, slots } = deps;
+  return {
+    config: deps.config,
+    store,
+    engagement,
+    bus,
+    owner,
+    moderation,
+    defences,
+    insights,
+    mailer,
+    mailQueued: () => deps.mailQueued(),
+    slots,
+    cookieName: ownerCookieName(siteUrl),
+    rpID: new URL(siteUrl).hostname,
+    expectedOrigin: new URL(siteUrl).origin,
+    outbox: createOutboxRepository(deps.store),
+    editionsDir: path.resolve(deps.config.EDITIONS_DIR),
+    sessionOf(request) {
+      if (!request.ownerSession) throw signedOut();
+      return request.ownerSession;
+    },
+    setSessionCookie: (reply, token) => setOwnerCookie(reply, token, siteUrl),
+    audit: (request, action, object = null) =>
+      deps.owner.audit(request.ownerSession?.id ?? null, action, object),
+  };
+}

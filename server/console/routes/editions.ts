@@ -1,0 +1,144 @@
+import path from "node:path";
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  editionPreviewResponseSchema,
+  editionSlugSchema,
+  editionsResponseSchema,
+  queuedResponseSchema,
+  testSendRequestSchema,
+  testSendResponseSchema,
+} from "../../../contract/console.ts";
+import { ApiError, notFound } from "../../api/errors.ts";
+import { newToken } from "../../engagement/subscribers-repository.ts";
+import { EditionError, readEdition } from "../../newsletter/editions.ts";
+import { editionMail } from "../../newsletter/messages.ts";
+import { editionFile, listEditions } from "../editions-folder.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+/** The newsletter's editions: the folder, a preview, a test copy, and sending. */
+export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { config, insights, mailer, outbox, editionsDir, audit } = context;
+  const { siteUrl } = config;
+
+  function editionOf(slug: string) {
+    const file = editionFile(editionsDir, slug);
+    if (!file) throw notFound("No such edition.");
+    try {
+      return readEdition(file);
+    } catch (error) {
+      if (!(error instanceof EditionError)) throw error;
+      if (/Cannot read/.test(error.message)) throw notFound(`There is no edition "${slug}".`);
+      throw new ApiError(
+        422,
+        "validation_failed",
+        error.message.replaceAll(`${editionsDir}${path.sep}`, ""),
+      );
+    }
+  }
+
+  app.get(
+    "/editions",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "The editions folder, each file with its progress when it was sent",
+        response: { 200: editionsResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const progress = await outbox.progress();
+      const listed = listEditions(editionsDir).map((edition) => ({
+        ...edition,
+        progress: progress.find((p) => p.slug === edition.slug) ?? null,
+      }));
+      // Editions sent from files since removed still show their progress.
+      const gone = progress
+        .filter((p) => !listed.some((e) => e.slug === p.slug))
+        .map((p) => ({
+          slug: p.slug,
+          subject: p.subject,
+          problem: "The file is gone.",
+          progress: p,
+        }));
+      const { confirmed } = await insights.subscriberCounts();
+      return { editions: [...listed, ...gone], confirmedSubscribers: confirmed };
+    },
+  );
+
+  const slugParams = z.object({ slug: editionSlugSchema });
+
+  app.get(
+    "/editions/:slug",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "An edition rendered in the mail template, as subscribers will see it",
+        params: slugParams,
+        response: { 200: editionPreviewResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const edition = editionOf(request.params.slug);
+      const mail = editionMail(edition, { to: "preview@example.com", token: "preview" }, siteUrl);
+      return { subject: mail.subject, html: mail.html };
+    },
+  );
+
+  app.post(
+    "/editions/:slug/test",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Send one test copy of an edition to an address (nothing is recorded)",
+        params: slugParams,
+        body: testSendRequestSchema,
+        response: { 202: testSendResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const edition = editionOf(request.params.slug);
+      const mail = editionMail(edition, { to: request.body.to, token: newToken() }, siteUrl);
+      try {
+        await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
+      } catch (error) {
+        request.log.warn({ err: error }, "test copy could not be sent");
+        throw new ApiError(
+          503,
+          "service_unavailable",
+          "The mail server did not take the test copy; try again shortly.",
+        );
+      }
+      await audit(request, "newsletter test", `${edition.slug} to ${request.body.to}`);
+      return reply.code(202).send({ sent: true as const });
+    },
+  );
+
+  app.post(
+    "/editions/:slug/send",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Queue an edition for every confirmed subscriber who has not had it",
+        params: slugParams,
+        response: { 202: queuedResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const edition = editionOf(request.params.slug);
+      let saved: { id: number; created: boolean };
+      try {
+        saved = await outbox.saveEdition(edition);
+      } catch (error) {
+        if (error instanceof Error && /other content/.test(error.message)) {
+          throw new ApiError(409, "conflict", error.message);
+        }
+        throw error;
+      }
+      const queued = await outbox.queueEdition(saved.id);
+      context.mailQueued();
+      await audit(request, "newsletter send", `${edition.slug} (${queued} queued)`);
+      return reply.code(202).send({ queued });
+    },
+  );
+};

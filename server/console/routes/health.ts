@@ -1,0 +1,70 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import {
+  auditResponseSchema,
+  healthResponseSchema,
+  overviewResponseSchema,
+} from "../../../contract/console.ts";
+import { maskedSettings } from "../settings.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+const version = (
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8")) as {
+    version: string;
+  }
+).version;
+
+/** The overview's charts, the site's health, and the audit trail. */
+export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { config, store, bus, owner, insights, outbox } = context;
+
+  app.get(
+    "/overview",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Charts: activity per day, subscribers, most engaged items, editions",
+        response: { 200: overviewResponseSchema, ...errors },
+      },
+    },
+    async () => ({ ...(await insights.overview()), editions: await outbox.progress() }),
+  );
+
+  app.get(
+    "/health",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Database, live events, outbox backlog, version and masked settings",
+        response: { 200: healthResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const reachable = await store.ping().then(
+        () => true,
+        () => false,
+      );
+      return {
+        database: { kind: store.kind, reachable },
+        liveEvents: bus.healthy ? ("listening" as const) : ("reconnecting" as const),
+        outbox: await insights.outboxBacklog(),
+        version,
+        node: process.version,
+        settings: maskedSettings(config),
+      };
+    },
+  );
+
+  app.get(
+    "/audit",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "The newest 200 entries of the audit trail",
+        response: { 200: auditResponseSchema, ...errors },
+      },
+    },
+    async () => ({ entries: await owner.auditTrail() }),
+  );
+};

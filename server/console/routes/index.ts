@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { ownerSessionOf } from "../owner-session.ts";
+import { commentRoutes } from "./comments.ts";
+import { type ConsoleDeps, consoleContext, signedOut } from "./context.ts";
+import { editionRoutes } from "./editions.ts";
+import { healthRoutes } from "./health.ts";
+import { sessionRoutes } from "./session.ts";
+import { signInRoutes } from "./sign-in.ts";
+import { subscriberRoutes } from "./subscribers.ts";
+
+export type { ConsoleDeps } from "./context.ts";
+
+/**
+ * The owner's console API under `/api/admin` (docs/decisions/012-owner-console.md),
+ * one file per resource beside this one. Writes pass the API's same-origin
+ * check (server/api/guards.ts) before they get here; every route then needs
+ * the owner's session, except the few that sign in, which are rate-limited
+ * per IP address. Every action is audited.
+ */
+export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, deps) => {
+  const context = consoleContext(deps);
+  const { owner } = deps;
+  const { cookieName } = context;
+
+  app.decorateRequest("ownerSession", null);
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("cache-control", "no-store");
+    if (request.routeOptions.config.ownerSignIn === true) return;
+    const session = await ownerSessionOf(request, owner, cookieName);
+    if (!session) throw signedOut();
+    request.ownerSession = session;
+    // The cookie's lifetime follows the idle deadline.
+    const token = request.cookies[cookieName];
+    if (session.touched && token) context.setSessionCookie(reply, token);
+  });
+
+  await app.register(signInRoutes, context);
+  await app.register(sessionRoutes, context);
+  await app.register(commentRoutes, context);
+  await app.register(subscriberRoutes, context);
+  await app.register(editionRoutes, context);
+  await app.register(healthRoutes, context);
+};

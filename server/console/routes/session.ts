@@ -1,0 +1,185 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import {
+  type AuthenticatorTransport,
+  generateRegistrationOptions,
+  verifyRegistrationResponse,
+} from "@simplewebauthn/server";
+import { z } from "zod";
+import {
+  passkeyOptionsResponseSchema,
+  passkeyResponseSchema,
+  registerPasskeyRequestSchema,
+  sessionsResponseSchema,
+  whoAmIResponseSchema,
+} from "../../../contract/console.ts";
+import { ApiError, notFound } from "../../api/errors.ts";
+import { type ConsoleContext, consoleTag, errors, signedOut } from "./context.ts";
+
+/** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
+export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { config, owner, cookieName, rpID, expectedOrigin, sessionOf, audit } = context;
+  const https = config.siteUrl.startsWith("https:");
+
+  app.get(
+    "/session",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "The current session and the registered passkeys",
+        response: { 200: whoAmIResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { id } = sessionOf(request);
+      const session = (await owner.listSessions(id)).find((s) => s.current);
+      if (!session) throw signedOut();
+      return { session, passkeys: await owner.listPasskeys() };
+    },
+  );
+
+  app.post(
+    "/sign-out",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "End the current session",
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { id } = sessionOf(request);
+      await owner.revoke({ id });
+      await audit(request, "sign-out");
+      reply.clearCookie(cookieName, { path: "/", secure: https, sameSite: "strict" });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    "/sessions",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Sessions that can still be used",
+        response: { 200: sessionsResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({ sessions: await owner.listSessions(sessionOf(request).id) }),
+  );
+
+  app.delete(
+    "/sessions/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "End one session",
+        params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/) }),
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if ((await owner.revoke({ id: request.params.id })) === 0) {
+        throw notFound("There is no such session, or it has ended.");
+      }
+      await audit(request, "session revoke", request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // Passkeys
+
+  app.post(
+    "/passkeys/options",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "WebAuthn options to register a passkey for this site",
+        response: { 200: passkeyOptionsResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const session = sessionOf(request);
+      const existing = await owner.storedPasskeys();
+      const options = await generateRegistrationOptions({
+        rpName: "Engage with Engineer console",
+        rpID,
+        userName: "owner",
+        userDisplayName: "Site owner",
+        attestationType: "none",
+        excludeCredentials: existing.map((p) => ({
+          id: p.id,
+          transports: p.transports as AuthenticatorTransport[],
+        })),
+        authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+      });
+      await owner.saveChallenge(options.challenge, "registration", session.id);
+      return { options: options as unknown as Record<string, unknown> };
+    },
+  );
+
+  app.post(
+    "/passkeys",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Register a passkey with the browser's answer to the options",
+        body: registerPasskeyRequestSchema,
+        response: { 201: passkeyResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const refused = () =>
+        new ApiError(400, "validation_failed", "The passkey could not be registered; try again.");
+      let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+      try {
+        verified = await verifyRegistrationResponse({
+          response: request.body.response as unknown as Parameters<
+            typeof verifyRegistrationResponse
+          >[0]["response"],
+          expectedChallenge: (challenge) =>
+            owner.takeChallenge(challenge, "registration", session.id),
+          expectedOrigin,
+          expectedRPID: rpID,
+          requireUserVerification: false,
+        });
+      } catch (error) {
+        request.log.info({ reason: (error as Error).message }, "passkey registration refused");
+        throw refused();
+      }
+      if (!verified.verified) throw refused();
+      const { credential } = verified.registrationInfo;
+      if ((await owner.storedPasskeys()).some((p) => p.id === credential.id)) {
+        throw new ApiError(409, "conflict", "This passkey is registered already.");
+      }
+      await owner.addPasskey({
+        id: credential.id,
+        publicKey: credential.publicKey,
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        name: request.body.name,
+      });
+      await audit(request, "passkey register", request.body.name);
+      const passkey = (await owner.listPasskeys()).find((p) => p.id === credential.id);
+      if (!passkey) throw refused();
+      return reply.code(201).send({ passkey });
+    },
+  );
+
+  app.delete(
+    "/passkeys/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Remove a passkey",
+        params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await owner.removePasskey(request.params.id))) throw notFound("No such passkey.");
+      await audit(request, "passkey remove", request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

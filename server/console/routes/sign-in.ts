@@ -1,0 +1,206 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import {
+  type AuthenticatorTransport,
+  generateAuthenticationOptions,
+  verifyAuthenticationResponse,
+} from "@simplewebauthn/server";
+import type { FastifyRequest } from "fastify";
+import {
+  mailLinkRequestSchema,
+  mailLinkResponseSchema,
+  passkeyOptionsResponseSchema,
+  passkeySignInRequestSchema,
+  signInRequestSchema,
+  signInResponseSchema,
+} from "../../../contract/console.ts";
+import { ApiError } from "../../api/errors.ts";
+import { type ConsoleContext, errors, signedOut } from "./context.ts";
+
+/** A small in-memory window: at most `max` events per `windowMs`, per instance. */
+function slidingWindow(max: number, windowMs: number) {
+  const times: number[] = [];
+  return () => {
+    const now = Date.now();
+    while (times.length > 0 && (times[0] ?? 0) <= now - windowMs) times.shift();
+    if (times.length >= max) return false;
+    times.push(now);
+    return true;
+  };
+}
+
+/** Signing in: by a one-time link's token, a mailed link, or a passkey. No session needed. */
+export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie } = context;
+  const { siteUrl } = config;
+
+  const attemptsByIp = app.createRateLimit({
+    max: config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR,
+    timeWindow: 60 * 60 * 1000,
+    keyGenerator: (request) => `owner-sign-in:${request.ip}`,
+  });
+  // However many addresses ask, the owner's mailbox gets a handful of links an hour.
+  const mailAllowed = slidingWindow(10, 60 * 60 * 1000);
+
+  async function limitAttempts(request: FastifyRequest) {
+    const result = await attemptsByIp(request);
+    if (!result.isAllowed && result.isExceeded) {
+      throw new ApiError(
+        429,
+        "rate_limited",
+        "Too many sign-in attempts from this address; try again later.",
+        Math.max(1, result.ttlInSeconds),
+      );
+    }
+  }
+
+  const signIn = { tags: ["console sign-in"] };
+  app.post(
+    "/sign-in",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "Sign in with the token of a one-time link (10 minutes, once)",
+        body: signInRequestSchema,
+        response: { 200: signInResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await limitAttempts(request);
+      const outcome = await owner.signInWithLink(request.body.token);
+      if (outcome === "unknown") {
+        throw new ApiError(404, "unknown_token", "This sign-in link is not known.");
+      }
+      if (outcome === "expired") {
+        throw new ApiError(
+          410,
+          "token_expired",
+          "This sign-in link has expired; links work for 10 minutes. Ask for a new one.",
+        );
+      }
+      if (outcome === "used") {
+        throw new ApiError(
+          410,
+          "token_used",
+          "This sign-in link has already been used; ask for a new one.",
+        );
+      }
+      setSessionCookie(reply, outcome.token);
+      await owner.audit(outcome.sessionId, "sign-in", "link");
+      const session = (await owner.listSessions(outcome.sessionId)).find((s) => s.current);
+      if (!session) throw signedOut();
+      return { session };
+    },
+  );
+
+  app.post(
+    "/sign-in/mail",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "Mail a one-time sign-in link to OWNER_EMAIL, if this is that address",
+        description:
+          "The answer is the same whether or not the address is the owner's, and whether or not a mail was sent.",
+        body: mailLinkRequestSchema,
+        response: { 202: mailLinkResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await limitAttempts(request);
+      const ownerEmail = config.OWNER_EMAIL;
+      if (
+        ownerEmail &&
+        request.body.email.toLowerCase() === ownerEmail.toLowerCase() &&
+        mailAllowed()
+      ) {
+        // Sent after the answer, so its time tells nothing either.
+        void (async () => {
+          const token = await owner.createLink("mail");
+          const link = `${siteUrl}/admin/sign-in#token=${token}`;
+          await mailer.send({
+            to: ownerEmail,
+            subject: "Your sign-in link to the console",
+            text: `Open this link within 10 minutes to sign in to the console of ${siteUrl}:\n\n${link}\n\nIt works once. If you did not ask for it, ignore this mail: nobody can use it without your mailbox.\n`,
+            html: `<p>Open this link within 10 minutes to sign in to the console of ${siteUrl}:</p><p><a href="${link}">Sign in to the console</a></p><p>It works once. If you did not ask for it, ignore this mail.</p>`,
+          });
+          await owner.audit(null, "sign-in link", "mailed to OWNER_EMAIL");
+        })().catch((error) =>
+          request.log.error({ err: error }, "sign-in link could not be mailed"),
+        );
+      }
+      return reply.code(202).send({ requested: true as const });
+    },
+  );
+
+  app.post(
+    "/passkey-sign-in/options",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "WebAuthn options to sign in with a registered passkey",
+        response: { 200: passkeyOptionsResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      await limitAttempts(request);
+      const passkeys = await owner.storedPasskeys();
+      const options = await generateAuthenticationOptions({
+        rpID,
+        userVerification: "preferred",
+        allowCredentials: passkeys.map((p) => ({
+          id: p.id,
+          transports: p.transports as AuthenticatorTransport[],
+        })),
+      });
+      await owner.saveChallenge(options.challenge, "authentication", null);
+      return { options: options as unknown as Record<string, unknown> };
+    },
+  );
+
+  app.post(
+    "/passkey-sign-in",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "Sign in with a passkey's answer to the options' challenge",
+        body: passkeySignInRequestSchema,
+        response: { 200: signInResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await limitAttempts(request);
+      const refused = () =>
+        new ApiError(401, "unauthorized", "This passkey could not sign you in.");
+      const response = request.body.response as unknown as Parameters<
+        typeof verifyAuthenticationResponse
+      >[0]["response"];
+      const passkey = (await owner.storedPasskeys()).find((p) => p.id === response.id);
+      if (!passkey) throw refused();
+      let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+      try {
+        verified = await verifyAuthenticationResponse({
+          response,
+          expectedChallenge: (challenge) => owner.takeChallenge(challenge, "authentication", null),
+          expectedOrigin,
+          expectedRPID: rpID,
+          credential: passkey,
+          requireUserVerification: false,
+        });
+      } catch (error) {
+        request.log.info({ reason: (error as Error).message }, "passkey sign-in refused");
+        throw refused();
+      }
+      if (!verified.verified) throw refused();
+      await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter);
+      const { sessionId, token } = await owner.signInWithPasskey();
+      setSessionCookie(reply, token);
+      await owner.audit(sessionId, "sign-in", "passkey");
+      const session = (await owner.listSessions(sessionId)).find((s) => s.current);
+      if (!session) throw signedOut();
+      return { session };
+    },
+  );
+};
