@@ -33,7 +33,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), "spam-eval-"));
 const blocklist = createBlocklist(scratch).entries();
 rmSync(scratch, { recursive: true, force: true });
 
-type Outcome = "refused" | "spam" | "held" | "published";
+type Outcome = "refused" | "spam" | "held" | "held-link" | "published";
 
 function judge(text: string): { outcome: Outcome; score: number } {
   const score = model.score(featuresOf(text));
@@ -43,7 +43,7 @@ function judge(text: string): { outcome: Outcome; score: number } {
   const stranger = contactsIn(text).some(
     (contact) => contact.kind !== "link" || !citesReference(contact.text),
   );
-  return { outcome: stranger ? "held" : "published", score };
+  return { outcome: stranger ? "held-link" : "published", score };
 }
 
 const junkResults = junk.heldOut.map((text) => ({ text, ...judge(text) }));
@@ -87,10 +87,12 @@ The classifier alone (score ≥ ${hold}):
   ordinary comments held or spam: ${classifierOrdinary} (${percent(classifierOrdinary, ordinaryResults.length)})
 
 The whole filter, each comment from a new browser, default settings:
-  junk:     ${count(junkResults, "refused")} refused, ${count(junkResults, "spam")} spam, ${count(junkResults, "held")} held, ${count(junkResults, "published")} published
-  ordinary: ${count(ordinaryResults, "published")} published, ${count(ordinaryResults, "held")} held, ${count(ordinaryResults, "spam")} spam, ${count(ordinaryResults, "refused")} refused
+  junk:     ${count(junkResults, "refused")} refused, ${count(junkResults, "spam")} spam, ${count(junkResults, "held")} held by score, ${count(junkResults, "held-link")} held for a link, ${count(junkResults, "published")} published
+  ordinary: ${count(ordinaryResults, "published")} published, ${count(ordinaryResults, "held")} held by score, ${count(ordinaryResults, "held-link")} held for a link, ${count(ordinaryResults, "spam")} spam, ${count(ordinaryResults, "refused")} refused
   precision ${filter.precision}, recall ${filter.recall}
-  ordinary comments held: ${percent(count(ordinaryResults, "held") + count(ordinaryResults, "spam"), ordinaryResults.length)}
+  ordinary comments held or stopped by the filter's judgement (rules, score): ${percent(count(ordinaryResults, "held") + count(ordinaryResults, "spam") + count(ordinaryResults, "refused"), ordinaryResults.length)}
+  ordinary comments held only because a new browser posted a link: ${percent(count(ordinaryResults, "held-link"), ordinaryResults.length)}
+  (from a trusted browser, or without the link, they are published at once)
 
 Scoring one comment (reading it and scoring it): ${msPerComment.toFixed(3)} ms on average.`);
 

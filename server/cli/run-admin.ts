@@ -12,6 +12,7 @@ import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
+import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
 import { subscriberCommands } from "./commands/subscribers.ts";
 import { visitorCommands } from "./commands/visitors.ts";
@@ -36,6 +37,7 @@ const commands: Command[] = [
   ...subscriberCommands,
   ...newsletterCommands,
   ...commentCommands,
+  ...spamCommands,
   ...visitorCommands,
   ...statsCommands,
   ...consoleAccessCommands,

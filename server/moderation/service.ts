@@ -86,7 +86,10 @@ export function createModeration({
     async markSpam(id: number): Promise<MarkSpamOutcome> {
       const comment = await comments.getForOwner(id);
       const outcome = await comments.markSpam(id);
-      if (outcome === "marked") await teach(comment, "spam");
+      // What the filter had already stored as spam, the owner confirms: it teaches as much.
+      if (outcome === "marked" || (outcome === "already_spam" && !(await spam.taught(id)))) {
+        await teach(comment, "spam");
+      }
       return outcome;
     },
 

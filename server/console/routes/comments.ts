@@ -77,6 +77,25 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
   );
 
   app.post(
+    "/comments/:id/spam",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Mark a comment as spam: hidden from everyone but its writer, and taught to the spam filter",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await moderation.markSpam(request.params.id);
+      if (outcome === "not_found") throw notFound("There is no such comment.");
+      if (outcome === "marked") await audit(request, "comment spam", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
     "/comments/:id/ban",
     {
       schema: {

@@ -41,6 +41,17 @@ export function createSpamStore(store: Store) {
         .execute();
     },
 
+    /** Whether the owner already taught the filter with this comment. */
+    async taught(commentId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom("spam_examples")
+        .select("id")
+        .where("comment_id", "=", commentId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** How many examples there are and the newest's id: whether this instance has them all. */
     async examplesStamp(): Promise<{ count: number; lastId: number }> {
       const row = await db

@@ -14,7 +14,7 @@ export type Example = { text: string; label: Label; weight?: number; public?: bo
  * `npm run spam:eval` so that readers are almost never held: a held comment
  * waits for the owner, a false spam is lost to them unless they look.
  */
-export const defaultThresholds = { hold: 0.66, spam: 0.9 };
+export const defaultThresholds = { hold: 0.6, spam: 0.9 };
 
 /** Features seen in fewer comments than this, all labels and weights together, are dropped. */
 const minimumWeight = 1;
