@@ -97,6 +97,8 @@ export const overviewResponseSchema = z.object({
   subscribers: z.array(subscriberDaySchema),
   mostEngaged: z.array(engagedItemSchema),
   editions: z.array(editionProgressSchema),
+  /** Comments the spam filter or the moderation setting keeps off the page now. */
+  moderation: z.object({ held: z.number(), spam: z.number() }),
 });
 export type OverviewResponse = z.infer<typeof overviewResponseSchema>;
 
@@ -110,8 +112,10 @@ export const consoleCommentSchema = z.object({
   userName: z.string(),
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
-  /** Published for all; pending the owner's approval; or caught by the honeypot. */
+  /** Published for all; pending the owner's approval; or kept as spam (the filter, the honeypot or the owner). */
   status: z.enum(["published", "pending", "spam"]),
+  /** Why a held or spam comment is there, in the owner's words: a rule, the score, a stranger's link. */
+  why: z.string().optional(),
 });
 export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
 
@@ -125,6 +129,8 @@ export const consoleCommentsResponseSchema = z.object({
   /** Comments held for the owner's approval, oldest first: the queue. */
   pending: z.array(consoleCommentSchema),
   comments: z.array(consoleCommentSchema),
+  /** What is kept as spam, newest first: one click publishes a false alarm. */
+  spam: z.array(consoleCommentSchema),
   /** The science posts, for the search's post filter. */
   posts: z.array(z.object({ id: z.string(), title: z.string() })),
 });
@@ -263,6 +269,7 @@ export type ConsoleEndpoints = {
   };
   "POST /admin/comments/:id/approve": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reject": { params: { id: number }; response: undefined };
+  "POST /admin/comments/:id/spam": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/ban": {
     params: { id: number };
     body: In<typeof banRequestSchema>;

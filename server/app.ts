@@ -261,6 +261,7 @@ export async function buildApp({
           owner: ownerConsole,
           moderation,
           defences,
+          spam: spam.filter,
           insights: createInsightsRepository(store, loadItemTitles(), clock),
           mailer: newsletter.mailer,
           mailQueued: newsletter.deps.mailQueued,

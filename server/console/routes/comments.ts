@@ -3,6 +3,7 @@ import { z } from "zod";
 import { commentResponseSchema } from "../../../contract/api.ts";
 import {
   banRequestSchema,
+  type ConsoleComment,
   commentSearchSchema,
   consoleCommentsResponseSchema,
   ownerEditRequestSchema,
@@ -16,22 +17,35 @@ const sessionRecheckMs = 30_000;
 
 /** Comments: search, moderation, the owner's edits and deletions, and their live events. */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { engagement, bus, owner, moderation, defences, insights, slots, sessionOf, audit } =
+  const { engagement, bus, owner, moderation, defences, spam, insights, slots, sessionOf, audit } =
     context;
+
+  /** Each held or spam comment with why it is there. */
+  async function withReasons(comments: ConsoleComment[]): Promise<ConsoleComment[]> {
+    const reasons = await spam.reasons(comments.filter((c) => c.status !== "published"));
+    return comments.map((c) => {
+      const why = reasons.get(c.id);
+      return why ? { ...c, why } : c;
+    });
+  }
 
   app.get(
     "/comments",
     {
       schema: {
         ...consoleTag,
-        summary: "Recent comments, newest first, searchable by text, name and post",
+        summary:
+          "Recent comments, newest first, searchable by text, name and post; the held queue and the spam list, each with why",
         querystring: commentSearchSchema,
         response: { 200: consoleCommentsResponseSchema, ...errors },
       },
     },
     async (request) => ({
-      pending: await insights.searchComments({ ...request.query, status: "pending" }),
-      comments: await insights.searchComments(request.query),
+      pending: await withReasons(
+        await insights.searchComments({ ...request.query, status: "pending" }),
+      ),
+      comments: await withReasons(await insights.searchComments(request.query)),
+      spam: await withReasons(await insights.searchComments({ ...request.query, status: "spam" })),
       posts: insights.posts(),
     }),
   );

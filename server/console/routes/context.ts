@@ -9,6 +9,7 @@ import type { Engagement } from "../../engagement/index.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
+import type { SpamFilter } from "../../moderation/spam/filter.ts";
 import type { Mailer } from "../../newsletter/mailer.ts";
 import {
   createOutboxRepository,
@@ -39,6 +40,8 @@ export type ConsoleDeps = {
   moderation: Moderation;
   /** The text rules an edit keeps (server/moderation/defences.ts). */
   defences: CommentDefences;
+  /** Why the spam filter held a comment (server/moderation/spam/filter.ts). */
+  spam: SpamFilter;
   insights: InsightsRepository;
   mailer: Mailer;
   /** Wakes this instance's outbox worker after an edition was queued. */
@@ -71,7 +74,8 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const { siteUrl } = deps.config;
   // Field by field: the plugin's options also carry its registration's prefix,
   // which the resources' own registrations must not inherit twice.
-  const { store, engagement, bus, owner, moderation, defences, insights, mailer, slots } = deps;
+  const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, slots } =
+    deps;
   return {
     config: deps.config,
     store,
@@ -80,6 +84,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     owner,
     moderation,
     defences,
+    spam,
     insights,
     mailer,
     mailQueued: () => deps.mailQueued(),

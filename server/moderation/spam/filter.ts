@@ -1,7 +1,13 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { citesReference, contactsIn } from "./contacts.ts";
-import { createSpamModel, featuresOf, type ModelFile, type SpamModel } from "./model.ts";
+import {
+  createSpamModel,
+  featuresOf,
+  type ModelFile,
+  type SpamModel,
+  scoreCounts,
+} from "./model.ts";
 import type { ExampleSource, Screening, SpamStore, StoredExample } from "./store.ts";
 import { readText } from "./text.ts";
 
@@ -173,7 +179,8 @@ export function createSpamFilter({
     /** What becomes of a new comment that passed the rules, by the filter alone. */
     async screen(input: { content: string; visitorId: string | null }): Promise<Screening> {
       await ready();
-      const score = model ? model.score(featuresOf(input.content)) : null;
+      const score =
+        model && scoreCounts(input.content) ? model.score(featuresOf(input.content)) : null;
       const rounded = score === null ? null : Math.round(score * 1000) / 1000;
       const thresholds = base?.thresholds;
       if (score !== null && thresholds && score >= thresholds.spam) {
@@ -218,6 +225,17 @@ export function createSpamFilter({
         case "moderation":
           return "The moderation setting holds it for your approval";
       }
+    },
+
+    /** Why each of these held or spam comments is there, by id (none for comments older than the filter). */
+    async reasons(comments: { id: number; content: string }[]): Promise<Map<number, string>> {
+      const screenings = await store.screeningOf(comments.map((c) => c.id));
+      const reasons = new Map<number, string>();
+      for (const comment of comments) {
+        const why = await this.explain(comment.content, screenings.get(comment.id));
+        if (why) reasons.set(comment.id, why);
+      }
+      return reasons;
     },
 
     /** The model's figures for `admin spam stats`, loading it if no comment has yet. */

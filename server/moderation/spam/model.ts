@@ -28,13 +28,15 @@ export type ModelFile = {
 };
 
 /** Additive smoothing: a feature seen in no comment of a label still has some chance there. */
-const alpha = 0.5;
+const alpha = 1;
 /**
  * Added to the number of features a comment has when their evidence is
  * averaged: a comment of three words the model half knows (a thank-you in a
  * language the corpus has little of) stays near the middle, not at an edge.
  */
 const shortTextDamping = 10;
+/** How much one letter four-gram counts against a whole word. */
+const gramWeight = 0.3;
 /** No single feature may decide a comment alone. */
 const maxEvidence = 4;
 
@@ -69,6 +71,21 @@ export function featuresOf(text: string): string[] {
   return [...features];
 }
 
+/**
+ * Whether the score may hold a comment: not a few plain words with no link or
+ * contact details ("Hello from a newcomer", "Great post"), which carry too
+ * little evidence to make a reader wait, and too little payload to harm one.
+ */
+export function scoreCounts(text: string): boolean {
+  const { words, signals } = readText(text);
+  // Disguised letters are a payload of their own.
+  return (
+    words.length >= 5 ||
+    signals.some((s) => !s.startsWith("script:")) ||
+    contactsIn(text).length > 0
+  );
+}
+
 export type SpamModel = ReturnType<typeof createSpamModel>;
 
 export function createSpamModel(file: ModelFile) {
@@ -101,8 +118,10 @@ export function createSpamModel(file: ModelFile) {
       for (const feature of features) {
         const value = evidence(feature);
         if (value === null) continue;
-        sum += value;
-        known++;
+        // The letters of one word give several four-grams, which say much the same.
+        const weight = feature.startsWith("g:") ? gramWeight : 1;
+        sum += value * weight;
+        known += weight;
       }
       if (known === 0) return 0.5;
       return 1 / (1 + Math.exp(-sum / Math.sqrt(known + shortTextDamping)));
