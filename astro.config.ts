@@ -29,7 +29,11 @@ export default defineConfig({
   integrations: [react(), deferredHydration()],
   vite: {
     plugins: [tailwindcss(), contentImages()],
-    define: { __SITE_CONFIG__: JSON.stringify(site) },
+    define: {
+      __SITE_CONFIG__: JSON.stringify(site),
+      // The owner's profile, for the pages only (app/lib/site-owner.ts).
+      __SITE_OWNER__: JSON.stringify(config.owner),
+    },
     build: { sourcemap: false },
   },
 });

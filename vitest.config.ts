@@ -7,6 +7,7 @@ import { loadConfig, publicConfig } from "./server/config.ts";
 export default defineConfig({
   define: {
     __SITE_CONFIG__: JSON.stringify(publicConfig(loadConfig({}, { productionRules: false }))),
+    __SITE_OWNER__: JSON.stringify(loadConfig({}, { productionRules: false }).owner),
   },
   test: {
     projects: [

@@ -120,6 +120,7 @@ function startServer(): Promise<{ url: string; startMs: number }> {
       CONTACT_EMAIL: "bench@example.com",
       SMTP_URL: smtpUrl,
       MAIL_FROM: "bench@example.com",
+      SITE_OWNER_NAME: "Bench Owner",
       MAIL_RATE_PER_MINUTE: "0",
       DATA_DIR: path.join(scratch, "data"),
       COOKIE_SECRET: randomBytes(32).toString("hex"),

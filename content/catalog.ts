@@ -29,3 +29,22 @@ function readIds(root: string, folder: string): Set<string> {
 export function loadEngagementCatalog(root: string = defaultContentRoot) {
   return { mythology: readIds(root, "mythology"), science: readIds(root, "science") };
 }
+
+const serviceHeading = z.looseObject({ id: idSchema, title: z.string(), order: z.number() });
+
+/**
+ * The services an enquiry can name, in the page's order: id and title from
+ * each service's frontmatter, for the server's check of the form's choice and
+ * the owner's mails and console.
+ */
+export function loadServiceTitles(
+  root: string = defaultContentRoot,
+): { id: string; title: string }[] {
+  const entries = markdownFiles(root, "services").map((file) => {
+    const parsed = serviceHeading.safeParse(readFrontmatter(root, file).data);
+    if (!parsed.success) throw new ContentError(`${file}: ${parsed.error.issues[0]?.message}`);
+    return { ...parsed.data, file };
+  });
+  expectUniqueIds(entries);
+  return entries.toSorted((a, b) => a.order - b.order).map(({ id, title }) => ({ id, title }));
+}

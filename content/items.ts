@@ -46,6 +46,8 @@ export type Item = {
   icon: IconName | null;
   /** A page elsewhere on the item's subject. */
   link: { label: string; url: string } | null;
+  /** An AI article's own LinkedIn post (its `linkedin` field). */
+  linkedin: string | null;
   published: string;
   updated: string | null;
   /** Readers react to stories and science posts (and comment on science posts). */
@@ -99,7 +101,7 @@ function item(
   sectionId: SectionId,
   entry: Entry,
   extra: Pick<Item, "group" | "engagement" | "schemaType"> &
-    Partial<Pick<Item, "image" | "icon" | "link">> & { summary?: string },
+    Partial<Pick<Item, "image" | "icon" | "link" | "linkedin">> & { summary?: string },
 ): Item {
   const section = sectionById(sectionId);
   const summary = extra.summary ?? null;
@@ -119,6 +121,7 @@ function item(
     image: extra.image ?? null,
     icon: extra.icon ?? null,
     link: extra.link ?? null,
+    linkedin: extra.linkedin ?? null,
     published: entry.published,
     updated: entry.updated ?? null,
     engagement: extra.engagement,
@@ -179,6 +182,7 @@ export function siteItems(content: SiteContent): Item[] {
       summary: article.summary,
       icon: article.icon,
       link: { label: "Read more", url: article.link },
+      linkedin: article.linkedin ?? null,
       engagement: null,
       schemaType: "BlogPosting",
     }),

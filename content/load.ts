@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
 import type { z } from "zod";
+import { resolveDates } from "./dates.ts";
 import {
   ContentError,
   defaultContentRoot,
@@ -9,6 +10,8 @@ import {
   markdownFiles,
   readFrontmatter,
 } from "./frontmatter.ts";
+import { type ContentHistory, readContentHistory } from "./history.ts";
+import { readOwnerProfile } from "./owner.ts";
 import {
   aboutSchema,
   aiArticleSchema,
@@ -65,14 +68,22 @@ export function anchorId(title: string): string {
     .replace(/^-|-$/g, "");
 }
 
-type FileEntry<T> = T & Rendered & { pageHtml: string; file: string };
+/** An item's dates once resolved (content/dates.ts): `published` is always known. */
+type Resolved<T> = T extends { published?: string }
+  ? Omit<T, "published"> & { published: string }
+  : T;
+type FileEntry<T> = Resolved<T> & Rendered & { pageHtml: string; file: string };
+
+/** What every file is read against: the folder, its git history and the build's clock. */
+type Reading = { root: string; history: ContentHistory; now: Date };
 
 function readEntry<S extends z.ZodType<object>>(
-  root: string,
+  reading: Reading,
   relative: string,
   schema: S,
   headingOffset: number,
 ): FileEntry<z.output<S>> {
+  const { root } = reading;
   const { data, body } = readFrontmatter(root, relative);
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
@@ -82,10 +93,10 @@ function readEntry<S extends z.ZodType<object>>(
     });
     throw new ContentError(`${relative}: invalid content\n${problems.join("\n")}`);
   }
-  const value = parsed.data as z.output<S>;
-  const { published, updated } = value as { published?: string; updated?: string };
-  if (published && updated && updated < published) {
-    throw new ContentError(`${relative}: updated (${updated}) is before published (${published})`);
+  let value = parsed.data as z.output<S>;
+  if ("published" in schemaShape(schema)) {
+    const dates = resolveDates(relative, value, reading.history, reading.now);
+    value = { ...value, ...dates };
   }
   for (const image of collectImages(value)) {
     if (!existsSync(path.join(root, "images", image.src))) {
@@ -94,8 +105,17 @@ function readEntry<S extends z.ZodType<object>>(
   }
   // On an item's own page its title is the h1, so a `##` heading is an h2 there.
   const pageHtml = renderMarkdown(body, 0).html;
-  return { ...value, ...renderMarkdown(body, headingOffset), pageHtml, file: relative };
+  return {
+    ...(value as Resolved<z.output<S>>),
+    ...renderMarkdown(body, headingOffset),
+    pageHtml,
+    file: relative,
+  };
 }
+
+/** The fields a strict object schema declares. */
+const schemaShape = (schema: z.ZodType) =>
+  (schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
 
 function collectImages(value: unknown): Image[] {
   if (typeof value !== "object" || value === null) return [];
@@ -107,42 +127,75 @@ function collectImages(value: unknown): Image[] {
 }
 
 function readCollection<S extends z.ZodType<{ order: number }>>(
-  root: string,
+  reading: Reading,
   folder: string,
   schema: S,
   headingOffset: number,
-  key: (entry: z.output<S>) => string,
+  key: (entry: FileEntry<z.output<S>>) => string,
 ): FileEntry<z.output<S>>[] {
-  const entries = markdownFiles(root, folder).map((file) =>
-    readEntry(root, file, schema, headingOffset),
+  const entries = markdownFiles(reading.root, folder).map((file) =>
+    readEntry(reading, file, schema, headingOffset),
   );
   expectUniqueIds(entries.map((entry) => ({ id: key(entry), file: entry.file })));
   return entries.sort((a, b) => a.order - b.order);
 }
 
-export function loadContent(root: string = defaultContentRoot) {
+export type LoadOptions = {
+  /** The build's clock; tests set it. */
+  now?: Date;
+  /** When each file first appeared; read from git by default. */
+  history?: ContentHistory;
+};
+
+export function loadContent(root: string = defaultContentRoot, options: LoadOptions = {}) {
   const byId = (entry: { id: string }) => entry.id;
+  const history = options.history ?? readContentHistory(root);
+  const r: Reading = { root, history, now: options.now ?? new Date() };
+
+  const aiArticles = readCollection(r, "mechfusion-ai/articles", aiArticleSchema, 1, byId);
+  expectOwnPosts(aiArticles);
 
   return {
-    home: readEntry(root, "home.md", homeSchema, 0),
-    quotes: readEntry(root, "quotes.md", quotesSchema, 0).quotes,
-    about: readEntry(root, "about.md", aboutSchema, 0),
+    history: history.kind,
+    owner: readOwnerProfile(root),
+    home: readEntry(r, "home.md", homeSchema, 0),
+    quotes: readEntry(r, "quotes.md", quotesSchema, 0).quotes,
+    about: readEntry(r, "about.md", aboutSchema, 0),
     technical: {
-      tabs: readCollection(root, "technical/tabs", technicalTabSchema, 1, byId),
-      articles: readCollection(root, "technical/articles", technicalArticleSchema, 1, byId),
+      tabs: readCollection(r, "technical/tabs", technicalTabSchema, 1, byId),
+      articles: readCollection(r, "technical/articles", technicalArticleSchema, 1, byId),
     },
-    growth: readCollection(root, "non-technical/growth", growthSchema, 1, byId),
-    softSkills: readCollection(root, "non-technical/soft-skills", softSkillSchema, 1, (skill) =>
+    growth: readCollection(r, "non-technical/growth", growthSchema, 1, byId),
+    softSkills: readCollection(r, "non-technical/soft-skills", softSkillSchema, 1, (skill) =>
       anchorId(skill.title),
     ).map((skill) => ({ ...skill, id: anchorId(skill.title) })),
-    stories: readCollection(root, "mythology", storySchema, 2, byId),
+    stories: readCollection(r, "mythology", storySchema, 2, byId),
     ai: {
-      intro: readEntry(root, "mechfusion-ai/intro.md", aiIntroSchema, 0),
-      articles: readCollection(root, "mechfusion-ai/articles", aiArticleSchema, 1, byId),
+      intro: readEntry(r, "mechfusion-ai/intro.md", aiIntroSchema, 0),
+      articles: aiArticles,
     },
-    science: readCollection(root, "science", scienceSchema, 1, byId),
-    services: readCollection(root, "services", serviceSchema, 1, byId),
+    science: readCollection(r, "science", scienceSchema, 1, byId),
+    services: readCollection(r, "services", serviceSchema, 1, byId),
   };
+}
+
+/**
+ * An AI article's `linkedin` is the owner's post on its own topic, so two
+ * articles never share one; its `link` is a page on the subject, never LinkedIn.
+ */
+function expectOwnPosts(articles: { file: string; link: string; linkedin?: string | undefined }[]) {
+  const seen = new Map<string, string>();
+  for (const { file, link, linkedin } of articles) {
+    if (/^https?:\/\/([a-z]+\.)?linkedin\.com\//.test(link)) {
+      throw new ContentError(
+        `${file}: link is a page on the article's subject; the owner's LinkedIn post goes in linkedin`,
+      );
+    }
+    if (!linkedin) continue;
+    const other = seen.get(linkedin);
+    if (other) throw new ContentError(`${file}: linkedin is the same post as in ${other}`);
+    seen.set(linkedin, file);
+  }
 }
 
 export type SiteContent = ReturnType<typeof loadContent>;

@@ -54,8 +54,11 @@ const day = z.iso.date("must be a date written as YYYY-MM-DD");
  * search engines read them (docs/decisions/013-item-pages-and-feeds.md).
  */
 const dates = {
-  published: day,
+  /** Optional: without it, the file's first commit (content/dates.ts). */
+  published: day.optional(),
   updated: day.optional(),
+  /** The piece appeared elsewhere first, so `published` may be older than its first commit here. */
+  imported: z.boolean().optional(),
 };
 
 export const homeSchema = z.strictObject({
@@ -70,6 +73,61 @@ export const quotesSchema = z.strictObject({
 });
 
 export const aboutSchema = z.strictObject({ title: text, description: text.max(160) });
+
+/**
+ * A person's name as it appears in bylines, feeds and the From header of mails:
+ * one line, and none of the characters that would let it split a mail header.
+ */
+export const personName = text
+  .max(80)
+  .refine((name) => !/[\p{Cc}<>"@]/u.test(name), 'must be one line without < > " or @');
+
+/** The owner's profile (content/owner.md): who writes the site and can be hired. */
+export const ownerSchema = z.strictObject({
+  /** The repository's own profile is a sample; production refuses it (README, "First run"). */
+  sample: z.boolean().default(false),
+  name: personName,
+  /** One line under the name: what the owner does. */
+  role: text.max(120),
+  location: text.max(80),
+  /** The year the owner started practising, so "years of practice" never goes stale. */
+  practisingSince: z
+    .number()
+    .int()
+    .min(1950)
+    .refine((year) => year <= new Date().getUTCFullYear(), "cannot be in the future"),
+  education: z.array(text.max(160)).default([]),
+  areas: z.array(text.max(80)).min(1),
+  photo: imageSchema.optional(),
+  links: z
+    .array(linkSchema)
+    .default([])
+    .refine(
+      (links) =>
+        links.filter((link) => isLinkedIn(link.url)).every((link) => isLinkedInProfile(link.url)),
+      "a LinkedIn link here is the owner's profile, https://www.linkedin.com/in/<name>",
+    ),
+});
+
+const linkedInHost = /^(?:[a-z]{2,3}\.|www\.)?linkedin\.com$/;
+const isLinkedIn = (url: string) => linkedInHost.test(new URL(url).hostname);
+const isLinkedInProfile = (url: string) => {
+  const parsed = new URL(url);
+  return parsed.protocol === "https:" && /^\/in\/[^/]+\/?$/.test(parsed.pathname);
+};
+
+/**
+ * An AI article's own LinkedIn post: https on linkedin.com, and a post, not a
+ * profile or a search (docs/product.md, "MechFusionAI").
+ */
+export const linkedInPostSchema = url.refine((value) => {
+  const parsed = new URL(value);
+  return (
+    parsed.protocol === "https:" &&
+    linkedInHost.test(parsed.hostname) &&
+    /^\/(?:posts|pulse|feed\/update)\/[^/]+/.test(parsed.pathname)
+  );
+}, "must be the https address of a LinkedIn post or article (linkedin.com/posts/…, /pulse/… or /feed/update/…)");
 
 export const technicalTabIds = [
   "introduction",
@@ -132,6 +190,8 @@ export const aiArticleSchema = z.strictObject({
   ...dates,
   summary: text,
   link: url,
+  /** The owner's LinkedIn post on this article's topic, shown as "Read More on LinkedIn". */
+  linkedin: linkedInPostSchema.optional(),
 });
 
 export const scienceSchema = z.strictObject({

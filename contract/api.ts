@@ -127,7 +127,14 @@ export type AddReactionRequest = z.input<typeof addReactionRequestSchema>;
 export const commentSchema = z.object({
   id: z.number().int().positive(),
   postId: z.string(),
+  /** The text as written: Markdown source, which its writer edits. */
   content: z.string(),
+  /**
+   * The text as HTML, rendered by the server from its Markdown when it was
+   * written (docs/product.md, "Comments"): the only markup a comment has, so
+   * the page shows it as it is and needs no parser.
+   */
+  html: z.string(),
   userName: z.string(),
   /**
    * The seed of the writer's avatar (16 hex digits): an HMAC of their visitor
@@ -144,6 +151,16 @@ export const commentSchema = z.object({
    * visitor cookie can (docs/decisions/016-owner-voice.md).
    */
   byOwner: z.boolean(),
+  /**
+   * The comment this one answers, which always starts a thread (replies are
+   * one level deep); null when it starts one itself.
+   */
+  parentId: z.number().int().positive().nullable(),
+  /**
+   * A deleted comment that still has replies: it keeps its place so the
+   * thread reads, and nothing else (empty name and text).
+   */
+  deleted: z.boolean(),
   /** True on the calling visitor's own comments. */
   mine: z.boolean(),
   /**
@@ -248,6 +265,11 @@ export type WriteCommentRequest = z.input<typeof writeCommentRequestSchema>;
  * person never fills (docs/product.md, "Spam and moderation").
  */
 export const addCommentRequestSchema = writeCommentRequestSchema.extend({
+  /**
+   * Makes it a reply to this comment, or to the thread this comment is in
+   * when it is itself a reply. It must be published on the same post.
+   */
+  parentId: z.number().int().min(1).max(2_147_483_647).optional(),
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });

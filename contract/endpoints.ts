@@ -16,6 +16,7 @@ import type {
   WriteCommentRequest,
 } from "./api.ts";
 import type { ConsoleEndpoints, OwnerEditRequest } from "./console.ts";
+import type { EnquiryEndpoints } from "./enquiries.ts";
 import type { ItemKind, ReactionType } from "./limits.ts";
 import type {
   DeleteYourDataRequest,
@@ -31,52 +32,53 @@ import type {
  * contract does not describe is a type error on the browser's side, and a
  * change to a schema reaches both sides at once.
  */
-export type Endpoints = ConsoleEndpoints & {
-  "GET /items/:kind/:id/reactions": {
-    params: { kind: ItemKind; id: string };
-    response: ReactionsResponse;
+export type Endpoints = ConsoleEndpoints &
+  EnquiryEndpoints & {
+    "GET /items/:kind/:id/reactions": {
+      params: { kind: ItemKind; id: string };
+      response: ReactionsResponse;
+    };
+    "POST /items/:kind/:id/reactions": {
+      params: { kind: ItemKind; id: string };
+      body: AddReactionRequest;
+      response: ReactionsResponse;
+    };
+    "DELETE /items/:kind/:id/reactions/:type": {
+      params: { kind: ItemKind; id: string; type: ReactionType };
+      response: ReactionsResponse;
+    };
+    "GET /items/science/:id/comments": {
+      params: { id: string };
+      query?: CommentsQuery;
+      response: CommentsResponse;
+    };
+    "POST /items/science/:id/comments": {
+      params: { id: string };
+      body: AddCommentRequest;
+      response: CommentResponse;
+    };
+    "PATCH /comments/:id": {
+      params: { id: number };
+      body: WriteCommentRequest;
+      response: CommentResponse;
+    };
+    "DELETE /comments/:id": { params: { id: number }; response: undefined };
+    // The signed-in owner's edit and deletion of any comment, from the reading
+    // page; audited by the console (docs/decisions/016-owner-voice.md).
+    "PATCH /admin/comments/:id": {
+      params: { id: number };
+      body: OwnerEditRequest;
+      response: CommentResponse;
+    };
+    "DELETE /admin/comments/:id": { params: { id: number }; response: undefined };
+    "GET /comments/form-token": { response: CommentFormTokenResponse };
+    "GET /newsletter/form-token": { response: FormTokenResponse };
+    "POST /subscribers": { body: SubscribeRequest; response: SubscribeResponse };
+    "POST /subscribers/confirm": { body: ConfirmRequest; response: ConfirmResponse };
+    "POST /unsubscribe": { body: UnsubscribeRequest; response: UnsubscribeResponse };
+    "GET /your-data": { response: YourDataResponse };
+    "POST /your-data/delete": { body: DeleteYourDataRequest; response: DeleteYourDataResponse };
   };
-  "POST /items/:kind/:id/reactions": {
-    params: { kind: ItemKind; id: string };
-    body: AddReactionRequest;
-    response: ReactionsResponse;
-  };
-  "DELETE /items/:kind/:id/reactions/:type": {
-    params: { kind: ItemKind; id: string; type: ReactionType };
-    response: ReactionsResponse;
-  };
-  "GET /items/science/:id/comments": {
-    params: { id: string };
-    query?: CommentsQuery;
-    response: CommentsResponse;
-  };
-  "POST /items/science/:id/comments": {
-    params: { id: string };
-    body: AddCommentRequest;
-    response: CommentResponse;
-  };
-  "PATCH /comments/:id": {
-    params: { id: number };
-    body: WriteCommentRequest;
-    response: CommentResponse;
-  };
-  "DELETE /comments/:id": { params: { id: number }; response: undefined };
-  // The signed-in owner's edit and deletion of any comment, from the reading
-  // page; audited by the console (docs/decisions/016-owner-voice.md).
-  "PATCH /admin/comments/:id": {
-    params: { id: number };
-    body: OwnerEditRequest;
-    response: CommentResponse;
-  };
-  "DELETE /admin/comments/:id": { params: { id: number }; response: undefined };
-  "GET /comments/form-token": { response: CommentFormTokenResponse };
-  "GET /newsletter/form-token": { response: FormTokenResponse };
-  "POST /subscribers": { body: SubscribeRequest; response: SubscribeResponse };
-  "POST /subscribers/confirm": { body: ConfirmRequest; response: ConfirmResponse };
-  "POST /unsubscribe": { body: UnsubscribeRequest; response: UnsubscribeResponse };
-  "GET /your-data": { response: YourDataResponse };
-  "POST /your-data/delete": { body: DeleteYourDataRequest; response: DeleteYourDataResponse };
-};
 
 export type Route = keyof Endpoints;
 

@@ -4,6 +4,8 @@ export const limits = {
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */
   commentMax: 2000,
+  /** How deep block quotes and lists may sit inside each other in a comment's Markdown. */
+  commentNestingMax: 3,
   /** RFC 5321's limit on a forward path. */
   emailMax: 254,
   /** The newsletter form cannot come back sooner than this after it was first touched. */
@@ -12,6 +14,15 @@ export const limits = {
   commentsPageDefault: 50,
   /** The most comments one page may hold: the largest `limit` the API takes. */
   commentsPageMax: 100,
+  /** An enquiry's sender's name, in UTF-16 code units. */
+  enquiryNameMax: 100,
+  /** An enquiry's message after trimming: long enough to say what is needed, short enough to read. */
+  enquiryMessageMin: 20,
+  enquiryMessageMax: 4000,
+  /** An enquiry's optional organisation and timeline. */
+  enquiryDetailMax: 120,
+  /** The owner's answer to an enquiry. */
+  enquiryAnswerMax: 10_000,
   /** Largest request body the API reads. */
   bodyBytesMax: 16 * 1024,
 } as const;

@@ -6,8 +6,11 @@
 export type PublicConfig = {
   siteUrl: string;
   contactEmail: string;
-  ownerName: string | null;
-  /** The owner's LinkedIn profile: where "Read More on LinkedIn" leads when set. */
+  /** The owner's name (content/owner.md, or SITE_OWNER_NAME): bylines, the reserved comment name. */
+  ownerName: string;
+  /** The owner's LinkedIn profile: where an AI article without a post of its own leads. */
   ownerLinkedInUrl: string | null;
   chatbot: { scriptUrl: string; botId: string } | null;
+  /** ENQUIRY_RETENTION_DAYS: what the enquiry form and the privacy page promise. */
+  enquiryRetentionDays: number;
 };

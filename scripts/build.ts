@@ -73,7 +73,7 @@ const feeds = writeFeeds(
   {
     siteUrl,
     siteName,
-    ownerName: config.SITE_OWNER_NAME ?? null,
+    ownerName: config.owner.name,
     contactEmail: config.contactEmail,
     description: content.home.description,
   },
@@ -90,7 +90,10 @@ writeFileSync(
 
 // Search: Pagefind indexes the built pages (scripts/search-index.ts), before
 // compression so that its scripts are precompressed too.
-const searchablePages = await writeSearchIndex(clientDir);
+const searchablePages = await writeSearchIndex(
+  clientDir,
+  items.map((item) => item.path),
+);
 if (searchablePages === 0) {
   console.error("The search index holds no pages: is data-pagefind-body missing from <main>?");
   process.exit(1);

@@ -9,7 +9,7 @@ try {
     process.exit(1);
   }
   const count =
-    5 +
+    6 +
     content.technical.tabs.length +
     content.technical.articles.length +
     content.growth.length +
@@ -18,7 +18,18 @@ try {
     content.ai.articles.length +
     content.science.length +
     content.services.length;
-  console.info(`content OK: ${count} files valid`);
+  const dates = {
+    full: "dates checked against each file's first commit",
+    shallow:
+      "a shallow clone: dates checked against the commits it holds (git fetch --unshallow checks them all)",
+    none: "no git history here: the frontmatter dates stand",
+  }[content.history];
+  console.info(`content OK: ${count} files valid; ${dates}`);
+  if (content.owner.sample) {
+    console.info(
+      "content/owner.md is the sample profile: replace it with yours before going live (README, First run)",
+    );
+  }
 } catch (error) {
   if (error instanceof ContentError) {
     console.error(error.message);

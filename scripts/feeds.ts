@@ -13,7 +13,8 @@ import { type Item, lastChanged, newestFirst, type Section, sections } from "../
 type Site = {
   siteUrl: string;
   siteName: string;
-  ownerName: string | null;
+  /** The owner (content/owner.md, or SITE_OWNER_NAME): every item's author. */
+  ownerName: string;
   /** RSS 2.0 names an author by email address: the site's contact address. */
   contactEmail: string;
   description: string;
@@ -25,7 +26,7 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
   const home = section ? `${site.siteUrl}/${section.id}` : `${site.siteUrl}/`;
   const title = section ? `${site.siteName}: ${section.name}` : site.siteName;
   const author = {
-    name: site.ownerName ?? site.siteName,
+    name: site.ownerName,
     email: site.contactEmail,
     link: `${site.siteUrl}/about`,
   };
@@ -39,7 +40,7 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
     // No feed-level image: RSS wants a small bitmap and JSON Feed a square icon,
     // and the site has neither; each item carries its share image.
     favicon: `${site.siteUrl}/favicon.svg`,
-    copyright: `© ${site.ownerName ?? site.siteName}`,
+    copyright: `© ${site.ownerName}`,
     updated: day(sorted.map(lastChanged).sort().at(-1) ?? "2025-01-01"),
     generator: false,
     author,

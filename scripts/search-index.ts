@@ -12,8 +12,16 @@ import * as pagefind from "pagefind";
  * sidebar, footer and mail-only pages stay out. The placeholders the server
  * fills with comments hold nothing at build time and are skipped: readers'
  * comments are not searchable.
+ *
+ * A piece of writing is found once, on its own page: `itemPaths` lists those
+ * pages (`/science/pressure-cooker`), and the copy of each on its section's list
+ * page is left out of the index (`withoutItemCopies`).
  */
-export async function writeSearchIndex(clientDir: string): Promise<number> {
+export async function writeSearchIndex(
+  clientDir: string,
+  itemPaths: Iterable<string>,
+): Promise<number> {
+  const ownPages = new Set(itemPaths);
   const outputPath = path.join(clientDir, "pagefind");
   rmSync(outputPath, { recursive: true, force: true });
   try {
@@ -26,7 +34,11 @@ export async function writeSearchIndex(clientDir: string): Promise<number> {
       if (!file.endsWith(".html") || file.startsWith(`pagefind${path.sep}`)) continue;
       const added = await index.addHTMLFile({
         sourcePath: file,
-        content: withCardAnchors(readFileSync(path.join(clientDir, file), "utf8")),
+        content: withoutItemCopies(
+          withCardAnchors(readFileSync(path.join(clientDir, file), "utf8")),
+          file,
+          ownPages,
+        ),
       });
       if (added.errors.length > 0) throw new Error(`${file}: ${added.errors.join("; ")}`);
     }
@@ -62,6 +74,24 @@ export function withCardAnchors(html: string): string {
   return html.replace(
     /(<details\b[^>]*\bdata-card="([^"]+)"[^>]*>\s*<summary\b[^>]*>\s*<h[1-6])\b/g,
     '$1 id="$2"',
+  );
+}
+
+/**
+ * A section's list page carries a card (or a summary) of each of its items,
+ * and each item also has a page of its own: indexed both, every item was
+ * found twice, once on each. The copy Pagefind reads of a list page
+ * (`file`, `science/index.html`) marks every element whose `id` or
+ * `data-card` names an item with a page of its own (`/science/<id>`) to be
+ * ignored, with all it holds; the section's own text stays searchable.
+ */
+export function withoutItemCopies(html: string, file: string, itemPaths: Set<string>): string {
+  const dir = path.posix.dirname(file.split(path.sep).join("/"));
+  const section = dir === "." ? "" : `/${dir}`;
+  return html.replace(
+    /<([a-z][\w-]*)\b([^>]*?\b(?:data-card|id)="([^"]+)"[^>]*)>/g,
+    (tag, name: string, attributes: string, id: string) =>
+      itemPaths.has(`${section}/${id}`) ? `<${name}${attributes} data-pagefind-ignore="all">` : tag,
   );
 }
 

@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyServerOptions,
 } from "fastify";
-import { loadEngagementCatalog } from "../content/catalog.ts";
+import { loadEngagementCatalog, loadServiceTitles } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { limits } from "../contract/limits.ts";
 import { engagementApi } from "./api/index.ts";
@@ -22,11 +22,15 @@ import { loadItemTitles } from "./console/titles.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
+import { enquiryPages } from "./enquiries/pages.ts";
+import { createEnquiries } from "./enquiries/service.ts";
+import { createFormTokens } from "./lib/form-token.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
-import { type MailOptions, startNewsletter } from "./newsletter/service.ts";
+import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
+import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { startServices } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
@@ -197,23 +201,49 @@ export async function buildApp({
   });
   moderationService = moderation;
   const cookieSecret = resolveCookieSecret(config);
+  const blocklist = createBlocklist(config.DATA_DIR, app.log);
+  const moderationKeys = createWriterKeys(cookieSecret);
   const defences = createCommentDefences({
     config,
-    blocklist: createBlocklist(config.DATA_DIR, app.log),
-    keys: createWriterKeys(cookieSecret),
+    blocklist,
+    keys: moderationKeys,
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
     spam: spam.filter,
   });
+  const enquiries = createEnquiries({
+    store,
+    config,
+    cookieSecret,
+    services: loadServiceTitles(),
+    blocklist,
+    keys: moderationKeys,
+    formTokens: createFormTokens(cookieSecret, {
+      purpose: "enquiry form timing",
+      minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    }),
+    moderation,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
   const owner = notifications.attach(store, engagement);
-  const newsletter = startNewsletter(store, config, cookieSecret, app.log, mail, owner.composers);
-  notifications.onQueued(newsletter.wake);
-  const webhooks = owner.start(newsletter.outbox, app.log, mail);
+  const newsletter = createNewsletter(store, config, cookieSecret);
+  const mailOut = startOutbox(store, config, app.log, mail, {
+    ...newsletter.composers,
+    ...owner.composers,
+    ...enquiries.composers,
+  });
+  notifications.onQueued(mailOut.wake);
+  enquiries.onQueued(mailOut.wake);
+  const webhooks = owner.start(mailOut.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
+  const retention = enquiries.startRetention(app.log, (count) =>
+    ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
+  );
   const close = async () => {
+    retention.stop();
     // The message in hand is finished and recorded before the database closes.
-    await Promise.all([newsletter.stop(), webhooks.stop()]);
+    await Promise.all([mailOut.stop(), webhooks.stop()]);
     await closeEngagement();
   };
   // After the API's own preClose hook has ended the event streams.
@@ -241,9 +271,10 @@ export async function buildApp({
       catalog,
       siteUrl: config.siteUrl,
       cookieSecret,
-      newsletter: newsletter.deps,
+      newsletter: newsletter.routeDeps(mailOut.wake),
       moderation,
       defences,
+      enquiries,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
@@ -263,9 +294,10 @@ export async function buildApp({
           defences,
           spam: spam.filter,
           insights: createInsightsRepository(store, loadItemTitles(), clock),
-          mailer: newsletter.mailer,
-          mailQueued: newsletter.deps.mailQueued,
+          mailer: mailOut.mailer,
+          mailQueued: mailOut.wake,
           slots: eventStreams,
+          enquiries,
         }),
     });
 
@@ -285,6 +317,12 @@ export async function buildApp({
     });
 
     await app.register(commentActionRoutes, owner.routes);
+    await app.register(enquiryPages, {
+      enquiries,
+      siteUrl: config.siteUrl,
+      onDeletedBySender: (count) =>
+        ownerConsole.audit(null, "enquiry deleted by its sender", `${count} deleted`),
+    });
     await consolePages(app, {
       root: clientRoot,
       owner: ownerConsole,

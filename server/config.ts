@@ -1,6 +1,9 @@
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { ContentError } from "../content/frontmatter.ts";
+import { type Owner, type OwnerProfile, readOwnerProfile, resolveOwner } from "../content/owner.ts";
+import { personName } from "../content/schema.ts";
 import type { PublicConfig } from "../contract/site-config.ts";
 
 /**
@@ -102,7 +105,8 @@ const envSchema = z
         .transform((url) => url.replace(/\/+$/, ""))
         .optional(),
     ),
-    SITE_OWNER_NAME: optionalText,
+    // The owner's name, over the profile's (content/owner.md).
+    SITE_OWNER_NAME: optionalText.pipe(personName.optional()),
     OWNER_LINKEDIN_URL: optionalText.pipe(
       z.url({ protocol: /^https$/, error: "must be an https URL" }).optional(),
     ),
@@ -174,6 +178,11 @@ const envSchema = z
     WEBHOOK_SECRET: optionalText.pipe(
       z.string().min(32, "must be at least 32 characters long").optional(),
     ),
+    // Enquiries from /services (docs/product.md, "Enquiries"): how many one IP
+    // address, or one email address, may send per hour, and how long they are
+    // kept unless the owner keeps one.
+    ENQUIRIES_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+    ENQUIRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -275,8 +284,13 @@ export type Config = Env & {
   siteUrl: string;
   contactEmail: string;
   databaseKind: "sqlite" | "postgres";
-  /** MAIL_FROM, or a local address on the site's own host name for a first run. */
+  /**
+   * MAIL_FROM, or a local address for a first run; without a name of its own,
+   * the owner's name "from" the site's (readers know the person, not the address).
+   */
   mailFrom: string;
+  /** The owner, from content/owner.md and SITE_OWNER_NAME / OWNER_LINKEDIN_URL. */
+  owner: Owner;
   /** NOTIFY_COMMENTS, or `each` when OWNER_EMAIL is set and `off` when it is not. */
   notifyComments: "each" | "hourly" | "off";
 };
@@ -294,16 +308,46 @@ export class ConfigError extends Error {
  */
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
-  { productionRules = true }: { productionRules?: boolean } = {},
+  {
+    productionRules = true,
+    ownerProfile,
+  }: {
+    productionRules?: boolean;
+    /** The owner's profile; read from content/owner.md when not given (tests give one). */
+    ownerProfile?: OwnerProfile;
+  } = {},
 ): Config {
   const parsed = envSchema.safeParse(productionRules ? env : { ...env, NODE_ENV: undefined });
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map(
-      (issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`,
+  let profile: OwnerProfile | undefined;
+  const lines: string[] = [];
+  try {
+    profile = ownerProfile ?? readOwnerProfile();
+  } catch (error) {
+    if (!(error instanceof ContentError)) throw error;
+    lines.push(`  content/${error.message.replace(/\n/g, "\n  ")}`);
+  }
+  if (
+    productionRules &&
+    env.NODE_ENV === "production" &&
+    profile?.sample &&
+    !env.SITE_OWNER_NAME?.trim()
+  ) {
+    lines.push(
+      "  content/owner.md: is still the sample profile that comes with the site. Replace it with your own (README, First run), or set SITE_OWNER_NAME",
     );
+  }
+  if (!parsed.success) {
+    lines.unshift(
+      ...parsed.error.issues.map(
+        (issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`,
+      ),
+    );
+  }
+  if (!parsed.success || profile === undefined || lines.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const values = parsed.data;
+  const owner = resolveOwner(profile, values);
   const buildDir = path.resolve(projectRoot, values.BUILD_DIR);
   return {
     ...values,
@@ -314,20 +358,27 @@ export function loadConfig(
     siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
     databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
-    mailFrom: values.MAIL_FROM ?? "Engage with Engineer <newsletter@localhost>",
+    mailFrom: fromWithName(values.MAIL_FROM ?? "newsletter@localhost", owner.name),
+    owner,
     notifyComments: values.NOTIFY_COMMENTS ?? (values.OWNER_EMAIL ? "each" : "off"),
   };
+}
+
+/** `news@site` becomes `Asha Rao from Engage with Engineer <news@site>`; a name already given stays. */
+function fromWithName(from: string, ownerName: string): string {
+  return from.includes("<") ? from : `${ownerName} from Engage with Engineer <${from}>`;
 }
 
 export function publicConfig(config: Config): PublicConfig {
   return {
     siteUrl: config.siteUrl,
     contactEmail: config.contactEmail,
-    ownerName: config.SITE_OWNER_NAME ?? null,
-    ownerLinkedInUrl: config.OWNER_LINKEDIN_URL ?? null,
+    ownerName: config.owner.name,
+    ownerLinkedInUrl: config.owner.linkedIn,
     chatbot:
       config.CHATBOT_SCRIPT_URL && config.CHATBOT_BOT_ID
         ? { scriptUrl: config.CHATBOT_SCRIPT_URL, botId: config.CHATBOT_BOT_ID }
         : null,
+    enquiryRetentionDays: config.ENQUIRY_RETENTION_DAYS,
   };
 }

@@ -4,6 +4,7 @@ import type { WhoAmIResponse } from "../../contract/console.ts";
 import { consoleApi, errorMessage } from "./console-api.ts";
 import { buttonClass } from "./ui.tsx";
 import { CommentsView } from "./views/comments-view.tsx";
+import { EnquiriesView } from "./views/enquiries-view.tsx";
 import { HealthView } from "./views/health-view.tsx";
 import { NewsletterView } from "./views/newsletter-view.tsx";
 import { OverviewView } from "./views/overview-view.tsx";
@@ -13,6 +14,7 @@ import { SubscribersView } from "./views/subscribers-view.tsx";
 export const consoleViews = {
   overview: { title: "Overview", path: "/admin", View: OverviewView },
   comments: { title: "Comments", path: "/admin/comments", View: CommentsView },
+  enquiries: { title: "Enquiries", path: "/admin/enquiries", View: EnquiriesView },
   subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },
   newsletter: { title: "Newsletter", path: "/admin/newsletter", View: NewsletterView },
   health: { title: "Health", path: "/admin/health", View: HealthView },

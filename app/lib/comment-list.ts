@@ -1,5 +1,6 @@
 import type { Comment, CommentsResponse, OwnerOverlay } from "../../contract/api.ts";
 import type { CommentEvent } from "../../contract/live-events.ts";
+import { byPosition, threadOrder } from "../../contract/threads.ts";
 
 /**
  * What the browser holds of a post's comments: the pages it has loaded, as one
@@ -23,8 +24,9 @@ export type LoadedComments = {
   owner?: OwnerOverlay;
 };
 
-const byPosition = (a: Comment, b: Comment) =>
-  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id - b.id;
+/** The last thread loaded: pages end on a thread, with all its replies. */
+const lastThread = (data: LoadedComments) =>
+  data.comments.filter((comment) => comment.parentId === null).at(-1);
 
 export function firstLoaded(page: CommentsResponse): LoadedComments {
   return {
@@ -42,9 +44,7 @@ export function withPage(data: LoadedComments, page: CommentsResponse): LoadedCo
   const fetched = new Set(page.comments.map((comment) => comment.id));
   return {
     ...data,
-    comments: [...data.comments.filter((c) => !fetched.has(c.id)), ...page.comments].sort(
-      byPosition,
-    ),
+    comments: threadOrder([...data.comments.filter((c) => !fetched.has(c.id)), ...page.comments]),
     next: page.next,
     total: page.total,
     pages: data.pages + 1,
@@ -70,10 +70,14 @@ export function withNew(
   if (shown) return withChanged(data, comment);
   const total = isKnown(data, comment.id) ? data.total : data.total + 1;
   const unseen = data.unseen.filter((id) => id !== comment.id);
-  const last = data.comments.at(-1);
-  const within = data.next === null || (last !== undefined && byPosition(comment, last) < 0);
+  // A reply goes where its thread is; a thread where it falls among those loaded.
+  const last = lastThread(data);
+  const within =
+    comment.parentId !== null
+      ? data.comments.some((c) => c.id === comment.parentId)
+      : data.next === null || (last !== undefined && byPosition(comment, last) < 0);
   if (within || show) {
-    return { ...data, comments: [...data.comments, comment].sort(byPosition), total, unseen };
+    return { ...data, comments: threadOrder([...data.comments, comment]), total, unseen };
   }
   return { ...data, total, unseen: [...unseen, comment.id] };
 }
@@ -83,14 +87,18 @@ export function withChanged(data: LoadedComments, comment: Comment): LoadedComme
   return { ...data, comments: data.comments.map((c) => (c.id === comment.id ? comment : c)) };
 }
 
-/** A comment gone, shown or only counted; one never heard of changes nothing. */
+/**
+ * A comment gone, shown or only counted; one never heard of changes nothing.
+ * The place of a deleted comment was no longer counted.
+ */
 export function without(data: LoadedComments, id: number): LoadedComments {
   if (!isKnown(data, id)) return data;
+  const place = data.comments.find((c) => c.id === id)?.deleted === true;
   return {
     ...data,
-    comments: data.comments.filter((c) => c.id !== id),
+    comments: data.comments.filter((c) => c.id !== id && c.parentId !== id),
     unseen: data.unseen.filter((unseenId) => unseenId !== id),
-    total: data.total - 1,
+    total: place ? data.total : data.total - 1,
   };
 }
 
@@ -107,8 +115,28 @@ export function withEvent(data: LoadedComments, event: CommentEvent): LoadedComm
     }
     return without(data, event.commentId);
   }
+  // A deleted comment whose replies keep its place: no longer anyone's, nor counted.
+  if (event.comment.deleted) {
+    if (!known) return data;
+    const total = known.deleted ? data.total : data.total - 1;
+    return {
+      ...withChanged(data, { ...event.comment, mine: false, awaitingApproval: false }),
+      total,
+    };
+  }
   const comment = { ...event.comment, mine: known?.mine ?? false, awaitingApproval: false };
   if (known) return withChanged(data, comment);
   // An edit of a comment not loaded yet: the page that brings it brings the edit.
   return event.action === "added" ? withNew(data, comment) : data;
+}
+
+/**
+ * The reader deleted a comment: gone, or, when replies hang under it, left as
+ * "Comment deleted" in its place, as the server does.
+ */
+export function withDeleted(data: LoadedComments, id: number): LoadedComments {
+  const known = data.comments.find((c) => c.id === id);
+  if (!known || !data.comments.some((c) => c.parentId === id)) return without(data, id);
+  const place = { ...known, content: "", html: "", userName: "", deleted: true, mine: false };
+  return { ...withChanged(data, place), total: known.deleted ? data.total : data.total - 1 };
 }

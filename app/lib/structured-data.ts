@@ -1,5 +1,23 @@
 import type { Item } from "../../content/items.ts";
+import type { Owner } from "../../content/owner.ts";
 import { siteConfig, siteName } from "./site-config.ts";
+import { siteOwner } from "./site-owner.ts";
+
+/**
+ * The owner as a schema.org Person: the author of every item, with what a
+ * client checks first (role, place, profiles elsewhere).
+ */
+export function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.siteUrl) {
+  return {
+    "@type": "Person",
+    name: owner.name,
+    url: `${site}/about`,
+    ...(owner.role ? { jobTitle: owner.role } : {}),
+    ...(owner.location ? { homeLocation: { "@type": "Place", name: owner.location } } : {}),
+    ...(owner.areas.length > 0 ? { knowsAbout: owner.areas } : {}),
+    ...(owner.links.length > 0 ? { sameAs: owner.links.map((link) => link.url) } : {}),
+  };
+}
 
 /**
  * What an item's page tells search engines, as schema.org JSON-LD: the piece
@@ -11,10 +29,7 @@ import { siteConfig, siteName } from "./site-config.ts";
 export function itemStructuredData(item: Item) {
   const site = siteConfig.siteUrl;
   const url = `${site}${item.path}`;
-  const about = `${site}/about`;
-  const author = siteConfig.ownerName
-    ? { "@type": "Person", name: siteConfig.ownerName, url: about }
-    : { "@type": "Organization", name: siteName, url: about };
+  const author = ownerPerson(siteOwner, site);
   return {
     "@context": "https://schema.org",
     "@graph": [

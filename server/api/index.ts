@@ -8,6 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
+import type { Enquiries } from "../enquiries/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
@@ -18,6 +19,7 @@ import {
 } from "./guards.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
+import { enquiryRoutes } from "./routes/enquiries.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { oneClickRoutes } from "./routes/one-click.ts";
@@ -32,6 +34,7 @@ export type ApiOptions = RouteDeps & {
   cookieSecret: string;
   rateLimits: RateLimits;
   streams: { slots: StreamSlots; heartbeatMs: number };
+  enquiries: Enquiries;
   /**
    * Registers the owner's console API, under /api/admin
    * (docs/decisions/012-owner-console.md), inside this plugin: behind the
@@ -106,6 +109,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(yourDataRoutes, { ...deps, rateLimits });
+  await app.register(enquiryRoutes, { enquiries: options.enquiries });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await options.registerConsole(app);
 

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { Engagement } from "../engagement/index.ts";
-import type { FormTickets, FormTokenCheck, FormTokens } from "../newsletter/form-token.ts";
+import type { FormTickets, FormTokenCheck, FormTokens } from "../lib/form-token.ts";
 import { ApiError } from "./errors.ts";
 
 /** What the subscription routes need beyond the repositories. */

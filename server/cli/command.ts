@@ -1,3 +1,4 @@
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import type { Config } from "../config.ts";
 import { createOwnerRepository } from "../console/owner-repository.ts";
@@ -63,4 +64,16 @@ export function parseId(value: string | undefined, what: string): number {
     throw usageError(`${what} must be a positive whole number, not "${value ?? ""}".`);
   }
   return id;
+}
+
+/** Writes a file only its owner can read, whole or not at all (exports hold personal data). */
+export function writePrivateFile(file: string, text: string): void {
+  const partial = `${file}.partial-${process.pid}`;
+  try {
+    writeFileSync(partial, text, { mode: 0o600 });
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw new AdminError(`Cannot write ${file}: ${(error as Error).message}`);
+  }
 }

@@ -11,6 +11,7 @@ import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
+import { enquiryCommands } from "./commands/enquiries.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
 import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
@@ -38,6 +39,7 @@ const commands: Command[] = [
   ...newsletterCommands,
   ...commentCommands,
   ...spamCommands,
+  ...enquiryCommands,
   ...visitorCommands,
   ...statsCommands,
   ...consoleAccessCommands,
@@ -50,7 +52,7 @@ function mainHelp(): string {
   return `Usage: ${program} <command> [options]
 
 The site owner's commands for the engagement data (subscribers, comments,
-reactions). They read the same environment as the server (DATA_DIR or
+reactions, enquiries). They read the same environment as the server (DATA_DIR or
 DATABASE_URL, SITE_URL) and may run while it serves.
 
 Commands:

@@ -17,15 +17,15 @@ export function createOwnerVoice({
   config,
 }: {
   owner: OwnerRepository;
-  config: Pick<Config, "siteUrl" | "SITE_OWNER_NAME">;
+  config: Pick<Config, "siteUrl" | "owner">;
 }): OwnerVoice & {
   sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<SessionCheck | null>;
 } {
   const cookieName = ownerCookieName(config.siteUrl);
-  const overlay: OwnerOverlay = { name: config.SITE_OWNER_NAME ?? null };
+  const overlay: OwnerOverlay = { name: config.owner.name };
 
   return {
-    /** What the owner's answers add: SITE_OWNER_NAME, the name their comments carry. */
+    /** What the owner's answers add: the owner's name (content/owner.md), which their comments carry. */
     overlay,
 
     /**
@@ -40,9 +40,9 @@ export function createOwnerVoice({
       return session;
     },
 
-    /** The name the owner's comment is stored under: SITE_OWNER_NAME, else the name typed. */
-    nameFor(typed: string): string {
-      return overlay.name ?? typed;
+    /** The name the owner's comment is stored under: the owner's, whatever was typed. */
+    nameFor(_typed: string): string {
+      return config.owner.name;
     },
 
     /** Records an action taken from the pages in the console's audit trail. */

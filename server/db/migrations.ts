@@ -1,6 +1,8 @@
 import { type ColumnDefinitionBuilder, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { reactionTypes } from "../../contract/limits.ts";
+import { commentThreads } from "./conversation-migrations.ts";
+import { enquiriesMigration } from "./enquiries-migration.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -477,6 +479,8 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "005_notifications": notifications(kind),
     "006_console": ownerConsole(kind),
     "008_owner_comments": ownerComments(),
-    "009_spam_filter": spamFilter(kind),
+    "009_enquiries": enquiriesMigration(kind),
+    "010_comment_threads": commentThreads(kind),
+    "011_spam_filter": spamFilter(kind),
   };
 }

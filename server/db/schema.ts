@@ -58,7 +58,10 @@ export type OutboxKind =
   | "edition"
   | "comment_notice"
   | "comment_digest"
-  | "webhook";
+  | "webhook"
+  | "enquiry_notice"
+  | "enquiry_ack"
+  | "enquiry_answer";
 
 /** One row per message to send. */
 export type OutboxTable = {
@@ -126,6 +129,12 @@ export type ScienceCommentsTable = {
   ip_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** 1 on the owner's own comments, written from a console session (docs/decisions/016-owner-voice.md). */
   by_owner: ColumnType<number, number | undefined, number>;
+  /** The comment's Markdown as HTML, rendered when it was written; null on comments older than Markdown. */
+  content_html: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The comment this one answers (always one that starts a thread); null when it starts one. */
+  parent_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Set when a comment with replies was deleted: its place stays, its name and text are gone. */
+  deleted_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
 };
 
 /** Visitors whose comments the owner approved: under MODERATION=first they are no longer held. */
@@ -224,6 +233,45 @@ export type SpamScreeningTable = {
   created_at: Timestamp;
 };
 
+export type EnquiryStatus = "new" | "answered" | "closed";
+
+/** What a reader asked for from /services (docs/product.md, "Enquiries"): personal data, never public. */
+export type EnquiriesTable = {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  /** A service's id, or "other". */
+  service: string;
+  organisation: string | null;
+  timeline: string | null;
+  message: string;
+  status: ColumnType<EnquiryStatus, EnquiryStatus | undefined, EnquiryStatus>;
+  /** 1 when the owner keeps it past the retention period. */
+  kept: ColumnType<number, number | undefined, number>;
+  /** HMAC of the address it was sent from, for the per-address limit. */
+  ip_hash: string;
+  /** The Message-ID of its acknowledgement; the owner's answers reply to it. */
+  thread_id: string;
+  /** SHA-256 of the token in the sender's deletion link. */
+  deletion_token_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+/** The owner's answers, as mailed. */
+export type EnquiryAnswersTable = {
+  id: Generated<number>;
+  enquiry_id: number;
+  body: string;
+  created_at: Timestamp;
+};
+
+/** When an address (as an HMAC) was last sent an acknowledgement: at most one an hour. */
+export type EnquiryAcknowledgementsTable = {
+  address_hash: string;
+  sent_at: Timestamp;
+};
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -243,6 +291,9 @@ export type Database = {
   owner_passkeys: OwnerPasskeysTable;
   owner_challenges: OwnerChallengesTable;
   owner_audit: OwnerAuditTable;
+  enquiries: EnquiriesTable;
+  enquiry_answers: EnquiryAnswersTable;
+  enquiry_acknowledgements: EnquiryAcknowledgementsTable;
   spam_examples: SpamExamplesTable;
   spam_screening: SpamScreeningTable;
 };

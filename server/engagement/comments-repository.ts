@@ -1,12 +1,16 @@
 import type { Selectable } from "kysely";
 import type { Comment, CommentPosition } from "../../contract/api.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
+import { threadOrder } from "../../contract/threads.ts";
 import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso, toIso } from "../lib/time.ts";
+import { renderComment } from "./comment-markdown.ts";
 import type { CommentNotifier } from "./comment-notifier.ts";
+import { type RemovalMatch, removeComments } from "./comment-removal.ts";
+import { type ReplyRefusal, threadOf, visibleReplies } from "./comment-threads.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
 export const ownerModerationTopic = "owner:moderation";
@@ -23,12 +27,17 @@ const columns = [
   "updated_at",
   "status",
   "by_owner",
+  "content_html",
+  "parent_id",
+  "deleted_at",
 ] as const;
 
 type Row = Pick<CommentRow, (typeof columns)[number]>;
 
 /** A comment the owner lists: as everyone would see it, and its status. */
 export type OwnerComment = LiveComment & { status: CommentStatus };
+
+export type { ReplyRefusal } from "./comment-threads.ts";
 
 /** Why a change to a comment was refused. */
 export type CommentRefusal = "not_found" | "forbidden";
@@ -51,15 +60,19 @@ export function createCommentsRepository(
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
 
   function toLiveComment(row: Row): LiveComment {
+    const deleted = row.deleted_at !== null;
     return {
       id: row.id,
       postId: row.post_id,
       content: row.content,
+      html: deleted ? "" : (row.content_html ?? renderComment(row.content)),
       userName: row.user_name,
       avatar: avatarOf(row.visitor_id),
       createdAt: toIso(row.created_at),
       updatedAt: toIso(row.updated_at),
       byOwner: row.by_owner === 1,
+      parentId: row.parent_id,
+      deleted,
     };
   }
 
@@ -81,6 +94,7 @@ export function createCommentsRepository(
       .selectFrom("science_comments")
       .select("id")
       .where("id", "=", id)
+      .where("deleted_at", "is", null)
       .executeTakeFirst();
     return row ? "forbidden" : "not_found";
   }
@@ -89,77 +103,77 @@ export function createCommentsRepository(
    * Deletes the comments matching by id, by visitor or by both, recording a
    * `deleted` event for each in the same transaction; returns how many.
    */
-  async function removeMatching(
-    match: { id: number; visitorId?: string } | { id?: number; visitorId: string },
-  ): Promise<number> {
-    const recorded = await db.transaction().execute(async (trx) => {
-      let query = trx.deleteFrom("science_comments");
-      if (match.id !== undefined) query = query.where("id", "=", match.id);
-      if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
-      const rows = await query.returning(["id", "post_id"]).execute();
-      if (match.visitorId !== undefined && rows.length > 0) {
-        // The writer's own deletion takes their words out of what the spam
-        // filter learnt as ordinary (server/moderation/spam/store.ts).
-        await trx
-          .deleteFrom("spam_examples")
-          .where(
-            "comment_id",
-            "in",
-            rows.map((row) => row.id),
-          )
-          .where("label", "=", "ham")
-          .execute();
-      }
-      const recorded: LiveEvent[] = [];
-      for (const row of rows) {
-        recorded.push(
-          await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-            action: "deleted",
-            item: itemOf(row.post_id),
-            commentId: row.id,
-          })),
-        );
-      }
-      return recorded;
-    });
+  async function removeMatching(match: RemovalMatch): Promise<number> {
+    const recorded = await db
+      .transaction()
+      .execute((trx) =>
+        removeComments(trx, events, match, async ({ id }) =>
+          toLiveComment(
+            await trx
+              .selectFrom("science_comments")
+              .select(columns)
+              .where("id", "=", id)
+              .executeTakeFirstOrThrow(),
+          ),
+        ),
+      );
     for (const event of recorded) bus.committed(event);
     return recorded.length;
   }
 
   return {
     /**
-     * The first `max` published comments of a post, oldest first, and how many
-     * it has in all: the start of what every reader sees, which the read cache
-     * keeps (docs/decisions/015-comment-pages.md).
+     * The first `max` published threads of a post, oldest first, with their
+     * published replies, and how many comments (replies too) it has in all:
+     * the start of what every reader sees, which the read cache keeps
+     * (docs/decisions/015-comment-pages.md).
      */
     async firstPublished(
       postId: string,
       max: number,
-    ): Promise<{ comments: LiveComment[]; total: number }> {
-      const [rows, count] = await Promise.all([
+    ): Promise<{ comments: LiveComment[]; total: number; moreThreads: boolean }> {
+      const [starts, count] = await Promise.all([
         db
           .selectFrom("science_comments")
           .select(columns)
           .where("post_id", "=", postId)
+          .where("parent_id", "is", null)
           .where("status", "=", "published")
           .orderBy("created_at")
           .orderBy("id")
-          .limit(max)
+          .limit(max + 1)
           .execute(),
         db
           .selectFrom("science_comments")
           .select((eb) => eb.fn.countAll().as("count"))
           .where("post_id", "=", postId)
           .where("status", "=", "published")
+          .where("deleted_at", "is", null)
           .executeTakeFirstOrThrow(),
       ]);
-      return { comments: rows.map(toLiveComment), total: Number(count.count) };
+      const shown = starts.slice(0, max);
+      const replies = await db
+        .selectFrom("science_comments")
+        .select(columns)
+        .$call((query) =>
+          visibleReplies(
+            query,
+            shown.map((row) => row.id),
+            null,
+          ),
+        )
+        .execute();
+      return {
+        comments: [...shown, ...replies].map(toLiveComment),
+        total: Number(count.count),
+        moreThreads: starts.length > max,
+      };
     },
 
     /**
-     * Up to `limit` comments of a post after `after` in the list's order
-     * (time written, then id), as `visitorId` sees them: the published ones and
-     * their own held ones. `more` says whether any follow. Keyed on the position
+     * Up to `limit` threads of a post after `after` in the list's order (time
+     * written, then id), with their replies, as `visitorId` sees them: the
+     * published ones and their own held ones. `more` says whether any follow. Keyed on the position
      * rather than an offset, so comments written or deleted between two pages
      * neither repeat nor skip one (served by the index on post, time and id).
      */
@@ -174,6 +188,7 @@ export function createCommentsRepository(
         .selectFrom("science_comments")
         .select(columns)
         .where("post_id", "=", input.postId)
+        .where("parent_id", "is", null)
         .where((eb) =>
           visitorId
             ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
@@ -189,8 +204,20 @@ export function createCommentsRepository(
         .orderBy("id")
         .limit(input.limit + 1)
         .execute();
+      const starts = rows.slice(0, input.limit);
+      const replies = await db
+        .selectFrom("science_comments")
+        .select(columns)
+        .$call((query) =>
+          visibleReplies(
+            query,
+            starts.map((row) => row.id),
+            visitorId,
+          ),
+        )
+        .execute();
       return {
-        comments: rows.slice(0, input.limit).map((row) => toComment(row, visitorId)),
+        comments: threadOrder([...starts, ...replies].map((row) => toComment(row, visitorId))),
         more: rows.length > input.limit,
       };
     },
@@ -226,16 +253,22 @@ export function createCommentsRepository(
       status?: CommentStatus;
       ipHash?: string | null;
       byOwner?: boolean;
-    }): Promise<Comment> {
+      /** A reply: the comment it answers (docs/product.md, "Replies"). */
+      parentId?: number;
+    }): Promise<Comment | ReplyRefusal> {
       const now = nowIso();
       const status = input.status ?? "published";
       const byOwner = input.byOwner === true;
-      const { row, event } = await db.transaction().execute(async (trx) => {
+      const result = await db.transaction().execute(async (trx) => {
+        const parentId =
+          input.parentId === undefined ? null : await threadOf(trx, input.postId, input.parentId);
+        if (typeof parentId === "string") return parentId;
         const row = await trx
           .insertInto("science_comments")
           .values({
             post_id: input.postId,
             content: input.content,
+            content_html: renderComment(input.content),
             user_name: input.userName,
             visitor_id: input.visitorId,
             created_at: now,
@@ -243,6 +276,7 @@ export function createCommentsRepository(
             status,
             ip_hash: input.ipHash ?? null,
             by_owner: byOwner ? 1 : 0,
+            parent_id: parentId,
           })
           .returning(columns)
           .executeTakeFirstOrThrow();
@@ -270,6 +304,8 @@ export function createCommentsRepository(
         }
         return { row, event };
       });
+      if (typeof result === "string") return result;
+      const { row, event } = result;
       if (event) bus.committed(event);
       notifier?.committed();
       // The owner's comments are the session's, never a browser's own (`mine`).
@@ -303,7 +339,12 @@ export function createCommentsRepository(
           input.hold && before.status === "published" ? "pending" : before.status;
         const row = await trx
           .updateTable("science_comments")
-          .set({ content: input.content, updated_at: nowIso(), status })
+          .set({
+            content: input.content,
+            content_html: renderComment(input.content),
+            updated_at: nowIso(),
+            status,
+          })
           .where("id", "=", input.id)
           .returning(columns)
           .executeTakeFirstOrThrow();
@@ -349,8 +390,13 @@ export function createCommentsRepository(
       const result = await db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("science_comments")
-          .set({ content: input.content, updated_at: nowIso() })
+          .set({
+            content: input.content,
+            content_html: renderComment(input.content),
+            updated_at: nowIso(),
+          })
           .where("id", "=", input.id)
+          .where("deleted_at", "is", null)
           .returning(columns)
           .executeTakeFirst();
         if (!row) return null;
@@ -405,7 +451,7 @@ export function createCommentsRepository(
       since?: Date;
       status?: CommentStatus;
     }): Promise<OwnerComment[]> {
-      let query = db.selectFrom("science_comments").select(columns);
+      let query = db.selectFrom("science_comments").select(columns).where("deleted_at", "is", null);
       if (filter.postId !== undefined) query = query.where("post_id", "=", filter.postId);
       if (filter.since !== undefined) {
         query = query.where("created_at", ">=", filter.since.toISOString());
@@ -555,6 +601,7 @@ export function createCommentsRepository(
         .selectFrom("science_comments")
         .select((eb) => ["post_id", eb.fn.countAll().as("count")])
         .where("status", "=", "published")
+        .where("deleted_at", "is", null)
         .groupBy("post_id")
         .execute();
       return new Map(rows.map((row) => [row.post_id, Number(row.count)]));

@@ -8,31 +8,33 @@ import {
 } from "../../contract/api.ts";
 import { type ItemKind, limits, type ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
+import { byPosition, threadOrder } from "../../contract/threads.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 
-/** A post's first published comments, as many as a page may hold, and how many it has in all. */
-type PublishedStart = { comments: LiveComment[]; total: number };
+/**
+ * A post's first published threads, as many as a page may hold, with their
+ * replies; how many comments it has in all, and whether more threads follow.
+ */
+type PublishedStart = { comments: LiveComment[]; total: number; moreThreads: boolean };
 
 /** A page as everyone sees it: no one's own flags. */
 export type SharedPage = { comments: LiveComment[]; next: string | null; total: number };
 
 const shown = ({ mine: _, awaitingApproval: __, ...comment }: Comment): LiveComment => comment;
 
-const byPosition = (a: CommentPosition, b: CommentPosition) =>
-  a.createdAt.localeCompare(b.createdAt) || a.id - b.id;
-
-/** The cursor after the page's last comment, when more follow. */
-const nextOf = (page: CommentPosition[], more: boolean): string | null => {
-  const last = page.at(-1);
+/** The cursor after the page's last thread, when more follow. */
+const nextOf = (page: Comment[] | LiveComment[], more: boolean): string | null => {
+  const last = page.filter((comment) => comment.parentId === null).at(-1);
   return more && last ? encodeCommentCursor(last) : null;
 };
 
 /**
- * The first `limit` comments of the published start and the caller's own held
- * ones (`held`), in order; `ownIds` marks the caller's own.
+ * The first `limit` threads of the published start and the caller's own held
+ * comments (`held`), with their replies, in thread order; `ownIds` marks the
+ * caller's own.
  */
 function firstPage(
   start: PublishedStart,
@@ -41,15 +43,16 @@ function firstPage(
   ownIds: ReadonlySet<number> = new Set(),
 ): CommentsResponse {
   const total = start.total + held.length;
-  const page = [
-    ...start.comments
-      .slice(0, limit)
-      .map((c) => ({ ...c, mine: ownIds.has(c.id), awaitingApproval: false })),
+  const all = [
+    ...start.comments.map((c) => ({ ...c, mine: ownIds.has(c.id), awaitingApproval: false })),
     ...held,
-  ]
-    .sort(byPosition)
-    .slice(0, limit);
-  return { comments: page, next: nextOf(page, total > page.length), total };
+  ];
+  const starts = all.filter((c) => c.parentId === null).sort(byPosition);
+  const shown = new Set(starts.slice(0, limit).map((c) => c.id));
+  const page = threadOrder(
+    all.filter((c) => shown.has(c.id) || (c.parentId !== null && shown.has(c.parentId))),
+  );
+  return { comments: page, next: nextOf(page, starts.length > limit || start.moreThreads), total };
 }
 
 /** A read's answer, serialized and encoded once, with its strong validator. */

@@ -1,8 +1,9 @@
 import type { ErrorCode } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
+import { markdownRefusal } from "../engagement/comment-markdown.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { createFormTokens, type FormTokens } from "../newsletter/form-token.ts";
+import { createFormTokens, type FormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { nameKey } from "./fold.ts";
@@ -56,7 +57,7 @@ export function createCommentDefences({
 }: {
   config: Pick<
     Config,
-    "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "SITE_OWNER_NAME"
+    "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "owner"
   >;
   blocklist: Blocklist;
   keys: WriterKeys;
@@ -65,7 +66,7 @@ export function createCommentDefences({
   moderation: Moderation;
   spam: SpamFilter;
 }) {
-  const ownerKey = config.SITE_OWNER_NAME ? nameKey(config.SITE_OWNER_NAME) : null;
+  const ownerKey = nameKey(config.owner.name);
 
   /** The owner's name, in any letter case or look-alike spelling, is the owner's alone. */
   function nameRefusal(userName: string): Refusal | null {
@@ -78,6 +79,8 @@ export function createCommentDefences({
   }
 
   function contentRefusal(content: string): Refusal | null {
+    const markdown = markdownRefusal(content);
+    if (markdown) return markdown;
     const refusal = checkContent(content, {
       maxLinks: config.COMMENT_MAX_LINKS,
       blocklist: blocklist.entries(),

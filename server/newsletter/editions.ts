@@ -3,7 +3,9 @@ import path from "node:path";
 import { marked } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { type EditionBody, escapeHtml, layout, unsubscribePlaceholder } from "./messages.ts";
+import { escapeHtml } from "../lib/html.ts";
+import { layout } from "../outbox/mail-layout.ts";
+import { type EditionBody, unsubscribePlaceholder } from "./messages.ts";
 
 /**
  * An edition is a Markdown file with a YAML frontmatter block holding its

@@ -3,7 +3,7 @@ import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
 import { toIso } from "../lib/time.ts";
-import type { ComposeMail } from "../newsletter/outbox-worker.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import type { ActionTokens } from "./action-tokens.ts";
 import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
 import { type MailPayload, postUrl } from "./notifier.ts";

@@ -1,7 +1,8 @@
 import type { CommentAction } from "../db/schema.ts";
 import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
-import type { OutgoingMail } from "../newsletter/mailer.ts";
-import { escapeHtml, layout, oneLine } from "../newsletter/messages.ts";
+import { escapeHtml } from "../lib/html.ts";
+import { layout, oneLine } from "../outbox/mail-layout.ts";
+import type { OutgoingMail } from "../outbox/mailer.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";
 
 /**

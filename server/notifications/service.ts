@@ -1,8 +1,8 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
-import type { OutboxRepository } from "../newsletter/outbox-repository.ts";
-import { type OutboxWorker, startOutboxLoop, type WorkerLog } from "../newsletter/outbox-worker.ts";
+import type { OutboxRepository } from "../outbox/outbox-repository.ts";
+import { type OutboxWorker, startOutboxLoop, type WorkerLog } from "../outbox/outbox-worker.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
 import { type ApproveComment, notificationComposers } from "./compose.ts";

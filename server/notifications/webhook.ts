@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { Delivery } from "../newsletter/outbox-repository.ts";
+import type { Delivery } from "../outbox/outbox-repository.ts";
 
 /** Headers of every webhook call (README, "Notifications"). */
 export const webhookHeaders = {

@@ -3,9 +3,15 @@ import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { EngagementSummary, StaticComments } from "../../app/features/comments/comment-view.ts";
+import {
+  commentAnchor,
+  EngagementSummary,
+  StaticComments,
+} from "../../app/features/comments/comment-view.ts";
 import { type CommentPosition, decodeCommentCursor } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
+import type { LiveComment } from "../../contract/live-events.ts";
+import { threadsOf } from "../../contract/threads.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
@@ -105,6 +111,30 @@ function commentsViewOf(value: unknown): CommentsView {
 const laterCommentsHref = (itemPath: string, next: string) =>
   `${itemPath}?${commentsParameter}=after-${next}#${commentsAnchor}`;
 
+/**
+ * schema.org `Comment`s of a page of comments: each thread's first comment
+ * with its replies under it, each reply naming it as `parentItem`. A deleted
+ * comment says nothing; its replies still name its place.
+ */
+function commentsJsonLd(comments: LiveComment[], itemUrl: string): Record<string, unknown>[] {
+  const idOf = (id: number) => `${itemUrl}#${commentAnchor(id)}`;
+  const node = (comment: LiveComment) => ({
+    "@type": "Comment",
+    "@id": idOf(comment.id),
+    text: comment.content,
+    dateCreated: comment.createdAt,
+    author: { "@type": "Person", name: comment.userName },
+  });
+  return threadsOf(comments).flatMap(({ start, replies }): Record<string, unknown>[] => {
+    const answers = replies.map((reply) => ({
+      ...node(reply),
+      parentItem: { "@type": "Comment", "@id": idOf(start.id) },
+    }));
+    if (start.deleted) return answers;
+    return [{ ...node(start), ...(answers.length > 0 ? { comment: answers } : {}) }];
+  });
+}
+
 /** JSON for a <script>: nothing in it can close the element. */
 const scriptJson = (value: unknown) =>
   JSON.stringify(value)
@@ -186,12 +216,7 @@ export async function engagementPages(
         ...(page
           ? {
               commentCount: page.total,
-              comment: page.comments.map((comment) => ({
-                "@type": "Comment",
-                text: comment.content,
-                dateCreated: comment.createdAt,
-                author: { "@type": "Person", name: comment.userName },
-              })),
+              comment: commentsJsonLd(page.comments, `${siteUrl}/${kind}/${id}`),
             }
           : {}),
       };

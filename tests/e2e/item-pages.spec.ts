@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
+import { readOwnerProfile } from "../../content/owner.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 
@@ -10,6 +11,8 @@ import { expect, test } from "./support/fixtures.ts";
  * The expected items come from content/, so a new file is checked as soon as it exists.
  */
 const items = siteItems(loadContent());
+/** The browser tests' site keeps the repository's owner profile and sets no SITE_OWNER_NAME. */
+const owner = readOwnerProfile();
 
 const entities: Record<string, string> = {
   "&amp;": "&",
@@ -53,6 +56,7 @@ test.describe("every item's page, before any JavaScript", () => {
       expect(html).toContain("<h1");
       expect(html).toContain(`<time datetime="${item.published}">`);
       expect(html).toMatch(/\d+ min read/);
+      expect(html).toMatch(new RegExp(`By <a href="/about" rel="author"[^>]*>${owner.name}</a>`));
       expect(html).toContain(item.html.slice(0, 60));
       expect(html).not.toContain("<ewe-fragment");
 
@@ -78,9 +82,14 @@ test.describe("every item's page, before any JavaScript", () => {
         mainEntityOfPage: url,
       });
       expect(article?.image).toEqual([`${baseURL}${item.shareImage}`]);
-      const [author] = (article?.author ?? []) as { name: string; url: string }[];
-      expect(author?.name.length).toBeGreaterThan(0);
-      expect(author?.url).toBe(`${baseURL}/about`);
+      const [author] = (article?.author ?? []) as Node[];
+      expect(author).toMatchObject({
+        "@type": "Person",
+        name: owner.name,
+        url: `${baseURL}/about`,
+        jobTitle: owner.role,
+        knowsAbout: owner.areas,
+      });
       if (item.engagement) {
         expect(article?.interactionStatistic).toMatchObject({ "@type": "InteractionCounter" });
       }

@@ -4,11 +4,17 @@ import { hydrateUnderFakeClock, islandsHydrated } from "./support/islands.ts";
 test.describe("prerendered HTML, before any JavaScript", () => {
   const expectations: Record<string, string[]> = {
     "/": ["<h1", "Explore"],
-    "/about": ["About Me", "DFMEA"],
+    // The owner's profile (content/owner.md) heads About.
+    "/about": ["About Me", "DFMEA", "Arjun Rao", "years of practice, since 2005", "Pune, India"],
     "/technical": ["Introduction", "Fuel Cells", "common-rail", "four-stroke cycle"],
     "/non-technical": ["Professional Growth", "Soft Skills", "Time Management", "Initiation"],
     "/mythology": ["Ramayana", "Mahabharata", "Garuda", "Bharata"],
-    "/mechfusion-ai": ["AI in Mechanical Engineering", "Read More on LinkedIn"],
+    // The articles have no LinkedIn posts of their own: each leads to the owner's profile.
+    "/mechfusion-ai": [
+      "AI in Mechanical Engineering",
+      "Find me on LinkedIn",
+      "ends with a link to my LinkedIn profile",
+    ],
     "/science": [
       "cotton 180–200°C",
       "linen 200–230°C",
@@ -230,15 +236,27 @@ test.describe("stories, AI and science", () => {
     await expect(rama).toHaveAttribute("aria-expanded", "true");
   });
 
-  test("MechFusionAI: three articles, each with its LinkedIn link", async ({ page }) => {
+  test("MechFusionAI: three articles, each with the LinkedIn link its intro promises", async ({
+    page,
+  }) => {
     await page.goto("/mechfusion-ai");
     await expect(page.getByRole("heading", { name: "AI in Mechanical Engineering" })).toBeVisible();
     await expect(page.locator("main .card")).toHaveCount(3);
+    await expect(page.getByText("ends with a link to my LinkedIn profile")).toBeVisible();
     // The title opens the card, whether the island is live yet or still <details>.
     await page.locator("main .card").first().locator("summary, [data-trigger]").first().click();
-    const link = page.getByRole("link", { name: /Read More on LinkedIn/ }).first();
+    const link = page.getByRole("link", { name: /Find me on LinkedIn/ }).first();
     await expect(link).toBeVisible();
-    await expect(link).toHaveAttribute("href", /linkedin\.com/);
+    await expect(link).toHaveAttribute(
+      "href",
+      "https://www.linkedin.com/in/engage-with-engineer-test",
+    );
+  });
+
+  test("list cards carry the byline, the day and the reading time", async ({ page }) => {
+    await page.goto("/science#pressure-cooker");
+    const card = page.locator("#pressure-cooker");
+    await expect(card.getByText(/^By Arjun Rao · Nov 22, 2026 · \d+ min read$/)).toBeVisible();
   });
 
   test("science: deep link opens the pressure cooker with its 400 px hero", async ({ page }) => {

@@ -123,6 +123,39 @@ test.describe("search", () => {
     await expect(button).toBeFocused();
   });
 
+  test("lists each piece of writing once, on its own page", async ({ page }) => {
+    await page.goto("/");
+    await islandsHydrated(page);
+    await page.getByRole("button", { name: "Search" }).click();
+    for (const term of ["pressure", "Garuda", "fuel cell"]) {
+      await field(page).fill(term);
+      await expect(dialog(page).getByRole("status")).toContainText(`found for “${term}”`, {
+        timeout: 15_000,
+      });
+      const hrefs = await results(page).evaluateAll((links) =>
+        links.map((link) => link.getAttribute("href") ?? ""),
+      );
+      const titles = await results(page)
+        .locator("span.font-medium")
+        .evaluateAll((spans) => spans.map((span) => span.textContent ?? ""));
+      expect(hrefs.length, term).toBeGreaterThan(0);
+      expect(new Set(hrefs).size, `${term}: ${hrefs.join(", ")}`).toBe(hrefs.length);
+      expect(new Set(titles).size, `${term}: ${titles.join(", ")}`).toBe(titles.length);
+      // The item's own page, never its card on the section's page beside it.
+      const items = hrefs.filter((href) => /^\/[\w-]+\/[\w-]+$/.test(href));
+      for (const item of items) {
+        const card = item.replace(/\/([\w-]+)$/, "#$1");
+        expect(hrefs, term).not.toContain(card);
+      }
+    }
+    await field(page).fill("pressure");
+    const list = page.getByRole("list", { name: "Search results" });
+    await expect(list.locator('a[href="/science/pressure-cooker"]')).toHaveCount(1, {
+      timeout: 15_000,
+    });
+    await expect(list.locator('a[href^="/science#"]')).toHaveCount(0);
+  });
+
   test("says when nothing matches", async ({ page }) => {
     await page.goto("/");
     await islandsHydrated(page);

@@ -181,7 +181,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       const run = await admin(env, "comments", "list", "--post", post);
       expect(run.code).toBe(0);
       const [header, row, ...rest] = run.stdout.trimEnd().split("\n");
-      expect(header).toBe("id\tpost\tcreated_at\tname\tcomment\tstatus");
+      expect(header).toBe("id\tpost\tcreated_at\tname\tcomment\tstatus\treply_to");
       expect(rest).toEqual([]);
       expect(row?.split("\t")).toEqual([
         expect.stringMatching(/^\d+$/),

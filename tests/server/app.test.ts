@@ -28,6 +28,8 @@ describe.each(backends)("the app on %s", (backend) => {
     expect(readers.sort()).toEqual([
       "/api/comments/form-token",
       "/api/comments/{id}",
+      "/api/enquiries",
+      "/api/enquiries/form-token",
       "/api/events",
       "/api/items/science/{id}/comments",
       "/api/items/{kind}/{id}/reactions",

@@ -321,7 +321,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     await seed(t, postId, 120);
     const page = (path: string) => t.app.inject({ method: "GET", url: path });
     const commentsIn = (html: string) =>
-      [...html.matchAll(/<p class="comment-text">([^<]*)<\/p>/g)].map((m) => m[1]);
+      [...html.matchAll(/<div class="comment-text"><p>([^<]*)<\/p><\/div>/g)].map((m) => m[1]);
     const moreLink = (html: string) =>
       /<a href="([^"]+)"[^>]*>Show more comments<\/a>/.exec(html)?.[1]?.replace(/&amp;/g, "&");
 

@@ -28,6 +28,7 @@ describe.each(backends)("comments on %s", (backend) => {
       id: expect.any(Number),
       postId,
       content: "Great explanation!",
+      html: "<p>Great explanation!</p>",
       userName: "Alex",
       createdAt: expect.stringMatching(isoUtc),
       updatedAt: comment.createdAt,
@@ -35,6 +36,8 @@ describe.each(backends)("comments on %s", (backend) => {
       avatar: expect.stringMatching(/^[0-9a-f]{16}$/),
       awaitingApproval: false,
       byOwner: false,
+      parentId: null,
+      deleted: false,
     });
     expect(Object.keys(comment).sort()).toEqual([
       "avatar",
@@ -42,8 +45,11 @@ describe.each(backends)("comments on %s", (backend) => {
       "byOwner",
       "content",
       "createdAt",
+      "deleted",
+      "html",
       "id",
       "mine",
+      "parentId",
       "postId",
       "updatedAt",
       "userName",

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readOwnerProfile } from "../../content/owner.ts";
 import { ConfigError, environmentVariables, loadConfig } from "../../server/config.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -21,6 +22,15 @@ const production = {
   CONTACT_EMAIL: "owner@example.com",
   SMTP_URL: "smtps://news:secret@mail.example:465",
   MAIL_FROM: "Engage with Engineer <news@engage-with-engineer.example>",
+  SITE_OWNER_NAME: "Asha Rao",
+};
+
+/** The repository's sample profile, made the owner's own. */
+const realProfile = {
+  ...readOwnerProfile(),
+  sample: false,
+  name: "Meera Iyer",
+  links: [{ label: "LinkedIn", url: "https://www.linkedin.com/in/meera-iyer" }],
 };
 
 describe("configuration", () => {
@@ -51,11 +61,70 @@ describe("configuration", () => {
     expect(refusal({ [name]: value })).toContain(message);
   });
 
-  it("accepts a From address with or without a name", () => {
-    expect(loadConfig({ MAIL_FROM: "news@example.com" }).mailFrom).toBe("news@example.com");
+  it("accepts a From address with or without a name, and names the owner when it has none", () => {
+    expect(
+      loadConfig({ MAIL_FROM: "news@example.com" }, { ownerProfile: realProfile }).mailFrom,
+    ).toBe("Meera Iyer from Engage with Engineer <news@example.com>");
+    expect(
+      loadConfig({ MAIL_FROM: "news@example.com", SITE_OWNER_NAME: "Asha Rao" }).mailFrom,
+    ).toBe("Asha Rao from Engage with Engineer <news@example.com>");
     expect(loadConfig({ MAIL_FROM: "Engage with Engineer <news@example.com>" }).mailFrom).toBe(
       "Engage with Engineer <news@example.com>",
     );
+  });
+
+  it("refuses an owner's name that could split a mail header", () => {
+    for (const name of [
+      'Asha "Admin" Rao',
+      "Asha <asha@example.com>",
+      "Asha\nBcc: x@example.com",
+    ]) {
+      expect(refusal({ SITE_OWNER_NAME: name })).toContain("SITE_OWNER_NAME: must be one line");
+    }
+  });
+
+  describe("the owner", () => {
+    it("comes from content/owner.md, with its LinkedIn profile", () => {
+      const { owner } = loadConfig({}, { ownerProfile: realProfile });
+      expect(owner).toMatchObject({
+        name: "Meera Iyer",
+        role: realProfile.role,
+        linkedIn: "https://www.linkedin.com/in/meera-iyer",
+        sample: false,
+      });
+    });
+
+    it("takes SITE_OWNER_NAME and OWNER_LINKEDIN_URL over the profile", () => {
+      const { owner } = loadConfig(
+        {
+          SITE_OWNER_NAME: "Asha Rao",
+          OWNER_LINKEDIN_URL: "https://www.linkedin.com/in/asha-rao",
+        },
+        { ownerProfile: realProfile },
+      );
+      expect(owner).toMatchObject({
+        name: "Asha Rao",
+        role: realProfile.role,
+        linkedIn: "https://www.linkedin.com/in/asha-rao",
+      });
+    });
+
+    it("shows only the name when the profile is the sample under a real name", () => {
+      const { owner } = loadConfig({ SITE_OWNER_NAME: "Asha Rao" });
+      expect(owner).toEqual({
+        name: "Asha Rao",
+        role: null,
+        location: null,
+        practisingSince: null,
+        education: [],
+        areas: [],
+        photo: null,
+        links: [],
+        linkedIn: null,
+        sample: false,
+      });
+      expect(loadConfig({}).owner).toMatchObject({ name: "Arjun Rao", sample: true });
+    });
   });
 
   it("treats empty values as unset, as .env.example leaves them", () => {
@@ -161,6 +230,20 @@ describe("configuration", () => {
   describe("in production", () => {
     it("accepts a complete, safe configuration", () => {
       expect(loadConfig(production).siteUrl).toBe("https://engage-with-engineer.example");
+    });
+
+    it("refuses to start while content/owner.md is the sample and SITE_OWNER_NAME is unset", () => {
+      const { SITE_OWNER_NAME: _name, ...env } = production;
+      expect(refusal(env)).toContain(
+        "content/owner.md: is still the sample profile that comes with the site",
+      );
+      expect(refusal({ ...env, SITE_OWNER_NAME: " " })).toContain("content/owner.md");
+      expect(loadConfig(env, { ownerProfile: realProfile }).owner.name).toBe("Meera Iyer");
+      // Every problem at once: the owner's profile beside a missing variable.
+      const { SMTP_URL: _smtp, ...both } = env;
+      const message = refusal(both);
+      expect(message).toContain("SMTP_URL: is required in production");
+      expect(message).toContain("content/owner.md: is still the sample profile");
     });
 
     it.each([

@@ -101,7 +101,7 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
         html.slice(html.indexOf("How does soap clean?")),
       )?.[1];
     expect(summaryOf(item.body)).toBe(summaryOf(card));
-    expect(item.body).toContain("Seen on the item&#x27;s own page");
+    expect(item.body).toContain("Seen on the item's own page");
     expect(item.body).not.toContain("<script>alert(1)");
     // Under the page's h2, the comments' heading is an h3 (an h4 in a card).
     expect(item.body).toMatch(/<h3[^>]*>Comments <span/);

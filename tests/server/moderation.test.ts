@@ -97,7 +97,7 @@ describe.each(backends)("moderation on %s", (backend) => {
         "Micelles trap the grease",
       );
       expect((await admin(adminEnv(t), "comments", "pending")).stdout.trim().split("\n")).toEqual([
-        "id\tpost\tcreated_at\tname\tcomment",
+        "id\tpost\tcreated_at\tname\tcomment\treply_to",
       ]);
       const again = await admin(adminEnv(t), "comments", "approve", String(comment.id));
       expect(again.stdout).toContain("already published");

@@ -27,7 +27,9 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     t = await startTestApp(backend, {
       env: {
         SMTP_URL: smtp.url,
-        MAIL_FROM: "Engage with Engineer <news@ewe.test>",
+        // An address alone: the mails carry the owner's name (content/owner.md, or SITE_OWNER_NAME).
+        MAIL_FROM: "news@ewe.test",
+        SITE_OWNER_NAME: "Asha Rao",
         MAIL_RATE_PER_MINUTE: "0",
         SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "3",
       },
@@ -63,7 +65,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
   it("sends one confirmation mail holding only our text and the link; the address is pending", async () => {
     const mail = await subscribeAndReceive("new@example.com");
     expect(mail.to).toEqual(["new@example.com"]);
-    expect(header(mail, "From")).toBe("Engage with Engineer <news@ewe.test>");
+    expect(header(mail, "From")).toBe("Asha Rao from Engage with Engineer <news@ewe.test>");
     expect(header(mail, "Subject")).toBe("Confirm your subscription to Engage with Engineer");
     expect(header(mail, "Auto-Submitted")).toBe("auto-generated");
     expect(header(mail, "List-Unsubscribe")).toBe("");

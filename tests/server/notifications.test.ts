@@ -1,7 +1,5 @@
 import { createHmac } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Window } from "happy-dom";
@@ -24,6 +22,7 @@ import {
   startTestApp,
   type TestApp,
 } from "./support/test-app.ts";
+import { type Hit, startReceiver } from "./support/webhook-receiver.ts";
 
 const owner = "owner@example.com";
 const hourMs = 60 * 60 * 1000;
@@ -82,51 +81,6 @@ function pressButton(t: TestApp, path: string, token: string, origin: string | n
     },
     payload: new URLSearchParams({ token }).toString(),
   });
-}
-
-type Hit = { headers: IncomingHttpHeaders; body: string; at: number };
-
-/** A webhook receiver on loopback that answers each call with the next status of `answers` (then 200). */
-async function startReceiver(answers: number[]) {
-  const hits: Hit[] = [];
-  const waiters = new Set<() => void>();
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      hits.push({
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString(),
-        at: Date.now(),
-      });
-      response.statusCode = answers.shift() ?? 200;
-      response.end("ok");
-      for (const waiter of [...waiters]) waiter();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks/comments`,
-    hits,
-    waitFor(count: number, timeoutMs = 20_000) {
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (hits.length < count) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out with ${hits.length} webhook calls`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 describe("notification settings", () => {
@@ -241,7 +195,10 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
 
   it("a delete link shows the comment on GET and changes nothing; its button deletes once", async () => {
     const postId = freshItem("science");
-    const { id, mail } = await commentAndMail(postId, "Is a <cheap> multimeter good enough for a car battery?");
+    const { id, mail } = await commentAndMail(
+      postId,
+      "Is a <cheap> multimeter good enough for a car battery?",
+    );
     const [link] = linksOf(mail);
     if (!link) throw new Error("no delete link");
 

@@ -95,6 +95,7 @@ describe("the server process", () => {
     expect(run.stderr).toContain("Invalid configuration:");
     expect(run.stderr).toContain("SITE_URL: is required in production");
     expect(run.stderr).toContain("CONTACT_EMAIL: is required in production");
+    expect(run.stderr).toContain("content/owner.md: is still the sample profile");
     expect(run.stdout).toBe("");
   });
 

@@ -42,6 +42,8 @@ describe("two server processes on one PostgreSQL", () => {
       // Nothing is mailed in this test; the setting is required in production.
       SMTP_URL: "smtp://127.0.0.1:9",
       MAIL_FROM: "news@example.com",
+      // The repository's owner profile is the sample, which production accepts only under a real name.
+      SITE_OWNER_NAME: "Asha Rao",
       DATABASE_URL: databaseUrl,
       COOKIE_SECRET: randomBytes(32).toString("hex"),
       CLIENT_ROOT: fakeBuiltSite(),

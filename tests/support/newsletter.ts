@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
-import { createFormTokens } from "../../server/newsletter/form-token.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
 
 /** A newsletter form token, old enough to pass, for a server with this secret or DATA_DIR. */
 export function formTokenFor(settings: { COOKIE_SECRET?: string; DATA_DIR: string }): string {

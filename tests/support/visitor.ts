@@ -91,6 +91,16 @@ export class Visitor<R extends VisitorResponse = VisitorResponse> {
     });
   }
 
+  /** A reply to comment `parentId`, through the same form. */
+  reply(postId: string, parentId: number, content: string, userName = "Alex") {
+    return this.post(`/api/items/science/${postId}/comments`, {
+      content,
+      userName,
+      parentId,
+      ...(this.#commentToken ? { formToken: this.#commentToken() } : {}),
+    });
+  }
+
   /** `formToken`: a newsletter form token (`formTokenFor`); a test cannot wait the form's minimum time per address. */
   subscribe(email: string, formToken: string) {
     return this.post("/api/subscribers", { email, formToken });

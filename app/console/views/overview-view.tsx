@@ -53,6 +53,65 @@ function Chart({
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
+/** Nine services and "Something else": one colour each, distinct on the dark panel. */
+const serviceColors = [
+  "#22c55e",
+  "#60a5fa",
+  "#f59e0b",
+  "#f472b6",
+  "#a78bfa",
+  "#2dd4bf",
+  "#facc15",
+  "#fb7185",
+  "#38bdf8",
+  "#94a3b8",
+];
+
+/** Enquiries per week, stacked by service (docs/product.md, "The owner's console"). */
+function EnquiryWeeks() {
+  const { loaded } = useConsoleData("GET /admin/enquiries/weeks");
+  return (
+    <Panel title="Enquiries per week by service">
+      <Loading loaded={loaded}>
+        {({ weeks, services }) => {
+          const rows = weeks.map((week) => ({ week: week.week, ...week.counts }));
+          const totals = services
+            .map((service) => ({
+              title: service.title,
+              count: sum(weeks.map((week) => week.counts[service.id] ?? 0)),
+            }))
+            .filter((service) => service.count > 0);
+          return totals.length === 0 ? (
+            <p className="text-slate-400">No enquiries in the last 12 weeks.</p>
+          ) : (
+            <Chart
+              summary={`Last 12 weeks: ${totals.map((service) => `${service.title} ${service.count}`).join(", ")}.`}
+            >
+              <BarChart data={rows} accessibilityLayer={false}>
+                <CartesianGrid stroke="#1f2a37" />
+                <XAxis dataKey="week" tickFormatter={shortDay} {...axis} />
+                <YAxis allowDecimals={false} {...axis} width={32} />
+                <Tooltip {...tooltip} />
+                <Legend />
+                {services.map((service, index) => (
+                  <Bar
+                    key={service.id}
+                    dataKey={service.id}
+                    name={service.title}
+                    stackId="w"
+                    fill={serviceColors[index % serviceColors.length]}
+                    isAnimationActive={false}
+                  />
+                ))}
+              </BarChart>
+            </Chart>
+          );
+        }}
+      </Loading>
+    </Panel>
+  );
+}
+
 export function OverviewView() {
   const { loaded } = useConsoleData("GET /admin/overview");
   return (
@@ -203,6 +262,7 @@ export function OverviewView() {
                 </Chart>
               )}
             </Panel>
+            <EnquiryWeeks />
           </div>
         );
       }}

@@ -1,6 +1,7 @@
 import { createElement as h } from "react";
 import type { ReactionCounts } from "../../../contract/api.ts";
 import type { LiveComment } from "../../../contract/live-events.ts";
+import { threadsOf } from "../../../contract/threads.ts";
 import { formatCommentTime } from "../../lib/format-date.ts";
 
 /*
@@ -89,16 +90,57 @@ export function CommentHeader({
         : null,
     ),
     h(
-      "time",
-      { dateTime: comment.createdAt, className: "text-xs text-slate-400" },
-      formatCommentTime(comment.createdAt),
+      "span",
+      { className: "text-xs text-slate-400" },
+      h("time", { dateTime: comment.createdAt }, formatCommentTime(comment.createdAt)),
+      // An edit keeps the time it was first written; the mark says it changed since.
+      comment.updatedAt !== comment.createdAt
+        ? h(
+            "span",
+            {
+              className: "comment-edited",
+              title: `Edited ${formatCommentTime(comment.updatedAt)}`,
+            },
+            " · edited",
+          )
+        : null,
     ),
   );
 }
 
-/** The text, always as text: user input never becomes markup. */
-export function CommentText({ content }: { content: string }) {
-  return h("p", { className: "comment-text" }, content);
+/**
+ * The text as the server rendered its Markdown (docs/product.md, "Comments"):
+ * markdown-it with raw HTML escaped, http(s) links only, so this HTML holds
+ * no markup a reader typed. Never built from anything else.
+ */
+export function CommentText({ html }: { html: string }) {
+  return h("div", {
+    className: "comment-text",
+    // biome-ignore lint/security/noDangerouslySetInnerHtml: HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts)
+    dangerouslySetInnerHTML: { __html: html },
+  });
+}
+
+/** The id of a comment's element on its post's page: links in mails lead there. */
+export const commentAnchor = (id: number) => `comment-${id}`;
+
+/** Whose comment it is, as a list of replies is named: a deleted one has no name. */
+export const whose = (comment: LiveComment) =>
+  comment.deleted ? "a deleted comment" : comment.userName;
+
+/**
+ * What a deleted comment with replies leaves: its place, so the thread reads
+ * (docs/product.md, "Replies").
+ */
+export function DeletedComment() {
+  return h("p", { className: "comment-deleted" }, "Comment deleted");
+}
+
+/** A comment as the served page shows it, or the place of a deleted one. */
+function CommentBody({ comment }: { comment: LiveComment }) {
+  return comment.deleted
+    ? h(DeletedComment)
+    : h("div", null, h(CommentHeader, { comment }), h(CommentText, { html: comment.html }));
 }
 
 /**
@@ -154,12 +196,24 @@ export function StaticComments({
       : h(
           "ul",
           { className: "space-y-3" },
-          comments.map((comment) =>
+          threadsOf(comments).map(({ start, replies }) =>
             h(
               "li",
-              { key: comment.id, className: "comment" },
-              h(CommentHeader, { comment }),
-              h(CommentText, { content: comment.content }),
+              { key: start.id, id: commentAnchor(start.id), className: "comment" },
+              h(CommentBody, { comment: start }),
+              replies.length > 0
+                ? h(
+                    "ul",
+                    { className: "comment-replies", "aria-label": `Replies to ${whose(start)}` },
+                    replies.map((reply) =>
+                      h(
+                        "li",
+                        { key: reply.id, id: commentAnchor(reply.id), className: "comment" },
+                        h(CommentBody, { comment: reply }),
+                      ),
+                    ),
+                  )
+                : null,
             ),
           ),
         ),

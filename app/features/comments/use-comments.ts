@@ -6,8 +6,8 @@ import {
   firstLoaded,
   type LoadedComments,
   withChanged,
+  withDeleted,
   withNew,
-  without,
   withPage,
 } from "../../lib/comment-list.ts";
 import { readAgain } from "../../lib/live-item.ts";
@@ -123,7 +123,7 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
     onMutate: async (id) => {
       await queryClient.cancelQueries({ queryKey: key });
       const previous = queryClient.getQueryData<LoadedComments>(key);
-      update((data) => without(data, id));
+      update((data) => withDeleted(data, id));
       return { previous };
     },
     onError: (error, _id, context) => {

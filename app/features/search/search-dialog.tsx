@@ -42,6 +42,15 @@ function toHit(data: SearchResultData): Hit {
   return { url: sitePath(data.url), title, excerpt: excerptParts(data.excerpt) };
 }
 
+/**
+ * Each place once: the index holds each piece of writing once (on its own
+ * page), and two parts of one page may still lead to the same address.
+ */
+function uniqueHits(hits: Hit[]): Hit[] {
+  const seen = new Set<string>();
+  return hits.filter((hit) => !seen.has(hit.url) && seen.add(hit.url));
+}
+
 function useSearch(term: string): State {
   const [state, setState] = useState<State>({ phase: "idle" });
   useEffect(() => {
@@ -60,7 +69,7 @@ function useSearch(term: string): State {
       const data = await Promise.all(
         search.results.slice(0, maxResults).map((result) => result.data()),
       );
-      if (current) setState({ phase: "done", term: words, hits: data.map(toHit) });
+      if (current) setState({ phase: "done", term: words, hits: uniqueHits(data.map(toHit)) });
     })().catch(() => {
       if (current) setState({ phase: "failed" });
     });

@@ -10,7 +10,7 @@ import {
   errorResponseSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
-import type { CommentRefusal } from "../../engagement/comments-repository.ts";
+import type { CommentRefusal, ReplyRefusal } from "../../engagement/comments-repository.ts";
 import { ownerVisitorId } from "../../engagement/visitor.ts";
 import { ApiError, notFound } from "../errors.ts";
 import {
@@ -32,6 +32,13 @@ function refused(refusal: CommentRefusal): ApiError {
   return refusal === "not_found"
     ? notFound("There is no such comment.")
     : new ApiError(403, "forbidden", "Only the visitor who wrote this comment can change it.");
+}
+
+/** A reply that cannot be stored (docs/product.md, "Replies"). */
+function replyRefused(refusal: ReplyRefusal): ApiError {
+  return refusal === "parent_missing"
+    ? notFound("The comment you are replying to is not there any more, or not published yet.")
+    : new ApiError(400, "validation_failed", "The comment you are replying to is on another post.");
 }
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
@@ -98,7 +105,8 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     },
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
-      const { content, userName, formToken, website } = request.body;
+      const { content, userName, formToken, website, parentId } = request.body;
+      const asReply = parentId === undefined ? {} : { parentId };
       const owner = await ownerVoice.sessionOf(request, reply);
       if (owner) {
         // The owner's own words (docs/decisions/016-owner-voice.md): no hold,
@@ -111,7 +119,9 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
           userName: ownerVoice.nameFor(userName),
           visitorId: ownerVisitorId,
           byOwner: true,
+          ...asReply,
         });
+        if (typeof comment === "string") throw replyRefused(comment);
         await ownerVoice.audit(owner, "comment write", String(comment.id));
         return reply.code(201).send({ comment });
       }
@@ -131,7 +141,9 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         visitorId: writerOf(request, reply, siteUrl),
         status: verdict.status,
         ipHash: verdict.ipHash,
+        ...asReply,
       });
+      if (typeof comment === "string") throw replyRefused(comment);
       await defences.recordScreening(comment.id, verdict.screening);
       return reply.code(201).send({ comment });
     },

@@ -19,7 +19,8 @@ export const commentCommands: Command[] = [
     help: `Lists comments, oldest first, as tab-separated columns: id, post, created_at,
 name, comment (line breaks shown as \\n), status (published; pending: waiting for
 your approval; spam: caught by the honeypot, seen by its sender alone and
-forgotten after 30 days). A name or comment that starts with
+forgotten after 30 days), reply_to (for a reply, the id of the comment whose
+thread it answers; empty for a comment that starts a thread). A name or comment that starts with
 = + - or @ gets a leading ' so that a spreadsheet shows it as text; --json
 gives them verbatim.
 
@@ -43,7 +44,7 @@ gives them verbatim.
       } else {
         stdout.write(
           toTsv([
-            ["id", "post", "created_at", "name", "comment", "status"],
+            ["id", "post", "created_at", "name", "comment", "status", "reply_to"],
             ...comments.map((c) => [
               String(c.id),
               c.postId,
@@ -51,6 +52,7 @@ gives them verbatim.
               c.userName,
               c.content,
               c.status,
+              c.parentId === null ? "" : String(c.parentId),
             ]),
           ]),
         );
@@ -82,7 +84,8 @@ record). Exit code 3 when there is no such comment.`,
     usage: "[--json]",
     summary: "comments waiting for your approval (MODERATION=first or all)",
     help: `Lists the comments that wait for your approval, oldest first, as
-tab-separated columns: id, post, created_at, name, comment. Only their writers
+tab-separated columns: id, post, created_at, name, comment, reply_to (the
+comment a reply answers). Only their writers
 see them, marked "Awaiting approval", until you approve or reject them.
 
   --json   one JSON array instead, for scripts`,
@@ -94,8 +97,15 @@ see them, marked "Awaiting approval", until you approve or reject them.
       } else {
         stdout.write(
           toTsv([
-            ["id", "post", "created_at", "name", "comment"],
-            ...pending.map((c) => [String(c.id), c.postId, c.createdAt, c.userName, c.content]),
+            ["id", "post", "created_at", "name", "comment", "reply_to"],
+            ...pending.map((c) => [
+              String(c.id),
+              c.postId,
+              c.createdAt,
+              c.userName,
+              c.content,
+              c.parentId === null ? "" : String(c.parentId),
+            ]),
           ]),
         );
       }

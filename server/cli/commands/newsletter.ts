@@ -3,9 +3,9 @@ import path from "node:path";
 import { emailSchema } from "../../../contract/api.ts";
 import { newToken } from "../../engagement/subscribers-repository.ts";
 import { EditionError, readEdition } from "../../newsletter/editions.ts";
-import { createMailer } from "../../newsletter/mailer.ts";
+import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
-import { createOutboxRepository } from "../../newsletter/outbox-repository.ts";
+import { createMailer } from "../../outbox/mailer.ts";
 import { audited, type Command, exitCodes, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { formatTable } from "../table.ts";
@@ -91,14 +91,14 @@ only those who confirmed since. A changed file under a used name is refused.`,
     arguments: ["FILE"],
     async run({ positionals, stdout, store }) {
       const edition = editionOf(positionals[0] ?? "");
-      const outbox = createOutboxRepository(await store());
+      const editionStore = createEditionsRepository(await store());
       let saved: { id: number; created: boolean };
       try {
-        saved = await outbox.saveEdition(edition);
+        saved = await editionStore.saveEdition(edition);
       } catch (error) {
         throw new AdminError((error as Error).message);
       }
-      const queued = await outbox.queueEdition(saved.id);
+      const queued = await editionStore.queueEdition(saved.id);
       await audited(store, "newsletter send", `${edition.slug} (${queued} queued)`);
       stdout.write(
         `Queued ${edition.slug} ("${edition.subject}") for ${queued} subscriber${queued === 1 ? "" : "s"}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
@@ -118,10 +118,10 @@ then each failure with the server's answer.
   --json   the same as JSON, for scripts`,
     options: { json: { type: "boolean" } },
     async run({ values, stdout, store }) {
-      const outbox = createOutboxRepository(await store());
-      const editions = await outbox.progress();
+      const editionStore = createEditionsRepository(await store());
+      const editions = await editionStore.progress();
       const failures = await Promise.all(
-        editions.map(async (e) => ({ slug: e.slug, failed: await outbox.failures(e.slug) })),
+        editions.map(async (e) => ({ slug: e.slug, failed: await editionStore.failures(e.slug) })),
       );
       if (values.json) {
         stdout.write(`${JSON.stringify({ editions, failures }, null, 2)}\n`);

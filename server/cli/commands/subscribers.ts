@@ -1,19 +1,6 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { toCsv, toTsv } from "../../lib/csv.ts";
-import { audited, type Command, exitCodes } from "../command.ts";
+import { audited, type Command, exitCodes, writePrivateFile } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
-
-/** Writes a file only its owner can read, whole or not at all. */
-function writePrivateFile(file: string, text: string): void {
-  const partial = `${file}.partial-${process.pid}`;
-  try {
-    writeFileSync(partial, text, { mode: 0o600 });
-    renameSync(partial, file);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw new AdminError(`Cannot write ${file}: ${(error as Error).message}`);
-  }
-}
 
 function unsubscribeUrl(siteUrl: string, token: string): string {
   return `${siteUrl}/unsubscribe?token=${encodeURIComponent(token)}`;

@@ -6,15 +6,16 @@ import type { StreamSlots } from "../../api/stream-slots.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
+import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { SpamFilter } from "../../moderation/spam/filter.ts";
-import type { Mailer } from "../../newsletter/mailer.ts";
 import {
-  createOutboxRepository,
-  type OutboxRepository,
-} from "../../newsletter/outbox-repository.ts";
+  createEditionsRepository,
+  type EditionsRepository,
+} from "../../newsletter/editions-repository.ts";
+import type { Mailer } from "../../outbox/mailer.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
 import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
@@ -47,6 +48,8 @@ export type ConsoleDeps = {
   /** Wakes this instance's outbox worker after an edition was queued. */
   mailQueued(): void;
   slots: StreamSlots;
+  /** Enquiries from /services (server/enquiries/service.ts). */
+  enquiries: Enquiries;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -55,7 +58,8 @@ export type ConsoleContext = ConsoleDeps & {
   /** The WebAuthn relying party: the site's host name and origin. */
   rpID: string;
   expectedOrigin: string;
-  outbox: OutboxRepository;
+  /** The newsletter's editions as stored and queued. */
+  editionStore: EditionsRepository;
   editionsDir: string;
   /** The session behind a request that passed the console's guard. */
   sessionOf(request: FastifyRequest): SessionCheck;
@@ -74,8 +78,19 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const { siteUrl } = deps.config;
   // Field by field: the plugin's options also carry its registration's prefix,
   // which the resources' own registrations must not inherit twice.
-  const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, slots } =
-    deps;
+  const {
+    store,
+    engagement,
+    bus,
+    owner,
+    moderation,
+    defences,
+    spam,
+    insights,
+    mailer,
+    slots,
+    enquiries,
+  } = deps;
   return {
     config: deps.config,
     store,
@@ -89,10 +104,11 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     mailer,
     mailQueued: () => deps.mailQueued(),
     slots,
+    enquiries,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    outbox: createOutboxRepository(deps.store),
+    editionStore: createEditionsRepository(deps.store),
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();

@@ -18,7 +18,7 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** The newsletter's editions: the folder, a preview, a test copy, and sending. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, insights, mailer, outbox, editionsDir, audit } = context;
+  const { config, insights, mailer, editionStore, editionsDir, audit } = context;
   const { siteUrl } = config;
 
   function editionOf(slug: string) {
@@ -47,7 +47,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async () => {
-      const progress = await outbox.progress();
+      const progress = await editionStore.progress();
       const listed = listEditions(editionsDir).map((edition) => ({
         ...edition,
         progress: progress.find((p) => p.slug === edition.slug) ?? null,
@@ -128,14 +128,14 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const edition = editionOf(request.params.slug);
       let saved: { id: number; created: boolean };
       try {
-        saved = await outbox.saveEdition(edition);
+        saved = await editionStore.saveEdition(edition);
       } catch (error) {
         if (error instanceof Error && /other content/.test(error.message)) {
           throw new ApiError(409, "conflict", error.message);
         }
         throw error;
       }
-      const queued = await outbox.queueEdition(saved.id);
+      const queued = await editionStore.queueEdition(saved.id);
       context.mailQueued();
       await audit(request, "newsletter send", `${edition.slug} (${queued} queued)`);
       return reply.code(202).send({ queued });

@@ -17,7 +17,7 @@ const version = (
 
 /** The overview's charts, the site's health, and the audit trail. */
 export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, store, bus, owner, insights, outbox } = context;
+  const { config, store, bus, owner, insights, editionStore } = context;
 
   app.get(
     "/overview",
@@ -31,7 +31,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     },
     async () => ({
       ...(await insights.overview()),
-      editions: await outbox.progress(),
+      editions: await editionStore.progress(),
       moderation: await insights.moderationCounts(),
     }),
   );

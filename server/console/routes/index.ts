@@ -3,6 +3,7 @@ import { ownerSessionOf } from "../owner-session.ts";
 import { commentRoutes } from "./comments.ts";
 import { type ConsoleDeps, consoleContext, signedOut } from "./context.ts";
 import { editionRoutes } from "./editions.ts";
+import { enquiryConsoleRoutes } from "./enquiries.ts";
 import { healthRoutes } from "./health.ts";
 import { sessionRoutes } from "./session.ts";
 import { signInRoutes } from "./sign-in.ts";
@@ -40,4 +41,5 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
   await app.register(subscriberRoutes, context);
   await app.register(editionRoutes, context);
   await app.register(healthRoutes, context);
+  await app.register(enquiryConsoleRoutes, context);
 };

@@ -1,6 +1,5 @@
 import type { OutboxKind } from "../db/schema.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
-import { confirmationMail, editionMail } from "./messages.ts";
 import type { Deliver, OutboxRepository } from "./outbox-repository.ts";
 
 export type WorkerLog = {
@@ -16,10 +15,7 @@ export type OutboxWorker = {
   stop(): Promise<void>;
 };
 
-/**
- * Writes the mail of an outbox row of another kind than the newsletter's
- * (the owner's notifications), or says why there is none to send.
- */
+/** Writes the mail of an outbox row of one kind, or says why there is none to send. */
 export type ComposeMail = (
   ...args: Parameters<Deliver>
 ) => Promise<OutgoingMail | Exclude<Awaited<ReturnType<Deliver>>, { outcome: "sent" }>>;
@@ -27,14 +23,13 @@ export type ComposeMail = (
 export type WorkerOptions = {
   outbox: OutboxRepository;
   mailer: Mailer;
-  siteUrl: string;
   /** Messages per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
   /** How often an idle worker looks for rows queued by other processes. */
   pollMs?: number;
   log: WorkerLog;
-  /** Mails of further outbox kinds this worker sends, paced with the rest. */
-  composers?: Partial<Record<OutboxKind, ComposeMail>>;
+  /** The kinds of row this worker sends, each with its mail. */
+  composers: Partial<Record<OutboxKind, ComposeMail>>;
 };
 
 export type LoopOptions = {
@@ -119,55 +114,25 @@ export function startOutboxLoop({
 }
 
 /**
- * Sends the outbox's mail: the newsletter's confirmations and editions, and
- * the kinds given in `composers`, one at a time, at most `ratePerMinute` per
- * minute.
+ * Sends the outbox's mail: every kind given in `composers` (the newsletter's
+ * confirmations and editions, the owner's notifications), one at a time, at
+ * most `ratePerMinute` per minute.
  */
-export function startOutboxWorker({
+export function startMailWorker({
   outbox,
   mailer,
-  siteUrl,
   ratePerMinute,
   pollMs = 1000,
   log,
-  composers = {},
+  composers,
 }: WorkerOptions): OutboxWorker {
-  const editions = new Map<number, { subject: string; html: string; text: string }>();
-
   const deliver: Deliver = async (row, db, batch) => {
-    let mail: OutgoingMail;
     const compose = composers[row.kind];
-    if (compose) {
-      const composed = await compose(row, db, batch);
-      if ("outcome" in composed) return composed;
-      mail = composed;
-    } else if (!row.email) {
-      return { outcome: "failed", reason: "no recipient" };
-    } else if (row.kind === "confirmation") {
-      if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
-      mail = confirmationMail({ to: row.email, token: row.token }, siteUrl);
-    } else {
-      // Only to an address still subscribed, under the token the row was queued with.
-      const recipient = row.token
-        ? await db
-            .selectFrom("subscribers")
-            .select("id")
-            .where("unsubscribe_token", "=", row.token)
-            .where("status", "=", "confirmed")
-            .executeTakeFirst()
-        : undefined;
-      if (!recipient) return { outcome: "cancelled", reason: "unsubscribed before sending" };
-      const editionId = row.edition_id as number;
-      let edition = editions.get(editionId);
-      if (!edition) {
-        edition = await outbox.edition(editionId);
-        if (!edition) return { outcome: "failed", reason: "the edition is gone" };
-        editions.set(editionId, edition);
-      }
-      mail = editionMail(edition, { to: row.email, token: row.token as string }, siteUrl);
-    }
+    if (!compose) return { outcome: "failed", reason: `no mail for ${row.kind} rows` };
+    const composed = await compose(row, db, batch);
+    if ("outcome" in composed) return composed;
     try {
-      await mailer.send(mail);
+      await mailer.send(composed);
       return { outcome: "sent" };
     } catch (error) {
       const { permanent, reason } = classifyFailure(error);
@@ -178,7 +143,7 @@ export function startOutboxWorker({
 
   return startOutboxLoop({
     outbox,
-    kinds: ["confirmation", "edition", ...(Object.keys(composers) as OutboxKind[])],
+    kinds: Object.keys(composers) as OutboxKind[],
     deliver,
     ratePerMinute,
     pollMs,

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../newsletter/messages.ts";
+import { escapeHtml } from "./html.ts";
 
 /**
  * The small page behind the owner's action links: plain HTML from the
@@ -8,11 +8,17 @@ import { escapeHtml } from "../newsletter/messages.ts";
  */
 export type ActionPage = {
   title: string;
+  /** The line above the title: whose page this is. */
+  note?: string;
   /** Trusted HTML: built here from escaped parts. */
   body: string;
 };
 
-export function renderActionPage({ title, body }: ActionPage): string {
+export function renderActionPage({
+  title,
+  body,
+  note = "Engage with Engineer · owner",
+}: ActionPage): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -33,11 +39,15 @@ button{font:inherit;font-weight:600;border:0;border-radius:.5rem;padding:.6rem 1
 button.danger{background:#fca5a5;color:#450a0a}
 button:focus-visible,a:focus-visible{outline:3px solid #f8fafc;outline-offset:2px}
 a{color:#4ade80}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 1rem}
+dt{color:#94a3b8}
+dd{margin:0;overflow-wrap:anywhere}
+ul.problems{margin:0 0 1rem;padding:.75rem 1rem .75rem 2rem;border-left:3px solid #fca5a5;background:#111821}
 </style>
 </head>
 <body>
 <main>
-<p class="note">Engage with Engineer · owner</p>
+<p class="note">${escapeHtml(note)}</p>
 <h1>${escapeHtml(title)}</h1>
 ${body}
 </main>

@@ -10,6 +10,12 @@ export type OutgoingMail = {
   text: string;
   html: string;
   headers?: Record<string, string>;
+  /** Where replies go: an enquiry's sender in the owner's copy, the owner in the sender's mails. */
+  replyTo?: string | { name: string; address: string };
+  /** Threading: the Message-ID to use, and the one this mail answers. */
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
 };
 
 export type Mailer = {

@@ -1,7 +1,6 @@
 import type { Selectable, Transaction } from "kysely";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { Edition } from "./editions.ts";
 
 export type OutboxRow = Selectable<OutboxTable>;
 
@@ -27,18 +26,11 @@ export type Deliver = (
 /** Rows of these kinds due for the same recipient go out as one message. */
 const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest"]);
 
+/** Rows whose token is a link for the recipient alone, needed only until the mail is sent. */
+const tokenUntilSent: ReadonlySet<OutboxKind> = new Set(["confirmation", "enquiry_ack"]);
+
 /** Rows whose payload is needed only until they are sent (it holds what a visitor wrote). */
 const payloadUntilSent: ReadonlySet<OutboxKind> = new Set(["webhook"]);
-
-export type EditionProgress = {
-  slug: string;
-  subject: string;
-  createdAt: string;
-  queued: number;
-  sent: number;
-  failed: number;
-  cancelled: number;
-};
 
 /** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
 export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
@@ -48,7 +40,7 @@ export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs
 }
 
 /**
- * The outbox: one row per mail (docs/decisions/008-newsletter.md). Rows are
+ * The outbox: one row per mail or webhook call (docs/decisions/008-newsletter.md). Rows are
  * claimed one at a time. On PostgreSQL the claim is a row lock
  * (`FOR UPDATE SKIP LOCKED`) held while the message is handed to the SMTP
  * server and released by the commit that records it: another instance skips
@@ -80,13 +72,13 @@ export function createOutboxRepository(
     if (delivery.outcome === "sent") {
       await trx
         .updateTable("outbox")
-        // A confirmation's token is needed only in the mail itself.
+        // A confirmation's token, and an enquiry's deletion link's, are needed only in the mail itself.
         .set({
           status: "sent",
           attempts,
           sent_at: now,
           last_error: null,
-          token: row.kind === "confirmation" ? null : row.token,
+          token: tokenUntilSent.has(row.kind) ? null : row.token,
           payload: payloadUntilSent.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)
@@ -231,129 +223,6 @@ export function createOutboxRepository(
       const batch = await batchOf(db, row, now);
       await recordAll(db, batch, await safely(deliver, row, db, batch));
       return true;
-    },
-
-    /**
-     * Stores an edition under its slug. The same file again is the same
-     * edition; a changed file under a used name is refused, since part of
-     * the list may already have the old text.
-     */
-    async saveEdition(edition: Edition): Promise<{ id: number; created: boolean }> {
-      const existing = await db
-        .selectFrom("editions")
-        .select(["id", "subject", "html", "text"])
-        .where("slug", "=", edition.slug)
-        .executeTakeFirst();
-      if (existing) {
-        if (
-          existing.subject !== edition.subject ||
-          existing.html !== edition.html ||
-          existing.text !== edition.text
-        ) {
-          throw new Error(
-            `The edition "${edition.slug}" was queued before with other content; give the changed edition a new file name.`,
-          );
-        }
-        return { id: existing.id, created: false };
-      }
-      const { id } = await db
-        .insertInto("editions")
-        .values({
-          slug: edition.slug,
-          subject: edition.subject,
-          html: edition.html,
-          text: edition.text,
-          created_at: nowIso(),
-        })
-        .onConflict((conflict) => conflict.column("slug").doNothing())
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      return { id, created: true };
-    },
-
-    /** One row per confirmed subscriber who has no copy of the edition yet; the number added. */
-    async queueEdition(editionId: number): Promise<number> {
-      const now = nowIso();
-      const result = await db
-        .insertInto("outbox")
-        .columns([
-          "kind",
-          "edition_id",
-          "email",
-          "token",
-          "status",
-          "attempts",
-          "next_attempt_at",
-          "created_at",
-        ])
-        .expression((eb) =>
-          eb
-            .selectFrom("subscribers")
-            .select((s) => [
-              s.val("edition").as("kind"),
-              s.val(editionId).as("edition_id"),
-              "email",
-              "unsubscribe_token",
-              s.val("queued").as("status"),
-              s.val(0).as("attempts"),
-              s.val(now).as("next_attempt_at"),
-              s.val(now).as("created_at"),
-            ])
-            .where("status", "=", "confirmed")
-            .orderBy("id"),
-        )
-        .onConflict((conflict) => conflict.doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0);
-    },
-
-    async edition(id: number) {
-      return db
-        .selectFrom("editions")
-        .select(["slug", "subject", "html", "text"])
-        .where("id", "=", id)
-        .executeTakeFirst();
-    },
-
-    async progress(): Promise<EditionProgress[]> {
-      const editions = await db
-        .selectFrom("editions")
-        .select(["id", "slug", "subject", "created_at"])
-        .orderBy("id")
-        .execute();
-      const counts = await db
-        .selectFrom("outbox")
-        .select(["edition_id", "status", (eb) => eb.fn.countAll().as("count")])
-        .where("edition_id", "is not", null)
-        .groupBy(["edition_id", "status"])
-        .execute();
-      return editions.map((edition) => {
-        const of = (...statuses: string[]) =>
-          counts
-            .filter((c) => c.edition_id === edition.id && statuses.includes(c.status))
-            .reduce((sum, c) => sum + Number(c.count), 0);
-        return {
-          slug: edition.slug,
-          subject: edition.subject,
-          createdAt: new Date(edition.created_at).toISOString(),
-          queued: of("queued", "sending"),
-          sent: of("sent"),
-          failed: of("failed"),
-          cancelled: of("cancelled"),
-        };
-      });
-    },
-
-    /** Failed rows of an edition with the SMTP server's answer, for the owner. */
-    async failures(slug: string) {
-      return db
-        .selectFrom("outbox")
-        .innerJoin("editions", "editions.id", "outbox.edition_id")
-        .select(["outbox.email", "outbox.last_error"])
-        .where("editions.slug", "=", slug)
-        .where("outbox.status", "=", "failed")
-        .orderBy("outbox.id")
-        .execute();
     },
   };
 }

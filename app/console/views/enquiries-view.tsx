@@ -1,0 +1,263 @@
+import { type FormEvent, useEffect, useId, useState } from "react";
+import { toast } from "sonner";
+import {
+  type Enquiry,
+  type EnquiryStatusName,
+  enquiryStatuses,
+} from "../../../contract/enquiries.ts";
+import { limits } from "../../../contract/limits.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { buttonClass, ConfirmButton, inputClass, Loading, primaryClass, When } from "../ui.tsx";
+
+const statusLabels: Record<EnquiryStatusName, string> = {
+  new: "New",
+  answered: "Answered",
+  closed: "Closed",
+};
+
+/** One enquiry: everything the sender wrote, its answers, and what the owner can do with it. */
+function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Promise<void> }) {
+  const [answer, setAnswer] = useState("");
+  const [sending, setSending] = useState(false);
+  const id = useId();
+
+  async function act(work: () => Promise<unknown>, done: string) {
+    try {
+      await work();
+      toast.success(done);
+      await changed();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+
+  async function sendAnswer(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (answer.trim() === "" || sending) return;
+    setSending(true);
+    await act(async () => {
+      await consoleApi("POST /admin/enquiries/:id/answers", {
+        params: { id: enquiry.id },
+        body: { body: answer },
+      });
+      setAnswer("");
+    }, `Answer to ${enquiry.name} queued`);
+    setSending(false);
+  }
+
+  const setStatus = (status: EnquiryStatusName) =>
+    act(
+      () =>
+        consoleApi("PATCH /admin/enquiries/:id", { params: { id: enquiry.id }, body: { status } }),
+      `Marked ${statusLabels[status].toLowerCase()}`,
+    );
+
+  return (
+    <article
+      aria-label={`Enquiry from ${enquiry.name}`}
+      className="rounded-2xl border border-line bg-panel p-5"
+    >
+      <header className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 className="text-base font-semibold text-slate-100">
+          {enquiry.name} · {enquiry.serviceTitle}
+        </h2>
+        <p className="text-sm text-slate-400">
+          <When iso={enquiry.createdAt} /> ·{" "}
+          <span className="font-medium text-slate-200">{statusLabels[enquiry.status]}</span>
+          {enquiry.kept ? " · kept" : ""}
+        </p>
+      </header>
+      <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+        <dt className="text-slate-400">Email</dt>
+        <dd className="break-all">
+          <a href={`mailto:${enquiry.email}`} className="text-accent underline">
+            {enquiry.email}
+          </a>
+        </dd>
+        {enquiry.organisation ? (
+          <>
+            <dt className="text-slate-400">Organisation</dt>
+            <dd className="text-slate-200">{enquiry.organisation}</dd>
+          </>
+        ) : null}
+        {enquiry.timeline ? (
+          <>
+            <dt className="text-slate-400">Timeline</dt>
+            <dd className="text-slate-200">{enquiry.timeline}</dd>
+          </>
+        ) : null}
+      </dl>
+      <p className="mt-3 border-l-2 border-accent/60 pl-4 break-words whitespace-pre-wrap text-slate-100">
+        {enquiry.message}
+      </p>
+      {enquiry.answers.length > 0 ? (
+        <section aria-label={`Answers to ${enquiry.name}`} className="mt-4 space-y-3">
+          {enquiry.answers.map((each) => (
+            <div key={each.id} className="rounded-lg bg-ink/60 p-3 text-sm">
+              <p className="text-slate-400">
+                Answered <When iso={each.createdAt} />
+              </p>
+              <p className="mt-1 break-words whitespace-pre-wrap text-slate-200">{each.body}</p>
+            </div>
+          ))}
+        </section>
+      ) : null}
+      <form onSubmit={sendAnswer} className="mt-4 space-y-2">
+        <label htmlFor={`${id}-answer`} className="block text-sm text-slate-300">
+          Answer {enquiry.name} by mail
+        </label>
+        <textarea
+          id={`${id}-answer`}
+          rows={4}
+          maxLength={limits.enquiryAnswerMax}
+          value={answer}
+          onChange={(event) => setAnswer(event.target.value)}
+          className={`${inputClass} w-full`}
+        />
+        <div className="flex flex-wrap gap-2">
+          <button type="submit" className={primaryClass} disabled={sending || answer.trim() === ""}>
+            {sending ? "Sending…" : "Send answer"}
+          </button>
+          {enquiry.status !== "answered" ? (
+            <button
+              type="button"
+              className={buttonClass}
+              onClick={() => void setStatus("answered")}
+            >
+              Mark answered
+            </button>
+          ) : null}
+          {enquiry.status !== "closed" ? (
+            <button type="button" className={buttonClass} onClick={() => void setStatus("closed")}>
+              Close
+            </button>
+          ) : (
+            <button type="button" className={buttonClass} onClick={() => void setStatus("new")}>
+              Reopen
+            </button>
+          )}
+          <button
+            type="button"
+            className={buttonClass}
+            aria-pressed={enquiry.kept}
+            onClick={() =>
+              void act(
+                () =>
+                  consoleApi("PATCH /admin/enquiries/:id", {
+                    params: { id: enquiry.id },
+                    body: { kept: !enquiry.kept },
+                  }),
+                enquiry.kept ? "No longer kept" : "Kept past the retention period",
+              )
+            }
+          >
+            Keep
+          </button>
+          <ConfirmButton
+            label="Delete"
+            title={`Delete the enquiry from ${enquiry.name}?`}
+            description="The enquiry, its answers and every mail about it are deleted. This cannot be undone."
+            confirmLabel="Delete"
+            onConfirm={() =>
+              void act(
+                () => consoleApi("DELETE /admin/enquiries/:id", { params: { id: enquiry.id } }),
+                `Deleted the enquiry from ${enquiry.name}`,
+              )
+            }
+          />
+        </div>
+      </form>
+    </article>
+  );
+}
+
+/**
+ * Enquiries from /services (docs/product.md, "Enquiries"), newest first:
+ * a search over name, address, organisation and message, filters by status
+ * and service, and on each the full message, the answer by mail, the status,
+ * keeping and deletion.
+ */
+export function EnquiriesView() {
+  const [q, setQ] = useState("");
+  const [search, setSearch] = useState("");
+  const [status, setStatus] = useState<EnquiryStatusName | "">("");
+  const [service, setService] = useState("");
+  const { loaded, reload } = useConsoleData("GET /admin/enquiries", {
+    query: {
+      q: search || undefined,
+      status: status || undefined,
+      service: service || undefined,
+    },
+  });
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(q.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [q]);
+
+  return (
+    <Loading loaded={loaded}>
+      {({ enquiries, services, retentionDays }) => (
+        <div className="space-y-5">
+          <div className="flex flex-wrap items-end gap-3">
+            <search aria-label="Search enquiries" className="flex flex-wrap items-end gap-3">
+              <label className="flex flex-col gap-1 text-sm text-slate-300">
+                Search enquiries
+                <input
+                  type="search"
+                  value={q}
+                  onChange={(event) => setQ(event.target.value)}
+                  className={inputClass}
+                />
+              </label>
+              <label className="flex flex-col gap-1 text-sm text-slate-300">
+                Status
+                <select
+                  value={status}
+                  onChange={(event) => setStatus(event.target.value as EnquiryStatusName | "")}
+                  className={inputClass}
+                >
+                  <option value="">Any status</option>
+                  {enquiryStatuses.map((each) => (
+                    <option key={each} value={each}>
+                      {statusLabels[each]}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label className="flex flex-col gap-1 text-sm text-slate-300">
+                Service
+                <select
+                  value={service}
+                  onChange={(event) => setService(event.target.value)}
+                  className={inputClass}
+                >
+                  <option value="">Any service</option>
+                  {services.map((each) => (
+                    <option key={each.id} value={each.id}>
+                      {each.title}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </search>
+            <a href="/api/admin/enquiries/export" download className={buttonClass}>
+              Export CSV
+            </a>
+          </div>
+          <p className="text-sm text-slate-400">
+            Enquiries are deleted {retentionDays} days after they arrive unless you keep them.
+          </p>
+          {enquiries.length === 0 ? (
+            <p className="text-slate-400">
+              {search || status || service ? "No enquiries match." : "No enquiries yet."}
+            </p>
+          ) : (
+            enquiries.map((enquiry) => (
+              <EnquiryCard key={enquiry.id} enquiry={enquiry} changed={reload} />
+            ))
+          )}
+        </div>
+      )}
+    </Loading>
+  );
+}

@@ -1,0 +1,17 @@
+import { ApiError } from "../../lib/api-client.ts";
+
+/**
+ * What the form says when the server refuses a comment: its own message (a
+ * spam defence, a ban, the reserved name: docs/product.md, "Spam and
+ * moderation"). Too many writes are the panel's notice to show.
+ */
+export function refusalMessage(error: unknown): string | null {
+  if (error instanceof ApiError) {
+    if (error.code === "rate_limited") return null;
+    if (error.status >= 400 && error.status < 500) return error.message;
+  }
+  return "Your comment could not be sent. Check your connection and try again.";
+}
+
+export const inputClasses =
+  "w-full rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500";

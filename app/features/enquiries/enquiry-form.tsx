@@ -1,0 +1,370 @@
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { otherService, otherServiceLabel } from "../../../contract/enquiries.ts";
+import { limits } from "../../../contract/limits.ts";
+import { ApiError, api } from "../../lib/api-client.ts";
+
+export type ServiceChoice = { id: string; title: string };
+
+type Fields = {
+  name: string;
+  email: string;
+  service: string;
+  organisation: string;
+  timeline: string;
+  message: string;
+};
+type FieldName = keyof Fields;
+type Status = "idle" | "sending" | "sent";
+
+const empty: Fields = {
+  name: "",
+  email: "",
+  service: "",
+  organisation: "",
+  timeline: "",
+  message: "",
+};
+
+/**
+ * The validation answer names each refused field ("body.message: Write at
+ * least…; body.email: …"): each message goes beside its field.
+ */
+function fieldProblems(message: string): Partial<Record<FieldName, string>> {
+  const problems: Partial<Record<FieldName, string>> = {};
+  for (const part of message.split("; ")) {
+    const match = /^body\.(name|email|service|organisation|timeline|message): (.*)$/s.exec(part);
+    if (match?.[1]) problems[match[1] as FieldName] ??= match[2] ?? "";
+  }
+  return problems;
+}
+
+/** The service named by `?service=` (the cards' "Ask about this service" links). */
+function serviceFromAddress(services: ServiceChoice[]): string | null {
+  const wanted = new URLSearchParams(window.location.search).get("service");
+  if (wanted === otherService) return wanted;
+  return services.some((service) => service.id === wanted) ? wanted : null;
+}
+
+/**
+ * The enquiry form on /services (docs/product.md, "Enquiries"). In the HTML
+ * it is an ordinary form that posts to the server, which shows the enquiry
+ * back and then leads to a thank-you page; once hydrated it sends in place
+ * and says "Thank you" where the form was. The spam defences are the comment
+ * form's: a hidden field people never fill, and the form's signed time,
+ * fetched when the reader first touches the form.
+ */
+export function EnquiryForm({
+  services,
+  privacyHref,
+  retentionDays,
+}: {
+  services: ServiceChoice[];
+  privacyHref: string;
+  retentionDays: number;
+}) {
+  const [fields, setFields] = useState<Fields>(empty);
+  const [status, setStatus] = useState<Status>("idle");
+  const [problem, setProblem] = useState<string | null>(null);
+  const [problems, setProblems] = useState<Partial<Record<FieldName, string>>>({});
+  const [sentTo, setSentTo] = useState<{ name: string; email: string } | null>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const honeypot = useRef<HTMLInputElement>(null);
+  const thanks = useRef<HTMLDivElement>(null);
+  const formToken = useRef<Promise<string> | null>(null);
+  const id = useId();
+
+  // What the reader typed before hydration stays; a card's link chooses the service.
+  useEffect(() => {
+    const element = form.current;
+    if (!element) return;
+    const data = new FormData(element);
+    const typed = Object.fromEntries(
+      (Object.keys(empty) as FieldName[]).map((name) => [name, String(data.get(name) ?? "")]),
+    ) as Fields;
+    const chosen = serviceFromAddress(services);
+    setFields({ ...typed, service: chosen ?? typed.service });
+  }, [services]);
+
+  useEffect(() => {
+    if (status === "sent") thanks.current?.focus();
+  }, [status]);
+
+  // Once hydrated, a card's "Ask about this service" chooses it in place, without a reload.
+  useEffect(() => {
+    function ask(event: MouseEvent) {
+      const link = (event.target as Element | null)?.closest?.("a[data-ask-service]");
+      const wanted = link?.getAttribute("data-ask-service");
+      if (!link || !wanted || event.button !== 0 || event.metaKey || event.ctrlKey) return;
+      if (!services.some((service) => service.id === wanted)) return;
+      event.preventDefault();
+      setFields((current) => ({ ...current, service: wanted }));
+      setStatus((current) => (current === "sent" ? "idle" : current));
+      window.history.replaceState(null, "", link.getAttribute("href"));
+      const select = form.current?.querySelector("select");
+      select?.scrollIntoView({
+        block: "center",
+        behavior: window.matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth",
+      });
+      select?.focus({ preventScroll: true });
+    }
+    document.addEventListener("click", ask);
+    return () => document.removeEventListener("click", ask);
+  }, [services]);
+
+  function startTiming(): Promise<string> {
+    formToken.current ??= api("GET /enquiries/form-token").then(
+      async (answer) => {
+        await new Promise((resolve) => setTimeout(resolve, answer.minimumMs + 100));
+        return answer.formToken;
+      },
+      (error) => {
+        formToken.current = null;
+        throw error;
+      },
+    );
+    return formToken.current;
+  }
+
+  const change = (name: FieldName) => (value: string) => {
+    setFields((current) => ({ ...current, [name]: value }));
+    setProblems((current) => ({ ...current, [name]: undefined }));
+  };
+
+  async function send(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (status === "sending") return;
+    setStatus("sending");
+    setProblem(null);
+    setProblems({});
+    try {
+      const token = await startTiming();
+      await api("POST /enquiries", {
+        body: {
+          ...fields,
+          formToken: token,
+          website: honeypot.current?.value ?? "",
+        },
+      });
+      formToken.current = null;
+      setSentTo({ name: fields.name.trim(), email: fields.email.trim() });
+      setFields(empty);
+      setStatus("sent");
+    } catch (error) {
+      const message =
+        error instanceof ApiError && error.code !== "network_error"
+          ? error.message
+          : "The enquiry could not be sent: the site did not answer. Check your connection and send it again.";
+      const byField = error instanceof ApiError ? fieldProblems(message) : {};
+      if (error instanceof ApiError && error.code === "form_token_invalid")
+        formToken.current = null;
+      setProblems(byField);
+      setProblem(
+        Object.keys(byField).length > 0 ? "Please correct the fields marked below." : message,
+      );
+      setStatus("idle");
+    }
+  }
+
+  if (status === "sent" && sentTo) {
+    return (
+      <div
+        ref={thanks}
+        tabIndex={-1}
+        role="status"
+        className="rounded-xl border border-accent/40 bg-accent/10 px-5 py-4 text-slate-100 outline-none"
+      >
+        <p className="text-lg font-semibold">Thank you, {sentTo.name}!</p>
+        <p className="mt-2 text-slate-300">
+          Your enquiry has arrived. An acknowledgement is on its way to {sentTo.email}, and you will
+          have an answer within two working days.
+        </p>
+        <button
+          type="button"
+          className="mt-4 text-sm font-semibold text-accent underline"
+          onClick={() => {
+            setSentTo(null);
+            setStatus("idle");
+          }}
+        >
+          Send another enquiry
+        </button>
+      </div>
+    );
+  }
+
+  const described = (name: FieldName, hint?: string) => {
+    const ids = [problems[name] ? `${id}-${name}-problem` : "", hint ?? ""].filter(Boolean);
+    return ids.length > 0 ? ids.join(" ") : undefined;
+  };
+  const problemOf = (name: FieldName) =>
+    problems[name] ? (
+      <p id={`${id}-${name}-problem`} className="mt-1 text-sm text-red-300">
+        {problems[name]}
+      </p>
+    ) : null;
+  const label = "block text-sm font-medium text-slate-200";
+  const field = "field mt-1 w-full";
+  const messageLength = fields.message.trim().length;
+
+  return (
+    <form
+      ref={form}
+      action="/services/enquiry"
+      method="post"
+      className="grid gap-4 sm:grid-cols-2"
+      onSubmit={send}
+      onFocus={() => void startTiming().catch(() => {})}
+    >
+      {/* The honeypot: off screen and out of the tab order, so only bots fill it. */}
+      <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
+        <label>
+          Website
+          <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
+        </label>
+      </div>
+      {problem ? (
+        <p
+          role="alert"
+          className="rounded-lg border border-red-400/40 bg-red-950/40 px-4 py-3 text-sm text-red-100 sm:col-span-2"
+        >
+          {problem}
+        </p>
+      ) : null}
+      <div>
+        <label htmlFor={`${id}-name`} className={label}>
+          Your name
+        </label>
+        <input
+          id={`${id}-name`}
+          name="name"
+          required
+          maxLength={limits.enquiryNameMax}
+          autoComplete="name"
+          className={field}
+          value={fields.name}
+          aria-invalid={problems.name ? true : undefined}
+          aria-describedby={described("name")}
+          onChange={(event) => change("name")(event.target.value)}
+        />
+        {problemOf("name")}
+      </div>
+      <div>
+        <label htmlFor={`${id}-email`} className={label}>
+          Your email
+        </label>
+        <input
+          id={`${id}-email`}
+          name="email"
+          type="email"
+          required
+          maxLength={limits.emailMax}
+          autoComplete="email"
+          className={field}
+          value={fields.email}
+          aria-invalid={problems.email ? true : undefined}
+          aria-describedby={described("email")}
+          onChange={(event) => change("email")(event.target.value)}
+        />
+        {problemOf("email")}
+      </div>
+      <div className="sm:col-span-2">
+        <label htmlFor={`${id}-service`} className={label}>
+          Service
+        </label>
+        <select
+          id={`${id}-service`}
+          name="service"
+          required
+          className={field}
+          value={fields.service}
+          aria-invalid={problems.service ? true : undefined}
+          aria-describedby={described("service")}
+          onChange={(event) => change("service")(event.target.value)}
+        >
+          <option value="" disabled>
+            Choose a service
+          </option>
+          {services.map((service) => (
+            <option key={service.id} value={service.id}>
+              {service.title}
+            </option>
+          ))}
+          <option value={otherService}>{otherServiceLabel}</option>
+        </select>
+        {problemOf("service")}
+      </div>
+      <div>
+        <label htmlFor={`${id}-organisation`} className={label}>
+          Organisation <span className="font-normal text-slate-400">(optional)</span>
+        </label>
+        <input
+          id={`${id}-organisation`}
+          name="organisation"
+          maxLength={limits.enquiryDetailMax}
+          autoComplete="organization"
+          className={field}
+          value={fields.organisation}
+          aria-invalid={problems.organisation ? true : undefined}
+          aria-describedby={described("organisation")}
+          onChange={(event) => change("organisation")(event.target.value)}
+        />
+        {problemOf("organisation")}
+      </div>
+      <div>
+        <label htmlFor={`${id}-timeline`} className={label}>
+          Timeline <span className="font-normal text-slate-400">(optional)</span>
+        </label>
+        <input
+          id={`${id}-timeline`}
+          name="timeline"
+          maxLength={limits.enquiryDetailMax}
+          placeholder="e.g. a first draft by June"
+          className={field}
+          value={fields.timeline}
+          aria-invalid={problems.timeline ? true : undefined}
+          aria-describedby={described("timeline")}
+          onChange={(event) => change("timeline")(event.target.value)}
+        />
+        {problemOf("timeline")}
+      </div>
+      <div className="sm:col-span-2">
+        <label htmlFor={`${id}-message`} className={label}>
+          Message
+        </label>
+        <textarea
+          id={`${id}-message`}
+          name="message"
+          required
+          rows={7}
+          minLength={limits.enquiryMessageMin}
+          maxLength={limits.enquiryMessageMax}
+          className={field}
+          value={fields.message}
+          aria-invalid={problems.message ? true : undefined}
+          aria-describedby={described("message", `${id}-message-hint`)}
+          onChange={(event) => change("message")(event.target.value)}
+        />
+        <p id={`${id}-message-hint`} className="mt-1 text-xs text-slate-400">
+          What you need and for what: {limits.enquiryMessageMin} to{" "}
+          {limits.enquiryMessageMax.toLocaleString("en")} characters
+          {messageLength > 0 ? ` (${messageLength.toLocaleString("en")} so far)` : ""}. Links and a
+          phone number are welcome.
+        </p>
+        {problemOf("message")}
+      </div>
+      <p className="text-sm text-slate-400 sm:col-span-2">
+        What you send is used only to answer you: it is mailed to the engineer, deleted after{" "}
+        {retentionDays} days unless it becomes a project, and never shown on the site. The{" "}
+        <a href={privacyHref} className="text-accent underline">
+          privacy policy
+        </a>{" "}
+        says more, and the acknowledgement mail carries a link that deletes it.
+      </p>
+      <div className="sm:col-span-2">
+        <button type="submit" className="btn-primary" disabled={status === "sending"}>
+          {status === "sending" ? "Sending…" : "Send enquiry"}
+        </button>
+      </div>
+    </form>
+  );
+}

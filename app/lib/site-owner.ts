@@ -1,0 +1,14 @@
+import type { Owner } from "../../content/owner.ts";
+
+declare const __SITE_OWNER__: Owner;
+
+/**
+ * The owner as the pages show them (content/owner.md, SITE_OWNER_NAME), baked
+ * in at build time. Only pages read it, so no island carries the profile.
+ */
+export const siteOwner: Owner = __SITE_OWNER__;
+
+/** "Since 2005, 21 years": the years of practice, counted on the day of the build. */
+export function yearsOfPractice(owner: Owner, today = new Date()): number | null {
+  return owner.practisingSince === null ? null : today.getUTCFullYear() - owner.practisingSince;
+}

@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { emailSchema } from "./api.ts";
+import { limits } from "./limits.ts";
+import {
+  hasFewMarksPerCharacter,
+  hasNoControlOrDirectionCharacters,
+  hasNoHiddenCharacters,
+  hasVisibleCharacter,
+} from "./text.ts";
+
+/*
+ * Enquiries (docs/product.md, "Enquiries"): the form on /services, and the
+ * owner's screen in the console. What a reader sends is personal data: no
+ * public answer ever carries it back, so the form's answer says only that it
+ * arrived.
+ */
+
+const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+
+/** The select's value for a question that fits none of the services. */
+export const otherService = "other";
+export const otherServiceLabel = "Something else";
+
+/** One line of plain text: no line breaks or hidden characters, so it can never split a mail header. */
+const oneLineSchema = (what: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${what} is at most ${max} characters.`)
+    .refine(
+      (value) => value === "" || hasNoHiddenCharacters(value),
+      `${what} must be one line, without control or invisible characters.`,
+    )
+    .refine(hasFewMarksPerCharacter, `${what} has too many accents on one character.`);
+
+export const enquiryNameSchema = oneLineSchema("Your name", limits.enquiryNameMax)
+  .pipe(z.string().min(1, "Enter your name."))
+  .refine(hasVisibleCharacter, "Enter your name.");
+
+export const enquiryMessageSchema = z
+  .string()
+  .trim()
+  .min(
+    limits.enquiryMessageMin,
+    `Write at least ${limits.enquiryMessageMin} characters: what you need, and for what.`,
+  )
+  .max(
+    limits.enquiryMessageMax,
+    `The message is at most ${limits.enquiryMessageMax} characters; shorten it, and send details later in the conversation.`,
+  )
+  .refine(
+    hasNoControlOrDirectionCharacters,
+    "The message cannot contain control or text-direction characters.",
+  )
+  .refine(hasFewMarksPerCharacter, "The message has too many accents on one character.");
+
+const optionalDetail = (what: string) =>
+  oneLineSchema(what, limits.enquiryDetailMax)
+    .optional()
+    .transform((value) => (value === undefined || value === "" ? null : value));
+
+/**
+ * `service` is a service's id from /services or `other`; `formToken` comes
+ * from `GET /api/enquiries/form-token` and `website` is the hidden honeypot.
+ */
+export const enquiryRequestSchema = z.strictObject({
+  name: enquiryNameSchema,
+  email: emailSchema,
+  service: z.string().min(1, "Choose a service.").max(80, "Choose a service from the list."),
+  message: enquiryMessageSchema,
+  organisation: optionalDetail("Organisation"),
+  timeline: optionalDetail("Timeline"),
+  formToken: z.string().max(200).optional(),
+  website: z.string().max(200).optional(),
+});
+export type EnquiryRequest = z.input<typeof enquiryRequestSchema>;
+export type ValidEnquiry = z.output<typeof enquiryRequestSchema>;
+
+/** All a sender learns: it arrived. */
+export const enquiryResponseSchema = z.object({ received: z.literal(true) });
+export type EnquiryResponse = z.infer<typeof enquiryResponseSchema>;
+
+export const enquiryFormTokenResponseSchema = z.object({
+  formToken: z.string(),
+  minimumMs: z.number().int().nonnegative(),
+});
+export type EnquiryFormTokenResponse = z.infer<typeof enquiryFormTokenResponseSchema>;
+
+// The owner's side
+
+export const enquiryStatuses = ["new", "answered", "closed"] as const;
+export const enquiryStatusSchema = z.enum(enquiryStatuses);
+export type EnquiryStatusName = (typeof enquiryStatuses)[number];
+
+export const enquiryAnswerSchema = z.object({
+  id: z.number().int(),
+  body: z.string(),
+  createdAt: timestampSchema,
+});
+
+export const enquirySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  email: z.string(),
+  service: z.string(),
+  serviceTitle: z.string(),
+  organisation: z.string().nullable(),
+  timeline: z.string().nullable(),
+  message: z.string(),
+  status: enquiryStatusSchema,
+  kept: z.boolean(),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+  answers: z.array(enquiryAnswerSchema),
+});
+export type Enquiry = z.infer<typeof enquirySchema>;
+
+export const enquiriesQuerySchema = z.strictObject({
+  q: z.string().trim().max(200).optional(),
+  status: enquiryStatusSchema.optional(),
+  service: z.string().max(80).optional(),
+});
+export type EnquiriesQuery = z.input<typeof enquiriesQuerySchema>;
+
+export const enquiriesResponseSchema = z.object({
+  enquiries: z.array(enquirySchema),
+  /** Every service the form offers, by id, with "other" last: the filter's choices. */
+  services: z.array(z.object({ id: z.string(), title: z.string() })),
+  retentionDays: z.number().int(),
+});
+export type EnquiriesResponse = z.infer<typeof enquiriesResponseSchema>;
+
+export const enquiryIdParamsSchema = z.strictObject({
+  id: z.coerce.number().int().min(1).max(2_147_483_647),
+});
+
+export const answerEnquiryRequestSchema = z.strictObject({
+  body: z
+    .string()
+    .trim()
+    .min(1, "Write the answer.")
+    .max(limits.enquiryAnswerMax, `An answer is at most ${limits.enquiryAnswerMax} characters.`)
+    .refine(
+      hasNoControlOrDirectionCharacters,
+      "The answer cannot contain control or text-direction characters.",
+    ),
+});
+export type AnswerEnquiryRequest = z.input<typeof answerEnquiryRequestSchema>;
+
+export const updateEnquiryRequestSchema = z
+  .strictObject({ status: enquiryStatusSchema.optional(), kept: z.boolean().optional() })
+  .refine((value) => value.status !== undefined || value.kept !== undefined, "Nothing to change.");
+export type UpdateEnquiryRequest = z.input<typeof updateEnquiryRequestSchema>;
+
+export const enquiryResponseOwnerSchema = z.object({ enquiry: enquirySchema });
+
+/** Enquiries per ISO week (Monday, UTC) and service, for the Overview. */
+export const enquiryWeeksSchema = z.array(
+  z.object({ week: z.string(), counts: z.record(z.string(), z.number().int()) }),
+);
+export type EnquiryWeeks = z.infer<typeof enquiryWeeksSchema>;
+
+type Out<S extends z.ZodType> = z.infer<S>;
+
+export type EnquiryEndpoints = {
+  "GET /enquiries/form-token": { response: EnquiryFormTokenResponse };
+  "POST /enquiries": { body: EnquiryRequest; response: EnquiryResponse };
+  "GET /admin/enquiries": { query?: EnquiriesQuery; response: EnquiriesResponse };
+  "GET /admin/enquiries/weeks": {
+    response: { weeks: EnquiryWeeks; services: EnquiriesResponse["services"] };
+  };
+  "PATCH /admin/enquiries/:id": {
+    params: { id: number };
+    body: UpdateEnquiryRequest;
+    response: Out<typeof enquiryResponseOwnerSchema>;
+  };
+  "POST /admin/enquiries/:id/answers": {
+    params: { id: number };
+    body: AnswerEnquiryRequest;
+    response: Out<typeof enquiryResponseOwnerSchema>;
+  };
+  "DELETE /admin/enquiries/:id": { params: { id: number }; response: undefined };
+};

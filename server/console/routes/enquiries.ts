@@ -1,0 +1,155 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  answerEnquiryRequestSchema,
+  enquiriesQuerySchema,
+  enquiriesResponseSchema,
+  enquiryIdParamsSchema,
+  enquiryResponseOwnerSchema,
+  enquiryWeeksSchema,
+  otherService,
+  otherServiceLabel,
+  updateEnquiryRequestSchema,
+} from "../../../contract/enquiries.ts";
+import { notFound } from "../../api/errors.ts";
+import { enquiriesCsv } from "../../enquiries/export.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+/**
+ * Enquiries (docs/product.md, "Enquiries"): the list with its search and
+ * filters, the answer by mail, the status, keeping one past the retention
+ * period, deletion, the CSV export and the weekly counts of the Overview.
+ * The audit trail names an enquiry by its number, never by what it holds.
+ */
+export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { enquiries, audit, mailQueued } = context;
+  const { repository } = enquiries;
+  const services = [...enquiries.services, { id: otherService, title: otherServiceLabel }];
+  const missing = () => notFound("There is no such enquiry; it may have been deleted.");
+
+  async function current(id: number) {
+    const stored = await repository.get(id);
+    if (!stored) throw missing();
+    return { enquiry: enquiries.toEnquiry(stored) };
+  }
+
+  app.get(
+    "/enquiries",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Enquiries, newest first, by search, status and service",
+        querystring: enquiriesQuerySchema,
+        response: { 200: enquiriesResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({
+      enquiries: (await repository.list(request.query)).map(enquiries.toEnquiry),
+      services,
+      retentionDays: enquiries.retentionDays,
+    }),
+  );
+
+  app.get(
+    "/enquiries/weeks",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Enquiries per week (from Monday, UTC) by service, the last 12 weeks",
+        response: {
+          200: z.object({
+            weeks: enquiryWeeksSchema,
+            services: enquiriesResponseSchema.shape.services,
+          }),
+          ...errors,
+        },
+      },
+    },
+    async () => ({ weeks: await repository.perWeek(12), services }),
+  );
+
+  app.get(
+    "/enquiries/export",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Every enquiry as CSV, newest first",
+        description:
+          "Cells that a spreadsheet would run as a formula start with a ' (README, Enquiries).",
+        produces: ["text/csv"],
+        response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const all = await repository.list({ limit: 100_000 });
+      await audit(request, "enquiries export", `${all.length} enquiries`);
+      const day = new Date().toISOString().slice(0, 10);
+      return reply
+        .type("text/csv; charset=utf-8")
+        .header("content-disposition", `attachment; filename="enquiries-${day}.csv"`)
+        .send(enquiriesCsv(all.map(enquiries.toEnquiry)));
+    },
+  );
+
+  app.patch(
+    "/enquiries/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Mark an enquiry new, answered or closed, or keep it past the retention period",
+        params: enquiryIdParamsSchema,
+        body: updateEnquiryRequestSchema,
+        response: { 200: enquiryResponseOwnerSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const { status, kept } = request.body;
+      if (!(await repository.update(id, { status, kept }))) throw missing();
+      if (status) await audit(request, `enquiry ${status}`, `enquiry ${id}`);
+      if (kept !== undefined) {
+        await audit(request, kept ? "enquiry keep" : "enquiry release", `enquiry ${id}`);
+      }
+      return current(id);
+    },
+  );
+
+  app.post(
+    "/enquiries/:id/answers",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Answer an enquiry by mail, threaded under its acknowledgement",
+        params: enquiryIdParamsSchema,
+        body: answerEnquiryRequestSchema,
+        response: { 201: enquiryResponseOwnerSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const answer = await repository.answer(id, request.body.body);
+      if (!answer) throw missing();
+      mailQueued();
+      await audit(request, "enquiry answer", `enquiry ${id}`);
+      return reply.code(201).send(await current(id));
+    },
+  );
+
+  app.delete(
+    "/enquiries/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Delete an enquiry with its answers and its mails",
+        params: enquiryIdParamsSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!(await repository.delete(id))) throw missing();
+      await audit(request, "enquiry delete", `enquiry ${id}`);
+      return reply.code(204).send(null);
+    },
+  );
+};

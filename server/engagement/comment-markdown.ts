@@ -1,0 +1,129 @@
+import MarkdownIt from "markdown-it";
+import { limits } from "../../contract/limits.ts";
+
+/*
+ * The Markdown readers may write in comments (docs/product.md, "Comments"):
+ * paragraphs, emphasis, strong, inline code, fenced code, block quotes, lists
+ * and http(s) links. Everything else stays as typed: raw HTML is text, an
+ * image or a heading is its symbols. Rendered here once per write and stored
+ * beside the source, so every answer, live event and served page carries the
+ * same HTML and the browser needs no parser.
+ */
+
+const parser = new MarkdownIt("zero", {
+  // Raw HTML in a comment is escaped, never passed through.
+  html: false,
+  // A line break in the text is one on the page, as readers expect of a comment box.
+  breaks: true,
+  linkify: false,
+  typographer: false,
+  maxNesting: 20,
+}).enable([
+  "fence",
+  "blockquote",
+  "list",
+  "newline",
+  "escape",
+  "backticks",
+  "emphasis",
+  "link",
+  "autolink",
+  "entity",
+]);
+
+/** Only absolute web links: no javascript:, data:, mailto: or relative targets. */
+parser.validateLink = (url: string) => /^https?:\/\/[^\s/]/i.test(url.trim());
+
+const rel = "nofollow ugc noopener";
+parser.renderer.rules.link_open = (tokens, index, options, _env, self) => {
+  tokens[index]?.attrSet("rel", rel);
+  return self.renderToken(tokens, index, options);
+};
+
+type Token = ReturnType<typeof parser.parse>[number];
+
+/** Comment text as the HTML every reader sees. */
+export function renderComment(source: string): string {
+  return parser.render(source).trim();
+}
+
+/** Text that reads as a web address by itself: "example.com", "https://x.org/a". */
+const addressLike =
+  /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}(?::\d+)?(?:[/?#]\S*)?$/iu;
+
+function hostOf(address: string): string | null {
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
+    return url.hostname.replace(/^www\./, "").replace(/\.$/, "");
+  } catch {
+    return null;
+  }
+}
+
+/** The links of a parsed comment, each with the text it shows. */
+function linksOf(tokens: Token[]): { href: string; text: string }[] {
+  const links: { href: string; text: string }[] = [];
+  for (const block of tokens) {
+    let open: { href: string; text: string } | null = null;
+    for (const token of block.children ?? []) {
+      if (token.type === "link_open") {
+        open = { href: String(token.attrGet("href") ?? ""), text: "" };
+      } else if (token.type === "link_close" && open) {
+        links.push(open);
+        open = null;
+      } else if (open) {
+        open.text += token.content;
+      }
+    }
+  }
+  return links;
+}
+
+/** How deep quotes and lists go inside each other. */
+function nestingOf(tokens: Token[]): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const token of tokens) {
+    if (!/^(?:blockquote|bullet_list|ordered_list)_/.test(token.type)) continue;
+    depth += token.nesting;
+    deepest = Math.max(deepest, depth);
+  }
+  return deepest;
+}
+
+export type MarkdownRefusal = {
+  status: 400 | 422;
+  code: "validation_failed" | "blocked_content";
+  message: string;
+};
+
+/**
+ * Why this comment's Markdown cannot be posted, or null. A link whose text is
+ * itself the address of another site is how phishing hides where a link
+ * goes; quotes and lists nested deeper than a conversation needs only break
+ * the layout.
+ */
+export function markdownRefusal(source: string): MarkdownRefusal | null {
+  const tokens = parser.parse(source, {});
+  if (nestingOf(tokens) > limits.commentNestingMax) {
+    return {
+      status: 400,
+      code: "validation_failed",
+      message: `Quotes and lists can be nested at most ${limits.commentNestingMax} deep in a comment.`,
+    };
+  }
+  for (const link of linksOf(tokens)) {
+    const text = link.text.trim();
+    if (!addressLike.test(text)) continue;
+    const shown = hostOf(text);
+    const target = hostOf(link.href);
+    if (shown !== null && target !== null && shown !== target) {
+      return {
+        status: 422,
+        code: "blocked_content",
+        message: `The link text "${text}" is the address of another site than the one it leads to. Show the real address, or describe the link in words.`,
+      };
+    }
+  }
+  return null;
+}

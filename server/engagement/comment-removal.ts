@@ -1,0 +1,120 @@
+import type { Transaction } from "kysely";
+import { type LiveComment, topicOf } from "../../contract/live-events.ts";
+import type { Database } from "../db/schema.ts";
+import type { LiveEvent } from "../events/bus.ts";
+import type { EventJournal } from "../events/journal.ts";
+import { nowIso } from "../lib/time.ts";
+
+/** Who a comment's place belongs to once its writer deleted it: nobody. */
+export const placeholderWriter = "deleted";
+
+/** Which comments to remove: by id, by writer, or both. */
+export type RemovalMatch = { id: number; visitorId?: string } | { id?: number; visitorId: string };
+
+/**
+ * Removes the matching comments in `trx`, recording a live event for each, and
+ * returns the events (docs/product.md, "Replies"):
+ * - a comment with replies left keeps its place as "Comment deleted": its name,
+ *   text, HTML, writer and address are wiped, and open pages get it as such;
+ * - any other comment is deleted;
+ * - a deleted place whose last reply goes is deleted with it.
+ * `toLive` makes the comment open pages get from a row.
+ */
+export async function removeComments(
+  trx: Transaction<Database>,
+  events: EventJournal,
+  match: RemovalMatch,
+  toLive: (row: { id: number; post_id: string }) => Promise<LiveComment>,
+): Promise<LiveEvent[]> {
+  let query = trx
+    .selectFrom("science_comments")
+    .select(["id", "post_id", "parent_id"])
+    .where("deleted_at", "is", null);
+  if (match.id !== undefined) query = query.where("id", "=", match.id);
+  if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
+  const rows = await query.execute();
+  const going = new Set(rows.map((row) => row.id));
+  if (match.visitorId !== undefined && rows.length > 0) {
+    // The writer's own deletion takes their words out of what the spam filter
+    // learnt as ordinary (server/moderation/spam/store.ts).
+    await trx
+      .deleteFrom("spam_examples")
+      .where(
+        "comment_id",
+        "in",
+        rows.map((row) => row.id),
+      )
+      .where("label", "=", "ham")
+      .execute();
+  }
+  const recorded: LiveEvent[] = [];
+  const deleted = (row: { id: number; post_id: string }) =>
+    events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+      action: "deleted",
+      item: { kind: "science", id: row.post_id },
+      commentId: row.id,
+    }));
+
+  const parents = new Set<number>();
+  for (const row of rows) {
+    const replies =
+      row.parent_id === null
+        ? await trx
+            .selectFrom("science_comments")
+            .select("id")
+            .where("parent_id", "=", row.id)
+            .execute()
+        : [];
+    if (replies.some((reply) => !going.has(reply.id))) {
+      await trx
+        .updateTable("science_comments")
+        .set({
+          content: "",
+          content_html: "",
+          user_name: "",
+          visitor_id: placeholderWriter,
+          ip_hash: null,
+          by_owner: 0,
+          deleted_at: nowIso(),
+        })
+        .where("id", "=", row.id)
+        .execute();
+      const comment = await toLive(row);
+      recorded.push(
+        await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+          action: "updated",
+          item: { kind: "science", id: row.post_id },
+          commentId: row.id,
+          comment,
+        })),
+      );
+      continue;
+    }
+    // Its replies (all going too) first: nothing may point at a missing comment.
+    await trx.deleteFrom("science_comments").where("parent_id", "=", row.id).execute();
+    await trx.deleteFrom("science_comments").where("id", "=", row.id).execute();
+    recorded.push(await deleted(row));
+    if (row.parent_id !== null && !going.has(row.parent_id)) parents.add(row.parent_id);
+  }
+
+  // A deleted place with no reply left under it goes too.
+  for (const parentId of parents) {
+    const place = await trx
+      .selectFrom("science_comments")
+      .select(["id", "post_id"])
+      .where("id", "=", parentId)
+      .where("deleted_at", "is not", null)
+      .executeTakeFirst();
+    if (!place) continue;
+    const left = await trx
+      .selectFrom("science_comments")
+      .select("id")
+      .where("parent_id", "=", parentId)
+      .limit(1)
+      .executeTakeFirst();
+    if (left) continue;
+    await trx.deleteFrom("science_comments").where("id", "=", parentId).execute();
+    recorded.push(await deleted(place));
+  }
+  return recorded;
+}

@@ -1,0 +1,54 @@
+import type { SelectQueryBuilder, Transaction } from "kysely";
+import type { Database } from "../db/schema.ts";
+
+/*
+ * Replies, one level deep (docs/product.md, "Replies"): a reply hangs under
+ * the comment that starts its thread; answering a reply joins that thread.
+ */
+
+/** Why a reply cannot be stored. */
+export type ReplyRefusal = "parent_missing" | "parent_elsewhere";
+
+/**
+ * The thread a reply to `parentId` joins: the comment itself when it starts a
+ * thread, else the one its thread starts with. Only a published comment that
+ * is still there, on the same post, can be answered; a held one is as good as
+ * missing to everyone but its writer.
+ */
+export async function threadOf(
+  trx: Transaction<Database>,
+  postId: string,
+  parentId: number,
+): Promise<number | ReplyRefusal> {
+  const parent = await trx
+    .selectFrom("science_comments")
+    .select(["id", "post_id", "parent_id"])
+    .where("id", "=", parentId)
+    .where("status", "=", "published")
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  if (!parent) return "parent_missing";
+  if (parent.post_id !== postId) return "parent_elsewhere";
+  return parent.parent_id ?? parent.id;
+}
+
+/**
+ * Narrows a select of comments to the replies under these threads that
+ * `visitorId` may see: the published ones and their own held ones (none held
+ * without a visitor), oldest first.
+ */
+export function visibleReplies<O>(
+  query: SelectQueryBuilder<Database, "science_comments", O>,
+  threadIds: number[],
+  visitorId: string | null,
+): SelectQueryBuilder<Database, "science_comments", O> {
+  return query
+    .where("parent_id", "in", threadIds.length > 0 ? threadIds : [0])
+    .where((eb) =>
+      visitorId
+        ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
+        : eb("status", "=", "published"),
+    )
+    .orderBy("created_at")
+    .orderBy("id");
+}

@@ -1,0 +1,187 @@
+import { escapeHtml } from "../lib/html.ts";
+import { layout, oneLine } from "../outbox/mail-layout.ts";
+import type { OutgoingMail } from "../outbox/mailer.ts";
+import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
+
+/**
+ * The three mails of an enquiry (docs/product.md, "Enquiries"): the owner's
+ * copy, with Reply-To set to the sender so that Reply in any mail program
+ * answers them; the sender's acknowledgement, which restates what they sent
+ * and carries the link that deletes it; and the owner's answer from the
+ * console, threaded under the acknowledgement. What the sender typed is only
+ * ever text: escaped in HTML, quoted in plain text. Header values come from
+ * fields that cannot hold a line break (contract/enquiries.ts), and nodemailer
+ * encodes the names it is given as address objects.
+ */
+
+/** What the acknowledgement promises. */
+export const answerWithin = "two working days";
+
+export type EnquiryMailContext = {
+  siteUrl: string;
+  serviceTitle: string;
+  /** OWNER_EMAIL, else CONTACT_EMAIL: where the sender's replies go. */
+  ownerAddress: string;
+};
+
+const time = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+function quoted(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => `> ${line}`.trimEnd())
+    .join("\n");
+}
+
+function detailsOf(enquiry: StoredEnquiry, serviceTitle: string): [string, string][] {
+  return [
+    ["Name", enquiry.name],
+    ["Email", enquiry.email],
+    ["Service", serviceTitle],
+    ...(enquiry.organisation ? [["Organisation", enquiry.organisation] as [string, string]] : []),
+    ...(enquiry.timeline ? [["Timeline", enquiry.timeline] as [string, string]] : []),
+    ["Sent", time(enquiry.createdAt)],
+  ];
+}
+
+function detailsHtml(details: [string, string][]): string {
+  return `<table role="presentation" cellspacing="0" cellpadding="0" style="margin:0 0 12px">${details
+    .map(
+      ([label, value]) =>
+        `<tr><td style="padding:2px 16px 2px 0;color:#94a3b8;vertical-align:top">${escapeHtml(label)}</td><td style="padding:2px 0;color:#f8fafc;word-break:break-word">${escapeHtml(value)}</td></tr>`,
+    )
+    .join("")}</table>`;
+}
+
+const detailsText = (details: [string, string][]) =>
+  details.map(([label, value]) => `${label}: ${value}`).join("\n");
+
+const messageBox = (text: string) =>
+  `<div style="margin:0 0 16px;padding:12px 16px;border-left:3px solid #22c55e;background:#0b0f14;white-space:pre-wrap;word-break:break-word;color:#e2e8f0">${escapeHtml(text)}</div>`;
+
+const linkButton = (href: string, label: string, danger = false) =>
+  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${danger ? "#7f1d1d" : "#22c55e"};color:${danger ? "#fee2e2" : "#0b0f14"};font-weight:600;text-decoration:none;padding:8px 16px;border-radius:8px">${escapeHtml(label)}</a>`;
+
+export function consoleUrl(siteUrl: string): string {
+  return `${siteUrl}/admin/enquiries`;
+}
+
+export function deletionUrl(siteUrl: string, token: string): string {
+  return `${siteUrl}/enquiries/delete?token=${encodeURIComponent(token)}`;
+}
+
+export function acknowledgementSubject(serviceTitle: string): string {
+  return oneLine(`Your enquiry about ${serviceTitle} · Engage with Engineer`);
+}
+
+export function ownerNoticeMail(
+  to: string,
+  enquiry: StoredEnquiry,
+  context: EnquiryMailContext,
+): OutgoingMail {
+  const subject = oneLine(`Enquiry: ${context.serviceTitle}, from ${enquiry.name}`);
+  const details = detailsOf(enquiry, context.serviceTitle);
+  const link = consoleUrl(context.siteUrl);
+  const footer =
+    "Reply to this mail to answer the sender directly, or answer from the console, which records it. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.";
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 12px">A new enquiry from the services page:</p>
+${detailsHtml(details)}
+${messageBox(enquiry.message)}
+<p style="margin:0">${linkButton(link, "Open in the console")}</p>`,
+    bodyText: `A new enquiry from the services page:
+
+${detailsText(details)}
+
+${quoted(enquiry.message)}
+
+Open in the console: ${link}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to,
+    subject,
+    html,
+    text,
+    replyTo: { name: enquiry.name, address: enquiry.email },
+    headers: { "Auto-Submitted": "auto-generated" },
+  };
+}
+
+export function acknowledgementMail(
+  enquiry: StoredEnquiry,
+  deletionToken: string,
+  context: EnquiryMailContext,
+): OutgoingMail {
+  const subject = acknowledgementSubject(context.serviceTitle);
+  const details = detailsOf(enquiry, context.serviceTitle).filter(([label]) => label !== "Email");
+  const link = deletionUrl(context.siteUrl, deletionToken);
+  const footer = `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once an hour.`;
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 12px">Dear ${escapeHtml(enquiry.name)},</p>
+<p style="margin:0 0 12px">Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}. This is what you sent:</p>
+${detailsHtml(details)}
+${messageBox(enquiry.message)}
+<p style="margin:0 0 12px">To add something, reply to this mail.</p>
+<p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
+<p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
+    bodyText: `Dear ${enquiry.name},
+
+Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}. This is what you sent:
+
+${detailsText(details)}
+
+${quoted(enquiry.message)}
+
+To add something, reply to this mail.
+
+Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first:
+${link}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to: enquiry.email,
+    subject,
+    html,
+    text,
+    messageId: enquiry.threadId,
+    replyTo: context.ownerAddress,
+    headers: { "Auto-Submitted": "auto-replied" },
+  };
+}
+
+export function answerMail(
+  enquiry: StoredEnquiry,
+  answer: StoredAnswer,
+  context: EnquiryMailContext & { messageIdHost: string },
+): OutgoingMail {
+  const subject = `Re: ${acknowledgementSubject(context.serviceTitle)}`;
+  const footer = `In answer to your enquiry of ${time(enquiry.createdAt)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`;
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<div style="margin:0 0 20px;white-space:pre-wrap;word-break:break-word;color:#f8fafc">${escapeHtml(answer.body)}</div>
+<p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Your enquiry:</p>
+${messageBox(enquiry.message)}`,
+    bodyText: `${answer.body}
+
+Your enquiry:
+
+${quoted(enquiry.message)}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to: enquiry.email,
+    subject,
+    html,
+    text,
+    messageId: `<enquiry-answer.${answer.id}.${enquiry.threadId.slice(1, -1).split("@")[0]}@${context.messageIdHost}>`,
+    inReplyTo: enquiry.threadId,
+    references: [enquiry.threadId],
+    replyTo: context.ownerAddress,
+  };
+}

@@ -1,0 +1,235 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
+import { paragraph, renderActionPage } from "../lib/action-page.ts";
+import { escapeHtml } from "../lib/html.ts";
+import type { Enquiries } from "./service.ts";
+
+/**
+ * The enquiry pages the server writes (docs/product.md, "Enquiries"), plain
+ * HTML with no script:
+ *
+ * - `POST /services/enquiry`: the form on /services without JavaScript. A
+ *   static page cannot carry the form's signed time, so it takes two steps,
+ *   as the newsletter's does: the first shows the enquiry back with a signed
+ *   time, the second, sent no sooner than a person could read it, goes
+ *   through every check of the API and leads to the thank-you page.
+ * - `GET|POST /enquiries/delete?token=`: the sender's deletion link from the
+ *   acknowledgement. Opening it changes nothing (mail scanners open links);
+ *   only the button's POST, from this site's page, deletes.
+ */
+
+/** The built page a sent enquiry leads to (app/pages/services/enquiry-sent.astro). */
+export const sentPath = "/services/enquiry-sent";
+const formPath = "/services/enquiry";
+const note = "Engage with Engineer · enquiries";
+
+const send = (reply: FastifyReply, status: number, html: string) =>
+  reply
+    .code(status)
+    .header("cache-control", "no-store")
+    .header("x-robots-tag", "noindex")
+    .type("text/html; charset=utf-8")
+    .send(html);
+
+const backLine = paragraph(
+  "Go back with your browser's Back button: what you typed is still in the form.",
+  "note",
+);
+
+function problemPage(problems: string[]): string {
+  return renderActionPage({
+    note,
+    title: "Your enquiry was not sent",
+    body: `<ul class="problems" role="alert">${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul>
+${backLine}`,
+  });
+}
+
+const hidden = (name: string, value: string) =>
+  `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
+
+function reviewPage(
+  enquiry: ValidEnquiry,
+  serviceTitle: string,
+  formToken: string,
+  problem?: string,
+): string {
+  const rows: [string, string][] = [
+    ["Name", enquiry.name],
+    ["Email", enquiry.email],
+    ["Service", serviceTitle],
+    ...(enquiry.organisation ? [["Organisation", enquiry.organisation] as [string, string]] : []),
+    ...(enquiry.timeline ? [["Timeline", enquiry.timeline] as [string, string]] : []),
+  ];
+  return renderActionPage({
+    note,
+    title: "Check your enquiry",
+    body: `${problem ? `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>` : ""}
+${paragraph("This is what will be sent. Press Send enquiry to send it.")}
+<dl>${rows.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join("")}</dl>
+<blockquote>${escapeHtml(enquiry.message)}</blockquote>
+<form method="post" action="${formPath}">
+${hidden("name", enquiry.name)}${hidden("email", enquiry.email)}${hidden("service", enquiry.service)}
+${hidden("organisation", enquiry.organisation ?? "")}${hidden("timeline", enquiry.timeline ?? "")}
+${hidden("message", enquiry.message)}${hidden("formToken", formToken)}
+<button type="submit">Send enquiry</button>
+</form>
+${paragraph("To change something, go back with your browser's Back button. Nothing is sent until you press the button.", "note")}`,
+  });
+}
+
+/** Only this site's own pages may post: the Origin (or Referer) must be the site's. */
+function fromSite(request: FastifyRequest, siteOrigin: string): boolean {
+  const origin = request.headers.origin ?? request.headers.referer;
+  try {
+    return origin !== undefined && new URL(origin).origin === siteOrigin;
+  } catch {
+    return false;
+  }
+}
+
+const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
+
+export const enquiryPages: FastifyPluginAsync<{
+  enquiries: Enquiries;
+  siteUrl: string;
+  onDeletedBySender?: (count: number) => Promise<void>;
+}> = async (app, { enquiries, siteUrl, onDeletedBySender }) => {
+  const siteOrigin = new URL(siteUrl).origin;
+
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string" },
+    (_request, body, done) => done(null, new URLSearchParams(body as string)),
+  );
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "enquiry page failed");
+    const message =
+      status === 413
+        ? "The form was too large to read. Shorten the message and send it again."
+        : status >= 500
+          ? "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment."
+          : "The form could not be read. Go back and send it again.";
+    return send(reply, status >= 500 ? 503 : status, problemPage([message]));
+  });
+
+  app.post(formPath, async (request, reply) => {
+    if (!fromSite(request, siteOrigin)) {
+      return send(reply, 403, problemPage(["The form must be sent from this site's own page."]));
+    }
+    const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+    const field = (name: string) => form.get(name) ?? "";
+    const parsed = enquiryRequestSchema.safeParse({
+      name: field("name"),
+      email: field("email"),
+      service: field("service"),
+      message: field("message"),
+      organisation: field("organisation"),
+      timeline: field("timeline"),
+      website: field("website"),
+      formToken: field("formToken") || undefined,
+    });
+    if (!parsed.success) {
+      return send(reply, 400, problemPage(parsed.error.issues.map((issue) => issue.message)));
+    }
+    const enquiry = parsed.data;
+    const title = enquiries.serviceTitle(enquiry.service);
+    if (enquiry.formToken === undefined && !enquiry.website) {
+      if (
+        enquiry.service !== otherService &&
+        !enquiries.services.some((s) => s.id === enquiry.service)
+      ) {
+        return send(reply, 400, problemPage(["Choose a service from the list."]));
+      }
+      return send(reply, 200, reviewPage(enquiry, title, enquiries.issueFormToken()));
+    }
+    const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });
+    if (outcome.outcome === "received") return reply.redirect(sentPath, 303);
+    const { refusal } = outcome;
+    // A quick or stale second step is shown the enquiry again, with a new time.
+    if (refusal.code === "too_fast" || refusal.code === "form_token_invalid") {
+      return send(
+        reply,
+        refusal.status,
+        reviewPage(
+          enquiry,
+          title,
+          enquiries.issueFormToken(),
+          refusal.code === "too_fast"
+            ? "That was quicker than a person reads; please check the enquiry and press Send enquiry again."
+            : refusal.message,
+        ),
+      );
+    }
+    if (refusal.retryAfterSeconds) reply.header("retry-after", String(refusal.retryAfterSeconds));
+    return send(reply, refusal.status, problemPage([refusal.message]));
+  });
+
+  const unknownLink = () =>
+    renderActionPage({
+      note,
+      title: "Nothing to delete",
+      body: paragraph(
+        "This link is not known: the enquiry it came with has been deleted already, or the link was copied incompletely.",
+      ),
+    });
+
+  app.get("/enquiries/delete", async (request, reply) => {
+    const { token } = request.query as { token?: unknown };
+    if (typeof token !== "string" || !tokenPattern.test(token)) {
+      return send(reply, 404, unknownLink());
+    }
+    if (!(await enquiries.repository.senderTokenKnown(token)))
+      return send(reply, 404, unknownLink());
+    return send(
+      reply,
+      200,
+      renderActionPage({
+        note,
+        title: "Delete your enquiry?",
+        body: `${paragraph("This deletes every enquiry sent from the address this link was mailed to, with the answers and mails about them. It cannot be undone.")}
+<form method="post" action="/enquiries/delete">
+${hidden("token", token)}
+<button type="submit" class="danger">Delete my enquiry</button>
+</form>
+${paragraph("Nothing happens until you press the button.", "note")}`,
+      }),
+    );
+  });
+
+  app.post("/enquiries/delete", async (request, reply) => {
+    if (!fromSite(request, siteOrigin)) {
+      return send(
+        reply,
+        403,
+        renderActionPage({
+          note,
+          title: "Nothing was deleted",
+          body: paragraph(
+            `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
+          ),
+        }),
+      );
+    }
+    const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+    const token = form.get("token") ?? "";
+    const deleted = tokenPattern.test(token)
+      ? await enquiries.repository.deleteBySender(token)
+      : null;
+    if (deleted === null) return send(reply, 404, unknownLink());
+    await onDeletedBySender?.(deleted);
+    return send(
+      reply,
+      200,
+      renderActionPage({
+        note,
+        title: "Your enquiry is deleted",
+        body: paragraph(
+          "It is gone from this site, with everything stored about it. No further mail about it will be sent.",
+        ),
+      }),
+    );
+  });
+};

@@ -1,0 +1,456 @@
+import { createHash, randomBytes } from "node:crypto";
+import { type Selectable, sql, type Transaction } from "kysely";
+import type { EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
+import type { Database, EnquiriesTable, OutboxKind } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { toIso } from "../lib/time.ts";
+
+/**
+ * Where enquiries live (docs/product.md, "Enquiries"). Each one is written in
+ * one transaction with the mails and the webhook call it causes, as outbox
+ * rows, so an enquiry the form acknowledged is never a lost notification,
+ * and deleting it takes those rows with it: nothing of it stays behind in a
+ * queue. Outbox rows name their enquiry in a payload of a fixed shape
+ * (`{"enquiryId":N…`), which is how they are found again.
+ */
+
+type Db = Transaction<Database> | Store["db"];
+export type EnquiryRow = Selectable<EnquiriesTable>;
+
+export type StoredAnswer = { id: number; body: string; createdAt: string };
+export type StoredEnquiry = {
+  id: number;
+  name: string;
+  email: string;
+  service: string;
+  organisation: string | null;
+  timeline: string | null;
+  message: string;
+  status: EnquiryStatusName;
+  kept: boolean;
+  threadId: string;
+  createdAt: string;
+  updatedAt: string;
+  answers: StoredAnswer[];
+};
+
+/** An acknowledgement to one address at most this often, whatever the form is fed. */
+export const acknowledgementIntervalMs = 60 * 60 * 1000;
+
+export const enquiryMailKinds = [
+  "enquiry_notice",
+  "enquiry_ack",
+  "enquiry_answer",
+] as const satisfies readonly OutboxKind[];
+
+/** The outbox payload of an enquiry's mails. */
+export type EnquiryMailPayload = { enquiryId: number; answerId?: number };
+
+export function parseEnquiryPayload(raw: string | null): EnquiryMailPayload | null {
+  if (raw === null) return null;
+  try {
+    const value = JSON.parse(raw) as Partial<EnquiryMailPayload>;
+    if (typeof value.enquiryId !== "number") return null;
+    return typeof value.answerId === "number"
+      ? { enquiryId: value.enquiryId, answerId: value.answerId }
+      : { enquiryId: value.enquiryId };
+  } catch {
+    return null;
+  }
+}
+
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** `%`, `_` and the escape itself stand for themselves in a search. */
+function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    service: row.service,
+    organisation: row.organisation,
+    timeline: row.timeline,
+    message: row.message,
+    status: row.status,
+    kept: Number(row.kept) === 1,
+    threadId: row.thread_id,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    answers,
+  };
+}
+
+export type NewEnquiry = {
+  enquiry: ValidEnquiry;
+  ipHash: string;
+  /** HMAC of the sender's address, for the acknowledgement's hourly limit. */
+  addressHash: string;
+  /** The host part of the acknowledgement's Message-ID. */
+  messageIdHost: string;
+  /** Where the owner's mail goes; none without it. */
+  ownerEmail: string | undefined;
+  /** The webhook body, when a webhook is configured. */
+  webhookBody?: (id: number, createdAt: string) => string;
+};
+
+export function createEnquiriesRepository(store: Store, clock: () => Date = () => new Date()) {
+  const { db } = store;
+
+  async function answersOf(trx: Db, ids: number[]): Promise<Map<number, StoredAnswer[]>> {
+    const byEnquiry = new Map<number, StoredAnswer[]>();
+    if (ids.length === 0) return byEnquiry;
+    const rows = await trx
+      .selectFrom("enquiry_answers")
+      .selectAll()
+      .where("enquiry_id", "in", ids)
+      .orderBy("id")
+      .execute();
+    for (const row of rows) {
+      const list = byEnquiry.get(row.enquiry_id) ?? [];
+      list.push({ id: row.id, body: row.body, createdAt: toIso(row.created_at) });
+      byEnquiry.set(row.enquiry_id, list);
+    }
+    return byEnquiry;
+  }
+
+  /** The enquiries' outbox rows: its mails (queued or sent) and its webhook call. */
+  async function deleteOutboxRows(trx: Db, ids: number[]) {
+    for (const id of ids) {
+      await trx
+        .deleteFrom("outbox")
+        .where((eb) =>
+          eb.or([
+            eb.and([
+              eb("kind", "in", enquiryMailKinds),
+              eb.or([
+                eb("payload", "=", `{"enquiryId":${id}}`),
+                eb("payload", "like", `{"enquiryId":${id},%`),
+              ]),
+            ]),
+            eb.and([
+              eb("kind", "=", "webhook"),
+              eb("payload", "like", `{"type":"enquiry.%","enquiryId":${id},%`),
+            ]),
+          ]),
+        )
+        .execute();
+    }
+  }
+
+  async function deleteWhere(trx: Transaction<Database>, ids: number[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    await deleteOutboxRows(trx, ids);
+    await trx.deleteFrom("enquiry_answers").where("enquiry_id", "in", ids).execute();
+    const result = await trx.deleteFrom("enquiries").where("id", "in", ids).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  return {
+    /**
+     * Stores an enquiry and queues what follows from it: the owner's mail,
+     * the sender's acknowledgement (unless this address had one within the
+     * hour) and the webhook call. Returns its id, whether an acknowledgement
+     * was queued, and the deletion link's token, which only that mail carries.
+     */
+    async create(input: NewEnquiry): Promise<{ id: number; acknowledged: boolean }> {
+      const now = clock();
+      const at = now.toISOString();
+      const deletionToken = randomBytes(32).toString("base64url");
+      const threadId = `<enquiry.${randomBytes(12).toString("hex")}@${input.messageIdHost}>`;
+      const { enquiry } = input;
+      return db.transaction().execute(async (trx) => {
+        const { id } = await trx
+          .insertInto("enquiries")
+          .values({
+            name: enquiry.name,
+            email: enquiry.email,
+            service: enquiry.service,
+            organisation: enquiry.organisation,
+            timeline: enquiry.timeline,
+            message: enquiry.message,
+            ip_hash: input.ipHash,
+            thread_id: threadId,
+            deletion_token_hash: hashToken(deletionToken),
+            created_at: at,
+            updated_at: at,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        // One statement decides, so two instances cannot both acknowledge
+        // the same address in the same hour.
+        const claimed = await trx
+          .insertInto("enquiry_acknowledgements")
+          .values({ address_hash: input.addressHash, sent_at: at })
+          .onConflict((conflict) =>
+            conflict
+              .column("address_hash")
+              .doUpdateSet({ sent_at: at })
+              .where(
+                "enquiry_acknowledgements.sent_at",
+                "<=",
+                new Date(now.getTime() - acknowledgementIntervalMs).toISOString(),
+              ),
+          )
+          .returning("address_hash")
+          .executeTakeFirst();
+        const payload = JSON.stringify({ enquiryId: id } satisfies EnquiryMailPayload);
+        const rows: {
+          kind: OutboxKind;
+          email: string | null;
+          token: string | null;
+          payload: string;
+        }[] = [];
+        if (input.ownerEmail) {
+          rows.push({ kind: "enquiry_notice", email: input.ownerEmail, token: null, payload });
+        }
+        if (claimed) {
+          // The token rests here only until the mail is sent (outbox-repository.ts).
+          rows.push({ kind: "enquiry_ack", email: enquiry.email, token: deletionToken, payload });
+        }
+        if (input.webhookBody) {
+          rows.push({
+            kind: "webhook",
+            email: null,
+            token: null,
+            payload: input.webhookBody(id, at),
+          });
+        }
+        if (rows.length > 0) {
+          await trx
+            .insertInto("outbox")
+            .values(
+              rows.map((row) => ({
+                ...row,
+                status: "queued" as const,
+                next_attempt_at: at,
+                created_at: at,
+              })),
+            )
+            .execute();
+        }
+        return { id, acknowledged: Boolean(claimed) };
+      });
+    },
+
+    /** Enquiries sent from one address (HMAC) or by one email address since a time. */
+    async countSince({
+      ipHash,
+      email,
+      since,
+    }: {
+      ipHash: string;
+      email: string;
+      since: Date;
+    }): Promise<{ fromAddress: number; byEmail: number }> {
+      const count = async (column: "ip" | "email") => {
+        const row = await db
+          .selectFrom("enquiries")
+          .select((eb) => eb.fn.countAll<number | string>().as("n"))
+          .where("created_at", ">=", since.toISOString())
+          .$if(column === "ip", (q) => q.where("ip_hash", "=", ipHash))
+          .$if(column === "email", (q) =>
+            q.where(sql<string>`lower(email)`, "=", email.toLowerCase()),
+          )
+          .executeTakeFirstOrThrow();
+        return Number(row.n);
+      };
+      return { fromAddress: await count("ip"), byEmail: await count("email") };
+    },
+
+    async get(id: number, trx: Db = db): Promise<StoredEnquiry | undefined> {
+      const row = await trx
+        .selectFrom("enquiries")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return toStored(row, (await answersOf(trx, [id])).get(id) ?? []);
+    },
+
+    /** Newest first; `q` searches name, email, organisation and message. */
+    async list({
+      q,
+      status,
+      service,
+      limit = 500,
+    }: {
+      q?: string | undefined;
+      status?: EnquiryStatusName | undefined;
+      service?: string | undefined;
+      limit?: number;
+    } = {}): Promise<StoredEnquiry[]> {
+      const rows = await db
+        .selectFrom("enquiries")
+        .selectAll()
+        .$if(status !== undefined, (query) => query.where("status", "=", status ?? "new"))
+        .$if(service !== undefined, (query) => query.where("service", "=", service ?? ""))
+        .$if(q !== undefined && q !== "", (query) => {
+          const pattern = likePattern(q ?? "");
+          return query.where((eb) =>
+            eb.or(
+              (["name", "email", "organisation", "message"] as const).map(
+                (column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`,
+              ),
+            ),
+          );
+        })
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(limit)
+        .execute();
+      const answers = await answersOf(
+        db,
+        rows.map((row) => row.id),
+      );
+      return rows.map((row) => toStored(row, answers.get(row.id) ?? []));
+    },
+
+    async update(
+      id: number,
+      change: { status?: EnquiryStatusName | undefined; kept?: boolean | undefined },
+    ): Promise<boolean> {
+      const result = await db
+        .updateTable("enquiries")
+        .set({
+          updated_at: clock().toISOString(),
+          ...(change.status ? { status: change.status } : {}),
+          ...(change.kept !== undefined ? { kept: change.kept ? 1 : 0 } : {}),
+        })
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Records the owner's answer, queues its mail and marks the enquiry answered. */
+    async answer(id: number, body: string): Promise<StoredAnswer | undefined> {
+      const at = clock().toISOString();
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable("enquiries")
+          .set({ status: "answered", updated_at: at })
+          .where("id", "=", id)
+          .returning(["id", "email"])
+          .executeTakeFirst();
+        if (!row) return undefined;
+        const answer = await trx
+          .insertInto("enquiry_answers")
+          .values({ enquiry_id: id, body, created_at: at })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto("outbox")
+          .values({
+            kind: "enquiry_answer",
+            email: row.email,
+            payload: JSON.stringify({
+              enquiryId: id,
+              answerId: answer.id,
+            } satisfies EnquiryMailPayload),
+            status: "queued",
+            next_attempt_at: at,
+            created_at: at,
+          })
+          .execute();
+        return { id: answer.id, body, createdAt: at };
+      });
+    },
+
+    async delete(id: number): Promise<boolean> {
+      return db.transaction().execute(async (trx) => (await deleteWhere(trx, [id])) > 0);
+    },
+
+    /**
+     * The sender's deletion link: every enquiry from the address the link was
+     * mailed to goes, with its answers and mails. The number deleted; null
+     * when the token is not known (already used, or never issued).
+     */
+    async deleteBySender(token: string): Promise<number | null> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("enquiries")
+          .select("email")
+          .where("deletion_token_hash", "=", hashToken(token))
+          .executeTakeFirst();
+        if (!row) return null;
+        const ids = await trx
+          .selectFrom("enquiries")
+          .select("id")
+          .where(sql<string>`lower(email)`, "=", row.email.toLowerCase())
+          .execute();
+        return deleteWhere(
+          trx,
+          ids.map((r) => r.id),
+        );
+      });
+    },
+
+    /** Whether a deletion link's token is known (the page before the button). */
+    async senderTokenKnown(token: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("enquiries")
+        .select("id")
+        .where("deletion_token_hash", "=", hashToken(token))
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Retention: enquiries older than `days` that the owner did not keep are
+     * deleted; acknowledgement times older than the hour are forgotten.
+     */
+    async prune(days: number): Promise<number> {
+      const now = clock().getTime();
+      const cutoff = new Date(now - days * 24 * 60 * 60 * 1000).toISOString();
+      const removed = await db.transaction().execute(async (trx) => {
+        const ids = await trx
+          .selectFrom("enquiries")
+          .select("id")
+          .where("created_at", "<", cutoff)
+          .where("kept", "=", 0)
+          .execute();
+        return deleteWhere(
+          trx,
+          ids.map((row) => row.id),
+        );
+      });
+      await db
+        .deleteFrom("enquiry_acknowledgements")
+        .where("sent_at", "<=", new Date(now - acknowledgementIntervalMs).toISOString())
+        .execute();
+      return removed;
+    },
+
+    /** Enquiries per week (Monday 00:00 UTC) by service, over the last `weeks` weeks. */
+    async perWeek(weeks = 12): Promise<{ week: string; counts: Record<string, number> }[]> {
+      const now = clock();
+      const monday = new Date(
+        Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) -
+          ((now.getUTCDay() + 6) % 7) * 86_400_000,
+      );
+      const first = new Date(monday.getTime() - (weeks - 1) * 7 * 86_400_000);
+      const rows = await db
+        .selectFrom("enquiries")
+        .select(["service", "created_at"])
+        .where("created_at", ">=", first.toISOString())
+        .execute();
+      const result = Array.from({ length: weeks }, (_, index) => ({
+        week: new Date(first.getTime() + index * 7 * 86_400_000).toISOString().slice(0, 10),
+        counts: {} as Record<string, number>,
+      }));
+      for (const row of rows) {
+        const index = Math.floor(
+          (Date.parse(toIso(row.created_at)) - first.getTime()) / (7 * 86_400_000),
+        );
+        const bucket = result[index];
+        if (bucket) bucket.counts[row.service] = (bucket.counts[row.service] ?? 0) + 1;
+      }
+      return result;
+    },
+  };
+}
+
+export type EnquiriesRepository = ReturnType<typeof createEnquiriesRepository>;

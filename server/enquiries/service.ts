@@ -1,0 +1,295 @@
+import { createHmac } from "node:crypto";
+import {
+  type Enquiry,
+  otherService,
+  otherServiceLabel,
+  type ValidEnquiry,
+} from "../../contract/enquiries.ts";
+import type { Config } from "../config.ts";
+import type { Store } from "../db/store.ts";
+import type { WriterKeys } from "../engagement/writer-keys.ts";
+import type { FormTokens } from "../lib/form-token.ts";
+import type { Blocklist } from "../moderation/blocklist.ts";
+import type { Refusal } from "../moderation/defences.ts";
+import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
+import type { Moderation } from "../moderation/service.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
+import {
+  createEnquiriesRepository,
+  type EnquiriesRepository,
+  parseEnquiryPayload,
+  type StoredEnquiry,
+} from "./repository.ts";
+
+/**
+ * Enquiries (docs/product.md, "Enquiries"): the checks a new one passes,
+ * its storage with the mails and webhook call that follow, the owner's
+ * answers, and retention. The spam defences are the comment form's, through
+ * their own functions: bans, the honeypot, the form's signed time, the
+ * blocklist, and limits per address and per email address. Links and contact
+ * details are allowed, since only the owner reads an enquiry.
+ */
+
+export type Service = { id: string; title: string };
+
+/** The body of a webhook call about an enquiry (README, "Notifications"). */
+export type EnquiryWebhookBody = {
+  type: "enquiry.created";
+  enquiryId: number;
+  occurredAt: string;
+  enquiry: {
+    id: number;
+    name: string;
+    email: string;
+    service: string;
+    serviceTitle: string;
+    organisation: string | null;
+    timeline: string | null;
+    message: string;
+    createdAt: string;
+    url: string;
+  };
+};
+
+export type SubmitOutcome =
+  | { outcome: "received"; id: number | null; acknowledged: boolean }
+  | { outcome: "refused"; refusal: Refusal & { field?: string; retryAfterSeconds?: number } };
+
+const banned: Refusal = {
+  status: 403,
+  code: "banned",
+  message:
+    "Sorry, enquiries from this browser or connection are not accepted at the moment. Please write to the contact address instead.",
+};
+
+export function createEnquiries({
+  store,
+  config,
+  cookieSecret,
+  services,
+  blocklist,
+  keys,
+  formTokens,
+  moderation,
+  clock = () => new Date(),
+}: {
+  store: Store;
+  config: Pick<
+    Config,
+    | "siteUrl"
+    | "OWNER_EMAIL"
+    | "contactEmail"
+    | "WEBHOOK_URL"
+    | "WEBHOOK_SECRET"
+    | "ENQUIRIES_PER_HOUR"
+    | "ENQUIRY_RETENTION_DAYS"
+    | "COMMENT_MIN_SECONDS"
+  >;
+  cookieSecret: string;
+  services: Service[];
+  blocklist: Blocklist;
+  keys: WriterKeys;
+  formTokens: FormTokens;
+  moderation: Pick<Moderation, "isBanned">;
+  clock?: () => Date;
+}) {
+  const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
+  const queuedListeners = new Set<() => void>();
+  const titles = new Map(services.map((service) => [service.id, service.title]));
+  const serviceTitle = (id: string) =>
+    id === otherService ? otherServiceLabel : (titles.get(id) ?? id);
+  const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
+  const messageIdHost = new URL(config.siteUrl).hostname;
+  const webhook = Boolean(config.WEBHOOK_URL && config.WEBHOOK_SECRET);
+  // A key of its own, so the stored value stands for nothing else.
+  const addressKey = createHmac("sha256", cookieSecret).update("enquiry sender address").digest();
+  const addressHash = (email: string) =>
+    createHmac("sha256", addressKey).update(email.trim().toLowerCase()).digest("base64url");
+  const context = (enquiry: StoredEnquiry) => ({
+    siteUrl: config.siteUrl,
+    serviceTitle: serviceTitle(enquiry.service),
+    ownerAddress: ownerMail,
+  });
+
+  function toEnquiry(stored: StoredEnquiry): Enquiry {
+    const { threadId: _thread, ...rest } = stored;
+    return { ...rest, serviceTitle: serviceTitle(stored.service) };
+  }
+
+  const composers: Record<"enquiry_notice" | "enquiry_ack" | "enquiry_answer", ComposeMail> = {
+    async enquiry_notice(row, db) {
+      const payload = parseEnquiryPayload(row.payload);
+      if (!payload || !row.email) return { outcome: "failed", reason: "a malformed notification" };
+      const enquiry = await repository.get(payload.enquiryId, db);
+      if (!enquiry) return { outcome: "cancelled", reason: "the enquiry was deleted" };
+      return ownerNoticeMail(row.email, enquiry, context(enquiry));
+    },
+    async enquiry_ack(row, db) {
+      const payload = parseEnquiryPayload(row.payload);
+      if (!payload || !row.token)
+        return { outcome: "failed", reason: "a malformed acknowledgement" };
+      const enquiry = await repository.get(payload.enquiryId, db);
+      if (!enquiry) return { outcome: "cancelled", reason: "the enquiry was deleted" };
+      return acknowledgementMail(enquiry, row.token, context(enquiry));
+    },
+    async enquiry_answer(row, db) {
+      const payload = parseEnquiryPayload(row.payload);
+      if (!payload?.answerId) return { outcome: "failed", reason: "a malformed answer" };
+      const enquiry = await repository.get(payload.enquiryId, db);
+      const answer = enquiry?.answers.find((each) => each.id === payload.answerId);
+      if (!enquiry || !answer) return { outcome: "cancelled", reason: "the enquiry was deleted" };
+      return answerMail(enquiry, answer, { ...context(enquiry), messageIdHost });
+    },
+  };
+
+  return {
+    repository,
+    services,
+    serviceTitle,
+    composers,
+    minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    issueFormToken: () => formTokens.issue(),
+    retentionDays: config.ENQUIRY_RETENTION_DAYS,
+    toEnquiry,
+
+    /** Every defence, in order, then the enquiry is stored with its mails. */
+    async submit(
+      enquiry: ValidEnquiry,
+      { ip, visitorId }: { ip: string; visitorId: string | null },
+    ): Promise<SubmitOutcome> {
+      const refuse = (refusal: SubmitOutcome & { outcome: "refused" }) => refusal;
+      const ipHash = keys.addressHash(ip);
+      if (await moderation.isBanned({ visitorId, ipHash })) {
+        return refuse({ outcome: "refused", refusal: banned });
+      }
+      // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
+      if (enquiry.website) return { outcome: "received", id: null, acknowledged: false };
+      if (config.COMMENT_MIN_SECONDS > 0) {
+        const timing = formTokens.check(enquiry.formToken);
+        if (timing === "too_fast") {
+          return refuse({
+            outcome: "refused",
+            refusal: {
+              status: 400,
+              code: "too_fast",
+              message:
+                "The enquiry was sent faster than a person can write one; wait a moment and send it again.",
+            },
+          });
+        }
+        if (timing !== "ok") {
+          return refuse({
+            outcome: "refused",
+            refusal: {
+              status: 400,
+              code: "form_token_invalid",
+              message:
+                timing === "stale"
+                  ? "The form has expired; reload the page and send the enquiry again."
+                  : "The form's token is missing or altered; reload the page and send the enquiry again.",
+            },
+          });
+        }
+      }
+      if (enquiry.service !== otherService && !titles.has(enquiry.service)) {
+        return refuse({
+          outcome: "refused",
+          refusal: {
+            status: 400,
+            code: "validation_failed",
+            message: `Choose a service from the list, or "${otherServiceLabel}".`,
+            field: "service",
+          },
+        });
+      }
+      const content = checkEnquiryContent(
+        [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n"),
+        blocklist.entries(),
+      );
+      if (content) {
+        return refuse({
+          outcome: "refused",
+          refusal: { status: 422, ...content, field: "message" },
+        });
+      }
+      const recent = await repository.countSince({
+        ipHash,
+        email: enquiry.email,
+        since: new Date(clock().getTime() - 60 * 60 * 1000),
+      });
+      if (
+        recent.fromAddress >= config.ENQUIRIES_PER_HOUR ||
+        recent.byEmail >= config.ENQUIRIES_PER_HOUR
+      ) {
+        return refuse({
+          outcome: "refused",
+          refusal: {
+            status: 429,
+            code: "rate_limited",
+            message:
+              "Too many enquiries came from your connection or this address in the last hour; please try again in an hour, or write to the contact address.",
+            retryAfterSeconds: 3600,
+          },
+        });
+      }
+      const { id, acknowledged } = await repository.create({
+        enquiry,
+        ipHash,
+        addressHash: addressHash(enquiry.email),
+        messageIdHost,
+        ownerEmail: ownerMail,
+        ...(webhook
+          ? {
+              webhookBody: (id: number, createdAt: string) =>
+                JSON.stringify({
+                  type: "enquiry.created",
+                  enquiryId: id,
+                  occurredAt: createdAt,
+                  enquiry: {
+                    id,
+                    name: enquiry.name,
+                    email: enquiry.email,
+                    service: enquiry.service,
+                    serviceTitle: serviceTitle(enquiry.service),
+                    organisation: enquiry.organisation,
+                    timeline: enquiry.timeline,
+                    message: enquiry.message,
+                    createdAt,
+                    url: consoleUrl(config.siteUrl),
+                  },
+                } satisfies EnquiryWebhookBody),
+            }
+          : {}),
+      });
+      for (const listener of queuedListeners) listener();
+      return { outcome: "received", id, acknowledged };
+    },
+
+    /** Runs `listener` after every enquiry that queued mail (the outbox worker's wake-up). */
+    onQueued(listener: () => void) {
+      queuedListeners.add(listener);
+    },
+
+    /**
+     * Deletes, every hour, the enquiries older than the retention period that
+     * the owner did not keep; `removed` hears how many (for the audit trail).
+     */
+    startRetention(
+      log: { warn(object: unknown, message: string): void },
+      removed: (count: number) => Promise<void>,
+    ) {
+      const prune = () =>
+        repository
+          .prune(config.ENQUIRY_RETENTION_DAYS)
+          .then((count) => (count > 0 ? removed(count) : undefined))
+          .catch((error) => log.warn({ err: error }, "old enquiries could not be deleted"));
+      void prune();
+      const timer = setInterval(prune, 60 * 60 * 1000);
+      timer.unref();
+      return { stop: () => clearInterval(timer) };
+    },
+  };
+}
+
+export type Enquiries = ReturnType<typeof createEnquiries>;

@@ -1,0 +1,45 @@
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import type { EditionsRepository } from "./editions-repository.ts";
+import { confirmationMail, editionMail } from "./messages.ts";
+
+/** The newsletter's mails, written from their outbox rows: confirmations and editions. */
+export function newsletterComposers({
+  editions,
+  siteUrl,
+}: {
+  editions: EditionsRepository;
+  siteUrl: string;
+}): { confirmation: ComposeMail; edition: ComposeMail } {
+  // An edition is read once per worker, not once per recipient.
+  const kept = new Map<number, { subject: string; html: string; text: string }>();
+
+  return {
+    async confirmation(row) {
+      if (!row.email) return { outcome: "failed", reason: "no recipient" };
+      if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
+      return confirmationMail({ to: row.email, token: row.token }, siteUrl);
+    },
+
+    async edition(row, db) {
+      if (!row.email) return { outcome: "failed", reason: "no recipient" };
+      // Only to an address still subscribed, under the token the row was queued with.
+      const recipient = row.token
+        ? await db
+            .selectFrom("subscribers")
+            .select("id")
+            .where("unsubscribe_token", "=", row.token)
+            .where("status", "=", "confirmed")
+            .executeTakeFirst()
+        : undefined;
+      if (!recipient) return { outcome: "cancelled", reason: "unsubscribed before sending" };
+      const editionId = row.edition_id as number;
+      let edition = kept.get(editionId);
+      if (!edition) {
+        edition = await editions.edition(editionId);
+        if (!edition) return { outcome: "failed", reason: "the edition is gone" };
+        kept.set(editionId, edition);
+      }
+      return editionMail(edition, { to: row.email, token: row.token as string }, siteUrl);
+    },
+  };
+}

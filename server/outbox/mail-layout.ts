@@ -1,0 +1,56 @@
+import { escapeHtml } from "../lib/html.ts";
+
+/**
+ * Every mail the site sends, in one template: HTML in the site's colours
+ * (app/app.css) and the same words as plain text. Only our own text, links
+ * built from SITE_URL and tokens we issued go into them; the one thing a
+ * visitor typed that a mail carries is the address it is sent to, in `To`.
+ */
+
+export const colours = { ink: "#0b0f14", panel: "#111821", line: "#1f2a37", accent: "#22c55e" };
+
+/** Header values we build never carry a line break, whatever a file says. */
+export function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, " ").trim();
+}
+
+type Layout = {
+  subject: string;
+  /** The body as trusted HTML (our template or the owner's rendered Markdown). */
+  bodyHtml: string;
+  bodyText: string;
+  /** The closing line under the body, in both forms. */
+  footerHtml: string;
+  footerText: string;
+};
+
+export function layout({ subject, bodyHtml, bodyText, footerHtml, footerText }: Layout): {
+  html: string;
+  text: string;
+} {
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="dark">
+<title>${escapeHtml(subject)}</title>
+</head>
+<body style="margin:0;padding:0;background:${colours.ink};color:#e2e8f0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;line-height:1.6">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="background:${colours.ink}">
+<tr><td align="center" style="padding:24px 12px">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:640px;background:${colours.panel};border:1px solid ${colours.line};border-radius:12px">
+<tr><td style="padding:20px 28px;border-bottom:1px solid ${colours.line};font-weight:700;font-size:18px;color:#f8fafc">Engage with <span style="color:${colours.accent}">Engineer</span></td></tr>
+<tr><td class="body" style="padding:24px 28px;font-size:16px;color:#cbd5e1">
+${bodyHtml}
+</td></tr>
+<tr><td style="padding:16px 28px;border-top:1px solid ${colours.line};font-size:13px;color:#94a3b8">${footerHtml}</td></tr>
+</table>
+</td></tr>
+</table>
+</body>
+</html>
+`;
+  const text = `Engage with Engineer\n\n${bodyText.trim()}\n\n--\n${footerText}\n`;
+  return { html, text };
+}

@@ -1,0 +1,58 @@
+import type { Config } from "../config.ts";
+import type { OutboxKind } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { createMailer, type Mailer } from "./mailer.ts";
+import { createOutboxRepository, retryPolicy } from "./outbox-repository.ts";
+import { type ComposeMail, startMailWorker, type WorkerLog } from "./outbox-worker.ts";
+
+export type MailOptions = {
+  /** How often an idle outbox worker looks for mail queued by other processes. */
+  pollMs?: number;
+  /** First wait before a temporary failure is retried; doubles each time. */
+  retryBaseMs?: number;
+  /** Replaces the transport chosen from SMTP_URL (benchmarks). */
+  mailer?: Mailer;
+  /** The time rows are due against (tests move it to the next hour's digest). */
+  clock?: () => Date;
+};
+
+/**
+ * The outbox of one server instance: its rows, the mail transport, and the
+ * worker that sends every kind of mail the modules above hand it a composer
+ * for (the newsletter's, the owner's notifications).
+ */
+export function startOutbox(
+  store: Store,
+  config: Pick<Config, "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_RATE_PER_MINUTE">,
+  log: WorkerLog,
+  options: MailOptions,
+  composers: Partial<Record<OutboxKind, ComposeMail>>,
+) {
+  const outbox = createOutboxRepository(store, {
+    retryBaseMs: options.retryBaseMs ?? retryPolicy.baseMs,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const mailer =
+    options.mailer ??
+    createMailer(
+      { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
+      log,
+    );
+  const worker = startMailWorker({
+    outbox,
+    mailer,
+    ratePerMinute: config.MAIL_RATE_PER_MINUTE,
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    log,
+    composers,
+  });
+  return {
+    outbox,
+    /** Looks for due rows now: after this instance queued one. */
+    wake: () => worker.wake(),
+    /** The transport, for mail outside the outbox: test copies and the console's sign-in links. */
+    mailer,
+    /** Finishes the message in hand, then stops. */
+    stop: () => worker.stop(),
+  };
+}

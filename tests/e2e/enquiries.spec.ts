@@ -1,0 +1,187 @@
+import type { Page } from "@playwright/test";
+import { type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
+import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
+
+/*
+ * Enquiries as a new reader and the owner meet them (docs/product.md,
+ * "Enquiries"): the form on /services in Chromium, with JavaScript and
+ * without, on a site of this spec's own that mails through a real SMTP
+ * server on loopback.
+ */
+
+const owner = "owner@example.com";
+const message =
+  "We need a DFMEA for a new fuel pump module before the design freeze in March; six engineers would attend.";
+
+let smtp: SmtpSink;
+let site: OwnSite;
+
+test.beforeAll(async () => {
+  smtp = await startSmtpSink();
+  site = await startOwnSite("enquiries", {
+    env: {
+      SMTP_URL: smtp.url,
+      OWNER_EMAIL: owner,
+      MAIL_RATE_PER_MINUTE: "0",
+      COMMENT_MIN_SECONDS: "1",
+    },
+  });
+});
+test.afterAll(async () => {
+  await site?.stop();
+  await smtp?.close();
+});
+
+async function fillForm(page: Page, email: string) {
+  const form = page.locator("#send-enquiry");
+  await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
+  await form.getByRole("textbox", { name: "Your email" }).fill(email);
+  await form.getByRole("textbox", { name: "Message" }).fill(message);
+}
+
+test("a reader asks about a service in place, and the owner and the reader are mailed", async ({
+  page,
+}) => {
+  const email = "priya.js@example.org";
+  await page.goto(`${site.siteUrl}/services`);
+  const heading = page.getByRole("heading", { name: "Send an enquiry" });
+  await expect(heading).toBeVisible();
+  const service = page.getByRole("combobox", { name: "Service" });
+  const options = await service.locator("option").allTextContents();
+  expect(options.slice(1)).toEqual([
+    "Mechanical Design",
+    "IC Engine Projects",
+    "EV and Fuel Cell Projects",
+    "DFMEA",
+    "Tolerance Stack-ups",
+    "Build Chatbots",
+    "Build Voicebots",
+    "VBA Tools",
+    "Technical Training",
+    "Something else",
+  ]);
+
+  // The card's link chooses its service.
+  await page
+    .getByRole("listitem")
+    .filter({ has: page.getByRole("heading", { name: "DFMEA" }) })
+    .getByRole("link", { name: "Ask about this service" })
+    .click();
+  await expect(service).toHaveValue("dfmea");
+  await fillForm(page, email);
+  expect(await seriousViolations(page, "#send-enquiry")).toEqual([]);
+
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  await expect(page.getByRole("status")).toContainText("Thank you, Priya Raman!");
+
+  await smtp.waitFor(() => smtp.to(owner).length > 0 && smtp.to(email).length > 0);
+  const notice = smtp.to(owner)[0];
+  expect(notice?.parsed.subject).toBe("Enquiry: DFMEA, from Priya Raman");
+  expect(notice?.parsed.replyTo?.value).toEqual([{ name: "Priya Raman", address: email }]);
+  expect(notice?.parsed.text).toContain(message);
+  expect(smtp.to(email)[0]?.parsed.text).toContain(message);
+});
+
+test("without JavaScript the form posts, shows the enquiry back, and ends on a thank-you page", async ({
+  visitor,
+}) => {
+  const email = "priya.nojs@example.org";
+  const page = await visitor({ javaScriptEnabled: false });
+  await page.goto(`${site.siteUrl}/services#send-enquiry`);
+  await fillForm(page, email);
+  await page.getByRole("combobox", { name: "Service" }).selectOption({ label: "VBA Tools" });
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  await expect(page.getByRole("heading", { name: "Check your enquiry" })).toBeVisible();
+  await expect(page.getByText(message)).toBeVisible();
+  // The second press counts only once a person could have read the page.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Send enquiry" }).click();
+    await expect(page.getByRole("heading", { name: "Thank you" })).toBeVisible({ timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(page).toHaveURL(`${site.siteUrl}/services/enquiry-sent`);
+  await smtp.waitFor(() => smtp.to(email).length > 0);
+  expect(
+    smtp.to(owner).some((mail) => mail.parsed.subject === "Enquiry: VBA Tools, from Priya Raman"),
+  ).toBe(true);
+});
+
+test("a message too short is refused with a clear message beside its field, and nothing is sent", async ({
+  page,
+}) => {
+  const email = "priya.short@example.org";
+  await page.goto(`${site.siteUrl}/services`);
+  const form = page.locator("#send-enquiry");
+  await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
+  await form.getByRole("textbox", { name: "Your email" }).fill(email);
+  await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  const field = form.getByRole("textbox", { name: "Message" });
+  await field.fill("Too short");
+  // The browser's own check holds it first; past it, the server's message shows by the field.
+  await field.evaluate((element) => element.removeAttribute("minlength"));
+  await page.getByRole("button", { name: "Send enquiry" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Please correct the fields marked below.");
+  await expect(field).toHaveAccessibleDescription(/Write at least 20 characters/);
+  await expect(field).toHaveAttribute("aria-invalid", "true");
+  expect(smtp.to(email)).toEqual([]);
+});
+
+test("the owner reads the enquiry in the console and answers it, threaded under the acknowledgement", async ({
+  page,
+  request,
+}) => {
+  const email = "asha.console@example.org";
+  const { formToken } = (await (
+    await request.get(`${site.siteUrl}/api/enquiries/form-token`)
+  ).json()) as { formToken: string };
+  // Sent as the form sends it, once the form's second has passed.
+  await expect(async () => {
+    const response = await request.post(`${site.siteUrl}/api/enquiries`, {
+      headers: { origin: site.siteUrl },
+      data: {
+        name: "Asha Kulkarni",
+        email,
+        service: "tolerance-stackups",
+        message: "Our gearbox housing stack-up fails at the bearing bore; can you review it?",
+        formToken,
+      },
+    });
+    expect(response.status()).toBe(201);
+  }).toPass({ timeout: 20_000 });
+  await smtp.waitFor(() => smtp.to(email).length === 1);
+  const ack = smtp.to(email)[0];
+
+  await signInWith(page, ownerCli(site, "login").trim());
+  await page
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: "Enquiries" })
+    .click();
+  await expect(page.getByRole("heading", { name: "Enquiries", level: 1 })).toBeVisible();
+  await page.getByRole("searchbox", { name: "Search enquiries" }).fill("gearbox");
+  const card = page.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
+  await expect(card).toContainText("Our gearbox housing stack-up fails at the bearing bore");
+  await expect(card).toContainText("Tolerance Stack-ups");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await card
+    .getByRole("textbox", { name: "Answer Asha Kulkarni by mail" })
+    .fill("Yes: send me the drawing and the tolerance table, and I will review it this week.");
+  await card.getByRole("button", { name: "Send answer" }).click();
+  await expect(card).toContainText("Answered");
+  await smtp.waitFor(() => smtp.to(email).length === 2);
+  const answer = smtp.to(email)[1];
+  expect(answer?.parsed.inReplyTo).toBe(ack?.parsed.messageId);
+  expect(answer?.parsed.text).toContain("send me the drawing");
+
+  await card.getByRole("button", { name: "Close" }).click();
+  await page.getByRole("combobox", { name: "Status" }).selectOption("closed");
+  await expect(page.getByRole("article", { name: "Enquiry from Asha Kulkarni" })).toBeVisible();
+  await page
+    .getByRole("navigation", { name: "Console" })
+    .getByRole("link", { name: "Overview" })
+    .click();
+  await expect(page.getByRole("region", { name: "Enquiries per week by service" })).toContainText(
+    "Tolerance Stack-ups",
+  );
+});

@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The owner's side of enquiries (docs/product.md, "Enquiries"): the console's
+ * routes, the answer threaded under the acknowledgement, the command line,
+ * the audit trail, retention, and two instances on one database.
+ */
+
+const owner = "owner@example.com";
+const cookieSecret = "enquiry-owner-tests-cookie-secret-0123456789";
+const tokens = createFormTokens(cookieSecret, { purpose: "enquiry form timing", minimumMs: 0 });
+const dayMs = 24 * 60 * 60 * 1000;
+
+let sender = 0;
+function enquiry(overrides: Record<string, unknown> = {}) {
+  sender += 1;
+  return {
+    name: `Client ${sender}`,
+    email: `owner-side${sender}@example.org`,
+    service: "vba-tools",
+    message: `Our test bench writes 40 CSV files a day; we need an Excel tool that merges them (${sender}).`,
+    formToken: tokens.issue(Date.now() - 60_000),
+    ...overrides,
+  };
+}
+
+describe.each(backends)("the owner's enquiries on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  let me: Owner;
+  let ip = 0;
+  const env = () => ({
+    COOKIE_SECRET: cookieSecret,
+    SMTP_URL: smtp.url,
+    OWNER_EMAIL: owner,
+    MAIL_RATE_PER_MINUTE: "0",
+    ENQUIRIES_PER_HOUR: "1000",
+  });
+  const send = async (body: Record<string, unknown>, app = t) => {
+    ip += 1;
+    const response = await app.visitor({ ip: `10.7.0.${ip}` }).post("/api/enquiries", body);
+    expect(response.statusCode).toBe(201);
+  };
+  const idOf = async (email: string) =>
+    Number((await runSql(t, "select id from enquiries where email = ?", [email]))[0]?.id);
+  const cli = (...argv: string[]) =>
+    admin({ ...adminEnv(t), COOKIE_SECRET: cookieSecret }, ...argv);
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, { env: env() });
+    me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("lists, searches and filters enquiries for the signed-in owner only", async () => {
+    const first = enquiry({ service: "dfmea", organisation: "Kaveri Pumps" });
+    const second = enquiry();
+    await send(first);
+    await send(second);
+    expect((await t.app.inject({ url: "/api/admin/enquiries" })).statusCode).toBe(401);
+
+    const all = json(await me.get("/api/admin/enquiries"));
+    expect(all.enquiries.slice(0, 2).map((e: { email: string }) => e.email)).toEqual([
+      second.email,
+      first.email,
+    ]);
+    expect(all.enquiries[1]).toMatchObject({
+      serviceTitle: "DFMEA",
+      organisation: "Kaveri Pumps",
+      message: first.message,
+      status: "new",
+      kept: false,
+      answers: [],
+    });
+    expect(all.services.at(-1)).toEqual({ id: "other", title: "Something else" });
+    const found = json(await me.get("/api/admin/enquiries?q=kaveri"));
+    expect(found.enquiries.map((e: { email: string }) => e.email)).toEqual([first.email]);
+    const byService = json(await me.get("/api/admin/enquiries?service=dfmea"));
+    expect(byService.enquiries.every((e: { service: string }) => e.service === "dfmea")).toBe(true);
+    const none = json(await me.get("/api/admin/enquiries?q=%25_"));
+    expect(none.enquiries).toEqual([]);
+    expect((await me.get("/api/admin/enquiries?status=lost")).statusCode).toBe(400);
+  });
+
+  it("answers by mail under the acknowledgement, and records and audits each action", async () => {
+    const sent = enquiry();
+    await send(sent);
+    const id = await idOf(sent.email);
+    await smtp.waitFor(() => smtp.to(sent.email).length === 1);
+    const ack = smtp.to(sent.email)[0];
+
+    const answered = await me.post(`/api/admin/enquiries/${id}/answers`, {
+      body: "Thank you: yes, I can build that. A first version in two weeks.",
+    });
+    expect(answered.statusCode).toBe(201);
+    expect(json(answered).enquiry).toMatchObject({ status: "answered" });
+    expect(json(answered).enquiry.answers).toHaveLength(1);
+    await smtp.waitFor(() => smtp.to(sent.email).length === 2);
+    const reply = smtp.to(sent.email)[1];
+    expect(reply?.parsed.inReplyTo).toBe(ack?.parsed.messageId);
+    expect(reply?.parsed.references).toEqual(ack?.parsed.messageId);
+    expect(reply?.parsed.subject).toBe(`Re: ${ack?.parsed.subject}`);
+    expect(reply?.parsed.text).toContain("A first version in two weeks.");
+    expect(reply?.parsed.replyTo?.value[0]?.address).toBe(owner);
+
+    expect((await me.post(`/api/admin/enquiries/${id}/answers`, { body: "  " })).statusCode).toBe(
+      400,
+    );
+    const closed = await me.patch(`/api/admin/enquiries/${id}`, { status: "closed" });
+    expect(json(closed).enquiry.status).toBe("closed");
+    const kept = await me.patch(`/api/admin/enquiries/${id}`, { kept: true });
+    expect(json(kept).enquiry.kept).toBe(true);
+    expect((await me.patch(`/api/admin/enquiries/${id}`, {})).statusCode).toBe(400);
+    expect((await me.delete(`/api/admin/enquiries/${id}`)).statusCode).toBe(204);
+    expect((await me.delete(`/api/admin/enquiries/${id}`)).statusCode).toBe(404);
+    expect(await runSql(t, "select id from enquiry_answers where enquiry_id = ?", [id])).toEqual(
+      [],
+    );
+    expect(await runSql(t, "select id from outbox where email = ?", [sent.email])).toEqual([]);
+
+    const trail = json(await me.get("/api/admin/audit")).entries as {
+      action: string;
+      object: string;
+    }[];
+    const mine = trail.filter((entry) => entry.object === `enquiry ${id}`).map((e) => e.action);
+    expect(mine.toSorted()).toEqual(
+      ["enquiry answer", "enquiry closed", "enquiry delete", "enquiry keep"].toSorted(),
+    );
+    // The trail names the enquiry, never what it holds.
+    expect(JSON.stringify(trail)).not.toContain(sent.email);
+  });
+
+  it("counts enquiries per week by service for the Overview", async () => {
+    await send(enquiry({ service: "technical-training" }));
+    const { weeks } = json(await me.get("/api/admin/enquiries/weeks"));
+    expect(weeks).toHaveLength(12);
+    expect(weeks.at(-1).counts["technical-training"]).toBeGreaterThanOrEqual(1);
+    expect(new Date(`${weeks.at(-1).week}T00:00:00Z`).getUTCDay()).toBe(1);
+  });
+
+  it("exports a CSV a spreadsheet cannot run, and the command line lists, shows, closes and deletes", async () => {
+    const risky = enquiry({ name: '=HYPERLINK("https://evil.example")', organisation: "@SUM(1)" });
+    await send(risky);
+    const id = await idOf(risky.email);
+    const csv = await me.get("/api/admin/enquiries/export");
+    expect(csv.headers["content-type"]).toMatch(/^text\/csv/);
+    expect(csv.body).toContain(`"'=HYPERLINK(""https://evil.example"")"`);
+    expect(csv.body).toContain(",'@SUM(1),");
+    expect(csv.body).not.toMatch(/,=HYPERLINK/);
+
+    const listed = await cli("enquiries", "list", "--search", risky.email);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split("\n")[1]).toContain(`\t'=HYPERLINK("https://evil.example")\t`);
+    const asJson = JSON.parse((await cli("enquiries", "list", "--json", "--status", "new")).stdout);
+    expect(asJson.some((e: { id: number }) => e.id === id)).toBe(true);
+    expect((await cli("enquiries", "list", "--status", "lost")).code).toBe(2);
+    const shown = await cli("enquiries", "show", String(id));
+    expect(shown.stdout).toContain(risky.message);
+    expect(shown.stdout).toContain("Service: VBA Tools");
+    expect(JSON.parse((await cli("enquiries", "show", String(id), "--json")).stdout).email).toBe(
+      risky.email,
+    );
+    expect((await cli("enquiries", "close", String(id))).code).toBe(0);
+    expect(
+      json(await me.get(`/api/admin/enquiries?q=${encodeURIComponent(risky.email)}`)).enquiries[0]
+        .status,
+    ).toBe("closed");
+    expect((await cli("enquiries", "delete", String(id))).code).toBe(0);
+    expect((await cli("enquiries", "delete", String(id))).code).toBe(3);
+    expect((await cli("enquiries", "show", "abc")).code).toBe(2);
+    const exported = await cli("enquiries", "export");
+    expect(exported.stdout.split("\r\n")[0]).toBe(
+      "id,created_at,status,kept,service,name,email,organisation,timeline,message,answers",
+    );
+    const actions = (
+      await runSql(t, "select action from owner_audit where object = ?", [`enquiry ${id}`])
+    ).map((row) => row.action);
+    expect(actions).toEqual(expect.arrayContaining(["enquiry closed", "enquiry delete"]));
+  });
+
+  it("deletes enquiries past the retention period unless kept, when an instance starts and hourly", async () => {
+    const old = enquiry();
+    const keptOld = enquiry();
+    const recent = enquiry();
+    for (const each of [old, keptOld, recent]) await send(each);
+    const longAgo = new Date(Date.now() - 400 * dayMs).toISOString();
+    for (const each of [old, keptOld]) {
+      await runSql(t, "update enquiries set created_at = ? where email = ?", [longAgo, each.email]);
+    }
+    await me.patch(`/api/admin/enquiries/${await idOf(keptOld.email)}`, { kept: true });
+
+    // A second instance on the same database prunes as it starts.
+    const second = await startTestApp(backend, {
+      env: env(),
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : { dataDir: t.dataDir }),
+    });
+    try {
+      const remaining = async () =>
+        (
+          await runSql(t, "select email from enquiries where email in (?, ?, ?)", [
+            old.email,
+            keptOld.email,
+            recent.email,
+          ])
+        )
+          .map((row) => row.email)
+          .toSorted();
+      await expect
+        .poll(remaining, { timeout: 20_000 })
+        .toEqual([keptOld.email, recent.email].toSorted());
+      const audit = await runSql(
+        t,
+        "select object from owner_audit where action = 'enquiries retention'",
+      );
+      expect(audit.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it.runIf(backend === "postgres")(
+    "two instances on one database send each mail once and acknowledge an address once",
+    async () => {
+      const second = await startTestApp(backend, { env: env(), databaseUrl: t.databaseUrl });
+      try {
+        const shared = enquiry().email;
+        const sent = Array.from({ length: 6 }, () => enquiry({ email: shared }));
+        await Promise.all(sent.map((each, index) => send(each, index % 2 === 0 ? t : second)));
+        const notices = () =>
+          smtp.to(owner).filter((mail) => mail.parsed.replyTo?.value[0]?.address === shared);
+        await smtp.waitFor(() => notices().length >= 6 && smtp.to(shared).length >= 1);
+        // Long enough for a duplicate to have gone out: both workers poll every 200 ms.
+        await expect
+          .poll(
+            async () =>
+              (
+                await runSql(
+                  t,
+                  "select count(*) as n from outbox where status = 'queued' and (email = ? or email = ?)",
+                  [shared, owner],
+                )
+              )[0]?.n,
+          )
+          .toBe("0");
+        expect(notices()).toHaveLength(6);
+        expect(smtp.to(shared)).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+    },
+  );
+});

@@ -1,0 +1,337 @@
+import { Window } from "happy-dom";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { webhookSignature } from "../../server/notifications/webhook.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { startReceiver } from "./support/webhook-receiver.ts";
+
+const owner = "owner@example.com";
+const cookieSecret = "enquiry-tests-cookie-secret-0123456789abcdef";
+const webhookSecret = "w".repeat(40);
+const hourMs = 60 * 60 * 1000;
+
+/** The form's signed time as the page holds it once a person has had time to write. */
+const tokens = createFormTokens(cookieSecret, { purpose: "enquiry form timing", minimumMs: 0 });
+const aged = () => tokens.issue(Date.now() - 60_000);
+
+/** A clock the test moves: real time plus an offset. */
+function movableClock() {
+  let offset = 0;
+  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
+}
+
+function dom(html: string) {
+  const window = new Window();
+  window.document.write(html);
+  return window.document;
+}
+
+let sender = 0;
+/** A valid enquiry from an address no other test uses. */
+function enquiry(overrides: Record<string, unknown> = {}) {
+  sender += 1;
+  return {
+    name: "Priya Raman",
+    email: `client${sender}@example.org`,
+    service: "dfmea",
+    message:
+      "We are launching a fuel pump module and need a DFMEA workshop for our team of six in March. Call me on +91 98765 43210 or see https://example.org/spec.",
+    organisation: "Raman Motors",
+    timeline: "Before March",
+    formToken: aged(),
+    ...overrides,
+  };
+}
+
+describe.each(backends)("enquiries on %s", (backend) => {
+  let smtp: SmtpSink;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let t: TestApp;
+  const clock = movableClock();
+  let ip = 0;
+  /** A browser on an address of its own, so the per-address limit stays out of the way. */
+  const browser = () => t.visitor({ ip: `10.9.${Math.floor(++ip / 250)}.${ip % 250}` });
+  const count = async (table: string) =>
+    Number((await runSql(t, `select count(*) as n from ${table}`))[0]?.n);
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    receiver = await startReceiver([]);
+    t = await startTestApp(backend, {
+      env: {
+        COOKIE_SECRET: cookieSecret,
+        SMTP_URL: smtp.url,
+        OWNER_EMAIL: owner,
+        MAIL_RATE_PER_MINUTE: "0",
+        WEBHOOK_URL: receiver.url,
+        WEBHOOK_SECRET: webhookSecret,
+        ENQUIRIES_PER_HOUR: "3",
+      },
+      mail: { clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+    await receiver?.close();
+  });
+
+  it("mails the owner with Reply-To the sender, acknowledges the sender, calls the webhook, and answers nothing back", async () => {
+    const sent = enquiry();
+    const hitsBefore = receiver.hits.length;
+    const response = await browser().post("/api/enquiries", sent);
+    expect(response.statusCode).toBe(201);
+    expect(json(response)).toEqual({ received: true });
+
+    await smtp.waitFor((mail) => mail.some((m) => m.to.includes(sent.email)));
+    await smtp.waitFor(() => smtp.to(owner).some((m) => m.parsed.text?.includes(sent.message)));
+    const notice = smtp.to(owner).find((m) => m.parsed.text?.includes(sent.message));
+    expect(notice?.parsed.subject).toBe("Enquiry: DFMEA, from Priya Raman");
+    expect(notice?.parsed.replyTo?.value).toEqual([{ name: "Priya Raman", address: sent.email }]);
+    expect(notice?.parsed.text).toContain("Organisation: Raman Motors");
+    expect(notice?.parsed.text).toContain(`${siteUrl}/admin/enquiries`);
+
+    const ack = smtp.to(sent.email)[0];
+    expect(ack?.parsed.subject).toBe("Your enquiry about DFMEA · Engage with Engineer");
+    expect(ack?.parsed.text).toContain("within two working days");
+    expect(ack?.parsed.text).toContain(sent.message.split(" ").slice(0, 6).join(" "));
+    expect(ack?.parsed.messageId).toMatch(/^<enquiry\.[0-9a-f]{24}@ewe\.test>$/);
+    expect(ack?.parsed.replyTo?.value[0]?.address).toBe(owner);
+    expect(ack?.parsed.text).toMatch(/\/enquiries\/delete\?token=[A-Za-z0-9_-]{43}/);
+
+    await receiver.waitFor(hitsBefore + 1);
+    const hit = receiver.hits[hitsBefore];
+    const body = JSON.parse(hit?.body ?? "{}");
+    expect(body).toMatchObject({
+      type: "enquiry.created",
+      enquiry: { email: sent.email, service: "dfmea", serviceTitle: "DFMEA" },
+    });
+    expect(hit?.headers["x-ewe-signature"]).toBe(
+      webhookSignature(webhookSecret, String(hit?.headers["x-ewe-timestamp"]), hit?.body ?? ""),
+    );
+
+    // Nothing of it in the live-event journal, and the deletion link's token is not kept in the clear.
+    const events = await runSql(t, "select data from events");
+    expect(JSON.stringify(events)).not.toContain(sent.email);
+    const ackToken = async () =>
+      (
+        await runSql(t, "select token from outbox where kind = 'enquiry_ack' and email = ?", [
+          sent.email,
+        ])
+      )[0]?.token;
+    await expect.poll(ackToken, { timeout: 20_000 }).toBeNull();
+  });
+
+  it("accepts links, addresses and phone numbers, which a comment would refuse", async () => {
+    const response = await browser().post(
+      "/api/enquiries",
+      enquiry({
+        message:
+          "Write to me at ravi@example.com or call +44 20 7946 0958. Drawings: https://example.org/a and https://example.org/b and https://example.org/c.",
+      }),
+    );
+    expect(response.statusCode).toBe(201);
+  });
+
+  it("refuses every bad input with a clear message, and stores and sends nothing", async () => {
+    const before = await count("enquiries");
+    const outboxBefore = await count("outbox");
+    const cases: [Record<string, unknown>, number, RegExp][] = [
+      [{ name: "" }, 400, /Enter your name/],
+      [{ name: "   " }, 400, /Enter your name/],
+      [{ name: "Eve\r\nBcc: victim@example.net" }, 400, /one line/],
+      [{ organisation: "Acme\nBcc: victim@example.net" }, 400, /one line/],
+      [{ email: "not an address" }, 400, /valid email/],
+      [{ email: "eve@example.org\r\nBcc: victim@example.net" }, 400, /valid email/],
+      [{ message: "Too short." }, 400, /at least 20 characters/],
+      [{ message: "x".repeat(4001) }, 400, /at most 4000 characters/],
+      [{ message: "Hello there \u202Eevil text that hides itself" }, 400, /text-direction/],
+      [{ service: "" }, 400, /Choose a service/],
+      [{ service: "free-money" }, 400, /Choose a service from the list/],
+      [{ formToken: undefined }, 400, /token is missing/],
+      [{ formToken: tokens.issue() }, 400, /faster than a person/],
+      [{ formToken: "1700000000000.forged-signature-forged-signature-forged-sig" }, 400, /token/],
+      [{ extra: "field" }, 400, /Unrecognized key|unrecognized/i],
+      [
+        {
+          message:
+            "Please read the offer at https://bit.ly/3abcdef for your project now, it is really good.",
+        },
+        422,
+        /does not accept/,
+      ],
+      [
+        { message: "Cheap viagra and casino bonus for your engineering team, act now please." },
+        422,
+        /blocks because spam/,
+      ],
+    ];
+    for (const [change, status, message] of cases) {
+      const response = await browser().post("/api/enquiries", enquiry(change));
+      expect({ change, status: response.statusCode }).toEqual({ change, status });
+      expect(json(response).error.message).toMatch(message);
+    }
+    const json415 = await t.app.inject({
+      method: "POST",
+      url: "/api/enquiries",
+      headers: { origin: siteUrl, "content-type": "text/plain" },
+      payload: "name=x",
+    });
+    expect(json415.statusCode).toBe(415);
+    const crossSite = await t.app.inject({
+      method: "POST",
+      url: "/api/enquiries",
+      headers: { origin: "https://evil.example", "content-type": "application/json" },
+      payload: JSON.stringify(enquiry()),
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(await count("enquiries")).toBe(before);
+    expect(await count("outbox")).toBe(outboxBefore);
+  });
+
+  it("answers a filled honeypot as if it went through, and keeps and sends nothing", async () => {
+    const before = await count("enquiries");
+    const outboxBefore = await count("outbox");
+    const response = await browser().post(
+      "/api/enquiries",
+      enquiry({ website: "http://spam.example" }),
+    );
+    expect(response.statusCode).toBe(201);
+    expect(await count("enquiries")).toBe(before);
+    expect(await count("outbox")).toBe(outboxBefore);
+  });
+
+  it("limits enquiries per address and per email address, with Retry-After", async () => {
+    const visitor = browser();
+    for (let i = 0; i < 3; i += 1) {
+      expect((await visitor.post("/api/enquiries", enquiry())).statusCode).toBe(201);
+    }
+    const before = await count("enquiries");
+    const refused = await visitor.post("/api/enquiries", enquiry());
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("3600");
+    expect(json(refused).error.message).toMatch(/Too many enquiries/);
+
+    const same = enquiry();
+    for (let i = 0; i < 3; i += 1) {
+      expect(
+        (await browser().post("/api/enquiries", { ...same, formToken: aged() })).statusCode,
+      ).toBe(201);
+    }
+    const byEmail = await browser().post("/api/enquiries", {
+      ...same,
+      email: same.email.toUpperCase(),
+      formToken: aged(),
+    });
+    expect(byEmail.statusCode).toBe(429);
+    expect(await count("enquiries")).toBe(before + 3);
+  });
+
+  it("acknowledges one address at most once an hour, however often the form names it", async () => {
+    const victim = enquiry().email;
+    for (let i = 0; i < 3; i += 1) {
+      const response = await browser().post("/api/enquiries", enquiry({ email: victim }));
+      expect(response.statusCode).toBe(201);
+    }
+    await smtp.waitFor(
+      () =>
+        smtp.to(owner).filter((m) => m.parsed.replyTo?.value[0]?.address === victim).length === 3,
+    );
+    const acks = await runSql(t, "select id from outbox where kind = 'enquiry_ack' and email = ?", [
+      victim,
+    ]);
+    expect(acks).toHaveLength(1);
+
+    clock.advance(hourMs + 1000);
+    expect((await browser().post("/api/enquiries", enquiry({ email: victim }))).statusCode).toBe(
+      201,
+    );
+    await smtp.waitFor(() => smtp.to(victim).length === 2);
+  });
+
+  it("works without JavaScript: a form post, a page that shows it back, then the thank-you page", async () => {
+    const sent = enquiry({ formToken: undefined });
+    const form = (fields: Record<string, string>, origin = siteUrl) =>
+      t.app.inject({
+        method: "POST",
+        url: "/services/enquiry",
+        remoteAddress: "10.8.0.1",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const { formToken: _none, ...fields } = sent as Record<string, string>;
+    const review = await form(fields);
+    expect(review.statusCode).toBe(200);
+    const page = dom(review.body);
+    expect(page.querySelector("h1")?.textContent).toBe("Check your enquiry");
+    expect(page.querySelector("blockquote")?.textContent).toBe(sent.message);
+    const hidden = Object.fromEntries(
+      [...page.querySelectorAll("form input[type=hidden]")].map((input) => [
+        input.getAttribute("name"),
+        input.getAttribute("value") ?? "",
+      ]),
+    );
+    expect(hidden.formToken).toMatch(/^\d{13}\./);
+
+    // Pressed at once: shown again, with a new time.
+    const quick = await form(hidden as Record<string, string>);
+    expect(quick.statusCode).toBe(400);
+    expect(dom(quick.body).querySelector("[role=alert]")?.textContent).toMatch(
+      /quicker than a person/,
+    );
+
+    const before = await count("enquiries");
+    const done = await form({ ...(hidden as Record<string, string>), formToken: aged() });
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe("/services/enquiry-sent");
+    expect(await count("enquiries")).toBe(before + 1);
+
+    const bad = await form({ ...fields, message: "short" });
+    expect(bad.statusCode).toBe(400);
+    expect(dom(bad.body).querySelector("[role=alert]")?.textContent).toMatch(/at least 20/);
+    const elsewhere = await form(fields, "https://evil.example");
+    expect(elsewhere.statusCode).toBe(403);
+  });
+
+  it("deletes every enquiry of the sender by the link in the acknowledgement, only by the page's POST", async () => {
+    const sent = enquiry();
+    expect((await browser().post("/api/enquiries", sent)).statusCode).toBe(201);
+    expect(
+      (await browser().post("/api/enquiries", { ...enquiry(), email: sent.email })).statusCode,
+    ).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length === 1);
+    const token = /delete\?token=([A-Za-z0-9_-]{43})/.exec(
+      smtp.to(sent.email)[0]?.parsed.text ?? "",
+    )?.[1] as string;
+    const rows = () => runSql(t, "select id from enquiries where lower(email) = ?", [sent.email]);
+    expect(await rows()).toHaveLength(2);
+
+    const opened = await t.app.inject({ url: `/enquiries/delete?token=${token}` });
+    expect(opened.statusCode).toBe(200);
+    expect(dom(opened.body).querySelector("button")?.textContent).toBe("Delete my enquiry");
+    expect(await rows()).toHaveLength(2);
+
+    const press = (origin: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/enquiries/delete",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token }).toString(),
+      });
+    expect((await press("https://evil.example")).statusCode).toBe(403);
+    expect(await rows()).toHaveLength(2);
+    const deleted = await press(siteUrl);
+    expect(deleted.statusCode).toBe(200);
+    expect(dom(deleted.body).querySelector("h1")?.textContent).toBe("Your enquiry is deleted");
+    expect(await rows()).toHaveLength(0);
+    const left = await runSql(t, "select kind from outbox where email = ? or payload like ?", [
+      sent.email,
+      `%${sent.email}%`,
+    ]);
+    expect(left).toEqual([]);
+    expect((await press(siteUrl)).statusCode).toBe(404);
+    expect((await t.app.inject({ url: "/enquiries/delete?token=nonsense" })).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,222 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fakeSciencePage } from "../support/built-site.ts";
+import { EventStream } from "../support/event-stream.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  startTestApp,
+  type TestApp,
+  type Visitor,
+} from "./support/test-app.ts";
+
+/*
+ * Replies, one level deep (docs/product.md, "Replies"): under their thread,
+ * oldest first, counted with the comments, live with their parent, held like
+ * comments, and a deleted comment with replies keeps its place.
+ */
+
+type Listed = {
+  id: number;
+  content: string;
+  parentId: number | null;
+  deleted: boolean;
+  userName: string;
+  html: string;
+};
+
+const listOf = async (visitor: Visitor, postId: string) =>
+  json(await visitor.get(`/api/items/science/${postId}/comments`)) as {
+    comments: Listed[];
+    total: number;
+  };
+
+describe.each(backends)("replies on %s", (backend) => {
+  let t: TestApp;
+  let baseUrl: string;
+  const streams: EventStream[] = [];
+  beforeAll(async () => {
+    t = await startTestApp(backend, { clientFiles: { "science/index.html": fakeSciencePage } });
+    baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+  afterAll(() => t?.close());
+
+  it("puts a reply under its comment, live with its parent, counted, in the served page and its JSON-LD", async () => {
+    const postId = "soap";
+    const asker = t.visitor();
+    const answerer = t.visitor();
+    const stream = new EventStream(baseUrl, `science:${postId}`);
+    streams.push(stream);
+    await stream.ready();
+    const { comment: question } = json(await asker.comment(postId, "Why does soap foam?", "Asha"));
+    const { comment: other } = json(await t.visitor().comment(postId, "Nice post", "Ravi"));
+    const response = await answerer.reply(postId, question.id, "Surfactants trap air.", "Meera");
+    expect(response.statusCode).toBe(201);
+    const { comment: answer } = json(response);
+    expect(answer).toMatchObject({ parentId: question.id, deleted: false, mine: true });
+    // A reply to a reply joins the same thread.
+    const { comment: again } = json(
+      await asker.reply(postId, answer.id, "@Meera Thank you!", "Asha"),
+    );
+    expect(again.parentId).toBe(question.id);
+
+    const added = await stream.find("comment", (e) => e.commentId === answer.id);
+    expect(added.json).toMatchObject({
+      action: "added",
+      comment: { parentId: question.id, content: "Surfactants trap air." },
+    });
+
+    const list = await listOf(t.visitor(), postId);
+    expect(list.total).toBe(4);
+    expect(list.comments.map((c) => [c.id, c.parentId])).toEqual([
+      [question.id, null],
+      [answer.id, question.id],
+      [again.id, question.id],
+      [other.id, null],
+    ]);
+
+    const page = (await t.app.inject({ method: "GET", url: "/science" })).body;
+    expect(page).toContain("4 comments");
+    const served = page.slice(page.indexOf('class="static-comments'));
+    const thread = served.slice(served.indexOf("Why does soap foam?"), served.indexOf("Nice post"));
+    expect(thread).toMatch(
+      /<ul[^>]*class="comment-replies[^"]*"[^>]*>.*Surfactants trap air\..*Thank you!/s,
+    );
+    const jsonLd = JSON.parse(
+      /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page)?.[1] ?? "{}",
+    );
+    const soap = jsonLd["@graph"].find((node: { headline?: string }) =>
+      node.headline?.startsWith("How does soap clean"),
+    );
+    expect(soap.commentCount).toBe(4);
+    const questionLd = soap.comment.find((c: { text: string }) => c.text === "Why does soap foam?");
+    expect(questionLd.comment).toEqual([
+      expect.objectContaining({ "@type": "Comment", text: "Surfactants trap air." }),
+      expect.objectContaining({ "@type": "Comment", text: "@Meera Thank you!" }),
+    ]);
+    expect(questionLd.comment[0].parentItem).toMatchObject({ "@type": "Comment" });
+  });
+
+  it("refuses a reply to a missing, deleted or other post's comment, changing nothing", async () => {
+    const postId = freshItem("science");
+    const elsewhere = freshItem("science");
+    const writer = t.visitor();
+    const { comment } = json(await writer.comment(postId, "A question", "Asha"));
+    const { comment: gone } = json(await writer.comment(postId, "Soon gone", "Asha"));
+    await writer.delete(`/api/comments/${gone.id}`);
+    for (const [parentId, status] of [
+      [999_999, 404],
+      [gone.id, 404],
+    ] as const) {
+      const response = await t.visitor().reply(postId, parentId, "An answer", "Ravi");
+      expect(response.statusCode).toBe(status);
+      expect(json(response).error.code).toBe("not_found");
+    }
+    const other = await t.visitor().reply(elsewhere, comment.id, "An answer", "Ravi");
+    expect(other.statusCode).toBe(400);
+    expect(json(other).error.code).toBe("validation_failed");
+    expect((await listOf(t.visitor(), postId)).comments.map((c) => c.id)).toEqual([comment.id]);
+    expect((await listOf(t.visitor(), elsewhere)).total).toBe(0);
+  });
+
+  it("leaves 'Comment deleted' in the place of a deleted comment with replies, and removes it with its last reply", async () => {
+    const postId = freshItem("science");
+    const asker = t.visitor();
+    const answerer = t.visitor();
+    const { comment: question } = json(await asker.comment(postId, "Secret question", "Asha"));
+    const { comment: answer } = json(
+      await answerer.reply(postId, question.id, "An answer", "Ravi"),
+    );
+    expect((await asker.delete(`/api/comments/${question.id}`)).statusCode).toBe(204);
+
+    const list = await listOf(t.visitor(), postId);
+    expect(list.total).toBe(1);
+    expect(list.comments).toEqual([
+      expect.objectContaining({
+        id: question.id,
+        deleted: true,
+        content: "",
+        html: "",
+        userName: "",
+      }),
+      expect.objectContaining({ id: answer.id, parentId: question.id }),
+    ]);
+    const data = json(await asker.get("/api/your-data"));
+    expect(JSON.stringify(data)).not.toContain("Secret question");
+    // Nobody can reply to, edit or delete the place again.
+    expect((await t.visitor().reply(postId, question.id, "More", "Ravi")).statusCode).toBe(404);
+    expect(
+      (await asker.patch(`/api/comments/${question.id}`, { content: "x", userName: "Asha" }))
+        .statusCode,
+    ).toBe(404);
+
+    expect((await answerer.delete(`/api/comments/${answer.id}`)).statusCode).toBe(204);
+    expect(await listOf(t.visitor(), postId)).toMatchObject({ comments: [], total: 0 });
+  });
+
+  it("lists a reply with the comment it answers in the owner's command line", async () => {
+    const postId = freshItem("science");
+    const { comment } = json(await t.visitor().comment(postId, "Root comment", "Asha"));
+    const { comment: answer } = json(
+      await t.visitor().reply(postId, comment.id, "A reply here", "Ravi"),
+    );
+    const listed = await admin(adminEnv(t), "comments", "list", "--post", postId);
+    expect(listed.code).toBe(0);
+    const line = listed.stdout.split("\n").find((l) => l.includes("A reply here"));
+    expect(line?.split("\t")).toEqual([
+      String(answer.id),
+      postId,
+      answer.createdAt,
+      "Ravi",
+      "A reply here",
+      "published",
+      String(comment.id),
+    ]);
+  });
+});
+
+describe.each(backends)("held replies on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { MODERATION: "all" } });
+  });
+  afterAll(() => t?.close());
+
+  it("cannot answer a held comment; a held reply is its writer's alone until approved", async () => {
+    const postId = freshItem("science");
+    const asker = t.visitor();
+    const answerer = t.visitor();
+    const { comment: question } = json(await asker.comment(postId, "Held question", "Asha"));
+    const early = await answerer.reply(postId, question.id, "Too early", "Ravi");
+    expect(early.statusCode).toBe(404);
+    await admin(adminEnv(t), "comments", "approve", String(question.id));
+    await expect
+      .poll(async () => (await listOf(t.visitor(), postId)).total, { timeout: 10_000 })
+      .toBe(1);
+
+    const { comment: answer } = json(
+      await answerer.reply(postId, question.id, "Held answer", "Ravi"),
+    );
+    expect(answer).toMatchObject({ awaitingApproval: true, parentId: question.id });
+    expect((await listOf(answerer, postId)).comments.map((c) => c.id)).toEqual([
+      question.id,
+      answer.id,
+    ]);
+    expect((await listOf(asker, postId)).comments.map((c) => c.id)).toEqual([question.id]);
+    // Nobody can answer it while it is held, not even its writer.
+    expect((await answerer.reply(postId, answer.id, "Again", "Ravi")).statusCode).toBe(404);
+    const pending = await admin(adminEnv(t), "comments", "pending");
+    expect(pending.stdout).toContain(`Held answer\t${question.id}`);
+
+    await admin(adminEnv(t), "comments", "approve", String(answer.id));
+    await expect
+      .poll(async () => (await listOf(asker, postId)).comments.map((c) => c.id), {
+        timeout: 10_000,
+      })
+      .toEqual([question.id, answer.id]);
+  });
+});
