@@ -170,18 +170,35 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(shown).not.toContain(fourth);
     expect(shown).not.toContain(fromTrusted);
 
-    // The owner sees why, and `admin spam stats` what happened.
+    // The owner sees why, in the console's lists, and how many on the Overview.
+    const listed = json(await owner.get("/api/admin/comments"));
+    const why = (text: string) =>
+      [...listed.pending, ...listed.spam].find((c: { content: string }) => c.content === text)?.why;
+    expect(why(fourth)).toMatch(/quorvexa/);
+    expect(why(fromTrusted)).toMatch(/glintoria/);
+    const family = "My whole family takes Quorvexa every morning now, best thing we did this year.";
+    expect(listed.spam.map((c: { content: string }) => c.content)).toContain(family);
+    const overview = json(await owner.get("/api/admin/overview"));
+    expect(overview.moderation.spam).toBeGreaterThanOrEqual(6);
+    expect(overview.moderation.held + overview.moderation.spam).toBeGreaterThanOrEqual(8);
+
+    // One click publishes a false alarm, and teaches the filter the opposite.
+    const marked = listed.spam.find((c: { content: string }) => c.content === family);
+    expect((await owner.post(`/api/admin/comments/${marked.id}/approve`)).statusCode).toBe(204);
+    expect(await published(postId)).toContain(family);
+
+    // `admin spam stats` tells what happened.
     const stats = await admin(adminEnv(t), "spam", "stats", "--json");
     expect(stats.code).toBe(0);
     const report = JSON.parse(stats.stdout);
-    expect(report.model.learnedTerms).toEqual(
-      expect.arrayContaining(["quorvexa", "glintoria.shop"]),
-    );
+    // Approved once, "quorvexa" is no longer a name only junk uses; the site still is.
+    expect(report.model.learnedTerms).toContain("glintoria.shop");
+    expect(report.model.learnedTerms).not.toContain("quorvexa");
     expect(report.decisions).toEqual(
       expect.arrayContaining([expect.objectContaining({ source: "spam", count: 6 })]),
     );
     const text = await admin(adminEnv(t), "spam", "stats");
-    expect(text.stdout).toMatch(/names and sites learnt from your spam marks: .*quorvexa/);
+    expect(text.stdout).toMatch(/names and sites learnt from your spam marks: .*glintoria\.shop/);
   });
 
   it("forgets an approved comment's words when its writer deletes it; keeps what the owner marked as spam", async () => {

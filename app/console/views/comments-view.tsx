@@ -9,9 +9,11 @@ function search(q: string, post: string) {
 }
 
 /**
- * What the owner can do to one comment, each in one click: approve a held one,
- * reject it (it goes, for its writer too), delete it, or ban its writer, which
- * asks first (docs/decisions/010-moderation-and-spam.md).
+ * What the owner can do to one comment, each in one click: approve a held one
+ * or publish one kept as spam, reject it (it goes, for its writer too), mark it
+ * as spam, delete it, or ban its writer, which asks first
+ * (docs/decisions/010-moderation-and-spam.md). Approving, marking as spam,
+ * rejecting and banning teach the spam filter (docs/decisions/025-spam-that-learns.md).
  */
 function CommentActions({
   comment,
@@ -48,9 +50,29 @@ function CommentActions({
               "Comment approved",
             )
           }
-          aria-label={`Approve the comment of ${who}`}
+          aria-label={
+            comment.status === "spam"
+              ? `Publish the comment of ${who}`
+              : `Approve the comment of ${who}`
+          }
         >
-          Approve
+          {comment.status === "spam" ? "Publish" : "Approve"}
+        </button>
+      )}
+      {comment.status !== "spam" && (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() =>
+            act(
+              () => consoleApi("POST /admin/comments/:id/spam", { params }),
+              "Marked as spam: the filter learnt from it",
+            )
+          }
+          aria-label={`Mark the comment of ${who} as spam`}
+        >
+          Mark as spam
         </button>
       )}
       {comment.status === "pending" ? (
@@ -97,7 +119,7 @@ function CommentActions({
 const statusLabel: Record<ConsoleComment["status"], string | null> = {
   published: null,
   pending: "Awaiting approval",
-  spam: "Caught by the honeypot",
+  spam: "Kept as spam",
 };
 
 function CommentList({
@@ -131,6 +153,7 @@ function CommentList({
                 <When iso={comment.createdAt} />
               </p>
             </div>
+            {comment.why && <p className="mt-1 text-sm text-amber-200">Why: {comment.why}</p>}
             <p className="mt-2 whitespace-pre-wrap break-words text-slate-200">{comment.content}</p>
             <div className="mt-3">
               <CommentActions comment={comment} onChanged={onChanged} />
@@ -208,7 +231,7 @@ export function CommentsView() {
         </p>
       </search>
       <Loading loaded={loaded}>
-        {({ pending, comments }) => (
+        {({ pending, comments, spam }) => (
           <div className="space-y-6">
             {pending.length > 0 && (
               <section aria-labelledby="pending-heading" className="space-y-3">
@@ -218,6 +241,18 @@ export function CommentsView() {
                 <CommentList
                   label="Comments awaiting approval, oldest first"
                   comments={pending}
+                  onChanged={reload}
+                />
+              </section>
+            )}
+            {spam.length > 0 && (
+              <section aria-labelledby="spam-heading" className="space-y-3">
+                <h2 id="spam-heading" className="text-lg font-semibold text-slate-100">
+                  Kept as spam ({spam.length})
+                </h2>
+                <CommentList
+                  label="Comments kept as spam, newest first"
+                  comments={spam}
                   onChanged={reload}
                 />
               </section>
