@@ -116,6 +116,13 @@ export const consoleCommentSchema = z.object({
   status: z.enum(["published", "pending", "spam"]),
   /** Why a held or spam comment is there, in the owner's words: a rule, the score, a stranger's link. */
   why: z.string().optional(),
+  /**
+   * For a reply, the comment whose thread it answers: its writer's name and
+   * the start of its text (both empty once that comment was deleted).
+   */
+  replyTo: z
+    .object({ id: z.number().int().positive(), userName: z.string(), excerpt: z.string() })
+    .nullable(),
 });
 export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
 
@@ -183,6 +190,8 @@ export const editionFileSchema = z.object({
   subject: z.string().nullable(),
   /** Why the file cannot be sent, when it cannot. */
   problem: z.string().nullable(),
+  /** Links and images that lead nowhere, one sentence each: the owner reads them before sending. */
+  warnings: z.array(z.string()),
   progress: editionProgressSchema.nullable(),
 });
 export type EditionFile = z.infer<typeof editionFileSchema>;
@@ -193,12 +202,19 @@ export const editionsResponseSchema = z.object({
 });
 export type EditionsResponse = z.infer<typeof editionsResponseSchema>;
 
-export const editionPreviewResponseSchema = z.object({ subject: z.string(), html: z.string() });
+export const editionPreviewResponseSchema = z.object({
+  subject: z.string(),
+  html: z.string(),
+  warnings: z.array(z.string()),
+});
 export type EditionPreviewResponse = z.infer<typeof editionPreviewResponseSchema>;
 
 export const testSendRequestSchema = z.strictObject({ to: emailSchema });
-export const testSendResponseSchema = z.object({ sent: z.literal(true) });
-export const queuedResponseSchema = z.object({ queued: z.number() });
+export const testSendResponseSchema = z.object({
+  sent: z.literal(true),
+  warnings: z.array(z.string()),
+});
+export const queuedResponseSchema = z.object({ queued: z.number(), warnings: z.array(z.string()) });
 
 // Health
 

@@ -285,7 +285,8 @@ export async function buildApp({
       registerConsole: (api) =>
         api.register(consoleRoutes, {
           prefix: "/admin",
-          config,
+          // The site served here, whose pages the editions' links are checked against.
+          config: { ...config, clientRoot },
           store,
           engagement,
           bus,

@@ -1,17 +1,26 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { editionLinkProblems } from "../newsletter/edition-links.ts";
 import { EditionError, readEdition } from "../newsletter/editions.ts";
 
-export type EditionListing = { slug: string; subject: string | null; problem: string | null };
+export type EditionListing = {
+  slug: string;
+  subject: string | null;
+  problem: string | null;
+  warnings: string[];
+};
+
+/** The site the editions link to: its address, and its build, which their links are checked against. */
+export type LinkedSite = { siteUrl: string; clientRoot: string };
 
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
 
 /**
  * The newsletter's editions folder (EDITIONS_DIR, README "Newsletter
  * editions"): every Markdown file, newest name first, each with its subject or
- * the reason it cannot be sent.
+ * the reason it cannot be sent, and what is wrong with its links and images.
  */
-export function listEditions(folder: string): EditionListing[] {
+export function listEditions(folder: string, site: LinkedSite): EditionListing[] {
   let names: string[];
   try {
     names = readdirSync(folder).filter((name) => name.toLowerCase().endsWith(".md"));
@@ -24,12 +33,14 @@ export function listEditions(folder: string): EditionListing[] {
     .map((name) => {
       const slug = name.replace(/\.md$/i, "");
       try {
-        const edition = readEdition(path.join(folder, name));
-        return { slug, subject: edition.subject, problem: null };
+        const edition = readEdition(path.join(folder, name), site.siteUrl);
+        const warnings = editionLinkProblems(edition.links, site);
+        return { slug, subject: edition.subject, problem: null, warnings };
       } catch (error) {
         const message = error instanceof EditionError ? error.message : String(error);
         // The folder's own path is the server's business, not the page's.
-        return { slug, subject: null, problem: message.replaceAll(`${folder}${path.sep}`, "") };
+        const problem = message.replaceAll(`${folder}${path.sep}`, "");
+        return { slug, subject: null, problem, warnings: [] };
       }
     });
 }

@@ -19,6 +19,12 @@ function containsPattern(text: string): string {
 }
 
 /** The UTC days of the last `days` days, oldest first, as YYYY-MM-DD. */
+/** The start of a comment, on one line, as the console quotes what a reply answers. */
+const excerptOf = (text: string) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+};
+
 export function lastDays(today: Date, days: number): string[] {
   const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
   return Array.from({ length: days }, (_, i) =>
@@ -127,6 +133,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       const commentRows = await db
         .selectFrom("science_comments")
         .select(["post_id", (eb) => eb.fn.countAll().as("n")])
+        .where("deleted_at", "is", null)
         .groupBy("post_id")
         .execute();
       for (const row of commentRows) entry("science", row.post_id).comments += Number(row.n);
@@ -149,7 +156,18 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
     }): Promise<ConsoleComment[]> {
       let query = db
         .selectFrom("science_comments")
-        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at", "status"]);
+        .select([
+          "id",
+          "post_id",
+          "content",
+          "user_name",
+          "created_at",
+          "updated_at",
+          "status",
+          "parent_id",
+        ])
+        // The place a deleted comment keeps for its replies is nobody's words.
+        .where("deleted_at", "is", null);
       if (filter.status) query = query.where("status", "=", filter.status);
       const q = filter.q?.trim();
       if (q) {
@@ -169,6 +187,28 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         .orderBy("id", order)
         .limit(filter.limit)
         .execute();
+      const parentIds = rows.flatMap((row) => (row.parent_id === null ? [] : [row.parent_id]));
+      const parents = new Map(
+        parentIds.length === 0
+          ? []
+          : (
+              await db
+                .selectFrom("science_comments")
+                .select(["id", "user_name", "content", "deleted_at"])
+                .where("id", "in", parentIds)
+                .execute()
+            ).map((parent) => [parent.id, parent]),
+      );
+      const replyTo = (parentId: number | null) => {
+        const parent = parentId === null ? undefined : parents.get(parentId);
+        if (!parent) return null;
+        const deleted = parent.deleted_at !== null;
+        return {
+          id: parent.id,
+          userName: deleted ? "" : parent.user_name,
+          excerpt: deleted ? "" : excerptOf(parent.content),
+        };
+      };
       return rows.map((row) => ({
         id: row.id,
         postId: row.post_id,
@@ -178,6 +218,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         createdAt: toIso(row.created_at),
         updatedAt: toIso(row.updated_at),
         status: row.status,
+        replyTo: replyTo(row.parent_id),
       }));
     },
 

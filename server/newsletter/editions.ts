@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { convert } from "html-to-text";
 import { marked } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { escapeHtml } from "../lib/html.ts";
 import { layout } from "../outbox/mail-layout.ts";
+import { absoluteLinks, type EditionLink } from "./edition-links.ts";
 import { type EditionBody, unsubscribePlaceholder } from "./messages.ts";
 
 /**
@@ -21,7 +23,11 @@ const frontmatterSchema = z.strictObject({
     .refine((subject) => !/[\r\n]/.test(subject), "must be one line"),
 });
 
-export type Edition = EditionBody & { slug: string };
+export type Edition = EditionBody & {
+  slug: string;
+  /** Its links and images, as written and as sent (checked by editionLinkProblems). */
+  links: EditionLink[];
+};
 
 export class EditionError extends Error {
   override name = "EditionError";
@@ -29,7 +35,8 @@ export class EditionError extends Error {
 
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
 
-export function readEdition(file: string): Edition {
+/** Reads and renders the edition in `file`; its site-relative links become absolute from `siteUrl`. */
+export function readEdition(file: string, siteUrl: string): Edition {
   let source: string;
   try {
     source = readFileSync(file, "utf8");
@@ -59,21 +66,45 @@ export function readEdition(file: string): Edition {
     throw new EditionError(`${file}: ${problems.join("; ")}`);
   }
   if (markdown.trim() === "") throw new EditionError(`${file}: the edition has no text.`);
-  return { slug, ...renderEdition(parsed.data.subject, markdown) };
+  return { slug, ...renderEdition(parsed.data.subject, markdown, siteUrl) };
 }
 
-/** The edition in the mail template: HTML from the Markdown, and the Markdown itself as text. */
-export function renderEdition(subject: string, markdown: string): EditionBody {
-  const bodyHtml = (marked.parse(markdown, { async: false, gfm: true }) as string).replace(
-    /<a /g,
-    '<a style="color:#22c55e" ',
-  );
+/**
+ * The edition's plain-text part: what the HTML says, as text a mail program
+ * shows as it is. Links keep their address in brackets after their words
+ * (once, when the words are the address), images their description and
+ * address, lists their bullets and numbers; lines wrap at 78 characters.
+ */
+function plainText(html: string): string {
+  return convert(html, {
+    wordwrap: 78,
+    selectors: [
+      { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
+      { selector: "h2", options: { uppercase: false, leadingLineBreaks: 2 } },
+      { selector: "h3", options: { uppercase: false } },
+      { selector: "h4", options: { uppercase: false } },
+      { selector: "table", format: "dataTable" },
+    ],
+  });
+}
+
+/**
+ * The edition in the mail template: HTML from the Markdown, with every link
+ * and image absolute from `siteUrl`, and the same as plain text.
+ */
+export function renderEdition(
+  subject: string,
+  markdown: string,
+  siteUrl: string,
+): EditionBody & { links: EditionLink[] } {
+  const rendered = marked.parse(markdown, { async: false, gfm: true }) as string;
+  const { html: bodyHtml, links } = absoluteLinks(rendered, siteUrl);
   const { html, text } = layout({
     subject,
-    bodyHtml: `<h1 style="margin:0 0 16px;font-size:22px;color:#f8fafc">${escapeHtml(subject)}</h1>\n${bodyHtml}`,
-    bodyText: `${subject}\n${"=".repeat(Math.min(subject.length, 72))}\n\n${markdown.trim()}`,
+    bodyHtml: `<h1 style="margin:0 0 16px;font-size:22px;color:#f8fafc">${escapeHtml(subject)}</h1>\n${bodyHtml.replace(/<a /g, '<a style="color:#22c55e" ').replace(/<img /g, '<img style="max-width:100%;height:auto" ')}`,
+    bodyText: `${subject}\n${"=".repeat(Math.min(subject.length, 72))}\n\n${plainText(bodyHtml)}`,
     footerHtml: `You receive this because you subscribed on Engage with Engineer. <a href="${unsubscribePlaceholder}" style="color:#22c55e">Unsubscribe</a>`,
     footerText: `You receive this because you subscribed on Engage with Engineer.\nUnsubscribe: ${unsubscribePlaceholder}`,
   });
-  return { subject, html, text };
+  return { subject, html, text, links };
 }

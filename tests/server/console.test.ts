@@ -291,9 +291,16 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         slug: "broken",
         subject: null,
         problem: expect.stringContaining("frontmatter"),
+        warnings: [],
         progress: null,
       },
-      { slug: "2026-06-engines", subject: "Engines in June", problem: null, progress: null },
+      {
+        slug: "2026-06-engines",
+        subject: "Engines in June",
+        problem: null,
+        warnings: [],
+        progress: null,
+      },
     ]);
     expect(JSON.stringify(listed)).not.toContain(editionsDir);
 

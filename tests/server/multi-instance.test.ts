@@ -62,6 +62,27 @@ describe("two instances on one PostgreSQL", () => {
     expect((await onA.next("comment")).id).toBe(received.id);
   });
 
+  it("places a reply posted to B under its comment on a page open on A", async () => {
+    const postId = freshItem("science");
+    const onA = new EventStream(urlA, `science:${postId}`);
+    streams.push(onA);
+    await onA.ready();
+    const { comment } = json(await a.visitor().comment(postId, "asked on A", "Asha"));
+    const { comment: reply } = json(
+      await b.visitor().reply(postId, comment.id, "answered on B", "Meera"),
+    );
+    const received = await onA.find("comment", (event) => event.commentId === reply.id);
+    expect(received.json).toMatchObject({
+      action: "added",
+      comment: { parentId: comment.id, content: "answered on B" },
+    });
+    const listed = json(await a.visitor().get(`/api/items/science/${postId}/comments`));
+    expect(listed.comments.map((c: { parentId: number | null }) => c.parentId)).toEqual([
+      null,
+      comment.id,
+    ]);
+  });
+
   it("replays on B what a client saw last on A", async () => {
     const postId = freshItem("science");
     const onA = new EventStream(urlA, `science:${postId}`);

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
 import {
   backends,
   freshItem,
@@ -175,6 +176,40 @@ describe.each(backends)("replies on %s", (backend) => {
       "A reply here",
       "published",
       String(comment.id),
+    ]);
+  });
+});
+
+describe.each(backends)("the owner and replies on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { SITE_OWNER_NAME: "Ravi Kumar" } });
+  });
+  afterAll(() => t?.close());
+
+  it("answers as the owner, with Author, and the console shows what each reply answers", async () => {
+    const postId = freshItem("science");
+    const { comment } = json(await t.visitor().comment(postId, "Which oil for a diesel?", "Asha"));
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const answered = await owner.post(`/api/items/science/${postId}/comments`, {
+      content: "Follow the maker's grade.",
+      userName: "ignored",
+      parentId: comment.id,
+    });
+    expect(answered.statusCode).toBe(201);
+    expect(json(answered).comment).toMatchObject({
+      parentId: comment.id,
+      byOwner: true,
+      userName: "Ravi Kumar",
+    });
+    const listed = json(await owner.get(`/api/admin/comments?post=${postId}`)).comments;
+    expect(listed).toEqual([
+      expect.objectContaining({
+        content: "Follow the maker's grade.",
+        replyTo: { id: comment.id, userName: "Asha", excerpt: "Which oil for a diesel?" },
+      }),
+      expect.objectContaining({ content: "Which oil for a diesel?", replyTo: null }),
     ]);
   });
 });

@@ -154,6 +154,13 @@ function CommentList({
               </p>
             </div>
             {comment.why && <p className="mt-1 text-sm text-amber-200">Why: {comment.why}</p>}
+            {comment.replyTo ? (
+              <p className="mt-2 text-xs text-slate-400">
+                {comment.replyTo.userName
+                  ? `In reply to ${comment.replyTo.userName}: “${comment.replyTo.excerpt}”`
+                  : "In reply to a deleted comment"}
+              </p>
+            ) : null}
             <p className="mt-2 whitespace-pre-wrap break-words text-slate-200">{comment.content}</p>
             <div className="mt-3">
               <CommentActions comment={comment} onChanged={onChanged} />

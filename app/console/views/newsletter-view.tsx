@@ -23,6 +23,35 @@ function Progress({ edition }: { edition: EditionFile }) {
   );
 }
 
+/** Links and images of an edition that lead nowhere: read before a test copy or the sending. */
+function LinkWarnings({ edition }: { edition: EditionFile }) {
+  if (edition.warnings.length === 0) return null;
+  const count = edition.warnings.length;
+  return (
+    <section
+      aria-label={`Warnings about ${edition.slug}`}
+      className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 p-3 text-sm text-amber-200"
+    >
+      <p className="font-semibold">
+        {count === 1 ? "1 link or image to check" : `${count} links or images to check`}
+      </p>
+      <ul className="mt-1 list-disc space-y-1 pl-5">
+        {edition.warnings.map((warning) => (
+          <li key={warning}>{warning}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const leadNowhere = (count: number) =>
+  `${count === 1 ? "1 link or image leads" : `${count} links or images lead`} nowhere`;
+
+/** A toast that says a mail went out with links that lead nowhere. */
+function warnAbout(warnings: string[]) {
+  if (warnings.length > 0) toast.warning(`${leadNowhere(warnings.length)}: ${warnings.join(" ")}`);
+}
+
 function Preview({ slug }: { slug: string }) {
   const { loaded } = useConsoleData("GET /admin/editions/:slug", { params: { slug } });
   return (
@@ -47,8 +76,12 @@ function TestSend({ slug }: { slug: string }) {
     event.preventDefault();
     setBusy(true);
     try {
-      await consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } });
+      const { warnings } = await consoleApi("POST /admin/editions/:slug/test", {
+        params: { slug },
+        body: { to },
+      });
       toast.success(`Test copy sent to ${to}`);
+      warnAbout(warnings);
     } catch (error) {
       toast.error(errorMessage(error));
     } finally {
@@ -89,8 +122,11 @@ export function NewsletterView() {
 
   async function send(slug: string) {
     try {
-      const { queued } = await consoleApi("POST /admin/editions/:slug/send", { params: { slug } });
+      const { queued, warnings } = await consoleApi("POST /admin/editions/:slug/send", {
+        params: { slug },
+      });
       toast.success(`Queued for ${queued} subscriber${queued === 1 ? "" : "s"}`);
+      warnAbout(warnings);
       await reload();
     } catch (error) {
       toast.error(errorMessage(error));
@@ -116,6 +152,7 @@ export function NewsletterView() {
                 {edition.problem ? (
                   <p className="mt-2 text-sm text-amber-300">{edition.problem}</p>
                 ) : null}
+                <LinkWarnings edition={edition} />
                 <div className="mt-3">
                   <Progress edition={edition} />
                 </div>
@@ -135,7 +172,7 @@ export function NewsletterView() {
                     <ConfirmButton
                       label="Send"
                       title={`Send "${edition.subject}"?`}
-                      description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.`}
+                      description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
                       confirmLabel="Send now"
                       className={primaryClass}
                       onConfirm={() => void send(edition.slug)}

@@ -1,22 +1,34 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { emailSchema } from "../../../contract/api.ts";
+import type { Config } from "../../config.ts";
 import { newToken } from "../../engagement/subscribers-repository.ts";
-import { EditionError, readEdition } from "../../newsletter/editions.ts";
+import { editionLinkProblems } from "../../newsletter/edition-links.ts";
+import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { createMailer } from "../../outbox/mailer.ts";
-import { audited, type Command, exitCodes, usageError } from "../command.ts";
+import { audited, type Command, exitCodes, type Output, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { formatTable } from "../table.ts";
 
-function editionOf(file: string) {
+/**
+ * The edition in `file`, rendered for the configured site. What is wrong with
+ * its links and images is written to `stderr` first, one warning a line
+ * (docs/product.md, "Newsletter"): the owner reads it before anyone else does.
+ */
+function editionOf(file: string, config: Config, stderr: Output): Edition {
+  let edition: Edition;
   try {
-    return readEdition(path.resolve(file));
+    edition = readEdition(path.resolve(file), config.siteUrl);
   } catch (error) {
     if (error instanceof EditionError) throw new AdminError(error.message);
     throw error;
   }
+  for (const problem of editionLinkProblems(edition.links, config)) {
+    stderr.write(`Warning: ${problem}\n`);
+  }
+  return edition;
 }
 
 export const newsletterCommands: Command[] = [
@@ -27,13 +39,15 @@ export const newsletterCommands: Command[] = [
     help: `Renders the edition FILE (Markdown with a "subject" in its frontmatter; see
 the README, "Newsletter editions") in the mail template and writes the HTML,
 by default to DATA_DIR/preview/<name>.html, printing where. The unsubscribe
-link in it is a sample.
+link in it is a sample. Links and images are made absolute from SITE_URL;
+one that leads nowhere on the built site, or is no web address, is printed
+as a warning (as "newsletter test" and "newsletter send" do).
 
   --out HTML   write the HTML here instead`,
     arguments: ["FILE"],
     options: { out: { type: "string" } },
-    async run({ values, positionals, config, stdout }) {
-      const edition = editionOf(positionals[0] ?? "");
+    async run({ values, positionals, config, stdout, stderr }) {
+      const edition = editionOf(positionals[0] ?? "", config, stderr);
       const mail = editionMail(
         edition,
         { to: "preview@example.com", token: "preview" },
@@ -56,15 +70,16 @@ link in it is a sample.
     help: `Sends one copy of the edition FILE to ADDRESS at once, through SMTP_URL (or
 into DATA_DIR/outbox/ when it is not set), with "[Test]" before the subject.
 Nothing is recorded: the edition can still be sent to everyone. Its
-unsubscribe links lead nowhere.
+unsubscribe links lead nowhere. Links that lead nowhere are warned about
+first, as by "newsletter preview".
 
   --to ADDRESS   where to send the copy`,
     arguments: ["FILE"],
     options: { to: { type: "string" } },
-    async run({ values, positionals, config, stdout }) {
+    async run({ values, positionals, config, stdout, stderr }) {
       const to = emailSchema.safeParse(typeof values.to === "string" ? values.to : "");
       if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
-      const edition = editionOf(positionals[0] ?? "");
+      const edition = editionOf(positionals[0] ?? "", config, stderr);
       const mailer = createMailer(
         { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
         { info: (_object, message) => stdout.write(`${message}\n`) },
@@ -89,8 +104,8 @@ restart; "newsletter status" shows the progress. An edition is named by its
 file name and reaches an address once: sending the same file again queues
 only those who confirmed since. A changed file under a used name is refused.`,
     arguments: ["FILE"],
-    async run({ positionals, stdout, store }) {
-      const edition = editionOf(positionals[0] ?? "");
+    async run({ positionals, config, stdout, stderr, store }) {
+      const edition = editionOf(positionals[0] ?? "", config, stderr);
       const editionStore = createEditionsRepository(await store());
       let saved: { id: number; created: boolean };
       try {

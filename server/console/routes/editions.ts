@@ -11,6 +11,7 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { newToken } from "../../engagement/subscribers-repository.ts";
+import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { EditionError, readEdition } from "../../newsletter/editions.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionFile, listEditions } from "../editions-folder.ts";
@@ -25,7 +26,8 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     const file = editionFile(editionsDir, slug);
     if (!file) throw notFound("No such edition.");
     try {
-      return readEdition(file);
+      const edition = readEdition(file, siteUrl);
+      return { ...edition, warnings: editionLinkProblems(edition.links, config) };
     } catch (error) {
       if (!(error instanceof EditionError)) throw error;
       if (/Cannot read/.test(error.message)) throw notFound(`There is no edition "${slug}".`);
@@ -48,7 +50,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async () => {
       const progress = await editionStore.progress();
-      const listed = listEditions(editionsDir).map((edition) => ({
+      const listed = listEditions(editionsDir, config).map((edition) => ({
         ...edition,
         progress: progress.find((p) => p.slug === edition.slug) ?? null,
       }));
@@ -59,6 +61,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           slug: p.slug,
           subject: p.subject,
           problem: "The file is gone.",
+          warnings: [],
           progress: p,
         }));
       const { confirmed } = await insights.subscriberCounts();
@@ -81,7 +84,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     async (request) => {
       const edition = editionOf(request.params.slug);
       const mail = editionMail(edition, { to: "preview@example.com", token: "preview" }, siteUrl);
-      return { subject: mail.subject, html: mail.html };
+      return { subject: mail.subject, html: mail.html, warnings: edition.warnings };
     },
   );
 
@@ -110,7 +113,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         );
       }
       await audit(request, "newsletter test", `${edition.slug} to ${request.body.to}`);
-      return reply.code(202).send({ sent: true as const });
+      return reply.code(202).send({ sent: true as const, warnings: edition.warnings });
     },
   );
 
@@ -138,7 +141,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const queued = await editionStore.queueEdition(saved.id);
       context.mailQueued();
       await audit(request, "newsletter send", `${edition.slug} (${queued} queued)`);
-      return reply.code(202).send({ queued });
+      return reply.code(202).send({ queued, warnings: edition.warnings });
     },
   );
 };

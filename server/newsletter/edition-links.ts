@@ -1,0 +1,141 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { escapeHtml } from "../lib/html.ts";
+
+/**
+ * The links and images of an edition. A mail is read away from the site, so a
+ * site-relative address (`/science/pressure-cooker`, `/og/x.png`) means nothing
+ * there: every one is made absolute from SITE_URL when the edition is rendered.
+ * Each is then checked before anyone reads it (docs/product.md, "Newsletter"):
+ * a page or file of the site must exist in the built site, down to the card or
+ * heading a `#fragment` names; anything else must be an http(s), mailto or tel
+ * address. Other sites' pages are not fetched: only their form is checked.
+ */
+
+export type EditionLink = {
+  kind: "link" | "image";
+  /** As written in the edition's file. */
+  written: string;
+  /** As the mail carries it: absolute, or as written when it cannot be read as an address. */
+  absolute: string;
+};
+
+const attribute = /<(a|img)\b([^>]*?)\s(href|src)="([^"]*)"/gi;
+
+const entities: Record<string, string> = {
+  "&amp;": "&",
+  "&quot;": '"',
+  "&#39;": "'",
+  "&lt;": "<",
+  "&gt;": ">",
+};
+const decode = (value: string) => value.replace(/&(amp|quot|#39|lt|gt);/g, (e) => entities[e] ?? e);
+
+/**
+ * The edition's HTML with every link (`<a href>`) and image (`<img src>`)
+ * absolute from `siteUrl`, and each one as written and as sent.
+ */
+export function absoluteLinks(
+  html: string,
+  siteUrl: string,
+): { html: string; links: EditionLink[] } {
+  const links: EditionLink[] = [];
+  const base = `${siteUrl.replace(/\/+$/, "")}/`;
+  const rewritten = html.replace(
+    attribute,
+    (match, tag: string, _before: string, name: string, value: string) => {
+      const written = decode(value).trim();
+      let absolute = written;
+      try {
+        absolute = new URL(written, base).href;
+      } catch {
+        // Not an address at all: left as written, and reported by editionLinkProblems.
+      }
+      links.push({ kind: tag.toLowerCase() === "img" ? "image" : "link", written, absolute });
+      return match.replace(`${name}="${value}"`, `${name}="${escapeHtml(absolute)}"`);
+    },
+  );
+  return { html: rewritten, links };
+}
+
+/** A page's ids, read once per check. */
+function idsOf(file: string): Set<string> {
+  const html = readFileSync(file, "utf8");
+  return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((match) => decode(match[1] ?? "")));
+}
+
+/** The built file a path of the site is served from, or null when there is none. */
+function builtFile(clientRoot: string, pathname: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  const target = path.join(clientRoot, decoded);
+  if (target !== clientRoot && !target.startsWith(`${clientRoot}${path.sep}`)) return null;
+  for (const candidate of [target, path.join(target, "index.html"), `${target}.html`]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return null;
+}
+
+/**
+ * What is wrong with an edition's links and images, one sentence each, for
+ * the owner to read before sending: empty when all is well. `clientRoot` is
+ * the built site; when it is missing, the site's own links cannot be checked,
+ * and that is said once.
+ */
+export function editionLinkProblems(
+  links: EditionLink[],
+  { siteUrl, clientRoot }: { siteUrl: string; clientRoot: string },
+): string[] {
+  const problems: string[] = [];
+  const site = new URL(siteUrl);
+  const built = existsSync(path.join(clientRoot, "index.html"));
+  const pageIds = new Map<string, Set<string>>();
+  let unbuiltSaid = false;
+  for (const { kind, written, absolute } of links) {
+    const what = kind === "image" ? `The image ${written || '""'}` : `The link ${written || '""'}`;
+    let url: URL;
+    try {
+      url = new URL(absolute);
+    } catch {
+      problems.push(`${what} is not an address.`);
+      continue;
+    }
+    if (written === "") {
+      problems.push(`${what} is empty.`);
+      continue;
+    }
+    const allowed = kind === "image" ? ["http:", "https:"] : ["http:", "https:", "mailto:", "tel:"];
+    if (!allowed.includes(url.protocol)) {
+      problems.push(`${what} is not a web address (${url.protocol}).`);
+      continue;
+    }
+    if (url.origin !== site.origin) continue;
+    if (!built) {
+      if (!unbuiltSaid) {
+        problems.push(
+          `The site's own links could not be checked: there is no built site at ${clientRoot}.`,
+        );
+        unbuiltSaid = true;
+      }
+      continue;
+    }
+    const file = builtFile(clientRoot, url.pathname);
+    if (!file) {
+      problems.push(`${what} leads to ${url.pathname}, which is not on the site.`);
+      continue;
+    }
+    const fragment = decodeURIComponent(url.hash.slice(1));
+    if (fragment && file.endsWith(".html")) {
+      const ids = pageIds.get(file) ?? idsOf(file);
+      pageIds.set(file, ids);
+      if (!ids.has(fragment)) {
+        problems.push(`${what} leads to #${fragment}, which is not on ${url.pathname}.`);
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,196 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { editionLinkProblems } from "../../server/newsletter/edition-links.ts";
+import { renderEdition } from "../../server/newsletter/editions.ts";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A mail is read away from the site: every link and image in an edition is
+ * absolute from SITE_URL, its text part is plain text, and the owner is warned
+ * at preview, test and send about any link or image that leads nowhere.
+ */
+
+const site = {
+  "science/pressure-cooker/index.html":
+    '<!doctype html><title>cooker</title><main><h1 id="top">Cooker</h1></main>',
+  "services/index.html": '<!doctype html><title>services</title><li id="tolerance-stackups">x</li>',
+  "og/pressure-cooker.png": "PNG",
+};
+
+const markdown = `Hello,
+
+## Pressure
+
+The whole story is in [Why does a pressure cooker cook faster?](/science/pressure-cooker), and
+the [stack-ups service](/services#tolerance-stackups) says when each method fits.
+
+![The cooker's weight valve](/og/pressure-cooker.png)
+
+- one **bar** in the kitchen
+- two thousand in the engine
+
+Write to [me](mailto:owner@example.com) or read [elsewhere](https://example.org/page).
+`;
+
+const broken = `Links that lead nowhere: [a lost page](/science/no-such-post), [a lost card](/services#no-such-card),
+[a relative one](pressure-cooker), [a script](javascript:alert(1)) and an image
+![lost](/og/missing.png).
+`;
+
+describe("an edition rendered for the mail", () => {
+  const edition = renderEdition("Pressure in numbers", markdown, "https://engage.example");
+
+  it("makes every link and image absolute from SITE_URL", () => {
+    expect(edition.html).toContain('href="https://engage.example/science/pressure-cooker"');
+    expect(edition.html).toContain('href="https://engage.example/services#tolerance-stackups"');
+    expect(edition.html).toContain('src="https://engage.example/og/pressure-cooker.png"');
+    expect(edition.html).toContain('href="mailto:owner@example.com"');
+    expect(edition.html).toContain('href="https://example.org/page"');
+    expect(edition.html).not.toMatch(/(href|src)="\//);
+  });
+
+  it("gives the text part plain text: no Markdown, links with their addresses", () => {
+    const { text } = edition;
+    expect(text).not.toMatch(/\]\(|\*\*|^## /m);
+    expect(text).toContain("Pressure in numbers\n===");
+    expect(text).toMatch(
+      /Why does a pressure cooker cook\s+faster\?\s+\[https:\/\/engage\.example\/science\/pressure-cooker\]/,
+    );
+    expect(text).toMatch(/^ \* one bar in the kitchen$/m);
+    expect(text).toContain("https://engage.example/og/pressure-cooker.png");
+    expect(text).toContain("Unsubscribe: {{unsubscribe_url}}");
+    for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(78);
+  });
+
+  it("finds nothing wrong when every link leads somewhere", () => {
+    const clientRoot = fakeBuiltSite(site);
+    expect(
+      editionLinkProblems(edition.links, { siteUrl: "https://engage.example", clientRoot }),
+    ).toEqual([]);
+  });
+
+  it("names each link and image that leads nowhere", () => {
+    const clientRoot = fakeBuiltSite(site);
+    const { links } = renderEdition("Lost", broken, "https://engage.example");
+    expect(editionLinkProblems(links, { siteUrl: "https://engage.example", clientRoot })).toEqual([
+      "The link /science/no-such-post leads to /science/no-such-post, which is not on the site.",
+      "The link /services#no-such-card leads to #no-such-card, which is not on /services.",
+      "The link pressure-cooker leads to /pressure-cooker, which is not on the site.",
+      "The link javascript:alert(1) is not a web address (javascript:).",
+      "The image /og/missing.png leads to /og/missing.png, which is not on the site.",
+    ]);
+  });
+
+  it("says so once when there is no built site to check against", () => {
+    const { links } = renderEdition("Lost", broken, "https://engage.example");
+    const problems = editionLinkProblems(links, {
+      siteUrl: "https://engage.example",
+      clientRoot: path.join(os.tmpdir(), "ewe-no-such-build"),
+    });
+    expect(problems.filter((p) => p.includes("could not be checked"))).toHaveLength(1);
+    expect(problems).toContain("The link javascript:alert(1) is not a web address (javascript:).");
+  });
+});
+
+describe("editions in the console, the command line and the mail", () => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  let editionsDir: string;
+  const clientFiles = site;
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-editions-"));
+    writeFileSync(
+      path.join(editionsDir, "2026-07-pressure.md"),
+      `---\nsubject: Pressure in numbers\n---\n${markdown}`,
+    );
+    writeFileSync(path.join(editionsDir, "2026-08-lost.md"), `---\nsubject: Lost\n---\n${broken}`);
+    t = await startTestApp("sqlite", {
+      env: { EDITIONS_DIR: editionsDir, SMTP_URL: smtp.url },
+      clientFiles,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("warns in the list, at preview, with the test copy and at sending", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const { editions } = json(await owner.get("/api/admin/editions"));
+    const bySlug = (slug: string) => editions.find((e: { slug: string }) => e.slug === slug);
+    expect(bySlug("2026-07-pressure").warnings).toEqual([]);
+    expect(bySlug("2026-08-lost").warnings).toHaveLength(5);
+
+    const preview = json(await owner.get("/api/admin/editions/2026-08-lost"));
+    expect(preview.warnings).toEqual(bySlug("2026-08-lost").warnings);
+    expect(preview.html).toContain(`src="${siteUrl}/og/missing.png"`);
+
+    const test = await owner.post("/api/admin/editions/2026-08-lost/test", {
+      to: "me@example.com",
+    });
+    expect(test.statusCode).toBe(202);
+    expect(json(test).warnings).toEqual(preview.warnings);
+
+    const sent = await owner.post("/api/admin/editions/2026-08-lost/send");
+    expect(sent.statusCode).toBe(202);
+    expect(json(sent).warnings).toEqual(preview.warnings);
+  });
+
+  it("sends a test copy whose links and images all start with SITE_URL, with a plain-text part", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    const test = await owner.post("/api/admin/editions/2026-07-pressure/test", {
+      to: "copy@example.com",
+    });
+    expect(test.statusCode).toBe(202);
+    expect(json(test).warnings).toEqual([]);
+    await smtp.waitFor(() => smtp.to("copy@example.com").length === 1);
+    const { parsed } = smtp.to("copy@example.com")[0]!;
+    const html = String(parsed.html);
+    const addresses = [...html.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => m[1] ?? "");
+    expect(addresses.length).toBeGreaterThanOrEqual(6);
+    for (const address of addresses) {
+      expect(address).toMatch(/^(https?:\/\/|mailto:)/);
+    }
+    expect(html).toContain(`href="${siteUrl}/science/pressure-cooker"`);
+    expect(html).toContain(`src="${siteUrl}/og/pressure-cooker.png"`);
+    expect(parsed.text).toContain(`[${siteUrl}/science/pressure-cooker]`);
+    expect(parsed.text).not.toMatch(/\]\(|\*\*/);
+    expect(parsed.text).toMatch(/Unsubscribe: http:\/\/ewe\.test\/unsubscribe\?token=/);
+  });
+
+  it("prints the warnings on the command line at preview, test and send", async () => {
+    const env = { ...adminEnv(t), CLIENT_ROOT: fakeBuiltSite(clientFiles), SMTP_URL: smtp.url };
+    const file = path.join(editionsDir, "2026-08-lost.md");
+    const out = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-preview-")), "lost.html");
+    for (const argv of [
+      ["newsletter", "preview", file, "--out", out],
+      ["newsletter", "test", file, "--to", "cli@example.com"],
+      ["newsletter", "send", file],
+    ]) {
+      const run = await admin(env, ...argv);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.match(/^Warning: /gm), argv.join(" ")).toHaveLength(5);
+      expect(run.stderr).toContain(
+        "Warning: The image /og/missing.png leads to /og/missing.png, which is not on the site.",
+      );
+    }
+    const clean = await admin(
+      env,
+      "newsletter",
+      "preview",
+      path.join(editionsDir, "2026-07-pressure.md"),
+    );
+    expect(clean.code).toBe(0);
+    expect(clean.stderr).not.toContain("Warning");
+  });
+});
