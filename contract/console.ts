@@ -157,9 +157,17 @@ export type OwnerEditRequest = z.input<typeof ownerEditRequestSchema>;
 
 // Subscribers
 
-export const subscriberSearchSchema = z.object({
+/**
+ * Addresses travel in request bodies, never in URLs: a URL is written to the
+ * request log, and a proxy's or a browser's history.
+ */
+export const subscriberSearchSchema = z.strictObject({
   q: z.string().max(254).optional().describe("Part of an address"),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+
+export const subscriberRemoveSchema = z.strictObject({
+  email: z.string().min(1).max(254).describe("The address, in any letter case"),
 });
 
 export const consoleSubscriberSchema = z.object({
@@ -291,11 +299,14 @@ export type ConsoleEndpoints = {
     body: In<typeof banRequestSchema>;
     response: undefined;
   };
-  "GET /admin/subscribers": {
-    query?: In<typeof subscriberSearchSchema>;
+  "POST /admin/subscribers/search": {
+    body: In<typeof subscriberSearchSchema>;
     response: SubscribersResponse;
   };
-  "DELETE /admin/subscribers/:email": { params: { email: string }; response: undefined };
+  "POST /admin/subscribers/remove": {
+    body: In<typeof subscriberRemoveSchema>;
+    response: undefined;
+  };
   "GET /admin/editions": { response: EditionsResponse };
   "GET /admin/editions/:slug": { params: Slug; response: EditionPreviewResponse };
   "POST /admin/editions/:slug/test": {

@@ -32,13 +32,16 @@ export type Loaded<T> =
   | { state: "ready"; data: T };
 
 /**
- * Calls the GET `route` now, again whenever its call (search, slug) changes,
+ * The console's reads: its GET routes, and the searches that take what is
+ * searched for in a body, out of URLs and request logs.
+ */
+type ConsoleRead = Extract<ConsoleRoute, `GET ${string}`> | "POST /admin/subscribers/search";
+
+/**
+ * Calls the read `route` now, again whenever its call (search, slug) changes,
  * and whenever `reload` is called; the last answer stays shown while reloading.
  */
-export function useConsoleData<R extends Extract<ConsoleRoute, `GET ${string}`>>(
-  route: R,
-  ...call: Args<R>
-) {
+export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>) {
   const [loaded, setLoaded] = useState<Loaded<Endpoints[R]["response"]>>({ state: "loading" });
   const latest = useRef(0);
   // The call's parts by value: a new object with the same search is the same call.

@@ -5,6 +5,7 @@ import { migrateToLatest, openStore, type Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
 import { createEngagement, createEventJournal, type Engagement } from "../engagement/index.ts";
 import { resolveCookieSecret } from "../engagement/visitor.ts";
+import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
 import { createSpamStore } from "../moderation/spam/store.ts";
 import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
@@ -160,7 +161,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       db,
       createEventJournal(db),
       { committed() {} },
-      resolveCookieSecret(config),
+      createWriterKeys(resolveCookieSecret(config)),
     );
   };
 

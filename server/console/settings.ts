@@ -14,15 +14,34 @@ function withoutPassword(value: string): string {
 }
 
 /**
+ * A webhook's address often is its secret: Slack, Discord and many others put
+ * the token in the path or the query. Only where the calls go is shown.
+ */
+function originOnly(value: string): string {
+  try {
+    const url = new URL(value);
+    const rest = url.username || url.pathname !== "/" || url.search || url.hash;
+    return `${url.origin}${rest ? "/•••••• (path hidden)" : "/"}`;
+  } catch {
+    return hidden;
+  }
+}
+
+/** Settings whose value is a secret, by name. */
+const secretName = /SECRET|PASSWORD|TOKEN|_KEY$/;
+
+/**
  * The settings the server runs with, for the console's Health view: every
- * variable of `.env.example`, with secrets masked. The cookie secret is never
- * shown; URLs that carry a password (database, mail server) are shown without it.
+ * variable of `.env.example`, with secrets masked. Secrets (the cookie's, the
+ * webhook's) are never shown; URLs that carry a password (database, mail
+ * server) are shown without it, and the webhook's address by its origin alone.
  */
 export function maskedSettings(config: Config): { name: string; value: string | null }[] {
   return environmentVariables.map((name) => {
     const value = config[name];
     if (value === undefined || value === null) return { name, value: null };
-    if (name === "COOKIE_SECRET") return { name, value: hidden };
+    if (secretName.test(name)) return { name, value: hidden };
+    if (name === "WEBHOOK_URL") return { name, value: originOnly(String(value)) };
     if (name === "DATABASE_URL" || name === "SMTP_URL") {
       return { name, value: withoutPassword(String(value)) };
     }

@@ -58,13 +58,18 @@ class NodeSqliteDatabase implements SqliteDatabase {
   }
 }
 
-/** Opens (creating if needed) a SQLite file in WAL mode for one server process. */
+/**
+ * Opens (creating if needed) a SQLite file in WAL mode for one server process.
+ * `secure_delete` overwrites what a deletion frees, so a deleted comment's text
+ * does not linger in the file's free pages (docs/product.md, "Privacy and Terms").
+ */
 export function createSqliteDialect(file: string): SqliteDialect {
   const db = new DatabaseSync(file, { timeout: 5000 });
   db.exec(`
     pragma journal_mode = wal;
     pragma synchronous = full;
     pragma foreign_keys = on;
+    pragma secure_delete = on;
   `);
   return new SqliteDialect({ database: new NodeSqliteDatabase(db) });
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kysely";
-import type { ItemEventPayloads } from "../../contract/live-events.ts";
+import type { CommentEvent, ItemEventPayloads } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
@@ -27,6 +27,17 @@ function toLiveEvent(row: EventRow): LiveEvent {
 export type EventJournal = ReturnType<typeof createEventJournal>;
 
 /**
+ * What an earlier event about a comment becomes once the comment changed:
+ * after an edit it shows the new text; after a deletion, or a return to the
+ * owner's queue, it carries no text at all. Null when it already carries none.
+ */
+function rewritten(earlier: CommentEvent, now: CommentEvent): CommentEvent | null {
+  if (!("comment" in earlier)) return null;
+  if ("comment" in now) return { ...earlier, comment: now.comment };
+  return { action: now.action, item: earlier.item, commentId: earlier.commentId };
+}
+
+/**
  * The journal of live events (the `events` table): each is recorded in the
  * transaction of the write that caused it, numbered in commit order, and read
  * back to replay what a reconnecting stream or instance missed
@@ -35,6 +46,36 @@ export type EventJournal = ReturnType<typeof createEventJournal>;
 export function createEventJournal(store: Store) {
   const { db } = store;
   const postgres = store.kind === "postgres";
+
+  /**
+   * Deleted means deleted in the journal too (docs/product.md, "Privacy"): a
+   * reconnecting stream is replayed the journal, so when a comment is edited,
+   * deleted or held again, every earlier event about it is rewritten in the
+   * same transaction to carry its text as it now is, or none. Ids and order
+   * stay, so replay positions keep their meaning.
+   */
+  async function forgetEarlierText(trx: Transaction<Database>, topic: string, now: CommentEvent) {
+    if (now.action === "added") return;
+    const commentId = postgres
+      ? sql<string>`(data::jsonb ->> 'commentId')`
+      : sql<string>`cast(json_extract(data, '$.commentId') as text)`;
+    const rows = await trx
+      .selectFrom("events")
+      .select(["id", "data"])
+      .where("topic", "=", topic)
+      .where("type", "=", "comment")
+      .where(commentId, "=", String(now.commentId))
+      .execute();
+    for (const row of rows) {
+      const data = rewritten(JSON.parse(row.data) as CommentEvent, now);
+      if (data === null) continue;
+      await trx
+        .updateTable("events")
+        .set({ data: JSON.stringify(data) })
+        .where("id", "=", row.id)
+        .execute();
+    }
+  }
 
   return {
     /**
@@ -49,7 +90,9 @@ export function createEventJournal(store: Store) {
       payload: () => Promise<ItemEventPayloads[Name]>,
     ): Promise<LiveEvent> {
       if (postgres) await sql`select pg_advisory_xact_lock(${eventsLockKey})`.execute(trx);
-      const data = JSON.stringify(await payload());
+      const value = await payload();
+      if (type === "comment") await forgetEarlierText(trx, topic, value as CommentEvent);
+      const data = JSON.stringify(value);
       const row = await trx
         .insertInto("events")
         .values({ topic, type, data, created_at: nowIso() })

@@ -1,12 +1,15 @@
 /**
- * A spreadsheet opening an export runs a cell that starts with = + - @ (or a
- * tab or carriage return before one) as a formula, which can fetch URLs or, through
- * DDE, start programs. Names and comments are anyone's text, so such cells get a
- * leading single quote, which spreadsheets read as "this is text" (OWASP's advice
- * on CSV injection). JSON output stays verbatim.
+ * A spreadsheet opening an export runs a cell that starts with = + - @ as a
+ * formula, which can fetch URLs or, through DDE, start programs. Quote-aware
+ * importers (Excel, LibreOffice) first strip a field's surrounding double
+ * quotes, and some skip leading spaces, so `"=1+1"` and ` =1+1` are formulas
+ * too; Excel also takes the full-width ＝ ＋ － ＠. Names and comments are
+ * anyone's text, so such cells get a leading single quote, which spreadsheets
+ * read as "this is text" (OWASP's advice on CSV injection). A tab or carriage
+ * return first is treated the same. JSON output stays verbatim.
  */
 export function neutraliseFormula(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /^[\s"']*[=+\-@\uff1d\uff0b\uff0d\uff20]|^[\t\r]/u.test(value) ? `'${value}` : value;
 }
 
 /** RFC 4180: CRLF line ends; fields with a comma, quote or line break are quoted. */

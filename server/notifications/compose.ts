@@ -6,7 +6,7 @@ import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import type { ActionTokens } from "./action-tokens.ts";
 import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
-import { type MailPayload, postUrl } from "./notifier.ts";
+import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
 
 /**
  * Approves a held comment (docs/decisions/011-owner-notifications.md): true
@@ -31,6 +31,14 @@ function payloadOf(raw: string | null): MailPayload | null {
   } catch {
     return null;
   }
+}
+
+/** A webhook row's payload, or null when it is not one. */
+export function webhookPayloadOf(raw: string | null): WebhookPayload | null {
+  const payload = payloadOf(raw);
+  if (payload === null || raw === null) return null;
+  const { occurredAt } = JSON.parse(raw) as Partial<WebhookPayload>;
+  return typeof occurredAt === "string" ? { ...payload, occurredAt } : null;
 }
 
 export async function commentsById(db: Db, ids: number[]): Promise<Map<number, NotifiedComment>> {

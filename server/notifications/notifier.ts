@@ -1,7 +1,17 @@
-import type { CommentNotifier, CommentState } from "../engagement/comment-notifier.ts";
+import type {
+  CommentNotifier,
+  CommentState,
+  NotifiedComment,
+} from "../engagement/comment-notifier.ts";
 
 /** What an owner's mail row (`comment_notice`, `comment_digest`) carries. */
 export type MailPayload = { commentId: number; state: CommentState };
+
+/**
+ * What a webhook row carries until it is sent: which comment, never its text
+ * (docs/decisions/011-owner-notifications.md).
+ */
+export type WebhookPayload = MailPayload & { occurredAt: string };
 
 /** The JSON body of a webhook call (README, "Notifications"). */
 export type WebhookBody = {
@@ -42,6 +52,32 @@ export function postUrl(siteUrl: string, postId: string): string {
   return `${siteUrl}/science#${encodeURIComponent(postId)}`;
 }
 
+/** The body of the call a webhook row stands for, written from the comment as it is now. */
+export function webhookBody(
+  comment: NotifiedComment,
+  { state, occurredAt }: WebhookPayload,
+  { siteUrl, titles }: Pick<NotifierSettings, "siteUrl" | "titles">,
+): WebhookBody {
+  return {
+    type: `comment.${state}`,
+    occurredAt,
+    comment: {
+      id: comment.id,
+      postId: comment.postId,
+      content: comment.content,
+      userName: comment.userName,
+      createdAt: comment.createdAt,
+      status: state === "held" ? "held" : "visible",
+    },
+    item: {
+      kind: "science",
+      id: comment.postId,
+      title: titles.get(comment.postId) ?? comment.postId,
+      url: postUrl(siteUrl, comment.postId),
+    },
+  };
+}
+
 export function createCommentNotifier(settings: NotifierSettings) {
   const listeners = new Set<() => void>();
   const mail = settings.ownerEmail && settings.mode !== "off" ? settings.ownerEmail : undefined;
@@ -71,25 +107,10 @@ export function createCommentNotifier(settings: NotifierSettings) {
         );
       }
       if (settings.webhook) {
-        const body: WebhookBody = {
-          type: `comment.${state}`,
-          occurredAt: at,
-          comment: {
-            id: comment.id,
-            postId: comment.postId,
-            content: comment.content,
-            userName: comment.userName,
-            createdAt: comment.createdAt,
-            status: state === "held" ? "held" : "visible",
-          },
-          item: {
-            kind: "science",
-            id: comment.postId,
-            title: settings.titles.get(comment.postId) ?? comment.postId,
-            url: postUrl(settings.siteUrl, comment.postId),
-          },
-        };
-        rows.push({ kind: "webhook", email: null, payload: JSON.stringify(body), next: at });
+        // Only which comment: the body is written from the comment as it is
+        // when the call goes out, so a deleted comment is never sent.
+        const payload: WebhookPayload = { commentId: comment.id, state, occurredAt: at };
+        rows.push({ kind: "webhook", email: null, payload: JSON.stringify(payload), next: at });
       }
       await trx
         .insertInto("outbox")

@@ -1,21 +1,26 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
-import type { OutboxRepository } from "../outbox/outbox-repository.ts";
+import type {
+  Deliver,
+  Delivery,
+  OutboxRepository,
+  OutboxRow,
+} from "../outbox/outbox-repository.ts";
 import { type OutboxWorker, startOutboxLoop, type WorkerLog } from "../outbox/outbox-worker.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
-import { type ApproveComment, notificationComposers } from "./compose.ts";
+import {
+  type ApproveComment,
+  commentsById,
+  notificationComposers,
+  webhookPayloadOf,
+} from "./compose.ts";
 import { loadPostTitles } from "./item-titles.ts";
-import { createCommentNotifier, type WebhookBody } from "./notifier.ts";
+import { createCommentNotifier, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
 
 export type NotificationOptions = {
-  /**
-   * Approves a held comment; the mails offer an approve link only with it
-   * (docs/decisions/011-owner-notifications.md).
-   */
-  approve?: ApproveComment;
   /** The time the hourly digest and the links' expiry are reckoned against (tests move it). */
   clock?: () => Date;
   /** How long one webhook call may take. */
@@ -28,17 +33,47 @@ const pruneEveryMs = 60 * 60 * 1000;
 
 /**
  * The owner's notifications of new comments: the notifier the comments
- * repository calls in its transaction (before the store opens), then, once
- * it is open, the mails' composers for the outbox worker, the webhook
- * worker and the action links' routes.
+ * repository calls in its transaction, then the mails' composers for the
+ * outbox worker, the webhook worker and the action links' routes.
  */
+/**
+ * What a webhook row stands for: a call about a comment is written from the
+ * comment as it is now, and none is made once it is gone; other modules'
+ * calls (an enquiry's) carry their body whole, and their module deletes the
+ * row with what it is about.
+ */
+async function webhookCall(
+  row: OutboxRow,
+  db: Parameters<Deliver>[1],
+  settings: { siteUrl: string; titles: ReadonlyMap<string, string> },
+): Promise<{ event: string; body: string } | Exclude<Delivery, { outcome: "sent" }>> {
+  const reference = webhookPayloadOf(row.payload);
+  if (reference) {
+    const comment = (await commentsById(db, [reference.commentId])).get(reference.commentId);
+    if (!comment) {
+      return { outcome: "cancelled", reason: "the comment was deleted before the call went out" };
+    }
+    const body = webhookBody(comment, reference, settings);
+    return { event: body.type, body: JSON.stringify(body) };
+  }
+  let type: unknown;
+  try {
+    ({ type } = JSON.parse(row.payload ?? "null") ?? {});
+  } catch {
+    type = undefined;
+  }
+  if (typeof type !== "string" || row.payload === null) {
+    return { outcome: "failed", reason: "a malformed webhook call" };
+  }
+  return { event: type, body: row.payload };
+}
+
 export function createNotifications(
   config: Pick<
     Config,
     "OWNER_EMAIL" | "notifyComments" | "WEBHOOK_URL" | "WEBHOOK_SECRET" | "siteUrl"
   >,
   {
-    approve,
     clock = () => new Date(),
     webhookTimeoutMs = 10_000,
     titles = loadPostTitles(),
@@ -57,7 +92,12 @@ export function createNotifications(
     notifier,
     onQueued,
 
-    attach(store: Store, engagement: Engagement) {
+    /**
+     * The mails' composers, the webhook worker and the action links' routes, on
+     * the open store. `approve` publishes a held comment; the mails offer an
+     * approve link only with it (docs/decisions/011-owner-notifications.md).
+     */
+    attach(store: Store, engagement: Engagement, approve?: ApproveComment) {
       const tokens = createActionTokens(store, clock);
       const routes: ActionRouteDeps = {
         store,
@@ -89,15 +129,15 @@ export function createNotifications(
               ratePerMinute: 0,
               ...(pollMs ? { pollMs } : {}),
               log,
-              async deliver(row) {
-                if (row.payload === null) return { outcome: "failed", reason: "no payload" };
-                const { type } = JSON.parse(row.payload) as Pick<WebhookBody, "type">;
+              async deliver(row, db) {
+                const call = await webhookCall(row, db, { siteUrl: config.siteUrl, titles });
+                if ("outcome" in call) return call;
                 const delivery = await callWebhook({
                   url,
                   secret,
-                  event: type,
+                  event: call.event,
                   deliveryId: String(row.id),
-                  body: row.payload,
+                  body: call.body,
                   now: clock(),
                   timeoutMs: webhookTimeoutMs,
                 });

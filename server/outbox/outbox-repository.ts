@@ -29,8 +29,16 @@ const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest"]);
 /** Rows whose token is a link for the recipient alone, needed only until the mail is sent. */
 const tokenUntilSent: ReadonlySet<OutboxKind> = new Set(["confirmation", "enquiry_ack"]);
 
-/** Rows whose payload is needed only until they are sent (it holds what a visitor wrote). */
-const payloadUntilSent: ReadonlySet<OutboxKind> = new Set(["webhook"]);
+/**
+ * Rows whose payload is needed only until they are done with, sent or not:
+ * the owner's notifications, whose payload names a visitor's comment, and
+ * webhook calls, which may hold what a visitor wrote.
+ */
+const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
+  "comment_notice",
+  "comment_digest",
+  "webhook",
+]);
 
 /** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
 export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
@@ -79,7 +87,7 @@ export function createOutboxRepository(
           sent_at: now,
           last_error: null,
           token: tokenUntilSent.has(row.kind) ? null : row.token,
-          payload: payloadUntilSent.has(row.kind) ? null : row.payload,
+          payload: payloadUntilDone.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)
         .execute();
@@ -103,6 +111,7 @@ export function createOutboxRepository(
           status: delivery.outcome === "cancelled" ? "cancelled" : "failed",
           attempts,
           last_error: delivery.reason,
+          payload: payloadUntilDone.has(row.kind) ? null : row.payload,
         })
         .where("id", "=", row.id as number)
         .execute();

@@ -198,6 +198,13 @@ test.describe("your data", () => {
     await expect(main).toContainText("Nomination");
     await expect(main).toContainText("Portability");
     await expect(main).toContainText("supervisory authority");
+    // How long any copy of a deleted comment lasts, copy by copy.
+    const deletion = main
+      .getByRole("heading", { name: "When a comment is deleted or edited" })
+      .locator("xpath=following-sibling::ul[1]");
+    await expect(deletion).toContainText("live-update journal: gone at once");
+    await expect(deletion).toContainText("one about a comment deleted before then is not sent");
+    await expect(deletion).toContainText("We keep each backup for 30 days");
     await main.getByRole("link", { name: "Your data" }).first().click();
     await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();
   });

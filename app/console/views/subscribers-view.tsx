@@ -6,8 +6,8 @@ import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx
 export function SubscribersView() {
   const [q, setQ] = useState("");
   const [search, setSearch] = useState("");
-  const { loaded, reload } = useConsoleData("GET /admin/subscribers", {
-    query: { q: search || undefined },
+  const { loaded, reload } = useConsoleData("POST /admin/subscribers/search", {
+    body: search ? { q: search } : {},
   });
   useEffect(() => {
     const timer = setTimeout(() => setSearch(q.trim()), 250);
@@ -16,7 +16,7 @@ export function SubscribersView() {
 
   async function remove(email: string) {
     try {
-      await consoleApi("DELETE /admin/subscribers/:email", { params: { email } });
+      await consoleApi("POST /admin/subscribers/remove", { body: { email } });
       toast.success(`Removed ${email}`);
       await reload();
     } catch (error) {

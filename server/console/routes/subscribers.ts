@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
-import { subscriberSearchSchema, subscribersResponseSchema } from "../../../contract/console.ts";
+import {
+  subscriberRemoveSchema,
+  subscriberSearchSchema,
+  subscribersResponseSchema,
+} from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
 import { toCsv } from "../../lib/csv.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
@@ -10,37 +14,41 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
   const { config, engagement, insights, audit } = context;
   const { siteUrl } = config;
 
-  app.get(
-    "/subscribers",
+  app.post(
+    "/subscribers/search",
     {
       schema: {
         ...consoleTag,
-        summary: "Subscribers by state, and addresses matching a search",
-        querystring: subscriberSearchSchema,
+        summary: "Subscribers by state, and the newest addresses (matching a search, when given)",
+        description: "A POST, so that the address searched for is in no URL and no request log.",
+        body: subscriberSearchSchema,
         response: { 200: subscribersResponseSchema, ...errors },
       },
     },
     async (request) => ({
       counts: await insights.subscriberCounts(),
-      subscribers: await insights.searchSubscribers(request.query),
+      subscribers: await insights.searchSubscribers(request.body),
     }),
   );
 
-  app.delete(
-    "/subscribers/:email",
+  app.post(
+    "/subscribers/remove",
     {
       schema: {
         ...consoleTag,
         summary: "Remove one address (any letter case)",
-        params: z.object({ email: z.string().min(1).max(254) }),
+        description:
+          "The address is in the body, never in a URL; the audit trail records the removal without it.",
+        body: subscriberRemoveSchema,
         response: { 204: z.null(), ...errors },
       },
     },
     async (request, reply) => {
-      if (!(await engagement.subscribers.remove(request.params.email))) {
+      if (!(await engagement.subscribers.remove(request.body.email))) {
         throw notFound("No subscriber has this address.");
       }
-      await audit(request, "subscriber remove", request.params.email);
+      // An erasure leaves no copy of the address behind, the audit trail included.
+      await audit(request, "subscriber remove", "1 address");
       return reply.code(204).send(null);
     },
   );
