@@ -9,7 +9,8 @@ import { notifications } from "./migrations/005-notifications.ts";
 import { ownerConsole } from "./migrations/006-console.ts";
 import { ownerComments } from "./migrations/008-owner-comments.ts";
 import { enquiriesMigration } from "./migrations/009-enquiries.ts";
-import { spamFilter } from "./migrations/012-spam-filter.ts";
+import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
+import { spamFilter } from "./migrations/013-spam-filter.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -34,6 +35,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "009_enquiries": enquiriesMigration(kind),
     "010_comment_threads": commentThreads(kind),
     "011_less_kept_at_rest": lessKeptAtRest(),
-    "012_spam_filter": spamFilter(kind),
+    "012_owner_session_devices": ownerSessionDevices(),
+    "013_spam_filter": spamFilter(kind),
   };
 }

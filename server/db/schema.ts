@@ -181,6 +181,8 @@ export type OwnerSessionsTable = {
   created_at: Timestamp;
   last_seen_at: Timestamp;
   revoked_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  /** "Firefox on Linux": null for sessions opened before devices were recorded. */
+  device: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 /** WebAuthn credentials the owner registered from a session. */

@@ -172,18 +172,19 @@ describe.each(backends)("the spam filter on %s", (backend) => {
 
     // The owner sees why, in the console's lists, and how many on the Overview.
     const listed = json(await owner.get("/api/admin/comments"));
+    const spamList = json(await owner.get("/api/admin/comments?status=spam")).comments;
     const why = (text: string) =>
-      [...listed.pending, ...listed.spam].find((c: { content: string }) => c.content === text)?.why;
+      [...listed.pending, ...spamList].find((c: { content: string }) => c.content === text)?.why;
     expect(why(fourth)).toMatch(/quorvexa/);
     expect(why(fromTrusted)).toMatch(/glintoria/);
     const family = "My whole family takes Quorvexa every morning now, best thing we did this year.";
-    expect(listed.spam.map((c: { content: string }) => c.content)).toContain(family);
+    expect(spamList.map((c: { content: string }) => c.content)).toContain(family);
     const overview = json(await owner.get("/api/admin/overview"));
     expect(overview.moderation.spam).toBeGreaterThanOrEqual(6);
     expect(overview.moderation.held + overview.moderation.spam).toBeGreaterThanOrEqual(8);
 
     // One click publishes a false alarm, and teaches the filter the opposite.
-    const marked = listed.spam.find((c: { content: string }) => c.content === family);
+    const marked = spamList.find((c: { content: string }) => c.content === family);
     expect((await owner.post(`/api/admin/comments/${marked.id}/approve`)).statusCode).toBe(204);
     expect(await published(postId)).toContain(family);
 

@@ -40,14 +40,24 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         response: { 200: consoleCommentsResponseSchema, ...errors },
       },
     },
-    async (request) => ({
-      pending: await withReasons(
-        await insights.searchComments({ ...request.query, status: "pending" }),
-      ),
-      comments: await withReasons(await insights.searchComments(request.query)),
-      spam: await withReasons(await insights.searchComments({ ...request.query, status: "spam" })),
-      posts: insights.posts(),
-    }),
+    async (request) => {
+      const { status } = request.query;
+      // The held queue is listed apart, oldest first, and never again among the others.
+      return {
+        pending:
+          status === undefined || status === "pending"
+            ? await withReasons(
+                await insights.searchComments({ ...request.query, status: "pending" }),
+              )
+            : [],
+        comments:
+          status === "pending"
+            ? []
+            : await withReasons(await insights.searchComments({ ...request.query, status })),
+        counts: await insights.commentCounts(),
+        posts: insights.posts(),
+      };
+    },
   );
 
   const commentId = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });

@@ -19,6 +19,7 @@ import type { Mailer } from "../../outbox/mailer.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
 import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
+import { passkeyProblem } from "../passkey-host.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -70,6 +71,12 @@ export type ConsoleContext = ConsoleDeps & {
 
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 export const consoleTag = { tags: ["console"] };
+
+/** Browsers refuse an IP address as a passkey's host: say so before they do, in words. */
+export function refuseIpHost(siteUrl: string): void {
+  const problem = passkeyProblem(siteUrl);
+  if (problem) throw new ApiError(409, "conflict", problem);
+}
 
 export const signedOut = () =>
   new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");

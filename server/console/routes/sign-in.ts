@@ -10,11 +10,14 @@ import {
   mailLinkResponseSchema,
   passkeyOptionsResponseSchema,
   passkeySignInRequestSchema,
+  signInMethodsResponseSchema,
   signInRequestSchema,
   signInResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError } from "../../api/errors.ts";
-import { type ConsoleContext, errors, signedOut } from "./context.ts";
+import { deviceLabel } from "../device-label.ts";
+import { passkeyProblem } from "../passkey-host.ts";
+import { type ConsoleContext, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /** A small in-memory window: at most `max` events per `windowMs`, per instance. */
 function slidingWindow(max: number, windowMs: number) {
@@ -67,7 +70,10 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     },
     async (request, reply) => {
       await limitAttempts(request);
-      const outcome = await owner.signInWithLink(request.body.token);
+      const outcome = await owner.signInWithLink(
+        request.body.token,
+        deviceLabel(request.headers["user-agent"]),
+      );
       if (outcome === "unknown") {
         throw new ApiError(404, "unknown_token", "This sign-in link is not known.");
       }
@@ -133,6 +139,24 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     },
   );
 
+  app.get(
+    "/sign-in/methods",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "What the sign-in page offers: a passkey only when one can sign in here",
+        response: { 200: signInMethodsResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const problem = passkeyProblem(siteUrl);
+      if (problem) return { passkey: "unavailable" as const, passkeyProblem: problem };
+      const registered = (await owner.listPasskeys()).length > 0;
+      return { passkey: registered ? ("ready" as const) : ("none" as const), passkeyProblem: null };
+    },
+  );
+
   app.post(
     "/passkey-sign-in/options",
     {
@@ -145,6 +169,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     },
     async (request) => {
       await limitAttempts(request);
+      refuseIpHost(siteUrl);
       const passkeys = await owner.storedPasskeys();
       const options = await generateAuthenticationOptions({
         rpID,
@@ -195,7 +220,9 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       }
       if (!verified.verified) throw refused();
       await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter);
-      const { sessionId, token } = await owner.signInWithPasskey();
+      const { sessionId, token } = await owner.signInWithPasskey(
+        deviceLabel(request.headers["user-agent"]),
+      );
       setSessionCookie(reply, token);
       await owner.audit(sessionId, "sign-in", "passkey");
       const session = (await owner.listSessions(sessionId)).find((s) => s.current);
