@@ -112,6 +112,8 @@ export const overviewResponseSchema = z.object({
   subscribers: z.array(subscriberDaySchema),
   mostEngaged: z.array(engagedItemSchema),
   editions: z.array(editionProgressSchema),
+  /** Comments the spam filter or the moderation setting keeps off the page now. */
+  moderation: z.object({ held: z.number(), spam: z.number() }),
 });
 export type OverviewResponse = z.infer<typeof overviewResponseSchema>;
 
@@ -125,8 +127,10 @@ export const consoleCommentSchema = z.object({
   userName: z.string(),
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
-  /** Published for all; pending the owner's approval; or caught by the honeypot. */
+  /** Published for all; pending the owner's approval; or kept as spam (the filter, the honeypot or the owner). */
   status: z.enum(["published", "pending", "spam"]),
+  /** Why a held or spam comment is there, in the owner's words: a rule, the score, a stranger's link. */
+  why: z.string().optional(),
   /**
    * For a reply, the comment whose thread it answers: its writer's name and
    * the start of its text (both empty once that comment was deleted).
@@ -361,6 +365,7 @@ export type ConsoleEndpoints = {
   };
   "POST /admin/comments/:id/approve": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reject": { params: { id: number }; response: undefined };
+  "POST /admin/comments/:id/spam": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/ban": {
     params: { id: number };
     body: In<typeof banRequestSchema>;

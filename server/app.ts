@@ -201,6 +201,7 @@ export async function buildApp({
     engagement,
     reads,
     moderation,
+    spam,
     stop: stopEngagement,
   } = startEngagement({
     store,
@@ -209,6 +210,7 @@ export async function buildApp({
     keys: writerKeys,
     notifier: notifications.notifier,
     moderationMode: config.MODERATION,
+    spamConfig: config,
     log: app.log,
   });
   const blocklist = createBlocklist(config.DATA_DIR, app.log);
@@ -219,6 +221,7 @@ export async function buildApp({
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
+    spam: spam.filter,
   });
   const enquiries = createEnquiries({
     store,
@@ -306,6 +309,7 @@ export async function buildApp({
           owner: ownerConsole,
           moderation,
           defences,
+          spam: spam.filter,
           insights: createInsightsRepository(store, loadItemTitles(), clock),
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,

@@ -8,6 +8,8 @@ import type { WriterKeys } from "./engagement/writer-keys.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
+import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
+import { createSpamStore, type SpamStore } from "./moderation/spam/store.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;
@@ -78,6 +80,8 @@ export type EngagementServices = {
   reads: ReadCache;
   /** The owner's moderation: approve, reject, ban (server/moderation/service.ts). */
   moderation: Moderation;
+  /** The spam filter and what it learns from (server/moderation/spam/). */
+  spam: { store: SpamStore; filter: SpamFilter };
   stop(): void;
 };
 
@@ -92,11 +96,13 @@ export function startEngagement({
   keys,
   notifier,
   moderationMode,
+  spamConfig,
   log,
 }: Omit<StoreAndBus, "close"> & {
   keys: WriterKeys;
   notifier: CommentNotifier;
   moderationMode: Config["MODERATION"];
+  spamConfig: Pick<Config, "HOLD_LINKS_FROM_NEW" | "SPAM_MODEL_FILE">;
   log: BusLogger;
 }): EngagementServices {
   // A write's own instance forgets the item's cached reads the moment it commits,
@@ -115,10 +121,21 @@ export function startEngagement({
     notifier,
   );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
+  const spamStore = createSpamStore(store);
+  const spam = {
+    store: spamStore,
+    filter: createSpamFilter({
+      store: spamStore,
+      holdLinksFromNew: spamConfig.HOLD_LINKS_FROM_NEW,
+      ...(spamConfig.SPAM_MODEL_FILE ? { modelFile: spamConfig.SPAM_MODEL_FILE } : {}),
+      log,
+    }),
+  };
   const moderation = createModeration({
     store,
     comments: engagement.comments,
     mode: moderationMode,
+    spam: spamStore,
   });
 
   const prune = () =>
@@ -135,6 +152,7 @@ export function startEngagement({
     engagement,
     reads,
     moderation,
+    spam,
     stop() {
       reads?.close();
       clearInterval(pruning);

@@ -7,12 +7,14 @@ import { createEngagement, createEventJournal, type Engagement } from "../engage
 import { resolveCookieSecret } from "../engagement/visitor.ts";
 import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
+import { createSpamStore } from "../moderation/spam/store.ts";
 import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
 import { enquiryCommands } from "./commands/enquiries.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
+import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
 import { subscriberCommands } from "./commands/subscribers.ts";
 import { visitorCommands } from "./commands/visitors.ts";
@@ -37,6 +39,7 @@ const commands: Command[] = [
   ...subscriberCommands,
   ...newsletterCommands,
   ...commentCommands,
+  ...spamCommands,
   ...enquiryCommands,
   ...visitorCommands,
   ...statsCommands,
@@ -241,6 +244,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       store: await store(),
       comments: (await engagement()).comments,
       mode: config.MODERATION,
+      spam: createSpamStore(await store()),
     });
 
   try {

@@ -67,7 +67,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
   return {
     posts: () => titles.list("science"),
 
-    async overview(): Promise<Omit<OverviewResponse, "editions">> {
+    async overview(): Promise<Omit<OverviewResponse, "editions" | "moderation">> {
       const days = lastDays(now(), overviewDays);
       const since = `${days[0]}T00:00:00.000Z`;
       const [comments, science, mythology] = await Promise.all([
@@ -227,6 +227,18 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         status: row.status,
         replyTo: replyTo(row.parent_id),
       }));
+    },
+
+    /** How many comments are held for the owner, and kept as spam. */
+    async moderationCounts(): Promise<{ held: number; spam: number }> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select(["status", (eb) => eb.fn.countAll().as("n")])
+        .where("status", "in", ["pending", "spam"])
+        .groupBy("status")
+        .execute();
+      const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+      return { held: of("pending"), spam: of("spam") };
     },
 
     /** Who wrote these comments, on which post, and how they begin: what the ban list shows. */

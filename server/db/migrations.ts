@@ -10,6 +10,7 @@ import { ownerConsole } from "./migrations/006-console.ts";
 import { ownerComments } from "./migrations/008-owner-comments.ts";
 import { enquiriesMigration } from "./migrations/009-enquiries.ts";
 import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
+import { spamFilter } from "./migrations/013-spam-filter.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -35,5 +36,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "010_comment_threads": commentThreads(kind),
     "011_less_kept_at_rest": lessKeptAtRest(),
     "012_owner_session_devices": ownerSessionDevices(),
+    "013_spam_filter": spamFilter(kind),
   };
 }

@@ -213,6 +213,28 @@ export type OwnerAuditTable = {
   object: string | null;
 };
 
+/** What the spam filter learns from: the owner's decisions on comments (docs/decisions/025-spam-that-learns.md). */
+export type SpamExamplesTable = {
+  id: BigId;
+  /** The comment decided on; it may since have been deleted. */
+  comment_id: number | null;
+  label: "spam" | "ham";
+  /** The owner's action: approve, publish, reject, spam or ban. */
+  source: string;
+  content: string;
+  created_at: Timestamp;
+};
+
+/** What the spam filter did with each new comment, and why; no text. */
+export type SpamScreeningTable = {
+  comment_id: number;
+  outcome: "published" | "pending" | "spam";
+  /** Why it was held or stored as spam: score, stranger-link, learned, honeypot or moderation. */
+  reason: string | null;
+  score: number | null;
+  created_at: Timestamp;
+};
+
 export type EnquiryStatus = "new" | "answered" | "closed";
 
 /** What a reader asked for from /services (docs/product.md, "Enquiries"): personal data, never public. */
@@ -274,6 +296,8 @@ export type Database = {
   enquiries: EnquiriesTable;
   enquiry_answers: EnquiryAnswersTable;
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
+  spam_examples: SpamExamplesTable;
+  spam_screening: SpamScreeningTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

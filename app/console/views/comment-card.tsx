@@ -13,9 +13,11 @@ export function commentName(comment: ConsoleComment): string {
 }
 
 /**
- * What the owner can do to one comment, each in one click: approve a held one,
- * reject it (it goes, for its writer too), delete it, or ban its writer, which
- * asks first (docs/decisions/010-moderation-and-spam.md).
+ * What the owner can do to one comment, each in one click: approve a held one
+ * or publish one kept as spam, reject it (it goes, for its writer too), mark it
+ * as spam, delete it, or ban its writer, which asks first
+ * (docs/decisions/010-moderation-and-spam.md). Approving, marking as spam,
+ * rejecting and banning teach the spam filter (docs/decisions/025-spam-that-learns.md).
  */
 function CommentActions({
   comment,
@@ -53,9 +55,25 @@ function CommentActions({
               "Comment approved",
             )
           }
-          aria-label={`Approve ${which}`}
+          aria-label={comment.status === "spam" ? `Publish ${which}` : `Approve ${which}`}
         >
-          Approve
+          {comment.status === "spam" ? "Publish" : "Approve"}
+        </button>
+      )}
+      {comment.status !== "spam" && (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() =>
+            act(
+              () => consoleApi("POST /admin/comments/:id/spam", { params }),
+              "Marked as spam: the filter learnt from it",
+            )
+          }
+          aria-label={`Mark ${which} as spam`}
+        >
+          Mark as spam
         </button>
       )}
       {comment.status === "pending" ? (
@@ -104,7 +122,7 @@ function CommentActions({
 const statusLabel: Record<ConsoleComment["status"], string | null> = {
   published: null,
   pending: "Awaiting approval",
-  spam: "Caught by the honeypot",
+  spam: "Kept as spam",
 };
 
 /** One comment as the console lists it, with its actions; a checkbox when it can be picked. */
@@ -153,6 +171,7 @@ export function CommentCard({
           #{comment.id} · <When iso={comment.createdAt} />
         </p>
       </div>
+      {comment.why ? <p className="mt-1 text-sm text-amber-200">Why: {comment.why}</p> : null}
       {comment.replyTo ? (
         <p className="mt-2 text-xs break-words text-slate-400">
           {comment.replyTo.userName

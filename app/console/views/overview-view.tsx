@@ -124,6 +124,25 @@ export function OverviewView() {
           const lastSubscribers = data.subscribers.at(-1);
           return (
             <div className="grid gap-5 xl:grid-cols-2">
+              <Panel title="Held and spam comments">
+                <dl className="flex gap-8">
+                  <div>
+                    <dt className="text-sm text-slate-400">Awaiting approval</dt>
+                    <dd className="text-2xl font-semibold text-slate-100">
+                      {data.moderation.held}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt className="text-sm text-slate-400">Kept as spam</dt>
+                    <dd className="text-2xl font-semibold text-slate-100">
+                      {data.moderation.spam}
+                    </dd>
+                  </div>
+                </dl>
+                <p className="mt-3 text-sm text-slate-400">
+                  Comments shows why each is there; one click publishes a false alarm.
+                </p>
+              </Panel>
               <Panel title="Comments and reactions per day">
                 <Chart
                   summary={`Last 90 days: ${plural(sum(data.activity.map((d) => d.comments)), "comment")} and ${plural(sum(data.activity.map((d) => d.reactions)), "reaction")}.`}

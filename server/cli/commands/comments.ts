@@ -167,4 +167,29 @@ Exit code 3 when there is no such comment.`,
       return exitCodes.ok;
     },
   },
+  {
+    name: "comments spam",
+    usage: "ID",
+    summary: "mark a comment as spam; the spam filter learns from it",
+    help: `Marks a comment as spam: it disappears from every reader's page, live, and
+only its writer still sees it, as with what the honeypot catches. The spam
+filter learns from it at once, on every instance: after three comments marked
+so that name the same new product or site, the next one that names it is held
+for you. Exit code 3 when there is no such comment.`,
+    arguments: ["ID"],
+    async run({ positionals, stdout, moderation, store }) {
+      const id = parseId(positionals[0], "The comment id");
+      const outcome = await (await moderation()).markSpam(id);
+      if (outcome === "not_found") {
+        throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+      }
+      if (outcome === "marked") await audited(store, "comment spam", String(id));
+      stdout.write(
+        outcome === "marked"
+          ? `Marked comment ${id} as spam: readers no longer see it, and the filter learnt from it.\n`
+          : `Comment ${id} was already marked as spam.\n`,
+      );
+      return exitCodes.ok;
+    },
+  },
 ];

@@ -10,6 +10,7 @@ import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
+import type { SpamFilter } from "../../moderation/spam/filter.ts";
 import {
   createEditionsRepository,
   type EditionsRepository,
@@ -41,6 +42,8 @@ export type ConsoleDeps = {
   moderation: Moderation;
   /** The text rules an edit keeps (server/moderation/defences.ts). */
   defences: CommentDefences;
+  /** Why the spam filter held a comment (server/moderation/spam/filter.ts). */
+  spam: SpamFilter;
   insights: InsightsRepository;
   mailer: Mailer;
   /** Wakes this instance's outbox worker after an edition was queued. */
@@ -89,6 +92,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     owner,
     moderation,
     defences,
+    spam,
     insights,
     mailer,
     slots,
@@ -102,6 +106,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     owner,
     moderation,
     defences,
+    spam,
     insights,
     mailer,
     mailQueued: () => deps.mailQueued(),
