@@ -635,3 +635,42 @@ describe("subscriber addresses in the console", () => {
     }
   });
 });
+
+describe("the console's pages under other spellings of their address", () => {
+  it("send a signed-out browser to sign in, with the console's headers, however the path is written", async () => {
+    const t = await startTestApp("sqlite", {
+      clientFiles: {
+        "admin/index.html": "<!doctype html><title>Overview</title>",
+        "admin/comments/index.html": "<!doctype html><title>Comments</title>",
+        "admin/sign-in/index.html": "<!doctype html><title>Sign in</title>",
+      },
+    });
+    try {
+      for (const url of [
+        "/admin/",
+        "/%61dmin/",
+        "/%61%64%6d%69%6e/comments/",
+        "/adm%69n/comments/",
+        "//admin/",
+        "/x/../admin/",
+        "/./admin/comments/",
+      ]) {
+        const response = await t.app.inject({ method: "GET", url });
+        expect([url, response.statusCode, response.headers.location]).toEqual([
+          url,
+          303,
+          "/admin/sign-in",
+        ]);
+      }
+      for (const url of ["/admin/sign-in/", "/%61dmin/sign-in/", "/admin/sign%2Din/"]) {
+        const response = await t.app.inject({ method: "GET", url });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers["cache-control"], url).toBe("no-store");
+        expect(response.headers["x-robots-tag"], url).toBe("noindex, nofollow");
+        expect(response.headers["content-security-policy"], url).toContain("frame-src 'self'");
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
