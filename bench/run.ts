@@ -536,7 +536,7 @@ try {
   );
   const before = mailsAccepted;
   const queueStart = performance.now();
-  const sent = await runAdmin(["newsletter", "send", editionFile], {
+  const sent = await runAdmin(["newsletter", "send", editionFile, "--yes"], {
     env: { DATA_DIR: path.join(scratch, "data"), SITE_URL: serverOrigin },
     stdout: { write: () => true },
     stderr: process.stderr,

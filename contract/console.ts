@@ -24,6 +24,8 @@ export const mailLinkResponseSchema = z.object({ requested: z.literal(true) });
 export const sessionSchema = z.object({
   id: z.string(),
   method: z.enum(["link", "passkey"]),
+  /** The browser and device it signed in from, such as "Firefox on Linux". */
+  device: z.string(),
   createdAt: timestampSchema,
   lastSeenAt: timestampSchema,
   current: z.boolean(),
@@ -45,6 +47,8 @@ export type Passkey = z.infer<typeof passkeySchema>;
 export const whoAmIResponseSchema = z.object({
   session: sessionSchema,
   passkeys: z.array(passkeySchema),
+  /** Why passkeys cannot work on this SITE_URL (an IP address), or null when they can. */
+  passkeysUnavailable: z.string().nullable(),
 });
 export type WhoAmIResponse = z.infer<typeof whoAmIResponseSchema>;
 
@@ -62,6 +66,17 @@ export const registerPasskeyRequestSchema = z.strictObject({
     .refine((name) => !/\p{Cc}/u.test(name), "Passkey names cannot contain control characters."),
   response: webAuthnJson,
 });
+
+/**
+ * What the sign-in page offers: a passkey only when one is registered and the
+ * site's host name can carry one. Public, like the sign-in page itself.
+ */
+export const signInMethodsResponseSchema = z.object({
+  passkey: z.enum(["ready", "none", "unavailable"]),
+  /** Why passkeys cannot work here, when `passkey` is "unavailable". */
+  passkeyProblem: z.string().nullable(),
+});
+export type SignInMethodsResponse = z.infer<typeof signInMethodsResponseSchema>;
 
 export const passkeySignInRequestSchema = z.strictObject({ response: webAuthnJson });
 export const passkeyResponseSchema = z.object({ passkey: passkeySchema });
@@ -97,6 +112,8 @@ export const overviewResponseSchema = z.object({
   subscribers: z.array(subscriberDaySchema),
   mostEngaged: z.array(engagedItemSchema),
   editions: z.array(editionProgressSchema),
+  /** Comments the spam filter or the moderation setting keeps off the page now. */
+  moderation: z.object({ held: z.number(), spam: z.number() }),
 });
 export type OverviewResponse = z.infer<typeof overviewResponseSchema>;
 
@@ -110,8 +127,10 @@ export const consoleCommentSchema = z.object({
   userName: z.string(),
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
-  /** Published for all; pending the owner's approval; or caught by the honeypot. */
+  /** Published for all; pending the owner's approval; or kept as spam (the filter, the honeypot or the owner). */
   status: z.enum(["published", "pending", "spam"]),
+  /** Why a held or spam comment is there, in the owner's words: a rule, the score, a stranger's link. */
+  why: z.string().optional(),
   /**
    * For a reply, the comment whose thread it answers: its writer's name and
    * the start of its text (both empty once that comment was deleted).
@@ -122,16 +141,25 @@ export const consoleCommentSchema = z.object({
 });
 export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
 
+export const commentStatusSchema = z.enum(["published", "pending", "spam"]);
+export type CommentStatusFilter = z.infer<typeof commentStatusSchema>;
+
 export const commentSearchSchema = z.object({
   q: z.string().max(200).optional().describe("Words in the text or the name"),
   post: z.string().max(100).optional().describe("Only this science post"),
+  status: commentStatusSchema
+    .optional()
+    .describe("Only comments in this state; absent: the held queue, then every other comment"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
 export const consoleCommentsResponseSchema = z.object({
-  /** Comments held for the owner's approval, oldest first: the queue. */
+  /** Comments held for the owner's approval, oldest first: the queue (when the filter shows it). */
   pending: z.array(consoleCommentSchema),
+  /** The other comments the filter shows, newest first; never one of `pending`. */
   comments: z.array(consoleCommentSchema),
+  /** Every comment by state, whatever the search. */
+  counts: z.object({ published: z.number(), pending: z.number(), spam: z.number() }),
   /** The science posts, for the search's post filter. */
   posts: z.array(z.object({ id: z.string(), title: z.string() })),
 });
@@ -141,6 +169,48 @@ export const banRequestSchema = z.object({
   /** Until lifted when absent. */
   days: z.number().int().min(1).max(3650).optional(),
 });
+
+const commentIdSchema = z.number().int().min(1).max(2_147_483_647);
+
+/** Approve or reject many held comments at once. */
+export const bulkModerationRequestSchema = z.strictObject({
+  action: z.enum(["approve", "reject"]),
+  ids: z
+    .array(commentIdSchema)
+    .min(1, "Choose at least one comment.")
+    .max(200, "At most 200 comments at once."),
+});
+export type BulkModerationRequest = z.input<typeof bulkModerationRequestSchema>;
+export const bulkModerationResponseSchema = z.object({
+  /** How many comments it approved or rejected. */
+  done: z.number(),
+  /** Ids that name no comment (deleted meanwhile). */
+  notFound: z.array(z.number()),
+});
+
+/** How many comments wait for the owner: the console's badge and the Overview's call. */
+export const moderationQueueResponseSchema = z.object({ pending: z.number() });
+
+export const consoleBanSchema = z.object({
+  id: z.number(),
+  /** The comment that led to the ban, while it exists. */
+  comment: z
+    .object({
+      id: z.number(),
+      userName: z.string(),
+      postTitle: z.string(),
+      excerpt: z.string(),
+    })
+    .nullable(),
+  createdAt: timestampSchema,
+  /** Null: until lifted. */
+  expiresAt: timestampSchema.nullable(),
+  /** Whether it names the writer's address too, not only their browser. */
+  coversAddress: z.boolean(),
+});
+export type ConsoleBan = z.infer<typeof consoleBanSchema>;
+export const bansResponseSchema = z.object({ bans: z.array(consoleBanSchema) });
+export type BansResponse = z.infer<typeof bansResponseSchema>;
 
 /**
  * The owner's edit of any comment, from the reading page
@@ -240,6 +310,8 @@ export const auditEntrySchema = z.object({
   id: z.number(),
   at: timestampSchema,
   sessionId: z.string().nullable(),
+  /** The browser and device of that session; null for the command line and mailed links. */
+  device: z.string().nullable(),
   action: z.string(),
   object: z.string().nullable(),
 });
@@ -265,6 +337,7 @@ export type ConsoleEndpoints = {
     body: In<typeof mailLinkRequestSchema>;
     response: Out<typeof mailLinkResponseSchema>;
   };
+  "GET /admin/sign-in/methods": { response: SignInMethodsResponse };
   "POST /admin/passkey-sign-in/options": { response: Out<typeof passkeyOptionsResponseSchema> };
   "POST /admin/passkey-sign-in": {
     body: In<typeof passkeySignInRequestSchema>;
@@ -285,13 +358,21 @@ export type ConsoleEndpoints = {
     query?: In<typeof commentSearchSchema>;
     response: ConsoleCommentsResponse;
   };
+  "GET /admin/comments/queue": { response: Out<typeof moderationQueueResponseSchema> };
+  "POST /admin/comments/bulk": {
+    body: BulkModerationRequest;
+    response: Out<typeof bulkModerationResponseSchema>;
+  };
   "POST /admin/comments/:id/approve": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reject": { params: { id: number }; response: undefined };
+  "POST /admin/comments/:id/spam": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/ban": {
     params: { id: number };
     body: In<typeof banRequestSchema>;
     response: undefined;
   };
+  "GET /admin/bans": { response: BansResponse };
+  "DELETE /admin/bans/:id": { params: { id: number }; response: undefined };
   "POST /admin/subscribers/search": {
     body: In<typeof subscriberSearchSchema>;
     response: SubscribersResponse;

@@ -28,6 +28,10 @@ const inputs = [
   "scripts/og-images.ts",
   "scripts/search-index.ts",
   "scripts/vite-content-images.ts",
+  // The spam classifier's model is built from its corpus.
+  "server/moderation/corpus",
+  "scripts/spam-model.ts",
+  "scripts/spam-corpus.ts",
 ];
 
 function files(entry: string): string[] {

@@ -17,6 +17,7 @@ import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
 import { robotsTxt } from "./robots.ts";
 import { writeSearchIndex } from "./search-index.ts";
+import { ensureSpamModel } from "./spam-model.ts";
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
 let content: SiteContent;
@@ -122,6 +123,10 @@ await Promise.all(
     if (brotli.length < source.length) writeFileSync(`${full}.br`, brotli);
   }),
 );
+
+// 5. The spam classifier, trained on its corpus (docs/decisions/025-spam-that-learns.md),
+// again only when the corpus or the code that reads it changed.
+if (ensureSpamModel()) console.info("Trained the spam model: build/spam-model.json");
 
 writeFileSync(stampFile, buildInputsHash());
 console.info(

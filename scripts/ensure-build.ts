@@ -5,7 +5,9 @@ import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inpu
 
 /** `npm start` builds the site when it is missing or older than its sources or settings. */
 const current =
-  existsSync(path.join(clientDir, "index.html")) && existsSync(stampFile)
+  existsSync(path.join(clientDir, "index.html")) &&
+  existsSync(stampFile) &&
+  existsSync(path.join(projectRoot, "build/spam-model.json"))
     ? readFileSync(stampFile, "utf8")
     : null;
 

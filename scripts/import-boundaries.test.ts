@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /*
  * The layers of docs/architecture.md ("Layers", "Server floors") are enforced
@@ -168,6 +168,9 @@ const oneWay = [
 ];
 
 describe("import boundaries", () => {
+  // One lint of every case; on a loaded machine it can take a while.
+  beforeAll(() => lintAll(), 120_000);
+
   it.each(refused.map((c, i) => [...c, refusedFiles[i]!] as const))(
     "refuses %s",
     async (_case, _file, _specifier, placed) => {

@@ -31,7 +31,7 @@ import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
-import { startServices } from "./startup.ts";
+import { openStoreAndBus, startEngagement } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { securityHeaders } from "./web/security-headers.ts";
@@ -180,35 +180,48 @@ export async function buildApp({
   });
   app.decorate("eventStreams", eventStreams);
 
-  // The approve links act through moderation, which starts with the engagement below.
-  let moderationService: { approveComment(id: number): Promise<string> } | undefined;
+  // The composition root, read top to bottom: secrets and keys, each derived
+  // once; the store and the event bus; the domain modules, each after those it
+  // uses (docs/architecture.md, "Server floors"); then the routes.
+  const cookieSecret = resolveCookieSecret(config);
+  const writerKeys = createWriterKeys(cookieSecret);
+  const {
+    store,
+    events,
+    bus,
+    close: closeStore,
+  } = await openStoreAndBus(config, app.log, {
+    ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
+  });
   const notifications = createNotifications(config, {
-    approve: async (id) => (await moderationService?.approveComment(id)) === "approved",
     ...notificationOptions,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const {
-    store,
-    bus,
     engagement,
     reads,
     moderation,
-    close: closeEngagement,
-  } = await startServices(config, app.log, {
+    spam,
+    stop: stopEngagement,
+  } = startEngagement({
+    store,
+    events,
+    bus,
+    keys: writerKeys,
     notifier: notifications.notifier,
-    ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
+    moderationMode: config.MODERATION,
+    spamConfig: config,
+    log: app.log,
   });
-  moderationService = moderation;
-  const cookieSecret = resolveCookieSecret(config);
   const blocklist = createBlocklist(config.DATA_DIR, app.log);
-  const moderationKeys = createWriterKeys(cookieSecret);
   const defences = createCommentDefences({
     config,
     blocklist,
-    keys: moderationKeys,
+    keys: writerKeys,
     formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
     comments: engagement.comments,
     moderation,
+    spam: spam.filter,
   });
   const enquiries = createEnquiries({
     store,
@@ -216,7 +229,7 @@ export async function buildApp({
     cookieSecret,
     services: loadServiceTitles(),
     blocklist,
-    keys: moderationKeys,
+    keys: writerKeys,
     formTokens: createFormTokens(cookieSecret, {
       purpose: "enquiry form timing",
       minimumMs: config.COMMENT_MIN_SECONDS * 1000,
@@ -224,7 +237,11 @@ export async function buildApp({
     moderation,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
-  const owner = notifications.attach(store, engagement);
+  const owner = notifications.attach(
+    store,
+    engagement,
+    async (id) => (await moderation.approveComment(id)) === "approved",
+  );
   const newsletter = createNewsletter(store, config, cookieSecret);
   const mailOut = startOutbox(store, config, app.log, mail, {
     ...newsletter.composers,
@@ -242,7 +259,8 @@ export async function buildApp({
     retention.stop();
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([mailOut.stop(), webhooks.stop()]);
-    await closeEngagement();
+    stopEngagement();
+    await closeStore();
   };
   // After the API's own preClose hook has ended the event streams.
   app.addHook("onClose", close);
@@ -291,6 +309,7 @@ export async function buildApp({
           owner: ownerConsole,
           moderation,
           defences,
+          spam: spam.filter,
           insights: createInsightsRepository(store, loadItemTitles(), clock),
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,

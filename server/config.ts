@@ -156,6 +156,15 @@ const envSchema = z
     COMMENT_MAX_LINKS: z.coerce.number().int().min(0).max(50).default(2),
     // The same text from the same visitor (or address) within this many minutes is refused.
     COMMENT_DUPLICATE_MINUTES: z.coerce.number().int().min(0).max(10_080).default(10),
+    // A comment with a link or contact details from a browser the site does not
+    // trust yet waits for the owner (docs/decisions/025-spam-that-learns.md).
+    HOLD_LINKS_FROM_NEW: z
+      .enum(["on", "off", "true", "false", "1", "0"], { error: "must be on or off" })
+      .default("on")
+      .transform((value) => value === "on" || value === "true" || value === "1"),
+    // The spam classifier's trained model, read on the first comment; by
+    // default the one the build writes, build/spam-model.json.
+    SPAM_MODEL_FILE: optionalText.pipe(z.string().optional()),
     // The owner's notifications of new comments (docs/decisions/011-owner-notifications.md).
     OWNER_EMAIL: optionalText.pipe(z.email("must be an email address").optional()),
     NOTIFY_COMMENTS: optionalText.pipe(

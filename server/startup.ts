@@ -4,10 +4,12 @@ import { storeOptionsOf } from "./db/store-config.ts";
 import type { CommentNotifier } from "./engagement/comment-notifier.ts";
 import { createEngagement, type Engagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
-import { resolveCookieSecret } from "./engagement/visitor.ts";
+import type { WriterKeys } from "./engagement/writer-keys.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
-import { createEventJournal } from "./events/journal.ts";
+import { createEventJournal, type EventJournal } from "./events/journal.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
+import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
+import { createSpamStore, type SpamStore } from "./moderation/spam/store.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;
@@ -15,35 +17,29 @@ const pruneEveryMs = 60 * 60 * 1000;
 /** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
 const spamRetentionMs = 30 * 24 * 60 * 60 * 1000;
 
-export type Services = {
+export type StoreAndBus = {
   store: Store;
+  events: EventJournal;
   bus: EventBus;
-  engagement: Engagement;
-  /** The item reads, from memory (read-cache.ts). */
-  reads: ReadCache;
-  /** The owner's moderation: approve, reject, ban (server/moderation/service.ts). */
-  moderation: Moderation;
   close(): Promise<void>;
 };
 
-type ServicesConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "COOKIE_SECRET" | "MODERATION">;
+type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR">;
 
 /**
  * Opens the store named by the configuration, migrates it, and starts the
  * live event bus that suits it.
  */
-export async function startServices(
-  config: ServicesConfig,
+export async function openStoreAndBus(
+  config: StoreConfig,
   log: BusLogger,
   {
-    notifier,
     connectionWaitMs,
   }: {
-    notifier?: CommentNotifier;
     /** See `StoreOptions`: tests on a loaded machine let requests wait longer. */
     connectionWaitMs?: number;
   } = {},
-): Promise<Services> {
+): Promise<StoreAndBus> {
   const options = storeOptionsOf(config);
   const store = await openStore(
     options.kind === "postgres" && connectionWaitMs ? { ...options, connectionWaitMs } : options,
@@ -67,7 +63,48 @@ export async function startServices(
     await store.close();
     throw error;
   }
+  return {
+    store,
+    events,
+    bus,
+    async close() {
+      await bus.close();
+      await store.close();
+    },
+  };
+}
 
+export type EngagementServices = {
+  engagement: Engagement;
+  /** The item reads, from memory (read-cache.ts). */
+  reads: ReadCache;
+  /** The owner's moderation: approve, reject, ban (server/moderation/service.ts). */
+  moderation: Moderation;
+  /** The spam filter and what it learns from (server/moderation/spam/). */
+  spam: { store: SpamStore; filter: SpamFilter };
+  stop(): void;
+};
+
+/**
+ * The repositories, the read cache and moderation on an open store, with the
+ * pruning of old events, stale subscriptions and caught spam.
+ */
+export function startEngagement({
+  store,
+  events,
+  bus,
+  keys,
+  notifier,
+  moderationMode,
+  spamConfig,
+  log,
+}: Omit<StoreAndBus, "close"> & {
+  keys: WriterKeys;
+  notifier: CommentNotifier;
+  moderationMode: Config["MODERATION"];
+  spamConfig: Pick<Config, "HOLD_LINKS_FROM_NEW" | "SPAM_MODEL_FILE">;
+  log: BusLogger;
+}): EngagementServices {
   // A write's own instance forgets the item's cached reads the moment it commits,
   // before it answers; the bus brings the news to the other instances.
   let reads: ReadCache | undefined;
@@ -80,14 +117,25 @@ export async function startServices(
         bus.committed(event);
       },
     },
-    resolveCookieSecret(config),
+    keys,
     notifier,
   );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
+  const spamStore = createSpamStore(store);
+  const spam = {
+    store: spamStore,
+    filter: createSpamFilter({
+      store: spamStore,
+      holdLinksFromNew: spamConfig.HOLD_LINKS_FROM_NEW,
+      ...(spamConfig.SPAM_MODEL_FILE ? { modelFile: spamConfig.SPAM_MODEL_FILE } : {}),
+      log,
+    }),
+  };
   const moderation = createModeration({
     store,
     comments: engagement.comments,
-    mode: config.MODERATION,
+    mode: moderationMode,
+    spam: spamStore,
   });
 
   const prune = () =>
@@ -101,16 +149,13 @@ export async function startServices(
   pruning.unref();
 
   return {
-    store,
-    bus,
     engagement,
     reads,
     moderation,
-    async close() {
+    spam,
+    stop() {
       reads?.close();
       clearInterval(pruning);
-      await bus.close();
-      await store.close();
     },
   };
 }

@@ -2,7 +2,10 @@ import { useEffect, useState } from "react";
 import { Toaster, toast } from "sonner";
 import type { WhoAmIResponse } from "../../contract/console.ts";
 import { consoleApi, errorMessage } from "./console-api.ts";
+import { LiveProvider, useLive } from "./live.tsx";
 import { buttonClass } from "./ui.tsx";
+import { AuditView } from "./views/audit-view.tsx";
+import { BansView } from "./views/bans-view.tsx";
 import { CommentsView } from "./views/comments-view.tsx";
 import { EnquiriesView } from "./views/enquiries-view.tsx";
 import { HealthView } from "./views/health-view.tsx";
@@ -14,14 +17,44 @@ import { SubscribersView } from "./views/subscribers-view.tsx";
 export const consoleViews = {
   overview: { title: "Overview", path: "/admin", View: OverviewView },
   comments: { title: "Comments", path: "/admin/comments", View: CommentsView },
+  bans: { title: "Bans", path: "/admin/bans", View: BansView },
   enquiries: { title: "Enquiries", path: "/admin/enquiries", View: EnquiriesView },
   subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },
   newsletter: { title: "Newsletter", path: "/admin/newsletter", View: NewsletterView },
   health: { title: "Health", path: "/admin/health", View: HealthView },
+  audit: { title: "Audit trail", path: "/admin/audit", View: AuditView },
   security: { title: "Sign-in and passkeys", path: "/admin/security", View: SecurityView },
 } as const;
 
 export type ConsoleViewName = keyof typeof consoleViews;
+
+/**
+ * A link of the console's nav; "Comments" carries the number awaiting
+ * approval as a badge, named "Comments 3 awaiting approval" for screen readers.
+ */
+function NavLink({ name, current }: { name: ConsoleViewName; current: boolean }) {
+  const { pending } = useLive();
+  const { title, path } = consoleViews[name];
+  const badge = name === "comments" && pending ? pending : null;
+  return (
+    <a
+      href={path}
+      aria-current={current ? "page" : undefined}
+      className={`block rounded-lg px-3 py-2 text-sm ${current ? "bg-accent/15 text-accent" : "text-slate-300 hover:bg-white/5"}`}
+    >
+      {title}
+      {badge ? (
+        <>
+          {" "}
+          <span className="ml-1 inline-block min-w-6 rounded-full bg-amber-300 px-1.5 text-center text-xs font-bold text-ink">
+            {badge}
+          </span>
+          <span className="sr-only"> awaiting approval</span>
+        </>
+      ) : null}
+    </a>
+  );
+}
 
 /**
  * The owner's console (docs/decisions/012-owner-console.md): one page per
@@ -61,36 +94,32 @@ export function ConsoleApp({ view }: { view: ConsoleViewName }) {
     );
   }
   return (
-    <div className="min-h-screen lg:flex">
-      <header className="border-b border-line bg-panel lg:w-60 lg:shrink-0 lg:border-r lg:border-b-0">
-        <div className="px-5 py-4">
-          <p className="font-semibold text-slate-100">Engage with Engineer</p>
-          <p className="text-sm text-slate-400">Owner's console</p>
-        </div>
-        <nav aria-label="Console" className="px-3 pb-4">
-          <ul className="flex flex-wrap gap-1 lg:flex-col">
-            {Object.entries(consoleViews).map(([name, entry]) => (
-              <li key={name}>
-                <a
-                  href={entry.path}
-                  aria-current={name === view ? "page" : undefined}
-                  className={`block rounded-lg px-3 py-2 text-sm ${name === view ? "bg-accent/15 text-accent" : "text-slate-300 hover:bg-white/5"}`}
-                >
-                  {entry.title}
-                </a>
-              </li>
-            ))}
-          </ul>
-          <button type="button" onClick={signOut} className={`${buttonClass} mt-4 ml-3`}>
-            Sign out
-          </button>
-        </nav>
-      </header>
-      <main className="min-w-0 flex-1 px-5 py-6 sm:px-8">
-        <h1 className="mb-6 text-2xl font-bold text-slate-100">{title}</h1>
-        <View me={me} />
-      </main>
-      <Toaster theme="dark" position="bottom-right" />
-    </div>
+    <LiveProvider>
+      <div className="min-h-screen lg:flex">
+        <header className="border-b border-line bg-panel lg:w-60 lg:shrink-0 lg:border-r lg:border-b-0">
+          <div className="px-5 py-4">
+            <p className="font-semibold text-slate-100">Engage with Engineer</p>
+            <p className="text-sm text-slate-400">Owner's console</p>
+          </div>
+          <nav aria-label="Console" className="px-3 pb-4">
+            <ul className="flex flex-wrap gap-1 lg:flex-col">
+              {(Object.keys(consoleViews) as ConsoleViewName[]).map((name) => (
+                <li key={name}>
+                  <NavLink name={name} current={name === view} />
+                </li>
+              ))}
+            </ul>
+            <button type="button" onClick={signOut} className={`${buttonClass} mt-4 ml-3`}>
+              Sign out
+            </button>
+          </nav>
+        </header>
+        <main className="min-w-0 flex-1 px-5 py-6 sm:px-8">
+          <h1 className="mb-6 text-2xl font-bold text-slate-100">{title}</h1>
+          <View me={me} />
+        </main>
+        <Toaster theme="dark" position="bottom-right" />
+      </div>
+    </LiveProvider>
   );
 }

@@ -1,5 +1,6 @@
 import { startAuthentication } from "@simplewebauthn/browser";
 import { type FormEvent, useEffect, useState } from "react";
+import type { SignInMethodsResponse } from "../../contract/console.ts";
 import { api } from "../lib/api-client.ts";
 import { errorMessage } from "./console-api.ts";
 import { buttonClass, inputClass, primaryClass } from "./ui.tsx";
@@ -30,6 +31,11 @@ export function SignIn() {
   const [busy, setBusy] = useState(false);
   const [email, setEmail] = useState("");
   const [mailed, setMailed] = useState(false);
+  // A passkey is offered only when one is registered and this host can use it.
+  const [methods, setMethods] = useState<SignInMethodsResponse | null>(null);
+  useEffect(() => {
+    api("GET /admin/sign-in/methods").then(setMethods, () => {});
+  }, []);
 
   async function run(action: () => Promise<void>) {
     setBusy(true);
@@ -90,15 +96,23 @@ export function SignIn() {
         </>
       ) : (
         <>
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() => void withPasskey()}
-            className={`${primaryClass} mt-5 w-full py-2`}
+          {methods?.passkey === "ready" ? (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => void withPasskey()}
+              className={`${primaryClass} mt-5 w-full py-2`}
+            >
+              Sign in with a passkey
+            </button>
+          ) : null}
+          {methods?.passkeyProblem ? (
+            <p className="mt-4 text-sm text-slate-400">{methods.passkeyProblem}</p>
+          ) : null}
+          <form
+            onSubmit={mailLink}
+            className={`mt-6 space-y-3 ${methods?.passkey === "ready" ? "border-t border-line pt-5" : ""}`}
           >
-            Sign in with a passkey
-          </button>
-          <form onSubmit={mailLink} className="mt-6 space-y-3 border-t border-line pt-5">
             <label className="flex flex-col gap-1 text-sm text-slate-300">
               Your address
               <input

@@ -8,6 +8,9 @@ export const primaryClass =
   "rounded-lg bg-accent px-3 py-1.5 text-sm font-semibold text-ink hover:bg-accent-strong disabled:opacity-50";
 export const dangerClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium text-red-300 ring-1 ring-red-500/40 hover:bg-red-500/10 disabled:opacity-50";
+/** The confirmation of what cannot be undone: solid red, never the accent's green. */
+export const destructiveClass =
+  "rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-600 disabled:opacity-50";
 export const inputClass =
   "rounded-lg border border-line bg-ink px-3 py-1.5 text-slate-100 placeholder:text-slate-400";
 
@@ -39,25 +42,40 @@ export function Loading<T>({
   return <>{children(loaded.data)}</>;
 }
 
-/** A button that asks before it acts: for what cannot be undone. */
+/**
+ * A button that asks before it acts: for what cannot be undone. A
+ * "destructive" one (removing, banning) is red, and so is its confirmation; a
+ * "primary" one (sending) is the accent.
+ */
 export function ConfirmButton({
   label,
+  ariaLabel,
   title,
   description,
   confirmLabel,
   onConfirm,
-  className = dangerClass,
+  tone = "destructive",
+  disabled = false,
 }: {
   label: string;
+  /** The trigger's name when its label alone is not unique on the page. */
+  ariaLabel?: string;
   title: string;
   description: string;
   confirmLabel: string;
   onConfirm: () => void;
-  className?: string;
+  tone?: "destructive" | "primary";
+  disabled?: boolean;
 }) {
   return (
     <AlertDialog.Root>
-      <AlertDialog.Trigger className={className}>{label}</AlertDialog.Trigger>
+      <AlertDialog.Trigger
+        className={tone === "primary" ? primaryClass : dangerClass}
+        aria-label={ariaLabel}
+        disabled={disabled}
+      >
+        {label}
+      </AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/60" />
         <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl">
@@ -69,7 +87,10 @@ export function ConfirmButton({
           </AlertDialog.Description>
           <div className="mt-6 flex justify-end gap-3">
             <AlertDialog.Cancel className={buttonClass}>Cancel</AlertDialog.Cancel>
-            <AlertDialog.Action className={primaryClass} onClick={onConfirm}>
+            <AlertDialog.Action
+              className={tone === "primary" ? primaryClass : destructiveClass}
+              onClick={onConfirm}
+            >
               {confirmLabel}
             </AlertDialog.Action>
           </div>

@@ -14,7 +14,16 @@ import { AdminError } from "./sqlite-files.ts";
  */
 
 export type Output = { write(text: string): unknown };
-export type AdminIo = { env: NodeJS.ProcessEnv; stdout: Output; stderr: Output };
+export type AdminIo = {
+  env: NodeJS.ProcessEnv;
+  stdout: Output;
+  stderr: Output;
+  /**
+   * Asks the person at the terminal a yes-or-no question. Absent when nobody
+   * can answer (a script, a pipe, cron): commands that ask then need --yes.
+   */
+  confirm?: (question: string) => Promise<boolean>;
+};
 
 export const exitCodes = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
 
@@ -32,6 +41,8 @@ export type CommandContext = {
   store(): Promise<Store>;
   /** The owner's moderation on the configured database (server/moderation/service.ts). */
   moderation(): Promise<Moderation>;
+  /** A question to the person at the terminal; null when there is none. */
+  confirm: ((question: string) => Promise<boolean>) | null;
 };
 
 export type Command = {

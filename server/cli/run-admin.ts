@@ -5,13 +5,16 @@ import { migrateToLatest, openStore, type Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
 import { createEngagement, createEventJournal, type Engagement } from "../engagement/index.ts";
 import { resolveCookieSecret } from "../engagement/visitor.ts";
+import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
+import { createSpamStore } from "../moderation/spam/store.ts";
 import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
 import { enquiryCommands } from "./commands/enquiries.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
+import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
 import { subscriberCommands } from "./commands/subscribers.ts";
 import { visitorCommands } from "./commands/visitors.ts";
@@ -36,6 +39,7 @@ const commands: Command[] = [
   ...subscriberCommands,
   ...newsletterCommands,
   ...commentCommands,
+  ...spamCommands,
   ...enquiryCommands,
   ...visitorCommands,
   ...statsCommands,
@@ -65,6 +69,66 @@ function commandHelp(command: Command): string {
   return `Usage: ${program} ${command.name} ${command.usage}\n\n${command.help}\n`;
 }
 
+/** The groups of commands ("newsletter", "visitor"…): the first word of the two-word names. */
+const groups = new Set(
+  commands.flatMap((c) => (c.name.includes(" ") ? [c.name.split(" ")[0] ?? ""] : [])),
+);
+
+function groupHelp(group: string): string {
+  const members = commands.filter((c) => c.name.startsWith(`${group} `));
+  const width = Math.max(...members.map((c) => `${c.name} ${c.usage}`.length));
+  const lines = members.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`);
+  return `Usage: ${program} ${group} <command> [options]
+
+Commands:
+${lines.join("\n")}
+
+"${program} ${group} <command> --help" explains one command.
+`;
+}
+
+const helpWords = new Set(["--help", "-h", "help"]);
+
+/**
+ * parseArgs' refusals in the owner's words: it names options with its own
+ * phrasing ("argument is ambiguous") and error codes.
+ */
+function argumentProblem(error: unknown, command: Command): string {
+  const { code, message } = error as { code?: string; message: string };
+  const option = /'(?:-\w, )?(--[\w-]+)/.exec(message)?.[1] ?? "";
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const given = /'([^']+)'/.exec(message)?.[1] ?? "";
+    return `${command.name} has no option ${given}.`;
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    return command.options?.[option.slice(2)]?.type === "boolean"
+      ? `${option} takes no value.`
+      : `${option} needs a value.`;
+  }
+  return message.split("\n")[0] ?? message;
+}
+
+/**
+ * `--days -3`: parseArgs reads -3 as an option, not as the value. A negative
+ * number after an option that takes a value is given to it, so the command's
+ * own check can say what it accepts.
+ */
+function attachNegativeValues(args: string[], command: Command): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    const next = args[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : "";
+    if (command.options?.[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
   for (const words of [2, 1]) {
     const name = argv.slice(0, words).join(" ");
@@ -82,12 +146,26 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     stderr.write(mainHelp());
     return exitCodes.usage;
   }
-  if (first === "--help" || first === "-h" || first === "help") {
+  if (helpWords.has(first)) {
     const topic = argv.length > 1 ? findCommand(argv.slice(1)) : null;
-    stdout.write(topic ? commandHelp(topic.command) : mainHelp());
+    const group = argv.length === 2 && groups.has(argv[1] ?? "") ? (argv[1] ?? "") : null;
+    stdout.write(topic ? commandHelp(topic.command) : group ? groupHelp(group) : mainHelp());
+    return exitCodes.ok;
+  }
+  // A group's name alone, or with --help: its commands.
+  if (groups.has(first) && (argv.length === 1 || helpWords.has(argv[1] ?? ""))) {
+    if (argv.length === 1) {
+      stderr.write(groupHelp(first));
+      return exitCodes.usage;
+    }
+    stdout.write(groupHelp(first));
     return exitCodes.ok;
   }
   const found = findCommand(argv);
+  if (!found && groups.has(first)) {
+    stderr.write(`Unknown command "${argv.slice(0, 2).join(" ")}".\n\n${groupHelp(first)}`);
+    return exitCodes.usage;
+  }
   if (!found) {
     stderr.write(
       `Unknown command "${argv.slice(0, 2).join(" ")}". Commands: ${commands.map((c) => c.name).join(", ")}.\nRun "${program} --help" for details.\n`,
@@ -99,13 +177,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
     parsed = parseArgs({
-      args: rest,
+      args: attachNegativeValues(rest, command),
       options: { help: { type: "boolean", short: "h" }, ...command.options },
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
-    stderr.write(`${(error as Error).message}\n\n${commandHelp(command)}`);
+    stderr.write(`${argumentProblem(error, command)}\n\n${commandHelp(command)}`);
     return exitCodes.usage;
   }
   if (parsed.values.help) {
@@ -157,7 +235,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       db,
       createEventJournal(db),
       { committed() {} },
-      resolveCookieSecret(config),
+      createWriterKeys(resolveCookieSecret(config)),
     );
   };
 
@@ -166,10 +244,20 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       store: await store(),
       comments: (await engagement()).comments,
       mode: config.MODERATION,
+      spam: createSpamStore(await store()),
     });
 
   try {
-    return await command.run({ ...parsed, config, stdout, stderr, engagement, store, moderation });
+    return await command.run({
+      ...parsed,
+      config,
+      stdout,
+      stderr,
+      engagement,
+      store,
+      moderation,
+      confirm: io.confirm ?? null,
+    });
   } catch (error) {
     if (error instanceof AdminError) {
       stderr.write(`${error.message}\n`);

@@ -79,7 +79,18 @@ export function backupDatabase(databaseFile: string, outFile: string): { bytes: 
   if (existsSync(outFile)) {
     throw new AdminError(`${outFile} exists already; choose another name or remove it.`);
   }
-  copyDatabase(databaseFile, outFile);
+  // Checked here, so the message names the owner's folder, not the temporary file's name.
+  const folder = path.dirname(outFile);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new AdminError(`There is no folder ${folder}: create it first, or choose another.`);
+  }
+  try {
+    copyDatabase(databaseFile, outFile);
+  } catch (error) {
+    throw new AdminError(
+      `The backup could not be written to ${outFile}: ${(error as Error).message.replaceAll(`${outFile}.partial-${process.pid}`, outFile)}`,
+    );
+  }
   checkDatabase(outFile, "The backup");
   return { bytes: statSync(outFile).size };
 }

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type {
+  CommentStatusFilter,
   ConsoleComment,
   ConsoleSubscriber,
   OverviewResponse,
@@ -66,7 +67,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
   return {
     posts: () => titles.list("science"),
 
-    async overview(): Promise<Omit<OverviewResponse, "editions">> {
+    async overview(): Promise<Omit<OverviewResponse, "editions" | "moderation">> {
       const days = lastDays(now(), overviewDays);
       const since = `${days[0]}T00:00:00.000Z`;
       const [comments, science, mythology] = await Promise.all([
@@ -147,11 +148,15 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       return { activity, subscribers, mostEngaged };
     },
 
-    /** Comments, newest first, whose text or name contains `q`, of one post or all. */
+    /**
+     * Comments, newest first (the held queue oldest first), whose text or name
+     * contains `q`, of one post or all, in one state or, with `status` absent,
+     * in any state but held: the console lists the held ones apart, once.
+     */
     async searchComments(filter: {
       q?: string | undefined;
       post?: string | undefined;
-      status?: "pending" | undefined;
+      status?: CommentStatusFilter | undefined;
       limit: number;
     }): Promise<ConsoleComment[]> {
       let query = db
@@ -168,7 +173,9 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         ])
         // The place a deleted comment keeps for its replies is nobody's words.
         .where("deleted_at", "is", null);
-      if (filter.status) query = query.where("status", "=", filter.status);
+      query = filter.status
+        ? query.where("status", "=", filter.status)
+        : query.where("status", "!=", "pending");
       const q = filter.q?.trim();
       if (q) {
         const pattern = containsPattern(q);
@@ -220,6 +227,54 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         status: row.status,
         replyTo: replyTo(row.parent_id),
       }));
+    },
+
+    /** How many comments are held for the owner, and kept as spam. */
+    async moderationCounts(): Promise<{ held: number; spam: number }> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select(["status", (eb) => eb.fn.countAll().as("n")])
+        .where("status", "in", ["pending", "spam"])
+        .groupBy("status")
+        .execute();
+      const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+      return { held: of("pending"), spam: of("spam") };
+    },
+
+    /** Who wrote these comments, on which post, and how they begin: what the ban list shows. */
+    async commentSummaries(
+      ids: number[],
+    ): Promise<Map<number, { id: number; userName: string; postTitle: string; excerpt: string }>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("science_comments")
+        .select(["id", "post_id", "user_name", "content"])
+        .where("id", "in", ids)
+        .where("deleted_at", "is", null)
+        .execute();
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          {
+            id: row.id,
+            userName: row.user_name,
+            postTitle: titles.of("science", row.post_id),
+            excerpt: row.content.length > 140 ? `${row.content.slice(0, 139)}…` : row.content,
+          },
+        ]),
+      );
+    },
+
+    /** Every comment by state: the filters' numbers and the badge's. */
+    async commentCounts(): Promise<Record<CommentStatusFilter, number>> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select(["status", (eb) => eb.fn.countAll().as("n")])
+        .where("deleted_at", "is", null)
+        .groupBy("status")
+        .execute();
+      const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+      return { published: of("published"), pending: of("pending"), spam: of("spam") };
     },
 
     async subscriberCounts(): Promise<{ pending: number; confirmed: number }> {

@@ -30,6 +30,8 @@ const randomToken = () => randomBytes(32).toString("base64url");
  * read as an option, and a spreadsheet export would neutralise as a formula).
  */
 const newSessionId = () => randomBytes(9).toString("hex");
+/** What a session opened before devices were recorded shows. */
+const unknownDevice = "Unknown browser";
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
@@ -37,6 +39,7 @@ export type LinkOutcome = { sessionId: string; token: string } | "unknown" | "ex
 export type SessionCheck = {
   id: string;
   method: "link" | "passkey";
+  device: string;
   createdAt: string;
   lastSeenAt: string;
   /** True when this request moved the idle deadline: the cookie is sent again. */
@@ -55,7 +58,7 @@ export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
 export function createOwnerRepository(store: Store, now: Clock = () => new Date()) {
   const { db } = store;
 
-  async function openSession(method: "link" | "passkey", at: Date) {
+  async function openSession(method: "link" | "passkey", at: Date, device: string) {
     const token = randomToken();
     const id = newSessionId();
     await db
@@ -66,6 +69,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
         method,
         created_at: at.toISOString(),
         last_seen_at: at.toISOString(),
+        device,
       })
       .execute();
     return { sessionId: id, token };
@@ -106,9 +110,10 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
 
     /**
      * Uses a link: marks it used and opens a session in one transaction, so
-     * two presses of the same link open one session between them.
+     * two presses of the same link open one session between them. `device`
+     * names the browser that signed in (./device-label.ts).
      */
-    async signInWithLink(token: string): Promise<LinkOutcome> {
+    async signInWithLink(token: string, device: string): Promise<LinkOutcome> {
       const at = now();
       return db.transaction().execute(async (trx) => {
         const used = await trx
@@ -138,6 +143,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
             method: "link",
             created_at: at.toISOString(),
             last_seen_at: at.toISOString(),
+            device,
           })
           .execute();
         return { sessionId: id, token: sessionToken };
@@ -145,14 +151,14 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     },
 
     /** A session for an owner who proved a passkey. */
-    signInWithPasskey: () => openSession("passkey", now()),
+    signInWithPasskey: (device: string) => openSession("passkey", now(), device),
 
     /** The live session a cookie's token names, its idle deadline moved on; null otherwise. */
     async checkSession(token: string): Promise<SessionCheck | null> {
       const at = now();
       const row = await db
         .selectFrom("owner_sessions")
-        .select(["id", "method", "created_at", "last_seen_at", "revoked_at"])
+        .select(["id", "method", "created_at", "last_seen_at", "revoked_at", "device"])
         .where("token_hash", "=", digest(token))
         .executeTakeFirst();
       if (!row || row.revoked_at !== null) return null;
@@ -172,6 +178,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       return {
         id: row.id,
         method: row.method,
+        device: row.device ?? unknownDevice,
         createdAt: toIso(row.created_at),
         lastSeenAt,
         touched,
@@ -196,7 +203,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();
       const rows = await db
         .selectFrom("owner_sessions")
-        .select(["id", "method", "created_at", "last_seen_at"])
+        .select(["id", "method", "device", "created_at", "last_seen_at"])
         .where("revoked_at", "is", null)
         .where("last_seen_at", ">", cutoff)
         .orderBy("created_at", "desc")
@@ -204,6 +211,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       return rows.map((row) => ({
         id: row.id,
         method: row.method,
+        device: row.device ?? unknownDevice,
         createdAt: toIso(row.created_at),
         lastSeenAt: toIso(row.last_seen_at),
         current: row.id === currentId,
@@ -321,14 +329,23 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     async auditTrail(limit = 200): Promise<AuditEntry[]> {
       const rows = await db
         .selectFrom("owner_audit")
-        .selectAll()
-        .orderBy("id", "desc")
+        .leftJoin("owner_sessions", "owner_sessions.id", "owner_audit.session_id")
+        .select([
+          "owner_audit.id",
+          "owner_audit.at",
+          "owner_audit.session_id",
+          "owner_audit.action",
+          "owner_audit.object",
+          "owner_sessions.device",
+        ])
+        .orderBy("owner_audit.id", "desc")
         .limit(limit)
         .execute();
       return rows.map((row) => ({
         id: Number(row.id),
         at: toIso(row.at),
         sessionId: row.session_id,
+        device: row.session_id === null ? null : (row.device ?? unknownDevice),
         action: row.action,
         object: row.object,
       }));

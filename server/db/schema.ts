@@ -181,6 +181,8 @@ export type OwnerSessionsTable = {
   created_at: Timestamp;
   last_seen_at: Timestamp;
   revoked_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  /** "Firefox on Linux": null for sessions opened before devices were recorded. */
+  device: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 /** WebAuthn credentials the owner registered from a session. */
@@ -209,6 +211,28 @@ export type OwnerAuditTable = {
   session_id: string | null;
   action: string;
   object: string | null;
+};
+
+/** What the spam filter learns from: the owner's decisions on comments (docs/decisions/025-spam-that-learns.md). */
+export type SpamExamplesTable = {
+  id: BigId;
+  /** The comment decided on; it may since have been deleted. */
+  comment_id: number | null;
+  label: "spam" | "ham";
+  /** The owner's action: approve, publish, reject, spam or ban. */
+  source: string;
+  content: string;
+  created_at: Timestamp;
+};
+
+/** What the spam filter did with each new comment, and why; no text. */
+export type SpamScreeningTable = {
+  comment_id: number;
+  outcome: "published" | "pending" | "spam";
+  /** Why it was held or stored as spam: score, stranger-link, learned, honeypot or moderation. */
+  reason: string | null;
+  score: number | null;
+  created_at: Timestamp;
 };
 
 export type EnquiryStatus = "new" | "answered" | "closed";
@@ -272,6 +296,8 @@ export type Database = {
   enquiries: EnquiriesTable;
   enquiry_answers: EnquiryAnswersTable;
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
+  spam_examples: SpamExamplesTable;
+  spam_screening: SpamScreeningTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

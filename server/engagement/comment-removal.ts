@@ -34,6 +34,19 @@ export async function removeComments(
   if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
   const rows = await query.execute();
   const going = new Set(rows.map((row) => row.id));
+  if (match.visitorId !== undefined && rows.length > 0) {
+    // The writer's own deletion takes their words out of what the spam filter
+    // learnt as ordinary (server/moderation/spam/store.ts).
+    await trx
+      .deleteFrom("spam_examples")
+      .where(
+        "comment_id",
+        "in",
+        rows.map((row) => row.id),
+      )
+      .where("label", "=", "ham")
+      .execute();
+  }
   const recorded: LiveEvent[] = [];
   const deleted = (row: { id: number; post_id: string }) =>
     events.record(trx, topicOf("science", row.post_id), "comment", async () => ({

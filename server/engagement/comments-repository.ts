@@ -503,6 +503,37 @@ export function createCommentsRepository(
       return "approved";
     },
 
+    /**
+     * The owner's "Mark as spam": the comment is kept, for its writer's eyes
+     * alone, as the honeypot's catch is; if it was published, it disappears
+     * from every open page.
+     */
+    async markSpam(id: number): Promise<"marked" | "already_spam" | "not_found"> {
+      const result = await db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom("science_comments")
+          .select(["status", "post_id"])
+          .where("id", "=", id)
+          .executeTakeFirst();
+        if (!before) return "not_found" as const;
+        if (before.status === "spam") return "already_spam" as const;
+        await trx
+          .updateTable("science_comments")
+          .set({ status: "spam" })
+          .where("id", "=", id)
+          .execute();
+        if (before.status !== "published") return null;
+        return events.record(trx, topicOf("science", before.post_id), "comment", async () => ({
+          action: "held",
+          item: itemOf(before.post_id),
+          commentId: id,
+        }));
+      });
+      if (result === "not_found" || result === "already_spam") return result;
+      if (result) bus.committed(result);
+      return "marked";
+    },
+
     /** Whether the owner approved this visitor, or published a comment of theirs. */
     async isApproved(visitorId: string): Promise<boolean> {
       const approved = await db

@@ -6,23 +6,22 @@ import { createCommentsRepository } from "./comments-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
 import { createVisitorDataRepository } from "./visitor-data-repository.ts";
-import { createWriterKeys } from "./writer-keys.ts";
+import type { WriterKeys } from "./writer-keys.ts";
 
 export { createEventJournal, type EventJournal } from "../events/journal.ts";
 export type { Catalog } from "./catalog.ts";
 
 /**
  * Every repository of the engagement store; writes report their events to
- * `bus`. `cookieSecret` keys the comment avatars (server/engagement/writer-keys.ts).
+ * `bus`. `keys` give the comment avatars (server/engagement/writer-keys.ts).
  */
 export function createEngagement(
   store: Store,
   events: EventJournal,
   bus: Pick<EventBus, "committed">,
-  cookieSecret: string,
+  keys: Pick<WriterKeys, "avatarOf">,
   notifier?: CommentNotifier,
 ) {
-  const keys = createWriterKeys(cookieSecret);
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),

@@ -1,9 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { type Selectable, sql, type Transaction } from "kysely";
 import type { EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Database, EnquiriesTable, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
+import { createEnquiryErasure } from "./erasure.ts";
+import { acknowledgementIntervalMs, type EnquiryMailPayload, hashToken } from "./outbox-rows.ts";
 
 /**
  * Where enquiries live (docs/product.md, "Enquiries"). Each one is written in
@@ -33,33 +35,6 @@ export type StoredEnquiry = {
   updatedAt: string;
   answers: StoredAnswer[];
 };
-
-/** An acknowledgement to one address at most this often, whatever the form is fed. */
-export const acknowledgementIntervalMs = 60 * 60 * 1000;
-
-export const enquiryMailKinds = [
-  "enquiry_notice",
-  "enquiry_ack",
-  "enquiry_answer",
-] as const satisfies readonly OutboxKind[];
-
-/** The outbox payload of an enquiry's mails. */
-export type EnquiryMailPayload = { enquiryId: number; answerId?: number };
-
-export function parseEnquiryPayload(raw: string | null): EnquiryMailPayload | null {
-  if (raw === null) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<EnquiryMailPayload>;
-    if (typeof value.enquiryId !== "number") return null;
-    return typeof value.answerId === "number"
-      ? { enquiryId: value.enquiryId, answerId: value.answerId }
-      : { enquiryId: value.enquiryId };
-  } catch {
-    return null;
-  }
-}
-
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** `%`, `_` and the escape itself stand for themselves in a search. */
 function likePattern(text: string): string {
@@ -99,6 +74,7 @@ export type NewEnquiry = {
 
 export function createEnquiriesRepository(store: Store, clock: () => Date = () => new Date()) {
   const { db } = store;
+  const erasure = createEnquiryErasure(store, clock);
 
   async function answersOf(trx: Db, ids: number[]): Promise<Map<number, StoredAnswer[]>> {
     const byEnquiry = new Map<number, StoredAnswer[]>();
@@ -117,39 +93,9 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
     return byEnquiry;
   }
 
-  /** The enquiries' outbox rows: its mails (queued or sent) and its webhook call. */
-  async function deleteOutboxRows(trx: Db, ids: number[]) {
-    for (const id of ids) {
-      await trx
-        .deleteFrom("outbox")
-        .where((eb) =>
-          eb.or([
-            eb.and([
-              eb("kind", "in", enquiryMailKinds),
-              eb.or([
-                eb("payload", "=", `{"enquiryId":${id}}`),
-                eb("payload", "like", `{"enquiryId":${id},%`),
-              ]),
-            ]),
-            eb.and([
-              eb("kind", "=", "webhook"),
-              eb("payload", "like", `{"type":"enquiry.%","enquiryId":${id},%`),
-            ]),
-          ]),
-        )
-        .execute();
-    }
-  }
-
-  async function deleteWhere(trx: Transaction<Database>, ids: number[]): Promise<number> {
-    if (ids.length === 0) return 0;
-    await deleteOutboxRows(trx, ids);
-    await trx.deleteFrom("enquiry_answers").where("enquiry_id", "in", ids).execute();
-    const result = await trx.deleteFrom("enquiries").where("id", "in", ids).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  }
-
   return {
+    ...erasure,
+
     /**
      * Stores an enquiry and queues what follows from it: the owner's mail,
      * the sender's acknowledgement (unless this address had one within the
@@ -357,71 +303,6 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
           .execute();
         return { id: answer.id, body, createdAt: at };
       });
-    },
-
-    async delete(id: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => (await deleteWhere(trx, [id])) > 0);
-    },
-
-    /**
-     * The sender's deletion link: every enquiry from the address the link was
-     * mailed to goes, with its answers and mails. The number deleted; null
-     * when the token is not known (already used, or never issued).
-     */
-    async deleteBySender(token: string): Promise<number | null> {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom("enquiries")
-          .select("email")
-          .where("deletion_token_hash", "=", hashToken(token))
-          .executeTakeFirst();
-        if (!row) return null;
-        const ids = await trx
-          .selectFrom("enquiries")
-          .select("id")
-          .where(sql<string>`lower(email)`, "=", row.email.toLowerCase())
-          .execute();
-        return deleteWhere(
-          trx,
-          ids.map((r) => r.id),
-        );
-      });
-    },
-
-    /** Whether a deletion link's token is known (the page before the button). */
-    async senderTokenKnown(token: string): Promise<boolean> {
-      const row = await db
-        .selectFrom("enquiries")
-        .select("id")
-        .where("deletion_token_hash", "=", hashToken(token))
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
-    /**
-     * Retention: enquiries older than `days` that the owner did not keep are
-     * deleted; acknowledgement times older than the hour are forgotten.
-     */
-    async prune(days: number): Promise<number> {
-      const now = clock().getTime();
-      const cutoff = new Date(now - days * 24 * 60 * 60 * 1000).toISOString();
-      const removed = await db.transaction().execute(async (trx) => {
-        const ids = await trx
-          .selectFrom("enquiries")
-          .select("id")
-          .where("created_at", "<", cutoff)
-          .where("kept", "=", 0)
-          .execute();
-        return deleteWhere(
-          trx,
-          ids.map((row) => row.id),
-        );
-      });
-      await db
-        .deleteFrom("enquiry_acknowledgements")
-        .where("sent_at", "<=", new Date(now - acknowledgementIntervalMs).toISOString())
-        .execute();
-      return removed;
     },
 
     /** Enquiries per week (Monday 00:00 UTC) by service, over the last `weeks` weeks. */

@@ -15,10 +15,10 @@ import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
+import { parseEnquiryPayload } from "./outbox-rows.ts";
 import {
   createEnquiriesRepository,
   type EnquiriesRepository,
-  parseEnquiryPayload,
   type StoredEnquiry,
 } from "./repository.ts";
 

@@ -261,7 +261,7 @@ const referenceSites = [
   ".nic.in",
 ];
 
-function isReference(host: string): boolean {
+export function isReference(host: string): boolean {
   return referenceSites.some((site) =>
     site.startsWith(".") ? host.endsWith(site) : host === site || host.endsWith(`.${site}`),
   );
@@ -289,19 +289,40 @@ function squashSpelledOut(words: string): string {
   return words.replace(/(?:(?<= )\p{L} ){3,}/gu, (run) => `${run.replace(/ /g, "")} `);
 }
 
+/**
+ * The runs of single letters in words, joined: "v i a g r a n o w" gives
+ * "viagranow". A blocked word spelled out and run into the next one is found
+ * inside such a run, where no reader's words are.
+ */
+function spelledOutRuns(words: string): string[] {
+  return [...words.matchAll(/(?:(?<= )\p{L} ){3,}/gu)].map((match) => match[0].replace(/ /g, ""));
+}
+
 export function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
   const folded = foldLookAlikes(text);
   const plain = wordsOf(folded);
   const squashed = squashSpelledOut(plain);
   const leet = wordsOf(foldLeet(folded));
   const leetSquashed = squashSpelledOut(leet);
-  return list.phrases.some(
-    (phrase) =>
+  const runs = spelledOutRuns(plain);
+  const leetRuns = spelledOutRuns(leet);
+  return list.phrases.some((phrase) => {
+    if (
       plain.includes(phrase.plain) ||
       squashed.includes(phrase.plain) ||
       leet.includes(phrase.leet) ||
-      leetSquashed.includes(phrase.leet),
-  );
+      leetSquashed.includes(phrase.leet)
+    ) {
+      return true;
+    }
+    const compact = phrase.plain.replace(/ /g, "");
+    const compactLeet = phrase.leet.replace(/ /g, "");
+    return (
+      compact.length >= 4 &&
+      (runs.some((run) => run.includes(compact)) ||
+        leetRuns.some((run) => run.includes(compactLeet)))
+    );
+  });
 }
 
 const email =

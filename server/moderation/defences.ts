@@ -8,6 +8,8 @@ import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { claimsName } from "./fold.ts";
 import type { Moderation } from "./service.ts";
+import type { SpamFilter } from "./spam/filter.ts";
+import type { Screening } from "./spam/store.ts";
 
 /**
  * The spam defences every new comment passes, always on
@@ -26,7 +28,13 @@ export type Refusal = { status: number; code: ErrorCode; message: string };
 /** What becomes of a new comment. */
 export type Verdict =
   | { outcome: "refused"; refusal: Refusal }
-  | { outcome: "accepted"; status: "published" | "pending" | "spam"; ipHash: string };
+  | {
+      outcome: "accepted";
+      status: "published" | "pending" | "spam";
+      ipHash: string;
+      /** What the spam filter made of it, and why: kept for the owner's lists and stats. */
+      screening: Screening;
+    };
 
 /** Below this length the same text from one address may be two people. */
 const duplicateFromAddressMin = 40;
@@ -45,6 +53,7 @@ export function createCommentDefences({
   formTokens,
   comments,
   moderation,
+  spam,
 }: {
   config: Pick<
     Config,
@@ -55,6 +64,7 @@ export function createCommentDefences({
   formTokens: FormTokens;
   comments: CommentsRepository;
   moderation: Moderation;
+  spam: SpamFilter;
 }) {
   const ownerName = config.owner.name;
 
@@ -107,7 +117,14 @@ export function createCommentDefences({
       const refuse = (refusal: Refusal): Verdict => ({ outcome: "refused", refusal });
       if (await moderation.isBanned({ visitorId: input.visitorId, ipHash })) return refuse(banned);
       // Only a program fills a field nobody can see: let it believe it posted.
-      if (input.website) return { outcome: "accepted", status: "spam", ipHash };
+      if (input.website) {
+        return {
+          outcome: "accepted",
+          status: "spam",
+          ipHash,
+          screening: { outcome: "spam", reason: "honeypot", score: null },
+        };
+      }
       if (config.COMMENT_MIN_SECONDS > 0) {
         const timing = formTokens.check(input.formToken);
         if (timing === "too_fast") {
@@ -148,11 +165,25 @@ export function createCommentDefences({
           });
         }
       }
-      return {
-        outcome: "accepted",
-        status: await moderation.statusForNewComment(input.visitorId),
-        ipHash,
-      };
+      // What passed the rules meets the spam filter, then the moderation setting.
+      const screening = await spam.screen({ content: input.content, visitorId: input.visitorId });
+      if (screening.outcome === "published") {
+        const status = await moderation.statusForNewComment(input.visitorId);
+        if (status === "pending") {
+          return {
+            outcome: "accepted",
+            status,
+            ipHash,
+            screening: { ...screening, outcome: status, reason: "moderation" },
+          };
+        }
+      }
+      return { outcome: "accepted", status: screening.outcome, ipHash, screening };
+    },
+
+    /** Keeps what the filter made of a new comment, for the owner's lists and `admin spam stats`. */
+    recordScreening(commentId: number, screening: Screening): Promise<void> {
+      return spam.record(commentId, screening);
     },
 
     /** The rules an edit must also keep: the same text rules as a new comment. */

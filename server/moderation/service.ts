@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { CommentsRepository, OwnerComment } from "../engagement/comments-repository.ts";
 import { nowIso, toIso } from "../lib/time.ts";
+import type { ExampleSource, SpamStore } from "./spam/store.ts";
 
 /**
  * The owner's moderation (docs/decisions/010-moderation-and-spam.md), for
@@ -26,6 +27,7 @@ export type Ban = {
 
 export type ApproveOutcome = "approved" | "already_published" | "not_found";
 export type RejectOutcome = "rejected" | "not_found";
+export type MarkSpamOutcome = "marked" | "already_spam" | "not_found";
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -33,12 +35,26 @@ export function createModeration({
   store,
   comments,
   mode,
+  spam,
 }: {
   store: Store;
   comments: CommentsRepository;
   mode: ModerationMode;
+  /** Where the owner's decisions go as the spam filter's training examples. */
+  spam: SpamStore;
 }) {
   const { db } = store;
+
+  /** The owner's decision on a comment, kept for the spam filter (docs/decisions/025-spam-that-learns.md). */
+  async function teach(comment: OwnerComment | null, source: ExampleSource) {
+    if (!comment) return;
+    await spam.addExample({
+      commentId: comment.id,
+      label: source === "approve" || source === "publish" ? "ham" : "spam",
+      source,
+      content: comment.content,
+    });
+  }
 
   /** Bans in force now, optionally only those naming this credential or address. */
   function activeBans() {
@@ -56,8 +72,25 @@ export function createModeration({
      * Publishes a held comment to everyone, live, and approves its writer
      * (MODERATION=first then publishes their later comments at once).
      */
-    approveComment(id: number): Promise<ApproveOutcome> {
-      return comments.approve(id);
+    async approveComment(id: number): Promise<ApproveOutcome> {
+      const comment = await comments.getForOwner(id);
+      const outcome = await comments.approve(id);
+      if (outcome === "approved") await teach(comment, "approve");
+      return outcome;
+    },
+
+    /**
+     * Marks a comment as spam: hidden from everyone but its writer, and an
+     * example of junk the spam filter learns from at once, on every instance.
+     */
+    async markSpam(id: number): Promise<MarkSpamOutcome> {
+      const comment = await comments.getForOwner(id);
+      const outcome = await comments.markSpam(id);
+      // What the filter had already stored as spam, the owner confirms: it teaches as much.
+      if (outcome === "marked" || (outcome === "already_spam" && !(await spam.taught(id)))) {
+        await teach(comment, "spam");
+      }
+      return outcome;
     },
 
     /**
@@ -65,7 +98,10 @@ export function createModeration({
      * writer too, a published one from every open page.
      */
     async rejectComment(id: number): Promise<RejectOutcome> {
-      return (await comments.removeAsOwner(id)) ? "rejected" : "not_found";
+      const comment = await comments.getForOwner(id);
+      if (!(await comments.removeAsOwner(id))) return "not_found";
+      await teach(comment, "reject");
+      return "rejected";
     },
 
     /** Comments waiting for the owner, oldest first. */
@@ -81,6 +117,7 @@ export function createModeration({
     async banVisitorOfComment(id: number, days?: number): Promise<{ ban: Ban } | "not_found"> {
       const writer = await comments.writerOf(id);
       if (!writer) return "not_found";
+      await teach(await comments.getForOwner(id), "ban");
       const now = new Date();
       const expiresAt = days === undefined ? null : new Date(now.getTime() + days * dayMs);
       const row = await db

@@ -21,11 +21,6 @@ import { createCommentNotifier, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
 
 export type NotificationOptions = {
-  /**
-   * Approves a held comment; the mails offer an approve link only with it
-   * (docs/decisions/011-owner-notifications.md).
-   */
-  approve?: ApproveComment;
   /** The time the hourly digest and the links' expiry are reckoned against (tests move it). */
   clock?: () => Date;
   /** How long one webhook call may take. */
@@ -38,9 +33,8 @@ const pruneEveryMs = 60 * 60 * 1000;
 
 /**
  * The owner's notifications of new comments: the notifier the comments
- * repository calls in its transaction (before the store opens), then, once
- * it is open, the mails' composers for the outbox worker, the webhook
- * worker and the action links' routes.
+ * repository calls in its transaction, then the mails' composers for the
+ * outbox worker, the webhook worker and the action links' routes.
  */
 /**
  * What a webhook row stands for: a call about a comment is written from the
@@ -80,7 +74,6 @@ export function createNotifications(
     "OWNER_EMAIL" | "notifyComments" | "WEBHOOK_URL" | "WEBHOOK_SECRET" | "siteUrl"
   >,
   {
-    approve,
     clock = () => new Date(),
     webhookTimeoutMs = 10_000,
     titles = loadPostTitles(),
@@ -99,7 +92,12 @@ export function createNotifications(
     notifier,
     onQueued,
 
-    attach(store: Store, engagement: Engagement) {
+    /**
+     * The mails' composers, the webhook worker and the action links' routes, on
+     * the open store. `approve` publishes a held comment; the mails offer an
+     * approve link only with it (docs/decisions/011-owner-notifications.md).
+     */
+    attach(store: Store, engagement: Engagement, approve?: ApproveComment) {
       const tokens = createActionTokens(store, clock);
       const routes: ActionRouteDeps = {
         store,

@@ -1,4 +1,5 @@
 import type { TestProject } from "vitest/node";
+import { ensureSpamModel } from "../../scripts/spam-model.ts";
 import { startPostgres } from "../support/postgres.ts";
 
 declare module "vitest" {
@@ -9,6 +10,8 @@ declare module "vitest" {
 
 /** One PostgreSQL server for the whole run; every test file makes its own database on it. */
 export default async function setup(project: TestProject) {
+  // The spam classifier's model, as the build writes it, when its corpus changed.
+  ensureSpamModel();
   const server = await startPostgres();
   project.provide("postgresUrl", server.url);
   return () => server.stop();

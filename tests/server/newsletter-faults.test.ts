@@ -75,7 +75,9 @@ describe.each(backends)("sending an edition through faults on %s", (backend) => 
       }
       return undefined;
     };
-    expect((await admin(env, "newsletter", "send", editionFile("killed-mid-send"))).code).toBe(0);
+    expect(
+      (await admin(env, "newsletter", "send", editionFile("killed-mid-send"), "--yes")).code,
+    ).toBe(0);
     expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(copies(smtp, subject).size).toBe(10);
 
@@ -111,6 +113,7 @@ describe("two instances on PostgreSQL", () => {
         "newsletter",
         "send",
         editionFile("shared"),
+        "--yes",
       );
       expect(run.code).toBe(0);
       await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 60_000);

@@ -198,7 +198,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     const file = editionFile("2026-06-engines", "Engines in June");
     const preview = await admin(adminEnv(t), "newsletter", "preview", file);
     expect(preview.code).toBe(0);
-    const sent = await admin(adminEnv(t), "newsletter", "send", file);
+    const sent = await admin(adminEnv(t), "newsletter", "send", file, "--yes");
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/Queued 2026-06-engines \("Engines in June"\) for \d+ subscribers/);
 
@@ -219,7 +219,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     }
 
     // Sending the same file again reaches nobody twice.
-    expect((await admin(adminEnv(t), "newsletter", "send", file)).stdout).toContain(
+    expect((await admin(adminEnv(t), "newsletter", "send", file, "--yes")).stdout).toContain(
       "for 0 subscribers",
     );
     await expect
@@ -280,6 +280,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
       "newsletter",
       "send",
       editionFile("2026-07-faults", "Faults"),
+      "--yes",
     );
     expect(sent.code).toBe(0);
     await smtp.waitFor(() =>

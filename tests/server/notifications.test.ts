@@ -195,7 +195,10 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
 
   it("a delete link shows the comment on GET and changes nothing; its button deletes once", async () => {
     const postId = freshItem("science");
-    const { id, mail } = await commentAndMail(postId, "Buy <cheap> watches at spam.example");
+    const { id, mail } = await commentAndMail(
+      postId,
+      "Is a <cheap> multimeter good enough for a car battery?",
+    );
     const [link] = linksOf(mail);
     if (!link) throw new Error("no delete link");
 
@@ -207,7 +210,7 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
       const document = dom(page.body);
       expect(document.querySelector("h1")?.textContent).toBe("Delete this comment?");
       expect(document.querySelector("blockquote")?.textContent).toBe(
-        "Buy <cheap> watches at spam.example",
+        "Is a <cheap> multimeter good enough for a car battery?",
       );
       expect(document.querySelector("form")?.getAttribute("method")).toBe("post");
       expect(document.querySelector("button")?.textContent).toBe("Delete the comment");

@@ -1,31 +1,106 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { toast } from "sonner";
-import type { ConsoleComment } from "../../../contract/console.ts";
+import type {
+  CommentStatusFilter,
+  ConsoleComment,
+  ConsoleCommentsResponse,
+} from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { ConfirmButton, dangerClass, inputClass, Loading, primaryClass, When } from "../ui.tsx";
+import { useLive, useLiveComments } from "../live.tsx";
+import { ConfirmButton, inputClass, Loading, primaryClass } from "../ui.tsx";
+import { CommentCard } from "./comment-card.tsx";
 
-function search(q: string, post: string) {
-  return { q: q.trim() || undefined, post: post || undefined, limit: 100 };
+type Filter = CommentStatusFilter | "all";
+
+const filters: { value: Filter; label: string }[] = [
+  { value: "all", label: "All" },
+  { value: "pending", label: "Awaiting approval" },
+  { value: "published", label: "Published" },
+  { value: "spam", label: "Spam" },
+];
+
+/** The filter the address asks for (`?status=pending`, the Overview's link), else all. */
+function filterOfAddress(): Filter {
+  const status = new URLSearchParams(window.location.search).get("status");
+  return filters.some((f) => f.value === status) ? (status as Filter) : "all";
 }
 
-/**
- * What the owner can do to one comment, each in one click: approve a held one,
- * reject it (it goes, for its writer too), delete it, or ban its writer, which
- * asks first (docs/decisions/010-moderation-and-spam.md).
- */
-function CommentActions({
-  comment,
-  onChanged,
+function search(q: string, post: string, filter: Filter) {
+  return {
+    q: q.trim() || undefined,
+    post: post || undefined,
+    status: filter === "all" ? undefined : filter,
+    limit: 100,
+  };
+}
+
+/** Shows which states to list, with how many comments each holds. */
+function StatusFilter({
+  value,
+  counts,
+  onChange,
 }: {
-  comment: ConsoleComment;
-  onChanged: () => void;
+  value: Filter;
+  counts: ConsoleCommentsResponse["counts"] | null;
+  onChange: (filter: Filter) => void;
 }) {
+  return (
+    <fieldset className="min-w-0">
+      <legend className="mb-1 text-sm text-slate-300">Show</legend>
+      <div className="flex flex-wrap gap-2">
+        {filters.map((f) => (
+          <label
+            key={f.value}
+            className="flex cursor-pointer items-center gap-2 rounded-lg px-3 py-1.5 text-sm ring-1 ring-line has-checked:bg-accent/15 has-checked:text-accent"
+          >
+            <input
+              type="radio"
+              name="status"
+              value={f.value}
+              checked={value === f.value}
+              onChange={() => onChange(f.value)}
+              className="size-4 accent-accent"
+            />
+            {f.label}
+            {counts && f.value !== "all" ? ` (${counts[f.value]})` : ""}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** The held queue, oldest first, with checkboxes to approve or reject many at once. */
+function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChanged: () => void }) {
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [busy, setBusy] = useState(false);
-  async function act(call: () => Promise<unknown>, done: string) {
+  // A comment approved or rejected elsewhere leaves the selection with it.
+  useEffect(() => {
+    setSelected((current) => {
+      const kept = [...current].filter((id) => pending.some((c) => c.id === id));
+      return kept.length === current.size ? current : new Set(kept);
+    });
+  }, [pending]);
+
+  const all = pending.length > 0 && pending.every((c) => selected.has(c.id));
+  const pick = (id: number, on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
+  async function bulk(action: "approve" | "reject") {
     setBusy(true);
     try {
-      await call();
-      toast.success(done);
+      const { done } = await consoleApi("POST /admin/comments/bulk", {
+        body: { action, ids: [...selected] },
+      });
+      toast.success(
+        `${done} comment${done === 1 ? "" : "s"} ${action === "approve" ? "approved" : "rejected"}`,
+      );
+      setSelected(new Set());
       onChanged();
     } catch (error) {
       toast.error(errorMessage(error));
@@ -33,183 +108,120 @@ function CommentActions({
       setBusy(false);
     }
   }
-  const who = comment.userName;
-  const params = { id: comment.id };
+
   return (
-    <div className="flex flex-wrap gap-2">
-      {comment.status !== "published" && (
+    <section aria-labelledby="pending-heading" className="space-y-3">
+      <h2 id="pending-heading" className="text-lg font-semibold text-slate-100">
+        Awaiting approval ({pending.length})
+      </h2>
+      <div className="flex flex-wrap items-center gap-3">
+        <label className="flex items-center gap-2 text-sm text-slate-300">
+          <input
+            type="checkbox"
+            className="size-5 accent-accent"
+            checked={all}
+            onChange={(event) =>
+              setSelected(new Set(event.target.checked ? pending.map((c) => c.id) : []))
+            }
+          />
+          Select all held comments
+        </label>
         <button
           type="button"
           className={primaryClass}
-          disabled={busy}
-          onClick={() =>
-            act(
-              () => consoleApi("POST /admin/comments/:id/approve", { params }),
-              "Comment approved",
-            )
-          }
-          aria-label={`Approve the comment of ${who}`}
+          disabled={busy || selected.size === 0}
+          onClick={() => void bulk("approve")}
         >
-          Approve
+          Approve selected ({selected.size})
         </button>
-      )}
-      {comment.status === "pending" ? (
-        <button
-          type="button"
-          className={dangerClass}
-          disabled={busy}
-          onClick={() =>
-            act(() => consoleApi("POST /admin/comments/:id/reject", { params }), "Comment rejected")
-          }
-          aria-label={`Reject the comment of ${who}`}
-        >
-          Reject
-        </button>
-      ) : (
-        <button
-          type="button"
-          className={dangerClass}
-          disabled={busy}
-          onClick={() =>
-            act(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
-          }
-          aria-label={`Delete the comment of ${who}`}
-        >
-          Delete
-        </button>
-      )}
-      <ConfirmButton
-        label="Ban"
-        title={`Ban ${who}?`}
-        description="Their browser and the address they wrote from can no longer comment or react, for 30 days. Lift it with: npm run admin -- visitor unban --comment ID."
-        confirmLabel="Ban for 30 days"
-        onConfirm={() =>
-          act(
-            () => consoleApi("POST /admin/comments/:id/ban", { params, body: { days: 30 } }),
-            `${who} is banned for 30 days`,
-          )
-        }
-      />
-    </div>
+        <ConfirmButton
+          label={`Reject selected (${selected.size})`}
+          title={`Reject ${selected.size} comment${selected.size === 1 ? "" : "s"}?`}
+          description="They are removed, from their writers' pages too. This cannot be undone."
+          confirmLabel="Reject them"
+          disabled={busy || selected.size === 0}
+          onConfirm={() => void bulk("reject")}
+        />
+      </div>
+      <ul className="space-y-3" aria-label="Comments awaiting approval, oldest first">
+        {pending.map((comment) => (
+          <li key={comment.id}>
+            <CommentCard
+              comment={comment}
+              onChanged={onChanged}
+              selected={selected.has(comment.id)}
+              onSelect={(on) => pick(comment.id, on)}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
   );
-}
-
-const statusLabel: Record<ConsoleComment["status"], string | null> = {
-  published: null,
-  pending: "Awaiting approval",
-  spam: "Caught by the honeypot",
-};
-
-function CommentList({
-  label,
-  comments,
-  onChanged,
-}: {
-  label: string;
-  comments: ConsoleComment[];
-  onChanged: () => void;
-}) {
-  return (
-    <ul className="space-y-3" aria-label={label}>
-      {comments.map((comment) => (
-        <li key={comment.id} className="rounded-xl border border-line bg-panel p-4">
-          <article aria-label={`Comment by ${comment.userName}`}>
-            <div className="flex flex-wrap items-baseline justify-between gap-2">
-              <p className="text-sm">
-                <span className="font-semibold text-slate-100">{comment.userName}</span>
-                <span className="text-slate-400"> on </span>
-                <a className="text-accent underline" href={`/science/${comment.postId}`}>
-                  {comment.postTitle}
-                </a>
-                {statusLabel[comment.status] && (
-                  <span className="ml-2 rounded-full border border-line px-2 py-0.5 text-xs text-amber-300">
-                    {statusLabel[comment.status]}
-                  </span>
-                )}
-              </p>
-              <p className="text-xs text-slate-400">
-                <When iso={comment.createdAt} />
-              </p>
-            </div>
-            {comment.replyTo ? (
-              <p className="mt-2 text-xs text-slate-400">
-                {comment.replyTo.userName
-                  ? `In reply to ${comment.replyTo.userName}: “${comment.replyTo.excerpt}”`
-                  : "In reply to a deleted comment"}
-              </p>
-            ) : null}
-            <p className="mt-2 whitespace-pre-wrap break-words text-slate-200">{comment.content}</p>
-            <div className="mt-3">
-              <CommentActions comment={comment} onChanged={onChanged} />
-            </div>
-          </article>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/**
- * Reloads the list whenever a comment is added, edited or deleted anywhere on
- * the site, and each time the stream (re)opens: a comment written while it was
- * opening, after the list was read, is in that reload. The newest reload wins.
- */
-function useLiveComments(onChange: () => void): boolean {
-  const [live, setLive] = useState(false);
-  useEffect(() => {
-    const source = new EventSource("/api/admin/events");
-    source.addEventListener("ready", () => {
-      setLive(true);
-      onChange();
-    });
-    source.addEventListener("comment", () => onChange());
-    source.onerror = () => setLive(false);
-    return () => source.close();
-  }, [onChange]);
-  return live;
 }
 
 export function CommentsView() {
   const [q, setQ] = useState("");
   const [post, setPost] = useState("");
-  const [query, setQuery] = useState(search("", ""));
+  const [filter, setFilter] = useState<Filter>(filterOfAddress);
+  const [query, setQuery] = useState(() => search("", "", filterOfAddress()));
   const { loaded, reload } = useConsoleData("GET /admin/comments", { query });
+  const { recount } = useLive();
+  const changed = useCallback(() => {
+    void reload();
+    recount();
+  }, [reload, recount]);
   const live = useLiveComments(reload);
 
-  // Searching as one types, a moment after the last key.
+  // Searching as one types, a moment after the last key; a filter at once.
   useEffect(() => {
-    const timer = setTimeout(() => setQuery(search(q, post)), 250);
+    const timer = setTimeout(() => setQuery(search(q, post, filter)), 250);
     return () => clearTimeout(timer);
-  }, [q, post]);
+  }, [q, post, filter]);
 
-  const posts = loaded.state === "ready" ? loaded.data.posts : [];
+  function choose(next: Filter) {
+    setFilter(next);
+    setQuery(search(q, post, next));
+    const url = new URL(window.location.href);
+    if (next === "all") url.searchParams.delete("status");
+    else url.searchParams.set("status", next);
+    history.replaceState(null, "", url);
+  }
+
+  const data = loaded.state === "ready" ? loaded.data : null;
+  const listLabel =
+    filter === "published"
+      ? "Published comments, newest first"
+      : filter === "spam"
+        ? "Spam, newest first"
+        : "Comments, newest first";
   return (
-    <div className="space-y-5">
+    <div className="min-w-0 space-y-5">
       <search aria-label="Search comments" className="flex flex-wrap items-end gap-3">
-        <label className="flex flex-col gap-1 text-sm text-slate-300">
+        <label className="flex min-w-0 flex-col gap-1 text-sm text-slate-300">
           Search text or name
           <input
             type="search"
             value={q}
             onChange={(event) => setQ(event.target.value)}
-            className={inputClass}
+            className={`${inputClass} w-full`}
           />
         </label>
-        <label className="flex flex-col gap-1 text-sm text-slate-300">
+        <label className="flex w-full min-w-0 flex-col gap-1 text-sm text-slate-300 sm:w-72">
           Post
           <select
             value={post}
             onChange={(event) => setPost(event.target.value)}
-            className={inputClass}
+            className={`${inputClass} w-full min-w-0`}
           >
             <option value="">All posts</option>
-            {posts.map((p) => (
+            {(data?.posts ?? []).map((p) => (
               <option key={p.id} value={p.id}>
                 {p.title}
               </option>
             ))}
           </select>
         </label>
+        <StatusFilter value={filter} counts={data?.counts ?? null} onChange={choose} />
         <p className="pb-2 text-sm text-slate-400" role="status">
           {live ? "Live: new comments appear here" : "Connecting…"}
         </p>
@@ -217,22 +229,21 @@ export function CommentsView() {
       <Loading loaded={loaded}>
         {({ pending, comments }) => (
           <div className="space-y-6">
-            {pending.length > 0 && (
-              <section aria-labelledby="pending-heading" className="space-y-3">
-                <h2 id="pending-heading" className="text-lg font-semibold text-slate-100">
-                  Awaiting approval ({pending.length})
-                </h2>
-                <CommentList
-                  label="Comments awaiting approval, oldest first"
-                  comments={pending}
-                  onChanged={reload}
-                />
-              </section>
-            )}
-            {comments.length === 0 ? (
+            {pending.length > 0 && <HeldQueue pending={pending} onChanged={changed} />}
+            {filter === "pending" ? (
+              pending.length === 0 ? (
+                <p className="text-slate-400">No comment is awaiting approval.</p>
+              ) : null
+            ) : comments.length === 0 ? (
               <p className="text-slate-400">No comments match.</p>
             ) : (
-              <CommentList label="Comments, newest first" comments={comments} onChanged={reload} />
+              <ul className="space-y-3" aria-label={listLabel}>
+                {comments.map((comment) => (
+                  <li key={comment.id}>
+                    <CommentCard comment={comment} onChanged={changed} />
+                  </li>
+                ))}
+              </ul>
             )}
           </div>
         )}

@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading, primaryClass } from "../ui.tsx";
+import { buttonClass, ConfirmButton, inputClass, Loading } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -174,7 +174,7 @@ export function NewsletterView() {
                       title={`Send "${edition.subject}"?`}
                       description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
                       confirmLabel="Send now"
-                      className={primaryClass}
+                      tone="primary"
                       onConfirm={() => void send(edition.slug)}
                     />
                   </div>

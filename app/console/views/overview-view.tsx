@@ -14,6 +14,7 @@ import {
 } from "recharts";
 import { useConsoleData } from "../console-api.ts";
 import { Loading, Panel } from "../ui.tsx";
+import { AwaitingApproval } from "./awaiting-approval.tsx";
 
 const colors = {
   comments: "#22c55e",
@@ -115,157 +116,179 @@ function EnquiryWeeks() {
 export function OverviewView() {
   const { loaded } = useConsoleData("GET /admin/overview");
   return (
-    <Loading loaded={loaded}>
-      {(data) => {
-        const lastSubscribers = data.subscribers.at(-1);
-        return (
-          <div className="grid gap-5 xl:grid-cols-2">
-            <Panel title="Comments and reactions per day">
-              <Chart
-                summary={`Last 90 days: ${sum(data.activity.map((d) => d.comments))} comments and ${sum(data.activity.map((d) => d.reactions))} reactions.`}
-              >
-                <LineChart data={data.activity} accessibilityLayer={false}>
-                  <CartesianGrid stroke="#1f2a37" />
-                  <XAxis dataKey="day" tickFormatter={shortDay} {...axis} minTickGap={24} />
-                  <YAxis allowDecimals={false} {...axis} width={32} />
-                  <Tooltip {...tooltip} />
-                  <Legend />
-                  <Line
-                    type="monotone"
-                    dataKey="comments"
-                    name="Comments"
-                    stroke={colors.comments}
-                    dot={false}
-                    isAnimationActive={false}
-                  />
-                  <Line
-                    type="monotone"
-                    dataKey="reactions"
-                    name="Reactions"
-                    stroke={colors.reactions}
-                    dot={false}
-                    isAnimationActive={false}
-                  />
-                </LineChart>
-              </Chart>
-            </Panel>
-            <Panel title="Subscribers over time">
-              <Chart
-                summary={`Today: ${lastSubscribers?.confirmed ?? 0} confirmed, ${lastSubscribers?.pending ?? 0} pending.`}
-              >
-                <AreaChart data={data.subscribers} accessibilityLayer={false}>
-                  <CartesianGrid stroke="#1f2a37" />
-                  <XAxis dataKey="day" tickFormatter={shortDay} {...axis} minTickGap={24} />
-                  <YAxis allowDecimals={false} {...axis} width={32} />
-                  <Tooltip {...tooltip} />
-                  <Legend />
-                  <Area
-                    type="monotone"
-                    dataKey="confirmed"
-                    name="Confirmed"
-                    stackId="1"
-                    stroke={colors.confirmed}
-                    fill={colors.confirmed}
-                    fillOpacity={0.3}
-                    isAnimationActive={false}
-                  />
-                  <Area
-                    type="monotone"
-                    dataKey="pending"
-                    name="Pending"
-                    stackId="1"
-                    stroke={colors.pending}
-                    fill={colors.pending}
-                    fillOpacity={0.3}
-                    isAnimationActive={false}
-                  />
-                </AreaChart>
-              </Chart>
-            </Panel>
-            <Panel title="Most engaged stories and posts">
-              {data.mostEngaged.length === 0 ? (
-                <p className="text-slate-400">No reactions or comments yet.</p>
-              ) : (
+    <>
+      <AwaitingApproval />
+      <Loading loaded={loaded}>
+        {(data) => {
+          const lastSubscribers = data.subscribers.at(-1);
+          return (
+            <div className="grid gap-5 xl:grid-cols-2">
+              <Panel title="Held and spam comments">
+                <dl className="flex gap-8">
+                  <div>
+                    <dt className="text-sm text-slate-400">Awaiting approval</dt>
+                    <dd className="text-2xl font-semibold text-slate-100">
+                      {data.moderation.held}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt className="text-sm text-slate-400">Kept as spam</dt>
+                    <dd className="text-2xl font-semibold text-slate-100">
+                      {data.moderation.spam}
+                    </dd>
+                  </div>
+                </dl>
+                <p className="mt-3 text-sm text-slate-400">
+                  Comments shows why each is there; one click publishes a false alarm.
+                </p>
+              </Panel>
+              <Panel title="Comments and reactions per day">
                 <Chart
-                  tall
-                  summary={data.mostEngaged
-                    .map(
-                      (item) =>
-                        `${item.title}: ${item.reactions} reactions, ${item.comments} comments`,
-                    )
-                    .join("; ")}
+                  summary={`Last 90 days: ${sum(data.activity.map((d) => d.comments))} comments and ${sum(data.activity.map((d) => d.reactions))} reactions.`}
                 >
-                  <BarChart data={data.mostEngaged} layout="vertical" accessibilityLayer={false}>
+                  <LineChart data={data.activity} accessibilityLayer={false}>
                     <CartesianGrid stroke="#1f2a37" />
-                    <XAxis type="number" allowDecimals={false} {...axis} />
-                    <YAxis
-                      type="category"
-                      dataKey="title"
-                      width={170}
-                      tickFormatter={shortTitle}
-                      interval={0}
-                      {...axis}
-                      fontSize={11}
-                    />
+                    <XAxis dataKey="day" tickFormatter={shortDay} {...axis} minTickGap={24} />
+                    <YAxis allowDecimals={false} {...axis} width={32} />
                     <Tooltip {...tooltip} />
                     <Legend />
-                    <Bar
-                      dataKey="reactions"
-                      name="Reactions"
-                      stackId="a"
-                      fill={colors.reactions}
-                      isAnimationActive={false}
-                    />
-                    <Bar
+                    <Line
+                      type="monotone"
                       dataKey="comments"
                       name="Comments"
-                      stackId="a"
-                      fill={colors.comments}
+                      stroke={colors.comments}
+                      dot={false}
                       isAnimationActive={false}
                     />
-                  </BarChart>
+                    <Line
+                      type="monotone"
+                      dataKey="reactions"
+                      name="Reactions"
+                      stroke={colors.reactions}
+                      dot={false}
+                      isAnimationActive={false}
+                    />
+                  </LineChart>
                 </Chart>
-              )}
-            </Panel>
-            <Panel title="Editions sent and failed">
-              {data.editions.length === 0 ? (
-                <p className="text-slate-400">No edition has been sent yet.</p>
-              ) : (
+              </Panel>
+              <Panel title="Subscribers over time">
                 <Chart
-                  summary={data.editions
-                    .map(
-                      (e) => `${e.slug}: ${e.sent} sent, ${e.failed} failed, ${e.queued} waiting`,
-                    )
-                    .join("; ")}
+                  summary={`Today: ${lastSubscribers?.confirmed ?? 0} confirmed, ${lastSubscribers?.pending ?? 0} pending.`}
                 >
-                  <BarChart data={data.editions} accessibilityLayer={false} maxBarSize={64}>
+                  <AreaChart data={data.subscribers} accessibilityLayer={false}>
                     <CartesianGrid stroke="#1f2a37" />
-                    <XAxis dataKey="slug" {...axis} />
-                    <YAxis allowDecimals={false} {...axis} width={40} />
+                    <XAxis dataKey="day" tickFormatter={shortDay} {...axis} minTickGap={24} />
+                    <YAxis allowDecimals={false} {...axis} width={32} />
                     <Tooltip {...tooltip} />
                     <Legend />
-                    <Bar
-                      dataKey="sent"
-                      name="Sent"
-                      stackId="e"
-                      fill={colors.sent}
+                    <Area
+                      type="monotone"
+                      dataKey="confirmed"
+                      name="Confirmed"
+                      stackId="1"
+                      stroke={colors.confirmed}
+                      fill={colors.confirmed}
+                      fillOpacity={0.3}
                       isAnimationActive={false}
                     />
-                    <Bar
-                      dataKey="failed"
-                      name="Failed"
-                      stackId="e"
-                      fill={colors.failed}
+                    <Area
+                      type="monotone"
+                      dataKey="pending"
+                      name="Pending"
+                      stackId="1"
+                      stroke={colors.pending}
+                      fill={colors.pending}
+                      fillOpacity={0.3}
                       isAnimationActive={false}
                     />
-                  </BarChart>
+                  </AreaChart>
                 </Chart>
-              )}
-            </Panel>
-            <EnquiryWeeks />
-          </div>
-        );
-      }}
-    </Loading>
+              </Panel>
+              <Panel title="Most engaged stories and posts">
+                {data.mostEngaged.length === 0 ? (
+                  <p className="text-slate-400">No reactions or comments yet.</p>
+                ) : (
+                  <Chart
+                    tall
+                    summary={data.mostEngaged
+                      .map(
+                        (item) =>
+                          `${item.title}: ${item.reactions} reactions, ${item.comments} comments`,
+                      )
+                      .join("; ")}
+                  >
+                    <BarChart data={data.mostEngaged} layout="vertical" accessibilityLayer={false}>
+                      <CartesianGrid stroke="#1f2a37" />
+                      <XAxis type="number" allowDecimals={false} {...axis} />
+                      <YAxis
+                        type="category"
+                        dataKey="title"
+                        width={170}
+                        tickFormatter={shortTitle}
+                        interval={0}
+                        {...axis}
+                        fontSize={11}
+                      />
+                      <Tooltip {...tooltip} />
+                      <Legend />
+                      <Bar
+                        dataKey="reactions"
+                        name="Reactions"
+                        stackId="a"
+                        fill={colors.reactions}
+                        isAnimationActive={false}
+                      />
+                      <Bar
+                        dataKey="comments"
+                        name="Comments"
+                        stackId="a"
+                        fill={colors.comments}
+                        isAnimationActive={false}
+                      />
+                    </BarChart>
+                  </Chart>
+                )}
+              </Panel>
+              <Panel title="Editions sent and failed">
+                {data.editions.length === 0 ? (
+                  <p className="text-slate-400">No edition has been sent yet.</p>
+                ) : (
+                  <Chart
+                    summary={data.editions
+                      .map(
+                        (e) => `${e.slug}: ${e.sent} sent, ${e.failed} failed, ${e.queued} waiting`,
+                      )
+                      .join("; ")}
+                  >
+                    <BarChart data={data.editions} accessibilityLayer={false} maxBarSize={64}>
+                      <CartesianGrid stroke="#1f2a37" />
+                      <XAxis dataKey="slug" {...axis} />
+                      <YAxis allowDecimals={false} {...axis} width={40} />
+                      <Tooltip {...tooltip} />
+                      <Legend />
+                      <Bar
+                        dataKey="sent"
+                        name="Sent"
+                        stackId="e"
+                        fill={colors.sent}
+                        isAnimationActive={false}
+                      />
+                      <Bar
+                        dataKey="failed"
+                        name="Failed"
+                        stackId="e"
+                        fill={colors.failed}
+                        isAnimationActive={false}
+                      />
+                    </BarChart>
+                  </Chart>
+                )}
+              </Panel>
+              <EnquiryWeeks />
+            </div>
+          );
+        }}
+      </Loading>
+    </>
   );
 }

@@ -38,12 +38,12 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
   }
   return (
     <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-3">
-      <label className="flex flex-col gap-1 text-sm text-slate-300">
+      <label className="flex min-w-0 flex-col gap-1 text-sm text-slate-300">
         Passkey name
         <input
           required
           maxLength={60}
-          placeholder="Laptop"
+          aria-describedby="passkey-name-hint"
           value={name}
           onChange={(event) => setName(event.target.value)}
           className={inputClass}
@@ -52,6 +52,10 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
       <button type="submit" disabled={busy} className={primaryClass}>
         Add a passkey
       </button>
+      <p id="passkey-name-hint" className="w-full text-xs text-slate-400">
+        A name to tell it from your other passkeys, such as the device or password manager that
+        keeps it.
+      </p>
     </form>
   );
 }
@@ -111,7 +115,13 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
             )
           }
         </Loading>
-        <AddPasskey onAdded={() => void passkeys.reload()} />
+        {me.passkeysUnavailable ? (
+          <p role="note" className="mt-4 text-sm text-amber-200">
+            {me.passkeysUnavailable}
+          </p>
+        ) : (
+          <AddPasskey onAdded={() => void passkeys.reload()} />
+        )}
       </Panel>
       <Panel title="Sessions">
         <Loading loaded={sessions.loaded}>
@@ -119,21 +129,21 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
             <ul className="space-y-2">
               {list.map((s) => (
                 <li key={s.id} className="flex items-center justify-between gap-3 text-sm">
-                  <span>
-                    <span className="font-mono text-slate-100">{s.id}</span>
-                    <span className="text-slate-400">
-                      {" "}
-                      by {s.method}, last active <When iso={s.lastSeenAt} />
-                    </span>
+                  <span className="min-w-0">
+                    <span className="font-medium text-slate-100">{s.device}</span>
                     {s.id === me.session.id ? (
                       <span className="text-accent"> (this one)</span>
                     ) : null}
+                    <span className="block text-slate-400">
+                      Signed in by {s.method === "passkey" ? "passkey" : "link"}{" "}
+                      <When iso={s.createdAt} />, last active <When iso={s.lastSeenAt} />
+                    </span>
                   </span>
                   {s.id === me.session.id ? null : (
                     <button
                       type="button"
                       className={buttonClass}
-                      aria-label={`End session ${s.id}`}
+                      aria-label={`End the session of ${s.device}, signed in ${new Date(s.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC`}
                       onClick={() =>
                         void act(
                           () => consoleApi("DELETE /admin/sessions/:id", { params: { id: s.id } }),

@@ -144,6 +144,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         ...asReply,
       });
       if (typeof comment === "string") throw replyRefused(comment);
+      await defences.recordScreening(comment.id, verdict.screening);
       return reply.code(201).send({ comment });
     },
   );

@@ -1,3 +1,4 @@
+import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import { toTsv } from "../../lib/csv.ts";
 import { audited, type Command, exitCodes, parseId, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
@@ -39,6 +40,18 @@ gives them verbatim.
         ...(typeof values.post === "string" ? { postId: values.post } : {}),
         ...(since ? { since } : {}),
       });
+      // A post removed from the content keeps its comments; a mistyped id has none.
+      const post = values.post;
+      if (
+        typeof post === "string" &&
+        comments.length === 0 &&
+        !loadEngagementCatalog().science.has(post)
+      ) {
+        throw new AdminError(
+          `There is no science post "${post}". Its id is the last part of its address: /science/<id>.`,
+          exitCodes.notFound,
+        );
+      }
       if (values.json) {
         stdout.write(`${JSON.stringify(comments, null, 2)}\n`);
       } else {
@@ -121,12 +134,13 @@ the honeypot caught that you judge a person's. Readers who have the post open
 see it appear. Its writer is approved too: under MODERATION=first their later
 comments are published at once. Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    async run({ positionals, stdout, moderation }) {
+    async run({ positionals, stdout, moderation, store }) {
       const id = parseId(positionals[0], "The comment id");
       const outcome = await (await moderation()).approveComment(id);
       if (outcome === "not_found") {
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
+      if (outcome === "approved") await audited(store, "comment approve", String(id));
       stdout.write(
         outcome === "approved"
           ? `Approved comment ${id}: every reader sees it now.\n`
@@ -143,12 +157,38 @@ comments are published at once. Exit code 3 when there is no such comment.`,
 page too, live. (On a published comment it does what "comments delete" does.)
 Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    async run({ positionals, stdout, moderation }) {
+    async run({ positionals, stdout, moderation, store }) {
       const id = parseId(positionals[0], "The comment id");
       if ((await (await moderation()).rejectComment(id)) === "not_found") {
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
+      await audited(store, "comment reject", String(id));
       stdout.write(`Rejected comment ${id}.\n`);
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "comments spam",
+    usage: "ID",
+    summary: "mark a comment as spam; the spam filter learns from it",
+    help: `Marks a comment as spam: it disappears from every reader's page, live, and
+only its writer still sees it, as with what the honeypot catches. The spam
+filter learns from it at once, on every instance: after three comments marked
+so that name the same new product or site, the next one that names it is held
+for you. Exit code 3 when there is no such comment.`,
+    arguments: ["ID"],
+    async run({ positionals, stdout, moderation, store }) {
+      const id = parseId(positionals[0], "The comment id");
+      const outcome = await (await moderation()).markSpam(id);
+      if (outcome === "not_found") {
+        throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+      }
+      if (outcome === "marked") await audited(store, "comment spam", String(id));
+      stdout.write(
+        outcome === "marked"
+          ? `Marked comment ${id} as spam: readers no longer see it, and the filter learnt from it.\n`
+          : `Comment ${id} was already marked as spam.\n`,
+      );
       return exitCodes.ok;
     },
   },

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Config } from "../../config.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
-import { type Command, exitCodes, usageError } from "../command.ts";
+import { audited, type Command, exitCodes, usageError } from "../command.ts";
 import { backupDatabase, restoreDatabase } from "../sqlite-files.ts";
 
 function sqliteOnly(config: Config, what: string): string {
@@ -25,10 +25,11 @@ readable by its owner only. FILE must not exist. On PostgreSQL use pg_dump.
 
   --out FILE   where to write the copy`,
     options: { out: { type: "string" } },
-    async run({ values, config, stdout }) {
+    async run({ values, config, stdout, store }) {
       const databaseFile = sqliteOnly(config, "backup");
       if (typeof values.out !== "string") throw usageError("--out FILE is required.");
       const { bytes } = backupDatabase(databaseFile, path.resolve(values.out));
+      await audited(store, "backup", path.resolve(values.out));
       stdout.write(`Backed up ${databaseFile} to ${values.out} (${bytes} bytes).\n`);
       return exitCodes.ok;
     },
@@ -44,10 +45,12 @@ engage.sqlite.before-restore-<time>. On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,
     options: { from: { type: "string" } },
-    async run({ values, config, stdout }) {
+    async run({ values, config, stdout, store }) {
       const databaseFile = sqliteOnly(config, "restore");
       if (typeof values.from !== "string") throw usageError("--from FILE is required.");
       const { previousKeptAs } = restoreDatabase(databaseFile, path.resolve(values.from));
+      // Recorded in the database now in place, which the backup's trail continues.
+      await audited(store, "restore", path.resolve(values.from));
       stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
       if (previousKeptAs) stdout.write(`The database it replaced is kept as ${previousKeptAs}.\n`);
       return exitCodes.ok;

@@ -76,10 +76,12 @@ first, as by "newsletter preview".
   --to ADDRESS   where to send the copy`,
     arguments: ["FILE"],
     options: { to: { type: "string" } },
-    async run({ values, positionals, config, stdout, stderr }) {
+    async run({ values, positionals, config, stdout, stderr, store }) {
       const to = emailSchema.safeParse(typeof values.to === "string" ? values.to : "");
       if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
       const edition = editionOf(positionals[0] ?? "", config, stderr);
+      // Opened first: the copy is recorded in the audit trail, so it needs the database.
+      await store();
       const mailer = createMailer(
         { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
         { info: (_object, message) => stdout.write(`${message}\n`) },
@@ -90,22 +92,43 @@ first, as by "newsletter preview".
       } finally {
         mailer.close();
       }
+      // The edition, not the address: the trail records what was done, not whom it reached.
+      await audited(store, "newsletter test", edition.slug);
       stdout.write(`Sent a test copy of ${edition.slug} to ${to.data}.\n`);
       return exitCodes.ok;
     },
   },
   {
     name: "newsletter send",
-    usage: "FILE",
-    summary: "queue an edition for every confirmed subscriber",
+    usage: "FILE [--yes]",
+    summary: "queue an edition for every confirmed subscriber, after asking",
     help: `Queues the edition FILE for every confirmed subscriber. The running server
 sends the queue at MAIL_RATE_PER_MINUTE per instance, resuming after a
 restart; "newsletter status" shows the progress. An edition is named by its
 file name and reaches an address once: sending the same file again queues
-only those who confirmed since. A changed file under a used name is refused.`,
+only those who confirmed since. A changed file under a used name is refused.
+
+At a terminal it first asks, naming the edition and how many confirmed
+subscribers it reaches; without one (a script, cron) it sends only with --yes.
+Try "newsletter test" first.
+
+  --yes   send without asking`,
     arguments: ["FILE"],
-    async run({ positionals, config, stdout, stderr, store }) {
+    options: { yes: { type: "boolean" } },
+    async run({ values, positionals, config, stdout, stderr, store, engagement, confirm }) {
       const edition = editionOf(positionals[0] ?? "", config, stderr);
+      const subscribers = await (await engagement()).subscribers.count();
+      const reach = `${subscribers} confirmed subscriber${subscribers === 1 ? "" : "s"}`;
+      if (!values.yes) {
+        if (!confirm) {
+          throw usageError(
+            `This queues "${edition.subject}" (${edition.slug}) for every confirmed subscriber: ${reach}. Nothing was sent. Add --yes to send it, or run it at a terminal to be asked.`,
+          );
+        }
+        if (!(await confirm(`Send "${edition.subject}" (${edition.slug}) to ${reach} now?`))) {
+          throw new AdminError("Nothing was sent.");
+        }
+      }
       const editionStore = createEditionsRepository(await store());
       let saved: { id: number; created: boolean };
       try {

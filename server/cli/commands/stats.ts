@@ -1,4 +1,4 @@
-import { noReactions } from "../../../contract/limits.ts";
+import { noReactions, reactionTypes } from "../../../contract/limits.ts";
 import { type Command, exitCodes } from "../command.ts";
 import { formatTable } from "../table.ts";
 
@@ -43,24 +43,18 @@ reactions or comments, with its counts per reaction type and its comments.
       stdout.write(`Subscribers: ${subscribers}\n\n`);
       stdout.write(
         formatTable(
-          ["kind", "item", "like", "love", "dislike", "idea", "comments"],
+          ["kind", "item", ...reactionTypes, "comments"],
           [
             ...items.map((item) => [
               item.kind,
               item.id,
-              String(item.reactions.like),
-              String(item.reactions.love),
-              String(item.reactions.dislike),
-              String(item.reactions.idea),
+              ...reactionTypes.map((type) => String(item.reactions[type])),
               item.comments === null ? "-" : String(item.comments),
             ]),
             [
               "total",
               "",
-              sum((item) => item.reactions.like),
-              sum((item) => item.reactions.love),
-              sum((item) => item.reactions.dislike),
-              sum((item) => item.reactions.idea),
+              ...reactionTypes.map((type) => sum((item) => item.reactions[type])),
               sum((item) => item.comments ?? 0),
             ],
           ],

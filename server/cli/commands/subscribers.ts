@@ -47,7 +47,7 @@ take it for a formula): remove it before mailing.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
     options: { out: { type: "string" } },
-    async run({ values, config, stdout, stderr, engagement }) {
+    async run({ values, config, stdout, stderr, engagement, store }) {
       const subscribers = await (await engagement()).subscribers.list();
       // The subscribe endpoint refuses addresses with "=", "(" or "|"
       // (tests/server/subscribers.test.ts), but one may start with "+" or "-":
@@ -70,6 +70,7 @@ take it for a formula): remove it before mailing.
       } else {
         stdout.write(csv);
       }
+      await audited(store, "subscribers export", `${subscribers.length} addresses`);
       return exitCodes.ok;
     },
   },

@@ -17,7 +17,7 @@ Bans hold across restarts and on every instance; "visitor bans" lists them.
   --comment ID   a comment of the visitor (see "comments list")
   --days N       lift the ban by itself after N days (default: until "visitor unban")`,
     options: { comment: { type: "string" }, days: { type: "string" } },
-    async run({ values, stdout, moderation }) {
+    async run({ values, stdout, moderation, store }) {
       if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
       const id = parseId(values.comment, "--comment");
       let days: number | undefined;
@@ -34,6 +34,7 @@ Bans hold across restarts and on every instance; "visitor bans" lists them.
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
       const { ban } = result;
+      await audited(store, "visitor ban", `comment ${id}${days ? `, ${days} days` : ""}`);
       stdout.write(
         `Ban ${ban.id}: the writer of comment ${id} (${ban.coversAddress ? "browser and address" : "browser"}) is refused ${ban.expiresAt ? `until ${ban.expiresAt}` : 'until "visitor unban"'}.\n`,
       );
@@ -50,7 +51,7 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
   --ban ID       the ban's number
   --comment ID   a comment of the banned visitor`,
     options: { comment: { type: "string" }, ban: { type: "string" } },
-    async run({ values, stdout, moderation }) {
+    async run({ values, stdout, moderation, store }) {
       const byComment = typeof values.comment === "string";
       const byBan = typeof values.ban === "string";
       if (byComment === byBan) throw usageError("Give either --comment ID or --ban ID.");
@@ -60,6 +61,11 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
           : { commentId: parseId(values.comment as string, "--comment") },
       );
       if (lifted === 0) throw new AdminError("No ban in force matched.", exitCodes.notFound);
+      await audited(
+        store,
+        "visitor unban",
+        byBan ? `ban ${values.ban as string}` : `comment ${values.comment as string}`,
+      );
       stdout.write(`Lifted ${lifted} ban${lifted === 1 ? "" : "s"}.\n`);
       return exitCodes.ok;
     },

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { commentResponseSchema } from "../../../contract/api.ts";
 import {
   banRequestSchema,
+  type ConsoleComment,
   commentSearchSchema,
   consoleCommentsResponseSchema,
   ownerEditRequestSchema,
@@ -16,24 +17,47 @@ const sessionRecheckMs = 30_000;
 
 /** Comments: search, moderation, the owner's edits and deletions, and their live events. */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { engagement, bus, owner, moderation, defences, insights, slots, sessionOf, audit } =
+  const { engagement, bus, owner, moderation, defences, spam, insights, slots, sessionOf, audit } =
     context;
+
+  /** Each held or spam comment with why it is there. */
+  async function withReasons(comments: ConsoleComment[]): Promise<ConsoleComment[]> {
+    const reasons = await spam.reasons(comments.filter((c) => c.status !== "published"));
+    return comments.map((c) => {
+      const why = reasons.get(c.id);
+      return why ? { ...c, why } : c;
+    });
+  }
 
   app.get(
     "/comments",
     {
       schema: {
         ...consoleTag,
-        summary: "Recent comments, newest first, searchable by text, name and post",
+        summary:
+          "Recent comments, newest first, searchable by text, name and post; the held queue and the spam list, each with why",
         querystring: commentSearchSchema,
         response: { 200: consoleCommentsResponseSchema, ...errors },
       },
     },
-    async (request) => ({
-      pending: await insights.searchComments({ ...request.query, status: "pending" }),
-      comments: await insights.searchComments(request.query),
-      posts: insights.posts(),
-    }),
+    async (request) => {
+      const { status } = request.query;
+      // The held queue is listed apart, oldest first, and never again among the others.
+      return {
+        pending:
+          status === undefined || status === "pending"
+            ? await withReasons(
+                await insights.searchComments({ ...request.query, status: "pending" }),
+              )
+            : [],
+        comments:
+          status === "pending"
+            ? []
+            : await withReasons(await insights.searchComments({ ...request.query, status })),
+        counts: await insights.commentCounts(),
+        posts: insights.posts(),
+      };
+    },
   );
 
   const commentId = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
@@ -72,6 +96,25 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         throw notFound("There is no such comment.");
       }
       await audit(request, "comment reject", String(request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/comments/:id/spam",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Mark a comment as spam: hidden from everyone but its writer, and taught to the spam filter",
+        params: commentId,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await moderation.markSpam(request.params.id);
+      if (outcome === "not_found") throw notFound("There is no such comment.");
+      if (outcome === "marked") await audit(request, "comment spam", String(request.params.id));
       return reply.code(204).send(null);
     },
   );

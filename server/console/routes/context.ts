@@ -10,6 +10,7 @@ import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
+import type { SpamFilter } from "../../moderation/spam/filter.ts";
 import {
   createEditionsRepository,
   type EditionsRepository,
@@ -18,6 +19,7 @@ import type { Mailer } from "../../outbox/mailer.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
 import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
+import { passkeyProblem } from "../passkey-host.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -40,6 +42,8 @@ export type ConsoleDeps = {
   moderation: Moderation;
   /** The text rules an edit keeps (server/moderation/defences.ts). */
   defences: CommentDefences;
+  /** Why the spam filter held a comment (server/moderation/spam/filter.ts). */
+  spam: SpamFilter;
   insights: InsightsRepository;
   mailer: Mailer;
   /** Wakes this instance's outbox worker after an edition was queued. */
@@ -68,6 +72,12 @@ export type ConsoleContext = ConsoleDeps & {
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 export const consoleTag = { tags: ["console"] };
 
+/** Browsers refuse an IP address as a passkey's host: say so before they do, in words. */
+export function refuseIpHost(siteUrl: string): void {
+  const problem = passkeyProblem(siteUrl);
+  if (problem) throw new ApiError(409, "conflict", problem);
+}
+
 export const signedOut = () =>
   new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");
 
@@ -82,6 +92,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     owner,
     moderation,
     defences,
+    spam,
     insights,
     mailer,
     slots,
@@ -95,6 +106,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     owner,
     moderation,
     defences,
+    spam,
     insights,
     mailer,
     mailQueued: () => deps.mailQueued(),

@@ -24,11 +24,16 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     {
       schema: {
         ...consoleTag,
-        summary: "Charts: activity per day, subscribers, most engaged items, editions",
+        summary:
+          "Charts: activity per day, subscribers, most engaged items, editions; held and spam counts",
         response: { 200: overviewResponseSchema, ...errors },
       },
     },
-    async () => ({ ...(await insights.overview()), editions: await editionStore.progress() }),
+    async () => ({
+      ...(await insights.overview()),
+      editions: await editionStore.progress(),
+      moderation: await insights.moderationCounts(),
+    }),
   );
 
   app.get(

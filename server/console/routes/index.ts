@@ -5,6 +5,7 @@ import { type ConsoleDeps, consoleContext, signedOut } from "./context.ts";
 import { editionRoutes } from "./editions.ts";
 import { enquiryConsoleRoutes } from "./enquiries.ts";
 import { healthRoutes } from "./health.ts";
+import { moderationRoutes } from "./moderation.ts";
 import { sessionRoutes } from "./session.ts";
 import { signInRoutes } from "./sign-in.ts";
 import { subscriberRoutes } from "./subscribers.ts";
@@ -38,6 +39,7 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
   await app.register(signInRoutes, context);
   await app.register(sessionRoutes, context);
   await app.register(commentRoutes, context);
+  await app.register(moderationRoutes, context);
   await app.register(subscriberRoutes, context);
   await app.register(editionRoutes, context);
   await app.register(healthRoutes, context);

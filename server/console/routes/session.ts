@@ -13,7 +13,8 @@ import {
   whoAmIResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
-import { type ConsoleContext, consoleTag, errors, signedOut } from "./context.ts";
+import { passkeyProblem } from "../passkey-host.ts";
+import { type ConsoleContext, consoleTag, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
 export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -33,7 +34,11 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const { id } = sessionOf(request);
       const session = (await owner.listSessions(id)).find((s) => s.current);
       if (!session) throw signedOut();
-      return { session, passkeys: await owner.listPasskeys() };
+      return {
+        session,
+        passkeys: await owner.listPasskeys(),
+        passkeysUnavailable: passkeyProblem(config.siteUrl),
+      };
     },
   );
 
@@ -99,6 +104,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async (request) => {
       const session = sessionOf(request);
+      refuseIpHost(config.siteUrl);
       const existing = await owner.storedPasskeys();
       const options = await generateRegistrationOptions({
         rpName: "Engage with Engineer console",

@@ -10,11 +10,14 @@ import {
   mailLinkResponseSchema,
   passkeyOptionsResponseSchema,
   passkeySignInRequestSchema,
+  signInMethodsResponseSchema,
   signInRequestSchema,
   signInResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError } from "../../api/errors.ts";
-import { type ConsoleContext, errors, signedOut } from "./context.ts";
+import { deviceLabel } from "../device-label.ts";
+import { passkeyProblem } from "../passkey-host.ts";
+import { type ConsoleContext, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /**
  * Failed sign-in attempts per address over a window, in this instance's
@@ -95,7 +98,10 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     },
     async (request, reply) => {
       // The link is tried first: a genuine one works whatever others sent from here.
-      const outcome = await owner.signInWithLink(request.body.token);
+      const outcome = await owner.signInWithLink(
+        request.body.token,
+        deviceLabel(request.headers["user-agent"]),
+      );
       if (outcome === "unknown") {
         throw failed(
           request,
@@ -171,6 +177,24 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     },
   );
 
+  app.get(
+    "/sign-in/methods",
+    {
+      config: { ownerSignIn: true },
+      schema: {
+        ...signIn,
+        summary: "What the sign-in page offers: a passkey only when one can sign in here",
+        response: { 200: signInMethodsResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const problem = passkeyProblem(siteUrl);
+      if (problem) return { passkey: "unavailable" as const, passkeyProblem: problem };
+      const registered = (await owner.listPasskeys()).length > 0;
+      return { passkey: registered ? ("ready" as const) : ("none" as const), passkeyProblem: null };
+    },
+  );
+
   app.post(
     "/passkey-sign-in/options",
     {
@@ -191,6 +215,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
           Math.max(1, allowed.ttlInSeconds),
         );
       }
+      refuseIpHost(siteUrl);
       const passkeys = await owner.storedPasskeys();
       const options = await generateAuthenticationOptions({
         rpID,
@@ -240,7 +265,9 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       }
       if (!verified.verified) throw refused();
       await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter);
-      const { sessionId, token } = await owner.signInWithPasskey();
+      const { sessionId, token } = await owner.signInWithPasskey(
+        deviceLabel(request.headers["user-agent"]),
+      );
       setSessionCookie(reply, token);
       await owner.audit(sessionId, "sign-in", "passkey");
       const session = (await owner.listSessions(sessionId)).find((s) => s.current);

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
-import type { DatabaseKind } from "./schema.ts";
+import type { DatabaseKind } from "../schema.ts";
 
 /*
  * The enquiries a reader sends from /services (docs/product.md, "Enquiries"):

@@ -1,0 +1,81 @@
+import { toast } from "sonner";
+import type { ConsoleBan } from "../../../contract/console.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { buttonClass, Loading, When } from "../ui.tsx";
+
+function whom(ban: ConsoleBan): string {
+  return ban.comment ? ban.comment.userName : `the writer of a deleted comment`;
+}
+
+/**
+ * The bans in force, each with Unban (docs/decisions/010-moderation-and-spam.md):
+ * whom it names (by the comment that led to it), since when, until when, and
+ * whether it covers the writer's address as well as their browser.
+ */
+export function BansView() {
+  const { loaded, reload } = useConsoleData("GET /admin/bans");
+
+  async function unban(ban: ConsoleBan) {
+    try {
+      await consoleApi("DELETE /admin/bans/:id", { params: { id: ban.id } });
+      toast.success(`The ban on ${whom(ban)} is lifted`);
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+    await reload();
+  }
+
+  return (
+    <Loading loaded={loaded}>
+      {({ bans }) =>
+        bans.length === 0 ? (
+          <p className="text-slate-400">
+            No bans in force. Ban the writer of a comment from the Comments screen.
+          </p>
+        ) : (
+          <ul className="space-y-3" aria-label="Bans in force, oldest first">
+            {bans.map((ban) => (
+              <li key={ban.id} className="rounded-xl border border-line bg-panel p-4">
+                <article aria-label={`Ban ${ban.id}`} className="space-y-2">
+                  <p className="text-sm text-slate-200">
+                    <span className="font-semibold text-slate-100">{whom(ban)}</span>
+                    {ban.comment ? (
+                      <span className="text-slate-400">
+                        {" "}
+                        for comment #{ban.comment.id} on {ban.comment.postTitle}
+                      </span>
+                    ) : null}
+                  </p>
+                  {ban.comment ? (
+                    <blockquote className="border-l-2 border-line pl-3 text-sm break-words text-slate-300">
+                      {ban.comment.excerpt}
+                    </blockquote>
+                  ) : null}
+                  <p className="text-xs text-slate-400">
+                    Since <When iso={ban.createdAt} />,{" "}
+                    {ban.expiresAt ? (
+                      <>
+                        until <When iso={ban.expiresAt} />
+                      </>
+                    ) : (
+                      "until lifted"
+                    )}
+                    ; {ban.coversAddress ? "their browser and address" : "their browser only"}
+                  </p>
+                  <button
+                    type="button"
+                    className={buttonClass}
+                    aria-label={`Unban ${whom(ban)} (ban ${ban.id})`}
+                    onClick={() => void unban(ban)}
+                  >
+                    Unban
+                  </button>
+                </article>
+              </li>
+            ))}
+          </ul>
+        )
+      }
+    </Loading>
+  );
+}

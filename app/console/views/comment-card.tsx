@@ -1,0 +1,188 @@
+import { useState } from "react";
+import { toast } from "sonner";
+import type { ConsoleComment } from "../../../contract/console.ts";
+import { consoleApi, errorMessage } from "../console-api.ts";
+import { ConfirmButton, dangerClass, primaryClass, When } from "../ui.tsx";
+
+/**
+ * A comment's name for buttons and regions: its writer and its number, since
+ * one name may write many comments ("the comment of Asha (#12)").
+ */
+export function commentName(comment: ConsoleComment): string {
+  return `the comment of ${comment.userName} (#${comment.id})`;
+}
+
+/**
+ * What the owner can do to one comment, each in one click: approve a held one
+ * or publish one kept as spam, reject it (it goes, for its writer too), mark it
+ * as spam, delete it, or ban its writer, which asks first
+ * (docs/decisions/010-moderation-and-spam.md). Approving, marking as spam,
+ * rejecting and banning teach the spam filter (docs/decisions/025-spam-that-learns.md).
+ */
+function CommentActions({
+  comment,
+  onChanged,
+}: {
+  comment: ConsoleComment;
+  onChanged: () => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  async function act(call: () => Promise<unknown>, done: string) {
+    setBusy(true);
+    try {
+      await call();
+      toast.success(done);
+      onChanged();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const who = comment.userName;
+  const which = commentName(comment);
+  const params = { id: comment.id };
+  return (
+    <div className="flex flex-wrap gap-2">
+      {comment.status !== "published" && (
+        <button
+          type="button"
+          className={primaryClass}
+          disabled={busy}
+          onClick={() =>
+            act(
+              () => consoleApi("POST /admin/comments/:id/approve", { params }),
+              "Comment approved",
+            )
+          }
+          aria-label={comment.status === "spam" ? `Publish ${which}` : `Approve ${which}`}
+        >
+          {comment.status === "spam" ? "Publish" : "Approve"}
+        </button>
+      )}
+      {comment.status !== "spam" && (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() =>
+            act(
+              () => consoleApi("POST /admin/comments/:id/spam", { params }),
+              "Marked as spam: the filter learnt from it",
+            )
+          }
+          aria-label={`Mark ${which} as spam`}
+        >
+          Mark as spam
+        </button>
+      )}
+      {comment.status === "pending" ? (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() =>
+            act(() => consoleApi("POST /admin/comments/:id/reject", { params }), "Comment rejected")
+          }
+          aria-label={`Reject ${which}`}
+        >
+          Reject
+        </button>
+      ) : (
+        <button
+          type="button"
+          className={dangerClass}
+          disabled={busy}
+          onClick={() =>
+            act(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
+          }
+          aria-label={`Delete ${which}`}
+        >
+          Delete
+        </button>
+      )}
+      <ConfirmButton
+        label="Ban"
+        ariaLabel={`Ban the writer of ${which}`}
+        title={`Ban ${who}?`}
+        description={`The browser and the address that wrote comment #${comment.id} can no longer comment or react, for 30 days. Their comments stay. You can lift the ban at any time under Bans.`}
+        confirmLabel="Ban for 30 days"
+        disabled={busy}
+        onConfirm={() =>
+          act(
+            () => consoleApi("POST /admin/comments/:id/ban", { params, body: { days: 30 } }),
+            `${who} is banned for 30 days`,
+          )
+        }
+      />
+    </div>
+  );
+}
+
+const statusLabel: Record<ConsoleComment["status"], string | null> = {
+  published: null,
+  pending: "Awaiting approval",
+  spam: "Kept as spam",
+};
+
+/** One comment as the console lists it, with its actions; a checkbox when it can be picked. */
+export function CommentCard({
+  comment,
+  onChanged,
+  selected,
+  onSelect,
+}: {
+  comment: ConsoleComment;
+  onChanged: () => void;
+  /** Whether the comment is picked for a bulk action; undefined: it cannot be. */
+  selected?: boolean;
+  onSelect?: (selected: boolean) => void;
+}) {
+  return (
+    <article
+      aria-label={`Comment by ${comment.userName} (#${comment.id})`}
+      className="min-w-0 rounded-xl border border-line bg-panel p-4"
+    >
+      <div className="flex flex-wrap items-start justify-between gap-x-3 gap-y-1">
+        <div className="flex min-w-0 items-start gap-3">
+          {selected !== undefined && onSelect ? (
+            <input
+              type="checkbox"
+              className="mt-1 size-5 shrink-0 accent-accent"
+              checked={selected}
+              onChange={(event) => onSelect(event.target.checked)}
+              aria-label={`Select ${commentName(comment)}`}
+            />
+          ) : null}
+          <p className="min-w-0 text-sm break-words">
+            <span className="font-semibold text-slate-100">{comment.userName}</span>
+            <span className="text-slate-400"> on </span>
+            <a className="text-accent underline" href={`/science/${comment.postId}`}>
+              {comment.postTitle}
+            </a>
+            {statusLabel[comment.status] && (
+              <span className="ml-2 inline-block rounded-full border border-line px-2 py-0.5 text-xs text-amber-300">
+                {statusLabel[comment.status]}
+              </span>
+            )}
+          </p>
+        </div>
+        <p className="text-xs text-slate-400">
+          #{comment.id} · <When iso={comment.createdAt} />
+        </p>
+      </div>
+      {comment.why ? <p className="mt-1 text-sm text-amber-200">Why: {comment.why}</p> : null}
+      {comment.replyTo ? (
+        <p className="mt-2 text-xs break-words text-slate-400">
+          {comment.replyTo.userName
+            ? `In reply to ${comment.replyTo.userName}: “${comment.replyTo.excerpt}”`
+            : "In reply to a deleted comment"}
+        </p>
+      ) : null}
+      <p className="mt-2 whitespace-pre-wrap break-words text-slate-200">{comment.content}</p>
+      <div className="mt-3">
+        <CommentActions comment={comment} onChanged={onChanged} />
+      </div>
+    </article>
+  );
+}

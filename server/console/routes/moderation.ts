@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  bansResponseSchema,
+  bulkModerationRequestSchema,
+  bulkModerationResponseSchema,
+  moderationQueueResponseSchema,
+} from "../../../contract/console.ts";
+import { notFound } from "../../api/errors.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+/**
+ * The console's work on the held queue and on bans, beside the one-comment
+ * actions (docs/decisions/010-moderation-and-spam.md): how many comments wait,
+ * approving or rejecting many at once, the bans in force and lifting one.
+ * Each change is in the audit trail as if made one by one.
+ */
+export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { moderation, insights, audit } = context;
+
+  app.get(
+    "/comments/queue",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "How many comments await approval (the console's badge)",
+        response: { 200: moderationQueueResponseSchema, ...errors },
+      },
+    },
+    async () => ({ pending: (await insights.commentCounts()).pending }),
+  );
+
+  app.post(
+    "/comments/bulk",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Approve or reject many comments at once (at most 200)",
+        description:
+          "Each comment is approved or rejected as by its own button, in the order given; ids of comments that are gone are answered in notFound.",
+        body: bulkModerationRequestSchema,
+        response: { 200: bulkModerationResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { action, ids } = request.body;
+      let done = 0;
+      const missing: number[] = [];
+      for (const id of new Set(ids)) {
+        if (action === "approve") {
+          const outcome = await moderation.approveComment(id);
+          if (outcome === "not_found") missing.push(id);
+          else if (outcome === "approved") {
+            done++;
+            await audit(request, "comment approve", String(id));
+          }
+        } else if ((await moderation.rejectComment(id)) === "not_found") {
+          missing.push(id);
+        } else {
+          done++;
+          await audit(request, "comment reject", String(id));
+        }
+      }
+      return { done, notFound: missing };
+    },
+  );
+
+  app.get(
+    "/bans",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "The bans in force, oldest first, each with the comment that led to it",
+        response: { 200: bansResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const bans = await moderation.listBans();
+      const comments = await insights.commentSummaries(
+        bans.flatMap((ban) => (ban.commentId === null ? [] : [ban.commentId])),
+      );
+      return {
+        bans: bans.map(({ commentId, ...ban }) => ({
+          ...ban,
+          comment: commentId === null ? null : (comments.get(commentId) ?? null),
+        })),
+      };
+    },
+  );
+
+  app.delete(
+    "/bans/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Lift one ban",
+        params: z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) }),
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if ((await moderation.unban({ banId: request.params.id })) === 0) {
+        throw notFound("There is no such ban in force.");
+      }
+      await audit(request, "visitor unban", `ban ${request.params.id}`);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { migrations } from "./migrations.ts";
+
+/*
+ * A shipped migration is history: databases out there have run it, so its
+ * text never changes, and it never reads a constant that could (the reaction
+ * types, the outbox kinds). A change to the schema is the next migration.
+ * Each shipped migration's file is pinned here by its SHA-256, with the
+ * dialect helpers they share. Pin a new migration once it has shipped.
+ */
+const shipped: [name: string, file: string, sha256: string][] = [
+  [
+    "001_engagement",
+    "001-engagement.ts",
+    "25661775613b7f9c9857d9c19e005c67a59daae7e1832f8a3a8f3231d7821992",
+  ],
+  [
+    "002_unsubscribed_tokens",
+    "002-unsubscribed-tokens.ts",
+    "d5bcdddf811fa13b0ccd79efd095ea39ad971ea4932bfcd21fbd04662f40cba8",
+  ],
+  [
+    "003_newsletter",
+    "003-newsletter.ts",
+    "0a9741e01321cd80c20d31f2589855583658b812228daa6dade4698703cf40ca",
+  ],
+  [
+    "004_moderation",
+    "004-moderation.ts",
+    "a1f45257d71becea75ea98de8e06010749d894189d3056596f73022b4c54a513",
+  ],
+  [
+    "005_notifications",
+    "005-notifications.ts",
+    "f4e501d8aba0c01f5b4fa5de11c225d44b9a6f039b7dd2fbd6a434e39c27279d",
+  ],
+  [
+    "006_console",
+    "006-console.ts",
+    "b8deeda046b83741cfdbea5ca06592955b93e2850df69d070103a9f31da98b99",
+  ],
+  [
+    "008_owner_comments",
+    "008-owner-comments.ts",
+    "573a4e5bfae73f45a4beb565cb14808274d8eb5966f5e63da65b371f05d4496e",
+  ],
+];
+const sharedHelpers: [file: string, sha256: string] = [
+  "dialect.ts",
+  "61bfe58efe299e26f6d6c7f61747ae23a1db73d24b4d5318b514ecdefa74600a",
+];
+
+const folder = path.join(import.meta.dirname, "migrations");
+const sha256 = (file: string) =>
+  createHash("sha256")
+    .update(readFileSync(path.join(folder, file)))
+    .digest("hex");
+
+describe("shipped migrations", () => {
+  it.each(shipped)("%s keeps the text it shipped with", (_name, file, pinned) => {
+    expect(sha256(file)).toBe(pinned);
+  });
+
+  it("keep the dialect helpers they were written with", () => {
+    const [file, pinned] = sharedHelpers;
+    expect(sha256(file)).toBe(pinned);
+  });
+
+  it("read no live constant: they import only Kysely, the schema's types and each other", () => {
+    for (const [, file] of shipped) {
+      const imports = [
+        ...readFileSync(path.join(folder, file), "utf8").matchAll(/from "([^"]+)"/g),
+      ].map((match) => match[1]);
+      expect(
+        imports.every((from) =>
+          /^(kysely(\/migration)?|\.\.\/schema\.ts|\.\/[\w-]+\.ts)$/.test(from ?? ""),
+        ),
+      ).toBe(true);
+    }
+  });
+
+  it("run first, in the order they shipped, on both databases", () => {
+    for (const kind of ["sqlite", "postgres"] as const) {
+      expect(Object.keys(migrations(kind)).slice(0, shipped.length)).toEqual(
+        shipped.map(([name]) => name),
+      );
+    }
+  });
+});

@@ -1,0 +1,144 @@
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import {
+  acknowledgementIntervalMs,
+  type EnquiryMailPayload,
+  enquiryMailKinds,
+  hashToken,
+} from "./outbox-rows.ts";
+
+/**
+ * Deleting enquiries (docs/product.md, "Enquiries"): one by the owner, all of
+ * a sender's by their link, and the old ones by retention. An enquiry goes
+ * with its answers and every outbox row about it, so nothing of it waits in a
+ * queue or stays in a record of sent mail.
+ */
+
+type Db = Transaction<Database> | Store["db"];
+
+export function createEnquiryErasure(store: Store, clock: () => Date = () => new Date()) {
+  const { db } = store;
+
+  /**
+   * The enquiries' outbox rows: their mails (queued or sent) by the exact
+   * payloads they were queued with, and their webhook calls by the start of
+   * theirs. A few statements per hundred enquiries, so retention's first run
+   * over a backlog does not hold the database for long.
+   */
+  async function deleteOutboxRows(trx: Db, ids: number[]) {
+    const answers = await trx
+      .selectFrom("enquiry_answers")
+      .select(["id", "enquiry_id"])
+      .where("enquiry_id", "in", ids)
+      .execute();
+    const payloads = [
+      ...ids.map((id) => JSON.stringify({ enquiryId: id } satisfies EnquiryMailPayload)),
+      ...answers.map((answer) =>
+        JSON.stringify({
+          enquiryId: answer.enquiry_id,
+          answerId: answer.id,
+        } satisfies EnquiryMailPayload),
+      ),
+    ];
+    for (let start = 0; start < payloads.length; start += 500) {
+      await trx
+        .deleteFrom("outbox")
+        .where("kind", "in", enquiryMailKinds)
+        .where("payload", "in", payloads.slice(start, start + 500))
+        .execute();
+    }
+    for (let start = 0; start < ids.length; start += 100) {
+      const chunk = ids.slice(start, start + 100);
+      await trx
+        .deleteFrom("outbox")
+        .where("kind", "=", "webhook")
+        .where((eb) =>
+          eb.or(
+            chunk.map((id) => eb("payload", "like", `{"type":"enquiry.%","enquiryId":${id},%`)),
+          ),
+        )
+        .execute();
+    }
+  }
+
+  /** In chunks, within the databases' limits on a statement's parameters. */
+  async function deleteWhere(trx: Transaction<Database>, ids: number[]): Promise<number> {
+    let deleted = 0;
+    for (let start = 0; start < ids.length; start += 500) {
+      const chunk = ids.slice(start, start + 500);
+      await deleteOutboxRows(trx, chunk);
+      await trx.deleteFrom("enquiry_answers").where("enquiry_id", "in", chunk).execute();
+      const result = await trx.deleteFrom("enquiries").where("id", "in", chunk).executeTakeFirst();
+      deleted += Number(result.numDeletedRows);
+    }
+    return deleted;
+  }
+
+  return {
+    async delete(id: number): Promise<boolean> {
+      return db.transaction().execute(async (trx) => (await deleteWhere(trx, [id])) > 0);
+    },
+
+    /**
+     * The sender's deletion link: every enquiry from the address the link was
+     * mailed to goes, with its answers and mails. The number deleted; null
+     * when the token is not known (already used, or never issued).
+     */
+    async deleteBySender(token: string): Promise<number | null> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("enquiries")
+          .select("email")
+          .where("deletion_token_hash", "=", hashToken(token))
+          .executeTakeFirst();
+        if (!row) return null;
+        const ids = await trx
+          .selectFrom("enquiries")
+          .select("id")
+          .where(sql<string>`lower(email)`, "=", row.email.toLowerCase())
+          .execute();
+        return deleteWhere(
+          trx,
+          ids.map((r) => r.id),
+        );
+      });
+    },
+
+    /** Whether a deletion link's token is known (the page before the button). */
+    async senderTokenKnown(token: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("enquiries")
+        .select("id")
+        .where("deletion_token_hash", "=", hashToken(token))
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Retention: enquiries older than `days` that the owner did not keep are
+     * deleted; acknowledgement times older than the hour are forgotten.
+     */
+    async prune(days: number): Promise<number> {
+      const now = clock().getTime();
+      const cutoff = new Date(now - days * 24 * 60 * 60 * 1000).toISOString();
+      const removed = await db.transaction().execute(async (trx) => {
+        const ids = await trx
+          .selectFrom("enquiries")
+          .select("id")
+          .where("created_at", "<", cutoff)
+          .where("kept", "=", 0)
+          .execute();
+        return deleteWhere(
+          trx,
+          ids.map((row) => row.id),
+        );
+      });
+      await db
+        .deleteFrom("enquiry_acknowledgements")
+        .where("sent_at", "<=", new Date(now - acknowledgementIntervalMs).toISOString())
+        .execute();
+      return removed;
+    },
+  };
+}

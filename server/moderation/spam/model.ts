@@ -1,0 +1,158 @@
+import { contactsIn } from "./contacts.ts";
+import { readText } from "./text.ts";
+
+/**
+ * The spam classifier (docs/decisions/025-spam-that-learns.md): naive Bayes
+ * over the words of a comment, the letters inside its words (so "replicas",
+ * "réplica" and an unseen product name ending in "-pills" share evidence), its
+ * pairs of words, and how it was written (links, contact details, disguised
+ * letters, scripts). Each feature counts once per comment.
+ *
+ * The counts are plain numbers, so the owner's decisions are added to (and
+ * taken from) a trained model as they arrive, without training it again.
+ */
+
+export type Label = "spam" | "ham";
+
+/** How the model is stored: counts of comments per label, and per feature. */
+export type ModelFile = {
+  version: 1;
+  /** Weighted number of comments of each label: [spam, ham]. */
+  docs: [number, number];
+  /** Per feature, the weighted number of comments of each label that have it: [spam, ham]. */
+  features: Record<string, [number, number]>;
+  /** Scores at or above which a comment is held, and stored as spam. */
+  thresholds: { hold: number; spam: number };
+  /** What it was trained on, for `admin spam stats`. */
+  trainedOn: { spam: number; ham: number; publicSpam: number; publicHam: number };
+};
+
+/** Additive smoothing: a feature seen in no comment of a label still has some chance there. */
+const alpha = 1;
+/**
+ * Added to the number of features a comment has when their evidence is
+ * averaged: a comment of three words the model half knows (a thank-you in a
+ * language the corpus has little of) stays near the middle, not at an edge.
+ */
+const shortTextDamping = 10;
+/** How much one letter four-gram counts against a whole word. */
+const gramWeight = 0.3;
+/** No single feature may decide a comment alone. */
+const maxEvidence = 4;
+
+function shapeOf(word: string): string {
+  if (/^[$₹€£]/.test(word) || /[$₹€£]$/.test(word)) return "#money";
+  if (word.endsWith("%")) return "#percent";
+  if (/^\p{N}+$/u.test(word)) return word.length >= 6 ? "#long-number" : "#number";
+  return word;
+}
+
+/** The distinct features of a comment's text. */
+export function featuresOf(text: string): string[] {
+  const { words, signals } = readText(text);
+  const features = new Set<string>();
+  for (const signal of signals) features.add(`s:${signal}`);
+  const contacts = contactsIn(text);
+  for (const contact of contacts) features.add(`c:${contact.kind}`);
+  if (contacts.length >= 2) features.add("c:several");
+  const tokens = words.map(shapeOf);
+  tokens.forEach((token, i) => {
+    features.add(`w:${token}`);
+    const next = tokens[i + 1];
+    if (next !== undefined) features.add(`b:${token} ${next}`);
+    if (token.startsWith("#")) return;
+    const padded = [...`^${token.slice(0, 24)}$`];
+    for (let at = 0; at + 4 <= padded.length; at++) {
+      features.add(`g:${padded.slice(at, at + 4).join("")}`);
+    }
+  });
+  const length = words.length;
+  features.add(length <= 3 ? "l:short" : length <= 12 ? "l:medium" : "l:long");
+  return [...features];
+}
+
+/**
+ * Whether the score may hold a comment: not a few plain words with no link or
+ * contact details ("Hello from a newcomer", "Great post"), which carry too
+ * little evidence to make a reader wait, and too little payload to harm one.
+ */
+export function scoreCounts(text: string): boolean {
+  const { words, signals } = readText(text);
+  // Disguised letters are a payload of their own.
+  return (
+    words.length >= 5 ||
+    signals.some((s) => !s.startsWith("script:")) ||
+    contactsIn(text).length > 0
+  );
+}
+
+export type SpamModel = ReturnType<typeof createSpamModel>;
+
+export function createSpamModel(file: ModelFile) {
+  // Copied: learning changes the counts, never the file they came from.
+  const counts = new Map<string, [number, number]>();
+  for (const [feature, [spam, ham]] of Object.entries(file.features))
+    counts.set(feature, [spam, ham]);
+  const docs: [number, number] = [...file.docs];
+
+  function evidence(feature: string): number | null {
+    const count = counts.get(feature);
+    if (!count || count[0] + count[1] <= 0) return null;
+    const spam = (count[0] + alpha) / (docs[0] + 2 * alpha);
+    const ham = (count[1] + alpha) / (docs[1] + 2 * alpha);
+    return Math.max(-maxEvidence, Math.min(maxEvidence, Math.log(spam / ham)));
+  }
+
+  return {
+    thresholds: file.thresholds,
+    trainedOn: file.trainedOn,
+
+    /**
+     * The chance, between 0 and 1, that a comment is junk. The evidence of
+     * its features is averaged over the square root of their number (plus
+     * the damping above), so a long comment is not judged by its length.
+     */
+    score(features: readonly string[]): number {
+      let sum = 0;
+      let known = 0;
+      for (const feature of features) {
+        const value = evidence(feature);
+        if (value === null) continue;
+        // The letters of one word give several four-grams, which say much the same.
+        const weight = feature.startsWith("g:") ? gramWeight : 1;
+        sum += value * weight;
+        known += weight;
+      }
+      if (known === 0) return 0.5;
+      return 1 / (1 + Math.exp(-sum / Math.sqrt(known + shortTextDamping)));
+    },
+
+    /** Counts one comment's features under a label, `weight` times; a negative weight takes it back. */
+    learn(features: readonly string[], label: Label, weight = 1) {
+      docs[label === "spam" ? 0 : 1] += weight;
+      this.learnFeatures(features, label, weight);
+    },
+
+    /** Counts features under a label without counting a comment: evidence for words only. */
+    learnFeatures(features: readonly string[], label: Label, weight = 1) {
+      const index = label === "spam" ? 0 : 1;
+      for (const feature of features) {
+        let count = counts.get(feature);
+        if (!count) {
+          count = [0, 0];
+          counts.set(feature, count);
+        }
+        count[index] += weight;
+      }
+    },
+
+    /** The features this comment has that the model has never seen in ordinary comments. */
+    unseenInHam(features: readonly string[]): string[] {
+      return features.filter((feature) => (counts.get(feature)?.[1] ?? 0) <= 0);
+    },
+
+    toFile(): ModelFile {
+      return { ...file, docs: [...docs], features: Object.fromEntries(counts) };
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import type { Store } from "../../db/store.ts";
+import { nowIso } from "../../lib/time.ts";
+import type { Label } from "./model.ts";
+
+/**
+ * The spam filter's rows (docs/decisions/025-spam-that-learns.md): the
+ * owner's decisions kept as training examples, every instance reading the
+ * same ones, and what the filter did with each new comment.
+ */
+
+export type ExampleSource = "approve" | "publish" | "reject" | "spam" | "ban";
+export type ScreeningReason = "score" | "stranger-link" | "learned" | "honeypot" | "moderation";
+export type Screening = {
+  outcome: "published" | "pending" | "spam";
+  reason: ScreeningReason | null;
+  score: number | null;
+};
+
+export type StoredExample = { id: number; label: Label; source: ExampleSource; content: string };
+
+export type SpamStore = ReturnType<typeof createSpamStore>;
+
+export function createSpamStore(store: Store) {
+  const { db } = store;
+  return {
+    async addExample(input: {
+      commentId: number;
+      label: Label;
+      source: ExampleSource;
+      content: string;
+    }): Promise<void> {
+      await db
+        .insertInto("spam_examples")
+        .values({
+          comment_id: input.commentId,
+          label: input.label,
+          source: input.source,
+          content: input.content,
+          created_at: nowIso(),
+        })
+        .execute();
+    },
+
+    /** Whether the owner already taught the filter with this comment. */
+    async taught(commentId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom("spam_examples")
+        .select("id")
+        .where("comment_id", "=", commentId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** How many examples there are and the newest's id: whether this instance has them all. */
+    async examplesStamp(): Promise<{ count: number; lastId: number }> {
+      const row = await db
+        .selectFrom("spam_examples")
+        .select((eb) => [eb.fn.countAll().as("count"), eb.fn.max("id").as("last")])
+        .executeTakeFirstOrThrow();
+      return { count: Number(row.count), lastId: Number(row.last ?? 0) };
+    },
+
+    /** Examples after `afterId`, oldest first. */
+    async examplesAfter(afterId: number): Promise<StoredExample[]> {
+      const rows = await db
+        .selectFrom("spam_examples")
+        .select(["id", "label", "source", "content"])
+        .where("id", ">", afterId)
+        .orderBy("id")
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        label: row.label,
+        source: row.source as ExampleSource,
+        content: row.content,
+      }));
+    },
+
+    /**
+     * A writer's own deletion takes their words out of what the filter learnt
+     * as ordinary; what the owner judged junk stays, as bans do.
+     */
+    async forgetOrdinary(commentIds: readonly number[]): Promise<void> {
+      if (commentIds.length === 0) return;
+      await db
+        .deleteFrom("spam_examples")
+        .where("comment_id", "in", [...commentIds])
+        .where("label", "=", "ham")
+        .execute();
+    },
+
+    async recordScreening(commentId: number, screening: Screening): Promise<void> {
+      await db
+        .insertInto("spam_screening")
+        .values({
+          comment_id: commentId,
+          outcome: screening.outcome,
+          reason: screening.reason,
+          score: screening.score,
+          created_at: nowIso(),
+        })
+        .onConflict((oc) => oc.column("comment_id").doNothing())
+        .execute();
+    },
+
+    /** Why each of these comments was held or stored as spam, by comment id. */
+    async screeningOf(commentIds: readonly number[]): Promise<Map<number, Screening>> {
+      if (commentIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("spam_screening")
+        .select(["comment_id", "outcome", "reason", "score"])
+        .where("comment_id", "in", [...commentIds])
+        .execute();
+      return new Map(
+        rows.map((row) => [
+          row.comment_id,
+          {
+            outcome: row.outcome,
+            reason: row.reason as ScreeningReason | null,
+            score: row.score === null ? null : Number(row.score),
+          },
+        ]),
+      );
+    },
+
+    /** Published comments of this visitor, newest first, up to `max`: for trusting a browser. */
+    async publishedTexts(visitorId: string, max: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select("content")
+        .where("visitor_id", "=", visitorId)
+        .where("status", "=", "published")
+        .orderBy("id", "desc")
+        .limit(max)
+        .execute();
+      return rows.map((row) => row.content);
+    },
+
+    /** Whether the owner approved a comment of this visitor. */
+    async ownerApproved(visitorId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("approved_visitors")
+        .select("visitor_id")
+        .where("visitor_id", "=", visitorId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** What the filter did since `since`, and the owner's decisions, for `admin spam stats`. */
+    async stats(since: Date): Promise<{
+      outcomes: { outcome: string; reason: string | null; count: number }[];
+      decisions: { source: string; count: number }[];
+    }> {
+      const outcomes = await db
+        .selectFrom("spam_screening")
+        .select((eb) => ["outcome", "reason", eb.fn.countAll().as("count")])
+        .where("created_at", ">=", since.toISOString())
+        .groupBy(["outcome", "reason"])
+        .orderBy("outcome")
+        .orderBy("reason")
+        .execute();
+      const decisions = await db
+        .selectFrom("spam_examples")
+        .select((eb) => ["source", eb.fn.countAll().as("count")])
+        .where("created_at", ">=", since.toISOString())
+        .groupBy("source")
+        .orderBy("source")
+        .execute();
+      return {
+        outcomes: outcomes.map((row) => ({
+          outcome: row.outcome,
+          reason: row.reason,
+          count: Number(row.count),
+        })),
+        decisions: decisions.map((row) => ({ source: row.source, count: Number(row.count) })),
+      };
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import type { Page } from "@playwright/test";
+import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
+
+/*
+ * Moderating in the console as an owner does on a busy morning, in Chromium
+ * (docs/product.md, "The owner's console"): the Overview calls for the held
+ * comments and the nav counts them; each held comment is listed once, with
+ * names that tell two comments of one writer apart; filters by state; bulk
+ * approve and reject; Ban, red and confirmed, then Unban from the ban list;
+ * the audit screen; all of it axe clean and within a phone's width.
+ */
+
+test.describe.configure({ mode: "serial" });
+
+let own: OwnSite;
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  own = await startOwnSite("console-moderation", { host: "localhost", env: { MODERATION: "all" } });
+});
+test.afterAll(async () => {
+  await own?.stop();
+});
+
+const signIn = (page: Page) => signInWith(page, ownerCli(own, "login").trim());
+
+/** Whether the page is wider than its window (a sideways scroll on a phone). */
+const overflowsWindow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+
+test("held comments: the Overview's call, the badge, each listed once, bulk approve and reject", async ({
+  page,
+  visitor,
+}) => {
+  const asha = await visitor();
+  const first = await postTo(asha.request, own, "soap", {
+    content: "Why does soap lather less in hard water?",
+    userName: "Asha",
+  });
+  const second = await postTo(asha.request, own, "wifi", {
+    content: "Does Wi-Fi slow down in the rain?",
+    userName: "Asha",
+  });
+  const spammer = await visitor();
+  const junk = await postTo(spammer.request, own, "soap", {
+    content: "Great post, see my page of offers",
+    userName: "Offers",
+  });
+
+  await signIn(page);
+  const nav = page.getByRole("navigation", { name: "Console" });
+  await expect(nav.getByRole("link", { name: /^Comments\s+3\s+awaiting approval$/ })).toBeVisible();
+  const call = page.getByRole("link", { name: "3 comments awaiting approval" });
+  await call.click();
+  await expect(page).toHaveURL(/\/admin\/comments\?status=pending$/);
+  await expect(page.getByRole("radio", { name: "Awaiting approval (3)" })).toBeChecked();
+
+  // Each held comment once, and two comments of one name told apart.
+  await page.getByRole("radio", { name: "All" }).check();
+  await expect(page).toHaveURL(/\/admin\/comments$/);
+  const queue = page.getByRole("list", { name: "Comments awaiting approval, oldest first" });
+  await expect(queue.getByRole("article")).toHaveCount(3);
+  await expect(page.getByRole("article", { name: /^Comment by Asha/ })).toHaveCount(2);
+  await expect(
+    page.getByRole("button", { name: `Approve the comment of Asha (#${first.id})`, exact: true }),
+  ).toHaveCount(1);
+  await expect(
+    page.getByRole("button", { name: `Approve the comment of Asha (#${second.id})`, exact: true }),
+  ).toHaveCount(1);
+
+  // Bulk approve Asha's two.
+  await page.getByRole("checkbox", { name: `Select the comment of Asha (#${first.id})` }).check();
+  await page.getByRole("checkbox", { name: `Select the comment of Asha (#${second.id})` }).check();
+  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  await expect(page.getByText("2 comments approved")).toBeVisible();
+  await expect(queue.getByRole("article")).toHaveCount(1);
+  await expect(nav.getByRole("link", { name: /^Comments\s+1\s+awaiting approval$/ })).toBeVisible();
+  await page.getByRole("radio", { name: "Published (2)" }).check();
+  await expect(
+    page.getByRole("list", { name: "Published comments, newest first" }).getByRole("article"),
+  ).toHaveCount(2);
+
+  // Bulk reject, after a confirmation.
+  await page.getByRole("radio", { name: "Awaiting approval (1)" }).check();
+  await page.getByRole("checkbox", { name: "Select all held comments" }).check();
+  await page.getByRole("button", { name: "Reject selected (1)" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Reject 1 comment?" })
+    .getByRole("button", {
+      name: "Reject them",
+    })
+    .click();
+  await expect(page.getByText("1 comment rejected")).toBeVisible();
+  await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
+  await expect(nav.getByRole("link", { name: "Comments", exact: true })).toBeVisible();
+  await page.getByRole("link", { name: "Overview" }).click();
+  await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
+
+  const trail = ownerCli(own, "audit");
+  for (const line of [
+    `comment approve\t${first.id}`,
+    `comment approve\t${second.id}`,
+    `comment reject\t${junk.id}`,
+  ]) {
+    expect(trail).toContain(line);
+  }
+});
+
+test("a new held comment raises the badge live", async ({ page, visitor }) => {
+  await signIn(page);
+  const nav = page.getByRole("navigation", { name: "Console" });
+  await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
+  const reader = await visitor();
+  await postTo(reader.request, own, "tea-cooling", {
+    content: "Does a lid keep tea hot longer?",
+    userName: "Kofi",
+  });
+  await expect(nav.getByRole("link", { name: /^Comments\s+1\s+awaiting approval$/ })).toBeVisible({
+    timeout: 15_000,
+  });
+  await expect(page.getByRole("link", { name: "1 comment awaiting approval" })).toBeVisible();
+});
+
+test("Ban is red and confirmed without a command to run; the ban list lifts it", async ({
+  page,
+}) => {
+  await signIn(page);
+  await page.getByRole("link", { name: /^Comments/ }).click();
+  const ban = page.getByRole("button", { name: /^Ban the writer of the comment of Kofi/ });
+  const approveColour = await page
+    .getByRole("button", { name: /^Approve the comment of Kofi/ })
+    .evaluate((button) => getComputedStyle(button).backgroundColor);
+  expect(await ban.evaluate((button) => getComputedStyle(button).backgroundColor)).not.toBe(
+    approveColour,
+  );
+  await ban.click();
+  const dialog = page.getByRole("alertdialog", { name: "Ban Kofi?" });
+  await expect(dialog).toContainText("You can lift the ban at any time under Bans.");
+  await expect(dialog).not.toContainText("npm run");
+  await expect(dialog).not.toContainText(/\bID\b/);
+  const confirm = dialog.getByRole("button", { name: "Ban for 30 days" });
+  expect(await confirm.evaluate((button) => getComputedStyle(button).backgroundColor)).not.toBe(
+    approveColour,
+  );
+  expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
+  await confirm.click();
+  await expect(page.getByText("Kofi is banned for 30 days")).toBeVisible();
+
+  await page.getByRole("link", { name: "Bans" }).click();
+  const bans = page.getByRole("list", { name: "Bans in force, oldest first" });
+  await expect(bans).toContainText("Kofi");
+  await expect(bans).toContainText("Does a lid keep tea hot longer?");
+  await expect(bans).toContainText("their browser and address");
+  await bans.getByRole("button", { name: /^Unban Kofi/ }).click();
+  await expect(page.getByText("The ban on Kofi is lifted")).toBeVisible();
+  await expect(page.getByText("No bans in force.")).toBeVisible();
+
+  await page.getByRole("link", { name: "Audit trail" }).click();
+  const trail = page.getByRole("list", { name: "Audit trail, newest first" });
+  await expect(trail.getByRole("listitem").first()).toContainText("visitor unban");
+  await expect(trail.getByRole("listitem").first()).toContainText("in the console, Chrome");
+  await expect(trail).toContainText("visitor ban");
+  await expect(trail).toContainText("from the command line or a mailed link");
+});
+
+for (const width of [1280, 390]) {
+  test(`the moderation screens are axe clean and fit the window at ${width} px`, async ({
+    page,
+    visitor,
+  }) => {
+    // Five screens, each checked by axe: minutes on a loaded machine.
+    test.slow();
+    await page.setViewportSize({ width, height: 860 });
+    const reader = await visitor();
+    const held = await postTo(reader.request, own, "ironing", {
+      content: `A held question at ${width} px: why does steam help an iron? https://example.com/${"a".repeat(60)}`,
+      userName: "Meera Krishnamurthy-Oyelaran",
+    });
+    ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
+    await signIn(page);
+    for (const [path, heading] of [
+      ["/admin", "Overview"],
+      ["/admin/comments", "Comments"],
+      ["/admin/bans", "Bans"],
+      ["/admin/audit", "Audit trail"],
+      ["/admin/security", "Sign-in and passkeys"],
+    ]) {
+      await page.goto(`${own.siteUrl}${path}`);
+      await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+      await expect(page.getByText("Loading…")).toHaveCount(0);
+      if (path === "/admin/comments") {
+        await expect(page.getByRole("article", { name: /^Comment by Meera/ })).toBeVisible();
+      }
+      expect(await seriousViolations(page), path).toEqual([]);
+      expect(await overflowsWindow(page), `${path} is wider than ${width} px`).toBe(false);
+    }
+    ownerCli(own, "visitor", "unban", "--comment", String(held.id));
+    ownerCli(own, "comments", "reject", String(held.id));
+  });
+}

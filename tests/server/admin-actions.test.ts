@@ -1,0 +1,213 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../../server/cli/run-admin.ts";
+import { type AdminRun, admin, adminEnv } from "./support/admin.ts";
+import { confirmedSubscriber } from "./support/newsletter.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The owner's command line as an owner meets it (README, "The owner's command
+ * line"): every action it takes is in the audit trail, sending an edition asks
+ * first, each group of commands explains itself, and mistakes get plain words.
+ */
+
+const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-admin-actions-"));
+
+/** `admin` with an answer ready for the question `newsletter send` asks at a terminal. */
+async function answering(
+  answer: boolean,
+  env: Record<string, string>,
+  ...argv: string[]
+): Promise<AdminRun & { asked: string[] }> {
+  let stdout = "";
+  let stderr = "";
+  const asked: string[] = [];
+  const code = await runAdmin(argv, {
+    env,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    confirm: async (question) => {
+      asked.push(question);
+      return answer;
+    },
+  });
+  return { code, stdout, stderr, asked };
+}
+
+describe("the command line's help and messages", () => {
+  const env = { NODE_ENV: "test", DATA_DIR: scratch() };
+
+  it.each([
+    ["subscribers", ["subscribers list", "subscribers export", "subscribers remove"]],
+    [
+      "newsletter",
+      ["newsletter preview", "newsletter test", "newsletter send", "newsletter status"],
+    ],
+    ["comments", ["comments list", "comments pending", "comments approve", "comments reject"]],
+    ["visitor", ["visitor ban", "visitor unban", "visitor bans", "visitor purge"]],
+    ["sessions", ["sessions list", "sessions revoke"]],
+  ])("explains the group %s with --help, help, or the group's name alone", async (group, names) => {
+    const flag = await admin(env, group, "--help");
+    expect(flag.code).toBe(0);
+    expect(flag.stderr).toBe("");
+    for (const name of names) expect(flag.stdout).toContain(name);
+    expect(flag.stdout).toContain(`"npm run admin -- ${group} <command> --help"`);
+    expect((await admin(env, "help", group)).stdout).toBe(flag.stdout);
+    const bare = await admin(env, group);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toBe(flag.stdout);
+    const unknown = await admin(env, group, "erase");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`Unknown command "${group} erase"`);
+    expect(unknown.stderr).toContain(names[0]);
+  });
+
+  it.each([
+    [
+      ["visitor", "ban", "--comment", "1", "--days", "-3"],
+      '--days must be a whole number of days from 1 to 36500, not "-3".',
+    ],
+    [
+      ["visitor", "ban", "--comment", "1", "--days=-3"],
+      '--days must be a whole number of days from 1 to 36500, not "-3".',
+    ],
+    [["visitor", "ban", "--comment", "-1"], '--comment must be a positive whole number, not "-1".'],
+    [["visitor", "ban", "--comment"], "--comment needs a value"],
+    [["stats", "--verbose"], "stats has no option --verbose"],
+  ])("answers %j in plain words, without Node's own text", async (argv, message) => {
+    const run = await admin(env, ...argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).not.toMatch(/ambiguous|parseArgs|ERR_|Did you forget/);
+  });
+});
+
+describe("backups and posts that are not there", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("names the missing folder of a backup, and leaves no file behind", async () => {
+    const folder = path.join(scratch(), "no-such-folder");
+    const run = await admin(adminEnv(t), "backup", "--out", path.join(folder, "b.sqlite"));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`There is no folder ${folder}: create it first, or choose another.\n`);
+    expect(run.stderr).not.toContain("partial");
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  it("says there is no such post instead of listing nothing", async () => {
+    const run = await admin(adminEnv(t), "comments", "list", "--post", "nosuch");
+    expect(run.code).toBe(3);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain('There is no science post "nosuch"');
+    expect((await admin(adminEnv(t), "comments", "list", "--post", "soap")).code).toBe(0);
+  });
+});
+
+describe.each(backends)("the command line's actions on %s", (backend) => {
+  let t: TestApp;
+  let env: Record<string, string>;
+  let edition: string;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { MODERATION: "all" } });
+    env = adminEnv(t);
+    const editions = scratch();
+    edition = path.join(editions, "2026-12-brakes.md");
+    writeFileSync(
+      edition,
+      "---\nsubject: Brakes in December\n---\nRegenerative braking, **simply**.\n",
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const auditActions = async () =>
+    JSON.parse((await admin(env, "audit", "--json")).stdout) as {
+      action: string;
+      object: string | null;
+      sessionId: string | null;
+    }[];
+
+  it("asks before sending an edition to everyone, or needs --yes without a terminal", async () => {
+    await confirmedSubscriber(t, "reader@example.com");
+    const refused = await admin(env, "newsletter", "send", edition);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--yes");
+    expect(refused.stderr).toContain("1 confirmed subscriber");
+    expect((await admin(env, "newsletter", "status")).stdout).toBe(
+      "No edition has been queued yet.\n",
+    );
+
+    const declined = await answering(false, env, "newsletter", "send", edition);
+    expect(declined.asked).toEqual([
+      'Send "Brakes in December" (2026-12-brakes) to 1 confirmed subscriber now?',
+    ]);
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toContain("Nothing was sent.");
+    expect((await admin(env, "newsletter", "status")).stdout).toBe(
+      "No edition has been queued yet.\n",
+    );
+
+    const accepted = await answering(true, env, "newsletter", "send", edition);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain("Queued 2026-12-brakes");
+    const again = await admin(env, "newsletter", "send", edition, "--yes");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("for 0 subscribers");
+  });
+
+  it("writes every action to the audit trail", async () => {
+    const visitor = t.visitor();
+    const held = async (text: string) =>
+      String(json(await visitor.comment("wifi", text, "Mira")).comment.id);
+    const approveId = await held("How far does Wi-Fi reach through brick?");
+    const rejectId = await held("Cheap routers here");
+    const deleteId = await held("Another one to delete");
+    await confirmedSubscriber(t, "leaving@example.com");
+    const out = scratch();
+    const before = (await auditActions()).length;
+
+    const runs: [string, string[]][] = [
+      ["comment approve", ["comments", "approve", approveId]],
+      ["comment reject", ["comments", "reject", rejectId]],
+      ["visitor ban", ["visitor", "ban", "--comment", approveId, "--days", "3"]],
+      ["visitor unban", ["visitor", "unban", "--comment", approveId]],
+      ["comment delete", ["comments", "delete", deleteId]],
+      ["newsletter test", ["newsletter", "test", edition, "--to", "me@example.com"]],
+      ["subscribers export", ["subscribers", "export", "--out", path.join(out, "s.csv")]],
+      ["subscriber remove", ["subscribers", "remove", "leaving@example.com"]],
+      ["visitor purge", ["visitor", "purge", "--comment", approveId]],
+      ["sign-in link", ["login"]],
+      ["session revoke", ["sessions", "revoke", "--all"]],
+    ];
+    if (backend === "sqlite")
+      runs.push(["backup", ["backup", "--out", path.join(out, "b.sqlite")]]);
+    for (const [, argv] of runs) {
+      const run = await admin(env, ...argv);
+      expect(run.code, `${argv.join(" ")}: ${run.stderr}`).toBe(0);
+    }
+    const trail = await auditActions();
+    const entries = trail.slice(0, trail.length - before).reverse();
+    expect(entries.map((e) => e.action)).toEqual(runs.map(([action]) => action));
+    expect(entries.every((e) => e.sessionId === null)).toBe(true);
+    expect(entries.find((e) => e.action === "visitor ban")?.object).toBe(
+      `comment ${approveId}, 3 days`,
+    );
+    expect(readdirSync(path.join(t.dataDir, "outbox")).length).toBeGreaterThan(0);
+  });
+
+  it("records nothing when an action finds nothing to act on", async () => {
+    const before = (await auditActions()).length;
+    expect((await admin(env, "comments", "approve", "999999")).code).toBe(3);
+    expect((await admin(env, "visitor", "unban", "--ban", "999999")).code).toBe(3);
+    expect((await auditActions()).length).toBe(before);
+  });
+});

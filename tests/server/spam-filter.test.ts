@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The spam filter at the default settings (README, "Spam defences";
+ * docs/decisions/025-spam-that-learns.md), against the real server: links and
+ * contact details from browsers not yet trusted wait for the owner, junk the
+ * classifier is sure of is stored as spam silently, and the owner's decisions
+ * teach it, on SQLite and PostgreSQL.
+ */
+
+describe.each(backends)("the spam filter on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  const published = async (postId: string) =>
+    (
+      json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+        content: string;
+      }[]
+    ).map((c) => c.content);
+
+  /** Posts from a new browser; returns the answer's comment. */
+  async function post(postId: string, text: string, visitor = t.visitor()) {
+    const response = await visitor.comment(postId, text, "Reader");
+    expect([response.statusCode, text]).toEqual([201, text]);
+    return json(response).comment as { id: number; awaitingApproval: boolean };
+  }
+
+  it("holds links and contact details from a browser it does not trust yet, disguised ones too", async () => {
+    const postId = freshItem("science");
+    const held = [
+      "Here is the datasheet I mentioned: https://motorparts-catalogue.com/pdf/ec-motor",
+      "Write to me for the drawings: ravi [at] mailbox [dot] com",
+      "The full guide is on our page, gearworks dot com, have a look.",
+      "Telegram: gearguru_99",
+      "For the spare parts list call nine eight seven six five four three two one zero",
+    ];
+    for (const text of held) {
+      const comment = await post(postId, text);
+      // Held for the owner, or (what the classifier is sure of) stored as spam.
+      const [row] = await runSql(t, "select outcome from spam_screening where comment_id = ?", [
+        comment.id,
+      ]);
+      expect([text, row?.outcome === "published"]).toEqual([text, false]);
+    }
+    expect(await published(postId)).toEqual([]);
+    // What a reader cites, and a name with no way to reach anyone, are published.
+    const reader = await post(
+      postId,
+      "There is more on this on Wikipedia: https://en.wikipedia.org/wiki/Atkinson_cycle",
+    );
+    expect(reader.awaitingApproval).toBe(false);
+  });
+
+  it("trusts a browser after three published comments without links, or once the owner approved one", async () => {
+    const postId = freshItem("science");
+    const regular = t.visitor();
+    for (const text of [
+      "Why does a diesel engine idle so roughly on winter mornings?",
+      "The gear ratio part was clear. How do I pick a ratio for a small go-kart?",
+      "My first EV taught me more about batteries than college did.",
+    ]) {
+      expect((await post(postId, text, regular)).awaitingApproval).toBe(false);
+    }
+    const link = "The motor's efficiency map is on page 4: https://motorparts-catalogue.com/ec.pdf";
+    expect((await post(postId, link, regular)).awaitingApproval).toBe(false);
+
+    const newcomer = t.visitor();
+    const first = await post(
+      postId,
+      "My calculator for charging costs: https://evcostcalc.netlify.app",
+      newcomer,
+    );
+    expect(first.awaitingApproval).toBe(true);
+    expect((await admin(adminEnv(t), "comments", "approve", String(first.id))).code).toBe(0);
+    const second = await post(
+      postId,
+      "I updated it with night tariffs: https://evcostcalc.netlify.app/night",
+      newcomer,
+    );
+    expect(second.awaitingApproval).toBe(false);
+    expect(await published(postId)).toContain(link);
+  });
+
+  it("stores junk the classifier is sure of as spam, silently: its writer sees it posted, nobody else", async () => {
+    const postId = freshItem("science");
+    const writer = t.visitor();
+    const text =
+      "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.";
+    const comment = await post(postId, text, writer);
+    expect(comment.awaitingApproval).toBe(false);
+    const own = json(await writer.get(`/api/items/science/${postId}/comments`)).comments;
+    expect(own.map((c: { content: string }) => c.content)).toEqual([text]);
+    expect(await published(postId)).toEqual([]);
+    const rows = await runSql(
+      t,
+      "select outcome, reason from spam_screening where comment_id = ?",
+      [comment.id],
+    );
+    expect(rows).toEqual([{ outcome: "spam", reason: "score" }]);
+  });
+
+  it("refuses blocked words spelled out and run into the next word", async () => {
+    const postId = freshItem("science");
+    for (const text of ["v i a g r a n o w", "c a s i n o b o n u s"]) {
+      const response = await t.visitor().comment(postId, text, "Reader");
+      expect([text, response.statusCode, json(response).error?.code]).toEqual([
+        text,
+        422,
+        "blocked_content",
+      ]);
+    }
+  });
+
+  it("learns from three spam marks in the console: a fourth naming the product or site in other words is not published", async () => {
+    const postId = freshItem("science");
+    const owner = new Owner(t);
+    await owner.signIn();
+    // Before: the product's name alone is nothing to the filter.
+    const before = await post(
+      postId,
+      "Does anyone know if Quorvexa is sold in Pune? A friend asked.",
+    );
+    expect(before.awaitingApproval).toBe(false);
+    const trusted = t.visitor();
+    for (const text of [
+      "Is the efficiency of a fuel cell higher at part load?",
+      "Thanks for the post on heat exchangers, it helped at work.",
+      "Which oil grade suits an old diesel in a hot climate?",
+    ]) {
+      await post(postId, text, trusted);
+    }
+    const site = "I read about cheaper spare parts at glintoria.shop, is it any good?";
+    expect((await post(postId, site, trusted)).awaitingApproval).toBe(false);
+
+    for (const text of [
+      "Quorvexa drops fixed my knee pain in a week, everyone over forty should try them.",
+      "My whole family takes Quorvexa every morning now, best thing we did this year.",
+      "Started Quorvexa last month and I already climb stairs without trouble.",
+      "The brake pads from glintoria.shop lasted a year on my scooter.",
+      "I ordered a timing belt from glintoria.shop for my old Santro.",
+      "My cousin buys all his filters from glintoria.shop.",
+    ]) {
+      const comment = await post(postId, text);
+      expect((await owner.post(`/api/admin/comments/${comment.id}/spam`)).statusCode).toBe(204);
+    }
+    // Marked: gone from every reader's page.
+    expect(await published(postId)).not.toContain(
+      "My whole family takes Quorvexa every morning now, best thing we did this year.",
+    );
+
+    // Held for the owner, or stored as spam: not published either way.
+    const outcome = async (id: number) =>
+      (await runSql(t, "select outcome from spam_screening where comment_id = ?", [id]))[0]
+        ?.outcome;
+    const fourth = "Has anyone else tried quorvexa? My neighbour swears by it for his joints.";
+    expect(await outcome((await post(postId, fourth)).id)).toMatch(/^(?:pending|spam)$/);
+    const fromTrusted = "Someone at work mentioned glintoria dot shop for filters, thoughts?";
+    expect(await outcome((await post(postId, fromTrusted, trusted)).id)).toMatch(
+      /^(?:pending|spam)$/,
+    );
+    const shown = await published(postId);
+    expect(shown).not.toContain(fourth);
+    expect(shown).not.toContain(fromTrusted);
+
+    // The owner sees why, in the console's lists, and how many on the Overview.
+    const listed = json(await owner.get("/api/admin/comments"));
+    const spamList = json(await owner.get("/api/admin/comments?status=spam")).comments;
+    const why = (text: string) =>
+      [...listed.pending, ...spamList].find((c: { content: string }) => c.content === text)?.why;
+    expect(why(fourth)).toMatch(/quorvexa/);
+    expect(why(fromTrusted)).toMatch(/glintoria/);
+    const family = "My whole family takes Quorvexa every morning now, best thing we did this year.";
+    expect(spamList.map((c: { content: string }) => c.content)).toContain(family);
+    const overview = json(await owner.get("/api/admin/overview"));
+    expect(overview.moderation.spam).toBeGreaterThanOrEqual(6);
+    expect(overview.moderation.held + overview.moderation.spam).toBeGreaterThanOrEqual(8);
+
+    // One click publishes a false alarm, and teaches the filter the opposite.
+    const marked = spamList.find((c: { content: string }) => c.content === family);
+    expect((await owner.post(`/api/admin/comments/${marked.id}/approve`)).statusCode).toBe(204);
+    expect(await published(postId)).toContain(family);
+
+    // `admin spam stats` tells what happened.
+    const stats = await admin(adminEnv(t), "spam", "stats", "--json");
+    expect(stats.code).toBe(0);
+    const report = JSON.parse(stats.stdout);
+    // Approved once, "quorvexa" is no longer a name only junk uses; the site still is.
+    expect(report.model.learnedTerms).toContain("glintoria.shop");
+    expect(report.model.learnedTerms).not.toContain("quorvexa");
+    expect(report.decisions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ source: "spam", count: 6 })]),
+    );
+    const text = await admin(adminEnv(t), "spam", "stats");
+    expect(text.stdout).toMatch(/names and sites learnt from your spam marks: .*glintoria\.shop/);
+  });
+
+  it("forgets an approved comment's words when its writer deletes it; keeps what the owner marked as spam", async () => {
+    const postId = freshItem("science");
+    const writer = t.visitor();
+    const held = await post(
+      postId,
+      "My build log is at https://sites.google.com/view/gokart-log",
+      writer,
+    );
+    expect((await admin(adminEnv(t), "comments", "approve", String(held.id))).code).toBe(0);
+    const marked = await post(
+      postId,
+      "The bearings I got from ironleaf were fine, cheaper than the dealer.",
+      writer,
+    );
+    expect((await admin(adminEnv(t), "comments", "spam", String(marked.id))).code).toBe(0);
+    const examples = () =>
+      runSql(t, "select comment_id, label from spam_examples where comment_id in (?, ?)", [
+        held.id,
+        marked.id,
+      ]);
+    expect(await examples()).toHaveLength(2);
+    expect((await writer.delete(`/api/comments/${held.id}`)).statusCode).toBe(204);
+    expect((await writer.delete(`/api/comments/${marked.id}`)).statusCode).toBe(204);
+    expect((await examples()).map((row) => [Number(row.comment_id), row.label])).toEqual([
+      [marked.id, "spam"],
+    ]);
+  });
+});
