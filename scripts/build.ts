@@ -15,6 +15,7 @@ import { loadConfig } from "../server/config.ts";
 import { buildDir, buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
+import { robotsTxt } from "./robots.ts";
 import { writeSearchIndex } from "./search-index.ts";
 import { ensureSpamModel } from "./spam-model.ts";
 
@@ -82,11 +83,7 @@ const feeds = writeFeeds(
 console.info(
   `Wrote ${feeds.length} feeds and ${shareImages.drawn + shareImages.reused} share images (${shareImages.reused} unchanged)`,
 );
-writeFileSync(
-  path.join(clientDir, "robots.txt"),
-  // The owner's console is no reader's business (docs/decisions/012-owner-console.md).
-  `User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /admin\n\nSitemap: ${siteUrl}/sitemap.xml\n`,
-);
+writeFileSync(path.join(clientDir, "robots.txt"), robotsTxt(siteUrl));
 
 // Search: Pagefind indexes the built pages (scripts/search-index.ts), before
 // compression so that its scripts are precompressed too.

@@ -77,6 +77,22 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
 
   return {
     /** A new one-time link's token; only its digest is stored. */
+    /**
+     * A new mailed link, unless one mailed before is still unused and valid:
+     * that one is in the owner's mailbox already, so asking again mails
+     * nothing. Null then.
+     */
+    async createMailedLink(): Promise<string | null> {
+      const outstanding = await db
+        .selectFrom("owner_sign_in_links")
+        .select("token_hash")
+        .where("channel", "=", "mail")
+        .where("used_at", "is", null)
+        .where("expires_at", ">", now().toISOString())
+        .executeTakeFirst();
+      return outstanding ? null : this.createLink("mail");
+    },
+
     async createLink(channel: "cli" | "mail"): Promise<string> {
       const token = randomToken();
       const at = now();

@@ -4,8 +4,24 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { inlineScriptHashes } from "../web/inline-scripts.ts";
 import type { OwnerRepository } from "./owner-repository.ts";
 
-const consolePath = /^\/admin(?:\/|$|\?)/;
-const signInPath = /^\/admin\/sign-in\/?(?:\?|$)/;
+const consolePath = /^\/admin(?:\/|$)/;
+const signInPath = /^\/admin\/sign-in\/?$/;
+
+/**
+ * The path a request's URL names once decoded and normalised, as static
+ * serving reads it: `/%61dmin/`, `//admin/` and `/x/../admin/` are the
+ * console's pages too, and must not slip past the checks below.
+ */
+export function servedPath(url: string): string {
+  const raw = url.split(/[?#]/, 1)[0] ?? "";
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // Not a path any file is served under; matched as it came.
+  }
+  return path.posix.normalize(decoded.replaceAll("\\", "/"));
+}
 
 function cookieValue(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? "").split(";")) {
@@ -47,7 +63,10 @@ export async function consolePages(
   // These hooks see every request of the site; for any other page they return
   // at once, without a promise (a measurable share of a cached read's work).
   app.addHook("onRequest", (request, reply, done) => {
-    if (!consolePath.test(request.url) || signInPath.test(request.url)) return done();
+    // The raw URL is tried first: the reading pages' requests pass with one test.
+    if (!request.url.includes("admin") && !request.url.includes("%")) return done();
+    const served = servedPath(request.url);
+    if (!consolePath.test(served) || signInPath.test(served)) return done();
     if (request.method !== "GET" && request.method !== "HEAD") return done();
     const token = cookieValue(request, cookieName);
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
@@ -61,7 +80,10 @@ export async function consolePages(
   });
 
   app.addHook("onSend", (request, reply, payload, done) => {
-    if (consolePath.test(request.url)) {
+    if (
+      (request.url.includes("admin") || request.url.includes("%")) &&
+      consolePath.test(servedPath(request.url))
+    ) {
       reply.header("content-security-policy", policy);
       reply.header("cache-control", "no-store");
       reply.header("x-robots-tag", "noindex, nofollow");

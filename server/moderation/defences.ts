@@ -6,7 +6,7 @@ import type { WriterKeys } from "../engagement/writer-keys.ts";
 import { createFormTokens, type FormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
-import { nameKey } from "./fold.ts";
+import { claimsName } from "./fold.ts";
 import type { Moderation } from "./service.ts";
 import type { SpamFilter } from "./spam/filter.ts";
 import type { Screening } from "./spam/store.ts";
@@ -66,11 +66,14 @@ export function createCommentDefences({
   moderation: Moderation;
   spam: SpamFilter;
 }) {
-  const ownerKey = nameKey(config.owner.name);
+  const ownerName = config.owner.name;
 
-  /** The owner's name, in any letter case or look-alike spelling, is the owner's alone. */
+  /**
+   * The owner's name, in any letter case or look-alike spelling, with words
+   * around it or cut to initials, is the owner's alone.
+   */
   function nameRefusal(userName: string): Refusal | null {
-    if (ownerKey === null || ownerKey === "" || nameKey(userName) !== ownerKey) return null;
+    if (!ownerName || !claimsName(userName, ownerName)) return null;
     return {
       status: 422,
       code: "reserved_name",

@@ -125,3 +125,40 @@ export function nameKey(name: string): string {
     .replace(/rn/g, "m")
     .replace(/vv/g, "w");
 }
+
+/** A name's words, folded as `nameKey` folds the whole. */
+function nameWords(name: string): string[] {
+  return foldLeet(foldLookAlikes(name))
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "")
+    .map((word) => word.replace(/rn/g, "m").replace(/vv/g, "w"));
+}
+
+/**
+ * Whether `name` passes itself off as `reserved` (the owner's name): the same
+ * letters in any spelling `nameKey` folds, or with more around them ("Ravi
+ * Kumar (author)", "RaviKumar official"), or with the names after the first cut to
+ * initials ("Ravi K."). The owner's first name alone, another name that
+ * merely starts alike ("Ravi Kumari"), or "R. Kumar" (a common name), is
+ * someone else's.
+ */
+export function claimsName(name: string, reserved: string): boolean {
+  const key = nameKey(reserved);
+  if (key === "") return false;
+  if (nameKey(name) === key) return true;
+  const words = nameWords(name);
+  const owner = nameWords(reserved);
+  for (let start = 0; start < words.length; start++) {
+    // A run of whole words spelling the name, split or joined any way.
+    let run = "";
+    for (let end = start; end < words.length && run.length < key.length; end++) {
+      run += words[end];
+      if (run.replace(/rn/g, "m").replace(/vv/g, "w") === key) return true;
+    }
+    // The first name whole, the names after it whole or as initials.
+    const candidate = words.slice(start, start + owner.length);
+    if (owner.length < 2 || candidate.length < owner.length || candidate[0] !== owner[0]) continue;
+    if (candidate.every((word, i) => word === owner[i] || word === owner[i]?.[0])) return true;
+  }
+  return false;
+}

@@ -162,7 +162,12 @@ describe("security headers", () => {
     expect(policy).toContain("object-src 'none'");
     // The confetti's worker is made from a blob: URL.
     expect(policy).toContain("worker-src 'self' blob:");
-    expect(page.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    // Framed by nobody, in both headers' words: SAMEORIGIN would contradict frame-ancestors.
+    expect(page.headers["x-frame-options"]).toBe("DENY");
+    const permissions = String(page.headers["permissions-policy"]);
+    for (const feature of ["camera", "microphone", "geolocation", "payment", "usb"]) {
+      expect(permissions).toContain(`${feature}=()`);
+    }
     expect(page.headers["cross-origin-opener-policy"]).toBe("same-origin");
     expect(page.headers["x-content-type-options"]).toBe("nosniff");
   });
@@ -188,6 +193,7 @@ describe("security headers", () => {
       expect(answer.headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
       // Headers about how a rendered document behaves have nothing to govern here.
       expect(answer.headers["x-frame-options"]).toBeUndefined();
+      expect(answer.headers["permissions-policy"]).toBeUndefined();
       expect(answer.headers["cross-origin-opener-policy"]).toBeUndefined();
     }
   });

@@ -527,6 +527,72 @@ describe("signing in by mail", () => {
       payload: { token: "B".repeat(43) },
     });
     expect(elsewhere.statusCode).toBe(404);
+
+    // Locked out of guessing, not of signing in: the owner's genuine link
+    // from the command line still works from the same shared address.
+    const login = await admin(adminEnv(t), "login");
+    const genuine = await t.app.inject({
+      method: "POST",
+      url: "/api/admin/sign-in",
+      remoteAddress: "203.0.113.7",
+      headers: { origin: siteUrl },
+      payload: { token: linkToken(login.stdout) },
+    });
+    expect(genuine.statusCode).toBe(200);
+  });
+
+  it("counts only failures: sign-ins that work never use up the address's attempts", async () => {
+    const from = (token: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/admin/sign-in",
+        remoteAddress: "203.0.113.9",
+        headers: { origin: siteUrl },
+        payload: { token },
+      });
+    for (let i = 0; i < 6; i++) {
+      const login = await admin(adminEnv(t), "login");
+      expect((await from(linkToken(login.stdout))).statusCode).toBe(200);
+    }
+    expect((await from("C".repeat(43))).statusCode).toBe(404);
+  });
+
+  it("mails one link at a time, so strangers asking cannot use up the owner's mails", async () => {
+    // Whatever an earlier test left in the mailbox is used first.
+    for (const mail of smtp.received) {
+      const token = /#token=([\w-]{43})/.exec(mail.parsed.text ?? "")?.[1] ?? "";
+      await new Owner(t).post("/api/admin/sign-in", { token });
+    }
+    smtp.received.length = 0;
+    for (let i = 0; i < 12; i++) {
+      const asked = await t.app.inject({
+        method: "POST",
+        url: "/api/admin/sign-in/mail",
+        remoteAddress: `198.51.100.${i + 1}`,
+        headers: { origin: siteUrl },
+        payload: { email: "owner@example.com" },
+      });
+      expect(asked.statusCode).toBe(202);
+    }
+    await smtp.waitFor((received) => received.length >= 1);
+    await expect
+      .poll(
+        async () =>
+          (
+            await runSql(
+              t,
+              "select channel from owner_sign_in_links where channel = 'mail' and used_at is null",
+            )
+          ).length,
+      )
+      .toBe(1);
+    expect(smtp.received).toHaveLength(1);
+    // The one link mailed is the owner's way in.
+    const token = /#token=([\w-]{43})/.exec(smtp.received[0]?.parsed.text ?? "")?.[1] ?? "";
+    expect((await new Owner(t).post("/api/admin/sign-in", { token })).statusCode).toBe(200);
+    // Once it is used, asking again mails a new one.
+    await new Owner(t).post("/api/admin/sign-in/mail", { email: "owner@example.com" });
+    await smtp.waitFor((received) => received.length >= 2);
   });
 });
 
@@ -632,6 +698,45 @@ describe("subscriber addresses in the console", () => {
       expect(
         (await owner.delete("/api/admin/subscribers/private.reader%40example.com")).statusCode,
       ).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("the console's pages under other spellings of their address", () => {
+  it("send a signed-out browser to sign in, with the console's headers, however the path is written", async () => {
+    const t = await startTestApp("sqlite", {
+      clientFiles: {
+        "admin/index.html": "<!doctype html><title>Overview</title>",
+        "admin/comments/index.html": "<!doctype html><title>Comments</title>",
+        "admin/sign-in/index.html": "<!doctype html><title>Sign in</title>",
+      },
+    });
+    try {
+      for (const url of [
+        "/admin/",
+        "/%61dmin/",
+        "/%61%64%6d%69%6e/comments/",
+        "/adm%69n/comments/",
+        "//admin/",
+        "/x/../admin/",
+        "/./admin/comments/",
+      ]) {
+        const response = await t.app.inject({ method: "GET", url });
+        expect([url, response.statusCode, response.headers.location]).toEqual([
+          url,
+          303,
+          "/admin/sign-in",
+        ]);
+      }
+      for (const url of ["/admin/sign-in/", "/%61dmin/sign-in/", "/admin/sign%2Din/"]) {
+        const response = await t.app.inject({ method: "GET", url });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers["cache-control"], url).toBe("no-store");
+        expect(response.headers["x-robots-tag"], url).toBe("noindex, nofollow");
+        expect(response.headers["content-security-policy"], url).toContain("frame-src 'self'");
+      }
     } finally {
       await t.close();
     }

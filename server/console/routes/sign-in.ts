@@ -19,15 +19,36 @@ import { deviceLabel } from "../device-label.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { type ConsoleContext, errors, refuseIpHost, signedOut } from "./context.ts";
 
-/** A small in-memory window: at most `max` events per `windowMs`, per instance. */
-function slidingWindow(max: number, windowMs: number) {
-  const times: number[] = [];
-  return () => {
-    const now = Date.now();
-    while (times.length > 0 && (times[0] ?? 0) <= now - windowMs) times.shift();
-    if (times.length >= max) return false;
-    times.push(now);
-    return true;
+/**
+ * Failed sign-in attempts per address over a window, in this instance's
+ * memory. Only failures count: a genuine link or passkey is never refused, so
+ * strangers behind the owner's shared address (or an attacker among them)
+ * cannot lock the owner out; they only lose their own guesses.
+ */
+function failureCounter(max: number, windowMs: number) {
+  const failures = new Map<string, number[]>();
+  const recent = (key: string, now: number) => {
+    const times = (failures.get(key) ?? []).filter((time) => time > now - windowMs);
+    if (times.length > 0) failures.set(key, times);
+    else failures.delete(key);
+    return times;
+  };
+  return {
+    /** Seconds until `key` may fail again, or 0 when it may now. */
+    blockedFor(key: string): number {
+      const now = Date.now();
+      const times = recent(key, now);
+      return times.length < max
+        ? 0
+        : Math.max(1, Math.ceil(((times[0] ?? now) + windowMs - now) / 1000));
+    },
+    failed(key: string) {
+      const now = Date.now();
+      const times = recent(key, now);
+      if (times.length < max) failures.set(key, [...times, now]);
+      // Addresses that stopped trying are forgotten as the map is walked.
+      if (failures.size > 10_000) for (const other of failures.keys()) recent(other, now);
+    },
   };
 }
 
@@ -36,24 +57,31 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie } = context;
   const { siteUrl } = config;
 
-  const attemptsByIp = app.createRateLimit({
+  let linkMailing: Promise<void> = Promise.resolve();
+  const failures = failureCounter(config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR, 60 * 60 * 1000);
+  // Asking for a challenge is no attempt, but each one is a row: as many an hour.
+  const optionsByIp = app.createRateLimit({
     max: config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR,
     timeWindow: 60 * 60 * 1000,
-    keyGenerator: (request) => `owner-sign-in:${request.ip}`,
+    keyGenerator: (request) => `owner-passkey-options:${request.ip}`,
   });
-  // However many addresses ask, the owner's mailbox gets a handful of links an hour.
-  const mailAllowed = slidingWindow(10, 60 * 60 * 1000);
 
-  async function limitAttempts(request: FastifyRequest) {
-    const result = await attemptsByIp(request);
-    if (!result.isAllowed && result.isExceeded) {
-      throw new ApiError(
+  /**
+   * A failed attempt: counted, or refused with 429 once the address has
+   * failed too often (and then not counted further).
+   */
+  function failed(request: FastifyRequest, refusal: ApiError): ApiError {
+    const wait = failures.blockedFor(request.ip);
+    if (wait > 0) {
+      return new ApiError(
         429,
         "rate_limited",
-        "Too many sign-in attempts from this address; try again later.",
-        Math.max(1, result.ttlInSeconds),
+        "Too many failed sign-in attempts from this address; try again later.",
+        wait,
       );
     }
+    failures.failed(request.ip);
+    return refusal;
   }
 
   const signIn = { tags: ["console sign-in"] };
@@ -69,26 +97,35 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       },
     },
     async (request, reply) => {
-      await limitAttempts(request);
+      // The link is tried first: a genuine one works whatever others sent from here.
       const outcome = await owner.signInWithLink(
         request.body.token,
         deviceLabel(request.headers["user-agent"]),
       );
       if (outcome === "unknown") {
-        throw new ApiError(404, "unknown_token", "This sign-in link is not known.");
+        throw failed(
+          request,
+          new ApiError(404, "unknown_token", "This sign-in link is not known."),
+        );
       }
       if (outcome === "expired") {
-        throw new ApiError(
-          410,
-          "token_expired",
-          "This sign-in link has expired; links work for 10 minutes. Ask for a new one.",
+        throw failed(
+          request,
+          new ApiError(
+            410,
+            "token_expired",
+            "This sign-in link has expired; links work for 10 minutes. Ask for a new one.",
+          ),
         );
       }
       if (outcome === "used") {
-        throw new ApiError(
-          410,
-          "token_used",
-          "This sign-in link has already been used; ask for a new one.",
+        throw failed(
+          request,
+          new ApiError(
+            410,
+            "token_used",
+            "This sign-in link has already been used; ask for a new one.",
+          ),
         );
       }
       setSessionCookie(reply, outcome.token);
@@ -113,16 +150,17 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       },
     },
     async (request, reply) => {
-      await limitAttempts(request);
       const ownerEmail = config.OWNER_EMAIL;
-      if (
-        ownerEmail &&
-        request.body.email.toLowerCase() === ownerEmail.toLowerCase() &&
-        mailAllowed()
-      ) {
-        // Sent after the answer, so its time tells nothing either.
-        void (async () => {
-          const token = await owner.createLink("mail");
+      if (ownerEmail && request.body.email.toLowerCase() === ownerEmail.toLowerCase()) {
+        // Sent after the answer, so its time tells nothing either. One link at
+        // a time: while a mailed one is valid, it is the one to use, so
+        // however many ask, the owner gets at most one mail per 10 minutes.
+        // Requests are taken one after another, so two at once mail one link.
+        const previous = linkMailing;
+        linkMailing = (async () => {
+          await previous;
+          const token = await owner.createMailedLink();
+          if (token === null) return;
           const link = `${siteUrl}/admin/sign-in#token=${token}`;
           await mailer.send({
             to: ownerEmail,
@@ -168,7 +206,15 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       },
     },
     async (request) => {
-      await limitAttempts(request);
+      const allowed = await optionsByIp(request);
+      if (!allowed.isAllowed && allowed.isExceeded) {
+        throw new ApiError(
+          429,
+          "rate_limited",
+          "Too many sign-in attempts from this address; try again later.",
+          Math.max(1, allowed.ttlInSeconds),
+        );
+      }
       refuseIpHost(siteUrl);
       const passkeys = await owner.storedPasskeys();
       const options = await generateAuthenticationOptions({
@@ -196,9 +242,8 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       },
     },
     async (request, reply) => {
-      await limitAttempts(request);
       const refused = () =>
-        new ApiError(401, "unauthorized", "This passkey could not sign you in.");
+        failed(request, new ApiError(401, "unauthorized", "This passkey could not sign you in."));
       const response = request.body.response as unknown as Parameters<
         typeof verifyAuthenticationResponse
       >[0]["response"];
