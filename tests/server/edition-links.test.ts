@@ -175,7 +175,7 @@ describe("editions in the console, the command line and the mail", () => {
     for (const argv of [
       ["newsletter", "preview", file, "--out", out],
       ["newsletter", "test", file, "--to", "cli@example.com"],
-      ["newsletter", "send", file],
+      ["newsletter", "send", file, "--yes"],
     ]) {
       const run = await admin(env, ...argv);
       expect(run.code, run.stderr).toBe(0);
