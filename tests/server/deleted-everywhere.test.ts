@@ -64,7 +64,7 @@ describe.each(backends)("deleted text on %s", (backend) => {
     const postId = freshItem("science");
     const removed = [
       "Deleted by its writer: my street address",
-      "Edited away: my phone number",
+      "Edited away: my first clumsy draft",
       "Removed by the owner: someone's home address",
       "Erased with Your data: my first words",
       "Erased with Your data: my second words",
