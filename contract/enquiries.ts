@@ -17,9 +17,7 @@ import {
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-/** The select's value for a question that fits none of the services. */
-export const otherService = "other";
-export const otherServiceLabel = "Something else";
+export { otherService, otherServiceLabel } from "./enquiry-choices.ts";
 
 /** One line of plain text: no line breaks or hidden characters, so it can never split a mail header. */
 const oneLineSchema = (what: string, max: number) =>

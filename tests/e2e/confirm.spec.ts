@@ -7,6 +7,7 @@ import { freePort } from "../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { confirmationLink } from "./support/newsletter.ts";
+import { siteEnv } from "./support/site.ts";
 
 /*
  * The confirmation link as a reader meets it: subscribed through the API, the
@@ -20,7 +21,13 @@ test.beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "ewe-e2e-confirm-"));
   const port = await freePort();
   server = await startServerProcess({
-    env: { PORT: String(port), SITE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir },
+    env: {
+      PORT: String(port),
+      SITE_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      // The pages the browser tests built, wherever the run put them.
+      BUILD_DIR: siteEnv.BUILD_DIR,
+    },
   });
 });
 

@@ -1,4 +1,5 @@
 import { createDatabase, type PostgresServer, startPostgres } from "../support/postgres.ts";
+import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
@@ -34,7 +35,7 @@ for (const backend of ["SQLite", "PostgreSQL"] as const) {
 
       // A reader writes; with every comment held, nobody else sees it yet.
       const writer = await visitor("Asha");
-      const text = `Does soap still lather in hard water? ${Date.now()}`;
+      const text = `Does soap still lather in hard water? ${uniqueWord()}`;
       await postTo(writer.request, own, post, { content: text, userName: "Asha" });
 
       const owner = await visitor();

@@ -4,6 +4,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { projectRoot } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
+import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
@@ -176,7 +177,7 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(wifi).toHaveAttribute("aria-expanded", "true");
   await expect(reader.getByRole("heading", { name: /^Comments \(\d+\)$/ })).toBeVisible();
 
-  const text = `Live comment ${Date.now()}`;
+  const text = `Live comment ${uniqueWord()}`;
   const posted = await reader.request.post(`${site}/api/items/science/wifi/comments`, {
     headers: { origin: site },
     data: { content: text, userName: "Nadia" },

@@ -1,6 +1,6 @@
 import type { Page, Request } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { postComment } from "./support/comments.ts";
+import { postComment, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
 import { newsletterHydrated } from "./support/islands.ts";
@@ -30,7 +30,7 @@ test.describe("newsletter", () => {
   test("asks the reader to check their inbox, and answers a pending address the same again", async ({
     page,
   }) => {
-    const email = `reader-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+    const email = `reader-${uniqueWord()}-${Math.random().toString(36).slice(2)}@example.com`;
     await page.goto("/about");
     await newsletterHydrated(page);
     const input = page.getByRole("textbox", { name: "Email address" });
@@ -129,7 +129,7 @@ test.describe("live deltas", () => {
     const readsBefore = reads.length;
     const likesBefore = await count(reader, livePost, "Like");
 
-    const text = `Delta ${testInfo.project.name} ${Date.now()}`;
+    const text = `Delta ${testInfo.project.name} ${uniqueWord()}`;
     await openItem(writer, "/science", livePostButton);
     await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
     await writer.getByRole("button", { name: "Post comment" }).click();
@@ -157,7 +157,7 @@ test.describe("live deltas", () => {
     await openItem(reader, "/science", livePostButton);
     await expect(reader.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
 
-    const text = `While opening ${testInfo.project.name} ${Date.now()}`;
+    const text = `While opening ${testInfo.project.name} ${uniqueWord()}`;
     const writer = await visitor("Dev");
     await openItem(writer, "/science", livePostButton);
     await writer.getByRole("textbox", { name: "Write a comment" }).fill(text);
@@ -189,7 +189,7 @@ test.describe("live deltas", () => {
       await openItem(reader, "/science", livePostButton);
       await read.answered;
 
-      const text = `Past a slow read ${nth} ${testInfo.project.name} ${Date.now()}`;
+      const text = `Past a slow read ${nth} ${testInfo.project.name} ${uniqueWord()}`;
       // Another reader writes through the API, as the form does; no page needed.
       const writer = await visitor();
       expect(
@@ -229,7 +229,7 @@ test.describe("comments", () => {
     const impostor = await visitor("Kiran");
     await openItem(author, "/science", postButton);
     await openItem(impostor, "/science", postButton);
-    const text = `Surfactants ${testInfo.project.name} ${Date.now()}`;
+    const text = `Surfactants ${testInfo.project.name} ${uniqueWord()}`;
 
     const box = author.getByRole("textbox", { name: "Write a comment" });
     await box.fill("   ");
@@ -271,7 +271,7 @@ test.describe("comments", () => {
     const { post, postButton } = items;
     const page = await visitor("<b>Mallory</b>");
     await openItem(page, "/science", postButton);
-    const payload = `<img src=x onerror="window.__owned=1"> ${Date.now()}`;
+    const payload = `<img src=x onerror="window.__owned=1"> ${uniqueWord()}`;
     await page.getByRole("textbox", { name: "Write a comment" }).fill(payload);
     await page.getByRole("button", { name: "Post comment" }).click();
     const row = page.locator(`#${post} li`, { hasText: payload });

@@ -3,6 +3,7 @@ import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { seriousViolations } from "./support/axe.ts";
+import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 
 /*
@@ -348,7 +349,7 @@ test.describe("an item's reactions and comments on its own page", () => {
 
     const writer = await visitor("Dev");
     await writer.goto(`/science#${post}`);
-    const text = `Same on both pages ${testInfo.project.name} ${Date.now()}`;
+    const text = `Same on both pages ${testInfo.project.name} ${uniqueWord()}`;
     const box = writer.locator(`#${post}`).getByRole("textbox", { name: "Write a comment" });
     await box.fill(text);
     await writer.locator(`#${post}`).getByRole("button", { name: "Post comment" }).click();

@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
 import { seriousViolations } from "./support/axe.ts";
+import { uniqueWord } from "./support/comments.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { openItem } from "./support/items.ts";
 import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
@@ -190,7 +191,7 @@ test.describe("with MODERATION=all", () => {
     const writer = await newReader(visitor, site);
     const other = await newReader(visitor, site);
     await giveName(writer, "Asha");
-    const text = `Does altitude change this? ${Date.now()}`;
+    const text = `Does altitude change this? ${uniqueWord()}`;
     const sent = writer.waitForResponse((response) => response.request().method() === "POST");
     await write(writer, text);
     const { comment } = await (await sent).json();
@@ -215,7 +216,7 @@ test.describe("with MODERATION=all", () => {
     await expect(mine).toBeVisible();
 
     // Rejected: gone for its writer too, live.
-    const second = `And at sea level? ${Date.now()}`;
+    const second = `And at sea level? ${uniqueWord()}`;
     const sentSecond = writer.waitForResponse((response) => response.request().method() === "POST");
     await write(writer, second);
     const { comment: held } = await (await sentSecond).json();

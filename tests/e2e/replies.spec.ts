@@ -1,4 +1,5 @@
 import { seriousViolations } from "./support/axe.ts";
+import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
 
@@ -15,7 +16,7 @@ test("a reply appears under its question, live, for a later reader and without J
   visitor,
 }) => {
   test.slow();
-  const stamp = Date.now();
+  const stamp = uniqueWord();
   const asker = await visitor("Asha");
   const askerComments = await openDiscussion(asker, post);
   const question = `Why does the whistle blow **twice**? ${stamp}`;

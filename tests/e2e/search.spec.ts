@@ -80,7 +80,7 @@ test.describe("search", () => {
     await page.keyboard.press("Tab");
     await expect(first).toBeFocused();
     await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(/\/services$/);
+    await expect(page).toHaveURL(/\/services(#dfmea-title)?$/);
     await expect(page.getByRole("heading", { name: "DFMEA" })).toBeVisible();
   });
 
@@ -99,7 +99,7 @@ test.describe("search", () => {
     await expect(field(page)).toHaveValue("DFMEA");
     await expect(results(page).first()).toContainText("Services", { timeout: 15_000 });
     await field(page).press("Enter");
-    await expect(page).toHaveURL(/\/services$/);
+    await expect(page).toHaveURL(/\/services(#dfmea-title)?$/);
   });
 
   test("keeps focus inside, closes on Escape and gives focus back", async ({ page }) => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { postComment } from "./support/comments.ts";
+import { postComment, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 import { openItem } from "./support/items.ts";
@@ -36,7 +36,7 @@ test.describe("your data", () => {
   }, testInfo) => {
     test.slow(); // two browsers at once
     const { post, postButton, story, storyButton } = items;
-    const text = `Mine to take back ${testInfo.project.name} ${Date.now()}`;
+    const text = `Mine to take back ${testInfo.project.name} ${uniqueWord()}`;
 
     const writer = await visitor("Asha");
     await openItem(writer, "/science", postButton);
@@ -104,7 +104,7 @@ test.describe("your data", () => {
   test("cancelling the confirmation deletes nothing", async ({ visitor }, testInfo) => {
     const { other: post } = items;
     const page = await visitor("Chitra");
-    const text = `Kept ${testInfo.project.name} ${Date.now()}`;
+    const text = `Kept ${testInfo.project.name} ${uniqueWord()}`;
     await page.goto("/your-data");
     const written = await postComment(page.request, new URL(page.url()).origin, post, {
       content: text,
@@ -136,7 +136,7 @@ test.describe("your data", () => {
     const context = page.context();
     await page.goto("/your-data");
     const origin = new URL(page.url()).origin;
-    const text = `Written elsewhere ${testInfo.project.name} ${Date.now()}`;
+    const text = `Written elsewhere ${testInfo.project.name} ${uniqueWord()}`;
     const written = await postComment(context.request, origin, post, {
       content: text,
       userName: "Dev",

@@ -71,7 +71,7 @@ function CommentActions({
               "Marked as spam: the filter learnt from it",
             )
           }
-          aria-label={`Mark ${which} as spam`}
+          aria-label={`Mark as spam: ${which}`}
         >
           Mark as spam
         </button>

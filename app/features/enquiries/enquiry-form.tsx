@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { otherService, otherServiceLabel } from "../../../contract/enquiries.ts";
+import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
