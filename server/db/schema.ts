@@ -96,6 +96,12 @@ export type CommentActionTokensTable = {
   created_at: Timestamp;
 };
 
+/** Form tokens already used for a submission, until they would have expired. */
+export type SpentFormTokensTable = {
+  token: string;
+  expires_at: Timestamp;
+};
+
 /** Tokens of removed subscriptions, so a second visit of the link is still answered. */
 export type UnsubscribedTokensTable = {
   token: string;
@@ -298,6 +304,7 @@ export type Database = {
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
   spam_examples: SpamExamplesTable;
   spam_screening: SpamScreeningTable;
+  spent_form_tokens: SpentFormTokensTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
