@@ -140,7 +140,9 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(samsData.reactions).toHaveLength(2);
 
     // Again: nothing left, nothing else touched.
-    expect(json(await confirmDelete(alex))).toEqual({ deleted: { comments: 0, reactions: 0, replyAddresses: 0 } });
+    expect(json(await confirmDelete(alex))).toEqual({
+      deleted: { comments: 0, reactions: 0, replyAddresses: 0 },
+    });
     expect((await download(sam)).reactions).toHaveLength(2);
   });
 
