@@ -90,6 +90,16 @@ export const emailSchema = z
     `The part before the "@" is at most ${limits.emailLocalPartMax} characters.`,
   );
 
+/**
+ * Where a reader wants replies mailed (docs/product.md, "Reply mails"). An
+ * internationalised domain (`xn--`) can be written to look like another one,
+ * so such addresses are refused here.
+ */
+export const replyEmailSchema = emailSchema.refine(
+  (email) => !/(^|[@.])xn--/i.test(email),
+  "This address uses look-alike characters; enter it in plain Latin letters.",
+);
+
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 // Subscribers
@@ -301,6 +311,8 @@ export const addCommentRequestSchema = writeCommentRequestSchema.extend({
    * when it is itself a reply. It must be published on the same post.
    */
   parentId: z.number().int().min(1).max(2_147_483_647).optional(),
+  /** Mail replies in this thread to this address, once it is confirmed (docs/product.md, "Reply mails"). */
+  notifyEmail: replyEmailSchema.optional(),
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });
