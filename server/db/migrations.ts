@@ -11,6 +11,7 @@ import { ownerComments } from "./migrations/008-owner-comments.ts";
 import { enquiriesMigration } from "./migrations/009-enquiries.ts";
 import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import { spamFilter } from "./migrations/013-spam-filter.ts";
+import { importSources } from "./migrations/015-import-sources.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -37,5 +38,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "011_less_kept_at_rest": lessKeptAtRest(),
     "012_owner_session_devices": ownerSessionDevices(),
     "013_spam_filter": spamFilter(kind),
+    "015_import_sources": importSources(kind),
   };
 }

@@ -274,6 +274,15 @@ export type EnquiryAcknowledgementsTable = {
   sent_at: Timestamp;
 };
 
+/** What `admin import` brought in, by its source's own id, and the row it became. */
+export type ImportSourcesTable = {
+  source: string;
+  source_id: string;
+  row_table: string;
+  row_id: number;
+  imported_at: Timestamp;
+};
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -298,6 +307,7 @@ export type Database = {
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
   spam_examples: SpamExamplesTable;
   spam_screening: SpamScreeningTable;
+  import_sources: ImportSourcesTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";
