@@ -9,7 +9,7 @@ import type { EventJournal } from "../events/journal.ts";
 import { nowIso, toIso } from "../lib/time.ts";
 import { renderComment } from "./comment-markdown.ts";
 import type { CommentNotifier } from "./comment-notifier.ts";
-import { type RemovalMatch, removeComments } from "./comment-removal.ts";
+import { forgetSpamExamples, type RemovalMatch, removeComments } from "./comment-removal.ts";
 import { type ReplyRefusal, threadOf, visibleReplies } from "./comment-threads.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
@@ -337,6 +337,7 @@ export function createCommentsRepository(
         if (!before) return null;
         const status: CommentStatus =
           input.hold && before.status === "published" ? "pending" : before.status;
+        await forgetSpamExamples(trx, [input.id]);
         const row = await trx
           .updateTable("science_comments")
           .set({
@@ -400,6 +401,7 @@ export function createCommentsRepository(
           .returning(columns)
           .executeTakeFirst();
         if (!row) return null;
+        await forgetSpamExamples(trx, [row.id]);
         const event =
           row.status === "published"
             ? await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
@@ -584,12 +586,25 @@ export function createCommentsRepository(
       return row ? { visitorId: row.visitor_id, ipHash: row.ip_hash } : null;
     },
 
-    /** Forgets what the honeypot caught once it is older than `cutoff`. */
+    /**
+     * Forgets what the honeypot and the classifier caught once it is older than
+     * `cutoff`. What the owner marked as spam stays in the spam list, where the
+     * filter goes on learning from it (docs/decisions/025-spam-that-learns.md).
+     */
     async pruneSpam(cutoff: Date): Promise<number> {
       const rows = await db
         .deleteFrom("science_comments")
         .where("status", "=", "spam")
         .where("created_at", "<", cutoff.toISOString())
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("spam_examples")
+                .select("spam_examples.id")
+                .whereRef("spam_examples.comment_id", "=", "science_comments.id"),
+            ),
+          ),
+        )
         .returning("id")
         .execute();
       return rows.length;
