@@ -143,6 +143,7 @@ function checkReferences(tables: ExportRows[], problem: (where: string, message:
     ["outbox", "edition_id", "editions"],
     ["enquiry_answers", "enquiry_id", "enquiries"],
     ["science_comments", "parent_id", "science_comments"],
+    ["reply_watches", "address_id", "reply_addresses"],
   ];
   for (const [name, column, target] of references) {
     const targets = ids(target);

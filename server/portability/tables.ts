@@ -128,6 +128,38 @@ export const exportTables: readonly ExportTable[] = [
     ],
   },
   {
+    // Addresses readers left to be mailed replies, and the threads each follows.
+    name: "reply_addresses",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("visitor_id"),
+      text("email"),
+      oneOf("status", ["pending", "confirmed"]),
+      text("confirm_token_hash", true),
+      time("confirm_expires_at", true),
+      time("confirmation_sent_at", true),
+      text("unsubscribe_token"),
+      time("created_at"),
+      time("confirmed_at", true),
+    ],
+  },
+  {
+    name: "reply_watches",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      int("address_id"),
+      int("thread_id"),
+      int("comment_id"),
+      text("unsubscribe_token"),
+      time("window_ends_at", true),
+      time("created_at"),
+    ],
+  },
+  {
     name: "science_reactions",
     key: ["id"],
     identity: "id",

@@ -60,6 +60,19 @@ async function seed(t: TestApp): Promise<void> {
     "Gladly: March suits me.",
     now,
   ]);
+  await runSql(
+    t,
+    `insert into reply_addresses (visitor_id, email, status, unsubscribe_token, created_at, confirmed_at)
+     values ('asha-visitor-credential', 'asha@example.org', 'confirmed', 'all-replies-token', ?, ?)`,
+    [now, now],
+  );
+  const [address] = await runSql(t, "select id from reply_addresses");
+  await runSql(
+    t,
+    `insert into reply_watches (address_id, thread_id, comment_id, unsubscribe_token, created_at)
+     values (?, ?, ?, 'this-thread-token', ?)`,
+    [Number(address?.id), first.comment.id, first.comment.id, now],
+  );
   await runSql(t, "insert into bans (visitor_id, ip_hash, created_at) values (?, ?, ?)", [
     "banned-visitor-credential",
     "banned-address-hash",
@@ -114,6 +127,11 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(tables.enquiries?.[0]).toMatchObject({ name: "Priya Raman", status: "answered" });
     expect(tables.enquiry_answers?.[0]?.body).toBe("Gladly: March suits me.");
     expect(tables.bans).toHaveLength(1);
+    expect(tables.reply_addresses?.[0]).toMatchObject({
+      email: "asha@example.org",
+      status: "confirmed",
+    });
+    expect(tables.reply_watches?.[0]?.thread_id).toBe(tables.science_comments?.[0]?.id);
     expect(tables.owner_audit?.map((a) => a.action)).toContain("comment delete");
     expect(Object.keys(tables)).not.toContain("owner_sessions");
     expect(Object.keys(tables)).not.toContain("events");
