@@ -3,7 +3,7 @@ import type { Database } from "../db/schema.ts";
 /*
  * The tables a site owner owns, as `admin export` writes them and
  * `admin import --from export` reads them back (docs/export-schema.json,
- * docs/decisions/029-import-and-export.md). Left out on purpose: the live
+ * docs/decisions/030-import-and-export.md). Left out on purpose: the live
  * events' journal (rebuilt as the site runs), sign-in links, sessions,
  * passkeys and challenges (credentials bound to one deployment), and the
  * short-lived records behind rate limits and one-time links.

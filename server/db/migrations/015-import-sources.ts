@@ -7,7 +7,7 @@ import { dialectHelpers } from "./dialect.ts";
  * What `admin import` brought in, by each source's own id (a Disqus post's id,
  * a WordPress comment's id, an original row's key), and the row it became: a
  * second run of the same import finds every id here and changes nothing
- * (docs/decisions/029-import-and-export.md). The row may since have been
+ * (docs/decisions/030-import-and-export.md). The row may since have been
  * deleted; its source id stays, so a deleted import does not come back.
  */
 export function importSources(kind: DatabaseKind): Migration {
