@@ -235,6 +235,7 @@ export async function buildApp({
       minimumMs: config.COMMENT_MIN_SECONDS * 1000,
     }),
     moderation,
+    spam: spam.filter,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const owner = notifications.attach(
