@@ -29,6 +29,10 @@ import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
+import { loadPostTitles } from "./notifications/item-titles.ts";
+import { replyComposers } from "./notifications/reply-mails.ts";
+import { replyMailRoutes } from "./notifications/reply-routes.ts";
+import { createReplyWatches } from "./notifications/reply-watches.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { openStoreAndBus, startEngagement } from "./startup.ts";
@@ -197,6 +201,11 @@ export async function buildApp({
     ...notificationOptions,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
+  // Readers' reply mails (docs/product.md, "Reply mails").
+  const replyWatches = createReplyWatches(store, {
+    clock: mail.clock ?? (() => new Date()),
+    maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+  });
   const {
     engagement,
     reads,
@@ -209,6 +218,7 @@ export async function buildApp({
     bus,
     keys: writerKeys,
     notifier: notifications.notifier,
+    replies: replyWatches.notifier,
     moderationMode: config.MODERATION,
     spamConfig: config,
     log: app.log,
@@ -248,8 +258,13 @@ export async function buildApp({
     ...newsletter.composers,
     ...owner.composers,
     ...enquiries.composers,
+    ...replyComposers({
+      siteUrl: config.siteUrl,
+      titles: notificationOptions.titles ?? loadPostTitles(),
+    }),
   });
   notifications.onQueued(mailOut.wake);
+  replyWatches.onQueued(mailOut.wake);
   enquiries.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
@@ -299,6 +314,7 @@ export async function buildApp({
       },
       streams: { slots: eventStreams, heartbeatMs },
       ownerVoice: createOwnerVoice({ owner: ownerConsole, config }),
+      replyMail: replyWatches,
       registerConsole: (api) =>
         api.register(consoleRoutes, {
           prefix: "/admin",
@@ -335,6 +351,7 @@ export async function buildApp({
     });
 
     await app.register(commentActionRoutes, owner.routes);
+    await app.register(replyMailRoutes, { watches: replyWatches, siteUrl: config.siteUrl });
     await app.register(enquiryPages, {
       enquiries,
       siteUrl: config.siteUrl,

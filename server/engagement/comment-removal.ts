@@ -4,6 +4,7 @@ import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
+import { forgetWatches } from "./reply-watches.ts";
 
 /** Who a comment's place belongs to once its writer deleted it: nobody. */
 export const placeholderWriter = "deleted";
@@ -56,6 +57,8 @@ export async function removeComments(
     trx,
     rows.map((row) => row.id),
   );
+  // An address left for reply mails goes with the comment it was left on.
+  await forgetWatches(trx, { commentIds: rows.map((row) => row.id) });
   const recorded: LiveEvent[] = [];
   const deleted = (row: { id: number; post_id: string }) =>
     events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
