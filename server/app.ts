@@ -258,6 +258,7 @@ export async function buildApp({
       spent: spentFormTokens,
     }),
     moderation,
+    spam: spam.filter,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const owner = notifications.attach(
