@@ -47,6 +47,31 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "008-owner-comments.ts",
     "573a4e5bfae73f45a4beb565cb14808274d8eb5966f5e63da65b371f05d4496e",
   ],
+  [
+    "009_enquiries",
+    "009-enquiries.ts",
+    "b998a01be40c7a60d426cb6e2fed0dcac9cec310ae1b06508c6840463707260d",
+  ],
+  [
+    "010_comment_threads",
+    "010-comment-threads.ts",
+    "3a1ddbfadf126f48929025b2cae448aaf9c6fcd4c39815bfb403c388db87140e",
+  ],
+  [
+    "011_less_kept_at_rest",
+    "011-less-kept-at-rest.ts",
+    "055c4090186b5cc83d6011962c1d1db9dc49734fa06d1197181afc02c8818605",
+  ],
+  [
+    "012_owner_session_devices",
+    "012-owner-session-devices.ts",
+    "c8bce638d194754d2d3b46151e460c373fe209a511337edec276885b552d522a",
+  ],
+  [
+    "013_spam_filter",
+    "013-spam-filter.ts",
+    "c8d6a5d6593d2aa411f277c35aec60e8f41d537f1a072b95867ee14ccb35df19",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

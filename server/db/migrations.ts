@@ -1,6 +1,4 @@
 import type { Migration } from "kysely/migration";
-import { commentThreads } from "./conversation-migrations.ts";
-import { lessKeptAtRest } from "./less-kept-at-rest-migration.ts";
 import { engagementTables } from "./migrations/001-engagement.ts";
 import { unsubscribedTokens } from "./migrations/002-unsubscribed-tokens.ts";
 import { newsletter } from "./migrations/003-newsletter.ts";
@@ -9,6 +7,8 @@ import { notifications } from "./migrations/005-notifications.ts";
 import { ownerConsole } from "./migrations/006-console.ts";
 import { ownerComments } from "./migrations/008-owner-comments.ts";
 import { enquiriesMigration } from "./migrations/009-enquiries.ts";
+import { commentThreads } from "./migrations/010-comment-threads.ts";
+import { lessKeptAtRest } from "./migrations/011-less-kept-at-rest.ts";
 import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import { spamFilter } from "./migrations/013-spam-filter.ts";
 import type { DatabaseKind } from "./schema.ts";

@@ -1,11 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
-import type { DatabaseKind } from "./schema.ts";
-
-/*
- * Migrations of conversations (docs/product.md, "Comments"), kept apart from
- * the older list in migrations.ts. Never edit one that has shipped.
- */
+import type { DatabaseKind } from "../schema.ts";
 
 /**
  * Comments as conversations: each comment keeps the HTML its Markdown renders
