@@ -154,12 +154,12 @@ test.describe("sidebar below 1024 px", () => {
     await expect(mainNav(page).locator("..")).toHaveCSS("width", "280px");
     const drawer = page.getByRole("dialog", { name: "Menu" });
     await expect(drawer).toBeVisible();
-    // A modal drawer over a blurred backdrop: the page behind it is inert.
+    // A modal drawer over a dimmed backdrop: the page behind it is inert.
     expect(await drawer.evaluate((el) => el.matches(":modal"))).toBe(true);
     const backdrop = await drawer.evaluate(
-      (el) => getComputedStyle(el, "::backdrop").backdropFilter,
+      (el) => getComputedStyle(el, "::backdrop").backgroundColor,
     );
-    expect(backdrop).toContain("blur");
+    expect(backdrop).toMatch(/0\.7\)$/);
   });
 
   test("closes with the close button", async ({ page }) => {
