@@ -55,6 +55,16 @@ export const emailSchema = z
   .max(limits.emailMax, `Email addresses are at most ${limits.emailMax} characters.`)
   .pipe(z.email("Enter a valid email address."));
 
+/**
+ * Where a reader wants replies mailed (docs/product.md, "Reply mails"). An
+ * internationalised domain (`xn--`) can be written to look like another one,
+ * so such addresses are refused here.
+ */
+export const replyEmailSchema = emailSchema.refine(
+  (email) => !/(^|[@.])xn--/i.test(email),
+  "This address uses look-alike characters; enter it in plain Latin letters.",
+);
+
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 // Subscribers
@@ -270,6 +280,8 @@ export const addCommentRequestSchema = writeCommentRequestSchema.extend({
    * when it is itself a reply. It must be published on the same post.
    */
   parentId: z.number().int().min(1).max(2_147_483_647).optional(),
+  /** Mail replies in this thread to this address, once it is confirmed (docs/product.md, "Reply mails"). */
+  notifyEmail: replyEmailSchema.optional(),
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });

@@ -20,6 +20,16 @@ export const ownCommentSchema = z.object({
 });
 export type OwnComment = z.infer<typeof ownCommentSchema>;
 
+/** An address left to be mailed replies (docs/product.md, "Reply mails"), and the comments it was left on. */
+export const ownReplyAddressSchema = z.object({
+  email: z.string(),
+  /** Whether its owner confirmed it from the mail; nothing else is sent until then. */
+  confirmed: z.boolean(),
+  createdAt: timestampSchema,
+  commentIds: z.array(z.number().int().positive()),
+});
+export type OwnReplyAddress = z.infer<typeof ownReplyAddressSchema>;
+
 export const ownReactionSchema = z.object({
   kind: itemKindSchema,
   itemId: z.string(),
@@ -39,6 +49,7 @@ export const yourDataResponseSchema = z.object({
   visitorCookie: z.boolean(),
   comments: z.array(ownCommentSchema),
   reactions: z.array(ownReactionSchema),
+  replyAddresses: z.array(ownReplyAddressSchema),
 });
 export type YourDataResponse = z.infer<typeof yourDataResponseSchema>;
 
@@ -50,6 +61,7 @@ export const deleteYourDataResponseSchema = z.object({
   deleted: z.object({
     comments: z.number().int().nonnegative(),
     reactions: z.number().int().nonnegative(),
+    replyAddresses: z.number().int().nonnegative(),
   }),
 });
 export type DeleteYourDataResponse = z.infer<typeof deleteYourDataResponseSchema>;

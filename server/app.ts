@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyServerOptions,
+  LogController,
 } from "fastify";
 import { loadEngagementCatalog, loadServiceTitles } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
@@ -25,10 +26,15 @@ import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { createEnquiries } from "./enquiries/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
+import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
+import { loadPostTitles } from "./notifications/item-titles.ts";
+import { replyComposers } from "./notifications/reply-mails.ts";
+import { replyMailRoutes } from "./notifications/reply-routes.ts";
+import { createReplyWatches } from "./notifications/reply-watches.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { openStoreAndBus, startEngagement } from "./startup.ts";
@@ -117,6 +123,8 @@ export async function buildApp({
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const app = Fastify({
     logger,
+    // One line per request, at its end (accessLog below).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustedProxies(config.TRUST_PROXY),
     bodyLimit: limits.bodyBytesMax,
     // A client that sends its request slowly, or stops half-way, would hold a
@@ -143,6 +151,8 @@ export async function buildApp({
         .send({ error: { code: "validation_failed", message: "The URL is malformed." } });
     },
   });
+
+  accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
   await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(clientRoot),
@@ -197,6 +207,11 @@ export async function buildApp({
     ...notificationOptions,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
+  // Readers' reply mails (docs/product.md, "Reply mails").
+  const replyWatches = createReplyWatches(store, {
+    clock: mail.clock ?? (() => new Date()),
+    maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+  });
   const {
     engagement,
     reads,
@@ -209,6 +224,7 @@ export async function buildApp({
     bus,
     keys: writerKeys,
     notifier: notifications.notifier,
+    replies: replyWatches.notifier,
     moderationMode: config.MODERATION,
     spamConfig: config,
     log: app.log,
@@ -247,8 +263,13 @@ export async function buildApp({
     ...newsletter.composers,
     ...owner.composers,
     ...enquiries.composers,
+    ...replyComposers({
+      siteUrl: config.siteUrl,
+      titles: notificationOptions.titles ?? loadPostTitles(),
+    }),
   });
   notifications.onQueued(mailOut.wake);
+  replyWatches.onQueued(mailOut.wake);
   enquiries.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
@@ -298,6 +319,7 @@ export async function buildApp({
       },
       streams: { slots: eventStreams, heartbeatMs },
       ownerVoice: createOwnerVoice({ owner: ownerConsole, config }),
+      replyMail: replyWatches,
       registerConsole: (api) =>
         api.register(consoleRoutes, {
           prefix: "/admin",
@@ -334,6 +356,7 @@ export async function buildApp({
     });
 
     await app.register(commentActionRoutes, owner.routes);
+    await app.register(replyMailRoutes, { watches: replyWatches, siteUrl: config.siteUrl });
     await app.register(enquiryPages, {
       enquiries,
       siteUrl: config.siteUrl,

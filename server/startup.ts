@@ -1,7 +1,7 @@
 import type { Config } from "./config.ts";
 import { migrateToLatest, openStore, type Store } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
-import type { CommentNotifier } from "./engagement/comment-notifier.ts";
+import type { CommentNotifier, ReplyNotifier } from "./engagement/comment-notifier.ts";
 import { createEngagement, type Engagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import type { WriterKeys } from "./engagement/writer-keys.ts";
@@ -95,12 +95,15 @@ export function startEngagement({
   bus,
   keys,
   notifier,
+  replies,
   moderationMode,
   spamConfig,
   log,
 }: Omit<StoreAndBus, "close"> & {
   keys: WriterKeys;
   notifier: CommentNotifier;
+  /** The readers' reply mails (docs/product.md, "Reply mails"). */
+  replies?: ReplyNotifier;
   moderationMode: Config["MODERATION"];
   spamConfig: Pick<Config, "HOLD_LINKS_FROM_NEW" | "SPAM_MODEL_FILE">;
   log: BusLogger;
@@ -119,6 +122,7 @@ export function startEngagement({
     },
     keys,
     notifier,
+    replies,
   );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
   const spamStore = createSpamStore(store);

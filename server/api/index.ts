@@ -56,6 +56,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     moderation: options.moderation,
     defences: options.defences,
     ownerVoice: options.ownerVoice,
+    replyMail: options.replyMail,
   };
   const siteOrigin = new URL(siteUrl).origin;
 

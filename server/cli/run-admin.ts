@@ -8,6 +8,7 @@ import { resolveCookieSecret } from "../engagement/visitor.ts";
 import { createWriterKeys } from "../engagement/writer-keys.ts";
 import { createModeration, type Moderation } from "../moderation/service.ts";
 import { createSpamStore } from "../moderation/spam/store.ts";
+import { createReplyWatches } from "../notifications/reply-watches.ts";
 import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
@@ -236,6 +237,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       createEventJournal(db),
       { committed() {} },
       createWriterKeys(resolveCookieSecret(config)),
+      undefined,
+      // A reply approved here is mailed to its thread's followers: the
+      // server's outbox worker finds the rows (docs/product.md, "Reply mails").
+      createReplyWatches(db, {
+        clock: () => new Date(),
+        maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+      }).notifier,
     );
   };
 

@@ -11,6 +11,7 @@ import { commentThreads } from "./migrations/010-comment-threads.ts";
 import { lessKeptAtRest } from "./migrations/011-less-kept-at-rest.ts";
 import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import { spamFilter } from "./migrations/013-spam-filter.ts";
+import { replyNotifications } from "./migrations/014-reply-notifications.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -37,5 +38,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "011_less_kept_at_rest": lessKeptAtRest(),
     "012_owner_session_devices": ownerSessionDevices(),
     "013_spam_filter": spamFilter(kind),
+    "014_reply_notifications": replyNotifications(kind),
   };
 }

@@ -61,7 +61,10 @@ export type OutboxKind =
   | "webhook"
   | "enquiry_notice"
   | "enquiry_ack"
-  | "enquiry_answer";
+  | "enquiry_answer"
+  | "reply_confirmation"
+  | "reply_notice"
+  | "reply_digest";
 
 /** One row per message to send. */
 export type OutboxTable = {
@@ -274,6 +277,41 @@ export type EnquiryAcknowledgementsTable = {
   sent_at: Timestamp;
 };
 
+/** An address a reader left to be mailed replies (docs/product.md, "Reply mails"): personal data, never public. */
+export type ReplyAddressesTable = {
+  id: Generated<number>;
+  visitor_id: string;
+  email: string;
+  status: ColumnType<
+    "pending" | "confirmed",
+    "pending" | "confirmed" | undefined,
+    "pending" | "confirmed"
+  >;
+  /** SHA-256 of the confirmation link's token; null once confirmed. */
+  confirm_token_hash: string | null;
+  confirm_expires_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  confirmation_sent_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  /** The "all replies" unsubscribe link's token. */
+  unsubscribe_token: string;
+  created_at: Timestamp;
+  confirmed_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** A thread an address follows, because its reader wrote in it. */
+export type ReplyWatchesTable = {
+  id: Generated<number>;
+  address_id: number;
+  /** The comment that starts the thread. */
+  thread_id: number;
+  /** The reader's comment that asked for it; the watch goes with it. */
+  comment_id: number;
+  /** The "this thread" unsubscribe link's token. */
+  unsubscribe_token: string;
+  /** Until then, further replies in the thread wait for one digest. */
+  window_ends_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+};
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -298,6 +336,8 @@ export type Database = {
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
   spam_examples: SpamExamplesTable;
   spam_screening: SpamScreeningTable;
+  reply_addresses: ReplyAddressesTable;
+  reply_watches: ReplyWatchesTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

@@ -29,3 +29,25 @@ export type CommentNotifier = {
   queue(trx: Transaction<Database>, comment: NotifiedComment, state?: CommentState): Promise<void>;
   committed(): void;
 };
+
+/** What the reply mails need to know of a comment: where it sits and who wrote it. */
+export type ThreadComment = {
+  id: number;
+  postId: string;
+  parentId: number | null;
+  visitorId: string;
+};
+
+/**
+ * The readers' reply mails (docs/product.md, "Reply mails"), called by the
+ * comments repository in the transaction that stores or publishes a comment,
+ * so a watch or a reply mail is committed with it, never lost. The
+ * notifications module implements it; the composition root plugs it in.
+ */
+export type ReplyNotifier = {
+  /** The writer of `comment` asks to be mailed replies in its thread at `email`. */
+  watch(trx: Transaction<Database>, comment: ThreadComment, email: string): Promise<void>;
+  /** `comment` is now published: mail those who follow its thread. */
+  published(trx: Transaction<Database>, comment: ThreadComment): Promise<void>;
+  committed(): void;
+};

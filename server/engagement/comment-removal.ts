@@ -4,9 +4,28 @@ import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
+import { forgetWatches } from "./reply-watches.ts";
 
 /** Who a comment's place belongs to once its writer deleted it: nobody. */
 export const placeholderWriter = "deleted";
+
+/**
+ * Takes comments' words out of what the spam filter learnt from the owner's
+ * decisions (docs/decisions/025-spam-that-learns.md): an example lasts only as
+ * long as its comment's text, so a deleted or edited comment leaves no copy of
+ * its old words behind (the privacy page, "When a comment is deleted or
+ * edited"). Each instance's filter notices the count fall and learns again.
+ */
+export async function forgetSpamExamples(
+  trx: Transaction<Database>,
+  commentIds: readonly number[],
+): Promise<void> {
+  if (commentIds.length === 0) return;
+  await trx
+    .deleteFrom("spam_examples")
+    .where("comment_id", "in", [...commentIds])
+    .execute();
+}
 
 /** Which comments to remove: by id, by writer, or both. */
 export type RemovalMatch = { id: number; visitorId?: string } | { id?: number; visitorId: string };
@@ -34,19 +53,12 @@ export async function removeComments(
   if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
   const rows = await query.execute();
   const going = new Set(rows.map((row) => row.id));
-  if (match.visitorId !== undefined && rows.length > 0) {
-    // The writer's own deletion takes their words out of what the spam filter
-    // learnt as ordinary (server/moderation/spam/store.ts).
-    await trx
-      .deleteFrom("spam_examples")
-      .where(
-        "comment_id",
-        "in",
-        rows.map((row) => row.id),
-      )
-      .where("label", "=", "ham")
-      .execute();
-  }
+  await forgetSpamExamples(
+    trx,
+    rows.map((row) => row.id),
+  );
+  // An address left for reply mails goes with the comment it was left on.
+  await forgetWatches(trx, { commentIds: rows.map((row) => row.id) });
   const recorded: LiveEvent[] = [];
   const deleted = (row: { id: number; post_id: string }) =>
     events.record(trx, topicOf("science", row.post_id), "comment", async () => ({

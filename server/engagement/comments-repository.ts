@@ -8,8 +8,8 @@ import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso, toIso } from "../lib/time.ts";
 import { renderComment } from "./comment-markdown.ts";
-import type { CommentNotifier } from "./comment-notifier.ts";
-import { type RemovalMatch, removeComments } from "./comment-removal.ts";
+import type { CommentNotifier, ReplyNotifier, ThreadComment } from "./comment-notifier.ts";
+import { forgetSpamExamples, type RemovalMatch, removeComments } from "./comment-removal.ts";
 import { type ReplyRefusal, threadOf, visibleReplies } from "./comment-threads.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
@@ -55,9 +55,18 @@ export function createCommentsRepository(
   avatarOf: (visitorId: string) => string,
   /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
   notifier?: CommentNotifier,
+  /** Watches and mails for readers who asked to hear of replies (docs/product.md, "Reply mails"). */
+  replies?: ReplyNotifier,
 ) {
   const { db } = store;
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
+
+  const threadComment = (row: Row): ThreadComment => ({
+    id: row.id,
+    postId: row.post_id,
+    parentId: row.parent_id,
+    visitorId: row.visitor_id,
+  });
 
   function toLiveComment(row: Row): LiveComment {
     const deleted = row.deleted_at !== null;
@@ -255,6 +264,8 @@ export function createCommentsRepository(
       byOwner?: boolean;
       /** A reply: the comment it answers (docs/product.md, "Replies"). */
       parentId?: number;
+      /** Where its writer wants replies in its thread mailed (docs/product.md, "Reply mails"). */
+      notifyEmail?: string;
     }): Promise<Comment | ReplyRefusal> {
       const now = nowIso();
       const status = input.status ?? "published";
@@ -302,12 +313,19 @@ export function createCommentsRepository(
         if (status !== "spam" && !byOwner) {
           await notifier?.queue(trx, toLiveComment(row), status === "pending" ? "held" : "created");
         }
+        // What the honeypot caught asks for no mail: a bot cannot make the
+        // site write to an inbox.
+        if (status !== "spam" && input.notifyEmail !== undefined) {
+          await replies?.watch(trx, threadComment(row), input.notifyEmail);
+        }
+        if (status === "published") await replies?.published(trx, threadComment(row));
         return { row, event };
       });
       if (typeof result === "string") return result;
       const { row, event } = result;
       if (event) bus.committed(event);
       notifier?.committed();
+      replies?.committed();
       // The owner's comments are the session's, never a browser's own (`mine`).
       return toComment(row, byOwner ? null : input.visitorId);
     },
@@ -337,6 +355,7 @@ export function createCommentsRepository(
         if (!before) return null;
         const status: CommentStatus =
           input.hold && before.status === "published" ? "pending" : before.status;
+        await forgetSpamExamples(trx, [input.id]);
         const row = await trx
           .updateTable("science_comments")
           .set({
@@ -400,6 +419,7 @@ export function createCommentsRepository(
           .returning(columns)
           .executeTakeFirst();
         if (!row) return null;
+        await forgetSpamExamples(trx, [row.id]);
         const event =
           row.status === "published"
             ? await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
@@ -491,6 +511,8 @@ export function createCommentsRepository(
           .values({ visitor_id: row.visitor_id, approved_at: nowIso() })
           .onConflict((oc) => oc.column("visitor_id").doNothing())
           .execute();
+        // An approved reply is mailed to its thread now (docs/product.md, "Reply mails").
+        await replies?.published(trx, threadComment(row));
         return events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
           action: "added",
           item: itemOf(row.post_id),
@@ -500,6 +522,7 @@ export function createCommentsRepository(
       });
       if (!result) return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
       bus.committed(result);
+      replies?.committed();
       return "approved";
     },
 
@@ -584,12 +607,25 @@ export function createCommentsRepository(
       return row ? { visitorId: row.visitor_id, ipHash: row.ip_hash } : null;
     },
 
-    /** Forgets what the honeypot caught once it is older than `cutoff`. */
+    /**
+     * Forgets what the honeypot and the classifier caught once it is older than
+     * `cutoff`. What the owner marked as spam stays in the spam list, where the
+     * filter goes on learning from it (docs/decisions/025-spam-that-learns.md).
+     */
     async pruneSpam(cutoff: Date): Promise<number> {
       const rows = await db
         .deleteFrom("science_comments")
         .where("status", "=", "spam")
         .where("created_at", "<", cutoff.toISOString())
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("spam_examples")
+                .select("spam_examples.id")
+                .whereRef("spam_examples.comment_id", "=", "science_comments.id"),
+            ),
+          ),
+        )
         .returning("id")
         .execute();
       return rows.length;

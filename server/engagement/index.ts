@@ -1,7 +1,7 @@
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import type { CommentNotifier } from "./comment-notifier.ts";
+import type { CommentNotifier, ReplyNotifier } from "./comment-notifier.ts";
 import { createCommentsRepository } from "./comments-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
@@ -21,11 +21,12 @@ export function createEngagement(
   bus: Pick<EventBus, "committed">,
   keys: Pick<WriterKeys, "avatarOf">,
   notifier?: CommentNotifier,
+  replies?: ReplyNotifier,
 ) {
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
-    comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier),
+    comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier, replies),
     visitorData: createVisitorDataRepository(store),
     events,
   };

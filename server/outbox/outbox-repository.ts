@@ -24,10 +24,14 @@ export type Deliver = (
 ) => Promise<Delivery>;
 
 /** Rows of these kinds due for the same recipient go out as one message. */
-const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest"]);
+const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
 
 /** Rows whose token is a link for the recipient alone, needed only until the mail is sent. */
-const tokenUntilSent: ReadonlySet<OutboxKind> = new Set(["confirmation", "enquiry_ack"]);
+const tokenUntilSent: ReadonlySet<OutboxKind> = new Set([
+  "confirmation",
+  "enquiry_ack",
+  "reply_confirmation",
+]);
 
 /**
  * Rows whose payload is needed only until they are done with, sent or not:

@@ -202,7 +202,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(text.stdout).toMatch(/names and sites learnt from your spam marks: .*glintoria\.shop/);
   });
 
-  it("forgets an approved comment's words when its writer deletes it; keeps what the owner marked as spam", async () => {
+  it("keeps no copy of a comment's words once it is deleted or edited, whatever the owner judged it", async () => {
     const postId = freshItem("science");
     const writer = t.visitor();
     const held = await post(
@@ -217,16 +217,23 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       writer,
     );
     expect((await admin(adminEnv(t), "comments", "spam", String(marked.id))).code).toBe(0);
+    const edited = await post(postId, "Which grease suits a go-kart axle bearing?", writer);
+    expect((await admin(adminEnv(t), "comments", "spam", String(edited.id))).code).toBe(0);
     const examples = () =>
-      runSql(t, "select comment_id, label from spam_examples where comment_id in (?, ?)", [
+      runSql(t, "select comment_id, content from spam_examples where comment_id in (?, ?, ?)", [
         held.id,
         marked.id,
+        edited.id,
       ]);
-    expect(await examples()).toHaveLength(2);
+    expect(await examples()).toHaveLength(3);
+
     expect((await writer.delete(`/api/comments/${held.id}`)).statusCode).toBe(204);
     expect((await writer.delete(`/api/comments/${marked.id}`)).statusCode).toBe(204);
-    expect((await examples()).map((row) => [Number(row.comment_id), row.label])).toEqual([
-      [marked.id, "spam"],
-    ]);
+    const edit = await writer.patch(`/api/comments/${edited.id}`, {
+      content: "Which grease suits a go-kart axle bearing in the rain?",
+      userName: "Reader",
+    });
+    expect(edit.statusCode).toBe(200);
+    expect(await examples()).toEqual([]);
   });
 });

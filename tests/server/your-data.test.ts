@@ -118,7 +118,7 @@ describe.each(backends)("your data on %s", (backend) => {
     const { post, story, alex, sam } = await twoReaders();
     const response = await confirmDelete(alex);
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ deleted: { comments: 2, reactions: 2 } });
+    expect(json(response)).toEqual({ deleted: { comments: 2, reactions: 2, replyAddresses: 0 } });
 
     const comments = json(await t.visitor().get(`/api/items/science/${post}/comments`)).comments;
     expect(comments.map((comment: { content: string }) => comment.content)).toEqual([
@@ -140,7 +140,9 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(samsData.reactions).toHaveLength(2);
 
     // Again: nothing left, nothing else touched.
-    expect(json(await confirmDelete(alex))).toEqual({ deleted: { comments: 0, reactions: 0 } });
+    expect(json(await confirmDelete(alex))).toEqual({
+      deleted: { comments: 0, reactions: 0, replyAddresses: 0 },
+    });
     expect((await download(sam)).reactions).toHaveLength(2);
   });
 
@@ -173,7 +175,7 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(json(response)).toMatchObject({ visitorCookie: false, comments: [], reactions: [] });
     const deletion = await confirmDelete(stranger);
     expect(deletion.statusCode).toBe(200);
-    expect(json(deletion)).toEqual({ deleted: { comments: 0, reactions: 0 } });
+    expect(json(deletion)).toEqual({ deleted: { comments: 0, reactions: 0, replyAddresses: 0 } });
     expect(stranger.cookie).toBeUndefined();
   });
 
@@ -194,7 +196,7 @@ describe.each(backends)("your data on %s", (backend) => {
         headers: { cookie, origin: siteUrl },
         payload: { confirm: true },
       });
-      expect(json(deletion)).toEqual({ deleted: { comments: 0, reactions: 0 } });
+      expect(json(deletion)).toEqual({ deleted: { comments: 0, reactions: 0, replyAddresses: 0 } });
     }
     expect((await download(alex)).comments).toHaveLength(2);
   });

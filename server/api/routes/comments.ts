@@ -43,7 +43,7 @@ function replyRefused(refusal: ReplyRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl, defences, moderation, ownerVoice },
+  { engagement, reads, catalog, siteUrl, defences, moderation, ownerVoice, replyMail },
 ) => {
   app.get(
     "/comments/form-token",
@@ -105,7 +105,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     },
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
-      const { content, userName, formToken, website, parentId } = request.body;
+      const { content, userName, formToken, website, parentId, notifyEmail } = request.body;
       const asReply = parentId === undefined ? {} : { parentId };
       const owner = await ownerVoice.sessionOf(request, reply);
       if (owner) {
@@ -134,14 +134,30 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         website,
       });
       if (verdict.outcome === "refused") throw refusalError(verdict.refusal);
+      const visitorId = writerOf(request, reply, siteUrl);
+      if (notifyEmail !== undefined) {
+        // The confirmation mail cannot be turned on an inbox (docs/product.md, "Reply mails").
+        const admitted = await replyMail.admit({ visitorId, email: notifyEmail, ip: request.ip });
+        if (admitted !== "ok") {
+          reply.header("retry-after", admitted === "ip_limited" ? "3600" : "86400");
+          throw new ApiError(
+            429,
+            "rate_limited",
+            admitted === "ip_limited"
+              ? "Too many confirmation mails were asked for from your network in the last hour. Post without reply mails, or try again later."
+              : "This address has been sent enough confirmation mails today. Confirm one of them, or post without reply mails.",
+          );
+        }
+      }
       const comment = await engagement.comments.add({
         postId: request.params.id,
         content,
         userName,
-        visitorId: writerOf(request, reply, siteUrl),
+        visitorId,
         status: verdict.status,
         ipHash: verdict.ipHash,
         ...asReply,
+        ...(notifyEmail === undefined ? {} : { notifyEmail }),
       });
       if (typeof comment === "string") throw replyRefused(comment);
       await defences.recordScreening(comment.id, verdict.screening);

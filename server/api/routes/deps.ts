@@ -6,6 +6,7 @@ import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
+import type { ReplyWatches } from "../../notifications/reply-watches.ts";
 import { sendRepresentation } from "../../web/etag.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
@@ -42,6 +43,8 @@ export type RouteDeps = {
   defences: CommentDefences;
   /** The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md). */
   ownerVoice: OwnerVoice;
+  /** Readers' reply mails: the confirmation limits and "Your data" (docs/product.md, "Reply mails"). */
+  replyMail: Pick<ReplyWatches, "admit" | "ofVisitor" | "forgetVisitor">;
 };
 
 /** A refusal of the spam defences or of a ban, as the API answers it. */

@@ -32,17 +32,19 @@ const resultPage = {
  */
 export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: RateLimits }> = async (
   app,
-  { engagement, siteUrl, rateLimits },
+  { engagement, siteUrl, rateLimits, replyMail },
 ) => {
   // The download reads three tables: it counts against the same allowance as a
   // write, so it cannot be repeated without end. (Writes are counted by the API.)
   const limitDownloads = createWriteLimiter(app, rateLimits);
 
   async function deleteAll(visitorId: string | null): Promise<DeleteYourDataResponse> {
-    if (visitorId === null) return { deleted: { comments: 0, reactions: 0 } };
+    if (visitorId === null) return { deleted: { comments: 0, reactions: 0, replyAddresses: 0 } };
+    // The addresses first: removing the comments would forget them uncounted.
+    const replyAddresses = await replyMail.forgetVisitor(visitorId);
     const comments = await engagement.comments.removeAllBy(visitorId);
     const reactions = await engagement.reactions.removeAllBy(visitorId);
-    return { deleted: { comments, reactions } };
+    return { deleted: { comments, reactions, replyAddresses } };
   }
 
   app.get(
@@ -64,6 +66,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: Rat
         visitorCookie: visitorId !== null,
         comments: visitorId ? await engagement.visitorData.commentsBy(visitorId, siteUrl) : [],
         reactions: visitorId ? await engagement.visitorData.reactionsBy(visitorId, siteUrl) : [],
+        replyAddresses: visitorId ? await replyMail.ofVisitor(visitorId) : [],
       };
       const day = body.exportedAt.slice(0, 10);
       return reply
@@ -113,7 +116,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: Rat
         throw new ApiError(400, "validation_failed", "The deletion was not confirmed.");
       }
       const { deleted } = await deleteAll(request.visitorId);
-      const any = deleted.comments + deleted.reactions > 0;
+      const any = deleted.comments + deleted.reactions + deleted.replyAddresses > 0;
       return reply.redirect(any ? resultPage.deleted : resultPage.nothing, 303);
     });
   });

@@ -77,19 +77,6 @@ export function createSpamStore(store: Store) {
       }));
     },
 
-    /**
-     * A writer's own deletion takes their words out of what the filter learnt
-     * as ordinary; what the owner judged junk stays, as bans do.
-     */
-    async forgetOrdinary(commentIds: readonly number[]): Promise<void> {
-      if (commentIds.length === 0) return;
-      await db
-        .deleteFrom("spam_examples")
-        .where("comment_id", "in", [...commentIds])
-        .where("label", "=", "ham")
-        .execute();
-    },
-
     async recordScreening(commentId: number, screening: Screening): Promise<void> {
       await db
         .insertInto("spam_screening")

@@ -1,0 +1,151 @@
+import { type Kysely, sql } from "kysely";
+import type { Migration } from "kysely/migration";
+import type { DatabaseKind } from "../schema.ts";
+import { dialectHelpers } from "./dialect.ts";
+
+/*
+ * Reply notifications (docs/product.md, "Reply mails"): the addresses readers
+ * leave to hear of replies, each confirmed once by its owner, and which
+ * threads each address follows. The outbox takes three more kinds of mail.
+ * This text is frozen once shipped: it names its own lists instead of
+ * reading today's constants.
+ */
+
+const outboxKinds = sql.raw(
+  [
+    "confirmation",
+    "edition",
+    "comment_notice",
+    "comment_digest",
+    "webhook",
+    "enquiry_notice",
+    "enquiry_ack",
+    "enquiry_answer",
+    "reply_confirmation",
+    "reply_notice",
+    "reply_digest",
+  ]
+    .map((kind) => `'${kind}'`)
+    .join(", "),
+);
+
+/** SQLite cannot change a CHECK constraint in place: the outbox is rebuilt, keeping rows, ids and sequence. */
+async function widenOutboxKinds(db: Kysely<unknown>, kind: DatabaseKind) {
+  if (kind === "postgres") {
+    await sql`alter table outbox drop constraint outbox_kind_check`.execute(db);
+    await sql`alter table outbox add constraint outbox_kind_check check (kind in (${outboxKinds}))`.execute(
+      db,
+    );
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    const sequence = await sql<{
+      seq: number;
+    }>`select seq from sqlite_sequence where name = 'outbox'`.execute(trx);
+    await sql`create table outbox_rebuilt (
+      id integer primary key autoincrement,
+      kind text not null check (kind in (${outboxKinds})),
+      edition_id integer references editions (id),
+      email text,
+      token text,
+      status text not null check (status in ('queued', 'sending', 'sent', 'failed', 'cancelled')),
+      attempts integer default 0 not null,
+      next_attempt_at text not null,
+      last_error text,
+      created_at text not null,
+      sent_at text,
+      payload text
+    )`.execute(trx);
+    await sql`insert into outbox_rebuilt (id, kind, edition_id, email, token, status, attempts, next_attempt_at, last_error, created_at, sent_at, payload)
+      select id, kind, edition_id, email, token, status, attempts, next_attempt_at, last_error, created_at, sent_at, payload from outbox`.execute(
+      trx,
+    );
+    await sql`drop table outbox`.execute(trx);
+    await sql`alter table outbox_rebuilt rename to outbox`.execute(trx);
+    const last = sequence.rows[0]?.seq ?? 0;
+    await sql`update sqlite_sequence set seq = max(seq, ${last}) where name = 'outbox'`.execute(
+      trx,
+    );
+    await sql`insert into sqlite_sequence (name, seq) select 'outbox', ${last} where ${last} > 0 and not exists (select 1 from sqlite_sequence where name = 'outbox')`.execute(
+      trx,
+    );
+    await trx.schema
+      .createIndex("outbox_one_per_edition")
+      .on("outbox")
+      .unique()
+      .columns(["edition_id", "email"])
+      .where(sql.ref("edition_id"), "is not", null)
+      .execute();
+    await trx.schema
+      .createIndex("outbox_due")
+      .on("outbox")
+      .columns(["status", "kind", "id"])
+      .execute();
+  });
+}
+
+export function replyNotifications(kind: DatabaseKind): Migration {
+  const { identity, timestamp } = dialectHelpers(kind);
+  return {
+    async up(db: Kysely<unknown>) {
+      await widenOutboxKinds(db, kind);
+      await db.schema
+        .createTable("reply_addresses")
+        .addColumn("id", "integer", identity)
+        // The browser that left it: only that visitor's comments use it.
+        .addColumn("visitor_id", "text", (c) => c.notNull())
+        .addColumn("email", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) =>
+          c.notNull().defaultTo("pending").check(sql`status in ('pending', 'confirmed')`),
+        )
+        // SHA-256 of the confirmation link's token; null once confirmed.
+        .addColumn("confirm_token_hash", "text", (c) => c.unique())
+        .addColumn("confirm_expires_at", timestamp)
+        .addColumn("confirmation_sent_at", timestamp)
+        // The "all replies" unsubscribe link's token.
+        .addColumn("unsubscribe_token", "text", (c) => c.notNull().unique())
+        .addColumn("created_at", timestamp, (c) => c.notNull())
+        .addColumn("confirmed_at", timestamp)
+        .execute();
+      await db.schema
+        .createIndex("reply_addresses_one_per_visitor")
+        .on("reply_addresses")
+        .unique()
+        .expression(sql`visitor_id, lower(email)`)
+        .execute();
+      await db.schema
+        .createIndex("reply_addresses_by_email")
+        .on("reply_addresses")
+        .expression(sql`lower(email)`)
+        .execute();
+
+      await db.schema
+        .createTable("reply_watches")
+        .addColumn("id", "integer", identity)
+        .addColumn("address_id", "integer", (c) =>
+          c.notNull().references("reply_addresses.id").onDelete("cascade"),
+        )
+        // The comment that starts the thread followed.
+        .addColumn("thread_id", "integer", (c) => c.notNull())
+        // The reader's own comment that asked for it: the watch goes with it.
+        .addColumn("comment_id", "integer", (c) => c.notNull())
+        // The "this thread" unsubscribe link's token.
+        .addColumn("unsubscribe_token", "text", (c) => c.notNull().unique())
+        // Until then, further replies wait for one digest.
+        .addColumn("window_ends_at", timestamp)
+        .addColumn("created_at", timestamp, (c) => c.notNull())
+        .addUniqueConstraint("reply_watches_one_per_thread", ["address_id", "thread_id"])
+        .execute();
+      await db.schema
+        .createIndex("reply_watches_by_thread")
+        .on("reply_watches")
+        .column("thread_id")
+        .execute();
+      await db.schema
+        .createIndex("reply_watches_by_comment")
+        .on("reply_watches")
+        .column("comment_id")
+        .execute();
+    },
+  };
+}

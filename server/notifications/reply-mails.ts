@@ -1,0 +1,185 @@
+import type { Transaction } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { escapeHtml } from "../lib/html.ts";
+import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
+import type { OutgoingMail } from "../outbox/mailer.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import type { ReplyMailPayload } from "./reply-watches.ts";
+
+/**
+ * The readers' reply mails (docs/product.md, "Reply mails"): the
+ * confirmation, one reply, or a digest of several. A reply travels as the
+ * text its writer typed, never as HTML; links are built from SITE_URL and
+ * tokens we issued.
+ */
+
+type Db = Transaction<Database> | Store["db"];
+
+export const replyConfirmUrl = (siteUrl: string, token: string) =>
+  `${siteUrl}/replies/confirm?token=${encodeURIComponent(token)}`;
+export const replyUnsubscribeUrl = (siteUrl: string, token: string) =>
+  `${siteUrl}/replies/unsubscribe?token=${encodeURIComponent(token)}`;
+/** RFC 8058: a POST there stops the mails at once. */
+export const replyOneClickUrl = (siteUrl: string, token: string) =>
+  `${siteUrl}/replies/one-click?token=${encodeURIComponent(token)}`;
+/** The reply on its post's own page. */
+export const replyUrl = (siteUrl: string, postId: string, replyId: number) =>
+  `${siteUrl}/science/${encodeURIComponent(postId)}#comment-${replyId}`;
+
+const button = (href: string, label: string) =>
+  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
+
+export function replyConfirmationMail(to: string, token: string, siteUrl: string): OutgoingMail {
+  const subject = "Confirm reply notifications from Engage with Engineer";
+  const link = replyConfirmUrl(siteUrl, token);
+  const why =
+    "Someone, hopefully you, left this address under a comment on Engage with Engineer, to be told when someone replies.";
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(why)}</p>
+<p style="margin:0 0 16px">Open the link and press Confirm to receive those replies by mail:</p>
+<p style="margin:0 0 16px">${button(link, "Confirm reply notifications")}</p>
+<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
+    bodyText: `${why}\n\nOpen this link and press Confirm to receive those replies by mail:\n\n${link}`,
+    footerHtml:
+      "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.",
+    footerText:
+      "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.",
+  });
+  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
+}
+
+type MailedReply = { id: number; postId: string; userName: string; content: string };
+
+function unsubscribeHeaders(siteUrl: string, token: string): Record<string, string> {
+  return {
+    "List-Unsubscribe": `<${replyOneClickUrl(siteUrl, token)}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    "List-Id": `Replies on Engage with Engineer <replies.${new URL(siteUrl).hostname}>`,
+    "Auto-Submitted": "auto-generated",
+  };
+}
+
+export function replyMail(
+  to: string,
+  replies: MailedReply[],
+  {
+    token,
+    siteUrl,
+    titles,
+  }: { token: string; siteUrl: string; titles: ReadonlyMap<string, string> },
+): OutgoingMail {
+  const first = replies[0] as MailedReply;
+  const title = (postId: string) => titles.get(postId) ?? postId;
+  const subject = oneLine(
+    replies.length === 1
+      ? `${first.userName} replied on "${title(first.postId)}"`
+      : `${replies.length} new replies on Engage with Engineer`,
+  );
+  const unsubscribe = replyUnsubscribeUrl(siteUrl, token);
+  const bodyHtml = replies
+    .map((reply) => {
+      const link = replyUrl(siteUrl, reply.postId, reply.id);
+      return `<p style="margin:0 0 8px"><strong>${escapeHtml(reply.userName)}</strong> replied on <a href="${escapeHtml(link)}" style="color:${colours.accent}">${escapeHtml(title(reply.postId))}</a>:</p>
+<blockquote style="margin:0 0 20px;padding:8px 12px;border-left:3px solid ${colours.accent};white-space:pre-wrap">${escapeHtml(reply.content)}</blockquote>`;
+    })
+    .join("\n");
+  const bodyText = replies
+    .map(
+      (reply) =>
+        `${reply.userName} replied on "${title(reply.postId)}":\n\n${reply.content}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
+    )
+    .join("\n\n----\n\n");
+  const why =
+    "You asked to be told of replies in a conversation you wrote in. Stop these mails (this thread or all replies):";
+  const { html, text } = layout({
+    subject,
+    bodyHtml,
+    bodyText,
+    footerHtml: `${escapeHtml(why)} <a href="${escapeHtml(unsubscribe)}" style="color:#94a3b8">Unsubscribe</a>`,
+    footerText: `${why} ${unsubscribe}`,
+  });
+  return { to, subject, html, text, headers: unsubscribeHeaders(siteUrl, token) };
+}
+
+function replyIdOf(raw: string | null): number | null {
+  try {
+    const value = JSON.parse(raw ?? "null") as Partial<ReplyMailPayload> | null;
+    return typeof value?.replyId === "number" ? value.replyId : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The replies still published, in the order given. */
+async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("science_comments")
+    .select(["id", "post_id", "user_name", "content"])
+    .where("id", "in", ids)
+    .where("status", "=", "published")
+    .where("deleted_at", "is", null)
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [{ id, postId: row.post_id, userName: row.user_name, content: row.content }] : [];
+  });
+}
+
+/** Whether the watch a row's token names still exists, with a confirmed address. */
+async function watchStands(db: Db, token: string | null): Promise<boolean> {
+  if (!token) return false;
+  const row = await db
+    .selectFrom("reply_watches")
+    .innerJoin("reply_addresses", "reply_addresses.id", "reply_watches.address_id")
+    .select("reply_watches.id")
+    .where("reply_watches.unsubscribe_token", "=", token)
+    .where("reply_addresses.status", "=", "confirmed")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function replyComposers({
+  siteUrl,
+  titles,
+}: {
+  siteUrl: string;
+  titles: ReadonlyMap<string, string>;
+}): Record<"reply_confirmation" | "reply_notice" | "reply_digest", ComposeMail> {
+  const repliesMail: ComposeMail = async (row, db, batch) => {
+    if (!row.email) return { outcome: "failed", reason: "no recipient" };
+    const standing: { token: string; replyId: number }[] = [];
+    for (const entry of batch) {
+      const replyId = replyIdOf(entry.payload);
+      if (replyId !== null && (await watchStands(db, entry.token))) {
+        standing.push({ token: entry.token as string, replyId });
+      }
+    }
+    const replies = await publishedReplies(
+      db,
+      standing.map((entry) => entry.replyId),
+    );
+    if (replies.length === 0) {
+      return { outcome: "cancelled", reason: "unsubscribed, or the reply is gone" };
+    }
+    const tokens = new Set(standing.map((entry) => entry.token));
+    // One thread: its link stops that thread. A digest of several: the first thread's.
+    const token = standing[0]?.token as string;
+    return replyMail(row.email, replies, {
+      token: tokens.has(row.token ?? "") ? (row.token as string) : token,
+      siteUrl,
+      titles,
+    });
+  };
+  return {
+    async reply_confirmation(row) {
+      if (!row.email || !row.token) return { outcome: "failed", reason: "no recipient or token" };
+      return replyConfirmationMail(row.email, row.token, siteUrl);
+    },
+    reply_notice: repliesMail,
+    reply_digest: repliesMail,
+  };
+}

@@ -1,0 +1,194 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { type ActionPage, paragraph, renderActionPage } from "../lib/action-page.ts";
+import { escapeHtml } from "../lib/html.ts";
+import type { ReplyWatches } from "./reply-watches.ts";
+
+/**
+ * The pages behind the links of reply mails (docs/product.md, "Reply mails"):
+ * opening a link changes nothing (mail scanners open links); a button on the
+ * page posts, from this site only. The one-click address (RFC 8058) acts on a
+ * POST from the reader's mail provider, with the token as its authority.
+ * Every answer is a page of our own: no address from the request is followed.
+ */
+export type ReplyRouteDeps = { watches: ReplyWatches; siteUrl: string };
+
+const note = "Engage with Engineer · reply mails";
+
+const unknownLink: ActionPage = {
+  note,
+  title: "This link is not known",
+  body: paragraph(
+    "It may have been copied incompletely, or the mails it belonged to were already stopped. Use the link exactly as it is in the mail.",
+  ),
+};
+
+/** RFC 8058: the body a mailbox provider posts. */
+function isOneClick(body: URLSearchParams | undefined): boolean {
+  return body?.get("List-Unsubscribe") === "One-Click";
+}
+
+export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
+  app,
+  { watches, siteUrl },
+) => {
+  const siteOrigin = new URL(siteUrl).origin;
+
+  app.addContentTypeParser(
+    ["application/x-www-form-urlencoded", "multipart/form-data"],
+    { parseAs: "string", bodyLimit: 2048 },
+    (request, body, done) => {
+      const text = body as string;
+      if (request.headers["content-type"]?.startsWith("multipart/form-data")) {
+        const oneClick = /name="?List-Unsubscribe"?\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/.test(
+          text,
+        );
+        done(null, new URLSearchParams(oneClick ? { "List-Unsubscribe": "One-Click" } : {}));
+        return;
+      }
+      done(null, new URLSearchParams(text));
+    },
+  );
+
+  const send = (reply: FastifyReply, status: number, page: ActionPage) =>
+    reply
+      .code(status)
+      .header("cache-control", "no-store")
+      .header("x-robots-tag", "noindex")
+      .header("referrer-policy", "no-referrer")
+      .type("text/html; charset=utf-8")
+      .send(renderActionPage({ note, ...page }));
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status < 500) {
+      return send(reply, status, {
+        title: "This request could not be read",
+        body: paragraph("Open the link from the mail and press the button again."),
+      });
+    }
+    request.log.error({ err: error }, "reply mail link failed");
+    return send(reply, 503, {
+      title: "Nothing was changed",
+      body: paragraph("The site could not reach its database. Try the link again in a moment."),
+    });
+  });
+
+  const queryToken = (request: FastifyRequest) => {
+    const { token } = request.query as { token?: unknown };
+    return typeof token === "string" ? token : "";
+  };
+  const bodyOf = (request: FastifyRequest) =>
+    request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+
+  /** Only the page's own button acts (docs/decisions/007-hardening-against-abuse.md, "Same origin"). */
+  function fromSite(request: FastifyRequest): boolean {
+    const origin = request.headers.origin ?? request.headers.referer;
+    try {
+      return origin ? new URL(origin).origin === siteOrigin : false;
+    } catch {
+      return false;
+    }
+  }
+  const elsewhere: ActionPage = {
+    title: "Nothing was changed",
+    body: paragraph(
+      `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
+    ),
+  };
+
+  const hidden = (token: string) =>
+    `<input type="hidden" name="token" value="${escapeHtml(token)}">`;
+
+  app.get("/replies/confirm", async (request, reply) => {
+    const token = queryToken(request);
+    return send(reply, 200, {
+      title: "Confirm reply notifications",
+      body: `${paragraph("Press Confirm to be mailed when someone replies in the conversations you wrote in with this address. Each mail has a link to stop them.")}
+<form method="post" action="/replies/confirm">
+${hidden(token)}
+<button type="submit">Confirm</button>
+</form>
+${paragraph("Nothing happens until you press the button.", "note")}`,
+    });
+  });
+
+  app.post("/replies/confirm", async (request, reply) => {
+    if (!fromSite(request)) return send(reply, 403, elsewhere);
+    const outcome = await watches.confirm(bodyOf(request).get("token") ?? "");
+    if (outcome === "unknown") return send(reply, 404, unknownLink);
+    if (outcome === "expired") {
+      return send(reply, 410, {
+        title: "This link has expired",
+        body: paragraph(
+          "Confirmation links work for 48 hours. Tick “Email me when someone replies” under your next comment to get a new one.",
+        ),
+      });
+    }
+    return send(reply, 200, {
+      title: "Reply notifications confirmed",
+      body: paragraph(
+        "Thank you. From now on, when someone replies in a conversation you wrote in with this address, you get a mail.",
+      ),
+    });
+  });
+
+  app.get("/replies/unsubscribe", async (request, reply) => {
+    const token = queryToken(request);
+    const target = await watches.unsubscribeTarget(token);
+    if (!target) return send(reply, 404, unknownLink);
+    const form = (
+      scope: "thread" | "all",
+      label: string,
+    ) => `<form method="post" action="/replies/unsubscribe">
+${hidden(token)}
+<input type="hidden" name="scope" value="${scope}">
+<p><button type="submit">${label}</button></p>
+</form>`;
+    return send(reply, 200, {
+      title: "Stop reply mails",
+      body: `${paragraph("Which mails should stop?")}
+${target.watchId === null ? "" : form("thread", "Stop mails for this thread")}
+${form("all", "Stop all reply mails")}
+${paragraph("Stopping all of them also forgets this address.", "note")}`,
+    });
+  });
+
+  app.post("/replies/unsubscribe", async (request, reply) => {
+    if (!fromSite(request)) return send(reply, 403, elsewhere);
+    const body = bodyOf(request);
+    const scope = body.get("scope") === "all" ? "all" : "thread";
+    const outcome = await watches.unsubscribe(body.get("token") ?? "", scope);
+    if (outcome === "unknown") return send(reply, 404, unknownLink);
+    return send(reply, 200, {
+      title: "Unsubscribed",
+      body: paragraph(
+        scope === "all"
+          ? "No more reply mails will be sent to this address, and the site has forgotten it."
+          : "No more mails will be sent for replies in this thread.",
+      ),
+    });
+  });
+
+  // RFC 8058: the mail provider's POST stops the mails at once, from anywhere.
+  app.post("/replies/one-click", async (request, reply) => {
+    if (!isOneClick(bodyOf(request))) {
+      return send(reply, 400, {
+        title: "This request could not be read",
+        body: paragraph("A one-click unsubscribe posts List-Unsubscribe=One-Click (RFC 8058)."),
+      });
+    }
+    const outcome = await watches.unsubscribe(queryToken(request), "thread");
+    if (outcome === "unknown") return send(reply, 404, unknownLink);
+    return send(reply, 200, {
+      title: "Unsubscribed",
+      body: paragraph("No more mails will be sent for replies in this thread."),
+    });
+  });
+
+  // A person (or a scanner) opening the one-click address is shown the page that asks.
+  app.get("/replies/one-click", async (request, reply) => {
+    const token = queryToken(request);
+    const safe = /^[A-Za-z0-9_-]{43}$/.test(token) ? token : "";
+    return reply.redirect(`/replies/unsubscribe?token=${safe}`, 303);
+  });
+};

@@ -1,0 +1,332 @@
+import { Window } from "happy-dom";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+  type Visitor,
+} from "./support/test-app.ts";
+
+/*
+ * Reply mails (docs/product.md, "Reply mails"): an address is confirmed once
+ * by a POST from the confirmation mail's page; then each published reply in a
+ * thread its reader wrote in is mailed, once, with RFC 8058 unsubscribe
+ * headers; later replies within ten minutes go out as one digest.
+ */
+
+/** A clock the test moves: real time plus an offset, so retries and timeouts still run. */
+function movableClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
+}
+
+function dom(html: string) {
+  const window = new Window();
+  window.document.write(html);
+  return window.document;
+}
+
+const confirmLink = (mail: ReceivedMail) => {
+  const match = /http:\/\/ewe\.test(\/replies\/confirm\?token=[A-Za-z0-9_-]{43})/.exec(
+    mail.parsed.text ?? "",
+  );
+  if (!match) throw new Error("no confirmation link");
+  return match[1] as string;
+};
+
+const tokenOf = (path: string) => new URL(path, siteUrl).searchParams.get("token") as string;
+
+describe.each(backends)("reply mails on %s", (backend) => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  const clock = movableClock();
+  let address = 0;
+  /** A fresh inbox per test: mails are told apart by recipient. */
+  const inbox = () => {
+    address += 1;
+    return `reader${address}.${backend}@example.org`;
+  };
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
+      mail: { clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const questions = [
+    "How long does a lithium cell keep its charge on a shelf?",
+    "Why do cold mornings make a car battery feel weak?",
+    "Is it better to store a drill battery full or half charged?",
+    "What wears out first in a phone battery, the anode or the cathode?",
+    "Does fast charging age a cell faster than slow charging?",
+    "How do engineers measure the internal resistance of a cell?",
+    "Why do battery packs need a management system at all?",
+    "Can a swollen pouch cell be used safely again?",
+    "What makes sodium cells cheaper than lithium ones?",
+    "How hot may a charging cell get before it is damaged?",
+  ];
+  let asked = 0;
+
+  /** A comment asking for reply mails; returns its id. */
+  async function ask(visitor: Visitor, postId: string, email: string, parentId?: number) {
+    asked += 1;
+    const response = await visitor.post(`/api/items/science/${postId}/comments`, {
+      content: questions[asked % questions.length],
+      userName: "Asha",
+      formToken: t.commentToken(),
+      notifyEmail: email,
+      ...(parentId === undefined ? {} : { parentId }),
+    });
+    expect(response.statusCode).toBe(201);
+    return json(response).comment.id as number;
+  }
+
+  /** Opens the confirmation mail's link and presses its button. */
+  async function confirm(email: string) {
+    await smtp.waitFor(() => smtp.to(email).length > 0);
+    const link = confirmLink(smtp.to(email)[0] as ReceivedMail);
+    const page = await t.app.inject({ method: "GET", url: link });
+    expect(page.statusCode).toBe(200);
+    const form = dom(page.body).querySelector("form");
+    expect(form?.getAttribute("method")).toBe("post");
+    expect(form?.querySelector("button")?.textContent).toBe("Confirm");
+    const done = await t.app.inject({
+      method: "POST",
+      url: "/replies/confirm",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${tokenOf(link)}`,
+    });
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain("Reply notifications confirmed");
+  }
+
+  async function queuedFor(email: string) {
+    return runSql(t, "select kind, status from outbox where email = ? order by id", [email]);
+  }
+
+  it("confirms once by POST, then mails a reply's text with one-click headers, never the replier's own", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const asker = t.visitor();
+    const question = await ask(asker, postId, email);
+    await smtp.waitFor(() => smtp.to(email).length === 1);
+    const confirmation = smtp.to(email)[0] as ReceivedMail;
+    expect(confirmation.parsed.subject).toBe(
+      "Confirm reply notifications from Engage with Engineer",
+    );
+
+    // Not confirmed yet: a reply mails nothing.
+    const early = await t.visitor().reply(postId, question, "Years, if kept cool.", "Ravi");
+    expect(early.statusCode).toBe(201);
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
+
+    // Opening the link alone changes nothing; a POST from elsewhere is refused.
+    const link = confirmLink(confirmation);
+    await t.app.inject({ method: "GET", url: link });
+    const forged = await t.app.inject({
+      method: "POST",
+      url: "/replies/confirm",
+      headers: {
+        origin: "https://evil.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: `token=${tokenOf(link)}`,
+    });
+    expect(forged.statusCode).toBe(403);
+    await confirm(email);
+
+    const answer = json(
+      await t
+        .visitor()
+        .reply(postId, question, "About **2 %** a year at room temperature.", "Meera"),
+    ).comment.id as number;
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    const mail = smtp.to(email)[1] as ReceivedMail;
+    expect(mail.parsed.subject).toContain("Meera replied on");
+    expect(mail.parsed.text).toContain("About **2 %** a year at room temperature.");
+    expect(mail.parsed.text).toContain(`${siteUrl}/science/${postId}#comment-${answer}`);
+    expect(mail.parsed.html || "").not.toContain("<strong>2 %</strong>");
+    const oneClick = header(mail, "List-Unsubscribe");
+    expect(oneClick).toMatch(/^<http:\/\/ewe\.test\/replies\/one-click\?token=[A-Za-z0-9_-]{43}>$/);
+    expect(header(mail, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+    expect(mail.parsed.text).toMatch(/http:\/\/ewe\.test\/replies\/unsubscribe\?token=/);
+
+    // The asker's own reply in the thread mails nobody.
+    await asker.reply(postId, question, "Thank you both!", "Asha");
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual([
+      "reply_confirmation",
+      "reply_notice",
+    ]);
+
+    // One click (RFC 8058) stops further mails; a GET of that address asks first.
+    const oneClickPath = oneClick.slice(1, -1).replace(siteUrl, "");
+    const opened = await t.app.inject({ method: "GET", url: oneClickPath });
+    expect(opened.statusCode).toBe(303);
+    expect(opened.headers.location).toMatch(/^\/replies\/unsubscribe\?token=/);
+    const clicked = await t.app.inject({
+      method: "POST",
+      url: oneClickPath,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(clicked.statusCode).toBe(200);
+    await t.visitor().reply(postId, question, "One more thought on self-discharge.", "Ravi");
+    expect(
+      await runSql(t, "select id from reply_watches where comment_id = ?", [question]),
+    ).toEqual([]);
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
+  });
+
+  it("mails the first reply at once and the next ones in the ten minutes after as one digest", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    await t.visitor().reply(postId, question, "First answer about the cell.", "Ravi");
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    await t.visitor().reply(postId, question, "Second answer, on temperature.", "Meera");
+    await t.visitor().reply(postId, question, "Third answer, on storage charge.", "Kiran");
+    expect((await queuedFor(email)).map((row) => [row.kind, row.status])).toEqual([
+      ["reply_confirmation", "sent"],
+      ["reply_notice", "sent"],
+      ["reply_digest", "queued"],
+      ["reply_digest", "queued"],
+    ]);
+    clock.advance(11 * 60 * 1000);
+    await smtp.waitFor(() => smtp.to(email).length === 3);
+    const digest = smtp.to(email)[2] as ReceivedMail;
+    expect(digest.parsed.subject).toBe("2 new replies on Engage with Engineer");
+    expect(digest.parsed.text).toContain("Second answer, on temperature.");
+    expect(digest.parsed.text).toContain("Third answer, on storage charge.");
+    expect(header(digest, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+  });
+
+  it("mails a held reply only once it is approved", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    // A link from a browser the site does not know yet is held.
+    const held = await t
+      .visitor()
+      .reply(postId, question, "See https://example.com/cells for a chart.", "Ravi");
+    expect(json(held).comment.awaitingApproval).toBe(true);
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
+    await admin(adminEnv(t), "comments", "approve", String(json(held).comment.id));
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    expect(smtp.to(email)[1]?.parsed.text).toContain("https://example.com/cells");
+  });
+
+  it("refuses bad addresses with 400 and stores nothing", async () => {
+    const postId = freshItem("science");
+    const visitor = t.visitor();
+    for (const notifyEmail of [
+      "not an address",
+      `${"a".repeat(250)}@example.org`,
+      "reader@xn--exmple-cua.com",
+      42,
+    ]) {
+      const response = await visitor.post(`/api/items/science/${postId}/comments`, {
+        content: "A question about battery chemistry",
+        userName: "Asha",
+        formToken: t.commentToken(),
+        notifyEmail,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(json(response).error.code).toBe("validation_failed");
+    }
+    const list = json(await visitor.get(`/api/items/science/${postId}/comments`));
+    expect(list.total).toBe(0);
+  });
+
+  it("cannot be turned on an inbox: a day's confirmations per address are capped, then 429 and nothing stored", async () => {
+    const postId = freshItem("science");
+    const victim = inbox();
+    for (let i = 0; i < 3; i += 1) await ask(t.visitor(), postId, victim);
+    const response = await t.visitor().post(`/api/items/science/${postId}/comments`, {
+      content: "Another question about cells",
+      userName: "Mallory",
+      formToken: t.commentToken(),
+      notifyEmail: victim,
+    });
+    expect(response.statusCode).toBe(429);
+    expect(response.headers["retry-after"]).toBeDefined();
+    expect(json(await t.visitor().get(`/api/items/science/${postId}/comments`)).total).toBe(3);
+    await smtp.waitFor(() => smtp.to(victim).length === 3);
+    // The same reader asking again in another thread gets no second confirmation.
+    const reader = t.visitor();
+    const other = inbox();
+    await ask(reader, postId, other);
+    await ask(reader, freshItem("science"), other);
+    expect((await queuedFor(other)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
+  });
+
+  it("keeps the address out of every public answer; Your data shows it and deletes it; deleting the comment forgets it", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const reader = t.visitor();
+    const question = await ask(reader, postId, email);
+    await smtp.waitFor(() => smtp.to(email).length === 1);
+    const publicList = await t.visitor().get(`/api/items/science/${postId}/comments`);
+    expect(publicList.body).not.toContain(email);
+    expect((await reader.get(`/api/items/science/${postId}/comments`)).body).not.toContain(email);
+
+    const exported = json(await reader.get("/api/your-data"));
+    expect(exported.replyAddresses).toEqual([
+      expect.objectContaining({ email, confirmed: false, commentIds: [question] }),
+    ]);
+    expect(json(await t.visitor().get("/api/your-data")).replyAddresses).toEqual([]);
+
+    const deletion = await reader.delete(`/api/comments/${question}`);
+    expect(deletion.statusCode).toBe(204);
+    expect(await runSql(t, "select id from reply_addresses where email = ?", [email])).toEqual([]);
+    expect(await queuedFor(email)).toEqual([]);
+
+    const again = inbox();
+    await ask(reader, postId, again);
+    const removed = json(await reader.post("/api/your-data/delete", { confirm: true }));
+    expect(removed.deleted).toMatchObject({ comments: 1, replyAddresses: 1 });
+    expect(await runSql(t, "select id from reply_addresses where email = ?", [again])).toEqual([]);
+    expect(await queuedFor(again)).toEqual([]);
+  });
+
+  it("answers unknown and malformed links with a page, and follows no address from the request", async () => {
+    for (const url of [
+      "/replies/unsubscribe?token=nope",
+      `/replies/unsubscribe?token=${"A".repeat(43)}`,
+    ]) {
+      const response = await t.app.inject({ method: "GET", url });
+      expect(response.statusCode).toBe(404);
+      expect(response.headers["content-type"]).toContain("text/html");
+    }
+    const redirect = await t.app.inject({
+      method: "GET",
+      url: "/replies/one-click?token=https://evil.example/",
+    });
+    expect(redirect.headers.location).toBe("/replies/unsubscribe?token=");
+    const bad = await t.app.inject({
+      method: "POST",
+      url: `/replies/one-click?token=${"A".repeat(43)}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(bad.statusCode).toBe(404);
+  });
+});
