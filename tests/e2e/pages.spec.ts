@@ -6,7 +6,14 @@ test.describe("prerendered HTML, before any JavaScript", () => {
   const expectations: Record<string, string[]> = {
     "/": ["<h1", "Explore"],
     // The owner's profile (content/owner.md) heads About.
-    "/about": ["About Me", "DFMEA", "Arjun Rao", "years of practice, since 2005", "Pune, India"],
+    "/about": [
+      "About Me",
+      "DFMEA",
+      "Arjun Rao",
+      "years of practice, since 2005",
+      "Pune, India",
+      "Its engineer is invented",
+    ],
     "/technical": ["Introduction", "Fuel Cells", "common-rail", "four-stroke cycle"],
     "/non-technical": ["Professional Growth", "Soft Skills", "Time Management", "Initiation"],
     "/mythology": ["Ramayana", "Mahabharata", "Garuda", "Bharata"],
