@@ -79,6 +79,7 @@ test.describe("home", () => {
     }
     // The whole tile is the target, not only its title.
     const science = explore.getByRole("listitem").filter({ hasText: tiles[4]?.name ?? "" });
+    await science.scrollIntoViewIfNeeded();
     const box = await science.boundingBox();
     if (!box) throw new Error("the tile is not on screen");
     await page.mouse.click(box.x + box.width / 2, box.y + box.height - 8);
