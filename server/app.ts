@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyServerOptions,
+  LogController,
 } from "fastify";
 import { loadEngagementCatalog, loadServiceTitles } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
@@ -25,6 +26,7 @@ import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { createEnquiries } from "./enquiries/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
+import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
 import { createNewsletter } from "./newsletter/service.ts";
@@ -121,6 +123,8 @@ export async function buildApp({
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const app = Fastify({
     logger,
+    // One line per request, at its end (accessLog below).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustedProxies(config.TRUST_PROXY),
     bodyLimit: limits.bodyBytesMax,
     // A client that sends its request slowly, or stops half-way, would hold a
@@ -147,6 +151,8 @@ export async function buildApp({
         .send({ error: { code: "validation_failed", message: "The URL is malformed." } });
     },
   });
+
+  accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
   await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(clientRoot),
@@ -245,6 +251,7 @@ export async function buildApp({
       minimumMs: config.COMMENT_MIN_SECONDS * 1000,
     }),
     moderation,
+    spam: spam.filter,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const owner = notifications.attach(

@@ -1,4 +1,5 @@
-import type { FastifyServerOptions } from "fastify";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import pino from "pino";
 import type { Env } from "./config.ts";
 
 /**
@@ -48,6 +49,10 @@ export function loggerOptions(
 ): NonNullable<FastifyServerOptions["logger"]> {
   return {
     level,
+    // Written by a background write rather than one blocking write per line,
+    // and still at once (no buffer held back); pino flushes what is pending
+    // when the process exits.
+    stream: pino.destination({ dest: 1, sync: false }),
     redact: {
       paths: [
         "req.headers.cookie",
@@ -72,4 +77,63 @@ export function loggerOptions(
       },
     },
   };
+}
+
+/** pino's numbers for its levels; a logger that is off has none of them. */
+const levels = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+};
+
+/**
+ * The access log: one line per request, when it is answered, with what an
+ * operator needs (method, route, URL, status, time, bytes, request id), and
+ * no "incoming request" line (Fastify's own request logging is off, see
+ * app.ts). Errors (4xx, 5xx) and writes are always logged; successful reads,
+ * which at full speed are almost every request, one in `sampleReads` at the
+ * info level, and every one at debug or trace.
+ */
+export function accessLog(app: FastifyInstance, { sampleReads }: { sampleReads: number }) {
+  const level = levels[app.log.level as keyof typeof levels] ?? Number.POSITIVE_INFINITY;
+  if (level > levels.info) return;
+  const every = level <= levels.debug ? 1 : sampleReads;
+  let reads = 0;
+  if (level <= levels.debug) {
+    // Debugging a request that hangs needs to see it arrive.
+    app.addHook("onRequest", (request, _reply, done) => {
+      request.log.debug({ req: request }, "incoming request");
+      done();
+    });
+  }
+  // Fastify's own report of a failure is off with its request logging; the
+  // API's error handler reports its own (server/api/errors.ts).
+  app.addHook("onError", (request, _reply, error, done) => {
+    if ((error.statusCode ?? 500) >= 500 && !request.url.startsWith("/api/")) {
+      request.log.error({ err: error }, "request failed");
+    }
+    done();
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    const status = reply.statusCode;
+    const read = (request.method === "GET" || request.method === "HEAD") && status < 400;
+    if (!read || every === 1 || ++reads % every === 0) {
+      const bytes = reply.getHeader("content-length");
+      request.log.info(
+        {
+          req: request,
+          route: request.routeOptions.url,
+          res: { statusCode: status },
+          responseTime: Math.round(reply.elapsedTime * 10) / 10,
+          ...(bytes === undefined ? {} : { bytes: Number(bytes) }),
+          ...(read && every > 1 ? { sampled: every } : {}),
+        },
+        "request completed",
+      );
+    }
+    done();
+  });
 }

@@ -12,6 +12,7 @@ import { lessKeptAtRest } from "./migrations/011-less-kept-at-rest.ts";
 import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import { spamFilter } from "./migrations/013-spam-filter.ts";
 import { replyNotifications } from "./migrations/014-reply-notifications.ts";
+import { importSources } from "./migrations/015-import-sources.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -39,5 +40,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "012_owner_session_devices": ownerSessionDevices(),
     "013_spam_filter": spamFilter(kind),
     "014_reply_notifications": replyNotifications(kind),
+    "015_import_sources": importSources(kind),
   };
 }

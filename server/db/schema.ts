@@ -277,6 +277,15 @@ export type EnquiryAcknowledgementsTable = {
   sent_at: Timestamp;
 };
 
+/** What `admin import` brought in, by its source's own id, and the row it became. */
+export type ImportSourcesTable = {
+  source: string;
+  source_id: string;
+  row_table: string;
+  row_id: number;
+  imported_at: Timestamp;
+};
+
 /** An address a reader left to be mailed replies (docs/product.md, "Reply mails"): personal data, never public. */
 export type ReplyAddressesTable = {
   id: Generated<number>;
@@ -336,6 +345,7 @@ export type Database = {
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
   spam_examples: SpamExamplesTable;
   spam_screening: SpamScreeningTable;
+  import_sources: ImportSourcesTable;
   reply_addresses: ReplyAddressesTable;
   reply_watches: ReplyWatchesTable;
 };

@@ -1,31 +1,26 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import fastifyStatic from "@fastify/static";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { clientHolds, preferredEncoding } from "./etag.ts";
+import { codedVariant, loadSiteFiles, type SiteFile, type Variant } from "./site-files.ts";
 
 /**
- * Serves the built site from build/client: one HTML file per page,
- * hashed assets cached for a year, HTML revalidated on every visit, and
- * precompressed .br/.gz files written by the build.
+ * Serves the built site from memory (server/web/site-files.ts): one HTML file
+ * per page, hashed assets cached for a year, HTML revalidated on every visit
+ * (a 304 when the reader's copy is current), each in the best coding the
+ * reader accepts.
  */
 export async function staticSite(app: FastifyInstance, { root }: { root: string }) {
   if (!existsSync(path.join(root, "index.html"))) {
     throw new Error(`No built site in ${root}: run "npm run build" first.`);
   }
-  await app.register(fastifyStatic, {
-    root,
-    preCompressed: true,
-    index: ["index.html"],
-    cacheControl: false,
-    setHeaders(reply, filePath) {
-      const isHashedAsset = filePath.includes(`${path.sep}assets${path.sep}`);
-      reply.header(
-        "Cache-Control",
-        isHashedAsset
-          ? "public, max-age=31536000, immutable"
-          : "public, max-age=0, must-revalidate",
-      );
-    },
+  const files = loadSiteFiles(root);
+  const notFoundPage = files.get("/404.html");
+
+  app.get("/*", (request, reply) => {
+    const file = files.get(`/${(request.params as { "*": string })["*"]}`);
+    if (!file) return reply.callNotFound();
+    return sendFile(request, reply, file);
   });
 
   // Unknown paths get the built 404 page, which sends the reader on to "/"
@@ -34,9 +29,56 @@ export async function staticSite(app: FastifyInstance, { root }: { root: string 
     if (request.url.startsWith("/api/") || request.url === "/api") {
       return reply.code(404).send({ error: { code: "not_found", message: "No such endpoint." } });
     }
-    if (request.method !== "GET" && request.method !== "HEAD") {
+    if ((request.method !== "GET" && request.method !== "HEAD") || !notFoundPage) {
       return reply.code(404).send({ error: { code: "not_found", message: "Not found." } });
     }
-    return reply.code(404).header("Cache-Control", "no-cache").sendFile("404.html", root);
+    const { body, headers } = chosenVariant(request, notFoundPage);
+    const { etag: _unused, ...rest } = headers;
+    return reply
+      .code(404)
+      .headers({ ...rest, "cache-control": "no-cache" })
+      .send(body);
   });
+}
+
+function chosenVariant(request: FastifyRequest, file: SiteFile): Variant {
+  if (!file.compressible) return file.identity;
+  const coding = preferredEncoding(request.headers["accept-encoding"]);
+  return (coding && codedVariant(file, coding)) || file.identity;
+}
+
+function sendFile(request: FastifyRequest, reply: FastifyReply, file: SiteFile) {
+  const range = file.rangeable ? request.headers.range : undefined;
+  if (range !== undefined) return sendRange(request, reply, file, range);
+  const chosen = chosenVariant(request, file);
+  reply.headers(chosen.headers);
+  if (clientHolds(request, chosen.etag)) return reply.code(304).send();
+  return reply.send(chosen.body);
+}
+
+/**
+ * One byte range of a binary file (RFC 9110, section 14): `bytes=a-b`,
+ * `bytes=a-` or `bytes=-n`. Several ranges, or an If-Range the file no longer
+ * matches, get the whole file, which the standard allows.
+ */
+function sendRange(request: FastifyRequest, reply: FastifyReply, file: SiteFile, range: string) {
+  const { body, etag, headers } = file.identity;
+  reply.headers(headers).header("accept-ranges", "bytes");
+  const ifRange = request.headers["if-range"];
+  const match = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+  if ((ifRange !== undefined && ifRange !== etag) || !match || (!match[1] && !match[2])) {
+    if (clientHolds(request, etag)) return reply.code(304).send();
+    return reply.send(body);
+  }
+  const size = body.length;
+  const [start, end] = match[1]
+    ? [Number(match[1]), Math.min(match[2] ? Number(match[2]) : size - 1, size - 1)]
+    : [Math.max(0, size - Number(match[2])), size - 1];
+  if (start >= size || start > end) {
+    return reply.code(416).header("content-range", `bytes */${size}`).send();
+  }
+  return reply
+    .code(206)
+    .header("content-range", `bytes ${start}-${end}/${size}`)
+    .send(body.subarray(start, end + 1));
 }

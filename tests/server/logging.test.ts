@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { redactUrl } from "../../server/logging.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { capturedLogs, startTestApp } from "./support/test-app.ts";
 
 describe("redacting URLs in logs", () => {
   const token = "q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9a";
@@ -18,6 +20,47 @@ describe("redacting URLs in logs", () => {
   it("leaves other parameters, malformed encodings and paths alone", () => {
     for (const url of ["/science/wifi", "/u?ref=mail&page=2", "/u?%E0%A4%A=1", "/token=x"]) {
       expect(redactUrl(url)).toBe(url);
+    }
+  });
+});
+
+describe("the access log", () => {
+  it("writes one line per request when it is answered: every write and error, one read in LOG_SAMPLE_READS", async () => {
+    const logs = capturedLogs("info");
+    const t = await startTestApp("sqlite", { logger: logs.logger, env: { LOG_SAMPLE_READS: "5" } });
+    try {
+      const reader = t.visitor();
+      for (let i = 0; i < 20; i += 1) {
+        expect((await reader.get("/api/items/science/wifi/reactions")).statusCode).toBe(200);
+      }
+      const written = await reader.react("science", "wifi", "idea", "Meera");
+      expect(written.statusCode).toBe(201);
+      const missing = await reader.get("/api/items/science/no-such-post/comments");
+      expect(missing.statusCode).toBe(404);
+
+      const completed = () => logs.lines.filter((line) => line.msg === "request completed");
+      await waitFor(async () => completed().length >= 6, { what: "six access lines" });
+      expect(logs.lines.some((line) => line.msg === "incoming request")).toBe(false);
+      const reads = completed().filter(
+        (line) => line.req.method === "GET" && line.req.url === "/api/items/science/wifi/reactions",
+      );
+      expect(reads).toHaveLength(4);
+      expect(reads[0]).toMatchObject({ sampled: 5, res: { statusCode: 200 } });
+
+      const write = completed().find((line) => line.req.method === "POST");
+      expect(write).toMatchObject({
+        reqId: expect.any(String),
+        route: "/api/items/:kind/:id/reactions",
+        req: { method: "POST", url: "/api/items/science/wifi/reactions" },
+        res: { statusCode: 201 },
+        responseTime: expect.any(Number),
+        bytes: expect.any(Number),
+      });
+      expect(write).not.toHaveProperty("sampled");
+      const error = completed().find((line) => line.res.statusCode === 404);
+      expect(error?.req.url).toBe("/api/items/science/no-such-post/comments");
+    } finally {
+      await t.close();
     }
   });
 });

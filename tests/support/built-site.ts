@@ -8,7 +8,7 @@ import path from "node:path";
  * by path under the root ("science/index.html").
  */
 export function fakeBuiltSite(
-  files: Record<string, string> = {},
+  files: Record<string, string | Buffer> = {},
   root = mkdtempSync(path.join(os.tmpdir(), "ewe-client-")),
 ): string {
   const all = {

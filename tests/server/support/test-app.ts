@@ -50,7 +50,7 @@ export type TestAppOptions = {
   databaseUrl?: string;
   dataDir?: string;
   /** Extra files of the built site, by path under its root (e.g. "science/index.html"). */
-  clientFiles?: Record<string, string>;
+  clientFiles?: Record<string, string | Buffer>;
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
   mail?: AppOptions["mail"];

@@ -1,0 +1,171 @@
+import { request as httpRequest } from "node:http";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The built site is served from memory (server/web/site-files.ts): these
+ * check what a browser and a cache in between see, over a real socket.
+ */
+
+const aboutHtml = `<!doctype html><html><head><title>About</title></head><body><main><h1>About the engineer</h1>${"<p>Gears, fuel cells and the physics of everyday things, explained plainly.</p>".repeat(40)}</main></body></html>`;
+const styleSheet = `body{font-family:system-ui}${".card{margin:1rem;padding:1rem;border:1px solid #ccc}".repeat(40)}`;
+// A PDF only needs to be bytes here: its viewer asks for parts of it.
+const brochure = Buffer.from(Array.from({ length: 4000 }, (_, i) => i % 251));
+
+describe("the built site, served from memory", () => {
+  let t: TestApp;
+  let origin = "";
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      clientFiles: {
+        "about/index.html": aboutHtml,
+        // The build's own compressed copies, which are sent as they are.
+        "about/index.html.br": brotliCompressSync(aboutHtml),
+        "about/index.html.gz": gzipSync(aboutHtml),
+        // An asset with no compressed copies: the server makes them once.
+        "assets/app.Ab12Cd34.css": styleSheet,
+        "brochure.pdf": brochure,
+        ".env": "SECRET=do-not-serve",
+        "images/.hidden.png": "not for readers",
+      },
+    });
+    origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterAll(() => t?.close());
+
+  /** A raw request: the body as it travelled, not decoded. */
+  const get = (
+    path: string,
+    headers: Record<string, string> = {},
+    method = "GET",
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> =>
+    new Promise((resolve, reject) => {
+      const request = httpRequest(`${origin}${path}`, { method, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      });
+      request.on("error", reject).end();
+    });
+
+  it("answers a page at its address, with and without the slash, revalidated on every visit", async () => {
+    for (const path of ["/about", "/about/", "/about/index.html"]) {
+      const page = await get(path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(page.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
+      expect(page.headers.etag).toMatch(/^"[\w-]+"$/);
+      expect(page.body.toString()).toBe(aboutHtml);
+      expect(page.headers["content-length"]).toBe(String(Buffer.byteLength(aboutHtml)));
+    }
+    const home = await get("/?utm_source=newsletter");
+    expect(home.status).toBe(200);
+    expect(home.body.toString()).toContain("<title>home</title>");
+  });
+
+  it("sends the build's brotli or gzip copy to a browser that accepts it", async () => {
+    const br = await get("/about", { "accept-encoding": "gzip, deflate, br, zstd" });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers.vary).toBe("accept-encoding");
+    expect(br.body.equals(brotliCompressSync(aboutHtml))).toBe(true);
+    const gzip = await get("/about", { "accept-encoding": "gzip" });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gzip.body.equals(gzipSync(aboutHtml))).toBe(true);
+    const refused = await get("/about", { "accept-encoding": "br;q=0, gzip;q=0" });
+    expect(refused.headers["content-encoding"]).toBeUndefined();
+    expect(refused.body.toString()).toBe(aboutHtml);
+    // Each coding is its own representation, with its own validator.
+    expect(new Set([br.headers.etag, gzip.headers.etag, refused.headers.etag]).size).toBe(3);
+  });
+
+  it("answers 304 to a reader who holds the current copy, and the page to one who does not", async () => {
+    const first = await get("/about", { "accept-encoding": "br" });
+    const again = await get("/about", {
+      "accept-encoding": "br",
+      "if-none-match": String(first.headers.etag),
+    });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
+    const stale = await get("/about", { "accept-encoding": "br", "if-none-match": '"old"' });
+    expect(stale.status).toBe(200);
+  });
+
+  it("lets browsers keep hashed assets for good, compressed once by the server when the build did not", async () => {
+    const plain = await get("/assets/app.Ab12Cd34.css");
+    expect(plain.headers["content-type"]).toBe("text/css; charset=utf-8");
+    expect(plain.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    const br = await get("/assets/app.Ab12Cd34.css", { "accept-encoding": "br" });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.body.length).toBeLessThan(styleSheet.length);
+    const held = await get("/assets/app.Ab12Cd34.css", {
+      "accept-encoding": "br",
+      "if-none-match": String(br.headers.etag),
+    });
+    expect(held.status).toBe(304);
+  });
+
+  it("answers HEAD with the headers and no body", async () => {
+    const head = await get("/about", {}, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(head.headers.etag).toMatch(/^"/);
+    expect(head.body.length).toBe(0);
+  });
+
+  it("gives a PDF viewer the part of the file it asks for", async () => {
+    const part = await get("/brochure.pdf", { range: "bytes=100-199" });
+    expect(part.status).toBe(206);
+    expect(part.headers["content-range"]).toBe(`bytes 100-199/${brochure.length}`);
+    expect(part.body.equals(brochure.subarray(100, 200))).toBe(true);
+    const tail = await get("/brochure.pdf", { range: "bytes=-10" });
+    expect(tail.body.equals(brochure.subarray(-10))).toBe(true);
+    const beyond = await get("/brochure.pdf", { range: "bytes=5000-" });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers["content-range"]).toBe(`bytes */${brochure.length}`);
+    const whole = await get("/brochure.pdf");
+    expect(whole.status).toBe(200);
+    expect(whole.headers["content-type"]).toBe("application/pdf");
+    expect(whole.body.equals(brochure)).toBe(true);
+  });
+
+  it("shows no hidden file, no folder listing and nothing outside the site: the 404 page instead", async () => {
+    for (const path of [
+      "/.env",
+      "/images/.hidden.png",
+      "/images/",
+      "/assets/",
+      "/../package.json",
+      "/%2e%2e/%2e%2e/etc/passwd",
+      "/about/index.html.br",
+      "/no-such-page",
+    ]) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(404);
+      expect(answer.body.toString(), path).toContain("<title>not found</title>");
+      expect(answer.headers["cache-control"], path).toBe("no-cache");
+      expect(answer.headers["content-security-policy"], path).toContain("frame-ancestors 'none'");
+    }
+    const api = await get("/api/no-such-thing");
+    expect(api.status).toBe(404);
+    expect(JSON.parse(api.body.toString())).toEqual({
+      error: { code: "not_found", message: "No such endpoint." },
+    });
+  });
+
+  it("keeps the pages' security headers", async () => {
+    const page = await get("/about");
+    expect(page.headers["content-security-policy"]).toContain("object-src 'none'");
+    expect(page.headers["x-frame-options"]).toBe("DENY");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect(page.headers["x-request-id"]).toBeTruthy();
+  });
+});
