@@ -239,6 +239,19 @@ export function createEnquiries({
           },
         });
       }
+      // The enquiry is taken: its form's token serves no other.
+      if (enquiry.formToken && config.COMMENT_MIN_SECONDS > 0) {
+        if ((await formTokens.spend(enquiry.formToken)) === "used") {
+          return refuse({
+            outcome: "refused",
+            refusal: {
+              status: 400,
+              code: "form_token_invalid",
+              message: "This form was sent already; reload the page and send the enquiry again.",
+            },
+          });
+        }
+      }
       const { id, acknowledged } = await repository.create({
         enquiry,
         ipHash,

@@ -135,6 +135,22 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(response.statusCode).toBe(201);
   });
 
+  it("takes one enquiry per form token, whoever sends it again", async () => {
+    const first = enquiry();
+    expect((await browser().post("/api/enquiries", first)).statusCode).toBe(201);
+    const before = await count("enquiries");
+    const replayed = await browser().post(
+      "/api/enquiries",
+      enquiry({ formToken: first.formToken }),
+    );
+    expect(replayed.statusCode).toBe(400);
+    expect(json(replayed).error).toMatchObject({
+      code: "form_token_invalid",
+      message: expect.stringMatching(/sent already/),
+    });
+    expect(await count("enquiries")).toBe(before);
+  });
+
   it("keeps what the spam classifier takes for advertising, tells the owner so, and acknowledges nothing", async () => {
     const sent = enquiry({
       message:
