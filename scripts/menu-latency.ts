@@ -14,7 +14,7 @@ import { clientDir } from "./build-inputs.ts";
  *
  * - "Toggle menu": the drawer, a native <dialog> (app/layouts/site-header.astro);
  * - "Search": an island that hydrates on that very tap, which is what the
- *   menu was before (docs/decisions/029-menu-without-hydration.md);
+ *   menu was before (docs/decisions/031-menu-without-hydration.md);
  * - the page's heading: a tap on text, the floor this browser and machine set.
  *
  * A tap's latency is the Event Timing duration of its interaction: from the
