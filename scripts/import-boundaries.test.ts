@@ -94,6 +94,8 @@ const refused: Case[] = [
   ["the newsletter importing notifications", "server/newsletter/x.ts", "../notifications/x.ts"],
   ["notifications importing the newsletter", "server/notifications/x.ts", "../newsletter/x.ts"],
   ["enquiries importing notifications", "server/enquiries/x.ts", "../notifications/x.ts"],
+  ["imports importing the web floor", "server/portability/x.ts", "../web/etag.ts"],
+  ["enquiries importing the importers", "server/enquiries/x.ts", "../portability/tables.ts"],
   ["a domain module importing a route file", "server/engagement/x.ts", "../api/routes/deps.ts"],
   ["the web floor importing the API", "server/web/x.ts", "../api/errors.ts"],
   [
@@ -134,6 +136,8 @@ const allowed: Case[] = [
     "../engagement/comment-notifier.ts",
   ],
   ["enquiries importing moderation", "server/enquiries/x.ts", "../moderation/defences.ts"],
+  ["imports recording live events", "server/portability/x.ts", "../events/journal.ts"],
+  ["the command line importing the importers", "server/cli/x.ts", "../portability/export.ts"],
   ["the web floor importing the read cache", "server/web/x.ts", "../engagement/read-cache.ts"],
   ["the readers' API importing the web floor", "server/api/routes/x.ts", "../../web/etag.ts"],
   [

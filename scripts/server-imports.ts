@@ -20,7 +20,7 @@ const floors: string[][] = [
   ["outbox"],
   ["engagement"],
   ["moderation"],
-  ["newsletter", "notifications", "enquiries"],
+  ["newsletter", "notifications", "enquiries", "portability"],
   ["web"],
   ["api"],
   ["console"],

@@ -15,6 +15,7 @@ import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
 import { enquiryCommands } from "./commands/enquiries.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
+import { portabilityCommands } from "./commands/portability.ts";
 import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
 import { subscriberCommands } from "./commands/subscribers.ts";
@@ -46,6 +47,7 @@ const commands: Command[] = [
   ...statsCommands,
   ...consoleAccessCommands,
   ...databaseCommands,
+  ...portabilityCommands,
 ];
 
 function mainHelp(): string {

@@ -12,6 +12,8 @@ import { lessKeptAtRest } from "./migrations/011-less-kept-at-rest.ts";
 import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import { spamFilter } from "./migrations/013-spam-filter.ts";
 import { replyNotifications } from "./migrations/014-reply-notifications.ts";
+import { importSources } from "./migrations/015-import-sources.ts";
+import { spentFormTokens } from "./migrations/016-spent-form-tokens.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -39,5 +41,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "012_owner_session_devices": ownerSessionDevices(),
     "013_spam_filter": spamFilter(kind),
     "014_reply_notifications": replyNotifications(kind),
+    "015_import_sources": importSources(kind),
+    "016_spent_form_tokens": spentFormTokens(kind),
   };
 }

@@ -99,6 +99,12 @@ export type CommentActionTokensTable = {
   created_at: Timestamp;
 };
 
+/** Form tokens already used for a submission, until they would have expired. */
+export type SpentFormTokensTable = {
+  token: string;
+  expires_at: Timestamp;
+};
+
 /** Tokens of removed subscriptions, so a second visit of the link is still answered. */
 export type UnsubscribedTokensTable = {
   token: string;
@@ -277,6 +283,15 @@ export type EnquiryAcknowledgementsTable = {
   sent_at: Timestamp;
 };
 
+/** What `admin import` brought in, by its source's own id, and the row it became. */
+export type ImportSourcesTable = {
+  source: string;
+  source_id: string;
+  row_table: string;
+  row_id: number;
+  imported_at: Timestamp;
+};
+
 /** An address a reader left to be mailed replies (docs/product.md, "Reply mails"): personal data, never public. */
 export type ReplyAddressesTable = {
   id: Generated<number>;
@@ -336,8 +351,10 @@ export type Database = {
   enquiry_acknowledgements: EnquiryAcknowledgementsTable;
   spam_examples: SpamExamplesTable;
   spam_screening: SpamScreeningTable;
+  import_sources: ImportSourcesTable;
   reply_addresses: ReplyAddressesTable;
   reply_watches: ReplyWatchesTable;
+  spent_form_tokens: SpentFormTokensTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

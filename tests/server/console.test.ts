@@ -403,6 +403,22 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
   });
 
+  it("refuses passkey names that would show reversed or blank in the console and the audit", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    for (const name of ["Laptop \u202Egnp.exe", "\u2066Phone\u2069", "Key\u200B", "\u200B\u200B"]) {
+      const refused = await owner.post("/api/admin/passkeys", {
+        name,
+        response: { id: "x", rawId: "x", type: "public-key", response: {} },
+      });
+      expect(refused.statusCode, JSON.stringify(name)).toBe(400);
+      expect(json(refused).error.issues, JSON.stringify(name)).toEqual([
+        expect.objectContaining({ path: "body.name" }),
+      ]);
+    }
+    expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+  });
+
   it("signs out", async () => {
     const owner = new Owner(t);
     await owner.signIn();

@@ -1,0 +1,162 @@
+import { once } from "node:events";
+import { createWriteStream, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import path from "node:path";
+import { resolveCookieSecret } from "../../engagement/visitor.ts";
+import { createWriterKeys } from "../../engagement/writer-keys.ts";
+import { createEventJournal } from "../../events/journal.ts";
+import { applyExport } from "../../portability/apply-export.ts";
+import { type Sink, writeExport } from "../../portability/export.ts";
+import { readExport } from "../../portability/read-export.ts";
+import {
+  formatProblems,
+  formatSkipped,
+  formatTally,
+  type Tally,
+} from "../../portability/report.ts";
+import { audited, type Command, type CommandContext, exitCodes, usageError } from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
+
+/** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
+const maxInputBytes = 512 * 1024 * 1024;
+
+const kinds = ["original", "disqus", "wordpress", "export"] as const;
+type Kind = (typeof kinds)[number];
+
+/** Streams the export into FILE under a temporary name, readable by its owner only, renamed when whole. */
+async function exportToFile(file: string, write: (sink: Sink) => Promise<unknown>) {
+  const partial = `${file}.partial-${process.pid}`;
+  const stream = createWriteStream(partial, { mode: 0o600 });
+  const failed = new Promise<never>((_, reject) => stream.once("error", reject));
+  failed.catch(() => {});
+  try {
+    await write(async (text) => {
+      if (!stream.write(text)) await Promise.race([once(stream, "drain"), failed]);
+    });
+    stream.end();
+    await Promise.race([once(stream, "finish"), failed]);
+    renameSync(partial, file);
+  } catch (error) {
+    stream.destroy();
+    rmSync(partial, { force: true });
+    throw new AdminError(`Cannot write ${file}: ${(error as Error).message}`);
+  }
+}
+
+export function readInput(file: string): string {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    throw new AdminError(`There is no file ${file}.`, exitCodes.notFound);
+  }
+  if (size > maxInputBytes) {
+    throw new AdminError(
+      `${file} is larger than ${maxInputBytes / 1024 / 1024} MB: split it first.`,
+    );
+  }
+  return readFileSync(file, "utf8");
+}
+
+function report(
+  { stdout }: Pick<CommandContext, "stdout">,
+  counts: Tally,
+  skipped: { where: string; reason: string }[],
+  dryRun: boolean,
+) {
+  stdout.write(dryRun ? "Dry run: nothing was written. It would import:\n" : "Imported:\n");
+  stdout.write(formatTally(counts, dryRun));
+  stdout.write(formatSkipped(skipped));
+}
+
+async function importExport(context: CommandContext, file: string, dryRun: boolean) {
+  let document: unknown;
+  try {
+    document = JSON.parse(readInput(file));
+  } catch (error) {
+    if (error instanceof AdminError) throw error;
+    throw new AdminError(formatProblems([{ where: file, message: (error as Error).message }]));
+  }
+  const { tables, problems } = readExport(document);
+  if (problems.length > 0) throw new AdminError(formatProblems(problems));
+  const store = await context.store();
+  const keys = createWriterKeys(resolveCookieSecret(context.config));
+  const counts = await applyExport(store, createEventJournal(store), keys.avatarOf, tables, {
+    dryRun,
+  });
+  return { counts, skipped: [] };
+}
+
+export const portabilityCommands: Command[] = [
+  {
+    name: "export",
+    usage: "[--out FILE]",
+    summary: "everything the site holds, as one JSON file",
+    help: `Writes everything the site owns to one JSON file (described by
+docs/export-schema.json): comments and replies, reactions, subscribers and
+their states, editions and who was sent them, bans, enquiries and answers,
+the audit trail, what the spam filter learned, and the settings that are not
+secrets (for reference: configuration comes from the environment). It works
+on SQLite and PostgreSQL while the site runs, and streams, so a large site
+exports in little memory. "import --from export" reads it back: that is also
+how a site moves from SQLite to PostgreSQL.
+
+  --out FILE   write to FILE (readable by you only), else to standard output`,
+    options: { out: { type: "string" } },
+    async run({ values, config, stdout, store }) {
+      const db = await store();
+      if (typeof values.out === "string") {
+        const file = path.resolve(values.out);
+        let counts: Record<string, number> = {};
+        await exportToFile(file, async (sink) => {
+          counts = await writeExport(db, config, sink);
+        });
+        // After the file is whole, so an export read back re-exports to the same file.
+        await audited(store, "export", file);
+        const rows = Object.values(counts).reduce((a, b) => a + b, 0);
+        stdout.write(`Exported ${rows} rows to ${values.out}.\n`);
+      } else {
+        await writeExport(db, config, async (text) => {
+          stdout.write(text);
+        });
+        await audited(store, "export", "standard output");
+      }
+      return exitCodes.ok;
+    },
+  },
+  {
+    name: "import",
+    usage: "--from original|disqus|wordpress|export [--dry-run] [--map FILE] FILE",
+    summary: "bring in comments, reactions and subscribers from elsewhere",
+    help: `Imports FILE into the site, which may be running: open pages show what
+arrives without a restart. The whole input is checked first; if anything is
+wrong, every problem is listed with its line or element and nothing is
+written. Then it is written a batch per transaction. Running the same import
+again changes nothing: each row is known by its source's own id.
+
+  --from export      a file written by "export", read back whole (meant for an
+                     empty database: rows whose id is already there are kept)
+  --dry-run          check and list what would be imported, write nothing
+
+See the README, "Moving in and out", for each kind and an example.`,
+    options: {
+      from: { type: "string" },
+      "dry-run": { type: "boolean" },
+    },
+    arguments: ["FILE"],
+    async run(context) {
+      const { values, positionals, store } = context;
+      const from = values.from;
+      if (typeof from !== "string" || !kinds.includes(from as Kind)) {
+        throw usageError(`--from must be one of ${kinds.join(", ")}.`);
+      }
+      const file = path.resolve(positionals[0] ?? "");
+      const dryRun = values["dry-run"] === true;
+      const { counts, skipped } = await importExport(context, file, dryRun);
+      report(context, counts, skipped, dryRun);
+      // Reading an export back restores the exported site's own audit trail,
+      // which a line about this import would make differ from the file.
+      if (!dryRun && from !== "export") await audited(store, `import ${from}`, path.basename(file));
+      return exitCodes.ok;
+    },
+  },
+];

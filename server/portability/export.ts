@@ -1,0 +1,101 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Config } from "../config.ts";
+import type { Store } from "../db/store.ts";
+import {
+  type ExportTable,
+  exportedSettings,
+  exportFormat,
+  exportTables,
+  exportValue,
+  exportVersion,
+} from "./tables.ts";
+
+/** Where the export goes, a piece at a time; resolves once the piece may be followed by the next. */
+export type Sink = (text: string) => Promise<void>;
+
+/** Rows read per query: the export holds one page in memory, however large the site. */
+const pageSize = 1000;
+
+type Row = Record<string, unknown>;
+
+/**
+ * One table's rows in key order, a page at a time: each page starts after the
+ * last key of the one before (keyset paging), so no page rereads the table.
+ */
+async function* rowsOf(store: Store, table: ExportTable): AsyncGenerator<Row> {
+  const columns = table.columns.map((c) => c.name);
+  let after: unknown[] | null = null;
+  for (;;) {
+    const keys = table.key.map((k) => sql.ref(k));
+    const position: RawBuilder<unknown> =
+      after === null
+        ? sql`1 = 1`
+        : sql`(${sql.join(keys)}) > (${sql.join(after.map((value) => sql`${value}`))})`;
+    const only = table.only
+      ? sql`${sql.ref(table.only.column)} = ${table.only.equals}`
+      : sql`1 = 1`;
+    const { rows }: { rows: Row[] } =
+      await sql<Row>`select ${sql.join(columns.map((c) => sql.ref(c)))}
+      from ${sql.table(table.name)}
+      where ${position} and ${only}
+      order by ${sql.join(keys)}
+      limit ${pageSize}`.execute(store.db);
+    for (const row of rows) yield row;
+    const last: Row | undefined = rows.at(-1);
+    if (!last || rows.length < pageSize) return;
+    after = table.key.map((k): unknown => last[k]);
+  }
+}
+
+/** A row as one line of the file: its columns in the table's order, values as the export writes them. */
+export function exportRow(table: ExportTable, row: Row): string {
+  const out: Record<string, string | number | null> = {};
+  for (const column of table.columns) out[column.name] = exportValue(column, row[column.name]);
+  return JSON.stringify(out);
+}
+
+function settingsOf(config: Config): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  for (const name of exportedSettings) {
+    const value = (config as Record<string, unknown>)[name];
+    if (value !== undefined) settings[name] = value;
+  }
+  return settings;
+}
+
+/**
+ * Writes everything the site owner owns as one JSON document
+ * (docs/export-schema.json): a header, then each table's rows, one per line,
+ * as they are read, so memory stays bounded however many rows there are.
+ * Returns how many rows each table gave.
+ */
+export async function writeExport(
+  store: Store,
+  config: Config,
+  sink: Sink,
+  now: Date = new Date(),
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  await sink(
+    `{\n"format": ${JSON.stringify(exportFormat)},\n"version": ${exportVersion},\n"exportedAt": ${JSON.stringify(now.toISOString())},\n"settings": ${JSON.stringify(settingsOf(config))},\n"tables": {`,
+  );
+  let firstTable = true;
+  for (const table of exportTables) {
+    await sink(`${firstTable ? "" : ","}\n${JSON.stringify(table.name)}: [`);
+    firstTable = false;
+    let count = 0;
+    let buffered = "";
+    for await (const row of rowsOf(store, table)) {
+      buffered += `${count === 0 ? "" : ","}\n${exportRow(table, row)}`;
+      count += 1;
+      if (buffered.length > 64 * 1024) {
+        await sink(buffered);
+        buffered = "";
+      }
+    }
+    await sink(`${buffered}${count === 0 ? "" : "\n"}]`);
+    counts[table.name] = count;
+  }
+  await sink("\n}\n}\n");
+  return counts;
+}

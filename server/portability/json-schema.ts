@@ -1,0 +1,62 @@
+import {
+  type Column,
+  exportedSettings,
+  exportFormat,
+  exportTables,
+  exportVersion,
+} from "./tables.ts";
+
+/*
+ * The JSON Schema of an export, made from the same table list the export and
+ * the import use, so the three cannot drift; docs/export-schema.json is this,
+ * written out (a test keeps it so).
+ */
+
+function columnSchema(column: Column): Record<string, unknown> {
+  const base: Record<string, unknown> =
+    column.type === "int"
+      ? { type: "integer" }
+      : column.type === "real"
+        ? { type: "number" }
+        : column.type === "time"
+          ? { type: "string", format: "date-time" }
+          : column.oneOf
+            ? { type: "string", enum: column.oneOf }
+            : { type: "string" };
+  if (!column.nullable) return base;
+  return { ...base, type: [base.type as string, "null"] };
+}
+
+export function exportJsonSchema(): Record<string, unknown> {
+  const tables: Record<string, unknown> = {};
+  for (const table of exportTables) {
+    tables[table.name] = {
+      type: "array",
+      description: `Rows in order of ${table.key.join(", ")}.`,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: table.columns.filter((c) => !c.nullable).map((c) => c.name),
+        properties: Object.fromEntries(table.columns.map((c) => [c.name, columnSchema(c)])),
+      },
+    };
+  }
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "Engage with Engineer export",
+    description:
+      "Everything a site owner owns, as written by `npm run admin -- export` and read back by `npm run admin -- import --from export`. Settings are listed for reference only: an import ignores them.",
+    type: "object",
+    required: ["format", "version", "exportedAt", "tables"],
+    properties: {
+      format: { const: exportFormat },
+      version: { type: "integer", const: exportVersion },
+      exportedAt: { type: "string", format: "date-time" },
+      settings: {
+        type: "object",
+        propertyNames: { enum: [...exportedSettings] },
+      },
+      tables: { type: "object", additionalProperties: false, properties: tables },
+    },
+  };
+}

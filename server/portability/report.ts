@@ -1,0 +1,41 @@
+/*
+ * What an import tells the owner: every problem that stops it (the file is
+ * checked whole before anything is written), and every item it leaves out on
+ * purpose, each with where in the file it is and why.
+ */
+
+/** Something wrong with the input: nothing is imported until it is fixed. */
+export type Problem = { where: string; message: string };
+
+/** An item left out on purpose (unknown post, deleted or spam in the source…). */
+export type Skipped = { where: string; reason: string };
+
+/** How many of each kind of row an import added, and how many it found already there. */
+export type Tally = Record<string, { added: number; present: number }>;
+
+export function tally(counts: Tally, what: string, added: boolean): void {
+  const entry = counts[what] ?? { added: 0, present: 0 };
+  counts[what] = entry;
+  if (added) entry.added += 1;
+  else entry.present += 1;
+}
+
+export function formatProblems(problems: Problem[]): string {
+  const shown = problems.slice(0, 200).map((p) => `  ${p.where}: ${p.message}\n`);
+  const more =
+    problems.length > shown.length ? `  … and ${problems.length - shown.length} more\n` : "";
+  return `Nothing was imported: the input has ${problems.length} problem${problems.length === 1 ? "" : "s"}.\n${shown.join("")}${more}`;
+}
+
+export function formatSkipped(skipped: Skipped[]): string {
+  if (skipped.length === 0) return "";
+  return `Skipped ${skipped.length}:\n${skipped.map((s) => `  ${s.where}: ${s.reason}\n`).join("")}`;
+}
+
+export function formatTally(counts: Tally, dryRun: boolean): string {
+  const lines = Object.entries(counts).map(
+    ([what, { added, present }]) =>
+      `  ${what}: ${added} ${dryRun ? "to add" : "added"}${present > 0 ? `, ${present} already there` : ""}\n`,
+  );
+  return lines.length === 0 ? "  nothing\n" : lines.join("");
+}

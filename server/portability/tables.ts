@@ -1,0 +1,304 @@
+import type { Database } from "../db/schema.ts";
+
+/*
+ * The tables a site owner owns, as `admin export` writes them and
+ * `admin import --from export` reads them back (docs/export-schema.json,
+ * docs/decisions/030-import-and-export.md). Left out on purpose: the live
+ * events' journal (rebuilt as the site runs), sign-in links, sessions,
+ * passkeys and challenges (credentials bound to one deployment), and the
+ * short-lived records behind rate limits and one-time links.
+ */
+
+/** How a column's values are written: integers, text, ISO-8601 UTC times, or reals to 4 places. */
+export type ColumnType = "int" | "text" | "time" | "real";
+
+export type Column = {
+  name: string;
+  type: ColumnType;
+  nullable?: boolean;
+  /** The values the database's CHECK constraint allows. */
+  oneOf?: readonly string[];
+};
+
+export type ExportTable = {
+  name: keyof Database;
+  /** Rows are written in the order of these columns, which also identify a row. */
+  key: readonly string[];
+  columns: readonly Column[];
+  /** Only the rows a site owner owns, where the table holds others too. */
+  only?: { column: string; equals: string };
+  /** PostgreSQL identity column whose sequence must follow imported ids. */
+  identity?: string;
+};
+
+/** The version of the file's shape; an import refuses files of a later one. */
+export const exportVersion = 1;
+export const exportFormat = "engage-with-engineer-export";
+
+const int = (name: string, nullable = false): Column => ({ name, type: "int", nullable });
+const text = (name: string, nullable = false): Column => ({ name, type: "text", nullable });
+const time = (name: string, nullable = false): Column => ({ name, type: "time", nullable });
+const oneOf = (name: string, values: readonly string[]): Column => ({
+  name,
+  type: "text",
+  oneOf: values,
+});
+
+const reactionColumns = (item: string): Column[] => [
+  int("id"),
+  text(item),
+  oneOf("type", ["like", "love", "dislike", "idea"]),
+  text("user_name"),
+  text("visitor_id"),
+  time("created_at"),
+];
+
+/** In the order they are written and read back: a row's references come before it. */
+export const exportTables: readonly ExportTable[] = [
+  {
+    name: "subscribers",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("email"),
+      text("unsubscribe_token"),
+      time("created_at"),
+      oneOf("status", ["pending", "confirmed"]),
+      time("confirmed_at", true),
+      time("confirmation_sent_at", true),
+    ],
+  },
+  {
+    name: "unsubscribed_tokens",
+    key: ["token"],
+    columns: [text("token"), time("unsubscribed_at")],
+  },
+  {
+    name: "editions",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("slug"),
+      text("subject"),
+      text("html"),
+      text("text"),
+      time("created_at"),
+    ],
+  },
+  {
+    // The editions' sending records: who was sent which edition, and when.
+    name: "outbox",
+    key: ["id"],
+    identity: "id",
+    only: { column: "kind", equals: "edition" },
+    columns: [
+      int("id"),
+      oneOf("kind", ["edition"]),
+      int("edition_id"),
+      text("email"),
+      text("token", true),
+      oneOf("status", ["queued", "sending", "sent", "failed", "cancelled"]),
+      int("attempts"),
+      time("next_attempt_at"),
+      text("last_error", true),
+      time("created_at"),
+      time("sent_at", true),
+    ],
+  },
+  {
+    name: "science_comments",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("post_id"),
+      int("parent_id", true),
+      text("user_name"),
+      text("content"),
+      text("content_html", true),
+      text("visitor_id"),
+      oneOf("status", ["published", "pending", "spam"]),
+      int("by_owner"),
+      text("ip_hash", true),
+      time("created_at"),
+      time("updated_at"),
+      time("deleted_at", true),
+    ],
+  },
+  {
+    // Addresses readers left to be mailed replies, and the threads each follows.
+    name: "reply_addresses",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("visitor_id"),
+      text("email"),
+      oneOf("status", ["pending", "confirmed"]),
+      text("confirm_token_hash", true),
+      time("confirm_expires_at", true),
+      time("confirmation_sent_at", true),
+      text("unsubscribe_token"),
+      time("created_at"),
+      time("confirmed_at", true),
+    ],
+  },
+  {
+    name: "reply_watches",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      int("address_id"),
+      int("thread_id"),
+      int("comment_id"),
+      text("unsubscribe_token"),
+      time("window_ends_at", true),
+      time("created_at"),
+    ],
+  },
+  {
+    name: "science_reactions",
+    key: ["id"],
+    identity: "id",
+    columns: reactionColumns("post_id"),
+  },
+  {
+    name: "mythology_reactions",
+    key: ["id"],
+    identity: "id",
+    columns: reactionColumns("story_id"),
+  },
+  {
+    name: "approved_visitors",
+    key: ["visitor_id"],
+    columns: [text("visitor_id"), time("approved_at")],
+  },
+  {
+    name: "bans",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("visitor_id", true),
+      text("ip_hash", true),
+      int("comment_id", true),
+      time("created_at"),
+      time("expires_at", true),
+      time("lifted_at", true),
+    ],
+  },
+  {
+    name: "enquiries",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      text("name"),
+      text("email"),
+      text("service"),
+      text("organisation", true),
+      text("timeline", true),
+      text("message"),
+      oneOf("status", ["new", "answered", "closed"]),
+      int("kept"),
+      text("ip_hash"),
+      text("thread_id"),
+      text("deletion_token_hash"),
+      time("created_at"),
+      time("updated_at"),
+    ],
+  },
+  {
+    name: "enquiry_answers",
+    key: ["id"],
+    identity: "id",
+    columns: [int("id"), int("enquiry_id"), text("body"), time("created_at")],
+  },
+  {
+    name: "owner_audit",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      time("at"),
+      text("session_id", true),
+      text("action"),
+      text("object", true),
+    ],
+  },
+  {
+    name: "spam_examples",
+    key: ["id"],
+    identity: "id",
+    columns: [
+      int("id"),
+      int("comment_id", true),
+      oneOf("label", ["spam", "ham"]),
+      oneOf("source", ["approve", "publish", "reject", "spam", "ban"]),
+      text("content"),
+      time("created_at"),
+    ],
+  },
+  {
+    name: "spam_screening",
+    key: ["comment_id"],
+    columns: [
+      int("comment_id"),
+      oneOf("outcome", ["published", "pending", "spam"]),
+      text("reason", true),
+      { name: "score", type: "real", nullable: true },
+      time("created_at"),
+    ],
+  },
+  {
+    name: "import_sources",
+    key: ["source", "source_id"],
+    columns: [
+      text("source"),
+      text("source_id"),
+      text("row_table"),
+      int("row_id"),
+      time("imported_at"),
+    ],
+  },
+];
+
+/**
+ * Settings listed in an export for reference (configuration comes from the
+ * environment): only these, never a secret, a password or a database URL.
+ */
+export const exportedSettings = [
+  "SITE_URL",
+  "SITE_OWNER_NAME",
+  "CONTACT_EMAIL",
+  "OWNER_EMAIL",
+  "MAIL_FROM",
+  "MODERATION",
+  "NOTIFY_COMMENTS",
+  "HOLD_LINKS_FROM_NEW",
+  "COMMENT_MIN_SECONDS",
+  "COMMENT_MAX_LINKS",
+  "COMMENT_DUPLICATE_MINUTES",
+  "MAIL_RATE_PER_MINUTE",
+  "ENQUIRIES_PER_HOUR",
+  "ENQUIRY_RETENTION_DAYS",
+] as const;
+
+/** A stored value as the export writes it, the same from SQLite and PostgreSQL. */
+export function exportValue(column: Column, value: unknown): string | number | null {
+  if (value === null || value === undefined) return null;
+  switch (column.type) {
+    case "int":
+      return Number(value);
+    case "real":
+      // PostgreSQL keeps a real in 4 bytes, SQLite in 8: four places survive both.
+      return Math.round(Number(value) * 10_000) / 10_000;
+    case "time":
+      return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+    default:
+      return String(value);
+  }
+}

@@ -1,0 +1,282 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { requestSubscription } from "./support/newsletter.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
+import { type Backend, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * `admin export` writes everything the owner owns; `admin import --from export`
+ * reads it back whole into an empty database, on either engine: the way to
+ * move from SQLite to PostgreSQL (docs/product.md, "Moving in and out").
+ */
+
+const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-export-"));
+
+type ExportFile = {
+  format: string;
+  version: number;
+  exportedAt: string;
+  settings: Record<string, unknown>;
+  tables: Record<string, Record<string, unknown>[]>;
+};
+
+const omitAudit = ({ owner_audit: _, ...rest }: ExportFile["tables"]) => rest;
+
+const withoutTime = (text: string) =>
+  text.replace(/"exportedAt": "[^"]+"/, '"exportedAt": "(time)"');
+
+/** A site with some of everything: comments, a reply, a deleted comment, reactions, subscribers, an enquiry, a ban. */
+async function seed(t: TestApp): Promise<void> {
+  const reader = t.visitor();
+  const first = json(
+    await reader.comment("soap", "Why does soap lather less in hard water?", "Asha"),
+  );
+  expect(first.comment.id).toBeGreaterThan(0);
+  const reply = await t
+    .visitor()
+    .reply("soap", first.comment.id, "Calcium ions bind the **surfactant** first.", "Meera");
+  expect(reply.statusCode).toBe(201);
+  const gone = json(
+    await t.visitor().comment("wifi", "Walls of brick slow my signal a lot.", "Ravi"),
+  );
+  expect((await admin(adminEnv(t), "comments", "delete", String(gone.comment.id))).code).toBe(0);
+  expect((await reader.react("science", "soap", "idea", "Asha")).statusCode).toBeLessThan(300);
+  expect((await reader.react("mythology", "garuda", "love", "Asha")).statusCode).toBeLessThan(300);
+  await seedConfirmed(t, ["reader.one@example.org"]);
+  expect((await requestSubscription(t, "pending.reader@example.org")).statusCode).toBe(202);
+  const now = new Date().toISOString();
+  await runSql(
+    t,
+    `insert into enquiries (name, email, service, organisation, timeline, message, status, kept, ip_hash, thread_id, deletion_token_hash, created_at, updated_at)
+     values (?, ?, 'dfmea', null, 'Spring', ?, 'answered', 0, 'hash-of-address', '<ack-1@ewe.test>', 'deletion-hash-1', ?, ?)`,
+    ["Priya Raman", "priya@example.org", "A DFMEA workshop for six engineers, please.", now, now],
+  );
+  const [enquiry] = await runSql(t, "select id from enquiries");
+  await runSql(t, "insert into enquiry_answers (enquiry_id, body, created_at) values (?, ?, ?)", [
+    Number(enquiry?.id),
+    "Gladly: March suits me.",
+    now,
+  ]);
+  await runSql(
+    t,
+    `insert into reply_addresses (visitor_id, email, status, unsubscribe_token, created_at, confirmed_at)
+     values ('asha-visitor-credential', 'asha@example.org', 'confirmed', 'all-replies-token', ?, ?)`,
+    [now, now],
+  );
+  const [address] = await runSql(t, "select id from reply_addresses");
+  await runSql(
+    t,
+    `insert into reply_watches (address_id, thread_id, comment_id, unsubscribe_token, created_at)
+     values (?, ?, ?, 'this-thread-token', ?)`,
+    [Number(address?.id), first.comment.id, first.comment.id, now],
+  );
+  await runSql(t, "insert into bans (visitor_id, ip_hash, created_at) values (?, ?, ?)", [
+    "banned-visitor-credential",
+    "banned-address-hash",
+    now,
+  ]);
+}
+
+const backendsPairs: [from: Backend, to: Backend][] = [
+  ["sqlite", "postgres"],
+  ["postgres", "sqlite"],
+];
+
+describe.each(backendsPairs)("export from %s, import into an empty %s", (from, to) => {
+  let source: TestApp;
+  let target: TestApp;
+  const dir = scratch();
+  const exported = path.join(dir, "site.json");
+
+  beforeAll(async () => {
+    source = await startTestApp(from);
+    target = await startTestApp(to);
+    await seed(source);
+  });
+  afterAll(async () => {
+    await source?.close();
+    await target?.close();
+  });
+
+  it("writes one JSON file, readable by its owner only, with every table the owner owns", async () => {
+    const run = await admin(adminEnv(source), "export", "--out", exported);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Exported \d+ rows to /);
+    expect(statSync(exported).mode & 0o777).toBe(0o600);
+    const file = JSON.parse(readFileSync(exported, "utf8")) as ExportFile;
+    expect(file.format).toBe("engage-with-engineer-export");
+    expect(file.version).toBe(1);
+    expect(file.settings.SITE_URL).toBe("http://ewe.test");
+    expect(JSON.stringify(file.settings)).not.toMatch(/DATABASE_URL|COOKIE_SECRET|SMTP_URL/);
+    const { tables } = file;
+    expect(tables.science_comments?.map((c) => c.content)).toEqual([
+      "Why does soap lather less in hard water?",
+      "Calcium ions bind the **surfactant** first.",
+    ]);
+    expect(tables.science_comments?.[1]?.parent_id).toBe(tables.science_comments?.[0]?.id);
+    expect(tables.subscribers?.map((s) => [s.email, s.status])).toEqual([
+      ["reader.one@example.org", "confirmed"],
+      ["pending.reader@example.org", "pending"],
+    ]);
+    expect(tables.science_reactions).toHaveLength(1);
+    expect(tables.mythology_reactions?.[0]).toMatchObject({ story_id: "garuda", type: "love" });
+    expect(tables.enquiries?.[0]).toMatchObject({ name: "Priya Raman", status: "answered" });
+    expect(tables.enquiry_answers?.[0]?.body).toBe("Gladly: March suits me.");
+    expect(tables.bans).toHaveLength(1);
+    expect(tables.reply_addresses?.[0]).toMatchObject({
+      email: "asha@example.org",
+      status: "confirmed",
+    });
+    expect(tables.reply_watches?.[0]?.thread_id).toBe(tables.science_comments?.[0]?.id);
+    expect(tables.owner_audit?.map((a) => a.action)).toContain("comment delete");
+    expect(Object.keys(tables)).not.toContain("owner_sessions");
+    expect(Object.keys(tables)).not.toContain("events");
+  });
+
+  it("reads it back whole into the empty database; the new export is the same file", async () => {
+    const before = json(await target.visitor().get("/api/items/science/soap/comments"));
+    expect(before.total).toBe(0);
+
+    const dry = await admin(adminEnv(target), "import", "--from", "export", "--dry-run", exported);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain("Dry run: nothing was written");
+    expect(dry.stdout).toMatch(/science_comments: 2 to add/);
+    expect(await runSql(target, "select id from science_comments")).toEqual([]);
+
+    const run = await admin(adminEnv(target), "import", "--from", "export", exported);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/science_comments: 2 added/);
+    expect(run.stdout).toMatch(/subscribers: 2 added/);
+
+    const again = path.join(dir, `again-${to}.json`);
+    expect((await admin(adminEnv(target), "export", "--out", again)).code).toBe(0);
+    const original = readFileSync(exported, "utf8");
+    const copy = readFileSync(again, "utf8");
+    expect(withoutTime(copy)).toBe(withoutTime(original));
+    // The open site shows what arrived, without a restart.
+    await expect
+      .poll(
+        async () => json(await target.visitor().get("/api/items/science/soap/comments")).total,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(2);
+  });
+
+  it("changes nothing when the same file is read again", async () => {
+    const run = await admin(adminEnv(target), "import", "--from", "export", exported);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/science_comments: 0 added, 2 already there/);
+    const again = path.join(dir, `twice-${to}.json`);
+    expect((await admin(adminEnv(target), "export", "--out", again)).code).toBe(0);
+    const { tables: first } = JSON.parse(readFileSync(exported, "utf8")) as ExportFile;
+    const { tables: second } = JSON.parse(readFileSync(again, "utf8")) as ExportFile;
+    // The trail adds the exports made since, and nothing else.
+    const { owner_audit: trail = [], ...rest } = second;
+    expect(rest).toEqual(omitAudit(first));
+    expect(trail.slice(first.owner_audit?.length).map((row) => row.action)).toEqual(["export"]);
+  });
+
+  it("goes on numbering after the imported rows", async () => {
+    const response = await target
+      .visitor()
+      .comment("soap", "Soft water rinses off more slowly, I noticed.", "Kiran");
+    expect(response.statusCode).toBe(201);
+    const ids = (await runSql(target, "select id from science_comments order by id")).map((r) =>
+      Number(r.id),
+    );
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(json(response).comment.id).toBe(Math.max(...ids));
+  });
+});
+
+describe("reading a bad export", () => {
+  let target: TestApp;
+  beforeAll(async () => {
+    target = await startTestApp("sqlite");
+  });
+  afterAll(() => target?.close());
+
+  it("lists every problem with its row and writes nothing", async () => {
+    const comment = (id: number, extra: Record<string, unknown> = {}) => ({
+      id,
+      post_id: "soap",
+      parent_id: null,
+      user_name: "Asha",
+      content: "Hard water wastes soap.",
+      content_html: null,
+      visitor_id: "imported:test:asha",
+      status: "published",
+      by_owner: 0,
+      ip_hash: null,
+      created_at: "2024-03-01T10:00:00.000Z",
+      updated_at: "2024-03-01T10:00:00.000Z",
+      deleted_at: null,
+      ...extra,
+    });
+    const file = path.join(scratch(), "bad.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: "engage-with-engineer-export",
+        version: 1,
+        exportedAt: "2025-01-01T00:00:00.000Z",
+        settings: {},
+        tables: {
+          science_comments: [
+            comment(1),
+            comment(1),
+            comment(2, { status: "maybe" }),
+            comment(3, { parent_id: 99 }),
+            comment(4, { created_at: "yesterday" }),
+          ],
+          passwords: [],
+        },
+      }),
+    );
+    const run = await admin(adminEnv(target), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Nothing was imported: the input has 5 problems.");
+    expect(run.stderr).toContain("tables.passwords: is not a table this site exports");
+    expect(run.stderr).toContain("tables.science_comments[1]: repeats the id");
+    expect(run.stderr).toContain("tables.science_comments[2].status: must be one of");
+    expect(run.stderr).toContain(
+      "tables.science_comments[3].parent_id: refers to science_comments 99",
+    );
+    expect(run.stderr).toContain("tables.science_comments[4].created_at: must be an ISO-8601");
+    expect(await runSql(target, "select id from science_comments")).toEqual([]);
+  });
+
+  it("refuses a file that is not JSON, or of a later version, saying so", async () => {
+    const dir = scratch();
+    writeFileSync(path.join(dir, "torn.json"), '{"format": "engage-with-engineer-export", "tab');
+    const torn = await admin(
+      adminEnv(target),
+      "import",
+      "--from",
+      "export",
+      path.join(dir, "torn.json"),
+    );
+    expect(torn.code).toBe(1);
+    expect(torn.stderr).toMatch(/torn\.json: .*JSON/);
+    writeFileSync(
+      path.join(dir, "later.json"),
+      JSON.stringify({ format: "engage-with-engineer-export", version: 9, tables: {} }),
+    );
+    const later = await admin(
+      adminEnv(target),
+      "import",
+      "--from",
+      "export",
+      path.join(dir, "later.json"),
+    );
+    expect(later.code).toBe(1);
+    expect(later.stderr).toContain("version: is 9, newer than this version of the site reads");
+  });
+});
