@@ -71,6 +71,35 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
   return feed;
 }
 
+type JsonFeedAuthor = { name?: string; url?: string; avatar?: string };
+type JsonFeed = Record<string, unknown> & {
+  author?: JsonFeedAuthor;
+  items: (Record<string, unknown> & { author?: JsonFeedAuthor })[];
+};
+
+/**
+ * The library writes JSON Feed 1.0; readers now expect 1.1
+ * (https://www.jsonfeed.org/version/1.1/): `authors`, a list, in place of
+ * `author`, and the feed's `language`.
+ */
+export function jsonFeed11(json1: string): string {
+  const { author, items, ...feed } = JSON.parse(json1) as JsonFeed;
+  return JSON.stringify(
+    {
+      ...feed,
+      version: "https://jsonfeed.org/version/1.1",
+      language: "en",
+      ...(author ? { authors: [author] } : {}),
+      items: items.map(({ author: itemAuthor, ...item }) => ({
+        ...item,
+        ...(itemAuthor ? { authors: [itemAuthor] } : {}),
+      })),
+    },
+    null,
+    4,
+  );
+}
+
 /** Writes /rss.xml, /atom.xml, /feed.json and each section's three; returns their paths. */
 export function writeFeeds(clientDir: string, site: Site, items: Item[]): string[] {
   const written: string[] = [];
@@ -78,7 +107,7 @@ export function writeFeeds(clientDir: string, site: Site, items: Item[]): string
   for (const section of scopes) {
     const own = section ? items.filter((item) => item.section.id === section.id) : items;
     const feed = feedOf(site, own, section, clientDir);
-    const bodies = { rss: feed.rss2(), atom: feed.atom1(), json: feed.json1() };
+    const bodies = { rss: feed.rss2(), atom: feed.atom1(), json: jsonFeed11(feed.json1()) };
     for (const format of feedFormats) {
       const file = path.join(clientDir, feedPath(format, section?.id));
       mkdirSync(path.dirname(file), { recursive: true });

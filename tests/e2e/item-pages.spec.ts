@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { z } from "zod";
 import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
@@ -28,6 +29,55 @@ const attributeOf = (html: string, pattern: RegExp) =>
     ?.replace(/&(?:amp|#39|quot|lt|gt);/g, (entity) => entities[entity] ?? entity);
 const meta = (html: string, key: string) =>
   attributeOf(html, new RegExp(`<meta (?:name|property)="${key}" content="([^"]*)"`));
+
+/**
+ * JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): what the spec requires
+ * and the types of what it allows, with 1.0's `author` gone in favour of `authors`.
+ */
+const feedAuthor = z
+  .object({ name: z.string().optional(), url: z.url().optional(), avatar: z.url().optional() })
+  .refine(
+    (author) => author.name ?? author.url ?? author.avatar,
+    "an author needs a name, url or avatar",
+  );
+const noAuthor = (value: Record<string, unknown>) => !("author" in value);
+const jsonFeed11 = z
+  .object({
+    version: z.literal("https://jsonfeed.org/version/1.1"),
+    title: z.string().min(1),
+    home_page_url: z.url().optional(),
+    feed_url: z.url().optional(),
+    description: z.string().optional(),
+    icon: z.url().optional(),
+    favicon: z.url().optional(),
+    authors: z.array(feedAuthor).min(1).optional(),
+    language: z.string().min(2).optional(),
+    expired: z.boolean().optional(),
+    items: z.array(
+      z
+        .looseObject({
+          id: z.string().min(1),
+          url: z.url().optional(),
+          title: z.string().optional(),
+          content_html: z.string().optional(),
+          content_text: z.string().optional(),
+          summary: z.string().optional(),
+          image: z.url().optional(),
+          date_published: z.iso.datetime({ offset: true }).optional(),
+          date_modified: z.iso.datetime({ offset: true }).optional(),
+          authors: z.array(feedAuthor).min(1).optional(),
+          tags: z.array(z.string()).optional(),
+          language: z.string().optional(),
+        })
+        .refine(
+          (item) => item.content_html !== undefined || item.content_text !== undefined,
+          "an item needs content_html or content_text",
+        )
+        .refine(noAuthor, "1.1 names authors in `authors`"),
+    ),
+  })
+  .loose()
+  .refine(noAuthor, "1.1 names authors in `authors`");
 
 type Node = Record<string, unknown> & { "@type": string };
 
@@ -206,12 +256,15 @@ test.describe("feeds", () => {
       baseURL,
     }) => {
       const feed = await (await request.get(`${path}/feed.json`)).json();
-      expect(feed.version).toMatch(/^https:\/\/jsonfeed\.org\/version\/1(\.1)?$/);
-      expect(typeof feed.title).toBe("string");
+      const checked = jsonFeed11.safeParse(feed);
+      expect(checked.success ? [] : checked.error.issues).toEqual([]);
+      expect(feed.language).toBe("en");
+      expect(feed.authors).toEqual([{ name: owner.name, url: `${baseURL}/about` }]);
       expect(feed.feed_url).toBe(`${baseURL}${path}/feed.json`);
       expect(feed.items.map((item: { url: string }) => item.url)).toEqual(expected(baseURL));
       for (const entry of feed.items) {
         expect(entry.id).toBe(entry.url);
+        expect(entry.authors).toEqual(feed.authors);
         expect(entry.content_html.length).toBeGreaterThan(200);
         expect(Number.isNaN(Date.parse(entry.date_published))).toBe(false);
       }
