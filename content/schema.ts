@@ -61,10 +61,22 @@ const dates = {
   imported: z.boolean().optional(),
 };
 
+/** The pages a home tile may lead to: the site's sections and pages (app/navigation.ts). */
+export const tileLinks = [
+  "/about",
+  "/technical",
+  "/non-technical",
+  "/mythology",
+  "/mechfusion-ai",
+  "/science",
+  "/services",
+] as const;
+
 export const homeSchema = z.strictObject({
   headline: text,
   description: text.max(160),
-  themes: z.array(z.strictObject({ title: text, text })).length(5),
+  /** The Explore tiles, each a link to the page it describes. */
+  themes: z.array(z.strictObject({ title: text, text, link: z.enum(tileLinks) })).length(5),
   images: z.array(imageSchema).length(2),
 });
 

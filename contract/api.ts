@@ -17,6 +17,37 @@ import {
  * serializes through them.
  */
 
+/**
+ * A whole number in a URL, written one way only: digits, no sign, no leading
+ * zero. `Number()` would also read `0x10`, `1e1`, `010` or ` 16`, so one row
+ * would answer to many spellings and a cache or a log would see them apart.
+ * (The client's typed calls may pass a number, which the URL writes canonically.)
+ */
+export function canonicalWholeNumber(min: number, max: number, message: string) {
+  return z
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^(0|[1-9][0-9]{0,15})$/, message)
+          .transform(Number),
+      ],
+      {
+        error: message,
+      },
+    )
+    .pipe(z.number().int().min(min, message).max(max, message));
+}
+
+/** The id of a stored row: the column is a 32-bit integer on PostgreSQL. */
+export const rowIdMax = 2_147_483_647;
+export const rowIdParamSchema = canonicalWholeNumber(
+  1,
+  rowIdMax,
+  `Ids are whole numbers from 1 to ${rowIdMax}, written with digits only.`,
+);
+
 export const reactionTypeSchema = z.enum(reactionTypes);
 export const itemKindSchema = z.enum(itemKinds);
 
@@ -53,7 +84,11 @@ export const emailSchema = z
   .string()
   .trim()
   .max(limits.emailMax, `Email addresses are at most ${limits.emailMax} characters.`)
-  .pipe(z.email("Enter a valid email address."));
+  .pipe(z.email("Enter a valid email address."))
+  .refine(
+    (email) => email.lastIndexOf("@") <= limits.emailLocalPartMax,
+    `The part before the "@" is at most ${limits.emailLocalPartMax} characters.`,
+  );
 
 /**
  * Where a reader wants replies mailed (docs/product.md, "Reply mails"). An
@@ -235,11 +270,7 @@ const pageLimitMessage = `limit is a whole number from 1 to ${limits.commentsPag
 
 /** `GET /api/items/science/:id/comments?limit=&after=`: a page, oldest first. */
 export const commentsQuerySchema = z.strictObject({
-  limit: z.coerce
-    .number({ error: pageLimitMessage })
-    .int(pageLimitMessage)
-    .min(1, pageLimitMessage)
-    .max(limits.commentsPageMax, pageLimitMessage)
+  limit: canonicalWholeNumber(1, limits.commentsPageMax, pageLimitMessage)
     .default(limits.commentsPageDefault)
     .describe(`Comments in the page: ${limits.commentsPageDefault} unless given`),
   after: commentCursorSchema.optional(),

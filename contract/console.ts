@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { commentContentSchema, emailSchema } from "./api.ts";
+import { canonicalWholeNumber, commentContentSchema, emailSchema } from "./api.ts";
+import { hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
 
 /*
  * Request and response shapes of the owner's console API (`/api/admin`,
@@ -63,7 +64,12 @@ export const registerPasskeyRequestSchema = z.strictObject({
     .trim()
     .min(1, "Name the passkey.")
     .max(60, "Passkey names are at most 60 characters.")
-    .refine((name) => !/\p{Cc}/u.test(name), "Passkey names cannot contain control characters."),
+    // Shown in the console and in the command line's audit output: a direction
+    // override (U+202E) or an invisible character would disguise it there.
+    .refine(
+      (name) => hasNoHiddenCharacters(name) && hasVisibleCharacter(name),
+      "Passkey names cannot contain control, direction or invisible characters.",
+    ),
   response: webAuthnJson,
 });
 
@@ -150,7 +156,7 @@ export const commentSearchSchema = z.object({
   status: commentStatusSchema
     .optional()
     .describe("Only comments in this state; absent: the held queue, then every other comment"),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: canonicalWholeNumber(1, 200, "limit is a whole number from 1 to 200.").default(50),
 });
 
 export const consoleCommentsResponseSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema } from "./api.ts";
+import { emailSchema, rowIdParamSchema } from "./api.ts";
 import { limits } from "./limits.ts";
 import {
   hasFewMarksPerCharacter,
@@ -129,7 +129,7 @@ export const enquiriesResponseSchema = z.object({
 export type EnquiriesResponse = z.infer<typeof enquiriesResponseSchema>;
 
 export const enquiryIdParamsSchema = z.strictObject({
-  id: z.coerce.number().int().min(1).max(2_147_483_647),
+  id: rowIdParamSchema,
 });
 
 export const answerEnquiryRequestSchema = z.strictObject({

@@ -8,6 +8,8 @@ export const limits = {
   commentNestingMax: 3,
   /** RFC 5321's limit on a forward path. */
   emailMax: 254,
+  /** RFC 5321's limit on the part before the "@"; mail servers refuse longer ones for good. */
+  emailLocalPartMax: 64,
   /** The newsletter form cannot come back sooner than this after it was first touched. */
   newsletterFormMinimumMs: 2000,
   /** Comments in one page of a post's list when the client asks for no other size (docs/decisions/015-comment-pages.md). */

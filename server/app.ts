@@ -20,6 +20,7 @@ import { createOwnerVoice } from "./console/owner-voice.ts";
 import { consolePages } from "./console/pages.ts";
 import { consoleRoutes } from "./console/routes/index.ts";
 import { loadItemTitles } from "./console/titles.ts";
+import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
@@ -230,11 +231,16 @@ export async function buildApp({
     log: app.log,
   });
   const blocklist = createBlocklist(config.DATA_DIR, app.log);
+  const spentFormTokens = createSpentFormTokens(store);
   const defences = createCommentDefences({
     config,
     blocklist,
     keys: writerKeys,
-    formTokens: createCommentFormTokens(cookieSecret, config.COMMENT_MIN_SECONDS * 1000),
+    formTokens: createCommentFormTokens(
+      cookieSecret,
+      config.COMMENT_MIN_SECONDS * 1000,
+      spentFormTokens,
+    ),
     comments: engagement.comments,
     moderation,
     spam: spam.filter,
@@ -249,8 +255,10 @@ export async function buildApp({
     formTokens: createFormTokens(cookieSecret, {
       purpose: "enquiry form timing",
       minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+      spent: spentFormTokens,
     }),
     moderation,
+    spam: spam.filter,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const owner = notifications.attach(

@@ -1,6 +1,7 @@
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { loggerOptions } from "./logging.ts";
+import { startupLines } from "./startup-line.ts";
 
 /** A process manager waits about this long after SIGTERM before it kills; finish first. */
 const shutdownDeadlineMs = 10_000;
@@ -60,6 +61,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 
 try {
   await app.listen({ host: config.HOST, port: config.PORT });
+  if (config.LOG_LEVEL !== "silent") console.error(startupLines(config).join("\n"));
 } catch (error) {
   app.log.fatal({ err: error }, "could not listen");
   await app.close().catch(() => {});

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { siteConfig, siteName } from "../lib/site-config.ts";
 import { legalRoutes, mainRoutes } from "../navigation.ts";
+import { FeedLinks } from "./feed-links.tsx";
 import { Icon } from "./ui/icon.tsx";
 
 const footerRoutes = mainRoutes.filter((route) => route.path !== "/");
@@ -25,6 +26,7 @@ export function Footer({ newsletter }: { newsletter: ReactNode }) {
             <Icon name="mail" className="size-4" />
             {siteConfig.contactEmail}
           </a>
+          <FeedLinks className="mt-4" />
         </section>
         <nav aria-label="Footer">
           <h2 className="footer-heading">Explore</h2>

@@ -1,9 +1,9 @@
 import { siteName } from "../lib/site-config.ts";
 import { Icon } from "./ui/icon.tsx";
 
-export function Logo({ onNavigate }: { onNavigate?: () => void }) {
+export function Logo() {
   return (
-    <a href="/" onClick={onNavigate} className="logo">
+    <a href="/" className="logo">
       <span className="logo-badge">
         <Icon name="zap" className="logo-bolt" />
       </span>

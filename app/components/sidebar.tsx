@@ -2,20 +2,21 @@ import type { ReactNode } from "react";
 import { mainRoutes } from "../navigation.ts";
 import { Logo } from "./logo.tsx";
 
-/** The logo, the eight pages (the current one marked) and the sidebar's footer. */
+/**
+ * The logo, the eight pages (the current one marked) and the sidebar's footer;
+ * the drawer (site-header.astro) passes its close button.
+ */
 export function SidebarBody({
   currentPath,
-  onNavigate,
   closeButton,
 }: {
   currentPath: string;
-  onNavigate?: () => void;
   closeButton?: ReactNode;
 }) {
   return (
     <>
       <div className="flex h-16 shrink-0 items-center justify-between gap-2 pr-3 pl-5">
-        <Logo onNavigate={onNavigate} />
+        <Logo />
         {closeButton}
       </div>
       <nav aria-label="Main" className="flex-1 overflow-y-auto px-3 py-4">
@@ -25,7 +26,6 @@ export function SidebarBody({
               <a
                 href={route.path}
                 aria-current={route.path === currentPath ? "page" : undefined}
-                onClick={onNavigate}
                 className="nav-link"
               >
                 {route.label}

@@ -26,7 +26,9 @@ export function timingRefusal(check: Exclude<FormTokenCheck, "ok">): ApiError {
     "form_token_invalid",
     check === "stale"
       ? "The form has expired; reload the page and send it again."
-      : "The form's token is missing or altered; reload the page and send it again.",
+      : check === "used"
+        ? "This form was sent already; send it again."
+        : "The form's token is missing or altered; reload the page and send it again.",
   );
 }
 

@@ -13,6 +13,7 @@ import { ownerSessionDevices } from "./migrations/012-owner-session-devices.ts";
 import { spamFilter } from "./migrations/013-spam-filter.ts";
 import { replyNotifications } from "./migrations/014-reply-notifications.ts";
 import { importSources } from "./migrations/015-import-sources.ts";
+import { spentFormTokens } from "./migrations/016-spent-form-tokens.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -41,5 +42,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "013_spam_filter": spamFilter(kind),
     "014_reply_notifications": replyNotifications(kind),
     "015_import_sources": importSources(kind),
+    "016_spent_form_tokens": spentFormTokens(kind),
   };
 }

@@ -99,6 +99,12 @@ export type CommentActionTokensTable = {
   created_at: Timestamp;
 };
 
+/** Form tokens already used for a submission, until they would have expired. */
+export type SpentFormTokensTable = {
+  token: string;
+  expires_at: Timestamp;
+};
+
 /** Tokens of removed subscriptions, so a second visit of the link is still answered. */
 export type UnsubscribedTokensTable = {
   token: string;
@@ -348,6 +354,7 @@ export type Database = {
   import_sources: ImportSourcesTable;
   reply_addresses: ReplyAddressesTable;
   reply_watches: ReplyWatchesTable;
+  spent_form_tokens: SpentFormTokensTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

@@ -78,19 +78,25 @@ export function ownerNoticeMail(
   to: string,
   enquiry: StoredEnquiry,
   context: EnquiryMailContext,
+  likelyJunk = false,
 ): OutgoingMail {
-  const subject = oneLine(`Enquiry: ${context.serviceTitle}, from ${enquiry.name}`);
+  const subject = oneLine(
+    `${likelyJunk ? "Probably spam · " : ""}Enquiry: ${context.serviceTitle}, from ${enquiry.name}`,
+  );
+  const junkNote = likelyJunk
+    ? "The spam filter takes this for advertising, so the sender was sent no acknowledgement. If it is a real enquiry, answer it as any other."
+    : "";
   const details = detailsOf(enquiry, context.serviceTitle);
   const link = consoleUrl(context.siteUrl);
   const footer =
     "Reply to this mail to answer the sender directly, or answer from the console, which records it. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.";
   const { html, text } = layout({
     subject,
-    bodyHtml: `<p style="margin:0 0 12px">A new enquiry from the services page:</p>
+    bodyHtml: `${junkNote ? `<p style="margin:0 0 12px;color:#fca5a5">${escapeHtml(junkNote)}</p>` : ""}<p style="margin:0 0 12px">A new enquiry from the services page:</p>
 ${detailsHtml(details)}
 ${messageBox(enquiry.message)}
 <p style="margin:0">${linkButton(link, "Open in the console")}</p>`,
-    bodyText: `A new enquiry from the services page:
+    bodyText: `${junkNote ? `${junkNote}\n\n` : ""}A new enquiry from the services page:
 
 ${detailsText(details)}
 

@@ -16,17 +16,22 @@ export const enquiryMailKinds = [
   "enquiry_answer",
 ] as const satisfies readonly OutboxKind[];
 
-/** The outbox payload of an enquiry's mails. */
-export type EnquiryMailPayload = { enquiryId: number; answerId?: number };
+/**
+ * The outbox payload of an enquiry's mails; `likelyJunk` when the spam
+ * classifier took the enquiry for advertising (the owner's mail says so).
+ */
+export type EnquiryMailPayload = { enquiryId: number; answerId?: number; likelyJunk?: true };
 
 export function parseEnquiryPayload(raw: string | null): EnquiryMailPayload | null {
   if (raw === null) return null;
   try {
     const value = JSON.parse(raw) as Partial<EnquiryMailPayload>;
     if (typeof value.enquiryId !== "number") return null;
-    return typeof value.answerId === "number"
-      ? { enquiryId: value.enquiryId, answerId: value.answerId }
-      : { enquiryId: value.enquiryId };
+    return {
+      enquiryId: value.enquiryId,
+      ...(typeof value.answerId === "number" ? { answerId: value.answerId } : {}),
+      ...(value.likelyJunk === true ? { likelyJunk: true as const } : {}),
+    };
   } catch {
     return null;
   }

@@ -70,6 +70,12 @@ export type NewEnquiry = {
   ownerEmail: string | undefined;
   /** The webhook body, when a webhook is configured. */
   webhookBody?: (id: number, createdAt: string) => string;
+  /**
+   * The spam classifier takes it for advertising: it is kept and the owner is
+   * told, but the sender's address gets no acknowledgement, so the form cannot
+   * carry junk to an address someone else typed in.
+   */
+  likelyJunk?: boolean;
 };
 
 export function createEnquiriesRepository(store: Store, clock: () => Date = () => new Date()) {
@@ -128,22 +134,27 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
           .executeTakeFirstOrThrow();
         // One statement decides, so two instances cannot both acknowledge
         // the same address in the same hour.
-        const claimed = await trx
-          .insertInto("enquiry_acknowledgements")
-          .values({ address_hash: input.addressHash, sent_at: at })
-          .onConflict((conflict) =>
-            conflict
-              .column("address_hash")
-              .doUpdateSet({ sent_at: at })
-              .where(
-                "enquiry_acknowledgements.sent_at",
-                "<=",
-                new Date(now.getTime() - acknowledgementIntervalMs).toISOString(),
-              ),
-          )
-          .returning("address_hash")
-          .executeTakeFirst();
+        const claimed = input.likelyJunk
+          ? undefined
+          : await trx
+              .insertInto("enquiry_acknowledgements")
+              .values({ address_hash: input.addressHash, sent_at: at })
+              .onConflict((conflict) =>
+                conflict
+                  .column("address_hash")
+                  .doUpdateSet({ sent_at: at })
+                  .where(
+                    "enquiry_acknowledgements.sent_at",
+                    "<=",
+                    new Date(now.getTime() - acknowledgementIntervalMs).toISOString(),
+                  ),
+              )
+              .returning("address_hash")
+              .executeTakeFirst();
         const payload = JSON.stringify({ enquiryId: id } satisfies EnquiryMailPayload);
+        const noticePayload = input.likelyJunk
+          ? JSON.stringify({ enquiryId: id, likelyJunk: true } satisfies EnquiryMailPayload)
+          : payload;
         const rows: {
           kind: OutboxKind;
           email: string | null;
@@ -151,7 +162,12 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
           payload: string;
         }[] = [];
         if (input.ownerEmail) {
-          rows.push({ kind: "enquiry_notice", email: input.ownerEmail, token: null, payload });
+          rows.push({
+            kind: "enquiry_notice",
+            email: input.ownerEmail,
+            token: null,
+            payload: noticePayload,
+          });
         }
         if (claimed) {
           // The token rests here only until the mail is sent (outbox-repository.ts).

@@ -13,6 +13,7 @@ import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
+import type { SpamFilter } from "../moderation/spam/filter.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
 import { parseEnquiryPayload } from "./outbox-rows.ts";
@@ -72,6 +73,7 @@ export function createEnquiries({
   keys,
   formTokens,
   moderation,
+  spam,
   clock = () => new Date(),
 }: {
   store: Store;
@@ -92,6 +94,8 @@ export function createEnquiries({
   keys: WriterKeys;
   formTokens: FormTokens;
   moderation: Pick<Moderation, "isBanned">;
+  /** The comment form's classifier; without it, enquiries meet the rules alone. */
+  spam?: Pick<SpamFilter, "isJunk">;
   clock?: () => Date;
 }) {
   const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
@@ -123,7 +127,7 @@ export function createEnquiries({
       if (!payload || !row.email) return { outcome: "failed", reason: "a malformed notification" };
       const enquiry = await repository.get(payload.enquiryId, db);
       if (!enquiry) return { outcome: "cancelled", reason: "the enquiry was deleted" };
-      return ownerNoticeMail(row.email, enquiry, context(enquiry));
+      return ownerNoticeMail(row.email, enquiry, context(enquiry), payload.likelyJunk === true);
     },
     async enquiry_ack(row, db) {
       const payload = parseEnquiryPayload(row.payload);
@@ -203,16 +207,18 @@ export function createEnquiries({
           },
         });
       }
-      const content = checkEnquiryContent(
-        [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n"),
-        blocklist.entries(),
-      );
+      const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
+      const content = checkEnquiryContent(text, blocklist.entries());
       if (content) {
         return refuse({
           outcome: "refused",
           refusal: { status: 422, ...content, field: "message" },
         });
       }
+      // Kept, never dropped or refused: the classifier learnt from comments,
+      // and a terse real client ("best price please, urgent") can read like
+      // an advert. The owner judges; only the acknowledgement is withheld.
+      const likelyJunk = (await spam?.isJunk(text)) ?? false;
       const recent = await repository.countSince({
         ipHash,
         email: enquiry.email,
@@ -233,12 +239,26 @@ export function createEnquiries({
           },
         });
       }
+      // The enquiry is taken: its form's token serves no other.
+      if (enquiry.formToken && config.COMMENT_MIN_SECONDS > 0) {
+        if ((await formTokens.spend(enquiry.formToken)) === "used") {
+          return refuse({
+            outcome: "refused",
+            refusal: {
+              status: 400,
+              code: "form_token_invalid",
+              message: "This form was sent already; reload the page and send the enquiry again.",
+            },
+          });
+        }
+      }
       const { id, acknowledged } = await repository.create({
         enquiry,
         ipHash,
         addressHash: addressHash(enquiry.email),
         messageIdHost,
         ownerEmail: ownerMail,
+        likelyJunk,
         ...(webhook
           ? {
               webhookBody: (id: number, createdAt: string) =>

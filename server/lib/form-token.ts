@@ -8,10 +8,13 @@ import {
 import { limits } from "../../contract/limits.ts";
 
 /**
- * The newsletter form's proof of time (docs/product.md, "Newsletter"): the
- * server signs the moment it handed out a token, so a form submitted sooner
- * than a person could type an address is refused without storing anything.
- * The key is derived from the cookie secret, which every instance shares.
+ * The forms' proof of time and of one use (docs/product.md, "Newsletter" and
+ * "Spam and moderation"): the server signs the moment it handed out a token, so
+ * a form submitted sooner than a person could type is refused without storing
+ * anything; and a token serves one submission, so one fetch and one wait do not
+ * serve a program all day. The key is derived from the cookie secret, which
+ * every instance shares; the spent tokens are kept in the database, which they
+ * share too.
  */
 export const formTiming = {
   /** A person needs at least this long between opening the form and sending it. */
@@ -22,37 +25,64 @@ export const formTiming = {
   ticketMaximumMs: 60 * 60 * 1000,
 } as const;
 
-export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale";
+export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale" | "used";
+
+/** Where spent tokens are remembered until they would have expired anyway. */
+export type SpentFormTokens = {
+  /** False when the token was spent already (by any instance). */
+  spend(token: string, usableUntil: Date): Promise<boolean>;
+};
+
+const tokenShape = /^(\d{13})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
 
 /**
  * `purpose` keeps one form's tokens from passing for another's (the comment
- * form uses its own, with its own minimum).
+ * form uses its own, with its own minimum). `spent` is needed only to spend
+ * tokens; tests that only issue them go without.
  */
 export function createFormTokens(
   secret: string,
   {
     purpose = "newsletter form timing",
     minimumMs = formTiming.minimumMs,
-  }: { purpose?: string; minimumMs?: number } = {},
+    spent,
+  }: { purpose?: string; minimumMs?: number; spent?: SpentFormTokens } = {},
 ) {
   const key = createHmac("sha256", secret).update(purpose).digest();
-  const sign = (issuedAt: string) => createHmac("sha256", key).update(issuedAt).digest("base64url");
+  const sign = (issuedAt: string, nonce: string) =>
+    createHmac("sha256", key).update(`${issuedAt}.${nonce}`).digest("base64url");
+  const check = (token: string | undefined | null, now = Date.now()): FormTokenCheck => {
+    if (!token) return "missing";
+    const match = tokenShape.exec(token);
+    if (!match) return "invalid";
+    const [, issuedAt = "", nonce = "", signature = ""] = match;
+    // Constant time, so the signature cannot be found byte by byte.
+    if (!timingSafeEqual(Buffer.from(sign(issuedAt, nonce)), Buffer.from(signature))) {
+      return "invalid";
+    }
+    const age = now - Number(issuedAt);
+    if (age < minimumMs) return "too_fast";
+    if (age > formTiming.maximumMs) return "stale";
+    return "ok";
+  };
   return {
+    /** A fresh token: the time, and a random part that makes each one its own. */
     issue(now = Date.now()): string {
       const issuedAt = String(now);
-      return `${issuedAt}.${sign(issuedAt)}`;
+      const nonce = randomBytes(12).toString("base64url");
+      return `${issuedAt}.${nonce}.${sign(issuedAt, nonce)}`;
     },
-    check(token: string | undefined | null, now = Date.now()): FormTokenCheck {
-      if (!token) return "missing";
-      const match = /^(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(token);
-      if (!match) return "invalid";
-      const [, issuedAt = "", signature = ""] = match;
-      // Constant time, so the signature cannot be found byte by byte.
-      if (!timingSafeEqual(Buffer.from(sign(issuedAt)), Buffer.from(signature))) return "invalid";
-      const age = now - Number(issuedAt);
-      if (age < minimumMs) return "too_fast";
-      if (age > formTiming.maximumMs) return "stale";
-      return "ok";
+    /** Whether the token is genuine and its time right, without using it up. */
+    check,
+    /**
+     * Uses the token up once the submission is otherwise accepted: "used" when
+     * it was spent before. Called only after `check` said "ok".
+     */
+    async spend(token: string): Promise<"ok" | "used"> {
+      if (!spent) throw new Error(`The ${purpose} tokens have nowhere to be spent.`);
+      const issuedAt = Number(tokenShape.exec(token)?.[1]);
+      const usableUntil = new Date(issuedAt + formTiming.maximumMs);
+      return (await spent.spend(token, usableUntil)) ? "ok" : "used";
     },
   };
 }

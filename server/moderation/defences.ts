@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import { markdownRefusal } from "../engagement/comment-markdown.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { createFormTokens, type FormTokens } from "../lib/form-token.ts";
+import { createFormTokens, type FormTokens, type SpentFormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { claimsName } from "./fold.ts";
@@ -19,8 +19,16 @@ import type { Screening } from "./spam/store.ts";
  */
 
 /** The comment form's signed times: the newsletter's kind, under a key of their own. */
-export function createCommentFormTokens(cookieSecret: string, minimumMs: number): FormTokens {
-  return createFormTokens(cookieSecret, { purpose: "comment form timing", minimumMs });
+export function createCommentFormTokens(
+  cookieSecret: string,
+  minimumMs: number,
+  spent?: SpentFormTokens,
+): FormTokens {
+  return createFormTokens(cookieSecret, {
+    purpose: "comment form timing",
+    minimumMs,
+    ...(spent ? { spent } : {}),
+  });
 }
 
 export type Refusal = { status: number; code: ErrorCode; message: string };
@@ -162,6 +170,17 @@ export function createCommentDefences({
             status: 409,
             code: "duplicate_comment",
             message: "You have just posted this same comment; it is already there.",
+          });
+        }
+      }
+      // The comment is taken: its form's token serves no other.
+      if (input.formToken && config.COMMENT_MIN_SECONDS > 0) {
+        if ((await formTokens.spend(input.formToken)) === "used") {
+          return refuse({
+            status: 400,
+            code: "form_token_invalid",
+            message:
+              "This comment form was sent already; the page has a fresh one, so send the comment again.",
           });
         }
       }

@@ -1,11 +1,8 @@
 import { escapeHtml } from "../lib/html.ts";
-import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
+import { button, layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 
 /** The newsletter's mails: the confirmation, and an edition addressed to one subscriber. */
-
-const button = (href: string, label: string) =>
-  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
 
 export function confirmationUrl(siteUrl: string, token: string): string {
   return `${siteUrl}/newsletter/confirm?token=${encodeURIComponent(token)}`;

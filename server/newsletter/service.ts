@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { createSpentFormTokens } from "../db/spent-form-tokens.ts";
 import type { Store } from "../db/store.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
 import { newsletterComposers } from "./composers.ts";
@@ -19,7 +20,7 @@ export function createNewsletter(
     composers: newsletterComposers({ editions, siteUrl: config.siteUrl }),
     routeDeps(mailQueued: () => void) {
       return {
-        formTokens: createFormTokens(cookieSecret),
+        formTokens: createFormTokens(cookieSecret, { spent: createSpentFormTokens(store) }),
         formTickets: createFormTickets(cookieSecret),
         confirmationsPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
         mailQueued,

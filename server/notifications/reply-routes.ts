@@ -54,7 +54,6 @@ export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
       .code(status)
       .header("cache-control", "no-store")
       .header("x-robots-tag", "noindex")
-      .header("referrer-policy", "no-referrer")
       .type("text/html; charset=utf-8")
       .send(renderActionPage({ note, ...page }));
 

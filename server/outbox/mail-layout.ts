@@ -9,6 +9,10 @@ import { escapeHtml } from "../lib/html.ts";
 
 export const colours = { ink: "#0b0f14", panel: "#111821", line: "#1f2a37", accent: "#22c55e" };
 
+/** A link drawn as the site's green button. */
+export const button = (href: string, label: string) =>
+  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
+
 /** Header values we build never carry a line break, whatever a file says. */
 export function oneLine(text: string): string {
   return text.replace(/[\r\n\t]+/g, " ").trim();

@@ -58,6 +58,8 @@ test.describe("every item's page, before any JavaScript", () => {
       expect(html).toContain(`<time datetime="${item.published}">`);
       expect(html).toMatch(/\d+ min read/);
       expect(html).toMatch(new RegExp(`By <a href="/about" rel="author"[^>]*>${owner.name}</a>`));
+      // The sample's invented engineer is never passed off as a real author.
+      expect(html.includes("(the sample author that comes with the site)")).toBe(owner.sample);
       expect(html).toContain(item.html.slice(0, 60));
       expect(html).not.toContain("<ewe-fragment");
 

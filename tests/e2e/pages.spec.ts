@@ -6,7 +6,14 @@ test.describe("prerendered HTML, before any JavaScript", () => {
   const expectations: Record<string, string[]> = {
     "/": ["<h1", "Explore"],
     // The owner's profile (content/owner.md) heads About.
-    "/about": ["About Me", "DFMEA", "Arjun Rao", "years of practice, since 2005", "Pune, India"],
+    "/about": [
+      "About Me",
+      "DFMEA",
+      "Arjun Rao",
+      "years of practice, since 2005",
+      "Pune, India",
+      "Its engineer is invented",
+    ],
     "/technical": ["Introduction", "Fuel Cells", "common-rail", "four-stroke cycle"],
     "/non-technical": ["Professional Growth", "Soft Skills", "Time Management", "Initiation"],
     "/mythology": ["Ramayana", "Mahabharata", "Garuda", "Bharata"],
@@ -54,6 +61,31 @@ test.describe("prerendered HTML, before any JavaScript", () => {
 });
 
 test.describe("home", () => {
+  test("each Explore tile is a link to the page it describes", async ({ page }) => {
+    await page.goto("/");
+    const explore = page.getByRole("region", { name: "Explore" });
+    const tiles = [
+      { name: "Mechanical engineering, from sketch to shop floor", path: "/services" },
+      { name: "Electric and fuel-cell vehicles", path: "/technical" },
+      { name: "AI chatbots and voicebots that earn their keep", path: "/mechfusion-ai" },
+      { name: "Motivation from the Ramayana and the Mahabharata", path: "/mythology" },
+      { name: "Science hiding in everyday life", path: "/science" },
+    ];
+    for (const tile of tiles) {
+      await expect(explore.getByRole("link", { name: tile.name })).toHaveAttribute(
+        "href",
+        tile.path,
+      );
+    }
+    // The whole tile is the target, not only its title.
+    const science = explore.getByRole("listitem").filter({ hasText: tiles[4]?.name ?? "" });
+    await science.scrollIntoViewIfNeeded();
+    const box = await science.boundingBox();
+    if (!box) throw new Error("the tile is not on screen");
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height - 8);
+    await expect(page).toHaveURL(/\/science$/);
+  });
+
   test("rotates the quotes every 10 s", async ({ page }) => {
     await page.clock.install();
     await page.goto("/");
@@ -338,5 +370,47 @@ test.describe("on a phone", () => {
     const reactions = page.getByRole("region", { name: /^Reactions/ });
     await reactions.scrollIntoViewIfNeeded();
     await expectTouchTargets(reactions.getByRole("button", { name: /^(Like|Love|Dislike|Idea)/ }));
+  });
+});
+
+test.describe("feeds", () => {
+  test("the footer and each section link to their feeds, and the feeds answer", async ({
+    page,
+    request,
+  }) => {
+    await page.goto("/");
+    const footer = page.locator("footer");
+    const siteFeeds = [
+      { name: "RSS", href: "/rss.xml", type: /xml/ },
+      { name: "Atom", href: "/atom.xml", type: /xml/ },
+      { name: "JSON Feed", href: "/feed.json", type: /json/ },
+    ];
+    for (const feed of siteFeeds) {
+      await expect(footer.getByRole("link", { name: feed.name, exact: true })).toHaveAttribute(
+        "href",
+        feed.href,
+      );
+    }
+    const sections = [
+      { path: "/technical", name: "Technical" },
+      { path: "/non-technical", name: "Non Technical" },
+      { path: "/mythology", name: "Mythological Inspirations" },
+      { path: "/mechfusion-ai", name: "MechFusionAI" },
+      { path: "/science", name: "Science in Everyday" },
+    ];
+    for (const section of sections) {
+      await page.goto(section.path);
+      const main = page.getByRole("main");
+      await expect(main.getByText(`New in ${section.name}, by feed:`)).toBeVisible();
+      for (const feed of siteFeeds) {
+        const link = main.getByRole("link", { name: `${feed.name} feed of ${section.name}` });
+        await expect(link).toBeVisible();
+        const href = (await link.getAttribute("href")) ?? "";
+        expect(href).toBe(`${section.path}${feed.href}`);
+        const answer = await request.get(href);
+        expect(answer.status(), href).toBe(200);
+        expect(answer.headers()["content-type"], href).toMatch(feed.type);
+      }
+    }
   });
 });

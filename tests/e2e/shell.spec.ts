@@ -110,10 +110,11 @@ test.describe("sidebar", () => {
   test("the served HTML of every route marks its own link, and only that", async ({ request }) => {
     for (const route of routes) {
       const html = await (await request.get(route.path)).text();
+      // The page holds the sidebar twice: the wide screen's and the drawer's.
       const current = [...html.matchAll(/<a href="([^"]+)" aria-current="page"/g)].map(
         (match) => match[1],
       );
-      expect(current, route.path).toEqual([route.path]);
+      expect(current, route.path).toEqual([route.path, route.path]);
     }
   });
 
@@ -151,11 +152,14 @@ test.describe("sidebar below 1024 px", () => {
     await expect(mainNav(page)).toBeVisible();
     // Computed width: the bounding box is fractional while the panel slides in.
     await expect(mainNav(page).locator("..")).toHaveCSS("width", "280px");
-    await expect(page.getByTestId("sidebar-backdrop")).toBeVisible();
-    const backdrop = await page
-      .getByTestId("sidebar-backdrop")
-      .evaluate((el) => getComputedStyle(el).backdropFilter);
-    expect(backdrop).toContain("blur");
+    const drawer = page.getByRole("dialog", { name: "Menu" });
+    await expect(drawer).toBeVisible();
+    // A modal drawer over a dimmed backdrop: the page behind it is inert.
+    expect(await drawer.evaluate((el) => el.matches(":modal"))).toBe(true);
+    const backdrop = await drawer.evaluate(
+      (el) => getComputedStyle(el, "::backdrop").backgroundColor,
+    );
+    expect(backdrop).toMatch(/0\.7\)$/);
   });
 
   test("closes with the close button", async ({ page }) => {
@@ -168,7 +172,6 @@ test.describe("sidebar below 1024 px", () => {
   test("closes when the backdrop is clicked", async ({ page }) => {
     await page.goto("/");
     await page.getByRole("button", { name: "Toggle menu" }).click();
-    // The click is replayed once the header has hydrated: the drawer opens a moment later.
     await expect(mainNav(page)).toBeVisible();
     await page.mouse.click(700, 450);
     await expect(mainNav(page)).toBeHidden();
@@ -188,8 +191,7 @@ test.describe("sidebar below 1024 px", () => {
     await toggle.focus();
     await page.keyboard.press("Enter");
     await expect(mainNav(page)).toBeVisible();
-    const inDrawer = () =>
-      page.evaluate(() => Boolean(document.activeElement?.closest("[role=dialog]")));
+    const inDrawer = () => page.evaluate(() => Boolean(document.activeElement?.closest("dialog")));
     for (let step = 0; step < 15; step++) {
       await page.keyboard.press("Tab");
       expect(await inDrawer()).toBe(true);
@@ -202,6 +204,34 @@ test.describe("sidebar below 1024 px", () => {
     await expect(mainNav(page)).toBeHidden();
     await expect(toggle).toBeFocused();
     await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  });
+});
+
+test.describe("the drawer with JavaScript off", () => {
+  test.skip(({ viewport }) => (viewport?.width ?? 0) >= 1024, "narrow only");
+  test.use({ javaScriptEnabled: false });
+
+  test("opens from the toggle, leads to every page and closes with Esc or its button", async ({
+    page,
+  }) => {
+    await page.goto("/technical");
+    const toggle = page.getByRole("button", { name: "Toggle menu" });
+    await toggle.click();
+    const nav = mainNav(page);
+    await expect(nav).toBeVisible();
+    await expect(nav.getByRole("link", { name: "Technical", exact: true })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
+    await page.keyboard.press("Escape");
+    await expect(nav).toBeHidden();
+    await expect(toggle).toBeFocused();
+    await toggle.click();
+    await page.getByRole("button", { name: "Close menu" }).click();
+    await expect(nav).toBeHidden();
+    await toggle.click();
+    await nav.getByRole("link", { name: "Science in Everyday" }).click();
+    await expect(page).toHaveURL(/\/science$/);
   });
 });
 

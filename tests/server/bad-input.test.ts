@@ -207,4 +207,34 @@ describe.each(backends)("bad input on %s", (backend) => {
     }
     expect(await snapshot()).toEqual(before);
   });
+
+  it("reads ids and page sizes written one way only: digits, no sign, no leading zero", async () => {
+    const before = await snapshot();
+    // Number() reads each of these as a whole number; none is how an id is written.
+    for (const id of ["01", "0x1", "1e0", "1.0", "+1", "%201", "1%20", "0b1", "0o1"]) {
+      for (const [method, body] of [
+        ["PATCH", { content: "edited through another spelling", userName: "Alex" }],
+        ["DELETE", undefined],
+      ] as const) {
+        const response = await alex.request(method, `/api/comments/${id}`, body);
+        expect(response.statusCode, `${method} ${id}`).toBe(400);
+        expect(json(response).error.issues, `${method} ${id}`).toEqual([
+          expect.objectContaining({ path: "params.id" }),
+        ]);
+      }
+    }
+    for (const limit of ["1e1", "0x10", "010", "10.0", "+10"]) {
+      const response = await t
+        .visitor()
+        .get(`/api/items/science/${postId}/comments?limit=${limit}`);
+      expect(response.statusCode, limit).toBe(400);
+      expect(json(response).error.issues, limit).toEqual([
+        expect.objectContaining({ path: "querystring.limit" }),
+      ]);
+    }
+    expect(
+      (await t.visitor().get(`/api/items/science/${postId}/comments?limit=10`)).statusCode,
+    ).toBe(200);
+    expect(await snapshot()).toEqual(before);
+  });
 });

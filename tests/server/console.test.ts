@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
 import { linkToken, Owner } from "./support/owner.ts";
-import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
@@ -403,6 +403,22 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
   });
 
+  it("refuses passkey names that would show reversed or blank in the console and the audit", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    for (const name of ["Laptop \u202Egnp.exe", "\u2066Phone\u2069", "Key\u200B", "\u200B\u200B"]) {
+      const refused = await owner.post("/api/admin/passkeys", {
+        name,
+        response: { id: "x", rawId: "x", type: "public-key", response: {} },
+      });
+      expect(refused.statusCode, JSON.stringify(name)).toBe(400);
+      expect(json(refused).error.issues, JSON.stringify(name)).toEqual([
+        expect.objectContaining({ path: "body.name" }),
+      ]);
+    }
+    expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+  });
+
   it("signs out", async () => {
     const owner = new Owner(t);
     await owner.signIn();
@@ -497,8 +513,16 @@ describe("signing in by mail", () => {
     expect(stranger.body).toBe(theOwner.body);
     await smtp.waitFor((received) => received.length >= 1);
     expect(smtp.received.map((m) => m.to)).toEqual([["owner@example.com"]]);
-    const text = smtp.received[0]?.parsed.text ?? "";
+    const mail = smtp.received[0];
+    if (!mail) throw new Error("no sign-in mail");
+    // A machine's mail, in the site's template: out-of-office replies stay away.
+    expect(header(mail, "Auto-Submitted")).toBe("auto-generated");
+    expect(header(mail, "Subject")).toBe("Your sign-in link to the console");
+    const text = mail.parsed.text ?? "";
     const token = /#token=([\w-]{43})/.exec(text)?.[1] ?? "";
+    expect(text).toContain(`${siteUrl}/admin/sign-in#token=${token}`);
+    expect(mail.parsed.html).toContain("Sign in to the console</a>");
+    expect(mail.parsed.html).toContain("Engage with <span");
     const owner = new Owner(t);
     expect((await owner.post("/api/admin/sign-in", { token })).statusCode).toBe(200);
     expect((await owner.get("/api/admin/session")).statusCode).toBe(200);

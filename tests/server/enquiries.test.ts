@@ -135,6 +135,40 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(response.statusCode).toBe(201);
   });
 
+  it("takes one enquiry per form token, whoever sends it again", async () => {
+    const first = enquiry();
+    expect((await browser().post("/api/enquiries", first)).statusCode).toBe(201);
+    const before = await count("enquiries");
+    const replayed = await browser().post(
+      "/api/enquiries",
+      enquiry({ formToken: first.formToken }),
+    );
+    expect(replayed.statusCode).toBe(400);
+    expect(json(replayed).error).toMatchObject({
+      code: "form_token_invalid",
+      message: expect.stringMatching(/sent already/),
+    });
+    expect(await count("enquiries")).toBe(before);
+  });
+
+  it("keeps what the spam classifier takes for advertising, tells the owner so, and acknowledges nothing", async () => {
+    const sent = enquiry({
+      message:
+        "Boost your website ranking today! We offer guaranteed first page results and more traffic for a low monthly price. Order our growth package now.",
+    });
+    const response = await browser().post("/api/enquiries", sent);
+    expect(response.statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(owner).some((m) => m.parsed.text?.includes(sent.message)));
+    const notice = smtp.to(owner).find((m) => m.parsed.text?.includes(sent.message));
+    expect(notice?.parsed.subject).toBe("Probably spam · Enquiry: DFMEA, from Priya Raman");
+    expect(notice?.parsed.text).toContain("the sender was sent no acknowledgement");
+    const kept = await runSql(t, "select id from enquiries where email = ?", [sent.email]);
+    expect(kept).toHaveLength(1);
+    const queued = await runSql(t, "select kind from outbox where email = ?", [sent.email]);
+    expect(queued).toEqual([]);
+    expect(smtp.to(sent.email)).toEqual([]);
+  });
+
   it("refuses every bad input with a clear message, and stores and sends nothing", async () => {
     const before = await count("enquiries");
     const outboxBefore = await count("outbox");

@@ -83,6 +83,14 @@ describe("the server process", () => {
     });
     expect(existsSync(path.join(cwd, "data/engage.sqlite"))).toBe(true);
     expect(statSync(path.join(cwd, "data/cookie-secret")).mode & 0o777).toBe(0o600);
+    // Beside the JSON log, a person is told where the site is, where mail goes
+    // and how to reach the console; stdout stays JSON for log collectors.
+    await expect.poll(() => server?.output()).toContain("The console is at");
+    const output = server.output();
+    expect(output).toContain(`Engage with Engineer is running at ${server.siteUrl}`);
+    expect(output).toContain(`Mail goes to .eml files in ${path.join("data", "outbox")}`);
+    expect(output).toContain(`${server.siteUrl}/admin: sign in with \`npm run admin -- login\``);
+    expect(server.logs.filter((line) => "unparsed" in line)).toEqual([]);
   });
 
   it("refuses to start in production on unsafe settings, saying which", () => {

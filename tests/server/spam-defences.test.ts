@@ -73,9 +73,9 @@ describe.each(backends)("spam defences on %s", (backend) => {
         "form_token_invalid",
         /reload the page/,
       );
-      const [time, signature] = t.commentToken().split(".");
+      const [time, nonce, signature] = t.commentToken().split(".");
       await expectRefused(
-        { content: "Forged", formToken: `${Number(time) - 1}.${signature}` },
+        { content: "Forged", formToken: `${Number(time) - 1}.${nonce}.${signature}` },
         400,
         "form_token_invalid",
         /missing or altered/,
@@ -87,6 +87,39 @@ describe.each(backends)("spam defences on %s", (backend) => {
         "form_token_invalid",
         /missing or altered/,
       );
+    });
+
+    it("takes one comment per token: sent again, at once or later, by anyone, it is refused", async () => {
+      const postId = freshItem("science");
+      const url = `/api/items/science/${postId}/comments`;
+      const formToken = t.commentToken();
+      // Texts of this test's own: the same text twice from one address is refused as a repeat.
+      const [a, b, c, d, e, f] = [
+        "Does the tea cool faster if I blow on it?",
+        "Nice to read about steam irons",
+        "Which metal makes the best pressure cooker?",
+        "Loved the part about the whistle",
+        "Is a ceramic cup better for keeping tea warm?",
+        "Thanks, the diagram helped a lot",
+      ];
+      const sent = await Promise.all(
+        [a, b, c, d].map((content, i) =>
+          t.visitor().post(url, { userName: `Meera ${i}`, content, formToken }),
+        ),
+      );
+      expect(sent.map((r) => r.statusCode).sort()).toEqual([201, 400, 400, 400]);
+      const later = await t.visitor().post(url, { userName: "Meera", content: e, formToken });
+      expect(later.statusCode).toBe(400);
+      expect(json(later).error).toMatchObject({
+        code: "form_token_invalid",
+        message: expect.stringMatching(/sent already/),
+      });
+      expect(await comments(postId)).toHaveLength(1);
+      // The form's next token is taken.
+      const fresh = await t
+        .visitor()
+        .post(url, { userName: "Meera", content: f, formToken: t.commentToken() });
+      expect(fresh.statusCode).toBe(201);
     });
 
     it("hands out a token with the minimum the page waits out", async () => {

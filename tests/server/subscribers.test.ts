@@ -49,6 +49,8 @@ describe.each(backends)("subscribers on %s", (backend) => {
     ["a number", { email: 42 }],
     ["null", { email: null }],
     ["255 characters", { email: `${"a".repeat(243)}@example.com` }],
+    // Mail servers refuse a local part over 64 characters for good (RFC 5321).
+    ["65 characters before the @", { email: `${"a".repeat(65)}@example.com` }],
     ["an unknown field", { email: "x@example.com", name: "X" }],
     ["SQL in the address", { email: "x'; drop table subscribers; --@example.com" }],
     ["markup in the address", { email: "<script>alert(1)</script>@example.com" }],
@@ -63,6 +65,20 @@ describe.each(backends)("subscribers on %s", (backend) => {
     expect(response.statusCode).toBe(400);
     expect(json(response).error.code).toBe("validation_failed");
     expect(json(response).error.issues.length).toBeGreaterThan(0);
+  });
+
+  it("takes one address per form token: a program cannot subscribe a list with one fetch", async () => {
+    const formToken = t.formToken();
+    const first = await t
+      .visitor()
+      .post("/api/subscribers", { email: "one@example.com", formToken });
+    expect(first.statusCode).toBe(202);
+    for (const email of ["two@example.com", "one@example.com"]) {
+      const again = await t.visitor().post("/api/subscribers", { email, formToken });
+      expect(again.statusCode, email).toBe(400);
+      expect(json(again).error.code, email).toBe("form_token_invalid");
+    }
+    expect((await subscribe("two@example.com")).statusCode).toBe(202);
   });
 
   it("accepts an apostrophe, which is legal in an address, and stores it as given", async () => {

@@ -14,6 +14,7 @@ export type SpriteIcon =
   | "mail"
   | "menu"
   | "mic"
+  | "rss"
   | "ruler"
   | "shield-alert"
   | "sigma"

@@ -5,6 +5,25 @@ import { ApiError } from "../../lib/api-client.ts";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
 import { useFormToken } from "./use-comments.ts";
 
+/** The address for reply mails, remembered in this browser for the next comment (docs/product.md, "Reply mails"). */
+const replyEmailKey = "ewe:reply-email";
+
+function rememberedEmail(): string {
+  try {
+    return localStorage.getItem(replyEmailKey) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function rememberEmail(email: string) {
+  try {
+    localStorage.setItem(replyEmailKey, email);
+  } catch {
+    // Storage refused (private mode, full): the address is simply typed again.
+  }
+}
+
 /**
  * The form for a new comment. The draft is this component's own state, so a
  * keystroke redraws the form alone, not every comment above it: typing stays
@@ -32,14 +51,19 @@ export function CommentComposer({
   const [sending, setSending] = useState(false);
   const [formMessage, setFormMessage] = useState<string | null>(null);
   const [held, setHeld] = useState(false);
+  const [notify, setNotify] = useState(false);
+  const [email, setEmail] = useState("");
+  const [confirming, setConfirming] = useState(false);
   const honeypot = useRef<HTMLInputElement>(null);
   const formToken = useFormToken(true);
-  const refusalId = `comment-refusal-${postId}${reply ? `-${reply.parentId}` : ""}`;
+  const formKey = `${postId}${reply ? `-${reply.parentId}` : ""}`;
+  const refusalId = `comment-refusal-${formKey}`;
+  const notifyEmail = notify && !byOwner ? email.trim() : "";
 
   async function post(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const content = draft.trim();
-    if (content === "" || sending) return;
+    if (content === "" || sending || (notify && !byOwner && notifyEmail === "")) return;
     setSending(true);
     setFormMessage(null);
     setHeld(false);
@@ -51,7 +75,10 @@ export function CommentComposer({
         formToken: token,
         website: honeypot.current?.value ?? "",
         ...(reply ? { parentId: reply.parentId } : {}),
+        ...(notifyEmail ? { notifyEmail } : {}),
       });
+      if (notifyEmail) rememberEmail(notifyEmail);
+      setConfirming(notifyEmail !== "");
       setDraft("");
       setHeld(comment.awaitingApproval);
       formToken.renew();
@@ -94,14 +121,52 @@ export function CommentComposer({
           {formMessage}
         </p>
       ) : null}
+      {byOwner ? null : (
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2 text-sm text-slate-300">
+          <label className="inline-flex items-center gap-2">
+            <input
+              type="checkbox"
+              checked={notify}
+              onChange={(event) => {
+                setNotify(event.target.checked);
+                if (event.target.checked && email === "") setEmail(rememberedEmail());
+              }}
+              className="h-4 w-4 accent-accent"
+            />
+            Email me when someone replies
+          </label>
+          {notify ? (
+            <label className="inline-flex min-w-0 flex-1 items-center gap-2">
+              <span className="sr-only">Email for replies</span>
+              <input
+                type="email"
+                required
+                autoComplete="email"
+                placeholder="you@example.com"
+                value={email}
+                maxLength={limits.emailMax}
+                onChange={(event) => setEmail(event.target.value)}
+                className={`${inputClasses} min-w-0 flex-1 py-1`}
+              />
+            </label>
+          ) : null}
+        </div>
+      )}
       <p role="status" className="text-sm text-slate-400">
-        {held
-          ? `Thank you! Your ${reply ? "reply" : "comment"} will appear for everyone once the site owner approves it; until then only you can see it.`
-          : ""}
+        {[
+          held
+            ? `Thank you! Your ${reply ? "reply" : "comment"} will appear for everyone once the site owner approves it; until then only you can see it.`
+            : "",
+          confirming
+            ? "If this address is new here, we sent it a mail: press Confirm in it to receive replies."
+            : "",
+        ]
+          .filter(Boolean)
+          .join(" ")}
       </p>
       <button
         type="submit"
-        disabled={draft.trim() === "" || sending}
+        disabled={draft.trim() === "" || sending || (notify && !byOwner && notifyEmail === "")}
         className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink disabled:opacity-60"
       >
         {reply ? "Post reply" : "Post comment"}

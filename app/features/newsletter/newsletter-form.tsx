@@ -70,6 +70,10 @@ export function NewsletterForm() {
       setStatus("success");
     } catch (error) {
       console.error("Newsletter subscription failed:", error);
+      // The server may have used the token up (an address already subscribed):
+      // the next try gets its own, timed from now.
+      formToken.current = null;
+      void startTiming().catch(() => {});
       setStatus("error");
     }
   }

@@ -8,6 +8,7 @@ import {
   commentsResponseSchema,
   decodeCommentCursor,
   errorResponseSchema,
+  rowIdParamSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal, ReplyRefusal } from "../../engagement/comments-repository.ts";
@@ -24,8 +25,7 @@ import {
 } from "./deps.ts";
 
 const postParams = z.object({ id: z.string() });
-// The column is a 32-bit integer on PostgreSQL; a larger id must not reach it.
-const commentParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+const commentParams = z.object({ id: rowIdParamSchema });
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 function refused(refusal: CommentRefusal): ApiError {

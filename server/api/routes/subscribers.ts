@@ -51,6 +51,8 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       assertNoHoneypot(website);
       const timing = newsletter.formTokens.check(formToken);
       if (timing !== "ok") throw timingRefusal(timing);
+      // One token, one address: a program cannot subscribe a list with one fetch.
+      if ((await newsletter.formTokens.spend(formToken)) === "used") throw timingRefusal("used");
       await requestSubscription(deps, email, request.ip, reply);
       // The same answer whether or not a new mail went out: it tells nobody
       // more than that the address is not confirmed.

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
-import { commentResponseSchema } from "../../../contract/api.ts";
+import { commentResponseSchema, rowIdParamSchema } from "../../../contract/api.ts";
 import {
   banRequestSchema,
   type ConsoleComment,
@@ -60,7 +60,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
   );
 
-  const commentId = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+  const commentId = z.object({ id: rowIdParamSchema });
 
   app.post(
     "/comments/:id/approve",

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
+import { rowIdParamSchema } from "../../../contract/api.ts";
 import {
   bansResponseSchema,
   bulkModerationRequestSchema,
@@ -94,7 +95,7 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
       schema: {
         ...consoleTag,
         summary: "Lift one ban",
-        params: z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) }),
+        params: z.object({ id: rowIdParamSchema }),
         response: { 204: z.null(), ...errors },
       },
     },

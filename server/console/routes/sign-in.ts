@@ -17,6 +17,7 @@ import {
 import { ApiError } from "../../api/errors.ts";
 import { deviceLabel } from "../device-label.ts";
 import { passkeyProblem } from "../passkey-host.ts";
+import { signInLinkMail } from "../sign-in-mail.ts";
 import { type ConsoleContext, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /**
@@ -161,13 +162,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
           await previous;
           const token = await owner.createMailedLink();
           if (token === null) return;
-          const link = `${siteUrl}/admin/sign-in#token=${token}`;
-          await mailer.send({
-            to: ownerEmail,
-            subject: "Your sign-in link to the console",
-            text: `Open this link within 10 minutes to sign in to the console of ${siteUrl}:\n\n${link}\n\nIt works once. If you did not ask for it, ignore this mail: nobody can use it without your mailbox.\n`,
-            html: `<p>Open this link within 10 minutes to sign in to the console of ${siteUrl}:</p><p><a href="${link}">Sign in to the console</a></p><p>It works once. If you did not ask for it, ignore this mail.</p>`,
-          });
+          await mailer.send(signInLinkMail({ to: ownerEmail, token, siteUrl }));
           await owner.audit(null, "sign-in link", "mailed to OWNER_EMAIL");
         })().catch((error) =>
           request.log.error({ err: error }, "sign-in link could not be mailed"),

@@ -200,6 +200,22 @@ export function createSpamFilter({
       return { outcome: "published", reason: null, score: rounded };
     },
 
+    /**
+     * Whether the classifier takes `text` for junk beyond doubt (at or above
+     * its spam threshold), judged on its words alone: links and contact
+     * details are taken out first, since an enquiry rightly carries them.
+     * False when no model could be read.
+     */
+    async isJunk(text: string): Promise<boolean> {
+      await ready();
+      const words = contactsIn(text).reduce(
+        (rest, contact) => rest.replace(contact.text, " "),
+        text,
+      );
+      if (!model || !base || !scoreCounts(words)) return false;
+      return model.score(featuresOf(words)) >= base.thresholds.spam;
+    },
+
     /** Keeps what the filter made of a new comment. */
     record(commentId: number, screening: Screening): Promise<void> {
       return store.recordScreening(commentId, screening);

@@ -1,0 +1,162 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { type BrowserContext, chromium, devices } from "@playwright/test";
+import { buildApp } from "../server/app.ts";
+import { loadConfig } from "../server/config.ts";
+import { clientDir } from "./build-inputs.ts";
+
+/**
+ * The first tap on a phone, measured in Chromium: a Pixel 7's screen and
+ * touch, the CPU slowed 4× (as Lighthouse's mobile run does), against the
+ * real server on loopback. For each run a fresh page loads /about, and the
+ * reader's first tap goes to one control:
+ *
+ * - "Toggle menu": the drawer, a native <dialog> (app/layouts/site-header.astro);
+ * - "Search": an island that hydrates on that very tap, which is what the
+ *   menu was before (docs/decisions/031-menu-without-hydration.md);
+ * - the page's heading: a tap on text, the floor this browser and machine set.
+ *
+ * A tap's latency is the Event Timing duration of its interaction: from the
+ * touch to the first frame painted after the handlers ran, the figure behind
+ * Interaction to Next Paint. For the menu and the search it also prints the
+ * time from the touch until their dialog is on screen, hydration included.
+ * Prints medians of `RUNS` runs (default 7).
+ */
+const runs = Number(process.env.RUNS ?? 7);
+const cpuSlowdown = 4;
+
+if (!existsSync(path.join(clientDir, "index.html"))) {
+  console.error('No build found: run "npm run build" first.');
+  process.exit(1);
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-menu-latency-"));
+const app = await buildApp({
+  config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }, { productionRules: false }),
+  clientRoot: clientDir,
+});
+const origin = await app.listen({ host: "127.0.0.1", port: 0 });
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+});
+
+type Tap = { latency: number; shown: number | null };
+
+/** One fresh page, one first tap on `target`. */
+async function firstTap(context: BrowserContext, target: "menu" | "search" | "text"): Promise<Tap> {
+  const page = await context.newPage();
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: cpuSlowdown });
+    await page.addInitScript(() => {
+      const state = { interactions: new Map<number, number>(), start: 0, shown: 0 };
+      (window as unknown as { tapState: typeof state }).tapState = state;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as PerformanceEventTiming[]) {
+          if (!entry.interactionId) continue;
+          const longest = state.interactions.get(entry.interactionId) ?? 0;
+          state.interactions.set(entry.interactionId, Math.max(longest, entry.duration));
+        }
+      }).observe({
+        type: "event",
+        durationThreshold: 16,
+        buffered: true,
+      } as PerformanceObserverInit);
+      addEventListener("pointerdown", (event) => (state.start ||= event.timeStamp), true);
+      addEventListener("DOMContentLoaded", () => {
+        const watcher = new MutationObserver(() => {
+          if (!state.start || !document.querySelector("dialog[open], [role=dialog]")) return;
+          watcher.disconnect();
+          // The frame after the one that lays the dialog out is on screen.
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => (state.shown = performance.now())),
+          );
+        });
+        watcher.observe(document.documentElement, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          attributeFilter: ["open"],
+        });
+      });
+    });
+    await page.goto(`${origin}/about`, { waitUntil: "load" });
+    // A reader's first tap comes after the page has settled, not during its load.
+    await page.evaluate(() => new Promise((done) => requestIdleCallback(done, { timeout: 5000 })));
+    const locator =
+      target === "menu"
+        ? page.getByRole("button", { name: "Toggle menu" })
+        : target === "search"
+          ? page.getByRole("button", { name: "Search" })
+          : page.getByRole("heading", { level: 1 });
+    await locator.tap();
+    if (target === "menu") await page.getByRole("navigation", { name: "Main" }).waitFor();
+    if (target === "search") await page.getByRole("dialog", { name: /search/i }).waitFor();
+    // Event Timing reports an interaction once its frame is painted.
+    return await page
+      .waitForFunction(
+        () => {
+          const state = (
+            window as unknown as {
+              tapState: { interactions: Map<number, number>; start: number; shown: number };
+            }
+          ).tapState;
+          const latency = Math.max(0, ...state.interactions.values());
+          if (latency === 0 && performance.now() - state.start < 1000) return null;
+          if (document.querySelector("dialog[open], [role=dialog]") && !state.shown) return null;
+          return {
+            latency: latency || 16,
+            shown: state.shown ? state.shown - state.start : null,
+          };
+        },
+        undefined,
+        { polling: 50, timeout: 30_000 },
+      )
+      .then((handle) => handle.jsonValue() as Promise<Tap>);
+  } finally {
+    await page.close();
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+try {
+  const results: Record<"menu" | "search" | "text", Tap[]> = { menu: [], search: [], text: [] };
+  for (let run = 0; run < runs; run++) {
+    for (const target of ["menu", "search", "text"] as const) {
+      const context = await browser.newContext({ ...devices["Pixel 7"] });
+      try {
+        results[target].push(await firstTap(context, target));
+      } finally {
+        await context.close();
+      }
+    }
+  }
+  const ms = (value: number) => `${Math.round(value)} ms`;
+  const latency = (target: keyof typeof results) =>
+    median(results[target].map((tap) => tap.latency));
+  const shown = (target: keyof typeof results) =>
+    median(results[target].flatMap((tap) => (tap.shown === null ? [] : [tap.shown])));
+  const floor = latency("text");
+  console.info(
+    `First tap on a phone (Pixel 7 screen, CPU ${cpuSlowdown}× slower), median of ${runs}:`,
+  );
+  console.info(`  tap on text (floor)  next paint ${ms(floor)}`);
+  for (const [target, label] of [
+    ["menu", "Toggle menu        "],
+    ["search", "Search (an island) "],
+  ] as const) {
+    console.info(
+      `  ${label}  next paint ${ms(latency(target))} (${(latency(target) / floor).toFixed(1)}× the floor), dialog on screen ${ms(shown(target))}`,
+    );
+  }
+} finally {
+  await browser.close();
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}

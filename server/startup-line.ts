@@ -1,0 +1,32 @@
+import path from "node:path";
+import type { Config } from "./config.ts";
+
+type Summary = Pick<
+  Config,
+  "siteUrl" | "HOST" | "PORT" | "SMTP_URL" | "DATA_DIR" | "OWNER_EMAIL" | "databaseKind"
+>;
+
+/** `smtp://user:secret@mail.example.com:587` as `smtp://mail.example.com:587`: no password in a terminal. */
+function mailServer(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  return `${url.protocol}//${url.host}`;
+}
+
+/**
+ * The lines a person reads when the server has started, beside the JSON log:
+ * where the site is, where mail goes, how to reach the console. They go to
+ * stderr, so stdout stays one JSON object per line for a log collector.
+ */
+export function startupLines(config: Summary): string[] {
+  const mail = config.SMTP_URL
+    ? `through ${mailServer(config.SMTP_URL)}`
+    : `to .eml files in ${path.join(config.DATA_DIR, "outbox")} (SMTP_URL is not set)`;
+  const signIn = config.OWNER_EMAIL
+    ? `a link mailed to ${config.OWNER_EMAIL} from its sign-in page, or \`npm run admin -- login\``
+    : "`npm run admin -- login`";
+  return [
+    `Engage with Engineer is running at ${config.siteUrl} (listening on ${config.HOST}:${config.PORT}, data in ${config.databaseKind === "postgres" ? "PostgreSQL" : `SQLite under ${config.DATA_DIR}`}).`,
+    `Mail goes ${mail}.`,
+    `The console is at ${config.siteUrl}/admin: sign in with ${signIn}.`,
+  ];
+}

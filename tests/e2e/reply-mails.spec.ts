@@ -1,0 +1,101 @@
+import { randomBytes } from "node:crypto";
+import { isAddressedTo, outboxMails } from "../support/newsletter.ts";
+import { uniqueWord } from "./support/comments.ts";
+import { expect, test } from "./support/fixtures.ts";
+import { openDiscussion } from "./support/items.ts";
+import { linkFromOutbox } from "./support/newsletter.ts";
+import { type OwnSite, startOwnSite } from "./support/own-site.ts";
+
+/*
+ * Reply mails in Chromium (docs/product.md, "Reply mails"): the first reader
+ * ticks "Email me when someone replies", confirms from the mail (read from
+ * DATA_DIR/outbox, no SMTP_URL) with the page's button, and the second
+ * reader's reply then arrives as a mail with its text and one-click headers.
+ */
+
+let site: OwnSite;
+
+test.beforeAll(async () => {
+  site = await startOwnSite("reply-mails");
+});
+
+test.afterAll(async () => {
+  await site?.stop();
+});
+
+test("a reader asks to be mailed, confirms by the button, and gets the reply by mail", async ({
+  visitor,
+}, testInfo) => {
+  test.slow();
+  const post = `${site.url}/science/pressure-cooker`;
+  const stamp = uniqueWord();
+  const email = `asker-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
+
+  const asker = await visitor("Asha");
+  const askerComments = await openDiscussion(asker, post);
+  await askerComments
+    .getByRole("textbox", { name: "Write a comment" })
+    .fill(`How does the weight know when to lift? ${stamp}`);
+  await expect(askerComments.getByRole("textbox", { name: "Email for replies" })).toHaveCount(0);
+  await askerComments.getByRole("checkbox", { name: "Email me when someone replies" }).check();
+  await askerComments.getByRole("textbox", { name: "Email for replies" }).fill(email);
+  await askerComments.getByRole("button", { name: "Post comment" }).click();
+  await expect(askerComments.getByRole("status").first()).toContainText("press Confirm");
+
+  const confirm = await linkFromOutbox(
+    site.dataDir,
+    (mail) => isAddressedTo(mail, email),
+    /https?:\/\/\S+\/replies\/confirm\?token=[A-Za-z0-9_-]{43}/,
+  );
+  const mailbox = await visitor();
+  await mailbox.goto(confirm);
+  await expect(mailbox.getByRole("heading", { name: "Confirm reply notifications" })).toBeVisible();
+  await mailbox.getByRole("button", { name: "Confirm" }).click();
+  await expect(
+    mailbox.getByRole("heading", { name: "Reply notifications confirmed" }),
+  ).toBeVisible();
+
+  const answerer = await visitor("Meera");
+  const answererComments = await openDiscussion(answerer, post);
+  await answererComments
+    .getByRole("listitem")
+    .filter({ hasText: stamp })
+    .first()
+    .getByRole("button", { name: "Reply" })
+    .first()
+    .click();
+  await answererComments
+    .getByRole("textbox", { name: "Write a reply" })
+    .fill(`The spring is set to the working pressure, so it lifts there. ${stamp}`);
+  await answererComments.getByRole("button", { name: "Post reply" }).click();
+  await expect(answererComments.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
+
+  await expect
+    .poll(
+      async () =>
+        (await outboxMails(site.dataDir, (mail) => isAddressedTo(mail, email))).filter((mail) =>
+          (mail.text ?? "").includes("The spring is set to the working pressure"),
+        ).length,
+      { timeout: 20_000 },
+    )
+    .toBe(1);
+  const [mail] = (await outboxMails(site.dataDir, (m) => isAddressedTo(m, email))).filter((m) =>
+    (m.text ?? "").includes("working pressure"),
+  );
+  expect(mail?.subject).toContain("Meera replied on");
+  const lines = mail?.headerLines ?? [];
+  expect(lines.find((h) => h.key === "list-unsubscribe-post")?.line).toBe(
+    "List-Unsubscribe-Post: List-Unsubscribe=One-Click",
+  );
+  expect(lines.find((h) => h.key === "list-unsubscribe")?.line).toMatch(
+    /\/replies\/one-click\?token=/,
+  );
+
+  // The address is remembered in the browser for the next comment.
+  await asker.reload();
+  const again = await openDiscussion(asker, post);
+  await again.getByRole("checkbox", { name: "Email me when someone replies" }).first().check();
+  await expect(again.getByRole("textbox", { name: "Email for replies" }).first()).toHaveValue(
+    email,
+  );
+});
