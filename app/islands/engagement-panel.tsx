@@ -99,6 +99,7 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
       {kind === "science" ? (
         <CommentSection
           postId={itemId}
+          title={title}
           userName={commentName}
           onNeedName={() => setAskName(true)}
           onError={onError}

@@ -29,7 +29,6 @@ export function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.
 export function itemStructuredData(item: Item) {
   const site = siteConfig.siteUrl;
   const url = `${site}${item.path}`;
-  const author = ownerPerson(siteOwner, site);
   return {
     "@context": "https://schema.org",
     "@graph": [
@@ -37,11 +36,7 @@ export function itemStructuredData(item: Item) {
         "@type": item.schemaType,
         "@id": `${url}#article`,
         headline: item.title,
-        description: item.description,
-        image: [`${site}${item.shareImage}`],
-        datePublished: item.published,
-        dateModified: item.updated ?? item.published,
-        author: [author],
+        ...articleDetails(item, site),
         publisher: { "@type": "Organization", name: siteName, url: `${site}/` },
         mainEntityOfPage: url,
         url,
@@ -63,6 +58,30 @@ export function itemStructuredData(item: Item) {
         ],
       },
     ],
+  };
+}
+
+/** What Google asks of an Article besides its headline: picture, dates and author. */
+function articleDetails(item: Item, site: string) {
+  return {
+    description: item.description,
+    image: [`${site}${item.shareImage}`],
+    datePublished: item.published,
+    dateModified: item.updated ?? item.published,
+    author: [ownerPerson(siteOwner, site)],
+  };
+}
+
+/**
+ * What a list page (/science, /mythology) tells search engines of each of its
+ * items beyond their engagement, as their own pages do: the server adds the
+ * headline, the engagement and the rest, matching each entry by its `url`
+ * (server/web/engagement-pages.ts).
+ */
+export function listStructuredData(items: Item[]) {
+  const site = siteConfig.siteUrl;
+  return {
+    "@graph": items.map((item) => ({ url: `${site}${item.path}`, ...articleDetails(item, site) })),
   };
 }
 

@@ -229,22 +229,32 @@ export async function engagementPages(
         "@graph": [{ ...article, ...engagementOf(hole.itemId) }, ...rest],
       })}</script>`;
     };
-    const jsonLd = () =>
-      `<script type="application/ld+json">${scriptJson({
+    // A list page's description of its items: what the build knew of each
+    // (image, dates, author, matched by url), with its engagement.
+    const jsonLd = (base?: JsonLd) => {
+      const built = new Map(base?.["@graph"].map((node) => [node.url, node]));
+      return `<script type="application/ld+json">${scriptJson({
         "@context": "https://schema.org",
-        "@graph": items.map((id) => ({
-          "@type": "Article",
-          "@id": `${siteUrl}${pagePath}#${id}`,
-          headline: template.titles.get(id),
-          url: `${siteUrl}${pagePath}/${id}`,
-          ...engagementOf(id),
-        })),
+        "@graph": items.map((id) => {
+          const url = `${siteUrl}${pagePath}/${id}`;
+          return {
+            "@type": "Article",
+            "@id": `${siteUrl}${pagePath}#${id}`,
+            headline: template.titles.get(id),
+            ...built.get(url),
+            url,
+            ...engagementOf(id),
+          };
+        }),
       })}</script>`;
+    };
     const html = template.pieces
       .map((piece) => {
         if (typeof piece === "string") return piece;
         if (piece.part === "jsonld")
-          return piece.base ? itemJsonLd({ ...piece, base: piece.base }) : jsonLd();
+          return template.single && piece.base
+            ? itemJsonLd({ ...piece, base: piece.base })
+            : jsonLd(piece.base);
         const count = counts.get(piece.itemId);
         if (!count) return "";
         if (piece.part === "summary") {
@@ -260,6 +270,7 @@ export async function engagementPages(
         const itemPath = `/${kind}/${piece.itemId}`;
         return renderToStaticMarkup(
           createElement(StaticComments, {
+            title: template.titles.get(piece.itemId) ?? piece.itemId,
             comments: page?.comments ?? [],
             total: page?.total ?? 0,
             heading: template.single ? "h3" : "h4",

@@ -386,3 +386,33 @@ test.describe("accessibility of item pages", () => {
     });
   }
 });
+
+test.describe("the list pages' JSON-LD", () => {
+  for (const section of ["science", "mythology"]) {
+    test(`/${section} describes each item as its own page does: image, dates and author`, async ({
+      request,
+      baseURL,
+    }) => {
+      const html = await (await request.get(`/${section}`)).text();
+      const articles = jsonLd(html).filter((node) => node["@type"] === "Article");
+      const expected = items.filter((item) => item.section.id === section);
+      expect(articles).toHaveLength(expected.length);
+      for (const item of expected) {
+        const article = articles.find((node) => node.url === `${baseURL}${item.path}`);
+        expect(article, item.path).toMatchObject({
+          headline: item.title,
+          datePublished: item.published,
+          dateModified: lastChanged(item),
+          image: [`${baseURL}${item.shareImage}`],
+          interactionStatistic: { "@type": "InteractionCounter" },
+        });
+        const [author] = (article?.author ?? []) as Node[];
+        expect(author, item.path).toMatchObject({
+          "@type": "Person",
+          name: owner.name,
+          url: `${baseURL}/about`,
+        });
+      }
+    });
+  }
+});

@@ -8,6 +8,7 @@ import {
   CommentHeader,
   CommentText,
   commentAnchor,
+  commentsLabel,
   DeletedComment,
   whose,
 } from "./comment-view.ts";
@@ -15,6 +16,8 @@ import { useCommentActions, useComments, useMoreComments } from "./use-comments.
 
 type CommentSectionProps = {
   postId: string;
+  /** The post's title, which names the section. */
+  title: string;
   userName: string;
   onNeedName: () => void;
   onError: (error: unknown) => void;
@@ -24,6 +27,7 @@ type CommentSectionProps = {
 
 export function CommentSection({
   postId,
+  title,
   userName,
   onNeedName,
   onError,
@@ -164,7 +168,7 @@ export function CommentSection({
   }
 
   return (
-    <section aria-label="Comments" className="space-y-4">
+    <section aria-label={commentsLabel(title)} className="space-y-4">
       <Heading className="font-semibold text-slate-100">
         Comments {data ? <span className="text-slate-400">({data.total})</span> : null}
       </Heading>

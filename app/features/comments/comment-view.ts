@@ -143,12 +143,16 @@ function CommentBody({ comment }: { comment: LiveComment }) {
     : h("div", null, h(CommentHeader, { comment }), h(CommentText, { html: comment.html }));
 }
 
+/** The comments section's landmark name, after its post, as the reactions' group is. */
+export const commentsLabel = (title: string) => `Comments on ${title}`;
+
 /**
  * One page of a post's comments as the page is served, before (or without) the
  * live island. Later pages are plain links, which the server answers with the
  * item's page holding the next page (docs/decisions/015-comment-pages.md).
  */
 export function StaticComments({
+  title,
   comments,
   total,
   heading = "h4",
@@ -157,6 +161,8 @@ export function StaticComments({
   firstHref = null,
   notice = null,
 }: {
+  /** The post's title, which names the section: a list page holds one per post. */
+  title: string;
   comments: LiveComment[];
   /** How many the post has in all. */
   total: number;
@@ -176,7 +182,7 @@ export function StaticComments({
     "section",
     {
       id,
-      "aria-label": "Comments",
+      "aria-label": commentsLabel(title),
       className: "static-comments mt-6 space-y-4 border-t border-line pt-5",
     },
     h(

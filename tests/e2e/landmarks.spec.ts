@@ -1,0 +1,52 @@
+import { expect, test } from "./support/fixtures.ts";
+import { islandsHydrated } from "./support/islands.ts";
+
+/*
+ * A list page holds one comments section per post: each is a landmark named
+ * after its post, so a screen reader's list of landmarks tells them apart.
+ */
+const posts = [
+  "How does a cricket ball swing?",
+  "The differential gear",
+  "How does GPS know where you are?",
+  "Why does an iron remove wrinkles?",
+  "Why does a pressure cooker cook faster?",
+  "How does soap clean?",
+  "The starter motor",
+  "Why does tea cool faster in a saucer or when you blow on it?",
+  "How does Wi-Fi carry data through the air?",
+];
+
+for (const javaScriptEnabled of [true, false]) {
+  test(`each post's comments on /science are a landmark named after the post, ${javaScriptEnabled ? "with" : "without"} JavaScript`, async ({
+    visitor,
+  }) => {
+    const page = await visitor({ javaScriptEnabled });
+    await page.goto("/science");
+    const regions = page.getByRole("region", { name: /^Comments/, includeHidden: true });
+    const names = async () =>
+      (await regions.evaluateAll((all) => all.map((e) => e.getAttribute("aria-label")))).sort();
+    expect(await names()).toEqual(posts.map((title) => `Comments on ${title}`).sort());
+    if (!javaScriptEnabled) return;
+    await islandsHydrated(page);
+    const toggle = page.getByRole("button", { name: /Why does an iron remove wrinkles/ }).first();
+    await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-expanded", "true");
+    await expect(
+      page.getByRole("region", { name: "Comments on Why does an iron remove wrinkles?" }),
+    ).toBeVisible();
+    // The served section gives way to the live one: never two landmarks of one name.
+    const shown = await page
+      .getByRole("region", { name: /^Comments on/ })
+      .evaluateAll((all) => all.map((e) => e.getAttribute("aria-label")));
+    expect(shown.length).toBeGreaterThan(0);
+    expect(new Set(shown).size).toBe(shown.length);
+  });
+}
+
+test("an item page names its comments after the item", async ({ page }) => {
+  await page.goto("/science/soap");
+  await expect(
+    page.getByRole("region", { name: "Comments on How does soap clean?", includeHidden: true }),
+  ).toHaveCount(1);
+});
