@@ -1,11 +1,15 @@
 import { once } from "node:events";
 import { createWriteStream, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
 import { createEventJournal } from "../../events/journal.ts";
 import { applyExport } from "../../portability/apply-export.ts";
+import { applyPlan } from "../../portability/apply-plan.ts";
+import { readDisqus } from "../../portability/disqus.ts";
 import { type Sink, writeExport } from "../../portability/export.ts";
+import { type ItemMap, type Plan, parseItemMap } from "../../portability/plan.ts";
 import { readExport } from "../../portability/read-export.ts";
 import {
   formatProblems,
@@ -13,6 +17,7 @@ import {
   formatTally,
   type Tally,
 } from "../../portability/report.ts";
+import { readWordpress } from "../../portability/wordpress.ts";
 import { audited, type Command, type CommandContext, exitCodes, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
@@ -86,6 +91,30 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
   return { counts, skipped: [] };
 }
 
+async function importComments(
+  context: CommandContext,
+  from: "disqus" | "wordpress",
+  file: string,
+  dryRun: boolean,
+) {
+  const catalog = loadEngagementCatalog();
+  let map: ItemMap = new Map();
+  const mapFile = context.values.map;
+  if (typeof mapFile === "string") {
+    const parsed = parseItemMap(readInput(path.resolve(mapFile)), catalog);
+    if (parsed.problems.length > 0) throw new AdminError(formatProblems(parsed.problems));
+    map = parsed.map;
+  }
+  const text = readInput(file);
+  const plan: Plan =
+    from === "disqus" ? readDisqus(text, catalog, map) : readWordpress(text, catalog, map);
+  if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
+  const store = await context.store();
+  const keys = createWriterKeys(resolveCookieSecret(context.config));
+  const counts = await applyPlan(store, createEventJournal(store), keys.avatarOf, plan, { dryRun });
+  return { counts, skipped: plan.skipped };
+}
+
 export const portabilityCommands: Command[] = [
   {
     name: "export",
@@ -135,12 +164,19 @@ again changes nothing: each row is known by its source's own id.
 
   --from export      a file written by "export", read back whole (meant for an
                      empty database: rows whose id is already there are kept)
+  --from disqus      a Disqus XML export: published posts and their replies;
+                     deleted and spam posts are skipped, emails not read
+  --from wordpress   a WordPress export (WXR): approved comments with their
+                     parents; pingbacks, held and spam comments are skipped
+  --map FILE         a JSON object from the source's thread id, slug or address
+                     to a science post id, for pages not matched by themselves
   --dry-run          check and list what would be imported, write nothing
 
 See the README, "Moving in and out", for each kind and an example.`,
     options: {
       from: { type: "string" },
       "dry-run": { type: "boolean" },
+      map: { type: "string" },
     },
     arguments: ["FILE"],
     async run(context) {
@@ -151,7 +187,13 @@ See the README, "Moving in and out", for each kind and an example.`,
       }
       const file = path.resolve(positionals[0] ?? "");
       const dryRun = values["dry-run"] === true;
-      const { counts, skipped } = await importExport(context, file, dryRun);
+      if (from === "original") {
+        throw usageError("--from original is not available yet; use disqus, wordpress or export.");
+      }
+      const { counts, skipped } =
+        from === "export"
+          ? await importExport(context, file, dryRun)
+          : await importComments(context, from as "disqus" | "wordpress", file, dryRun);
       report(context, counts, skipped, dryRun);
       // Reading an export back restores the exported site's own audit trail,
       // which a line about this import would make differ from the file.

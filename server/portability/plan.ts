@@ -1,0 +1,178 @@
+import { sql } from "kysely";
+import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
+import type { Catalog } from "../engagement/catalog.ts";
+import type { Problem, Skipped } from "./report.ts";
+
+/*
+ * What an import from another system (Disqus, WordPress, the original site)
+ * turns its input into before anything is written: comments keyed by the
+ * source's own ids, with every problem and every deliberate omission listed
+ * (docs/decisions/030-import-and-export.md).
+ */
+
+export type PlannedComment = {
+  /** The source's own id: what makes a second run change nothing. */
+  sourceId: string;
+  postId: string;
+  /** The source id of the comment it answers, if any. */
+  parentSourceId: string | null;
+  userName: string;
+  content: string;
+  createdAt: string;
+  where: string;
+};
+
+export type Plan = {
+  source: "disqus" | "wordpress" | "original";
+  comments: PlannedComment[];
+  skipped: Skipped[];
+  problems: Problem[];
+};
+
+/** Source keys (an id, a slug, an address) the owner maps to our items with --map FILE. */
+export type ItemMap = ReadonlyMap<string, string>;
+
+/** Reads --map FILE: a JSON object from a source's thread id, slug or URL to one of our post ids. */
+export function parseItemMap(
+  text: string,
+  catalog: Catalog,
+): { map: ItemMap; problems: Problem[] } {
+  const problems: Problem[] = [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { map: new Map(), problems: [{ where: "--map", message: (error as Error).message }] };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return {
+      map: new Map(),
+      problems: [{ where: "--map", message: 'must be a JSON object such as {"old-slug": "wifi"}' }],
+    };
+  }
+  const map = new Map<string, string>();
+  for (const [key, value] of Object.entries(parsed)) {
+    const id = typeof value === "string" ? value.replace(/^\/?science\//, "") : "";
+    if (!catalog.science.has(id)) {
+      problems.push({
+        where: `--map "${key}"`,
+        message: `names no science post: "${String(value)}"`,
+      });
+    } else {
+      map.set(key, id);
+    }
+  }
+  return { map, problems };
+}
+
+/** The post a source's thread is, by the map, its own id or slug, or the last part of its address. */
+export function matchPost(
+  keys: (string | undefined)[],
+  catalog: Catalog,
+  map: ItemMap,
+): string | null {
+  const present = keys.filter((k): k is string => typeof k === "string" && k !== "");
+  for (const key of present) {
+    const mapped = map.get(key);
+    if (mapped) return mapped;
+  }
+  for (const key of present) {
+    const last =
+      key
+        .replace(/[?#].*$/, "")
+        .replace(/\/+$/, "")
+        .split("/")
+        .at(-1) ?? "";
+    if (catalog.science.has(key)) return key;
+    if (catalog.science.has(last)) return last;
+  }
+  return null;
+}
+
+/** A source's time as ISO-8601 UTC; a time with no zone is taken as UTC. */
+export function parseSourceTime(value: string): Date | null {
+  const text = value.trim().replace(" ", "T");
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(zoned)) return null;
+  const date = new Date(zoned);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/**
+ * Checks a comment as the site checks any (the same limits and refusals),
+ * plus what only an import can get wrong: times in the future, repeated ids.
+ * Returns the problems; the comment is kept in the plan only without any.
+ */
+export function checkComment(comment: PlannedComment, seen: Set<string>, now: Date): Problem[] {
+  const problems: Problem[] = [];
+  const { where } = comment;
+  if (seen.has(comment.sourceId)) {
+    problems.push({ where, message: `repeats the id ${comment.sourceId} of an earlier comment` });
+  }
+  seen.add(comment.sourceId);
+  const name = userNameSchema.safeParse(comment.userName);
+  if (!name.success) {
+    problems.push({ where: `${where} name`, message: name.error.issues[0]?.message ?? "bad name" });
+  }
+  const content = commentContentSchema.safeParse(comment.content);
+  if (!content.success) {
+    problems.push({
+      where: `${where} text`,
+      message: content.error.issues[0]?.message ?? "bad text",
+    });
+  }
+  const time = Date.parse(comment.createdAt);
+  if (Number.isNaN(time)) {
+    problems.push({ where: `${where} date`, message: "is not a date" });
+  } else if (time > now.getTime() + 60_000) {
+    problems.push({ where: `${where} date`, message: `${comment.createdAt} is in the future` });
+  }
+  return problems;
+}
+
+/**
+ * Drops replies whose comment was skipped (deleted, spam, unknown post), with
+ * the reason, and orders the rest so a comment comes before its replies.
+ */
+export function settleThreads(plan: Plan): void {
+  const bySource = new Map(plan.comments.map((c) => [c.sourceId, c]));
+  const kept: PlannedComment[] = [];
+  const placed = new Set<string>();
+  const place = (comment: PlannedComment, path: Set<string>): boolean => {
+    if (placed.has(comment.sourceId)) return true;
+    const parent = comment.parentSourceId === null ? null : bySource.get(comment.parentSourceId);
+    if (comment.parentSourceId !== null && (!parent || path.has(parent.sourceId))) {
+      plan.skipped.push({
+        where: comment.where,
+        reason: `it answers ${comment.parentSourceId}, which is not imported`,
+      });
+      return false;
+    }
+    if (parent && !place(parent, new Set([...path, comment.sourceId]))) {
+      plan.skipped.push({ where: comment.where, reason: "the comment it answers is not imported" });
+      return false;
+    }
+    if (parent && parent.postId !== comment.postId) {
+      plan.skipped.push({ where: comment.where, reason: "it answers a comment on another post" });
+      return false;
+    }
+    placed.add(comment.sourceId);
+    kept.push(comment);
+    return true;
+  };
+  for (const comment of plan.comments) place(comment, new Set());
+  plan.comments = kept;
+}
+
+/** The rows a source's ids already became, among these. */
+export async function importedAlready(
+  executor: Parameters<ReturnType<typeof sql>["execute"]>[0],
+  source: string,
+  sourceIds: string[],
+): Promise<Map<string, number>> {
+  if (sourceIds.length === 0) return new Map();
+  const { rows } = await sql<{ source_id: string; row_id: number | string }>`
+    select source_id, row_id from import_sources
+    where source = ${source} and source_id in (${sql.join(sourceIds)})`.execute(executor);
+  return new Map(rows.map((row) => [row.source_id, Number(row.row_id)]));
+}

@@ -1,0 +1,198 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeSciencePage } from "../support/built-site.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Comments from Disqus and WordPress (docs/product.md, "Moving in and out"):
+ * checked whole first, written once however often the import runs, shown on
+ * open pages without a restart, escaped like any comment.
+ */
+
+const fixture = (name: string) => path.resolve(import.meta.dirname, "../fixtures/import", name);
+
+type Listed = {
+  id: number;
+  userName: string;
+  content: string;
+  html: string;
+  parentId: number | null;
+};
+const commentsOf = async (t: TestApp, postId: string) =>
+  json(await t.visitor().get(`/api/items/science/${postId}/comments`)) as {
+    comments: Listed[];
+    total: number;
+  };
+
+describe.each(backends)("importing comments on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { clientFiles: { "science/index.html": fakeSciencePage } });
+  });
+  afterAll(() => t?.close());
+
+  it("brings a Disqus export's published posts and replies, lists what it skipped, and shows them on the open site", async () => {
+    // Read once before, so the site holds the empty answer in memory.
+    expect((await commentsOf(t, "soap")).total).toBe(0);
+    const map = ["--map", fixture("disqus-map.json")];
+    const dry = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "disqus",
+      "--dry-run",
+      ...map,
+      fixture("disqus.xml"),
+    );
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain("comments: 4 to add");
+    expect(await runSql(t, "select id from science_comments")).toEqual([]);
+
+    const run = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "disqus",
+      ...map,
+      fixture("disqus.xml"),
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("comments: 4 added");
+    expect(run.stdout).toContain("Skipped 3:");
+    expect(run.stdout).toMatch(/dsq:id 9004\): marked as spam in Disqus/);
+    expect(run.stdout).toMatch(/dsq:id 9005\): deleted in Disqus/);
+    expect(run.stdout).toMatch(
+      /dsq:id 9007\): its page https:\/\/old-blog\.example\/retired-page matches no science post/,
+    );
+
+    await expect.poll(async () => (await commentsOf(t, "soap")).total, { timeout: 15_000 }).toBe(3);
+    const { comments } = await commentsOf(t, "soap");
+    const [question, answer, followUp] = comments;
+    expect(question).toMatchObject({ userName: "Lathering Lakshmi", parentId: null });
+    expect(question?.content).toContain("Does soap work the same in hard water?");
+    expect(answer).toMatchObject({ userName: "Chemistry Chitra", parentId: question?.id });
+    // A reply to a reply joins the thread of the comment that starts it.
+    expect(followUp?.parentId).toBe(question?.id);
+    // Script in names and text stays text.
+    expect(followUp?.userName).toBe("<img src=x onerror=alert(1)>");
+    expect(followUp?.html).not.toContain("<script");
+    expect(followUp?.html).toContain("&lt;script&gt;");
+    expect((await commentsOf(t, "wifi")).total).toBe(1);
+    // Nobody's browser owns them, and no address came in.
+    const rows = await runSql(t, "select visitor_id from science_comments");
+    expect(rows.every((r) => String(r.visitor_id).startsWith("imported:disqus:"))).toBe(true);
+    expect(JSON.stringify(await runSql(t, "select * from science_comments"))).not.toContain(
+      "not-imported@example.org",
+    );
+
+    const page = (await t.app.inject({ method: "GET", url: "/science" })).body;
+    expect(page).toContain("Lathering Lakshmi");
+    expect(page).not.toContain("<img src=x");
+    const jsonLd = JSON.parse(
+      /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page)?.[1] ?? "{}",
+    );
+    const soap = jsonLd["@graph"].find((node: { headline?: string }) =>
+      node.headline?.startsWith("How does soap clean"),
+    );
+    expect(soap.commentCount).toBe(3);
+  });
+
+  it("changes nothing when the same export is imported again", async () => {
+    const before = await runSql(t, "select count(*) as n from science_comments");
+    const run = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "disqus",
+      "--map",
+      fixture("disqus-map.json"),
+      fixture("disqus.xml"),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("comments: 0 added, 4 already there");
+    expect(await runSql(t, "select count(*) as n from science_comments")).toEqual(before);
+  });
+
+  it("brings a WordPress export's approved comments with their parents", async () => {
+    const run = await admin(adminEnv(t), "import", "--from", "wordpress", fixture("wordpress.xml"));
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("comments: 2 added");
+    expect(run.stdout).toMatch(/id 303\): not approved in WordPress/);
+    expect(run.stdout).toMatch(/id 304\): a pingback, not a comment/);
+    await expect
+      .poll(async () => (await commentsOf(t, "ironing")).total, { timeout: 15_000 })
+      .toBe(2);
+    const [question, answer] = (await commentsOf(t, "ironing")).comments;
+    expect(question?.content).toBe(
+      "Does adding milk first keep it warmer for longer?\nA friend insists it does.",
+    );
+    expect(question?.userName).toBe("Tea Taster Tara");
+    expect(answer?.parentId).toBe(question?.id);
+    const again = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "wordpress",
+      fixture("wordpress.xml"),
+    );
+    expect(again.stdout).toContain("comments: 0 added, 2 already there");
+  });
+});
+
+describe("refusing dangerous or bad input", () => {
+  let t: TestApp;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-import-"));
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(() => t?.close());
+
+  it.each([
+    ["a billion-laughs file", "disqus", fixture("billion-laughs.xml")],
+    ["an external entity", "wordpress", fixture("xxe.xml")],
+  ])("refuses %s before parsing it, and writes nothing", async (_case, from, file) => {
+    const run = await admin(adminEnv(t), "import", "--from", from, file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/line 2: the file declares a document type or entities/);
+    expect(run.stderr).not.toContain("root:");
+    expect(await runSql(t, "select id from science_comments")).toEqual([]);
+  });
+
+  it("reports malformed XML with its line, and every bad post, and writes nothing", async () => {
+    const torn = path.join(dir, "torn.xml");
+    writeFileSync(torn, '<?xml version="1.0"?>\n<disqus>\n  <thread dsq:id="1">\n</disqus>\n');
+    const tornRun = await admin(adminEnv(t), "import", "--from", "disqus", torn);
+    expect(tornRun.code).toBe(1);
+    expect(tornRun.stderr).toMatch(/line \d+, column \d+: malformed XML/);
+
+    const post = (id: number, body: string, date: string, name = "Reader") =>
+      `<post dsq:id="${id}"><message><![CDATA[${body}]]></message><createdAt>${date}</createdAt><isDeleted>false</isDeleted><isSpam>false</isSpam><author><name>${name}</name></author><thread dsq:id="1"/></post>`;
+    const bad = path.join(dir, "bad.xml");
+    writeFileSync(
+      bad,
+      `<?xml version="1.0"?><disqus xmlns:dsq="http://disqus.com/disqus-internals"><thread dsq:id="1"><id>soap</id></thread>
+      ${post(1, "A fine comment about soap.", "2021-01-01T00:00:00Z")}
+      ${post(1, "The same id again.", "2021-01-02T00:00:00Z")}
+      ${post(2, "x".repeat(2001), "2021-01-03T00:00:00Z")}
+      ${post(3, "Written tomorrow.", "2999-01-01T00:00:00Z")}
+      ${post(4, "A name too long.", "2021-01-04T00:00:00Z", "n".repeat(41))}
+      </disqus>`,
+    );
+    const run = await admin(adminEnv(t), "import", "--from", "disqus", bad);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Nothing was imported: the input has 4 problems.");
+    expect(run.stderr).toContain("<post> 2 (dsq:id 1): repeats the id 1");
+    expect(run.stderr).toContain("<post> 3 (dsq:id 2) text: Comments are at most 2000 characters.");
+    expect(run.stderr).toContain(
+      "<post> 4 (dsq:id 3) date: 2999-01-01T00:00:00.000Z is in the future",
+    );
+    expect(run.stderr).toContain("<post> 5 (dsq:id 4) name: Names are at most 40 characters.");
+    expect(await runSql(t, "select id from science_comments")).toEqual([]);
+  });
+});
