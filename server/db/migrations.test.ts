@@ -72,6 +72,21 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "013-spam-filter.ts",
     "c8d6a5d6593d2aa411f277c35aec60e8f41d537f1a072b95867ee14ccb35df19",
   ],
+  [
+    "014_reply_notifications",
+    "014-reply-notifications.ts",
+    "934cff9586deb97084bffb3d99de56d8d01baea36ba144f9da2547df7b761e96",
+  ],
+  [
+    "015_import_sources",
+    "015-import-sources.ts",
+    "8d1a483b755677db9b8ec6d8ec46c276b051e404b8b74ccbe0938030a423be99",
+  ],
+  [
+    "016_spent_form_tokens",
+    "016-spent-form-tokens.ts",
+    "dcbdeade2270e9a7ae194b113ab3050c42c174954a78f1dbea269b85a5c86054",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
