@@ -171,7 +171,9 @@ export function CommentCard({
           #{comment.id} · <When iso={comment.createdAt} />
         </p>
       </div>
-      {comment.why ? <p className="mt-1 text-sm text-amber-200">Why: {comment.why}</p> : null}
+      {comment.why ? (
+        <p className="mt-1 text-sm break-words text-amber-200">Why: {comment.why}</p>
+      ) : null}
       {comment.replyTo ? (
         <p className="mt-2 text-xs break-words text-slate-400">
           {comment.replyTo.userName
