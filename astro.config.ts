@@ -3,6 +3,7 @@ import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "astro/config";
 import { deferredHydration } from "./app/islands/integration.ts";
+import { islandStylesInHead } from "./scripts/island-styles.ts";
 import { contentImages } from "./scripts/vite-content-images.ts";
 import { loadConfig, publicConfig } from "./server/config.ts";
 
@@ -26,7 +27,7 @@ export default defineConfig({
   trailingSlash: "never",
   build: { format: "directory", assets: "assets" },
   devToolbar: { enabled: false },
-  integrations: [react(), deferredHydration()],
+  integrations: [react(), deferredHydration(), islandStylesInHead()],
   vite: {
     plugins: [tailwindcss(), contentImages()],
     define: {

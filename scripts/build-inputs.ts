@@ -25,6 +25,7 @@ const inputs = [
   "scripts/build.ts",
   "scripts/build-inputs.ts",
   "scripts/feeds.ts",
+  "scripts/island-styles.ts",
   "scripts/og-images.ts",
   "scripts/search-index.ts",
   "scripts/vite-content-images.ts",

@@ -70,6 +70,10 @@ phase "server tests, beside the browser tests"
 start_job server vitest run --project server
 
 finish_job build
+# The built pages' HTML (html-validate, docs/decisions/034-valid-html.md), on the
+# build the browser tests are about to serve.
+phase "the built pages' HTML"
+node scripts/validate-html.ts
 # The first-load JavaScript budget, on the build the browser tests serve: it
 # mostly waits for pages to go quiet, in a server and a Chromium of its own,
 # so it runs beside them too.

@@ -12,10 +12,22 @@ export const siteShareImage: ShareImage = {
   alt: `${siteName}: articles, stories and services of a practising mechanical engineer`,
 };
 
+/**
+ * Search engines show about 70 characters of a title: past that, a page's
+ * title is its own words without the site's name, so that they show whole
+ * (docs/decisions/034-valid-html.md).
+ */
+const titleMax = 70;
+
+function fullTitle(title: string, path: string): string {
+  const full = path === "/" ? `${siteName} | ${title}` : `${title} | ${siteName}`;
+  return full.length > titleMax ? title : full;
+}
+
 /** The title, canonical URL and sharing image of one page; the layout writes the tags. */
 export function pageMeta({ title, description, path, image = siteShareImage }: PageMeta) {
   return {
-    title: path === "/" ? `${siteName} | ${title}` : `${title} | ${siteName}`,
+    title: fullTitle(title, path),
     description,
     url: `${siteConfig.siteUrl}${path}`,
     image: `${siteConfig.siteUrl}${image.path}`,

@@ -1,5 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
+import { rowIdMax } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
 import { createOwnerRepository } from "../console/owner-repository.ts";
 import type { Store } from "../db/store.ts";
@@ -58,8 +59,6 @@ export type Command = {
   run(context: CommandContext): Promise<number>;
 };
 
-const maxId = 2_147_483_647;
-
 /** The command line's changes join the console's in the audit trail, without a session. */
 export async function audited(store: () => Promise<Store>, action: string, object: string) {
   await createOwnerRepository(await store()).audit(null, action, object);
@@ -69,10 +68,17 @@ export function usageError(message: string): AdminError {
   return new AdminError(message, exitCodes.usage);
 }
 
+/**
+ * A positive whole number written one way only, as the API reads ids
+ * (contract/api.ts): digits, no sign and no leading zero, so that `010`,
+ * `0x10` or `1e1` never name row 10 or 16 by accident.
+ */
 export function parseId(value: string | undefined, what: string): number {
   const id = Number(value);
-  if (!/^\d+$/.test(value ?? "") || id < 1 || id > maxId) {
-    throw usageError(`${what} must be a positive whole number, not "${value ?? ""}".`);
+  if (!/^[1-9]\d{0,15}$/.test(value ?? "") || id > rowIdMax) {
+    throw usageError(
+      `${what} must be a positive whole number, in digits without a leading zero, not "${value ?? ""}".`,
+    );
   }
   return id;
 }

@@ -1,6 +1,5 @@
 import type { Page } from "@playwright/test";
-import { z } from "zod";
-import { lastChanged, newestFirst, siteItems } from "../../content/items.ts";
+import { lastChanged, newestFirst, sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { seriousViolations } from "./support/axe.ts";
@@ -29,55 +28,6 @@ const attributeOf = (html: string, pattern: RegExp) =>
     ?.replace(/&(?:amp|#39|quot|lt|gt);/g, (entity) => entities[entity] ?? entity);
 const meta = (html: string, key: string) =>
   attributeOf(html, new RegExp(`<meta (?:name|property)="${key}" content="([^"]*)"`));
-
-/**
- * JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/): what the spec requires
- * and the types of what it allows, with 1.0's `author` gone in favour of `authors`.
- */
-const feedAuthor = z
-  .object({ name: z.string().optional(), url: z.url().optional(), avatar: z.url().optional() })
-  .refine(
-    (author) => author.name ?? author.url ?? author.avatar,
-    "an author needs a name, url or avatar",
-  );
-const noAuthor = (value: Record<string, unknown>) => !("author" in value);
-const jsonFeed11 = z
-  .object({
-    version: z.literal("https://jsonfeed.org/version/1.1"),
-    title: z.string().min(1),
-    home_page_url: z.url().optional(),
-    feed_url: z.url().optional(),
-    description: z.string().optional(),
-    icon: z.url().optional(),
-    favicon: z.url().optional(),
-    authors: z.array(feedAuthor).min(1).optional(),
-    language: z.string().min(2).optional(),
-    expired: z.boolean().optional(),
-    items: z.array(
-      z
-        .looseObject({
-          id: z.string().min(1),
-          url: z.url().optional(),
-          title: z.string().optional(),
-          content_html: z.string().optional(),
-          content_text: z.string().optional(),
-          summary: z.string().optional(),
-          image: z.url().optional(),
-          date_published: z.iso.datetime({ offset: true }).optional(),
-          date_modified: z.iso.datetime({ offset: true }).optional(),
-          authors: z.array(feedAuthor).min(1).optional(),
-          tags: z.array(z.string()).optional(),
-          language: z.string().optional(),
-        })
-        .refine(
-          (item) => item.content_html !== undefined || item.content_text !== undefined,
-          "an item needs content_html or content_text",
-        )
-        .refine(noAuthor, "1.1 names authors in `authors`"),
-    ),
-  })
-  .loose()
-  .refine(noAuthor, "1.1 names authors in `authors`");
 
 type Node = Record<string, unknown> & { "@type": string };
 
@@ -203,10 +153,13 @@ async function parseXml(page: Page, xml: string, query: string, fields: string[]
   );
 }
 
+/** The site's feeds and each section's: the same list the build writes them from. */
 const scopes = [
   { path: "", list: items },
-  { path: "/science", list: items.filter((item) => item.section.id === "science") },
-  { path: "/non-technical", list: items.filter((item) => item.section.id === "non-technical") },
+  ...sections.map((section) => ({
+    path: `/${section.id}`,
+    list: items.filter((item) => item.section.id === section.id),
+  })),
 ];
 
 test.describe("feeds", () => {
@@ -251,13 +204,13 @@ test.describe("feeds", () => {
       }
     });
 
-    test(`${path || "/"} JSON Feed has its required fields and every item`, async ({
+    // Its JSON Feed 1.1 schema is checked on what the build writes (scripts/feeds.test.ts).
+    test(`${path || "/"} JSON Feed names its author and lists every item`, async ({
       request,
       baseURL,
     }) => {
       const feed = await (await request.get(`${path}/feed.json`)).json();
-      const checked = jsonFeed11.safeParse(feed);
-      expect(checked.success ? [] : checked.error.issues).toEqual([]);
+      expect(feed.version).toBe("https://jsonfeed.org/version/1.1");
       expect(feed.language).toBe("en");
       expect(feed.authors).toEqual([{ name: owner.name, url: `${baseURL}/about` }]);
       expect(feed.feed_url).toBe(`${baseURL}${path}/feed.json`);

@@ -235,6 +235,42 @@ test.describe("the drawer with JavaScript off", () => {
   });
 });
 
+/*
+ * Without JavaScript the menu is HTML alone (docs/decisions/031-menu-without-hydration.md):
+ * on a phone "Toggle menu" opens the drawer, on a wide screen the sidebar is
+ * always there, and either way every page, Home included, is one link away.
+ * The widths are set here, the same in every project, so only the desktop
+ * project runs these.
+ */
+for (const { width, height } of [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+]) {
+  test.describe(`every page reached from the menu with JavaScript off at ${width} px`, () => {
+    test.use({ javaScriptEnabled: false, viewport: { width, height } });
+
+    test("its links, Home included, lead to their pages", async ({ page, baseURL }) => {
+      test.skip(test.info().project.name !== "desktop", "the same widths in every project");
+      const toggle = page.getByRole("button", { name: "Toggle menu" });
+      // From the last page to the first, then on down the list: each link leads elsewhere.
+      await page.goto(routes.at(-1)?.path ?? "/");
+      for (const route of routes) {
+        if (width < 1024) {
+          await toggle.click();
+          await expect(page.getByRole("dialog")).toBeVisible();
+        } else {
+          await expect(toggle).toBeHidden();
+          await expect(page.locator("aside")).toBeVisible();
+        }
+        await mainNav(page).getByRole("link", { name: route.label, exact: true }).click();
+        await expect(page).toHaveURL(new URL(route.path, baseURL).href);
+        await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+        if (width < 1024) await expect(mainNav(page)).toBeHidden();
+      }
+    });
+  });
+}
+
 test.describe("routing and footer", () => {
   test("an unknown path ends at the home page", async ({ page }) => {
     await page.goto("/no/such/page");

@@ -204,6 +204,10 @@ test.describe("your data", () => {
       .locator("xpath=following-sibling::ul[1]");
     await expect(deletion).toContainText("live-update journal: gone at once");
     await expect(deletion).toContainText("one about a comment deleted before then is not sent");
+    await expect(deletion).toContainText("until it writes over that space");
+    await expect(deletion).toContainText(
+      "A mail already sent is in its reader's mailbox and keeps the reply's text as it was sent",
+    );
     await expect(deletion).toContainText("We keep each backup for 30 days");
     await main.getByRole("link", { name: "Your data" }).first().click();
     await expect(page.getByRole("heading", { level: 1, name: "Your data" })).toBeVisible();

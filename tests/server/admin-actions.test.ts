@@ -73,7 +73,10 @@ describe("the command line's help and messages", () => {
       ["visitor", "ban", "--comment", "1", "--days=-3"],
       '--days must be a whole number of days from 1 to 36500, not "-3".',
     ],
-    [["visitor", "ban", "--comment", "-1"], '--comment must be a positive whole number, not "-1".'],
+    ...["-1", "0", "010", "0x10", "1e1", " 16", "2147483648"].map((id) => [
+      ["visitor", "ban", "--comment", id],
+      `--comment must be a positive whole number, in digits without a leading zero, not "${id}".`,
+    ]),
     [["visitor", "ban", "--comment"], "--comment needs a value"],
     [["stats", "--verbose"], "stats has no option --verbose"],
   ])("answers %j in plain words, without Node's own text", async (argv, message) => {

@@ -41,6 +41,7 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
       <label className="flex min-w-0 flex-col gap-1 text-sm text-slate-300">
         Passkey name
         <input
+          type="text"
           required
           maxLength={60}
           aria-describedby="passkey-name-hint"

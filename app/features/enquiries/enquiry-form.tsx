@@ -237,6 +237,7 @@ export function EnquiryForm({
         <input
           id={`${id}-name`}
           name="name"
+          type="text"
           required
           maxLength={limits.enquiryNameMax}
           autoComplete="name"
@@ -300,6 +301,7 @@ export function EnquiryForm({
         <input
           id={`${id}-organisation`}
           name="organisation"
+          type="text"
           maxLength={limits.enquiryDetailMax}
           autoComplete="organization"
           className={field}
@@ -317,6 +319,7 @@ export function EnquiryForm({
         <input
           id={`${id}-timeline`}
           name="timeline"
+          type="text"
           maxLength={limits.enquiryDetailMax}
           placeholder="e.g. a first draft by June"
           className={field}
