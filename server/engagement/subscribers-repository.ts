@@ -55,6 +55,35 @@ async function rememberToken(trx: Transaction<Database>, token: string) {
 
 export function createSubscribersRepository(store: Store) {
   const { db } = store;
+
+  /**
+   * Imported addresses that have not confirmed here and had no confirmation
+   * mail in the last 24 hours: whom `newsletter reconfirm` would ask.
+   */
+  const reconfirmable = (now = new Date()) => {
+    const since = new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString();
+    return db
+      .selectFrom("subscribers")
+      .select(["subscribers.id", "subscribers.email"])
+      .where("subscribers.status", "=", "pending")
+      .where((eb) =>
+        eb.or([
+          eb("subscribers.confirmation_sent_at", "is", null),
+          eb("subscribers.confirmation_sent_at", "<=", since),
+        ]),
+      )
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("import_sources")
+            .select("import_sources.row_id")
+            .where("import_sources.row_table", "=", "subscribers")
+            .whereRef("import_sources.row_id", "=", "subscribers.id"),
+        ),
+      )
+      .orderBy("subscribers.id");
+  };
+
   return {
     /**
      * The first step of the double opt-in (docs/product.md, "Newsletter"). A
@@ -256,6 +285,56 @@ export function createSubscribersRepository(store: Store) {
         .where("status", "=", "confirmed")
         .executeTakeFirstOrThrow();
       return Number(count);
+    },
+
+    reconfirmable,
+
+    /**
+     * The re-confirmation campaign for an imported list (docs/product.md,
+     * "Moving in and out"): each address gets a confirmation mail through the
+     * outbox, a batch per transaction, and is forgotten a week later unless
+     * its owner confirms, as any unconfirmed address is.
+     */
+    async reconfirmImported(now = new Date()): Promise<number> {
+      let queued = 0;
+      for (;;) {
+        const batch = await reconfirmable(now).limit(500).execute();
+        if (batch.length === 0) return queued;
+        await db.transaction().execute(async (trx) => {
+          const nowText = now.toISOString();
+          for (const subscriber of batch) {
+            const token = newToken();
+            await trx
+              .updateTable("subscribers")
+              .set({ confirmation_sent_at: nowText })
+              .where("id", "=", subscriber.id)
+              .execute();
+            await trx
+              .insertInto("confirmation_tokens")
+              .values({
+                token_hash: tokenDigest(token),
+                subscriber_id: subscriber.id,
+                expires_at: new Date(
+                  now.getTime() + confirmationRules.tokenLifetimeMs,
+                ).toISOString(),
+              })
+              .execute();
+            await trx
+              .insertInto("outbox")
+              .values({
+                kind: "confirmation",
+                edition_id: null,
+                email: subscriber.email,
+                token,
+                status: "queued",
+                next_attempt_at: nowText,
+                created_at: nowText,
+              })
+              .execute();
+          }
+        });
+        queued += batch.length;
+      }
     },
 
     /**

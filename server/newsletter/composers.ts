@@ -1,6 +1,6 @@
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
-import { confirmationMail, editionMail } from "./messages.ts";
+import { confirmationMail, editionMail, reconfirmationMail } from "./messages.ts";
 
 /** The newsletter's mails, written from their outbox rows: confirmations and editions. */
 export function newsletterComposers({
@@ -14,10 +14,22 @@ export function newsletterComposers({
   const kept = new Map<number, { subject: string; html: string; text: string }>();
 
   return {
-    async confirmation(row) {
+    async confirmation(row, db) {
       if (!row.email) return { outcome: "failed", reason: "no recipient" };
       if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
-      return confirmationMail({ to: row.email, token: row.token }, siteUrl);
+      // An address imported from the earlier site is asked again, in its own words.
+      const imported = await db
+        .selectFrom("subscribers")
+        .innerJoin("import_sources", (join) =>
+          join
+            .onRef("import_sources.row_id", "=", "subscribers.id")
+            .on("import_sources.row_table", "=", "subscribers"),
+        )
+        .select("subscribers.id")
+        .where("subscribers.email", "=", row.email)
+        .executeTakeFirst();
+      const mail = imported ? reconfirmationMail : confirmationMail;
+      return mail({ to: row.email, token: row.token }, siteUrl);
     },
 
     async edition(row, db) {

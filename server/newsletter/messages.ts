@@ -43,6 +43,38 @@ ${link}`,
   return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
+/**
+ * The confirmation an address imported from the site's earlier version gets
+ * (docs/product.md, "Moving in and out"): that list was single opt-in, so
+ * nothing is sent to it until its owner confirms here.
+ */
+export function reconfirmationMail(
+  { to, token }: { to: string; token: string },
+  siteUrl: string,
+): OutgoingMail {
+  const subject = "Do you still want the Engage with Engineer newsletter?";
+  const link = confirmationUrl(siteUrl, token);
+  const lead =
+    "This address is on the newsletter list of the earlier version of Engage with Engineer. The site has moved, and we send the newsletter only to readers who confirm that they want it.";
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>
+<p style="margin:0 0 16px">To keep receiving it, open the link and press Confirm:</p>
+<p style="margin:0 0 16px">${button(link, "Keep my subscription")}</p>
+<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
+    bodyText: `${lead}
+
+To keep receiving it, open this link and press Confirm:
+
+${link}`,
+    footerHtml:
+      "The link works once, for 48 hours. If you do nothing, you will get no newsletter and your address is deleted within a week.",
+    footerText:
+      "The link works once, for 48 hours. If you do nothing, you will get no newsletter and your address is deleted within a week.",
+  });
+  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
+}
+
 /** What an edition holds before it is addressed; `{{unsubscribe_url}}` marks the link's place. */
 export type EditionBody = { subject: string; html: string; text: string };
 

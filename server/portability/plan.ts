@@ -29,7 +29,10 @@ export type Plan = {
   problems: Problem[];
 };
 
-/** Source keys (an id, a slug, an address) the owner maps to our items with --map FILE. */
+/**
+ * Source keys (an id, a slug, an address) the owner maps to our items with
+ * --map FILE: to a science post's id, or to "mythology/" and a story's id.
+ */
 export type ItemMap = ReadonlyMap<string, string>;
 
 /** Reads --map FILE: a JSON object from a source's thread id, slug or URL to one of our post ids. */
@@ -52,18 +55,49 @@ export function parseItemMap(
   }
   const map = new Map<string, string>();
   for (const [key, value] of Object.entries(parsed)) {
-    const id = typeof value === "string" ? value.replace(/^\/?science\//, "") : "";
-    if (!catalog.science.has(id)) {
+    const text = typeof value === "string" ? value.replace(/^\//, "").replace(/\/+$/, "") : "";
+    // A story is named with its section ("mythology/ganga"); a bare id is a science post.
+    const story = /^mythology\/(.+)$/.exec(text)?.[1];
+    const post = text.replace(/^science\//, "");
+    if (story !== undefined && catalog.mythology.has(story)) {
+      map.set(key, `mythology/${story}`);
+    } else if (story === undefined && catalog.science.has(post)) {
+      map.set(key, post);
+    } else {
       problems.push({
         where: `--map "${key}"`,
-        message: `names no science post: "${String(value)}"`,
+        message: `names no science post or story: "${String(value)}"`,
       });
-    } else {
-      map.set(key, id);
     }
   }
   return { map, problems };
 }
+
+/** The story a source's key is, by the map, its own id, or the last part of its address. */
+export function matchStory(
+  keys: (string | undefined)[],
+  catalog: Catalog,
+  map: ItemMap,
+): string | null {
+  const present = keys.filter((k): k is string => typeof k === "string" && k !== "");
+  for (const key of present) {
+    const mapped = map.get(key);
+    if (mapped?.startsWith("mythology/")) return mapped.slice("mythology/".length);
+  }
+  for (const key of present) {
+    const last = lastPart(key);
+    if (catalog.mythology.has(key)) return key;
+    if (catalog.mythology.has(last)) return last;
+  }
+  return null;
+}
+
+const lastPart = (key: string) =>
+  key
+    .replace(/[?#].*$/, "")
+    .replace(/\/+$/, "")
+    .split("/")
+    .at(-1) ?? "";
 
 /** The post a source's thread is, by the map, its own id or slug, or the last part of its address. */
 export function matchPost(
@@ -74,15 +108,10 @@ export function matchPost(
   const present = keys.filter((k): k is string => typeof k === "string" && k !== "");
   for (const key of present) {
     const mapped = map.get(key);
-    if (mapped) return mapped;
+    if (mapped && !mapped.startsWith("mythology/")) return mapped;
   }
   for (const key of present) {
-    const last =
-      key
-        .replace(/[?#].*$/, "")
-        .replace(/\/+$/, "")
-        .split("/")
-        .at(-1) ?? "";
+    const last = lastPart(key);
     if (catalog.science.has(key)) return key;
     if (catalog.science.has(last)) return last;
   }
@@ -91,7 +120,11 @@ export function matchPost(
 
 /** A source's time as ISO-8601 UTC; a time with no zone is taken as UTC. */
 export function parseSourceTime(value: string): Date | null {
-  const text = value.trim().replace(" ", "T");
+  // PostgreSQL writes a whole-hour offset short: "+00", "+05".
+  const text = value
+    .trim()
+    .replace(" ", "T")
+    .replace(/([+-]\d{2})$/, "$1:00");
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(zoned)) return null;
   const date = new Date(zoned);

@@ -145,6 +145,47 @@ Try "newsletter test" first.
     },
   },
   {
+    name: "newsletter reconfirm",
+    usage: "[--yes]",
+    summary: "ask imported subscribers to confirm, after asking you",
+    help: `Queues a confirmation mail for each subscriber imported from the original
+site ("import --from original") who is still pending and had no such mail in
+the last 24 hours. The mail says where the address comes from and asks its
+owner to confirm; the running server sends the queue at MAIL_RATE_PER_MINUTE.
+An address that does not confirm gets no newsletter and is deleted a week
+after its mail, as any unconfirmed address is.
+
+At a terminal it first asks how many it will mail; without one it needs --yes.
+
+  --yes   queue without asking`,
+    options: { yes: { type: "boolean" } },
+    async run({ values, stdout, store, engagement, confirm }) {
+      const subscribers = (await engagement()).subscribers;
+      const waiting = (await subscribers.reconfirmable().execute()).length;
+      if (waiting === 0) {
+        stdout.write("No imported subscriber is waiting to be asked.\n");
+        return exitCodes.ok;
+      }
+      const reach = `${waiting} imported subscriber${waiting === 1 ? "" : "s"}`;
+      if (!values.yes) {
+        if (!confirm) {
+          throw usageError(
+            `This mails ${reach} a request to confirm. Nothing was sent. Add --yes to send it, or run it at a terminal to be asked.`,
+          );
+        }
+        if (!(await confirm(`Ask ${reach} to confirm their subscription now?`))) {
+          throw new AdminError("Nothing was sent.");
+        }
+      }
+      const queued = await subscribers.reconfirmImported();
+      await audited(store, "newsletter reconfirm", `${queued} queued`);
+      stdout.write(
+        `Queued a request to confirm for ${queued} imported subscriber${queued === 1 ? "" : "s"}.\n`,
+      );
+      return exitCodes.ok;
+    },
+  },
+  {
     name: "newsletter status",
     usage: "[--json]",
     summary: "progress of each edition: queued, sent, failed",

@@ -1,14 +1,28 @@
 import { once } from "node:events";
-import { createWriteStream, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  createWriteStream,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
 import { createEventJournal } from "../../events/journal.ts";
 import { applyExport } from "../../portability/apply-export.ts";
+import { applyOriginal, type SubscriberConsent } from "../../portability/apply-original.ts";
 import { applyPlan } from "../../portability/apply-plan.ts";
 import { readDisqus } from "../../portability/disqus.ts";
 import { type Sink, writeExport } from "../../portability/export.ts";
+import {
+  type OriginalFile,
+  originalTables,
+  readOriginal,
+  tableOfFile,
+} from "../../portability/original.ts";
 import { type ItemMap, type Plan, parseItemMap } from "../../portability/plan.ts";
 import { readExport } from "../../portability/read-export.ts";
 import {
@@ -91,6 +105,69 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
   return { counts, skipped: [] };
 }
 
+function readItemMap(context: CommandContext): ItemMap {
+  const mapFile = context.values.map;
+  if (typeof mapFile !== "string") return new Map();
+  const parsed = parseItemMap(readInput(path.resolve(mapFile)), loadEngagementCatalog());
+  if (parsed.problems.length > 0) throw new AdminError(formatProblems(parsed.problems));
+  return parsed.map;
+}
+
+/** The original site's tables: FILE is one of them, or a folder holding any of them. */
+function originalFiles(file: string): OriginalFile[] {
+  let names: string[];
+  try {
+    names = statSync(file).isDirectory()
+      ? readdirSync(file).map((name) => path.join(file, name))
+      : [file];
+  } catch {
+    throw new AdminError(`There is no file or folder ${file}.`, exitCodes.notFound);
+  }
+  const tables = Object.keys(originalTables).join(", ");
+  const found = names.flatMap((name) => {
+    const table = tableOfFile(path.basename(name));
+    return table ? [{ table, file: name, text: readInput(name) }] : [];
+  });
+  if (found.length === 0) {
+    throw new AdminError(
+      `${file} holds none of the original site's tables: name each file after its table (${tables}), as .csv or .json.`,
+    );
+  }
+  return found;
+}
+
+/** What the owner says of the imported subscribers: pending unless confirmed on a stated basis. */
+function subscriberConsent(values: CommandContext["values"]): SubscriberConsent {
+  const consent = values.subscribers ?? "pending";
+  if (consent !== "pending" && consent !== "confirmed") {
+    throw usageError("--subscribers must be pending or confirmed.");
+  }
+  const basis = values["legal-basis"];
+  if (consent === "confirmed" && (typeof basis !== "string" || basis.trim().length < 10)) {
+    throw usageError(
+      'The original list was single opt-in: --subscribers confirmed needs --legal-basis "…", saying why these addresses may be sent the newsletter without confirming (at least 10 characters). Without it they are imported pending; "newsletter reconfirm" then asks each to confirm.',
+    );
+  }
+  if (typeof basis === "string" && (basis.length > 300 || /[\r\n]/.test(basis))) {
+    throw usageError("--legal-basis is one line of at most 300 characters.");
+  }
+  return consent;
+}
+
+async function importOriginal(context: CommandContext, file: string, dryRun: boolean) {
+  const subscribers = subscriberConsent(context.values);
+  const map = readItemMap(context);
+  const plan = readOriginal(originalFiles(file), loadEngagementCatalog(), map);
+  if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
+  const store = await context.store();
+  const keys = createWriterKeys(resolveCookieSecret(context.config));
+  const counts = await applyOriginal(store, createEventJournal(store), keys.avatarOf, plan, {
+    dryRun,
+    subscribers,
+  });
+  return { counts, skipped: plan.skipped };
+}
+
 async function importComments(
   context: CommandContext,
   from: "disqus" | "wordpress",
@@ -98,13 +175,7 @@ async function importComments(
   dryRun: boolean,
 ) {
   const catalog = loadEngagementCatalog();
-  let map: ItemMap = new Map();
-  const mapFile = context.values.map;
-  if (typeof mapFile === "string") {
-    const parsed = parseItemMap(readInput(path.resolve(mapFile)), catalog);
-    if (parsed.problems.length > 0) throw new AdminError(formatProblems(parsed.problems));
-    map = parsed.map;
-  }
+  const map = readItemMap(context);
   const text = readInput(file);
   const plan: Plan =
     from === "disqus" ? readDisqus(text, catalog, map) : readWordpress(text, catalog, map);
@@ -162,6 +233,19 @@ wrong, every problem is listed with its line or element and nothing is
 written. Then it is written a batch per transaction. Running the same import
 again changes nothing: each row is known by its source's own id.
 
+  --from original    the original site's tables, exported from its hosted
+                     backend: FILE is a folder holding any of subscribers,
+                     mythology_reactions, science_reactions and
+                     science_comments (each .csv with a header row or .json,
+                     an array of rows; "_rows" after the name is fine), or one
+                     such file. Comments keep names, text and times; reactions
+                     count once per item, type and name; subscribers come in
+                     pending (see --subscribers)
+  --subscribers pending|confirmed
+                     pending (the default): nothing is sent to an imported
+                     address until it confirms; "newsletter reconfirm" asks.
+                     confirmed: only with --legal-basis "…", which the audit
+                     trail keeps
   --from export      a file written by "export", read back whole (meant for an
                      empty database: rows whose id is already there are kept)
   --from disqus      a Disqus XML export: published posts and their replies;
@@ -169,7 +253,8 @@ again changes nothing: each row is known by its source's own id.
   --from wordpress   a WordPress export (WXR): approved comments with their
                      parents; pingbacks, held and spam comments are skipped
   --map FILE         a JSON object from the source's thread id, slug or address
-                     to a science post id, for pages not matched by themselves
+                     to a science post id (or "mythology/" and a story's id),
+                     for pages not matched by themselves
   --dry-run          check and list what would be imported, write nothing
 
 See the README, "Moving in and out", for each kind and an example.`,
@@ -177,6 +262,8 @@ See the README, "Moving in and out", for each kind and an example.`,
       from: { type: "string" },
       "dry-run": { type: "boolean" },
       map: { type: "string" },
+      subscribers: { type: "string" },
+      "legal-basis": { type: "string" },
     },
     arguments: ["FILE"],
     async run(context) {
@@ -187,17 +274,23 @@ See the README, "Moving in and out", for each kind and an example.`,
       }
       const file = path.resolve(positionals[0] ?? "");
       const dryRun = values["dry-run"] === true;
-      if (from === "original") {
-        throw usageError("--from original is not available yet; use disqus, wordpress or export.");
-      }
       const { counts, skipped } =
         from === "export"
           ? await importExport(context, file, dryRun)
-          : await importComments(context, from as "disqus" | "wordpress", file, dryRun);
+          : from === "original"
+            ? await importOriginal(context, file, dryRun)
+            : await importComments(context, from as "disqus" | "wordpress", file, dryRun);
       report(context, counts, skipped, dryRun);
       // Reading an export back restores the exported site's own audit trail,
       // which a line about this import would make differ from the file.
-      if (!dryRun && from !== "export") await audited(store, `import ${from}`, path.basename(file));
+      if (!dryRun && from !== "export") {
+        const basis = values["legal-basis"];
+        const object =
+          values.subscribers === "confirmed" && typeof basis === "string"
+            ? `${path.basename(file)}; subscribers confirmed on this legal basis: ${basis.trim()}`
+            : path.basename(file);
+        await audited(store, `import ${from}`, object);
+      }
       return exitCodes.ok;
     },
   },
