@@ -59,7 +59,7 @@ export type ServerProcessOptions = {
 export async function startServerProcess({
   env,
   cwd = projectRoot,
-  startTimeoutMs = 20_000,
+  startTimeoutMs = 60_000,
 }: ServerProcessOptions): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
     cwd,

@@ -43,22 +43,30 @@ export async function startOwnSite(
   name: string,
   { env = {}, host = "127.0.0.1", defaultLimits = false }: OwnSiteOptions = {},
 ): Promise<OwnSite> {
-  const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), `ewe-e2e-${name}-`));
-  const server = await startServerProcess({
-    env: {
-      ...(defaultLimits ? {} : generousLimits),
-      // The browser tests' build (never the site's own build/client).
-      BUILD_DIR: siteEnv.BUILD_DIR,
-      PORT: String(port),
-      SITE_URL: `http://${host}:${port}`,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "info",
-      ...env,
-    },
-    startTimeoutMs: 60_000,
-  });
-  return { ...server, dataDir, databaseUrl: env.DATABASE_URL };
+  // The site's address names its port, so the port is chosen before the
+  // server starts; another process may take it in between, on a busy machine.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      const server = await startServerProcess({
+        env: {
+          ...(defaultLimits ? {} : generousLimits),
+          // The browser tests' build (never the site's own build/client).
+          BUILD_DIR: siteEnv.BUILD_DIR,
+          PORT: String(port),
+          SITE_URL: `http://${host}:${port}`,
+          DATA_DIR: dataDir,
+          LOG_LEVEL: "info",
+          ...env,
+        },
+        startTimeoutMs: 60_000,
+      });
+      return { ...server, dataDir, databaseUrl: env.DATABASE_URL };
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
 }
 
 /** `npm run admin -- <argv>` on a spec's own site, as the owner runs it while the site serves; what it prints. */
