@@ -313,10 +313,10 @@ test.describe("list pages and item pages together", () => {
       for (const item of items.filter((each) => each.section.id === section)) {
         const byline = new RegExp(
           [
-            `<span>By ${literal(owner.name)}\\s*`,
-            owner.sample ? `${literal(sampleMark)}\\s*` : "",
-            `· <time datetime="${item.published}">${literal(formatDay(item.published))}</time>`,
-            `\\s*·\\s*${item.readingMinutes} min read</span>\\s*<a href="${item.path}"`,
+            `<span>By ${literal(owner.name)}`,
+            owner.sample ? literal(sampleMark) : "",
+            ` · <time datetime="${item.published}">${literal(formatDay(item.published))}</time>`,
+            ` · ${item.readingMinutes} min read</span>\\s*<a href="${item.path}"`,
           ].join(""),
         );
         expect({ item: item.path, byline: byline.test(html) }).toEqual({

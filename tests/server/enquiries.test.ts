@@ -313,11 +313,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
           422,
           /look-alike letters or imitating/,
         ],
-        [
-          { timeline: "see https://xn--pple-43d.com/plan" },
-          422,
-          /look-alike letters or imitating/,
-        ],
+        [{ timeline: "see https://xn--pple-43d.com/plan" }, 422, /look-alike letters or imitating/],
         [
           {
             message:
@@ -351,9 +347,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         const page = await noJs({ ...fields, formToken: aged() }, address);
         expect(page.statusCode).toBe(429);
         expect(page.headers["retry-after"]).toBe("3600");
-        expect(dom(page.body).querySelector("h1")?.textContent).toBe(
-          "Your enquiry was not sent",
-        );
+        expect(dom(page.body).querySelector("h1")?.textContent).toBe("Your enquiry was not sent");
         expect(alert(page.body)).toMatch(/Too many enquiries/);
       });
     });
@@ -534,9 +528,7 @@ describe.each(backends)("enquiries without OWNER_EMAIL on %s", (backend) => {
 
   it("mails the owner at CONTACT_EMAIL, and the acknowledgement's Reply-To is that address", async () => {
     const sent = enquiry();
-    expect((await t.visitor({ ip: "10.6.0.1" }).post("/api/enquiries", sent)).statusCode).toBe(
-      201,
-    );
+    expect((await t.visitor({ ip: "10.6.0.1" }).post("/api/enquiries", sent)).statusCode).toBe(201);
     await smtp.waitFor(() => smtp.to(contact).length === 1 && smtp.to(sent.email).length === 1);
     const notice = smtp.to(contact)[0];
     expect(notice?.parsed.subject).toBe("Enquiry: DFMEA, from Priya Raman");

@@ -163,9 +163,7 @@ there is no such enquiry.
       }
       await audited(store, "enquiry closed", `enquiry ${id}`);
       stdout.write(
-        values.json
-          ? `${JSON.stringify({ id, status: "closed" })}\n`
-          : `Closed enquiry ${id}.\n`,
+        values.json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
       );
       return exitCodes.ok;
     },
