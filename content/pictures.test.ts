@@ -33,4 +33,20 @@ describe("the pictures agree with their text", () => {
     expect(bharata).toMatch(/Nandigram/);
     expect(bharata).not.toMatch(/throne of Ayodhya/);
   });
+
+  it("Bharata's throne is the gilded one the picture draws, and the sandals are decorated with gold as the story says", () => {
+    const story = readFileSync(
+      path.join(defaultContentRoot, "mythology/bharata-righteousness.md"),
+      "utf8",
+    );
+    const alt = /^ {2}alt: "([^"]*)"$/m.exec(story)?.[1] ?? "";
+    expect(story).toMatch(/sandals decorated with gold/);
+    expect(alt).toMatch(/gilded throne/);
+    expect(alt).toMatch(/gold-decorated sandals/);
+    expect(alt).not.toMatch(/simple throne|wooden sandals/);
+    // The picture's throne and sandals are drawn in the gold gradient and amber.
+    const svg = picture("mythology/bharata-righteousness.svg");
+    expect(svg).toMatch(/<!-- throne -->\s*<path [^>]*fill="url\(#gold\)"/);
+    expect(text(svg)).toMatch(/gold-decorated sandals on a gilded throne/);
+  });
 });

@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { listedPaths } from "../app/navigation.ts";
 import { siteItems } from "../content/items.ts";
@@ -8,8 +10,10 @@ import { readEdition } from "../server/newsletter/editions.ts";
 import { projectRoot } from "./build-inputs.ts";
 
 /*
- * What readers get to read: the content, the newsletter's editions and the
- * page templates. Documentation may use example hosts; nothing a reader sees may.
+ * What readers get to read: the content, the newsletter's editions, the page
+ * templates, the pages and mails the server writes, and the files served as
+ * they are (public/). Documentation and code comments may use example hosts;
+ * nothing a reader sees may.
  */
 
 const editionsDir = path.join(projectRoot, "newsletter");
@@ -30,6 +34,21 @@ const exampleHost = /\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.example\b(?![.-][a-z])/gi;
 const links = (markdown: string) =>
   [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? "");
 
+/** A server module without its comments: what it can write into a page or a mail. */
+function withoutComments(file: string): string {
+  const source = readFileSync(file, "utf8");
+  if (!file.endsWith(".ts")) return source.replace(/<!--[\s\S]*?-->/g, "");
+  const parsed = ts.createSourceFile(file, source, ts.ScriptTarget.ESNext);
+  return ts.createPrinter({ removeComments: true }).printFile(parsed);
+}
+
+const exampleHostsIn = (files: string[], read: (file: string) => string) =>
+  files.flatMap((file) =>
+    [...read(file).matchAll(exampleHost)].map(
+      (match) => `${path.relative(projectRoot, file)}: ${match[0]}`,
+    ),
+  );
+
 const body = (file: string) => readFileSync(file, "utf8").replace(/^---\n[\s\S]*?\n---\n/, "");
 
 describe("reader-facing text", () => {
@@ -40,12 +59,36 @@ describe("reader-facing text", () => {
       ...filesUnder("app", /\.(astro|tsx|ts)$/),
     ];
     expect(files.length).toBeGreaterThan(100);
-    const found = files.flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(exampleHost)].map(
-        (match) => `${path.relative(projectRoot, file)}: ${match[0]}`,
-      ),
+    expect(exampleHostsIn(files, (file) => readFileSync(file, "utf8"))).toEqual([]);
+  });
+
+  it("names no .example host in what the server writes (pages and mails) or in public/, comments aside", () => {
+    const files = [
+      ...filesUnder("server", /\.ts$/),
+      ...filesUnder("public", /\.(svg|html|txt|xml|json|webmanifest|css|js)$/),
+    ];
+    expect(files.length).toBeGreaterThan(100);
+    expect(exampleHostsIn(files, withoutComments)).toEqual([]);
+  });
+
+  it("reads past comments but not past strings", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-reader-text-"));
+    const module = path.join(dir, "mail.ts");
+    writeFileSync(
+      module,
+      [
+        "/** Like `smtp://mail.example.com`, a comment. */",
+        "// evil.example in a line comment",
+        "export const footer = `Read more at https://engage-with-engineer.example/about`; // and here",
+        'export const origin = "https://site.example"; /* gone.example */',
+      ].join("\n"),
     );
-    expect(found).toEqual([]);
+    const svg = path.join(dir, "icon.svg");
+    writeFileSync(svg, "<svg><!-- drawn for icons.example --><text>x.example</text></svg>");
+    expect(
+      exampleHostsIn([module, svg], withoutComments).map((found) => found.split(": ")[1]),
+    ).toEqual(["engage-with-engineer.example", "site.example", "x.example"]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("the pattern catches an example host in a link", () => {

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { formatDay } from "../../app/lib/format-date.ts";
 import { lastChanged, newestFirst, sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
@@ -254,6 +255,31 @@ test("the sitemap lists every item's page with the day it last changed", async (
 });
 
 test.describe("list pages and item pages together", () => {
+  test("every card's byline names the owner, the day it first appeared and its reading time", async ({
+    request,
+  }) => {
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const sampleMark =
+      '<span class="text-amber-200"> (the sample author that comes with the site)</span>';
+    for (const section of new Set(items.map((item) => item.section.id))) {
+      const html = await (await request.get(`/${section}`)).text();
+      for (const item of items.filter((each) => each.section.id === section)) {
+        const byline = new RegExp(
+          [
+            `<span>By ${literal(owner.name)}`,
+            owner.sample ? literal(sampleMark) : "",
+            ` · <time datetime="${item.published}">${literal(formatDay(item.published))}</time>`,
+            ` · ${item.readingMinutes} min read</span>\\s*<a href="${item.path}"`,
+          ].join(""),
+        );
+        expect({ item: item.path, byline: byline.test(html) }).toEqual({
+          item: item.path,
+          byline: true,
+        });
+      }
+    }
+  });
+
   test("an old #anchor link still opens the card, and the card links to its page", async ({
     page,
   }) => {

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
+import { siteName } from "../../app/lib/site-name.ts";
+import { readOwnerProfile } from "../../content/owner.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { postComment, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
@@ -183,6 +185,22 @@ test.describe("your data", () => {
     await expect(page).toHaveURL(/\/your-data$/);
     await page.locator("footer").getByRole("link", { name: "Your data" }).click();
     await expect(page).toHaveURL(/\/your-data$/);
+  });
+
+  test("the privacy page names the owner of the profile as the data controller", async ({
+    page,
+  }) => {
+    // The browser tests' site keeps the repository's profile and sets no SITE_OWNER_NAME.
+    const owner = readOwnerProfile();
+    await page.goto("/privacy");
+    const who = page
+      .getByRole("heading", { name: "Who runs this site" })
+      .locator("xpath=following-sibling::p[1]");
+    await expect(who).toContainText(
+      `${siteName} is run by ${owner.name}${owner.location ? `, based in ${owner.location}` : ""}`,
+    );
+    await expect(who).toContainText("we are the controller of your personal data");
+    await expect(who).toContainText("Data Fiduciary");
   });
 
   test("the privacy page names the cookie, the chatbot provider and the rights, and links here", async ({

@@ -1,7 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prerenderedPaths } from "../../app/navigation.ts";
+import { siteItems } from "../../content/items.ts";
+import { loadContent } from "../../content/load.ts";
 import { editionLinkProblems } from "../../server/newsletter/edition-links.ts";
 import { renderEdition } from "../../server/newsletter/editions.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
@@ -193,4 +196,67 @@ describe("editions in the console, the command line and the mail", () => {
     expect(clean.code).toBe(0);
     expect(clean.stderr).not.toContain("Warning");
   });
+});
+
+describe("the editions in newsletter/", () => {
+  const editionsDir = path.join(import.meta.dirname, "../../newsletter");
+  const files = readdirSync(editionsDir).filter((name) => name.endsWith(".md"));
+  const content = loadContent();
+  const items = siteItems(content);
+
+  /**
+   * The site's routes as the content defines them, each page with the ids a
+   * link's #fragment may name: every list page's cards and /services' cards.
+   */
+  function routesOfContent(): string {
+    const ids = new Map<string, string[]>(prerenderedPaths.map((route) => [route, []]));
+    for (const item of items) {
+      ids.set(item.path, []);
+      ids.get(`/${item.section.id}`)?.push(item.slug);
+    }
+    ids.get("/services")?.push(...content.services.map((service) => service.id));
+    return fakeBuiltSite(
+      Object.fromEntries(
+        [...ids].map(([route, anchors]) => [
+          `${route === "/" ? "" : `${route.slice(1)}/`}index.html`,
+          `<!doctype html><title>${route}</title>${anchors.map((id) => `<li id="${id}"></li>`).join("")}`,
+        ]),
+      ),
+    );
+  }
+
+  it("holds the three real editions", () => {
+    expect(files).toHaveLength(3);
+  });
+
+  it.each(files)(
+    "%s previews with every link and image absolute from SITE_URL, each leading to a page of the site",
+    async (file) => {
+      const out = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-edition-")), "preview.html");
+      const env = {
+        NODE_ENV: "test",
+        SITE_URL: "https://engage.example.org",
+        DATA_DIR: mkdtempSync(path.join(os.tmpdir(), "ewe-edition-data-")),
+        CLIENT_ROOT: routesOfContent(),
+      };
+      const run = await admin(
+        env,
+        "newsletter",
+        "preview",
+        path.join(editionsDir, file),
+        "--out",
+        out,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toBe("");
+      const html = readFileSync(out, "utf8");
+      const addresses = [...html.matchAll(/<(?:a|img)\b[^>]*\s(?:href|src)="([^"]*)"/g)].map(
+        (match) => match[1] ?? "",
+      );
+      // The edition's own links to the site, and the unsubscribe link.
+      expect(addresses.length).toBeGreaterThanOrEqual(3);
+      for (const address of addresses) expect(address).toMatch(/^https:\/\/engage\.example\.org\//);
+      expect(html).not.toMatch(/engage-with-engineer\.example/);
+    },
+  );
 });

@@ -189,6 +189,30 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     expect(actions).toEqual(expect.arrayContaining(["enquiry closed", "enquiry delete"]));
   });
 
+  it("closes and deletes from the command line with --json, and audits both", async () => {
+    const sent = enquiry();
+    await send(sent);
+    const id = await idOf(sent.email);
+    const closed = await cli("enquiries", "close", String(id), "--json");
+    expect(closed.code).toBe(0);
+    expect(JSON.parse(closed.stdout)).toEqual({ id, status: "closed" });
+    expect(JSON.parse((await cli("enquiries", "show", String(id), "--json")).stdout).status).toBe(
+      "closed",
+    );
+    const deleted = await cli("enquiries", "delete", String(id), "--json");
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toEqual({ id, deleted: true });
+    expect(await runSql(t, "select id from enquiries where id = ?", [id])).toEqual([]);
+    const missing = await cli("enquiries", "close", String(id), "--json");
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toBe("");
+    expect((await cli("enquiries", "delete", String(id), "--json")).code).toBe(3);
+    const actions = (
+      await runSql(t, "select action from owner_audit where object = ?", [`enquiry ${id}`])
+    ).map((row) => row.action);
+    expect(actions.toSorted()).toEqual(["enquiry closed", "enquiry delete"]);
+  });
+
   it("deletes enquiries past the retention period unless kept, when an instance starts and hourly", async () => {
     const old = enquiry();
     const keptOld = enquiry();

@@ -2,9 +2,17 @@ import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 import { startReceiver } from "./support/webhook-receiver.ts";
 
 const owner = "owner@example.com";
@@ -225,6 +233,126 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(await count("outbox")).toBe(outboxBefore);
   });
 
+  describe("refusals", () => {
+    /** Runs `act`, then proves it stored no enquiry and queued no mail or webhook call. */
+    async function nothingKept(act: () => Promise<void>) {
+      const before = [await count("enquiries"), await count("outbox")];
+      await act();
+      expect([await count("enquiries"), await count("outbox")]).toEqual(before);
+    }
+    const noJs = (fields: Record<string, string>, remoteAddress: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/services/enquiry",
+        remoteAddress,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const alert = (html: string) => dom(html).querySelector("[role=alert]")?.textContent ?? "";
+
+    it("refuses a banned browser and a banned connection, politely, with or without JavaScript", async () => {
+      const troll = t.visitor({ ip: "203.0.113.40" });
+      const { comment } = json(await troll.comment(freshItem("science"), "Something rude"));
+      const banned = await admin(
+        { ...adminEnv(t), COOKIE_SECRET: cookieSecret },
+        "visitor",
+        "ban",
+        "--comment",
+        String(comment.id),
+      );
+      expect(banned.code).toBe(0);
+      await nothingKept(async () => {
+        const moved = t.visitor({ ip: "203.0.113.41" });
+        moved.cookie = troll.cookie;
+        for (const who of [troll, moved, t.visitor({ ip: "203.0.113.40" })]) {
+          const response = await who.post("/api/enquiries", enquiry());
+          expect(response.statusCode).toBe(403);
+          expect(json(response).error).toMatchObject({
+            code: "banned",
+            message: expect.stringMatching(/not accepted at the moment/),
+          });
+        }
+        const { formToken: _none, ...fields } = enquiry() as Record<string, string>;
+        const page = await noJs({ ...fields, formToken: aged() }, "203.0.113.40");
+        expect(page.statusCode).toBe(403);
+        expect(alert(page.body)).toMatch(/not accepted at the moment/);
+      });
+    });
+
+    it("refuses a stale form token and a spent one", async () => {
+      const first = enquiry();
+      expect((await browser().post("/api/enquiries", first)).statusCode).toBe(201);
+      await nothingKept(async () => {
+        const cases: [string, RegExp][] = [
+          [tokens.issue(Date.now() - 25 * hourMs), /form has expired/],
+          [first.formToken, /sent already/],
+        ];
+        for (const [formToken, message] of cases) {
+          const response = await browser().post("/api/enquiries", enquiry({ formToken }));
+          expect(response.statusCode).toBe(400);
+          expect(json(response).error).toMatchObject({
+            code: "form_token_invalid",
+            message: expect.stringMatching(message),
+          });
+        }
+      });
+    });
+
+    it("refuses look-alike links, keyword stuffing, long or multi-line details and an empty email", async () => {
+      const cases: [Record<string, unknown>, number, RegExp][] = [
+        [
+          {
+            message:
+              "Please review our brief at https://paypa1-secure.com/brief before the call next week.",
+          },
+          422,
+          /look-alike letters or imitating/,
+        ],
+        [
+          { message: "Our drawings are at https://аpple.com/share, please quote for the work." },
+          422,
+          /look-alike letters or imitating/,
+        ],
+        [{ timeline: "see https://xn--pple-43d.com/plan" }, 422, /look-alike letters or imitating/],
+        [
+          {
+            message:
+              "engine design engine design engine design engine design engine price engine cost engine",
+          },
+          422,
+          /list of keywords/,
+        ],
+        [{ organisation: "A".repeat(121) }, 400, /Organisation is at most 120 characters/],
+        [{ timeline: "B".repeat(121) }, 400, /Timeline is at most 120 characters/],
+        [{ timeline: "March\r\nBcc: victim@example.net" }, 400, /Timeline must be one line/],
+        [{ email: "" }, 400, /valid email/],
+      ];
+      await nothingKept(async () => {
+        for (const [change, status, message] of cases) {
+          const response = await browser().post("/api/enquiries", enquiry(change));
+          expect({ change, status: response.statusCode }).toEqual({ change, status });
+          expect(json(response).error.message).toMatch(message);
+        }
+      });
+    });
+
+    it("shows the no-JavaScript sender a page saying there were too many, with Retry-After", async () => {
+      const address = "10.8.5.1";
+      for (let i = 0; i < 3; i += 1) {
+        const sent = await t.visitor({ ip: address }).post("/api/enquiries", enquiry());
+        expect(sent.statusCode).toBe(201);
+      }
+      await nothingKept(async () => {
+        const { formToken: _none, ...fields } = enquiry() as Record<string, string>;
+        const page = await noJs({ ...fields, formToken: aged() }, address);
+        expect(page.statusCode).toBe(429);
+        expect(page.headers["retry-after"]).toBe("3600");
+        expect(dom(page.body).querySelector("h1")?.textContent).toBe("Your enquiry was not sent");
+        expect(alert(page.body)).toMatch(/Too many enquiries/);
+      });
+    });
+  });
+
   it("answers a filled honeypot as if it went through, and keeps and sends nothing", async () => {
     const before = await count("enquiries");
     const outboxBefore = await count("outbox");
@@ -360,6 +488,13 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(deleted.statusCode).toBe(200);
     expect(dom(deleted.body).querySelector("h1")?.textContent).toBe("Your enquiry is deleted");
     expect(await rows()).toHaveLength(0);
+    // The trail records the deletion, never whose it was.
+    const trail = await runSql(
+      t,
+      "select object from owner_audit where action = 'enquiry deleted by its sender'",
+    );
+    expect(trail.map((row) => row.object)).toContain("2 deleted");
+    expect(JSON.stringify(trail)).not.toContain(sent.email);
     const left = await runSql(t, "select kind from outbox where email = ? or payload like ?", [
       sent.email,
       `%${sent.email}%`,
@@ -367,5 +502,37 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(left).toEqual([]);
     expect((await press(siteUrl)).statusCode).toBe(404);
     expect((await t.app.inject({ url: "/enquiries/delete?token=nonsense" })).statusCode).toBe(404);
+  });
+});
+
+describe.each(backends)("enquiries without OWNER_EMAIL on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  const contact = "contact@ewe-owner.example.org";
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: {
+        COOKIE_SECRET: cookieSecret,
+        SMTP_URL: smtp.url,
+        CONTACT_EMAIL: contact,
+        MAIL_RATE_PER_MINUTE: "0",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("mails the owner at CONTACT_EMAIL, and the acknowledgement's Reply-To is that address", async () => {
+    const sent = enquiry();
+    expect((await t.visitor({ ip: "10.6.0.1" }).post("/api/enquiries", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(contact).length === 1 && smtp.to(sent.email).length === 1);
+    const notice = smtp.to(contact)[0];
+    expect(notice?.parsed.subject).toBe("Enquiry: DFMEA, from Priya Raman");
+    expect(notice?.parsed.replyTo?.value[0]?.address).toBe(sent.email);
+    expect(smtp.to(sent.email)[0]?.parsed.replyTo?.value[0]?.address).toBe(contact);
   });
 });

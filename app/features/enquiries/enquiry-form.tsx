@@ -38,7 +38,7 @@ function fieldProblems(message: string): Partial<Record<FieldName, string>> {
   return problems;
 }
 
-/** The service named by `?service=` (the cards' "Ask about this service" links). */
+/** The service named by `?service=`, where a card's link leaves the address once hydrated. */
 function serviceFromAddress(services: ServiceChoice[]): string | null {
   const wanted = new URLSearchParams(window.location.search).get("service");
   if (wanted === otherService) return wanted;
@@ -46,7 +46,8 @@ function serviceFromAddress(services: ServiceChoice[]): string | null {
 }
 
 /**
- * The enquiry form on /services (docs/product.md, "Enquiries"). In the HTML
+ * The enquiry form on /services and on each service's page for asking about
+ * it (docs/product.md, "Enquiries"). In the HTML
  * it is an ordinary form that posts to the server, which shows the enquiry
  * back and then leads to a thank-you page; once hydrated it sends in place
  * and says "Thank you" where the form was. The spam defences are the comment
@@ -55,14 +56,17 @@ function serviceFromAddress(services: ServiceChoice[]): string | null {
  */
 export function EnquiryForm({
   services,
+  chosen = "",
   privacyHref,
   retentionDays,
 }: {
   services: ServiceChoice[];
+  /** The service chosen in the HTML (a service's page for asking about it). */
+  chosen?: string;
   privacyHref: string;
   retentionDays: number;
 }) {
-  const [fields, setFields] = useState<Fields>(empty);
+  const [fields, setFields] = useState<Fields>({ ...empty, service: chosen });
   const [status, setStatus] = useState<Status>("idle");
   const [problem, setProblem] = useState<string | null>(null);
   const [problems, setProblems] = useState<Partial<Record<FieldName, string>>>({});
@@ -99,7 +103,8 @@ export function EnquiryForm({
       event.preventDefault();
       setFields((current) => ({ ...current, service: wanted }));
       setStatus((current) => (current === "sent" ? "idle" : current));
-      window.history.replaceState(null, "", link.getAttribute("href"));
+      // The address names the choice on this page; the link's own page is for readers without scripts.
+      window.history.replaceState(null, "", `/services?service=${wanted}#send-enquiry`);
       const select = form.current?.querySelector("select");
       select?.scrollIntoView({
         block: "center",
@@ -147,7 +152,7 @@ export function EnquiryForm({
       });
       formToken.current = null;
       setSentTo({ name: fields.name.trim(), email: fields.email.trim() });
-      setFields(empty);
+      setFields({ ...empty, service: chosen });
       setStatus("sent");
     } catch (error) {
       const message =

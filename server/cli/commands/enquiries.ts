@@ -148,36 +148,46 @@ code 3 when there is no such enquiry.
   },
   {
     name: "enquiries close",
-    usage: "ID",
+    usage: "ID [--json]",
     summary: "mark an enquiry closed",
     help: `Marks the enquiry closed (the console can reopen it). Exit code 3 when
-there is no such enquiry.`,
+there is no such enquiry.
+
+  --json   print {"id":ID,"status":"closed"} instead`,
     arguments: ["ID"],
-    async run({ positionals, stdout, store }) {
+    options: { json: { type: "boolean" } },
+    async run({ positionals, values, stdout, store }) {
       const id = parseId(positionals[0], "ID");
       if (!(await (await repositoryOf(store)).update(id, { status: "closed" }))) {
         throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
       }
       await audited(store, "enquiry closed", `enquiry ${id}`);
-      stdout.write(`Closed enquiry ${id}.\n`);
+      stdout.write(
+        values.json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
+      );
       return exitCodes.ok;
     },
   },
   {
     name: "enquiries delete",
-    usage: "ID",
+    usage: "ID [--json]",
     summary: "delete an enquiry with its answers and mails",
     help: `Deletes the enquiry, the answers sent to it and every mail about it that
 is queued or recorded in the outbox. Exit code 3 when there is no such
-enquiry.`,
+enquiry.
+
+  --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    async run({ positionals, stdout, store }) {
+    options: { json: { type: "boolean" } },
+    async run({ positionals, values, stdout, store }) {
       const id = parseId(positionals[0], "ID");
       if (!(await (await repositoryOf(store)).delete(id))) {
         throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
       }
       await audited(store, "enquiry delete", `enquiry ${id}`);
-      stdout.write(`Deleted enquiry ${id}.\n`);
+      stdout.write(
+        values.json ? `${JSON.stringify({ id, deleted: true })}\n` : `Deleted enquiry ${id}.\n`,
+      );
       return exitCodes.ok;
     },
   },
