@@ -106,6 +106,7 @@ const refused: Case[] = [
   ["the console importing the command line", "server/console/routes/x.ts", "../../cli/table.ts"],
   ["the command line importing the API", "server/cli/x.ts", "../api/errors.ts"],
   ["a module importing the composition root", "server/console/x.ts", "../app.ts"],
+  ["a module importing the start-up lines", "server/api/x.ts", "../startup-line.ts"],
 ];
 
 const allowed: Case[] = [
@@ -151,6 +152,7 @@ const allowed: Case[] = [
     "../console/owner-repository.ts",
   ],
   ["the composition root importing any floor", "server/app.ts", "./cli/table.ts"],
+  ["the server's entry point importing its start-up lines", "server/main.ts", "./startup-line.ts"],
 ];
 
 const refusedFiles = refused.map(([, file, specifier]) => place(file, importing(specifier)));
