@@ -343,7 +343,6 @@ export async function buildApp({
           insights: createInsightsRepository(store, loadItemTitles(), clock),
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
-          slots: eventStreams,
           enquiries,
         }),
     });
