@@ -1,6 +1,7 @@
 /*
- * HTML text, both ways, for every side that writes or reads HTML without a
- * browser: the server's pages and mails, the content's build and the feeds.
+ * HTML text, both ways, for every side that writes or reads HTML as text:
+ * the server's pages and mails, the content's build, the feeds and the
+ * search's excerpts (which are shown as text, never inserted as HTML).
  * Kept here, the lowest folder all of them may import (docs/architecture.md,
  * "Layers").
  */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { appendToSection, benchSection, benchmarksFile, runEntry } from "../bench/record.ts";
+import { appendToSection, benchmarksFile, benchSection, runEntry } from "../bench/record.ts";
 
 /* `npm run bench -- --record` appends its run to docs/benchmarks.md (bench/record.ts). */
 describe("recording a bench run", () => {
