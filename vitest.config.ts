@@ -29,7 +29,12 @@ export default defineConfig({
           // Some of these start git, the build's scripts or a child Node: on a
           // busy 2-core machine one such test takes well over Vitest's 5 s default.
           testTimeout: 60_000,
-          include: ["content/**/*.test.ts", "server/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "contract/**/*.test.ts",
+            "content/**/*.test.ts",
+            "server/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
         },
       },
     ],

@@ -15,6 +15,7 @@ import { EventStream } from "../tests/support/event-stream.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { httpVisitor, type Visitor, type VisitorResponse } from "../tests/support/visitor.ts";
 import { fanOutFloor } from "./fan-out-floor.ts";
+import { recordRun } from "./record.ts";
 
 /*
  * `npm run bench`: the engagement API on SQLite, on loopback, measured from
@@ -38,7 +39,8 @@ import { fanOutFloor } from "./fan-out-floor.ts";
  * with the server's RSS meanwhile. BENCH_DURATION (seconds per load run,
  * default 10) and BENCH_CONNECTIONS (default 50) scale the rest;
  * BENCH_ONLY=reads stops after the reads (pages and item reads), for a short
- * run on a shared machine.
+ * run on a shared machine. With --record, the run's lines are appended to
+ * docs/benchmarks.md (bench/record.ts).
  * wrk comes from Debian (`apt-get install wrk`); the bench installs it when it
  * runs as root and it is missing.
  */
@@ -187,6 +189,23 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const rows: string[] = [];
+
+/** With --record, a finished run goes into docs/benchmarks.md. */
+function record() {
+  if (!process.argv.includes("--record")) return;
+  recordRun(rows, {
+    BENCH_DURATION: duration,
+    BENCH_CONNECTIONS: connections,
+    ...(readsOnly
+      ? { BENCH_ONLY: "reads" }
+      : {
+          BENCH_STREAMS: streamCount,
+          BENCH_VIRAL_SECONDS: viralSeconds,
+          BENCH_SUBSCRIBERS: subscriberCount,
+        }),
+  });
+  console.info("\nRecorded in docs/benchmarks.md.");
+}
 function report(name: string, values: string) {
   const line = `${name.padEnd(58)} ${values}`;
   rows.push(line);
@@ -603,16 +622,19 @@ try {
   const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
   const readRatio = cachedRead.reqPerSec / ceiling.wrk;
   const scienceRatio = sciencePage.reqPerSec / ceiling.wrk;
-  console.info(
-    `\nTargets: ${pagesVerdict}; cached read ≥ ${targets.cachedRead}× hello world: ${verdict(readRatio >= targets.cachedRead)} (${readRatio.toFixed(2)}×); ` +
+  report(
+    "Targets",
+    `${pagesVerdict}; cached read ≥ ${targets.cachedRead}× hello world: ${verdict(readRatio >= targets.cachedRead)} (${readRatio.toFixed(2)}×); ` +
       `cached read p99 ≤ ${targets.readP99} ms: ${verdict(cachedRead.p99 <= targets.readP99)}; ` +
       `/science ≥ ${targets.sciencePage}× hello world: ${verdict(scienceRatio >= targets.sciencePage)} (${scienceRatio.toFixed(2)}×); ` +
       `delivery p99 ≤ ${targets.deliveryP99} ms: ${verdict(deliveryP99 <= targets.deliveryP99)} (this machine's floor for one event to ${streamCount.toLocaleString("en")} sockets: ${floorMs.toFixed(0)} ms); ` +
       `reads ≤ 1% of deliveries: ${verdict(reads <= delivered * targets.readsPerDelivered)}`,
   );
+  record();
 } catch (error) {
   // BENCH_ONLY=reads ends here, with the servers stopped below.
   if (!(error instanceof ReadsDone)) throw error;
+  record();
 } finally {
   hello?.kill("SIGTERM");
   server?.kill("SIGTERM");

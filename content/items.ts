@@ -1,3 +1,4 @@
+import { decodeHtmlEntities } from "../contract/html.ts";
 import { ContentError } from "./frontmatter.ts";
 import type { SiteContent } from "./load.ts";
 import type { IconName, Image } from "./schema.ts";
@@ -58,19 +59,9 @@ export type Item = {
 /** Words a reader gets through in a minute, for "5 min read". */
 const wordsPerMinute = 200;
 
-const entities: Record<string, string> = {
-  "&amp;": "&",
-  "&lt;": "<",
-  "&gt;": ">",
-  "&quot;": '"',
-  "&#39;": "'",
-};
-
 /** The text of some rendered HTML (ours, from marked), without its tags. */
 export function plainText(html: string): string {
-  return html
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => entities[entity] ?? entity)
+  return decodeHtmlEntities(html.replace(/<[^>]+>/g, " "))
     .replace(/\s+/g, " ")
     .trim();
 }

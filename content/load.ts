@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Marked } from "marked";
 import type { z } from "zod";
+import { escapeHtml } from "../contract/html.ts";
 import { resolveDates } from "./dates.ts";
 import {
   ContentError,
@@ -44,7 +45,7 @@ function renderMarkdown(markdown: string, headingOffset: number): Rendered {
     gfm: true,
     renderer: {
       // Content is ours, but raw HTML would bypass the design; show it as text.
-      html: ({ text }) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;"),
+      html: ({ text }) => escapeHtml(text),
       heading({ tokens, depth }) {
         const level = Math.min(6, depth + headingOffset);
         return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;

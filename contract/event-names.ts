@@ -13,5 +13,11 @@ export type ItemEventName = (typeof itemEventNames)[number];
  * from there on events are live. `resync`: the server could not replay
  * everything missed (too old or too many), so the client reads the item again.
  */
+/**
+ * The owner's topic: every item's comment events and the held comments only
+ * the owner hears of, for the console (a signed-in owner's stream only).
+ */
+export const ownerCommentsTopic = "owner:comments";
+
 export const liveEventNames = ["ready", ...itemEventNames, "resync"] as const;
 export type LiveEventName = (typeof liveEventNames)[number];

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Feed } from "feed";
 import { feedFormats, feedPath } from "../app/lib/feed-paths.ts";
 import { type Item, lastChanged, newestFirst, type Section, sections } from "../content/items.ts";
+import { escapeHtml } from "../contract/html.ts";
 
 /*
  * The feeds (docs/decisions/013-item-pages-and-feeds.md): RSS 2.0, Atom and
@@ -118,9 +119,6 @@ export function writeFeeds(clientDir: string, site: Site, items: Item[]): string
   return written;
 }
 
-const escapeXml = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
 /**
  * sitemap.xml: every listed page and every item's page. An item's lastmod is
  * its last change; a list page's is its newest item's; other pages carry the
@@ -144,7 +142,7 @@ export function sitemapXml(
   ];
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-${entries.map(({ route, lastmod }) => `  <url><loc>${escapeXml(`${siteUrl}${route}`)}</loc><lastmod>${lastmod}</lastmod></url>`).join("\n")}
+${entries.map(({ route, lastmod }) => `  <url><loc>${escapeHtml(`${siteUrl}${route}`)}</loc><lastmod>${lastmod}</lastmod></url>`).join("\n")}
 </urlset>
 `;
 }

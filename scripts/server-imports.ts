@@ -25,7 +25,7 @@ const floors: string[][] = [
   ["api"],
   ["console"],
   ["cli"],
-  ["startup.ts"],
+  ["startup.ts", "startup-line.ts"],
   ["app.ts"],
   ["main.ts"],
 ];
@@ -41,66 +41,91 @@ const self = path.relative(root, import.meta.filename);
 const floorOf = new Map(floors.flatMap((names, floor) => names.map((n) => [n, floor] as const)));
 const partOf = (file: string) => /^server\/([^/]+)/.exec(file)?.[1];
 
-const { output } = await cruise(["server"], {
-  baseDir: root,
-  exclude: { path: "node_modules|^contract/|^content/|^app/" },
-  tsPreCompilationDeps: true,
-  outputType: "json",
-});
-const result = JSON.parse(output as string) as {
-  modules: { source: string; dependencies: { resolved: string }[] }[];
-};
-
-const edges = new Set<string>();
-for (const module of result.modules) {
-  const from = partOf(module.source);
-  for (const { resolved } of module.dependencies) {
-    const to = partOf(resolved);
-    if (from && to && from !== to) edges.add(`${from} ${to}`);
-  }
-}
-
-const problems: string[] = [];
-for (const edge of edges) {
-  const [from = "", to = ""] = edge.split(" ");
+/** Where an import between two server folders breaks the floors, if it does. */
+export function problemWith(from: string, to: string): string | undefined {
   const [a, b] = [floorOf.get(from), floorOf.get(to)];
   if (a === undefined || b === undefined) {
-    problems.push(`server/${a === undefined ? from : to} is on no floor: add it to ${self}`);
-  } else if (b > a) {
-    problems.push(`server/${from} imports server/${to}, a floor above it`);
-  } else if (a === b && !(together.has(from) && together.has(to))) {
-    problems.push(`server/${from} imports server/${to}, beside it on the same floor`);
+    return `server/${a === undefined ? from : to} is on no floor: add it to ${self}`;
   }
+  if (b > a) return `server/${from} imports server/${to}, a floor above it`;
+  if (a === b && !(together.has(from) && together.has(to))) {
+    return `server/${from} imports server/${to}, beside it on the same floor`;
+  }
+  return undefined;
 }
 
-const id = (part: string) => part.replace(/\.ts$/, "_ts");
+/** Mermaid ids are letters, digits and underscores. */
+const id = (part: string) => part.replace(/\.ts$/, "_ts").replaceAll("-", "_");
 const label = (part: string) => (part.endsWith(".ts") ? part : `${part}/`);
-const lines = ["```mermaid", "flowchart BT"];
-floors.forEach((names, floor) => {
-  lines.push(`  subgraph floor${floor}[" "]`);
-  for (const name of names) lines.push(`    ${id(name)}["${label(name)}"]`);
-  lines.push("  end");
-});
-for (const edge of [...edges].sort()) {
-  const [from = "", to = ""] = edge.split(" ");
-  lines.push(`  ${id(from)} --> ${id(to)}`);
-}
-lines.push("```");
-const drawing = lines.join("\n");
 
-process.stdout.write(`${drawing}\n`);
-if (process.argv.includes("--write")) {
-  const text = readFileSync(docs, "utf8");
-  const [before, rest] = text.split(start);
-  const after = rest?.split(end)[1];
-  if (before === undefined || after === undefined) {
-    throw new Error(`docs/architecture.md has no ${start} … ${end} block`);
+function draw(edges: string[]): string {
+  const lines = ["```mermaid", "flowchart BT"];
+  floors.forEach((names, floor) => {
+    lines.push(`  subgraph floor${floor}[" "]`);
+    for (const name of names) lines.push(`    ${id(name)}["${label(name)}"]`);
+    lines.push("  end");
+  });
+  for (const edge of edges) {
+    const [from = "", to = ""] = edge.split(" ");
+    lines.push(`  ${id(from)} --> ${id(to)}`);
   }
-  writeFileSync(docs, `${before}${start}\n${drawing}\n${end}${after}`);
+  lines.push("```");
+  return lines.join("\n");
 }
-if (problems.length > 0) {
-  process.stderr.write(`${problems.join("\n")}\n`);
-  process.exitCode = 1;
-} else {
-  process.stderr.write(`${edges.size} imports between server folders, none up a floor.\n`);
+
+/** The imports between server folders as they are: the drawing, and what breaks the floors. */
+export async function serverImports(): Promise<{
+  edges: number;
+  drawing: string;
+  problems: string[];
+}> {
+  const { output } = await cruise(["server"], {
+    baseDir: root,
+    exclude: { path: "node_modules|^contract/|^content/|^app/" },
+    tsPreCompilationDeps: true,
+    outputType: "json",
+  });
+  const result = JSON.parse(output as string) as {
+    modules: { source: string; dependencies: { resolved: string }[] }[];
+  };
+  const edges = new Set<string>();
+  for (const module of result.modules) {
+    const from = partOf(module.source);
+    for (const { resolved } of module.dependencies) {
+      const to = partOf(resolved);
+      if (from && to && from !== to) edges.add(`${from} ${to}`);
+    }
+  }
+  const sorted = [...edges].sort();
+  const problems = sorted.flatMap((edge) => {
+    const [from = "", to = ""] = edge.split(" ");
+    return problemWith(from, to) ?? [];
+  });
+  return { edges: sorted.length, drawing: draw(sorted), problems };
+}
+
+/** The drawing as docs/architecture.md has it now. */
+export function documentedDrawing(): string | undefined {
+  const text = readFileSync(docs, "utf8");
+  return text.split(start)[1]?.split(end)[0]?.trim();
+}
+
+if (import.meta.main) {
+  const { edges, drawing, problems } = await serverImports();
+  process.stdout.write(`${drawing}\n`);
+  if (process.argv.includes("--write")) {
+    const text = readFileSync(docs, "utf8");
+    const [before, rest] = text.split(start);
+    const after = rest?.split(end)[1];
+    if (before === undefined || after === undefined) {
+      throw new Error(`docs/architecture.md has no ${start} … ${end} block`);
+    }
+    writeFileSync(docs, `${before}${start}\n${drawing}\n${end}${after}`);
+  }
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join("\n")}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`${edges} imports between server folders, none up a floor.\n`);
+  }
 }

@@ -7,7 +7,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
-import { loadEngagementCatalog, loadServiceTitles } from "../content/catalog.ts";
+import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { limits } from "../contract/limits.ts";
 import { engagementApi } from "./api/index.ts";
@@ -19,7 +19,7 @@ import { ownerCookieName } from "./console/owner-session.ts";
 import { createOwnerVoice } from "./console/owner-voice.ts";
 import { consolePages } from "./console/pages.ts";
 import { consoleRoutes } from "./console/routes/index.ts";
-import { loadItemTitles } from "./console/titles.ts";
+import { itemTitles } from "./console/titles.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
@@ -32,7 +32,6 @@ import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
-import { loadPostTitles } from "./notifications/item-titles.ts";
 import { replyComposers } from "./notifications/reply-mails.ts";
 import { replyMailRoutes } from "./notifications/reply-routes.ts";
 import { createReplyWatches } from "./notifications/reply-watches.ts";
@@ -113,13 +112,17 @@ export async function buildApp({
   config,
   clientRoot = config.clientRoot,
   logger = false,
-  catalog = loadEngagementCatalog(),
+  catalog: givenCatalog,
   heartbeatMs = 15_000,
   mail = {},
   notifications: notificationOptions = {},
   clock = () => new Date(),
   databaseWaitMs,
 }: AppOptions) {
+  // The stories' and science posts' ids and titles, read from the content once
+  // (content/catalog.ts) for the engagement catalog, notifications and console.
+  const items = loadItemIndex();
+  const catalog = givenCatalog ?? engagementCatalogOf(items);
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const app = Fastify({
@@ -205,6 +208,7 @@ export async function buildApp({
     ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
   });
   const notifications = createNotifications(config, {
+    titles: items.science,
     ...notificationOptions,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
@@ -273,7 +277,7 @@ export async function buildApp({
     ...enquiries.composers,
     ...replyComposers({
       siteUrl: config.siteUrl,
-      titles: notificationOptions.titles ?? loadPostTitles(),
+      titles: notificationOptions.titles ?? items.science,
     }),
   });
   notifications.onQueued(mailOut.wake);
@@ -340,10 +344,9 @@ export async function buildApp({
           moderation,
           defences,
           spam: spam.filter,
-          insights: createInsightsRepository(store, loadItemTitles(), clock),
+          insights: createInsightsRepository(store, itemTitles(items), clock),
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
-          slots: eventStreams,
           enquiries,
         }),
     });

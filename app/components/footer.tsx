@@ -6,8 +6,8 @@ import { Icon } from "./ui/icon.tsx";
 
 const footerRoutes = mainRoutes.filter((route) => route.path !== "/");
 
-/** Plain HTML; `newsletter` is the subscription form, an island of its own. */
-export function Footer({ newsletter }: { newsletter: ReactNode }) {
+/** Plain HTML; `children` is the subscription form, an island of its own. */
+export function Footer({ children }: { children: ReactNode }) {
   return (
     <footer className="mt-16 border-t border-line bg-panel/60">
       <div className="mx-auto grid max-w-6xl gap-10 px-6 py-12 md:grid-cols-3">
@@ -47,7 +47,7 @@ export function Footer({ newsletter }: { newsletter: ReactNode }) {
           <p className="footer-text">
             New articles and stories in your inbox, now and then. No spam.
           </p>
-          {newsletter}
+          {children}
         </section>
       </div>
       <p className="border-t border-line py-4 text-center text-xs text-slate-400">

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useCallback } from "react";
 import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
 import { ApiError, api } from "../lib/api-client.ts";
 
@@ -39,26 +40,26 @@ type ConsoleRead = Extract<ConsoleRoute, `GET ${string}`> | "POST /admin/subscri
 
 /**
  * Calls the read `route` now, again whenever its call (search, slug) changes,
- * and whenever `reload` is called; the last answer stays shown while reloading.
+ * and whenever `reload` is called; the last answer stays shown while reloading,
+ * and of overlapping reloads the newest wins. The reads share the console's
+ * TanStack Query cache (console-app.tsx), as the reading pages' islands do.
  */
 export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>) {
-  const [loaded, setLoaded] = useState<Loaded<Endpoints[R]["response"]>>({ state: "loading" });
-  const latest = useRef(0);
-  // The call's parts by value: a new object with the same search is the same call.
-  const key = JSON.stringify(call);
+  const query = useQuery({
+    // TanStack compares keys by value: a new object with the same search is the same call.
+    queryKey: [route, ...call],
+    queryFn: () => consoleApi(route, ...call),
+    placeholderData: keepPreviousData,
+  });
+  const { refetch } = query;
   const reload = useCallback(async () => {
-    const current = ++latest.current;
-    try {
-      const data = await consoleApi(route, ...(JSON.parse(key) as Args<R>));
-      if (current === latest.current) setLoaded({ state: "ready", data });
-    } catch (error) {
-      if (current === latest.current)
-        setLoaded({ state: "failed", message: (error as Error).message });
-    }
-  }, [route, key]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+    await refetch();
+  }, [refetch]);
+  const loaded: Loaded<Endpoints[R]["response"]> = query.isError
+    ? { state: "failed", message: query.error.message }
+    : query.data === undefined
+      ? { state: "loading" }
+      : { state: "ready", data: query.data };
   return { loaded, reload };
 }
 

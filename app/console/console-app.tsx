@@ -1,3 +1,4 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Toaster, toast } from "sonner";
 import type { WhoAmIResponse } from "../../contract/console.ts";
@@ -13,6 +14,16 @@ import { NewsletterView } from "./views/newsletter-view.tsx";
 import { OverviewView } from "./views/overview-view.tsx";
 import { SecurityView } from "./views/security-view.tsx";
 import { SubscribersView } from "./views/subscribers-view.tsx";
+
+/**
+ * The cache of the console's reads (useConsoleData). No retries and no refetch
+ * on focus: a screen reads when it opens (showing what it read last time
+ * meanwhile), when its call changes, and when told to: by its own actions or
+ * by a live comment event (live.tsx).
+ */
+const consoleQueries = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
+});
 
 export const consoleViews = {
   overview: { title: "Overview", path: "/admin", View: OverviewView },
@@ -94,32 +105,34 @@ export function ConsoleApp({ view }: { view: ConsoleViewName }) {
     );
   }
   return (
-    <LiveProvider>
-      <div className="min-h-screen lg:flex">
-        <header className="border-b border-line bg-panel lg:w-60 lg:shrink-0 lg:border-r lg:border-b-0">
-          <div className="px-5 py-4">
-            <p className="font-semibold text-slate-100">Engage with Engineer</p>
-            <p className="text-sm text-slate-400">Owner's console</p>
-          </div>
-          <nav aria-label="Console" className="px-3 pb-4">
-            <ul className="flex flex-wrap gap-1 lg:flex-col">
-              {(Object.keys(consoleViews) as ConsoleViewName[]).map((name) => (
-                <li key={name}>
-                  <NavLink name={name} current={name === view} />
-                </li>
-              ))}
-            </ul>
-            <button type="button" onClick={signOut} className={`${buttonClass} mt-4 ml-3`}>
-              Sign out
-            </button>
-          </nav>
-        </header>
-        <main className="min-w-0 flex-1 px-5 py-6 sm:px-8">
-          <h1 className="mb-6 text-2xl font-bold text-slate-100">{title}</h1>
-          <View me={me} />
-        </main>
-        <Toaster theme="dark" position="bottom-right" />
-      </div>
-    </LiveProvider>
+    <QueryClientProvider client={consoleQueries}>
+      <LiveProvider>
+        <div className="min-h-screen lg:flex">
+          <header className="border-b border-line bg-panel lg:w-60 lg:shrink-0 lg:border-r lg:border-b-0">
+            <div className="px-5 py-4">
+              <p className="font-semibold text-slate-100">Engage with Engineer</p>
+              <p className="text-sm text-slate-400">Owner's console</p>
+            </div>
+            <nav aria-label="Console" className="px-3 pb-4">
+              <ul className="flex flex-wrap gap-1 lg:flex-col">
+                {(Object.keys(consoleViews) as ConsoleViewName[]).map((name) => (
+                  <li key={name}>
+                    <NavLink name={name} current={name === view} />
+                  </li>
+                ))}
+              </ul>
+              <button type="button" onClick={signOut} className={`${buttonClass} mt-4 ml-3`}>
+                Sign out
+              </button>
+            </nav>
+          </header>
+          <main className="min-w-0 flex-1 px-5 py-6 sm:px-8">
+            <h1 className="mb-6 text-2xl font-bold text-slate-100">{title}</h1>
+            <View me={me} />
+          </main>
+          <Toaster theme="dark" position="bottom-right" />
+        </div>
+      </LiveProvider>
+    </QueryClientProvider>
   );
 }

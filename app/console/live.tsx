@@ -7,6 +7,7 @@ import {
   useRef,
   useState,
 } from "react";
+import { ownerCommentsTopic } from "../../contract/event-names.ts";
 import { consoleApi } from "./console-api.ts";
 
 type Live = {
@@ -31,9 +32,12 @@ const LiveContext = createContext<Live>({
 });
 
 /**
- * One stream of comment events for the whole console page
- * (`/api/admin/events`), shared by the Comments screen and the badge, so a
- * page holds one connection whatever it shows.
+ * One stream of comment events for the whole console page, shared by the
+ * Comments screen and the badge, so a page holds one connection whatever it
+ * shows. It is the readers' endpoint on the owner's topic (every comment,
+ * held ones included: docs/architecture.md, "Live updates"), so a reconnect
+ * replays what was missed from the last event's id, as a reader's does; when
+ * that cannot be told (`resync`), everything is read again.
  */
 export function LiveProvider({ children }: { children: ReactNode }) {
   const [connected, setConnected] = useState(false);
@@ -52,7 +56,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => {
-    const source = new EventSource("/api/admin/events");
+    const source = new EventSource(`/api/events?topic=${encodeURIComponent(ownerCommentsTopic)}`);
     const changed = () => {
       recount();
       for (const listener of listeners.current) listener();
@@ -62,6 +66,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       changed();
     });
     source.addEventListener("comment", changed);
+    source.addEventListener("resync", changed);
     source.onerror = () => setConnected(false);
     return () => source.close();
   }, [recount]);

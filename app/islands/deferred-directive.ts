@@ -20,6 +20,8 @@ import type { ClientDirective } from "astro";
  *
  * This file is inlined into every page that has an island: keep it small.
  */
+export type DeferredOptions = { visible?: boolean; on?: "interaction"; scroll?: boolean };
+
 const deferred: ClientDirective = (load, options, island) => {
   let started = false;
   let held: HTMLElement | null = null;
@@ -49,11 +51,7 @@ const deferred: ClientDirective = (load, options, island) => {
     island.addEventListener(type, hydrate, { once: true, passive: true });
   }
 
-  const { visible, on, scroll } = (options.value ?? {}) as unknown as {
-    visible?: boolean;
-    on?: "interaction";
-    scroll?: boolean;
-  };
+  const { visible, on, scroll } = (options.value ?? {}) as DeferredOptions;
   if (on === "interaction") {
     const linkedInside = () => {
       const id = decodeURIComponent(location.hash.slice(1));

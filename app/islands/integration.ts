@@ -1,4 +1,5 @@
 import type { AstroIntegration } from "astro";
+import type { DeferredOptions } from "./deferred-directive.ts";
 
 /** Registers `client:deferred`, the one hydration strategy the site's islands use. */
 export function deferredHydration(): AstroIntegration {
@@ -17,7 +18,7 @@ export function deferredHydration(): AstroIntegration {
 
 declare module "astro" {
   interface AstroClientDirectives {
-    /** After `load`, when idle (or when visible, with `{ visible: true }`), or at the first interaction. */
-    "client:deferred"?: boolean | { visible?: boolean };
+    /** After `load`, when idle (or when visible, with `{ visible: true }`), or at the first interaction (app/islands/deferred-directive.ts). */
+    "client:deferred"?: boolean | DeferredOptions;
   }
 }

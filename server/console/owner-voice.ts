@@ -40,6 +40,10 @@ export function createOwnerVoice({
       return session;
     },
 
+    isAlive(session: SessionCheck): Promise<boolean> {
+      return owner.isAlive(session.id);
+    },
+
     /** The name the owner's comment is stored under: the owner's, whatever was typed. */
     nameFor(_typed: string): string {
       return config.owner.name;

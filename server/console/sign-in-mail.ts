@@ -1,4 +1,4 @@
-import { escapeHtml } from "../lib/html.ts";
+import { escapeHtml } from "../../contract/html.ts";
 import { button, layout } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 

@@ -1,4 +1,4 @@
-import { defaultContentRoot, markdownFiles, readFrontmatter } from "../../content/frontmatter.ts";
+import { type ItemIndex, loadItemIndex } from "../../content/catalog.ts";
 
 type Kind = "mythology" | "science";
 
@@ -10,34 +10,15 @@ export type ItemTitles = {
 
 /**
  * The titles of stories and science posts, for the console's lists and charts,
- * read once from the content's frontmatter. An item the content does not know
- * (removed since it was commented on) is shown by its id.
+ * from the content's item index (content/catalog.ts). An item the content does
+ * not know (removed since it was commented on) is shown by its id.
  */
-export function loadItemTitles(root: string = defaultContentRoot): ItemTitles {
-  const titles = new Map<string, string>();
-  for (const kind of ["mythology", "science"] as const) {
-    let files: string[] = [];
-    try {
-      files = markdownFiles(root, kind);
-    } catch {
-      continue;
-    }
-    for (const file of files) {
-      try {
-        const { data } = readFrontmatter(root, file);
-        const { id, title } = (data ?? {}) as { id?: unknown; title?: unknown };
-        if (typeof id === "string" && typeof title === "string") titles.set(`${kind}:${id}`, title);
-      } catch {
-        // The build reports broken content files; a title is a nicety here.
-      }
-    }
-  }
+export function itemTitles(index: ItemIndex = loadItemIndex()): ItemTitles {
   return {
-    of: (kind, id) => titles.get(`${kind}:${id}`) ?? id,
+    of: (kind, id) => index[kind].get(id) ?? id,
     list: (kind) =>
-      [...titles]
-        .filter(([key]) => key.startsWith(`${kind}:`))
-        .map(([key, title]) => ({ id: key.slice(kind.length + 1), title }))
+      [...index[kind]]
+        .map(([id, title]) => ({ id, title }))
         .sort((a, b) => a.title.localeCompare(b.title)),
   };
 }

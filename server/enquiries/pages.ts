@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
+import { escapeHtml } from "../../contract/html.ts";
 import { paragraph, renderActionPage } from "../lib/action-page.ts";
-import { escapeHtml } from "../lib/html.ts";
 import type { Enquiries } from "./service.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { escapeHtml } from "./html.ts";
+import { escapeHtml } from "../../contract/html.ts";
 
 /**
  * The small page behind the owner's action links: plain HTML from the

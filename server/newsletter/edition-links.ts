@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { escapeHtml } from "../lib/html.ts";
+import { decodeHtmlEntities, escapeHtml } from "../../contract/html.ts";
 
 /**
  * The links and images of an edition. A mail is read away from the site, so a
@@ -22,15 +22,6 @@ export type EditionLink = {
 
 const attribute = /<(a|img)\b([^>]*?)\s(href|src)="([^"]*)"/gi;
 
-const entities: Record<string, string> = {
-  "&amp;": "&",
-  "&quot;": '"',
-  "&#39;": "'",
-  "&lt;": "<",
-  "&gt;": ">",
-};
-const decode = (value: string) => value.replace(/&(amp|quot|#39|lt|gt);/g, (e) => entities[e] ?? e);
-
 /**
  * The edition's HTML with every link (`<a href>`) and image (`<img src>`)
  * absolute from `siteUrl`, and each one as written and as sent.
@@ -44,7 +35,7 @@ export function absoluteLinks(
   const rewritten = html.replace(
     attribute,
     (match, tag: string, _before: string, name: string, value: string) => {
-      const written = decode(value).trim();
+      const written = decodeHtmlEntities(value).trim();
       let absolute = written;
       try {
         absolute = new URL(written, base).href;
@@ -61,7 +52,9 @@ export function absoluteLinks(
 /** A page's ids, read once per check. */
 function idsOf(file: string): Set<string> {
   const html = readFileSync(file, "utf8");
-  return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((match) => decode(match[1] ?? "")));
+  return new Set(
+    [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => decodeHtmlEntities(match[1] ?? "")),
+  );
 }
 
 /** The built file a path of the site is served from, or null when there is none. */

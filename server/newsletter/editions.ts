@@ -4,7 +4,7 @@ import { convert } from "html-to-text";
 import { marked } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { escapeHtml } from "../lib/html.ts";
+import { escapeHtml } from "../../contract/html.ts";
 import { layout } from "../outbox/mail-layout.ts";
 import { absoluteLinks, type EditionLink } from "./edition-links.ts";
 import { type EditionBody, unsubscribePlaceholder } from "./messages.ts";

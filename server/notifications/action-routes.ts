@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { escapeHtml } from "../../contract/html.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { NotifiedComment } from "../engagement/comment-notifier.ts";
 import type { Engagement } from "../engagement/index.ts";
 import { type ActionPage, paragraph, renderActionPage } from "../lib/action-page.ts";
-import { escapeHtml } from "../lib/html.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type ApproveComment, commentsById } from "./compose.ts";
 import { postUrl } from "./notifier.ts";

@@ -1,6 +1,6 @@
+import { escapeHtml } from "../../contract/html.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
-import { escapeHtml } from "../lib/html.ts";
 import { layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";

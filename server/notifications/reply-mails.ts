@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
+import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { escapeHtml } from "../lib/html.ts";
 import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";

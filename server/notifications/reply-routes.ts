@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { escapeHtml } from "../../contract/html.ts";
 import { type ActionPage, paragraph, renderActionPage } from "../lib/action-page.ts";
-import { escapeHtml } from "../lib/html.ts";
 import type { ReplyWatches } from "./reply-watches.ts";
 
 /**

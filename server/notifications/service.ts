@@ -1,3 +1,4 @@
+import { loadItemIndex } from "../../content/catalog.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
@@ -16,7 +17,6 @@ import {
   notificationComposers,
   webhookPayloadOf,
 } from "./compose.ts";
-import { loadPostTitles } from "./item-titles.ts";
 import { createCommentNotifier, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
 
@@ -76,7 +76,7 @@ export function createNotifications(
   {
     clock = () => new Date(),
     webhookTimeoutMs = 10_000,
-    titles = loadPostTitles(),
+    titles = loadItemIndex().science,
   }: NotificationOptions = {},
 ) {
   const { notifier, onQueued } = createCommentNotifier({

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../lib/html.ts";
+import { escapeHtml } from "../../contract/html.ts";
 
 /**
  * Every mail the site sends, in one template: HTML in the site's colours

@@ -1,3 +1,4 @@
+import { reactionTypes } from "../../contract/limits.ts";
 import type { Database } from "../db/schema.ts";
 
 /*
@@ -49,7 +50,7 @@ const oneOf = (name: string, values: readonly string[]): Column => ({
 const reactionColumns = (item: string): Column[] => [
   int("id"),
   text(item),
-  oneOf("type", ["like", "love", "dislike", "idea"]),
+  oneOf("type", reactionTypes),
   text("user_name"),
   text("visitor_id"),
   time("created_at"),

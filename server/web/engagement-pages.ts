@@ -9,6 +9,7 @@ import {
   StaticComments,
 } from "../../app/features/comments/comment-view.ts";
 import { type CommentPosition, decodeCommentCursor } from "../../contract/api.ts";
+import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
 import { threadsOf } from "../../contract/threads.ts";
@@ -40,17 +41,6 @@ type Template = {
 };
 type Rendered = Representation;
 
-const entities: Record<string, string> = {
-  "&amp;": "&",
-  "&quot;": '"',
-  "&#39;": "'",
-  "&#x27;": "'",
-  "&lt;": "<",
-  "&gt;": ">",
-};
-const unescapeAttribute = (value: string) =>
-  value.replace(/&(?:amp|quot|#39|#x27|lt|gt);/g, (entity) => entities[entity] ?? entity);
-
 function parse(html: string, kind: ItemKind, single: boolean): Template {
   const pieces: Template["pieces"] = [];
   const titles = new Map<string, string>();
@@ -62,9 +52,9 @@ function parse(html: string, kind: ItemKind, single: boolean): Template {
     pieces.push({
       itemId,
       part: part as Hole["part"],
-      ...(base === undefined ? {} : { base: JSON.parse(unescapeAttribute(base)) as JsonLd }),
+      ...(base === undefined ? {} : { base: JSON.parse(decodeHtmlEntities(base)) as JsonLd }),
     });
-    if (title !== undefined) titles.set(itemId, unescapeAttribute(title));
+    if (title !== undefined) titles.set(itemId, decodeHtmlEntities(title));
     last = (match.index ?? 0) + whole.length;
   }
   pieces.push(html.slice(last));

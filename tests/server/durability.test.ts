@@ -4,6 +4,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import type { CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
 import { openStore } from "../../server/db/store.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
@@ -113,11 +114,11 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
       const stored = new Set<string>();
       let after: string | null = "";
       while (after !== null) {
-        const page: { comments: { content: string }[]; next: string | null } = (
+        const page: CommentsResponse = (
           await reader.get(
             `/api/items/science/wifi/comments?limit=100${after ? `&after=${after}` : ""}`,
           )
-        ).json();
+        ).json<CommentsResponse>();
         for (const comment of page.comments) stored.add(comment.content);
         after = page.next;
       }
@@ -125,7 +126,9 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
 
       const reactions = await reader.get("/api/items/mythology/garuda/reactions");
       // A write can commit and lose its answer to the kill, so there may be more, never fewer.
-      expect(reactions.json().counts.like).toBeGreaterThanOrEqual(acknowledged.reactions);
+      expect(reactions.json<ReactionsResponse>().counts.like).toBeGreaterThanOrEqual(
+        acknowledged.reactions,
+      );
 
       // Acknowledged subscriptions are pending, each with its confirmation mail queued.
       const listed = await admin(
@@ -246,7 +249,7 @@ describe("a PostgreSQL restart under a running server", () => {
       expect((await stream.current.next("reaction")).json.counts.idea).toBe(1);
 
       const comments = await alex.get("/api/items/science/wifi/comments");
-      expect(comments.json().comments.map((c: { content: string }) => c.content)).toEqual([
+      expect(comments.json<CommentsResponse>().comments.map((c) => c.content)).toEqual([
         "before the restart",
         "after the restart",
       ]);

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import {
@@ -36,7 +37,7 @@ describe("the owner's commands beside a running SQLite server", () => {
     try {
       await viewer.ready();
       const posted = await httpVisitor(server.url).comment("soap", "off-topic advert");
-      const id = posted.json().comment.id;
+      const id = posted.json<CommentResponse>().comment.id;
       await viewer.next("comment");
 
       expect((await admin(ownerEnv, "comments", "delete", String(id))).code).toBe(0);
@@ -55,7 +56,14 @@ describe("the owner's commands beside a running SQLite server", () => {
     const added = await before.next("comment");
     before.close();
     expect(
-      (await admin(ownerEnv, "comments", "delete", String(posted.json().comment.id))).code,
+      (
+        await admin(
+          ownerEnv,
+          "comments",
+          "delete",
+          String(posted.json<CommentResponse>().comment.id),
+        )
+      ).code,
     ).toBe(0);
     // The deletion is the journal's next event. The server polls for other
     // processes' events once a second: this client, which saw the deletion
@@ -137,8 +145,6 @@ describe("the owner's commands beside a running SQLite server", () => {
     expect((await admin(ownerEnv, "restore", "--from", out)).code).toBe(0);
     server = await startServerProcess({ env });
     const read = await httpVisitor(server.url).get("/api/items/science/ironing/comments");
-    expect(read.json().comments.map((c: { content: string }) => c.content)).toEqual([
-      "in the backup",
-    ]);
+    expect(read.json<CommentsResponse>().comments.map((c) => c.content)).toEqual(["in the backup"]);
   });
 });

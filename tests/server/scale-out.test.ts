@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
@@ -88,20 +89,26 @@ describe("two server processes on one PostgreSQL", () => {
     expect((await onA.next("comment")).id).toBe(seenOnB.id);
 
     const readOnB = await visitor(b).get("/api/items/science/wifi/comments");
-    expect(readOnB.json().comments).toMatchObject([{ content: "written through A", mine: false }]);
+    expect(readOnB.json<CommentsResponse>().comments).toMatchObject([
+      { content: "written through A", mine: false },
+    ]);
   });
 
   it("recognise a visitor on either: written through A, edited and deleted through B", async () => {
     const meera = visitor(a);
     const onA = await watch(a, "science:soap");
-    const id = (await meera.comment("soap", "first draft", "Meera")).json().comment.id;
+    const id = (await meera.comment("soap", "first draft", "Meera")).json<CommentResponse>().comment
+      .id;
 
     const edited = await meera.patch(`${b.url}/api/comments/${id}`, {
       content: "second draft",
       userName: "Meera",
     });
     expect(edited.statusCode).toBe(200);
-    expect(edited.json().comment).toMatchObject({ content: "second draft", mine: true });
+    expect(edited.json<CommentResponse>().comment).toMatchObject({
+      content: "second draft",
+      mine: true,
+    });
     expect((await onA.nth("comment", 1)).json).toMatchObject({ action: "updated" });
 
     expect((await meera.delete(`${b.url}/api/comments/${id}`)).statusCode).toBe(204);
@@ -109,7 +116,8 @@ describe("two server processes on one PostgreSQL", () => {
   });
 
   it("both tell their viewers of a comment the owner deletes from the command line", async () => {
-    const id = (await visitor(b).comment("ironing", "to be moderated")).json().comment.id;
+    const id = (await visitor(b).comment("ironing", "to be moderated")).json<CommentResponse>()
+      .comment.id;
     const onA = await watch(a, "science:ironing");
     const onB = await watch(b, "science:ironing");
 

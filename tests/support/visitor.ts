@@ -13,8 +13,11 @@ export type VisitorResponse = {
   statusCode: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
-  json(): any;
+  /**
+   * The parsed body, typed as the contract's response type a test names
+   * (`json<CommentResponse>()`); unknown until it does.
+   */
+  json<T = unknown>(): T;
 };
 
 type Body = Record<string, unknown> | string;

@@ -25,6 +25,8 @@ export type OwnerVoice = {
   overlay: OwnerOverlay;
   /** The live owner session behind a request, or null (every visitor's). */
   sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<OwnerSession | null>;
+  /** Whether a session is still alive (not revoked, not idle too long): long streams ask again. */
+  isAlive(session: OwnerSession): Promise<boolean>;
   /** The name the owner's comment is stored under. */
   nameFor(typed: string): string;
   /** Records an action taken from the pages in the owner's audit trail. */

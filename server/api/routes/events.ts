@@ -1,16 +1,17 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { errorResponseSchema, itemKindSchema } from "../../../contract/api.ts";
 import {
   type ItemEventName,
   type LiveEventName,
   liveEventNames,
+  ownerCommentsTopic,
 } from "../../../contract/event-names.ts";
 import type { LiveEvent } from "../../events/bus.ts";
 import { ApiError } from "../errors.ts";
 import type { StreamSlots } from "../stream-slots.ts";
-import { type RouteDeps, requireItem } from "./deps.ts";
+import { type OwnerSession, type RouteDeps, requireItem } from "./deps.ts";
 
 export type StreamOptions = {
   /** The open streams, counted against their limits. */
@@ -21,6 +22,8 @@ export type StreamOptions = {
 const replayLimit = 500;
 /** A client that lets this much go unread is dropped; it will reconnect and catch up. */
 const maxBufferedBytes = 1024 * 1024;
+/** How often the owner's stream checks that its session is still alive. */
+const sessionRecheckMs = 30_000;
 
 const topicPattern = /^([a-z]+):(.+)$/;
 
@@ -47,9 +50,20 @@ function parseLastEventId(header: string | string[] | undefined): number | null 
   return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : null;
 }
 
+/** What one stream sends: its events as they come, and what a reconnecting client missed. */
+type Source = {
+  subscribe(listener: (event: LiveEvent) => void): () => void;
+  /** The events after `afterId`, or "resync" when that cannot be told exactly. */
+  missed(afterId: number): Promise<LiveEvent[] | "resync">;
+  /** The visitor the stream counts against (stream-slots.ts), or null for the owner. */
+  visitorId: string | null;
+  /** For a stream that needs a signed-in owner: whether the session still is alive. */
+  stillAllowed?: () => Promise<boolean>;
+};
+
 export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = async (
   app,
-  { engagement, catalog, bus, slots },
+  { engagement, catalog, bus, slots, ownerVoice },
 ) => {
   const open = new Set<FastifyReply>();
 
@@ -60,19 +74,57 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
   });
 
   /**
-   * What a client that last saw `afterId` has missed on `topic`, or "resync"
-   * when that cannot be told exactly: events were pruned, there are too many,
-   * or the id is from the future (another database).
+   * What a client that last saw `afterId` has missed among `read(limit)`'s
+   * events, or "resync" when that cannot be told exactly: events were pruned,
+   * there are too many, or the id is from the future (another database).
    */
-  async function missed(topic: string, afterId: number): Promise<LiveEvent[] | "resync"> {
+  async function missed(
+    afterId: number,
+    read: (limit: number) => Promise<LiveEvent[]>,
+  ): Promise<LiveEvent[] | "resync"> {
     // The database is the authority, not this instance's listener: a replay may
     // already have handed out an id whose notification is still on its way here.
     const latest = Math.max(bus.lastEventId, await engagement.events.latestId());
     if (afterId > latest) return "resync";
     const oldest = await engagement.events.oldestId();
     if (oldest === null ? afterId < latest : afterId + 1 < oldest) return "resync";
-    const events = await engagement.events.since(topic, afterId, replayLimit + 1);
+    const events = await read(replayLimit + 1);
     return events.length > replayLimit ? "resync" : events;
+  }
+
+  /** One item's reactions and comments: what every reader may see. */
+  function itemSource(topic: string, visitorId: string | null): Source {
+    return {
+      subscribe: (listener) => bus.subscribe(topic, listener),
+      missed: (afterId) =>
+        missed(afterId, (limit) => engagement.events.since(topic, afterId, limit)),
+      visitorId,
+    };
+  }
+
+  /**
+   * The comment events of every item and the owner's own (a comment held for
+   * approval), for the console (docs/decisions/012-owner-console.md). Only a
+   * live owner session opens it, and a revoked or expired one loses it within
+   * half a minute: held comments never reach a reader's stream.
+   */
+  function ownerSource(session: OwnerSession): Source {
+    const isComment = (event: LiveEvent) => event.type === "comment";
+    return {
+      subscribe: (listener) =>
+        bus.subscribeAll((event) => {
+          if (isComment(event)) listener(event);
+        }),
+      missed: (afterId) =>
+        missed(afterId, async (limit) => {
+          // Counted before filtering, so a burst of reactions can ask for a
+          // resync (a reload of the list) but never hide a comment.
+          const events = await engagement.events.after(afterId, limit);
+          return events.length === limit ? events : events.filter(isComment);
+        }),
+      visitorId: null,
+      stillAllowed: () => ownerVoice.isAlive(session),
+    };
   }
 
   app.get(
@@ -80,91 +132,118 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     {
       sse: { kind: "manual" },
       schema: {
-        summary: "Live reactions and comments of one item (Server-Sent Events)",
-        description: `Events: ${liveEventNames.map((name) => `\`${name}\``).join(", ")} (docs/architecture.md, "Live updates"). Send Last-Event-ID to replay missed events.`,
+        summary:
+          "Live reactions and comments of one item, or the owner's comment events (Server-Sent Events)",
+        description: `Events: ${liveEventNames.map((name) => `\`${name}\``).join(", ")} (docs/architecture.md, "Live updates"). Send Last-Event-ID to replay missed events. The topic \`${ownerCommentsTopic}\` is every comment event, held comments included, for the signed-in owner only.`,
         tags: ["live"],
         querystring: z.object({
           topic: z
             .string()
             .max(200)
             .regex(topicPattern, "Use <kind>:<id>, e.g. science:wifi.")
-            .describe("`mythology:<story id>` or `science:<post id>`"),
+            .describe(
+              `\`mythology:<story id>\`, \`science:<post id>\` or \`${ownerCommentsTopic}\``,
+            ),
         }),
         response: { "4xx": errorResponseSchema, "5xx": errorResponseSchema },
       },
     },
     async (request, reply) => {
       const { topic } = request.query;
+      if (topic === ownerCommentsTopic) {
+        const session = await ownerVoice.sessionOf(request, reply);
+        if (!session) {
+          throw new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");
+        }
+        return stream(request, reply, ownerSource(session));
+      }
       const [, kindText = "", id = ""] = topicPattern.exec(topic) ?? [];
       const kind = itemKindSchema.safeParse(kindText);
       if (!kind.success)
         throw new ApiError(400, "validation_failed", `Unknown kind "${kindText}".`);
       requireItem(catalog, kind.data, id);
-      const release = slots.take(request.ip, request.visitorId);
-
-      // Subscribe before reading the position, so nothing falls in between;
-      // events arriving during the replay wait and are deduplicated by id.
-      let live = false;
-      let sentUpTo = 0;
-      const waiting: LiveEvent[] = [];
-      const send = (event: LiveEvent) => {
-        if (event.id <= sentUpTo) return;
-        if (reply.raw.writableLength > maxBufferedBytes) {
-          reply.sse.close();
-          return;
-        }
-        reply.raw.write(frame(event));
-        sentUpTo = event.id;
-      };
-      const unsubscribe = bus.subscribe(topic, (event) => {
-        if (live) send(event);
-        else waiting.push(event);
-      });
-      const leave = () => {
-        unsubscribe();
-        release();
-      };
-      // Everything this instance delivers from here on is sent: an event committed
-      // just before the stream opened may come too (its notification was still on
-      // its way), which a client takes as one more reload, never as a loss.
-      const position = bus.lastEventId;
-
-      let replay: LiveEvent[] | "resync" = [];
-      const lastEventId = parseLastEventId(request.headers["last-event-id"]);
-      try {
-        if (lastEventId !== null) replay = await missed(topic, lastEventId);
-      } catch (error) {
-        leave();
-        throw error;
-      }
-
-      if (!reply.sse.isConnected) {
-        // The client left while the replay was read.
-        leave();
-        return;
-      }
-      // A stream may be silent for longer than the server's idle timeout
-      // between heartbeats; it ends when the client or the server closes it.
-      request.raw.socket.setTimeout(0);
-      open.add(reply);
-      reply.sse.onClose(() => {
-        leave();
-        open.delete(reply);
-      });
-      reply.sse.keepAlive();
-      reply.sse.sendHeaders();
-      reply.raw.write("retry: 3000\n\n");
-      if (replay === "resync") reply.raw.write(message("resync"));
-      else {
-        // The client has seen everything up to its Last-Event-ID.
-        if (lastEventId !== null) sentUpTo = lastEventId;
-        for (const event of replay) send(event);
-      }
-      sentUpTo = Math.max(position, sentUpTo);
-      reply.raw.write(message("ready", sentUpTo));
-      for (const event of waiting) send(event);
-      waiting.length = 0;
-      live = true;
+      return stream(request, reply, itemSource(topic, request.visitorId));
     },
   );
+
+  async function stream(request: FastifyRequest, reply: FastifyReply, source: Source) {
+    const release = slots.take(request.ip, source.visitorId);
+
+    // Subscribe before reading the position, so nothing falls in between;
+    // events arriving during the replay wait and are deduplicated by id.
+    let live = false;
+    let sentUpTo = 0;
+    const waiting: LiveEvent[] = [];
+    const send = (event: LiveEvent) => {
+      if (event.id <= sentUpTo) return;
+      if (reply.raw.writableLength > maxBufferedBytes) {
+        reply.sse.close();
+        return;
+      }
+      reply.raw.write(frame(event));
+      sentUpTo = event.id;
+    };
+    const unsubscribe = source.subscribe((event) => {
+      if (live) send(event);
+      else waiting.push(event);
+    });
+    let checking: NodeJS.Timeout | undefined;
+    const leave = () => {
+      clearInterval(checking);
+      unsubscribe();
+      release();
+    };
+    // Everything this instance delivers from here on is sent: an event committed
+    // just before the stream opened may come too (its notification was still on
+    // its way), which a client takes as one more reload, never as a loss.
+    const position = bus.lastEventId;
+
+    let replay: LiveEvent[] | "resync" = [];
+    const lastEventId = parseLastEventId(request.headers["last-event-id"]);
+    try {
+      if (lastEventId !== null) replay = await source.missed(lastEventId);
+    } catch (error) {
+      leave();
+      throw error;
+    }
+
+    if (!reply.sse.isConnected) {
+      // The client left while the replay was read.
+      leave();
+      return;
+    }
+    // A stream may be silent for longer than the server's idle timeout
+    // between heartbeats; it ends when the client or the server closes it.
+    request.raw.socket.setTimeout(0);
+    open.add(reply);
+    reply.sse.onClose(() => {
+      leave();
+      open.delete(reply);
+    });
+    const { stillAllowed } = source;
+    if (stillAllowed) {
+      checking = setInterval(() => {
+        stillAllowed().then(
+          (allowed) => {
+            if (!allowed) reply.sse.close();
+          },
+          () => {},
+        );
+      }, sessionRecheckMs);
+    }
+    reply.sse.keepAlive();
+    reply.sse.sendHeaders();
+    reply.raw.write("retry: 3000\n\n");
+    if (replay === "resync") reply.raw.write(message("resync"));
+    else {
+      // The client has seen everything up to its Last-Event-ID.
+      if (lastEventId !== null) sentUpTo = lastEventId;
+      for (const event of replay) send(event);
+    }
+    sentUpTo = Math.max(position, sentUpTo);
+    reply.raw.write(message("ready", sentUpTo));
+    for (const event of waiting) send(event);
+    waiting.length = 0;
+    live = true;
+  }
 };

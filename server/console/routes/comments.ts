@@ -9,16 +9,11 @@ import {
   ownerEditRequestSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
-import type { LiveEvent } from "../../events/bus.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
-/** How often an open console stream checks that its session is still alive. */
-const sessionRecheckMs = 30_000;
-
-/** Comments: search, moderation, the owner's edits and deletions, and their live events. */
+/** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { engagement, bus, owner, moderation, defences, spam, insights, slots, sessionOf, audit } =
-    context;
+  const { engagement, moderation, defences, spam, insights, audit } = context;
 
   /** Each held or spam comment with why it is there. */
   async function withReasons(comments: ConsoleComment[]): Promise<ConsoleComment[]> {
@@ -184,49 +179,6 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       }
       await audit(request, "comment delete", String(request.params.id));
       return reply.code(204).send(null);
-    },
-  );
-
-  // New comments, live: the comment events of every post, as the bus delivers them.
-  app.get(
-    "/events",
-    {
-      sse: { kind: "manual" },
-      schema: {
-        ...consoleTag,
-        summary: "Comment events of every post (Server-Sent Events)",
-        response: errors,
-      },
-    },
-    async (request, reply) => {
-      const release = slots.take(request.ip, null);
-      const unsubscribe = bus.subscribeAll((event: LiveEvent) => {
-        if (event.type !== "comment" || !reply.sse.isConnected) return;
-        if (reply.raw.writableLength > 1024 * 1024) {
-          reply.sse.close();
-          return;
-        }
-        reply.raw.write(`event: comment\ndata: ${event.data}\n\n`);
-      });
-      request.raw.socket.setTimeout(0);
-      // A revoked or expired session loses its stream too, within half a minute.
-      const sessionId = sessionOf(request).id;
-      const checking = setInterval(() => {
-        owner.isAlive(sessionId).then(
-          (alive) => {
-            if (!alive) reply.sse.close();
-          },
-          () => {},
-        );
-      }, sessionRecheckMs);
-      reply.sse.onClose(() => {
-        clearInterval(checking);
-        unsubscribe();
-        release();
-      });
-      reply.sse.keepAlive();
-      reply.sse.sendHeaders();
-      reply.raw.write("retry: 3000\n\nevent: ready\ndata: {}\n\n");
     },
   );
 };

@@ -2,7 +2,6 @@ import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { ApiError } from "../../api/errors.ts";
-import type { StreamSlots } from "../../api/stream-slots.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
@@ -48,7 +47,6 @@ export type ConsoleDeps = {
   mailer: Mailer;
   /** Wakes this instance's outbox worker after an edition was queued. */
   mailQueued(): void;
-  slots: StreamSlots;
   /** Enquiries from /services (server/enquiries/service.ts). */
   enquiries: Enquiries;
 };
@@ -85,19 +83,8 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const { siteUrl } = deps.config;
   // Field by field: the plugin's options also carry its registration's prefix,
   // which the resources' own registrations must not inherit twice.
-  const {
-    store,
-    engagement,
-    bus,
-    owner,
-    moderation,
-    defences,
-    spam,
-    insights,
-    mailer,
-    slots,
-    enquiries,
-  } = deps;
+  const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, enquiries } =
+    deps;
   return {
     config: deps.config,
     store,
@@ -110,7 +97,6 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     insights,
     mailer,
     mailQueued: () => deps.mailQueued(),
-    slots,
     enquiries,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
