@@ -94,7 +94,7 @@ export async function searchPage(app: FastifyInstance, { root }: { root: string 
         status: 400,
         words: words.slice(0, limits.searchTermsMax),
         html: alert(
-          `A search can be at most ${limits.searchTermsMax} characters long, and this one has ${words.length}. The field holds its first ${limits.searchTermsMax}: shorten them and press Search.`,
+          `A search can be at most ${limits.searchTermsMax} characters long, and this one has ${words.length}. The field holds its first ${limits.searchTermsMax} characters: shorten the search if need be, then press Search.`,
         ),
       };
     }
