@@ -16,8 +16,25 @@ export const legalRoutes = [
   { label: "Your data", path: "/your-data" },
 ] as const;
 
-/** Pages reached only from links sent by email: prerendered, but not in menus or the sitemap. */
-export const unlistedRoutes = [{ label: "Unsubscribe", path: "/unsubscribe" }] as const;
+/**
+ * Pages prerendered but not in menus or the sitemap, and kept out of search
+ * engines: one reached only from links sent by email, and the search page,
+ * which the header's Search link leads to.
+ */
+export const unlistedRoutes = [
+  { label: "Unsubscribe", path: "/unsubscribe" },
+  { label: "Search", path: "/search" },
+] as const;
+
+/**
+ * The section a page belongs to, by the first part of its path
+ * (`/science/pressure-cooker`: "Science in Everyday"); the search's results
+ * name it (docs/product.md, "Search").
+ */
+export function sectionOf(path: string): string | null {
+  const first = `/${path.split("/")[1] ?? ""}`;
+  return [...mainRoutes, ...legalRoutes].find((route) => route.path === first)?.label ?? null;
+}
 
 /** The paths search engines are told about (sitemap.xml). */
 export const listedPaths = [...mainRoutes, ...legalRoutes].map((route) => route.path);

@@ -25,6 +25,8 @@ export const limits = {
   enquiryDetailMax: 120,
   /** The owner's answer to an enquiry. */
   enquiryAnswerMax: 10_000,
+  /** The words of a search, in UTF-16 code units like `maxlength` (docs/product.md, "Search"). */
+  searchTermsMax: 200,
   /** Largest request body the API reads. */
   bodyBytesMax: 16 * 1024,
 } as const;

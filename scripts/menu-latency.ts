@@ -89,7 +89,7 @@ async function firstTap(context: BrowserContext, target: "menu" | "search" | "te
       target === "menu"
         ? page.getByRole("button", { name: "Toggle menu" })
         : target === "search"
-          ? page.getByRole("button", { name: "Search" })
+          ? page.getByRole("banner").getByRole("link", { name: "Search" })
           : page.getByRole("heading", { level: 1 });
     await locator.tap();
     if (target === "menu") await page.getByRole("navigation", { name: "Main" }).waitFor();

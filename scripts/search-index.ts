@@ -16,6 +16,11 @@ import * as pagefind from "pagefind";
  * A piece of writing is found once, on its own page: `itemPaths` lists those
  * pages (`/science/pressure-cooker`), and the copy of each on its section's list
  * page is left out of the index (`withoutItemCopies`).
+ *
+ * The server reads the same index, its page fragments with each page's section
+ * (`data-pagefind-meta`, set on <main> by the layout), to answer the search page
+ * without JavaScript (server/web/site-search.ts,
+ * docs/decisions/033-search-without-javascript.md).
  */
 export async function writeSearchIndex(
   clientDir: string,

@@ -40,6 +40,7 @@ import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { openStoreAndBus, startEngagement } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
+import { searchPage } from "./web/search-page.ts";
 import { securityHeaders } from "./web/security-headers.ts";
 import { staticSite } from "./web/static-site.ts";
 
@@ -380,6 +381,7 @@ export async function buildApp({
       cookieName: ownerCookieName(config.siteUrl),
     });
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
+    await searchPage(app, { root: clientRoot });
     await staticSite(app, { root: clientRoot });
   } catch (error) {
     await close();

@@ -3,10 +3,12 @@ import pino from "pino";
 import type { Env } from "./config.ts";
 
 /**
- * Query parameters whose values are credentials: the unsubscribe page's link
- * carries one, and anyone holding it can remove that address.
+ * Query parameters whose values are not the log's to keep: credentials (the
+ * unsubscribe page's link carries one, and anyone holding it can remove that
+ * address), and the words a reader searched for on the search page, which the
+ * privacy page promises the logs do not hold.
  */
-const secretParameters = new Set(["token"]);
+const secretParameters = new Set(["token", "q"]);
 
 function decodedName(raw: string): string {
   try {

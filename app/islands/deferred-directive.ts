@@ -14,6 +14,10 @@ import type { ClientDirective } from "astro";
  * - a click on a plain button (menu toggle, tab, reaction) is held and replayed
  *   on the same element once the island is live: hydration reuses the
  *   server-rendered nodes, so the element is still the one clicked;
+ * - so is a plain click on a link that a script has marked as opening a popup
+ *   (`aria-haspopup`, the header's Search): the island opens it rather than
+ *   the link's page. Should the island fail to load, the click goes on to the
+ *   page after all;
  * - what works without JavaScript keeps working natively: links, a <summary>
  *   opening its <details>, a form's own submission, typing into a field. The
  *   island reads that state when it takes over.
@@ -29,19 +33,28 @@ const deferred: ClientDirective = (load, options, island) => {
   const hydrate = async () => {
     if (started) return;
     started = true;
-    const run = await load();
-    await run();
-    island.removeEventListener("click", hold, true);
-    const target = held;
-    held = null;
-    if (target?.isConnected) replayClick(target);
+    try {
+      const run = await load();
+      await run();
+    } finally {
+      island.removeEventListener("click", hold, true);
+      const target = held;
+      held = null;
+      if (target?.isConnected) replayClick(target);
+    }
   };
 
-  const hold = (event: Event) => {
-    const button = (event.target as Element).closest?.("button,[role=tab]");
-    if (button instanceof HTMLElement && (button as HTMLButtonElement).type !== "submit") {
+  const hold = (event: MouseEvent) => {
+    const target = (event.target as Element).closest?.("button,[role=tab],a[aria-haspopup]");
+    const link = target instanceof HTMLAnchorElement;
+    const plain = !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey);
+    if (
+      target instanceof HTMLElement &&
+      (link ? plain : (target as HTMLButtonElement).type !== "submit")
+    ) {
+      if (link) event.preventDefault();
       event.stopImmediatePropagation();
-      held = button;
+      held = target;
     }
     void hydrate();
   };

@@ -203,8 +203,8 @@ test.describe("before the islands hydrate", () => {
     await page.waitForLoadState("networkidle");
     expect(scripts).toEqual([]);
 
-    await page.getByRole("button", { name: "Search" }).hover();
-    await expect(page.locator("astro-island[ssr]:has([data-search-button])")).toHaveCount(0);
+    await page.getByRole("banner").getByRole("link", { name: "Search" }).hover();
+    await expect(page.locator("astro-island[ssr]:has([data-search-launcher])")).toHaveCount(0);
     expect(scripts.length).toBeGreaterThan(0);
   });
 

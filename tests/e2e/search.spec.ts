@@ -22,6 +22,9 @@ function cspViolations(page: Page): string[] {
   return seen;
 }
 
+/** The header's Search: a link to the search page, which opens the dialog once scripts run. */
+const searchControl = (page: Page) =>
+  page.getByRole("banner").getByRole("link", { name: "Search" });
 const dialog = (page: Page) => page.getByRole("dialog", { name: "Search this site" });
 const field = (page: Page) => page.getByRole("searchbox", { name: "Search the site" });
 const results = (page: Page) =>
@@ -62,13 +65,13 @@ test.describe("search", () => {
     expect(violations).toEqual([]);
   });
 
-  test("finds DFMEA from the Search button, and Tab then Enter open the result", async ({
+  test("finds DFMEA from the Search control, and Tab then Enter open the result", async ({
     page,
   }) => {
     await page.goto("/");
     await islandsHydrated(page);
-    const button = page.getByRole("button", { name: "Search" });
-    await button.focus();
+    const control = searchControl(page);
+    await control.focus();
     await page.keyboard.press("Enter");
     await expect(field(page)).toBeFocused();
     await page.keyboard.type("DFMEA");
@@ -101,11 +104,33 @@ test.describe("search", () => {
     await expect(page).toHaveURL(/\/services(#dfmea-title)?$/);
   });
 
+  test("the header's Search leads to the search page, and opens the dialog there instead with scripts", async ({
+    page,
+  }) => {
+    // Clicked at once, before its island has hydrated: the click is held for it.
+    await pointerOnText(page);
+    await page.goto("/about");
+    const control = searchControl(page);
+    await expect(control).toHaveAttribute("href", "/search");
+    await expect(control).toHaveAttribute("aria-haspopup", "dialog");
+    await expect(page.locator("header astro-island").first()).toHaveAttribute("ssr");
+    await control.click();
+    await expect(dialog(page)).toBeVisible();
+    await expect(field(page)).toBeFocused();
+    expect(new URL(page.url()).pathname).toBe("/about");
+    await page.keyboard.press("Escape");
+    await expect(dialog(page)).toBeHidden();
+    // Hydrated, the same.
+    await control.click();
+    await expect(dialog(page)).toBeVisible();
+    expect(new URL(page.url()).pathname).toBe("/about");
+  });
+
   test("keeps focus inside, closes on Escape and gives focus back", async ({ page }) => {
     await page.goto("/science");
     await islandsHydrated(page);
-    const button = page.getByRole("button", { name: "Search" });
-    await button.click();
+    const control = searchControl(page);
+    await control.click();
     await expect(field(page)).toBeFocused();
     await page.keyboard.type("engine");
     await expect(results(page).first()).toBeVisible({ timeout: 15_000 });
@@ -119,13 +144,13 @@ test.describe("search", () => {
     }
     await page.keyboard.press("Escape");
     await expect(dialog(page)).toBeHidden();
-    await expect(button).toBeFocused();
+    await expect(control).toBeFocused();
   });
 
   test("lists each piece of writing once, on its own page", async ({ page }) => {
     await page.goto("/");
     await islandsHydrated(page);
-    await page.getByRole("button", { name: "Search" }).click();
+    await searchControl(page).click();
     for (const term of ["pressure", "Garuda", "fuel cell"]) {
       await field(page).fill(term);
       await expect(dialog(page).getByRole("status")).toContainText(`found for “${term}”`, {
@@ -158,7 +183,7 @@ test.describe("search", () => {
   test("says when nothing matches", async ({ page }) => {
     await page.goto("/");
     await islandsHydrated(page);
-    await page.getByRole("button", { name: "Search" }).click();
+    await searchControl(page).click();
     await expect(field(page)).toBeFocused();
     await page.keyboard.type("qqqqqq");
     await expect(dialog(page).getByRole("status")).toHaveText("Nothing found for “qqqqqq”.", {
@@ -181,7 +206,7 @@ test.describe("search", () => {
   test("has no serious or critical axe violations with results open", async ({ page }) => {
     await page.goto("/mythology");
     await islandsHydrated(page);
-    await page.getByRole("button", { name: "Search" }).click();
+    await searchControl(page).click();
     await expect(field(page)).toBeFocused();
     await page.keyboard.type("pressure cooker");
     await expect(results(page).first()).toBeVisible({ timeout: 15_000 });

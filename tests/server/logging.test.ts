@@ -17,6 +17,11 @@ describe("redacting URLs in logs", () => {
     expect(redactUrl(url)).toBe(expected);
   });
 
+  it("hides the words of a search, which the privacy page says logs never hold", () => {
+    expect(redactUrl("/search?q=my+own+words")).toBe("/search?q=[redacted]");
+    expect(redactUrl("/search?Q=x&page=2")).toBe("/search?Q=[redacted]&page=2");
+  });
+
   it("leaves other parameters, malformed encodings and paths alone", () => {
     for (const url of ["/science/wifi", "/u?ref=mail&page=2", "/u?%E0%A4%A=1", "/token=x"]) {
       expect(redactUrl(url)).toBe(url);

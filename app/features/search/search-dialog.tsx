@@ -1,5 +1,6 @@
 import { Dialog } from "radix-ui";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { limits } from "../../../contract/limits.ts";
 import { Icon } from "../../components/ui/icon.tsx";
 import { type ExcerptPart, excerptParts } from "./excerpt.ts";
 import { loadPagefind, type SearchResultData } from "./pagefind.ts";
@@ -180,7 +181,7 @@ export function SearchDialog({
               autoComplete="off"
               spellCheck={false}
               enterKeyHint="go"
-              maxLength={200}
+              maxLength={limits.searchTermsMax}
               value={term}
               onChange={(event) => setTerm(event.target.value)}
               className="w-full rounded-lg border border-line bg-ink px-3 py-2 text-slate-100 placeholder:text-slate-400"

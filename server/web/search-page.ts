@@ -1,0 +1,165 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import fastifyRateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { limits } from "../../contract/limits.ts";
+import { escapeHtml } from "../lib/html.ts";
+import { representation } from "../lib/representation.ts";
+import { sendRepresentation } from "./etag.ts";
+import { loadSiteSearch, type SearchHit, searchKeys, searchWordsMax } from "./site-search.ts";
+
+/**
+ * `/search`, the search page that works without JavaScript (docs/product.md,
+ * "Search"; docs/decisions/033-search-without-javascript.md): the page the
+ * build wrote (app/pages/search.astro), its form's field given back the words
+ * searched for and the results put where the build left a placeholder. The
+ * header's Search link leads here; with JavaScript it opens the dialog.
+ *
+ * Whatever the reader typed is escaped wherever it appears. Answers to a
+ * search are never stored by anyone (`no-store`): a shared cache would keep
+ * one reader's words for the next. The bare page is the same for everyone and
+ * is revalidated like any other page.
+ */
+export const searchPath = "/search";
+
+/** Results listed at most; a reader adds a word rather than read further. */
+const shownMax = 20;
+/**
+ * Searches one address may make in a minute. A search costs up to a few
+ * milliseconds of the one process's time, tens of page reads: a person
+ * searches a few times a minute, a flood is cut short.
+ */
+export const searchesPerMinute = 60;
+
+const resultsHole = '<ewe-fragment data-part="search-results"></ewe-fragment>';
+/** The field of the page's form, whose value the server fills in. */
+const termsField = / data-search-terms(?:="")?/;
+
+/** What a search comes to: its status, the words for the field, the HTML for the placeholder. */
+type Outcome = { status: 200 | 400; words: string; html: string };
+
+const alert = (text: string) => `<p class="search-message" role="alert">${escapeHtml(text)}</p>`;
+const message = (text: string) => `<p class="search-message">${escapeHtml(text)}</p>`;
+const quoted = (words: string) => `“${words}”`;
+
+function resultHtml(hit: SearchHit): string {
+  const excerpt = hit.excerpt
+    .map(({ text, match }) => (match ? `<mark>${escapeHtml(text)}</mark>` : escapeHtml(text)))
+    .join(" ");
+  return `<li class="search-result">
+<h2 class="search-result-title"><a href="${escapeHtml(hit.href)}">${escapeHtml(hit.title)}</a></h2>
+${hit.section ? `<p class="search-result-section">${escapeHtml(hit.section)}</p>` : ""}
+<p class="search-result-excerpt">${hit.clipped.before ? "… " : ""}${excerpt}${hit.clipped.after ? " …" : ""}</p>
+</li>`;
+}
+
+/** The words as the page shows them back: one line, without control characters. */
+function shownWords(raw: string): string {
+  return raw
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+export async function searchPage(app: FastifyInstance, { root }: { root: string }) {
+  const file = path.join(root, "search", "index.html");
+  if (!existsSync(file)) return;
+  const template = readFileSync(file, "utf8");
+  const [before, after, ...extra] = template.split(resultsHole);
+  if (after === undefined || extra.length > 0 || !termsField.test(before ?? "")) {
+    throw new Error(
+      `${file} has not one search results placeholder and one search field: rebuild the site.`,
+    );
+  }
+  const siteSearch = loadSiteSearch(root);
+
+  const page = (words: string, results: string) =>
+    `${(before ?? "").replace(termsField, ` value="${escapeHtml(words)}"$&`)}${results}${after}`;
+  const promptText = "Type a word or two, then press Search.";
+  const prompt = message(promptText);
+  /** The page before any search: the same for every reader. */
+  const bare = representation(page("", prompt));
+
+  function outcome(q: unknown): Outcome {
+    if (Array.isArray(q)) {
+      return {
+        status: 400,
+        words: "",
+        html: alert("That address asks for several searches at once. Search for one thing."),
+      };
+    }
+    const words = shownWords(typeof q === "string" ? q : "");
+    if (words.length > limits.searchTermsMax) {
+      return {
+        status: 400,
+        words: words.slice(0, limits.searchTermsMax),
+        html: alert(
+          `A search can be at most ${limits.searchTermsMax} characters long, and this one has ${words.length}. The field holds its first ${limits.searchTermsMax} characters: shorten the search if need be, then press Search.`,
+        ),
+      };
+    }
+    const terms = [...new Set(searchKeys(words))];
+    if (terms.length === 0) {
+      return {
+        status: 200,
+        words,
+        html:
+          words === ""
+            ? prompt
+            : message(`${quoted(words)} has no words to look for. ${promptText}`),
+      };
+    }
+    const { total, hits } = siteSearch.search(terms, shownMax);
+    const notes = [
+      total === 0
+        ? `Nothing found for ${quoted(words)}. Try other words, or fewer.`
+        : `${total === 1 ? "1 page" : `${total} pages`} found for ${quoted(words)}.`,
+      ...(total > shownMax
+        ? [`Here are the ${shownMax} that match best: add a word to narrow it down.`]
+        : []),
+      ...(terms.length > searchWordsMax
+        ? [`Only the first ${searchWordsMax} words were looked for.`]
+        : []),
+    ];
+    const list =
+      hits.length === 0
+        ? ""
+        : `<ol class="search-results" aria-label="Search results">${hits.map(resultHtml).join("")}</ol>`;
+    return { status: 200, words, html: `${message(notes.join(" "))}${list}` };
+  }
+
+  await app.register(async (scope) => {
+    await scope.register(fastifyRateLimit, { global: false });
+    const limit = scope.createRateLimit({
+      max: searchesPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => request.ip,
+    });
+
+    async function serve(request: FastifyRequest, reply: FastifyReply) {
+      const { q } = request.query as { q?: unknown };
+      reply.type("text/html; charset=utf-8").header("x-robots-tag", "noindex");
+      if (q === undefined) {
+        reply.header("cache-control", "public, max-age=0, must-revalidate");
+        return sendRepresentation(request, reply, bare);
+      }
+      reply.header("cache-control", "no-store");
+      const allowance = await limit(request);
+      if (!allowance.isAllowed && allowance.isExceeded) {
+        const html = alert(
+          `That is more than ${searchesPerMinute} searches in a minute from your address. Wait a moment, then press Search again.`,
+        );
+        return reply
+          .code(429)
+          .header("retry-after", String(Math.max(1, allowance.ttlInSeconds)))
+          .send(page(shownWords(String(q)).slice(0, limits.searchTermsMax), html));
+      }
+      const answer = outcome(q);
+      reply.code(answer.status);
+      return sendRepresentation(request, reply, representation(page(answer.words, answer.html)));
+    }
+
+    scope.get(searchPath, serve);
+    scope.get(`${searchPath}/`, serve);
+  });
+}
