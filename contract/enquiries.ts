@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { emailSchema, rowIdParamSchema } from "./api.ts";
+import { enquiryStatuses } from "./enquiry-choices.ts";
 import { limits } from "./limits.ts";
 import {
   hasFewMarksPerCharacter,
@@ -17,7 +18,7 @@ import {
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-export { otherService, otherServiceLabel } from "./enquiry-choices.ts";
+export { enquiryStatuses, otherService, otherServiceLabel } from "./enquiry-choices.ts";
 
 /** One line of plain text: no line breaks or hidden characters, so it can never split a mail header. */
 const oneLineSchema = (what: string, max: number) =>
@@ -86,7 +87,6 @@ export type EnquiryFormTokenResponse = z.infer<typeof enquiryFormTokenResponseSc
 
 // The owner's side
 
-export const enquiryStatuses = ["new", "answered", "closed"] as const;
 export const enquiryStatusSchema = z.enum(enquiryStatuses);
 export type EnquiryStatusName = (typeof enquiryStatuses)[number];
 

@@ -1,4 +1,5 @@
 import { escapeHtml } from "../../contract/html.ts";
+import { plural } from "../../contract/plural.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
 import { layout, oneLine } from "../outbox/mail-layout.ts";
@@ -95,10 +96,10 @@ export function digestMail(
 ): OutgoingMail {
   const held = entries.filter((entry) => entry.state === "held").length;
   const count = entries.length + more;
-  const subject = `${count} new comment${count === 1 ? "" : "s"}${held ? `, ${held} awaiting approval` : ""} on Engage with Engineer`;
+  const subject = `${plural(count, "new comment")}${held ? `, ${held} awaiting approval` : ""} on Engage with Engineer`;
   const gone = [
     more > 0
-      ? `${more} more are not shown here: npm run admin -- comments list --since ${entries[0]?.comment.createdAt.slice(0, 10) ?? ""} lists them all.`
+      ? `${plural(more, "more is", "more are")} not shown here: npm run admin -- comments list --since ${entries[0]?.comment.createdAt.slice(0, 10) ?? ""} lists them all.`
       : "",
     deleted > 0
       ? `${deleted} more ${deleted === 1 ? "was" : "were"} deleted before this digest went out.`

@@ -1,14 +1,20 @@
-import type { Page } from "@playwright/test";
-import { prerenderedPaths } from "../../app/navigation.ts";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { request as http, type Page } from "@playwright/test";
 import { sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
+import { builtPages, pageSources } from "./support/built-pages.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { wakeWaitingIslands } from "./support/islands.ts";
+import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
 import { siteEnv } from "./support/site.ts";
 
 /*
  * A page in normal use logs no console error and breaks no rule of the
- * Content-Security-Policy: every route, read to its end with every island
+ * Content-Security-Policy: every page the build holds (the reading pages, the
+ * answers the forms and mailed links lead to, the page of a missing address,
+ * and the owner's console, signed in), read to its end with every island
  * live, and the home page until its moving parts (the confetti's burst, the
  * quotes' rotation) have each run once. Chromium reports a refused script,
  * worker, frame or style on the console; the page's own
@@ -32,7 +38,9 @@ async function watch(page: Page): Promise<Trouble> {
     }),
   );
   page.on("console", (message) => {
-    if (message.type() === "error") trouble.push(`console error: ${message.text()}`);
+    if (message.type() === "error") {
+      trouble.push(`console error: ${message.text()} (${message.location().url})`);
+    }
   });
   page.on("pageerror", (error) => trouble.push(`uncaught: ${error.message}`));
   await page.exposeFunction("__reportViolation", (line: string) => trouble.push(line));
@@ -50,6 +58,10 @@ async function watch(page: Page): Promise<Trouble> {
 async function read(page: Page, path: string) {
   const response = await page.goto(path);
   expect(response?.status(), path).toBe(200);
+  await readToTheEnd(page);
+}
+
+async function readToTheEnd(page: Page) {
   await wakeWaitingIslands(page);
   await page.evaluate(async () => {
     const step = Math.max(200, window.innerHeight - 100);
@@ -60,7 +72,7 @@ async function read(page: Page, path: string) {
   });
   await expect(page.locator("astro-island[ssr]")).toHaveCount(0, { timeout: 15_000 });
   // Whatever the islands fetched once live (counts, comments, the event stream's first answer).
-  await page.waitForLoadState("networkidle").catch(() => {});
+  await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => {});
 }
 
 /**
@@ -74,9 +86,29 @@ async function burstRunsToTheEnd(page: Page) {
 }
 
 const items = siteItems(loadContent());
-const pages = [...prerenderedPaths.filter((path) => path !== "/"), "/admin/sign-in"];
+const itemPaths = items.map((item) => item.path);
+const built = builtPages();
+/** The console's screens: each needs the owner signed in (its sign-in page does not). */
+const consoleScreens = built.filter(
+  (page) => (page === "/admin" || page.startsWith("/admin/")) && page !== "/admin/sign-in",
+);
+/** Every other page but the home page and the items' own pages, which have tests of their own below. */
+const pages = built.filter(
+  (page) => page !== "/" && !itemPaths.includes(page) && !consoleScreens.includes(page),
+);
+/** An address the site has no page for: the server answers it with the built 404 page. */
+const missing = "/no-such-page";
 
 test.describe("no console error and no CSP violation", () => {
+  test("the pages below are every page under app/pages", () => {
+    // The missing address stands for 404.astro, the page it is answered with.
+    const visited = ["/", ...pages, ...itemPaths, ...consoleScreens, "/404"];
+    const unvisited = pageSources()
+      .filter(({ paths }) => !visited.some((page) => paths.test(page)))
+      .map(({ file }) => file);
+    expect(unvisited).toEqual([]);
+  });
+
   test("/: until the confetti has burst and a quote has changed, once each", async ({ page }) => {
     const trouble = await watch(page);
     await read(page, "/");
@@ -109,6 +141,21 @@ test.describe("no console error and no CSP violation", () => {
     });
   }
 
+  test(`${missing}: the 404 page, and the home page it sends the reader on to`, async ({
+    page,
+    baseURL,
+  }) => {
+    const trouble = await watch(page);
+    // The page moves on at once: its answer is all there is to wait for.
+    const response = await page.goto(missing, { waitUntil: "commit" });
+    expect(response?.status()).toBe(404);
+    await page.waitForURL(`${baseURL}/`);
+    await readToTheEnd(page);
+    // Chromium reports the status it was answered with: that one line is the point, not a fault.
+    const answered = `console error: Failed to load resource: the server responded with a status of 404 (Not Found) (${baseURL}${missing})`;
+    expect(trouble).toEqual([answered]);
+  });
+
   // Every item's own page, a section per test.
   for (const section of sections) {
     test(`the item pages of ${section.name}`, async ({ page }) => {
@@ -117,6 +164,49 @@ test.describe("no console error and no CSP violation", () => {
         await read(page, item.path);
         expect(trouble, item.path).toEqual([]);
       }
+    });
+  }
+});
+
+test.describe("no console error and no CSP violation in the owner's console", () => {
+  // One server for the screens, one after another, signed in anew for each.
+  test.describe.configure({ mode: "default" });
+
+  let own: OwnSite;
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    // Something on each screen: an edition to preview, a held comment, a ban.
+    const editions = mkdtempSync(path.join(os.tmpdir(), "ewe-clean-console-editions-"));
+    writeFileSync(
+      path.join(editions, "2026-12-brakes.md"),
+      "---\nsubject: Brakes in December\n---\nRegenerative braking, **simply**.\n",
+    );
+    own = await startOwnSite("clean-console", {
+      host: "localhost",
+      env: { MODERATION: "all", EDITIONS_DIR: editions },
+    });
+    const reader = await http.newContext();
+    const held = await postTo(reader, own, "soap", {
+      content: "Why does soap lather less in hard water?",
+      userName: "Asha",
+    });
+    await reader.dispose();
+    ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
+  });
+  test.afterAll(async () => {
+    await own?.stop();
+  });
+
+  for (const screen of consoleScreens) {
+    test(screen, async ({ page }) => {
+      const trouble = await watch(page);
+      await signInWith(page, ownerCli(own, "login").trim());
+      await page.goto(`${own.siteUrl}${screen}`);
+      await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      await expect(page.getByText("Loading…")).toHaveCount(0);
+      await readToTheEnd(page);
+      expect(trouble).toEqual([]);
     });
   }
 });

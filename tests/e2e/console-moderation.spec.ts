@@ -164,6 +164,79 @@ test("Ban is red and confirmed without a command to run; the ban list lifts it",
   await expect(trail).toContainText("from the command line or a mailed link");
 });
 
+test("a comment kept as spam is listed under the Spam filter, with its count", async ({
+  page,
+  visitor,
+}) => {
+  // Junk the spam filter is sure of: kept as spam, looking posted to its writer alone.
+  const promoter = await visitor();
+  const junk = await postTo(promoter.request, own, "wifi", {
+    content:
+      "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.",
+    userName: "Promo Desk",
+  });
+  await signIn(page);
+  await page.goto(`${own.siteUrl}/admin/comments`);
+  // No other test here keeps a comment as spam.
+  const spam = page.getByRole("radio", { name: "Spam (1)" });
+  await spam.check();
+  await expect(page).toHaveURL(/\/admin\/comments\?status=spam$/);
+  const listed = page.getByRole("list", { name: "Spam, newest first" }).getByRole("article");
+  await expect(listed).toHaveCount(1);
+  const card = page.getByRole("article", { name: `Comment by Promo Desk (#${junk.id})` });
+  await expect(card).toContainText("Kept as spam");
+  await expect(card).toContainText("Earn ₹40,000 every week");
+  await expect(card).toContainText(/Why: /);
+  await expect(
+    card.getByRole("button", { name: `Publish the comment of Promo Desk (#${junk.id})` }),
+  ).toBeVisible();
+  // Nowhere else: the other filters leave it out.
+  await page.getByRole("radio", { name: /^Published \(\d+\)$/ }).check();
+  await expect(page.getByRole("list", { name: "Published comments, newest first" })).toBeVisible();
+  await expect(card).toHaveCount(0);
+});
+
+for (const width of [1280, 390]) {
+  test(`Comments with a comment selected, and filtered to Published and to Spam, are axe clean at ${width} px`, async ({
+    page,
+    visitor,
+  }) => {
+    // Three states of one screen, each checked by axe.
+    test.slow();
+    await page.setViewportSize({ width, height: 860 });
+    const reader = await visitor();
+    const held = await postTo(reader.request, own, "gps-navigation", {
+      content: `How does a phone find its place at ${width} px without a signal?`,
+      userName: "Tomasz",
+    });
+    await signIn(page);
+    await page.goto(`${own.siteUrl}/admin/comments`);
+    const select = page.getByRole("checkbox", {
+      name: `Select the comment of Tomasz (#${held.id})`,
+    });
+    await select.check();
+    await expect(page.getByRole("button", { name: "Approve selected (1)" })).toBeEnabled();
+    await expect(page.getByRole("button", { name: "Reject selected (1)" })).toBeEnabled();
+    expect(await seriousViolations(page), "a comment selected").toEqual([]);
+    expect(await overflowsWindow(page), `wider than ${width} px with a comment selected`).toBe(
+      false,
+    );
+
+    for (const [filter, list] of [
+      [/^Published \(\d+\)$/, "Published comments, newest first"],
+      [/^Spam \(\d+\)$/, "Spam, newest first"],
+    ] as const) {
+      await page.getByRole("radio", { name: filter }).check();
+      await expect(
+        page.getByRole("list", { name: list }).getByRole("article").first(),
+      ).toBeVisible();
+      expect(await seriousViolations(page), list).toEqual([]);
+      expect(await overflowsWindow(page), `${list} is wider than ${width} px`).toBe(false);
+    }
+    ownerCli(own, "comments", "reject", String(held.id));
+  });
+}
+
 for (const width of [1280, 390]) {
   test(`the moderation screens are axe clean and fit the window at ${width} px`, async ({
     page,

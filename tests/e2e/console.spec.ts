@@ -111,6 +111,11 @@ test.beforeAll(async () => {
     path.join(editionsDir, "2026-11-fuel-cells.md"),
     "---\nsubject: Fuel cells in November\n---\nWhy a **fuel cell** stack runs warm, and what that means for winter.\n",
   );
+  // A link and an image that lead nowhere on the built site: the screen warns before any sending.
+  writeFileSync(
+    path.join(editionsDir, "2026-12-lost-links.md"),
+    "---\nsubject: Lost links in December\n---\nRead [the lost post](/science/no-such-post).\n\n![A lost chart](/og/no-such-chart.png)\n",
+  );
   own = await startOwnSite("console", { host: "localhost", env: { EDITIONS_DIR: editionsDir } });
   site = own.siteUrl;
   seedHistory(path.join(own.dataDir, "engage.sqlite"));
@@ -220,11 +225,32 @@ test("subscribers: counts, search, removal after confirmation", async ({ page })
 test("newsletter: preview, send and progress", async ({ page }) => {
   await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Newsletter" }).click();
-  await expect(page.getByRole("heading", { name: "Fuel cells in November" })).toBeVisible();
-  await page.getByRole("button", { name: "Preview" }).click();
+  const edition = (subject: string) =>
+    page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: subject }) });
+
+  // The edition whose link and image lead nowhere is flagged; the sound one is not.
+  const lost = edition("Lost links in December");
+  const warnings = lost.getByRole("region", { name: "Warnings about 2026-12-lost-links" });
+  await expect(warnings).toContainText("2 links or images to check");
+  await expect(warnings).toContainText(
+    "The link /science/no-such-post leads to /science/no-such-post, which is not on the site.",
+  );
+  await expect(warnings).toContainText(
+    "The image /og/no-such-chart.png leads to /og/no-such-chart.png, which is not on the site.",
+  );
+  await lost.getByRole("button", { name: "Send", exact: true }).click();
+  const asked = page.getByRole("alertdialog", { name: 'Send "Lost links in December"?' });
+  await expect(asked).toContainText("2 links or images lead nowhere (listed above).");
+  await asked.getByRole("button", { name: "Cancel" }).click();
+  await expect(asked).toHaveCount(0);
+
+  const fuel = edition("Fuel cells in November");
+  await expect(fuel).toBeVisible();
+  await expect(fuel.getByRole("region", { name: /^Warnings about/ })).toHaveCount(0);
+  await fuel.getByRole("button", { name: "Preview" }).click();
   const preview = page.frameLocator('iframe[title="Preview of Fuel cells in November"]');
   await expect(preview.locator("strong", { hasText: "fuel cell" })).toBeVisible();
-  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await fuel.getByRole("button", { name: "Send", exact: true }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Send now" }).click();
   await expect(page.getByText(/Queued for [1-9]\d* subscribers?/)).toBeVisible();
   await expect(page.getByText(/[1-9]\d* sent, 0 waiting, 0 failed/)).toBeVisible({

@@ -4,7 +4,7 @@ import { postComment, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
 import { newsletterHydrated } from "./support/islands.ts";
-import { openItem } from "./support/items.ts";
+import { openDiscussion, openItem } from "./support/items.ts";
 
 // The desktop project and the PostgreSQL one each have a server and database
 // of their own; other specs on the shared server leave these items alone, so
@@ -265,6 +265,43 @@ test.describe("comments", () => {
       .click();
     await expect(author.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
     await expect(impostor.locator(`#${post} li`, { hasText: text })).toHaveCount(0);
+  });
+
+  test("an edit shows as edited on another reader's open page, without a reload", async ({
+    visitor,
+  }) => {
+    test.slow(); // two browsers at once
+    const { post, postButton } = items;
+    const author = await visitor("Noor");
+    const reader = await visitor();
+    await openItem(author, "/science", postButton);
+    const comments = await openDiscussion(reader, `/science/${post}`);
+    const text = `Hard water and lather ${uniqueWord()}`;
+
+    await author.getByRole("textbox", { name: "Write a comment" }).fill(text);
+    await author.getByRole("button", { name: "Post comment" }).click();
+    const theirs = comments.getByRole("listitem").filter({ hasText: text });
+    await expect(theirs).toBeVisible();
+    await expect(theirs).not.toContainText("edited");
+    // A mark the page keeps only for as long as it is not loaded again.
+    await reader.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+
+    await author
+      .locator(`#${post} li`, { hasText: text })
+      .getByRole("button", { name: "Edit" })
+      .click();
+    await author.getByRole("textbox", { name: "Edit comment" }).fill(`${text}, and soap scum`);
+    await author.getByRole("button", { name: "Update" }).click();
+
+    const edited = comments.getByRole("listitem").filter({ hasText: `${text}, and soap scum` });
+    await expect(edited).toBeVisible();
+    await expect(edited.locator(".comment-edited")).toHaveText("· edited");
+    await expect(edited.locator(".comment-edited")).toHaveAttribute("title", /^Edited /);
+    expect(
+      await reader.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded),
+    ).toBe(true);
   });
 
   test("markup in a comment is shown as text", async ({ visitor }) => {

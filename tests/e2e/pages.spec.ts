@@ -359,6 +359,38 @@ test.describe("on a phone", () => {
     }
   }
 
+  test("the header's menu toggle and Search, and the drawer's close button, are touch targets of at least 44 by 44 px", async ({
+    page,
+  }) => {
+    await page.goto("/science");
+    const header = page.locator("#site-header");
+    const headerBox = await header.boundingBox();
+    const toggle = header.getByRole("button", { name: "Toggle menu" });
+    // A button or a link: what matters is its name and its size.
+    const search = header
+      .getByRole("button", { name: "Search", exact: true })
+      .or(header.getByRole("link", { name: "Search", exact: true }));
+    for (const control of [toggle, search]) {
+      const box = await control.boundingBox();
+      if (!box || !headerBox) throw new Error("the header or a control in it is not shown");
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.width).toBeGreaterThanOrEqual(44);
+      // Still inside the header bar, and on the screen.
+      expect(box.y).toBeGreaterThanOrEqual(headerBox.y);
+      expect(box.y + box.height).toBeLessThanOrEqual(headerBox.y + headerBox.height);
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    await toggle.tap();
+    const close = page.getByRole("dialog", { name: "Menu" }).getByRole("button", {
+      name: "Close menu",
+    });
+    await expect(close).toBeVisible();
+    const box = await close.boundingBox();
+    expect(box?.height).toBeGreaterThanOrEqual(44);
+    expect(box?.width).toBeGreaterThanOrEqual(44);
+  });
+
   test("reaction buttons are touch targets of at least 44 by 44 px", async ({ page }) => {
     await page.goto("/technical");
     await page.getByRole("tab", { name: "Engines" }).click();

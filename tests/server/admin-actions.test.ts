@@ -114,6 +114,51 @@ describe("backups and posts that are not there", () => {
   });
 });
 
+describe("counts in words", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite");
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("writes one subscriber, one enquiry and one day in the singular", async () => {
+    await confirmedSubscriber(t, "only@example.com");
+    const out = scratch();
+    const subscribers = await admin(
+      adminEnv(t),
+      "subscribers",
+      "export",
+      "--out",
+      path.join(out, "s.csv"),
+    );
+    expect(subscribers.stderr).toContain("Wrote 1 subscriber to");
+    const enquiries = await admin(
+      adminEnv(t),
+      "enquiries",
+      "export",
+      "--out",
+      path.join(out, "e.csv"),
+    );
+    expect(enquiries.stderr).toContain("Wrote 0 enquiries to");
+
+    const comment = json(await t.visitor().comment("wifi", "Does rain slow Wi-Fi?", "Mira"));
+    const id = String(comment.comment.id);
+    expect((await admin(adminEnv(t), "visitor", "ban", "--comment", id, "--days", "1")).code).toBe(
+      0,
+    );
+    const [ban] = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout) as {
+      action: string;
+      object: string;
+    }[];
+    expect(ban).toMatchObject({ action: "visitor ban", object: `comment ${id}, 1 day` });
+    expect((await admin(adminEnv(t), "spam", "stats", "--days", "1")).stdout).toContain(
+      "New comments in the last 1 day:",
+    );
+  });
+});
+
 describe.each(backends)("the command line's actions on %s", (backend) => {
   let t: TestApp;
   let env: Record<string, string>;
@@ -174,6 +219,7 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     const approveId = await held("How far does Wi-Fi reach through brick?");
     const rejectId = await held("Cheap routers here");
     const deleteId = await held("Another one to delete");
+    const spamId = await held("Does a router reach further up on a shelf?");
     await confirmedSubscriber(t, "leaving@example.com");
     const out = scratch();
     const before = (await auditActions()).length;
@@ -184,12 +230,15 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
       ["visitor ban", ["visitor", "ban", "--comment", approveId, "--days", "3"]],
       ["visitor unban", ["visitor", "unban", "--comment", approveId]],
       ["comment delete", ["comments", "delete", deleteId]],
+      ["comment spam", ["comments", "spam", spamId]],
       ["newsletter test", ["newsletter", "test", edition, "--to", "me@example.com"]],
+      ["newsletter send", ["newsletter", "send", edition, "--yes"]],
       ["subscribers export", ["subscribers", "export", "--out", path.join(out, "s.csv")]],
       ["subscriber remove", ["subscribers", "remove", "leaving@example.com"]],
       ["visitor purge", ["visitor", "purge", "--comment", approveId]],
       ["sign-in link", ["login"]],
       ["session revoke", ["sessions", "revoke", "--all"]],
+      ["export", ["export", "--out", path.join(out, "export.json")]],
     ];
     if (backend === "sqlite")
       runs.push(["backup", ["backup", "--out", path.join(out, "b.sqlite")]]);
@@ -204,8 +253,35 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     expect(entries.find((e) => e.action === "visitor ban")?.object).toBe(
       `comment ${approveId}, 3 days`,
     );
+    expect(entries.find((e) => e.action === "newsletter send")?.object).toMatch(
+      /^2026-12-brakes \(\d+ queued\)$/,
+    );
+    expect(entries.find((e) => e.action === "export")?.object).toBe(path.join(out, "export.json"));
     expect(readdirSync(path.join(t.dataDir, "outbox")).length).toBeGreaterThan(0);
   });
+
+  it.runIf(backend === "sqlite")(
+    "writes a restore to the audit trail of the database it restores",
+    async () => {
+      // A restore needs the server stopped: a site of its own, backed up, stopped, restored.
+      const dataDir = path.join(scratch(), "data");
+      const site = await startTestApp("sqlite", { dataDir });
+      const backup = path.join(scratch(), "b.sqlite");
+      try {
+        expect((await admin(adminEnv(site), "backup", "--out", backup)).code).toBe(0);
+      } finally {
+        await site.close();
+      }
+      const restore = await admin(adminEnv(site), "restore", "--from", backup);
+      expect(restore.code, restore.stderr).toBe(0);
+      const trail = JSON.parse((await admin(adminEnv(site), "audit", "--json")).stdout) as {
+        action: string;
+        object: string | null;
+        sessionId: string | null;
+      }[];
+      expect(trail[0]).toMatchObject({ action: "restore", object: backup, sessionId: null });
+    },
+  );
 
   it("records nothing when an action finds nothing to act on", async () => {
     const before = (await auditActions()).length;

@@ -1,10 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { toast } from "sonner";
-import {
-  type Enquiry,
-  type EnquiryStatusName,
-  enquiryStatuses,
-} from "../../../contract/enquiries.ts";
+import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts";
+import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, primaryClass, When } from "../ui.tsx";

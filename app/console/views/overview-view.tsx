@@ -12,7 +12,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import { plural } from "../../lib/plural.ts";
+import { plural } from "../../../contract/plural.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Loading, Panel } from "../ui.tsx";
 import { AwaitingApproval } from "./awaiting-approval.tsx";

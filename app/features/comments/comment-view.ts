@@ -1,6 +1,7 @@
 import { createElement as h } from "react";
 import type { ReactionCounts } from "../../../contract/api.ts";
 import type { LiveComment } from "../../../contract/live-events.ts";
+import { plural } from "../../../contract/plural.ts";
 import { threadsOf } from "../../../contract/threads.ts";
 import { formatCommentTime } from "../../lib/format-date.ts";
 
@@ -228,8 +229,6 @@ export function StaticComments({
       : null,
   );
 }
-
-const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`;
 
 /** "4 comments · 12 reactions": what a collapsed card says of its discussion. */
 export function EngagementSummary({

@@ -1,5 +1,6 @@
 import { AlertDialog } from "radix-ui";
 import { useEffect, useState } from "react";
+import { plural } from "../../../contract/plural.ts";
 import type { DeleteYourDataResponse } from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
@@ -9,8 +10,6 @@ type State =
   | { phase: "checking" }
   | { phase: "known"; held: Held; deleted?: DeleteYourDataResponse["deleted"] }
   | { phase: "unknown" };
-
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 function describe(held: Held): string {
   if (!held.cookie) {

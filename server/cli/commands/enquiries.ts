@@ -5,6 +5,7 @@ import {
   otherService,
   otherServiceLabel,
 } from "../../../contract/enquiries.ts";
+import { plural } from "../../../contract/plural.ts";
 import type { Store } from "../../db/store.ts";
 import { enquiriesCsv } from "../../enquiries/export.ts";
 import { createEnquiriesRepository, type StoredEnquiry } from "../../enquiries/repository.ts";
@@ -208,7 +209,7 @@ with a '.
       await audited(store, "enquiries export", `${list.length} enquiries`);
       if (typeof values.out === "string") {
         writePrivateFile(values.out, csv);
-        stderr.write(`Wrote ${list.length} enquiries to ${values.out}.\n`);
+        stderr.write(`Wrote ${plural(list.length, "enquiry", "enquiries")} to ${values.out}.\n`);
       } else {
         stdout.write(csv);
       }

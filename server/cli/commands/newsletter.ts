@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { emailSchema } from "../../../contract/api.ts";
+import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
 import { newToken } from "../../engagement/subscribers-repository.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
@@ -118,7 +119,7 @@ Try "newsletter test" first.
     async run({ values, positionals, config, stdout, stderr, store, engagement, confirm }) {
       const edition = editionOf(positionals[0] ?? "", config, stderr);
       const subscribers = await (await engagement()).subscribers.count();
-      const reach = `${subscribers} confirmed subscriber${subscribers === 1 ? "" : "s"}`;
+      const reach = plural(subscribers, "confirmed subscriber");
       if (!values.yes) {
         if (!confirm) {
           throw usageError(
@@ -139,7 +140,7 @@ Try "newsletter test" first.
       const queued = await editionStore.queueEdition(saved.id);
       await audited(store, "newsletter send", `${edition.slug} (${queued} queued)`);
       stdout.write(
-        `Queued ${edition.slug} ("${edition.subject}") for ${queued} subscriber${queued === 1 ? "" : "s"}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
+        `Queued ${edition.slug} ("${edition.subject}") for ${plural(queued, "subscriber")}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
       );
       return exitCodes.ok;
     },

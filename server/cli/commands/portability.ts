@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
+import { plural } from "../../../contract/plural.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
 import { createEventJournal } from "../../events/journal.ts";
@@ -213,7 +214,7 @@ how a site moves from SQLite to PostgreSQL.
         // After the file is whole, so an export read back re-exports to the same file.
         await audited(store, "export", file);
         const rows = Object.values(counts).reduce((a, b) => a + b, 0);
-        stdout.write(`Exported ${rows} rows to ${values.out}.\n`);
+        stdout.write(`Exported ${plural(rows, "row")} to ${values.out}.\n`);
       } else {
         await writeExport(db, config, async (text) => {
           stdout.write(text);

@@ -1,3 +1,4 @@
+import { plural } from "../../../contract/plural.ts";
 import { createSpamFilter } from "../../moderation/spam/filter.ts";
 import { createSpamStore } from "../../moderation/spam/store.ts";
 import { type Command, exitCodes, usageError } from "../command.ts";
@@ -51,7 +52,7 @@ model: what it was trained on, its thresholds, and the names it learnt.
         stats.outcomes
           .filter((row) => row.outcome === outcome)
           .reduce((n, row) => n + row.count, 0);
-      stdout.write(`New comments in the last ${days} days:\n`);
+      stdout.write(`New comments in the last ${plural(days, "day")}:\n`);
       stdout.write(
         formatTable(
           ["outcome", "reason", "comments"],

@@ -1,3 +1,4 @@
+import { plural } from "../../../contract/plural.ts";
 import { toCsv, toTsv } from "../../lib/csv.ts";
 import { audited, type Command, exitCodes, writePrivateFile } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
@@ -66,7 +67,7 @@ take it for a formula): remove it before mailing.
       }
       if (typeof values.out === "string") {
         writePrivateFile(values.out, csv);
-        stderr.write(`Wrote ${subscribers.length} subscribers to ${values.out}.\n`);
+        stderr.write(`Wrote ${plural(subscribers.length, "subscriber")} to ${values.out}.\n`);
       } else {
         stdout.write(csv);
       }

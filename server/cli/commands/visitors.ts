@@ -1,3 +1,4 @@
+import { plural } from "../../../contract/plural.ts";
 import { toTsv } from "../../lib/csv.ts";
 import { audited, type Command, exitCodes, parseId, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
@@ -34,7 +35,7 @@ Bans hold across restarts and on every instance; "visitor bans" lists them.
         throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
       }
       const { ban } = result;
-      await audited(store, "visitor ban", `comment ${id}${days ? `, ${days} days` : ""}`);
+      await audited(store, "visitor ban", `comment ${id}${days ? `, ${plural(days, "day")}` : ""}`);
       stdout.write(
         `Ban ${ban.id}: the writer of comment ${id} (${ban.coversAddress ? "browser and address" : "browser"}) is refused ${ban.expiresAt ? `until ${ban.expiresAt}` : 'until "visitor unban"'}.\n`,
       );
@@ -66,7 +67,7 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
         "visitor unban",
         byBan ? `ban ${values.ban as string}` : `comment ${values.comment as string}`,
       );
-      stdout.write(`Lifted ${lifted} ban${lifted === 1 ? "" : "s"}.\n`);
+      stdout.write(`Lifted ${plural(lifted, "ban")}.\n`);
       return exitCodes.ok;
     },
   },
@@ -124,7 +125,7 @@ update live. Exit code 3 when there is no such comment.
       const reactions = await repositories.reactions.removeAllBy(visitorId);
       await audited(store, "visitor purge", `comment ${id}`);
       stdout.write(
-        `Removed ${comments} comment${comments === 1 ? "" : "s"} and ${reactions} reaction${reactions === 1 ? "" : "s"} of the visitor who wrote comment ${id}.\n`,
+        `Removed ${plural(comments, "comment")} and ${plural(reactions, "reaction")} of the visitor who wrote comment ${id}.\n`,
       );
       return exitCodes.ok;
     },

@@ -8,6 +8,7 @@ import {
   consoleCommentsResponseSchema,
   ownerEditRequestSchema,
 } from "../../../contract/console.ts";
+import { plural } from "../../../contract/plural.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
@@ -131,7 +132,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       await audit(
         request,
         "visitor ban",
-        `comment ${request.params.id}${request.body.days ? `, ${request.body.days} days` : ""}`,
+        `comment ${request.params.id}${request.body.days ? `, ${plural(request.body.days, "day")}` : ""}`,
       );
       return reply.code(204).send(null);
     },

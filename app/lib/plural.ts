@@ -1,4 +1,0 @@
-/** "1 comment", "2 comments": a count with its noun (`many` when the plural is not `one` + s). */
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
