@@ -10,7 +10,7 @@ import { migrateToLatest, openStore } from "../server/db/store.ts";
  * `npm run bench:export`: the owner's export of a large site in bounded
  * memory (docs/decisions/030-import-and-export.md). It fills a SQLite
  * database with BENCH_EXPORT_COMMENTS comments (default 100,000), runs
- * `admin export --out FILE` as its own process, samples that process's
+ * `admin export --out FILE` as its own process, as `npm run admin` does, samples that process's
  * resident memory until it ends, checks that the file holds every comment,
  * and prints the peak against the 150 MB budget. Everything stays in a
  * temporary folder on this machine, removed at the end unless BENCH_KEEP is
@@ -77,7 +77,11 @@ try {
 
   const file = path.join(scratch, "site.json");
   const started = performance.now();
-  const child = spawn(process.execPath, [admin, "export", "--out", file], {
+  // As `npm run admin` runs it: with the V8 flags its script gives node.
+  const script: string = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8"))
+    .scripts.admin;
+  const flags = script.split(" ").filter((word) => word.startsWith("--"));
+  const child = spawn(process.execPath, [...flags, admin, "export", "--out", file], {
     env,
     stdio: ["ignore", "ignore", "inherit"],
   });
