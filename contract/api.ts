@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { itemKinds, limits, type ReactionType, reactionTypes } from "./limits.ts";
-import { decodeCommentCursor } from "./threads.ts";
 import {
   blankLinesInARowMax,
   hasFewBlankLinesInARow,
@@ -10,6 +9,7 @@ import {
   hasVisibleCharacter,
   marksPerCharacterMax,
 } from "./text.ts";
+import { decodeCommentCursor } from "./threads.ts";
 
 /*
  * Request and response shapes of the engagement API (`/api`). Request objects

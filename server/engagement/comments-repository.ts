@@ -352,6 +352,5 @@ export function createCommentsRepository(
       if (result) bus.committed(result);
       return "marked";
     },
-
   };
 }

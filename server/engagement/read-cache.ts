@@ -191,7 +191,11 @@ export function createReadCache({
     async comments(
       postId: string,
       visitorId: string | null,
-      { limit, after, before }: { limit: number; after?: CommentPosition; before?: CommentPosition },
+      {
+        limit,
+        after,
+        before,
+      }: { limit: number; after?: CommentPosition; before?: CommentPosition },
       owner: OwnerOverlay | null = null,
     ): Promise<CachedRead> {
       const { value: candidates, anonymous } = await sharedComments(postId);

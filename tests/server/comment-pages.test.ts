@@ -144,7 +144,9 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     expect(unfolded(small)).toEqual(expected);
     // One thread: the first; two: the first and the latest.
     expect(contents(await readAll(postId, 1)).slice(0, 2)).toEqual(seeded(1, 2));
-    expect(contents([await read(url(postId, "?limit=2"))])).toEqual(seeded(1, 1).concat(seeded(230, 230)));
+    expect(contents([await read(url(postId, "?limit=2"))])).toEqual(
+      seeded(1, 1).concat(seeded(230, 230)),
+    );
 
     // A list that fits is shown whole, and says nothing is folded.
     const exact = freshItem("science");
@@ -167,13 +169,11 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     const writer = t.visitor();
     const answerer = t.visitor();
     const [early] = (await read(url(postId))).comments;
-    const old = (await readAll(postId)).flatMap((page) => page.comments).find(
-      (c) => c.content === "Seeded comment 30",
-    );
+    const old = (await readAll(postId))
+      .flatMap((page) => page.comments)
+      .find((c) => c.content === "Seeded comment 30");
     expect(old).toBeDefined();
-    const { comment: latest } = json(
-      await writer.comment(postId, "Written a moment ago", "Wren"),
-    );
+    const { comment: latest } = json(await writer.comment(postId, "Written a moment ago", "Wren"));
     const { comment: reply } = json(
       await answerer.reply(postId, old?.id as number, "Answering an old question", "Otto"),
     );
@@ -330,7 +330,10 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     ]);
     expect(unfolded(writers)).toHaveLength(11);
     const mineOnce = new Map(
-      writers.flatMap((page) => page.comments).filter((c) => c.mine).map((c) => [c.id, c]),
+      writers
+        .flatMap((page) => page.comments)
+        .filter((c) => c.mine)
+        .map((c) => [c.id, c]),
     );
     expect(mineOnce.size).toBe(2);
 
@@ -467,7 +470,10 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       "?comments=all",
       "?comments=after-&comments=x",
       `${middle.replace(/#.*$/, "").replace(/^[^?]*/, "")}x.before-`,
-      `${middle.replace(/#.*$/, "").replace(/^[^?]*/, "").replace(".before-", ".before-x")}`,
+      `${middle
+        .replace(/#.*$/, "")
+        .replace(/^[^?]*/, "")
+        .replace(".before-", ".before-x")}`,
     ]) {
       const response = await page(`/science/ironing${broken}`);
       expect(response.statusCode, broken).toBe(400);

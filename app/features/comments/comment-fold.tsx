@@ -16,6 +16,7 @@ export function FoldingCommentText({ id, html }: { id: number; html: string }) {
   const [long, setLong] = useState(false);
   const revealed = useRef(false);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: an edited text is measured again
   useLayoutEffect(() => {
     const element = text.current;
     if (!element || whole) return;
@@ -41,7 +42,11 @@ export function FoldingCommentText({ id, html }: { id: number; html: string }) {
           ref: text,
           id: textId,
           tabIndex: -1,
-          className: whole ? "" : long ? "comment-text-folded comment-text-long" : "comment-text-folded",
+          className: whole
+            ? ""
+            : long
+              ? "comment-text-folded comment-text-long"
+              : "comment-text-folded",
           onFocus: () => setWhole(true),
         }}
       />

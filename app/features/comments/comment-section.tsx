@@ -85,7 +85,8 @@ export function CommentSection({
     // The first comment the page brought; if it brought none (they were
     // deleted meanwhile), the last one, where the button was.
     const first = comments.find((comment) => !shownBefore.has(comment.id)) ?? comments.at(-1);
-    if (first) section.current?.querySelector<HTMLElement>(`[data-comment-id="${first.id}"]`)?.focus();
+    if (first)
+      section.current?.querySelector<HTMLElement>(`[data-comment-id="${first.id}"]`)?.focus();
   }, [shownBefore, comments]);
 
   /** One comment's header, text and actions; `thread`: the comment its thread starts with. */

@@ -124,7 +124,7 @@ export function CommentText({
   return h("div", {
     ...fold,
     className: fold?.className ? `comment-text ${fold.className}` : "comment-text",
-    // biome-ignore lint/security/noDangerouslySetInnerHtml: HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts)
+    // HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts).
     dangerouslySetInnerHTML: { __html: html },
   });
 }

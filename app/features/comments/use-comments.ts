@@ -1,8 +1,8 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import type { AddCommentRequest, OwnerOverlay } from "../../../contract/api.ts";
-import { api } from "../../lib/api-client.ts";
 import { encodeCommentCursor } from "../../../contract/threads.ts";
+import { api } from "../../lib/api-client.ts";
 import {
   type Fold,
   firstLoaded,

@@ -64,7 +64,8 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     "/items/science/:id/comments",
     {
       schema: {
-        summary: "A science post's comments: as the discussion opens, or the threads between two places",
+        summary:
+          "A science post's comments: as the discussion opens, or the threads between two places",
         description:
           "Without a cursor: the first threads and the latest, the middle folded; then `after` = the answer's `next` and `before` = its `before`, until `next` is null (docs/decisions/032-long-discussions-open-at-both-ends.md).",
         tags: ["comments"],
