@@ -276,10 +276,11 @@ export async function engagementPages(
         const itemPath = `/${kind}/${piece.itemId}`;
         const list = page?.comments ?? [];
         const total = page?.total ?? 0;
+        const foldAfter = page?.next ? decodeCommentCursor(page.next) : null;
         const fold =
-          page?.next != null
+          page?.next && foldAfter
             ? {
-                after: decodeCommentCursor(page.next) as CommentPosition,
+                after: foldAfter,
                 href: foldHref(itemPath, page.next, page.before),
                 // Known on the opening: all it does not show.
                 count: view.page === "between" ? null : total - countOf(list),
