@@ -9,6 +9,7 @@ import {
   hasVisibleCharacter,
   marksPerCharacterMax,
 } from "./text.ts";
+import { decodeCommentCursor } from "./threads.ts";
 
 /*
  * Request and response shapes of the engagement API (`/api`). Request objects
@@ -224,39 +225,11 @@ export type Comment = z.infer<typeof commentSchema>;
 export const ownerOverlaySchema = z.object({ name: z.string().nullable() });
 export type OwnerOverlay = z.infer<typeof ownerOverlaySchema>;
 
-/**
- * Where a page of a post's comments ends: the last comment's time and id, the
- * list's order. Clients pass it back as they got it (`after`); only its
- * encoding here knows what it holds (docs/decisions/015-comment-pages.md).
- */
-export type CommentPosition = { createdAt: string; id: number };
-
-const cursorIso = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)~([1-9]\d{0,9})$/;
-const base64url = /^[A-Za-z0-9_-]{1,100}$/;
-
-export function encodeCommentCursor({ createdAt, id }: CommentPosition): string {
-  return btoa(`${createdAt}~${id}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** The position a cursor names, or null for anything this side did not write. */
-export function decodeCommentCursor(cursor: string): CommentPosition | null {
-  if (!base64url.test(cursor)) return null;
-  let text: string;
-  try {
-    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-  } catch {
-    return null;
-  }
-  const [, createdAt = "", idText = ""] = cursorIso.exec(text) ?? [];
-  const id = Number(idText);
-  // The id column is a 32-bit integer on PostgreSQL; the time must be a real one.
-  if (!(id >= 1 && id <= 2_147_483_647)) return null;
-  const time = Date.parse(createdAt);
-  if (Number.isNaN(time) || new Date(time).toISOString() !== createdAt) return null;
-  const position = { createdAt, id };
-  // One spelling per position: padding or stray bits make another string.
-  return encodeCommentCursor(position) === cursor ? position : null;
-}
+export {
+  type CommentPosition,
+  decodeCommentCursor,
+  encodeCommentCursor,
+} from "./threads.ts";
 
 export const commentCursorSchema = z
   .string()
@@ -268,24 +241,41 @@ export const commentCursorSchema = z
 
 const pageLimitMessage = `limit is a whole number from 1 to ${limits.commentsPageMax}.`;
 
-/** `GET /api/items/science/:id/comments?limit=&after=`: a page, oldest first. */
+/**
+ * `GET /api/items/science/:id/comments?limit=&after=&before=`. Without a
+ * cursor: the discussion as it opens, its beginning and its latest threads
+ * with the middle folded (docs/decisions/032-long-discussions-open-at-both-ends.md).
+ * With `after` and/or `before`: the first `limit` threads after the one and
+ * before the other, oldest first.
+ */
 export const commentsQuerySchema = z.strictObject({
   limit: canonicalWholeNumber(1, limits.commentsPageMax, pageLimitMessage)
     .default(limits.commentsPageDefault)
-    .describe(`Comments in the page: ${limits.commentsPageDefault} unless given`),
+    .describe(`Threads in the answer: ${limits.commentsPageDefault} unless given`),
   after: commentCursorSchema.optional(),
+  before: commentCursorSchema.optional().describe("`before` of the previous answer, as it came"),
 });
 export type CommentsQuery = z.input<typeof commentsQuerySchema>;
 
 /**
- * One page of a post's comments, oldest first. `total` counts every comment
- * the caller may see on the post (theirs awaiting approval included), not only
- * this page's.
+ * Threads of a post's comments, each with its replies, in the list's order.
+ * `total` counts every comment the caller may see on the post (theirs
+ * awaiting approval included), not only these; what is not here is left out
+ * between `next` and `before`.
  */
 export const commentsResponseSchema = z.object({
   comments: z.array(commentSchema),
-  /** Pass it as `after` for the next page; null when this page ends the list. */
+  /**
+   * Threads are left out after this one's place: pass it as `after` (and
+   * `before` as `before`) to read them; null when none are. In the answer
+   * without a cursor: where the fold starts, below the beginning.
+   */
   next: z.string().nullable(),
+  /**
+   * Where what is left out ends: the first of the latest threads, which this
+   * answer holds; null when it runs to the end of the list.
+   */
+  before: z.string().nullable(),
   total: z.number().int().nonnegative(),
   owner: ownerOverlaySchema.optional(),
 });

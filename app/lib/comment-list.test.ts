@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Comment } from "../../contract/api.ts";
+import { type Comment, encodeCommentCursor } from "../../contract/api.ts";
 import {
   firstLoaded,
   type LoadedComments,
+  missesThread,
   withEvent,
   withNew,
   without,
@@ -35,11 +36,30 @@ const added = (c: Comment) =>
   ({ action: "added", item, commentId: c.id, comment: live(c) }) as const;
 const ids = (data: LoadedComments) => data.comments.map((c) => c.id);
 
-/** Comments 1–3 loaded of 5; more to come. */
+const cursor = (c: Comment) => encodeCommentCursor(c);
+/** Of 8 threads, 1–2 and the latest, 7–8, loaded; 3–6 folded between them. */
+const folded = () =>
+  firstLoaded({
+    comments: [comment(1), comment(2), comment(7), comment(8)],
+    next: cursor(comment(2)),
+    before: cursor(comment(7)),
+    total: 8,
+  });
+/** Comments 1–3 loaded of 5, the fold running to the end. */
 const partway = () =>
-  firstLoaded({ comments: [comment(1), comment(2), comment(3)], next: "cursor-3", total: 5 });
+  firstLoaded({
+    comments: [comment(1), comment(2), comment(3)],
+    next: cursor(comment(3)),
+    before: null,
+    total: 5,
+  });
 /** All of them loaded. */
-const atEnd = () => firstLoaded({ comments: [comment(1), comment(2)], next: null, total: 2 });
+const atEnd = () =>
+  firstLoaded({ comments: [comment(1), comment(2)], next: null, before: null, total: 2 });
+const reply = (id: number, parentId: number, second = id): Comment => ({
+  ...comment(id, second),
+  parentId,
+});
 
 describe("a reader's list of comments", () => {
   it("appends a new comment once the reader has reached the end", () => {
@@ -50,45 +70,85 @@ describe("a reader's list of comments", () => {
     expect(withEvent(data, added(comment(3)))).toEqual(data);
   });
 
-  it("only counts a new comment before the end; the next page brings it, once", () => {
-    const data = withEvent(partway(), added(comment(9)));
-    expect(ids(data)).toEqual([1, 2, 3]);
-    expect(data).toMatchObject({ total: 6, unseen: [9] });
-    expect(withEvent(data, added(comment(9))).total).toBe(6);
-
-    const more = withPage(data, {
-      comments: [comment(4), comment(5), comment(9)],
+  it("appends a new comment below the latest while the middle is folded, and the fold opens around it", () => {
+    const data = withEvent(folded(), added(comment(9)));
+    expect(ids(data)).toEqual([1, 2, 7, 8, 9]);
+    expect(data).toMatchObject({ total: 9, unseen: [] });
+    const opened = withPage(data, {
+      comments: [comment(3), comment(4), comment(5), comment(6)],
       next: null,
-      total: 6,
+      before: cursor(comment(7)),
+      total: 9,
     });
-    expect(ids(more)).toEqual([1, 2, 3, 4, 5, 9]);
-    expect(more).toMatchObject({ total: 6, unseen: [], pages: 2, next: null });
+    expect(ids(opened)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(opened).toMatchObject({ fold: null, pages: 2 });
+    // Where the fold runs to the end, a new comment still comes after all that is shown.
+    expect(ids(withEvent(partway(), added(comment(9))))).toEqual([1, 2, 3, 9]);
   });
 
-  it("puts a comment approved late in its place when it falls among those loaded", () => {
-    const early = { ...comment(7), createdAt: comment(2).createdAt };
-    expect(ids(withEvent(partway(), added(early)))).toEqual([1, 2, 7, 3]);
+  it("only counts a comment approved long after it was written inside the fold; opening it brings it, once", () => {
+    const late = { ...comment(20), createdAt: comment(5).createdAt };
+    const data = withEvent(folded(), added(late));
+    expect(ids(data)).toEqual([1, 2, 7, 8]);
+    expect(data).toMatchObject({ total: 9, unseen: [20] });
+    expect(withEvent(data, added(late)).total).toBe(9);
+    const more = withPage(data, {
+      comments: [comment(3), comment(4), comment(5), late, comment(6)],
+      next: null,
+      before: cursor(comment(7)),
+      total: 9,
+    });
+    expect(ids(more)).toEqual([1, 2, 3, 4, 5, 20, 6, 7, 8]);
+    expect(more).toMatchObject({ total: 9, unseen: [], fold: null });
+    // One approved late among those shown goes in its place.
+    const early = { ...comment(21), createdAt: comment(1).createdAt };
+    expect(ids(withEvent(folded(), added(early)))).toEqual([1, 21, 2, 7, 8]);
   });
 
-  it("shows the reader's own new comment at once, and not twice when its page comes", () => {
+  it("places a reply under its thread, above or below the fold, and asks for a thread it has not loaded", () => {
+    const above = reply(10, 1, 10);
+    const below = reply(11, 7, 11);
+    let data = withEvent(folded(), added(above));
+    data = withEvent(data, added(below));
+    expect(ids(data)).toEqual([1, 10, 2, 7, 11, 8]);
+    expect(data.total).toBe(10);
+    expect(missesThread(folded(), added(above))).toBe(false);
+    // A reply in a folded thread is counted; the list is read again for it.
+    const inFold = reply(12, 4, 12);
+    expect(missesThread(data, added(inFold))).toBe(true);
+    expect(withEvent(data, added(inFold))).toMatchObject({ total: 11, unseen: [12] });
+    expect(ids(withEvent(data, added(inFold)))).toEqual(ids(data));
+  });
+
+  it("shows the reader's own new comment at once, and not twice when the live event brings it", () => {
     const mine = comment(9, 9, true);
-    const data = withNew(withEvent(partway(), added(mine)), mine, { show: true });
-    expect(ids(data)).toEqual([1, 2, 3, 9]);
-    expect(data).toMatchObject({ total: 6, unseen: [] });
+    const data = withNew(withEvent(folded(), added(mine)), mine);
+    expect(ids(data)).toEqual([1, 2, 7, 8, 9]);
+    expect(data).toMatchObject({ total: 9, unseen: [] });
     expect(data.comments.at(-1)?.mine).toBe(true);
-    const more = withPage(data, {
-      comments: [comment(4), comment(5), mine],
-      next: null,
-      total: 6,
-    });
-    expect(ids(more)).toEqual([1, 2, 3, 4, 5, 9]);
+  });
+
+  it("turns a deleted comment with replies into its place, shown or folded, and stops counting it once", () => {
+    const withReply = withEvent(folded(), added(reply(10, 7, 10)));
+    const place = { ...live(comment(7)), content: "", html: "", userName: "", deleted: true };
+    const shown = withEvent(withReply, { action: "updated", item, commentId: 7, comment: place });
+    expect(shown.comments.find((c) => c.id === 7)).toMatchObject({ deleted: true, mine: false });
+    expect(ids(shown)).toEqual([1, 2, 7, 10, 8]);
+    expect(shown.total).toBe(8);
+    // A place in the fold: not shown, no longer counted.
+    const inFold = { ...live(comment(4)), content: "", userName: "", deleted: true };
+    const hidden = withEvent(shown, { action: "updated", item, commentId: 4, comment: inFold });
+    expect(ids(hidden)).toEqual(ids(shown));
+    expect(hidden.total).toBe(7);
   });
 
   it("counts down for a comment deleted, shown or only counted, and not for one never heard of", () => {
-    const data = withEvent(partway(), added(comment(9)));
-    expect(without(data, 2)).toMatchObject({ total: 5 });
-    expect(ids(without(data, 2))).toEqual([1, 3]);
-    expect(without(data, 9)).toMatchObject({ total: 5, unseen: [] });
+    const late = { ...comment(9), createdAt: comment(5).createdAt };
+    const data = withEvent(folded(), added(late));
+    expect(data).toMatchObject({ total: 9, unseen: [9] });
+    expect(without(data, 2)).toMatchObject({ total: 8 });
+    expect(ids(without(data, 2))).toEqual([1, 7, 8]);
+    expect(without(data, 9)).toMatchObject({ total: 8, unseen: [] });
     // Another writer's held comment the owner rejected: never counted here.
     expect(withEvent(data, { action: "deleted", item, commentId: 42 })).toEqual(data);
   });
@@ -97,6 +157,7 @@ describe("a reader's list of comments", () => {
     const data = firstLoaded({
       comments: [comment(1, 1, true), comment(2)],
       next: null,
+      before: null,
       total: 2,
     });
     const heldMine = withEvent(data, { action: "held", item, commentId: 1 });

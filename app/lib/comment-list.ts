@@ -1,37 +1,56 @@
 import type { Comment, CommentsResponse, OwnerOverlay } from "../../contract/api.ts";
 import type { CommentEvent } from "../../contract/live-events.ts";
-import { byPosition, threadOrder } from "../../contract/threads.ts";
+import {
+  byPosition,
+  type CommentPosition,
+  decodeCommentCursor,
+  threadOrder,
+} from "../../contract/threads.ts";
 
 /**
- * What the browser holds of a post's comments: the pages it has loaded, as one
- * list in the server's order, and what live events said of the rest
- * (docs/product.md, "Reacting and commenting"; docs/decisions/015-comment-pages.md).
+ * What the browser holds of a post's comments: the discussion as it opened
+ * and what the reader unfolded of its middle, as one list in the server's
+ * order, and what live events said of the rest (docs/product.md, "Long
+ * discussions"; docs/decisions/032-long-discussions-open-at-both-ends.md).
  * Pure functions, so the live stream, the form and "Show more comments" all
  * change it the same way.
  */
 export type LoadedComments = {
-  /** Shown, oldest first (time written, then id). */
+  /** Shown, in thread order (time written, then id). */
   comments: Comment[];
-  /** The server's cursor for the next page; null once the reader has reached the end. */
-  next: string | null;
+  /** The folded middle: threads after `after`, before `before` (to the end when null). */
+  fold: Fold | null;
   /** Every comment the reader can see on the post, loaded or not. */
   total: number;
-  /** Pages loaded: a reload reads as many again. */
+  /** Reads made, the opening's included: a reload makes as many again. */
   pages: number;
-  /** Comments live events announced past what is loaded: counted, and shown by "Show more comments". */
+  /** Comments live events announced inside the fold: counted, and shown when it opens up to them. */
   unseen: number[];
   /** Only for the signed-in owner (docs/decisions/016-owner-voice.md). */
   owner?: OwnerOverlay;
 };
 
-/** The last thread loaded: pages end on a thread, with all its replies. */
-const lastThread = (data: LoadedComments) =>
-  data.comments.filter((comment) => comment.parentId === null).at(-1);
+/** Where a discussion's middle is folded, as the server said. */
+export type Fold = { after: CommentPosition; before: CommentPosition | null };
+
+const foldOf = ({ next, before }: CommentsResponse): Fold | null => {
+  const after = next ? decodeCommentCursor(next) : null;
+  return after ? { after, before: before ? decodeCommentCursor(before) : null } : null;
+};
+
+/** Whether two reads of the fold would read the same. */
+export const sameFold = (a: Fold | null, b: Fold | null) =>
+  a !== null &&
+  b !== null &&
+  a.after.id === b.after.id &&
+  a.after.createdAt === b.after.createdAt &&
+  a.before?.id === b.before?.id &&
+  a.before?.createdAt === b.before?.createdAt;
 
 export function firstLoaded(page: CommentsResponse): LoadedComments {
   return {
     comments: page.comments,
-    next: page.next,
+    fold: foldOf(page),
     total: page.total,
     pages: 1,
     unseen: [],
@@ -39,13 +58,13 @@ export function firstLoaded(page: CommentsResponse): LoadedComments {
   };
 }
 
-/** The next page added to what is shown; what it brings replaces what was there. */
+/** A read of the fold added to what is shown: what it brings replaces what was there. */
 export function withPage(data: LoadedComments, page: CommentsResponse): LoadedComments {
   const fetched = new Set(page.comments.map((comment) => comment.id));
   return {
     ...data,
     comments: threadOrder([...data.comments.filter((c) => !fetched.has(c.id)), ...page.comments]),
-    next: page.next,
+    fold: foldOf(page),
     total: page.total,
     pages: data.pages + 1,
     unseen: data.unseen.filter((id) => !fetched.has(id)),
@@ -56,31 +75,46 @@ const isKnown = (data: LoadedComments, id: number) =>
   data.comments.some((comment) => comment.id === id) || data.unseen.includes(id);
 
 /**
- * A comment the reader has not seen yet. It joins the list when it falls
- * within what is loaded (always, once the reader has reached the end), or when
- * `show` (the reader's own, just posted); otherwise it is only counted, and
- * "Show more comments" brings it in its place.
+ * Whether a thread starting at `place` is in the fold: after its start and
+ * before the threads that follow it, the first of the latest (or, when the
+ * fold runs to the end, the latest thread shown).
  */
-export function withNew(
-  data: LoadedComments,
-  comment: Comment,
-  { show = false }: { show?: boolean } = {},
-): LoadedComments {
+function folded(data: LoadedComments, place: CommentPosition): boolean {
+  if (!data.fold) return false;
+  const end =
+    data.fold.before ?? data.comments.filter((comment) => comment.parentId === null).at(-1);
+  return byPosition(place, data.fold.after) > 0 && end !== undefined && byPosition(place, end) < 0;
+}
+
+/**
+ * A comment the reader has not seen yet. A new thread is the latest, and is
+ * shown at the end; a reply is shown under its thread. One that falls inside
+ * the fold (a reply to a folded thread, or a comment approved long after it
+ * was written) is only counted: opening the fold brings it.
+ */
+export function withNew(data: LoadedComments, comment: Comment): LoadedComments {
   const shown = data.comments.some((c) => c.id === comment.id);
   if (shown) return withChanged(data, comment);
   const total = isKnown(data, comment.id) ? data.total : data.total + 1;
   const unseen = data.unseen.filter((id) => id !== comment.id);
-  // A reply goes where its thread is; a thread where it falls among those loaded.
-  const last = lastThread(data);
   const within =
     comment.parentId !== null
       ? data.comments.some((c) => c.id === comment.parentId)
-      : data.next === null || (last !== undefined && byPosition(comment, last) < 0);
-  if (within || show) {
+      : !folded(data, comment);
+  if (within) {
     return { ...data, comments: threadOrder([...data.comments, comment]), total, unseen };
   }
   return { ...data, total, unseen: [...unseen, comment.id] };
 }
+
+/**
+ * Whether an event brings a reply to a thread the reader has not loaded: the
+ * discussion then opens with that thread among the latest, and is read again.
+ */
+export const missesThread = (data: LoadedComments, event: CommentEvent) =>
+  event.action === "added" &&
+  event.comment.parentId !== null &&
+  !data.comments.some((c) => c.id === event.comment.parentId);
 
 /** A shown comment replaced by its new version. */
 export function withChanged(data: LoadedComments, comment: Comment): LoadedComments {
@@ -117,7 +151,15 @@ export function withEvent(data: LoadedComments, event: CommentEvent): LoadedComm
   }
   // A deleted comment whose replies keep its place: no longer anyone's, nor counted.
   if (event.comment.deleted) {
-    if (!known) return data;
+    if (!known) {
+      // In the fold, where it was counted.
+      if (!data.fold && !data.unseen.includes(event.commentId)) return data;
+      return {
+        ...data,
+        total: data.total - 1,
+        unseen: data.unseen.filter((id) => id !== event.commentId),
+      };
+    }
     const total = known.deleted ? data.total : data.total - 1;
     return {
       ...withChanged(data, { ...event.comment, mine: false, awaitingApproval: false }),

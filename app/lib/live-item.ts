@@ -4,7 +4,7 @@ import type { ReactionsResponse } from "../../contract/api.ts";
 import type { LiveEventName } from "../../contract/event-names.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { CommentEvent, ItemEventPayloads, ReactionEvent } from "../../contract/live-events.ts";
-import { type LoadedComments, withEvent } from "./comment-list.ts";
+import { type LoadedComments, missesThread, withEvent } from "./comment-list.ts";
 import { itemKeys } from "./query-keys.ts";
 
 /**
@@ -51,9 +51,17 @@ function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, eve
   }));
 }
 
-/** A comment added, edited, deleted or held again, applied to what the reader has loaded. */
+/**
+ * A comment added, edited, deleted or held again, applied to what the reader
+ * has loaded. A reply in a thread the fold holds makes that thread one of the
+ * latest: the list is read again, and opens with it
+ * (docs/decisions/032-long-discussions-open-at-both-ends.md).
+ */
 function applyComment(queryClient: QueryClient, id: string, event: CommentEvent) {
-  applyEvent<LoadedComments>(queryClient, itemKeys.comments(id), (data) => withEvent(data, event));
+  const key = itemKeys.comments(id);
+  const loaded = queryClient.getQueryData<LoadedComments>(key);
+  applyEvent<LoadedComments>(queryClient, key, (data) => withEvent(data, event));
+  if (loaded && missesThread(loaded, event)) readAgain(queryClient, key);
 }
 
 /**

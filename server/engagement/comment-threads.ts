@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder, Transaction } from "kysely";
+import type { ExpressionBuilder, SelectQueryBuilder, Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 
 /*
@@ -44,11 +44,18 @@ export function visibleReplies<O>(
 ): SelectQueryBuilder<Database, "science_comments", O> {
   return query
     .where("parent_id", "in", threadIds.length > 0 ? threadIds : [0])
-    .where((eb) =>
-      visitorId
-        ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
-        : eb("status", "=", "published"),
-    )
+    .where(seenBy(visitorId))
     .orderBy("created_at")
     .orderBy("id");
 }
+
+/**
+ * The comments `visitorId` may see: the published ones and their own held
+ * ones, or only the published ones without a visitor
+ * (docs/decisions/010-moderation-and-spam.md).
+ */
+export const seenBy =
+  (visitorId: string | null) => (eb: ExpressionBuilder<Database, "science_comments">) =>
+    visitorId
+      ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
+      : eb("status", "=", "published");

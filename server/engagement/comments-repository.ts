@@ -1,42 +1,22 @@
-import type { Selectable } from "kysely";
-import type { Comment, CommentPosition } from "../../contract/api.ts";
-import { type LiveComment, topicOf } from "../../contract/live-events.ts";
-import { threadOrder } from "../../contract/threads.ts";
-import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
+import type { Comment } from "../../contract/api.ts";
+import { topicOf } from "../../contract/live-events.ts";
+import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { nowIso, toIso } from "../lib/time.ts";
+import { nowIso } from "../lib/time.ts";
 import { renderComment } from "./comment-markdown.ts";
-import type { CommentNotifier, ReplyNotifier, ThreadComment } from "./comment-notifier.ts";
+import type { CommentNotifier, ReplyNotifier } from "./comment-notifier.ts";
+import { createCommentOwnerQueries } from "./comment-owner-queries.ts";
+import { createCommentReads } from "./comment-reads.ts";
 import { forgetSpamExamples, type RemovalMatch, removeComments } from "./comment-removal.ts";
-import { type ReplyRefusal, threadOf, visibleReplies } from "./comment-threads.ts";
+import { columns, commentShapes } from "./comment-rows.ts";
+import { type ReplyRefusal, threadOf } from "./comment-threads.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
 export const ownerModerationTopic = "owner:moderation";
 
-type CommentRow = Selectable<ScienceCommentsTable>;
-
-const columns = [
-  "id",
-  "post_id",
-  "content",
-  "user_name",
-  "visitor_id",
-  "created_at",
-  "updated_at",
-  "status",
-  "by_owner",
-  "content_html",
-  "parent_id",
-  "deleted_at",
-] as const;
-
-type Row = Pick<CommentRow, (typeof columns)[number]>;
-
-/** A comment the owner lists: as everyone would see it, and its status. */
-export type OwnerComment = LiveComment & { status: CommentStatus };
-
+export type { OwnerComment } from "./comment-rows.ts";
 export type { ReplyRefusal } from "./comment-threads.ts";
 
 /** Why a change to a comment was refused. */
@@ -45,6 +25,9 @@ export type CommentRefusal = "not_found" | "forbidden";
 export type CommentsRepository = ReturnType<typeof createCommentsRepository>;
 
 /**
+ * A post's comments: the writes here (each in one transaction with its live
+ * event, docs/architecture.md "Writes"), the reads of the pages
+ * (comment-reads.ts) and the owner's queries (comment-owner-queries.ts).
  * `avatarOf` turns a visitor credential into the seed of its avatar
  * (server/engagement/writer-keys.ts); the credential itself never leaves the server.
  */
@@ -60,42 +43,8 @@ export function createCommentsRepository(
 ) {
   const { db } = store;
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
-
-  const threadComment = (row: Row): ThreadComment => ({
-    id: row.id,
-    postId: row.post_id,
-    parentId: row.parent_id,
-    visitorId: row.visitor_id,
-  });
-
-  function toLiveComment(row: Row): LiveComment {
-    const deleted = row.deleted_at !== null;
-    return {
-      id: row.id,
-      postId: row.post_id,
-      content: row.content,
-      html: deleted ? "" : (row.content_html ?? renderComment(row.content)),
-      userName: row.user_name,
-      avatar: avatarOf(row.visitor_id),
-      createdAt: toIso(row.created_at),
-      updatedAt: toIso(row.updated_at),
-      byOwner: row.by_owner === 1,
-      parentId: row.parent_id,
-      deleted,
-    };
-  }
-
-  /**
-   * As its writer sees it. A comment the honeypot caught looks published to
-   * its writer, and to nobody else (docs/decisions/010-moderation-and-spam.md).
-   */
-  function toComment(row: Row, visitorId: string | null): Comment {
-    return {
-      ...toLiveComment(row),
-      mine: row.visitor_id === visitorId,
-      awaitingApproval: row.status === "pending",
-    };
-  }
+  const shapes = commentShapes(avatarOf);
+  const { toLiveComment, toComment, threadComment } = shapes;
 
   /** After a filtered update or delete touched nothing: was there no comment, or not theirs? */
   async function refusal(id: number): Promise<CommentRefusal> {
@@ -131,122 +80,8 @@ export function createCommentsRepository(
   }
 
   return {
-    /**
-     * The first `max` published threads of a post, oldest first, with their
-     * published replies, and how many comments (replies too) it has in all:
-     * the start of what every reader sees, which the read cache keeps
-     * (docs/decisions/015-comment-pages.md).
-     */
-    async firstPublished(
-      postId: string,
-      max: number,
-    ): Promise<{ comments: LiveComment[]; total: number; moreThreads: boolean }> {
-      const [starts, count] = await Promise.all([
-        db
-          .selectFrom("science_comments")
-          .select(columns)
-          .where("post_id", "=", postId)
-          .where("parent_id", "is", null)
-          .where("status", "=", "published")
-          .orderBy("created_at")
-          .orderBy("id")
-          .limit(max + 1)
-          .execute(),
-        db
-          .selectFrom("science_comments")
-          .select((eb) => eb.fn.countAll().as("count"))
-          .where("post_id", "=", postId)
-          .where("status", "=", "published")
-          .where("deleted_at", "is", null)
-          .executeTakeFirstOrThrow(),
-      ]);
-      const shown = starts.slice(0, max);
-      const replies = await db
-        .selectFrom("science_comments")
-        .select(columns)
-        .$call((query) =>
-          visibleReplies(
-            query,
-            shown.map((row) => row.id),
-            null,
-          ),
-        )
-        .execute();
-      return {
-        comments: [...shown, ...replies].map(toLiveComment),
-        total: Number(count.count),
-        moreThreads: starts.length > max,
-      };
-    },
-
-    /**
-     * Up to `limit` threads of a post after `after` in the list's order (time
-     * written, then id), with their replies, as `visitorId` sees them: the
-     * published ones and their own held ones. `more` says whether any follow. Keyed on the position
-     * rather than an offset, so comments written or deleted between two pages
-     * neither repeat nor skip one (served by the index on post, time and id).
-     */
-    async pageAfter(input: {
-      postId: string;
-      visitorId: string | null;
-      after: CommentPosition;
-      limit: number;
-    }): Promise<{ comments: Comment[]; more: boolean }> {
-      const { visitorId, after } = input;
-      const rows = await db
-        .selectFrom("science_comments")
-        .select(columns)
-        .where("post_id", "=", input.postId)
-        .where("parent_id", "is", null)
-        .where((eb) =>
-          visitorId
-            ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
-            : eb("status", "=", "published"),
-        )
-        .where((eb) =>
-          eb.or([
-            eb("created_at", ">", after.createdAt),
-            eb.and([eb("created_at", "=", after.createdAt), eb("id", ">", after.id)]),
-          ]),
-        )
-        .orderBy("created_at")
-        .orderBy("id")
-        .limit(input.limit + 1)
-        .execute();
-      const starts = rows.slice(0, input.limit);
-      const replies = await db
-        .selectFrom("science_comments")
-        .select(columns)
-        .$call((query) =>
-          visibleReplies(
-            query,
-            starts.map((row) => row.id),
-            visitorId,
-          ),
-        )
-        .execute();
-      return {
-        comments: threadOrder([...starts, ...replies].map((row) => toComment(row, visitorId))),
-        more: rows.length > input.limit,
-      };
-    },
-
-    /**
-     * Every comment `visitorId` wrote on a post, held ones included: the
-     * cached reads mark these `mine` and add the held ones for their writer alone.
-     */
-    async ownBy(
-      postId: string,
-      visitorId: string,
-    ): Promise<(Comment & { status: CommentStatus })[]> {
-      const rows = await db
-        .selectFrom("science_comments")
-        .select(columns)
-        .where("post_id", "=", postId)
-        .where("visitor_id", "=", visitorId)
-        .execute();
-      return rows.map((row) => ({ ...toComment(row, visitorId), status: row.status }));
-    },
+    ...createCommentReads(store, shapes),
+    ...createCommentOwnerQueries(store, shapes),
 
     /**
      * Stores a comment. Only a published one is announced: a held comment, or
@@ -452,45 +287,6 @@ export function createCommentsRepository(
       return removeMatching({ visitorId });
     },
 
-    /** The visitor who wrote a comment (how the owner names a visitor), or null. */
-    async authorOf(id: number): Promise<string | null> {
-      const row = await db
-        .selectFrom("science_comments")
-        .select("visitor_id")
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return row?.visitor_id ?? null;
-    },
-
-    /**
-     * For the owner: comments of one post or all, written since a time,
-     * in one status or all, oldest first.
-     */
-    async listForOwner(filter: {
-      postId?: string;
-      since?: Date;
-      status?: CommentStatus;
-    }): Promise<OwnerComment[]> {
-      let query = db.selectFrom("science_comments").select(columns).where("deleted_at", "is", null);
-      if (filter.postId !== undefined) query = query.where("post_id", "=", filter.postId);
-      if (filter.since !== undefined) {
-        query = query.where("created_at", ">=", filter.since.toISOString());
-      }
-      if (filter.status !== undefined) query = query.where("status", "=", filter.status);
-      const rows = await query.orderBy("created_at").orderBy("id").execute();
-      return rows.map((row) => ({ ...toLiveComment(row), status: row.status }));
-    },
-
-    /** One comment as the owner sees it, or null. */
-    async getForOwner(id: number): Promise<OwnerComment | null> {
-      const row = await db
-        .selectFrom("science_comments")
-        .select(columns)
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return row ? { ...toLiveComment(row), status: row.status } : null;
-    },
-
     /**
      * Publishes a held comment (or one the honeypot caught, which the owner
      * judged a person's), announcing it to every open page, and approves its
@@ -555,92 +351,6 @@ export function createCommentsRepository(
       if (result === "not_found" || result === "already_spam") return result;
       if (result) bus.committed(result);
       return "marked";
-    },
-
-    /** Whether the owner approved this visitor, or published a comment of theirs. */
-    async isApproved(visitorId: string): Promise<boolean> {
-      const approved = await db
-        .selectFrom("approved_visitors")
-        .select("visitor_id")
-        .where("visitor_id", "=", visitorId)
-        .executeTakeFirst();
-      if (approved) return true;
-      const published = await db
-        .selectFrom("science_comments")
-        .select("id")
-        .where("visitor_id", "=", visitorId)
-        .where("status", "=", "published")
-        .limit(1)
-        .executeTakeFirst();
-      return published !== undefined;
-    },
-
-    /** Whether this visitor, or this address, sent the same text since `since`. */
-    async sentRecently(input: {
-      visitorId: string;
-      ipHash: string | null;
-      content: string;
-      since: Date;
-    }): Promise<boolean> {
-      const row = await db
-        .selectFrom("science_comments")
-        .select("id")
-        .where("content", "=", input.content)
-        .where("created_at", ">=", input.since.toISOString())
-        .where((eb) =>
-          input.ipHash
-            ? eb.or([eb("visitor_id", "=", input.visitorId), eb("ip_hash", "=", input.ipHash)])
-            : eb("visitor_id", "=", input.visitorId),
-        )
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
-    /** Who wrote a comment, as a ban names them: the credential and the address's HMAC. */
-    async writerOf(id: number): Promise<{ visitorId: string; ipHash: string | null } | null> {
-      const row = await db
-        .selectFrom("science_comments")
-        .select(["visitor_id", "ip_hash"])
-        .where("id", "=", id)
-        .executeTakeFirst();
-      return row ? { visitorId: row.visitor_id, ipHash: row.ip_hash } : null;
-    },
-
-    /**
-     * Forgets what the honeypot and the classifier caught once it is older than
-     * `cutoff`. What the owner marked as spam stays in the spam list, where the
-     * filter goes on learning from it (docs/decisions/025-spam-that-learns.md).
-     */
-    async pruneSpam(cutoff: Date): Promise<number> {
-      const rows = await db
-        .deleteFrom("science_comments")
-        .where("status", "=", "spam")
-        .where("created_at", "<", cutoff.toISOString())
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("spam_examples")
-                .select("spam_examples.id")
-                .whereRef("spam_examples.comment_id", "=", "science_comments.id"),
-            ),
-          ),
-        )
-        .returning("id")
-        .execute();
-      return rows.length;
-    },
-
-    /** How many published comments each post has, for posts that have any. */
-    async countsByPost(): Promise<Map<string, number>> {
-      const rows = await db
-        .selectFrom("science_comments")
-        .select((eb) => ["post_id", eb.fn.countAll().as("count")])
-        .where("status", "=", "published")
-        .where("deleted_at", "is", null)
-        .groupBy("post_id")
-        .execute();
-      return new Map(rows.map((row) => [row.post_id, Number(row.count)]));
     },
   };
 }

@@ -8,51 +8,43 @@ import {
 } from "../../contract/api.ts";
 import { type ItemKind, limits, type ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
-import { byPosition, threadOrder } from "../../contract/threads.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
+import { type OpeningCandidates, openingOf } from "./comment-opening.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 
-/**
- * A post's first published threads, as many as a page may hold, with their
- * replies; how many comments it has in all, and whether more threads follow.
- */
-type PublishedStart = { comments: LiveComment[]; total: number; moreThreads: boolean };
-
 /** A page as everyone sees it: no one's own flags. */
-export type SharedPage = { comments: LiveComment[]; next: string | null; total: number };
+export type SharedPage = {
+  comments: LiveComment[];
+  next: string | null;
+  before: string | null;
+  total: number;
+};
 
 const shown = ({ mine: _, awaitingApproval: __, ...comment }: Comment): LiveComment => comment;
 
 /** The cursor after the page's last thread, when more follow. */
-const nextOf = (page: Comment[] | LiveComment[], more: boolean): string | null => {
+const nextOf = (page: Comment[], more: boolean): string | null => {
   const last = page.filter((comment) => comment.parentId === null).at(-1);
   return more && last ? encodeCommentCursor(last) : null;
 };
 
 /**
- * The first `limit` threads of the published start and the caller's own held
- * comments (`held`), with their replies, in thread order; `ownIds` marks the
- * caller's own.
+ * The opening of `limit` threads (docs/decisions/032-long-discussions-open-at-both-ends.md),
+ * `ownIds` marking the caller's own.
  */
-function firstPage(
-  start: PublishedStart,
-  held: Comment[],
+function openingPage(
+  candidates: OpeningCandidates<Comment>,
   limit: number,
   ownIds: ReadonlySet<number> = new Set(),
 ): CommentsResponse {
-  const total = start.total + held.length;
-  const all = [
-    ...start.comments.map((c) => ({ ...c, mine: ownIds.has(c.id), awaitingApproval: false })),
-    ...held,
-  ];
-  const starts = all.filter((c) => c.parentId === null).sort(byPosition);
-  const shown = new Set(starts.slice(0, limit).map((c) => c.id));
-  const page = threadOrder(
-    all.filter((c) => shown.has(c.id) || (c.parentId !== null && shown.has(c.parentId))),
-  );
-  return { comments: page, next: nextOf(page, starts.length > limit || start.moreThreads), total };
+  const opening = openingOf(candidates, limit);
+  const comments =
+    ownIds.size === 0
+      ? opening.comments
+      : opening.comments.map((c) => (ownIds.has(c.id) ? { ...c, mine: true } : c));
+  return { ...opening, comments, total: candidates.total };
 }
 
 /** A read's answer, serialized and encoded once, with its strong validator. */
@@ -125,35 +117,50 @@ export function createReadCache({
     });
 
   /**
-   * The start of a post's list as everyone sees it: its first
-   * `commentsPageMax` published comments (enough for the first page of any
-   * size) and how many it has; the first page at the default size is
-   * serialized once (docs/decisions/015-comment-pages.md).
+   * What a post's discussion opens with, as everyone sees it: enough for an
+   * opening of any size, and how many comments it has; the opening at the
+   * default size is serialized once (docs/decisions/032-long-discussions-open-at-both-ends.md).
    */
   const sharedComments = (postId: string) =>
-    shared<PublishedStart>(keyOf("comments", topicOf("science", postId)), async () => {
-      const start = await comments.firstPublished(postId, limits.commentsPageMax);
-      const page = firstPage(start, [], limits.commentsPageDefault);
-      return { value: start, anonymous: sharedRead(JSON.stringify(page)) };
+    shared<OpeningCandidates<Comment>>(keyOf("comments", topicOf("science", postId)), async () => {
+      const candidates = await comments.openingCandidates(postId, null, limits.commentsPageMax);
+      const page = openingPage(candidates, limits.commentsPageDefault);
+      return { value: candidates, anonymous: sharedRead(JSON.stringify(page)) };
     });
 
   return {
     /** The counts everyone sees, for pages rendered on the server. */
     counts: async (kind: ItemKind, itemId: string) => (await sharedCounts(kind, itemId)).value,
 
-    /** The first page of a post's comments as everyone sees it, for pages rendered on the server. */
+    /** A post's discussion as it opens for everyone, for pages rendered on the server. */
     async commentPage(postId: string): Promise<SharedPage> {
-      const page = firstPage((await sharedComments(postId)).value, [], limits.commentsPageDefault);
+      const page = openingPage((await sharedComments(postId)).value, limits.commentsPageDefault);
       return { ...page, comments: page.comments.map(shown) };
     },
 
-    /** The page after `after` as everyone sees it, read from the database, for pages rendered on the server. */
-    async commentPageAfter(postId: string, after: CommentPosition): Promise<SharedPage> {
+    /**
+     * The threads between two places as everyone sees them, read from the
+     * database, for pages rendered on the server.
+     */
+    async commentPageBetween(
+      postId: string,
+      between: { after?: CommentPosition; before?: CommentPosition },
+    ): Promise<SharedPage> {
       const [{ value }, { comments: list, more }] = await Promise.all([
         sharedComments(postId),
-        comments.pageAfter({ postId, visitorId: null, after, limit: limits.commentsPageDefault }),
+        comments.threadsBetween({
+          postId,
+          visitorId: null,
+          ...between,
+          limit: limits.commentsPageDefault,
+        }),
       ]);
-      return { comments: list.map(shown), next: nextOf(list, more), total: value.total };
+      return {
+        comments: list.map(shown),
+        next: nextOf(list, more),
+        before: between.before ? encodeCommentCursor(between.before) : null,
+        total: value.total,
+      };
     },
 
     /** Called with the topic of every item whose answers are forgotten. */
@@ -171,44 +178,61 @@ export function createReadCache({
     },
 
     /**
-     * A page of a post's comments, oldest first, with `mine` set on those
-     * `visitorId` wrote, and for the signed-in owner the `owner` overlay
-     * (docs/decisions/016-owner-voice.md). Comments that wait for the owner, or that the honeypot
-     * caught, are never in the shared answer: only their writer's own answer
-     * holds them, in their place in the order (docs/decisions/010-moderation-and-spam.md).
-     * The first page comes from memory; a later one (`after`) from the
-     * database, with the count from memory.
+     * A post's comments, with `mine` set on those `visitorId` wrote, and for
+     * the signed-in owner the `owner` overlay (docs/decisions/016-owner-voice.md).
+     * Comments that wait for the owner, or that the honeypot caught, are never
+     * in the shared answer: only their writer's own answer holds them, in
+     * their place (docs/decisions/010-moderation-and-spam.md). Without a
+     * cursor: the discussion as it opens, from memory, but for a writer with
+     * a held comment, whose held comments change what is latest for them and
+     * whose answer is read from the database. With `after` or `before`: the
+     * threads between, from the database, with the count from memory.
      */
     async comments(
       postId: string,
       visitorId: string | null,
-      { limit, after }: { limit: number; after?: CommentPosition },
+      {
+        limit,
+        after,
+        before,
+      }: { limit: number; after?: CommentPosition; before?: CommentPosition },
       owner: OwnerOverlay | null = null,
     ): Promise<CachedRead> {
-      const { value: start, anonymous } = await sharedComments(postId);
+      const { value: candidates, anonymous } = await sharedComments(postId);
       const own = visitorId ? await comments.ownBy(postId, visitorId) : [];
-      const held = own.filter((c) => c.status !== "published").map(({ status: _, ...c }) => c);
+      const held = own.filter((c) => c.status !== "published");
       const withOwner = (page: CommentsResponse) => (owner ? { ...page, owner } : page);
-      if (after) {
-        const page = await comments.pageAfter({ postId, visitorId, after, limit });
+      if (after || before) {
+        const page = await comments.threadsBetween({
+          postId,
+          visitorId,
+          limit,
+          ...(after ? { after } : {}),
+          ...(before ? { before } : {}),
+        });
         const json = JSON.stringify(
           withOwner({
             comments: page.comments,
             next: nextOf(page.comments, page.more),
-            total: start.total + held.length,
+            before: before ? encodeCommentCursor(before) : null,
+            total: candidates.total + held.length,
           }),
         );
-        // Not kept: later pages are read rarely, each from its own position.
+        // Not kept: the middle of a discussion is read rarely, each from its own place.
         return visitorId || owner ? ownRead(json) : sharedRead(json);
       }
       if (own.length === 0 && !owner) {
-        // Everyone's first page; at another size than the default, made for this response.
+        // Everyone's opening; at another size than the default, made for this response.
         return limit === limits.commentsPageDefault
           ? anonymous
-          : sharedRead(JSON.stringify(firstPage(start, [], limit)));
+          : sharedRead(JSON.stringify(openingPage(candidates, limit)));
+      }
+      if (visitorId && held.length > 0) {
+        const theirs = await comments.openingCandidates(postId, visitorId, limit);
+        return ownRead(JSON.stringify(withOwner(openingPage(theirs, limit))));
       }
       const ownIds = new Set(own.map((c) => c.id));
-      return ownRead(JSON.stringify(withOwner(firstPage(start, held, limit, ownIds))));
+      return ownRead(JSON.stringify(withOwner(openingPage(candidates, limit, ownIds))));
     },
 
     /** Forgets an item's answers: its transaction has committed. */

@@ -12,7 +12,7 @@ import { type CommentPosition, decodeCommentCursor } from "../../contract/api.ts
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
-import { threadsOf } from "../../contract/threads.ts";
+import { countOf, threadsOf } from "../../contract/threads.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
@@ -75,14 +75,16 @@ function pagesOf(root: string, kind: ItemKind): { pagePath: string; file: string
 }
 
 /**
- * Which comments an item page shows: the first page, or, for readers without
- * JavaScript following "Show more comments", the page after a position
- * (`?comments=after-<cursor>`). A link the server did not write shows the
- * first page with a notice, answered 400 (docs/decisions/015-comment-pages.md).
+ * Which comments an item page shows: the discussion as it opens, or, for
+ * readers without JavaScript following "Show more comments", a stretch of its
+ * folded middle (`?comments=after-<cursor>`, `.before-<cursor>` when the
+ * stretch ends before the latest). A link the server did not write shows the
+ * opening with a notice, answered 400
+ * (docs/decisions/032-long-discussions-open-at-both-ends.md).
  */
 type CommentsView =
   | { page: "first" }
-  | { page: "after"; after: CommentPosition }
+  | { page: "between"; after: CommentPosition; before?: CommentPosition }
   | { page: "broken" };
 
 const commentsParameter = "comments";
@@ -90,16 +92,19 @@ const commentsParameter = "comments";
 const commentsAnchor = "comments";
 const brokenLinkNotice =
   "That link to more comments does not lead anywhere. Here are the comments from the start.";
+const stretch = /^after-([\w-]+?)(?:\.before-([\w-]+))?$/;
 
 function commentsViewOf(value: unknown): CommentsView {
   if (value === undefined) return { page: "first" };
-  if (typeof value !== "string" || !value.startsWith("after-")) return { page: "broken" };
-  const after = decodeCommentCursor(value.slice("after-".length));
-  return after ? { page: "after", after } : { page: "broken" };
+  const [, afterCursor, beforeCursor] = (typeof value === "string" && stretch.exec(value)) || [];
+  const after = afterCursor === undefined ? null : decodeCommentCursor(afterCursor);
+  const before = beforeCursor === undefined ? undefined : decodeCommentCursor(beforeCursor);
+  if (!after || before === null) return { page: "broken" };
+  return { page: "between", after, ...(before ? { before } : {}) };
 }
 
-const laterCommentsHref = (itemPath: string, next: string) =>
-  `${itemPath}?${commentsParameter}=after-${next}#${commentsAnchor}`;
+const foldHref = (itemPath: string, next: string, before: string | null) =>
+  `${itemPath}?${commentsParameter}=after-${next}${before ? `.before-${before}` : ""}#${commentsAnchor}`;
 
 /**
  * schema.org `Comment`s of a page of comments: each thread's first comment
@@ -191,8 +196,9 @@ export async function engagementPages(
     // An item page asked for a later page of its comments shows that page; the
     // rest (counts, JSON-LD) stays as on the first.
     const shownComments = new Map(comments);
-    if (view.page === "after") {
-      for (const id of items) shownComments.set(id, await reads.commentPageAfter(id, view.after));
+    if (view.page === "between") {
+      const { page: _, ...between } = view;
+      for (const id of items) shownComments.set(id, await reads.commentPageBetween(id, between));
     }
     const engagementOf = (id: string) => {
       const page = comments.get(id);
@@ -258,15 +264,27 @@ export async function engagementPages(
         }
         const page = shownComments.get(piece.itemId);
         const itemPath = `/${kind}/${piece.itemId}`;
+        const list = page?.comments ?? [];
+        const total = page?.total ?? 0;
+        const foldAfter = page?.next ? decodeCommentCursor(page.next) : null;
+        const fold =
+          page?.next && foldAfter
+            ? {
+                after: foldAfter,
+                href: foldHref(itemPath, page.next, page.before),
+                // Known on the opening: all it does not show.
+                count: view.page === "between" ? null : total - countOf(list),
+              }
+            : null;
         return renderToStaticMarkup(
           createElement(StaticComments, {
             title: template.titles.get(piece.itemId) ?? piece.itemId,
-            comments: page?.comments ?? [],
-            total: page?.total ?? 0,
+            comments: list,
+            total,
             heading: template.single ? "h3" : "h4",
             ...(template.single ? { id: commentsAnchor } : {}),
-            moreHref: page?.next ? laterCommentsHref(itemPath, page.next) : null,
-            firstHref: view.page === "after" ? `${itemPath}#${commentsAnchor}` : null,
+            fold,
+            backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
             notice: view.page === "broken" ? brokenLinkNotice : null,
           }),
         );

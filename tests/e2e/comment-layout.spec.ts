@@ -1,6 +1,7 @@
 import type { BrowserContext, Locator, Page } from "@playwright/test";
 import { limits } from "../../contract/limits.ts";
 import { blankLinesInARowMax, marksPerCharacterMax } from "../../contract/text.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
 
@@ -142,6 +143,58 @@ for (const width of [400, 1280]) {
       await expect(scope.locator("li.comment")).toHaveCount(samples.length);
       await expect(scope.locator("li.comment").first()).toBeVisible();
       expect(await overflows(page, scope)).toEqual([]);
+    });
+  }
+}
+
+/*
+ * A long comment folds (docs/product.md, "Long comments"): in the live island
+ * it stops at a fixed height until "Read the whole comment", which shows the
+ * rest and moves focus to it; the page as served, without JavaScript, shows it
+ * whole.
+ */
+for (const width of [390, 1280]) {
+  for (const javaScriptEnabled of [true, false]) {
+    test(`a long comment ${javaScriptEnabled ? "folds until it is asked for whole" : "reads whole"} at ${width} px ${javaScriptEnabled ? "with" : "without"} JavaScript`, async ({
+      visitor,
+    }) => {
+      test.slow();
+      const page = await visitor({
+        baseURL: site.url,
+        viewport: { width, height: 900 },
+        javaScriptEnabled,
+        reducedMotion: "reduce",
+      });
+      await page.goto(`/science/${postId}`);
+      await page.locator(".item-discussion").scrollIntoViewIfNeeded();
+      const scope = javaScriptEnabled
+        ? page.locator('.item-discussion [data-live="true"]')
+        : page.locator("section#comments");
+      const long = scope.locator("li.comment", { hasText: "Step1" });
+      const text = long.locator(".comment-text");
+      const height = async () => (await text.boundingBox())?.height ?? 0;
+      const lastLine = lines.split("\n").at(-1) as string;
+      const readWhole = long.getByRole("button", { name: "Read the whole comment", exact: true });
+      await expect(text).toBeVisible({ timeout: 30_000 });
+      if (!javaScriptEnabled) {
+        await expect(readWhole).toHaveCount(0);
+        expect(await height()).toBeGreaterThan(2000);
+        await expect(text).toContainText(lastLine);
+        return;
+      }
+      await expect(readWhole).toBeVisible();
+      expect(await height()).toBeLessThanOrEqual(300);
+      expect(await seriousViolations(page, ".item-discussion")).toEqual([]);
+      // By keyboard: the whole text, and reading goes on from its start.
+      await readWhole.focus();
+      await page.keyboard.press("Enter");
+      await expect(readWhole).toHaveCount(0);
+      await expect(text).toBeFocused();
+      await expect.poll(height).toBeGreaterThan(2000);
+      const end = text.getByText(lastLine, { exact: true });
+      await end.scrollIntoViewIfNeeded();
+      await expect(end).toBeVisible();
+      expect(await seriousViolations(page, ".item-discussion")).toEqual([]);
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import type { ServerProcess } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
@@ -6,11 +6,12 @@ import { holdRead } from "./support/held-read.ts";
 import { postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
- * A long discussion as a reader meets it (docs/product.md, "Reacting and
- * commenting"; docs/decisions/015-comment-pages.md): the first 50 comments,
- * "Show more comments" for the next ones, new comments live, and plain links
- * to the later pages without JavaScript. On a server of this spec's own, whose
- * limits let the test write a hundred comments through the API at once.
+ * A long discussion as a reader meets it (docs/product.md, "Long discussions";
+ * docs/decisions/032-long-discussions-open-at-both-ends.md): its first 20
+ * comments and its latest 30, the middle folded behind "Show more comments",
+ * new comments live at the end, and a plain link to the middle without
+ * JavaScript. On a server of this spec's own, whose limits let the test write
+ * a hundred comments through the API at once.
  */
 
 let site: ServerProcess;
@@ -57,109 +58,130 @@ async function openLongDiscussion(page: Page, postId: string) {
   };
 }
 
-test("Show more comments brings the next page, focus on its first comment; new comments arrive live", async ({
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+/** The numbers of the "Comment <n>:" texts in `scope`, in the page's order. */
+const numbersIn = async (scope: Locator) =>
+  (await scope.locator(".comment-text").allTextContents()).map((text) =>
+    Number(/^Comment (\d+):/.exec(text)?.[1]),
+  );
+
+test("a post of 83 opens with a comment written a moment ago; Show more comments unfolds the middle, focus on its first", async ({
   visitor,
   playwright,
 }) => {
-  test.slow(); // a hundred writes and a browser, on a shared machine
+  test.slow(); // eighty writes and a browser, on a shared machine
   const postId = "tea-cooling";
   const writer = await playwright.request.newContext();
-  await seed(writer, postId, 120);
-
-  const page = await visitor({ baseURL: site.url });
-  const { comments, heading, more } = await openLongDiscussion(page, postId);
-
-  await expect(heading).toHaveText("Comments (120)");
-  await expect(comments).toHaveCount(50);
-  await expect(comments.first()).toContainText("Comment 1:");
-  await expect(comments.last()).toContainText("Comment 50:");
-
-  // By keyboard: focus lands on the first comment the page brought.
-  await more.focus();
-  await page.keyboard.press("Enter");
-  await expect(comments).toHaveCount(100);
-  await expect(comments.nth(50)).toBeFocused();
-  await expect(comments.nth(50)).toContainText("Comment 51:");
-  expect(await seriousViolations(page, ".item-discussion")).toEqual([]);
-
-  // Before the end, a new comment is counted, and waits for "Show more comments".
+  await seed(writer, postId, 82);
   await postTo(writer, site, postId, {
-    content: "Comment 121: written meanwhile.",
+    content: "Comment 83: written a moment ago.",
     userName: "Zoe",
   });
-  await expect(heading).toHaveText("Comments (121)");
-  await expect(comments).toHaveCount(100);
 
-  await more.click();
-  await expect(comments).toHaveCount(121);
-  await expect(comments.nth(100)).toBeFocused();
-  await expect(comments.nth(100)).toContainText("Comment 101:");
-  await expect(comments.last()).toContainText("Comment 121: written meanwhile.");
-  // The end: no button any more.
+  const page = await visitor({ baseURL: site.url });
+  const { discussion, comments, heading, more } = await openLongDiscussion(page, postId);
+
+  await expect(heading).toHaveText("Comments (83)");
+  await expect(comments).toHaveCount(50);
+  expect(await numbersIn(discussion)).toEqual([...range(1, 20), ...range(54, 83)]);
+  await expect(comments.last()).toContainText("Comment 83: written a moment ago.");
+  await comments.last().scrollIntoViewIfNeeded();
+  await expect(comments.last()).toBeVisible();
+  await expect(discussion.getByText("33 comments in between")).toBeVisible();
+  expect(await seriousViolations(page, ".item-discussion")).toEqual([]);
+
+  // By keyboard: the middle unfolds in its place, focus on the first comment it brought.
+  await more.focus();
+  await page.keyboard.press("Enter");
+  await expect(comments).toHaveCount(83);
+  await expect(comments.nth(20)).toBeFocused();
+  await expect(comments.nth(20)).toContainText("Comment 21:");
+  expect(await numbersIn(discussion)).toEqual(range(1, 83));
   await expect(more).toHaveCount(0);
+  expect(await seriousViolations(page, ".item-discussion")).toEqual([]);
 
-  // At the end, a new comment appears at once, below the others.
-  await postTo(writer, site, postId, { content: "Comment 122: and another.", userName: "Zoe" });
-  await expect(comments).toHaveCount(122);
-  await expect(comments.last()).toContainText("Comment 122: and another.");
-  await expect(heading).toHaveText("Comments (122)");
-
-  // The browser read each page once: the first, then the two after it.
-  const texts = await comments.locator(".comment-text").allTextContents();
-  expect(new Set(texts).size).toBe(122);
+  // A new comment appears at once, below the others.
+  await postTo(writer, site, postId, { content: "Comment 84: and another.", userName: "Zoe" });
+  await expect(comments).toHaveCount(84);
+  await expect(comments.last()).toContainText("Comment 84: and another.");
+  await expect(heading).toHaveText("Comments (84)");
   await writer.dispose();
 });
 
-test("without JavaScript the item page shows the first 50 and links to the later ones", async ({
+test("a new comment arrives live below the latest while the middle is still folded", async ({
+  visitor,
+  playwright,
+}) => {
+  test.slow();
+  const postId = "pressure-cooker";
+  const writer = await playwright.request.newContext();
+  await seed(writer, postId, 60, "steam under pressure boils water hotter.");
+  const page = await visitor({ baseURL: site.url });
+  const { discussion, comments, heading, more } = await openLongDiscussion(page, postId);
+  await expect(comments).toHaveCount(50);
+  await expect(discussion.getByText("10 comments in between")).toBeVisible();
+
+  await postTo(writer, site, postId, { content: "Comment 61: fresh.", userName: "Zoe" });
+  await expect(heading).toHaveText("Comments (61)");
+  await expect(comments).toHaveCount(51);
+  await expect(comments.last()).toContainText("Comment 61: fresh.");
+  await expect(more).toBeVisible();
+  await expect(discussion.getByText("10 comments in between")).toBeVisible();
+  await writer.dispose();
+});
+
+test("without JavaScript a post of 83 opens with a comment written a moment ago, and a link unfolds the middle", async ({
   visitor,
   playwright,
 }) => {
   test.slow();
   const postId = "starter-motor";
   const writer = await playwright.request.newContext();
-  await seed(writer, postId, 110, "a starter motor draws hundreds of amps.");
+  await seed(writer, postId, 82, "a starter motor draws hundreds of amps.");
+  await postTo(writer, site, postId, {
+    content: "Comment 83: a starter motor, written a moment ago.",
+    userName: "Zoe",
+  });
 
   const page = await visitor({ baseURL: site.url, javaScriptEnabled: false });
   const section = page.locator("section#comments");
-  const texts = () => section.locator(".comment-text").allTextContents();
-  const numbers = async () =>
-    (await texts()).map((text) => Number(/^Comment (\d+):/.exec(text)?.[1]));
-  const range = (from: number, to: number) =>
-    Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-  // The list page's card leads to the item page for the rest.
+  // The list page's card leads to the item page for the middle.
   await page.goto("/science");
   // (In the closed card: found by its text rather than its role.)
   const cardLink = page.locator(`.card-body:has(#${postId}) a`, { hasText: "Show more comments" });
   await expect(cardLink).toHaveAttribute(
     "href",
-    new RegExp(`^/science/${postId}\\?comments=after-[\\w-]+#comments$`),
+    new RegExp(`^/science/${postId}\\?comments=after-[\\w-]+\\.before-[\\w-]+#comments$`),
   );
 
   await page.goto(`/science/${postId}`);
-  await expect(section.getByRole("heading", { name: "Comments (110)" })).toBeVisible();
-  expect(await numbers()).toEqual(range(1, 50));
+  await expect(section.getByRole("heading", { name: "Comments (83)" })).toBeVisible();
+  expect(await numbersIn(section)).toEqual([...range(1, 20), ...range(54, 83)]);
+  const latest = section.locator("li.comment").last();
+  await latest.scrollIntoViewIfNeeded();
+  await expect(latest).toContainText("Comment 83: a starter motor, written a moment ago.");
+  await expect(latest).toBeVisible();
+  await expect(section.getByText("33 comments in between")).toBeVisible();
 
   await section.getByRole("link", { name: "Show more comments", exact: true }).click();
-  await expect(page).toHaveURL(/\?comments=after-[\w-]+#comments$/);
-  expect(await numbers()).toEqual(range(51, 100));
-  await expect(section.getByRole("link", { name: "First comments" })).toBeVisible();
-
-  await section.getByRole("link", { name: "Show more comments", exact: true }).click();
-  expect(await numbers()).toEqual(range(101, 110));
+  await expect(page).toHaveURL(/\?comments=after-[\w-]+\.before-[\w-]+#comments$/);
+  expect(await numbersIn(section)).toEqual(range(21, 53));
   await expect(section.getByRole("link", { name: "Show more comments" })).toHaveCount(0);
+  await expect(section.getByRole("heading", { name: "Comments (83)" })).toBeVisible();
 
-  await section.getByRole("link", { name: "First comments" }).click();
+  await section.getByRole("link", { name: "Back to the latest comments" }).click();
   await expect(page).toHaveURL(new RegExp(`/science/${postId}#comments$`));
-  expect(await numbers()).toEqual(range(1, 50));
+  expect(await numbersIn(section)).toEqual([...range(1, 20), ...range(54, 83)]);
 
-  // A link the server did not write: the comments from the start, and why.
+  // A link the server did not write: the discussion as it opens, and why.
   const broken = await page.goto(`/science/${postId}?comments=after-nonsense`);
   expect(broken?.status()).toBe(400);
   await expect(section.getByRole("alert")).toHaveText(
     "That link to more comments does not lead anywhere. Here are the comments from the start.",
   );
-  expect(await numbers()).toEqual(range(1, 50));
+  expect(await numbersIn(section)).toEqual([...range(1, 20), ...range(54, 83)]);
   await writer.dispose();
 });
 
@@ -185,9 +207,9 @@ test("a page of comments that was on its way when one of them was deleted does n
 
   await more.click();
   await secondPage.answered;
-  // Comment 55, on the page on its way, is deleted; then a new comment, whose
+  // Comment 25, in the stretch on its way, is deleted; then a new comment, whose
   // arrival (in order, after the deletion) shows the reader has heard both.
-  const deleted = await writer.delete(`${site.url}/api/comments/${ids[54]}`, {
+  const deleted = await writer.delete(`${site.url}/api/comments/${ids[24]}`, {
     headers: { origin: site.siteUrl },
   });
   expect(deleted.status()).toBe(204);
@@ -201,7 +223,7 @@ test("a page of comments that was on its way when one of them was deleted does n
   await secondPage.release();
   await expect(comments.last()).toContainText("Comment 61: after the deletion.");
   await expect(comments).toHaveCount(60);
-  await expect(comments.filter({ hasText: "Comment 55:" })).toHaveCount(0);
+  await expect(comments.filter({ hasText: "Comment 25:" })).toHaveCount(0);
   await expect(heading).toHaveText("Comments (60)");
   await writer.dispose();
 });

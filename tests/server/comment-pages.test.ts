@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeCommentCursor } from "../../contract/api.ts";
+import { threadOrder } from "../../contract/threads.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
@@ -11,15 +12,24 @@ import {
 } from "./support/test-app.ts";
 
 /*
- * A post's comments come a page at a time, oldest first, with an opaque cursor
- * (docs/decisions/015-comment-pages.md): at most 100 a page, 50 unless asked,
- * each comment once however the list changes between two pages, a writer's held
- * comments in their place for them alone, the first page from memory with its
- * ETag; and the item's page links to the next pages for readers without JavaScript.
+ * A post's discussion opens with its first threads and its latest, the middle
+ * folded, and the middle comes a stretch at a time between two opaque cursors
+ * (docs/decisions/015-comment-pages.md,
+ * docs/decisions/032-long-discussions-open-at-both-ends.md): at most 100
+ * threads an answer, 50 unless asked (20 first and 30 latest), each comment
+ * once however the list changes between two reads, a writer's held comments
+ * in their place for them alone, the opening from memory with its ETag; and
+ * the item's page links to the middle for readers without JavaScript.
  */
 
-type Listed = { id: number; content: string; createdAt: string; mine: boolean };
-type Page = { comments: Listed[]; next: string | null; total: number };
+type Listed = {
+  id: number;
+  content: string;
+  createdAt: string;
+  mine: boolean;
+  parentId: number | null;
+};
+type Page = { comments: Listed[]; next: string | null; before: string | null; total: number };
 
 const fragment = (target: string, part: string, title?: string) =>
   `<ewe-fragment data-for="${target}" data-part="${part}"${title === undefined ? "" : ` data-title="${title}"`}></ewe-fragment>`;
@@ -85,44 +95,109 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     expect(response.statusCode, response.body).toBe(200);
     return json(response);
   };
-  /** Every page from the first, following `next`, as `viewer` sees them. */
+  /**
+   * The opening and every stretch of its fold, following `next` and `before`,
+   * as `viewer` sees them.
+   */
   async function readAll(postId: string, limit?: number, viewer?: Visitor): Promise<Page[]> {
-    const size = limit === undefined ? "" : `limit=${limit}`;
-    const pages = [await read(url(postId, size ? `?${size}` : ""), viewer)];
+    const size = limit === undefined ? "" : `&limit=${limit}`;
+    const pages = [await read(url(postId, size ? `?${size.slice(1)}` : ""), viewer)];
     for (let page = pages[0]; page?.next; page = pages.at(-1)) {
-      pages.push(await read(url(postId, `?after=${page.next}${size ? `&${size}` : ""}`), viewer));
+      const before = page.before ? `&before=${page.before}` : "";
+      pages.push(await read(url(postId, `?after=${page.next}${before}${size}`), viewer));
     }
     return pages;
   }
   const contents = (pages: Page[]) => pages.flatMap((page) => page.comments.map((c) => c.content));
+  /** What a reader has once every stretch is unfolded: each comment once, in the list's order. */
+  const unfolded = (pages: Page[]) =>
+    threadOrder([
+      ...new Map(pages.flatMap((page) => page.comments).map((c) => [c.id, c])).values(),
+    ]).map((c) => c.content);
+  const seeded = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => `Seeded comment ${from + i}`);
 
-  it("pages through a long list oldest first, each comment once, 50 a page unless asked, at most 100", async () => {
+  it("opens a long list with its first 20 and latest 30 threads, the middle between them a stretch at a time, each once", async () => {
     const postId = freshItem("science");
     // Three at a time share a timestamp: the order is the time, then the id.
     await seed(t, postId, 230, { sameTime: 3 });
-    const expected = Array.from({ length: 230 }, (_, i) => `Seeded comment ${i + 1}`);
+    const expected = seeded(1, 230);
 
     const pages = await readAll(postId);
+    expect(contents(pages.slice(0, 1))).toEqual([...seeded(1, 20), ...seeded(201, 230)]);
     expect(pages.map((page) => page.comments.length)).toEqual([50, 50, 50, 50, 30]);
-    expect(contents(pages)).toEqual(expected);
+    expect(contents(pages.slice(1))).toEqual(seeded(21, 200));
+    expect(unfolded(pages)).toEqual(expected);
     expect(pages.map((page) => page.total)).toEqual([230, 230, 230, 230, 230]);
+    // Every stretch ends before the latest, as the opening said.
+    expect(new Set(pages.map((page) => page.before)).size).toBe(1);
+    expect(pages[0]?.before).toEqual(expect.any(String));
     expect(pages.at(-1)?.next).toBeNull();
-    expect(pages.slice(0, -1).every((page) => typeof page.next === "string")).toBe(true);
 
     const big = await readAll(postId, 100);
+    expect(contents(big.slice(0, 1))).toEqual([...seeded(1, 40), ...seeded(171, 230)]);
     expect(big.map((page) => page.comments.length)).toEqual([100, 100, 30]);
-    expect(contents(big)).toEqual(expected);
+    expect(unfolded(big)).toEqual(expected);
     const small = await readAll(postId, 7);
+    expect(contents(small.slice(0, 1))).toEqual([...seeded(1, 2), ...seeded(226, 230)]);
     expect(small).toHaveLength(33);
-    expect(contents(small)).toEqual(expected);
+    expect(unfolded(small)).toEqual(expected);
+    // One thread: the first; two: the first and the latest.
+    expect(contents(await readAll(postId, 1)).slice(0, 2)).toEqual(seeded(1, 2));
+    expect(contents([await read(url(postId, "?limit=2"))])).toEqual(
+      seeded(1, 1).concat(seeded(230, 230)),
+    );
 
-    // A page that ends exactly at the last comment says so.
+    // A list that fits is shown whole, and says nothing is folded.
     const exact = freshItem("science");
-    await seed(t, exact, 100);
-    const twoPages = await readAll(exact);
-    expect(twoPages.map((page) => [page.comments.length, page.next === null])).toEqual([
-      [50, false],
-      [50, true],
+    await seed(t, exact, 50);
+    expect(await readAll(exact)).toEqual([
+      expect.objectContaining({ next: null, before: null, total: 50 }),
+    ]);
+    await seed(t, freshItem("science"), 0);
+    const oneOver = freshItem("science");
+    await seed(t, oneOver, 51);
+    const opening = await read(url(oneOver));
+    expect(opening.comments).toHaveLength(50);
+    expect(contents([opening])).not.toContain("Seeded comment 21");
+    expect(contents((await readAll(oneOver)).slice(1))).toEqual(["Seeded comment 21"]);
+  });
+
+  it("opens a discussion of 83 with its latest comment and a new reply to an old thread, in the API and in the page", async () => {
+    const postId = freshItem("science");
+    await seed(t, postId, 82);
+    const writer = t.visitor();
+    const answerer = t.visitor();
+    const [early] = (await read(url(postId))).comments;
+    const old = (await readAll(postId))
+      .flatMap((page) => page.comments)
+      .find((c) => c.content === "Seeded comment 30");
+    expect(old).toBeDefined();
+    const { comment: latest } = json(await writer.comment(postId, "Written a moment ago", "Wren"));
+    const { comment: reply } = json(
+      await answerer.reply(postId, old?.id as number, "Answering an old question", "Otto"),
+    );
+    const opening = await read(url(postId));
+    expect(opening.total).toBe(84);
+    const shown = opening.comments.map((c) => c.content);
+    expect(shown.slice(0, 20)).toEqual(seeded(1, 20));
+    // Below the fold: the thread the reply made active, in its place first, then the latest.
+    expect(shown.slice(20)).toEqual([
+      "Seeded comment 30",
+      "Answering an old question",
+      ...seeded(55, 82),
+      "Written a moment ago",
+    ]);
+    expect(opening.comments.find((c) => c.id === reply.id)?.parentId).toBe(old?.id);
+    expect(early?.content).toBe("Seeded comment 1");
+    expect(latest.id).toBeGreaterThan(0);
+    // The middle holds the rest, the active thread again in its place.
+    const all = await readAll(postId);
+    expect(unfolded(all)).toEqual([
+      ...seeded(1, 30),
+      "Answering an old question",
+      ...seeded(31, 82),
+      "Written a moment ago",
     ]);
   });
 
@@ -152,6 +227,9 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       `?after=${cursorOf("2026-13-45T00:00:00.000Z~5")}`,
       `?after=${cursorOf("2026-01-01 00:00:00~5")}`,
       `?after=${"A".repeat(5000)}`,
+      `?before=${next}x`,
+      `?after=${next}&before=nope`,
+      `?after=${next}&before=${next}&before=${next}`,
       "?page=2",
     ];
     for (const query of bad) {
@@ -173,11 +251,17 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     expect(await read(url(postId, `?after=${anywhere}`))).toEqual({
       comments: [],
       next: null,
+      before: null,
       total: 60,
+    });
+    expect(await read(url(postId, `?after=${next}&before=${anywhere}&limit=3`))).toMatchObject({
+      comments: [{ content: "Seeded comment 21" }, {}, { content: "Seeded comment 23" }],
+      next: expect.any(String),
+      before: anywhere,
     });
   });
 
-  it("never repeats or skips a comment when others are written or deleted between pages", async () => {
+  it("never repeats or skips a comment when others are written or deleted between reads of the fold", async () => {
     const postId = freshItem("science");
     const writers = [t.visitor(), t.visitor()];
     const written: { id: number; content: string }[] = [];
@@ -185,35 +269,42 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       const writer = writers[i % 2] as Visitor;
       written.push(json(await writer.comment(postId, `Comment ${i}`, `Writer ${i % 2}`)).comment);
     }
-    const page1 = await read(url(postId, "?limit=10"));
-    expect(page1.comments.map((c) => c.content)).toEqual(
-      written.slice(0, 10).map((c) => c.content),
+    // Ten threads: the first 4 and the latest 6.
+    const opening = await read(url(postId, "?limit=10"));
+    expect(opening.comments.map((c) => c.content)).toEqual(
+      [...written.slice(0, 4), ...written.slice(19)].map((c) => c.content),
     );
 
-    // Meanwhile: three new comments, the last one read and the next one deleted.
+    // Meanwhile: three new comments, the last of the beginning and the first folded one deleted.
     for (let i = 26; i <= 28; i += 1) {
       written.push(
         json(await (writers[0] as Visitor).comment(postId, `Comment ${i}`, "Writer 0")).comment,
       );
     }
-    const [tenth, eleventh] = [written[9], written[10]];
-    expect((await (writers[0] as Visitor).delete(`/api/comments/${tenth?.id}`)).statusCode).toBe(
+    const [fourth, fifth] = [written[3], written[4]];
+    expect((await (writers[0] as Visitor).delete(`/api/comments/${fourth?.id}`)).statusCode).toBe(
       204,
     );
-    expect((await (writers[1] as Visitor).delete(`/api/comments/${eleventh?.id}`)).statusCode).toBe(
+    expect((await (writers[1] as Visitor).delete(`/api/comments/${fifth?.id}`)).statusCode).toBe(
       204,
     );
 
     const rest: Page[] = [];
-    let next = page1.next;
+    let next = opening.next;
     while (next) {
-      const page = await read(url(postId, `?limit=10&after=${next}`));
+      const page = await read(url(postId, `?limit=10&after=${next}&before=${opening.before}`));
       rest.push(page);
       next = page.next;
     }
-    const seen = [...page1.comments, ...rest.flatMap((page) => page.comments)].map((c) => c.id);
+    expect(rest.map((page) => page.comments.length)).toEqual([10, 4]);
+    const seen = [...opening.comments, ...rest.flatMap((page) => page.comments)].map((c) => c.id);
     expect(new Set(seen).size).toBe(seen.length);
-    expect(seen).toEqual(written.filter((c) => c.id !== eleventh?.id).map((c) => c.id));
+    expect(seen.sort((a, b) => a - b)).toEqual(
+      written
+        .slice(0, 25)
+        .filter((c) => c.id !== fifth?.id)
+        .map((c) => c.id),
+    );
     expect(rest.at(-1)?.total).toBe(26);
   });
 
@@ -229,33 +320,44 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     await runSql(t, "update science_comments set status = 'pending' where id = ?", [held.id]);
     expect(credentialOf(writer)).not.toBe("");
 
+    // Four threads: the first, and the latest three, the held one among them for its writer.
     const writers = await readAll(postId, 4, writer);
-    expect(writers.map((page) => page.comments.length)).toEqual([4, 4, 3]);
     expect(writers.every((page) => page.total === 11)).toBe(true);
-    const last = writers.at(-1)?.comments ?? [];
-    expect(last).toEqual([
+    expect(writers[0]?.comments.slice(1)).toEqual([
       expect.objectContaining({ id: own.id, mine: true, awaitingApproval: false }),
       expect.objectContaining({ id: held.id, mine: true, awaitingApproval: true }),
       expect.objectContaining({ content: "Someone else's", mine: false }),
     ]);
-    expect(writers.flatMap((page) => page.comments).filter((c) => c.mine)).toHaveLength(2);
+    expect(unfolded(writers)).toHaveLength(11);
+    const mineOnce = new Map(
+      writers
+        .flatMap((page) => page.comments)
+        .filter((c) => c.mine)
+        .map((c) => [c.id, c]),
+    );
+    expect(mineOnce.size).toBe(2);
 
     for (const viewer of [other, undefined]) {
       const pages = await readAll(postId, 4, viewer);
       expect(pages.every((page) => page.total === 10)).toBe(true);
       expect(contents(pages)).not.toContain("Mine, held for the owner");
+      expect(pages[0]?.comments.map((c) => c.content).slice(1)).toEqual([
+        "Seeded comment 8",
+        "Mine, published",
+        "Someone else's",
+      ]);
       const mine = pages.flatMap((page) => page.comments).filter((c) => c.mine);
       expect(mine.map((c) => c.content)).toEqual(viewer ? ["Someone else's"] : []);
     }
 
-    // On the first page too, when it reaches that far.
+    // All of them when they fit.
     const firstOfWriter = await read(url(postId, "?limit=20"), writer);
     expect(firstOfWriter.comments.map((c) => c.id).slice(-3)).toEqual([
       own.id,
       held.id,
       expect.any(Number),
     ]);
-    expect(firstOfWriter).toMatchObject({ next: null, total: 11 });
+    expect(firstOfWriter).toMatchObject({ next: null, before: null, total: 11 });
     expect((await read(url(postId, "?limit=20"))).comments).toHaveLength(10);
   });
 
@@ -271,13 +373,14 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     ).toBe(304);
     const { next } = json(first) as Page;
 
-    // A comment written behind the server's back: the first page is the one in memory…
+    // A comment written behind the server's back: the opening is the one in memory…
     await seed(t, postId, 1, { from: 70 });
     expect((await t.app.inject({ method: "GET", url: url(postId) })).headers.etag).toBe(etag);
-    // …a later page is read from the database (the count still comes from memory).
-    const second = await read(url(postId, `?after=${next}`));
-    expect(second.comments).toHaveLength(21);
+    // …the threads after a place are read from the database (the count still comes from memory).
+    const second = await read(url(postId, `?after=${next}&limit=100`));
+    expect(second.comments).toHaveLength(51);
     expect(second.comments.at(-1)?.content).toBe("Seeded comment 71");
+    expect(second.total).toBe(70);
 
     // A later page has a validator too.
     const later = await t.app.inject({ method: "GET", url: url(postId, `?after=${next}`) });
@@ -316,45 +419,62 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     expect(afterDelete.total).toBe(71);
   });
 
-  it("puts the first page in the item's HTML and links to the next ones for readers without JavaScript", async () => {
+  it("serves an item page of 83 comments with the first, the latest and a link to the middle, for readers without JavaScript", async () => {
     const postId = "ironing";
-    await seed(t, postId, 120);
+    await seed(t, postId, 83);
     const page = (path: string) => t.app.inject({ method: "GET", url: path });
     const commentsIn = (html: string) =>
       [...html.matchAll(/<div class="comment-text"><p>([^<]*)<\/p><\/div>/g)].map((m) => m[1]);
     const moreLink = (html: string) =>
       /<a href="([^"]+)"[^>]*>Show more comments<\/a>/.exec(html)?.[1]?.replace(/&amp;/g, "&");
 
+    const before = await page("/science/ironing");
+    expect(commentsIn(before.body)).toEqual([...seeded(1, 20), ...seeded(54, 83)]);
+    expect(before.body).toContain("33 comments in between");
+
+    // A comment written a moment ago is there on arrival, at the end.
+    await t.visitor().comment(postId, "Written a moment ago", "Wren");
     const item = await page("/science/ironing");
-    expect(item.body).toContain("120 comments");
+    expect(item.body).toContain("84 comments");
     expect(item.body).toMatch(/<section id="comments"/);
-    expect(commentsIn(item.body)).toEqual(
-      Array.from({ length: 50 }, (_, i) => `Seeded comment ${i + 1}`),
-    );
-    const second = moreLink(item.body) ?? "";
-    expect(second).toMatch(/^\/science\/ironing\?comments=after-[\w-]+#comments$/);
+    expect(commentsIn(item.body)).toEqual([
+      ...seeded(1, 20),
+      ...seeded(55, 83),
+      "Written a moment ago",
+    ]);
+    expect(item.body).toContain("34 comments in between");
+    const middle = moreLink(item.body) ?? "";
+    expect(middle).toMatch(/^\/science\/ironing\?comments=after-[\w-]+\.before-[\w-]+#comments$/);
+    // The link sits between the beginning and the latest.
+    const at = (text: string) => item.body.indexOf(text);
+    expect(at("Seeded comment 20<")).toBeLessThan(at("Show more comments"));
+    expect(at("Show more comments")).toBeLessThan(at("Seeded comment 55<"));
 
     const list = await page("/science");
-    expect(list.body).toContain("120 comments");
+    expect(list.body).toContain("84 comments");
     expect(commentsIn(list.body)).toHaveLength(50);
-    expect(moreLink(list.body)).toBe(second);
+    expect(moreLink(list.body)).toBe(middle);
 
-    const page2 = await page(second.replace(/#.*$/, ""));
-    expect(page2.statusCode).toBe(200);
-    expect(commentsIn(page2.body)).toEqual(
-      Array.from({ length: 50 }, (_, i) => `Seeded comment ${i + 51}`),
-    );
-    expect(page2.body).toContain('<a href="/science/ironing#comments"');
-    expect(page2.body).toContain("120 comments");
-    const page3 = await page((moreLink(page2.body) ?? "").replace(/#.*$/, ""));
-    expect(commentsIn(page3.body)).toEqual(
-      Array.from({ length: 20 }, (_, i) => `Seeded comment ${i + 101}`),
-    );
-    expect(moreLink(page3.body)).toBeUndefined();
-    // The first page is still the one kept, with its validator.
+    const unfolded = await page(middle.replace(/#.*$/, ""));
+    expect(unfolded.statusCode).toBe(200);
+    expect(commentsIn(unfolded.body)).toEqual(seeded(21, 54));
+    expect(moreLink(unfolded.body)).toBeUndefined();
+    expect(unfolded.body).toContain('<a href="/science/ironing#comments"');
+    expect(unfolded.body).toContain("Back to the latest comments");
+    expect(unfolded.body).toContain("84 comments");
+    // The opening is still the one kept, with its validator.
     expect((await page("/science/ironing")).headers.etag).toBe(item.headers.etag);
 
-    for (const broken of ["?comments=after-nope", "?comments=all", "?comments=after-&comments=x"]) {
+    for (const broken of [
+      "?comments=after-nope",
+      "?comments=all",
+      "?comments=after-&comments=x",
+      `${middle.replace(/#.*$/, "").replace(/^[^?]*/, "")}x.before-`,
+      `${middle
+        .replace(/#.*$/, "")
+        .replace(/^[^?]*/, "")
+        .replace(".before-", ".before-x")}`,
+    ]) {
       const response = await page(`/science/ironing${broken}`);
       expect(response.statusCode, broken).toBe(400);
       expect(response.headers["content-type"]).toMatch(/^text\/html/);

@@ -16,7 +16,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("starts empty", async () => {
     const response = await t.visitor().get(`/api/items/science/${freshItem("science")}/comments`);
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ comments: [], next: null, total: 0 });
+    expect(json(response)).toEqual({ comments: [], next: null, before: null, total: 0 });
   });
 
   it("adds a comment with 201, trimmed, with UTC timestamps and no private data", async () => {

@@ -1,15 +1,16 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
-import { threadsOf } from "../../../contract/threads.ts";
+import { aroundFold, countOf } from "../../../contract/threads.ts";
 import { CommentComposer } from "./comment-composer.tsx";
+import { FoldingCommentText } from "./comment-fold.tsx";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
 import {
   CommentHeader,
-  CommentText,
   commentAnchor,
   commentsLabel,
   DeletedComment,
+  foldedLabel,
   whose,
 } from "./comment-view.ts";
 import { useCommentActions, useComments, useMoreComments } from "./use-comments.ts";
@@ -36,7 +37,7 @@ export function CommentSection({
   const { data, isPending, isError } = useComments(postId);
   const actions = useCommentActions(postId, onError);
   const more = useMoreComments(postId);
-  const list = useRef<HTMLUListElement>(null);
+  const section = useRef<HTMLElement>(null);
   // The comments shown before "Show more comments": focus goes to the first new one.
   const [shownBefore, setShownBefore] = useState<ReadonlySet<number> | null>(null);
   const [editing, setEditing] = useState<{ id: number; text: string } | null>(null);
@@ -73,9 +74,9 @@ export function CommentSection({
     data?.owner !== undefined || (userName !== "" && comment.mine && comment.userName === userName);
 
   function showMore() {
-    if (!data?.next || more.isPending) return;
+    if (!data?.fold || more.isPending) return;
     const before = new Set(comments.map((comment) => comment.id));
-    more.mutate(data.next, { onSuccess: () => setShownBefore(before) });
+    more.mutate(data.fold, { onSuccess: () => setShownBefore(before) });
   }
 
   useEffect(() => {
@@ -84,7 +85,8 @@ export function CommentSection({
     // The first comment the page brought; if it brought none (they were
     // deleted meanwhile), the last one, where the button was.
     const first = comments.find((comment) => !shownBefore.has(comment.id)) ?? comments.at(-1);
-    if (first) list.current?.querySelector<HTMLElement>(`[data-comment-id="${first.id}"]`)?.focus();
+    if (first)
+      section.current?.querySelector<HTMLElement>(`[data-comment-id="${first.id}"]`)?.focus();
   }, [shownBefore, comments]);
 
   /** One comment's header, text and actions; `thread`: the comment its thread starts with. */
@@ -129,7 +131,7 @@ export function CommentSection({
             </div>
           </form>
         ) : (
-          <CommentText html={comment.html} />
+          <FoldingCommentText id={comment.id} html={comment.html} />
         )}
         {editing?.id !== comment.id ? (
           <div className="mt-3 flex flex-wrap gap-2">
@@ -167,8 +169,57 @@ export function CommentSection({
     );
   }
 
+  /** A thread: its first comment, its replies under it, and the reply form when open. */
+  function renderThread({ start, replies }: { start: Comment; replies: Comment[] }) {
+    return (
+      <li
+        key={start.id}
+        id={commentAnchor(start.id)}
+        className="comment"
+        data-comment-id={start.id}
+        tabIndex={-1}
+      >
+        {renderComment(start, start.id)}
+        {replies.length > 0 || replying?.thread === start.id ? (
+          <ul className="comment-replies" aria-label={`Replies to ${whose(start)}`}>
+            {replies.map((reply) => (
+              <li
+                key={reply.id}
+                id={commentAnchor(reply.id)}
+                className="comment"
+                data-comment-id={reply.id}
+                tabIndex={-1}
+              >
+                {renderComment(reply, start.id)}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {replying?.thread === start.id ? (
+          <div className="mt-3">
+            <CommentComposer
+              key={replying.to.id}
+              postId={postId}
+              userName={userName}
+              byOwner={data?.owner !== undefined}
+              send={actions.add.mutateAsync}
+              reply={{
+                parentId: replying.to.id,
+                start: replying.to.id === start.id ? "" : `@${replying.to.userName} `,
+                onSent: () => setReplying(null),
+              }}
+            />
+          </div>
+        ) : null}
+      </li>
+    );
+  }
+
+  const { above, below } = aroundFold(comments, data?.fold?.after ?? null);
+  const foldedCount = data ? data.total - countOf(comments) : 0;
+
   return (
-    <section aria-label={commentsLabel(title)} className="space-y-4">
+    <section ref={section} aria-label={commentsLabel(title)} className="space-y-4">
       <Heading className="font-semibold text-slate-100">
         Comments {data ? <span className="text-slate-400">({data.total})</span> : null}
       </Heading>
@@ -177,52 +228,12 @@ export function CommentSection({
       {data && comments.length === 0 ? (
         <p className="text-sm text-slate-400">No comments yet. Start the conversation.</p>
       ) : null}
-      <ul ref={list} className="space-y-3">
-        {threadsOf(comments).map(({ start, replies }) => (
-          <li
-            key={start.id}
-            id={commentAnchor(start.id)}
-            className="comment"
-            data-comment-id={start.id}
-            tabIndex={-1}
-          >
-            {renderComment(start, start.id)}
-            {replies.length > 0 || replying?.thread === start.id ? (
-              <ul className="comment-replies" aria-label={`Replies to ${whose(start)}`}>
-                {replies.map((reply) => (
-                  <li
-                    key={reply.id}
-                    id={commentAnchor(reply.id)}
-                    className="comment"
-                    data-comment-id={reply.id}
-                    tabIndex={-1}
-                  >
-                    {renderComment(reply, start.id)}
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-            {replying?.thread === start.id ? (
-              <div className="mt-3">
-                <CommentComposer
-                  key={replying.to.id}
-                  postId={postId}
-                  userName={userName}
-                  byOwner={data?.owner !== undefined}
-                  send={actions.add.mutateAsync}
-                  reply={{
-                    parentId: replying.to.id,
-                    start: replying.to.id === start.id ? "" : `@${replying.to.userName} `,
-                    onSent: () => setReplying(null),
-                  }}
-                />
-              </div>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      {data?.next ? (
-        <div className="space-y-2">
+      <ul className="space-y-3">{above.map(renderThread)}</ul>
+      {data?.fold ? (
+        <div className="comments-fold space-y-2">
+          {foldedCount > 0 ? (
+            <p className="text-sm text-slate-400">{foldedLabel(foldedCount)}</p>
+          ) : null}
           <button
             type="button"
             onClick={showMore}
@@ -238,6 +249,7 @@ export function CommentSection({
           ) : null}
         </div>
       ) : null}
+      {below.length > 0 ? <ul className="space-y-3">{below.map(renderThread)}</ul> : null}
       {userName ? (
         <CommentComposer
           postId={postId}

@@ -1,8 +1,8 @@
-import { createElement as h } from "react";
-import type { ReactionCounts } from "../../../contract/api.ts";
+import { type HTMLAttributes, createElement as h, type Ref } from "react";
+import type { CommentPosition, ReactionCounts } from "../../../contract/api.ts";
 import type { LiveComment } from "../../../contract/live-events.ts";
 import { plural } from "../../../contract/plural.ts";
-import { threadsOf } from "../../../contract/threads.ts";
+import { aroundFold } from "../../../contract/threads.ts";
 import { formatCommentTime } from "../../lib/format-date.ts";
 
 /*
@@ -114,10 +114,18 @@ export function CommentHeader({
  * markdown-it with raw HTML escaped, http(s) links only, so this HTML holds
  * no markup a reader typed. Never built from anything else.
  */
-export function CommentText({ html }: { html: string }) {
+export function CommentText({
+  html,
+  fold,
+}: {
+  html: string;
+  /** In the island, what folds a long comment (comment-fold.tsx); the served HTML shows it whole. */
+  fold?: HTMLAttributes<HTMLDivElement> & { ref?: Ref<HTMLDivElement> };
+}) {
   return h("div", {
-    className: "comment-text",
-    // biome-ignore lint/security/noDangerouslySetInnerHtml: HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts)
+    ...fold,
+    className: fold?.className ? `comment-text ${fold.className}` : "comment-text",
+    // HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts).
     dangerouslySetInnerHTML: { __html: html },
   });
 }
@@ -147,10 +155,37 @@ function CommentBody({ comment }: { comment: LiveComment }) {
 /** The comments section's landmark name, after its post, as the reactions' group is. */
 export const commentsLabel = (title: string) => `Comments on ${title}`;
 
+/** What a long discussion's fold says of what it holds, when that is known. */
+export const foldedLabel = (count: number) =>
+  `${count} ${count === 1 ? "comment" : "comments"} in between`;
+
+/** A thread as the served page shows it: its first comment, and its replies under it. */
+function StaticThread({ start, replies }: { start: LiveComment; replies: LiveComment[] }) {
+  return h(
+    "li",
+    { id: commentAnchor(start.id), className: "comment" },
+    h(CommentBody, { comment: start }),
+    replies.length > 0
+      ? h(
+          "ul",
+          { className: "comment-replies", "aria-label": `Replies to ${whose(start)}` },
+          replies.map((reply) =>
+            h(
+              "li",
+              { key: reply.id, id: commentAnchor(reply.id), className: "comment" },
+              h(CommentBody, { comment: reply }),
+            ),
+          ),
+        )
+      : null,
+  );
+}
+
 /**
- * One page of a post's comments as the page is served, before (or without) the
- * live island. Later pages are plain links, which the server answers with the
- * item's page holding the next page (docs/decisions/015-comment-pages.md).
+ * A post's comments as the page is served, before (or without) the live
+ * island: the discussion as it opens, its beginning and its latest threads
+ * with a link to the folded middle, or a stretch of that middle, which the
+ * server renders for the link (docs/decisions/032-long-discussions-open-at-both-ends.md).
  */
 export function StaticComments({
   title,
@@ -158,8 +193,8 @@ export function StaticComments({
   total,
   heading = "h4",
   id,
-  moreHref = null,
-  firstHref = null,
+  fold = null,
+  backHref = null,
   notice = null,
 }: {
   /** The post's title, which names the section: a list page holds one per post. */
@@ -171,14 +206,26 @@ export function StaticComments({
   heading?: "h3" | "h4";
   /** The section's id, where the links to other pages lead. */
   id?: string;
-  /** The next page, when there is one. */
-  moreHref?: string | null;
-  /** On a later page: back to the first. */
-  firstHref?: string | null;
+  /**
+   * Comments left out after the thread at `after`: a link to them, and how
+   * many they are when that is known.
+   */
+  fold?: { after: CommentPosition; href: string; count: number | null } | null;
+  /** On a stretch of the middle: back to the discussion as it opens. */
+  backHref?: string | null;
   /** Said above the comments (a link to a page that does not exist). */
   notice?: string | null;
 }) {
   const link = "text-sm font-semibold text-accent underline underline-offset-2";
+  const list = (threads: { start: LiveComment; replies: LiveComment[] }[]) =>
+    threads.length > 0
+      ? h(
+          "ul",
+          { className: "space-y-3" },
+          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread })),
+        )
+      : null;
+  const { above, below } = aroundFold(comments, fold?.after ?? null);
   return h(
     "section",
     {
@@ -193,39 +240,26 @@ export function StaticComments({
       h("span", { className: "text-slate-400" }, `(${total})`),
     ),
     notice ? h("p", { role: "alert", className: "text-sm text-amber-200" }, notice) : null,
-    firstHref ? h("p", null, h("a", { href: firstHref, className: link }, "First comments")) : null,
     comments.length === 0
       ? h(
           "p",
           { className: "text-sm text-slate-400" },
-          firstHref ? "No more comments." : "No comments yet. Start the conversation.",
+          backHref ? "No more comments." : "No comments yet. Start the conversation.",
         )
-      : h(
-          "ul",
-          { className: "space-y-3" },
-          threadsOf(comments).map(({ start, replies }) =>
-            h(
-              "li",
-              { key: start.id, id: commentAnchor(start.id), className: "comment" },
-              h(CommentBody, { comment: start }),
-              replies.length > 0
-                ? h(
-                    "ul",
-                    { className: "comment-replies", "aria-label": `Replies to ${whose(start)}` },
-                    replies.map((reply) =>
-                      h(
-                        "li",
-                        { key: reply.id, id: commentAnchor(reply.id), className: "comment" },
-                        h(CommentBody, { comment: reply }),
-                      ),
-                    ),
-                  )
-                : null,
-            ),
-          ),
-        ),
-    moreHref
-      ? h("p", null, h("a", { href: moreHref, className: link }, "Show more comments"))
+      : list(above),
+    fold
+      ? h(
+          "div",
+          { className: "comments-fold" },
+          fold.count !== null && fold.count > 0
+            ? h("p", { className: "text-sm text-slate-400" }, foldedLabel(fold.count))
+            : null,
+          h("a", { href: fold.href, className: link }, "Show more comments"),
+        )
+      : null,
+    list(below),
+    backHref
+      ? h("p", null, h("a", { href: backHref, className: link }, "Back to the latest comments"))
       : null,
   );
 }

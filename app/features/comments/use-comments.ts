@@ -1,10 +1,13 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import type { AddCommentRequest, OwnerOverlay } from "../../../contract/api.ts";
+import { encodeCommentCursor } from "../../../contract/threads.ts";
 import { api } from "../../lib/api-client.ts";
 import {
+  type Fold,
   firstLoaded,
   type LoadedComments,
+  sameFold,
   withChanged,
   withDeleted,
   withNew,
@@ -13,16 +16,25 @@ import {
 import { readAgain } from "../../lib/live-item.ts";
 import { itemKeys } from "../../lib/query-keys.ts";
 
-const fetchPage = (postId: string, after: string | null) =>
+/** The discussion as it opens, or the next stretch of its folded middle. */
+const fetchPage = (postId: string, fold: Fold | null) =>
   api("GET /items/science/:id/comments", {
     params: { id: postId },
-    ...(after ? { query: { after } } : {}),
+    ...(fold
+      ? {
+          query: {
+            after: encodeCommentCursor(fold.after),
+            ...(fold.before ? { before: encodeCommentCursor(fold.before) } : {}),
+          },
+        }
+      : {}),
   });
 
 /**
- * A post's comments, a page at a time (docs/decisions/015-comment-pages.md).
- * A reload (the stream's first `ready`, a `resync`) reads as many pages as the
- * reader had loaded, so "Show more comments" is not lost.
+ * A post's comments: its beginning and its latest, and what the reader
+ * unfolds of the middle (docs/decisions/032-long-discussions-open-at-both-ends.md).
+ * A reload (the stream's first `ready`, a `resync`) makes as many reads as
+ * the reader had made, so what "Show more comments" unfolded stays unfolded.
  */
 const commentsQuery = (queryClient: QueryClient, postId: string) => {
   const key = itemKeys.comments(postId);
@@ -31,8 +43,8 @@ const commentsQuery = (queryClient: QueryClient, postId: string) => {
     queryFn: async () => {
       const pages = queryClient.getQueryData<LoadedComments>(key)?.pages ?? 1;
       let data = firstLoaded(await fetchPage(postId, null));
-      while (data.pages < pages && data.next)
-        data = withPage(data, await fetchPage(postId, data.next));
+      while (data.pages < pages && data.fold)
+        data = withPage(data, await fetchPage(postId, data.fold));
       return data;
     },
   };
@@ -43,25 +55,25 @@ export function useComments(postId: string) {
 }
 
 /**
- * "Show more comments": the page after the last one loaded, added to the list
- * unless a reload replaced the list meanwhile. A page that was on its way
+ * "Show more comments": the next stretch of the fold, added to the list
+ * unless a reload replaced the fold meanwhile. A stretch that was on its way
  * while the list changed (a live event applied to it) may bring a comment as
  * it was before that change: an event about a comment not loaded yet changes
- * nothing. The list is then read again, as many pages as it now has.
+ * nothing. The list is then read again, as many reads as it now has.
  */
 export function useMoreComments(postId: string) {
   const queryClient = useQueryClient();
   const key = itemKeys.comments(postId);
   const updates = () => queryClient.getQueryState(key)?.dataUpdateCount;
   return useMutation({
-    mutationFn: async (after: string) => {
+    mutationFn: async (fold: Fold) => {
       const updatesBefore = updates();
-      const page = await fetchPage(postId, after);
+      const page = await fetchPage(postId, fold);
       return { page, overtaken: updates() !== updatesBefore };
     },
-    onSuccess: ({ page, overtaken }, after) => {
+    onSuccess: ({ page, overtaken }, fold) => {
       queryClient.setQueryData<LoadedComments>(key, (data) =>
-        data && data.next === after ? withPage(data, page) : data,
+        data && sameFold(data.fold, fold) ? withPage(data, page) : data,
       );
       if (overtaken) readAgain(queryClient, key);
     },
@@ -101,8 +113,8 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
     mutationFn: (body: AddCommentRequest) =>
       api("POST /items/science/:id/comments", { params: { id: postId }, body }),
     // The live event may have brought it first, without knowing it is ours.
-    // The writer sees it at once, wherever they are in the list.
-    onSuccess: ({ comment }) => update((data) => withNew(data, comment, { show: true })),
+    // New, it is the latest, below the fold: the writer sees it at once.
+    onSuccess: ({ comment }) => update((data) => withNew(data, comment)),
     onError: fail("Posting a comment"),
   });
 

@@ -64,9 +64,10 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     "/items/science/:id/comments",
     {
       schema: {
-        summary: "A page of a science post's comments, oldest first",
+        summary:
+          "A science post's comments: as the discussion opens, or the threads between two places",
         description:
-          "The first page without `after`; then `after` = the previous page's `next` until it is null (docs/decisions/015-comment-pages.md).",
+          "Without a cursor: the first threads and the latest, the middle folded; then `after` = the answer's `next` and `before` = its `before`, until `next` is null (docs/decisions/032-long-discussions-open-at-both-ends.md).",
         tags: ["comments"],
         params: postParams,
         querystring: commentsQuerySchema,
@@ -76,15 +77,14 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
       const owner = await ownerVoice.sessionOf(request, reply);
-      const { limit, after } = request.query;
+      const { limit, after, before } = request.query;
+      // The schema has refused a cursor that does not decode.
+      const place = (cursor: string | undefined) =>
+        cursor === undefined ? undefined : (decodeCommentCursor(cursor) ?? undefined);
       const page = await reads.comments(
         request.params.id,
         request.visitorId,
-        {
-          limit,
-          // The schema has refused a cursor that does not decode.
-          ...(after === undefined ? {} : { after: decodeCommentCursor(after) ?? undefined }),
-        },
+        { limit, after: place(after), before: place(before) },
         owner ? ownerVoice.overlay : null,
       );
       return sendCached(request, reply, page, owner !== null);

@@ -1,0 +1,84 @@
+import type { Selectable } from "kysely";
+import type { Comment } from "../../contract/api.ts";
+import type { LiveComment } from "../../contract/live-events.ts";
+import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
+import { toIso } from "../lib/time.ts";
+import { renderComment } from "./comment-markdown.ts";
+import type { ThreadComment } from "./comment-notifier.ts";
+
+/*
+ * A comment's row as the comment repositories read it, and the shapes they
+ * answer with (server/engagement/comments-repository.ts).
+ */
+
+type CommentRow = Selectable<ScienceCommentsTable>;
+
+export const columns = [
+  "id",
+  "post_id",
+  "content",
+  "user_name",
+  "visitor_id",
+  "created_at",
+  "updated_at",
+  "status",
+  "by_owner",
+  "content_html",
+  "parent_id",
+  "deleted_at",
+] as const;
+
+export type Row = Pick<CommentRow, (typeof columns)[number]>;
+
+/** A comment the owner lists: as everyone would see it, and its status. */
+export type OwnerComment = LiveComment & { status: CommentStatus };
+
+export type CommentShapes = ReturnType<typeof commentShapes>;
+
+/**
+ * `avatarOf` turns a visitor credential into the seed of its avatar
+ * (server/engagement/writer-keys.ts); the credential itself never leaves the server.
+ */
+export function commentShapes(avatarOf: (visitorId: string) => string) {
+  function toLiveComment(row: Row): LiveComment {
+    const deleted = row.deleted_at !== null;
+    return {
+      id: row.id,
+      postId: row.post_id,
+      content: row.content,
+      html: deleted ? "" : (row.content_html ?? renderComment(row.content)),
+      userName: row.user_name,
+      avatar: avatarOf(row.visitor_id),
+      createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at),
+      byOwner: row.by_owner === 1,
+      parentId: row.parent_id,
+      deleted,
+    };
+  }
+
+  return {
+    toLiveComment,
+
+    /**
+     * As its writer sees it. A comment the honeypot caught looks published to
+     * its writer, and to nobody else (docs/decisions/010-moderation-and-spam.md).
+     */
+    toComment(row: Row, visitorId: string | null): Comment {
+      return {
+        ...toLiveComment(row),
+        mine: row.visitor_id === visitorId,
+        awaitingApproval: row.status === "pending",
+      };
+    },
+
+    toOwnerComment: (row: Row): OwnerComment => ({ ...toLiveComment(row), status: row.status }),
+
+    threadComment: (row: Row): ThreadComment => ({
+      id: row.id,
+      postId: row.post_id,
+      parentId: row.parent_id,
+      visitorId: row.visitor_id,
+    }),
+  };
+}
