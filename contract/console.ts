@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { canonicalWholeNumber, commentContentSchema, emailSchema } from "./api.ts";
+import {
+  type CommentResponse,
+  canonicalWholeNumber,
+  commentContentSchema,
+  emailSchema,
+} from "./api.ts";
 import { hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
 
 /*
@@ -225,6 +230,14 @@ export type BansResponse = z.infer<typeof bansResponseSchema>;
 export const ownerEditRequestSchema = z.strictObject({ content: commentContentSchema });
 export type OwnerEditRequest = z.input<typeof ownerEditRequestSchema>;
 
+/**
+ * The owner's answer to a comment from the console's Comments screen: posted
+ * in the owner's voice (docs/decisions/016-owner-voice.md), under the thread
+ * of the comment it answers (docs/product.md, "Replies").
+ */
+export const ownerReplyRequestSchema = z.strictObject({ content: commentContentSchema });
+export type OwnerReplyRequest = z.input<typeof ownerReplyRequestSchema>;
+
 // Subscribers
 
 /**
@@ -372,6 +385,11 @@ export type ConsoleEndpoints = {
   "POST /admin/comments/:id/approve": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reject": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/spam": { params: { id: number }; response: undefined };
+  "POST /admin/comments/:id/reply": {
+    params: { id: number };
+    body: OwnerReplyRequest;
+    response: CommentResponse;
+  };
   "POST /admin/comments/:id/ban": {
     params: { id: number };
     body: In<typeof banRequestSchema>;

@@ -209,8 +209,10 @@ describe.each(backends)("replies on %s", (backend) => {
 
 describe.each(backends)("the owner and replies on %s", (backend) => {
   let t: TestApp;
+  let baseUrl: string;
   beforeAll(async () => {
     t = await startTestApp(backend, { env: { SITE_OWNER_NAME: "Ravi Kumar" } });
+    baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
   });
   afterAll(() => t?.close());
 
@@ -238,6 +240,101 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
       }),
       expect.objectContaining({ content: "Which oil for a diesel?", replyTo: null }),
     ]);
+  });
+
+  it("replies from the console as the owner, with Author, live, audited, joining the thread of a reply", async () => {
+    const postId = freshItem("science");
+    const { comment: question } = json(
+      await t.visitor().comment(postId, "Is a 13 A fuse enough for a kettle?", "Asha"),
+    );
+    const { comment: follow } = json(
+      await t.visitor().reply(postId, question.id, "Mine is 3 kW.", "Meera"),
+    );
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const stream = new EventStream(baseUrl, `science:${postId}`);
+    try {
+      await stream.ready();
+      const answered = await owner.post(`/api/admin/comments/${follow.id}/reply`, {
+        content: "@Meera 3 kW draws **12.5 A**: a 13 A fuse holds.",
+      });
+      expect(answered.statusCode).toBe(201);
+      const { comment } = json(answered);
+      // Answering a reply joins the thread of the comment it answers.
+      expect(comment).toMatchObject({
+        parentId: question.id,
+        byOwner: true,
+        userName: "Ravi Kumar",
+        mine: false,
+        awaitingApproval: false,
+      });
+      expect(comment.html).toContain("<strong>12.5 A</strong>");
+      const added = await stream.find("comment", (e) => e.commentId === comment.id);
+      expect(added.json).toMatchObject({
+        action: "added",
+        comment: { parentId: question.id, byOwner: true, userName: "Ravi Kumar" },
+      });
+    } finally {
+      stream.close();
+    }
+    // What a reader's page reads: the reply under its thread, by the owner.
+    const list = await listOf(t.visitor(), postId);
+    expect(list.comments.map((c) => [c.userName, c.parentId])).toEqual([
+      ["Asha", null],
+      ["Meera", question.id],
+      ["Ravi Kumar", question.id],
+    ]);
+    expect(list.comments.at(-1)).toMatchObject({ byOwner: true });
+    const trail = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout);
+    expect(trail.map((e: { action: string; object: string }) => [e.action, e.object])).toContainEqual(
+      ["comment reply", `${list.comments.at(-1)?.id}, answering ${follow.id}`],
+    );
+  });
+
+  it("refuses a console reply to a missing, deleted or held comment, or with empty or over-long text, changing nothing", async () => {
+    const postId = freshItem("science");
+    const reader = t.visitor();
+    const { comment: kept } = json(await reader.comment(postId, "Which wire gauge?", "Asha"));
+    const { comment: gone } = json(await reader.comment(postId, "Soon deleted", "Asha"));
+    await reader.delete(`/api/comments/${gone.id}`);
+    // A link from a browser the site does not know yet is held.
+    const { comment: held } = json(
+      await t.visitor().comment(postId, "See https://example.com/gauge", "Kiran"),
+    );
+    expect(held.awaitingApproval).toBe(true);
+    const owner = new Owner(t);
+    await owner.signIn();
+    const attempts: [number, Record<string, unknown>, number, string][] = [
+      [999_999, { content: "Hello" }, 404, "not_found"],
+      [gone.id, { content: "Hello" }, 404, "not_found"],
+      [held.id, { content: "Hello" }, 409, "conflict"],
+      [kept.id, { content: "   " }, 400, "validation_failed"],
+      [kept.id, { content: "x".repeat(2001) }, 400, "validation_failed"],
+      [kept.id, {}, 400, "validation_failed"],
+      [kept.id, { content: "Hello", userName: "Someone else" }, 400, "validation_failed"],
+    ];
+    for (const [id, body, status, code] of attempts) {
+      const response = await owner.post(`/api/admin/comments/${id}/reply`, body);
+      expect([id, response.statusCode, json(response).error.code]).toEqual([id, status, code]);
+    }
+    // Only the owner's session, and only from the site's own pages.
+    const stranger = await t.visitor().post(`/api/admin/comments/${kept.id}/reply`, {
+      content: "Hello",
+    });
+    expect(stranger.statusCode).toBe(401);
+    const forged = await owner.request(
+      "POST",
+      `/api/admin/comments/${kept.id}/reply`,
+      { content: "Hello" },
+      { origin: "https://evil.example" },
+    );
+    expect(forged.statusCode).toBe(403);
+    expect((await listOf(t.visitor(), postId)).comments.map((c) => c.id)).toEqual([kept.id]);
+    const trail = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout);
+    const answered = new Set(attempts.map(([id]) => `answering ${id}`));
+    expect(
+      trail.filter((e: { object: string }) => answered.has(e.object.replace(/^\d+, /, ""))),
+    ).toEqual([]);
   });
 });
 
