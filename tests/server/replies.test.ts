@@ -286,9 +286,9 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
     ]);
     expect(list.comments.at(-1)).toMatchObject({ byOwner: true });
     const trail = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout);
-    expect(trail.map((e: { action: string; object: string }) => [e.action, e.object])).toContainEqual(
-      ["comment reply", `${list.comments.at(-1)?.id}, answering ${follow.id}`],
-    );
+    expect(
+      trail.map((e: { action: string; object: string }) => [e.action, e.object]),
+    ).toContainEqual(["comment reply", `${list.comments.at(-1)?.id}, answering ${follow.id}`]);
   });
 
   it("refuses a console reply to a missing, deleted or held comment, or with empty or over-long text, changing nothing", async () => {

@@ -140,7 +140,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         summary:
           "Answer a published comment as the owner (with Author); readers' open pages see the reply",
         description:
-          "Answering a reply joins its thread (docs/product.md, \"Replies\"). A missing or deleted comment is 404; a held or spam one 409.",
+          'Answering a reply joins its thread (docs/product.md, "Replies"). A missing or deleted comment is 404; a held or spam one 409.',
         params: commentId,
         body: ownerReplyRequestSchema,
         response: { 201: commentResponseSchema, ...errors },
