@@ -379,3 +379,104 @@ describe.each(backends)("held replies on %s", (backend) => {
       .toEqual([question.id, answer.id]);
   });
 });
+
+describe.each(backends)("replies under the owner's tools and the write limits on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      env: { MODERATION: "all", RATE_LIMIT_WRITES_PER_VISITOR: "3" },
+    });
+  });
+  afterAll(() => t?.close());
+
+  /** A published question, approved from the command line. */
+  async function question(postId: string, content: string) {
+    const { comment } = json(await t.visitor().comment(postId, content, "Asha"));
+    await admin(adminEnv(t), "comments", "approve", String(comment.id));
+    await expect
+      .poll(async () => (await listOf(t.visitor(), postId)).comments.map((c) => c.id), {
+        timeout: 10_000,
+      })
+      .toContain(comment.id);
+    return comment.id as number;
+  }
+
+  it("limits a reply storm with 429 and Retry-After, storing none of the refused", async () => {
+    const postId = freshItem("science");
+    const asked = await question(postId, "How fast does a kettle boil at altitude?");
+    const stormer = t.visitor();
+    // The first write has no visitor cookie yet, so only the address counts it.
+    const answered: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const response = await stormer.reply(postId, asked, `Storm reply ${i}`, "Kiran");
+      expect(response.statusCode).toBe(201);
+      answered.push(json(response).comment.id);
+    }
+    const limited = await stormer.reply(postId, asked, "One reply too many", "Kiran");
+    expect(limited.statusCode).toBe(429);
+    expect(json(limited).error.code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    const own = await listOf(stormer, postId);
+    expect(own.comments.map((c) => c.id)).toEqual([asked, ...answered]);
+    expect(JSON.stringify(own)).not.toContain("One reply too many");
+  });
+
+  it("rejects, bans and purges a reply's writer like a comment's; the thread stays", async () => {
+    const postId = freshItem("science");
+    const asked = await question(postId, "Why does ice float?");
+    const rejected = t.visitor();
+    const { comment: junk } = json(await rejected.reply(postId, asked, "Buy cheap ice", "Spam"));
+    expect((await admin(adminEnv(t), "comments", "reject", String(junk.id))).code).toBe(0);
+    // Gone, for its writer too.
+    await expect
+      .poll(async () => (await listOf(rejected, postId)).comments.map((c) => c.id), {
+        timeout: 10_000,
+      })
+      .toEqual([asked]);
+
+    // A ban covers the writer's address too: theirs is their own here.
+    const troll = t.visitor({ ip: "192.0.2.66" });
+    const { comment: rude } = json(await troll.reply(postId, asked, "Rude answer", "Troll"));
+    await admin(adminEnv(t), "comments", "approve", String(rude.id));
+    const { comment: second } = json(await troll.reply(postId, asked, "Ruder answer", "Troll"));
+    await admin(adminEnv(t), "comments", "approve", String(second.id));
+    await expect
+      .poll(async () => (await listOf(t.visitor(), postId)).total, { timeout: 10_000 })
+      .toBe(3);
+    const ban = await admin(adminEnv(t), "visitor", "ban", "--comment", String(rude.id));
+    expect(ban.code).toBe(0);
+    const refused = await troll.reply(postId, asked, "Let me back in", "Troll");
+    expect(refused.statusCode).toBe(403);
+    // The ban keeps the replies; the purge removes every one of them, and only those.
+    expect((await listOf(t.visitor(), postId)).total).toBe(3);
+    const purge = await admin(adminEnv(t), "visitor", "purge", "--comment", String(rude.id));
+    expect(purge.stdout).toContain("Removed 2 comments");
+    await expect
+      .poll(
+        async () => (await listOf(t.visitor(), postId)).comments.map((c) => [c.id, c.deleted]),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toEqual([[asked, false]]);
+    expect((await listOf(t.visitor(), postId)).total).toBe(1);
+  });
+
+  it("lists a visitor's replies in Your data with the comment each answers, and deletes them", async () => {
+    const postId = freshItem("science");
+    const asked = await question(postId, "What is a heat pump's COP?");
+    const reader = t.visitor();
+    const { comment: own } = json(await reader.comment(postId, "My own question", "Meera"));
+    const { comment: answer } = json(await reader.reply(postId, asked, "About 3 to 4", "Meera"));
+    const data = json(await reader.get("/api/your-data"));
+    expect(
+      data.comments.map((c: { id: number; parentId: number | null }) => [c.id, c.parentId]),
+    ).toEqual([
+      [own.id, null],
+      [answer.id, asked],
+    ]);
+    const removed = json(await reader.post("/api/your-data/delete", { confirm: true }));
+    expect(removed.deleted.comments).toBe(2);
+    expect((await listOf(reader, postId)).comments.map((c) => c.id)).toEqual([asked]);
+  });
+});
