@@ -119,6 +119,8 @@ test("Markdown links are nofollow ugc, raw HTML stays text, a reply to a reply s
   const plain = await visitor({ javaScriptEnabled: false });
   await expect(async () => {
     await plain.goto("/science");
+    // The card opens as a plain <details>, with no script.
+    await plain.getByRole("heading", { name: "Why does a pressure cooker cook faster?" }).click();
     const served = plain
       .locator(".static-comments")
       .getByRole("listitem")
