@@ -15,7 +15,8 @@ import type {
   UnsubscribeResponse,
   WriteCommentRequest,
 } from "./api.ts";
-import type { ConsoleEndpoints, OwnerEditRequest } from "./console.ts";
+import type { OwnerEditRequest } from "./console.ts";
+import type { ConsoleEndpoints } from "./console-endpoints.ts";
 import type { EnquiryEndpoints } from "./enquiries.ts";
 import type { ItemKind, ReactionType } from "./limits.ts";
 import type {

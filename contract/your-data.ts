@@ -17,6 +17,8 @@ export const ownCommentSchema = z.object({
   userName: z.string(),
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
+  /** For a reply, the comment whose thread it answers (docs/product.md, "Replies"); null for a comment. */
+  parentId: z.number().int().positive().nullable(),
 });
 export type OwnComment = z.infer<typeof ownCommentSchema>;
 

@@ -21,7 +21,7 @@ export function createVisitorDataRepository(store: Store) {
     async commentsBy(visitorId: string, siteUrl: string): Promise<OwnComment[]> {
       const rows = await db
         .selectFrom("science_comments")
-        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at"])
+        .select(["id", "post_id", "content", "user_name", "created_at", "updated_at", "parent_id"])
         .where("visitor_id", "=", visitorId)
         .orderBy("created_at")
         .orderBy("id")
@@ -34,6 +34,7 @@ export function createVisitorDataRepository(store: Store) {
         userName: row.user_name,
         createdAt: toIso(row.created_at),
         updatedAt: toIso(row.updated_at),
+        parentId: row.parent_id,
       }));
     },
 

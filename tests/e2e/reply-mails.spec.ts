@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { runSql } from "../server/support/sql.ts";
 import { isAddressedTo, outboxMails } from "../support/newsletter.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
@@ -10,7 +11,8 @@ import { type OwnSite, startOwnSite } from "./support/own-site.ts";
  * Reply mails in Chromium (docs/product.md, "Reply mails"): the first reader
  * ticks "Email me when someone replies", confirms from the mail (read from
  * DATA_DIR/outbox, no SMTP_URL) with the page's button, and the second
- * reader's reply then arrives as a mail with its text and one-click headers.
+ * reader's reply then arrives as a mail with its text and one-click headers;
+ * the one-click POST stops further mails.
  */
 
 let site: OwnSite;
@@ -90,6 +92,41 @@ test("a reader asks to be mailed, confirms by the button, and gets the reply by 
   expect(lines.find((h) => h.key === "list-unsubscribe")?.line).toMatch(
     /\/replies\/one-click\?token=/,
   );
+
+  // One click (RFC 8058), as a mail provider posts it, stops further mails:
+  // the next reply in the thread queues none for the address.
+  const oneClick = /<([^>]+)>/.exec(
+    lines.find((h) => h.key === "list-unsubscribe")?.line ?? "",
+  )?.[1] as string;
+  const clicked = await mailbox.request.post(oneClick, {
+    form: { "List-Unsubscribe": "One-Click" },
+  });
+  expect(clicked.status()).toBe(200);
+  expect(await clicked.text()).toContain("No more mails will be sent for replies in this thread.");
+  await answererComments
+    .getByRole("listitem")
+    .filter({ hasText: stamp })
+    .first()
+    .getByRole("button", { name: "Reply" })
+    .first()
+    .click();
+  await answererComments
+    .getByRole("textbox", { name: "Write a reply" })
+    .fill(`And the vent pipe must be clear. ${stamp}`);
+  await answererComments.getByRole("button", { name: "Post reply" }).click();
+  await expect(answererComments.getByText("And the vent pipe must be clear.")).toBeVisible();
+  expect(
+    await runSql(
+      { databaseUrl: undefined, dataDir: site.dataDir },
+      "select outbox.kind from outbox where email = ? and kind <> 'reply_confirmation'",
+      [email],
+    ),
+  ).toEqual([]);
+  expect(
+    (await outboxMails(site.dataDir, (m) => isAddressedTo(m, email))).filter((m) =>
+      (m.text ?? "").includes("vent pipe"),
+    ),
+  ).toEqual([]);
 
   // The address is remembered in the browser for the next comment.
   await asker.reload();

@@ -209,8 +209,10 @@ describe.each(backends)("replies on %s", (backend) => {
 
 describe.each(backends)("the owner and replies on %s", (backend) => {
   let t: TestApp;
+  let baseUrl: string;
   beforeAll(async () => {
     t = await startTestApp(backend, { env: { SITE_OWNER_NAME: "Ravi Kumar" } });
+    baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
   });
   afterAll(() => t?.close());
 
@@ -238,6 +240,101 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
       }),
       expect.objectContaining({ content: "Which oil for a diesel?", replyTo: null }),
     ]);
+  });
+
+  it("replies from the console as the owner, with Author, live, audited, joining the thread of a reply", async () => {
+    const postId = freshItem("science");
+    const { comment: question } = json(
+      await t.visitor().comment(postId, "Is a 13 A fuse enough for a kettle?", "Asha"),
+    );
+    const { comment: follow } = json(
+      await t.visitor().reply(postId, question.id, "Mine is 3 kW.", "Meera"),
+    );
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const stream = new EventStream(baseUrl, `science:${postId}`);
+    try {
+      await stream.ready();
+      const answered = await owner.post(`/api/admin/comments/${follow.id}/reply`, {
+        content: "@Meera 3 kW draws **12.5 A**: a 13 A fuse holds.",
+      });
+      expect(answered.statusCode).toBe(201);
+      const { comment } = json(answered);
+      // Answering a reply joins the thread of the comment it answers.
+      expect(comment).toMatchObject({
+        parentId: question.id,
+        byOwner: true,
+        userName: "Ravi Kumar",
+        mine: false,
+        awaitingApproval: false,
+      });
+      expect(comment.html).toContain("<strong>12.5 A</strong>");
+      const added = await stream.find("comment", (e) => e.commentId === comment.id);
+      expect(added.json).toMatchObject({
+        action: "added",
+        comment: { parentId: question.id, byOwner: true, userName: "Ravi Kumar" },
+      });
+    } finally {
+      stream.close();
+    }
+    // What a reader's page reads: the reply under its thread, by the owner.
+    const list = await listOf(t.visitor(), postId);
+    expect(list.comments.map((c) => [c.userName, c.parentId])).toEqual([
+      ["Asha", null],
+      ["Meera", question.id],
+      ["Ravi Kumar", question.id],
+    ]);
+    expect(list.comments.at(-1)).toMatchObject({ byOwner: true });
+    const trail = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout);
+    expect(
+      trail.map((e: { action: string; object: string }) => [e.action, e.object]),
+    ).toContainEqual(["comment reply", `${list.comments.at(-1)?.id}, answering ${follow.id}`]);
+  });
+
+  it("refuses a console reply to a missing, deleted or held comment, or with empty or over-long text, changing nothing", async () => {
+    const postId = freshItem("science");
+    const reader = t.visitor();
+    const { comment: kept } = json(await reader.comment(postId, "Which wire gauge?", "Asha"));
+    const { comment: gone } = json(await reader.comment(postId, "Soon deleted", "Asha"));
+    await reader.delete(`/api/comments/${gone.id}`);
+    // A link from a browser the site does not know yet is held.
+    const { comment: held } = json(
+      await t.visitor().comment(postId, "See https://example.com/gauge", "Kiran"),
+    );
+    expect(held.awaitingApproval).toBe(true);
+    const owner = new Owner(t);
+    await owner.signIn();
+    const attempts: [number, Record<string, unknown>, number, string][] = [
+      [999_999, { content: "Hello" }, 404, "not_found"],
+      [gone.id, { content: "Hello" }, 404, "not_found"],
+      [held.id, { content: "Hello" }, 409, "conflict"],
+      [kept.id, { content: "   " }, 400, "validation_failed"],
+      [kept.id, { content: "x".repeat(2001) }, 400, "validation_failed"],
+      [kept.id, {}, 400, "validation_failed"],
+      [kept.id, { content: "Hello", userName: "Someone else" }, 400, "validation_failed"],
+    ];
+    for (const [id, body, status, code] of attempts) {
+      const response = await owner.post(`/api/admin/comments/${id}/reply`, body);
+      expect([id, response.statusCode, json(response).error.code]).toEqual([id, status, code]);
+    }
+    // Only the owner's session, and only from the site's own pages.
+    const stranger = await t.visitor().post(`/api/admin/comments/${kept.id}/reply`, {
+      content: "Hello",
+    });
+    expect(stranger.statusCode).toBe(401);
+    const forged = await owner.request(
+      "POST",
+      `/api/admin/comments/${kept.id}/reply`,
+      { content: "Hello" },
+      { origin: "https://evil.example" },
+    );
+    expect(forged.statusCode).toBe(403);
+    expect((await listOf(t.visitor(), postId)).comments.map((c) => c.id)).toEqual([kept.id]);
+    const trail = JSON.parse((await admin(adminEnv(t), "audit", "--json")).stdout);
+    const answered = new Set(attempts.map(([id]) => `answering ${id}`));
+    expect(
+      trail.filter((e: { object: string }) => answered.has(e.object.replace(/^\d+, /, ""))),
+    ).toEqual([]);
   });
 });
 
@@ -280,5 +377,106 @@ describe.each(backends)("held replies on %s", (backend) => {
         timeout: 10_000,
       })
       .toEqual([question.id, answer.id]);
+  });
+});
+
+describe.each(backends)("replies under the owner's tools and the write limits on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      env: { MODERATION: "all", RATE_LIMIT_WRITES_PER_VISITOR: "3" },
+    });
+  });
+  afterAll(() => t?.close());
+
+  /** A published question, approved from the command line. */
+  async function question(postId: string, content: string) {
+    const { comment } = json(await t.visitor().comment(postId, content, "Asha"));
+    await admin(adminEnv(t), "comments", "approve", String(comment.id));
+    await expect
+      .poll(async () => (await listOf(t.visitor(), postId)).comments.map((c) => c.id), {
+        timeout: 10_000,
+      })
+      .toContain(comment.id);
+    return comment.id as number;
+  }
+
+  it("limits a reply storm with 429 and Retry-After, storing none of the refused", async () => {
+    const postId = freshItem("science");
+    const asked = await question(postId, "How fast does a kettle boil at altitude?");
+    const stormer = t.visitor();
+    // The first write has no visitor cookie yet, so only the address counts it.
+    const answered: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const response = await stormer.reply(postId, asked, `Storm reply ${i}`, "Kiran");
+      expect(response.statusCode).toBe(201);
+      answered.push(json(response).comment.id);
+    }
+    const limited = await stormer.reply(postId, asked, "One reply too many", "Kiran");
+    expect(limited.statusCode).toBe(429);
+    expect(json(limited).error.code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    const own = await listOf(stormer, postId);
+    expect(own.comments.map((c) => c.id)).toEqual([asked, ...answered]);
+    expect(JSON.stringify(own)).not.toContain("One reply too many");
+  });
+
+  it("rejects, bans and purges a reply's writer like a comment's; the thread stays", async () => {
+    const postId = freshItem("science");
+    const asked = await question(postId, "Why does ice float?");
+    const rejected = t.visitor();
+    const { comment: junk } = json(await rejected.reply(postId, asked, "Buy cheap ice", "Spam"));
+    expect((await admin(adminEnv(t), "comments", "reject", String(junk.id))).code).toBe(0);
+    // Gone, for its writer too.
+    await expect
+      .poll(async () => (await listOf(rejected, postId)).comments.map((c) => c.id), {
+        timeout: 10_000,
+      })
+      .toEqual([asked]);
+
+    // A ban covers the writer's address too: theirs is their own here.
+    const troll = t.visitor({ ip: "192.0.2.66" });
+    const { comment: rude } = json(await troll.reply(postId, asked, "Rude answer", "Troll"));
+    await admin(adminEnv(t), "comments", "approve", String(rude.id));
+    const { comment: second } = json(await troll.reply(postId, asked, "Ruder answer", "Troll"));
+    await admin(adminEnv(t), "comments", "approve", String(second.id));
+    await expect
+      .poll(async () => (await listOf(t.visitor(), postId)).total, { timeout: 10_000 })
+      .toBe(3);
+    const ban = await admin(adminEnv(t), "visitor", "ban", "--comment", String(rude.id));
+    expect(ban.code).toBe(0);
+    const refused = await troll.reply(postId, asked, "Let me back in", "Troll");
+    expect(refused.statusCode).toBe(403);
+    // The ban keeps the replies; the purge removes every one of them, and only those.
+    expect((await listOf(t.visitor(), postId)).total).toBe(3);
+    const purge = await admin(adminEnv(t), "visitor", "purge", "--comment", String(rude.id));
+    expect(purge.stdout).toContain("Removed 2 comments");
+    await expect
+      .poll(
+        async () => (await listOf(t.visitor(), postId)).comments.map((c) => [c.id, c.deleted]),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toEqual([[asked, false]]);
+    expect((await listOf(t.visitor(), postId)).total).toBe(1);
+  });
+
+  it("lists a visitor's replies in Your data with the comment each answers, and deletes them", async () => {
+    const postId = freshItem("science");
+    const asked = await question(postId, "What is a heat pump's COP?");
+    const reader = t.visitor();
+    const { comment: own } = json(await reader.comment(postId, "My own question", "Meera"));
+    const { comment: answer } = json(await reader.reply(postId, asked, "About 3 to 4", "Meera"));
+    const data = json(await reader.get("/api/your-data"));
+    expect(
+      data.comments.map((c: { id: number; parentId: number | null }) => [c.id, c.parentId]),
+    ).toEqual([
+      [own.id, null],
+      [answer.id, asked],
+    ]);
+    const removed = json(await reader.post("/api/your-data/delete", { confirm: true }));
+    expect(removed.deleted.comments).toBe(2);
+    expect((await listOf(reader, postId)).comments.map((c) => c.id)).toEqual([asked]);
   });
 });

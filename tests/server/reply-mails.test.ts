@@ -88,7 +88,8 @@ describe.each(backends)("reply mails on %s", (backend) => {
   async function ask(visitor: Visitor, postId: string, email: string, parentId?: number) {
     asked += 1;
     const response = await visitor.post(`/api/items/science/${postId}/comments`, {
-      content: questions[asked % questions.length],
+      // Numbered: the same long text twice from one address is refused as a repeat.
+      content: `${questions[asked % questions.length]} (${asked})`,
       userName: "Asha",
       formToken: t.commentToken(),
       notifyEmail: email,
@@ -232,6 +233,72 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await admin(adminEnv(t), "comments", "approve", String(json(held).comment.id));
     await smtp.waitFor(() => smtp.to(email).length === 2);
     expect(smtp.to(email)[1]?.parsed.text).toContain("https://example.com/cells");
+  });
+
+  it("stops every thread's mails with 'Stop all reply mails', and forgets the address", async () => {
+    const email = inbox();
+    const reader = t.visitor();
+    const [firstPost, secondPost] = [freshItem("science"), freshItem("science")];
+    const first = await ask(reader, firstPost, email);
+    const second = await ask(reader, secondPost, email);
+    await confirm(email);
+    await t.visitor().reply(firstPost, first, "An answer in the first thread.", "Ravi");
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    const notice = smtp.to(email)[1] as ReceivedMail;
+    const page = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
+      notice.parsed.text ?? "",
+    )?.[1] as string;
+    const asked = dom((await t.app.inject({ method: "GET", url: page })).body);
+    const buttons = [...asked.querySelectorAll("form button")].map((b) => b.textContent);
+    expect(buttons).toEqual(["Stop mails for this thread", "Stop all reply mails"]);
+    const stopped = await t.app.inject({
+      method: "POST",
+      url: "/replies/unsubscribe",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${tokenOf(page)}&scope=all`,
+    });
+    expect(stopped.statusCode).toBe(200);
+    expect(stopped.body).toContain("the site has forgotten it");
+
+    // Neither thread mails it again, and the address is gone with its records,
+    // as the privacy page promises ("stopping all deletes the address and its records").
+    await t.visitor().reply(firstPost, first, "Another answer in the first thread.", "Meera");
+    await t.visitor().reply(secondPost, second, "An answer in the second thread.", "Kiran");
+    expect(await queuedFor(email)).toEqual([]);
+    expect(await runSql(t, "select id from reply_addresses where email = ?", [email])).toEqual([]);
+    expect(
+      await runSql(t, "select id from reply_watches where comment_id in (?, ?)", [first, second]),
+    ).toEqual([]);
+    expect(json(await reader.get("/api/your-data")).replyAddresses).toEqual([]);
+    expect(smtp.to(email)).toHaveLength(2);
+  });
+
+  it("mails nobody of a rejected reply, and the next published one as the first", async () => {
+    const postId = freshItem("science");
+    const email = inbox();
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    // A link from a browser the site does not know yet is held.
+    const held = json(
+      await t.visitor().reply(postId, question, "Cheap cells at https://example.com/sale", "Spam"),
+    ).comment;
+    expect(held.awaitingApproval).toBe(true);
+    expect((await admin(adminEnv(t), "comments", "reject", String(held.id))).code).toBe(0);
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
+    // The filter learnt from the rejection and may hold the next reply too:
+    // published, it is mailed as the thread's first.
+    const answer = json(
+      await t.visitor().reply(postId, question, "Keep them at 40 % charge.", "Meera"),
+    ).comment;
+    expect((await admin(adminEnv(t), "comments", "approve", String(answer.id))).code).toBe(0);
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    const mail = smtp.to(email)[1] as ReceivedMail;
+    expect(mail.parsed.text).toContain("Keep them at 40 % charge.");
+    expect(mail.parsed.text).not.toContain("example.com/sale");
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual([
+      "reply_confirmation",
+      "reply_notice",
+    ]);
   });
 
   it("refuses bad addresses with 400 and stores nothing", async () => {

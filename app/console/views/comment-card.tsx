@@ -1,8 +1,9 @@
-import { useState } from "react";
+import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
 import type { ConsoleComment } from "../../../contract/console.ts";
+import { limits } from "../../../contract/limits.ts";
 import { consoleApi, errorMessage } from "../console-api.ts";
-import { ConfirmButton, dangerClass, primaryClass, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, dangerClass, inputClass, primaryClass, When } from "../ui.tsx";
 
 /**
  * A comment's name for buttons and regions: its writer and its number, since
@@ -13,11 +14,79 @@ export function commentName(comment: ConsoleComment): string {
 }
 
 /**
- * What the owner can do to one comment, each in one click: approve a held one
- * or publish one kept as spam, reject it (it goes, for its writer too), mark it
- * as spam, delete it, or ban its writer, which asks first
- * (docs/decisions/010-moderation-and-spam.md). Approving, marking as spam,
- * rejecting and banning teach the spam filter (docs/decisions/025-spam-that-learns.md).
+ * The owner's answer to a published comment, posted with "Author" in the
+ * owner's name (docs/decisions/016-owner-voice.md). Answering a reply joins
+ * its thread and starts with "@" and the name it answers, as on the reading
+ * pages (docs/product.md, "Replies").
+ */
+function ReplyForm({
+  comment,
+  onDone,
+}: {
+  comment: ConsoleComment;
+  onDone: (posted: boolean) => void;
+}) {
+  const [draft, setDraft] = useState(comment.replyTo ? `@${comment.userName} ` : "");
+  const [sending, setSending] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const refusalId = `reply-refusal-${comment.id}`;
+
+  async function post(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const content = draft.trim();
+    if (content === "" || sending) return;
+    setSending(true);
+    setRefusal(null);
+    try {
+      await consoleApi("POST /admin/comments/:id/reply", {
+        params: { id: comment.id },
+        body: { content },
+      });
+      toast.success("Reply posted");
+      onDone(true);
+    } catch (error) {
+      setRefusal(errorMessage(error));
+      setSending(false);
+    }
+  }
+
+  return (
+    <form onSubmit={post} className="mt-3 space-y-2">
+      <textarea
+        aria-label="Write a reply"
+        aria-describedby={refusal ? refusalId : undefined}
+        // biome-ignore lint/a11y/noAutofocus: the owner just asked to reply here.
+        autoFocus
+        value={draft}
+        maxLength={limits.commentMax}
+        onChange={(event) => setDraft(event.target.value)}
+        rows={3}
+        className={`${inputClass} w-full`}
+      />
+      {refusal ? (
+        <p id={refusalId} role="alert" className="text-sm break-words text-amber-200">
+          {refusal}
+        </p>
+      ) : null}
+      <div className="flex flex-wrap gap-2">
+        <button type="submit" className={primaryClass} disabled={draft.trim() === "" || sending}>
+          Post reply
+        </button>
+        <button type="button" className={buttonClass} onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * What the owner can do to one comment, each in one click: answer a published
+ * one, approve a held one or publish one kept as spam, reject it (it goes, for
+ * its writer too), mark it as spam, delete it, or ban its writer, which asks
+ * first (docs/decisions/010-moderation-and-spam.md). Approving, marking as
+ * spam, rejecting and banning teach the spam filter
+ * (docs/decisions/025-spam-that-learns.md).
  */
 function CommentActions({
   comment,
@@ -27,6 +96,7 @@ function CommentActions({
   onChanged: () => void;
 }) {
   const [busy, setBusy] = useState(false);
+  const [replying, setReplying] = useState(false);
   async function act(call: () => Promise<unknown>, done: string) {
     setBusy(true);
     try {
@@ -43,79 +113,104 @@ function CommentActions({
   const which = commentName(comment);
   const params = { id: comment.id };
   return (
-    <div className="flex flex-wrap gap-2">
-      {comment.status !== "published" && (
-        <button
-          type="button"
-          className={primaryClass}
+    <>
+      <div className="flex flex-wrap gap-2">
+        {comment.status === "published" && (
+          <button
+            type="button"
+            className={buttonClass}
+            disabled={busy}
+            aria-expanded={replying}
+            onClick={() => setReplying((open) => !open)}
+          >
+            Reply
+          </button>
+        )}
+        {comment.status !== "published" && (
+          <button
+            type="button"
+            className={primaryClass}
+            disabled={busy}
+            onClick={() =>
+              act(
+                () => consoleApi("POST /admin/comments/:id/approve", { params }),
+                "Comment approved",
+              )
+            }
+            aria-label={comment.status === "spam" ? `Publish ${which}` : `Approve ${which}`}
+          >
+            {comment.status === "spam" ? "Publish" : "Approve"}
+          </button>
+        )}
+        {comment.status !== "spam" && (
+          <button
+            type="button"
+            className={dangerClass}
+            disabled={busy}
+            onClick={() =>
+              act(
+                () => consoleApi("POST /admin/comments/:id/spam", { params }),
+                "Marked as spam: the filter learnt from it",
+              )
+            }
+            aria-label={`Mark as spam: ${which}`}
+          >
+            Mark as spam
+          </button>
+        )}
+        {comment.status === "pending" ? (
+          <button
+            type="button"
+            className={dangerClass}
+            disabled={busy}
+            onClick={() =>
+              act(
+                () => consoleApi("POST /admin/comments/:id/reject", { params }),
+                "Comment rejected",
+              )
+            }
+            aria-label={`Reject ${which}`}
+          >
+            Reject
+          </button>
+        ) : (
+          <button
+            type="button"
+            className={dangerClass}
+            disabled={busy}
+            onClick={() =>
+              act(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
+            }
+            aria-label={`Delete ${which}`}
+          >
+            Delete
+          </button>
+        )}
+        <ConfirmButton
+          label="Ban"
+          ariaLabel={`Ban the writer of ${which}`}
+          title={`Ban ${who}?`}
+          description={`The browser and the address that wrote comment #${comment.id} can no longer comment or react, for 30 days. Their comments stay. You can lift the ban at any time under Bans.`}
+          confirmLabel="Ban for 30 days"
           disabled={busy}
-          onClick={() =>
+          onConfirm={() =>
             act(
-              () => consoleApi("POST /admin/comments/:id/approve", { params }),
-              "Comment approved",
+              () => consoleApi("POST /admin/comments/:id/ban", { params, body: { days: 30 } }),
+              `${who} is banned for 30 days`,
             )
           }
-          aria-label={comment.status === "spam" ? `Publish ${which}` : `Approve ${which}`}
-        >
-          {comment.status === "spam" ? "Publish" : "Approve"}
-        </button>
-      )}
-      {comment.status !== "spam" && (
-        <button
-          type="button"
-          className={dangerClass}
-          disabled={busy}
-          onClick={() =>
-            act(
-              () => consoleApi("POST /admin/comments/:id/spam", { params }),
-              "Marked as spam: the filter learnt from it",
-            )
-          }
-          aria-label={`Mark as spam: ${which}`}
-        >
-          Mark as spam
-        </button>
-      )}
-      {comment.status === "pending" ? (
-        <button
-          type="button"
-          className={dangerClass}
-          disabled={busy}
-          onClick={() =>
-            act(() => consoleApi("POST /admin/comments/:id/reject", { params }), "Comment rejected")
-          }
-          aria-label={`Reject ${which}`}
-        >
-          Reject
-        </button>
-      ) : (
-        <button
-          type="button"
-          className={dangerClass}
-          disabled={busy}
-          onClick={() =>
-            act(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
-          }
-          aria-label={`Delete ${which}`}
-        >
-          Delete
-        </button>
-      )}
-      <ConfirmButton
-        label="Ban"
-        ariaLabel={`Ban the writer of ${which}`}
-        title={`Ban ${who}?`}
-        description={`The browser and the address that wrote comment #${comment.id} can no longer comment or react, for 30 days. Their comments stay. You can lift the ban at any time under Bans.`}
-        confirmLabel="Ban for 30 days"
-        disabled={busy}
-        onConfirm={() =>
-          act(
-            () => consoleApi("POST /admin/comments/:id/ban", { params, body: { days: 30 } }),
-            `${who} is banned for 30 days`,
-          )
-        }
-      />
-    </div>
+        />
+      </div>
+      {replying ? (
+        <ReplyForm
+          comment={comment}
+          onDone={(posted) => {
+            setReplying(false);
+            if (posted) onChanged();
+          }}
+        />
+      ) : null}
+    </>
   );
 }
 

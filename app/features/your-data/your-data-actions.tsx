@@ -4,7 +4,8 @@ import { plural } from "../../../contract/plural.ts";
 import type { DeleteYourDataResponse } from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
-type Held = { cookie: boolean; comments: number; reactions: number };
+/** How much this browser owns; `replies`: how many of its comments answer another (docs/product.md, "Replies"). */
+type Held = { cookie: boolean; comments: number; replies: number; reactions: number };
 
 type State =
   | { phase: "checking" }
@@ -18,7 +19,13 @@ function describe(held: Held): string {
   if (held.comments + held.reactions === 0) {
     return "This browser owns no comments or reactions here.";
   }
-  return `This browser owns ${plural(held.comments, "comment", "comments")} and ${plural(held.reactions, "reaction", "reactions")}.`;
+  const replies =
+    held.replies === 0
+      ? ""
+      : held.replies === held.comments
+        ? ` (${held.replies === 1 ? "a reply" : "all replies"})`
+        : ` (${plural(held.replies, "reply", "replies")} among them)`;
+  return `This browser owns ${plural(held.comments, "comment", "comments")}${replies} and ${plural(held.reactions, "reaction", "reactions")}.`;
 }
 
 function refusal(error: unknown): string {
@@ -56,6 +63,7 @@ export function YourDataActions() {
           held: {
             cookie: data.visitorCookie,
             comments: data.comments.length,
+            replies: data.comments.filter((comment) => comment.parentId !== null).length,
             reactions: data.reactions.length,
           },
         }),
@@ -73,6 +81,7 @@ export function YourDataActions() {
         held: {
           cookie: previous.phase === "known" ? previous.held.cookie : true,
           comments: 0,
+          replies: 0,
           reactions: 0,
         },
         deleted,

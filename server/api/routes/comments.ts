@@ -11,14 +11,15 @@ import {
   rowIdParamSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
-import type { CommentRefusal, ReplyRefusal } from "../../engagement/comments-repository.ts";
-import { ownerVisitorId } from "../../engagement/visitor.ts";
+import type { CommentRefusal } from "../../engagement/comments-repository.ts";
 import { ApiError, notFound } from "../errors.ts";
 import {
+  addAsOwner,
   claimantOf,
   type RouteDeps,
   refusalError,
   refuseBanned,
+  replyRefused,
   requireItem,
   sendCached,
   writerOf,
@@ -32,13 +33,6 @@ function refused(refusal: CommentRefusal): ApiError {
   return refusal === "not_found"
     ? notFound("There is no such comment.")
     : new ApiError(403, "forbidden", "Only the visitor who wrote this comment can change it.");
-}
-
-/** A reply that cannot be stored (docs/product.md, "Replies"). */
-function replyRefused(refusal: ReplyRefusal): ApiError {
-  return refusal === "parent_missing"
-    ? notFound("The comment you are replying to is not there any more, or not published yet.")
-    : new ApiError(400, "validation_failed", "The comment you are replying to is on another post.");
 }
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
@@ -109,19 +103,15 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       const asReply = parentId === undefined ? {} : { parentId };
       const owner = await ownerVoice.sessionOf(request, reply);
       if (owner) {
-        // The owner's own words (docs/decisions/016-owner-voice.md): no hold,
-        // no form timing, no ban, no reserved name; the text rules still apply.
-        const refusal = defences.judgeEdit(content);
-        if (refusal) throw refusalError(refusal);
-        const comment = await engagement.comments.add({
-          postId: request.params.id,
-          content,
-          userName: ownerVoice.nameFor(userName),
-          visitorId: ownerVisitorId,
-          byOwner: true,
-          ...asReply,
-        });
-        if (typeof comment === "string") throw replyRefused(comment);
+        const comment = await addAsOwner(
+          { engagement, defences },
+          {
+            postId: request.params.id,
+            content,
+            userName: ownerVoice.nameFor(userName),
+            ...asReply,
+          },
+        );
         await ownerVoice.audit(owner, "comment write", String(comment.id));
         return reply.code(201).send({ comment });
       }

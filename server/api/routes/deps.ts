@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { OwnerOverlay } from "../../../contract/api.ts";
+import type { Comment, OwnerOverlay } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
+import type { ReplyRefusal } from "../../engagement/comment-threads.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
+import { ownerVisitorId } from "../../engagement/visitor.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
@@ -61,6 +63,33 @@ export async function refuseBanned(
 ): Promise<void> {
   const refusal = await defences.bannedRefusal(request.visitorId, request.ip);
   if (refusal) throw refusalError(refusal);
+}
+
+/** A reply that cannot be stored (docs/product.md, "Replies"). */
+export function replyRefused(refusal: ReplyRefusal): ApiError {
+  return refusal === "parent_missing"
+    ? notFound("The comment you are replying to is not there any more, or not published yet.")
+    : new ApiError(400, "validation_failed", "The comment you are replying to is on another post.");
+}
+
+/**
+ * The owner's own comment or reply, from a reading page or the console
+ * (docs/decisions/016-owner-voice.md): no hold, no form timing, no ban, no
+ * reserved name, published at once with "Author"; the text rules still apply.
+ */
+export async function addAsOwner(
+  { engagement, defences }: { engagement: Engagement; defences: CommentDefences },
+  input: { postId: string; content: string; userName: string; parentId?: number },
+): Promise<Comment> {
+  const refusal = defences.judgeEdit(input.content);
+  if (refusal) throw refusalError(refusal);
+  const comment = await engagement.comments.add({
+    ...input,
+    visitorId: ownerVisitorId,
+    byOwner: true,
+  });
+  if (typeof comment === "string") throw replyRefused(comment);
+  return comment;
 }
 
 const kindNames: Record<ItemKind, string> = { mythology: "story", science: "science post" };

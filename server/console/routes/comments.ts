@@ -7,14 +7,16 @@ import {
   commentSearchSchema,
   consoleCommentsResponseSchema,
   ownerEditRequestSchema,
+  ownerReplyRequestSchema,
 } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
+import { addAsOwner } from "../../api/routes/deps.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { engagement, moderation, defences, spam, insights, audit } = context;
+  const { config, engagement, moderation, defences, spam, insights, audit } = context;
 
   /** Each held or spam comment with why it is there. */
   async function withReasons(comments: ConsoleComment[]): Promise<ConsoleComment[]> {
@@ -112,6 +114,45 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       if (outcome === "not_found") throw notFound("There is no such comment.");
       if (outcome === "marked") await audit(request, "comment spam", String(request.params.id));
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/comments/:id/reply",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Answer a published comment as the owner (with Author); readers' open pages see the reply",
+        description:
+          'Answering a reply joins its thread (docs/product.md, "Replies"). A missing or deleted comment is 404; a held or spam one 409.',
+        params: commentId,
+        body: ownerReplyRequestSchema,
+        response: { 201: commentResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const parentId = request.params.id;
+      const parent = await engagement.comments.getForOwner(parentId);
+      if (!parent || parent.deleted) throw notFound("There is no such comment.");
+      if (parent.status !== "published") {
+        throw new ApiError(
+          409,
+          "conflict",
+          "Only a published comment can be answered: approve it first.",
+        );
+      }
+      const comment = await addAsOwner(
+        { engagement, defences },
+        {
+          postId: parent.postId,
+          content: request.body.content,
+          userName: config.owner.name,
+          parentId,
+        },
+      );
+      await audit(request, "comment reply", `${comment.id}, answering ${parentId}`);
+      return reply.code(201).send({ comment });
     },
   );
 
