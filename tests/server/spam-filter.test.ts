@@ -3,6 +3,7 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { startReceiver } from "./support/webhook-receiver.ts";
 
 /*
  * The spam filter at the default settings (README, "Spam defences";
@@ -14,10 +15,18 @@ import { backends, freshItem, json, startTestApp, type TestApp } from "./support
 
 describe.each(backends)("the spam filter on %s", (backend) => {
   let t: TestApp;
+  // The owner's notifications, to see that a comment held again is notified as any held one.
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
-    t = await startTestApp(backend);
+    receiver = await startReceiver([]);
+    t = await startTestApp(backend, {
+      env: { WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: "webhook-secret-for-the-tests-0123456789" },
+    });
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
 
   const published = async (postId: string) =>
     (
@@ -57,6 +66,78 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "There is more on this on Wikipedia: https://en.wikipedia.org/wiki/Atkinson_cycle",
     );
     expect(reader.awaitingApproval).toBe(false);
+  });
+
+  it("holds a reply with a link from a browser it does not trust yet", async () => {
+    const postId = freshItem("science");
+    const parent = await post(postId, "Which gear oil suits a small lathe's headstock?");
+    expect(parent.awaitingApproval).toBe(false);
+    const text =
+      "I wrote up my lathe's gearbox here: https://lathe-notes.example-build.com/gearbox";
+    const response = await t.visitor().reply(postId, parent.id, text, "Reader");
+    expect(response.statusCode).toBe(201);
+    expect(json(response).comment.awaitingApproval).toBe(true);
+    expect(await published(postId)).not.toContain(text);
+  });
+
+  it("screens an edit as a new comment: clean words edited into a link are held again, into junk stored as spam", async () => {
+    const postId = freshItem("science");
+    const screening = async (id: number) =>
+      (await runSql(t, "select outcome, reason from spam_screening where comment_id = ?", [id]))[0];
+    const edit = (writer: ReturnType<TestApp["visitor"]>, id: number, content: string) =>
+      writer.patch(`/api/comments/${id}`, { content, userName: "Reader" });
+
+    // A link edited in: held, as a new comment with it would be.
+    const linker = t.visitor();
+    const first = await post(postId, "Which bearing grease works best in a wet climate?", linker);
+    expect(first.awaitingApproval).toBe(false);
+    const linked =
+      "Which bearing grease works best? Mine is at https://grease-deals-online.shop/best";
+    const answer = await edit(linker, first.id, linked);
+    expect(answer.statusCode).toBe(200);
+    expect(json(answer).comment.awaitingApproval).toBe(true);
+    // Gone for other readers; its writer sees it awaiting approval.
+    expect(await published(postId)).not.toContain(linked);
+    const own = json(await linker.get(`/api/items/science/${postId}/comments`)).comments;
+    expect(
+      own.map((c: { content: string; awaitingApproval: boolean }) => [
+        c.content,
+        c.awaitingApproval,
+      ]),
+    ).toEqual([[linked, true]]);
+    // Held for the link from a stranger, or by the score its words and link earn.
+    expect(await screening(first.id)).toMatchObject({ outcome: "pending" });
+    // The owner is told, as of any held comment, and sees why in the console.
+    const notice = () =>
+      receiver.hits
+        .map((hit) => JSON.parse(hit.body))
+        .find((body) => body.comment.id === first.id && body.type === "comment.held");
+    await expect.poll(notice, { timeout: 20_000 }).toBeTruthy();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const pending = json(await owner.get("/api/admin/comments")).pending;
+    const listed = pending.find((c: { id: number }) => c.id === first.id);
+    expect(listed.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
+
+    // Junk edited in: stored as spam, silently; its writer still sees it as posted.
+    const spammer = t.visitor();
+    const second = await post(postId, "How long do scooter brake pads usually last?", spammer);
+    const junk =
+      "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.";
+    const junked = await edit(spammer, second.id, junk);
+    expect(junked.statusCode).toBe(200);
+    expect(json(junked).comment.awaitingApproval).toBe(false);
+    expect(await published(postId)).not.toContain(junk);
+    const mine = json(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
+    expect(mine.map((c: { content: string }) => c.content)).toContain(junk);
+    expect(await screening(second.id)).toEqual({ outcome: "spam", reason: "score" });
+
+    // An ordinary edit stays published.
+    const reader = t.visitor();
+    const third = await post(postId, "Do ceramic brake pads squeal more in the cold?", reader);
+    const fixed = "Do ceramic brake pads squeal more in the cold, or only when they are new?";
+    expect(json(await edit(reader, third.id, fixed)).comment.awaitingApproval).toBe(false);
+    expect(await published(postId)).toContain(fixed);
   });
 
   it("trusts a browser after three published comments without links, or once the owner approved one", async () => {

@@ -87,7 +87,14 @@ export function createSpamStore(store: Store) {
           score: screening.score,
           created_at: nowIso(),
         })
-        .onConflict((oc) => oc.column("comment_id").doNothing())
+        // An edit is screened again: what the filter made of the comment's latest words.
+        .onConflict((oc) =>
+          oc.column("comment_id").doUpdateSet({
+            outcome: screening.outcome,
+            reason: screening.reason,
+            score: screening.score,
+          }),
+        )
         .execute();
     },
 
