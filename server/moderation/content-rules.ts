@@ -1,6 +1,6 @@
 import { type BlocklistEntries, bareLink, wordsOf } from "./blocklist.ts";
 import { foldLeet, foldLookAlikes } from "./fold.ts";
-import { siteLists } from "./site-lists.ts";
+import { onSite, siteLists } from "./site-lists.ts";
 
 /**
  * What a comment's text must not be (docs/decisions/010-moderation-and-spam.md).
@@ -110,9 +110,7 @@ export function blockedLink(link: string, host: string, list: BlocklistEntries):
 const referenceSites = siteLists.referenceSites;
 
 export function isReference(host: string): boolean {
-  return referenceSites.some((site) =>
-    site.startsWith(".") ? host.endsWith(site) : host === site || host.endsWith(`.${site}`),
-  );
+  return onSite(host, referenceSites);
 }
 
 /** Praise that says nothing about the post: what link spam wraps its link in. */

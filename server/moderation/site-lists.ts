@@ -5,20 +5,26 @@ import path from "node:path";
  * The lists of sites the comment rules know (docs/decisions/010-moderation-and-spam.md),
  * kept as data in site-lists.txt beside this file and read once at start: the
  * top-level domains a bare address is recognised by, the brands phishing
- * imitates, and the sites readers cite.
+ * imitates, the sites readers cite, and where readers keep their own work.
  */
 
-type SiteLists = { bareTlds: string[]; brands: string[]; referenceSites: string[] };
+type SiteLists = {
+  bareTlds: string[];
+  brands: string[];
+  referenceSites: string[];
+  projectHosts: string[];
+};
 
 const headings: Record<string, keyof SiteLists> = {
   "bare-tlds": "bareTlds",
   brands: "brands",
   "reference-sites": "referenceSites",
+  "project-hosts": "projectHosts",
 };
 
 /** Reads the file's sections; an entry before any heading, or an unknown heading, is a mistake in the file. */
 export function parseSiteLists(text: string): SiteLists {
-  const lists: SiteLists = { bareTlds: [], brands: [], referenceSites: [] };
+  const lists: SiteLists = { bareTlds: [], brands: [], referenceSites: [], projectHosts: [] };
   let current: keyof SiteLists | null = null;
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.replace(/#.*$/, "").trim().toLowerCase();
@@ -37,3 +43,10 @@ export function parseSiteLists(text: string): SiteLists {
 export const siteLists = parseSiteLists(
   readFileSync(path.join(import.meta.dirname, "site-lists.txt"), "utf8"),
 );
+
+/** Whether `host` is one of `sites` or under one; an entry starting with "." matches any host ending so. */
+export function onSite(host: string, sites: readonly string[]): boolean {
+  return sites.some((site) =>
+    site.startsWith(".") ? host.endsWith(site) : host === site || host.endsWith(`.${site}`),
+  );
+}
