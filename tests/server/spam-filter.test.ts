@@ -390,3 +390,69 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(await examples()).toEqual([]);
   });
 });
+
+describe("the spam filter on two instances of one PostgreSQL", () => {
+  const env = { COOKIE_SECRET: "two-instances-secret-0123456789abcdefgh" };
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres", { env });
+    b = await startTestApp("postgres", { env, databaseUrl: a.databaseUrl });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  async function post(t: TestApp, postId: string, text: string, visitor = t.visitor()) {
+    const response = await visitor.comment(postId, text, "Reader");
+    expect([response.statusCode, text]).toEqual([201, text]);
+    return json(response).comment as { id: number; awaitingApproval: boolean };
+  }
+  const outcome = async (t: TestApp, id: number) =>
+    (await runSql(t, "select outcome from spam_screening where comment_id = ?", [id]))[0]?.outcome;
+
+  it("learns on one instance what the owner marked on the other", async () => {
+    const postId = freshItem("science");
+    // B has scored a comment before: its model is loaded, and must still learn.
+    expect(
+      (await post(b, postId, "Which coolant suits an old diesel in summer?")).awaitingApproval,
+    ).toBe(false);
+    const trusted = b.visitor();
+    for (const text of [
+      "Is a heat exchanger's efficiency lower when it scales up?",
+      "Thanks for the post on gear pumps, it helped at work.",
+      "Which grease suits a bicycle hub in the rain?",
+    ]) {
+      await post(b, postId, text, trusted);
+    }
+
+    const owner = new Owner(a);
+    await owner.signIn();
+    for (const text of [
+      "Vortimaxx tablets gave my father his energy back in ten days, buy them for your parents too.",
+      "Our whole office switched to Vortimaxx this year and nobody gets tired after lunch any more.",
+      "I tried Vortimaxx before the marathon and finished an hour faster than last year.",
+      "Got my new helmet from brelvox.shop, cheaper than any showroom.",
+      "The phone covers at brelvox.shop are the best I have bought.",
+      "My sister orders her kitchen things from brelvox.shop, she likes it.",
+    ]) {
+      const comment = await post(a, postId, text);
+      expect((await owner.post(`/api/admin/comments/${comment.id}/spam`)).statusCode).toBe(204);
+    }
+
+    const product = "Does anyone here know where vortimaxx is sold in Nagpur? My uncle wants some.";
+    expect(await outcome(b, (await post(b, postId, product)).id)).toMatch(/^(?:pending|spam)$/);
+    const site = "A colleague keeps talking about brelvox dot shop for spare parts, any good?";
+    expect(await outcome(b, (await post(b, postId, site, trusted)).id)).toMatch(
+      /^(?:pending|spam)$/,
+    );
+    const shown = (
+      json(await b.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+        content: string;
+      }[]
+    ).map((c) => c.content);
+    expect(shown).not.toContain(product);
+    expect(shown).not.toContain(site);
+  });
+});
