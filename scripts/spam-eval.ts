@@ -3,11 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBlocklist } from "../server/moderation/blocklist.ts";
 import { checkContent } from "../server/moderation/content-rules.ts";
-import {
-  contactsIn,
-  heldContacts,
-  withoutContacts,
-} from "../server/moderation/spam/contacts.ts";
+import { contactsIn, heldContacts, withoutContacts } from "../server/moderation/spam/contacts.ts";
 import { createSpamModel, featuresOf, scoreCounts } from "../server/moderation/spam/model.ts";
 import { train } from "../server/moderation/spam/train.ts";
 import { ownCorpus, publicCorpus, split } from "./spam-corpus.ts";

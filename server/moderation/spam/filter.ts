@@ -188,7 +188,10 @@ export function createSpamFilter({
       // The words the writer wrote: the host a link is on says nothing of them.
       const judged =
         model && score !== null
-          ? { score, strongestWord: model.strongestWord(featuresOf(withoutContacts(input.content))) }
+          ? {
+              score,
+              strongestWord: model.strongestWord(featuresOf(withoutContacts(input.content))),
+            }
           : null;
       if (holdLinksFromNew && heldContacts(input.content, judged).length > 0) {
         if (!(await trusted(input.visitorId))) {
