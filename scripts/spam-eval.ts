@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBlocklist } from "../server/moderation/blocklist.ts";
 import { checkContent } from "../server/moderation/content-rules.ts";
-import { citesReference, contactsIn } from "../server/moderation/spam/contacts.ts";
+import { contactsIn, heldContacts, withoutContacts } from "../server/moderation/spam/contacts.ts";
 import { createSpamModel, featuresOf, scoreCounts } from "../server/moderation/spam/model.ts";
 import { train } from "../server/moderation/spam/train.ts";
 import { ownCorpus, publicCorpus, split } from "./spam-corpus.ts";
@@ -37,14 +37,13 @@ type Outcome = "refused" | "spam" | "held" | "held-link" | "published";
 
 function judge(text: string): { outcome: Outcome; score: number } {
   // As the server does: a few words with no link or contact details are never held by score.
-  const score = scoreCounts(text) ? model.score(featuresOf(text)) : 0;
+  const features = featuresOf(text);
+  const score = scoreCounts(text) ? model.score(features) : 0;
   if (checkContent(text, { maxLinks: 2, blocklist })) return { outcome: "refused", score };
   if (score >= spam) return { outcome: "spam", score };
   if (score >= hold) return { outcome: "held", score };
-  const stranger = contactsIn(text).some(
-    (contact) => contact.kind !== "link" || !citesReference(contact.text),
-  );
-  return { outcome: stranger ? "held-link" : "published", score };
+  const judged = { score, strongestWord: model.strongestWord(featuresOf(withoutContacts(text))) };
+  return { outcome: heldContacts(text, judged).length > 0 ? "held-link" : "published", score };
 }
 
 const junkResults = junk.heldOut.map((text) => ({ text, ...judge(text) }));
@@ -68,6 +67,16 @@ const filterOrdinary = ordinaryResults.filter((r) => r.outcome !== "published").
 const filter = figures(filterJunk, filterOrdinary);
 const count = (results: { outcome: Outcome }[], outcome: Outcome) =>
   results.filter((r) => r.outcome === outcome).length;
+
+// An attacker who knows that one link to a project page may pass: every junk
+// comment of the held-out part with its one link moved to such a host, or one added.
+const projectPage = "https://fresh-offers.netlify.app/today";
+const moved = junk.heldOut.map((text) => {
+  const links = contactsIn(text).filter((contact) => contact.kind === "link");
+  if (links.length === 0) return `${text} ${projectPage}`;
+  return links.reduce((rest, link) => rest.replace(link.text, projectPage), text);
+});
+const movedPublished = moved.filter((text) => judge(text).outcome === "published");
 
 const started = performance.now();
 let scored = 0;
@@ -95,13 +104,17 @@ The whole filter, each comment from a new browser, default settings:
   ordinary comments held only because a new browser posted a link: ${percent(count(ordinaryResults, "held-link"), ordinaryResults.length)}
   (from a trusted browser, or without the link, they are published at once)
 
+Junk given one link to a page on a project host (as an attacker who knew that
+such a link may pass would write it): ${movedPublished.length} of ${moved.length} published.
+
 Scoring one comment (reading it and scoring it): ${msPerComment.toFixed(3)} ms on average.`);
 
 const missed = junkResults.filter((r) => r.outcome === "published");
 const stopped = ordinaryResults.filter((r) => r.outcome !== "published");
-if (missed.length > 0 || stopped.length > 0) {
+if (missed.length > 0 || stopped.length > 0 || movedPublished.length > 0) {
   console.info("\nWhere it went wrong:");
   for (const r of missed) console.info(`  junk published (${r.score.toFixed(2)}): ${r.text}`);
+  for (const text of movedPublished) console.info(`  junk with a project link published: ${text}`);
   for (const r of stopped)
     console.info(`  ordinary ${r.outcome} (${r.score.toFixed(2)}): ${r.text}`);
 }

@@ -11,6 +11,7 @@ const inputs = [
   "server/moderation/spam",
   "server/moderation/fold.ts",
   "server/moderation/content-rules.ts",
+  "server/moderation/site-lists.txt",
   "scripts/spam-model.ts",
   "scripts/spam-corpus.ts",
   "package-lock.json",

@@ -168,17 +168,22 @@ export function createCommentsRepository(
     /**
      * Changes the text of a comment written by this visitor under this name
      * (the name must match, and the visitor credential makes that real).
-     * Readers hear of it only if it is published; with `hold`, a published
-     * comment goes back to waiting for the owner (MODERATION=all), and
-     * disappears for the others until approved again.
+     * `verdict` is what the spam filter and the moderation setting make of
+     * the new text, as for a new comment (docs/decisions/025-spam-that-learns.md):
+     * a published comment held by it goes back to waiting for the owner, who
+     * is notified as of any held comment, and one judged spam is stored as
+     * spam; either disappears for the others. A held comment stays held (or
+     * becomes spam); one in the spam list stays there. Readers hear of the
+     * edit only if the comment stays published. Returns the comment and the
+     * status it now has.
      */
     async update(input: {
       id: number;
       content: string;
       userName: string;
       visitorId: string;
-      hold?: boolean;
-    }): Promise<Comment | CommentRefusal> {
+      verdict?: CommentStatus;
+    }): Promise<{ comment: Comment; status: CommentStatus } | CommentRefusal> {
       const result = await db.transaction().execute(async (trx) => {
         const before = await trx
           .selectFrom("science_comments")
@@ -188,8 +193,9 @@ export function createCommentsRepository(
           .where("user_name", "=", input.userName)
           .executeTakeFirst();
         if (!before) return null;
+        const verdict = input.verdict ?? "published";
         const status: CommentStatus =
-          input.hold && before.status === "published" ? "pending" : before.status;
+          before.status === "published" || verdict === "spam" ? verdict : before.status;
         await forgetSpamExamples(trx, [input.id]);
         const row = await trx
           .updateTable("science_comments")
@@ -202,9 +208,9 @@ export function createCommentsRepository(
           .where("id", "=", input.id)
           .returning(columns)
           .executeTakeFirstOrThrow();
-        let event: LiveEvent | null = null;
+        const recorded: LiveEvent[] = [];
         if (status === "published") {
-          event = await events.record(
+          const event = await events.record(
             trx,
             topicOf("science", row.post_id),
             "comment",
@@ -215,24 +221,27 @@ export function createCommentsRepository(
               comment: toLiveComment(row),
             }),
           );
+          recorded.push(event);
         } else if (before.status === "published") {
           // Gone for everyone but its writer, who sees it waiting for approval.
-          event = await events.record(
-            trx,
-            topicOf("science", row.post_id),
-            "comment",
-            async () => ({
-              action: "held",
-              item: itemOf(row.post_id),
-              commentId: row.id,
-            }),
-          );
+          const held = async () => ({
+            action: "held" as const,
+            item: itemOf(row.post_id),
+            commentId: row.id,
+          });
+          recorded.push(await events.record(trx, topicOf("science", row.post_id), "comment", held));
+          if (status === "pending") {
+            // The owner hears of it as of any held comment: the console live, the notifications.
+            recorded.push(await events.record(trx, ownerModerationTopic, "comment", held));
+            await notifier?.queue(trx, toLiveComment(row), "held");
+          }
         }
-        return { row, event };
+        return { row, recorded, status };
       });
       if (!result) return refusal(input.id);
-      if (result.event) bus.committed(result.event);
-      return toComment(result.row, input.visitorId);
+      for (const event of result.recorded) bus.committed(event);
+      if (result.status === "pending") notifier?.committed();
+      return { comment: toComment(result.row, input.visitorId), status: result.status };
     },
 
     /**

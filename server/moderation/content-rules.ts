@@ -1,5 +1,6 @@
 import { type BlocklistEntries, bareLink, wordsOf } from "./blocklist.ts";
 import { foldLeet, foldLookAlikes } from "./fold.ts";
+import { onSite, siteLists } from "./site-lists.ts";
 
 /**
  * What a comment's text must not be (docs/decisions/010-moderation-and-spam.md).
@@ -29,100 +30,7 @@ const messages = {
 } as const;
 
 /** Top-level domains a bare address ("example.com", no http://) is recognised by. */
-const bareTlds = [
-  "com",
-  "net",
-  "org",
-  "info",
-  "biz",
-  "io",
-  "co",
-  "me",
-  "ly",
-  "gl",
-  "gd",
-  "to",
-  "cc",
-  "in",
-  "us",
-  "uk",
-  "ru",
-  "cn",
-  "de",
-  "fr",
-  "it",
-  "es",
-  "nl",
-  "pl",
-  "br",
-  "au",
-  "ca",
-  "eu",
-  "tv",
-  "ws",
-  "su",
-  "be",
-  "at",
-  "ch",
-  "id",
-  "ee",
-  "pm",
-  "li",
-  "app",
-  "dev",
-  "xyz",
-  "top",
-  "site",
-  "online",
-  "store",
-  "shop",
-  "club",
-  "live",
-  "click",
-  "link",
-  "pro",
-  "icu",
-  "buzz",
-  "vip",
-  "win",
-  "bid",
-  "loan",
-  "work",
-  "fun",
-  "space",
-  "website",
-  "tech",
-  "life",
-  "world",
-  "today",
-  "news",
-  "tk",
-  "ml",
-  "ga",
-  "cf",
-  "gq",
-  "pw",
-  "cam",
-  "bet",
-  "casino",
-  "porn",
-  "sex",
-  "xxx",
-  "monster",
-  "rest",
-  "cfd",
-  "sbs",
-  "cyou",
-  "quest",
-  "best",
-  "lol",
-  "money",
-  "cash",
-  "finance",
-  "trade",
-  "market",
-  "gy",
-].join("|");
+const bareTlds = siteLists.bareTlds.join("|");
 
 const schemeLink = /\b(?:https?|hxxps?|ftp):\/\/[^\s<>"'`{}|\\^]+/giu;
 const wwwLink = /\bwww\.[^\s<>"'`{}|\\^]+/giu;
@@ -163,40 +71,7 @@ export function hostOf(link: string): string {
 }
 
 /** Sites whose names phishing imitates. */
-const brands = [
-  "paypal",
-  "google",
-  "amazon",
-  "microsoft",
-  "apple",
-  "facebook",
-  "instagram",
-  "netflix",
-  "whatsapp",
-  "binance",
-  "coinbase",
-  "metamask",
-  "wikipedia",
-  "youtube",
-  "linkedin",
-  "twitter",
-  "icloud",
-  "outlook",
-  "office365",
-  "blockchain",
-  "trustwallet",
-  "paytm",
-  "phonepe",
-  "hdfcbank",
-  "icicibank",
-  "onlinesbi",
-  "fedex",
-  "usps",
-  "dhl",
-  "steamcommunity",
-  "roblox",
-  "telegram",
-].map((brand) => ({ brand, key: foldLeet(brand) }));
+const brands = siteLists.brands.map((brand) => ({ brand, key: foldLeet(brand) }));
 
 /**
  * A host that is not written in plain ASCII letters (Punycode included), or
@@ -232,39 +107,10 @@ export function blockedLink(link: string, host: string, list: BlocklistEntries):
  * Entries match the domain and its subdomains; ".gov" and the like, any
  * domain ending so.
  */
-const referenceSites = [
-  "wikipedia.org",
-  "wikimedia.org",
-  "wiktionary.org",
-  "youtube.com",
-  "youtu.be",
-  "github.com",
-  "arxiv.org",
-  "doi.org",
-  "nature.com",
-  "sciencedirect.com",
-  "ieee.org",
-  "sae.org",
-  "britannica.com",
-  "khanacademy.org",
-  "nptel.ac.in",
-  "engineeringtoolbox.com",
-  "nist.gov",
-  "nasa.gov",
-  "who.int",
-  ".gov",
-  ".edu",
-  ".ac.in",
-  ".ac.uk",
-  ".edu.in",
-  ".gov.in",
-  ".nic.in",
-];
+const referenceSites = siteLists.referenceSites;
 
 export function isReference(host: string): boolean {
-  return referenceSites.some((site) =>
-    site.startsWith(".") ? host.endsWith(site) : host === site || host.endsWith(`.${site}`),
-  );
+  return onSite(host, referenceSites);
 }
 
 /** Praise that says nothing about the post: what link spam wraps its link in. */

@@ -209,6 +209,20 @@ export function createCommentDefences({
     judgeEdit(content: string): Refusal | null {
       return contentRefusal(content);
     },
+
+    /**
+     * What the spam filter, then the moderation setting, make of an edit's
+     * new text, as of a new comment's: clean words edited into a link or
+     * junk are held or stored as spam (docs/decisions/025-spam-that-learns.md).
+     * MODERATION=first holds no edit: a writer with a published comment is approved.
+     */
+    async screenEdit(input: { content: string; visitorId: string }): Promise<Screening> {
+      const screening = await spam.screen(input);
+      if (screening.outcome === "published" && moderation.mode === "all") {
+        return { ...screening, outcome: "pending", reason: "moderation" };
+      }
+      return screening;
+    },
   };
 }
 

@@ -75,7 +75,10 @@ export function createModeration({
     async approveComment(id: number): Promise<ApproveOutcome> {
       const comment = await comments.getForOwner(id);
       const outcome = await comments.approve(id);
-      if (outcome === "approved") await teach(comment, "approve");
+      // From the spam list, the owner overrules the filter: `admin spam stats` tells the two apart.
+      if (outcome === "approved") {
+        await teach(comment, comment?.status === "spam" ? "publish" : "approve");
+      }
       return outcome;
     },
 

@@ -272,3 +272,56 @@ for (const width of [1280, 390]) {
     ownerCli(own, "comments", "reject", String(held.id));
   });
 }
+
+test("the spam lists: why a comment is held, Mark as spam, and Publish from the Spam list", async ({
+  page,
+  visitor,
+}) => {
+  // The spam filter in the console (docs/decisions/025-spam-that-learns.md).
+  const reader = await visitor();
+  const link = "https://brake-notes.in/fade-log";
+  const linked = await postTo(reader.request, own, "soap", {
+    content: `My log of brake fade on the ghats: ${link}`,
+    userName: "Dina",
+  });
+  const other = await visitor();
+  const plain = await postTo(other.request, own, "soap", {
+    content: "Why do disc brakes fade on a long descent but recover after a stop?",
+    userName: "Emeka",
+  });
+
+  await signIn(page);
+  await page.goto(`${own.siteUrl}/admin/comments?status=pending`);
+  const held = page.getByRole("article", { name: /^Comment by Dina/ });
+  await expect(
+    held.getByText(/^Why: A link or contact details from a browser not yet trusted/),
+  ).toContainText(link);
+
+  await page
+    .getByRole("button", { name: `Mark as spam: the comment of Emeka (#${plain.id})`, exact: true })
+    .click();
+  await expect(page.getByText("Marked as spam: the filter learnt from it")).toBeVisible();
+  await page.getByRole("radio", { name: /^Spam/ }).check();
+  const spamList = page.getByRole("list", { name: "Spam, newest first" });
+  await expect(spamList.getByRole("article", { name: /^Comment by Emeka/ })).toContainText(
+    plain.content,
+  );
+
+  await spamList
+    .getByRole("button", { name: `Publish the comment of Emeka (#${plain.id})`, exact: true })
+    .click();
+  await expect(spamList.getByRole("article", { name: /^Comment by Emeka/ })).toHaveCount(0);
+  await page.getByRole("radio", { name: /^Published/ }).check();
+  await expect(
+    page
+      .getByRole("list", { name: "Published comments, newest first" })
+      .getByRole("article", { name: /^Comment by Emeka/ }),
+  ).toContainText(plain.content);
+  // Published for every reader; the one held for its link still waits.
+  const shown = await (await visitor()).request.get(`${own.url}/api/items/science/soap/comments`);
+  const texts = ((await shown.json()) as { comments: { content: string }[] }).comments.map(
+    (c) => c.content,
+  );
+  expect(texts).toContain(plain.content);
+  expect(texts).not.toContain(linked.content);
+});

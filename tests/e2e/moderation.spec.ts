@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
+import { unseenJunk, unseenOrdinary } from "../support/spam-samples.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
@@ -79,51 +79,61 @@ test.describe("with the default defences", () => {
     await site?.stop();
   });
 
-  test("junk leaves nothing for other readers; ordinary comments are published at once", async ({
+  test("junk the fixed rules let through leaves nothing for other readers; ordinary comments are published at once", async ({
     visitor,
   }) => {
-    // 66 visitors, each pausing 3 s as a person would: six at a time, as the
-    // pauses cost the machine nothing.
-    test.setTimeout(1_200_000);
-    const posted: { text: string; junk: boolean }[] = [
-      ...junkComments.map(({ text }) => ({ text, junk: true })),
-      ...ordinaryComments.map((text) => ({ text, junk: false })),
+    // 61 browsers on a shared 2-core machine, two at a time: bounded, not quick.
+    // The fixed rules' own samples (tests/support/comment-samples.ts) are
+    // posted through the API in tests/server/spam-defences.test.ts; these are
+    // words the classifier never learnt from (tests/support/spam-samples.ts).
+    test.setTimeout(900_000);
+    const posted = [
+      ...unseenJunk.map(({ kind, text }) => ({ kind, text, junk: true })),
+      ...unseenOrdinary.map((text) => ({ kind: "ordinary", text, junk: false })),
     ];
-    const outcomes: { text: string; junk: boolean; refused: string | null }[] = [];
+    const outcomes: { kind: string; text: string; refused: boolean; awaiting: boolean | null }[] =
+      [];
     let next = 0;
     async function worker() {
       while (next < posted.length) {
         const entry = posted[next++]!;
         const page = await newItemReader(visitor, site);
         await giveName(page, `Visitor ${next}`);
-        // The scripted person reads for three seconds before typing.
-        await page.waitForTimeout(3_000);
-        await write(page, entry.text);
+        const sent = page.waitForResponse(
+          (response) =>
+            response.request().method() === "POST" && /\/comments$/.test(response.url()),
+        );
+        // Filled, not typed: the form itself waits out its minimum time before sending.
+        await page.getByRole("textbox", { name: "Write a comment" }).fill(entry.text);
+        await page.getByRole("button", { name: "Post comment" }).click();
+        const answer = await sent;
         const mine = item(page).locator("li", { hasText: entry.text });
-        await expect(refusal(page).or(mine)).toBeVisible({ timeout: 15_000 });
-        outcomes.push({
-          ...entry,
-          refused: (await refusal(page).count()) > 0 ? await refusal(page).textContent() : null,
-        });
-        if (!entry.junk) await expect(mine.getByText("Awaiting approval")).toHaveCount(0);
-        // Closed at once: 66 browsers must not pile up until the test ends.
+        await expect(refusal(page).or(mine)).toBeVisible({ timeout: 30_000 });
+        const awaiting = answer.ok() ? (await answer.json()).comment.awaitingApproval : null;
+        outcomes.push({ kind: entry.kind, text: entry.text, refused: !answer.ok(), awaiting });
+        if (!entry.junk) {
+          await expect(mine).toBeVisible();
+          await expect(mine.getByText("Awaiting approval")).toHaveCount(0);
+        }
+        // Closed at once: the browsers must not pile up until the test ends.
         await page.context().close();
       }
     }
-    await Promise.all(Array.from({ length: 6 }, worker));
+    await Promise.all(Array.from({ length: 2 }, worker));
 
-    expect(outcomes.filter((o) => !o.junk && o.refused !== null)).toEqual([]);
+    // Every ordinary comment published at once: not refused, not held.
+    expect(
+      outcomes.filter((o) => o.kind === "ordinary" && (o.refused || o.awaiting !== false)),
+    ).toEqual([]);
     const reader = await newReader(visitor, site);
-    const list = item(reader).locator("li");
-    await expect(list).toHaveCount(ordinaryComments.length);
-    for (const { text } of junkComments) {
+    await expect(item(reader).locator("li")).toHaveCount(unseenOrdinary.length, {
+      timeout: 30_000,
+    });
+    for (const { text } of unseenJunk) {
       await expect(item(reader).getByText(text)).toHaveCount(0);
     }
     const html = await (await reader.request.get("/science")).text();
-    for (const { text } of junkComments) expect(html).not.toContain(text);
-    expect(html).toContain(
-      "Thanks for sharing! My son (12) asked me this exact question yesterday.",
-    );
+    for (const { text } of unseenJunk) expect(html).not.toContain(text);
   });
 
   test("a reader who trips a defence is told why, in the form, and nothing is posted", async ({

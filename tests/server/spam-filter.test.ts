@@ -3,6 +3,7 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { startReceiver } from "./support/webhook-receiver.ts";
 
 /*
  * The spam filter at the default settings (README, "Spam defences";
@@ -14,10 +15,18 @@ import { backends, freshItem, json, startTestApp, type TestApp } from "./support
 
 describe.each(backends)("the spam filter on %s", (backend) => {
   let t: TestApp;
+  // The owner's notifications, to see that a comment held again is notified as any held one.
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
-    t = await startTestApp(backend);
+    receiver = await startReceiver([]);
+    t = await startTestApp(backend, {
+      env: { WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: "webhook-secret-for-the-tests-0123456789" },
+    });
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
 
   const published = async (postId: string) =>
     (
@@ -59,6 +68,94 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(reader.awaitingApproval).toBe(false);
   });
 
+  it("holds a reply with a link from a browser it does not trust yet", async () => {
+    const postId = freshItem("science");
+    const parent = await post(postId, "Which gear oil suits a small lathe's headstock?");
+    expect(parent.awaitingApproval).toBe(false);
+    const text =
+      "I wrote up my lathe's gearbox here: https://lathe-notes.example-build.com/gearbox";
+    const response = await t.visitor().reply(postId, parent.id, text, "Reader");
+    expect(response.statusCode).toBe(201);
+    expect(json(response).comment.awaitingApproval).toBe(true);
+    expect(await published(postId)).not.toContain(text);
+  });
+
+  it("screens an edit as a new comment: clean words edited into a link are held again, into junk stored as spam", async () => {
+    const postId = freshItem("science");
+    const screening = async (id: number) =>
+      (await runSql(t, "select outcome, reason from spam_screening where comment_id = ?", [id]))[0];
+    const edit = (writer: ReturnType<TestApp["visitor"]>, id: number, content: string) =>
+      writer.patch(`/api/comments/${id}`, { content, userName: "Reader" });
+
+    // A link edited in: held, as a new comment with it would be.
+    const linker = t.visitor();
+    const first = await post(postId, "Which bearing grease works best in a wet climate?", linker);
+    expect(first.awaitingApproval).toBe(false);
+    const linked =
+      "Which bearing grease works best? Mine is at https://grease-deals-online.shop/best";
+    const answer = await edit(linker, first.id, linked);
+    expect(answer.statusCode).toBe(200);
+    expect(json(answer).comment.awaitingApproval).toBe(true);
+    // Gone for other readers; its writer sees it awaiting approval.
+    expect(await published(postId)).not.toContain(linked);
+    const own = json(await linker.get(`/api/items/science/${postId}/comments`)).comments;
+    expect(
+      own.map((c: { content: string; awaitingApproval: boolean }) => [
+        c.content,
+        c.awaitingApproval,
+      ]),
+    ).toEqual([[linked, true]]);
+    // Held for the link from a stranger, or by the score its words and link earn.
+    expect(await screening(first.id)).toMatchObject({ outcome: "pending" });
+    // The owner is told, as of any held comment, and sees why in the console.
+    const notice = () =>
+      receiver.hits
+        .map((hit) => JSON.parse(hit.body))
+        .find((body) => body.comment.id === first.id && body.type === "comment.held");
+    await expect.poll(notice, { timeout: 20_000 }).toBeTruthy();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const pending = json(await owner.get("/api/admin/comments")).pending;
+    const listed = pending.find((c: { id: number }) => c.id === first.id);
+    expect(listed.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
+
+    // Junk edited in: stored as spam, silently; its writer still sees it as posted.
+    const spammer = t.visitor();
+    const second = await post(postId, "How long do scooter brake pads usually last?", spammer);
+    const junk =
+      "Double your salary from your phone with our trading app, no experience needed, join the VIP group today.";
+    const junked = await edit(spammer, second.id, junk);
+    expect(junked.statusCode).toBe(200);
+    expect(json(junked).comment.awaitingApproval).toBe(false);
+    expect(await published(postId)).not.toContain(junk);
+    const mine = json(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
+    expect(mine.map((c: { content: string }) => c.content)).toContain(junk);
+    expect(await screening(second.id)).toEqual({ outcome: "spam", reason: "score" });
+
+    // An ordinary edit stays published.
+    const reader = t.visitor();
+    const third = await post(postId, "Do ceramic brake pads squeal more in the cold?", reader);
+    const fixed = "Do ceramic brake pads squeal more in the cold, or only when they are new?";
+    expect(json(await edit(reader, third.id, fixed)).comment.awaitingApproval).toBe(false);
+    expect(await published(postId)).toContain(fixed);
+  });
+
+  it("publishes one link to a reader's own project in plainly ordinary words, and holds junk that puts its link there", async () => {
+    const postId = freshItem("science");
+    const own =
+      "I wrote a small Python script to work out gear ratios for a go-kart, it is here: https://github.com/kiran-mech/gear-ratios";
+    expect((await post(postId, own)).awaitingApproval).toBe(false);
+    const junk =
+      "Our workshop sells clutch plates for every bike model, have a look: https://clutchplates-shop.netlify.app";
+    const outcome = (
+      await runSql(t, "select outcome from spam_screening where comment_id = ?", [
+        (await post(postId, junk)).id,
+      ])
+    )[0]?.outcome;
+    expect(outcome).toMatch(/^(?:pending|spam)$/);
+    expect(await published(postId)).toEqual([own]);
+  });
+
   it("trusts a browser after three published comments without links, or once the owner approved one", async () => {
     const postId = freshItem("science");
     const regular = t.visitor();
@@ -75,14 +172,14 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const newcomer = t.visitor();
     const first = await post(
       postId,
-      "My calculator for charging costs: https://evcostcalc.netlify.app",
+      "My calculator for charging costs: https://evcostcalc.in",
       newcomer,
     );
     expect(first.awaitingApproval).toBe(true);
     expect((await admin(adminEnv(t), "comments", "approve", String(first.id))).code).toBe(0);
     const second = await post(
       postId,
-      "I updated it with night tariffs: https://evcostcalc.netlify.app/night",
+      "I updated it with night tariffs: https://evcostcalc.in/night",
       newcomer,
     );
     expect(second.awaitingApproval).toBe(false);
@@ -202,14 +299,70 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(text.stdout).toMatch(/names and sites learnt from your spam marks: .*glintoria\.shop/);
   });
 
+  it("counts in `admin spam stats` the owner's corrections of the filter apart from its confirmations", async () => {
+    const postId = freshItem("science");
+    type Row = { source: string; count: number };
+    const report = async () => {
+      const stats = await admin(adminEnv(t), "spam", "stats", "--json");
+      expect(stats.code).toBe(0);
+      const json = JSON.parse(stats.stdout) as Record<
+        "decisions" | "corrections" | "confirmations",
+        Row[]
+      >;
+      const bySource = (rows: Row[]) => Object.fromEntries(rows.map((r) => [r.source, r.count]));
+      return {
+        decisions: bySource(json.decisions),
+        corrections: bySource(json.corrections),
+        confirmations: bySource(json.confirmations),
+      };
+    };
+    const before = await report();
+    const cli = async (...argv: string[]) =>
+      expect((await admin(adminEnv(t), ...argv)).code).toBe(0);
+
+    // Stored as spam by the filter, published by the owner: a correction.
+    const junk = await post(
+      postId,
+      "Win ₹50,000 every day on our cricket betting app, sure tips, join the VIP group today.",
+    );
+    await cli("comments", "approve", String(junk.id));
+    // Published by the filter, marked as spam by the owner: a correction.
+    const passed = await post(postId, "Has anyone bought the Zentrovix pressure valve? Worth it?");
+    await cli("comments", "spam", String(passed.id));
+    // Held for a stranger's link, marked as spam: a confirmation.
+    const held = await post(postId, "Valves for every cooker at https://valve-bazaar.in/shop");
+    await cli("comments", "spam", String(held.id));
+    // Held for a stranger's link, approved: the policy asked, the owner answered; neither.
+    const asked = await post(postId, "My test rig for the valve: https://valve-rig-notes.in/log");
+    await cli("comments", "approve", String(asked.id));
+
+    const after = await report();
+    const delta = (key: keyof typeof after, source: string) =>
+      (after[key][source] ?? 0) - (before[key][source] ?? 0);
+    expect({
+      decisions: [
+        delta("decisions", "publish"),
+        delta("decisions", "spam"),
+        delta("decisions", "approve"),
+      ],
+      corrections: [
+        delta("corrections", "publish"),
+        delta("corrections", "spam"),
+        delta("corrections", "approve"),
+      ],
+      confirmations: [delta("confirmations", "spam"), delta("confirmations", "approve")],
+    }).toEqual({ decisions: [1, 2, 1], corrections: [1, 1, 0], confirmations: [1, 0] });
+    const text = await admin(adminEnv(t), "spam", "stats");
+    expect(text.stdout).toMatch(
+      /your corrections \(you overruled the filter[^\n]*\n[\s\S]*published from the spam list/,
+    );
+    expect(text.stdout).toMatch(/your confirmations[^\n]*\n[\s\S]*marked as spam/);
+  });
+
   it("keeps no copy of a comment's words once it is deleted or edited, whatever the owner judged it", async () => {
     const postId = freshItem("science");
     const writer = t.visitor();
-    const held = await post(
-      postId,
-      "My build log is at https://sites.google.com/view/gokart-log",
-      writer,
-    );
+    const held = await post(postId, "My build log is at https://gokart-log.in/build", writer);
     expect((await admin(adminEnv(t), "comments", "approve", String(held.id))).code).toBe(0);
     const marked = await post(
       postId,
@@ -235,5 +388,71 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     });
     expect(edit.statusCode).toBe(200);
     expect(await examples()).toEqual([]);
+  });
+});
+
+describe("the spam filter on two instances of one PostgreSQL", () => {
+  const env = { COOKIE_SECRET: "two-instances-secret-0123456789abcdefgh" };
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres", { env });
+    b = await startTestApp("postgres", { env, databaseUrl: a.databaseUrl });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  async function post(t: TestApp, postId: string, text: string, visitor = t.visitor()) {
+    const response = await visitor.comment(postId, text, "Reader");
+    expect([response.statusCode, text]).toEqual([201, text]);
+    return json(response).comment as { id: number; awaitingApproval: boolean };
+  }
+  const outcome = async (t: TestApp, id: number) =>
+    (await runSql(t, "select outcome from spam_screening where comment_id = ?", [id]))[0]?.outcome;
+
+  it("learns on one instance what the owner marked on the other", async () => {
+    const postId = freshItem("science");
+    // B has scored a comment before: its model is loaded, and must still learn.
+    expect(
+      (await post(b, postId, "Which coolant suits an old diesel in summer?")).awaitingApproval,
+    ).toBe(false);
+    const trusted = b.visitor();
+    for (const text of [
+      "Is a heat exchanger's efficiency lower when it scales up?",
+      "Thanks for the post on gear pumps, it helped at work.",
+      "Which grease suits a bicycle hub in the rain?",
+    ]) {
+      await post(b, postId, text, trusted);
+    }
+
+    const owner = new Owner(a);
+    await owner.signIn();
+    for (const text of [
+      "Vortimaxx tablets gave my father his energy back in ten days, buy them for your parents too.",
+      "Our whole office switched to Vortimaxx this year and nobody gets tired after lunch any more.",
+      "I tried Vortimaxx before the marathon and finished an hour faster than last year.",
+      "Got my new helmet from brelvox.shop, cheaper than any showroom.",
+      "The phone covers at brelvox.shop are the best I have bought.",
+      "My sister orders her kitchen things from brelvox.shop, she likes it.",
+    ]) {
+      const comment = await post(a, postId, text);
+      expect((await owner.post(`/api/admin/comments/${comment.id}/spam`)).statusCode).toBe(204);
+    }
+
+    const product = "Does anyone here know where vortimaxx is sold in Nagpur? My uncle wants some.";
+    expect(await outcome(b, (await post(b, postId, product)).id)).toMatch(/^(?:pending|spam)$/);
+    const site = "A colleague keeps talking about brelvox dot shop for spare parts, any good?";
+    expect(await outcome(b, (await post(b, postId, site, trusted)).id)).toMatch(
+      /^(?:pending|spam)$/,
+    );
+    const shown = (
+      json(await b.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+        content: string;
+      }[]
+    ).map((c) => c.content);
+    expect(shown).not.toContain(product);
+    expect(shown).not.toContain(site);
   });
 });

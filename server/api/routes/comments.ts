@@ -37,7 +37,7 @@ function refused(refusal: CommentRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl, defences, moderation, ownerVoice, replyMail },
+  { engagement, reads, catalog, siteUrl, defences, ownerVoice, replyMail },
 ) => {
   app.get(
     "/comments/form-token",
@@ -168,17 +168,25 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     },
     async (request) => {
       await refuseBanned(request, defences);
-      const refusal = defences.judgeEdit(request.body.content);
+      const { content, userName } = request.body;
+      const refusal = defences.judgeEdit(content);
       if (refusal) throw refusalError(refusal);
+      const visitorId = claimantOf(request);
+      // An edit meets the spam filter as a new comment does: clean words cannot be edited into junk.
+      const screening = await defences.screenEdit({ content, visitorId });
       const result = await engagement.comments.update({
         id: request.params.id,
-        content: request.body.content,
-        userName: request.body.userName,
-        visitorId: claimantOf(request),
-        hold: moderation.mode === "all",
+        content,
+        userName,
+        visitorId,
+        verdict: screening.outcome,
       });
       if (typeof result === "string") throw refused(result);
-      return { comment: result };
+      // Why it is held or spam, for the console; a held comment edited keeps the reason it was held for.
+      if (result.status === screening.outcome) {
+        await defences.recordScreening(result.comment.id, screening);
+      }
+      return { comment: result.comment };
     },
   );
 

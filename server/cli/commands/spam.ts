@@ -25,7 +25,8 @@ export const spamCommands: Command[] = [
 with its reason (score: the classifier; stranger-link: a link or contact
 details from a browser not yet trusted; learned: a name or site you marked as
 spam three times; honeypot; moderation: the MODERATION setting). Then your
-decisions it learns from (approvals, spam marks, rejections, bans), and the
+decisions it learns from (approvals, spam marks, rejections, bans), with
+your corrections (you overruled the filter) apart from your confirmations, and the
 model: what it was trained on, its thresholds, and the names it learnt.
 
   --days N   the period, in days (1 to 3650)
@@ -72,19 +73,23 @@ model: what it was trained on, its thresholds, and the names it learnt.
           ],
         ),
       );
-      stdout.write(`\nYour decisions it learnt from, in the same days:\n`);
-      stdout.write(
-        stats.decisions.length === 0
+      const judged = (rows: { source: string; count: number }[]) =>
+        rows.length === 0
           ? "  none\n"
           : formatTable(
               ["decision", "", "comments"],
-              stats.decisions.map((row) => [
-                decisionNames[row.source] ?? row.source,
-                "",
-                String(row.count),
-              ]),
-            ),
+              rows.map((row) => [decisionNames[row.source] ?? row.source, "", String(row.count)]),
+            );
+      stdout.write(`\nYour decisions it learnt from, in the same days:\n`);
+      stdout.write(judged(stats.decisions));
+      stdout.write(
+        "\nOf those, your corrections (you overruled the filter: published what it called junk, or marked as junk what it published):\n",
       );
+      stdout.write(judged(stats.corrections));
+      stdout.write(
+        "\nand your confirmations (you marked as junk what it held or stored as spam):\n",
+      );
+      stdout.write(judged(stats.confirmations));
       stdout.write("\nThe model:\n");
       if (!model.trainedOn || !model.thresholds) {
         stdout.write("  not built: `npm run build` trains it (build/spam-model.json).\n");

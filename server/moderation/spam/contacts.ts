@@ -1,4 +1,5 @@
 import { hostOf, isReference, linksIn } from "../content-rules.ts";
+import { onSite, siteLists } from "../site-lists.ts";
 
 /**
  * Links and contact details in a comment, disguised ones included
@@ -97,4 +98,47 @@ export function contactsIn(text: string): Contact[] {
 export function citesReference(link: string): boolean {
   const host = hostOf(link);
   return isReference(host) && !/(?:^|\.)(?:youtube\.com|youtu\.be|github\.com)$/.test(host);
+}
+
+/** Whether a link goes to a page where readers keep their own work: a repository, a build log, an album. */
+export function isProjectLink(link: string): boolean {
+  return onSite(hostOf(link), siteLists.projectHosts);
+}
+
+/**
+ * How sure the classifier must be that a comment is a reader's for one link
+ * to a project page not to be held: a score this low, and no word that leans
+ * to junk more than this (its evidence, a log of odds). Junk that moves its
+ * link to such a host is still scored, and `npm run spam:eval` measures how
+ * much of it would pass (docs/decisions/025-spam-that-learns.md).
+ */
+export const projectLinkBar = { score: 0.2, word: 2 };
+
+/**
+ * The links and contact details a browser the site does not trust yet cannot
+ * publish: all but links to sites readers cite, and but one link to a page
+ * where readers keep their own work when `judged` (the classifier's score and
+ * its strongest word for junk) says the words are a reader's.
+ */
+export function heldContacts(
+  text: string,
+  judged: { score: number; strongestWord: number } | null,
+): Contact[] {
+  const contacts = contactsIn(text).filter(
+    (contact) => contact.kind !== "link" || !citesReference(contact.text),
+  );
+  const [only] = contacts;
+  const ownWork =
+    contacts.length === 1 &&
+    only?.kind === "link" &&
+    isProjectLink(only.text) &&
+    judged !== null &&
+    judged.score < projectLinkBar.score &&
+    judged.strongestWord < projectLinkBar.word;
+  return ownWork ? [] : contacts;
+}
+
+/** The text with its links and contact details taken out: the words the writer wrote around them. */
+export function withoutContacts(text: string): string {
+  return contactsIn(text).reduce((rest, contact) => rest.replace(contact.text, " "), text);
 }

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { citesReference, contactsIn } from "./contacts.ts";
+import { contactsIn, heldContacts, withoutContacts } from "./contacts.ts";
 import {
   createSpamModel,
   featuresOf,
@@ -168,19 +168,12 @@ export function createSpamFilter({
     return texts.filter((text) => contactsIn(text).length === 0).length >= trustedAfter;
   }
 
-  /** The links and contact details a browser not yet trusted cannot publish. */
-  function strangerContacts(text: string) {
-    return contactsIn(text).filter(
-      (contact) => contact.kind !== "link" || !citesReference(contact.text),
-    );
-  }
-
   return {
     /** What becomes of a new comment that passed the rules, by the filter alone. */
     async screen(input: { content: string; visitorId: string | null }): Promise<Screening> {
       await ready();
-      const score =
-        model && scoreCounts(input.content) ? model.score(featuresOf(input.content)) : null;
+      const features = model ? featuresOf(input.content) : [];
+      const score = model && scoreCounts(input.content) ? model.score(features) : null;
       const rounded = score === null ? null : Math.round(score * 1000) / 1000;
       const thresholds = base?.thresholds;
       if (score !== null && thresholds && score >= thresholds.spam) {
@@ -192,7 +185,15 @@ export function createSpamFilter({
       if (score !== null && thresholds && score >= thresholds.hold) {
         return { outcome: "pending", reason: "score", score: rounded };
       }
-      if (holdLinksFromNew && strangerContacts(input.content).length > 0) {
+      // The words the writer wrote: the host a link is on says nothing of them.
+      const judged =
+        model && score !== null
+          ? {
+              score,
+              strongestWord: model.strongestWord(featuresOf(withoutContacts(input.content))),
+            }
+          : null;
+      if (holdLinksFromNew && heldContacts(input.content, judged).length > 0) {
         if (!(await trusted(input.visitorId))) {
           return { outcome: "pending", reason: "stranger-link", score: rounded };
         }
@@ -208,10 +209,7 @@ export function createSpamFilter({
      */
     async isJunk(text: string): Promise<boolean> {
       await ready();
-      const words = contactsIn(text).reduce(
-        (rest, contact) => rest.replace(contact.text, " "),
-        text,
-      );
+      const words = withoutContacts(text);
       if (!model || !base || !scoreCounts(words)) return false;
       return model.score(featuresOf(words)) >= base.thresholds.spam;
     },
@@ -233,7 +231,7 @@ export function createSpamFilter({
           return `It names ${terms.length > 0 ? terms.join(", ") : "a term"}, which you marked as spam ${learnedAfter} times or more`;
         }
         case "stranger-link": {
-          const first = strangerContacts(content)[0];
+          const first = heldContacts(content, null)[0];
           return `A link or contact details from a browser not yet trusted${first ? `: ${first.text}` : ""}`;
         }
         case "honeypot":

@@ -127,6 +127,16 @@ export function createSpamModel(file: ModelFile) {
       return 1 / (1 + Math.exp(-sum / Math.sqrt(known + shortTextDamping)));
     },
 
+    /** The strongest evidence for junk among the words of a comment: 0 when none leans that way. */
+    strongestWord(features: readonly string[]): number {
+      let strongest = 0;
+      for (const feature of features) {
+        if (!feature.startsWith("w:")) continue;
+        strongest = Math.max(strongest, evidence(feature) ?? 0);
+      }
+      return strongest;
+    },
+
     /** Counts one comment's features under a label, `weight` times; a negative weight takes it back. */
     learn(features: readonly string[], label: Label, weight = 1) {
       docs[label === "spam" ? 0 : 1] += weight;

@@ -20,6 +20,29 @@ export type StoredExample = { id: number; label: Label; source: ExampleSource; c
 
 export type SpamStore = ReturnType<typeof createSpamStore>;
 
+/**
+ * What one of the owner's decisions says of the filter's judgement of that
+ * comment: a correction overrules it (published what it called junk or held
+ * by its score; marked as junk what it published), a confirmation bears it
+ * out (marked as junk what it held or stored as spam). Null: neither, such as
+ * approving a link from a stranger (the policy asks the owner to look),
+ * rejecting (a comment may be rude rather than junk), or a comment older than
+ * the filter.
+ */
+export function judgementOf(
+  source: ExampleSource,
+  screening: { outcome: Screening["outcome"]; reason: string | null } | null,
+): "correction" | "confirmation" | null {
+  if (!screening || source === "reject") return null;
+  const { outcome, reason } = screening;
+  if (source === "approve" || source === "publish") {
+    const byJudgement = outcome === "spam" || reason === "score" || reason === "learned";
+    return outcome !== "published" && byJudgement ? "correction" : null;
+  }
+  const filterStopped = outcome === "spam" || (outcome === "pending" && reason !== "moderation");
+  return filterStopped ? "confirmation" : "correction";
+}
+
 export function createSpamStore(store: Store) {
   const { db } = store;
   return {
@@ -87,7 +110,14 @@ export function createSpamStore(store: Store) {
           score: screening.score,
           created_at: nowIso(),
         })
-        .onConflict((oc) => oc.column("comment_id").doNothing())
+        // An edit is screened again: what the filter made of the comment's latest words.
+        .onConflict((oc) =>
+          oc.column("comment_id").doUpdateSet({
+            outcome: screening.outcome,
+            reason: screening.reason,
+            score: screening.score,
+          }),
+        )
         .execute();
     },
 
@@ -138,6 +168,9 @@ export function createSpamStore(store: Store) {
     async stats(since: Date): Promise<{
       outcomes: { outcome: string; reason: string | null; count: number }[];
       decisions: { source: string; count: number }[];
+      /** The decisions that overruled the filter, and those that bore it out, by source. */
+      corrections: { source: string; count: number }[];
+      confirmations: { source: string; count: number }[];
     }> {
       const outcomes = await db
         .selectFrom("spam_screening")
@@ -154,7 +187,31 @@ export function createSpamStore(store: Store) {
         .groupBy("source")
         .orderBy("source")
         .execute();
+      const judged = await db
+        .selectFrom("spam_examples")
+        .leftJoin("spam_screening", "spam_screening.comment_id", "spam_examples.comment_id")
+        .select((eb) => [
+          "spam_examples.source",
+          "spam_screening.outcome",
+          "spam_screening.reason",
+          eb.fn.countAll().as("count"),
+        ])
+        .where("spam_examples.created_at", ">=", since.toISOString())
+        .groupBy(["spam_examples.source", "spam_screening.outcome", "spam_screening.reason"])
+        .execute();
+      const tally = (kind: "correction" | "confirmation") => {
+        const counts = new Map<string, number>();
+        for (const row of judged) {
+          const screening =
+            row.outcome === null ? null : { outcome: row.outcome, reason: row.reason };
+          if (judgementOf(row.source as ExampleSource, screening) !== kind) continue;
+          counts.set(row.source, (counts.get(row.source) ?? 0) + Number(row.count));
+        }
+        return [...counts].sort().map(([source, count]) => ({ source, count }));
+      };
       return {
+        corrections: tally("correction"),
+        confirmations: tally("confirmation"),
         outcomes: outcomes.map((row) => ({
           outcome: row.outcome,
           reason: row.reason,
