@@ -203,7 +203,7 @@ test.describe("before the islands hydrate", () => {
     await page.waitForLoadState("networkidle");
     expect(scripts).toEqual([]);
 
-    await page.getByRole("banner").getByRole("link", { name: "Search" }).hover();
+    await page.getByRole("banner").getByRole("button", { name: "Search", exact: true }).hover();
     await expect(page.locator("astro-island[ssr]:has([data-search-launcher])")).toHaveCount(0);
     expect(scripts.length).toBeGreaterThan(0);
   });

@@ -22,9 +22,12 @@ function cspViolations(page: Page): string[] {
   return seen;
 }
 
-/** The header's Search: a link to the search page, which opens the dialog once scripts run. */
+/**
+ * The header's Search: a link to the search page without scripts; with them,
+ * a button that opens the dialog (docs/product.md, "Search").
+ */
 const searchControl = (page: Page) =>
-  page.getByRole("banner").getByRole("link", { name: "Search" });
+  page.getByRole("banner").getByRole("button", { name: "Search", exact: true });
 const dialog = (page: Page) => page.getByRole("dialog", { name: "Search this site" });
 const field = (page: Page) => page.getByRole("searchbox", { name: "Search the site" });
 const results = (page: Page) =>

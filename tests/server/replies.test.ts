@@ -114,7 +114,8 @@ describe.each(backends)("replies on %s", (backend) => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     const edited = json(
       await writer.patch(`/api/comments/${comment.id}`, {
-        content: "Two bands, one router (2.4 and 5 GHz)",
+        content:
+          "Two bands, one router: the 2.4 GHz band reaches the kitchen, the 5 GHz one does not.",
         userName: "Asha",
       }),
     ).comment;
