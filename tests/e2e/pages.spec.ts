@@ -289,7 +289,11 @@ test.describe("stories, AI and science", () => {
   test("list cards carry the byline, the day and the reading time", async ({ page }) => {
     await page.goto("/science#pressure-cooker");
     const card = page.locator("#pressure-cooker");
-    await expect(card.getByText(/^By Arjun Rao · Nov 22, 2026 · \d+ min read$/)).toBeVisible();
+    await expect(
+      card.getByText(
+        /^By Arjun Rao \(the sample author that comes with the site\) · Nov 22, 2026 · \d+ min read$/,
+      ),
+    ).toBeVisible();
   });
 
   test("science: deep link opens the pressure cooker with its 400 px hero", async ({ page }) => {
