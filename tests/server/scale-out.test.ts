@@ -124,8 +124,9 @@ describe("two server processes on one PostgreSQL", () => {
     const run = await admin({ DATABASE_URL: databaseUrl }, "comments", "delete", String(id));
     expect(run.code).toBe(0);
     for (const stream of [onA, onB]) {
+      // Every comment event names "deleted" (a comment's own flag): read the action.
       const deleted = await stream.until((s) =>
-        s.events.find((e) => e.event === "comment" && e.data.includes('"deleted"')),
+        s.events.find((e) => e.event === "comment" && JSON.parse(e.data).action === "deleted"),
       );
       expect(JSON.parse(deleted.data)).toMatchObject({ action: "deleted", commentId: id });
     }
