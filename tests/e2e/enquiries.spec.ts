@@ -79,7 +79,11 @@ test("a reader asks about a service in place, and the owner and the reader are m
     "Something else",
   ]);
 
-  // The card's link chooses its service.
+  // The card's link chooses its service in place once the form is live; a click
+  // before that opens the service's own page (the test without JavaScript below).
+  await expect(page.locator("#send-enquiry astro-island")).not.toHaveAttribute("ssr", {
+    timeout: 15_000,
+  });
   await page
     .getByRole("listitem")
     .filter({ has: page.getByRole("heading", { name: "DFMEA" }) })
