@@ -28,7 +28,15 @@ export type DeferredOptions = { visible?: boolean; on?: "interaction"; scroll?: 
 
 const deferred: ClientDirective = (load, options, island) => {
   let started = false;
+  let live = false;
   let held: HTMLElement | null = null;
+  // A press that began before the island was live: if it goes live before the
+  // press's click arrives, the widget missed the press (tabs act on it), so
+  // that click is replayed whole too.
+  let pressed = false;
+  const press = () => {
+    pressed = true;
+  };
 
   const hydrate = async () => {
     if (started) return;
@@ -37,9 +45,11 @@ const deferred: ClientDirective = (load, options, island) => {
       const run = await load();
       await run();
     } finally {
-      island.removeEventListener("click", hold, true);
+      live = true;
+      island.removeEventListener("pointerdown", press, true);
       const target = held;
       held = null;
+      if (!pressed || target) island.removeEventListener("click", hold, true);
       if (target?.isConnected) replayClick(target);
     }
   };
@@ -48,18 +58,21 @@ const deferred: ClientDirective = (load, options, island) => {
     const target = (event.target as Element).closest?.("button,[role=tab],a[aria-haspopup]");
     const link = target instanceof HTMLAnchorElement;
     const plain = !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey);
-    if (
+    const replayable =
       target instanceof HTMLElement &&
-      (link ? plain : (target as HTMLButtonElement).type !== "submit")
-    ) {
+      (link ? plain : (target as HTMLButtonElement).type !== "submit");
+    if (live) island.removeEventListener("click", hold, true);
+    if (replayable) {
       if (link) event.preventDefault();
       event.stopImmediatePropagation();
-      held = target;
+      if (live) replayClick(target);
+      else held = target;
     }
     void hydrate();
   };
 
   island.addEventListener("click", hold, true);
+  island.addEventListener("pointerdown", press, true);
   for (const type of ["keydown", "focusin", "input", "touchstart", "pointerover"]) {
     island.addEventListener(type, hydrate, { once: true, passive: true });
   }
