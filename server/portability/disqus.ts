@@ -3,7 +3,7 @@ import type { Catalog } from "../engagement/catalog.ts";
 import {
   checkComment,
   type ItemMap,
-  matchPost,
+  matchItem,
   type Plan,
   parseSourceTime,
   settleThreads,
@@ -53,7 +53,7 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
     const identifier = textOf(thread, "id");
     const link = textOf(thread, "link");
     threads.set(id, {
-      postId: matchPost([id, identifier, link], catalog, map),
+      postId: matchItem("science", [id, identifier, link], catalog, map),
       label: link || identifier || id,
     });
   });

@@ -4,8 +4,7 @@ import type { Catalog } from "../engagement/catalog.ts";
 import {
   checkComment,
   type ItemMap,
-  matchPost,
-  matchStory,
+  matchItem,
   type Plan,
   type PlannedComment,
   parseSourceTime,
@@ -89,7 +88,7 @@ function planComments(rows: SourceRow[], plan: OriginalPlan, catalog: Catalog, m
       plan.problems.push(...problems);
       continue;
     }
-    const postId = matchPost([post_id], catalog, map);
+    const postId = matchItem("science", [post_id], catalog, map);
     if (!postId) {
       plan.skipped.push({
         where: comment.where,
@@ -132,8 +131,7 @@ function planReactions(
       plan.problems.push(...problems);
       continue;
     }
-    const itemId =
-      kind === "mythology" ? matchStory([item], catalog, map) : matchPost([item], catalog, map);
+    const itemId = matchItem(kind, [item], catalog, map);
     if (!itemId) {
       plan.skipped.push({
         where: row.where,

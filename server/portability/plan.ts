@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
+import type { ItemKind } from "../../contract/limits.ts";
 import type { Catalog } from "../engagement/catalog.ts";
 import type { Problem, Skipped } from "./report.ts";
 
@@ -31,7 +32,7 @@ export type Plan = {
 
 /**
  * Source keys (an id, a slug, an address) the owner maps to our items with
- * --map FILE: to a science post's id, or to "mythology/" and a story's id.
+ * --map FILE, each to "science/" or "mythology/" and the item's id.
  */
 export type ItemMap = ReadonlyMap<string, string>;
 
@@ -62,7 +63,7 @@ export function parseItemMap(
     if (story !== undefined && catalog.mythology.has(story)) {
       map.set(key, `mythology/${story}`);
     } else if (story === undefined && catalog.science.has(post)) {
-      map.set(key, post);
+      map.set(key, `science/${post}`);
     } else {
       problems.push({
         where: `--map "${key}"`,
@@ -73,25 +74,6 @@ export function parseItemMap(
   return { map, problems };
 }
 
-/** The story a source's key is, by the map, its own id, or the last part of its address. */
-export function matchStory(
-  keys: (string | undefined)[],
-  catalog: Catalog,
-  map: ItemMap,
-): string | null {
-  const present = keys.filter((k): k is string => typeof k === "string" && k !== "");
-  for (const key of present) {
-    const mapped = map.get(key);
-    if (mapped?.startsWith("mythology/")) return mapped.slice("mythology/".length);
-  }
-  for (const key of present) {
-    const last = lastPart(key);
-    if (catalog.mythology.has(key)) return key;
-    if (catalog.mythology.has(last)) return last;
-  }
-  return null;
-}
-
 const lastPart = (key: string) =>
   key
     .replace(/[?#].*$/, "")
@@ -99,8 +81,12 @@ const lastPart = (key: string) =>
     .split("/")
     .at(-1) ?? "";
 
-/** The post a source's thread is, by the map, its own id or slug, or the last part of its address. */
-export function matchPost(
+/**
+ * The item of `kind` a source's keys (a thread's id, slug or address) name: by
+ * the map, by its own id or slug, or by the last part of its address.
+ */
+export function matchItem(
+  kind: ItemKind,
   keys: (string | undefined)[],
   catalog: Catalog,
   map: ItemMap,
@@ -108,12 +94,12 @@ export function matchPost(
   const present = keys.filter((k): k is string => typeof k === "string" && k !== "");
   for (const key of present) {
     const mapped = map.get(key);
-    if (mapped && !mapped.startsWith("mythology/")) return mapped;
+    if (mapped?.startsWith(`${kind}/`)) return mapped.slice(kind.length + 1);
   }
   for (const key of present) {
     const last = lastPart(key);
-    if (catalog.science.has(key)) return key;
-    if (catalog.science.has(last)) return last;
+    if (catalog[kind].has(key)) return key;
+    if (catalog[kind].has(last)) return last;
   }
   return null;
 }

@@ -3,7 +3,7 @@ import { htmlToText } from "./disqus.ts";
 import {
   checkComment,
   type ItemMap,
-  matchPost,
+  matchItem,
   type Plan,
   parseSourceTime,
   settleThreads,
@@ -43,7 +43,8 @@ export function readWordpress(
     const postKey = textOf(item, "wp:post_id");
     const comments = asList((item as Record<string, unknown>)["wp:comment"]);
     if (comments.length === 0) return;
-    const postId = matchPost(
+    const postId = matchItem(
+      "science",
       [postKey, textOf(item, "wp:post_name"), textOf(item, "link")],
       catalog,
       map,
