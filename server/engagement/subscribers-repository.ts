@@ -53,6 +53,44 @@ async function rememberToken(trx: Transaction<Database>, token: string) {
     .execute();
 }
 
+/**
+ * A new confirmation link for a pending address, and its mail in the outbox,
+ * in the caller's transaction: the mail is queued exactly when the link is.
+ */
+async function queueConfirmation(
+  trx: Transaction<Database>,
+  subscriber: { id: number; email: string },
+  now: Date,
+): Promise<void> {
+  const nowText = now.toISOString();
+  const token = newToken();
+  await trx
+    .updateTable("subscribers")
+    .set({ confirmation_sent_at: nowText })
+    .where("id", "=", subscriber.id)
+    .execute();
+  await trx
+    .insertInto("confirmation_tokens")
+    .values({
+      token_hash: tokenDigest(token),
+      subscriber_id: subscriber.id,
+      expires_at: new Date(now.getTime() + confirmationRules.tokenLifetimeMs).toISOString(),
+    })
+    .execute();
+  await trx
+    .insertInto("outbox")
+    .values({
+      kind: "confirmation",
+      edition_id: null,
+      email: subscriber.email,
+      token,
+      status: "queued",
+      next_attempt_at: nowText,
+      created_at: nowText,
+    })
+    .execute();
+}
+
 export function createSubscribersRepository(store: Store) {
   const { db } = store;
 
@@ -136,35 +174,10 @@ export function createSubscribersRepository(store: Store) {
                 .returning("id")
                 .executeTakeFirstOrThrow()
             ).id;
-          await trx
-            .updateTable("subscribers")
-            .set({ confirmation_sent_at: nowText })
-            .where("id", "=", subscriberId)
-            .execute();
-          const token = newToken();
-          await trx
-            .insertInto("confirmation_tokens")
-            .values({
-              token_hash: tokenDigest(token),
-              subscriber_id: subscriberId,
-              expires_at: new Date(now.getTime() + confirmationRules.tokenLifetimeMs).toISOString(),
-            })
-            .execute();
+          await queueConfirmation(trx, { id: subscriberId, email }, now);
           await trx
             .insertInto("confirmation_requests")
             .values({ ip, created_at: nowText })
-            .execute();
-          await trx
-            .insertInto("outbox")
-            .values({
-              kind: "confirmation",
-              edition_id: null,
-              email,
-              token,
-              status: "queued",
-              next_attempt_at: nowText,
-              created_at: nowText,
-            })
             .execute();
           return "confirmation_queued";
         });
@@ -301,37 +314,7 @@ export function createSubscribersRepository(store: Store) {
         const batch = await reconfirmable(now).limit(500).execute();
         if (batch.length === 0) return queued;
         await db.transaction().execute(async (trx) => {
-          const nowText = now.toISOString();
-          for (const subscriber of batch) {
-            const token = newToken();
-            await trx
-              .updateTable("subscribers")
-              .set({ confirmation_sent_at: nowText })
-              .where("id", "=", subscriber.id)
-              .execute();
-            await trx
-              .insertInto("confirmation_tokens")
-              .values({
-                token_hash: tokenDigest(token),
-                subscriber_id: subscriber.id,
-                expires_at: new Date(
-                  now.getTime() + confirmationRules.tokenLifetimeMs,
-                ).toISOString(),
-              })
-              .execute();
-            await trx
-              .insertInto("outbox")
-              .values({
-                kind: "confirmation",
-                edition_id: null,
-                email: subscriber.email,
-                token,
-                status: "queued",
-                next_attempt_at: nowText,
-                created_at: nowText,
-              })
-              .execute();
-          }
+          for (const subscriber of batch) await queueConfirmation(trx, subscriber, now);
         });
         queued += batch.length;
       }
