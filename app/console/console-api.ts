@@ -1,7 +1,8 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
 import { ApiError, api } from "../lib/api-client.ts";
+import { readAgain } from "../lib/read-again.ts";
 
 /** The console's routes: those of the contract under `/admin`. */
 export type ConsoleRoute = Extract<Route, `${string} /admin/${string}`>;
@@ -40,21 +41,29 @@ type ConsoleRead = Extract<ConsoleRoute, `GET ${string}`> | "POST /admin/subscri
 
 /**
  * Calls the read `route` now, again whenever its call (search, slug) changes,
- * and whenever `reload` is called; the last answer stays shown while reloading,
- * and of overlapping reloads the newest wins. The reads share the console's
- * TanStack Query cache (console-app.tsx), as the reading pages' islands do.
+ * and whenever `reload` is called; the last answer stays shown while reloading.
+ * The reads share the console's TanStack Query cache (console-app.tsx), as the
+ * reading pages' islands do.
+ *
+ * `reload` follows a write (a removal, a deletion, a live comment event): a
+ * read of the route still on its way may have left before that write
+ * committed, and its answer would bring back what the write removed. So every
+ * read of the route in flight is abandoned and made again, the one a search
+ * typed meanwhile started included, never joined; `reload` resolves once the
+ * new answer has arrived (docs/architecture.md, "Live updates").
  */
 export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>) {
+  const queryClient = useQueryClient();
   const query = useQuery({
     // TanStack compares keys by value: a new object with the same search is the same call.
     queryKey: [route, ...call],
     queryFn: () => consoleApi(route, ...call),
     placeholderData: keepPreviousData,
   });
-  const { refetch } = query;
-  const reload = useCallback(async () => {
-    await refetch();
-  }, [refetch]);
+  const reload = useCallback(
+    () => readAgain(queryClient, { queryKey: [route] }),
+    [queryClient, route],
+  );
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError
     ? { state: "failed", message: query.error.message }
     : query.data === undefined

@@ -6,24 +6,12 @@ import type { ItemKind } from "../../contract/limits.ts";
 import type { CommentEvent, ItemEventPayloads, ReactionEvent } from "../../contract/live-events.ts";
 import { type LoadedComments, missesThread, withEvent } from "./comment-list.ts";
 import { itemKeys } from "./query-keys.ts";
-
-/**
- * Reads a cached answer again, starting now. A read already in flight may
- * have left before a write the caller knows of: it is abandoned, not joined
- * (TanStack joins a first read that has no answer yet rather than replace it).
- */
-export function readAgain(queryClient: QueryClient, queryKey: readonly unknown[]) {
-  const filters = { queryKey, exact: true };
-  if (queryClient.isFetching(filters) > 0 && queryClient.getQueryData(queryKey) === undefined) {
-    void queryClient.cancelQueries(filters).then(() => queryClient.invalidateQueries(filters));
-  } else {
-    void queryClient.invalidateQueries(filters, { cancelRefetch: true });
-  }
-}
+import { readAgain } from "./read-again.ts";
 
 function reload(queryClient: QueryClient, kind: ItemKind, id: string) {
-  readAgain(queryClient, itemKeys.reactions(kind, id));
-  if (kind === "science") readAgain(queryClient, itemKeys.comments(id));
+  void readAgain(queryClient, { queryKey: itemKeys.reactions(kind, id), exact: true });
+  if (kind === "science")
+    void readAgain(queryClient, { queryKey: itemKeys.comments(id), exact: true });
 }
 
 /**
@@ -40,7 +28,8 @@ function applyEvent<Data>(
   change: (data: Data) => Data,
 ) {
   queryClient.setQueryData<Data>(queryKey, (data) => (data === undefined ? data : change(data)));
-  if (queryClient.isFetching({ queryKey, exact: true }) > 0) readAgain(queryClient, queryKey);
+  const filters = { queryKey, exact: true };
+  if (queryClient.isFetching(filters) > 0) void readAgain(queryClient, filters);
 }
 
 /** New counts for everyone; what this visitor holds is theirs alone and stays as it was. */
@@ -61,7 +50,8 @@ function applyComment(queryClient: QueryClient, id: string, event: CommentEvent)
   const key = itemKeys.comments(id);
   const loaded = queryClient.getQueryData<LoadedComments>(key);
   applyEvent<LoadedComments>(queryClient, key, (data) => withEvent(data, event));
-  if (loaded && missesThread(loaded, event)) readAgain(queryClient, key);
+  if (loaded && missesThread(loaded, event))
+    void readAgain(queryClient, { queryKey: key, exact: true });
 }
 
 /**

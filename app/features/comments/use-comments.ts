@@ -13,8 +13,8 @@ import {
   withNew,
   withPage,
 } from "../../lib/comment-list.ts";
-import { readAgain } from "../../lib/live-item.ts";
 import { itemKeys } from "../../lib/query-keys.ts";
+import { readAgain } from "../../lib/read-again.ts";
 
 /** The discussion as it opens, or the next stretch of its folded middle. */
 const fetchPage = (postId: string, fold: Fold | null) =>
@@ -75,7 +75,7 @@ export function useMoreComments(postId: string) {
       queryClient.setQueryData<LoadedComments>(key, (data) =>
         data && sameFold(data.fold, fold) ? withPage(data, page) : data,
       );
-      if (overtaken) readAgain(queryClient, key);
+      if (overtaken) void readAgain(queryClient, { queryKey: key, exact: true });
     },
     onError: (error) => console.error("Loading more comments failed:", error),
   });
