@@ -11,7 +11,8 @@ import { AdminError } from "./sqlite-files.ts";
 /**
  * What one of the owner's commands is (`npm run admin -- <command>`): its name,
  * its arguments and options, its help and its handler, declared together in
- * the file of its group under `commands/`.
+ * the file of its group under `commands/`. The handler's code is in a module of
+ * its own under `handlers/`, imported when the command runs.
  */
 
 export type Output = { write(text: string): unknown };
@@ -56,8 +57,23 @@ export type Command = {
   /** Names of the positional arguments, all required unless `argumentsOptional`. */
   arguments?: string[];
   argumentsOptional?: boolean;
-  run(context: CommandContext): Promise<number>;
+  run: Handler;
 };
+
+/** What a command does once its arguments are read: resolves to the exit code. */
+export type Handler = (context: CommandContext) => Promise<number>;
+
+/**
+ * The handler `name` of a group's module, imported only when the command runs:
+ * the list of commands and their help stay light, and a command loads what it
+ * needs and nothing of the other groups (docs/benchmarks.md, "Export").
+ */
+export function lazily<Name extends string>(
+  load: () => Promise<Record<Name, Handler>>,
+  name: Name,
+): Handler {
+  return async (context) => (await load())[name](context);
+}
 
 /** The command line's changes join the console's in the audit trail, without a session. */
 export async function audited(store: () => Promise<Store>, action: string, object: string) {

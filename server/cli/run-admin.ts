@@ -1,14 +1,10 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
-import { migrateToLatest, openStore, type Store } from "../db/store.ts";
+import type { Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
-import { createEngagement, createEventJournal, type Engagement } from "../engagement/index.ts";
-import { resolveCookieSecret } from "../engagement/visitor.ts";
-import { createWriterKeys } from "../engagement/writer-keys.ts";
-import { createModeration, type Moderation } from "../moderation/service.ts";
-import { createSpamStore } from "../moderation/spam/store.ts";
-import { createReplyWatches } from "../notifications/reply-watches.ts";
+import type { Engagement } from "../engagement/index.ts";
+import type { Moderation } from "../moderation/service.ts";
 import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
@@ -29,6 +25,9 @@ import { AdminError } from "./sqlite-files.ts";
  * through the repositories, so they record live events like the API's do.
  * Each group of commands has its file under `commands/`; this one finds the
  * command, parses its arguments, opens the database and prints the help.
+ * What a command needs is imported when it runs, the database and the
+ * repositories too, so `--help` and a wrong usage load none of them, and each
+ * command loads only its own part of the server (docs/benchmarks.md, "Export").
  */
 
 export type { AdminIo, Output } from "./command.ts";
@@ -223,6 +222,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
           `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
         );
       }
+      const { migrateToLatest, openStore } = await import("../db/store.ts");
       const opened_ = await openStore(options);
       opened.push(opened_);
       await migrateToLatest(opened_);
@@ -232,6 +232,17 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   };
   const engagement = async (): Promise<Engagement> => {
     const db = await store();
+    const [
+      { createEngagement, createEventJournal },
+      { resolveCookieSecret },
+      { createWriterKeys },
+      { createReplyWatches },
+    ] = await Promise.all([
+      import("../engagement/index.ts"),
+      import("../engagement/visitor.ts"),
+      import("../engagement/writer-keys.ts"),
+      import("../notifications/reply-watches.ts"),
+    ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
     return createEngagement(
@@ -249,13 +260,18 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     );
   };
 
-  const moderation = async (): Promise<Moderation> =>
-    createModeration({
+  const moderation = async (): Promise<Moderation> => {
+    const [{ createModeration }, { createSpamStore }] = await Promise.all([
+      import("../moderation/service.ts"),
+      import("../moderation/spam/store.ts"),
+    ]);
+    return createModeration({
       store: await store(),
       comments: (await engagement()).comments,
       mode: config.MODERATION,
       spam: createSpamStore(await store()),
     });
+  };
 
   try {
     return await command.run({

@@ -1,8 +1,12 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
+import { projectRoot } from "../support/server-process.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import {
@@ -85,6 +89,56 @@ describe("the admin command line's usage", () => {
     const run = await admin(env, "backup", "--out", path.join(scratch(), "x.sqlite"));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("pg_dump");
+  });
+});
+
+describe("the admin command line's loading", () => {
+  const adminScript = path.join(projectRoot, "server/cli/admin.ts");
+  /** Runs `npm run admin -- <argv>` as its own process; the project's files it loaded. */
+  function loadedBy(env: Record<string, string>, ...argv: string[]): string[] {
+    const record = path.join(scratch(), "modules.txt");
+    execFileSync(
+      process.execPath,
+      [
+        "--import",
+        path.join(import.meta.dirname, "support/record-modules.ts"),
+        adminScript,
+        ...argv,
+      ],
+      { env: { ...process.env, ...env, RECORD_MODULES: record }, stdio: "ignore" },
+    );
+    return readFileSync(record, "utf8")
+      .trim()
+      .split("\n")
+      .map((url) => path.relative(projectRoot, fileURLToPath(url)));
+  }
+
+  it("lists every command without loading any command's code or the database", () => {
+    const loaded = loadedBy({ NODE_ENV: "test" }, "--help");
+    expect(loaded).toContain("server/cli/commands/portability.ts");
+    expect(loaded.filter((file) => /^server\/cli\/handlers\//.test(file))).toEqual([]);
+    expect(loaded).not.toContain("server/db/store.ts");
+    expect(loaded.some((file) => file.startsWith("node_modules/kysely/"))).toBe(false);
+  });
+
+  it("loads for export what the export needs, and nothing of the other commands", async () => {
+    const dataDir = scratch();
+    const store = await openStore({ kind: "sqlite", file: path.join(dataDir, "engage.sqlite") });
+    await migrateToLatest(store);
+    await store.close();
+    const out = path.join(dataDir, "site.json");
+    const loaded = loadedBy({ NODE_ENV: "test", DATA_DIR: dataDir }, "export", "--out", out);
+    expect(statSync(out).size).toBeGreaterThan(0);
+    expect(loaded).toContain("server/portability/export.ts");
+    expect(loaded.filter((file) => /^server\/cli\/handlers\//.test(file))).toEqual([
+      "server/cli/handlers/export.ts",
+    ]);
+    for (const other of ["engagement", "moderation", "newsletter", "enquiries", "outbox"]) {
+      expect(loaded.filter((file) => file.startsWith(`server/${other}/`))).toEqual([]);
+    }
+    for (const library of ["nodemailer", "fast-xml-parser", "csv-parse", "markdown-it"]) {
+      expect(loaded.filter((file) => file.startsWith(`node_modules/${library}/`))).toEqual([]);
+    }
   });
 });
 

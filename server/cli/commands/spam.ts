@@ -1,19 +1,6 @@
-import { plural } from "../../../contract/plural.ts";
-import { createSpamFilter } from "../../moderation/spam/filter.ts";
-import { createSpamStore } from "../../moderation/spam/store.ts";
-import { type Command, exitCodes, usageError } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { type Command, lazily } from "../command.ts";
 
-const dayMs = 24 * 60 * 60 * 1000;
-
-/** The owner's decisions, as the stats name them. */
-const decisionNames: Record<string, string> = {
-  approve: "approved (published what was held or caught)",
-  publish: "published from the spam list",
-  spam: "marked as spam",
-  reject: "rejected",
-  ban: "writers banned",
-};
+const handlers = () => import("../handlers/spam.ts");
 
 export const spamCommands: Command[] = [
   {
@@ -32,78 +19,6 @@ model: what it was trained on, its thresholds, and the names it learnt.
   --days N   the period, in days (1 to 3650)
   --json     the same as JSON, for scripts`,
     options: { days: { type: "string" }, json: { type: "boolean" } },
-    async run({ values, stdout, store, config }) {
-      const days = values.days === undefined ? 30 : Number(values.days);
-      if (!Number.isInteger(days) || days < 1 || days > 3650) {
-        throw usageError("--days must be a whole number of days from 1 to 3650.");
-      }
-      const spamStore = createSpamStore(await store());
-      const filter = createSpamFilter({
-        store: spamStore,
-        holdLinksFromNew: config.HOLD_LINKS_FROM_NEW,
-        ...(config.SPAM_MODEL_FILE ? { modelFile: config.SPAM_MODEL_FILE } : {}),
-      });
-      const stats = await spamStore.stats(new Date(Date.now() - days * dayMs));
-      const model = await filter.describe();
-      if (values.json) {
-        stdout.write(`${JSON.stringify({ days, ...stats, model }, null, 2)}\n`);
-        return exitCodes.ok;
-      }
-      const total = (outcome: string) =>
-        stats.outcomes
-          .filter((row) => row.outcome === outcome)
-          .reduce((n, row) => n + row.count, 0);
-      stdout.write(`New comments in the last ${plural(days, "day")}:\n`);
-      stdout.write(
-        formatTable(
-          ["outcome", "reason", "comments"],
-          [
-            ...["published", "pending", "spam"].map((outcome) => [
-              outcome === "pending" ? "held" : outcome,
-              "all",
-              String(total(outcome)),
-            ]),
-            ...stats.outcomes
-              .filter((row) => row.outcome !== "published" && row.reason)
-              .map((row) => [
-                row.outcome === "pending" ? "held" : row.outcome,
-                row.reason ?? "",
-                String(row.count),
-              ]),
-          ],
-        ),
-      );
-      const judged = (rows: { source: string; count: number }[]) =>
-        rows.length === 0
-          ? "  none\n"
-          : formatTable(
-              ["decision", "", "comments"],
-              rows.map((row) => [decisionNames[row.source] ?? row.source, "", String(row.count)]),
-            );
-      stdout.write(`\nYour decisions it learnt from, in the same days:\n`);
-      stdout.write(judged(stats.decisions));
-      stdout.write(
-        "\nOf those, your corrections (you overruled the filter: published what it called junk, or marked as junk what it published):\n",
-      );
-      stdout.write(judged(stats.corrections));
-      stdout.write(
-        "\nand your confirmations (you marked as junk what it held or stored as spam):\n",
-      );
-      stdout.write(judged(stats.confirmations));
-      stdout.write("\nThe model:\n");
-      if (!model.trainedOn || !model.thresholds) {
-        stdout.write("  not built: `npm run build` trains it (build/spam-model.json).\n");
-      } else {
-        const { spam, ham, publicSpam, publicHam } = model.trainedOn;
-        stdout.write(
-          `  trained on ${spam} junk and ${ham} ordinary comments, and ${publicSpam + publicHam} public mails
-  held from a score of ${model.thresholds.hold}, stored as spam from ${model.thresholds.spam}
-  learning from ${model.ownerExamples} of your decisions in all
-  names and sites learnt from your spam marks: ${model.learnedTerms.length > 0 ? model.learnedTerms.join(", ") : "none yet"}
-`,
-        );
-      }
-      return exitCodes.ok;
-    },
+    run: lazily(handlers, "spamStats"),
   },
 ];

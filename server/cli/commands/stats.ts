@@ -1,6 +1,6 @@
-import { noReactions, reactionTypes } from "../../../contract/limits.ts";
-import { type Command, exitCodes } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { type Command, lazily } from "../command.ts";
+
+const handlers = () => import("../handlers/stats.ts");
 
 export const statsCommands: Command[] = [
   {
@@ -12,55 +12,6 @@ reactions or comments, with its counts per reaction type and its comments.
 
   --json   the same as JSON, for scripts`,
     options: { json: { type: "boolean" } },
-    async run({ values, stdout, engagement }) {
-      const repositories = await engagement();
-      const subscribers = await repositories.subscribers.count();
-      const reactions = await repositories.reactions.countsByItem();
-      const comments = await repositories.comments.countsByPost();
-      const items = reactions.map(({ kind, itemId, counts }) => ({
-        kind,
-        id: itemId,
-        reactions: counts,
-        comments: kind === "science" ? (comments.get(itemId) ?? 0) : null,
-      }));
-      for (const [postId, count] of comments) {
-        if (!items.some((item) => item.kind === "science" && item.id === postId)) {
-          items.push({
-            kind: "science",
-            id: postId,
-            reactions: noReactions(),
-            comments: count,
-          });
-        }
-      }
-      items.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
-      if (values.json) {
-        stdout.write(`${JSON.stringify({ subscribers, items }, null, 2)}\n`);
-        return exitCodes.ok;
-      }
-      const sum = (pick: (item: (typeof items)[number]) => number) =>
-        String(items.reduce((total, item) => total + pick(item), 0));
-      stdout.write(`Subscribers: ${subscribers}\n\n`);
-      stdout.write(
-        formatTable(
-          ["kind", "item", ...reactionTypes, "comments"],
-          [
-            ...items.map((item) => [
-              item.kind,
-              item.id,
-              ...reactionTypes.map((type) => String(item.reactions[type])),
-              item.comments === null ? "-" : String(item.comments),
-            ]),
-            [
-              "total",
-              "",
-              ...reactionTypes.map((type) => sum((item) => item.reactions[type])),
-              sum((item) => item.comments ?? 0),
-            ],
-          ],
-        ),
-      );
-      return exitCodes.ok;
-    },
+    run: lazily(handlers, "stats"),
   },
 ];

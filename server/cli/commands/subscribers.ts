@@ -1,11 +1,6 @@
-import { plural } from "../../../contract/plural.ts";
-import { toCsv, toTsv } from "../../lib/csv.ts";
-import { audited, type Command, exitCodes, writePrivateFile } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import { type Command, lazily } from "../command.ts";
 
-function unsubscribeUrl(siteUrl: string, token: string): string {
-  return `${siteUrl}/unsubscribe?token=${encodeURIComponent(token)}`;
-}
+const handlers = () => import("../handlers/subscribers.ts");
 
 export const subscriberCommands: Command[] = [
   {
@@ -20,20 +15,7 @@ their last confirmation mail.
 
   --json   one JSON array instead, for scripts`,
     options: { json: { type: "boolean" } },
-    async run({ values, stdout, engagement }) {
-      const states = await (await engagement()).subscribers.listStates();
-      if (values.json) {
-        stdout.write(`${JSON.stringify(states, null, 2)}\n`);
-      } else {
-        stdout.write(
-          toTsv([
-            ["email", "status", "created_at", "confirmed_at"],
-            ...states.map((s) => [s.email, s.status, s.createdAt, s.confirmedAt ?? ""]),
-          ]),
-        );
-      }
-      return exitCodes.ok;
-    },
+    run: lazily(handlers, "subscribersList"),
   },
   {
     name: "subscribers export",
@@ -48,32 +30,7 @@ take it for a formula): remove it before mailing.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
     options: { out: { type: "string" } },
-    async run({ values, config, stdout, stderr, engagement, store }) {
-      const subscribers = await (await engagement()).subscribers.list();
-      // The subscribe endpoint refuses addresses with "=", "(" or "|"
-      // (tests/server/subscribers.test.ts), but one may start with "+" or "-":
-      // toCsv quotes those with a leading ' like every other cell that could
-      // start a formula.
-      const csv = toCsv([
-        ["email", "subscribed_at", "unsubscribe_url"],
-        ...subscribers.map((s) => [
-          s.email,
-          s.subscribedAt,
-          unsubscribeUrl(config.siteUrl, s.unsubscribeToken),
-        ]),
-      ]);
-      if (!config.SITE_URL) {
-        stderr.write(`Note: SITE_URL is not set, so the links point at ${config.siteUrl}.\n`);
-      }
-      if (typeof values.out === "string") {
-        writePrivateFile(values.out, csv);
-        stderr.write(`Wrote ${plural(subscribers.length, "subscriber")} to ${values.out}.\n`);
-      } else {
-        stdout.write(csv);
-      }
-      await audited(store, "subscribers export", `${subscribers.length} addresses`);
-      return exitCodes.ok;
-    },
+    run: lazily(handlers, "subscribersExport"),
   },
   {
     name: "subscribers remove",
@@ -83,15 +40,6 @@ take it for a formula): remove it before mailing.
 unsubscribe link keeps answering "unsubscribed". Exit code 3 when no
 subscriber has the address.`,
     arguments: ["EMAIL"],
-    async run({ positionals, stdout, engagement, store }) {
-      const [email = ""] = positionals;
-      if (!(await (await engagement()).subscribers.remove(email))) {
-        throw new AdminError(`No subscriber has the address ${email}.`, exitCodes.notFound);
-      }
-      // The audit trail never holds an address: the removal would leave a copy.
-      await audited(store, "subscriber remove", "1 address");
-      stdout.write(`Removed ${email}.\n`);
-      return exitCodes.ok;
-    },
+    run: lazily(handlers, "subscribersRemove"),
   },
 ];

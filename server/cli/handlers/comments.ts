@@ -1,0 +1,158 @@
+import { loadEngagementCatalog } from "../../../content/catalog.ts";
+import { toTsv } from "../../lib/csv.ts";
+import { audited, type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
+
+/** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */
+function parseSince(value: string): Date {
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw usageError(`--since must be a date like 2025-06-01 or 2025-06-01T12:00:00Z.`);
+  }
+  return date;
+}
+
+/** `comments list` (commands/comments.ts). */
+export async function commentsList({
+  values,
+  stdout,
+  engagement,
+}: CommandContext): Promise<number> {
+  const since = typeof values.since === "string" ? parseSince(values.since) : undefined;
+  const comments = await (await engagement()).comments.listForOwner({
+    ...(typeof values.post === "string" ? { postId: values.post } : {}),
+    ...(since ? { since } : {}),
+  });
+  // A post removed from the content keeps its comments; a mistyped id has none.
+  const post = values.post;
+  if (
+    typeof post === "string" &&
+    comments.length === 0 &&
+    !loadEngagementCatalog().science.has(post)
+  ) {
+    throw new AdminError(
+      `There is no science post "${post}". Its id is the last part of its address: /science/<id>.`,
+      exitCodes.notFound,
+    );
+  }
+  if (values.json) {
+    stdout.write(`${JSON.stringify(comments, null, 2)}\n`);
+  } else {
+    stdout.write(
+      toTsv([
+        ["id", "post", "created_at", "name", "comment", "status", "reply_to"],
+        ...comments.map((c) => [
+          String(c.id),
+          c.postId,
+          c.createdAt,
+          c.userName,
+          c.content,
+          c.status,
+          c.parentId === null ? "" : String(c.parentId),
+        ]),
+      ]),
+    );
+  }
+  return exitCodes.ok;
+}
+
+/** `comments delete` (commands/comments.ts). */
+export async function commentsDelete({
+  positionals,
+  stdout,
+  engagement,
+  store,
+}: CommandContext): Promise<number> {
+  const id = parseId(positionals[0], "The comment id");
+  if (!(await (await engagement()).comments.removeAsOwner(id))) {
+    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+  }
+  await audited(store, "comment delete", String(id));
+  stdout.write(`Deleted comment ${id}.\n`);
+  return exitCodes.ok;
+}
+
+/** `comments pending` (commands/comments.ts). */
+export async function commentsPending({
+  values,
+  stdout,
+  moderation,
+}: CommandContext): Promise<number> {
+  const pending = await (await moderation()).listPending();
+  if (values.json) {
+    stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
+  } else {
+    stdout.write(
+      toTsv([
+        ["id", "post", "created_at", "name", "comment", "reply_to"],
+        ...pending.map((c) => [
+          String(c.id),
+          c.postId,
+          c.createdAt,
+          c.userName,
+          c.content,
+          c.parentId === null ? "" : String(c.parentId),
+        ]),
+      ]),
+    );
+  }
+  return exitCodes.ok;
+}
+
+/** `comments approve` (commands/comments.ts). */
+export async function commentsApprove({
+  positionals,
+  stdout,
+  moderation,
+  store,
+}: CommandContext): Promise<number> {
+  const id = parseId(positionals[0], "The comment id");
+  const outcome = await (await moderation()).approveComment(id);
+  if (outcome === "not_found") {
+    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+  }
+  if (outcome === "approved") await audited(store, "comment approve", String(id));
+  stdout.write(
+    outcome === "approved"
+      ? `Approved comment ${id}: every reader sees it now.\n`
+      : `Comment ${id} was already published.\n`,
+  );
+  return exitCodes.ok;
+}
+
+/** `comments reject` (commands/comments.ts). */
+export async function commentsReject({
+  positionals,
+  stdout,
+  moderation,
+  store,
+}: CommandContext): Promise<number> {
+  const id = parseId(positionals[0], "The comment id");
+  if ((await (await moderation()).rejectComment(id)) === "not_found") {
+    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+  }
+  await audited(store, "comment reject", String(id));
+  stdout.write(`Rejected comment ${id}.\n`);
+  return exitCodes.ok;
+}
+
+/** `comments spam` (commands/comments.ts). */
+export async function commentsSpam({
+  positionals,
+  stdout,
+  moderation,
+  store,
+}: CommandContext): Promise<number> {
+  const id = parseId(positionals[0], "The comment id");
+  const outcome = await (await moderation()).markSpam(id);
+  if (outcome === "not_found") {
+    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+  }
+  if (outcome === "marked") await audited(store, "comment spam", String(id));
+  stdout.write(
+    outcome === "marked"
+      ? `Marked comment ${id} as spam: readers no longer see it, and the filter learnt from it.\n`
+      : `Comment ${id} was already marked as spam.\n`,
+  );
+  return exitCodes.ok;
+}

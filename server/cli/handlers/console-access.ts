@@ -1,0 +1,80 @@
+import { createOwnerRepository } from "../../console/owner-repository.ts";
+import { toTsv } from "../../lib/csv.ts";
+import { type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
+import { formatTable } from "../table.ts";
+
+/** `login` (commands/console-access.ts). */
+export async function login({ config, stdout, stderr, store }: CommandContext): Promise<number> {
+  const owner = createOwnerRepository(await store());
+  const token = await owner.createLink("cli");
+  await owner.audit(null, "sign-in link", "command line");
+  if (!config.SITE_URL) {
+    stderr.write(`Note: SITE_URL is not set, so the link points at ${config.siteUrl}.\n`);
+  }
+  stdout.write(`${config.siteUrl}/admin/sign-in#token=${token}\n`);
+  stderr.write("Valid for 10 minutes, once.\n");
+  return exitCodes.ok;
+}
+
+/** `sessions list` (commands/console-access.ts). */
+export async function sessionsList({ values, stdout, store }: CommandContext): Promise<number> {
+  const sessions = await createOwnerRepository(await store()).listSessions();
+  if (values.json) {
+    stdout.write(
+      `${JSON.stringify(
+        sessions.map(({ current: _, ...s }) => s),
+        null,
+        2,
+      )}\n`,
+    );
+  } else if (sessions.length === 0) {
+    stdout.write("No console session is open.\n");
+  } else {
+    stdout.write(
+      formatTable(
+        ["id", "method", "created_at", "last_seen_at"],
+        sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
+      ),
+    );
+  }
+  return exitCodes.ok;
+}
+
+/** `sessions revoke` (commands/console-access.ts). */
+export async function sessionsRevoke({
+  values,
+  positionals,
+  stdout,
+  store,
+}: CommandContext): Promise<number> {
+  const [id] = positionals;
+  if (Boolean(values.all) === (id !== undefined)) {
+    throw usageError("Give a session ID or --all.");
+  }
+  const owner = createOwnerRepository(await store());
+  const ended = await owner.revoke(id === undefined ? "all" : { id });
+  if (id !== undefined && ended === 0) {
+    throw new AdminError(`No open session has the id ${id}.`, exitCodes.notFound);
+  }
+  await owner.audit(null, "session revoke", id ?? "all");
+  stdout.write(`Ended ${ended} session${ended === 1 ? "" : "s"}.\n`);
+  return exitCodes.ok;
+}
+
+/** `audit` (commands/console-access.ts). */
+export async function audit({ values, stdout, store }: CommandContext): Promise<number> {
+  const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
+  const entries = await createOwnerRepository(await store()).auditTrail(limit);
+  if (values.json) {
+    stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+  } else {
+    stdout.write(
+      toTsv([
+        ["at", "session", "action", "object"],
+        ...entries.map((e) => [e.at, e.sessionId ?? "none", e.action, e.object ?? ""]),
+      ]),
+    );
+  }
+  return exitCodes.ok;
+}

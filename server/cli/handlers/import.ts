@@ -1,0 +1,187 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { loadEngagementCatalog } from "../../../content/catalog.ts";
+import { resolveCookieSecret } from "../../engagement/visitor.ts";
+import { createWriterKeys } from "../../engagement/writer-keys.ts";
+import { createEventJournal } from "../../events/journal.ts";
+import { applyExport } from "../../portability/apply-export.ts";
+import { applyOriginal, type SubscriberConsent } from "../../portability/apply-original.ts";
+import { applyPlan } from "../../portability/apply-plan.ts";
+import { readDisqus } from "../../portability/disqus.ts";
+import {
+  type OriginalFile,
+  originalTables,
+  readOriginal,
+  tableOfFile,
+} from "../../portability/original.ts";
+import { type ItemMap, type Plan, parseItemMap } from "../../portability/plan.ts";
+import { readExport } from "../../portability/read-export.ts";
+import {
+  formatProblems,
+  formatSkipped,
+  formatTally,
+  type Tally,
+} from "../../portability/report.ts";
+import { readWordpress } from "../../portability/wordpress.ts";
+import { audited, type CommandContext, exitCodes, usageError } from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
+
+/** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
+const maxInputBytes = 512 * 1024 * 1024;
+
+const kinds = ["original", "disqus", "wordpress", "export"] as const;
+type Kind = (typeof kinds)[number];
+
+export function readInput(file: string): string {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    throw new AdminError(`There is no file ${file}.`, exitCodes.notFound);
+  }
+  if (size > maxInputBytes) {
+    throw new AdminError(
+      `${file} is larger than ${maxInputBytes / 1024 / 1024} MB: split it first.`,
+    );
+  }
+  return readFileSync(file, "utf8");
+}
+
+function report(
+  { stdout }: Pick<CommandContext, "stdout">,
+  counts: Tally,
+  skipped: { where: string; reason: string }[],
+  dryRun: boolean,
+) {
+  stdout.write(dryRun ? "Dry run: nothing was written. It would import:\n" : "Imported:\n");
+  stdout.write(formatTally(counts, dryRun));
+  stdout.write(formatSkipped(skipped));
+}
+
+async function importExport(context: CommandContext, file: string, dryRun: boolean) {
+  let document: unknown;
+  try {
+    document = JSON.parse(readInput(file));
+  } catch (error) {
+    if (error instanceof AdminError) throw error;
+    throw new AdminError(formatProblems([{ where: file, message: (error as Error).message }]));
+  }
+  const { tables, problems } = readExport(document);
+  if (problems.length > 0) throw new AdminError(formatProblems(problems));
+  const store = await context.store();
+  const keys = createWriterKeys(resolveCookieSecret(context.config));
+  const counts = await applyExport(store, createEventJournal(store), keys.avatarOf, tables, {
+    dryRun,
+  });
+  return { counts, skipped: [] };
+}
+
+function readItemMap(context: CommandContext): ItemMap {
+  const mapFile = context.values.map;
+  if (typeof mapFile !== "string") return new Map();
+  const parsed = parseItemMap(readInput(path.resolve(mapFile)), loadEngagementCatalog());
+  if (parsed.problems.length > 0) throw new AdminError(formatProblems(parsed.problems));
+  return parsed.map;
+}
+
+/** The original site's tables: FILE is one of them, or a folder holding any of them. */
+function originalFiles(file: string): OriginalFile[] {
+  let names: string[];
+  try {
+    names = statSync(file).isDirectory()
+      ? readdirSync(file).map((name) => path.join(file, name))
+      : [file];
+  } catch {
+    throw new AdminError(`There is no file or folder ${file}.`, exitCodes.notFound);
+  }
+  const tables = Object.keys(originalTables).join(", ");
+  const found = names.flatMap((name) => {
+    const table = tableOfFile(path.basename(name));
+    return table ? [{ table, file: name, text: readInput(name) }] : [];
+  });
+  if (found.length === 0) {
+    throw new AdminError(
+      `${file} holds none of the original site's tables: name each file after its table (${tables}), as .csv or .json.`,
+    );
+  }
+  return found;
+}
+
+/** What the owner says of the imported subscribers: pending unless confirmed on a stated basis. */
+function subscriberConsent(values: CommandContext["values"]): SubscriberConsent {
+  const consent = values.subscribers ?? "pending";
+  if (consent !== "pending" && consent !== "confirmed") {
+    throw usageError("--subscribers must be pending or confirmed.");
+  }
+  const basis = values["legal-basis"];
+  if (consent === "confirmed" && (typeof basis !== "string" || basis.trim().length < 10)) {
+    throw usageError(
+      'The original list was single opt-in: --subscribers confirmed needs --legal-basis "…", saying why these addresses may be sent the newsletter without confirming (at least 10 characters). Without it they are imported pending; "newsletter reconfirm" then asks each to confirm.',
+    );
+  }
+  if (typeof basis === "string" && (basis.length > 300 || /[\r\n]/.test(basis))) {
+    throw usageError("--legal-basis is one line of at most 300 characters.");
+  }
+  return consent;
+}
+
+async function importOriginal(context: CommandContext, file: string, dryRun: boolean) {
+  const subscribers = subscriberConsent(context.values);
+  const map = readItemMap(context);
+  const plan = readOriginal(originalFiles(file), loadEngagementCatalog(), map);
+  if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
+  const store = await context.store();
+  const keys = createWriterKeys(resolveCookieSecret(context.config));
+  const counts = await applyOriginal(store, createEventJournal(store), keys.avatarOf, plan, {
+    dryRun,
+    subscribers,
+  });
+  return { counts, skipped: plan.skipped };
+}
+
+async function importComments(
+  context: CommandContext,
+  from: "disqus" | "wordpress",
+  file: string,
+  dryRun: boolean,
+) {
+  const catalog = loadEngagementCatalog();
+  const map = readItemMap(context);
+  const text = readInput(file);
+  const plan: Plan =
+    from === "disqus" ? readDisqus(text, catalog, map) : readWordpress(text, catalog, map);
+  if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
+  const store = await context.store();
+  const keys = createWriterKeys(resolveCookieSecret(context.config));
+  const counts = await applyPlan(store, createEventJournal(store), keys.avatarOf, plan, { dryRun });
+  return { counts, skipped: plan.skipped };
+}
+
+/** `import` (commands/portability.ts). */
+export async function importFile(context: CommandContext): Promise<number> {
+  const { values, positionals, store } = context;
+  const from = values.from;
+  if (typeof from !== "string" || !kinds.includes(from as Kind)) {
+    throw usageError(`--from must be one of ${kinds.join(", ")}.`);
+  }
+  const file = path.resolve(positionals[0] ?? "");
+  const dryRun = values["dry-run"] === true;
+  const { counts, skipped } =
+    from === "export"
+      ? await importExport(context, file, dryRun)
+      : from === "original"
+        ? await importOriginal(context, file, dryRun)
+        : await importComments(context, from as "disqus" | "wordpress", file, dryRun);
+  report(context, counts, skipped, dryRun);
+  // Reading an export back restores the exported site's own audit trail,
+  // which a line about this import would make differ from the file.
+  if (!dryRun && from !== "export") {
+    const basis = values["legal-basis"];
+    const object =
+      values.subscribers === "confirmed" && typeof basis === "string"
+        ? `${path.basename(file)}; subscribers confirmed on this legal basis: ${basis.trim()}`
+        : path.basename(file);
+    await audited(store, `import ${from}`, object);
+  }
+  return exitCodes.ok;
+}

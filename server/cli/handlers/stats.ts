@@ -1,0 +1,55 @@
+import { noReactions, reactionTypes } from "../../../contract/limits.ts";
+import { type CommandContext, exitCodes } from "../command.ts";
+import { formatTable } from "../table.ts";
+
+/** `stats` (commands/stats.ts). */
+export async function stats({ values, stdout, engagement }: CommandContext): Promise<number> {
+  const repositories = await engagement();
+  const subscribers = await repositories.subscribers.count();
+  const reactions = await repositories.reactions.countsByItem();
+  const comments = await repositories.comments.countsByPost();
+  const items = reactions.map(({ kind, itemId, counts }) => ({
+    kind,
+    id: itemId,
+    reactions: counts,
+    comments: kind === "science" ? (comments.get(itemId) ?? 0) : null,
+  }));
+  for (const [postId, count] of comments) {
+    if (!items.some((item) => item.kind === "science" && item.id === postId)) {
+      items.push({
+        kind: "science",
+        id: postId,
+        reactions: noReactions(),
+        comments: count,
+      });
+    }
+  }
+  items.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
+  if (values.json) {
+    stdout.write(`${JSON.stringify({ subscribers, items }, null, 2)}\n`);
+    return exitCodes.ok;
+  }
+  const sum = (pick: (item: (typeof items)[number]) => number) =>
+    String(items.reduce((total, item) => total + pick(item), 0));
+  stdout.write(`Subscribers: ${subscribers}\n\n`);
+  stdout.write(
+    formatTable(
+      ["kind", "item", ...reactionTypes, "comments"],
+      [
+        ...items.map((item) => [
+          item.kind,
+          item.id,
+          ...reactionTypes.map((type) => String(item.reactions[type])),
+          item.comments === null ? "-" : String(item.comments),
+        ]),
+        [
+          "total",
+          "",
+          ...reactionTypes.map((type) => sum((item) => item.reactions[type])),
+          sum((item) => item.comments ?? 0),
+        ],
+      ],
+    ),
+  );
+  return exitCodes.ok;
+}
