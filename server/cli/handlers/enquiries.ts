@@ -20,7 +20,6 @@ import {
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
-
 function describe(stored: StoredEnquiry): Enquiry {
   const titles = new Map(loadServiceTitles().map((service) => [service.id, service.title]));
   const { threadId: _thread, ...rest } = stored;
