@@ -204,6 +204,37 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(page.getByRole("article", { name: "Comment by Asha" })).toHaveCount(0);
 });
 
+test("comments: a search read that left before a deletion does not bring the comment back", async ({
+  page,
+  request,
+}) => {
+  const word = uniqueWord();
+  const text = `Overtaken by its deletion ${word}`;
+  const posted = await request.post(`${site}/api/items/science/soap/comments`, {
+    headers: { origin: site },
+    data: { content: text, userName: "Ines" },
+  });
+  expect(posted.status()).toBe(201);
+  await signInWith(page, cliLink());
+  await page.getByRole("link", { name: "Comments" }).click();
+  const search = page.getByLabel("Search text or name");
+  await search.fill(text);
+  const card = page.getByRole("article", { name: "Comment by Ines" });
+  await expect(card).toContainText(text);
+  await expect(page.getByRole("article")).toHaveCount(1);
+
+  // A narrower search leaves and is answered with the comment still there; the
+  // answer reaches the page after the deletion and the live event it sends.
+  const read = await holdRead(page, /\/api\/admin\/comments\?/);
+  await search.fill(word);
+  await read.answered;
+  await card.getByRole("button", { name: "Delete the comment of Ines" }).click();
+  await expect(page.getByText("Comment deleted")).toBeVisible();
+  await read.release();
+  await expect(card).toHaveCount(0);
+  await expect(page.getByText("No comments match.")).toBeVisible();
+});
+
 test("subscribers: counts, search, removal after confirmation", async ({ page }) => {
   await signInWith(page, cliLink());
   await page.getByRole("link", { name: "Subscribers" }).click();
