@@ -1,9 +1,11 @@
 import module from "node:module";
 import { createInterface } from "node:readline/promises";
 
-// Each run strips the types of about two hundred files and compiles them:
-// Node's compile cache (in the system's temporary folder) keeps both between
-// runs, which makes a command start in half the time and a quarter less memory.
+// Each run strips the types of the files it loads (a command loads only its
+// own: run-admin.ts) and compiles them with their libraries: Node's compile
+// cache (in the system's temporary folder, or NODE_COMPILE_CACHE) keeps both
+// between runs, which makes a command start faster and in less memory
+// (docs/benchmarks.md, "The owner's export").
 module.enableCompileCache?.();
 const { runAdmin } = await import("./run-admin.ts");
 

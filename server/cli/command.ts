@@ -66,7 +66,7 @@ export type Handler = (context: CommandContext) => Promise<number>;
 /**
  * The handler `name` of a group's module, imported only when the command runs:
  * the list of commands and their help stay light, and a command loads what it
- * needs and nothing of the other groups (docs/benchmarks.md, "Export").
+ * needs and nothing of the other groups (docs/benchmarks.md, "The owner's export").
  */
 export function lazily<Name extends string>(
   load: () => Promise<Record<Name, Handler>>,

@@ -27,7 +27,7 @@ import { AdminError } from "./sqlite-files.ts";
  * command, parses its arguments, opens the database and prints the help.
  * What a command needs is imported when it runs, the database and the
  * repositories too, so `--help` and a wrong usage load none of them, and each
- * command loads only its own part of the server (docs/benchmarks.md, "Export").
+ * command loads only its own part of the server (docs/benchmarks.md, "The owner's export").
  */
 
 export type { AdminIo, Output } from "./command.ts";
