@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { Socket } from "node:net";
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { errorResponseSchema, itemKindSchema } from "../../../contract/api.ts";
