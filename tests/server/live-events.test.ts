@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -147,6 +148,44 @@ describe.each(backends)("live events on %s", (backend) => {
     const stream = open("science:wifi");
     await stream.ready();
     await stream.until((s) => s.comments.includes("heartbeat"), 2000);
+  });
+
+  it("frames each event for the HTTP version the client asked in", async () => {
+    // Events skip the response and go straight to the socket, so the stream
+    // frames them itself: one HTTP/1.1 chunk each, or bare bytes in HTTP/1.0.
+    const postId = freshItem("science");
+    const received = new Map<string, string>();
+    const sockets = ["1.1", "1.0"].map((version) => {
+      received.set(version, "");
+      const socket = net.connect(Number(new URL(baseUrl).port), "127.0.0.1", () => {
+        socket.write(
+          `GET /api/events?topic=science:${postId} HTTP/${version}\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n`,
+        );
+      });
+      socket.setEncoding("latin1").on("data", (chunk: string) => {
+        received.set(version, `${received.get(version)}${chunk}`);
+      });
+      return socket;
+    });
+    try {
+      const all = (text: string) => async () =>
+        [...received.values()].every((got) => got.includes(text));
+      await waitFor(all("event: ready"), { what: "both streams ready" });
+      const { comment } = json(await t.visitor().comment(postId, "framed", "Alex"));
+      await waitFor(all(`"commentId":${comment.id}`), { what: "the comment on both streams" });
+
+      const [head10 = "", body10 = ""] = received.get("1.0")!.split("\r\n\r\n");
+      expect(head10).not.toMatch(/transfer-encoding/i);
+      const event = /id: \d+\nevent: comment\ndata: [^\n]*\n\n/.exec(body10)?.[0] ?? "";
+      expect(JSON.parse(event.split("data: ")[1]!).comment.content).toBe("framed");
+      expect(body10).not.toContain("\r\n");
+
+      const whole11 = received.get("1.1")!;
+      expect(whole11.split("\r\n\r\n")[0]).toMatch(/\r\ntransfer-encoding: chunked/i);
+      expect(whole11).toContain(`\r\n${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
   });
 
   it("lets go of a client that disconnected, and goes on delivering to the others", async () => {
