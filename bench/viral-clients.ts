@@ -69,6 +69,11 @@ function run({ baseUrl, topic, readPath, count, writes }: ClientsConfig) {
   let ended = 0;
   let frameBytes = 0;
   let opening = true;
+  // At most `connecting` streams wait for their answer's head at once, so the
+  // server's listen backlog never overflows however busy the machine is.
+  const connecting = 200;
+  let started = 0;
+  let waiting = 0;
   let cpuBefore = process.cpuUsage();
 
   const read = () =>
@@ -101,10 +106,13 @@ function run({ baseUrl, topic, readPath, count, writes }: ClientsConfig) {
     const socket = net.connect({ host: url.hostname, port: Number(url.port) }, () => {
       socket.write(request);
     });
-    socket.on("error", () => {});
+    let failure = "closed";
+    socket.on("error", (error) => {
+      failure = error.message;
+    });
     socket.on("close", () => {
       ended += 1;
-      fail(`an event stream closed while opening (stream ${index})`);
+      fail(`an event stream ended while opening (stream ${index}: ${failure})`);
     });
 
     /** One event, `block[start, end)`, its lines split on LF as the server writes them. */
@@ -227,6 +235,8 @@ function run({ baseUrl, topic, readPath, count, writes }: ClientsConfig) {
         }
         const text = whole.toString("latin1", 0, headEnd);
         head = null;
+        waiting -= 1;
+        openMore();
         if (!/^HTTP\/1\.1 200 /.test(text)) {
           fail(`an event stream was refused: ${text.split("\r\n")[0]}`);
           socket.destroy();
@@ -240,13 +250,15 @@ function run({ baseUrl, topic, readPath, count, writes }: ClientsConfig) {
     });
   }
 
-  void (async () => {
-    for (let i = 0; i < count; i += 1) {
-      open(i);
-      // Connecting in batches keeps the listen backlog from overflowing.
-      if (i % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 10));
+  function openMore() {
+    while (waiting < connecting && started < count) {
+      waiting += 1;
+      open(started);
+      started += 1;
     }
-  })();
+  }
+
+  openMore();
 
   process.on("message", async ({ sentAt, timeoutMs }: ReportRequest) => {
     const expected = writes * count;
