@@ -192,7 +192,8 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     // response writes the head and the opening line first (below), which
     // tells the framing; after that the socket's order is the response's.
     // A response still queued behind another on its connection (pipelining)
-    // has no socket yet and writes through the response.
+    // has no socket yet, and an answer to HEAD has no body: both write through
+    // the response, which knows.
     let socket: Socket | null = null;
     let chunked = true;
     const send = (event: LiveEvent) => {
@@ -256,7 +257,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     reply.sse.keepAlive();
     reply.sse.sendHeaders();
     reply.raw.write("retry: 3000\n\n");
-    if (reply.raw.socket?.writable) {
+    if (request.method === "GET" && reply.raw.socket?.writable) {
       socket = reply.raw.socket;
       chunked = reply.raw.chunkedEncoding;
     }
