@@ -91,6 +91,7 @@ export async function viralCase({
     const rss = rssMb(serverPid);
     streams.child.kill();
 
+    if (result.delivered === 0) throw new Error("no comment reached any stream");
     const floor = await fanOutFloor(streamCount, result.frameBytes);
     const expected = writes * streamCount;
     const count = streamCount.toLocaleString("en");
