@@ -1,70 +1,170 @@
-import { fork } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import net from "node:net";
-import { performance } from "node:perf_hooks";
+import { clock, percentile } from "./timing.ts";
 
 /*
- * This machine's floor for the viral case: how long one process takes to hand
- * one event (a comment's frame, about 300 bytes) to each of `count` loopback
- * sockets, with no HTTP, no framing and nothing parsed on either side. The
- * server's fan-out cannot be faster than this; bench/run.ts prints it beside
- * the delivery times. Run as a child process (the writer), so the readers in
- * the bench's own process do not share its event loop, as in the real case.
+ * This machine's floor for the viral case: how long one event takes to reach
+ * `count` readers when one process writes the same bytes (as many as the
+ * server's event, chunk framing included) to `count` loopback sockets with
+ * nothing else: no HTTP, no framing, nothing parsed on either side. Laid out
+ * as the viral case is: the writer in one process (as the server), every
+ * reader in another (as the bench's streams, bench/viral-clients.ts), the
+ * bench's own process idle. Each reader notes when the whole event has
+ * arrived; the floor is the 99th percentile of those times over every socket
+ * and round, from the moment the writer began its round: the same figure as
+ * the viral case's delivery p99, measured the same way in the same run, so
+ * their ratio says how much the server and an honest client add to the bytes'
+ * own trip. The writer's own loop (the time to hand one event to every
+ * socket, the figure this floor used to be) is reported beside it.
  */
 
-const frameBytes = 300;
-const rounds = 5;
+/** Rounds of one event each, spaced as the viral case's writes (2 a second). */
+const rounds = 10;
+const roundGapMs = 500;
 
-type Report = { ms: number[] };
+export type Floor = {
+  /** Delivery times' 99th percentile over every socket and round, in ms. */
+  p99: number;
+  /** The writer's loop, one write per socket: median over the rounds, in ms. */
+  writeLoop: number;
+  /** CPU time per round, in ms: the writer's, and all the readers' together. */
+  writerCpu: number;
+  readerCpu: number;
+};
 
-/** The median time, in ms, to write one frame to each of `count` sockets. */
-export async function fanOutFloor(count: number): Promise<number> {
-  const writer = fork(import.meta.filename, ["writer", String(count)], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+type WriterMessage = { port: number } | { starts: number[]; loops: number[]; cpu: number };
+type ReaderMessage = "connected" | { arrivals: number[][]; cpu: number };
+
+/** This process's CPU time since `since`, in ms. */
+const cpuSince = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
+
+function next<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) =>
+      reject(new Error(`a fan-out floor process exited (${code})`));
+    child.once("exit", exited);
+    child.once("message", (message) => {
+      child.off("exit", exited);
+      resolve(message as T);
+    });
   });
+}
+
+/** The floor for one event of `frameBytes` bytes to `count` sockets. */
+export async function fanOutFloor(count: number, frameBytes: number): Promise<Floor> {
+  const options = { stdio: ["ignore", "inherit", "inherit", "ipc"] as const };
+  const writer = fork(import.meta.filename, ["writer", String(count), String(frameBytes)], {
+    stdio: [...options.stdio],
+  });
+  let reader: ChildProcess | undefined;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      writer.once("message", (message) => resolve(Number(message)));
-      writer.once("exit", (code) => reject(new Error(`the fan-out writer exited (${code})`)));
-    });
-    const readers: net.Socket[] = [];
-    for (let i = 0; i < count; i += 1) {
-      const socket = net.connect(port, "127.0.0.1");
-      socket.on("data", () => {});
-      socket.on("error", () => {});
-      readers.push(socket);
-      // Connecting in batches keeps the listen backlog from overflowing.
-      if (i % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 10));
+    const { port } = (await next<WriterMessage>(writer)) as { port: number };
+    reader = fork(
+      import.meta.filename,
+      ["reader", String(count), String(frameBytes), String(port)],
+      {
+        stdio: [...options.stdio],
+      },
+    );
+    await next<ReaderMessage>(reader);
+    writer.send("go");
+    const written = (await next<WriterMessage>(writer)) as {
+      starts: number[];
+      loops: number[];
+      cpu: number;
+    };
+    const { starts, loops } = written;
+    reader.send("report");
+    const read = (await next<ReaderMessage>(reader)) as { arrivals: number[][]; cpu: number };
+    const { arrivals } = read;
+    const times = arrivals.flatMap((round, k) => round.map((t) => t - (starts[k] ?? t)));
+    if (times.length !== count * rounds) {
+      throw new Error(`the floor's readers got ${times.length} of ${count * rounds} events`);
     }
-    const report = await new Promise<Report>((resolve, reject) => {
-      writer.once("message", (message) => resolve(message as Report));
-      writer.once("exit", (code) => reject(new Error(`the fan-out writer exited (${code})`)));
-    });
-    for (const socket of readers) socket.destroy();
-    const sorted = [...report.ms].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+    return {
+      p99: percentile(
+        times.sort((a, b) => a - b),
+        99,
+      ),
+      writeLoop: percentile(
+        loops.sort((a, b) => a - b),
+        50,
+      ),
+      writerCpu: written.cpu / rounds,
+      readerCpu: read.cpu / rounds,
+    };
   } finally {
     writer.kill();
+    reader?.kill();
   }
 }
 
-if (process.argv[2] === "writer") {
-  const count = Number(process.argv[3]);
+const [role, countText = "0", bytesText = "0", portText = "0"] = process.argv.slice(2);
+const socketCount = Number(countText);
+const bytes = Number(bytesText);
+
+if (role === "writer") {
   const sockets: net.Socket[] = [];
   const server = net.createServer((socket) => {
     socket.on("error", () => {});
     sockets.push(socket);
   });
-  server.listen({ port: 0, host: "127.0.0.1", backlog: 1024 }, async () => {
-    process.send?.((server.address() as net.AddressInfo).port);
-    while (sockets.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
-    const frame = Buffer.alloc(frameBytes, "x");
-    const ms: number[] = [];
+  server.listen({ port: 0, host: "127.0.0.1", backlog: 1024 }, () => {
+    process.send?.({ port: (server.address() as net.AddressInfo).port } satisfies WriterMessage);
+  });
+  process.once("message", async () => {
+    while (sockets.length < socketCount) await new Promise((resolve) => setTimeout(resolve, 20));
+    const frame = Buffer.alloc(bytes, "x");
+    const starts: number[] = [];
+    const loops: number[] = [];
+    // Over the whole run, as the server's is: what the kernel does for a
+    // write after it returns (acknowledgements) counts too.
+    const cpuBefore = process.cpuUsage();
     for (let round = 0; round < rounds; round += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, roundGapMs));
+      const started = clock();
       for (const socket of sockets) socket.write(frame);
-      ms.push(performance.now() - started);
+      starts.push(started);
+      loops.push(clock() - started);
     }
-    process.send?.({ ms } satisfies Report, () => process.exit(0));
+    await new Promise((resolve) => setTimeout(resolve, roundGapMs));
+    const cpu = cpuSince(cpuBefore);
+    process.send?.({ starts, loops, cpu } satisfies WriterMessage);
+  });
+}
+
+if (role === "reader") {
+  const arrivals: number[][] = Array.from({ length: rounds }, () => []);
+  let connected = 0;
+  let cpuBefore = process.cpuUsage();
+  for (let i = 0; i < socketCount; i += 1) {
+    // Bytes are counted, not parsed: a round's event has arrived when its last byte has.
+    let received = 0;
+    let round = 0;
+    const socket = net.connect(Number(portText), "127.0.0.1", () => {
+      connected += 1;
+      if (connected === socketCount) {
+        cpuBefore = process.cpuUsage();
+        process.send?.("connected" satisfies ReaderMessage);
+      }
+    });
+    socket.on("data", (chunk) => {
+      const now = clock();
+      received += chunk.length;
+      while (round < rounds && received >= (round + 1) * bytes) {
+        arrivals[round]?.push(now);
+        round += 1;
+      }
+    });
+    socket.on("error", () => {});
+    // Connecting in batches keeps the listen backlog from overflowing.
+    if (i % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  process.once("message", () => {
+    const cpu = cpuSince(cpuBefore);
+    process.send?.({ arrivals, cpu } satisfies ReaderMessage, () => process.exit(0));
   });
 }

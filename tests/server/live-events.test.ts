@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -147,6 +148,50 @@ describe.each(backends)("live events on %s", (backend) => {
     const stream = open("science:wifi");
     await stream.ready();
     await stream.until((s) => s.comments.includes("heartbeat"), 2000);
+  });
+
+  it("frames each event for the HTTP version the client asked in, and none for HEAD", async () => {
+    // Events skip the response and go straight to the socket, so the stream
+    // frames them itself: one HTTP/1.1 chunk each, or bare bytes in HTTP/1.0;
+    // an answer to HEAD has no body at all.
+    await waitFor(async () => t.app.eventStreams.open === 0, { what: "no stream open" });
+    const postId = freshItem("science");
+    const received = new Map<string, string>();
+    const sockets = ["GET HTTP/1.1", "GET HTTP/1.0", "HEAD HTTP/1.1"].map((request) => {
+      const [method, version] = request.split(" ");
+      received.set(request, "");
+      const socket = net.connect(Number(new URL(baseUrl).port), "127.0.0.1", () => {
+        socket.write(
+          `${method} /api/events?topic=science:${postId} ${version}\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n`,
+        );
+      });
+      socket.setEncoding("latin1").on("data", (chunk: string) => {
+        received.set(request, `${received.get(request)}${chunk}`);
+      });
+      return socket;
+    });
+    try {
+      const both = (text: string) => async () =>
+        ["GET HTTP/1.1", "GET HTTP/1.0"].every((request) => received.get(request)!.includes(text));
+      await waitFor(both("event: ready"), { what: "both streams ready" });
+      await waitFor(async () => t.app.eventStreams.open === 3, { what: "the HEAD stream open" });
+      const { comment } = json(await t.visitor().comment(postId, "framed", "Alex"));
+      await waitFor(both(`"commentId":${comment.id}`), { what: "the comment on both streams" });
+
+      const [head10 = "", body10 = ""] = received.get("GET HTTP/1.0")!.split("\r\n\r\n");
+      expect(head10).not.toMatch(/transfer-encoding/i);
+      const event = /id: \d+\nevent: comment\ndata: [^\n]*\n\n/.exec(body10)?.[0] ?? "";
+      expect(JSON.parse(event.split("data: ")[1]!).comment.content).toBe("framed");
+      expect(body10).not.toContain("\r\n");
+
+      const whole11 = received.get("GET HTTP/1.1")!;
+      expect(whole11.split("\r\n\r\n")[0]).toMatch(/\r\ntransfer-encoding: chunked/i);
+      expect(whole11).toContain(`\r\n${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`);
+
+      expect(received.get("HEAD HTTP/1.1")).not.toMatch(/event:|data:/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
   });
 
   it("lets go of a client that disconnected, and goes on delivering to the others", async () => {

@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -28,16 +29,26 @@ const sessionRecheckMs = 30_000;
 const topicPattern = /^([a-z]+):(.+)$/;
 
 // One event goes to every stream of its topic (thousands on a popular post):
-// it is framed and encoded once, and the same bytes are written to each.
-const frames = new WeakMap<LiveEvent, Buffer>();
+// it is framed once, as the bytes that go on the wire, and those same bytes are
+// written to each stream's socket (docs/architecture.md, "Live updates").
+type Framed = {
+  /** The event as an HTTP/1.1 chunk, as the response's own chunked encoding would frame it. */
+  chunked: Buffer;
+  /** The bare event, for a client that asked in HTTP/1.0 (no chunked encoding). */
+  plain: Buffer;
+};
+const frames = new WeakMap<LiveEvent, Framed>();
+const crlf = Buffer.from("\r\n");
 
-function frame(event: LiveEvent): Buffer {
-  let bytes = frames.get(event);
-  if (!bytes) {
-    bytes = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
-    frames.set(event, bytes);
+function frame(event: LiveEvent, chunked: boolean): Buffer {
+  let framed = frames.get(event);
+  if (!framed) {
+    const plain = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
+    const size = Buffer.from(`${plain.length.toString(16)}\r\n`, "latin1");
+    framed = { plain, chunked: Buffer.concat([size, plain, crlf]) };
+    frames.set(event, framed);
   }
-  return bytes;
+  return chunked ? framed.chunked : framed.plain;
 }
 
 /** The stream's own events, which carry nothing but their name (and `ready` its position). */
@@ -174,13 +185,25 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     let live = false;
     let sentUpTo = 0;
     const waiting: LiveEvent[] = [];
+    // Events go straight to the socket, framed as the response's chunks would
+    // be: through the response, each write cost about twice the CPU (a size
+    // line and two CRLFs written apart, the socket corked until the next tick,
+    // so no stream got its bytes before the whole fan-out had run). The
+    // response writes the head and the opening line first (below), which
+    // tells the framing; after that the socket's order is the response's.
+    // A response still queued behind another on its connection (pipelining)
+    // has no socket yet, and an answer to HEAD has no body: both write through
+    // the response, which knows.
+    let socket: Socket | null = null;
+    let chunked = true;
     const send = (event: LiveEvent) => {
       if (event.id <= sentUpTo) return;
       if (reply.raw.writableLength > maxBufferedBytes) {
         reply.sse.close();
         return;
       }
-      reply.raw.write(frame(event));
+      if (!socket) reply.raw.write(frame(event, false));
+      else if (socket.writable) socket.write(frame(event, chunked));
       sentUpTo = event.id;
     };
     const unsubscribe = source.subscribe((event) => {
@@ -234,6 +257,10 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     reply.sse.keepAlive();
     reply.sse.sendHeaders();
     reply.raw.write("retry: 3000\n\n");
+    if (request.method === "GET" && reply.raw.socket?.writable) {
+      socket = reply.raw.socket;
+      chunked = reply.raw.chunkedEncoding;
+    }
     if (replay === "resync") reply.raw.write(message("resync"));
     else {
       // The client has seen everything up to its Last-Event-ID.
