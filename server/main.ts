@@ -1,7 +1,19 @@
-import { buildApp } from "./app.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { loggerOptions } from "./logging.ts";
-import { startupLines } from "./startup-line.ts";
+import module from "node:module";
+import type { Config } from "./config.ts";
+
+// Each start strips the types of about 150 of the server's own files and
+// compiles them with some 850 of its packages': Node's compile cache (in the
+// system's temporary folder) keeps both between starts
+// (docs/decisions/038-start-and-idle.md). It applies only to what is imported
+// after it, hence the imports below are dynamic.
+module.enableCompileCache?.();
+const [{ buildApp }, { ConfigError, loadConfig }, { loggerOptions }, { startupLines }] =
+  await Promise.all([
+    import("./app.ts"),
+    import("./config.ts"),
+    import("./logging.ts"),
+    import("./startup-line.ts"),
+  ]);
 
 /** A process manager waits about this long after SIGTERM before it kills; finish first. */
 const shutdownDeadlineMs = 10_000;

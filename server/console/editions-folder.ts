@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { onFirstUse } from "../lib/on-first-use.ts";
 import { editionLinkProblems } from "../newsletter/edition-links.ts";
-import { EditionError, readEdition } from "../newsletter/editions.ts";
 
 export type EditionListing = {
   slug: string;
@@ -16,11 +16,19 @@ export type LinkedSite = { siteUrl: string; clientRoot: string };
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
 
 /**
+ * Reading an edition renders its Markdown and its plain text (marked,
+ * html-to-text and the HTML parser it brings): loaded when the owner first
+ * opens the editions, not at every start (docs/benchmarks.md, "Start and idle").
+ */
+export const editions = onFirstUse(() => import("../newsletter/editions.ts"));
+
+/**
  * The newsletter's editions folder (EDITIONS_DIR, README "Newsletter
  * editions"): every Markdown file, newest name first, each with its subject or
  * the reason it cannot be sent, and what is wrong with its links and images.
  */
-export function listEditions(folder: string, site: LinkedSite): EditionListing[] {
+export async function listEditions(folder: string, site: LinkedSite): Promise<EditionListing[]> {
+  const { EditionError, readEdition } = await editions();
   let names: string[];
   try {
     names = readdirSync(folder).filter((name) => name.toLowerCase().endsWith(".md"));

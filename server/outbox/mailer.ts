@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import nodemailer from "nodemailer";
+import type NodeMailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 /** One message as the outbox hands it to the transport. */
 export type OutgoingMail = {
@@ -36,29 +37,33 @@ export function createMailer(
   log: MailerLog,
 ): Mailer {
   if (smtpUrl) {
-    const transport = nodemailer.createTransport({
-      url: smtpUrl,
-      pool: true,
-      maxConnections: 2,
-      // An SMTP server that stops answering must not hold a message for
-      // nodemailer's default of ten minutes: the outbox retries it.
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
-      socketTimeout: 60_000,
-    });
+    const transport = lazyTransport((nodemailer) =>
+      nodemailer.createTransport({
+        url: smtpUrl,
+        pool: true,
+        maxConnections: 2,
+        // An SMTP server that stops answering must not hold a message for
+        // nodemailer's default of ten minutes: the outbox retries it.
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 60_000,
+      }),
+    );
     return {
       async send(mail) {
-        await transport.sendMail({ from, ...mail });
+        await (await transport.get()).sendMail({ from, ...mail });
       },
-      close: () => transport.close(),
+      close: transport.close,
     };
   }
 
   const folder = path.resolve(dataDir, "outbox");
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  const transport = lazyTransport((nodemailer) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true }),
+  );
   return {
     async send(mail) {
-      const info = await transport.sendMail({ from, ...mail });
+      const info = await (await transport.get()).sendMail({ from, ...mail });
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const file = path.join(
         folder,
@@ -68,7 +73,7 @@ export function createMailer(
       writeFileSync(file, info.message as Buffer, { mode: 0o600 });
       log.info({ file }, "mail written to the outbox folder (SMTP_URL is not set)");
     },
-    close: () => transport.close(),
+    close: transport.close,
   };
 }
 
@@ -95,4 +100,23 @@ export function classifyFailure(error: unknown): DeliveryFailure {
     code !== "EAUTH" &&
     code !== "ECONNECTION";
   return { permanent, reason };
+}
+
+/**
+ * nodemailer's transport, made when the first message goes out: nodemailer
+ * and the fetch machinery it loads cost a tenth of the server's start and
+ * about 20 MB, for a server that may send nothing for hours
+ * (docs/benchmarks.md, "Start and idle").
+ */
+function lazyTransport(make: (nodemailer: typeof NodeMailer) => Transporter) {
+  let made: Promise<Transporter> | undefined;
+  return {
+    get(): Promise<Transporter> {
+      made ??= import("nodemailer").then(({ default: nodemailer }) => make(nodemailer));
+      return made;
+    },
+    close(): void {
+      void made?.then((transport) => transport.close());
+    },
+  };
 }

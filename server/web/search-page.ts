@@ -6,7 +6,13 @@ import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
-import { loadSiteSearch, type SearchHit, searchKeys, searchWordsMax } from "./site-search.ts";
+import {
+  loadSiteSearch,
+  type SearchHit,
+  type SiteSearch,
+  searchKeys,
+  searchWordsMax,
+} from "./site-search.ts";
 
 /**
  * `/search`, the search page that works without JavaScript (docs/product.md,
@@ -71,7 +77,14 @@ export async function searchPage(app: FastifyInstance, { root }: { root: string 
       `${file} has not one search results placeholder and one search field: rebuild the site.`,
     );
   }
-  const siteSearch = loadSiteSearch(root);
+  // The inverted index of every page's words is built at the first search,
+  // not at start: it was a sixth of the start's CPU time, and its memory
+  // serves searches only (docs/decisions/038-start-and-idle.md).
+  let index: SiteSearch | undefined;
+  const siteSearch = () => {
+    index ??= loadSiteSearch(root);
+    return index;
+  };
 
   const page = (words: string, results: string) =>
     `${(before ?? "").replace(termsField, ` value="${escapeHtml(words)}"$&`)}${results}${after}`;
@@ -109,7 +122,7 @@ export async function searchPage(app: FastifyInstance, { root }: { root: string 
             : message(`${quoted(words)} has no words to look for. ${promptText}`),
       };
     }
-    const { total, hits } = siteSearch.search(terms, shownMax);
+    const { total, hits } = siteSearch().search(terms, shownMax);
     const notes = [
       total === 0
         ? `Nothing found for ${quoted(words)}. Try other words, or fewer.`

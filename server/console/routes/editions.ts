@@ -12,9 +12,8 @@ import {
 import { ApiError, notFound } from "../../api/errors.ts";
 import { newToken } from "../../engagement/subscribers-repository.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
-import { EditionError, readEdition } from "../../newsletter/editions.ts";
 import { editionMail } from "../../newsletter/messages.ts";
-import { editionFile, listEditions } from "../editions-folder.ts";
+import { editionFile, editions, listEditions } from "../editions-folder.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** The newsletter's editions: the folder, a preview, a test copy, and sending. */
@@ -22,9 +21,10 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
   const { config, insights, mailer, editionStore, editionsDir, audit } = context;
   const { siteUrl } = config;
 
-  function editionOf(slug: string) {
+  async function editionOf(slug: string) {
     const file = editionFile(editionsDir, slug);
     if (!file) throw notFound("No such edition.");
+    const { EditionError, readEdition } = await editions();
     try {
       const edition = readEdition(file, siteUrl);
       return { ...edition, warnings: editionLinkProblems(edition.links, config) };
@@ -50,7 +50,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async () => {
       const progress = await editionStore.progress();
-      const listed = listEditions(editionsDir, config).map((edition) => ({
+      const listed = (await listEditions(editionsDir, config)).map((edition) => ({
         ...edition,
         progress: progress.find((p) => p.slug === edition.slug) ?? null,
       }));
@@ -82,7 +82,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request) => {
-      const edition = editionOf(request.params.slug);
+      const edition = await editionOf(request.params.slug);
       const mail = editionMail(edition, { to: "preview@example.com", token: "preview" }, siteUrl);
       return { subject: mail.subject, html: mail.html, warnings: edition.warnings };
     },
@@ -100,7 +100,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      const edition = editionOf(request.params.slug);
+      const edition = await editionOf(request.params.slug);
       const mail = editionMail(edition, { to: request.body.to, token: newToken() }, siteUrl);
       try {
         await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
@@ -128,7 +128,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      const edition = editionOf(request.params.slug);
+      const edition = await editionOf(request.params.slug);
       let saved: { id: number; created: boolean };
       try {
         saved = await editionStore.saveEdition(edition);

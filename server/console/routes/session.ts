@@ -1,9 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import {
-  type AuthenticatorTransport,
-  generateRegistrationOptions,
-  verifyRegistrationResponse,
-} from "@simplewebauthn/server";
+import type { AuthenticatorTransport, verifyRegistrationResponse } from "@simplewebauthn/server";
 import { z } from "zod";
 import {
   passkeyOptionsResponseSchema,
@@ -14,6 +10,7 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { passkeyProblem } from "../passkey-host.ts";
+import { webauthn } from "../webauthn.ts";
 import { type ConsoleContext, consoleTag, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
@@ -106,7 +103,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const session = sessionOf(request);
       refuseIpHost(config.siteUrl);
       const existing = await owner.storedPasskeys();
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: "Engage with Engineer console",
         rpID,
         userName: "owner",
@@ -139,7 +136,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         new ApiError(400, "validation_failed", "The passkey could not be registered; try again.");
       let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (await webauthn()).verifyRegistrationResponse({
           response: request.body.response as unknown as Parameters<
             typeof verifyRegistrationResponse
           >[0]["response"],

@@ -1,9 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import {
-  type AuthenticatorTransport,
-  generateAuthenticationOptions,
-  verifyAuthenticationResponse,
-} from "@simplewebauthn/server";
+import type { AuthenticatorTransport, verifyAuthenticationResponse } from "@simplewebauthn/server";
 import type { FastifyRequest } from "fastify";
 import {
   mailLinkRequestSchema,
@@ -18,6 +14,7 @@ import { ApiError } from "../../api/errors.ts";
 import { deviceLabel } from "../device-label.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { signInLinkMail } from "../sign-in-mail.ts";
+import { webauthn } from "../webauthn.ts";
 import { type ConsoleContext, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /**
@@ -212,7 +209,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       }
       refuseIpHost(siteUrl);
       const passkeys = await owner.storedPasskeys();
-      const options = await generateAuthenticationOptions({
+      const options = await (await webauthn()).generateAuthenticationOptions({
         rpID,
         userVerification: "preferred",
         allowCredentials: passkeys.map((p) => ({
@@ -246,7 +243,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       if (!passkey) throw refused();
       let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
       try {
-        verified = await verifyAuthenticationResponse({
+        verified = await (await webauthn()).verifyAuthenticationResponse({
           response,
           expectedChallenge: (challenge) => owner.takeChallenge(challenge, "authentication", null),
           expectedOrigin,
