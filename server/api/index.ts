@@ -103,6 +103,12 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     }
     limitWrites(request).then(() => done(), done);
   });
+  // A visitor's write changes what they own: this instance forgets what it kept
+  // of theirs before it answers (docs/architecture.md, "Reads").
+  app.addHook("onSend", (request, _reply, payload, done) => {
+    if (request.visitorId && isWrite(request)) options.reads.forgetVisitor(request.visitorId);
+    done(null, payload);
+  });
 
   await app.register(subscriberRoutes, deps);
   await app.register(newsletterFormRoutes, deps);

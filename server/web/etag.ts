@@ -48,8 +48,10 @@ export function sendRepresentation(
   request: FastifyRequest,
   reply: FastifyReply,
   entry: Representation,
+  /** What else the answer depends on, for caches between (e.g. `cookie`). */
+  varies: string[] = [],
 ) {
-  reply.header("etag", entry.etag).header("vary", "accept-encoding");
+  reply.header("etag", entry.etag).header("vary", ["accept-encoding", ...varies].join(", "));
   if (clientHolds(request, entry.etag)) return reply.code(304).send();
   const coding = entry.compressible ? preferredEncoding(request.headers["accept-encoding"]) : null;
   if (coding === "br") {
