@@ -16,17 +16,20 @@ import { freePort } from "../tests/support/postgres.ts";
 import { httpVisitor, type Visitor, type VisitorResponse } from "../tests/support/visitor.ts";
 import { fanOutFloor } from "./fan-out-floor.ts";
 import { recordRun } from "./record.ts";
+import { type Verdict, verdictTable } from "./verdict.ts";
+import { visitorRead } from "./visitor-read.ts";
 
 /*
  * `npm run bench`: the engagement API on SQLite, on loopback, measured from
  * outside the server's process, with a Fastify hello world measured first in
  * the same run as the machine's ceiling; throughputs are printed as ratios to
- * it. Reads that need no cookie (hello world, item reads, /science) are driven
- * by wrk, a load generator in C: autocannon parses every answer in JavaScript
- * and, on two cores, ran out of CPU before the server did on any answer larger
- * than hello world's (docs/decisions/009-reads-from-memory.md). Reads as a
- * visitor and writes need a cookie per request, which autocannon hands out;
- * they are printed against autocannon's own hello world.
+ * it. Reads (hello world, item reads, /science, a returning reader's read
+ * with their cookie: bench/visitor-read.ts) are driven by wrk, a load
+ * generator in C: autocannon parses every answer in JavaScript and, on two
+ * cores, ran out of CPU before the server did on any answer larger than hello
+ * world's (docs/decisions/009-reads-from-memory.md). Writes need a cookie per
+ * request, which autocannon hands out; they are printed against autocannon's
+ * own hello world.
  * Then the viral case: BENCH_STREAMS (default 10,000) event streams on one post
  * receiving 2 writes a second for BENCH_VIRAL_SECONDS (default 30), with
  * delivery p50/p99, the reads the streams' clients made (they behave as the
@@ -189,6 +192,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const rows: string[] = [];
+/** The targets' rows, printed together at the end (bench/verdict.ts). */
+const verdicts: Verdict[] = [];
 
 /** With --record, a finished run goes into docs/benchmarks.md. */
 function record() {
@@ -470,10 +475,16 @@ try {
   await wrkLoad("  GET reactions, cached", "/api/items/science/ironing/reactions", {
     headers: asBrowser,
   });
-  await load(
-    "  GET the first 50 comments as a visitor with a cookie (own flags)",
-    [{ method: "GET", path: "/api/items/science/ironing/comments" }],
-    { visitors: commenters.map(cookieOf) },
+  verdicts.push(
+    ...(await visitorRead({
+      baseUrl,
+      postId: "ironing",
+      cookie: cookieOf(commenters[0]),
+      helloReqPerSec: ceiling.wrk,
+      connections,
+      seconds: duration,
+      report,
+    })),
   );
 
   const worstPage = pageRuns.reduce((worst, page) =>
@@ -489,6 +500,7 @@ try {
     `(highest ${slowestPage.path}, ${slowestPage.run.p99.toFixed(1)} ms)`;
   if (readsOnly) {
     console.info(`\nTargets (reads only): ${pagesVerdict}`);
+    for (const line of verdictTable(verdicts)) console.info(line);
     throw new ReadsDone();
   }
 
@@ -630,6 +642,7 @@ try {
       `delivery p99 ≤ ${targets.deliveryP99} ms: ${verdict(deliveryP99 <= targets.deliveryP99)} (this machine's floor for one event to ${streamCount.toLocaleString("en")} sockets: ${floorMs.toFixed(0)} ms); ` +
       `reads ≤ 1% of deliveries: ${verdict(reads <= delivered * targets.readsPerDelivered)}`,
   );
+  for (const line of verdictTable(verdicts)) console.info(line);
   record();
 } catch (error) {
   // BENCH_ONLY=reads ends here, with the servers stopped below.

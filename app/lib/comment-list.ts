@@ -1,9 +1,4 @@
-import type {
-  Comment,
-  CommentsResponse,
-  OwnComments,
-  OwnerOverlay,
-} from "../../contract/api.ts";
+import type { Comment, CommentsResponse, OwnComments, OwnerOverlay } from "../../contract/api.ts";
 import type { CommentEvent } from "../../contract/live-events.ts";
 import {
   byPosition,

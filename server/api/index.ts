@@ -12,10 +12,10 @@ import type { Enquiries } from "../enquiries/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
+  createVisitorReader,
   createWriteLimiter,
   isWrite,
   type RateLimits,
-  readVisitor,
 } from "./guards.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
@@ -91,6 +91,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   });
 
   const limitWrites = createWriteLimiter(app, rateLimits);
+  const readVisitor = createVisitorReader();
   app.decorateRequest("visitorId", null);
   // A callback rather than a promise: reads, most requests, finish at once.
   app.addHook("onRequest", (request, _reply, done) => {

@@ -1,9 +1,9 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import type { ItemEventName } from "../../contract/event-names.ts";
 import type { CommentEvent, ItemEventPayloads } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import type { ItemEventName } from "../../contract/event-names.ts";
 import {
   eventsChannel,
   type LiveEvent,

@@ -156,7 +156,10 @@ describe.each(backends)("held comments in a returning reader's own on %s", (back
     const anonymous = await t.app.inject({ method: "GET", url: commentsUrl(postId) });
     expect(anonymous.body).not.toContain("Waiting for the owner");
 
-    await writer.patch(`/api/comments/${comment.id}`, { content: "Still waiting", userName: "Asha" });
+    await writer.patch(`/api/comments/${comment.id}`, {
+      content: "Still waiting",
+      userName: "Asha",
+    });
     expect(shown(seen(await writer.get(commentsUrl(postId))).comments)).toEqual([
       { content: "Still waiting", mine: true, awaitingApproval: true },
     ]);
@@ -227,7 +230,10 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     );
     expect(await seenOn(b, reader, postId)).toEqual([]);
 
-    await writer.patch(`/api/comments/${comment.id}`, { content: "Edited, held", userName: "Asha" });
+    await writer.patch(`/api/comments/${comment.id}`, {
+      content: "Edited, held",
+      userName: "Asha",
+    });
     await writerOnB(
       [{ content: "Edited, held", mine: true, awaitingApproval: true }],
       "B shows the writer the edit of their held comment",
@@ -242,7 +248,10 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
       { content: "Edited, held", mine: false, awaitingApproval: false },
     ]);
 
-    await writer.patch(`/api/comments/${comment.id}`, { content: "Edited again", userName: "Asha" });
+    await writer.patch(`/api/comments/${comment.id}`, {
+      content: "Edited again",
+      userName: "Asha",
+    });
     await writerOnB(
       [{ content: "Edited again", mine: true, awaitingApproval: false }],
       "B shows the writer their edit",
