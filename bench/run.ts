@@ -25,6 +25,7 @@ import { rssMb } from "./process-stats.ts";
 import { recordRun } from "./record.ts";
 import { atLeast, atMost, type Verdict, verdictTable } from "./verdict.ts";
 import { viralCase } from "./viral.ts";
+import { visitorRead } from "./visitor-read.ts";
 import { parseWrk } from "./wrk.ts";
 
 /*
@@ -34,12 +35,13 @@ import { parseWrk } from "./wrk.ts";
  * spawning it to its first accepted connection, and its memory once seeded.
  * Then the reads, with a Fastify hello world measured first in
  * the same run as the machine's ceiling; throughputs are printed as ratios to
- * it. Reads that need no cookie (hello world, every page, item reads) are driven
- * by wrk, a load generator in C: autocannon parses every answer in JavaScript
- * and, on two cores, ran out of CPU before the server did on any answer larger
- * than hello world's (docs/decisions/009-reads-from-memory.md). Reads as a
- * visitor and writes need a cookie per request, which autocannon hands out;
- * they are printed against autocannon's own hello world.
+ * it. Reads (hello world, every page, item reads, a returning reader's read
+ * with their cookie: bench/visitor-read.ts) are driven by wrk, a load
+ * generator in C: autocannon parses every answer in JavaScript and, on two
+ * cores, ran out of CPU before the server did on any answer larger than hello
+ * world's (docs/decisions/009-reads-from-memory.md). Writes need a cookie per
+ * request, which autocannon hands out; they are printed against autocannon's
+ * own hello world.
  * Then the viral case: BENCH_STREAMS (default 10,000) event streams on one post
  * receiving 2 writes a second for BENCH_VIRAL_SECONDS (default 30), with
  * delivery p50/p99, the reads the streams' clients made (they behave as the
@@ -432,10 +434,16 @@ try {
   await wrkLoad("  GET reactions, cached", "/api/items/science/ironing/reactions", {
     headers: asBrowser,
   });
-  await load(
-    "  GET the first 50 comments as a visitor with a cookie (own flags)",
-    [{ method: "GET", path: "/api/items/science/ironing/comments" }],
-    { visitors: commenters.map(cookieOf) },
+  verdicts.push(
+    ...(await visitorRead({
+      baseUrl,
+      postId: "ironing",
+      cookie: cookieOf(commenters[0]),
+      helloReqPerSec: ceiling.wrk,
+      connections,
+      seconds: duration,
+      report,
+    })),
   );
   report(
     "  the server's log meanwhile (default LOG_LEVEL, reads sampled)",

@@ -225,6 +225,20 @@ export type Comment = z.infer<typeof commentSchema>;
 export const ownerOverlaySchema = z.object({ name: z.string().nullable() });
 export type OwnerOverlay = z.infer<typeof ownerOverlaySchema>;
 
+/**
+ * The calling visitor's own, in the answer without a cursor to a reader with a
+ * visitor cookie: the comments above are everyone's (`mine` false), shared
+ * bytes the server never serializes again, and this says which are theirs
+ * (`ids`) and adds their comments that wait for approval, which only they
+ * see (`held`, placed as a new comment is). Absent when they own nothing here
+ * (docs/decisions/035-returning-readers-read-the-shared-bytes.md).
+ */
+export const ownCommentsSchema = z.object({
+  ids: z.array(z.number().int().positive()),
+  held: z.array(commentSchema),
+});
+export type OwnComments = z.infer<typeof ownCommentsSchema>;
+
 export {
   type CommentPosition,
   decodeCommentCursor,
@@ -278,6 +292,7 @@ export const commentsResponseSchema = z.object({
   before: z.string().nullable(),
   total: z.number().int().nonnegative(),
   owner: ownerOverlaySchema.optional(),
+  own: ownCommentsSchema.optional(),
 });
 export type CommentsResponse = z.infer<typeof commentsResponseSchema>;
 

@@ -183,3 +183,45 @@ describe("a reader's list of comments", () => {
     ).toEqual(partway());
   });
 });
+
+describe("the opening read with what the reader owns", () => {
+  const held = (c: Comment): Comment => ({ ...c, mine: true, awaitingApproval: true });
+
+  it("marks the reader's comments and shows their held ones, a thread at its place and a reply under its thread", () => {
+    const data = firstLoaded({
+      comments: [comment(1), comment(2), comment(7), comment(8)],
+      next: cursor(comment(2)),
+      before: cursor(comment(7)),
+      total: 8,
+      own: { ids: [2, 5], held: [held(reply(10, 7)), held(comment(9))] },
+    });
+    expect(ids(data)).toEqual([1, 2, 7, 10, 8, 9]);
+    expect(data.comments.filter((c) => c.mine).map((c) => c.id)).toEqual([2, 10, 9]);
+    expect(data.comments.filter((c) => c.awaitingApproval).map((c) => c.id)).toEqual([10, 9]);
+    // Only the reader sees their held comments, and counts them.
+    expect(data.total).toBe(10);
+  });
+
+  it("counts a held reply to a folded thread until the fold opens up to it", () => {
+    const data = firstLoaded({
+      comments: [comment(1), comment(2), comment(7), comment(8)],
+      next: cursor(comment(2)),
+      before: cursor(comment(7)),
+      total: 8,
+      own: { ids: [], held: [held(reply(10, 4))] },
+    });
+    expect(ids(data)).toEqual([1, 2, 7, 8]);
+    expect(data.unseen).toEqual([10]);
+    expect(data.total).toBe(9);
+  });
+
+  it("reads as everyone's opening when the reader owns nothing", () => {
+    expect(firstLoaded({ ...atEndPage(), own: { ids: [], held: [] } })).toEqual(
+      firstLoaded(atEndPage()),
+    );
+  });
+});
+
+function atEndPage() {
+  return { comments: [comment(1), comment(2)], next: null, before: null, total: 2 };
+}

@@ -1,4 +1,4 @@
-import type { Comment, CommentsResponse, OwnerOverlay } from "../../contract/api.ts";
+import type { Comment, CommentsResponse, OwnComments, OwnerOverlay } from "../../contract/api.ts";
 import type { CommentEvent } from "../../contract/live-events.ts";
 import {
   byPosition,
@@ -48,7 +48,7 @@ export const sameFold = (a: Fold | null, b: Fold | null) =>
   a.before?.createdAt === b.before?.createdAt;
 
 export function firstLoaded(page: CommentsResponse): LoadedComments {
-  return {
+  const loaded: LoadedComments = {
     comments: page.comments,
     fold: foldOf(page),
     total: page.total,
@@ -56,6 +56,26 @@ export function firstLoaded(page: CommentsResponse): LoadedComments {
     unseen: [],
     ...(page.owner ? { owner: page.owner } : {}),
   };
+  return page.own ? withOwn(loaded, page.own) : loaded;
+}
+
+/**
+ * The opening as everyone sees it, with what the reader owns of it
+ * (docs/decisions/035-returning-readers-read-the-shared-bytes.md): their
+ * comments marked as theirs, and those only they see placed as a new comment
+ * is (a reply under its thread, one inside the fold counted until it opens).
+ */
+function withOwn(data: LoadedComments, own: OwnComments): LoadedComments {
+  const ids = new Set(own.ids);
+  const marked = data.comments.map((c) => (ids.has(c.id) ? { ...c, mine: true } : c));
+  // Threads before replies, so a reply to one of them finds it shown.
+  const held = [...own.held].sort(
+    (a, b) => Number(a.parentId !== null) - Number(b.parentId !== null) || byPosition(a, b),
+  );
+  return held.reduce((loaded, comment) => withNew(loaded, comment), {
+    ...data,
+    comments: marked,
+  });
 }
 
 /** A read of the fold added to what is shown: what it brings replaces what was there. */

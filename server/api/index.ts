@@ -12,10 +12,10 @@ import type { Enquiries } from "../enquiries/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
+  createVisitorReader,
   createWriteLimiter,
   isWrite,
   type RateLimits,
-  readVisitor,
 } from "./guards.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
@@ -91,6 +91,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   });
 
   const limitWrites = createWriteLimiter(app, rateLimits);
+  const readVisitor = createVisitorReader();
   app.decorateRequest("visitorId", null);
   // A callback rather than a promise: reads, most requests, finish at once.
   app.addHook("onRequest", (request, _reply, done) => {
@@ -102,6 +103,12 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
       return done(error as Error);
     }
     limitWrites(request).then(() => done(), done);
+  });
+  // A visitor's write changes what they own: this instance forgets what it kept
+  // of theirs before it answers (docs/architecture.md, "Reads").
+  app.addHook("onSend", (request, _reply, payload, done) => {
+    if (request.visitorId && isWrite(request)) options.reads.forgetVisitor(request.visitorId);
+    done(null, payload);
   });
 
   await app.register(subscriberRoutes, deps);

@@ -126,23 +126,32 @@ export function createCommentsRepository(
           })
           .returning(columns)
           .executeTakeFirstOrThrow();
-        const event =
-          status === "published"
-            ? await events.record(trx, topicOf("science", input.postId), "comment", async () => ({
-                action: "added",
-                item: itemOf(row.post_id),
-                commentId: row.id,
-                comment: toLiveComment(row),
-              }))
-            : status === "pending"
-              ? // Only the owner's console hears of a held comment: readers
-                // cannot open a stream on this topic, which names no item.
-                await events.record(trx, ownerModerationTopic, "comment", async () => ({
-                  action: "held",
-                  item: itemOf(row.post_id),
-                  commentId: row.id,
-                }))
-              : null;
+        const topic = topicOf("science", input.postId);
+        const recorded: LiveEvent[] = [];
+        if (status === "published") {
+          recorded.push(
+            await events.record(trx, topic, "comment", async () => ({
+              action: "added",
+              item: itemOf(row.post_id),
+              commentId: row.id,
+              comment: toLiveComment(row),
+            })),
+          );
+        } else {
+          // Only its writer sees it: every instance forgets what they own of the post.
+          recorded.push(await events.recordOwn(trx, topic));
+        }
+        if (status === "pending") {
+          // Only the owner's console hears of a held comment: readers
+          // cannot open a stream on this topic, which names no item.
+          recorded.push(
+            await events.record(trx, ownerModerationTopic, "comment", async () => ({
+              action: "held",
+              item: itemOf(row.post_id),
+              commentId: row.id,
+            })),
+          );
+        }
         // The honeypot's catch is seen by nobody, the owner included; the
         // owner's own words need no notice.
         if (status !== "spam" && !byOwner) {
@@ -154,11 +163,11 @@ export function createCommentsRepository(
           await replies?.watch(trx, threadComment(row), input.notifyEmail);
         }
         if (status === "published") await replies?.published(trx, threadComment(row));
-        return { row, event };
+        return { row, recorded };
       });
       if (typeof result === "string") return result;
-      const { row, event } = result;
-      if (event) bus.committed(event);
+      const { row, recorded } = result;
+      for (const event of recorded) bus.committed(event);
       notifier?.committed();
       replies?.committed();
       // The owner's comments are the session's, never a browser's own (`mine`).
@@ -235,6 +244,9 @@ export function createCommentsRepository(
             recorded.push(await events.record(trx, ownerModerationTopic, "comment", held));
             await notifier?.queue(trx, toLiveComment(row), "held");
           }
+        } else {
+          // Held before and still: only its writer sees the edit.
+          recorded.push(await events.recordOwn(trx, topicOf("science", row.post_id)));
         }
         return { row, recorded, status };
       });

@@ -3,16 +3,24 @@ import {
   type CommentPosition,
   type CommentsResponse,
   encodeCommentCursor,
+  type OwnComments,
   type OwnerOverlay,
   type ReactionCounts,
 } from "../../contract/api.ts";
 import { type ItemKind, limits, type ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
-import type { EventBus } from "../events/bus.ts";
-import { type Representation, representation } from "../lib/representation.ts";
+import { type EventBus, itemOfOwnTopic } from "../events/bus.ts";
+import {
+  assembled,
+  type Representation,
+  representation,
+  type Tail,
+  tail,
+} from "../lib/representation.ts";
 import { type OpeningCandidates, openingOf } from "./comment-opening.ts";
 import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
+import { createVisitorOverlays } from "./visitor-overlays.ts";
 
 /** A page as everyone sees it: no one's own flags. */
 export type SharedPage = {
@@ -57,6 +65,18 @@ const sharedRead = (json: string): CachedRead => representation(json);
 /** One visitor's answer (with their own flags): made for this response only. */
 const ownRead = (json: string): CachedRead => representation(json, { shared: false });
 
+/** What a visitor owns of a post's comments, kept (visitor-overlays.ts). */
+type OwnOfComments = OwnComments & { tail: Tail | null };
+/** The reaction types a visitor holds on an item, kept. */
+type OwnOfReactions = { mine: ReactionType[]; tail: Tail | null };
+
+/*
+ * The shared answers end `,"mine":[]}` (reactions) and `}` (comments); a
+ * visitor's answer is the shared bytes up to there, then their own.
+ */
+const reactionsOpenAt = (shared: CachedRead) => shared.body.length - "[]}".length;
+const commentsOpenAt = (shared: CachedRead) => shared.body.length - "}".length;
+
 /**
  * The item reads every reader makes (reaction counts, a post's comments),
  * answered from memory (docs/architecture.md, "Reads"). Each item's answer is
@@ -65,9 +85,11 @@ const ownRead = (json: string): CachedRead => representation(json, { shared: fal
  * SQLite, LISTEN/NOTIFY on PostgreSQL), so each one's cache follows the writes
  * of all of them; a write's own instance forgets at commit, before it answers.
  *
- * What a visitor owns (`mine`) is not shared: a visitor with a cookie costs one
- * small indexed query, a reader without one (most of them) none. Neither is
- * the signed-in owner's answer, which says so (`owner`).
+ * What a visitor owns is kept per visitor (visitor-overlays.ts) and follows
+ * the shared bytes of their answer, which are never serialized again
+ * (docs/decisions/035-returning-readers-read-the-shared-bytes.md). Neither is
+ * the signed-in owner's answer, which says so (`owner`), and is made for its
+ * response alone.
  *
  * While the bus cannot hear events (PostgreSQL listener reconnecting) nothing
  * is kept and every read goes to the database.
@@ -84,18 +106,26 @@ export function createReadCache({
   const entries = new Map<string, Promise<Shared<unknown>>>();
   const keyOf = (part: "reactions" | "comments", topic: string) => `${part} ${topic}`;
   const watchers = new Set<(topic: string) => void>();
+  const overlays = createVisitorOverlays();
 
   function invalidate(topic: string) {
     entries.delete(keyOf("reactions", topic));
     entries.delete(keyOf("comments", topic));
+    overlays.changed(topic);
     for (const watcher of watchers) watcher(topic);
   }
-  const unsubscribe = bus.subscribeAll((event) => invalidate(event.topic));
+  const unsubscribe = bus.subscribeAll((event) => {
+    const ownOf = itemOfOwnTopic(event.topic);
+    // What only a writer sees changed: the shared answers stay.
+    if (ownOf !== null) overlays.changed(ownOf);
+    else invalidate(event.topic);
+  });
 
   function shared<T>(key: string, load: () => Promise<Shared<T>>): Promise<Shared<T>> {
     if (!bus.healthy) {
       // Events may be missed until the listener is back: keep nothing.
       entries.clear();
+      overlays.clear();
       return load();
     }
     let entry = entries.get(key) as Promise<Shared<T>> | undefined;
@@ -127,6 +157,55 @@ export function createReadCache({
       const page = openingPage(candidates, limits.commentsPageDefault);
       return { value: candidates, anonymous: sharedRead(JSON.stringify(page)) };
     });
+
+  const ownReactions = (kind: ItemKind, itemId: string, visitorId: string) =>
+    overlays.get(
+      visitorId,
+      "reactions",
+      topicOf(kind, itemId),
+      async (): Promise<OwnOfReactions> => {
+        const mine = await reactions.heldBy({ kind, itemId, visitorId });
+        return { mine, tail: mine.length === 0 ? null : tail(`${JSON.stringify(mine)}}`) };
+      },
+      bus.healthy,
+    );
+
+  const ownComments = (postId: string, visitorId: string) =>
+    overlays.get(
+      visitorId,
+      "comments",
+      topicOf("science", postId),
+      async (): Promise<OwnOfComments> => {
+        const all = await comments.ownBy(postId, visitorId);
+        const own: OwnComments = {
+          ids: all.filter((c) => c.status === "published").map((c) => c.id),
+          held: all.filter((c) => c.status !== "published").map(({ status: _, ...c }) => c),
+        };
+        const owns = own.ids.length + own.held.length > 0;
+        return { ...own, tail: owns ? tail(`,"own":${JSON.stringify(own)}}`) : null };
+      },
+      bus.healthy,
+    );
+
+  /**
+   * The signed-in owner's opening, with the `owner` overlay, made for this
+   * response: their own comments marked, and in their place the ones they
+   * hold, if they also hold a visitor cookie.
+   */
+  async function ownerOpening(
+    postId: string,
+    visitorId: string | null,
+    candidates: OpeningCandidates<Comment>,
+    limit: number,
+    owner: OwnerOverlay,
+  ): Promise<CachedRead> {
+    const own = visitorId ? await ownComments(postId, visitorId) : null;
+    const page =
+      visitorId && own && own.held.length > 0
+        ? openingPage(await comments.openingCandidates(postId, visitorId, limit), limit)
+        : openingPage(candidates, limit, new Set(own?.ids));
+    return ownRead(JSON.stringify({ ...page, owner }));
+  }
 
   return {
     /** The counts everyone sees, for pages rendered on the server. */
@@ -171,22 +250,21 @@ export function createReadCache({
 
     /** Reaction counts of an item and the types `visitorId` holds. */
     async reactions(kind: ItemKind, itemId: string, visitorId: string | null): Promise<CachedRead> {
-      const { value: counts, anonymous } = await sharedCounts(kind, itemId);
+      const { anonymous } = await sharedCounts(kind, itemId);
       if (!visitorId) return anonymous;
-      const mine: ReactionType[] = await reactions.heldBy({ kind, itemId, visitorId });
-      return mine.length === 0 ? anonymous : ownRead(JSON.stringify({ counts, mine }));
+      const own = await ownReactions(kind, itemId, visitorId);
+      return own.tail ? assembled(anonymous, reactionsOpenAt(anonymous), own.tail) : anonymous;
     },
 
     /**
-     * A post's comments, with `mine` set on those `visitorId` wrote, and for
-     * the signed-in owner the `owner` overlay (docs/decisions/016-owner-voice.md).
-     * Comments that wait for the owner, or that the honeypot caught, are never
-     * in the shared answer: only their writer's own answer holds them, in
-     * their place (docs/decisions/010-moderation-and-spam.md). Without a
-     * cursor: the discussion as it opens, from memory, but for a writer with
-     * a held comment, whose held comments change what is latest for them and
-     * whose answer is read from the database. With `after` or `before`: the
-     * threads between, from the database, with the count from memory.
+     * A post's comments. Without a cursor: the discussion as it opens, from
+     * memory, followed for a visitor who owns some of it by their own (`own`:
+     * which are theirs, and those that wait for the owner or that the
+     * honeypot caught, which are never in the shared answer: only their
+     * writer's own answer holds them, docs/decisions/010-moderation-and-spam.md).
+     * With `after` or `before`: the threads between, from the database, with
+     * `mine` set, and the count from memory. For the signed-in owner, the
+     * `owner` overlay (docs/decisions/016-owner-voice.md).
      */
     async comments(
       postId: string,
@@ -199,10 +277,8 @@ export function createReadCache({
       owner: OwnerOverlay | null = null,
     ): Promise<CachedRead> {
       const { value: candidates, anonymous } = await sharedComments(postId);
-      const own = visitorId ? await comments.ownBy(postId, visitorId) : [];
-      const held = own.filter((c) => c.status !== "published");
-      const withOwner = (page: CommentsResponse) => (owner ? { ...page, owner } : page);
       if (after || before) {
+        const own = visitorId ? await ownComments(postId, visitorId) : null;
         const page = await comments.threadsBetween({
           postId,
           visitorId,
@@ -210,30 +286,32 @@ export function createReadCache({
           ...(after ? { after } : {}),
           ...(before ? { before } : {}),
         });
-        const json = JSON.stringify(
-          withOwner({
-            comments: page.comments,
-            next: nextOf(page.comments, page.more),
-            before: before ? encodeCommentCursor(before) : null,
-            total: candidates.total + held.length,
-          }),
-        );
+        const json = JSON.stringify({
+          comments: page.comments,
+          next: nextOf(page.comments, page.more),
+          before: before ? encodeCommentCursor(before) : null,
+          total: candidates.total + (own?.held.length ?? 0),
+          ...(owner ? { owner } : {}),
+        } satisfies CommentsResponse);
         // Not kept: the middle of a discussion is read rarely, each from its own place.
         return visitorId || owner ? ownRead(json) : sharedRead(json);
       }
-      if (own.length === 0 && !owner) {
-        // Everyone's opening; at another size than the default, made for this response.
-        return limit === limits.commentsPageDefault
+      if (owner) return ownerOpening(postId, visitorId, candidates, limit, owner);
+      // Everyone's opening; at another size than the default, made for this response.
+      const opening =
+        limit === limits.commentsPageDefault
           ? anonymous
           : sharedRead(JSON.stringify(openingPage(candidates, limit)));
-      }
-      if (visitorId && held.length > 0) {
-        const theirs = await comments.openingCandidates(postId, visitorId, limit);
-        return ownRead(JSON.stringify(withOwner(openingPage(theirs, limit))));
-      }
-      const ownIds = new Set(own.map((c) => c.id));
-      return ownRead(JSON.stringify(withOwner(openingPage(candidates, limit, ownIds))));
+      const own = visitorId ? await ownComments(postId, visitorId) : null;
+      return own?.tail ? assembled(opening, commentsOpenAt(opening), own.tail) : opening;
     },
+
+    /**
+     * The visitor wrote (a comment, an edit, a deletion, a reaction): what this
+     * instance kept of theirs is forgotten before it answers. Other instances
+     * forget it on the write's event.
+     */
+    forgetVisitor: (visitorId: string) => overlays.forget(visitorId),
 
     /** Forgets an item's answers: its transaction has committed. */
     invalidate,

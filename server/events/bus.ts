@@ -6,7 +6,23 @@ import type { ItemEventName } from "../../contract/event-names.ts";
  * of the write that caused it, so its id orders it and lets a reconnecting
  * client or instance catch up. See docs/decisions/003-live-events.md.
  */
-export type LiveEventType = ItemEventName;
+export type LiveEventType = ItemEventName | typeof ownEventType;
+
+/**
+ * A write changed what only its writer sees of an item (a comment held for
+ * approval, edited while held, or caught by the honeypot): recorded under
+ * `ownTopicOf(item)`, a topic no stream can open, with no data, so that every
+ * instance's read cache forgets the writers' own of that item and nothing else
+ * hears of it (docs/architecture.md, "Reads").
+ */
+export const ownEventType = "own";
+
+/** The private topic of an item's `own` events. */
+export const ownTopicOf = (itemTopic: string) => `own:${itemTopic}`;
+
+/** The item an `own` event is about, or null for any other topic. */
+export const itemOfOwnTopic = (topic: string): string | null =>
+  topic.startsWith("own:") ? topic.slice(4) : null;
 
 /** PostgreSQL's NOTIFY channel; payloads are event ids (a row could exceed NOTIFY's 8,000 bytes). */
 export const eventsChannel = "ewe_events";

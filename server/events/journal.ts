@@ -1,9 +1,16 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import type { ItemEventName } from "../../contract/event-names.ts";
 import type { CommentEvent, ItemEventPayloads } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import { eventsChannel, type LiveEvent, type LiveEventType } from "./bus.ts";
+import {
+  eventsChannel,
+  type LiveEvent,
+  type LiveEventType,
+  ownEventType,
+  ownTopicOf,
+} from "./bus.ts";
 
 /**
  * Writers on PostgreSQL take this transaction-level advisory lock before
@@ -77,31 +84,53 @@ export function createEventJournal(store: Store) {
     }
   }
 
+  /** Numbers and stores an event (the ordering lock held) and notifies the other instances. */
+  async function insert(
+    trx: Transaction<Database>,
+    topic: string,
+    type: LiveEventType,
+    data: string,
+  ): Promise<LiveEvent> {
+    const row = await trx
+      .insertInto("events")
+      .values({ topic, type, data, created_at: nowIso() })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const event = { id: Number(row.id), topic, type, data };
+    // Delivered only if the transaction commits.
+    if (postgres) await sql`select pg_notify(${eventsChannel}, ${String(event.id)})`.execute(trx);
+    return event;
+  }
+
+  const lock = async (trx: Transaction<Database>) => {
+    if (postgres) await sql`select pg_advisory_xact_lock(${eventsLockKey})`.execute(trx);
+  };
+
   return {
     /**
      * Records an event inside the write's transaction. `payload` runs after the
      * ordering lock is held, so what it reads (counts) includes every write
      * committed before this one.
      */
-    async record<Name extends LiveEventType>(
+    async record<Name extends ItemEventName>(
       trx: Transaction<Database>,
       topic: string,
       type: Name,
       payload: () => Promise<ItemEventPayloads[Name]>,
     ): Promise<LiveEvent> {
-      if (postgres) await sql`select pg_advisory_xact_lock(${eventsLockKey})`.execute(trx);
+      await lock(trx);
       const value = await payload();
       if (type === "comment") await forgetEarlierText(trx, topic, value as CommentEvent);
-      const data = JSON.stringify(value);
-      const row = await trx
-        .insertInto("events")
-        .values({ topic, type, data, created_at: nowIso() })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const event = { id: Number(row.id), topic, type, data };
-      // Delivered only if the transaction commits.
-      if (postgres) await sql`select pg_notify(${eventsChannel}, ${String(event.id)})`.execute(trx);
-      return event;
+      return insert(trx, topic, type, JSON.stringify(value));
+    },
+
+    /**
+     * Records, inside the write's transaction, that what only its writer sees
+     * of the item `itemTopic` changed (server/events/bus.ts, `ownEventType`).
+     */
+    async recordOwn(trx: Transaction<Database>, itemTopic: string): Promise<LiveEvent> {
+      await lock(trx);
+      return insert(trx, ownTopicOf(itemTopic), ownEventType, "{}");
     },
 
     /** A topic's events after `afterId`, oldest first. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { constants, crc32, deflateRawSync } from "node:zlib";
 
 /**
  * Bytes kept in memory and served as they are (cached item reads, pages filled
@@ -10,8 +11,14 @@ export type Representation = {
   etag: string;
   /** Whether copies are worth keeping: shared by many readers, and large enough to gain. */
   compressible: boolean;
+  /** Made for one reader (their own flags): never for a shared cache. */
+  personal?: true;
+  /** Offered in gzip alone: an assembled answer's gzip is joined from kept pieces, brotli's cannot be. */
+  gzipOnly?: true;
   gzip?: Buffer;
   br?: Buffer;
+  /** Its first `keep` bytes as the start of a gzip stream, left open for a reader's own (`assembled`). */
+  opened?: { keep: number; bytes: Buffer; crc: number };
 };
 
 /** Below this, compression saves less than its headers and work cost. */
@@ -26,7 +33,62 @@ export function representation(
     body: bytes,
     etag: strongEtag(bytes),
     compressible: shared && bytes.length > compressAbove,
+    ...(shared ? {} : { personal: true as const }),
   };
+}
+
+/** A reader's own part of an answer, kept to follow shared bytes (`assembled`). */
+export type Tail = { bytes: Buffer; tag: string; deflated?: Buffer };
+
+export function tail(text: string): Tail {
+  const bytes = Buffer.from(text);
+  return { bytes, tag: createHash("sha256").update(bytes).digest("base64url").slice(0, 16) };
+}
+
+/**
+ * One reader's answer: the shared bytes up to `keep` (their first `keep`
+ * bytes), then the reader's own, copied from both as they are, nothing
+ * serialized again (docs/decisions/035-returning-readers-read-the-shared-bytes.md).
+ * Its validator joins the shared one and the tail's, so it changes whenever
+ * either does. Its gzip is joined the same way: the shared part deflated
+ * once and left open, the reader's part deflated once, and the trailer's
+ * checksum carried on from the shared part's; nothing is compressed per request.
+ */
+export function assembled(shared: Representation, keep: number, own: Tail): Representation {
+  let body: Buffer | undefined;
+  let gzip: Buffer | undefined;
+  return {
+    get body() {
+      body ??= Buffer.concat([shared.body.subarray(0, keep), own.bytes]);
+      return body;
+    },
+    etag: `${shared.etag.slice(0, -1)}.${own.tag}"`,
+    compressible: shared.compressible,
+    personal: true,
+    gzipOnly: true,
+    get gzip() {
+      gzip ??= joinedGzip(shared, keep, own);
+      return gzip;
+    },
+  };
+}
+
+/** A gzip member's header: deflate, no name, no time, unknown system (RFC 1952). */
+const gzipHeader = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+
+function joinedGzip(shared: Representation, keep: number, own: Tail): Buffer {
+  if (shared.opened?.keep !== keep) {
+    const head = shared.body.subarray(0, keep);
+    // A sync flush ends on a byte boundary with no final block: the reader's
+    // deflated part, a stream of its own, follows as the last blocks.
+    const deflated = deflateRawSync(head, { level: 6, finishFlush: constants.Z_SYNC_FLUSH });
+    shared.opened = { keep, bytes: Buffer.concat([gzipHeader, deflated]), crc: crc32(head) };
+  }
+  own.deflated ??= deflateRawSync(own.bytes, { level: 6 });
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(own.bytes, shared.opened.crc), 0);
+  trailer.writeUInt32LE((keep + own.bytes.length) % 2 ** 32, 4);
+  return Buffer.concat([shared.opened.bytes, own.deflated, trailer]);
 }
 
 /** A strong validator for bytes served as they are. */

@@ -12,30 +12,39 @@ export function clientHolds(request: FastifyRequest, etag: string): boolean {
  * accepts (an explicit `q=0` refuses one), or none.
  */
 export function preferredEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
-  if (!acceptEncoding) return null;
-  // Browsers send a handful of distinct values: each is parsed once.
-  const known = codingOf.get(acceptEncoding);
+  return acceptEncoding ? acceptedOf(acceptEncoding).preferred : null;
+}
+
+/** Whether the client accepts gzip. */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  return acceptEncoding ? acceptedOf(acceptEncoding).gzip : false;
+}
+
+type Accepted = { preferred: "br" | "gzip" | null; gzip: boolean };
+
+const accepted = new Map<string, Accepted>();
+const codingsKept = 100;
+
+/** Browsers send a handful of distinct values: each is parsed once. */
+function acceptedOf(acceptEncoding: string): Accepted {
+  const known = accepted.get(acceptEncoding);
   if (known !== undefined) return known;
   const coding = parseAcceptEncoding(acceptEncoding);
-  if (codingOf.size >= codingsKept) codingOf.clear();
-  codingOf.set(acceptEncoding, coding);
+  if (accepted.size >= codingsKept) accepted.clear();
+  accepted.set(acceptEncoding, coding);
   return coding;
 }
 
-const codingOf = new Map<string, "br" | "gzip" | null>();
-const codingsKept = 100;
-
-function parseAcceptEncoding(acceptEncoding: string): "br" | "gzip" | null {
-  const accepted = new Set<string>();
+function parseAcceptEncoding(acceptEncoding: string): Accepted {
+  const names = new Set<string>();
   for (const part of acceptEncoding.split(",")) {
     const [name = "", ...params] = part.trim().toLowerCase().split(";");
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
     if (q && Number(q.slice(2)) === 0) continue;
-    accepted.add(name.trim());
+    names.add(name.trim());
   }
-  if (accepted.has("br")) return "br";
-  if (accepted.has("gzip")) return "gzip";
-  return null;
+  const gzip = names.has("gzip");
+  return { preferred: names.has("br") ? "br" : gzip ? "gzip" : null, gzip };
 }
 
 /**
@@ -48,10 +57,19 @@ export function sendRepresentation(
   request: FastifyRequest,
   reply: FastifyReply,
   entry: Representation,
+  /** What else the answer depends on, for caches between (e.g. `cookie`). */
+  varies: string[] = [],
 ) {
-  reply.header("etag", entry.etag).header("vary", "accept-encoding");
+  reply.header("etag", entry.etag).header("vary", ["accept-encoding", ...varies].join(", "));
   if (clientHolds(request, entry.etag)) return reply.code(304).send();
-  const coding = entry.compressible ? preferredEncoding(request.headers["accept-encoding"]) : null;
+  const acceptEncoding = request.headers["accept-encoding"];
+  const coding = !entry.compressible
+    ? null
+    : entry.gzipOnly
+      ? acceptsGzip(acceptEncoding)
+        ? "gzip"
+        : null
+      : preferredEncoding(acceptEncoding);
   if (coding === "br") {
     entry.br ??= brotliCompressSync(entry.body, {
       params: { [constants.BROTLI_PARAM_QUALITY]: 5 },

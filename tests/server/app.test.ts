@@ -2,7 +2,7 @@ import { chmodSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 
 describe.each(backends)("the app on %s", (backend) => {
   let t: TestApp;
@@ -116,7 +116,7 @@ describe("SQLite by default", () => {
     try {
       const returning = restarted.visitor();
       returning.cookie = alex.cookie;
-      const comments = json(await returning.get("/api/items/science/wifi/comments")).comments;
+      const { comments } = seen(await returning.get("/api/items/science/wifi/comments"));
       expect(comments).toMatchObject([{ content: "before the restart", mine: true }]);
     } finally {
       await restarted.close();

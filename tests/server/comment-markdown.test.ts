@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The Markdown of comments (docs/product.md, "Comments"): rendered on the
@@ -25,14 +25,14 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
   afterAll(() => t?.close());
 
   const publicList = async (postId: string) =>
-    json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments;
+    seen(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments;
 
   it("renders strong, code and a nofollow ugc link for the writer at once and for everyone once approved; HTML stays text", async () => {
     const postId = "soap";
     const writer = t.visitor();
     const { comment } = json(await writer.comment(postId, markdown, "Asha"));
     expect(comment).toMatchObject({ content: markdown, html: rendered, awaitingApproval: true });
-    const own = json(await writer.get(`/api/items/science/${postId}/comments`)).comments;
+    const own = seen(await writer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(own).toEqual([expect.objectContaining({ id: comment.id, html: rendered })]);
     expect(await publicList(postId)).toEqual([]);
 
@@ -110,7 +110,7 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
       userName: "Ravi",
     });
     expect(edit.statusCode).toBe(422);
-    const own = json(await writer.get(`/api/items/science/${postId}/comments`)).comments;
+    const own = seen(await writer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(own.map((c: { content: string }) => c.content)).toEqual(["fine"]);
     // The same address as its text is what it says it is.
     const honest = await t

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import type { Comment } from "../../contract/api.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  seen as seenIn,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -10,8 +18,8 @@ describe.each(backends)("comments on %s", (backend) => {
   });
   afterAll(() => t?.close());
 
-  const list = async (postId: string, viewer = t.visitor()) =>
-    json(await viewer.get(`/api/items/science/${postId}/comments`)).comments;
+  const list = async (postId: string, viewer = t.visitor()): Promise<Comment[]> =>
+    seenIn(await viewer.get(`/api/items/science/${postId}/comments`)).comments;
 
   it("starts empty", async () => {
     const response = await t.visitor().get(`/api/items/science/${freshItem("science")}/comments`);
@@ -64,9 +72,10 @@ describe.each(backends)("comments on %s", (backend) => {
     await sam.comment(postId, "second", "Sam");
     await alex.comment(postId, "third", "Alex");
     const seen = await list(postId, alex);
-    expect(seen.map((c: { content: string }) => c.content)).toEqual(["first", "second", "third"]);
-    expect(seen.map((c: { mine: boolean }) => c.mine)).toEqual([true, false, true]);
-    expect((await list(postId)).every((c: { mine: boolean }) => !c.mine)).toBe(true);
+    expect(seen.map((c) => c.content)).toEqual(["first", "second", "third"]);
+    expect(seen.map((c) => c.mine)).toEqual([true, false, true]);
+    expect((await list(postId, sam)).map((c) => c.mine)).toEqual([false, true, false]);
+    expect((await list(postId)).every((c) => !c.mine)).toBe(true);
   });
 
   it("edits the caller's own comment and returns the row", async () => {
@@ -87,7 +96,7 @@ describe.each(backends)("comments on %s", (backend) => {
       mine: true,
     });
     expect(edited.updatedAt > comment.updatedAt).toBe(true);
-    expect((await list(postId))[0].content).toBe("after");
+    expect((await list(postId))[0]?.content).toBe("after");
   });
 
   it("refuses edits by another visitor with the same name, or by the author under another name", async () => {

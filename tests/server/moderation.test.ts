@@ -6,6 +6,7 @@ import {
   backends,
   freshItem,
   json,
+  seen,
   startTestApp,
   type TestApp,
   type Visitor,
@@ -18,13 +19,9 @@ import {
  * reaches open pages live; rejection removes it for its writer too.
  */
 
+/** The list as the visitor's page shows it. */
 const listOf = async (visitor: Visitor, postId: string) =>
-  json(await visitor.get(`/api/items/science/${postId}/comments`)).comments as {
-    id: number;
-    content: string;
-    mine: boolean;
-    awaitingApproval: boolean;
-  }[];
+  seen(await visitor.get(`/api/items/science/${postId}/comments`)).comments;
 
 describe.each(backends)("moderation on %s", (backend) => {
   const streams: EventStream[] = [];

@@ -7,6 +7,7 @@ import {
   backends,
   freshItem,
   json,
+  seen,
   startTestApp,
   type TestApp,
   type Visitor,
@@ -27,8 +28,9 @@ type Listed = {
   html: string;
 };
 
+/** The list as the visitor's page shows it. */
 const listOf = async (visitor: Visitor, postId: string) =>
-  json(await visitor.get(`/api/items/science/${postId}/comments`)) as {
+  seen(await visitor.get(`/api/items/science/${postId}/comments`)) as {
     comments: Listed[];
     total: number;
   };

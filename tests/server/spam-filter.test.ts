@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 import { startReceiver } from "./support/webhook-receiver.ts";
 
 /*
@@ -30,7 +30,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
 
   const published = async (postId: string) =>
     (
-      json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+      seen(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
         content: string;
       }[]
     ).map((c) => c.content);
@@ -98,7 +98,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(json(answer).comment.awaitingApproval).toBe(true);
     // Gone for other readers; its writer sees it awaiting approval.
     expect(await published(postId)).not.toContain(linked);
-    const own = json(await linker.get(`/api/items/science/${postId}/comments`)).comments;
+    const own = seen(await linker.get(`/api/items/science/${postId}/comments`)).comments;
     expect(
       own.map((c: { content: string; awaitingApproval: boolean }) => [
         c.content,
@@ -128,7 +128,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(junked.statusCode).toBe(200);
     expect(json(junked).comment.awaitingApproval).toBe(false);
     expect(await published(postId)).not.toContain(junk);
-    const mine = json(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
+    const mine = seen(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(mine.map((c: { content: string }) => c.content)).toContain(junk);
     expect(await screening(second.id)).toEqual({ outcome: "spam", reason: "score" });
 
@@ -193,7 +193,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.";
     const comment = await post(postId, text, writer);
     expect(comment.awaitingApproval).toBe(false);
-    const own = json(await writer.get(`/api/items/science/${postId}/comments`)).comments;
+    const own = seen(await writer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(own.map((c: { content: string }) => c.content)).toEqual([text]);
     expect(await published(postId)).toEqual([]);
     const rows = await runSql(
@@ -448,7 +448,7 @@ describe("the spam filter on two instances of one PostgreSQL", () => {
       /^(?:pending|spam)$/,
     );
     const shown = (
-      json(await b.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+      seen(await b.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
         content: string;
       }[]
     ).map((c) => c.content);

@@ -121,9 +121,11 @@ export function sendCached(
   personal = false,
 ) {
   reply
-    .header("cache-control", personal ? "private, no-cache" : "no-cache")
+    .header("cache-control", personal || cached.personal ? "private, no-cache" : "no-cache")
     .type("application/json; charset=utf-8");
-  return sendRepresentation(request, reply, cached);
+  // One address answers each reader with their own flags: a cache between
+  // keeps one answer per cookie, never handing a reader another's.
+  return sendRepresentation(request, reply, cached, ["cookie"]);
 }
 
 /** Matches no stored visitor: ids are 22 characters (see isVisitorId). */

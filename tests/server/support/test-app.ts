@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance, FastifyServerOptions, LightMyRequestResponse } from "fastify";
 import { inject } from "vitest";
+import { firstLoaded, type LoadedComments } from "../../../app/lib/comment-list.ts";
+import type { CommentsResponse } from "../../../contract/api.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
@@ -155,4 +157,13 @@ export function capturedLogs(level = "debug") {
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
 export function json(response: LightMyRequestResponse): any {
   return JSON.parse(response.body);
+}
+
+/**
+ * A post's comments as the page shows them from an answer without a cursor:
+ * everyone's, with what the reader owns applied (`own`, as the page applies
+ * it: app/lib/comment-list.ts).
+ */
+export function seen(response: LightMyRequestResponse): LoadedComments {
+  return firstLoaded(JSON.parse(response.body) as CommentsResponse);
 }
