@@ -16,7 +16,7 @@ const pages = [
 ];
 
 for (const path of pages) {
-  test(`${path} has no serious or critical axe violations`, async ({ page }, testInfo) => {
+  test(`${path} has no serious or critical axe violations`, { tag: "@narrow" }, async ({ page }, testInfo) => {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     // The HTML as served, then the page once its islands have taken over.
@@ -33,7 +33,7 @@ for (const path of pages) {
   });
 }
 
-test("the open mobile menu has no serious or critical axe violations", async ({ page }) => {
+test("the open mobile menu has no serious or critical axe violations", { tag: "@narrow" }, async ({ page }) => {
   test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
   await page.goto("/");
   await page.getByRole("button", { name: "Toggle menu" }).click();

@@ -161,7 +161,7 @@ test.describe("before the islands hydrate", () => {
     await expect(page.getByRole("tabpanel")).toContainText(/fuel cell/i);
   });
 
-  test("the menu opens on the first tap, while no island's script has arrived", async ({
+  test("the menu opens on the first tap, while no island's script has arrived", { tag: "@narrow" }, async ({
     page,
   }) => {
     test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
