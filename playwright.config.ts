@@ -47,22 +47,21 @@ export default defineConfig({
     },
     {
       // A narrow window changes the layout, the header and the menu, not what
-      // the engagement features do: this project runs the specs about pages,
-      // navigation and accessibility, and leaves behaviour to the desktop one
-      // (docs/decisions/017-test-loop.md).
+      // the pages say or the features do: this project runs only the tests
+      // tagged "@narrow", whose outcome depends on the width (the drawer, the
+      // header's controls, sizes, whole-page axe), and leaves the rest to the
+      // desktop one (docs/decisions/028-how-the-suite-stays-fast.md).
       name: "narrow",
-      testMatch: [
-        "shell.spec.ts",
-        "accessibility.spec.ts",
-        "pages.spec.ts",
-        "islands.spec.ts",
-        "search.spec.ts",
-      ],
+      grep: /@narrow/,
       use: { ...devices["Desktop Chrome"], viewport: { width: 800, height: 900 } },
     },
     {
+      // The site on PostgreSQL, for what only a browser sees of it: live
+      // events, which PostgreSQL delivers through LISTEN even to one instance.
+      // Everything else the API does on PostgreSQL is the server tests' (they
+      // run on both databases): only tests tagged "@postgres" run here.
       name: "postgres",
-      testMatch: "engagement.spec.ts",
+      grep: /@postgres/,
       use: {
         ...devices["Desktop Chrome"],
         viewport: { width: 1280, height: 800 },

@@ -16,5 +16,11 @@ export default defineConfig({
     // runs a command line or reads a database on a loaded machine.
     expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
+    // Two files at a time, where Vitest's default on two cores is one: these
+    // tests mostly wait (on child servers, PostgreSQL, timeouts), and `npm
+    // test` runs them beside the browser tests, which they must not outlast
+    // (docs/decisions/028-how-the-suite-stays-fast.md). Each file has its own
+    // database, data folder and ports.
+    maxWorkers: 2,
   },
 });

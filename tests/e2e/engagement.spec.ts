@@ -99,7 +99,8 @@ test.describe("reactions", () => {
   });
 });
 
-test.describe("live deltas", () => {
+// Live events take another path on PostgreSQL (LISTEN/NOTIFY): these run there too.
+test.describe("live deltas", { tag: "@postgres" }, () => {
   const itemReads = /\/api\/items\/science\/[^/]+\/(comments|reactions)$/;
 
   test("another reader's comment and reaction arrive without a request", async ({

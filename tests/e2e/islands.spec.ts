@@ -161,9 +161,9 @@ test.describe("before the islands hydrate", () => {
     await expect(page.getByRole("tabpanel")).toContainText(/fuel cell/i);
   });
 
-  test("the menu opens on the first tap, while no island's script has arrived", async ({
-    page,
-  }) => {
+  test("the menu opens on the first tap, while no island's script has arrived", {
+    tag: "@narrow",
+  }, async ({ page }) => {
     test.skip((page.viewportSize()?.width ?? 0) >= 1024, "narrow only");
     const release = await slowIslands(page);
     await page.goto("/about", { waitUntil: "load" });

@@ -255,7 +255,9 @@ test.describe("non-technical", () => {
 });
 
 test.describe("stories, AI and science", () => {
-  test("mythology: six stories, one open at a time, 300 px image area", async ({ page }) => {
+  test("mythology: six stories, one open at a time, 300 px image area", { tag: "@narrow" }, async ({
+    page,
+  }) => {
     await page.goto("/mythology");
     await expect(page.locator("main .card")).toHaveCount(6);
     const garuda = page.getByRole("button", { name: /Garuda/ });
@@ -296,7 +298,9 @@ test.describe("stories, AI and science", () => {
     ).toBeVisible();
   });
 
-  test("science: deep link opens the pressure cooker with its 400 px hero", async ({ page }) => {
+  test("science: deep link opens the pressure cooker with its 400 px hero", {
+    tag: "@narrow",
+  }, async ({ page }) => {
     await page.goto("/science#pressure-cooker");
     const button = page.getByRole("button", { name: /pressure cooker/i });
     await expect(button).toHaveAttribute("aria-expanded", "true");

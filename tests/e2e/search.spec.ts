@@ -68,9 +68,9 @@ test.describe("search", () => {
     expect(violations).toEqual([]);
   });
 
-  test("finds DFMEA from the Search control, and Tab then Enter open the result", async ({
-    page,
-  }) => {
+  test("finds DFMEA from the Search control, and Tab then Enter open the result", {
+    tag: "@narrow",
+  }, async ({ page }) => {
     await page.goto("/");
     await islandsHydrated(page);
     const control = searchControl(page);
@@ -107,9 +107,9 @@ test.describe("search", () => {
     await expect(page).toHaveURL(/\/services(#dfmea-title)?$/);
   });
 
-  test("the header's Search leads to the search page, and opens the dialog there instead with scripts", async ({
-    page,
-  }) => {
+  test("the header's Search leads to the search page, and opens the dialog there instead with scripts", {
+    tag: "@narrow",
+  }, async ({ page }) => {
     // Clicked at once, before its island has hydrated: the click is held for it.
     await pointerOnText(page);
     await page.goto("/about");
@@ -206,7 +206,9 @@ test.describe("search", () => {
     await expect(dialog(page)).toBeHidden();
   });
 
-  test("has no serious or critical axe violations with results open", async ({ page }) => {
+  test("has no serious or critical axe violations with results open", { tag: "@narrow" }, async ({
+    page,
+  }) => {
     await page.goto("/mythology");
     await islandsHydrated(page);
     await searchControl(page).click();

@@ -67,7 +67,7 @@ test.describe("header", () => {
   });
 });
 
-test.describe("sidebar", () => {
+test.describe("sidebar", { tag: "@narrow" }, () => {
   test("links to every page and highlights the active one", async ({ page }) => {
     await page.goto("/");
     if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
@@ -140,7 +140,7 @@ test.describe("sidebar at 1280 px", () => {
   });
 });
 
-test.describe("sidebar below 1024 px", () => {
+test.describe("sidebar below 1024 px", { tag: "@narrow" }, () => {
   test.skip(({ viewport }) => (viewport?.width ?? 0) >= 1024, "narrow only");
 
   test("is hidden until the toggle opens it", async ({ page }) => {
@@ -207,7 +207,7 @@ test.describe("sidebar below 1024 px", () => {
   });
 });
 
-test.describe("the drawer with JavaScript off", () => {
+test.describe("the drawer with JavaScript off", { tag: "@narrow" }, () => {
   test.skip(({ viewport }) => (viewport?.width ?? 0) >= 1024, "narrow only");
   test.use({ javaScriptEnabled: false });
 
@@ -298,7 +298,7 @@ test.describe("routing and footer", () => {
   });
 });
 
-test.describe("icons", () => {
+test.describe("icons", { tag: "@narrow" }, () => {
   test("every visible icon is drawn from the site's sprite", async ({ page }) => {
     for (const { path } of routes) {
       await page.goto(path);

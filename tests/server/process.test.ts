@@ -97,7 +97,8 @@ describe("the server process", () => {
     const run = spawnSync(process.execPath, [path.join(projectRoot, "server/main.ts")], {
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", PORT: "0" },
       encoding: "utf8",
-      timeout: 15_000,
+      // A loaded 2-core machine can take longer than 15 s to start Node and fail.
+      timeout: 50_000,
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("Invalid configuration:");
@@ -117,7 +118,8 @@ describe("the server process", () => {
         DATABASE_URL: "postgres://ewe:start-password@127.0.0.1:1/ewe",
       },
       encoding: "utf8",
-      timeout: 15_000,
+      // A loaded 2-core machine can take longer than 15 s to start Node and fail.
+      timeout: 50_000,
     });
     expect(run.status).toBe(1);
     expect(JSON.parse(run.stderr.trim())).toMatchObject({
