@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
+import type { ConsoleCommentsResponse, OverviewResponse } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
@@ -30,7 +32,8 @@ describe.each(backends)("the spam filter on %s", (backend) => {
 
   const published = async (postId: string) =>
     (
-      json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+      json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`))
+        .comments as {
         content: string;
       }[]
     ).map((c) => c.content);
@@ -39,7 +42,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
   async function post(postId: string, text: string, visitor = t.visitor()) {
     const response = await visitor.comment(postId, text, "Reader");
     expect([response.statusCode, text]).toEqual([201, text]);
-    return json(response).comment as { id: number; awaitingApproval: boolean };
+    return json<CommentResponse>(response).comment as { id: number; awaitingApproval: boolean };
   }
 
   it("holds links and contact details from a browser it does not trust yet, disguised ones too", async () => {
@@ -76,7 +79,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "I wrote up my lathe's gearbox here: https://lathe-notes.example-build.com/gearbox";
     const response = await t.visitor().reply(postId, parent.id, text, "Reader");
     expect(response.statusCode).toBe(201);
-    expect(json(response).comment.awaitingApproval).toBe(true);
+    expect(json<CommentResponse>(response).comment.awaitingApproval).toBe(true);
     expect(await published(postId)).not.toContain(text);
   });
 
@@ -95,16 +98,13 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Which bearing grease works best? Mine is at https://grease-deals-online.shop/best";
     const answer = await edit(linker, first.id, linked);
     expect(answer.statusCode).toBe(200);
-    expect(json(answer).comment.awaitingApproval).toBe(true);
+    expect(json<CommentResponse>(answer).comment.awaitingApproval).toBe(true);
     // Gone for other readers; its writer sees it awaiting approval.
     expect(await published(postId)).not.toContain(linked);
-    const own = json(await linker.get(`/api/items/science/${postId}/comments`)).comments;
-    expect(
-      own.map((c: { content: string; awaitingApproval: boolean }) => [
-        c.content,
-        c.awaitingApproval,
-      ]),
-    ).toEqual([[linked, true]]);
+    const own = json<CommentsResponse>(
+      await linker.get(`/api/items/science/${postId}/comments`),
+    ).comments;
+    expect(own.map((c) => [c.content, c.awaitingApproval])).toEqual([[linked, true]]);
     // Held for the link from a stranger, or by the score its words and link earn.
     expect(await screening(first.id)).toMatchObject({ outcome: "pending" });
     // The owner is told, as of any held comment, and sees why in the console.
@@ -115,9 +115,9 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     await expect.poll(notice, { timeout: 20_000 }).toBeTruthy();
     const owner = new Owner(t);
     await owner.signIn();
-    const pending = json(await owner.get("/api/admin/comments")).pending;
-    const listed = pending.find((c: { id: number }) => c.id === first.id);
-    expect(listed.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
+    const pending = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments")).pending;
+    const listed = pending.find((c) => c.id === first.id);
+    expect(listed?.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
 
     // Junk edited in: stored as spam, silently; its writer still sees it as posted.
     const spammer = t.visitor();
@@ -126,17 +126,21 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Double your salary from your phone with our trading app, no experience needed, join the VIP group today.";
     const junked = await edit(spammer, second.id, junk);
     expect(junked.statusCode).toBe(200);
-    expect(json(junked).comment.awaitingApproval).toBe(false);
+    expect(json<CommentResponse>(junked).comment.awaitingApproval).toBe(false);
     expect(await published(postId)).not.toContain(junk);
-    const mine = json(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
-    expect(mine.map((c: { content: string }) => c.content)).toContain(junk);
+    const mine = json<CommentsResponse>(
+      await spammer.get(`/api/items/science/${postId}/comments`),
+    ).comments;
+    expect(mine.map((c) => c.content)).toContain(junk);
     expect(await screening(second.id)).toEqual({ outcome: "spam", reason: "score" });
 
     // An ordinary edit stays published.
     const reader = t.visitor();
     const third = await post(postId, "Do ceramic brake pads squeal more in the cold?", reader);
     const fixed = "Do ceramic brake pads squeal more in the cold, or only when they are new?";
-    expect(json(await edit(reader, third.id, fixed)).comment.awaitingApproval).toBe(false);
+    expect(
+      json<CommentResponse>(await edit(reader, third.id, fixed)).comment.awaitingApproval,
+    ).toBe(false);
     expect(await published(postId)).toContain(fixed);
   });
 
@@ -193,8 +197,10 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.";
     const comment = await post(postId, text, writer);
     expect(comment.awaitingApproval).toBe(false);
-    const own = json(await writer.get(`/api/items/science/${postId}/comments`)).comments;
-    expect(own.map((c: { content: string }) => c.content)).toEqual([text]);
+    const own = json<CommentsResponse>(
+      await writer.get(`/api/items/science/${postId}/comments`),
+    ).comments;
+    expect(own.map((c) => c.content)).toEqual([text]);
     expect(await published(postId)).toEqual([]);
     const rows = await runSql(
       t,
@@ -208,7 +214,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const postId = freshItem("science");
     for (const text of ["v i a g r a n o w", "c a s i n o b o n u s"]) {
       const response = await t.visitor().comment(postId, text, "Reader");
-      expect([text, response.statusCode, json(response).error?.code]).toEqual([
+      expect([text, response.statusCode, json<ErrorResponse>(response).error?.code]).toEqual([
         text,
         422,
         "blocked_content",
@@ -268,21 +274,23 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(shown).not.toContain(fromTrusted);
 
     // The owner sees why, in the console's lists, and how many on the Overview.
-    const listed = json(await owner.get("/api/admin/comments"));
-    const spamList = json(await owner.get("/api/admin/comments?status=spam")).comments;
+    const listed = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments"));
+    const spamList = json<ConsoleCommentsResponse>(
+      await owner.get("/api/admin/comments?status=spam"),
+    ).comments;
     const why = (text: string) =>
-      [...listed.pending, ...spamList].find((c: { content: string }) => c.content === text)?.why;
+      [...listed.pending, ...spamList].find((c) => c.content === text)?.why;
     expect(why(fourth)).toMatch(/quorvexa/);
     expect(why(fromTrusted)).toMatch(/glintoria/);
     const family = "My whole family takes Quorvexa every morning now, best thing we did this year.";
-    expect(spamList.map((c: { content: string }) => c.content)).toContain(family);
-    const overview = json(await owner.get("/api/admin/overview"));
+    expect(spamList.map((c) => c.content)).toContain(family);
+    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
     expect(overview.moderation.spam).toBeGreaterThanOrEqual(6);
     expect(overview.moderation.held + overview.moderation.spam).toBeGreaterThanOrEqual(8);
 
     // One click publishes a false alarm, and teaches the filter the opposite.
-    const marked = spamList.find((c: { content: string }) => c.content === family);
-    expect((await owner.post(`/api/admin/comments/${marked.id}/approve`)).statusCode).toBe(204);
+    const marked = spamList.find((c) => c.content === family);
+    expect((await owner.post(`/api/admin/comments/${marked?.id}/approve`)).statusCode).toBe(204);
     expect(await published(postId)).toContain(family);
 
     // `admin spam stats` tells what happened.
@@ -407,7 +415,7 @@ describe("the spam filter on two instances of one PostgreSQL", () => {
   async function post(t: TestApp, postId: string, text: string, visitor = t.visitor()) {
     const response = await visitor.comment(postId, text, "Reader");
     expect([response.statusCode, text]).toEqual([201, text]);
-    return json(response).comment as { id: number; awaitingApproval: boolean };
+    return json<CommentResponse>(response).comment as { id: number; awaitingApproval: boolean };
   }
   const outcome = async (t: TestApp, id: number) =>
     (await runSql(t, "select outcome from spam_screening where comment_id = ?", [id]))[0]?.outcome;
@@ -448,7 +456,8 @@ describe("the spam filter on two instances of one PostgreSQL", () => {
       /^(?:pending|spam)$/,
     );
     const shown = (
-      json(await b.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+      json<CommentsResponse>(await b.visitor().get(`/api/items/science/${postId}/comments`))
+        .comments as {
         content: string;
       }[]
     ).map((c) => c.content);
