@@ -98,7 +98,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
       ...(parentId === undefined ? {} : { parentId }),
     });
     expect(response.statusCode).toBe(201);
-    return json<CommentResponse>(response).comment.id as number;
+    return json<CommentResponse>(response).comment.id;
   }
 
   /** Opens the confirmation mail's link and presses its button. */
@@ -403,5 +403,38 @@ describe.each(backends)("reply mails on %s", (backend) => {
       payload: "List-Unsubscribe=One-Click",
     });
     expect(bad.statusCode).toBe(404);
+  });
+
+  it("changes nothing for a press from another site or a form it cannot read, and says so on a page", async () => {
+    const email = inbox();
+    await ask(t.visitor(), freshItem("science"), email);
+    await smtp.waitFor(() => smtp.to(email).length > 0);
+    const token = tokenOf(confirmLink(smtp.to(email)[0] as ReceivedMail));
+    const press = (origin: string, payload = `token=${token}`) =>
+      t.app.inject({
+        method: "POST",
+        url: "/replies/confirm",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        payload,
+      });
+    const heading = (html: string) => dom(html).querySelector("h1")?.textContent;
+
+    const elsewhere = await press("https://evil.example");
+    expect(elsewhere.statusCode).toBe(403);
+    expect(elsewhere.headers["cache-control"]).toBe("no-store");
+    expect(heading(elsewhere.body)).toBe("Nothing was changed");
+    expect(elsewhere.body).toContain(`at ${siteUrl}; requests from elsewhere are refused`);
+
+    // Larger than any form of these pages sends.
+    const unreadable = await press(siteUrl, `token=${token}&pad=${"x".repeat(4096)}`);
+    expect(unreadable.statusCode).toBe(413);
+    expect(unreadable.headers["content-type"]).toContain("text/html");
+    expect(heading(unreadable.body)).toBe("This request could not be read");
+    expect(unreadable.body).toContain("Open the link from the mail and press the button again.");
+
+    expect(await runSql(t, "select status from reply_addresses where email = ?", [email])).toEqual([
+      { status: "pending" },
+    ]);
+    await confirm(email);
   });
 });
