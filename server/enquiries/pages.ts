@@ -1,7 +1,14 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
-import { paragraph, renderActionPage } from "../lib/action-page.ts";
+import {
+  formFields,
+  fromElsewhere,
+  fromSite,
+  paragraph,
+  renderActionPage,
+  sendPage as send,
+} from "../lib/action-page.ts";
 import type { Enquiries } from "./service.ts";
 
 /**
@@ -22,14 +29,6 @@ import type { Enquiries } from "./service.ts";
 export const sentPath = "/services/enquiry-sent";
 const formPath = "/services/enquiry";
 const note = "Engage with Engineer · enquiries";
-
-const send = (reply: FastifyReply, status: number, html: string) =>
-  reply
-    .code(status)
-    .header("cache-control", "no-store")
-    .header("x-robots-tag", "noindex")
-    .type("text/html; charset=utf-8")
-    .send(html);
 
 const backLine = paragraph(
   "Go back with your browser's Back button: what you typed is still in the form.",
@@ -78,16 +77,6 @@ ${paragraph("To change something, go back with your browser's Back button. Nothi
   });
 }
 
-/** Only this site's own pages may post: the Origin (or Referer) must be the site's. */
-function fromSite(request: FastifyRequest, siteOrigin: string): boolean {
-  const origin = request.headers.origin ?? request.headers.referer;
-  try {
-    return origin !== undefined && new URL(origin).origin === siteOrigin;
-  } catch {
-    return false;
-  }
-}
-
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
 export const enquiryPages: FastifyPluginAsync<{
@@ -119,7 +108,7 @@ export const enquiryPages: FastifyPluginAsync<{
     if (!fromSite(request, siteOrigin)) {
       return send(reply, 403, problemPage(["The form must be sent from this site's own page."]));
     }
-    const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+    const form = formFields(request);
     const field = (name: string) => form.get(name) ?? "";
     const parsed = enquiryRequestSchema.safeParse({
       name: field("name"),
@@ -207,13 +196,11 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
         renderActionPage({
           note,
           title: "Nothing was deleted",
-          body: paragraph(
-            `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
-          ),
+          body: fromElsewhere(siteOrigin),
         }),
       );
     }
-    const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+    const form = formFields(request);
     const token = form.get("token") ?? "";
     const deleted = tokenPattern.test(token)
       ? await enquiries.repository.deleteBySender(token)

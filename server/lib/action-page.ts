@@ -1,3 +1,4 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 
 /**
@@ -58,3 +59,68 @@ ${body}
 
 export const paragraph = (text: string, className?: string) =>
   `<p${className ? ` class="${className}"` : ""}>${escapeHtml(text)}</p>`;
+
+/** Answers with one of these pages: never kept by a cache, never indexed. */
+export function sendPage(reply: FastifyReply, status: number, html: string) {
+  return reply
+    .code(status)
+    .header("cache-control", "no-store")
+    .header("x-robots-tag", "noindex")
+    .type("text/html; charset=utf-8")
+    .send(html);
+}
+
+/**
+ * Whether a page's button sent this POST: only this site's own pages act, so
+ * its Origin (or Referer) must be SITE_URL's
+ * (docs/decisions/007-hardening-against-abuse.md, "Same origin").
+ */
+export function fromSite(request: FastifyRequest, siteOrigin: string): boolean {
+  const origin = request.headers.origin ?? request.headers.referer;
+  try {
+    return origin !== undefined && new URL(origin).origin === siteOrigin;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a POST that did not come from the page's button was refused. */
+export const fromElsewhere = (siteOrigin: string) =>
+  paragraph(
+    `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
+  );
+
+/** The fields the page's form posted, or none when its body was not a form. */
+export function formFields(request: FastifyRequest): URLSearchParams {
+  return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+}
+
+/**
+ * The pages behind a mail's links, on `app`: returns how they answer (each
+ * under `note`, when given), and answers what they fail to serve with a page
+ * of their own, never Fastify's JSON: a request they could not read is told to
+ * open the link from `mail` again, and a failure (logged as `failure`) that
+ * nothing was changed.
+ */
+export function linkPages(
+  app: FastifyInstance,
+  { note, mail, failure }: { note?: string; mail: string; failure: string },
+) {
+  const send = (reply: FastifyReply, status: number, page: ActionPage) =>
+    sendPage(reply, status, renderActionPage({ note, ...page }));
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status < 500) {
+      return send(reply, status, {
+        title: "This request could not be read",
+        body: paragraph(`Open the link from ${mail} and press the button again.`),
+      });
+    }
+    request.log.error({ err: error }, failure);
+    return send(reply, 503, {
+      title: "Nothing was changed",
+      body: paragraph("The site could not reach its database. Try the link again in a moment."),
+    });
+  });
+  return send;
+}

@@ -1,10 +1,11 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { NotifiedComment } from "../engagement/comment-notifier.ts";
 import type { Engagement } from "../engagement/index.ts";
-import { type ActionPage, paragraph, renderActionPage } from "../lib/action-page.ts";
+import type { ActionPage } from "../lib/action-page.ts";
+import { formFields, fromElsewhere, fromSite, linkPages, paragraph } from "../lib/action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type ApproveComment, commentsById } from "./compose.ts";
 import { postUrl } from "./notifier.ts";
@@ -91,14 +92,6 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
     (_request, body, done) => done(null, new URLSearchParams(body as string)),
   );
 
-  const send = (reply: FastifyReply, status: number, page: ActionPage) =>
-    reply
-      .code(status)
-      .header("cache-control", "no-store")
-      .header("x-robots-tag", "noindex")
-      .type("text/html; charset=utf-8")
-      .send(renderActionPage(page));
-
   /** The comment and action the address names, or null when it names none. */
   function target(request: FastifyRequest): { id: number; action: CommentAction } | null {
     const { id, action } = request.params as { id: string; action: string };
@@ -109,20 +102,7 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
     return null;
   }
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status < 500) {
-      return send(reply, status, {
-        title: "This request could not be read",
-        body: paragraph("Open the link from the notification mail and press the button again."),
-      });
-    }
-    request.log.error({ err: error }, "owner action failed");
-    return send(reply, 503, {
-      title: "Nothing was changed",
-      body: paragraph("The site could not reach its database. Try the link again in a moment."),
-    });
-  });
+  const send = linkPages(app, { mail: "the notification mail", failure: "owner action failed" });
 
   app.get("/owner/comments/:id/:action", async (request, reply) => {
     const named = target(request);
@@ -150,24 +130,10 @@ ${paragraph("Nothing happens until you press the button. The link then stops wor
   app.post("/owner/comments/:id/:action", async (request, reply) => {
     const named = target(request);
     if (!named) return send(reply, refusals.unknown.status, refusals.unknown.page);
-    // Only the page's own button acts (docs/decisions/007-hardening-against-abuse.md, "Same origin").
-    const origin = request.headers.origin ?? request.headers.referer;
-    let from: string | null = null;
-    try {
-      from = origin ? new URL(origin).origin : null;
-    } catch {
-      from = null;
+    if (!fromSite(request, siteOrigin)) {
+      return send(reply, 403, { title: "Nothing was changed", body: fromElsewhere(siteOrigin) });
     }
-    if (from !== siteOrigin) {
-      return send(reply, 403, {
-        title: "Nothing was changed",
-        body: paragraph(
-          `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
-        ),
-      });
-    }
-    const body = request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
-    const token = body.get("token") ?? "";
+    const token = formFields(request).get("token") ?? "";
     const state = await tokens.claim(token, named.id, named.action);
     if (state !== "valid") return send(reply, refusals[state].status, refusals[state].page);
     const words = actions[named.action];

@@ -1,6 +1,7 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
-import { type ActionPage, paragraph, renderActionPage } from "../lib/action-page.ts";
+import type { ActionPage } from "../lib/action-page.ts";
+import { formFields, fromElsewhere, fromSite, linkPages, paragraph } from "../lib/action-page.ts";
 import type { ReplyWatches } from "./reply-watches.ts";
 
 /**
@@ -49,51 +50,13 @@ export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
     },
   );
 
-  const send = (reply: FastifyReply, status: number, page: ActionPage) =>
-    reply
-      .code(status)
-      .header("cache-control", "no-store")
-      .header("x-robots-tag", "noindex")
-      .type("text/html; charset=utf-8")
-      .send(renderActionPage({ note, ...page }));
-
-  app.setErrorHandler(async (error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status < 500) {
-      return send(reply, status, {
-        title: "This request could not be read",
-        body: paragraph("Open the link from the mail and press the button again."),
-      });
-    }
-    request.log.error({ err: error }, "reply mail link failed");
-    return send(reply, 503, {
-      title: "Nothing was changed",
-      body: paragraph("The site could not reach its database. Try the link again in a moment."),
-    });
-  });
+  const send = linkPages(app, { note, mail: "the mail", failure: "reply mail link failed" });
 
   const queryToken = (request: FastifyRequest) => {
     const { token } = request.query as { token?: unknown };
     return typeof token === "string" ? token : "";
   };
-  const bodyOf = (request: FastifyRequest) =>
-    request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
-
-  /** Only the page's own button acts (docs/decisions/007-hardening-against-abuse.md, "Same origin"). */
-  function fromSite(request: FastifyRequest): boolean {
-    const origin = request.headers.origin ?? request.headers.referer;
-    try {
-      return origin ? new URL(origin).origin === siteOrigin : false;
-    } catch {
-      return false;
-    }
-  }
-  const elsewhere: ActionPage = {
-    title: "Nothing was changed",
-    body: paragraph(
-      `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
-    ),
-  };
+  const elsewhere: ActionPage = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
 
   const hidden = (token: string) =>
     `<input type="hidden" name="token" value="${escapeHtml(token)}">`;
@@ -112,8 +75,8 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
   });
 
   app.post("/replies/confirm", async (request, reply) => {
-    if (!fromSite(request)) return send(reply, 403, elsewhere);
-    const outcome = await watches.confirm(bodyOf(request).get("token") ?? "");
+    if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
+    const outcome = await watches.confirm(formFields(request).get("token") ?? "");
     if (outcome === "unknown") return send(reply, 404, unknownLink);
     if (outcome === "expired") {
       return send(reply, 410, {
@@ -153,8 +116,8 @@ ${paragraph("Stopping all of them also forgets this address.", "note")}`,
   });
 
   app.post("/replies/unsubscribe", async (request, reply) => {
-    if (!fromSite(request)) return send(reply, 403, elsewhere);
-    const body = bodyOf(request);
+    if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
+    const body = formFields(request);
     const scope = body.get("scope") === "all" ? "all" : "thread";
     const outcome = await watches.unsubscribe(body.get("token") ?? "", scope);
     if (outcome === "unknown") return send(reply, 404, unknownLink);
@@ -170,7 +133,7 @@ ${paragraph("Stopping all of them also forgets this address.", "note")}`,
 
   // RFC 8058: the mail provider's POST stops the mails at once, from anywhere.
   app.post("/replies/one-click", async (request, reply) => {
-    if (!isOneClick(bodyOf(request))) {
+    if (!isOneClick(formFields(request))) {
       return send(reply, 400, {
         title: "This request could not be read",
         body: paragraph("A one-click unsubscribe posts List-Unsubscribe=One-Click (RFC 8058)."),

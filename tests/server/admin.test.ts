@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { projectRoot } from "../support/server-process.ts";
@@ -289,7 +290,9 @@ describe.each(backends)("the admin command line on %s", (backend) => {
     it("deletes any comment by id, and open pages see it go", async () => {
       const post = freshItem("science");
       const viewer = await watch(`science:${post}`);
-      const { comment } = json(await t.visitor().comment(post, "spam, spam, spam"));
+      const { comment } = json<CommentResponse>(
+        await t.visitor().comment(post, "spam, spam, spam"),
+      );
       await viewer.next("comment");
 
       const run = await admin(env, "comments", "delete", String(comment.id));
@@ -300,9 +303,10 @@ describe.each(backends)("the admin command line on %s", (backend) => {
         item: { kind: "science", id: post },
         commentId: comment.id,
       });
-      expect(json(await t.visitor().get(`/api/items/science/${post}/comments`)).comments).toEqual(
-        [],
-      );
+      expect(
+        json<CommentsResponse>(await t.visitor().get(`/api/items/science/${post}/comments`))
+          .comments,
+      ).toEqual([]);
 
       const again = await admin(env, "comments", "delete", String(comment.id));
       expect(again.code).toBe(3);
@@ -316,7 +320,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       const viewer = await watch(`mythology:${story}`);
       const troll = t.visitor();
       const reader = t.visitor();
-      const { comment } = json(await troll.comment(post, "first abuse", "Troll"));
+      const { comment } = json<CommentResponse>(await troll.comment(post, "first abuse", "Troll"));
       await troll.comment(post, "second abuse, other name", "Someone Else");
       await troll.react("science", post, "dislike");
       await troll.react("mythology", story, "dislike");
@@ -329,9 +333,13 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       expect(run.stdout).toBe(
         `Removed 2 comments and 2 reactions of the visitor who wrote comment ${comment.id}.\n`,
       );
-      const comments = json(await reader.get(`/api/items/science/${post}/comments`)).comments;
-      expect(comments.map((c: { content: string }) => c.content)).toEqual(["a fair comment"]);
-      expect(json(await reader.get(`/api/items/mythology/${story}/reactions`)).counts).toEqual({
+      const comments = json<CommentsResponse>(
+        await reader.get(`/api/items/science/${post}/comments`),
+      ).comments;
+      expect(comments.map((c) => c.content)).toEqual(["a fair comment"]);
+      expect(
+        json<ReactionsResponse>(await reader.get(`/api/items/mythology/${story}/reactions`)).counts,
+      ).toEqual({
         like: 0,
         love: 1,
         dislike: 0,
@@ -433,10 +441,10 @@ describe("backup and restore of the SQLite database", () => {
 
     const restarted = await startTestApp("sqlite", { dataDir });
     try {
-      const comments = json(await restarted.visitor().get("/api/items/science/soap/comments"));
-      expect(comments.comments.map((c: { content: string }) => c.content)).toEqual([
-        "before the backup",
-      ]);
+      const comments = json<CommentsResponse>(
+        await restarted.visitor().get("/api/items/science/soap/comments"),
+      );
+      expect(comments.comments.map((c) => c.content)).toEqual(["before the backup"]);
     } finally {
       await restarted.close();
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -30,7 +31,7 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
   it("renders strong, code and a nofollow ugc link for the writer at once and for everyone once approved; HTML stays text", async () => {
     const postId = "soap";
     const writer = t.visitor();
-    const { comment } = json(await writer.comment(postId, markdown, "Asha"));
+    const { comment } = json<CommentResponse>(await writer.comment(postId, markdown, "Asha"));
     expect(comment).toMatchObject({ content: markdown, html: rendered, awaitingApproval: true });
     const own = seen(await writer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(own).toEqual([expect.objectContaining({ id: comment.id, html: rendered })]);
@@ -51,8 +52,8 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
   it("renders again on an edit", async () => {
     const postId = freshItem("science");
     const writer = t.visitor();
-    const { comment } = json(await writer.comment(postId, "plain", "Ravi"));
-    const edited = json(
+    const { comment } = json<CommentResponse>(await writer.comment(postId, "plain", "Ravi"));
+    const edited = json<CommentResponse>(
       await writer.patch(`/api/comments/${comment.id}`, {
         content: "now *emphatic*",
         userName: "Ravi",
@@ -63,7 +64,7 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
 
   it("keeps links to other schemes, images and headings as the text typed", async () => {
     const postId = freshItem("science");
-    const { comment } = json(
+    const { comment } = json<CommentResponse>(
       await t
         .visitor()
         .comment(postId, "# Title\n[run](javascript:alert(1)) [here](/admin)", "Ravi"),
@@ -81,7 +82,7 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
         "Ravi",
       );
     expect(response.statusCode).toBe(422);
-    expect(json(response).error.code).toBe("too_many_links");
+    expect(json<ErrorResponse>(response).error.code).toBe("too_many_links");
     const two = await t
       .visitor()
       .comment(postId, "See [one](https://a.example/x) and [two](https://b.example/y)", "Ravi");
@@ -97,14 +98,14 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
       "Ravi",
     );
     expect(lookAlike.statusCode).toBe(422);
-    expect(json(lookAlike).error).toMatchObject({
+    expect(json<ErrorResponse>(lookAlike).error).toMatchObject({
       code: "blocked_content",
       message: expect.stringMatching(/another site/),
     });
     const deep = await writer.comment(postId, "> > > > four deep", "Ravi");
     expect(deep.statusCode).toBe(400);
-    expect(json(deep).error).toMatchObject({ code: "validation_failed" });
-    const { comment } = json(await writer.comment(postId, "fine", "Ravi"));
+    expect(json<ErrorResponse>(deep).error).toMatchObject({ code: "validation_failed" });
+    const { comment } = json<CommentResponse>(await writer.comment(postId, "fine", "Ravi"));
     const edit = await writer.patch(`/api/comments/${comment.id}`, {
       content: "[example.org](https://example.net)",
       userName: "Ravi",

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeCommentCursor } from "../../contract/api.ts";
+import {
+  type CommentResponse,
+  type CommentsResponse,
+  type ErrorResponse,
+  encodeCommentCursor,
+} from "../../contract/api.ts";
 import { threadOrder } from "../../contract/threads.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -22,15 +27,6 @@ import {
  * in their place for them alone, the opening from memory with its ETag; and
  * the item's page links to the middle for readers without JavaScript.
  */
-
-type Listed = {
-  id: number;
-  content: string;
-  createdAt: string;
-  mine: boolean;
-  parentId: number | null;
-};
-type Page = { comments: Listed[]; next: string | null; before: string | null; total: number };
 
 const fragment = (target: string, part: string, title?: string) =>
   `<ewe-fragment data-for="${target}" data-part="${part}"${title === undefined ? "" : ` data-title="${title}"`}></ewe-fragment>`;
@@ -89,12 +85,12 @@ describe.each(backends)("pages of comments on %s", (backend) => {
   });
 
   const url = (postId: string, query = "") => `/api/items/science/${postId}/comments${query}`;
-  const read = async (path: string, viewer?: Visitor): Promise<Page> => {
+  const read = async (path: string, viewer?: Visitor): Promise<CommentsResponse> => {
     const response = viewer
       ? await viewer.get(path)
       : await t.app.inject({ method: "GET", url: path });
     expect(response.statusCode, response.body).toBe(200);
-    const page: Page = json(response);
+    const page = json<CommentsResponse>(response);
     if (/[?&](after|before)=/.test(path)) return page;
     // The opening as the reader's page shows it, with what they own applied.
     const { comments, total } = seen(response);
@@ -104,7 +100,11 @@ describe.each(backends)("pages of comments on %s", (backend) => {
    * The opening and every stretch of its fold, following `next` and `before`,
    * as `viewer` sees them.
    */
-  async function readAll(postId: string, limit?: number, viewer?: Visitor): Promise<Page[]> {
+  async function readAll(
+    postId: string,
+    limit?: number,
+    viewer?: Visitor,
+  ): Promise<CommentsResponse[]> {
     const size = limit === undefined ? "" : `&limit=${limit}`;
     const pages = [await read(url(postId, size ? `?${size.slice(1)}` : ""), viewer)];
     for (let page = pages[0]; page?.next; page = pages.at(-1)) {
@@ -113,9 +113,10 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     }
     return pages;
   }
-  const contents = (pages: Page[]) => pages.flatMap((page) => page.comments.map((c) => c.content));
+  const contents = (pages: CommentsResponse[]) =>
+    pages.flatMap((page) => page.comments.map((c) => c.content));
   /** What a reader has once every stretch is unfolded: each comment once, in the list's order. */
-  const unfolded = (pages: Page[]) =>
+  const unfolded = (pages: CommentsResponse[]) =>
     threadOrder([
       ...new Map(pages.flatMap((page) => page.comments).map((c) => [c.id, c])).values(),
     ]).map((c) => c.content);
@@ -178,8 +179,10 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       .flatMap((page) => page.comments)
       .find((c) => c.content === "Seeded comment 30");
     expect(old).toBeDefined();
-    const { comment: latest } = json(await writer.comment(postId, "Written a moment ago", "Wren"));
-    const { comment: reply } = json(
+    const { comment: latest } = json<CommentResponse>(
+      await writer.comment(postId, "Written a moment ago", "Wren"),
+    );
+    const { comment: reply } = json<CommentResponse>(
       await answerer.reply(postId, old?.id as number, "Answering an old question", "Otto"),
     );
     const opening = await read(url(postId));
@@ -211,7 +214,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     await seed(t, postId, 60);
     const first = await t.app.inject({ method: "GET", url: url(postId) });
     const etag = first.headers.etag as string;
-    const { next } = json(first) as Page;
+    const { next } = json<CommentsResponse>(first);
     const cursorOf = (text: string) => Buffer.from(text).toString("base64url");
     const bad = [
       "?limit=0",
@@ -240,14 +243,14 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     for (const query of bad) {
       const response = await t.visitor().get(url(postId, query));
       expect(response.statusCode, query).toBe(400);
-      expect(json(response).error.code, query).toBe("validation_failed");
+      expect(json<ErrorResponse>(response).error.code, query).toBe("validation_failed");
     }
-    expect(json(await t.visitor().get(url(postId, "?limit=101"))).error.message).toContain(
-      "limit is a whole number from 1 to 100.",
-    );
-    expect(json(await t.visitor().get(url(postId, "?after=nope"))).error.message).toContain(
-      "This is not a cursor from a page of comments.",
-    );
+    expect(
+      json<ErrorResponse>(await t.visitor().get(url(postId, "?limit=101"))).error.message,
+    ).toContain("limit is a whole number from 1 to 100.");
+    expect(
+      json<ErrorResponse>(await t.visitor().get(url(postId, "?after=nope"))).error.message,
+    ).toContain("This is not a cursor from a page of comments.");
     const again = await t.app.inject({ method: "GET", url: url(postId) });
     expect(again.headers.etag).toBe(etag);
     expect(json(again)).toEqual(json(first));
@@ -272,7 +275,10 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     const written: { id: number; content: string }[] = [];
     for (let i = 1; i <= 25; i += 1) {
       const writer = writers[i % 2] as Visitor;
-      written.push(json(await writer.comment(postId, `Comment ${i}`, `Writer ${i % 2}`)).comment);
+      written.push(
+        json<CommentResponse>(await writer.comment(postId, `Comment ${i}`, `Writer ${i % 2}`))
+          .comment,
+      );
     }
     // Ten threads: the first 4 and the latest 6.
     const opening = await read(url(postId, "?limit=10"));
@@ -283,7 +289,9 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     // Meanwhile: three new comments, the last of the beginning and the first folded one deleted.
     for (let i = 26; i <= 28; i += 1) {
       written.push(
-        json(await (writers[0] as Visitor).comment(postId, `Comment ${i}`, "Writer 0")).comment,
+        json<CommentResponse>(
+          await (writers[0] as Visitor).comment(postId, `Comment ${i}`, "Writer 0"),
+        ).comment,
       );
     }
     const [fourth, fifth] = [written[3], written[4]];
@@ -294,7 +302,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       204,
     );
 
-    const rest: Page[] = [];
+    const rest: CommentsResponse[] = [];
     let next = opening.next;
     while (next) {
       const page = await read(url(postId, `?limit=10&after=${next}&before=${opening.before}`));
@@ -318,8 +326,12 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     await seed(t, postId, 8);
     const writer = t.visitor();
     const other = t.visitor();
-    const own = json(await writer.comment(postId, "Mine, published", "Wren")).comment;
-    const held = json(await writer.comment(postId, "Mine, held for the owner", "Wren")).comment;
+    const own = json<CommentResponse>(
+      await writer.comment(postId, "Mine, published", "Wren"),
+    ).comment;
+    const held = json<CommentResponse>(
+      await writer.comment(postId, "Mine, held for the owner", "Wren"),
+    ).comment;
     await other.comment(postId, "Someone else's", "Otto");
     // Held as moderation holds it, behind the server's back: no one has read this post yet.
     await runSql(t, "update science_comments set status = 'pending' where id = ?", [held.id]);
@@ -378,7 +390,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       (await t.app.inject({ method: "GET", url: url(postId), headers: { "if-none-match": etag } }))
         .statusCode,
     ).toBe(304);
-    const { next } = json(first) as Page;
+    const { next } = json<CommentsResponse>(first);
 
     // A comment written behind the server's back: the opening is the one in memory…
     await seed(t, postId, 1, { from: 70 });
@@ -403,14 +415,16 @@ describe.each(backends)("pages of comments on %s", (backend) => {
 
     // A write through the server is in the very next read of the first page.
     const writer = t.visitor();
-    const { comment } = json(await writer.comment(postId, "Through the front door", "Fay"));
+    const { comment } = json<CommentResponse>(
+      await writer.comment(postId, "Through the front door", "Fay"),
+    );
     const afterWrite = await t.app.inject({
       method: "GET",
       url: url(postId),
       headers: { "if-none-match": etag },
     });
     expect(afterWrite.statusCode).toBe(200);
-    expect(json(afterWrite).total).toBe(72);
+    expect(json<CommentsResponse>(afterWrite).total).toBe(72);
     // The first page at any size comes from memory, and follows edits and deletions.
     const whole = `?limit=100`;
     await writer.patch(`/api/comments/${comment.id}`, { content: "Edited", userName: "Fay" });

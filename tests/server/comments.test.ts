@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Comment } from "../../contract/api.ts";
+import type { Comment, CommentResponse, ErrorResponse } from "../../contract/api.ts";
 import {
   backends,
   freshItem,
@@ -31,7 +31,7 @@ describe.each(backends)("comments on %s", (backend) => {
     const postId = freshItem("science");
     const response = await t.visitor().comment(postId, "  Great explanation!\n  ", "Alex");
     expect(response.statusCode).toBe(201);
-    const { comment } = json(response);
+    const { comment } = json<CommentResponse>(response);
     expect(comment).toEqual({
       id: expect.any(Number),
       postId,
@@ -81,14 +81,14 @@ describe.each(backends)("comments on %s", (backend) => {
   it("edits the caller's own comment and returns the row", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json(await alex.comment(postId, "before", "Alex"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "before", "Alex"));
     await new Promise((resolve) => setTimeout(resolve, 5));
     const response = await alex.patch(`/api/comments/${comment.id}`, {
       content: " after ",
       userName: "Alex",
     });
     expect(response.statusCode).toBe(200);
-    const edited = json(response).comment;
+    const edited = json<CommentResponse>(response).comment;
     expect(edited).toMatchObject({
       id: comment.id,
       content: "after",
@@ -102,7 +102,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("refuses edits by another visitor with the same name, or by the author under another name", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json(await alex.comment(postId, "original", "Alex"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "original", "Alex"));
 
     const impostor = t.visitor();
     const byImpostor = await impostor.patch(`/api/comments/${comment.id}`, {
@@ -110,7 +110,7 @@ describe.each(backends)("comments on %s", (backend) => {
       userName: "Alex",
     });
     expect(byImpostor.statusCode).toBe(403);
-    expect(json(byImpostor).error.code).toBe("forbidden");
+    expect(json<ErrorResponse>(byImpostor).error.code).toBe("forbidden");
 
     const renamed = await alex.patch(`/api/comments/${comment.id}`, {
       content: "hacked",
@@ -125,7 +125,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("deletes the caller's own comment with 204", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json(await alex.comment(postId, "short-lived"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "short-lived"));
     const response = await alex.delete(`/api/comments/${comment.id}`);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe("");
@@ -136,15 +136,12 @@ describe.each(backends)("comments on %s", (backend) => {
   it("refuses deletion by anyone else, and keeps the comment", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json(await alex.comment(postId, "keep me", "Alex"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "keep me", "Alex"));
     const impostor = t.visitor();
     await impostor.comment(postId, "I am Alex too", "Alex");
     expect((await impostor.delete(`/api/comments/${comment.id}`)).statusCode).toBe(403);
     expect((await t.visitor().delete(`/api/comments/${comment.id}`)).statusCode).toBe(403);
-    expect((await list(postId)).map((c: { content: string }) => c.content)).toEqual([
-      "keep me",
-      "I am Alex too",
-    ]);
+    expect((await list(postId)).map((c) => c.content)).toEqual(["keep me", "I am Alex too"]);
   });
 
   it("answers 404 for a comment that does not exist", async () => {
@@ -155,7 +152,7 @@ describe.each(backends)("comments on %s", (backend) => {
       await alex.delete("/api/comments/987654"),
     ]) {
       expect(response.statusCode).toBe(404);
-      expect(json(response).error.code).toBe("not_found");
+      expect(json<ErrorResponse>(response).error.code).toBe("not_found");
     }
   });
 
@@ -166,7 +163,7 @@ describe.each(backends)("comments on %s", (backend) => {
         .visitor()
         .patch(`/api/comments/${id}`, { content: "x", userName: "Alex" });
       expect(response.statusCode).toBe(400);
-      expect(json(response).error.code).toBe("validation_failed");
+      expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
     },
   );
 
@@ -182,7 +179,7 @@ describe.each(backends)("comments on %s", (backend) => {
       }),
     ]) {
       expect(response.statusCode).toBe(404);
-      expect(json(response).error.code).toBe("not_found");
+      expect(json<ErrorResponse>(response).error.code).toBe("not_found");
     }
   });
 
@@ -197,10 +194,10 @@ describe.each(backends)("comments on %s", (backend) => {
   ])("refuses %s with 400 on add and edit, changing nothing", async (_case, body) => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json(await alex.comment(postId, "untouched"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "untouched"));
     const added = await alex.post(`/api/items/science/${postId}/comments`, body);
     expect(added.statusCode).toBe(400);
-    expect(json(added).error.code).toBe("validation_failed");
+    expect(json<ErrorResponse>(added).error.code).toBe("validation_failed");
     const edited = await alex.patch(`/api/comments/${comment.id}`, body);
     expect(edited.statusCode).toBe(400);
     const stored = await list(postId);
@@ -212,6 +209,6 @@ describe.each(backends)("comments on %s", (backend) => {
     const content = `  ${"y".repeat(2000)}  `;
     const response = await t.visitor().comment(freshItem("science"), content);
     expect(response.statusCode).toBe(201);
-    expect(json(response).comment.content).toHaveLength(2000);
+    expect(json<CommentResponse>(response).comment.content).toHaveLength(2000);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReactionsResponse } from "../../contract/api.ts";
 import { backends, json, siteOrigin, startTestApp, type TestApp } from "./support/test-app.ts";
 
 describe.each(backends)("concurrent writes on %s", (backend) => {
@@ -39,7 +40,9 @@ describe.each(backends)("concurrent writes on %s", (backend) => {
     );
     expect(responses.filter((r) => r.statusCode !== 201).map((r) => r.body)).toEqual([]);
     expect(new Set(responses.map((response) => response.headers["set-cookie"])).size).toBe(500);
-    expect(json(await t.visitor().get("/api/items/science/wifi/reactions")).counts).toEqual({
+    expect(
+      json<ReactionsResponse>(await t.visitor().get("/api/items/science/wifi/reactions")).counts,
+    ).toEqual({
       like: 125,
       love: 125,
       dislike: 125,
@@ -54,6 +57,9 @@ describe.each(backends)("concurrent writes on %s", (backend) => {
       visitors.map((v) => v.delete("/api/items/science/soap/reactions/love")),
     );
     expect(removed.filter((r) => r.statusCode !== 200).map((r) => r.body)).toEqual([]);
-    expect(json(await t.visitor().get("/api/items/science/soap/reactions")).counts.love).toBe(0);
+    expect(
+      json<ReactionsResponse>(await t.visitor().get("/api/items/science/soap/reactions")).counts
+        .love,
+    ).toBe(0);
   });
 });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import type {
+  BansResponse,
+  ConsoleCommentsResponse,
+  WhoAmIResponse,
+} from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
-import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, type ResponseOf, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The console's moderation beyond one comment at a time
@@ -10,8 +16,7 @@ import { backends, json, startTestApp, type TestApp } from "./support/test-app.t
  * unban, each change audited.
  */
 
-type Listed = { id: number; status: string };
-const ids = (comments: Listed[]) => comments.map((c) => c.id);
+const ids = (comments: { id: number }[]) => comments.map((c) => c.id);
 
 describe.each(backends)("moderating many comments from the console on %s", (backend) => {
   let t: TestApp;
@@ -21,15 +26,16 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     t = await startTestApp(backend, { env: { MODERATION: "all" } });
     owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
-    sessionId = json(await owner.get("/api/admin/session")).session.id;
+    sessionId = json<WhoAmIResponse>(await owner.get("/api/admin/session")).session.id;
   });
   afterAll(async () => {
     await t?.close();
   });
 
   const hold = async (text: string, name = "Asha") =>
-    json(await t.visitor().comment("soap", text, name)).comment as { id: number };
-  const listing = async (query = "") => json(await owner.get(`/api/admin/comments${query}`));
+    json<CommentResponse>(await t.visitor().comment("soap", text, name)).comment;
+  const listing = async (query = "") =>
+    json<ConsoleCommentsResponse>(await owner.get(`/api/admin/comments${query}`));
 
   it("lists a held comment once, counts each state, and filters by state", async () => {
     const first = await hold("Does soap lather in sea water?");
@@ -67,7 +73,9 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     });
     expect(approved.statusCode).toBe(200);
     expect(json(approved)).toEqual({ done: 2, notFound: [] });
-    const readers = json(await t.visitor().get("/api/items/science/soap/comments")).comments;
+    const readers = json<CommentsResponse>(
+      await t.visitor().get("/api/items/science/soap/comments"),
+    ).comments;
     expect(ids(readers)).toEqual(expect.arrayContaining([a.id, b.id]));
 
     const rejected = await owner.post("/api/admin/comments/bulk", {
@@ -99,15 +107,16 @@ describe.each(backends)("moderating many comments from the console on %s", (back
 
   it("lists the bans in force with their comment, and lifts one", async () => {
     const visitor = t.visitor();
-    const comment = json(await visitor.comment("soap", "Visit my shop for soap deals", "Trader"))
-      .comment as { id: number };
+    const { comment } = json<CommentResponse>(
+      await visitor.comment("soap", "Visit my shop for soap deals", "Trader"),
+    );
     expect(
       (await owner.post(`/api/admin/comments/${comment.id}/ban`, { days: 30 })).statusCode,
     ).toBe(204);
     expect((await visitor.comment("soap", "Still here", "Trader")).statusCode).toBe(403);
 
-    const { bans } = json(await owner.get("/api/admin/bans"));
-    const ban = bans.find((b: { comment: { id: number } | null }) => b.comment?.id === comment.id);
+    const { bans } = json<BansResponse>(await owner.get("/api/admin/bans"));
+    const ban = bans.find((b) => b.comment?.id === comment.id)!;
     expect(ban).toMatchObject({
       comment: {
         id: comment.id,
@@ -122,8 +131,8 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     expect((await owner.delete(`/api/admin/bans/${ban.id}`)).statusCode).toBe(204);
     expect((await owner.delete(`/api/admin/bans/${ban.id}`)).statusCode).toBe(404);
     expect((await owner.delete("/api/admin/bans/nonsense")).statusCode).toBe(400);
-    const listed = json(await owner.get("/api/admin/bans")).bans;
-    expect(listed.some((b: { id: number }) => b.id === ban.id)).toBe(false);
+    const listed = json<BansResponse>(await owner.get("/api/admin/bans")).bans;
+    expect(listed.some((b) => b.id === ban.id)).toBe(false);
     expect((await visitor.comment("soap", "Back again, politely", "Trader")).statusCode).toBe(201);
 
     const trail = (await admin(adminEnv(t), "audit")).stdout;
@@ -157,19 +166,23 @@ describe.each(backends)("moderating many comments from the console on %s", (back
       },
     );
     expect(signedIn.statusCode).toBe(200);
-    expect(json(signedIn).session.device).toBe("Safari on iOS (phone)");
-    const { sessions } = json(await owner.get("/api/admin/sessions"));
-    expect(sessions.map((s: { device: string }) => s.device)).toContain("Safari on iOS (phone)");
+    expect(json<ResponseOf<"POST /admin/sign-in">>(signedIn).session.device).toBe(
+      "Safari on iOS (phone)",
+    );
+    const { sessions } = json<ResponseOf<"GET /admin/sessions">>(
+      await owner.get("/api/admin/sessions"),
+    );
+    expect(sessions.map((s) => s.device)).toContain("Safari on iOS (phone)");
 
-    const phoneSession = json(await phone.get("/api/admin/session")).session.id;
+    const phoneSession = json<WhoAmIResponse>(await phone.get("/api/admin/session")).session.id;
     expect((await phone.post("/api/admin/sign-out")).statusCode).toBe(204);
-    const { entries } = json(await owner.get("/api/admin/audit"));
+    const { entries } = json<ResponseOf<"GET /admin/audit">>(await owner.get("/api/admin/audit"));
     expect(entries[0]).toMatchObject({
       action: "sign-out",
       sessionId: phoneSession,
       device: "Safari on iOS (phone)",
     });
-    const fromCli = entries.find((e: { sessionId: string | null }) => e.sessionId === null);
+    const fromCli = entries.find((e) => e.sessionId === null);
     expect(fromCli).toMatchObject({ device: null });
   });
 });

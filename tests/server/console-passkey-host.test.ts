@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ErrorResponse } from "../../contract/api.ts";
+import type { SignInMethodsResponse, WhoAmIResponse } from "../../contract/console.ts";
 import { passkeyProblem } from "../../server/console/passkey-host.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { linkToken, Owner } from "./support/owner.ts";
@@ -41,14 +43,16 @@ describe("passkeys and the site's host name", () => {
         headers,
       );
       expect(signedIn.statusCode).toBe(200);
-      expect(json(await owner.get("/api/admin/session")).passkeysUnavailable).toContain(
-        "Passkeys need a host name",
-      );
+      expect(
+        json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeysUnavailable,
+      ).toContain("Passkeys need a host name");
       const options = await owner.request("POST", "/api/admin/passkeys/options", {}, headers);
       expect(options.statusCode).toBe(409);
-      expect(json(options).error.message).toContain("such as http://localhost:3000");
+      expect(json<ErrorResponse>(options).error.message).toContain("such as http://localhost:3000");
 
-      const methods = json(await new Owner(t).get("/api/admin/sign-in/methods"));
+      const methods = json<SignInMethodsResponse>(
+        await new Owner(t).get("/api/admin/sign-in/methods"),
+      );
       expect(methods).toMatchObject({ passkey: "unavailable" });
       expect(methods.passkeyProblem).toContain("Passkeys need a host name");
       const signIn = await new Owner(t).request(
@@ -75,7 +79,9 @@ describe("passkeys and the site's host name", () => {
       expect(json(await signIn())).toEqual({ passkey: "none", passkeyProblem: null });
       const owner = new Owner(t);
       await owner.signIn();
-      expect(json(await owner.get("/api/admin/session")).passkeysUnavailable).toBeNull();
+      expect(
+        json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeysUnavailable,
+      ).toBeNull();
       await runSql(
         t,
         "insert into owner_passkeys (id, name, public_key, counter, transports, created_at) values (?, ?, ?, ?, ?, ?)",

@@ -4,6 +4,16 @@ import os from "node:os";
 import path from "node:path";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
+import type {
+  ConsoleCommentsResponse,
+  EditionPreviewResponse,
+  EditionsResponse,
+  HealthResponse,
+  OverviewResponse,
+  SubscribersResponse,
+  WhoAmIResponse,
+} from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
 import { linkToken, Owner } from "./support/owner.ts";
@@ -13,6 +23,8 @@ import {
   backends,
   capturedLogs,
   json,
+  type OpenApiDocument,
+  type ResponseOf,
   siteUrl,
   startTestApp,
   type TestApp,
@@ -74,12 +86,12 @@ describe.each(backends)("the owner's console on %s", (backend) => {
 
     const me = await owner.get("/api/admin/session");
     expect(me.statusCode).toBe(200);
-    expect(json(me).session).toMatchObject({ method: "link", current: true });
+    expect(json<WhoAmIResponse>(me).session).toMatchObject({ method: "link", current: true });
 
     // The same link again, from another browser: refused.
     const again = await new Owner(t).post("/api/admin/sign-in", { token });
     expect(again.statusCode).toBe(410);
-    expect(json(again).error.code).toBe("token_used");
+    expect(json<ErrorResponse>(again).error.code).toBe("token_used");
     expect(again.cookies).toEqual([]);
   });
 
@@ -88,7 +100,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     clock.advance(10 * minute + 1000);
     const late = await new Owner(t).post("/api/admin/sign-in", { token: linkToken(login.stdout) });
     expect(late.statusCode).toBe(410);
-    expect(json(late).error.code).toBe("token_expired");
+    expect(json<ErrorResponse>(late).error.code).toBe("token_expired");
 
     const unknown = await new Owner(t).post("/api/admin/sign-in", { token: "A".repeat(43) });
     expect(unknown.statusCode).toBe(404);
@@ -113,11 +125,11 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   });
 
   it("answers 401 to every console API of the OpenAPI document without a session", async () => {
-    const document = json(await t.app.inject({ method: "GET", url: "/api/openapi.json" }));
+    const document = json<OpenApiDocument>(
+      await t.app.inject({ method: "GET", url: "/api/openapi.json" }),
+    );
     const operations: { method: string; url: string; tags: string[] }[] = [];
-    for (const [route, methods] of Object.entries(
-      document.paths as Record<string, Record<string, { tags?: string[] }>>,
-    )) {
+    for (const [route, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         operations.push({
           method: method.toUpperCase(),
@@ -157,7 +169,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         ...(write ? { payload: {} } : {}),
       });
       expect(response.statusCode, `${method} ${url}`).toBe(401);
-      expect(json(response).error.code).toBe("unauthorized");
+      expect(json<ErrorResponse>(response).error.code).toBe("unauthorized");
     }
     // Nothing was queued by the refused send.
     const status = await admin(adminEnv(t), "newsletter", "status", "--json");
@@ -168,20 +180,22 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const owner = new Owner(t);
     await owner.signIn();
     const reader = t.visitor();
-    const comment = json(await reader.comment("wifi", "Keep me")).comment;
+    const comment = json<CommentResponse>(await reader.comment("wifi", "Keep me")).comment;
     const forged = await owner.request("DELETE", `/api/admin/comments/${comment.id}`, undefined, {
       origin: "https://evil.example",
     });
     expect(forged.statusCode).toBe(403);
-    expect(json(forged).error.code).toBe("cross_origin");
+    expect(json<ErrorResponse>(forged).error.code).toBe("cross_origin");
     const noOrigin = await t.app.inject({
       method: "DELETE",
       url: `/api/admin/comments/${comment.id}`,
       headers: { cookie: owner.cookie ?? "" },
     });
     expect(noOrigin.statusCode).toBe(403);
-    const listed = json(await owner.get("/api/admin/comments?q=Keep%20me")).comments;
-    expect(listed.map((c: { id: number }) => c.id)).toContain(comment.id);
+    const listed = json<ConsoleCommentsResponse>(
+      await owner.get("/api/admin/comments?q=Keep%20me"),
+    ).comments;
+    expect(listed.map((c) => c.id)).toContain(comment.id);
   });
 
   it("ends a session after 12 idle hours, and not while it is used", async () => {
@@ -200,7 +214,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const second = new Owner(t);
     await first.signIn();
     await second.signIn();
-    const id = json(await first.get("/api/admin/session")).session.id as string;
+    const id = json<WhoAmIResponse>(await first.get("/api/admin/session")).session.id;
     const list = await admin(adminEnv(t), "sessions", "list");
     expect(list.stdout).toContain(id);
 
@@ -218,25 +232,33 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("searches and deletes comments, and the audit trail records it", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const sessionId = json(await owner.get("/api/admin/session")).session.id as string;
+    const sessionId = json<WhoAmIResponse>(await owner.get("/api/admin/session")).session.id;
     const reader = t.visitor();
-    const spam = json(
+    const spam = json<CommentResponse>(
       await reader.comment("soap", "Buy 100% cheap_watches now", "Spammer"),
     ).comment;
     await reader.comment("ironing", "Linen needs more heat", "Priya");
 
-    const byText = json(await owner.get("/api/admin/comments?q=100%25%20cheap_")).comments;
-    expect(byText.map((c: { id: number }) => c.id)).toEqual([spam.id]);
+    const byText = json<ConsoleCommentsResponse>(
+      await owner.get("/api/admin/comments?q=100%25%20cheap_"),
+    ).comments;
+    expect(byText.map((c) => c.id)).toEqual([spam.id]);
     expect(byText[0]).toMatchObject({ userName: "Spammer", postId: "soap" });
-    const byName = json(await owner.get("/api/admin/comments?q=priya")).comments;
-    expect(byName.map((c: { content: string }) => c.content)).toEqual(["Linen needs more heat"]);
-    const byPost = json(await owner.get("/api/admin/comments?post=soap")).comments;
-    expect(byPost.every((c: { postId: string }) => c.postId === "soap")).toBe(true);
+    const byName = json<ConsoleCommentsResponse>(
+      await owner.get("/api/admin/comments?q=priya"),
+    ).comments;
+    expect(byName.map((c) => c.content)).toEqual(["Linen needs more heat"]);
+    const byPost = json<ConsoleCommentsResponse>(
+      await owner.get("/api/admin/comments?post=soap"),
+    ).comments;
+    expect(byPost.every((c) => c.postId === "soap")).toBe(true);
 
     expect((await owner.delete(`/api/admin/comments/${spam.id}`)).statusCode).toBe(204);
     expect((await owner.delete(`/api/admin/comments/${spam.id}`)).statusCode).toBe(404);
-    const onPage = json(await reader.get("/api/items/science/soap/comments")).comments;
-    expect(onPage.map((c: { id: number }) => c.id)).not.toContain(spam.id);
+    const onPage = json<CommentsResponse>(
+      await reader.get("/api/items/science/soap/comments"),
+    ).comments;
+    expect(onPage.map((c) => c.id)).not.toContain(spam.id);
 
     const trail = await admin(adminEnv(t), "audit");
     expect(trail.code).toBe(0);
@@ -244,7 +266,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(trail.stdout).toMatch(/\tnone\tsign-in link\tcommand line\n/);
 
     // The command line's own changes are in the same trail, without a session.
-    const other = json(await reader.comment("soap", "Also spam", "Spammer")).comment;
+    const other = json<CommentResponse>(
+      await reader.comment("soap", "Also spam", "Spammer"),
+    ).comment;
     expect((await admin(adminEnv(t), "comments", "delete", String(other.id))).code).toBe(0);
     expect((await admin(adminEnv(t), "audit", "--limit", "1")).stdout).toMatch(
       new RegExp(`\\tnone\\tcomment delete\\t${other.id}\\n$`),
@@ -258,9 +282,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     await confirmedSubscriber(t, "reader@example.com");
     await requestSubscription(t, "waiting@example.com");
 
-    const all = json(await owner.post("/api/admin/subscribers/search"));
+    const all = json<SubscribersResponse>(await owner.post("/api/admin/subscribers/search"));
     expect(all.counts).toEqual({ confirmed: 2, pending: 1 });
-    const found = json(
+    const found = json<SubscribersResponse>(
       await owner.post("/api/admin/subscribers/search", { q: "WAIT" }),
     ).subscribers;
     expect(found).toEqual([
@@ -277,7 +301,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
 
     const remove = (email: string) => owner.post("/api/admin/subscribers/remove", { email });
     expect((await remove("READER@example.com")).statusCode).toBe(204);
-    expect(json(await owner.post("/api/admin/subscribers/search")).counts.confirmed).toBe(1);
+    expect(
+      json<SubscribersResponse>(await owner.post("/api/admin/subscribers/search")).counts.confirmed,
+    ).toBe(1);
     expect((await remove("nobody@example.com")).statusCode).toBe(404);
     const trail = await admin(adminEnv(t), "audit", "--json");
     const actions = JSON.parse(trail.stdout).map((e: { action: string; object: string }) => [
@@ -293,7 +319,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("lists, previews and sends editions from the editions folder", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const listed = json(await owner.get("/api/admin/editions"));
+    const listed = json<EditionsResponse>(await owner.get("/api/admin/editions"));
     expect(listed.editions).toEqual([
       {
         slug: "broken",
@@ -312,7 +338,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     ]);
     expect(JSON.stringify(listed)).not.toContain(editionsDir);
 
-    const preview = json(await owner.get("/api/admin/editions/2026-06-engines"));
+    const preview = json<EditionPreviewResponse>(
+      await owner.get("/api/admin/editions/2026-06-engines"),
+    );
     expect(preview.subject).toBe("Engines in June");
     expect(preview.html).toContain("<strong>explained</strong>");
     expect((await owner.get("/api/admin/editions/broken")).statusCode).toBe(422);
@@ -321,18 +349,19 @@ describe.each(backends)("the owner's console on %s", (backend) => {
 
     const sent = await owner.post("/api/admin/editions/2026-06-engines/send");
     expect(sent.statusCode).toBe(202);
-    const confirmed = json(await owner.post("/api/admin/subscribers/search")).counts.confirmed;
-    expect(json(sent).queued).toBe(confirmed);
+    const confirmed = json<SubscribersResponse>(await owner.post("/api/admin/subscribers/search"))
+      .counts.confirmed;
+    expect(json<ResponseOf<"POST /admin/editions/:slug/send">>(sent).queued).toBe(confirmed);
     await expect
       .poll(
         async () =>
-          json(await owner.get("/api/admin/editions")).editions.find(
-            (e: { slug: string }) => e.slug === "2026-06-engines",
-          ).progress?.sent,
+          json<EditionsResponse>(await owner.get("/api/admin/editions")).editions.find(
+            (e) => e.slug === "2026-06-engines",
+          )?.progress?.sent,
         { timeout: 15_000 },
       )
       .toBe(confirmed);
-    const overview = json(await owner.get("/api/admin/overview"));
+    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
     expect(overview.editions).toEqual([
       expect.objectContaining({ slug: "2026-06-engines", sent: confirmed, failed: 0 }),
     ]);
@@ -341,36 +370,31 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("charts 90 days of comments, reactions and subscribers", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const overview = json(await owner.get("/api/admin/overview"));
+    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
     expect(overview.activity).toHaveLength(90);
     const today = new Date().toISOString().slice(0, 10);
-    const last = overview.activity.at(-1);
+    const last = overview.activity.at(-1)!;
     expect(last.day).toBe(today);
     expect(last.comments).toBeGreaterThanOrEqual(2);
     const reader = t.visitor();
     await reader.react("mythology", "garuda", "love");
     await reader.react("science", "wifi", "idea");
-    const after = json(await owner.get("/api/admin/overview"));
-    expect(after.activity.at(-1).reactions).toBe(last.reactions + 2);
+    const after = json<OverviewResponse>(await owner.get("/api/admin/overview"));
+    expect(after.activity.at(-1)!.reactions).toBe(last.reactions + 2);
     expect(after.subscribers.at(-1)).toMatchObject({ day: today });
-    expect(after.subscribers.at(-1).confirmed + after.subscribers.at(-1).pending).toBeGreaterThan(
-      0,
-    );
-    expect(after.mostEngaged.map((i: { id: string }) => i.id)).toEqual(
-      expect.arrayContaining(["garuda", "wifi"]),
-    );
+    const latest = after.subscribers.at(-1)!;
+    expect(latest.confirmed + latest.pending).toBeGreaterThan(0);
+    expect(after.mostEngaged.map((i) => i.id)).toEqual(expect.arrayContaining(["garuda", "wifi"]));
   });
 
   it("reports health with the settings' secrets masked", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const health = json(await owner.get("/api/admin/health"));
+    const health = json<HealthResponse>(await owner.get("/api/admin/health"));
     expect(health.database).toEqual({ kind: backend, reachable: true });
     expect(health.liveEvents).toBe("listening");
     expect(health.version).toMatch(/^\d+\.\d+\.\d+$/);
-    const settings = new Map(
-      health.settings.map((s: { name: string; value: string | null }) => [s.name, s.value]),
-    );
+    const settings = new Map(health.settings.map((s) => [s.name, s.value]));
     expect(settings.get("SITE_URL")).toBe(siteUrl);
     expect(settings.get("EDITIONS_DIR")).toBe(editionsDir);
     if (t.databaseUrl) {
@@ -384,7 +408,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const stranger = new Owner(t);
     const options = await stranger.post("/api/admin/passkey-sign-in/options");
     expect(options.statusCode).toBe(200);
-    expect(json(options).options.rpId).toBe("ewe.test");
+    expect(json<ResponseOf<"POST /admin/passkey-sign-in/options">>(options).options.rpId).toBe(
+      "ewe.test",
+    );
     for (const response of [
       { id: "unknown-credential", rawId: "unknown-credential", type: "public-key", response: {} },
       { nonsense: true },
@@ -400,7 +426,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
       response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30" } },
     });
     expect(garbage.statusCode).toBe(400);
-    expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+    expect(json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeys).toEqual([]);
   });
 
   it("refuses passkey names that would show reversed or blank in the console and the audit", async () => {
@@ -412,11 +438,11 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         response: { id: "x", rawId: "x", type: "public-key", response: {} },
       });
       expect(refused.statusCode, JSON.stringify(name)).toBe(400);
-      expect(json(refused).error.issues, JSON.stringify(name)).toEqual([
+      expect(json<ErrorResponse>(refused).error.issues, JSON.stringify(name)).toEqual([
         expect.objectContaining({ path: "body.name" }),
       ]);
     }
-    expect(json(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+    expect(json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeys).toEqual([]);
   });
 
   it("signs out", async () => {
@@ -440,28 +466,36 @@ describe.each(backends)("moderating from the console on %s", (backend) => {
   it("queues held comments first, approves, rejects and bans, each audited", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const sessionId = json(await owner.get("/api/admin/session")).session.id as string;
+    const sessionId = json<WhoAmIResponse>(await owner.get("/api/admin/session")).session.id;
     const first = t.visitor();
     const second = t.visitor();
-    const kept = json(await first.comment("soap", "Does soap work in hard water?", "Asha")).comment;
-    const dropped = json(await second.comment("soap", "Cheap followers here", "Bot")).comment;
+    const kept = json<CommentResponse>(
+      await first.comment("soap", "Does soap work in hard water?", "Asha"),
+    ).comment;
+    const dropped = json<CommentResponse>(
+      await second.comment("soap", "Cheap followers here", "Bot"),
+    ).comment;
     const readerView = () =>
       t
         .visitor()
         .get("/api/items/science/soap/comments")
-        .then((r) => json(r).comments);
+        .then((r) => json<CommentsResponse>(r).comments);
     expect(await readerView()).toEqual([]);
 
-    const listed = json(await owner.get("/api/admin/comments"));
-    expect(listed.pending.map((c: { id: number }) => c.id)).toEqual([kept.id, dropped.id]);
+    const listed = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments"));
+    expect(listed.pending.map((c) => c.id)).toEqual([kept.id, dropped.id]);
     expect(listed.pending[0]).toMatchObject({ status: "pending", userName: "Asha" });
 
     expect((await owner.post(`/api/admin/comments/${kept.id}/approve`)).statusCode).toBe(204);
-    expect((await readerView()).map((c: { id: number }) => c.id)).toEqual([kept.id]);
+    expect((await readerView()).map((c) => c.id)).toEqual([kept.id]);
     expect((await owner.post(`/api/admin/comments/${dropped.id}/reject`)).statusCode).toBe(204);
-    const writersView = json(await second.get("/api/items/science/soap/comments")).comments;
-    expect(writersView.map((c: { id: number }) => c.id)).toEqual([kept.id]);
-    expect(json(await owner.get("/api/admin/comments")).pending).toEqual([]);
+    const writersView = json<CommentsResponse>(
+      await second.get("/api/items/science/soap/comments"),
+    ).comments;
+    expect(writersView.map((c) => c.id)).toEqual([kept.id]);
+    expect(json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments")).pending).toEqual(
+      [],
+    );
     expect((await owner.post(`/api/admin/comments/${dropped.id}/reject`)).statusCode).toBe(404);
 
     expect((await owner.post(`/api/admin/comments/${kept.id}/ban`, { days: 0 })).statusCode).toBe(
@@ -701,7 +735,7 @@ describe("subscriber addresses in the console", () => {
       await owner.signIn();
       await confirmedSubscriber(t, "private.reader@example.com");
       const found = await owner.post("/api/admin/subscribers/search", { q: "private.reader" });
-      expect(json(found).subscribers).toEqual([
+      expect(json<SubscribersResponse>(found).subscribers).toEqual([
         expect.objectContaining({ email: "private.reader@example.com" }),
       ]);
       const removed = await owner.post("/api/admin/subscribers/remove", {
@@ -709,7 +743,7 @@ describe("subscriber addresses in the console", () => {
       });
       expect(removed.statusCode).toBe(204);
 
-      const requests = logs.lines.filter((line) => line.req).map((line) => line.req.url);
+      const requests = logs.lines.filter((line) => line.req).map((line) => line.req?.url);
       expect(requests).toEqual(
         expect.arrayContaining(["/api/admin/subscribers/search", "/api/admin/subscribers/remove"]),
       );

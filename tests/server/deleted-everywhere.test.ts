@@ -5,6 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { Migrator } from "kysely/migration";
 import { describe, expect, inject, it } from "vitest";
+import type { CommentResponse } from "../../contract/api.ts";
+import type { DeleteYourDataResponse } from "../../contract/your-data.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
@@ -78,17 +80,23 @@ describe.each(backends)("deleted text on %s", (backend) => {
       const keeper = t.visitor();
       await keeper.comment(postId, "A comment that stays", "Keeper");
 
-      const alexs = json(await alex.comment(postId, removed[0] as string, "Alex")).comment;
+      const alexs = json<CommentResponse>(
+        await alex.comment(postId, removed[0] as string, "Alex"),
+      ).comment;
       expect((await alex.delete(`/api/comments/${alexs.id}`)).statusCode).toBe(204);
 
-      const beas = json(await bea.comment(postId, removed[1] as string, "Bea")).comment;
+      const beas = json<CommentResponse>(
+        await bea.comment(postId, removed[1] as string, "Bea"),
+      ).comment;
       const edit = await bea.patch(`/api/comments/${beas.id}`, {
         content: "The words Bea kept",
         userName: "Bea",
       });
       expect(edit.statusCode).toBe(200);
 
-      const carls = json(await carl.comment(postId, removed[2] as string, "Carl")).comment;
+      const carls = json<CommentResponse>(
+        await carl.comment(postId, removed[2] as string, "Carl"),
+      ).comment;
       const owner = new Owner(t);
       expect((await owner.signIn()).statusCode).toBe(200);
       expect((await owner.delete(`/api/admin/comments/${carls.id}`)).statusCode).toBe(204);
@@ -96,7 +104,7 @@ describe.each(backends)("deleted text on %s", (backend) => {
       await dana.comment(postId, removed[3] as string, "Dana");
       await dana.comment(postId, removed[4] as string, "Dana");
       const erasure = await dana.post("/api/your-data/delete", { confirm: true });
-      expect(json(erasure).deleted.comments).toBe(2);
+      expect(json<DeleteYourDataResponse>(erasure).deleted.comments).toBe(2);
 
       const check = async () => {
         const replay = await replayFromStart(t, `science:${postId}`);
@@ -134,9 +142,15 @@ describe.each(backends)("deleted text on %s", (backend) => {
     try {
       const postId = freshItem("science");
       const alex = t.visitor();
-      const deleted = json(await alex.comment(postId, "Deleted before the retry", "Alex")).comment;
-      const edited = json(await alex.comment(postId, "Before the edit", "Alex")).comment;
-      const kept = json(await alex.comment(postId, "Kept as it was", "Alex")).comment;
+      const deleted = json<CommentResponse>(
+        await alex.comment(postId, "Deleted before the retry", "Alex"),
+      ).comment;
+      const edited = json<CommentResponse>(
+        await alex.comment(postId, "Before the edit", "Alex"),
+      ).comment;
+      const kept = json<CommentResponse>(
+        await alex.comment(postId, "Kept as it was", "Alex"),
+      ).comment;
       await receiver.waitFor((bodies) => bodies.length >= 3);
 
       expect((await alex.delete(`/api/comments/${deleted.id}`)).statusCode).toBe(204);

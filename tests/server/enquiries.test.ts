@@ -1,5 +1,6 @@
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -152,7 +153,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
       enquiry({ formToken: first.formToken }),
     );
     expect(replayed.statusCode).toBe(400);
-    expect(json(replayed).error).toMatchObject({
+    expect(json<ErrorResponse>(replayed).error).toMatchObject({
       code: "form_token_invalid",
       message: expect.stringMatching(/sent already/),
     });
@@ -213,7 +214,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
     for (const [change, status, message] of cases) {
       const response = await browser().post("/api/enquiries", enquiry(change));
       expect({ change, status: response.statusCode }).toEqual({ change, status });
-      expect(json(response).error.message).toMatch(message);
+      expect(json<ErrorResponse>(response).error.message).toMatch(message);
     }
     const json415 = await t.app.inject({
       method: "POST",
@@ -252,7 +253,9 @@ describe.each(backends)("enquiries on %s", (backend) => {
 
     it("refuses a banned browser and a banned connection, politely, with or without JavaScript", async () => {
       const troll = t.visitor({ ip: "203.0.113.40" });
-      const { comment } = json(await troll.comment(freshItem("science"), "Something rude"));
+      const { comment } = json<CommentResponse>(
+        await troll.comment(freshItem("science"), "Something rude"),
+      );
       const banned = await admin(
         { ...adminEnv(t), COOKIE_SECRET: cookieSecret },
         "visitor",
@@ -267,7 +270,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         for (const who of [troll, moved, t.visitor({ ip: "203.0.113.40" })]) {
           const response = await who.post("/api/enquiries", enquiry());
           expect(response.statusCode).toBe(403);
-          expect(json(response).error).toMatchObject({
+          expect(json<ErrorResponse>(response).error).toMatchObject({
             code: "banned",
             message: expect.stringMatching(/not accepted at the moment/),
           });
@@ -290,7 +293,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         for (const [formToken, message] of cases) {
           const response = await browser().post("/api/enquiries", enquiry({ formToken }));
           expect(response.statusCode).toBe(400);
-          expect(json(response).error).toMatchObject({
+          expect(json<ErrorResponse>(response).error).toMatchObject({
             code: "form_token_invalid",
             message: expect.stringMatching(message),
           });
@@ -331,7 +334,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         for (const [change, status, message] of cases) {
           const response = await browser().post("/api/enquiries", enquiry(change));
           expect({ change, status: response.statusCode }).toEqual({ change, status });
-          expect(json(response).error.message).toMatch(message);
+          expect(json<ErrorResponse>(response).error.message).toMatch(message);
         }
       });
     });
@@ -374,7 +377,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
     const refused = await visitor.post("/api/enquiries", enquiry());
     expect(refused.statusCode).toBe(429);
     expect(refused.headers["retry-after"]).toBe("3600");
-    expect(json(refused).error.message).toMatch(/Too many enquiries/);
+    expect(json<ErrorResponse>(refused).error.message).toMatch(/Too many enquiries/);
 
     const same = enquiry();
     for (let i = 0; i < 3; i += 1) {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
 import { exportTables, tablesLeftOut } from "../../server/portability/tables.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
@@ -32,7 +33,7 @@ const withoutTime = (text: string) =>
 /** A site with some of everything: comments, a reply, a deleted comment, reactions, subscribers, an enquiry, a ban. */
 async function seed(t: TestApp): Promise<void> {
   const reader = t.visitor();
-  const first = json(
+  const first = json<CommentResponse>(
     await reader.comment("soap", "Why does soap lather less in hard water?", "Asha"),
   );
   expect(first.comment.id).toBeGreaterThan(0);
@@ -40,7 +41,7 @@ async function seed(t: TestApp): Promise<void> {
     .visitor()
     .reply("soap", first.comment.id, "Calcium ions bind the **surfactant** first.", "Meera");
   expect(reply.statusCode).toBe(201);
-  const gone = json(
+  const gone = json<CommentResponse>(
     await t.visitor().comment("wifi", "Walls of brick slow my signal a lot.", "Ravi"),
   );
   expect((await admin(adminEnv(t), "comments", "delete", String(gone.comment.id))).code).toBe(0);
@@ -176,7 +177,9 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
   });
 
   it("reads it back whole into the empty database; the new export is the same file", async () => {
-    const before = json(await target.visitor().get("/api/items/science/soap/comments"));
+    const before = json<CommentsResponse>(
+      await target.visitor().get("/api/items/science/soap/comments"),
+    );
     expect(before.total).toBe(0);
 
     const dry = await admin(adminEnv(target), "import", "--from", "export", "--dry-run", exported);
@@ -199,7 +202,9 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     // The open site shows what arrived, without a restart.
     await expect
       .poll(
-        async () => json(await target.visitor().get("/api/items/science/soap/comments")).total,
+        async () =>
+          json<CommentsResponse>(await target.visitor().get("/api/items/science/soap/comments"))
+            .total,
         {
           timeout: 15_000,
         },
@@ -230,7 +235,7 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
       Number(r.id),
     );
     expect(new Set(ids).size).toBe(ids.length);
-    expect(json(response).comment.id).toBe(Math.max(...ids));
+    expect(json<CommentResponse>(response).comment.id).toBe(Math.max(...ids));
   });
 });
 

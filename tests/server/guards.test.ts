@@ -2,6 +2,12 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type {
+  CommentResponse,
+  CommentsResponse,
+  ErrorResponse,
+  ReactionsResponse,
+} from "../../contract/api.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
 import {
   backends,
@@ -20,7 +26,8 @@ describe.each(backends)("guards on %s", (backend) => {
   afterAll(() => t?.close());
 
   const count = async (postId: string) =>
-    json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments.length;
+    json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments
+      .length;
 
   describe("same origin", () => {
     const post = (postId: string, headers: Record<string, string>) =>
@@ -55,7 +62,7 @@ describe.each(backends)("guards on %s", (backend) => {
       const postId = freshItem("science");
       const response = await post(postId, headers);
       expect(response.statusCode).toBe(403);
-      expect(json(response).error.code).toBe("cross_origin");
+      expect(json<ErrorResponse>(response).error.code).toBe("cross_origin");
       expect(await count(postId)).toBe(0);
     });
 
@@ -91,7 +98,7 @@ describe.each(backends)("guards on %s", (backend) => {
         payload: JSON.stringify({ content: "hello", userName: "Alex" }),
       });
       expect(response.statusCode).toBe(415);
-      expect(json(response).error.code).toBe("unsupported_media_type");
+      expect(json<ErrorResponse>(response).error.code).toBe("unsupported_media_type");
       expect(await count(postId)).toBe(0);
     });
 
@@ -117,7 +124,7 @@ describe.each(backends)("guards on %s", (backend) => {
         .visitor()
         .post(`/api/items/science/${freshItem("science")}/comments`, payload);
       expect(response.statusCode).toBe(400);
-      expect(json(response).error.code).toBe("invalid_json");
+      expect(json<ErrorResponse>(response).error.code).toBe("invalid_json");
     });
 
     it.each([
@@ -140,7 +147,7 @@ describe.each(backends)("guards on %s", (backend) => {
           JSON.stringify({ content: "x".repeat(1024 * 1024), userName: "Alex" }),
         );
       expect(response.statusCode).toBe(413);
-      expect(json(response).error.code).toBe("payload_too_large");
+      expect(json<ErrorResponse>(response).error.code).toBe("payload_too_large");
       expect(await count(postId)).toBe(0);
     });
 
@@ -179,7 +186,7 @@ describe.each(backends)("guards on %s", (backend) => {
     it("is not set by a refused edit or deletion from a client without one", async () => {
       const postId = freshItem("science");
       const alex = t.visitor();
-      const { comment } = json(await alex.comment(postId, "mine"));
+      const { comment } = json<CommentResponse>(await alex.comment(postId, "mine"));
       await alex.react("science", postId, "like");
       const tampered = `ewe_visitor=${(alex.cookie ?? "").split("=")[1]!.slice(1)}`;
       for (const cookie of [undefined, tampered]) {
@@ -195,9 +202,9 @@ describe.each(backends)("guards on %s", (backend) => {
         expect(refusals.map((response) => response.statusCode)).toEqual([403, 403, 404, 404, 404]);
         for (const response of refusals) expect(response.headers["set-cookie"]).toBeUndefined();
       }
-      expect(json(await alex.get(`/api/items/science/${postId}/comments`)).comments).toHaveLength(
-        1,
-      );
+      expect(
+        json<CommentsResponse>(await alex.get(`/api/items/science/${postId}/comments`)).comments,
+      ).toHaveLength(1);
     });
 
     it("is not trusted when tampered with", async () => {
@@ -207,11 +214,15 @@ describe.each(backends)("guards on %s", (backend) => {
       const [value = "", signature] = (alex.cookie ?? "").split("=")[1]!.split(".");
       const forged = t.visitor();
       forged.cookie = `ewe_visitor=${value.slice(0, -2)}AA.${signature}`;
-      expect(json(await forged.get(`/api/items/science/${id}/reactions`)).mine).toEqual([]);
+      expect(
+        json<ReactionsResponse>(await forged.get(`/api/items/science/${id}/reactions`)).mine,
+      ).toEqual([]);
       expect((await forged.delete(`/api/items/science/${id}/reactions/love`)).statusCode).toBe(404);
       const unsigned = t.visitor();
       unsigned.cookie = `ewe_visitor=${value}`;
-      expect(json(await unsigned.get(`/api/items/science/${id}/reactions`)).mine).toEqual([]);
+      expect(
+        json<ReactionsResponse>(await unsigned.get(`/api/items/science/${id}/reactions`)).mine,
+      ).toEqual([]);
     });
 
     it("never appears in a response body, nor does the client's address", async () => {
@@ -240,7 +251,7 @@ describe.each(backends)("guards on %s", (backend) => {
   it("answers JSON 404 for an unknown API path", async () => {
     const response = await t.visitor().get("/api/nothing-here");
     expect(response.statusCode).toBe(404);
-    expect(json(response).error.code).toBe("not_found");
+    expect(json<ErrorResponse>(response).error.code).toBe("not_found");
   });
 });
 
@@ -261,7 +272,7 @@ describe.each(backends)("rate limits on %s", (backend) => {
       expect((await alex.comment(postId, `c${i}`)).statusCode).toBe(201);
     const limited = await alex.comment(postId, "one too many");
     expect(limited.statusCode).toBe(429);
-    expect(json(limited).error.code).toBe("rate_limited");
+    expect(json<ErrorResponse>(limited).error.code).toBe("rate_limited");
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
 
@@ -273,7 +284,7 @@ describe.each(backends)("rate limits on %s", (backend) => {
     // Reads are not limited, and nothing refused was stored.
     const list = await t.visitor().get(`/api/items/science/${postId}/comments`);
     expect(list.statusCode).toBe(200);
-    expect(json(list).comments.map((c: { content: string }) => c.content)).toEqual([
+    expect(json<CommentsResponse>(list).comments.map((c) => c.content)).toEqual([
       "c0",
       "c1",
       "c2",
@@ -355,14 +366,16 @@ describe("an unreachable database", () => {
         }),
       ]) {
         expect(response.statusCode).toBe(503);
-        expect(json(response).error.code).toBe("service_unavailable");
+        expect(json<ErrorResponse>(response).error.code).toBe("service_unavailable");
       }
       const ready = await t.app.inject({ method: "GET", url: "/readyz" });
       expect(ready.statusCode).toBe(503);
 
       await server.resume();
       expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
-      expect(json(await alex.get("/api/items/science/wifi/reactions")).mine).toEqual(["like"]);
+      expect(
+        json<ReactionsResponse>(await alex.get("/api/items/science/wifi/reactions")).mine,
+      ).toEqual(["like"]);
     } finally {
       await t.close();
       await server.stop();
@@ -377,7 +390,7 @@ describe("an unreachable database", () => {
       other.exec("begin exclusive");
       const response = await alex.react("science", "wifi", "like");
       expect(response.statusCode).toBe(503);
-      expect(json(response).error.code).toBe("service_unavailable");
+      expect(json<ErrorResponse>(response).error.code).toBe("service_unavailable");
       // Readers are not blocked in WAL mode.
       expect((await alex.get("/api/items/science/wifi/reactions")).statusCode).toBe(200);
       other.exec("rollback");
@@ -406,7 +419,7 @@ describe("same origin in development", () => {
         host: "evil.example:4321",
       });
       expect(rebound.statusCode).toBe(403);
-      expect(json(rebound).error.code).toBe("cross_origin");
+      expect(json<ErrorResponse>(rebound).error.code).toBe("cross_origin");
     } finally {
       await t.close();
     }

@@ -1,6 +1,7 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EventStream } from "../support/event-stream.ts";
+import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import { commentIn, EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
 import {
   backends,
@@ -81,7 +82,7 @@ describe.each(backends)("live events on %s", (backend) => {
     const watcher = open(`science:${postId}`);
     await watcher.ready();
     const alex = t.visitor();
-    const { comment } = json(await alex.comment(postId, "<b>hello</b>", "Alex"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "<b>hello</b>", "Alex"));
     await alex.patch(`/api/comments/${comment.id}`, { content: "edited", userName: "Alex" });
     const comments = (count: number) =>
       watcher.until((s) => {
@@ -182,7 +183,9 @@ describe.each(backends)("live events on %s", (backend) => {
         ["GET HTTP/1.1", "GET HTTP/1.0"].every((request) => received.get(request)!.includes(text));
       await waitFor(both("event: ready"), { what: "both streams ready" });
       await waitFor(async () => t.app.eventStreams.open === 3, { what: "the HEAD stream open" });
-      const { comment } = json(await t.visitor().comment(postId, "framed", "Alex"));
+      const { comment } = json<CommentResponse>(
+        await t.visitor().comment(postId, "framed", "Alex"),
+      );
       await waitFor(both(`"commentId":${comment.id}`), { what: "the comment on both streams" });
 
       const [head10 = "", body10 = ""] = received.get("GET HTTP/1.0")!.split("\r\n\r\n");
@@ -214,7 +217,7 @@ describe.each(backends)("live events on %s", (backend) => {
       what: "the server to release the closed stream",
     });
     await t.visitor().comment(postId, "after you left");
-    expect((await staying.next("comment")).json.comment.content).toBe("after you left");
+    expect(commentIn((await staying.next("comment")).json)?.content).toBe("after you left");
   });
 
   it.each([
@@ -227,7 +230,8 @@ describe.each(backends)("live events on %s", (backend) => {
       headers: { accept: "text/event-stream" },
     });
     expect(response.status).toBe(status);
-    expect((await response.json()).error.code).toBe(code);
+    const { error }: ErrorResponse = await response.json();
+    expect(error.code).toBe(code);
   });
 });
 
@@ -277,7 +281,8 @@ describe("stream slots", () => {
     await Promise.all([open(), open(), open()].map((s) => s.ready()));
     const refused = await refusedStream();
     expect(refused.status).toBe(429);
-    expect((await refused.json()).error.code).toBe("rate_limited");
+    const { error }: ErrorResponse = await refused.json();
+    expect(error.code).toBe("rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const other = open({ localAddress: "127.0.0.2" });
@@ -304,12 +309,13 @@ describe("stream slots", () => {
     expect(t.app.eventStreams.open).toBe(5);
     const refused = await refusedStream();
     expect(refused.status).toBe(503);
-    expect((await refused.json()).error.code).toBe("service_unavailable");
+    const { error }: ErrorResponse = await refused.json();
+    expect(error.code).toBe("service_unavailable");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const refusals = logs.lines.filter((line) => line.msg === "request refused");
     expect(refusals.map((line) => [line.level, line.status])).toContainEqual([40, 503]);
-    expect(logs.lines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(logs.lines.filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
     expect(logs.lines.filter((line) => JSON.stringify(line).includes("stack"))).toEqual([]);
   });
 });

@@ -47,12 +47,13 @@ describe("the access log", () => {
       await waitFor(async () => completed().length >= 6, { what: "six access lines" });
       expect(logs.lines.some((line) => line.msg === "incoming request")).toBe(false);
       const reads = completed().filter(
-        (line) => line.req.method === "GET" && line.req.url === "/api/items/science/wifi/reactions",
+        (line) =>
+          line.req?.method === "GET" && line.req.url === "/api/items/science/wifi/reactions",
       );
       expect(reads).toHaveLength(4);
       expect(reads[0]).toMatchObject({ sampled: 5, res: { statusCode: 200 } });
 
-      const write = completed().find((line) => line.req.method === "POST");
+      const write = completed().find((line) => line.req?.method === "POST");
       expect(write).toMatchObject({
         reqId: expect.any(String),
         route: "/api/items/:kind/:id/reactions",
@@ -62,8 +63,8 @@ describe("the access log", () => {
         bytes: expect.any(Number),
       });
       expect(write).not.toHaveProperty("sampled");
-      const error = completed().find((line) => line.res.statusCode === 404);
-      expect(error?.req.url).toBe("/api/items/science/no-such-post/comments");
+      const error = completed().find((line) => line.res?.statusCode === 404);
+      expect(error?.req?.url).toBe("/api/items/science/no-such-post/comments");
     } finally {
       await t.close();
     }

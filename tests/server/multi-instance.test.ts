@@ -1,15 +1,16 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EventStream } from "../support/event-stream.ts";
+import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentIn, EventStream } from "../support/event-stream.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
-import { freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { freshItem, json, type Readiness, startTestApp, type TestApp } from "./support/test-app.ts";
 
 async function listen(t: TestApp) {
   return t.app.listen({ host: "127.0.0.1", port: 0 });
 }
 
 async function liveEventsState(t: TestApp) {
-  return json(await t.app.inject({ method: "GET", url: "/readyz" })).liveEvents;
+  return json<Readiness>(await t.app.inject({ method: "GET", url: "/readyz" })).liveEvents;
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000) {
@@ -48,7 +49,7 @@ describe("two instances on one PostgreSQL", () => {
     await Promise.all([onA.ready(), onB.ready()]);
 
     const alex = a.visitor();
-    const { comment } = json(await alex.comment(postId, "posted on A"));
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "posted on A"));
     const received = await onB.next("comment");
     expect(received.json).toMatchObject({
       action: "added",
@@ -67,8 +68,10 @@ describe("two instances on one PostgreSQL", () => {
     const onA = new EventStream(urlA, `science:${postId}`);
     streams.push(onA);
     await onA.ready();
-    const { comment } = json(await a.visitor().comment(postId, "asked on A", "Asha"));
-    const { comment: reply } = json(
+    const { comment } = json<CommentResponse>(
+      await a.visitor().comment(postId, "asked on A", "Asha"),
+    );
+    const { comment: reply } = json<CommentResponse>(
       await b.visitor().reply(postId, comment.id, "answered on B", "Meera"),
     );
     const received = await onA.find("comment", (event) => event.commentId === reply.id);
@@ -76,11 +79,10 @@ describe("two instances on one PostgreSQL", () => {
       action: "added",
       comment: { parentId: comment.id, content: "answered on B" },
     });
-    const listed = json(await a.visitor().get(`/api/items/science/${postId}/comments`));
-    expect(listed.comments.map((c: { parentId: number | null }) => c.parentId)).toEqual([
-      null,
-      comment.id,
-    ]);
+    const listed = json<CommentsResponse>(
+      await a.visitor().get(`/api/items/science/${postId}/comments`),
+    );
+    expect(listed.comments.map((c) => c.parentId)).toEqual([null, comment.id]);
   });
 
   it("replays on B what a client saw last on A", async () => {
@@ -115,7 +117,7 @@ describe("two instances on one PostgreSQL", () => {
 
     await a.visitor().comment(postId, "sent while B was deaf");
     const received = await onB.next("comment");
-    expect(received.json.comment.content).toBe("sent while B was deaf");
+    expect(commentIn(received.json)?.content).toBe("sent while B was deaf");
     expect(await liveEventsState(b)).toBe("listening");
   });
 });
@@ -132,7 +134,7 @@ describe("a PostgreSQL restart", () => {
       await server.resume();
       await waitFor(async () => (await liveEventsState(t)) === "listening", 10_000);
       expect((await t.visitor().comment("wifi", "after the restart")).statusCode).toBe(201);
-      expect((await stream.next("comment")).json.comment.content).toBe("after the restart");
+      expect(commentIn((await stream.next("comment")).json)?.content).toBe("after the restart");
     } finally {
       stream.close();
       await t.close();

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ErrorResponse, FormTokenResponse } from "../../contract/api.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -99,11 +100,11 @@ describe.each(backends)("the newsletter on %s", (backend) => {
 
     const again = await confirm(token);
     expect(again.statusCode).toBe(410);
-    expect(json(again).error.code).toBe("token_used");
+    expect(json<ErrorResponse>(again).error.code).toBe("token_used");
 
     const already = await requestSubscription(t, "CONFIRM@example.com", freshIp());
     expect(already.statusCode).toBe(409);
-    expect(json(already).error.code).toBe("already_subscribed");
+    expect(json<ErrorResponse>(already).error.code).toBe("already_subscribed");
   });
 
   it("refuses an expired link, and an unknown or malformed one", async () => {
@@ -113,14 +114,14 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     ]);
     const expired = await confirm(token);
     expect(expired.statusCode).toBe(410);
-    expect(json(expired).error.code).toBe("token_expired");
+    expect(json<ErrorResponse>(expired).error.code).toBe("token_expired");
     expect(await states()).toContainEqual(
       expect.objectContaining({ email: "late@example.com", status: "pending" }),
     );
 
     const unknown = await confirm("A".repeat(43));
     expect(unknown.statusCode).toBe(404);
-    expect(json(unknown).error.code).toBe("unknown_token");
+    expect(json<ErrorResponse>(unknown).error.code).toBe("unknown_token");
     for (const bad of ["", "short", `${"a".repeat(42)}=`]) {
       expect((await confirm(bad)).statusCode).toBe(400);
     }
@@ -150,7 +151,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     }
     const refused = await requestSubscription(t, "bomb4@example.com", ip);
     expect(refused.statusCode).toBe(429);
-    expect(json(refused).error.code).toBe("rate_limited");
+    expect(json<ErrorResponse>(refused).error.code).toBe("rate_limited");
     expect(refused.headers["retry-after"]).toBe("3600");
     await smtp.waitFor(() => smtp.to("bomb3@example.com").length === 1);
     expect(smtp.to("bomb4@example.com")).toEqual([]);
@@ -173,7 +174,9 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     const email = `bot-${code}@example.com`;
     const { fresh, ...fields } = change as { fresh?: boolean };
     const formToken = fresh
-      ? json(await t.app.inject({ method: "GET", url: "/api/newsletter/form-token" })).formToken
+      ? json<FormTokenResponse>(
+          await t.app.inject({ method: "GET", url: "/api/newsletter/form-token" }),
+        ).formToken
       : t.formToken();
     const response = await t.app.inject({
       method: "POST",
@@ -183,7 +186,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
       payload: { email, formToken, website: "", ...fields },
     });
     expect(response.statusCode).toBe(status);
-    expect(json(response).error.code).toBe(code);
+    expect(json<ErrorResponse>(response).error.code).toBe(code);
     expect((await states()).some((s) => s.email === email)).toBe(false);
   });
 

@@ -163,7 +163,7 @@ describe("the server process", () => {
     // that was already answered (the in-flight post, the ended stream): Node
     // reports a response finished on its own schedule, which under load can
     // trail the close by a moment.
-    const messages = server.logs.filter((line) => line.level >= 30).map((line) => line.msg);
+    const messages = server.logs.filter((line) => (line.level ?? 0) >= 30).map((line) => line.msg);
     const shutDown = messages.lastIndexOf("shut down cleanly");
     expect(shutDown).toBeGreaterThan(messages.indexOf("shutting down"));
     expect(messages.slice(shutDown + 1).filter((msg) => msg !== "request completed")).toEqual([]);
@@ -264,9 +264,9 @@ describe("the server process", () => {
     const requests = server.logs.filter((line) => line.req);
     expect(requests.length).toBeGreaterThanOrEqual(6);
     for (const line of requests) expect(line.reqId).toEqual(expect.any(String));
-    expect(requests.find((line) => line.reqId === "trace-42")?.req.url).toBe("/api/subscribers");
-    expect(requests.map((line) => line.req.url)).toContain("/unsubscribe?token=[redacted]");
-    expect(requests.map((line) => line.req.url)).toContain("/newsletter/confirm?token=[redacted]");
+    expect(requests.find((line) => line.reqId === "trace-42")?.req?.url).toBe("/api/subscribers");
+    expect(requests.map((line) => line.req?.url)).toContain("/unsubscribe?token=[redacted]");
+    expect(requests.map((line) => line.req?.url)).toContain("/newsletter/confirm?token=[redacted]");
     for (const secret of secrets) expect(server.output()).not.toContain(secret);
     expect(server.output()).not.toMatch(/ewe_visitor=|"cookie"|authorization/i);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ErrorResponse, ReactionsResponse } from "../../contract/api.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 const none = { like: 0, love: 0, dislike: 0, idea: 0 };
@@ -40,8 +41,12 @@ describe.each(backends)("reactions on %s", (backend) => {
           counts: { ...none, like: 2, idea: 1 },
           mine: ["like", "idea"],
         });
-        expect(json(await sam.get(`/api/items/${kind}/${id}/reactions`)).mine).toEqual(["like"]);
-        expect(json(await t.visitor().get(`/api/items/${kind}/${id}/reactions`)).mine).toEqual([]);
+        expect(
+          json<ReactionsResponse>(await sam.get(`/api/items/${kind}/${id}/reactions`)).mine,
+        ).toEqual(["like"]);
+        expect(
+          json<ReactionsResponse>(await t.visitor().get(`/api/items/${kind}/${id}/reactions`)).mine,
+        ).toEqual([]);
       });
 
       it("removes the caller's own reaction", async () => {
@@ -59,7 +64,7 @@ describe.each(backends)("reactions on %s", (backend) => {
         await alex.react(kind, id, "like");
         const response = await alex.delete(`/api/items/${kind}/${id}/reactions/love`);
         expect(response.statusCode).toBe(404);
-        expect(json(response).error.code).toBe("not_found");
+        expect(json<ErrorResponse>(response).error.code).toBe("not_found");
       });
 
       it("lets nobody else remove a reaction, even under the same name", async () => {
@@ -86,7 +91,7 @@ describe.each(backends)("reactions on %s", (backend) => {
           await alex.delete(`/api/items/${kind}/no-such-item/reactions/like`),
         ]) {
           expect(response.statusCode).toBe(404);
-          expect(json(response).error.code).toBe("not_found");
+          expect(json<ErrorResponse>(response).error.code).toBe("not_found");
         }
       });
     });
@@ -95,11 +100,15 @@ describe.each(backends)("reactions on %s", (backend) => {
   it("keeps stories and posts with the same id apart", async () => {
     const alex = t.visitor();
     await alex.react("science", "soap", "idea");
-    expect(json(await alex.get("/api/items/science/soap/reactions")).counts.idea).toBe(1);
-    expect(json(await alex.get("/api/items/mythology/soap/reactions")).error.code).toBe(
-      "not_found",
-    );
-    expect(json(await alex.get("/api/items/mythology/garuda/reactions")).counts.idea).toBe(0);
+    expect(
+      json<ReactionsResponse>(await alex.get("/api/items/science/soap/reactions")).counts.idea,
+    ).toBe(1);
+    expect(
+      json<ErrorResponse>(await alex.get("/api/items/mythology/soap/reactions")).error.code,
+    ).toBe("not_found");
+    expect(
+      json<ReactionsResponse>(await alex.get("/api/items/mythology/garuda/reactions")).counts.idea,
+    ).toBe(0);
   });
 
   it("refuses an unknown kind or reaction type with 400", async () => {
@@ -120,9 +129,11 @@ describe.each(backends)("reactions on %s", (backend) => {
     const id = freshItem("science");
     const response = await t.visitor().post(`/api/items/science/${id}/reactions`, body);
     expect(response.statusCode).toBe(400);
-    expect(json(response).error.code).toBe("validation_failed");
+    expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
     expect(response.headers["set-cookie"]).toBeUndefined();
-    expect(json(await t.visitor().get(`/api/items/science/${id}/reactions`)).counts).toEqual(none);
+    expect(
+      json<ReactionsResponse>(await t.visitor().get(`/api/items/science/${id}/reactions`)).counts,
+    ).toEqual(none);
   });
 
   it("keeps a 40-character name with its spaces as typed", async () => {

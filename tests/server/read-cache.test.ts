@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
 import { preferredEncoding } from "../../server/web/etag.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -87,32 +88,32 @@ describe.each(backends)("cached item reads on %s", (backend) => {
     const postId = freshItem("science");
     const url = `/api/items/science/${postId}/comments`;
     const before = await get(url);
-    expect(json(before).comments).toEqual([]);
+    expect(json<CommentsResponse>(before).comments).toEqual([]);
     const writer = t.visitor();
-    const { comment } = json(await writer.comment(postId, "fresh"));
+    const { comment } = json<CommentResponse>(await writer.comment(postId, "fresh"));
     const after = await get(url, { "if-none-match": before.headers.etag as string });
     expect(after.statusCode).toBe(200);
-    expect(json(after).comments.map((c: { id: number }) => c.id)).toEqual([comment.id]);
+    expect(json<CommentsResponse>(after).comments.map((c) => c.id)).toEqual([comment.id]);
 
     await writer.patch(`/api/comments/${comment.id}`, { content: "edited", userName: "Alex" });
-    expect(json(await get(url)).comments[0].content).toBe("edited");
+    expect(json<CommentsResponse>(await get(url)).comments[0]?.content).toBe("edited");
     await writer.delete(`/api/comments/${comment.id}`);
-    expect(json(await get(url)).comments).toEqual([]);
+    expect(json<CommentsResponse>(await get(url)).comments).toEqual([]);
 
     const storyId = freshItem("mythology");
     const reactionsUrl = `/api/items/mythology/${storyId}/reactions`;
-    expect(json(await get(reactionsUrl)).counts.love).toBe(0);
+    expect(json<ReactionsResponse>(await get(reactionsUrl)).counts.love).toBe(0);
     await writer.react("mythology", storyId, "love");
-    expect(json(await get(reactionsUrl)).counts.love).toBe(1);
+    expect(json<ReactionsResponse>(await get(reactionsUrl)).counts.love).toBe(1);
     await writer.delete(`/api/items/mythology/${storyId}/reactions/love`);
-    expect(json(await get(reactionsUrl)).counts.love).toBe(0);
+    expect(json<ReactionsResponse>(await get(reactionsUrl)).counts.love).toBe(0);
   });
 
   it("keeps each visitor's own flags while everyone else shares one answer", async () => {
     const postId = freshItem("science");
     const author = t.visitor();
     const other = t.visitor();
-    const { comment } = json(await author.comment(postId, "mine"));
+    const { comment } = json<CommentResponse>(await author.comment(postId, "mine"));
     await author.react("science", postId, "idea");
     await other.react("science", postId, "like");
 
@@ -150,7 +151,9 @@ describe.each(backends)("cached item reads on %s", (backend) => {
       await t.visitor().comment(postId, "seen by the stream");
       await stream.next("comment");
       // A browser reloads on the event: the reload must include it.
-      expect(json(await get(`/api/items/science/${postId}/comments`)).comments).toHaveLength(1);
+      expect(
+        json<CommentsResponse>(await get(`/api/items/science/${postId}/comments`)).comments,
+      ).toHaveLength(1);
     } finally {
       stream.close();
     }
@@ -172,7 +175,8 @@ describe("cached item reads across two instances on PostgreSQL", () => {
   it("a write on one instance replaces what the other had cached, as soon as it hears of it", async () => {
     const postId = freshItem("science");
     const url = `/api/items/science/${postId}/comments`;
-    const readB = async () => json(await b.app.inject({ method: "GET", url })).comments;
+    const readB = async () =>
+      json<CommentsResponse>(await b.app.inject({ method: "GET", url })).comments;
     expect(await readB()).toEqual([]); // now cached on B
 
     await a.visitor().comment(postId, "written on A");
@@ -180,13 +184,14 @@ describe("cached item reads across two instances on PostgreSQL", () => {
       timeoutMs: 5_000,
       what: "B reads A's comment",
     });
-    expect((await readB())[0].content).toBe("written on A");
+    expect((await readB())[0]?.content).toBe("written on A");
 
     await b.visitor().react("science", postId, "love");
     await waitFor(
       async () =>
-        json(await a.app.inject({ method: "GET", url: `/api/items/science/${postId}/reactions` }))
-          .counts.love === 1,
+        json<ReactionsResponse>(
+          await a.app.inject({ method: "GET", url: `/api/items/science/${postId}/reactions` }),
+        ).counts.love === 1,
       { timeoutMs: 5_000, what: "A reads B's reaction" },
     );
   });

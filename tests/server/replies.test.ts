@@ -1,4 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import type { ConsoleCommentsResponse } from "../../contract/console.ts";
+import type { DeleteYourDataResponse, YourDataResponse } from "../../contract/your-data.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -55,14 +58,18 @@ describe.each(backends)("replies on %s", (backend) => {
     const stream = new EventStream(baseUrl, `science:${postId}`);
     streams.push(stream);
     await stream.ready();
-    const { comment: question } = json(await asker.comment(postId, "Why does soap foam?", "Asha"));
-    const { comment: other } = json(await t.visitor().comment(postId, "Nice post", "Ravi"));
+    const { comment: question } = json<CommentResponse>(
+      await asker.comment(postId, "Why does soap foam?", "Asha"),
+    );
+    const { comment: other } = json<CommentResponse>(
+      await t.visitor().comment(postId, "Nice post", "Ravi"),
+    );
     const response = await answerer.reply(postId, question.id, "Surfactants trap air.", "Meera");
     expect(response.statusCode).toBe(201);
-    const { comment: answer } = json(response);
+    const { comment: answer } = json<CommentResponse>(response);
     expect(answer).toMatchObject({ parentId: question.id, deleted: false, mine: true });
     // A reply to a reply joins the same thread.
-    const { comment: again } = json(
+    const { comment: again } = json<CommentResponse>(
       await asker.reply(postId, answer.id, "@Meera Thank you!", "Asha"),
     );
     expect(again.parentId).toBe(question.id);
@@ -107,14 +114,16 @@ describe.each(backends)("replies on %s", (backend) => {
   it("marks an edited comment or reply as edited, in answers and in the served page", async () => {
     const postId = "wifi";
     const writer = t.visitor();
-    const { comment } = json(await writer.comment(postId, "Two bands, one router", "Asha"));
-    const { comment: reply } = json(
+    const { comment } = json<CommentResponse>(
+      await writer.comment(postId, "Two bands, one router", "Asha"),
+    );
+    const { comment: reply } = json<CommentResponse>(
       await t.visitor().reply(postId, comment.id, "And 6 GHz", "Ravi"),
     );
     const before = (await t.app.inject({ method: "GET", url: "/science" })).body;
     expect(before.slice(before.lastIndexOf('class="static-comments'))).not.toContain("· edited");
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const edited = json(
+    const edited = json<CommentResponse>(
       await writer.patch(`/api/comments/${comment.id}`, {
         content:
           "Two bands, one router: the 2.4 GHz band reaches the kitchen, the 5 GHz one does not.",
@@ -136,8 +145,10 @@ describe.each(backends)("replies on %s", (backend) => {
     const postId = freshItem("science");
     const elsewhere = freshItem("science");
     const writer = t.visitor();
-    const { comment } = json(await writer.comment(postId, "A question", "Asha"));
-    const { comment: gone } = json(await writer.comment(postId, "Soon gone", "Asha"));
+    const { comment } = json<CommentResponse>(await writer.comment(postId, "A question", "Asha"));
+    const { comment: gone } = json<CommentResponse>(
+      await writer.comment(postId, "Soon gone", "Asha"),
+    );
     await writer.delete(`/api/comments/${gone.id}`);
     for (const [parentId, status] of [
       [999_999, 404],
@@ -145,11 +156,11 @@ describe.each(backends)("replies on %s", (backend) => {
     ] as const) {
       const response = await t.visitor().reply(postId, parentId, "An answer", "Ravi");
       expect(response.statusCode).toBe(status);
-      expect(json(response).error.code).toBe("not_found");
+      expect(json<ErrorResponse>(response).error.code).toBe("not_found");
     }
     const other = await t.visitor().reply(elsewhere, comment.id, "An answer", "Ravi");
     expect(other.statusCode).toBe(400);
-    expect(json(other).error.code).toBe("validation_failed");
+    expect(json<ErrorResponse>(other).error.code).toBe("validation_failed");
     expect((await listOf(t.visitor(), postId)).comments.map((c) => c.id)).toEqual([comment.id]);
     expect((await listOf(t.visitor(), elsewhere)).total).toBe(0);
   });
@@ -158,8 +169,10 @@ describe.each(backends)("replies on %s", (backend) => {
     const postId = freshItem("science");
     const asker = t.visitor();
     const answerer = t.visitor();
-    const { comment: question } = json(await asker.comment(postId, "Secret question", "Asha"));
-    const { comment: answer } = json(
+    const { comment: question } = json<CommentResponse>(
+      await asker.comment(postId, "Secret question", "Asha"),
+    );
+    const { comment: answer } = json<CommentResponse>(
       await answerer.reply(postId, question.id, "An answer", "Ravi"),
     );
     expect((await asker.delete(`/api/comments/${question.id}`)).statusCode).toBe(204);
@@ -191,8 +204,10 @@ describe.each(backends)("replies on %s", (backend) => {
 
   it("lists a reply with the comment it answers in the owner's command line", async () => {
     const postId = freshItem("science");
-    const { comment } = json(await t.visitor().comment(postId, "Root comment", "Asha"));
-    const { comment: answer } = json(
+    const { comment } = json<CommentResponse>(
+      await t.visitor().comment(postId, "Root comment", "Asha"),
+    );
+    const { comment: answer } = json<CommentResponse>(
       await t.visitor().reply(postId, comment.id, "A reply here", "Ravi"),
     );
     const listed = await admin(adminEnv(t), "comments", "list", "--post", postId);
@@ -221,7 +236,9 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
 
   it("answers as the owner, with Author, and the console shows what each reply answers", async () => {
     const postId = freshItem("science");
-    const { comment } = json(await t.visitor().comment(postId, "Which oil for a diesel?", "Asha"));
+    const { comment } = json<CommentResponse>(
+      await t.visitor().comment(postId, "Which oil for a diesel?", "Asha"),
+    );
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
     const answered = await owner.post(`/api/items/science/${postId}/comments`, {
@@ -230,12 +247,14 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
       parentId: comment.id,
     });
     expect(answered.statusCode).toBe(201);
-    expect(json(answered).comment).toMatchObject({
+    expect(json<CommentResponse>(answered).comment).toMatchObject({
       parentId: comment.id,
       byOwner: true,
       userName: "Ravi Kumar",
     });
-    const listed = json(await owner.get(`/api/admin/comments?post=${postId}`)).comments;
+    const listed = json<ConsoleCommentsResponse>(
+      await owner.get(`/api/admin/comments?post=${postId}`),
+    ).comments;
     expect(listed).toEqual([
       expect.objectContaining({
         content: "Follow the maker's grade.",
@@ -247,10 +266,10 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
 
   it("replies from the console as the owner, with Author, live, audited, joining the thread of a reply", async () => {
     const postId = freshItem("science");
-    const { comment: question } = json(
+    const { comment: question } = json<CommentResponse>(
       await t.visitor().comment(postId, "Is a 13 A fuse enough for a kettle?", "Asha"),
     );
-    const { comment: follow } = json(
+    const { comment: follow } = json<CommentResponse>(
       await t.visitor().reply(postId, question.id, "Mine is 3 kW.", "Meera"),
     );
     const owner = new Owner(t);
@@ -262,7 +281,7 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
         content: "@Meera 3 kW draws **12.5 A**: a 13 A fuse holds.",
       });
       expect(answered.statusCode).toBe(201);
-      const { comment } = json(answered);
+      const { comment } = json<CommentResponse>(answered);
       // Answering a reply joins the thread of the comment it answers.
       expect(comment).toMatchObject({
         parentId: question.id,
@@ -297,11 +316,15 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
   it("refuses a console reply to a missing, deleted or held comment, or with empty or over-long text, changing nothing", async () => {
     const postId = freshItem("science");
     const reader = t.visitor();
-    const { comment: kept } = json(await reader.comment(postId, "Which wire gauge?", "Asha"));
-    const { comment: gone } = json(await reader.comment(postId, "Soon deleted", "Asha"));
+    const { comment: kept } = json<CommentResponse>(
+      await reader.comment(postId, "Which wire gauge?", "Asha"),
+    );
+    const { comment: gone } = json<CommentResponse>(
+      await reader.comment(postId, "Soon deleted", "Asha"),
+    );
     await reader.delete(`/api/comments/${gone.id}`);
     // A link from a browser the site does not know yet is held.
-    const { comment: held } = json(
+    const { comment: held } = json<CommentResponse>(
       await t.visitor().comment(postId, "See https://example.com/gauge", "Kiran"),
     );
     expect(held.awaitingApproval).toBe(true);
@@ -318,7 +341,11 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
     ];
     for (const [id, body, status, code] of attempts) {
       const response = await owner.post(`/api/admin/comments/${id}/reply`, body);
-      expect([id, response.statusCode, json(response).error.code]).toEqual([id, status, code]);
+      expect([id, response.statusCode, json<ErrorResponse>(response).error.code]).toEqual([
+        id,
+        status,
+        code,
+      ]);
     }
     // Only the owner's session, and only from the site's own pages.
     const stranger = await t.visitor().post(`/api/admin/comments/${kept.id}/reply`, {
@@ -352,7 +379,9 @@ describe.each(backends)("held replies on %s", (backend) => {
     const postId = freshItem("science");
     const asker = t.visitor();
     const answerer = t.visitor();
-    const { comment: question } = json(await asker.comment(postId, "Held question", "Asha"));
+    const { comment: question } = json<CommentResponse>(
+      await asker.comment(postId, "Held question", "Asha"),
+    );
     const early = await answerer.reply(postId, question.id, "Too early", "Ravi");
     expect(early.statusCode).toBe(404);
     await admin(adminEnv(t), "comments", "approve", String(question.id));
@@ -360,7 +389,7 @@ describe.each(backends)("held replies on %s", (backend) => {
       .poll(async () => (await listOf(t.visitor(), postId)).total, { timeout: 10_000 })
       .toBe(1);
 
-    const { comment: answer } = json(
+    const { comment: answer } = json<CommentResponse>(
       await answerer.reply(postId, question.id, "Held answer", "Ravi"),
     );
     expect(answer).toMatchObject({ awaitingApproval: true, parentId: question.id });
@@ -394,7 +423,7 @@ describe.each(backends)("replies under the owner's tools and the write limits on
 
   /** A published question, approved from the command line. */
   async function question(postId: string, content: string) {
-    const { comment } = json(await t.visitor().comment(postId, content, "Asha"));
+    const { comment } = json<CommentResponse>(await t.visitor().comment(postId, content, "Asha"));
     await admin(adminEnv(t), "comments", "approve", String(comment.id));
     await expect
       .poll(async () => (await listOf(t.visitor(), postId)).comments.map((c) => c.id), {
@@ -413,11 +442,11 @@ describe.each(backends)("replies under the owner's tools and the write limits on
     for (let i = 0; i < 4; i += 1) {
       const response = await stormer.reply(postId, asked, `Storm reply ${i}`, "Kiran");
       expect(response.statusCode).toBe(201);
-      answered.push(json(response).comment.id);
+      answered.push(json<CommentResponse>(response).comment.id);
     }
     const limited = await stormer.reply(postId, asked, "One reply too many", "Kiran");
     expect(limited.statusCode).toBe(429);
-    expect(json(limited).error.code).toBe("rate_limited");
+    expect(json<ErrorResponse>(limited).error.code).toBe("rate_limited");
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     const own = await listOf(stormer, postId);
     expect(own.comments.map((c) => c.id)).toEqual([asked, ...answered]);
@@ -428,7 +457,9 @@ describe.each(backends)("replies under the owner's tools and the write limits on
     const postId = freshItem("science");
     const asked = await question(postId, "Why does ice float?");
     const rejected = t.visitor();
-    const { comment: junk } = json(await rejected.reply(postId, asked, "Buy cheap ice", "Spam"));
+    const { comment: junk } = json<CommentResponse>(
+      await rejected.reply(postId, asked, "Buy cheap ice", "Spam"),
+    );
     expect((await admin(adminEnv(t), "comments", "reject", String(junk.id))).code).toBe(0);
     // Gone, for its writer too.
     await expect
@@ -439,9 +470,13 @@ describe.each(backends)("replies under the owner's tools and the write limits on
 
     // A ban covers the writer's address too: theirs is their own here.
     const troll = t.visitor({ ip: "192.0.2.66" });
-    const { comment: rude } = json(await troll.reply(postId, asked, "Rude answer", "Troll"));
+    const { comment: rude } = json<CommentResponse>(
+      await troll.reply(postId, asked, "Rude answer", "Troll"),
+    );
     await admin(adminEnv(t), "comments", "approve", String(rude.id));
-    const { comment: second } = json(await troll.reply(postId, asked, "Ruder answer", "Troll"));
+    const { comment: second } = json<CommentResponse>(
+      await troll.reply(postId, asked, "Ruder answer", "Troll"),
+    );
     await admin(adminEnv(t), "comments", "approve", String(second.id));
     await expect
       .poll(async () => (await listOf(t.visitor(), postId)).total, { timeout: 10_000 })
@@ -469,16 +504,20 @@ describe.each(backends)("replies under the owner's tools and the write limits on
     const postId = freshItem("science");
     const asked = await question(postId, "What is a heat pump's COP?");
     const reader = t.visitor();
-    const { comment: own } = json(await reader.comment(postId, "My own question", "Meera"));
-    const { comment: answer } = json(await reader.reply(postId, asked, "About 3 to 4", "Meera"));
-    const data = json(await reader.get("/api/your-data"));
-    expect(
-      data.comments.map((c: { id: number; parentId: number | null }) => [c.id, c.parentId]),
-    ).toEqual([
+    const { comment: own } = json<CommentResponse>(
+      await reader.comment(postId, "My own question", "Meera"),
+    );
+    const { comment: answer } = json<CommentResponse>(
+      await reader.reply(postId, asked, "About 3 to 4", "Meera"),
+    );
+    const data = json<YourDataResponse>(await reader.get("/api/your-data"));
+    expect(data.comments.map((c) => [c.id, c.parentId])).toEqual([
       [own.id, null],
       [answer.id, asked],
     ]);
-    const removed = json(await reader.post("/api/your-data/delete", { confirm: true }));
+    const removed = json<DeleteYourDataResponse>(
+      await reader.post("/api/your-data/delete", { confirm: true }),
+    );
     expect(removed.deleted.comments).toBe(2);
     expect((await listOf(reader, postId)).comments.map((c) => c.id)).toEqual([asked]);
   });

@@ -1,5 +1,7 @@
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
+import type { DeleteYourDataResponse, YourDataResponse } from "../../contract/your-data.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
@@ -96,7 +98,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
       ...(parentId === undefined ? {} : { parentId }),
     });
     expect(response.statusCode).toBe(201);
-    return json(response).comment.id as number;
+    return json<CommentResponse>(response).comment.id;
   }
 
   /** Opens the confirmation mail's link and presses its button. */
@@ -153,7 +155,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(forged.statusCode).toBe(403);
     await confirm(email);
 
-    const answer = json(
+    const answer = json<CommentResponse>(
       await t
         .visitor()
         .reply(postId, question, "About **2 %** a year at room temperature.", "Meera"),
@@ -228,9 +230,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const held = await t
       .visitor()
       .reply(postId, question, "See https://example.com/cells for a chart.", "Ravi");
-    expect(json(held).comment.awaitingApproval).toBe(true);
+    expect(json<CommentResponse>(held).comment.awaitingApproval).toBe(true);
     expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
-    await admin(adminEnv(t), "comments", "approve", String(json(held).comment.id));
+    await admin(adminEnv(t), "comments", "approve", String(json<CommentResponse>(held).comment.id));
     await smtp.waitFor(() => smtp.to(email).length === 2);
     expect(smtp.to(email)[1]?.parsed.text).toContain("https://example.com/cells");
   });
@@ -269,7 +271,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(
       await runSql(t, "select id from reply_watches where comment_id in (?, ?)", [first, second]),
     ).toEqual([]);
-    expect(json(await reader.get("/api/your-data")).replyAddresses).toEqual([]);
+    expect(json<YourDataResponse>(await reader.get("/api/your-data")).replyAddresses).toEqual([]);
     expect(smtp.to(email)).toHaveLength(2);
   });
 
@@ -279,7 +281,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const question = await ask(t.visitor(), postId, email);
     await confirm(email);
     // A link from a browser the site does not know yet is held.
-    const held = json(
+    const held = json<CommentResponse>(
       await t.visitor().reply(postId, question, "Cheap cells at https://example.com/sale", "Spam"),
     ).comment;
     expect(held.awaitingApproval).toBe(true);
@@ -287,7 +289,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
     // The filter learnt from the rejection and may hold the next reply too:
     // published, it is mailed as the thread's first.
-    const answer = json(
+    const answer = json<CommentResponse>(
       await t.visitor().reply(postId, question, "Keep them at 40 % charge.", "Meera"),
     ).comment;
     expect((await admin(adminEnv(t), "comments", "approve", String(answer.id))).code).toBe(0);
@@ -317,9 +319,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
         notifyEmail,
       });
       expect(response.statusCode).toBe(400);
-      expect(json(response).error.code).toBe("validation_failed");
+      expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
     }
-    const list = json(await visitor.get(`/api/items/science/${postId}/comments`));
+    const list = json<CommentsResponse>(await visitor.get(`/api/items/science/${postId}/comments`));
     expect(list.total).toBe(0);
   });
 
@@ -335,7 +337,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
     });
     expect(response.statusCode).toBe(429);
     expect(response.headers["retry-after"]).toBeDefined();
-    expect(json(await t.visitor().get(`/api/items/science/${postId}/comments`)).total).toBe(3);
+    expect(
+      json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`)).total,
+    ).toBe(3);
     await smtp.waitFor(() => smtp.to(victim).length === 3);
     // The same reader asking again in another thread gets no second confirmation.
     const reader = t.visitor();
@@ -355,11 +359,13 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(publicList.body).not.toContain(email);
     expect((await reader.get(`/api/items/science/${postId}/comments`)).body).not.toContain(email);
 
-    const exported = json(await reader.get("/api/your-data"));
+    const exported = json<YourDataResponse>(await reader.get("/api/your-data"));
     expect(exported.replyAddresses).toEqual([
       expect.objectContaining({ email, confirmed: false, commentIds: [question] }),
     ]);
-    expect(json(await t.visitor().get("/api/your-data")).replyAddresses).toEqual([]);
+    expect(json<YourDataResponse>(await t.visitor().get("/api/your-data")).replyAddresses).toEqual(
+      [],
+    );
 
     const deletion = await reader.delete(`/api/comments/${question}`);
     expect(deletion.statusCode).toBe(204);
@@ -368,7 +374,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
 
     const again = inbox();
     await ask(reader, postId, again);
-    const removed = json(await reader.post("/api/your-data/delete", { confirm: true }));
+    const removed = json<DeleteYourDataResponse>(
+      await reader.post("/api/your-data/delete", { confirm: true }),
+    );
     expect(removed.deleted).toMatchObject({ comments: 1, replyAddresses: 1 });
     expect(await runSql(t, "select id from reply_addresses where email = ?", [again])).toEqual([]);
     expect(await queuedFor(again)).toEqual([]);
@@ -395,5 +403,38 @@ describe.each(backends)("reply mails on %s", (backend) => {
       payload: "List-Unsubscribe=One-Click",
     });
     expect(bad.statusCode).toBe(404);
+  });
+
+  it("changes nothing for a press from another site or a form it cannot read, and says so on a page", async () => {
+    const email = inbox();
+    await ask(t.visitor(), freshItem("science"), email);
+    await smtp.waitFor(() => smtp.to(email).length > 0);
+    const token = tokenOf(confirmLink(smtp.to(email)[0] as ReceivedMail));
+    const press = (origin: string, payload = `token=${token}`) =>
+      t.app.inject({
+        method: "POST",
+        url: "/replies/confirm",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        payload,
+      });
+    const heading = (html: string) => dom(html).querySelector("h1")?.textContent;
+
+    const elsewhere = await press("https://evil.example");
+    expect(elsewhere.statusCode).toBe(403);
+    expect(elsewhere.headers["cache-control"]).toBe("no-store");
+    expect(heading(elsewhere.body)).toBe("Nothing was changed");
+    expect(elsewhere.body).toContain(`at ${siteUrl}; requests from elsewhere are refused`);
+
+    // Larger than any form of these pages sends.
+    const unreadable = await press(siteUrl, `token=${token}&pad=${"x".repeat(4096)}`);
+    expect(unreadable.statusCode).toBe(413);
+    expect(unreadable.headers["content-type"]).toContain("text/html");
+    expect(heading(unreadable.body)).toBe("This request could not be read");
+    expect(unreadable.body).toContain("Open the link from the mail and press the button again.");
+
+    expect(await runSql(t, "select status from reply_addresses where email = ?", [email])).toEqual([
+      { status: "pending" },
+    ]);
+    await confirm(email);
   });
 });

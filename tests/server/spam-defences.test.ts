@@ -1,11 +1,12 @@
 import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
 import { addressScope, createWriterKeys } from "../../server/engagement/writer-keys.ts";
 import { createCommentFormTokens } from "../../server/moderation/defences.ts";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
-import { EventStream } from "../support/event-stream.ts";
+import { commentIn, EventStream } from "../support/event-stream.ts";
 import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -30,7 +31,8 @@ describe.each(backends)("spam defences on %s", (backend) => {
   afterAll(() => t?.close());
 
   const comments = async (postId: string) =>
-    json(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments as {
+    json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`))
+      .comments as {
       content: string;
     }[];
 
@@ -49,7 +51,10 @@ describe.each(backends)("spam defences on %s", (backend) => {
       ...body,
     });
     expect(response.statusCode).toBe(status);
-    expect(json(response).error).toMatchObject({ code, message: expect.stringMatching(message) });
+    expect(json<ErrorResponse>(response).error).toMatchObject({
+      code,
+      message: expect.stringMatching(message),
+    });
     expect(response.cookies).toEqual([]);
     expect(await comments(postId)).toEqual([]);
   }
@@ -110,7 +115,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(sent.map((r) => r.statusCode).sort()).toEqual([201, 400, 400, 400]);
       const later = await t.visitor().post(url, { userName: "Meera", content: e, formToken });
       expect(later.statusCode).toBe(400);
-      expect(json(later).error).toMatchObject({
+      expect(json<ErrorResponse>(later).error).toMatchObject({
         code: "form_token_invalid",
         message: expect.stringMatching(/sent already/),
       });
@@ -146,13 +151,16 @@ describe.each(backends)("spam defences on %s", (backend) => {
         website: "http://spam.example",
       });
       expect(response.statusCode).toBe(201);
-      expect(json(response).comment).toMatchObject({ mine: true, awaitingApproval: false });
+      expect(json<CommentResponse>(response).comment).toMatchObject({
+        mine: true,
+        awaitingApproval: false,
+      });
       const own = seen(await bot.get(`/api/items/science/${postId}/comments`)).comments;
       expect(own.map((c) => c.content)).toEqual(["Totally human comment"]);
       expect(await comments(postId)).toEqual([]);
 
       await t.visitor().comment(postId, "A real reader");
-      expect((await watcher.next("comment")).json.comment.content).toBe("A real reader");
+      expect(commentIn((await watcher.next("comment")).json)?.content).toBe("A real reader");
       expect(watcher.events.filter((e) => e.event === "comment")).toHaveLength(1);
     });
   });
@@ -213,13 +221,15 @@ describe.each(backends)("spam defences on %s", (backend) => {
     it("apply to edits too: a published comment cannot be turned into spam", async () => {
       const postId = freshItem("science");
       const writer = t.visitor();
-      const { comment } = json(await writer.comment(postId, "An honest question", "Alex"));
+      const { comment } = json<CommentResponse>(
+        await writer.comment(postId, "An honest question", "Alex"),
+      );
       const edit = await writer.patch(`/api/comments/${comment.id}`, {
         content: "Cheap cialis at https://a.example",
         userName: "Alex",
       });
       expect(edit.statusCode).toBe(422);
-      expect(json(edit).error.code).toBe("blocked_content");
+      expect(json<ErrorResponse>(edit).error.code).toBe("blocked_content");
       expect((await comments(postId)).map((c) => c.content)).toEqual(["An honest question"]);
     });
 
@@ -252,7 +262,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect((await visitor.comment(postId, "Thanks!")).statusCode).toBe(201);
       const again = await visitor.comment(freshItem("science"), "Thanks!");
       expect(again.statusCode).toBe(409);
-      expect(json(again).error).toMatchObject({ code: "duplicate_comment" });
+      expect(json<ErrorResponse>(again).error).toMatchObject({ code: "duplicate_comment" });
       expect((await t.visitor().comment(postId, "Thanks!")).statusCode).toBe(201);
     });
 
@@ -318,11 +328,11 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(await comments(postId)).toEqual([]);
       for (const text of ordinaryComments) {
         const response = await t.visitor().comment(postId, text, "Reader");
-        expect([response.statusCode, text, json(response).comment?.awaitingApproval]).toEqual([
-          201,
+        expect([
+          response.statusCode,
           text,
-          false,
-        ]);
+          json<CommentResponse>(response).comment?.awaitingApproval,
+        ]).toEqual([201, text, false]);
       }
       expect((await comments(postId)).map((c) => c.content)).toEqual(ordinaryComments);
     });
@@ -333,9 +343,9 @@ describe.each(backends)("spam defences on %s", (backend) => {
       const postId = freshItem("science");
       const first = t.visitor();
       const second = t.visitor();
-      const a1 = json(await first.comment(postId, "One", "Sam")).comment.avatar;
-      const a2 = json(await first.comment(postId, "Two", "Sam")).comment.avatar;
-      const b1 = json(await second.comment(postId, "Three", "Sam")).comment.avatar;
+      const a1 = json<CommentResponse>(await first.comment(postId, "One", "Sam")).comment.avatar;
+      const a2 = json<CommentResponse>(await first.comment(postId, "Two", "Sam")).comment.avatar;
+      const b1 = json<CommentResponse>(await second.comment(postId, "Three", "Sam")).comment.avatar;
       expect(a1).toMatch(/^[0-9a-f]{16}$/);
       expect(a2).toBe(a1);
       expect(b1).not.toBe(a1);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import type { ConsoleCommentsResponse, OverviewResponse } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
@@ -39,7 +41,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
   async function post(postId: string, text: string, visitor = t.visitor()) {
     const response = await visitor.comment(postId, text, "Reader");
     expect([response.statusCode, text]).toEqual([201, text]);
-    return json(response).comment as { id: number; awaitingApproval: boolean };
+    return json<CommentResponse>(response).comment as { id: number; awaitingApproval: boolean };
   }
 
   it("holds links and contact details from a browser it does not trust yet, disguised ones too", async () => {
@@ -76,7 +78,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "I wrote up my lathe's gearbox here: https://lathe-notes.example-build.com/gearbox";
     const response = await t.visitor().reply(postId, parent.id, text, "Reader");
     expect(response.statusCode).toBe(201);
-    expect(json(response).comment.awaitingApproval).toBe(true);
+    expect(json<CommentResponse>(response).comment.awaitingApproval).toBe(true);
     expect(await published(postId)).not.toContain(text);
   });
 
@@ -95,7 +97,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Which bearing grease works best? Mine is at https://grease-deals-online.shop/best";
     const answer = await edit(linker, first.id, linked);
     expect(answer.statusCode).toBe(200);
-    expect(json(answer).comment.awaitingApproval).toBe(true);
+    expect(json<CommentResponse>(answer).comment.awaitingApproval).toBe(true);
     // Gone for other readers; its writer sees it awaiting approval.
     expect(await published(postId)).not.toContain(linked);
     const own = seen(await linker.get(`/api/items/science/${postId}/comments`)).comments;
@@ -115,9 +117,9 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     await expect.poll(notice, { timeout: 20_000 }).toBeTruthy();
     const owner = new Owner(t);
     await owner.signIn();
-    const pending = json(await owner.get("/api/admin/comments")).pending;
-    const listed = pending.find((c: { id: number }) => c.id === first.id);
-    expect(listed.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
+    const pending = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments")).pending;
+    const listed = pending.find((c) => c.id === first.id);
+    expect(listed?.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
 
     // Junk edited in: stored as spam, silently; its writer still sees it as posted.
     const spammer = t.visitor();
@@ -126,7 +128,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Double your salary from your phone with our trading app, no experience needed, join the VIP group today.";
     const junked = await edit(spammer, second.id, junk);
     expect(junked.statusCode).toBe(200);
-    expect(json(junked).comment.awaitingApproval).toBe(false);
+    expect(json<CommentResponse>(junked).comment.awaitingApproval).toBe(false);
     expect(await published(postId)).not.toContain(junk);
     const mine = seen(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(mine.map((c: { content: string }) => c.content)).toContain(junk);
@@ -136,7 +138,9 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const reader = t.visitor();
     const third = await post(postId, "Do ceramic brake pads squeal more in the cold?", reader);
     const fixed = "Do ceramic brake pads squeal more in the cold, or only when they are new?";
-    expect(json(await edit(reader, third.id, fixed)).comment.awaitingApproval).toBe(false);
+    expect(
+      json<CommentResponse>(await edit(reader, third.id, fixed)).comment.awaitingApproval,
+    ).toBe(false);
     expect(await published(postId)).toContain(fixed);
   });
 
@@ -208,7 +212,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const postId = freshItem("science");
     for (const text of ["v i a g r a n o w", "c a s i n o b o n u s"]) {
       const response = await t.visitor().comment(postId, text, "Reader");
-      expect([text, response.statusCode, json(response).error?.code]).toEqual([
+      expect([text, response.statusCode, json<ErrorResponse>(response).error?.code]).toEqual([
         text,
         422,
         "blocked_content",
@@ -268,21 +272,23 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(shown).not.toContain(fromTrusted);
 
     // The owner sees why, in the console's lists, and how many on the Overview.
-    const listed = json(await owner.get("/api/admin/comments"));
-    const spamList = json(await owner.get("/api/admin/comments?status=spam")).comments;
+    const listed = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments"));
+    const spamList = json<ConsoleCommentsResponse>(
+      await owner.get("/api/admin/comments?status=spam"),
+    ).comments;
     const why = (text: string) =>
-      [...listed.pending, ...spamList].find((c: { content: string }) => c.content === text)?.why;
+      [...listed.pending, ...spamList].find((c) => c.content === text)?.why;
     expect(why(fourth)).toMatch(/quorvexa/);
     expect(why(fromTrusted)).toMatch(/glintoria/);
     const family = "My whole family takes Quorvexa every morning now, best thing we did this year.";
-    expect(spamList.map((c: { content: string }) => c.content)).toContain(family);
-    const overview = json(await owner.get("/api/admin/overview"));
+    expect(spamList.map((c) => c.content)).toContain(family);
+    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
     expect(overview.moderation.spam).toBeGreaterThanOrEqual(6);
     expect(overview.moderation.held + overview.moderation.spam).toBeGreaterThanOrEqual(8);
 
     // One click publishes a false alarm, and teaches the filter the opposite.
-    const marked = spamList.find((c: { content: string }) => c.content === family);
-    expect((await owner.post(`/api/admin/comments/${marked.id}/approve`)).statusCode).toBe(204);
+    const marked = spamList.find((c) => c.content === family);
+    expect((await owner.post(`/api/admin/comments/${marked?.id}/approve`)).statusCode).toBe(204);
     expect(await published(postId)).toContain(family);
 
     // `admin spam stats` tells what happened.
@@ -407,7 +413,7 @@ describe("the spam filter on two instances of one PostgreSQL", () => {
   async function post(t: TestApp, postId: string, text: string, visitor = t.visitor()) {
     const response = await visitor.comment(postId, text, "Reader");
     expect([response.statusCode, text]).toEqual([201, text]);
-    return json(response).comment as { id: number; awaitingApproval: boolean };
+    return json<CommentResponse>(response).comment as { id: number; awaitingApproval: boolean };
   }
   const outcome = async (t: TestApp, id: number) =>
     (await runSql(t, "select outcome from spam_screening where comment_id = ?", [id]))[0]?.outcome;

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Comment } from "../../contract/api.ts";
+import type {
+  Comment,
+  CommentResponse,
+  CommentsResponse,
+  ReactionsResponse,
+} from "../../contract/api.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
@@ -40,9 +45,13 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
     const author = t.visitor();
     const other = t.visitor();
     const elsewhere = t.visitor();
-    const first = json(await author.comment(postId, "First of mine", "Asha")).comment;
+    const first = json<CommentResponse>(
+      await author.comment(postId, "First of mine", "Asha"),
+    ).comment;
     await other.comment(postId, "Someone else's", "Otto");
-    const second = json(await author.comment(postId, "Second of mine", "Asha")).comment;
+    const second = json<CommentResponse>(
+      await author.comment(postId, "Second of mine", "Asha"),
+    ).comment;
     await author.react("science", postId, "idea");
     await other.react("science", postId, "like");
     await elsewhere.react("mythology", freshItem("mythology"), "love");
@@ -56,7 +65,7 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
     expect(authors.rawPayload.subarray(0, anonymous.rawPayload.length - 1)).toEqual(
       anonymous.rawPayload.subarray(0, -1),
     );
-    expect(json(authors).own).toEqual({ ids: [first.id, second.id], held: [] });
+    expect(json<CommentsResponse>(authors).own).toEqual({ ids: [first.id, second.id], held: [] });
     expect(authors.headers.etag).toMatch(
       new RegExp(`^${(anonymous.headers.etag as string).slice(0, -1)}\\.[\\w-]{16}"$`),
     );
@@ -82,7 +91,7 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
     const nothingOwned = await elsewhere.get(commentsUrl(postId));
     expect(nothingOwned.body).toBe(anonymous.body);
     expect(nothingOwned.headers.etag).toBe(anonymous.headers.etag);
-    expect(json(nothingOwned).own).toBeUndefined();
+    expect(json<CommentsResponse>(nothingOwned).own).toBeUndefined();
 
     // Reactions: the same answer as ever, the shared counts followed by the reader's types.
     const counts = { like: 1, love: 0, dislike: 0, idea: 1 };
@@ -100,8 +109,10 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
   it("keeps what a reader owns in memory until something about the item changes or they write", async () => {
     const postId = freshItem("science");
     const author = t.visitor();
-    const { comment } = json(await author.comment(postId, "Mine", "Asha"));
-    expect(json(await author.get(commentsUrl(postId))).own.ids).toEqual([comment.id]);
+    const { comment } = json<CommentResponse>(await author.comment(postId, "Mine", "Asha"));
+    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own?.ids).toEqual([
+      comment.id,
+    ]);
 
     // Behind the server's back the comment becomes someone else's: the read
     // comes from memory and still says it is the author's.
@@ -109,20 +120,24 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
       "someone-else-entirely",
       comment.id,
     ]);
-    expect(json(await author.get(commentsUrl(postId))).own.ids).toEqual([comment.id]);
+    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own?.ids).toEqual([
+      comment.id,
+    ]);
 
     // Anyone's write about the item makes it read again.
     await t.visitor().react("science", postId, "like");
-    expect(json(await author.get(commentsUrl(postId))).own).toBeUndefined();
+    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own).toBeUndefined();
 
     // And the reader's own write, about another item, does too.
     await runSql(t, "update science_comments set visitor_id = ? where id = ?", [
       credentialOf(author),
       comment.id,
     ]);
-    expect(json(await author.get(commentsUrl(postId))).own).toBeUndefined();
+    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own).toBeUndefined();
     await author.react("mythology", freshItem("mythology"), "love");
-    expect(json(await author.get(commentsUrl(postId))).own.ids).toEqual([comment.id]);
+    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own?.ids).toEqual([
+      comment.id,
+    ]);
   });
 });
 
@@ -141,7 +156,9 @@ describe.each(backends)("held comments in a returning reader's own on %s", (back
     const reader = t.visitor();
     await reader.react("science", postId, "like");
     expect(seen(await writer.get(commentsUrl(postId))).comments).toEqual([]); // kept: nothing
-    const { comment } = json(await writer.comment(postId, "Waiting for the owner", "Asha"));
+    const { comment } = json<CommentResponse>(
+      await writer.comment(postId, "Waiting for the owner", "Asha"),
+    );
 
     const writers = seen(await writer.get(commentsUrl(postId)));
     expect(shown(writers.comments)).toEqual([
@@ -222,7 +239,7 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     // Kept on B: the writer owns no comment there yet.
     expect(await seenOn(b, writer, postId)).toEqual([]);
 
-    const { comment } = json(await writer.comment(postId, "Held on A", "Asha"));
+    const { comment } = json<CommentResponse>(await writer.comment(postId, "Held on A", "Asha"));
     expect(comment.awaitingApproval).toBe(true);
     await writerOnB(
       [{ content: "Held on A", mine: true, awaitingApproval: true }],
@@ -261,14 +278,17 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     await writer.react("science", postId, "love");
     await until(
       async () =>
-        JSON.stringify(json(await on(b, writer).get(reactionsUrl(postId))).mine) ===
-        JSON.stringify(["love", "idea"]),
+        JSON.stringify(
+          json<ReactionsResponse>(await on(b, writer).get(reactionsUrl(postId))).mine,
+        ) === JSON.stringify(["love", "idea"]),
       "B shows the writer's new reaction as theirs",
     );
 
     expect((await writer.delete(`/api/comments/${comment.id}`)).statusCode).toBe(204);
     await writerOnB([], "B no longer shows the deleted comment to its writer");
-    expect(json(await on(b, writer).get(commentsUrl(postId))).own).toBeUndefined();
+    expect(
+      json<CommentsResponse>(await on(b, writer).get(commentsUrl(postId))).own,
+    ).toBeUndefined();
   });
 
   it("a held comment the owner rejects on one instance leaves its writer's own on the other", async () => {
@@ -276,7 +296,9 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     const writer = a.visitor();
     await writer.react("science", postId, "idea"); // the cookie, on A
     expect(await seenOn(b, writer, postId)).toEqual([]); // kept on B
-    const { comment } = json(await writer.comment(postId, "About to be rejected", "Bo"));
+    const { comment } = json<CommentResponse>(
+      await writer.comment(postId, "About to be rejected", "Bo"),
+    );
     await until(
       async () => (await seenOn(b, writer, postId)).length === 1,
       "B shows the writer their held comment",

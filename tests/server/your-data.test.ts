@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CommentsResponse, ErrorResponse } from "../../contract/api.ts";
+import type { YourDataResponse } from "../../contract/your-data.ts";
 import { EventStream } from "../support/event-stream.ts";
 import {
   backends,
@@ -30,7 +32,7 @@ describe.each(backends)("your data on %s", (backend) => {
   const download = async (visitor: Visitor) => {
     const response = await visitor.get("/api/your-data");
     expect(response.statusCode).toBe(200);
-    return json(response);
+    return json<YourDataResponse>(response);
   };
   const confirmDelete = (visitor: Visitor) =>
     visitor.post("/api/your-data/delete", { confirm: true });
@@ -60,7 +62,7 @@ describe.each(backends)("your data on %s", (backend) => {
       /^attachment; filename="engage-with-engineer-your-data-\d{4}-\d{2}-\d{2}\.json"$/,
     );
     expect(response.headers["cache-control"]).toBe("no-store");
-    const data = json(response);
+    const data = json<YourDataResponse>(response);
     expect(data.site).toBe(siteUrl);
     expect(data.visitorCookie).toBe(true);
     expect(Date.parse(data.exportedAt)).not.toBeNaN();
@@ -82,7 +84,7 @@ describe.each(backends)("your data on %s", (backend) => {
       expect(comment.updatedAt).toBe(comment.createdAt);
     }
     expect(
-      data.reactions.map(({ kind, itemId, type, userName, url }: Record<string, string>) => ({
+      data.reactions.map(({ kind, itemId, type, userName, url }) => ({
         kind,
         itemId,
         type,
@@ -120,10 +122,10 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ deleted: { comments: 2, reactions: 2, replyAddresses: 0 } });
 
-    const comments = json(await t.visitor().get(`/api/items/science/${post}/comments`)).comments;
-    expect(comments.map((comment: { content: string }) => comment.content)).toEqual([
-      "Sam writing as Alex",
-    ]);
+    const comments = json<CommentsResponse>(
+      await t.visitor().get(`/api/items/science/${post}/comments`),
+    ).comments;
+    expect(comments.map((comment) => comment.content)).toEqual(["Sam writing as Alex"]);
     expect(json(await sam.get(`/api/items/science/${post}/reactions`))).toEqual({
       counts: { ...none, like: 1 },
       mine: ["like"],
@@ -155,7 +157,7 @@ describe.each(backends)("your data on %s", (backend) => {
     const [first, second] = (await download(alex)).comments;
 
     await confirmDelete(alex);
-    for (const { id } of [first, second]) {
+    for (const { id } of [first!, second!]) {
       await postStream.find(
         "comment",
         (data) => data.action === "deleted" && data.commentId === id,
@@ -219,7 +221,9 @@ describe.each(backends)("your data on %s", (backend) => {
         payload,
       });
       expect(response.statusCode, JSON.stringify({ headers, payload })).toBe(status);
-      expect(json(response).error.code).toBe(status === 403 ? "cross_origin" : "validation_failed");
+      expect(json<ErrorResponse>(response).error.code).toBe(
+        status === 403 ? "cross_origin" : "validation_failed",
+      );
     }
     const noBody = await t.app.inject({
       method: "POST",
@@ -239,7 +243,7 @@ describe.each(backends)("your data on %s", (backend) => {
       payload: "confirm=delete-everything",
     });
     expect(forgedForm.statusCode).toBe(403);
-    expect(json(forgedForm).error.code).toBe("cross_origin");
+    expect(json<ErrorResponse>(forgedForm).error.code).toBe("cross_origin");
 
     const data = await download(alex);
     expect(data.comments).toHaveLength(2);
@@ -265,7 +269,9 @@ describe.each(backends)("your data on %s", (backend) => {
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe("/your-data/deleted");
       expect(await download(alex)).toMatchObject({ comments: [], reactions: [] });
-      const left = json(await t.visitor().get(`/api/items/science/${post}/comments`)).comments;
+      const left = json<CommentsResponse>(
+        await t.visitor().get(`/api/items/science/${post}/comments`),
+      ).comments;
       expect(left).toHaveLength(1);
 
       const again = await postForm(alex, "confirm=delete-everything");

@@ -1,6 +1,30 @@
 import http from "node:http";
+import type { ItemEventName, LiveEventName } from "../../contract/event-names.ts";
+import type { CommentEvent, ItemEventPayloads } from "../../contract/live-events.ts";
 
 export type StreamEvent = { id: string | undefined; event: string; data: string };
+
+/**
+ * What each event's data carries, by its name: an item's events their
+ * contract's payload, the stream's own (`ready`, `resync`) an empty object.
+ */
+export type EventData = {
+  [name in LiveEventName]: name extends ItemEventName
+    ? ItemEventPayloads[name]
+    : Record<string, never>;
+};
+
+/** An event named `name` that has arrived, with its data parsed. */
+export type ParsedEvent<N extends LiveEventName> = StreamEvent & { json: EventData[N] };
+
+/** The comment a `comment` event carries: none when the comment was deleted or held. */
+export function commentIn(data: CommentEvent) {
+  return "comment" in data ? data.comment : undefined;
+}
+
+function parsed<N extends LiveEventName>(event: StreamEvent): ParsedEvent<N> {
+  return { ...event, json: JSON.parse(event.data) };
+}
 
 /**
  * A minimal EventSource over node:http that records everything it receives,
@@ -115,11 +139,11 @@ export class EventStream {
   }
 
   /** The `index`th event named `name` (from 0), once it has arrived, with its data parsed. */
-  nth(name: string, index: number, timeoutMs?: number) {
+  nth<N extends LiveEventName>(name: N, index: number, timeoutMs?: number) {
     return this.until(
       (stream) => stream.events.filter((event) => event.event === name)[index],
       timeoutMs,
-    ).then((event) => ({ ...event, json: JSON.parse(event.data) }));
+    ).then((event) => parsed<N>(event));
   }
 
   /**
@@ -127,16 +151,19 @@ export class EventStream {
    * arrived. Delivery is at least once: a stream opened just after a write may
    * hear of it too, so a test waiting for one change looks for it by content.
    */
-  // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
-  find(name: string, matches: (json: any) => boolean, timeoutMs?: number) {
+  find<N extends LiveEventName>(
+    name: N,
+    matches: (data: EventData[N]) => boolean,
+    timeoutMs?: number,
+  ) {
     return this.until(
       (stream) =>
-        stream.events.find((event) => event.event === name && matches(JSON.parse(event.data))),
+        stream.events.find((event) => event.event === name && matches(parsed<N>(event).json)),
       timeoutMs,
-    ).then((event) => ({ ...event, json: JSON.parse(event.data) }));
+    ).then((event) => parsed<N>(event));
   }
 
-  next(name: string, timeoutMs?: number) {
+  next<N extends LiveEventName>(name: N, timeoutMs?: number) {
     return this.nth(name, 0, timeoutMs);
   }
 

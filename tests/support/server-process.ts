@@ -23,8 +23,19 @@ export type ServerProcess = {
   waitForLog(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: log lines are arbitrary JSON.
-export type LogLine = Record<string, any>;
+/**
+ * One line of the server's JSON log, as tests read it: pino's fields, and a
+ * request and its answer as server/logging.ts writes them; any other field a
+ * line carries is unknown until a test looks at it. A line that is not JSON
+ * is kept as `unparsed`, with no level.
+ */
+export type LogLine = {
+  level?: number;
+  msg?: string;
+  req?: { method: string; url: string; host?: string; remoteAddress?: string };
+  res?: { statusCode: number };
+  [field: string]: unknown;
+};
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");

@@ -20,6 +20,9 @@ export type VisitorResponse = {
   json<T = unknown>(): T;
 };
 
+/** Inject's answer, its `json()` typed as a `VisitorResponse`'s. */
+export type InjectResponse = Omit<LightMyRequestResponse, "json"> & Pick<VisitorResponse, "json">;
+
 type Body = Record<string, unknown> | string;
 type Method = NonNullable<InjectOptions["method"]>;
 
@@ -116,8 +119,8 @@ const cookiePair = (header: string) => header.split(";")[0] ?? "";
 export function injectVisitor(
   app: FastifyInstance,
   options: { origin: string; commentToken?: () => string; ip?: string },
-): Visitor<LightMyRequestResponse> {
-  const send: Send<LightMyRequestResponse> = async ({ method, url, headers, body }) => {
+): Visitor<InjectResponse> {
+  const send: Send<InjectResponse> = async ({ method, url, headers, body }) => {
     const response = await app.inject({
       method,
       url,

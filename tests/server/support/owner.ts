@@ -1,5 +1,6 @@
-import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import type { InjectOptions } from "fastify";
 import { expect } from "vitest";
+import type { InjectResponse } from "../../support/visitor.ts";
 import { admin, adminEnv } from "./admin.ts";
 import { siteUrl, type TestApp } from "./test-app.ts";
 
@@ -22,7 +23,7 @@ export class Owner {
     url: string,
     body?: Record<string, unknown>,
     headers: Record<string, string> = {},
-  ): Promise<LightMyRequestResponse> {
+  ): Promise<InjectResponse> {
     const response = await this.#t.app.inject({
       method,
       url,
@@ -43,7 +44,7 @@ export class Owner {
   delete = (url: string) => this.request("DELETE", url);
 
   /** `npm run admin -- login`, then the page's "Sign in" button. */
-  async signIn(): Promise<LightMyRequestResponse> {
+  async signIn(): Promise<InjectResponse> {
     const login = await admin(adminEnv(this.#t), "login");
     expect(login.code).toBe(0);
     return this.post("/api/admin/sign-in", { token: linkToken(login.stdout) });

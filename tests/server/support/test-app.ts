@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { FastifyInstance, FastifyServerOptions, LightMyRequestResponse } from "fastify";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { inject } from "vitest";
 import { firstLoaded, type LoadedComments } from "../../../app/lib/comment-list.ts";
 import type { CommentsResponse } from "../../../contract/api.ts";
+import type { Endpoints, Route } from "../../../contract/endpoints.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
@@ -13,8 +14,12 @@ import { createFormTokens } from "../../../server/lib/form-token.ts";
 import { createCommentFormTokens } from "../../../server/moderation/defences.ts";
 import { fakeBuiltSite } from "../../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
-import { generousLimits } from "../../support/server-process.ts";
-import { type Visitor as AnyVisitor, injectVisitor } from "../../support/visitor.ts";
+import { generousLimits, type LogLine } from "../../support/server-process.ts";
+import {
+  type Visitor as AnyVisitor,
+  type InjectResponse,
+  injectVisitor,
+} from "../../support/visitor.ts";
 
 export const backends = ["sqlite", "postgres"] as const;
 export type Backend = (typeof backends)[number];
@@ -139,10 +144,7 @@ export async function startTestApp(
 }
 
 /** A browser on an app of this process, through inject. */
-export type Visitor = AnyVisitor<LightMyRequestResponse>;
-
-// biome-ignore lint/suspicious/noExplicitAny: log lines are arbitrary JSON.
-export type LogLine = Record<string, any>;
+export type Visitor = AnyVisitor<InjectResponse>;
 
 /** A logger at `level` that keeps every line it writes, parsed, in `lines`. */
 export function capturedLogs(level = "debug") {
@@ -153,9 +155,49 @@ export function capturedLogs(level = "debug") {
   };
 }
 
-/** The parsed JSON body, typed loosely for assertions. */
-// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON.
-export function json(response: LightMyRequestResponse): any {
+/** What `GET /readyz` answers (server/app.ts), which is not one of the API's routes. */
+export type Readiness = {
+  status: "ready" | "unavailable";
+  database: Backend;
+  liveEvents: "listening" | "reconnecting";
+};
+
+/** A JSON Schema of the OpenAPI document, as far as tests read one. */
+export type OpenApiSchema = {
+  type?: string;
+  maxLength?: number;
+  enum?: unknown[];
+  properties?: Record<string, OpenApiSchema>;
+};
+
+/**
+ * The parts of the OpenAPI document (`GET /api/openapi.json`, generated from
+ * the routes' schemas by @fastify/swagger) that tests read.
+ */
+export type OpenApiDocument = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        tags?: string[];
+        requestBody?: { content: Record<string, { schema: OpenApiSchema }> };
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
+};
+
+/** The contract's answer to `route`, for the routes whose answer has no type of its own. */
+export type ResponseOf<R extends Route> = Endpoints[R]["response"];
+
+/**
+ * The parsed JSON body, typed as the contract's response type a test names
+ * (`json<CommentsResponse>(response)`, `json<ErrorResponse>(response)`);
+ * unknown until it does.
+ */
+export function json<T = unknown>(response: { body: string }): T {
   return JSON.parse(response.body);
 }
 
@@ -164,6 +206,6 @@ export function json(response: LightMyRequestResponse): any {
  * everyone's, with what the reader owns applied (`own`, as the page applies
  * it: app/lib/comment-list.ts).
  */
-export function seen(response: LightMyRequestResponse): LoadedComments {
+export function seen(response: { body: string }): LoadedComments {
   return firstLoaded(JSON.parse(response.body) as CommentsResponse);
 }
