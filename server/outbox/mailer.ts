@@ -27,25 +27,39 @@ export type Mailer = {
 export type MailerLog = { info(object: unknown, message: string): void };
 
 /**
+ * The pooled SMTP transport: `connections` open at most, so as many messages
+ * in flight (the outbox worker keeps that many sends going; bench/newsletter.ts
+ * measures the same transport alone as its floor).
+ */
+export function smtpTransportOptions(smtpUrl: string, connections: number) {
+  return {
+    url: smtpUrl,
+    pool: true,
+    maxConnections: connections,
+    // An SMTP server that stops answering must not hold a message for
+    // nodemailer's default of ten minutes: the outbox retries it.
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 60_000,
+  } as const;
+}
+
+/**
  * SMTP through nodemailer when SMTP_URL is set; otherwise every message is
  * written as an .eml file under `DATA_DIR/outbox/`, so a first run needs no
  * mail server and a newcomer can open the confirmation mail from disk.
  */
 export function createMailer(
-  { smtpUrl, from, dataDir }: { smtpUrl: string | undefined; from: string; dataDir: string },
+  {
+    smtpUrl,
+    from,
+    dataDir,
+    connections = 1,
+  }: { smtpUrl: string | undefined; from: string; dataDir: string; connections?: number },
   log: MailerLog,
 ): Mailer {
   if (smtpUrl) {
-    const transport = nodemailer.createTransport({
-      url: smtpUrl,
-      pool: true,
-      maxConnections: 2,
-      // An SMTP server that stops answering must not hold a message for
-      // nodemailer's default of ten minutes: the outbox retries it.
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
-      socketTimeout: 60_000,
-    });
+    const transport = nodemailer.createTransport(smtpTransportOptions(smtpUrl, connections));
     return {
       async send(mail) {
         await transport.sendMail({ from, ...mail });

@@ -52,13 +52,23 @@ export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs
 }
 
 /**
- * The outbox: one row per mail or webhook call (docs/decisions/008-newsletter.md). Rows are
- * claimed one at a time. On PostgreSQL the claim is a row lock
+ * Resolves true when the next send may start (the worker's pacing), false once
+ * the worker is stopping: rows claimed and not started are then let go.
+ */
+export type Slot = () => Promise<boolean>;
+
+/** Rows a SQLite worker claims at once, per send it keeps in flight. */
+const pagePerSend = 8;
+
+/**
+ * The outbox: one row per mail or webhook call (docs/decisions/008-newsletter.md,
+ * docs/decisions/036-sending-in-flat-memory.md). On PostgreSQL a claim is a row lock
  * (`FOR UPDATE SKIP LOCKED`) held while the message is handed to the SMTP
  * server and released by the commit that records it: another instance skips
  * the row, and an instance that dies lets go of it with its connection, so
  * the row is sent again by whoever claims it next. On SQLite (one instance)
- * the claim is the status `sending`, which the server resets on start.
+ * the claim is the status `sending`, which the server resets on start; rows
+ * are claimed a page at a time there, and their outcomes recorded together.
  */
 export function createOutboxRepository(
   store: Store,
@@ -172,6 +182,173 @@ export function createOutboxRepository(
     for (const row of batch) await record(trx, row, delivery);
   }
 
+  /** SQLite: claimed rows that were not sent go back to the queue. */
+  async function release(ids: number[]) {
+    await db
+      .updateTable("outbox")
+      .set({ status: "queued" })
+      .where("id", "in", ids)
+      .where("status", "=", "sending")
+      .execute();
+  }
+
+  /**
+   * Claims a row of `kinds` on its own, delivers it and records the outcome;
+   * false when none is due. On SQLite a `slot` is awaited once the row is
+   * claimed (a pacing wait only when there is something to send).
+   */
+  async function processNext(
+    deliver: Deliver,
+    { kinds, slot }: { kinds?: readonly OutboxKind[]; slot?: Slot } = {},
+  ): Promise<boolean> {
+    const now = nowIso();
+    if (store.kind === "postgres") {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("outbox")
+          .selectAll()
+          .where("status", "=", "queued")
+          .where("next_attempt_at", "<=", now)
+          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+          .orderBy("kind")
+          .orderBy("id")
+          .limit(1)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (!row) return false;
+        const batch = await batchOf(trx, row, now);
+        await recordAll(trx, batch, await safely(deliver, row, trx, batch));
+        return true;
+      });
+    }
+    const row = await db
+      .updateTable("outbox")
+      .set({ status: "sending" })
+      .where("id", "=", (eb) =>
+        eb
+          .selectFrom("outbox")
+          .select("id")
+          .where("status", "=", "queued")
+          .where("next_attempt_at", "<=", now)
+          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+          .orderBy("kind")
+          .orderBy("id")
+          .limit(1),
+      )
+      .where("status", "=", "queued")
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return false;
+    if (slot && !(await slot())) {
+      await release([row.id as number]);
+      return false;
+    }
+    const batch = await batchOf(db, row, now);
+    await recordAll(db, batch, await safely(deliver, row, db, batch));
+    return true;
+  }
+
+  /** SQLite: up to `limit` due rows of `kinds`, marked `sending`, by kind then oldest first. */
+  async function claimPage(kinds: readonly OutboxKind[], limit: number): Promise<OutboxRow[]> {
+    const rows = await db
+      .updateTable("outbox")
+      .set({ status: "sending" })
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("outbox")
+          .select("id")
+          .where("status", "=", "queued")
+          .where("next_attempt_at", "<=", nowIso())
+          .where("kind", "in", kinds)
+          .orderBy("kind")
+          .orderBy("id")
+          .limit(limit),
+      )
+      .where("status", "=", "queued")
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) =>
+      a.kind === b.kind ? Number(a.id) - Number(b.id) : a.kind < b.kind ? -1 : 1,
+    );
+  }
+
+  /**
+   * SQLite: outcomes written in one transaction each time the one before is
+   * done, so a burst of finished sends costs one write to disk, not one each.
+   * Each `add` resolves once its outcome is committed.
+   */
+  function groupRecorder() {
+    type Pending = { row: OutboxRow; delivery: Delivery; settle: (error?: unknown) => void };
+    let pending: Pending[] = [];
+    let writing = false;
+    async function write() {
+      writing = true;
+      while (pending.length > 0) {
+        const group = pending;
+        pending = [];
+        try {
+          await db.transaction().execute(async (trx) => {
+            for (const { row, delivery } of group) await record(trx, row, delivery);
+          });
+          for (const { settle } of group) settle();
+        } catch (error) {
+          for (const { settle } of group) settle(error);
+        }
+      }
+      writing = false;
+    }
+    return {
+      add(row: OutboxRow, delivery: Delivery): Promise<void> {
+        return new Promise((resolve, reject) => {
+          pending.push({ row, delivery, settle: (error) => (error ? reject(error) : resolve()) });
+          if (!writing) void write();
+        });
+      },
+    };
+  }
+
+  /**
+   * SQLite: claims pages of due rows of `kinds` (none sent in batches) and
+   * delivers them with at most `inFlight` at once, until none is due or the
+   * worker stops. Never more than a page and the sends in flight in memory.
+   */
+  async function processPages(
+    deliver: Deliver,
+    { kinds, inFlight, slot }: { kinds: readonly OutboxKind[]; inFlight: number; slot: Slot },
+  ): Promise<number> {
+    const recorder = groupRecorder();
+    const running = new Set<Promise<void>>();
+    let failure: unknown;
+    let handled = 0;
+    for (;;) {
+      const page = await claimPage(kinds, inFlight * pagePerSend);
+      if (page.length === 0) break;
+      for (const [index, row] of page.entries()) {
+        while (running.size >= inFlight) await Promise.race(running);
+        if (failure !== undefined || !(await slot())) {
+          await release(page.slice(index).map((r) => r.id as number));
+          await Promise.all(running);
+          if (failure !== undefined) throw failure;
+          return handled;
+        }
+        const task: Promise<void> = safely(deliver, row, db, [row])
+          .then((delivery) => recorder.add(row, delivery))
+          // A lost write stops this round once the sends in flight are done;
+          // the row stays `sending` until the server starts again.
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => running.delete(task));
+        running.add(task);
+        handled += 1;
+      }
+    }
+    await Promise.all(running);
+    if (failure !== undefined) throw failure;
+    return handled;
+  }
+
   return {
     /** SQLite only: rows (of these kinds) a stopped server had claimed go back to the queue. */
     async releaseClaims({ kinds }: { kinds?: readonly OutboxKind[] } = {}): Promise<number> {
@@ -190,52 +367,38 @@ export function createOutboxRepository(
      * owner's notifications and confirmations go before editions, then oldest
      * first), delivers it and records the outcome. False when nothing is due.
      */
-    async processNext(
+    processNext,
+
+    /**
+     * Delivers due rows of `kinds` with at most `inFlight` at once, each
+     * started when `slot` allows, until none is due or the worker stops; the
+     * number handled. On PostgreSQL that is `inFlight` claims side by side,
+     * each a row lock in its own transaction. On SQLite, rows sent in batches
+     * (the digests) go one at a time first, then the rest a page at a time.
+     */
+    async processSome(
       deliver: Deliver,
-      { kinds }: { kinds?: readonly OutboxKind[] } = {},
-    ): Promise<boolean> {
-      const now = nowIso();
+      { kinds, inFlight, slot }: { kinds: readonly OutboxKind[]; inFlight: number; slot: Slot },
+    ): Promise<number> {
+      let handled = 0;
       if (store.kind === "postgres") {
-        return db.transaction().execute(async (trx) => {
-          const row = await trx
-            .selectFrom("outbox")
-            .selectAll()
-            .where("status", "=", "queued")
-            .where("next_attempt_at", "<=", now)
-            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-            .orderBy("kind")
-            .orderBy("id")
-            .limit(1)
-            .forUpdate()
-            .skipLocked()
-            .executeTakeFirst();
-          if (!row) return false;
-          const batch = await batchOf(trx, row, now);
-          await recordAll(trx, batch, await safely(deliver, row, trx, batch));
-          return true;
-        });
+        let due = true;
+        const lane = async () => {
+          while (due && (await slot())) {
+            if (!(await processNext(deliver, { kinds }))) due = false;
+            else handled += 1;
+          }
+        };
+        await Promise.all(Array.from({ length: inFlight }, lane));
+        return handled;
       }
-      const row = await db
-        .updateTable("outbox")
-        .set({ status: "sending" })
-        .where("id", "=", (eb) =>
-          eb
-            .selectFrom("outbox")
-            .select("id")
-            .where("status", "=", "queued")
-            .where("next_attempt_at", "<=", now)
-            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-            .orderBy("kind")
-            .orderBy("id")
-            .limit(1),
-        )
-        .where("status", "=", "queued")
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) return false;
-      const batch = await batchOf(db, row, now);
-      await recordAll(db, batch, await safely(deliver, row, db, batch));
-      return true;
+      const batched = kinds.filter((kind) => batchedKinds.has(kind));
+      while (batched.length > 0 && (await processNext(deliver, { kinds: batched, slot }))) {
+        handled += 1;
+      }
+      const single = kinds.filter((kind) => !batchedKinds.has(kind));
+      if (single.length === 0) return handled;
+      return handled + (await processPages(deliver, { kinds: single, inFlight, slot }));
     },
   };
 }

@@ -11,7 +11,7 @@ export type WorkerLog = {
 export type OutboxWorker = {
   /** Looks for due rows now, e.g. right after this instance queued one. */
   wake(): void;
-  /** Finishes the message in hand, then stops. */
+  /** Finishes the messages in hand, then stops. */
   stop(): Promise<void>;
 };
 
@@ -25,6 +25,8 @@ export type WorkerOptions = {
   mailer: Mailer;
   /** Messages per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
+  /** Messages handed to the SMTP server at once at most (its pooled connections). */
+  inFlight?: number;
   /** How often an idle worker looks for rows queued by other processes. */
   pollMs?: number;
   log: WorkerLog;
@@ -39,6 +41,8 @@ export type LoopOptions = {
   deliver: Deliver;
   /** Rows per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
+  /** Rows delivered at once at most; 1 by default. */
+  inFlight?: number;
   pollMs?: number;
   log: WorkerLog;
   /** Runs once the loop has stopped. */
@@ -46,67 +50,73 @@ export type LoopOptions = {
 };
 
 /**
- * Works through the outbox rows of some kinds, one at a time, at most
- * `ratePerMinute` per minute. Runs inside every server instance; the
- * outbox's row claiming makes sure each row is handled by one of them.
+ * Works through the outbox rows of some kinds, at most `inFlight` at once and
+ * `ratePerMinute` started per minute. Runs inside every server instance; the
+ * outbox's row claiming makes sure each row is handled by one of them. It
+ * never holds more than a page of rows (docs/decisions/036-sending-in-flat-memory.md).
  */
 export function startOutboxLoop({
   outbox,
   kinds,
   deliver,
   ratePerMinute,
+  inFlight = 1,
   pollMs = 1000,
   log,
   onStop,
 }: LoopOptions): OutboxWorker {
   const spacingMs = ratePerMinute > 0 ? 60_000 / ratePerMinute : 0;
   let stopped = false;
-  let wakeUp: (() => void) | null = null;
-  let lastStart = 0;
+  /** When the next send may start, when paced. */
+  let nextStart = 0;
+  const waiting = new Set<() => void>();
 
+  /** Waits `ms`, or less when woken (a row queued, the loop stopping). */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
-        wakeUp = null;
+        waiting.delete(done);
         resolve();
       }
-      wakeUp = done;
+      waiting.add(done);
     });
+
+  /** Each send takes the next start time, so sends side by side keep the pace between them. */
+  const slot = async (): Promise<boolean> => {
+    if (spacingMs > 0) {
+      const at = Math.max(Date.now(), nextStart);
+      nextStart = at + spacingMs;
+      while (!stopped && Date.now() < at) await pause(at - Date.now());
+    }
+    return !stopped;
+  };
 
   const running = (async () => {
     const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
     if (released > 0)
       log.info({ released }, "outbox rows claimed before a restart are queued again");
     while (!stopped) {
-      const wait = lastStart + spacingMs - Date.now();
-      if (wait > 0) {
-        await pause(wait);
-        continue;
-      }
-      lastStart = Date.now();
-      let worked = false;
+      let handled = 0;
       try {
-        worked = await outbox.processNext(deliver, { kinds });
+        handled = await outbox.processSome(deliver, { kinds, inFlight, slot });
       } catch (error) {
         // The database is down: keep trying at the polling pace.
         log.error({ err: error }, "outbox could not be read");
       }
-      if (!worked) {
-        lastStart = 0;
-        if (!stopped) await pause(pollMs);
-      }
+      if (handled === 0 && !stopped) await pause(pollMs);
     }
   })();
 
+  const wakeAll = () => {
+    for (const done of [...waiting]) done();
+  };
   return {
-    wake() {
-      wakeUp?.();
-    },
+    wake: wakeAll,
     async stop() {
       stopped = true;
-      wakeUp?.();
+      wakeAll();
       await running;
       onStop?.();
     },
@@ -115,13 +125,14 @@ export function startOutboxLoop({
 
 /**
  * Sends the outbox's mail: every kind given in `composers` (the newsletter's
- * confirmations and editions, the owner's notifications), one at a time, at
- * most `ratePerMinute` per minute.
+ * confirmations and editions, the owner's notifications), at most `inFlight`
+ * at once and `ratePerMinute` per minute.
  */
 export function startMailWorker({
   outbox,
   mailer,
   ratePerMinute,
+  inFlight = 1,
   pollMs = 1000,
   log,
   composers,
@@ -146,6 +157,7 @@ export function startMailWorker({
     kinds: Object.keys(composers) as OutboxKind[],
     deliver,
     ratePerMinute,
+    inFlight,
     pollMs,
     log,
     onStop: () => mailer.close(),
