@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 
@@ -274,9 +274,31 @@ export function createOutboxRepository(
   }
 
   /**
+   * SQLite: `work` on the connection with its commits written to the
+   * database's log but not flushed to the disk (`synchronous = normal`), then
+   * the connection's setting as it was. A killed process loses none of them;
+   * a power cut may lose those since the last flush (the next commit that
+   * asks for one, or a checkpoint), and then those mails go out again
+   * (docs/decisions/036-sending-in-flat-memory.md). Waiting for the disk on
+   * every mail's record would make it, not the SMTP server, set the pace.
+   */
+  async function withoutFlush(work: (conn: Kysely<Database>) => Promise<void>) {
+    await db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
+      const before = Number(rows[0]?.synchronous ?? 2);
+      await sql`pragma synchronous = normal`.execute(conn);
+      try {
+        await work(conn);
+      } finally {
+        await sql.raw(`pragma synchronous = ${before}`).execute(conn);
+      }
+    });
+  }
+
+  /**
    * SQLite: outcomes written in one transaction each time the one before is
-   * done, so a burst of finished sends costs one write to disk, not one each.
-   * Each `add` resolves once its outcome is committed.
+   * done, so a burst of finished sends costs one commit, not one each. Each
+   * `add` resolves once its outcome is committed.
    */
   function groupRecorder() {
     type Pending = { row: OutboxRow; delivery: Delivery; settle: (error?: unknown) => void };
@@ -288,8 +310,10 @@ export function createOutboxRepository(
         const group = pending;
         pending = [];
         try {
-          await db.transaction().execute(async (trx) => {
-            for (const { row, delivery } of group) await record(trx, row, delivery);
+          await withoutFlush(async (conn) => {
+            await conn.transaction().execute(async (trx) => {
+              for (const { row, delivery } of group) await record(trx, row, delivery);
+            });
           });
           for (const { settle } of group) settle();
         } catch (error) {

@@ -45,6 +45,8 @@ export type LoopOptions = {
   inFlight?: number;
   pollMs?: number;
   log: WorkerLog;
+  /** Resolves when sending can begin: the pace is kept from then on. */
+  ready?: () => Promise<void>;
   /** Runs once the loop has stopped. */
   onStop?: () => void;
 };
@@ -63,6 +65,7 @@ export function startOutboxLoop({
   inFlight = 1,
   pollMs = 1000,
   log,
+  ready,
   onStop,
 }: LoopOptions): OutboxWorker {
   const spacingMs = ratePerMinute > 0 ? 60_000 / ratePerMinute : 0;
@@ -97,6 +100,7 @@ export function startOutboxLoop({
     const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
     if (released > 0)
       log.info({ released }, "outbox rows claimed before a restart are queued again");
+    await ready?.();
     while (!stopped) {
       let handled = 0;
       try {
@@ -160,6 +164,8 @@ export function startMailWorker({
     inFlight,
     pollMs,
     log,
+    // Started with the worker, so the first mails keep their pace too.
+    ...(mailer.ready ? { ready: () => mailer.ready?.() ?? Promise.resolve() } : {}),
     onStop: () => mailer.close(),
   });
 }
