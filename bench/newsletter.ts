@@ -161,33 +161,23 @@ export async function benchNewsletter({
     const floorMails = sink.accepted;
 
     const { DATABASE_URL: _sqliteOnly, ...env } = process.env;
-    server = spawn(
-      process.execPath,
-      [
-        ...(process.env.TMP_SERVER_ARGS?.split(" ") ?? []),
-        path.join(import.meta.dirname, "server.ts"),
-        clientRoot,
-      ],
-      {
-        env: {
-          ...env,
-          NODE_ENV: "production",
-          SITE_URL: siteUrl,
-          PORT: String(port),
-          CONTACT_EMAIL: "bench@example.com",
-          SITE_OWNER_NAME: "Bench Owner",
-          SMTP_URL: sink.url,
-          MAIL_FROM: "bench@example.com",
-          MAIL_RATE_PER_MINUTE: "0",
-          MAIL_CONNECTIONS: String(mailConnections),
-          DATA_DIR: dataDir,
-          COOKIE_SECRET: randomBytes(32).toString("hex"),
-        },
-        stdio: ["ignore", "pipe", "inherit"],
+    server = spawn(process.execPath, [path.join(import.meta.dirname, "server.ts"), clientRoot], {
+      env: {
+        ...env,
+        NODE_ENV: "production",
+        SITE_URL: siteUrl,
+        PORT: String(port),
+        CONTACT_EMAIL: "bench@example.com",
+        SITE_OWNER_NAME: "Bench Owner",
+        SMTP_URL: sink.url,
+        MAIL_FROM: "bench@example.com",
+        MAIL_RATE_PER_MINUTE: "0",
+        MAIL_CONNECTIONS: String(mailConnections),
+        DATA_DIR: dataDir,
+        COOKIE_SECRET: randomBytes(32).toString("hex"),
       },
-    );
-    if (process.env.TMP_SERVER_LOG)
-      server.stdout?.pipe((await import("node:fs")).createWriteStream(process.env.TMP_SERVER_LOG));
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await listening(server);
     const pid = server.pid ?? 0;
 

@@ -1,27 +1,11 @@
-import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
-import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
+import type { Transaction } from "kysely";
+import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
+import { createSqlitePages, type Slot } from "./sqlite-pages.ts";
 
-export type OutboxRow = Selectable<OutboxTable>;
-
-/** What became of one attempt to send a row. */
-export type Delivery =
-  | { outcome: "sent" }
-  | { outcome: "retry"; reason: string }
-  | { outcome: "failed"; reason: string }
-  /** The recipient left before the mail went out. */
-  | { outcome: "cancelled"; reason: string };
-
-/**
- * Sends one claimed row. `batch` is the row itself, or for a kind sent in
- * batches (the hourly digest) every due row of that kind to the same
- * recipient, all claimed together; the outcome is recorded for each.
- */
-export type Deliver = (
-  row: OutboxRow,
-  db: Transaction<Database> | Store["db"],
-  batch: OutboxRow[],
-) => Promise<Delivery>;
+export type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
+export type { Slot } from "./sqlite-pages.ts";
 
 /** Rows of these kinds due for the same recipient go out as one message. */
 const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
@@ -50,15 +34,6 @@ export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts:
 export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs): number {
   return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), retryPolicy.maxMs);
 }
-
-/**
- * Resolves true when the next send may start (the worker's pacing), false once
- * the worker is stopping: rows claimed and not started are then let go.
- */
-export type Slot = () => Promise<boolean>;
-
-/** Rows a SQLite worker claims at once, per send it keeps in flight. */
-const pagePerSend = 8;
 
 /**
  * The outbox: one row per mail or webhook call (docs/decisions/008-newsletter.md,
@@ -182,15 +157,7 @@ export function createOutboxRepository(
     for (const row of batch) await record(trx, row, delivery);
   }
 
-  /** SQLite: claimed rows that were not sent go back to the queue. */
-  async function release(ids: number[]) {
-    await db
-      .updateTable("outbox")
-      .set({ status: "queued" })
-      .where("id", "in", ids)
-      .where("status", "=", "sending")
-      .execute();
-  }
+  const { release, processPages } = createSqlitePages({ db, nowIso, record, safely });
 
   /**
    * Claims a row of `kinds` on its own, delivers it and records the outcome;
@@ -247,130 +214,6 @@ export function createOutboxRepository(
     const batch = await batchOf(db, row, now);
     await recordAll(db, batch, await safely(deliver, row, db, batch));
     return true;
-  }
-
-  /** SQLite: up to `limit` due rows of `kinds`, marked `sending`, by kind then oldest first. */
-  async function claimPage(kinds: readonly OutboxKind[], limit: number): Promise<OutboxRow[]> {
-    const rows = await db
-      .updateTable("outbox")
-      .set({ status: "sending" })
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("outbox")
-          .select("id")
-          .where("status", "=", "queued")
-          .where("next_attempt_at", "<=", nowIso())
-          .where("kind", "in", kinds)
-          .orderBy("kind")
-          .orderBy("id")
-          .limit(limit),
-      )
-      .where("status", "=", "queued")
-      .returningAll()
-      .execute();
-    return rows.sort((a, b) =>
-      a.kind === b.kind ? Number(a.id) - Number(b.id) : a.kind < b.kind ? -1 : 1,
-    );
-  }
-
-  /**
-   * SQLite: `work` on the connection with its commits written to the
-   * database's log but not flushed to the disk (`synchronous = normal`), then
-   * the connection's setting as it was. A killed process loses none of them;
-   * a power cut may lose those since the last flush (the next commit that
-   * asks for one, or a checkpoint), and then those mails go out again
-   * (docs/decisions/036-sending-in-flat-memory.md). Waiting for the disk on
-   * every mail's record would make it, not the SMTP server, set the pace.
-   */
-  async function withoutFlush(work: (conn: Kysely<Database>) => Promise<void>) {
-    await db.connection().execute(async (conn) => {
-      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
-      const before = Number(rows[0]?.synchronous ?? 2);
-      await sql`pragma synchronous = normal`.execute(conn);
-      try {
-        await work(conn);
-      } finally {
-        await sql.raw(`pragma synchronous = ${before}`).execute(conn);
-      }
-    });
-  }
-
-  /**
-   * SQLite: outcomes written in one transaction each time the one before is
-   * done, so a burst of finished sends costs one commit, not one each. Each
-   * `add` resolves once its outcome is committed.
-   */
-  function groupRecorder() {
-    type Pending = { row: OutboxRow; delivery: Delivery; settle: (error?: unknown) => void };
-    let pending: Pending[] = [];
-    let writing = false;
-    async function write() {
-      writing = true;
-      while (pending.length > 0) {
-        const group = pending;
-        pending = [];
-        try {
-          await withoutFlush(async (conn) => {
-            await conn.transaction().execute(async (trx) => {
-              for (const { row, delivery } of group) await record(trx, row, delivery);
-            });
-          });
-          for (const { settle } of group) settle();
-        } catch (error) {
-          for (const { settle } of group) settle(error);
-        }
-      }
-      writing = false;
-    }
-    return {
-      add(row: OutboxRow, delivery: Delivery): Promise<void> {
-        return new Promise((resolve, reject) => {
-          pending.push({ row, delivery, settle: (error) => (error ? reject(error) : resolve()) });
-          if (!writing) void write();
-        });
-      },
-    };
-  }
-
-  /**
-   * SQLite: claims pages of due rows of `kinds` (none sent in batches) and
-   * delivers them with at most `inFlight` at once, until none is due or the
-   * worker stops. Never more than a page and the sends in flight in memory.
-   */
-  async function processPages(
-    deliver: Deliver,
-    { kinds, inFlight, slot }: { kinds: readonly OutboxKind[]; inFlight: number; slot: Slot },
-  ): Promise<number> {
-    const recorder = groupRecorder();
-    const running = new Set<Promise<void>>();
-    let failure: unknown;
-    let handled = 0;
-    for (;;) {
-      const page = await claimPage(kinds, inFlight * pagePerSend);
-      if (page.length === 0) break;
-      for (const [index, row] of page.entries()) {
-        while (running.size >= inFlight) await Promise.race(running);
-        if (failure !== undefined || !(await slot())) {
-          await release(page.slice(index).map((r) => r.id as number));
-          await Promise.all(running);
-          if (failure !== undefined) throw failure;
-          return handled;
-        }
-        const task: Promise<void> = safely(deliver, row, db, [row])
-          .then((delivery) => recorder.add(row, delivery))
-          // A lost write stops this round once the sends in flight are done;
-          // the row stays `sending` until the server starts again.
-          .catch((error: unknown) => {
-            failure ??= error;
-          })
-          .finally(() => running.delete(task));
-        running.add(task);
-        handled += 1;
-      }
-    }
-    await Promise.all(running);
-    if (failure !== undefined) throw failure;
-    return handled;
   }
 
   return {

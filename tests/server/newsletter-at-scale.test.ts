@@ -208,6 +208,8 @@ async function countingSink() {
       });
     },
   });
+  // The server under test is killed at the end, with its connections open.
+  server.on("error", () => {});
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.server.address();
   return {
