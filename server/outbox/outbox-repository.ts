@@ -240,30 +240,39 @@ export function createOutboxRepository(
      * Delivers due rows of `kinds` with at most `inFlight` at once, each
      * started when `slot` allows, until none is due or the worker stops; the
      * number handled. On PostgreSQL that is `inFlight` claims side by side,
-     * each a row lock in its own transaction. On SQLite, rows sent in batches
-     * (the digests) go one at a time first, then the rest a page at a time.
+     * each a row lock in its own transaction; on SQLite, pages of rows. Rows
+     * sent in batches (the digests) go first, one at a time.
      */
     async processSome(
       deliver: Deliver,
       { kinds, inFlight, slot }: { kinds: readonly OutboxKind[]; inFlight: number; slot: Slot },
     ): Promise<number> {
       let handled = 0;
+      const batched = kinds.filter((kind) => batchedKinds.has(kind));
+      const single = kinds.filter((kind) => !batchedKinds.has(kind));
+      // Rows sent in batches (the digests) are claimed one at a time: two
+      // claims side by side would split one recipient's digest in two.
       if (store.kind === "postgres") {
-        let due = true;
+        while (
+          batched.length > 0 &&
+          (await slot()) &&
+          (await processNext(deliver, { kinds: batched }))
+        ) {
+          handled += 1;
+        }
+        let due = single.length > 0;
         const lane = async () => {
           while (due && (await slot())) {
-            if (!(await processNext(deliver, { kinds }))) due = false;
+            if (!(await processNext(deliver, { kinds: single }))) due = false;
             else handled += 1;
           }
         };
         await Promise.all(Array.from({ length: inFlight }, lane));
         return handled;
       }
-      const batched = kinds.filter((kind) => batchedKinds.has(kind));
       while (batched.length > 0 && (await processNext(deliver, { kinds: batched, slot }))) {
         handled += 1;
       }
-      const single = kinds.filter((kind) => !batchedKinds.has(kind));
       if (single.length === 0) return handled;
       return handled + (await processPages(deliver, { kinds: single, inFlight, slot }));
     },
