@@ -2,10 +2,9 @@ import type { Transaction } from "kysely";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
-import { createSqlitePages, type Slot } from "./sqlite-pages.ts";
+import { createSqlitePages } from "./sqlite-pages.ts";
 
 export type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
-export type { Slot } from "./sqlite-pages.ts";
 
 /** Rows of these kinds due for the same recipient go out as one message. */
 const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
@@ -157,16 +156,15 @@ export function createOutboxRepository(
     for (const row of batch) await record(trx, row, delivery);
   }
 
-  const { release, processPages } = createSqlitePages({ db, nowIso, record, safely });
+  const { processPages } = createSqlitePages({ db, nowIso, record, safely });
 
   /**
    * Claims a row of `kinds` on its own, delivers it and records the outcome;
-   * false when none is due. On SQLite a `slot` is awaited once the row is
-   * claimed (a pacing wait only when there is something to send).
+   * false when none is due.
    */
   async function processNext(
     deliver: Deliver,
-    { kinds, slot }: { kinds?: readonly OutboxKind[]; slot?: Slot } = {},
+    { kinds }: { kinds?: readonly OutboxKind[] } = {},
   ): Promise<boolean> {
     const now = nowIso();
     if (store.kind === "postgres") {
@@ -207,10 +205,6 @@ export function createOutboxRepository(
       .returningAll()
       .executeTakeFirst();
     if (!row) return false;
-    if (slot && !(await slot())) {
-      await release([row.id as number]);
-      return false;
-    }
     const batch = await batchOf(db, row, now);
     await recordAll(db, batch, await safely(deliver, row, db, batch));
     return true;
@@ -238,14 +232,18 @@ export function createOutboxRepository(
 
     /**
      * Delivers due rows of `kinds` with at most `inFlight` at once, each
-     * started when `slot` allows, until none is due or the worker stops; the
+     * until none is due or `going` says the worker stops; the
      * number handled. On PostgreSQL that is `inFlight` claims side by side,
      * each a row lock in its own transaction; on SQLite, pages of rows. Rows
      * sent in batches (the digests) go first, one at a time.
      */
     async processSome(
       deliver: Deliver,
-      { kinds, inFlight, slot }: { kinds: readonly OutboxKind[]; inFlight: number; slot: Slot },
+      {
+        kinds,
+        inFlight,
+        going,
+      }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
     ): Promise<number> {
       let handled = 0;
       const batched = kinds.filter((kind) => batchedKinds.has(kind));
@@ -253,16 +251,12 @@ export function createOutboxRepository(
       // Rows sent in batches (the digests) are claimed one at a time: two
       // claims side by side would split one recipient's digest in two.
       if (store.kind === "postgres") {
-        while (
-          batched.length > 0 &&
-          (await slot()) &&
-          (await processNext(deliver, { kinds: batched }))
-        ) {
+        while (batched.length > 0 && going() && (await processNext(deliver, { kinds: batched }))) {
           handled += 1;
         }
         let due = single.length > 0;
         const lane = async () => {
-          while (due && (await slot())) {
+          while (due && going()) {
             if (!(await processNext(deliver, { kinds: single }))) due = false;
             else handled += 1;
           }
@@ -270,11 +264,11 @@ export function createOutboxRepository(
         await Promise.all(Array.from({ length: inFlight }, lane));
         return handled;
       }
-      while (batched.length > 0 && (await processNext(deliver, { kinds: batched, slot }))) {
+      while (batched.length > 0 && going() && (await processNext(deliver, { kinds: batched }))) {
         handled += 1;
       }
       if (single.length === 0) return handled;
-      return handled + (await processPages(deliver, { kinds: single, inFlight, slot }));
+      return handled + (await processPages(deliver, { kinds: single, inFlight, going }));
     },
   };
 }

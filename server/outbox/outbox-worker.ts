@@ -86,15 +86,22 @@ export function startOutboxLoop({
       waiting.add(done);
     });
 
-  /** Each send takes the next start time, so sends side by side keep the pace between them. */
-  const slot = async (): Promise<boolean> => {
-    if (spacingMs > 0) {
-      const at = Math.max(Date.now(), nextStart);
-      nextStart = at + spacingMs;
-      while (!stopped && Date.now() < at) await pause(at - Date.now());
-    }
-    return !stopped;
+  /**
+   * Each send takes the next start time, so sends side by side keep the pace
+   * between them. Taken once a row is claimed and just before it is handed
+   * over, so the time its claim took does not bunch mails together.
+   */
+  const pace = async () => {
+    if (spacingMs <= 0) return;
+    const at = Math.max(Date.now(), nextStart);
+    nextStart = at + spacingMs;
+    while (!stopped && Date.now() < at) await pause(at - Date.now());
   };
+  const paced: Deliver = async (row, db, batch) => {
+    await pace();
+    return deliver(row, db, batch);
+  };
+  const going = () => !stopped;
 
   const running = (async () => {
     const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
@@ -104,7 +111,13 @@ export function startOutboxLoop({
     while (!stopped) {
       let handled = 0;
       try {
-        handled = await outbox.processSome(deliver, { kinds, inFlight, slot });
+        // Paced, one at a time: the pace is the limit, and a crash can then
+        // send again only the one mail in hand (docs/decisions/008-newsletter.md).
+        handled = await outbox.processSome(paced, {
+          kinds,
+          inFlight: spacingMs > 0 ? 1 : inFlight,
+          going,
+        });
       } catch (error) {
         // The database is down: keep trying at the polling pace.
         log.error({ err: error }, "outbox could not be read");

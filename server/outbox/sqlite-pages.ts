@@ -3,12 +3,6 @@ import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
 
-/**
- * Resolves true when the next send may start (the worker's pacing), false once
- * the worker is stopping: rows claimed and not started are then let go.
- */
-export type Slot = () => Promise<boolean>;
-
 /** Rows a SQLite worker claims at once, per send it keeps in flight. */
 const pagePerSend = 8;
 
@@ -132,7 +126,11 @@ export function createSqlitePages({
    */
   async function processPages(
     deliver: Deliver,
-    { kinds, inFlight, slot }: { kinds: readonly OutboxKind[]; inFlight: number; slot: Slot },
+    {
+      kinds,
+      inFlight,
+      going,
+    }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
   ): Promise<number> {
     const recorder = groupRecorder();
     const running = new Set<Promise<void>>();
@@ -143,7 +141,7 @@ export function createSqlitePages({
       if (page.length === 0) break;
       for (const [index, row] of page.entries()) {
         while (running.size >= inFlight) await Promise.race(running);
-        if (failure !== undefined || !(await slot())) {
+        if (failure !== undefined || !going()) {
           await release(page.slice(index).map((r) => r.id as number));
           await Promise.all(running);
           if (failure !== undefined) throw failure;
@@ -166,5 +164,5 @@ export function createSqlitePages({
     return handled;
   }
 
-  return { release, processPages };
+  return { processPages };
 }
