@@ -41,7 +41,7 @@ export type LoopOptions = {
   deliver: Deliver;
   /** Rows per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
-  /** Rows delivered at once at most; 1 by default. */
+  /** Rows delivered at once at most when not paced; 1 by default. */
   inFlight?: number;
   pollMs?: number;
   log: WorkerLog;
@@ -52,8 +52,8 @@ export type LoopOptions = {
 };
 
 /**
- * Works through the outbox rows of some kinds, at most `inFlight` at once and
- * `ratePerMinute` started per minute. Runs inside every server instance; the
+ * Works through the outbox rows of some kinds: paced at `ratePerMinute`, one at
+ * a time; unpaced, at most `inFlight` at once. Runs inside every server instance; the
  * outbox's row claiming makes sure each row is handled by one of them. It
  * never holds more than a page of rows (docs/decisions/036-sending-in-flat-memory.md).
  */
@@ -142,8 +142,8 @@ export function startOutboxLoop({
 
 /**
  * Sends the outbox's mail: every kind given in `composers` (the newsletter's
- * confirmations and editions, the owner's notifications), at most `inFlight`
- * at once and `ratePerMinute` per minute.
+ * confirmations and editions, the owner's notifications), as startOutboxLoop
+ * works: paced one at a time, or unpaced `inFlight` at once.
  */
 export function startMailWorker({
   outbox,
