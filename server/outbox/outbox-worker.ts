@@ -45,7 +45,7 @@ export type LoopOptions = {
   inFlight?: number;
   pollMs?: number;
   log: WorkerLog;
-  /** Resolves when sending can begin: the pace is kept from then on. */
+  /** Resolves when sending can begin (awaited before the first row): the pace is kept from then on. */
   ready?: () => Promise<void>;
   /** Runs once the loop has stopped. */
   onStop?: () => void;
@@ -97,7 +97,12 @@ export function startOutboxLoop({
     nextStart = at + spacingMs;
     while (!stopped && Date.now() < at) await pause(at - Date.now());
   };
+  // The transport is started with the first row to send, not before: a
+  // server with nothing to send keeps no SMTP thread.
+  let started: Promise<void> | undefined;
   const paced: Deliver = async (row, db, batch) => {
+    if (!started) started = ready?.() ?? Promise.resolve();
+    await started;
     await pace();
     return deliver(row, db, batch);
   };
@@ -107,7 +112,6 @@ export function startOutboxLoop({
     const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
     if (released > 0)
       log.info({ released }, "outbox rows claimed before a restart are queued again");
-    await ready?.();
     while (!stopped) {
       let handled = 0;
       try {
@@ -177,7 +181,7 @@ export function startMailWorker({
     inFlight,
     pollMs,
     log,
-    // Started with the worker, so the first mails keep their pace too.
+    // Awaited before the first mail, so the first mails keep their pace too.
     ...(mailer.ready ? { ready: () => mailer.ready?.() ?? Promise.resolve() } : {}),
     onStop: () => mailer.close(),
   });
