@@ -1,26 +1,17 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import autocannon, { type Request, type Result } from "autocannon";
 import { SMTPServer } from "smtp-server";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
-import { runAdmin } from "../server/cli/run-admin.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { httpVisitor, type Visitor, type VisitorResponse } from "../tests/support/visitor.ts";
+import { benchNewsletter } from "./newsletter.ts";
 import { rssMb } from "./process-stats.ts";
 import { recordRun } from "./record.ts";
 import { atLeast, atMost, type Verdict, verdictTable } from "./verdict.ts";
@@ -49,10 +40,12 @@ import { parseWrk } from "./wrk.ts";
  * `resync`), and the server's CPU time and memory, next to this machine's
  * floor: how long a bare write of one event to that many loopback sockets
  * takes, with no HTTP and no parsing (bench/fan-out-floor.ts).
- * Last, the time to queue and send one newsletter edition to BENCH_SUBSCRIBERS
- * (default 10,000) subscribers through a loopback SMTP server with no pacing,
- * with the server's RSS meanwhile. BENCH_DURATION (seconds per load run,
- * default 10) and BENCH_CONNECTIONS (default 50) scale the rest;
+ * Last, one newsletter edition to BENCH_SUBSCRIBERS (default 10,000)
+ * subscribers, queued and sent by a server of its own through a loopback SMTP
+ * server with no pacing: its RSS over idle, its rate against bare nodemailer
+ * in the same run, and one mail per address (bench/newsletter.ts).
+ * BENCH_DURATION (seconds per load run, default 10) and BENCH_CONNECTIONS
+ * (default 50) scale the rest;
  * BENCH_ONLY=reads stops after the reads (pages and item reads), for a short
  * run on a shared machine. Every target is a row held to its bound
  * (bench/verdict.ts), and the run ends with one table of them all. With
@@ -110,18 +103,14 @@ const clientRoot = clientDir;
 
 const subscriberCount = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
 
-/** Counts the messages it accepts; nothing is parsed, so the sender is what is measured. */
-let mailsAccepted = 0;
+/** Takes the server's mail (the owner's notifications of the bench's comments) unread. */
 const smtp = new SMTPServer({
   authOptional: true,
   disabledCommands: ["STARTTLS"],
   logger: false,
   onData(stream, _session, callback) {
     stream.resume();
-    stream.on("end", () => {
-      mailsAccepted += 1;
-      callback();
-    });
+    stream.on("end", () => callback());
   },
 });
 await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
@@ -499,55 +488,14 @@ try {
     })),
   );
 
-  // Newsletter: confirmed subscribers written straight into the table, then
-  // the owner's `newsletter send`, then the server's outbox worker at full speed.
-  const db = new DatabaseSync(path.join(scratch, "data", "engage.sqlite"));
-  db.exec("pragma busy_timeout = 5000");
-  const insert = db.prepare(
-    "insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values (?, ?, ?, 'confirmed', ?)",
-  );
-  const now = new Date().toISOString();
-  db.exec("begin");
-  for (let i = 0; i < subscriberCount; i += 1) {
-    insert.run(`bench-${i}@example.com`, randomBytes(32).toString("base64url"), now, now);
-  }
-  db.exec("commit");
-  db.close();
-  const editionDir = path.join(scratch, "editions");
-  mkdirSync(editionDir);
-  const editionFile = path.join(editionDir, "bench-edition.md");
-  writeFileSync(
-    editionFile,
-    `---\nsubject: Bench edition\n---\n${"Some **Markdown** text. ".repeat(40)}\n`,
-  );
-  const before = mailsAccepted;
-  const queueStart = performance.now();
-  const sent = await runAdmin(["newsletter", "send", editionFile, "--yes"], {
-    env: { DATA_DIR: path.join(scratch, "data"), SITE_URL: serverOrigin },
-    stdout: { write: () => true },
-    stderr: process.stderr,
+  // Newsletter: one edition to BENCH_SUBSCRIBERS, against bare nodemailer (bench/newsletter.ts).
+  const newsletterVerdicts = await benchNewsletter({
+    subscribers: subscriberCount,
+    clientRoot,
+    scratch,
+    report,
   });
-  if (sent !== 0) throw new Error("newsletter send failed");
-  const queuedMs = performance.now() - queueStart;
-  let peakRss = 0;
-  while (mailsAccepted - before < subscriberCount) {
-    peakRss = Math.max(peakRss, rssMb(server?.pid ?? 0));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const sendMs = performance.now() - queueStart;
-  report(
-    `newsletter: queue one edition for ${subscriberCount} subscribers`,
-    `${Math.round(queuedMs)} ms`,
-  );
-  report(
-    `newsletter: queue and send it over loopback SMTP, no pacing`,
-    `${(sendMs / 1000).toFixed(1)} s (${Math.round(subscriberCount / (sendMs / 1000))} mails/s), server RSS peak ${peakRss} MB`,
-  );
-
-  verdicts.push(
-    atMost("newsletter RSS peak over idle", peakRss - idleRss, 64, " MB"),
-    atLeast("newsletter mails accepted", mailsAccepted - before, subscriberCount, ""),
-  );
+  verdicts.push(...newsletterVerdicts);
   finish();
 } catch (error) {
   // BENCH_ONLY=reads ends here, with the servers stopped below.

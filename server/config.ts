@@ -144,6 +144,9 @@ const envSchema = z
     ),
     // Messages one instance sends per minute; 0 sends as fast as the SMTP server accepts.
     MAIL_RATE_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(60),
+    // SMTP connections one instance keeps open, and so messages it has in flight
+    // at once when not paced (docs/decisions/036-sending-in-flat-memory.md).
+    MAIL_CONNECTIONS: z.coerce.number().int().min(1).max(20).default(4),
     // Confirmation mails one IP address can cause per hour (list bombing).
     SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(5),
     // Comment moderation and spam defences (docs/decisions/010-moderation-and-spam.md):

@@ -61,40 +61,78 @@ export function createEditionsRepository(
       return { id, created: true };
     },
 
-    /** One row per confirmed subscriber who has no copy of the edition yet; the number added. */
-    async queueEdition(editionId: number): Promise<number> {
+    /**
+     * One outbox row per confirmed subscriber who has no copy of the edition
+     * yet; the number added. The list is read in pages of `pageSize`
+     * subscribers in the order of their id, each page copied into the outbox
+     * by the database in its own transaction: nothing of the list passes
+     * through this process, and no transaction holds the database for long
+     * (docs/architecture.md, "The outbox"). Stopped half way, it is resumed by
+     * running it again: the unique index on (edition, address) skips those
+     * queued before, and a subscriber is never skipped, since each page
+     * starts after the last id the page before it covered. `onPage` runs after
+     * each page (the server wakes its outbox worker, which starts sending
+     * while the rest is queued).
+     */
+    async queueEdition(
+      editionId: number,
+      { pageSize = 1000, onPage }: { pageSize?: number; onPage?: (queued: number) => void } = {},
+    ): Promise<number> {
       const now = nowIso();
-      const result = await db
-        .insertInto("outbox")
-        .columns([
-          "kind",
-          "edition_id",
-          "email",
-          "token",
-          "status",
-          "attempts",
-          "next_attempt_at",
-          "created_at",
-        ])
-        .expression((eb) =>
-          eb
-            .selectFrom("subscribers")
-            .select((s) => [
-              s.val("edition").as("kind"),
-              s.val(editionId).as("edition_id"),
-              "email",
-              "unsubscribe_token",
-              s.val("queued").as("status"),
-              s.val(0).as("attempts"),
-              s.val(now).as("next_attempt_at"),
-              s.val(now).as("created_at"),
-            ])
-            .where("status", "=", "confirmed")
-            .orderBy("id"),
-        )
-        .onConflict((conflict) => conflict.doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0);
+      let after = 0;
+      let queued = 0;
+      for (;;) {
+        const page = await db
+          .selectFrom((eb) =>
+            eb
+              .selectFrom("subscribers")
+              .select("id")
+              .where("status", "=", "confirmed")
+              .where("id", ">", after)
+              .orderBy("id")
+              .limit(pageSize)
+              .as("page"),
+          )
+          .select((eb) => eb.fn.max("id").as("last"))
+          .executeTakeFirst();
+        if (page?.last === null || page?.last === undefined) return queued;
+        const last = Number(page.last);
+        const result = await db
+          .insertInto("outbox")
+          .columns([
+            "kind",
+            "edition_id",
+            "email",
+            "token",
+            "status",
+            "attempts",
+            "next_attempt_at",
+            "created_at",
+          ])
+          .expression((eb) =>
+            eb
+              .selectFrom("subscribers")
+              .select((s) => [
+                s.val("edition").as("kind"),
+                s.val(editionId).as("edition_id"),
+                "email",
+                "unsubscribe_token",
+                s.val("queued").as("status"),
+                s.val(0).as("attempts"),
+                s.val(now).as("next_attempt_at"),
+                s.val(now).as("created_at"),
+              ])
+              .where("status", "=", "confirmed")
+              .where("id", ">", after)
+              .where("id", "<=", last)
+              .orderBy("id"),
+          )
+          .onConflict((conflict) => conflict.doNothing())
+          .executeTakeFirst();
+        queued += Number(result.numInsertedOrUpdatedRows ?? 0);
+        after = last;
+        onPage?.(queued);
+      }
     },
 
     async edition(id: number) {

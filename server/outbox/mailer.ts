@@ -3,59 +3,30 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type NodeMailer from "nodemailer";
 import type { Transporter } from "nodemailer";
+import type { Mailer } from "./outgoing-mail.ts";
+import { createSmtpThreadMailer } from "./smtp-thread-mailer.ts";
 
-/** One message as the outbox hands it to the transport. */
-export type OutgoingMail = {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  headers?: Record<string, string>;
-  /** Where replies go: an enquiry's sender in the owner's copy, the owner in the sender's mails. */
-  replyTo?: string | { name: string; address: string };
-  /** Threading: the Message-ID to use, and the one this mail answers. */
-  messageId?: string;
-  inReplyTo?: string;
-  references?: string[];
-};
-
-export type Mailer = {
-  /** Resolves once the SMTP server accepted the message (or the file is written). */
-  send(mail: OutgoingMail): Promise<void>;
-  close(): void;
-};
+export type { Mailer, OutgoingMail } from "./outgoing-mail.ts";
 
 export type MailerLog = { info(object: unknown, message: string): void };
 
 /**
- * SMTP through nodemailer when SMTP_URL is set; otherwise every message is
- * written as an .eml file under `DATA_DIR/outbox/`, so a first run needs no
- * mail server and a newcomer can open the confirmation mail from disk.
+ * SMTP through nodemailer when SMTP_URL is set, over at most `connections`
+ * pooled connections, in a thread of its own (smtp-thread-mailer.ts);
+ * otherwise every message is written as an .eml file under `DATA_DIR/outbox/`,
+ * so a first run needs no mail server and a newcomer can open the
+ * confirmation mail from disk.
  */
 export function createMailer(
-  { smtpUrl, from, dataDir }: { smtpUrl: string | undefined; from: string; dataDir: string },
+  {
+    smtpUrl,
+    from,
+    dataDir,
+    connections = 1,
+  }: { smtpUrl: string | undefined; from: string; dataDir: string; connections?: number },
   log: MailerLog,
 ): Mailer {
-  if (smtpUrl) {
-    const transport = lazyTransport((nodemailer) =>
-      nodemailer.createTransport({
-        url: smtpUrl,
-        pool: true,
-        maxConnections: 2,
-        // An SMTP server that stops answering must not hold a message for
-        // nodemailer's default of ten minutes: the outbox retries it.
-        connectionTimeout: 30_000,
-        greetingTimeout: 30_000,
-        socketTimeout: 60_000,
-      }),
-    );
-    return {
-      async send(mail) {
-        await (await transport.get()).sendMail({ from, ...mail });
-      },
-      close: transport.close,
-    };
-  }
+  if (smtpUrl) return createSmtpThreadMailer({ smtpUrl, from, connections });
 
   const folder = path.resolve(dataDir, "outbox");
   const transport = lazyTransport((nodemailer) =>

@@ -1,27 +1,10 @@
-import type { Selectable, Transaction } from "kysely";
-import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
+import type { Transaction } from "kysely";
+import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
+import { createSqlitePages } from "./sqlite-pages.ts";
 
-export type OutboxRow = Selectable<OutboxTable>;
-
-/** What became of one attempt to send a row. */
-export type Delivery =
-  | { outcome: "sent" }
-  | { outcome: "retry"; reason: string }
-  | { outcome: "failed"; reason: string }
-  /** The recipient left before the mail went out. */
-  | { outcome: "cancelled"; reason: string };
-
-/**
- * Sends one claimed row. `batch` is the row itself, or for a kind sent in
- * batches (the hourly digest) every due row of that kind to the same
- * recipient, all claimed together; the outcome is recorded for each.
- */
-export type Deliver = (
-  row: OutboxRow,
-  db: Transaction<Database> | Store["db"],
-  batch: OutboxRow[],
-) => Promise<Delivery>;
+export type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
 
 /** Rows of these kinds due for the same recipient go out as one message. */
 const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
@@ -52,13 +35,14 @@ export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs
 }
 
 /**
- * The outbox: one row per mail or webhook call (docs/decisions/008-newsletter.md). Rows are
- * claimed one at a time. On PostgreSQL the claim is a row lock
+ * The outbox: one row per mail or webhook call (docs/decisions/008-newsletter.md,
+ * docs/decisions/036-sending-in-flat-memory.md). On PostgreSQL a claim is a row lock
  * (`FOR UPDATE SKIP LOCKED`) held while the message is handed to the SMTP
  * server and released by the commit that records it: another instance skips
  * the row, and an instance that dies lets go of it with its connection, so
  * the row is sent again by whoever claims it next. On SQLite (one instance)
- * the claim is the status `sending`, which the server resets on start.
+ * the claim is the status `sending`, which the server resets on start; rows
+ * are claimed a page at a time there, and their outcomes recorded together.
  */
 export function createOutboxRepository(
   store: Store,
@@ -172,6 +156,60 @@ export function createOutboxRepository(
     for (const row of batch) await record(trx, row, delivery);
   }
 
+  const { processPages } = createSqlitePages({ db, nowIso, record, safely });
+
+  /**
+   * Claims a row of `kinds` on its own, delivers it and records the outcome;
+   * false when none is due.
+   */
+  async function processNext(
+    deliver: Deliver,
+    { kinds }: { kinds?: readonly OutboxKind[] } = {},
+  ): Promise<boolean> {
+    const now = nowIso();
+    if (store.kind === "postgres") {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("outbox")
+          .selectAll()
+          .where("status", "=", "queued")
+          .where("next_attempt_at", "<=", now)
+          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+          .orderBy("kind")
+          .orderBy("id")
+          .limit(1)
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
+        if (!row) return false;
+        const batch = await batchOf(trx, row, now);
+        await recordAll(trx, batch, await safely(deliver, row, trx, batch));
+        return true;
+      });
+    }
+    const row = await db
+      .updateTable("outbox")
+      .set({ status: "sending" })
+      .where("id", "=", (eb) =>
+        eb
+          .selectFrom("outbox")
+          .select("id")
+          .where("status", "=", "queued")
+          .where("next_attempt_at", "<=", now)
+          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+          .orderBy("kind")
+          .orderBy("id")
+          .limit(1),
+      )
+      .where("status", "=", "queued")
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return false;
+    const batch = await batchOf(db, row, now);
+    await recordAll(db, batch, await safely(deliver, row, db, batch));
+    return true;
+  }
+
   return {
     /** SQLite only: rows (of these kinds) a stopped server had claimed go back to the queue. */
     async releaseClaims({ kinds }: { kinds?: readonly OutboxKind[] } = {}): Promise<number> {
@@ -190,52 +228,47 @@ export function createOutboxRepository(
      * owner's notifications and confirmations go before editions, then oldest
      * first), delivers it and records the outcome. False when nothing is due.
      */
-    async processNext(
+    processNext,
+
+    /**
+     * Delivers due rows of `kinds` with at most `inFlight` at once, each
+     * until none is due or `going` says the worker stops; the
+     * number handled. On PostgreSQL that is `inFlight` claims side by side,
+     * each a row lock in its own transaction; on SQLite, pages of rows. Rows
+     * sent in batches (the digests) go first, one at a time.
+     */
+    async processSome(
       deliver: Deliver,
-      { kinds }: { kinds?: readonly OutboxKind[] } = {},
-    ): Promise<boolean> {
-      const now = nowIso();
+      {
+        kinds,
+        inFlight,
+        going,
+      }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
+    ): Promise<number> {
+      let handled = 0;
+      const batched = kinds.filter((kind) => batchedKinds.has(kind));
+      const single = kinds.filter((kind) => !batchedKinds.has(kind));
+      // Rows sent in batches (the digests) are claimed one at a time: two
+      // claims side by side would split one recipient's digest in two.
       if (store.kind === "postgres") {
-        return db.transaction().execute(async (trx) => {
-          const row = await trx
-            .selectFrom("outbox")
-            .selectAll()
-            .where("status", "=", "queued")
-            .where("next_attempt_at", "<=", now)
-            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-            .orderBy("kind")
-            .orderBy("id")
-            .limit(1)
-            .forUpdate()
-            .skipLocked()
-            .executeTakeFirst();
-          if (!row) return false;
-          const batch = await batchOf(trx, row, now);
-          await recordAll(trx, batch, await safely(deliver, row, trx, batch));
-          return true;
-        });
+        while (batched.length > 0 && going() && (await processNext(deliver, { kinds: batched }))) {
+          handled += 1;
+        }
+        let due = single.length > 0;
+        const lane = async () => {
+          while (due && going()) {
+            if (!(await processNext(deliver, { kinds: single }))) due = false;
+            else handled += 1;
+          }
+        };
+        await Promise.all(Array.from({ length: inFlight }, lane));
+        return handled;
       }
-      const row = await db
-        .updateTable("outbox")
-        .set({ status: "sending" })
-        .where("id", "=", (eb) =>
-          eb
-            .selectFrom("outbox")
-            .select("id")
-            .where("status", "=", "queued")
-            .where("next_attempt_at", "<=", now)
-            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-            .orderBy("kind")
-            .orderBy("id")
-            .limit(1),
-        )
-        .where("status", "=", "queued")
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) return false;
-      const batch = await batchOf(db, row, now);
-      await recordAll(db, batch, await safely(deliver, row, db, batch));
-      return true;
+      while (batched.length > 0 && going() && (await processNext(deliver, { kinds: batched }))) {
+        handled += 1;
+      }
+      if (single.length === 0) return handled;
+      return handled + (await processPages(deliver, { kinds: single, inFlight, going }));
     },
   };
 }

@@ -11,7 +11,7 @@ export type WorkerLog = {
 export type OutboxWorker = {
   /** Looks for due rows now, e.g. right after this instance queued one. */
   wake(): void;
-  /** Finishes the message in hand, then stops. */
+  /** Finishes the messages in hand, then stops. */
   stop(): Promise<void>;
 };
 
@@ -25,6 +25,8 @@ export type WorkerOptions = {
   mailer: Mailer;
   /** Messages per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
+  /** Messages handed to the SMTP server at once at most (its pooled connections). */
+  inFlight?: number;
   /** How often an idle worker looks for rows queued by other processes. */
   pollMs?: number;
   log: WorkerLog;
@@ -39,74 +41,103 @@ export type LoopOptions = {
   deliver: Deliver;
   /** Rows per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
+  /** Rows delivered at once at most when not paced; 1 by default. */
+  inFlight?: number;
   pollMs?: number;
   log: WorkerLog;
+  /** Resolves when sending can begin (awaited before the first row): the pace is kept from then on. */
+  ready?: () => Promise<void>;
   /** Runs once the loop has stopped. */
   onStop?: () => void;
 };
 
 /**
- * Works through the outbox rows of some kinds, one at a time, at most
- * `ratePerMinute` per minute. Runs inside every server instance; the
- * outbox's row claiming makes sure each row is handled by one of them.
+ * Works through the outbox rows of some kinds: paced at `ratePerMinute`, one at
+ * a time; unpaced, at most `inFlight` at once. Runs inside every server instance; the
+ * outbox's row claiming makes sure each row is handled by one of them. It
+ * never holds more than a page of rows (docs/decisions/036-sending-in-flat-memory.md).
  */
 export function startOutboxLoop({
   outbox,
   kinds,
   deliver,
   ratePerMinute,
+  inFlight = 1,
   pollMs = 1000,
   log,
+  ready,
   onStop,
 }: LoopOptions): OutboxWorker {
   const spacingMs = ratePerMinute > 0 ? 60_000 / ratePerMinute : 0;
   let stopped = false;
-  let wakeUp: (() => void) | null = null;
-  let lastStart = 0;
+  /** When the next send may start, when paced. */
+  let nextStart = 0;
+  const waiting = new Set<() => void>();
 
+  /** Waits `ms`, or less when woken (a row queued, the loop stopping). */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
-        wakeUp = null;
+        waiting.delete(done);
         resolve();
       }
-      wakeUp = done;
+      waiting.add(done);
     });
+
+  /**
+   * Each send takes the next start time, so sends side by side keep the pace
+   * between them. Taken once a row is claimed and just before it is handed
+   * over, so the time its claim took does not bunch mails together.
+   */
+  const pace = async () => {
+    if (spacingMs <= 0) return;
+    const at = Math.max(Date.now(), nextStart);
+    nextStart = at + spacingMs;
+    while (!stopped && Date.now() < at) await pause(at - Date.now());
+  };
+  // The transport is started with the first row to send, not before: a
+  // server with nothing to send keeps no SMTP thread.
+  let started: Promise<void> | undefined;
+  const paced: Deliver = async (row, db, batch) => {
+    if (!started) started = ready?.() ?? Promise.resolve();
+    await started;
+    await pace();
+    return deliver(row, db, batch);
+  };
+  const going = () => !stopped;
 
   const running = (async () => {
     const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
     if (released > 0)
       log.info({ released }, "outbox rows claimed before a restart are queued again");
     while (!stopped) {
-      const wait = lastStart + spacingMs - Date.now();
-      if (wait > 0) {
-        await pause(wait);
-        continue;
-      }
-      lastStart = Date.now();
-      let worked = false;
+      let handled = 0;
       try {
-        worked = await outbox.processNext(deliver, { kinds });
+        // Paced, one at a time: the pace is the limit, and a crash can then
+        // send again only the one mail in hand (docs/decisions/008-newsletter.md).
+        handled = await outbox.processSome(paced, {
+          kinds,
+          inFlight: spacingMs > 0 ? 1 : inFlight,
+          going,
+        });
       } catch (error) {
         // The database is down: keep trying at the polling pace.
         log.error({ err: error }, "outbox could not be read");
       }
-      if (!worked) {
-        lastStart = 0;
-        if (!stopped) await pause(pollMs);
-      }
+      if (handled === 0 && !stopped) await pause(pollMs);
     }
   })();
 
+  const wakeAll = () => {
+    for (const done of [...waiting]) done();
+  };
   return {
-    wake() {
-      wakeUp?.();
-    },
+    wake: wakeAll,
     async stop() {
       stopped = true;
-      wakeUp?.();
+      wakeAll();
       await running;
       onStop?.();
     },
@@ -115,13 +146,14 @@ export function startOutboxLoop({
 
 /**
  * Sends the outbox's mail: every kind given in `composers` (the newsletter's
- * confirmations and editions, the owner's notifications), one at a time, at
- * most `ratePerMinute` per minute.
+ * confirmations and editions, the owner's notifications), as startOutboxLoop
+ * works: paced one at a time, or unpaced `inFlight` at once.
  */
 export function startMailWorker({
   outbox,
   mailer,
   ratePerMinute,
+  inFlight = 1,
   pollMs = 1000,
   log,
   composers,
@@ -146,8 +178,11 @@ export function startMailWorker({
     kinds: Object.keys(composers) as OutboxKind[],
     deliver,
     ratePerMinute,
+    inFlight,
     pollMs,
     log,
+    // Awaited before the first mail, so the first mails keep their pace too.
+    ...(mailer.ready ? { ready: () => mailer.ready?.() ?? Promise.resolve() } : {}),
     onStop: () => mailer.close(),
   });
 }

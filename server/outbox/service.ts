@@ -23,7 +23,10 @@ export type MailOptions = {
  */
 export function startOutbox(
   store: Store,
-  config: Pick<Config, "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_RATE_PER_MINUTE">,
+  config: Pick<
+    Config,
+    "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_RATE_PER_MINUTE" | "MAIL_CONNECTIONS"
+  >,
   log: WorkerLog,
   options: MailOptions,
   composers: Partial<Record<OutboxKind, ComposeMail>>,
@@ -35,13 +38,19 @@ export function startOutbox(
   const mailer =
     options.mailer ??
     createMailer(
-      { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
+      {
+        smtpUrl: config.SMTP_URL,
+        from: config.mailFrom,
+        dataDir: config.DATA_DIR,
+        connections: config.MAIL_CONNECTIONS,
+      },
       log,
     );
   const worker = startMailWorker({
     outbox,
     mailer,
     ratePerMinute: config.MAIL_RATE_PER_MINUTE,
+    inFlight: config.MAIL_CONNECTIONS,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     log,
     composers,
@@ -52,7 +61,7 @@ export function startOutbox(
     wake: () => worker.wake(),
     /** The transport, for mail outside the outbox: test copies and the console's sign-in links. */
     mailer,
-    /** Finishes the message in hand, then stops. */
+    /** Finishes the messages in hand, then stops. */
     stop: () => worker.stop(),
   };
 }

@@ -56,6 +56,8 @@ describe("configuration", () => {
     ["MAIL_FROM", "news@example.com\r\nBcc: victim@example.com", "must be an address"],
     ["MAIL_FROM", 'Evil "Name" <news@example.com>', "must be an address"],
     ["MAIL_RATE_PER_MINUTE", "-1", "MAIL_RATE_PER_MINUTE"],
+    ["MAIL_CONNECTIONS", "0", "MAIL_CONNECTIONS"],
+    ["MAIL_CONNECTIONS", "21", "MAIL_CONNECTIONS"],
     ["SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR", "0", "SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR"],
   ])("refuses %s=%j", (name, value, message) => {
     expect(refusal({ [name]: value })).toContain(message);

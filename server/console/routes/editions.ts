@@ -138,8 +138,8 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         }
         throw error;
       }
-      const queued = await editionStore.queueEdition(saved.id);
-      context.mailQueued();
+      // The worker starts on the first page while the rest of the list is queued.
+      const queued = await editionStore.queueEdition(saved.id, { onPage: context.mailQueued });
       await audit(request, "newsletter send", `${edition.slug} (${queued} queued)`);
       return reply.code(202).send({ queued, warnings: edition.warnings });
     },

@@ -1,0 +1,278 @@
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { DatabaseSync } from "node:sqlite";
+import nodemailer from "nodemailer";
+import { SMTPServer } from "smtp-server";
+import { projectRoot } from "../scripts/build-inputs.ts";
+import { runAdmin } from "../server/cli/run-admin.ts";
+import { renderEdition } from "../server/newsletter/editions.ts";
+import { editionMail } from "../server/newsletter/messages.ts";
+import { smtpTransportOptions } from "../server/outbox/smtp-options.ts";
+import { freePort } from "../tests/support/postgres.ts";
+import { atLeast, atMost, type Verdict } from "./verdict.ts";
+
+/*
+ * One newsletter edition to BENCH_SUBSCRIBERS confirmed subscribers (default
+ * 10,000), queued with the owner's `newsletter send` and sent by a server of
+ * its own (server/main.ts as `npm start` runs it, SQLite, no pacing) to a loopback SMTP sink that
+ * counts the mails each address gets. Beside it, in the same run, the floor:
+ * nodemailer alone sending the same mails to the same sink over as many
+ * pooled connections as the server keeps (MAIL_CONNECTIONS), with no database
+ * and nothing else. The server's memory is sampled from /proc while it
+ * queues and sends, against its own RSS just before (docs/architecture.md,
+ * "The outbox").
+ */
+
+/** Mails in flight, for the server and the floor alike. */
+const mailConnections = 4;
+/** How far the server's RSS may rise over its idle figure while it queues and sends. */
+const rssBudgetMb = 64;
+/** The share of the bare nodemailer rate the server must reach. */
+const floorShare = 0.8;
+
+const editionMarkdown = `${"Some **Markdown** text, with [a link](/about). ".repeat(40)}\n`;
+
+/** A loopback SMTP server that counts the mails each envelope recipient got; nothing is parsed. */
+async function countingSink() {
+  const perAddress = new Map<string, number>();
+  let accepted = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    // The floor and the server both open their pools against it.
+    maxClients: 64,
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on("end", () => {
+        accepted += 1;
+        for (const { address } of session.envelope.rcptTo) {
+          perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+        }
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    get accepted() {
+      return accepted;
+    },
+    perAddress,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+const address = (i: number) => `bench-${i}@example.com`;
+
+/**
+ * The floor: `count` edition mails, each addressed and given its unsubscribe
+ * link as the server's are, handed to one pooled nodemailer transport with
+ * `mailConnections` in flight, from a process of its own (as the server is),
+ * so the sink in this process does not share its event loop. Mails per second.
+ */
+async function nodemailerFloor(smtpUrl: string, siteUrl: string, count: number): Promise<number> {
+  const sender = fork(import.meta.filename, ["floor", smtpUrl, siteUrl, String(count)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise<number>((resolve, reject) => {
+    sender.once("message", (rate) => resolve(Number(rate)));
+    sender.once("exit", (code) => reject(new Error(`the floor's sender exited (${code})`)));
+  });
+}
+
+async function sendFloor(smtpUrl: string, siteUrl: string, count: number): Promise<number> {
+  const edition = renderEdition("Bench edition", editionMarkdown, siteUrl);
+  const transport = nodemailer.createTransport(smtpTransportOptions(smtpUrl, mailConnections));
+  let next = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      const mail = editionMail(
+        edition,
+        { to: `floor-${i}@example.com`, token: randomBytes(32).toString("base64url") },
+        siteUrl,
+      );
+      await transport.sendMail({ from: "bench@example.com", ...mail });
+    }
+  };
+  await Promise.all(Array.from({ length: mailConnections }, lane));
+  const seconds = (performance.now() - started) / 1000;
+  transport.close();
+  return count / seconds;
+}
+
+if (process.argv[2] === "floor") {
+  const [, , , smtpUrl = "", siteUrl = "", count = "0"] = process.argv;
+  const rate = await sendFloor(smtpUrl, siteUrl, Number(count));
+  process.send?.(rate, () => process.exit(0));
+}
+
+/** Resolves once the server answers its health check; rejects if it exits first. */
+async function listening(child: ChildProcess, origin: string): Promise<void> {
+  let exited: number | null | undefined;
+  child.once("exit", (code) => {
+    exited = code;
+  });
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the newsletter server exited (${exited})`);
+    const healthy = await fetch(`${origin}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export type NewsletterBenchOptions = {
+  subscribers: number;
+  /** The built site the server serves. */
+  clientRoot: string;
+  /** A scratch folder of the run's; the server's database goes under it. */
+  scratch: string;
+  /** Prints one line of the run (and keeps it for --record). */
+  report: (name: string, values: string) => void;
+};
+
+/** Runs the newsletter part of `npm run bench`; its rows against their bounds. */
+export async function benchNewsletter({
+  subscribers,
+  clientRoot,
+  scratch,
+  report,
+}: NewsletterBenchOptions): Promise<Verdict[]> {
+  const sink = await countingSink();
+  const port = await freePort();
+  const siteUrl = `http://127.0.0.1:${port}`;
+  const dataDir = path.join(scratch, "newsletter-data");
+  let server: ChildProcess | undefined;
+  try {
+    const floorRate = await nodemailerFloor(sink.url, siteUrl, subscribers);
+    report(
+      `newsletter: the floor, bare nodemailer, ${subscribers.toLocaleString("en")} mails`,
+      `${Math.round(floorRate).toLocaleString("en")} mails/s (${mailConnections} connections, no database)`,
+    );
+    const floorMails = sink.accepted;
+
+    const { DATABASE_URL: _sqliteOnly, ...env } = process.env;
+    server = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+      env: {
+        ...env,
+        CLIENT_ROOT: clientRoot,
+        HOST: "127.0.0.1",
+        NODE_ENV: "production",
+        SITE_URL: siteUrl,
+        PORT: String(port),
+        CONTACT_EMAIL: "bench@example.com",
+        SITE_OWNER_NAME: "Bench Owner",
+        SMTP_URL: sink.url,
+        MAIL_FROM: "bench@example.com",
+        MAIL_RATE_PER_MINUTE: "0",
+        MAIL_CONNECTIONS: String(mailConnections),
+        DATA_DIR: dataDir,
+        COOKIE_SECRET: randomBytes(32).toString("hex"),
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    await listening(server, siteUrl);
+    const pid = server.pid ?? 0;
+
+    // Confirmed subscribers written straight into the table the server made.
+    const db = new DatabaseSync(path.join(dataDir, "engage.sqlite"));
+    db.exec("pragma busy_timeout = 5000");
+    const insert = db.prepare(
+      "insert into subscribers (email, unsubscribe_token, created_at, status, confirmed_at) values (?, ?, ?, 'confirmed', ?)",
+    );
+    const now = new Date().toISOString();
+    db.exec("begin");
+    for (let i = 0; i < subscribers; i += 1) {
+      insert.run(address(i), randomBytes(32).toString("base64url"), now, now);
+    }
+    db.exec("commit");
+    db.close();
+    const editionDir = path.join(scratch, "editions");
+    mkdirSync(editionDir, { recursive: true });
+    const editionFile = path.join(editionDir, "bench-edition.md");
+    writeFileSync(editionFile, `---\nsubject: Bench edition\n---\n${editionMarkdown}`);
+
+    // Idle: the lowest of a second's samples, once the start-up's garbage had time to go.
+    let idle = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 10; i += 1) {
+      idle = Math.min(idle, rssMb(pid));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    let peak = idle;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMb(pid));
+    }, 50);
+
+    const started = performance.now();
+    const queued = await runAdmin(["newsletter", "send", editionFile, "--yes"], {
+      env: { DATA_DIR: dataDir, SITE_URL: siteUrl },
+      stdout: { write: () => true },
+      stderr: process.stderr,
+    });
+    if (queued !== 0) throw new Error("newsletter send failed");
+    const queuedMs = performance.now() - started;
+    const deadline = Date.now() + Math.max(120_000, subscribers * 20);
+    while (sink.accepted - floorMails < subscribers) {
+      if (server.exitCode !== null) throw new Error("the newsletter server stopped");
+      if (Date.now() > deadline) throw new Error(`${sink.accepted - floorMails} mails arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssMb(pid));
+    // A mail that came twice arrives after the count was reached: give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const rate = subscribers / seconds;
+    let wrong = 0;
+    for (let i = 0; i < subscribers; i += 1) {
+      if (sink.perAddress.get(address(i)) !== 1) wrong += 1;
+    }
+    report(
+      `newsletter: queue one edition for ${subscribers.toLocaleString("en")} subscribers`,
+      `${Math.round(queuedMs).toLocaleString("en")} ms`,
+    );
+    report(
+      "newsletter: queue and send it over loopback SMTP, no pacing",
+      `${seconds.toFixed(1)} s (${Math.round(rate).toLocaleString("en")} mails/s, ${(rate / floorRate).toFixed(2)}× the floor), server RSS idle ${Math.round(idle)} MB, peak ${Math.round(peak)} MB`,
+    );
+    return [
+      atMost(
+        `newsletter to ${subscribers.toLocaleString("en")}: server RSS over idle`,
+        Math.round(peak - idle),
+        rssBudgetMb,
+        " MB",
+      ),
+      atLeast(
+        "newsletter: send rate × bare nodemailer",
+        Number((rate / floorRate).toFixed(2)),
+        floorShare,
+        "×",
+      ),
+      atMost("newsletter: addresses without exactly one mail", wrong, 0, ""),
+    ];
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server?.once("exit", resolve));
+      server.kill("SIGTERM");
+      await exited;
+    }
+    await sink.close();
+  }
+}

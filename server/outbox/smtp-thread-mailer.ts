@@ -1,0 +1,90 @@
+import { Worker } from "node:worker_threads";
+import type { Mailer, OutgoingMail } from "./outgoing-mail.ts";
+
+export type SmtpThreadData = { smtpUrl: string; from: string; connections: number };
+export type SmtpThreadRequest = { id: number; mail: OutgoingMail; close?: false } | { close: true };
+export type SmtpThreadReply =
+  | { ready: true }
+  | {
+      id: number;
+      error?: { message: string; code?: string; response?: string; responseCode?: number };
+    };
+
+/**
+ * The thread's heap limits, in MB. Its live data is the transport and the
+ * messages in flight; what writing a message as MIME leaves behind (about a
+ * quarter of a megabyte a mail) is collected within them, where in the
+ * server's own heap it let the process grow by a hundred megabytes while an
+ * edition went out (docs/decisions/036-sending-in-flat-memory.md).
+ */
+const heapLimits = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
+
+/**
+ * SMTP from a worker thread (server/outbox/smtp-thread.ts), started with the
+ * first message. A thread that dies (out of its heap, a bug) fails the
+ * messages it held as temporary failures, which the outbox retries, and the
+ * next message starts a new one.
+ */
+export function createSmtpThreadMailer(data: SmtpThreadData): Mailer {
+  let thread: Worker | null = null;
+  let whenReady: Promise<void> = Promise.resolve();
+  let nextId = 0;
+  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+
+  function failAll(reason: string) {
+    for (const { reject } of pending.values()) {
+      // A lost connection, as nodemailer names it: temporary (classifyFailure).
+      reject(Object.assign(new Error(reason), { code: "ECONNECTION" }));
+    }
+    pending.clear();
+  }
+
+  function started(): Worker {
+    if (thread) return thread;
+    const worker = new Worker(new URL("./smtp-thread.ts", import.meta.url), {
+      workerData: data,
+      resourceLimits: heapLimits,
+    });
+    let signalReady = () => {};
+    whenReady = new Promise((resolve) => {
+      signalReady = resolve;
+    });
+    worker.on("message", (reply: SmtpThreadReply) => {
+      if ("ready" in reply) return signalReady();
+      const { id, error } = reply;
+      const waiter = pending.get(id);
+      pending.delete(id);
+      if (!waiter) return;
+      if (error) waiter.reject(Object.assign(new Error(error.message), error));
+      else waiter.resolve();
+    });
+    worker.on("error", (error) => failAll(`the SMTP thread failed: ${error.message}`));
+    worker.on("exit", (code) => {
+      signalReady();
+      if (thread === worker) thread = null;
+      failAll(`the SMTP thread stopped (${code})`);
+    });
+    thread = worker;
+    return worker;
+  }
+
+  return {
+    send(mail) {
+      const id = nextId++;
+      return new Promise<void>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        started().postMessage({ id, mail } satisfies SmtpThreadRequest);
+      });
+    },
+    ready() {
+      started();
+      return whenReady;
+    },
+    close() {
+      const worker = thread;
+      thread = null;
+      // Its pool says goodbye to the SMTP server; the thread ends with its port.
+      worker?.postMessage({ close: true } satisfies SmtpThreadRequest);
+    },
+  };
+}

@@ -1,0 +1,283 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
+import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { generousLimits, projectRoot, startServerProcess } from "../support/server-process.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
+import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * An edition to a list of any size (docs/decisions/036-sending-in-flat-memory.md):
+ * queued a page of subscribers at a time and resumable, sent with a bounded
+ * number of mails in flight, each with its reader's own unsubscribe link, and
+ * in a heap too small to hold the list's mails.
+ */
+
+function editionFile(slug: string, subject: string, markdown = "Hello, **readers**.\n"): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-edition-")), `${slug}.md`);
+  writeFileSync(file, `---\nsubject: ${subject}\n---\n${markdown}`);
+  return file;
+}
+
+const addresses = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);
+
+describe.each(backends)("an edition to a long list on %s", (backend) => {
+  let store: Store;
+  let databaseUrl: string | undefined;
+  beforeAll(async () => {
+    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+    store = await openStore(
+      databaseUrl
+        ? { kind: "postgres", connectionString: databaseUrl }
+        : {
+            kind: "sqlite",
+            file: path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-queue-")), "engage.sqlite"),
+          },
+    );
+    await migrateToLatest(store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it("is queued a page at a time; stopped half way, running it again queues the rest, each confirmed address once", async () => {
+    const now = new Date().toISOString();
+    // Pending addresses between the confirmed ones: a page counts only the confirmed.
+    const rows = Array.from({ length: 270 }, (_, i) => ({
+      email: `page-${i}@example.com`,
+      unsubscribe_token: `token-${backend}-${i}`,
+      created_at: now,
+      status: i % 27 === 5 ? ("pending" as const) : ("confirmed" as const),
+      confirmed_at: now,
+    }));
+    await store.db.insertInto("subscribers").values(rows).execute();
+    const confirmed = rows.filter((row) => row.status === "confirmed").map((row) => row.email);
+    expect(confirmed).toHaveLength(260);
+
+    const editions = createEditionsRepository(store);
+    const { id } = await editions.saveEdition({
+      slug: "long-list",
+      subject: "A long list",
+      html: "<p>Hello</p>",
+      text: "Hello",
+      links: [],
+    });
+    const queuedCopies = async () =>
+      (
+        await store.db
+          .selectFrom("outbox")
+          .select("email")
+          .where("edition_id", "=", id)
+          .orderBy("id")
+          .execute()
+      ).map((row) => row.email);
+
+    // The process dies once its third page is committed.
+    let pages = 0;
+    await expect(
+      editions.queueEdition(id, {
+        pageSize: 40,
+        onPage: () => {
+          pages += 1;
+          if (pages === 3) throw new Error("killed");
+        },
+      }),
+    ).rejects.toThrow("killed");
+    expect(await queuedCopies()).toEqual(confirmed.slice(0, 120));
+
+    expect(await editions.queueEdition(id, { pageSize: 40 })).toBe(140);
+    const copies = await queuedCopies();
+    expect(copies).toHaveLength(260);
+    expect(new Set(copies)).toEqual(new Set(confirmed));
+    expect(await editions.queueEdition(id, { pageSize: 40 })).toBe(0);
+  });
+});
+
+describe.each(backends)("sending an edition to many on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0", MAIL_CONNECTIONS: "4" },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("gives every address exactly one mail, with its own unsubscribe link that works", async () => {
+    const readers = addresses(150, `many-${backend}`);
+    await seedConfirmed(t, readers);
+    const tokens = new Map(
+      (await runSql(t, "select email, unsubscribe_token from subscribers")).map((row) => [
+        String(row.email),
+        String(row.unsubscribe_token),
+      ]),
+    );
+    const subject = "Edition to many";
+    const sent = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      editionFile("many", subject),
+      "--yes",
+    );
+    expect(sent.stdout).toContain("for 150 subscribers");
+
+    const editions = () => smtp.received.filter((mail) => header(mail, "Subject") === subject);
+    await smtp.waitFor(() => editions().length >= readers.length, 60_000);
+    const perAddress = new Map<string, number>();
+    for (const mail of editions()) {
+      const [to] = mail.to;
+      perAddress.set(to ?? "", (perAddress.get(to ?? "") ?? 0) + 1);
+      const token = tokens.get(to ?? "");
+      expect(header(mail, "List-Unsubscribe")).toBe(
+        `<${siteUrl}/api/newsletter/one-click?token=${token}>`,
+      );
+      expect(mail.parsed.text).toContain(`Unsubscribe: ${siteUrl}/unsubscribe?token=${token}`);
+      expect(mail.parsed.html).toContain(`${siteUrl}/unsubscribe?token=${token}`);
+    }
+    expect(readers.filter((reader) => perAddress.get(reader) !== 1)).toEqual([]);
+    expect(perAddress.size).toBe(readers.length);
+
+    // The links work: the first, middle and last readers' one-click POSTs remove exactly them.
+    const leaving = [readers[0], readers[75], readers[149]] as string[];
+    for (const reader of leaving) {
+      const mail = editions().find((m) => m.to.includes(reader));
+      const url = header(mail!, "List-Unsubscribe").slice(1, -1);
+      const response = await t.app.inject({
+        method: "POST",
+        url: url.slice(siteUrl.length),
+        headers: {
+          origin: "https://mail.provider.example",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        payload: "List-Unsubscribe=One-Click",
+      });
+      expect(response.statusCode).toBe(200);
+    }
+    const left = (await runSql(t, "select email from subscribers")).map((row) => String(row.email));
+    expect(left).toHaveLength(readers.length - leaving.length);
+    expect(left.filter((email) => leaving.includes(email))).toEqual([]);
+  });
+});
+
+/**
+ * A loopback SMTP server that only counts: the mails each envelope recipient
+ * got, and the most connections open at once. Nothing is parsed, so the test's
+ * own process keeps up with thousands of mails.
+ */
+async function countingSink() {
+  const perAddress = new Map<string, number>();
+  let open = 0;
+  let mostOpen = 0;
+  let accepted = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onConnect(_session, callback) {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      callback();
+    },
+    onClose() {
+      open -= 1;
+    },
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on("end", () => {
+        accepted += 1;
+        for (const { address } of session.envelope.rcptTo) {
+          perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+        }
+        callback();
+      });
+    },
+  });
+  // The server under test is killed at the end, with its connections open.
+  server.on("error", () => {});
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.server.address();
+  return {
+    url: `smtp://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+    perAddress,
+    get accepted() {
+      return accepted;
+    },
+    get mostOpen() {
+      return mostOpen;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The heap the server and the owner's command get: room for the server
+ * itself, not for the list. Holding every mail of this edition at once (about
+ * 26 KB each, HTML and text, for 3,000 readers: some 80 MB) does not fit in it.
+ */
+const smallHeap = "--max-old-space-size=96";
+const listSize = 3000;
+
+describe("an edition in a small heap", () => {
+  it("reaches every address of a list whose mails do not fit in the heap, once each, with at most MAIL_CONNECTIONS in flight", async () => {
+    const sink = await countingSink();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-small-heap-"));
+    const env = {
+      CLIENT_ROOT: fakeBuiltSite(),
+      DATA_DIR: dataDir,
+      SITE_URL: siteUrl,
+      SMTP_URL: sink.url,
+      MAIL_RATE_PER_MINUTE: "0",
+      MAIL_CONNECTIONS: "4",
+      NODE_OPTIONS: smallHeap,
+      ...generousLimits,
+    };
+    const server = await startServerProcess({ env });
+    try {
+      const readers = addresses(listSize, "heap");
+      await seedConfirmed({ databaseUrl: undefined, dataDir }, readers);
+      // About 13 KB of text, twice in each mail (HTML and plain text).
+      const markdown =
+        `${"A paragraph about pressure, heat and the **engines** that turn one into the other. ".repeat(8)}\n\n`.repeat(
+          20,
+        );
+      const queued = await promisify(execFile)(
+        process.execPath,
+        [
+          path.join(projectRoot, "server/cli/admin.ts"),
+          "newsletter",
+          "send",
+          editionFile("heap", "Heap", markdown),
+          "--yes",
+        ],
+        { env: { PATH: process.env.PATH ?? "", ...env } },
+      );
+      expect(queued.stdout).toContain(`for ${listSize} subscribers`);
+      await expect
+        .poll(() => sink.accepted, { timeout: 90_000, interval: 200 })
+        .toBeGreaterThanOrEqual(listSize);
+      expect(server.output()).not.toMatch(/heap out of memory|ERR_WORKER_OUT_OF_MEMORY/);
+      expect(readers.filter((reader) => sink.perAddress.get(reader) !== 1)).toEqual([]);
+      expect(sink.accepted).toBe(listSize);
+      expect(sink.mostOpen).toBeLessThanOrEqual(4);
+    } finally {
+      await server.stop("SIGKILL").catch(() => {});
+      await sink.close();
+    }
+  }, 150_000);
+});
