@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type NodeMailer from "nodemailer";
-import type { Transporter } from "nodemailer";
+import { onFirstUse } from "../lib/on-first-use.ts";
 import type { Mailer } from "./outgoing-mail.ts";
 import { createSmtpThreadMailer } from "./smtp-thread-mailer.ts";
 
@@ -29,12 +28,17 @@ export function createMailer(
   if (smtpUrl) return createSmtpThreadMailer({ smtpUrl, from, connections });
 
   const folder = path.resolve(dataDir, "outbox");
-  const transport = lazyTransport((nodemailer) =>
-    nodemailer.createTransport({ streamTransport: true, buffer: true }),
+  // Made when the first message goes out: nodemailer and the fetch machinery
+  // it loads cost a tenth of the server's start and about 20 MB, for a server
+  // that may send nothing for hours (docs/benchmarks.md, "Start and idle").
+  const transport = onFirstUse(() =>
+    import("nodemailer").then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ streamTransport: true, buffer: true }),
+    ),
   );
   return {
     async send(mail) {
-      const info = await (await transport.get()).sendMail({ from, ...mail });
+      const info = await (await transport()).sendMail({ from, ...mail });
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const file = path.join(
         folder,
@@ -44,7 +48,8 @@ export function createMailer(
       writeFileSync(file, info.message as Buffer, { mode: 0o600 });
       log.info({ file }, "mail written to the outbox folder (SMTP_URL is not set)");
     },
-    close: transport.close,
+    // Writing files holds no connection: there is nothing to close.
+    close() {},
   };
 }
 
@@ -71,23 +76,4 @@ export function classifyFailure(error: unknown): DeliveryFailure {
     code !== "EAUTH" &&
     code !== "ECONNECTION";
   return { permanent, reason };
-}
-
-/**
- * nodemailer's transport, made when the first message goes out: nodemailer
- * and the fetch machinery it loads cost a tenth of the server's start and
- * about 20 MB, for a server that may send nothing for hours
- * (docs/benchmarks.md, "Start and idle").
- */
-function lazyTransport(make: (nodemailer: typeof NodeMailer) => Transporter) {
-  let made: Promise<Transporter> | undefined;
-  return {
-    get(): Promise<Transporter> {
-      made ??= import("nodemailer").then(({ default: nodemailer }) => make(nodemailer));
-      return made;
-    },
-    close(): void {
-      void made?.then((transport) => transport.close());
-    },
-  };
 }
