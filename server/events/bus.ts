@@ -17,12 +17,14 @@ export type LiveEventType = ItemEventName | typeof ownEventType;
  */
 export const ownEventType = "own";
 
+const ownTopicPrefix = "own:";
+
 /** The private topic of an item's `own` events. */
-export const ownTopicOf = (itemTopic: string) => `own:${itemTopic}`;
+export const ownTopicOf = (itemTopic: string) => `${ownTopicPrefix}${itemTopic}`;
 
 /** The item an `own` event is about, or null for any other topic. */
 export const itemOfOwnTopic = (topic: string): string | null =>
-  topic.startsWith("own:") ? topic.slice(4) : null;
+  topic.startsWith(ownTopicPrefix) ? topic.slice(ownTopicPrefix.length) : null;
 
 /** PostgreSQL's NOTIFY channel; payloads are event ids (a row could exceed NOTIFY's 8,000 bytes). */
 export const eventsChannel = "ewe_events";

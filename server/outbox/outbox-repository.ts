@@ -250,25 +250,22 @@ export function createOutboxRepository(
       const single = kinds.filter((kind) => !batchedKinds.has(kind));
       // Rows sent in batches (the digests) are claimed one at a time: two
       // claims side by side would split one recipient's digest in two.
-      if (store.kind === "postgres") {
-        while (batched.length > 0 && going() && (await processNext(deliver, { kinds: batched }))) {
-          handled += 1;
-        }
-        let due = single.length > 0;
-        const lane = async () => {
-          while (due && going()) {
-            if (!(await processNext(deliver, { kinds: single }))) due = false;
-            else handled += 1;
-          }
-        };
-        await Promise.all(Array.from({ length: inFlight }, lane));
-        return handled;
-      }
       while (batched.length > 0 && going() && (await processNext(deliver, { kinds: batched }))) {
         handled += 1;
       }
       if (single.length === 0) return handled;
-      return handled + (await processPages(deliver, { kinds: single, inFlight, going }));
+      if (store.kind === "sqlite") {
+        return handled + (await processPages(deliver, { kinds: single, inFlight, going }));
+      }
+      let due = true;
+      const lane = async () => {
+        while (due && going()) {
+          if (!(await processNext(deliver, { kinds: single }))) due = false;
+          else handled += 1;
+        }
+      };
+      await Promise.all(Array.from({ length: inFlight }, lane));
+      return handled;
     },
   };
 }

@@ -182,7 +182,7 @@ export function startMailWorker({
     pollMs,
     log,
     // Awaited before the first mail, so the first mails keep their pace too.
-    ...(mailer.ready ? { ready: () => mailer.ready?.() ?? Promise.resolve() } : {}),
+    ready: () => mailer.ready?.() ?? Promise.resolve(),
     onStop: () => mailer.close(),
   });
 }
