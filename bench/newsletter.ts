@@ -1,17 +1,18 @@
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { DatabaseSync } from "node:sqlite";
 import nodemailer from "nodemailer";
-import { SMTPServer } from "smtp-server";
 import { projectRoot } from "../scripts/build-inputs.ts";
 import { runAdmin } from "../server/cli/run-admin.ts";
 import { renderEdition } from "../server/newsletter/editions.ts";
 import { editionMail } from "../server/newsletter/messages.ts";
 import { smtpTransportOptions } from "../server/outbox/smtp-options.ts";
+import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
+import { rssMb } from "./process-stats.ts";
 import { atLeast, atMost, type Verdict } from "./verdict.ts";
 
 /*
@@ -34,45 +35,6 @@ const rssBudgetMb = 64;
 const floorShare = 0.8;
 
 const editionMarkdown = `${"Some **Markdown** text, with [a link](/about). ".repeat(40)}\n`;
-
-/** A loopback SMTP server that counts the mails each envelope recipient got; nothing is parsed. */
-async function countingSink() {
-  const perAddress = new Map<string, number>();
-  let accepted = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    // The floor and the server both open their pools against it.
-    maxClients: 64,
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        accepted += 1;
-        for (const { address } of session.envelope.rcptTo) {
-          perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-        }
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    get accepted() {
-      return accepted;
-    },
-    perAddress,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
 
 const address = (i: number) => `bench-${i}@example.com`;
 
@@ -154,7 +116,7 @@ export async function benchNewsletter({
   scratch,
   report,
 }: NewsletterBenchOptions): Promise<Verdict[]> {
-  const sink = await countingSink();
+  const sink = await startCountingSink({ maxClients: 64 });
   const port = await freePort();
   const siteUrl = `http://127.0.0.1:${port}`;
   const dataDir = path.join(scratch, "newsletter-data");

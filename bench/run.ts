@@ -7,8 +7,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import autocannon, { type Request, type Result } from "autocannon";
-import { SMTPServer } from "smtp-server";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
+import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { httpVisitor, type Visitor, type VisitorResponse } from "../tests/support/visitor.ts";
 import { benchNewsletter } from "./newsletter.ts";
@@ -104,18 +104,8 @@ const clientRoot = clientDir;
 const subscriberCount = Number(process.env.BENCH_SUBSCRIBERS ?? 10_000);
 
 /** Takes the server's mail (the owner's notifications of the bench's comments) unread. */
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ["STARTTLS"],
-  logger: false,
-  onData(stream, _session, callback) {
-    stream.resume();
-    stream.on("end", () => callback());
-  },
-});
-await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-const smtpAddress = smtp.server.address();
-const smtpUrl = `smtp://127.0.0.1:${typeof smtpAddress === "object" && smtpAddress ? smtpAddress.port : 0}`;
+const smtp = await startCountingSink();
+const smtpUrl = smtp.url;
 
 let server: ChildProcess | undefined;
 let hello: ChildProcess | undefined;
@@ -507,6 +497,6 @@ try {
   await new Promise((resolve) =>
     server?.exitCode === null ? server.once("exit", resolve) : resolve(null),
   );
-  smtp.close();
+  await smtp.close();
   rmSync(scratch, { recursive: true, force: true });
 }

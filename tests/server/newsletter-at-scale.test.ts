@@ -3,7 +3,6 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
 import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
@@ -11,7 +10,7 @@ import { fakeBuiltSite } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { generousLimits, projectRoot, startServerProcess } from "../support/server-process.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { header, type SmtpSink, startCountingSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -176,56 +175,6 @@ describe.each(backends)("sending an edition to many on %s", (backend) => {
 });
 
 /**
- * A loopback SMTP server that only counts: the mails each envelope recipient
- * got, and the most connections open at once. Nothing is parsed, so the test's
- * own process keeps up with thousands of mails.
- */
-async function countingSink() {
-  const perAddress = new Map<string, number>();
-  let open = 0;
-  let mostOpen = 0;
-  let accepted = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onConnect(_session, callback) {
-      open += 1;
-      mostOpen = Math.max(mostOpen, open);
-      callback();
-    },
-    onClose() {
-      open -= 1;
-    },
-    onData(stream, session, callback) {
-      stream.resume();
-      stream.on("end", () => {
-        accepted += 1;
-        for (const { address } of session.envelope.rcptTo) {
-          perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-        }
-        callback();
-      });
-    },
-  });
-  // The server under test is killed at the end, with its connections open.
-  server.on("error", () => {});
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.server.address();
-  return {
-    url: `smtp://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
-    perAddress,
-    get accepted() {
-      return accepted;
-    },
-    get mostOpen() {
-      return mostOpen;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/**
  * The heap the server and the owner's command get: room for the server
  * itself, not for the list. Holding every mail of this edition at once (about
  * 26 KB each, HTML and text, for 3,000 readers: some 80 MB) does not fit in it.
@@ -235,7 +184,7 @@ const listSize = 3000;
 
 describe("an edition in a small heap", () => {
   it("reaches every address of a list whose mails do not fit in the heap, once each, with at most MAIL_CONNECTIONS in flight", async () => {
-    const sink = await countingSink();
+    const sink = await startCountingSink();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-small-heap-"));
     const env = {
       CLIENT_ROOT: fakeBuiltSite(),

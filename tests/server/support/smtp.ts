@@ -84,3 +84,56 @@ export function header(mail: ReceivedMail, name: string): string {
     .replace(/\r?\n[ \t]+/g, " ")
     .trim();
 }
+
+/**
+ * A loopback SMTP server that only counts: the mails accepted, the mails each
+ * envelope recipient got, and the most connections open at once. Nothing is
+ * parsed, so the process it runs in keeps up with thousands of mails (the
+ * newsletter at scale, in tests and in `npm run bench`).
+ */
+export async function startCountingSink({ maxClients }: { maxClients?: number } = {}) {
+  const perAddress = new Map<string, number>();
+  let open = 0;
+  let mostOpen = 0;
+  let accepted = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    ...(maxClients ? { maxClients } : {}),
+    onConnect(_session, callback) {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      callback();
+    },
+    onClose() {
+      open -= 1;
+    },
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on("end", () => {
+        accepted += 1;
+        for (const { address } of session.envelope.rcptTo) {
+          perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+        }
+        callback();
+      });
+    },
+  });
+  // A sending server may be killed with its connections open.
+  server.on("error", () => {});
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.server.address();
+  if (typeof address !== "object" || !address) throw new Error("no SMTP port");
+  return {
+    url: `smtp://127.0.0.1:${address.port}`,
+    perAddress,
+    get accepted() {
+      return accepted;
+    },
+    get mostOpen() {
+      return mostOpen;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
