@@ -156,7 +156,7 @@ export function createOutboxRepository(
     for (const row of batch) await record(trx, row, delivery);
   }
 
-  const { processPages } = createSqlitePages({ db, nowIso, record, safely });
+  const { claimPage, processPages } = createSqlitePages({ db, nowIso, record, safely });
 
   /**
    * Claims a row of `kinds` on its own, delivers it and records the outcome;
@@ -187,23 +187,7 @@ export function createOutboxRepository(
         return true;
       });
     }
-    const row = await db
-      .updateTable("outbox")
-      .set({ status: "sending" })
-      .where("id", "=", (eb) =>
-        eb
-          .selectFrom("outbox")
-          .select("id")
-          .where("status", "=", "queued")
-          .where("next_attempt_at", "<=", now)
-          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-          .orderBy("kind")
-          .orderBy("id")
-          .limit(1),
-      )
-      .where("status", "=", "queued")
-      .returningAll()
-      .executeTakeFirst();
+    const [row] = await claimPage(kinds, 1);
     if (!row) return false;
     const batch = await batchOf(db, row, now);
     await recordAll(db, batch, await safely(deliver, row, db, batch));

@@ -36,8 +36,14 @@ export function createSqlitePages({
       .execute();
   }
 
-  /** SQLite: up to `limit` due rows of `kinds`, marked `sending`, by kind then oldest first. */
-  async function claimPage(kinds: readonly OutboxKind[], limit: number): Promise<OutboxRow[]> {
+  /**
+   * SQLite: up to `limit` due rows (of `kinds`, or of every kind), marked
+   * `sending`, by kind then oldest first.
+   */
+  async function claimPage(
+    kinds: readonly OutboxKind[] | undefined,
+    limit: number,
+  ): Promise<OutboxRow[]> {
     const rows = await db
       .updateTable("outbox")
       .set({ status: "sending" })
@@ -47,7 +53,7 @@ export function createSqlitePages({
           .select("id")
           .where("status", "=", "queued")
           .where("next_attempt_at", "<=", nowIso())
-          .where("kind", "in", kinds)
+          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
           .orderBy("kind")
           .orderBy("id")
           .limit(limit),
@@ -164,5 +170,5 @@ export function createSqlitePages({
     return handled;
   }
 
-  return { processPages };
+  return { claimPage, processPages };
 }
