@@ -1,11 +1,10 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { promisify } from "node:util";
 import autocannon, { type Request, type Result } from "autocannon";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
@@ -17,7 +16,7 @@ import { recordRun } from "./record.ts";
 import { atLeast, atMost, type Verdict, verdictTable } from "./verdict.ts";
 import { viralCase } from "./viral.ts";
 import { visitorRead } from "./visitor-read.ts";
-import { parseWrk } from "./wrk.ts";
+import { wrk } from "./wrk.ts";
 
 /*
  * `npm run bench`: the site as `npm start` runs it (server/main.ts, at the
@@ -250,8 +249,6 @@ const ratio = (reqPerSec: number, of: number) =>
 
 type Throughput = { reqPerSec: number; p50: number; p99: number };
 
-const run = promisify(execFile);
-
 /**
  * GETs of `path` by wrk, one thread and BENCH_CONNECTIONS connections, after a
  * 3 s warm-up that is not counted (the server's JIT, the caches' compressed copies).
@@ -261,17 +258,13 @@ async function wrkLoad(
   pathname: string,
   { url = baseUrl, headers = {} }: { url?: string; headers?: Record<string, string> } = {},
 ): Promise<Throughput> {
-  const args = (seconds: number) => [
-    "-t1",
-    `-c${connections}`,
-    `-d${seconds}s`,
-    "--latency",
-    ...Object.entries(headers).flatMap(([key, value]) => ["-H", `${key}: ${value}`]),
-    new URL(pathname, url).toString(),
-  ];
-  await run("wrk", args(3));
-  const { stdout } = await run("wrk", args(duration));
-  const { reqPerSec, p50, p99, failed } = parseWrk(stdout);
+  const target = new URL(pathname, url).toString();
+  await wrk(target, { connections, seconds: 3, headers });
+  const { reqPerSec, p50, p99, failed, stdout } = await wrk(target, {
+    connections,
+    seconds: duration,
+    headers,
+  });
   report(
     name,
     `${Math.round(reqPerSec).toLocaleString("en")} req/s${ratio(reqPerSec, ceiling.wrk)}   p50 ${p50.toFixed(1)} ms   p99 ${p99.toFixed(1)} ms${failed ? `   FAILURES ${stdout}` : ""}`,

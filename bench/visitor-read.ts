@@ -1,7 +1,5 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { atLeast, atMost, type Verdict } from "./verdict.ts";
-import { parseWrk, type WrkRun } from "./wrk.ts";
+import { wrk } from "./wrk.ts";
 
 /*
  * A returning reader's read: what the page asks for a post's discussion when
@@ -12,26 +10,8 @@ import { parseWrk, type WrkRun } from "./wrk.ts";
  * accepted), and held to wrk's hello world measured in the same run.
  */
 
-const run = promisify(execFile);
-
 /** The reader's ratio to hello world must reach this, and its p99 stay under that. */
 export const visitorReadTargets = { ratio: 0.3, p99Ms: 10 };
-
-/** GETs of `url` by wrk: one thread, `connections` connections, for `seconds`. */
-export async function wrk(
-  url: string,
-  { connections, seconds, headers }: { connections: number; seconds: number; headers: string[] },
-): Promise<WrkRun> {
-  const { stdout } = await run("wrk", [
-    "-t1",
-    `-c${connections}`,
-    `-d${seconds}s`,
-    "--latency",
-    ...headers.flatMap((header) => ["-H", header]),
-    url,
-  ]);
-  return parseWrk(stdout);
-}
 
 /**
  * Measures the comments read of `postId` by the reader whose cookie is
@@ -58,7 +38,7 @@ export async function visitorRead({
   report: (name: string, values: string) => void;
 }): Promise<Verdict[]> {
   const url = new URL(`/api/items/science/${postId}/comments`, baseUrl).toString();
-  const headers = [`Cookie: ${cookie}`, "Accept-Encoding: gzip, deflate, br, zstd"];
+  const headers = { Cookie: cookie, "Accept-Encoding": "gzip, deflate, br, zstd" };
   // The read measured must be the reader's own: their flags in the answer.
   const check = await fetch(url, { headers: { cookie } });
   const own = ((await check.json()) as { own?: { ids: number[] } }).own;

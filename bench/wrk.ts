@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
 /*
  * What `wrk --latency` prints, as numbers: requests a second, the median and
  * 99th percentile latencies in ms, and whether any request failed (a non-2xx
@@ -27,4 +30,29 @@ export function parseWrk(stdout: string): WrkRun {
     p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(stdout)?.[1]),
     failed,
   };
+}
+
+const run = promisify(execFile);
+
+/**
+ * GETs of `url` by wrk: one thread, `connections` connections, for `seconds`,
+ * with `headers`; its output as numbers, and as printed (for a failure's report).
+ */
+export async function wrk(
+  url: string,
+  {
+    connections,
+    seconds,
+    headers = {},
+  }: { connections: number; seconds: number; headers?: Record<string, string> },
+): Promise<WrkRun & { stdout: string }> {
+  const { stdout } = await run("wrk", [
+    "-t1",
+    `-c${connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    ...Object.entries(headers).flatMap(([key, value]) => ["-H", `${key}: ${value}`]),
+    url,
+  ]);
+  return { ...parseWrk(stdout), stdout };
 }
