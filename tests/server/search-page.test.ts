@@ -82,7 +82,10 @@ describe("the search page", () => {
     } finally {
       rmSync(built, { recursive: true, force: true });
     }
-  });
+    // Pagefind indexes in a process of its own, which on a loaded two-core
+    // machine (the browser tests run beside these) took longer than the
+    // default minute once.
+  }, 180_000);
   afterAll(() => t?.close());
 
   const search = (query: string, remoteAddress = "127.0.0.1") =>
