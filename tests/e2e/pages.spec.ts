@@ -394,18 +394,15 @@ test.describe("on a phone", () => {
       name: "Close menu",
     });
     await expect(close).toBeVisible();
-    // Measured once the drawer has finished opening: while it slides or fades
-    // in, its transform can leave the button a fraction of a pixel short.
-    await close.evaluate((button) =>
-      Promise.all(
-        (button.closest('[role="dialog"]') ?? button)
-          .getAnimations({ subtree: true })
-          .map((animation) => animation.finished),
-      ),
-    );
-    const box = await close.boundingBox();
-    expect(box?.height).toBeGreaterThanOrEqual(44);
-    expect(box?.width).toBeGreaterThanOrEqual(44);
+    // Measured once the drawer has come to rest: while it slides or fades in
+    // (a transition that may not have started when the button first shows),
+    // its transform can leave the button a fraction of a pixel short.
+    const size = () =>
+      close.evaluate((button) => {
+        const { width, height } = button.getBoundingClientRect();
+        return Math.min(width, height);
+      });
+    await expect.poll(size, { timeout: 5_000 }).toBeGreaterThanOrEqual(44);
   });
 
   test("reaction buttons are touch targets of at least 44 by 44 px", async ({ page }) => {
