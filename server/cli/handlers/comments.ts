@@ -12,6 +12,52 @@ function parseSince(value: string): Date {
   return date;
 }
 
+type ListedComment = {
+  id: number;
+  postId: string;
+  createdAt: string;
+  userName: string;
+  content: string;
+  parentId: number | null;
+  status?: string;
+};
+
+/** Comments as JSON, or as TSV with a header row (`comments list` and `comments pending`). */
+function writeComments(
+  stdout: CommandContext["stdout"],
+  asJson: boolean,
+  comments: ListedComment[],
+  { withStatus }: { withStatus: boolean },
+) {
+  if (asJson) {
+    stdout.write(`${JSON.stringify(comments, null, 2)}\n`);
+    return;
+  }
+  const status = (c: ListedComment) => (withStatus ? [c.status ?? ""] : []);
+  stdout.write(
+    toTsv([
+      [
+        "id",
+        "post",
+        "created_at",
+        "name",
+        "comment",
+        ...(withStatus ? ["status"] : []),
+        "reply_to",
+      ],
+      ...comments.map((c) => [
+        String(c.id),
+        c.postId,
+        c.createdAt,
+        c.userName,
+        c.content,
+        ...status(c),
+        c.parentId === null ? "" : String(c.parentId),
+      ]),
+    ]),
+  );
+}
+
 /** `comments list` (commands/comments.ts). */
 export async function commentsList({
   values,
@@ -35,24 +81,7 @@ export async function commentsList({
       exitCodes.notFound,
     );
   }
-  if (values.json) {
-    stdout.write(`${JSON.stringify(comments, null, 2)}\n`);
-  } else {
-    stdout.write(
-      toTsv([
-        ["id", "post", "created_at", "name", "comment", "status", "reply_to"],
-        ...comments.map((c) => [
-          String(c.id),
-          c.postId,
-          c.createdAt,
-          c.userName,
-          c.content,
-          c.status,
-          c.parentId === null ? "" : String(c.parentId),
-        ]),
-      ]),
-    );
-  }
+  writeComments(stdout, values.json === true, comments, { withStatus: true });
   return exitCodes.ok;
 }
 
@@ -79,23 +108,7 @@ export async function commentsPending({
   moderation,
 }: CommandContext): Promise<number> {
   const pending = await (await moderation()).listPending();
-  if (values.json) {
-    stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
-  } else {
-    stdout.write(
-      toTsv([
-        ["id", "post", "created_at", "name", "comment", "reply_to"],
-        ...pending.map((c) => [
-          String(c.id),
-          c.postId,
-          c.createdAt,
-          c.userName,
-          c.content,
-          c.parentId === null ? "" : String(c.parentId),
-        ]),
-      ]),
-    );
-  }
+  writeComments(stdout, values.json === true, pending, { withStatus: false });
   return exitCodes.ok;
 }
 
