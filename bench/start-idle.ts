@@ -82,7 +82,8 @@ try {
     `Start and idle: ${args ? args.join(" ") : "as npm start runs it"}, ${starts} starts each, load average ${os.loadavg()[0]?.toFixed(1)}`,
   );
   const cold: Sample[] = [];
-  for (let i = 0; i < starts; i += 1) cold.push(await once(`cold-${i}`, path.join(scratch, `cache-${i}`)));
+  for (let i = 0; i < starts; i += 1)
+    cold.push(await once(`cold-${i}`, path.join(scratch, `cache-${i}`)));
   const warmCache = path.join(scratch, "cache-warm");
   await once("prime", warmCache);
   const warm: Sample[] = [];

@@ -80,11 +80,8 @@ function readStamp(outdir: string): Stamp | null {
  */
 export function serverBuildCurrent(outdir = serverBuildDir): boolean {
   const stamp = readStamp(outdir);
-  return (
-    stamp !== null &&
-    stamp.outputs.every((file) => existsSync(path.join(outdir, file))) &&
-    stamp.hash === hashOf(stamp.inputs)
-  );
+  if (!stamp?.outputs.every((file) => existsSync(path.join(outdir, file)))) return false;
+  return stamp.hash === hashOf(stamp.inputs);
 }
 
 const toPosix = (file: string) => file.split(path.sep).join("/");
@@ -124,7 +121,9 @@ function sourcePaths(outdir: string): Plugin {
           );
         const workerUrl = /new URL\("\.\/[\w-]+\.js", import\.meta\.url\)/g;
         if (/import\.meta\.(filename|url)\b/.test(source.replace(workerUrl, ""))) {
-          errors.push({ text: "import.meta.url or import.meta.filename would point into the build" });
+          errors.push({
+            text: "import.meta.url or import.meta.filename would point into the build",
+          });
         }
         return errors.length ? { errors } : { contents: source, loader: "ts" };
       });
@@ -185,7 +184,8 @@ export async function buildServer(outdir = serverBuildDir): Promise<void> {
   const kept = new Set([...outputs, ...(readStamp(outdir)?.outputs ?? []), stampName]);
   for (const entry of readdirSync(outdir, { recursive: true, withFileTypes: true })) {
     const file = toPosix(path.relative(outdir, path.join(entry.parentPath, entry.name)));
-    if (entry.isFile() && !kept.has(file) && !file.endsWith(".partial")) rmSync(path.join(outdir, file), { force: true });
+    if (entry.isFile() && !kept.has(file) && !file.endsWith(".partial"))
+      rmSync(path.join(outdir, file), { force: true });
   }
   writeWhole(
     path.join(outdir, stampName),

@@ -68,7 +68,11 @@ describe("the server as npm start runs it, bundled", () => {
     expect(await home.text()).toContain("<title>home</title>");
 
     const reader = httpVisitor(server.url, { origin: server.siteUrl });
-    const posted = await reader.comment("soap", "Soap **lifts** the grease off, then water rinses it.", "Asha");
+    const posted = await reader.comment(
+      "soap",
+      "Soap **lifts** the grease off, then water rinses it.",
+      "Asha",
+    );
     expect(posted.statusCode).toBe(201);
     const comments = await reader.get("/api/items/science/soap/comments");
     expect(comments.statusCode).toBe(200);
