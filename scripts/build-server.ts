@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Plugin } from "esbuild";
+import type { Metafile, Plugin } from "esbuild";
 
 /*
  * The server as `npm start` runs it: its TypeScript and its packages bundled
@@ -139,11 +139,12 @@ function writeWhole(file: string, contents: string | Uint8Array) {
 }
 
 /**
- * Bundles the server into `outdir` and records what it was built from. The
- * files of the build before are kept (a server started from it may still
+ * Bundles the server into `outdir`, records what it was built from and
+ * returns esbuild's account of it (its metafile). The files of the build
+ * before are kept (a server started from it may still
  * load a chunk on first use); older ones are removed.
  */
-export async function buildServer(outdir = serverBuildDir): Promise<void> {
+export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
   const { build } = await import("esbuild");
   mkdirSync(outdir, { recursive: true });
   const result = await build({
@@ -191,4 +192,5 @@ export async function buildServer(outdir = serverBuildDir): Promise<void> {
     path.join(outdir, stampName),
     JSON.stringify({ hash: hashOf(inputs), inputs, outputs } satisfies Stamp),
   );
+  return result.metafile;
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer, serverBuildDir, startArguments } from "../../scripts/build-server.ts";
 import { fakeBuiltSite, fakeSciencePage } from "../support/built-site.ts";
@@ -19,6 +20,7 @@ import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
  */
 
 let outdir: string;
+let metafile: Metafile;
 let dataDir: string;
 let smtp: SmtpSink;
 let server: ServerProcess;
@@ -29,7 +31,7 @@ beforeAll(async () => {
   mkdirSync(path.join(projectRoot, "build"), { recursive: true });
   outdir = mkdtempSync(path.join(projectRoot, "build", "test-bundle-"));
   dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-bundle-data-"));
-  await buildServer(outdir);
+  metafile = await buildServer(outdir);
   smtp = await startSmtpSink();
   // npm start's own flags, with this test's bundle in place of build/server's.
   const args = startArguments().map((arg) =>
@@ -60,6 +62,38 @@ afterAll(async () => {
 describe("the server as npm start runs it, bundled", () => {
   it("is what npm start runs", () => {
     expect(startArguments()).toContain(path.join(serverBuildDir, "main.js"));
+  });
+
+  it("loads at start none of what the server imports on first use", () => {
+    // What a start loads: main.js, what it imports (its own imports are
+    // dynamic, after the compile cache is on), and their static imports.
+    const outputs = metafile.outputs;
+    const main = Object.keys(outputs).find(
+      (file) => outputs[file]?.entryPoint === "server/main.ts",
+    );
+    const loaded = new Set<string>();
+    const visit = (file: string, followDynamic: boolean) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const { path: next, kind, external } of outputs[file]?.imports ?? []) {
+        if (external) continue;
+        if (kind === "import-statement" || (followDynamic && kind === "dynamic-import")) {
+          visit(next, false);
+        }
+      }
+    };
+    visit(main ?? "", true);
+    const packagesAtStart = new Set(
+      [...loaded].flatMap((file) =>
+        Object.keys(outputs[file]?.inputs ?? {}).flatMap(
+          (input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? [],
+        ),
+      ),
+    );
+    expect(packagesAtStart).toContain("fastify");
+    for (const onFirstUse of ["nodemailer", "@simplewebauthn/server", "marked", "pg"]) {
+      expect(packagesAtStart, onFirstUse).not.toContain(onFirstUse);
+    }
   });
 
   it("serves the built pages, filled in with what readers wrote through the API", async () => {
