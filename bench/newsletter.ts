@@ -5,7 +5,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { DatabaseSync } from "node:sqlite";
 import nodemailer from "nodemailer";
-import { projectRoot } from "../scripts/build-inputs.ts";
+import { startArguments } from "../scripts/build-server.ts";
 import { runAdmin } from "../server/cli/run-admin.ts";
 import { renderEdition } from "../server/newsletter/editions.ts";
 import { editionMail } from "../server/newsletter/messages.ts";
@@ -18,7 +18,7 @@ import { atLeast, atMost, type Verdict } from "./verdict.ts";
 /*
  * One newsletter edition to BENCH_SUBSCRIBERS confirmed subscribers (default
  * 10,000), queued with the owner's `newsletter send` and sent by a server of
- * its own (server/main.ts as `npm start` runs it, SQLite, no pacing) to a loopback SMTP sink that
+ * its own (as `npm start` runs it, SQLite, no pacing) to a loopback SMTP sink that
  * counts the mails each address gets. Beside it, in the same run, the floor:
  * nodemailer alone sending the same mails to the same sink over as many
  * pooled connections as the server keeps (MAIL_CONNECTIONS), with no database
@@ -130,7 +130,7 @@ export async function benchNewsletter({
     const floorMails = sink.accepted;
 
     const { DATABASE_URL: _sqliteOnly, ...env } = process.env;
-    server = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+    server = spawn(process.execPath, startArguments(), {
       env: {
         ...env,
         CLIENT_ROOT: clientRoot,

@@ -4,7 +4,7 @@ import {
   defaultContentRoot,
   expectUniqueIds,
   markdownFiles,
-  readFrontmatter,
+  readFrontmatterFields,
 } from "./frontmatter.ts";
 import { idSchema } from "./schema.ts";
 
@@ -15,7 +15,7 @@ export type ItemIndex = Record<"mythology" | "science", ReadonlyMap<string, stri
 
 function readItems(root: string, folder: string): Map<string, string> {
   const entries = markdownFiles(root, folder).map((file) => {
-    const parsed = itemHeading.safeParse(readFrontmatter(root, file).data);
+    const parsed = itemHeading.safeParse(readFrontmatterFields(root, file, ["id", "title"]));
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
       throw new ContentError(`${file}: ${issue?.path.join(".")}: ${issue?.message}`);
@@ -58,7 +58,9 @@ export function loadServiceTitles(
   root: string = defaultContentRoot,
 ): { id: string; title: string }[] {
   const entries = markdownFiles(root, "services").map((file) => {
-    const parsed = serviceHeading.safeParse(readFrontmatter(root, file).data);
+    const parsed = serviceHeading.safeParse(
+      readFrontmatterFields(root, file, ["id", "title", "order"]),
+    );
     if (!parsed.success) throw new ContentError(`${file}: ${parsed.error.issues[0]?.message}`);
     return { ...parsed.data, file };
   });

@@ -13,19 +13,50 @@ export const defaultContentRoot = existsSync(path.join(import.meta.dirname, "sch
   ? import.meta.dirname
   : path.resolve("content");
 
-/** Splits `content/<relative>` into its YAML frontmatter (parsed) and Markdown body. */
-export function readFrontmatter(root: string, relative: string): { data: unknown; body: string } {
+function splitFrontmatter(root: string, relative: string): { yaml: string; body: string } {
   const source = readFileSync(path.join(root, relative), "utf8");
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(source);
   if (!match)
     throw new ContentError(`${relative}: missing the frontmatter block between --- lines`);
+  return { yaml: match[1] ?? "", body: match[2] ?? "" };
+}
+
+function parsed(relative: string, yaml: string): unknown {
   try {
-    return { data: parseYaml(match[1] ?? "") ?? {}, body: match[2] ?? "" };
+    return parseYaml(yaml) ?? {};
   } catch (error) {
     throw new ContentError(
       `${relative}: frontmatter is not valid YAML: ${(error as Error).message}`,
     );
   }
+}
+
+/** Splits `content/<relative>` into its YAML frontmatter (parsed) and Markdown body. */
+export function readFrontmatter(root: string, relative: string): { data: unknown; body: string } {
+  const { yaml, body } = splitFrontmatter(root, relative);
+  return { data: parsed(relative, yaml), body };
+}
+
+/**
+ * Only the named top-level fields of a file's frontmatter: each from its key at
+ * the start of a line to the next line that starts another top-level entry.
+ * Parsing YAML costs in proportion to its text, and the server reads a few
+ * fields of every item at start (content/catalog.ts): most of a frontmatter is
+ * the page's (images, sources, tabs), which the build has validated.
+ */
+export function readFrontmatterFields(
+  root: string,
+  relative: string,
+  keys: readonly string[],
+): unknown {
+  const wanted = new Set(keys);
+  const kept: string[] = [];
+  let keeping = false;
+  for (const line of splitFrontmatter(root, relative).yaml.split(/\r?\n/)) {
+    if (/^[^\s#]/.test(line)) keeping = wanted.has(/^([\w-]+)\s*:/.exec(line)?.[1] ?? "");
+    if (keeping) kept.push(line);
+  }
+  return parsed(relative, kept.join("\n"));
 }
 
 /** The Markdown files of a content folder, sorted by name, as paths relative to the root. */

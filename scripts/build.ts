@@ -13,6 +13,7 @@ import {
 } from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
 import { buildDir, buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import { buildServer, serverBuildDir } from "./build-server.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
 import { robotsTxt } from "./robots.ts";
@@ -132,3 +133,7 @@ writeFileSync(stampFile, buildInputsHash());
 console.info(
   `Built ${prerenderedPaths.length + items.length} pages into ${path.relative(projectRoot, clientDir)}/`,
 );
+
+// 6. The server, bundled into JavaScript (docs/decisions/039-server-bundle.md).
+await buildServer();
+console.info(`Bundled the server into ${path.relative(projectRoot, serverBuildDir)}/`);

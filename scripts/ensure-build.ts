@@ -2,8 +2,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import { buildServer, serverBuildCurrent } from "./build-server.ts";
 
-/** `npm start` builds the site when it is missing or older than its sources or settings. */
+/**
+ * `npm start` builds the site when it is missing or older than its sources or
+ * settings, and the server's bundle when it is older than the server's
+ * sources (docs/decisions/039-server-bundle.md).
+ */
 const current =
   existsSync(path.join(clientDir, "index.html")) &&
   existsSync(stampFile) &&
@@ -18,4 +23,9 @@ if (current !== buildInputsHash()) {
   execFileSync(process.execPath, [path.join(projectRoot, "scripts/build.ts")], {
     stdio: "inherit",
   });
+}
+
+if (!serverBuildCurrent()) {
+  console.info("Bundling the server…");
+  await buildServer();
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   type FastifyInstance,
@@ -42,7 +41,8 @@ import { engagementPages } from "./web/engagement-pages.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { searchPage } from "./web/search-page.ts";
 import { securityHeaders } from "./web/security-headers.ts";
-import { staticSite } from "./web/static-site.ts";
+import { htmlPages } from "./web/site-files.ts";
+import { loadBuiltSite, staticSite } from "./web/static-site.ts";
 
 export type AppOptions = {
   config: Config;
@@ -69,6 +69,10 @@ export type AppOptions = {
    */
   databaseWaitMs?: number;
 };
+
+// Not `import … from "node:http"`: Node's ES module view of node:http reads every
+// export, and one loads its whole fetch implementation (docs/benchmarks.md, "Start and idle").
+const { STATUS_CODES } = process.getBuiltinModule("node:http");
 
 /** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
 const acceptableRequestId = /^[\w.:-]{1,64}$/;
@@ -123,6 +127,8 @@ export async function buildApp({
   // The stories' and science posts' ids and titles, read from the content once
   // (content/catalog.ts) for the engagement catalog, notifications and console.
   const items = loadItemIndex();
+  // Read once: served from memory, its pages' inline scripts hashed for the CSP.
+  const siteFiles = loadBuiltSite(clientRoot);
   const catalog = givenCatalog ?? engagementCatalogOf(items);
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
@@ -160,7 +166,7 @@ export async function buildApp({
   accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
   await securityHeaders(app, {
-    inlineScriptHashes: inlineScriptHashes(clientRoot),
+    inlineScriptHashes: inlineScriptHashes(htmlPages(siteFiles)),
     chatbotOrigin: config.CHATBOT_SCRIPT_URL
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
       : undefined,
@@ -376,13 +382,13 @@ export async function buildApp({
         ownerConsole.audit(null, "enquiry deleted by its sender", `${count} deleted`),
     });
     await consolePages(app, {
-      root: clientRoot,
+      files: siteFiles,
       owner: ownerConsole,
       cookieName: ownerCookieName(config.siteUrl),
     });
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await searchPage(app, { root: clientRoot });
-    await staticSite(app, { root: clientRoot });
+    await staticSite(app, { files: siteFiles });
   } catch (error) {
     await close();
     throw error;

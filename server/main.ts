@@ -1,9 +1,10 @@
 import module from "node:module";
 import type { Config } from "./config.ts";
 
-// Each start strips the types of about 150 of the server's own files and
-// compiles them with some 850 of its packages': Node's compile cache (in the
-// system's temporary folder) keeps both between starts
+// Each start compiles the server and its packages (bundled into a few files
+// by `npm run build`, docs/decisions/039-server-bundle.md; stripped of their
+// types first when the tests run the sources): Node's compile cache (in the
+// system's temporary folder) keeps that between starts
 // (docs/decisions/038-start-and-idle.md). It applies only to what is imported
 // after it, hence the imports below are dynamic.
 module.enableCompileCache?.();

@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { inlineScriptHashes } from "../web/inline-scripts.ts";
+import { htmlPages, type SiteFile } from "../web/site-files.ts";
 import type { OwnerRepository } from "./owner-repository.ts";
 
 const consolePath = /^\/admin(?:\/|$)/;
@@ -41,10 +41,18 @@ function cookieValue(request: FastifyRequest, name: string): string | undefined 
  */
 export async function consolePages(
   app: FastifyInstance,
-  { root, owner, cookieName }: { root: string; owner: OwnerRepository; cookieName: string },
+  {
+    files,
+    owner,
+    cookieName,
+  }: {
+    /** The built site's table (server/web/site-files.ts), whose admin/ pages these are. */
+    files: Map<string, SiteFile>;
+    owner: OwnerRepository;
+    cookieName: string;
+  },
 ) {
-  const adminRoot = path.join(root, "admin");
-  const hashes = existsSync(adminRoot) ? inlineScriptHashes(adminRoot) : [];
+  const hashes = inlineScriptHashes(htmlPages(files, "/admin/"));
   const policy = [
     "default-src 'self'",
     `script-src 'self'${hashes.map((hash) => ` '${hash}'`).join("")}`,

@@ -1,15 +1,14 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 
-/** sha256 sources for every inline <script> of the prerendered pages, for the CSP. */
-export function inlineScriptHashes(root: string): string[] {
+/**
+ * sha256 sources for every inline <script> of the prerendered pages, for the
+ * CSP; the pages as the site's table in memory holds them (site-files.ts,
+ * `htmlPages`), so that a start reads the built site once.
+ */
+export function inlineScriptHashes(pages: Iterable<Buffer>): string[] {
   const hashes = new Set<string>();
-  const pages = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) =>
-    file.endsWith(".html"),
-  );
   for (const page of pages) {
-    const html = readFileSync(path.join(root, page), "utf8");
+    const html = page.toString("utf8");
     for (const match of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)) {
       const body = match[1] ?? "";
       if (body.trim() === "") continue;

@@ -104,6 +104,15 @@ function variant(
   };
 }
 
+/** The HTML pages of a table whose address starts with `prefix`, each once (a page has several addresses). */
+export function htmlPages(files: Map<string, SiteFile>, prefix = "/"): Buffer[] {
+  const pages = new Set<Buffer>();
+  for (const [address, file] of files) {
+    if (address.startsWith(prefix) && address.endsWith(".html")) pages.add(file.identity.body);
+  }
+  return [...pages];
+}
+
 /**
  * The files of `root` by their address: `/about/index.html` also answers
  * `/about` and `/about/`, and `/index.html` answers `/`.

@@ -4,17 +4,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { clientHolds, preferredEncoding } from "./etag.ts";
 import { codedVariant, loadSiteFiles, type SiteFile, type Variant } from "./site-files.ts";
 
+/** The built site's table (server/web/site-files.ts); a start without a built site stops here. */
+export function loadBuiltSite(root: string): Map<string, SiteFile> {
+  if (!existsSync(path.join(root, "index.html"))) {
+    throw new Error(`No built site in ${root}: run "npm run build" first.`);
+  }
+  return loadSiteFiles(root);
+}
+
 /**
- * Serves the built site from memory (server/web/site-files.ts): one HTML file
+ * Serves the built site from memory (`loadBuiltSite`): one HTML file
  * per page, hashed assets cached for a year, HTML revalidated on every visit
  * (a 304 when the reader's copy is current), each in the best coding the
  * reader accepts.
  */
-export async function staticSite(app: FastifyInstance, { root }: { root: string }) {
-  if (!existsSync(path.join(root, "index.html"))) {
-    throw new Error(`No built site in ${root}: run "npm run build" first.`);
-  }
-  const files = loadSiteFiles(root);
+export async function staticSite(
+  app: FastifyInstance,
+  { files }: { files: Map<string, SiteFile> },
+) {
   const notFoundPage = files.get("/404.html");
 
   app.get("/*", (request, reply) => {

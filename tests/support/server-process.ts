@@ -65,14 +65,17 @@ export type ServerProcessOptions = {
   /** The working directory; relative settings (the default DATA_DIR) resolve from it. */
   cwd?: string;
   startTimeoutMs?: number;
+  /** Node's arguments; the TypeScript sources (`server/main.ts`) unless a test runs another entry. */
+  args?: string[];
 };
 
 export async function startServerProcess({
   env,
   cwd = projectRoot,
   startTimeoutMs = 60_000,
+  args = [path.join(projectRoot, "server/main.ts")],
 }: ServerProcessOptions): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(projectRoot, "server/main.ts")], {
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd,
     // Only what is given: the test runner's own environment must not leak in.
     env: {

@@ -1,0 +1,196 @@
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Metafile, Plugin } from "esbuild";
+
+/*
+ * The server as `npm start` runs it: its TypeScript and its packages bundled
+ * into JavaScript by esbuild (docs/decisions/039-server-bundle.md), so a start
+ * strips no types and resolves no package paths. What the server imports on
+ * first use (server/lib/on-first-use.ts) becomes a chunk of its own, loaded
+ * as late as before; the SMTP thread, which a Worker loads from a file, is an
+ * entry of its own beside the server's.
+ */
+
+const projectRoot = path.resolve(import.meta.dirname, "..");
+/** Where `npm start` runs the server from (package.json, "start"). */
+export const serverBuildDir = path.join(projectRoot, "build/server");
+
+/**
+ * The arguments `npm start` gives Node once the build is current: the last
+ * command of package.json's "start" (`node <flags> build/server/main.js`), so
+ * that the benches and the test of the bundle run the server exactly as an
+ * operator does.
+ */
+export function startArguments(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const [program, ...args] = (scripts.start.split("&&").at(-1) ?? "").trim().split(/\s+/);
+  if (program !== "node" || args.length === 0) {
+    throw new Error(`package.json's start does not end with a node command: ${scripts.start}`);
+  }
+  return args.map((arg) => (arg.startsWith("-") ? arg : path.join(projectRoot, arg)));
+}
+
+/** Each output file's name (without `.js`) and the source it starts from. */
+const entries: Record<string, string> = {
+  main: "server/main.ts",
+  "smtp-thread": "server/outbox/smtp-thread.ts",
+};
+
+/** The record of a build, beside it: what it was built from, and what it wrote. */
+type Stamp = { hash: string; inputs: string[]; outputs: string[] };
+const stampName = ".stamp.json";
+
+/** Besides the sources a build reads: the packages' versions and how the build is made. */
+const alwaysHashed = ["package-lock.json", "scripts/build-server.ts"];
+
+function hashOf(inputs: string[]): string {
+  const hash = createHash("sha256");
+  for (const file of [...alwaysHashed, ...inputs]) {
+    hash.update(file);
+    const full = path.join(projectRoot, file);
+    hash.update(existsSync(full) ? readFileSync(full) : "(missing)");
+  }
+  return hash.digest("hex");
+}
+
+function readStamp(outdir: string): Stamp | null {
+  try {
+    return JSON.parse(readFileSync(path.join(outdir, stampName), "utf8")) as Stamp;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `outdir` holds a build of the sources as they are now: the files it
+ * was built from are hashed again (a source it did not read yet can only be
+ * reached through one that changed).
+ */
+export function serverBuildCurrent(outdir = serverBuildDir): boolean {
+  const stamp = readStamp(outdir);
+  if (!stamp?.outputs.every((file) => existsSync(path.join(outdir, file)))) return false;
+  return stamp.hash === hashOf(stamp.inputs);
+}
+
+const toPosix = (file: string) => file.split(path.sep).join("/");
+
+/**
+ * Every output file, chunks too, sits in `outdir` itself, wherever its source was, so a
+ * source's `import.meta.dirname` (its data files, the project's folder) is
+ * rewritten to its own folder seen from there; and `new URL("./x.ts",
+ * import.meta.url)`, a Worker's file, to the entry built from x.ts. Any other
+ * use of `import.meta.url` or `import.meta.filename` in our sources fails the
+ * build rather than pointing somewhere else at run time.
+ */
+function sourcePaths(outdir: string): Plugin {
+  const entryNames = new Map(
+    Object.entries(entries).map(([name, source]) => [path.join(projectRoot, source), name]),
+  );
+  return {
+    name: "source-paths",
+    setup(build) {
+      build.onLoad({ filter: /\.tsx?$/ }, async (args) => {
+        if (args.path.split(path.sep).includes("node_modules")) return undefined;
+        const errors: { text: string }[] = [];
+        const here = path.dirname(args.path);
+        const source = (await readFile(args.path, "utf8"))
+          .replace(
+            /new URL\(\s*"(\.\.?\/[^"]+\.ts)",\s*import\.meta\.url\s*\)/g,
+            (whole, relative: string) => {
+              const name = entryNames.get(path.resolve(here, relative));
+              if (name) return `new URL("./${name}.js", import.meta.url)`;
+              errors.push({ text: `${whole} names a file that is not an entry of the build` });
+              return whole;
+            },
+          )
+          .replaceAll(
+            "import.meta.dirname",
+            `(import.meta.dirname + ${JSON.stringify(`/${toPosix(path.relative(outdir, here))}`)})`,
+          );
+        const workerUrl = /new URL\("\.\/[\w-]+\.js", import\.meta\.url\)/g;
+        if (/import\.meta\.(filename|url)\b/.test(source.replace(workerUrl, ""))) {
+          errors.push({
+            text: "import.meta.url or import.meta.filename would point into the build",
+          });
+        }
+        return errors.length ? { errors } : { contents: source, loader: "ts" };
+      });
+    },
+  };
+}
+
+/** Writes a file whole or not at all: a server may be starting from the folder meanwhile. */
+function writeWhole(file: string, contents: string | Uint8Array) {
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, contents);
+  renameSync(partial, file);
+}
+
+/**
+ * Bundles the server into `outdir`, records what it was built from and
+ * returns esbuild's account of it (its metafile). The files of the build
+ * before are kept (a server started from it may still
+ * load a chunk on first use); older ones are removed.
+ */
+export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
+  const { build } = await import("esbuild");
+  mkdirSync(outdir, { recursive: true });
+  const result = await build({
+    absWorkingDir: projectRoot,
+    entryPoints: Object.fromEntries(
+      Object.entries(entries).map(([name, source]) => [name, path.join(projectRoot, source)]),
+    ),
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node24",
+    // Every script's source stays in memory while the server runs: minified,
+    // it is about half as large. Functions keep their names, for stack traces
+    // and for Fastify, which checks its plugins' dependencies by them.
+    minify: true,
+    keepNames: true,
+    // Node's own modules stay imports, and so do React's: its packages choose
+    // their production or development build when they load (NODE_ENV), and a
+    // bundle would carry both. pg's optional native binding is not installed.
+    external: ["react", "react-dom", "pg-native"],
+    // Packages written as CommonJS call require() for Node's modules.
+    banner: {
+      js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+    },
+    metafile: true,
+    write: false,
+    logLevel: "warning",
+    plugins: [sourcePaths(outdir)],
+  });
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((file) => !file.split("/").includes("node_modules"))
+    .map((file) => toPosix(path.relative(projectRoot, path.resolve(projectRoot, file))))
+    .sort();
+  const outputs = result.outputFiles.map((file) => toPosix(path.relative(outdir, file.path)));
+  for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+  const kept = new Set([...outputs, ...(readStamp(outdir)?.outputs ?? []), stampName]);
+  for (const entry of readdirSync(outdir, { recursive: true, withFileTypes: true })) {
+    const file = toPosix(path.relative(outdir, path.join(entry.parentPath, entry.name)));
+    if (entry.isFile() && !kept.has(file) && !file.endsWith(".partial"))
+      rmSync(path.join(outdir, file), { force: true });
+  }
+  writeWhole(
+    path.join(outdir, stampName),
+    JSON.stringify({ hash: hashOf(inputs), inputs, outputs } satisfies Stamp),
+  );
+  return result.metafile;
+}

@@ -1,0 +1,136 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Metafile } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildServer, serverBuildDir, startArguments } from "../../scripts/build-server.ts";
+import { fakeBuiltSite, fakeSciencePage } from "../support/built-site.ts";
+import { formTokenFor, isAddressedTo } from "../support/newsletter.ts";
+import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { httpVisitor } from "../support/visitor.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+
+/*
+ * `npm start` runs the server bundled into JavaScript (scripts/build-server.ts,
+ * docs/decisions/039-server-bundle.md) while every other test runs its
+ * TypeScript sources: this one builds the bundle into a folder of its own and
+ * starts it as `npm start` does, so that a bundling mistake (a data file read
+ * from the wrong folder, a package left out, the SMTP thread's file, a chunk
+ * loaded on first use) fails here rather than in production.
+ */
+
+let outdir: string;
+let metafile: Metafile;
+let dataDir: string;
+let smtp: SmtpSink;
+let server: ServerProcess;
+
+beforeAll(async () => {
+  // Inside the project, as build/server is: React's packages, which the
+  // bundle leaves out, are found in its node_modules from there.
+  mkdirSync(path.join(projectRoot, "build"), { recursive: true });
+  outdir = mkdtempSync(path.join(projectRoot, "build", "test-bundle-"));
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-bundle-data-"));
+  metafile = await buildServer(outdir);
+  smtp = await startSmtpSink();
+  // npm start's own flags, with this test's bundle in place of build/server's.
+  const args = startArguments().map((arg) =>
+    arg === path.join(serverBuildDir, "main.js") ? path.join(outdir, "main.js") : arg,
+  );
+  server = await startServerProcess({
+    args,
+    env: {
+      CLIENT_ROOT: fakeBuiltSite({ "science/index.html": fakeSciencePage }),
+      DATA_DIR: dataDir,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: "site@example.com",
+      NODE_ENV: "production",
+      CONTACT_EMAIL: "owner@example.com",
+      SITE_OWNER_NAME: "Bundle Owner",
+      COOKIE_SECRET: "b".repeat(64),
+    },
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await smtp?.close();
+  rmSync(outdir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("the server as npm start runs it, bundled", () => {
+  it("is what npm start runs", () => {
+    expect(startArguments()).toContain(path.join(serverBuildDir, "main.js"));
+  });
+
+  it("loads at start none of what the server imports on first use", () => {
+    // What a start loads: main.js, what it imports (its own imports are
+    // dynamic, after the compile cache is on), and their static imports.
+    const outputs = metafile.outputs;
+    const main = Object.keys(outputs).find(
+      (file) => outputs[file]?.entryPoint === "server/main.ts",
+    );
+    const loaded = new Set<string>();
+    const visit = (file: string, followDynamic: boolean) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const { path: next, kind, external } of outputs[file]?.imports ?? []) {
+        if (external) continue;
+        if (kind === "import-statement" || (followDynamic && kind === "dynamic-import")) {
+          visit(next, false);
+        }
+      }
+    };
+    visit(main ?? "", true);
+    const packagesAtStart = new Set(
+      [...loaded].flatMap((file) =>
+        Object.keys(outputs[file]?.inputs ?? {}).flatMap(
+          (input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? [],
+        ),
+      ),
+    );
+    expect(packagesAtStart).toContain("fastify");
+    for (const onFirstUse of ["nodemailer", "@simplewebauthn/server", "marked", "pg"]) {
+      expect(packagesAtStart, onFirstUse).not.toContain(onFirstUse);
+    }
+  });
+
+  it("serves the built pages, filled in with what readers wrote through the API", async () => {
+    const home = await fetch(`${server.url}/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain("<title>home</title>");
+
+    const reader = httpVisitor(server.url, { origin: server.siteUrl });
+    const posted = await reader.comment(
+      "soap",
+      "Soap **lifts** the grease off, then water rinses it.",
+      "Asha",
+    );
+    expect(posted.statusCode).toBe(201);
+    const comments = await reader.get("/api/items/science/soap/comments");
+    expect(comments.statusCode).toBe(200);
+    expect(comments.json<{ comments: { content: string }[] }>().comments).toEqual([
+      expect.objectContaining({ content: "Soap **lifts** the grease off, then water rinses it." }),
+    ]);
+
+    const page = await fetch(`${server.url}/science`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("How does soap clean?");
+    // The comment as the page renders it: its Markdown made into HTML.
+    expect(html).toContain("<strong>lifts</strong>");
+  });
+
+  it("sends mail through its SMTP thread", async () => {
+    const reader = httpVisitor(server.url, { origin: server.siteUrl });
+    const subscribed = await reader.subscribe(
+      "bundle@example.com",
+      formTokenFor({ COOKIE_SECRET: "b".repeat(64), DATA_DIR: dataDir }),
+    );
+    expect(subscribed.statusCode).toBeLessThan(300);
+    await smtp.waitFor((received) =>
+      received.some((mail) => isAddressedTo(mail.parsed, "bundle@example.com")),
+    );
+  });
+});
