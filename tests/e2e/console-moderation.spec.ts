@@ -222,7 +222,7 @@ for (const width of [1280, 390]) {
       ["/admin/bans", "Bans"],
       ["/admin/audit", "Audit trail"],
       ["/admin/security", "Sign-in and passkeys"],
-    ]) {
+    ] as const) {
       if (path !== "/admin") await page.goto(`${own.siteUrl}${path}`);
       await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
       await expect(page.getByText("Loading…")).toHaveCount(0);
