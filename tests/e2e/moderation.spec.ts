@@ -151,6 +151,9 @@ async function postAsNewVisitor(
 }
 
 test.describe("with the default defences", () => {
+  // In one worker, in order, on one server: a second worker would start a
+  // second server for the same checks. A failure does not skip the others.
+  test.describe.configure({ mode: "default" });
   let site: OwnSite;
   test.beforeAll(async () => {
     site = await startSite({ SITE_OWNER_NAME: "Ravi Kumar" });
