@@ -1,7 +1,7 @@
-import type { Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
-import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
+import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
  * Moderating in the console as an owner does on a busy morning, in Chromium
@@ -23,15 +23,17 @@ test.afterAll(async () => {
   await own?.stop();
 });
 
-const signIn = (page: Page) => signInWith(page, ownerCli(own, "login").trim());
+/** The owner's console at `path`, in a browser of its own, signed in once per worker (`ownerPage`). */
+const openConsole = (visitor: OpenVisitor, browser: Browser, path = "/admin", width = 1280) =>
+  ownerPage(visitor, browser, own, path, { viewport: { width, height: 860 } });
 
 /** Whether the page is wider than its window (a sideways scroll on a phone). */
 const overflowsWindow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
 test("held comments: the Overview's call, the badge, each listed once, bulk approve and reject", async ({
-  page,
   visitor,
+  browser,
 }) => {
   const asha = await visitor();
   const first = await postTo(asha.request, own, "soap", {
@@ -48,7 +50,7 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
     userName: "Offers",
   });
 
-  await signIn(page);
+  const page = await openConsole(visitor, browser);
   const nav = page.getByRole("navigation", { name: "Console" });
   await expect(nav.getByRole("link", { name: /^Comments\s+3\s+awaiting approval$/ })).toBeVisible();
   const call = page.getByRole("link", { name: "3 comments awaiting approval" });
@@ -107,8 +109,8 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
   }
 });
 
-test("a new held comment raises the badge live", async ({ page, visitor }) => {
-  await signIn(page);
+test("a new held comment raises the badge live", async ({ visitor, browser }) => {
+  const page = await openConsole(visitor, browser);
   const nav = page.getByRole("navigation", { name: "Console" });
   await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
   const reader = await visitor();
@@ -123,10 +125,10 @@ test("a new held comment raises the badge live", async ({ page, visitor }) => {
 });
 
 test("Ban is red and confirmed without a command to run; the ban list lifts it", async ({
-  page,
+  visitor,
+  browser,
 }) => {
-  await signIn(page);
-  await page.getByRole("link", { name: /^Comments/ }).click();
+  const page = await openConsole(visitor, browser, "/admin/comments");
   const ban = page.getByRole("button", { name: /^Ban the writer of the comment of Kofi/ });
   const approveColour = await page
     .getByRole("button", { name: /^Approve the comment of Kofi/ })
@@ -165,8 +167,8 @@ test("Ban is red and confirmed without a command to run; the ban list lifts it",
 });
 
 test("a comment kept as spam is listed under the Spam filter, with its count", async ({
-  page,
   visitor,
+  browser,
 }) => {
   // Junk the spam filter is sure of: kept as spam, looking posted to its writer alone.
   const promoter = await visitor();
@@ -175,8 +177,7 @@ test("a comment kept as spam is listed under the Spam filter, with its count", a
       "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.",
     userName: "Promo Desk",
   });
-  await signIn(page);
-  await page.goto(`${own.siteUrl}/admin/comments`);
+  const page = await openConsole(visitor, browser, "/admin/comments");
   // No other test here keeps a comment as spam.
   const spam = page.getByRole("radio", { name: "Spam (1)" });
   await spam.check();
@@ -197,76 +198,58 @@ test("a comment kept as spam is listed under the Spam filter, with its count", a
 });
 
 for (const width of [1280, 390]) {
-  test(`Comments with a comment selected, and filtered to Published and to Spam, are axe clean at ${width} px`, async ({
-    page,
+  test(`the moderation screens, and Comments with a comment selected and filtered to Published and to Spam, are axe clean and fit the window at ${width} px`, async ({
     visitor,
+    browser,
   }) => {
-    // Three states of one screen, each checked by axe.
+    // Seven states of five screens, each checked by axe: minutes on a loaded machine.
     test.slow();
-    await page.setViewportSize({ width, height: 860 });
-    const reader = await visitor();
-    const held = await postTo(reader.request, own, "gps-navigation", {
-      content: `How does a phone find its place at ${width} px without a signal?`,
-      userName: "Tomasz",
-    });
-    await signIn(page);
-    await page.goto(`${own.siteUrl}/admin/comments`);
-    const select = page.getByRole("checkbox", {
-      name: `Select the comment of Tomasz (#${held.id})`,
-    });
-    await select.check();
-    await expect(page.getByRole("button", { name: "Approve selected (1)" })).toBeEnabled();
-    await expect(page.getByRole("button", { name: "Reject selected (1)" })).toBeEnabled();
-    expect(await seriousViolations(page), "a comment selected").toEqual([]);
-    expect(await overflowsWindow(page), `wider than ${width} px with a comment selected`).toBe(
-      false,
-    );
-
-    for (const [filter, list] of [
-      [/^Published \(\d+\)$/, "Published comments, newest first"],
-      [/^Spam \(\d+\)$/, "Spam, newest first"],
-    ] as const) {
-      await page.getByRole("radio", { name: filter }).check();
-      await expect(
-        page.getByRole("list", { name: list }).getByRole("article").first(),
-      ).toBeVisible();
-      expect(await seriousViolations(page), list).toEqual([]);
-      expect(await overflowsWindow(page), `${list} is wider than ${width} px`).toBe(false);
-    }
-    ownerCli(own, "comments", "reject", String(held.id));
-  });
-}
-
-for (const width of [1280, 390]) {
-  test(`the moderation screens are axe clean and fit the window at ${width} px`, async ({
-    page,
-    visitor,
-  }) => {
-    // Five screens, each checked by axe: minutes on a loaded machine.
-    test.slow();
-    await page.setViewportSize({ width, height: 860 });
     const reader = await visitor();
     const held = await postTo(reader.request, own, "ironing", {
       content: `A held question at ${width} px: why does steam help an iron? https://example.com/${"a".repeat(60)}`,
       userName: "Meera Krishnamurthy-Oyelaran",
     });
     ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
-    await signIn(page);
+    const page = await openConsole(visitor, browser, "/admin", width);
+    /** Checks the screen as it is now; `state` names it in a failure. */
+    const check = async (state: string) => {
+      expect(await seriousViolations(page), state).toEqual([]);
+      expect(await overflowsWindow(page), `${state} is wider than ${width} px`).toBe(false);
+    };
     for (const [path, heading] of [
       ["/admin", "Overview"],
       ["/admin/comments", "Comments"],
       ["/admin/bans", "Bans"],
       ["/admin/audit", "Audit trail"],
       ["/admin/security", "Sign-in and passkeys"],
-    ]) {
-      await page.goto(`${own.siteUrl}${path}`);
+    ] as const) {
+      if (path !== "/admin") await page.goto(`${own.siteUrl}${path}`);
       await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
       await expect(page.getByText("Loading…")).toHaveCount(0);
-      if (path === "/admin/comments") {
-        await expect(page.getByRole("article", { name: /^Comment by Meera/ })).toBeVisible();
+      if (path !== "/admin/comments") {
+        await check(path);
+        continue;
       }
-      expect(await seriousViolations(page), path).toEqual([]);
-      expect(await overflowsWindow(page), `${path} is wider than ${width} px`).toBe(false);
+      // Comments, with the held comment selected: its card and the bulk actions.
+      await expect(page.getByRole("article", { name: /^Comment by Meera/ })).toBeVisible();
+      await page
+        .getByRole("checkbox", {
+          name: `Select the comment of Meera Krishnamurthy-Oyelaran (#${held.id})`,
+        })
+        .check();
+      await expect(page.getByRole("button", { name: "Approve selected (1)" })).toBeEnabled();
+      await expect(page.getByRole("button", { name: "Reject selected (1)" })).toBeEnabled();
+      await check(`${path} with a comment selected`);
+      for (const [filter, list] of [
+        [/^Published \(\d+\)$/, "Published comments, newest first"],
+        [/^Spam \(\d+\)$/, "Spam, newest first"],
+      ] as const) {
+        await page.getByRole("radio", { name: filter }).check();
+        await expect(
+          page.getByRole("list", { name: list }).getByRole("article").first(),
+        ).toBeVisible();
+        await check(list);
+      }
     }
     ownerCli(own, "visitor", "unban", "--comment", String(held.id));
     ownerCli(own, "comments", "reject", String(held.id));
@@ -274,8 +257,8 @@ for (const width of [1280, 390]) {
 }
 
 test("the spam lists: why a comment is held, Mark as spam, and Publish from the Spam list", async ({
-  page,
   visitor,
+  browser,
 }) => {
   // The spam filter in the console (docs/decisions/025-spam-that-learns.md).
   const reader = await visitor();
@@ -290,8 +273,7 @@ test("the spam lists: why a comment is held, Mark as spam, and Publish from the 
     userName: "Emeka",
   });
 
-  await signIn(page);
-  await page.goto(`${own.siteUrl}/admin/comments?status=pending`);
+  const page = await openConsole(visitor, browser, "/admin/comments?status=pending");
   const held = page.getByRole("article", { name: /^Comment by Dina/ });
   await expect(
     held.getByText(/^Why: A link or contact details from a browser not yet trusted/),

@@ -8,13 +8,18 @@ import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
 import { islandsHydrated } from "./support/islands.ts";
-import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerCli, ownerPage, signInWith, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The owner's console in Chromium, against its own server process: WebAuthn
  * refuses IP addresses as relying parties, so this server's SITE_URL is
  * http://localhost:<port>, and the test knows its DATA_DIR to run the
- * command line against it and to seed three months of history.
+ * command line against it and to seed three months of history. Tests that
+ * only need to be signed in share one sign-in (`ownerPage`); the ones about
+ * signing in sign in themselves. Each screen is checked by axe in the visit
+ * that tests it; Comments, Bans and the Audit trail are checked in
+ * console-moderation.spec.ts, at a desktop's and a phone's width, with held,
+ * published and spam comments and a ban in force.
  */
 
 test.describe.configure({ mode: "serial" });
@@ -129,16 +134,21 @@ test.afterAll(async () => {
 /** `npm run admin -- login` against the test's server: a one-time sign-in link. */
 const cliLink = () => ownerCli(own, "login").trim();
 
-test("a signed-out browser is sent to sign in; the pages are not for search engines", async ({
+test("a signed-out browser is sent to sign in; the pages are not for search engines; the sign-in page is axe clean, with and without a link", async ({
   page,
   request,
 }) => {
   await page.goto(`${site}/admin/comments`);
   await expect(page).toHaveURL(`${site}/admin/sign-in`);
+  await expect(page.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
   // No passkey is registered yet: the page offers a mailed link, not a passkey.
   await expect(page.getByRole("button", { name: "Email me a sign-in link" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toHaveCount(0);
   await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex, nofollow");
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.goto(cliLink());
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
 
   const signInPage = await request.get(`${site}/admin/sign-in`);
   const csp = signInPage.headers()["content-security-policy"] ?? "";
@@ -205,7 +215,8 @@ test("the command line's link signs in once; comments arrive live and a deletion
 });
 
 test("comments: a search read that left before a deletion does not bring the comment back", async ({
-  page,
+  visitor,
+  browser,
   request,
 }) => {
   const word = uniqueWord();
@@ -215,8 +226,7 @@ test("comments: a search read that left before a deletion does not bring the com
     data: { content: text, userName: "Ines" },
   });
   expect(posted.status()).toBe(201);
-  await signInWith(page, cliLink());
-  await page.getByRole("link", { name: "Comments" }).click();
+  const page = await ownerPage(visitor, browser, own, "/admin/comments");
   const search = page.getByLabel("Search text or name");
   await search.fill(text);
   const card = page.getByRole("article", { name: "Comment by Ines" });
@@ -235,9 +245,14 @@ test("comments: a search read that left before a deletion does not bring the com
   await expect(page.getByText("No comments match.")).toBeVisible();
 });
 
-test("subscribers: counts, search, removal after confirmation", async ({ page }) => {
-  await signInWith(page, cliLink());
-  await page.getByRole("link", { name: "Subscribers" }).click();
+test("subscribers: counts, search, removal after confirmation; the screen is axe clean", async ({
+  visitor,
+  browser,
+}) => {
+  const page = await ownerPage(visitor, browser, own, "/admin/subscribers");
+  await expect(page.getByRole("heading", { name: "Subscribers", level: 1 })).toBeVisible();
+  await expect(page.getByText("Loading…")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
   const confirmed = page.locator("dl > div").filter({ hasText: "Confirmed" }).locator("dd");
   const before = Number(await confirmed.textContent());
   expect(before).toBeGreaterThan(0);
@@ -255,10 +270,10 @@ test("subscribers: counts, search, removal after confirmation", async ({ page })
 });
 
 test("subscribers: a search read that left before a removal does not bring the removed row back", async ({
-  page,
+  visitor,
+  browser,
 }) => {
-  await signInWith(page, cliLink());
-  await page.getByRole("link", { name: "Subscribers" }).click();
+  const page = await ownerPage(visitor, browser, own, "/admin/subscribers");
   const rows = page.locator("tbody tr");
   await expect(rows.first()).toBeVisible();
   const email = (await rows.first().locator("td").first().textContent()) ?? "";
@@ -284,9 +299,11 @@ test("subscribers: a search read that left before a removal does not bring the r
   await expect(page.getByText("No addresses match.")).toBeVisible();
 });
 
-test("newsletter: preview, send and progress", async ({ page }) => {
-  await signInWith(page, cliLink());
-  await page.getByRole("link", { name: "Newsletter" }).click();
+test("newsletter: warnings, preview, send and progress; the screen is axe clean", async ({
+  visitor,
+  browser,
+}) => {
+  const page = await ownerPage(visitor, browser, own, "/admin/newsletter");
   const edition = (subject: string) =>
     page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: subject }) });
 
@@ -300,6 +317,8 @@ test("newsletter: preview, send and progress", async ({ page }) => {
   await expect(warnings).toContainText(
     "The image /og/no-such-chart.png leads to /og/no-such-chart.png, which is not on the site.",
   );
+  await expect(page.getByText("Loading…")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
   await lost.getByRole("button", { name: "Send", exact: true }).click();
   const asked = page.getByRole("alertdialog", { name: 'Send "Lost links in December"?' });
   await expect(asked).toContainText("2 links or images lead nowhere (listed above).");
@@ -320,11 +339,14 @@ test("newsletter: preview, send and progress", async ({ page }) => {
   });
 });
 
-test("charts render from the seeded history, and the README's screenshot is taken", async ({
-  page,
+test("charts render from the seeded history, the Overview is axe clean, and the README's screenshot is taken", async ({
+  visitor,
+  browser,
 }, testInfo) => {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await signInWith(page, cliLink());
+  const page = await ownerPage(visitor, browser, own, "/admin", {
+    viewport: { width: 1280, height: 900 },
+  });
+  await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
   const activity = page.getByRole("region", { name: "Comments and reactions per day" });
   await expect(activity.locator(".recharts-line-curve")).toHaveCount(2);
   await expect(activity.getByRole("figure")).toContainText(
@@ -344,6 +366,8 @@ test("charts render from the seeded history, and the README's screenshot is take
   await expect(editions.getByRole("figure")).toContainText(
     /2026-11-fuel-cells: [1-9]\d* sent, 0 failed/,
   );
+  await expect(page.getByText("Loading…")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
 
   const shot = testInfo.outputPath("console.png");
   await page.screenshot({ path: shot });
@@ -352,7 +376,7 @@ test("charts render from the seeded history, and the README's screenshot is take
     copyFileSync(shot, path.join(projectRoot, "docs/console.png"));
 });
 
-test("a passkey registered in the console signs in from Chromium's virtual authenticator", async ({
+test("a passkey registered in the console signs in from Chromium's virtual authenticator; the screen is axe clean", async ({
   page,
 }) => {
   const cdp = await page.context().newCDPSession(page);
@@ -373,6 +397,8 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
   const sessions = page.getByRole("region", { name: "Sessions" });
   await expect(sessions).toContainText(/Chrome on \w+ \(this one\)/);
   await expect(sessions).not.toContainText(/[0-9a-f]{18}/);
+  await expect(page.getByText("Loading…")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
   const name = page.getByLabel("Passkey name");
   await expect(name).not.toHaveAttribute("placeholder");
   await expect(name).toHaveAccessibleDescription(/such as the device/);
@@ -389,42 +415,14 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
 });
 
-const views = [
-  { path: "/admin", heading: "Overview" },
-  { path: "/admin/comments", heading: "Comments" },
-  { path: "/admin/bans", heading: "Bans" },
-  { path: "/admin/subscribers", heading: "Subscribers" },
-  { path: "/admin/newsletter", heading: "Newsletter" },
-  { path: "/admin/health", heading: "Health" },
-  { path: "/admin/audit", heading: "Audit trail" },
-  { path: "/admin/security", heading: "Sign-in and passkeys" },
-];
-
-test("the sign-in page is axe clean, with and without a link", async ({ page }) => {
-  await page.goto(`${site}/admin/sign-in`);
-  await expect(page.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
-  expect(await seriousViolations(page)).toEqual([]);
-  await page.goto(cliLink());
-  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
-  expect(await seriousViolations(page)).toEqual([]);
-});
-
-for (const { path: view, heading } of views) {
-  test(`${view} is axe clean`, async ({ page }) => {
-    // axe reads every comment and button of the page: slow on a loaded machine.
-    test.slow();
-    await signInWith(page, cliLink());
-    await page.goto(`${site}${view}`);
-    await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
-    await expect(page.getByText("Loading…")).toHaveCount(0);
-    expect(await seriousViolations(page)).toEqual([]);
-  });
-}
-
-test("health shows the settings with secrets masked", async ({ page }) => {
-  await signInWith(page, cliLink());
-  await page.getByRole("link", { name: "Health" }).click();
+test("health shows the settings with secrets masked; the screen is axe clean", async ({
+  visitor,
+  browser,
+}) => {
+  const page = await ownerPage(visitor, browser, own, "/admin/health");
   await expect(page.getByText("SQLite, answering")).toBeVisible();
   await expect(page.getByRole("row", { name: /COOKIE_SECRET/ })).toContainText("(not set)");
   await expect(page.getByRole("row", { name: /SITE_URL/ })).toContainText(site);
+  await expect(page.getByText("Loading…")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
 });

@@ -1,8 +1,8 @@
-import type { Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
-import { expect, test } from "./support/fixtures.ts";
-import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
+import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { type OwnSite, ownerPage, startOwnSite } from "./support/own-site.ts";
 
 /*
  * Enquiries as a new reader and the owner meet them (docs/product.md,
@@ -41,13 +41,14 @@ async function fillForm(page: Page, email: string) {
   await form.getByRole("textbox", { name: "Message" }).fill(message);
 }
 
-/** Signs the owner in on `page` and finds the enquiry from `email` on the console's Enquiries screen. */
-async function expectInConsole(page: Page, email: string, serviceTitle: string) {
-  await signInWith(page, ownerCli(site, "login").trim());
-  await page
-    .getByRole("navigation", { name: "Console" })
-    .getByRole("link", { name: "Enquiries" })
-    .click();
+/** The owner, signed in (`ownerPage`), finds the enquiry from `email` on the console's Enquiries screen. */
+async function expectInConsole(
+  visitor: OpenVisitor,
+  browser: Browser,
+  email: string,
+  serviceTitle: string,
+) {
+  const page = await ownerPage(visitor, browser, site, "/admin/enquiries");
   await expect(page.getByRole("heading", { name: "Enquiries", level: 1 })).toBeVisible();
   await page.getByRole("searchbox", { name: "Search enquiries" }).fill(email);
   const card = page.getByRole("article", { name: "Enquiry from Priya Raman" });
@@ -59,6 +60,8 @@ async function expectInConsole(page: Page, email: string, serviceTitle: string) 
 
 test("a reader asks about a service in place, and the owner and the reader are mailed", async ({
   page,
+  visitor,
+  browser,
 }) => {
   const email = "priya.js@example.org";
   await page.goto(`${site.siteUrl}/services`);
@@ -104,12 +107,13 @@ test("a reader asks about a service in place, and the owner and the reader are m
   expect(notice?.parsed.text).toContain(message);
   expect(smtp.to(email)[0]?.parsed.text).toContain(message);
 
-  await expectInConsole(page, email, "DFMEA");
+  await expectInConsole(visitor, browser, email, "DFMEA");
 });
 
 test("without JavaScript a card's link chooses its service, the form posts, shows the enquiry back, and ends on a thank-you page", async ({
-  page: ownerPage,
+  page: scripted,
   visitor,
+  browser,
 }) => {
   const email = "priya.nojs@example.org";
   const page = await visitor({ javaScriptEnabled: false });
@@ -124,9 +128,9 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   await expect(page.getByRole("heading", { name: "Send an enquiry" })).toBeVisible();
   await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("vba-tools");
   // The same page with scripts: the hydrated form keeps the choice, and axe finds nothing.
-  await ownerPage.goto(`${site.siteUrl}/services/ask/vba-tools`);
-  await expect(ownerPage.getByRole("combobox", { name: "Service" })).toHaveValue("vba-tools");
-  expect(await seriousViolations(ownerPage)).toEqual([]);
+  await scripted.goto(`${site.siteUrl}/services/ask/vba-tools`);
+  await expect(scripted.getByRole("combobox", { name: "Service" })).toHaveValue("vba-tools");
+  expect(await seriousViolations(scripted)).toEqual([]);
   await fillForm(page, email);
   await page.getByRole("button", { name: "Send enquiry" }).click();
   await expect(page.getByRole("heading", { name: "Check your enquiry" })).toBeVisible();
@@ -147,7 +151,7 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   const notice = smtp.to(owner).find((mail) => mail.parsed.replyTo?.value[0]?.address === email);
   expect(notice?.parsed.subject).toBe("Enquiry: VBA Tools, from Priya Raman");
 
-  await expectInConsole(ownerPage, email, "VBA Tools");
+  await expectInConsole(visitor, browser, email, "VBA Tools");
 });
 
 test("a message too short is refused with a clear message beside its field, and nothing is sent", async ({
@@ -171,7 +175,8 @@ test("a message too short is refused with a clear message beside its field, and 
 });
 
 test("the owner reads the enquiry in the console and answers it, threaded under the acknowledgement", async ({
-  page,
+  visitor,
+  browser,
   request,
 }) => {
   const email = "asha.console@example.org";
@@ -195,7 +200,7 @@ test("the owner reads the enquiry in the console and answers it, threaded under 
   await smtp.waitFor(() => smtp.to(email).length === 1);
   const ack = smtp.to(email)[0];
 
-  await signInWith(page, ownerCli(site, "login").trim());
+  const page = await ownerPage(visitor, browser, site);
   await page
     .getByRole("navigation", { name: "Console" })
     .getByRole("link", { name: "Enquiries" })

@@ -1,18 +1,26 @@
-import type { Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
-import { type OwnSite, ownerCli, signInWith, startOwnSite } from "./support/own-site.ts";
+import { type OwnSite, ownerCli, ownerState, postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
  * The owner speaks as the owner (docs/decisions/016-owner-voice.md), in
  * Chromium: signed in to the console, the owner comments on a science post
  * through the page's own form and the comment shows "Author", live on a
  * reader's open page and in the served HTML; the owner edits and deletes a
- * reader's comment from the page and the reader sees it happen. The spec
- * starts its own server so it can set SITE_OWNER_NAME and run the command line
- * against its data.
+ * reader's comment from the page and the reader sees it happen. The owner
+ * also answers a reader from the console's Comments screen (docs/product.md,
+ * "The owner's console"): Reply opens "Write a reply", "Post reply" sends it,
+ * and the answer appears with "Author" under the question on a reader's open
+ * page, without a reload, and on the item page for a later reader; the screen
+ * is axe clean with the form open. The spec starts its own server so it can
+ * set SITE_OWNER_NAME and run the command line against its data; its tests
+ * share it, and one sign-in. On SQLite only: replies on PostgreSQL are the
+ * server tests' (tests/server/replies.test.ts, both databases), and a console
+ * action reaching a reader's open page live on PostgreSQL is
+ * console-approval.spec.ts's.
  */
 
 test.describe.configure({ mode: "serial" });
@@ -36,11 +44,9 @@ test.afterAll(async () => {
   await own?.stop();
 });
 
-/** `npm run admin -- login`, then the link's "Sign in" button: the owner's browser. */
-async function ownerPage(visitor: OpenVisitor): Promise<Page> {
-  const page = await visitor();
-  await signInWith(page, ownerCli(own, "login").trim());
-  return page;
+/** The owner's browser, signed in once for the spec (`ownerState`). */
+async function ownerPage(visitor: OpenVisitor, browser: Browser): Promise<Page> {
+  return visitor({ storageState: await ownerState(browser, own) });
 }
 
 /** The post's own page, its discussion live (hydrated once seen, its stream open). */
@@ -48,6 +54,7 @@ const openPost = (page: Page) => openDiscussion(page, `${site}/science/${post}`)
 
 test("the owner comments with the Author badge, live for a reader, and edits and deletes a reader's comment from the page", async ({
   visitor,
+  browser,
 }) => {
   test.slow();
   const reader = await visitor("Nadia");
@@ -62,7 +69,7 @@ test("the owner comments with the Author badge, live for a reader, and edits and
 
   // The owner, signed in, on the same page: every comment has Edit and Delete,
   // and the form comments under the owner's name without asking for one.
-  const owner = await ownerPage(visitor);
+  const owner = await ownerPage(visitor, browser);
   const ownerComments = await openPost(owner);
   await expect(owner.getByText(`Commenting as ${ownerName}`)).toBeVisible();
   await expect(owner.getByRole("button", { name: "Change name" })).toHaveCount(0);
@@ -117,4 +124,56 @@ test("the owner comments with the Author badge, live for a reader, and edits and
   expect(actions).toEqual(
     expect.arrayContaining(["comment write", "comment edit", "comment delete"]),
   );
+});
+
+test("the owner replies from the console; the reply appears with Author on a reader's open page and the item page", async ({
+  visitor,
+  browser,
+}) => {
+  test.slow();
+  const stamp = uniqueWord();
+  const question = `Why does soap not lather in sea water? ${stamp}`;
+  const asker = await visitor("Asha");
+  await postTo(asker.request, own, post, { content: question, userName: "Asha" });
+  const reader = await visitor("Nadia");
+  const readerComments = await openPost(reader);
+  const asked = readerComments.getByRole("listitem").filter({ hasText: question });
+  await expect(asked).toBeVisible();
+
+  const owner = await ownerPage(visitor, browser);
+  await owner.goto(`${site}/admin/comments`);
+  const card = owner.getByRole("article", { name: /^Comment by Asha/ });
+  await expect(card).toContainText(question);
+  await card.getByRole("button", { name: "Reply", exact: true }).click();
+  const box = card.getByRole("textbox", { name: "Write a reply" });
+  await expect(box).toBeFocused();
+  await expect(box).toHaveValue("");
+  expect(await seriousViolations(owner, "main")).toEqual([]);
+
+  await box.fill(`Salt ions crowd out the **soap**. ${stamp}`);
+  await card.getByRole("button", { name: "Post reply" }).click();
+  await expect(owner.getByText("Reply posted")).toBeVisible();
+  await expect(card.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
+  // The console lists the answer with what it answers.
+  const answer = owner
+    .getByRole("article", { name: /^Comment by / })
+    .filter({ hasText: `Salt ions crowd out the **soap**. ${stamp}` });
+  await expect(answer).toContainText("In reply to Asha");
+
+  // On the reader's open page, under the question, with Author, without a reload.
+  const replies = asked.getByRole("list", { name: "Replies to Asha" });
+  await expect(replies).toContainText("Salt ions crowd out the soap.", { timeout: 15_000 });
+  await expect(replies.getByText("Author", { exact: true })).toBeVisible();
+  await expect(replies.locator("strong")).toHaveText("soap");
+
+  // A later reader on the item page.
+  const later = await visitor("Ravi");
+  const laterComments = await openPost(later);
+  const thread = laterComments
+    .getByRole("list", { name: "Replies to Asha" })
+    .filter({ hasText: stamp });
+  await expect(thread).toContainText("Salt ions crowd out the soap.");
+  await expect(thread.getByText("Author", { exact: true })).toBeVisible();
+
+  expect(ownerCli(own, "audit")).toMatch(/\tcomment reply\t\d+, answering \d+\n/);
 });

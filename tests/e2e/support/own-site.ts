@@ -2,7 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type APIRequestContext, expect, type Page } from "@playwright/test";
+import {
+  type APIRequestContext,
+  type Browser,
+  type BrowserContextOptions,
+  expect,
+  type Page,
+} from "@playwright/test";
 import { freePort } from "../../support/postgres.ts";
 import {
   generousLimits,
@@ -10,6 +16,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from "../../support/server-process.ts";
+import type { OpenVisitor } from "./fixtures.ts";
 import { siteEnv } from "./site.ts";
 
 /**
@@ -88,6 +95,54 @@ export async function signInWith(page: Page, link: string) {
   await page.goto(link);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
+}
+
+type StorageState = Exclude<BrowserContextOptions["storageState"], string | undefined>;
+
+/** Each site's signed-in owner, by the site: one sign-in per site and worker. */
+const ownerStates = new WeakMap<OwnSite, Promise<StorageState>>();
+
+/**
+ * The owner's signed-in browser state on `site`, for a test that needs only
+ * to be signed in: the command line's link is opened and Sign in pressed once
+ * per site, in a browser of its own, and every later test starts from its
+ * session cookie (docs/decisions/028-how-the-suite-stays-fast.md). A test
+ * about signing in, or one that signs out, signs in for itself (`signInWith`).
+ */
+export function ownerState(browser: Browser, site: OwnSite): Promise<StorageState> {
+  let state = ownerStates.get(site);
+  if (!state) {
+    state = (async () => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await signInWith(page, ownerCli(site, "login").trim());
+        return await context.storageState();
+      } finally {
+        await context.close();
+      }
+    })();
+    // A failed sign-in is tried again by the next test, not handed on to it.
+    state.catch(() => ownerStates.delete(site));
+    ownerStates.set(site, state);
+  }
+  return state;
+}
+
+/**
+ * A browser of its own (the `visitor` fixture, with `options`), signed in as
+ * the owner of `site` (`ownerState`), at `path`.
+ */
+export async function ownerPage(
+  visitor: OpenVisitor,
+  browser: Browser,
+  site: OwnSite,
+  path = "/admin",
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  const page = await visitor({ ...options, storageState: await ownerState(browser, site) });
+  await page.goto(`${site.siteUrl}${path}`);
+  return page;
 }
 
 /** Posts one comment through the API, as a page of `site` does; returns it. */
