@@ -4,7 +4,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureSpamModel } from "../../scripts/spam-model.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
-import { createDatabase, startPostgres } from "../support/postgres.ts";
+import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,15 +30,24 @@ export default async function setup(project: TestProject) {
   // cluster's folder inside (tests/support/postgres.ts), not list it.
   chmodSync(scratch, 0o711);
   // Read by os.tmpdir() here and in the test workers, which start after this.
+  const tmpdir = process.env.TMPDIR;
   process.env.TMPDIR = scratch;
   // No autovacuum: the databases live for one file's tests, and its wake-ups
   // across dozens of them cost CPU the browser tests beside need.
   const server = await startPostgres({ settings: { autovacuum: "off" } });
   project.provide("postgresUrl", server.url);
-  project.provide("postgresTemplate", await migratedTemplate(server.url));
+  const template = await migratedTemplate(server.url);
+  project.provide("postgresTemplate", new URL(template).pathname.slice(1));
   return async () => {
-    await server.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    try {
+      // On a server of TEST_DATABASE_URL's, which outlives the run.
+      await dropDatabase(template);
+    } finally {
+      await server.stop();
+      rmSync(scratch, { recursive: true, force: true });
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    }
   };
 }
 
@@ -56,5 +65,5 @@ async function migratedTemplate(serverUrl: string): Promise<string> {
   } finally {
     await store.close();
   }
-  return new URL(url).pathname.slice(1);
+  return url;
 }
