@@ -158,6 +158,19 @@ export function createOutboxRepository(
 
   const { claimPage, processPages } = createSqlitePages({ db, nowIso, record, safely });
 
+  /** Whether a row of `kinds` is due: one read on the `outbox_due` index, no claim. */
+  async function anyDue(kinds: readonly OutboxKind[]): Promise<boolean> {
+    const row = await db
+      .selectFrom("outbox")
+      .select("id")
+      .where("status", "=", "queued")
+      .where("next_attempt_at", "<=", nowIso())
+      .where("kind", "in", kinds)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /**
    * Claims a row of `kinds` on its own, delivers it and records the outcome;
    * false when none is due.
@@ -229,6 +242,10 @@ export function createOutboxRepository(
         going,
       }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
     ): Promise<number> {
+      // Every instance looks every poll interval, mostly finding nothing: a
+      // look is this one read, not a claim's transaction per lane and per
+      // group of kinds (on PostgreSQL, five transactions by default).
+      if (kinds.length === 0 || !(await anyDue(kinds))) return 0;
       let handled = 0;
       const batched = kinds.filter((kind) => batchedKinds.has(kind));
       const single = kinds.filter((kind) => !batchedKinds.has(kind));

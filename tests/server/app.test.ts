@@ -15,7 +15,8 @@ import {
 describe.each(backends)("the app on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(backend);
+    // An empty database: this app applies every migration itself.
+    t = await startTestApp(backend, { emptyDatabase: true });
   });
   afterAll(() => t?.close());
 

@@ -1,18 +1,69 @@
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureSpamModel } from "../../scripts/spam-model.ts";
-import { startPostgres } from "../support/postgres.ts";
+import { migrateToLatest, openStore } from "../../server/db/store.ts";
+import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     postgresUrl: string;
+    /** A database with every migration applied, that test apps start from a copy of. */
+    postgresTemplate: string;
   }
 }
 
-/** One PostgreSQL server for the whole run; every test file makes its own database on it. */
+/**
+ * One PostgreSQL server for the whole run; every test file makes its own
+ * databases on it. What the run writes goes to a folder in memory where there
+ * is one: SQLite's commits then cost no disk flush (the durability tests
+ * check the settings, not the disk), and the folder goes with the run.
+ */
 export default async function setup(project: TestProject) {
   // The spam classifier's model, as the build writes it, when its corpus changed.
   ensureSpamModel();
-  const server = await startPostgres();
+  const scratch = mkdtempSync(
+    path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "ewe-server-tests-"),
+  );
+  // mkdtemp makes it 0700: the `postgres` user must pass through to its
+  // cluster's folder inside (tests/support/postgres.ts), not list it.
+  chmodSync(scratch, 0o711);
+  // Read by os.tmpdir() here and in the test workers, which start after this.
+  const tmpdir = process.env.TMPDIR;
+  process.env.TMPDIR = scratch;
+  // No autovacuum: the databases live for one file's tests, and its wake-ups
+  // across dozens of them cost CPU the browser tests beside need.
+  const server = await startPostgres({ settings: { autovacuum: "off" } });
   project.provide("postgresUrl", server.url);
-  return () => server.stop();
+  const template = await migratedTemplate(server.url);
+  project.provide("postgresTemplate", new URL(template).pathname.slice(1));
+  return async () => {
+    try {
+      // On a server of TEST_DATABASE_URL's, which outlives the run.
+      await dropDatabase(template);
+    } finally {
+      await server.stop();
+      rmSync(scratch, { recursive: true, force: true });
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    }
+  };
+}
+
+/**
+ * Migrates one database, which each test app's new database copies
+ * (`create database … template`) instead of migrating its own: the
+ * migrations run on an empty PostgreSQL database here, in `app.test.ts` and
+ * in every test that starts a server process.
+ */
+async function migratedTemplate(serverUrl: string): Promise<string> {
+  const url = await createDatabase(serverUrl, "ewe_template");
+  const store = await openStore({ kind: "postgres", connectionString: url });
+  try {
+    await migrateToLatest(store);
+  } finally {
+    await store.close();
+  }
+  return url;
 }

@@ -83,7 +83,14 @@ async function runAsOwner(command: string, args: string[]): Promise<void> {
   }
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export type PostgresOptions = {
+  /** More server settings (`-c name=value`), for a cluster that only one kind of run uses. */
+  settings?: Record<string, string>;
+};
+
+export async function startPostgres({
+  settings = {},
+}: PostgresOptions = {}): Promise<PostgresServer> {
   const existing = process.env.TEST_DATABASE_URL;
   if (existing) {
     const unsupported = async () => {
@@ -110,6 +117,9 @@ export async function startPostgres(): Promise<PostgresServer> {
 
   const port = await freePort();
   const pgCtl = path.join(bin, "pg_ctl");
+  const more = Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join("");
   const start = () =>
     runAsOwner(pgCtl, [
       "-D",
@@ -119,7 +129,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       "-w",
       "-o",
       // Durability is pointless for a throwaway cluster; speed is not.
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${more}`,
       "start",
     ]);
   // "fast" disconnects everyone like a restart does, but keeps the commits
@@ -156,13 +166,20 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
 }
 
-/** A new, empty database on the server, so concurrent test files never share tables. */
-export async function createDatabase(serverUrl: string, prefix = "ewe_test"): Promise<string> {
+/**
+ * A new database on the server, so concurrent test files never share tables:
+ * empty, or a copy of `template` (a database nobody is connected to).
+ */
+export async function createDatabase(
+  serverUrl: string,
+  prefix = "ewe_test",
+  template?: string,
+): Promise<string> {
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`create database ${name}`);
+    await client.query(`create database ${name}${template ? ` template ${template}` : ""}`);
   } finally {
     await client.end();
   }

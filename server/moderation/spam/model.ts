@@ -89,14 +89,18 @@ export function scoreCounts(text: string): boolean {
 export type SpamModel = ReturnType<typeof createSpamModel>;
 
 export function createSpamModel(file: ModelFile) {
-  // Copied: learning changes the counts, never the file they came from.
-  const counts = new Map<string, [number, number]>();
-  for (const [feature, [spam, ham]] of Object.entries(file.features))
-    counts.set(feature, [spam, ham]);
+  // Learning changes the counts, never the file they came from: a feature's
+  // counts are copied here when it is first learned. Copying all of them up
+  // front cost a tenth of a second at every load, which the filter repeats
+  // when an owner's decision is taken back (server/moderation/spam/filter.ts).
+  const learned = new Map<string, [number, number]>();
+  const countOf = (feature: string): [number, number] | undefined =>
+    learned.get(feature) ??
+    (Object.hasOwn(file.features, feature) ? file.features[feature] : undefined);
   const docs: [number, number] = [...file.docs];
 
   function evidence(feature: string): number | null {
-    const count = counts.get(feature);
+    const count = countOf(feature);
     if (!count || count[0] + count[1] <= 0) return null;
     const spam = (count[0] + alpha) / (docs[0] + 2 * alpha);
     const ham = (count[1] + alpha) / (docs[1] + 2 * alpha);
@@ -147,10 +151,11 @@ export function createSpamModel(file: ModelFile) {
     learnFeatures(features: readonly string[], label: Label, weight = 1) {
       const index = label === "spam" ? 0 : 1;
       for (const feature of features) {
-        let count = counts.get(feature);
+        let count = learned.get(feature);
         if (!count) {
-          count = [0, 0];
-          counts.set(feature, count);
+          const [spam, ham] = countOf(feature) ?? [0, 0];
+          count = [spam, ham];
+          learned.set(feature, count);
         }
         count[index] += weight;
       }
@@ -158,11 +163,15 @@ export function createSpamModel(file: ModelFile) {
 
     /** The features this comment has that the model has never seen in ordinary comments. */
     unseenInHam(features: readonly string[]): string[] {
-      return features.filter((feature) => (counts.get(feature)?.[1] ?? 0) <= 0);
+      return features.filter((feature) => (countOf(feature)?.[1] ?? 0) <= 0);
     },
 
     toFile(): ModelFile {
-      return { ...file, docs: [...docs], features: Object.fromEntries(counts) };
+      return {
+        ...file,
+        docs: [...docs],
+        features: { ...file.features, ...Object.fromEntries(learned) },
+      };
     },
   };
 }

@@ -27,19 +27,24 @@ export type Backend = (typeof backends)[number];
 export const siteUrl = "http://ewe.test";
 export const siteOrigin = { origin: siteUrl };
 
-/** The real ids, plus spare ones so each test can start from an untouched item. */
+/**
+ * The real ids, plus spare ones so each test can start from an untouched item:
+ * enough for every file a worker runs, since the files share this module
+ * (vitest.server.config.ts, `isolate: false`).
+ */
+const spareItems = 2000;
 export const testCatalog: Catalog = {
   mythology: new Set([
     "sita-faith",
     "rama-duty",
     "garuda",
-    ...Array.from({ length: 200 }, (_, i) => `story-${i}`),
+    ...Array.from({ length: spareItems }, (_, i) => `story-${i}`),
   ]),
   science: new Set([
     "wifi",
     "ironing",
     "soap",
-    ...Array.from({ length: 200 }, (_, i) => `post-${i}`),
+    ...Array.from({ length: spareItems }, (_, i) => `post-${i}`),
   ]),
 };
 
@@ -47,6 +52,7 @@ let spare = 0;
 /** An item no other test in this file touches. */
 export function freshItem(kind: "mythology" | "science"): string {
   spare += 1;
+  if (spare >= spareItems) throw new Error(`more than ${spareItems} fresh items in one worker`);
   return kind === "mythology" ? `story-${spare}` : `post-${spare}`;
 }
 
@@ -55,6 +61,11 @@ export type TestAppOptions = {
   heartbeatMs?: number;
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
+  /**
+   * On PostgreSQL, a new database starts as a copy of one the global setup
+   * migrated; `emptyDatabase` gives an empty one, which the app migrates.
+   */
+  emptyDatabase?: boolean;
   dataDir?: string;
   /** Extra files of the built site, by path under its root (e.g. "science/index.html"). */
   clientFiles?: Record<string, string | Buffer>;
@@ -80,8 +91,9 @@ export type TestApp = {
 };
 
 /**
- * A built app on a fresh SQLite file or a fresh PostgreSQL database. Databases
- * this creates are dropped by `close`; shared ones (`databaseUrl`) are not.
+ * A built app on a fresh SQLite file or a fresh PostgreSQL database (migrated
+ * already, unless `emptyDatabase`). Databases this creates are dropped by
+ * `close`; shared ones (`databaseUrl`) are not.
  */
 export async function startTestApp(
   backend: Backend,
@@ -94,7 +106,12 @@ export async function startTestApp(
   const ownsDatabase = backend === "postgres" && !options.databaseUrl;
   const databaseUrl =
     backend === "postgres"
-      ? (options.databaseUrl ?? (await createDatabase(inject("postgresUrl"))))
+      ? (options.databaseUrl ??
+        (await createDatabase(
+          inject("postgresUrl"),
+          "ewe_test",
+          options.emptyDatabase ? undefined : inject("postgresTemplate"),
+        )))
       : undefined;
 
   const config = loadConfig({
