@@ -101,8 +101,7 @@ export function readText(text: string): ReadText {
     if (token === "") continue;
     // A word that mixes Latin with Cyrillic or Greek letters is a disguise:
     // the look-alikes become Latin ("cаsino"); words of one script stay as they are.
-    const mixed =
-      latin.test(token) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(token) ? true : false;
+    const mixed = latin.test(token) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(token);
     if (mixed) signals.add("mixed-script");
     let word = mixed || smallCaps.test(token) ? foldLookAlikes(token) : token.toLowerCase();
     word = word.replace(/[\u0300-\u036f]/g, "");
