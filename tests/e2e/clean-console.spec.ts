@@ -246,7 +246,7 @@ test.describe("no console error and no CSP violation", () => {
   }
 
   for (const [segment, paths] of otherPages) {
-    test(paths.length === 1 ? `/${segment}` : `the pages under /${segment}`, async ({ page }) => {
+    test(paths.length > 1 ? `the pages under /${segment}` : paths.join(""), async ({ page }) => {
       const trouble = await watch(page);
       for (const path of paths) {
         await read(page, path);
