@@ -2,40 +2,12 @@ import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 
-const pages = [
-  "/",
-  "/about",
-  "/technical",
-  "/non-technical",
-  "/mythology",
-  "/mechfusion-ai",
-  "/science",
-  "/services",
-  "/privacy",
-  "/terms",
-];
-
-for (const path of pages) {
-  test(
-    `${path} has no serious or critical axe violations`,
-    { tag: "@narrow" },
-    async ({ page }, testInfo) => {
-      await page.goto(path);
-      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      // The HTML as served, then the page once its islands have taken over.
-      // Polled: the home page's quote fades out and in every 10 s, and text
-      // half-way through that fade has, for half a second, too little contrast.
-      // A lasting violation still fails. The served HTML is the same at every
-      // width, and what the narrow layout shows differently it shows hydrated
-      // too: the narrow project checks the hydrated page only.
-      if (testInfo.project.name !== "narrow") {
-        await expect.poll(() => seriousViolations(page), { timeout: 30_000 }).toEqual([]);
-      }
-      await islandsHydrated(page);
-      await expect.poll(() => seriousViolations(page), { timeout: 30_000 }).toEqual([]);
-    },
-  );
-}
+/*
+ * Pages in states a reader puts them in: the open mobile menu, an item opened
+ * on its list page. Each top-level page as served and once its islands are
+ * live is checked whole in clean-console.spec.ts, in the visit that also
+ * watches its console.
+ */
 
 test("the open mobile menu has no serious or critical axe violations", { tag: "@narrow" }, async ({
   page,

@@ -1,12 +1,13 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type BrowserContext, request as http, type Page } from "@playwright/test";
+import { type BrowserContext, request as http, type Page, type TestInfo } from "@playwright/test";
 import { sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
+import { seriousViolations } from "./support/axe.ts";
 import { builtPages, pageSources } from "./support/built-pages.ts";
 import { expect, test } from "./support/fixtures.ts";
-import { wakeWaitingIslands } from "./support/islands.ts";
+import { hydrateUnderFakeClock, islandsHydrated, wakeWaitingIslands } from "./support/islands.ts";
 import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
 import { siteEnv } from "./support/site.ts";
 
@@ -20,6 +21,14 @@ import { siteEnv } from "./support/site.ts";
  * worker, frame or style on the console; the page's own
  * `securitypolicyviolation` events are collected too, so a violation counts
  * even when a browser keeps it off the console.
+ *
+ * The same visit checks each of the site's top-level pages with axe, whole:
+ * no serious or critical violation as served, nor once every island is live.
+ * Those tests are tagged @narrow, since the narrow layout is another page to
+ * axe; the served HTML is the same at every width, so the narrow project
+ * checks the live page only. One visit does both because loading and
+ * hydrating a page is most of what either check costs
+ * (docs/decisions/028-how-the-suite-stays-fast.md).
  */
 
 type Trouble = string[];
@@ -76,6 +85,42 @@ async function readToTheEnd(page: Page) {
 }
 
 /**
+ * No serious or critical axe violation on the whole page. Polled: the home
+ * page's quote fades out and in every 10 s, and text half-way through that
+ * fade has, for half a second, too little contrast. A lasting violation still fails.
+ */
+async function axeClean(page: Page) {
+  await expect.poll(() => seriousViolations(page), { timeout: 30_000 }).toEqual([]);
+}
+
+/**
+ * `read`, with axe on the whole page as served (before the islands that wait
+ * for the reader have hydrated) and again once every island is live, the page
+ * back at its top, as a reader first sees it. The narrow project checks the
+ * live page only, its islands woken (`hydrate`) rather than the page read to
+ * its end: what its console logs is the same at any width.
+ */
+async function readWithAxe(
+  page: Page,
+  path: string,
+  testInfo: TestInfo,
+  hydrate: (page: Page) => Promise<void> = islandsHydrated,
+) {
+  const response = await page.goto(path);
+  expect(response?.status(), path).toBe(200);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  if (testInfo.project.name === "narrow") {
+    await hydrate(page);
+  } else {
+    await axeClean(page);
+    await hydrate(page);
+    await readToTheEnd(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+  }
+  await axeClean(page);
+}
+
+/**
  * The confetti library adds its canvas for a burst and takes it away when the
  * last particle has fallen, which it learns from its worker: a canvas that
  * comes and goes is a burst that was drawn to its end.
@@ -85,6 +130,13 @@ async function burstRunsToTheEnd(page: Page) {
   await expect(page.locator("body > canvas")).toHaveCount(0, { timeout: 20_000 });
 }
 
+/**
+ * The window a burst is watched in. The canvas covers the window, and without
+ * a GPU every frame of it is drawn and composited on the CPU: in a small
+ * window a burst runs its whole course, worker and all, for half the CPU.
+ */
+const burstWindow = { width: 640, height: 360 };
+
 const items = siteItems(loadContent());
 const itemPaths = items.map((item) => item.path);
 const built = builtPages();
@@ -92,9 +144,32 @@ const built = builtPages();
 const consoleScreens = built.filter(
   (page) => (page === "/admin" || page.startsWith("/admin/")) && page !== "/admin/sign-in",
 );
-/** Every other page but the home page and the items' own pages, which have tests of their own below. */
-const pages = built.filter(
-  (page) => page !== "/" && !itemPaths.includes(page) && !consoleScreens.includes(page),
+/** The site's top-level pages but the home page, which has a test of its own: each also checked with axe. */
+const topPages = [
+  "/about",
+  "/technical",
+  "/non-technical",
+  "/mythology",
+  "/mechfusion-ai",
+  "/science",
+  "/services",
+  "/privacy",
+  "/terms",
+];
+/**
+ * Every other page but the items' own pages, which have tests of their own
+ * below, grouped by their first segment (the newsletter's answers, the
+ * services' questions, your data), a group to a test, in one browser.
+ */
+const otherPages = Map.groupBy(
+  built.filter(
+    (page) =>
+      page !== "/" &&
+      !topPages.includes(page) &&
+      !itemPaths.includes(page) &&
+      !consoleScreens.includes(page),
+  ),
+  (page) => page.split("/")[1] ?? "",
 );
 /** An address the site has no page for: the server answers it with the built 404 page. */
 const missing = "/no-such-page";
@@ -102,27 +177,50 @@ const missing = "/no-such-page";
 test.describe("no console error and no CSP violation", () => {
   test("the pages below are every page under app/pages", () => {
     // The missing address stands for 404.astro, the page it is answered with.
-    const visited = ["/", ...pages, ...itemPaths, ...consoleScreens, "/404"];
+    const visited = [
+      "/",
+      ...topPages,
+      ...[...otherPages.values()].flat(),
+      ...itemPaths,
+      ...consoleScreens,
+      "/404",
+    ];
     const unvisited = pageSources()
       .filter(({ paths }) => !visited.some((page) => paths.test(page)))
       .map(({ file }) => file);
     expect(unvisited).toEqual([]);
   });
 
-  test("/: until the confetti has burst and a quote has changed, once each", async ({ page }) => {
-    const trouble = await watch(page);
-    await read(page, "/");
-    const quote = page.getByTestId("quote-card").locator("blockquote");
-    const first = await quote.textContent();
-    // Both run every 10 s once the islands are live.
-    await burstRunsToTheEnd(page);
-    await expect(quote).not.toHaveText(first ?? "", { timeout: 20_000 });
-    expect(trouble).toEqual([]);
-  });
+  test(
+    "/: until the confetti has burst and a quote has changed, once each; no serious or critical axe violations",
+    {
+      tag: "@narrow",
+    },
+    async ({ page }, testInfo) => {
+      const trouble = await watch(page);
+      // Both run every 10 s once the islands are live: Playwright's clock
+      // brings the 10 s on, while the burst, drawn in its worker, takes its own time.
+      await page.clock.install();
+      await readWithAxe(page, "/", testInfo, hydrateUnderFakeClock);
+      // The moving parts are the same at any width: the desktop project runs them.
+      if (testInfo.project.name !== "narrow") {
+        const quote = page.getByTestId("quote-card").locator("blockquote");
+        const first = await quote.textContent();
+        await page.setViewportSize(burstWindow);
+        await page.clock.runFor(10_000);
+        await page.clock.runFor(600);
+        await expect(quote).not.toHaveText(first ?? "");
+        await burstRunsToTheEnd(page);
+      }
+      expect(trouble).toEqual([]);
+    },
+  );
 
   test("Technical: Like and Love burst confetti that is drawn to its end", async ({ page }) => {
     const trouble = await watch(page);
-    await read(page, "/technical");
+    // The page itself is read to its end below, with the top-level pages.
+    await page.setViewportSize(burstWindow);
+    await page.goto("/technical");
     await page.getByRole("tab", { name: "Engines" }).click();
     const article = page.locator("#ice-blog");
     await article.getByRole("button").first().click();
@@ -133,11 +231,27 @@ test.describe("no console error and no CSP violation", () => {
     expect(trouble).toEqual([]);
   });
 
-  for (const path of pages) {
-    test(path, async ({ page }) => {
+  for (const path of topPages) {
+    test(
+      `${path}, and no serious or critical axe violations as served or live`,
+      {
+        tag: "@narrow",
+      },
+      async ({ page }, testInfo) => {
+        const trouble = await watch(page);
+        await readWithAxe(page, path, testInfo);
+        expect(trouble).toEqual([]);
+      },
+    );
+  }
+
+  for (const [segment, paths] of otherPages) {
+    test(paths.length > 1 ? `the pages under /${segment}` : paths.join(""), async ({ page }) => {
       const trouble = await watch(page);
-      await read(page, path);
-      expect(trouble).toEqual([]);
+      for (const path of paths) {
+        await read(page, path);
+        expect(trouble, path).toEqual([]);
+      }
     });
   }
 
