@@ -1,7 +1,10 @@
 import { Worker } from "node:worker_threads";
 import type { Mailer, OutgoingMail } from "./outgoing-mail.ts";
+import { smtpTransportOptions } from "./smtp-options.ts";
 
 export type SmtpThreadData = { smtpUrl: string; from: string; connections: number };
+/** What the thread (smtp-thread.js) is started with: nodemailer's options, made here. */
+type SmtpThreadStart = { transport: ReturnType<typeof smtpTransportOptions>; from: string };
 export type SmtpThreadRequest = { id: number; mail: OutgoingMail; close?: false } | { close: true };
 export type SmtpThreadReply =
   | { ready: true }
@@ -12,20 +15,27 @@ export type SmtpThreadReply =
 
 /**
  * The thread's heap limits, in MB. Its live data is the transport and the
- * messages in flight; what writing a message as MIME leaves behind (about a
- * quarter of a megabyte a mail) is collected within them, where in the
- * server's own heap it let the process grow by a hundred megabytes while an
- * edition went out (docs/decisions/036-sending-in-flat-memory.md).
+ * messages in flight (about 12 MB in use while an edition goes out); what
+ * writing a message as MIME leaves behind (about a quarter of a megabyte a
+ * mail) is collected within them, where in the server's own heap it let the
+ * process grow by a hundred megabytes while an edition went out
+ * (docs/decisions/036-sending-in-flat-memory.md). A larger heap is not used
+ * better: V8 grows a heap towards its limit, and the thread held 30 MB with
+ * 48 and 8.
  */
-const heapLimits = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
+const heapLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
 
 /**
- * SMTP from a worker thread (server/outbox/smtp-thread.ts), started with the
+ * SMTP from a worker thread (server/outbox/smtp-thread.js), started with the
  * first message. A thread that dies (out of its heap, a bug) fails the
  * messages it held as temporary failures, which the outbox retries, and the
  * next message starts a new one.
  */
-export function createSmtpThreadMailer(data: SmtpThreadData): Mailer {
+export function createSmtpThreadMailer({ smtpUrl, from, connections }: SmtpThreadData): Mailer {
+  const start: SmtpThreadStart = {
+    transport: smtpTransportOptions(smtpUrl, connections),
+    from,
+  };
   let thread: Worker | null = null;
   let whenReady: Promise<void> = Promise.resolve();
   let nextId = 0;
@@ -41,8 +51,8 @@ export function createSmtpThreadMailer(data: SmtpThreadData): Mailer {
 
   function started(): Worker {
     if (thread) return thread;
-    const worker = new Worker(new URL("./smtp-thread.ts", import.meta.url), {
-      workerData: data,
+    const worker = new Worker(new URL("./smtp-thread.js", import.meta.url), {
+      workerData: start,
       resourceLimits: heapLimits,
     });
     let signalReady = () => {};
