@@ -32,7 +32,7 @@ export default defineConfig({
     env: {
       // Node's compile cache (docs/decisions/038-start-and-idle.md) for what the
       // workers load natively: the packages, and each SMTP thread a test app
-      // starts (server/outbox/smtp-thread.ts), which otherwise compiles
+      // starts (server/outbox/smtp-thread.js), which otherwise compiles
       // nodemailer anew. The folder is the one the server processes use.
       NODE_COMPILE_CACHE:
         process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), "node-compile-cache"),

@@ -45,7 +45,7 @@ export function startArguments(): string[] {
 /** Each output file's name (without `.js`) and the source it starts from. */
 const entries: Record<string, string> = {
   main: "server/main.ts",
-  "smtp-thread": "server/outbox/smtp-thread.ts",
+  "smtp-thread": "server/outbox/smtp-thread.js",
 };
 
 /** The record of a build, beside it: what it was built from, and what it wrote. */
@@ -90,7 +90,7 @@ const toPosix = (file: string) => file.split(path.sep).join("/");
  * Every output file, chunks too, sits in `outdir` itself, wherever its source was, so a
  * source's `import.meta.dirname` (its data files, the project's folder) is
  * rewritten to its own folder seen from there; and `new URL("./x.ts",
- * import.meta.url)`, a Worker's file, to the entry built from x.ts. Any other
+ * import.meta.url)` (or `x.js`), a Worker's file, to the entry built from that file. Any other
  * use of `import.meta.url` or `import.meta.filename` in our sources fails the
  * build rather than pointing somewhere else at run time.
  */
@@ -107,7 +107,7 @@ function sourcePaths(outdir: string): Plugin {
         const here = path.dirname(args.path);
         const source = (await readFile(args.path, "utf8"))
           .replace(
-            /new URL\(\s*"(\.\.?\/[^"]+\.ts)",\s*import\.meta\.url\s*\)/g,
+            /new URL\(\s*"(\.\.?\/[^"]+\.[jt]s)",\s*import\.meta\.url\s*\)/g,
             (whole, relative: string) => {
               const name = entryNames.get(path.resolve(here, relative));
               if (name) return `new URL("./${name}.js", import.meta.url)`;
