@@ -62,19 +62,9 @@ export function writeSpamModel(file = defaultSpamModelFile): { features: number;
 }
 
 if (import.meta.main) {
-  // `--if-stale` (npm test): only when the model is missing or older than its inputs.
-  const ifStale = process.argv.includes("--if-stale");
-  const named = process.argv.slice(2).find((arg) => !arg.startsWith("--"));
-  const file = named ? path.resolve(named) : defaultSpamModelFile;
-  const shown = path.relative(process.cwd(), file);
-  if (ifStale) {
-    console.info(
-      ensureSpamModel(file) ? `Trained the spam model: ${shown}` : `${shown} is current.`,
-    );
-  } else {
-    const { features, bytes } = writeSpamModel(file);
-    console.info(
-      `Wrote the spam model to ${shown}: ${features} features, ${Math.round(bytes / 1024)} KB`,
-    );
-  }
+  const file = process.argv[2] ? path.resolve(process.argv[2]) : defaultSpamModelFile;
+  const { features, bytes } = writeSpamModel(file);
+  console.info(
+    `Wrote the spam model to ${path.relative(process.cwd(), file)}: ${features} features, ${Math.round(bytes / 1024)} KB`,
+  );
 }

@@ -50,19 +50,6 @@ finish_job() {
 
 bash scripts/ensure-system-deps.sh
 
-# The spam model (a few seconds), which the server tests read, before anything
-# else: the build below then finds it current.
-phase "the spam model"
-node scripts/spam-model.ts --if-stale
-
-# The server tests use a PostgreSQL and server processes of their own, on ports
-# the system picks, and temporary directories: nothing the other jobs use.
-# They mostly wait (on processes, databases and timeouts), so they start at
-# once, in the CPU the checks below leave idle, and run on beside the browser
-# tests (docs/decisions/028-how-the-suite-stays-fast.md).
-phase "server tests, beside everything below"
-start_job server vitest run --project server
-
 # The site with the browser tests' settings: CPU-bound, so it overlaps the
 # checks below, which mostly wait. The browser tests' servers then find it built.
 phase "building the site for the browser tests, beside lint, types and unit tests"
@@ -77,6 +64,13 @@ npm run --silent typecheck:astro
 
 phase "component and unit tests"
 vitest run --project components --project node
+
+# The server tests use a PostgreSQL and server processes of their own, on ports
+# the system picks, and temporary directories: nothing the browser tests use.
+# They mostly wait (on processes, databases and timeouts), so they run beside
+# the browser tests.
+phase "server tests, beside the browser tests"
+start_job server vitest run --project server
 
 finish_job build
 # The built pages' HTML (html-validate, docs/decisions/034-valid-html.md) and
