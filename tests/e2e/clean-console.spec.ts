@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, request as http, type Page, type TestInfo } from "@playwright/test";
+import { legalRoutes, mainRoutes } from "../../app/navigation.ts";
 import { sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { seriousViolations } from "./support/axe.ts";
@@ -144,17 +145,14 @@ const built = builtPages();
 const consoleScreens = built.filter(
   (page) => (page === "/admin" || page.startsWith("/admin/")) && page !== "/admin/sign-in",
 );
-/** The site's top-level pages but the home page, which has a test of its own: each also checked with axe. */
-const topPages = [
-  "/about",
-  "/technical",
-  "/non-technical",
-  "/mythology",
-  "/mechfusion-ai",
-  "/science",
-  "/services",
-  "/privacy",
-  "/terms",
+/**
+ * The site's top-level pages but the home page, which has a test of its own,
+ * and the legal pages but "Your data" (grouped with the other pages below):
+ * each also checked with axe.
+ */
+const topPages: string[] = [
+  ...mainRoutes.map((route) => route.path).filter((route) => route !== "/"),
+  ...legalRoutes.map((route) => route.path).filter((route) => route !== "/your-data"),
 ];
 /**
  * Every other page but the items' own pages, which have tests of their own
