@@ -1,11 +1,10 @@
-import { type ChildProcess, fork, spawn } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { DatabaseSync } from "node:sqlite";
 import nodemailer from "nodemailer";
-import { startArguments } from "../scripts/build-server.ts";
 import { runAdmin } from "../server/cli/run-admin.ts";
 import { renderEdition } from "../server/newsletter/editions.ts";
 import { editionMail } from "../server/newsletter/messages.ts";
@@ -13,6 +12,7 @@ import { smtpTransportOptions } from "../server/outbox/smtp-options.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { rssMb } from "./process-stats.ts";
+import { startServerUnderTest } from "./server-under-test.ts";
 import { atLeast, atMost, type Verdict } from "./verdict.ts";
 
 /*
@@ -83,22 +83,6 @@ if (process.argv[2] === "floor") {
 }
 
 /** Resolves once the server answers its health check; rejects if it exits first. */
-async function listening(child: ChildProcess, origin: string): Promise<void> {
-  let exited: number | null | undefined;
-  child.once("exit", (code) => {
-    exited = code;
-  });
-  for (;;) {
-    if (exited !== undefined) throw new Error(`the newsletter server exited (${exited})`);
-    const healthy = await fetch(`${origin}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (healthy) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export type NewsletterBenchOptions = {
   subscribers: number;
   /** The built site the server serves. */
@@ -129,27 +113,18 @@ export async function benchNewsletter({
     );
     const floorMails = sink.accepted;
 
-    const { DATABASE_URL: _sqliteOnly, ...env } = process.env;
-    server = spawn(process.execPath, startArguments(), {
-      env: {
-        ...env,
-        CLIENT_ROOT: clientRoot,
-        HOST: "127.0.0.1",
-        NODE_ENV: "production",
-        SITE_URL: siteUrl,
-        PORT: String(port),
-        CONTACT_EMAIL: "bench@example.com",
-        SITE_OWNER_NAME: "Bench Owner",
-        SMTP_URL: sink.url,
-        MAIL_FROM: "bench@example.com",
-        MAIL_RATE_PER_MINUTE: "0",
-        MAIL_CONNECTIONS: String(mailConnections),
-        DATA_DIR: dataDir,
-        COOKIE_SECRET: randomBytes(32).toString("hex"),
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    await listening(server, siteUrl);
+    // As `npm start` runs it (bench/server-under-test.ts), with the connections
+    // the floor uses; its JSON log beside its database.
+    server = (
+      await startServerUnderTest({
+        port,
+        clientRoot,
+        dataDir,
+        smtpUrl: sink.url,
+        logFile: path.join(scratch, "newsletter-server.log"),
+        env: { MAIL_CONNECTIONS: String(mailConnections) },
+      })
+    ).child;
     const pid = server.pid ?? 0;
 
     // Confirmed subscribers written straight into the table the server made.
