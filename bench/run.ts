@@ -53,7 +53,10 @@ import { wrk } from "./wrk.ts";
  * run on a shared machine. Every target is a row held to its bound
  * (bench/verdict.ts), and the run ends with one table of them all. With
  * --record, the run's lines and that table are appended to docs/benchmarks.md
- * (bench/record.ts).
+ * (bench/record.ts). Other arguments run something else than `npm start`'s
+ * command with the same settings, for a comparison, as `npm run bench:start`
+ * takes them (`npm run bench -- server/main.ts`, the TypeScript sources;
+ * `npm run bench -- build/server/main.js`, the bundle without npm start's flags).
  * wrk comes from Debian (`apt-get install wrk`); the bench installs it when it
  * runs as root and it is missing.
  */
@@ -128,6 +131,11 @@ function listening(child: ChildProcess): Promise<string> {
   });
 }
 
+const given = process.argv.slice(2).filter((arg) => arg !== "--record");
+const serverArgs = given.length
+  ? given.map((arg) => (arg.startsWith("-") ? arg : path.resolve(projectRoot, arg)))
+  : undefined;
+
 // Writes must carry SITE_URL's origin, so the server's port is chosen first.
 const serverPort = await freePort();
 
@@ -148,6 +156,7 @@ async function startServer(): Promise<{ url: string; startMs: number; startCpuMs
       // Every simulated reader comes from 127.0.0.1.
       EVENT_STREAMS_PER_IP: String(streamCount + 100),
     },
+    ...(serverArgs ? { args: serverArgs } : {}),
   });
   server = started.child;
   return { url: started.url, startMs: started.startMs, startCpuMs: started.startCpuMs };
@@ -303,7 +312,7 @@ try {
   baseUrl = url;
   // Its CPU time by then, which a shared machine's load disturbs less than the wall time.
   report(
-    "server start to listening (as npm start runs it)",
+    `server start to listening (${serverArgs ? given.join(" ") : "as npm start runs it"})`,
     `${Math.round(startMs)} ms   CPU ${Math.round(startCpuMs)} ms`,
   );
   verdicts.push(atMost("start to listening", Math.round(startMs), targets.startMs, " ms"));
