@@ -11,7 +11,7 @@ import { editionMail } from "../server/newsletter/messages.ts";
 import { smtpTransportOptions } from "../server/outbox/smtp-options.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
-import { rssMb } from "./process-stats.ts";
+import { rssMb, settledRssMb } from "./process-stats.ts";
 import { startServerUnderTest } from "./server-under-test.ts";
 import { atLeast, atMost, type Verdict } from "./verdict.ts";
 
@@ -145,12 +145,8 @@ export async function benchNewsletter({
     const editionFile = path.join(editionDir, "bench-edition.md");
     writeFileSync(editionFile, `---\nsubject: Bench edition\n---\n${editionMarkdown}`);
 
-    // Idle: the lowest of a second's samples, once the start-up's garbage had time to go.
-    let idle = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < 10; i += 1) {
-      idle = Math.min(idle, rssMb(pid));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Idle: once the server has settled after its start, as the reads' bench measures it.
+    const idle = await settledRssMb(pid);
     let peak = idle;
     const sampler = setInterval(() => {
       peak = Math.max(peak, rssMb(pid));

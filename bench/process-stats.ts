@@ -12,3 +12,21 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
+
+/**
+ * A process's resident memory once it has settled: sampled every 250 ms
+ * until it has stayed within 1 MB for 5 s (a quiet server gives back what
+ * its last busy spell grew 2 to 4 s after it, server/lib/idle-compaction.ts),
+ * or after 30 s at most.
+ */
+export async function settledRssMb(pid: number): Promise<number> {
+  const samples: number[] = [];
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    samples.push(rssMb(pid));
+    const recent = samples.slice(-20);
+    const steady = recent.length === 20 && Math.max(...recent) - Math.min(...recent) <= 1;
+    if (steady || Date.now() > deadline) return recent.at(-1) ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -5,7 +5,7 @@ import path from "node:path";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
-import { rssMb } from "./process-stats.ts";
+import { rssMb, settledRssMb } from "./process-stats.ts";
 import { seed, startServerUnderTest } from "./server-under-test.ts";
 
 /*
@@ -15,8 +15,8 @@ import { seed, startServerUnderTest } from "./server-under-test.ts";
  * with it filled (every start after), and their medians: the time from the
  * spawn to the first accepted connection, the server's CPU time by then
  * (less noisy on a shared machine than the wall time), and its RSS once
- * seeded as the bench seeds it, and 3 s later. Each start has a database of
- * its own. By default it runs what `npm start` runs; arguments run something
+ * seeded as the bench seeds it, and once it has settled (`settledRssMb`).
+ * Each start has a database of its own. By default it runs what `npm start` runs; arguments run something
  * else with the same settings, for a comparison (`npm run bench:start --
  * server/main.ts`, the TypeScript sources).
  */
@@ -51,12 +51,11 @@ async function once(name: string, compileCache: string): Promise<Sample> {
     await seed(server.url);
     const pid = server.child.pid ?? 0;
     const rss = rssMb(pid);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
     return {
       startMs: server.startMs,
       cpuMs: server.startCpuMs,
       rssMb: rss,
-      settledRssMb: rssMb(pid),
+      settledRssMb: await settledRssMb(pid),
     };
   } finally {
     server.child.kill("SIGTERM");

@@ -8,13 +8,19 @@ import type { Config } from "./config.ts";
 // (docs/decisions/038-start-and-idle.md). It applies only to what is imported
 // after it, hence the imports below are dynamic.
 module.enableCompileCache?.();
-const [{ buildApp }, { ConfigError, loadConfig }, { loggerOptions }, { startupLines }] =
-  await Promise.all([
-    import("./app.ts"),
-    import("./config.ts"),
-    import("./logging.ts"),
-    import("./startup-line.ts"),
-  ]);
+const [
+  { buildApp },
+  { ConfigError, loadConfig },
+  { loggerOptions },
+  { startupLines },
+  { compactWhenIdle },
+] = await Promise.all([
+  import("./app.ts"),
+  import("./config.ts"),
+  import("./logging.ts"),
+  import("./startup-line.ts"),
+  import("./lib/idle-compaction.ts"),
+]);
 
 /** A process manager waits about this long after SIGTERM before it kills; finish first. */
 const shutdownDeadlineMs = 10_000;
@@ -75,6 +81,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 try {
   await app.listen({ host: config.HOST, port: config.PORT });
   if (config.LOG_LEVEL !== "silent") console.error(startupLines(config).join("\n"));
+  // Memory the start and busy spells grew is given back when the server goes quiet.
+  compactWhenIdle();
 } catch (error) {
   app.log.fatal({ err: error }, "could not listen");
   await app.close().catch(() => {});

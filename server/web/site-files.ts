@@ -1,15 +1,24 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { strongEtag } from "../lib/representation.ts";
 
 /**
- * The built site as a table in memory, made once at start-up: every file under
- * the client root with its precompressed copies (the build writes `.br` and
- * `.gz` beside each text file), a strong validator per coding, its type and its
+ * The built site as a table in memory, made at start-up: every file under the
+ * client root with its precompressed copies (the build writes `.br` and `.gz`
+ * beside each text file), a strong validator per coding, its type and its
  * caching rule. A request is then one lookup and one write of bytes already in
- * hand, with no file system call (docs/decisions/029-pages-from-memory.md).
- * A rebuild or a deploy is picked up by restarting the server, as before.
+ * hand (docs/decisions/029-pages-from-memory.md). A rebuild or a deploy is
+ * picked up by restarting the server, as before.
+ *
+ * What nearly every visit needs is read at start: the text files (pages,
+ * scripts, styles, feeds) and their brotli copies, which every browser takes.
+ * What few visits need is read on its first request and kept from then on:
+ * binary files (the share images that link previews fetch, pictures), the
+ * gzip copies that only clients without brotli ask for, and each file's
+ * validator, a hash of its bytes. Reading them all at start cost a twentieth
+ * of the start's CPU and about 5 MB held by a server that may never send
+ * them (docs/decisions/039-server-bundle.md).
  *
  * Only regular files are listed: no directory is ever listed, a name that
  * starts with a dot (in any segment) is left out, and a path that is not a key
@@ -22,8 +31,12 @@ export type Coding = "br" | "gzip" | "identity";
 export type Variant = { body: Buffer; headers: Record<string, string>; etag: string };
 
 export type SiteFile = {
-  identity: Variant;
-  /** `undefined`: not made yet; `null`: not worth sending (no smaller than the file). */
+  /** Where the build wrote it. */
+  file: string;
+  /** Its bytes, when read (at start for text, on first request for the rest). */
+  bytes?: Buffer;
+  /** Each coding once made: `undefined`, not yet; `null`, not worth sending (no smaller than the file). */
+  identity?: Variant;
   br?: Variant | null;
   gzip?: Variant | null;
   /** Text worth compressing: negotiated, and answers vary on Accept-Encoding. */
@@ -32,6 +45,8 @@ export type SiteFile = {
   rangeable: boolean;
   /** The type and caching headers every coding shares. */
   base: Record<string, string>;
+  /** The build's brotli copy, read at start; turned into a variant on first use. */
+  builtBr?: Buffer;
 };
 
 const text = "; charset=utf-8";
@@ -108,9 +123,18 @@ function variant(
 export function htmlPages(files: Map<string, SiteFile>, prefix = "/"): Buffer[] {
   const pages = new Set<Buffer>();
   for (const [address, file] of files) {
-    if (address.startsWith(prefix) && address.endsWith(".html")) pages.add(file.identity.body);
+    if (address.startsWith(prefix) && address.endsWith(".html") && file.bytes)
+      pages.add(file.bytes);
   }
   return [...pages];
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -122,39 +146,22 @@ export function loadSiteFiles(root: string): Map<string, SiteFile> {
   for (const relative of walk(root)) {
     if (relative.endsWith(".br") || relative.endsWith(".gz")) continue;
     const full = path.join(root, relative);
-    const body = readFileSync(full);
     const extension = path.extname(relative).toLowerCase();
-    const compressible = compressibleTypes.test(relative) && body.length > compressAbove;
-    const base = {
-      "content-type": types[extension] ?? "application/octet-stream",
-      "cache-control": relative.startsWith("assets/")
-        ? cacheControl.immutable
-        : cacheControl.revalidate,
-    };
-    const hash = strongEtag(body).slice(1, -1);
+    const text = compressibleTypes.test(relative);
+    const bytes = text ? readFileSync(full) : undefined;
     const file: SiteFile = {
-      identity: variant(body, `"${hash}"`, base, "identity", compressible),
-      compressible,
+      file: full,
+      bytes,
+      compressible: text && (bytes?.length ?? 0) > compressAbove,
       rangeable: rangeableTypes.test(relative),
-      base,
+      base: {
+        "content-type": types[extension] ?? "application/octet-stream",
+        "cache-control": relative.startsWith("assets/")
+          ? cacheControl.immutable
+          : cacheControl.revalidate,
+      },
     };
-    if (compressible) {
-      // The build's copies, when it wrote them; otherwise made on first request.
-      for (const [coding, suffix] of [
-        ["br", ".br"],
-        ["gzip", ".gz"],
-      ] as const) {
-        if (existsSync(`${full}${suffix}`)) {
-          file[coding] = variant(
-            readFileSync(`${full}${suffix}`),
-            `"${hash}-${coding}"`,
-            base,
-            coding,
-            true,
-          );
-        }
-      }
-    }
+    if (file.compressible) file.builtBr = readIfThere(`${full}.br`);
     const address = `/${relative}`;
     table.set(address, file);
     if (address === "/index.html") table.set("/", file);
@@ -167,19 +174,39 @@ export function loadSiteFiles(root: string): Map<string, SiteFile> {
   return table;
 }
 
-/** The copy of `file` in `coding`, made once if the build left none; null when not worth it. */
+/**
+ * The file as it is, with its validator, made on first use; null if the build
+ * took it away since the start (it is then not found, as after a restart).
+ */
+export function identityOf(file: SiteFile): Variant | null {
+  if (file.identity) return file.identity;
+  file.bytes ??= readIfThere(file.file);
+  if (!file.bytes) return null;
+  const etag = strongEtag(file.bytes);
+  file.identity = variant(file.bytes, etag, file.base, "identity", file.compressible);
+  return file.identity;
+}
+
+/**
+ * The copy of `file` in `coding`, made once: the build's copy if it wrote one,
+ * else compressed here; null when not worth it.
+ */
 export function codedVariant(file: SiteFile, coding: "br" | "gzip"): Variant | null {
   const known = file[coding];
   if (known !== undefined) return known;
-  const body = file.identity.body;
+  const identity = identityOf(file);
+  if (!identity) return null;
+  const built = coding === "br" ? file.builtBr : readIfThere(`${file.file}.gz`);
   const coded =
-    coding === "br"
-      ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-      : gzipSync(body, { level: 6 });
+    built ??
+    (coding === "br"
+      ? brotliCompressSync(identity.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+      : gzipSync(identity.body, { level: 6 }));
   const made =
-    coded.length < body.length
-      ? variant(coded, `${file.identity.etag.slice(0, -1)}-${coding}"`, file.base, coding, true)
+    coded.length < identity.body.length
+      ? variant(coded, `${identity.etag.slice(0, -1)}-${coding}"`, file.base, coding, true)
       : null;
   file[coding] = made;
+  file.builtBr = undefined;
   return made;
 }

@@ -2,7 +2,13 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { clientHolds, preferredEncoding } from "./etag.ts";
-import { codedVariant, loadSiteFiles, type SiteFile, type Variant } from "./site-files.ts";
+import {
+  codedVariant,
+  identityOf,
+  loadSiteFiles,
+  type SiteFile,
+  type Variant,
+} from "./site-files.ts";
 
 /** The built site's table (server/web/site-files.ts); a start without a built site stops here. */
 export function loadBuiltSite(root: string): Map<string, SiteFile> {
@@ -26,8 +32,9 @@ export async function staticSite(
 
   app.get("/*", (request, reply) => {
     const file = files.get(`/${(request.params as { "*": string })["*"]}`);
-    if (!file) return reply.callNotFound();
-    return sendFile(request, reply, file);
+    const chosen = file && chosenVariant(request, file);
+    if (!file || !chosen) return reply.callNotFound();
+    return sendFile(request, reply, file, chosen);
   });
 
   // Unknown paths get the built 404 page, which sends the reader on to "/"
@@ -36,10 +43,14 @@ export async function staticSite(
     if (request.url.startsWith("/api/") || request.url === "/api") {
       return reply.code(404).send({ error: { code: "not_found", message: "No such endpoint." } });
     }
-    if ((request.method !== "GET" && request.method !== "HEAD") || !notFoundPage) {
+    const page =
+      (request.method === "GET" || request.method === "HEAD") && notFoundPage
+        ? chosenVariant(request, notFoundPage)
+        : null;
+    if (!page) {
       return reply.code(404).send({ error: { code: "not_found", message: "Not found." } });
     }
-    const { body, headers } = chosenVariant(request, notFoundPage);
+    const { body, headers } = page;
     const { etag: _unused, ...rest } = headers;
     return reply
       .code(404)
@@ -48,16 +59,17 @@ export async function staticSite(
   });
 }
 
-function chosenVariant(request: FastifyRequest, file: SiteFile): Variant {
-  if (!file.compressible) return file.identity;
+/** The coding of `file` the reader takes best; null if the file is gone since the start. */
+function chosenVariant(request: FastifyRequest, file: SiteFile): Variant | null {
+  const identity = identityOf(file);
+  if (!identity || !file.compressible) return identity;
   const coding = preferredEncoding(request.headers["accept-encoding"]);
-  return (coding && codedVariant(file, coding)) || file.identity;
+  return (coding && codedVariant(file, coding)) || identity;
 }
 
-function sendFile(request: FastifyRequest, reply: FastifyReply, file: SiteFile) {
+function sendFile(request: FastifyRequest, reply: FastifyReply, file: SiteFile, chosen: Variant) {
   const range = file.rangeable ? request.headers.range : undefined;
-  if (range !== undefined) return sendRange(request, reply, file, range);
-  const chosen = chosenVariant(request, file);
+  if (range !== undefined) return sendRange(request, reply, chosen, range);
   reply.headers(chosen.headers);
   if (clientHolds(request, chosen.etag)) return reply.code(304).send();
   return reply.send(chosen.body);
@@ -68,8 +80,8 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: SiteFile) 
  * `bytes=a-` or `bytes=-n`. Several ranges, or an If-Range the file no longer
  * matches, get the whole file, which the standard allows.
  */
-function sendRange(request: FastifyRequest, reply: FastifyReply, file: SiteFile, range: string) {
-  const { body, etag, headers } = file.identity;
+function sendRange(request: FastifyRequest, reply: FastifyReply, whole: Variant, range: string) {
+  const { body, etag, headers } = whole;
   reply.headers(headers).header("accept-ranges", "bytes");
   const ifRange = request.headers["if-range"];
   const match = /^bytes=(\d*)-(\d*)$/.exec(range.trim());

@@ -1,9 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer, serverBuildDir, startArguments } from "../../scripts/build-server.ts";
+import {
+  asciiOnly,
+  buildServer,
+  serverBuildDir,
+  startArguments,
+} from "../../scripts/build-server.ts";
 import { fakeBuiltSite, fakeSciencePage } from "../support/built-site.ts";
 import { formTokenFor, isAddressedTo } from "../support/newsletter.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
@@ -94,6 +99,27 @@ describe("the server as npm start runs it, bundled", () => {
     for (const onFirstUse of ["nodemailer", "@simplewebauthn/server", "marked", "pg"]) {
       expect(packagesAtStart, onFirstUse).not.toContain(onFirstUse);
     }
+  });
+
+  it("holds its scripts in ASCII, so V8 keeps their source at a byte per character", () => {
+    for (const file of Object.keys(metafile.outputs).filter((name) => name.endsWith(".js"))) {
+      const bytes = readFileSync(path.resolve(projectRoot, file));
+      expect(
+        bytes.some((byte) => byte > 0x7f),
+        file,
+      ).toBe(false);
+    }
+  });
+
+  it("escapes a character outside ASCII to the same character, and refuses what an escape would change", () => {
+    const script =
+      'const money = /^[$₹€£]/u; const dots = "Wait…"; const caps = /[ᴀʙᴄ]/; const face = "😀";' +
+      "return [money.test('₹5'), money.test('5'), dots, caps.test('xʙ'), face, /😀/u.test(face)];";
+    const escaped = asciiOnly(script);
+    expect(/[\u0080-\uffff]/.test(escaped)).toBe(false);
+    expect(new Function(escaped)()).toEqual(new Function(script)());
+    expect(() => asciiOnly("const s = /a\\…/;")).toThrow(/follows a backslash/);
+    expect(() => asciiOnly("// a comment\u2028run();")).toThrow(/line separator/);
   });
 
   it("serves the built pages, filled in with what readers wrote through the API", async () => {

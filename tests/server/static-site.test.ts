@@ -1,4 +1,6 @@
+import { rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import path from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/test-app.ts";
@@ -13,6 +15,12 @@ const styleSheet = `body{font-family:system-ui}${".card{margin:1rem;padding:1rem
 // A PDF only needs to be bytes here: its viewer asks for parts of it.
 const brochure = Buffer.from(Array.from({ length: 4000 }, (_, i) => i % 251));
 
+// Bytes enough to stand for a picture: a PNG's signature and some data.
+const picture = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256)),
+]);
+
 describe("the built site, served from memory", () => {
   let t: TestApp;
   let origin = "";
@@ -26,6 +34,9 @@ describe("the built site, served from memory", () => {
         // An asset with no compressed copies: the server makes them once.
         "assets/app.Ab12Cd34.css": styleSheet,
         "brochure.pdf": brochure,
+        // Pictures, read on their first request: one asked for, one taken away before that.
+        "images/gears.png": picture,
+        "images/retired.png": picture,
         ".env": "SECRET=do-not-serve",
         "images/.hidden.png": "not for readers",
       },
@@ -111,6 +122,23 @@ describe("the built site, served from memory", () => {
       "if-none-match": String(br.headers.etag),
     });
     expect(held.status).toBe(304);
+  });
+
+  it("reads a picture on its first request and keeps it; one the build took away before any request is not found", async () => {
+    const first = await get("/images/gears.png");
+    expect(first.status).toBe(200);
+    expect(first.headers["content-type"]).toBe("image/png");
+    expect(first.body.equals(picture)).toBe(true);
+    // A redeploy under a running server: the server answers from what it holds until restarted.
+    rmSync(path.join(t.clientRoot, "images/gears.png"));
+    rmSync(path.join(t.clientRoot, "images/retired.png"));
+    const again = await get("/images/gears.png");
+    expect(again.status).toBe(200);
+    expect(again.body.equals(picture)).toBe(true);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    const retired = await get("/images/retired.png");
+    expect(retired.status).toBe(404);
+    expect(retired.headers["content-type"]).toBe("text/html; charset=utf-8");
   });
 
   it("answers HEAD with the headers and no body", async () => {

@@ -81,6 +81,8 @@ export type TestApp = {
   backend: Backend;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** The built site it serves (`clientFiles`). */
+  clientRoot: string;
   /** A new browser; `ip` is the address it writes from (127.0.0.1 unless given). */
   visitor(options?: { ip?: string }): Visitor;
   /** A newsletter form token as the page would hold it after a person filled the form. */
@@ -144,6 +146,7 @@ export async function startTestApp(
     backend,
     databaseUrl,
     dataDir,
+    clientRoot,
     visitor: (options) =>
       injectVisitor(app, {
         origin: siteUrl,
