@@ -1,11 +1,11 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import type { CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
-import { openStore } from "../../server/db/store.ts";
+import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { formTokenFor } from "../support/newsletter.ts";
@@ -170,6 +170,25 @@ describe("the SQLite store", () => {
       const sync = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
       expect(mode.rows).toEqual([{ journal_mode: "wal" }]);
       expect(sync.rows).toEqual([{ synchronous: 2 }]); // 2 = FULL
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("migrates without waiting on every commit, then is back at FULL with the migrations in the database file", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-sync-"));
+    const file = path.join(dir, "engage.sqlite");
+    const store = await openStore({ kind: "sqlite", file });
+    try {
+      await migrateToLatest(store);
+      const sync = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+      expect(sync.rows).toEqual([{ synchronous: 2 }]);
+      // The checkpoint moved every migration out of the write-ahead log, durably.
+      expect(statSync(`${file}-wal`).size).toBe(0);
+      const tables = new DatabaseSync(file, { readOnly: true });
+      const migrated = tables.prepare("select count(*) as n from kysely_migration").get();
+      tables.close();
+      expect(Number(migrated?.n)).toBeGreaterThan(10);
     } finally {
       await store.close();
     }
