@@ -56,7 +56,7 @@ export function tail(text: string): Tail {
  */
 export function assembled(shared: Representation, keep: number, own: Tail): Representation {
   let body: Buffer | undefined;
-  let gzip: Buffer | undefined;
+  let gzip: Buffer | undefined = recentJoins.gzipOf(shared, keep, own);
   return {
     get body() {
       body ??= Buffer.concat([shared.body.subarray(0, keep), own.bytes]);
@@ -67,11 +67,36 @@ export function assembled(shared: Representation, keep: number, own: Tail): Repr
     personal: true,
     gzipOnly: true,
     get gzip() {
-      gzip ??= joinedGzip(shared, keep, own);
+      gzip ??= recentJoins.keep(shared, keep, own, joinedGzip(shared, keep, own));
       return gzip;
     },
   };
 }
+
+/**
+ * The joined gzip answers of the most recent readers, so that a reader who
+ * reads the same discussion again is sent bytes already made. Joining them
+ * per request allocated a buffer each time, and at thousands of reads a
+ * second those buffers made V8 collect its whole heap every second or so,
+ * which was the returning readers' slowest 1 %. Bounded: the oldest is
+ * forgotten first, at a few kilobytes each.
+ */
+const recentJoins = (() => {
+  const kept = 2000;
+  const joins = new Map<Tail, { shared: Representation; keep: number; gzip: Buffer }>();
+  return {
+    gzipOf(shared: Representation, keep: number, own: Tail): Buffer | undefined {
+      const join = joins.get(own);
+      return join?.shared === shared && join.keep === keep ? join.gzip : undefined;
+    },
+    keep(shared: Representation, keep: number, own: Tail, gzip: Buffer): Buffer {
+      joins.delete(own);
+      if (joins.size >= kept) joins.delete(joins.keys().next().value as Tail);
+      joins.set(own, { shared, keep, gzip });
+      return gzip;
+    },
+  };
+})();
 
 /** A gzip member's header: deflate, no name, no time, unknown system (RFC 1952). */
 const gzipHeader = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);

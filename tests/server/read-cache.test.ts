@@ -82,6 +82,14 @@ describe.each(backends)("cached item reads on %s", (backend) => {
     const brOnly = await writer.request("GET", url, undefined, { "accept-encoding": "br" });
     expect(brOnly.headers["content-encoding"]).toBeUndefined();
     expect(brOnly.body).toBe(own.body);
+
+    // The joined answer, kept for the reader's next read, follows a change of the shared part.
+    await t.visitor().comment(postId, "Another reader: the iron's steam does half the work.");
+    const after = await writer.request("GET", url, undefined, { "accept-encoding": "gzip" });
+    const text = gunzipSync(after.rawPayload).toString();
+    expect(text).toContain("the iron's steam does half the work");
+    expect(text).toBe((await writer.get(url)).body);
+    expect(after.headers.etag).not.toBe(own.headers.etag);
   });
 
   it("a write on the same instance is in the very next read, and changes the ETag", async () => {
