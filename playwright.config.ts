@@ -79,7 +79,7 @@ export default defineConfig({
   webServer: [
     {
       // Rebuilds first when the build was made with other settings.
-      command: "node scripts/ensure-build.ts && node server/main.ts",
+      command: "node scripts/ensure-build.ts --browser-tests && node server/main.ts",
       gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
       // Its log (warnings and worse) shows beside the tests, a crash's reason included.
       stdout: "pipe",
@@ -96,7 +96,8 @@ export default defineConfig({
       },
     },
     {
-      command: "node scripts/ensure-build.ts && node tests/e2e/support/serve-on-postgres.ts",
+      command:
+        "node scripts/ensure-build.ts --browser-tests && node tests/e2e/support/serve-on-postgres.ts",
       // Lets the script stop the server and its PostgreSQL cluster.
       gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
       stdout: "pipe",
