@@ -40,7 +40,7 @@ type Trouble = string[];
  * the top-level pages (Services embeds it), a stand-in script answers for it,
  * from its own origin, as the page's policy must allow. Elsewhere no request
  * is intercepted: a route holds every request the page makes for a round trip
- * to the test, about a sixth of an item page's CPU, and a page that began
+ * to the test, about a fifth of an item page's CPU, and a page that began
  * loading the chatbot there would log its failed load all the same.
  */
 async function watch(page: Page, { chatbot = false } = {}): Promise<Trouble> {
@@ -82,8 +82,7 @@ async function read(page: Page, path: string) {
 
 /**
  * Everything a reader of the whole page would have brought on, without
- * scrolling through it a screenful at a time: without a GPU every step of
- * that is painted on the CPU, most of what reading a long page cost
+ * scrolling through it a screenful at a time, a frame and 50 ms a step
  * (docs/decisions/028-how-the-suite-stays-fast.md). The islands that wait to
  * be used are woken; each that waits to be seen is scrolled to, as a reader
  * reaching it would, and the page then to its end; an image that waits to be
