@@ -1,6 +1,5 @@
-import os from "node:os";
-import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { compileCacheDir } from "./tests/support/compile-cache.ts";
 
 // The engagement service's tests: real SQLite files and a real PostgreSQL
 // server (started once by the global setup), through Fastify's inject.
@@ -34,8 +33,7 @@ export default defineConfig({
       // workers load natively: the packages, and each SMTP thread a test app
       // starts (server/outbox/smtp-thread.js), which otherwise compiles
       // nodemailer anew. The folder is the one the server processes use.
-      NODE_COMPILE_CACHE:
-        process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), "node-compile-cache"),
+      NODE_COMPILE_CACHE: compileCacheDir,
     },
   },
 });

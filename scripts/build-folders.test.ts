@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import playwrightConfig from "../playwright.config.ts";
 import { loadConfig } from "../server/config.ts";
 import { siteEnv } from "../tests/e2e/support/site.ts";
-import { projectRoot } from "./build-inputs.ts";
+import { browserTestsFlag, projectRoot } from "./build-inputs.ts";
 
 /*
  * `npm test` builds the site with the browser tests' address and settings. A
@@ -31,7 +31,7 @@ describe("the browser tests' build", () => {
     const servers = [playwrightConfig.webServer ?? []].flat();
     expect(servers.length).toBeGreaterThan(0);
     for (const server of servers) {
-      expect(server.command).toContain("scripts/ensure-build.ts");
+      expect(server.command).toContain(`scripts/ensure-build.ts ${browserTestsFlag}`);
       expect(server.env?.BUILD_DIR).toBe(siteEnv.BUILD_DIR);
       expect(server.env?.CLIENT_ROOT).toBeUndefined();
     }

@@ -27,6 +27,7 @@ const inputs = [
   "scripts/feeds.ts",
   "scripts/island-styles.ts",
   "scripts/og-images.ts",
+  "scripts/precompress.ts",
   "scripts/search-index.ts",
   "scripts/vite-content-images.ts",
   // The spam classifier's model is built from its corpus.
@@ -46,11 +47,25 @@ function files(entry: string): string[] {
 }
 
 /**
- * What the built site depends on: the sources and the public settings baked
- * into it. `npm start` rebuilds when this changes.
+ * `scripts/build.ts` and `scripts/ensure-build.ts` with this flag make the
+ * build the browser tests serve: no gzip copy of any file (Chromium always
+ * asks for brotli, and `npm run size` makes the gzip it reports as the build
+ * would), and no server bundle (the tests run the TypeScript sources). The
+ * pages, their brotli copies and everything else are the same.
  */
-export function buildInputsHash(env: NodeJS.ProcessEnv = process.env): string {
+export const browserTestsFlag = "--browser-tests";
+
+/**
+ * What the built site depends on: the sources, the public settings baked
+ * into it, and whether it is the browser tests' build. `npm start` rebuilds
+ * when this changes.
+ */
+export function buildInputsHash(
+  env: NodeJS.ProcessEnv = process.env,
+  { forBrowserTests = false } = {},
+): string {
   const hash = createHash("sha256");
+  if (forBrowserTests) hash.update(browserTestsFlag);
   hash.update(JSON.stringify(publicConfig(loadConfig(env, { productionRules: false }))));
   for (const file of inputs.flatMap(files)) {
     hash.update(file);

@@ -1,7 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { siteName } from "../app/lib/site-name.ts";
 import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
 import { siteItems } from "../content/items.ts";
@@ -12,13 +11,24 @@ import {
   type SiteContent,
 } from "../content/load.ts";
 import { loadConfig } from "../server/config.ts";
-import { buildDir, buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import {
+  browserTestsFlag,
+  buildDir,
+  buildInputsHash,
+  clientDir,
+  projectRoot,
+  stampFile,
+} from "./build-inputs.ts";
 import { buildServer, serverBuildDir } from "./build-server.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
+import { writeCompressedCopies } from "./precompress.ts";
 import { robotsTxt } from "./robots.ts";
 import { writeSearchIndex } from "./search-index.ts";
 import { ensureSpamModel } from "./spam-model.ts";
+
+/** The build the browser tests serve (scripts/build-inputs.ts): steps 4 and 6 do less. */
+const forBrowserTests = process.argv.includes(browserTestsFlag);
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
 let content: SiteContent;
@@ -97,43 +107,22 @@ if (searchablePages === 0) {
   process.exit(1);
 }
 
-// 4. Precompressed copies, gzip and brotli. The hashed files under assets/
-// (the islands' scripts, the style sheet, the icon sprite) are fetched by every
-// reader and cached for good: their gzip is zopfli's, about 3 % smaller than
-// zlib's best. Everything else (pages, feeds, the search index's scripts)
-// changes with each build and is mostly fetched as brotli: zlib's best does,
-// in a hundredth of the time (zopfli on them was 11 of the build's 27 s).
-// Imported late: the WebAssembly module installs global error handlers.
-const { gzipAsync } = await import("@gfx/zopfli");
-const compressible = /\.(html|js|css|svg|xml|txt|json|webmanifest)$/;
-const targets = readdirSync(clientDir, { recursive: true, encoding: "utf8" }).filter((file) =>
-  compressible.test(file),
-);
-await Promise.all(
-  targets.map(async (file) => {
-    const full = path.join(clientDir, file);
-    const source = readFileSync(full);
-    const gzip = file.startsWith(`assets${path.sep}`)
-      ? await gzipAsync(source, { numiterations: 15 })
-      : gzipSync(source, { level: constants.Z_BEST_COMPRESSION });
-    const brotli = brotliCompressSync(source, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
-    });
-    // A compressed copy is only worth sending when it is smaller.
-    if (gzip.length < source.length) writeFileSync(`${full}.gz`, gzip);
-    if (brotli.length < source.length) writeFileSync(`${full}.br`, brotli);
-  }),
-);
+// 4. Precompressed copies (scripts/precompress.ts). The browser tests' build
+// has no gzip copies: Chromium always takes brotli.
+await writeCompressedCopies(clientDir, { gzip: !forBrowserTests });
 
 // 5. The spam classifier, trained on its corpus (docs/decisions/025-spam-that-learns.md),
 // again only when the corpus or the code that reads it changed.
 if (ensureSpamModel()) console.info("Trained the spam model: build/spam-model.json");
 
-writeFileSync(stampFile, buildInputsHash());
+writeFileSync(stampFile, buildInputsHash(process.env, { forBrowserTests }));
 console.info(
   `Built ${prerenderedPaths.length + items.length} pages into ${path.relative(projectRoot, clientDir)}/`,
 );
 
-// 6. The server, bundled into JavaScript (docs/decisions/039-server-bundle.md).
-await buildServer();
-console.info(`Bundled the server into ${path.relative(projectRoot, serverBuildDir)}/`);
+// 6. The server, bundled into JavaScript (docs/decisions/039-server-bundle.md);
+// not for the browser tests, which run the TypeScript sources.
+if (!forBrowserTests) {
+  await buildServer();
+  console.info(`Bundled the server into ${path.relative(projectRoot, serverBuildDir)}/`);
+}

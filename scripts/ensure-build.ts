@@ -1,14 +1,22 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { buildInputsHash, clientDir, projectRoot, stampFile } from "./build-inputs.ts";
+import {
+  browserTestsFlag,
+  buildInputsHash,
+  clientDir,
+  projectRoot,
+  stampFile,
+} from "./build-inputs.ts";
 import { buildServer, serverBuildCurrent } from "./build-server.ts";
 
 /**
  * `npm start` builds the site when it is missing or older than its sources or
  * settings, and the server's bundle when it is older than the server's
- * sources (docs/decisions/039-server-bundle.md).
+ * sources (docs/decisions/039-server-bundle.md). With `--browser-tests`, the
+ * browser tests' build (`browserTestsFlag`), which has no server bundle.
  */
+const forBrowserTests = process.argv.includes(browserTestsFlag);
 const current =
   existsSync(path.join(clientDir, "index.html")) &&
   existsSync(stampFile) &&
@@ -16,16 +24,18 @@ const current =
     ? readFileSync(stampFile, "utf8")
     : null;
 
-if (current !== buildInputsHash()) {
+if (current !== buildInputsHash(process.env, { forBrowserTests })) {
   console.info(
     current ? "Sources or settings changed: rebuilding the site…" : "Building the site…",
   );
-  execFileSync(process.execPath, [path.join(projectRoot, "scripts/build.ts")], {
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(projectRoot, "scripts/build.ts"), ...(forBrowserTests ? [browserTestsFlag] : [])],
+    { stdio: "inherit" },
+  );
 }
 
-if (!serverBuildCurrent()) {
+if (!forBrowserTests && !serverBuildCurrent()) {
   console.info("Bundling the server…");
   await buildServer();
 }

@@ -7,6 +7,7 @@ import { prerenderedPaths } from "../app/navigation.ts";
 import { buildApp } from "../server/app.ts";
 import { loadConfig } from "../server/config.ts";
 import { clientDir } from "./build-inputs.ts";
+import { gzipCopy } from "./precompress.ts";
 
 /**
  * The JavaScript each page costs a reader, measured in Chromium against the
@@ -45,11 +46,24 @@ if (!existsSync(path.join(clientDir, "index.html"))) {
   process.exit(1);
 }
 
-/** What the server sends for a built asset: its precompressed .gz copy when there is one. */
-function servedGzipBytes(pathname: string): number {
-  const file = path.join(clientDir, decodeURIComponent(pathname));
-  if (existsSync(`${file}.gz`)) return readFileSync(`${file}.gz`).length;
-  return gzipSync(readFileSync(file), { level: 9 }).length;
+/**
+ * What the server sends for a built asset: its precompressed .gz copy when
+ * there is one. The browser tests' build has none (scripts/build-inputs.ts,
+ * `browserTestsFlag`): the gzip is then made as the site's build would make it,
+ * once per file, so both builds report the same bytes.
+ */
+const gzipBytes = new Map<string, Promise<number>>();
+function servedGzipBytes(pathname: string): Promise<number> {
+  let bytes = gzipBytes.get(pathname);
+  if (!bytes) {
+    const relative = decodeURIComponent(pathname).replace(/^\//, "");
+    const file = path.join(clientDir, relative);
+    bytes = existsSync(`${file}.gz`)
+      ? Promise.resolve(readFileSync(`${file}.gz`).length)
+      : gzipCopy(relative, readFileSync(file)).then((copy) => copy.length);
+    gzipBytes.set(pathname, bytes);
+  }
+  return bytes;
 }
 
 /** Inline scripts that run as JavaScript (not speculation rules or JSON data). */
@@ -104,8 +118,11 @@ async function measure(route: string): Promise<Row> {
       (sum, body) => sum + gzipSync(body, { level: 9 }).length,
       0,
     );
-    const sum = (paths: Set<string>) =>
-      [...paths].reduce((total, pathname) => total + servedGzipBytes(pathname), inline);
+    const sum = async (paths: Set<string>) =>
+      (await Promise.all([...paths].map(servedGzipBytes))).reduce(
+        (total, bytes) => total + bytes,
+        inline,
+      );
 
     // What a reader who only reads is sent: the islands that hydrate when the
     // browser is idle (the header and the topic tabs wait to be used).
@@ -116,7 +133,7 @@ async function measure(route: string): Promise<Row> {
         ).length === 0,
     );
     await page.waitForLoadState("networkidle");
-    const afterLoad = sum(all);
+    const afterLoad = await sum(all);
 
     // Then every island woken, as a pointer passing over them would; the
     // footer's form and an item page's discussion hydrate only when seen.
@@ -129,7 +146,7 @@ async function measure(route: string): Promise<Row> {
           .length === 0,
     );
     await page.waitForLoadState("networkidle");
-    const inUse = sum(all);
+    const inUse = await sum(all);
 
     let afterOpening: number | null = null;
     if (engagementPages.has(route)) {
@@ -139,14 +156,14 @@ async function measure(route: string): Promise<Row> {
         .first()
         .waitFor();
       await page.waitForLoadState("networkidle");
-      afterOpening = sum(all);
+      afterOpening = await sum(all);
     } else if (engagedItemPages.has(route)) {
       await page.locator(".item-discussion").scrollIntoViewIfNeeded();
       await page.getByRole("button", { name: /^Like \d+$/ }).waitFor();
       await page.waitForLoadState("networkidle");
-      afterOpening = sum(all);
+      afterOpening = await sum(all);
     }
-    return { route, beforeLoad: sum(early), afterLoad, inUse, afterOpening };
+    return { route, beforeLoad: await sum(early), afterLoad, inUse, afterOpening };
   } finally {
     await page.close();
   }

@@ -36,17 +36,23 @@ type Trouble = string[];
 
 /**
  * Everything that went wrong on `page` from now on, as lines to read in a
- * failure. The chatbot's provider is outside this machine: a stand-in script
- * answers for it, from its own origin, as the page's policy must allow.
+ * failure. The chatbot's provider is outside this machine: with `chatbot`, for
+ * the top-level pages (Services embeds it), a stand-in script answers for it,
+ * from its own origin, as the page's policy must allow. Elsewhere no request
+ * is intercepted: a route holds every request the page makes for a round trip
+ * to the test, about a fifth of an item page's CPU, and a page that began
+ * loading the chatbot there would log its failed load all the same.
  */
-async function watch(page: Page): Promise<Trouble> {
+async function watch(page: Page, { chatbot = false } = {}): Promise<Trouble> {
   const trouble: Trouble = [];
-  await page.route(siteEnv.CHATBOT_SCRIPT_URL, (route) =>
-    route.fulfill({
-      contentType: "text/javascript",
-      body: `document.getElementById(document.currentScript.dataset.container).textContent = "Hello";`,
-    }),
-  );
+  if (chatbot) {
+    await page.route(siteEnv.CHATBOT_SCRIPT_URL, (route) =>
+      route.fulfill({
+        contentType: "text/javascript",
+        body: `document.getElementById(document.currentScript.dataset.container).textContent = "Hello";`,
+      }),
+    );
+  }
   page.on("console", (message) => {
     if (message.type() === "error") {
       trouble.push(`console error: ${message.text()} (${message.location().url})`);
@@ -64,11 +70,56 @@ async function watch(page: Page): Promise<Trouble> {
   return trouble;
 }
 
-/** Opens `path` and reads it to the end, so that the islands that wait to be seen hydrate. */
+/**
+ * Opens `path` and brings all of it to life: every island live and every
+ * image loaded (`liveAndLoaded`).
+ */
 async function read(page: Page, path: string) {
   const response = await page.goto(path);
   expect(response?.status(), path).toBe(200);
-  await readToTheEnd(page);
+  await liveAndLoaded(page);
+}
+
+/**
+ * Everything a reader of the whole page would have brought on, without
+ * scrolling through it a screenful at a time, a frame and 50 ms a step
+ * (docs/decisions/028-how-the-suite-stays-fast.md). The islands that wait to
+ * be used are woken; each that waits to be seen is scrolled to, as a reader
+ * reaching it would, and the page then to its end; an image that waits to be
+ * near the window loads now (`loading="eager"`, which starts the load the
+ * browser held back). Then every island is live, every image complete (a
+ * refused or missing one has logged its error by then), and the network quiet.
+ */
+async function liveAndLoaded(page: Page) {
+  await wakeWaitingIslands(page);
+  await page.evaluate(async () => {
+    // A frame drawn at each place, so that the browser has looked at what is in view there.
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+    for (const island of document.querySelectorAll("astro-island[ssr]")) {
+      // An island's element has no box of its own (display: contents): its content has.
+      (island.firstElementChild ?? island).scrollIntoView({ block: "center" });
+      await frame();
+    }
+    window.scrollTo(0, document.body.scrollHeight);
+    await frame();
+  });
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0, { timeout: 15_000 });
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          // Each time: an island may have added images since.
+          const images = [...document.images];
+          for (const image of images) image.loading = "eager";
+          return images
+            .filter((image) => !image.complete)
+            .map((image) => image.currentSrc || image.src);
+        }),
+      { timeout: 15_000 },
+    )
+    .toEqual([]);
+  // Whatever the islands fetched once live (counts, comments, the event stream's first answer).
+  await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => {});
 }
 
 async function readToTheEnd(page: Page) {
@@ -236,7 +287,7 @@ test.describe("no console error and no CSP violation", () => {
         tag: "@narrow",
       },
       async ({ page }, testInfo) => {
-        const trouble = await watch(page);
+        const trouble = await watch(page, { chatbot: true });
         await readWithAxe(page, path, testInfo);
         expect(trouble).toEqual([]);
       },

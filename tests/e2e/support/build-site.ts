@@ -1,14 +1,16 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { projectRoot } from "../../../scripts/build-inputs.ts";
+import { browserTestsFlag, projectRoot } from "../../../scripts/build-inputs.ts";
 import { siteEnv } from "./site.ts";
 
 /**
  * Builds the site with the browser tests' settings unless it already is: the
  * same check the browser tests' servers make before they start, so they then
- * serve this build as it is.
+ * serve this build as it is. It is the browser tests' build (`browserTestsFlag`):
+ * no gzip copies, no server bundle.
  */
-execFileSync(process.execPath, [path.join(projectRoot, "scripts/ensure-build.ts")], {
-  env: { ...process.env, ...siteEnv },
-  stdio: "inherit",
-});
+execFileSync(
+  process.execPath,
+  [path.join(projectRoot, "scripts/ensure-build.ts"), browserTestsFlag],
+  { env: { ...process.env, ...siteEnv }, stdio: "inherit" },
+);

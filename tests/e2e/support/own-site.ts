@@ -9,6 +9,7 @@ import {
   expect,
   type Page,
 } from "@playwright/test";
+import { compileCacheDir } from "../../support/compile-cache.ts";
 import { freePort } from "../../support/postgres.ts";
 import {
   generousLimits,
@@ -65,6 +66,7 @@ export async function startOwnSite(
           SITE_URL: `http://${host}:${port}`,
           DATA_DIR: dataDir,
           LOG_LEVEL: "info",
+          NODE_COMPILE_CACHE: compileCacheDir,
           ...env,
         },
         startTimeoutMs: 60_000,
@@ -81,6 +83,7 @@ export function ownerCli(site: OwnSite, ...argv: string[]): string {
   return execFileSync(process.execPath, [path.join(projectRoot, "server/cli/admin.ts"), ...argv], {
     env: {
       PATH: process.env.PATH ?? "",
+      NODE_COMPILE_CACHE: compileCacheDir,
       DATA_DIR: site.dataDir,
       SITE_URL: site.siteUrl,
       ...(site.databaseUrl ? { DATABASE_URL: site.databaseUrl } : {}),
