@@ -91,6 +91,8 @@ export type NewsletterBenchOptions = {
   scratch: string;
   /** Prints one line of the run (and keeps it for --record). */
   report: (name: string, values: string) => void;
+  /** Node's arguments for the server, when not `npm start`'s. */
+  args?: string[];
 };
 
 /** Runs the newsletter part of `npm run bench`; its rows against their bounds. */
@@ -99,6 +101,7 @@ export async function benchNewsletter({
   clientRoot,
   scratch,
   report,
+  args,
 }: NewsletterBenchOptions): Promise<Verdict[]> {
   const sink = await startCountingSink({ maxClients: 64 });
   const port = await freePort();
@@ -123,6 +126,7 @@ export async function benchNewsletter({
         smtpUrl: sink.url,
         logFile: path.join(scratch, "newsletter-server.log"),
         env: { MAIL_CONNECTIONS: String(mailConnections) },
+        ...(args ? { args } : {}),
       })
     ).child;
     const pid = server.pid ?? 0;

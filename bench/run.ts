@@ -437,6 +437,7 @@ try {
     clientRoot,
     scratch,
     report,
+    ...(serverArgs ? { args: serverArgs } : {}),
   });
   verdicts.push(...newsletterVerdicts);
   finish();

@@ -1,13 +1,5 @@
-import { randomUUID } from "node:crypto";
-import type { Socket } from "node:net";
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyServerOptions,
-  LogController,
-} from "fastify";
+import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
-import type { ErrorCode, ErrorResponse } from "../contract/api.ts";
 import { limits } from "../contract/limits.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
@@ -16,7 +8,7 @@ import { createInsightsRepository } from "./console/insights-repository.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
 import { createOwnerVoice } from "./console/owner-voice.ts";
-import { consolePages } from "./console/pages.ts";
+import { concernsConsole, consolePages } from "./console/pages.ts";
 import { consoleRoutes } from "./console/routes/index.ts";
 import { itemTitles } from "./console/titles.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
@@ -38,11 +30,13 @@ import { createNotifications, type NotificationOptions } from "./notifications/s
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { openStoreAndBus, startEngagement } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
+import type { FastPages } from "./web/fast-pages.ts";
+import { clientErrorHandler, httpServer, requestIdOf } from "./web/http-server.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { searchPage } from "./web/search-page.ts";
 import { securityHeaders } from "./web/security-headers.ts";
 import { htmlPages } from "./web/site-files.ts";
-import { loadBuiltSite, staticSite } from "./web/static-site.ts";
+import { fastStaticPages, loadBuiltSite, staticSite } from "./web/static-site.ts";
 
 export type AppOptions = {
   config: Config;
@@ -70,13 +64,6 @@ export type AppOptions = {
   databaseWaitMs?: number;
 };
 
-// Not `import … from "node:http"`: Node's ES module view of node:http reads every
-// export, and one loads its whole fetch implementation (docs/benchmarks.md, "Start and idle").
-const { STATUS_CODES } = process.getBuiltinModule("node:http");
-
-/** A request id from the proxy in front is kept if it looks like one; otherwise a new one. */
-const acceptableRequestId = /^[\w.:-]{1,64}$/;
-
 /**
  * Fastify's own hop count trusts no hop at all (it cannot tell a proxy from a
  * client that sends enough of them), so the count is applied here: the peer
@@ -87,29 +74,6 @@ const acceptableRequestId = /^[\w.:-]{1,64}$/;
 function trustedProxies(setting: Config["TRUST_PROXY"]) {
   if (typeof setting !== "number") return setting;
   return (_address: string, hop: number) => hop < setting;
-}
-
-/**
- * Connections that break before a request is read (timeouts, a client that
- * leaves, malformed HTTP) are the client's doing, not ours: a debug line, no
- * stack. The answer is Fastify's default one.
- */
-function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
-  this.log.debug({ code: error.code }, "client connection ended before a request was read");
-  if (socket.destroyed) return;
-  const [status, code, message]: [number, ErrorCode, string] =
-    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-      ? [408, "request_timeout", "The request took too long to arrive."]
-      : error.code === "HPE_HEADER_OVERFLOW"
-        ? [431, "payload_too_large", "The request headers are too large."]
-        : [400, "validation_failed", "The request is malformed."];
-  if (socket.writable) {
-    const body = JSON.stringify({ error: { code, message } } satisfies ErrorResponse);
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
 }
 
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
@@ -132,6 +96,14 @@ export async function buildApp({
   const catalog = givenCatalog ?? engagementCatalogOf(items);
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
+  const connectionTimeout = config.IDLE_TIMEOUT_SECONDS * 1000;
+  const keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000;
+  const serverOptions = {
+    headersTimeout,
+    connectionsCheckingInterval: Math.min(1000, Math.min(headersTimeout, requestTimeout) / 2),
+  };
+  // Made below, once the page headers are known; the server's listener asks it first.
+  let fastPages: FastPages | undefined;
   const app = Fastify({
     logger,
     // One line per request, at its end (accessLog below).
@@ -143,18 +115,21 @@ export async function buildApp({
     // headers and request deadlines on an interval, 30 s by default: make it
     // short enough that they hold to about a second. The event stream's own
     // socket is exempted from the idle timeout in its route.
-    http: {
-      headersTimeout,
-      connectionsCheckingInterval: Math.min(1000, Math.min(headersTimeout, requestTimeout) / 2),
-    },
+    http: serverOptions,
     requestTimeout,
-    connectionTimeout: config.IDLE_TIMEOUT_SECONDS * 1000,
-    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    connectionTimeout,
+    keepAliveTimeout,
     clientErrorHandler,
-    genReqId(request) {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && acceptableRequestId.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
+    // The HTTP server Fastify makes by default, with the same settings, and the
+    // built site's fast path in front of it (server/web/fast-pages.ts).
+    serverFactory: (handler) =>
+      httpServer(handler, () => fastPages, {
+        serverOptions,
+        keepAliveTimeout,
+        requestTimeout,
+        connectionTimeout,
+      }),
     // A URL that cannot be decoded never reaches a route or its error handler.
     frameworkErrors: (_error, _request, reply) => {
       (reply as FastifyReply)
@@ -163,9 +138,9 @@ export async function buildApp({
     },
   });
 
-  accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
+  const logThis = accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
-  await securityHeaders(app, {
+  const pageHeaders = await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(htmlPages(siteFiles)),
     chatbotOrigin: config.CHATBOT_SCRIPT_URL
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
@@ -188,6 +163,13 @@ export async function buildApp({
   let closing = false;
   app.addHook("preClose", async () => {
     closing = true;
+    fastPages?.stop();
+  });
+  fastPages = fastStaticPages(siteFiles, {
+    pageHeaders,
+    guarded: concernsConsole,
+    requestId: requestIdOf,
+    logThis,
   });
   app.addHook("onSend", (_request, reply, payload, done) => {
     if (closing) reply.header("connection", "close");
@@ -388,7 +370,7 @@ export async function buildApp({
     });
     await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
     await searchPage(app, { root: clientRoot });
-    await staticSite(app, { files: siteFiles });
+    await staticSite(app, { files: siteFiles, fast: fastPages });
   } catch (error) {
     await close();
     throw error;

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import pino from "pino";
 import type { Env } from "./config.ts";
@@ -99,11 +100,16 @@ const levels = {
  * which at full speed are almost every request, one in `sampleReads` at the
  * info level, and every one at debug or trace.
  */
-export function accessLog(app: FastifyInstance, { sampleReads }: { sampleReads: number }) {
+export function accessLog(
+  app: FastifyInstance,
+  { sampleReads }: { sampleReads: number },
+): (request: IncomingMessage) => boolean {
   const level = levels[app.log.level as keyof typeof levels] ?? Number.POSITIVE_INFINITY;
-  if (level > levels.info) return;
+  if (level > levels.info) return () => false;
   const every = level <= levels.debug ? 1 : sampleReads;
   let reads = 0;
+  // Reads counted and chosen before Fastify saw them (server/web/fast-pages.ts).
+  const chosen = new WeakSet<IncomingMessage>();
   if (level <= levels.debug) {
     // Debugging a request that hangs needs to see it arrive.
     app.addHook("onRequest", (request, _reply, done) => {
@@ -122,7 +128,7 @@ export function accessLog(app: FastifyInstance, { sampleReads }: { sampleReads: 
   app.addHook("onResponse", (request, reply, done) => {
     const status = reply.statusCode;
     const read = (request.method === "GET" || request.method === "HEAD") && status < 400;
-    if (!read || every === 1 || ++reads % every === 0) {
+    if (!read || every === 1 || chosen.has(request.raw) || ++reads % every === 0) {
       const bytes = reply.getHeader("content-length");
       request.log.info(
         {
@@ -138,4 +144,11 @@ export function accessLog(app: FastifyInstance, { sampleReads }: { sampleReads: 
     }
     done();
   });
+  // For a read about to be answered before Fastify: whether it is the one in
+  // `every` to write down, in which case Fastify answers and logs it.
+  return (request) => {
+    if (every !== 1 && ++reads % every !== 0) return false;
+    chosen.add(request);
+    return true;
+  };
 }

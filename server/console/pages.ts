@@ -12,6 +12,14 @@ const signInPath = /^\/admin\/sign-in\/?$/;
  * serving reads it: `/%61dmin/`, `//admin/` and `/x/../admin/` are the
  * console's pages too, and must not slip past the checks below.
  */
+/**
+ * Whether a request's raw URL may be one of the console's pages: the reading
+ * pages' requests are told apart with one test, before any decoding.
+ */
+export function concernsConsole(url: string): boolean {
+  return url.includes("admin") || url.includes("%");
+}
+
 export function servedPath(url: string): string {
   const raw = url.split(/[?#]/, 1)[0] ?? "";
   let decoded = raw;
@@ -72,7 +80,7 @@ export async function consolePages(
   // at once, without a promise (a measurable share of a cached read's work).
   app.addHook("onRequest", (request, reply, done) => {
     // The raw URL is tried first: the reading pages' requests pass with one test.
-    if (!request.url.includes("admin") && !request.url.includes("%")) return done();
+    if (!concernsConsole(request.url)) return done();
     const served = servedPath(request.url);
     if (!consolePath.test(served) || signInPath.test(served)) return done();
     if (request.method !== "GET" && request.method !== "HEAD") return done();
@@ -88,10 +96,7 @@ export async function consolePages(
   });
 
   app.addHook("onSend", (request, reply, payload, done) => {
-    if (
-      (request.url.includes("admin") || request.url.includes("%")) &&
-      consolePath.test(servedPath(request.url))
-    ) {
+    if (concernsConsole(request.url) && consolePath.test(servedPath(request.url))) {
       reply.header("content-security-policy", policy);
       reply.header("cache-control", "no-store");
       reply.header("x-robots-tag", "noindex, nofollow");

@@ -153,4 +153,6 @@ export async function securityHeaders(
     }
     done();
   });
+  // What every page goes out with, by lower-case name as a response holds them.
+  return Object.fromEntries(pageHeaders.map(([name, value]) => [name.toLowerCase(), value]));
 }

@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { clientHolds, preferredEncoding } from "./etag.ts";
+import { createFastPages, type FastPages } from "./fast-pages.ts";
 import {
   codedVariant,
   identityOf,
@@ -26,16 +28,35 @@ export function loadBuiltSite(root: string): Map<string, SiteFile> {
  */
 export async function staticSite(
   app: FastifyInstance,
-  { files }: { files: Map<string, SiteFile> },
+  { files, fast }: { files: Map<string, SiteFile>; fast?: FastPages },
 ) {
   const notFoundPage = files.get("/404.html");
+  // What each answer sent, for the fast path to record once it has gone out.
+  const sentVariants = new WeakMap<FastifyRequest, Variant>();
 
-  app.get("/*", (request, reply) => {
-    const file = files.get(`/${(request.params as { "*": string })["*"]}`);
-    const chosen = file && chosenVariant(request, file);
-    if (!file || !chosen) return reply.callNotFound();
-    return sendFile(request, reply, file, chosen);
-  });
+  app.get(
+    "/*",
+    {
+      onResponse(request, reply, done) {
+        const variant = sentVariants.get(request);
+        const path = (request.raw.url ?? "").split("?")[0] ?? "";
+        // Only a plain answer, for an address the route read as it was written.
+        if (fast && variant && reply.statusCode === 200 && path === routedPath(request)) {
+          fast.record(path, variant, reply.raw.getHeaders());
+        }
+        done();
+      },
+    },
+    (request, reply) => {
+      const file = files.get(routedPath(request));
+      const chosen = file && chosenVariant(request.headers, file);
+      if (!file || !chosen) return reply.callNotFound();
+      if (request.method === "GET" && request.headers.range === undefined) {
+        sentVariants.set(request, chosen);
+      }
+      return sendFile(request, reply, file, chosen);
+    },
+  );
 
   // Unknown paths get the built 404 page, which sends the reader on to "/"
   // (docs/product.md, "Unknown addresses").
@@ -45,7 +66,7 @@ export async function staticSite(
     }
     const page =
       (request.method === "GET" || request.method === "HEAD") && notFoundPage
-        ? chosenVariant(request, notFoundPage)
+        ? chosenVariant(request.headers, notFoundPage)
         : null;
     if (!page) {
       return reply.code(404).send({ error: { code: "not_found", message: "Not found." } });
@@ -59,11 +80,30 @@ export async function staticSite(
   });
 }
 
+/** The fast path for the files `staticSite` serves (server/web/fast-pages.ts). */
+export function fastStaticPages(
+  files: Map<string, SiteFile>,
+  options: Omit<Parameters<typeof createFastPages>[0], "choose">,
+): FastPages {
+  return createFastPages({
+    ...options,
+    choose: (path, request) => {
+      const file = files.get(path);
+      return file ? chosenVariant(request.headers, file) : null;
+    },
+  });
+}
+
+/** The address the route reads the file at: its path, decoded by Fastify. */
+function routedPath(request: FastifyRequest): string {
+  return `/${(request.params as { "*": string })["*"]}`;
+}
+
 /** The coding of `file` the reader takes best; null if the file is gone since the start. */
-function chosenVariant(request: FastifyRequest, file: SiteFile): Variant | null {
+function chosenVariant(headers: IncomingHttpHeaders, file: SiteFile): Variant | null {
   const identity = identityOf(file);
   if (!identity || !file.compressible) return identity;
-  const coding = preferredEncoding(request.headers["accept-encoding"]);
+  const coding = preferredEncoding(headers["accept-encoding"]);
   return (coding && codedVariant(file, coding)) || identity;
 }
 

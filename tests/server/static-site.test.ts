@@ -34,6 +34,8 @@ describe("the built site, served from memory", () => {
         // An asset with no compressed copies: the server makes them once.
         "assets/app.Ab12Cd34.css": styleSheet,
         "brochure.pdf": brochure,
+        // A page of the owner's console: the same table serves it, behind the owner's session.
+        "admin/index.html": "<!doctype html><title>Console</title><h1>Console</h1>",
         // Pictures, read on their first request: one asked for, one taken away before that.
         "images/gears.png": picture,
         "images/retired.png": picture,
@@ -139,6 +141,33 @@ describe("the built site, served from memory", () => {
     const retired = await get("/images/retired.png");
     expect(retired.status).toBe(404);
     expect(retired.headers["content-type"]).toBe("text/html; charset=utf-8");
+  });
+
+  it("answers a page read again as it did the first time (the fast path in front of Fastify)", async () => {
+    const comparable = (headers: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(headers).filter(([name]) => !["date", "x-request-id"].includes(name)),
+      );
+    for (const coding of ["br", "gzip", "identity"]) {
+      const reads = [];
+      for (let i = 0; i < 3; i += 1)
+        reads.push(await get("/about/", { "accept-encoding": coding }));
+      const [first, ...later] = reads;
+      for (const read of later) {
+        expect(read.status).toBe(200);
+        expect(comparable(read.headers)).toEqual(comparable(first?.headers ?? {}));
+        expect(read.body.equals(first?.body ?? Buffer.alloc(0))).toBe(true);
+        expect(read.headers["x-request-id"]).not.toBe(first?.headers["x-request-id"]);
+      }
+    }
+    // Still a 304 for the reader who holds it, and the console still behind its session.
+    const held = await get("/about/", { "accept-encoding": "br" });
+    const revalidated = await get("/about/", {
+      "accept-encoding": "br",
+      "if-none-match": String(held.headers.etag),
+    });
+    expect(revalidated.status).toBe(304);
+    for (let i = 0; i < 3; i += 1) expect((await get("/admin")).status).toBe(303);
   });
 
   it("answers HEAD with the headers and no body", async () => {

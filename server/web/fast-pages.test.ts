@@ -1,0 +1,113 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFastPages, type FastPages } from "./fast-pages.ts";
+import type { Variant } from "./site-files.ts";
+
+const pageHeaders = {
+  "content-security-policy": "default-src 'self'",
+  "x-frame-options": "DENY",
+};
+const body = Buffer.from("<!doctype html><title>About</title><h1>About the engineer</h1>");
+const variant: Variant = {
+  body,
+  etag: '"about"',
+  headers: {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "public, max-age=0, must-revalidate",
+    etag: '"about"',
+  },
+};
+/** What the route sent for the page: the page headers, the file's, and this answer's own. */
+const sentByRoute = {
+  ...pageHeaders,
+  ...variant.headers,
+  "content-length": String(body.length),
+  "x-request-id": "first",
+  date: "Fri, 27 Nov 2026 10:00:00 GMT",
+};
+
+describe("the fast path for built pages", () => {
+  let server: Server | undefined;
+  afterEach(
+    () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
+  );
+
+  /** A server that asks `fast` first and counts what it leaves to the route. */
+  async function serve(options: { logThis?: () => boolean } = {}) {
+    const left: string[] = [];
+    const fast: FastPages = createFastPages({
+      pageHeaders,
+      guarded: (path) => path.startsWith("/admin"),
+      choose: (path) => (path === "/about" || path === "/admin" ? variant : null),
+      requestId: (request) => String(request.headers["x-request-id"] ?? "new-id"),
+      logThis: options.logThis ?? (() => false),
+    });
+    server = createServer((request, response) => {
+      if (fast.serve(request, response)) return;
+      left.push(`${request.method} ${request.url}`);
+      response.writeHead(299).end();
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const get = (path: string, init: RequestInit = {}) => fetch(`${origin}${path}`, init);
+    return { fast, left, get };
+  }
+
+  it("answers a page the route has sent, with the route's headers, its bytes and a request id of its own", async () => {
+    const { fast, left, get } = await serve();
+    expect((await get("/about")).status).toBe(299);
+    fast.record("/about", variant, sentByRoute);
+    const again = await get("/about?from=feed", { headers: { "x-request-id": "proxy-7" } });
+    expect(again.status).toBe(200);
+    expect(Buffer.from(await again.arrayBuffer()).equals(body)).toBe(true);
+    for (const [name, value] of Object.entries({ ...pageHeaders, ...variant.headers })) {
+      expect(again.headers.get(name)).toBe(value);
+    }
+    expect(again.headers.get("content-length")).toBe(String(body.length));
+    expect(again.headers.get("x-request-id")).toBe("proxy-7");
+    expect(left).toEqual(["GET /about"]);
+  });
+
+  it("leaves to the route what it must decide: other methods, conditions, ranges, unknown paths, reads to log, and all once closing", async () => {
+    let logNext = false;
+    const { fast, left, get } = await serve({ logThis: () => logNext });
+    fast.record("/about", variant, sentByRoute);
+    await get("/about", { method: "HEAD" });
+    await get("/about", { headers: { "if-none-match": '"about"' } });
+    await get("/about", { headers: { range: "bytes=0-9" } });
+    await get("/elsewhere");
+    logNext = true;
+    await get("/about");
+    logNext = false;
+    expect((await get("/about")).status).toBe(200);
+    fast.stop();
+    await get("/about");
+    expect(left).toEqual([
+      "HEAD /about",
+      "GET /about",
+      "GET /about",
+      "GET /elsewhere",
+      "GET /about",
+      "GET /about",
+    ]);
+  });
+
+  it("never records an answer another hook touched, nor a guarded path", async () => {
+    const { fast, left, get } = await serve();
+    // The console's hook set its own policy on this answer: not the page's.
+    fast.record("/about", variant, {
+      ...sentByRoute,
+      "content-security-policy": "default-src 'none'",
+    });
+    // A header the route does not send.
+    fast.record("/about", variant, { ...sentByRoute, "set-cookie": "session=1" });
+    // Bytes other than the file's.
+    fast.record("/about", variant, { ...sentByRoute, "content-length": "3" });
+    // The console's pages need the owner's session, checked by a hook, every time.
+    fast.record("/admin", variant, sentByRoute);
+    await get("/about");
+    await get("/admin");
+    expect(left).toEqual(["GET /about", "GET /admin"]);
+  });
+});
