@@ -368,7 +368,13 @@ export async function buildApp({
       owner: ownerConsole,
       cookieName: ownerCookieName(config.siteUrl),
     });
-    await engagementPages(app, { root: clientRoot, reads, bus, siteUrl: config.siteUrl });
+    await engagementPages(app, {
+      root: clientRoot,
+      reads,
+      bus,
+      siteUrl: config.siteUrl,
+      fast: fastPages,
+    });
     await searchPage(app, { root: clientRoot });
     await staticSite(app, { files: siteFiles, fast: fastPages });
   } catch (error) {

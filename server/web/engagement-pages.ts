@@ -17,6 +17,7 @@ import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
+import type { Coding, FastPages } from "./fast-pages.ts";
 
 /**
  * The list pages whose cards carry their engagement, by the kind of their
@@ -153,7 +154,15 @@ export async function engagementPages(
     reads,
     bus,
     siteUrl,
-  }: { root: string; reads: ReadCache; bus: Pick<EventBus, "healthy">; siteUrl: string },
+    fast,
+  }: {
+    root: string;
+    reads: ReadCache;
+    bus: Pick<EventBus, "healthy">;
+    siteUrl: string;
+    /** The fast path in front of Fastify, told of each page it may answer while it is current. */
+    fast?: FastPages;
+  },
 ) {
   const templates = new Map<string, Template>();
   for (const kind of kinds) {
@@ -310,6 +319,9 @@ export async function engagementPages(
     return entry;
   }
 
+  // The first page as a request was answered with, while it is the one kept.
+  const answered = new WeakMap<FastifyRequest, { entry: Promise<Rendered>; current: Rendered }>();
+
   async function serve(request: FastifyRequest, reply: FastifyReply, pagePath: string) {
     const template = templates.get(pagePath);
     if (!template) return reply.callNotFound();
@@ -318,19 +330,61 @@ export async function engagementPages(
         ? commentsViewOf((request.query as Record<string, unknown>)[commentsParameter])
         : ({ page: "first" } as const);
     // Only the first page is kept; a later one is made for its request.
-    const current =
-      view.page === "first"
-        ? await page(pagePath, template)
-        : await render(pagePath, template, view);
+    const entry = view.page === "first" ? page(pagePath, template) : null;
+    const current = entry ? await entry : await render(pagePath, template, view);
     if (view.page === "broken") reply.code(400);
-    reply
-      .header("cache-control", "public, max-age=0, must-revalidate")
-      .type("text/html; charset=utf-8");
+    reply.header("cache-control", pageCaching).type(pageType);
+    if (entry && bus.healthy) answered.set(request, { entry, current });
     return sendRepresentation(request, reply, current);
   }
 
+  /**
+   * Once a kept page has gone out whole, the fast path may send it again, in
+   * that coding, until a write replaces it (`rendered` no longer holds it).
+   */
+  function offerToFastPath(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    pagePath: string,
+    done: () => void,
+  ) {
+    const kept = answered.get(request);
+    const url = request.raw.url ?? "";
+    if (fast && kept && reply.statusCode === 200 && !url.includes("?")) {
+      const coding = (reply.getHeader("content-encoding") as Coding | undefined) ?? "identity";
+      const body = coding === "identity" ? kept.current.body : kept.current[coding];
+      if (body) {
+        fast.recordLive(
+          url,
+          request.raw,
+          {
+            body,
+            sent: reply.raw.getHeaders(),
+            own: {
+              "cache-control": pageCaching,
+              "content-type": pageType,
+              etag: kept.current.etag,
+              vary: "accept-encoding",
+              ...(coding === "identity" ? {} : { "content-encoding": coding }),
+            },
+          },
+          () => bus.healthy && rendered.get(pagePath) === kept.entry,
+        );
+      }
+    }
+    done();
+  }
+
   for (const pagePath of templates.keys()) {
-    app.get(pagePath, (request, reply) => serve(request, reply, pagePath));
-    app.get(`${pagePath}/`, (request, reply) => serve(request, reply, pagePath));
+    for (const address of [pagePath, `${pagePath}/`]) {
+      app.get(
+        address,
+        { onResponse: (request, reply, done) => offerToFastPath(request, reply, pagePath, done) },
+        (request, reply) => serve(request, reply, pagePath),
+      );
+    }
   }
 }
+
+const pageCaching = "public, max-age=0, must-revalidate";
+const pageType = "text/html; charset=utf-8";

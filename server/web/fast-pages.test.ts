@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFastPages, type FastPages } from "./fast-pages.ts";
@@ -40,6 +40,8 @@ describe("the fast path for built pages", () => {
       pageHeaders,
       guarded: (path) => path.startsWith("/admin"),
       choose: (path) => (path === "/about" || path === "/admin" ? variant : null),
+      codingOf: (request) =>
+        request.headers["accept-encoding"]?.includes("br") ? "br" : "identity",
       requestId: (request) => String(request.headers["x-request-id"] ?? "new-id"),
       logThis: options.logThis ?? (() => false),
     });
@@ -91,6 +93,38 @@ describe("the fast path for built pages", () => {
       "GET /about",
       "GET /about",
     ]);
+  });
+
+  it("answers a filled-in page only while its route still holds it, and only when asked with no query", async () => {
+    const { fast, left, get } = await serve();
+    let kept = true;
+    const science = Buffer.from("<!doctype html><title>Science</title><p>3 comments</p>");
+    const own = {
+      "cache-control": "public, max-age=0, must-revalidate",
+      "content-type": "text/html; charset=utf-8",
+      etag: '"science-3"',
+      vary: "accept-encoding",
+    };
+    fast.recordLive(
+      "/science",
+      { headers: {} } as IncomingMessage,
+      {
+        body: science,
+        sent: { ...pageHeaders, ...own, "content-length": String(science.length) },
+        own,
+      },
+      () => kept,
+    );
+    const again = await get("/science");
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(science.toString());
+    expect(again.headers.get("etag")).toBe('"science-3"');
+    // Another coding than the one recorded, a query, and then a write that replaced the page.
+    await get("/science", { headers: { "accept-encoding": "br" } });
+    await get("/science?comments=after-5");
+    kept = false;
+    await get("/science");
+    expect(left).toEqual(["GET /science", "GET /science?comments=after-5", "GET /science"]);
   });
 
   it("never records an answer another hook touched, nor a guarded path", async () => {

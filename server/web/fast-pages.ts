@@ -33,9 +33,25 @@ const perAnswer = new Set([
   "transfer-encoding",
 ]);
 
+/** The coding an answer went out in, as `sendRepresentation` chooses it (server/web/etag.ts). */
+export type Coding = "br" | "gzip" | "identity";
+
 export type FastPages = {
   /** Answers `request` and returns true, or returns false and leaves it to Fastify. */
   serve(request: IncomingMessage, response: ServerResponse): boolean;
+  /**
+   * A route answered `request` for `path`, asked for with no query, with
+   * `body` and `sent` headers, and the answer stays right while `current()`
+   * says so (the pages filled in with their discussion, until a write changes
+   * them): later reads of it that accept the same codings (`codingOf`) may be
+   * answered here until then.
+   */
+  recordLive(
+    path: string,
+    request: IncomingMessage,
+    answer: { body: Buffer; sent: Record<string, unknown>; own: Record<string, string> },
+    current: () => boolean,
+  ): void;
   /**
    * The static route served `variant` for `path` with `headers`: later reads
    * of it in that coding may be answered here.
@@ -49,9 +65,12 @@ export function createFastPages({
   pageHeaders,
   guarded,
   choose,
+  codingOf,
   requestId,
   logThis,
 }: {
+  /** The best coding a request accepts: live answers (`recordLive`) are kept by it. */
+  codingOf: (request: IncomingMessage) => Coding;
   /** The headers every page goes out with (server/web/security-headers.ts). */
   pageHeaders: Record<string, string>;
   /** Paths a hook guards, never answered here. */
@@ -65,7 +84,33 @@ export function createFastPages({
 }): FastPages {
   const recorded = new WeakMap<Variant, Recorded>();
   const paths = new Set<string>();
+  const live = new Map<string, Map<Coding, Recorded & { current: () => boolean }>>();
   let open = true;
+
+  /** Exactly the page headers and the route's own, with the body's length: else null. */
+  function untouched(
+    sent: Record<string, unknown>,
+    own: Record<string, string>,
+    body: Buffer,
+  ): Record<string, string> | null {
+    const expected: Record<string, string> = {
+      ...pageHeaders,
+      ...own,
+      "content-length": String(body.length),
+    };
+    const names = Object.keys(sent).filter((name) => !perAnswer.has(name));
+    const same =
+      names.length === Object.keys(expected).length &&
+      names.every((name) => String(sent[name]) === expected[name]);
+    return same ? expected : null;
+  }
+
+  function send(response: ServerResponse, answer: Recorded, request: IncomingMessage) {
+    // writeHead reads the object at once: the shared one carries this answer's id meanwhile.
+    answer.headers["x-request-id"] = requestId(request);
+    response.writeHead(200, answer.headers);
+    response.end(answer.body);
+  }
 
   return {
     serve(request, response) {
@@ -74,31 +119,40 @@ export function createFastPages({
       if (headers["if-none-match"] !== undefined || headers.range !== undefined) return false;
       const url = request.url ?? "";
       const query = url.indexOf("?");
+      if (query === -1) {
+        const answer = live.get(url)?.get(codingOf(request));
+        if (answer?.current()) {
+          if (logThis(request)) return false;
+          send(response, answer, request);
+          return true;
+        }
+      }
       const path = query === -1 ? url : url.slice(0, query);
       if (!paths.has(path)) return false;
       const variant = choose(path, request);
       const answer = variant && recorded.get(variant);
       if (!answer || logThis(request)) return false;
-      // writeHead reads the object at once: the shared one carries this answer's id meanwhile.
-      answer.headers["x-request-id"] = requestId(request);
-      response.writeHead(200, answer.headers);
-      response.end(answer.body);
+      send(response, answer, request);
       return true;
+    },
+
+    recordLive(path, request, { body, sent, own }, current) {
+      if (guarded(path) || !current()) return;
+      const headers = untouched(sent, own, body);
+      if (!headers) return;
+      let codings = live.get(path);
+      if (!codings) {
+        codings = new Map();
+        live.set(path, codings);
+      }
+      codings.set(codingOf(request), { headers, body, current });
     },
 
     record(path, variant, sent) {
       if ((recorded.has(variant) && paths.has(path)) || guarded(path)) return;
-      const expected: Record<string, string> = {
-        ...pageHeaders,
-        ...variant.headers,
-        "content-length": String(variant.body.length),
-      };
-      const names = Object.keys(sent).filter((name) => !perAnswer.has(name));
-      const same =
-        names.length === Object.keys(expected).length &&
-        names.every((name) => String(sent[name]) === expected[name]);
-      if (!same) return;
-      recorded.set(variant, { headers: expected, body: variant.body });
+      const headers = untouched(sent, variant.headers, variant.body);
+      if (!headers) return;
+      recorded.set(variant, { headers, body: variant.body });
       paths.add(path);
     },
 

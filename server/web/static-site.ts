@@ -83,10 +83,11 @@ export async function staticSite(
 /** The fast path for the files `staticSite` serves (server/web/fast-pages.ts). */
 export function fastStaticPages(
   files: Map<string, SiteFile>,
-  options: Omit<Parameters<typeof createFastPages>[0], "choose">,
+  options: Omit<Parameters<typeof createFastPages>[0], "choose" | "codingOf">,
 ): FastPages {
   return createFastPages({
     ...options,
+    codingOf: (request) => preferredEncoding(request.headers["accept-encoding"]) ?? "identity",
     choose: (path, request) => {
       const file = files.get(path);
       return file ? chosenVariant(request.headers, file) : null;

@@ -199,3 +199,52 @@ describe("the page on a second instance", () => {
     });
   });
 });
+
+/*
+ * Over a socket, a filled-in page read again is answered by the fast path in
+ * front of Fastify (server/web/fast-pages.ts) for as long as the page cache
+ * still holds that version; `inject` never reaches that path.
+ */
+describe.each(backends)("pages with their engagement over a socket on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      clientFiles: {
+        "science/index.html": sciencePage,
+        "science/soap/index.html": soapItemPage,
+        "mythology/index.html": mythologyPage,
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("over a socket, sends a page read again as before, and never once a write has changed it", async () => {
+    const origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const read = async (path: string, encoding = "gzip, deflate, br") => {
+      const response = await fetch(`${origin}${path}`, {
+        headers: { "accept-encoding": encoding },
+      });
+      return { headers: Object.fromEntries(response.headers), text: await response.text() };
+    };
+    const comparable = ({ headers }: { headers: Record<string, string> }) => {
+      const { date: _date, "x-request-id": _id, ...rest } = headers;
+      return rest;
+    };
+    for (const path of ["/science", "/science/soap", "/mythology/"]) {
+      const [first, second, third] = [await read(path), await read(path), await read(path)];
+      expect(comparable(second)).toEqual(comparable(first));
+      expect(comparable(third)).toEqual(comparable(first));
+      expect([second.text, third.text]).toEqual([first.text, first.text]);
+    }
+    const before = await read("/science/soap");
+    await t.visitor().comment("soap", "Over a socket: soap molecules have a head that loves water");
+    // The write's event reaches the page cache through the bus: wait for the page to change.
+    await waitFor(async () => (await read("/science/soap")).text.includes("head that loves water"));
+    const after = await read("/science/soap");
+    expect(after.text).toContain("head that loves water");
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(comparable(await read("/science/soap"))).toEqual(comparable(after));
+  });
+});
