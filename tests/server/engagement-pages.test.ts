@@ -28,16 +28,20 @@ const soapItemPage = `<!doctype html><html><head><ewe-fragment slot="head" data-
 const mythologyPage = `<!doctype html><html><head></head><body>
 <details><summary>Garuda ${fragment("mythology:garuda", "summary", "Garuda")}</summary></details></body></html>`;
 
+/** An app serving the three pages above. */
+const startPagesApp = (backend: (typeof backends)[number]) =>
+  startTestApp(backend, {
+    clientFiles: {
+      "science/index.html": sciencePage,
+      "science/soap/index.html": soapItemPage,
+      "mythology/index.html": mythologyPage,
+    },
+  });
+
 describe.each(backends)("pages with their engagement on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      clientFiles: {
-        "science/index.html": sciencePage,
-        "science/soap/index.html": soapItemPage,
-        "mythology/index.html": mythologyPage,
-      },
-    });
+    t = await startPagesApp(backend);
   });
   afterAll(async () => {
     await t?.close();
@@ -208,13 +212,7 @@ describe("the page on a second instance", () => {
 describe.each(backends)("pages with their engagement over a socket on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      clientFiles: {
-        "science/index.html": sciencePage,
-        "science/soap/index.html": soapItemPage,
-        "mythology/index.html": mythologyPage,
-      },
-    });
+    t = await startPagesApp(backend);
   });
   afterAll(async () => {
     await t?.close();
