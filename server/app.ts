@@ -140,7 +140,7 @@ export async function buildApp({
 
   const logThis = accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
-  const pageHeaders = await securityHeaders(app, {
+  const securedBy = await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(htmlPages(siteFiles)),
     chatbotOrigin: config.CHATBOT_SCRIPT_URL
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
@@ -166,7 +166,8 @@ export async function buildApp({
     fastPages?.stop();
   });
   fastPages = fastStaticPages(siteFiles, {
-    pageHeaders,
+    pageHeaders: securedBy.page,
+    apiHeaders: securedBy.api,
     guarded: concernsConsole,
     requestId: requestIdOf,
     logThis,
@@ -303,6 +304,7 @@ export async function buildApp({
 
     await app.register(engagementApi, {
       prefix: "/api",
+      fast: fastPages,
       engagement,
       reads,
       bus,

@@ -57,6 +57,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     defences: options.defences,
     ownerVoice: options.ownerVoice,
     replyMail: options.replyMail,
+    ...(options.fast ? { fast: options.fast } : {}),
   };
   const siteOrigin = new URL(siteUrl).origin;
 

@@ -313,6 +313,14 @@ export function createReadCache({
      */
     forgetVisitor: (visitorId: string) => overlays.forget(visitorId),
 
+    /**
+     * The kept opening of a post's discussion, as everyone sees it, if any:
+     * the same object for as long as it stands, a new one (or none) once a
+     * change to the post replaced it.
+     */
+    keptOpening: (postId: string): unknown =>
+      entries.get(keyOf("comments", topicOf("science", postId))),
+
     /** Forgets an item's answers: its transaction has committed. */
     invalidate,
     close: unsubscribe,

@@ -38,6 +38,7 @@ describe("the fast path for built pages", () => {
     const left: string[] = [];
     const fast: FastPages = createFastPages({
       pageHeaders,
+      apiHeaders: { "content-security-policy": "default-src 'none'" },
       guarded: (path) => path.startsWith("/admin"),
       choose: (path) => (path === "/about" || path === "/admin" ? variant : null),
       codingOf: (request) =>
@@ -125,6 +126,35 @@ describe("the fast path for built pages", () => {
     kept = false;
     await get("/science");
     expect(left).toEqual(["GET /science", "GET /science?comments=after-5", "GET /science"]);
+  });
+
+  it("answers an API read everyone gets alike only to a reader who sends no cookie", async () => {
+    const { fast, left, get } = await serve();
+    const comments = Buffer.from('{"comments":[],"total":0}');
+    const own = { "cache-control": "no-cache", etag: '"c0"', vary: "accept-encoding, cookie" };
+    const sent = {
+      "content-security-policy": "default-src 'none'",
+      ...own,
+      "content-length": String(comments.length),
+    };
+    const path = "/api/items/science/soap/comments";
+    // Asked with a cookie: a reader's own answer, never recorded for others.
+    fast.recordLive(
+      path,
+      { headers: { cookie: "v=1" } } as IncomingMessage,
+      { body: comments, sent, own, api: true },
+      () => true,
+    );
+    await get(path);
+    fast.recordLive(
+      path,
+      { headers: {} } as IncomingMessage,
+      { body: comments, sent, own, api: true },
+      () => true,
+    );
+    expect(await (await get(path)).text()).toBe(comments.toString());
+    await get(path, { headers: { cookie: "v=1" } });
+    expect(left).toEqual([`GET ${path}`, `GET ${path}`]);
   });
 
   it("never records an answer another hook touched, nor a guarded path", async () => {

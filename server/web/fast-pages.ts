@@ -49,7 +49,13 @@ export type FastPages = {
   recordLive(
     path: string,
     request: IncomingMessage,
-    answer: { body: Buffer; sent: Record<string, unknown>; own: Record<string, string> },
+    answer: {
+      body: Buffer;
+      sent: Record<string, unknown>;
+      own: Record<string, string>;
+      /** An API answer (the API's own security headers), for readers without a cookie only. */
+      api?: boolean;
+    },
     current: () => boolean,
   ): void;
   /**
@@ -63,6 +69,7 @@ export type FastPages = {
 
 export function createFastPages({
   pageHeaders,
+  apiHeaders,
   guarded,
   choose,
   codingOf,
@@ -73,6 +80,8 @@ export function createFastPages({
   codingOf: (request: IncomingMessage) => Coding;
   /** The headers every page goes out with (server/web/security-headers.ts). */
   pageHeaders: Record<string, string>;
+  /** The headers every API answer goes out with. */
+  apiHeaders: Record<string, string>;
   /** Paths a hook guards, never answered here. */
   guarded: (path: string) => boolean;
   /** The variant the static route would send for this path and request, if any. */
@@ -84,7 +93,10 @@ export function createFastPages({
 }): FastPages {
   const recorded = new WeakMap<Variant, Recorded>();
   const paths = new Set<string>();
-  const live = new Map<string, Map<Coding, Recorded & { current: () => boolean }>>();
+  const live = new Map<
+    string,
+    Map<Coding, Recorded & { current: () => boolean; anonymous: boolean }>
+  >();
   let open = true;
 
   /** Exactly the page headers and the route's own, with the body's length: else null. */
@@ -92,9 +104,10 @@ export function createFastPages({
     sent: Record<string, unknown>,
     own: Record<string, string>,
     body: Buffer,
+    base = pageHeaders,
   ): Record<string, string> | null {
     const expected: Record<string, string> = {
-      ...pageHeaders,
+      ...base,
       ...own,
       "content-length": String(body.length),
     };
@@ -121,7 +134,7 @@ export function createFastPages({
       const query = url.indexOf("?");
       if (query === -1) {
         const answer = live.get(url)?.get(codingOf(request));
-        if (answer?.current()) {
+        if (answer?.current() && !(answer.anonymous && headers.cookie !== undefined)) {
           if (logThis(request)) return false;
           send(response, answer, request);
           return true;
@@ -136,16 +149,16 @@ export function createFastPages({
       return true;
     },
 
-    recordLive(path, request, { body, sent, own }, current) {
-      if (guarded(path) || !current()) return;
-      const headers = untouched(sent, own, body);
+    recordLive(path, request, { body, sent, own, api = false }, current) {
+      if (guarded(path) || !current() || (api && request.headers.cookie !== undefined)) return;
+      const headers = untouched(sent, own, body, api ? apiHeaders : pageHeaders);
       if (!headers) return;
       let codings = live.get(path);
       if (!codings) {
         codings = new Map();
         live.set(path, codings);
       }
-      codings.set(codingOf(request), { headers, body, current });
+      codings.set(codingOf(request), { headers, body, current, anonymous: api });
     },
 
     record(path, variant, sent) {

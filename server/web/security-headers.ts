@@ -153,6 +153,8 @@ export async function securityHeaders(
     }
     done();
   });
-  // What every page goes out with, by lower-case name as a response holds them.
-  return Object.fromEntries(pageHeaders.map(([name, value]) => [name.toLowerCase(), value]));
+  // What every page and API answer goes out with, by lower-case name as a response holds them.
+  const byName = (headers: Header[]) =>
+    Object.fromEntries(headers.map(([name, value]) => [name.toLowerCase(), value]));
+  return { page: byName(pageHeaders), api: byName(apiHeaders) };
 }

@@ -22,6 +22,12 @@ describe.each(backends)("cached item reads on %s", (backend) => {
 
   const get = (url: string, headers: Record<string, string> = {}) =>
     t.app.inject({ method: "GET", url, headers });
+  /** The app on a socket, for the tests that need one (the first to ask opens it). */
+  let origin: Promise<string> | undefined;
+  const listening = () => {
+    origin ??= t.app.listen({ host: "127.0.0.1", port: 0 });
+    return origin;
+  };
 
   it("answers with a strong ETag and 304 to If-None-Match, for counts and comments", async () => {
     const postId = freshItem("science");
@@ -92,6 +98,30 @@ describe.each(backends)("cached item reads on %s", (backend) => {
     expect(after.headers.etag).not.toBe(own.headers.etag);
   });
 
+  it("over a socket, answers a read without a cookie again as before, never after a write, nor to a reader with one", async () => {
+    const postId = freshItem("science");
+    const origin = await listening();
+    const url = `${origin}/api/items/science/${postId}/comments`;
+    const read = async (headers: Record<string, string> = {}) => {
+      const response = await fetch(url, { headers: { "accept-encoding": "br", ...headers } });
+      return { etag: response.headers.get("etag"), body: await response.text() };
+    };
+    const writer = t.visitor();
+    await writer.comment(postId, "First: steam carries the heat into the cloth.");
+    const reads = [await read(), await read(), await read()];
+    expect(new Set(reads.map((r) => r.body)).size).toBe(1);
+    expect(new Set(reads.map((r) => r.etag)).size).toBe(1);
+    await writer.comment(postId, "Second: the weight of the iron presses the fibres flat.");
+    const after = await read();
+    expect(after.body).toContain("the weight of the iron");
+    expect(after.etag).not.toBe(reads[0]?.etag);
+    expect((await read()).body).toBe(after.body);
+    // A reader with a cookie is answered with their own flags, not the shared answer.
+    const own = await read({ cookie: String(writer.cookie) });
+    expect(own.etag).not.toBe(after.etag);
+    expect(JSON.parse(own.body).own.ids).toHaveLength(2);
+  });
+
   it("a write on the same instance is in the very next read, and changes the ETag", async () => {
     const postId = freshItem("science");
     const url = `/api/items/science/${postId}/comments`;
@@ -151,7 +181,7 @@ describe.each(backends)("cached item reads on %s", (backend) => {
 
   it("a read answered while an event is delivered never shows less than the event", async () => {
     const postId = freshItem("science");
-    const url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const url = await listening();
     const stream = new EventStream(url, `science:${postId}`);
     try {
       await stream.ready();

@@ -10,6 +10,7 @@ import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { ReplyWatches } from "../../notifications/reply-watches.ts";
 import { sendRepresentation } from "../../web/etag.ts";
+import type { FastPages } from "../../web/fast-pages.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import type { NewsletterDeps } from "../newsletter-rules.ts";
@@ -49,6 +50,8 @@ export type RouteDeps = {
   ownerVoice: OwnerVoice;
   /** Readers' reply mails: the confirmation limits and "Your data" (docs/product.md, "Reply mails"). */
   replyMail: Pick<ReplyWatches, "admit" | "ofVisitor" | "forgetVisitor">;
+  /** The fast path in front of Fastify (server/web/fast-pages.ts), offered the shared reads. */
+  fast?: FastPages;
 };
 
 /** A refusal of the spam defences or of a ban, as the API answers it. */
