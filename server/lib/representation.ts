@@ -55,8 +55,15 @@ export function tail(text: string): Tail {
  * checksum carried on from the shared part's; nothing is compressed per request.
  */
 export function assembled(shared: Representation, keep: number, own: Tail): Representation {
+  return (
+    recentJoins.of(shared, keep, own) ??
+    recentJoins.keep(shared, keep, own, joined(shared, keep, own))
+  );
+}
+
+function joined(shared: Representation, keep: number, own: Tail): Representation {
   let body: Buffer | undefined;
-  let gzip: Buffer | undefined = recentJoins.gzipOf(shared, keep, own);
+  let gzip: Buffer | undefined;
   return {
     get body() {
       body ??= Buffer.concat([shared.body.subarray(0, keep), own.bytes]);
@@ -67,33 +74,33 @@ export function assembled(shared: Representation, keep: number, own: Tail): Repr
     personal: true,
     gzipOnly: true,
     get gzip() {
-      gzip ??= recentJoins.keep(shared, keep, own, joinedGzip(shared, keep, own));
+      gzip ??= joinedGzip(shared, keep, own);
       return gzip;
     },
   };
 }
 
 /**
- * The joined gzip answers of the most recent readers, so that a reader who
- * reads the same discussion again is sent bytes already made. Joining them
- * per request allocated a buffer each time, and at thousands of reads a
- * second those buffers made V8 collect its whole heap every second or so,
- * which was the returning readers' slowest 1 %. Bounded: the oldest is
- * forgotten first, at a few kilobytes each.
+ * The joined answers of the most recent readers, so that a reader who reads
+ * the same discussion again is sent bytes already made. Joining them per
+ * request allocated a buffer each time, and at thousands of reads a second
+ * those buffers made V8 collect its whole heap every second or so, which was
+ * the returning readers' slowest 1 %. Bounded: the oldest is forgotten first,
+ * at a few kilobytes each.
  */
 const recentJoins = (() => {
   const kept = 2000;
-  const joins = new Map<Tail, { shared: Representation; keep: number; gzip: Buffer }>();
+  const joins = new Map<Tail, { shared: Representation; keep: number; joined: Representation }>();
   return {
-    gzipOf(shared: Representation, keep: number, own: Tail): Buffer | undefined {
+    of(shared: Representation, keep: number, own: Tail): Representation | undefined {
       const join = joins.get(own);
-      return join?.shared === shared && join.keep === keep ? join.gzip : undefined;
+      return join?.shared === shared && join.keep === keep ? join.joined : undefined;
     },
-    keep(shared: Representation, keep: number, own: Tail, gzip: Buffer): Buffer {
+    keep(shared: Representation, keep: number, own: Tail, joined: Representation): Representation {
       joins.delete(own);
       if (joins.size >= kept) joins.delete(joins.keys().next().value as Tail);
-      joins.set(own, { shared, keep, gzip });
-      return gzip;
+      joins.set(own, { shared, keep, joined });
+      return joined;
     },
   };
 })();
