@@ -16,8 +16,8 @@ import { countOf, threadsOf } from "../../contract/threads.ts";
 import type { ReadCache } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
-import { sendRepresentation } from "./etag.ts";
-import type { Coding, FastPages } from "./fast-pages.ts";
+import { offerSent, sendRepresentation } from "./etag.ts";
+import type { FastPages } from "./fast-pages.ts";
 
 /**
  * The list pages whose cards carry their engagement, by the kind of their
@@ -342,44 +342,29 @@ export async function engagementPages(
    * Once a kept page has gone out whole, the fast path may send it again, in
    * that coding, until a write replaces it (`rendered` no longer holds it).
    */
-  function offerToFastPath(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    pagePath: string,
-    done: () => void,
-  ) {
+  function offerToFastPath(request: FastifyRequest, reply: FastifyReply, pagePath: string) {
     const kept = answered.get(request);
-    const url = request.raw.url ?? "";
-    if (fast && kept && reply.statusCode === 200 && !url.includes("?")) {
-      const coding = (reply.getHeader("content-encoding") as Coding | undefined) ?? "identity";
-      const body = coding === "identity" ? kept.current.body : kept.current[coding];
-      if (body) {
-        fast.recordLive(
-          url,
-          request.raw,
-          {
-            body,
-            sent: reply.raw.getHeaders(),
-            own: {
-              "cache-control": pageCaching,
-              "content-type": pageType,
-              etag: kept.current.etag,
-              vary: "accept-encoding",
-              ...(coding === "identity" ? {} : { "content-encoding": coding }),
-            },
-          },
-          () => bus.healthy && rendered.get(pagePath) === kept.entry,
-        );
-      }
-    }
-    done();
+    if (!kept) return;
+    offerSent(
+      fast,
+      request,
+      reply,
+      kept.current,
+      { headers: { "cache-control": pageCaching, "content-type": pageType } },
+      () => bus.healthy && rendered.get(pagePath) === kept.entry,
+    );
   }
 
   for (const pagePath of templates.keys()) {
     for (const address of [pagePath, `${pagePath}/`]) {
       app.get(
         address,
-        { onResponse: (request, reply, done) => offerToFastPath(request, reply, pagePath, done) },
+        {
+          onResponse: (request, reply, done) => {
+            offerToFastPath(request, reply, pagePath);
+            done();
+          },
+        },
         (request, reply) => serve(request, reply, pagePath),
       );
     }

@@ -1,6 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Representation } from "../lib/representation.ts";
+import type { Coding, FastPages } from "./fast-pages.ts";
 
 /** Whether the client already holds `etag` (If-None-Match may list several). */
 export function clientHolds(request: FastifyRequest, etag: string): boolean {
@@ -60,7 +61,7 @@ export function sendRepresentation(
   /** What else the answer depends on, for caches between (e.g. `cookie`). */
   varies: string[] = [],
 ) {
-  reply.header("etag", entry.etag).header("vary", ["accept-encoding", ...varies].join(", "));
+  reply.header("etag", entry.etag).header("vary", varyOf(varies));
   if (clientHolds(request, entry.etag)) return reply.code(304).send();
   const acceptEncoding = request.headers["accept-encoding"];
   const coding = !entry.compressible
@@ -81,4 +82,48 @@ export function sendRepresentation(
     return reply.header("content-encoding", "gzip").send(entry.gzip);
   }
   return reply.send(entry.body);
+}
+
+const varyOf = (varies: string[]) => ["accept-encoding", ...varies].join(", ");
+
+/**
+ * Once `sendRepresentation` has sent `entry` whole, for an address asked with
+ * no query, offers it to the fast path in front of Fastify
+ * (server/web/fast-pages.ts), in the coding it went out in, for as long as
+ * `current()` says the route would still send it. `headers` are those the
+ * route set itself (caching, type); `varies` and `api` as it sent them.
+ */
+export function offerSent(
+  fast: FastPages | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  entry: Representation,
+  {
+    headers,
+    varies = [],
+    api = false,
+  }: { headers: Record<string, string>; varies?: string[]; api?: boolean },
+  current: () => boolean,
+) {
+  const url = request.raw.url ?? "";
+  if (!fast || reply.statusCode !== 200 || url.includes("?")) return;
+  const coding = (reply.getHeader("content-encoding") as Coding | undefined) ?? "identity";
+  const body = coding === "identity" ? entry.body : entry[coding];
+  if (!body) return;
+  fast.recordLive(
+    url,
+    request.raw,
+    {
+      body,
+      api,
+      sent: reply.raw.getHeaders(),
+      own: {
+        ...headers,
+        etag: entry.etag,
+        vary: varyOf(varies),
+        ...(coding === "identity" ? {} : { "content-encoding": coding }),
+      },
+    },
+    current,
+  );
 }

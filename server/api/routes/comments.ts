@@ -14,7 +14,7 @@ import {
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../engagement/comments-repository.ts";
 import type { CachedRead } from "../../engagement/read-cache.ts";
-import type { Coding } from "../../web/fast-pages.ts";
+import { offerSent } from "../../web/etag.ts";
 import { ApiError, notFound } from "../errors.ts";
 import {
   addAsOwner,
@@ -42,50 +42,35 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
   { engagement, reads, catalog, siteUrl, defences, ownerVoice, replyMail, fast, bus },
 ) => {
-  const opened = new WeakMap<FastifyRequest, unknown>();
-  const sentAnswers = new WeakMap<FastifyRequest, CachedRead>();
-  /** A read with no cookie and no query: the opening everyone sees, no one's own. */
+  // The opening everyone sees, as kept before a read without a cookie, and what it sent.
+  const opened = new WeakMap<FastifyRequest, { kept: unknown; sent?: CachedRead }>();
   const asEveryone = (request: FastifyRequest) =>
-    fast !== undefined &&
-    request.method === "GET" &&
-    request.headers.cookie === undefined &&
-    !(request.raw.url ?? "").includes("?");
+    fast !== undefined && request.method === "GET" && request.headers.cookie === undefined;
 
   /**
    * Once that opening has gone out whole, the fast path (server/web/fast-pages.ts)
    * may send it again, in that coding, while the read cache still keeps it:
    * a write, moderation or deletion on any instance replaces it.
    */
-  function offerToFastPath(request: FastifyRequest, reply: FastifyReply, done: () => void) {
-    const kept = opened.get(request);
+  function offerToFastPath(request: FastifyRequest, reply: FastifyReply) {
+    const { kept, sent } = opened.get(request) ?? {};
     const { id } = request.params as { id: string };
-    if (fast && kept !== undefined && reply.statusCode === 200 && reads.keptOpening(id) === kept) {
-      const coding = (reply.getHeader("content-encoding") as Coding | undefined) ?? "identity";
-      const sent = sentAnswers.get(request);
-      const body = sent && (coding === "identity" ? sent.body : sent[coding]);
-      if (sent && body) {
-        fast.recordLive(
-          request.raw.url ?? "",
-          request.raw,
-          {
-            body,
-            api: true,
-            sent: reply.raw.getHeaders(),
-            own: {
-              "cache-control": "no-cache",
-              "content-type": "application/json; charset=utf-8",
-              etag: sent.etag,
-              vary: "accept-encoding, cookie",
-              ...(coding === "identity" ? {} : { "content-encoding": coding }),
-            },
-          },
-          // While the bus may miss events, the read cache keeps nothing, nor this.
-          () => bus.healthy && reads.keptOpening(id) === kept,
-        );
-      }
-    }
-    done();
+    if (kept === undefined || !sent || reads.keptOpening(id) !== kept) return;
+    offerSent(
+      fast,
+      request,
+      reply,
+      sent,
+      {
+        headers: { "cache-control": "no-cache", "content-type": "application/json; charset=utf-8" },
+        varies: ["cookie"],
+        api: true,
+      },
+      // While the bus may miss events, the read cache keeps nothing, nor this.
+      () => bus.healthy && reads.keptOpening(id) === kept,
+    );
   }
+
   app.get(
     "/comments/form-token",
     {
@@ -114,13 +99,16 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         querystring: commentsQuerySchema,
         response: { 200: commentsResponseSchema, 304: z.null(), ...errors },
       },
-      onResponse: (request, reply, done) => offerToFastPath(request, reply, done),
+      onResponse: (request, reply, done) => {
+        offerToFastPath(request, reply);
+        done();
+      },
     },
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
       // The opening everyone sees, as kept before this read: offered to the
       // fast path once sent, if it still stands then.
-      if (asEveryone(request)) opened.set(request, reads.keptOpening(request.params.id));
+      if (asEveryone(request)) opened.set(request, { kept: reads.keptOpening(request.params.id) });
       const owner = await ownerVoice.sessionOf(request, reply);
       const { limit, after, before } = request.query;
       // The schema has refused a cursor that does not decode.
@@ -132,7 +120,8 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         { limit, after: place(after), before: place(before) },
         owner ? ownerVoice.overlay : null,
       );
-      if (opened.has(request)) sentAnswers.set(request, page);
+      const offered = opened.get(request);
+      if (offered) offered.sent = page;
       return sendCached(request, reply, page, owner !== null);
     },
   );
