@@ -25,7 +25,7 @@ export type WorkerOptions = {
   mailer: Mailer;
   /** Messages per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
-  /** Messages handed to the SMTP server at once at most (its pooled connections). */
+  /** Messages handed to the transport at once at most, those its connections send and those waiting for one. */
   inFlight?: number;
   /** How often an idle worker looks for rows queued by other processes. */
   pollMs?: number;

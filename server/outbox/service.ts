@@ -50,7 +50,13 @@ export function startOutbox(
     outbox,
     mailer,
     ratePerMinute: config.MAIL_RATE_PER_MINUTE,
-    inFlight: config.MAIL_CONNECTIONS,
+    // On SQLite a message waits behind each connection's: a connection that
+    // finishes one starts the next at once, instead of idling while its
+    // outcome goes back to this thread and the next row is claimed and
+    // composed. On PostgreSQL each send holds its claim, a transaction on one
+    // of the pool's connections, which the readers' requests need too
+    // (docs/decisions/036-sending-in-flat-memory.md).
+    inFlight: store.kind === "sqlite" ? config.MAIL_CONNECTIONS * 2 : config.MAIL_CONNECTIONS,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     log,
     composers,
