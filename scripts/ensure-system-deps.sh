@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need from Debian when it is missing: Chromium's
-# headless shell for the browser tests, Chromium itself for the size check and
+# headless shell for the browser tests and the size check, Chromium itself for
 # Lighthouse, PostgreSQL for the server tests. Never downloads a browser build.
 # With --bench, also wrk, the load generator of `npm run bench`.
 set -euo pipefail

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: everything CI runs, in the order that fails fastest, with the
-# slow parts side by side where they share nothing (docs/decisions/017-test-loop.md).
+# `npm test`: everything CI runs, side by side where it shares nothing, the
+# browser tests started as early as they can be, and stopped at the first
+# failure (docs/decisions/028-how-the-suite-stays-fast.md).
 # npm puts node_modules/.bin first on PATH, so `node` here is the project's Node 24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,41 +55,52 @@ finish_job() {
   echo "== $name passed ($((SECONDS - started)) s)"
 }
 
+# Waits for the named background jobs in the order they end, and stops the
+# run at the first that fails (the others are stopped on the way out).
+finish_jobs() {
+  local -A names=()
+  local name pid_var
+  for name in "$@"; do
+    pid_var="job_$name"
+    names[${!pid_var}]=$name
+  done
+  while ((${#names[@]} > 0)); do
+    local pid="" status=0
+    wait -n -p pid "${!names[@]}" || status=$?
+    name=${names[$pid]}
+    unset "names[$pid]"
+    if ((status != 0)); then
+      echo "== $name failed"
+      exit 1
+    fi
+    echo "== $name passed ($((SECONDS - started)) s)"
+  done
+}
+
 bash scripts/ensure-system-deps.sh
 
-# The site with the browser tests' settings: CPU-bound, so it overlaps the
-# checks below, which mostly wait. The browser tests' servers then find it built.
+# The browser tests are the longest job by far, and they need the site built
+# with their settings: the build comes first, with the checks that need no
+# build (lint, types, the component and unit tests) beside it. Those mostly run
+# on one core at a time, so the build keeps the other.
 phase "building the site for the browser tests, beside lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
-
-phase "lint and types"
-biome check .
-tsc --noEmit
-# The .astro templates, which tsc cannot read; only they are listed in
-# tsconfig.astro.json, since tsc has checked every .ts file already.
-npm run --silent typecheck:astro
-
-phase "component and unit tests"
-vitest run --project components --project node
-
-# The server tests use a PostgreSQL and server processes of their own, on ports
-# the system picks, and temporary directories: nothing the browser tests use.
-# They mostly wait (on processes, databases and timeouts), so they run beside
-# the browser tests.
-phase "server tests, beside the browser tests"
-start_job server vitest run --project server
+start_job checks bash -c 'biome check . && tsc --noEmit && npm run --silent typecheck:astro &&
+  vitest run --project components --project node'
+# tsc cannot read the .astro templates: typecheck:astro checks only them
+# (tsconfig.astro.json), since tsc has checked every .ts file already.
 
 finish_job build
-# The built pages' HTML (html-validate, docs/decisions/034-valid-html.md) and
-# the first-load JavaScript budget, on the build the browser tests serve. The
-# budget mostly waits for pages to go quiet, in a server and a Chromium of its
-# own: both run beside the browser tests.
-phase "browser tests, beside the built pages' HTML and the first-load JavaScript budget"
+# Then everything else beside the browser tests, as soon as the site is built:
+# the checks above if still running; the server tests, which use a PostgreSQL,
+# server processes, ports and temporary folders of their own and mostly wait
+# on them; the built pages' HTML (html-validate,
+# docs/decisions/034-valid-html.md); and the first-load JavaScript budget, in
+# a server and a Chromium of its own. The first job to fail stops the run.
+phase "browser tests, beside the server tests, the built pages' HTML and the first-load JavaScript budget"
+start_job browser playwright test
+start_job server vitest run --project server
 start_job html node scripts/validate-html.ts
 start_job size node scripts/size.ts
-playwright test
-
-finish_job html
-finish_job size
-finish_job server
+finish_jobs checks browser server html size
 phase "all passed"
