@@ -108,8 +108,11 @@ async function measure(route: string): Promise<Row> {
     const all = new Set<string>();
     page.on("request", (request) => {
       if (request.resourceType() !== "script") return;
+      // The site's own files only: not another origin's, and not a worker's
+      // script made in the page from one it loaded already (a `blob:` address,
+      // as the confetti's, whose origin is the page's).
+      if (!request.url().startsWith(`${origin}/`)) return;
       const url = new URL(request.url());
-      if (url.origin !== origin) return;
       all.add(url.pathname);
       if (!loaded) early.add(url.pathname);
     });
