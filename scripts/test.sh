@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `npm test`: everything CI runs, side by side where it shares nothing, the
-# browser tests started as early as they can be, and stopped at the first
-# failure (docs/decisions/028-how-the-suite-stays-fast.md).
+# `npm test`: everything CI runs, side by side where it shares nothing, with
+# the browser tests started as early as they can be
+# (docs/decisions/028-how-the-suite-stays-fast.md).
 # npm puts node_modules/.bin first on PATH, so `node` here is the project's Node 24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,11 +55,13 @@ finish_job() {
   echo "== $name passed ($((SECONDS - started)) s)"
 }
 
-# Waits for the named background jobs in the order they end, and stops the
-# run at the first that fails (the others are stopped on the way out).
+# Waits for the named background jobs, reporting each as it ends, and fails
+# the run if any failed. A failed job does not stop the others: the browser
+# tests' servers and the server tests' PostgreSQL are stopped by their runners,
+# which a signal from here would cut short.
 finish_jobs() {
   local -A names=()
-  local name pid_var
+  local name pid_var failed=()
   for name in "$@"; do
     pid_var="job_$name"
     names[${!pid_var}]=$name
@@ -70,11 +72,16 @@ finish_jobs() {
     name=${names[$pid]}
     unset "names[$pid]"
     if ((status != 0)); then
-      echo "== $name failed"
-      exit 1
+      echo "== $name failed ($((SECONDS - started)) s)"
+      failed+=("$name")
+    else
+      echo "== $name passed ($((SECONDS - started)) s)"
     fi
-    echo "== $name passed ($((SECONDS - started)) s)"
   done
+  if ((${#failed[@]} > 0)); then
+    echo "== failed: ${failed[*]}"
+    exit 1
+  fi
 }
 
 bash scripts/ensure-system-deps.sh
@@ -96,7 +103,7 @@ finish_job build
 # server processes, ports and temporary folders of their own and mostly wait
 # on them; the built pages' HTML (html-validate,
 # docs/decisions/034-valid-html.md); and the first-load JavaScript budget, in
-# a server and a Chromium of its own. The first job to fail stops the run.
+# a server and a Chromium of its own.
 phase "browser tests, beside the server tests, the built pages' HTML and the first-load JavaScript budget"
 start_job browser playwright test
 start_job server vitest run --project server
