@@ -17,6 +17,15 @@ export default defineConfig({
         test: {
           name: "components",
           environment: "happy-dom",
+          // One environment and module graph per worker, not per file, as the
+          // server tests do (docs/decisions/028-how-the-suite-stays-fast.md):
+          // the files share no module state, and Testing Library empties the
+          // document after each test. 7 CPU-seconds became 2.
+          isolate: false,
+          // `npm test` runs them at a low priority beside the build and the
+          // browser tests: a test may wait longer than Vitest's 5 s default
+          // for the CPU. They wait on conditions, so a quiet machine waits no longer.
+          testTimeout: 30_000,
           include: ["app/**/*.test.tsx", "app/**/*.test.ts"],
           setupFiles: ["tests/setup/components.ts"],
         },
@@ -29,6 +38,9 @@ export default defineConfig({
           // Some of these start git, the build's scripts or a child Node: on a
           // busy 2-core machine one such test takes well over Vitest's 5 s default.
           testTimeout: 60_000,
+          // Each file's imports once per worker, not once per file: 17
+          // CPU-seconds became 11. No file changes another's module state.
+          isolate: false,
           include: [
             "contract/**/*.test.ts",
             "content/**/*.test.ts",

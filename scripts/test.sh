@@ -88,12 +88,14 @@ bash scripts/ensure-system-deps.sh
 
 # The browser tests are the longest job by far, and they need the site built
 # with their settings: the build comes first, with the checks that need no
-# build (lint, types, the component and unit tests) beside it. Those mostly run
-# on one core at a time, so the build keeps the other.
+# build (lint, types, the component and unit tests) beside it. The checks are
+# only CPU, with nothing that waits on a clock of its own, so they run at a
+# lower priority (nice): they take the CPU the build, and then the browser
+# tests, leave idle, instead of slowing them.
 phase "building the site for the browser tests, beside lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
-start_job checks bash -c 'biome check . && tsc --noEmit && npm run --silent typecheck:astro &&
-  vitest run --project components --project node'
+start_job checks nice -n 10 bash -c 'biome check . && tsc --noEmit &&
+  npm run --silent typecheck:astro && vitest run --project components --project node'
 # tsc cannot read the .astro templates: typecheck:astro checks only them
 # (tsconfig.astro.json), since tsc has checked every .ts file already.
 
