@@ -55,27 +55,21 @@ finish_job() {
   echo "== $name passed ($((SECONDS - started)) s)"
 }
 
-# Waits for the named background jobs, reporting each as it ends, and fails
-# the run if any failed. A failed job does not stop the others: the browser
-# tests' servers and the server tests' PostgreSQL are stopped by their runners,
-# which a signal from here would cut short.
+# Waits for each of the named background jobs in turn (list the shortest
+# first) and fails the run if any failed, naming each. A failed job does not
+# stop the others: the browser tests' servers and the server tests' PostgreSQL
+# are stopped by their runners, which a signal from here would cut short.
+# (`wait PID` also reports a job that ended before it was called; `wait -n`
+# does not.)
 finish_jobs() {
-  local -A names=()
   local name pid_var failed=()
   for name in "$@"; do
     pid_var="job_$name"
-    names[${!pid_var}]=$name
-  done
-  while ((${#names[@]} > 0)); do
-    local pid="" status=0
-    wait -n -p pid "${!names[@]}" || status=$?
-    name=${names[$pid]}
-    unset "names[$pid]"
-    if ((status != 0)); then
+    if wait "${!pid_var}"; then
+      echo "== $name passed ($((SECONDS - started)) s)"
+    else
       echo "== $name failed ($((SECONDS - started)) s)"
       failed+=("$name")
-    else
-      echo "== $name passed ($((SECONDS - started)) s)"
     fi
   done
   if ((${#failed[@]} > 0)); then
@@ -111,5 +105,5 @@ start_job browser playwright test
 start_job server vitest run --project server
 start_job html node scripts/validate-html.ts
 start_job size node scripts/size.ts
-finish_jobs checks browser server html size
+finish_jobs html size checks server browser
 phase "all passed"
