@@ -45,16 +45,6 @@ start_job() {
   eval "job_$name=$!"
 }
 
-# Waits for a background job; fails the run with its name if it failed.
-finish_job() {
-  local name=$1 pid_var="job_$1"
-  if ! wait "${!pid_var}"; then
-    echo "== $name failed"
-    exit 1
-  fi
-  echo "== $name passed ($((SECONDS - started)) s)"
-}
-
 # Waits for each of the named background jobs in turn (list the shortest
 # first) and fails the run if any failed, naming each. A failed job does not
 # stop the others: the browser tests' servers and the server tests' PostgreSQL
@@ -93,7 +83,7 @@ start_job checks nice -n 10 bash -c 'biome check . && tsc --noEmit &&
 # tsc cannot read the .astro templates: typecheck:astro checks only them
 # (tsconfig.astro.json), since tsc has checked every .ts file already.
 
-finish_job build
+finish_jobs build
 # Then everything else beside the browser tests, as soon as the site is built:
 # the checks above if still running; the server tests, which use a PostgreSQL,
 # server processes, ports and temporary folders of their own and mostly wait
