@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Deliver, Delivery, OutboxRow } from "./outbox-types.ts";
@@ -26,6 +26,18 @@ const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
   "comment_digest",
   "webhook",
 ]);
+
+/**
+ * PostgreSQL: a row of a batched kind is claimed only by the instance that
+ * holds its recipient's batch, a transaction-level advisory lock on (kind,
+ * address) taken with the claim. Row locks alone let two instances each claim
+ * one of a recipient's due rows at once, and each then sent a "digest" of one.
+ * Other kinds are claimed as before. (CASE keeps the lock off other kinds' rows;
+ * the two-key space is apart from the event journal's one-key lock.)
+ */
+const recipientFree = sql<boolean>`case when kind in (${sql.join(
+  [...batchedKinds].map((kind) => sql.lit(kind)),
+)}) then pg_try_advisory_xact_lock(hashtext('outbox batch'), hashtext(kind || ' ' || coalesce(email, ''))) else true end`;
 
 /** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
 export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
@@ -188,6 +200,7 @@ export function createOutboxRepository(
           .where("status", "=", "queued")
           .where("next_attempt_at", "<=", now)
           .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+          .where(recipientFree)
           .orderBy("kind")
           .orderBy("id")
           .limit(1)
