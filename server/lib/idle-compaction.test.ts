@@ -22,7 +22,7 @@ describe("compacting the heap when the server goes quiet", () => {
     expect(gc).not.toHaveBeenCalled();
     vi.advanceTimersByTime(1000);
     expect(gc).toHaveBeenCalledTimes(1);
-    expect(gc).toHaveBeenCalledWith({ type: "major", execution: "async", flavor: "last-resort" });
+    expect(gc).toHaveBeenCalledWith({ type: "major", execution: "async" });
     vi.advanceTimersByTime(10_000);
     expect(gc).toHaveBeenCalledTimes(1);
     stop();

@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
  * the flag, as under the tests and `npm run dev`, it does nothing.
  */
 
-type Gc = (options: { type: "major"; execution: "async"; flavor: "last-resort" }) => unknown;
+type Gc = (options: { type: "major"; execution: "async" }) => unknown;
 
 /** Below this share of an interval spent working, the loop counts as quiet. */
 const quietUtilization = 0.02;
@@ -49,10 +49,11 @@ export function compactWhenIdle({
       workedSinceCompaction = true;
     } else if (workedSinceCompaction) {
       workedSinceCompaction = false;
-      // "last-resort" is V8's collection that also hands freed pages back to
-      // the system, as it does under memory pressure; a plain full
-      // collection shrinks the heap but keeps its pages for later.
-      gc({ type: "major", execution: "async", flavor: "last-resort" });
+      // A plain full collection. V8's "last-resort" one, which it runs under
+      // memory pressure, handed a few more MB back to the system, but the
+      // server then read about a tenth slower for as long as it ran
+      // (docs/decisions/039-server-bundle.md, amended).
+      gc({ type: "major", execution: "async" });
     }
   }, intervalMs);
   timer.unref();

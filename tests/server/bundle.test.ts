@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -27,6 +29,7 @@ import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 let outdir: string;
 let metafile: Metafile;
 let dataDir: string;
+let compileCache: string;
 let smtp: SmtpSink;
 let server: ServerProcess;
 
@@ -36,7 +39,17 @@ beforeAll(async () => {
   mkdirSync(path.join(projectRoot, "build"), { recursive: true });
   outdir = mkdtempSync(path.join(projectRoot, "build", "test-bundle-"));
   dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-bundle-data-"));
-  metafile = await buildServer(outdir);
+  // The build fills Node's compile cache where the server will look for it,
+  // NODE_COMPILE_CACHE when set: here a folder of this test's own.
+  compileCache = mkdtempSync(path.join(os.tmpdir(), "ewe-bundle-cache-"));
+  const cacheBefore = process.env.NODE_COMPILE_CACHE;
+  process.env.NODE_COMPILE_CACHE = compileCache;
+  try {
+    metafile = await buildServer(outdir);
+  } finally {
+    if (cacheBefore === undefined) delete process.env.NODE_COMPILE_CACHE;
+    else process.env.NODE_COMPILE_CACHE = cacheBefore;
+  }
   smtp = await startSmtpSink();
   // npm start's own flags, with this test's bundle in place of build/server's.
   const args = startArguments().map((arg) =>
@@ -62,6 +75,7 @@ afterAll(async () => {
   await smtp?.close();
   rmSync(outdir, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(compileCache, { recursive: true, force: true });
 });
 
 describe("the server as npm start runs it, bundled", () => {
@@ -109,6 +123,40 @@ describe("the server as npm start runs it, bundled", () => {
         file,
       ).toBe(false);
     }
+  });
+
+  it("leaves its chunks compiled in Node's compile cache, so the first start compiles none of them", () => {
+    const app = Object.keys(metafile.outputs).find(
+      (file) => metafile.outputs[file]?.entryPoint === "server/app.ts",
+    );
+    const appUrl = pathToFileURL(path.resolve(projectRoot, app ?? "")).href;
+    // What the start loads, in a process with npm start's flags (the cache
+    // is kept per set of flags); Node says of each file whether the cache had it.
+    const { stderr, status } = spawnSync(
+      process.execPath,
+      [
+        ...startArguments().filter((arg) => arg.startsWith("-")),
+        "--input-type=module",
+        "--eval",
+        `(await import("node:module")).default.enableCompileCache(); await import(${JSON.stringify(appUrl)});`,
+      ],
+      {
+        env: {
+          ...process.env,
+          NODE_COMPILE_CACHE: compileCache,
+          NODE_ENV: "production",
+          NODE_DEBUG_NATIVE: "COMPILE_CACHE",
+        },
+        encoding: "utf8",
+      },
+    );
+    expect(status).toBe(0);
+    const outdirUrl = pathToFileURL(outdir).href;
+    const verdicts = [...stderr.matchAll(/V8 code cache for ESM (\S+) was (\w+)/g)].filter(
+      ([, url]) => url?.startsWith(outdirUrl),
+    );
+    expect(verdicts.map(([, url]) => url)).toContain(appUrl);
+    for (const [, url, verdict] of verdicts) expect(verdict, url).toBe("accepted");
   });
 
   it("escapes a character outside ASCII to the same character, and refuses what an escape would change", () => {
