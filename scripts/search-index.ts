@@ -29,6 +29,7 @@ export async function writeSearchIndex(
   const ownPages = new Set(itemPaths);
   const outputPath = path.join(clientDir, "pagefind");
   rmSync(outputPath, { recursive: true, force: true });
+  let pages = 0;
   try {
     const { index, errors } = await pagefind.createIndex({
       excludeSelectors: ["ewe-fragment"],
@@ -49,6 +50,10 @@ export async function writeSearchIndex(
     }
     const written = await index.writeFiles({ outputPath });
     if (written.errors.length > 0) throw new Error(written.errors.join("; "));
+    // Read before the service is closed: closing ends its process, and a file
+    // it was still writing would stay empty (seen once: the entry file, which
+    // a minute of waiting after the close never filled).
+    pages = await indexedPages(outputPath);
   } finally {
     await pagefind.close();
   }
@@ -64,7 +69,7 @@ export async function writeSearchIndex(
   ]) {
     rmSync(path.join(outputPath, unused), { force: true });
   }
-  return await indexedPages(outputPath);
+  return pages;
 }
 
 /**
@@ -103,7 +108,7 @@ export function withoutItemCopies(html: string, file: string, itemPaths: Set<str
 /**
  * How many pages the index holds, from the entry file Pagefind writes. Its
  * service process may still be flushing that file when `writeFiles` returns
- * (seen once as an empty file on a loaded machine): read until it parses.
+ * (seen as an empty file on a loaded machine): read until it parses.
  */
 async function indexedPages(outputPath: string): Promise<number> {
   const file = path.join(outputPath, "pagefind-entry.json");
