@@ -92,7 +92,7 @@ export async function viralCase({
     streams.child.kill();
 
     if (result.delivered === 0) throw new Error("no comment reached any stream");
-    const floor = await fanOutFloor(streamCount, result.frameBytes);
+    const floor = await fanOutFloor(streamCount, result.frameBytes, writes);
     const expected = writes * streamCount;
     const count = streamCount.toLocaleString("en");
     report(
