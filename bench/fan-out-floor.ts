@@ -67,7 +67,7 @@ export async function fanOutFloor(
   const options = { stdio: ["ignore", "inherit", "inherit", "ipc"] as const };
   const writer = fork(
     import.meta.filename,
-    ["writer", String(count), String(frameBytes), "0", String(rounds)],
+    ["writer", String(count), String(frameBytes), String(rounds)],
     {
       stdio: [...options.stdio],
     },
@@ -77,7 +77,7 @@ export async function fanOutFloor(
     const { port } = (await next<WriterMessage>(writer)) as { port: number };
     reader = fork(
       import.meta.filename,
-      ["reader", String(count), String(frameBytes), String(port), String(rounds)],
+      ["reader", String(count), String(frameBytes), String(rounds), String(port)],
       {
         stdio: [...options.stdio],
       },
@@ -115,7 +115,7 @@ export async function fanOutFloor(
   }
 }
 
-const [role, countText = "0", bytesText = "0", portText = "0", roundsText = "0"] =
+const [role, countText = "0", bytesText = "0", roundsText = "0", portText = "0"] =
   process.argv.slice(2);
 const socketCount = Number(countText);
 const bytes = Number(bytesText);

@@ -44,6 +44,11 @@ export function startArguments(): string[] {
   return args.map((arg) => (arg.startsWith("-") ? arg : path.join(projectRoot, arg)));
 }
 
+/** `npm start`'s Node flags alone (`startArguments` without the script). */
+export function startFlags(): string[] {
+  return startArguments().filter((arg) => arg.startsWith("-"));
+}
+
 /** Each output file's name (without `.js`) and the source it starts from. */
 const entries: Record<string, string> = {
   main: "server/main.ts",
@@ -246,12 +251,11 @@ export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
  * system's temporary folder).
  */
 function fillCompileCache(chunks: string[]) {
-  const flags = startArguments().filter((arg) => arg.startsWith("-"));
   const load = `import module from "node:module";
 module.enableCompileCache?.();
 for (const chunk of ${JSON.stringify(chunks.map((chunk) => pathToFileURL(chunk).href))}) await import(chunk);
 module.flushCompileCache?.();`;
-  execFileSync(process.execPath, [...flags, "--input-type=module", "--eval", load], {
+  execFileSync(process.execPath, [...startFlags(), "--input-type=module", "--eval", load], {
     env: { ...process.env, NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -10,6 +10,7 @@ import {
   buildServer,
   serverBuildDir,
   startArguments,
+  startFlags,
 } from "../../scripts/build-server.ts";
 import { fakeBuiltSite, fakeSciencePage } from "../support/built-site.ts";
 import { formTokenFor, isAddressedTo } from "../support/newsletter.ts";
@@ -135,7 +136,7 @@ describe("the server as npm start runs it, bundled", () => {
     const { stderr, status } = spawnSync(
       process.execPath,
       [
-        ...startArguments().filter((arg) => arg.startsWith("-")),
+        ...startFlags(),
         "--input-type=module",
         "--eval",
         `(await import("node:module")).default.enableCompileCache(); await import(${JSON.stringify(appUrl)});`,
