@@ -82,17 +82,19 @@ describe.each(backends)("live events on %s", (backend) => {
     const watcher = open(`science:${postId}`);
     await watcher.ready();
     const alex = t.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "<b>hello</b>", "Alex"));
-    await alex.patch(`/api/comments/${comment.id}`, { content: "edited", userName: "Alex" });
     const comments = (count: number) =>
       watcher.until((s) => {
         const found = s.events.filter((e) => e.event === "comment");
         return found.length === count ? found : undefined;
       }, 15_000);
-    // The edit reaches the reader before the deletion is made: a deletion
-    // rewrites the journal's earlier events about the comment
+    const { comment } = json<CommentResponse>(await alex.comment(postId, "<b>hello</b>", "Alex"));
+    // Each event reaches the reader before the next change is made: an edit or
+    // a deletion rewrites the journal's earlier events about the comment
     // (docs/product.md), so on PostgreSQL, where events are read back from the
-    // journal, a reader slower than the deletion would read the edit as deleted.
+    // journal, a reader slower than the change would read the addition as
+    // already edited, or the edit as deleted.
+    await comments(1);
+    await alex.patch(`/api/comments/${comment.id}`, { content: "edited", userName: "Alex" });
     await comments(2);
     await alex.delete(`/api/comments/${comment.id}`);
 
