@@ -195,6 +195,18 @@ export function createEnquiries({
             },
           });
         }
+        // One token, one answer, whatever the answer: a refused enquiry
+        // cannot be sent again and again on one fetch and one wait.
+        if ((await formTokens.spend(enquiry.formToken ?? "")) === "used") {
+          return refuse({
+            outcome: "refused",
+            refusal: {
+              status: 400,
+              code: "form_token_invalid",
+              message: "This form was sent already; reload the page and send the enquiry again.",
+            },
+          });
+        }
       }
       if (enquiry.service !== otherService && !titles.has(enquiry.service)) {
         return refuse({
@@ -207,18 +219,7 @@ export function createEnquiries({
           },
         });
       }
-      const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
-      const content = checkEnquiryContent(text, blocklist.entries());
-      if (content) {
-        return refuse({
-          outcome: "refused",
-          refusal: { status: 422, ...content, field: "message" },
-        });
-      }
-      // Kept, never dropped or refused: the classifier learnt from comments,
-      // and a terse real client ("best price please, urgent") can read like
-      // an advert. The owner judges; only the acknowledgement is withheld.
-      const likelyJunk = (await spam?.isJunk(text)) ?? false;
+      // The cheap checks first: an address over its hourly limit costs one count.
       const recent = await repository.countSince({
         ipHash,
         email: enquiry.email,
@@ -239,19 +240,18 @@ export function createEnquiries({
           },
         });
       }
-      // The enquiry is taken: its form's token serves no other.
-      if (enquiry.formToken && config.COMMENT_MIN_SECONDS > 0) {
-        if ((await formTokens.spend(enquiry.formToken)) === "used") {
-          return refuse({
-            outcome: "refused",
-            refusal: {
-              status: 400,
-              code: "form_token_invalid",
-              message: "This form was sent already; reload the page and send the enquiry again.",
-            },
-          });
-        }
+      const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
+      const content = checkEnquiryContent(text, blocklist.entries());
+      if (content) {
+        return refuse({
+          outcome: "refused",
+          refusal: { status: 422, ...content, field: "message" },
+        });
       }
+      // Kept, never dropped or refused: the classifier learnt from comments,
+      // and a terse real client ("best price please, urgent") can read like
+      // an advert. The owner judges; only the acknowledgement is withheld.
+      const likelyJunk = (await spam?.isJunk(text)) ?? false;
       const { id, acknowledged } = await repository.create({
         enquiry,
         ipHash,

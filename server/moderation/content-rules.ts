@@ -42,13 +42,13 @@ const bareDomain = new RegExp(
 /** "example dot com", "example[.]com", "example (dot) com": spam spelling a link so it is not one. */
 function undisguise(text: string): string {
   return text
-    .replace(/\s*[[({]\s*(?:dot|\.)\s*[\])}]\s*/giu, ".")
-    .replace(new RegExp(`\\s+dot\\s+(?=(?:${bareTlds})\\b)`, "giu"), ".");
+    .replace(/(?<!\s)\s*[[({]\s*(?:dot|\.)\s*[\])}]\s*/giu, ".")
+    .replace(new RegExp(`(?<!\\s)\\s+dot\\s+(?=(?:${bareTlds})\\b)`, "giu"), ".");
 }
 
-const htmlAnchor = /<\s*a\b[^>]*\bhref\s*=/i;
-const bbcodeLink = /\[\s*(?:url|img)\b[^\]]*\]|\[\s*link\s*=/i;
-const markdownReference = /^\s*\[[^\]\n]+\]:\s*(?:[a-z]+:\/\/|www\.)/im;
+const htmlAnchor = /<\s*a\b[^<>]*\bhref\s*=/i;
+const bbcodeLink = /\[\s*(?:url|img)\b[^[\]]*\]|\[\s*link\s*=/i;
+const markdownReference = /^[^\S\n\r\u2028\u2029]*\[[^\]\n]+\]:\s*(?:[a-z]+:\/\/|www\.)/im;
 
 /** The links in a comment, as written (scheme, www. or bare domain), each once. */
 export function linksIn(text: string): string[] {
@@ -84,8 +84,9 @@ export function imitates(host: string): boolean {
     return true;
   }
   const labels = host.split(".");
+  const folded = foldLeet(host);
   for (const { brand, key } of brands) {
-    if (!foldLeet(labels.join(".")).includes(key)) continue;
+    if (!folded.includes(key)) continue;
     const at = labels.indexOf(brand);
     const own = at >= 0 && labels.slice(at + 1).every((label) => label.length <= 3);
     if (!own) return true;
@@ -172,7 +173,7 @@ export function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
 }
 
 const email =
-  /[\p{L}\p{N}._%+-]+\s*(?:@|\(at\)|\[at\])\s*[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/iu;
+  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+\s*(?:@|\(at\)|\[at\])\s*[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/iu;
 /** Words that put a number up as something to call. */
 const contactWord =
   /\b(?:call|calls|calling|phone|tel|telephone|whats\s?app|wa|contact|helpline|hotline|care|dial|text|sms|mobile|cell|reach|support|telegram|viber|signal)\b/iu;

@@ -153,6 +153,16 @@ export function createCommentDefences({
                 : "The comment form's token is missing or altered; reload the page and send the comment again.",
           });
         }
+        // One token, one answer, whatever the answer: a refused comment
+        // cannot be sent again and again on one fetch and one wait.
+        if ((await formTokens.spend(input.formToken ?? "")) === "used") {
+          return refuse({
+            status: 400,
+            code: "form_token_invalid",
+            message:
+              "This comment form was sent already; the page has a fresh one, so send the comment again.",
+          });
+        }
       }
       const refusal = nameRefusal(input.userName) ?? contentRefusal(input.content);
       if (refusal) return refuse(refusal);
@@ -170,17 +180,6 @@ export function createCommentDefences({
             status: 409,
             code: "duplicate_comment",
             message: "You have just posted this same comment; it is already there.",
-          });
-        }
-      }
-      // The comment is taken: its form's token serves no other.
-      if (input.formToken && config.COMMENT_MIN_SECONDS > 0) {
-        if ((await formTokens.spend(input.formToken)) === "used") {
-          return refuse({
-            status: 400,
-            code: "form_token_invalid",
-            message:
-              "This comment form was sent already; the page has a fresh one, so send the comment again.",
           });
         }
       }

@@ -160,6 +160,25 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(await count("enquiries")).toBe(before);
   });
 
+  it("spends the form's token on a refusal too, so one token cannot be sent again and again", async () => {
+    const visitor = browser();
+    const refused = enquiry({
+      message: "Please log in at https://paypa1-secure.com/verify to see the drawings.",
+    });
+    expect((await visitor.post("/api/enquiries", refused)).statusCode).toBe(422);
+    const before = await count("enquiries");
+    const again = await visitor.post("/api/enquiries", {
+      ...refused,
+      message: "We need a tolerance stack-up review for a gearbox housing before our build.",
+    });
+    expect(again.statusCode).toBe(400);
+    expect(json<ErrorResponse>(again).error).toMatchObject({
+      code: "form_token_invalid",
+      message: expect.stringMatching(/sent already/),
+    });
+    expect(await count("enquiries")).toBe(before);
+  });
+
   it("keeps what the spam classifier takes for advertising, tells the owner so, and acknowledges nothing", async () => {
     const sent = enquiry({
       message:
@@ -378,6 +397,14 @@ describe.each(backends)("enquiries on %s", (backend) => {
     expect(refused.statusCode).toBe(429);
     expect(refused.headers["retry-after"]).toBe("3600");
     expect(json<ErrorResponse>(refused).error.message).toMatch(/Too many enquiries/);
+    // The limit is checked before the text is read: an address over it costs one count.
+    const unread = await visitor.post(
+      "/api/enquiries",
+      enquiry({
+        message: "Please log in at https://paypa1-secure.com/verify to see the drawings.",
+      }),
+    );
+    expect(unread.statusCode).toBe(429);
 
     const same = enquiry();
     for (let i = 0; i < 3; i += 1) {

@@ -127,6 +127,29 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(fresh.statusCode).toBe(201);
     });
 
+    it("spends the token on a refused comment too: one fetch serves one answer", async () => {
+      const postId = freshItem("science");
+      const url = `/api/items/science/${postId}/comments`;
+      const formToken = t.commentToken();
+      const refused = await t.visitor().post(url, {
+        userName: "Meera",
+        content: "Claim your casino bonus at https://paypa1-secure.com today",
+        formToken,
+      });
+      expect(refused.statusCode).toBe(422);
+      const again = await t.visitor().post(url, {
+        userName: "Meera",
+        content: "Why does a thermos keep tea hot for so long?",
+        formToken,
+      });
+      expect(again.statusCode).toBe(400);
+      expect(json<ErrorResponse>(again).error).toMatchObject({
+        code: "form_token_invalid",
+        message: expect.stringMatching(/sent already/),
+      });
+      expect(await comments(postId)).toHaveLength(0);
+    });
+
     it("hands out a token with the minimum the page waits out", async () => {
       const response = await t.visitor().get("/api/comments/form-token");
       expect(response.headers["cache-control"]).toBe("no-store");

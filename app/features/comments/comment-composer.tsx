@@ -1,7 +1,6 @@
 import { type FormEvent, useRef, useState } from "react";
 import type { AddCommentRequest, Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
-import { ApiError } from "../../lib/api-client.ts";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
 import { useFormToken } from "./use-comments.ts";
 
@@ -85,7 +84,8 @@ export function CommentComposer({
       if (reply && !comment.awaitingApproval) reply.onSent();
     } catch (error) {
       setFormMessage(refusalMessage(error));
-      if (error instanceof ApiError && error.code === "form_token_invalid") formToken.renew();
+      // The server spends a token on any answer, a refusal too.
+      formToken.renew();
     } finally {
       setSending(false);
     }

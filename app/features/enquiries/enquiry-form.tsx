@@ -160,8 +160,8 @@ export function EnquiryForm({
           ? error.message
           : "The enquiry could not be sent: the site did not answer. Check your connection and send it again.";
       const byField = error instanceof ApiError ? fieldProblems(message) : {};
-      if (error instanceof ApiError && error.code === "form_token_invalid")
-        formToken.current = null;
+      // The server spends a token on any answer, a refusal too.
+      formToken.current = null;
       setProblems(byField);
       setProblem(
         Object.keys(byField).length > 0 ? "Please correct the fields marked below." : message,

@@ -19,23 +19,27 @@ const tld = "[a-z]{2,12}";
 function undisguise(text: string): string {
   return text
     .normalize("NFKC")
-    .replace(/\s*[[({<]\s*(?:at|@)\s*[\])}>]\s*/giu, "@")
-    .replace(/\s*[[({<]\s*(?:dot|\.)\s*[\])}>]\s*/giu, ".")
+    .replace(/(?<!\s)\s*[[({<]\s*(?:at|@)\s*[\])}>]\s*/giu, "@")
+    .replace(/(?<!\s)\s*[[({<]\s*(?:dot|\.)\s*[\])}>]\s*/giu, ".")
     .replace(new RegExp(`(?<=[\\p{L}\\p{N}])\\s+dot\\s+(?=${tld}\\b)`, "giu"), ".")
     .replace(/(?<=[\p{L}\p{N}])\s*\.\s+(?=(?:com|net|org|in|io|co)\b)/gu, ".")
     .replace(
-      new RegExp(`([\\p{L}\\p{N}._%+-]+)\\s+at\\s+([\\p{L}\\p{N}-]+\\.${tld})\\b`, "giu"),
+      new RegExp(
+        `(?<![\\p{L}\\p{N}._%+-])([\\p{L}\\p{N}._%+-]+)\\s+at\\s+([\\p{L}\\p{N}-]+\\.${tld})\\b`,
+        "giu",
+      ),
       "$1@$2",
     );
 }
 
-const email = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/giu;
+const email =
+  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}/giu;
 
 const messenger =
   "telegram|tg|whats\\s?app|signal|viber|we\\s?chat|weixin|kik|snap(?:chat)?|insta(?:gram)?|discord|skype|icq|threema|wickr|line\\s+id|session\\s+id";
 /** A handle put next to the app it is on: "Telegram: fxqueen", "snapchat - anna_22", "telegram at fx_01". */
 const handleAfterApp = new RegExp(
-  `\\b(?:${messenger})\\b\\s*(?:id|handle|username|user|channel|group)?\\s*(?:[:=–-]|\\bat\\b|\\bis\\b)\\s*@?[\\p{L}\\p{N}_][\\p{L}\\p{N}_.-]{2,}`,
+  `\\b(?:${messenger})\\b\\s*(?:(?:id|handle|username|user|channel|group)\\s*)?(?:[:=–-]|\\bat\\b|\\bis\\b)\\s*@?[\\p{L}\\p{N}_][\\p{L}\\p{N}_.-]{2,}`,
   "giu",
 );
 /** An @handle near an app's name or an invitation to write ("DM me @luxury.deals"). */
