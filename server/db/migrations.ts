@@ -14,6 +14,7 @@ import { spamFilter } from "./migrations/013-spam-filter.ts";
 import { replyNotifications } from "./migrations/014-reply-notifications.ts";
 import { importSources } from "./migrations/015-import-sources.ts";
 import { spentFormTokens } from "./migrations/016-spent-form-tokens.ts";
+import { outboxKindsUnchecked } from "./migrations/017-outbox-kinds-unchecked.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -43,5 +44,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "014_reply_notifications": replyNotifications(kind),
     "015_import_sources": importSources(kind),
     "016_spent_form_tokens": spentFormTokens(kind),
+    "017_outbox_kinds_unchecked": outboxKindsUnchecked(kind),
   };
 }

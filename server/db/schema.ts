@@ -51,7 +51,11 @@ export type OutboxStatus = "queued" | "sending" | "sent" | "failed" | "cancelled
  * What an outbox row carries: the newsletter's mails (a confirmation, one
  * edition to one recipient), the owner's mail about one new comment, one
  * comment for the hourly digest, or one webhook call
- * (docs/decisions/011-owner-notifications.md).
+ * (docs/decisions/011-owner-notifications.md). This type is the one list of
+ * kinds: rows written to the outbox are checked against it when the code is
+ * type-checked, and the database takes any text there, so a new kind of mail
+ * is a name here and a composer, with no migration
+ * (docs/decisions/040-outbox-kinds-in-typescript.md).
  */
 export type OutboxKind =
   | "confirmation"

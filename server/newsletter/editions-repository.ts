@@ -1,3 +1,4 @@
+import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Edition } from "./editions.ts";
 
@@ -113,7 +114,8 @@ export function createEditionsRepository(
             eb
               .selectFrom("subscribers")
               .select((s) => [
-                s.val("edition").as("kind"),
+                // Typed: an INSERT … SELECT's columns are not checked against the table's.
+                s.val<OutboxKind>("edition").as("kind"),
                 s.val(editionId).as("edition_id"),
                 "email",
                 "unsubscribe_token",

@@ -1,0 +1,311 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { Migrator } from "kysely/migration";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { migrations } from "../../server/db/migrations.ts";
+import type { OutboxKind } from "../../server/db/schema.ts";
+import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
+import { createMailer } from "../../server/outbox/mailer.ts";
+import { createOutboxRepository } from "../../server/outbox/outbox-repository.ts";
+import { type ComposeMail, startMailWorker } from "../../server/outbox/outbox-worker.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { backends } from "./support/test-app.ts";
+
+/*
+ * The database does not decide which kinds of row the outbox takes: the type
+ * of `kind` does, where rows are written (docs/decisions/040-outbox-kinds-in-typescript.md).
+ * A new kind of mail is a name and a composer, with no migration.
+ */
+
+const quiet = { info() {}, warn() {}, error() {} };
+
+/** A database of its own: a SQLite file, or a PostgreSQL database on the run's server. */
+async function scratchStore(backend: (typeof backends)[number]) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-outbox-kinds-"));
+  const databaseUrl =
+    backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+  const store = await openStore(
+    databaseUrl
+      ? { kind: "postgres", connectionString: databaseUrl }
+      : { kind: "sqlite", file: path.join(dataDir, "engage.sqlite") },
+  );
+  return {
+    store,
+    dataDir,
+    async drop() {
+      await store.close();
+      if (databaseUrl) await dropDatabase(databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** How the outbox table is defined, as the database itself describes it. */
+async function outboxDefinition(store: Store) {
+  if (store.kind === "sqlite") {
+    const { rows } = await sql<{ type: string; name: string; sql: string }>`select type, name, sql
+      from sqlite_master where tbl_name = 'outbox' order by type, name`.execute(store.db);
+    return { objects: rows };
+  }
+  const columns = await sql`select column_name, data_type, is_nullable, column_default,
+      is_identity, identity_generation, ordinal_position
+    from information_schema.columns where table_name = 'outbox' order by ordinal_position`.execute(
+    store.db,
+  );
+  const constraints = await sql<{ name: string; definition: string }>`select conname as name,
+      pg_get_constraintdef(oid) as definition
+    from pg_constraint where conrelid = 'outbox'::regclass order by conname`.execute(store.db);
+  const indexes = await sql`select indexname, indexdef from pg_indexes
+    where tablename = 'outbox' order by indexname`.execute(store.db);
+  return { columns: columns.rows, constraints: constraints.rows, indexes: indexes.rows };
+}
+
+describe.each(backends)("a kind of mail no migration knows, on %s", (backend) => {
+  let smtp: SmtpSink;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+  });
+  afterAll(async () => {
+    await smtp.close();
+  });
+
+  it("is queued, composed by the composer given for it, sent over SMTP and recorded as sent", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+
+      // A kind no production code names. In production it would be one more
+      // name in OutboxKind; here the test stands in for that line.
+      const postcard = "test_postcard" as OutboxKind;
+      const recipient = `postcard-${backend}@example.com`;
+      const composed: { kind: string; id: number }[] = [];
+      const compose: ComposeMail = async (row) => {
+        composed.push({ kind: row.kind, id: Number(row.id) });
+        const { greeting } = JSON.parse(row.payload ?? "{}") as { greeting: string };
+        return {
+          to: row.email as string,
+          subject: `A postcard: ${greeting}`,
+          text: `${greeting}, from the outbox.`,
+          html: `<p>${greeting}, from the outbox.</p>`,
+        };
+      };
+
+      const now = new Date().toISOString();
+      const queued = await store.db
+        .insertInto("outbox")
+        .values({
+          kind: postcard,
+          email: recipient,
+          payload: JSON.stringify({ greeting: "Greetings from the seaside" }),
+          status: "queued",
+          next_attempt_at: now,
+          created_at: now,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+
+      const worker = startMailWorker({
+        outbox: createOutboxRepository(store, { retryBaseMs: 50 }),
+        mailer: createMailer(
+          { smtpUrl: smtp.url, from: "Site <site@example.test>", dataDir: scratch.dataDir },
+          quiet,
+        ),
+        ratePerMinute: 0,
+        pollMs: 50,
+        log: quiet,
+        composers: { [postcard]: compose },
+      });
+      try {
+        worker.wake();
+        await smtp.waitFor(() => smtp.to(recipient).length > 0);
+        await expect
+          .poll(async () =>
+            store.db
+              .selectFrom("outbox")
+              .select(["kind", "email", "status", "attempts", "last_error"])
+              .where("id", "=", queued.id)
+              .execute(),
+          )
+          .toEqual([
+            { kind: postcard, email: recipient, status: "sent", attempts: 1, last_error: null },
+          ]);
+      } finally {
+        await worker.stop();
+      }
+
+      expect(composed).toEqual([{ kind: "test_postcard", id: Number(queued.id) }]);
+      const [mail] = smtp.to(recipient);
+      expect(smtp.to(recipient)).toHaveLength(1);
+      expect(mail?.parsed.subject).toBe("A postcard: Greetings from the seaside");
+      expect(mail?.parsed.text?.trim()).toBe("Greetings from the seaside, from the outbox.");
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
+describe.each(backends)(
+  "the migration that stops the database checking kinds, on %s",
+  (backend) => {
+    it("keeps every outbox row, its ids and sequence, its indexes and its other constraints", async () => {
+      const scratch = await scratchStore(backend);
+      try {
+        const { store } = scratch;
+        const { db } = store;
+        const migrator = new Migrator({
+          db,
+          provider: { getMigrations: async () => migrations(store.kind) },
+        });
+        expect((await migrator.migrateTo("016_spent_form_tokens")).error).toBeUndefined();
+        const before = await outboxDefinition(store);
+
+        // Rows of every shape an older version wrote, the last of them deleted:
+        // its id must not come back.
+        const now = new Date().toISOString();
+        const later = new Date(Date.now() + 60_000).toISOString();
+        const edition = await db
+          .insertInto("editions")
+          .values({ slug: "e", subject: "s", html: "h", text: "t", created_at: now })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        const base = { next_attempt_at: now, created_at: now, attempts: 0 } as const;
+        await db
+          .insertInto("outbox")
+          .values([
+            {
+              ...base,
+              kind: "edition",
+              edition_id: edition.id,
+              email: "a@example.com",
+              token: "unsubscribe-a",
+              status: "sent",
+              attempts: 1,
+              sent_at: now,
+            },
+            { ...base, kind: "confirmation", email: "b@example.com", token: "t", status: "queued" },
+            {
+              ...base,
+              kind: "webhook",
+              email: null,
+              payload: '{"commentId":1}',
+              status: "failed",
+              attempts: 10,
+              last_error: "500 from the receiver",
+            },
+            {
+              ...base,
+              kind: "reply_digest",
+              email: "c@example.com",
+              payload: '{"commentId":2}',
+              status: "queued",
+              next_attempt_at: later,
+            },
+            { ...base, kind: "enquiry_ack", email: "d@example.com", status: "cancelled" },
+          ])
+          .execute();
+        const last = await db
+          .insertInto("outbox")
+          .values({ ...base, kind: "comment_notice", email: "e@example.com", status: "queued" })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await db.deleteFrom("outbox").where("id", "=", last.id).execute();
+        const rowsBefore = await db.selectFrom("outbox").selectAll().orderBy("id").execute();
+        expect(rowsBefore).toHaveLength(5);
+
+        await migrateToLatest(store);
+
+        expect(await db.selectFrom("outbox").selectAll().orderBy("id").execute()).toEqual(
+          rowsBefore,
+        );
+        const after = await outboxDefinition(store);
+        if (store.kind === "sqlite") {
+          // The same table but for the check on `kind`, and the same indexes, word for word.
+          const withoutKindCheck = (before.objects ?? []).map((object) =>
+            object.type === "table"
+              ? { ...object, sql: object.sql.replace(/ check \(kind in \([^)]*\)\)/, "") }
+              : object,
+          );
+          expect(withoutKindCheck.find((object) => object.type === "table")?.sql).not.toMatch(
+            /kind in/,
+          );
+          expect(after).toEqual({ objects: withoutKindCheck });
+          await expect(sql`pragma foreign_key_check(outbox)`.execute(db)).resolves.toMatchObject({
+            rows: [],
+          });
+        } else {
+          expect(before.constraints?.map((c) => c.name)).toContain("outbox_kind_check");
+          expect(after).toEqual({
+            ...before,
+            constraints: before.constraints?.filter((c) => c.name !== "outbox_kind_check"),
+          });
+        }
+
+        // The id sequence goes on after the deleted row.
+        const next = await db
+          .insertInto("outbox")
+          .values({ ...base, kind: "confirmation", email: "f@example.com", status: "queued" })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        expect(Number(next.id)).toBe(Number(last.id) + 1);
+        // The other constraints still hold.
+        await expect(
+          db
+            .insertInto("outbox")
+            .values({
+              ...base,
+              kind: "confirmation",
+              email: "g@example.com",
+              status: "lost" as "sent",
+            })
+            .execute(),
+        ).rejects.toThrow(/check/i);
+        await expect(
+          db
+            .insertInto("outbox")
+            .values({
+              ...base,
+              kind: "edition",
+              edition_id: edition.id,
+              email: "a@example.com",
+              status: "queued",
+            })
+            .execute(),
+        ).rejects.toThrow(/unique|duplicate/i);
+        await expect(
+          db
+            .insertInto("outbox")
+            .values({
+              ...base,
+              kind: "edition",
+              edition_id: 999,
+              email: "h@example.com",
+              status: "queued",
+            })
+            .execute(),
+        ).rejects.toThrow(/foreign key/i);
+        await expect(
+          db
+            .insertInto("outbox")
+            .values({ kind: "webhook", status: "queued", created_at: now } as never)
+            .execute(),
+        ).rejects.toThrow(/not.null/i);
+        // And a kind the database never heard of is taken.
+        await db
+          .insertInto("outbox")
+          .values({
+            ...base,
+            kind: "test_postcard" as OutboxKind,
+            email: "i@example.com",
+            status: "queued",
+          })
+          .execute();
+      } finally {
+        await scratch.drop();
+      }
+    });
+  },
+);
