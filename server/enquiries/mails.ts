@@ -6,8 +6,8 @@ import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
 /**
  * The three mails of an enquiry (docs/product.md, "Enquiries"): the owner's
  * copy, with Reply-To set to the sender so that Reply in any mail program
- * answers them; the sender's acknowledgement, which restates what they sent
- * and carries the link that deletes it; and the owner's answer from the
+ * answers them; the sender's acknowledgement, which names the service and
+ * carries the link that deletes it, and nothing the sender typed; and the owner's answer from the
  * console, threaded under the acknowledgement. What the sender typed is only
  * ever text: escaped in HTML, quoted in plain text. Header values come from
  * fields that cannot hold a line break (contract/enquiries.ts), and nodemailer
@@ -116,31 +116,38 @@ Open in the console: ${link}`,
   };
 }
 
+/**
+ * The acknowledgement goes to an address nobody has confirmed, so it carries
+ * nothing the sender typed: not the message, not the name, organisation or
+ * timeline. Otherwise the form would relay a stranger's words ("Dear Accounts
+ * team, your payment failed…") to any address, from the site. Only the
+ * service, chosen from the site's own list, and the time are named.
+ */
 export function acknowledgementMail(
   enquiry: StoredEnquiry,
   deletionToken: string,
   context: EnquiryMailContext,
 ): OutgoingMail {
   const subject = acknowledgementSubject(context.serviceTitle);
-  const details = detailsOf(enquiry, context.serviceTitle).filter(([label]) => label !== "Email");
+  const details: [string, string][] = [
+    ["Service", context.serviceTitle],
+    ["Sent", time(enquiry.createdAt)],
+  ];
   const link = deletionUrl(context.siteUrl, deletionToken);
   const footer = `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once an hour.`;
   const { html, text } = layout({
     subject,
-    bodyHtml: `<p style="margin:0 0 12px">Dear ${escapeHtml(enquiry.name)},</p>
-<p style="margin:0 0 12px">Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}. This is what you sent:</p>
+    bodyHtml: `<p style="margin:0 0 12px">Hello,</p>
+<p style="margin:0 0 12px">Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.</p>
 ${detailsHtml(details)}
-${messageBox(enquiry.message)}
 <p style="margin:0 0 12px">To add something, reply to this mail.</p>
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
 <p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
-    bodyText: `Dear ${enquiry.name},
+    bodyText: `Hello,
 
-Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}. This is what you sent:
+Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.
 
 ${detailsText(details)}
-
-${quoted(enquiry.message)}
 
 To add something, reply to this mail.
 

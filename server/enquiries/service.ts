@@ -34,6 +34,21 @@ import {
 
 export type Service = { id: string; title: string };
 
+/**
+ * The mailbox an address reaches, as far as the acknowledgement's hourly
+ * limit is concerned: lower case, without a "+tag" and without dots in the
+ * part before the "@" (Gmail ignores them, and so do many others). Two people
+ * whose addresses differ only so share one limit, which costs them at most an
+ * hour's wait for a mail; a stranger's inbox cannot be sent one each.
+ */
+export function mailboxOf(email: string): string {
+  const address = email.trim().toLowerCase();
+  const at = address.lastIndexOf("@");
+  const local = address.slice(0, at).split("+")[0]!.replaceAll(".", "");
+  const domain = address.slice(at + 1).replace(/^googlemail\.com$/, "gmail.com");
+  return `${local}@${domain}`;
+}
+
 /** The body of a webhook call about an enquiry (README, "Notifications"). */
 export type EnquiryWebhookBody = {
   type: "enquiry.created";
@@ -109,7 +124,7 @@ export function createEnquiries({
   // A key of its own, so the stored value stands for nothing else.
   const addressKey = createHmac("sha256", cookieSecret).update("enquiry sender address").digest();
   const addressHash = (email: string) =>
-    createHmac("sha256", addressKey).update(email.trim().toLowerCase()).digest("base64url");
+    createHmac("sha256", addressKey).update(mailboxOf(email)).digest("base64url");
   const context = (enquiry: StoredEnquiry) => ({
     siteUrl: config.siteUrl,
     serviceTitle: serviceTitle(enquiry.service),

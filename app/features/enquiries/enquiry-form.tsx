@@ -181,7 +181,7 @@ export function EnquiryForm({
         <p className="text-lg font-semibold">Thank you, {sentTo.name}!</p>
         <p className="mt-2 text-slate-300">
           Your enquiry has arrived, and you will have an answer at {sentTo.email} within two working
-          days. An acknowledgement of what you sent goes there too (at most one an hour).
+          days. An acknowledgement goes there too (at most one an hour).
         </p>
         <button
           type="button"
