@@ -1,6 +1,7 @@
 import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { limits } from "../contract/limits.ts";
+import { siteErrorHandler } from "./api/errors.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
 import type { Config } from "./config.ts";
@@ -11,6 +12,7 @@ import { createOwnerVoice } from "./console/owner-voice.ts";
 import { concernsConsole, consolePages } from "./console/pages.ts";
 import { consoleRoutes } from "./console/routes/index.ts";
 import { itemTitles } from "./console/titles.ts";
+import { isDatabaseUnavailable } from "./db/errors.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
@@ -137,6 +139,10 @@ export async function buildApp({
         .send({ error: { code: "validation_failed", message: "The URL is malformed." } });
     },
   });
+
+  // Before any route or plugin, whose scopes start from it: no failure of
+  // ours answers with its error's text (server/api/errors.ts).
+  app.setErrorHandler(siteErrorHandler);
 
   const logThis = accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
@@ -376,6 +382,7 @@ export async function buildApp({
       bus,
       siteUrl: config.siteUrl,
       fast: fastPages,
+      databaseAway: isDatabaseUnavailable,
     });
     await searchPage(app, { root: clientRoot });
     await staticSite(app, { files: siteFiles, fast: fastPages });

@@ -37,6 +37,21 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, "invalid_json", "The request body is empty."],
 };
 
+/**
+ * The answer while the database cannot be reached (stopped, restarting, out
+ * of connections): a 503 the client may retry after `retryAfterSeconds`.
+ */
+const databaseAway = {
+  message: "The site's database cannot be reached right now; try again in a minute.",
+  retryAfterSeconds: 60,
+};
+
+/** What a failure of ours answers: never the error's own text (an address, SQL, a driver's message). */
+const ourFailure = {
+  code: "internal_error",
+  message: "Something went wrong on our side.",
+} as const;
+
 function classify(error: FastifyError): ErrorResponse["error"] & { status: number } {
   if (error instanceof ApiError) {
     return { status: error.statusCode, code: error.code, message: error.message };
@@ -57,11 +72,7 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
   const known = error.code ? fastifyClientErrors[error.code] : undefined;
   if (known) return { status: known[0], code: known[1], message: known[2] };
   if (isDatabaseUnavailable(error)) {
-    return {
-      status: 503,
-      code: "service_unavailable",
-      message: "The service is briefly unavailable; try again shortly.",
-    };
+    return { status: 503, code: "service_unavailable", message: databaseAway.message };
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     // Any other client error Fastify raises: keep its status, never its internals.
@@ -71,7 +82,7 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
       message: "The request is malformed.",
     };
   }
-  return { status: 500, code: "internal_error", message: "Something went wrong on our side." };
+  return { status: 500, ...ourFailure };
 }
 
 /** Every failure of the API becomes `{error: {code, message}}`; only our own bugs are 500s. */
@@ -90,5 +101,37 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
     request.log[status >= 500 ? "warn" : "info"]({ code: body.code, status }, "request refused");
   } else if (status >= 500) request.log.error({ err: error }, "request failed");
   else request.log.info({ code: body.code, status }, "request refused");
+  if (isDatabaseUnavailable(error)) {
+    reply.header("retry-after", String(databaseAway.retryAfterSeconds));
+  }
   return reply.code(status).send({ error: body } satisfies ErrorResponse);
+}
+
+/**
+ * The site's own error handler, for every route outside the API and the
+ * pages with handlers of their own: the reading pages, the console's guard…
+ * A client's error keeps Fastify's answer, as before; a failure of ours
+ * answers in the API's shape and never with the error's text, which names
+ * addresses and queries: 503 with Retry-After while the database cannot be
+ * reached, else 500. The failure itself is logged by the access log's
+ * onError hook (server/logging.ts).
+ */
+export function siteErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const status = error.statusCode ?? (error as { status?: number }).status;
+  // Fastify's default handler, the next one up, answers it as it always has.
+  if (status !== undefined && status >= 400 && status < 500) throw error;
+  if (request.socket?.destroyed === true) return;
+  if (isDatabaseUnavailable(error)) {
+    return reply
+      .code(503)
+      .header("retry-after", String(databaseAway.retryAfterSeconds))
+      .send({
+        error: { code: "service_unavailable", message: databaseAway.message },
+      } satisfies ErrorResponse);
+  }
+  return reply.code(500).send({ error: ourFailure } satisfies ErrorResponse);
 }

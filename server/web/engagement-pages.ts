@@ -8,12 +8,16 @@ import {
   EngagementSummary,
   StaticComments,
 } from "../../app/features/comments/comment-view.ts";
-import { type CommentPosition, decodeCommentCursor } from "../../contract/api.ts";
+import {
+  type CommentPosition,
+  decodeCommentCursor,
+  type ReactionCounts,
+} from "../../contract/api.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
 import { countOf, threadsOf } from "../../contract/threads.ts";
-import type { ReadCache } from "../engagement/read-cache.ts";
+import type { ReadCache, SharedPage } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
 import { type Representation, representation } from "../lib/representation.ts";
 import { offerSent, sendRepresentation } from "./etag.ts";
@@ -41,6 +45,13 @@ type Template = {
   titles: Map<string, string>;
 };
 type Rendered = Representation;
+/** An item's engagement as read for one rendering of a page. */
+type Live = {
+  counts: Map<string, ReactionCounts>;
+  comments: Map<string, SharedPage>;
+  /** The comments the page shows: the opening's, or a later stretch's. */
+  shownComments: Map<string, SharedPage>;
+};
 
 function parse(html: string, kind: ItemKind, single: boolean): Template {
   const pieces: Template["pieces"] = [];
@@ -145,7 +156,9 @@ const scriptJson = (value: unknown) =>
  * by the same components the islands use, from the same read cache, so an
  * item says the same on both pages. A page is rendered once from the read cache and
  * kept, compressed, until an event about one of its items arrives; its ETag
- * changes with its engagement.
+ * changes with its engagement. When the engagement cannot be read (the
+ * database is away), the page goes out as built, 200, its placeholders left
+ * out and its JSON-LD what the build knew; that copy is never kept.
  */
 export async function engagementPages(
   app: FastifyInstance,
@@ -155,11 +168,18 @@ export async function engagementPages(
     bus,
     siteUrl,
     fast,
+    databaseAway,
   }: {
     root: string;
     reads: ReadCache;
     bus: Pick<EventBus, "healthy">;
     siteUrl: string;
+    /**
+     * Whether a failed read means the database cannot be reached (said once
+     * in the log) rather than a fault of ours (logged each time); either way
+     * the page goes out as built.
+     */
+    databaseAway: (error: unknown) => boolean;
     /** The fast path in front of Fastify, told of each page it may answer while it is current. */
     fast?: FastPages;
   },
@@ -187,6 +207,12 @@ export async function engagementPages(
     for (const pagePath of pagesShowing.get(topic) ?? []) rendered.delete(pagePath);
   });
 
+  // Whether the database was away when a page last tried to read it: said once
+  // in the log when it goes, once when it is back.
+  let unreadable = false;
+  // Each page as built, without its engagement, for when that cannot be read.
+  const asBuilt = new Map<string, Rendered>();
+
   async function render(
     pagePath: string,
     template: Template,
@@ -209,9 +235,33 @@ export async function engagementPages(
       const { page: _, ...between } = view;
       for (const id of items) shownComments.set(id, await reads.commentPageBetween(id, between));
     }
+    if (unreadable) {
+      unreadable = false;
+      app.log.info("the database answers again: pages carry their comments and reactions");
+    }
+    return compose(pagePath, template, view, { counts, comments, shownComments });
+  }
+
+  /**
+   * The page's HTML with `live`'s engagement filled in; with none, the page as
+   * built: its placeholders left out, its JSON-LD what the build knew.
+   */
+  function compose(
+    pagePath: string,
+    template: Template,
+    view: CommentsView,
+    live: Live | null,
+  ): Rendered {
+    const { kind } = template;
+    const items = [...template.titles.keys()];
+    const counts = live?.counts ?? new Map<string, ReactionCounts>();
+    const comments = live?.comments ?? new Map<string, SharedPage>();
+    const shownComments = live?.shownComments ?? comments;
     const engagementOf = (id: string) => {
+      const reactionCounts = counts.get(id);
+      if (!reactionCounts) return {};
       const page = comments.get(id);
-      const reactions = Object.values(counts.get(id) ?? {}).reduce((a, b) => a + b, 0);
+      const reactions = Object.values(reactionCounts).reduce((a, b) => a + b, 0);
       return {
         interactionStatistic: {
           "@type": "InteractionCounter",
@@ -331,11 +381,47 @@ export async function engagementPages(
         : ({ page: "first" } as const);
     // Only the first page is kept; a later one is made for its request.
     const entry = view.page === "first" ? page(pagePath, template) : null;
-    const current = entry ? await entry : await render(pagePath, template, view);
+    let current: Rendered;
+    let filled = true;
+    try {
+      current = entry ? await entry : await render(pagePath, template, view);
+    } catch (error) {
+      current = builtPage(request, pagePath, template, error);
+      filled = false;
+    }
     if (view.page === "broken") reply.code(400);
     reply.header("cache-control", pageCaching).type(pageType);
-    if (entry && bus.healthy) answered.set(request, { entry, current });
+    // The page as built is never offered to the fast path.
+    if (filled && entry && bus.healthy) answered.set(request, { entry, current });
     return sendRepresentation(request, reply, current);
+  }
+
+  /**
+   * The page as the build left it, its placeholders dropped: what a reader
+   * gets while the database cannot be read (README, "Health, process managers
+   * and shutdown"), rather than an error.
+   */
+  function builtPage(
+    request: FastifyRequest,
+    pagePath: string,
+    template: Template,
+    error: unknown,
+  ): Rendered {
+    if (!databaseAway(error)) {
+      request.log.error({ err: error }, "a page's engagement could not be filled in");
+    } else if (!unreadable) {
+      unreadable = true;
+      request.log.warn(
+        { err: error },
+        "the database cannot be reached: pages are served as built, without their comments and reactions, until it answers",
+      );
+    }
+    let built = asBuilt.get(pagePath);
+    if (!built) {
+      built = compose(pagePath, template, { page: "first" }, null);
+      asBuilt.set(pagePath, built);
+    }
+    return built;
   }
 
   /**
