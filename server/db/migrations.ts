@@ -15,6 +15,7 @@ import { replyNotifications } from "./migrations/014-reply-notifications.ts";
 import { importSources } from "./migrations/015-import-sources.ts";
 import { spentFormTokens } from "./migrations/016-spent-form-tokens.ts";
 import { outboxKindsUnchecked } from "./migrations/017-outbox-kinds-unchecked.ts";
+import { spamExampleFeatures } from "./migrations/018-spam-example-features.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -45,5 +46,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "015_import_sources": importSources(kind),
     "016_spent_form_tokens": spentFormTokens(kind),
     "017_outbox_kinds_unchecked": outboxKindsUnchecked(kind),
+    "018_spam_example_features": spamExampleFeatures(),
   };
 }

@@ -234,7 +234,13 @@ export type SpamExamplesTable = {
   label: "spam" | "ham";
   /** The owner's action: approve, publish, reject, spam or ban. */
   source: string;
+  /** The comment's text; emptied when its writer deletes or edits it. */
   content: string;
+  /**
+   * For a comment marked as junk, what the filter learnt from it, as JSON
+   * (`SealedExample`): kept when the text goes, so the decision outlives it.
+   */
+  features: string | null;
   created_at: Timestamp;
 };
 

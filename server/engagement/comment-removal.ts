@@ -11,10 +11,13 @@ export const placeholderWriter = "deleted";
 
 /**
  * Takes comments' words out of what the spam filter learnt from the owner's
- * decisions (docs/decisions/025-spam-that-learns.md): an example lasts only as
- * long as its comment's text, so a deleted or edited comment leaves no copy of
- * its old words behind (the privacy page, "When a comment is deleted or
- * edited"). Each instance's filter notices the count fall and learns again.
+ * decisions (docs/decisions/025-spam-that-learns.md): a deleted or edited
+ * comment leaves no copy of its old text behind (the privacy page, "When a
+ * comment is deleted or edited"). An example of a comment the owner marked as
+ * junk keeps what the filter learnt from it (its features, stored apart from
+ * the text when it was marked), so a spammer cannot make the filter forget by
+ * deleting their comments; every other example goes. Each instance's filter
+ * notices the count fall and learns again.
  */
 export async function forgetSpamExamples(
   trx: Transaction<Database>,
@@ -22,8 +25,15 @@ export async function forgetSpamExamples(
 ): Promise<void> {
   if (commentIds.length === 0) return;
   await trx
+    .updateTable("spam_examples")
+    .set({ content: "" })
+    .where("comment_id", "in", [...commentIds])
+    .where("features", "is not", null)
+    .execute();
+  await trx
     .deleteFrom("spam_examples")
     .where("comment_id", "in", [...commentIds])
+    .where("features", "is", null)
     .execute();
 }
 

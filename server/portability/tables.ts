@@ -243,6 +243,7 @@ export const exportTables: readonly ExportTable[] = [
       oneOf("label", ["spam", "ham"]),
       oneOf("source", ["approve", "publish", "reject", "spam", "ban"]),
       text("content"),
+      text("features", true),
       time("created_at"),
     ],
   },

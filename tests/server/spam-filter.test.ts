@@ -365,7 +365,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(text.stdout).toMatch(/your confirmations[^\n]*\n[\s\S]*marked as spam/);
   });
 
-  it("keeps no copy of a comment's words once it is deleted or edited, whatever the owner judged it", async () => {
+  it("keeps no copy of a comment's text once it is deleted or edited, whatever the owner judged it", async () => {
     const postId = freshItem("science");
     const writer = t.visitor();
     const held = await post(postId, "My build log is at https://gokart-log.in/build", writer);
@@ -379,11 +379,11 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const edited = await post(postId, "Which grease suits a go-kart axle bearing?", writer);
     expect((await admin(adminEnv(t), "comments", "spam", String(edited.id))).code).toBe(0);
     const examples = () =>
-      runSql(t, "select comment_id, content from spam_examples where comment_id in (?, ?, ?)", [
-        held.id,
-        marked.id,
-        edited.id,
-      ]);
+      runSql(
+        t,
+        "select comment_id, content, features from spam_examples where comment_id in (?, ?, ?) order by comment_id",
+        [held.id, marked.id, edited.id],
+      );
     expect(await examples()).toHaveLength(3);
 
     expect((await writer.delete(`/api/comments/${held.id}`)).statusCode).toBe(204);
@@ -393,7 +393,53 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       userName: "Reader",
     });
     expect(edit.statusCode).toBe(200);
-    expect(await examples()).toEqual([]);
+    // The approved comment's example is gone; of those marked as junk, only what the filter
+    // learnt stays (words and word pieces in no order), never the text.
+    const left = await examples();
+    expect(left.map((row) => [row.comment_id, row.content])).toEqual([
+      [marked.id, ""],
+      [edited.id, ""],
+    ]);
+    expect(JSON.stringify(left)).not.toContain("cheaper than the dealer");
+    expect(JSON.stringify(left)).not.toContain("go-kart axle bearing");
+  });
+
+  it("remembers the owner's spam marks after the spammer deletes those comments", async () => {
+    const postId = freshItem("science");
+    const owner = new Owner(t);
+    await owner.signIn();
+    const spammer = t.visitor();
+    const marked: number[] = [];
+    for (const text of [
+      "Velmorix capsules cleared my sinus in two days, order a pack today.",
+      "Our whole office swears by Velmorix for energy through the afternoon.",
+      "Velmorix is the only supplement my trainer recommends, try it now.",
+    ]) {
+      const comment = await post(postId, text, spammer);
+      expect((await owner.post(`/api/admin/comments/${comment.id}/spam`)).statusCode).toBe(204);
+      marked.push(comment.id);
+    }
+    for (const id of marked) {
+      expect((await spammer.delete(`/api/comments/${id}`)).statusCode).toBe(204);
+    }
+    const kept = await runSql(
+      t,
+      "select content from spam_examples where comment_id in (?, ?, ?)",
+      marked,
+    );
+    expect(kept.map((row) => row.content)).toEqual(["", "", ""]);
+
+    const again = await post(
+      postId,
+      "Has anyone here tried velmorix? It did wonders for my uncle.",
+    );
+    const outcome = await runSql(t, "select outcome from spam_screening where comment_id = ?", [
+      again.id,
+    ]);
+    expect(outcome[0]?.outcome).toMatch(/^(?:pending|spam)$/);
+    expect(await published(postId)).not.toContain(
+      "Has anyone here tried velmorix? It did wonders for my uncle.",
+    );
   });
 });
 

@@ -5,8 +5,10 @@ import {
   createSpamModel,
   featuresOf,
   type ModelFile,
+  parseSealedExample,
   type SpamModel,
   scoreCounts,
+  termsOf,
 } from "./model.ts";
 import type { ExampleSource, Screening, SpamStore, StoredExample } from "./store.ts";
 import { readText } from "./text.ts";
@@ -50,32 +52,6 @@ export const trustedAfter = 3;
 
 type Log = { warn(obj: object, msg: string): void };
 
-/** The registrable part of a host: "shop.glowpeak-deals.co.in" → "glowpeak-deals.co.in". */
-function siteOf(host: string): string {
-  const labels = host.toLowerCase().split(".").filter(Boolean);
-  const keep =
-    labels.length >= 3 && /^(?:co|com|net|org|ac|gov)$/.test(labels.at(-2) ?? "") ? 3 : 2;
-  return labels.slice(-keep).join(".");
-}
-
-function hostOf(contact: string): string {
-  return contact
-    .replace(/^[a-z]+:\/\//i, "")
-    .replace(/^[^@/]*@/, "")
-    .replace(/^www\./i, "")
-    .split(/[/?#:]/)[0]!;
-}
-
-/** The product names (long words) and sites a comment names. */
-function termsOf(text: string): { words: string[]; sites: string[] } {
-  const words = readText(text).words.filter((word) => /^\p{L}{4,}$/u.test(word));
-  const sites = contactsIn(text)
-    .filter((contact) => contact.kind === "link" || contact.kind === "email")
-    .map((contact) => siteOf(hostOf(contact.text)))
-    .filter((site) => site.includes("."));
-  return { words: [...new Set(words)], sites: [...new Set(sites)] };
-}
-
 export type SpamFilter = ReturnType<typeof createSpamFilter>;
 
 export function createSpamFilter({
@@ -114,8 +90,16 @@ export function createSpamFilter({
   }
 
   function apply(example: StoredExample) {
-    model?.learn(featuresOf(example.content), example.label, weights[example.source]);
-    const { words, sites } = termsOf(example.content);
+    // A comment marked as junk and since deleted or edited by its writer
+    // teaches by what was kept of it; every other example, by its text.
+    const sealed = example.content === "" ? parseSealedExample(example.features) : null;
+    if (example.content === "" && !sealed) return;
+    model?.learn(
+      sealed?.features ?? featuresOf(example.content),
+      example.label,
+      weights[example.source],
+    );
+    const { words, sites } = sealed ?? termsOf(example.content);
     const terms = [
       ...words.filter((word) => !inCorpus(word)).map((word) => `word:${word}`),
       ...sites

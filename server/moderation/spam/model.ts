@@ -71,6 +71,57 @@ export function featuresOf(text: string): string[] {
   return [...features];
 }
 
+/** The registrable part of a host: "shop.glowpeak-deals.co.in" → "glowpeak-deals.co.in". */
+function siteOf(host: string): string {
+  const labels = host.toLowerCase().split(".").filter(Boolean);
+  const keep =
+    labels.length >= 3 && /^(?:co|com|net|org|ac|gov)$/.test(labels.at(-2) ?? "") ? 3 : 2;
+  return labels.slice(-keep).join(".");
+}
+
+function hostOf(contact: string): string {
+  return contact
+    .replace(/^[a-z]+:\/\//i, "")
+    .replace(/^[^@/]*@/, "")
+    .replace(/^www\./i, "")
+    .split(/[/?#:]/)[0]!;
+}
+
+/** The product names (long words) and sites a comment names. */
+export function termsOf(text: string): { words: string[]; sites: string[] } {
+  const words = readText(text).words.filter((word) => /^\p{L}{4,}$/u.test(word));
+  const sites = contactsIn(text)
+    .filter((contact) => contact.kind === "link" || contact.kind === "email")
+    .map((contact) => siteOf(hostOf(contact.text)))
+    .filter((site) => site.includes("."));
+  return { words: [...new Set(words)], sites: [...new Set(sites)] };
+}
+
+/**
+ * What the filter keeps of a comment marked as junk once its text is gone
+ * (docs/decisions/025-spam-that-learns.md): its features, and the product
+ * names and sites it named, without the text or its order.
+ */
+export type SealedExample = { features: string[]; words: string[]; sites: string[] };
+
+export function sealExample(text: string): SealedExample {
+  return { features: featuresOf(text).sort(), ...termsOf(text) };
+}
+
+export function parseSealedExample(json: string | null): SealedExample | null {
+  if (!json) return null;
+  try {
+    const value = JSON.parse(json) as Partial<SealedExample>;
+    const strings = (list: unknown) =>
+      Array.isArray(list) && list.every((item) => typeof item === "string");
+    return strings(value.features) && strings(value.words) && strings(value.sites)
+      ? (value as SealedExample)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Whether the score may hold a comment: not a few plain words with no link or
  * contact details ("Hello from a newcomer", "Great post"), which carry too

@@ -1,6 +1,6 @@
 import type { Store } from "../../db/store.ts";
 import { nowIso } from "../../lib/time.ts";
-import type { Label } from "./model.ts";
+import { type Label, sealExample } from "./model.ts";
 
 /**
  * The spam filter's rows (docs/decisions/025-spam-that-learns.md): the
@@ -16,7 +16,18 @@ export type Screening = {
   score: number | null;
 };
 
-export type StoredExample = { id: number; label: Label; source: ExampleSource; content: string };
+export type StoredExample = {
+  id: number;
+  label: Label;
+  source: ExampleSource;
+  /** Empty once the comment's writer deleted or edited it. */
+  content: string;
+  /** What was kept of a comment marked as junk, as JSON: see `sealExample`. */
+  features: string | null;
+};
+
+/** The owner's decisions that outlive the comment's text: marking it as junk. */
+export const sealedSources: readonly ExampleSource[] = ["spam", "ban"];
 
 export type SpamStore = ReturnType<typeof createSpamStore>;
 
@@ -59,6 +70,9 @@ export function createSpamStore(store: Store) {
           label: input.label,
           source: input.source,
           content: input.content,
+          features: sealedSources.includes(input.source)
+            ? JSON.stringify(sealExample(input.content))
+            : null,
           created_at: nowIso(),
         })
         .execute();
@@ -88,7 +102,7 @@ export function createSpamStore(store: Store) {
     async examplesAfter(afterId: number): Promise<StoredExample[]> {
       const rows = await db
         .selectFrom("spam_examples")
-        .select(["id", "label", "source", "content"])
+        .select(["id", "label", "source", "content", "features"])
         .where("id", ">", afterId)
         .orderBy("id")
         .execute();
@@ -97,6 +111,7 @@ export function createSpamStore(store: Store) {
         label: row.label,
         source: row.source as ExampleSource,
         content: row.content,
+        features: row.features,
       }));
     },
 
