@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
 import type { ConsoleCommentsResponse, OverviewResponse } from "../../contract/console.ts";
+import { defaultSpamModelFile } from "../../server/moderation/spam/filter.ts";
+import { createSpamModel, featuresOf, type ModelFile } from "../../server/moderation/spam/model.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
@@ -14,6 +17,26 @@ import { startReceiver } from "./support/webhook-receiver.ts";
  * classifier is sure of is stored as spam silently, and the owner's decisions
  * teach it, on SQLite and PostgreSQL.
  */
+
+describe("the classifier as the build writes it", () => {
+  it("scores a reader's short professional sentence, in its trade's words, far below the hold line", () => {
+    const file = JSON.parse(readFileSync(defaultSpamModelFile, "utf8")) as ModelFile;
+    const model = createSpamModel(file);
+    // None of these is in the corpus; the first was once held.
+    const sentences = [
+      "As a DFMEA facilitator I agree that severity ratings get inflated in reviews.",
+      "We saw the same inflation of severity scores in our supplier audits.",
+      "Our team rates detection too generously when an end-of-line test exists.",
+      "In my experience occurrence ratings are guessed when field data is missing.",
+      "As a GD&T trainer I see position tolerances misread more than any other callout.",
+      "As a plant manager I find the control plan is the document nobody reads after launch.",
+    ];
+    const scores = sentences.map((text) => [text, model.score(featuresOf(text))] as const);
+    for (const [text, score] of scores) {
+      expect([text, score < file.thresholds.hold / 2]).toEqual([text, true]);
+    }
+  });
+});
 
 describe.each(backends)("the spam filter on %s", (backend) => {
   let t: TestApp;

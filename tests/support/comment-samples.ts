@@ -132,4 +132,8 @@ export const ordinaryComments: string[] = [
   "Thanks! Bookmarking this for my thermodynamics exam on 12/03.",
   "Call me old-fashioned, but I still iron cotton at 200 °C with steam.",
   "I bet the GPS error at my place is under 5 m, the phone says ±3 m.",
+  // Short professional sentences with their trade's words: one of these was once held.
+  "As a DFMEA facilitator I agree that severity ratings get inflated in reviews.",
+  "We run PFMEA reviews quarterly and the RPN numbers creep up every time.",
+  "As a welding inspector I agree that most porosity starts with damp flux.",
 ];
