@@ -44,6 +44,22 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
   const commentName = ownerName ?? userName;
   const shownName = kind === "science" ? commentName : userName;
   const [askName, setAskName] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  // The control that opened the name prompt, which gets focus back when it closes.
+  const opener = useRef<HTMLElement | null>(null);
+  function promptForName() {
+    const active = document.activeElement;
+    opener.current =
+      active instanceof HTMLElement && root.current?.contains(active) ? active : null;
+    setAskName(true);
+  }
+  function focusAfterPrompt() {
+    if (opener.current?.isConnected) return opener.current;
+    // "Add a comment" gives way to the comment box once a name is set.
+    return (
+      root.current?.querySelector<HTMLElement>('textarea[aria-label="Write a comment"]') ?? null
+    );
+  }
   const [notice, showNotice] = useNotice(5000);
   const onError = (error: unknown) => {
     if (isRateLimited(error)) showNotice(slowDownMessage);
@@ -55,14 +71,14 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
   function react(type: ReactionType) {
     // Without a name, ask for one; the click itself is not replayed.
     if (!userName) {
-      setAskName(true);
+      promptForName();
       return;
     }
     toggle.mutate({ type, userName, held: held.has(type) });
   }
 
   return (
-    <div data-live={live} className="mt-6 space-y-5 border-t border-line pt-5">
+    <div ref={root} data-live={live} className="mt-6 space-y-5 border-t border-line pt-5">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <fieldset aria-label={`Reactions to ${title}`}>
           <ReactionButtons
@@ -79,7 +95,7 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
             {shownName === ownerName ? null : (
               <button
                 type="button"
-                onClick={() => setAskName(true)}
+                onClick={promptForName}
                 className="text-accent underline underline-offset-2"
               >
                 Change name
@@ -101,12 +117,16 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
           postId={itemId}
           title={title}
           userName={commentName}
-          onNeedName={() => setAskName(true)}
+          onNeedName={promptForName}
           onError={onError}
           heading={commentsHeading}
         />
       ) : null}
-      <NameDialog open={askName} onClose={() => setAskName(false)} />
+      <NameDialog
+        open={askName}
+        onClose={() => setAskName(false)}
+        returnFocusTo={focusAfterPrompt}
+      />
     </div>
   );
 }

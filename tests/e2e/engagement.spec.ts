@@ -79,6 +79,85 @@ test.describe("reactions", () => {
     expect(await count(page, story, "Like")).toBe(before);
   });
 
+  test("by keyboard, the name prompt gives focus back to the control that opened it", async ({
+    visitor,
+  }) => {
+    const page = await visitor();
+    await openDiscussion(page, `/science/${items.post}`);
+    const reactions = page.getByRole("group", { name: /^Reactions to / });
+    const like = reactions.getByRole("button", { name: /^Like \d+$/ });
+    const love = reactions.getByRole("button", { name: /^Love \d+$/ });
+    const dialog = page.getByRole("dialog", { name: "Enter your name" });
+    const nameBox = dialog.getByRole("textbox", { name: "Your name" });
+
+    // From the top of the page, Tab as a keyboard reader does until Like has focus.
+    const likeFocused = () => like.evaluate((button) => button === document.activeElement);
+    for (let presses = 0; presses < 100 && !(await likeFocused()); presses++) {
+      await page.keyboard.press("Tab");
+    }
+    await expect(like).toBeFocused();
+
+    // Esc: nothing is stored, and focus is back on Like.
+    await page.keyboard.press("Enter");
+    await expect(nameBox).toBeFocused();
+    await page.keyboard.type("Nila");
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(like).toBeFocused();
+
+    // Enter in the field: the name is stored, and focus is back on Like again.
+    await page.keyboard.press("Enter");
+    await expect(nameBox).toBeFocused();
+    await page.keyboard.type("Nila");
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeHidden();
+    await expect(page.getByText("Commenting as")).toContainText("Nila");
+    await expect(like).toBeFocused();
+    await expect(like).toHaveAttribute("aria-pressed", "false");
+
+    // The next Tab goes on from there, not back to the top of the page.
+    await page.keyboard.press("Tab");
+    await expect(love).toBeFocused();
+
+    // "Change name" opened it: Esc and Continue both come back to it.
+    const change = page.getByRole("button", { name: "Change name" });
+    await change.focus();
+    await page.keyboard.press("Enter");
+    await expect(nameBox).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(change).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(nameBox).toBeFocused();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" R");
+    await page.keyboard.press("Enter");
+    await expect(page.getByText("Commenting as")).toContainText("Nila R");
+    await expect(change).toBeFocused();
+  });
+
+  test("by keyboard, Add a comment's prompt leads back to it, or on to the comment box", async ({
+    visitor,
+  }) => {
+    const page = await visitor();
+    const comments = await openDiscussion(page, `/science/${items.post}`);
+    const add = comments.getByRole("button", { name: "Add a comment" });
+    const dialog = page.getByRole("dialog", { name: "Enter your name" });
+    await add.focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog.getByRole("textbox", { name: "Your name" })).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+    await expect(add).toBeFocused();
+
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("Tara");
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeHidden();
+    // The button is gone once a name is set: the box it stood for takes focus.
+    await expect(comments.getByRole("textbox", { name: "Write a comment" })).toBeFocused();
+  });
+
   test("one visitor's reaction reaches another live", async ({ visitor }) => {
     test.slow(); // two browsers at once
     const { story, storyButton } = items;

@@ -7,15 +7,32 @@ import { getDisplayName, setDisplayName } from "./name-store.ts";
 /**
  * "Enter your name" (docs/product.md, "Reacting and commenting"): Continue
  * stores the name; Cancel, the close icon and Esc do not. Whatever the visitor
- * clicked before is not applied afterwards.
+ * clicked before is not applied afterwards. The dialog has no trigger of its
+ * own (a reaction, "Add a comment" or "Change name" opens it), so when it
+ * closes, either way, focus goes to `returnFocusTo()`: without it, Radix would
+ * leave focus on `<body>`, and the next Tab would start again at the top of the page.
  */
-export function NameDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+export function NameDialog({
+  open,
+  onClose,
+  returnFocusTo,
+}: {
+  open: boolean;
+  onClose: () => void;
+  returnFocusTo?: () => HTMLElement | null;
+}) {
   return (
     <Dialog.Root open={open} onOpenChange={(next) => !next && onClose()}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-50 animate-fade-in bg-black/60 backdrop-blur-sm" />
         <Dialog.Content
           aria-describedby={undefined}
+          onCloseAutoFocus={(event) => {
+            const target = returnFocusTo?.();
+            if (!target) return;
+            event.preventDefault();
+            target.focus();
+          }}
           className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,26rem)] -translate-x-1/2 -translate-y-1/2 animate-fade-in rounded-2xl border border-line bg-panel text-slate-200 shadow-2xl shadow-black/60"
         >
           <NameForm onDone={onClose} />
