@@ -121,7 +121,15 @@ export type SubscribeRequest = z.input<typeof subscribeRequestSchema>;
 export const subscribeResponseSchema = z.object({ pending: z.literal(true) });
 export type SubscribeResponse = z.infer<typeof subscribeResponseSchema>;
 
-export const formTokenResponseSchema = z.object({ formToken: z.string() });
+/**
+ * A form's signed time, for every form readers send (the newsletter's, the
+ * comment form, the enquiry form): the form cannot come back sooner than
+ * `minimumMs` after the token was issued.
+ */
+export const formTokenResponseSchema = z.object({
+  formToken: z.string(),
+  minimumMs: z.number().int().nonnegative(),
+});
 export type FormTokenResponse = z.infer<typeof formTokenResponseSchema>;
 
 /** The token of a confirmation link: 32 random bytes in base64url. */
@@ -322,13 +330,6 @@ export const addCommentRequestSchema = writeCommentRequestSchema.extend({
   website: z.string().max(200).optional(),
 });
 export type AddCommentRequest = z.input<typeof addCommentRequestSchema>;
-
-/** `minimumMs`: the form cannot be sent sooner than this after the token was issued. */
-export const commentFormTokenResponseSchema = z.object({
-  formToken: z.string(),
-  minimumMs: z.number().int().nonnegative(),
-});
-export type CommentFormTokenResponse = z.infer<typeof commentFormTokenResponseSchema>;
 
 // Errors
 

@@ -1,7 +1,6 @@
 import type {
   AddCommentRequest,
   AddReactionRequest,
-  CommentFormTokenResponse,
   CommentResponse,
   CommentsQuery,
   CommentsResponse,
@@ -72,7 +71,7 @@ export type Endpoints = ConsoleEndpoints &
       response: CommentResponse;
     };
     "DELETE /admin/comments/:id": { params: { id: number }; response: undefined };
-    "GET /comments/form-token": { response: CommentFormTokenResponse };
+    "GET /comments/form-token": { response: FormTokenResponse };
     "GET /newsletter/form-token": { response: FormTokenResponse };
     "POST /subscribers": { body: SubscribeRequest; response: SubscribeResponse };
     "POST /subscribers/confirm": { body: ConfirmRequest; response: ConfirmResponse };

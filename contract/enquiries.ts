@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema, rowIdParamSchema } from "./api.ts";
+import { emailSchema, type FormTokenResponse, rowIdParamSchema } from "./api.ts";
 import { enquiryStatuses } from "./enquiry-choices.ts";
 import { limits } from "./limits.ts";
 import {
@@ -79,12 +79,6 @@ export type ValidEnquiry = z.output<typeof enquiryRequestSchema>;
 export const enquiryResponseSchema = z.object({ received: z.literal(true) });
 export type EnquiryResponse = z.infer<typeof enquiryResponseSchema>;
 
-export const enquiryFormTokenResponseSchema = z.object({
-  formToken: z.string(),
-  minimumMs: z.number().int().nonnegative(),
-});
-export type EnquiryFormTokenResponse = z.infer<typeof enquiryFormTokenResponseSchema>;
-
 // The owner's side
 
 export const enquiryStatusSchema = z.enum(enquiryStatuses);
@@ -161,7 +155,7 @@ export type EnquiryWeeks = z.infer<typeof enquiryWeeksSchema>;
 type Out<S extends z.ZodType> = z.infer<S>;
 
 export type EnquiryEndpoints = {
-  "GET /enquiries/form-token": { response: EnquiryFormTokenResponse };
+  "GET /enquiries/form-token": { response: FormTokenResponse };
   "POST /enquiries": { body: EnquiryRequest; response: EnquiryResponse };
   "GET /admin/enquiries": { query?: EnquiriesQuery; response: EnquiriesResponse };
   "GET /admin/enquiries/weeks": {

@@ -1,6 +1,11 @@
 import type { FastifyReply } from "fastify";
 import type { Engagement } from "../engagement/index.ts";
-import type { FormTickets, FormTokenCheck, FormTokens } from "../lib/form-token.ts";
+import {
+  type FormTickets,
+  type FormTokenCheck,
+  type FormTokens,
+  formTokenRefusal,
+} from "../lib/form-token.ts";
 import { ApiError } from "./errors.ts";
 
 /** What the subscription routes need beyond the repositories. */
@@ -12,24 +17,10 @@ export type NewsletterDeps = {
   mailQueued(): void;
 };
 
-/** The refusals of the list-bombing defences (docs/product.md, "Newsletter"), as API errors. */
+/** The form's timing refused (docs/product.md, "Newsletter"), as an API error. */
 export function timingRefusal(check: Exclude<FormTokenCheck, "ok">): ApiError {
-  if (check === "too_fast") {
-    return new ApiError(
-      400,
-      "too_fast",
-      "The form was sent faster than a person can fill it in; wait a moment and send it again.",
-    );
-  }
-  return new ApiError(
-    400,
-    "form_token_invalid",
-    check === "stale"
-      ? "The form has expired; reload the page and send it again."
-      : check === "used"
-        ? "This form was sent already; send it again."
-        : "The form's token is missing or altered; reload the page and send it again.",
-  );
+  const { status, code, message } = formTokenRefusal(check);
+  return new ApiError(status, code, message);
 }
 
 export function assertNoHoneypot(website: string | null | undefined): void {

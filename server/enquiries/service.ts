@@ -8,7 +8,7 @@ import {
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import type { FormTokens } from "../lib/form-token.ts";
+import { type FormTokens, formTokenRefusal } from "../lib/form-token.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
@@ -186,41 +186,12 @@ export function createEnquiries({
       if (enquiry.website) return { outcome: "received", id: null, acknowledged: false };
       if (config.COMMENT_MIN_SECONDS > 0) {
         const timing = formTokens.check(enquiry.formToken);
-        if (timing === "too_fast") {
-          return refuse({
-            outcome: "refused",
-            refusal: {
-              status: 400,
-              code: "too_fast",
-              message:
-                "The enquiry was sent faster than a person can write one; wait a moment and send it again.",
-            },
-          });
-        }
-        if (timing !== "ok") {
-          return refuse({
-            outcome: "refused",
-            refusal: {
-              status: 400,
-              code: "form_token_invalid",
-              message:
-                timing === "stale"
-                  ? "The form has expired; reload the page and send the enquiry again."
-                  : "The form's token is missing or altered; reload the page and send the enquiry again.",
-            },
-          });
-        }
+        if (timing !== "ok")
+          return refuse({ outcome: "refused", refusal: formTokenRefusal(timing) });
         // One token, one answer, whatever the answer: a refused enquiry
         // cannot be sent again and again on one fetch and one wait.
         if ((await formTokens.spend(enquiry.formToken ?? "")) === "used") {
-          return refuse({
-            outcome: "refused",
-            refusal: {
-              status: 400,
-              code: "form_token_invalid",
-              message: "This form was sent already; reload the page and send the enquiry again.",
-            },
-          });
+          return refuse({ outcome: "refused", refusal: formTokenRefusal("used") });
         }
       }
       if (enquiry.service !== otherService && !titles.has(enquiry.service)) {

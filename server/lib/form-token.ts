@@ -27,6 +27,33 @@ export const formTiming = {
 
 export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale" | "used";
 
+/**
+ * The one answer every form gives when its signed time fails (a comment, an
+ * enquiry, a subscription): 400, with `too_fast` for a form sent sooner than
+ * a person could fill it, `form_token_invalid` for the rest, and what to do.
+ */
+export function formTokenRefusal(check: Exclude<FormTokenCheck, "ok">): {
+  status: 400;
+  code: "too_fast" | "form_token_invalid";
+  message: string;
+} {
+  if (check === "too_fast") {
+    return {
+      status: 400,
+      code: "too_fast",
+      message:
+        "The form was sent faster than a person can fill it in; wait a moment and send it again.",
+    };
+  }
+  const messages = {
+    stale: "The form has expired; reload the page and send it again.",
+    used: "This form was sent already; reload the page and send it again.",
+    missing: "The form's token is missing or altered; reload the page and send it again.",
+    invalid: "The form's token is missing or altered; reload the page and send it again.",
+  } as const;
+  return { status: 400, code: "form_token_invalid", message: messages[check] };
+}
+
 /** Where spent tokens are remembered until they would have expired anyway. */
 export type SpentFormTokens = {
   /** False when the token was spent already (by any instance). */

@@ -3,7 +3,12 @@ import type { Config } from "../config.ts";
 import { markdownRefusal } from "../engagement/comment-markdown.ts";
 import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { createFormTokens, type FormTokens, type SpentFormTokens } from "../lib/form-token.ts";
+import {
+  createFormTokens,
+  type FormTokens,
+  formTokenRefusal,
+  type SpentFormTokens,
+} from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { claimsName } from "./fold.ts";
@@ -135,33 +140,11 @@ export function createCommentDefences({
       }
       if (config.COMMENT_MIN_SECONDS > 0) {
         const timing = formTokens.check(input.formToken);
-        if (timing === "too_fast") {
-          return refuse({
-            status: 400,
-            code: "too_fast",
-            message:
-              "The comment was sent faster than a person can write one; wait a moment and send it again.",
-          });
-        }
-        if (timing !== "ok") {
-          return refuse({
-            status: 400,
-            code: "form_token_invalid",
-            message:
-              timing === "stale"
-                ? "The comment form has expired; reload the page and send the comment again."
-                : "The comment form's token is missing or altered; reload the page and send the comment again.",
-          });
-        }
+        if (timing !== "ok") return refuse(formTokenRefusal(timing));
         // One token, one answer, whatever the answer: a refused comment
         // cannot be sent again and again on one fetch and one wait.
         if ((await formTokens.spend(input.formToken ?? "")) === "used") {
-          return refuse({
-            status: 400,
-            code: "form_token_invalid",
-            message:
-              "This comment form was sent already; the page has a fresh one, so send the comment again.",
-          });
+          return refuse(formTokenRefusal("used"));
         }
       }
       const refusal = nameRefusal(input.userName) ?? contentRefusal(input.content);

@@ -1,7 +1,12 @@
 import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
+import {
+  type CommentResponse,
+  type CommentsResponse,
+  type ErrorResponse,
+  formTokenResponseSchema,
+} from "../../contract/api.ts";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
 import { addressScope, createWriterKeys } from "../../server/engagement/writer-keys.ts";
 import { createCommentFormTokens } from "../../server/moderation/defences.ts";
@@ -148,6 +153,61 @@ describe.each(backends)("spam defences on %s", (backend) => {
         message: expect.stringMatching(/sent already/),
       });
       expect(await comments(postId)).toHaveLength(0);
+    });
+
+    it("answers a form sent too soon, or with a bad token, in one shape, whichever form it is", async () => {
+      const postId = freshItem("science");
+      const forms = [
+        {
+          token: "/api/comments/form-token",
+          send: `/api/items/science/${postId}/comments`,
+          body: { userName: "Alex", content: "How hot does an iron get on the cotton setting?" },
+        },
+        {
+          token: "/api/enquiries/form-token",
+          send: "/api/enquiries",
+          body: {
+            name: "Priya Raman",
+            email: "priya.shape@example.org",
+            service: "dfmea",
+            message: "We need a DFMEA workshop for a fuel pump module in March.",
+          },
+        },
+        {
+          token: "/api/newsletter/form-token",
+          send: "/api/subscribers",
+          body: { email: "shape@example.org" },
+        },
+      ];
+      const answers = [];
+      for (const form of forms) {
+        const visitor = t.visitor();
+        // Every form's token comes in one shape, with the minimum the page waits out.
+        const issued = formTokenResponseSchema.strict().parse(json(await visitor.get(form.token)));
+        expect(issued.minimumMs).toBeGreaterThan(0);
+        const tooSoon = await visitor.post(form.send, {
+          ...form.body,
+          formToken: issued.formToken,
+        });
+        const forged = await visitor.post(form.send, {
+          ...form.body,
+          formToken: `${issued.formToken.slice(0, -4)}AAAA`,
+        });
+        answers.push([
+          [tooSoon.statusCode, json<ErrorResponse>(tooSoon).error],
+          [forged.statusCode, json<ErrorResponse>(forged).error],
+        ]);
+      }
+      expect(answers[0]?.[0]).toEqual([
+        400,
+        { code: "too_fast", message: expect.stringMatching(/faster than a person/) },
+      ]);
+      expect(answers[0]?.[1]).toEqual([
+        400,
+        { code: "form_token_invalid", message: expect.stringMatching(/missing or altered/) },
+      ]);
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
     });
 
     it("hands out a token with the minimum the page waits out", async () => {

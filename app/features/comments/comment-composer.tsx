@@ -1,8 +1,8 @@
 import { type FormEvent, useRef, useState } from "react";
 import type { AddCommentRequest, Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
+import { useFormGuard } from "../../lib/form-guard.tsx";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
-import { useFormToken } from "./use-comments.ts";
 
 /** The address for reply mails, remembered in this browser for the next comment (docs/product.md, "Reply mails"). */
 const replyEmailKey = "ewe:reply-email";
@@ -53,8 +53,7 @@ export function CommentComposer({
   const [notify, setNotify] = useState(false);
   const [email, setEmail] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const honeypot = useRef<HTMLInputElement>(null);
-  const formToken = useFormToken(true);
+  const guard = useFormGuard("GET /comments/form-token", { atOnce: true });
   const formKey = `${postId}${reply ? `-${reply.parentId}` : ""}`;
   const refusalId = `comment-refusal-${formKey}`;
   const notifyEmail = notify && !byOwner ? email.trim() : "";
@@ -67,12 +66,12 @@ export function CommentComposer({
     setFormMessage(null);
     setHeld(false);
     try {
-      const token = byOwner ? undefined : await formToken.ready();
+      const token = byOwner ? undefined : await guard.ready();
       const { comment } = await send({
         content,
         userName,
         formToken: token,
-        website: honeypot.current?.value ?? "",
+        website: guard.website(),
         ...(reply ? { parentId: reply.parentId } : {}),
         ...(notifyEmail ? { notifyEmail } : {}),
       });
@@ -80,12 +79,12 @@ export function CommentComposer({
       setConfirming(notifyEmail !== "");
       setDraft("");
       setHeld(comment.awaitingApproval);
-      formToken.renew();
+      guard.renew();
       if (reply && !comment.awaitingApproval) reply.onSent();
     } catch (error) {
       setFormMessage(refusalMessage(error));
       // The server spends a token on any answer, a refusal too.
-      formToken.renew();
+      guard.renew();
     } finally {
       setSending(false);
     }
@@ -93,13 +92,7 @@ export function CommentComposer({
 
   return (
     <form onSubmit={post} className="relative space-y-2">
-      {/* A field people never see; only programs fill it (docs/product.md, "Spam and moderation"). */}
-      <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
-        <label>
-          Website
-          <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
-        </label>
-      </div>
+      {guard.honeypot}
       <textarea
         aria-label={reply ? "Write a reply" : "Write a comment"}
         aria-describedby={formMessage ? refusalId : undefined}

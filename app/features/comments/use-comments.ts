@@ -1,5 +1,4 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
 import type { AddCommentRequest, OwnerOverlay } from "../../../contract/api.ts";
 import { encodeCommentCursor } from "../../../contract/threads.ts";
 import { api } from "../../lib/api-client.ts";
@@ -145,42 +144,4 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
   });
 
   return { add, edit, remove };
-}
-
-/**
- * The comment form's signed time (docs/product.md, "Spam and moderation"),
- * fetched when the form appears. `ready()` resolves with it once the server's
- * minimum time has passed: a reader quicker than that waits out the rest
- * instead of being refused. `renew()` starts again for the next comment.
- */
-export function useFormToken(active: boolean) {
-  const token = useRef<Promise<string> | null>(null);
-
-  function start(): Promise<string> {
-    token.current ??= api("GET /comments/form-token").then(
-      async ({ formToken, minimumMs }) => {
-        // Counted from the answer, which the server signed before sending it.
-        if (minimumMs > 0) await new Promise((resolve) => setTimeout(resolve, minimumMs + 100));
-        return formToken;
-      },
-      (error) => {
-        token.current = null;
-        throw error;
-      },
-    );
-    return token.current;
-  }
-
-  useEffect(() => {
-    // A failure here is retried when the comment is sent.
-    if (active) start().catch(() => {});
-  });
-
-  return {
-    ready: start,
-    renew() {
-      token.current = null;
-      start().catch(() => {});
-    },
-  };
 }

@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
+import { useFormGuard } from "../../lib/form-guard.tsx";
 
 export type ServiceChoice = { id: string; title: string };
 
@@ -72,9 +73,8 @@ export function EnquiryForm({
   const [problems, setProblems] = useState<Partial<Record<FieldName, string>>>({});
   const [sentTo, setSentTo] = useState<{ name: string; email: string } | null>(null);
   const form = useRef<HTMLFormElement>(null);
-  const honeypot = useRef<HTMLInputElement>(null);
   const thanks = useRef<HTMLDivElement>(null);
-  const formToken = useRef<Promise<string> | null>(null);
+  const guard = useFormGuard("GET /enquiries/form-token");
   const id = useId();
 
   // What the reader typed before hydration stays; a card's link chooses the service.
@@ -116,20 +116,6 @@ export function EnquiryForm({
     return () => document.removeEventListener("click", ask);
   }, [services]);
 
-  function startTiming(): Promise<string> {
-    formToken.current ??= api("GET /enquiries/form-token").then(
-      async (answer) => {
-        await new Promise((resolve) => setTimeout(resolve, answer.minimumMs + 100));
-        return answer.formToken;
-      },
-      (error) => {
-        formToken.current = null;
-        throw error;
-      },
-    );
-    return formToken.current;
-  }
-
   const change = (name: FieldName) => (value: string) => {
     setFields((current) => ({ ...current, [name]: value }));
     setProblems((current) => ({ ...current, [name]: undefined }));
@@ -142,15 +128,15 @@ export function EnquiryForm({
     setProblem(null);
     setProblems({});
     try {
-      const token = await startTiming();
+      const token = await guard.ready();
       await api("POST /enquiries", {
         body: {
           ...fields,
           formToken: token,
-          website: honeypot.current?.value ?? "",
+          website: guard.website(),
         },
       });
-      formToken.current = null;
+      guard.renew();
       setSentTo({ name: fields.name.trim(), email: fields.email.trim() });
       setFields({ ...empty, service: chosen });
       setStatus("sent");
@@ -161,7 +147,7 @@ export function EnquiryForm({
           : "The enquiry could not be sent: the site did not answer. Check your connection and send it again.";
       const byField = error instanceof ApiError ? fieldProblems(message) : {};
       // The server spends a token on any answer, a refusal too.
-      formToken.current = null;
+      guard.renew();
       setProblems(byField);
       setProblem(
         Object.keys(byField).length > 0 ? "Please correct the fields marked below." : message,
@@ -218,15 +204,9 @@ export function EnquiryForm({
       method="post"
       className="grid gap-4 sm:grid-cols-2"
       onSubmit={send}
-      onFocus={() => void startTiming().catch(() => {})}
+      onFocus={guard.start}
     >
-      {/* The honeypot: off screen and out of the tab order, so only bots fill it. */}
-      <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
-        <label>
-          Website
-          <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
-        </label>
-      </div>
+      {guard.honeypot}
       {problem ? (
         <p
           role="alert"

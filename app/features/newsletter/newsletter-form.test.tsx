@@ -10,7 +10,8 @@ beforeEach(() => {
   requests = [];
   answer = async () => Response.json({ subscribed: true }, { status: 201 });
   vi.stubGlobal("fetch", async (url: string, init: RequestInit) => {
-    if (url === "/api/newsletter/form-token") return Response.json({ formToken: "signed-time" });
+    if (url === "/api/newsletter/form-token")
+      return Response.json({ formToken: "signed-time", minimumMs: 0 });
     requests.push({ url, body: JSON.parse(String(init.body)) });
     return answer();
   });

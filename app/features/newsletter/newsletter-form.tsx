@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { limits } from "../../../contract/limits.ts";
 import { api } from "../../lib/api-client.ts";
+import { useFormGuard } from "../../lib/form-guard.tsx";
 import { useHydrated } from "../../lib/use-enhanced.ts";
 
 type Status = "idle" | "submitting" | "success" | "error";
@@ -21,24 +21,7 @@ export function NewsletterForm() {
   const [email, setEmail] = useState("");
   const [status, setStatus] = useState<Status>("idle");
   const input = useRef<HTMLInputElement>(null);
-  const honeypot = useRef<HTMLInputElement>(null);
-  const formToken = useRef<Promise<string> | null>(null);
-
-  /** The signed time, ready to send: a reader quicker than the minimum waits out the rest. */
-  function startTiming(): Promise<string> {
-    formToken.current ??= api("GET /newsletter/form-token").then(
-      async (answer) => {
-        // Counted from the answer, which the server signed before sending.
-        await new Promise((resolve) => setTimeout(resolve, limits.newsletterFormMinimumMs + 100));
-        return answer.formToken;
-      },
-      (error) => {
-        formToken.current = null;
-        throw error;
-      },
-    );
-    return formToken.current;
-  }
+  const guard = useFormGuard("GET /newsletter/form-token");
   // Without JavaScript the browser's own `required` check guards an empty field.
   const hydrated = useHydrated();
 
@@ -60,20 +43,18 @@ export function NewsletterForm() {
     if (trimmed === "" || status === "submitting") return;
     setStatus("submitting");
     try {
-      const token = await startTiming();
+      const token = await guard.ready();
       await api("POST /subscribers", {
-        body: { email: trimmed, formToken: token, website: honeypot.current?.value ?? "" },
+        body: { email: trimmed, formToken: token, website: guard.website() },
       });
       // A token is good for one sending; the next address starts a new one.
-      formToken.current = null;
+      guard.renew();
       setEmail("");
       setStatus("success");
     } catch (error) {
       console.error("Newsletter subscription failed:", error);
-      // The server may have used the token up (an address already subscribed):
-      // the next try gets its own, timed from now.
-      formToken.current = null;
-      void startTiming().catch(() => {});
+      // The server spends the token on any answer: the next try gets its own, timed from now.
+      guard.renew();
       setStatus("error");
     }
   }
@@ -96,15 +77,9 @@ export function NewsletterForm() {
       method="post"
       className="mt-4 flex flex-col gap-3 sm:flex-row"
       onSubmit={subscribe}
-      onFocus={() => void startTiming().catch(() => {})}
+      onFocus={guard.start}
     >
-      {/* The honeypot: off screen and out of the tab order, so only bots fill it. */}
-      <div aria-hidden="true" className="absolute -left-[9999px] h-px w-px overflow-hidden">
-        <label>
-          Website
-          <input ref={honeypot} type="text" name="website" tabIndex={-1} autoComplete="off" />
-        </label>
-      </div>
+      {guard.honeypot}
       <input
         ref={input}
         type="email"

@@ -3,12 +3,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
   addCommentRequestSchema,
-  commentFormTokenResponseSchema,
   commentResponseSchema,
   commentsQuerySchema,
   commentsResponseSchema,
   decodeCommentCursor,
   errorResponseSchema,
+  formTokenResponseSchema,
   rowIdParamSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
@@ -77,7 +77,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       schema: {
         summary: "A signed time for the comment form, and how long after it the form may be sent",
         tags: ["comments"],
-        response: { 200: commentFormTokenResponseSchema },
+        response: { 200: formTokenResponseSchema },
       },
     },
     async (_request, reply) => {

@@ -1,10 +1,6 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
-import {
-  enquiryFormTokenResponseSchema,
-  enquiryRequestSchema,
-  enquiryResponseSchema,
-} from "../../../contract/enquiries.ts";
+import { errorResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
+import { enquiryRequestSchema, enquiryResponseSchema } from "../../../contract/enquiries.ts";
 import type { Enquiries, SubmitOutcome } from "../../enquiries/service.ts";
 import { ApiError } from "../errors.ts";
 
@@ -30,7 +26,7 @@ export const enquiryRoutes: FastifyPluginAsyncZod<{ enquiries: Enquiries }> = as
       schema: {
         summary: "A signed time for the enquiry form, and how long after it the form may be sent",
         tags: ["enquiries"],
-        response: { 200: enquiryFormTokenResponseSchema },
+        response: { 200: formTokenResponseSchema },
       },
     },
     async (_request, reply) => {

@@ -9,6 +9,7 @@ import {
   unsubscribeRequestSchema,
   unsubscribeResponseSchema,
 } from "../../../contract/api.ts";
+import { formTiming } from "../../lib/form-token.ts";
 import { ApiError } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
 import type { RouteDeps } from "./deps.ts";
@@ -27,7 +28,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     },
     async (_request, reply) => {
       reply.header("cache-control", "no-store");
-      return { formToken: newsletter.formTokens.issue() };
+      return { formToken: newsletter.formTokens.issue(), minimumMs: formTiming.minimumMs };
     },
   );
 
