@@ -5,18 +5,27 @@ import type { Env } from "./config.ts";
 
 /**
  * Query parameters whose values are not the log's to keep: credentials (the
- * unsubscribe page's link carries one, and anyone holding it can remove that
- * address), and the words a reader searched for on the search page, which the
- * privacy page promises the logs do not hold.
+ * unsubscribe page's link carries a token, the newsletter's second step a
+ * sealed ticket, and anyone holding one can act with it), and the words a
+ * reader searched for on the search page, which the privacy page promises the
+ * logs do not hold.
  */
-const secretParameters = new Set(["token", "q"]);
+const secretParameters = new Set(["token", "ticket", "q"]);
 
+/**
+ * A parameter's name as a server might read it: decoded, in lower case,
+ * without an array's `[]` or `[0]`, and without what no name holds (a NUL,
+ * spaces, punctuation), so `token[]=`, `token%00=` and `to ken=` are `token`.
+ */
 function decodedName(raw: string): string {
+  let name = raw;
   try {
-    return decodeURIComponent(raw.replaceAll("+", " ")).trim().toLowerCase();
-  } catch {
-    return raw.toLowerCase();
-  }
+    name = decodeURIComponent(raw.replaceAll("+", " "));
+  } catch {}
+  return name
+    .toLowerCase()
+    .replace(/\[.*$/s, "")
+    .replace(/[^\p{L}\p{N}_-]/gu, "");
 }
 
 /**

@@ -13,6 +13,14 @@ describe("redacting URLs in logs", () => {
     ["partly encoded", `/u?a=1&t%6F%6Ben=${token}&b=2`, "/u?a=1&t%6F%6Ben=[redacted]&b=2"],
     ["twice", `/u?token=${token}&token=${token}`, "/u?token=[redacted]&token=[redacted]"],
     ["before a fragment", `/u?token=${token}#x`, "/u?token=[redacted]#x"],
+    ["as an array", `/u?token[]=${token}`, "/u?token[]=[redacted]"],
+    ["with an index", `/u?token%5B0%5D=${token}`, "/u?token%5B0%5D=[redacted]"],
+    ["with a NUL", `/u?token%00=${token}`, "/u?token%00=[redacted]"],
+    [
+      "as the newsletter's sealed ticket",
+      `/newsletter/continue?ticket=${token}`,
+      "/newsletter/continue?ticket=[redacted]",
+    ],
   ])("hides a token passed %s", (_case, url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });
