@@ -34,6 +34,10 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
       .execute();
     const payloads = [
       ...ids.map((id) => JSON.stringify({ enquiryId: id } satisfies EnquiryMailPayload)),
+      // The owner's copy of one the classifier took for advertising says so in its payload.
+      ...ids.map((id) =>
+        JSON.stringify({ enquiryId: id, likelyJunk: true } satisfies EnquiryMailPayload),
+      ),
       ...answers.map((answer) =>
         JSON.stringify({
           enquiryId: answer.enquiry_id,

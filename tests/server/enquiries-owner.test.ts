@@ -140,6 +140,20 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     expect(JSON.stringify(trail)).not.toContain(sent.email);
   });
 
+  it("deletes the owner's copy of an enquiry taken for advertising with the enquiry", async () => {
+    const advert = enquiry({
+      message:
+        "Boost your website ranking today! We offer guaranteed first page results and more traffic for a low monthly price. Order our growth package now.",
+    });
+    await send(advert);
+    const id = await idOf(advert.email);
+    const rows = () =>
+      runSql(t, "select kind from outbox where payload like ?", [`{"enquiryId":${id}%`]);
+    expect(await rows()).toEqual([{ kind: "enquiry_notice" }]);
+    expect((await me.delete(`/api/admin/enquiries/${id}`)).statusCode).toBe(204);
+    expect(await rows()).toEqual([]);
+  });
+
   it("counts enquiries per week by service for the Overview", async () => {
     await send(enquiry({ service: "technical-training" }));
     const { weeks } = json<ResponseOf<"GET /admin/enquiries/weeks">>(
