@@ -47,9 +47,34 @@ export function renderComment(source: string): string {
   return parser.render(source).trim();
 }
 
-/** Text that reads as a web address by itself: "example.com", "https://x.org/a". */
+/** A word that reads as a web address: "example.com", "https://x.org/a", "192.0.2.7". */
 const addressLike =
-  /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}(?::\d+)?(?:[/?#]\S*)?$/iu;
+  /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}|\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?:[/?#]\S*)?$/iu;
+
+/** Dots of other scripts and widths that a browser's address bar would read as ".". */
+const dotLike = /[。．｡︒]/gu;
+const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+
+/**
+ * The addresses a link's text shows, as a reader would take them: the whole
+ * text when it is one word, and any word with a scheme, "www." or an IP
+ * address; compatibility forms folded, look-alike dots as dots, invisible
+ * characters (a soft hyphen, a zero-width space) gone, and the sentence's
+ * punctuation after an address ("paypal.com.") left off.
+ */
+function addressesShown(text: string): string[] {
+  const words = text
+    .normalize("NFKC")
+    .replace(dotLike, ".")
+    .replace(invisible, "")
+    .split(/\s+/)
+    .map((word) => word.replace(/[.,;:!?)\]'"]+$/u, "").replace(/^[(['"]+/u, ""))
+    .filter((word) => word !== "");
+  const marked = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.|\d{1,3}(?:\.\d{1,3}){3}(?![\p{L}\p{N}.]))/iu;
+  return words.filter(
+    (word) => addressLike.test(word) && (words.length === 1 || marked.test(word)),
+  );
+}
 
 function hostOf(address: string): string | null {
   try {
@@ -59,6 +84,9 @@ function hostOf(address: string): string | null {
     return null;
   }
 }
+
+/** One host is the other, or under it ("en.wikipedia.org" and "wikipedia.org"). */
+const sameSite = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
 
 /** The links of a parsed comment, each with the text it shows. */
 function linksOf(tokens: Token[]): { href: string; text: string }[] {
@@ -113,15 +141,16 @@ export function markdownRefusal(source: string): MarkdownRefusal | null {
     };
   }
   for (const link of linksOf(tokens)) {
-    const text = link.text.trim();
-    if (!addressLike.test(text)) continue;
-    const shown = hostOf(text);
     const target = hostOf(link.href);
-    if (shown !== null && target !== null && shown !== target) {
+    const shown = addressesShown(link.text)
+      .map(hostOf)
+      .find((host) => host !== null && target !== null && !sameSite(host, target));
+    if (shown) {
+      const text = link.text.trim();
       return {
         status: 422,
         code: "blocked_content",
-        message: `The link text "${text}" is the address of another site than the one it leads to. Show the real address, or describe the link in words.`,
+        message: `The link text "${text}" shows the address of another site than the one it leads to. Show the real address, or describe the link in words.`,
       };
     }
   }

@@ -145,9 +145,19 @@ function spelledOutRuns(words: string): string[] {
   return [...words.matchAll(/(?:(?<= )\p{L} ){3,}/gu)].map((match) => match[0].replace(/ /g, ""));
 }
 
+/**
+ * Letters joined across what splits a word without ending it: a hyphen, an
+ * underscore or a line break ("ca-si-no", "ca_si_no", "cas↵ino" read "casino").
+ */
+const betweenLetters = /(?<=\p{L})[-_‐‑–—\s]+(?=\p{L})/gu;
+const splitsInside = /[-_‐‑–—\n]/;
+const joinedWords = (folded: string) =>
+  folded.replace(betweenLetters, (run) => (splitsInside.test(run) ? "" : run));
+
 export function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
   const folded = foldLookAlikes(text);
   const plain = wordsOf(folded);
+  const joined = wordsOf(joinedWords(folded));
   const squashed = squashSpelledOut(plain);
   const leet = wordsOf(foldLeet(folded));
   const leetSquashed = squashSpelledOut(leet);
@@ -156,6 +166,7 @@ export function hasBlockedWords(text: string, list: BlocklistEntries): boolean {
   return list.phrases.some((phrase) => {
     if (
       plain.includes(phrase.plain) ||
+      joined.includes(phrase.plain) ||
       squashed.includes(phrase.plain) ||
       leet.includes(phrase.leet) ||
       leetSquashed.includes(phrase.leet)

@@ -81,6 +81,82 @@ const homoglyphs: Record<string, string> = {
   ß: "ss",
 };
 
+/**
+ * Letters that look like a Latin letter in one case only, read before
+ * anything is lowered: Greek capitals ("Ν" is N, while "ν" reads v) and
+ * Cherokee letters, whose lower case forms Unicode added later.
+ */
+const capitals: Record<string, string> = {
+  // Greek capitals
+  Α: "a",
+  Β: "b",
+  Ε: "e",
+  Ζ: "z",
+  Η: "h",
+  Ι: "i",
+  Κ: "k",
+  Μ: "m",
+  Ν: "n",
+  Ο: "o",
+  Ρ: "p",
+  Τ: "t",
+  Υ: "y",
+  Χ: "x",
+  // Cherokee (after Unicode's confusables list)
+  Ꭰ: "d",
+  Ꭱ: "r",
+  Ꭲ: "t",
+  Ꭴ: "o",
+  Ꭵ: "i",
+  Ꭹ: "y",
+  Ꭺ: "a",
+  Ꭻ: "j",
+  Ꭼ: "e",
+  Ꭿ: "a",
+  Ꮁ: "r",
+  Ꮃ: "w",
+  Ꮇ: "m",
+  Ꮋ: "h",
+  Ꮍ: "y",
+  Ꮎ: "o",
+  Ꮐ: "g",
+  Ꮒ: "h",
+  Ꮓ: "z",
+  Ꮖ: "i",
+  Ꮟ: "b",
+  Ꮢ: "r",
+  Ꮤ: "w",
+  Ꮥ: "s",
+  Ꮩ: "v",
+  Ꮪ: "s",
+  Ꮮ: "l",
+  Ꮯ: "c",
+  Ꮲ: "p",
+  Ꮶ: "k",
+  Ꮷ: "d",
+  Ꮻ: "o",
+  Ᏸ: "b",
+  Ᏺ: "h",
+  Ᏻ: "g",
+  Ᏼ: "b",
+};
+for (const [letter, latin] of Object.entries(capitals)) {
+  const lower = letter.toLowerCase();
+  if (lower !== letter && /\p{Script=Cherokee}/u.test(letter)) capitals[lower] = latin;
+}
+
+/** Regional indicator symbols (🇦 … 🇿), which flags are made of, read as letters. */
+const regionalA = 0x1f1e6;
+
+function latinOf(char: string): string {
+  const mapped = capitals[char];
+  if (mapped) return mapped;
+  const code = char.codePointAt(0) ?? 0;
+  if (code >= regionalA && code < regionalA + 26) return String.fromCharCode(97 + code - regionalA);
+  const lower = char.toLowerCase();
+  return homoglyphs[lower] ?? lower;
+}
+
 /** Digits and signs written for letters ("v1agra", "c@sino", "pa$$word"). */
 const leet: Record<string, string> = {
   "0": "o",
@@ -104,7 +180,7 @@ const marks = /\p{M}/gu;
 export function foldLookAlikes(text: string): string {
   const plain = text.normalize("NFKC").replace(invisible, "").normalize("NFD").replace(marks, "");
   let folded = "";
-  for (const char of plain.toLowerCase()) folded += homoglyphs[char] ?? char;
+  for (const char of plain) folded += latinOf(char);
   return folded;
 }
 

@@ -274,6 +274,12 @@ describe.each(backends)("spam defences on %s", (backend) => {
         "c@s1n0 night",
         "ｃａｓｉｎｏ",
         "c a s i n o",
+        "Try the ca-si-no tonight",
+        "Try the ca_si_no tonight",
+        "Try the cas\nino tonight",
+        "Try the ᏟᎪᏚᎥΝᎾ tonight",
+        "Try the 🇨🇦🇸🇮🇳🇴 tonight",
+        "Online kasino bonus",
       ]) {
         await expectRefused({ content }, 422, "blocked_content", /blocks because spam uses them/);
       }

@@ -11,7 +11,6 @@ import {
   termsOf,
 } from "./model.ts";
 import type { ExampleSource, Screening, SpamStore, StoredExample } from "./store.ts";
-import { readText } from "./text.ts";
 
 /**
  * The spam filter a new comment meets once the rules let it through
