@@ -24,6 +24,7 @@ const inputs = [
   // search index or the compressed copies are made changes the build too.
   "scripts/build.ts",
   "scripts/build-inputs.ts",
+  "scripts/favicon.ts",
   "scripts/feeds.ts",
   "scripts/island-styles.ts",
   "scripts/og-images.ts",

@@ -20,6 +20,7 @@ import {
   stampFile,
 } from "./build-inputs.ts";
 import { buildServer, serverBuildDir } from "./build-server.ts";
+import { faviconIco } from "./favicon.ts";
 import { sitemapXml, writeFeeds } from "./feeds.ts";
 import { itemShareCard, writeShareImages } from "./og-images.ts";
 import { writeCompressedCopies } from "./precompress.ts";
@@ -95,6 +96,10 @@ console.info(
   `Wrote ${feeds.length} feeds and ${shareImages.drawn + shareImages.reused} share images (${shareImages.reused} unchanged)`,
 );
 writeFileSync(path.join(clientDir, "robots.txt"), robotsTxt(siteUrl));
+writeFileSync(
+  path.join(clientDir, "favicon.ico"),
+  faviconIco(readFileSync(path.join(projectRoot, "public/favicon.svg"), "utf8")),
+);
 
 // Search: Pagefind indexes the built pages (scripts/search-index.ts), before
 // compression so that its scripts are precompressed too.
