@@ -39,8 +39,12 @@ export type CommandContext = {
   stderr: Output;
   /** The repositories on the configured database, opened on first use. */
   engagement(): Promise<Engagement>;
-  /** The configured database itself, opened on first use. */
-  store(): Promise<Store>;
+  /**
+   * The configured database itself, opened on first use. A SQLite file that
+   * is not there is an error ("is DATA_DIR right?") unless `create`: then it
+   * is made and migrated, as the server's first start would.
+   */
+  store(options?: { create?: boolean }): Promise<Store>;
   /** The owner's moderation on the configured database (server/moderation/service.ts). */
   moderation(): Promise<Moderation>;
   /** A question to the person at the terminal; null when there is none. */

@@ -214,10 +214,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
 
   const opened: Store[] = [];
   let opening: Promise<Store> | undefined;
-  const store = (): Promise<Store> => {
+  const store = ({ create = false }: { create?: boolean } = {}): Promise<Store> => {
     opening ??= (async () => {
       const options = storeOptionsOf(config);
-      if (options.kind === "sqlite" && !existsSync(options.file)) {
+      if (options.kind === "sqlite" && !create && !existsSync(options.file)) {
         throw new AdminError(
           `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
         );

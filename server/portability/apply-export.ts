@@ -1,97 +1,446 @@
-import { sql, type Transaction } from "kysely";
-import type { Database } from "../db/schema.ts";
+import { type RawBuilder, sql, type Transaction } from "kysely";
+import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
+import { nowIso } from "../lib/time.ts";
 import { announceComments, announceReactions, type ImportedComment } from "./announce.ts";
-import type { ExportRows } from "./read-export.ts";
-import type { Tally } from "./report.ts";
-import type { ExportTable } from "./tables.ts";
+import type { Problem, Skipped, Tally } from "./report.ts";
+import {
+  type ExportRows,
+  type ExportTable,
+  exportTables,
+  exportValue,
+  keyPlace,
+  type UniqueKey,
+  uniqueKeys,
+  uniqueValue,
+} from "./tables.ts";
 
-/** Rows written per transaction. */
+/** Rows per statement (and, for the other imports, per transaction). */
 export const batchSize = 500;
 
 type Row = Record<string, string | number | null>;
+type Trx = Transaction<Database>;
 
-/** The rows of this batch whose key the database already holds. */
-async function presentKeys(
-  trx: Transaction<Database>,
-  table: ExportTable,
-  rows: Row[],
-): Promise<Set<string>> {
-  const keys = table.key.map((k) => sql.ref(k));
-  // SQLite takes a list of row values only from a subquery; a single key is a plain list.
-  const wanted =
-    table.key.length === 1
-      ? sql`${keys[0]} in (${sql.join(rows.map((row) => row[table.key[0] ?? ""]))})`
-      : sql`(${sql.join(keys)}) in (values ${sql.join(
-          rows.map((row) => sql`(${sql.join(table.key.map((k) => row[k]))})`),
-        )})`;
-  const { rows: found } = await sql<Row>`select ${sql.join(keys)} from ${sql.table(table.name)}
-    where ${wanted}`.execute(trx);
-  return new Set(found.map((row) => JSON.stringify(table.key.map((k) => String(row[k])))));
+/** Problems only the database could show (a key a row of the site holds): nothing was written. */
+export class ImportRefused extends Error {
+  readonly problems: Problem[];
+  constructor(problems: Problem[]) {
+    super(`${problems.length} problems`);
+    this.problems = problems;
+  }
 }
 
-const keyOf = (table: ExportTable, row: Row) =>
-  JSON.stringify(table.key.map((k) => String(row[k])));
+/** What a dry run throws to roll its transaction back. */
+const dryRunDone = new Error("dry run");
 
 /**
- * Writes an export's rows with their own ids, a batch per transaction; rows
- * whose key is already there are left as they are, so reading the same file
- * twice changes nothing the second time. With `dryRun` nothing is written.
+ * The source key of a row that could not keep its id (another row of the site
+ * has it): with its time, it tells this file's row from another site's row
+ * of that id, so a second run finds the row it became.
+ */
+const remapSource = "export";
+const remapKey = (table: string, id: number, since: unknown) => `${table}:${id}:${String(since)}`;
+
+const identityTables = new Map(
+  exportTables.filter((t) => t.identity).map((t) => [t.name as string, t]),
+);
+
+/** The table a reference points at in this row ("row_table": the row names it). */
+function targetOf(table: string, row: Row): string | null {
+  const name = table === "row_table" ? String(row.row_table) : table;
+  return identityTables.has(name) ? name : null;
+}
+
+/** One key's value for a query: each column as the index has it. */
+function keyColumns(key: Pick<UniqueKey, "columns" | "lower">): RawBuilder<unknown>[] {
+  return key.columns.map((c) =>
+    key.lower?.includes(c) ? sql`lower(${sql.ref(c)})` : sql`${sql.ref(c)}`,
+  );
+}
+
+function keyValues(key: Pick<UniqueKey, "columns" | "lower">, row: Row): unknown[] | null {
+  const values: unknown[] = [];
+  for (const column of key.columns) {
+    const value = row[column];
+    if (value === null || value === undefined) return null;
+    values.push(key.lower?.includes(column) ? String(value).toLowerCase() : value);
+  }
+  return values;
+}
+
+/** The site's rows among `rows` by one key: each key's value, and its row's id (0 without one). */
+async function localByKey(
+  trx: Trx,
+  table: ExportTable,
+  key: UniqueKey,
+  rows: Row[],
+): Promise<Map<string, number>> {
+  const wanted = rows.flatMap((row) => {
+    const values = keyValues(key, row);
+    return values ? [values] : [];
+  });
+  const found = new Map<string, number>();
+  if (wanted.length === 0) return found;
+  const columns = keyColumns(key);
+  const where =
+    columns.length === 1
+      ? sql`${columns[0]} in (${sql.join(wanted.map((values) => values[0]))})`
+      : sql.join(
+          wanted.map(
+            (values) =>
+              sql`(${sql.join(
+                columns.map((column, i) => sql`${column} = ${values[i]}`),
+                sql` and `,
+              )})`,
+          ),
+          sql` or `,
+        );
+  const id = table.identity ? sql.ref(table.identity) : sql`0`;
+  const { rows: matches } = await sql<Row & { row_id: number }>`select ${id} as row_id,
+    ${sql.join(key.columns.map((c) => sql.ref(c)))}
+    from ${sql.table(table.name)} where ${where}`.execute(trx);
+  for (const match of matches) {
+    const normalised: Row = {};
+    for (const column of table.columns) {
+      if (key.columns.includes(column.name)) {
+        normalised[column.name] = exportValue(column, match[column.name]);
+      }
+    }
+    const value = uniqueValue(key, normalised);
+    if (value !== null) found.set(value, Number(match.row_id));
+  }
+  return found;
+}
+
+async function existingIds(trx: Trx, table: string, ids: number[]): Promise<Map<number, Row>> {
+  const found = new Map<number, Row>();
+  if (ids.length === 0) return found;
+  const source = identityTables.get(table);
+  const since = source?.since ? sql.ref(source.since) : sql`null`;
+  const { rows } = await sql<{ id: number; since: unknown }>`select id, ${since} as since
+    from ${sql.table(table)} where id in (${sql.join(ids)})`.execute(trx);
+  for (const row of rows) {
+    found.set(Number(row.id), {
+      since: row.since === null ? null : exportValue({ name: "since", type: "time" }, row.since),
+    });
+  }
+  return found;
+}
+
+/**
+ * Moves an identity past the imported ids, and past ids the file refers to
+ * that its site had deleted, so a new row never takes one of them.
+ * PostgreSQL's sequence is set; SQLite's AUTOINCREMENT keeps its own count.
+ */
+async function followIdentity(trx: Trx, kind: DatabaseKind, table: string, atLeast: number) {
+  if (kind === "postgres") {
+    await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
+      greatest((select coalesce(max(id), 0) from ${sql.table(table)}), ${atLeast}, 1))`.execute(
+      trx,
+    );
+  } else {
+    await sql`update sqlite_sequence set seq = max(seq, ${atLeast}) where name = ${table}`.execute(
+      trx,
+    );
+  }
+}
+
+type Run = {
+  trx: Trx;
+  events: EventJournal;
+  avatarOf: (visitorId: string) => string;
+  /** Each table's ids in the file, and the ids they became. */
+  ids: Map<string, Map<number, number>>;
+  /** Ids in the file (rows and references) of each table: new ids are taken above them. */
+  ceilings: Map<string, number>;
+  problems: Problem[];
+  skipped: Skipped[];
+  counts: Tally;
+  written: Map<string, number>;
+};
+
+/**
+ * The rows in the order they are written: rows that refer to their own table
+ * (replies) after all the rows they may refer to (the comments that start
+ * threads), so each finds the id its comment took.
+ */
+function groupsOf({ table, rows, at }: ExportRows): { row: Row; at: number }[][] {
+  const entries = rows.map((row, index) => ({ row, at: at[index] ?? index }));
+  const own = (table.references ?? []).filter((r) => r.table === table.name);
+  if (own.length === 0) return [entries];
+  const starts = (e: { row: Row }) => own.every((r) => e.row[r.column] === null);
+  return [entries.filter(starts), entries.filter((e) => !starts(e))];
+}
+
+/**
+ * A row with the ids it refers to as they are here. A reference to a row the
+ * file does not hold (its site deleted it) is kept where no row here has
+ * that id, emptied where one does, and a row that cannot be without it is
+ * left out. Null: left out.
+ */
+async function mapReferences(
+  run: Run,
+  table: ExportTable,
+  entries: { row: Row; at: number }[],
+): Promise<({ row: Row; at: number } | null)[]> {
+  const references = table.references ?? [];
+  const dangling = new Map<string, Set<number>>();
+  for (const { row } of entries) {
+    for (const reference of references) {
+      const value = row[reference.column];
+      const target = targetOf(reference.table, row);
+      if (value === null || target === null || run.ids.get(target)?.has(Number(value))) continue;
+      const set = dangling.get(target) ?? new Set();
+      set.add(Number(value));
+      dangling.set(target, set);
+    }
+  }
+  const takenHere = new Map<string, Map<number, Row>>();
+  for (const [target, ids] of dangling) {
+    takenHere.set(target, await existingIds(run.trx, target, [...ids]));
+  }
+  return entries.map(({ row, at }) => {
+    const mapped: Row = { ...row };
+    for (const reference of references) {
+      const value = row[reference.column];
+      const target = targetOf(reference.table, row);
+      if (value === null || target === null) continue;
+      const id = run.ids.get(target)?.get(Number(value));
+      if (id !== undefined) {
+        mapped[reference.column] = id;
+      } else if (takenHere.get(target)?.has(Number(value))) {
+        const column = table.columns.find((c) => c.name === reference.column);
+        if (!column?.nullable) {
+          run.skipped.push({
+            where: `tables.${table.name}[${at}]`,
+            reason: `its ${reference.column} ${String(value)} is not in the file, and ${target} ${String(value)} here is another row`,
+          });
+          return null;
+        }
+        mapped[reference.column] = null;
+      }
+    }
+    return { row: mapped, at };
+  });
+}
+
+async function importTable(run: Run, rows: ExportRows): Promise<void> {
+  const { table } = rows;
+  const { trx } = run;
+  const tally = { added: 0, present: 0 };
+  run.counts[table.name] = tally;
+  const ids = new Map<number, number>();
+  run.ids.set(table.name, ids);
+  // A row of the site with the same id is another row unless its time is the same (below).
+  const keys = table.identity ? [...(table.unique ?? [])] : uniqueKeys(table);
+  const sameKeys = keys.filter((key) => key.role === "same");
+  const takenKeys = keys.filter((key) => key.role === "taken");
+  // Rows this import adds, by each key, for the rows after them.
+  const added = new Map(keys.map((key) => [key, new Map<string, number>()]));
+  let lastId = 0;
+  if (table.identity) {
+    const { rows: found } = await sql<{ last: number | string | null }>`select max(id) as last
+      from ${sql.table(table.name)}`.execute(trx);
+    lastId = Math.max(Number(found[0]?.last ?? 0), run.ceilings.get(table.name) ?? 0);
+  }
+  const toWrite: Row[] = [];
+  const remapped: Row[] = [];
+  const batches = groupsOf(rows).flatMap((group) =>
+    Array.from({ length: Math.ceil(group.length / batchSize) }, (_, i) =>
+      group.slice(i * batchSize, (i + 1) * batchSize),
+    ),
+  );
+  for (const ordered of batches) {
+    const mappedEntries = await mapReferences(run, table, ordered);
+    const entries = mappedEntries.filter((e): e is { row: Row; at: number } => e !== null);
+    const batch = entries.map((e) => e.row);
+    const local = new Map<UniqueKey, Map<string, number>>();
+    for (const key of keys) local.set(key, await localByKey(trx, table, key, batch));
+    const fileId = (row: Row) => Number(row.id);
+    const sameId = table.identity
+      ? await existingIds(trx, table.name, batch.map(fileId))
+      : new Map<number, Row>();
+    const sources = new Map<string, number>();
+    if (table.identity && batch.length > 0) {
+      const wanted = batch.map((row) => remapKey(table.name, fileId(row), row[table.since ?? ""]));
+      const { rows: found } = await sql<{ source_id: string; row_id: number }>`
+        select source_id, row_id from import_sources
+        where source = ${remapSource} and source_id in (${sql.join(wanted)})
+        and row_table = ${table.name}`.execute(trx);
+      const still = await existingIds(
+        trx,
+        table.name,
+        found.map((r) => Number(r.row_id)),
+      );
+      // A row deleted since is brought in again, as a row whose id was free would be.
+      for (const record of found) {
+        if (still.has(Number(record.row_id))) sources.set(record.source_id, Number(record.row_id));
+      }
+    }
+    const find = (key: UniqueKey, row: Row): number | undefined => {
+      const value = uniqueValue(key, row);
+      if (value === null) return undefined;
+      return added.get(key)?.get(value) ?? local.get(key)?.get(value);
+    };
+
+    for (const { row, at } of entries) {
+      const where = `tables.${table.name}[${at}]`;
+      const since = row[table.since ?? ""];
+      let there: number | undefined;
+      for (const key of sameKeys) {
+        there ??= find(key, row);
+      }
+      if (there === undefined && table.identity) {
+        if (sameId.get(fileId(row))?.since === since) there = fileId(row);
+        else there = sources.get(remapKey(table.name, fileId(row), since));
+      }
+      if (there !== undefined) {
+        tally.present += 1;
+        if (table.identity) ids.set(fileId(row), there);
+        continue;
+      }
+      let refused = false;
+      for (const key of takenKeys) {
+        const holder = find(key, row);
+        if (holder === undefined) continue;
+        refused = true;
+        run.problems.push({
+          where: keyPlace(where, key),
+          message: `is the ${key.columns.join(", ")} of ${table.name} ${holder} on this site already`,
+        });
+      }
+      if (table.identity) {
+        const id = sameId.has(fileId(row)) ? ++lastId : fileId(row);
+        ids.set(fileId(row), id);
+        if (id !== fileId(row)) {
+          remapped.push({
+            source: remapSource,
+            source_id: remapKey(table.name, fileId(row), since),
+            row_table: table.name,
+            row_id: id,
+            imported_at: nowIso(),
+          });
+        }
+        row.id = id;
+      }
+      if (refused) continue;
+      for (const key of keys) {
+        const value = uniqueValue(key, row);
+        if (value !== null) added.get(key)?.set(value, table.identity ? Number(row.id) : 0);
+      }
+      tally.added += 1;
+      toWrite.push(row);
+    }
+  }
+  // Once a problem is found nothing will be kept: the rest is only checked.
+  if (run.problems.length > 0 || toWrite.length === 0) return;
+  for (let start = 0; start < toWrite.length; start += batchSize) {
+    await trx
+      .insertInto(table.name)
+      .values(toWrite.slice(start, start + batchSize) as never)
+      .execute();
+  }
+  for (const record of remapped) {
+    await trx
+      .insertInto("import_sources")
+      .values(record as never)
+      .onConflict((c) =>
+        c.columns(["source", "source_id"]).doUpdateSet({ row_id: Number(record.row_id) }),
+      )
+      .execute();
+  }
+  if (table.identity) {
+    run.written.set(table.name, lastId);
+  }
+  if (table.name === "science_comments") {
+    await announceComments(trx, run.events, run.avatarOf, toWrite as unknown as ImportedComment[]);
+  } else if (table.name === "science_reactions" || table.name === "mythology_reactions") {
+    const kind = table.name === "science_reactions" ? "science" : "mythology";
+    const item = kind === "science" ? "post_id" : "story_id";
+    await announceReactions(
+      trx,
+      run.events,
+      kind,
+      toWrite.map((row) => String(row[item])),
+    );
+  }
+}
+
+/** The largest id of each table the file holds or refers to. */
+function ceilingsOf(tables: ExportRows[]): Map<string, number> {
+  const ceilings = new Map<string, number>();
+  const raise = (table: string | null, value: unknown) => {
+    if (table === null || value === null || value === undefined) return;
+    ceilings.set(table, Math.max(ceilings.get(table) ?? 0, Number(value)));
+  };
+  for (const { table, rows } of tables) {
+    for (const row of rows) {
+      if (table.identity) raise(table.name, row[table.identity]);
+      for (const reference of table.references ?? []) {
+        raise(targetOf(reference.table, row), row[reference.column]);
+      }
+    }
+  }
+  return ceilings;
+}
+
+/**
+ * Writes an export's rows in one transaction: all of them or, when anything
+ * stops the import, none. A row keeps its id unless a row of this site has
+ * it; then it takes a new one, and the rows that refer to it (replies, a
+ * watch, an answer) follow it there. A row already here (the same id and
+ * time, the same address, edition or reaction, or one a run before brought
+ * in under a new id) is left as it is, so reading the same file twice
+ * changes nothing the second time. A row that would take a key a row of this
+ * site holds (a token) is a problem. With `dryRun` the same work is done and
+ * rolled back. `audit` is recorded in the same transaction.
  */
 export async function applyExport(
   store: Store,
   events: EventJournal,
   avatarOf: (visitorId: string) => string,
   tables: ExportRows[],
-  { dryRun }: { dryRun: boolean },
-): Promise<Tally> {
-  const counts: Tally = {};
-  for (const { table, rows } of tables) {
-    const entry = { added: 0, present: 0 };
-    counts[table.name] = entry;
-    for (let start = 0; start < rows.length; start += batchSize) {
-      const batch = rows.slice(start, start + batchSize);
-      const added = await store.db.transaction().execute(async (trx) => {
-        const present = await presentKeys(trx, table, batch);
-        const fresh = batch.filter((row) => !present.has(keyOf(table, row)));
-        entry.present += batch.length - fresh.length;
-        entry.added += fresh.length;
-        if (dryRun || fresh.length === 0) return fresh;
-        await trx
-          .insertInto(table.name)
-          .values(fresh as never)
-          .execute();
-        if (table.name === "science_comments") {
-          await announceComments(trx, events, avatarOf, fresh as unknown as ImportedComment[]);
-        } else if (table.name === "science_reactions" || table.name === "mythology_reactions") {
-          const kind = table.name === "science_reactions" ? "science" : "mythology";
-          const item = kind === "science" ? "post_id" : "story_id";
-          await announceReactions(
-            trx,
-            events,
-            kind,
-            fresh.map((row) => String(row[item])),
-          );
-        }
-        return fresh;
-      });
-      if (added.length > 0 && !dryRun && store.kind === "postgres" && table.identity) {
-        await followIdentity(store, table.name, table.identity);
+  { dryRun, audit }: { dryRun: boolean; audit?: { action: string; object: string } },
+): Promise<{ counts: Tally; skipped: Skipped[] }> {
+  let result: { counts: Tally; skipped: Skipped[] } | undefined;
+  try {
+    await store.db.transaction().execute(async (trx) => {
+      const run: Run = {
+        trx,
+        events,
+        avatarOf,
+        ids: new Map(),
+        ceilings: ceilingsOf(tables),
+        problems: [],
+        skipped: [],
+        counts: {},
+        written: new Map(),
+      };
+      for (const rows of tables) await importTable(run, rows);
+      if (run.problems.length > 0) throw new ImportRefused(run.problems);
+      result = { counts: run.counts, skipped: run.skipped };
+      if (dryRun) throw dryRunDone;
+      for (const [table, atLeast] of run.written) {
+        await followIdentity(trx, store.kind, table, atLeast);
       }
-    }
+      if (audit) {
+        await trx
+          .insertInto("owner_audit")
+          .values({ at: nowIso(), session_id: null, action: audit.action, object: audit.object })
+          .execute();
+      }
+    });
+  } catch (error) {
+    if (error !== dryRunDone) throw error;
   }
-  return counts;
+  if (!result) throw new Error("the import ended without a result");
+  return result;
 }
 
-/**
- * Rows written with their own ids leave PostgreSQL's identity sequence
- * behind; the next comment would collide with an imported one. The sequence
- * moves on past the largest id (SQLite's AUTOINCREMENT does so by itself).
- */
-export async function followIdentity(store: Store, table: string, column: string): Promise<void> {
-  await sql`select setval(pg_get_serial_sequence(${table}, ${column}),
-    greatest((select coalesce(max(${sql.ref(column)}), 0) from ${sql.table(table)}), 1))`.execute(
-    store.db,
+/** What a dry run into a database not made yet would do: add every row. */
+export function countAll(tables: ExportRows[]): Tally {
+  return Object.fromEntries(
+    tables.map(({ table, rows }) => [table.name, { added: rows.length, present: 0 }]),
   );
 }

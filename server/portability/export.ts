@@ -1,12 +1,13 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
+import type { ExportSigner } from "./signature.ts";
 import {
   type ExportTable,
   exportedSettings,
   exportFormat,
+  exportRow,
   exportTables,
-  exportValue,
   exportVersion,
 } from "./tables.ts";
 
@@ -47,13 +48,6 @@ async function* rowsOf(store: Store, table: ExportTable): AsyncGenerator<Row> {
   }
 }
 
-/** A row as one line of the file: its columns in the table's order, values as the export writes them. */
-export function exportRow(table: ExportTable, row: Row): string {
-  const out: Record<string, string | number | null> = {};
-  for (const column of table.columns) out[column.name] = exportValue(column, row[column.name]);
-  return JSON.stringify(out);
-}
-
 function settingsOf(config: Config): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   for (const name of exportedSettings) {
@@ -67,15 +61,18 @@ function settingsOf(config: Config): Record<string, unknown> {
  * Writes everything the site owner owns as one JSON document
  * (docs/export-schema.json): a header, then each table's rows, one per line,
  * as they are read, so memory stays bounded however many rows there are.
+ * With a signer, the comments are signed as they are written, and the
+ * signature closes the file (server/portability/signature.ts).
  * Returns how many rows each table gave.
  */
 export async function writeExport(
   store: Store,
   config: Config,
   sink: Sink,
-  now: Date = new Date(),
+  { now = new Date(), signer }: { now?: Date; signer?: ExportSigner } = {},
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
+  const signature = signer?.start();
   await sink(
     `{\n"format": ${JSON.stringify(exportFormat)},\n"version": ${exportVersion},\n"exportedAt": ${JSON.stringify(now.toISOString())},\n"settings": ${JSON.stringify(settingsOf(config))},\n"tables": {`,
   );
@@ -86,7 +83,9 @@ export async function writeExport(
     let count = 0;
     let buffered = "";
     for await (const row of rowsOf(store, table)) {
-      buffered += `${count === 0 ? "" : ","}\n${exportRow(table, row)}`;
+      const line = exportRow(table, row);
+      if (table.name === "science_comments") signature?.add(line);
+      buffered += `${count === 0 ? "" : ","}\n${line}`;
       count += 1;
       if (buffered.length > 64 * 1024) {
         await sink(buffered);
@@ -96,6 +95,10 @@ export async function writeExport(
     await sink(`${buffered}${count === 0 ? "" : "\n"}]`);
     counts[table.name] = count;
   }
-  await sink("\n}\n}\n");
+  await sink(
+    signature
+      ? `\n},\n"commentsSignature": ${JSON.stringify(signature.digest())}\n}\n`
+      : "\n}\n}\n",
+  );
   return counts;
 }

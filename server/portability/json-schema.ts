@@ -13,8 +13,9 @@ import {
  */
 
 function columnSchema(column: Column): Record<string, unknown> {
-  const base: Record<string, unknown> =
-    column.type === "int"
+  const base: Record<string, unknown> = column.flag
+    ? { type: "integer", enum: [0, 1] }
+    : column.type === "int"
       ? { type: "integer" }
       : column.type === "real"
         ? { type: "number" }
@@ -57,6 +58,12 @@ export function exportJsonSchema(): Record<string, unknown> {
         propertyNames: { enum: [...exportedSettings] },
       },
       tables: { type: "object", additionalProperties: false, properties: tables },
+      commentsSignature: {
+        type: "string",
+        pattern: "^[0-9a-f]{64}$",
+        description:
+          "HMAC-SHA256 of the science_comments rows, each as its line in the file, under a key derived from the site's cookie secret. An import keeps the owner's marks on comments (by_owner, visitor_id \"owner\") only where this is its own site's signature; elsewhere those comments come in as readers'.",
+      },
     },
   };
 }

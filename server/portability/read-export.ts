@@ -1,33 +1,48 @@
+import { commentContentSchema, rowIdMax, userNameSchema } from "../../contract/api.ts";
+import { plural } from "../../contract/plural.ts";
+import { markdownRefusal, renderComment } from "../engagement/comment-markdown.ts";
+import { placeholderWriter } from "../engagement/comment-removal.ts";
+import { ownerVisitorId } from "../engagement/visitor.ts";
+import { importedVisitor } from "./apply-plan.ts";
 import type { Problem } from "./report.ts";
+import type { ExportSigner } from "./signature.ts";
 import {
   type Column,
+  type ExportRows,
   type ExportTable,
   exportFormat,
+  exportRow,
   exportTables,
   exportValue,
   exportVersion,
+  keyPlace,
+  uniqueKeys,
+  uniqueValue,
 } from "./tables.ts";
 
 /*
  * Reading an export back (`admin import --from export`): the whole file is
  * checked before anything is written, and every problem is reported with the
- * row it is in (docs/product.md, "Moving in and out").
+ * row it is in (docs/product.md, "Moving in and out"). A file may come from
+ * anyone, so what readers will see is made here as for a new comment: each
+ * comment passes the rules a new one does and its HTML is rendered again
+ * from its text, and only this site's signature keeps the owner's marks
+ * (docs/decisions/030-import-and-export.md).
  */
 
-export type ExportRows = {
-  table: ExportTable;
-  rows: Record<string, string | number | null>[];
-  /** Each row's place in the file's array, for problems found later. */
-  at: number[];
-};
-
 const maxText = 1_000_000;
+/** The database's integer columns are 32-bit on PostgreSQL. */
+const intMin = -rowIdMax - 1;
 
 function checkValue(column: Column, value: unknown): string | null {
   if (value === null) return column.nullable ? null : "is missing (null)";
   switch (column.type) {
     case "int":
-      return Number.isSafeInteger(value) ? null : "must be a whole number";
+      if (!Number.isSafeInteger(value)) return "must be a whole number";
+      if (column.flag) return value === 0 || value === 1 ? null : "must be 0 or 1";
+      return (value as number) >= intMin && (value as number) <= rowIdMax
+        ? null
+        : `must be between ${intMin} and ${rowIdMax}`;
     case "real":
       return typeof value === "number" && Number.isFinite(value) ? null : "must be a number";
     case "time":
@@ -39,6 +54,10 @@ function checkValue(column: Column, value: unknown): string | null {
     default:
       if (typeof value !== "string") return "must be text";
       if (value.length > maxText) return `is longer than ${maxText} characters`;
+      // Neither engine stores these: PostgreSQL refuses a NUL, and a lone surrogate is no UTF-8.
+      if (!value.isWellFormed() || value.includes("\u0000")) {
+        return "holds a NUL or a broken character";
+      }
       if (column.oneOf && !column.oneOf.includes(value)) {
         return `must be one of ${column.oneOf.join(", ")}`;
       }
@@ -46,16 +65,29 @@ function checkValue(column: Column, value: unknown): string | null {
   }
 }
 
-const keyOf = (table: ExportTable, row: Record<string, unknown>) =>
-  JSON.stringify(table.key.map((k) => row[k]));
+/** A row by its place in the file, and its id where it has one. */
+const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
+  `tables.${table.name}[${at}]${table.identity ? ` (id ${String(row[table.identity])})` : ""}`;
 
-/** Checks a parsed export; returns its tables' rows in import order, and every problem found. */
-export function readExport(document: unknown): { tables: ExportRows[]; problems: Problem[] } {
+export type ReadExport = {
+  tables: ExportRows[];
+  problems: Problem[];
+  /** What the owner should know that does not stop the import. */
+  notices: string[];
+};
+
+/**
+ * Checks a parsed export; returns its tables' rows in import order, made
+ * ready to write, and every problem found. `signer` is this site's: without
+ * one, no comment keeps the owner's marks.
+ */
+export function readExport(document: unknown, signer: ExportSigner | null = null): ReadExport {
   const problems: Problem[] = [];
+  const notices: string[] = [];
   const problem = (where: string, message: string) => problems.push({ where, message });
   if (typeof document !== "object" || document === null || Array.isArray(document)) {
     problem("file", "is not a JSON object");
-    return { tables: [], problems };
+    return { tables: [], problems, notices };
   }
   const file = document as Record<string, unknown>;
   if (file.format !== exportFormat) {
@@ -72,7 +104,7 @@ export function readExport(document: unknown): { tables: ExportRows[]; problems:
   const given = file.tables;
   if (typeof given !== "object" || given === null || Array.isArray(given)) {
     problem("tables", "must be an object of tables");
-    return { tables: [], problems };
+    return { tables: [], problems, notices };
   }
   const known = new Map(exportTables.map((table) => [table.name as string, table]));
   for (const name of Object.keys(given)) {
@@ -86,7 +118,6 @@ export function readExport(document: unknown): { tables: ExportRows[]; problems:
       problem(`tables.${table.name}`, "must be an array of rows");
       continue;
     }
-    const seen = new Set<string>();
     const checked: ExportRows["rows"] = [];
     const at: number[] = [];
     rows.forEach((row: unknown, index) => {
@@ -116,12 +147,6 @@ export function readExport(document: unknown): { tables: ExportRows[]; problems:
         }
       }
       if (!good) return;
-      const key = keyOf(table, values);
-      if (seen.has(key)) {
-        problem(where, `repeats the ${table.key.join(", ")} of an earlier row (${key})`);
-        return;
-      }
-      seen.add(key);
       const normalised: ExportRows["rows"][number] = {};
       for (const column of table.columns) {
         normalised[column.name] = exportValue(column, values[column.name] ?? null);
@@ -131,43 +156,160 @@ export function readExport(document: unknown): { tables: ExportRows[]; problems:
     });
     tables.push({ table, rows: checked, at });
   }
+  checkUniqueKeys(tables, problem);
   checkReferences(tables, problem);
-  return { tables, problems };
-}
-
-/** Rows that point at others the file does not hold (the database has no foreign key to catch them all). */
-function checkReferences(tables: ExportRows[], problem: (where: string, message: string) => void) {
-  const ids = (name: string) =>
-    new Set(tables.find((t) => t.table.name === name)?.rows.map((row) => row.id) ?? []);
-  const references: [table: string, column: string, target: string][] = [
-    ["outbox", "edition_id", "editions"],
-    ["enquiry_answers", "enquiry_id", "enquiries"],
-    ["science_comments", "parent_id", "science_comments"],
-    ["reply_watches", "address_id", "reply_addresses"],
-  ];
-  for (const [name, column, target] of references) {
-    const targets = ids(target);
-    const { rows = [], at = [] } = tables.find((t) => t.table.name === name) ?? {};
-    rows.forEach((row, index) => {
-      const value = row[column];
-      if (value !== null && value !== undefined && !targets.has(value)) {
+  const comments = tables.find((t) => t.table.name === "science_comments");
+  if (comments) {
+    const notice = settleOwnerMarks(comments, signer, file.commentsSignature);
+    if (notice) notices.push(notice);
+    checkComments(comments, problem);
+  }
+  for (const name of ["science_reactions", "mythology_reactions"]) {
+    const reactions = tables.find((t) => t.table.name === name);
+    reactions?.rows.forEach((row, index) => {
+      const checked = userNameSchema.safeParse(row.user_name);
+      if (!checked.success) {
         problem(
-          `tables.${name}[${at[index]}].${column}`,
-          `refers to ${target} ${String(value)}, which the file does not hold`,
+          `tables.${name}[${reactions.at[index]}].user_name`,
+          checked.error.issues[0]?.message ?? "is not a name",
         );
       }
     });
   }
-  const emails = new Set<string>();
-  const subscribers = tables.find((t) => t.table.name === "subscribers");
-  subscribers?.rows.forEach((row, index) => {
-    const email = String(row.email).toLowerCase();
-    if (emails.has(email)) {
-      problem(
-        `tables.subscribers[${subscribers.at[index]}].email`,
-        "repeats the address of an earlier row",
-      );
+  return { tables, problems, notices };
+}
+
+/** Every key the database keeps unique, once in the file: the row that repeats one names the row it repeats. */
+function checkUniqueKeys(tables: ExportRows[], problem: (where: string, message: string) => void) {
+  for (const { table, rows, at } of tables) {
+    const keys = uniqueKeys(table);
+    for (const key of keys) {
+      const first = new Map<string, number>();
+      rows.forEach((row, index) => {
+        const value = uniqueValue(key, row);
+        if (value === null) return;
+        const earlier = first.get(value);
+        if (earlier === undefined) {
+          first.set(value, index);
+          return;
+        }
+        const where = `tables.${table.name}[${at[index]}]`;
+        problem(
+          key === keys[0] ? where : keyPlace(where, key),
+          `repeats the ${key.columns.join(", ")} of ${rowName(table, at[earlier] ?? 0, rows[earlier] ?? {})}`,
+        );
+      });
     }
-    emails.add(email);
+  }
+}
+
+/** Rows that point at others the file must hold (a foreign key, a reply's comment). */
+function checkReferences(tables: ExportRows[], problem: (where: string, message: string) => void) {
+  const ids = (name: string) =>
+    new Set(tables.find((t) => t.table.name === name)?.rows.map((row) => row.id) ?? []);
+  for (const { table, rows, at } of tables) {
+    for (const reference of table.references ?? []) {
+      if (!reference.inFile) continue;
+      const targets = ids(reference.table);
+      rows.forEach((row, index) => {
+        const value = row[reference.column];
+        if (value !== null && value !== undefined && !targets.has(value)) {
+          problem(
+            `tables.${table.name}[${at[index]}].${reference.column}`,
+            `refers to ${reference.table} ${String(value)}, which the file does not hold`,
+          );
+        }
+      });
+    }
+  }
+}
+
+/** A comment the owner wrote from the console: the Author badge, and the owner's own writer. */
+const ownerMarked = (row: Readonly<Record<string, unknown>>) =>
+  row.by_owner === 1 || row.visitor_id === ownerVisitorId;
+
+/**
+ * The owner's marks (the Author badge, the owner's own writer) are kept only
+ * when the file's comments carry this site's signature, as `admin export`
+ * wrote them; otherwise the comments that bear them come in as a reader's,
+ * each under a writer of its name. Returns what to tell the owner, or null.
+ */
+function settleOwnerMarks(
+  comments: ExportRows,
+  signer: ExportSigner | null,
+  signature: unknown,
+): string | null {
+  const marked = comments.rows.filter(ownerMarked);
+  if (marked.length === 0) return null;
+  const lines = comments.rows.map((row) => exportRow(comments.table, row));
+  if (signer?.verifies(lines, signature)) return null;
+  for (const row of marked) {
+    row.by_owner = 0;
+    row.visitor_id = importedVisitor("export", String(row.user_name));
+  }
+  const why =
+    signature === undefined
+      ? "the file carries no signature (an export of an older version, or not an export at all)"
+      : "its comments' signature is not this site's (they were written with another cookie secret, or changed since)";
+  return `${plural(marked.length, "comment")} marked as the owner's ${
+    marked.length === 1 ? "comes in as a reader's" : "come in as readers'"
+  }, without the Author badge: ${why}. A site's own export keeps them when read back with the same cookie secret (DATA_DIR/cookie-secret, or COOKIE_SECRET).`;
+}
+
+/**
+ * Each comment as a reader could have posted it: its name and text pass the
+ * rules of a new comment (contract/api.ts) and its Markdown the renderer's,
+ * its HTML is rendered again from its text, and a reply answers a comment
+ * that starts a thread on the same post. A deleted comment keeps only its
+ * place, as the site keeps one.
+ */
+function checkComments(
+  { table, rows, at }: ExportRows,
+  problem: (where: string, message: string) => void,
+) {
+  const byId = new Map(rows.map((row, index) => [row.id, index]));
+  rows.forEach((row, index) => {
+    const where = `tables.${table.name}[${at[index]}]`;
+    if (row.parent_id !== null) {
+      const parentIndex = byId.get(row.parent_id);
+      const parent = parentIndex === undefined ? undefined : rows[parentIndex];
+      if (parent && parent.post_id !== row.post_id) {
+        problem(
+          `${where}.parent_id`,
+          `answers ${rowName(table, at[parentIndex ?? 0] ?? 0, parent)}, a comment on another post`,
+        );
+      } else if (parent && parent.parent_id !== null) {
+        problem(
+          `${where}.parent_id`,
+          `answers ${rowName(table, at[parentIndex ?? 0] ?? 0, parent)}, itself a reply: replies are one level deep`,
+        );
+      }
+    }
+    if (row.deleted_at !== null) {
+      Object.assign(row, {
+        content: "",
+        content_html: "",
+        user_name: "",
+        visitor_id: placeholderWriter,
+        ip_hash: null,
+        by_owner: 0,
+      });
+      return;
+    }
+    const name = userNameSchema.safeParse(row.user_name);
+    if (!name.success) {
+      problem(`${where}.user_name`, name.error.issues[0]?.message ?? "is not a name");
+    }
+    const content = commentContentSchema.safeParse(row.content);
+    if (!content.success) {
+      problem(`${where}.content`, content.error.issues[0]?.message ?? "is not a comment");
+      return;
+    }
+    // What the honeypot caught never met the text rules, and nobody but its sender sees it.
+    const refusal = row.status === "spam" ? null : markdownRefusal(content.data);
+    if (refusal) problem(`${where}.content`, refusal.message);
+    row.content = content.data;
+    // Null on comments written before the HTML was kept: rendered when read.
+    if (row.content_html !== null) row.content_html = renderComment(content.data);
   });
 }

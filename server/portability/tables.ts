@@ -19,6 +19,35 @@ export type Column = {
   nullable?: boolean;
   /** The values the database's CHECK constraint allows. */
   oneOf?: readonly string[];
+  /** The whole numbers the database's CHECK constraint allows (a flag's 0 and 1). */
+  flag?: true;
+};
+
+/**
+ * A key the database keeps unique besides the table's own key. `same`: a row
+ * of the site with this key is the file's row already there (the same
+ * address, the same edition). `taken`: another row cannot take it, so an
+ * import refuses the file (a random token that must stay one row's).
+ * `lower` compares those columns lower-cased, as the index does; a row with a
+ * null in the key is not in the index.
+ */
+export type UniqueKey = {
+  columns: readonly string[];
+  role: "same" | "taken";
+  lower?: readonly string[];
+};
+
+/**
+ * A column holding the id of another table's row. `inFile`: the file must
+ * hold that row (a foreign key, a reply's comment). Otherwise the row may be
+ * gone from the exporting site (a ban's purged comment), and the id is kept
+ * as it was where no row of this site has it.
+ */
+export type Reference = {
+  column: string;
+  /** The table referred to; "row_table" when the row names its table itself. */
+  table: string;
+  inFile?: true;
 };
 
 export type ExportTable = {
@@ -32,6 +61,19 @@ export type ExportTable = {
   identity?: string;
   /** Columns of the table the export does not write, each with its reason. */
   columnsLeftOut?: Readonly<Record<string, string>>;
+  /** The database's other unique keys (docs/decisions/030-import-and-export.md). */
+  unique?: readonly UniqueKey[];
+  references?: readonly Reference[];
+  /** When a row was made: with its id, what tells it from another site's row of that id. */
+  since?: string;
+};
+
+/** A table's rows as an import reads them from a file, checked and ready to write. */
+export type ExportRows = {
+  table: ExportTable;
+  rows: Record<string, string | number | null>[];
+  /** Each row's place in the file's array, for problems found later. */
+  at: number[];
 };
 
 /** The version of the file's shape; an import refuses files of a later one. */
@@ -46,6 +88,9 @@ const oneOf = (name: string, values: readonly string[]): Column => ({
   type: "text",
   oneOf: values,
 });
+const flag = (name: string): Column => ({ name, type: "int", flag: true });
+const same = (...columns: string[]): UniqueKey => ({ columns, role: "same" });
+const taken = (...columns: string[]): UniqueKey => ({ columns, role: "taken" });
 
 const reactionColumns = (item: string): Column[] => [
   int("id"),
@@ -62,6 +107,8 @@ export const exportTables: readonly ExportTable[] = [
     name: "subscribers",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [{ columns: ["email"], role: "same", lower: ["email"] }, taken("unsubscribe_token")],
     columns: [
       int("id"),
       text("email"),
@@ -81,6 +128,8 @@ export const exportTables: readonly ExportTable[] = [
     name: "editions",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [same("slug")],
     columns: [
       int("id"),
       text("slug"),
@@ -97,6 +146,9 @@ export const exportTables: readonly ExportTable[] = [
     identity: "id",
     only: { column: "kind", equals: "edition" },
     columnsLeftOut: { payload: "an edition's row has none: it holds other kinds' bodies" },
+    since: "created_at",
+    unique: [same("edition_id", "email")],
+    references: [{ column: "edition_id", table: "editions", inFile: true }],
     columns: [
       int("id"),
       oneOf("kind", ["edition"]),
@@ -115,6 +167,8 @@ export const exportTables: readonly ExportTable[] = [
     name: "science_comments",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    references: [{ column: "parent_id", table: "science_comments", inFile: true }],
     columns: [
       int("id"),
       text("post_id"),
@@ -124,7 +178,7 @@ export const exportTables: readonly ExportTable[] = [
       text("content_html", true),
       text("visitor_id"),
       oneOf("status", ["published", "pending", "spam"]),
-      int("by_owner"),
+      flag("by_owner"),
       text("ip_hash", true),
       time("created_at"),
       time("updated_at"),
@@ -136,6 +190,12 @@ export const exportTables: readonly ExportTable[] = [
     name: "reply_addresses",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [
+      { columns: ["visitor_id", "email"], role: "same", lower: ["email"] },
+      taken("unsubscribe_token"),
+      taken("confirm_token_hash"),
+    ],
     columns: [
       int("id"),
       text("visitor_id"),
@@ -153,6 +213,13 @@ export const exportTables: readonly ExportTable[] = [
     name: "reply_watches",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [same("address_id", "thread_id"), taken("unsubscribe_token")],
+    references: [
+      { column: "address_id", table: "reply_addresses", inFile: true },
+      { column: "thread_id", table: "science_comments" },
+      { column: "comment_id", table: "science_comments" },
+    ],
     columns: [
       int("id"),
       int("address_id"),
@@ -167,12 +234,16 @@ export const exportTables: readonly ExportTable[] = [
     name: "science_reactions",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [same("post_id", "type", "visitor_id")],
     columns: reactionColumns("post_id"),
   },
   {
     name: "mythology_reactions",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [same("story_id", "type", "visitor_id")],
     columns: reactionColumns("story_id"),
   },
   {
@@ -184,6 +255,8 @@ export const exportTables: readonly ExportTable[] = [
     name: "bans",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    references: [{ column: "comment_id", table: "science_comments" }],
     columns: [
       int("id"),
       text("visitor_id", true),
@@ -198,6 +271,8 @@ export const exportTables: readonly ExportTable[] = [
     name: "enquiries",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    unique: [taken("deletion_token_hash")],
     columns: [
       int("id"),
       text("name"),
@@ -207,7 +282,7 @@ export const exportTables: readonly ExportTable[] = [
       text("timeline", true),
       text("message"),
       oneOf("status", ["new", "answered", "closed"]),
-      int("kept"),
+      flag("kept"),
       text("ip_hash"),
       text("thread_id"),
       text("deletion_token_hash"),
@@ -219,12 +294,15 @@ export const exportTables: readonly ExportTable[] = [
     name: "enquiry_answers",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    references: [{ column: "enquiry_id", table: "enquiries", inFile: true }],
     columns: [int("id"), int("enquiry_id"), text("body"), time("created_at")],
   },
   {
     name: "owner_audit",
     key: ["id"],
     identity: "id",
+    since: "at",
     columns: [
       int("id"),
       time("at"),
@@ -237,6 +315,8 @@ export const exportTables: readonly ExportTable[] = [
     name: "spam_examples",
     key: ["id"],
     identity: "id",
+    since: "created_at",
+    references: [{ column: "comment_id", table: "science_comments" }],
     columns: [
       int("id"),
       int("comment_id", true),
@@ -250,6 +330,7 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "spam_screening",
     key: ["comment_id"],
+    references: [{ column: "comment_id", table: "science_comments" }],
     columns: [
       int("comment_id"),
       oneOf("outcome", ["published", "pending", "spam"]),
@@ -261,6 +342,7 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "import_sources",
     key: ["source", "source_id"],
+    references: [{ column: "row_id", table: "row_table" }],
     columns: [
       text("source"),
       text("source_id"),
@@ -311,6 +393,37 @@ export const exportedSettings = [
   "ENQUIRIES_PER_HOUR",
   "ENQUIRY_RETENTION_DAYS",
 ] as const;
+
+/** A unique key's value in a row, as the database's index compares it; null when the index leaves the row out. */
+export function uniqueValue(
+  key: Pick<UniqueKey, "columns" | "lower">,
+  row: Readonly<Record<string, unknown>>,
+): string | null {
+  const values: unknown[] = [];
+  for (const column of key.columns) {
+    const value = row[column];
+    if (value === null || value === undefined) return null;
+    values.push(key.lower?.includes(column) ? String(value).toLowerCase() : value);
+  }
+  return JSON.stringify(values);
+}
+
+/** The table's own key, and its other unique keys. */
+export const uniqueKeys = (table: ExportTable): UniqueKey[] => [
+  { columns: table.key, role: "same" },
+  ...(table.unique ?? []),
+];
+
+/** What a problem about a key names: the column, or the row for a key of several. */
+export const keyPlace = (where: string, key: Pick<UniqueKey, "columns">) =>
+  key.columns.length === 1 ? `${where}.${key.columns[0]}` : where;
+
+/** A row as one line of the file: its columns in the table's order, values as the export writes them. */
+export function exportRow(table: ExportTable, row: Readonly<Record<string, unknown>>): string {
+  const out: Record<string, string | number | null> = {};
+  for (const column of table.columns) out[column.name] = exportValue(column, row[column.name]);
+  return JSON.stringify(out);
+}
 
 /** A stored value as the export writes it, the same from SQLite and PostgreSQL. */
 export function exportValue(column: Column, value: unknown): string | number | null {

@@ -1,4 +1,11 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,6 +48,14 @@ async function seed(t: TestApp): Promise<void> {
     .visitor()
     .reply("soap", first.comment.id, "Calcium ions bind the **surfactant** first.", "Meera");
   expect(reply.statusCode).toBe(201);
+  // The owner's answer, as the console writes one.
+  const now = new Date().toISOString();
+  await runSql(
+    t,
+    `insert into science_comments (post_id, parent_id, user_name, content, content_html, visitor_id, status, by_owner, created_at, updated_at)
+     values ('soap', ?, 'The author', 'Yes: hard water holds calcium.', '<p>Yes: hard water holds calcium.</p>', 'owner', 'published', 1, ?, ?)`,
+    [first.comment.id, now, now],
+  );
   const gone = json<CommentResponse>(
     await t.visitor().comment("wifi", "Walls of brick slow my signal a lot.", "Ravi"),
   );
@@ -49,7 +64,6 @@ async function seed(t: TestApp): Promise<void> {
   expect((await reader.react("mythology", "garuda", "love", "Asha")).statusCode).toBeLessThan(300);
   await seedConfirmed(t, ["reader.one@example.org"]);
   expect((await requestSubscription(t, "pending.reader@example.org")).statusCode).toBe(202);
-  const now = new Date().toISOString();
   await runSql(
     t,
     `insert into enquiries (name, email, service, organisation, timeline, message, status, kept, ip_hash, thread_id, deletion_token_hash, created_at, updated_at)
@@ -130,7 +144,14 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
 
   beforeAll(async () => {
     source = await startTestApp(from);
-    target = await startTestApp(to);
+    // The site moves with its cookie secret (README, "Moving in and out").
+    const targetData = path.join(dir, "target-data");
+    mkdirSync(targetData, { mode: 0o700 });
+    copyFileSync(
+      path.join(source.dataDir, "cookie-secret"),
+      path.join(targetData, "cookie-secret"),
+    );
+    target = await startTestApp(to, { dataDir: targetData });
     await seed(source);
   });
   afterAll(async () => {
@@ -153,7 +174,9 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(tables.science_comments?.map((c) => c.content)).toEqual([
       "Why does soap lather less in hard water?",
       "Calcium ions bind the **surfactant** first.",
+      "Yes: hard water holds calcium.",
     ]);
+    expect(tables.science_comments?.[2]).toMatchObject({ by_owner: 1, visitor_id: "owner" });
     expect(tables.science_comments?.[1]?.parent_id).toBe(tables.science_comments?.[0]?.id);
     expect(tables.subscribers?.map((s) => [s.email, s.status])).toEqual([
       ["reader.one@example.org", "confirmed"],
@@ -185,45 +208,50 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     const dry = await admin(adminEnv(target), "import", "--from", "export", "--dry-run", exported);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain("Dry run: nothing was written");
-    expect(dry.stdout).toMatch(/science_comments: 2 to add/);
+    expect(dry.stdout).toMatch(/science_comments: 3 to add/);
     expect(await runSql(target, "select id from science_comments")).toEqual([]);
 
     const run = await admin(adminEnv(target), "import", "--from", "export", exported);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/science_comments: 2 added/);
+    expect(run.stdout).toMatch(/science_comments: 3 added/);
     expect(run.stdout).toMatch(/subscribers: 2 added/);
 
     const again = path.join(dir, `again-${to}.json`);
     expect((await admin(adminEnv(target), "export", "--out", again)).code).toBe(0);
     const original = readFileSync(exported, "utf8");
     const copy = readFileSync(again, "utf8");
-    expect(withoutTime(copy)).toBe(withoutTime(original));
-    // The open site shows what arrived, without a restart.
-    await expect
-      .poll(
-        async () =>
-          json<CommentsResponse>(await target.visitor().get("/api/items/science/soap/comments"))
-            .total,
-        {
-          timeout: 15_000,
-        },
-      )
-      .toBe(2);
+    // The same file, signature included, but for its time and the trail's line about the import.
+    const importLine = /,\n\{[^\n]*"action":"import export","object":"site\.json"\}(?=\n\])/;
+    expect(copy).toMatch(importLine);
+    expect(withoutTime(copy.replace(importLine, ""))).toBe(withoutTime(original));
+    expect(JSON.parse(copy).commentsSignature).toMatch(/^[0-9a-f]{64}$/);
+    // The open site shows what arrived, without a restart, the owner's answer as the owner's.
+    const soap = async () =>
+      json<CommentsResponse>(await target.visitor().get("/api/items/science/soap/comments"));
+    await expect.poll(async () => (await soap()).total, { timeout: 15_000 }).toBe(3);
+    expect((await soap()).comments.map((c) => [c.userName, c.byOwner])).toContainEqual([
+      "The author",
+      true,
+    ]);
   });
 
   it("changes nothing when the same file is read again", async () => {
     const run = await admin(adminEnv(target), "import", "--from", "export", exported);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/science_comments: 0 added, 2 already there/);
+    expect(run.stdout).toMatch(/science_comments: 0 added, 3 already there/);
     const again = path.join(dir, `twice-${to}.json`);
     expect((await admin(adminEnv(target), "export", "--out", again)).code).toBe(0);
     const { tables: first } = JSON.parse(readFileSync(exported, "utf8")) as ExportFile;
     const { tables: second } = JSON.parse(readFileSync(again, "utf8")) as ExportFile;
-    // The trail adds the exports made since, and nothing else.
+    // The trail adds the imports and exports made since, and nothing else.
     const { owner_audit: trail = [], ...rest } = second;
     expect(rest).toEqual(omitAudit(first));
-    expect(trail.slice(first.owner_audit?.length).map((row) => row.action)).toEqual(["export"]);
+    expect(trail.slice(first.owner_audit?.length).map((row) => row.action)).toEqual([
+      "import export",
+      "export",
+      "import export",
+    ]);
   });
 
   it("goes on numbering after the imported rows", async () => {

@@ -28,8 +28,9 @@ how a site moves from SQLite to PostgreSQL.
     help: `Imports FILE into the site, which may be running: open pages show what
 arrives without a restart. The whole input is checked first; if anything is
 wrong, every problem is listed with its line or element and nothing is
-written. Then it is written a batch per transaction. Running the same import
-again changes nothing: each row is known by its source's own id.
+written. Then it is written, a batch per transaction (an export: all in one).
+Running the same import again changes nothing: each row is known by its
+source's own id.
 
   --from original    the original site's tables, exported from its hosted
                      backend: FILE is a folder holding any of subscribers,
@@ -44,8 +45,13 @@ again changes nothing: each row is known by its source's own id.
                      address until it confirms; "newsletter reconfirm" asks.
                      confirmed: only with --legal-basis "…", which the audit
                      trail keeps
-  --from export      a file written by "export", read back whole (meant for an
-                     empty database: rows whose id is already there are kept)
+  --from export      a file written by "export", read back whole, into a new
+                     DATA_DIR too (its database is made). A row whose id this
+                     site has takes a new one, and its replies follow it; rows
+                     already here are kept. Comments pass a new comment's rules
+                     and are rendered from their text; the owner's keep the
+                     Author badge only if the file is this site's own export
+                     (same cookie secret)
   --from disqus      a Disqus XML export: published posts and their replies;
                      deleted and spam posts are skipped, emails not read
   --from wordpress   a WordPress export (WXR): approved comments with their

@@ -2,7 +2,9 @@ import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { plural } from "../../../contract/plural.ts";
+import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { type Sink, writeExport } from "../../portability/export.ts";
+import { createExportSigner } from "../../portability/signature.ts";
 import { audited, type CommandContext, exitCodes } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
@@ -34,20 +36,28 @@ export async function exportAll({
   store,
 }: CommandContext): Promise<number> {
   const db = await store();
+  // The owner's comments are signed with the site's secret, so only this
+  // site's own export can mark comments as the owner's when read back.
+  const signer = createExportSigner(resolveCookieSecret(config));
   if (typeof values.out === "string") {
     const file = path.resolve(values.out);
     let counts: Record<string, number> = {};
     await exportToFile(file, async (sink) => {
-      counts = await writeExport(db, config, sink);
+      counts = await writeExport(db, config, sink, { signer });
     });
     // After the file is whole, so an export read back re-exports to the same file.
     await audited(store, "export", file);
     const rows = Object.values(counts).reduce((a, b) => a + b, 0);
     stdout.write(`Exported ${plural(rows, "row")} to ${values.out}.\n`);
   } else {
-    await writeExport(db, config, async (text) => {
-      stdout.write(text);
-    });
+    await writeExport(
+      db,
+      config,
+      async (text) => {
+        stdout.write(text);
+      },
+      { signer },
+    );
     await audited(store, "export", "standard output");
   }
   return exitCodes.ok;

@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
+import { storeOptionsOf } from "../../db/store-config.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
 import { createEventJournal } from "../../events/journal.ts";
-import { applyExport } from "../../portability/apply-export.ts";
+import { applyExport, countAll, ImportRefused } from "../../portability/apply-export.ts";
 import { applyOriginal, type SubscriberConsent } from "../../portability/apply-original.ts";
 import { applyPlan } from "../../portability/apply-plan.ts";
 import { readDisqus } from "../../portability/disqus.ts";
@@ -20,8 +22,10 @@ import {
   formatProblems,
   formatSkipped,
   formatTally,
+  type Skipped,
   type Tally,
 } from "../../portability/report.ts";
+import { createExportSigner } from "../../portability/signature.ts";
 import { readWordpress } from "../../portability/wordpress.ts";
 import { audited, type CommandContext, exitCodes, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
@@ -49,13 +53,24 @@ export function readInput(file: string): string {
 
 function report(
   { stdout }: Pick<CommandContext, "stdout">,
-  counts: Tally,
-  skipped: { where: string; reason: string }[],
+  { counts, skipped, notices = [] }: { counts: Tally; skipped: Skipped[]; notices?: string[] },
   dryRun: boolean,
 ) {
   stdout.write(dryRun ? "Dry run: nothing was written. It would import:\n" : "Imported:\n");
   stdout.write(formatTally(counts, dryRun));
   stdout.write(formatSkipped(skipped));
+  for (const notice of notices) stdout.write(`${notice}\n`);
+}
+
+/**
+ * The site's cookie secret as it is, or null where none was made yet: a dry
+ * run makes nothing, not even the secret the server would make on its first start.
+ */
+function existingCookieSecret(config: CommandContext["config"]): string | null {
+  if (config.COOKIE_SECRET) return config.COOKIE_SECRET;
+  return existsSync(path.resolve(config.DATA_DIR, "cookie-secret"))
+    ? resolveCookieSecret(config)
+    : null;
 }
 
 async function importExport(context: CommandContext, file: string, dryRun: boolean) {
@@ -66,14 +81,40 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     if (error instanceof AdminError) throw error;
     throw new AdminError(formatProblems([{ where: file, message: (error as Error).message }]));
   }
-  const { tables, problems } = readExport(document);
+  // No secret yet: one made now would be new, and could not have signed the file.
+  const secret = existingCookieSecret(context.config);
+  const { tables, problems, notices } = readExport(
+    document,
+    secret === null ? null : createExportSigner(secret),
+  );
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
-  const store = await context.store();
-  const keys = createWriterKeys(resolveCookieSecret(context.config));
-  const counts = await applyExport(store, createEventJournal(store), keys.avatarOf, tables, {
-    dryRun,
-  });
-  return { counts, skipped: [] };
+  // The file moves a site into a new data folder: its database is made here,
+  // as the server's first start would make it (a dry run makes nothing).
+  const options = storeOptionsOf(context.config);
+  const missing = options.kind === "sqlite" && !existsSync(options.file) ? options.file : null;
+  if (missing && dryRun) {
+    notices.unshift(`There is no database at ${missing} yet: the import will make it.`);
+    return { counts: countAll(tables), skipped: [], notices };
+  }
+  const store = await context.store({ create: true });
+  if (missing) notices.unshift(`There was no database at ${missing}: it was made and migrated.`);
+  // A dry run's live events are rolled back with it: their avatars need no lasting secret.
+  const keys = createWriterKeys(
+    secret ?? (dryRun ? randomBytes(32).toString("hex") : resolveCookieSecret(context.config)),
+  );
+  try {
+    const { counts, skipped } = await applyExport(
+      store,
+      createEventJournal(store),
+      keys.avatarOf,
+      tables,
+      { dryRun, audit: { action: "import export", object: path.basename(file) } },
+    );
+    return { counts, skipped, notices };
+  } catch (error) {
+    if (error instanceof ImportRefused) throw new AdminError(formatProblems(error.problems));
+    throw error;
+  }
 }
 
 function readItemMap(context: CommandContext): ItemMap {
@@ -166,15 +207,15 @@ export async function importFile(context: CommandContext): Promise<number> {
   }
   const file = path.resolve(positionals[0] ?? "");
   const dryRun = values["dry-run"] === true;
-  const { counts, skipped } =
+  const result =
     from === "export"
       ? await importExport(context, file, dryRun)
       : from === "original"
         ? await importOriginal(context, file, dryRun)
         : await importComments(context, from as "disqus" | "wordpress", file, dryRun);
-  report(context, counts, skipped, dryRun);
-  // Reading an export back restores the exported site's own audit trail,
-  // which a line about this import would make differ from the file.
+  report(context, result, dryRun);
+  // An export's import records itself in its own transaction (it restores
+  // the exported site's trail, and adds this line after it).
   if (!dryRun && from !== "export") {
     const basis = values["legal-basis"];
     const object =

@@ -1,0 +1,382 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { renderComment } from "../../server/engagement/comment-markdown.ts";
+import { fragment } from "../support/built-site.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * `admin import --from export` reads a file the owner may not have written:
+ * it moves a site into a new data folder, renders what readers see from the
+ * comments' text, lets only the site's own signed export mark the owner's
+ * comments, checks every unique key before it writes, writes everything or
+ * nothing, and hangs replies under the comments they answer
+ * (docs/decisions/030-import-and-export.md).
+ */
+
+const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-import-"));
+
+type Row = Record<string, string | number | null>;
+
+/** An export file holding these tables, as `admin export` shapes one. */
+function exportFile(tables: Record<string, Row[]>, extra: Record<string, unknown> = {}): string {
+  const file = path.join(scratch(), "site.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      format: "engage-with-engineer-export",
+      version: 1,
+      exportedAt: "2025-01-01T00:00:00.000Z",
+      settings: {},
+      tables,
+      ...extra,
+    }),
+  );
+  return file;
+}
+
+const comment = (id: number, extra: Row = {}): Row => ({
+  id,
+  post_id: "soap",
+  parent_id: null,
+  user_name: "Asha",
+  content: "Hard water wastes soap, and the scum shows it.",
+  content_html: null,
+  visitor_id: "imported:test:asha",
+  status: "published",
+  by_owner: 0,
+  ip_hash: null,
+  created_at: "2024-03-01T10:00:00.000Z",
+  updated_at: "2024-03-01T10:00:00.000Z",
+  deleted_at: null,
+  ...extra,
+});
+
+const subscriber = (id: number, extra: Row = {}): Row => ({
+  id,
+  email: `reader-${id}@example.org`,
+  unsubscribe_token: `token-of-reader-${id}`,
+  created_at: "2024-03-01T10:00:00.000Z",
+  status: "confirmed",
+  confirmed_at: "2024-03-01T10:05:00.000Z",
+  confirmation_sent_at: null,
+  ...extra,
+});
+
+const reaction = (id: number, extra: Row = {}): Row => ({
+  id,
+  post_id: "soap",
+  type: "idea",
+  user_name: "Asha",
+  visitor_id: "imported:test:asha",
+  created_at: "2024-03-01T10:00:00.000Z",
+  ...extra,
+});
+
+/** A science post's own page as built, its engagement left for the server to fill in. */
+const soapPage = `<!doctype html><html><head></head><body><h1>Soap</h1>
+<p>${fragment("science:soap", "summary", "Soap")}</p>
+<section>${fragment("science:soap", "comments")}</section></body></html>`;
+
+const commentsOf = async (t: TestApp, post: string) =>
+  json<CommentsResponse>(await t.visitor().get(`/api/items/science/${post}/comments`));
+
+const count = async (t: TestApp, table: string) =>
+  Number((await runSql(t, `select count(*) as n from ${table}`))[0]?.n);
+
+describe("moving into a data folder that holds no database yet, on sqlite", () => {
+  it("creates and migrates the database, imports the file and records the import", async () => {
+    const file = exportFile({ science_comments: [comment(1)] });
+    const moved = { databaseUrl: undefined, dataDir: path.join(scratch(), "new-data") };
+    const dry = await admin(adminEnv(moved), "import", "--from", "export", "--dry-run", file);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/science_comments: 1 to add/);
+    expect(dry.stdout).toMatch(
+      /There is no database at .*engage\.sqlite yet: the import will make it\./,
+    );
+    expect(existsSync(moved.dataDir)).toBe(false);
+
+    const run = await admin(adminEnv(moved), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/science_comments: 1 added/);
+    expect(await runSql(moved, "select id, content from science_comments")).toEqual([
+      { id: 1, content: "Hard water wastes soap, and the scum shows it." },
+    ]);
+    expect(await runSql(moved, "select action, object, session_id from owner_audit")).toEqual([
+      { action: "import export", object: "site.json", session_id: null },
+    ]);
+  });
+});
+
+describe("moving into an empty database, on postgres", () => {
+  let databaseUrl: string;
+  beforeAll(async () => {
+    databaseUrl = await createDatabase(inject("postgresUrl"));
+  });
+  afterAll(() => dropDatabase(databaseUrl));
+
+  it("migrates the database, imports the file and records the import", async () => {
+    const file = exportFile({ science_comments: [comment(1)] });
+    const moved = { databaseUrl, dataDir: scratch() };
+    const run = await admin(adminEnv(moved), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(await runSql(moved, "select id, content from science_comments")).toEqual([
+      { id: 1, content: "Hard water wastes soap, and the scum shows it." },
+    ]);
+    expect(await runSql(moved, "select action, object, session_id from owner_audit")).toEqual([
+      { action: "import export", object: "site.json", session_id: null },
+    ]);
+  });
+});
+
+describe.each(backends)("what readers see of an imported comment, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { clientFiles: { "science/soap/index.html": soapPage } });
+  });
+  afterAll(() => t?.close());
+
+  it("is rendered from its text, with no markup of the file's and no Author badge the file cannot prove", async () => {
+    const text = "Hard water wastes soap, and the **scum** shows it.";
+    const file = exportFile({
+      science_comments: [
+        comment(1, {
+          content: text,
+          content_html:
+            '<meta http-equiv="refresh" content="0;url=https://evil.example/"><style>body{display:none}</style><p>Hard water</p>',
+          by_owner: 1,
+          visitor_id: "owner",
+        }),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+
+    await expect.poll(async () => (await commentsOf(t, "soap")).total).toBe(1);
+    const [served] = (await commentsOf(t, "soap")).comments;
+    expect(served?.html).not.toMatch(/<meta|<style/i);
+    expect(served?.html).toBe(renderComment(text));
+    expect(served?.html).toBe(
+      "<p>Hard water wastes soap, and the <strong>scum</strong> shows it.</p>",
+    );
+    expect(served?.byOwner).toBe(false);
+
+    // The page's copy follows the import's live event, as it follows any write.
+    const page = async () => (await t.app.inject({ method: "GET", url: "/science/soap" })).body;
+    await expect.poll(page).toContain("<strong>scum</strong>");
+    const body = await page();
+    expect(body).not.toMatch(/<meta http-equiv|<style|evil\.example/i);
+    expect(body).not.toContain("comment-badge");
+    expect(run.stdout).toMatch(/1 comment marked as the owner's comes in as a reader's/);
+  });
+
+  it("refuses what a reader could not post: over-long text, text-direction characters, bad names", async () => {
+    const file = exportFile({
+      science_comments: [
+        comment(1, { content: "x".repeat(1_000_000) }),
+        comment(2, { content: "Pay \u202Eliame\u202C here, it is safe." }),
+        comment(3, { user_name: "A".repeat(41) }),
+        comment(4, { user_name: "Asha\u200B" }),
+        comment(5, { user_name: "   " }),
+        comment(6, { by_owner: 2 }),
+      ],
+      science_reactions: [reaction(1, { user_name: "\u202Eadmin" })],
+    });
+    const before = await count(t, "science_comments");
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Nothing was imported: the input has 7 problems.");
+    expect(run.stderr).toContain(
+      "tables.science_comments[0].content: Comments are at most 2000 characters.",
+    );
+    expect(run.stderr).toContain(
+      "tables.science_comments[1].content: Comments cannot contain control or text-direction characters.",
+    );
+    expect(run.stderr).toContain(
+      "tables.science_comments[2].user_name: Names are at most 40 characters.",
+    );
+    expect(run.stderr).toMatch(/tables\.science_comments\[3\]\.user_name: Names cannot be blank/);
+    expect(run.stderr).toMatch(/tables\.science_comments\[4\]\.user_name: Names cannot be blank/);
+    expect(run.stderr).toContain("tables.science_comments[5].by_owner: must be 0 or 1");
+    expect(run.stderr).toMatch(/tables\.science_reactions\[0\]\.user_name: Names cannot be blank/);
+    expect(await count(t, "science_comments")).toBe(before);
+  });
+});
+
+describe.each(backends)("the owner's comments in an export, on %s", (backend) => {
+  let source: TestApp;
+  let sameSite: TestApp;
+  let otherSite: TestApp;
+  let exported: string;
+
+  beforeAll(async () => {
+    source = await startTestApp(backend);
+    // The site moved with its cookie secret, as README's "Moving in and out" says.
+    const dataDir = path.join(scratch(), "data");
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      path.join(dataDir, "cookie-secret"),
+      readFileSync(path.join(source.dataDir, "cookie-secret")),
+      { mode: 0o600 },
+    );
+    sameSite = await startTestApp(backend, {
+      dataDir,
+      clientFiles: { "science/soap/index.html": soapPage },
+    });
+    otherSite = await startTestApp(backend);
+    const now = new Date().toISOString();
+    await runSql(
+      source,
+      `insert into science_comments (post_id, user_name, content, content_html, visitor_id, status, by_owner, created_at, updated_at)
+       values ('soap', 'The author', 'Thanks for reading!', '<p>Thanks for reading!</p>', 'owner', 'published', 1, ?, ?)`,
+      [now, now],
+    );
+    exported = path.join(scratch(), "site.json");
+    expect((await admin(adminEnv(source), "export", "--out", exported)).code).toBe(0);
+  });
+  afterAll(async () => {
+    await source?.close();
+    await sameSite?.close();
+    await otherSite?.close();
+  });
+
+  it("keep the Author badge when the site's own export is read back with its cookie secret", async () => {
+    const run = await admin(adminEnv(sameSite), "import", "--from", "export", exported);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("marked as the owner's");
+    await expect.poll(async () => (await commentsOf(sameSite, "soap")).total).toBe(1);
+    expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
+    const page = async () =>
+      (await sameSite.app.inject({ method: "GET", url: "/science/soap" })).body;
+    await expect.poll(page).toContain("comment-badge");
+  });
+
+  it("lose it in a site with another secret, and when the file was altered", async () => {
+    const run = await admin(adminEnv(otherSite), "import", "--from", "export", exported);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/1 comment marked as the owner's comes in as a reader's/);
+    await expect.poll(async () => (await commentsOf(otherSite, "soap")).total).toBe(1);
+    expect((await commentsOf(otherSite, "soap")).comments[0]?.byOwner).toBe(false);
+
+    const document = JSON.parse(readFileSync(exported, "utf8"));
+    const [owned] = document.tables.science_comments;
+    document.tables.science_comments.push({
+      ...owned,
+      id: owned.id + 100,
+      post_id: "wifi",
+      content: "Trust me, click https://evil.example/ for the answer.",
+    });
+    const altered = path.join(scratch(), "altered.json");
+    writeFileSync(altered, JSON.stringify(document));
+    const again = await admin(adminEnv(sameSite), "import", "--from", "export", altered);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/2 comments marked as the owner's come in as readers'/);
+    await expect.poll(async () => (await commentsOf(sameSite, "wifi")).total).toBe(1);
+    expect((await commentsOf(sameSite, "wifi")).comments[0]?.byOwner).toBe(false);
+    // What was there already stays as it was.
+    expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
+  });
+});
+
+describe.each(backends)("an import that cannot finish, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("is refused by the dry run when a unique key repeats in the file, naming both rows, and writes nothing", async () => {
+    const subscribers = Array.from({ length: 600 }, (_, i) => subscriber(i + 1));
+    subscribers[559] = subscriber(560, { unsubscribe_token: "token-of-reader-10" });
+    const file = exportFile({
+      subscribers,
+      science_reactions: [reaction(1), reaction(2, { user_name: "Asha again" })],
+    });
+    const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", file);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain(
+      "tables.subscribers[559].unsubscribe_token: repeats the unsubscribe_token of tables.subscribers[9] (id 10)",
+    );
+    expect(dry.stderr).toContain(
+      "tables.science_reactions[1]: repeats the post_id, type, visitor_id of tables.science_reactions[0] (id 1)",
+    );
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/UNIQUE|duplicate key/i);
+    expect(await count(t, "subscribers")).toBe(0);
+    expect(await count(t, "science_reactions")).toBe(0);
+  });
+
+  it("is refused by the dry run when a row would take a key a row of this site holds", async () => {
+    await runSql(
+      t,
+      "insert into subscribers (email, unsubscribe_token, created_at, status) values ('local@example.org', 'a-local-token', ?, 'confirmed')",
+      [new Date().toISOString()],
+    );
+    const file = exportFile({
+      subscribers: [subscriber(1), subscriber(77, { unsubscribe_token: "a-local-token" })],
+    });
+    const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", file);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toMatch(
+      /tables\.subscribers\[1\]\.unsubscribe_token: is the unsubscribe_token of subscribers \d+ on this site already/,
+    );
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(await count(t, "subscribers")).toBe(1);
+  });
+});
+
+describe.each(backends)("an export read into a site with comments of its own, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("hangs each imported reply under its imported comment, and a second run adds nothing", async () => {
+    const local = json<CommentResponse>(
+      await t.visitor().comment("wifi", "Brick walls slow my signal a lot, I find.", "Ravi"),
+    );
+    const file = exportFile({
+      science_comments: [
+        comment(local.comment.id),
+        comment(local.comment.id + 1, {
+          parent_id: local.comment.id,
+          user_name: "Meera",
+          content: "Calcium ions bind the surfactant first.",
+          visitor_id: "imported:test:meera",
+          created_at: "2024-03-01T11:00:00.000Z",
+          updated_at: "2024-03-01T11:00:00.000Z",
+        }),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/science_comments: 2 added/);
+
+    await expect.poll(async () => (await commentsOf(t, "soap")).total).toBe(2);
+    const [first, reply] = (await commentsOf(t, "soap")).comments;
+    expect(first?.content).toBe("Hard water wastes soap, and the scum shows it.");
+    expect(first?.id).not.toBe(local.comment.id);
+    expect(reply?.parentId).toBe(first?.id);
+    const wifi = await commentsOf(t, "wifi");
+    expect(wifi.total).toBe(1);
+    expect(wifi.comments.map((c) => c.id)).toEqual([local.comment.id]);
+
+    const again = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/science_comments: 0 added, 2 already there/);
+    expect(await count(t, "science_comments")).toBe(3);
+  });
+});
