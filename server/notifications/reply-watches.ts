@@ -72,12 +72,32 @@ export function createReplyWatches(
     return existing;
   }
 
+  /**
+   * Queues the confirmation mail of a pending address, unless the address
+   * had its day's share already. `admit` refuses a request past the limit,
+   * but requests admitted together, on several instances, each count before
+   * any of them is stored: the limit is kept here, in the comment's own
+   * transaction, where writers of one address take their turn (SQLite's
+   * writes are one at a time; on PostgreSQL, an advisory lock per address).
+   */
   async function queueConfirmation(
     trx: Transaction<Database>,
     addressId: number,
     email: string,
     now: Date,
   ) {
+    if (store.kind === "postgres") {
+      await sql`select pg_advisory_xact_lock(hashtext('reply confirmation'), hashtext(${sameAddress(email)}))`.execute(
+        trx,
+      );
+    }
+    const today = await trx
+      .selectFrom("reply_addresses")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where(sql<string>`lower(email)`, "=", sameAddress(email))
+      .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
+      .executeTakeFirstOrThrow();
+    if (Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay) return;
     const token = newToken();
     const at = now.toISOString();
     await trx

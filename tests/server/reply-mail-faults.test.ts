@@ -263,4 +263,38 @@ describe("two instances on one PostgreSQL", () => {
       await smtp.close();
     }
   }, 180_000);
+
+  it("send one address no more confirmations a day than the limit, however many ask at once", async () => {
+    const databaseUrl = await createDatabase(inject("postgresUrl"));
+    // No mail server: the confirmations stay queued, where they are counted.
+    const start = () =>
+      startTestApp("postgres", { databaseUrl, env: { SMTP_URL: "smtp://127.0.0.1:9" } });
+    const instances = [await start(), await start()];
+    try {
+      const email = "asked-at-once@example.org";
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => {
+          const instance = instances[i % 2] as TestApp;
+          return instance
+            .visitor({ ip: `10.44.0.${i + 1}` })
+            .post(`/api/items/science/${freshItem("science")}/comments`, {
+              content: `Does the tea cool faster in steel or ceramic? (${i})`,
+              userName: "Meera",
+              notifyEmail: email,
+              formToken: instance.commentToken(),
+            });
+        }),
+      );
+      expect(answers.every((answer) => [201, 429].includes(answer.statusCode))).toBe(true);
+      const queued = await runSql(
+        { databaseUrl, dataDir: "" },
+        "select count(*)::int as n from outbox where kind = 'reply_confirmation' and email = ?",
+        [email],
+      );
+      expect(queued).toEqual([{ n: 3 }]);
+    } finally {
+      for (const instance of instances) await instance.close();
+      await dropDatabase(databaseUrl);
+    }
+  }, 120_000);
 });
