@@ -198,3 +198,60 @@ for (const width of [390, 1280]) {
     });
   }
 }
+
+/*
+ * On a phone a comment's own buttons are 44 px targets, as the header's icon
+ * buttons are; on a desktop they stay the small buttons under the text.
+ */
+for (const width of [390, 1280]) {
+  test(`at ${width} px, Reply, Edit, Delete and the reply mails' checkbox are ${width < 640 ? "44 px targets" : "as small as before"}`, async ({
+    visitor,
+  }) => {
+    const page = await reader(visitor, width, true);
+    await page.goto(`/science/${postId}`);
+    await page.locator(".item-discussion").scrollIntoViewIfNeeded();
+    const scope = page.locator('.item-discussion [data-live="true"]');
+    const first = scope.locator("li.comment").first();
+    const buttons = ["Reply", "Edit", "Delete"].map((name) =>
+      first.getByRole("button", { name, exact: true }),
+    );
+    await expect(buttons[2] as Locator).toBeVisible({ timeout: 30_000 });
+    const checkbox = scope.getByRole("checkbox", { name: "Email me when someone replies" });
+    // The checkbox's target is its label: a tap anywhere on it ticks the box.
+    const label = scope.locator("label", {
+      has: page.getByRole("checkbox", { name: "Email me when someone replies" }),
+    });
+    const boxes = async (targets: Locator[]) =>
+      Promise.all(targets.map(async (target) => (await target.boundingBox()) ?? undefined));
+
+    const [reply, edit, remove, labelBox] = await boxes([...buttons, label]);
+    for (const box of [reply, edit, remove, labelBox]) expect(box).toBeDefined();
+    if (width < 640) {
+      for (const box of [reply, edit, remove, labelBox]) {
+        expect(box?.height).toBeGreaterThanOrEqual(44);
+        expect(box?.width).toBeGreaterThanOrEqual(44);
+      }
+      await label.click({ position: { x: 2, y: 2 } });
+      await expect(checkbox).toBeChecked();
+      await label.click({ position: { x: 2, y: (labelBox?.height ?? 0) - 2 } });
+      await expect(checkbox).not.toBeChecked();
+    } else {
+      for (const box of [reply, edit, remove, labelBox]) expect(box?.height).toBeLessThan(32);
+    }
+    // In one row under the comment, whatever the width.
+    expect(new Set([reply, edit, remove].map((box) => Math.round(box?.y ?? -1))).size).toBe(1);
+
+    // Editing: Update and Cancel the same.
+    await (buttons[1] as Locator).click();
+    const editing = [
+      first.getByRole("button", { name: "Update", exact: true }),
+      first.getByRole("button", { name: "Cancel", exact: true }),
+    ];
+    await expect(editing[0] as Locator).toBeVisible();
+    for (const box of await boxes(editing)) {
+      if (width < 640) expect(box?.height).toBeGreaterThanOrEqual(44);
+      else expect(box?.height).toBeLessThan(44);
+    }
+    await (editing[1] as Locator).click();
+  });
+}

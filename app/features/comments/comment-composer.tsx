@@ -116,7 +116,8 @@ export function CommentComposer({
       ) : null}
       {byOwner ? null : (
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2 text-sm text-slate-300">
-          <label className="inline-flex items-center gap-2">
+          {/* The label is the checkbox's target: 44 px tall on a phone. */}
+          <label className="inline-flex items-center gap-2 max-sm:min-h-11">
             <input
               type="checkbox"
               checked={notify}
@@ -124,7 +125,7 @@ export function CommentComposer({
                 setNotify(event.target.checked);
                 if (event.target.checked && email === "") setEmail(rememberedEmail());
               }}
-              className="h-4 w-4 accent-accent"
+              className="h-4 w-4 accent-accent max-sm:size-5"
             />
             Email me when someone replies
           </label>

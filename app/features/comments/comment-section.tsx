@@ -15,6 +15,14 @@ import {
 } from "./comment-view.ts";
 import { useCommentActions, useComments, useMoreComments } from "./use-comments.ts";
 
+/*
+ * A comment's buttons are small under its text on a wide screen; below the
+ * `sm` width (a phone) each is a 44 px target, as the header's icon buttons
+ * are (docs/product.md, "Reacting and commenting").
+ */
+const smallButton = "rounded-lg px-3 py-1 text-xs max-sm:min-h-11 max-sm:min-w-11";
+const editButton = "rounded-lg px-3 py-1.5 text-sm max-sm:min-h-11 max-sm:min-w-11";
+
 type CommentSectionProps = {
   postId: string;
   /** The post's title, which names the section. */
@@ -114,7 +122,7 @@ export function CommentSection({
               <button
                 type="submit"
                 disabled={editing.text.trim() === "" || actions.edit.isPending}
-                className="rounded-lg bg-accent px-3 py-1.5 text-sm font-semibold text-ink disabled:opacity-60"
+                className={`${editButton} bg-accent font-semibold text-ink disabled:opacity-60`}
               >
                 Update
               </button>
@@ -124,7 +132,7 @@ export function CommentSection({
                   setEditing(null);
                   setEditMessage(null);
                 }}
-                className="rounded-lg px-3 py-1.5 text-sm ring-1 ring-line hover:bg-white/5"
+                className={`${editButton} ring-1 ring-line hover:bg-white/5`}
               >
                 Cancel
               </button>
@@ -140,7 +148,7 @@ export function CommentSection({
                 type="button"
                 onClick={() => startReply(thread, comment)}
                 aria-expanded={replying?.to.id === comment.id}
-                className="rounded-lg px-3 py-1 text-xs text-accent ring-1 ring-line hover:bg-white/5"
+                className={`${smallButton} text-accent ring-1 ring-line hover:bg-white/5`}
               >
                 Reply
               </button>
@@ -150,14 +158,14 @@ export function CommentSection({
                 <button
                   type="button"
                   onClick={() => setEditing({ id: comment.id, text: comment.content })}
-                  className="rounded-lg px-3 py-1 text-xs ring-1 ring-line hover:bg-white/5"
+                  className={`${smallButton} ring-1 ring-line hover:bg-white/5`}
                 >
                   Edit
                 </button>
                 <button
                   type="button"
                   onClick={() => actions.remove.mutate(comment.id)}
-                  className="rounded-lg px-3 py-1 text-xs text-red-300 ring-1 ring-red-400/40 hover:bg-red-400/10"
+                  className={`${smallButton} text-red-300 ring-1 ring-red-400/40 hover:bg-red-400/10`}
                 >
                   Delete
                 </button>
