@@ -78,6 +78,16 @@ const types: Record<string, string> = {
   ".mp3": "audio/mpeg",
 };
 const compressibleTypes = /\.(html|js|mjs|css|svg|xml|txt|json|webmanifest|map)$/;
+/**
+ * Pictures other sites may show: the share cards (/og-image.png, /og/…) that
+ * link previews fetch, the pictures an edition puts in a mail (read in a mail
+ * program, or in the console's preview, a sandboxed frame with an origin of
+ * its own), the icons. They go out with `Cross-Origin-Resource-Policy:
+ * cross-origin` in place of the page headers' `same-origin`
+ * (server/web/security-headers.ts), which a browser enforces on an image
+ * embedded anywhere but this site. Every other file keeps `same-origin`.
+ */
+const publicPictures = /\.(png|jpe?g|webp|avif|gif|svg|ico)$/;
 const rangeableTypes = /\.(pdf|mp4|webm|mp3|woff2?)$/;
 
 /** Below this, compression saves less than its headers and work cost (as for cached reads). */
@@ -159,6 +169,9 @@ export function loadSiteFiles(root: string): Map<string, SiteFile> {
         "cache-control": relative.startsWith("assets/")
           ? cacheControl.immutable
           : cacheControl.revalidate,
+        ...(publicPictures.test(extension)
+          ? { "cross-origin-resource-policy": "cross-origin" }
+          : {}),
       },
     };
     if (file.compressible) file.builtBr = readIfThere(`${full}.br`);

@@ -39,6 +39,12 @@ describe("the built site, served from memory", () => {
         // Pictures, read on their first request: one asked for, one taken away before that.
         "images/gears.png": picture,
         "images/retired.png": picture,
+        // The share cards and the site's icons, which other sites and mail programs show.
+        "og-image.png": picture,
+        "og/science/pressure-cooker.png": picture,
+        "assets/photo.Ef56Gh78.webp": picture,
+        "favicon.svg": '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"></svg>',
+        "favicon.ico": picture,
         ".env": "SECRET=do-not-serve",
         "images/.hidden.png": "not for readers",
       },
@@ -216,6 +222,47 @@ describe("the built site, served from memory", () => {
     expect(JSON.parse(api.body.toString())).toEqual({
       error: { code: "not_found", message: "No such endpoint." },
     });
+  });
+
+  it("lets other sites show its pictures and share cards, and nothing else", async () => {
+    const pictures = [
+      "/og-image.png",
+      "/og/science/pressure-cooker.png",
+      "/assets/photo.Ef56Gh78.webp",
+      "/images/gears.png",
+      "/favicon.svg",
+      "/favicon.ico",
+    ];
+    for (const path of pictures) {
+      // The first read goes through Fastify, the later ones the fast path in front of it.
+      for (let read = 0; read < 3; read += 1) {
+        const answer = await get(path, { "accept-encoding": "br, gzip" });
+        expect(answer.status, path).toBe(200);
+        expect(answer.headers["content-type"], path).toMatch(/^image\//);
+        expect(answer.headers["cross-origin-resource-policy"], path).toBe("cross-origin");
+        // The rest of the page headers stay: nothing else about the answer changes.
+        expect(answer.headers["x-content-type-options"], path).toBe("nosniff");
+      }
+      const held = await get(path);
+      const revalidated = await get(path, { "if-none-match": String(held.headers.etag) });
+      expect(revalidated.status, path).toBe(304);
+      expect(revalidated.headers["cross-origin-resource-policy"], path).toBe("cross-origin");
+      const head = await get(path, {}, "HEAD");
+      expect(head.headers["cross-origin-resource-policy"], path).toBe("cross-origin");
+    }
+    // Pages, scripts and styles, other files, the 404 page and the API stay this site's own.
+    for (const path of [
+      "/about",
+      "/assets/app.Ab12Cd34.css",
+      "/brochure.pdf",
+      "/no-such-picture.png",
+      "/api/items/science/wifi/reactions",
+    ]) {
+      for (let read = 0; read < 2; read += 1) {
+        const answer = await get(path);
+        expect(answer.headers["cross-origin-resource-policy"], path).toBe("same-origin");
+      }
+    }
   });
 
   it("keeps the pages' security headers", async () => {
