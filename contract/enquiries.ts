@@ -152,6 +152,12 @@ export const enquiryWeeksSchema = z.array(
 );
 export type EnquiryWeeks = z.infer<typeof enquiryWeeksSchema>;
 
+/** The Overview's chart: enquiries per week and service, with the services' names. */
+export const enquiryWeeksResponseSchema = z.object({
+  weeks: enquiryWeeksSchema,
+  services: enquiriesResponseSchema.shape.services,
+});
+
 type Out<S extends z.ZodType> = z.infer<S>;
 
 export type EnquiryEndpoints = {
@@ -159,7 +165,7 @@ export type EnquiryEndpoints = {
   "POST /enquiries": { body: EnquiryRequest; response: EnquiryResponse };
   "GET /admin/enquiries": { query?: EnquiriesQuery; response: EnquiriesResponse };
   "GET /admin/enquiries/weeks": {
-    response: { weeks: EnquiryWeeks; services: EnquiriesResponse["services"] };
+    response: Out<typeof enquiryWeeksResponseSchema>;
   };
   "PATCH /admin/enquiries/:id": {
     params: { id: number };

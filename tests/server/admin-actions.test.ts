@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse } from "../../contract/api.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { runAdmin } from "../../server/cli/run-admin.ts";
 import { type AdminRun, admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
@@ -144,8 +144,9 @@ describe("counts in words", () => {
     );
     expect(enquiries.stderr).toContain("Wrote 0 enquiries to");
 
-    const comment = json<CommentResponse>(
+    const comment = json(
       await t.visitor().comment("wifi", "Does rain slow Wi-Fi?", "Mira"),
+      commentResponseSchema,
     );
     const id = String(comment.comment.id);
     expect((await admin(adminEnv(t), "visitor", "ban", "--comment", id, "--days", "1")).code).toBe(
@@ -218,7 +219,7 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
   it("writes every action to the audit trail", async () => {
     const visitor = t.visitor();
     const held = async (text: string) =>
-      String(json<CommentResponse>(await visitor.comment("wifi", text, "Mira")).comment.id);
+      String(json(await visitor.comment("wifi", text, "Mira"), commentResponseSchema).comment.id);
     const approveId = await held("How far does Wi-Fi reach through brick?");
     const rejectId = await held("Cheap routers here");
     const deleteId = await held("Another one to delete");

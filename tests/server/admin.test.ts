@@ -4,7 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  reactionsResponseSchema,
+} from "../../contract/api.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { projectRoot } from "../support/server-process.ts";
@@ -292,8 +296,9 @@ describe.each(backends)("the admin command line on %s", (backend) => {
     it("deletes any comment by id, and open pages see it go", async () => {
       const post = freshItem("science");
       const viewer = await watch(`science:${post}`);
-      const { comment } = json<CommentResponse>(
+      const { comment } = json(
         await t.visitor().comment(post, "spam, spam, spam"),
+        commentResponseSchema,
       );
       await viewer.next("comment");
 
@@ -306,7 +311,7 @@ describe.each(backends)("the admin command line on %s", (backend) => {
         commentId: comment.id,
       });
       expect(
-        json<CommentsResponse>(await t.visitor().get(`/api/items/science/${post}/comments`))
+        json(await t.visitor().get(`/api/items/science/${post}/comments`), commentsResponseSchema)
           .comments,
       ).toEqual([]);
 
@@ -322,7 +327,10 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       const viewer = await watch(`mythology:${story}`);
       const troll = t.visitor();
       const reader = t.visitor();
-      const { comment } = json<CommentResponse>(await troll.comment(post, "first abuse", "Troll"));
+      const { comment } = json(
+        await troll.comment(post, "first abuse", "Troll"),
+        commentResponseSchema,
+      );
       await troll.comment(post, "second abuse, other name", "Someone Else");
       await troll.react("science", post, "dislike");
       await troll.react("mythology", story, "dislike");
@@ -335,12 +343,14 @@ describe.each(backends)("the admin command line on %s", (backend) => {
       expect(run.stdout).toBe(
         `Removed 2 comments and 2 reactions of the visitor who wrote comment ${comment.id}.\n`,
       );
-      const comments = json<CommentsResponse>(
+      const comments = json(
         await reader.get(`/api/items/science/${post}/comments`),
+        commentsResponseSchema,
       ).comments;
       expect(comments.map((c) => c.content)).toEqual(["a fair comment"]);
       expect(
-        json<ReactionsResponse>(await reader.get(`/api/items/mythology/${story}/reactions`)).counts,
+        json(await reader.get(`/api/items/mythology/${story}/reactions`), reactionsResponseSchema)
+          .counts,
       ).toEqual({
         like: 0,
         love: 1,
@@ -443,8 +453,9 @@ describe("backup and restore of the SQLite database", () => {
 
     const restarted = await startTestApp("sqlite", { dataDir });
     try {
-      const comments = json<CommentsResponse>(
+      const comments = json(
         await restarted.visitor().get("/api/items/science/soap/comments"),
+        commentsResponseSchema,
       );
       expect(comments.comments.map((c) => c.content)).toEqual(["before the backup"]);
     } finally {

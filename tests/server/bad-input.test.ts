@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type {
-  CommentResponse,
-  CommentsResponse,
-  ErrorResponse,
-  ReactionsResponse,
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  errorResponseSchema,
+  reactionsResponseSchema,
 } from "../../contract/api.ts";
 import { backends, json, startTestApp, type TestApp, type Visitor } from "./support/test-app.ts";
 
@@ -52,12 +52,17 @@ describe.each(backends)("bad input on %s", (backend) => {
 
   /** Everything a visitor can see of the items these tests write to. */
   const snapshot = async () => ({
-    comments: json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`))
-      .comments,
-    post: json<ReactionsResponse>(await t.visitor().get(`/api/items/science/${postId}/reactions`))
-      .counts,
-    story: json<ReactionsResponse>(
+    comments: json(
+      await t.visitor().get(`/api/items/science/${postId}/comments`),
+      commentsResponseSchema,
+    ).comments,
+    post: json(
+      await t.visitor().get(`/api/items/science/${postId}/reactions`),
+      reactionsResponseSchema,
+    ).counts,
+    story: json(
       await t.visitor().get(`/api/items/mythology/${storyId}/reactions`),
+      reactionsResponseSchema,
     ).counts,
   });
 
@@ -72,11 +77,12 @@ describe.each(backends)("bad input on %s", (backend) => {
     const added = await alex.comment(postId, text, text.slice(0, 40));
     expect(added.statusCode).toBe(201);
     expect(added.headers["content-type"]).toMatch(/^application\/json/);
-    const { comment } = json<CommentResponse>(added);
+    const { comment } = json(added, commentResponseSchema);
     expect(comment.content).toBe(text);
     expect(comment.userName).toBe(text.slice(0, 40));
-    const listed = json<CommentsResponse>(
+    const listed = json(
       await t.visitor().get(`/api/items/science/${postId}/comments`),
+      commentsResponseSchema,
     ).comments;
     expect(listed.find((c) => c.id === comment.id)).toMatchObject({
       content: text,
@@ -89,7 +95,7 @@ describe.each(backends)("bad input on %s", (backend) => {
   it("keeps a zero-width joiner inside an emoji in a comment", async () => {
     const text = "Engineers 👩‍💻 unite";
     const added = await alex.comment(postId, text);
-    expect(json<CommentResponse>(added).comment.content).toBe(text);
+    expect(json(added, commentResponseSchema).comment.content).toBe(text);
   });
 
   it.each(disguisedNames)("refuses a name with %s, changing nothing", async (_case, userName) => {
@@ -102,7 +108,7 @@ describe.each(backends)("bad input on %s", (backend) => {
     ];
     for (const response of responses) {
       expect(response.statusCode).toBe(400);
-      expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
+      expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
     }
     expect(await snapshot()).toEqual(before);
   });
@@ -131,7 +137,7 @@ describe.each(backends)("bad input on %s", (backend) => {
     const before = await snapshot();
     const added = await alex.comment(postId, content);
     expect(added.statusCode).toBe(400);
-    expect(json<ErrorResponse>(added).error.message).toContain(reason);
+    expect(json(added, errorResponseSchema).error.message).toContain(reason);
     expect((await alex.patch("/api/comments/1", { content, userName: "Alex" })).statusCode).toBe(
       400,
     );
@@ -151,12 +157,14 @@ describe.each(backends)("bad input on %s", (backend) => {
   ])("accepts a comment and a name with %s", async (_case, text) => {
     const added = await alex.comment(postId, text, text.replaceAll("\n", " ").slice(0, 40));
     expect(added.statusCode).toBe(201);
-    expect(json<CommentResponse>(added).comment.content).toBe(text);
+    expect(json(added, commentResponseSchema).comment.content).toBe(text);
   });
 
   it("keeps line breaks and tabs inside a comment", async () => {
     const added = await alex.comment(postId, "line one\r\nline two\n\tindented");
-    expect(json<CommentResponse>(added).comment.content).toBe("line one\r\nline two\n\tindented");
+    expect(json(added, commentResponseSchema).comment.content).toBe(
+      "line one\r\nline two\n\tindented",
+    );
   });
 
   it.each([
@@ -215,7 +223,7 @@ describe.each(backends)("bad input on %s", (backend) => {
       const response = await alex.request(method as "POST", url, body, headers);
       expect(response.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(400);
       expect(response.statusCode, `${method} ${url}`).toBeLessThan(500);
-      expect(json<ErrorResponse>(response).error.code, `${method} ${url}`).toEqual(
+      expect(json(response, errorResponseSchema).error.code, `${method} ${url}`).toEqual(
         expect.any(String),
       );
     }
@@ -232,7 +240,7 @@ describe.each(backends)("bad input on %s", (backend) => {
       ] as const) {
         const response = await alex.request(method, `/api/comments/${id}`, body);
         expect(response.statusCode, `${method} ${id}`).toBe(400);
-        expect(json<ErrorResponse>(response).error.issues, `${method} ${id}`).toEqual([
+        expect(json(response, errorResponseSchema).error.issues, `${method} ${id}`).toEqual([
           expect.objectContaining({ path: "params.id" }),
         ]);
       }
@@ -242,7 +250,7 @@ describe.each(backends)("bad input on %s", (backend) => {
         .visitor()
         .get(`/api/items/science/${postId}/comments?limit=${limit}`);
       expect(response.statusCode, limit).toBe(400);
-      expect(json<ErrorResponse>(response).error.issues, limit).toEqual([
+      expect(json(response, errorResponseSchema).error.issues, limit).toEqual([
         expect.objectContaining({ path: "querystring.limit" }),
       ]);
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -23,7 +23,7 @@ describe.each(backends)("bans on %s", (backend) => {
   it("refuse the writer's browser and address, politely, until lifted", async () => {
     const postId = freshItem("science");
     const troll = t.visitor({ ip: "203.0.113.10" });
-    const { comment } = json<CommentResponse>(await troll.comment(postId, "Something rude"));
+    const { comment } = json(await troll.comment(postId, "Something rude"), commentResponseSchema);
 
     const run = await admin(adminEnv(t), "visitor", "ban", "--comment", String(comment.id));
     expect(run.code).toBe(0);
@@ -31,11 +31,11 @@ describe.each(backends)("bans on %s", (backend) => {
 
     const again = await troll.comment(postId, "Something else");
     expect(again.statusCode).toBe(403);
-    expect(json<ErrorResponse>(again).error).toMatchObject({
+    expect(json(again, errorResponseSchema).error).toMatchObject({
       code: "banned",
       message: expect.stringMatching(politely),
     });
-    expect(json<ErrorResponse>(again).error.message).not.toMatch(/ban|comment \d/i);
+    expect(json(again, errorResponseSchema).error.message).not.toMatch(/ban|comment \d/i);
     // The same browser from another address, and another browser from the same address.
     const moved = troll;
     const elsewhere = t.visitor({ ip: "203.0.113.99" });
@@ -71,7 +71,7 @@ describe.each(backends)("bans on %s", (backend) => {
   it("lapse after --days", async () => {
     const postId = freshItem("science");
     const writer = t.visitor({ ip: "203.0.113.20" });
-    const { comment } = json<CommentResponse>(await writer.comment(postId, "Borderline"));
+    const { comment } = json(await writer.comment(postId, "Borderline"), commentResponseSchema);
     const run = await admin(
       adminEnv(t),
       "visitor",
@@ -116,7 +116,10 @@ describe.each(backends)("a ban on %s", (backend) => {
     let second: TestApp | undefined;
     try {
       const writer = first.visitor({ ip: "192.0.2.30" });
-      const { comment } = json<CommentResponse>(await writer.comment("wifi", "Before the restart"));
+      const { comment } = json(
+        await writer.comment("wifi", "Before the restart"),
+        commentResponseSchema,
+      );
       expect(
         (await admin(adminEnv(first), "visitor", "ban", "--comment", String(comment.id))).code,
       ).toBe(0);
@@ -156,7 +159,7 @@ describe("a ban with two instances on one PostgreSQL", () => {
   it("is refused by both, and lifted on both", async () => {
     const postId = freshItem("science");
     const onA = a.visitor({ ip: "198.51.100.40" });
-    const { comment } = json<CommentResponse>(await onA.comment(postId, "Written on A"));
+    const { comment } = json(await onA.comment(postId, "Written on A"), commentResponseSchema);
     const onB = b.visitor({ ip: "198.51.100.41" });
     onB.cookie = onA.cookie;
     expect((await onB.comment(postId, "Written on B")).statusCode).toBe(201);

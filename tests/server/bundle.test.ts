@@ -5,6 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commentsResponseSchema } from "../../contract/api.ts";
 import {
   asciiOnly,
   buildServer,
@@ -17,6 +18,7 @@ import { formTokenFor, isAddressedTo } from "../support/newsletter.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { httpVisitor } from "../support/visitor.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { json } from "./support/test-app.ts";
 
 /*
  * `npm start` runs the server bundled into JavaScript (scripts/build-server.ts,
@@ -185,7 +187,7 @@ describe("the server as npm start runs it, bundled", () => {
     expect(posted.statusCode).toBe(201);
     const comments = await reader.get("/api/items/science/soap/comments");
     expect(comments.statusCode).toBe(200);
-    expect(comments.json<{ comments: { content: string }[] }>().comments).toEqual([
+    expect(json(comments, commentsResponseSchema).comments).toEqual([
       expect.objectContaining({ content: "Soap **lifts** the grease off, then water rinses it." }),
     ]);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import { markdownRefusal } from "../../server/engagement/comment-markdown.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -32,7 +32,7 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
   it("renders strong, code and a nofollow ugc link for the writer at once and for everyone once approved; HTML stays text", async () => {
     const postId = "soap";
     const writer = t.visitor();
-    const { comment } = json<CommentResponse>(await writer.comment(postId, markdown, "Asha"));
+    const { comment } = json(await writer.comment(postId, markdown, "Asha"), commentResponseSchema);
     expect(comment).toMatchObject({ content: markdown, html: rendered, awaitingApproval: true });
     const own = seen(await writer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(own).toEqual([expect.objectContaining({ id: comment.id, html: rendered })]);
@@ -53,22 +53,24 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
   it("renders again on an edit", async () => {
     const postId = freshItem("science");
     const writer = t.visitor();
-    const { comment } = json<CommentResponse>(await writer.comment(postId, "plain", "Ravi"));
-    const edited = json<CommentResponse>(
+    const { comment } = json(await writer.comment(postId, "plain", "Ravi"), commentResponseSchema);
+    const edited = json(
       await writer.patch(`/api/comments/${comment.id}`, {
         content: "now *emphatic*",
         userName: "Ravi",
       }),
+      commentResponseSchema,
     ).comment;
     expect(edited.html).toBe("<p>now <em>emphatic</em></p>");
   });
 
   it("keeps links to other schemes, images and headings as the text typed", async () => {
     const postId = freshItem("science");
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await t
         .visitor()
         .comment(postId, "# Title\n[run](javascript:alert(1)) [here](/admin)", "Ravi"),
+      commentResponseSchema,
     );
     expect(comment.html).toBe("<p># Title<br>\n[run](javascript:alert(1)) [here](/admin)</p>");
   });
@@ -83,7 +85,7 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
         "Ravi",
       );
     expect(response.statusCode).toBe(422);
-    expect(json<ErrorResponse>(response).error.code).toBe("too_many_links");
+    expect(json(response, errorResponseSchema).error.code).toBe("too_many_links");
     const two = await t
       .visitor()
       .comment(postId, "See [one](https://a.example/x) and [two](https://b.example/y)", "Ravi");
@@ -99,14 +101,14 @@ describe.each(backends)("comment Markdown on %s", (backend) => {
       "Ravi",
     );
     expect(lookAlike.statusCode).toBe(422);
-    expect(json<ErrorResponse>(lookAlike).error).toMatchObject({
+    expect(json(lookAlike, errorResponseSchema).error).toMatchObject({
       code: "blocked_content",
       message: expect.stringMatching(/another site/),
     });
     const deep = await writer.comment(postId, "> > > > four deep", "Ravi");
     expect(deep.statusCode).toBe(400);
-    expect(json<ErrorResponse>(deep).error).toMatchObject({ code: "validation_failed" });
-    const { comment } = json<CommentResponse>(await writer.comment(postId, "fine", "Ravi"));
+    expect(json(deep, errorResponseSchema).error).toMatchObject({ code: "validation_failed" });
+    const { comment } = json(await writer.comment(postId, "fine", "Ravi"), commentResponseSchema);
     const edit = await writer.patch(`/api/comments/${comment.id}`, {
       content: "[example.org](https://example.net)",
       userName: "Ravi",

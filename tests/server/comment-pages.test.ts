@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type CommentResponse,
   type CommentsResponse,
-  type ErrorResponse,
+  commentResponseSchema,
+  commentsResponseSchema,
   encodeCommentCursor,
+  errorResponseSchema,
 } from "../../contract/api.ts";
 import { threadOrder } from "../../contract/threads.ts";
 import { runSql } from "./support/sql.ts";
@@ -90,7 +91,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       ? await viewer.get(path)
       : await t.app.inject({ method: "GET", url: path });
     expect(response.statusCode, response.body).toBe(200);
-    const page = json<CommentsResponse>(response);
+    const page = json(response, commentsResponseSchema);
     if (/[?&](after|before)=/.test(path)) return page;
     // The opening as the reader's page shows it, with what they own applied.
     const { comments, total } = seen(response);
@@ -179,11 +180,13 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       .flatMap((page) => page.comments)
       .find((c) => c.content === "Seeded comment 30");
     expect(old).toBeDefined();
-    const { comment: latest } = json<CommentResponse>(
+    const { comment: latest } = json(
       await writer.comment(postId, "Written a moment ago", "Wren"),
+      commentResponseSchema,
     );
-    const { comment: reply } = json<CommentResponse>(
+    const { comment: reply } = json(
       await answerer.reply(postId, old?.id as number, "Answering an old question", "Otto"),
+      commentResponseSchema,
     );
     const opening = await read(url(postId));
     expect(opening.total).toBe(84);
@@ -214,7 +217,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     await seed(t, postId, 60);
     const first = await t.app.inject({ method: "GET", url: url(postId) });
     const etag = first.headers.etag as string;
-    const { next } = json<CommentsResponse>(first);
+    const { next } = json(first, commentsResponseSchema);
     const cursorOf = (text: string) => Buffer.from(text).toString("base64url");
     const bad = [
       "?limit=0",
@@ -243,13 +246,13 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     for (const query of bad) {
       const response = await t.visitor().get(url(postId, query));
       expect(response.statusCode, query).toBe(400);
-      expect(json<ErrorResponse>(response).error.code, query).toBe("validation_failed");
+      expect(json(response, errorResponseSchema).error.code, query).toBe("validation_failed");
     }
     expect(
-      json<ErrorResponse>(await t.visitor().get(url(postId, "?limit=101"))).error.message,
+      json(await t.visitor().get(url(postId, "?limit=101")), errorResponseSchema).error.message,
     ).toContain("limit is a whole number from 1 to 100.");
     expect(
-      json<ErrorResponse>(await t.visitor().get(url(postId, "?after=nope"))).error.message,
+      json(await t.visitor().get(url(postId, "?after=nope")), errorResponseSchema).error.message,
     ).toContain("This is not a cursor from a page of comments.");
     const again = await t.app.inject({ method: "GET", url: url(postId) });
     expect(again.headers.etag).toBe(etag);
@@ -276,7 +279,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     for (let i = 1; i <= 25; i += 1) {
       const writer = writers[i % 2] as Visitor;
       written.push(
-        json<CommentResponse>(await writer.comment(postId, `Comment ${i}`, `Writer ${i % 2}`))
+        json(await writer.comment(postId, `Comment ${i}`, `Writer ${i % 2}`), commentResponseSchema)
           .comment,
       );
     }
@@ -289,8 +292,9 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     // Meanwhile: three new comments, the last of the beginning and the first folded one deleted.
     for (let i = 26; i <= 28; i += 1) {
       written.push(
-        json<CommentResponse>(
+        json(
           await (writers[0] as Visitor).comment(postId, `Comment ${i}`, "Writer 0"),
+          commentResponseSchema,
         ).comment,
       );
     }
@@ -326,11 +330,13 @@ describe.each(backends)("pages of comments on %s", (backend) => {
     await seed(t, postId, 8);
     const writer = t.visitor();
     const other = t.visitor();
-    const own = json<CommentResponse>(
+    const own = json(
       await writer.comment(postId, "Mine, published", "Wren"),
+      commentResponseSchema,
     ).comment;
-    const held = json<CommentResponse>(
+    const held = json(
       await writer.comment(postId, "Mine, held for the owner", "Wren"),
+      commentResponseSchema,
     ).comment;
     await other.comment(postId, "Someone else's", "Otto");
     // Held as moderation holds it, behind the server's back: no one has read this post yet.
@@ -390,7 +396,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       (await t.app.inject({ method: "GET", url: url(postId), headers: { "if-none-match": etag } }))
         .statusCode,
     ).toBe(304);
-    const { next } = json<CommentsResponse>(first);
+    const { next } = json(first, commentsResponseSchema);
 
     // A comment written behind the server's back: the opening is the one in memory…
     await seed(t, postId, 1, { from: 70 });
@@ -415,8 +421,9 @@ describe.each(backends)("pages of comments on %s", (backend) => {
 
     // A write through the server is in the very next read of the first page.
     const writer = t.visitor();
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await writer.comment(postId, "Through the front door", "Fay"),
+      commentResponseSchema,
     );
     const afterWrite = await t.app.inject({
       method: "GET",
@@ -424,7 +431,7 @@ describe.each(backends)("pages of comments on %s", (backend) => {
       headers: { "if-none-match": etag },
     });
     expect(afterWrite.statusCode).toBe(200);
-    expect(json<CommentsResponse>(afterWrite).total).toBe(72);
+    expect(json(afterWrite, commentsResponseSchema).total).toBe(72);
     // The first page at any size comes from memory, and follows edits and deletions.
     const whole = `?limit=100`;
     await writer.patch(`/api/comments/${comment.id}`, { content: "Edited", userName: "Fay" });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Comment, CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import type { Comment } from "../../contract/api.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import {
   backends,
   freshItem,
@@ -31,7 +32,7 @@ describe.each(backends)("comments on %s", (backend) => {
     const postId = freshItem("science");
     const response = await t.visitor().comment(postId, "  Great explanation!\n  ", "Alex");
     expect(response.statusCode).toBe(201);
-    const { comment } = json<CommentResponse>(response);
+    const { comment } = json(response, commentResponseSchema);
     expect(comment).toEqual({
       id: expect.any(Number),
       postId,
@@ -81,14 +82,14 @@ describe.each(backends)("comments on %s", (backend) => {
   it("edits the caller's own comment and returns the row", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "before", "Alex"));
+    const { comment } = json(await alex.comment(postId, "before", "Alex"), commentResponseSchema);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const response = await alex.patch(`/api/comments/${comment.id}`, {
       content: " after ",
       userName: "Alex",
     });
     expect(response.statusCode).toBe(200);
-    const edited = json<CommentResponse>(response).comment;
+    const edited = json(response, commentResponseSchema).comment;
     expect(edited).toMatchObject({
       id: comment.id,
       content: "after",
@@ -102,7 +103,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("refuses edits by another visitor with the same name, or by the author under another name", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "original", "Alex"));
+    const { comment } = json(await alex.comment(postId, "original", "Alex"), commentResponseSchema);
 
     const impostor = t.visitor();
     const byImpostor = await impostor.patch(`/api/comments/${comment.id}`, {
@@ -110,7 +111,7 @@ describe.each(backends)("comments on %s", (backend) => {
       userName: "Alex",
     });
     expect(byImpostor.statusCode).toBe(403);
-    expect(json<ErrorResponse>(byImpostor).error.code).toBe("forbidden");
+    expect(json(byImpostor, errorResponseSchema).error.code).toBe("forbidden");
 
     const renamed = await alex.patch(`/api/comments/${comment.id}`, {
       content: "hacked",
@@ -125,7 +126,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("deletes the caller's own comment with 204", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "short-lived"));
+    const { comment } = json(await alex.comment(postId, "short-lived"), commentResponseSchema);
     const response = await alex.delete(`/api/comments/${comment.id}`);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe("");
@@ -136,7 +137,7 @@ describe.each(backends)("comments on %s", (backend) => {
   it("refuses deletion by anyone else, and keeps the comment", async () => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "keep me", "Alex"));
+    const { comment } = json(await alex.comment(postId, "keep me", "Alex"), commentResponseSchema);
     const impostor = t.visitor();
     await impostor.comment(postId, "I am Alex too", "Alex");
     expect((await impostor.delete(`/api/comments/${comment.id}`)).statusCode).toBe(403);
@@ -152,7 +153,7 @@ describe.each(backends)("comments on %s", (backend) => {
       await alex.delete("/api/comments/987654"),
     ]) {
       expect(response.statusCode).toBe(404);
-      expect(json<ErrorResponse>(response).error.code).toBe("not_found");
+      expect(json(response, errorResponseSchema).error.code).toBe("not_found");
     }
   });
 
@@ -163,7 +164,7 @@ describe.each(backends)("comments on %s", (backend) => {
         .visitor()
         .patch(`/api/comments/${id}`, { content: "x", userName: "Alex" });
       expect(response.statusCode).toBe(400);
-      expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
+      expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
     },
   );
 
@@ -179,7 +180,7 @@ describe.each(backends)("comments on %s", (backend) => {
       }),
     ]) {
       expect(response.statusCode).toBe(404);
-      expect(json<ErrorResponse>(response).error.code).toBe("not_found");
+      expect(json(response, errorResponseSchema).error.code).toBe("not_found");
     }
   });
 
@@ -194,10 +195,10 @@ describe.each(backends)("comments on %s", (backend) => {
   ])("refuses %s with 400 on add and edit, changing nothing", async (_case, body) => {
     const postId = freshItem("science");
     const alex = t.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "untouched"));
+    const { comment } = json(await alex.comment(postId, "untouched"), commentResponseSchema);
     const added = await alex.post(`/api/items/science/${postId}/comments`, body);
     expect(added.statusCode).toBe(400);
-    expect(json<ErrorResponse>(added).error.code).toBe("validation_failed");
+    expect(json(added, errorResponseSchema).error.code).toBe("validation_failed");
     const edited = await alex.patch(`/api/comments/${comment.id}`, body);
     expect(edited.statusCode).toBe(400);
     const stored = await list(postId);
@@ -209,6 +210,6 @@ describe.each(backends)("comments on %s", (backend) => {
     const content = `  ${"y".repeat(2000)}  `;
     const response = await t.visitor().comment(freshItem("science"), content);
     expect(response.statusCode).toBe(201);
-    expect(json<CommentResponse>(response).comment.content).toHaveLength(2000);
+    expect(json(response, commentResponseSchema).comment.content).toHaveLength(2000);
   });
 });

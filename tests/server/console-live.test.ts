@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse } from "../../contract/api.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { ownerCommentsTopic } from "../../contract/event-names.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { Owner } from "./support/owner.ts";
@@ -27,7 +27,7 @@ describe.each(backends)("the console's live comments on %s", (backend) => {
   const hold = async (postId: string, text: string) => {
     const response = await t.visitor().comment(postId, text, "Asha");
     expect(response.statusCode).toBeLessThan(300);
-    const { comment } = json<CommentResponse>(response);
+    const { comment } = json(response, commentResponseSchema);
     expect(comment.awaitingApproval).toBe(true);
     return comment.id as number;
   };

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
-import type {
-  BansResponse,
-  ConsoleCommentsResponse,
-  WhoAmIResponse,
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
+import {
+  auditResponseSchema,
+  bansResponseSchema,
+  consoleCommentsResponseSchema,
+  sessionsResponseSchema,
+  signInResponseSchema,
+  whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
-import { backends, json, type ResponseOf, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The console's moderation beyond one comment at a time
@@ -26,16 +29,16 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     t = await startTestApp(backend, { env: { MODERATION: "all" } });
     owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
-    sessionId = json<WhoAmIResponse>(await owner.get("/api/admin/session")).session.id;
+    sessionId = json(await owner.get("/api/admin/session"), whoAmIResponseSchema).session.id;
   });
   afterAll(async () => {
     await t?.close();
   });
 
   const hold = async (text: string, name = "Asha") =>
-    json<CommentResponse>(await t.visitor().comment("soap", text, name)).comment;
+    json(await t.visitor().comment("soap", text, name), commentResponseSchema).comment;
   const listing = async (query = "") =>
-    json<ConsoleCommentsResponse>(await owner.get(`/api/admin/comments${query}`));
+    json(await owner.get(`/api/admin/comments${query}`), consoleCommentsResponseSchema);
 
   it("lists a held comment once, counts each state, and filters by state", async () => {
     const first = await hold("Does soap lather in sea water?");
@@ -73,8 +76,9 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     });
     expect(approved.statusCode).toBe(200);
     expect(json(approved)).toEqual({ done: 2, notFound: [] });
-    const readers = json<CommentsResponse>(
+    const readers = json(
       await t.visitor().get("/api/items/science/soap/comments"),
+      commentsResponseSchema,
     ).comments;
     expect(ids(readers)).toEqual(expect.arrayContaining([a.id, b.id]));
 
@@ -107,15 +111,16 @@ describe.each(backends)("moderating many comments from the console on %s", (back
 
   it("lists the bans in force with their comment, and lifts one", async () => {
     const visitor = t.visitor();
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await visitor.comment("soap", "Visit my shop for soap deals", "Trader"),
+      commentResponseSchema,
     );
     expect(
       (await owner.post(`/api/admin/comments/${comment.id}/ban`, { days: 30 })).statusCode,
     ).toBe(204);
     expect((await visitor.comment("soap", "Still here", "Trader")).statusCode).toBe(403);
 
-    const { bans } = json<BansResponse>(await owner.get("/api/admin/bans"));
+    const { bans } = json(await owner.get("/api/admin/bans"), bansResponseSchema);
     const ban = bans.find((b) => b.comment?.id === comment.id)!;
     expect(ban).toMatchObject({
       comment: {
@@ -131,7 +136,7 @@ describe.each(backends)("moderating many comments from the console on %s", (back
     expect((await owner.delete(`/api/admin/bans/${ban.id}`)).statusCode).toBe(204);
     expect((await owner.delete(`/api/admin/bans/${ban.id}`)).statusCode).toBe(404);
     expect((await owner.delete("/api/admin/bans/nonsense")).statusCode).toBe(400);
-    const listed = json<BansResponse>(await owner.get("/api/admin/bans")).bans;
+    const listed = json(await owner.get("/api/admin/bans"), bansResponseSchema).bans;
     expect(listed.some((b) => b.id === ban.id)).toBe(false);
     expect((await visitor.comment("soap", "Back again, politely", "Trader")).statusCode).toBe(201);
 
@@ -166,17 +171,14 @@ describe.each(backends)("moderating many comments from the console on %s", (back
       },
     );
     expect(signedIn.statusCode).toBe(200);
-    expect(json<ResponseOf<"POST /admin/sign-in">>(signedIn).session.device).toBe(
-      "Safari on iOS (phone)",
-    );
-    const { sessions } = json<ResponseOf<"GET /admin/sessions">>(
-      await owner.get("/api/admin/sessions"),
-    );
+    expect(json(signedIn, signInResponseSchema).session.device).toBe("Safari on iOS (phone)");
+    const { sessions } = json(await owner.get("/api/admin/sessions"), sessionsResponseSchema);
     expect(sessions.map((s) => s.device)).toContain("Safari on iOS (phone)");
 
-    const phoneSession = json<WhoAmIResponse>(await phone.get("/api/admin/session")).session.id;
+    const phoneSession = json(await phone.get("/api/admin/session"), whoAmIResponseSchema).session
+      .id;
     expect((await phone.post("/api/admin/sign-out")).statusCode).toBe(204);
-    const { entries } = json<ResponseOf<"GET /admin/audit">>(await owner.get("/api/admin/audit"));
+    const { entries } = json(await owner.get("/api/admin/audit"), auditResponseSchema);
     expect(entries[0]).toMatchObject({
       action: "sign-out",
       sessionId: phoneSession,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse } from "../../contract/api.ts";
-import type { SignInMethodsResponse, WhoAmIResponse } from "../../contract/console.ts";
+import { errorResponseSchema } from "../../contract/api.ts";
+import { signInMethodsResponseSchema, whoAmIResponseSchema } from "../../contract/console.ts";
 import { passkeyProblem } from "../../server/console/passkey-host.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { linkToken, Owner } from "./support/owner.ts";
@@ -44,14 +44,17 @@ describe("passkeys and the site's host name", () => {
       );
       expect(signedIn.statusCode).toBe(200);
       expect(
-        json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeysUnavailable,
+        json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeysUnavailable,
       ).toContain("Passkeys need a host name");
       const options = await owner.request("POST", "/api/admin/passkeys/options", {}, headers);
       expect(options.statusCode).toBe(409);
-      expect(json<ErrorResponse>(options).error.message).toContain("such as http://localhost:3000");
+      expect(json(options, errorResponseSchema).error.message).toContain(
+        "such as http://localhost:3000",
+      );
 
-      const methods = json<SignInMethodsResponse>(
+      const methods = json(
         await new Owner(t).get("/api/admin/sign-in/methods"),
+        signInMethodsResponseSchema,
       );
       expect(methods).toMatchObject({ passkey: "unavailable" });
       expect(methods.passkeyProblem).toContain("Passkeys need a host name");
@@ -80,7 +83,7 @@ describe("passkeys and the site's host name", () => {
       const owner = new Owner(t);
       await owner.signIn();
       expect(
-        json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeysUnavailable,
+        json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeysUnavailable,
       ).toBeNull();
       await runSql(
         t,

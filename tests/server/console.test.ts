@@ -4,15 +4,21 @@ import os from "node:os";
 import path from "node:path";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
-import type {
-  ConsoleCommentsResponse,
-  EditionPreviewResponse,
-  EditionsResponse,
-  HealthResponse,
-  OverviewResponse,
-  SubscribersResponse,
-  WhoAmIResponse,
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  errorResponseSchema,
+} from "../../contract/api.ts";
+import {
+  consoleCommentsResponseSchema,
+  editionPreviewResponseSchema,
+  editionsResponseSchema,
+  healthResponseSchema,
+  overviewResponseSchema,
+  passkeyOptionsResponseSchema,
+  queuedResponseSchema,
+  subscribersResponseSchema,
+  whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
@@ -23,8 +29,7 @@ import {
   backends,
   capturedLogs,
   json,
-  type OpenApiDocument,
-  type ResponseOf,
+  openApiDocumentSchema,
   siteUrl,
   startTestApp,
   type TestApp,
@@ -86,12 +91,12 @@ describe.each(backends)("the owner's console on %s", (backend) => {
 
     const me = await owner.get("/api/admin/session");
     expect(me.statusCode).toBe(200);
-    expect(json<WhoAmIResponse>(me).session).toMatchObject({ method: "link", current: true });
+    expect(json(me, whoAmIResponseSchema).session).toMatchObject({ method: "link", current: true });
 
     // The same link again, from another browser: refused.
     const again = await new Owner(t).post("/api/admin/sign-in", { token });
     expect(again.statusCode).toBe(410);
-    expect(json<ErrorResponse>(again).error.code).toBe("token_used");
+    expect(json(again, errorResponseSchema).error.code).toBe("token_used");
     expect(again.cookies).toEqual([]);
   });
 
@@ -100,7 +105,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     clock.advance(10 * minute + 1000);
     const late = await new Owner(t).post("/api/admin/sign-in", { token: linkToken(login.stdout) });
     expect(late.statusCode).toBe(410);
-    expect(json<ErrorResponse>(late).error.code).toBe("token_expired");
+    expect(json(late, errorResponseSchema).error.code).toBe("token_expired");
 
     const unknown = await new Owner(t).post("/api/admin/sign-in", { token: "A".repeat(43) });
     expect(unknown.statusCode).toBe(404);
@@ -125,8 +130,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   });
 
   it("answers 401 to every console API of the OpenAPI document without a session", async () => {
-    const document = json<OpenApiDocument>(
+    const document = json(
       await t.app.inject({ method: "GET", url: "/api/openapi.json" }),
+      openApiDocumentSchema,
     );
     const operations: { method: string; url: string; tags: string[] }[] = [];
     for (const [route, methods] of Object.entries(document.paths)) {
@@ -169,7 +175,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         ...(write ? { payload: {} } : {}),
       });
       expect(response.statusCode, `${method} ${url}`).toBe(401);
-      expect(json<ErrorResponse>(response).error.code).toBe("unauthorized");
+      expect(json(response, errorResponseSchema).error.code).toBe("unauthorized");
     }
     // Nothing was queued by the refused send.
     const status = await admin(adminEnv(t), "newsletter", "status", "--json");
@@ -180,20 +186,21 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const owner = new Owner(t);
     await owner.signIn();
     const reader = t.visitor();
-    const comment = json<CommentResponse>(await reader.comment("wifi", "Keep me")).comment;
+    const comment = json(await reader.comment("wifi", "Keep me"), commentResponseSchema).comment;
     const forged = await owner.request("DELETE", `/api/admin/comments/${comment.id}`, undefined, {
       origin: "https://evil.example",
     });
     expect(forged.statusCode).toBe(403);
-    expect(json<ErrorResponse>(forged).error.code).toBe("cross_origin");
+    expect(json(forged, errorResponseSchema).error.code).toBe("cross_origin");
     const noOrigin = await t.app.inject({
       method: "DELETE",
       url: `/api/admin/comments/${comment.id}`,
       headers: { cookie: owner.cookie ?? "" },
     });
     expect(noOrigin.statusCode).toBe(403);
-    const listed = json<ConsoleCommentsResponse>(
+    const listed = json(
       await owner.get("/api/admin/comments?q=Keep%20me"),
+      consoleCommentsResponseSchema,
     ).comments;
     expect(listed.map((c) => c.id)).toContain(comment.id);
   });
@@ -214,7 +221,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const second = new Owner(t);
     await first.signIn();
     await second.signIn();
-    const id = json<WhoAmIResponse>(await first.get("/api/admin/session")).session.id;
+    const id = json(await first.get("/api/admin/session"), whoAmIResponseSchema).session.id;
     const list = await admin(adminEnv(t), "sessions", "list");
     expect(list.stdout).toContain(id);
 
@@ -232,31 +239,36 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("searches and deletes comments, and the audit trail records it", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const sessionId = json<WhoAmIResponse>(await owner.get("/api/admin/session")).session.id;
+    const sessionId = json(await owner.get("/api/admin/session"), whoAmIResponseSchema).session.id;
     const reader = t.visitor();
-    const spam = json<CommentResponse>(
+    const spam = json(
       await reader.comment("soap", "Buy 100% cheap_watches now", "Spammer"),
+      commentResponseSchema,
     ).comment;
     await reader.comment("ironing", "Linen needs more heat", "Priya");
 
-    const byText = json<ConsoleCommentsResponse>(
+    const byText = json(
       await owner.get("/api/admin/comments?q=100%25%20cheap_"),
+      consoleCommentsResponseSchema,
     ).comments;
     expect(byText.map((c) => c.id)).toEqual([spam.id]);
     expect(byText[0]).toMatchObject({ userName: "Spammer", postId: "soap" });
-    const byName = json<ConsoleCommentsResponse>(
+    const byName = json(
       await owner.get("/api/admin/comments?q=priya"),
+      consoleCommentsResponseSchema,
     ).comments;
     expect(byName.map((c) => c.content)).toEqual(["Linen needs more heat"]);
-    const byPost = json<ConsoleCommentsResponse>(
+    const byPost = json(
       await owner.get("/api/admin/comments?post=soap"),
+      consoleCommentsResponseSchema,
     ).comments;
     expect(byPost.every((c) => c.postId === "soap")).toBe(true);
 
     expect((await owner.delete(`/api/admin/comments/${spam.id}`)).statusCode).toBe(204);
     expect((await owner.delete(`/api/admin/comments/${spam.id}`)).statusCode).toBe(404);
-    const onPage = json<CommentsResponse>(
+    const onPage = json(
       await reader.get("/api/items/science/soap/comments"),
+      commentsResponseSchema,
     ).comments;
     expect(onPage.map((c) => c.id)).not.toContain(spam.id);
 
@@ -266,8 +278,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(trail.stdout).toMatch(/\tnone\tsign-in link\tcommand line\n/);
 
     // The command line's own changes are in the same trail, without a session.
-    const other = json<CommentResponse>(
+    const other = json(
       await reader.comment("soap", "Also spam", "Spammer"),
+      commentResponseSchema,
     ).comment;
     expect((await admin(adminEnv(t), "comments", "delete", String(other.id))).code).toBe(0);
     expect((await admin(adminEnv(t), "audit", "--limit", "1")).stdout).toMatch(
@@ -282,10 +295,11 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     await confirmedSubscriber(t, "reader@example.com");
     await requestSubscription(t, "waiting@example.com");
 
-    const all = json<SubscribersResponse>(await owner.post("/api/admin/subscribers/search"));
+    const all = json(await owner.post("/api/admin/subscribers/search"), subscribersResponseSchema);
     expect(all.counts).toEqual({ confirmed: 2, pending: 1 });
-    const found = json<SubscribersResponse>(
+    const found = json(
       await owner.post("/api/admin/subscribers/search", { q: "WAIT" }),
+      subscribersResponseSchema,
     ).subscribers;
     expect(found).toEqual([
       expect.objectContaining({ email: "waiting@example.com", status: "pending" }),
@@ -302,7 +316,8 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const remove = (email: string) => owner.post("/api/admin/subscribers/remove", { email });
     expect((await remove("READER@example.com")).statusCode).toBe(204);
     expect(
-      json<SubscribersResponse>(await owner.post("/api/admin/subscribers/search")).counts.confirmed,
+      json(await owner.post("/api/admin/subscribers/search"), subscribersResponseSchema).counts
+        .confirmed,
     ).toBe(1);
     expect((await remove("nobody@example.com")).statusCode).toBe(404);
     const trail = await admin(adminEnv(t), "audit", "--json");
@@ -319,7 +334,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("lists, previews and sends editions from the editions folder", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const listed = json<EditionsResponse>(await owner.get("/api/admin/editions"));
+    const listed = json(await owner.get("/api/admin/editions"), editionsResponseSchema);
     expect(listed.editions).toEqual([
       {
         slug: "broken",
@@ -338,8 +353,9 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     ]);
     expect(JSON.stringify(listed)).not.toContain(editionsDir);
 
-    const preview = json<EditionPreviewResponse>(
+    const preview = json(
       await owner.get("/api/admin/editions/2026-06-engines"),
+      editionPreviewResponseSchema,
     );
     expect(preview.subject).toBe("Engines in June");
     expect(preview.html).toContain("<strong>explained</strong>");
@@ -349,19 +365,21 @@ describe.each(backends)("the owner's console on %s", (backend) => {
 
     const sent = await owner.post("/api/admin/editions/2026-06-engines/send");
     expect(sent.statusCode).toBe(202);
-    const confirmed = json<SubscribersResponse>(await owner.post("/api/admin/subscribers/search"))
-      .counts.confirmed;
-    expect(json<ResponseOf<"POST /admin/editions/:slug/send">>(sent).queued).toBe(confirmed);
+    const confirmed = json(
+      await owner.post("/api/admin/subscribers/search"),
+      subscribersResponseSchema,
+    ).counts.confirmed;
+    expect(json(sent, queuedResponseSchema).queued).toBe(confirmed);
     await expect
       .poll(
         async () =>
-          json<EditionsResponse>(await owner.get("/api/admin/editions")).editions.find(
+          json(await owner.get("/api/admin/editions"), editionsResponseSchema).editions.find(
             (e) => e.slug === "2026-06-engines",
           )?.progress?.sent,
         { timeout: 15_000 },
       )
       .toBe(confirmed);
-    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
+    const overview = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(overview.editions).toEqual([
       expect.objectContaining({ slug: "2026-06-engines", sent: confirmed, failed: 0 }),
     ]);
@@ -370,7 +388,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("charts 90 days of comments, reactions and subscribers", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
+    const overview = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(overview.activity).toHaveLength(90);
     const today = new Date().toISOString().slice(0, 10);
     const last = overview.activity.at(-1)!;
@@ -379,7 +397,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const reader = t.visitor();
     await reader.react("mythology", "garuda", "love");
     await reader.react("science", "wifi", "idea");
-    const after = json<OverviewResponse>(await owner.get("/api/admin/overview"));
+    const after = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(after.activity.at(-1)!.reactions).toBe(last.reactions + 2);
     expect(after.subscribers.at(-1)).toMatchObject({ day: today });
     const latest = after.subscribers.at(-1)!;
@@ -390,7 +408,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("reports health with the settings' secrets masked", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const health = json<HealthResponse>(await owner.get("/api/admin/health"));
+    const health = json(await owner.get("/api/admin/health"), healthResponseSchema);
     expect(health.database).toEqual({ kind: backend, reachable: true });
     expect(health.liveEvents).toBe("listening");
     expect(health.version).toMatch(/^\d+\.\d+\.\d+$/);
@@ -408,9 +426,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const stranger = new Owner(t);
     const options = await stranger.post("/api/admin/passkey-sign-in/options");
     expect(options.statusCode).toBe(200);
-    expect(json<ResponseOf<"POST /admin/passkey-sign-in/options">>(options).options.rpId).toBe(
-      "ewe.test",
-    );
+    expect(json(options, passkeyOptionsResponseSchema).options.rpId).toBe("ewe.test");
     for (const response of [
       { id: "unknown-credential", rawId: "unknown-credential", type: "public-key", response: {} },
       { nonsense: true },
@@ -426,7 +442,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
       response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30" } },
     });
     expect(garbage.statusCode).toBe(400);
-    expect(json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+    expect(json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
   });
 
   it("refuses passkey names that would show reversed or blank in the console and the audit", async () => {
@@ -438,11 +454,11 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         response: { id: "x", rawId: "x", type: "public-key", response: {} },
       });
       expect(refused.statusCode, JSON.stringify(name)).toBe(400);
-      expect(json<ErrorResponse>(refused).error.issues, JSON.stringify(name)).toEqual([
+      expect(json(refused, errorResponseSchema).error.issues, JSON.stringify(name)).toEqual([
         expect.objectContaining({ path: "body.name" }),
       ]);
     }
-    expect(json<WhoAmIResponse>(await owner.get("/api/admin/session")).passkeys).toEqual([]);
+    expect(json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
   });
 
   it("signs out", async () => {
@@ -466,36 +482,39 @@ describe.each(backends)("moderating from the console on %s", (backend) => {
   it("queues held comments first, approves, rejects and bans, each audited", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const sessionId = json<WhoAmIResponse>(await owner.get("/api/admin/session")).session.id;
+    const sessionId = json(await owner.get("/api/admin/session"), whoAmIResponseSchema).session.id;
     const first = t.visitor();
     const second = t.visitor();
-    const kept = json<CommentResponse>(
+    const kept = json(
       await first.comment("soap", "Does soap work in hard water?", "Asha"),
+      commentResponseSchema,
     ).comment;
-    const dropped = json<CommentResponse>(
+    const dropped = json(
       await second.comment("soap", "Cheap followers here", "Bot"),
+      commentResponseSchema,
     ).comment;
     const readerView = () =>
       t
         .visitor()
         .get("/api/items/science/soap/comments")
-        .then((r) => json<CommentsResponse>(r).comments);
+        .then((r) => json(r, commentsResponseSchema).comments);
     expect(await readerView()).toEqual([]);
 
-    const listed = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments"));
+    const listed = json(await owner.get("/api/admin/comments"), consoleCommentsResponseSchema);
     expect(listed.pending.map((c) => c.id)).toEqual([kept.id, dropped.id]);
     expect(listed.pending[0]).toMatchObject({ status: "pending", userName: "Asha" });
 
     expect((await owner.post(`/api/admin/comments/${kept.id}/approve`)).statusCode).toBe(204);
     expect((await readerView()).map((c) => c.id)).toEqual([kept.id]);
     expect((await owner.post(`/api/admin/comments/${dropped.id}/reject`)).statusCode).toBe(204);
-    const writersView = json<CommentsResponse>(
+    const writersView = json(
       await second.get("/api/items/science/soap/comments"),
+      commentsResponseSchema,
     ).comments;
     expect(writersView.map((c) => c.id)).toEqual([kept.id]);
-    expect(json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments")).pending).toEqual(
-      [],
-    );
+    expect(
+      json(await owner.get("/api/admin/comments"), consoleCommentsResponseSchema).pending,
+    ).toEqual([]);
     expect((await owner.post(`/api/admin/comments/${dropped.id}/reject`)).statusCode).toBe(404);
 
     expect((await owner.post(`/api/admin/comments/${kept.id}/ban`, { days: 0 })).statusCode).toBe(
@@ -735,7 +754,7 @@ describe("subscriber addresses in the console", () => {
       await owner.signIn();
       await confirmedSubscriber(t, "private.reader@example.com");
       const found = await owner.post("/api/admin/subscribers/search", { q: "private.reader" });
-      expect(json<SubscribersResponse>(found).subscribers).toEqual([
+      expect(json(found, subscribersResponseSchema).subscribers).toEqual([
         expect.objectContaining({ email: "private.reader@example.com" }),
       ]);
       const removed = await owner.post("/api/admin/subscribers/remove", {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
 import { fakeBuiltSite, fragment } from "../support/built-site.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
 import {
@@ -12,6 +13,7 @@ import {
 import { httpVisitor, type VisitorResponse } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
 import type { Readiness } from "./support/test-app.ts";
+import { json } from "./support/test-app.ts";
 
 /*
  * The site on PostgreSQL, and PostgreSQL stops (README, "Health, process
@@ -161,7 +163,7 @@ it("serves every page from its built HTML and never tells why, while PostgreSQL 
       const answer = await call();
       expect(answer.statusCode, what).toBe(503);
       expect(answer.headers["retry-after"], what).toMatch(/^\d+$/);
-      expect(answer.json(), what).toMatchObject({
+      expect(json(answer, errorResponseSchema), what).toMatchObject({
         error: { code: "service_unavailable", message: expect.stringMatching(/database/) },
       });
       leaks(answer, what);
@@ -173,7 +175,7 @@ it("serves every page from its built HTML and never tells why, while PostgreSQL 
       const response = await fetch(`${url}${address}`, { headers: owner, redirect: "manual" });
       const answer = { statusCode: response.status, headers: {}, body: await response.text() };
       expect(answer.statusCode, `GET ${address}`).toBe(503);
-      leaks({ ...answer, json: () => JSON.parse(answer.body) }, `GET ${address}`);
+      leaks(answer, `GET ${address}`);
     }
 
     // The pages said so once, not once a request.

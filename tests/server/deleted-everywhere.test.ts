@@ -5,8 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { Migrator } from "kysely/migration";
 import { describe, expect, inject, it } from "vitest";
-import type { CommentResponse } from "../../contract/api.ts";
-import type { DeleteYourDataResponse } from "../../contract/your-data.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
+import { deleteYourDataResponseSchema } from "../../contract/your-data.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
@@ -80,13 +80,15 @@ describe.each(backends)("deleted text on %s", (backend) => {
       const keeper = t.visitor();
       await keeper.comment(postId, "A comment that stays", "Keeper");
 
-      const alexs = json<CommentResponse>(
+      const alexs = json(
         await alex.comment(postId, removed[0] as string, "Alex"),
+        commentResponseSchema,
       ).comment;
       expect((await alex.delete(`/api/comments/${alexs.id}`)).statusCode).toBe(204);
 
-      const beas = json<CommentResponse>(
+      const beas = json(
         await bea.comment(postId, removed[1] as string, "Bea"),
+        commentResponseSchema,
       ).comment;
       const edit = await bea.patch(`/api/comments/${beas.id}`, {
         content: "The words Bea kept",
@@ -94,8 +96,9 @@ describe.each(backends)("deleted text on %s", (backend) => {
       });
       expect(edit.statusCode).toBe(200);
 
-      const carls = json<CommentResponse>(
+      const carls = json(
         await carl.comment(postId, removed[2] as string, "Carl"),
+        commentResponseSchema,
       ).comment;
       const owner = new Owner(t);
       expect((await owner.signIn()).statusCode).toBe(200);
@@ -104,7 +107,7 @@ describe.each(backends)("deleted text on %s", (backend) => {
       await dana.comment(postId, removed[3] as string, "Dana");
       await dana.comment(postId, removed[4] as string, "Dana");
       const erasure = await dana.post("/api/your-data/delete", { confirm: true });
-      expect(json<DeleteYourDataResponse>(erasure).deleted.comments).toBe(2);
+      expect(json(erasure, deleteYourDataResponseSchema).deleted.comments).toBe(2);
 
       const check = async () => {
         const replay = await replayFromStart(t, `science:${postId}`);
@@ -142,14 +145,17 @@ describe.each(backends)("deleted text on %s", (backend) => {
     try {
       const postId = freshItem("science");
       const alex = t.visitor();
-      const deleted = json<CommentResponse>(
+      const deleted = json(
         await alex.comment(postId, "Deleted before the retry", "Alex"),
+        commentResponseSchema,
       ).comment;
-      const edited = json<CommentResponse>(
+      const edited = json(
         await alex.comment(postId, "Before the edit", "Alex"),
+        commentResponseSchema,
       ).comment;
-      const kept = json<CommentResponse>(
+      const kept = json(
         await alex.comment(postId, "Kept as it was", "Alex"),
+        commentResponseSchema,
       ).comment;
       await receiver.waitFor((bodies) => bodies.length >= 3);
 

@@ -4,7 +4,12 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import type { CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
+import type { CommentsResponse } from "../../contract/api.ts";
+import {
+  commentsResponseSchema,
+  errorResponseSchema,
+  reactionsResponseSchema,
+} from "../../contract/api.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
@@ -18,7 +23,7 @@ import {
 import { httpVisitor } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin } from "./support/admin.ts";
-import { backends } from "./support/test-app.ts";
+import { backends, json } from "./support/test-app.ts";
 
 type Acknowledged = {
   comments: string[];
@@ -114,11 +119,12 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
       const stored = new Set<string>();
       let after: string | null = "";
       while (after !== null) {
-        const page: CommentsResponse = (
+        const page: CommentsResponse = json(
           await reader.get(
             `/api/items/science/wifi/comments?limit=100${after ? `&after=${after}` : ""}`,
-          )
-        ).json<CommentsResponse>();
+          ),
+          commentsResponseSchema,
+        );
         for (const comment of page.comments) stored.add(comment.content);
         after = page.next;
       }
@@ -126,7 +132,7 @@ describe.each(backends)("kill -9 during a burst of writes on %s", (backend) => {
 
       const reactions = await reader.get("/api/items/mythology/garuda/reactions");
       // A write can commit and lose its answer to the kill, so there may be more, never fewer.
-      expect(reactions.json<ReactionsResponse>().counts.like).toBeGreaterThanOrEqual(
+      expect(json(reactions, reactionsResponseSchema).counts.like).toBeGreaterThanOrEqual(
         acknowledged.reactions,
       );
 
@@ -238,7 +244,9 @@ describe("a PostgreSQL restart under a running server", () => {
       ];
       for (const answer of whileDown) {
         expect(answer.statusCode).toBe(503);
-        expect(answer.json()).toMatchObject({ error: { code: "service_unavailable" } });
+        expect(json(answer, errorResponseSchema)).toMatchObject({
+          error: { code: "service_unavailable" },
+        });
       }
       // A page opened meanwhile still gets its stream, and hears what comes after.
       stream.late = new EventStream(url, "science:wifi");
@@ -268,7 +276,7 @@ describe("a PostgreSQL restart under a running server", () => {
       expect((await stream.current.next("reaction")).json.counts.idea).toBe(1);
 
       const comments = await alex.get("/api/items/science/wifi/comments");
-      expect(comments.json<CommentsResponse>().comments.map((c) => c.content)).toEqual([
+      expect(json(comments, commentsResponseSchema).comments.map((c) => c.content)).toEqual([
         "before the restart",
         "after the restart",
       ]);

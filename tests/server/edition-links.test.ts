@@ -5,14 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prerenderedPaths } from "../../app/navigation.ts";
 import { siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
-import type { EditionPreviewResponse, EditionsResponse } from "../../contract/console.ts";
+import {
+  editionPreviewResponseSchema,
+  editionsResponseSchema,
+  queuedResponseSchema,
+  testSendResponseSchema,
+} from "../../contract/console.ts";
 import { editionLinkProblems } from "../../server/newsletter/edition-links.ts";
 import { renderEdition } from "../../server/newsletter/editions.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { json, type ResponseOf, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * A mail is read away from the site: every link and image in an edition is
@@ -129,13 +134,14 @@ describe("editions in the console, the command line and the mail", () => {
   it("warns in the list, at preview, with the test copy and at sending", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    const { editions } = json<EditionsResponse>(await owner.get("/api/admin/editions"));
+    const { editions } = json(await owner.get("/api/admin/editions"), editionsResponseSchema);
     const bySlug = (slug: string) => editions.find((e) => e.slug === slug);
     expect(bySlug("2026-07-pressure")?.warnings).toEqual([]);
     expect(bySlug("2026-08-lost")?.warnings).toHaveLength(5);
 
-    const preview = json<EditionPreviewResponse>(
+    const preview = json(
       await owner.get("/api/admin/editions/2026-08-lost"),
+      editionPreviewResponseSchema,
     );
     expect(preview.warnings).toEqual(bySlug("2026-08-lost")?.warnings);
     expect(preview.html).toContain(`src="${siteUrl}/og/missing.png"`);
@@ -144,15 +150,11 @@ describe("editions in the console, the command line and the mail", () => {
       to: "me@example.com",
     });
     expect(test.statusCode).toBe(202);
-    expect(json<ResponseOf<"POST /admin/editions/:slug/test">>(test).warnings).toEqual(
-      preview.warnings,
-    );
+    expect(json(test, testSendResponseSchema).warnings).toEqual(preview.warnings);
 
     const sent = await owner.post("/api/admin/editions/2026-08-lost/send");
     expect(sent.statusCode).toBe(202);
-    expect(json<ResponseOf<"POST /admin/editions/:slug/send">>(sent).warnings).toEqual(
-      preview.warnings,
-    );
+    expect(json(sent, queuedResponseSchema).warnings).toEqual(preview.warnings);
   });
 
   it("sends a test copy whose links and images all start with SITE_URL, with a plain-text part", async () => {
@@ -162,7 +164,7 @@ describe("editions in the console, the command line and the mail", () => {
       to: "copy@example.com",
     });
     expect(test.statusCode).toBe(202);
-    expect(json<ResponseOf<"POST /admin/editions/:slug/test">>(test).warnings).toEqual([]);
+    expect(json(test, testSendResponseSchema).warnings).toEqual([]);
     await smtp.waitFor(() => smtp.to("copy@example.com").length === 1);
     const { parsed } = smtp.to("copy@example.com")[0]!;
     const html = String(parsed.html);

@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EnquiriesResponse } from "../../contract/enquiries.ts";
+import { auditResponseSchema } from "../../contract/console.ts";
+import {
+  enquiriesResponseSchema,
+  enquiryResponseOwnerSchema,
+  enquiryWeeksResponseSchema,
+} from "../../contract/enquiries.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, type ResponseOf, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The owner's side of enquiries (docs/product.md, "Enquiries"): the console's
@@ -71,7 +76,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     await send(second);
     expect((await t.app.inject({ url: "/api/admin/enquiries" })).statusCode).toBe(401);
 
-    const all = json<EnquiriesResponse>(await me.get("/api/admin/enquiries"));
+    const all = json(await me.get("/api/admin/enquiries"), enquiriesResponseSchema);
     expect(all.enquiries.slice(0, 2).map((e) => e.email)).toEqual([second.email, first.email]);
     expect(all.enquiries[1]).toMatchObject({
       serviceTitle: "DFMEA",
@@ -82,11 +87,14 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
       answers: [],
     });
     expect(all.services.at(-1)).toEqual({ id: "other", title: "Something else" });
-    const found = json<EnquiriesResponse>(await me.get("/api/admin/enquiries?q=kaveri"));
+    const found = json(await me.get("/api/admin/enquiries?q=kaveri"), enquiriesResponseSchema);
     expect(found.enquiries.map((e) => e.email)).toEqual([first.email]);
-    const byService = json<EnquiriesResponse>(await me.get("/api/admin/enquiries?service=dfmea"));
+    const byService = json(
+      await me.get("/api/admin/enquiries?service=dfmea"),
+      enquiriesResponseSchema,
+    );
     expect(byService.enquiries.every((e) => e.service === "dfmea")).toBe(true);
-    const none = json<EnquiriesResponse>(await me.get("/api/admin/enquiries?q=%25_"));
+    const none = json(await me.get("/api/admin/enquiries?q=%25_"), enquiriesResponseSchema);
     expect(none.enquiries).toEqual([]);
     expect((await me.get("/api/admin/enquiries?status=lost")).statusCode).toBe(400);
   });
@@ -102,12 +110,10 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
       body: "Thank you: yes, I can build that. A first version in two weeks.",
     });
     expect(answered.statusCode).toBe(201);
-    expect(json<ResponseOf<"POST /admin/enquiries/:id/answers">>(answered).enquiry).toMatchObject({
+    expect(json(answered, enquiryResponseOwnerSchema).enquiry).toMatchObject({
       status: "answered",
     });
-    expect(
-      json<ResponseOf<"POST /admin/enquiries/:id/answers">>(answered).enquiry.answers,
-    ).toHaveLength(1);
+    expect(json(answered, enquiryResponseOwnerSchema).enquiry.answers).toHaveLength(1);
     await smtp.waitFor(() => smtp.to(sent.email).length === 2);
     const reply = smtp.to(sent.email)[1];
     expect(reply?.parsed.inReplyTo).toBe(ack?.parsed.messageId);
@@ -120,9 +126,9 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
       400,
     );
     const closed = await me.patch(`/api/admin/enquiries/${id}`, { status: "closed" });
-    expect(json<ResponseOf<"PATCH /admin/enquiries/:id">>(closed).enquiry.status).toBe("closed");
+    expect(json(closed, enquiryResponseOwnerSchema).enquiry.status).toBe("closed");
     const kept = await me.patch(`/api/admin/enquiries/${id}`, { kept: true });
-    expect(json<ResponseOf<"PATCH /admin/enquiries/:id">>(kept).enquiry.kept).toBe(true);
+    expect(json(kept, enquiryResponseOwnerSchema).enquiry.kept).toBe(true);
     expect((await me.patch(`/api/admin/enquiries/${id}`, {})).statusCode).toBe(400);
     expect((await me.delete(`/api/admin/enquiries/${id}`)).statusCode).toBe(204);
     expect((await me.delete(`/api/admin/enquiries/${id}`)).statusCode).toBe(404);
@@ -131,7 +137,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     );
     expect(await runSql(t, "select id from outbox where email = ?", [sent.email])).toEqual([]);
 
-    const trail = json<ResponseOf<"GET /admin/audit">>(await me.get("/api/admin/audit")).entries;
+    const trail = json(await me.get("/api/admin/audit"), auditResponseSchema).entries;
     const mine = trail.filter((entry) => entry.object === `enquiry ${id}`).map((e) => e.action);
     expect(mine.toSorted()).toEqual(
       ["enquiry answer", "enquiry closed", "enquiry delete", "enquiry keep"].toSorted(),
@@ -156,9 +162,7 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
 
   it("counts enquiries per week by service for the Overview", async () => {
     await send(enquiry({ service: "technical-training" }));
-    const { weeks } = json<ResponseOf<"GET /admin/enquiries/weeks">>(
-      await me.get("/api/admin/enquiries/weeks"),
-    );
+    const { weeks } = json(await me.get("/api/admin/enquiries/weeks"), enquiryWeeksResponseSchema);
     expect(weeks).toHaveLength(12);
     expect(weeks.at(-1)!.counts["technical-training"]).toBeGreaterThanOrEqual(1);
     expect(new Date(`${weeks.at(-1)!.week}T00:00:00Z`).getUTCDay()).toBe(1);
@@ -188,8 +192,9 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     );
     expect((await cli("enquiries", "close", String(id))).code).toBe(0);
     expect(
-      json<EnquiriesResponse>(
+      json(
         await me.get(`/api/admin/enquiries?q=${encodeURIComponent(risky.email)}`),
+        enquiriesResponseSchema,
       ).enquiries[0]?.status,
     ).toBe("closed");
     expect((await cli("enquiries", "delete", String(id))).code).toBe(0);

@@ -1,6 +1,6 @@
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -158,7 +158,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
       enquiry({ formToken: first.formToken }),
     );
     expect(replayed.statusCode).toBe(400);
-    expect(json<ErrorResponse>(replayed).error).toMatchObject({
+    expect(json(replayed, errorResponseSchema).error).toMatchObject({
       code: "form_token_invalid",
       message: expect.stringMatching(/sent already/),
     });
@@ -177,7 +177,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
       message: "We need a tolerance stack-up review for a gearbox housing before our build.",
     });
     expect(again.statusCode).toBe(400);
-    expect(json<ErrorResponse>(again).error).toMatchObject({
+    expect(json(again, errorResponseSchema).error).toMatchObject({
       code: "form_token_invalid",
       message: expect.stringMatching(/sent already/),
     });
@@ -238,7 +238,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
     for (const [change, status, message] of cases) {
       const response = await browser().post("/api/enquiries", enquiry(change));
       expect({ change, status: response.statusCode }).toEqual({ change, status });
-      expect(json<ErrorResponse>(response).error.message).toMatch(message);
+      expect(json(response, errorResponseSchema).error.message).toMatch(message);
     }
     const json415 = await t.app.inject({
       method: "POST",
@@ -277,8 +277,9 @@ describe.each(backends)("enquiries on %s", (backend) => {
 
     it("refuses a banned browser and a banned connection, politely, with or without JavaScript", async () => {
       const troll = t.visitor({ ip: "203.0.113.40" });
-      const { comment } = json<CommentResponse>(
+      const { comment } = json(
         await troll.comment(freshItem("science"), "Something rude"),
+        commentResponseSchema,
       );
       const banned = await admin(
         { ...adminEnv(t), COOKIE_SECRET: cookieSecret },
@@ -294,7 +295,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         for (const who of [troll, moved, t.visitor({ ip: "203.0.113.40" })]) {
           const response = await who.post("/api/enquiries", enquiry());
           expect(response.statusCode).toBe(403);
-          expect(json<ErrorResponse>(response).error).toMatchObject({
+          expect(json(response, errorResponseSchema).error).toMatchObject({
             code: "banned",
             message: expect.stringMatching(/not accepted at the moment/),
           });
@@ -317,7 +318,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         for (const [formToken, message] of cases) {
           const response = await browser().post("/api/enquiries", enquiry({ formToken }));
           expect(response.statusCode).toBe(400);
-          expect(json<ErrorResponse>(response).error).toMatchObject({
+          expect(json(response, errorResponseSchema).error).toMatchObject({
             code: "form_token_invalid",
             message: expect.stringMatching(message),
           });
@@ -358,7 +359,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
         for (const [change, status, message] of cases) {
           const response = await browser().post("/api/enquiries", enquiry(change));
           expect({ change, status: response.statusCode }).toEqual({ change, status });
-          expect(json<ErrorResponse>(response).error.message).toMatch(message);
+          expect(json(response, errorResponseSchema).error.message).toMatch(message);
         }
       });
     });
@@ -401,7 +402,7 @@ describe.each(backends)("enquiries on %s", (backend) => {
     const refused = await visitor.post("/api/enquiries", enquiry());
     expect(refused.statusCode).toBe(429);
     expect(refused.headers["retry-after"]).toBe("3600");
-    expect(json<ErrorResponse>(refused).error.message).toMatch(/Too many enquiries/);
+    expect(json(refused, errorResponseSchema).error.message).toMatch(/Too many enquiries/);
     // The limit is checked before the text is read: an address over it costs one count.
     const unread = await visitor.post(
       "/api/enquiries",

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { renderComment } from "../../server/engagement/comment-markdown.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
@@ -84,7 +84,7 @@ const soapPage = `<!doctype html><html><head></head><body><h1>Soap</h1>
 <section>${fragment("science:soap", "comments")}</section></body></html>`;
 
 const commentsOf = async (t: TestApp, post: string) =>
-  json<CommentsResponse>(await t.visitor().get(`/api/items/science/${post}/comments`));
+  json(await t.visitor().get(`/api/items/science/${post}/comments`), commentsResponseSchema);
 
 const count = async (t: TestApp, table: string) =>
   Number((await runSql(t, `select count(*) as n from ${table}`))[0]?.n);
@@ -344,8 +344,9 @@ describe.each(backends)("an export read into a site with comments of its own, on
   afterAll(() => t?.close());
 
   it("hangs each imported reply under its imported comment, and a second run adds nothing", async () => {
-    const local = json<CommentResponse>(
+    const local = json(
       await t.visitor().comment("wifi", "Brick walls slow my signal a lot, I find.", "Ravi"),
+      commentResponseSchema,
     );
     const file = exportFile({
       science_comments: [

@@ -9,7 +9,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { exportTables, tablesLeftOut } from "../../server/portability/tables.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
@@ -40,8 +40,9 @@ const withoutTime = (text: string) =>
 /** A site with some of everything: comments, a reply, a deleted comment, reactions, subscribers, an enquiry, a ban. */
 async function seed(t: TestApp): Promise<void> {
   const reader = t.visitor();
-  const first = json<CommentResponse>(
+  const first = json(
     await reader.comment("soap", "Why does soap lather less in hard water?", "Asha"),
+    commentResponseSchema,
   );
   expect(first.comment.id).toBeGreaterThan(0);
   const reply = await t
@@ -56,8 +57,9 @@ async function seed(t: TestApp): Promise<void> {
      values ('soap', ?, 'The author', 'Yes: hard water holds calcium.', '<p>Yes: hard water holds calcium.</p>', 'owner', 'published', 1, ?, ?)`,
     [first.comment.id, now, now],
   );
-  const gone = json<CommentResponse>(
+  const gone = json(
     await t.visitor().comment("wifi", "Walls of brick slow my signal a lot.", "Ravi"),
+    commentResponseSchema,
   );
   expect((await admin(adminEnv(t), "comments", "delete", String(gone.comment.id))).code).toBe(0);
   expect((await reader.react("science", "soap", "idea", "Asha")).statusCode).toBeLessThan(300);
@@ -200,8 +202,9 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
   });
 
   it("reads it back whole into the empty database; the new export is the same file", async () => {
-    const before = json<CommentsResponse>(
+    const before = json(
       await target.visitor().get("/api/items/science/soap/comments"),
+      commentsResponseSchema,
     );
     expect(before.total).toBe(0);
 
@@ -228,7 +231,7 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(JSON.parse(copy).commentsSignature).toMatch(/^[0-9a-f]{64}$/);
     // The open site shows what arrived, without a restart, the owner's answer as the owner's.
     const soap = async () =>
-      json<CommentsResponse>(await target.visitor().get("/api/items/science/soap/comments"));
+      json(await target.visitor().get("/api/items/science/soap/comments"), commentsResponseSchema);
     await expect.poll(async () => (await soap()).total, { timeout: 15_000 }).toBe(3);
     expect((await soap()).comments.map((c) => [c.userName, c.byOwner])).toContainEqual([
       "The author",
@@ -263,7 +266,7 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
       Number(r.id),
     );
     expect(new Set(ids).size).toBe(ids.length);
-    expect(json<CommentResponse>(response).comment.id).toBe(Math.max(...ids));
+    expect(json(response, commentResponseSchema).comment.id).toBe(Math.max(...ids));
   });
 });
 

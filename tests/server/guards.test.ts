@@ -2,11 +2,11 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type {
-  CommentResponse,
-  CommentsResponse,
-  ErrorResponse,
-  ReactionsResponse,
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  errorResponseSchema,
+  reactionsResponseSchema,
 } from "../../contract/api.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
 import {
@@ -26,8 +26,8 @@ describe.each(backends)("guards on %s", (backend) => {
   afterAll(() => t?.close());
 
   const count = async (postId: string) =>
-    json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`)).comments
-      .length;
+    json(await t.visitor().get(`/api/items/science/${postId}/comments`), commentsResponseSchema)
+      .comments.length;
 
   describe("same origin", () => {
     const post = (postId: string, headers: Record<string, string>) =>
@@ -62,7 +62,7 @@ describe.each(backends)("guards on %s", (backend) => {
       const postId = freshItem("science");
       const response = await post(postId, headers);
       expect(response.statusCode).toBe(403);
-      expect(json<ErrorResponse>(response).error.code).toBe("cross_origin");
+      expect(json(response, errorResponseSchema).error.code).toBe("cross_origin");
       expect(await count(postId)).toBe(0);
     });
 
@@ -98,7 +98,7 @@ describe.each(backends)("guards on %s", (backend) => {
         payload: JSON.stringify({ content: "hello", userName: "Alex" }),
       });
       expect(response.statusCode).toBe(415);
-      expect(json<ErrorResponse>(response).error.code).toBe("unsupported_media_type");
+      expect(json(response, errorResponseSchema).error.code).toBe("unsupported_media_type");
       expect(await count(postId)).toBe(0);
     });
 
@@ -124,7 +124,7 @@ describe.each(backends)("guards on %s", (backend) => {
         .visitor()
         .post(`/api/items/science/${freshItem("science")}/comments`, payload);
       expect(response.statusCode).toBe(400);
-      expect(json<ErrorResponse>(response).error.code).toBe("invalid_json");
+      expect(json(response, errorResponseSchema).error.code).toBe("invalid_json");
     });
 
     it.each([
@@ -147,7 +147,7 @@ describe.each(backends)("guards on %s", (backend) => {
           JSON.stringify({ content: "x".repeat(1024 * 1024), userName: "Alex" }),
         );
       expect(response.statusCode).toBe(413);
-      expect(json<ErrorResponse>(response).error.code).toBe("payload_too_large");
+      expect(json(response, errorResponseSchema).error.code).toBe("payload_too_large");
       expect(await count(postId)).toBe(0);
     });
 
@@ -186,7 +186,7 @@ describe.each(backends)("guards on %s", (backend) => {
     it("is not set by a refused edit or deletion from a client without one", async () => {
       const postId = freshItem("science");
       const alex = t.visitor();
-      const { comment } = json<CommentResponse>(await alex.comment(postId, "mine"));
+      const { comment } = json(await alex.comment(postId, "mine"), commentResponseSchema);
       await alex.react("science", postId, "like");
       const tampered = `ewe_visitor=${(alex.cookie ?? "").split("=")[1]!.slice(1)}`;
       for (const cookie of [undefined, tampered]) {
@@ -203,7 +203,8 @@ describe.each(backends)("guards on %s", (backend) => {
         for (const response of refusals) expect(response.headers["set-cookie"]).toBeUndefined();
       }
       expect(
-        json<CommentsResponse>(await alex.get(`/api/items/science/${postId}/comments`)).comments,
+        json(await alex.get(`/api/items/science/${postId}/comments`), commentsResponseSchema)
+          .comments,
       ).toHaveLength(1);
     });
 
@@ -215,13 +216,14 @@ describe.each(backends)("guards on %s", (backend) => {
       const forged = t.visitor();
       forged.cookie = `ewe_visitor=${value.slice(0, -2)}AA.${signature}`;
       expect(
-        json<ReactionsResponse>(await forged.get(`/api/items/science/${id}/reactions`)).mine,
+        json(await forged.get(`/api/items/science/${id}/reactions`), reactionsResponseSchema).mine,
       ).toEqual([]);
       expect((await forged.delete(`/api/items/science/${id}/reactions/love`)).statusCode).toBe(404);
       const unsigned = t.visitor();
       unsigned.cookie = `ewe_visitor=${value}`;
       expect(
-        json<ReactionsResponse>(await unsigned.get(`/api/items/science/${id}/reactions`)).mine,
+        json(await unsigned.get(`/api/items/science/${id}/reactions`), reactionsResponseSchema)
+          .mine,
       ).toEqual([]);
     });
 
@@ -251,7 +253,7 @@ describe.each(backends)("guards on %s", (backend) => {
   it("answers JSON 404 for an unknown API path", async () => {
     const response = await t.visitor().get("/api/nothing-here");
     expect(response.statusCode).toBe(404);
-    expect(json<ErrorResponse>(response).error.code).toBe("not_found");
+    expect(json(response, errorResponseSchema).error.code).toBe("not_found");
   });
 });
 
@@ -272,7 +274,7 @@ describe.each(backends)("rate limits on %s", (backend) => {
       expect((await alex.comment(postId, `c${i}`)).statusCode).toBe(201);
     const limited = await alex.comment(postId, "one too many");
     expect(limited.statusCode).toBe(429);
-    expect(json<ErrorResponse>(limited).error.code).toBe("rate_limited");
+    expect(json(limited, errorResponseSchema).error.code).toBe("rate_limited");
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
 
@@ -284,7 +286,7 @@ describe.each(backends)("rate limits on %s", (backend) => {
     // Reads are not limited, and nothing refused was stored.
     const list = await t.visitor().get(`/api/items/science/${postId}/comments`);
     expect(list.statusCode).toBe(200);
-    expect(json<CommentsResponse>(list).comments.map((c) => c.content)).toEqual([
+    expect(json(list, commentsResponseSchema).comments.map((c) => c.content)).toEqual([
       "c0",
       "c1",
       "c2",
@@ -366,7 +368,7 @@ describe("an unreachable database", () => {
         }),
       ]) {
         expect(response.statusCode).toBe(503);
-        expect(json<ErrorResponse>(response).error.code).toBe("service_unavailable");
+        expect(json(response, errorResponseSchema).error.code).toBe("service_unavailable");
       }
       const ready = await t.app.inject({ method: "GET", url: "/readyz" });
       expect(ready.statusCode).toBe(503);
@@ -374,7 +376,7 @@ describe("an unreachable database", () => {
       await server.resume();
       expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
       expect(
-        json<ReactionsResponse>(await alex.get("/api/items/science/wifi/reactions")).mine,
+        json(await alex.get("/api/items/science/wifi/reactions"), reactionsResponseSchema).mine,
       ).toEqual(["like"]);
     } finally {
       await t.close();
@@ -390,7 +392,7 @@ describe("an unreachable database", () => {
       other.exec("begin exclusive");
       const response = await alex.react("science", "wifi", "like");
       expect(response.statusCode).toBe(503);
-      expect(json<ErrorResponse>(response).error.code).toBe("service_unavailable");
+      expect(json(response, errorResponseSchema).error.code).toBe("service_unavailable");
       // Readers are not blocked in WAL mode.
       expect((await alex.get("/api/items/science/wifi/reactions")).statusCode).toBe(200);
       other.exec("rollback");
@@ -419,7 +421,7 @@ describe("same origin in development", () => {
         host: "evil.example:4321",
       });
       expect(rebound.statusCode).toBe(403);
-      expect(json<ErrorResponse>(rebound).error.code).toBe("cross_origin");
+      expect(json(rebound, errorResponseSchema).error.code).toBe("cross_origin");
     } finally {
       await t.close();
     }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReactionsResponse } from "../../contract/api.ts";
+import { reactionsResponseSchema } from "../../contract/api.ts";
 import { fakeSciencePage, fragment } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { tokenOfMail } from "./support/newsletter.ts";
@@ -39,7 +39,7 @@ const commentsOf = async (t: TestApp, postId: string) =>
     total: number;
   };
 const countsOf = async (t: TestApp, kind: "mythology" | "science", id: string) =>
-  json<ReactionsResponse>(await t.visitor().get(`/api/items/${kind}/${id}/reactions`))
+  json(await t.visitor().get(`/api/items/${kind}/${id}/reactions`), reactionsResponseSchema)
     .counts as Record<string, number>;
 const rowCount = async (t: TestApp, table: string) =>
   Number((await runSql(t, `select count(*) as n from ${table}`))[0]?.n);

@@ -1,6 +1,7 @@
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
+import type { ErrorResponse } from "../../contract/api.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
 import {
@@ -87,7 +88,10 @@ describe.each(backends)("live events on %s", (backend) => {
         const found = s.events.filter((e) => e.event === "comment");
         return found.length === count ? found : undefined;
       }, 15_000);
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "<b>hello</b>", "Alex"));
+    const { comment } = json(
+      await alex.comment(postId, "<b>hello</b>", "Alex"),
+      commentResponseSchema,
+    );
     // Each event reaches the reader before the next change is made: an edit or
     // a deletion rewrites the journal's earlier events about the comment
     // (docs/product.md), so on PostgreSQL, where events are read back from the
@@ -185,8 +189,9 @@ describe.each(backends)("live events on %s", (backend) => {
         ["GET HTTP/1.1", "GET HTTP/1.0"].every((request) => received.get(request)!.includes(text));
       await waitFor(both("event: ready"), { what: "both streams ready" });
       await waitFor(async () => t.app.eventStreams.open === 3, { what: "the HEAD stream open" });
-      const { comment } = json<CommentResponse>(
+      const { comment } = json(
         await t.visitor().comment(postId, "framed", "Alex"),
+        commentResponseSchema,
       );
       await waitFor(both(`"commentId":${comment.id}`), { what: "the comment on both streams" });
 

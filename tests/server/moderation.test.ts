@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse } from "../../contract/api.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -58,7 +58,7 @@ describe.each(backends)("moderation on %s", (backend) => {
 
       const response = await writer.comment(postId, "Micelles trap the grease", "Asha");
       expect(response.statusCode).toBe(201);
-      const { comment } = json<CommentResponse>(response);
+      const { comment } = json(response, commentResponseSchema);
       expect(comment).toMatchObject({ awaitingApproval: true, mine: true });
 
       expect(await listOf(writer, postId)).toEqual([
@@ -105,14 +105,16 @@ describe.each(backends)("moderation on %s", (backend) => {
       const postId = freshItem("science");
       const writer = t.visitor();
       const watcher = await watch(postId);
-      const { comment: first } = json<CommentResponse>(
+      const { comment: first } = json(
         await writer.comment(postId, "First thought", "Ben"),
+        commentResponseSchema,
       );
       await admin(adminEnv(t), "comments", "approve", String(first.id));
       // On SQLite the server reads the command line's events from the journal within a second.
       expect((await watcher.next("comment")).json).toMatchObject({ action: "added" });
-      const { comment: second } = json<CommentResponse>(
+      const { comment: second } = json(
         await writer.comment(postId, "Second thought", "Ben"),
+        commentResponseSchema,
       );
       expect(second.awaitingApproval).toBe(true);
 
@@ -120,7 +122,7 @@ describe.each(backends)("moderation on %s", (backend) => {
         content: "First thought, revised",
         userName: "Ben",
       });
-      expect(json<CommentResponse>(edited).comment).toMatchObject({ awaitingApproval: true });
+      expect(json(edited, commentResponseSchema).comment).toMatchObject({ awaitingApproval: true });
       expect((await watcher.nth("comment", 1)).json).toEqual({
         action: "held",
         item: { kind: "science", id: postId },
@@ -136,8 +138,9 @@ describe.each(backends)("moderation on %s", (backend) => {
     it("rejecting removes a held comment for its writer too, live", async () => {
       const postId = freshItem("science");
       const writer = t.visitor();
-      const { comment } = json<CommentResponse>(
+      const { comment } = json(
         await writer.comment(postId, "Not for publication", "Cy"),
+        commentResponseSchema,
       );
       const watcher = await watch(postId);
       const run = await admin(adminEnv(t), "comments", "reject", String(comment.id));
@@ -162,19 +165,22 @@ describe.each(backends)("moderation on %s", (backend) => {
     it("holds a visitor's comments until the owner approves one, then publishes the rest at once", async () => {
       const postId = freshItem("science");
       const newcomer = t.visitor();
-      const { comment: first } = json<CommentResponse>(
+      const { comment: first } = json(
         await newcomer.comment(postId, "Hello from a newcomer"),
+        commentResponseSchema,
       );
       expect(first.awaitingApproval).toBe(true);
-      const { comment: second } = json<CommentResponse>(
+      const { comment: second } = json(
         await newcomer.comment(postId, "And a second question"),
+        commentResponseSchema,
       );
       expect(second.awaitingApproval).toBe(true);
       expect(await listOf(t.visitor(), postId)).toEqual([]);
 
       await admin(adminEnv(t), "comments", "approve", String(first.id));
-      const { comment: third } = json<CommentResponse>(
+      const { comment: third } = json(
         await newcomer.comment(postId, "Thanks for approving"),
+        commentResponseSchema,
       );
       expect(third.awaitingApproval).toBe(false);
       // The second stays held: approval publishes one comment and trusts the writer from then on.
@@ -184,7 +190,8 @@ describe.each(backends)("moderation on %s", (backend) => {
       ]);
       const other = t.visitor();
       expect(
-        json<CommentResponse>(await other.comment(postId, "Someone else")).comment.awaitingApproval,
+        json(await other.comment(postId, "Someone else"), commentResponseSchema).comment
+          .awaitingApproval,
       ).toBe(true);
     });
   });
@@ -198,7 +205,10 @@ describe.each(backends)("moderation on %s", (backend) => {
 
     it("publishes at once, and has nothing pending", async () => {
       const postId = freshItem("science");
-      const { comment } = json<CommentResponse>(await t.visitor().comment(postId, "Straight in"));
+      const { comment } = json(
+        await t.visitor().comment(postId, "Straight in"),
+        commentResponseSchema,
+      );
       expect(comment.awaitingApproval).toBe(false);
       expect((await listOf(t.visitor(), postId)).map((c) => c.id)).toEqual([comment.id]);
       const pending = await admin(adminEnv(t), "comments", "pending", "--json");

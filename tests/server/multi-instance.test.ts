@@ -1,16 +1,22 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
-import { freshItem, json, type Readiness, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  freshItem,
+  json,
+  readinessSchema,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 async function listen(t: TestApp) {
   return t.app.listen({ host: "127.0.0.1", port: 0 });
 }
 
 async function liveEventsState(t: TestApp) {
-  return json<Readiness>(await t.app.inject({ method: "GET", url: "/readyz" })).liveEvents;
+  return json(await t.app.inject({ method: "GET", url: "/readyz" }), readinessSchema).liveEvents;
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000) {
@@ -49,7 +55,7 @@ describe("two instances on one PostgreSQL", () => {
     await Promise.all([onA.ready(), onB.ready()]);
 
     const alex = a.visitor();
-    const { comment } = json<CommentResponse>(await alex.comment(postId, "posted on A"));
+    const { comment } = json(await alex.comment(postId, "posted on A"), commentResponseSchema);
     const received = await onB.next("comment");
     expect(received.json).toMatchObject({
       action: "added",
@@ -68,19 +74,22 @@ describe("two instances on one PostgreSQL", () => {
     const onA = new EventStream(urlA, `science:${postId}`);
     streams.push(onA);
     await onA.ready();
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await a.visitor().comment(postId, "asked on A", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: reply } = json<CommentResponse>(
+    const { comment: reply } = json(
       await b.visitor().reply(postId, comment.id, "answered on B", "Meera"),
+      commentResponseSchema,
     );
     const received = await onA.find("comment", (event) => event.commentId === reply.id);
     expect(received.json).toMatchObject({
       action: "added",
       comment: { parentId: comment.id, content: "answered on B" },
     });
-    const listed = json<CommentsResponse>(
+    const listed = json(
       await a.visitor().get(`/api/items/science/${postId}/comments`),
+      commentsResponseSchema,
     );
     expect(listed.comments.map((c) => c.parentId)).toEqual([null, comment.id]);
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse, FormTokenResponse } from "../../contract/api.ts";
+import { errorResponseSchema, formTokenResponseSchema } from "../../contract/api.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -100,11 +100,11 @@ describe.each(backends)("the newsletter on %s", (backend) => {
 
     const again = await confirm(token);
     expect(again.statusCode).toBe(410);
-    expect(json<ErrorResponse>(again).error.code).toBe("token_used");
+    expect(json(again, errorResponseSchema).error.code).toBe("token_used");
 
     const already = await requestSubscription(t, "CONFIRM@example.com", freshIp());
     expect(already.statusCode).toBe(409);
-    expect(json<ErrorResponse>(already).error.code).toBe("already_subscribed");
+    expect(json(already, errorResponseSchema).error.code).toBe("already_subscribed");
   });
 
   it("refuses an expired link, and an unknown or malformed one", async () => {
@@ -114,14 +114,14 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     ]);
     const expired = await confirm(token);
     expect(expired.statusCode).toBe(410);
-    expect(json<ErrorResponse>(expired).error.code).toBe("token_expired");
+    expect(json(expired, errorResponseSchema).error.code).toBe("token_expired");
     expect(await states()).toContainEqual(
       expect.objectContaining({ email: "late@example.com", status: "pending" }),
     );
 
     const unknown = await confirm("A".repeat(43));
     expect(unknown.statusCode).toBe(404);
-    expect(json<ErrorResponse>(unknown).error.code).toBe("unknown_token");
+    expect(json(unknown, errorResponseSchema).error.code).toBe("unknown_token");
     for (const bad of ["", "short", `${"a".repeat(42)}=`]) {
       expect((await confirm(bad)).statusCode).toBe(400);
     }
@@ -151,7 +151,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     }
     const refused = await requestSubscription(t, "bomb4@example.com", ip);
     expect(refused.statusCode).toBe(429);
-    expect(json<ErrorResponse>(refused).error.code).toBe("rate_limited");
+    expect(json(refused, errorResponseSchema).error.code).toBe("rate_limited");
     expect(refused.headers["retry-after"]).toBe("3600");
     await smtp.waitFor(() => smtp.to("bomb3@example.com").length === 1);
     expect(smtp.to("bomb4@example.com")).toEqual([]);
@@ -174,8 +174,9 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     const email = `bot-${code}@example.com`;
     const { fresh, ...fields } = change as { fresh?: boolean };
     const formToken = fresh
-      ? json<FormTokenResponse>(
+      ? json(
           await t.app.inject({ method: "GET", url: "/api/newsletter/form-token" }),
+          formTokenResponseSchema,
         ).formToken
       : t.formToken();
     const response = await t.app.inject({
@@ -186,7 +187,7 @@ describe.each(backends)("the newsletter on %s", (backend) => {
       payload: { email, formToken, website: "", ...fields },
     });
     expect(response.statusCode).toBe(status);
-    expect(json<ErrorResponse>(response).error.code).toBe(code);
+    expect(json(response, errorResponseSchema).error.code).toBe(code);
     expect((await states()).some((s) => s.email === email)).toBe(false);
   });
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Window } from "happy-dom";
 import { Migrator } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
@@ -68,7 +68,7 @@ function dom(html: string) {
 
 async function commentIds(t: TestApp, postId: string): Promise<number[]> {
   const response = await t.visitor().get(`/api/items/science/${postId}/comments`);
-  return json<CommentsResponse>(response).comments.map((comment) => comment.id);
+  return json(response, commentsResponseSchema).comments.map((comment) => comment.id);
 }
 
 /** The owner's browser on the confirmation page: a same-origin form post. */
@@ -156,7 +156,7 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
   async function commentAndMail(postId: string, content: string, userName = "Asha") {
     const response = await t.visitor().comment(postId, content, userName);
     expect(response.statusCode).toBe(201);
-    const id: number = json<CommentResponse>(response).comment.id;
+    const id: number = json(response, commentResponseSchema).comment.id;
     let mail: ReceivedMail | undefined;
     await smtp.waitFor(() => {
       mail = smtp.to(owner).find((m) => linksOf(m).some((link) => link.id === id));
@@ -375,7 +375,7 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
     const postId = freshItem("science");
     const response = await t.visitor().comment(postId, "Is a 3.5 bar boiler safe at home?");
     expect(response.statusCode).toBe(201);
-    const id: number = json<CommentResponse>(response).comment.id;
+    const id: number = json(response, commentResponseSchema).comment.id;
     let mail: ReceivedMail | undefined;
     await smtp.waitFor(() => {
       mail = smtp.to(owner).find((m) => linksOf(m).some((link) => link.id === id));
@@ -434,7 +434,7 @@ describe.each(backends)("the hourly digest on %s", (backend) => {
     ] as const) {
       const response = await asha.comment(postId, content, name);
       expect(response.statusCode).toBe(201);
-      posted.push(json<CommentResponse>(response).comment.id);
+      posted.push(json(response, commentResponseSchema).comment.id);
     }
     expect((await asha.delete(`/api/comments/${posted[2]}`)).statusCode).toBe(204);
 
@@ -525,7 +525,7 @@ describe.each(backends)("the webhook on %s", (backend) => {
     const before = Date.now();
     const response = await t.visitor().comment(postId, "<script>x</script> hello", "Asha");
     expect(response.statusCode).toBe(201);
-    const { id } = json<CommentResponse>(response).comment;
+    const { id } = json(response, commentResponseSchema).comment;
     await receiver.waitFor(2);
     const [failed, accepted] = receiver.hits as [Hit, Hit];
 
@@ -761,7 +761,7 @@ describe("two instances on one PostgreSQL", () => {
         const instance = instances[i % 3] as TestApp;
         const response = await instance.visitor().comment(freshItem("science"), `Once ${i}`);
         expect(response.statusCode).toBe(201);
-        posted.push(json<CommentResponse>(response).comment.id);
+        posted.push(json(response, commentResponseSchema).comment.id);
       }
       clock.set(new Date("2030-05-06T09:00:01.000Z"));
       const told = () => smtp.to(owner).flatMap((mail) => linksOf(mail).map((link) => link.id));

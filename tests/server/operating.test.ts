@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import {
@@ -14,6 +14,7 @@ import {
 import { httpVisitor } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin } from "./support/admin.ts";
+import { json } from "./support/test-app.ts";
 
 /*
  * The owner's commands run in their own process beside a running server on
@@ -37,7 +38,7 @@ describe("the owner's commands beside a running SQLite server", () => {
     try {
       await viewer.ready();
       const posted = await httpVisitor(server.url).comment("soap", "off-topic advert");
-      const id = posted.json<CommentResponse>().comment.id;
+      const id = json(posted, commentResponseSchema).comment.id;
       await viewer.next("comment");
 
       expect((await admin(ownerEnv, "comments", "delete", String(id))).code).toBe(0);
@@ -61,7 +62,7 @@ describe("the owner's commands beside a running SQLite server", () => {
           ownerEnv,
           "comments",
           "delete",
-          String(posted.json<CommentResponse>().comment.id),
+          String(json(posted, commentResponseSchema).comment.id),
         )
       ).code,
     ).toBe(0);
@@ -145,6 +146,8 @@ describe("the owner's commands beside a running SQLite server", () => {
     expect((await admin(ownerEnv, "restore", "--from", out)).code).toBe(0);
     server = await startServerProcess({ env });
     const read = await httpVisitor(server.url).get("/api/items/science/ironing/comments");
-    expect(read.json<CommentsResponse>().comments.map((c) => c.content)).toEqual(["in the backup"]);
+    expect(json(read, commentsResponseSchema).comments.map((c) => c.content)).toEqual([
+      "in the backup",
+    ]);
   });
 });

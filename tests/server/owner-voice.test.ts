@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  errorResponseSchema,
+} from "../../contract/api.ts";
+import { auditResponseSchema } from "../../contract/console.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import {
-  backends,
-  freshItem,
-  json,
-  type ResponseOf,
-  seen,
-  startTestApp,
-  type TestApp,
-} from "./support/test-app.ts";
+import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The owner speaks as the owner (docs/decisions/016-owner-voice.md): signed in
@@ -65,18 +62,18 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     const writer = t.visitor();
     const posted = await writer.comment(postId, content, userName);
     expect(posted.statusCode).toBe(201);
-    const { id } = json<CommentResponse>(posted).comment;
+    const { id } = json(posted, commentResponseSchema).comment;
     expect((await signedIn.post(`/api/admin/comments/${id}/approve`)).statusCode).toBe(204);
     return { writer, id };
   }
   const auditOf = async () =>
-    json<ResponseOf<"GET /admin/audit">>(await signedIn.get("/api/admin/audit")).entries;
+    json(await signedIn.get("/api/admin/audit"), auditResponseSchema).entries;
 
   it("publishes the owner's comment at once, under SITE_OWNER_NAME, with the badge in API reads and the served page", async () => {
     // No form token: the owner waits for no form timing; no hold either.
     const posted = await ownerComment("ironing", "Steam helps the fibres relax.", "Typed name");
     expect(posted.statusCode).toBe(201);
-    const { comment } = json<CommentResponse>(posted);
+    const { comment } = json(posted, commentResponseSchema);
     expect(comment).toMatchObject({
       content: "Steam helps the fibres relax.",
       userName: ownerName,
@@ -85,7 +82,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
       mine: false,
     });
 
-    const everyone = json<CommentsResponse>(await read("ironing"));
+    const everyone = json(await read("ironing"), commentsResponseSchema);
     expect(everyone.owner).toBeUndefined();
     expect(everyone.comments).toEqual([
       expect.objectContaining({ id: comment.id, userName: ownerName, byOwner: true }),
@@ -121,11 +118,11 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     const postId = freshItem("science");
     const blank = await ownerComment(postId, "   ");
     expect(blank.statusCode).toBe(400);
-    expect(json<ErrorResponse>(blank).error.code).toBe("validation_failed");
+    expect(json(blank, errorResponseSchema).error.code).toBe("validation_failed");
     const links = await ownerComment(postId, "a.example.com b.example.com c.example.com");
     expect(links.statusCode).toBe(422);
-    expect(json<ErrorResponse>(links).error.code).toBe("too_many_links");
-    expect(json<CommentsResponse>(await read(postId)).comments).toEqual([]);
+    expect(json(links, errorResponseSchema).error.code).toBe("too_many_links");
+    expect(json(await read(postId), commentsResponseSchema).comments).toEqual([]);
   });
 
   it("gives no visitor the badge: not by the owner's name, a request field or a forged cookie", async () => {
@@ -135,7 +132,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     for (const name of [ownerName, "ravi  KUMAR", "R4vi Kumar"]) {
       const byName = await visitor.comment(postId, "I am the owner, honestly.", name);
       expect(byName.statusCode).toBe(422);
-      expect(json<ErrorResponse>(byName).error.code).toBe("reserved_name");
+      expect(json(byName, errorResponseSchema).error.code).toBe("reserved_name");
     }
 
     for (const field of [{ byOwner: true }, { owner: { name: ownerName } }, { author: true }]) {
@@ -146,7 +143,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
         ...field,
       });
       expect(byBody.statusCode).toBe(400);
-      expect(json<ErrorResponse>(byBody).error.code).toBe("validation_failed");
+      expect(json(byBody, errorResponseSchema).error.code).toBe("validation_failed");
     }
 
     // A made-up session cookie, a visitor cookie naming the owner's comments'
@@ -167,12 +164,12 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
         { cookie: [visitor.cookie, cookie].filter(Boolean).join("; ") },
       );
       expect(forged.statusCode).toBe(201);
-      expect(json<CommentResponse>(forged).comment).toMatchObject({
+      expect(json(forged, commentResponseSchema).comment).toMatchObject({
         byOwner: false,
         awaitingApproval: true,
       });
       // A reader's read with it carries no owner overlay either.
-      expect(json<CommentsResponse>(await read(postId, cookie)).owner).toBeUndefined();
+      expect(json(await read(postId, cookie), commentsResponseSchema).owner).toBeUndefined();
     }
 
     // Nor does the form's timing let a visitor through without its token.
@@ -181,7 +178,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
       userName: "Mallory",
     });
     expect(untimed.statusCode).toBe(400);
-    expect(json<ErrorResponse>(untimed).error.code).toBe("form_token_invalid");
+    expect(json(untimed, errorResponseSchema).error.code).toBe("form_token_invalid");
   });
 
   it("tells the owner alone, in a private answer, while everyone else shares the cached bytes", async () => {
@@ -191,7 +188,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     const before = await read(postId);
     const mine = await read(postId, signedIn.cookie);
     expect(mine.headers["cache-control"]).toBe("private, no-cache");
-    expect(json<CommentsResponse>(mine).owner).toEqual({ name: ownerName });
+    expect(json(mine, commentsResponseSchema).owner).toEqual({ name: ownerName });
     expect(mine.headers.etag).not.toBe(before.headers.etag);
     const after = await read(postId);
     expect(after.headers["cache-control"]).toBe("no-cache");
@@ -203,14 +200,17 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     const writer = t.visitor();
     expect((await writer.comment(postId, "Mine, held", "Bo")).statusCode).toBe(201);
     const own = await writer.get(`/api/items/science/${postId}/comments`);
-    expect(json<CommentsResponse>(own).owner).toBeUndefined();
+    expect(json(own, commentsResponseSchema).owner).toBeUndefined();
     expect(seen(own).comments.at(-1)).toMatchObject({ mine: true, awaitingApproval: true });
 
     // The owner's comment reaches the shared answer at once.
-    const posted = json<CommentResponse>(await ownerComment(postId, "It rides on steam.")).comment;
+    const posted = json(
+      await ownerComment(postId, "It rides on steam."),
+      commentResponseSchema,
+    ).comment;
     const fresh = await read(postId);
     expect(fresh.headers.etag).not.toBe(before.headers.etag);
-    expect(json<CommentsResponse>(fresh).comments.map((c) => [c.id, c.byOwner])).toEqual([
+    expect(json(fresh, commentsResponseSchema).comments.map((c) => [c.id, c.byOwner])).toEqual([
       [expect.any(Number), false],
       [posted.id, true],
     ]);
@@ -220,7 +220,10 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     const postId = freshItem("science");
     const stream = new EventStream(baseUrl, `science:${postId}`);
     await stream.ready();
-    const posted = json<CommentResponse>(await ownerComment(postId, "Welcome, everyone.")).comment;
+    const posted = json(
+      await ownerComment(postId, "Welcome, everyone."),
+      commentResponseSchema,
+    ).comment;
     const event = await stream.next("comment");
     expect(event.json).toMatchObject({
       action: "added",
@@ -241,7 +244,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
       content: "Irons need distilled water.",
     });
     expect(edited.statusCode).toBe(200);
-    expect(json<CommentResponse>(edited).comment).toMatchObject({
+    expect(json(edited, commentResponseSchema).comment).toMatchObject({
       id,
       userName: "Asha",
       content: "Irons need distilled water.",
@@ -278,7 +281,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
       action: "deleted",
       commentId: id,
     });
-    expect(json<CommentsResponse>(await read(postId)).comments).toEqual([]);
+    expect(json(await read(postId), commentsResponseSchema).comments).toEqual([]);
     expect(
       (await signedIn.patch(`/api/admin/comments/${id}`, { content: "gone" })).statusCode,
     ).toBe(404);
@@ -301,11 +304,14 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
 
   it("edits and deletes the owner's own comments only through the owner's session", async () => {
     const postId = freshItem("science");
-    const { id } = json<CommentResponse>(await ownerComment(postId, "First thoughts.")).comment;
+    const { id } = json(
+      await ownerComment(postId, "First thoughts."),
+      commentResponseSchema,
+    ).comment;
     const edited = await signedIn.patch(`/api/admin/comments/${id}`, {
       content: "Second thoughts.",
     });
-    expect(json<CommentResponse>(edited).comment).toMatchObject({
+    expect(json(edited, commentResponseSchema).comment).toMatchObject({
       byOwner: true,
       userName: ownerName,
     });
@@ -341,7 +347,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
       origin: "https://evil.example",
     });
     expect(crossSite.statusCode).toBe(403);
-    expect(json<ErrorResponse>(crossSite).error.code).toBe("cross_origin");
+    expect(json(crossSite, errorResponseSchema).error.code).toBe("cross_origin");
     const crossSiteComment = await signedIn.request(
       "POST",
       `/api/items/science/${postId}/comments`,
@@ -350,7 +356,7 @@ describe.each(backends)("the owner's voice on %s", (backend) => {
     );
     expect(crossSiteComment.statusCode).toBe(403);
 
-    expect(json<CommentsResponse>(await read(postId)).comments).toEqual([
+    expect(json(await read(postId), commentsResponseSchema).comments).toEqual([
       expect.objectContaining({ id, content: "Leave mine alone." }),
     ]);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse, ReactionsResponse } from "../../contract/api.ts";
+import { errorResponseSchema, reactionsResponseSchema } from "../../contract/api.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 const none = { like: 0, love: 0, dislike: 0, idea: 0 };
@@ -42,10 +42,11 @@ describe.each(backends)("reactions on %s", (backend) => {
           mine: ["like", "idea"],
         });
         expect(
-          json<ReactionsResponse>(await sam.get(`/api/items/${kind}/${id}/reactions`)).mine,
+          json(await sam.get(`/api/items/${kind}/${id}/reactions`), reactionsResponseSchema).mine,
         ).toEqual(["like"]);
         expect(
-          json<ReactionsResponse>(await t.visitor().get(`/api/items/${kind}/${id}/reactions`)).mine,
+          json(await t.visitor().get(`/api/items/${kind}/${id}/reactions`), reactionsResponseSchema)
+            .mine,
         ).toEqual([]);
       });
 
@@ -64,7 +65,7 @@ describe.each(backends)("reactions on %s", (backend) => {
         await alex.react(kind, id, "like");
         const response = await alex.delete(`/api/items/${kind}/${id}/reactions/love`);
         expect(response.statusCode).toBe(404);
-        expect(json<ErrorResponse>(response).error.code).toBe("not_found");
+        expect(json(response, errorResponseSchema).error.code).toBe("not_found");
       });
 
       it("lets nobody else remove a reaction, even under the same name", async () => {
@@ -91,7 +92,7 @@ describe.each(backends)("reactions on %s", (backend) => {
           await alex.delete(`/api/items/${kind}/no-such-item/reactions/like`),
         ]) {
           expect(response.statusCode).toBe(404);
-          expect(json<ErrorResponse>(response).error.code).toBe("not_found");
+          expect(json(response, errorResponseSchema).error.code).toBe("not_found");
         }
       });
     });
@@ -101,13 +102,15 @@ describe.each(backends)("reactions on %s", (backend) => {
     const alex = t.visitor();
     await alex.react("science", "soap", "idea");
     expect(
-      json<ReactionsResponse>(await alex.get("/api/items/science/soap/reactions")).counts.idea,
+      json(await alex.get("/api/items/science/soap/reactions"), reactionsResponseSchema).counts
+        .idea,
     ).toBe(1);
     expect(
-      json<ErrorResponse>(await alex.get("/api/items/mythology/soap/reactions")).error.code,
+      json(await alex.get("/api/items/mythology/soap/reactions"), errorResponseSchema).error.code,
     ).toBe("not_found");
     expect(
-      json<ReactionsResponse>(await alex.get("/api/items/mythology/garuda/reactions")).counts.idea,
+      json(await alex.get("/api/items/mythology/garuda/reactions"), reactionsResponseSchema).counts
+        .idea,
     ).toBe(0);
   });
 
@@ -129,10 +132,11 @@ describe.each(backends)("reactions on %s", (backend) => {
     const id = freshItem("science");
     const response = await t.visitor().post(`/api/items/science/${id}/reactions`, body);
     expect(response.statusCode).toBe(400);
-    expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
+    expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
     expect(response.headers["set-cookie"]).toBeUndefined();
     expect(
-      json<ReactionsResponse>(await t.visitor().get(`/api/items/science/${id}/reactions`)).counts,
+      json(await t.visitor().get(`/api/items/science/${id}/reactions`), reactionsResponseSchema)
+        .counts,
     ).toEqual(none);
   });
 

@@ -1,6 +1,10 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse, ReactionsResponse } from "../../contract/api.ts";
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  reactionsResponseSchema,
+} from "../../contract/api.ts";
 import { preferredEncoding } from "../../server/web/etag.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -126,32 +130,32 @@ describe.each(backends)("cached item reads on %s", (backend) => {
     const postId = freshItem("science");
     const url = `/api/items/science/${postId}/comments`;
     const before = await get(url);
-    expect(json<CommentsResponse>(before).comments).toEqual([]);
+    expect(json(before, commentsResponseSchema).comments).toEqual([]);
     const writer = t.visitor();
-    const { comment } = json<CommentResponse>(await writer.comment(postId, "fresh"));
+    const { comment } = json(await writer.comment(postId, "fresh"), commentResponseSchema);
     const after = await get(url, { "if-none-match": before.headers.etag as string });
     expect(after.statusCode).toBe(200);
-    expect(json<CommentsResponse>(after).comments.map((c) => c.id)).toEqual([comment.id]);
+    expect(json(after, commentsResponseSchema).comments.map((c) => c.id)).toEqual([comment.id]);
 
     await writer.patch(`/api/comments/${comment.id}`, { content: "edited", userName: "Alex" });
-    expect(json<CommentsResponse>(await get(url)).comments[0]?.content).toBe("edited");
+    expect(json(await get(url), commentsResponseSchema).comments[0]?.content).toBe("edited");
     await writer.delete(`/api/comments/${comment.id}`);
-    expect(json<CommentsResponse>(await get(url)).comments).toEqual([]);
+    expect(json(await get(url), commentsResponseSchema).comments).toEqual([]);
 
     const storyId = freshItem("mythology");
     const reactionsUrl = `/api/items/mythology/${storyId}/reactions`;
-    expect(json<ReactionsResponse>(await get(reactionsUrl)).counts.love).toBe(0);
+    expect(json(await get(reactionsUrl), reactionsResponseSchema).counts.love).toBe(0);
     await writer.react("mythology", storyId, "love");
-    expect(json<ReactionsResponse>(await get(reactionsUrl)).counts.love).toBe(1);
+    expect(json(await get(reactionsUrl), reactionsResponseSchema).counts.love).toBe(1);
     await writer.delete(`/api/items/mythology/${storyId}/reactions/love`);
-    expect(json<ReactionsResponse>(await get(reactionsUrl)).counts.love).toBe(0);
+    expect(json(await get(reactionsUrl), reactionsResponseSchema).counts.love).toBe(0);
   });
 
   it("keeps each visitor's own flags while everyone else shares one answer", async () => {
     const postId = freshItem("science");
     const author = t.visitor();
     const other = t.visitor();
-    const { comment } = json<CommentResponse>(await author.comment(postId, "mine"));
+    const { comment } = json(await author.comment(postId, "mine"), commentResponseSchema);
     await author.react("science", postId, "idea");
     await other.react("science", postId, "like");
 
@@ -190,7 +194,7 @@ describe.each(backends)("cached item reads on %s", (backend) => {
       await stream.next("comment");
       // A browser reloads on the event: the reload must include it.
       expect(
-        json<CommentsResponse>(await get(`/api/items/science/${postId}/comments`)).comments,
+        json(await get(`/api/items/science/${postId}/comments`), commentsResponseSchema).comments,
       ).toHaveLength(1);
     } finally {
       stream.close();
@@ -214,7 +218,7 @@ describe("cached item reads across two instances on PostgreSQL", () => {
     const postId = freshItem("science");
     const url = `/api/items/science/${postId}/comments`;
     const readB = async () =>
-      json<CommentsResponse>(await b.app.inject({ method: "GET", url })).comments;
+      json(await b.app.inject({ method: "GET", url }), commentsResponseSchema).comments;
     expect(await readB()).toEqual([]); // now cached on B
 
     await a.visitor().comment(postId, "written on A");
@@ -227,8 +231,9 @@ describe("cached item reads across two instances on PostgreSQL", () => {
     await b.visitor().react("science", postId, "love");
     await waitFor(
       async () =>
-        json<ReactionsResponse>(
+        json(
           await a.app.inject({ method: "GET", url: `/api/items/science/${postId}/reactions` }),
+          reactionsResponseSchema,
         ).counts.love === 1,
       { timeoutMs: 5_000, what: "A reads B's reaction" },
     );

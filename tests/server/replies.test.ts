@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
-import type { ConsoleCommentsResponse } from "../../contract/console.ts";
-import type { DeleteYourDataResponse, YourDataResponse } from "../../contract/your-data.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import { consoleCommentsResponseSchema } from "../../contract/console.ts";
+import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -58,19 +58,22 @@ describe.each(backends)("replies on %s", (backend) => {
     const stream = new EventStream(baseUrl, `science:${postId}`);
     streams.push(stream);
     await stream.ready();
-    const { comment: question } = json<CommentResponse>(
+    const { comment: question } = json(
       await asker.comment(postId, "Why does soap foam?", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: other } = json<CommentResponse>(
+    const { comment: other } = json(
       await t.visitor().comment(postId, "Nice post", "Ravi"),
+      commentResponseSchema,
     );
     const response = await answerer.reply(postId, question.id, "Surfactants trap air.", "Meera");
     expect(response.statusCode).toBe(201);
-    const { comment: answer } = json<CommentResponse>(response);
+    const { comment: answer } = json(response, commentResponseSchema);
     expect(answer).toMatchObject({ parentId: question.id, deleted: false, mine: true });
     // A reply to a reply joins the same thread.
-    const { comment: again } = json<CommentResponse>(
+    const { comment: again } = json(
       await asker.reply(postId, answer.id, "@Meera Thank you!", "Asha"),
+      commentResponseSchema,
     );
     expect(again.parentId).toBe(question.id);
 
@@ -114,21 +117,24 @@ describe.each(backends)("replies on %s", (backend) => {
   it("marks an edited comment or reply as edited, in answers and in the served page", async () => {
     const postId = "wifi";
     const writer = t.visitor();
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await writer.comment(postId, "Two bands, one router", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: reply } = json<CommentResponse>(
+    const { comment: reply } = json(
       await t.visitor().reply(postId, comment.id, "And 6 GHz", "Ravi"),
+      commentResponseSchema,
     );
     const before = (await t.app.inject({ method: "GET", url: "/science" })).body;
     expect(before.slice(before.lastIndexOf('class="static-comments'))).not.toContain("· edited");
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const edited = json<CommentResponse>(
+    const edited = json(
       await writer.patch(`/api/comments/${comment.id}`, {
         content:
           "Two bands, one router: the 2.4 GHz band reaches the kitchen, the 5 GHz one does not.",
         userName: "Asha",
       }),
+      commentResponseSchema,
     ).comment;
     expect(edited.updatedAt > edited.createdAt).toBe(true);
     const page = (await t.app.inject({ method: "GET", url: "/science" })).body;
@@ -145,9 +151,13 @@ describe.each(backends)("replies on %s", (backend) => {
     const postId = freshItem("science");
     const elsewhere = freshItem("science");
     const writer = t.visitor();
-    const { comment } = json<CommentResponse>(await writer.comment(postId, "A question", "Asha"));
-    const { comment: gone } = json<CommentResponse>(
+    const { comment } = json(
+      await writer.comment(postId, "A question", "Asha"),
+      commentResponseSchema,
+    );
+    const { comment: gone } = json(
       await writer.comment(postId, "Soon gone", "Asha"),
+      commentResponseSchema,
     );
     await writer.delete(`/api/comments/${gone.id}`);
     for (const [parentId, status] of [
@@ -156,11 +166,11 @@ describe.each(backends)("replies on %s", (backend) => {
     ] as const) {
       const response = await t.visitor().reply(postId, parentId, "An answer", "Ravi");
       expect(response.statusCode).toBe(status);
-      expect(json<ErrorResponse>(response).error.code).toBe("not_found");
+      expect(json(response, errorResponseSchema).error.code).toBe("not_found");
     }
     const other = await t.visitor().reply(elsewhere, comment.id, "An answer", "Ravi");
     expect(other.statusCode).toBe(400);
-    expect(json<ErrorResponse>(other).error.code).toBe("validation_failed");
+    expect(json(other, errorResponseSchema).error.code).toBe("validation_failed");
     expect((await listOf(t.visitor(), postId)).comments.map((c) => c.id)).toEqual([comment.id]);
     expect((await listOf(t.visitor(), elsewhere)).total).toBe(0);
   });
@@ -169,11 +179,13 @@ describe.each(backends)("replies on %s", (backend) => {
     const postId = freshItem("science");
     const asker = t.visitor();
     const answerer = t.visitor();
-    const { comment: question } = json<CommentResponse>(
+    const { comment: question } = json(
       await asker.comment(postId, "Secret question", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: answer } = json<CommentResponse>(
+    const { comment: answer } = json(
       await answerer.reply(postId, question.id, "An answer", "Ravi"),
+      commentResponseSchema,
     );
     expect((await asker.delete(`/api/comments/${question.id}`)).statusCode).toBe(204);
 
@@ -204,11 +216,13 @@ describe.each(backends)("replies on %s", (backend) => {
 
   it("lists a reply with the comment it answers in the owner's command line", async () => {
     const postId = freshItem("science");
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await t.visitor().comment(postId, "Root comment", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: answer } = json<CommentResponse>(
+    const { comment: answer } = json(
       await t.visitor().reply(postId, comment.id, "A reply here", "Ravi"),
+      commentResponseSchema,
     );
     const listed = await admin(adminEnv(t), "comments", "list", "--post", postId);
     expect(listed.code).toBe(0);
@@ -236,8 +250,9 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
 
   it("answers as the owner, with Author, and the console shows what each reply answers", async () => {
     const postId = freshItem("science");
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await t.visitor().comment(postId, "Which oil for a diesel?", "Asha"),
+      commentResponseSchema,
     );
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
@@ -247,13 +262,14 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
       parentId: comment.id,
     });
     expect(answered.statusCode).toBe(201);
-    expect(json<CommentResponse>(answered).comment).toMatchObject({
+    expect(json(answered, commentResponseSchema).comment).toMatchObject({
       parentId: comment.id,
       byOwner: true,
       userName: "Ravi Kumar",
     });
-    const listed = json<ConsoleCommentsResponse>(
+    const listed = json(
       await owner.get(`/api/admin/comments?post=${postId}`),
+      consoleCommentsResponseSchema,
     ).comments;
     expect(listed).toEqual([
       expect.objectContaining({
@@ -266,11 +282,13 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
 
   it("replies from the console as the owner, with Author, live, audited, joining the thread of a reply", async () => {
     const postId = freshItem("science");
-    const { comment: question } = json<CommentResponse>(
+    const { comment: question } = json(
       await t.visitor().comment(postId, "Is a 13 A fuse enough for a kettle?", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: follow } = json<CommentResponse>(
+    const { comment: follow } = json(
       await t.visitor().reply(postId, question.id, "Mine is 3 kW.", "Meera"),
+      commentResponseSchema,
     );
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
@@ -281,7 +299,7 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
         content: "@Meera 3 kW draws **12.5 A**: a 13 A fuse holds.",
       });
       expect(answered.statusCode).toBe(201);
-      const { comment } = json<CommentResponse>(answered);
+      const { comment } = json(answered, commentResponseSchema);
       // Answering a reply joins the thread of the comment it answers.
       expect(comment).toMatchObject({
         parentId: question.id,
@@ -316,16 +334,19 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
   it("refuses a console reply to a missing, deleted or held comment, or with empty or over-long text, changing nothing", async () => {
     const postId = freshItem("science");
     const reader = t.visitor();
-    const { comment: kept } = json<CommentResponse>(
+    const { comment: kept } = json(
       await reader.comment(postId, "Which wire gauge?", "Asha"),
+      commentResponseSchema,
     );
-    const { comment: gone } = json<CommentResponse>(
+    const { comment: gone } = json(
       await reader.comment(postId, "Soon deleted", "Asha"),
+      commentResponseSchema,
     );
     await reader.delete(`/api/comments/${gone.id}`);
     // A link from a browser the site does not know yet is held.
-    const { comment: held } = json<CommentResponse>(
+    const { comment: held } = json(
       await t.visitor().comment(postId, "See https://example.com/gauge", "Kiran"),
+      commentResponseSchema,
     );
     expect(held.awaitingApproval).toBe(true);
     const owner = new Owner(t);
@@ -341,7 +362,7 @@ describe.each(backends)("the owner and replies on %s", (backend) => {
     ];
     for (const [id, body, status, code] of attempts) {
       const response = await owner.post(`/api/admin/comments/${id}/reply`, body);
-      expect([id, response.statusCode, json<ErrorResponse>(response).error.code]).toEqual([
+      expect([id, response.statusCode, json(response, errorResponseSchema).error.code]).toEqual([
         id,
         status,
         code,
@@ -379,8 +400,9 @@ describe.each(backends)("held replies on %s", (backend) => {
     const postId = freshItem("science");
     const asker = t.visitor();
     const answerer = t.visitor();
-    const { comment: question } = json<CommentResponse>(
+    const { comment: question } = json(
       await asker.comment(postId, "Held question", "Asha"),
+      commentResponseSchema,
     );
     const early = await answerer.reply(postId, question.id, "Too early", "Ravi");
     expect(early.statusCode).toBe(404);
@@ -389,8 +411,9 @@ describe.each(backends)("held replies on %s", (backend) => {
       .poll(async () => (await listOf(t.visitor(), postId)).total, { timeout: 10_000 })
       .toBe(1);
 
-    const { comment: answer } = json<CommentResponse>(
+    const { comment: answer } = json(
       await answerer.reply(postId, question.id, "Held answer", "Ravi"),
+      commentResponseSchema,
     );
     expect(answer).toMatchObject({ awaitingApproval: true, parentId: question.id });
     expect((await listOf(answerer, postId)).comments.map((c) => c.id)).toEqual([
@@ -423,7 +446,10 @@ describe.each(backends)("replies under the owner's tools and the write limits on
 
   /** A published question, approved from the command line. */
   async function question(postId: string, content: string) {
-    const { comment } = json<CommentResponse>(await t.visitor().comment(postId, content, "Asha"));
+    const { comment } = json(
+      await t.visitor().comment(postId, content, "Asha"),
+      commentResponseSchema,
+    );
     await admin(adminEnv(t), "comments", "approve", String(comment.id));
     await expect
       .poll(async () => (await listOf(t.visitor(), postId)).comments.map((c) => c.id), {
@@ -442,11 +468,11 @@ describe.each(backends)("replies under the owner's tools and the write limits on
     for (let i = 0; i < 4; i += 1) {
       const response = await stormer.reply(postId, asked, `Storm reply ${i}`, "Kiran");
       expect(response.statusCode).toBe(201);
-      answered.push(json<CommentResponse>(response).comment.id);
+      answered.push(json(response, commentResponseSchema).comment.id);
     }
     const limited = await stormer.reply(postId, asked, "One reply too many", "Kiran");
     expect(limited.statusCode).toBe(429);
-    expect(json<ErrorResponse>(limited).error.code).toBe("rate_limited");
+    expect(json(limited, errorResponseSchema).error.code).toBe("rate_limited");
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     const own = await listOf(stormer, postId);
     expect(own.comments.map((c) => c.id)).toEqual([asked, ...answered]);
@@ -457,8 +483,9 @@ describe.each(backends)("replies under the owner's tools and the write limits on
     const postId = freshItem("science");
     const asked = await question(postId, "Why does ice float?");
     const rejected = t.visitor();
-    const { comment: junk } = json<CommentResponse>(
+    const { comment: junk } = json(
       await rejected.reply(postId, asked, "Buy cheap ice", "Spam"),
+      commentResponseSchema,
     );
     expect((await admin(adminEnv(t), "comments", "reject", String(junk.id))).code).toBe(0);
     // Gone, for its writer too.
@@ -470,12 +497,14 @@ describe.each(backends)("replies under the owner's tools and the write limits on
 
     // A ban covers the writer's address too: theirs is their own here.
     const troll = t.visitor({ ip: "192.0.2.66" });
-    const { comment: rude } = json<CommentResponse>(
+    const { comment: rude } = json(
       await troll.reply(postId, asked, "Rude answer", "Troll"),
+      commentResponseSchema,
     );
     await admin(adminEnv(t), "comments", "approve", String(rude.id));
-    const { comment: second } = json<CommentResponse>(
+    const { comment: second } = json(
       await troll.reply(postId, asked, "Ruder answer", "Troll"),
+      commentResponseSchema,
     );
     await admin(adminEnv(t), "comments", "approve", String(second.id));
     await expect
@@ -504,19 +533,22 @@ describe.each(backends)("replies under the owner's tools and the write limits on
     const postId = freshItem("science");
     const asked = await question(postId, "What is a heat pump's COP?");
     const reader = t.visitor();
-    const { comment: own } = json<CommentResponse>(
+    const { comment: own } = json(
       await reader.comment(postId, "My own question", "Meera"),
+      commentResponseSchema,
     );
-    const { comment: answer } = json<CommentResponse>(
+    const { comment: answer } = json(
       await reader.reply(postId, asked, "About 3 to 4", "Meera"),
+      commentResponseSchema,
     );
-    const data = json<YourDataResponse>(await reader.get("/api/your-data"));
+    const data = json(await reader.get("/api/your-data"), yourDataResponseSchema);
     expect(data.comments.map((c) => [c.id, c.parentId])).toEqual([
       [own.id, null],
       [answer.id, asked],
     ]);
-    const removed = json<DeleteYourDataResponse>(
+    const removed = json(
       await reader.post("/api/your-data/delete", { confirm: true }),
+      deleteYourDataResponseSchema,
     );
     expect(removed.deleted.comments).toBe(2);
     expect((await listOf(reader, postId)).comments.map((c) => c.id)).toEqual([asked]);

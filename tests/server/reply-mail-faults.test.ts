@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { CommentResponse } from "../../contract/api.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import {
@@ -13,7 +13,14 @@ import {
 import { httpVisitor, type VisitorResponse } from "../support/visitor.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, freshItem, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /*
  * Reply mails go through the outbox (docs/product.md, "Reply mails"): each is
@@ -66,7 +73,7 @@ async function askAndConfirm(
       notifyEmail: email,
     });
     expect(response.statusCode, response.body).toBe(201);
-    ids.push(response.json<CommentResponse>().comment.id);
+    ids.push(json(response, commentResponseSchema).comment.id);
   }
   await smtp.waitFor(
     () => readers.every((email) => smtp.to(email).some((m) => m.parsed.subject === confirmation)),

@@ -1,7 +1,11 @@
 import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, CommentsResponse, ErrorResponse } from "../../contract/api.ts";
-import type { DeleteYourDataResponse, YourDataResponse } from "../../contract/your-data.ts";
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  errorResponseSchema,
+} from "../../contract/api.ts";
+import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
@@ -98,7 +102,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
       ...(parentId === undefined ? {} : { parentId }),
     });
     expect(response.statusCode).toBe(201);
-    return json<CommentResponse>(response).comment.id;
+    return json(response, commentResponseSchema).comment.id;
   }
 
   /** Opens the confirmation mail's link and presses its button. */
@@ -155,10 +159,11 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(forged.statusCode).toBe(403);
     await confirm(email);
 
-    const answer = json<CommentResponse>(
+    const answer = json(
       await t
         .visitor()
         .reply(postId, question, "About **2 %** a year at room temperature.", "Meera"),
+      commentResponseSchema,
     ).comment.id as number;
     await smtp.waitFor(() => smtp.to(email).length === 2);
     const mail = smtp.to(email)[1] as ReceivedMail;
@@ -230,9 +235,14 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const held = await t
       .visitor()
       .reply(postId, question, "See https://example.com/cells for a chart.", "Ravi");
-    expect(json<CommentResponse>(held).comment.awaitingApproval).toBe(true);
+    expect(json(held, commentResponseSchema).comment.awaitingApproval).toBe(true);
     expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
-    await admin(adminEnv(t), "comments", "approve", String(json<CommentResponse>(held).comment.id));
+    await admin(
+      adminEnv(t),
+      "comments",
+      "approve",
+      String(json(held, commentResponseSchema).comment.id),
+    );
     await smtp.waitFor(() => smtp.to(email).length === 2);
     expect(smtp.to(email)[1]?.parsed.text).toContain("https://example.com/cells");
   });
@@ -271,7 +281,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(
       await runSql(t, "select id from reply_watches where comment_id in (?, ?)", [first, second]),
     ).toEqual([]);
-    expect(json<YourDataResponse>(await reader.get("/api/your-data")).replyAddresses).toEqual([]);
+    expect(json(await reader.get("/api/your-data"), yourDataResponseSchema).replyAddresses).toEqual(
+      [],
+    );
     expect(smtp.to(email)).toHaveLength(2);
   });
 
@@ -281,16 +293,18 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const question = await ask(t.visitor(), postId, email);
     await confirm(email);
     // A link from a browser the site does not know yet is held.
-    const held = json<CommentResponse>(
+    const held = json(
       await t.visitor().reply(postId, question, "Cheap cells at https://example.com/sale", "Spam"),
+      commentResponseSchema,
     ).comment;
     expect(held.awaitingApproval).toBe(true);
     expect((await admin(adminEnv(t), "comments", "reject", String(held.id))).code).toBe(0);
     expect((await queuedFor(email)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
     // The filter learnt from the rejection and may hold the next reply too:
     // published, it is mailed as the thread's first.
-    const answer = json<CommentResponse>(
+    const answer = json(
       await t.visitor().reply(postId, question, "Keep them at 40 % charge.", "Meera"),
+      commentResponseSchema,
     ).comment;
     expect((await admin(adminEnv(t), "comments", "approve", String(answer.id))).code).toBe(0);
     await smtp.waitFor(() => smtp.to(email).length === 2);
@@ -319,9 +333,12 @@ describe.each(backends)("reply mails on %s", (backend) => {
         notifyEmail,
       });
       expect(response.statusCode).toBe(400);
-      expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
+      expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
     }
-    const list = json<CommentsResponse>(await visitor.get(`/api/items/science/${postId}/comments`));
+    const list = json(
+      await visitor.get(`/api/items/science/${postId}/comments`),
+      commentsResponseSchema,
+    );
     expect(list.total).toBe(0);
   });
 
@@ -338,7 +355,8 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(response.statusCode).toBe(429);
     expect(response.headers["retry-after"]).toBeDefined();
     expect(
-      json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`)).total,
+      json(await t.visitor().get(`/api/items/science/${postId}/comments`), commentsResponseSchema)
+        .total,
     ).toBe(3);
     await smtp.waitFor(() => smtp.to(victim).length === 3);
     // The same reader asking again in another thread gets no second confirmation.
@@ -359,13 +377,13 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(publicList.body).not.toContain(email);
     expect((await reader.get(`/api/items/science/${postId}/comments`)).body).not.toContain(email);
 
-    const exported = json<YourDataResponse>(await reader.get("/api/your-data"));
+    const exported = json(await reader.get("/api/your-data"), yourDataResponseSchema);
     expect(exported.replyAddresses).toEqual([
       expect.objectContaining({ email, confirmed: false, commentIds: [question] }),
     ]);
-    expect(json<YourDataResponse>(await t.visitor().get("/api/your-data")).replyAddresses).toEqual(
-      [],
-    );
+    expect(
+      json(await t.visitor().get("/api/your-data"), yourDataResponseSchema).replyAddresses,
+    ).toEqual([]);
 
     const deletion = await reader.delete(`/api/comments/${question}`);
     expect(deletion.statusCode).toBe(204);
@@ -374,8 +392,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
 
     const again = inbox();
     await ask(reader, postId, again);
-    const removed = json<DeleteYourDataResponse>(
+    const removed = json(
       await reader.post("/api/your-data/delete", { confirm: true }),
+      deleteYourDataResponseSchema,
     );
     expect(removed.deleted).toMatchObject({ comments: 1, replyAddresses: 1 });
     expect(await runSql(t, "select id from reply_addresses where email = ?", [again])).toEqual([]);

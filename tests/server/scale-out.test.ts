@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import type { CommentResponse, CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { httpVisitor } from "../support/visitor.ts";
 import { admin } from "./support/admin.ts";
+import { json } from "./support/test-app.ts";
 
 /*
  * The README's "several instances" set-up, for real: two `node server/main.ts`
@@ -89,7 +90,7 @@ describe("two server processes on one PostgreSQL", () => {
     expect((await onA.next("comment")).id).toBe(seenOnB.id);
 
     const readOnB = await visitor(b).get("/api/items/science/wifi/comments");
-    expect(readOnB.json<CommentsResponse>().comments).toMatchObject([
+    expect(json(readOnB, commentsResponseSchema).comments).toMatchObject([
       { content: "written through A", mine: false },
     ]);
   });
@@ -97,15 +98,15 @@ describe("two server processes on one PostgreSQL", () => {
   it("recognise a visitor on either: written through A, edited and deleted through B", async () => {
     const meera = visitor(a);
     const onA = await watch(a, "science:soap");
-    const id = (await meera.comment("soap", "first draft", "Meera")).json<CommentResponse>().comment
-      .id;
+    const id = json(await meera.comment("soap", "first draft", "Meera"), commentResponseSchema)
+      .comment.id;
 
     const edited = await meera.patch(`${b.url}/api/comments/${id}`, {
       content: "second draft",
       userName: "Meera",
     });
     expect(edited.statusCode).toBe(200);
-    expect(edited.json<CommentResponse>().comment).toMatchObject({
+    expect(json(edited, commentResponseSchema).comment).toMatchObject({
       content: "second draft",
       mine: true,
     });
@@ -116,7 +117,7 @@ describe("two server processes on one PostgreSQL", () => {
   });
 
   it("both tell their viewers of a comment the owner deletes from the command line", async () => {
-    const id = (await visitor(b).comment("ironing", "to be moderated")).json<CommentResponse>()
+    const id = json(await visitor(b).comment("ironing", "to be moderated"), commentResponseSchema)
       .comment.id;
     const onA = await watch(a, "science:ironing");
     const onB = await watch(b, "science:ironing");

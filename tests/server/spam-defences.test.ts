@@ -2,9 +2,9 @@ import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
-  type CommentResponse,
-  type CommentsResponse,
-  type ErrorResponse,
+  commentResponseSchema,
+  commentsResponseSchema,
+  errorResponseSchema,
   formTokenResponseSchema,
 } from "../../contract/api.ts";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
@@ -36,7 +36,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
   afterAll(() => t?.close());
 
   const comments = async (postId: string) =>
-    json<CommentsResponse>(await t.visitor().get(`/api/items/science/${postId}/comments`))
+    json(await t.visitor().get(`/api/items/science/${postId}/comments`), commentsResponseSchema)
       .comments as {
       content: string;
     }[];
@@ -56,7 +56,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       ...body,
     });
     expect(response.statusCode).toBe(status);
-    expect(json<ErrorResponse>(response).error).toMatchObject({
+    expect(json(response, errorResponseSchema).error).toMatchObject({
       code,
       message: expect.stringMatching(message),
     });
@@ -120,7 +120,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(sent.map((r) => r.statusCode).sort()).toEqual([201, 400, 400, 400]);
       const later = await t.visitor().post(url, { userName: "Meera", content: e, formToken });
       expect(later.statusCode).toBe(400);
-      expect(json<ErrorResponse>(later).error).toMatchObject({
+      expect(json(later, errorResponseSchema).error).toMatchObject({
         code: "form_token_invalid",
         message: expect.stringMatching(/sent already/),
       });
@@ -148,7 +148,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
         formToken,
       });
       expect(again.statusCode).toBe(400);
-      expect(json<ErrorResponse>(again).error).toMatchObject({
+      expect(json(again, errorResponseSchema).error).toMatchObject({
         code: "form_token_invalid",
         message: expect.stringMatching(/sent already/),
       });
@@ -194,8 +194,8 @@ describe.each(backends)("spam defences on %s", (backend) => {
           formToken: `${issued.formToken.slice(0, -4)}AAAA`,
         });
         answers.push([
-          [tooSoon.statusCode, json<ErrorResponse>(tooSoon).error],
-          [forged.statusCode, json<ErrorResponse>(forged).error],
+          [tooSoon.statusCode, json(tooSoon, errorResponseSchema).error],
+          [forged.statusCode, json(forged, errorResponseSchema).error],
         ]);
       }
       expect(answers[0]?.[0]).toEqual([
@@ -234,7 +234,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
         website: "http://spam.example",
       });
       expect(response.statusCode).toBe(201);
-      expect(json<CommentResponse>(response).comment).toMatchObject({
+      expect(json(response, commentResponseSchema).comment).toMatchObject({
         mine: true,
         awaitingApproval: false,
       });
@@ -310,15 +310,16 @@ describe.each(backends)("spam defences on %s", (backend) => {
     it("apply to edits too: a published comment cannot be turned into spam", async () => {
       const postId = freshItem("science");
       const writer = t.visitor();
-      const { comment } = json<CommentResponse>(
+      const { comment } = json(
         await writer.comment(postId, "An honest question", "Alex"),
+        commentResponseSchema,
       );
       const edit = await writer.patch(`/api/comments/${comment.id}`, {
         content: "Cheap cialis at https://a.example",
         userName: "Alex",
       });
       expect(edit.statusCode).toBe(422);
-      expect(json<ErrorResponse>(edit).error.code).toBe("blocked_content");
+      expect(json(edit, errorResponseSchema).error.code).toBe("blocked_content");
       expect((await comments(postId)).map((c) => c.content)).toEqual(["An honest question"]);
     });
 
@@ -351,7 +352,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect((await visitor.comment(postId, "Thanks!")).statusCode).toBe(201);
       const again = await visitor.comment(freshItem("science"), "Thanks!");
       expect(again.statusCode).toBe(409);
-      expect(json<ErrorResponse>(again).error).toMatchObject({ code: "duplicate_comment" });
+      expect(json(again, errorResponseSchema).error).toMatchObject({ code: "duplicate_comment" });
       expect((await t.visitor().comment(postId, "Thanks!")).statusCode).toBe(201);
     });
 
@@ -420,7 +421,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
         expect([
           response.statusCode,
           text,
-          json<CommentResponse>(response).comment?.awaitingApproval,
+          json(response, commentResponseSchema).comment?.awaitingApproval,
         ]).toEqual([201, text, false]);
       }
       expect((await comments(postId)).map((c) => c.content)).toEqual(ordinaryComments);
@@ -432,9 +433,12 @@ describe.each(backends)("spam defences on %s", (backend) => {
       const postId = freshItem("science");
       const first = t.visitor();
       const second = t.visitor();
-      const a1 = json<CommentResponse>(await first.comment(postId, "One", "Sam")).comment.avatar;
-      const a2 = json<CommentResponse>(await first.comment(postId, "Two", "Sam")).comment.avatar;
-      const b1 = json<CommentResponse>(await second.comment(postId, "Three", "Sam")).comment.avatar;
+      const a1 = json(await first.comment(postId, "One", "Sam"), commentResponseSchema).comment
+        .avatar;
+      const a2 = json(await first.comment(postId, "Two", "Sam"), commentResponseSchema).comment
+        .avatar;
+      const b1 = json(await second.comment(postId, "Three", "Sam"), commentResponseSchema).comment
+        .avatar;
       expect(a1).toMatch(/^[0-9a-f]{16}$/);
       expect(a2).toBe(a1);
       expect(b1).not.toBe(a1);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse, ErrorResponse } from "../../contract/api.ts";
-import type { ConsoleCommentsResponse, OverviewResponse } from "../../contract/console.ts";
+import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import { consoleCommentsResponseSchema, overviewResponseSchema } from "../../contract/console.ts";
 import { defaultSpamModelFile } from "../../server/moderation/spam/filter.ts";
 import { createSpamModel, featuresOf, type ModelFile } from "../../server/moderation/spam/model.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -64,7 +64,10 @@ describe.each(backends)("the spam filter on %s", (backend) => {
   async function post(postId: string, text: string, visitor = t.visitor()) {
     const response = await visitor.comment(postId, text, "Reader");
     expect([response.statusCode, text]).toEqual([201, text]);
-    return json<CommentResponse>(response).comment as { id: number; awaitingApproval: boolean };
+    return json(response, commentResponseSchema).comment as {
+      id: number;
+      awaitingApproval: boolean;
+    };
   }
 
   it("holds links and contact details from a browser it does not trust yet, disguised ones too", async () => {
@@ -101,7 +104,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "I wrote up my lathe's gearbox here: https://lathe-notes.example-build.com/gearbox";
     const response = await t.visitor().reply(postId, parent.id, text, "Reader");
     expect(response.statusCode).toBe(201);
-    expect(json<CommentResponse>(response).comment.awaitingApproval).toBe(true);
+    expect(json(response, commentResponseSchema).comment.awaitingApproval).toBe(true);
     expect(await published(postId)).not.toContain(text);
   });
 
@@ -120,7 +123,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Which bearing grease works best? Mine is at https://grease-deals-online.shop/best";
     const answer = await edit(linker, first.id, linked);
     expect(answer.statusCode).toBe(200);
-    expect(json<CommentResponse>(answer).comment.awaitingApproval).toBe(true);
+    expect(json(answer, commentResponseSchema).comment.awaitingApproval).toBe(true);
     // Gone for other readers; its writer sees it awaiting approval.
     expect(await published(postId)).not.toContain(linked);
     const own = seen(await linker.get(`/api/items/science/${postId}/comments`)).comments;
@@ -140,7 +143,10 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     await expect.poll(notice, { timeout: 20_000 }).toBeTruthy();
     const owner = new Owner(t);
     await owner.signIn();
-    const pending = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments")).pending;
+    const pending = json(
+      await owner.get("/api/admin/comments"),
+      consoleCommentsResponseSchema,
+    ).pending;
     const listed = pending.find((c) => c.id === first.id);
     expect(listed?.why).toMatch(/grease-deals-online\.shop|classifier scored it/);
 
@@ -151,7 +157,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Double your salary from your phone with our trading app, no experience needed, join the VIP group today.";
     const junked = await edit(spammer, second.id, junk);
     expect(junked.statusCode).toBe(200);
-    expect(json<CommentResponse>(junked).comment.awaitingApproval).toBe(false);
+    expect(json(junked, commentResponseSchema).comment.awaitingApproval).toBe(false);
     expect(await published(postId)).not.toContain(junk);
     const mine = seen(await spammer.get(`/api/items/science/${postId}/comments`)).comments;
     expect(mine.map((c: { content: string }) => c.content)).toContain(junk);
@@ -162,7 +168,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const third = await post(postId, "Do ceramic brake pads squeal more in the cold?", reader);
     const fixed = "Do ceramic brake pads squeal more in the cold, or only when they are new?";
     expect(
-      json<CommentResponse>(await edit(reader, third.id, fixed)).comment.awaitingApproval,
+      json(await edit(reader, third.id, fixed), commentResponseSchema).comment.awaitingApproval,
     ).toBe(false);
     expect(await published(postId)).toContain(fixed);
   });
@@ -235,7 +241,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const postId = freshItem("science");
     for (const text of ["v i a g r a n o w", "c a s i n o b o n u s"]) {
       const response = await t.visitor().comment(postId, text, "Reader");
-      expect([text, response.statusCode, json<ErrorResponse>(response).error?.code]).toEqual([
+      expect([text, response.statusCode, json(response, errorResponseSchema).error?.code]).toEqual([
         text,
         422,
         "blocked_content",
@@ -295,9 +301,10 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(shown).not.toContain(fromTrusted);
 
     // The owner sees why, in the console's lists, and how many on the Overview.
-    const listed = json<ConsoleCommentsResponse>(await owner.get("/api/admin/comments"));
-    const spamList = json<ConsoleCommentsResponse>(
+    const listed = json(await owner.get("/api/admin/comments"), consoleCommentsResponseSchema);
+    const spamList = json(
       await owner.get("/api/admin/comments?status=spam"),
+      consoleCommentsResponseSchema,
     ).comments;
     const why = (text: string) =>
       [...listed.pending, ...spamList].find((c) => c.content === text)?.why;
@@ -305,7 +312,7 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     expect(why(fromTrusted)).toMatch(/glintoria/);
     const family = "My whole family takes Quorvexa every morning now, best thing we did this year.";
     expect(spamList.map((c) => c.content)).toContain(family);
-    const overview = json<OverviewResponse>(await owner.get("/api/admin/overview"));
+    const overview = json(await owner.get("/api/admin/overview"), overviewResponseSchema);
     expect(overview.moderation.spam).toBeGreaterThanOrEqual(6);
     expect(overview.moderation.held + overview.moderation.spam).toBeGreaterThanOrEqual(8);
 
@@ -482,7 +489,10 @@ describe("the spam filter on two instances of one PostgreSQL", () => {
   async function post(t: TestApp, postId: string, text: string, visitor = t.visitor()) {
     const response = await visitor.comment(postId, text, "Reader");
     expect([response.statusCode, text]).toEqual([201, text]);
-    return json<CommentResponse>(response).comment as { id: number; awaitingApproval: boolean };
+    return json(response, commentResponseSchema).comment as {
+      id: number;
+      awaitingApproval: boolean;
+    };
   }
   const outcome = async (t: TestApp, id: number) =>
     (await runSql(t, "select outcome from spam_screening where comment_id = ?", [id]))[0]?.outcome;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse } from "../../contract/api.ts";
+import { errorResponseSchema } from "../../contract/api.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -27,7 +27,7 @@ describe.each(backends)("subscribers on %s", (backend) => {
     await confirmedSubscriber(t, "Twice@Example.com");
     const again = await subscribe("twice@example.COM");
     expect(again.statusCode).toBe(409);
-    expect(json<ErrorResponse>(again).error.code).toBe("already_subscribed");
+    expect(json(again, errorResponseSchema).error.code).toBe("already_subscribed");
   });
 
   it("trims the address before storing it", async () => {
@@ -64,8 +64,8 @@ describe.each(backends)("subscribers on %s", (backend) => {
       .visitor()
       .post("/api/subscribers", { formToken: t.formToken(), ...body } as Record<string, unknown>);
     expect(response.statusCode).toBe(400);
-    expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
-    expect(json<ErrorResponse>(response).error.issues?.length).toBeGreaterThan(0);
+    expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
+    expect(json(response, errorResponseSchema).error.issues?.length).toBeGreaterThan(0);
   });
 
   it("takes one address per form token: a program cannot subscribe a list with one fetch", async () => {
@@ -77,7 +77,7 @@ describe.each(backends)("subscribers on %s", (backend) => {
     for (const email of ["two@example.com", "one@example.com"]) {
       const again = await t.visitor().post("/api/subscribers", { email, formToken });
       expect(again.statusCode, email).toBe(400);
-      expect(json<ErrorResponse>(again).error.code, email).toBe("form_token_invalid");
+      expect(json(again, errorResponseSchema).error.code, email).toBe("form_token_invalid");
     }
     expect((await subscribe("two@example.com")).statusCode).toBe(202);
   });

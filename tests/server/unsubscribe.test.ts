@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse } from "../../contract/api.ts";
+import { errorResponseSchema } from "../../contract/api.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -48,7 +48,7 @@ describe.each(backends)("unsubscribing on %s", (backend) => {
     await subscribe("stays@example.com");
     const response = await unsubscribe({ token: randomBytes(32).toString("base64url") });
     expect(response.statusCode).toBe(404);
-    expect(json<ErrorResponse>(response).error.code).toBe("unknown_token");
+    expect(json(response, errorResponseSchema).error.code).toBe("unknown_token");
     const left = parseExport((await admin(adminEnv(t), "subscribers", "export")).stdout);
     expect(left.has("stays@example.com")).toBe(true);
   });
@@ -63,7 +63,7 @@ describe.each(backends)("unsubscribing on %s", (backend) => {
   ])("refuses %s with 400 validation_failed", async (_case, body) => {
     const response = await unsubscribe(body);
     expect(response.statusCode).toBe(400);
-    expect(json<ErrorResponse>(response).error.code).toBe("validation_failed");
+    expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
   });
 
   it("accepts the request only from the site's own pages", async () => {
@@ -75,7 +75,7 @@ describe.each(backends)("unsubscribing on %s", (backend) => {
       payload: { token },
     });
     expect(response.statusCode).toBe(403);
-    expect(json<ErrorResponse>(response).error.code).toBe("cross_origin");
+    expect(json(response, errorResponseSchema).error.code).toBe("cross_origin");
     const left = parseExport((await admin(adminEnv(t), "subscribers", "export")).stdout);
     expect(left.has("guarded@example.com")).toBe(true);
   });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type {
-  Comment,
-  CommentResponse,
-  CommentsResponse,
-  ReactionsResponse,
+import type { Comment } from "../../contract/api.ts";
+import {
+  commentResponseSchema,
+  commentsResponseSchema,
+  reactionsResponseSchema,
 } from "../../contract/api.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { Owner } from "./support/owner.ts";
@@ -45,12 +45,14 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
     const author = t.visitor();
     const other = t.visitor();
     const elsewhere = t.visitor();
-    const first = json<CommentResponse>(
+    const first = json(
       await author.comment(postId, "First of mine", "Asha"),
+      commentResponseSchema,
     ).comment;
     await other.comment(postId, "Someone else's", "Otto");
-    const second = json<CommentResponse>(
+    const second = json(
       await author.comment(postId, "Second of mine", "Asha"),
+      commentResponseSchema,
     ).comment;
     await author.react("science", postId, "idea");
     await other.react("science", postId, "like");
@@ -65,7 +67,10 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
     expect(authors.rawPayload.subarray(0, anonymous.rawPayload.length - 1)).toEqual(
       anonymous.rawPayload.subarray(0, -1),
     );
-    expect(json<CommentsResponse>(authors).own).toEqual({ ids: [first.id, second.id], held: [] });
+    expect(json(authors, commentsResponseSchema).own).toEqual({
+      ids: [first.id, second.id],
+      held: [],
+    });
     expect(authors.headers.etag).toMatch(
       new RegExp(`^${(anonymous.headers.etag as string).slice(0, -1)}\\.[\\w-]{16}"$`),
     );
@@ -91,7 +96,7 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
     const nothingOwned = await elsewhere.get(commentsUrl(postId));
     expect(nothingOwned.body).toBe(anonymous.body);
     expect(nothingOwned.headers.etag).toBe(anonymous.headers.etag);
-    expect(json<CommentsResponse>(nothingOwned).own).toBeUndefined();
+    expect(json(nothingOwned, commentsResponseSchema).own).toBeUndefined();
 
     // Reactions: the same answer as ever, the shared counts followed by the reader's types.
     const counts = { like: 1, love: 0, dislike: 0, idea: 1 };
@@ -109,8 +114,8 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
   it("keeps what a reader owns in memory until something about the item changes or they write", async () => {
     const postId = freshItem("science");
     const author = t.visitor();
-    const { comment } = json<CommentResponse>(await author.comment(postId, "Mine", "Asha"));
-    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own?.ids).toEqual([
+    const { comment } = json(await author.comment(postId, "Mine", "Asha"), commentResponseSchema);
+    expect(json(await author.get(commentsUrl(postId)), commentsResponseSchema).own?.ids).toEqual([
       comment.id,
     ]);
 
@@ -120,22 +125,22 @@ describe.each(backends)("a returning reader's own on %s", (backend) => {
       "someone-else-entirely",
       comment.id,
     ]);
-    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own?.ids).toEqual([
+    expect(json(await author.get(commentsUrl(postId)), commentsResponseSchema).own?.ids).toEqual([
       comment.id,
     ]);
 
     // Anyone's write about the item makes it read again.
     await t.visitor().react("science", postId, "like");
-    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own).toBeUndefined();
+    expect(json(await author.get(commentsUrl(postId)), commentsResponseSchema).own).toBeUndefined();
 
     // And the reader's own write, about another item, does too.
     await runSql(t, "update science_comments set visitor_id = ? where id = ?", [
       credentialOf(author),
       comment.id,
     ]);
-    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own).toBeUndefined();
+    expect(json(await author.get(commentsUrl(postId)), commentsResponseSchema).own).toBeUndefined();
     await author.react("mythology", freshItem("mythology"), "love");
-    expect(json<CommentsResponse>(await author.get(commentsUrl(postId))).own?.ids).toEqual([
+    expect(json(await author.get(commentsUrl(postId)), commentsResponseSchema).own?.ids).toEqual([
       comment.id,
     ]);
   });
@@ -156,8 +161,9 @@ describe.each(backends)("held comments in a returning reader's own on %s", (back
     const reader = t.visitor();
     await reader.react("science", postId, "like");
     expect(seen(await writer.get(commentsUrl(postId))).comments).toEqual([]); // kept: nothing
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await writer.comment(postId, "Waiting for the owner", "Asha"),
+      commentResponseSchema,
     );
 
     const writers = seen(await writer.get(commentsUrl(postId)));
@@ -239,7 +245,10 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     // Kept on B: the writer owns no comment there yet.
     expect(await seenOn(b, writer, postId)).toEqual([]);
 
-    const { comment } = json<CommentResponse>(await writer.comment(postId, "Held on A", "Asha"));
+    const { comment } = json(
+      await writer.comment(postId, "Held on A", "Asha"),
+      commentResponseSchema,
+    );
     expect(comment.awaitingApproval).toBe(true);
     await writerOnB(
       [{ content: "Held on A", mine: true, awaitingApproval: true }],
@@ -279,7 +288,7 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     await until(
       async () =>
         JSON.stringify(
-          json<ReactionsResponse>(await on(b, writer).get(reactionsUrl(postId))).mine,
+          json(await on(b, writer).get(reactionsUrl(postId)), reactionsResponseSchema).mine,
         ) === JSON.stringify(["love", "idea"]),
       "B shows the writer's new reaction as theirs",
     );
@@ -287,7 +296,7 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     expect((await writer.delete(`/api/comments/${comment.id}`)).statusCode).toBe(204);
     await writerOnB([], "B no longer shows the deleted comment to its writer");
     expect(
-      json<CommentsResponse>(await on(b, writer).get(commentsUrl(postId))).own,
+      json(await on(b, writer).get(commentsUrl(postId)), commentsResponseSchema).own,
     ).toBeUndefined();
   });
 
@@ -296,8 +305,9 @@ describe("a returning reader's own across two instances on PostgreSQL", () => {
     const writer = a.visitor();
     await writer.react("science", postId, "idea"); // the cookie, on A
     expect(await seenOn(b, writer, postId)).toEqual([]); // kept on B
-    const { comment } = json<CommentResponse>(
+    const { comment } = json(
       await writer.comment(postId, "About to be rejected", "Bo"),
+      commentResponseSchema,
     );
     await until(
       async () => (await seenOn(b, writer, postId)).length === 1,

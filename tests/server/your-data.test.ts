@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CommentsResponse, ErrorResponse } from "../../contract/api.ts";
-import type { YourDataResponse } from "../../contract/your-data.ts";
+import { commentsResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import { yourDataResponseSchema } from "../../contract/your-data.ts";
 import { EventStream } from "../support/event-stream.ts";
 import {
   backends,
@@ -32,7 +32,7 @@ describe.each(backends)("your data on %s", (backend) => {
   const download = async (visitor: Visitor) => {
     const response = await visitor.get("/api/your-data");
     expect(response.statusCode).toBe(200);
-    return json<YourDataResponse>(response);
+    return json(response, yourDataResponseSchema);
   };
   const confirmDelete = (visitor: Visitor) =>
     visitor.post("/api/your-data/delete", { confirm: true });
@@ -62,7 +62,7 @@ describe.each(backends)("your data on %s", (backend) => {
       /^attachment; filename="engage-with-engineer-your-data-\d{4}-\d{2}-\d{2}\.json"$/,
     );
     expect(response.headers["cache-control"]).toBe("no-store");
-    const data = json<YourDataResponse>(response);
+    const data = json(response, yourDataResponseSchema);
     expect(data.site).toBe(siteUrl);
     expect(data.visitorCookie).toBe(true);
     expect(Date.parse(data.exportedAt)).not.toBeNaN();
@@ -122,8 +122,9 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ deleted: { comments: 2, reactions: 2, replyAddresses: 0 } });
 
-    const comments = json<CommentsResponse>(
+    const comments = json(
       await t.visitor().get(`/api/items/science/${post}/comments`),
+      commentsResponseSchema,
     ).comments;
     expect(comments.map((comment) => comment.content)).toEqual(["Sam writing as Alex"]);
     expect(json(await sam.get(`/api/items/science/${post}/reactions`))).toEqual({
@@ -221,7 +222,7 @@ describe.each(backends)("your data on %s", (backend) => {
         payload,
       });
       expect(response.statusCode, JSON.stringify({ headers, payload })).toBe(status);
-      expect(json<ErrorResponse>(response).error.code).toBe(
+      expect(json(response, errorResponseSchema).error.code).toBe(
         status === 403 ? "cross_origin" : "validation_failed",
       );
     }
@@ -243,7 +244,7 @@ describe.each(backends)("your data on %s", (backend) => {
       payload: "confirm=delete-everything",
     });
     expect(forgedForm.statusCode).toBe(403);
-    expect(json<ErrorResponse>(forgedForm).error.code).toBe("cross_origin");
+    expect(json(forgedForm, errorResponseSchema).error.code).toBe("cross_origin");
 
     const data = await download(alex);
     expect(data.comments).toHaveLength(2);
@@ -269,8 +270,9 @@ describe.each(backends)("your data on %s", (backend) => {
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe("/your-data/deleted");
       expect(await download(alex)).toMatchObject({ comments: [], reactions: [] });
-      const left = json<CommentsResponse>(
+      const left = json(
         await t.visitor().get(`/api/items/science/${post}/comments`),
+        commentsResponseSchema,
       ).comments;
       expect(left).toHaveLength(1);
 

@@ -13,15 +13,10 @@ export type VisitorResponse = {
   statusCode: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: string;
-  /**
-   * The parsed body, typed as the contract's response type a test names
-   * (`json<CommentResponse>()`); unknown until it does.
-   */
-  json<T = unknown>(): T;
 };
 
-/** Inject's answer, its `json()` typed as a `VisitorResponse`'s. */
-export type InjectResponse = Omit<LightMyRequestResponse, "json"> & Pick<VisitorResponse, "json">;
+/** Inject's answer, without its `json()`: bodies are read with the contract's schemas (`json` in tests/server/support/test-app.ts). */
+export type InjectResponse = Omit<LightMyRequestResponse, "json">;
 
 type Body = Record<string, unknown> | string;
 type Method = NonNullable<InjectOptions["method"]>;
@@ -162,7 +157,6 @@ export function httpVisitor(
         statusCode: response.status,
         headers: Object.fromEntries(response.headers),
         body: text,
-        json: () => (text ? JSON.parse(text) : null),
       },
       setCookies: response.headers.getSetCookie().map(cookiePair),
     };

@@ -6,7 +6,7 @@ import {
   enquiriesResponseSchema,
   enquiryIdParamsSchema,
   enquiryResponseOwnerSchema,
-  enquiryWeeksSchema,
+  enquiryWeeksResponseSchema,
   otherService,
   otherServiceLabel,
   updateEnquiryRequestSchema,
@@ -57,10 +57,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
         ...consoleTag,
         summary: "Enquiries per week (from Monday, UTC) by service, the last 12 weeks",
         response: {
-          200: z.object({
-            weeks: enquiryWeeksSchema,
-            services: enquiriesResponseSchema.shape.services,
-          }),
+          200: enquiryWeeksResponseSchema,
           ...errors,
         },
       },

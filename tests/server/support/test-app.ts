@@ -3,8 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { inject } from "vitest";
+import { z } from "zod";
 import { firstLoaded, type LoadedComments } from "../../../app/lib/comment-list.ts";
-import type { CommentsResponse } from "../../../contract/api.ts";
+import { commentsResponseSchema } from "../../../contract/api.ts";
 import type { Endpoints, Route } from "../../../contract/endpoints.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
@@ -176,11 +177,13 @@ export function capturedLogs(level = "debug") {
 }
 
 /** What `GET /readyz` answers (server/app.ts), which is not one of the API's routes. */
-export type Readiness = {
-  status: "ready" | "unavailable";
-  database: Backend;
-  liveEvents: "listening" | "reconnecting";
-};
+export const readinessSchema = z.object({
+  status: z.enum(["ready", "unavailable"]),
+  database: z.enum(["sqlite", "postgres"]),
+  liveEvents: z.enum(["listening", "reconnecting"]),
+  reason: z.string().optional(),
+});
+export type Readiness = z.infer<typeof readinessSchema>;
 
 /** A JSON Schema of the OpenAPI document, as far as tests read one. */
 export type OpenApiSchema = {
@@ -189,36 +192,55 @@ export type OpenApiSchema = {
   enum?: unknown[];
   properties?: Record<string, OpenApiSchema>;
 };
+const openApiSchemaSchema: z.ZodType<OpenApiSchema> = z.lazy(() =>
+  z.object({
+    type: z.string().optional(),
+    maxLength: z.number().optional(),
+    enum: z.array(z.unknown()).optional(),
+    properties: z.record(z.string(), openApiSchemaSchema).optional(),
+  }),
+);
 
 /**
  * The parts of the OpenAPI document (`GET /api/openapi.json`, generated from
  * the routes' schemas by @fastify/swagger) that tests read.
  */
-export type OpenApiDocument = {
-  openapi: string;
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        tags?: string[];
-        requestBody?: { content: Record<string, { schema: OpenApiSchema }> };
-        responses: Record<string, unknown>;
-      }
-    >
-  >;
-};
+export const openApiDocumentSchema = z.object({
+  openapi: z.string(),
+  paths: z.record(
+    z.string(),
+    z.record(
+      z.string(),
+      z.object({
+        tags: z.array(z.string()).optional(),
+        requestBody: z
+          .object({
+            content: z.record(z.string(), z.object({ schema: openApiSchemaSchema })),
+          })
+          .optional(),
+        responses: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  ),
+});
+export type OpenApiDocument = z.infer<typeof openApiDocumentSchema>;
 
 /** The contract's answer to `route`, for the routes whose answer has no type of its own. */
 export type ResponseOf<R extends Route> = Endpoints[R]["response"];
 
 /**
- * The parsed JSON body, typed as the contract's response type a test names
- * (`json<CommentsResponse>(response)`, `json<ErrorResponse>(response)`);
- * unknown until it does.
+ * An answer's JSON body, checked against the schema the contract (or, for
+ * what is not an API route, the test) gives for it: a body of the wrong shape
+ * fails the test here. The body is returned as sent, not as the schema would
+ * strip it, so a test can still see a field that should not be there.
+ * Without a schema it is `unknown`, to be checked by what the test asserts.
  */
-export function json<T = unknown>(response: { body: string }): T {
-  return JSON.parse(response.body);
+export function json<S extends z.ZodType>(response: { body: string }, schema: S): z.output<S>;
+export function json(response: { body: string }): unknown;
+export function json(response: { body: string }, schema?: z.ZodType): unknown {
+  const body: unknown = JSON.parse(response.body);
+  if (schema) schema.parse(body);
+  return body;
 }
 
 /**
@@ -227,5 +249,5 @@ export function json<T = unknown>(response: { body: string }): T {
  * it: app/lib/comment-list.ts).
  */
 export function seen(response: { body: string }): LoadedComments {
-  return firstLoaded(JSON.parse(response.body) as CommentsResponse);
+  return firstLoaded(json(response, commentsResponseSchema));
 }
