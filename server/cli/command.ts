@@ -2,9 +2,10 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import { rowIdMax } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
-import { createOwnerRepository } from "../console/owner-repository.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
+import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { ModerationActions } from "../moderation/owner-actions.ts";
 import type { Moderation } from "../moderation/service.ts";
 import { AdminError } from "./sqlite-files.ts";
 
@@ -47,6 +48,13 @@ export type CommandContext = {
   store(options?: { create?: boolean }): Promise<Store>;
   /** The owner's moderation on the configured database (server/moderation/service.ts). */
   moderation(): Promise<Moderation>;
+  /** The owner's actions on comments and writers (server/moderation/owner-actions.ts). */
+  moderationActions(): Promise<ModerationActions>;
+  /**
+   * The command line as the owner's actions take it: its changes join the
+   * console's in the audit trail, without a session.
+   */
+  actor: OwnerActor;
   /** A question to the person at the terminal; null when there is none. */
   confirm: ((question: string) => Promise<boolean>) | null;
 };
@@ -77,11 +85,6 @@ export function lazily<Name extends string>(
   name: Name,
 ): Handler {
   return async (context) => (await load())[name](context);
-}
-
-/** The command line's changes join the console's in the audit trail, without a session. */
-export async function audited(store: () => Promise<Store>, action: string, object: string) {
-  await createOwnerRepository(await store()).audit(null, action, object);
 }
 
 export function usageError(message: string): AdminError {

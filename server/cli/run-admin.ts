@@ -273,6 +273,18 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     });
   };
 
+  const moderationActions = async () =>
+    (await import("../moderation/owner-actions.ts")).moderationActions(
+      await moderation(),
+      await engagement(),
+    );
+  const actor = {
+    async audit(action: string, object: string) {
+      const { createOwnerRepository } = await import("../console/owner-repository.ts");
+      await createOwnerRepository(await store()).audit(null, action, object);
+    },
+  };
+
   try {
     return await command.run({
       ...parsed,
@@ -282,6 +294,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       engagement,
       store,
       moderation,
+      moderationActions,
+      actor,
       confirm: io.confirm ?? null,
     });
   } catch (error) {

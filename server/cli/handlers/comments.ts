@@ -1,6 +1,8 @@
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import { toTsv } from "../../lib/csv.ts";
-import { audited, type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
+import type { OwnerActor } from "../../lib/owner-actor.ts";
+import type { ModerationActions } from "../../moderation/owner-actions.ts";
+import { type CommandContext, exitCodes, type Handler, parseId, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */
@@ -85,21 +87,30 @@ export async function commentsList({
   return exitCodes.ok;
 }
 
-/** `comments delete` (commands/comments.ts). */
-export async function commentsDelete({
-  positionals,
-  stdout,
-  engagement,
-  store,
-}: CommandContext): Promise<number> {
-  const id = parseId(positionals[0], "The comment id");
-  if (!(await (await engagement()).comments.removeAsOwner(id))) {
-    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-  }
-  await audited(store, "comment delete", String(id));
-  stdout.write(`Deleted comment ${id}.\n`);
-  return exitCodes.ok;
+/**
+ * A command on one comment (`comments delete|approve|reject|spam`): the
+ * owner's action on its id, and the line `said` prints of what it did.
+ */
+function onComment<Outcome extends string>(
+  act: (actions: ModerationActions, by: OwnerActor, id: number) => Promise<Outcome | "not_found">,
+  said: (id: number, outcome: Outcome) => string,
+): Handler {
+  return async ({ positionals, stdout, moderationActions, actor }) => {
+    const id = parseId(positionals[0], "The comment id");
+    const outcome = await act(await moderationActions(), actor, id);
+    if (outcome === "not_found") {
+      throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
+    }
+    stdout.write(said(id, outcome as Outcome));
+    return exitCodes.ok;
+  };
 }
+
+/** `comments delete` (commands/comments.ts). */
+export const commentsDelete = onComment(
+  (actions, by, id) => actions.remove(by, id),
+  (id) => `Deleted comment ${id}.\n`,
+);
 
 /** `comments pending` (commands/comments.ts). */
 export async function commentsPending({
@@ -113,59 +124,25 @@ export async function commentsPending({
 }
 
 /** `comments approve` (commands/comments.ts). */
-export async function commentsApprove({
-  positionals,
-  stdout,
-  moderation,
-  store,
-}: CommandContext): Promise<number> {
-  const id = parseId(positionals[0], "The comment id");
-  const outcome = await (await moderation()).approveComment(id);
-  if (outcome === "not_found") {
-    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-  }
-  if (outcome === "approved") await audited(store, "comment approve", String(id));
-  stdout.write(
+export const commentsApprove = onComment(
+  (actions, by, id) => actions.approve(by, id),
+  (id, outcome) =>
     outcome === "approved"
       ? `Approved comment ${id}: every reader sees it now.\n`
       : `Comment ${id} was already published.\n`,
-  );
-  return exitCodes.ok;
-}
+);
 
 /** `comments reject` (commands/comments.ts). */
-export async function commentsReject({
-  positionals,
-  stdout,
-  moderation,
-  store,
-}: CommandContext): Promise<number> {
-  const id = parseId(positionals[0], "The comment id");
-  if ((await (await moderation()).rejectComment(id)) === "not_found") {
-    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-  }
-  await audited(store, "comment reject", String(id));
-  stdout.write(`Rejected comment ${id}.\n`);
-  return exitCodes.ok;
-}
+export const commentsReject = onComment(
+  (actions, by, id) => actions.reject(by, id),
+  (id) => `Rejected comment ${id}.\n`,
+);
 
 /** `comments spam` (commands/comments.ts). */
-export async function commentsSpam({
-  positionals,
-  stdout,
-  moderation,
-  store,
-}: CommandContext): Promise<number> {
-  const id = parseId(positionals[0], "The comment id");
-  const outcome = await (await moderation()).markSpam(id);
-  if (outcome === "not_found") {
-    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-  }
-  if (outcome === "marked") await audited(store, "comment spam", String(id));
-  stdout.write(
+export const commentsSpam = onComment(
+  (actions, by, id) => actions.markSpam(by, id),
+  (id, outcome) =>
     outcome === "marked"
       ? `Marked comment ${id} as spam: readers no longer see it, and the filter learnt from it.\n`
       : `Comment ${id} was already marked as spam.\n`,
-  );
-  return exitCodes.ok;
-}
+);

@@ -11,7 +11,6 @@ import { enquiriesCsv } from "../../enquiries/export.ts";
 import { createEnquiriesRepository, type StoredEnquiry } from "../../enquiries/repository.ts";
 import { toTsv } from "../../lib/csv.ts";
 import {
-  audited,
   type CommandContext,
   exitCodes,
   parseId,
@@ -113,12 +112,13 @@ export async function enquiriesClose({
   values,
   stdout,
   store,
+  actor,
 }: CommandContext): Promise<number> {
   const id = parseId(positionals[0], "ID");
   if (!(await (await repositoryOf(store)).update(id, { status: "closed" }))) {
     throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
   }
-  await audited(store, "enquiry closed", `enquiry ${id}`);
+  await actor.audit("enquiry closed", `enquiry ${id}`);
   stdout.write(
     values.json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
   );
@@ -131,12 +131,13 @@ export async function enquiriesDelete({
   values,
   stdout,
   store,
+  actor,
 }: CommandContext): Promise<number> {
   const id = parseId(positionals[0], "ID");
   if (!(await (await repositoryOf(store)).delete(id))) {
     throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
   }
-  await audited(store, "enquiry delete", `enquiry ${id}`);
+  await actor.audit("enquiry delete", `enquiry ${id}`);
   stdout.write(
     values.json ? `${JSON.stringify({ id, deleted: true })}\n` : `Deleted enquiry ${id}.\n`,
   );
@@ -149,10 +150,11 @@ export async function enquiriesExport({
   stdout,
   stderr,
   store,
+  actor,
 }: CommandContext): Promise<number> {
   const list = (await (await repositoryOf(store)).list({ limit: 100_000 })).map(describe);
   const csv = enquiriesCsv(list);
-  await audited(store, "enquiries export", `${list.length} enquiries`);
+  await actor.audit("enquiries export", `${list.length} enquiries`);
   if (typeof values.out === "string") {
     writePrivateFile(values.out, csv);
     stderr.write(`Wrote ${plural(list.length, "enquiry", "enquiries")} to ${values.out}.\n`);

@@ -5,7 +5,7 @@ import { plural } from "../../../contract/plural.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { type Sink, writeExport } from "../../portability/export.ts";
 import { createExportSigner } from "../../portability/signature.ts";
-import { audited, type CommandContext, exitCodes } from "../command.ts";
+import { type CommandContext, exitCodes } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** Streams the export into FILE under a temporary name, readable by its owner only, renamed when whole. */
@@ -34,6 +34,7 @@ export async function exportAll({
   config,
   stdout,
   store,
+  actor,
 }: CommandContext): Promise<number> {
   const db = await store();
   // The owner's comments are signed with the site's secret, so only this
@@ -46,7 +47,7 @@ export async function exportAll({
       counts = await writeExport(db, config, sink, { signer });
     });
     // After the file is whole, so an export read back re-exports to the same file.
-    await audited(store, "export", file);
+    await actor.audit("export", file);
     const rows = Object.values(counts).reduce((a, b) => a + b, 0);
     stdout.write(`Exported ${plural(rows, "row")} to ${values.out}.\n`);
   } else {
@@ -58,7 +59,7 @@ export async function exportAll({
       },
       { signer },
     );
-    await audited(store, "export", "standard output");
+    await actor.audit("export", "standard output");
   }
   return exitCodes.ok;
 }

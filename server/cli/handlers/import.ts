@@ -27,7 +27,7 @@ import {
 } from "../../portability/report.ts";
 import { createExportSigner } from "../../portability/signature.ts";
 import { readWordpress } from "../../portability/wordpress.ts";
-import { audited, type CommandContext, exitCodes, usageError } from "../command.ts";
+import { type CommandContext, exitCodes, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
@@ -200,7 +200,7 @@ async function importComments(
 
 /** `import` (commands/portability.ts). */
 export async function importFile(context: CommandContext): Promise<number> {
-  const { values, positionals, store } = context;
+  const { values, positionals, actor } = context;
   const from = values.from;
   if (typeof from !== "string" || !kinds.includes(from as Kind)) {
     throw usageError(`--from must be one of ${kinds.join(", ")}.`);
@@ -222,7 +222,7 @@ export async function importFile(context: CommandContext): Promise<number> {
       values.subscribers === "confirmed" && typeof basis === "string"
         ? `${path.basename(file)}; subscribers confirmed on this legal basis: ${basis.trim()}`
         : path.basename(file);
-    await audited(store, `import ${from}`, object);
+    await actor.audit(`import ${from}`, object);
   }
   return exitCodes.ok;
 }

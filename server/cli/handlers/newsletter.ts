@@ -9,7 +9,7 @@ import { type Edition, EditionError, readEdition } from "../../newsletter/editio
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { createMailer } from "../../outbox/mailer.ts";
-import { audited, type CommandContext, exitCodes, type Output, usageError } from "../command.ts";
+import { type CommandContext, exitCodes, type Output, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { formatTable } from "../table.ts";
 
@@ -64,6 +64,7 @@ export async function newsletterTest({
   stdout,
   stderr,
   store,
+  actor,
 }: CommandContext): Promise<number> {
   const to = emailSchema.safeParse(typeof values.to === "string" ? values.to : "");
   if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
@@ -81,7 +82,7 @@ export async function newsletterTest({
     mailer.close();
   }
   // The edition, not the address: the trail records what was done, not whom it reached.
-  await audited(store, "newsletter test", edition.slug);
+  await actor.audit("newsletter test", edition.slug);
   stdout.write(`Sent a test copy of ${edition.slug} to ${to.data}.\n`);
   return exitCodes.ok;
 }
@@ -96,6 +97,7 @@ export async function newsletterSend({
   store,
   engagement,
   confirm,
+  actor,
 }: CommandContext): Promise<number> {
   const edition = editionOf(positionals[0] ?? "", config, stderr);
   const subscribers = await (await engagement()).subscribers.count();
@@ -118,7 +120,7 @@ export async function newsletterSend({
     throw new AdminError((error as Error).message);
   }
   const queued = await editionStore.queueEdition(saved.id);
-  await audited(store, "newsletter send", `${edition.slug} (${queued} queued)`);
+  await actor.audit("newsletter send", `${edition.slug} (${queued} queued)`);
   stdout.write(
     `Queued ${edition.slug} ("${edition.subject}") for ${plural(queued, "subscriber")}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
   );
@@ -129,9 +131,9 @@ export async function newsletterSend({
 export async function newsletterReconfirm({
   values,
   stdout,
-  store,
   engagement,
   confirm,
+  actor,
 }: CommandContext): Promise<number> {
   const subscribers = (await engagement()).subscribers;
   const waiting = (await subscribers.reconfirmable().execute()).length;
@@ -151,7 +153,7 @@ export async function newsletterReconfirm({
     }
   }
   const queued = await subscribers.reconfirmImported();
-  await audited(store, "newsletter reconfirm", `${queued} queued`);
+  await actor.audit("newsletter reconfirm", `${queued} queued`);
   stdout.write(
     `Queued a request to confirm for ${queued} imported subscriber${queued === 1 ? "" : "s"}.\n`,
   );

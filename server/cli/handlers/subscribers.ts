@@ -1,6 +1,6 @@
 import { plural } from "../../../contract/plural.ts";
 import { toCsv, toTsv } from "../../lib/csv.ts";
-import { audited, type CommandContext, exitCodes, writePrivateFile } from "../command.ts";
+import { type CommandContext, exitCodes, writePrivateFile } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 function unsubscribeUrl(siteUrl: string, token: string): string {
@@ -34,7 +34,7 @@ export async function subscribersExport({
   stdout,
   stderr,
   engagement,
-  store,
+  actor,
 }: CommandContext): Promise<number> {
   const subscribers = await (await engagement()).subscribers.list();
   // The subscribe endpoint refuses addresses with "=", "(" or "|"
@@ -58,7 +58,7 @@ export async function subscribersExport({
   } else {
     stdout.write(csv);
   }
-  await audited(store, "subscribers export", `${subscribers.length} addresses`);
+  await actor.audit("subscribers export", `${subscribers.length} addresses`);
   return exitCodes.ok;
 }
 
@@ -67,14 +67,14 @@ export async function subscribersRemove({
   positionals,
   stdout,
   engagement,
-  store,
+  actor,
 }: CommandContext): Promise<number> {
   const [email = ""] = positionals;
   if (!(await (await engagement()).subscribers.remove(email))) {
     throw new AdminError(`No subscriber has the address ${email}.`, exitCodes.notFound);
   }
   // The audit trail never holds an address: the removal would leave a copy.
-  await audited(store, "subscriber remove", "1 address");
+  await actor.audit("subscriber remove", "1 address");
   stdout.write(`Removed ${email}.\n`);
   return exitCodes.ok;
 }

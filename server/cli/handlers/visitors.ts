@@ -1,14 +1,14 @@
 import { plural } from "../../../contract/plural.ts";
 import { toTsv } from "../../lib/csv.ts";
-import { audited, type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
+import { type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** `visitor ban` (commands/visitors.ts). */
 export async function visitorBan({
   values,
   stdout,
-  moderation,
-  store,
+  moderationActions,
+  actor,
 }: CommandContext): Promise<number> {
   if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
   const id = parseId(values.comment, "--comment");
@@ -21,12 +21,11 @@ export async function visitorBan({
       );
     }
   }
-  const result = await (await moderation()).banVisitorOfComment(id, days);
+  const result = await (await moderationActions()).ban(actor, id, days);
   if (result === "not_found") {
     throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
   }
   const { ban } = result;
-  await audited(store, "visitor ban", `comment ${id}${days ? `, ${plural(days, "day")}` : ""}`);
   stdout.write(
     `Ban ${ban.id}: the writer of comment ${id} (${ban.coversAddress ? "browser and address" : "browser"}) is refused ${ban.expiresAt ? `until ${ban.expiresAt}` : 'until "visitor unban"'}.\n`,
   );
@@ -37,23 +36,19 @@ export async function visitorBan({
 export async function visitorUnban({
   values,
   stdout,
-  moderation,
-  store,
+  moderationActions,
+  actor,
 }: CommandContext): Promise<number> {
   const byComment = typeof values.comment === "string";
   const byBan = typeof values.ban === "string";
   if (byComment === byBan) throw usageError("Give either --comment ID or --ban ID.");
-  const lifted = await (await moderation()).unban(
+  const lifted = await (await moderationActions()).unban(
+    actor,
     byBan
       ? { banId: parseId(values.ban as string, "--ban") }
       : { commentId: parseId(values.comment as string, "--comment") },
   );
   if (lifted === 0) throw new AdminError("No ban in force matched.", exitCodes.notFound);
-  await audited(
-    store,
-    "visitor unban",
-    byBan ? `ban ${values.ban as string}` : `comment ${values.comment as string}`,
-  );
   stdout.write(`Lifted ${plural(lifted, "ban")}.\n`);
   return exitCodes.ok;
 }
@@ -84,19 +79,16 @@ export async function visitorBans({ values, stdout, moderation }: CommandContext
 export async function visitorPurge({
   values,
   stdout,
-  engagement,
-  store,
+  moderationActions,
+  actor,
 }: CommandContext): Promise<number> {
   if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
   const id = parseId(values.comment, "--comment");
-  const repositories = await engagement();
-  const visitorId = await repositories.comments.authorOf(id);
-  if (visitorId === null) {
+  const removed = await (await moderationActions()).purge(actor, id);
+  if (removed === "not_found") {
     throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
   }
-  const comments = await repositories.comments.removeAllBy(visitorId);
-  const reactions = await repositories.reactions.removeAllBy(visitorId);
-  await audited(store, "visitor purge", `comment ${id}`);
+  const { comments, reactions } = removed;
   stdout.write(
     `Removed ${plural(comments, "comment")} and ${plural(reactions, "reaction")} of the visitor who wrote comment ${id}.\n`,
   );

@@ -9,14 +9,14 @@ import {
   ownerEditRequestSchema,
   ownerReplyRequestSchema,
 } from "../../../contract/console.ts";
-import { plural } from "../../../contract/plural.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, engagement, moderation, defences, spam, insights, audit } = context;
+  const { config, engagement, defences, spam, insights, audit, actor } = context;
+  const actions = context.moderationActions;
 
   /** Each held or spam comment with why it is there. */
   async function withReasons(comments: ConsoleComment[]): Promise<ConsoleComment[]> {
@@ -71,10 +71,8 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      const outcome = await moderation.approveComment(request.params.id);
+      const outcome = await actions.approve(actor(request), request.params.id);
       if (outcome === "not_found") throw notFound("There is no such comment.");
-      if (outcome === "approved")
-        await audit(request, "comment approve", String(request.params.id));
       return reply.code(204).send(null);
     },
   );
@@ -90,10 +88,8 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      if ((await moderation.rejectComment(request.params.id)) === "not_found") {
-        throw notFound("There is no such comment.");
-      }
-      await audit(request, "comment reject", String(request.params.id));
+      const outcome = await actions.reject(actor(request), request.params.id);
+      if (outcome === "not_found") throw notFound("There is no such comment.");
       return reply.code(204).send(null);
     },
   );
@@ -110,9 +106,8 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      const outcome = await moderation.markSpam(request.params.id);
+      const outcome = await actions.markSpam(actor(request), request.params.id);
       if (outcome === "not_found") throw notFound("There is no such comment.");
-      if (outcome === "marked") await audit(request, "comment spam", String(request.params.id));
       return reply.code(204).send(null);
     },
   );
@@ -168,13 +163,9 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      const result = await moderation.banVisitorOfComment(request.params.id, request.body.days);
+      const { id } = request.params;
+      const result = await actions.ban(actor(request), id, request.body.days);
       if (result === "not_found") throw notFound("There is no such comment.");
-      await audit(
-        request,
-        "visitor ban",
-        `comment ${request.params.id}${request.body.days ? `, ${plural(request.body.days, "day")}` : ""}`,
-      );
       return reply.code(204).send(null);
     },
   );
@@ -216,10 +207,8 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      if (!(await engagement.comments.removeAsOwner(request.params.id))) {
-        throw notFound("There is no such comment.");
-      }
-      await audit(request, "comment delete", String(request.params.id));
+      const outcome = await actions.remove(actor(request), request.params.id);
+      if (outcome === "not_found") throw notFound("There is no such comment.");
       return reply.code(204).send(null);
     },
   );

@@ -7,7 +7,9 @@ import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
+import type { OwnerActor } from "../../lib/owner-actor.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
+import { type ModerationActions, moderationActions } from "../../moderation/owner-actions.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { SpamFilter } from "../../moderation/spam/filter.ts";
 import {
@@ -65,6 +67,10 @@ export type ConsoleContext = ConsoleDeps & {
   setSessionCookie(reply: FastifyReply, token: string): void;
   /** Records an action in the audit trail, under the request's session. */
   audit(request: FastifyRequest, action: string, object?: string | null): Promise<void>;
+  /** The owner behind a request, as the owner's actions take it: its session signs the trail. */
+  actor(request: FastifyRequest): OwnerActor;
+  /** The owner's actions on comments and writers (server/moderation/owner-actions.ts). */
+  moderationActions: ModerationActions;
 };
 
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
@@ -110,5 +116,9 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     setSessionCookie: (reply, token) => setOwnerCookie(reply, token, siteUrl),
     audit: (request, action, object = null) =>
       deps.owner.audit(request.ownerSession?.id ?? null, action, object),
+    actor: (request) => ({
+      audit: (action, object) => deps.owner.audit(request.ownerSession?.id ?? null, action, object),
+    }),
+    moderationActions: moderationActions(moderation, engagement),
   };
 }

@@ -17,7 +17,8 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
  * Each change is in the audit trail as if made one by one.
  */
 export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { moderation, insights, audit } = context;
+  const { moderation, insights, actor } = context;
+  const actions = context.moderationActions;
 
   app.get(
     "/comments/queue",
@@ -48,19 +49,9 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
       let done = 0;
       const missing: number[] = [];
       for (const id of new Set(ids)) {
-        if (action === "approve") {
-          const outcome = await moderation.approveComment(id);
-          if (outcome === "not_found") missing.push(id);
-          else if (outcome === "approved") {
-            done++;
-            await audit(request, "comment approve", String(id));
-          }
-        } else if ((await moderation.rejectComment(id)) === "not_found") {
-          missing.push(id);
-        } else {
-          done++;
-          await audit(request, "comment reject", String(id));
-        }
+        const outcome = await actions[action](actor(request), id);
+        if (outcome === "not_found") missing.push(id);
+        else if (outcome !== "already_published") done++;
       }
       return { done, notFound: missing };
     },
@@ -100,10 +91,9 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
       },
     },
     async (request, reply) => {
-      if ((await moderation.unban({ banId: request.params.id })) === 0) {
+      if ((await actions.unban(actor(request), { banId: request.params.id })) === 0) {
         throw notFound("There is no such ban in force.");
       }
-      await audit(request, "visitor unban", `ban ${request.params.id}`);
       return reply.code(204).send(null);
     },
   );

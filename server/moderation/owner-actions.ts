@@ -1,0 +1,76 @@
+import { plural } from "../../contract/plural.ts";
+import type { Engagement } from "../engagement/index.ts";
+import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { Moderation } from "./service.ts";
+
+/**
+ * The owner's actions on comments and their writers, the same from the
+ * console and from the command line (docs/architecture.md, "Owner actions"):
+ * each acts and, when it changed something, writes one line of the audit
+ * trail under its actor. Nothing found to act on is "not_found", and no line.
+ */
+export function moderationActions(
+  moderation: Moderation,
+  { comments, reactions }: Pick<Engagement, "comments" | "reactions">,
+) {
+  return {
+    /** Publishes a held (or caught) comment and approves its writer. */
+    async approve(by: OwnerActor, id: number) {
+      const outcome = await moderation.approveComment(id);
+      if (outcome === "approved") await by.audit("comment approve", String(id));
+      return outcome;
+    },
+
+    /** Removes a comment whatever its state, for its writer too. */
+    async reject(by: OwnerActor, id: number) {
+      const outcome = await moderation.rejectComment(id);
+      if (outcome === "rejected") await by.audit("comment reject", String(id));
+      return outcome;
+    },
+
+    /** Hides a comment from all but its writer, and teaches the spam filter. */
+    async markSpam(by: OwnerActor, id: number) {
+      const outcome = await moderation.markSpam(id);
+      if (outcome === "marked") await by.audit("comment spam", String(id));
+      return outcome;
+    },
+
+    /** Deletes any comment, whoever wrote it; open pages see it go. */
+    async remove(by: OwnerActor, id: number): Promise<"deleted" | "not_found"> {
+      if (!(await comments.removeAsOwner(id))) return "not_found";
+      await by.audit("comment delete", String(id));
+      return "deleted";
+    },
+
+    /** Bans the writer of comment `id`, for `days` days or until lifted. */
+    async ban(by: OwnerActor, id: number, days?: number) {
+      const result = await moderation.banVisitorOfComment(id, days);
+      if (result === "not_found") return result;
+      await by.audit("visitor ban", `comment ${id}${days ? `, ${plural(days, "day")}` : ""}`);
+      return result;
+    },
+
+    /** Lifts one ban, or every ban in force on the writer of a comment; how many. */
+    async unban(by: OwnerActor, target: { banId: number } | { commentId: number }) {
+      const lifted = await moderation.unban(target);
+      if (lifted === 0) return lifted;
+      const object = "banId" in target ? `ban ${target.banId}` : `comment ${target.commentId}`;
+      await by.audit("visitor unban", object);
+      return lifted;
+    },
+
+    /** Removes every comment and reaction of the visitor who wrote comment `id`. */
+    async purge(by: OwnerActor, id: number) {
+      const visitorId = await comments.authorOf(id);
+      if (visitorId === null) return "not_found" as const;
+      const removed = {
+        comments: await comments.removeAllBy(visitorId),
+        reactions: await reactions.removeAllBy(visitorId),
+      };
+      await by.audit("visitor purge", `comment ${id}`);
+      return removed;
+    },
+  };
+}
+
+export type ModerationActions = ReturnType<typeof moderationActions>;
