@@ -274,9 +274,11 @@ describe("configuration", () => {
     });
 
     it("leaves the rules to the server when the client build reads the settings", () => {
-      expect(
-        loadConfig({ NODE_ENV: "production" }, { productionRules: false }).siteUrl,
-      ).toBeDefined();
+      // Production without SITE_URL is refused by the server's rules; the build gets the default.
+      expect(refusal({ NODE_ENV: "production" })).toContain("SITE_URL");
+      expect(loadConfig({ NODE_ENV: "production" }, { productionRules: false }).siteUrl).toBe(
+        "http://localhost:3000",
+      );
     });
   });
 

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
 import { createDatabase, startPostgres } from "../support/postgres.ts";
+import { waitFor } from "../support/wait-for.ts";
 import {
   freshItem,
   json,
@@ -17,14 +18,6 @@ async function listen(t: TestApp) {
 
 async function liveEventsState(t: TestApp) {
   return json(await t.app.inject({ method: "GET", url: "/readyz" }), readinessSchema).liveEvents;
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe("two instances on one PostgreSQL", () => {
@@ -143,7 +136,7 @@ describe("a PostgreSQL restart", () => {
       await server.halt();
       await waitFor(async () => (await liveEventsState(t)) === "reconnecting");
       await server.resume();
-      await waitFor(async () => (await liveEventsState(t)) === "listening", 10_000);
+      await waitFor(async () => (await liveEventsState(t)) === "listening");
       expect((await t.visitor().comment("wifi", "after the restart")).statusCode).toBe(201);
       expect(commentIn((await stream.next("comment")).json)?.content).toBe("after the restart");
     } finally {
