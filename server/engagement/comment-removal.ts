@@ -98,6 +98,9 @@ export async function removeComments(
           ip_hash: null,
           by_owner: 0,
           deleted_at: nowIso(),
+          // A place holds nothing to approve: held again by an edit, its
+          // published replies show under it like any other's.
+          status: "published",
         })
         .where("id", "=", row.id)
         .execute();

@@ -214,6 +214,35 @@ describe.each(backends)("replies on %s", (backend) => {
     expect(await listOf(t.visitor(), postId)).toMatchObject({ comments: [], total: 0 });
   });
 
+  it("shows published replies again as 'Comment deleted' and its answers once the owner rejects a comment held again by an edit", async () => {
+    const postId = freshItem("science");
+    const asker = t.visitor();
+    const { comment: question } = json(
+      await asker.comment(postId, "Why does steel feel colder than wood?", "Asha"),
+      commentResponseSchema,
+    );
+    const { comment: answer } = json(
+      await t.visitor().reply(postId, question.id, "Steel conducts heat away faster.", "Ravi"),
+      commentResponseSchema,
+    );
+    // Edited into a link from a browser the site does not trust yet: held again.
+    const edited = await asker.patch(`/api/comments/${question.id}`, {
+      content: "My build log is at https://gokart-log.in/build",
+      userName: "Asha",
+    });
+    expect(json(edited, commentResponseSchema).comment.awaitingApproval).toBe(true);
+    const owner = new Owner(t);
+    await owner.signIn();
+    expect((await owner.post(`/api/admin/comments/${question.id}/reject`)).statusCode).toBe(204);
+
+    const list = await listOf(t.visitor(), postId);
+    expect(list.comments).toEqual([
+      expect.objectContaining({ id: question.id, deleted: true, content: "" }),
+      expect.objectContaining({ id: answer.id, parentId: question.id }),
+    ]);
+    expect(list.total).toBe(1);
+  });
+
   it("lists a reply with the comment it answers in the owner's command line", async () => {
     const postId = freshItem("science");
     const { comment } = json(
