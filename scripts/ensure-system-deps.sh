@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need from Debian when it is missing: Chromium's
 # headless shell for the browser tests and the size check, Chromium itself for
-# Lighthouse, PostgreSQL for the server tests. Never downloads a browser build.
+# Lighthouse and the test of pages' icons, PostgreSQL for the server tests, a
+# Java runtime for the Nu HTML checker (npm run lint:nu). Never downloads a
+# browser build.
 # With --bench, also wrk, the load generator of `npm run bench`.
 set -euo pipefail
 
@@ -9,6 +11,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromium-headless-shell ] || missing+=(chromium-headless-shell)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+command -v java >/dev/null || missing+=(default-jre-headless)
 [ "${1:-}" != --bench ] || command -v wrk >/dev/null || missing+=(wrk)
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -3,7 +3,7 @@ import { formatDay } from "../../app/lib/format-date.ts";
 import { lastChanged, newestFirst, sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
-import { seriousViolations } from "./support/axe.ts";
+import { seriousViolations, tableViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 
@@ -418,6 +418,18 @@ test.describe("accessibility of item pages", () => {
       }
     });
   }
+
+  test("every table in the writing passes axe's table rules, minor findings included", async ({
+    page,
+  }) => {
+    const withTables = items.filter((item) => item.html.includes("<table"));
+    expect(withTables.length).toBeGreaterThan(0);
+    for (const item of withTables) {
+      await page.goto(item.path);
+      await expect(page.locator("article table").first()).toBeVisible();
+      expect(await tableViolations(page, "article"), item.path).toEqual([]);
+    }
+  });
 });
 
 test.describe("the list pages' JSON-LD", () => {

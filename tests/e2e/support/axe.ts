@@ -27,3 +27,32 @@ export async function seriousViolations(page: Page, include?: string): Promise<s
         `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
     );
 }
+
+/** axe's rules about data tables: headers, their text and what they head. */
+const tableRules = [
+  "empty-table-header",
+  "scope-attr-valid",
+  "table-duplicate-name",
+  "table-fake-caption",
+  "td-has-header",
+  "td-headers-attr",
+  "th-has-data-cells",
+];
+
+/**
+ * axe's findings about the tables inside `include`, whatever their impact
+ * (an empty header cell is "minor" to axe, and a screen reader announces
+ * nothing for it), each as "rule: elements".
+ */
+export async function tableViolations(page: Page, include: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page })
+    .options({ resultTypes: ["violations"] })
+    .include(include)
+    .withRules(tableRules)
+    .setLegacyMode()
+    .analyze();
+  return violations.map(
+    (violation) =>
+      `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+  );
+}
