@@ -1,10 +1,5 @@
 import { createHmac } from "node:crypto";
-import {
-  type Enquiry,
-  otherService,
-  otherServiceLabel,
-  type ValidEnquiry,
-} from "../../contract/enquiries.ts";
+import { otherService, otherServiceLabel, type ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
@@ -17,6 +12,7 @@ import type { SpamFilter } from "../moderation/spam/filter.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
 import { parseEnquiryPayload } from "./outbox-rows.ts";
+import { enquiryReader } from "./owner-actions.ts";
 import {
   createEnquiriesRepository,
   type EnquiriesRepository,
@@ -116,8 +112,7 @@ export function createEnquiries({
   const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
   const queuedListeners = new Set<() => void>();
   const titles = new Map(services.map((service) => [service.id, service.title]));
-  const serviceTitle = (id: string) =>
-    id === otherService ? otherServiceLabel : (titles.get(id) ?? id);
+  const { serviceTitle, toEnquiry } = enquiryReader(services);
   const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
   const messageIdHost = new URL(config.siteUrl).hostname;
   const webhook = Boolean(config.WEBHOOK_URL && config.WEBHOOK_SECRET);
@@ -130,11 +125,6 @@ export function createEnquiries({
     serviceTitle: serviceTitle(enquiry.service),
     ownerAddress: ownerMail,
   });
-
-  function toEnquiry(stored: StoredEnquiry): Enquiry {
-    const { threadId: _thread, ...rest } = stored;
-    return { ...rest, serviceTitle: serviceTitle(stored.service) };
-  }
 
   const composers: Record<"enquiry_notice" | "enquiry_ack" | "enquiry_answer", ComposeMail> = {
     async enquiry_notice(row, db) {

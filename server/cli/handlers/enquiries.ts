@@ -1,14 +1,9 @@
 import { loadServiceTitles } from "../../../content/catalog.ts";
-import {
-  type Enquiry,
-  enquiryStatuses,
-  otherService,
-  otherServiceLabel,
-} from "../../../contract/enquiries.ts";
+import { type Enquiry, enquiryStatuses } from "../../../contract/enquiries.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Store } from "../../db/store.ts";
-import { enquiriesCsv } from "../../enquiries/export.ts";
-import { createEnquiriesRepository, type StoredEnquiry } from "../../enquiries/repository.ts";
+import { enquiryActions, enquiryReader } from "../../enquiries/owner-actions.ts";
+import { createEnquiriesRepository } from "../../enquiries/repository.ts";
 import { toTsv } from "../../lib/csv.ts";
 import {
   type CommandContext,
@@ -19,27 +14,14 @@ import {
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
-function describe(stored: StoredEnquiry): Enquiry {
-  const titles = new Map(loadServiceTitles().map((service) => [service.id, service.title]));
-  const { threadId: _thread, ...rest } = stored;
-  return {
-    ...rest,
-    serviceTitle:
-      stored.service === otherService
-        ? otherServiceLabel
-        : (titles.get(stored.service) ?? stored.service),
-  };
+/** The enquiries on the configured database, read as the console reads them, and the owner's actions. */
+async function enquiriesOf(store: () => Promise<Store>) {
+  const repository = createEnquiriesRepository(await store());
+  const { toEnquiry } = enquiryReader(loadServiceTitles());
+  return { repository, toEnquiry, actions: enquiryActions({ repository, toEnquiry }) };
 }
 
-async function repositoryOf(store: () => Promise<Store>) {
-  return createEnquiriesRepository(await store());
-}
-
-async function existing(store: () => Promise<Store>, id: number): Promise<StoredEnquiry> {
-  const found = await (await repositoryOf(store)).get(id);
-  if (!found) throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
-  return found;
-}
+const missing = (id: number) => new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
 
 /** `enquiries list` (commands/enquiries.ts). */
 export async function enquiriesList({ values, stdout, store }: CommandContext): Promise<number> {
@@ -47,16 +29,15 @@ export async function enquiriesList({ values, stdout, store }: CommandContext): 
   if (status !== undefined && !(enquiryStatuses as readonly string[]).includes(status)) {
     throw usageError(`--status is new, answered or closed, not "${status}".`);
   }
+  const { repository, toEnquiry } = await enquiriesOf(store);
   const list = (
-    await (
-      await repositoryOf(store)
-    ).list({
+    await repository.list({
       status: status as Enquiry["status"] | undefined,
       service: values.service as string | undefined,
       q: values.search as string | undefined,
       limit: 100_000,
     })
-  ).map(describe);
+  ).map(toEnquiry);
   if (values.json) {
     stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return exitCodes.ok;
@@ -87,7 +68,11 @@ export async function enquiriesShow({
   stdout,
   store,
 }: CommandContext): Promise<number> {
-  const enquiry = describe(await existing(store, parseId(positionals[0], "ID")));
+  const id = parseId(positionals[0], "ID");
+  const { repository, toEnquiry } = await enquiriesOf(store);
+  const found = await repository.get(id);
+  if (!found) throw missing(id);
+  const enquiry = toEnquiry(found);
   if (values.json) {
     stdout.write(`${JSON.stringify(enquiry, null, 2)}\n`);
     return exitCodes.ok;
@@ -115,10 +100,8 @@ export async function enquiriesClose({
   actor,
 }: CommandContext): Promise<number> {
   const id = parseId(positionals[0], "ID");
-  if (!(await (await repositoryOf(store)).update(id, { status: "closed" }))) {
-    throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
-  }
-  await actor.audit("enquiry closed", `enquiry ${id}`);
+  const { actions } = await enquiriesOf(store);
+  if (!(await actions.setStatus(actor, id, "closed"))) throw missing(id);
   stdout.write(
     values.json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
   );
@@ -134,10 +117,7 @@ export async function enquiriesDelete({
   actor,
 }: CommandContext): Promise<number> {
   const id = parseId(positionals[0], "ID");
-  if (!(await (await repositoryOf(store)).delete(id))) {
-    throw new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
-  }
-  await actor.audit("enquiry delete", `enquiry ${id}`);
+  if (!(await (await enquiriesOf(store)).actions.remove(actor, id))) throw missing(id);
   stdout.write(
     values.json ? `${JSON.stringify({ id, deleted: true })}\n` : `Deleted enquiry ${id}.\n`,
   );
@@ -152,12 +132,10 @@ export async function enquiriesExport({
   store,
   actor,
 }: CommandContext): Promise<number> {
-  const list = (await (await repositoryOf(store)).list({ limit: 100_000 })).map(describe);
-  const csv = enquiriesCsv(list);
-  await actor.audit("enquiries export", `${list.length} enquiries`);
+  const { csv, count } = await (await enquiriesOf(store)).actions.exportCsv(actor);
   if (typeof values.out === "string") {
     writePrivateFile(values.out, csv);
-    stderr.write(`Wrote ${plural(list.length, "enquiry", "enquiries")} to ${values.out}.\n`);
+    stderr.write(`Wrote ${plural(count, "enquiry", "enquiries")} to ${values.out}.\n`);
   } else {
     stdout.write(csv);
   }

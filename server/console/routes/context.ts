@@ -5,6 +5,7 @@ import { ApiError } from "../../api/errors.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
+import { type EnquiryActions, enquiryActions } from "../../enquiries/owner-actions.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { OwnerActor } from "../../lib/owner-actor.ts";
@@ -71,6 +72,8 @@ export type ConsoleContext = ConsoleDeps & {
   actor(request: FastifyRequest): OwnerActor;
   /** The owner's actions on comments and writers (server/moderation/owner-actions.ts). */
   moderationActions: ModerationActions;
+  /** The owner's actions on enquiries (server/enquiries/owner-actions.ts). */
+  enquiryActions: EnquiryActions;
 };
 
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
@@ -120,5 +123,10 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
       audit: (action, object) => deps.owner.audit(request.ownerSession?.id ?? null, action, object),
     }),
     moderationActions: moderationActions(moderation, engagement),
+    enquiryActions: enquiryActions({
+      repository: enquiries.repository,
+      toEnquiry: enquiries.toEnquiry,
+      mailQueued: () => deps.mailQueued(),
+    }),
   };
 }

@@ -12,7 +12,6 @@ import {
   updateEnquiryRequestSchema,
 } from "../../../contract/enquiries.ts";
 import { notFound } from "../../api/errors.ts";
-import { enquiriesCsv } from "../../enquiries/export.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /**
@@ -22,7 +21,7 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
  * The audit trail names an enquiry by its number, never by what it holds.
  */
 export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { enquiries, audit, mailQueued } = context;
+  const { enquiries, actor, enquiryActions: actions } = context;
   const { repository } = enquiries;
   const services = [...enquiries.services, { id: otherService, title: otherServiceLabel }];
   const missing = () => notFound("There is no such enquiry; it may have been deleted.");
@@ -78,13 +77,12 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
       },
     },
     async (request, reply) => {
-      const all = await repository.list({ limit: 100_000 });
-      await audit(request, "enquiries export", `${all.length} enquiries`);
+      const { csv } = await actions.exportCsv(actor(request));
       const day = new Date().toISOString().slice(0, 10);
       return reply
         .type("text/csv; charset=utf-8")
         .header("content-disposition", `attachment; filename="enquiries-${day}.csv"`)
-        .send(enquiriesCsv(all.map(enquiries.toEnquiry)));
+        .send(csv);
     },
   );
 
@@ -102,11 +100,8 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     async (request) => {
       const { id } = request.params;
       const { status, kept } = request.body;
-      if (!(await repository.update(id, { status, kept }))) throw missing();
-      if (status) await audit(request, `enquiry ${status}`, `enquiry ${id}`);
-      if (kept !== undefined) {
-        await audit(request, kept ? "enquiry keep" : "enquiry release", `enquiry ${id}`);
-      }
+      if (status && !(await actions.setStatus(actor(request), id, status))) throw missing();
+      if (kept !== undefined && !(await actions.keep(actor(request), id, kept))) throw missing();
       return current(id);
     },
   );
@@ -124,10 +119,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     },
     async (request, reply) => {
       const { id } = request.params;
-      const answer = await repository.answer(id, request.body.body);
-      if (!answer) throw missing();
-      mailQueued();
-      await audit(request, "enquiry answer", `enquiry ${id}`);
+      if (!(await actions.answer(actor(request), id, request.body.body))) throw missing();
       return reply.code(201).send(await current(id));
     },
   );
@@ -143,9 +135,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
-      if (!(await repository.delete(id))) throw missing();
-      await audit(request, "enquiry delete", `enquiry ${id}`);
+      if (!(await actions.remove(actor(request), request.params.id))) throw missing();
       return reply.code(204).send(null);
     },
   );

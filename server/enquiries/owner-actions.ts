@@ -1,0 +1,80 @@
+import {
+  type Enquiry,
+  type EnquiryStatusName,
+  otherService,
+  otherServiceLabel,
+} from "../../contract/enquiries.ts";
+import type { OwnerActor } from "../lib/owner-actor.ts";
+import { enquiriesCsv } from "./export.ts";
+import type { EnquiriesRepository, StoredEnquiry } from "./repository.ts";
+
+/** How the owner reads an enquiry: with its service's title, without its mail thread's id. */
+export function enquiryReader(services: { id: string; title: string }[]) {
+  const titles = new Map(services.map((service) => [service.id, service.title]));
+  const serviceTitle = (id: string) =>
+    id === otherService ? otherServiceLabel : (titles.get(id) ?? id);
+  return {
+    serviceTitle,
+    toEnquiry: ({ threadId: _thread, ...rest }: StoredEnquiry): Enquiry => ({
+      ...rest,
+      serviceTitle: serviceTitle(rest.service),
+    }),
+  };
+}
+
+/**
+ * The owner's actions on enquiries, the same from the console and from the
+ * command line (docs/architecture.md, "Owner actions"): each acts and writes
+ * one line of the audit trail under its actor, which names an enquiry by its
+ * number, never by what it holds. An enquiry that is not there is false, and no line.
+ */
+export function enquiryActions({
+  repository,
+  toEnquiry,
+  mailQueued = () => {},
+}: {
+  repository: EnquiriesRepository;
+  toEnquiry(stored: StoredEnquiry): Enquiry;
+  /** Wakes this instance's outbox worker once an answer is queued. */
+  mailQueued?: () => void;
+}) {
+  return {
+    /** Marks an enquiry new, answered or closed. */
+    async setStatus(by: OwnerActor, id: number, status: EnquiryStatusName): Promise<boolean> {
+      if (!(await repository.update(id, { status }))) return false;
+      await by.audit(`enquiry ${status}`, `enquiry ${id}`);
+      return true;
+    },
+
+    /** Keeps an enquiry past the retention period, or lets it go again. */
+    async keep(by: OwnerActor, id: number, kept: boolean): Promise<boolean> {
+      if (!(await repository.update(id, { kept }))) return false;
+      await by.audit(kept ? "enquiry keep" : "enquiry release", `enquiry ${id}`);
+      return true;
+    },
+
+    /** Answers by mail, threaded under the acknowledgement. */
+    async answer(by: OwnerActor, id: number, body: string): Promise<boolean> {
+      if (!(await repository.answer(id, body))) return false;
+      mailQueued();
+      await by.audit("enquiry answer", `enquiry ${id}`);
+      return true;
+    },
+
+    /** Deletes an enquiry with its answers and every mail about it. */
+    async remove(by: OwnerActor, id: number): Promise<boolean> {
+      if (!(await repository.delete(id))) return false;
+      await by.audit("enquiry delete", `enquiry ${id}`);
+      return true;
+    },
+
+    /** Every enquiry as CSV, newest first, and how many. */
+    async exportCsv(by: OwnerActor): Promise<{ csv: string; count: number }> {
+      const all = (await repository.list({ limit: 100_000 })).map(toEnquiry);
+      await by.audit("enquiries export", `${all.length} enquiries`);
+      return { csv: enquiriesCsv(all), count: all.length };
+    },
+  };
+}
+
+export type EnquiryActions = ReturnType<typeof enquiryActions>;
