@@ -23,6 +23,7 @@ import { createFormTokens } from "./lib/form-token.ts";
 import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
+import { newsletterLinkPages } from "./newsletter/link-pages.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { replyComposers } from "./notifications/reply-mails.ts";
@@ -365,6 +366,7 @@ export async function buildApp({
 
     await app.register(commentActionRoutes, owner.routes);
     await app.register(replyMailRoutes, { watches: replyWatches, siteUrl: config.siteUrl });
+    await app.register(newsletterLinkPages, { engagement, siteUrl: config.siteUrl });
     await app.register(enquiryPages, {
       enquiries,
       siteUrl: config.siteUrl,

@@ -71,3 +71,26 @@ test("opening the link alone confirms nothing", async ({ page, request }, testIn
   await page.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByRole("status")).toHaveText(/confirmed/);
 });
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the mailed link confirms by the page's own form, and says so once it is used", async ({
+    page,
+    request,
+  }, testInfo) => {
+    const email = `no-script-${testInfo.project.name}-${randomBytes(4).toString("hex")}@example.com`;
+    await request.post(`${server.url}/api/subscribers`, {
+      data: { email, formToken: formTokenFor({ DATA_DIR: dataDir }) },
+      headers: { Origin: server.url },
+    });
+    const link = await confirmationLink(dataDir, email);
+    await page.goto(link);
+    await expect(page.getByText(/needs JavaScript/)).toHaveCount(0);
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("heading", { name: "Subscription confirmed" })).toBeVisible();
+    await page.goto(link);
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("heading", { name: "Already confirmed" })).toBeVisible();
+  });
+});

@@ -107,6 +107,42 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect(json(already, errorResponseSchema).error.code).toBe("already_subscribed");
   });
 
+  it("confirms and unsubscribes without JavaScript, by the page's button posting back to the link", async () => {
+    const email = "no-script@example.com";
+    const token = tokenOfMail(await subscribeAndReceive(email));
+    const post = (url: string, origin = siteUrl) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        payload: "",
+      });
+    const page = (body: string) => body.match(/<h1>([^<]*)<\/h1>/)?.[1];
+
+    const elsewhere = await post(`/newsletter/confirm?token=${token}`, "https://evil.example");
+    expect(elsewhere.statusCode).toBe(403);
+    expect((await states()).find((row) => row.email === email)?.status).toBe("pending");
+    const confirmed = await post(`/newsletter/confirm?token=${token}`);
+    expect([confirmed.statusCode, page(confirmed.body)]).toEqual([200, "Subscription confirmed"]);
+    expect(confirmed.headers["content-type"]).toMatch(/^text\/html/);
+    expect((await states()).find((row) => row.email === email)?.status).toBe("confirmed");
+    // A used link says so, rather than asking again.
+    const again = await post(`/newsletter/confirm?token=${token}`);
+    expect([again.statusCode, page(again.body)]).toEqual([200, "Already confirmed"]);
+    const unknown = await post(`/newsletter/confirm?token=${"x".repeat(43)}`);
+    expect([unknown.statusCode, page(unknown.body)]).toEqual([404, "This link is not known"]);
+
+    const [row] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
+      email,
+    ]);
+    const unsubscribe = `/unsubscribe?token=${row?.unsubscribe_token}`;
+    const removed = await post(unsubscribe);
+    expect([removed.statusCode, page(removed.body)]).toEqual([200, "Unsubscribed"]);
+    expect((await states()).some((row) => row.email === email)).toBe(false);
+    expect(page((await post(unsubscribe)).body)).toBe("Unsubscribed");
+    expect((await post("/unsubscribe?token=nonsense")).statusCode).toBe(404);
+  });
+
   it("refuses an expired link, and an unknown or malformed one", async () => {
     const token = tokenOfMail(await subscribeAndReceive("late@example.com"));
     await runSql(t, "update confirmation_tokens set expires_at = ?", [

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import { confirmRequestSchema, unsubscribeTokenSchema } from "../../contract/api.ts";
+import { storeFailureOf } from "../db/errors.ts";
+import type { Engagement } from "../engagement/index.ts";
+import {
+  type ActionPage,
+  fromElsewhere,
+  fromSite,
+  linkPages,
+  paragraph,
+} from "../lib/action-page.ts";
+
+/**
+ * The newsletter's mailed links without JavaScript (docs/product.md,
+ * "Without JavaScript"). The pages at `/newsletter/confirm` and
+ * `/unsubscribe` are built, and their island reads the link's token; without
+ * script, their button is an ordinary form that posts back to the same
+ * address, token and all, and is answered here with a page of its own.
+ * Opening a link still changes nothing: only the button's POST, from this
+ * site, does.
+ */
+export const newsletterLinkPages: FastifyPluginAsync<{
+  engagement: Pick<Engagement, "subscribers">;
+  siteUrl: string;
+}> = async (app, { engagement, siteUrl }) => {
+  const siteOrigin = new URL(siteUrl).origin;
+  app.addContentTypeParser(
+    ["application/x-www-form-urlencoded", "multipart/form-data"],
+    { parseAs: "string", bodyLimit: 2048 },
+    (_request, _body, done) => done(null, null),
+  );
+  const send = linkPages(app, {
+    note: "Engage with Engineer · newsletter",
+    mail: "the newsletter's mail",
+    failure: "newsletter link failed",
+    failureOf: storeFailureOf,
+  });
+  const elsewhere: ActionPage = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
+  const tokenOf = (request: FastifyRequest) => {
+    const { token } = request.query as { token?: unknown };
+    return typeof token === "string" ? token : "";
+  };
+  const unknownLink = (what: string): ActionPage => ({
+    title: "This link is not known",
+    body: paragraph(
+      `It may have been copied incompletely. Open the ${what} link exactly as it is in the mail.`,
+    ),
+  });
+
+  app.post("/newsletter/confirm", async (request, reply) => {
+    if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
+    const token = confirmRequestSchema.shape.token.safeParse(tokenOf(request));
+    const outcome = token.success ? await engagement.subscribers.confirm(token.data) : "unknown";
+    if (outcome === "unknown") return send(reply, 404, unknownLink("confirmation"));
+    if (outcome === "expired") {
+      return send(reply, 410, {
+        title: "This link has expired",
+        body: paragraph(
+          "Confirmation links work for 48 hours. Subscribe again with the form at the foot of any page to get a new one.",
+        ),
+      });
+    }
+    if (outcome === "used") {
+      return send(reply, 200, {
+        title: "Already confirmed",
+        body: paragraph(
+          "This link has been used already, so the subscription it was mailed for is confirmed. Nothing more to do.",
+        ),
+      });
+    }
+    return send(reply, 200, {
+      title: "Subscription confirmed",
+      body: paragraph(
+        "Thank you: your subscription is confirmed. The next edition will come to this address.",
+      ),
+    });
+  });
+
+  app.post("/unsubscribe", async (request, reply) => {
+    if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
+    const token = unsubscribeTokenSchema.safeParse(tokenOf(request));
+    const outcome = token.success
+      ? await engagement.subscribers.unsubscribe(token.data)
+      : "unknown";
+    if (outcome === "unknown") return send(reply, 404, unknownLink("unsubscribe"));
+    return send(reply, 200, {
+      title: "Unsubscribed",
+      body: paragraph(
+        outcome === "already"
+          ? "This address was unsubscribed already: no more editions will be sent to it."
+          : "Done: no more editions will be sent to this address, and the site has forgotten it.",
+      ),
+    });
+  });
+};
