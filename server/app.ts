@@ -79,6 +79,10 @@ function trustedProxies(setting: Config["TRUST_PROXY"]) {
   return (_address: string, hop: number) => hop < setting;
 }
 
+/** What `/readyz` says while the database answers but cannot write. */
+const storeCannotWrite =
+  "the database cannot write (its disk is full, failing or read-only): nothing can be saved";
+
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
   config,
@@ -191,11 +195,9 @@ export async function buildApp({
   });
   app.decorate("eventStreams", eventStreams);
 
-  // The composition root, read top to bottom: secrets and keys, each derived
-  // once; the store and the event bus; the domain modules, each after those it
-  // uses (docs/architecture.md, "Server floors"); then the routes.
-  const cookieSecret = resolveCookieSecret(config);
-  const writerKeys = createWriterKeys(cookieSecret);
+  // The composition root, read top to bottom: the store and the event bus;
+  // secrets and keys, each derived once; the domain modules, each after those
+  // it uses (docs/architecture.md, "Server floors"); then the routes.
   const {
     store,
     events,
@@ -204,6 +206,17 @@ export async function buildApp({
   } = await openStoreAndBus(config, app.log, {
     ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
   });
+  // Made after the database, which is refused when it is empty beside a
+  // secret of an earlier start (server/startup.ts): a first start that stops
+  // before its database exists leaves no secret behind.
+  let cookieSecret: string;
+  try {
+    cookieSecret = resolveCookieSecret(config);
+  } catch (error) {
+    await closeStore();
+    throw error;
+  }
+  const writerKeys = createWriterKeys(cookieSecret);
   const notifications = createNotifications(config, {
     titles: items.science,
     ...notificationOptions,
@@ -302,10 +315,15 @@ export async function buildApp({
         () => true,
         () => false,
       );
-      return reply.code(reachable ? 200 : 503).send({
-        status: reachable ? "ready" : "unavailable",
+      // A database that answers but refuses writes (a full disk, read-only)
+      // is not ready either; the check writes only after a write failed so.
+      const writable = reachable && (await store.writable());
+      const ready = reachable && writable;
+      return reply.code(ready ? 200 : 503).send({
+        status: ready ? "ready" : "unavailable",
         database: store.kind,
         liveEvents: bus.healthy ? "listening" : "reconnecting",
+        ...(reachable && !writable ? { reason: storeCannotWrite } : {}),
       });
     });
 

@@ -96,6 +96,11 @@ const envSchema = z
         .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
         .optional(),
     ),
+    // On PostgreSQL, how long one of the server's statements may run, and a
+    // transaction sit idle, before the database ends it and the request
+    // answers 503; the driver gives up a second later, when the connection
+    // itself stopped answering.
+    DATABASE_STATEMENT_TIMEOUT_SECONDS: seconds(10),
     COOKIE_SECRET: optionalText.pipe(
       z.string().min(32, "must be at least 32 characters long").optional(),
     ),

@@ -1,9 +1,11 @@
 import type { Config } from "./config.ts";
+import { refuseLostDatabase } from "./db/lost-database.ts";
 import { migrateToLatest, openStore, type Store } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
 import type { CommentNotifier, ReplyNotifier } from "./engagement/comment-notifier.ts";
 import { createEngagement, type Engagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
+import { cookieSecretFileOf } from "./engagement/visitor.ts";
 import type { WriterKeys } from "./engagement/writer-keys.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
@@ -24,11 +26,17 @@ export type StoreAndBus = {
   close(): Promise<void>;
 };
 
-type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR">;
+type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMENT_TIMEOUT_SECONDS">;
 
 /**
  * Opens the store named by the configuration, migrates it, and starts the
  * live event bus that suits it.
+ *
+ * On SQLite, a database file of zero bytes beside the cookie secret an
+ * earlier start wrote is refused (server/db/lost-database.ts). On PostgreSQL
+ * the server's statements are held to DATABASE_STATEMENT_TIMEOUT_SECONDS;
+ * the migrations run first on a connection of their own without it, since
+ * one may rightly take long on a large table.
  */
 export async function openStoreAndBus(
   config: StoreConfig,
@@ -40,15 +48,28 @@ export async function openStoreAndBus(
     connectionWaitMs?: number;
   } = {},
 ): Promise<StoreAndBus> {
-  const options = storeOptionsOf(config);
+  const named = storeOptionsOf(config);
+  const options =
+    named.kind === "postgres" && connectionWaitMs ? { ...named, connectionWaitMs } : named;
+  if (options.kind === "sqlite") refuseLostDatabase(options.file, cookieSecretFileOf(config));
+  if (options.kind === "postgres") {
+    const migrating = await openStore(options, log);
+    try {
+      await migrateToLatest(migrating);
+    } finally {
+      await migrating.close();
+    }
+  }
   const store = await openStore(
-    options.kind === "postgres" && connectionWaitMs ? { ...options, connectionWaitMs } : options,
+    options.kind === "postgres"
+      ? { ...options, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 }
+      : options,
     log,
   );
   let bus: EventBus;
   const events = createEventJournal(store);
   try {
-    await migrateToLatest(store);
+    if (store.kind === "sqlite") await migrateToLatest(store);
     if (config.DATABASE_URL) {
       const { createPostgresBus } = await import("./events/postgres-bus.ts");
       bus = await createPostgresBus({

@@ -1,7 +1,8 @@
 import { hasZodFastifySchemaValidationErrors } from "@fastify/type-provider-zod";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorCode, ErrorResponse } from "../../contract/api.ts";
-import { isDatabaseUnavailable } from "../db/errors.ts";
+import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
+import { paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
 
 /** An answer the API gives on purpose, with its stable code. */
 export class ApiError extends Error {
@@ -38,13 +39,50 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
 };
 
 /**
- * The answer while the database cannot be reached (stopped, restarting, out
- * of connections): a 503 the client may retry after `retryAfterSeconds`.
+ * What a request answers while the database cannot serve it
+ * (server/db/errors.ts): 503 with Retry-After, and a message that says so
+ * plainly. `unreachable`: the database is stopped, restarting, out of
+ * connections or too slow to answer. `unwritable`: it cannot write (its disk
+ * is full, or it is read-only), so nothing was saved; a person must act
+ * first, hence the longer wait.
  */
-const databaseAway = {
-  message: "The site's database cannot be reached right now; try again in a minute.",
-  retryAfterSeconds: 60,
+const storeMessages: Record<StoreFailure["kind"], string> = {
+  unreachable: "The site's database cannot be reached right now; try again in a minute.",
+  unwritable:
+    "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes.",
 };
+
+/** The database's failure behind `error`, with what to answer, or undefined when it is none. */
+export function databaseFailureOf(
+  error: unknown,
+): (StoreFailure & { message: string }) | undefined {
+  const failure = storeFailureOf(error);
+  return failure && { ...failure, message: storeMessages[failure.kind] };
+}
+
+/**
+ * The same answer as a page, for the API's forms that work without
+ * JavaScript: 503 with Retry-After, never kept by a cache. The failure is
+ * logged, as the API's error handler logs its own.
+ */
+export function sendDatabaseFailurePage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  failure: StoreFailure & { message: string },
+) {
+  request.log.error({ err: error }, "request failed");
+  reply.header("retry-after", String(failure.retryAfterSeconds));
+  return sendPage(
+    reply,
+    503,
+    renderActionPage({
+      note: "Engage with Engineer",
+      title: failure.kind === "unwritable" ? "Nothing was saved" : "Please try again shortly",
+      body: paragraph(failure.message),
+    }),
+  );
+}
 
 /** What a failure of ours answers: never the error's own text (an address, SQL, a driver's message). */
 const ourFailure = {
@@ -71,9 +109,8 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
   }
   const known = error.code ? fastifyClientErrors[error.code] : undefined;
   if (known) return { status: known[0], code: known[1], message: known[2] };
-  if (isDatabaseUnavailable(error)) {
-    return { status: 503, code: "service_unavailable", message: databaseAway.message };
-  }
+  const failure = databaseFailureOf(error);
+  if (failure) return { status: 503, code: "service_unavailable", message: failure.message };
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     // Any other client error Fastify raises: keep its status, never its internals.
     return {
@@ -101,9 +138,8 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
     request.log[status >= 500 ? "warn" : "info"]({ code: body.code, status }, "request refused");
   } else if (status >= 500) request.log.error({ err: error }, "request failed");
   else request.log.info({ code: body.code, status }, "request refused");
-  if (isDatabaseUnavailable(error)) {
-    reply.header("retry-after", String(databaseAway.retryAfterSeconds));
-  }
+  const failure = databaseFailureOf(error);
+  if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
   return reply.code(status).send({ error: body } satisfies ErrorResponse);
 }
 
@@ -113,7 +149,7 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
  * A client's error keeps Fastify's answer, as before; a failure of ours
  * answers in the API's shape and never with the error's text, which names
  * addresses and queries: 503 with Retry-After while the database cannot be
- * reached, else 500. The failure itself is logged by the access log's
+ * reached or cannot write, else 500. The failure itself is logged by the access log's
  * onError hook (server/logging.ts).
  */
 export function siteErrorHandler(
@@ -125,12 +161,13 @@ export function siteErrorHandler(
   // Fastify's default handler, the next one up, answers it as it always has.
   if (status !== undefined && status >= 400 && status < 500) throw error;
   if (request.socket?.destroyed === true) return;
-  if (isDatabaseUnavailable(error)) {
+  const failure = databaseFailureOf(error);
+  if (failure) {
     return reply
       .code(503)
-      .header("retry-after", String(databaseAway.retryAfterSeconds))
+      .header("retry-after", String(failure.retryAfterSeconds))
       .send({
-        error: { code: "service_unavailable", message: databaseAway.message },
+        error: { code: "service_unavailable", message: failure.message },
       } satisfies ErrorResponse);
   }
   return reply.code(500).send({ error: ourFailure } satisfies ErrorResponse);

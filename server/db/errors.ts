@@ -18,6 +18,10 @@ export function isUniqueViolation(error: unknown): boolean {
 // BUSY, LOCKED, NOMEM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB.
 const sqliteUnavailable = new Set([5, 6, 7, 8, 10, 11, 13, 14, 26]);
 
+// Of those, the ones that mean the store cannot write: READONLY, IOERR
+// (every SQLITE_IOERR_* shares its primary code), FULL ("database or disk is full").
+const sqliteUnwritable = new Set([8, 10, 13]);
+
 const networkCodes = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -36,13 +40,48 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof errcode === "number") return sqliteUnavailable.has(errcode & 0xff);
   if (typeof code === "string") {
     if (networkCodes.has(code)) return true;
-    // PostgreSQL classes 08 (connection), 53 (resources), 57P (shutdown, crash recovery).
+    // PostgreSQL classes 08 (connection), 53 (resources), 57P (shutdown, crash
+    // recovery); 57014, a statement cancelled by statement_timeout; 25006, a
+    // write refused by a read-only server; 25P03, a transaction left idle too long.
     if (/^(08|53|57P)/.test(code)) return true;
+    if (code === "57014" || code === "25006" || code === "25P03") return true;
   }
   if (typeof message === "string") {
-    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|database is not open|Cannot use a pool after calling end/i.test(
+    // "Query read timeout": the driver gave up on an answer (query_timeout, server/db/store.ts).
+    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|database is not open|Cannot use a pool after calling end|Query read timeout/i.test(
       message,
     );
   }
   return false;
+}
+
+/**
+ * True when a write failed because the store cannot write at all: its disk is
+ * full, it fails to write, or it is read-only. SQLite: SQLITE_FULL,
+ * SQLITE_IOERR*, SQLITE_READONLY*; PostgreSQL: class 53 (insufficient
+ * resources, 53100 disk_full among them) but for too many connections, which
+ * is a connection's failure, and 25006 (read_only_sql_transaction).
+ */
+export function isStoreUnwritable(error: unknown): boolean {
+  const { code, errcode } = driverError(error);
+  if (typeof errcode === "number") return sqliteUnwritable.has(errcode & 0xff);
+  if (typeof code === "string") {
+    return code === "25006" || (code.startsWith("53") && code !== "53300");
+  }
+  return false;
+}
+
+/**
+ * What a failure of the database means for the one who asked, or undefined
+ * when it is not one (a bug of ours, a refused constraint): `unwritable`, the
+ * store cannot save anything now (a person must free space or make it
+ * writable, so try again in minutes); `unreachable`, it cannot be reached or
+ * answered too late (try again in a minute). Both answer 503 with Retry-After.
+ */
+export type StoreFailure = { kind: "unwritable" | "unreachable"; retryAfterSeconds: number };
+
+export function storeFailureOf(error: unknown): StoreFailure | undefined {
+  if (isStoreUnwritable(error)) return { kind: "unwritable", retryAfterSeconds: 300 };
+  if (isDatabaseUnavailable(error)) return { kind: "unreachable", retryAfterSeconds: 60 };
+  return undefined;
 }

@@ -10,21 +10,59 @@ import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely
  */
 const statementCacheSize = 200;
 
+/** How long a statement waits for another process's lock before SQLITE_BUSY. */
+export const busyTimeoutMs = 5000;
+
+/** What the store hears of the statements it runs (server/db/store.ts). */
+export type SqliteWatch = {
+  /** Every error SQLite raises, before Kysely passes it on. */
+  onError(error: unknown): void;
+  /** A statement deleted or overwrote rows of a table that holds what people wrote or gave. */
+  onErasure(): void;
+};
+
+/**
+ * The tables whose deleted or overwritten rows must not outlive their
+ * deletion in the write-ahead log: comments and what the spam filter kept of
+ * them, enquiries, subscribers, reply addresses, reactions (with their names)
+ * and the live-update journal. Kysely writes `delete from "t"` and `update "t"`.
+ */
+const erasing =
+  /^(?:delete from|update) "(?:science_comments|spam_examples|spam_screening|enquiries|enquiry_answers|enquiry_acknowledgements|subscribers|confirmation_requests|reply_addresses|reply_watches|science_reactions|mythology_reactions|events)"/;
+
 class CachedStatement implements SqliteStatement {
   readonly reader: boolean;
   readonly #statement: StatementSync;
+  readonly #watch: SqliteWatch | undefined;
+  readonly #erases: boolean;
 
-  constructor(statement: StatementSync) {
+  constructor(statement: StatementSync, sql: string, watch: SqliteWatch | undefined) {
     this.#statement = statement;
     this.reader = statement.columns().length > 0;
+    this.#watch = watch;
+    this.#erases = erasing.test(sql);
   }
 
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.#statement.all(...(parameters as SQLInputValue[]));
+    try {
+      const rows = this.#statement.all(...(parameters as SQLInputValue[]));
+      if (this.#erases && rows.length > 0) this.#watch?.onErasure();
+      return rows;
+    } catch (error) {
+      this.#watch?.onError(error);
+      throw error;
+    }
   }
 
   run(parameters: ReadonlyArray<unknown>) {
-    return this.#statement.run(...(parameters as SQLInputValue[]));
+    try {
+      const result = this.#statement.run(...(parameters as SQLInputValue[]));
+      if (this.#erases && Number(result.changes) > 0) this.#watch?.onErasure();
+      return result;
+    } catch (error) {
+      this.#watch?.onError(error);
+      throw error;
+    }
   }
 
   iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
@@ -32,21 +70,51 @@ class CachedStatement implements SqliteStatement {
   }
 }
 
+/**
+ * ROLLBACK when there is nothing to roll back. SQLite ends a transaction
+ * itself when a write in it fails for want of space or on an I/O error
+ * (SQLITE_FULL, SQLITE_IOERR…); Kysely's ROLLBACK would then fail ("no
+ * transaction is active") and its error would replace the one that explains
+ * the failure, which answers 503 (server/db/errors.ts).
+ */
+class SettledRollback implements SqliteStatement {
+  readonly reader = false;
+  all(): unknown[] {
+    return [];
+  }
+  run() {
+    return { changes: 0, lastInsertRowid: 0 };
+  }
+  *iterate(): IterableIterator<unknown> {}
+}
+
+const settledRollback = new SettledRollback();
+
 class NodeSqliteDatabase implements SqliteDatabase {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, CachedStatement>();
+  readonly #watch: SqliteWatch | undefined;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, watch: SqliteWatch | undefined) {
     this.#db = db;
+    this.#watch = watch;
   }
 
   prepare(sql: string): SqliteStatement {
+    if (sql.startsWith("rollback") && !this.#db.isTransaction) return settledRollback;
     let statement = this.#statements.get(sql);
     if (!statement) {
       // Queries built from user data never reach here as SQL text (they are
       // parameters), so the set of strings is small; the bound is a safeguard.
       if (this.#statements.size >= statementCacheSize) this.#statements.clear();
-      statement = new CachedStatement(this.#db.prepare(sql));
+      let prepared: StatementSync;
+      try {
+        prepared = this.#db.prepare(sql);
+      } catch (error) {
+        this.#watch?.onError(error);
+        throw error;
+      }
+      statement = new CachedStatement(prepared, sql, this.#watch);
       this.#statements.set(sql, statement);
     }
     return statement;
@@ -61,15 +129,17 @@ class NodeSqliteDatabase implements SqliteDatabase {
 /**
  * Opens (creating if needed) a SQLite file in WAL mode for one server process.
  * `secure_delete` overwrites what a deletion frees, so a deleted comment's text
- * does not linger in the file's free pages (docs/product.md, "Privacy and Terms").
+ * does not linger in the file's free pages (docs/product.md, "Privacy and Terms");
+ * `watch.onErasure` lets the store empty the write-ahead log, which still
+ * holds the pages as they were, soon after (server/db/store.ts).
  */
-export function createSqliteDialect(file: string): SqliteDialect {
-  const db = new DatabaseSync(file, { timeout: 5000 });
+export function createSqliteDialect(file: string, watch?: SqliteWatch): SqliteDialect {
+  const db = new DatabaseSync(file, { timeout: busyTimeoutMs });
   db.exec(`
     pragma journal_mode = wal;
     pragma synchronous = full;
     pragma foreign_keys = on;
     pragma secure_delete = on;
   `);
-  return new SqliteDialect({ database: new NodeSqliteDatabase(db) });
+  return new SqliteDialect({ database: new NodeSqliteDatabase(db, watch) });
 }

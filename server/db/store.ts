@@ -2,9 +2,11 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import path from "node:path";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
+import type pg from "pg";
+import { isStoreUnwritable } from "./errors.ts";
 import { migrations } from "./migrations.ts";
 import type { Database, DatabaseKind } from "./schema.ts";
-import { createSqliteDialect } from "./sqlite-dialect.ts";
+import { busyTimeoutMs, createSqliteDialect } from "./sqlite-dialect.ts";
 
 export type StoreOptions =
   | { kind: "sqlite"; file: string }
@@ -14,6 +16,14 @@ export type StoreOptions =
       poolSize?: number;
       /** How long a query waits for a free connection before failing (503); 5 s by default. */
       connectionWaitMs?: number;
+      /**
+       * How long one statement may run, and a transaction sit idle, before
+       * PostgreSQL ends it (503); the driver gives up on an answer one second
+       * later, so a connection that stopped answering fails too instead of
+       * hanging. None by default: the server sets it (server/startup.ts);
+       * migrations and the command line go without.
+       */
+      statementTimeoutMs?: number;
     };
 
 /** The engagement database, whichever engine holds it. */
@@ -22,6 +32,13 @@ export type Store = {
   db: Kysely<Database>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * False while the database refuses writes: its disk is full, it fails to
+   * write, or it is read-only (`isStoreUnwritable`). Costs nothing until a
+   * write has failed so; from then on each call tries a tiny write, and the
+   * first that succeeds ends it.
+   */
+  writable(): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -48,36 +65,175 @@ function createPrivately(file: string): void {
   }
 }
 
+/**
+ * The token of the readiness check's write: a spent form token no form can
+ * hold (theirs are `time.nonce.signature`), inserted and deleted again in one
+ * transaction, so it is never seen.
+ */
+const probeToken = "store write probe";
+
+/**
+ * How soon after a deletion SQLite's write-ahead log is emptied into the
+ * database file; deletions within it share one checkpoint.
+ */
+const erasureCheckpointMs = 1000;
+/** When the log could not be emptied (another process was reading it), the next try. */
+const erasureRetryMs = 5000;
+
+/**
+ * A query the driver gave up on (`query_timeout`) leaves its connection
+ * waiting for an answer that may never come: end it, so the pool opens a new
+ * one rather than handing that one out again. Every failed query is
+ * reported to `failed`.
+ */
+function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): void {
+  const query = client.query as (...args: unknown[]) => unknown;
+  client.query = function watched(this: pg.PoolClient, ...args: unknown[]) {
+    const result = query.apply(this, args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        failed(error);
+        if (error instanceof Error && error.message === "Query read timeout") {
+          this.connection.stream.destroy();
+        }
+      });
+    }
+    return result;
+  } as typeof client.query;
+}
+
 /** Opens the database; the PostgreSQL driver is loaded only when it is used. */
 export async function openStore(options: StoreOptions, log?: Logger): Promise<Store> {
   let db: Kysely<Database>;
+  // Since when writes fail because the store cannot write; undefined while they do not.
+  let unwritableSince: number | undefined;
+  const noteFailure = (error: unknown) => {
+    if (isStoreUnwritable(error)) unwritableSince ??= Date.now();
+  };
+  // SQLite: the checkpoint that empties the write-ahead log after a deletion.
+  let erasureTimer: ReturnType<typeof setTimeout> | undefined;
+  let erasurePending = false;
+  let emptying: Promise<void> | undefined;
+  let erasureFailing = false;
+  let closed = false;
+
+  /**
+   * Copies the write-ahead log into the database file and truncates it, so
+   * that what a deletion removed (overwritten in the file by `secure_delete`)
+   * is in neither file any more. On the store's one connection, between its
+   * transactions; without waiting for another process that reads the log
+   * (a backup): then it is tried again a little later.
+   */
+  const emptyLog = async (): Promise<void> => {
+    erasurePending = false;
+    let again = false;
+    try {
+      await db.connection().execute(async (connection) => {
+        await sql`pragma busy_timeout = 0`.execute(connection);
+        try {
+          const { rows } = await sql<{
+            busy: number;
+          }>`pragma wal_checkpoint(truncate)`.execute(connection);
+          again = Number(rows[0]?.busy ?? 0) !== 0;
+        } finally {
+          await sql.raw(`pragma busy_timeout = ${busyTimeoutMs}`).execute(connection);
+        }
+      });
+      erasureFailing = false;
+    } catch (error) {
+      if (!erasureFailing && !closed) {
+        log?.error({ err: error }, "the write-ahead log could not be emptied after a deletion");
+      }
+      erasureFailing = true;
+      again = true;
+    }
+    if (again) scheduleErasure(erasureRetryMs);
+  };
+  const scheduleErasure = (delayMs: number) => {
+    erasurePending = true;
+    if (erasureTimer || closed) return;
+    erasureTimer = setTimeout(() => {
+      erasureTimer = undefined;
+      emptying = emptyLog().finally(() => {
+        emptying = undefined;
+      });
+    }, delayMs);
+    erasureTimer.unref();
+  };
+
   if (options.kind === "sqlite") {
     createPrivately(options.file);
-    db = new Kysely<Database>({ dialect: createSqliteDialect(options.file) });
+    db = new Kysely<Database>({
+      dialect: createSqliteDialect(options.file, {
+        onError: noteFailure,
+        onErasure: () => scheduleErasure(erasureCheckpointMs),
+      }),
+    });
   } else {
     const { default: pg } = await import("pg");
+    const timeouts =
+      options.statementTimeoutMs === undefined
+        ? {}
+        : {
+            statement_timeout: options.statementTimeoutMs,
+            idle_in_transaction_session_timeout: options.statementTimeoutMs,
+            query_timeout: options.statementTimeoutMs + 1000,
+          };
     const pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
       // Fail fast while the database is down, so requests answer 503 instead of hanging.
       connectionTimeoutMillis: options.connectionWaitMs ?? 5000,
       application_name: "ewe",
+      ...timeouts,
     });
     // A connection lost while idle, or while checked out between queries, must
     // not crash the process: pg emits it as an 'error' event. The pool discards
     // the client; a query in flight fails on its own and answers 503.
     const logLost = (error: Error) => log?.error({ err: error }, "database connection lost");
     pool.on("error", logLost);
-    pool.on("connect", (client) => client.on("error", logLost));
+    pool.on("connect", (client) => {
+      client.on("error", logLost);
+      watchQueries(client, noteFailure);
+    });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
+
+  /** The readiness check's tiny write (`probeToken`). */
+  const probe = () =>
+    db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("spent_form_tokens")
+        .values({ token: probeToken, expires_at: new Date(0).toISOString() })
+        .onConflict((conflict) => conflict.column("token").doNothing())
+        .execute();
+      await trx.deleteFrom("spent_form_tokens").where("token", "=", probeToken).execute();
+    });
+
   return {
     kind: options.kind,
     db,
     async ping() {
       await sql`select 1`.execute(db);
     },
+    async writable() {
+      if (unwritableSince === undefined) return true;
+      try {
+        await probe();
+      } catch (error) {
+        noteFailure(error);
+        return false;
+      }
+      unwritableSince = undefined;
+      return true;
+    },
     async close() {
+      closed = true;
+      clearTimeout(erasureTimer);
+      await emptying;
+      // The log of a deletion a moment ago is emptied before the store closes
+      // (the command line's deletions: the server keeps the file open).
+      if (erasurePending) await emptyLog();
       await db.destroy();
     },
   };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
+import { storeFailureOf } from "../db/errors.ts";
 import {
   formFields,
   fromElsewhere,
@@ -95,12 +96,17 @@ export const enquiryPages: FastifyPluginAsync<{
   app.setErrorHandler(async (error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, "enquiry page failed");
+    // The database's failure says when to try again (server/db/errors.ts).
+    const failure = status >= 500 ? storeFailureOf(error) : undefined;
+    if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
     const message =
       status === 413
         ? "The form was too large to read. Shorten the message and send it again."
-        : status >= 500
-          ? "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment."
-          : "The form could not be read. Go back and send it again.";
+        : failure?.kind === "unwritable"
+          ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
+          : status >= 500
+            ? "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment."
+            : "The form could not be read. Go back and send it again.";
     return send(reply, status >= 500 ? 503 : status, problemPage([message]));
   });
 

@@ -101,11 +101,24 @@ export function formFields(request: FastifyRequest): URLSearchParams {
  * under `note`, when given), and answers what they fail to serve with a page
  * of their own, never Fastify's JSON: a request they could not read is told to
  * open the link from `mail` again, and a failure (logged as `failure`) that
- * nothing was changed.
+ * nothing was changed: 503, with Retry-After when `failureOf` (the database's
+ * reading of errors, server/db/errors.ts) knows when to try again.
  */
 export function linkPages(
   app: FastifyInstance,
-  { note, mail, failure }: { note?: string; mail: string; failure: string },
+  {
+    note,
+    mail,
+    failure,
+    failureOf,
+  }: {
+    note?: string;
+    mail: string;
+    failure: string;
+    failureOf?: (
+      error: unknown,
+    ) => { kind: "unwritable" | "unreachable"; retryAfterSeconds: number } | undefined;
+  },
 ) {
   const send = (reply: FastifyReply, status: number, page: ActionPage) =>
     sendPage(reply, status, renderActionPage({ note, ...page }));
@@ -118,9 +131,15 @@ export function linkPages(
       });
     }
     request.log.error({ err: error }, failure);
+    const known = failureOf?.(error);
+    if (known) reply.header("retry-after", String(known.retryAfterSeconds));
     return send(reply, 503, {
       title: "Nothing was changed",
-      body: paragraph("The site could not reach its database. Try the link again in a moment."),
+      body: paragraph(
+        known?.kind === "unwritable"
+          ? "The site cannot save anything just now. Try the link again in a few minutes."
+          : "The site could not reach its database. Try the link again in a moment.",
+      ),
     });
   });
   return send;

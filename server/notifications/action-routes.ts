@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
+import { storeFailureOf } from "../db/errors.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { NotifiedComment } from "../engagement/comment-notifier.ts";
@@ -102,7 +103,11 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
     return null;
   }
 
-  const send = linkPages(app, { mail: "the notification mail", failure: "owner action failed" });
+  const send = linkPages(app, {
+    mail: "the notification mail",
+    failure: "owner action failed",
+    failureOf: storeFailureOf,
+  });
 
   app.get("/owner/comments/:id/:action", async (request, reply) => {
     const named = target(request);

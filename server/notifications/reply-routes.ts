@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
+import { storeFailureOf } from "../db/errors.ts";
 import type { ActionPage } from "../lib/action-page.ts";
 import { formFields, fromElsewhere, fromSite, linkPages, paragraph } from "../lib/action-page.ts";
 import type { ReplyWatches } from "./reply-watches.ts";
@@ -50,7 +51,12 @@ export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
     },
   );
 
-  const send = linkPages(app, { note, mail: "the mail", failure: "reply mail link failed" });
+  const send = linkPages(app, {
+    note,
+    mail: "the mail",
+    failure: "reply mail link failed",
+    failureOf: storeFailureOf,
+  });
 
   const queryToken = (request: FastifyRequest) => {
     const { token } = request.query as { token?: unknown };

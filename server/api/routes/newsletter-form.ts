@@ -1,6 +1,11 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import { emailSchema } from "../../../contract/api.ts";
-import { ApiError, apiErrorHandler } from "../errors.ts";
+import {
+  ApiError,
+  apiErrorHandler,
+  databaseFailureOf,
+  sendDatabaseFailurePage,
+} from "../errors.ts";
 import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
 import type { RouteDeps } from "./deps.ts";
 
@@ -52,6 +57,9 @@ export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, d
     if (status === 400 || status === 413 || status === 415) {
       return reply.redirect(resultPage.invalid, 303);
     }
+    // The database cannot take the address now: a page that says so, 503.
+    const failure = databaseFailureOf(error);
+    if (failure) return sendDatabaseFailurePage(request, reply, error, failure);
     return apiErrorHandler(error, request, reply);
   });
 

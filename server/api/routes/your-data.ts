@@ -9,7 +9,12 @@ import {
   type YourDataResponse,
   yourDataResponseSchema,
 } from "../../../contract/your-data.ts";
-import { ApiError, apiErrorHandler } from "../errors.ts";
+import {
+  ApiError,
+  apiErrorHandler,
+  databaseFailureOf,
+  sendDatabaseFailurePage,
+} from "../errors.ts";
 import { createWriteLimiter, type RateLimits } from "../guards.ts";
 import type { RouteDeps } from "./deps.ts";
 
@@ -99,9 +104,12 @@ export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: Rat
       { parseAs: "string", bodyLimit: 1024 },
       (_request, body, done) => done(null, new URLSearchParams(body as string)),
     );
-    // A limit or an outage becomes a page that says so; everything else,
-    // a cross-site post included, stays the API's JSON answer.
+    // A limit or an outage becomes a page that says so (the database's
+    // failure a 503 of its own, with Retry-After); everything else, a
+    // cross-site post included, stays the API's JSON answer.
     form.setErrorHandler<FastifyError>((error, request, reply) => {
+      const failure = databaseFailureOf(error);
+      if (failure) return sendDatabaseFailurePage(request, reply, error, failure);
       if (error.statusCode === 429 || error.statusCode === 503) {
         return reply.redirect(resultPage.later, 303);
       }
