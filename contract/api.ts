@@ -141,6 +141,16 @@ export type ConfirmRequest = z.input<typeof confirmRequestSchema>;
 export const confirmResponseSchema = z.object({ confirmed: z.literal(true) });
 export type ConfirmResponse = z.infer<typeof confirmResponseSchema>;
 
+/**
+ * What a confirmation link can still do, read without using it: the page
+ * offers Confirm only for a `pending` one, and says at once that a `used` one
+ * has done its work.
+ */
+export const confirmStateResponseSchema = z.object({
+  state: z.enum(["pending", "used", "expired", "unknown"]),
+});
+export type ConfirmStateResponse = z.infer<typeof confirmStateResponseSchema>;
+
 /** The token of an unsubscribe link: 32 random bytes in base64url, as the server issues them. */
 export const unsubscribeTokenSchema = z
   .string()

@@ -6,6 +6,7 @@ import type {
   CommentsResponse,
   ConfirmRequest,
   ConfirmResponse,
+  ConfirmStateResponse,
   FormTokenResponse,
   ReactionsResponse,
   SubscribeRequest,
@@ -75,6 +76,7 @@ export type Endpoints = ConsoleEndpoints &
     "GET /newsletter/form-token": { response: FormTokenResponse };
     "POST /subscribers": { body: SubscribeRequest; response: SubscribeResponse };
     "POST /subscribers/confirm": { body: ConfirmRequest; response: ConfirmResponse };
+    "GET /subscribers/confirm": { query: ConfirmRequest; response: ConfirmStateResponse };
     "POST /unsubscribe": { body: UnsubscribeRequest; response: UnsubscribeResponse };
     "GET /your-data": { response: YourDataResponse };
     "POST /your-data/delete": { body: DeleteYourDataRequest; response: DeleteYourDataResponse };

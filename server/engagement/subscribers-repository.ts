@@ -190,6 +190,19 @@ export function createSubscribersRepository(store: Store) {
       }
     },
 
+    /** What a confirmation link's token can still do, without using it. */
+    async confirmationState(token: string): Promise<"pending" | "used" | "expired" | "unknown"> {
+      const row = await db
+        .selectFrom("confirmation_tokens")
+        .innerJoin("subscribers", "subscribers.id", "confirmation_tokens.subscriber_id")
+        .select(["expires_at", "used_at"])
+        .where("token_hash", "=", tokenDigest(token))
+        .executeTakeFirst();
+      if (!row) return "unknown";
+      if (row.used_at !== null) return "used";
+      return new Date(row.expires_at).getTime() <= Date.now() ? "expired" : "pending";
+    },
+
     /** The second step: a confirmation link's token, usable once within 48 hours. */
     async confirm(token: string): Promise<ConfirmOutcome> {
       return db.transaction().execute(async (trx) => {

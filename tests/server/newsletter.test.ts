@@ -2,7 +2,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { errorResponseSchema, formTokenResponseSchema } from "../../contract/api.ts";
+import {
+  confirmStateResponseSchema,
+  errorResponseSchema,
+  formTokenResponseSchema,
+} from "../../contract/api.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -86,6 +90,14 @@ describe.each(backends)("the newsletter on %s", (backend) => {
   it("confirms by POST only, once; a GET of the link changes nothing", async () => {
     const token = tokenOfMail(await subscribeAndReceive("confirm@example.com"));
     await t.app.inject({ method: "GET", url: `/newsletter/confirm?token=${token}` });
+    const state = async (value: string) =>
+      json(
+        await t.visitor().get(`/api/subscribers/confirm?token=${encodeURIComponent(value)}`),
+        confirmStateResponseSchema,
+      ).state;
+    // What the link can do, read as often as wanted, changes nothing either.
+    expect(await state(token)).toBe("pending");
+    expect(await state(token)).toBe("pending");
     expect(await states()).toContainEqual(
       expect.objectContaining({ email: "confirm@example.com", status: "pending" }),
     );
@@ -98,6 +110,8 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     );
     expect((await exported()).has("confirm@example.com")).toBe(true);
 
+    expect(await state(token)).toBe("used");
+    expect(await state("x".repeat(43))).toBe("unknown");
     const again = await confirm(token);
     expect(again.statusCode).toBe(410);
     expect(json(again, errorResponseSchema).error.code).toBe("token_used");

@@ -2,6 +2,12 @@ import { api } from "../../lib/api-client.ts";
 import { siteConfig } from "../../lib/site-config.ts";
 import { ContactLink, LinkAction } from "./link-action.tsx";
 
+/** What the link can still do: a used, expired or unknown one is said at once. */
+async function checkLink(token: string) {
+  const { state } = await api("GET /subscribers/confirm", { query: { token } });
+  return state === "pending" ? null : state;
+}
+
 /** The page behind the link of every confirmation mail. */
 export function ConfirmFlow() {
   return (
@@ -21,7 +27,7 @@ export function ConfirmFlow() {
         unknown: "This confirmation link is not recognised. Check that the whole link was opened.",
         expired:
           "This confirmation link has expired: links work for 48 hours. Subscribe again in the form below to get a new one.",
-        used: "This confirmation link has already been used. If it was you, your subscription is confirmed.",
+        used: "This confirmation link has already been used: the subscription it was mailed for is confirmed.",
       }}
       refusalOf={(code) =>
         code === "token_expired"
@@ -33,6 +39,7 @@ export function ConfirmFlow() {
               : null
       }
       send={(token) => api("POST /subscribers/confirm", { body: { token } })}
+      check={checkLink}
     />
   );
 }

@@ -23,6 +23,8 @@ type LinkActionProps<Refusal extends string> = {
   refusals: Record<Refusal, ReactNode>;
   refusalOf: (code: ErrorCode) => Refusal | null;
   send: (token: string) => Promise<unknown>;
+  /** What the link can still do, read before the button is offered: a refusal shows at once. */
+  check?: (token: string) => Promise<Refusal | null>;
 };
 
 /**
@@ -41,13 +43,21 @@ export function LinkAction<Refusal extends string>({
   refusals,
   refusalOf,
   send,
+  check,
 }: LinkActionProps<Refusal>) {
   const [step, setStep] = useState<Step<Refusal>>({ name: "reading" });
 
   useEffect(() => {
     const token = new URLSearchParams(window.location.search).get("token");
-    setStep(token ? { name: "confirm", token, failed: false } : { name: "no-token" });
-  }, []);
+    if (!token) return setStep({ name: "no-token" });
+    if (!check) return setStep({ name: "confirm", token, failed: false });
+    // Should the check fail, the button is offered, and pressing it tells.
+    check(token).then(
+      (reason) =>
+        setStep(reason ? { name: "refused", reason } : { name: "confirm", token, failed: false }),
+      () => setStep({ name: "confirm", token, failed: false }),
+    );
+  }, [check]);
 
   async function go(token: string) {
     setStep({ name: "sending", token });

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import {
   confirmRequestSchema,
   confirmResponseSchema,
+  confirmStateResponseSchema,
   errorResponseSchema,
   formTokenResponseSchema,
   subscribeRequestSchema,
@@ -58,6 +59,22 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       // The same answer whether or not a new mail went out: it tells nobody
       // more than that the address is not confirmed.
       return reply.code(202).send({ pending: true });
+    },
+  );
+
+  app.get(
+    "/subscribers/confirm",
+    {
+      schema: {
+        summary: "What a confirmation link can still do, without using it",
+        tags: ["newsletter"],
+        querystring: confirmRequestSchema,
+        response: { 200: confirmStateResponseSchema, "4xx": errorResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return { state: await engagement.subscribers.confirmationState(request.query.token) };
     },
   );
 
