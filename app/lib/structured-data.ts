@@ -1,4 +1,5 @@
 import type { Item } from "../../content/items.ts";
+import type { SiteContent } from "../../content/load.ts";
 import type { Owner } from "../../content/owner.ts";
 import { siteConfig, siteName } from "./site-config.ts";
 import { siteOwner } from "./site-owner.ts";
@@ -10,6 +11,7 @@ import { siteOwner } from "./site-owner.ts";
 export function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.siteUrl) {
   return {
     "@type": "Person",
+    "@id": personId(site),
     name: owner.name,
     url: `${site}/about`,
     ...(owner.role ? { jobTitle: owner.role } : {}),
@@ -82,6 +84,129 @@ export function listStructuredData(items: Item[]) {
   const site = siteConfig.siteUrl;
   return {
     "@graph": items.map((item) => ({ url: `${site}${item.path}`, ...articleDetails(item, site) })),
+  };
+}
+
+/** The owner's node's id: every page's JSON-LD names the same person. */
+const personId = (site: string) => `${site}/about#owner`;
+const websiteId = (site: string) => `${site}/#website`;
+
+/** The site itself, written and run by the owner. */
+function website(description: string, site: string) {
+  return {
+    "@type": "WebSite",
+    "@id": websiteId(site),
+    name: siteName,
+    url: `${site}/`,
+    description,
+    inLanguage: "en",
+    author: { "@id": personId(site) },
+    publisher: { "@id": personId(site) },
+  };
+}
+
+/** The home page: the site, and who is behind it. */
+export function homeStructuredData(description: string, owner: Owner = siteOwner) {
+  const site = siteConfig.siteUrl;
+  return {
+    "@context": "https://schema.org",
+    "@graph": [website(description, site), ownerPerson(owner, site)],
+  };
+}
+
+/** /about: a profile page about the owner, as content/owner.md describes them. */
+export function aboutStructuredData(
+  page: { title: string; description: string },
+  owner: Owner = siteOwner,
+) {
+  const site = siteConfig.siteUrl;
+  const url = `${site}/about`;
+  return {
+    "@context": "https://schema.org",
+    "@graph": [
+      {
+        "@type": "ProfilePage",
+        "@id": `${url}#page`,
+        url,
+        name: page.title,
+        description: page.description,
+        isPartOf: { "@id": websiteId(site) },
+        mainEntity: { "@id": personId(site) },
+      },
+      {
+        ...ownerPerson(owner, site),
+        ...(owner.education.length > 0
+          ? {
+              hasCredential: owner.education.map((name) => ({
+                "@type": "EducationalOccupationalCredential",
+                name,
+              })),
+            }
+          : {}),
+      },
+    ],
+  };
+}
+
+/** /services: each service the owner offers, as its card on the page says. */
+export function servicesStructuredData(
+  services: SiteContent["services"],
+  owner: Owner = siteOwner,
+) {
+  const site = siteConfig.siteUrl;
+  return {
+    "@context": "https://schema.org",
+    "@graph": [
+      ownerPerson(owner, site),
+      ...services.map((service) => ({
+        "@type": "Service",
+        "@id": `${site}/services#${service.id}`,
+        url: `${site}/services#${service.id}`,
+        name: service.title,
+        serviceType: service.title,
+        description: service.description,
+        provider: { "@id": personId(site) },
+      })),
+    ],
+  };
+}
+
+/**
+ * A list page whose items each have a page of their own (/technical,
+ * /non-technical, /mechfusion-ai): the collection, and its items in the
+ * page's order.
+ */
+export function collectionStructuredData(
+  page: { path: string; title: string; description: string },
+  items: Item[],
+) {
+  const site = siteConfig.siteUrl;
+  const url = `${site}${page.path}`;
+  return {
+    "@context": "https://schema.org",
+    "@graph": [
+      {
+        "@type": "CollectionPage",
+        "@id": `${url}#page`,
+        url,
+        name: page.title,
+        description: page.description,
+        inLanguage: "en",
+        isPartOf: { "@id": websiteId(site) },
+        author: { "@id": personId(site) },
+        mainEntity: {
+          "@type": "ItemList",
+          numberOfItems: items.length,
+          itemListElement: items.map((item, index) => ({
+            "@type": "ListItem",
+            position: index + 1,
+            url: `${site}${item.path}`,
+            name: item.title,
+          })),
+        },
+      },
+      ownerPerson(siteOwner, site),
+    ],
   };
 }
 
