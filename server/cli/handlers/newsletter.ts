@@ -3,11 +3,11 @@ import path from "node:path";
 import { emailSchema } from "../../../contract/api.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
-import { newToken } from "../../engagement/subscribers-repository.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { type Edition, EditionError, readEdition } from "../../newsletter/editions.ts";
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
+import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
 import { createMailer } from "../../outbox/mailer.ts";
 import { type CommandContext, exitCodes, type Output, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
@@ -70,19 +70,17 @@ export async function newsletterTest({
   if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
   const edition = editionOf(positionals[0] ?? "", config, stderr);
   // Opened first: the copy is recorded in the audit trail, so it needs the database.
-  await store();
+  const actions = editionActions(createEditionsRepository(await store()), config.siteUrl);
   const mailer = createMailer(
     { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
     { info: (_object, message) => stdout.write(`${message}\n`) },
   );
   try {
-    const mail = editionMail(edition, { to: to.data, token: newToken() }, config.siteUrl);
-    await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
+    const sent = await actions.test(actor, edition, to.data, mailer);
+    if (sent !== "sent") throw sent.notSent;
   } finally {
     mailer.close();
   }
-  // The edition, not the address: the trail records what was done, not whom it reached.
-  await actor.audit("newsletter test", edition.slug);
   stdout.write(`Sent a test copy of ${edition.slug} to ${to.data}.\n`);
   return exitCodes.ok;
 }
@@ -112,17 +110,11 @@ export async function newsletterSend({
       throw new AdminError("Nothing was sent.");
     }
   }
-  const editionStore = createEditionsRepository(await store());
-  let saved: { id: number; created: boolean };
-  try {
-    saved = await editionStore.saveEdition(edition);
-  } catch (error) {
-    throw new AdminError((error as Error).message);
-  }
-  const queued = await editionStore.queueEdition(saved.id);
-  await actor.audit("newsletter send", `${edition.slug} (${queued} queued)`);
+  const actions = editionActions(createEditionsRepository(await store()), config.siteUrl);
+  const sent = await actions.send(actor, edition);
+  if ("conflict" in sent) throw new AdminError(sent.conflict);
   stdout.write(
-    `Queued ${edition.slug} ("${edition.subject}") for ${plural(queued, "subscriber")}${saved.created ? "" : " (sent before: only new subscribers)"}.\n`,
+    `Queued ${edition.slug} ("${edition.subject}") for ${plural(sent.queued, "subscriber")}${sent.created ? "" : " (sent before: only new subscribers)"}.\n`,
   );
   return exitCodes.ok;
 }
@@ -130,6 +122,7 @@ export async function newsletterSend({
 /** `newsletter reconfirm` (commands/newsletter.ts). */
 export async function newsletterReconfirm({
   values,
+  config,
   stdout,
   engagement,
   confirm,
@@ -152,8 +145,7 @@ export async function newsletterReconfirm({
       throw new AdminError("Nothing was sent.");
     }
   }
-  const queued = await subscribers.reconfirmImported();
-  await actor.audit("newsletter reconfirm", `${queued} queued`);
+  const queued = await subscriberActions(subscribers, config.siteUrl).reconfirm(actor);
   stdout.write(
     `Queued a request to confirm for ${queued} imported subscriber${queued === 1 ? "" : "s"}.\n`,
   );

@@ -17,6 +17,12 @@ import {
   createEditionsRepository,
   type EditionsRepository,
 } from "../../newsletter/editions-repository.ts";
+import {
+  type EditionActions,
+  editionActions,
+  type SubscriberActions,
+  subscriberActions,
+} from "../../newsletter/owner-actions.ts";
 import type { Mailer } from "../../outbox/mailer.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
@@ -74,6 +80,9 @@ export type ConsoleContext = ConsoleDeps & {
   moderationActions: ModerationActions;
   /** The owner's actions on enquiries (server/enquiries/owner-actions.ts). */
   enquiryActions: EnquiryActions;
+  /** The owner's actions on subscribers and editions (server/newsletter/owner-actions.ts). */
+  subscriberActions: SubscriberActions;
+  editionActions: EditionActions;
 };
 
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
@@ -94,6 +103,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   // which the resources' own registrations must not inherit twice.
   const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, enquiries } =
     deps;
+  const editionStore = createEditionsRepository(store);
   return {
     config: deps.config,
     store,
@@ -110,7 +120,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    editionStore: createEditionsRepository(deps.store),
+    editionStore,
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();
@@ -128,5 +138,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
       toEnquiry: enquiries.toEnquiry,
       mailQueued: () => deps.mailQueued(),
     }),
+    subscriberActions: subscriberActions(engagement.subscribers, siteUrl),
+    editionActions: editionActions(editionStore, siteUrl, () => deps.mailQueued()),
   };
 }

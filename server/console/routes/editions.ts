@@ -10,7 +10,6 @@ import {
   testSendResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
-import { newToken } from "../../engagement/subscribers-repository.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionFile, editions, listEditions } from "../editions-folder.ts";
@@ -18,7 +17,8 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** The newsletter's editions: the folder, a preview, a test copy, and sending. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, insights, mailer, editionStore, editionsDir, audit } = context;
+  const { config, insights, mailer, editionStore, editionsDir, actor } = context;
+  const actions = context.editionActions;
   const { siteUrl } = config;
 
   async function editionOf(slug: string) {
@@ -101,18 +101,15 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async (request, reply) => {
       const edition = await editionOf(request.params.slug);
-      const mail = editionMail(edition, { to: request.body.to, token: newToken() }, siteUrl);
-      try {
-        await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
-      } catch (error) {
-        request.log.warn({ err: error }, "test copy could not be sent");
+      const sent = await actions.test(actor(request), edition, request.body.to, mailer);
+      if (sent !== "sent") {
+        request.log.warn({ err: sent.notSent }, "test copy could not be sent");
         throw new ApiError(
           503,
           "service_unavailable",
           "The mail server did not take the test copy; try again shortly.",
         );
       }
-      await audit(request, "newsletter test", `${edition.slug} to ${request.body.to}`);
       return reply.code(202).send({ sent: true as const, warnings: edition.warnings });
     },
   );
@@ -129,19 +126,9 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async (request, reply) => {
       const edition = await editionOf(request.params.slug);
-      let saved: { id: number; created: boolean };
-      try {
-        saved = await editionStore.saveEdition(edition);
-      } catch (error) {
-        if (error instanceof Error && /other content/.test(error.message)) {
-          throw new ApiError(409, "conflict", error.message);
-        }
-        throw error;
-      }
-      // The worker starts on the first page while the rest of the list is queued.
-      const queued = await editionStore.queueEdition(saved.id, { onPage: context.mailQueued });
-      await audit(request, "newsletter send", `${edition.slug} (${queued} queued)`);
-      return reply.code(202).send({ queued, warnings: edition.warnings });
+      const sent = await actions.send(actor(request), edition);
+      if ("conflict" in sent) throw new ApiError(409, "conflict", sent.conflict);
+      return reply.code(202).send({ queued: sent.queued, warnings: edition.warnings });
     },
   );
 };

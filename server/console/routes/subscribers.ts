@@ -6,13 +6,11 @@ import {
   subscribersResponseSchema,
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
-import { toCsv } from "../../lib/csv.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export. */
 export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, engagement, insights, audit } = context;
-  const { siteUrl } = config;
+  const { insights, actor, subscriberActions: actions } = context;
 
   app.post(
     "/subscribers/search",
@@ -44,11 +42,9 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
       },
     },
     async (request, reply) => {
-      if (!(await engagement.subscribers.remove(request.body.email))) {
+      if (!(await actions.remove(actor(request), request.body.email))) {
         throw notFound("No subscriber has this address.");
       }
-      // An erasure leaves no copy of the address behind, the audit trail included.
-      await audit(request, "subscriber remove", "1 address");
       return reply.code(204).send(null);
     },
   );
@@ -66,16 +62,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
       },
     },
     async (request, reply) => {
-      const subscribers = await engagement.subscribers.list();
-      const csv = toCsv([
-        ["email", "subscribed_at", "unsubscribe_url"],
-        ...subscribers.map((s) => [
-          s.email,
-          s.subscribedAt,
-          `${siteUrl}/unsubscribe?token=${encodeURIComponent(s.unsubscribeToken)}`,
-        ]),
-      ]);
-      await audit(request, "subscribers export", `${subscribers.length} addresses`);
+      const { csv } = await actions.exportCsv(actor(request));
       const day = new Date().toISOString().slice(0, 10);
       return reply
         .type("text/csv; charset=utf-8")

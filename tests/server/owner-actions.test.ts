@@ -1,0 +1,218 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commentResponseSchema } from "../../contract/api.ts";
+import { whoAmIResponseSchema } from "../../contract/console.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { confirmedSubscriber } from "./support/newsletter.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Each of the owner's actions is one function, whether the console or the
+ * command line asks for it (docs/architecture.md, "Owner actions"): done once
+ * from each side, it leaves exactly one line in the audit trail, with the same
+ * action and the same object, under the console's session or none.
+ */
+
+const slug = "2026-09-audited";
+const sessionOf = (response: { body: string }) =>
+  whoAmIResponseSchema.parse(JSON.parse(response.body)).session.id;
+
+/** What one shared action is, and how each side asks for it on `subject`. */
+type SharedAction = {
+  action: string;
+  /** Something to act on, made anew for each side, and the object its audit line names. */
+  prepare(): Promise<{ subject: string; object: string }>;
+  console(owner: Owner, subject: string): Promise<{ statusCode: number }>;
+  cli(subject: string): string[];
+};
+
+describe("the audit trail of the owner's actions, from the console and from the command line", () => {
+  let t: TestApp;
+  let owner: Owner;
+  let sessionId: string;
+  let edition: string;
+  let sent = 0;
+
+  beforeAll(async () => {
+    const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-actions-"));
+    edition = path.join(editionsDir, `${slug}.md`);
+    writeFileSync(edition, "---\nsubject: Audited in September\n---\nOne line.\n");
+    t = await startTestApp("sqlite", {
+      env: { EDITIONS_DIR: editionsDir, MODERATION: "all", COMMENT_MIN_SECONDS: "0" },
+    });
+    owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    sessionId = sessionOf(await owner.get("/api/admin/session"));
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const trail = () => runSql(t, "select session_id, action, object from owner_audit order by id");
+  const count = async (statement: string) =>
+    Number((await runSql(t, statement))[0]?.n ?? Number.NaN);
+
+  /** A comment waiting for approval (MODERATION=all), by a new visitor from a new address. */
+  const heldComment = async () => {
+    sent += 1;
+    const posted = await t
+      .visitor({ ip: `10.8.0.${sent}` })
+      .comment("soap", "Does soap work in cold water?", "Mira");
+    const id = String(commentResponseSchema.parse(JSON.parse(posted.body)).comment.id);
+    return { subject: id, object: id };
+  };
+  const enquiry = async () => {
+    sent += 1;
+    const email = `audited${sent}@example.org`;
+    const posted = await t.visitor({ ip: `10.9.0.${sent}` }).post("/api/enquiries", {
+      name: `Client ${sent}`,
+      email,
+      service: "vba-tools",
+      message: `We need an Excel tool that merges our test bench's CSV files (${sent}).`,
+    });
+    expect(posted.statusCode).toBe(201);
+    const [row] = await runSql(t, "select id from enquiries where email = ?", [email]);
+    return { subject: String(row?.id), object: `enquiry ${row?.id}` };
+  };
+
+  const actions: SharedAction[] = [
+    {
+      action: "newsletter send",
+      // One new confirmed subscriber each time: each send queues the edition for that one.
+      async prepare() {
+        sent += 1;
+        await confirmedSubscriber(t, `edition-reader${sent}@example.com`);
+        return { subject: "", object: `${slug} (1 queued)` };
+      },
+      console: (o) => o.post(`/api/admin/editions/${slug}/send`),
+      cli: () => ["newsletter", "send", edition, "--yes"],
+    },
+    {
+      action: "newsletter test",
+      prepare: async () => ({ subject: "", object: slug }),
+      console: (o) => o.post(`/api/admin/editions/${slug}/test`, { to: "me@example.com" }),
+      cli: () => ["newsletter", "test", edition, "--to", "me@example.com"],
+    },
+    {
+      action: "comment approve",
+      prepare: heldComment,
+      console: (o, id) => o.post(`/api/admin/comments/${id}/approve`),
+      cli: (id) => ["comments", "approve", id],
+    },
+    {
+      action: "comment reject",
+      prepare: heldComment,
+      console: (o, id) => o.post(`/api/admin/comments/${id}/reject`),
+      cli: (id) => ["comments", "reject", id],
+    },
+    {
+      action: "comment spam",
+      prepare: heldComment,
+      console: (o, id) => o.post(`/api/admin/comments/${id}/spam`),
+      cli: (id) => ["comments", "spam", id],
+    },
+    {
+      action: "comment delete",
+      prepare: heldComment,
+      console: (o, id) => o.delete(`/api/admin/comments/${id}`),
+      cli: (id) => ["comments", "delete", id],
+    },
+    {
+      action: "visitor ban",
+      prepare: async () => {
+        const { subject } = await heldComment();
+        return { subject, object: `comment ${subject}, 3 days` };
+      },
+      console: (o, id) => o.post(`/api/admin/comments/${id}/ban`, { days: 3 }),
+      cli: (id) => ["visitor", "ban", "--comment", id, "--days", "3"],
+    },
+    {
+      action: "visitor unban",
+      async prepare() {
+        const { subject } = await heldComment();
+        const banned = await admin(adminEnv(t), "visitor", "ban", "--comment", subject);
+        const ban = /^Ban (\d+):/.exec(banned.stdout)?.[1] ?? "";
+        return { subject: ban, object: `ban ${ban}` };
+      },
+      console: (o, ban) => o.delete(`/api/admin/bans/${ban}`),
+      cli: (ban) => ["visitor", "unban", "--ban", ban],
+    },
+    {
+      action: "subscriber remove",
+      async prepare() {
+        sent += 1;
+        const email = `leaving${sent}@example.com`;
+        await confirmedSubscriber(t, email);
+        return { subject: email, object: "1 address" };
+      },
+      console: (o, email) => o.post("/api/admin/subscribers/remove", { email }),
+      cli: (email) => ["subscribers", "remove", email],
+    },
+    {
+      action: "subscribers export",
+      prepare: async () => ({
+        subject: "",
+        object: `${await count("select count(*) as n from subscribers where status = 'confirmed'")} addresses`,
+      }),
+      console: (o) => o.get("/api/admin/subscribers/export"),
+      cli: () => ["subscribers", "export"],
+    },
+    {
+      action: "enquiry closed",
+      prepare: enquiry,
+      console: (o, id) => o.patch(`/api/admin/enquiries/${id}`, { status: "closed" }),
+      cli: (id) => ["enquiries", "close", id],
+    },
+    {
+      action: "enquiry delete",
+      prepare: enquiry,
+      console: (o, id) => o.delete(`/api/admin/enquiries/${id}`),
+      cli: (id) => ["enquiries", "delete", id],
+    },
+    {
+      action: "enquiries export",
+      prepare: async () => ({
+        subject: "",
+        object: `${await count("select count(*) as n from enquiries")} enquiries`,
+      }),
+      console: (o) => o.get("/api/admin/enquiries/export"),
+      cli: () => ["enquiries", "export"],
+    },
+    {
+      action: "session revoke",
+      async prepare() {
+        const other = new Owner(t);
+        expect((await other.signIn()).statusCode).toBe(200);
+        const id = sessionOf(await other.get("/api/admin/session"));
+        return { subject: id, object: id };
+      },
+      console: (o, id) => o.delete(`/api/admin/sessions/${id}`),
+      cli: (id) => ["sessions", "revoke", id],
+    },
+  ];
+
+  it.each(actions.map((a) => [a.action, a] as const))(
+    "%s: one entry from the console, under its session, and one from the command line, under none",
+    async (action, shared) => {
+      const fromConsole = await shared.prepare();
+      let before = (await trail()).length;
+      const response = await shared.console(owner, fromConsole.subject);
+      expect(response.statusCode, `${action} from the console`).toBeLessThan(300);
+      expect((await trail()).slice(before)).toEqual([
+        { session_id: sessionId, action, object: fromConsole.object },
+      ]);
+
+      const fromCli = await shared.prepare();
+      before = (await trail()).length;
+      const run = await admin(adminEnv(t), ...shared.cli(fromCli.subject));
+      expect(run.code, `${action} from the command line: ${run.stderr}`).toBe(0);
+      expect((await trail()).slice(before)).toEqual([
+        { session_id: null, action, object: fromCli.object },
+      ]);
+    },
+  );
+});
