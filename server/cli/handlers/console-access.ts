@@ -1,3 +1,4 @@
+import { revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { toTsv } from "../../lib/csv.ts";
 import { type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
@@ -5,10 +6,15 @@ import { AdminError } from "../sqlite-files.ts";
 import { formatTable } from "../table.ts";
 
 /** `login` (commands/console-access.ts). */
-export async function login({ config, stdout, stderr, store }: CommandContext): Promise<number> {
-  const owner = createOwnerRepository(await store());
-  const token = await owner.createLink("cli");
-  await owner.audit(null, "sign-in link", "command line");
+export async function login({
+  config,
+  stdout,
+  stderr,
+  store,
+  actor,
+}: CommandContext): Promise<number> {
+  const token = await createOwnerRepository(await store()).createLink("cli");
+  await actor.audit("sign-in link", "command line");
   if (!config.SITE_URL) {
     stderr.write(`Note: SITE_URL is not set, so the link points at ${config.siteUrl}.\n`);
   }
@@ -47,17 +53,17 @@ export async function sessionsRevoke({
   positionals,
   stdout,
   store,
+  actor,
 }: CommandContext): Promise<number> {
   const [id] = positionals;
   if (Boolean(values.all) === (id !== undefined)) {
     throw usageError("Give a session ID or --all.");
   }
   const owner = createOwnerRepository(await store());
-  const ended = await owner.revoke(id === undefined ? "all" : { id });
+  const ended = await revokeSessions(owner, actor, id === undefined ? "all" : { id });
   if (id !== undefined && ended === 0) {
     throw new AdminError(`No open session has the id ${id}.`, exitCodes.notFound);
   }
-  await owner.audit(null, "session revoke", id ?? "all");
   stdout.write(`Ended ${ended} session${ended === 1 ? "" : "s"}.\n`);
   return exitCodes.ok;
 }

@@ -9,13 +9,14 @@ import {
   whoAmIResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
+import { revokeSessions } from "../owner-actions.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { webauthn } from "../webauthn.ts";
 import { type ConsoleContext, consoleTag, errors, refuseIpHost, signedOut } from "./context.ts";
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
 export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, owner, cookieName, rpID, expectedOrigin, sessionOf, audit } = context;
+  const { config, owner, cookieName, rpID, expectedOrigin, sessionOf, audit, actor } = context;
   const https = config.siteUrl.startsWith("https:");
 
   app.get(
@@ -80,10 +81,9 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      if ((await owner.revoke({ id: request.params.id })) === 0) {
+      if ((await revokeSessions(owner, actor(request), { id: request.params.id })) === 0) {
         throw notFound("There is no such session, or it has ended.");
       }
-      await audit(request, "session revoke", request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,0 +1,18 @@
+import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { OwnerRepository } from "./owner-repository.ts";
+
+/**
+ * Ends one console session, or every one, from the console's sessions or the
+ * command line (docs/architecture.md, "Owner actions"), with one line of the
+ * audit trail; how many ended. A session that is not open ends none, and no line.
+ */
+export async function revokeSessions(
+  owner: OwnerRepository,
+  by: OwnerActor,
+  which: { id: string } | "all",
+): Promise<number> {
+  const ended = await owner.revoke(which);
+  if (which !== "all" && ended === 0) return ended;
+  await by.audit("session revoke", which === "all" ? "all" : which.id);
+  return ended;
+}
