@@ -83,7 +83,7 @@ const pages = [
 
 /**
  * Ratios to hello world, p99 in ms, start and idle, and the viral case (the
- * README's "Benchmark" and docs/architecture.md, "Reads").
+ * docs/benchmarks.md and docs/architecture.md, "Reads").
  */
 const targets = {
   read: 0.4,

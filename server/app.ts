@@ -71,7 +71,7 @@ export type AppOptions = {
  * Fastify's own hop count trusts no hop at all (it cannot tell a proxy from a
  * client that sends enough of them), so the count is applied here: the peer
  * and the N - 1 hops before it are proxies, the hop they name is the client.
- * README, Running behind a proxy: only when the server is reachable through
+ * docs/proxy.md, "The client's address": only when the server is reachable through
  * the proxy alone.
  */
 function trustedProxies(setting: Config["TRUST_PROXY"]) {

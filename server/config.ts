@@ -8,7 +8,7 @@ import type { PublicConfig } from "../contract/site-config.ts";
 
 /**
  * The whole configuration of the site, read once from environment variables.
- * Every variable is listed in `.env.example` and the README. Values the browser
+ * Every variable is listed in `.env.example` and docs/configuration.md. Values the browser
  * needs (contact email, chatbot, site URL) are baked into the prerendered pages
  * at build time, so `npm start` rebuilds when they change.
  */
@@ -284,7 +284,7 @@ function isLoopback(url: string): boolean {
 
 export type Env = z.output<typeof envSchema>;
 
-/** Every variable the site reads, in the order `.env.example` and the README list them. */
+/** Every variable the site reads, in the order `.env.example` and docs/configuration.md list them. */
 export const environmentVariables = Object.keys(envSchema.shape) as (keyof Env)[];
 
 export type Config = Env & {

@@ -23,7 +23,7 @@ const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
 export const editions = onFirstUse(() => import("../newsletter/editions.ts"));
 
 /**
- * The newsletter's editions folder (EDITIONS_DIR, README "Newsletter
+ * The newsletter's editions folder (EDITIONS_DIR; docs/mail.md, "Newsletter
  * editions"): every Markdown file, newest name first, each with its subject or
  * the reason it cannot be sent, and what is wrong with its links and images.
  */

@@ -25,6 +25,6 @@ function sizeOf(file: string): number | undefined {
 export function refuseLostDatabase(file: string, markerFile: string): void {
   if (sizeOf(file) !== 0 || sizeOf(markerFile) === undefined) return;
   throw new LostDatabaseError(
-    `The database ${file} is empty (0 bytes), but ${markerFile} shows that this data folder held the site's database before: it was lost or truncated (a full disk, a failed copy or restore, a mistaken command). The server does not start, so as not to run the site empty in its place. To restore it, put the latest backup in place with \`npm run admin -- restore --from FILE\` (README, Backups), then start the server. To start with an empty database on purpose, delete the empty file (and its -wal and -shm files, if any), then start the server.`,
+    `The database ${file} is empty (0 bytes), but ${markerFile} shows that this data folder held the site's database before: it was lost or truncated (a full disk, a failed copy or restore, a mistaken command). The server does not start, so as not to run the site empty in its place. To restore it, put the latest backup in place with \`npm run admin -- restore --from FILE\` (docs/backups.md), then start the server. To start with an empty database on purpose, delete the empty file (and its -wal and -shm files, if any), then start the server.`,
   );
 }

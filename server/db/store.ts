@@ -46,7 +46,7 @@ export type Logger = { error(object: unknown, message: string): void };
 
 /**
  * The database holds emails and visitors' ids: only its owner may read it. Its
- * folder is created 0700 (an existing one keeps its mode: README, Backups), and
+ * folder is created 0700 (an existing one keeps its mode: docs/backups.md), and
  * the file 0600 before SQLite opens it, because SQLite gives the -wal and -shm
  * files it creates the mode of the database file. Files left by an older
  * version are tightened; one the current user does not own is left as it is.

@@ -45,7 +45,7 @@ export function mailboxOf(email: string): string {
   return `${local}@${domain}`;
 }
 
-/** The body of a webhook call about an enquiry (README, "Notifications"). */
+/** The body of a webhook call about an enquiry (docs/mail.md, "Notifications of new comments"). */
 export type EnquiryWebhookBody = {
   type: "enquiry.created";
   enquiryId: number;

@@ -75,8 +75,8 @@ export const defaultBlocklist: readonly string[] = parse(
   readFileSync(path.join(import.meta.dirname, "blocklist-defaults.txt"), "utf8").split("\n"),
 ).add;
 
-const fileHeader = `# Blocked words, links and domains for comments (README, "Spam defences").
-# The site also blocks a built-in list (see the README); this file adds to it
+const fileHeader = `# Blocked words, links and domains for comments (docs/moderation.md, "Your blocklist").
+# The site also blocks a built-in list (see docs/moderation.md); this file adds to it
 # and is read again whenever it changes, without a restart. One entry a line:
 #
 #   casino bonus            a word or phrase (whole words, any case or look-alike spelling)

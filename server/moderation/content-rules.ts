@@ -5,7 +5,7 @@ import { onSite, siteLists } from "./site-lists.ts";
 /**
  * What a comment's text must not be (docs/decisions/010-moderation-and-spam.md).
  * Each refusal says what to change: a person who trips one can fix the
- * comment; a bot learns nothing the README does not say.
+ * comment; a bot learns nothing docs/moderation.md does not say.
  */
 export type ContentRefusal = {
   code: "too_many_links" | "blocked_content";

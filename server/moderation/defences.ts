@@ -18,7 +18,7 @@ import type { Screening } from "./spam/store.ts";
 
 /**
  * The spam defences every new comment passes, always on
- * (docs/decisions/010-moderation-and-spam.md, README "Spam defences"). Each
+ * (docs/decisions/010-moderation-and-spam.md; docs/moderation.md, "Spam defences"). Each
  * refusal is an answer the comment form shows; the honeypot alone is silent:
  * what it catches is stored for its sender's eyes only and looks posted.
  */

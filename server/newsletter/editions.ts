@@ -11,7 +11,7 @@ import { type EditionBody, unsubscribePlaceholder } from "./messages.ts";
 
 /**
  * An edition is a Markdown file with a YAML frontmatter block holding its
- * subject (README, "Newsletter editions"). Its slug, the file name without
+ * subject (docs/mail.md, "Newsletter editions"). Its slug, the file name without
  * `.md`, names it in the outbox: one edition is sent to an address once.
  */
 const frontmatterSchema = z.strictObject({

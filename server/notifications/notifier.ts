@@ -13,7 +13,7 @@ export type MailPayload = { commentId: number; state: CommentState };
  */
 export type WebhookPayload = MailPayload & { occurredAt: string };
 
-/** The JSON body of a webhook call (README, "Notifications"). */
+/** The JSON body of a webhook call (docs/mail.md, "Notifications of new comments"). */
 export type WebhookBody = {
   type: `comment.${CommentState}`;
   occurredAt: string;

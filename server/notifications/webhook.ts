@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { Delivery } from "../outbox/outbox-repository.ts";
 
-/** Headers of every webhook call (README, "Notifications"). */
+/** Headers of every webhook call (docs/mail.md, "Notifications of new comments"). */
 export const webhookHeaders = {
   event: "x-ewe-event",
   delivery: "x-ewe-delivery",

@@ -398,8 +398,8 @@ export async function engagementPages(
 
   /**
    * The page as the build left it, its placeholders dropped: what a reader
-   * gets while the database cannot be read (README, "Health, process managers
-   * and shutdown"), rather than an error.
+   * gets while the database cannot be read (docs/health.md, "Health, process
+   * managers and shutdown"), rather than an error.
    */
   function builtPage(
     request: FastifyRequest,

@@ -339,7 +339,7 @@ test("newsletter: warnings, preview, send and progress; the screen is axe clean"
   });
 });
 
-test("charts render from the seeded history, the Overview is axe clean, and the README's screenshot is taken", async ({
+test("charts render from the seeded history, the Overview is axe clean, and docs/console.md's screenshot is taken", async ({
   visitor,
   browser,
 }, testInfo) => {
@@ -371,7 +371,7 @@ test("charts render from the seeded history, the Overview is axe clean, and the 
 
   const shot = testInfo.outputPath("console.png");
   await page.screenshot({ path: shot });
-  // The README shows this picture; regenerate it with UPDATE_SCREENSHOTS=1.
+  // docs/console.md shows this picture; regenerate it with UPDATE_SCREENSHOTS=1.
   if (process.env.UPDATE_SCREENSHOTS === "1")
     copyFileSync(shot, path.join(projectRoot, "docs/console.png"));
 });

@@ -9,8 +9,8 @@ import { confirmedSubscriber } from "./support/newsletter.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
- * The owner's command line as an owner meets it (README, "The owner's command
- * line"): every action it takes is in the audit trail, sending an edition asks
+ * The owner's command line as an owner meets it (docs/command-line.md): every
+ * action it takes is in the audit trail, sending an edition asks
  * first, each group of commands explains itself, and mistakes get plain words.
  */
 

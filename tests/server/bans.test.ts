@@ -5,7 +5,7 @@ import { runSql } from "./support/sql.ts";
 import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
- * `visitor ban --comment ID [--days N]` (README, "Bans"): the writer's
+ * `visitor ban --comment ID [--days N]` (docs/moderation.md, "Bans"): the writer's
  * credential and the address the comment came from are refused comments,
  * edits and reactions, politely, until the ban lapses or is lifted; across a
  * restart, and on every instance.

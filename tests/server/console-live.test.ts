@@ -33,7 +33,7 @@ describe.each(backends)("the console's live comments on %s", (backend) => {
   };
 
   beforeAll(async () => {
-    // Every comment waits for approval (README, "Moderation").
+    // Every comment waits for approval (docs/moderation.md, "Moderation").
     t = await startTestApp(backend, { env: { MODERATION: "all" }, heartbeatMs: 200 });
     baseUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
     owner = new Owner(t);

@@ -14,8 +14,8 @@ import {
 import { waitFor } from "../support/wait-for.ts";
 
 /*
- * PostgreSQL stops answering without closing anything (README, "Running on
- * PostgreSQL"): a statement stuck behind a lock, and a connection whose
+ * PostgreSQL stops answering without closing anything (docs/postgresql.md):
+ * a statement stuck behind a lock, and a connection whose
  * packets stop. The request answers 503 with Retry-After within a few
  * seconds (DATABASE_STATEMENT_TIMEOUT_SECONDS) instead of hanging, and the
  * site recovers once PostgreSQL answers again.

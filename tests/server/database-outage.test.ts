@@ -16,9 +16,9 @@ import type { Readiness } from "./support/test-app.ts";
 import { json } from "./support/test-app.ts";
 
 /*
- * The site on PostgreSQL, and PostgreSQL stops (README, "Health, process
- * managers and shutdown"): every page is still answered 200 from its built
- * HTML, without the parts the server fills in from the database, and no
+ * The site on PostgreSQL, and PostgreSQL stops (docs/health.md, "Health,
+ * process managers and shutdown"): every page is still answered 200 from its
+ * built HTML, without the parts the server fills in from the database, and no
  * answer of any route says why the database failed (its address, the
  * driver's message).
  */

@@ -8,7 +8,7 @@ import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { freshItem, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
- * What a deletion removes on SQLite leaves the disk (README, Backups): the
+ * What a deletion removes on SQLite leaves the disk (docs/backups.md): the
  * database overwrites the space it freed (`secure_delete`), and its
  * write-ahead log, which still holds every page as it was written, is
  * emptied into the database file and truncated right after. Neither

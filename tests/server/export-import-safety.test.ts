@@ -219,7 +219,7 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
 
   beforeAll(async () => {
     source = await startTestApp(backend);
-    // The site moved with its cookie secret, as README's "Moving in and out" says.
+    // The site moved with its cookie secret, as docs/backups.md, "Moving in and out", says.
     const dataDir = path.join(scratch(), "data");
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(

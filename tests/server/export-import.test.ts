@@ -146,7 +146,7 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
 
   beforeAll(async () => {
     source = await startTestApp(from);
-    // The site moves with its cookie secret (README, "Moving in and out").
+    // The site moves with its cookie secret (docs/backups.md, "Moving in and out").
     const targetData = path.join(dir, "target-data");
     mkdirSync(targetData, { mode: 0o700 });
     copyFileSync(

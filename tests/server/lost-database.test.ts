@@ -25,7 +25,7 @@ import { startTestApp } from "./support/test-app.ts";
 
 /*
  * A SQLite database of zero bytes beside the cookie secret of an earlier
- * start was lost or truncated (README, Backups): the server refuses to start
+ * start was lost or truncated (docs/backups.md): the server refuses to start
  * on it, saying what happened, how to restore the backup and how to start
  * afresh on purpose, rather than run the site empty without a word.
  */

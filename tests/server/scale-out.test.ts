@@ -10,7 +10,7 @@ import { admin } from "./support/admin.ts";
 import { json } from "./support/test-app.ts";
 
 /*
- * The README's "several instances" set-up, for real: two `node server/main.ts`
+ * docs/postgresql.md's several instances, for real: two `node server/main.ts`
  * processes in production mode on one PostgreSQL, sharing COOKIE_SECRET, as
  * behind a load balancer. (multi-instance.test.ts covers the same paths with
  * two apps in one process, including a listener that loses its connection.)

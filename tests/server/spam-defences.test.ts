@@ -15,7 +15,7 @@ import { commentIn, EventStream } from "../support/event-stream.ts";
 import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
- * The spam defences, always on (README, "Spam defences";
+ * The spam defences, always on (docs/moderation.md, "Spam defences";
  * docs/decisions/010-moderation-and-spam.md), against the real server with
  * their default settings: each refusal is a clear 4xx that stores nothing and
  * sets no cookie; the honeypot alone answers as if the comment were posted,

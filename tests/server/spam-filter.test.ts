@@ -11,7 +11,7 @@ import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./s
 import { startReceiver } from "./support/webhook-receiver.ts";
 
 /*
- * The spam filter at the default settings (README, "Spam defences";
+ * The spam filter at the default settings (docs/moderation.md, "The spam filter";
  * docs/decisions/025-spam-that-learns.md), against the real server: links and
  * contact details from browsers not yet trusted wait for the owner, junk the
  * classifier is sure of is stored as spam silently, and the owner's decisions

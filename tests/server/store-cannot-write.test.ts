@@ -16,7 +16,7 @@ import {
 } from "./support/test-app.ts";
 
 /*
- * The store cannot write (README, "Health, process managers and shutdown"):
+ * The store cannot write (docs/health.md, "Health, process managers and shutdown"):
  * on SQLite its disk is full, a real filesystem of a few MB filled to the
  * last byte; on PostgreSQL the database is read-only. Every write answers
  * 503 with Retry-After and a plain message, through the API and through the

@@ -1,6 +1,6 @@
 /**
  * Comments the spam defences are judged by, with the default settings
- * (README, "Spam defences"): every kind of junk here must leave nothing for
+ * (docs/moderation.md, "Spam defences"): every kind of junk here must leave nothing for
  * other readers to see, and every ordinary comment must be published at once.
  * The browser test posts them through the real form; the server tests through
  * the API.

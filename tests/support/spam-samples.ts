@@ -1,6 +1,6 @@
 /**
  * A second list of comments for the spam filter at the default settings
- * (README, "Spam defences"; docs/decisions/025-spam-that-learns.md): junk of
+ * (docs/moderation.md, "The spam filter"; docs/decisions/025-spam-that-learns.md): junk of
  * the kinds the fixed rules alone let through, and ordinary readers' comments.
  * None of them is in the corpus the classifier learns from
  * (server/moderation/corpus/), which a unit test checks, so the browser test

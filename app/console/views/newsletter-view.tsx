@@ -138,7 +138,7 @@ export function NewsletterView() {
       {({ editions, confirmedSubscribers }) =>
         editions.length === 0 ? (
           <p className="text-slate-400">
-            No editions yet: add a Markdown file to the editions folder (README, "Newsletter
+            No editions yet: add a Markdown file to the editions folder (docs/mail.md, "Newsletter
             editions").
           </p>
         ) : (

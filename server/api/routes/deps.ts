@@ -59,7 +59,7 @@ export function refusalError(refusal: Refusal): ApiError {
   return new ApiError(refusal.status, refusal.code, refusal.message);
 }
 
-/** Banned writers (README, "Bans") may not comment, edit or react. */
+/** Banned writers (docs/moderation.md, "Bans") may not comment, edit or react. */
 export async function refuseBanned(
   request: FastifyRequest,
   defences: CommentDefences,

@@ -8,7 +8,7 @@ export const newsletterCommands: Command[] = [
     usage: "FILE [--out HTML]",
     summary: "render an edition to an HTML file to open in a browser",
     help: `Renders the edition FILE (Markdown with a "subject" in its frontmatter; see
-the README, "Newsletter editions") in the mail template and writes the HTML,
+docs/mail.md, "Newsletter editions") in the mail template and writes the HTML,
 by default to DATA_DIR/preview/<name>.html, printing where. The unsubscribe
 link in it is a sample. Links and images are made absolute from SITE_URL;
 one that leads nowhere on the built site, or is no web address, is printed

@@ -61,7 +61,7 @@ source's own id.
                      for pages not matched by themselves
   --dry-run          check and list what would be imported, write nothing
 
-See the README, "Moving in and out", for each kind and an example.`,
+See docs/backups.md, "Moving in and out", for each kind and an example.`,
     options: {
       from: { type: "string" },
       "dry-run": { type: "boolean" },

@@ -7,7 +7,7 @@ import { backupDatabase, restoreDatabase } from "../sqlite-files.ts";
 function sqliteOnly(config: Config, what: string): string {
   if (config.databaseKind !== "sqlite") {
     throw usageError(
-      `${what} works on the SQLite database; on PostgreSQL use pg_dump and pg_restore (README, Operating).`,
+      `${what} works on the SQLite database; on PostgreSQL use pg_dump and pg_restore (docs/backups.md).`,
     );
   }
   return sqliteFileOf(config);

@@ -71,7 +71,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
         ...consoleTag,
         summary: "Every enquiry as CSV, newest first",
         description:
-          "Cells that a spreadsheet would run as a formula start with a ' (README, Enquiries).",
+          "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
         produces: ["text/csv"],
         response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
       },

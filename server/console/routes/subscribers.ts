@@ -56,7 +56,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
         ...consoleTag,
         summary: "Confirmed subscribers as CSV (email, subscribed_at, unsubscribe_url)",
         description:
-          "Cells that a spreadsheet would run as a formula start with a ' (README, The owner's command line).",
+          "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
         produces: ["text/csv"],
         response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
       },

@@ -14,7 +14,7 @@ import type { ExampleSource, Screening, SpamStore, StoredExample } from "./store
 
 /**
  * The spam filter a new comment meets once the rules let it through
- * (docs/decisions/025-spam-that-learns.md, README "Spam defences"):
+ * (docs/decisions/025-spam-that-learns.md; docs/moderation.md, "The spam filter"):
  *
  * - the classifier's score: high, the comment is stored as spam, silently, as
  *   the honeypot does; middle, it waits for the owner;
