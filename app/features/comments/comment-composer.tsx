@@ -1,4 +1,4 @@
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { AddCommentRequest, Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
