@@ -6,9 +6,12 @@ import { confirmationMail, editionMail, reconfirmationMail } from "./messages.ts
 export function newsletterComposers({
   editions,
   siteUrl,
+  replyTo,
 }: {
   editions: EditionsRepository;
   siteUrl: string;
+  /** Where readers' answers to an edition go: the owner. */
+  replyTo: string;
 }): { confirmation: ComposeMail; edition: ComposeMail } {
   // An edition is read once per worker, not once per recipient.
   const kept = new Map<number, { subject: string; html: string; text: string }>();
@@ -51,7 +54,7 @@ export function newsletterComposers({
         if (!edition) return { outcome: "failed", reason: "the edition is gone" };
         kept.set(editionId, edition);
       }
-      return editionMail(edition, { to: row.email, token: row.token as string }, siteUrl);
+      return editionMail(edition, { to: row.email, token: row.token as string, replyTo }, siteUrl);
     },
   };
 }

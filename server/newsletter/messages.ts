@@ -80,9 +80,14 @@ export type EditionBody = { subject: string; html: string; text: string };
 
 export const unsubscribePlaceholder = "{{unsubscribe_url}}";
 
+/**
+ * One subscriber's copy of an edition. `replyTo`, the owner's address: an
+ * edition invites readers to answer it, and their answers go to the owner,
+ * not to the address the site sends from.
+ */
 export function editionMail(
   edition: EditionBody,
-  { to, token }: { to: string; token: string },
+  { to, token, replyTo }: { to: string; token: string; replyTo?: string },
   siteUrl: string,
 ): OutgoingMail {
   const pageUrl = unsubscribePageUrl(siteUrl, token);
@@ -91,6 +96,7 @@ export function editionMail(
     subject: oneLine(edition.subject),
     html: edition.html.replaceAll(unsubscribePlaceholder, escapeHtml(pageUrl)),
     text: edition.text.replaceAll(unsubscribePlaceholder, pageUrl),
+    ...(replyTo ? { replyTo } : {}),
     headers: {
       "List-Unsubscribe": `<${oneClickUrl(siteUrl, token)}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",

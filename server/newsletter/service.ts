@@ -12,12 +12,19 @@ import { createEditionsRepository } from "./editions-repository.ts";
  */
 export function createNewsletter(
   store: Store,
-  config: Pick<Config, "siteUrl" | "SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR">,
+  config: Pick<
+    Config,
+    "siteUrl" | "SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR" | "OWNER_EMAIL" | "contactEmail"
+  >,
   cookieSecret: string,
 ) {
   const editions = createEditionsRepository(store);
   return {
-    composers: newsletterComposers({ editions, siteUrl: config.siteUrl }),
+    composers: newsletterComposers({
+      editions,
+      siteUrl: config.siteUrl,
+      replyTo: config.OWNER_EMAIL ?? config.contactEmail,
+    }),
     routeDeps(mailQueued: () => void) {
       return {
         formTokens: createFormTokens(cookieSecret, { spent: createSpentFormTokens(store) }),

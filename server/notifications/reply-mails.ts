@@ -2,6 +2,7 @@ import type { Transaction } from "kysely";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { commentText, renderComment } from "../engagement/comment-markdown.ts";
 import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -50,7 +51,8 @@ export function replyConfirmationMail(to: string, token: string, siteUrl: string
   return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
-type MailedReply = { id: number; postId: string; userName: string; content: string };
+/** A reply as a mail shows it: its HTML as the site rendered it, and its text. */
+type MailedReply = { id: number; postId: string; userName: string; html: string; text: string };
 
 function unsubscribeHeaders(siteUrl: string, token: string): Record<string, string> {
   return {
@@ -82,13 +84,13 @@ export function replyMail(
     .map((reply) => {
       const link = replyUrl(siteUrl, reply.postId, reply.id);
       return `<p style="margin:0 0 8px"><strong>${escapeHtml(reply.userName)}</strong> replied on <a href="${escapeHtml(link)}" style="color:${colours.accent}">${escapeHtml(title(reply.postId))}</a>:</p>
-<blockquote style="margin:0 0 20px;padding:8px 12px;border-left:3px solid ${colours.accent};white-space:pre-wrap">${escapeHtml(reply.content)}</blockquote>`;
+<blockquote style="margin:0 0 20px;padding:8px 12px;border-left:3px solid ${colours.accent}">${reply.html}</blockquote>`;
     })
     .join("\n");
   const bodyText = replies
     .map(
       (reply) =>
-        `${reply.userName} replied on "${title(reply.postId)}":\n\n${reply.content}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
+        `${reply.userName} replied on "${title(reply.postId)}":\n\n${reply.text}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
     )
     .join("\n\n----\n\n");
   const why =
@@ -117,7 +119,7 @@ async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom("science_comments")
-    .select(["id", "post_id", "user_name", "content"])
+    .select(["id", "post_id", "user_name", "content", "content_html"])
     .where("id", "in", ids)
     .where("status", "=", "published")
     .where("deleted_at", "is", null)
@@ -125,7 +127,13 @@ async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
-    return row ? [{ id, postId: row.post_id, userName: row.user_name, content: row.content }] : [];
+    if (!row) return [];
+    // The HTML the site rendered when the reply was written (our own renderer's, links
+    // marked nofollow), and the text a reader sees in it, not the Markdown typed.
+    const html = row.content_html ?? renderComment(row.content);
+    return [
+      { id, postId: row.post_id, userName: row.user_name, html, text: commentText(row.content) },
+    ];
   });
 }
 

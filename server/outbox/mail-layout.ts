@@ -5,6 +5,8 @@ import { escapeHtml } from "../../contract/html.ts";
  * (app/app.css) and the same words as plain text. Only our own text, links
  * built from SITE_URL and tokens we issued go into them; the one thing a
  * visitor typed that a mail carries is the address it is sent to, in `To`.
+ * On a phone it is never wider than the screen: the card is as wide as the
+ * screen allows, and a long unbroken link wraps rather than pushing it out.
  */
 
 export const colours = { ink: "#0b0f14", panel: "#111821", line: "#1f2a37", accent: "#22c55e" };
@@ -42,13 +44,13 @@ export function layout({ subject, bodyHtml, bodyText, footerHtml, footerText }: 
 </head>
 <body style="margin:0;padding:0;background:${colours.ink};color:#e2e8f0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;line-height:1.6">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="background:${colours.ink}">
-<tr><td align="center" style="padding:24px 12px">
-<table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:640px;background:${colours.panel};border:1px solid ${colours.line};border-radius:12px">
-<tr><td style="padding:20px 28px;border-bottom:1px solid ${colours.line};font-weight:700;font-size:18px;color:#f8fafc">Engage with <span style="color:${colours.accent}">Engineer</span></td></tr>
-<tr><td class="body" style="padding:24px 28px;font-size:16px;color:#cbd5e1">
+<tr><td align="center" style="padding:24px 8px">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:640px;table-layout:fixed;background:${colours.panel};border:1px solid ${colours.line};border-radius:12px">
+<tr><td style="padding:20px 20px;border-bottom:1px solid ${colours.line};font-weight:700;font-size:18px;color:#f8fafc">Engage with <span style="color:${colours.accent}">Engineer</span></td></tr>
+<tr><td class="body" style="padding:24px 20px;font-size:16px;color:#cbd5e1;overflow-wrap:anywhere;word-break:break-word">
 ${bodyHtml}
 </td></tr>
-<tr><td style="padding:16px 28px;border-top:1px solid ${colours.line};font-size:13px;color:#94a3b8">${footerHtml}</td></tr>
+<tr><td style="padding:16px 20px;border-top:1px solid ${colours.line};font-size:13px;color:#94a3b8;overflow-wrap:anywhere;word-break:break-word">${footerHtml}</td></tr>
 </table>
 </td></tr>
 </table>

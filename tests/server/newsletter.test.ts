@@ -267,6 +267,8 @@ describe.each(backends)("the newsletter on %s", (backend) => {
         `<${siteUrl}/api/newsletter/one-click?token=${token}>`,
       );
       expect(header(mail!, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+      // Readers who answer an edition write to the owner, not to the sending address.
+      expect(mail!.parsed.replyTo?.value[0]?.address).toBe("contact@example.com");
       expect(mail!.parsed.html).toContain(`${siteUrl}/unsubscribe?token=${token}`);
       expect(mail!.parsed.html).toContain("<strong>readers</strong>");
       expect(mail!.parsed.text).toContain(`Unsubscribe: ${siteUrl}/unsubscribe?token=${token}`);

@@ -162,15 +162,25 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const answer = json(
       await t
         .visitor()
-        .reply(postId, question, "About **2 %** a year at room temperature.", "Meera"),
+        .reply(
+          postId,
+          question,
+          "About **2 %** a year at room temperature, says [the cell's datasheet](https://en.wikipedia.org/wiki/Self-discharge).",
+          "Meera",
+        ),
       commentResponseSchema,
     ).comment.id as number;
     await smtp.waitFor(() => smtp.to(email).length === 2);
     const mail = smtp.to(email)[1] as ReceivedMail;
     expect(mail.parsed.subject).toContain("Meera replied on");
-    expect(mail.parsed.text).toContain("About **2 %** a year at room temperature.");
+    // Quoted as the reader sees it on the page, not as the Markdown typed.
+    expect(mail.parsed.text).toContain(
+      "About 2 % a year at room temperature, says the cell's datasheet (https://en.wikipedia.org/wiki/Self-discharge).",
+    );
+    expect(mail.parsed.text).not.toContain("**");
     expect(mail.parsed.text).toContain(`${siteUrl}/science/${postId}#comment-${answer}`);
-    expect(mail.parsed.html || "").not.toContain("<strong>2 %</strong>");
+    expect(mail.parsed.html || "").toContain("<strong>2 %</strong>");
+    expect(mail.parsed.html || "").toContain('href="https://en.wikipedia.org/wiki/Self-discharge"');
     const oneClick = header(mail, "List-Unsubscribe");
     expect(oneClick).toMatch(/^<http:\/\/ewe\.test\/replies\/one-click\?token=[A-Za-z0-9_-]{43}>$/);
     expect(header(mail, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");

@@ -1,0 +1,109 @@
+import { type Browser, chromium } from "@playwright/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInLinkMail } from "../../server/console/sign-in-mail.ts";
+import { renderComment } from "../../server/engagement/comment-markdown.ts";
+import { acknowledgementMail, answerMail, ownerNoticeMail } from "../../server/enquiries/mails.ts";
+import type { StoredEnquiry } from "../../server/enquiries/repository.ts";
+import { renderEdition } from "../../server/newsletter/editions.ts";
+import { confirmationMail, editionMail } from "../../server/newsletter/messages.ts";
+import { replyConfirmationMail, replyMail } from "../../server/notifications/reply-mails.ts";
+import type { OutgoingMail } from "../../server/outbox/outgoing-mail.ts";
+
+/*
+ * Every mail the site sends, opened on a phone: in Chromium at 390 px, none
+ * is wider than the screen, however long the unbroken links it carries (a
+ * sign-in or confirmation link, a long address a reader or the owner wrote).
+ */
+
+const siteUrl = "https://engage-with-engineer.example";
+const token = "q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9a";
+const longLink =
+  "https://en.wikipedia.org/wiki/Orthogonal_frequency-division_multiplexing_and_its_use_in_wireless_local_area_networks_explained";
+
+const enquiry: StoredEnquiry = {
+  id: 7,
+  name: "Priya Raman",
+  email: "priya.raman.fuel-systems-engineering@very-long-company-domain-name.example.org",
+  service: "dfmea",
+  organisation: "Raman Motors",
+  timeline: "Before March",
+  message: `We need a DFMEA workshop for our pump module. The drawings are at ${longLink}`,
+  status: "new",
+  kept: false,
+  threadId: "<enquiry.0123456789abcdef01234567@engage-with-engineer.example>",
+  createdAt: "2026-11-30T10:00:00.000Z",
+  updatedAt: "2026-11-30T10:00:00.000Z",
+  answers: [
+    {
+      id: 3,
+      body: `Thank you. See ${longLink} before we meet.`,
+      createdAt: "2026-11-30T12:00:00.000Z",
+    },
+  ],
+};
+const context = {
+  siteUrl,
+  serviceTitle: "DFMEA",
+  ownerAddress: "owner@engage-with-engineer.example",
+};
+const edition = renderEdition(
+  "Why a gasket leaks",
+  `The stack-up decides it. Read more: ${longLink}\n\n![The pressure cooker](/og/science/pressure-cooker.png)`,
+  siteUrl,
+);
+
+const mails: [string, OutgoingMail][] = [
+  ["the newsletter's confirmation", confirmationMail({ to: "a@example.com", token }, siteUrl)],
+  ["an edition", editionMail(edition, { to: "a@example.com", token }, siteUrl)],
+  ["a reply mail's confirmation", replyConfirmationMail("a@example.com", token, siteUrl)],
+  [
+    "a reply mail",
+    replyMail(
+      "a@example.com",
+      [
+        {
+          id: 12,
+          postId: "wifi",
+          userName: "Ravi",
+          html: renderComment(`See [OFDM on Wikipedia](${longLink}) and ${longLink}`),
+          text: "",
+        },
+      ],
+      { token, siteUrl, titles: new Map([["wifi", "Why Wi-Fi slows down through walls"]]) },
+    ),
+  ],
+  ["the owner's copy of an enquiry", ownerNoticeMail("owner@example.com", enquiry, context)],
+  ["an enquiry's acknowledgement", acknowledgementMail(enquiry, token, context)],
+  [
+    "the owner's answer",
+    answerMail(enquiry, enquiry.answers[0]!, {
+      ...context,
+      messageIdHost: "engage-with-engineer.example",
+    }),
+  ],
+  ["the console's sign-in link", signInLinkMail({ to: "owner@example.com", token, siteUrl })],
+];
+
+describe("mails on a phone", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium-headless-shell",
+      args: ["--no-sandbox", "--disable-gpu"],
+    });
+  });
+  afterAll(() => browser?.close());
+
+  it.each(mails)("%s is no wider than a 390 px screen", async (_, mail) => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    try {
+      // As a mail program shows it: the HTML alone, nothing fetched.
+      await page.route("**/*", (route) => route.abort());
+      await page.setContent(mail.html);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(390);
+    } finally {
+      await page.close();
+    }
+  });
+});
