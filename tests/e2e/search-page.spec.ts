@@ -75,6 +75,11 @@ for (const width of [390, 1280]) {
       await expect(page.getByText("Nothing found for “qqqqqq”.")).toBeVisible();
       await expect(results(page)).toHaveCount(0);
 
+      // The byline every item page carries is not what a reader searches for.
+      await searchField(page).fill("published");
+      await searchField(page).press("Enter");
+      await expect(page.getByText("Nothing found for “published”.")).toBeVisible();
+
       // The field stops at its limit; an address made by hand is answered with a message.
       const response = await page.goto(`/search?q=${"w".repeat(250)}`);
       expect(response?.status()).toBe(400);
