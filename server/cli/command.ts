@@ -55,7 +55,7 @@ export type CommandContext = {
    * console's in the audit trail, without a session.
    */
   actor: OwnerActor;
-  /** A question to the person at the terminal; null when there is none. */
+  /** A question to the person at the terminal; null when there is none (see `agreed`). */
   confirm: ((question: string) => Promise<boolean>) | null;
 };
 
@@ -76,6 +76,29 @@ export type Command = {
 export type Handler = (context: CommandContext) => Promise<number>;
 
 /**
+ * A command that takes one of the owner's actions (docs/architecture.md,
+ * "Owner actions"): it reads its input, has the action done as the command
+ * line, and prints what `said` makes of the outcome. An action that found
+ * nothing to act on ("not_found" or false) exits with 3 and `missing`.
+ */
+export function ownerAction<Input, Done>(
+  read: (context: CommandContext) => Input,
+  act: (context: CommandContext, input: Input) => Promise<Done | "not_found" | false>,
+  said: (input: Input, done: Done, values: Values) => string,
+  missing: (input: Input) => string,
+): Handler {
+  return async (context) => {
+    const input = read(context);
+    const done = await act(context, input);
+    if (done === "not_found" || done === false) {
+      throw new AdminError(missing(input), exitCodes.notFound);
+    }
+    context.stdout.write(said(input, done, context.values));
+    return exitCodes.ok;
+  };
+}
+
+/**
  * The handler `name` of a group's module, imported only when the command runs:
  * the list of commands and their help stay light, and a command loads what it
  * needs and nothing of the other groups (docs/benchmarks.md, "The owner's export").
@@ -85,6 +108,24 @@ export function lazily<Name extends string>(
   name: Name,
 ): Handler {
   return async (context) => (await load())[name](context);
+}
+
+/**
+ * Goes on with --yes, or once the person at the terminal says yes to
+ * `question`; without either, nothing is done and `what` says what was not.
+ */
+export async function agreed(
+  { values, confirm }: CommandContext,
+  what: string,
+  question: string,
+): Promise<void> {
+  if (values.yes) return;
+  if (!confirm) {
+    throw usageError(
+      `${what} Nothing was sent. Add --yes to send it, or run it at a terminal to be asked.`,
+    );
+  }
+  if (!(await confirm(question))) throw new AdminError("Nothing was sent.");
 }
 
 export function usageError(message: string): AdminError {

@@ -279,7 +279,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       await engagement(),
     );
   const actor = {
-    async audit(action: string, object: string) {
+    async audit(action: string, object?: string) {
       const { createOwnerRepository } = await import("../console/owner-repository.ts");
       await createOwnerRepository(await store()).audit(null, action, object);
     },

@@ -4,15 +4,15 @@ import type { OwnerRepository } from "./owner-repository.ts";
 /**
  * Ends one console session, or every one, from the console's sessions or the
  * command line (docs/architecture.md, "Owner actions"), with one line of the
- * audit trail; how many ended. A session that is not open ends none, and no line.
+ * audit trail; how many ended, or "not_found" when the session named is not open.
  */
 export async function revokeSessions(
   owner: OwnerRepository,
   by: OwnerActor,
   which: { id: string } | "all",
-): Promise<number> {
+): Promise<number | "not_found"> {
   const ended = await owner.revoke(which);
-  if (which !== "all" && ended === 0) return ended;
+  if (which !== "all" && ended === 0) return "not_found";
   await by.audit("session revoke", which === "all" ? "all" : which.id);
   return ended;
 }

@@ -25,7 +25,7 @@ export function enquiryReader(services: { id: string; title: string }[]) {
 /**
  * The owner's actions on enquiries, the same from the console and from the
  * command line (docs/architecture.md, "Owner actions"): each acts and writes
- * one line of the audit trail under its actor, which names an enquiry by its
+ * one line of the audit trail under its actor, naming the enquiry by its
  * number, never by what it holds. An enquiry that is not there is false, and no line.
  */
 export function enquiryActions({
@@ -39,7 +39,6 @@ export function enquiryActions({
   mailQueued?: () => void;
 }) {
   return {
-    /** Marks an enquiry new, answered or closed. */
     async setStatus(by: OwnerActor, id: number, status: EnquiryStatusName): Promise<boolean> {
       if (!(await repository.update(id, { status }))) return false;
       await by.audit(`enquiry ${status}`, `enquiry ${id}`);
@@ -76,5 +75,3 @@ export function enquiryActions({
     },
   };
 }
-
-export type EnquiryActions = ReturnType<typeof enquiryActions>;

@@ -4,4 +4,4 @@
  * line of the audit trail through its actor, which signs it with the session,
  * or with none for the command line.
  */
-export type OwnerActor = { audit(action: string, object: string): Promise<void> };
+export type OwnerActor = { audit(action: string, object?: string): Promise<void> };

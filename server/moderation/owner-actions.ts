@@ -6,43 +6,39 @@ import type { Moderation } from "./service.ts";
 /**
  * The owner's actions on comments and their writers, the same from the
  * console and from the command line (docs/architecture.md, "Owner actions"):
- * each acts and, when it changed something, writes one line of the audit
- * trail under its actor. Nothing found to act on is "not_found", and no line.
+ * each acts (server/moderation/service.ts says how) and, when it changed
+ * something, writes one line of the audit trail under its actor.
  */
 export function moderationActions(
   moderation: Moderation,
   { comments, reactions }: Pick<Engagement, "comments" | "reactions">,
 ) {
   return {
-    /** Publishes a held (or caught) comment and approves its writer. */
     async approve(by: OwnerActor, id: number) {
       const outcome = await moderation.approveComment(id);
       if (outcome === "approved") await by.audit("comment approve", String(id));
       return outcome;
     },
 
-    /** Removes a comment whatever its state, for its writer too. */
     async reject(by: OwnerActor, id: number) {
       const outcome = await moderation.rejectComment(id);
       if (outcome === "rejected") await by.audit("comment reject", String(id));
       return outcome;
     },
 
-    /** Hides a comment from all but its writer, and teaches the spam filter. */
-    async markSpam(by: OwnerActor, id: number) {
+    async spam(by: OwnerActor, id: number) {
       const outcome = await moderation.markSpam(id);
       if (outcome === "marked") await by.audit("comment spam", String(id));
       return outcome;
     },
 
-    /** Deletes any comment, whoever wrote it; open pages see it go. */
+    /** Deletes any comment, whoever wrote it. */
     async remove(by: OwnerActor, id: number): Promise<"deleted" | "not_found"> {
       if (!(await comments.removeAsOwner(id))) return "not_found";
       await by.audit("comment delete", String(id));
       return "deleted";
     },
 
-    /** Bans the writer of comment `id`, for `days` days or until lifted. */
     async ban(by: OwnerActor, id: number, days?: number) {
       const result = await moderation.banVisitorOfComment(id, days);
       if (result === "not_found") return result;
@@ -50,10 +46,10 @@ export function moderationActions(
       return result;
     },
 
-    /** Lifts one ban, or every ban in force on the writer of a comment; how many. */
+    /** How many bans were lifted: one by its id, or all on the writer of a comment. */
     async unban(by: OwnerActor, target: { banId: number } | { commentId: number }) {
       const lifted = await moderation.unban(target);
-      if (lifted === 0) return lifted;
+      if (lifted === 0) return "not_found";
       const object = "banId" in target ? `ban ${target.banId}` : `comment ${target.commentId}`;
       await by.audit("visitor unban", object);
       return lifted;

@@ -1,5 +1,4 @@
-import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
-import { newToken } from "../engagement/subscribers-repository.ts";
+import { newToken, type SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { toCsv } from "../lib/csv.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
 import type { Mailer } from "../outbox/mailer.ts";
@@ -14,7 +13,6 @@ import { editionMail } from "./messages.ts";
  * an address: an erasure would leave a copy there.
  */
 
-/** Removing subscribers, exporting them, and asking imported ones to confirm. */
 export function subscriberActions(subscribers: SubscribersRepository, siteUrl: string) {
   return {
     /** Removes the subscriber with this address, in any letter case; false when none has it. */
@@ -24,11 +22,7 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
       return true;
     },
 
-    /**
-     * The confirmed subscribers as CSV, oldest first, each with its
-     * unsubscribe link; a cell a spreadsheet would run as a formula starts
-     * with a ' (server/lib/csv.ts).
-     */
+    /** The confirmed subscribers as CSV (server/lib/csv.ts), each with its unsubscribe link. */
     async exportCsv(by: OwnerActor): Promise<{ csv: string; count: number }> {
       const list = await subscribers.list();
       const csv = toCsv([
@@ -52,25 +46,18 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
   };
 }
 
-/** Sending an edition: one test copy, or to every confirmed subscriber. */
+/** `mailQueued` wakes this instance's outbox worker as the first copies of an edition are queued. */
 export function editionActions(
   editions: EditionsRepository,
   siteUrl: string,
-  /** Wakes this instance's outbox worker as the first page of copies is queued. */
   mailQueued?: () => void,
 ) {
   return {
     /**
-     * Sends one copy, "[Test]" before its subject, to `to` at once; its
-     * unsubscribe links lead nowhere. The trail names the edition, not the
-     * address. A copy the mail server did not take is `notSent`, and no line.
+     * One copy to `to` at once, "[Test]" before its subject, its unsubscribe
+     * links leading nowhere; the trail names the edition, not the address.
      */
-    async test(
-      by: OwnerActor,
-      edition: Edition,
-      to: string,
-      mailer: Mailer,
-    ): Promise<"sent" | { notSent: unknown }> {
+    async test(by: OwnerActor, edition: Edition, to: string, mailer: Mailer) {
       const mail = editionMail(edition, { to, token: newToken() }, siteUrl);
       try {
         await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
@@ -78,13 +65,12 @@ export function editionActions(
         return { notSent: error };
       }
       await by.audit("newsletter test", edition.slug);
-      return "sent";
+      return "sent" as const;
     },
 
     /**
-     * Queues the edition for every confirmed subscriber who has not had it
-     * (an edition is known by its slug); a changed edition under a slug
-     * already sent is a `conflict`, and nothing is queued.
+     * Queues the edition for every confirmed subscriber who has not had it;
+     * a changed edition under a name sent before is a conflict.
      */
     async send(
       by: OwnerActor,
@@ -94,10 +80,8 @@ export function editionActions(
       try {
         saved = await editions.saveEdition(edition);
       } catch (error) {
-        if (error instanceof Error && /other content/.test(error.message)) {
-          return { conflict: error.message };
-        }
-        throw error;
+        if (!(error instanceof Error && /other content/.test(error.message))) throw error;
+        return { conflict: error.message };
       }
       // The worker starts on the first page while the rest of the list is queued.
       const queued = await editions.queueEdition(
@@ -109,6 +93,3 @@ export function editionActions(
     },
   };
 }
-
-export type SubscriberActions = ReturnType<typeof subscriberActions>;
-export type EditionActions = ReturnType<typeof editionActions>;

@@ -1,8 +1,6 @@
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import { toTsv } from "../../lib/csv.ts";
-import type { OwnerActor } from "../../lib/owner-actor.ts";
-import type { ModerationActions } from "../../moderation/owner-actions.ts";
-import { type CommandContext, exitCodes, type Handler, parseId, usageError } from "../command.ts";
+import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */
@@ -87,29 +85,15 @@ export async function commentsList({
   return exitCodes.ok;
 }
 
-/**
- * A command on one comment (`comments delete|approve|reject|spam`): the
- * owner's action on its id, and the line `said` prints of what it did.
- */
-function onComment<Outcome extends string>(
-  act: (actions: ModerationActions, by: OwnerActor, id: number) => Promise<Outcome | "not_found">,
-  said: (id: number, outcome: Outcome) => string,
-): Handler {
-  return async ({ positionals, stdout, moderationActions, actor }) => {
-    const id = parseId(positionals[0], "The comment id");
-    const outcome = await act(await moderationActions(), actor, id);
-    if (outcome === "not_found") {
-      throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-    }
-    stdout.write(said(id, outcome as Outcome));
-    return exitCodes.ok;
-  };
-}
+const commentId = ({ positionals }: CommandContext) => parseId(positionals[0], "The comment id");
+const noComment = (id: number) => `There is no comment ${id}.`;
 
 /** `comments delete` (commands/comments.ts). */
-export const commentsDelete = onComment(
-  (actions, by, id) => actions.remove(by, id),
+export const commentsDelete = ownerAction(
+  commentId,
+  async ({ moderationActions, actor }, id) => (await moderationActions()).remove(actor, id),
   (id) => `Deleted comment ${id}.\n`,
+  noComment,
 );
 
 /** `comments pending` (commands/comments.ts). */
@@ -124,25 +108,31 @@ export async function commentsPending({
 }
 
 /** `comments approve` (commands/comments.ts). */
-export const commentsApprove = onComment(
-  (actions, by, id) => actions.approve(by, id),
+export const commentsApprove = ownerAction(
+  commentId,
+  async ({ moderationActions, actor }, id) => (await moderationActions()).approve(actor, id),
   (id, outcome) =>
     outcome === "approved"
       ? `Approved comment ${id}: every reader sees it now.\n`
       : `Comment ${id} was already published.\n`,
+  noComment,
 );
 
 /** `comments reject` (commands/comments.ts). */
-export const commentsReject = onComment(
-  (actions, by, id) => actions.reject(by, id),
+export const commentsReject = ownerAction(
+  commentId,
+  async ({ moderationActions, actor }, id) => (await moderationActions()).reject(actor, id),
   (id) => `Rejected comment ${id}.\n`,
+  noComment,
 );
 
 /** `comments spam` (commands/comments.ts). */
-export const commentsSpam = onComment(
-  (actions, by, id) => actions.markSpam(by, id),
+export const commentsSpam = ownerAction(
+  commentId,
+  async ({ moderationActions, actor }, id) => (await moderationActions()).spam(actor, id),
   (id, outcome) =>
     outcome === "marked"
       ? `Marked comment ${id} as spam: readers no longer see it, and the filter learnt from it.\n`
       : `Comment ${id} was already marked as spam.\n`,
+  noComment,
 );

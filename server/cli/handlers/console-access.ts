@@ -1,8 +1,7 @@
 import { revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { toTsv } from "../../lib/csv.ts";
-import { type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
 import { formatTable } from "../table.ts";
 
 /** `login` (commands/console-access.ts). */
@@ -48,25 +47,16 @@ export async function sessionsList({ values, stdout, store }: CommandContext): P
 }
 
 /** `sessions revoke` (commands/console-access.ts). */
-export async function sessionsRevoke({
-  values,
-  positionals,
-  stdout,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
-  const [id] = positionals;
-  if (Boolean(values.all) === (id !== undefined)) {
-    throw usageError("Give a session ID or --all.");
-  }
-  const owner = createOwnerRepository(await store());
-  const ended = await revokeSessions(owner, actor, id === undefined ? "all" : { id });
-  if (id !== undefined && ended === 0) {
-    throw new AdminError(`No open session has the id ${id}.`, exitCodes.notFound);
-  }
-  stdout.write(`Ended ${ended} session${ended === 1 ? "" : "s"}.\n`);
-  return exitCodes.ok;
-}
+export const sessionsRevoke = ownerAction(
+  ({ values, positionals: [id] }) => {
+    if (Boolean(values.all) === (id !== undefined)) throw usageError("Give a session ID or --all.");
+    return id;
+  },
+  async ({ store, actor }, id) =>
+    revokeSessions(createOwnerRepository(await store()), actor, id === undefined ? "all" : { id }),
+  (_id, ended) => `Ended ${ended} session${ended === 1 ? "" : "s"}.\n`,
+  (id) => `No open session has the id ${id}.`,
+);
 
 /** `audit` (commands/console-access.ts). */
 export async function audit({ values, stdout, store }: CommandContext): Promise<number> {

@@ -8,6 +8,7 @@ import { toTsv } from "../../lib/csv.ts";
 import {
   type CommandContext,
   exitCodes,
+  ownerAction,
   parseId,
   usageError,
   writePrivateFile,
@@ -20,8 +21,6 @@ async function enquiriesOf(store: () => Promise<Store>) {
   const { toEnquiry } = enquiryReader(loadServiceTitles());
   return { repository, toEnquiry, actions: enquiryActions({ repository, toEnquiry }) };
 }
-
-const missing = (id: number) => new AdminError(`There is no enquiry ${id}.`, exitCodes.notFound);
 
 /** `enquiries list` (commands/enquiries.ts). */
 export async function enquiriesList({ values, stdout, store }: CommandContext): Promise<number> {
@@ -71,7 +70,7 @@ export async function enquiriesShow({
   const id = parseId(positionals[0], "ID");
   const { repository, toEnquiry } = await enquiriesOf(store);
   const found = await repository.get(id);
-  if (!found) throw missing(id);
+  if (!found) throw new AdminError(noEnquiry(id), exitCodes.notFound);
   const enquiry = toEnquiry(found);
   if (values.json) {
     stdout.write(`${JSON.stringify(enquiry, null, 2)}\n`);
@@ -91,38 +90,26 @@ export async function enquiriesShow({
   return exitCodes.ok;
 }
 
+const enquiryId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
+const noEnquiry = (id: number) => `There is no enquiry ${id}.`;
+
 /** `enquiries close` (commands/enquiries.ts). */
-export async function enquiriesClose({
-  positionals,
-  values,
-  stdout,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
-  const id = parseId(positionals[0], "ID");
-  const { actions } = await enquiriesOf(store);
-  if (!(await actions.setStatus(actor, id, "closed"))) throw missing(id);
-  stdout.write(
-    values.json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
-  );
-  return exitCodes.ok;
-}
+export const enquiriesClose = ownerAction(
+  enquiryId,
+  async ({ store, actor }, id) => (await enquiriesOf(store)).actions.setStatus(actor, id, "closed"),
+  (id, _closed, { json }) =>
+    json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
+  noEnquiry,
+);
 
 /** `enquiries delete` (commands/enquiries.ts). */
-export async function enquiriesDelete({
-  positionals,
-  values,
-  stdout,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
-  const id = parseId(positionals[0], "ID");
-  if (!(await (await enquiriesOf(store)).actions.remove(actor, id))) throw missing(id);
-  stdout.write(
-    values.json ? `${JSON.stringify({ id, deleted: true })}\n` : `Deleted enquiry ${id}.\n`,
-  );
-  return exitCodes.ok;
-}
+export const enquiriesDelete = ownerAction(
+  enquiryId,
+  async ({ store, actor }, id) => (await enquiriesOf(store)).actions.remove(actor, id),
+  (id, _deleted, { json }) =>
+    json ? `${JSON.stringify({ id, deleted: true })}\n` : `Deleted enquiry ${id}.\n`,
+  noEnquiry,
+);
 
 /** `enquiries export` (commands/enquiries.ts). */
 export async function enquiriesExport({

@@ -9,7 +9,7 @@ import { createEditionsRepository } from "../../newsletter/editions-repository.t
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
 import { createMailer } from "../../outbox/mailer.ts";
-import { type CommandContext, exitCodes, type Output, usageError } from "../command.ts";
+import { agreed, type CommandContext, exitCodes, type Output, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { formatTable } from "../table.ts";
 
@@ -86,30 +86,16 @@ export async function newsletterTest({
 }
 
 /** `newsletter send` (commands/newsletter.ts). */
-export async function newsletterSend({
-  values,
-  positionals,
-  config,
-  stdout,
-  stderr,
-  store,
-  engagement,
-  confirm,
-  actor,
-}: CommandContext): Promise<number> {
+export async function newsletterSend(context: CommandContext): Promise<number> {
+  const { positionals, config, stdout, stderr, store, engagement, actor } = context;
   const edition = editionOf(positionals[0] ?? "", config, stderr);
   const subscribers = await (await engagement()).subscribers.count();
   const reach = plural(subscribers, "confirmed subscriber");
-  if (!values.yes) {
-    if (!confirm) {
-      throw usageError(
-        `This queues "${edition.subject}" (${edition.slug}) for every confirmed subscriber: ${reach}. Nothing was sent. Add --yes to send it, or run it at a terminal to be asked.`,
-      );
-    }
-    if (!(await confirm(`Send "${edition.subject}" (${edition.slug}) to ${reach} now?`))) {
-      throw new AdminError("Nothing was sent.");
-    }
-  }
+  await agreed(
+    context,
+    `This queues "${edition.subject}" (${edition.slug}) for every confirmed subscriber: ${reach}.`,
+    `Send "${edition.subject}" (${edition.slug}) to ${reach} now?`,
+  );
   const actions = editionActions(createEditionsRepository(await store()), config.siteUrl);
   const sent = await actions.send(actor, edition);
   if ("conflict" in sent) throw new AdminError(sent.conflict);
@@ -120,14 +106,8 @@ export async function newsletterSend({
 }
 
 /** `newsletter reconfirm` (commands/newsletter.ts). */
-export async function newsletterReconfirm({
-  values,
-  config,
-  stdout,
-  engagement,
-  confirm,
-  actor,
-}: CommandContext): Promise<number> {
+export async function newsletterReconfirm(context: CommandContext): Promise<number> {
+  const { config, stdout, engagement, actor } = context;
   const subscribers = (await engagement()).subscribers;
   const waiting = (await subscribers.reconfirmable().execute()).length;
   if (waiting === 0) {
@@ -135,16 +115,11 @@ export async function newsletterReconfirm({
     return exitCodes.ok;
   }
   const reach = `${waiting} imported subscriber${waiting === 1 ? "" : "s"}`;
-  if (!values.yes) {
-    if (!confirm) {
-      throw usageError(
-        `This mails ${reach} a request to confirm. Nothing was sent. Add --yes to send it, or run it at a terminal to be asked.`,
-      );
-    }
-    if (!(await confirm(`Ask ${reach} to confirm their subscription now?`))) {
-      throw new AdminError("Nothing was sent.");
-    }
-  }
+  await agreed(
+    context,
+    `This mails ${reach} a request to confirm.`,
+    `Ask ${reach} to confirm their subscription now?`,
+  );
   const queued = await subscriberActions(subscribers, config.siteUrl).reconfirm(actor);
   stdout.write(
     `Queued a request to confirm for ${queued} imported subscriber${queued === 1 ? "" : "s"}.\n`,

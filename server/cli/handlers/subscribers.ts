@@ -1,8 +1,7 @@
 import { plural } from "../../../contract/plural.ts";
 import { toTsv } from "../../lib/csv.ts";
 import { subscriberActions } from "../../newsletter/owner-actions.ts";
-import { type CommandContext, exitCodes, writePrivateFile } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import { type CommandContext, exitCodes, ownerAction, writePrivateFile } from "../command.ts";
 
 /** `subscribers list` (commands/subscribers.ts). */
 export async function subscribersList({
@@ -48,18 +47,10 @@ export async function subscribersExport({
 }
 
 /** `subscribers remove` (commands/subscribers.ts). */
-export async function subscribersRemove({
-  positionals,
-  config,
-  stdout,
-  engagement,
-  actor,
-}: CommandContext): Promise<number> {
-  const [email = ""] = positionals;
-  const actions = subscriberActions((await engagement()).subscribers, config.siteUrl);
-  if (!(await actions.remove(actor, email))) {
-    throw new AdminError(`No subscriber has the address ${email}.`, exitCodes.notFound);
-  }
-  stdout.write(`Removed ${email}.\n`);
-  return exitCodes.ok;
-}
+export const subscribersRemove = ownerAction(
+  ({ positionals }) => positionals[0] ?? "",
+  async ({ config, engagement, actor }, email) =>
+    subscriberActions((await engagement()).subscribers, config.siteUrl).remove(actor, email),
+  (email) => `Removed ${email}.\n`,
+  (email) => `No subscriber has the address ${email}.`,
+);

@@ -1,57 +1,58 @@
 import { plural } from "../../../contract/plural.ts";
 import { toTsv } from "../../lib/csv.ts";
-import { type CommandContext, exitCodes, parseId, usageError } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import {
+  type CommandContext,
+  exitCodes,
+  ownerAction,
+  parseId,
+  usageError,
+  type Values,
+} from "../command.ts";
+
+/** --comment ID: a visitor is named by a comment they wrote. */
+function commentOption(values: Values): number {
+  if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
+  return parseId(values.comment, "--comment");
+}
+
+function daysOption(values: Values): number | undefined {
+  if (typeof values.days !== "string") return undefined;
+  const days = Number(values.days);
+  if (!/^\d+$/.test(values.days) || days < 1 || days > 36_500) {
+    throw usageError(
+      `--days must be a whole number of days from 1 to 36500, not "${values.days}".`,
+    );
+  }
+  return days;
+}
+
+const noComment = ({ id }: { id: number }) => `There is no comment ${id}.`;
 
 /** `visitor ban` (commands/visitors.ts). */
-export async function visitorBan({
-  values,
-  stdout,
-  moderationActions,
-  actor,
-}: CommandContext): Promise<number> {
-  if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
-  const id = parseId(values.comment, "--comment");
-  let days: number | undefined;
-  if (typeof values.days === "string") {
-    days = Number(values.days);
-    if (!/^\d+$/.test(values.days) || days < 1 || days > 36_500) {
-      throw usageError(
-        `--days must be a whole number of days from 1 to 36500, not "${values.days}".`,
-      );
-    }
-  }
-  const result = await (await moderationActions()).ban(actor, id, days);
-  if (result === "not_found") {
-    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-  }
-  const { ban } = result;
-  stdout.write(
+export const visitorBan = ownerAction(
+  ({ values }) => ({ id: commentOption(values), days: daysOption(values) }),
+  async ({ moderationActions, actor }, { id, days }) =>
+    (await moderationActions()).ban(actor, id, days),
+  ({ id }, { ban }) =>
     `Ban ${ban.id}: the writer of comment ${id} (${ban.coversAddress ? "browser and address" : "browser"}) is refused ${ban.expiresAt ? `until ${ban.expiresAt}` : 'until "visitor unban"'}.\n`,
-  );
-  return exitCodes.ok;
-}
+  noComment,
+);
 
 /** `visitor unban` (commands/visitors.ts). */
-export async function visitorUnban({
-  values,
-  stdout,
-  moderationActions,
-  actor,
-}: CommandContext): Promise<number> {
-  const byComment = typeof values.comment === "string";
-  const byBan = typeof values.ban === "string";
-  if (byComment === byBan) throw usageError("Give either --comment ID or --ban ID.");
-  const lifted = await (await moderationActions()).unban(
-    actor,
-    byBan
+export const visitorUnban = ownerAction(
+  ({ values }) => {
+    const byBan = typeof values.ban === "string";
+    if (byBan === (typeof values.comment === "string")) {
+      throw usageError("Give either --comment ID or --ban ID.");
+    }
+    return byBan
       ? { banId: parseId(values.ban as string, "--ban") }
-      : { commentId: parseId(values.comment as string, "--comment") },
-  );
-  if (lifted === 0) throw new AdminError("No ban in force matched.", exitCodes.notFound);
-  stdout.write(`Lifted ${plural(lifted, "ban")}.\n`);
-  return exitCodes.ok;
-}
+      : { commentId: parseId(values.comment as string, "--comment") };
+  },
+  async ({ moderationActions, actor }, target) => (await moderationActions()).unban(actor, target),
+  (_target, lifted) => `Lifted ${plural(lifted, "ban")}.\n`,
+  () => "No ban in force matched.",
+);
 
 /** `visitor bans` (commands/visitors.ts). */
 export async function visitorBans({ values, stdout, moderation }: CommandContext): Promise<number> {
@@ -76,21 +77,10 @@ export async function visitorBans({ values, stdout, moderation }: CommandContext
 }
 
 /** `visitor purge` (commands/visitors.ts). */
-export async function visitorPurge({
-  values,
-  stdout,
-  moderationActions,
-  actor,
-}: CommandContext): Promise<number> {
-  if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
-  const id = parseId(values.comment, "--comment");
-  const removed = await (await moderationActions()).purge(actor, id);
-  if (removed === "not_found") {
-    throw new AdminError(`There is no comment ${id}.`, exitCodes.notFound);
-  }
-  const { comments, reactions } = removed;
-  stdout.write(
+export const visitorPurge = ownerAction(
+  ({ values }) => ({ id: commentOption(values) }),
+  async ({ moderationActions, actor }, { id }) => (await moderationActions()).purge(actor, id),
+  ({ id }, { comments, reactions }) =>
     `Removed ${plural(comments, "comment")} and ${plural(reactions, "reaction")} of the visitor who wrote comment ${id}.\n`,
-  );
-  return exitCodes.ok;
-}
+  noComment,
+);

@@ -11,12 +11,13 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
+import { moderationActions } from "../../moderation/owner-actions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, engagement, defences, spam, insights, audit, actor } = context;
-  const actions = context.moderationActions;
+  const { config, engagement, moderation, defences, spam, insights, actor } = context;
+  const actions = moderationActions(moderation, engagement);
 
   /** Each held or spam comment with why it is there. */
   async function withReasons(comments: ConsoleComment[]): Promise<ConsoleComment[]> {
@@ -60,57 +61,32 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   const commentId = z.object({ id: rowIdParamSchema });
 
-  app.post(
-    "/comments/:id/approve",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Publish a held comment (and trust its writer under MODERATION=first)",
-        params: commentId,
-        response: { 204: z.null(), ...errors },
+  // The owner's three decisions on one comment, each a route of the same shape.
+  const decisions = {
+    approve: "Publish a held comment (and trust its writer under MODERATION=first)",
+    reject: "Reject a comment: it goes, for its writer too",
+    spam: "Mark a comment as spam: hidden from everyone but its writer, and taught to the spam filter",
+  } as const;
+  for (const [decision, summary] of Object.entries(decisions)) {
+    app.post(
+      `/comments/:id/${decision}`,
+      {
+        schema: {
+          ...consoleTag,
+          summary,
+          params: commentId,
+          response: { 204: z.null(), ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      const outcome = await actions.approve(actor(request), request.params.id);
-      if (outcome === "not_found") throw notFound("There is no such comment.");
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.post(
-    "/comments/:id/reject",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Reject a comment: it goes, for its writer too",
-        params: commentId,
-        response: { 204: z.null(), ...errors },
+      async (request, reply) => {
+        const act = actions[decision as keyof typeof decisions];
+        if ((await act(actor(request), request.params.id)) === "not_found") {
+          throw notFound("There is no such comment.");
+        }
+        return reply.code(204).send(null);
       },
-    },
-    async (request, reply) => {
-      const outcome = await actions.reject(actor(request), request.params.id);
-      if (outcome === "not_found") throw notFound("There is no such comment.");
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.post(
-    "/comments/:id/spam",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Mark a comment as spam: hidden from everyone but its writer, and taught to the spam filter",
-        params: commentId,
-        response: { 204: z.null(), ...errors },
-      },
-    },
-    async (request, reply) => {
-      const outcome = await actions.markSpam(actor(request), request.params.id);
-      if (outcome === "not_found") throw notFound("There is no such comment.");
-      return reply.code(204).send(null);
-    },
-  );
+    );
+  }
 
   app.post(
     "/comments/:id/reply",
@@ -146,7 +122,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           parentId,
         },
       );
-      await audit(request, "comment reply", `${comment.id}, answering ${parentId}`);
+      await actor(request).audit("comment reply", `${comment.id}, answering ${parentId}`);
       return reply.code(201).send({ comment });
     },
   );
@@ -190,7 +166,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         content: request.body.content,
       });
       if (comment === "not_found") throw notFound("There is no such comment.");
-      await audit(request, "comment edit", String(request.params.id));
+      await actor(request).audit("comment edit", String(request.params.id));
       return { comment };
     },
   );

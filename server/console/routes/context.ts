@@ -5,24 +5,16 @@ import { ApiError } from "../../api/errors.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
-import { type EnquiryActions, enquiryActions } from "../../enquiries/owner-actions.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { OwnerActor } from "../../lib/owner-actor.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
-import { type ModerationActions, moderationActions } from "../../moderation/owner-actions.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { SpamFilter } from "../../moderation/spam/filter.ts";
 import {
   createEditionsRepository,
   type EditionsRepository,
 } from "../../newsletter/editions-repository.ts";
-import {
-  type EditionActions,
-  editionActions,
-  type SubscriberActions,
-  subscriberActions,
-} from "../../newsletter/owner-actions.ts";
 import type { Mailer } from "../../outbox/mailer.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
@@ -72,17 +64,8 @@ export type ConsoleContext = ConsoleDeps & {
   /** The session behind a request that passed the console's guard. */
   sessionOf(request: FastifyRequest): SessionCheck;
   setSessionCookie(reply: FastifyReply, token: string): void;
-  /** Records an action in the audit trail, under the request's session. */
-  audit(request: FastifyRequest, action: string, object?: string | null): Promise<void>;
-  /** The owner behind a request, as the owner's actions take it: its session signs the trail. */
+  /** The owner behind a request, who signs the audit trail with the request's session. */
   actor(request: FastifyRequest): OwnerActor;
-  /** The owner's actions on comments and writers (server/moderation/owner-actions.ts). */
-  moderationActions: ModerationActions;
-  /** The owner's actions on enquiries (server/enquiries/owner-actions.ts). */
-  enquiryActions: EnquiryActions;
-  /** The owner's actions on subscribers and editions (server/newsletter/owner-actions.ts). */
-  subscriberActions: SubscriberActions;
-  editionActions: EditionActions;
 };
 
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
@@ -103,7 +86,6 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   // which the resources' own registrations must not inherit twice.
   const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, enquiries } =
     deps;
-  const editionStore = createEditionsRepository(store);
   return {
     config: deps.config,
     store,
@@ -120,25 +102,15 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
-    editionStore,
+    editionStore: createEditionsRepository(deps.store),
     editionsDir: path.resolve(deps.config.EDITIONS_DIR),
     sessionOf(request) {
       if (!request.ownerSession) throw signedOut();
       return request.ownerSession;
     },
     setSessionCookie: (reply, token) => setOwnerCookie(reply, token, siteUrl),
-    audit: (request, action, object = null) =>
-      deps.owner.audit(request.ownerSession?.id ?? null, action, object),
     actor: (request) => ({
       audit: (action, object) => deps.owner.audit(request.ownerSession?.id ?? null, action, object),
     }),
-    moderationActions: moderationActions(moderation, engagement),
-    enquiryActions: enquiryActions({
-      repository: enquiries.repository,
-      toEnquiry: enquiries.toEnquiry,
-      mailQueued: () => deps.mailQueued(),
-    }),
-    subscriberActions: subscriberActions(engagement.subscribers, siteUrl),
-    editionActions: editionActions(editionStore, siteUrl, () => deps.mailQueued()),
   };
 }

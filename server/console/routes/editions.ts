@@ -12,14 +12,15 @@ import {
 import { ApiError, notFound } from "../../api/errors.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
+import { editionActions } from "../../newsletter/owner-actions.ts";
 import { editionFile, editions, listEditions } from "../editions-folder.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** The newsletter's editions: the folder, a preview, a test copy, and sending. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
   const { config, insights, mailer, editionStore, editionsDir, actor } = context;
-  const actions = context.editionActions;
   const { siteUrl } = config;
+  const actions = editionActions(editionStore, siteUrl, context.mailQueued);
 
   async function editionOf(slug: string) {
     const file = editionFile(editionsDir, slug);

@@ -12,6 +12,7 @@ import {
   updateEnquiryRequestSchema,
 } from "../../../contract/enquiries.ts";
 import { notFound } from "../../api/errors.ts";
+import { enquiryActions } from "../../enquiries/owner-actions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /**
@@ -21,8 +22,9 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
  * The audit trail names an enquiry by its number, never by what it holds.
  */
 export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { enquiries, actor, enquiryActions: actions } = context;
-  const { repository } = enquiries;
+  const { enquiries, actor, mailQueued } = context;
+  const { repository, toEnquiry } = enquiries;
+  const actions = enquiryActions({ repository, toEnquiry, mailQueued });
   const services = [...enquiries.services, { id: otherService, title: otherServiceLabel }];
   const missing = () => notFound("There is no such enquiry; it may have been deleted.");
 

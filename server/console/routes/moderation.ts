@@ -8,6 +8,7 @@ import {
   moderationQueueResponseSchema,
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
+import { moderationActions } from "../../moderation/owner-actions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /**
@@ -17,8 +18,8 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
  * Each change is in the audit trail as if made one by one.
  */
 export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { moderation, insights, actor } = context;
-  const actions = context.moderationActions;
+  const { moderation, engagement, insights, actor } = context;
+  const actions = moderationActions(moderation, engagement);
 
   app.get(
     "/comments/queue",
@@ -91,7 +92,7 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
       },
     },
     async (request, reply) => {
-      if ((await actions.unban(actor(request), { banId: request.params.id })) === 0) {
+      if ((await actions.unban(actor(request), { banId: request.params.id })) === "not_found") {
         throw notFound("There is no such ban in force.");
       }
       return reply.code(204).send(null);

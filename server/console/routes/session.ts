@@ -16,7 +16,7 @@ import { type ConsoleContext, consoleTag, errors, refuseIpHost, signedOut } from
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
 export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, owner, cookieName, rpID, expectedOrigin, sessionOf, audit, actor } = context;
+  const { config, owner, cookieName, rpID, expectedOrigin, sessionOf, actor } = context;
   const https = config.siteUrl.startsWith("https:");
 
   app.get(
@@ -52,7 +52,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     async (request, reply) => {
       const { id } = sessionOf(request);
       await owner.revoke({ id });
-      await audit(request, "sign-out");
+      await actor(request).audit("sign-out");
       reply.clearCookie(cookieName, { path: "/", secure: https, sameSite: "strict" });
       return reply.code(204).send(null);
     },
@@ -81,7 +81,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       },
     },
     async (request, reply) => {
-      if ((await revokeSessions(owner, actor(request), { id: request.params.id })) === 0) {
+      const ended = await revokeSessions(owner, actor(request), { id: request.params.id });
+      if (ended === "not_found") {
         throw notFound("There is no such session, or it has ended.");
       }
       return reply.code(204).send(null);
@@ -162,7 +163,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         transports: credential.transports ?? [],
         name: request.body.name,
       });
-      await audit(request, "passkey register", request.body.name);
+      await actor(request).audit("passkey register", request.body.name);
       const passkey = (await owner.listPasskeys()).find((p) => p.id === credential.id);
       if (!passkey) throw refused();
       return reply.code(201).send({ passkey });
@@ -181,7 +182,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async (request, reply) => {
       if (!(await owner.removePasskey(request.params.id))) throw notFound("No such passkey.");
-      await audit(request, "passkey remove", request.params.id);
+      await actor(request).audit("passkey remove", request.params.id);
       return reply.code(204).send(null);
     },
   );

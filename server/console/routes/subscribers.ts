@@ -6,11 +6,13 @@ import {
   subscribersResponseSchema,
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
+import { subscriberActions } from "../../newsletter/owner-actions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export. */
 export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { insights, actor, subscriberActions: actions } = context;
+  const { config, engagement, insights, actor } = context;
+  const actions = subscriberActions(engagement.subscribers, config.siteUrl);
 
   app.post(
     "/subscribers/search",
