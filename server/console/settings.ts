@@ -1,4 +1,6 @@
+import path from "node:path";
 import { type Config, environmentVariables } from "../config.ts";
+import { defaultSpamModelFile } from "../moderation/spam/filter.ts";
 
 const hidden = "•••••• (set, hidden)";
 
@@ -37,19 +39,24 @@ const secretName = /SECRET|PASSWORD|TOKEN|_KEY$/;
  * server) are shown without it, and the webhook's address by its origin alone.
  */
 export function maskedSettings(config: Config): { name: string; value: string | null }[] {
-  // Unset variables whose value in force is worked out from others: that value, marked.
+  // Unset variables whose value in force is worked out from others: that value, marked;
+  // and those whose absence means something, said in words. Null only for what is off.
+  const dataDir = path.resolve(config.DATA_DIR);
   const effective: Partial<Record<(typeof environmentVariables)[number], string>> = {
-    NOTIFY_COMMENTS: config.notifyComments,
-    SITE_URL: config.siteUrl,
-    CONTACT_EMAIL: config.contactEmail,
-    MAIL_FROM: config.mailFrom,
+    NOTIFY_COMMENTS: `${config.notifyComments} (default)`,
+    SITE_URL: `${config.siteUrl} (default)`,
+    CONTACT_EMAIL: `${config.contactEmail} (default)`,
+    MAIL_FROM: `${config.mailFrom} (default)`,
+    CLIENT_ROOT: `${config.clientRoot} (default)`,
+    COOKIE_SECRET: `•••••• (generated, kept in ${path.join(dataDir, "cookie-secret")})`,
+    SPAM_MODEL_FILE: `${defaultSpamModelFile} (default)`,
+    DATABASE_URL: `not set: SQLite, ${path.join(dataDir, "engage.sqlite")}`,
+    SMTP_URL: `not set: mails are written to ${path.join(dataDir, "outbox")}`,
+    OWNER_EMAIL: `not set: CONTACT_EMAIL (${config.contactEmail}) is used`,
   };
   return environmentVariables.map((name) => {
     const value = config[name];
-    if (value === undefined || value === null) {
-      const standIn = effective[name];
-      return { name, value: standIn === undefined ? null : `${standIn} (default)` };
-    }
+    if (value === undefined || value === null) return { name, value: effective[name] ?? null };
     if (secretName.test(name)) return { name, value: hidden };
     if (name === "WEBHOOK_URL") return { name, value: originOnly(String(value)) };
     if (name === "DATABASE_URL" || name === "SMTP_URL") {

@@ -743,6 +743,26 @@ describe("the settings the Health view shows", () => {
     expect(settings.get("NOTIFY_COMMENTS")).toBe("each (default)");
     expect(settings.get("SITE_URL")).toBe("http://localhost:3000 (default)");
   });
+
+  it("says which secret and model are in use when they are not set, and what an unset setting means", async () => {
+    const { loadConfig } = await import("../../server/config.ts");
+    const { maskedSettings } = await import("../../server/console/settings.ts");
+    const settings = new Map(
+      maskedSettings(loadConfig({ NODE_ENV: "test", DATA_DIR: "/srv/ewe" })).map((s) => [
+        s.name,
+        s.value,
+      ]),
+    );
+    expect(settings.get("COOKIE_SECRET")).toBe(
+      "•••••• (generated, kept in /srv/ewe/cookie-secret)",
+    );
+    expect(settings.get("SPAM_MODEL_FILE")).toMatch(/build\/spam-model\.json \(default\)$/);
+    expect(settings.get("DATABASE_URL")).toBe("not set: SQLite, /srv/ewe/engage.sqlite");
+    expect(settings.get("SMTP_URL")).toBe("not set: mails are written to /srv/ewe/outbox");
+    expect(settings.get("OWNER_EMAIL")).toMatch(/^not set: CONTACT_EMAIL \(.+\) is used$/);
+    // Only what is truly off shows as not set.
+    expect(settings.get("WEBHOOK_URL")).toBeNull();
+  });
 });
 
 describe("subscriber addresses in the console", () => {

@@ -33,11 +33,12 @@ export function HealthView() {
             </dl>
           </Panel>
           <Panel title="Settings">
-            <table className="w-full text-left text-sm">
+            {/* Fixed columns, each value wrapping anywhere: no name or path widens a phone's screen. */}
+            <table className="w-full table-fixed text-left text-sm">
               <caption className="sr-only">Active settings; secrets are masked</caption>
               <thead className="text-slate-400">
                 <tr>
-                  <th scope="col" className="py-1 pr-4">
+                  <th scope="col" className="w-[45%] py-1 pr-4">
                     Variable
                   </th>
                   <th scope="col" className="py-1">
@@ -48,7 +49,7 @@ export function HealthView() {
               <tbody>
                 {health.settings.map((setting) => (
                   <tr key={setting.name} className="border-t border-line">
-                    <td className="py-1 pr-4 font-mono text-xs">{setting.name}</td>
+                    <td className="py-1 pr-4 break-all font-mono text-xs">{setting.name}</td>
                     <td className="py-1 break-all font-mono text-xs text-slate-300">
                       {setting.value ?? <span className="text-slate-400">(not set)</span>}
                     </td>
