@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
 
 /** A problem in a content file; the message starts with the file's name. */
 export class ContentError extends Error {
@@ -31,10 +32,23 @@ function parsed(relative: string, yaml: string): unknown {
   }
 }
 
-/** Splits `content/<relative>` into its YAML frontmatter (parsed) and Markdown body. */
+/**
+ * Splits `content/<relative>` into its YAML frontmatter (parsed) and Markdown body,
+ * trimmed as Astro's content collections trim it.
+ */
 export function readFrontmatter(root: string, relative: string): { data: unknown; body: string } {
   const { yaml, body } = splitFrontmatter(root, relative);
-  return { data: parsed(relative, yaml), body };
+  return { data: parsed(relative, yaml), body: body.trim() };
+}
+
+/** The data as its schema makes it; a problem throws a ContentError naming the file and each field. */
+export function validate<S extends z.ZodType>(schema: S, data: unknown, file: string): z.output<S> {
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map(
+    (issue) => `  ${issue.path.join(".") || "frontmatter"}: ${issue.message}`,
+  );
+  throw new ContentError(`${file}: invalid content\n${problems.join("\n")}`);
 }
 
 /**
