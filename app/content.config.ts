@@ -1,25 +1,20 @@
 import { defineCollection } from "astro:content";
 import { glob } from "astro/loaders";
+import type { z } from "zod";
 import { collections as table } from "../content/schema.ts";
 
 /*
- * content/ as Astro's content collections (docs/decisions/041-content-collections.md).
- * Each collection's files and schema come from content/schema.ts, which the
+ * content/ as Astro's content collections (docs/decisions/041-content-collections.md):
+ * each collection's files and schema come from content/schema.ts, which the
  * reader outside Astro (content/load.ts) uses too. An entry's id is its file
- * below content/ (`science/soap.md`), so every message names the file. The
- * bodies are rendered by content/load.ts, not by Astro: no eager rendering.
+ * below content/ (`science/soap.md`), so every message names the file. The pages
+ * take the bodies as written and render them with content/load.ts's Markdown.
  */
-function collection<S extends (typeof table)[keyof typeof table]>({ files, schema }: S) {
-  return defineCollection({
-    loader: glob({
-      base: "./content",
-      pattern: files,
-      generateId: ({ entry }) => entry,
-      deferRender: true,
-    }),
-    schema: schema as S["schema"],
+const collection = <S extends z.ZodType>({ files, schema }: { files: string; schema: S }) =>
+  defineCollection({
+    loader: glob({ base: "./content", pattern: files, generateId: ({ entry }) => entry }),
+    schema,
   });
-}
 
 export const collections = {
   home: collection(table.home),

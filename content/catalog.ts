@@ -9,12 +9,10 @@ import {
 import { idSchema } from "./schema.ts";
 
 /*
- * What the server reads of the content at start, outside Astro: only a few
- * fields of the stories', science posts' and services' frontmatter, for the
- * engagement catalog, the console's titles, the enquiry form's check and the
- * owner's notifications. The build has validated everything else
- * (content/load.ts); reading only this keeps Markdown rendering and the pages'
- * text out of the server's memory.
+ * What the server reads of the content at start, outside Astro: a few fields of
+ * the stories', science posts' and services' frontmatter (the engagement catalog,
+ * titles for the console and the owner's mails, the enquiry form's services). The
+ * build has validated the rest (content/load.ts), which stays out of the server's memory.
  */
 
 const itemHeading = z.looseObject({ id: idSchema, title: z.string() });

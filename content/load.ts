@@ -1,77 +1,29 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Marked } from "marked";
-import type { z } from "zod";
-import { escapeHtml } from "../contract/html.ts";
 import { type DateFields, resolveDates } from "./dates.ts";
 import {
   ContentError,
   defaultContentRoot,
   expectUniqueIds,
-  markdownFiles,
-  readFrontmatter,
-  validate,
+  type RawCollections,
+  readCollections,
 } from "./frontmatter.ts";
 import { type ContentHistory, readContentHistory } from "./history.ts";
+import { anchorId, countWords, renderMarkdown } from "./markdown.ts";
 import { readOwnerProfile } from "./owner.ts";
-import { type CollectionName, type Collections, collections, type Image } from "./schema.ts";
+import { type CollectionName, type CollectionSpec, collections, type Image } from "./schema.ts";
 
 /*
- * The site's content as pages, feeds and checks use it. The files are read as the
- * collections of content/schema.ts: by Astro's content collections for the pages
- * (app/lib/content.ts), by `readCollections` below for what runs outside Astro
- * (the build's own steps, `npm run content:check` and `content:stats`, tests).
- * Either way `assembleContent` applies the same rules (dates from git history,
- * images that exist, unique ids) and renders the Markdown bodies to HTML. Any
- * problem throws a ContentError that names the file
+ * The site's content, from the collections of content/schema.ts: read by Astro's
+ * content collections for the pages (app/lib/content.ts), by `readCollections`
+ * for what runs outside Astro (the build's own steps, content:check and
+ * content:stats, tests). Either way `assembleContent` applies the same rules
+ * and renders the bodies; a problem throws a ContentError naming the file
  * (docs/decisions/041-content-collections.md).
  */
-export { ContentError, defaultContentRoot };
+export { anchorId, ContentError, countWords, defaultContentRoot, type RawCollections };
 
-/** One file of a collection, validated, as Astro's collections and `readCollections` give it. */
-export type RawEntry<T> = { file: string; data: T; body: string };
-type Data<N extends CollectionName> = z.output<Collections[N]["schema"]>;
-export type RawCollections = { [N in CollectionName]: RawEntry<Data<N>>[] };
-
-/** Every collection's files read from `root` and validated against their schemas, outside Astro. */
-export function readCollections(root: string = defaultContentRoot): RawCollections {
-  const read = ({ files, schema }: Collections[CollectionName]) =>
-    (files.endsWith("/*.md") ? markdownFiles(root, files.slice(0, -5)) : [files]).map((file) => {
-      const { data, body } = readFrontmatter(root, file);
-      return { file, data: validate(schema, data, file), body };
-    });
-  const names = Object.keys(collections) as CollectionName[];
-  return Object.fromEntries(names.map((name) => [name, read(collections[name])])) as RawCollections;
-}
-
-/** Headings in a body sit below the card or page title that holds them. */
-function renderMarkdown(markdown: string, headingOffset: number): string {
-  const marked = new Marked({
-    gfm: true,
-    renderer: {
-      // Content is ours, but raw HTML would bypass the design; show it as text.
-      html: ({ text }) => escapeHtml(text),
-      heading({ tokens, depth }) {
-        const level = Math.min(6, depth + headingOffset);
-        return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
-      },
-    },
-  });
-  return marked.parse(markdown, { async: false });
-}
-
-export function countWords(markdown: string): number {
-  const plain = markdown.replace(/[#*_>`|[\]()-]+/g, " ").trim();
-  return plain === "" ? 0 : plain.split(/\s+/).length;
-}
-
-/** "Attention to Details" → "attention-to-details". */
-export function anchorId(title: string): string {
-  return title
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-|-$/g, "");
-}
+type Data<N extends CollectionName> = RawCollections[N][number]["data"];
 
 /** An item's dates once resolved (content/dates.ts): `published` is always known. */
 type Resolved<T> = T extends { published?: string }
@@ -91,7 +43,7 @@ export type Reading = { root: string; history: ContentHistory; now: Date };
 export function assembleContent(raw: RawCollections, reading: Reading) {
   const { root, history, now } = reading;
   const entries = <N extends CollectionName>(name: N): Entry<N>[] => {
-    const { schema, headings } = collections[name];
+    const { schema, headings = 1 }: CollectionSpec = collections[name];
     return raw[name]
       .toSorted((a, b) => (a.file < b.file ? -1 : 1))
       .map(({ file, data, body }) => {
@@ -161,21 +113,19 @@ function expectOwnPosts(articles: { file: string; link: string; linkedin?: strin
   }
 }
 
-export type LoadOptions = {
-  /** The build's clock; tests set it. */
-  now?: Date;
-  /** When each file first appeared; read from git by default. */
-  history?: ContentHistory;
-};
-
-/** content/ read and checked outside Astro, with the owner's profile and the kind of history. */
-export function loadContent(root: string = defaultContentRoot, options: LoadOptions = {}) {
-  const history = options.history ?? readContentHistory(root);
+/**
+ * content/ read and checked outside Astro, with the owner's profile and the kind
+ * of history. Tests set the build's clock and the history (git's by default).
+ */
+export function loadContent(
+  root: string = defaultContentRoot,
+  { now = new Date(), history = readContentHistory(root) }: Partial<Omit<Reading, "root">> = {},
+) {
   const raw = readCollections(root);
   return {
     history: history.kind,
     owner: readOwnerProfile(root),
-    ...assembleContent(raw, { root, history, now: options.now ?? new Date() }),
+    ...assembleContent(raw, { root, history, now }),
   };
 }
 

@@ -238,28 +238,25 @@ export type ReactionCounts = z.output<typeof reactionCountsSchema>;
 
 /**
  * Every collection (FORMAT.md): the files below content/ it holds, its schema, and
- * how far its Markdown headings sit below the title that holds them. The one list
- * that Astro's content collections (app/content.config.ts) and the reader outside
- * Astro (content/load.ts) both read, so the two never disagree.
+ * how far its Markdown headings sit below the title that holds them (1 unless said).
+ * The one list that Astro's content collections (app/content.config.ts) and the
+ * reader outside Astro (content/load.ts) both read, so the two never disagree.
  */
 export const collections = {
   home: { files: "home.md", schema: homeSchema, headings: 0 },
   quotes: { files: "quotes.md", schema: quotesSchema, headings: 0 },
   about: { files: "about.md", schema: aboutSchema, headings: 0 },
-  technicalTabs: { files: "technical/tabs/*.md", schema: technicalTabSchema, headings: 1 },
-  technicalArticles: {
-    files: "technical/articles/*.md",
-    schema: technicalArticleSchema,
-    headings: 1,
-  },
-  growth: { files: "non-technical/growth/*.md", schema: growthSchema, headings: 1 },
-  softSkills: { files: "non-technical/soft-skills/*.md", schema: softSkillSchema, headings: 1 },
+  technicalTabs: { files: "technical/tabs/*.md", schema: technicalTabSchema },
+  technicalArticles: { files: "technical/articles/*.md", schema: technicalArticleSchema },
+  growth: { files: "non-technical/growth/*.md", schema: growthSchema },
+  softSkills: { files: "non-technical/soft-skills/*.md", schema: softSkillSchema },
   stories: { files: "mythology/*.md", schema: storySchema, headings: 2 },
   aiIntro: { files: "mechfusion-ai/intro.md", schema: aiIntroSchema, headings: 0 },
-  aiArticles: { files: "mechfusion-ai/articles/*.md", schema: aiArticleSchema, headings: 1 },
-  science: { files: "science/*.md", schema: scienceSchema, headings: 1 },
-  services: { files: "services/*.md", schema: serviceSchema, headings: 1 },
-} as const;
+  aiArticles: { files: "mechfusion-ai/articles/*.md", schema: aiArticleSchema },
+  science: { files: "science/*.md", schema: scienceSchema },
+  services: { files: "services/*.md", schema: serviceSchema },
+} as const satisfies Record<string, CollectionSpec>;
 
+export type CollectionSpec = { files: string; schema: z.ZodObject; headings?: number };
 export type Collections = typeof collections;
 export type CollectionName = keyof Collections;
