@@ -8,33 +8,38 @@ import {
 } from "./frontmatter.ts";
 import { idSchema } from "./schema.ts";
 
+/*
+ * What the server reads of the content at start, outside Astro: a few fields of
+ * the stories', science posts' and services' frontmatter (the engagement catalog,
+ * titles for the console and the owner's mails, the enquiry form's services). The
+ * build has validated the rest (content/load.ts), which stays out of the server's memory.
+ */
+
 const itemHeading = z.looseObject({ id: idSchema, title: z.string() });
+const serviceHeading = itemHeading.extend({ order: z.number() });
 
-/** The stories' and science posts' titles, by id, in file order. */
-export type ItemIndex = Record<"mythology" | "science", ReadonlyMap<string, string>>;
-
-function readItems(root: string, folder: string): Map<string, string> {
+/** The fields a heading schema names, from each file of a folder; ids unique within it. */
+function readHeadings<S extends typeof itemHeading>(root: string, folder: string, schema: S) {
   const entries = markdownFiles(root, folder).map((file) => {
-    const parsed = itemHeading.safeParse(readFrontmatterFields(root, file, ["id", "title"]));
+    const fields = readFrontmatterFields(root, file, Object.keys(schema.shape));
+    const parsed = schema.safeParse(fields);
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
       throw new ContentError(`${file}: ${issue?.path.join(".")}: ${issue?.message}`);
     }
-    return { ...parsed.data, file };
+    return { ...(parsed.data as z.output<S>), file };
   });
   expectUniqueIds(entries);
-  return new Map(entries.map(({ id, title }) => [id, title]));
+  return entries;
 }
 
-/**
- * The items readers can react to and comment on, for the server: only the ids
- * and titles from the stories' and science posts' frontmatter, read once for
- * the engagement catalog, the console's titles and the owner's notifications.
- * The build has validated everything else (content/load.ts); reading only this
- * keeps Markdown rendering and the pages' text out of the server's memory.
- */
+/** The stories' and science posts' titles, by id, in file order. */
+export type ItemIndex = Record<"mythology" | "science", ReadonlyMap<string, string>>;
+
 export function loadItemIndex(root: string = defaultContentRoot): ItemIndex {
-  return { mythology: readItems(root, "mythology"), science: readItems(root, "science") };
+  const titles = (folder: string) =>
+    new Map(readHeadings(root, folder, itemHeading).map(({ id, title }) => [id, title]));
+  return { mythology: titles("mythology"), science: titles("science") };
 }
 
 /** The ids of an index's items, by kind: what the server checks a request's item against. */
@@ -47,23 +52,11 @@ export function loadEngagementCatalog(root: string = defaultContentRoot) {
   return engagementCatalogOf(loadItemIndex(root));
 }
 
-const serviceHeading = z.looseObject({ id: idSchema, title: z.string(), order: z.number() });
-
-/**
- * The services an enquiry can name, in the page's order: id and title from
- * each service's frontmatter, for the server's check of the form's choice and
- * the owner's mails and console.
- */
+/** The services an enquiry can name, in the page's order. */
 export function loadServiceTitles(
   root: string = defaultContentRoot,
 ): { id: string; title: string }[] {
-  const entries = markdownFiles(root, "services").map((file) => {
-    const parsed = serviceHeading.safeParse(
-      readFrontmatterFields(root, file, ["id", "title", "order"]),
-    );
-    if (!parsed.success) throw new ContentError(`${file}: ${parsed.error.issues[0]?.message}`);
-    return { ...parsed.data, file };
-  });
-  expectUniqueIds(entries);
-  return entries.toSorted((a, b) => a.order - b.order).map(({ id, title }) => ({ id, title }));
+  return readHeadings(root, "services", serviceHeading)
+    .toSorted((a, b) => a.order - b.order)
+    .map(({ id, title }) => ({ id, title }));
 }

@@ -1,6 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { type CollectionName, type Collections, collections } from "./schema.ts";
+
+/*
+ * Content files read outside Astro: the frontmatter parsed and validated, the
+ * body as written. The pages read the same files through Astro's content
+ * collections (app/content.config.ts); the rules after that are content/load.ts's.
+ */
 
 /** A problem in a content file; the message starts with the file's name. */
 export class ContentError extends Error {
@@ -31,10 +39,23 @@ function parsed(relative: string, yaml: string): unknown {
   }
 }
 
-/** Splits `content/<relative>` into its YAML frontmatter (parsed) and Markdown body. */
+/**
+ * Splits `content/<relative>` into its YAML frontmatter (parsed) and Markdown body,
+ * trimmed as Astro's content collections trim it.
+ */
 export function readFrontmatter(root: string, relative: string): { data: unknown; body: string } {
   const { yaml, body } = splitFrontmatter(root, relative);
-  return { data: parsed(relative, yaml), body };
+  return { data: parsed(relative, yaml), body: body.trim() };
+}
+
+/** The data as its schema makes it; a problem throws a ContentError naming the file and each field. */
+export function validate<S extends z.ZodType>(schema: S, data: unknown, file: string): z.output<S> {
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map(
+    (issue) => `  ${issue.path.join(".") || "frontmatter"}: ${issue.message}`,
+  );
+  throw new ContentError(`${file}: invalid content\n${problems.join("\n")}`);
 }
 
 /**
@@ -77,4 +98,21 @@ export function expectUniqueIds(entries: { id: string; file: string }[]): void {
     if (other) throw new ContentError(`${file}: duplicate id "${id}" (also in ${other})`);
     seen.set(id, file);
   }
+}
+
+/** One file of a collection, validated, as Astro's collections and `readCollections` give it. */
+export type RawEntry<T> = { file: string; data: T; body: string };
+export type RawCollections = {
+  [N in CollectionName]: RawEntry<z.output<Collections[N]["schema"]>>[];
+};
+
+/** Every collection's files read from `root` and validated against their schemas, outside Astro. */
+export function readCollections(root: string = defaultContentRoot): RawCollections {
+  const read = ({ files, schema }: Collections[CollectionName]) =>
+    (files.endsWith("/*.md") ? markdownFiles(root, files.slice(0, -5)) : [files]).map((file) => {
+      const { data, body } = readFrontmatter(root, file);
+      return { file, data: validate(schema, data, file), body };
+    });
+  const names = Object.keys(collections) as CollectionName[];
+  return Object.fromEntries(names.map((name) => [name, read(collections[name])])) as RawCollections;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { clip, neighbours, newestFirst, siteItems } from "./items.ts";
+import { neighbours, newestFirst, siteItems } from "./items.ts";
 import { loadContent } from "./load.ts";
+import { clip } from "./markdown.ts";
 
 const content = loadContent();
 const items = siteItems(content);

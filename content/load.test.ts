@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadEngagementCatalog } from "./catalog.ts";
+import { readFrontmatter } from "./frontmatter.ts";
 import { anchorId, defaultContentRoot, loadContent } from "./load.ts";
+import { collections } from "./schema.ts";
 
 let root: string;
 
@@ -115,6 +117,15 @@ describe("content", () => {
     expect(() => loadContent(root)).toThrow(
       /teamwork\.md: invalid content\n {2}published: must be a date/,
     );
+  });
+
+  it("reads a day as Astro's frontmatter parser gives it (a Date at midnight UTC), and nothing else", () => {
+    const { schema } = collections.science;
+    const written = readFrontmatter(root, "science/soap.md").data as object;
+    const data = (published: unknown) => ({ ...written, published });
+    expect(schema.parse(data(new Date("2026-11-22T00:00:00Z"))).published).toBe("2026-11-22");
+    const noon = schema.safeParse(data(new Date("2026-11-22T12:00:00Z")));
+    expect(noon.error?.issues[0]?.message).toBe("must be a date written as YYYY-MM-DD");
   });
 
   it("refuses an update dated before the publication", () => {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { ContentError, defaultContentRoot, readFrontmatter } from "./frontmatter.ts";
+import { ContentError, defaultContentRoot, readFrontmatter, validate } from "./frontmatter.ts";
 import { type Image, type Link, ownerSchema } from "./schema.ts";
 
 /*
@@ -13,19 +13,11 @@ export type OwnerProfile = ReturnType<typeof ownerSchema.parse>;
 
 /** The profile as written, validated; a problem throws a ContentError naming the file. */
 export function readOwnerProfile(root: string = defaultContentRoot): OwnerProfile {
-  const { data } = readFrontmatter(root, "owner.md");
-  const parsed = ownerSchema.safeParse(data);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `  ${issue.path.join(".") || "frontmatter"}: ${issue.message}`,
-    );
-    throw new ContentError(`owner.md: invalid content\n${problems.join("\n")}`);
+  const profile = validate(ownerSchema, readFrontmatter(root, "owner.md").data, "owner.md");
+  if (profile.photo && !existsSync(path.join(root, "images", profile.photo.src))) {
+    throw new ContentError(`owner.md: image "${profile.photo.src}" is not in content/images/`);
   }
-  const { photo } = parsed.data;
-  if (photo && !existsSync(path.join(root, "images", photo.src))) {
-    throw new ContentError(`owner.md: image "${photo.src}" is not in content/images/`);
-  }
-  return parsed.data;
+  return profile;
 }
 
 /** What the pages, feeds and mails show of the owner. */

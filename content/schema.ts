@@ -47,8 +47,14 @@ export const idSchema = z
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "must be lower-case words joined by hyphens");
 const order = z.number().int().min(1);
 
-/** A calendar day, "2026-03-14": when a piece first appeared, and when it last changed. */
-const day = z.iso.date("must be a date written as YYYY-MM-DD");
+/**
+ * A calendar day, "2026-03-14": when a piece first appeared, and when it last changed.
+ * Astro's frontmatter parser reads an unquoted day as midnight UTC; that is the day.
+ */
+const day = z.preprocess(
+  (value) => (value instanceof Date ? value.toISOString().replace("T00:00:00.000Z", "") : value),
+  z.iso.date("must be a date written as YYYY-MM-DD"),
+);
 /**
  * Every item that has its own page carries its dates; feeds, the sitemap and
  * search engines read them (docs/decisions/013-item-pages-and-feeds.md).
@@ -229,3 +235,28 @@ export type Image = z.output<typeof imageSchema>;
 export type Link = z.output<typeof linkSchema>;
 export type IconName = z.output<typeof iconSchema>;
 export type ReactionCounts = z.output<typeof reactionCountsSchema>;
+
+/**
+ * Every collection (FORMAT.md): the files below content/ it holds, its schema, and
+ * how far its Markdown headings sit below the title that holds them (1 unless said).
+ * The one list that Astro's content collections (app/content.config.ts) and the
+ * reader outside Astro (content/load.ts) both read, so the two never disagree.
+ */
+export const collections = {
+  home: { files: "home.md", schema: homeSchema, headings: 0 },
+  quotes: { files: "quotes.md", schema: quotesSchema, headings: 0 },
+  about: { files: "about.md", schema: aboutSchema, headings: 0 },
+  technicalTabs: { files: "technical/tabs/*.md", schema: technicalTabSchema },
+  technicalArticles: { files: "technical/articles/*.md", schema: technicalArticleSchema },
+  growth: { files: "non-technical/growth/*.md", schema: growthSchema },
+  softSkills: { files: "non-technical/soft-skills/*.md", schema: softSkillSchema },
+  stories: { files: "mythology/*.md", schema: storySchema, headings: 2 },
+  aiIntro: { files: "mechfusion-ai/intro.md", schema: aiIntroSchema, headings: 0 },
+  aiArticles: { files: "mechfusion-ai/articles/*.md", schema: aiArticleSchema },
+  science: { files: "science/*.md", schema: scienceSchema },
+  services: { files: "services/*.md", schema: serviceSchema },
+} as const satisfies Record<string, CollectionSpec>;
+
+export type CollectionSpec = { files: string; schema: z.ZodObject; headings?: number };
+export type Collections = typeof collections;
+export type CollectionName = keyof Collections;

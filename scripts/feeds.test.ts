@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { XMLParser } from "fast-xml-parser";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { siteName } from "../app/lib/site-name.ts";
-import { sections, siteItems } from "../content/items.ts";
+import { lastChanged, newestFirst, sections, siteItems } from "../content/items.ts";
 import { loadContent } from "../content/load.ts";
 import { writeFeeds } from "./feeds.ts";
 
@@ -122,4 +123,90 @@ describe("the JSON Feeds", () => {
     const old = { ...feed, version: "https://jsonfeed.org/version/1", author: authors[0] };
     expect(jsonFeed11.safeParse(old).success).toBe(false);
   });
+});
+
+const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" });
+const dayOf = (date: string) => new Date(date).toISOString().slice(0, 10);
+
+/**
+ * What a reader's app takes from each item of one scope's three feeds: its link,
+ * title, days, author, section and picture, in the feed's order.
+ */
+function feedItems(clientDir: string, scope: string) {
+  const read = (file: string) => readFileSync(path.join(clientDir, scope, file), "utf8");
+  // biome-ignore lint/suspicious/noExplicitAny: parsed XML, checked by the comparisons below
+  const list = (value: any): any[] => [value ?? []].flat();
+  const rss = list(xml.parse(read("rss.xml")).rss.channel.item).map((item) => ({
+    link: item.link,
+    title: item.title,
+    published: dayOf(item.pubDate),
+    author: item.author,
+    section: item.category,
+    image: item.enclosure.url,
+  }));
+  const atom = list(xml.parse(read("atom.xml")).feed.entry).map((entry) => ({
+    link: list(entry.link)[0].href,
+    title: entry.title["#text"],
+    published: dayOf(entry.published),
+    updated: dayOf(entry.updated),
+    author: `${entry.author.email} (${entry.author.name})`,
+    section: entry.category.label,
+    image: list(entry.link)[1].href,
+  }));
+  const json = list(JSON.parse(read("feed.json")).items).map((item) => ({
+    link: item.url,
+    title: item.title,
+    published: dayOf(item.date_published),
+    updated: dayOf(item.date_modified),
+    author: item.authors.map((author: { name: string }) => author.name).join(", "),
+    section: item.tags.join(", "),
+    image: item.image,
+  }));
+  return { rss, atom, json };
+}
+
+describe("every feed's items", () => {
+  let clientDir = "";
+  beforeAll(() => {
+    ({ clientDir } = writtenFeeds());
+  });
+  const email = "owner@engineer.example";
+
+  for (const { path: scope, list } of scopes) {
+    it(`${scope || "/"}: every item of the scope, newest first, with its link, days, author and section`, () => {
+      const expected = newestFirst(list).map((item) => ({
+        link: `${siteUrl}${item.path}`,
+        title: item.title,
+        published: item.published,
+        updated: lastChanged(item),
+        section: item.section.name,
+        image: `${siteUrl}${item.shareImage}`,
+      }));
+      const { rss, atom, json } = feedItems(clientDir, scope);
+      const drop = ({ updated: _, ...rest }: (typeof expected)[number]) => rest;
+      expect(rss).toEqual(
+        expected.map((item) => ({ ...drop(item), author: `${email} (${owner.name})` })),
+      );
+      expect(atom).toEqual(
+        expected.map((item) => ({ ...item, author: `${email} (${owner.name})` })),
+      );
+      expect(json).toEqual(expected.map((item) => ({ ...item, author: owner.name })));
+    });
+  }
+});
+
+/*
+ * The feeds of two builds, compared item by item: FEEDS_BEFORE names the client
+ * folder of an earlier build, FEEDS_AFTER (default build/client) a later one's.
+ * A change to how the feeds are made runs this to show readers get the same items.
+ */
+const before = process.env.FEEDS_BEFORE;
+describe.runIf(before)("the feeds against an earlier build's", () => {
+  const after = process.env.FEEDS_AFTER ?? "build/client";
+  for (const { path: scope } of scopes) {
+    it(`${scope || "/"}: the same items, links, days, authors, sections and pictures`, () => {
+      expect(existsSync(path.join(after, scope, "rss.xml"))).toBe(true);
+      expect(feedItems(after, scope)).toEqual(feedItems(before ?? "", scope));
+    });
+  }
 });

@@ -7,34 +7,26 @@ import { escapeHtml } from "../contract/html.ts";
 
 /*
  * The feeds (docs/decisions/013-item-pages-and-feeds.md): RSS 2.0, Atom and
- * JSON Feed of every item, newest first, and the same three per section, with
- * each item's full text. Written at build time next to the pages.
+ * JSON Feed of every item, newest first, with each item's full text, and the
+ * same three per section; and the sitemap. Written by the build next to the
+ * pages, from the one list of items (content/items.ts).
  */
 
-type Site = {
-  siteUrl: string;
-  siteName: string;
-  /** The owner (content/owner.md, or SITE_OWNER_NAME): every item's author. */
-  ownerName: string;
-  /** RSS 2.0 names an author by email address: the site's contact address. */
-  contactEmail: string;
-  description: string;
-};
+/**
+ * The owner (content/owner.md, or SITE_OWNER_NAME) is every item's author; RSS 2.0
+ * names an author by email address: the site's contact address.
+ */
+type Site = Record<"siteUrl" | "siteName" | "ownerName" | "contactEmail" | "description", string>;
 
 const day = (date: string) => new Date(`${date}T00:00:00Z`);
 
 function feedOf(site: Site, items: Item[], section: Section | null, clientDir: string) {
-  const home = section ? `${site.siteUrl}/${section.id}` : `${site.siteUrl}/`;
-  const title = section ? `${site.siteName}: ${section.name}` : site.siteName;
-  const author = {
-    name: site.ownerName,
-    email: site.contactEmail,
-    link: `${site.siteUrl}/about`,
-  };
+  const home = `${site.siteUrl}/${section?.id ?? ""}`;
+  const author = { name: site.ownerName, email: site.contactEmail, link: `${site.siteUrl}/about` };
   const sorted = newestFirst(items);
   const feed = new Feed({
     id: home,
-    title,
+    title: section ? `${site.siteName}: ${section.name}` : site.siteName,
     description: site.description,
     link: home,
     language: "en",
@@ -61,10 +53,10 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
       content: item.html,
       author: [author],
       category: [{ name: item.section.name }],
+      // An RSS enclosure states its size: the build draws the share images first.
       image: {
         url: `${site.siteUrl}${item.shareImage}`,
         type: "image/png",
-        // An RSS enclosure states its size; the share images are written first.
         length: statSync(path.join(clientDir, item.shareImage)).size,
       },
     });
@@ -72,11 +64,7 @@ function feedOf(site: Site, items: Item[], section: Section | null, clientDir: s
   return feed;
 }
 
-type JsonFeedAuthor = { name?: string; url?: string; avatar?: string };
-type JsonFeed = Record<string, unknown> & {
-  author?: JsonFeedAuthor;
-  items: (Record<string, unknown> & { author?: JsonFeedAuthor })[];
-};
+type JsonFeed = { author?: unknown; items: { author?: unknown }[] };
 
 /**
  * The library writes JSON Feed 1.0; readers now expect 1.1
@@ -85,16 +73,15 @@ type JsonFeed = Record<string, unknown> & {
  */
 export function jsonFeed11(json1: string): string {
   const { author, items, ...feed } = JSON.parse(json1) as JsonFeed;
+  const authors = (one: unknown) => (one ? { authors: [one] } : {});
+  const version = "https://jsonfeed.org/version/1.1";
   return JSON.stringify(
     {
       ...feed,
-      version: "https://jsonfeed.org/version/1.1",
+      version,
       language: "en",
-      ...(author ? { authors: [author] } : {}),
-      items: items.map(({ author: itemAuthor, ...item }) => ({
-        ...item,
-        ...(itemAuthor ? { authors: [itemAuthor] } : {}),
-      })),
+      ...authors(author),
+      items: items.map(({ author: own, ...item }) => ({ ...item, ...authors(own) })),
     },
     null,
     4,
@@ -103,20 +90,17 @@ export function jsonFeed11(json1: string): string {
 
 /** Writes /rss.xml, /atom.xml, /feed.json and each section's three; returns their paths. */
 export function writeFeeds(clientDir: string, site: Site, items: Item[]): string[] {
-  const written: string[] = [];
-  const scopes: (Section | null)[] = [null, ...sections];
-  for (const section of scopes) {
-    const own = section ? items.filter((item) => item.section.id === section.id) : items;
+  return [null, ...sections].flatMap((section) => {
+    const own = items.filter((item) => !section || item.section.id === section.id);
     const feed = feedOf(site, own, section, clientDir);
     const bodies = { rss: feed.rss2(), atom: feed.atom1(), json: jsonFeed11(feed.json1()) };
-    for (const format of feedFormats) {
+    return feedFormats.map((format) => {
       const file = path.join(clientDir, feedPath(format, section?.id));
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, bodies[format.id]);
-      written.push(feedPath(format, section?.id));
-    }
-  }
-  return written;
+      return feedPath(format, section?.id);
+    });
+  });
 }
 
 /**

@@ -1,0 +1,53 @@
+import { Marked } from "marked";
+import { decodeHtmlEntities, escapeHtml } from "../contract/html.ts";
+
+/* The Markdown of content bodies, rendered for the pages (content/load.ts), and its text. */
+
+/** Headings in a body sit below the card or page title that holds them. */
+export function renderMarkdown(markdown: string, headingOffset: number): string {
+  const marked = new Marked({
+    gfm: true,
+    renderer: {
+      // Content is ours, but raw HTML would bypass the design; show it as text.
+      html: ({ text }) => escapeHtml(text),
+      heading({ tokens, depth }) {
+        const level = Math.min(6, depth + headingOffset);
+        return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
+      },
+    },
+  });
+  return marked.parse(markdown, { async: false });
+}
+
+export function countWords(markdown: string): number {
+  const plain = markdown.replace(/[#*_>`|[\]()-]+/g, " ").trim();
+  return plain === "" ? 0 : plain.split(/\s+/).length;
+}
+
+/** "Attention to Details" → "attention-to-details". */
+export function anchorId(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
+/** The text of some rendered HTML (ours, from marked), without its tags. */
+export function plainText(html: string): string {
+  return decodeHtmlEntities(html.replace(/<[^>]+>/g, " "))
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Cuts text to at most `max` characters at a word boundary, with an ellipsis when cut. */
+export function clip(text: string, max = 160): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.–-]+$/, "")}…`;
+}
+
+export function firstParagraph(html: string): string {
+  const match = /<p>([\s\S]*?)<\/p>/.exec(html);
+  return plainText(match?.[1] ?? html);
+}
