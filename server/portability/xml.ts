@@ -5,17 +5,34 @@ import type { Problem } from "./report.ts";
  * Parses an export file of another system safely. Disqus and WordPress files
  * have no document type declaration, and one is what entity expansion
  * ("billion laughs") and external entities (reading local files, calling
- * URLs) need: a file with one is refused before any parser sees it. Malformed
- * XML is reported with its line and column.
+ * URLs) need: a file with one is refused before any parser sees it. Text in
+ * CDATA sections (where a comment's HTML may well mention "<!DOCTYPE html>")
+ * is text, not markup, and is not taken for one. Malformed XML is reported
+ * with its line and column.
  */
+function outsideCdata(text: string): string {
+  let out = "";
+  let at = 0;
+  for (;;) {
+    const start = text.indexOf("<![CDATA[", at);
+    if (start === -1) return out + text.slice(at);
+    const end = text.indexOf("]]>", start);
+    if (end === -1) return out + text.slice(at);
+    // Blanked, line breaks kept, so a line number found after it still counts right.
+    out += text.slice(at, start) + text.slice(start, end + 3).replace(/[^\n]/g, " ");
+    at = end + 3;
+  }
+}
+
 export function parseXml(
   text: string,
   /** Paths of the elements that may repeat, such as `disqus.post`. */
   arrays: ReadonlySet<string>,
 ): { document: Record<string, unknown> | null; problems: Problem[] } {
-  const declaration = /<!DOCTYPE|<!ENTITY/i.exec(text);
+  const markup = outsideCdata(text);
+  const declaration = /<!DOCTYPE|<!ENTITY/i.exec(markup);
   if (declaration) {
-    const line = text.slice(0, declaration.index).split("\n").length;
+    const line = markup.slice(0, declaration.index).split("\n").length;
     return {
       document: null,
       problems: [

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,6 +162,29 @@ describe("refusing dangerous or bad input", () => {
     expect(run.stderr).toMatch(/line 2: the file declares a document type or entities/);
     expect(run.stderr).not.toContain("root:");
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
+  });
+
+  it("takes a comment that mentions <!DOCTYPE html> in its text for text, not a declaration", async () => {
+    const mentions = path.join(dir, "mentions-doctype.xml");
+    writeFileSync(
+      mentions,
+      readFileSync(fixture("disqus.xml"), "utf8").replace(
+        "Mine never lathers at my aunt's house.",
+        "Mine never lathers; my page starts with <!DOCTYPE html> and <!ENTITY> too.",
+      ),
+    );
+    const dry = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "disqus",
+      "--dry-run",
+      "--map",
+      fixture("disqus-map.json"),
+      mentions,
+    );
+    expect(dry.stderr).not.toContain("declares a document type");
+    expect([dry.code, dry.stdout]).toEqual([0, expect.stringContaining("comments: 4 to add")]);
   });
 
   it("reports malformed XML with its line, and every bad post, and writes nothing", async () => {
