@@ -7,6 +7,7 @@ import { useOwnerOverlay } from "../features/comments/use-comments.ts";
 import { useReactions, useToggleReaction } from "../features/reactions/use-reactions.ts";
 import { NameDialog } from "../features/visitor-name/name-dialog.tsx";
 import { useDisplayName } from "../features/visitor-name/name-store.ts";
+import { ApiError } from "../lib/api-client.ts";
 import { useLiveItem } from "../lib/live-item.ts";
 import { isRateLimited, slowDownMessage } from "../lib/slow-down.ts";
 
@@ -63,6 +64,8 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
   const [notice, showNotice] = useNotice(5000);
   const onError = (error: unknown) => {
     if (isRateLimited(error)) showNotice(slowDownMessage);
+    // A banned reader is told on every refused action, a reaction as much as a comment.
+    else if (error instanceof ApiError && error.code === "banned") showNotice(error.message);
   };
   const reactions = useReactions(kind, itemId);
   const toggle = useToggleReaction(kind, itemId, onError);

@@ -315,5 +315,10 @@ test.describe("with MODERATION=all", () => {
     ownerCli(site, "visitor", "ban", "--comment", String(comment.id));
     await write(writer, "One more thing");
     await expect(refusal(writer)).toHaveText(/not accepted at the moment/);
+    // A reaction too is refused with the reason, not silently: a second alert, beside the form's.
+    const saidSo = item(writer).getByRole("alert").filter({ hasText: /not accepted/ });
+    await expect(saidSo).toHaveCount(1);
+    await item(writer).getByRole("button", { name: /^Like \d+$/ }).click();
+    await expect(saidSo).toHaveCount(2);
   });
 });
