@@ -316,9 +316,13 @@ test.describe("with MODERATION=all", () => {
     await write(writer, "One more thing");
     await expect(refusal(writer)).toHaveText(/not accepted at the moment/);
     // A reaction too is refused with the reason, not silently: a second alert, beside the form's.
-    const saidSo = item(writer).getByRole("alert").filter({ hasText: /not accepted/ });
+    const saidSo = item(writer)
+      .getByRole("alert")
+      .filter({ hasText: /not accepted/ });
     await expect(saidSo).toHaveCount(1);
-    await item(writer).getByRole("button", { name: /^Like \d+$/ }).click();
+    await item(writer)
+      .getByRole("button", { name: /^Like \d+$/ })
+      .click();
     await expect(saidSo).toHaveCount(2);
   });
 });
