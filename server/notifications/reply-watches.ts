@@ -72,6 +72,21 @@ export function createReplyWatches(
     return existing;
   }
 
+  /** Whether the address had its day's share of confirmation mails already. */
+  async function dayShareSent(
+    trx: Transaction<Database>,
+    email: string,
+    now: Date,
+  ): Promise<boolean> {
+    const today = await trx
+      .selectFrom("reply_addresses")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where(sql<string>`lower(email)`, "=", sameAddress(email))
+      .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
+      .executeTakeFirstOrThrow();
+    return Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay;
+  }
+
   /**
    * Queues the confirmation mail of a pending address, unless the address
    * had its day's share already. `admit` refuses a request past the limit,
@@ -91,13 +106,7 @@ export function createReplyWatches(
         trx,
       );
     }
-    const today = await trx
-      .selectFrom("reply_addresses")
-      .select((eb) => eb.fn.countAll().as("count"))
-      .where(sql<string>`lower(email)`, "=", sameAddress(email))
-      .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
-      .executeTakeFirstOrThrow();
-    if (Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay) return;
+    if (await dayShareSent(trx, email, now)) return;
     const token = newToken();
     const at = now.toISOString();
     await trx
@@ -277,15 +286,7 @@ export function createReplyWatches(
           .where("created_at", ">", since)
           .executeTakeFirstOrThrow();
         if (Number(perIp.count) >= maxPerIpPerHour) return "ip_limited";
-        const perAddress = await trx
-          .selectFrom("reply_addresses")
-          .select((eb) => eb.fn.countAll().as("count"))
-          .where(sql<string>`lower(email)`, "=", sameAddress(input.email))
-          .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
-          .executeTakeFirstOrThrow();
-        if (Number(perAddress.count) >= replyMailRules.maxConfirmationsPerAddressPerDay) {
-          return "address_limited";
-        }
+        if (await dayShareSent(trx, input.email, now)) return "address_limited";
         await trx
           .insertInto("confirmation_requests")
           .values({ ip: input.ip, created_at: now.toISOString() })
