@@ -92,6 +92,12 @@ export const fromElsewhere = (siteOrigin: string) =>
   );
 
 /** The fields the page's form posted, or none when its body was not a form. */
+/** The `token` of a mailed link's query, or "" when it has none. */
+export function queryToken(request: FastifyRequest): string {
+  const { token } = request.query as { token?: unknown };
+  return typeof token === "string" ? token : "";
+}
+
 export function formFields(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { confirmRequestSchema, unsubscribeTokenSchema } from "../../contract/api.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { Engagement } from "../engagement/index.ts";
@@ -8,6 +8,7 @@ import {
   fromSite,
   linkPages,
   paragraph,
+  queryToken,
 } from "../lib/action-page.ts";
 
 /**
@@ -36,10 +37,6 @@ export const newsletterLinkPages: FastifyPluginAsync<{
     failureOf: storeFailureOf,
   });
   const elsewhere: ActionPage = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
-  const tokenOf = (request: FastifyRequest) => {
-    const { token } = request.query as { token?: unknown };
-    return typeof token === "string" ? token : "";
-  };
   const unknownLink = (what: string): ActionPage => ({
     title: "This link is not known",
     body: paragraph(
@@ -49,7 +46,7 @@ export const newsletterLinkPages: FastifyPluginAsync<{
 
   app.post("/newsletter/confirm", async (request, reply) => {
     if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
-    const token = confirmRequestSchema.shape.token.safeParse(tokenOf(request));
+    const token = confirmRequestSchema.shape.token.safeParse(queryToken(request));
     const outcome = token.success ? await engagement.subscribers.confirm(token.data) : "unknown";
     if (outcome === "unknown") return send(reply, 404, unknownLink("confirmation"));
     if (outcome === "expired") {
@@ -78,7 +75,7 @@ export const newsletterLinkPages: FastifyPluginAsync<{
 
   app.post("/unsubscribe", async (request, reply) => {
     if (!fromSite(request, siteOrigin)) return send(reply, 403, elsewhere);
-    const token = unsubscribeTokenSchema.safeParse(tokenOf(request));
+    const token = unsubscribeTokenSchema.safeParse(queryToken(request));
     const outcome = token.success
       ? await engagement.subscribers.unsubscribe(token.data)
       : "unknown";

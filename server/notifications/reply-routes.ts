@@ -1,8 +1,15 @@
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { ActionPage } from "../lib/action-page.ts";
-import { formFields, fromElsewhere, fromSite, linkPages, paragraph } from "../lib/action-page.ts";
+import {
+  formFields,
+  fromElsewhere,
+  fromSite,
+  linkPages,
+  paragraph,
+  queryToken,
+} from "../lib/action-page.ts";
 import type { ReplyWatches } from "./reply-watches.ts";
 
 /**
@@ -58,10 +65,6 @@ export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
     failureOf: storeFailureOf,
   });
 
-  const queryToken = (request: FastifyRequest) => {
-    const { token } = request.query as { token?: unknown };
-    return typeof token === "string" ? token : "";
-  };
   const elsewhere: ActionPage = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
 
   const hidden = (token: string) =>
