@@ -63,6 +63,20 @@ describe("content", () => {
     }
   });
 
+  it("renders nothing of the sample-voice markers, and keeps the paragraphs around them apart", () => {
+    const before = loadContent(root).science.find((item) => item.id === "soap");
+    edit("science/soap.md", (source) =>
+      source
+        .replace("\nIn hard water,", "\n<!-- sample-voice -->\nIn hard water,")
+        .replace(/\n*$/, "\n<!-- /sample-voice -->\nA closing line.\n"),
+    );
+    const soap = loadContent(root).science.find((item) => item.id === "soap");
+    expect(soap?.html).not.toContain("sample-voice");
+    expect(soap?.html).not.toContain("&lt;!--");
+    expect(soap?.html).toMatch(/<p>In hard water,[^<]*<\/p>\n<p>A closing line.<\/p>/);
+    expect(soap?.words).toBe((before?.words ?? 0) + 3);
+  });
+
   it("takes a new file in a collection without being told how many there are", () => {
     writeFileSync(
       path.join(root, "science/kettle.md"),

@@ -3,6 +3,18 @@ import { decodeHtmlEntities, escapeHtml } from "../contract/html.ts";
 
 /* The Markdown of content bodies, rendered for the pages (content/load.ts), and its text. */
 
+/**
+ * `<!-- sample-voice -->` and `<!-- /sample-voice -->`, each on a line of its own, wrap a
+ * first-person passage written for the sample engineer (docs/content.md). The lines mark
+ * the file for its owner and render nothing: each becomes an empty line, so the Markdown
+ * around it reads as if it were not there, and a paragraph never runs into the next.
+ */
+const sampleVoiceMarker = /^[ \t]*<!--[ \t]*\/?sample-voice[ \t]*-->[ \t]*$/gm;
+
+export function withoutSampleVoiceMarkers(markdown: string): string {
+  return markdown.replace(sampleVoiceMarker, "");
+}
+
 /** Headings in a body sit below the card or page title that holds them. */
 export function renderMarkdown(markdown: string, headingOffset: number): string {
   const marked = new Marked({
@@ -16,11 +28,13 @@ export function renderMarkdown(markdown: string, headingOffset: number): string 
       },
     },
   });
-  return marked.parse(markdown, { async: false });
+  return marked.parse(withoutSampleVoiceMarkers(markdown), { async: false });
 }
 
 export function countWords(markdown: string): number {
-  const plain = markdown.replace(/[#*_>`|[\]()-]+/g, " ").trim();
+  const plain = withoutSampleVoiceMarkers(markdown)
+    .replace(/[#*_>`|[\]()-]+/g, " ")
+    .trim();
   return plain === "" ? 0 : plain.split(/\s+/).length;
 }
 

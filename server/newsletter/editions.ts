@@ -4,6 +4,7 @@ import { convert } from "html-to-text";
 import { marked } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { withoutSampleVoiceMarkers } from "../../content/markdown.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { layout } from "../outbox/mail-layout.ts";
 import { absoluteLinks, type EditionLink } from "./edition-links.ts";
@@ -97,7 +98,10 @@ export function renderEdition(
   markdown: string,
   siteUrl: string,
 ): EditionBody & { links: EditionLink[] } {
-  const rendered = marked.parse(markdown, { async: false, gfm: true }) as string;
+  const rendered = marked.parse(withoutSampleVoiceMarkers(markdown), {
+    async: false,
+    gfm: true,
+  }) as string;
   const { html: bodyHtml, links } = absoluteLinks(rendered, siteUrl);
   const { html, text } = layout({
     subject,

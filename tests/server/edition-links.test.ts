@@ -77,6 +77,18 @@ describe("an edition rendered for the mail", () => {
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(78);
   });
 
+  it("leaves the sample-voice markers out of both parts", () => {
+    const marked = renderEdition(
+      "Voice",
+      "Before.\n<!-- sample-voice -->\nIn my own words.\n<!-- /sample-voice -->\nAfter.\n",
+      "https://engage.example",
+    );
+    expect(marked.html).not.toContain("sample-voice");
+    expect(marked.html).toContain("<p>In my own words.</p>");
+    expect(marked.text).not.toContain("sample-voice");
+    expect(marked.text).toMatch(/Before\.\n\nIn my own words\.\n\nAfter\./);
+  });
+
   it("finds nothing wrong when every link leads somewhere", () => {
     const clientRoot = fakeBuiltSite(site);
     expect(
