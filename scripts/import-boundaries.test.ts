@@ -3,12 +3,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { problemWith, serverImports } from "./server-imports.ts";
 
 /*
  * The layers of docs/architecture.md ("Layers", "Server floors") are enforced
- * by the lint (biome.json: noRestrictedImports per folder, noImportCycles for
- * the whole tree). Each case is one file, placed where it would sit in the
- * repository; they are all linted in one run, with the project's own config.
+ * by the lint: biome.json's noRestrictedImports between app/, contract/ and
+ * server/, and noImportCycles for the whole tree; the floors inside server/ by
+ * scripts/server-imports.ts, from one list of floors. Each case is one file,
+ * placed where it would sit in the repository; the biome cases are all linted
+ * in one run, with the project's own config.
  */
 const root = path.resolve(import.meta.dirname, "..");
 const biome = path.join(root, "node_modules", ".bin", "biome");
@@ -131,6 +134,7 @@ const allowed: Case[] = [
     "../engagement/comments-repository.ts",
   ],
   ["the newsletter importing the outbox", "server/newsletter/x.ts", "../outbox/outbox-worker.ts"],
+  ["engagement queuing mail in the outbox", "server/engagement/x.ts", "../outbox/queue.ts"],
   [
     "notifications implementing engagement's interface",
     "server/notifications/x.ts",
@@ -155,8 +159,24 @@ const allowed: Case[] = [
   ["the server's entry point importing its start-up lines", "server/main.ts", "./startup-line.ts"],
 ];
 
-const refusedFiles = refused.map(([, file, specifier]) => place(file, importing(specifier)));
-const allowedFiles = allowed.map(([, file, specifier]) => place(file, importing(specifier)));
+/** The two server folders an import joins, when it runs between two of them. */
+function serverFolders(file: string, specifier: string): [string, string] | undefined {
+  const folder = (at: string) => /^server\/([^/]+)/.exec(at)?.[1];
+  const [from, to] = [folder(file), folder(path.join(path.dirname(file), specifier))];
+  return from && to && from !== to ? [from, to] : undefined;
+}
+const floorCase = ([, file, specifier]: Case) => serverFolders(file, specifier) !== undefined;
+const [refusedFloors, refusedLinted] = [
+  refused.filter(floorCase),
+  refused.filter((c) => !floorCase(c)),
+];
+const [allowedFloors, allowedLinted] = [
+  allowed.filter(floorCase),
+  allowed.filter((c) => !floorCase(c)),
+];
+
+const refusedFiles = refusedLinted.map(([, file, specifier]) => place(file, importing(specifier)));
+const allowedFiles = allowedLinted.map(([, file, specifier]) => place(file, importing(specifier)));
 
 const cycleOf = (name: string, other: string) =>
   place(
@@ -177,7 +197,7 @@ describe("import boundaries", () => {
   // One lint of every case; on a loaded machine it can take a while.
   beforeAll(() => lintAll(), 120_000);
 
-  it.each(refused.map((c, i) => [...c, refusedFiles[i]!] as const))(
+  it.each(refusedLinted.map((c, i) => [...c, refusedFiles[i]!] as const))(
     "refuses %s",
     async (_case, _file, _specifier, placed) => {
       expect(await findingsOf(placed)).toEqual([
@@ -186,7 +206,7 @@ describe("import boundaries", () => {
     },
   );
 
-  it.each(allowed.map((c, i) => [...c, allowedFiles[i]!] as const))(
+  it.each(allowedLinted.map((c, i) => [...c, allowedFiles[i]!] as const))(
     "allows %s",
     async (_case, _file, _specifier, placed) => {
       expect(await findingsOf(placed)).toEqual([]);
@@ -204,4 +224,18 @@ describe("import boundaries", () => {
   it("allows imports that run one way", async () => {
     for (const file of oneWay) expect(await findingsOf(file)).toEqual([]);
   });
+
+  it.each(refusedFloors)("refuses %s (server floors)", (_case, file, specifier) => {
+    const [from, to] = serverFolders(file, specifier)!;
+    expect(problemWith(from, to)).toBeDefined();
+  });
+
+  it.each(allowedFloors)("allows %s (server floors)", (_case, file, specifier) => {
+    const [from, to] = serverFolders(file, specifier)!;
+    expect(problemWith(from, to)).toBeUndefined();
+  });
+
+  it("finds no import up a floor in the server as it is", async () => {
+    expect((await serverImports()).problems).toEqual([]);
+  }, 60_000);
 });

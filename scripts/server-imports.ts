@@ -31,6 +31,8 @@ const floors: string[][] = [
 ];
 /** Folders of one floor that may import each other (the ground floor is one module). */
 const together = new Set(["config.ts", "logging.ts", "db"]);
+/** Imports refused although they run down the floors: the command line serves no HTTP. */
+const apart = new Set(["cli api"]);
 
 const root = path.resolve(import.meta.dirname, "..");
 const docs = path.join(root, "docs/architecture.md");
@@ -48,6 +50,7 @@ export function problemWith(from: string, to: string): string | undefined {
     return `server/${a === undefined ? from : to} is on no floor: add it to ${self}`;
   }
   if (b > a) return `server/${from} imports server/${to}, a floor above it`;
+  if (apart.has(`${from} ${to}`)) return `server/${from} may not import server/${to}`;
   if (a === b && !(together.has(from) && together.has(to))) {
     return `server/${from} imports server/${to}, beside it on the same floor`;
   }

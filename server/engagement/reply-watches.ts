@@ -1,8 +1,9 @@
 import type { Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { forget } from "../outbox/queue.ts";
 
 /** The outbox kinds that carry a reply mail to one watch (its token names the watch). */
-const watchMailKinds = ["reply_notice", "reply_digest"] as const;
+export const watchMailKinds = ["reply_notice", "reply_digest"] as const;
 
 /** What a confirmation row carries: which address, nothing else. */
 export const confirmationPayload = (addressId: number) => JSON.stringify({ addressId });
@@ -32,15 +33,10 @@ export async function forgetWatches(
     )
     .execute();
   if (watches.length > 0) {
-    await trx
-      .deleteFrom("outbox")
-      .where("kind", "in", watchMailKinds)
-      .where(
-        "token",
-        "in",
-        watches.map((watch) => watch.unsubscribe_token),
-      )
-      .execute();
+    await forget(trx, {
+      kinds: watchMailKinds,
+      tokens: watches.map((watch) => watch.unsubscribe_token),
+    });
     await trx
       .deleteFrom("reply_watches")
       .where(
@@ -69,11 +65,7 @@ export async function forgetWatches(
     .execute();
   const gone = orphans.map((row) => row.id);
   if (gone.length > 0) {
-    await trx
-      .deleteFrom("outbox")
-      .where("kind", "=", "reply_confirmation")
-      .where("payload", "in", gone.map(confirmationPayload))
-      .execute();
+    await forget(trx, { kinds: ["reply_confirmation"], payloads: gone.map(confirmationPayload) });
     await trx.deleteFrom("reply_addresses").where("id", "in", gone).execute();
   }
   return gone.length;

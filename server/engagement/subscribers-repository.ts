@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../db/errors.ts";
 import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso, toIso } from "../lib/time.ts";
+import { enqueue } from "../outbox/queue.ts";
 
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 
@@ -77,18 +78,7 @@ async function queueConfirmation(
       expires_at: new Date(now.getTime() + confirmationRules.tokenLifetimeMs).toISOString(),
     })
     .execute();
-  await trx
-    .insertInto("outbox")
-    .values({
-      kind: "confirmation",
-      edition_id: null,
-      email: subscriber.email,
-      token,
-      status: "queued",
-      next_attempt_at: nowText,
-      created_at: nowText,
-    })
-    .execute();
+  await enqueue(trx, nowText, [{ kind: "confirmation", email: subscriber.email, token }]);
 }
 
 export function createSubscribersRepository(store: Store) {

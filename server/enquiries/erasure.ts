@@ -1,6 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { forget } from "../outbox/queue.ts";
 import {
   acknowledgementIntervalMs,
   type EnquiryMailPayload,
@@ -45,25 +46,11 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
         } satisfies EnquiryMailPayload),
       ),
     ];
-    for (let start = 0; start < payloads.length; start += 500) {
-      await trx
-        .deleteFrom("outbox")
-        .where("kind", "in", enquiryMailKinds)
-        .where("payload", "in", payloads.slice(start, start + 500))
-        .execute();
-    }
-    for (let start = 0; start < ids.length; start += 100) {
-      const chunk = ids.slice(start, start + 100);
-      await trx
-        .deleteFrom("outbox")
-        .where("kind", "=", "webhook")
-        .where((eb) =>
-          eb.or(
-            chunk.map((id) => eb("payload", "like", `{"type":"enquiry.%","enquiryId":${id},%`)),
-          ),
-        )
-        .execute();
-    }
+    await forget(trx, { kinds: enquiryMailKinds, payloads });
+    await forget(trx, {
+      kinds: ["webhook"],
+      payloadsLike: ids.map((id) => `{"type":"enquiry.%","enquiryId":${id},%`),
+    });
   }
 
   /** In chunks, within the databases' limits on a statement's parameters. */

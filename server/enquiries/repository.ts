@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { type Selectable, sql, type Transaction } from "kysely";
 import type { EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
-import type { Database, EnquiriesTable, OutboxKind } from "../db/schema.ts";
+import type { Database, EnquiriesTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
+import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 import { createEnquiryErasure } from "./erasure.ts";
 import { acknowledgementIntervalMs, type EnquiryMailPayload, hashToken } from "./outbox-rows.ts";
 
@@ -155,12 +156,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
         const noticePayload = input.likelyJunk
           ? JSON.stringify({ enquiryId: id, likelyJunk: true } satisfies EnquiryMailPayload)
           : payload;
-        const rows: {
-          kind: OutboxKind;
-          email: string | null;
-          token: string | null;
-          payload: string;
-        }[] = [];
+        const rows: QueuedMessage[] = [];
         if (input.ownerEmail) {
           rows.push({
             kind: "enquiry_notice",
@@ -181,19 +177,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
             payload: input.webhookBody(id, at),
           });
         }
-        if (rows.length > 0) {
-          await trx
-            .insertInto("outbox")
-            .values(
-              rows.map((row) => ({
-                ...row,
-                status: "queued" as const,
-                next_attempt_at: at,
-                created_at: at,
-              })),
-            )
-            .execute();
-        }
+        await enqueue(trx, at, rows);
         return { id, acknowledged: Boolean(claimed) };
       });
     },
@@ -303,20 +287,16 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
           .values({ enquiry_id: id, body, created_at: at })
           .returning("id")
           .executeTakeFirstOrThrow();
-        await trx
-          .insertInto("outbox")
-          .values({
+        await enqueue(trx, at, [
+          {
             kind: "enquiry_answer",
             email: row.email,
             payload: JSON.stringify({
               enquiryId: id,
               answerId: answer.id,
             } satisfies EnquiryMailPayload),
-            status: "queued",
-            next_attempt_at: at,
-            created_at: at,
-          })
-          .execute();
+          },
+        ]);
         return { id: answer.id, body, createdAt: at };
       });
     },

@@ -3,6 +3,7 @@ import type {
   CommentState,
   NotifiedComment,
 } from "../engagement/comment-notifier.ts";
+import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 
 /** What an owner's mail row (`comment_notice`, `comment_digest`) carries. */
 export type MailPayload = { commentId: number; state: CommentState };
@@ -87,12 +88,7 @@ export function createCommentNotifier(settings: NotifierSettings) {
       if (!mail && !settings.webhook) return;
       const now = settings.clock();
       const at = now.toISOString();
-      const rows: {
-        kind: "comment_notice" | "comment_digest" | "webhook";
-        email: string | null;
-        payload: string;
-        next: string;
-      }[] = [];
+      const rows: QueuedMessage[] = [];
       if (mail) {
         const payload: MailPayload = { commentId: comment.id, state };
         rows.push(
@@ -101,30 +97,18 @@ export function createCommentNotifier(settings: NotifierSettings) {
                 kind: "comment_digest",
                 email: mail,
                 payload: JSON.stringify(payload),
-                next: nextDigestAt(now).toISOString(),
+                due: nextDigestAt(now).toISOString(),
               }
-            : { kind: "comment_notice", email: mail, payload: JSON.stringify(payload), next: at },
+            : { kind: "comment_notice", email: mail, payload: JSON.stringify(payload) },
         );
       }
       if (settings.webhook) {
         // Only which comment: the body is written from the comment as it is
         // when the call goes out, so a deleted comment is never sent.
         const payload: WebhookPayload = { commentId: comment.id, state, occurredAt: at };
-        rows.push({ kind: "webhook", email: null, payload: JSON.stringify(payload), next: at });
+        rows.push({ kind: "webhook", payload: JSON.stringify(payload) });
       }
-      await trx
-        .insertInto("outbox")
-        .values(
-          rows.map((row) => ({
-            kind: row.kind,
-            email: row.email,
-            payload: row.payload,
-            status: "queued" as const,
-            next_attempt_at: row.next,
-            created_at: at,
-          })),
-        )
-        .execute();
+      await enqueue(trx, at, rows);
     },
     committed() {
       for (const listener of listeners) listener();

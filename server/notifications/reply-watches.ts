@@ -7,8 +7,10 @@ import {
   confirmationPayload,
   forgetVisitorAddresses,
   forgetWatches,
+  watchMailKinds,
 } from "../engagement/reply-watches.ts";
 import { toIso } from "../lib/time.ts";
+import { enqueue, forget } from "../outbox/queue.ts";
 
 /**
  * Readers' reply mails (docs/product.md, "Reply mails"): the addresses they
@@ -118,18 +120,9 @@ export function createReplyWatches(
       })
       .where("id", "=", addressId)
       .execute();
-    await trx
-      .insertInto("outbox")
-      .values({
-        kind: "reply_confirmation",
-        email,
-        token,
-        payload: confirmationPayload(addressId),
-        status: "queued",
-        next_attempt_at: at,
-        created_at: at,
-      })
-      .execute();
+    await enqueue(trx, at, [
+      { kind: "reply_confirmation", email, token, payload: confirmationPayload(addressId) },
+    ]);
   }
 
   /** Queues the mail about `reply` to one watch: at once, or in the digest when its window is open. */
@@ -160,18 +153,15 @@ export function createReplyWatches(
       due = current.window_ends_at ? toIso(current.window_ends_at) : at;
     }
     const payload: ReplyMailPayload = { replyId };
-    await trx
-      .insertInto("outbox")
-      .values({
+    await enqueue(trx, at, [
+      {
         kind,
         email: watch.email,
         token: watch.unsubscribe_token,
         payload: JSON.stringify(payload),
-        status: "queued",
-        next_attempt_at: due,
-        created_at: at,
-      })
-      .execute();
+        due,
+      },
+    ]);
   }
 
   const notifier: ReplyNotifier = {
@@ -349,7 +339,7 @@ export function createReplyWatches(
               .executeTakeFirst()
           : undefined;
         if (watch && scope === "thread") {
-          await trx.deleteFrom("outbox").where("token", "=", token).execute();
+          await forget(trx, { kinds: watchMailKinds, tokens: [token] });
           await trx.deleteFrom("reply_watches").where("id", "=", watch.id).execute();
           return "done" as const;
         }

@@ -1,0 +1,89 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Database, OutboxKind } from "../db/schema.ts";
+
+/*
+ * The one way the modules above put mail into the outbox and take it out
+ * again: they hand it messages, in their own transaction, and name what to
+ * forget when what a message was about is deleted. Nothing else writes the
+ * outbox table (the worker and the repository here send and record).
+ */
+
+type Writer = Kysely<Database> | Transaction<Database>;
+
+/** A message to queue: what it is, to whom, and what its composer needs. */
+export type QueuedMessage = {
+  kind: OutboxKind;
+  /** The recipient; none for a webhook call. */
+  email?: string | null;
+  /** A link's token for the recipient (an unsubscribe or confirmation token). */
+  token?: string | null;
+  /** JSON for the composer: which row the mail is about, never what a visitor wrote. */
+  payload?: string | null;
+  editionId?: number | null;
+  /** When it is due, if not at once (a digest's window). */
+  due?: string;
+};
+
+/** Queues messages, due at `at` unless they say otherwise. */
+export async function enqueue(
+  writer: Writer,
+  at: string,
+  messages: readonly QueuedMessage[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  await writer
+    .insertInto("outbox")
+    .values(
+      messages.map((message) => ({
+        kind: message.kind,
+        edition_id: message.editionId ?? null,
+        email: message.email ?? null,
+        token: message.token ?? null,
+        payload: message.payload ?? null,
+        status: "queued" as const,
+        next_attempt_at: message.due ?? at,
+        created_at: at,
+      })),
+    )
+    .execute();
+}
+
+/** Which queued or sent messages to forget: of these kinds, with one of these tokens or payloads. */
+export type Forgotten = {
+  kinds: readonly OutboxKind[];
+  tokens?: readonly string[];
+  payloads?: readonly string[];
+  /** `LIKE` patterns on the payload (a webhook body naming a deleted row). */
+  payloadsLike?: readonly string[];
+};
+
+/** Deletes the messages about something deleted: deleted means the outbox too. */
+export async function forget(writer: Writer, match: Forgotten): Promise<void> {
+  const { kinds, tokens = [], payloads = [], payloadsLike = [] } = match;
+  if (kinds.length === 0) return;
+  const chunk = <T>(values: readonly T[], size: number) =>
+    Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
+      values.slice(i * size, i * size + size),
+    );
+  for (const part of chunk(tokens, 500)) {
+    await writer
+      .deleteFrom("outbox")
+      .where("kind", "in", kinds)
+      .where("token", "in", part)
+      .execute();
+  }
+  for (const part of chunk(payloads, 500)) {
+    await writer
+      .deleteFrom("outbox")
+      .where("kind", "in", kinds)
+      .where("payload", "in", part)
+      .execute();
+  }
+  for (const part of chunk(payloadsLike, 100)) {
+    await writer
+      .deleteFrom("outbox")
+      .where("kind", "in", kinds)
+      .where((eb) => eb.or(part.map((pattern) => eb("payload", "like", pattern))))
+      .execute();
+  }
+}
