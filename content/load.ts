@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type DateFields, resolveDates } from "./dates.ts";
 import {
@@ -11,6 +11,7 @@ import {
 import { type ContentHistory, readContentHistory } from "./history.ts";
 import { anchorId, countWords, renderMarkdown } from "./markdown.ts";
 import { readOwnerProfile } from "./owner.ts";
+import { samplePassages } from "./sample-voice.ts";
 import { type CollectionName, type CollectionSpec, collections, type Image } from "./schema.ts";
 
 /*
@@ -55,6 +56,10 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
           if (!existsSync(path.join(root, "images", image.src))) {
             throw new ContentError(`${file}: image "${image.src}" is not in content/images/`);
           }
+        }
+        // Markers are checked in the file as written, so a message names its line.
+        if (body.includes("sample-voice")) {
+          samplePassages(file, readFileSync(path.join(root, file), "utf8"));
         }
         const html = renderMarkdown(body, headings);
         // On an item's own page its title is the h1, so a `##` heading is an h2 there.

@@ -44,11 +44,15 @@ type OwnerSettings = {
 
 /**
  * SITE_OWNER_NAME and OWNER_LINKEDIN_URL, when set, win over the profile. A
- * sample profile under a real name shows only that name: its role, place and
+ * sample profile under another name shows only that name: its role, place and
  * links describe somebody else.
  */
 export function resolveOwner(profile: OwnerProfile, settings: OwnerSettings): Owner {
-  const hidden = profile.sample && settings.SITE_OWNER_NAME !== undefined;
+  // The sample under its own name is still the sample.
+  const hidden =
+    profile.sample &&
+    settings.SITE_OWNER_NAME !== undefined &&
+    settings.SITE_OWNER_NAME !== profile.name;
   const linkedIn =
     settings.OWNER_LINKEDIN_URL ??
     (hidden

@@ -1,4 +1,5 @@
 import { ContentError, loadContent } from "../content/load.ts";
+import { findSamplePassages, writingFolders } from "../content/sample-voice.ts";
 import { collectionShortfalls } from "./content-minimums.ts";
 
 try {
@@ -29,6 +30,17 @@ try {
     console.info(
       "content/owner.md is the sample profile: replace it with yours before going live (README, First run)",
     );
+  }
+  // The sample engineer's stories, in the writing and the newsletter's editions.
+  const passages = findSamplePassages(writingFolders(process.env.EDITIONS_DIR));
+  if (passages.length > 0) {
+    const list = passages.map(({ file, line }) => `  ${file}:${line}`).join("\n");
+    const intro = `${passages.length} first-person passages written for the sample engineer (between <!-- sample-voice --> lines); rewrite each from your own practice or delete it before going live under your name (README, First run):`;
+    if (content.owner.sample) console.info(`${intro}\n${list}`);
+    else {
+      console.error(`content/owner.md is your own profile, but ${intro}\n${list}`);
+      process.exit(1);
+    }
   }
 } catch (error) {
   if (error instanceof ContentError) {

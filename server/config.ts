@@ -3,6 +3,11 @@ import path from "node:path";
 import { z } from "zod";
 import { ContentError } from "../content/frontmatter.ts";
 import { type Owner, type OwnerProfile, readOwnerProfile, resolveOwner } from "../content/owner.ts";
+import {
+  describeSampleFiles,
+  findSamplePassages,
+  writingFolders,
+} from "../content/sample-voice.ts";
 import { personName } from "../content/schema.ts";
 import type { PublicConfig } from "../contract/site-config.ts";
 
@@ -322,10 +327,13 @@ export function loadConfig(
   {
     productionRules = true,
     ownerProfile,
+    writing,
   }: {
     productionRules?: boolean;
     /** The owner's profile; read from content/owner.md when not given (tests give one). */
     ownerProfile?: OwnerProfile;
+    /** Where the writing is: content/ and EDITIONS_DIR when not given (tests give folders). */
+    writing?: { dir: string; label: string }[];
   } = {},
 ): Config {
   const parsed = envSchema.safeParse(productionRules ? env : { ...env, NODE_ENV: undefined });
@@ -346,6 +354,9 @@ export function loadConfig(
     lines.push(
       "  content/owner.md: is still the sample profile that comes with the site. Replace it with your own (README, First run), or set SITE_OWNER_NAME",
     );
+  }
+  if (productionRules && env.NODE_ENV === "production" && profile && !runsAsSample(profile, env)) {
+    lines.push(...sampleVoiceRefusal(writing ?? writingFolders(env.EDITIONS_DIR)));
   }
   if (!parsed.success) {
     lines.unshift(
@@ -373,6 +384,30 @@ export function loadConfig(
     owner,
     notifyComments: values.NOTIFY_COMMENTS ?? (values.OWNER_EMAIL ? "each" : "off"),
   };
+}
+
+/**
+ * The sample profile under its own name (or none): a demonstration of the site,
+ * which may tell the sample engineer's stories. Under any other name, or with
+ * a profile of the owner's own, those stories would be taken as the owner's.
+ */
+function runsAsSample(profile: OwnerProfile, env: NodeJS.ProcessEnv): boolean {
+  const name = env.SITE_OWNER_NAME?.trim();
+  return profile.sample && (!name || name === profile.name);
+}
+
+/** Production under a real name: no passage written for the sample engineer may remain. */
+function sampleVoiceRefusal(folders: { dir: string; label: string }[]): string[] {
+  try {
+    const passages = findSamplePassages(folders);
+    if (passages.length === 0) return [];
+    return [
+      `  sample-voice: first-person passages written for the sample engineer remain (between <!-- sample-voice --> and <!-- /sample-voice --> lines) in ${describeSampleFiles(passages)}. Rewrite each from your own practice or delete it, markers included (README, First run; npm run content:check lists them)`,
+    ];
+  } catch (error) {
+    if (!(error instanceof ContentError)) throw error;
+    return [`  ${error.message}`];
+  }
 }
 
 /** `news@site` becomes `Asha Rao from Engage with Engineer <news@site>`; a name already given stays. */

@@ -5,6 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readOwnerProfile } from "../../content/owner.ts";
 import { commentsResponseSchema } from "../../contract/api.ts";
 import {
   asciiOnly,
@@ -67,7 +68,8 @@ beforeAll(async () => {
       MAIL_FROM: "site@example.com",
       NODE_ENV: "production",
       CONTACT_EMAIL: "owner@example.com",
-      SITE_OWNER_NAME: "Bundle Owner",
+      // The sample under its own name: production refuses its stories under any other.
+      SITE_OWNER_NAME: readOwnerProfile().name,
       COOKIE_SECRET: "b".repeat(64),
     },
   });

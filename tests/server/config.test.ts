@@ -1,14 +1,22 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { ConfigError, environmentVariables, loadConfig } from "../../server/config.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-function refusal(env: Record<string, string>): string {
+function refusal(
+  env: Record<string, string>,
+  writing?: { dir: string; label: string }[],
+  ownerProfile?: ReturnType<typeof readOwnerProfile>,
+): string {
   try {
-    loadConfig(env);
+    loadConfig(env, {
+      ...(writing ? { writing } : {}),
+      ...(ownerProfile ? { ownerProfile } : {}),
+    });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;
@@ -22,7 +30,8 @@ const production = {
   CONTACT_EMAIL: "owner@example.com",
   SMTP_URL: "smtps://news:secret@mail.example:465",
   MAIL_FROM: "Engage with Engineer <news@engage-with-engineer.example>",
-  SITE_OWNER_NAME: "Asha Rao",
+  // The sample under its own name: a demonstration, which may tell the sample's stories.
+  SITE_OWNER_NAME: readOwnerProfile().name,
 };
 
 /** The repository's sample profile, made the owner's own. */
@@ -240,12 +249,73 @@ describe("configuration", () => {
         "content/owner.md: is still the sample profile that comes with the site",
       );
       expect(refusal({ ...env, SITE_OWNER_NAME: " " })).toContain("content/owner.md");
-      expect(loadConfig(env, { ownerProfile: realProfile }).owner.name).toBe("Meera Iyer");
+      // (The repository's writing is the sample's: the owner's own is none.)
+      expect(loadConfig(env, { ownerProfile: realProfile, writing: [] }).owner.name).toBe(
+        "Meera Iyer",
+      );
       // Every problem at once: the owner's profile beside a missing variable.
       const { SMTP_URL: _smtp, ...both } = env;
       const message = refusal(both);
       expect(message).toContain("SMTP_URL: is required in production");
       expect(message).toContain("content/owner.md: is still the sample profile");
+    });
+
+    describe("and the sample engineer's first-person passages", () => {
+      let dir: string;
+      const passage = (text: string) =>
+        `---\ntitle: "x"\n---\n\nIntro.\n\n<!-- sample-voice -->\n${text}\n<!-- /sample-voice -->\n`;
+      const write = (file: string, source: string) => {
+        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        writeFileSync(path.join(dir, file), source);
+      };
+      const writing = () => [
+        { dir: path.join(dir, "content"), label: "content" },
+        { dir: path.join(dir, "newsletter"), label: "newsletter" },
+      ];
+      beforeEach(() => {
+        dir = mkdtempSync(path.join(os.tmpdir(), "ewe-sample-voice-"));
+        write("content/about.md", passage("I once found a crack.\n\nAnd another."));
+        write("content/services/dfmea.md", passage("In one session I facilitated…"));
+        write("content/science/soap.md", "---\nid: soap\n---\n\nNo stories here.\n");
+        write("newsletter/01-pressure.md", passage("Of the injector returns I reviewed…"));
+      });
+      afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+      it("refuses to start under any other name, naming every file that holds one", () => {
+        const message = refusal({ ...production, SITE_OWNER_NAME: "Meera Iyer" }, writing());
+        expect(message).toContain("first-person passages written for the sample engineer remain");
+        expect(message).toContain(
+          "in content/about.md, content/services/dfmea.md, newsletter/01-pressure.md.",
+        );
+        expect(message).not.toContain("soap.md");
+        expect(message).toContain("README, First run");
+        // The owner's own profile, under its own name, is refused the same way.
+        const { SITE_OWNER_NAME: _name, ...own } = production;
+        expect(refusal(own, writing(), realProfile)).toContain("content/about.md");
+      });
+
+      it("starts once every passage is rewritten or deleted", () => {
+        write("content/about.md", "---\ntitle: x\n---\n\nMy own career.\n");
+        write("content/services/dfmea.md", "---\ntitle: x\n---\n\nMy own DFMEA.\n");
+        rmSync(path.join(dir, "newsletter/01-pressure.md"));
+        const env = { ...production, SITE_OWNER_NAME: "Meera Iyer" };
+        expect(loadConfig(env, { writing: writing() }).owner.name).toBe("Meera Iyer");
+      });
+
+      it("starts as the sample under the sample's own name, stories and all", () => {
+        expect(loadConfig(production, { writing: writing() }).owner.sample).toBe(true);
+        // Outside production the stories are the sample's, under any name.
+        const { NODE_ENV: _production, ...development } = production;
+        const env = { ...development, SITE_OWNER_NAME: "Meera Iyer" };
+        expect(loadConfig(env, { writing: writing() }).owner.name).toBe("Meera Iyer");
+      });
+
+      it("says where a marker is out of place instead of guessing", () => {
+        write("content/about.md", "---\ntitle: x\n---\n\n<!-- sample-voice -->\nNever closed.\n");
+        expect(refusal({ ...production, SITE_OWNER_NAME: "Meera Iyer" }, writing())).toContain(
+          "content/about.md: line 5: the sample-voice passage is never closed",
+        );
+      });
     });
 
     it.each([

@@ -1,0 +1,65 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultContentRoot, loadContent } from "./load.ts";
+import { findSamplePassages, samplePassages } from "./sample-voice.ts";
+
+const marked = [
+  "The bracket failed at the bend.",
+  "<!-- sample-voice -->",
+  "I designed one like it in my first year,",
+  "and the press shop sent it back.",
+  "<!-- /sample-voice -->",
+  "Ask the shop floor first.",
+].join("\n");
+
+describe("the sample engineer's passages", () => {
+  it("are found with the line of each opening marker", () => {
+    expect(samplePassages("about.md", `Intro.\n\n${marked}\n\n${marked}`)).toEqual([
+      { file: "about.md", line: 4 },
+      { file: "about.md", line: 11 },
+    ]);
+  });
+
+  it.each([
+    ["<!-- sample-voice -->\nNever closed.", "line 1: the sample-voice passage is never closed"],
+    ["Text.\n<!-- /sample-voice -->", "line 2: <!-- /sample-voice --> closes no passage"],
+    [
+      "<!-- sample-voice -->\n<!-- sample-voice -->\n<!-- /sample-voice -->",
+      "line 2: a sample-voice passage opens inside the one opened on line 1",
+    ],
+    ["I did it. <!-- sample-voice -->", "line 1: a sample-voice marker goes on a line of its own"],
+  ])("refuses a marker out of place: %j", (source, message) => {
+    expect(() => samplePassages("about.md", source)).toThrow(`about.md: ${message}`);
+  });
+
+  describe("in content/", () => {
+    let root: string;
+    beforeEach(() => {
+      root = mkdtempSync(path.join(tmpdir(), "content-"));
+      cpSync(defaultContentRoot, root, { recursive: true });
+    });
+    afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+    it("fail the content check when a passage is left open, naming the file", () => {
+      const file = path.join(root, "services/dfmea.md");
+      const source = readFileSync(file, "utf8").replace(/\n*$/, "\n");
+      writeFileSync(file, `${source}\n<!-- sample-voice -->\nI once…\n`);
+      const line = source.split("\n").length + 1;
+      expect(() => loadContent(root)).toThrow(
+        `services/dfmea.md: line ${line}: the sample-voice passage is never closed`,
+      );
+    });
+
+    it("are listed file by file, FORMAT.md aside", () => {
+      const before = findSamplePassages([{ dir: root, label: "content" }]).length;
+      const file = path.join(root, "science/soap.md");
+      writeFileSync(file, `${readFileSync(file, "utf8")}\n${marked}\n`);
+      writeFileSync(path.join(root, "FORMAT.md"), `# Format\n\n${marked}\n`);
+      const after = findSamplePassages([{ dir: root, label: "content" }]);
+      expect(after).toHaveLength(before + 1);
+      expect(after.filter((passage) => passage.file === "content/science/soap.md")).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,104 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ContentError, defaultContentRoot } from "./frontmatter.ts";
+
+/*
+ * The sample engineer's first-person passages (README, "First run"): the stories
+ * from practice written for the invented owner of content/owner.md, each between
+ * a line `<!-- sample-voice -->` and a line `<!-- /sample-voice -->`. The markers
+ * render nothing; `npm run content:check` lists the passages, and production
+ * refuses to start under any other name while one remains (server/config.ts).
+ */
+
+const markerLine = /^[ \t]*<!--[ \t]*(\/?)sample-voice[ \t]*-->[ \t]*$/;
+const markerAnywhere = /<!--[ \t]*\/?sample-voice\b/;
+
+/** Where a sample passage opens: the file, and the line of its opening marker (from 1). */
+export type SamplePassage = { file: string; line: number };
+
+/**
+ * The passages of one file's text, checked: each marker on a line of its own,
+ * each passage closed, none inside another. A problem throws a ContentError
+ * naming the file.
+ */
+export function samplePassages(file: string, source: string): SamplePassage[] {
+  const passages: SamplePassage[] = [];
+  let open: number | null = null;
+  source.split(/\r?\n/).forEach((text, index) => {
+    const line = index + 1;
+    const marker = markerLine.exec(text);
+    if (!marker) {
+      if (markerAnywhere.test(text)) {
+        throw new ContentError(
+          `${file}: line ${line}: a sample-voice marker goes on a line of its own`,
+        );
+      }
+      return;
+    }
+    const closing = marker[1] === "/";
+    if (closing && open === null) {
+      throw new ContentError(`${file}: line ${line}: <!-- /sample-voice --> closes no passage`);
+    }
+    if (!closing && open !== null) {
+      throw new ContentError(
+        `${file}: line ${line}: a sample-voice passage opens inside the one opened on line ${open}`,
+      );
+    }
+    if (closing) {
+      passages.push({ file, line: open as number });
+      open = null;
+    } else {
+      open = line;
+    }
+  });
+  if (open !== null) {
+    throw new ContentError(
+      `${file}: line ${open}: the sample-voice passage is never closed (<!-- /sample-voice -->)`,
+    );
+  }
+  return passages;
+}
+
+/**
+ * Every sample passage in the Markdown files below each folder (content/ and
+ * the newsletter's editions), with paths as `label/relative`. A folder that
+ * does not exist holds none; `FORMAT.md`, which describes the markers, is not
+ * writing.
+ */
+export function findSamplePassages(folders: { dir: string; label: string }[]): SamplePassage[] {
+  const found: SamplePassage[] = [];
+  const walk = (dir: string, label: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
+      const full = path.join(dir, entry.name);
+      const name = `${label}/${entry.name}`;
+      if (entry.isDirectory()) walk(full, name);
+      else if (entry.name.endsWith(".md") && entry.name !== "FORMAT.md") {
+        const source = readFileSync(full, "utf8");
+        if (markerAnywhere.test(source)) found.push(...samplePassages(name, source));
+      }
+    }
+  };
+  for (const { dir, label } of folders) walk(dir, label);
+  return found;
+}
+
+/** Where the writing is: content/, and the newsletter's editions (EDITIONS_DIR), as the owner names them. */
+export function writingFolders(editionsDir: string | undefined, contentRoot = defaultContentRoot) {
+  const editions = editionsDir?.trim() || "./newsletter";
+  return [
+    { dir: contentRoot, label: "content" },
+    { dir: path.resolve(editions), label: editions.replace(/^\.\/|\/+$/g, "") },
+  ];
+}
+
+/** "content/about.md (3 passages), newsletter/01-pressure.md": the files holding passages. */
+export function describeSampleFiles(passages: SamplePassage[]): string {
+  const counts = new Map<string, number>();
+  for (const { file } of passages) counts.set(file, (counts.get(file) ?? 0) + 1);
+  return [...counts]
+    .map(([file, count]) => (count === 1 ? file : `${file} (${count} passages)`))
+    .join(", ");
+}
