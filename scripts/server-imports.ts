@@ -18,6 +18,7 @@ const floors: string[][] = [
   ["config.ts", "logging.ts", "db"],
   ["events"],
   ["outbox"],
+  ["comments"],
   ["engagement"],
   ["moderation"],
   ["newsletter", "notifications", "enquiries", "portability"],

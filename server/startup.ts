@@ -1,8 +1,8 @@
+import type { CommentNotifier, ReplyNotifier } from "./comments/notifier.ts";
 import type { Config } from "./config.ts";
 import { refuseLostDatabase } from "./db/lost-database.ts";
 import { migrateToLatest, openStore, type Store } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
-import type { CommentNotifier, ReplyNotifier } from "./engagement/comment-notifier.ts";
 import { createEngagement, type Engagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import { cookieSecretFileOf } from "./engagement/visitor.ts";

@@ -241,7 +241,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       import("../engagement/index.ts"),
       import("../engagement/visitor.ts"),
       import("../engagement/writer-keys.ts"),
-      import("../notifications/reply-watches.ts"),
+      import("../comments/reply-watches.ts"),
     ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).

@@ -1,8 +1,8 @@
+import type { CommentNotifier, ReplyNotifier } from "../comments/notifier.ts";
+import { createCommentsRepository } from "../comments/repository.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import type { CommentNotifier, ReplyNotifier } from "./comment-notifier.ts";
-import { createCommentsRepository } from "./comments-repository.ts";
 import { createReactionsRepository } from "./reactions-repository.ts";
 import { createSubscribersRepository } from "./subscribers-repository.ts";
 import { createVisitorDataRepository } from "./visitor-data-repository.ts";

@@ -9,6 +9,8 @@ import {
 } from "../../contract/api.ts";
 import { type ItemKind, limits, type ReactionType } from "../../contract/limits.ts";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
+import { type OpeningCandidates, openingOf } from "../comments/opening.ts";
+import type { CommentsRepository } from "../comments/repository.ts";
 import { type EventBus, itemOfOwnTopic } from "../events/bus.ts";
 import {
   assembled,
@@ -17,8 +19,6 @@ import {
   type Tail,
   tail,
 } from "../lib/representation.ts";
-import { type OpeningCandidates, openingOf } from "./comment-opening.ts";
-import type { CommentsRepository } from "./comments-repository.ts";
 import type { ReactionsRepository } from "./reactions-repository.ts";
 import { createVisitorOverlays } from "./visitor-overlays.ts";
 

@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../contract/api.ts";
+import { markdownRefusal } from "../comments/markdown.ts";
+import type { CommentsRepository } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
-import { markdownRefusal } from "../engagement/comment-markdown.ts";
-import type { CommentsRepository } from "../engagement/comments-repository.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import {
   createFormTokens,

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { limits } from "../../contract/limits.ts";
-import { renderComment } from "../engagement/comment-markdown.ts";
+import { renderComment } from "../comments/markdown.ts";
 import { createBlocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { checkEnquiryContent } from "./enquiry-rules.ts";

@@ -1,6 +1,6 @@
+import type { CommentsRepository, OwnerComment } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
-import type { CommentsRepository, OwnerComment } from "../engagement/comments-repository.ts";
 import { nowIso, toIso } from "../lib/time.ts";
 import type { ExampleSource, SpamStore } from "./spam/store.ts";
 

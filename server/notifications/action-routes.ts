@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
+import type { NotifiedComment } from "../comments/notifier.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { NotifiedComment } from "../engagement/comment-notifier.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { ActionPage } from "../lib/action-page.ts";
 import { formFields, fromElsewhere, fromSite, linkPages, paragraph } from "../lib/action-page.ts";

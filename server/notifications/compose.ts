@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
+import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
 import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import type { ActionTokens } from "./action-tokens.ts";

@@ -1,7 +1,7 @@
 import { escapeHtml } from "../../contract/html.ts";
 import { plural } from "../../contract/plural.ts";
+import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { CommentAction } from "../db/schema.ts";
-import type { CommentState, NotifiedComment } from "../engagement/comment-notifier.ts";
 import { layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";

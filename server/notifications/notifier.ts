@@ -1,8 +1,4 @@
-import type {
-  CommentNotifier,
-  CommentState,
-  NotifiedComment,
-} from "../engagement/comment-notifier.ts";
+import type { CommentNotifier, CommentState, NotifiedComment } from "../comments/notifier.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 
 /** What an owner's mail row (`comment_notice`, `comment_digest`) carries. */

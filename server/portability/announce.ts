@@ -1,8 +1,8 @@
 import type { Transaction } from "kysely";
 import { type ItemKind, noReactions, type ReactionType } from "../../contract/limits.ts";
 import { topicOf } from "../../contract/live-events.ts";
+import { renderComment } from "../comments/markdown.ts";
 import type { Database } from "../db/schema.ts";
-import { renderComment } from "../engagement/comment-markdown.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { toIso } from "../lib/time.ts";

@@ -1,5 +1,5 @@
+import { renderComment } from "../comments/markdown.ts";
 import type { Store } from "../db/store.ts";
-import { renderComment } from "../engagement/comment-markdown.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
 import { announceComments, type ImportedComment } from "./announce.ts";

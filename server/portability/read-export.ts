@@ -1,7 +1,7 @@
 import { commentContentSchema, rowIdMax, userNameSchema } from "../../contract/api.ts";
 import { plural } from "../../contract/plural.ts";
-import { markdownRefusal, renderComment } from "../engagement/comment-markdown.ts";
-import { placeholderWriter } from "../engagement/comment-removal.ts";
+import { markdownRefusal, renderComment } from "../comments/markdown.ts";
+import { placeholderWriter } from "../comments/removal.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import type { Problem } from "./report.ts";

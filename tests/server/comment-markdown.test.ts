@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
-import { markdownRefusal } from "../../server/engagement/comment-markdown.ts";
+import { markdownRefusal } from "../../server/comments/markdown.ts";
 import { fakeSciencePage } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";

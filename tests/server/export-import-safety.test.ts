@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
-import { renderComment } from "../../server/engagement/comment-markdown.ts";
+import { renderComment } from "../../server/comments/markdown.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";

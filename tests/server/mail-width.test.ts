@@ -1,12 +1,12 @@
 import { type Browser, chromium } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderComment } from "../../server/comments/markdown.ts";
+import { replyConfirmationMail, replyMail } from "../../server/comments/reply-mails.ts";
 import { signInLinkMail } from "../../server/console/sign-in-mail.ts";
-import { renderComment } from "../../server/engagement/comment-markdown.ts";
 import { acknowledgementMail, answerMail, ownerNoticeMail } from "../../server/enquiries/mails.ts";
 import type { StoredEnquiry } from "../../server/enquiries/repository.ts";
 import { renderEdition } from "../../server/newsletter/editions.ts";
 import { confirmationMail, editionMail } from "../../server/newsletter/messages.ts";
-import { replyConfirmationMail, replyMail } from "../../server/notifications/reply-mails.ts";
 import type { OutgoingMail } from "../../server/outbox/outgoing-mail.ts";
 
 /*

@@ -125,7 +125,7 @@ export function CommentText({
   return h("div", {
     ...fold,
     className: fold?.className ? `comment-text ${fold.className}` : "comment-text",
-    // HTML only the server makes, from Markdown with raw HTML escaped (server/engagement/comment-markdown.ts).
+    // HTML only the server makes, from Markdown with raw HTML escaped (server/comments/markdown.ts).
     dangerouslySetInnerHTML: { __html: html },
   });
 }

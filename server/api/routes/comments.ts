@@ -12,7 +12,7 @@ import {
   rowIdParamSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
-import type { CommentRefusal } from "../../engagement/comments-repository.ts";
+import type { CommentRefusal } from "../../comments/repository.ts";
 import type { CachedRead } from "../../engagement/read-cache.ts";
 import { offerSent } from "../../web/etag.ts";
 import { ApiError, notFound } from "../errors.ts";

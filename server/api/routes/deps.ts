@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Comment, OwnerOverlay } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
-import type { ReplyRefusal } from "../../engagement/comment-threads.ts";
+import type { ReplyWatches } from "../../comments/reply-watches.ts";
+import type { ReplyRefusal } from "../../comments/threads.ts";
 import type { Catalog, Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import { ownerVisitorId } from "../../engagement/visitor.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
-import type { ReplyWatches } from "../../notifications/reply-watches.ts";
 import { sendRepresentation } from "../../web/etag.ts";
 import type { FastPages } from "../../web/fast-pages.ts";
 import { ApiError, notFound } from "../errors.ts";

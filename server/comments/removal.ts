@@ -4,7 +4,7 @@ import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
-import { forgetWatches } from "./reply-watches.ts";
+import { forgetWatches } from "./forget-watches.ts";
 
 /** Who a comment's place belongs to once its writer deleted it: nobody. */
 export const placeholderWriter = "deleted";

@@ -1,6 +1,6 @@
 import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { type CommentShapes, columns, type OwnerComment } from "./comment-rows.ts";
+import { type CommentShapes, columns, type OwnerComment } from "./rows.ts";
 
 /**
  * What the owner's console, command line and the spam defences ask of the

@@ -5,19 +5,19 @@ import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
-import { renderComment } from "./comment-markdown.ts";
-import type { CommentNotifier, ReplyNotifier } from "./comment-notifier.ts";
-import { createCommentOwnerQueries } from "./comment-owner-queries.ts";
-import { createCommentReads } from "./comment-reads.ts";
-import { forgetSpamExamples, type RemovalMatch, removeComments } from "./comment-removal.ts";
-import { columns, commentShapes } from "./comment-rows.ts";
-import { type ReplyRefusal, threadOf } from "./comment-threads.ts";
+import { renderComment } from "./markdown.ts";
+import type { CommentNotifier, ReplyNotifier } from "./notifier.ts";
+import { createCommentOwnerQueries } from "./owner-queries.ts";
+import { createCommentReads } from "./reads.ts";
+import { forgetSpamExamples, type RemovalMatch, removeComments } from "./removal.ts";
+import { columns, commentShapes } from "./rows.ts";
+import { type ReplyRefusal, threadOf } from "./threads.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
 export const ownerModerationTopic = "owner:moderation";
 
-export type { OwnerComment } from "./comment-rows.ts";
-export type { ReplyRefusal } from "./comment-threads.ts";
+export type { OwnerComment } from "./rows.ts";
+export type { ReplyRefusal } from "./threads.ts";
 
 /** Why a change to a comment was refused. */
 export type CommentRefusal = "not_found" | "forbidden";
@@ -27,7 +27,7 @@ export type CommentsRepository = ReturnType<typeof createCommentsRepository>;
 /**
  * A post's comments: the writes here (each in one transaction with its live
  * event, docs/architecture.md "Writes"), the reads of the pages
- * (comment-reads.ts) and the owner's queries (comment-owner-queries.ts).
+ * (reads.ts) and the owner's queries (owner-queries.ts).
  * `avatarOf` turns a visitor credential into the seed of its avatar
  * (server/engagement/writer-keys.ts); the credential itself never leaves the server.
  */

@@ -12,7 +12,7 @@ import {
 
 type Placed = { id: number; createdAt: string; parentId: number | null };
 
-/** What the opening of a post's discussion may be made of (comment-reads.ts). */
+/** What the opening of a post's discussion may be made of (reads.ts). */
 export type OpeningCandidates<C> = {
   /** The first threads, one more than any opening holds, oldest first. */
   first: C[];

@@ -3,12 +3,12 @@ import type { Comment } from "../../contract/api.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
 import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import { toIso } from "../lib/time.ts";
-import { renderComment } from "./comment-markdown.ts";
-import type { ThreadComment } from "./comment-notifier.ts";
+import { renderComment } from "./markdown.ts";
+import type { ThreadComment } from "./notifier.ts";
 
 /*
  * A comment's row as the comment repositories read it, and the shapes they
- * answer with (server/engagement/comments-repository.ts).
+ * answer with (server/comments/repository.ts).
  */
 
 type CommentRow = Selectable<ScienceCommentsTable>;

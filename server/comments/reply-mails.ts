@@ -2,10 +2,10 @@ import type { Transaction } from "kysely";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { commentText, renderComment } from "../engagement/comment-markdown.ts";
 import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { commentText, renderComment } from "./markdown.ts";
 import type { ReplyMailPayload } from "./reply-watches.ts";
 
 /**

@@ -2,15 +2,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { ReplyNotifier, ThreadComment } from "../engagement/comment-notifier.ts";
+import { toIso } from "../lib/time.ts";
+import { enqueue, forget } from "../outbox/queue.ts";
 import {
   confirmationPayload,
   forgetVisitorAddresses,
   forgetWatches,
   watchMailKinds,
-} from "../engagement/reply-watches.ts";
-import { toIso } from "../lib/time.ts";
-import { enqueue, forget } from "../outbox/queue.ts";
+} from "./forget-watches.ts";
+import type { ReplyNotifier, ThreadComment } from "./notifier.ts";
 
 /**
  * Readers' reply mails (docs/product.md, "Reply mails"): the addresses they

@@ -4,9 +4,9 @@ import { threadOrder } from "../../contract/threads.ts";
 import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
-import type { OpeningCandidates } from "./comment-opening.ts";
-import { type CommentShapes, columns, type Row } from "./comment-rows.ts";
-import { seenBy, visibleReplies } from "./comment-threads.ts";
+import type { OpeningCandidates } from "./opening.ts";
+import { type CommentShapes, columns, type Row } from "./rows.ts";
+import { seenBy, visibleReplies } from "./threads.ts";
 
 type Where = ExpressionBuilder<Database, "science_comments">;
 
