@@ -36,8 +36,11 @@ function edit(file: string, change: (source: string) => string) {
   writeFileSync(full, change(readFileSync(full, "utf8")));
 }
 
+/** The piece as first published: its date set (or left out), and no revision date. */
 const setPublished = (value: string | null) => (source: string) =>
-  source.replace(/^published:.*\n/m, value === null ? "" : `published: ${value}\n`);
+  source
+    .replace(/^updated:.*\n/m, "")
+    .replace(/^published:.*\n/m, value === null ? "" : `published: ${value}\n`);
 
 const soap = (content: ReturnType<typeof loadContent>) =>
   content.science.find((post) => post.id === "soap");
