@@ -4,7 +4,7 @@ import type { Database } from "../db/schema.ts";
 
 /**
  * What the comments repository tells whoever wants to know of a new comment.
- * The engagement module owns this interface; the owner's notifications
+ * The comments module owns this interface; the owner's notifications
  * (server/notifications/notifier.ts) implement it, and the composition root
  * (server/app.ts) plugs one in.
  */
@@ -30,6 +30,9 @@ export type CommentNotifier = {
   committed(): void;
 };
 
+/** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
+export type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
+
 /** What the reply mails need to know of a comment: where it sits and who wrote it. */
 export type ThreadComment = {
   id: number;
@@ -42,9 +45,14 @@ export type ThreadComment = {
  * The readers' reply mails (docs/product.md, "Reply mails"), called by the
  * comments repository in the transaction that stores or publishes a comment,
  * so a watch or a reply mail is committed with it, never lost. The
- * notifications module implements it; the composition root plugs it in.
+ * reply watches (reply-watches.ts) implement it; the composition root plugs it in.
  */
 export type ReplyNotifier = {
+  /**
+   * Before a comment that asks for reply mails is stored: whether its
+   * confirmation mail may go, within the limits per network and per address.
+   */
+  admit(input: { visitorId: string; email: string; ip: string }): Promise<AdmitOutcome>;
   /** The writer of `comment` asks to be mailed replies in its thread at `email`. */
   watch(trx: Transaction<Database>, comment: ThreadComment, email: string): Promise<void>;
   /** `comment` is now published: mail those who follow its thread. */

@@ -41,8 +41,6 @@ export const tokenDigest = (token: string) => createHash("sha256").update(token)
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
 
-export type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
-
 const sameAddress = (email: string) => sql<string>`lower(${email})`;
 
 export function createReplyWatches(
@@ -246,24 +244,13 @@ export function createReplyWatches(
       }
     },
 
-    committed() {
-      for (const listener of listeners) listener();
-    },
-  };
-
-  return {
-    notifier,
-    onQueued(listener: () => void) {
-      listeners.add(listener);
-    },
-
     /**
      * Before a comment asking for reply mails is stored: refuses when it would
      * send a confirmation mail past the limits, so the form cannot be used to
      * flood an inbox (per IP address, shared with the newsletter's, and per
      * address, whoever asks). Counts the request when it would send one.
      */
-    async admit(input: { visitorId: string; email: string; ip: string }): Promise<AdmitOutcome> {
+    async admit(input) {
       const now = clock();
       const state = await needsConfirmation(db, input.visitorId, input.email, now);
       if (state === null) return "ok";
@@ -283,6 +270,17 @@ export function createReplyWatches(
           .execute();
         return "ok";
       });
+    },
+
+    committed() {
+      for (const listener of listeners) listener();
+    },
+  };
+
+  return {
+    notifier,
+    onQueued(listener: () => void) {
+      listeners.add(listener);
     },
 
     /** Confirms the address whose link holds `token`. */

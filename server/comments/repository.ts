@@ -6,7 +6,7 @@ import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
-import type { CommentNotifier, ReplyNotifier } from "./notifier.ts";
+import type { AdmitOutcome, CommentNotifier, ReplyNotifier } from "./notifier.ts";
 import { createCommentOwnerQueries } from "./owner-queries.ts";
 import { createCommentReads } from "./reads.ts";
 import { forgetSpamExamples, type RemovalMatch, removeComments } from "./removal.ts";
@@ -99,12 +99,22 @@ export function createCommentsRepository(
       byOwner?: boolean;
       /** A reply: the comment it answers (docs/product.md, "Replies"). */
       parentId?: number;
-      /** Where its writer wants replies in its thread mailed (docs/product.md, "Reply mails"). */
+      /**
+       * Where its writer wants replies in its thread mailed (docs/product.md,
+       * "Reply mails"), asked from `ip`: refused past the confirmation mails'
+       * limits, before anything is stored.
+       */
       notifyEmail?: string;
-    }): Promise<Comment | ReplyRefusal> {
+      ip?: string;
+    }): Promise<Comment | ReplyRefusal | Exclude<AdmitOutcome, "ok">> {
       const now = nowIso();
       const status = input.status ?? "published";
       const byOwner = input.byOwner === true;
+      if (input.notifyEmail !== undefined && replies && input.ip !== undefined) {
+        const email = input.notifyEmail;
+        const admitted = await replies.admit({ visitorId: input.visitorId, email, ip: input.ip });
+        if (admitted !== "ok") return admitted;
+      }
       const result = await db.transaction().execute(async (trx) => {
         const parentId =
           input.parentId === undefined ? null : await threadOf(trx, input.postId, input.parentId);

@@ -40,7 +40,7 @@ function refused(refusal: CommentRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl, defences, ownerVoice, replyMail, fast, bus },
+  { engagement, reads, catalog, siteUrl, defences, ownerVoice, fast, bus },
 ) => {
   // The opening everyone sees, as kept before a read without a cookie, and what it sent.
   const opened = new WeakMap<FastifyRequest, { kept: unknown; sent?: CachedRead }>();
@@ -166,20 +166,6 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       });
       if (verdict.outcome === "refused") throw refusalError(verdict.refusal);
       const visitorId = writerOf(request, reply, siteUrl);
-      if (notifyEmail !== undefined) {
-        // The confirmation mail cannot be turned on an inbox (docs/product.md, "Reply mails").
-        const admitted = await replyMail.admit({ visitorId, email: notifyEmail, ip: request.ip });
-        if (admitted !== "ok") {
-          reply.header("retry-after", admitted === "ip_limited" ? "3600" : "86400");
-          throw new ApiError(
-            429,
-            "rate_limited",
-            admitted === "ip_limited"
-              ? "Too many confirmation mails were asked for from your network in the last hour. Post without reply mails, or try again later."
-              : "This address has been sent enough confirmation mails today. Confirm one of them, or post without reply mails.",
-          );
-        }
-      }
       const comment = await engagement.comments.add({
         postId: request.params.id,
         content,
@@ -188,8 +174,19 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         status: verdict.status,
         ipHash: verdict.ipHash,
         ...asReply,
-        ...(notifyEmail === undefined ? {} : { notifyEmail }),
+        ...(notifyEmail === undefined ? {} : { notifyEmail, ip: request.ip }),
       });
+      // The confirmation mail cannot be turned on an inbox (docs/product.md, "Reply mails").
+      if (comment === "ip_limited" || comment === "address_limited") {
+        reply.header("retry-after", comment === "ip_limited" ? "3600" : "86400");
+        throw new ApiError(
+          429,
+          "rate_limited",
+          comment === "ip_limited"
+            ? "Too many confirmation mails were asked for from your network in the last hour. Post without reply mails, or try again later."
+            : "This address has been sent enough confirmation mails today. Confirm one of them, or post without reply mails.",
+        );
+      }
       if (typeof comment === "string") throw replyRefused(comment);
       await defences.recordScreening(comment.id, verdict.screening);
       return reply.code(201).send({ comment });

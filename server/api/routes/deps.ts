@@ -49,7 +49,7 @@ export type RouteDeps = {
   /** The signed-in owner on the reading pages (docs/decisions/016-owner-voice.md). */
   ownerVoice: OwnerVoice;
   /** Readers' reply mails: the confirmation limits and "Your data" (docs/product.md, "Reply mails"). */
-  replyMail: Pick<ReplyWatches, "admit" | "ofVisitor" | "forgetVisitor">;
+  replyMail: Pick<ReplyWatches, "ofVisitor" | "forgetVisitor">;
   /** The fast path in front of Fastify (server/web/fast-pages.ts), offered the shared reads. */
   fast?: FastPages;
 };
@@ -91,7 +91,8 @@ export async function addAsOwner(
     visitorId: ownerVisitorId,
     byOwner: true,
   });
-  if (typeof comment === "string") throw replyRefused(comment);
+  // The owner asks for no reply mails: only a thread can refuse.
+  if (typeof comment === "string") throw replyRefused(comment as ReplyRefusal);
   return comment;
 }
 
