@@ -21,7 +21,7 @@ const floors: string[][] = [
   ["comments"],
   ["engagement"],
   ["moderation"],
-  ["newsletter", "notifications", "enquiries", "portability"],
+  ["newsletter", "notifications", "enquiries", "portability", "fediverse"],
   ["web"],
   ["api"],
   ["console"],

@@ -1,3 +1,4 @@
+import path from "node:path";
 import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { limits } from "../contract/limits.ts";
@@ -22,6 +23,7 @@ import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { createEnquiries } from "./enquiries/service.ts";
+import { createFediverse } from "./fediverse/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
 import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
@@ -77,6 +79,16 @@ export type AppOptions = {
 function trustedProxies(setting: Config["TRUST_PROXY"]) {
   if (typeof setting !== "number") return setting;
   return (_address: string, hop: number) => hop < setting;
+}
+
+/** The content folder, where the owner's picture is. */
+const contentRoot = path.resolve(import.meta.dirname, "../content");
+
+function pictureTypeOf(file: string): string {
+  const extension = path.extname(file).toLowerCase();
+  if (extension === ".png") return "image/png";
+  if (extension === ".webp") return "image/webp";
+  return "image/jpeg";
 }
 
 /** What `/readyz` says while the database answers but cannot write. */
@@ -275,6 +287,34 @@ export async function buildApp({
     spam: spam.filter,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
+  // The site on the Fediverse (docs/fediverse.md): Fedify loads on first use.
+  const photo = config.owner.photo;
+  const fediverse = createFediverse({
+    store,
+    bus,
+    siteUrl: config.siteUrl,
+    clientRoot,
+    handle: config.fediverseHandle,
+    profile: {
+      name: config.owner.name,
+      summary: config.owner.role,
+      links: config.owner.links,
+      picture: photo ? { path: "/fediverse/picture", mediaType: pictureTypeOf(photo.src) } : null,
+    },
+    pictureFile: photo
+      ? { file: path.join(contentRoot, "images", photo.src), type: pictureTypeOf(photo.src) }
+      : null,
+    allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
+    softwareVersion: "1.0.0",
+    log: app.log,
+    inbox: {
+      comments: engagement.comments,
+      defences,
+      commentable: (postId) => catalog.science.has(postId),
+    },
+    ownerComment: async (id) => engagement.comments.getForOwner(id),
+    changed: (itemPath) => reads.invalidate(`science:${itemPath.split("/")[2] ?? ""}`),
+  });
   const owner = notifications.attach(
     store,
     engagement,
@@ -300,6 +340,7 @@ export async function buildApp({
   );
   const close = async () => {
     retention.stop();
+    fediverse.stop();
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([mailOut.stop(), webhooks.stop()]);
     stopEngagement();
@@ -309,6 +350,12 @@ export async function buildApp({
   app.addHook("onClose", close);
 
   try {
+    // Before every route: its hook takes the Fediverse's requests and no others.
+    await fediverse.routes(app);
+    app.addHook("onListen", (done) => {
+      fediverse.start();
+      done();
+    });
     app.get("/healthz", async () => ({ status: "ok" }));
     app.get("/readyz", async (_request, reply) => {
       const reachable = await store.ping().then(

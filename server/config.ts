@@ -196,6 +196,20 @@ const envSchema = z
     // kept unless the owner keeps one.
     ENQUIRIES_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
     ENQUIRY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
+    // The site's account on the Fediverse, @handle@host (docs/fediverse.md);
+    // by default made from the owner's name.
+    FEDIVERSE_HANDLE: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9_]{1,30}$/i, "must be 1 to 30 letters, digits or underscores")
+        .optional(),
+    ),
+    // Lets the site fetch and deliver to private and loopback addresses: for
+    // tests of two sites on one machine only (NODE_ENV=test).
+    FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: z
+      .enum(["on", "off", "true", "false", "1", "0"], { error: "must be on or off" })
+      .default("off")
+      .transform((value) => value === "on" || value === "true" || value === "1"),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -240,6 +254,14 @@ const envSchema = z
         code: "custom",
         path: ["WEBHOOK_SECRET"],
         message: "is required with WEBHOOK_URL (every call is signed with it)",
+      });
+    }
+    if (env.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS && env.NODE_ENV !== "test") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS"],
+        message:
+          "is for tests only (NODE_ENV=test): it would let anyone make the site fetch addresses on its own network",
       });
     }
     if (env.NODE_ENV !== "production") return;
@@ -309,6 +331,8 @@ export type Config = Env & {
   owner: Owner;
   /** NOTIFY_COMMENTS, or `each` when OWNER_EMAIL is set and `off` when it is not. */
   notifyComments: "each" | "hourly" | "off";
+  /** FEDIVERSE_HANDLE, or one made from the owner's name. */
+  fediverseHandle: string;
 };
 
 /** The project's folder, which a relative BUILD_DIR starts from. */
@@ -383,6 +407,7 @@ export function loadConfig(
     mailFrom: fromWithName(values.MAIL_FROM ?? "newsletter@localhost", owner.name),
     owner,
     notifyComments: values.NOTIFY_COMMENTS ?? (values.OWNER_EMAIL ? "each" : "off"),
+    fediverseHandle: values.FEDIVERSE_HANDLE ?? handleOf(owner.name),
   };
 }
 
@@ -408,6 +433,18 @@ function sampleVoiceRefusal(folders: { dir: string; label: string }[]): string[]
     if (!(error instanceof ContentError)) throw error;
     return [`  ${error.message}`];
   }
+}
+
+/** "Arjun Rao" as a Fediverse handle: arjun_rao. */
+function handleOf(name: string): string {
+  const handle = name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 30)
+    .replace(/_+$/, "");
+  return handle === "" ? "site" : handle;
 }
 
 /** `news@site` becomes `Asha Rao from Engage with Engineer <news@site>`; a name already given stays. */

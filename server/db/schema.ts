@@ -337,6 +337,108 @@ export type ReplyWatchesTable = {
   created_at: Timestamp;
 };
 
+/** Fedify's key-value store (server/fediverse/kv-store.ts): JSON values, some with an expiry. */
+export type FediverseKvTable = {
+  key: string;
+  value: string;
+  expires_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** Fedify's message queue (server/fediverse/message-queue.ts): deliveries and inbox work. */
+export type FediverseQueueTable = {
+  id: BigId;
+  message: string;
+  ordering_key: string | null;
+  due_at: Timestamp;
+  /** Taken by a worker until then; a worker that died leaves it due again. */
+  taken_until: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+};
+
+/** The site actor's key pairs, as JWK: RSASSA-PKCS1-v1_5 for HTTP signatures, Ed25519 for proofs. */
+export type FediverseKeysTable = {
+  algorithm: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: Timestamp;
+};
+
+/** Accounts on other servers that follow the site. */
+export type FediverseFollowersTable = {
+  actor_id: string;
+  /** `@name@host` */
+  handle: string;
+  name: string | null;
+  inbox: string;
+  shared_inbox: string | null;
+  follow_id: string;
+  created_at: Timestamp;
+};
+
+/** What the owner blocked: an actor's id (a URL) or a whole server (its host name). */
+export type FediverseBlocksTable = {
+  target: string;
+  created_at: Timestamp;
+};
+
+/** Each item as last sent to followers: a digest of what was sent; `deleted_at` once it was removed. */
+export type FediversePublishedTable = {
+  path: string;
+  digest: string;
+  published_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** A comment that came from the Fediverse: the Note it was, and who wrote it. */
+export type FediverseRepliesTable = {
+  comment_id: number;
+  note_id: string;
+  actor_id: string;
+  handle: string;
+  /** The name the comment carries. */
+  name: string;
+  /** The Note's page on its own server. */
+  url: string;
+  /** The writer's picture, kept here and served from the site's origin; null when it had none or it failed. */
+  avatar: string | null;
+  created_at: Timestamp;
+};
+
+/** Likes and boosts of an item from the Fediverse, counted per item. */
+export type FediverseReactionsTable = {
+  activity_id: string;
+  kind: "like" | "announce";
+  path: string;
+  actor_id: string;
+  created_at: Timestamp;
+};
+
+/** A webmention received: unverified until its source is read, pending until the owner approves. */
+export type WebmentionsTable = {
+  id: Generated<number>;
+  source: string;
+  target: string;
+  /** The item's path the target names. */
+  path: string;
+  status: "unverified" | "pending" | "published";
+  kind: "mention" | "reply" | "like" | "repost";
+  author_name: string | null;
+  author_url: string | null;
+  content: string | null;
+  received_at: Timestamp;
+  verified_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+};
+
+/** Webmentions the site sent for an item's outgoing links, once each. */
+export type WebmentionsSentTable = {
+  path: string;
+  target: string;
+  /** "sent", "no endpoint" or the failure. */
+  outcome: string;
+  sent_at: Timestamp;
+};
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -365,6 +467,16 @@ export type Database = {
   reply_addresses: ReplyAddressesTable;
   reply_watches: ReplyWatchesTable;
   spent_form_tokens: SpentFormTokensTable;
+  fediverse_kv: FediverseKvTable;
+  fediverse_queue: FediverseQueueTable;
+  fediverse_keys: FediverseKeysTable;
+  fediverse_followers: FediverseFollowersTable;
+  fediverse_blocks: FediverseBlocksTable;
+  fediverse_published: FediversePublishedTable;
+  fediverse_replies: FediverseRepliesTable;
+  fediverse_reactions: FediverseReactionsTable;
+  webmentions: WebmentionsTable;
+  webmentions_sent: WebmentionsSentTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

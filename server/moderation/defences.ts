@@ -125,6 +125,11 @@ export function createCommentDefences({
       ip: string;
       formToken: string | undefined;
       website: string | undefined;
+      /**
+       * A reply from another server (server/fediverse/), whose signed
+       * activity stands in for the form: it has no form to time.
+       */
+      signed?: boolean;
     }): Promise<Verdict> {
       const ipHash = keys.addressHash(input.ip);
       const refuse = (refusal: Refusal): Verdict => ({ outcome: "refused", refusal });
@@ -138,7 +143,7 @@ export function createCommentDefences({
           screening: { outcome: "spam", reason: "honeypot", score: null },
         };
       }
-      if (config.COMMENT_MIN_SECONDS > 0) {
+      if (config.COMMENT_MIN_SECONDS > 0 && input.signed !== true) {
         const timing = formTokens.check(input.formToken);
         if (timing !== "ok") return refuse(formTokenRefusal(timing));
         // One token, one answer, whatever the answer: a refused comment

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerOptions, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { ErrorCode, ErrorResponse } from "../../contract/api.ts";
+import { wantsActivityPub } from "../fediverse/activity-json.ts";
 import type { FastPages } from "./fast-pages.ts";
 
 /*
@@ -38,7 +39,9 @@ export function httpServer(
   },
 ) {
   const server = createServer(settings.serverOptions, (request, response) => {
-    if (!fast()?.serve(request, response)) handler(request, response);
+    // A page asked for as ActivityPub JSON is the Fediverse's (server/fediverse/routes.ts).
+    if (wantsActivityPub(request.headers.accept)) handler(request, response);
+    else if (!fast()?.serve(request, response)) handler(request, response);
   });
   server.keepAliveTimeout = settings.keepAliveTimeout;
   server.requestTimeout = settings.requestTimeout;

@@ -1,0 +1,276 @@
+import {
+  type Context,
+  createFederation,
+  exportJwk,
+  type Federation,
+  generateCryptoKeyPair,
+  importJwk,
+} from "@fedify/fedify";
+import {
+  Article,
+  Create,
+  Endpoints,
+  Image,
+  Note,
+  Person,
+  PropertyValue,
+  PUBLIC_COLLECTION,
+} from "@fedify/fedify/vocab";
+import { Temporal } from "@js-temporal/polyfill";
+import { escapeHtml } from "../../contract/html.ts";
+import type { Store } from "../db/store.ts";
+import { nowIso } from "../lib/time.ts";
+import type { SiteKvStore } from "./kv-store.ts";
+import type { SiteMessageQueue } from "./message-queue.ts";
+import type { FediverseRepository } from "./repository.ts";
+import type { SiteItem } from "./site-items.ts";
+
+/*
+ * The site as one ActivityPub actor, through Fedify
+ * (docs/decisions/046-the-site-on-the-fediverse.md): WebFinger and NodeInfo,
+ * the actor with its keys, its items as Articles, the owner's replies as
+ * Notes, and the followers collection Fedify delivers to. The inbox's
+ * listeners are in inbox.ts.
+ */
+
+/**
+ * An instant as Fedify takes it: its types name the global Temporal (the
+ * esnext.temporal library), which Node 24 does not have yet; at run time it
+ * reads the polyfill's, which it depends on itself.
+ */
+export const instant = (iso: string | Date = new Date()): globalThis.Temporal.Instant =>
+  Temporal.Instant.from(new Date(iso).toISOString()) as unknown as globalThis.Temporal.Instant;
+
+/** The site actor's identifier in its URLs: fixed, so a new handle keeps its followers. */
+export const siteActor = "site";
+
+export const paths = {
+  actor: "/fediverse/actors/{identifier}",
+  inbox: "/fediverse/actors/{identifier}/inbox",
+  sharedInbox: "/fediverse/inbox",
+  followers: "/fediverse/actors/{identifier}/followers",
+  outbox: "/fediverse/actors/{identifier}/outbox",
+  article: "/fediverse/items/{section}/{slug}",
+  note: "/fediverse/notes/{id}",
+} as const;
+
+export type Profile = {
+  name: string;
+  summary: string | null;
+  links: { label: string; url: string }[];
+  /** The owner's picture as the site serves it, if there is one. */
+  picture: { path: string; mediaType: string } | null;
+};
+
+export type FederationDeps = {
+  store: Store;
+  kv: SiteKvStore;
+  queue: SiteMessageQueue;
+  repository: FediverseRepository;
+  siteUrl: string;
+  handle: string;
+  profile: Profile;
+  /** The items the site publishes now, by path. */
+  items: () => ReadonlyMap<string, SiteItem>;
+  /** The owner's reply, as a Note: its comment's HTML, the Note it answers and whom. */
+  ownerNote: (
+    commentId: number,
+  ) => Promise<{ html: string; published: string; inReplyTo: string; to: string } | null>;
+  allowPrivateAddress: boolean;
+  softwareVersion: string;
+};
+
+const algorithms = ["RSASSA-PKCS1-v1_5", "Ed25519"] as const;
+
+/** The actor's key pairs, made on first use and kept in the database; every instance shares them. */
+async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
+  const { db } = store;
+  const pairs: CryptoKeyPair[] = [];
+  for (const algorithm of algorithms) {
+    let row = await db
+      .selectFrom("fediverse_keys")
+      .selectAll()
+      .where("algorithm", "=", algorithm)
+      .executeTakeFirst();
+    if (!row) {
+      const made = await generateCryptoKeyPair(algorithm);
+      await db
+        .insertInto("fediverse_keys")
+        .values({
+          algorithm,
+          private_jwk: JSON.stringify(await exportJwk(made.privateKey)),
+          public_jwk: JSON.stringify(await exportJwk(made.publicKey)),
+          created_at: nowIso(),
+        })
+        .onConflict((conflict) => conflict.column("algorithm").doNothing())
+        .execute();
+      row = await db
+        .selectFrom("fediverse_keys")
+        .selectAll()
+        .where("algorithm", "=", algorithm)
+        .executeTakeFirstOrThrow();
+    }
+    pairs.push({
+      privateKey: await importJwk(JSON.parse(row.private_jwk), "private"),
+      publicKey: await importJwk(JSON.parse(row.public_jwk), "public"),
+    });
+  }
+  return pairs;
+}
+
+/** An item as the Fediverse sees it. */
+export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): Article {
+  const page = new URL(item.path, siteUrl);
+  return new Article({
+    id: ctx.getObjectUri(Article, { section: item.section, slug: item.slug }),
+    attribution: ctx.getActorUri(siteActor),
+    to: PUBLIC_COLLECTION,
+    cc: ctx.getFollowersUri(siteActor),
+    url: page,
+    name: item.title,
+    summary: item.summary ? escapeHtml(item.summary) : null,
+    content: `${item.html}<p><a href="${escapeHtml(page.href)}">${escapeHtml(page.href)}</a></p>`,
+    published: instant(item.published),
+    updated: instant(item.updated),
+    image: item.image
+      ? new Image({ url: new URL(item.image, siteUrl), mediaType: "image/png" })
+      : null,
+  });
+}
+
+export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {
+  const { repository, siteUrl, handle, profile } = deps;
+  const federation = createFederation<void>({
+    kv: deps.kv,
+    queue: deps.queue,
+    origin: siteUrl,
+    allowPrivateAddress: deps.allowPrivateAddress,
+    userAgent: { software: `EngageWithEngineer/${deps.softwareVersion}`, url: new URL(siteUrl) },
+    // The queue is started by the composition root, after the routes exist.
+    manuallyStartQueue: true,
+  });
+  let keys: Promise<CryptoKeyPair[]> | undefined;
+
+  federation
+    .setActorDispatcher(paths.actor, async (ctx, identifier) => {
+      if (identifier !== siteActor) return null;
+      const pairs = await ctx.getActorKeyPairs(identifier);
+      return new Person({
+        id: ctx.getActorUri(identifier),
+        preferredUsername: handle,
+        name: profile.name,
+        summary: profile.summary ? `<p>${escapeHtml(profile.summary)}</p>` : null,
+        url: new URL("/about", siteUrl),
+        icon: profile.picture
+          ? new Image({
+              url: new URL(profile.picture.path, siteUrl),
+              mediaType: profile.picture.mediaType,
+            })
+          : null,
+        image: new Image({ url: new URL("/og-image.png", siteUrl), mediaType: "image/png" }),
+        inbox: ctx.getInboxUri(identifier),
+        outbox: ctx.getOutboxUri(identifier),
+        endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+        followers: ctx.getFollowersUri(identifier),
+        publicKey: pairs[0]?.cryptographicKey ?? null,
+        assertionMethods: pairs.map((pair) => pair.multikey),
+        manuallyApprovesFollowers: false,
+        discoverable: true,
+        indexable: true,
+        attachments: profile.links.map(
+          (link) =>
+            new PropertyValue({
+              name: link.label,
+              value: `<a href="${escapeHtml(link.url)}" rel="me">${escapeHtml(link.url)}</a>`,
+            }),
+        ),
+      });
+    })
+    .setKeyPairsDispatcher(async (_ctx, identifier) => {
+      if (identifier !== siteActor) return [];
+      keys ??= keyPairsOf(deps.store);
+      return keys;
+    })
+    .mapHandle((_ctx, username) =>
+      username.toLowerCase() === handle.toLowerCase() ? siteActor : null,
+    );
+
+  // Who follows the site is theirs to tell: the collection answers with its
+  // size only, and Fedify reads the list itself to deliver.
+  federation
+    .setFollowersDispatcher(paths.followers, async (_ctx, identifier) => {
+      if (identifier !== siteActor) return null;
+      const followers = await repository.followers();
+      return {
+        items: followers.map((follower) => ({
+          id: new URL(follower.actorId),
+          inboxId: new URL(follower.inbox),
+          endpoints: follower.sharedInbox ? { sharedInbox: new URL(follower.sharedInbox) } : null,
+        })),
+      };
+    })
+    .setCounter(async () => repository.followerCount())
+    .authorize(() => false);
+
+  // Mastodon shows an account's posts from its outbox; ours are the items.
+  federation
+    .setOutboxDispatcher(paths.outbox, (ctx, identifier) => {
+      if (identifier !== siteActor) return null;
+      const newestFirst = [...deps.items().values()].sort((a, b) =>
+        b.published.localeCompare(a.published),
+      );
+      return {
+        items: newestFirst.map((item) => {
+          const article = articleOf(ctx, item, siteUrl);
+          return new Create({
+            id: new URL("#create", article.id ?? ctx.getActorUri(siteActor)),
+            actor: ctx.getActorUri(siteActor),
+            to: PUBLIC_COLLECTION,
+            cc: ctx.getFollowersUri(siteActor),
+            object: article,
+            published: instant(item.published),
+          });
+        }),
+      };
+    })
+    .setCounter(() => deps.items().size);
+
+  federation.setObjectDispatcher(Article, paths.article, (ctx, values) => {
+    const item = deps.items().get(`/${values.section}/${values.slug}`);
+    return item ? articleOf(ctx, item, siteUrl) : null;
+  });
+
+  federation.setObjectDispatcher(Note, paths.note, async (ctx, values) => {
+    if (!/^\d{1,10}$/.test(values.id)) return null;
+    const note = await deps.ownerNote(Number(values.id));
+    if (!note) return null;
+    return new Note({
+      id: ctx.getObjectUri(Note, values),
+      attribution: ctx.getActorUri(siteActor),
+      to: PUBLIC_COLLECTION,
+      cc: new URL(note.to),
+      replyTarget: new URL(note.inReplyTo),
+      content: note.html,
+      published: instant(note.published),
+    });
+  });
+
+  federation.setNodeInfoDispatcher("/nodeinfo/2.1", async () => ({
+    software: {
+      name: "engage-with-engineer",
+      version: deps.softwareVersion,
+      homepage: new URL(siteUrl),
+    },
+    protocols: ["activitypub"],
+    services: { inbound: [], outbound: ["atom1.0", "rss2.0"] },
+    openRegistrations: false,
+    usage: {
+      users: { total: 1, activeHalfyear: 1, activeMonth: 1 },
+      localPosts: deps.items().size,
+      localComments: 0,
+    },
+    metadata: {},
+  }));
+
+  return federation;
+}

@@ -1,0 +1,367 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { Federation, InboxContext } from "@fedify/fedify";
+import {
+  Accept,
+  type Actor,
+  Announce,
+  Article,
+  Create,
+  Delete,
+  Follow,
+  isActor,
+  Like,
+  Note,
+  Reject,
+  Undo,
+  Update,
+} from "@fedify/fedify/vocab";
+import type { CommentDefences } from "../moderation/defences.ts";
+import { paths, siteActor } from "./federation.ts";
+import { noteMarkdown, remoteName } from "./note-text.ts";
+import type { FediverseRepository } from "./repository.ts";
+import type { RemoteFetch } from "./safe-fetch.ts";
+
+/*
+ * What other servers send to the site's inbox. Fedify has checked the
+ * HTTP signature (an unsigned or wrongly signed post is answered 401 before
+ * any of this runs) and that the activity's actor owns the key. Anything
+ * from a blocked account or server is dropped. A Note in reply to an item
+ * that takes comments, or to a comment in its discussion, becomes a comment
+ * through the same defences as the site's own form: bans, rules, the spam
+ * filter and moderation. Its writer's later Update edits it and Delete
+ * removes it.
+ */
+
+/** The comment functions the inbox uses (server/engagement's comments repository). */
+export type InboxComments = {
+  add(input: {
+    postId: string;
+    content: string;
+    userName: string;
+    visitorId: string;
+    status: "published" | "pending" | "spam";
+    ipHash: string;
+    parentId?: number;
+  }): Promise<{ id: number } | string>;
+  update(input: {
+    id: number;
+    content: string;
+    userName: string;
+    visitorId: string;
+    verdict: "published" | "pending" | "spam";
+  }): Promise<{ comment: { id: number }; status: string } | string>;
+  remove(input: { id: number; visitorId: string }): Promise<true | string>;
+  getForOwner(id: number): Promise<{ id: number; postId: string; parentId: number | null } | null>;
+};
+
+type Logger = {
+  info(object: unknown, message: string): void;
+  warn(object: unknown, message: string): void;
+};
+
+export type InboxDeps = {
+  repository: FediverseRepository;
+  comments: InboxComments;
+  defences: Pick<CommentDefences, "judgeNew" | "recordScreening" | "judgeEdit" | "screenEdit">;
+  /** Whether a science post of this id takes comments. */
+  commentable: (postId: string) => boolean;
+  /** Replies' pictures. */
+  remoteFetch: RemoteFetch;
+  siteUrl: string;
+  log: Logger;
+  /** A like, boost, reply or removal changed what an item shows. */
+  changed: (itemPath: string) => void;
+};
+
+/** A Fediverse writer's stand-in for a visitor credential: never shown, unique per account. */
+export const visitorOfActor = (actorId: string) =>
+  `fediverse:${createHash("sha256").update(actorId).digest("hex").slice(0, 32)}`;
+
+const pictureTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+const pictureBytesMax = 256 * 1024;
+
+const text = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value);
+
+/** `@name@host` from an actor, without a WebFinger lookup. */
+function handleOf(actor: Actor): string {
+  const host = actor.id?.host ?? "unknown";
+  return `@${actor.preferredUsername?.toString() ?? "someone"}@${host}`;
+}
+
+export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
+  const { repository, comments, defences, log } = deps;
+  const site = new URL(deps.siteUrl);
+  const articlePrefix = `${site.origin}/fediverse/items/`;
+  const notePrefix = `${site.origin}/fediverse/notes/`;
+
+  /** `/science/pressure-cooker` for the Article's id, if it is one of ours. */
+  function itemPathOf(objectId: URL | null): string | null {
+    const href = objectId?.href ?? "";
+    if (!href.startsWith(articlePrefix)) return null;
+    const rest = href.slice(articlePrefix.length);
+    return /^[a-z0-9-]+\/[a-z0-9-]+$/.test(rest) ? `/${rest}` : null;
+  }
+
+  async function blocked(actorId: URL | null): Promise<boolean> {
+    if (!actorId) return true;
+    if (await repository.isBlocked(actorId.href)) {
+      log.info(
+        { actor: actorId.href },
+        "fediverse activity from a blocked account or server dropped",
+      );
+      return true;
+    }
+    return false;
+  }
+
+  /** The post and thread a reply lands in, or null when it answers nothing of ours. */
+  async function placeOf(
+    target: URL | null,
+  ): Promise<{ postId: string; parentId?: number } | null> {
+    if (!target) return null;
+    const itemPath = itemPathOf(target);
+    if (itemPath) {
+      const [, section, slug] = itemPath.split("/");
+      return section === "science" && slug && deps.commentable(slug) ? { postId: slug } : null;
+    }
+    let commentId: number | undefined;
+    if (target.href.startsWith(notePrefix)) {
+      const id = target.href.slice(notePrefix.length);
+      if (/^\d{1,10}$/.test(id)) commentId = Number(id);
+    } else {
+      commentId = (await repository.replyByNote(target.href))?.comment_id;
+    }
+    if (commentId === undefined) return null;
+    const parent = await comments.getForOwner(commentId);
+    return parent ? { postId: parent.postId, parentId: parent.id } : null;
+  }
+
+  async function pictureOf(actor: Actor, ctx: InboxContext<void>): Promise<string | null> {
+    try {
+      const icon = await actor.getIcon(ctx);
+      const url = icon?.url instanceof URL ? icon.url : icon?.url?.href;
+      if (!url) return null;
+      const answer = await deps.remoteFetch(url.href, {
+        timeoutMs: 5000,
+        maxBytes: pictureBytesMax,
+        headers: { accept: "image/*" },
+      });
+      const type =
+        String(answer.headers["content-type"] ?? "")
+          .split(";")[0]
+          ?.trim() ?? "";
+      if (answer.status !== 200 || !pictureTypes.has(type)) return null;
+      return `${type};base64,${answer.body.toString("base64")}`;
+    } catch (error) {
+      log.info({ err: error }, "a Fediverse writer's picture could not be fetched");
+      return null;
+    }
+  }
+
+  async function receiveNote(ctx: InboxContext<void>, activity: Create, note: Note) {
+    const actorId = activity.actorId;
+    if (!actorId || note.attributionId?.href !== actorId.href || !note.id) return;
+    if (await repository.replyByNote(note.id.href)) return;
+    const place = await placeOf(note.replyTargetId);
+    if (!place) {
+      log.info({ note: note.id.href }, "a Fediverse note that answers nothing here was ignored");
+      return;
+    }
+    const actor = await activity.getActor(ctx);
+    if (!actor || !isActor(actor)) return;
+    const handle = handleOf(actor);
+    const userName = remoteName(text(actor.name), handle);
+    const content = noteMarkdown(text(note.content) ?? "", {
+      contentWarning: text(note.summary),
+      dropMentionsOf: [ctx.getActorUri(siteActor).href, new URL("/about", site).href],
+    });
+    const visitorId = visitorOfActor(actorId.href);
+    const verdict = await defences.judgeNew({
+      content,
+      userName,
+      visitorId,
+      // Bans by address are by server here.
+      ip: actorId.host,
+      formToken: undefined,
+      website: undefined,
+      signed: true,
+    });
+    if (verdict.outcome === "refused") {
+      log.info(
+        { note: note.id.href, refusal: verdict.refusal.code },
+        "a Fediverse reply was refused",
+      );
+      return;
+    }
+    const comment = await comments.add({
+      ...place,
+      content,
+      userName,
+      visitorId,
+      status: verdict.status,
+      ipHash: verdict.ipHash,
+    });
+    if (typeof comment === "string") return;
+    await defences.recordScreening(comment.id, verdict.screening);
+    const page = note.url instanceof URL ? note.url : (note.url?.href ?? note.id);
+    await repository.recordReply({
+      commentId: comment.id,
+      noteId: note.id.href,
+      actorId: actorId.href,
+      handle,
+      name: userName,
+      url: page.href,
+      avatar: await pictureOf(actor, ctx),
+    });
+    deps.changed(`/science/${place.postId}`);
+    log.info({ note: note.id.href, comment: comment.id }, "a Fediverse reply became a comment");
+  }
+
+  async function editNote(activity: Update, note: Note) {
+    const actorId = activity.actorId;
+    if (!actorId || !note.id) return;
+    const reply = await repository.replyByNote(note.id.href);
+    if (!reply || reply.actor_id !== actorId.href) return;
+    const content = noteMarkdown(text(note.content) ?? "", {
+      contentWarning: text(note.summary),
+      dropMentionsOf: [
+        new URL(paths.actor.replace("{identifier}", siteActor), site).href,
+        new URL("/about", site).href,
+      ],
+    });
+    if (defences.judgeEdit(content)) return;
+    const visitorId = visitorOfActor(actorId.href);
+    const screening = await defences.screenEdit({ content, visitorId });
+    const result = await comments.update({
+      id: reply.comment_id,
+      content,
+      userName: reply.name,
+      visitorId,
+      verdict: screening.outcome,
+    });
+    if (typeof result === "string") return;
+    if (result.status === screening.outcome) {
+      await defences.recordScreening(result.comment.id, screening);
+    }
+    const edited = await comments.getForOwner(reply.comment_id);
+    if (edited) deps.changed(`/science/${edited.postId}`);
+  }
+
+  async function removeReply(commentId: number, actorId: string) {
+    const comment = await comments.getForOwner(commentId);
+    await comments.remove({ id: commentId, visitorId: visitorOfActor(actorId) });
+    await repository.forgetReply(commentId);
+    if (comment) deps.changed(`/science/${comment.postId}`);
+  }
+
+  federation
+    .setInboxListeners(paths.inbox, paths.sharedInbox)
+    .on(Follow, async (ctx, follow) => {
+      if (!follow.id || follow.objectId?.href !== ctx.getActorUri(siteActor).href) return;
+      const follower = await follow.getActor(ctx);
+      if (!follower?.id || !follower.inboxId) return;
+      if (await blocked(follower.id)) {
+        await ctx.sendActivity(
+          { identifier: siteActor },
+          follower,
+          new Reject({
+            id: new URL(`#rejects/${randomUUID()}`, ctx.getActorUri(siteActor)),
+            actor: ctx.getActorUri(siteActor),
+            object: follow,
+          }),
+        );
+        return;
+      }
+      await repository.follow({
+        actorId: follower.id.href,
+        handle: handleOf(follower),
+        name: text(follower.name),
+        inbox: follower.inboxId.href,
+        sharedInbox: follower.endpoints?.sharedInbox?.href ?? null,
+        followId: follow.id.href,
+      });
+      await ctx.sendActivity(
+        { identifier: siteActor },
+        follower,
+        new Accept({
+          id: new URL(`#accepts/${randomUUID()}`, ctx.getActorUri(siteActor)),
+          actor: ctx.getActorUri(siteActor),
+          object: follow,
+        }),
+      );
+      log.info({ follower: follower.id.href }, "a Fediverse account follows the site");
+    })
+    .on(Undo, async (ctx, undo) => {
+      const actorId = undo.actorId;
+      if (!actorId) return;
+      const object = await undo.getObject(ctx);
+      if (object instanceof Follow) {
+        if (await repository.unfollow(actorId.href, object.id?.href)) {
+          log.info({ follower: actorId.href }, "a Fediverse account stopped following the site");
+        }
+      } else if ((object instanceof Like || object instanceof Announce) && object.id) {
+        const path = itemPathOf(object.objectId);
+        if (await repository.unreact(object.id.href, actorId.href)) {
+          if (path) deps.changed(path);
+        }
+      }
+    })
+    .on(Create, async (ctx, create) => {
+      if (await blocked(create.actorId)) return;
+      const object = await create.getObject(ctx);
+      if (object instanceof Note) {
+        await receiveNote(ctx, create, object);
+      } else if (object instanceof Article) {
+        log.info(
+          { article: object.id?.href, actor: create.actorId?.href },
+          "a Fediverse article arrived",
+        );
+      }
+    })
+    .on(Update, async (ctx, update) => {
+      if (await blocked(update.actorId)) return;
+      const object = await update.getObject(ctx);
+      if (object instanceof Note) await editNote(update, object);
+    })
+    .on(Delete, async (_ctx, deletion) => {
+      const actorId = deletion.actorId;
+      const objectId = deletion.objectId;
+      if (!actorId || !objectId) return;
+      if (objectId.href === actorId.href) {
+        // The account is gone: so are its follow, likes, boosts and replies.
+        for (const reply of await repository.repliesByActor(actorId.href)) {
+          await removeReply(reply.comment_id, actorId.href);
+        }
+        await repository.forgetActor(actorId.href);
+        return;
+      }
+      const reply = await repository.replyByNote(objectId.href);
+      if (!reply || reply.actor_id !== actorId.href) return;
+      await removeReply(reply.comment_id, actorId.href);
+      log.info({ note: objectId.href }, "a Fediverse reply was deleted by its writer");
+    })
+    .on(Like, async (_ctx, like) => {
+      await react(like, "like");
+    })
+    .on(Announce, async (_ctx, announce) => {
+      await react(announce, "announce");
+    })
+    .on(Accept, () => {})
+    .on(Reject, () => {})
+    .onError((_ctx, error) => {
+      log.warn({ err: error }, "a Fediverse activity could not be processed");
+    });
+
+  async function react(activity: Like | Announce, kind: "like" | "announce") {
+    const actorId = activity.actorId;
+    if (!activity.id || !actorId || (await blocked(actorId))) return;
+    const path = itemPathOf(activity.objectId);
+    if (!path) return;
+    if (
+      await repository.react({ activityId: activity.id.href, kind, path, actorId: actorId.href })
+    ) {
+      deps.changed(path);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { isDeepStrictEqual } from "node:util";
+import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
+import type { Store } from "../db/store.ts";
+import { nowIso, toIso } from "../lib/time.ts";
+
+/*
+ * Fedify's key-value store on the site's own database (table fediverse_kv):
+ * what it caches of remote actors and keys, and what it remembers to process
+ * an activity once. A key is its parts as JSON; a value is JSON; an expired
+ * value reads as missing and is deleted by `prune`.
+ */
+
+const encode = (key: KvKey) => JSON.stringify(key);
+/** `["a","b"]` is the prefix of `["a","b","c"]` as `["a","b",`. */
+const prefixOf = (key: KvKey) => `${encode(key).slice(0, -1)},`;
+
+function expiryOf(options: KvStoreSetOptions | undefined): string | null {
+  if (!options?.ttl) return null;
+  return new Date(Date.now() + options.ttl.total("millisecond")).toISOString();
+}
+
+export type SiteKvStore = KvStore & {
+  /** Deletes what has expired; returns how many. */
+  prune(): Promise<number>;
+};
+
+export function createKvStore(store: Store): SiteKvStore {
+  const { db } = store;
+  const live = () => {
+    const now = nowIso();
+    return db
+      .selectFrom("fediverse_kv")
+      .select(["key", "value"])
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]));
+  };
+
+  async function write(key: string, value: unknown, options?: KvStoreSetOptions) {
+    const row = { value: JSON.stringify(value), expires_at: expiryOf(options) };
+    await db
+      .insertInto("fediverse_kv")
+      .values({ key, ...row })
+      .onConflict((conflict) => conflict.column("key").doUpdateSet(row))
+      .execute();
+  }
+
+  return {
+    async get<T = unknown>(key: KvKey): Promise<T | undefined> {
+      const row = await live().where("key", "=", encode(key)).executeTakeFirst();
+      return row ? (JSON.parse(row.value) as T) : undefined;
+    },
+    set: (key, value, options) => write(encode(key), value, options),
+    async delete(key) {
+      await db.deleteFrom("fediverse_kv").where("key", "=", encode(key)).execute();
+    },
+    async cas(key, expected, value, options) {
+      return db.transaction().execute(async (trx) => {
+        let query = trx
+          .selectFrom("fediverse_kv")
+          .select(["value", "expires_at"])
+          .where("key", "=", encode(key));
+        if (store.kind === "postgres") query = query.forUpdate();
+        const row = await query.executeTakeFirst();
+        const expired = row?.expires_at != null && toIso(row.expires_at) <= nowIso();
+        const current = row && !expired ? JSON.parse(row.value) : undefined;
+        if (!isDeepStrictEqual(current, expected)) return false;
+        if (value === undefined) {
+          await trx.deleteFrom("fediverse_kv").where("key", "=", encode(key)).execute();
+        } else {
+          const fields = { value: JSON.stringify(value), expires_at: expiryOf(options) };
+          await trx
+            .insertInto("fediverse_kv")
+            .values({ key: encode(key), ...fields })
+            .onConflict((conflict) => conflict.column("key").doUpdateSet(fields))
+            .execute();
+        }
+        return true;
+      });
+    },
+    async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {
+      let query = live();
+      if (prefix) {
+        const exact = encode(prefix);
+        const start = prefixOf(prefix);
+        query = query.where((eb) =>
+          eb.or([
+            eb("key", "=", exact),
+            eb(eb.fn("substr", ["key", eb.val(1), eb.val(start.length)]), "=", start),
+          ]),
+        );
+      }
+      for (const row of await query.orderBy("key").execute()) {
+        yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
+      }
+    },
+    async prune() {
+      const result = await db
+        .deleteFrom("fediverse_kv")
+        .where("expires_at", "<=", nowIso())
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

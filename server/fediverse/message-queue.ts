@@ -1,0 +1,135 @@
+import type {
+  MessageQueue,
+  MessageQueueEnqueueOptions,
+  MessageQueueListenOptions,
+} from "@fedify/fedify";
+import { sql } from "kysely";
+import type { Store } from "../db/store.ts";
+import { nowIso } from "../lib/time.ts";
+
+/*
+ * Fedify's message queue on the site's own database (table fediverse_queue):
+ * every delivery to a follower's inbox and every activity received waits
+ * here, so a restart loses none. A worker takes a due message for a lease,
+ * hands it to Fedify and deletes it; a worker that dies mid-way leaves it due
+ * again when the lease ends. Fedify itself retries a failed delivery with
+ * backoff by queueing it again with a delay. Messages that share an ordering
+ * key (a Create and the Delete of the same object) are taken one at a time,
+ * oldest first.
+ */
+
+/** How long a taken message is left to its worker before another may take it. */
+const leaseMs = 5 * 60_000;
+
+type Logger = { error(object: unknown, message: string): void };
+
+export type SiteMessageQueue = MessageQueue & {
+  /** Messages waiting, due or not. */
+  depth(): Promise<{ queued: number }>;
+};
+
+export function createMessageQueue(
+  store: Store,
+  log: Logger,
+  { pollMs = 1000, workers = 4 }: { pollMs?: number; workers?: number } = {},
+): SiteMessageQueue {
+  const { db } = store;
+  const wakers = new Set<() => void>();
+  const wake = () => {
+    for (const waker of wakers) waker();
+  };
+
+  async function insert(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
+    if (messages.length === 0) return;
+    const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
+    const now = new Date();
+    await db
+      .insertInto("fediverse_queue")
+      .values(
+        messages.map((message) => ({
+          message: JSON.stringify(message),
+          ordering_key: options?.orderingKey ?? null,
+          due_at: new Date(now.getTime() + delayMs).toISOString(),
+          created_at: now.toISOString(),
+        })),
+      )
+      .execute();
+    if (delayMs === 0) wake();
+  }
+
+  /** Takes the next due message for a lease, or none. */
+  async function take(): Promise<{ id: number | string; message: string } | undefined> {
+    const now = nowIso();
+    const until = new Date(Date.now() + leaseMs).toISOString();
+    const lock = store.kind === "postgres" ? sql`for update skip locked` : sql``;
+    const result = await sql<{ id: number | string; message: string }>`
+      update fediverse_queue set taken_until = ${until}
+      where id = (
+        select q.id from fediverse_queue q
+        where q.due_at <= ${now}
+          and (q.taken_until is null or q.taken_until < ${now})
+          and (q.ordering_key is null or not exists (
+            select 1 from fediverse_queue o
+            where o.ordering_key = q.ordering_key and o.id < q.id
+          ))
+        order by q.due_at, q.id
+        limit 1
+        ${lock}
+      )
+      returning id, message`.execute(db);
+    return result.rows[0];
+  }
+
+  return {
+    enqueue: (message, options) => insert([message], options),
+    enqueueMany: (messages, options) => insert(messages, options),
+    async listen(handler, options?: MessageQueueListenOptions) {
+      const signal = options?.signal;
+      const worker = async () => {
+        while (!signal?.aborted) {
+          let taken: Awaited<ReturnType<typeof take>>;
+          try {
+            taken = await take();
+          } catch (error) {
+            log.error({ err: error }, "the Fediverse queue could not be read");
+            taken = undefined;
+          }
+          if (taken) {
+            try {
+              await handler(JSON.parse(taken.message));
+            } catch (error) {
+              log.error({ err: error }, "a Fediverse queue message failed");
+            }
+            await db
+              .deleteFrom("fediverse_queue")
+              .where("id", "=", taken.id as number)
+              .execute()
+              .catch((error: unknown) =>
+                log.error({ err: error }, "a Fediverse queue message could not be removed"),
+              );
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              wakers.delete(done);
+              signal?.removeEventListener("abort", done);
+              resolve();
+            };
+            const timer = setTimeout(done, pollMs);
+            wakers.add(done);
+            signal?.addEventListener("abort", done, { once: true });
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: workers }, worker));
+    },
+    async depth() {
+      const row = await db
+        .selectFrom("fediverse_queue")
+        .select((eb) => eb.fn.countAll().as("count"))
+        .executeTakeFirstOrThrow();
+      return { queued: Number(row.count) };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { decodeHtmlEntities } from "../../contract/html.ts";
+import { limits } from "../../contract/limits.ts";
+
+/*
+ * A post from another server as a comment's Markdown: its HTML reduced to
+ * paragraphs, line breaks and links (the comment renderer makes the HTML
+ * again, so none of theirs reaches a page), the mentions of the site's own
+ * account dropped, a content warning kept as the first line, and the whole
+ * held to a comment's length.
+ */
+
+/** Characters that would make Markdown of plain text. */
+const markdownSpecial = /([\\`*_[\]<>#])/g;
+
+function inlineText(html: string): string {
+  return decodeHtmlEntities(html.replace(/<[^>]*>/g, "")).replace(markdownSpecial, "\\$1");
+}
+
+export function noteMarkdown(
+  html: string,
+  {
+    contentWarning,
+    dropMentionsOf,
+  }: { contentWarning?: string | null; dropMentionsOf: readonly string[] },
+): string {
+  // U+E000 (private use) marks where each link goes back in: none of theirs may pose as one.
+  const withoutScripts = html
+    .replaceAll("\uE000", "")
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "");
+  const links: string[] = [];
+  const linked = withoutScripts.replace(
+    /<a\b([^>]*)>([\s\S]*?)<\/a\s*>/gi,
+    (_whole, attributes: string, inner: string) => {
+      const href = /\bhref\s*=\s*"([^"]*)"/i.exec(attributes)?.[1];
+      const label = inlineText(inner).trim();
+      const target = href ? decodeHtmlEntities(href) : "";
+      if (dropMentionsOf.includes(target)) return "";
+      const plain =
+        /\b(mention|hashtag)\b/.test(attributes) ||
+        !/^https?:\/\/[^\s()<>]+$/i.test(target) ||
+        label === "";
+      links.push(
+        plain ? label : label.replaceAll("\\", "") === target ? target : `[${label}](${target})`,
+      );
+      return `\uE000${links.length - 1}\uE000`;
+    },
+  );
+  const blocks = linked
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<\/(p|div|blockquote|li|h[1-6])\s*>/gi, "\n\n")
+    .replace(/<[^>]*>/g, "");
+  const text = decodeHtmlEntities(blocks)
+    .replace(markdownSpecial, "\\$1")
+    .replace(/\uE000(\d+)\uE000/g, (_whole, index: string) => links[Number(index)] ?? "")
+    .replace(/[ \t]+\n/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  const warning = contentWarning?.trim()
+    ? `**Content warning: ${inlineText(contentWarning).trim()}**\n\n`
+    : "";
+  const whole = `${warning}${text}`;
+  if (whole.length <= limits.commentMax) return whole;
+  return `${whole.slice(0, limits.commentMax - 1).trimEnd()}…`;
+}
+
+/** A display name a comment can carry: no control or invisible characters, at most 40. */
+export function remoteName(name: string | null | undefined, fallback: string): string {
+  const clean = (name ?? "")
+    .replace(/:[a-z0-9_]+:/gi, "")
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  const chosen = clean === "" ? fallback : clean;
+  return [...chosen].slice(0, limits.userNameMax).join("").trim();
+}

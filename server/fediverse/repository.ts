@@ -1,0 +1,303 @@
+import type { Store } from "../db/store.ts";
+import { nowIso } from "../lib/time.ts";
+
+/*
+ * The Fediverse's own tables: followers, blocks, what was published,
+ * replies that became comments, likes and boosts. Comments themselves are
+ * written only through the engagement's repository.
+ */
+
+export type Follower = {
+  actorId: string;
+  handle: string;
+  name: string | null;
+  inbox: string;
+  sharedInbox: string | null;
+  followedAt: string;
+};
+
+export type FediverseRepository = ReturnType<typeof createFediverseRepository>;
+
+/** A server as a block names it: its host name, and with its port when it has one. */
+export const serverNamesOf = (url: string): string[] => {
+  try {
+    const { host, hostname } = new URL(url);
+    return [...new Set([host.toLowerCase(), hostname.toLowerCase()])];
+  } catch {
+    return [];
+  }
+};
+
+export function createFediverseRepository(store: Store) {
+  const { db } = store;
+  return {
+    async follow(follower: Omit<Follower, "followedAt"> & { followId: string }) {
+      const row = {
+        handle: follower.handle,
+        name: follower.name,
+        inbox: follower.inbox,
+        shared_inbox: follower.sharedInbox,
+        follow_id: follower.followId,
+      };
+      await db
+        .insertInto("fediverse_followers")
+        .values({ actor_id: follower.actorId, ...row, created_at: nowIso() })
+        .onConflict((conflict) => conflict.column("actor_id").doUpdateSet(row))
+        .execute();
+    },
+
+    /** Removes a follower; with `followId`, only if that Follow is the one recorded. */
+    async unfollow(actorId: string, followId?: string): Promise<boolean> {
+      let query = db.deleteFrom("fediverse_followers").where("actor_id", "=", actorId);
+      if (followId !== undefined) query = query.where("follow_id", "=", followId);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async followIdOf(actorId: string): Promise<string | null> {
+      const row = await db
+        .selectFrom("fediverse_followers")
+        .select("follow_id")
+        .where("actor_id", "=", actorId)
+        .executeTakeFirst();
+      return row?.follow_id ?? null;
+    },
+
+    async followers(): Promise<Follower[]> {
+      const rows = await db
+        .selectFrom("fediverse_followers")
+        .selectAll()
+        .orderBy("created_at", "desc")
+        .execute();
+      return rows.map((row) => ({
+        actorId: row.actor_id,
+        handle: row.handle,
+        name: row.name,
+        inbox: row.inbox,
+        sharedInbox: row.shared_inbox,
+        followedAt: new Date(row.created_at).toISOString(),
+      }));
+    },
+
+    async followerCount(): Promise<number> {
+      const row = await db
+        .selectFrom("fediverse_followers")
+        .select((eb) => eb.fn.countAll().as("count"))
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    /** Blocks an account (its actor id) or a whole server (its host name); true if new. */
+    async block(target: string): Promise<boolean> {
+      const result = await db
+        .insertInto("fediverse_blocks")
+        .values({ target, created_at: nowIso() })
+        .onConflict((conflict) => conflict.column("target").doNothing())
+        .returning("target")
+        .executeTakeFirst();
+      return result !== undefined;
+    },
+
+    async unblock(target: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom("fediverse_blocks")
+        .where("target", "=", target)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async blocks(): Promise<{ target: string; blockedAt: string }[]> {
+      const rows = await db
+        .selectFrom("fediverse_blocks")
+        .selectAll()
+        .orderBy("created_at", "desc")
+        .execute();
+      return rows.map((row) => ({
+        target: row.target,
+        blockedAt: new Date(row.created_at).toISOString(),
+      }));
+    },
+
+    /** Whether this actor, or its server, is blocked. */
+    async isBlocked(actorId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("fediverse_blocks")
+        .select("target")
+        .where("target", "in", [actorId, ...serverNamesOf(actorId)])
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Every item as last sent, by path. */
+    async published(): Promise<Map<string, { digest: string; deleted: boolean }>> {
+      const rows = await db.selectFrom("fediverse_published").selectAll().execute();
+      return new Map(
+        rows.map((row) => [row.path, { digest: row.digest, deleted: row.deleted_at !== null }]),
+      );
+    },
+
+    async isDeleted(path: string): Promise<string | null> {
+      const row = await db
+        .selectFrom("fediverse_published")
+        .select("deleted_at")
+        .where("path", "=", path)
+        .executeTakeFirst();
+      return row?.deleted_at ? new Date(row.deleted_at).toISOString() : null;
+    },
+
+    /**
+     * Records that `path` was sent as `digest` (or deleted); false when
+     * another instance recorded exactly this first, so only one sends it.
+     */
+    async recordPublished(path: string, digest: string, deleted = false): Promise<boolean> {
+      const now = nowIso();
+      return db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom("fediverse_published")
+          .select(["digest", "deleted_at"])
+          .where("path", "=", path)
+          .executeTakeFirst();
+        if (!before) {
+          const inserted = await trx
+            .insertInto("fediverse_published")
+            .values({ path, digest, published_at: now, updated_at: now })
+            .onConflict((conflict) => conflict.column("path").doNothing())
+            .returning("path")
+            .executeTakeFirst();
+          return inserted !== undefined;
+        }
+        const changed = await trx
+          .updateTable("fediverse_published")
+          .set({ digest, updated_at: now, deleted_at: deleted ? now : null })
+          .where("path", "=", path)
+          .where("digest", "=", before.digest)
+          .where("deleted_at", before.deleted_at === null ? "is" : "=", before.deleted_at)
+          .executeTakeFirst();
+        return Number(changed.numUpdatedRows) > 0;
+      });
+    },
+
+    async recordReply(reply: {
+      commentId: number;
+      noteId: string;
+      actorId: string;
+      handle: string;
+      name: string;
+      url: string;
+      avatar: string | null;
+    }) {
+      await db
+        .insertInto("fediverse_replies")
+        .values({
+          comment_id: reply.commentId,
+          note_id: reply.noteId,
+          actor_id: reply.actorId,
+          handle: reply.handle,
+          name: reply.name,
+          url: reply.url,
+          avatar: reply.avatar,
+          created_at: nowIso(),
+        })
+        .execute();
+    },
+
+    async replyByNote(noteId: string) {
+      return db
+        .selectFrom("fediverse_replies")
+        .selectAll()
+        .where("note_id", "=", noteId)
+        .executeTakeFirst();
+    },
+
+    async replyByComment(commentId: number) {
+      return db
+        .selectFrom("fediverse_replies")
+        .selectAll()
+        .where("comment_id", "=", commentId)
+        .executeTakeFirst();
+    },
+
+    async repliesByActor(actorId: string) {
+      return db
+        .selectFrom("fediverse_replies")
+        .selectAll()
+        .where("actor_id", "=", actorId)
+        .execute();
+    },
+
+    /**
+     * The Fediverse reply the owner's comment answers: the thread's first
+     * comment if it came from the Fediverse, else the latest that did before it.
+     */
+    async answeredBy(ownerComment: { id: number; parentId: number }) {
+      return db
+        .selectFrom("fediverse_replies as reply")
+        .innerJoin("science_comments as comment", "comment.id", "reply.comment_id")
+        .selectAll("reply")
+        .where((eb) =>
+          eb.or([
+            eb("comment.id", "=", ownerComment.parentId),
+            eb("comment.parent_id", "=", ownerComment.parentId),
+          ]),
+        )
+        .where("comment.id", "<", ownerComment.id)
+        .orderBy("comment.id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+    },
+
+    async forgetReply(commentId: number) {
+      await db.deleteFrom("fediverse_replies").where("comment_id", "=", commentId).execute();
+    },
+
+    async react(reaction: {
+      activityId: string;
+      kind: "like" | "announce";
+      path: string;
+      actorId: string;
+    }): Promise<boolean> {
+      const result = await db
+        .insertInto("fediverse_reactions")
+        .values({
+          activity_id: reaction.activityId,
+          kind: reaction.kind,
+          path: reaction.path,
+          actor_id: reaction.actorId,
+          created_at: nowIso(),
+        })
+        .onConflict((conflict) => conflict.column("activity_id").doNothing())
+        .returning("activity_id")
+        .executeTakeFirst();
+      return result !== undefined;
+    },
+
+    /** Removes a like or boost, only by the actor who made it. */
+    async unreact(activityId: string, actorId: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom("fediverse_reactions")
+        .where("activity_id", "=", activityId)
+        .where("actor_id", "=", actorId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async reactionCounts(path: string): Promise<{ likes: number; boosts: number }> {
+      const rows = await db
+        .selectFrom("fediverse_reactions")
+        .select(["kind", (eb) => eb.fn.countAll().as("count")])
+        .where("path", "=", path)
+        .groupBy("kind")
+        .execute();
+      const count = (kind: string) => Number(rows.find((row) => row.kind === kind)?.count ?? 0);
+      return { likes: count("like"), boosts: count("announce") };
+    },
+
+    /** Everything of one actor: their follow, likes and boosts (their replies go as comments). */
+    async forgetActor(actorId: string) {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom("fediverse_followers").where("actor_id", "=", actorId).execute();
+        await trx.deleteFrom("fediverse_reactions").where("actor_id", "=", actorId).execute();
+      });
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import { Readable } from "node:stream";
+import type { Federation } from "@fedify/fedify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { wantsActivityPub } from "./activity-json.ts";
+import type { FediverseRepository } from "./repository.ts";
+import type { SiteItem } from "./site-items.ts";
+
+/*
+ * Fedify in front of Fastify's routes, for the few requests that are its
+ * own: WebFinger, NodeInfo, everything under /fediverse/, and a page asked
+ * for as ActivityPub JSON (an item's page gives its Article, /about and /
+ * the site's actor). The decision is a few string comparisons, made before
+ * anything else, so an ordinary read of a page never waits on it; and the
+ * built pages' fast path (server/web/fast-pages.ts) leaves ActivityPub
+ * requests to Fastify (`wantsActivityPub`). Fedify answers with the body
+ * read straight from the request (its digest is checked against the raw
+ * bytes); what it does not know (404) or cannot give in the format asked
+ * (406) goes on to the site's own routes, so a browser gets the HTML.
+ */
+
+/** Bytes an inbox post may carry. */
+const inboxBytesMax = 256 * 1024;
+/** Inbox posts one address may make a minute. */
+const inboxPostsPerMinute = 300;
+
+const fallThrough = new Response(null, { status: 404 });
+const notAcceptable = new Response(null, { status: 406 });
+
+/** A request body read as it comes, refused past `max` bytes. */
+function limitedBody(request: FastifyRequest, max: number): ReadableStream<Uint8Array> {
+  let seen = 0;
+  const source = Readable.toWeb(request.raw) as ReadableStream<Uint8Array>;
+  return source.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > max) controller.error(new Error("the body is too large"));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+export async function fediverseRoutes(
+  app: FastifyInstance,
+  {
+    federation,
+    repository,
+    items,
+    siteUrl,
+    picture,
+  }: {
+    /** Fedify, loaded on first use. */
+    federation: () => Promise<Federation<void>>;
+    repository: FediverseRepository;
+    items: () => ReadonlyMap<string, SiteItem>;
+    siteUrl: string;
+    /** The owner's picture, the actor's icon, when the profile has one. */
+    picture: { path: string; read(): Promise<{ type: string; body: Buffer }> } | null;
+  },
+) {
+  const actorPath = "/fediverse/actors/site";
+  const posts = new Map<string, { count: number; since: number }>();
+
+  /** The address Fedify is to answer for this request, or null when it is not Fedify's. */
+  function federationPathOf(request: FastifyRequest): string | null {
+    const url = request.url;
+    const query = url.indexOf("?");
+    const path = query === -1 ? url : url.slice(0, query);
+    if (
+      path.startsWith("/fediverse/") ||
+      path === "/.well-known/webfinger" ||
+      path === "/.well-known/nodeinfo" ||
+      path === "/nodeinfo/2.1"
+    ) {
+      return path.startsWith("/fediverse/avatars/") || path === "/fediverse/picture" ? null : url;
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") return null;
+    if (!wantsActivityPub(request.headers.accept)) return null;
+    const page = path.replace(/\/$/, "");
+    if (page === "" || page === "/about") return actorPath;
+    if (items().has(page)) return `/fediverse/items${page}`;
+    return null;
+  }
+
+  /** Too many inbox posts from one address this minute. */
+  function overLimit(ip: string): boolean {
+    const now = Date.now();
+    const seen = posts.get(ip);
+    if (!seen || now - seen.since >= 60_000) {
+      if (posts.size > 10_000) posts.clear();
+      posts.set(ip, { count: 1, since: now });
+      return false;
+    }
+    seen.count += 1;
+    return seen.count > inboxPostsPerMinute;
+  }
+
+  async function answer(request: FastifyRequest, reply: FastifyReply, target: string) {
+    const url = new URL(target, siteUrl);
+    // A removed item answers with its tombstone.
+    const removed = /^\/fediverse\/items\/([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(url.pathname);
+    if (removed && request.method === "GET" && !items().has(`/${removed[1]}/${removed[2]}`)) {
+      const deleted = await repository.isDeleted(`/${removed[1]}/${removed[2]}`);
+      if (deleted && wantsActivityPub(request.headers.accept)) {
+        return reply.code(410).type("application/activity+json").send({
+          "@context": "https://www.w3.org/ns/activitystreams",
+          id: url.href,
+          type: "Tombstone",
+          deleted,
+        });
+      }
+    }
+    if (request.method === "POST") {
+      const length = Number(request.headers["content-length"] ?? 0);
+      if (length > inboxBytesMax) {
+        return reply
+          .code(413)
+          .send({ error: { code: "payload_too_large", message: "The activity is too large." } });
+      }
+      if (overLimit(request.ip)) {
+        return reply
+          .code(429)
+          .header("retry-after", "60")
+          .send({ error: { code: "rate_limited", message: "Too many activities; try later." } });
+      }
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (typeof value === "string") headers.set(name, value);
+      else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+    }
+    const body =
+      request.method === "POST" || request.method === "PUT"
+        ? { body: limitedBody(request, inboxBytesMax), duplex: "half" as const }
+        : {};
+    let response: Response;
+    try {
+      response = await (await federation()).fetch(
+        new Request(url, { method: request.method, headers, ...body }),
+        {
+          contextData: undefined,
+          onNotFound: () => fallThrough,
+          onNotAcceptable: () => notAcceptable,
+        },
+      );
+    } catch (error) {
+      request.log.info({ err: error }, "a Fediverse request could not be read");
+      return reply
+        .code(400)
+        .send({ error: { code: "validation_failed", message: "The request could not be read." } });
+    }
+    if (response === fallThrough && request.method !== "POST") return false;
+    if (response === notAcceptable) {
+      // A browser at the actor's or an Article's address: the page it stands for.
+      if (url.pathname === actorPath) return reply.redirect("/about", 302);
+      if (removed) return reply.redirect(`/${removed[1]}/${removed[2]}`, 302);
+      return false;
+    }
+    reply.code(response === fallThrough ? 404 : response.status);
+    response.headers.forEach((value, name) => {
+      if (name !== "content-length" && name !== "transfer-encoding") reply.header(name, value);
+    });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // Fedify's 500 for an activity it could not parse is the sender's fault.
+    if (reply.statusCode >= 500 && request.method === "POST") {
+      return reply
+        .code(400)
+        .type("application/json")
+        .send({ error: { code: "validation_failed", message: "The activity could not be read." } });
+    }
+    return reply.send(bytes);
+  }
+
+  app.addHook("onRequest", (request, reply, done) => {
+    const target = federationPathOf(request);
+    if (target === null) {
+      done();
+      return;
+    }
+    answer(request, reply, target).then(
+      (answered) => {
+        if (answered === false) done();
+      },
+      (error: unknown) => done(error as Error),
+    );
+  });
+
+  app.get("/fediverse/avatars/:commentId", async (request, reply) => {
+    const { commentId } = request.params as { commentId: string };
+    const reply_ = /^\d{1,10}$/.test(commentId)
+      ? await repository.replyByComment(Number(commentId))
+      : undefined;
+    const avatar = reply_?.avatar;
+    const [type, data] = avatar?.split(";base64,") ?? [];
+    if (!type || !data) {
+      return reply.code(404).send({ error: { code: "not_found", message: "No such picture." } });
+    }
+    return reply
+      .type(type)
+      .header("cache-control", "public, max-age=86400")
+      .header("content-security-policy", "default-src 'none'")
+      .send(Buffer.from(data, "base64"));
+  });
+
+  if (picture) {
+    app.get("/fediverse/picture", async (_request, reply) => {
+      const { type, body } = await picture.read();
+      return reply.type(type).header("cache-control", "public, max-age=86400").send(body);
+    });
+  }
+}

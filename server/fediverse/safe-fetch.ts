@@ -1,0 +1,182 @@
+import { BlockList, isIP, type LookupFunction } from "node:net";
+
+/*
+ * Every fetch of a remote address the site makes itself (webmention sources
+ * and endpoints, the pictures of people who reply from the Fediverse) goes
+ * through here: http and https only; the address a name resolves to is
+ * checked as the connection is made, so a name cannot point at the site's
+ * own network (loopback, private, link-local, carrier-grade NAT, multicast,
+ * reserved) between a check and the connection; a time limit for the whole
+ * exchange, a size limit on the body and few redirects, each checked again.
+ * `allowPrivate` lifts the address check: only the tests set it
+ * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). Fedify's own fetches keep
+ * the same rule through its `allowPrivateAddress` option.
+ */
+
+const http = process.getBuiltinModule("node:http");
+const https = process.getBuiltinModule("node:https");
+const dns = process.getBuiltinModule("node:dns");
+
+const refused = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 3],
+] as const) {
+  refused.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["64:ff9b::", 96],
+  ["100::", 64],
+  ["2001:db8::", 32],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+] as const) {
+  refused.addSubnet(network, prefix, "ipv6");
+}
+
+/** Whether an address is one a remote fetch must never reach. */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return refused.check(address, "ipv4");
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return refused.check(mapped, "ipv4");
+  return refused.check(address, "ipv6");
+}
+
+export class RemoteFetchError extends Error {
+  override name = "RemoteFetchError";
+}
+
+export type RemoteAnswer = {
+  status: number;
+  /** The address answered, after redirects. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+};
+
+export type RemoteFetchOptions = {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+};
+
+export type RemoteFetch = (url: string, options?: RemoteFetchOptions) => Promise<RemoteAnswer>;
+
+export function createRemoteFetch({
+  allowPrivate,
+  userAgent,
+}: {
+  allowPrivate: boolean;
+  userAgent: string;
+}): RemoteFetch {
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 4);
+      const list = addresses as unknown as { address: string; family: number }[];
+      const usable = allowPrivate ? list : list.filter(({ address }) => !isPrivateAddress(address));
+      if (usable.length === 0) {
+        return callback(new RemoteFetchError(`${hostname} resolves to a private address`), "", 4);
+      }
+      if (options.all) return callback(null, usable as never, 4);
+      const [first] = usable as [{ address: string; family: number }];
+      callback(null, first.address, first.family);
+    });
+  };
+
+  function once(
+    target: URL,
+    options: RemoteFetchOptions,
+    signal: AbortSignal,
+    maxBytes: number,
+  ): Promise<RemoteAnswer> {
+    return new Promise((resolve, reject) => {
+      if (target.protocol !== "http:" && target.protocol !== "https:") {
+        return reject(new RemoteFetchError(`${target.protocol} addresses are not fetched`));
+      }
+      const literal = target.hostname.replace(/^\[|\]$/g, "");
+      if (!allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
+        return reject(new RemoteFetchError(`${literal} is a private address`));
+      }
+      const client = target.protocol === "https:" ? https : http;
+      const request = client.request(
+        target,
+        {
+          method: options.method ?? "GET",
+          headers: { "user-agent": userAgent, ...options.headers },
+          lookup,
+          signal,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBytes) {
+              response.destroy();
+              reject(new RemoteFetchError(`the answer is larger than ${maxBytes} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              url: target.href,
+              headers: response.headers,
+              body: Buffer.concat(chunks),
+            }),
+          );
+          response.on("error", reject);
+        },
+      );
+      request.on("error", (error) =>
+        reject(error instanceof RemoteFetchError ? error : new RemoteFetchError(error.message)),
+      );
+      request.end(options.body);
+    });
+  }
+
+  return async (url, options = {}) => {
+    const { timeoutMs = 5000, maxBytes = 1_000_000, maxRedirects = 3 } = options;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new RemoteFetchError("not an address");
+    }
+    for (let hop = 0; ; hop += 1) {
+      const answer = await once(target, options, signal, maxBytes).catch((error: unknown) => {
+        if (signal.aborted) throw new RemoteFetchError(`no answer within ${timeoutMs} ms`);
+        throw error;
+      });
+      const location = answer.headers.location;
+      const redirected = [301, 302, 303, 307, 308].includes(answer.status);
+      if (!redirected || typeof location !== "string" || (options.method ?? "GET") !== "GET") {
+        return answer;
+      }
+      if (hop >= maxRedirects) throw new RemoteFetchError("too many redirects");
+      target = new URL(location, target);
+    }
+  };
+}

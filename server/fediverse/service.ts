@@ -1,0 +1,258 @@
+import { readFile } from "node:fs/promises";
+import type { Federation } from "@fedify/fedify";
+import type { Store } from "../db/store.ts";
+import type { EventBus } from "../events/bus.ts";
+import { onFirstUse } from "../lib/on-first-use.ts";
+import type { Profile } from "./federation.ts";
+import type { InboxDeps } from "./inbox.ts";
+import { createKvStore } from "./kv-store.ts";
+import { createMessageQueue } from "./message-queue.ts";
+import { fediverseActions } from "./owner-actions.ts";
+import { createFediverseRepository } from "./repository.ts";
+import { fediverseRoutes } from "./routes.ts";
+import { createRemoteFetch } from "./safe-fetch.ts";
+import { readSiteItems, type SiteItem } from "./site-items.ts";
+
+/*
+ * The site on the Fediverse (docs/fediverse.md), put together. Fedify and
+ * its vocabulary weigh about 70 MB and seconds of CPU to load, so they are
+ * loaded only when first needed (server/lib/on-first-use.ts): a request for
+ * one of its addresses, deliveries waiting in the queue, or something to
+ * send to followers. A site nobody follows, asked for nothing of the sort,
+ * never loads them.
+ */
+
+type Logger = {
+  info(object: unknown, message: string): void;
+  warn(object: unknown, message: string): void;
+  error(object: unknown, message: string): void;
+};
+
+export type FediverseOptions = {
+  store: Store;
+  bus: Pick<EventBus, "subscribeAll">;
+  siteUrl: string;
+  clientRoot: string;
+  handle: string;
+  profile: Profile;
+  /** The owner's picture file, served as the actor's icon. */
+  pictureFile: { file: string; type: string } | null;
+  allowPrivateAddresses: boolean;
+  softwareVersion: string;
+  log: Logger;
+  inbox: Omit<InboxDeps, "repository" | "remoteFetch" | "siteUrl" | "log" | "changed">;
+  /** The owner's comment, as the Note the owner's reply becomes. */
+  ownerComment: (id: number) => Promise<{
+    postId: string;
+    parentId: number | null;
+    html: string;
+    createdAt: string;
+    byOwner: boolean;
+    deleted: boolean;
+    status: string;
+  } | null>;
+  /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
+  changed?: (itemPath: string) => void;
+};
+
+export function createFediverse(options: FediverseOptions) {
+  const { store, siteUrl, log } = options;
+  const repository = createFediverseRepository(store);
+  const kv = createKvStore(store);
+  const queue = createMessageQueue(store, log);
+  const remoteFetch = createRemoteFetch({
+    allowPrivate: options.allowPrivateAddresses,
+    userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
+  });
+  const stopping = new AbortController();
+  let siteItems: Map<string, SiteItem> | undefined;
+  const items = () => {
+    siteItems ??= new Map(readSiteItems(options.clientRoot).map((item) => [item.path, item]));
+    return siteItems;
+  };
+
+  const federation = onFirstUse(async (): Promise<Federation<void>> => {
+    const [{ createSiteFederation }, { listenToInbox }] = await Promise.all([
+      import("./federation.ts"),
+      import("./inbox.ts"),
+    ]);
+    const made = await createSiteFederation({
+      store,
+      kv,
+      queue,
+      repository,
+      siteUrl,
+      handle: options.handle,
+      profile: options.profile,
+      items,
+      allowPrivateAddress: options.allowPrivateAddresses,
+      softwareVersion: options.softwareVersion,
+      ownerNote: async (id) => {
+        const comment = await options.ownerComment(id);
+        const answered =
+          comment?.byOwner && !comment.deleted && comment.status === "published" && comment.parentId
+            ? await repository.answeredBy({ id, parentId: comment.parentId })
+            : undefined;
+        if (!comment || !answered) return null;
+        return {
+          html: comment.html,
+          published: comment.createdAt,
+          inReplyTo: answered.note_id,
+          to: answered.actor_id,
+        };
+      },
+    });
+    listenToInbox(made, {
+      ...options.inbox,
+      repository,
+      remoteFetch,
+      siteUrl,
+      log,
+      changed: (path) => options.changed?.(path),
+    });
+    if (!stopping.signal.aborted) {
+      made.startQueue(undefined, { signal: stopping.signal }).catch((error: unknown) => {
+        log.error({ err: error }, "the Fediverse queue stopped");
+      });
+    }
+    return made;
+  });
+
+  const actions = fediverseActions({
+    repository,
+    followerRemoved: (follower) => {
+      void federation()
+        .then(async (made) => {
+          const { rejectFollow } = await import("./publishing.ts");
+          await rejectFollow(made, siteUrl, follower);
+        })
+        .catch((error: unknown) =>
+          log.warn({ err: error }, "a removed follower's server could not be told"),
+        );
+    },
+  });
+
+  /**
+   * What changed since the last start goes to followers; with nobody
+   * following, it is only recorded, without loading Fedify.
+   */
+  async function publish() {
+    const current = items();
+    const sent = await repository.published();
+    const changes =
+      [...current.values()].some((item) => sent.get(item.path)?.digest !== item.digest) ||
+      [...sent].some(
+        ([path, before]) => !before.deleted && !path.startsWith("/notes/") && !current.has(path),
+      );
+    if (!changes) return;
+    if ((await repository.followerCount()) === 0) {
+      for (const item of current.values()) {
+        if (sent.get(item.path)?.digest !== item.digest) {
+          await repository.recordPublished(item.path, item.digest);
+        }
+      }
+      for (const [path, before] of sent) {
+        if (!before.deleted && !path.startsWith("/notes/") && !current.has(path)) {
+          await repository.recordPublished(path, before.digest, true);
+        }
+      }
+      return;
+    }
+    const { publishChanges } = await import("./publishing.ts");
+    await publishChanges({
+      federation: await federation(),
+      repository,
+      items: current,
+      siteUrl,
+      log,
+    });
+  }
+
+  /** The owner's reply to a Fediverse comment goes back as a Note. */
+  async function ownerReplied(commentId: number) {
+    const comment = await options.ownerComment(commentId);
+    if (!comment?.byOwner || comment.parentId === null || comment.status !== "published") return;
+    if (!(await repository.answeredBy({ id: commentId, parentId: comment.parentId }))) return;
+    const { sendOwnerReply } = await import("./publishing.ts");
+    await sendOwnerReply({
+      federation: await federation(),
+      repository,
+      siteUrl,
+      comment: {
+        id: commentId,
+        parentId: comment.parentId,
+        html: comment.html,
+        createdAt: comment.createdAt,
+      },
+      log,
+    });
+  }
+
+  const unsubscribe = options.bus.subscribeAll((event) => {
+    if (event.type !== "comment") return;
+    let data: {
+      action?: string;
+      comment?: { id: number; byOwner: boolean; parentId: number | null };
+    };
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    const comment = data.comment;
+    if (data.action !== "added" || !comment?.byOwner || comment.parentId === null) return;
+    ownerReplied(comment.id).catch((error: unknown) =>
+      log.warn(
+        { err: error, comment: comment.id },
+        "the owner's reply could not be sent to the Fediverse",
+      ),
+    );
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    repository,
+    actions,
+    remoteFetch,
+    items,
+    /** Loads Fedify, for what needs it now. */
+    federation,
+    /** After the server listens: sends what changed, and resumes deliveries left queued. */
+    start() {
+      timer = setTimeout(() => {
+        const work = async () => {
+          await publish();
+          if ((await queue.depth()).queued > 0) await federation();
+          await kv.prune();
+        };
+        work().catch((error: unknown) =>
+          log.error({ err: error }, "the site's changes could not be sent to the Fediverse"),
+        );
+      }, 0);
+      timer.unref();
+    },
+    stop() {
+      clearTimeout(timer);
+      unsubscribe();
+      stopping.abort();
+    },
+    routes: (app: Parameters<typeof fediverseRoutes>[0]) =>
+      fediverseRoutes(app, {
+        federation,
+        repository,
+        items,
+        siteUrl,
+        picture: options.pictureFile
+          ? {
+              path: "/fediverse/picture",
+              read: async () => ({
+                type: options.pictureFile?.type ?? "image/jpeg",
+                body: await readFile(options.pictureFile?.file ?? ""),
+              }),
+            }
+          : null,
+      }),
+  };
+}
+
+export type Fediverse = ReturnType<typeof createFediverse>;
