@@ -225,6 +225,13 @@ export const commentSchema = z.object({
    * thread reads, and nothing else (empty name and text).
    */
   deleted: z.boolean(),
+  /**
+   * Only on a place (`deleted`): the comment that starts the thread was edited
+   * into something held for the owner (or then kept as spam), and waits; its
+   * published replies still show under its place, which reads "Comment
+   * awaiting approval".
+   */
+  held: z.literal(true).optional(),
   /** True on the calling visitor's own comments. */
   mine: z.boolean(),
   /**

@@ -168,6 +168,37 @@ describe("a reader's list of comments", () => {
     expect(heldOther.total).toBe(1);
   });
 
+  it("keeps the published replies of another's comment held again, under its place, until the owner decides", () => {
+    const data = firstLoaded({
+      comments: [comment(1), reply(2, 1), comment(3)],
+      next: null,
+      before: null,
+      total: 3,
+    });
+    const held = withEvent(data, { action: "held", item, commentId: 1 });
+    expect(ids(held)).toEqual([1, 2, 3]);
+    expect(held.comments[0]).toMatchObject({
+      deleted: true,
+      held: true,
+      content: "",
+      userName: "",
+    });
+    expect(held.total).toBe(2);
+    const approved = withEvent(held, added(comment(1)));
+    expect(approved.comments[0]).toMatchObject({ deleted: false, content: "Comment 1" });
+    expect(approved.total).toBe(3);
+    const place = { ...comment(1), content: "", html: "", userName: "", deleted: true };
+    const rejected = withEvent(held, {
+      action: "updated",
+      item,
+      commentId: 1,
+      comment: live(place),
+    });
+    expect(rejected.comments[0]).not.toHaveProperty("held");
+    expect(ids(rejected)).toEqual([1, 2, 3]);
+    expect(rejected.total).toBe(2);
+  });
+
   it("applies an edit to a loaded comment and leaves one not loaded to its page", () => {
     const edit = { ...comment(2), content: "Edited" };
     const data = withEvent(partway(), {

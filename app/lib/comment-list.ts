@@ -136,10 +136,32 @@ export const missesThread = (data: LoadedComments, event: CommentEvent) =>
   event.comment.parentId !== null &&
   !data.comments.some((c) => c.id === event.comment.parentId);
 
-/** A shown comment replaced by its new version. */
+/**
+ * A shown comment replaced by its new version. A place (of a deleted comment,
+ * or of one awaiting approval) is not counted: one taking or leaving that
+ * form changes the count.
+ */
 export function withChanged(data: LoadedComments, comment: Comment): LoadedComments {
-  return { ...data, comments: data.comments.map((c) => (c.id === comment.id ? comment : c)) };
+  const known = data.comments.find((c) => c.id === comment.id);
+  const counted = (c: Comment | undefined) => (c && !c.deleted ? 1 : 0);
+  return {
+    ...data,
+    comments: data.comments.map((c) => (c.id === comment.id ? comment : c)),
+    total: known ? data.total + counted(comment) - counted(known) : data.total,
+  };
 }
+
+/** What others see of a comment held again while replies hang under it: its place. */
+const heldPlace = (comment: Comment): Comment => ({
+  ...comment,
+  content: "",
+  html: "",
+  userName: "",
+  deleted: true,
+  held: true,
+  mine: false,
+  awaitingApproval: false,
+});
 
 /**
  * A comment gone, shown or only counted; one never heard of changes nothing.
@@ -167,6 +189,10 @@ export function withEvent(data: LoadedComments, event: CommentEvent): LoadedComm
     if (event.action === "held" && known?.mine) {
       return withChanged(data, { ...known, awaitingApproval: true });
     }
+    // Its published replies stay, under its place (docs/product.md, "Replies").
+    if (event.action === "held" && known && data.comments.some((c) => c.parentId === known.id)) {
+      return withChanged(data, heldPlace(known));
+    }
     return without(data, event.commentId);
   }
   // A deleted comment whose replies keep its place: no longer anyone's, nor counted.
@@ -180,11 +206,7 @@ export function withEvent(data: LoadedComments, event: CommentEvent): LoadedComm
         unseen: data.unseen.filter((id) => id !== event.commentId),
       };
     }
-    const total = known.deleted ? data.total : data.total - 1;
-    return {
-      ...withChanged(data, { ...event.comment, mine: false, awaitingApproval: false }),
-      total,
-    };
+    return withChanged(data, { ...event.comment, mine: false, awaitingApproval: false });
   }
   const comment = { ...event.comment, mine: known?.mine ?? false, awaitingApproval: false };
   if (known) return withChanged(data, comment);
@@ -200,5 +222,5 @@ export function withDeleted(data: LoadedComments, id: number): LoadedComments {
   const known = data.comments.find((c) => c.id === id);
   if (!known || !data.comments.some((c) => c.parentId === id)) return without(data, id);
   const place = { ...known, content: "", html: "", userName: "", deleted: true, mine: false };
-  return { ...withChanged(data, place), total: known.deleted ? data.total : data.total - 1 };
+  return withChanged(data, place);
 }

@@ -6,7 +6,7 @@ import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import type { OpeningCandidates } from "./opening.ts";
 import { type CommentShapes, columns, type Row } from "./rows.ts";
-import { seenBy, visibleReplies } from "./threads.ts";
+import { seenBy, threadStartsSeenBy, visibleReplies } from "./threads.ts";
 
 type Where = ExpressionBuilder<Database, "science_comments">;
 
@@ -30,13 +30,13 @@ const before = (place: CommentPosition) => (eb: Where) =>
  * visitor's own comments. Each is served by the indexes on post, time and id
  * and on thread, time and id.
  */
-export function createCommentReads({ db }: Store, { toComment }: CommentShapes) {
+export function createCommentReads({ db }: Store, { seenComment, toComment }: CommentShapes) {
   const threadsOf = (postId: string, visitorId: string | null) =>
     db
       .selectFrom("science_comments")
       .where("post_id", "=", postId)
       .where("parent_id", "is", null)
-      .where(seenBy(visitorId));
+      .where(threadStartsSeenBy(visitorId));
 
   return {
     /**
@@ -53,7 +53,7 @@ export function createCommentReads({ db }: Store, { toComment }: CommentShapes) 
       visitorId: string | null,
       max: number,
     ): Promise<OpeningCandidates<Comment>> {
-      const shape = (row: Row) => toComment(row, visitorId);
+      const shape = (row: Row) => seenComment(row, visitorId);
       const threads = threadsOf(postId, visitorId);
       const [first, active, latest, count] = await Promise.all([
         threads
@@ -154,7 +154,7 @@ export function createCommentReads({ db }: Store, { toComment }: CommentShapes) 
         )
         .execute();
       return {
-        comments: threadOrder([...starts, ...replies].map((row) => toComment(row, visitorId))),
+        comments: threadOrder([...starts, ...replies].map((row) => seenComment(row, visitorId))),
         more: rows.length > input.limit,
       };
     },

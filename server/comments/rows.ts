@@ -5,6 +5,7 @@ import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
 import { toIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
 import type { ThreadComment } from "./notifier.ts";
+import { placeholderWriter } from "./removal.ts";
 
 /*
  * A comment's row as the comment repositories read it, and the shapes they
@@ -57,19 +58,45 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
     };
   }
 
+  /**
+   * As its writer sees it. A comment the honeypot caught looks published to
+   * its writer, and to nobody else (docs/decisions/010-moderation-and-spam.md).
+   */
+  function toComment(row: Row, visitorId: string | null): Comment {
+    return {
+      ...toLiveComment(row),
+      mine: row.visitor_id === visitorId,
+      awaitingApproval: row.status === "pending",
+    };
+  }
+
   return {
     toLiveComment,
+    toComment,
 
     /**
-     * As its writer sees it. A comment the honeypot caught looks published to
-     * its writer, and to nobody else (docs/decisions/010-moderation-and-spam.md).
+     * As `visitorId` sees it in a post's list: a thread's first comment that
+     * waits for the owner again (held by an edit, or then kept as spam) keeps
+     * only its place for everyone but its writer, so its published replies
+     * still read (docs/product.md, "Replies").
      */
-    toComment(row: Row, visitorId: string | null): Comment {
-      return {
-        ...toLiveComment(row),
-        mine: row.visitor_id === visitorId,
-        awaitingApproval: row.status === "pending",
-      };
+    seenComment(row: Row, visitorId: string | null): Comment {
+      if (row.status === "published" || row.visitor_id === visitorId) {
+        return toComment(row, visitorId);
+      }
+      const place = toComment(
+        {
+          ...row,
+          content: "",
+          content_html: "",
+          user_name: "",
+          visitor_id: placeholderWriter,
+          by_owner: 0,
+          deleted_at: row.updated_at,
+        },
+        visitorId,
+      );
+      return { ...place, held: true };
     },
 
     toOwnerComment: (row: Row): OwnerComment => ({ ...toLiveComment(row), status: row.status }),

@@ -59,3 +59,21 @@ export const seenBy =
     visitorId
       ? eb.or([eb("status", "=", "published"), eb("visitor_id", "=", visitorId)])
       : eb("status", "=", "published");
+
+/**
+ * The comments that start a thread `visitorId` may see: those of `seenBy`,
+ * and one held again (or kept as spam) with a published reply, whose place
+ * keeps the reply in sight (docs/product.md, "Replies").
+ */
+export const threadStartsSeenBy =
+  (visitorId: string | null) => (eb: ExpressionBuilder<Database, "science_comments">) =>
+    eb.or([
+      seenBy(visitorId)(eb),
+      eb.exists(
+        eb
+          .selectFrom("science_comments as reply")
+          .select("reply.id")
+          .whereRef("reply.parent_id", "=", "science_comments.id")
+          .where("reply.status", "=", "published"),
+      ),
+    ]);

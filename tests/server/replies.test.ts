@@ -27,6 +27,7 @@ type Listed = {
   content: string;
   parentId: number | null;
   deleted: boolean;
+  held?: true;
   userName: string;
   html: string;
 };
@@ -214,6 +215,55 @@ describe.each(backends)("replies on %s", (backend) => {
     expect(await listOf(t.visitor(), postId)).toMatchObject({ comments: [], total: 0 });
   });
 
+  it("keeps a thread's published replies in sight while its first comment is held again by an edit, whatever the owner decides", async () => {
+    const postId = freshItem("science");
+    const asker = t.visitor();
+    const { comment: question } = json(
+      await asker.comment(postId, "Why does steel feel colder than wood?", "Asha"),
+      commentResponseSchema,
+    );
+    const { comment: answer } = json(
+      await t.visitor().reply(postId, question.id, "Steel conducts heat away faster.", "Ravi"),
+      commentResponseSchema,
+    );
+    const owner = new Owner(t);
+    await owner.signIn();
+    const place = { id: question.id, deleted: true, content: "", userName: "", html: "" };
+    const reply = expect.objectContaining({ id: answer.id, parentId: question.id });
+
+    // Edited into a link from a browser the site does not trust yet: held again.
+    const edited = await asker.patch(`/api/comments/${question.id}`, {
+      content: "My build log is at https://gokart-log.in/build",
+      userName: "Asha",
+    });
+    expect(json(edited, commentResponseSchema).comment.awaitingApproval).toBe(true);
+    // Everyone else: the reply under the place of a comment awaiting approval, counted alone.
+    const others = await listOf(t.visitor(), postId);
+    expect(others.comments).toEqual([expect.objectContaining({ ...place, held: true }), reply]);
+    expect(others.total).toBe(1);
+    // Its writer: their own words, awaiting approval, with the reply.
+    const own = await listOf(asker, postId);
+    expect(own.comments).toEqual([
+      expect.objectContaining({ id: question.id, content: expect.stringContaining("gokart") }),
+      reply,
+    ]);
+    expect(own.total).toBe(2);
+
+    // Kept as spam, which the owner may still publish: the reply stays, under its place.
+    expect((await owner.post(`/api/admin/comments/${question.id}/spam`)).statusCode).toBe(204);
+    expect(await listOf(t.visitor(), postId)).toMatchObject({
+      comments: [{ ...place, held: true }, { id: answer.id }],
+      total: 1,
+    });
+
+    // Published after all: the comment itself again, for everyone.
+    expect((await owner.post(`/api/admin/comments/${question.id}/approve`)).statusCode).toBe(204);
+    expect(await listOf(t.visitor(), postId)).toMatchObject({
+      comments: [{ id: question.id, deleted: false, userName: "Asha" }, { id: answer.id }],
+      total: 2,
+    });
+  });
+
   it("shows published replies again as 'Comment deleted' and its answers once the owner rejects a comment held again by an edit", async () => {
     const postId = freshItem("science");
     const asker = t.visitor();
@@ -240,6 +290,7 @@ describe.each(backends)("replies on %s", (backend) => {
       expect.objectContaining({ id: question.id, deleted: true, content: "" }),
       expect.objectContaining({ id: answer.id, parentId: question.id }),
     ]);
+    expect(list.comments[0]).not.toHaveProperty("held");
     expect(list.total).toBe(1);
   });
 

@@ -99,7 +99,7 @@ export function CommentSection({
 
   /** One comment's header, text and actions; `thread`: the comment its thread starts with. */
   function renderComment(comment: Comment, thread: number) {
-    if (comment.deleted) return <DeletedComment />;
+    if (comment.deleted) return <DeletedComment held={comment.held} />;
     return (
       <>
         <CommentHeader comment={comment} awaitingApproval={comment.awaitingApproval} />

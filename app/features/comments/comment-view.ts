@@ -133,22 +133,30 @@ export function CommentText({
 /** The id of a comment's element on its post's page: links in mails lead there. */
 export const commentAnchor = (id: number) => `comment-${id}`;
 
-/** Whose comment it is, as a list of replies is named: a deleted one has no name. */
+/** Whose comment it is, as a list of replies is named: a deleted or held place has no name. */
 export const whose = (comment: LiveComment) =>
-  comment.deleted ? "a deleted comment" : comment.userName;
+  comment.deleted
+    ? comment.held
+      ? "a comment awaiting approval"
+      : "a deleted comment"
+    : comment.userName;
 
 /**
  * What a deleted comment with replies leaves: its place, so the thread reads
- * (docs/product.md, "Replies").
+ * (docs/product.md, "Replies"). A `held` one waits for the owner again.
  */
-export function DeletedComment() {
-  return h("p", { className: "comment-deleted" }, "Comment deleted");
+export function DeletedComment({ held = false }: { held?: boolean | undefined }) {
+  return h(
+    "p",
+    { className: "comment-deleted" },
+    held ? "Comment awaiting approval" : "Comment deleted",
+  );
 }
 
-/** A comment as the served page shows it, or the place of a deleted one. */
+/** A comment as the served page shows it, or the place of a deleted or held one. */
 function CommentBody({ comment }: { comment: LiveComment }) {
   return comment.deleted
-    ? h(DeletedComment)
+    ? h(DeletedComment, { held: comment.held })
     : h("div", null, h(CommentHeader, { comment }), h(CommentText, { html: comment.html }));
 }
 
