@@ -171,9 +171,19 @@ export const consoleCommentsResponseSchema = z.object({
 });
 export type ConsoleCommentsResponse = z.infer<typeof consoleCommentsResponseSchema>;
 
+/**
+ * Whom a ban refuses (docs/moderation.md, "Bans"): the writer's browser (its
+ * visitor credential, wherever it connects from), or that browser and every
+ * other at the address the comment came from, which may be a whole office or
+ * a mobile carrier's customers.
+ */
+export const banScopeSchema = z.enum(["browser", "address"]);
+export type BanScope = z.infer<typeof banScopeSchema>;
+
 export const banRequestSchema = z.object({
   /** Until lifted when absent. */
   days: z.number().int().min(1).max(3650).optional(),
+  scope: banScopeSchema.default("browser"),
 });
 
 const commentIdSchema = z.number().int().min(1).max(2_147_483_647);

@@ -56,6 +56,7 @@ export function ConfirmButton({
   onConfirm,
   tone = "destructive",
   disabled = false,
+  children,
 }: {
   label: string;
   /** The trigger's name when its label alone is not unique on the page. */
@@ -66,6 +67,8 @@ export function ConfirmButton({
   onConfirm: () => void;
   tone?: "destructive" | "primary";
   disabled?: boolean;
+  /** Choices to make before confirming, under the description. */
+  children?: ReactNode;
 }) {
   return (
     <AlertDialog.Root>
@@ -85,6 +88,7 @@ export function ConfirmButton({
           <AlertDialog.Description className="mt-2 text-sm text-slate-300">
             {description}
           </AlertDialog.Description>
+          {children}
           <div className="mt-6 flex justify-end gap-3">
             <AlertDialog.Cancel className={buttonClass}>Cancel</AlertDialog.Cancel>
             <AlertDialog.Action

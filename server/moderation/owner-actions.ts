@@ -1,3 +1,4 @@
+import type { BanScope } from "../../contract/console.ts";
 import { plural } from "../../contract/plural.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
@@ -39,10 +40,12 @@ export function moderationActions(
       return "deleted";
     },
 
-    async ban(by: OwnerActor, id: number, days?: number) {
-      const result = await moderation.banVisitorOfComment(id, days);
-      if (result === "not_found") return result;
-      await by.audit("visitor ban", `comment ${id}${days ? `, ${plural(days, "day")}` : ""}`);
+    /** Bans the writer of comment `id`: their browser, or with it everyone at its address. */
+    async ban(by: OwnerActor, id: number, how: { days?: number | undefined; scope: BanScope }) {
+      const result = await moderation.banVisitorOfComment(id, how);
+      if (typeof result === "string") return result;
+      const days = how.days ? `, ${plural(how.days, "day")}` : "";
+      await by.audit("visitor ban", `comment ${id}, ${how.scope}${days}`);
       return result;
     },
 
@@ -70,3 +73,7 @@ export function moderationActions(
 }
 
 export type ModerationActions = ReturnType<typeof moderationActions>;
+
+/** Why a ban of a comment's address was refused: the comment names none. */
+export const noAddress = (id: number) =>
+  `Comment ${id} was written before bans could name an address, so only its browser can be banned.`;

@@ -1,3 +1,4 @@
+import type { BanScope } from "../../contract/console.ts";
 import type { CommentsRepository, OwnerComment } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
@@ -113,13 +114,20 @@ export function createModeration({
     },
 
     /**
-     * Refuses the visitor who wrote comment `id` (their credential, and the
-     * address the comment came from) every comment and reaction, for `days`
-     * days or until lifted. Their comments stay; `visitor purge` removes them.
+     * Refuses the visitor who wrote comment `id` every comment, edit and
+     * reaction, for `days` days or until lifted: their browser's credential,
+     * and with the scope "address" also every browser at the address the
+     * comment came from ("no_address" when the comment is older than bans and
+     * names none). Their comments stay; `visitor purge` removes them.
      */
-    async banVisitorOfComment(id: number, days?: number): Promise<{ ban: Ban } | "not_found"> {
+    async banVisitorOfComment(
+      id: number,
+      { days, scope }: { days?: number | undefined; scope: BanScope },
+    ): Promise<{ ban: Ban } | "not_found" | "no_address"> {
       const writer = await comments.writerOf(id);
       if (!writer) return "not_found";
+      const ipHash = scope === "address" ? writer.ipHash : null;
+      if (scope === "address" && ipHash === null) return "no_address";
       await teach(await comments.getForOwner(id), "ban");
       const now = new Date();
       const expiresAt = days === undefined ? null : new Date(now.getTime() + days * dayMs);
@@ -127,7 +135,7 @@ export function createModeration({
         .insertInto("bans")
         .values({
           visitor_id: writer.visitorId,
-          ip_hash: writer.ipHash,
+          ip_hash: ipHash,
           comment_id: id,
           created_at: now.toISOString(),
           expires_at: expiresAt ? expiresAt.toISOString() : null,
@@ -140,7 +148,7 @@ export function createModeration({
           commentId: id,
           createdAt: now.toISOString(),
           expiresAt: expiresAt ? expiresAt.toISOString() : null,
-          coversAddress: writer.ipHash !== null,
+          coversAddress: ipHash !== null,
         },
       };
     },

@@ -139,6 +139,10 @@ test("Ban is red and confirmed without a command to run; the ban list lifts it",
   await ban.click();
   const dialog = page.getByRole("alertdialog", { name: "Ban Kofi?" });
   await expect(dialog).toContainText("You can lift the ban at any time under Bans.");
+  // Their browser unless the owner chooses the address, which others may share.
+  const scope = dialog.getByRole("group", { name: "Whom to ban" });
+  await expect(scope.getByRole("radio", { name: "This browser" })).toBeChecked();
+  await scope.getByRole("radio", { name: "This address" }).check();
   await expect(dialog).not.toContainText("npm run");
   await expect(dialog).not.toContainText(/\bID\b/);
   const confirm = dialog.getByRole("button", { name: "Ban for 30 days" });

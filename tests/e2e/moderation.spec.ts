@@ -324,5 +324,17 @@ test.describe("with MODERATION=all", () => {
       .getByRole("button", { name: /^Like \d+$/ })
       .click();
     await expect(saidSo).toHaveCount(2);
+    // So are an edit and a reply, each in its own form.
+    const formOf = (name: string) =>
+      item(writer).locator("form", { has: writer.getByRole("textbox", { name }) });
+    await mine.getByRole("button", { name: "Edit" }).click();
+    await formOf("Edit comment").getByRole("textbox").fill("Does altitude change it at all?");
+    await formOf("Edit comment").getByRole("button", { name: "Update" }).click();
+    await expect(formOf("Edit comment").getByRole("alert")).toHaveText(/not accepted/);
+    await formOf("Edit comment").getByRole("button", { name: "Cancel" }).click();
+    await mine.getByRole("button", { name: "Reply" }).first().click();
+    await formOf("Write a reply").getByRole("textbox").fill("And at sea level?");
+    await formOf("Write a reply").getByRole("button", { name: "Post reply" }).click();
+    await expect(formOf("Write a reply").getByRole("alert")).toHaveText(/not accepted/);
   });
 });

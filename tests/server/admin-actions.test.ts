@@ -156,7 +156,7 @@ describe("counts in words", () => {
       action: string;
       object: string;
     }[];
-    expect(ban).toMatchObject({ action: "visitor ban", object: `comment ${id}, 1 day` });
+    expect(ban).toMatchObject({ action: "visitor ban", object: `comment ${id}, browser, 1 day` });
     expect((await admin(adminEnv(t), "spam", "stats", "--days", "1")).stdout).toContain(
       "New comments in the last 1 day:",
     );
@@ -255,7 +255,7 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
     expect(entries.map((e) => e.action)).toEqual(runs.map(([action]) => action));
     expect(entries.every((e) => e.sessionId === null)).toBe(true);
     expect(entries.find((e) => e.action === "visitor ban")?.object).toBe(
-      `comment ${approveId}, 3 days`,
+      `comment ${approveId}, browser, 3 days`,
     );
     expect(entries.find((e) => e.action === "newsletter send")?.object).toMatch(
       /^2026-12-brakes \(\d+ queued\)$/,

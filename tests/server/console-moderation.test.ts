@@ -116,7 +116,12 @@ describe.each(backends)("moderating many comments from the console on %s", (back
       commentResponseSchema,
     );
     expect(
-      (await owner.post(`/api/admin/comments/${comment.id}/ban`, { days: 30 })).statusCode,
+      (
+        await owner.post(`/api/admin/comments/${comment.id}/ban`, {
+          days: 30,
+          scope: "address",
+        })
+      ).statusCode,
     ).toBe(204);
     expect((await visitor.comment("soap", "Still here", "Trader")).statusCode).toBe(403);
 

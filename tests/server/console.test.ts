@@ -529,7 +529,7 @@ describe.each(backends)("moderating from the console on %s", (backend) => {
     const trail = (await admin(adminEnv(t), "audit")).stdout;
     expect(trail).toContain(`\t${sessionId}\tcomment approve\t${kept.id}\n`);
     expect(trail).toContain(`\t${sessionId}\tcomment reject\t${dropped.id}\n`);
-    expect(trail).toContain(`\t${sessionId}\tvisitor ban\tcomment ${kept.id}, 7 days\n`);
+    expect(trail).toContain(`\t${sessionId}\tvisitor ban\tcomment ${kept.id}, browser, 7 days\n`);
   });
 });
 

@@ -125,7 +125,7 @@ describe("the audit trail of the owner's actions, from the console and from the 
       action: "visitor ban",
       prepare: async () => {
         const { subject } = await heldComment();
-        return { subject, object: `comment ${subject}, 3 days` };
+        return { subject, object: `comment ${subject}, browser, 3 days` };
       },
       console: (o, id) => o.post(`/api/admin/comments/${id}/ban`, { days: 3 }),
       cli: (id) => ["visitor", "ban", "--comment", id, "--days", "3"],

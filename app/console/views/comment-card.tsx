@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
-import type { ConsoleComment } from "../../../contract/console.ts";
+import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
 import { consoleApi, errorMessage } from "../console-api.ts";
 import { buttonClass, ConfirmButton, dangerClass, inputClass, primaryClass, When } from "../ui.tsx";
@@ -81,6 +81,64 @@ function ReplyForm({
 }
 
 /**
+ * Whom a ban names (docs/moderation.md, "Bans"): the writer's browser unless
+ * the owner chooses its address, which may be a whole office's or a mobile
+ * network's.
+ */
+function BanScopeChoice({
+  commentId,
+  scope,
+  onChange,
+}: {
+  commentId: number;
+  scope: BanScope;
+  onChange: (scope: BanScope) => void;
+}) {
+  const choices: { value: BanScope; label: string; hint: string }[] = [
+    {
+      value: "browser",
+      label: "This browser",
+      hint: "The browser that wrote it, wherever it connects from. Nobody else is affected.",
+    },
+    {
+      value: "address",
+      label: "This address",
+      hint: `That browser and every other at the address comment #${commentId} came from: it may be a whole office or a mobile network.`,
+    },
+  ];
+  return (
+    <fieldset className="mt-4 space-y-2">
+      <legend className="text-sm font-semibold text-slate-100">Whom to ban</legend>
+      {choices.map((choice) => {
+        const id = `ban-scope-${commentId}-${choice.value}`;
+        return (
+          <div key={choice.value} className="flex items-start gap-3 text-sm">
+            <input
+              type="radio"
+              id={id}
+              name={`ban-scope-${commentId}`}
+              value={choice.value}
+              checked={scope === choice.value}
+              onChange={() => onChange(choice.value)}
+              aria-describedby={`${id}-hint`}
+              className="mt-1 size-4 accent-red-600"
+            />
+            <div>
+              <label htmlFor={id} className="font-medium text-slate-100">
+                {choice.label}
+              </label>
+              <p id={`${id}-hint`} className="text-slate-400">
+                {choice.hint}
+              </p>
+            </div>
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+/**
  * What the owner can do to one comment, each in one click: answer a published
  * one, approve a held one or publish one kept as spam, reject it (it goes, for
  * its writer too), mark it as spam, delete it, or ban its writer, which asks
@@ -97,6 +155,7 @@ function CommentActions({
 }) {
   const [busy, setBusy] = useState(false);
   const [replying, setReplying] = useState(false);
+  const [banScope, setBanScope] = useState<BanScope>("browser");
   async function act(call: () => Promise<unknown>, done: string) {
     setBusy(true);
     try {
@@ -190,16 +249,22 @@ function CommentActions({
           label="Ban"
           ariaLabel={`Ban the writer of ${which}`}
           title={`Ban ${who}?`}
-          description={`The browser and the address that wrote comment #${comment.id} can no longer comment or react, for 30 days. Their comments stay. You can lift the ban at any time under Bans.`}
+          description="Whoever you ban can no longer comment, reply, edit or react, for 30 days, and is told so. Their comments stay. You can lift the ban at any time under Bans."
           confirmLabel="Ban for 30 days"
           disabled={busy}
           onConfirm={() =>
             act(
-              () => consoleApi("POST /admin/comments/:id/ban", { params, body: { days: 30 } }),
+              () =>
+                consoleApi("POST /admin/comments/:id/ban", {
+                  params,
+                  body: { days: 30, scope: banScope },
+                }),
               `${who} is banned for 30 days`,
             )
           }
-        />
+        >
+          <BanScopeChoice commentId={comment.id} scope={banScope} onChange={setBanScope} />
+        </ConfirmButton>
       </div>
       {replying ? (
         <ReplyForm

@@ -5,18 +5,25 @@ const handlers = () => import("../handlers/visitors.ts");
 export const visitorCommands: Command[] = [
   {
     name: "visitor ban",
-    usage: "--comment ID [--days N]",
-    summary: "refuse the writer of a comment (browser and address) for N days or for good",
-    help: `Refuses the visitor who wrote comment ID every new comment, edit and
-reaction: their browser's credential, and the address the comment was sent
-from (comments written before bans existed name the browser only). They are
-told, politely and without detail, that writing is not accepted from their
-browser or connection. Their comments stay: "visitor purge" removes them.
-Bans hold across restarts and on every instance; "visitor bans" lists them.
+    usage: "--comment ID [--scope browser|address] [--days N]",
+    summary:
+      "refuse the writer of a comment (their browser, or their address) for N days or for good",
+    help: `Refuses the visitor who wrote comment ID every new comment, reply, edit and
+reaction. By default it names their browser's credential, wherever it
+connects from; --scope address names that browser and every other at the
+address the comment was sent from: an office or a mobile carrier may put
+many readers behind one address, so keep it for a writer who keeps coming
+back in new browsers. They are told, politely and without detail, that
+writing is not accepted from their browser or connection. Their comments
+stay: "visitor purge" removes them. Bans hold across restarts and on every
+instance; "visitor bans" lists them.
 
-  --comment ID   a comment of the visitor (see "comments list")
-  --days N       lift the ban by itself after N days (default: until "visitor unban")`,
-    options: { comment: { type: "string" }, days: { type: "string" } },
+  --comment ID       a comment of the visitor (see "comments list")
+  --scope browser    their browser only (the default)
+  --scope address    their browser and everyone at the comment's address
+                     (comments written before bans existed name none)
+  --days N           lift the ban by itself after N days (default: until "visitor unban")`,
+    options: { comment: { type: "string" }, scope: { type: "string" }, days: { type: "string" } },
     run: lazily(handlers, "visitorBan"),
   },
   {

@@ -1,5 +1,7 @@
+import { type BanScope, banScopeSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { toTsv } from "../../lib/csv.ts";
+import { noAddress } from "../../moderation/owner-actions.ts";
 import {
   type CommandContext,
   exitCodes,
@@ -8,11 +10,22 @@ import {
   usageError,
   type Values,
 } from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
 
 /** --comment ID: a visitor is named by a comment they wrote. */
 function commentOption(values: Values): number {
   if (typeof values.comment !== "string") throw usageError("--comment ID is required.");
   return parseId(values.comment, "--comment");
+}
+
+/** --scope browser|address: whom a ban names (the browser unless told). */
+function scopeOption(values: Values): BanScope {
+  if (values.scope === undefined) return "browser";
+  const scope = banScopeSchema.safeParse(values.scope);
+  if (!scope.success) {
+    throw usageError(`--scope must be "browser" or "address", not "${String(values.scope)}".`);
+  }
+  return scope.data;
 }
 
 function daysOption(values: Values): number | undefined {
@@ -30,9 +43,16 @@ const noComment = ({ id }: { id: number }) => `There is no comment ${id}.`;
 
 /** `visitor ban` (commands/visitors.ts). */
 export const visitorBan = ownerAction(
-  ({ values }) => ({ id: commentOption(values), days: daysOption(values) }),
-  async ({ moderationActions, actor }, { id, days }) =>
-    (await moderationActions()).ban(actor, id, days),
+  ({ values }) => ({
+    id: commentOption(values),
+    days: daysOption(values),
+    scope: scopeOption(values),
+  }),
+  async ({ moderationActions, actor }, { id, days, scope }) => {
+    const result = await (await moderationActions()).ban(actor, id, { days, scope });
+    if (result === "no_address") throw new AdminError(noAddress(id), exitCodes.failed);
+    return result;
+  },
   ({ id }, { ban }) =>
     `Ban ${ban.id}: the writer of comment ${id} (${ban.coversAddress ? "browser and address" : "browser"}) is refused ${ban.expiresAt ? `until ${ban.expiresAt}` : 'until "visitor unban"'}.\n`,
   noComment,

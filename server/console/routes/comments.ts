@@ -11,7 +11,7 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
-import { moderationActions } from "../../moderation/owner-actions.ts";
+import { moderationActions, noAddress } from "../../moderation/owner-actions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
 /** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
@@ -132,7 +132,8 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     {
       schema: {
         ...consoleTag,
-        summary: "Ban the browser and address that wrote a comment, for some days or until lifted",
+        summary:
+          "Ban the writer of a comment (their browser, or every browser at its address), for some days or until lifted",
         params: commentId,
         body: banRequestSchema,
         response: { 204: z.null(), ...errors },
@@ -140,8 +141,9 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async (request, reply) => {
       const { id } = request.params;
-      const result = await actions.ban(actor(request), id, request.body.days);
+      const result = await actions.ban(actor(request), id, request.body);
       if (result === "not_found") throw notFound("There is no such comment.");
+      if (result === "no_address") throw new ApiError(409, "conflict", noAddress(id));
       return reply.code(204).send(null);
     },
   );
