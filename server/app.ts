@@ -59,7 +59,7 @@ export type AppOptions = {
    * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
    */
   notifications?: Omit<NotificationOptions, "clock">;
-  /** The console's clock for links and sessions (tests move it on). */
+  /** The clock of the console's links and sessions and of comments' times (tests move it on). */
   clock?: () => Date;
   /**
    * How long a request waits for a free PostgreSQL connection before it is
@@ -252,6 +252,7 @@ export async function buildApp({
     keys: writerKeys,
     notifier: notifications.notifier,
     replies: replyWatches.notifier,
+    clock,
     moderationMode: config.MODERATION,
     spamConfig: config,
     log: app.log,

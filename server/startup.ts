@@ -117,6 +117,7 @@ export function startEngagement({
   keys,
   notifier,
   replies,
+  clock,
   moderationMode,
   spamConfig,
   log,
@@ -125,6 +126,8 @@ export function startEngagement({
   notifier: CommentNotifier;
   /** The readers' reply mails (docs/product.md, "Reply mails"). */
   replies?: ReplyNotifier;
+  /** When comments are written and edited (tests move it on). */
+  clock?: () => Date;
   moderationMode: Config["MODERATION"];
   spamConfig: Pick<Config, "HOLD_LINKS_FROM_NEW" | "SPAM_MODEL_FILE">;
   log: BusLogger;
@@ -144,6 +147,7 @@ export function startEngagement({
     keys,
     notifier,
     replies,
+    clock,
   );
   reads = createReadCache({ reactions: engagement.reactions, comments: engagement.comments, bus });
   const spamStore = createSpamStore(store);

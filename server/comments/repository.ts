@@ -4,7 +4,6 @@ import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { nowIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
 import type { AdmitOutcome, CommentNotifier, ReplyNotifier } from "./notifier.ts";
 import { createCommentOwnerQueries } from "./owner-queries.ts";
@@ -40,8 +39,10 @@ export function createCommentsRepository(
   notifier?: CommentNotifier,
   /** Watches and mails for readers who asked to hear of replies (docs/product.md, "Reply mails"). */
   replies?: ReplyNotifier,
+  clock: () => Date = () => new Date(),
 ) {
   const { db } = store;
+  const nowIso = () => clock().toISOString();
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
   const shapes = commentShapes(avatarOf);
   const { toLiveComment, toComment, threadComment } = shapes;

@@ -22,11 +22,12 @@ export function createEngagement(
   keys: Pick<WriterKeys, "avatarOf">,
   notifier?: CommentNotifier,
   replies?: ReplyNotifier,
+  clock?: () => Date,
 ) {
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
-    comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier, replies),
+    comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier, replies, clock),
     visitorData: createVisitorDataRepository(store),
     events,
   };
