@@ -29,7 +29,15 @@ const wordsPerMinute = 200;
 
 type Entry = Pick<SiteContent["growth"][number], "id" | "title" | "pageHtml" | "words"> &
   Pick<SiteContent["growth"][number], "published" | "updated"> & { summary?: string };
-type Extra = { image?: Image; icon?: IconName; link?: Link; linkedin?: string | null };
+/** A service an item leads to: its title and page. */
+export type RelatedService = { title: string; path: string };
+type Extra = {
+  image?: Image;
+  icon?: IconName;
+  link?: Link;
+  linkedin?: string | null;
+  services?: RelatedService[];
+};
 
 /** An item of a section, with everything its page, feeds and share image say of it. */
 function item(sectionId: SectionId, group: string, entry: Entry, extra: Extra = {}) {
@@ -62,6 +70,8 @@ function item(sectionId: SectionId, group: string, entry: Entry, extra: Extra = 
     link: extra.link ?? null,
     /** An AI article's own LinkedIn post (its `linkedin` field). */
     linkedin: extra.linkedin ?? null,
+    /** The services the item leads to (its `services` field), for the line at the end of its page. */
+    services: extra.services ?? [],
     published: entry.published,
     updated: entry.updated ?? null,
     /** Readers react to stories and science posts (and comment on science posts). */
@@ -77,32 +87,46 @@ const scienceKinds = { question: "Questions and answers", invention: "Inventions
 /** Every item, section by section, in the order of its list page. */
 export function siteItems(content: SiteContent): Item[] {
   const { tabs, articles } = content.technical;
+  const related = (entry: { services?: string[] | undefined }) => ({
+    services: (entry.services ?? []).flatMap((id) =>
+      content.services
+        .filter((service) => service.id === id)
+        .map((service) => ({ title: service.title, path: servicePath(service.id) })),
+    ),
+  });
   const all = [
     ...tabs.flatMap((tab) =>
       articles
         .filter((article) => article.tab === tab.id)
-        .map((a) => item("technical", tab.label, a)),
+        .map((a) => item("technical", tab.label, a, related(a))),
     ),
     ...content.growth.map((entry) =>
-      item("non-technical", "Professional Growth", entry, { link: entry.link }),
+      item("non-technical", "Professional Growth", entry, { link: entry.link, ...related(entry) }),
     ),
-    ...content.softSkills.map((skill) => item("non-technical", "Soft Skills", skill)),
+    ...content.softSkills.map((skill) =>
+      item("non-technical", "Soft Skills", skill, related(skill)),
+    ),
     ...(["ramayana", "mahabharata"] as const).flatMap((epic) =>
       content.stories
         .filter((story) => story.epic === epic)
-        .map((story) => item("mythology", epics[epic], story, { image: story.image })),
+        .map((story) =>
+          item("mythology", epics[epic], story, { image: story.image, ...related(story) }),
+        ),
     ),
     ...content.ai.articles.map((article) =>
       item("mechfusion-ai", "Articles", article, {
         icon: article.icon,
         link: { label: "Read more", url: article.link },
         linkedin: article.linkedin ?? null,
+        ...related(article),
       }),
     ),
     ...(["question", "invention"] as const).flatMap((kind) =>
       content.science
         .filter((post) => post.kind === kind)
-        .map((post) => item("science", scienceKinds[kind], post, { image: post.image })),
+        .map((post) =>
+          item("science", scienceKinds[kind], post, { image: post.image, ...related(post) }),
+        ),
     ),
   ];
   // Growth write-ups and soft skills share /non-technical/.
@@ -128,6 +152,9 @@ export function neighbours(items: Item[], current: Item) {
   const index = inSection.findIndex((entry) => entry.path === current.path);
   return { previous: inSection[index - 1] ?? null, next: inSection[index + 1] ?? null };
 }
+
+/** A service's own page: `/services/dfmea`. */
+export const servicePath = (id: string) => `/services/${id}`;
 
 export const sectionById = (id: SectionId): Section =>
   sections.find((section) => section.id === id) as Section;

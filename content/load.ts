@@ -13,6 +13,7 @@ import { anchorId, countWords, renderMarkdown } from "./markdown.ts";
 import { readOwnerProfile } from "./owner.ts";
 import { samplePassages } from "./sample-voice.ts";
 import { type CollectionName, type CollectionSpec, collections, type Image } from "./schema.ts";
+import { serviceQuestions } from "./service-page.ts";
 
 /*
  * The site's content, from the collections of content/schema.ts: read by Astro's
@@ -79,25 +80,55 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
   };
   const aiArticles = list("aiArticles");
   expectOwnPosts(aiArticles);
+  const bodies = new Map(raw.services.map((entry) => [entry.file, entry.body]));
+  const services = list("services").map((service) => ({
+    ...service,
+    questions: serviceQuestions(service.file, service.id, bodies.get(service.file) ?? ""),
+  }));
+  const technical = { tabs: list("technicalTabs"), articles: list("technicalArticles") };
+  const growth = list("growth");
+  const softSkills = list("softSkills", (skill) => anchorId(skill.title)).map((skill) => ({
+    ...skill,
+    id: anchorId(skill.title),
+  }));
+  const stories = list("stories");
+  const science = list("science");
+  expectKnownServices(
+    [technical.articles, growth, softSkills, stories, aiArticles, science].flat(),
+    services,
+  );
   return {
     home: one("home"),
     quotes: one("quotes").quotes,
     about: one("about"),
-    technical: { tabs: list("technicalTabs"), articles: list("technicalArticles") },
-    growth: list("growth"),
-    softSkills: list("softSkills", (skill) => anchorId(skill.title)).map((skill) => ({
-      ...skill,
-      id: anchorId(skill.title),
-    })),
-    stories: list("stories"),
+    technical,
+    growth,
+    softSkills,
+    stories,
     ai: { intro: one("aiIntro"), articles: aiArticles },
-    science: list("science"),
-    services: list("services"),
+    science,
+    services,
   };
 }
 
 const entryId = (entry: object) => (entry as { id: string }).id;
 const order = (entry: object) => (entry as { order: number }).order;
+
+/** An item's related services (`services` in its frontmatter) are services of the site. */
+function expectKnownServices(
+  items: { file: string; services?: string[] | undefined }[],
+  services: { id: string }[],
+) {
+  const known = new Set(services.map((service) => service.id));
+  for (const { file, services: related = [] } of items) {
+    const unknown = related.find((id) => !known.has(id));
+    if (unknown !== undefined) {
+      throw new ContentError(
+        `${file}: services: "${unknown}" is not a service (content/services/ has ${[...known].join(", ")})`,
+      );
+    }
+  }
+}
 
 /**
  * An AI article's `linkedin` is the owner's post on its own topic, so two

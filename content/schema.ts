@@ -67,6 +67,9 @@ const dates = {
   imported: z.boolean().optional(),
 };
 
+/** The services an item leads its reader to (their ids in content/services/). */
+const relatedServices = { services: z.array(idSchema).min(1).optional() };
+
 /** The pages a home tile may lead to: the site's sections and pages (app/navigation.ts). */
 export const tileLinks = [
   "/about",
@@ -169,6 +172,7 @@ export const technicalArticleSchema = z.strictObject({
   ...dates,
   summary: text,
   staticReactions: reactionCountsSchema.optional(),
+  ...relatedServices,
 });
 
 export const growthSchema = z.strictObject({
@@ -178,9 +182,10 @@ export const growthSchema = z.strictObject({
   ...dates,
   summary: text,
   link: linkSchema,
+  ...relatedServices,
 });
 
-export const softSkillSchema = z.strictObject({ title: text, order, ...dates });
+export const softSkillSchema = z.strictObject({ title: text, order, ...dates, ...relatedServices });
 
 export const storySchema = z.strictObject({
   id: idSchema,
@@ -190,6 +195,7 @@ export const storySchema = z.strictObject({
   ...dates,
   summary: text,
   image: imageSchema,
+  ...relatedServices,
 });
 
 export const aiIntroSchema = z.strictObject({
@@ -210,6 +216,7 @@ export const aiArticleSchema = z.strictObject({
   link: url,
   /** The owner's LinkedIn post on this article's topic, shown as "Read More on LinkedIn". */
   linkedin: linkedInPostSchema.optional(),
+  ...relatedServices,
 });
 
 export const scienceSchema = z.strictObject({
@@ -220,15 +227,42 @@ export const scienceSchema = z.strictObject({
   ...dates,
   summary: text,
   image: imageSchema,
+  ...relatedServices,
 });
+
+/**
+ * What a service costs, as the owner chooses to say it: "on request", a price
+ * from which engagements start, or a range; in a currency's ISO code, for a
+ * unit of work ("per training day", "for one assembly").
+ */
+export const servicePriceSchema = z.union([
+  z.literal("on request"),
+  z
+    .strictObject({
+      currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as INR"),
+      from: z.number().int().positive(),
+      to: z.number().int().positive().optional(),
+      per: text.max(80),
+    })
+    .refine((price) => price.to === undefined || price.to > price.from, {
+      message: "to must be above from",
+      path: ["to"],
+    }),
+]);
 
 export const serviceSchema = z.strictObject({
   id: idSchema,
   icon: iconSchema,
   title: text,
   order,
+  /** The card's text on /services, and the page's meta description: no stories from practice. */
   description: text,
   features: z.array(text).min(1),
+  price: servicePriceSchema,
+  /** How long a typical engagement runs: "2 to 6 weeks". */
+  duration: text.max(80),
+  /** Remote, on site, or both, and from where. */
+  where: text.max(160),
 });
 
 export type Image = z.output<typeof imageSchema>;

@@ -63,6 +63,8 @@ export function wordRows(content: SiteContent): WordRow[] {
     ...each("technical", content.technical.articles, id, 300),
     ...each("ai", content.ai.articles, id, 300),
     ...each("soft skill", content.softSkills, id, 300),
+    // A service's page is what a buyer decides on (docs/product.md, "Services").
+    ...each("service", content.services, id, 500),
     ...each("growth", content.growth, id, 0),
   ];
 }

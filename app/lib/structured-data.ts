@@ -1,6 +1,7 @@
-import type { Item } from "../../content/items.ts";
+import { type Item, servicePath } from "../../content/items.ts";
 import type { SiteContent } from "../../content/load.ts";
 import type { Owner } from "../../content/owner.ts";
+import { priceSignal } from "../../content/service-page.ts";
 import { siteConfig, siteName } from "./site-config.ts";
 import { siteOwner } from "./site-owner.ts";
 
@@ -160,13 +161,74 @@ export function servicesStructuredData(
       ownerPerson(owner, site),
       ...services.map((service) => ({
         "@type": "Service",
-        "@id": `${site}/services#${service.id}`,
-        url: `${site}/services#${service.id}`,
+        "@id": serviceId(site, service.id),
+        url: `${site}${servicePath(service.id)}`,
         name: service.title,
         serviceType: service.title,
         description: service.description,
         provider: { "@id": personId(site) },
       })),
+    ],
+  };
+}
+
+type ServiceEntry = SiteContent["services"][number];
+const serviceId = (site: string, id: string) => `${site}${servicePath(id)}#service`;
+
+/**
+ * A service's own page: the service, provided by the owner, with its price as
+ * the owner states it; its questions and answers as an FAQPage; the trail
+ * Home › Services › the service.
+ */
+export function serviceStructuredData(service: ServiceEntry, owner: Owner = siteOwner) {
+  const site = siteConfig.siteUrl;
+  const url = `${site}${servicePath(service.id)}`;
+  const { price } = service;
+  return {
+    "@context": "https://schema.org",
+    "@graph": [
+      {
+        "@type": "Service",
+        "@id": serviceId(site, service.id),
+        url,
+        name: service.title,
+        serviceType: service.title,
+        description: service.description,
+        provider: ownerPerson(owner, site),
+        ...(price === "on request"
+          ? {}
+          : {
+              offers: {
+                "@type": "Offer",
+                url,
+                description: priceSignal(price),
+                priceSpecification: {
+                  "@type": "PriceSpecification",
+                  priceCurrency: price.currency,
+                  minPrice: price.from,
+                  ...(price.to === undefined ? {} : { maxPrice: price.to }),
+                },
+              },
+            }),
+      },
+      {
+        "@type": "FAQPage",
+        "@id": `${url}#questions`,
+        url,
+        mainEntity: service.questions.map(({ question, answer }) => ({
+          "@type": "Question",
+          name: question,
+          acceptedAnswer: { "@type": "Answer", text: answer },
+        })),
+      },
+      {
+        "@type": "BreadcrumbList",
+        itemListElement: [
+          { "@type": "ListItem", position: 1, name: "Home", item: `${site}/` },
+          { "@type": "ListItem", position: 2, name: "Services", item: `${site}/services` },
+          { "@type": "ListItem", position: 3, name: service.title, item: url },
+        ],
+      },
     ],
   };
 }

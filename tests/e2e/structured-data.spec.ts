@@ -88,7 +88,7 @@ test("/services offers each service, provided by the owner", async ({ request, b
   for (const [index, service] of services.entries()) {
     const card = content.services[index];
     expect(service).toMatchObject({
-      url: `${baseURL}/services#${card?.id}`,
+      url: `${baseURL}/services/${card?.id}`,
       description: card?.description,
       provider: { "@id": person?.["@id"] },
     });

@@ -1,0 +1,99 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { siteItems } from "./items.ts";
+import { defaultContentRoot, loadContent } from "./load.ts";
+import { priceSignal, serviceSections } from "./service-page.ts";
+
+let root: string;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), "content-"));
+  cpSync(defaultContentRoot, root, { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function edit(file: string, change: (source: string) => string) {
+  const full = path.join(root, file);
+  writeFileSync(full, change(readFileSync(full, "utf8")));
+}
+
+describe("service pages", () => {
+  it("have every section, a price signal and their questions answered", () => {
+    const { services } = loadContent(root);
+    expect(services).toHaveLength(9);
+    for (const service of services) {
+      for (const section of serviceSections) {
+        expect(service.pageHtml, service.id).toContain(`<h2>${section}</h2>`);
+      }
+      expect(service.words, service.id).toBeGreaterThanOrEqual(500);
+      expect(service.questions.length, service.id).toBeGreaterThanOrEqual(3);
+      for (const { question, answer } of service.questions) {
+        expect(question, service.id).toMatch(/\?$/);
+        expect(answer.length, question).toBeGreaterThan(40);
+      }
+    }
+    const dfmea = services.find((service) => service.id === "dfmea");
+    expect(dfmea?.questions[0]?.question).toBe(
+      "Do you follow AIAG-VDA or the older AIAG fourth edition?",
+    );
+  });
+
+  it.each(serviceSections)("fail the content check without their %j section", (section) => {
+    edit("services/vba-tools.md", (source) => source.replace(`\n## ${section}\n`, "\n"));
+    expect(() => loadContent(root)).toThrow(
+      `services/vba-tools.md: a service page needs the sections "## What you get", "## How it works", "## Typical engagements", "## Example", "## Questions"; missing "## ${section}"`,
+    );
+  });
+
+  it("fail the content check with their sections out of order, or a question without an answer", () => {
+    edit("services/vba-tools.md", (source) =>
+      source
+        .replace("## Example", "## Questionz")
+        .replace("## Questions", "## Example")
+        .replace("## Questionz", "## Questions"),
+    );
+    expect(() => loadContent(root)).toThrow("services/vba-tools.md: the sections go in this order");
+    cpSync(path.join(defaultContentRoot, "services"), path.join(root, "services"), {
+      recursive: true,
+    });
+    edit("services/vba-tools.md", (source) => `${source.trimEnd()}\n\n### And one more?\n`);
+    expect(() => loadContent(root)).toThrow(
+      'services/vba-tools.md: the question "And one more?" has no answer',
+    );
+  });
+
+  it("say their price as the owner sets it", () => {
+    expect(priceSignal("on request")).toBe("Price on request");
+    expect(priceSignal({ currency: "INR", from: 45000, per: "per training day" })).toBe(
+      "From ₹45,000 per training day",
+    );
+    expect(priceSignal({ currency: "INR", from: 120000, to: 350000, per: "for one system" })).toBe(
+      "₹1,20,000 to ₹3,50,000 for one system",
+    );
+    edit("services/dfmea.md", (source) => source.replace("to: 350000", "to: 100000"));
+    expect(() => loadContent(root)).toThrow("price.to: to must be above from");
+  });
+});
+
+describe("an item's related services", () => {
+  const withServices = (ids: string) => (source: string) =>
+    source.replace(/\n---\n/, `\nservices: ${ids}\n---\n`);
+
+  it("lead its page to the services it names", () => {
+    edit("science/soap.md", withServices('["dfmea", "technical-training"]'));
+    const soap = siteItems(loadContent(root)).find((item) => item.path === "/science/soap");
+    expect(soap?.services).toEqual([
+      { title: "DFMEA", path: "/services/dfmea" },
+      { title: "Technical Training", path: "/services/technical-training" },
+    ]);
+  });
+
+  it("fail the content check when one is not a service", () => {
+    edit("science/soap.md", withServices('["dfma"]'));
+    expect(() => loadContent(root)).toThrow(
+      'science/soap.md: services: "dfma" is not a service (content/services/ has mechanical-design, ic-engine-projects',
+    );
+  });
+});

@@ -1,0 +1,89 @@
+import { Marked, type Tokens } from "marked";
+import type { z } from "zod";
+import { ContentError } from "./frontmatter.ts";
+import { plainText, renderMarkdown, withoutSampleVoiceMarkers } from "./markdown.ts";
+import type { servicePriceSchema } from "./schema.ts";
+
+/*
+ * A service's own page (/services/<id>, docs/product.md, "Services") is its
+ * Markdown body: the sections a buyer decides on, each a `##` heading, and its
+ * questions, each a `###` heading under "Questions" with its answer below. The
+ * content check refuses a service without every section; the page's FAQPage
+ * JSON-LD is read from the questions.
+ */
+
+/** The `##` sections every service page has, in this order. */
+export const serviceSections = [
+  "What you get",
+  "How it works",
+  "Typical engagements",
+  "Example",
+  "Questions",
+] as const;
+
+/** Paths below /services/ that are pages of their own, never a service's id. */
+const takenPaths = new Set(["ask", "enquiry", "enquiry-sent"]);
+
+export type ServiceQuestion = { question: string; answer: string };
+
+/** The body's questions, checked: every section present and in order, every question answered. */
+export function serviceQuestions(file: string, id: string, body: string): ServiceQuestion[] {
+  if (takenPaths.has(id)) {
+    throw new ContentError(
+      `${file}: id "${id}" is taken by the page /services/${id}; choose another`,
+    );
+  }
+  const tokens = new Marked({ gfm: true }).lexer(withoutSampleVoiceMarkers(body));
+  const sections = tokens
+    .filter((token): token is Tokens.Heading => token.type === "heading" && token.depth === 2)
+    .map((heading) => heading.text.trim());
+  const missing = serviceSections.filter((name) => !sections.includes(name));
+  if (missing.length > 0) {
+    throw new ContentError(
+      `${file}: a service page needs the sections ${serviceSections.map((name) => `"## ${name}"`).join(", ")}; missing ${missing.map((name) => `"## ${name}"`).join(", ")}`,
+    );
+  }
+  const order = sections.filter((name) => (serviceSections as readonly string[]).includes(name));
+  if (order.join("|") !== serviceSections.join("|")) {
+    throw new ContentError(`${file}: the sections go in this order: ${serviceSections.join(", ")}`);
+  }
+  const start = tokens.findIndex(
+    (token) => token.type === "heading" && token.depth === 2 && token.text.trim() === "Questions",
+  );
+  const questions: { question: string; answer: Tokens.Generic[] }[] = [];
+  for (const token of tokens.slice(start + 1)) {
+    if (token.type === "heading" && token.depth <= 2) break;
+    if (token.type === "heading" && token.depth === 3) {
+      questions.push({ question: plainText(renderMarkdown(token.text, 0)), answer: [] });
+    } else if (token.type !== "space") {
+      const last = questions.at(-1);
+      if (!last) {
+        throw new ContentError(`${file}: under "## Questions", each question is a "###" heading`);
+      }
+      last.answer.push(token);
+    }
+  }
+  if (questions.length === 0) {
+    throw new ContentError(`${file}: "## Questions" holds no question (a "###" heading each)`);
+  }
+  return questions.map(({ question, answer }) => {
+    const text = plainText(renderMarkdown(answer.map((token) => token.raw).join("\n"), 0));
+    if (text === "") throw new ContentError(`${file}: the question "${question}" has no answer`);
+    return { question, answer: text };
+  });
+}
+
+export type ServicePrice = z.output<typeof servicePriceSchema>;
+
+/** "From ₹45,000 per training day", "₹60,000 to ₹1,80,000 for one assembly", "Price on request". */
+export function priceSignal(price: ServicePrice): string {
+  if (price === "on request") return "Price on request";
+  const money = new Intl.NumberFormat(price.currency === "INR" ? "en-IN" : "en-GB", {
+    style: "currency",
+    currency: price.currency,
+    maximumFractionDigits: 0,
+  });
+  return price.to === undefined
+    ? `From ${money.format(price.from)} ${price.per}`
+    : `${money.format(price.from)} to ${money.format(price.to)} ${price.per}`;
+}
