@@ -19,6 +19,7 @@ import type { OwnerEditRequest } from "./console.ts";
 import type { ConsoleEndpoints } from "./console-endpoints.ts";
 import type { EnquiryEndpoints } from "./enquiries.ts";
 import type { ItemKind, ReactionType } from "./limits.ts";
+import type { ReaderEndpoints } from "./readers.ts";
 import type {
   DeleteYourDataRequest,
   DeleteYourDataResponse,
@@ -34,7 +35,8 @@ import type {
  * change to a schema reaches both sides at once.
  */
 export type Endpoints = ConsoleEndpoints &
-  EnquiryEndpoints & {
+  EnquiryEndpoints &
+  ReaderEndpoints & {
     "GET /items/:kind/:id/reactions": {
       params: { kind: ItemKind; id: string };
       response: ReactionsResponse;

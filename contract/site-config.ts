@@ -13,4 +13,6 @@ export type PublicConfig = {
   chatbot: { scriptUrl: string; botId: string } | null;
   /** ENQUIRY_RETENTION_DAYS: what the enquiry form and the privacy page promise. */
   enquiryRetentionDays: number;
+  /** ANALYTICS: the pages carry the readers' beacon; raw views are kept `rawDays` (the privacy page says so). */
+  analytics: { rawDays: number } | null;
 };

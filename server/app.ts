@@ -33,6 +33,8 @@ import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
+import { createReadersReport } from "./readers/report.ts";
+import { createReaders, type Readers } from "./readers/service.ts";
 import { openStoreAndBus, startEngagement } from "./startup.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import type { FastPages } from "./web/fast-pages.ts";
@@ -67,7 +69,16 @@ export type AppOptions = {
    * once on a loaded 2-core machine let them wait longer.
    */
   databaseWaitMs?: number;
+  /** How often the readers' counts are written (5 s), and their clock (`clock` by default): tests set both. */
+  readers?: { flushMs?: number; clock?: () => Date };
 };
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Readership counted without cookies (server/readers/); tests write its counts at once. */
+    readers: Readers;
+  }
+}
 
 /**
  * Fastify's own hop count trusts no hop at all (it cannot tell a proxy from a
@@ -106,6 +117,7 @@ export async function buildApp({
   notifications: notificationOptions = {},
   clock = () => new Date(),
   databaseWaitMs,
+  readers: readerOptions = {},
 }: AppOptions) {
   // The stories' and science posts' ids and titles, read from the content once
   // (content/catalog.ts) for the engagement catalog, notifications and console.
@@ -336,12 +348,31 @@ export async function buildApp({
   enquiries.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, app.log, mail);
   const ownerConsole = createOwnerRepository(store, clock);
+  // Readership (docs/product.md, "Readers"): counted in memory, written every few seconds.
+  const readers = createReaders({
+    store,
+    enabled: config.ANALYTICS,
+    rawDays: config.ANALYTICS_RAW_DAYS,
+    siteUrl: config.siteUrl,
+    ownerCookie: ownerCookieName(config.siteUrl),
+    clock,
+    ...readerOptions,
+  });
+  const readersClock = readerOptions.clock ?? clock;
+  app.decorate("readers", readers);
+  const counting = readers.start(app.log);
+  // The pages the beacon may count: the built site's, not the console's or the 404 page.
+  const isPage = (address: string) =>
+    Boolean(siteFiles.get(address)?.file.endsWith(".html")) &&
+    !address.startsWith("/admin") &&
+    !address.startsWith("/404");
   const retention = enquiries.startRetention(app.log, (count) =>
     ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
   );
   const close = async () => {
     retention.stop();
     fediverse.stop();
+    await counting.stop();
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([mailOut.stop(), webhooks.stop()]);
     stopEngagement();
@@ -388,6 +419,8 @@ export async function buildApp({
       moderation,
       defences,
       enquiries,
+      readers,
+      isPage,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
@@ -412,6 +445,7 @@ export async function buildApp({
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
           enquiries,
+          readers: createReadersReport(readers, readersClock),
         }),
     });
 
@@ -432,12 +466,17 @@ export async function buildApp({
 
     await app.register(commentActionRoutes, owner.routes);
     await app.register(replyMailRoutes, { watches: replyWatches, siteUrl: config.siteUrl });
-    await app.register(newsletterLinkPages, { engagement, siteUrl: config.siteUrl });
+    await app.register(newsletterLinkPages, {
+      engagement,
+      siteUrl: config.siteUrl,
+      attribute: readers.attribute,
+    });
     await app.register(enquiryPages, {
       enquiries,
       siteUrl: config.siteUrl,
       onDeletedBySender: (count) =>
         ownerConsole.audit(null, "enquiry deleted by its sender", `${count} deleted`),
+      attribute: readers.attribute,
     });
     await consolePages(app, {
       files: siteFiles,

@@ -210,6 +210,14 @@ const envSchema = z
       .enum(["on", "off", "true", "false", "1", "0"], { error: "must be on or off" })
       .default("off")
       .transform((value) => value === "on" || value === "true" || value === "1"),
+    // Readership counted without cookies (docs/product.md, "Readers"): off
+    // counts nothing and leaves the beacon out of the pages; raw views are
+    // kept this many days, each day's figures for good.
+    ANALYTICS: z
+      .enum(["on", "off", "true", "false", "1", "0"], { error: "must be on or off" })
+      .default("on")
+      .transform((value) => value === "on" || value === "true" || value === "1"),
+    ANALYTICS_RAW_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -463,5 +471,6 @@ export function publicConfig(config: Config): PublicConfig {
         ? { scriptUrl: config.CHATBOT_SCRIPT_URL, botId: config.CHATBOT_BOT_ID }
         : null,
     enquiryRetentionDays: config.ENQUIRY_RETENTION_DAYS,
+    analytics: config.ANALYTICS ? { rawDays: config.ANALYTICS_RAW_DAYS } : null,
   };
 }

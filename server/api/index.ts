@@ -9,6 +9,7 @@ import {
   validatorCompiler,
 } from "@fastify/type-provider-zod";
 import type { Enquiries } from "../enquiries/service.ts";
+import type { Readers } from "../readers/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
 import {
   assertSameOrigin,
@@ -24,6 +25,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { newsletterFormRoutes } from "./routes/newsletter-form.ts";
 import { oneClickRoutes } from "./routes/one-click.ts";
 import { reactionRoutes } from "./routes/reactions.ts";
+import { readerRoutes } from "./routes/readers.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
 import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
@@ -35,6 +37,9 @@ export type ApiOptions = RouteDeps & {
   rateLimits: RateLimits;
   streams: { slots: StreamSlots; heartbeatMs: number };
   enquiries: Enquiries;
+  readers: Readers;
+  /** Whether a path is one of the site's pages, which the readers' beacon may count. */
+  isPage(path: string): boolean;
   /**
    * Registers the owner's console API, under /api/admin
    * (docs/decisions/012-owner-console.md), inside this plugin: behind the
@@ -57,6 +62,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     defences: options.defences,
     ownerVoice: options.ownerVoice,
     replyMail: options.replyMail,
+    readers: options.readers,
     ...(options.fast ? { fast: options.fast } : {}),
   };
   const siteOrigin = new URL(siteUrl).origin;
@@ -103,12 +109,15 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     } catch (error) {
       return done(error as Error);
     }
+    // A page view is not a reader's write: it must never use up their comments' allowance.
+    if (request.routeOptions.config.beacon === true) return done();
     limitWrites(request).then(() => done(), done);
   });
   // A visitor's write changes what they own: this instance forgets what it kept
   // of theirs before it answers (docs/architecture.md, "Reads").
   app.addHook("onSend", (request, _reply, payload, done) => {
-    if (request.visitorId && isWrite(request)) options.reads.forgetVisitor(request.visitorId);
+    if (request.visitorId && isWrite(request) && request.routeOptions.config.beacon !== true)
+      options.reads.forgetVisitor(request.visitorId);
     done(null, payload);
   });
 
@@ -118,7 +127,11 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
   await app.register(yourDataRoutes, { ...deps, rateLimits });
-  await app.register(enquiryRoutes, { enquiries: options.enquiries });
+  await app.register(enquiryRoutes, {
+    enquiries: options.enquiries,
+    attribute: options.readers.attribute,
+  });
+  await app.register(readerRoutes, { readers: options.readers, isPage: options.isPage });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await options.registerConsole(app);
 

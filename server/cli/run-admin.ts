@@ -12,6 +12,7 @@ import { databaseCommands } from "./commands/database.ts";
 import { enquiryCommands } from "./commands/enquiries.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
 import { portabilityCommands } from "./commands/portability.ts";
+import { readerCommands } from "./commands/readers.ts";
 import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
 import { subscriberCommands } from "./commands/subscribers.ts";
@@ -44,6 +45,7 @@ const commands: Command[] = [
   ...enquiryCommands,
   ...visitorCommands,
   ...statsCommands,
+  ...readerCommands,
   ...consoleAccessCommands,
   ...databaseCommands,
   ...portabilityCommands,

@@ -439,6 +439,55 @@ export type WebmentionsSentTable = {
   sent_at: Timestamp;
 };
 
+/**
+ * Readership without cookies (server/readers/): `reader` is the day's hash of
+ * the site, the IP address and the user agent with a salt deleted when the
+ * day is over; days are UTC dates, "2026-12-01".
+ */
+export type ReaderSaltsTable = { day: string; salt: string };
+export type ReaderVisitsTable = {
+  day: string;
+  reader: string;
+  started_at: Timestamp;
+  entry_path: string;
+  source: string;
+  medium: string;
+  campaign: string;
+  country: string;
+  device: string;
+};
+export type ReaderViewsTable = {
+  id: BigId;
+  day: string;
+  at: Timestamp;
+  reader: string;
+  path: string;
+};
+export type ReaderReadsTable = { day: string; reader: string; path: string };
+export type ReaderConversionsTable = {
+  id: BigId;
+  day: string;
+  at: Timestamp;
+  reader: string;
+  kind: string;
+};
+export type ReaderDaysTable = {
+  day: string;
+  dimension: string;
+  value: string;
+  views: number;
+  visitors: number;
+  engaged: number;
+};
+export type ReaderConversionDaysTable = {
+  day: string;
+  kind: string;
+  entry_path: string;
+  source: string;
+  count: number;
+};
+export type ReaderRollupsTable = { day: string; rolled_at: Timestamp };
+
 export type Database = {
   subscribers: SubscribersTable;
   unsubscribed_tokens: UnsubscribedTokensTable;
@@ -477,6 +526,14 @@ export type Database = {
   fediverse_reactions: FediverseReactionsTable;
   webmentions: WebmentionsTable;
   webmentions_sent: WebmentionsSentTable;
+  reader_salts: ReaderSaltsTable;
+  reader_visits: ReaderVisitsTable;
+  reader_views: ReaderViewsTable;
+  reader_reads: ReaderReadsTable;
+  reader_conversions: ReaderConversionsTable;
+  reader_days: ReaderDaysTable;
+  reader_conversion_days: ReaderConversionDaysTable;
+  reader_rollups: ReaderRollupsTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
@@ -84,7 +84,9 @@ export const enquiryPages: FastifyPluginAsync<{
   enquiries: Enquiries;
   siteUrl: string;
   onDeletedBySender?: (count: number) => Promise<void>;
-}> = async (app, { enquiries, siteUrl, onDeletedBySender }) => {
+  /** Attributes the enquiry to the reader's visit (server/readers/): the composition root plugs it in. */
+  attribute?: (request: FastifyRequest, kind: "enquiry") => Promise<void>;
+}> = async (app, { enquiries, siteUrl, onDeletedBySender, attribute }) => {
   const siteOrigin = new URL(siteUrl).origin;
 
   app.addContentTypeParser(
@@ -141,7 +143,10 @@ export const enquiryPages: FastifyPluginAsync<{
       return send(reply, 200, reviewPage(enquiry, title, enquiries.issueFormToken()));
     }
     const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });
-    if (outcome.outcome === "received") return reply.redirect(sentPath, 303);
+    if (outcome.outcome === "received") {
+      if (outcome.id !== null) await attribute?.(request, "enquiry");
+      return reply.redirect(sentPath, 303);
+    }
     const { refusal } = outcome;
     // A quick or stale second step is shown the enquiry again, with a new time.
     if (refusal.code === "too_fast" || refusal.code === "form_token_invalid") {

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { confirmRequestSchema, unsubscribeTokenSchema } from "../../contract/api.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { Engagement } from "../engagement/index.ts";
@@ -23,7 +23,9 @@ import {
 export const newsletterLinkPages: FastifyPluginAsync<{
   engagement: Pick<Engagement, "subscribers">;
   siteUrl: string;
-}> = async (app, { engagement, siteUrl }) => {
+  /** Attributes a confirmed subscription to the reader's visit (server/readers/), plugged in by the composition root. */
+  attribute?: (request: FastifyRequest, kind: "subscription") => Promise<void>;
+}> = async (app, { engagement, siteUrl, attribute }) => {
   const siteOrigin = new URL(siteUrl).origin;
   app.addContentTypeParser(
     ["application/x-www-form-urlencoded", "multipart/form-data"],
@@ -65,6 +67,7 @@ export const newsletterLinkPages: FastifyPluginAsync<{
         ),
       });
     }
+    await attribute?.(request, "subscription");
     return send(reply, 200, {
       title: "Subscription confirmed",
       body: paragraph(

@@ -45,6 +45,8 @@ describe.each(backends)("the app on %s", (backend) => {
       "/api/items/{kind}/{id}/reactions",
       "/api/items/{kind}/{id}/reactions/{type}",
       "/api/newsletter/form-token",
+      "/api/readers/read",
+      "/api/readers/view",
       "/api/subscribers",
       "/api/subscribers/confirm",
       "/api/unsubscribe",

@@ -40,7 +40,7 @@ function refused(refusal: CommentRefusal): ApiError {
 
 export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
-  { engagement, reads, catalog, siteUrl, defences, ownerVoice, fast, bus },
+  { engagement, reads, catalog, siteUrl, defences, ownerVoice, fast, bus, readers },
 ) => {
   // The opening everyone sees, as kept before a read without a cookie, and what it sent.
   const opened = new WeakMap<FastifyRequest, { kept: unknown; sent?: CachedRead }>();
@@ -189,6 +189,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
       }
       if (typeof comment === "string") throw replyRefused(comment);
       await defences.recordScreening(comment.id, verdict.screening);
+      await readers.attribute(request, "comment");
       return reply.code(201).send({ comment });
     },
   );

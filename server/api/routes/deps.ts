@@ -9,6 +9,7 @@ import { ownerVisitorId } from "../../engagement/visitor.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
+import type { Readers } from "../../readers/service.ts";
 import { sendRepresentation } from "../../web/etag.ts";
 import type { FastPages } from "../../web/fast-pages.ts";
 import { ApiError, notFound } from "../errors.ts";
@@ -50,6 +51,8 @@ export type RouteDeps = {
   ownerVoice: OwnerVoice;
   /** Readers' reply mails: the confirmation limits and "Your data" (docs/product.md, "Reply mails"). */
   replyMail: Pick<ReplyWatches, "ofVisitor" | "forgetVisitor">;
+  /** Readership: what brings clients is attributed through it (server/readers/). */
+  readers: Pick<Readers, "attribute">;
   /** The fast path in front of Fastify (server/web/fast-pages.ts), offered the shared reads. */
   fast?: FastPages;
 };

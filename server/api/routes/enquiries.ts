@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { errorResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
 import { enquiryRequestSchema, enquiryResponseSchema } from "../../../contract/enquiries.ts";
 import type { Enquiries, SubmitOutcome } from "../../enquiries/service.ts";
+import type { Readers } from "../../readers/service.ts";
 import { ApiError } from "../errors.ts";
 
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
@@ -16,10 +17,10 @@ function refusalError(refusal: (SubmitOutcome & { outcome: "refused" })["refusal
  * JavaScript (server/enquiries/pages.ts). The answer never carries the
  * enquiry back.
  */
-export const enquiryRoutes: FastifyPluginAsyncZod<{ enquiries: Enquiries }> = async (
-  app,
-  { enquiries },
-) => {
+export const enquiryRoutes: FastifyPluginAsyncZod<{
+  enquiries: Enquiries;
+  attribute: Readers["attribute"];
+}> = async (app, { enquiries, attribute }) => {
   app.get(
     "/enquiries/form-token",
     {
@@ -51,6 +52,7 @@ export const enquiryRoutes: FastifyPluginAsyncZod<{ enquiries: Enquiries }> = as
         visitorId: request.visitorId,
       });
       if (outcome.outcome === "refused") throw refusalError(outcome.refusal);
+      if (outcome.id !== null) await attribute(request, "enquiry");
       return reply.code(201).send({ received: true });
     },
   );

@@ -16,7 +16,7 @@ import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newslet
 import type { RouteDeps } from "./deps.ts";
 
 export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { engagement, newsletter } = deps;
+  const { engagement, newsletter, readers } = deps;
 
   app.get(
     "/newsletter/form-token",
@@ -112,6 +112,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       if (outcome === "used") {
         throw new ApiError(410, "token_used", "This confirmation link has already been used.");
       }
+      await readers.attribute(request, "subscription");
       return { confirmed: true as const };
     },
   );

@@ -16,6 +16,7 @@ import {
   type EditionsRepository,
 } from "../../newsletter/editions-repository.ts";
 import type { Mailer } from "../../outbox/mailer.ts";
+import type { ReadersReports } from "../../readers/report.ts";
 import type { InsightsRepository } from "../insights-repository.ts";
 import type { OwnerRepository, SessionCheck } from "../owner-repository.ts";
 import { ownerCookieName, setOwnerCookie } from "../owner-session.ts";
@@ -50,6 +51,8 @@ export type ConsoleDeps = {
   mailQueued(): void;
   /** Enquiries from /services (server/enquiries/service.ts). */
   enquiries: Enquiries;
+  /** Readership's figures (server/readers/report.ts). */
+  readers: ReadersReports;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -86,6 +89,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   // which the resources' own registrations must not inherit twice.
   const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, enquiries } =
     deps;
+  const { readers } = deps;
   return {
     config: deps.config,
     store,
@@ -99,6 +103,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     mailer,
     mailQueued: () => deps.mailQueued(),
     enquiries,
+    readers,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,

@@ -6,6 +6,7 @@ import { editionRoutes } from "./editions.ts";
 import { enquiryConsoleRoutes } from "./enquiries.ts";
 import { healthRoutes } from "./health.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { readerConsoleRoutes } from "./readers.ts";
 import { sessionRoutes } from "./session.ts";
 import { signInRoutes } from "./sign-in.ts";
 import { subscriberRoutes } from "./subscribers.ts";
@@ -44,4 +45,5 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
   await app.register(editionRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(enquiryConsoleRoutes, context);
+  await app.register(readerConsoleRoutes, context);
 };

@@ -73,8 +73,10 @@ export type TestAppOptions = {
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
   mail?: AppOptions["mail"];
-  /** The console's clock (sign-in links and sessions). */
+  /** The console's clock (sign-in links and sessions), and the readers' days. */
   clock?: AppOptions["clock"];
+  /** The readers' counting: how often it writes. */
+  readers?: AppOptions["readers"];
 };
 
 export type TestApp = {
@@ -136,6 +138,7 @@ export async function startTestApp(
     // pool's connections longer than the 5 s a request waits in production.
     databaseWaitMs: 30_000,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.readers ? { readers: options.readers } : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);

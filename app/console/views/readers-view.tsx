@@ -1,0 +1,358 @@
+import { useId, useState } from "react";
+import {
+  type ConversionCounts,
+  conversionKinds,
+  type ReaderDimension,
+  type ReaderFigure,
+  type ReadersQuery,
+} from "../../../contract/readers.ts";
+import { useConsoleData } from "../console-api.ts";
+import { buttonClass, inputClass, Loading, Panel } from "../ui.tsx";
+
+type PeriodName = "day" | "week" | "month" | "range";
+const periods: { value: PeriodName; label: string }[] = [
+  { value: "day", label: "Today" },
+  { value: "week", label: "Last 7 days" },
+  { value: "month", label: "Last 30 days" },
+  { value: "range", label: "Chosen days" },
+];
+
+const kindLabels: Record<(typeof conversionKinds)[number], string> = {
+  subscription: "Subscriptions",
+  enquiry: "Enquiries",
+  booking: "Calls booked",
+  comment: "Comments",
+  question: "Questions",
+};
+
+const regionNames = new Intl.DisplayNames(["en-GB"], { type: "region" });
+const number = new Intl.NumberFormat("en-GB");
+
+/** A row's value as the owner reads it: a country's name, a device in words. */
+function labelOf(dimension: ReaderDimension, value: string): string {
+  if (!value) return "Unknown";
+  if (dimension === "country") {
+    try {
+      return regionNames.of(value) ?? value;
+    } catch {
+      return value;
+    }
+  }
+  if (dimension === "device") return value.charAt(0).toUpperCase() + value.slice(1);
+  return value;
+}
+
+const percent = (part: number, whole: number) =>
+  whole > 0 ? `${Math.round((100 * part) / whole)}%` : "–";
+
+/** One row's own figures, read when the owner opens it. */
+function ItemFigures({
+  query,
+  dimension,
+  value,
+}: {
+  query: ReadersQuery;
+  dimension: ReaderDimension;
+  value: string;
+}) {
+  const { loaded } = useConsoleData("GET /admin/readers/item", {
+    query: { ...query, dimension, value },
+  });
+  return (
+    <Loading loaded={loaded}>
+      {(item) => (
+        <div className="space-y-3 py-2">
+          <table className="w-full text-sm">
+            <caption className="sr-only">{`${labelOf(dimension, value)}, day by day`}</caption>
+            <thead className="text-left text-slate-400">
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col" className="text-right">
+                  Visitors
+                </th>
+                <th scope="col" className="text-right">
+                  Views
+                </th>
+                {dimension === "page" ? (
+                  <th scope="col" className="text-right">
+                    Engaged reads
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {item.days
+                .filter((day) => day.views > 0 || day.visitors > 0)
+                .map((day) => (
+                  <tr key={day.day}>
+                    <td>{day.day}</td>
+                    <td className="text-right">{number.format(day.visitors)}</td>
+                    <td className="text-right">{number.format(day.views)}</td>
+                    {dimension === "page" ? (
+                      <td className="text-right">{number.format(day.engaged)}</td>
+                    ) : null}
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+          {item.conversions ? (
+            <p className="text-sm text-slate-300">
+              {`Visits that ${dimension === "page" ? "began here" : "came this way"} led to: `}
+              {conversionKinds
+                .filter((kind) => (item.conversions?.[kind] ?? 0) > 0)
+                .map((kind) => `${kindLabels[kind].toLowerCase()} ${item.conversions?.[kind]}`)
+                .join(", ")}
+              .
+            </p>
+          ) : null}
+        </div>
+      )}
+    </Loading>
+  );
+}
+
+/** A table of figures; each row opens its own figures, day by day. */
+function FigureTable({
+  title,
+  dimension,
+  rows,
+  query,
+}: {
+  title: string;
+  dimension: ReaderDimension;
+  rows: ReaderFigure[];
+  query: ReadersQuery;
+}) {
+  const [open, setOpen] = useState<string | null>(null);
+  const id = useId();
+  return (
+    <Panel title={title}>
+      {rows.length === 0 ? (
+        <p className="text-sm text-slate-400">Nothing counted in this period.</p>
+      ) : (
+        <table className="w-full text-sm">
+          <thead className="text-left text-slate-400">
+            <tr>
+              <th scope="col">{dimension === "page" ? "Page" : title}</th>
+              <th scope="col" className="text-right">
+                Visitors
+              </th>
+              <th scope="col" className="text-right">
+                Views
+              </th>
+              {dimension === "page" ? (
+                <th scope="col" className="text-right">
+                  Read to the end or 30 s
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          {rows.map((row, index) => {
+            const expanded = open === row.value;
+            const panel = `${id}-${index}`;
+            return (
+              <tbody key={row.value} className="border-t border-line">
+                <tr>
+                  <th scope="row" className="py-1.5 text-left font-normal">
+                    <button
+                      type="button"
+                      aria-expanded={expanded}
+                      aria-controls={panel}
+                      onClick={() => setOpen(expanded ? null : row.value)}
+                      className="break-all text-left text-slate-100 underline decoration-slate-500 underline-offset-2 hover:text-accent"
+                    >
+                      {labelOf(dimension, row.value)}
+                    </button>
+                  </th>
+                  <td className="text-right">{number.format(row.visitors)}</td>
+                  <td className="text-right">{number.format(row.views)}</td>
+                  {dimension === "page" ? (
+                    <td className="text-right">{percent(row.engaged, row.visitors)}</td>
+                  ) : null}
+                </tr>
+                {expanded ? (
+                  <tr id={panel}>
+                    <td colSpan={dimension === "page" ? 4 : 3}>
+                      <ItemFigures query={query} dimension={dimension} value={row.value} />
+                    </td>
+                  </tr>
+                ) : null}
+              </tbody>
+            );
+          })}
+        </table>
+      )}
+    </Panel>
+  );
+}
+
+function ConversionTable({
+  title,
+  heading,
+  rows,
+}: {
+  title: string;
+  heading: string;
+  rows: ConversionCounts[];
+}) {
+  return (
+    <Panel title={title}>
+      {rows.length === 0 ? (
+        <p className="text-sm text-slate-400">No subscriptions, enquiries or comments yet.</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm">
+            <thead className="text-left text-slate-400">
+              <tr>
+                <th scope="col">{heading}</th>
+                {conversionKinds.map((kind) => (
+                  <th key={kind} scope="col" className="text-right">
+                    {kindLabels[kind]}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.value} className="border-t border-line">
+                  <th scope="row" className="py-1.5 text-left font-normal break-all text-slate-100">
+                    {row.value}
+                  </th>
+                  {conversionKinds.map((kind) => (
+                    <td key={kind} className="text-right">
+                      {number.format(row[kind])}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Panel>
+  );
+}
+
+/**
+ * Readers (docs/product.md, "Readers"): visitors and views over a period,
+ * who is reading now, what is read and where readers come from, and which
+ * writing brings subscriptions, enquiries, calls, comments and questions.
+ */
+export function ReadersView() {
+  const [period, setPeriod] = useState<PeriodName>("week");
+  const today = new Date().toISOString().slice(0, 10);
+  const [from, setFrom] = useState(today);
+  const [to, setTo] = useState(today);
+  const query: ReadersQuery =
+    period === "range" ? { period, from, to: to < from ? from : to } : { period };
+  const { loaded } = useConsoleData("GET /admin/readers", { query });
+  const exportUrl = `/api/admin/readers/export?${new URLSearchParams(query as Record<string, string>)}`;
+
+  return (
+    <div className="space-y-5">
+      <div className="flex flex-wrap items-end gap-3">
+        <label className="flex flex-col gap-1 text-sm text-slate-300">
+          Period
+          <select
+            value={period}
+            onChange={(event) => setPeriod(event.target.value as PeriodName)}
+            className={inputClass}
+          >
+            {periods.map((each) => (
+              <option key={each.value} value={each.value}>
+                {each.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {period === "range" ? (
+          <>
+            <label className="flex flex-col gap-1 text-sm text-slate-300">
+              From
+              <input
+                type="date"
+                value={from}
+                max={today}
+                onChange={(event) => event.target.value && setFrom(event.target.value)}
+                className={inputClass}
+              />
+            </label>
+            <label className="flex flex-col gap-1 text-sm text-slate-300">
+              To
+              <input
+                type="date"
+                value={to}
+                max={today}
+                onChange={(event) => event.target.value && setTo(event.target.value)}
+                className={inputClass}
+              />
+            </label>
+          </>
+        ) : null}
+        <a href={exportUrl} download className={buttonClass}>
+          Export CSV
+        </a>
+      </div>
+      <Loading loaded={loaded}>
+        {(report) => (
+          <div className="space-y-5">
+            <Panel title="Visitors and views">
+              <dl className="flex flex-wrap gap-8">
+                <div>
+                  <dt className="text-sm text-slate-400">Visitors</dt>
+                  <dd className="text-2xl font-semibold text-slate-100">
+                    {number.format(report.visitors)}
+                  </dd>
+                </div>
+                <div>
+                  <dt className="text-sm text-slate-400">Views</dt>
+                  <dd className="text-2xl font-semibold text-slate-100">
+                    {number.format(report.views)}
+                  </dd>
+                </div>
+                <div>
+                  <dt className="text-sm text-slate-400">Reading now (last 30 minutes)</dt>
+                  <dd className="text-2xl font-semibold text-slate-100">
+                    {number.format(report.readingNow)}
+                  </dd>
+                </div>
+              </dl>
+              <p className="mt-3 text-sm text-slate-400">
+                {report.from === report.to ? report.from : `${report.from} to ${report.to}`} (UTC).
+                A reader is recognised for one day only, so one who reads on three days counts three
+                times. No cookie is used and no address is kept.
+              </p>
+            </Panel>
+            <div className="grid gap-5 xl:grid-cols-2">
+              <ConversionTable
+                title="Conversions by entry page"
+                heading="Entry page"
+                rows={report.conversions.byEntryPage}
+              />
+              <ConversionTable
+                title="Conversions by source"
+                heading="Source"
+                rows={report.conversions.bySource}
+              />
+              <FigureTable title="Top pages" dimension="page" rows={report.pages} query={query} />
+              <FigureTable title="Sources" dimension="source" rows={report.sources} query={query} />
+              <FigureTable
+                title="Campaigns"
+                dimension="campaign"
+                rows={report.campaigns}
+                query={query}
+              />
+              <FigureTable
+                title="Countries"
+                dimension="country"
+                rows={report.countries}
+                query={query}
+              />
+              <FigureTable title="Devices" dimension="device" rows={report.devices} query={query} />
+            </div>
+          </div>
+        )}
+      </Loading>
+    </div>
+  );
+}

@@ -1,0 +1,76 @@
+import type { ReaderFigure } from "../../../contract/readers.ts";
+import { conversionKinds } from "../../../contract/readers.ts";
+import { createReadersReport, sinceToPeriod } from "../../readers/report.ts";
+import { createReaders } from "../../readers/service.ts";
+import { type CommandContext, exitCodes, usageError } from "../command.ts";
+import { formatTable } from "../table.ts";
+
+/** `readers` (commands/readers.ts). */
+export async function readers({ values, stdout, config, store }: CommandContext): Promise<number> {
+  const since = typeof values.since === "string" ? values.since : "7d";
+  const period = sinceToPeriod(since, new Date());
+  if (!period) {
+    throw usageError(
+      `--since takes a number of days or weeks (7d, 4w) or a first day (2026-11-01), not "${since}".`,
+    );
+  }
+  const counter = createReaders({
+    store: await store(),
+    enabled: config.ANALYTICS,
+    rawDays: config.ANALYTICS_RAW_DAYS,
+    siteUrl: config.siteUrl,
+    ownerCookie: "",
+  });
+  const report = await createReadersReport(counter).full(period);
+  if (values.json) {
+    stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return exitCodes.ok;
+  }
+  const share = (figure: ReaderFigure) =>
+    figure.visitors ? `${Math.round((100 * figure.engaged) / figure.visitors)}%` : "-";
+  const figures = (title: string, rows: ReaderFigure[], engaged = false) =>
+    rows.length === 0
+      ? `${title}: none\n`
+      : `${title}\n${formatTable(
+          [title.toLowerCase(), "visitors", "views", ...(engaged ? ["engaged"] : [])],
+          rows.map((row) => [
+            row.value || "(unknown)",
+            String(row.visitors),
+            String(row.views),
+            ...(engaged ? [share(row)] : []),
+          ]),
+        )}`;
+  const conversions = (
+    title: string,
+    heading: string,
+    rows: typeof report.conversions.byEntryPage,
+  ) =>
+    rows.length === 0
+      ? `${title}: none\n`
+      : `${title}\n${formatTable(
+          [heading, ...conversionKinds, "total"],
+          rows.map((row) => [
+            row.value,
+            ...conversionKinds.map((kind) => String(row[kind])),
+            String(row.total),
+          ]),
+        )}`;
+  stdout.write(
+    [
+      `Readers from ${report.from} to ${report.to} (UTC)${config.ANALYTICS ? "" : ", counting is off (ANALYTICS=off)"}`,
+      `Visitors: ${report.visitors}   Views: ${report.views}   Reading now: ${report.readingNow}\n`,
+      formatTable(
+        ["day", "", "visitors", "views"],
+        report.days.map((day) => [day.day, "", String(day.visitors), String(day.views)]),
+      ),
+      figures("Pages", report.pages, true),
+      figures("Sources", report.sources),
+      figures("Campaigns", report.campaigns),
+      figures("Countries", report.countries),
+      figures("Devices", report.devices),
+      conversions("Conversions by entry page", "entry page", report.conversions.byEntryPage),
+      conversions("Conversions by source", "source", report.conversions.bySource),
+    ].join("\n"),
+  );
+  return exitCodes.ok;
+}

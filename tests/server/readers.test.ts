@@ -1,0 +1,319 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readersReportSchema } from "../../contract/readers.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+const cookieSecret = "readers-tests-cookie-secret-0123456789abcdef";
+const dayMs = 24 * 60 * 60 * 1000;
+const chrome =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const firefox = "Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0";
+const page = (title: string) => `<!doctype html><title>${title}</title><article>${title}</article>`;
+const clientFiles = {
+  "science/index.html": page("Science"),
+  "science/pressure-cooker/index.html": page("Pressure cooker"),
+  "services/index.html": page("Services"),
+};
+const tokens = createFormTokens(cookieSecret, { purpose: "enquiry form timing", minimumMs: 0 });
+
+/** A clock the test moves, from noon (UTC) today, so that no day ends under a test. */
+function movableClock() {
+  const today = new Date().toISOString().slice(0, 10);
+  let offset = Date.parse(`${today}T12:00:00Z`) - Date.now();
+  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
+}
+
+type Browser = { ip: string; userAgent: string; headers?: Record<string, string> };
+
+/** What the page's beacon sends once loaded and visible. */
+function view(
+  t: TestApp,
+  browser: Browser,
+  path: string,
+  { referrer = "", query = "", timeZone = "Europe/London" } = {},
+) {
+  const params = new URLSearchParams({ p: path, r: referrer, q: query, z: timeZone });
+  return t.app.inject({
+    method: "POST",
+    url: `/api/readers/view?${params}`,
+    remoteAddress: browser.ip,
+    headers: { origin: siteUrl, "user-agent": browser.userAgent, ...browser.headers },
+  });
+}
+
+async function readersCli(t: TestApp, since = "1d") {
+  const run = await admin(adminEnv(t), "readers", "--since", since, "--json");
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  return readersReportSchema.parse(JSON.parse(run.stdout));
+}
+
+describe.each(backends)("readers on %s", (backend) => {
+  let t: TestApp;
+  const clock = movableClock();
+  const asha: Browser = { ip: "203.0.113.7", userAgent: chrome };
+  const ravi: Browser = { ip: "198.51.100.23", userAgent: firefox };
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      env: { COOKIE_SECRET: cookieSecret },
+      clientFiles,
+      // Written when the test says (flush), not on a timer.
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("counts two readers, their pages, their sources, and the enquiry one of them sent, by its entry page and source", async () => {
+    expect(
+      (await view(t, asha, "/science", { referrer: "https://www.linkedin.com/feed/" })).statusCode,
+    ).toBe(204);
+    expect((await view(t, asha, "/science/pressure-cooker")).statusCode).toBe(204);
+    await view(t, ravi, "/science/pressure-cooker", {
+      query: "?utm_source=newsletter&utm_medium=email&utm_campaign=december",
+      timeZone: "Asia/Calcutta",
+    });
+    await view(t, ravi, "/services");
+    // Ravi reads the article to its end.
+    await t.app.inject({
+      method: "POST",
+      url: "/api/readers/read?p=%2Fscience%2Fpressure-cooker",
+      remoteAddress: ravi.ip,
+      headers: { origin: siteUrl, "user-agent": ravi.userAgent },
+    });
+    const sent = await t.app.inject({
+      method: "POST",
+      url: "/api/enquiries",
+      remoteAddress: ravi.ip,
+      headers: { origin: siteUrl, "user-agent": ravi.userAgent },
+      payload: {
+        name: "Ravi Menon",
+        email: "ravi@example.org",
+        service: "dfmea",
+        message:
+          "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
+        formToken: tokens.issue(Date.now() - 60_000),
+      },
+    });
+    expect(sent.statusCode).toBe(201);
+
+    // Not counted: a bot, Global Privacy Control, Do Not Track, a prefetch, the owner's browser, a path that is no page.
+    await view(
+      t,
+      { ip: "192.0.2.1", userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)" },
+      "/science",
+    );
+    await view(t, { ip: "192.0.2.2", userAgent: chrome, headers: { "sec-gpc": "1" } }, "/science");
+    await view(t, { ip: "192.0.2.3", userAgent: chrome, headers: { dnt: "1" } }, "/science");
+    await view(
+      t,
+      { ip: "192.0.2.4", userAgent: chrome, headers: { "sec-purpose": "prefetch;prerender" } },
+      "/science",
+    );
+    await view(
+      t,
+      { ip: "192.0.2.5", userAgent: chrome, headers: { cookie: "ewe_owner=anything" } },
+      "/science",
+    );
+    expect(
+      (await view(t, { ip: "192.0.2.6", userAgent: chrome }, "/wp-login.php")).statusCode,
+    ).toBe(204);
+    await t.app.readers.flush();
+
+    const report = await readersCli(t);
+    expect(report.visitors).toBe(2);
+    expect(report.views).toBe(4);
+    expect(report.pages).toEqual([
+      { value: "/science/pressure-cooker", views: 2, visitors: 2, engaged: 1 },
+      { value: "/science", views: 1, visitors: 1, engaged: 0 },
+      { value: "/services", views: 1, visitors: 1, engaged: 0 },
+    ]);
+    expect(report.sources.map((s) => [s.value, s.visitors, s.views])).toEqual([
+      ["LinkedIn", 1, 2],
+      ["Newsletter", 1, 2],
+    ]);
+    expect(report.campaigns.map((c) => c.value)).toEqual(["december (Newsletter, email)"]);
+    expect(report.countries.map((c) => c.value).sort()).toEqual(["GB", "IN"]);
+    expect(report.devices.map((d) => [d.value, d.visitors])).toEqual([
+      ["desktop", 1],
+      ["mobile", 1],
+    ]);
+    expect(report.conversions.byEntryPage).toEqual([
+      expect.objectContaining({ value: "/science/pressure-cooker", enquiry: 1, total: 1 }),
+    ]);
+    expect(report.conversions.bySource).toEqual([
+      expect.objectContaining({ value: "Newsletter", enquiry: 1, total: 1 }),
+    ]);
+
+    // The console's screen reads the same.
+    const owner = new Owner(t);
+    await owner.signIn();
+    const screen = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    // The command line reads the real time; the server, the test's clock.
+    expect(screen).toEqual({ ...report, readingNow: 2 });
+    const item = await owner.get(
+      "/api/admin/readers/item?period=day&dimension=page&value=%2Fscience%2Fpressure-cooker",
+    );
+    expect(item.statusCode).toBe(200);
+    expect(JSON.parse(item.body)).toMatchObject({
+      days: [expect.objectContaining({ views: 2, visitors: 2, engaged: 1 })],
+      conversions: expect.objectContaining({ enquiry: 1 }),
+    });
+    expect(
+      (await owner.get("/api/admin/readers?period=range&from=2026-12-02&to=2026-12-01")).statusCode,
+    ).toBe(400);
+    expect((await t.app.inject({ url: "/api/admin/readers" })).statusCode).toBe(401);
+  });
+
+  it("refuses a malformed beacon with a 400 and counts nothing", async () => {
+    const long = await t.app.inject({
+      method: "POST",
+      url: `/api/readers/view?p=${"a".repeat(400)}`,
+      headers: { origin: siteUrl, "user-agent": chrome },
+    });
+    expect(long.statusCode).toBe(400);
+    const missing = await t.app.inject({
+      method: "POST",
+      url: "/api/readers/view",
+      headers: { origin: siteUrl, "user-agent": chrome },
+    });
+    expect(missing.statusCode).toBe(400);
+    const elsewhere = await t.app.inject({
+      method: "POST",
+      url: "/api/readers/view?p=%2Fscience",
+      headers: { origin: "https://evil.example", "user-agent": chrome },
+    });
+    expect(elsewhere.statusCode).toBe(403);
+  });
+
+  it("writes a CSV whose cells a spreadsheet cannot run", async () => {
+    await view(t, { ip: "192.0.2.40", userAgent: chrome }, "/services", {
+      query: `?utm_source=${encodeURIComponent('=HYPERLINK("http://evil.example")')}&utm_campaign=${encodeURIComponent("@SUM(A1)")}`,
+    });
+    await t.app.readers.flush();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const csv = await owner.get("/api/admin/readers/export?period=day");
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers["content-type"]).toMatch(/^text\/csv/);
+    const cells = csv.body.split(/\r\n/).flatMap((line) => line.split(","));
+    expect(cells.some((cell) => /^"?'=HYPERLINK/.test(cell))).toBe(true);
+    expect(cells.every((cell) => !/^"?[=+\-@]/.test(cell))).toBe(true);
+  });
+
+  it("keeps no IP address, user agent or cookie in any column of any table", async () => {
+    const tables =
+      backend === "sqlite"
+        ? (await runSql(t, "select name from sqlite_master where type = 'table'")).map((row) =>
+            String(row.name),
+          )
+        : (
+            await runSql(t, "select tablename as name from pg_tables where schemaname = 'public'")
+          ).map((row) => String(row.name));
+    expect(tables).toContain("reader_views");
+    const dump = [];
+    for (const table of tables)
+      dump.push(JSON.stringify(await runSql(t, `select * from ${table}`)));
+    const everything = dump.join("\n");
+    for (const secret of [asha.ip, ravi.ip, "AppleWebKit", "Gecko/133.0", "X11; Linux"]) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+
+  it("sees the same browser the next day as a new visitor, deletes the old salt, rolls the day up and keeps its figures past the raw days", async () => {
+    const saltsBefore = await runSql(t, "select day from reader_salts");
+    expect(saltsBefore).toHaveLength(1);
+    clock.advance(dayMs);
+    await view(t, asha, "/science");
+    await t.app.readers.flush();
+    const salts = await runSql(t, "select day from reader_salts");
+    expect(salts).toHaveLength(1);
+    expect(salts[0]?.day).not.toBe(saltsBefore[0]?.day);
+
+    // The first day is over: it is rolled up once, however many times it is asked.
+    clock.advance(15 * 60_000);
+    const first = await t.app.readers.maintain();
+    expect(first.rolled).toHaveLength(1);
+    expect((await t.app.readers.maintain()).rolled).toEqual([]);
+    const owner = new Owner(t);
+    await owner.signIn();
+    const two = json(await owner.get("/api/admin/readers?period=week"), readersReportSchema);
+    // Asha yesterday and today: two visitors of two days; Ravi; the CSV test's reader.
+    expect(two.visitors).toBe(4);
+    expect(two.pages.find((p) => p.value === "/science")?.views).toBe(2);
+
+    // Past ANALYTICS_RAW_DAYS the raw rows go; the day's figures stay.
+    clock.advance(31 * dayMs);
+    await t.app.readers.maintain();
+    const rolledDay = first.rolled[0] ?? "";
+    expect(await runSql(t, "select * from reader_views where day = ?", [rolledDay])).toEqual([]);
+    expect(await runSql(t, "select * from reader_visits where day = ?", [rolledDay])).toEqual([]);
+    const month = await readersCli(t, "40d");
+    const kept = month.days.find((d) => d.day === rolledDay);
+    expect(kept).toMatchObject({ visitors: 3, views: 5 });
+    expect(month.conversions.byEntryPage).toEqual([
+      expect.objectContaining({ value: "/science/pressure-cooker", enquiry: 1 }),
+    ]);
+  });
+});
+
+describe("readers on PostgreSQL with two instances", () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp("postgres", { clientFiles, readers: { flushMs: 3_600_000 } });
+    b = await startTestApp("postgres", {
+      databaseUrl: a.databaseUrl,
+      clientFiles,
+      readers: { flushMs: 3_600_000 },
+    });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("merges the instances' counts, counts nothing twice and rolls a day up once", async () => {
+    const browsers = Array.from({ length: 20 }, (_, i) => ({
+      ip: `10.20.0.${i + 1}`,
+      userAgent: chrome,
+    }));
+    // Every reader reaches both instances, as behind a load balancer.
+    for (const browser of browsers) {
+      await view(a, browser, "/science", { referrer: "https://mastodon.social/@someone" });
+      await view(b, browser, "/science/pressure-cooker", { referrer: "https://www.google.com/" });
+    }
+    await Promise.all([a.app.readers.flush(), b.app.readers.flush()]);
+    // A second write of nothing new changes nothing.
+    await Promise.all([a.app.readers.flush(), b.app.readers.flush()]);
+    const report = await readersCli(a);
+    expect(report.visitors).toBe(20);
+    expect(report.views).toBe(40);
+    // One visit each, begun on one instance or the other, never both.
+    expect(report.sources.reduce((sum, s) => sum + s.visitors, 0)).toBe(20);
+    const visits = await runSql(a, "select count(*) as n from reader_visits");
+    expect(Number(visits[0]?.n)).toBe(20);
+    const salts = await runSql(a, "select count(*) as n from reader_salts");
+    expect(Number(salts[0]?.n)).toBe(1);
+
+    // The rows of a day gone by, rolled up by both instances at once: written once.
+    const past = new Date(Date.now() - 3 * dayMs).toISOString().slice(0, 10);
+    await runSql(a, "update reader_views set day = ?", [past]);
+    await runSql(a, "update reader_visits set day = ?", [past]);
+    const [ra, rb] = await Promise.all([a.app.readers.maintain(), b.app.readers.maintain()]);
+    const rolled = [...ra.rolled, ...rb.rolled];
+    expect(rolled).toContain(past);
+    expect(new Set(rolled).size).toBe(rolled.length);
+    const total = await runSql(
+      a,
+      "select views, visitors from reader_days where day = ? and dimension = 'total'",
+      [past],
+    );
+    expect(total.map((row) => [Number(row.views), Number(row.visitors)])).toEqual([[40, 20]]);
+  });
+});
