@@ -22,9 +22,18 @@ import { clientDir } from "./build-inputs.ts";
  * Interaction to Next Paint. For the menu and the search it also prints the
  * time from the touch until their dialog is on screen, hydration included.
  * Prints medians of `RUNS` runs (default 7).
+ *
+ * This machine has no GPU, so Chromium blurs the drawer's backdrop in software,
+ * which a phone composites on its GPU. `BACKDROP=flat` draws it without the
+ * blur, as the browser tests do on their headless shell
+ * (docs/decisions/048-drawer-backdrop-blurred.md); `CHROMIUM=…` picks the
+ * browser (default Debian's /usr/bin/chromium; the tests' is
+ * /usr/bin/chromium-headless-shell).
  */
 const runs = Number(process.env.RUNS ?? 7);
 const cpuSlowdown = 4;
+const flatBackdrop = process.env.BACKDROP === "flat";
+const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 if (!existsSync(path.join(clientDir, "index.html"))) {
   console.error('No build found: run "npm run build" first.');
@@ -38,7 +47,7 @@ const app = await buildApp({
 });
 const origin = await app.listen({ host: "127.0.0.1", port: 0 });
 const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
+  executablePath,
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
 });
 
@@ -50,6 +59,13 @@ async function firstTap(context: BrowserContext, target: "menu" | "search" | "te
   try {
     const cdp = await context.newCDPSession(page);
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: cpuSlowdown });
+    if (flatBackdrop) {
+      await page.addInitScript(() => {
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(".site-menu::backdrop { backdrop-filter: none !important; }");
+        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+      });
+    }
     await page.addInitScript(() => {
       const state = { interactions: new Map<number, number>(), start: 0, shown: 0 };
       (window as unknown as { tapState: typeof state }).tapState = state;
@@ -89,7 +105,7 @@ async function firstTap(context: BrowserContext, target: "menu" | "search" | "te
       target === "menu"
         ? page.getByRole("button", { name: "Toggle menu" })
         : target === "search"
-          ? page.getByRole("banner").getByRole("link", { name: "Search" })
+          ? page.getByRole("banner").getByRole("button", { name: "Search", exact: true })
           : page.getByRole("heading", { level: 1 });
     await locator.tap();
     if (target === "menu") await page.getByRole("navigation", { name: "Main" }).waitFor();
@@ -144,7 +160,7 @@ try {
     median(results[target].flatMap((tap) => (tap.shown === null ? [] : [tap.shown])));
   const floor = latency("text");
   console.info(
-    `First tap on a phone (Pixel 7 screen, CPU ${cpuSlowdown}× slower), median of ${runs}:`,
+    `First tap on a phone (Pixel 7 screen, CPU ${cpuSlowdown}× slower), median of ${runs}, ${path.basename(executablePath)}, backdrop ${flatBackdrop ? "without its blur" : "blurred (in software: no GPU)"}:`,
   );
   console.info(`  tap on text (floor)  next paint ${ms(floor)}`);
   for (const [target, label] of [

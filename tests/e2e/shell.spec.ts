@@ -159,7 +159,37 @@ test.describe("sidebar below 1024 px", { tag: "@narrow" }, () => {
     const backdrop = await drawer.evaluate(
       (el) => getComputedStyle(el, "::backdrop").backgroundColor,
     );
-    expect(backdrop).toMatch(/0\.7\)$/);
+    expect(backdrop).toMatch(/0\.6\)$/);
+  });
+
+  test.describe("its backdrop", () => {
+    test.use({ blurredBackdrop: true });
+
+    test("is blurred a little, and sharp and darker for a reader who asks for less transparency", async ({
+      page,
+    }) => {
+      const backdrop = async () => {
+        await page.goto("/");
+        await page.getByRole("button", { name: "Toggle menu" }).click();
+        return page.getByRole("dialog", { name: "Menu" }).evaluate((el) => {
+          const style = getComputedStyle(el, "::backdrop");
+          return { filter: style.backdropFilter, colour: style.backgroundColor };
+        });
+      };
+      expect(await backdrop()).toEqual({
+        filter: "blur(4px)",
+        colour: expect.stringMatching(/ 0\.6\)$/),
+      });
+      // Playwright has no option for this preference; Chromium's own emulation has.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Emulation.setEmulatedMedia", {
+        features: [{ name: "prefers-reduced-transparency", value: "reduce" }],
+      });
+      expect(await backdrop()).toEqual({
+        filter: "none",
+        colour: expect.stringMatching(/ 0\.85\)$/),
+      });
+    });
   });
 
   test("closes with the close button", async ({ page }) => {

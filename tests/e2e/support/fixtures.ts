@@ -37,25 +37,56 @@ async function holdMarquee(context: BrowserContext) {
 }
 
 /**
+ * Draws the drawer's backdrop without its blur in every page of `context`, on
+ * the tests' headless shell only (E2E_CHROMIUM unset). Without a GPU the
+ * shell blurs the whole page behind the drawer in software, on each of the
+ * drawer's frames: it multiplied the first tap's time by five, where a phone
+ * composites it on its GPU (docs/decisions/048-drawer-backdrop-blurred.md).
+ */
+async function flatBackdrop(context: BrowserContext) {
+  if (process.env.E2E_CHROMIUM) return;
+  await context.addInitScript(() => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(".site-menu::backdrop { backdrop-filter: none !important; }");
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  });
+}
+
+/** What every test's pages leave out unless the test asks for it: see above. */
+async function quieten(
+  context: BrowserContext,
+  { movingMarquee, blurredBackdrop }: { movingMarquee: boolean; blurredBackdrop: boolean },
+) {
+  if (!movingMarquee) await holdMarquee(context);
+  if (!blurredBackdrop) await flatBackdrop(context);
+}
+
+/**
  * `test` with a `visitor` fixture: every context it opens is closed after the
  * test, whether the test passed or failed, so a failure never leaves browsers
  * running beside the next tests. Its pages, and the `page` every test gets,
  * hold the header's marquee still unless the test asks for it moving with
- * `test.use({ movingMarquee: true })`.
+ * `test.use({ movingMarquee: true })`, and draw the drawer's backdrop without
+ * its blur unless it asks for it with `test.use({ blurredBackdrop: true })`.
  */
-export const test = base.extend<{ visitor: OpenVisitor; movingMarquee: boolean }>({
+export const test = base.extend<{
+  visitor: OpenVisitor;
+  movingMarquee: boolean;
+  blurredBackdrop: boolean;
+}>({
   movingMarquee: [false, { option: true }],
-  context: async ({ context, movingMarquee }, use) => {
-    if (!movingMarquee) await holdMarquee(context);
+  blurredBackdrop: [false, { option: true }],
+  context: async ({ context, movingMarquee, blurredBackdrop }, use) => {
+    await quieten(context, { movingMarquee, blurredBackdrop });
     await use(context);
   },
-  visitor: async ({ browser, movingMarquee }, use) => {
+  visitor: async ({ browser, movingMarquee, blurredBackdrop }, use) => {
     const contexts: BrowserContext[] = [];
     await use(async (options = {}) => {
       const { name, ...contextOptions } = typeof options === "string" ? { name: options } : options;
       const context = await browser.newContext(contextOptions);
       contexts.push(context);
-      if (!movingMarquee) await holdMarquee(context);
+      await quieten(context, { movingMarquee, blurredBackdrop });
       if (name) {
         await context.addInitScript(
           (value) => localStorage.setItem("ewe:display-name", value),
