@@ -28,11 +28,15 @@ import { createFormTokens } from "./lib/form-token.ts";
 import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
+import { startBounceMailbox } from "./newsletter/bounce-mailbox.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
+import { createListHealth } from "./newsletter/list-health.ts";
+import { amazonSnsHosts, providerWebhooks, type SnsTrust } from "./newsletter/provider-webhooks.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
+import { verpKeyOf } from "./outbox/verp.ts";
 import { createReadersReport } from "./readers/report.ts";
 import { createReaders, type Readers } from "./readers/service.ts";
 import { openStoreAndBus, startEngagement } from "./startup.ts";
@@ -71,6 +75,8 @@ export type AppOptions = {
   databaseWaitMs?: number;
   /** How often the readers' counts are written (5 s), and their clock (`clock` by default): tests set both. */
   readers?: { flushMs?: number; clock?: () => Date };
+  /** Where SNS's signing certificates may come from (tests trust a host of their own). */
+  snsTrust?: SnsTrust;
 };
 
 declare module "fastify" {
@@ -118,6 +124,7 @@ export async function buildApp({
   clock = () => new Date(),
   databaseWaitMs,
   readers: readerOptions = {},
+  snsTrust = amazonSnsHosts,
 }: AppOptions) {
   // The stories' and science posts' ids and titles, read from the content once
   // (content/catalog.ts) for the engagement catalog, notifications and console.
@@ -334,19 +341,43 @@ export async function buildApp({
     async (id) => (await moderation.approveComment(id)) === "approved",
   );
   const newsletter = createNewsletter(store, config, cookieSecret);
-  const mailOut = startOutbox(store, config, app.log, mail, {
-    ...newsletter.composers,
-    ...owner.composers,
-    ...enquiries.composers,
-    ...replyComposers({
-      siteUrl: config.siteUrl,
-      titles: notificationOptions.titles ?? items.science,
-    }),
-  });
+  const verpKey = verpKeyOf(cookieSecret);
+  const mailOut = startOutbox(
+    store,
+    config,
+    app.log,
+    mail,
+    {
+      ...newsletter.composers,
+      ...owner.composers,
+      ...enquiries.composers,
+      ...replyComposers({
+        siteUrl: config.siteUrl,
+        titles: notificationOptions.titles ?? items.science,
+      }),
+    },
+    verpKey,
+  );
   notifications.onQueued(mailOut.wake);
   replyWatches.onQueued(mailOut.wake);
   enquiries.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, app.log, mail);
+  // Bounces and complaints, from the bounce mailbox and providers' webhooks.
+  const listHealth = createListHealth({
+    store,
+    suppressions: mailOut.suppressions,
+    subscribers: engagement.subscribers,
+    bounceAddress: config.BOUNCE_ADDRESS,
+    verpKey,
+  });
+  const bounceMailbox = config.BOUNCE_IMAP_URL
+    ? startBounceMailbox({
+        url: config.BOUNCE_IMAP_URL,
+        everyMs: config.BOUNCE_IMAP_POLL_SECONDS * 1000,
+        health: listHealth,
+        log: app.log,
+      })
+    : null;
   const ownerConsole = createOwnerRepository(store, clock);
   // Readership (docs/product.md, "Readers"): counted in memory, written every few seconds.
   const readers = createReaders({
@@ -374,7 +405,7 @@ export async function buildApp({
     fediverse.stop();
     await counting.stop();
     // The message in hand is finished and recorded before the database closes.
-    await Promise.all([mailOut.stop(), webhooks.stop()]);
+    await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
     stopEngagement();
     await closeStore();
   };
@@ -470,6 +501,15 @@ export async function buildApp({
       engagement,
       siteUrl: config.siteUrl,
       attribute: readers.attribute,
+    });
+    await app.register(providerWebhooks, {
+      health: listHealth,
+      snsTopics: (config.SES_SNS_TOPIC_ARN ?? "")
+        .split(",")
+        .map((arn) => arn.trim())
+        .filter(Boolean),
+      postmarkSecret: config.POSTMARK_WEBHOOK_SECRET,
+      snsTrust,
     });
     await app.register(enquiryPages, {
       enquiries,

@@ -157,6 +157,36 @@ const envSchema = z
     // SMTP connections one instance keeps open, and so messages it has in flight
     // at once when not paced (docs/decisions/036-sending-in-flat-memory.md).
     MAIL_CONNECTIONS: z.coerce.number().int().min(1).max(20).default(4),
+    // List health (docs/mail.md, "Bounces and complaints"): the return path
+    // each mail is sent from, with its own VERP address (bounces+<id>-<sig>@…),
+    // and the mailbox its delivery and feedback reports arrive in, read over
+    // IMAP every BOUNCE_IMAP_POLL_SECONDS.
+    BOUNCE_ADDRESS: optionalText.pipe(z.email("must be an email address").optional()),
+    BOUNCE_IMAP_URL: optionalText.pipe(
+      z
+        .url({ protocol: /^imaps?$/, error: "must be an imap:// or imaps:// URL" })
+        .refine((url) => new URL(url).username !== "", "must name the mailbox's user")
+        .optional(),
+    ),
+    BOUNCE_IMAP_POLL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+    // The DKIM key every mail is signed with, made by `admin mail dkim`; by
+    // default DATA_DIR/dkim-key.json (docs/mail.md, "Signed mail").
+    DKIM_KEY_FILE: optionalText,
+    // Providers' reports: Amazon SES through SNS (the topics' ARNs, comma
+    // separated) and Postmark (the webhook's secret, given as its basic-auth
+    // password or in the X-Webhook-Secret header).
+    SES_SNS_TOPIC_ARN: optionalText.pipe(
+      z
+        .string()
+        .regex(
+          /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\s*,\s*arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+)*$/,
+          "must be one or more SNS topic ARNs (arn:aws:sns:REGION:ACCOUNT:NAME), comma separated",
+        )
+        .optional(),
+    ),
+    POSTMARK_WEBHOOK_SECRET: optionalText.pipe(
+      z.string().min(24, "must be at least 24 characters long").optional(),
+    ),
     // Confirmation mails one IP address can cause per hour (list bombing).
     SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(5),
     // Comment moderation and spam defences (docs/decisions/010-moderation-and-spam.md):

@@ -10,6 +10,7 @@ import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
 import { enquiryCommands } from "./commands/enquiries.ts";
+import { mailCommands } from "./commands/mail.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
 import { portabilityCommands } from "./commands/portability.ts";
 import { readerCommands } from "./commands/readers.ts";
@@ -40,6 +41,7 @@ const program = "npm run admin --";
 const commands: Command[] = [
   ...subscriberCommands,
   ...newsletterCommands,
+  ...mailCommands,
   ...commentCommands,
   ...spamCommands,
   ...enquiryCommands,

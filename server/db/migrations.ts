@@ -18,6 +18,7 @@ import { outboxKindsUnchecked } from "./migrations/017-outbox-kinds-unchecked.ts
 import { spamExampleFeatures } from "./migrations/018-spam-example-features.ts";
 import { readers } from "./migrations/021-readers.ts";
 import { fediverse } from "./migrations/022-fediverse.ts";
+import { listHealth } from "./migrations/023-list-health.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -51,5 +52,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "018_spam_example_features": spamExampleFeatures(),
     "021_readers": readers(kind),
     "022_fediverse": fediverse(kind),
+    "023_list_health": listHealth(kind),
   };
 }

@@ -45,6 +45,36 @@ export type EditionsTable = {
   created_at: Timestamp;
 };
 
+/** An edition's links, each with how many times it was followed, and no record of who. */
+export type EditionLinksTable = {
+  edition_id: number;
+  position: number;
+  url: string;
+  clicks: ColumnType<number, number | undefined, number>;
+};
+
+export type SuppressionReason = "hard_bounce" | "complaint" | "soft_bounces";
+
+/** Addresses nothing is mailed to, and why (docs/mail.md, "Bounces and complaints"). */
+export type SuppressionsTable = {
+  /** Lower case. */
+  email: string;
+  reason: SuppressionReason;
+  /** What told us: smtp, mailbox, ses or postmark. */
+  source: string;
+  /** The receiving server's words, when there are some. */
+  detail: string | null;
+  created_at: Timestamp;
+};
+
+/** Temporary failures reported for an address, kept 30 days: three suppress it. */
+export type SoftBouncesTable = {
+  id: BigId;
+  email: string;
+  ref: string;
+  created_at: Timestamp;
+};
+
 export type OutboxStatus = "queued" | "sending" | "sent" | "failed" | "cancelled";
 
 /**
@@ -86,6 +116,12 @@ export type OutboxTable = {
   last_error: string | null;
   created_at: Timestamp;
   sent_at: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  /** What the mail drew afterwards: a bounce or a complaint (an edition's figures). */
+  feedback: ColumnType<
+    "bounce" | "complaint" | null,
+    "bounce" | "complaint" | null | undefined,
+    "bounce" | "complaint" | null
+  >;
 };
 
 export type CommentAction = "approve" | "delete";
@@ -534,6 +570,9 @@ export type Database = {
   reader_days: ReaderDaysTable;
   reader_conversion_days: ReaderConversionDaysTable;
   reader_rollups: ReaderRollupsTable;
+  suppressions: SuppressionsTable;
+  soft_bounces: SoftBouncesTable;
+  edition_links: EditionLinksTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

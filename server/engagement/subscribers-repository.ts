@@ -289,6 +289,10 @@ export function createSubscribersRepository(store: Store) {
           .returning("unsubscribe_token")
           .executeTakeFirst();
         if (removed) await rememberToken(trx, removed.unsubscribe_token);
+        // Forgotten everywhere: a suppression, and the bounces counted towards one, name the address too.
+        const key = email.trim().toLowerCase();
+        await trx.deleteFrom("suppressions").where("email", "=", key).execute();
+        await trx.deleteFrom("soft_bounces").where("email", "=", key).execute();
         return removed !== undefined;
       });
     },

@@ -1,5 +1,6 @@
 import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { notSuppressed } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
 
 export type EditionProgress = {
@@ -127,6 +128,7 @@ export function createEditionsRepository(
               .where("status", "=", "confirmed")
               .where("id", ">", after)
               .where("id", "<=", last)
+              .where(notSuppressed("subscribers.email"))
               .orderBy("id"),
           )
           .onConflict((conflict) => conflict.doNothing())

@@ -2,6 +2,7 @@ import { newToken, type SubscribersRepository } from "../engagement/subscribers-
 import { toCsv } from "../lib/csv.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
 import type { Mailer } from "../outbox/mailer.ts";
+import type { Suppressions } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
 import { editionMail } from "./messages.ts";
@@ -90,6 +91,18 @@ export function editionActions(
       );
       await by.audit("newsletter send", `${edition.slug} (${queued} queued)`);
       return { queued, created: saved.created };
+    },
+  };
+}
+
+/** The suppression list: the owner lifts one address (docs/mail.md, "Bounces and complaints"). */
+export function suppressionActions(suppressions: Suppressions) {
+  return {
+    /** Lets mail go to `email` again; false when it was not suppressed. */
+    async lift(by: OwnerActor, email: string): Promise<boolean> {
+      if (!(await suppressions.lift(email))) return false;
+      await by.audit("suppression lift", "1 address");
+      return true;
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { onFirstUse } from "../lib/on-first-use.ts";
+import type { DkimSigning } from "./dkim.ts";
 import type { Mailer } from "./outgoing-mail.ts";
 import { createSmtpThreadMailer } from "./smtp-thread-mailer.ts";
 
@@ -22,10 +23,18 @@ export function createMailer(
     from,
     dataDir,
     connections = 1,
-  }: { smtpUrl: string | undefined; from: string; dataDir: string; connections?: number },
+    dkim = null,
+  }: {
+    smtpUrl: string | undefined;
+    from: string;
+    dataDir: string;
+    connections?: number;
+    /** Signs every mail (server/outbox/dkim.ts). */
+    dkim?: DkimSigning | null;
+  },
   log: MailerLog,
 ): Mailer {
-  if (smtpUrl) return createSmtpThreadMailer({ smtpUrl, from, connections });
+  if (smtpUrl) return createSmtpThreadMailer({ smtpUrl, from, connections, dkim });
 
   const folder = path.resolve(dataDir, "outbox");
   // Made when the first message goes out: nodemailer and the fetch machinery
@@ -33,19 +42,34 @@ export function createMailer(
   // that may send nothing for hours (docs/benchmarks.md, "Start and idle").
   const transport = onFirstUse(() =>
     import("nodemailer").then(({ default: nodemailer }) =>
-      nodemailer.createTransport({ streamTransport: true, buffer: true }),
+      nodemailer.createTransport({
+        streamTransport: true,
+        buffer: true,
+        ...(dkim?.algorithm === "rsa" ? { dkim } : {}),
+      }),
     ),
   );
   return {
     async send(mail) {
       const info = await (await transport()).sendMail({ from, ...mail });
+      let message = info.message as Buffer;
+      if (dkim?.algorithm === "ed25519") {
+        // nodemailer's signer knows RSA alone (as in smtp-thread.js).
+        const { dkimSign } = await import("mailauth");
+        const { signatures } = await dkimSign(message, {
+          signingDomain: dkim.domainName,
+          selector: dkim.keySelector,
+          privateKey: dkim.privateKey,
+        });
+        message = Buffer.concat([Buffer.from(signatures), message]);
+      }
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const file = path.join(
         folder,
         `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(4).toString("hex")}.eml`,
       );
       // The message holds an address and a link that acts for its owner.
-      writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      writeFileSync(file, message, { mode: 0o600 });
       log.info({ file }, "mail written to the outbox folder (SMTP_URL is not set)");
     },
     // Writing files holds no connection: there is nothing to close.
@@ -53,8 +77,13 @@ export function createMailer(
   };
 }
 
-/** How the outbox treats a failed delivery. */
-export type DeliveryFailure = { permanent: boolean; reason: string };
+/**
+ * How the outbox treats a failed delivery. `hardBounce`: the recipient's
+ * server refused the address itself for good (a 5xx answer to RCPT TO, or an
+ * enhanced status 5.1.x: no such mailbox, bad address), as opposed to the
+ * message (too large, taken for spam), which says nothing of the address.
+ */
+export type DeliveryFailure = { permanent: boolean; hardBounce: boolean; reason: string };
 
 /**
  * A 5xx answer to the envelope or the message is the recipient's server
@@ -75,5 +104,6 @@ export function classifyFailure(error: unknown): DeliveryFailure {
     responseCode >= 500 &&
     code !== "EAUTH" &&
     code !== "ECONNECTION";
-  return { permanent, reason };
+  const hardBounce = permanent && (code === "EENVELOPE" || /(^|\s)5\.1\.\d{1,3}\b/.test(reason));
+  return { permanent, hardBounce, reason };
 }

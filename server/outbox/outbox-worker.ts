@@ -1,6 +1,7 @@
 import type { OutboxKind } from "../db/schema.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
-import type { Deliver, OutboxRepository } from "./outbox-repository.ts";
+import { type Deliver, type OutboxRepository, retryPolicy } from "./outbox-repository.ts";
+import type { RecipientHealth } from "./recipient-health.ts";
 
 export type WorkerLog = {
   info(object: unknown, message: string): void;
@@ -32,6 +33,8 @@ export type WorkerOptions = {
   log: WorkerLog;
   /** The kinds of row this worker sends, each with its mail. */
   composers: Partial<Record<OutboxKind, ComposeMail>>;
+  /** Suppressed addresses, bounces at send time and return paths (server/outbox/recipient-health.ts). */
+  health?: RecipientHealth;
 };
 
 export type LoopOptions = {
@@ -157,18 +160,32 @@ export function startMailWorker({
   pollMs = 1000,
   log,
   composers,
+  health,
 }: WorkerOptions): OutboxWorker {
   const deliver: Deliver = async (row, db, batch) => {
     const compose = composers[row.kind];
     if (!compose) return { outcome: "failed", reason: `no mail for ${row.kind} rows` };
+    // Nothing of any kind to a suppressed address (docs/mail.md, "Bounces and complaints").
+    if (row.email && (await health?.suppressed(row.email))) {
+      return { outcome: "cancelled", reason: "the address is suppressed" };
+    }
     const composed = await compose(row, db, batch);
     if ("outcome" in composed) return composed;
+    const returnPath = health?.returnPath?.(Number(row.id));
     try {
-      await mailer.send(composed);
+      await mailer.send(
+        returnPath ? { ...composed, envelope: { from: returnPath, to: [composed.to] } } : composed,
+      );
       return { outcome: "sent" };
     } catch (error) {
-      const { permanent, reason } = classifyFailure(error);
+      const { permanent, hardBounce, reason } = classifyFailure(error);
       log.warn({ outbox: row.id, permanent, reason }, "mail not accepted");
+      const givenUp = !permanent && row.attempts + 1 >= retryPolicy.maxAttempts;
+      if (hardBounce || givenUp) {
+        await health?.refused(row, { hard: hardBounce, reason }, db).catch((failure: unknown) => {
+          log.error({ err: failure, outbox: row.id }, "a bounce could not be recorded");
+        });
+      }
       return permanent ? { outcome: "failed", reason } : { outcome: "retry", reason };
     }
   };

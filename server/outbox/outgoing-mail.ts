@@ -11,6 +11,11 @@ export type OutgoingMail = {
   messageId?: string;
   inReplyTo?: string;
   references?: string[];
+  /**
+   * The SMTP envelope, when it is not the headers': its sender is the mail's
+   * own bounce address (server/outbox/verp.ts).
+   */
+  envelope?: { from: string; to: string[] };
 };
 
 export type Mailer = {

@@ -1,9 +1,12 @@
 import type { Config } from "../config.ts";
 import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
 import { createOutboxRepository, retryPolicy } from "./outbox-repository.ts";
 import { type ComposeMail, startMailWorker, type WorkerLog } from "./outbox-worker.ts";
+import { createRecipientHealth } from "./recipient-health.ts";
+import { createSuppressions } from "./suppressions.ts";
 
 export type MailOptions = {
   /** How often an idle outbox worker looks for mail queued by other processes. */
@@ -25,16 +28,25 @@ export function startOutbox(
   store: Store,
   config: Pick<
     Config,
-    "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_RATE_PER_MINUTE" | "MAIL_CONNECTIONS"
+    | "SMTP_URL"
+    | "mailFrom"
+    | "DATA_DIR"
+    | "MAIL_RATE_PER_MINUTE"
+    | "MAIL_CONNECTIONS"
+    | "BOUNCE_ADDRESS"
+    | "DKIM_KEY_FILE"
   >,
   log: WorkerLog,
   options: MailOptions,
   composers: Partial<Record<OutboxKind, ComposeMail>>,
+  /** Signs the return paths (server/outbox/verp.ts). */
+  verpKey: string,
 ) {
   const outbox = createOutboxRepository(store, {
     retryBaseMs: options.retryBaseMs ?? retryPolicy.baseMs,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  const dkim = readDkimKey(dkimKeyFileOf(config));
   const mailer =
     options.mailer ??
     createMailer(
@@ -43,9 +55,11 @@ export function startOutbox(
         from: config.mailFrom,
         dataDir: config.DATA_DIR,
         connections: config.MAIL_CONNECTIONS,
+        dkim: dkim ? dkimSigning(dkim) : null,
       },
       log,
     );
+  const suppressions = createSuppressions(store, options.clock ? { clock: options.clock } : {});
   const worker = startMailWorker({
     outbox,
     mailer,
@@ -60,9 +74,14 @@ export function startOutbox(
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     log,
     composers,
+    health: createRecipientHealth(suppressions, {
+      bounceAddress: config.BOUNCE_ADDRESS,
+      verpKey,
+    }),
   });
   return {
     outbox,
+    suppressions,
     /** Looks for due rows now: after this instance queued one. */
     wake: () => worker.wake(),
     /** The transport, for mail outside the outbox: test copies and the console's sign-in links. */

@@ -1,10 +1,21 @@
 import { Worker } from "node:worker_threads";
+import type { DkimSigning } from "./dkim.ts";
 import type { Mailer, OutgoingMail } from "./outgoing-mail.ts";
 import { smtpTransportOptions } from "./smtp-options.ts";
 
-export type SmtpThreadData = { smtpUrl: string; from: string; connections: number };
+export type SmtpThreadData = {
+  smtpUrl: string;
+  from: string;
+  connections: number;
+  /** Every mail is signed with it when given (server/outbox/dkim.ts). */
+  dkim?: DkimSigning | null;
+};
 /** What the thread (smtp-thread.js) is started with: nodemailer's options, made here. */
-type SmtpThreadStart = { transport: ReturnType<typeof smtpTransportOptions>; from: string };
+type SmtpThreadStart = {
+  transport: ReturnType<typeof smtpTransportOptions>;
+  from: string;
+  dkim: DkimSigning | null;
+};
 export type SmtpThreadRequest = { id: number; mail: OutgoingMail; close?: false } | { close: true };
 export type SmtpThreadReply =
   | { ready: true }
@@ -31,10 +42,16 @@ const heapLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
  * messages it held as temporary failures, which the outbox retries, and the
  * next message starts a new one.
  */
-export function createSmtpThreadMailer({ smtpUrl, from, connections }: SmtpThreadData): Mailer {
+export function createSmtpThreadMailer({
+  smtpUrl,
+  from,
+  connections,
+  dkim = null,
+}: SmtpThreadData): Mailer {
   const start: SmtpThreadStart = {
     transport: smtpTransportOptions(smtpUrl, connections),
     from,
+    dkim,
   };
   let thread: Worker | null = null;
   let whenReady: Promise<void> = Promise.resolve();

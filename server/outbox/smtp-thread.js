@@ -14,9 +14,33 @@ import nodemailer from "nodemailer";
  * the server's side, in smtp-thread-mailer.ts.
  */
 
-/** @type {{ transport: object, from: string }} */
-const { transport: options, from } = workerData;
-const transport = nodemailer.createTransport(options);
+/** @type {{ transport: object, from: string, dkim: { algorithm: string, domainName: string, keySelector: string, privateKey: string } | null }} */
+const { transport: options, from, dkim } = workerData;
+// RSA keys sign through nodemailer's own option; nodemailer's signer knows no
+// Ed25519, so those mails are written here and signed by mailauth's.
+const transport = nodemailer.createTransport(
+  dkim?.algorithm === "rsa" ? { ...options, dkim } : options,
+);
+
+/** One message sent, signed with an Ed25519 key when there is one. */
+async function send(mail) {
+  if (dkim?.algorithm !== "ed25519") return transport.sendMail({ from, ...mail });
+  const [{ dkimSign }, { default: MailComposer }] = await Promise.all([
+    import("mailauth"),
+    import("nodemailer/lib/mail-composer"),
+  ]);
+  const node = new MailComposer({ from, ...mail }).compile();
+  const message = await node.build();
+  const { signatures } = await dkimSign(message, {
+    signingDomain: dkim.domainName,
+    selector: dkim.keySelector,
+    privateKey: dkim.privateKey,
+  });
+  return transport.sendMail({
+    envelope: node.getEnvelope(),
+    raw: Buffer.concat([Buffer.from(signatures), message]),
+  });
+}
 const port = parentPort;
 if (!port) throw new Error("smtp-thread.js runs as a worker thread");
 
@@ -27,7 +51,7 @@ port.on("message", (request) => {
     port.close();
     return;
   }
-  transport.sendMail({ from, ...request.mail }).then(
+  send(request.mail).then(
     () => port.postMessage({ id: request.id }),
     (error) => {
       const { responseCode, response, code, message } = error ?? {};

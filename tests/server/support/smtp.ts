@@ -5,6 +5,10 @@ export type ReceivedMail = {
   /** The envelope's recipients. */
   to: string[];
   parsed: ParsedMail;
+  /** The message as it came on the wire (a DKIM check reads these bytes). */
+  raw: Buffer;
+  /** The envelope's sender (MAIL FROM): the return path. */
+  from: string;
   receivedAt: number;
 };
 
@@ -16,6 +20,8 @@ export type SmtpSink = {
   received: ReceivedMail[];
   /** Decides the answer to each message before it is accepted; accept by default. */
   answer: (to: string[], session: SMTPServerSession) => Answer;
+  /** Decides the answer to each recipient (RCPT TO); accept by default. */
+  recipient: (address: string) => Answer;
   /** Resolves when `predicate` holds over the received mail; checked on every arrival. */
   waitFor(predicate: (received: ReceivedMail[]) => boolean, timeoutMs?: number): Promise<void>;
   to(address: string): ReceivedMail[];
@@ -29,6 +35,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     url: "",
     received: [],
     answer: () => undefined,
+    recipient: () => undefined,
     waitFor(predicate, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -52,21 +59,37 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const answer = sink.recipient(address.address);
+      if (answer) {
+        callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
+        return;
+      }
+      callback();
+    },
     onData(stream, session, callback) {
       const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
-      simpleParser(stream).then(
-        (parsed) => {
-          const answer = sink.answer(to, session);
-          if (answer) {
-            callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
-            return;
-          }
-          sink.received.push({ to, parsed, receivedAt: Date.now() });
-          callback();
-          for (const waiter of [...waiters]) waiter();
-        },
-        (error) => callback(error),
-      );
+      const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      new Promise<Buffer>((resolve, reject) => {
+        stream.on("end", () => resolve(Buffer.concat(chunks)));
+        stream.on("error", reject);
+      })
+        .then(async (raw) => ({ raw, parsed: await simpleParser(raw) }))
+        .then(
+          ({ raw, parsed }) => {
+            const answer = sink.answer(to, session);
+            if (answer) {
+              callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
+              return;
+            }
+            sink.received.push({ to, parsed, raw, from, receivedAt: Date.now() });
+            callback();
+            for (const waiter of [...waiters]) waiter();
+          },
+          (error) => callback(error),
+        );
     },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

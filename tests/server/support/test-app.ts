@@ -77,6 +77,8 @@ export type TestAppOptions = {
   clock?: AppOptions["clock"];
   /** The readers' counting: how often it writes. */
   readers?: AppOptions["readers"];
+  /** Where SNS's signing certificates may come from. */
+  snsTrust?: AppOptions["snsTrust"];
 };
 
 export type TestApp = {
@@ -139,6 +141,7 @@ export async function startTestApp(
     databaseWaitMs: 30_000,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.readers ? { readers: options.readers } : {}),
+    ...(options.snsTrust ? { snsTrust: options.snsTrust } : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);

@@ -1,0 +1,63 @@
+import { type Command, lazily } from "../command.ts";
+
+const handlers = () => import("../handlers/mail.ts");
+
+export const mailCommands: Command[] = [
+  {
+    name: "mail dkim",
+    usage: "[--algorithm rsa|ed25519] [--selector NAME] [--domain DOMAIN] [--replace]",
+    summary: "make the DKIM key every mail is signed with, and print its DNS record",
+    help: `Makes a DKIM key (2048-bit RSA by default, or Ed25519) and stores it in
+DATA_DIR/dkim-key.json (or DKIM_KEY_FILE), readable by its owner alone, as the
+cookie secret is. From the next start every mail is signed with it. Prints the
+TXT record to publish in the domain's DNS, and prints it again when the key
+exists already. docs/mail.md, "Signed mail", explains SPF, DKIM and DMARC.
+
+  --algorithm rsa|ed25519   the kind of key (rsa: every receiver checks it;
+                            ed25519: shorter, not yet checked by all)
+  --selector NAME           the selector (default: ewe + the year and month)
+  --domain DOMAIN           the signing domain (default: MAIL_FROM's)
+  --replace                 make a new key over the existing one`,
+    options: {
+      algorithm: { type: "string" },
+      selector: { type: "string" },
+      domain: { type: "string" },
+      replace: { type: "boolean" },
+    },
+    run: lazily(handlers, "mailDkim"),
+  },
+  {
+    name: "mail bounces",
+    usage: "",
+    summary: "read the bounce mailbox now, as the server does every few minutes",
+    help: `Reads the mailbox at BOUNCE_IMAP_URL once: each delivery-status report
+(a bounce) and feedback report (a complaint) sent to one of the site's
+signed return paths suppresses or counts against its address, then every
+mail read is deleted. Prints how many were read, acted on and ignored.`,
+    run: lazily(handlers, "mailBounces"),
+  },
+  {
+    name: "suppressions list",
+    usage: "[--json]",
+    summary: "addresses no mail goes to, with the reason",
+    help: `Lists every suppressed address, newest first, as tab-separated columns:
+email, reason (hard_bounce, complaint or soft_bounces: three temporary
+failures within 30 days), source (smtp, mailbox, ses or postmark), since,
+and the receiving server's words. Nothing is mailed to them: no edition,
+confirmation or reply mail.
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "suppressionsList"),
+  },
+  {
+    name: "suppressions lift",
+    usage: "EMAIL",
+    summary: "let mail go to a suppressed address again",
+    help: `Removes EMAIL from the suppression list, with its soft bounces. It does not
+subscribe it again: a reader who complained was unsubscribed and must
+subscribe again themselves. Exit code 3 when the address is not suppressed.`,
+    arguments: ["EMAIL"],
+    run: lazily(handlers, "suppressionsLift"),
+  },
+];

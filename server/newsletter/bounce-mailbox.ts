@@ -1,0 +1,113 @@
+import type { ListHealth } from "./list-health.ts";
+
+/**
+ * The bounce mailbox (docs/mail.md, "Bounces and complaints"): where
+ * BOUNCE_ADDRESS's mail is delivered, read over IMAP (BOUNCE_IMAP_URL,
+ * `imap://user:password@host:port/Mailbox`, INBOX by default) with imapflow.
+ * Each mail is read, acted on through the list's health
+ * (server/newsletter/list-health.ts), and deleted; one that could not be
+ * handled (the database was away) stays for the next round. Several instances
+ * may read the same mailbox: a report handled twice changes nothing more.
+ */
+
+export type MailboxRound = { read: number; acted: number; ignored: number; kept: number };
+
+type Log = {
+  info(object: unknown, message: string): void;
+  warn(object: unknown, message: string): void;
+};
+
+/** Mails fetched at once: the mailbox may hold thousands after a bad edition. */
+const batchSize = 50;
+
+export async function readBounceMailbox(
+  url: string,
+  health: Pick<ListHealth, "handleMailboxReport">,
+): Promise<MailboxRound> {
+  const { ImapFlow } = await import("imapflow");
+  const address = new URL(url);
+  const mailbox = decodeURIComponent(address.pathname.replace(/^\/+/, "")) || "INBOX";
+  const client = new ImapFlow({
+    host: address.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(address.port) || (address.protocol === "imaps:" ? 993 : 143),
+    secure: address.protocol === "imaps:",
+    auth: {
+      user: decodeURIComponent(address.username),
+      pass: decodeURIComponent(address.password),
+    },
+    logger: false,
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 120_000,
+  });
+  // A dropped connection is reported by the command that was waiting on it.
+  client.on("error", () => {});
+  const round: MailboxRound = { read: 0, acted: 0, ignored: 0, kept: 0 };
+  await client.connect();
+  try {
+    const lock = await client.getMailboxLock(mailbox);
+    try {
+      const uids = (await client.search({ all: true }, { uid: true })) || [];
+      for (let start = 0; start < uids.length; start += batchSize) {
+        const batch = uids.slice(start, start + batchSize);
+        const done: number[] = [];
+        for (const message of await client.fetchAll(
+          batch,
+          { uid: true, source: true },
+          { uid: true },
+        )) {
+          round.read += 1;
+          if (!message.source) continue;
+          try {
+            const outcome = await health.handleMailboxReport(message.source);
+            round[outcome] += 1;
+            done.push(message.uid);
+          } catch {
+            round.kept += 1;
+          }
+        }
+        if (done.length > 0) await client.messageDelete(done, { uid: true });
+      }
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await client.logout().catch(() => client.close());
+  }
+  return round;
+}
+
+/** Reads the mailbox every `everyMs`, the first time soon after the start. */
+export function startBounceMailbox({
+  url,
+  everyMs,
+  health,
+  log,
+}: {
+  url: string;
+  everyMs: number;
+  health: Pick<ListHealth, "handleMailboxReport">;
+  log: Log;
+}) {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const round = async () => {
+    try {
+      const result = await readBounceMailbox(url, health);
+      if (result.read > 0) log.info(result, "bounce mailbox read");
+    } catch (error) {
+      log.warn({ err: error }, "the bounce mailbox could not be read");
+    }
+    if (!stopped) timer = setTimeout(() => (running = round()), everyMs);
+  };
+  timer = setTimeout(() => (running = round()), Math.min(everyMs, 5_000));
+  timer.unref?.();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { sql } from "kysely";
+import type { Store } from "../db/store.ts";
+import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
+import type { Suppressions } from "../outbox/suppressions.ts";
+import { verpRow } from "../outbox/verp.ts";
+import { type ReportKind, readReport } from "./reports.ts";
+
+/**
+ * Acting on bounces and complaints, whichever way they come in
+ * (docs/mail.md, "Bounces and complaints"): a hard bounce suppresses the
+ * address; a soft one counts towards a suppression; a complaint suppresses
+ * it and unsubscribes it. The mail it is about is marked, for its edition's
+ * figures: whether it bounced or drew a complaint, nothing about who.
+ */
+export function createListHealth({
+  store,
+  suppressions,
+  subscribers,
+  bounceAddress,
+  verpKey,
+}: {
+  store: Store;
+  suppressions: Suppressions;
+  subscribers: SubscribersRepository;
+  bounceAddress: string | undefined;
+  verpKey: string;
+}) {
+  const { db } = store;
+
+  async function act(
+    email: string,
+    kind: ReportKind,
+    {
+      source,
+      ref,
+      detail,
+      rowId,
+    }: { source: string; ref: string; detail: string | null; rowId?: number },
+  ) {
+    if (kind === "hard") await suppressions.suppress(email, "hard_bounce", { source, detail });
+    else if (kind === "soft") await suppressions.softBounce(email, { ref, source, detail });
+    else {
+      // Removed first: removing a subscriber forgets a suppression of the address too.
+      await subscribers.remove(email);
+      await suppressions.suppress(email, "complaint", { source, detail });
+    }
+    if (rowId === undefined) return;
+    // A complaint outranks a bounce of the same mail.
+    await db
+      .updateTable("outbox")
+      .set({ feedback: kind === "complaint" ? "complaint" : "bounce" })
+      .where("id", "=", rowId)
+      .where((eb) =>
+        kind === "complaint"
+          ? eb.or([eb("feedback", "is", null), eb("feedback", "!=", "complaint")])
+          : eb("feedback", "is", null),
+      )
+      .execute();
+  }
+
+  return {
+    /**
+     * One mail from the bounce mailbox. It acts only when the report is
+     * addressed to a return path whose signature is ours, on the address
+     * that row was sent to; anything else changes nothing.
+     */
+    async handleMailboxReport(source: Buffer | string): Promise<"acted" | "ignored"> {
+      if (!bounceAddress) return "ignored";
+      const report = readReport(source);
+      if (!report?.kind) return "ignored";
+      const rowId = report.returnPaths
+        .map((address) => verpRow(address, bounceAddress, verpKey))
+        .find((id) => id !== null);
+      if (rowId === undefined || rowId === null) return "ignored";
+      const row = await db
+        .selectFrom("outbox")
+        .select(["id", "email"])
+        .where("id", "=", rowId)
+        .executeTakeFirst();
+      if (!row?.email) return "ignored";
+      await act(row.email, report.kind, {
+        source: "mailbox",
+        ref: `outbox ${rowId}`,
+        detail: report.detail,
+        rowId,
+      });
+      return "acted";
+    },
+
+    /**
+     * A provider's verified report about `email` (SES, Postmark). Its mail is
+     * taken to be the last one sent to the address in the last 7 days.
+     */
+    async handleProviderReport(
+      email: string,
+      kind: ReportKind,
+      { source, ref, detail }: { source: string; ref: string; detail: string | null },
+    ): Promise<void> {
+      const since = new Date(Date.now() - 7 * 24 * 60 * 60 * 1000).toISOString();
+      const row = await db
+        .selectFrom("outbox")
+        .select("id")
+        .where(sql<string>`lower(email)`, "=", email.trim().toLowerCase())
+        .where("status", "=", "sent")
+        .where("sent_at", ">=", since)
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      await act(email, kind, {
+        source,
+        ref,
+        detail,
+        ...(row ? { rowId: Number(row.id) } : {}),
+      });
+    },
+  };
+}
+
+export type ListHealth = ReturnType<typeof createListHealth>;

@@ -1,0 +1,278 @@
+import { timingSafeEqual, verify } from "node:crypto";
+import { get } from "node:https";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { z } from "zod";
+import type { ListHealth } from "./list-health.ts";
+import type { ReportKind } from "./reports.ts";
+
+/**
+ * Bounces and complaints from mail providers (docs/mail.md, "Bounces and
+ * complaints"), each call verified before anything is read from it:
+ * - `POST /hooks/ses`: Amazon SES's notifications through SNS. The message's
+ *   signature is checked against the certificate at its SigningCertURL, which
+ *   must be an https address on an SNS host of Amazon's, and its topic must be
+ *   one of SES_SNS_TOPIC_ARN. A subscription's confirmation is confirmed.
+ * - `POST /hooks/postmark`: Postmark's bounce and spam-complaint webhooks, with
+ *   POSTMARK_WEBHOOK_SECRET as the basic-auth password (Postmark puts it in the
+ *   webhook's URL) or in an X-Webhook-Secret header.
+ * An unverified call is answered 401 and changes nothing; one that is not
+ * configured is not there (404); a body that is not a report, 400.
+ */
+
+export type SnsTrust = {
+  /** Hosts the signing certificate may come from. */
+  certificateHost: RegExp;
+  /** Extra certificate authority for fetching it (tests run their own host). */
+  ca?: string;
+};
+
+export const amazonSnsHosts: SnsTrust = {
+  certificateHost: /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/,
+};
+
+const snsSchema = z.looseObject({
+  Type: z.enum(["Notification", "SubscriptionConfirmation", "UnsubscribeConfirmation"]),
+  MessageId: z.string().max(200),
+  TopicArn: z.string().max(300),
+  Message: z.string().max(262_144),
+  Timestamp: z.string().max(64),
+  SignatureVersion: z.enum(["1", "2"]),
+  Signature: z.string().max(2048),
+  SigningCertURL: z.string().max(2048),
+  Subject: z.string().max(1000).optional(),
+  SubscribeURL: z.string().max(2048).optional(),
+  Token: z.string().max(2048).optional(),
+});
+type SnsMessage = z.infer<typeof snsSchema>;
+
+const recipient = z.looseObject({ emailAddress: z.string().max(320) });
+const sesSchema = z.looseObject({
+  notificationType: z.string().max(40).optional(),
+  eventType: z.string().max(40).optional(),
+  mail: z.looseObject({ messageId: z.string().max(200) }),
+  bounce: z
+    .looseObject({
+      bounceType: z.string().max(40),
+      bouncedRecipients: z.array(
+        recipient.extend({ diagnosticCode: z.string().max(1000).optional() }),
+      ),
+    })
+    .optional(),
+  complaint: z
+    .looseObject({
+      complainedRecipients: z.array(recipient),
+      complaintFeedbackType: z.string().max(40).optional(),
+    })
+    .optional(),
+});
+
+const postmarkSchema = z.looseObject({
+  RecordType: z.string().max(40),
+  ID: z.union([z.number(), z.string().max(100)]).optional(),
+  Type: z.string().max(60).optional(),
+  Email: z.string().max(320),
+  Description: z.string().max(1000).optional(),
+  Details: z.string().max(1000).optional(),
+});
+
+const postmarkKinds: Record<string, ReportKind> = {
+  HardBounce: "hard",
+  BadEmailAddress: "hard",
+  ManuallyDeactivated: "hard",
+  SoftBounce: "soft",
+  DnsError: "soft",
+  SpamComplaint: "complaint",
+};
+
+/** The text SNS signs (its documentation, "Verifying the signatures of Amazon SNS messages"). */
+function snsStringToSign(message: SnsMessage): string {
+  const keys =
+    message.Type === "Notification"
+      ? ["Message", "MessageId", "Subject", "Timestamp", "TopicArn", "Type"]
+      : ["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"];
+  return keys
+    .filter((key) => (message as Record<string, unknown>)[key] !== undefined)
+    .map((key) => `${key}\n${(message as Record<string, unknown>)[key]}\n`)
+    .join("");
+}
+
+function httpsText(url: URL, ca: string | undefined, limit = 16_384): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = get(url, { timeout: 10_000, ...(ca ? { ca } : {}) }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        reject(new Error(`${url.host} answered ${response.statusCode}`));
+        return;
+      }
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        text += chunk;
+        if (text.length > limit) request.destroy(new Error("too long"));
+      });
+      response.on("end", () => resolve(text));
+    });
+    request.on("timeout", () => request.destroy(new Error("timed out")));
+    request.on("error", reject);
+  });
+}
+
+export const providerWebhooks: FastifyPluginAsync<{
+  health: Pick<ListHealth, "handleProviderReport">;
+  snsTopics: string[];
+  postmarkSecret: string | undefined;
+  snsTrust: SnsTrust;
+}> = async (app, { health, snsTopics, postmarkSecret, snsTrust }) => {
+  app.addContentTypeParser(
+    ["application/json", "text/plain"],
+    { parseAs: "string", bodyLimit: 300_000 },
+    (_request, body, done) => done(null, body),
+  );
+  const certificates = new Map<string, string>();
+
+  const refuse = (reply: FastifyReply, code: number, message: string) =>
+    reply.code(code).send({
+      error: {
+        code: code === 401 ? "unauthorized" : code === 404 ? "not_found" : "validation_failed",
+        message,
+      },
+    });
+
+  function parsed<T>(body: unknown, schema: z.ZodType<T>): T | null {
+    if (typeof body !== "string") return null;
+    try {
+      const result = schema.safeParse(JSON.parse(body));
+      return result.success ? result.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** An https address on one of SNS's hosts (a certificate ends in .pem), or null. */
+  function snsUrl(text: string, { certificate }: { certificate: boolean }): URL | null {
+    try {
+      const url = new URL(text);
+      return url.protocol === "https:" &&
+        snsTrust.certificateHost.test(url.host) &&
+        (!certificate || url.pathname.endsWith(".pem")) &&
+        !url.username &&
+        !url.password
+        ? url
+        : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function signedBySns(message: SnsMessage): Promise<boolean> {
+    const url = snsUrl(message.SigningCertURL, { certificate: true });
+    if (!url) return false;
+    let certificate = certificates.get(url.href);
+    if (!certificate) {
+      certificate = await httpsText(url, snsTrust.ca);
+      if (certificates.size >= 20) certificates.clear();
+      certificates.set(url.href, certificate);
+    }
+    try {
+      return verify(
+        message.SignatureVersion === "1" ? "RSA-SHA1" : "RSA-SHA256",
+        Buffer.from(snsStringToSign(message)),
+        certificate,
+        Buffer.from(message.Signature, "base64"),
+      );
+    } catch {
+      return false;
+    }
+  }
+
+  app.post("/hooks/ses", async (request, reply) => {
+    if (snsTopics.length === 0) return refuse(reply, 404, "SES notifications are not set up here.");
+    const message = parsed(request.body, snsSchema);
+    if (!message) return refuse(reply, 400, "The body is not an SNS message.");
+    let signed = false;
+    try {
+      signed = await signedBySns(message);
+    } catch (error) {
+      request.log.warn({ err: error }, "the SNS signing certificate could not be fetched");
+    }
+    if (!signed) return refuse(reply, 401, "The message's signature could not be verified.");
+    if (!snsTopics.includes(message.TopicArn)) {
+      return refuse(reply, 401, "The message comes from a topic this site does not take.");
+    }
+    if (message.Type === "SubscriptionConfirmation") {
+      const subscribe = snsUrl(message.SubscribeURL ?? "", { certificate: false });
+      if (!subscribe) return refuse(reply, 400, "The confirmation's address is not Amazon's.");
+      await httpsText(subscribe, snsTrust.ca);
+      request.log.info({ topic: message.TopicArn }, "SNS subscription confirmed");
+      return { ok: true };
+    }
+    if (message.Type !== "Notification") return { ok: true };
+    const notification = parsed(message.Message, sesSchema);
+    if (!notification) return refuse(reply, 400, "The notification is not one of SES's.");
+    const type = notification.notificationType ?? notification.eventType;
+    const ref = (email: string) => `ses ${notification.mail.messageId} ${email.toLowerCase()}`;
+    const isAddress = (email: string) => z.email().safeParse(email).success;
+    if (type === "Bounce" && notification.bounce) {
+      const kind: ReportKind = notification.bounce.bounceType === "Permanent" ? "hard" : "soft";
+      for (const { emailAddress, diagnosticCode } of notification.bounce.bouncedRecipients) {
+        if (!isAddress(emailAddress)) continue;
+        await health.handleProviderReport(emailAddress, kind, {
+          source: "ses",
+          ref: ref(emailAddress),
+          detail: diagnosticCode ?? `SES: ${notification.bounce.bounceType} bounce`,
+        });
+      }
+    } else if (type === "Complaint" && notification.complaint) {
+      if (notification.complaint.complaintFeedbackType !== "not-spam") {
+        for (const { emailAddress } of notification.complaint.complainedRecipients) {
+          if (!isAddress(emailAddress)) continue;
+          await health.handleProviderReport(emailAddress, "complaint", {
+            source: "ses",
+            ref: ref(emailAddress),
+            detail: `SES: complaint${notification.complaint.complaintFeedbackType ? ` (${notification.complaint.complaintFeedbackType})` : ""}`,
+          });
+        }
+      }
+    }
+    return { ok: true };
+  });
+
+  function postmarkAllowed(authorization: string | undefined, header: unknown): boolean {
+    if (!postmarkSecret) return false;
+    const expected = Buffer.from(postmarkSecret);
+    const same = (given: string) => {
+      const bytes = Buffer.from(given);
+      return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+    };
+    if (typeof header === "string" && same(header)) return true;
+    const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(authorization ?? "");
+    if (!basic?.[1]) return false;
+    const decoded = Buffer.from(basic[1], "base64").toString("utf8");
+    return same(decoded.slice(decoded.indexOf(":") + 1));
+  }
+
+  app.post("/hooks/postmark", async (request, reply) => {
+    if (!postmarkSecret) return refuse(reply, 404, "Postmark webhooks are not set up here.");
+    if (!postmarkAllowed(request.headers.authorization, request.headers["x-webhook-secret"])) {
+      reply.header("www-authenticate", 'Basic realm="postmark"');
+      return refuse(reply, 401, "The webhook's secret is missing or wrong.");
+    }
+    const record = parsed(request.body, postmarkSchema);
+    if (!record) return refuse(reply, 400, "The body is not a Postmark bounce or complaint.");
+    const kind =
+      record.RecordType === "SpamComplaint"
+        ? "complaint"
+        : record.RecordType === "Bounce"
+          ? postmarkKinds[record.Type ?? ""]
+          : undefined;
+    if (kind && z.email().safeParse(record.Email).success) {
+      await health.handleProviderReport(record.Email, kind, {
+        source: "postmark",
+        ref: `postmark ${record.ID ?? new Date().toISOString()} ${record.Email.toLowerCase()}`,
+        detail:
+          record.Description ?? record.Details ?? `Postmark: ${record.Type ?? record.RecordType}`,
+      });
+    }
+    return { ok: true };
+  });
+};

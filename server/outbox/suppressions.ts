@@ -1,0 +1,142 @@
+import { sql } from "kysely";
+import type { SuppressionReason } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { toIso } from "../lib/time.ts";
+
+/**
+ * Addresses nothing is mailed to (docs/mail.md, "Bounces and complaints"):
+ * each with the reason, what reported it and when. A hard bounce or a
+ * complaint suppresses an address at once; temporary failures suppress it
+ * when `softBounceRule.count` of them are reported within its period. The
+ * outbox asks before every mail of every kind, so a suppressed address gets
+ * no edition, confirmation or reply mail; the owner can lift one.
+ */
+
+export const softBounceRule = { count: 3, periodMs: 30 * 24 * 60 * 60 * 1000 } as const;
+
+export type Suppression = {
+  email: string;
+  reason: SuppressionReason;
+  source: string;
+  detail: string | null;
+  createdAt: string;
+};
+
+/** The one folding of an address for the list: trimmed, lower case. */
+export const suppressionKey = (email: string) => email.trim().toLowerCase();
+
+/** `column` holds no suppressed address, as SQL (queueing an edition skips them). */
+export const notSuppressed = (column: string) =>
+  sql<boolean>`not exists (select 1 from suppressions where suppressions.email = lower(${sql.ref(column)}))`;
+
+export function createSuppressions(
+  store: Store,
+  { clock = () => new Date() }: { clock?: () => Date } = {},
+) {
+  const { db } = store;
+
+  async function suppress(
+    email: string,
+    reason: SuppressionReason,
+    { source, detail = null }: { source: string; detail?: string | null },
+  ): Promise<"suppressed" | "already"> {
+    const key = suppressionKey(email);
+    const result = await db
+      .insertInto("suppressions")
+      .values({
+        email: key,
+        reason,
+        source,
+        detail: detail?.slice(0, 500) ?? null,
+        created_at: clock().toISOString(),
+      })
+      .onConflict((conflict) => conflict.column("email").doNothing())
+      .executeTakeFirst();
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return "suppressed";
+    // A complaint says more than a bounce: it is what the list shows.
+    if (reason === "complaint") {
+      await db
+        .updateTable("suppressions")
+        .set({ reason, source, detail: detail?.slice(0, 500) ?? null })
+        .where("email", "=", key)
+        .where("reason", "!=", "complaint")
+        .execute();
+    }
+    return "already";
+  }
+
+  return {
+    suppress,
+
+    async isSuppressed(email: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("suppressions")
+        .select("email")
+        .where("email", "=", suppressionKey(email))
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * A temporary failure for `email`, reported once under `ref` (the same
+     * report read twice counts once). The address is suppressed when it is
+     * the third within 30 days; what became of it.
+     */
+    async softBounce(
+      email: string,
+      { ref, source, detail = null }: { ref: string; source: string; detail?: string | null },
+    ): Promise<"counted" | "suppressed" | "already"> {
+      const key = suppressionKey(email);
+      const now = clock();
+      const added = await db
+        .insertInto("soft_bounces")
+        .values({ email: key, ref, created_at: now.toISOString() })
+        .onConflict((conflict) => conflict.column("ref").doNothing())
+        .executeTakeFirst();
+      if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0) return "already";
+      const since = new Date(now.getTime() - softBounceRule.periodMs).toISOString();
+      await db.deleteFrom("soft_bounces").where("created_at", "<", since).execute();
+      const { count } = await db
+        .selectFrom("soft_bounces")
+        .select((eb) => eb.fn.countAll().as("count"))
+        .where("email", "=", key)
+        .executeTakeFirstOrThrow();
+      if (Number(count) < softBounceRule.count) return "counted";
+      return (await suppress(key, "soft_bounces", { source, detail })) === "suppressed"
+        ? "suppressed"
+        : "already";
+    },
+
+    /** Every suppressed address, newest first. */
+    async list(): Promise<Suppression[]> {
+      const rows = await db
+        .selectFrom("suppressions")
+        .selectAll()
+        .orderBy("created_at", "desc")
+        .orderBy("email")
+        .execute();
+      return rows.map((row) => ({
+        email: row.email,
+        reason: row.reason,
+        source: row.source,
+        detail: row.detail,
+        createdAt: toIso(row.created_at),
+      }));
+    },
+
+    /** Lets mail go to `email` again, its soft bounces forgotten; false when it was not suppressed. */
+    async lift(email: string): Promise<boolean> {
+      const key = suppressionKey(email);
+      return db.transaction().execute(async (trx) => {
+        const removed = await trx
+          .deleteFrom("suppressions")
+          .where("email", "=", key)
+          .executeTakeFirst();
+        await trx.deleteFrom("soft_bounces").where("email", "=", key).execute();
+        return Number(removed.numDeletedRows) > 0;
+      });
+    },
+  };
+}
+
+export type Suppressions = ReturnType<typeof createSuppressions>;

@@ -1,0 +1,195 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { type ImapServer, startImapServer } from "./support/imap.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
+import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The bounce mailbox (docs/mail.md, "Bounces and complaints"): a real IMAP
+ * server (Debian's Dovecot, on loopback) holds delivery-status reports
+ * (RFC 3464) and feedback reports (RFC 5965) sent back to the editions' VERP
+ * return paths. Once the site has read it, a hard bounce is suppressed, a
+ * soft one counted, a complaint suppressed and unsubscribed, the mailbox is
+ * empty, and a report to a forged return path has changed nothing.
+ */
+
+/** A delivery-status report, as Postfix writes one, about the mail sent from `returnPath`. */
+function deliveryReport(returnPath: string, recipient: string, status: string): string {
+  const action = "failed";
+  return `From: Mail Delivery System <MAILER-DAEMON@mx.example.org>
+To: ${returnPath}
+Subject: Undelivered Mail Returned to Sender
+Date: ${new Date().toUTCString()}
+Message-ID: <${Math.random().toString(36).slice(2)}@mx.example.org>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status;
+ boundary="dsn-boundary"
+
+--dsn-boundary
+Content-Type: text/plain; charset=us-ascii
+
+This is the mail system at host mx.example.org. Your message could not be
+delivered to one or more recipients.
+
+--dsn-boundary
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.example.org
+Arrival-Date: ${new Date().toUTCString()}
+
+Final-Recipient: rfc822; ${recipient}
+Original-Recipient: rfc822;${recipient}
+Action: ${action}
+Status: ${status}
+Diagnostic-Code: smtp; ${status.startsWith("5") ? "550" : "452"} ${status} <${recipient}>:
+ ${status.startsWith("5") ? "Recipient address rejected: User unknown" : "Mailbox full"}
+
+--dsn-boundary
+Content-Type: text/rfc822-headers
+
+Return-Path: <${returnPath}>
+From: news@ewe.test
+To: ${recipient}
+Subject: Edition mailbox
+
+--dsn-boundary--
+`.replace(/\n/g, "\r\n");
+}
+
+/** A feedback report (ARF) from a mailbox provider's feedback loop; it is not sent to the return path. */
+function feedbackReport(returnPath: string, recipient: string): string {
+  return `From: Feedback Loop <fbl@mail.example.net>
+To: abuse@ewe.test
+Subject: Complaint about message from ewe.test
+Date: ${new Date().toUTCString()}
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=feedback-report;
+ boundary="arf-boundary"
+
+--arf-boundary
+Content-Type: text/plain; charset=us-ascii
+
+This is an email abuse report for an email message received from IP
+192.0.2.10 on ${new Date().toUTCString()}.
+
+--arf-boundary
+Content-Type: message/feedback-report
+
+Feedback-Type: abuse
+User-Agent: ExampleFBL/1.0
+Version: 1
+Original-Mail-From: <${returnPath}>
+Original-Rcpt-To: <${recipient}>
+Arrival-Date: ${new Date().toUTCString()}
+Reported-Domain: ewe.test
+
+--arf-boundary
+Content-Type: message/rfc822
+
+Return-Path: <${returnPath}>
+From: news@ewe.test
+To: ${recipient}
+Subject: Edition mailbox
+
+Hello.
+--arf-boundary--
+`.replace(/\n/g, "\r\n");
+}
+
+describe.each(backends)("the bounce mailbox on %s", (backend) => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  let imap: ImapServer;
+  const env = {
+    MAIL_RATE_PER_MINUTE: "0",
+    MAIL_FROM: "news@ewe.test",
+    BOUNCE_ADDRESS: "bounces@ewe.test",
+  };
+
+  beforeAll(async () => {
+    imap = await startImapServer();
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: { ...env, SMTP_URL: smtp.url, BOUNCE_IMAP_URL: imap.url },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+    await imap?.stop();
+  });
+
+  it("suppresses, counts and unsubscribes from the reports, deletes them, and ignores forged ones", async () => {
+    const reader = (name: string) => `${name}.${backend}@example.org`;
+    const readers = ["gone", "full", "angry", "forged", "kept"].map(reader);
+    await seedConfirmed(t, readers);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-edition-"));
+    writeFileSync(path.join(dir, "mailbox.md"), "---\nsubject: Edition mailbox\n---\nHello.\n");
+    const sent = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      path.join(dir, "mailbox.md"),
+      "--yes",
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    await smtp.waitFor(() => readers.every((r) => smtp.to(r).length === 1), 30_000);
+    const returnPath = (r: string) => smtp.to(r)[0]?.from as string;
+
+    const forged = returnPath(reader("forged")).replace(
+      /-([0-9a-f]{16})@/,
+      (_m, sig: string) => `-${sig.slice(0, 15)}${sig.endsWith("0") ? "1" : "0"}@`,
+    );
+    await imap.deliver(deliveryReport(returnPath(reader("gone")), reader("gone"), "5.1.1"));
+    await imap.deliver(deliveryReport(returnPath(reader("full")), reader("full"), "4.2.2"));
+    await imap.deliver(feedbackReport(returnPath(reader("angry")), reader("angry")));
+    await imap.deliver(deliveryReport(forged, reader("forged"), "5.1.1"));
+    // Our own address, but no return path of a mail: a reply someone sent to it.
+    await imap.deliver(
+      `From: someone@example.org\r\nTo: bounces@ewe.test\r\nSubject: Hello\r\n\r\nIs this the right address?\r\n`,
+    );
+
+    const run = await admin(
+      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
+      "mail",
+      "bounces",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Read \d mails?: \d acted on, \d ignored/);
+    // The running server reads the same mailbox too, within its first few seconds.
+    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+
+    const suppressed = JSON.parse(
+      (await admin(adminEnv(t), "suppressions", "list", "--json")).stdout,
+    ) as { email: string; reason: string; source: string }[];
+    expect(
+      suppressed
+        .map(({ email, reason, source }) => ({ email, reason, source }))
+        .sort((a, b) => a.email.localeCompare(b.email)),
+    ).toEqual([
+      { email: reader("angry"), reason: "complaint", source: "mailbox" },
+      { email: reader("gone"), reason: "hard_bounce", source: "mailbox" },
+    ]);
+    // The complaint also unsubscribed its address; the others are still subscribed.
+    const subscribed = (await runSql(t, "select email from subscribers order by email")).map(
+      (row) => row.email,
+    );
+    expect(subscribed).toEqual([reader("forged"), reader("full"), reader("gone"), reader("kept")]);
+    // The soft bounce counts towards a suppression; the forged report counted nothing.
+    expect(await runSql(t, "select email from soft_bounces")).toEqual([{ email: reader("full") }]);
+    expect(
+      await runSql(
+        t,
+        "select email, feedback from outbox where feedback is not null order by email",
+      ),
+    ).toEqual([
+      { email: reader("angry"), feedback: "complaint" },
+      { email: reader("full"), feedback: "bounce" },
+      { email: reader("gone"), feedback: "bounce" },
+    ]);
+  });
+});

@@ -1,0 +1,210 @@
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { authenticate } from "mailauth";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commentResponseSchema } from "../../contract/api.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { requestSubscription } from "./support/newsletter.ts";
+import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
+import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * A list that stays healthy (docs/mail.md, "Bounces and complaints", "Signed
+ * mail"): at send time a permanent refusal of a recipient suppresses it and a
+ * temporary one is retried; every mail goes out from its own signed return
+ * path and carries a DKIM signature that mailauth, a second implementation,
+ * verifies; a suppressed address gets nothing more, of any kind.
+ */
+
+function editionFile(slug: string, body = "Hello, readers."): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-edition-")), `${slug}.md`);
+  writeFileSync(file, `---\nsubject: Edition ${slug}\n---\n${body}\n`);
+  return file;
+}
+
+/** What mailauth makes of a received mail's DKIM signature, with our TXT record as the DNS. */
+async function dkimResult(mail: ReceivedMail, record: { name: string; value: string }) {
+  const { dkim } = await authenticate(mail.raw, {
+    trustReceived: false,
+    disableArc: true,
+    disableBimi: true,
+    resolver: async (name: string, type: string) => {
+      if (type === "TXT" && name === record.name) return [[record.value]];
+      throw Object.assign(new Error(`no ${type} for ${name}`), { code: "ENOTFOUND" });
+    },
+  });
+  return dkim.results.map((result) => ({
+    result: result.status.result,
+    domain: result.signingDomain,
+  }));
+}
+
+/** The TXT record `admin mail dkim` printed. */
+function printedRecord(stdout: string) {
+  const match = /^(\S+\._domainkey\.\S+)\s+TXT\s+"([^"]+)"$/m.exec(stdout);
+  if (!match) throw new Error(`no record in:\n${stdout}`);
+  return { name: match[1] as string, value: match[2] as string };
+}
+
+describe.each(backends)("list health at send time on %s", (backend) => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  let record: { name: string; value: string };
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-list-health-"));
+  const env = {
+    MAIL_RATE_PER_MINUTE: "0",
+    MAIL_FROM: "Engage with Engineer <news@ewe.test>",
+    BOUNCE_ADDRESS: "bounces@ewe.test",
+  };
+  const softTries = new Map<string, number>();
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    // The key is made before the server starts, as the owner would.
+    const made = await admin(
+      { NODE_ENV: "test", DATA_DIR: dataDir, ...env },
+      "mail",
+      "dkim",
+      "--selector",
+      "test",
+    );
+    expect(made.code, made.stderr).toBe(0);
+    record = printedRecord(made.stdout);
+    expect(record.name).toBe("test._domainkey.ewe.test");
+    expect(statSync(path.join(dataDir, "dkim-key.json")).mode & 0o777).toBe(0o600);
+    t = await startTestApp(backend, { dataDir, env: { ...env, SMTP_URL: smtp.url } });
+    smtp.recipient = (address) => {
+      if (address.startsWith("gone")) return { code: 550, message: "5.1.1 No such user here" };
+      if (address.startsWith("busy")) {
+        const tries = (softTries.get(address) ?? 0) + 1;
+        softTries.set(address, tries);
+        if (tries <= 2) return { code: 451, message: "4.2.1 Mailbox busy, try later" };
+      }
+      return undefined;
+    };
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("suppresses refused recipients, delivers retried ones once, and signs every mail", async () => {
+    const readers = [
+      `reader-1.${backend}@example.org`,
+      `reader-2.${backend}@example.org`,
+      `gone-1.${backend}@example.org`,
+      `busy-1.${backend}@example.org`,
+    ];
+    await seedConfirmed(t, readers);
+    const sent = await admin(adminEnv(t), "newsletter", "send", editionFile("healthy"), "--yes");
+    expect(sent.code, sent.stderr).toBe(0);
+    const delivered = readers.filter((r) => !r.startsWith("gone"));
+    await smtp.waitFor(() => delivered.every((r) => smtp.to(r).length > 0), 30_000);
+    const listed = async () =>
+      JSON.parse((await admin(adminEnv(t), "suppressions", "list", "--json")).stdout);
+    await expect.poll(listed, { timeout: 15_000 }).toEqual([
+      expect.objectContaining({
+        email: `gone-1.${backend}@example.org`,
+        reason: "hard_bounce",
+        source: "smtp",
+      }),
+    ]);
+    for (const reader of delivered) expect(smtp.to(reader)).toHaveLength(1);
+    expect(smtp.to(`gone-1.${backend}@example.org`)).toHaveLength(0);
+
+    const edition = smtp.to(`reader-1.${backend}@example.org`)[0] as ReceivedMail;
+    // Its own return path: the bounce address with the row and a signature.
+    expect(edition.from).toMatch(/^bounces\+\d+-[0-9a-f]{16}@ewe\.test$/);
+    expect(smtp.to(`reader-2.${backend}@example.org`)[0]?.from).not.toBe(edition.from);
+    expect(header(edition, "DKIM-Signature")).toContain("d=ewe.test");
+    expect(await dkimResult(edition, record)).toEqual([{ result: "pass", domain: "ewe.test" }]);
+
+    // A second edition is not queued for the suppressed address at all.
+    const second = await admin(adminEnv(t), "newsletter", "send", editionFile("next"), "--yes");
+    expect(second.stdout).toContain("for 3 subscribers");
+  });
+
+  it("sends a suppressed address no confirmation, and a signed one to anyone else", async () => {
+    const gone = `gone-2.${backend}@example.org`;
+    smtp.recipient = (address) =>
+      address === gone ? { code: 550, message: "5.1.1 No such user here" } : undefined;
+    // Its first confirmation bounces, which suppresses it.
+    expect((await requestSubscription(t, gone, "10.9.0.1")).statusCode).toBe(202);
+    await expect
+      .poll(async () => (await admin(adminEnv(t), "suppressions", "list")).stdout)
+      .toContain(gone);
+    // Asking again a day later would queue another: it is cancelled, never sent.
+    await runSql(t, "update subscribers set confirmation_sent_at = ? where email = ?", [
+      new Date(Date.now() - 25 * 3600_000).toISOString(),
+      gone,
+    ]);
+    smtp.recipient = () => undefined;
+    expect((await requestSubscription(t, gone, "10.9.0.2")).statusCode).toBe(202);
+    await expect
+      .poll(async () =>
+        runSql(t, "select status, last_error from outbox where email = ? order by id", [gone]),
+      )
+      .toEqual([
+        expect.objectContaining({ status: "failed" }),
+        { status: "cancelled", last_error: "the address is suppressed" },
+      ]);
+    expect(smtp.to(gone)).toHaveLength(0);
+
+    const welcome = `welcome.${backend}@example.org`;
+    expect((await requestSubscription(t, welcome, "10.9.0.3")).statusCode).toBe(202);
+    await smtp.waitFor(() => smtp.to(welcome).length === 1);
+    expect(await dkimResult(smtp.to(welcome)[0] as ReceivedMail, record)).toEqual([
+      { result: "pass", domain: "ewe.test" },
+    ]);
+  });
+
+  it("signs reply mails, and sends none to a suppressed address", async () => {
+    const postId = freshItem("science");
+    const email = `replies.${backend}@example.org`;
+    const ask = (content: string, notifyEmail: string) =>
+      t.visitor().post(`/api/items/science/${postId}/comments`, {
+        content,
+        userName: "Asha",
+        formToken: t.commentToken(),
+        notifyEmail,
+      });
+    const asked = await ask("How long does a flywheel keep its energy?", email);
+    expect(asked.statusCode).toBe(201);
+    json(asked, commentResponseSchema);
+    await smtp.waitFor(() => smtp.to(email).length === 1);
+    expect(await dkimResult(smtp.to(email)[0] as ReceivedMail, record)).toEqual([
+      { result: "pass", domain: "ewe.test" },
+    ]);
+
+    const suppressed = `gone-1.${backend}@example.org`;
+    expect((await ask("Why do bearings fail early in damp sheds?", suppressed)).statusCode).toBe(
+      201,
+    );
+    await expect
+      .poll(async () =>
+        runSql(t, "select status from outbox where email = ? and kind = 'reply_confirmation'", [
+          suppressed,
+        ]),
+      )
+      .toEqual([{ status: "cancelled" }]);
+    expect(smtp.to(suppressed)).toHaveLength(0);
+  });
+
+  it("lifts a suppression for the owner, and says when there is none", async () => {
+    const gone = `gone-1.${backend}@example.org`;
+    const lifted = await admin(adminEnv(t), "suppressions", "lift", gone);
+    expect(lifted).toMatchObject({
+      code: 0,
+      stdout: `Lifted the suppression of ${gone}: mail may go to it again.\n`,
+    });
+    expect((await admin(adminEnv(t), "suppressions", "lift", gone)).code).toBe(3);
+    expect((await admin(adminEnv(t), "suppressions", "lift", "not an address")).code).toBe(2);
+    const trail = await runSql(
+      t,
+      "select action, object from owner_audit where action = 'suppression lift'",
+    );
+    expect(trail).toEqual([{ action: "suppression lift", object: "1 address" }]);
+  });
+});

@@ -1,0 +1,356 @@
+import { execFileSync } from "node:child_process";
+import { sign } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, adminEnv } from "./support/admin.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
+import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Providers' webhooks (docs/mail.md, "Bounces and complaints"): Amazon SES
+ * through SNS, whose messages are signed with a certificate the site fetches
+ * from an https host it trusts (here one the test runs, with a certificate the
+ * test makes and the test's configuration trusts), and Postmark, with a
+ * secret. Verified calls act; unsigned, wrongly signed or unauthenticated ones
+ * are refused with 401 and change nothing; nothing answers 500.
+ */
+
+const topic = "arn:aws:sns:eu-west-1:123456789012:ewe-ses";
+const secret = "postmark-webhook-secret-0123456789";
+
+/** A self-signed certificate for 127.0.0.1: the https host's, and the one SNS messages are signed with. */
+function makeCertificate() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "ewe-sns-"));
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      path.join(dir, "key.pem"),
+      "-out",
+      path.join(dir, "cert.pem"),
+      "-days",
+      "2",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
+  return {
+    key: readFileSync(path.join(dir, "key.pem"), "utf8"),
+    cert: readFileSync(path.join(dir, "cert.pem"), "utf8"),
+  };
+}
+
+/** SNS's string to sign, written from its documentation, independently of the site's. */
+function stringToSign(message: Record<string, string>): string {
+  const keys =
+    message.Type === "Notification"
+      ? ["Message", "MessageId", "Subject", "Timestamp", "TopicArn", "Type"]
+      : ["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"];
+  return keys
+    .filter((key) => message[key] !== undefined)
+    .map((key) => `${key}\n${message[key]}\n`)
+    .join("");
+}
+
+describe.each(backends)("providers' webhooks on %s", (backend) => {
+  let t: TestApp;
+  let host: Server;
+  let origin = "";
+  let key = "";
+  const subscriptionsConfirmed: string[] = [];
+
+  beforeAll(async () => {
+    const certificate = makeCertificate();
+    key = certificate.key;
+    host = createServer(certificate, (request, response) => {
+      if (request.url === "/SimpleNotificationService-test.pem") {
+        response.end(certificate.cert);
+      } else if (request.url?.startsWith("/confirm?")) {
+        subscriptionsConfirmed.push(request.url);
+        response.end("<ConfirmSubscriptionResponse/>");
+      } else {
+        response.statusCode = 404;
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    const address = host.address();
+    if (typeof address !== "object" || !address) throw new Error("no port");
+    origin = `https://127.0.0.1:${address.port}`;
+    t = await startTestApp(backend, {
+      env: { SES_SNS_TOPIC_ARN: topic, POSTMARK_WEBHOOK_SECRET: secret },
+      snsTrust: { certificateHost: /^127\.0\.0\.1:\d+$/, ca: certificate.cert },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await new Promise((resolve) => host?.close(resolve));
+  });
+
+  const reader = (name: string) => `${name}.${backend}@example.org`;
+
+  function snsMessage(
+    fields: Record<string, string>,
+    { signedWith = key, certificate = `${origin}/SimpleNotificationService-test.pem` } = {},
+  ) {
+    const message: Record<string, string> = {
+      MessageId: crypto.randomUUID(),
+      TopicArn: topic,
+      Timestamp: new Date().toISOString(),
+      SignatureVersion: "2",
+      SigningCertURL: certificate,
+      ...fields,
+    };
+    message.Signature = sign("RSA-SHA256", Buffer.from(stringToSign(message)), signedWith).toString(
+      "base64",
+    );
+    return message;
+  }
+
+  const sesNotification = (notification: object) =>
+    snsMessage({ Type: "Notification", Message: JSON.stringify(notification) });
+
+  const postSns = (message: object) =>
+    t.app.inject({
+      method: "POST",
+      url: "/hooks/ses",
+      // As SNS sends it.
+      headers: {
+        "content-type": "text/plain; charset=UTF-8",
+        "x-amz-sns-message-type": "Notification",
+      },
+      payload: JSON.stringify(message),
+    });
+
+  const postPostmark = (record: object, headers: Record<string, string>) =>
+    t.app.inject({
+      method: "POST",
+      url: "/hooks/postmark",
+      headers: { "content-type": "application/json", ...headers },
+      payload: JSON.stringify(record),
+    });
+  const basic = (password: string) => ({
+    authorization: `Basic ${Buffer.from(`postmark:${password}`).toString("base64")}`,
+  });
+
+  async function suppressed() {
+    const list = JSON.parse(
+      (await admin(adminEnv(t), "suppressions", "list", "--json")).stdout,
+    ) as {
+      email: string;
+      reason: string;
+      source: string;
+    }[];
+    return list
+      .map(({ email, reason, source }) => ({ email, reason, source }))
+      .sort((a, b) => a.email.localeCompare(b.email));
+  }
+
+  it("acts on SES bounces and complaints whose SNS signature holds, and refuses the rest with 401", async () => {
+    await seedConfirmed(t, [reader("ses-gone"), reader("ses-angry"), reader("ses-forged")]);
+    const bounce = (email: string, bounceType = "Permanent") => ({
+      notificationType: "Bounce",
+      mail: { messageId: crypto.randomUUID() },
+      bounce: {
+        bounceType,
+        bouncedRecipients: [
+          { emailAddress: email, diagnosticCode: "smtp; 550 5.1.1 user unknown" },
+        ],
+      },
+    });
+    expect((await postSns(sesNotification(bounce(reader("ses-gone"))))).statusCode).toBe(200);
+    const complaint = {
+      notificationType: "Complaint",
+      mail: { messageId: crypto.randomUUID() },
+      complaint: {
+        complainedRecipients: [{ emailAddress: reader("ses-angry") }],
+        complaintFeedbackType: "abuse",
+      },
+    };
+    expect((await postSns(sesNotification(complaint))).statusCode).toBe(200);
+
+    // Refused: tampered after signing, signed by another key, unsigned, a
+    // certificate from a host not trusted, or plain http.
+    const tampered = sesNotification(bounce(reader("ses-other")));
+    tampered.Message = JSON.stringify(bounce(reader("ses-forged")));
+    const otherKey = makeCertificate().key;
+    const refused = [
+      tampered,
+      snsMessage(
+        { Type: "Notification", Message: JSON.stringify(bounce(reader("ses-forged"))) },
+        { signedWith: otherKey },
+      ),
+      { ...sesNotification(bounce(reader("ses-forged"))), Signature: "" },
+      snsMessage(
+        { Type: "Notification", Message: JSON.stringify(bounce(reader("ses-forged"))) },
+        { certificate: "https://sns.eu-west-1.amazonaws.com.evil.example/cert.pem" },
+      ),
+      snsMessage(
+        { Type: "Notification", Message: JSON.stringify(bounce(reader("ses-forged"))) },
+        { certificate: `${origin.replace("https:", "http:")}/SimpleNotificationService-test.pem` },
+      ),
+      snsMessage({
+        Type: "Notification",
+        TopicArn: "arn:aws:sns:eu-west-1:123456789012:someone-else",
+        Message: JSON.stringify(bounce(reader("ses-forged"))),
+      }),
+    ];
+    for (const message of refused) expect((await postSns(message)).statusCode).toBe(401);
+    const { Signature: _, ...unsigned } = sesNotification(bounce(reader("ses-forged")));
+    expect((await postSns(unsigned)).statusCode).toBe(400);
+
+    expect(await suppressed()).toEqual([
+      { email: reader("ses-angry"), reason: "complaint", source: "ses" },
+      { email: reader("ses-gone"), reason: "hard_bounce", source: "ses" },
+    ]);
+    const subscribed = (
+      await runSql(t, "select email from subscribers where email like 'ses-%'")
+    ).map((r) => r.email);
+    expect(subscribed.sort()).toEqual([reader("ses-forged"), reader("ses-gone")]);
+
+    // A subscription's confirmation is confirmed, at Amazon's (here the test's) address.
+    const confirmation = snsMessage({
+      Type: "SubscriptionConfirmation",
+      Message: "You have chosen to subscribe to the topic.",
+      SubscribeURL: `${origin}/confirm?Action=ConfirmSubscription&Token=abc`,
+      Token: "abc",
+    });
+    expect((await postSns(confirmation)).statusCode).toBe(200);
+    expect(subscriptionsConfirmed).toHaveLength(1);
+  });
+
+  it("acts on Postmark's hard bounces and complaints, suppresses after three soft bounces, and refuses a wrong secret", async () => {
+    const record = (Type: string, Email: string, ID: number) => ({
+      RecordType: Type === "SpamComplaint" ? "SpamComplaint" : "Bounce",
+      Type,
+      ID,
+      Email,
+      Description: "The server was unable to deliver your message.",
+    });
+    await seedConfirmed(t, [reader("pm-gone"), reader("pm-angry"), reader("pm-full")]);
+    expect(
+      (await postPostmark(record("HardBounce", reader("pm-gone"), 1), basic(secret))).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await postPostmark(record("SpamComplaint", reader("pm-angry"), 2), {
+          "x-webhook-secret": secret,
+        })
+      ).statusCode,
+    ).toBe(200);
+    for (const id of [3, 4]) {
+      expect(
+        (await postPostmark(record("SoftBounce", reader("pm-full"), id), basic(secret))).statusCode,
+      ).toBe(200);
+    }
+    // The same report again counts once.
+    expect(
+      (await postPostmark(record("SoftBounce", reader("pm-full"), 4), basic(secret))).statusCode,
+    ).toBe(200);
+    expect((await suppressed()).map((s) => s.email)).not.toContain(reader("pm-full"));
+    expect(
+      (await postPostmark(record("SoftBounce", reader("pm-full"), 5), basic(secret))).statusCode,
+    ).toBe(200);
+
+    const wrong: Record<string, string>[] = [
+      {},
+      basic("wrong-secret-wrong-secret-000"),
+      { "x-webhook-secret": `${secret}x` },
+      { authorization: "Bearer x" },
+    ];
+    for (const headers of wrong) {
+      const refused = await postPostmark(record("HardBounce", reader("pm-forged"), 9), headers);
+      expect(refused.statusCode).toBe(401);
+    }
+    expect((await suppressed()).filter((s) => s.email.startsWith("pm-"))).toEqual([
+      { email: reader("pm-angry"), reason: "complaint", source: "postmark" },
+      { email: reader("pm-full"), reason: "soft_bounces", source: "postmark" },
+      { email: reader("pm-gone"), reason: "hard_bounce", source: "postmark" },
+    ]);
+  });
+
+  it("answers every malformed call with a 4xx, never a 500", async () => {
+    const bodies = [
+      "",
+      "{",
+      "null",
+      "[]",
+      '{"Type":"Notification"}',
+      JSON.stringify({ RecordType: "Bounce" }),
+      JSON.stringify({ RecordType: "Bounce", Type: "HardBounce", Email: "not an address" }),
+      JSON.stringify({ RecordType: 5, Email: ["x"] }),
+      "\u0000\u0001\u0002",
+      "a".repeat(400_000),
+      JSON.stringify({ ...sesNotification({ notificationType: "Bounce" }) }),
+      JSON.stringify(
+        sesNotification({
+          notificationType: "Bounce",
+          mail: { messageId: "m" },
+          bounce: {
+            bounceType: "Permanent",
+            bouncedRecipients: [{ emailAddress: "not an address" }],
+          },
+        }),
+      ),
+      JSON.stringify(snsMessage({ Type: "Notification", Message: "not json" })),
+      JSON.stringify({ ...sesNotification({}), SigningCertURL: "not a url" }),
+      JSON.stringify({ ...sesNotification({}), SignatureVersion: "1" }),
+    ];
+    const contentTypes = [
+      "application/json",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "image/png",
+    ];
+    for (const url of ["/hooks/ses", "/hooks/postmark"]) {
+      for (const payload of bodies) {
+        for (const contentType of contentTypes) {
+          const response = await t.app.inject({
+            method: "POST",
+            url,
+            headers: { "content-type": contentType, ...basic(secret) },
+            payload,
+          });
+          expect(
+            response.statusCode,
+            `${url} ${contentType} ${payload.slice(0, 60)}`,
+          ).toBeGreaterThanOrEqual(200);
+          expect(response.statusCode, `${url} ${contentType} ${payload.slice(0, 60)}`).toBeLessThan(
+            500,
+          );
+        }
+      }
+      expect((await t.app.inject({ method: "GET", url })).statusCode).toBe(404);
+    }
+  });
+});
+
+describe("providers' webhooks when not set up", () => {
+  it("are not there", async () => {
+    const t = await startTestApp("sqlite");
+    try {
+      for (const url of ["/hooks/ses", "/hooks/postmark"]) {
+        const response = await t.app.inject({
+          method: "POST",
+          url,
+          headers: { "content-type": "application/json" },
+          payload: "{}",
+        });
+        expect(response.statusCode).toBe(404);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
