@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { siteName } from "../app/lib/site-name.ts";
 import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
-import { siteItems } from "../content/items.ts";
+import { servicePath, siteItems } from "../content/items.ts";
 import {
   ContentError,
   defaultContentRoot,
@@ -61,7 +61,12 @@ const config = loadConfig(process.env, { productionRules: false });
 const { siteUrl } = config;
 const items = siteItems(content);
 const today = new Date().toISOString().slice(0, 10);
-writeFileSync(path.join(clientDir, "sitemap.xml"), sitemapXml(siteUrl, listedPaths, items, today));
+// Each service's own page is listed too (docs/product.md, "A page per service").
+const servicePaths = content.services.map((service) => servicePath(service.id));
+writeFileSync(
+  path.join(clientDir, "sitemap.xml"),
+  sitemapXml(siteUrl, [...listedPaths, ...servicePaths], items, today),
+);
 const shareImages = await writeShareImages(
   [
     {

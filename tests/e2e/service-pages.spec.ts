@@ -105,6 +105,13 @@ test("axe finds nothing serious or critical on any service page", async ({ page 
   }
 });
 
+test("the sitemap lists every service's page", async ({ request, baseURL }) => {
+  const sitemap = await (await request.get("/sitemap.xml")).text();
+  for (const service of content.services) {
+    expect(sitemap).toContain(`<loc>${baseURL}/services/${service.id}</loc>`);
+  }
+});
+
 test("an article that names a service ends with a line that leads to it", async ({ page }) => {
   const item = siteItems(content).find((entry) => entry.services.length > 0);
   expect(item, "an item names a related service").toBeDefined();
