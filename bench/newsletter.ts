@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { DatabaseSync } from "node:sqlite";
@@ -8,6 +8,7 @@ import nodemailer from "nodemailer";
 import { runAdmin } from "../server/cli/run-admin.ts";
 import { renderEdition } from "../server/newsletter/editions.ts";
 import { editionMail } from "../server/newsletter/messages.ts";
+import { createDkimKey, type DkimKey, dkimSigning, writeDkimKey } from "../server/outbox/dkim.ts";
 import { smtpTransportOptions } from "../server/outbox/smtp-options.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
@@ -24,7 +25,10 @@ import { atLeast, atMost, type Verdict } from "./verdict.ts";
  * pooled connections as the server keeps (MAIL_CONNECTIONS), with no database
  * and nothing else. The server's memory is sampled from /proc while it
  * queues and sends, against its own RSS just before (docs/architecture.md,
- * "The outbox").
+ * "The outbox"). Both sign every mail with the same 2048-bit RSA DKIM key
+ * (the server from its DATA_DIR, as `admin mail dkim` leaves it), and the
+ * server sends each from its own VERP return path, as a site with
+ * BOUNCE_ADDRESS does (docs/decisions/047-list-health.md).
  */
 
 /** Mails in flight, for the server and the floor alike. */
@@ -44,8 +48,13 @@ const address = (i: number) => `bench-${i}@example.com`;
  * `mailConnections` in flight, from a process of its own (as the server is),
  * so the sink in this process does not share its event loop. Mails per second.
  */
-async function nodemailerFloor(smtpUrl: string, siteUrl: string, count: number): Promise<number> {
-  const sender = fork(import.meta.filename, ["floor", smtpUrl, siteUrl, String(count)], {
+async function nodemailerFloor(
+  smtpUrl: string,
+  siteUrl: string,
+  count: number,
+  keyFile: string,
+): Promise<number> {
+  const sender = fork(import.meta.filename, ["floor", smtpUrl, siteUrl, String(count), keyFile], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise<number>((resolve, reject) => {
@@ -54,9 +63,18 @@ async function nodemailerFloor(smtpUrl: string, siteUrl: string, count: number):
   });
 }
 
-async function sendFloor(smtpUrl: string, siteUrl: string, count: number): Promise<number> {
+async function sendFloor(
+  smtpUrl: string,
+  siteUrl: string,
+  count: number,
+  keyFile: string,
+): Promise<number> {
   const edition = renderEdition("Bench edition", editionMarkdown, siteUrl);
-  const transport = nodemailer.createTransport(smtpTransportOptions(smtpUrl, mailConnections));
+  const key = JSON.parse(readFileSync(keyFile, "utf8")) as DkimKey;
+  const transport = nodemailer.createTransport({
+    ...smtpTransportOptions(smtpUrl, mailConnections),
+    dkim: dkimSigning(key),
+  });
   let next = 0;
   const started = performance.now();
   const lane = async () => {
@@ -77,8 +95,8 @@ async function sendFloor(smtpUrl: string, siteUrl: string, count: number): Promi
 }
 
 if (process.argv[2] === "floor") {
-  const [, , , smtpUrl = "", siteUrl = "", count = "0"] = process.argv;
-  const rate = await sendFloor(smtpUrl, siteUrl, Number(count));
+  const [, , , smtpUrl = "", siteUrl = "", count = "0", keyFile = ""] = process.argv;
+  const rate = await sendFloor(smtpUrl, siteUrl, Number(count), keyFile);
   process.send?.(rate, () => process.exit(0));
 }
 
@@ -108,11 +126,18 @@ export async function benchNewsletter({
   const siteUrl = `http://127.0.0.1:${port}`;
   const dataDir = path.join(scratch, "newsletter-data");
   let server: ChildProcess | undefined;
+  // The key `admin mail dkim` would make, where the server reads it.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const keyFile = path.join(dataDir, "dkim-key.json");
+  writeDkimKey(
+    keyFile,
+    createDkimKey({ algorithm: "rsa", domain: "example.com", selector: "bench" }),
+  );
   try {
-    const floorRate = await nodemailerFloor(sink.url, siteUrl, subscribers);
+    const floorRate = await nodemailerFloor(sink.url, siteUrl, subscribers, keyFile);
     report(
       `newsletter: the floor, bare nodemailer, ${subscribers.toLocaleString("en")} mails`,
-      `${Math.round(floorRate).toLocaleString("en")} mails/s (${mailConnections} connections, no database)`,
+      `${Math.round(floorRate).toLocaleString("en")} mails/s (${mailConnections} connections, no database, DKIM-signed with RSA 2048)`,
     );
     const floorMails = sink.accepted;
 
@@ -125,7 +150,7 @@ export async function benchNewsletter({
         dataDir,
         smtpUrl: sink.url,
         logFile: path.join(scratch, "newsletter-server.log"),
-        env: { MAIL_CONNECTIONS: String(mailConnections) },
+        env: { MAIL_CONNECTIONS: String(mailConnections), BOUNCE_ADDRESS: "bounces@example.com" },
         ...(args ? { args } : {}),
       })
     ).child;
@@ -186,7 +211,7 @@ export async function benchNewsletter({
       `${Math.round(queuedMs).toLocaleString("en")} ms`,
     );
     report(
-      "newsletter: queue and send it over loopback SMTP, no pacing",
+      "newsletter: queue and send it over loopback SMTP, no pacing, DKIM-signed, VERP return paths",
       `${seconds.toFixed(1)} s (${Math.round(rate).toLocaleString("en")} mails/s, ${(rate / floorRate).toFixed(2)}× the floor), server RSS idle ${Math.round(idle)} MB, peak ${Math.round(peak)} MB`,
     );
     return [

@@ -107,9 +107,16 @@ export const editionProgressSchema = z.object({
   subject: z.string(),
   createdAt: timestampSchema,
   queued: z.number(),
+  /** Accepted by the mail server. */
   sent: z.number(),
   failed: z.number(),
   cancelled: z.number(),
+  bounced: z.number(),
+  complaints: z.number(),
+  /** Unsubscribed within 7 days of their copy. */
+  unsubscribes: z.number(),
+  /** Each web link and how many times it was followed; nothing says by whom. */
+  links: z.array(z.object({ url: z.string(), clicks: z.number() })),
 });
 export type EditionProgress = z.infer<typeof editionProgressSchema>;
 

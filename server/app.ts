@@ -29,6 +29,7 @@ import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
 import { startBounceMailbox } from "./newsletter/bounce-mailbox.ts";
+import { clickKeyOf, editionClicks } from "./newsletter/clicks.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
 import { createListHealth } from "./newsletter/list-health.ts";
 import { amazonSnsHosts, providerWebhooks, type SnsTrust } from "./newsletter/provider-webhooks.ts";
@@ -501,6 +502,10 @@ export async function buildApp({
       engagement,
       siteUrl: config.siteUrl,
       attribute: readers.attribute,
+    });
+    await app.register(editionClicks, {
+      editions: newsletter.editions,
+      key: clickKeyOf(cookieSecret),
     });
     await app.register(providerWebhooks, {
       health: listHealth,

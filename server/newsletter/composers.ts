@@ -1,4 +1,5 @@
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { withTrackedLinks } from "./clicks.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
 import { confirmationMail, editionMail, reconfirmationMail } from "./messages.ts";
 
@@ -7,11 +8,14 @@ export function newsletterComposers({
   editions,
   siteUrl,
   replyTo,
+  clickKey,
 }: {
   editions: EditionsRepository;
   siteUrl: string;
   /** Where readers' answers to an edition go: the owner. */
   replyTo: string;
+  /** Signs the links' redirects (server/newsletter/clicks.ts). */
+  clickKey: string;
 }): { confirmation: ComposeMail; edition: ComposeMail } {
   // An edition is read once per worker, not once per recipient.
   const kept = new Map<number, { subject: string; html: string; text: string }>();
@@ -50,8 +54,16 @@ export function newsletterComposers({
       const editionId = row.edition_id as number;
       let edition = kept.get(editionId);
       if (!edition) {
-        edition = await editions.edition(editionId);
-        if (!edition) return { outcome: "failed", reason: "the edition is gone" };
+        const stored = await editions.edition(editionId);
+        if (!stored) return { outcome: "failed", reason: "the edition is gone" };
+        edition = {
+          subject: stored.subject,
+          ...withTrackedLinks(stored, await editions.links(editionId), {
+            siteUrl,
+            key: clickKey,
+            editionId,
+          }),
+        };
         kept.set(editionId, edition);
       }
       return editionMail(edition, { to: row.email, token: row.token as string, replyTo }, siteUrl);

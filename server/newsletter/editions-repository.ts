@@ -8,10 +8,21 @@ export type EditionProgress = {
   subject: string;
   createdAt: string;
   queued: number;
+  /** Accepted by the mail server. */
   sent: number;
   failed: number;
   cancelled: number;
+  /** What the copies drew afterwards (docs/mail.md, "What an edition did"). */
+  bounced: number;
+  complaints: number;
+  /** Readers who unsubscribed within 7 days of their copy. */
+  unsubscribes: number;
+  /** Each web link, with how many times it was followed. */
+  links: { url: string; clicks: number }[];
 };
+
+/** Unsubscribes within this long of a copy count against its edition. */
+const unsubscribeWindowMs = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row
@@ -23,6 +34,32 @@ export function createEditionsRepository(
 ) {
   const { db } = store;
   const nowIso = () => clock().toISOString();
+
+  /**
+   * Readers who unsubscribed within 7 days of their copy's sending: copies
+   * whose unsubscribe token was used within a week of the edition's first
+   * copy, and not before their own.
+   */
+  async function unsubscribesAfter(editionId: number): Promise<number> {
+    const first = await db
+      .selectFrom("outbox")
+      .select((eb) => eb.fn.min("sent_at").as("first"))
+      .where("edition_id", "=", editionId)
+      .where("status", "=", "sent")
+      .executeTakeFirst();
+    if (!first?.first) return 0;
+    const until = new Date(new Date(first.first).getTime() + unsubscribeWindowMs).toISOString();
+    const { count } = await db
+      .selectFrom("outbox")
+      .innerJoin("unsubscribed_tokens", "unsubscribed_tokens.token", "outbox.token")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where("outbox.edition_id", "=", editionId)
+      .where("outbox.status", "=", "sent")
+      .whereRef("unsubscribed_tokens.unsubscribed_at", ">=", "outbox.sent_at")
+      .where("unsubscribed_tokens.unsubscribed_at", "<=", until)
+      .executeTakeFirstOrThrow();
+    return Number(count);
+  }
 
   return {
     /**
@@ -60,6 +97,21 @@ export function createEditionsRepository(
         .onConflict((conflict) => conflict.column("slug").doNothing())
         .returning("id")
         .executeTakeFirstOrThrow();
+      // Its web links, each once, counted as they are followed (server/newsletter/clicks.ts).
+      const urls = [
+        ...new Set(
+          edition.links
+            .filter((link) => link.kind === "link" && /^https?:\/\//i.test(link.absolute))
+            .map((link) => link.absolute),
+        ),
+      ];
+      if (urls.length > 0) {
+        await db
+          .insertInto("edition_links")
+          .values(urls.map((url, position) => ({ edition_id: id, position, url })))
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+      }
       return { id, created: true };
     },
 
@@ -147,6 +199,40 @@ export function createEditionsRepository(
         .executeTakeFirst();
     },
 
+    /** An edition's tracked links, in their order. */
+    async links(editionId: number) {
+      return db
+        .selectFrom("edition_links")
+        .select(["position", "url"])
+        .where("edition_id", "=", editionId)
+        .orderBy("position")
+        .execute();
+    },
+
+    /**
+     * A click on an edition's link: its address, after one more is counted
+     * (unless `count` is false); null when the edition has no such link.
+     */
+    async click(editionId: number, position: number, { count }: { count: boolean }) {
+      if (!count) {
+        const link = await db
+          .selectFrom("edition_links")
+          .select("url")
+          .where("edition_id", "=", editionId)
+          .where("position", "=", position)
+          .executeTakeFirst();
+        return link?.url ?? null;
+      }
+      const link = await db
+        .updateTable("edition_links")
+        .set((eb) => ({ clicks: eb("clicks", "+", 1) }))
+        .where("edition_id", "=", editionId)
+        .where("position", "=", position)
+        .returning("url")
+        .executeTakeFirst();
+      return link?.url ?? null;
+    },
+
     async progress(): Promise<EditionProgress[]> {
       const editions = await db
         .selectFrom("editions")
@@ -155,25 +241,44 @@ export function createEditionsRepository(
         .execute();
       const counts = await db
         .selectFrom("outbox")
-        .select(["edition_id", "status", (eb) => eb.fn.countAll().as("count")])
+        .select(["edition_id", "status", "feedback", (eb) => eb.fn.countAll().as("count")])
         .where("edition_id", "is not", null)
-        .groupBy(["edition_id", "status"])
+        .groupBy(["edition_id", "status", "feedback"])
         .execute();
-      return editions.map((edition) => {
-        const of = (...statuses: string[]) =>
-          counts
-            .filter((c) => c.edition_id === edition.id && statuses.includes(c.status))
-            .reduce((sum, c) => sum + Number(c.count), 0);
-        return {
-          slug: edition.slug,
-          subject: edition.subject,
-          createdAt: new Date(edition.created_at).toISOString(),
-          queued: of("queued", "sending"),
-          sent: of("sent"),
-          failed: of("failed"),
-          cancelled: of("cancelled"),
-        };
-      });
+      const links = await db
+        .selectFrom("edition_links")
+        .select(["edition_id", "url", "clicks"])
+        .orderBy("edition_id")
+        .orderBy("position")
+        .execute();
+      return Promise.all(
+        editions.map(async (edition) => {
+          const mine = counts.filter((c) => Number(c.edition_id) === Number(edition.id));
+          const of = (...statuses: string[]) =>
+            mine
+              .filter((c) => statuses.includes(c.status))
+              .reduce((sum, c) => sum + Number(c.count), 0);
+          const drew = (feedback: string) =>
+            mine
+              .filter((c) => c.feedback === feedback)
+              .reduce((sum, c) => sum + Number(c.count), 0);
+          return {
+            slug: edition.slug,
+            subject: edition.subject,
+            createdAt: new Date(edition.created_at).toISOString(),
+            queued: of("queued", "sending"),
+            sent: of("sent"),
+            failed: of("failed"),
+            cancelled: of("cancelled"),
+            bounced: drew("bounce"),
+            complaints: drew("complaint"),
+            unsubscribes: await unsubscribesAfter(edition.id),
+            links: links
+              .filter((link) => Number(link.edition_id) === Number(edition.id))
+              .map((link) => ({ url: link.url, clicks: Number(link.clicks) })),
+          };
+        }),
+      );
     },
 
     /** Failed rows of an edition with the SMTP server's answer, for the owner. */

@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import { createSpentFormTokens } from "../db/spent-form-tokens.ts";
 import type { Store } from "../db/store.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
+import { clickKeyOf } from "./clicks.ts";
 import { newsletterComposers } from "./composers.ts";
 import { createEditionsRepository } from "./editions-repository.ts";
 
@@ -20,10 +21,12 @@ export function createNewsletter(
 ) {
   const editions = createEditionsRepository(store);
   return {
+    editions,
     composers: newsletterComposers({
       editions,
       siteUrl: config.siteUrl,
       replyTo: config.OWNER_EMAIL ?? config.contactEmail,
+      clickKey: clickKeyOf(cookieSecret),
     }),
     routeDeps(mailQueued: () => void) {
       return {

@@ -19,6 +19,35 @@ function Progress({ edition }: { edition: EditionFile }) {
       <p className="text-sm text-slate-300">
         {p.sent} sent, {p.queued} waiting, {p.failed} failed, {p.cancelled} cancelled
       </p>
+      <p className="text-sm text-slate-300">
+        {p.bounced} bounced, {p.complaints} {p.complaints === 1 ? "complaint" : "complaints"},{" "}
+        {p.unsubscribes} unsubscribed within 7 days
+      </p>
+      {p.links.length > 0 ? (
+        <table className="mt-2 w-full table-fixed text-left text-sm text-slate-300">
+          <caption className="text-left text-xs text-slate-400">
+            Clicks per link (counted per link only: nobody's clicks or opens are recorded)
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col" className="w-20 font-medium">
+                Clicks
+              </th>
+              <th scope="col" className="font-medium">
+                Link
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.links.map((link) => (
+              <tr key={link.url}>
+                <td>{link.clicks}</td>
+                <td className="break-all font-mono text-xs">{link.url}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
     </div>
   );
 }

@@ -71,6 +71,23 @@ At a terminal it first asks how many it will mail; without one it needs --yes.
     run: lazily(handlers, "newsletterReconfirm"),
   },
   {
+    name: "newsletter stats",
+    usage: "[SLUG] [--json]",
+    summary: "what each edition did: accepted, bounced, complaints, unsubscribes, clicks per link",
+    help: `For each edition sent (or the one named SLUG, its file name without .md):
+the copies handed to the mail server, those it accepted, those that bounced
+(at once or in a report later), complaints, readers who unsubscribed within 7
+days of their copy, and how many times each of its links was followed. The
+clicks are counted per link only: nothing records who followed one, and
+opening a mail is not tracked at all (docs/mail.md, "What an edition did").
+
+  --json   the same as JSON, for scripts`,
+    arguments: ["SLUG"],
+    argumentsOptional: true,
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "newsletterStats"),
+  },
+  {
     name: "newsletter status",
     usage: "[--json]",
     summary: "progress of each edition: queued, sent, failed",

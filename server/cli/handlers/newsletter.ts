@@ -162,3 +162,56 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
   }
   return exitCodes.ok;
 }
+
+/** `newsletter stats` (commands/newsletter.ts). */
+export async function newsletterStats({
+  values,
+  positionals,
+  stdout,
+  store,
+}: CommandContext): Promise<number> {
+  const slug = positionals[0];
+  const editions = (await createEditionsRepository(await store()).progress()).filter(
+    (e) => slug === undefined || e.slug === slug,
+  );
+  if (slug !== undefined && editions.length === 0) {
+    throw new AdminError(`No edition "${slug}" has been sent.`, exitCodes.notFound);
+  }
+  const figures = editions.map((e) => ({
+    slug: e.slug,
+    subject: e.subject,
+    sent: e.sent + e.failed,
+    accepted: e.sent,
+    bounced: e.bounced,
+    complaints: e.complaints,
+    unsubscribes: e.unsubscribes,
+    links: e.links,
+  }));
+  if (values.json) {
+    stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+    return exitCodes.ok;
+  }
+  if (figures.length === 0) {
+    stdout.write("No edition has been sent yet.\n");
+    return exitCodes.ok;
+  }
+  stdout.write(
+    formatTable(
+      ["edition", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
+      figures.map((f) => [
+        f.slug,
+        String(f.sent),
+        String(f.accepted),
+        String(f.bounced),
+        String(f.complaints),
+        String(f.unsubscribes),
+      ]),
+    ),
+  );
+  for (const f of figures) {
+    if (f.links.length === 0) continue;
+    stdout.write(`\nClicks in ${f.slug}:\n`);
+    for (const link of f.links) stdout.write(`${String(link.clicks).padStart(7)}  ${link.url}\n`);
+  }
+  return exitCodes.ok;
+}
