@@ -111,6 +111,18 @@ export const ownerSchema = z.strictObject({
   /** One line under the name: what the owner does. */
   role: text.max(120),
   location: text.max(80),
+  /** The owner's IANA time zone ("Asia/Kolkata"): the booked calls' hours are in it, unless BOOKING_TIMEZONE says otherwise. */
+  timeZone: z
+    .string()
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "an IANA time zone, such as Europe/London or Asia/Kolkata")
+    .optional(),
   /** The year the owner started practising, so "years of practice" never goes stale. */
   practisingSince: z
     .number()

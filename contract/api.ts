@@ -374,6 +374,9 @@ export const errorCodes = [
   "request_timeout",
   "unsupported_media_type",
   "rate_limited",
+  "slot_taken",
+  "not_offered",
+  "too_many_pending",
   "service_unavailable",
   "internal_error",
 ] as const;

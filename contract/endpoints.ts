@@ -15,6 +15,7 @@ import type {
   UnsubscribeResponse,
   WriteCommentRequest,
 } from "./api.ts";
+import type { BookingEndpoints } from "./bookings.ts";
 import type { OwnerEditRequest } from "./console.ts";
 import type { ConsoleEndpoints } from "./console-endpoints.ts";
 import type { EnquiryEndpoints } from "./enquiries.ts";
@@ -36,7 +37,8 @@ import type {
  */
 export type Endpoints = ConsoleEndpoints &
   EnquiryEndpoints &
-  ReaderEndpoints & {
+  ReaderEndpoints &
+  BookingEndpoints & {
     "GET /items/:kind/:id/reactions": {
       params: { kind: ItemKind; id: string };
       response: ReactionsResponse;

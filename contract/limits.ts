@@ -25,6 +25,8 @@ export const limits = {
   enquiryDetailMax: 120,
   /** The owner's answer to an enquiry. */
   enquiryAnswerMax: 10_000,
+  /** A booking's note ("What would you like to discuss?") and the owner's message when cancelling one. */
+  bookingNoteMax: 1000,
   /** The words of a search, in UTF-16 code units like `maxlength` (docs/product.md, "Search"). */
   searchTermsMax: 200,
   /** Largest request body the API reads. */

@@ -21,7 +21,7 @@ const floors: string[][] = [
   ["comments"],
   ["engagement"],
   ["moderation"],
-  ["newsletter", "notifications", "enquiries", "portability", "fediverse", "readers"],
+  ["newsletter", "notifications", "enquiries", "bookings", "portability", "fediverse", "readers"],
   ["web"],
   ["api"],
   ["console"],

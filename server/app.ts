@@ -5,6 +5,8 @@ import { limits } from "../contract/limits.ts";
 import { siteErrorHandler } from "./api/errors.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
+import { bookingPages } from "./bookings/pages.ts";
+import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
 import { replyMailRoutes } from "./comments/reply-pages.ts";
 import { createReplyWatches } from "./comments/reply-watches.ts";
@@ -336,6 +338,22 @@ export async function buildApp({
     ownerComment: async (id) => engagement.comments.getForOwner(id),
     changed: (itemPath) => reads.invalidate(`science:${itemPath.split("/")[2] ?? ""}`),
   });
+  // Booked calls (docs/product.md, "Book a call"), with the enquiry form's defences.
+  const bookings = createBookings({
+    store,
+    config,
+    cookieSecret,
+    services: loadServiceTitles(),
+    blocklist,
+    keys: writerKeys,
+    formTokens: createFormTokens(cookieSecret, {
+      purpose: "booking form timing",
+      minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+      spent: spentFormTokens,
+    }),
+    moderation,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
   const owner = notifications.attach(
     store,
     engagement,
@@ -352,6 +370,7 @@ export async function buildApp({
       ...newsletter.composers,
       ...owner.composers,
       ...enquiries.composers,
+      ...bookings.composers,
       ...replyComposers({
         siteUrl: config.siteUrl,
         titles: notificationOptions.titles ?? items.science,
@@ -362,6 +381,7 @@ export async function buildApp({
   notifications.onQueued(mailOut.wake);
   replyWatches.onQueued(mailOut.wake);
   enquiries.onQueued(mailOut.wake);
+  bookings.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, app.log, mail);
   // Bounces and complaints, from the bounce mailbox and providers' webhooks.
   const listHealth = createListHealth({
@@ -401,10 +421,14 @@ export async function buildApp({
   const retention = enquiries.startRetention(app.log, (count) =>
     ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
   );
+  const bookingRetention = bookings.startRetention(app.log, (count) =>
+    ownerConsole.audit(null, "bookings retention", `${count} deleted`),
+  );
   const close = async () => {
     retention.stop();
     fediverse.stop();
     await counting.stop();
+    bookingRetention.stop();
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
     stopEngagement();
@@ -453,6 +477,7 @@ export async function buildApp({
       enquiries,
       readers,
       isPage,
+      bookings,
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
@@ -478,6 +503,7 @@ export async function buildApp({
           mailQueued: mailOut.wake,
           enquiries,
           readers: createReadersReport(readers, readersClock),
+          bookings,
         }),
     });
 
@@ -522,6 +548,12 @@ export async function buildApp({
       onDeletedBySender: (count) =>
         ownerConsole.audit(null, "enquiry deleted by its sender", `${count} deleted`),
       attribute: readers.attribute,
+    });
+    await bookingPages(app, {
+      bookings,
+      root: clientRoot,
+      siteUrl: config.siteUrl,
+      booked: (request) => readers.attribute(request, "booking"),
     });
     await consolePages(app, {
       files: siteFiles,

@@ -10,6 +10,7 @@ import {
 } from "../content/sample-voice.ts";
 import { personName } from "../content/schema.ts";
 import type { PublicConfig } from "../contract/site-config.ts";
+import { isTimeZone } from "../contract/time-zones.ts";
 
 /**
  * The whole configuration of the site, read once from environment variables.
@@ -248,6 +249,22 @@ const envSchema = z
       .default("on")
       .transform((value) => value === "on" || value === "true" || value === "1"),
     ANALYTICS_RAW_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    // Booked calls (docs/product.md, "Book a call"): the owner's zone (else the
+    // owner profile's, else UTC), the fixed meeting room, how many one IP
+    // address may book per hour, how many calls one address may have ahead,
+    // and how long after a call its booking is kept.
+    BOOKING_TIMEZONE: optionalText.pipe(
+      z
+        .string()
+        .refine(isTimeZone, "must be an IANA time zone, such as Europe/London or Asia/Kolkata")
+        .optional(),
+    ),
+    BOOKING_MEETING_URL: optionalText.pipe(
+      z.url({ protocol: /^https$/, error: "must be an absolute https:// URL" }).optional(),
+    ),
+    BOOKINGS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+    BOOKING_PENDING_MAX: z.coerce.number().int().min(1).max(100).default(3),
+    BOOKING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -371,6 +388,8 @@ export type Config = Env & {
   notifyComments: "each" | "hourly" | "off";
   /** FEDIVERSE_HANDLE, or one made from the owner's name. */
   fediverseHandle: string;
+  /** BOOKING_TIMEZONE, else the owner profile's zone, else UTC: the zone of the bookable hours. */
+  bookingTimeZone: string;
 };
 
 /** The project's folder, which a relative BUILD_DIR starts from. */
@@ -446,6 +465,7 @@ export function loadConfig(
     owner,
     notifyComments: values.NOTIFY_COMMENTS ?? (values.OWNER_EMAIL ? "each" : "off"),
     fediverseHandle: values.FEDIVERSE_HANDLE ?? handleOf(owner.name),
+    bookingTimeZone: values.BOOKING_TIMEZONE ?? profile.timeZone ?? "UTC",
   };
 }
 

@@ -8,6 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
+import type { Bookings } from "../bookings/service.ts";
 import type { Enquiries } from "../enquiries/service.ts";
 import type { Readers } from "../readers/service.ts";
 import { apiErrorHandler, notFound } from "./errors.ts";
@@ -18,6 +19,7 @@ import {
   isWrite,
   type RateLimits,
 } from "./guards.ts";
+import { bookingRoutes } from "./routes/bookings.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { enquiryRoutes } from "./routes/enquiries.ts";
@@ -40,6 +42,7 @@ export type ApiOptions = RouteDeps & {
   readers: Readers;
   /** Whether a path is one of the site's pages, which the readers' beacon may count. */
   isPage(path: string): boolean;
+  bookings: Bookings;
   /**
    * Registers the owner's console API, under /api/admin
    * (docs/decisions/012-owner-console.md), inside this plugin: behind the
@@ -132,6 +135,10 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
     attribute: options.readers.attribute,
   });
   await app.register(readerRoutes, { readers: options.readers, isPage: options.isPage });
+  await app.register(bookingRoutes, {
+    bookings: options.bookings,
+    attribute: options.readers.attribute,
+  });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await options.registerConsole(app);
 

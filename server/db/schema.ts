@@ -98,7 +98,10 @@ export type OutboxKind =
   | "enquiry_answer"
   | "reply_confirmation"
   | "reply_notice"
-  | "reply_digest";
+  | "reply_digest"
+  | "booking_invitation"
+  | "booking_cancellation"
+  | "booking_reminder";
 
 /** One row per message to send. */
 export type OutboxTable = {
@@ -327,6 +330,53 @@ export type EnquiryAnswersTable = {
 export type EnquiryAcknowledgementsTable = {
   address_hash: string;
   sent_at: Timestamp;
+};
+
+export type BookingStatus = "booked" | "cancelled";
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
+
+/** A call a reader booked (docs/product.md, "Book a call"): personal data, never public. */
+export type BookingsTable = {
+  id: Generated<number>;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  name: string;
+  email: string;
+  /** A service's id, or "other". */
+  service: string;
+  note: string;
+  /** The reader's IANA zone, for their mails. */
+  reader_zone: string;
+  status: ColumnType<BookingStatus, BookingStatus | undefined, BookingStatus>;
+  /** The invitation's UID; `sequence` rises with each change. */
+  uid: string;
+  sequence: ColumnType<number, number | undefined, number>;
+  meeting_url: NullableText;
+  /** SHA-256 of the token of the reader's cancel and reschedule links; null once spent. */
+  token_hash: NullableText;
+  /** The browser that booked, for "Your data"; null without a visitor cookie. */
+  visitor_id: NullableText;
+  ip_hash: string;
+  /** HMAC of the reader's mailbox, for the per-address limits. */
+  address_hash: string;
+  cancelled_by: ColumnType<
+    "reader" | "owner" | null,
+    "reader" | "owner" | null | undefined,
+    "reader" | "owner" | null
+  >;
+  cancel_message: NullableText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+/** The owner's booking settings: one row (id 1). */
+export type BookingSettingsTable = {
+  id: number;
+  /** JSON of contract/bookings.ts's availability. */
+  availability: string;
+  /** SHA-256 of the calendar feed's token; null when there is none. */
+  feed_token_hash: NullableText;
+  updated_at: Timestamp;
 };
 
 /** What `admin import` brought in, by its source's own id, and the row it became. */
@@ -573,6 +623,8 @@ export type Database = {
   suppressions: SuppressionsTable;
   soft_bounces: SoftBouncesTable;
   edition_links: EditionLinksTable;
+  bookings: BookingsTable;
+  booking_settings: BookingSettingsTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

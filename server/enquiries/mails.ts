@@ -1,5 +1,5 @@
 import { escapeHtml } from "../../contract/html.ts";
-import { layout, oneLine } from "../outbox/mail-layout.ts";
+import { detailsHtml, detailsText, layout, messageBox, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
 
@@ -43,21 +43,6 @@ function detailsOf(enquiry: StoredEnquiry, serviceTitle: string): [string, strin
     ["Sent", time(enquiry.createdAt)],
   ];
 }
-
-function detailsHtml(details: [string, string][]): string {
-  return `<table role="presentation" cellspacing="0" cellpadding="0" style="margin:0 0 12px">${details
-    .map(
-      ([label, value]) =>
-        `<tr><td style="padding:2px 16px 2px 0;color:#94a3b8;vertical-align:top">${escapeHtml(label)}</td><td style="padding:2px 0;color:#f8fafc;word-break:break-word">${escapeHtml(value)}</td></tr>`,
-    )
-    .join("")}</table>`;
-}
-
-const detailsText = (details: [string, string][]) =>
-  details.map(([label, value]) => `${label}: ${value}`).join("\n");
-
-const messageBox = (text: string) =>
-  `<div style="margin:0 0 16px;padding:12px 16px;border-left:3px solid #22c55e;background:#0b0f14;white-space:pre-wrap;word-break:break-word;color:#e2e8f0">${escapeHtml(text)}</div>`;
 
 const linkButton = (href: string, label: string, danger = false) =>
   `<a href="${escapeHtml(href)}" style="display:inline-block;background:${danger ? "#7f1d1d" : "#22c55e"};color:${danger ? "#fee2e2" : "#0b0f14"};font-weight:600;text-decoration:none;padding:8px 16px;border-radius:8px">${escapeHtml(label)}</a>`;

@@ -4,6 +4,8 @@ import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import { type FormTokens, formTokenRefusal } from "../lib/form-token.ts";
+import { mailboxOf } from "../lib/mailbox.ts";
+import { startHourlyRetention } from "../lib/retention.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
@@ -29,21 +31,6 @@ import {
  */
 
 export type Service = { id: string; title: string };
-
-/**
- * The mailbox an address reaches, as far as the acknowledgement's hourly
- * limit is concerned: lower case, without a "+tag" and without dots in the
- * part before the "@" (Gmail ignores them, and so do many others). Two people
- * whose addresses differ only so share one limit, which costs them at most an
- * hour's wait for a mail; a stranger's inbox cannot be sent one each.
- */
-export function mailboxOf(email: string): string {
-  const address = email.trim().toLowerCase();
-  const at = address.lastIndexOf("@");
-  const local = address.slice(0, at).split("+")[0]!.replaceAll(".", "");
-  const domain = address.slice(at + 1).replace(/^googlemail\.com$/, "gmail.com");
-  return `${local}@${domain}`;
-}
 
 /** The body of a webhook call about an enquiry (docs/mail.md, "Notifications of new comments"). */
 export type EnquiryWebhookBody = {
@@ -275,15 +262,11 @@ export function createEnquiries({
       log: { warn(object: unknown, message: string): void },
       removed: (count: number) => Promise<void>,
     ) {
-      const prune = () =>
-        repository
-          .prune(config.ENQUIRY_RETENTION_DAYS)
-          .then((count) => (count > 0 ? removed(count) : undefined))
-          .catch((error) => log.warn({ err: error }, "old enquiries could not be deleted"));
-      void prune();
-      const timer = setInterval(prune, 60 * 60 * 1000);
-      timer.unref();
-      return { stop: () => clearInterval(timer) };
+      return startHourlyRetention(() => repository.prune(config.ENQUIRY_RETENTION_DAYS), {
+        log,
+        failure: "old enquiries could not be deleted",
+        removed,
+      });
     },
   };
 }

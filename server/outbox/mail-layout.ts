@@ -15,6 +15,24 @@ export const colours = { ink: "#0b0f14", panel: "#111821", line: "#1f2a37", acce
 export const button = (href: string, label: string) =>
   `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
 
+/** Labelled values as a two-column table: what a mail is about (a service, a time). */
+export function detailsHtml(details: [string, string][]): string {
+  return `<table role="presentation" cellspacing="0" cellpadding="0" style="margin:0 0 12px">${details
+    .map(
+      ([label, value]) =>
+        `<tr><td style="padding:2px 16px 2px 0;color:#94a3b8;vertical-align:top">${escapeHtml(label)}</td><td style="padding:2px 0;color:#f8fafc;word-break:break-word">${escapeHtml(value)}</td></tr>`,
+    )
+    .join("")}</table>`;
+}
+
+/** The same labelled values in plain text, a line each. */
+export const detailsText = (details: [string, string][]) =>
+  details.map(([label, value]) => `${label}: ${value}`).join("\n");
+
+/** What someone wrote, quoted as text in a box. */
+export const messageBox = (text: string) =>
+  `<div style="margin:0 0 16px;padding:12px 16px;border-left:3px solid #22c55e;background:#0b0f14;white-space:pre-wrap;word-break:break-word;color:#e2e8f0">${escapeHtml(text)}</div>`;
+
 /** Header values we build never carry a line break, whatever a file says. */
 export function oneLine(text: string): string {
   return text.replace(/[\r\n\t]+/g, " ").trim();

@@ -14,6 +14,7 @@ const tokenUntilSent: ReadonlySet<OutboxKind> = new Set([
   "confirmation",
   "enquiry_ack",
   "reply_confirmation",
+  "booking_invitation",
 ]);
 
 /**
@@ -25,6 +26,7 @@ const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
   "comment_notice",
   "comment_digest",
   "webhook",
+  "booking_cancellation",
 ]);
 
 /**

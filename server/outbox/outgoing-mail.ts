@@ -16,6 +16,11 @@ export type OutgoingMail = {
    * own bounce address (server/outbox/verp.ts).
    */
   envelope?: { from: string; to: string[] };
+  /**
+   * A calendar invitation or cancellation: sent as the text/calendar part
+   * calendar programs act on, and as an `.ics` attachment (nodemailer's `icalEvent`).
+   */
+  icalEvent?: { method: "REQUEST" | "CANCEL"; filename: string; content: string };
 };
 
 export type Mailer = {

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
+import { defaultAvailability } from "../../contract/bookings.ts";
 import { exportTables, tablesLeftOut } from "../../server/portability/tables.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
@@ -71,6 +72,17 @@ async function seed(t: TestApp): Promise<void> {
     `insert into enquiries (name, email, service, organisation, timeline, message, status, kept, ip_hash, thread_id, deletion_token_hash, created_at, updated_at)
      values (?, ?, 'dfmea', null, 'Spring', ?, 'answered', 0, 'hash-of-address', '<ack-1@ewe.test>', 'deletion-hash-1', ?, ?)`,
     ["Priya Raman", "priya@example.org", "A DFMEA workshop for six engineers, please.", now, now],
+  );
+  await runSql(
+    t,
+    `insert into bookings (starts_at, ends_at, name, email, service, note, reader_zone, status, uid, sequence, meeting_url, token_hash, visitor_id, ip_hash, address_hash, created_at, updated_at)
+     values (?, ?, 'Meera Iyer', 'meera@example.org', 'dfmea', 'A second opinion on our DFMEA.', 'Asia/Kolkata', 'booked', 'booking.1@ewe.test', 0, null, 'token-hash-1', null, 'hash-of-address', 'hash-of-mailbox', ?, ?)`,
+    ["2030-03-04T10:00:00.000Z", "2030-03-04T10:30:00.000Z", now, now],
+  );
+  await runSql(
+    t,
+    "insert into booking_settings (id, availability, feed_token_hash, updated_at) values (1, ?, null, ?)",
+    [JSON.stringify({ ...defaultAvailability, dailyMax: 3 }), now],
   );
   const [enquiry] = await runSql(t, "select id from enquiries");
   await runSql(t, "insert into enquiry_answers (enquiry_id, body, created_at) values (?, ?, ?)", [
@@ -188,6 +200,10 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     expect(tables.mythology_reactions?.[0]).toMatchObject({ story_id: "garuda", type: "love" });
     expect(tables.enquiries?.[0]).toMatchObject({ name: "Priya Raman", status: "answered" });
     expect(tables.enquiry_answers?.[0]?.body).toBe("Gladly: March suits me.");
+    expect(tables.bookings?.[0]).toMatchObject({
+      name: "Meera Iyer",
+      starts_at: "2030-03-04T10:00:00.000Z",
+    });
     expect(tables.bans).toHaveLength(1);
     expect(tables.reply_addresses?.[0]).toMatchObject({
       email: "asha@example.org",

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { ApiError } from "../../api/errors.ts";
+import type { Bookings } from "../../bookings/service.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
@@ -53,6 +54,8 @@ export type ConsoleDeps = {
   enquiries: Enquiries;
   /** Readership's figures (server/readers/report.ts). */
   readers: ReadersReports;
+  /** Booked calls (server/bookings/service.ts). */
+  bookings: Bookings;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -87,9 +90,20 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const { siteUrl } = deps.config;
   // Field by field: the plugin's options also carry its registration's prefix,
   // which the resources' own registrations must not inherit twice.
-  const { store, engagement, bus, owner, moderation, defences, spam, insights, mailer, enquiries } =
-    deps;
   const { readers } = deps;
+  const {
+    store,
+    engagement,
+    bus,
+    owner,
+    moderation,
+    defences,
+    spam,
+    insights,
+    mailer,
+    enquiries,
+    bookings,
+  } = deps;
   return {
     config: deps.config,
     store,
@@ -104,6 +118,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     mailQueued: () => deps.mailQueued(),
     enquiries,
     readers,
+    bookings,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,

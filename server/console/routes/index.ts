@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { ownerSessionOf } from "../owner-session.ts";
+import { bookingConsoleRoutes } from "./bookings.ts";
 import { commentRoutes } from "./comments.ts";
 import { type ConsoleDeps, consoleContext, signedOut } from "./context.ts";
 import { editionRoutes } from "./editions.ts";
@@ -46,4 +47,5 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
   await app.register(healthRoutes, context);
   await app.register(enquiryConsoleRoutes, context);
   await app.register(readerConsoleRoutes, context);
+  await app.register(bookingConsoleRoutes, context);
 };

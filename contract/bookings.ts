@@ -1,0 +1,237 @@
+import { z } from "zod";
+import { emailSchema, type FormTokenResponse, rowIdParamSchema } from "./api.ts";
+import { enquiryNameSchema } from "./enquiries.ts";
+import { limits } from "./limits.ts";
+import { hasFewMarksPerCharacter, hasNoControlOrDirectionCharacters } from "./text.ts";
+import { isTimeZone } from "./time-zones.ts";
+
+/*
+ * Booking a call (docs/product.md, "Book a call"): the free times a reader
+ * sees, the booking they send, and the owner's side in the console. A
+ * booking is personal data: the reader's answer says when the call is, and
+ * nothing public ever lists who booked.
+ */
+
+const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+
+export const timeZoneSchema = z
+  .string()
+  .trim()
+  .max(64)
+  .refine(isTimeZone, "Choose a time zone from the list.");
+
+export const weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+export type WeekdayName = (typeof weekdayNames)[number];
+
+const clockTime = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, "Write times as HH:MM, from 00:00 to 24:00.");
+
+const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+
+/** One stretch of a day's hours, in the owner's zone: "10:00" to "17:00". */
+export const hoursSchema = z
+  .tuple([clockTime, clockTime])
+  .refine(
+    ([from, to]) => minutesOf(from) < minutesOf(to),
+    "A stretch of hours must end after it starts.",
+  );
+
+const availabilityFields = {
+  /** The owner's zone; null follows BOOKING_TIMEZONE (else the owner profile's, else UTC). */
+  timeZone: timeZoneSchema.nullable(),
+  /** Per weekday, the stretches of time calls may take, in the owner's zone. */
+  weekly: z.strictObject(
+    Object.fromEntries(weekdayNames.map((day) => [day, z.array(hoursSchema).max(6)])) as Record<
+      WeekdayName,
+      z.ZodArray<typeof hoursSchema>
+    >,
+  ),
+  callMinutes: z.number().int().min(10).max(240),
+  bufferMinutes: z.number().int().min(0).max(240),
+  noticeHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 30),
+  horizonDays: z.number().int().min(1).max(365),
+  /** The most calls on one day (the owner's); null for no limit beyond the hours. */
+  dailyMax: z.number().int().min(1).max(48).nullable(),
+  /** Dates off, in the owner's zone: YYYY-MM-DD. */
+  datesOff: z.array(z.iso.date("Write dates as YYYY-MM-DD.")).max(366),
+  /**
+   * Where calls happen: the fixed room (`meetingUrl`, else BOOKING_MEETING_URL),
+   * or a new Jitsi Meet room per call (meet.jit.si needs no account).
+   */
+  meeting: z.enum(["fixed", "jitsi"]),
+  meetingUrl: z
+    .url({ protocol: /^https$/, error: "The meeting address must start with https://." })
+    .max(500)
+    .nullable(),
+};
+
+/** The owner's settings as the console sends them: dates off come back sorted, once each. */
+export const availabilitySchema = z.strictObject({
+  ...availabilityFields,
+  datesOff: availabilityFields.datesOff.transform((dates) => [...new Set(dates)].sort()),
+});
+/** The same settings in an answer (answers' schemas carry no transforms). */
+export const availabilityAnswerSchema = z.object(availabilityFields);
+export type Availability = z.output<typeof availabilitySchema>;
+export type AvailabilityInput = z.input<typeof availabilitySchema>;
+
+/** Out of the box: weekdays 10:00–17:00, 30-minute calls, 24 hours' notice, 30 days ahead. */
+export const defaultAvailability: Availability = {
+  timeZone: null,
+  weekly: {
+    mon: [["10:00", "17:00"]],
+    tue: [["10:00", "17:00"]],
+    wed: [["10:00", "17:00"]],
+    thu: [["10:00", "17:00"]],
+    fri: [["10:00", "17:00"]],
+    sat: [],
+    sun: [],
+  },
+  callMinutes: 30,
+  bufferMinutes: 0,
+  noticeHours: 24,
+  horizonDays: 30,
+  dailyMax: null,
+  datesOff: [],
+  meeting: "fixed",
+  meetingUrl: null,
+};
+
+// The reader's side
+
+export const slotsQuerySchema = z.strictObject({
+  zone: z.string().max(64).optional(),
+});
+
+export const slotsResponseSchema = z.object({
+  /** The zone the labels below are in: the one asked for, else the owner's. */
+  zone: z.string(),
+  ownerZone: z.string(),
+  callMinutes: z.number().int(),
+  /** Free starts in UTC, in order. */
+  starts: z.array(timestampSchema),
+});
+export type SlotsResponse = z.infer<typeof slotsResponseSchema>;
+
+export const bookingNoteSchema = z
+  .string()
+  .trim()
+  .max(limits.bookingNoteMax, `The note is at most ${limits.bookingNoteMax} characters.`)
+  .refine(
+    hasNoControlOrDirectionCharacters,
+    "The note cannot contain control or text-direction characters.",
+  )
+  .refine(hasFewMarksPerCharacter, "The note has too many accents on one character.");
+
+export const bookingRequestSchema = z.strictObject({
+  start: timestampSchema,
+  name: enquiryNameSchema,
+  email: emailSchema,
+  service: z.string().min(1, "Choose a service.").max(80, "Choose a service from the list."),
+  note: bookingNoteSchema.default(""),
+  /** The reader's zone, for their mail. */
+  zone: timeZoneSchema,
+  formToken: z.string().max(200).optional(),
+  website: z.string().max(200).optional(),
+});
+export type BookingRequest = z.input<typeof bookingRequestSchema>;
+export type ValidBookingRequest = z.output<typeof bookingRequestSchema>;
+
+/** What the reader is told: the time, in their zone and the owner's. */
+export const bookedResponseSchema = z.object({
+  booked: z.literal(true),
+  start: timestampSchema,
+  end: timestampSchema,
+  zone: z.string(),
+  ownerZone: z.string(),
+});
+export type BookedResponse = z.infer<typeof bookedResponseSchema>;
+
+/** The message a reader sees when another took the time first. */
+export const slotTakenMessage = "That time was just taken";
+
+// The owner's side
+
+export const bookingStatuses = ["booked", "cancelled"] as const;
+
+export const bookingSchema = z.object({
+  id: z.number().int(),
+  start: timestampSchema,
+  end: timestampSchema,
+  name: z.string(),
+  email: z.string(),
+  service: z.string(),
+  serviceTitle: z.string(),
+  note: z.string(),
+  readerZone: z.string(),
+  status: z.enum(bookingStatuses),
+  meetingUrl: z.string().nullable(),
+  cancelledBy: z.enum(["reader", "owner"]).nullable(),
+  cancelMessage: z.string().nullable(),
+  createdAt: timestampSchema,
+});
+export type Booking = z.infer<typeof bookingSchema>;
+
+export const bookingsQuerySchema = z.strictObject({
+  when: z.enum(["upcoming", "past"]).default("upcoming"),
+});
+
+export const bookingsResponseSchema = z.object({
+  bookings: z.array(bookingSchema),
+  availability: availabilityAnswerSchema,
+  ownerZone: z.string(),
+  /** Whether a calendar feed address is live (its address is shown once, when made). */
+  feed: z.boolean(),
+  retentionDays: z.number().int(),
+});
+export type BookingsResponse = z.infer<typeof bookingsResponseSchema>;
+
+export const bookingIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
+
+export const cancelBookingRequestSchema = z.strictObject({
+  message: z
+    .string()
+    .trim()
+    .max(limits.bookingNoteMax, `A message is at most ${limits.bookingNoteMax} characters.`)
+    .refine(
+      hasNoControlOrDirectionCharacters,
+      "The message cannot contain control or text-direction characters.",
+    )
+    .default(""),
+});
+
+export const feedResponseSchema = z.object({ url: z.string() });
+
+/** Calls per week (Monday, UTC), by when they were booked, for the Overview. */
+export const bookingWeeksResponseSchema = z.object({
+  weeks: z.array(z.object({ week: z.string(), count: z.number().int() })),
+});
+
+type Out<S extends z.ZodType> = z.infer<S>;
+
+export type BookingEndpoints = {
+  "GET /bookings/form-token": { response: FormTokenResponse };
+  "GET /bookings/slots": { query?: z.input<typeof slotsQuerySchema>; response: SlotsResponse };
+  "POST /bookings": { body: BookingRequest; response: BookedResponse };
+  "GET /admin/bookings": {
+    query?: z.input<typeof bookingsQuerySchema>;
+    response: BookingsResponse;
+  };
+  "GET /admin/bookings/weeks": { response: Out<typeof bookingWeeksResponseSchema> };
+  "PUT /admin/bookings/availability": {
+    body: AvailabilityInput;
+    response: { availability: Availability };
+  };
+  "POST /admin/bookings/:id/cancel": {
+    params: { id: number };
+    body: z.input<typeof cancelBookingRequestSchema>;
+    response: { booking: Booking };
+  };
+  "POST /admin/bookings/feed": { response: Out<typeof feedResponseSchema> };
+  "DELETE /admin/bookings/feed": { response: undefined };
+};

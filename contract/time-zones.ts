@@ -1,0 +1,164 @@
+/*
+ * Wall-clock time in an IANA zone, with Intl alone (Temporal is not built
+ * into Node 24 or every browser yet). The server lays out the owner's hours
+ * with it and both sides show a time in a reader's zone with it
+ * (docs/decisions/043-bookings.md).
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsFormatter(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      weekday: "short",
+    });
+    formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/** Whether Intl knows `zone` as an IANA time zone. */
+export function isTimeZone(zone: string): boolean {
+  if (zone === "" || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type WallTime = {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  /** 0 Sunday … 6 Saturday. */
+  weekday: number;
+};
+
+const weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+/** What a clock on the wall in `zone` reads at `instant`. */
+export function wallTime(instant: Date | number, zone: string): WallTime {
+  const parts: Record<string, string> = {};
+  for (const part of partsFormatter(zone).formatToParts(instant)) parts[part.type] = part.value;
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    weekday: weekdays.indexOf(parts.weekday ?? ""),
+  };
+}
+
+/** The zone's offset from UTC at `instant`, in minutes (India +330, New York -300 or -240). */
+export function offsetMinutes(instant: number, zone: string): number {
+  const wall = wallTime(instant, zone);
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
+  return Math.round((asUtc - Math.floor(instant / 60_000) * 60_000) / 60_000);
+}
+
+/**
+ * The instant at which a clock in `zone` reads the given date and time; null
+ * when that reading never happens there (the hour skipped when clocks go
+ * forward). A reading that happens twice (clocks going back) is the first.
+ */
+export function instantOf(
+  date: { year: number; month: number; day: number },
+  minutesOfDay: number,
+  zone: string,
+): number | null {
+  const wall = Date.UTC(date.year, date.month - 1, date.day) + minutesOfDay * 60_000;
+  // The offsets a day can have are those a few hours either side.
+  const candidates = new Set([
+    offsetMinutes(wall - 14 * 3_600_000, zone),
+    offsetMinutes(wall, zone),
+    offsetMinutes(wall + 14 * 3_600_000, zone),
+  ]);
+  const matches = [...candidates]
+    .map((offset) => wall - offset * 60_000)
+    .filter((instant) => offsetMinutes(instant, zone) * 60_000 === wall - instant)
+    .sort((a, b) => a - b);
+  return matches[0] ?? null;
+}
+
+/** `2026-03-29`: the calendar date in `zone` at `instant`. */
+export function dateKey(instant: Date | number, zone: string): string {
+  const { year, month, day } = wallTime(instant, zone);
+  return `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
+/** "Monday 30 March 2026": a day as a heading, in `zone`. */
+export function dayLabel(instant: Date | number, zone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+  })
+    .formatToParts(instant)
+    .filter((part) => part.type !== "literal")
+    .map((part) => part.value)
+    .join(" ");
+}
+
+/** "10:00": a time of day in `zone`, on the 24-hour clock. */
+export function timeLabel(instant: Date | number, zone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: zone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(instant);
+}
+
+/** "Monday 30 March 2026, 10:00 (BST)": a whole moment in `zone`, with the zone's short name. */
+export function momentLabel(instant: Date | number, zone: string): string {
+  const short =
+    new Intl.DateTimeFormat("en-GB", { timeZone: zone, timeZoneName: "short" })
+      .formatToParts(instant)
+      .find((part) => part.type === "timeZoneName")?.value ?? zone;
+  return `${dayLabel(instant, zone)}, ${timeLabel(instant, zone)} (${short === "UTC" ? "UTC" : `${zoneName(zone)}, ${short}`})`;
+}
+
+/** "Asia/Kolkata" as people read it: "Asia / Kolkata". */
+export function zoneName(zone: string): string {
+  return zone.replaceAll("_", " ").replaceAll("/", " / ");
+}
+
+/** Every zone Intl knows, for the "Time zone" select (UTC first). */
+export function timeZones(): string[] {
+  const all = Intl.supportedValuesOf("timeZone");
+  return ["UTC", ...all.filter((zone) => zone !== "UTC")];
+}
+
+export type SlotDay = { date: string; label: string; slots: { start: string; label: string }[] };
+
+/** Free times grouped by their day in `zone`, in order, each named by its local time. */
+export function slotsByDay(starts: readonly string[], zone: string): SlotDay[] {
+  const days: SlotDay[] = [];
+  for (const start of starts) {
+    const instant = Date.parse(start);
+    const date = dateKey(instant, zone);
+    let day = days.at(-1);
+    if (day?.date !== date) {
+      day = { date, label: dayLabel(instant, zone), slots: [] };
+      days.push(day);
+    }
+    day.slots.push({ start, label: timeLabel(instant, zone) });
+  }
+  return days;
+}

@@ -1,0 +1,104 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { errorResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
+import {
+  bookedResponseSchema,
+  bookingRequestSchema,
+  slotsQuerySchema,
+  slotsResponseSchema,
+  slotTakenMessage,
+} from "../../../contract/bookings.ts";
+import type { Bookings } from "../../bookings/service.ts";
+import type { Readers } from "../../readers/service.ts";
+import { ApiError } from "../errors.ts";
+
+const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+
+/**
+ * Booking a call from the island (docs/product.md, "Book a call"): the free
+ * times, the form's signed time, and the booking. The answer says when the
+ * call is and nothing else; without JavaScript the page posts to /book
+ * (server/bookings/pages.ts), which goes through the same `book`.
+ */
+export const bookingRoutes: FastifyPluginAsyncZod<{
+  bookings: Bookings;
+  /** Readership: a booked call counts for the page and source that brought the reader. */
+  attribute: Readers["attribute"];
+}> = async (app, { bookings, attribute }) => {
+  app.get(
+    "/bookings/form-token",
+    {
+      schema: {
+        summary: "A signed time for the booking form, and how long after it the form may be sent",
+        tags: ["bookings"],
+        response: { 200: formTokenResponseSchema },
+      },
+    },
+    async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+      return { formToken: bookings.issueFormToken(), minimumMs: bookings.minimumMs };
+    },
+  );
+
+  app.get(
+    "/bookings/slots",
+    {
+      schema: {
+        summary: "The free times to book a call, in UTC, with the zone to show them in",
+        tags: ["bookings"],
+        querystring: slotsQuerySchema,
+        response: { 200: slotsResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return bookings.slots(request.query.zone);
+    },
+  );
+
+  app.post(
+    "/bookings",
+    {
+      schema: {
+        summary:
+          "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken when another reader took it first",
+        tags: ["bookings"],
+        body: bookingRequestSchema,
+        response: { 201: bookedResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await bookings.book(request.body, {
+        ip: request.ip,
+        visitorId: request.visitorId,
+      });
+      if (outcome.outcome === "taken") {
+        throw new ApiError(
+          409,
+          "slot_taken",
+          `${slotTakenMessage}. Choose another of the free times.`,
+        );
+      }
+      if (outcome.outcome === "refused") {
+        const { refusal } = outcome;
+        throw new ApiError(
+          refusal.status,
+          refusal.code,
+          refusal.message,
+          refusal.retryAfterSeconds,
+        );
+      }
+      if (outcome.booking) await attribute(request, "booking");
+      const start = outcome.booking?.start ?? request.body.start;
+      const end =
+        outcome.booking?.end ??
+        new Date(Date.parse(request.body.start) + 30 * 60_000).toISOString();
+      return reply.code(201).send({
+        booked: true,
+        start,
+        end,
+        zone: request.body.zone,
+        ownerZone: outcome.ownerZone,
+      });
+    },
+  );
+};

@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { type Availability, defaultAvailability } from "../../contract/bookings.ts";
+import { instantOf, slotsByDay, timeLabel, wallTime } from "../../contract/time-zones.ts";
+import { freeStarts } from "./availability.ts";
+
+const hour = 3_600_000;
+const day = 24 * hour;
+const at = (iso: string) => Date.parse(iso);
+const iso = (instant: number) => new Date(instant).toISOString();
+
+function free(
+  zone: string,
+  now: string,
+  change: Partial<Availability> = {},
+  taken: { start: number; end: number }[] = [],
+) {
+  return freeStarts({
+    availability: { ...defaultAvailability, ...change },
+    zone,
+    now: at(now),
+    taken,
+  });
+}
+
+/** The starts on one date of the owner's zone, as its wall-clock times. */
+function wallTimesOn(starts: number[], zone: string, date: string) {
+  return starts
+    .filter((start) => {
+      const wall = wallTime(start, zone);
+      return (
+        `${wall.year}-${String(wall.month).padStart(2, "0")}-${String(wall.day).padStart(2, "0")}` ===
+        date
+      );
+    })
+    .map((start) => timeLabel(start, zone));
+}
+
+const weekdayHours = Array.from({ length: 14 }, (_, i) => {
+  const minutes = 600 + i * 30;
+  return `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+});
+
+describe("free times", () => {
+  it("are weekdays 10:00 to 17:00 in the owner's zone by default, in 30-minute calls", () => {
+    // Wednesday 4 March 2026, 09:00 in London.
+    const starts = free("Europe/London", "2026-03-04T09:00:00Z");
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-05")).toEqual(weekdayHours);
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-07")).toEqual([]); // Saturday
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-08")).toEqual([]); // Sunday
+  });
+
+  it("keep the minimum notice and stop at the horizon", () => {
+    const now = "2026-03-04T11:15:00Z";
+    const starts = free("Europe/London", now);
+    expect(starts[0]).toBe(at("2026-03-05T11:30:00Z"));
+    expect(Math.max(...starts)).toBeLessThanOrEqual(at(now) + 30 * day);
+    expect(Math.max(...starts)).toBeGreaterThan(at(now) + 28 * day);
+    const shorter = free("Europe/London", now, { noticeHours: 2, horizonDays: 2 });
+    expect(shorter[0]).toBe(at("2026-03-04T13:30:00Z"));
+    expect(Math.max(...shorter)).toBeLessThanOrEqual(at(now) + 2 * day);
+  });
+
+  it("leave a buffer around booked calls and between calls", () => {
+    const now = "2026-03-02T08:00:00Z";
+    const booked = { start: at("2026-03-04T11:00:00Z"), end: at("2026-03-04T11:30:00Z") };
+    const starts = free("Europe/London", now, { bufferMinutes: 15 }, [booked]);
+    // 45-minute steps: 10:00, 10:45, 11:30, …; 10:45 and 11:30 fall within 15 minutes of the
+    // call at 11:00 (London is on GMT, so 11:00Z is 11:00 there).
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-04")).toEqual([
+      "10:00",
+      "12:15",
+      "13:00",
+      "13:45",
+      "14:30",
+      "15:15",
+      "16:00",
+    ]);
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-05")).toEqual([
+      "10:00",
+      "10:45",
+      "11:30",
+      "12:15",
+      "13:00",
+      "13:45",
+      "14:30",
+      "15:15",
+      "16:00",
+    ]);
+  });
+
+  it("stop on a day once its daily maximum is booked, and skip dates off", () => {
+    const now = "2026-03-02T08:00:00Z";
+    const booked = [
+      { start: at("2026-03-04T10:00:00Z"), end: at("2026-03-04T10:30:00Z") },
+      { start: at("2026-03-04T14:00:00Z"), end: at("2026-03-04T14:30:00Z") },
+    ];
+    const starts = free("Europe/London", now, { dailyMax: 2, datesOff: ["2026-03-05"] }, booked);
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-04")).toEqual([]);
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-05")).toEqual([]);
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-06")).toEqual(weekdayHours);
+    expect(
+      wallTimesOn(
+        free("Europe/London", now, { dailyMax: 3 }, booked),
+        "Europe/London",
+        "2026-03-04",
+      ),
+    ).toHaveLength(12);
+  });
+
+  it("follow the owner's own weekly hours", () => {
+    const starts = free("Asia/Kolkata", "2026-03-02T00:00:00Z", {
+      weekly: {
+        ...defaultAvailability.weekly,
+        sat: [
+          ["09:00", "10:00"],
+          ["18:00", "19:00"],
+        ],
+      },
+      callMinutes: 60,
+    });
+    expect(wallTimesOn(starts, "Asia/Kolkata", "2026-03-07")).toEqual(["09:00", "18:00"]);
+    expect(wallTimesOn(starts, "Asia/Kolkata", "2026-03-09")).toHaveLength(7);
+  });
+});
+
+describe("across a change of the clocks", () => {
+  it("keeps a 10:00 call at 10:00 on the owner's wall when London goes to summer time", () => {
+    // British Summer Time begins on Sunday 29 March 2026 at 01:00 UTC.
+    const starts = free("Europe/London", "2026-03-25T08:00:00Z");
+    const friday = starts.find((s) => iso(s).startsWith("2026-03-27"));
+    const monday = starts.find((s) => iso(s).startsWith("2026-03-30"));
+    expect(iso(friday ?? 0)).toBe("2026-03-27T10:00:00.000Z");
+    expect(iso(monday ?? 0)).toBe("2026-03-30T09:00:00.000Z");
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-30")).toEqual(weekdayHours);
+  });
+
+  it("keeps New York's hours through its change, two weeks before London's", () => {
+    // Daylight time begins on Sunday 8 March 2026 at 02:00 local.
+    const starts = free("America/New_York", "2026-03-04T12:00:00Z");
+    expect(starts.filter((s) => iso(s).startsWith("2026-03-06"))[0]).toBe(
+      at("2026-03-06T15:00:00Z"),
+    );
+    expect(starts.filter((s) => iso(s).startsWith("2026-03-09"))[0]).toBe(
+      at("2026-03-09T14:00:00Z"),
+    );
+    expect(wallTimesOn(starts, "America/New_York", "2026-03-09")).toEqual(weekdayHours);
+  });
+
+  it("shows Kolkata's readers (no daylight saving) a London call an hour earlier after the change", () => {
+    const starts = free("Europe/London", "2026-03-25T08:00:00Z");
+    const days = slotsByDay(
+      starts.map((s) => iso(s)),
+      "Asia/Kolkata",
+    );
+    const friday = days.find((d) => d.date === "2026-03-27");
+    const monday = days.find((d) => d.date === "2026-03-30");
+    expect(friday?.slots[0]?.label).toBe("15:30");
+    expect(monday?.slots[0]?.label).toBe("14:30");
+    expect(monday?.label).toBe("Monday 30 March 2026");
+  });
+
+  it("shows New York's readers the right local times while the two zones are out of step", () => {
+    // From 8 to 29 March 2026 New York is on daylight time and London not yet: 4 hours apart, not 5.
+    const starts = free("Europe/London", "2026-03-04T08:00:00Z");
+    const days = slotsByDay(
+      starts.map((s) => iso(s)),
+      "America/New_York",
+    );
+    expect(days.find((d) => d.date === "2026-03-06")?.slots[0]?.label).toBe("05:00");
+    expect(days.find((d) => d.date === "2026-03-16")?.slots[0]?.label).toBe("06:00");
+    expect(days.find((d) => d.date === "2026-03-30")?.slots[0]?.label).toBe("05:00");
+  });
+
+  it("skips a time the clocks skip, and takes the first of a time they repeat", () => {
+    expect(instantOf({ year: 2026, month: 3, day: 29 }, 60 + 30, "Europe/London")).toBeNull();
+    expect(instantOf({ year: 2026, month: 10, day: 25 }, 60 + 30, "Europe/London")).toBe(
+      at("2026-10-25T00:30:00Z"),
+    );
+    expect(instantOf({ year: 2026, month: 3, day: 8 }, 2 * 60 + 30, "America/New_York")).toBeNull();
+    expect(instantOf({ year: 2026, month: 3, day: 8 }, 10 * 60, "Asia/Kolkata")).toBe(
+      at("2026-03-08T04:30:00Z"),
+    );
+    // Hours that cross the change: 00:30 to 03:00 on the night London changes.
+    const starts = free("Europe/London", "2026-03-26T00:00:00Z", {
+      weekly: { ...defaultAvailability.weekly, sun: [["00:30", "03:00"]] },
+      noticeHours: 0,
+    });
+    expect(wallTimesOn(starts, "Europe/London", "2026-03-29")).toEqual(["00:30", "02:00", "02:30"]);
+  });
+});

@@ -1,0 +1,79 @@
+import type { Availability, WeekdayName } from "../../contract/bookings.ts";
+import { dateKey, instantOf, wallTime } from "../../contract/time-zones.ts";
+
+/*
+ * The free times (docs/product.md, "Book a call"): the owner's weekly hours
+ * laid out day by day in the owner's zone, so a 10:00 call stays 10:00 on the
+ * wall across a change of the clocks, cut into calls with the buffer between
+ * them, less what minimum notice, the horizon, dates off, the daily maximum
+ * and the calls already booked (with their buffers) leave out. A pure
+ * function of its inputs: the tests move `now` across daylight-saving
+ * changes.
+ */
+
+const dayMs = 86_400_000;
+const byWeekday: WeekdayName[] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+export type Taken = { start: number; end: number };
+
+const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+
+/** The free starts from `now` to the horizon, in order, as UTC instants. */
+export function freeStarts({
+  availability,
+  zone,
+  now,
+  taken,
+}: {
+  availability: Availability;
+  /** The owner's zone. */
+  zone: string;
+  now: number;
+  /** Calls already booked, from a day before `now` on. */
+  taken: readonly Taken[];
+}): number[] {
+  const call = availability.callMinutes * 60_000;
+  const buffer = availability.bufferMinutes * 60_000;
+  const earliest = now + availability.noticeHours * 3_600_000;
+  const latest = now + availability.horizonDays * dayMs;
+  const off = new Set(availability.datesOff);
+  const perDay = new Map<string, number>();
+  for (const booked of taken) {
+    const day = dateKey(booked.start, zone);
+    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+  }
+  const today = wallTime(now, zone);
+  const first = Date.UTC(today.year, today.month - 1, today.day);
+  const starts: number[] = [];
+  for (let index = 0; index <= availability.horizonDays + 1; index += 1) {
+    const noon = new Date(first + index * dayMs + dayMs / 2);
+    const date = {
+      year: noon.getUTCFullYear(),
+      month: noon.getUTCMonth() + 1,
+      day: noon.getUTCDate(),
+    };
+    const key = noon.toISOString().slice(0, 10);
+    if (off.has(key)) continue;
+    if (availability.dailyMax !== null && (perDay.get(key) ?? 0) >= availability.dailyMax) continue;
+    const stretches = availability.weekly[byWeekday[noon.getUTCDay()] as WeekdayName];
+    const day: number[] = [];
+    for (const [from, to] of stretches) {
+      const end = minutesOf(to);
+      for (
+        let minute = minutesOf(from);
+        minute + availability.callMinutes <= end;
+        minute += availability.callMinutes + availability.bufferMinutes
+      ) {
+        const start = instantOf(date, minute, zone);
+        // A time the clocks skip that day does not happen: no call then.
+        if (start === null || start < earliest || start > latest) continue;
+        const clash = taken.some(
+          (booked) => booked.start - buffer < start + call && booked.end + buffer > start,
+        );
+        if (!clash) day.push(start);
+      }
+    }
+    starts.push(...day);
+  }
+  return [...new Set(starts)].sort((a, b) => a - b);
+}

@@ -1,0 +1,333 @@
+import ical, {
+  ICalAttendeeRole,
+  ICalAttendeeStatus,
+  ICalCalendarMethod,
+  ICalEventStatus,
+} from "ical-generator";
+import { escapeHtml } from "../../contract/html.ts";
+import { momentLabel } from "../../contract/time-zones.ts";
+import {
+  button,
+  detailsHtml,
+  detailsText,
+  layout,
+  messageBox,
+  oneLine,
+} from "../outbox/mail-layout.ts";
+import type { OutgoingMail } from "../outbox/mailer.ts";
+import type { CancelledCall, StoredBooking } from "./repository.ts";
+
+/**
+ * The mails of a booked call (docs/product.md, "Book a call"): the
+ * invitation to each side with its `.ics` (METHOD:REQUEST, the booking's UID,
+ * SEQUENCE raised on each change, times in UTC), the cancellation
+ * (METHOD:CANCEL) and the reminders. The reader's address is not confirmed,
+ * so their mails carry nothing they typed (not the name, not the note): the
+ * form must not carry a stranger's words to someone else's inbox. The
+ * owner's mails carry it all, as text.
+ */
+
+export type BookingMailContext = {
+  siteUrl: string;
+  ownerName: string;
+  /** OWNER_EMAIL, else CONTACT_EMAIL: the organiser, and where readers' replies go. */
+  ownerAddress: string;
+  ownerZone: string;
+  serviceTitle: string;
+};
+
+export const cancelUrl = (siteUrl: string, token: string) =>
+  `${siteUrl}/book/cancel?token=${encodeURIComponent(token)}`;
+export const rescheduleUrl = (siteUrl: string, token: string) =>
+  `${siteUrl}/book/reschedule?token=${encodeURIComponent(token)}`;
+const consoleUrl = (siteUrl: string) => `${siteUrl}/admin/bookings`;
+
+type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "service"> & {
+  sequence: number;
+  meetingUrl: string | null;
+};
+
+/** One event as a calendar file: the same UID each time, the sequence it is at. */
+export function calendarFile(
+  method: "REQUEST" | "CANCEL",
+  call: Call,
+  context: BookingMailContext,
+  attendee: { email: string; name?: string },
+): string {
+  const calendar = ical({
+    method: method === "REQUEST" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
+    prodId: { company: "Engage with Engineer", product: "Bookings", language: "EN" },
+  });
+  calendar.createEvent({
+    id: call.uid,
+    sequence: call.sequence,
+    start: new Date(call.start),
+    end: new Date(call.end),
+    stamp: new Date(),
+    summary: `Call with ${context.ownerName}: ${context.serviceTitle}`,
+    description: call.meetingUrl
+      ? `Join the call: ${call.meetingUrl}`
+      : `${context.ownerName} will send the meeting link before the call.`,
+    ...(call.meetingUrl ? { location: call.meetingUrl, url: call.meetingUrl } : {}),
+    organizer: { name: context.ownerName, email: context.ownerAddress },
+    attendees: [
+      {
+        email: attendee.email,
+        ...(attendee.name ? { name: attendee.name } : {}),
+        rsvp: method === "REQUEST",
+        role: ICalAttendeeRole.REQ,
+        status: ICalAttendeeStatus.NEEDSACTION,
+      },
+    ],
+    status: method === "REQUEST" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
+  });
+  return calendar.toString();
+}
+
+/** The time in the zone of whoever reads the mail, then in the other side's when it differs. */
+function times(
+  call: Pick<Call, "start" | "readerZone">,
+  context: BookingMailContext,
+  forOwner: boolean,
+): [string, string][] {
+  const reader = momentLabel(Date.parse(call.start), call.readerZone);
+  const owner = momentLabel(Date.parse(call.start), context.ownerZone);
+  if (reader === owner) return [["When", owner]];
+  return forOwner
+    ? [
+        ["When", owner],
+        ["Their time", reader],
+      ]
+    : [
+        ["When", reader],
+        [`${context.ownerName}'s time`, owner],
+      ];
+}
+
+const meetingLine = (url: string | null, ownerName: string) =>
+  url ? ["Where", url] : ["Where", `${ownerName} will send the meeting link before the call`];
+
+const filename = "invitation.ics";
+
+/** The reader's invitation: the time in both zones, the room, and the links to cancel or move it. */
+export function readerInvitationMail(
+  booking: StoredBooking,
+  token: string,
+  context: BookingMailContext,
+  update: boolean,
+): OutgoingMail {
+  const when = momentLabel(Date.parse(booking.start), booking.readerZone);
+  const subject = oneLine(
+    `${update ? "Moved: your call" : "Your call"} with ${context.ownerName}, ${when}`,
+  );
+  const details: [string, string][] = [
+    ...times(booking, context, false),
+    ["About", context.serviceTitle],
+    meetingLine(booking.meetingUrl, context.ownerName) as [string, string],
+  ];
+  const cancel = cancelUrl(context.siteUrl, token);
+  const reschedule = rescheduleUrl(context.siteUrl, token);
+  const footer = `You get this mail because this address was given when a call was booked on ${context.siteUrl}/book. If that was not you, cancel it with the link above: nothing more will be sent.`;
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 12px">${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}</p>
+${detailsHtml(details)}
+${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
+<p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Cannot make it? Each link opens a page that asks first.</p>
+<p style="margin:0 0 8px"><a href="${escapeHtml(reschedule)}" style="color:#4ade80">Choose another time</a></p>
+<p style="margin:0"><a href="${escapeHtml(cancel)}" style="color:#fca5a5">Cancel the call</a></p>`,
+    bodyText: `${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}
+
+${detailsText(details)}
+
+Cannot make it? Each link opens a page that asks first.
+Choose another time: ${reschedule}
+Cancel the call: ${cancel}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to: booking.email,
+    subject,
+    html,
+    text,
+    replyTo: context.ownerAddress,
+    headers: { "Auto-Submitted": "auto-replied" },
+    icalEvent: {
+      method: "REQUEST",
+      filename,
+      content: calendarFile("REQUEST", booking, context, { email: booking.email }),
+    },
+  };
+}
+
+/** The owner's invitation: who, about what, their note, and Reply-To the reader. */
+export function ownerInvitationMail(
+  to: string,
+  booking: StoredBooking,
+  context: BookingMailContext,
+  update: boolean,
+): OutgoingMail {
+  const when = momentLabel(Date.parse(booking.start), context.ownerZone);
+  const subject = oneLine(`${update ? "Moved" : "Call booked"}: ${booking.name}, ${when}`);
+  const details: [string, string][] = [
+    ["Name", booking.name],
+    ["Email", booking.email],
+    ["About", context.serviceTitle],
+    ...times(booking, context, true),
+    meetingLine(booking.meetingUrl, "You") as [string, string],
+  ];
+  const note = booking.note ? messageBox(booking.note) : "";
+  const footer =
+    "Reply to this mail to write to the reader. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.";
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 12px">${update ? "A reader moved their call to a new time." : "A reader booked a call."}</p>
+${detailsHtml(details)}
+${note}
+<p style="margin:0">${button(consoleUrl(context.siteUrl), "Open in the console")}</p>`,
+    bodyText: `${update ? "A reader moved their call to a new time." : "A reader booked a call."}
+
+${detailsText(details)}
+${
+  booking.note
+    ? `\n${booking.note
+        .split(/\r?\n/)
+        .map((line) => `> ${line}`.trimEnd())
+        .join("\n")}\n`
+    : ""
+}
+Open in the console: ${consoleUrl(context.siteUrl)}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to,
+    subject,
+    html,
+    text,
+    replyTo: { name: booking.name, address: booking.email },
+    headers: { "Auto-Submitted": "auto-generated" },
+    icalEvent: {
+      method: "REQUEST",
+      filename,
+      content: calendarFile("REQUEST", booking, context, {
+        email: booking.email,
+        name: booking.name,
+      }),
+    },
+  };
+}
+
+/** The cancellation, to either side: METHOD:CANCEL takes the call out of their calendar. */
+export function cancellationMail(
+  to: string,
+  side: "reader" | "owner",
+  call: CancelledCall & { sequence: number },
+  context: BookingMailContext,
+): OutgoingMail {
+  const zone = side === "reader" ? call.readerZone : context.ownerZone;
+  const when = momentLabel(Date.parse(call.start), zone);
+  const subject = oneLine(
+    side === "reader"
+      ? `Cancelled: your call with ${context.ownerName}, ${when}`
+      : `Cancelled: call on ${when}`,
+  );
+  const who =
+    call.by === "owner"
+      ? side === "owner"
+        ? "You cancelled this call."
+        : `${context.ownerName} had to cancel this call.`
+      : side === "owner"
+        ? "The reader cancelled this call."
+        : "You cancelled this call.";
+  const message = call.by === "owner" && call.message ? messageBox(call.message) : "";
+  const again = `${context.siteUrl}/book`;
+  const details: [string, string][] = [
+    ["When", when],
+    ["About", context.serviceTitle],
+  ];
+  const footer =
+    side === "reader"
+      ? `The time is free again. To book another, visit ${again}.`
+      : "The time is free again for other readers.";
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 12px">${escapeHtml(who)} The invitation attached takes it out of your calendar.</p>
+${detailsHtml(details)}
+${message}
+${side === "reader" ? `<p style="margin:0">${button(again, "Book another time")}</p>` : ""}`,
+    bodyText: `${who} The invitation attached takes it out of your calendar.
+
+${detailsText(details)}
+${call.by === "owner" && call.message ? `\n${call.message}\n` : ""}
+${side === "reader" ? `Book another time: ${again}` : ""}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to,
+    subject,
+    html,
+    text,
+    ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
+    headers: { "Auto-Submitted": "auto-generated" },
+    icalEvent: {
+      method: "CANCEL",
+      filename: "cancellation.ics",
+      content: calendarFile("CANCEL", { ...call, meetingUrl: null }, context, { email: to }),
+    },
+  };
+}
+
+/** A reminder, 24 hours or 1 hour before, to either side. */
+export function reminderMail(
+  to: string,
+  side: "reader" | "owner",
+  booking: StoredBooking,
+  hoursBefore: 24 | 1,
+  context: BookingMailContext,
+): OutgoingMail {
+  const zone = side === "reader" ? booking.readerZone : context.ownerZone;
+  const when = momentLabel(Date.parse(booking.start), zone);
+  const soon = hoursBefore === 24 ? "tomorrow" : "in an hour";
+  const subject = oneLine(
+    side === "reader"
+      ? `Reminder: your call with ${context.ownerName} is ${soon}`
+      : `Reminder: call with ${booking.name} ${soon}`,
+  );
+  const details: [string, string][] = [
+    ["When", when],
+    ["About", context.serviceTitle],
+    ...(side === "owner"
+      ? ([["With", `${booking.name} <${booking.email}>`]] as [string, string][])
+      : []),
+    meetingLine(booking.meetingUrl, side === "reader" ? context.ownerName : "You") as [
+      string,
+      string,
+    ],
+  ];
+  const footer =
+    side === "reader"
+      ? "To cancel or move the call, use the links in the mail that confirmed it."
+      : "Cancel it from the console if you cannot make it; the reader is told.";
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 12px">The call is ${soon}.</p>
+${detailsHtml(details)}
+${booking.meetingUrl ? `<p style="margin:0">${button(booking.meetingUrl, "Join the call")}</p>` : ""}`,
+    bodyText: `The call is ${soon}.
+
+${detailsText(details)}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return {
+    to,
+    subject,
+    html,
+    text,
+    ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
+    headers: { "Auto-Submitted": "auto-generated" },
+  };
+}

@@ -1,0 +1,381 @@
+import { createHmac, randomBytes } from "node:crypto";
+import {
+  type Availability,
+  slotTakenMessage,
+  type ValidBookingRequest,
+} from "../../contract/bookings.ts";
+import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
+import { isTimeZone } from "../../contract/time-zones.ts";
+import type { Config } from "../config.ts";
+import type { Store } from "../db/store.ts";
+import type { WriterKeys } from "../engagement/writer-keys.ts";
+import { type FormTokens, formTokenRefusal } from "../lib/form-token.ts";
+import { mailboxOf } from "../lib/mailbox.ts";
+import { startHourlyRetention } from "../lib/retention.ts";
+import type { Blocklist } from "../moderation/blocklist.ts";
+import type { Refusal } from "../moderation/defences.ts";
+import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
+import type { Moderation } from "../moderation/service.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { freeStarts } from "./availability.ts";
+import {
+  type BookingMailContext,
+  cancellationMail,
+  ownerInvitationMail,
+  readerInvitationMail,
+  reminderMail,
+} from "./mails.ts";
+import {
+  type BookingsRepository,
+  createBookingsRepository,
+  parseBookingPayload,
+  type StoredBooking,
+} from "./repository.ts";
+
+/**
+ * Booking a call (docs/product.md, "Book a call"): the free times, the checks
+ * a booking passes (the enquiry form's defences, and limits per connection
+ * and per mailbox), its storage with every mail it causes, and the mails
+ * themselves. `book` is the one place a booking is made, whichever page or
+ * API it came from.
+ */
+
+export type Service = { id: string; title: string };
+
+export type BookOutcome =
+  | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
+  | { outcome: "taken"; starts: string[] }
+  | { outcome: "refused"; refusal: Refusal & { field?: string; retryAfterSeconds?: number } };
+
+const banned: Refusal = {
+  status: 403,
+  code: "banned",
+  message:
+    "Sorry, bookings from this browser or connection are not accepted at the moment. Please write to the contact address instead.",
+};
+
+export function createBookings({
+  store,
+  config,
+  cookieSecret,
+  services,
+  blocklist,
+  keys,
+  formTokens,
+  moderation,
+  clock = () => new Date(),
+}: {
+  store: Store;
+  config: Pick<
+    Config,
+    | "siteUrl"
+    | "OWNER_EMAIL"
+    | "contactEmail"
+    | "owner"
+    | "bookingTimeZone"
+    | "BOOKING_MEETING_URL"
+    | "BOOKINGS_PER_HOUR"
+    | "BOOKING_PENDING_MAX"
+    | "BOOKING_RETENTION_DAYS"
+    | "COMMENT_MIN_SECONDS"
+  >;
+  cookieSecret: string;
+  services: Service[];
+  blocklist: Blocklist;
+  keys: WriterKeys;
+  formTokens: FormTokens;
+  moderation: Pick<Moderation, "isBanned">;
+  clock?: () => Date;
+}) {
+  const repository: BookingsRepository = createBookingsRepository(store, clock);
+  const queuedListeners = new Set<() => void>();
+  const titles = new Map(services.map((service) => [service.id, service.title]));
+  const serviceTitle = (id: string) =>
+    id === otherService ? otherServiceLabel : (titles.get(id) ?? id);
+  const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
+  const uidHost = new URL(config.siteUrl).hostname;
+  // A key of its own, so the stored value stands for nothing else.
+  const addressKey = createHmac("sha256", cookieSecret).update("booking reader address").digest();
+  const addressHash = (email: string) =>
+    createHmac("sha256", addressKey).update(mailboxOf(email)).digest("base64url");
+
+  const ownerZoneOf = (availability: Availability) =>
+    availability.timeZone ?? config.bookingTimeZone;
+  const context = async (service: string): Promise<BookingMailContext> => ({
+    siteUrl: config.siteUrl,
+    ownerName: config.owner.name,
+    ownerAddress: ownerMail,
+    ownerZone: ownerZoneOf(await repository.availability()),
+    serviceTitle: serviceTitle(service),
+  });
+
+  /** The free starts now, as ISO strings. */
+  async function free(availability: Availability): Promise<number[]> {
+    const now = clock();
+    return freeStarts({
+      availability,
+      zone: ownerZoneOf(availability),
+      now: now.getTime(),
+      taken: await repository.taken(new Date(now.getTime() - 86_400_000)),
+    });
+  }
+  const iso = (starts: number[]) => starts.map((start) => new Date(start).toISOString());
+
+  function meetingUrl(availability: Availability): string | null {
+    if (availability.meeting === "jitsi") {
+      return `https://meet.jit.si/EngageWithEngineer-${randomBytes(9).toString("base64url")}`;
+    }
+    return availability.meetingUrl ?? config.BOOKING_MEETING_URL ?? null;
+  }
+
+  /** Whether `start` is on the owner's grid of calls at all, booked or not. */
+  async function offered(availability: Availability, start: number): Promise<boolean> {
+    const now = clock().getTime();
+    return freeStarts({ availability, zone: ownerZoneOf(availability), now, taken: [] }).includes(
+      start,
+    );
+  }
+
+  const composers: Record<
+    "booking_invitation" | "booking_cancellation" | "booking_reminder",
+    ComposeMail
+  > = {
+    async booking_invitation(row, db) {
+      const payload = parseBookingPayload(row.payload);
+      if (!payload || !row.email) return { outcome: "failed", reason: "a malformed invitation" };
+      const booking = await repository.get(payload.bookingId, db);
+      if (booking?.status !== "booked")
+        return { outcome: "cancelled", reason: "the call was cancelled" };
+      if (booking.sequence !== payload.sequence)
+        return { outcome: "cancelled", reason: "the call was moved since" };
+      const mailContext = await context(booking.service);
+      if (payload.to === "owner")
+        return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0);
+      if (!row.token) return { outcome: "failed", reason: "an invitation without its links" };
+      return readerInvitationMail(booking, row.token, mailContext, booking.sequence > 0);
+    },
+    async booking_cancellation(row) {
+      const payload = parseBookingPayload(row.payload);
+      if (!payload?.call || !row.email)
+        return { outcome: "failed", reason: "a malformed cancellation" };
+      return cancellationMail(
+        row.email,
+        payload.to,
+        { ...payload.call, sequence: payload.sequence },
+        await context(payload.call.service),
+      );
+    },
+    async booking_reminder(row, db) {
+      const payload = parseBookingPayload(row.payload);
+      if (!payload?.hoursBefore || !row.email)
+        return { outcome: "failed", reason: "a malformed reminder" };
+      const booking = await repository.get(payload.bookingId, db);
+      if (booking?.status !== "booked" || booking.sequence !== payload.sequence)
+        return { outcome: "cancelled", reason: "the call was cancelled or moved" };
+      if (Date.parse(booking.start) <= clock().getTime())
+        return { outcome: "cancelled", reason: "the call has begun" };
+      return reminderMail(
+        row.email,
+        payload.to,
+        booking,
+        payload.hoursBefore,
+        await context(booking.service),
+      );
+    },
+  };
+
+  const woken = () => {
+    for (const listener of queuedListeners) listener();
+  };
+
+  const refuse = (
+    refusal: Refusal & { field?: string; retryAfterSeconds?: number },
+  ): BookOutcome => ({ outcome: "refused", refusal });
+
+  return {
+    repository,
+    services,
+    serviceTitle,
+    composers,
+    minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    retentionDays: config.BOOKING_RETENTION_DAYS,
+    issueFormToken: () => formTokens.issue(),
+    ownerZone: async () => ownerZoneOf(await repository.availability()),
+    ownerEmail: ownerMail,
+
+    /** The free times, and the zone they are to be shown in (the reader's, else the owner's). */
+    async slots(zone?: string) {
+      const availability = await repository.availability();
+      const ownerZone = ownerZoneOf(availability);
+      return {
+        zone: zone && isTimeZone(zone) ? zone : ownerZone,
+        ownerZone,
+        callMinutes: availability.callMinutes,
+        starts: iso(await free(availability)),
+      };
+    },
+
+    /**
+     * Every defence, in order, then the booking is stored with its mails. The
+     * database has the last word on the time: a reader who pressed a moment
+     * after another, on any instance, is told it was taken and given the
+     * free times that are left.
+     */
+    async book(
+      request: ValidBookingRequest,
+      { ip, visitorId }: { ip: string; visitorId: string | null },
+    ): Promise<BookOutcome> {
+      const ipHash = keys.addressHash(ip);
+      if (await moderation.isBanned({ visitorId, ipHash })) return refuse(banned);
+      const availability = await repository.availability();
+      const ownerZone = ownerZoneOf(availability);
+      // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
+      if (request.website) return { outcome: "booked", booking: null, ownerZone };
+      if (config.COMMENT_MIN_SECONDS > 0) {
+        const timing = formTokens.check(request.formToken);
+        if (timing !== "ok") return refuse(formTokenRefusal(timing));
+        if ((await formTokens.spend(request.formToken ?? "")) === "used") {
+          return refuse(formTokenRefusal("used"));
+        }
+      }
+      if (request.service !== otherService && !titles.has(request.service)) {
+        return refuse({
+          status: 400,
+          code: "validation_failed",
+          message: `Choose a service from the list, or "${otherServiceLabel}".`,
+          field: "service",
+        });
+      }
+      const mailbox = addressHash(request.email);
+      const recent = await repository.countSince({
+        ipHash,
+        addressHash: mailbox,
+        since: new Date(clock().getTime() - 3_600_000),
+      });
+      if (recent.fromIp >= config.BOOKINGS_PER_HOUR) {
+        return refuse({
+          status: 429,
+          code: "rate_limited",
+          message:
+            "Too many calls were booked from your connection in the last hour; please try again in an hour, or write to the contact address.",
+          retryAfterSeconds: 3600,
+        });
+      }
+      // Each booking mails its address: one an hour, so the form cannot flood an inbox.
+      if (recent.forAddress >= 1) {
+        return refuse({
+          status: 429,
+          code: "rate_limited",
+          message:
+            "A call was booked for this address less than an hour ago; its invitation is in that inbox. To book another, try again in an hour.",
+          retryAfterSeconds: 3600,
+          field: "email",
+        });
+      }
+      if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
+        return refuse({
+          status: 409,
+          code: "too_many_pending",
+          message: `This address has ${config.BOOKING_PENDING_MAX} calls ahead already. Cancel one from its mail, or write to the contact address.`,
+          field: "email",
+        });
+      }
+      if (request.note) {
+        const content = checkEnquiryContent(request.note, blocklist.entries());
+        if (content) return refuse({ status: 422, ...content, field: "note" });
+      }
+      const start = Date.parse(request.start);
+      const freeNow = await free(availability);
+      if (!freeNow.includes(start)) {
+        if (await offered(availability, start)) return { outcome: "taken", starts: iso(freeNow) };
+        return refuse({
+          status: 422,
+          code: "not_offered",
+          message: "That time is not one of the free times; choose one from the list.",
+          field: "start",
+        });
+      }
+      const created = await repository.create({
+        start: new Date(start),
+        end: new Date(start + availability.callMinutes * 60_000),
+        name: request.name,
+        email: request.email,
+        service: request.service,
+        note: request.note,
+        readerZone: request.zone,
+        meetingUrl: meetingUrl(availability),
+        visitorId,
+        ipHash,
+        addressHash: mailbox,
+        uidHost,
+        ownerEmail: ownerMail,
+      });
+      if (created === "taken") return { outcome: "taken", starts: iso(await free(availability)) };
+      woken();
+      return { outcome: "booked", booking: (await repository.get(created.id)) ?? null, ownerZone };
+    },
+
+    /** The reader's link: the call it names, while it is booked. */
+    byToken: (token: string) => repository.byToken(token),
+
+    /** The reader moves their call by its link (POST only); the same checks of the time. */
+    async reschedule(
+      token: string,
+      startIso: string,
+    ): Promise<
+      | { outcome: "moved"; booking: StoredBooking; ownerZone: string }
+      | { outcome: "taken"; starts: string[] }
+      | { outcome: "not_offered" }
+      | { outcome: "unknown" }
+    > {
+      const availability = await repository.availability();
+      const start = Date.parse(startIso);
+      const freeNow = await free(availability);
+      if (Number.isNaN(start) || !freeNow.includes(start)) {
+        if (!Number.isNaN(start) && (await offered(availability, start)))
+          return { outcome: "taken", starts: iso(freeNow) };
+        return { outcome: "not_offered" };
+      }
+      const moved = await repository.reschedule(token, {
+        start: new Date(start),
+        end: new Date(start + availability.callMinutes * 60_000),
+        ownerEmail: ownerMail,
+      });
+      if (moved === undefined) return { outcome: "unknown" };
+      if (moved === "taken") return { outcome: "taken", starts: iso(await free(availability)) };
+      woken();
+      return { outcome: "moved", booking: moved.booking, ownerZone: ownerZoneOf(availability) };
+    },
+
+    /** The reader cancels by their link (POST only). */
+    async cancelByReader(token: string): Promise<StoredBooking | undefined> {
+      const booking = await repository.cancel(
+        { token },
+        { who: "reader", message: null, ownerEmail: ownerMail },
+      );
+      if (booking) woken();
+      return booking;
+    },
+
+    /** Runs `listener` after every change that queued mail (the outbox worker's wake-up). */
+    onQueued(listener: () => void) {
+      queuedListeners.add(listener);
+    },
+    woken,
+
+    /** Deletes, every hour, the bookings whose call ended longer ago than the retention period. */
+    startRetention(
+      log: { warn(object: unknown, message: string): void },
+      removed: (count: number) => Promise<void>,
+    ) {
+      return startHourlyRetention(() => repository.prune(config.BOOKING_RETENTION_DAYS), {
+        log,
+        failure: "old bookings could not be deleted",
+        removed,
+      });
+    },
+  };
+}
+
+export type Bookings = ReturnType<typeof createBookings>;
+export { slotTakenMessage };

@@ -1,0 +1,121 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  availabilityAnswerSchema,
+  availabilitySchema,
+  bookingIdParamsSchema,
+  bookingSchema,
+  bookingsQuerySchema,
+  bookingsResponseSchema,
+  bookingWeeksResponseSchema,
+  cancelBookingRequestSchema,
+  feedResponseSchema,
+} from "../../../contract/bookings.ts";
+import { notFound } from "../../api/errors.ts";
+import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+/**
+ * Booked calls (docs/product.md, "Book a call"): upcoming and past calls,
+ * cancelling one with a message, the availability, the calendar feed's
+ * address and the Overview's calls per week. Each action is audited by the
+ * booking's number, never by what it holds.
+ */
+export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
+  const { bookings, actor } = context;
+  const { repository } = bookings;
+  const actions = bookingActions(bookings, context.config.siteUrl);
+
+  app.get(
+    "/bookings",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Upcoming calls (soonest first) or past ones (latest first), with the availability",
+        querystring: bookingsQuerySchema,
+        response: { 200: bookingsResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({
+      bookings: (await repository.list(request.query.when)).map((b) => toBooking(bookings, b)),
+      availability: await repository.availability(),
+      ownerZone: await bookings.ownerZone(),
+      feed: (await repository.feedTokenHash()) !== null,
+      retentionDays: bookings.retentionDays,
+    }),
+  );
+
+  app.get(
+    "/bookings/weeks",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Calls per week (from Monday, UTC), the last 12 weeks and the next 4",
+        response: { 200: bookingWeeksResponseSchema, ...errors },
+      },
+    },
+    async () => ({ weeks: await repository.perWeek(12) }),
+  );
+
+  app.put(
+    "/bookings/availability",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Set the weekly hours, call length, buffer, notice, horizon, daily maximum, dates off and room",
+        body: availabilitySchema,
+        response: { 200: z.object({ availability: availabilityAnswerSchema }), ...errors },
+      },
+    },
+    async (request) => ({
+      availability: await actions.setAvailability(actor(request), request.body),
+    }),
+  );
+
+  app.post(
+    "/bookings/:id/cancel",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Cancel a booked call with a message; both sides are sent the cancellation",
+        params: bookingIdParamsSchema,
+        body: cancelBookingRequestSchema,
+        response: { 200: z.object({ booking: bookingSchema }), ...errors },
+      },
+    },
+    async (request) => {
+      const booking = await actions.cancel(actor(request), request.params.id, request.body.message);
+      if (!booking) throw notFound("There is no such booked call; it may be cancelled already.");
+      return { booking };
+    },
+  );
+
+  app.post(
+    "/bookings/feed",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "A new secret address of the calendar feed; the one before stops working",
+        response: { 200: feedResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({ url: await actions.newFeed(actor(request)) }),
+  );
+
+  app.delete(
+    "/bookings/feed",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Revoke the calendar feed's address",
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await actions.revokeFeed(actor(request)))) throw notFound("There is no calendar feed.");
+      return reply.code(204).send(null);
+    },
+  );
+};

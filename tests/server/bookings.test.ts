@@ -1,0 +1,434 @@
+import { Window } from "happy-dom";
+import nodeIcal from "node-ical";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
+import {
+  bookedResponseSchema,
+  bookingsResponseSchema,
+  feedResponseSchema,
+  slotsResponseSchema,
+} from "../../contract/bookings.ts";
+import { wallTime } from "../../contract/time-zones.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { Owner } from "./support/owner.ts";
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+const owner = "owner@example.com";
+const cookieSecret = "booking-tests-cookie-secret-0123456789abcdef";
+const hourMs = 3_600_000;
+const ownerZone = "Europe/London";
+
+const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
+/** The form's signed time as the page holds it once a person has had time to fill it. */
+const aged = () => tokens.issue(Date.now() - 60_000);
+
+/** A clock the test moves: real time plus an offset. */
+function movableClock() {
+  let offset = 0;
+  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
+}
+
+/** The one calendar event of a mail's invitation, read back by another library. */
+function invitation(mail: ReceivedMail | undefined) {
+  const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));
+  expect(part, "the mail carries an invitation").toBeDefined();
+  const text = part?.content.toString("utf8") ?? "";
+  const parsed = nodeIcal.sync.parseICS(text);
+  const event = Object.values(parsed).find((entry) => entry?.type === "VEVENT");
+  if (event?.type !== "VEVENT") throw new Error(`no event in ${text}`);
+  return { text, event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
+}
+
+function dom(html: string) {
+  const window = new Window();
+  window.document.write(html);
+  return window.document;
+}
+
+let reader = 0;
+function booking(start: string, overrides: Record<string, unknown> = {}) {
+  reader += 1;
+  return {
+    start,
+    name: "Meera Iyer",
+    email: `reader${reader}@example.org`,
+    service: "dfmea",
+    note: "Our DFMEA for a pump module keeps growing; I would like a second opinion.",
+    zone: "Asia/Kolkata",
+    formToken: aged(),
+    ...overrides,
+  };
+}
+
+describe.each(backends)("booking a call on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  const clock = movableClock();
+  let ip = 0;
+  /** A browser on an address of its own, so the per-address limit stays out of the way. */
+  const browser = () => t.visitor({ ip: `10.7.${Math.floor(++ip / 250)}.${ip % 250}` });
+  const slots = async (zone = "") =>
+    json(
+      await browser().get(`/api/bookings/slots${zone ? `?zone=${zone}` : ""}`),
+      slotsResponseSchema,
+    );
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: {
+        COOKIE_SECRET: cookieSecret,
+        SMTP_URL: smtp.url,
+        OWNER_EMAIL: owner,
+        MAIL_RATE_PER_MINUTE: "0",
+        BOOKING_TIMEZONE: ownerZone,
+        BOOKING_MEETING_URL: "https://meet.example.org/engineer",
+        BOOKINGS_PER_HOUR: "1000",
+      },
+      mail: { clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("offers weekdays 10:00 to 17:00 in the owner's zone out of the box, from a day ahead to 30 days", async () => {
+    const answer = await slots();
+    expect(answer.ownerZone).toBe(ownerZone);
+    expect(answer.zone).toBe(ownerZone);
+    expect(answer.callMinutes).toBe(30);
+    expect(answer.starts.length).toBeGreaterThan(100);
+    const now = clock.now().getTime();
+    for (const start of answer.starts) {
+      const at = Date.parse(start);
+      const wall = wallTime(at, ownerZone);
+      expect(wall.weekday, start).toBeGreaterThanOrEqual(1);
+      expect(wall.weekday, start).toBeLessThanOrEqual(5);
+      const minutes = wall.hour * 60 + wall.minute;
+      expect(minutes).toBeGreaterThanOrEqual(600);
+      expect(minutes + 30).toBeLessThanOrEqual(17 * 60);
+      expect(at).toBeGreaterThanOrEqual(now + 24 * hourMs - 60_000);
+      expect(at).toBeLessThanOrEqual(now + 30 * 24 * hourMs + 60_000);
+    }
+    // An unknown zone is not an error: the times come in the owner's.
+    expect((await slots("Mars/Olympus")).zone).toBe(ownerZone);
+    expect((await slots("America/New_York")).zone).toBe("America/New_York");
+  });
+
+  it("books a time, mails both sides an invitation a calendar library reads, and takes the time off the list", async () => {
+    const [start] = (await slots()).starts;
+    const sent = booking(start ?? "");
+    const response = await browser().post("/api/bookings", sent);
+    expect(response.statusCode, response.body).toBe(201);
+    const answer = json(response, bookedResponseSchema);
+    expect(answer).toMatchObject({ booked: true, start, zone: "Asia/Kolkata", ownerZone });
+    expect(Object.keys(answer).sort()).toEqual(["booked", "end", "ownerZone", "start", "zone"]);
+
+    await smtp.waitFor(
+      () =>
+        smtp.to(sent.email).length > 0 &&
+        smtp.to(owner).some((m) => m.parsed.text?.includes(sent.note)),
+    );
+    const mine = smtp.to(sent.email)[0];
+    const theirs = smtp.to(owner).find((m) => m.parsed.text?.includes(sent.note));
+    const readerInvite = invitation(mine);
+    const ownerInvite = invitation(theirs);
+    for (const invite of [readerInvite, ownerInvite]) {
+      expect(invite.method).toBe("REQUEST");
+      expect(invite.event.start.toISOString()).toBe(start);
+      expect(invite.event.end?.toISOString()).toBe(
+        new Date(Date.parse(start ?? "") + 30 * 60_000).toISOString(),
+      );
+      expect(invite.event.sequence).toBe(0);
+      expect(invite.event.location).toBe("https://meet.example.org/engineer");
+    }
+    expect(readerInvite.event.uid).toBe(ownerInvite.event.uid);
+    expect(readerInvite.event.uid).toMatch(/^booking\.[0-9a-f]{24}@ewe\.test$/);
+    // The reader's mail: the time in both zones, the links, and nothing they typed.
+    expect(mine?.parsed.text).toMatch(/\/book\/cancel\?token=[A-Za-z0-9_-]{43}/);
+    expect(mine?.parsed.text).toMatch(/\/book\/reschedule\?token=[A-Za-z0-9_-]{43}/);
+    expect(mine?.parsed.text).toContain("(Asia / Kolkata, GMT+5:30)");
+    for (const typed of [sent.note.slice(0, 20), sent.name]) {
+      expect(mine?.parsed.text).not.toContain(typed);
+      expect(readerInvite.text).not.toContain(typed);
+    }
+    expect(theirs?.parsed.replyTo?.value).toEqual([{ name: sent.name, address: sent.email }]);
+    expect(theirs?.parsed.text).toContain(`${siteUrl}/admin/bookings`);
+
+    expect((await slots()).starts).not.toContain(start);
+    // The same time again, from another reader: taken.
+    const again = await browser().post("/api/bookings", booking(start ?? ""));
+    expect(again.statusCode).toBe(409);
+    expect(json(again, errorResponseSchema).error).toMatchObject({ code: "slot_taken" });
+    expect(json(again, errorResponseSchema).error.message).toContain("That time was just taken");
+  });
+
+  it("refuses every bad booking with a clear answer and stores nothing", async () => {
+    const before = Number((await runSql(t, "select count(*) as n from bookings"))[0]?.n);
+    const [start, later] = (await slots()).starts;
+    const saturday = new Date(Date.parse(start ?? "") + 0);
+    while (wallTime(saturday, ownerZone).weekday !== 6)
+      saturday.setUTCDate(saturday.getUTCDate() + 1);
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ zone: "Mars/Olympus" }, 400, "validation_failed"],
+      [{ service: "warp-drives" }, 400, "validation_failed"],
+      [{ email: "not an address" }, 400, "validation_failed"],
+      [{ name: "" }, 400, "validation_failed"],
+      [{ note: "x".repeat(1001) }, 400, "validation_failed"],
+      [{ start: "tomorrow" }, 400, "validation_failed"],
+      [{ start: saturday.toISOString() }, 422, "not_offered"],
+      [{ start: new Date(Date.parse(start ?? "") + 60_000).toISOString() }, 422, "not_offered"],
+      [{ start: new Date(clock.now().getTime() + 2 * hourMs).toISOString() }, 422, "not_offered"],
+      [{ formToken: tokens.issue(Date.now() + 60_000) }, 400, "too_fast"],
+      [{ formToken: "forged" }, 400, "form_token_invalid"],
+    ];
+    for (const [change, status, code] of cases) {
+      const response = await browser().post("/api/bookings", booking(later ?? "", change));
+      expect(response.statusCode, JSON.stringify(change)).toBe(status);
+      expect(json(response, errorResponseSchema).error.code).toBe(code);
+    }
+    // A program that fills the hidden field is told it worked, and nothing is kept.
+    const honeypot = await browser().post("/api/bookings", booking(later ?? "", { website: "x" }));
+    expect(honeypot.statusCode).toBe(201);
+    expect(Number((await runSql(t, "select count(*) as n from bookings"))[0]?.n)).toBe(before);
+    expect((await slots()).starts).toContain(later);
+  });
+
+  it("sends one booking an hour per mailbox, and keeps a few calls ahead per address at most", async () => {
+    const free = (await slots()).starts;
+    const first = booking(free[3] ?? "", { email: "Asha.Rao+calls@gmail.com" });
+    expect((await browser().post("/api/bookings", first)).statusCode).toBe(201);
+    const second = await browser().post(
+      "/api/bookings",
+      booking(free[4] ?? "", { email: "asharao@googlemail.com" }),
+    );
+    expect(second.statusCode).toBe(429);
+    expect(second.headers["retry-after"]).toBe("3600");
+    // An hour on, the same address may book again, up to three calls ahead.
+    clock.advance(hourMs + 60_000);
+    expect(
+      (
+        await browser().post(
+          "/api/bookings",
+          booking(free[5] ?? "", { email: "asharao@gmail.com" }),
+        )
+      ).statusCode,
+    ).toBe(201);
+    clock.advance(hourMs + 60_000);
+    expect(
+      (
+        await browser().post(
+          "/api/bookings",
+          booking(free[6] ?? "", { email: "asharao@gmail.com" }),
+        )
+      ).statusCode,
+    ).toBe(201);
+    clock.advance(hourMs + 60_000);
+    const fourth = await browser().post(
+      "/api/bookings",
+      booking(free[7] ?? "", { email: "asharao@gmail.com" }),
+    );
+    expect(fourth.statusCode).toBe(409);
+    expect(json(fourth, errorResponseSchema).error.code).toBe("too_many_pending");
+  });
+
+  it("cancels from the reader's link only on a POST from the page, once, and tells both calendars", async () => {
+    const free = (await slots()).starts;
+    const start = free[10] ?? "";
+    const sent = booking(start);
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+    const link = /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(
+      smtp.to(sent.email)[0]?.parsed.text ?? "",
+    );
+    const token = link?.[1] ?? "";
+
+    // Opening the link changes nothing.
+    const opened = await browser().get(`/book/cancel?token=${token}`);
+    expect(opened.statusCode).toBe(200);
+    const page = dom(opened.body);
+    expect(page.querySelector("h1")?.textContent).toBe("Cancel your call?");
+    expect(page.querySelector("button")?.textContent).toBe("Cancel the call");
+    expect((await slots()).starts).not.toContain(start);
+    // A post from elsewhere is refused.
+    const forged = await t.app.inject({
+      method: "POST",
+      url: "/book/cancel",
+      headers: {
+        origin: "https://elsewhere.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: `token=${token}`,
+    });
+    expect(forged.statusCode).toBe(403);
+
+    const post = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/book/cancel",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: `token=${token}`,
+      });
+    const cancelled = await post();
+    expect(cancelled.statusCode).toBe(200);
+    expect(dom(cancelled.body).querySelector("h1")?.textContent).toBe("Your call is cancelled");
+    expect((await slots()).starts).toContain(start);
+    expect((await post()).statusCode).toBe(404);
+    expect((await browser().get(`/book/cancel?token=${token}`)).statusCode).toBe(404);
+
+    await smtp.waitFor(() => smtp.to(sent.email).length === 2);
+    await smtp.waitFor(() =>
+      smtp
+        .to(owner)
+        .some(
+          (m) =>
+            m.parsed.subject?.startsWith("Cancelled") &&
+            invitation(m).event.start.toISOString() === start,
+        ),
+    );
+    const toReader = invitation(smtp.to(sent.email)[1]);
+    const toOwner = invitation(
+      smtp
+        .to(owner)
+        .find(
+          (m) =>
+            m.parsed.subject?.startsWith("Cancelled") &&
+            invitation(m).event.start.toISOString() === start,
+        ),
+    );
+    const first = invitation(smtp.to(sent.email)[0]);
+    for (const cancel of [toReader, toOwner]) {
+      expect(cancel.method).toBe("CANCEL");
+      expect(cancel.event.uid).toBe(first.event.uid);
+      expect(cancel.event.sequence).toBe(1);
+      expect(cancel.event.status).toBe("CANCELLED");
+    }
+  });
+
+  it("moves a call from the reschedule link: the same UID, a higher SEQUENCE, new links, the old spent", async () => {
+    const free = (await slots()).starts;
+    const sent = booking(free[12] ?? "");
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+    const token =
+      /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(sent.email)[0]?.parsed.text ?? "",
+      )?.[1] ?? "";
+    const page = await browser().get(`/book/reschedule?token=${token}&zone=America/New_York`);
+    expect(page.statusCode).toBe(200);
+    const radios = [...dom(page.body).querySelectorAll('input[type="radio"]')];
+    expect(radios.length).toBeGreaterThan(10);
+    const target = free[13] ?? "";
+    const move = (start: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/book/reschedule",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token, start, zone: "America/New_York" }).toString(),
+      });
+    const moved = await move(target);
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(dom(moved.body).querySelector("h1")?.textContent).toBe("Your call is moved");
+    expect((await move(free[14] ?? "")).statusCode).toBe(404);
+    const now = (await slots()).starts;
+    expect(now).toContain(free[12]);
+    expect(now).not.toContain(target);
+
+    await smtp.waitFor(() => smtp.to(sent.email).length === 2);
+    const before = invitation(smtp.to(sent.email)[0]);
+    const after = invitation(smtp.to(sent.email)[1]);
+    expect(after.method).toBe("REQUEST");
+    expect(after.event.uid).toBe(before.event.uid);
+    expect(after.event.sequence).toBe(1);
+    expect(after.event.start.toISOString()).toBe(target);
+    const newToken = /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(
+      smtp.to(sent.email)[1]?.parsed.text ?? "",
+    )?.[1];
+    expect(newToken).toBeDefined();
+    expect(newToken).not.toBe(token);
+  });
+
+  it("sends each reminder once, 24 hours and 1 hour before, and none after a cancellation", async () => {
+    const free = (await slots()).starts;
+    const kept = booking(free[20] ?? "");
+    const dropped = booking(free[21] ?? "");
+    expect((await browser().post("/api/bookings", kept)).statusCode).toBe(201);
+    expect((await browser().post("/api/bookings", dropped)).statusCode).toBe(201);
+    await smtp.waitFor(
+      () => smtp.to(kept.email).length === 1 && smtp.to(dropped.email).length === 1,
+    );
+    const droppedToken =
+      /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(dropped.email)[0]?.parsed.text ?? "",
+      )?.[1] ?? "";
+    const cancel = await t.app.inject({
+      method: "POST",
+      url: "/book/cancel",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${droppedToken}`,
+    });
+    expect(cancel.statusCode).toBe(200);
+
+    const until = Date.parse(free[20] ?? "") - clock.now().getTime();
+    clock.advance(until - 24 * hourMs + 60_000);
+    await smtp.waitFor(() =>
+      smtp.to(kept.email).some((m) => m.parsed.subject?.includes("tomorrow")),
+    );
+    clock.advance(23 * hourMs);
+    await smtp.waitFor(() =>
+      smtp.to(kept.email).some((m) => m.parsed.subject?.includes("in an hour")),
+    );
+    await smtp.waitFor(
+      () => smtp.to(owner).filter((m) => m.parsed.subject?.startsWith("Reminder")).length >= 2,
+    );
+    // The worker looks again a few times; nothing more comes.
+    const rows = await runSql(
+      t,
+      "select kind, status from outbox where kind = 'booking_reminder' and status = 'queued' and next_attempt_at <= ?",
+      [clock.now().toISOString()],
+    );
+    expect(rows).toEqual([]);
+    const reminders = (address: string) =>
+      smtp.to(address).filter((m) => m.parsed.subject?.startsWith("Reminder")).length;
+    expect(reminders(kept.email)).toBe(2);
+    expect(reminders(dropped.email)).toBe(0);
+    const subjects = smtp.to(dropped.email).map((m) => m.parsed.subject ?? "");
+    expect(subjects).toHaveLength(2);
+    expect(subjects[0]).toMatch(/^Your call with /);
+    expect(subjects[1]).toMatch(/^Cancelled: /);
+    clock.advance(2 * hourMs);
+  });
+
+  it("serves the owner's calendar feed at a secret address until it is revoked", async () => {
+    const ownerBrowser = new Owner(t);
+    expect((await ownerBrowser.signIn()).statusCode).toBe(200);
+    const made = await ownerBrowser.post("/api/admin/bookings/feed");
+    expect(made.statusCode).toBe(200);
+    const { url } = json(made, feedResponseSchema);
+    expect(url).toMatch(/^http:\/\/ewe\.test\/book\/feed\/[A-Za-z0-9_-]{43}\.ics$/);
+    const path = url.slice(siteUrl.length);
+    const feed = await browser().get(path);
+    expect(feed.statusCode).toBe(200);
+    expect(feed.headers["content-type"]).toContain("text/calendar");
+    const events = Object.values(nodeIcal.sync.parseICS(feed.body)).filter(
+      (e) => e?.type === "VEVENT",
+    );
+    expect(events.length).toBeGreaterThan(0);
+    const listed = await ownerBrowser.get("/api/admin/bookings");
+    expect(listed.statusCode, listed.body).toBe(200);
+    const list = json(listed, bookingsResponseSchema);
+    expect(list.feed).toBe(true);
+    const past = json(
+      await ownerBrowser.get("/api/admin/bookings?when=past"),
+      bookingsResponseSchema,
+    );
+    expect(list.bookings.length + past.bookings.length).toBeGreaterThan(0);
+
+    expect((await ownerBrowser.delete("/api/admin/bookings/feed")).statusCode).toBe(204);
+    expect((await browser().get(path)).statusCode).toBe(404);
+    expect((await browser().get("/book/feed/nothing.ics")).statusCode).toBe(404);
+  });
+});
