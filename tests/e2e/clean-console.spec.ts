@@ -207,8 +207,8 @@ const topPages: string[] = [
 ];
 /**
  * Every other page but the items' own pages, which have tests of their own
- * below, grouped by their first segment (the newsletter's answers, the
- * services' questions, your data), a group to a test, in one browser.
+ * below, grouped by the folder they sit in (the newsletter's answers, the
+ * services' pages, the services' questions, your data), a group to a test, in one browser.
  */
 const otherPages = Map.groupBy(
   built.filter(
@@ -218,7 +218,9 @@ const otherPages = Map.groupBy(
       !itemPaths.includes(page) &&
       !consoleScreens.includes(page),
   ),
-  (page) => page.split("/")[1] ?? "",
+  // By the folder a page sits in: the services' own pages and their pages for asking
+  // about them are two tests, each within its time on a loaded machine.
+  (page) => page.split("/").slice(1, -1).join("/") || (page.split("/")[1] ?? ""),
 );
 /** An address the site has no page for: the server answers it with the built 404 page. */
 const missing = "/no-such-page";
