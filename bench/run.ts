@@ -10,6 +10,7 @@ import { freePort } from "../tests/support/postgres.ts";
 import { httpVisitor, type Visitor } from "../tests/support/visitor.ts";
 import { benchNewsletter } from "./newsletter.ts";
 import { rssMb, settledRssMb } from "./process-stats.ts";
+import { benchReaderScreen } from "./readers.ts";
 import { recordRun } from "./record.ts";
 import {
   newVisitor as newBenchVisitor,
@@ -382,6 +383,40 @@ try {
     `${(statSync(serverLog).size / 1024).toFixed(0)} KB`,
   );
   if (readsOnly) throw new ReadsDone();
+
+  // Readers: page views taken in by the beacon's route (autocannon, a
+  // browser's user agent) while wrk reads a page at the same time, against
+  // the same hello world; then the Readers screen over 1,000,000 views.
+  const pageDuringViews = wrk(new URL("/science/soap", baseUrl).toString(), {
+    connections,
+    seconds: duration,
+    headers: asBrowser,
+  });
+  const views = await load(
+    "readers: page views taken in (POST /api/readers/view)",
+    [{ method: "POST", path: "/api/readers/view?p=%2Fscience&z=Europe%2FLondon" }],
+    {
+      headers: {
+        "user-agent":
+          "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      },
+    },
+  );
+  const pageRead = await pageDuringViews;
+  report(
+    "  page /science/soap meanwhile (wrk, as a browser: br)",
+    `${Math.round(pageRead.reqPerSec).toLocaleString("en")} req/s${ratio(pageRead.reqPerSec, ceiling.wrk)}   p99 ${pageRead.p99.toFixed(1)} ms`,
+  );
+  verdicts.push(
+    atLeast("page views taken in, per second", Math.round(views.requests.average), 10_000, "/s"),
+    atLeast(
+      "page read while views are taken in, × hello world (wrk)",
+      pageRead.reqPerSec / ceiling.wrk,
+      targets.read,
+      "×",
+    ),
+    ...(await benchReaderScreen({ report })),
+  );
 
   // Autocannon starts each connection's request sequence afresh, so visitors
   // are handed out in turn rather than kept per connection: comments never

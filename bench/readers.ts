@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { migrateToLatest, openStore, type Store } from "../server/db/store.ts";
+import { createReadersReport } from "../server/readers/report.ts";
+import { createReaders } from "../server/readers/service.ts";
+import { createDatabase, startPostgres } from "../tests/support/postgres.ts";
+import { atMost, type Verdict } from "./verdict.ts";
+
+/*
+ * The console's "Readers" screen over 1,000,000 stored views
+ * (docs/decisions/044-readers-without-cookies.md): the views of the last 30
+ * days, a busy site's 33,000 a day from 10,000 readers, with their visits,
+ * engaged reads and conversions, written by SQL in the database itself; the
+ * finished days rolled up as the server does; then each of the screen's reads
+ * timed (today, 7 days, 30 days, one page's own figures, the CSV), on SQLite
+ * and on PostgreSQL. `npm run bench` runs it; alone, `node bench/readers.ts`.
+ */
+
+const views = Number(process.env.BENCH_READER_VIEWS ?? 1_000_000);
+const days = 30;
+const readersPerDay = 10_000;
+const pages = 40;
+const budgetMs = 200;
+
+/** Rows made by the database from a series of numbers: no million values cross the wire. */
+async function seed(store: Store): Promise<void> {
+  const { db } = store;
+  const sqlite = store.kind === "sqlite";
+  // Day d (0 today, 29 the oldest) of row i: i % 30; its reader: (i / 30) % 10,000.
+  const series = (count: number) =>
+    sqlite
+      ? sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${count - 1}) select i from n`
+      : sql`select generate_series(0, ${count - 1}) as i`;
+  const day = sqlite
+    ? sql`date('now', '-' || (i % ${days}) || ' days')`
+    : sql`to_char(now() at time zone 'utc' - make_interval(days => (i % ${days})::int), 'YYYY-MM-DD')`;
+  const at = sqlite
+    ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (i % ${days}) || ' days', '-' || (i % 36000) || ' seconds')`
+    : sql`now() - make_interval(days => (i % ${days})::int, secs => (i % 36000)::int)`;
+  const div = sqlite ? sql`(i / ${days})` : sql`(i / ${days})::int`;
+  const reader = sql`'r' || (${div} % ${readersPerDay})`;
+  const page = sql`'/science/post-' || (i % ${pages})`;
+  await sql`insert into reader_views (day, at, reader, path) select ${day}, ${at}, ${reader}, ${page} from (${series(views)}) as s`.execute(
+    db,
+  );
+  const sources = sql`case i % 5 when 0 then 'Google' when 1 then 'LinkedIn' when 2 then 'Newsletter' when 3 then 'Mastodon' else 'Direct' end`;
+  await sql`insert into reader_visits (day, reader, started_at, entry_path, source, medium, campaign, country, device)
+    select ${day}, ${reader}, ${at}, ${page}, ${sources}, '', case when i % 7 = 0 then 'december' else '' end,
+      case i % 3 when 0 then 'GB' when 1 then 'IN' else 'DE' end, case i % 2 when 0 then 'desktop' else 'mobile' end
+    from (${series(days * readersPerDay)}) as s`.execute(db);
+  await sql`insert into reader_reads (day, reader, path) select ${day}, ${reader}, ${page} from (${series(100_000)}) as s`.execute(
+    db,
+  );
+  await sql`insert into reader_conversions (day, at, reader, kind)
+    select ${day}, ${at}, ${reader}, case i % 3 when 0 then 'enquiry' when 1 then 'subscription' else 'comment' end
+    from (${series(3000)}) as s`.execute(db);
+}
+
+async function timed(run: () => Promise<unknown>, times = 5): Promise<number> {
+  const spent: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await run();
+    spent.push(performance.now() - t0);
+  }
+  spent.sort((a, b) => a - b);
+  return spent[spent.length - 1] ?? Number.NaN;
+}
+
+async function measure(
+  store: Store,
+  label: string,
+  report: (name: string, values: string) => void,
+): Promise<Verdict[]> {
+  const t0 = performance.now();
+  await seed(store);
+  const seededMs = performance.now() - t0;
+  const readers = createReaders({
+    store,
+    enabled: true,
+    rawDays: 30,
+    siteUrl: "http://localhost",
+    ownerCookie: "",
+  });
+  const t1 = performance.now();
+  const { rolled } = await readers.maintain();
+  const rolledMs = performance.now() - t1;
+  report(
+    `readers on ${label}: ${views.toLocaleString("en")} views seeded, ${rolled.length} days rolled up`,
+    `${(seededMs / 1000).toFixed(1)} s   roll-up ${(rolledMs / 1000).toFixed(1)} s`,
+  );
+  const screen = createReadersReport(readers);
+  const reads: [string, () => Promise<unknown>][] = [
+    ["today", () => screen.report({ period: "day" })],
+    ["7 days", () => screen.report({ period: "week" })],
+    ["30 days", () => screen.report({ period: "month" })],
+    [
+      "one page's own figures, 30 days",
+      () => screen.item({ period: "month" }, "page", "/science/post-7"),
+    ],
+    ["CSV, 30 days", () => screen.csv({ period: "month" })],
+  ];
+  const verdicts: Verdict[] = [];
+  for (const [name, run] of reads) {
+    const worst = await timed(run);
+    report(`  Readers screen on ${label}, ${name} (worst of 5)`, `${worst.toFixed(0)} ms`);
+    verdicts.push(
+      atMost(`Readers screen on ${label}, ${name}`, Math.round(worst), budgetMs, " ms"),
+    );
+  }
+  return verdicts;
+}
+
+/** The screen's reads on SQLite and on PostgreSQL, each over its own 1,000,000 views. */
+export async function benchReaderScreen({
+  report,
+}: {
+  report: (name: string, values: string) => void;
+}): Promise<Verdict[]> {
+  const verdicts: Verdict[] = [];
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-bench-readers-"));
+  try {
+    const sqlite = await openStore({ kind: "sqlite", file: path.join(scratch, "engage.sqlite") });
+    try {
+      await migrateToLatest(sqlite);
+      verdicts.push(...(await measure(sqlite, "SQLite", report)));
+    } finally {
+      await sqlite.close();
+    }
+    const server = await startPostgres();
+    try {
+      const postgres = await openStore({
+        kind: "postgres",
+        connectionString: await createDatabase(server.url, "ewe_bench"),
+      });
+      try {
+        await migrateToLatest(postgres);
+        verdicts.push(...(await measure(postgres, "PostgreSQL", report)));
+      } finally {
+        await postgres.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return verdicts;
+}
+
+if (import.meta.filename === process.argv[1]) {
+  const verdicts = await benchReaderScreen({
+    report: (name, values) => console.info(`${name.padEnd(58)} ${values}`),
+  });
+  for (const verdict of verdicts) console.info(JSON.stringify(verdict));
+}
