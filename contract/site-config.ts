@@ -15,4 +15,6 @@ export type PublicConfig = {
   enquiryRetentionDays: number;
   /** ANALYTICS: the pages carry the readers' beacon; raw views are kept `rawDays` (the privacy page says so). */
   analytics: { rawDays: number } | null;
+  /** The site's Fediverse account, `@handle@host` (docs/fediverse.md). */
+  fediverseAccount: string;
 };

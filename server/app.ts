@@ -426,7 +426,7 @@ export async function buildApp({
   );
   const close = async () => {
     retention.stop();
-    fediverse.stop();
+    await fediverse.stop();
     await counting.stop();
     bookingRetention.stop();
     // The message in hand is finished and recorded before the database closes.

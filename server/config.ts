@@ -522,5 +522,6 @@ export function publicConfig(config: Config): PublicConfig {
         : null,
     enquiryRetentionDays: config.ENQUIRY_RETENTION_DAYS,
     analytics: config.ANALYTICS ? { rawDays: config.ANALYTICS_RAW_DAYS } : null,
+    fediverseAccount: `@${config.fediverseHandle}@${new URL(config.siteUrl).host}`,
   };
 }

@@ -11,6 +11,7 @@ import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
 import { enquiryCommands } from "./commands/enquiries.ts";
 import { mailCommands } from "./commands/mail.ts";
+import { fediverseCommands } from "./commands/fediverse.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
 import { portabilityCommands } from "./commands/portability.ts";
 import { readerCommands } from "./commands/readers.ts";
@@ -46,6 +47,7 @@ const commands: Command[] = [
   ...spamCommands,
   ...enquiryCommands,
   ...visitorCommands,
+  ...fediverseCommands,
   ...statsCommands,
   ...readerCommands,
   ...consoleAccessCommands,

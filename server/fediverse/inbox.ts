@@ -171,22 +171,29 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const actor = await activity.getActor(ctx);
     if (!actor || !isActor(actor)) return;
     const handle = handleOf(actor);
-    const userName = remoteName(text(actor.name), handle);
+    let userName = remoteName(text(actor.name), handle);
     const content = noteMarkdown(text(note.content) ?? "", {
       contentWarning: text(note.summary),
       dropMentionsOf: [ctx.getActorUri(siteActor).href, new URL("/about", site).href],
     });
     const visitorId = visitorOfActor(actorId.href);
-    const verdict = await defences.judgeNew({
-      content,
-      userName,
-      visitorId,
-      // Bans by address are by server here.
-      ip: actorId.host,
-      formToken: undefined,
-      website: undefined,
-      signed: true,
-    });
+    const judge = () =>
+      defences.judgeNew({
+        content,
+        userName,
+        visitorId,
+        // Bans by address are by server here.
+        ip: actorId.host,
+        formToken: undefined,
+        website: undefined,
+        signed: true,
+      });
+    let verdict = await judge();
+    // Someone elsewhere may bear the owner's name: here they go by their handle.
+    if (verdict.outcome === "refused" && verdict.refusal.code === "reserved_name") {
+      userName = remoteName(handle, handle);
+      verdict = await judge();
+    }
     if (verdict.outcome === "refused") {
       log.info(
         { note: note.id.href, refusal: verdict.refusal.code },
@@ -310,14 +317,18 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     .on(Create, async (ctx, create) => {
       if (await blocked(create.actorId)) return;
       const object = await create.getObject(ctx);
-      if (object instanceof Note) {
-        await receiveNote(ctx, create, object);
-      } else if (object instanceof Article) {
-        log.info(
-          { article: object.id?.href, actor: create.actorId?.href },
-          "a Fediverse article arrived",
-        );
-      }
+      if (!(object instanceof Note || object instanceof Article)) return;
+      log.info(
+        {
+          type: object instanceof Note ? "Note" : "Article",
+          id: object.id?.href,
+          inReplyTo: object.replyTargetId?.href,
+          actor: create.actorId?.href,
+          content: text(object.content)?.slice(0, 200),
+        },
+        "a Fediverse post arrived",
+      );
+      if (object instanceof Note) await receiveNote(ctx, create, object);
     })
     .on(Update, async (ctx, update) => {
       if (await blocked(update.actorId)) return;

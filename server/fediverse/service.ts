@@ -65,6 +65,8 @@ export function createFediverse(options: FediverseOptions) {
     userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
   });
   const stopping = new AbortController();
+  /** Resolves once the queue's workers have finished the message in hand. */
+  let queueStopped: Promise<unknown> = Promise.resolve();
   let siteItems: Map<string, SiteItem> | undefined;
   const items = () => {
     siteItems ??= new Map(readSiteItems(options.clientRoot).map((item) => [item.path, item]));
@@ -111,9 +113,9 @@ export function createFediverse(options: FediverseOptions) {
       changed: (path) => options.changed?.(path),
     });
     if (!stopping.signal.aborted) {
-      made.startQueue(undefined, { signal: stopping.signal }).catch((error: unknown) => {
-        log.error({ err: error }, "the Fediverse queue stopped");
-      });
+      queueStopped = made
+        .startQueue(undefined, { signal: stopping.signal })
+        .catch((error: unknown) => log.error({ err: error }, "the Fediverse queue stopped"));
     }
     return made;
   });
@@ -231,10 +233,22 @@ export function createFediverse(options: FediverseOptions) {
       }, 0);
       timer.unref();
     },
-    stop() {
+    /**
+     * Stops taking messages and waits a few seconds for those in hand; one
+     * still in hand then is taken again by the next start, when its lease ends.
+     */
+    async stop() {
       clearTimeout(timer);
       unsubscribe();
       stopping.abort();
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        queueStopped,
+        new Promise((resolve) => {
+          waited = setTimeout(resolve, 5000);
+        }),
+      ]);
+      clearTimeout(waited);
     },
     routes: (app: Parameters<typeof fediverseRoutes>[0]) =>
       fediverseRoutes(app, {

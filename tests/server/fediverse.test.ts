@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../server/config.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -75,7 +76,10 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
   const get = (url: string, accept?: string) =>
     t.app.inject({ method: "GET", url, headers: accept ? { accept } : {} });
 
-  it("is found by WebFinger as @arjun@ewe.test, and describes itself", async () => {
+  // The first request loads Fedify: seconds, or a minute on a machine busy with other tests.
+  it("is found by WebFinger as @arjun@ewe.test, and describes itself", {
+    timeout: 240_000,
+  }, async () => {
     const found = await get("/.well-known/webfinger?resource=acct:arjun@ewe.test");
     expect(found.statusCode).toBe(200);
     const jrd = jrdSchema.parse(found.json());
@@ -161,6 +165,18 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       });
       expect(forged.statusCode).toBe(401);
     }
+  });
+
+  it("lets the owner block a server from the command line, and lists it", async () => {
+    const env = adminEnv(t);
+    expect((await admin(env, "fediverse", "block", "mastodon.example")).code).toBe(0);
+    expect((await admin(env, "fediverse", "block", "mastodon.example")).code).toBe(3);
+    expect((await admin(env, "fediverse", "block", "not a server!")).code).toBe(2);
+    expect((await admin(env, "fediverse", "blocks")).stdout).toContain("mastodon.example");
+    expect((await admin(env, "fediverse", "unblock", "mastodon.example")).code).toBe(0);
+    expect((await admin(env, "fediverse", "unblock", "mastodon.example")).code).toBe(3);
+    const followers = await admin(env, "fediverse", "followers");
+    expect(followers.stdout.trim()).toBe("handle\tname\tfollowed_at\tactor");
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {

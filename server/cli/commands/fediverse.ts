@@ -1,0 +1,57 @@
+import { type Command, lazily } from "../command.ts";
+
+const handlers = () => import("../handlers/fediverse.ts");
+
+export const fediverseCommands: Command[] = [
+  {
+    name: "fediverse followers",
+    usage: "[--json]",
+    summary: "the Fediverse accounts that follow the site",
+    help: `Lists the accounts that follow the site on the Fediverse, newest first, as
+tab-separated columns: handle, name, followed_at, actor (the account's address,
+which "fediverse block" and "fediverse remove" take).
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "fediverseFollowers"),
+  },
+  {
+    name: "fediverse remove",
+    arguments: ["ACTOR"],
+    usage: "ACTOR",
+    summary: "stop an account following the site",
+    help: `Stops the account at address ACTOR (see "fediverse followers") following the
+site: it is sent nothing more. It can follow again; "fediverse block" stops that.
+Exit code 3 when it did not follow.`,
+    run: lazily(handlers, "fediverseRemove"),
+  },
+  {
+    name: "fediverse block",
+    arguments: ["TARGET"],
+    usage: "ACTOR | HOST",
+    summary: "block an account or a whole server",
+    help: `Blocks an account (its address, https://…) or a whole server (its host name,
+mastodon.example): whatever it sends is dropped from now on, its replies no
+longer become comments, and it no longer follows the site. Exit code 3 when it
+was blocked already.`,
+    run: lazily(handlers, "fediverseBlock"),
+  },
+  {
+    name: "fediverse unblock",
+    arguments: ["TARGET"],
+    usage: "ACTOR | HOST",
+    summary: "lift a block",
+    help: `Lifts the block on an account or a server. Exit code 3 when there was none.`,
+    run: lazily(handlers, "fediverseUnblock"),
+  },
+  {
+    name: "fediverse blocks",
+    usage: "[--json]",
+    summary: "the blocked accounts and servers",
+    help: `Lists the blocked accounts and servers, newest first: target, blocked_at.
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "fediverseBlocks"),
+  },
+];
