@@ -281,14 +281,19 @@ describe.each(backends)("enquiries on %s", (backend) => {
         await troll.comment(freshItem("science"), "Something rude"),
         commentResponseSchema,
       );
-      const banned = await admin(
-        { ...adminEnv(t), COOKIE_SECRET: cookieSecret },
-        "visitor",
-        "ban",
-        "--comment",
-        String(comment.id),
-      );
-      expect(banned.code).toBe(0);
+      // The troll's browser, wherever it goes, and the address it wrote from, whoever is there.
+      for (const scope of ["browser", "address"]) {
+        const banned = await admin(
+          { ...adminEnv(t), COOKIE_SECRET: cookieSecret },
+          "visitor",
+          "ban",
+          "--comment",
+          String(comment.id),
+          "--scope",
+          scope,
+        );
+        expect(banned.code, banned.stderr).toBe(0);
+      }
       await nothingKept(async () => {
         const moved = t.visitor({ ip: "203.0.113.41" });
         moved.cookie = troll.cookie;
