@@ -161,6 +161,8 @@ export const exportTables: readonly ExportTable[] = [
       text("last_error", true),
       time("created_at"),
       time("sent_at", true),
+      // What the mail drew afterwards ("bounce" or "complaint"): the edition's figures count it.
+      text("feedback", true),
     ],
   },
   {
