@@ -216,7 +216,8 @@ describe.each(backends)(
         const rowsBefore = await db.selectFrom("outbox").selectAll().orderBy("id").execute();
         expect(rowsBefore).toHaveLength(5);
 
-        await migrateToLatest(store);
+        // The migration that dropped the check (later ones add columns of their own).
+        expect((await migrator.migrateTo("017_outbox_kinds_unchecked")).error).toBeUndefined();
 
         expect(await db.selectFrom("outbox").selectAll().orderBy("id").execute()).toEqual(
           rowsBefore,
