@@ -62,9 +62,10 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
         if (body.includes("sample-voice")) {
           samplePassages(file, readFileSync(path.join(root, file), "utf8"));
         }
-        const html = renderMarkdown(body, headings);
-        // On an item's own page its title is the h1, so a `##` heading is an h2 there.
-        const pageHtml = headings === 0 ? html : renderMarkdown(body, 0);
+        // On an item's own page its title is the h1, so a `##` heading is an h2
+        // there, with an id to link to it by.
+        const pageHtml = renderMarkdown(body, 0, { headingIds: true });
+        const html = headings === 0 ? pageHtml : renderMarkdown(body, headings);
         return { ...(value as Resolved<Data<N>>), html, pageHtml, words: countWords(body), file };
       });
   };

@@ -15,8 +15,26 @@ export function withoutSampleVoiceMarkers(markdown: string): string {
   return markdown.replace(sampleVoiceMarker, "");
 }
 
-/** Headings in a body sit below the card or page title that holds them. */
-export function renderMarkdown(markdown: string, headingOffset: number): string {
+/**
+ * Headings in a body sit below the card or page title that holds them. On a
+ * page of its own (`headingIds`), each heading carries an id made from its
+ * words, so a part of the page can be linked to (the assistant's sources,
+ * docs/product.md, "Chat with Me"); a card's copy has none, since a list page
+ * holds many bodies and their headings would share ids.
+ */
+export function renderMarkdown(
+  markdown: string,
+  headingOffset: number,
+  { headingIds = false }: { headingIds?: boolean } = {},
+): string {
+  const taken = new Set<string>();
+  const idOf = (text: string) => {
+    const base = anchorId(text) || "part";
+    let id = base;
+    for (let n = 2; taken.has(id); n += 1) id = `${base}-${n}`;
+    taken.add(id);
+    return id;
+  };
   const marked = new Marked({
     gfm: true,
     renderer: {
@@ -24,7 +42,9 @@ export function renderMarkdown(markdown: string, headingOffset: number): string 
       html: ({ text }) => escapeHtml(text),
       heading({ tokens, depth }) {
         const level = Math.min(6, depth + headingOffset);
-        return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
+        const inner = this.parser.parseInline(tokens);
+        const id = headingIds ? ` id="${idOf(plainText(inner))}"` : "";
+        return `<h${level}${id}>${inner}</h${level}>\n`;
       },
     },
   });

@@ -15,6 +15,7 @@ import type {
   UnsubscribeResponse,
   WriteCommentRequest,
 } from "./api.ts";
+import type { AssistantEndpoints } from "./assistant.ts";
 import type { BookingEndpoints } from "./bookings.ts";
 import type { OwnerEditRequest } from "./console.ts";
 import type { ConsoleEndpoints } from "./console-endpoints.ts";
@@ -38,7 +39,8 @@ import type {
 export type Endpoints = ConsoleEndpoints &
   EnquiryEndpoints &
   ReaderEndpoints &
-  BookingEndpoints & {
+  BookingEndpoints &
+  AssistantEndpoints & {
     "GET /items/:kind/:id/reactions": {
       params: { kind: ItemKind; id: string };
       response: ReactionsResponse;

@@ -29,6 +29,9 @@ export const limits = {
   bookingNoteMax: 1000,
   /** The words of a search, in UTF-16 code units like `maxlength` (docs/product.md, "Search"). */
   searchTermsMax: 200,
+  /** A question to the assistant after trimming (docs/product.md, "Chat with Me"). */
+  questionMin: 2,
+  questionMax: 500,
   /** Largest request body the API reads. */
   bodyBytesMax: 16 * 1024,
 } as const;

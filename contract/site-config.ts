@@ -17,4 +17,6 @@ export type PublicConfig = {
   analytics: { rawDays: number } | null;
   /** The site's Fediverse account, `@handle@host` (docs/fediverse.md). */
   fediverseAccount: string;
+  /** ASSISTANT_RETENTION_DAYS: how long the assistant's questions are kept (the privacy page). */
+  assistantRetentionDays: number;
 };

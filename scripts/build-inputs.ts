@@ -31,6 +31,11 @@ const inputs = [
   "scripts/precompress.ts",
   "scripts/search-index.ts",
   "scripts/vite-content-images.ts",
+  // The assistant's passages and index (server/assistant/index-file.ts).
+  "server/assistant/index-file.ts",
+  "server/assistant/passages.ts",
+  "server/assistant/retrieval.ts",
+  "server/assistant/terms.ts",
   // The spam classifier's model is built from its corpus.
   "server/moderation/corpus",
   "scripts/spam-model.ts",

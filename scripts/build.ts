@@ -10,6 +10,7 @@ import {
   loadContent,
   type SiteContent,
 } from "../content/load.ts";
+import { writeAssistantIndex } from "../server/assistant/index-file.ts";
 import { loadConfig } from "../server/config.ts";
 import {
   browserTestsFlag,
@@ -116,6 +117,11 @@ if (searchablePages === 0) {
   console.error("The search index holds no pages: is data-pagefind-body missing from <main>?");
   process.exit(1);
 }
+
+// The assistant's passages and their index (server/assistant/passages.ts),
+// beside the pages: the server reads it at the first question.
+const passages = writeAssistantIndex(content, buildDir, clientDir);
+console.info(`Indexed ${passages} passages for the assistant`);
 
 // 4. Precompressed copies (scripts/precompress.ts). The browser tests' build
 // has no gzip copies: Chromium always takes brotli.

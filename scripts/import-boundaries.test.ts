@@ -101,6 +101,8 @@ const refused: Case[] = [
   ["enquiries importing notifications", "server/enquiries/x.ts", "../notifications/x.ts"],
   ["imports importing the web floor", "server/portability/x.ts", "../web/etag.ts"],
   ["enquiries importing the importers", "server/enquiries/x.ts", "../portability/tables.ts"],
+  ["the assistant importing enquiries", "server/assistant/x.ts", "../enquiries/service.ts"],
+  ["engagement importing the assistant", "server/engagement/x.ts", "../assistant/service.ts"],
   ["a domain module importing a route file", "server/engagement/x.ts", "../api/routes/deps.ts"],
   ["the web floor importing the API", "server/web/x.ts", "../api/errors.ts"],
   [
@@ -140,6 +142,7 @@ const allowed: Case[] = [
     "../comments/notifier.ts",
   ],
   ["enquiries importing moderation", "server/enquiries/x.ts", "../moderation/defences.ts"],
+  ["the assistant reading the database", "server/assistant/x.ts", "../db/store.ts"],
   ["imports recording live events", "server/portability/x.ts", "../events/journal.ts"],
   ["the command line importing the importers", "server/cli/x.ts", "../portability/export.ts"],
   ["the web floor importing the read cache", "server/web/x.ts", "../engagement/read-cache.ts"],

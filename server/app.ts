@@ -5,6 +5,9 @@ import { limits } from "../contract/limits.ts";
 import { siteErrorHandler } from "./api/errors.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
+import { assistantIndexFile } from "./assistant/index-file.ts";
+import { assistantPages } from "./assistant/pages.ts";
+import { createAssistant, readIndexFile } from "./assistant/service.ts";
 import { bookingPages } from "./bookings/pages.ts";
 import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
@@ -80,6 +83,8 @@ export type AppOptions = {
   readers?: { flushMs?: number; clock?: () => Date };
   /** Where SNS's signing certificates may come from (tests trust a host of their own). */
   snsTrust?: SnsTrust;
+  /** The assistant's index (server/assistant/index-file.ts); by default the one built beside the pages. */
+  assistantIndex?: () => string | null;
 };
 
 declare module "fastify" {
@@ -128,6 +133,7 @@ export async function buildApp({
   databaseWaitMs,
   readers: readerOptions = {},
   snsTrust = amazonSnsHosts,
+  assistantIndex = readIndexFile(assistantIndexFile(path.dirname(clientRoot))),
 }: AppOptions) {
   // The stories' and science posts' ids and titles, read from the content once
   // (content/catalog.ts) for the engagement catalog, notifications and console.
@@ -424,11 +430,24 @@ export async function buildApp({
   const bookingRetention = bookings.startRetention(app.log, (count) =>
     ownerConsole.audit(null, "bookings retention", `${count} deleted`),
   );
+  // The site's own assistant: its index is read at the first question.
+  const assistant = createAssistant({
+    store,
+    indexJson: assistantIndex,
+    cookieSecret,
+    retentionDays: config.ASSISTANT_RETENTION_DAYS,
+    bookings: () => siteFiles.has("/book"),
+    clock,
+  });
+  const questionRetention = assistant.startRetention(app.log, (count) =>
+    ownerConsole.audit(null, "questions retention", `${count} deleted`),
+  );
   const close = async () => {
     retention.stop();
     await fediverse.stop();
     await counting.stop();
     bookingRetention.stop();
+    questionRetention.stop();
     // The message in hand is finished and recorded before the database closes.
     await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
     stopEngagement();
@@ -478,6 +497,11 @@ export async function buildApp({
       readers,
       isPage,
       bookings,
+      assistant,
+      questionLimits: {
+        perVisitor: config.ASSISTANT_QUESTIONS_PER_MINUTE,
+        perIp: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
+      },
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
         perIp: config.RATE_LIMIT_WRITES_PER_IP,
@@ -504,6 +528,7 @@ export async function buildApp({
           enquiries,
           readers: createReadersReport(readers, readersClock),
           bookings,
+          assistant,
         }),
     });
 
@@ -554,6 +579,11 @@ export async function buildApp({
       root: clientRoot,
       siteUrl: config.siteUrl,
       booked: (request) => readers.attribute(request, "booking"),
+    });
+    await app.register(assistantPages, {
+      assistant,
+      siteUrl: config.siteUrl,
+      perMinute: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
     });
     await consolePages(app, {
       files: siteFiles,

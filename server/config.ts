@@ -265,6 +265,12 @@ const envSchema = z
     BOOKINGS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
     BOOKING_PENDING_MAX: z.coerce.number().int().min(1).max(100).default(3),
     BOOKING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
+    // The site's own assistant (docs/product.md, "Chat with Me"): questions one
+    // visitor, and one IP address, may ask per minute, and how long questions
+    // are kept for the owner's "Questions" screen.
+    ASSISTANT_QUESTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
+    ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).max(100_000).default(60),
+    ASSISTANT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -523,5 +529,6 @@ export function publicConfig(config: Config): PublicConfig {
     enquiryRetentionDays: config.ENQUIRY_RETENTION_DAYS,
     analytics: config.ANALYTICS ? { rawDays: config.ANALYTICS_RAW_DAYS } : null,
     fediverseAccount: `@${config.fediverseHandle}@${new URL(config.siteUrl).host}`,
+    assistantRetentionDays: config.ASSISTANT_RETENTION_DAYS,
   };
 }

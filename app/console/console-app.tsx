@@ -12,6 +12,7 @@ import { EnquiriesView } from "./views/enquiries-view.tsx";
 import { HealthView } from "./views/health-view.tsx";
 import { NewsletterView } from "./views/newsletter-view.tsx";
 import { OverviewView } from "./views/overview-view.tsx";
+import { QuestionsView } from "./views/questions-view.tsx";
 import { ReadersView } from "./views/readers-view.tsx";
 import { SecurityView } from "./views/security-view.tsx";
 import { SubscribersView } from "./views/subscribers-view.tsx";
@@ -32,6 +33,7 @@ export const consoleViews = {
   bans: { title: "Bans", path: "/admin/bans", View: BansView },
   enquiries: { title: "Enquiries", path: "/admin/enquiries", View: EnquiriesView },
   readers: { title: "Readers", path: "/admin/readers", View: ReadersView },
+  questions: { title: "Questions", path: "/admin/questions", View: QuestionsView },
   subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },
   newsletter: { title: "Newsletter", path: "/admin/newsletter", View: NewsletterView },
   health: { title: "Health", path: "/admin/health", View: HealthView },

@@ -85,27 +85,38 @@ export type RateLimits = {
 
 /** Counts writes per visitor and per IP address; either running out answers 429. */
 export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
+  return createVisitorLimiter(app, limits, {
+    name: "writes",
+    message: "Too many changes in a short time; try again shortly.",
+  });
+}
+
+/**
+ * Counts requests per visitor and per IP address under `name` (each name has
+ * counts of its own); either running out answers 429 with `message` and
+ * Retry-After.
+ */
+export function createVisitorLimiter(
+  app: FastifyInstance,
+  limits: RateLimits,
+  { name, message }: { name: string; message: string },
+) {
   const byIp = app.createRateLimit({
     max: limits.perIp,
     timeWindow: limits.windowMs,
-    keyGenerator: (request) => request.ip,
+    keyGenerator: (request) => `${name}:${request.ip}`,
   });
   const byVisitor = app.createRateLimit({
     max: limits.perVisitor,
     timeWindow: limits.windowMs,
-    keyGenerator: (request) => request.visitorId ?? "",
+    keyGenerator: (request) => `${name}:${request.visitorId ?? ""}`,
   });
   return async (request: FastifyRequest) => {
     // A visitor's first write has no identity yet; the IP limit covers it.
     const checks = request.visitorId ? [byIp(request), byVisitor(request)] : [byIp(request)];
     for (const result of await Promise.all(checks)) {
       if (!result.isAllowed && result.isExceeded) {
-        throw new ApiError(
-          429,
-          "rate_limited",
-          "Too many changes in a short time; try again shortly.",
-          Math.max(1, result.ttlInSeconds),
-        );
+        throw new ApiError(429, "rate_limited", message, Math.max(1, result.ttlInSeconds));
       }
     }
   };

@@ -8,6 +8,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from "@fastify/type-provider-zod";
+import type { Assistant } from "../assistant/service.ts";
 import type { Bookings } from "../bookings/service.ts";
 import type { Enquiries } from "../enquiries/service.ts";
 import type { Readers } from "../readers/service.ts";
@@ -19,6 +20,7 @@ import {
   isWrite,
   type RateLimits,
 } from "./guards.ts";
+import { assistantRoutes, type QuestionLimits } from "./routes/assistant.ts";
 import { bookingRoutes } from "./routes/bookings.ts";
 import { commentRoutes } from "./routes/comments.ts";
 import type { RouteDeps } from "./routes/deps.ts";
@@ -43,6 +45,8 @@ export type ApiOptions = RouteDeps & {
   /** Whether a path is one of the site's pages, which the readers' beacon may count. */
   isPage(path: string): boolean;
   bookings: Bookings;
+  assistant: Assistant;
+  questionLimits: QuestionLimits;
   /**
    * Registers the owner's console API, under /api/admin
    * (docs/decisions/012-owner-console.md), inside this plugin: behind the
@@ -138,6 +142,10 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(bookingRoutes, {
     bookings: options.bookings,
     attribute: options.readers.attribute,
+  });
+  await app.register(assistantRoutes, {
+    assistant: options.assistant,
+    limits: options.questionLimits,
   });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await options.registerConsole(app);

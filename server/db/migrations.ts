@@ -16,6 +16,7 @@ import { importSources } from "./migrations/015-import-sources.ts";
 import { spentFormTokens } from "./migrations/016-spent-form-tokens.ts";
 import { outboxKindsUnchecked } from "./migrations/017-outbox-kinds-unchecked.ts";
 import { spamExampleFeatures } from "./migrations/018-spam-example-features.ts";
+import { assistantQuestions } from "./migrations/019-assistant-questions.ts";
 import { bookings } from "./migrations/020-bookings.ts";
 import { readers } from "./migrations/021-readers.ts";
 import { fediverse } from "./migrations/022-fediverse.ts";
@@ -51,6 +52,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "016_spent_form_tokens": spentFormTokens(kind),
     "017_outbox_kinds_unchecked": outboxKindsUnchecked(kind),
     "018_spam_example_features": spamExampleFeatures(),
+    "019_assistant_questions": assistantQuestions(kind),
     "020_bookings": bookings(kind),
     "021_readers": readers(kind),
     "022_fediverse": fediverse(kind),

@@ -573,6 +573,22 @@ export type ReaderConversionDaysTable = {
   count: number;
 };
 export type ReaderRollupsTable = { day: string; rolled_at: Timestamp };
+/** A question asked of the site's assistant (docs/product.md, "Chat with Me"): never who asked. */
+export type AssistantQuestionsTable = {
+  id: Generated<number>;
+  question: string;
+  /** 1 when the site held an answer. */
+  known: number;
+  /** The page the answer quoted first. */
+  page: string | null;
+  /** The service the answer named. */
+  service: string | null;
+  /** 1 when a model wrote the answer from the passages. */
+  written: ColumnType<number, number | undefined, number>;
+  /** The reader's verdict: 1 helpful, 0 not, null none. */
+  helpful: number | null;
+  asked_at: Timestamp;
+};
 
 export type Database = {
   subscribers: SubscribersTable;
@@ -625,6 +641,7 @@ export type Database = {
   edition_links: EditionLinksTable;
   bookings: BookingsTable;
   booking_settings: BookingSettingsTable;
+  assistant_questions: AssistantQuestionsTable;
 };
 
 export type DatabaseKind = "sqlite" | "postgres";

@@ -376,6 +376,22 @@ export const exportTables: readonly ExportTable[] = [
     ],
   },
   {
+    name: "assistant_questions",
+    key: ["id"],
+    identity: "id",
+    since: "asked_at",
+    columns: [
+      int("id"),
+      text("question"),
+      int("known"),
+      text("page", true),
+      text("service", true),
+      int("written"),
+      int("helpful", true),
+      time("asked_at"),
+    ],
+  },
+  {
     name: "import_sources",
     key: ["source", "source_id"],
     references: [{ column: "row_id", table: "row_table" }],

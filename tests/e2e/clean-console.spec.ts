@@ -10,7 +10,6 @@ import { builtPages, pageSources } from "./support/built-pages.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated, wakeWaitingIslands } from "./support/islands.ts";
 import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./support/own-site.ts";
-import { siteEnv } from "./support/site.ts";
 
 /*
  * A page in normal use logs no console error and breaks no rule of the
@@ -36,23 +35,11 @@ type Trouble = string[];
 
 /**
  * Everything that went wrong on `page` from now on, as lines to read in a
- * failure. The chatbot's provider is outside this machine: with `chatbot`, for
- * the top-level pages (Services embeds it), a stand-in script answers for it,
- * from its own origin, as the page's policy must allow. Elsewhere no request
- * is intercepted: a route holds every request the page makes for a round trip
- * to the test, about a fifth of an item page's CPU, and a page that began
- * loading the chatbot there would log its failed load all the same.
+ * failure. No request is intercepted: a route holds every request the page
+ * makes for a round trip to the test, about a fifth of an item page's CPU.
  */
-async function watch(page: Page, { chatbot = false } = {}): Promise<Trouble> {
+async function watch(page: Page): Promise<Trouble> {
   const trouble: Trouble = [];
-  if (chatbot) {
-    await page.route(siteEnv.CHATBOT_SCRIPT_URL, (route) =>
-      route.fulfill({
-        contentType: "text/javascript",
-        body: `document.getElementById(document.currentScript.dataset.container).textContent = "Hello";`,
-      }),
-    );
-  }
   page.on("console", (message) => {
     if (message.type() === "error") {
       trouble.push(`console error: ${message.text()} (${message.location().url})`);
@@ -289,7 +276,7 @@ test.describe("no console error and no CSP violation", () => {
         tag: "@narrow",
       },
       async ({ page }, testInfo) => {
-        const trouble = await watch(page, { chatbot: true });
+        const trouble = await watch(page);
         await readWithAxe(page, path, testInfo);
         expect(trouble).toEqual([]);
       },

@@ -316,12 +316,6 @@ test.describe("stories, AI and science", () => {
 
 test.describe("services", () => {
   test("nine services, the contact address and the chat area", async ({ page }) => {
-    await page.route("https://chatbot.invalid/embed.js", (route) =>
-      route.fulfill({
-        contentType: "text/javascript",
-        body: `const s = document.currentScript; document.getElementById(s.dataset.container).textContent = "Bot " + s.dataset.botId + " (" + s.dataset.display + ") says hello";`,
-      }),
-    );
     await page.goto("/services");
     await expect(page.locator("main ul > li[id]")).toHaveCount(9);
     await expect(page.getByRole("link", { name: "owner@example.com" }).first()).toHaveAttribute(
@@ -329,23 +323,8 @@ test.describe("services", () => {
       "mailto:owner@example.com",
     );
     await expect(page.getByRole("heading", { name: "Chat with Me" })).toBeVisible();
-    await expect(page.getByText("Bot test-bot (inline) says hello")).toBeVisible();
-    expect((await page.locator("#chatbot-embed").locator("..").boundingBox())?.height).toBe(500);
-    await expect(page.locator('script[src="https://chatbot.invalid/embed.js"]')).toHaveCount(1);
-
-    await page.getByRole("link", { name: "About Me" }).first().click();
-    await expect(page.getByRole("heading", { level: 1, name: "About Me" })).toBeVisible();
-    await expect(page.locator('script[src="https://chatbot.invalid/embed.js"]')).toHaveCount(0);
-  });
-
-  test("offers the email when the chatbot cannot load", async ({ page }) => {
-    await page.route("https://chatbot.invalid/embed.js", (route) => route.abort());
-    await page.goto("/services");
-    const area = page.locator("section", {
-      has: page.getByRole("heading", { name: "Chat with Me" }),
-    });
-    await expect(area.getByText("The chat assistant is not available right now.")).toBeVisible();
-    await expect(area.getByRole("link", { name: "owner@example.com" })).toBeVisible();
+    // A fresh install's chat is the site's own assistant (tests/e2e/assistant.spec.ts).
+    await expect(page.getByRole("log", { name: "Conversation" })).toBeVisible();
   });
 });
 

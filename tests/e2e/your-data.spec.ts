@@ -205,14 +205,16 @@ test.describe("your data", () => {
     await expect(who).toContainText("Data Fiduciary");
   });
 
-  test("the privacy page names the cookie, the chatbot provider and the rights, and links here", async ({
+  test("the privacy page names the cookie, what the assistant keeps and the rights, and links here", async ({
     page,
   }) => {
     await page.goto("/privacy");
     const main = page.getByRole("main");
     await expect(main).toContainText("ewe_visitor");
     await expect(main).toContainText("400 days");
-    await expect(main).toContainText("chatbot.invalid");
+    await expect(main.locator("#assistant")).toContainText(
+      "no name, address, IP address or cookie",
+    );
     await expect(main).toContainText("owner@example.com");
     await expect(main).toContainText("Data Principal");
     await expect(main).toContainText("Nomination");

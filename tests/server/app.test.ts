@@ -36,6 +36,8 @@ describe.each(backends)("the app on %s", (backend) => {
     // The owner's console routes are checked in console.test.ts.
     const readers = Object.keys(doc.paths).filter((route) => !route.startsWith("/api/admin/"));
     expect(readers.sort()).toEqual([
+      "/api/assistant",
+      "/api/assistant/feedback",
       "/api/bookings",
       "/api/bookings/form-token",
       "/api/bookings/slots",

@@ -85,6 +85,11 @@ async function seed(t: TestApp): Promise<void> {
     [JSON.stringify({ ...defaultAvailability, dailyMax: 3 }), now],
   );
   const [enquiry] = await runSql(t, "select id from enquiries");
+  await runSql(
+    t,
+    "insert into assistant_questions (question, known, page, service, written, helpful, asked_at) values (?, 1, ?, null, 0, 1, ?)",
+    ["Why does a pressure cooker whistle?", "/science/pressure-cooker#the-weight-valve", now],
+  );
   await runSql(t, "insert into enquiry_answers (enquiry_id, body, created_at) values (?, ?, ?)", [
     Number(enquiry?.id),
     "Gladly: March suits me.",

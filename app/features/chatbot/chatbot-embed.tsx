@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import type { PublicConfig } from "../../../contract/site-config.ts";
 import { siteConfig } from "../../lib/site-config.ts";
 
 export const chatbotContainerId = "chatbot-embed";
@@ -12,18 +13,25 @@ type Status = "loading" | "ready" | "unavailable";
  * container through data attributes. Without a configured chatbot, or when its
  * script cannot load, the area offers the contact email instead of an empty box.
  */
-export function ChatbotEmbed() {
-  const chatbot = siteConfig.chatbot;
+export function ChatbotEmbed({
+  chatbot = siteConfig.chatbot,
+}: {
+  /** The provider's settings, baked in at build time (tests give their own). */
+  chatbot?: PublicConfig["chatbot"];
+}) {
   const [status, setStatus] = useState<Status>(chatbot ? "loading" : "unavailable");
   const container = useRef<HTMLDivElement>(null);
 
+  const scriptUrl = chatbot?.scriptUrl;
+  const botId = chatbot?.botId;
+
   // Settings are fixed at build time: the script goes in once per visit to the page.
   useEffect(() => {
-    if (!chatbot) return;
+    if (!scriptUrl || !botId) return;
     const script = document.createElement("script");
-    script.src = chatbot.scriptUrl;
+    script.src = scriptUrl;
     script.async = true;
-    script.dataset.botId = chatbot.botId;
+    script.dataset.botId = botId;
     script.dataset.display = "inline";
     script.dataset.container = chatbotContainerId;
     script.addEventListener("load", () => setStatus("ready"));
@@ -34,7 +42,7 @@ export function ChatbotEmbed() {
       script.remove();
       host?.replaceChildren();
     };
-  }, []);
+  }, [scriptUrl, botId]);
 
   return (
     <div className="relative h-[500px] overflow-hidden rounded-2xl border border-line bg-ink">

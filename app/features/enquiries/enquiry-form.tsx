@@ -86,7 +86,13 @@ export function EnquiryForm({
       (Object.keys(empty) as FieldName[]).map((name) => [name, String(data.get(name) ?? "")]),
     ) as Fields;
     const chosen = serviceFromAddress(services);
-    setFields({ ...typed, service: chosen ?? typed.service });
+    // The assistant's "Send an enquiry" brings the reader's question along.
+    const asked = new URLSearchParams(window.location.search).get("message") ?? "";
+    setFields({
+      ...typed,
+      service: chosen ?? typed.service,
+      message: typed.message || asked.slice(0, limits.enquiryMessageMax),
+    });
   }, [services]);
 
   useEffect(() => {

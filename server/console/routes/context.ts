@@ -2,6 +2,7 @@ import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { ApiError } from "../../api/errors.ts";
+import type { Assistant } from "../../assistant/service.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../db/store.ts";
@@ -56,6 +57,8 @@ export type ConsoleDeps = {
   readers: ReadersReports;
   /** Booked calls (server/bookings/service.ts). */
   bookings: Bookings;
+  /** The site's own assistant and its questions (server/assistant/service.ts). */
+  assistant: Assistant;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -103,6 +106,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     mailer,
     enquiries,
     bookings,
+    assistant,
   } = deps;
   return {
     config: deps.config,
@@ -119,6 +123,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     enquiries,
     readers,
     bookings,
+    assistant,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,

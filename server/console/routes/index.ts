@@ -7,6 +7,7 @@ import { editionRoutes } from "./editions.ts";
 import { enquiryConsoleRoutes } from "./enquiries.ts";
 import { healthRoutes } from "./health.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { questionConsoleRoutes } from "./questions.ts";
 import { readerConsoleRoutes } from "./readers.ts";
 import { sessionRoutes } from "./session.ts";
 import { signInRoutes } from "./sign-in.ts";
@@ -48,4 +49,5 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
   await app.register(enquiryConsoleRoutes, context);
   await app.register(readerConsoleRoutes, context);
   await app.register(bookingConsoleRoutes, context);
+  await app.register(questionConsoleRoutes, context);
 };

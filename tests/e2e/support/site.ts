@@ -11,8 +11,10 @@ export const baseURL = `http://127.0.0.1:${port}`;
 export const postgresPort = port + 1;
 
 /**
- * The settings the browser tests build and serve the site with. The chatbot
- * provider is outside this machine, so the tests stand in for its script.
+ * The settings the browser tests build and serve the site with: as a fresh
+ * install has them, no third-party chatbot, so /services holds the site's own
+ * assistant (the third-party embed is tested on its own,
+ * app/features/chatbot/chatbot-embed.test.tsx).
  */
 export const siteEnv = {
   // The tests' build has the tests' address and settings baked in: it goes to
@@ -21,8 +23,6 @@ export const siteEnv = {
   BUILD_DIR: "build/e2e",
   SITE_URL: baseURL,
   CONTACT_EMAIL: "owner@example.com",
-  CHATBOT_SCRIPT_URL: "https://chatbot.invalid/embed.js",
-  CHATBOT_BOT_ID: "test-bot",
   OWNER_LINKEDIN_URL: "https://www.linkedin.com/in/engage-with-engineer-test",
   // These tests comment faster than a person; the comment form's own timing is
   // tested at its default in moderation.spec.ts, on servers of its own.

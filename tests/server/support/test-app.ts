@@ -79,6 +79,8 @@ export type TestAppOptions = {
   readers?: AppOptions["readers"];
   /** Where SNS's signing certificates may come from. */
   snsTrust?: AppOptions["snsTrust"];
+  /** The assistant's built index; by default none beside the fake built site. */
+  assistantIndex?: AppOptions["assistantIndex"];
 };
 
 export type TestApp = {
@@ -142,6 +144,7 @@ export async function startTestApp(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.readers ? { readers: options.readers } : {}),
     ...(options.snsTrust ? { snsTrust: options.snsTrust } : {}),
+    ...(options.assistantIndex ? { assistantIndex: options.assistantIndex } : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);

@@ -1,0 +1,265 @@
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import type { AssistantResponse } from "../../../contract/assistant.ts";
+import { limits } from "../../../contract/limits.ts";
+import { ApiError, api } from "../../lib/api-client.ts";
+
+type Exchange = {
+  key: number;
+  question: string;
+  answer: AssistantResponse | null;
+  problem: string | null;
+  /** The reader's verdict on the answer, once given. */
+  helpful: boolean | null;
+};
+
+const intro =
+  "Ask me about anything written on this site: engines, electric and fuel-cell vehicles, AI for engineers, the science of everyday things, the stories, or how I can help with your project. I answer from the site's own pages and link to them.";
+
+/**
+ * "Chat with Me", the site's own assistant (docs/product.md, "Chat with Me"),
+ * in the area on /services when no third-party chatbot is configured. In the
+ * HTML it is a plain form that posts to the server, which answers on a page of
+ * its own; once hydrated (on first use) it asks the API and keeps the
+ * conversation in a log. Answers are text and the site's own links, never HTML.
+ */
+export function AssistantChat() {
+  const [exchanges, setExchanges] = useState<Exchange[]>([]);
+  const [asking, setAsking] = useState(false);
+  const [canSpeak, setCanSpeak] = useState(false);
+  const [speaking, setSpeaking] = useState<number | null>(null);
+  const log = useRef<HTMLDivElement>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const id = useId();
+
+  useEffect(() => {
+    setCanSpeak("speechSynthesis" in window && typeof SpeechSynthesisUtterance === "function");
+    return () => {
+      if ("speechSynthesis" in window) window.speechSynthesis.cancel();
+    };
+  }, []);
+
+  const count = exchanges.length;
+  useEffect(() => {
+    if (count === 0) return;
+    const element = log.current;
+    if (!element) return;
+    const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    element.scrollTo({ top: element.scrollHeight, behavior: reduce ? "auto" : "smooth" });
+  }, [count]);
+
+  async function ask(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const input = field.current;
+    const question = (input?.value ?? "").trim();
+    if (asking || question === "") return;
+    const previous = exchanges.findLast((exchange) => exchange.answer)?.question;
+    const key = Date.now();
+    setExchanges((all) => [...all, { key, question, answer: null, problem: null, helpful: null }]);
+    setAsking(true);
+    try {
+      const answer = await api("POST /assistant", {
+        body: { question, ...(previous ? { previous } : {}) },
+      });
+      setExchanges((all) => all.map((each) => (each.key === key ? { ...each, answer } : each)));
+      if (input) input.value = "";
+    } catch (error) {
+      const problem =
+        error instanceof ApiError && error.code !== "network_error"
+          ? error.message
+          : "The site did not answer. Check your connection and ask again.";
+      setExchanges((all) => all.map((each) => (each.key === key ? { ...each, problem } : each)));
+    } finally {
+      setAsking(false);
+      input?.focus();
+    }
+  }
+
+  async function judge(exchange: Exchange, helpful: boolean) {
+    if (!exchange.answer || exchange.helpful !== null) return;
+    setExchanges((all) =>
+      all.map((each) => (each.key === exchange.key ? { ...each, helpful } : each)),
+    );
+    await api("POST /assistant/feedback", {
+      body: { ...exchange.answer.feedback, helpful },
+    }).catch(() => undefined);
+  }
+
+  function readAloud(exchange: Exchange) {
+    const synthesis = window.speechSynthesis;
+    synthesis.cancel();
+    if (speaking === exchange.key || !exchange.answer) {
+      setSpeaking(null);
+      return;
+    }
+    const answer = exchange.answer;
+    const words = [
+      answer.answer,
+      answer.service ? `It includes: ${answer.service.includes.join("; ")}.` : "",
+      answer.sources[0] ? `From ${answer.sources[0].title}.` : "",
+    ].join(" ");
+    const utterance = new SpeechSynthesisUtterance(words);
+    utterance.lang = "en-GB";
+    utterance.onend = () => setSpeaking((current) => (current === exchange.key ? null : current));
+    setSpeaking(exchange.key);
+    synthesis.speak(utterance);
+  }
+
+  return (
+    <div className="flex h-[500px] flex-col overflow-hidden rounded-2xl border border-line bg-ink">
+      <div
+        ref={log}
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        className="flex-1 space-y-4 overflow-y-auto p-5 text-sm leading-relaxed"
+      >
+        <p className="text-slate-300">{intro}</p>
+        {exchanges.map((exchange) => (
+          <div key={exchange.key} className="space-y-2">
+            <p className="ml-auto w-fit max-w-[85%] rounded-xl bg-accent/15 px-3 py-2 text-slate-100">
+              <span className="sr-only">You asked: </span>
+              {exchange.question}
+            </p>
+            {exchange.problem ? (
+              <p role="alert" className="text-red-300">
+                {exchange.problem}
+              </p>
+            ) : exchange.answer ? (
+              <Answer
+                exchange={exchange}
+                canSpeak={canSpeak}
+                speaking={speaking === exchange.key}
+                onReadAloud={() => readAloud(exchange)}
+                onJudge={(helpful) => void judge(exchange, helpful)}
+              />
+            ) : (
+              <p className="text-slate-400">Looking through the site…</p>
+            )}
+          </div>
+        ))}
+      </div>
+      <form
+        action="/services/assistant"
+        method="post"
+        onSubmit={ask}
+        className="flex gap-2 border-t border-line bg-panel p-3"
+      >
+        <label htmlFor={`${id}-question`} className="sr-only">
+          Ask a question
+        </label>
+        <input
+          ref={field}
+          id={`${id}-question`}
+          name="question"
+          type="text"
+          required
+          minLength={limits.questionMin}
+          maxLength={limits.questionMax}
+          autoComplete="off"
+          placeholder="e.g. Why does a pressure cooker whistle?"
+          className="field min-w-0 flex-1"
+        />
+        <button type="submit" className="btn-primary" disabled={asking}>
+          Ask
+        </button>
+      </form>
+    </div>
+  );
+}
+
+function Answer({
+  exchange,
+  canSpeak,
+  speaking,
+  onReadAloud,
+  onJudge,
+}: {
+  exchange: Exchange;
+  canSpeak: boolean;
+  speaking: boolean;
+  onReadAloud(): void;
+  onJudge(helpful: boolean): void;
+}) {
+  const answer = exchange.answer as AssistantResponse;
+  const [first, ...further] = answer.sources;
+  const small = "rounded-lg border border-line px-2 py-1 text-xs text-slate-300 hover:bg-white/5";
+  return (
+    <div className="max-w-[92%] space-y-2 rounded-xl bg-panel px-4 py-3 text-slate-200">
+      {answer.service ? (
+        <p className="font-semibold text-slate-100">{answer.service.title}</p>
+      ) : null}
+      {answer.known && !answer.service ? (
+        <blockquote className="border-l-2 border-accent pl-3 text-slate-100">
+          {answer.answer}
+        </blockquote>
+      ) : (
+        <p>{answer.answer}</p>
+      )}
+      {answer.service ? (
+        <ul className="list-disc space-y-1 pl-5 text-slate-300">
+          {answer.service.includes.map((item) => (
+            <li key={item}>{item}</li>
+          ))}
+        </ul>
+      ) : null}
+      {first ? (
+        <p className="text-slate-400">
+          From{" "}
+          <a href={first.url} className="font-semibold text-accent underline">
+            {first.title}
+          </a>
+        </p>
+      ) : null}
+      {further.length > 0 ? (
+        <p className="text-slate-400">
+          See also{" "}
+          {further.map((source, at) => (
+            <span key={source.url}>
+              {at > 0 ? "; " : ""}
+              <a href={source.url} className="text-accent underline">
+                {source.title}
+              </a>
+            </span>
+          ))}
+        </p>
+      ) : null}
+      {answer.actions.length > 0 ? (
+        <p className="flex flex-wrap gap-3 pt-1">
+          {answer.actions.map((action) => (
+            <a key={action.kind} href={action.url} className="font-semibold text-accent underline">
+              {action.label}
+            </a>
+          ))}
+        </p>
+      ) : null}
+      <div className="flex flex-wrap items-center gap-2 pt-1">
+        {canSpeak ? (
+          <button type="button" className={small} aria-pressed={speaking} onClick={onReadAloud}>
+            Read aloud
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className={small}
+          aria-pressed={exchange.helpful === true}
+          disabled={exchange.helpful !== null}
+          onClick={() => onJudge(true)}
+        >
+          Helpful
+        </button>
+        <button
+          type="button"
+          className={small}
+          aria-pressed={exchange.helpful === false}
+          disabled={exchange.helpful !== null}
+          onClick={() => onJudge(false)}
+        >
+          Not helpful
+        </button>
+        {exchange.helpful !== null ? (
+          <span className="text-xs text-slate-400">Thank you: the engineer will see it.</span>
+        ) : null}
+      </div>
+    </div>
+  );
+}

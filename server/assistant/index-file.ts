@@ -1,0 +1,23 @@
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { SiteContent } from "../../content/load.ts";
+import { sitePassages } from "./passages.ts";
+import { serializeIndex } from "./retrieval.ts";
+
+/**
+ * The assistant's passages and their index, written by the build beside the
+ * pages (not among them: it is read by the server, not served).
+ */
+export const assistantIndexFile = (buildDir: string) => path.join(buildDir, "assistant-index.json");
+
+/** Where a service is read: its own page when the build has one, else its card on /services. */
+export const servicePageIn = (clientDir: string) => (id: string) =>
+  existsSync(path.join(clientDir, "services", id, "index.html"))
+    ? `/services/${id}`
+    : `/services#${id}`;
+
+export function writeAssistantIndex(content: SiteContent, buildDir: string, clientDir: string) {
+  const passages = sitePassages(content, { servicePage: servicePageIn(clientDir) });
+  writeFileSync(assistantIndexFile(buildDir), serializeIndex(passages));
+  return passages.length;
+}

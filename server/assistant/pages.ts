@@ -1,0 +1,135 @@
+import fastifyRateLimit from "@fastify/rate-limit";
+import type { FastifyPluginAsync } from "fastify";
+import type { AssistantResponse } from "../../contract/assistant.ts";
+import { questionSchema } from "../../contract/assistant.ts";
+import { escapeHtml } from "../../contract/html.ts";
+import { limits } from "../../contract/limits.ts";
+import { storeFailureOf } from "../db/errors.ts";
+import {
+  formFields,
+  fromSite,
+  paragraph,
+  renderActionPage,
+  sendPage as send,
+} from "../lib/action-page.ts";
+import type { Assistant } from "./service.ts";
+
+/**
+ * "Chat with Me" without JavaScript (docs/product.md, "Chat with Me"): the
+ * area on /services holds a plain form that posts here, and the answer comes
+ * back as a page of its own, with its sources, the links the site offers and
+ * the form again for the next question (which keeps this one, for a
+ * follow-up). Every word the reader typed is escaped; links are the site's.
+ */
+export const askPath = "/services/assistant";
+const note = "Engage with Engineer · Chat with Me";
+
+function questionForm(previous: string | null): string {
+  return `<form method="post" action="${askPath}">
+<label for="question">Ask a question</label>
+<input id="question" name="question" type="text" required minlength="${limits.questionMin}" maxlength="${limits.questionMax}" autocomplete="off">
+${previous ? `<input type="hidden" name="previous" value="${escapeHtml(previous)}">` : ""}
+<button type="submit">Ask</button>
+</form>`;
+}
+
+function answerPage(question: string, response: AssistantResponse): string {
+  const sources = response.sources
+    .map(
+      (source, at) =>
+        `<li>${at === 0 ? "From " : "See also "}<a href="${escapeHtml(source.url)}">${escapeHtml(source.title)}</a></li>`,
+    )
+    .join("");
+  const includes = response.service
+    ? `<p>${escapeHtml(response.service.title)} includes:</p><ul>${response.service.includes.map((item) => `<li>${escapeHtml(item)}</li>`).join("")}</ul>`
+    : "";
+  const actions = response.actions
+    .map((action) => `<a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a>`)
+    .join(" · ");
+  return renderActionPage({
+    note,
+    title: "Chat with Me",
+    body: `<p class="meta">You asked:</p>
+<blockquote>${escapeHtml(question)}</blockquote>
+<p class="meta">${response.known ? "The site says:" : "The assistant answers:"}</p>
+<blockquote>${escapeHtml(response.answer)}</blockquote>
+${includes}
+${sources ? `<ul>${sources}</ul>` : ""}
+${actions ? `<p>${actions}</p>` : ""}
+${questionForm(question)}
+<p><a href="/services">Back to the services</a></p>`,
+  });
+}
+
+function problemPage(problem: string): string {
+  return renderActionPage({
+    note,
+    title: "Chat with Me",
+    body: `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>
+${questionForm(null)}
+${paragraph("Or go back with your browser's Back button.", "note")}`,
+  });
+}
+
+export const assistantPages: FastifyPluginAsync<{
+  assistant: Assistant;
+  siteUrl: string;
+  /** Questions one IP address may ask here per minute. */
+  perMinute: number;
+}> = async (app, { assistant, siteUrl, perMinute }) => {
+  const siteOrigin = new URL(siteUrl).origin;
+  await app.register(fastifyRateLimit, { global: false });
+  const limit = app.createRateLimit({
+    max: perMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `assistant-page:${request.ip}`,
+  });
+
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: 4096 },
+    (_request, body, done) => done(null, new URLSearchParams(body as string)),
+  );
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "assistant page failed");
+    const failure = status >= 500 ? storeFailureOf(error) : undefined;
+    if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
+    const message =
+      status === 413
+        ? "The question was too long to read. Ask a shorter one."
+        : status >= 500
+          ? "The assistant could not answer just now. Please try again in a moment."
+          : "The form could not be read. Go back and ask again.";
+    return send(reply, status >= 500 ? 503 : status, problemPage(message));
+  });
+
+  app.post(askPath, async (request, reply) => {
+    if (!fromSite(request, siteOrigin)) {
+      return send(reply, 403, problemPage("The question must be asked from this site's own page."));
+    }
+    const limited = await limit(request);
+    if (!limited.isAllowed && limited.isExceeded) {
+      reply.header("retry-after", String(Math.max(1, limited.ttlInSeconds)));
+      return send(
+        reply,
+        429,
+        problemPage(
+          "You have asked many questions in a short time; wait a minute, then ask again.",
+        ),
+      );
+    }
+    const form = formFields(request);
+    const parsed = questionSchema.safeParse(form.get("question") ?? "");
+    if (!parsed.success) {
+      return send(reply, 400, problemPage(parsed.error.issues[0]?.message ?? "Type a question."));
+    }
+    const previous = questionSchema.safeParse(form.get("previous") ?? "");
+    const asked = await assistant.ask(parsed.data, previous.success ? previous.data : undefined);
+    if (!asked) {
+      return send(reply, 503, problemPage("The assistant is not available just now."));
+    }
+    return send(reply, 200, answerPage(parsed.data, asked.response));
+  });
+};

@@ -1,0 +1,208 @@
+import { siteItems } from "../../content/items.ts";
+import type { SiteContent } from "../../content/load.ts";
+import { decodeHtmlEntities } from "../../contract/html.ts";
+
+/**
+ * The site's writing cut into passages for the assistant (docs/product.md,
+ * "Chat with Me"), at build time (scripts/build.ts): every item's page, About,
+ * the home page, the section introductions and every service, each cut at its
+ * headings, and a long part again into a few paragraphs. A passage knows its
+ * page, its heading and the link to that heading, so an answer can quote it and
+ * lead straight to it.
+ *
+ * Services are read from their collection whatever fields it has: the title,
+ * description and list of what each includes make one passage, and any other
+ * text the collection grows (questions and answers, a process) is cut the
+ * same way, so new service content is found without a change here.
+ */
+
+export type ServiceRef = {
+  id: string;
+  title: string;
+  /** Its description, as the services page gives it. */
+  summary: string;
+  includes: string[];
+};
+
+export type Passage = {
+  id: number;
+  /** The page, and the heading's anchor where there is one: `/science/ironing#pressing-temperatures`. */
+  url: string;
+  /** The page alone: `/science/ironing`. */
+  page: string;
+  /** The page's title. */
+  title: string;
+  /** The heading the passage sits under, when it is not the page's own. */
+  heading: string | null;
+  section: string;
+  text: string;
+  /** The service a passage describes. */
+  service: ServiceRef | null;
+};
+
+/** Words above which a part is cut again at its paragraphs. */
+const partWordsMax = 160;
+
+type Block = { heading: string | null; id: string | null; paragraphs: string[] };
+
+const textOf = (html: string) =>
+  decodeHtmlEntities(html.replace(/<[^>]+>/g, " "))
+    .replace(/\s+/g, " ")
+    .replace(/\s+([.,;:!?)])/g, "$1")
+    .trim();
+
+/** A body's HTML (ours, from marked) as its parts under each heading, paragraph by paragraph. */
+export function blocksOf(html: string): Block[] {
+  const blocks: Block[] = [{ heading: null, id: null, paragraphs: [] }];
+  const pieces = html.split(/(<h[1-6][^>]*>[\s\S]*?<\/h[1-6]>)/);
+  for (const piece of pieces) {
+    const heading = /^<h[1-6]([^>]*)>([\s\S]*?)<\/h[1-6]>$/.exec(piece);
+    if (heading) {
+      const id = /\bid="([^"]+)"/.exec(heading[1] ?? "")?.[1] ?? null;
+      blocks.push({ heading: textOf(heading[2] ?? ""), id, paragraphs: [] });
+      continue;
+    }
+    const current = blocks.at(-1) as Block;
+    // A list item or a table row reads as a sentence of its own.
+    const paragraphs = piece
+      .split(/<\/(?:p|li|tr|blockquote|pre|h[1-6])>/)
+      .map((part) => textOf(part))
+      .filter((part) => part !== "")
+      .map((part) => (/[.!?:;…]["”’)]?$/.test(part) ? part : `${part}.`));
+    current.paragraphs.push(...paragraphs);
+  }
+  return blocks.filter((block) => block.paragraphs.length > 0);
+}
+
+const wordCount = (text: string) => text.split(/\s+/).length;
+
+/** A part's paragraphs in runs of at most `partWordsMax` words (one long paragraph stays whole). */
+function runs(paragraphs: string[]): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let words = 0;
+  for (const paragraph of paragraphs) {
+    const count = wordCount(paragraph);
+    if (current.length > 0 && words + count > partWordsMax) {
+      out.push(current.join(" "));
+      current = [];
+      words = 0;
+    }
+    current.push(paragraph);
+    words += count;
+  }
+  if (current.length > 0) out.push(current.join(" "));
+  return out;
+}
+
+type Page = {
+  page: string;
+  title: string;
+  section: string;
+  /** Text that opens the page before its body (a summary). */
+  lead?: string;
+  html: string;
+  service?: ServiceRef;
+};
+
+/** Text fields of a service beyond those every service has, flattened to paragraphs. */
+function extraServiceText(service: Record<string, unknown>): string[] {
+  const known = new Set(["id", "icon", "title", "order", "description", "features", "html"]);
+  const out: string[] = [];
+  const walk = (value: unknown) => {
+    if (typeof value === "string") out.push(value.trim());
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  for (const [key, value] of Object.entries(service)) {
+    if (!known.has(key) && !["pageHtml", "words", "file"].includes(key)) walk(value);
+  }
+  return out.filter((text) => text !== "" && !/^[a-z0-9-]+$/.test(text));
+}
+
+/**
+ * `servicePage(id)`: where a service is read, its own page once the build has
+ * one, else its card on /services.
+ */
+export function sitePassages(
+  content: SiteContent,
+  { servicePage }: { servicePage(id: string): string },
+): Passage[] {
+  const pages: Page[] = [
+    {
+      page: "/",
+      title: content.home.headline,
+      section: "Home",
+      lead: content.home.themes.map((theme) => `${theme.title}: ${theme.text}`).join(" "),
+      html: content.home.html,
+    },
+    { page: "/about", title: content.about.title, section: "About", html: content.about.html },
+    ...content.technical.tabs.map((tab) => ({
+      page: "/technical",
+      title: `Technical: ${tab.label}`,
+      section: "Technical",
+      html: tab.html,
+    })),
+    {
+      page: "/mechfusion-ai",
+      title: content.ai.intro.title,
+      section: "MechFusionAI",
+      lead: `${content.ai.intro.panelTitle}: ${content.ai.intro.panelPoints.join("; ")}.`,
+      html: content.ai.intro.html,
+    },
+    ...siteItems(content).map((item) => ({
+      page: item.path,
+      title: item.title,
+      section: item.section.name,
+      ...(item.summary ? { lead: item.summary } : {}),
+      html: item.html,
+    })),
+    ...content.services.map((service) => {
+      const page = servicePage(service.id);
+      const ref = {
+        id: service.id,
+        title: service.title,
+        summary: service.description,
+        includes: service.features,
+      };
+      const extra = extraServiceText(service as unknown as Record<string, unknown>)
+        .map((text) => `<p>${text}</p>`)
+        .join("");
+      return {
+        page,
+        title: service.title,
+        section: "Services",
+        lead: `${service.title}. ${service.description} It includes: ${service.features.join("; ")}.`,
+        html: `${service.html}${extra}`,
+        service: ref,
+      };
+    }),
+  ];
+
+  const passages: Passage[] = [];
+  for (const page of pages) {
+    const [path, pageAnchor] = page.page.split("#");
+    const blocks = blocksOf(page.html);
+    if (page.lead) {
+      const first = blocks[0];
+      if (first && first.heading === null) first.paragraphs.unshift(page.lead);
+      else blocks.unshift({ heading: null, id: null, paragraphs: [page.lead] });
+    }
+    for (const block of blocks) {
+      for (const text of runs(block.paragraphs)) {
+        const anchor = block.id ?? pageAnchor;
+        passages.push({
+          id: passages.length,
+          url: anchor ? `${path}#${anchor}` : (path as string),
+          page: path as string,
+          title: page.title,
+          heading: block.heading,
+          section: page.section,
+          text,
+          service: page.service ?? null,
+        });
+      }
+    }
+  }
+  return passages;
+}

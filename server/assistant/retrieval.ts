@@ -1,0 +1,199 @@
+import MiniSearch, { type Options, type SearchResult } from "minisearch";
+import type { Passage, ServiceRef } from "./passages.ts";
+import { processTerm, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
+
+/** A text's words, each as the terms it is indexed under (an abbreviation has several). */
+const wordsOf = (text: string) =>
+  tokenizeWithAbbreviations(text)
+    .map((word) => processTerm(word))
+    .filter((terms): terms is string[] => terms !== null && terms.length > 0);
+
+/**
+ * Finding the answer to a question among the site's passages (docs/product.md,
+ * "Chat with Me"): a ranked keyword search (MiniSearch's BM25) over each
+ * passage's page title, heading and text, with the words read as
+ * `terms.ts` reads them. The best passage is the answer, quoted down to the
+ * sentences that hold the question's words; up to two passages of other pages
+ * are further sources. A question whose words the best passage mostly lacks is
+ * not known: the assistant says so rather than quote something near.
+ */
+
+type Doc = { id: number; title: string; heading: string; text: string };
+
+const indexOptions: Options<Doc> = {
+  fields: ["title", "heading", "text"],
+  idField: "id",
+  tokenize: tokenizeWithAbbreviations,
+  processTerm,
+  searchOptions: { boost: { title: 2, heading: 1.5 } },
+};
+
+export type AssistantIndex = {
+  passages: Passage[];
+  find(question: string, previous?: string): Finding;
+};
+
+export type Finding =
+  | { known: false }
+  | {
+      known: true;
+      /** The passage that answers, and the sentences of it that do. */
+      best: Passage;
+      quote: string;
+      /** The best passage's page first, then up to two more pages. */
+      sources: Passage[];
+      /** A question about the engineer's help, answered with a service. */
+      service: ServiceRef | null;
+    };
+
+/** The index and its passages as the build writes them (scripts/build.ts). */
+export function serializeIndex(passages: Passage[]): string {
+  const search = new MiniSearch<Doc>(indexOptions);
+  search.addAll(passages.map(docOf));
+  return JSON.stringify({ passages, index: search });
+}
+
+const docOf = (passage: Passage): Doc => ({
+  id: passage.id,
+  title: passage.title,
+  heading: passage.heading ?? "",
+  text: passage.text,
+});
+
+/** Questions about the engineer's help rather than about a subject. */
+const askingForHelp =
+  /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
+/** A question that leans on the one before: "and for silk?", "what about diesel?" */
+const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
+
+/**
+ * The best passage must hold at least this share of the question's words,
+ * each weighed by its rarity on the site: a word the site never uses weighs
+ * most, so "the speed of light in glass" is not answered from a page about
+ * light alone.
+ */
+const coverageMin = 0.5;
+/** A question about the engineer's help needs less of its words in the service it names. */
+const serviceCoverageMin = 0.3;
+/** ...and score at least this (BM25, with the boosts above). */
+const scoreMin = 6;
+/** Further sources score at least this share of the best. */
+const furtherShare = 0.35;
+
+const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+(?=["“(]?[\p{Lu}\p{N}])/u);
+
+/**
+ * The sentences of `text` that answer: the one holding most of the question's
+ * words (those of the question itself counting double those of the one before),
+ * with its neighbour when it is short or the neighbour adds words asked about.
+ */
+export function quoteOf(text: string, asked: Set<string>, before: Set<string>): string {
+  const sentences = sentencesOf(text);
+  const weigh = (sentence: string) => {
+    let weight = 0;
+    for (const term of termsOf(sentence)) {
+      if (asked.has(term)) weight += 2;
+      else if (before.has(term)) weight += 1;
+    }
+    return weight;
+  };
+  const weights = sentences.map(weigh);
+  let best = 0;
+  weights.forEach((weight, at) => {
+    if (weight > (weights[best] ?? 0)) best = at;
+  });
+  const words = (at: number) => (sentences[at] ?? "").split(/\s+/).length;
+  let start = best;
+  let end = best + 1;
+  const next = end < sentences.length ? end : -1;
+  if (next >= 0 && (words(best) < 18 || (weights[next] ?? 0) > 0)) end += 1;
+  // A sentence that opens with "It", "This" or "They" needs the one before it.
+  if (start > 0 && /^(it|this|that|these|they|its|their)\b/i.test(sentences[start] ?? "")) {
+    start -= 1;
+  }
+  while (end - start > 3) end -= 1;
+  return sentences.slice(start, end).join(" ");
+}
+
+export function loadIndex(json: string): AssistantIndex {
+  const { passages, index } = JSON.parse(json) as { passages: Passage[]; index: unknown };
+  const search = MiniSearch.loadJSON<Doc>(JSON.stringify(index), indexOptions);
+  const services = new Set(passages.filter((p) => p.service).map((p) => p.id));
+
+  function ranked(query: string, asked: Set<string>, onlyServices: boolean): SearchResult[] {
+    return search.search(query, {
+      fuzzy: (term) => (term.length >= 7 ? 0.15 : false),
+      prefix: false,
+      // The words of the question itself weigh more than those it leans on.
+      boostTerm: (term) => (asked.has(term) ? 1 : 0.45),
+      ...(onlyServices ? { filter: (result: SearchResult) => services.has(result.id) } : {}),
+    });
+  }
+
+  // How many passages hold each word: its rarity.
+  const holding = new Map<string, number>();
+  for (const passage of passages) {
+    for (const term of termsOf(`${passage.title} ${passage.heading ?? ""} ${passage.text}`)) {
+      holding.set(term, (holding.get(term) ?? 0) + 1);
+    }
+  }
+  const rarity = (terms: string[]) =>
+    Math.max(
+      ...terms.map((term) => Math.log(1 + passages.length / (1 + (holding.get(term) ?? 0)))),
+    );
+
+  function find(question: string, previous?: string): Finding {
+    const askedWords = wordsOf(question);
+    const asked = new Set(askedWords.flat());
+    const follows = Boolean(previous) && (leaning.test(question) || askedWords.length <= 2);
+    const beforeWords = follows && previous ? wordsOf(previous) : [];
+    const before = new Set(beforeWords.flat());
+    if (asked.size === 0) return { known: false };
+    const query = follows ? `${question} ${previous}` : question;
+    const topic = beforeWords.filter((terms) => !terms.some((t) => asked.has(t)));
+    const forHelp = askingForHelp.test(question) || (follows && askingForHelp.test(previous ?? ""));
+
+    const judge = (results: SearchResult[], enough = coverageMin) => {
+      const top = results[0];
+      if (!top || top.score < scoreMin) return null;
+      const found = new Set(top.queryTerms);
+      const holds = (terms: string[]) => terms.some((term) => found.has(term));
+      if (!askedWords.some(holds)) return null;
+      // A follow-up keeps to its topic: some word of the question it leans on is there too.
+      if (topic.length > 0 && !topic.some(holds)) return null;
+      let all = 0;
+      let held = 0;
+      for (const terms of askedWords) {
+        const weight = rarity(terms);
+        all += weight;
+        if (holds(terms)) held += weight;
+      }
+      return held / all >= enough ? top : null;
+    };
+
+    let results = forHelp ? ranked(query, asked, true) : [];
+    let top = judge(results, serviceCoverageMin);
+    const service = top ? (passages[top.id]?.service ?? null) : null;
+    if (!top) {
+      results = ranked(query, asked, false);
+      top = judge(results);
+    }
+    if (!top) return { known: false };
+    const best = passages[top.id] as Passage;
+    const sources = [best];
+    for (const result of results.slice(1)) {
+      if (sources.length >= 3 || result.score < top.score * furtherShare) break;
+      const passage = passages[result.id] as Passage;
+      if (!sources.some((source) => source.page === passage.page)) sources.push(passage);
+    }
+    return {
+      known: true,
+      best,
+      quote: quoteOf(best.text, asked, before),
+      sources,
+      service: service ?? best.service,
+    };
+  }
+
+  return { passages, find };
+}

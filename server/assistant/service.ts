@@ -1,0 +1,163 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import type { AssistantAction, AssistantResponse } from "../../contract/assistant.ts";
+import type { Store } from "../db/store.ts";
+import type { Passage, ServiceRef } from "./passages.ts";
+import { createQuestionsRepository, type QuestionsRepository } from "./repository.ts";
+import { type AssistantIndex, type Finding, loadIndex } from "./retrieval.ts";
+
+/**
+ * The site's own assistant (docs/product.md, "Chat with Me"): answers a
+ * question from the passages the build indexed, records the question without
+ * who asked it, takes the reader's verdict on the answer, and deletes
+ * questions after the retention period. Every link in an answer is built here,
+ * from the site's own paths; the reader's words only ever travel as text or
+ * as a query parameter's encoded value.
+ */
+
+export const notFoundAnswer =
+  "I could not find that on this site. The engineer can answer it personally: send an enquiry and you will have a reply by mail.";
+
+export type Asked = {
+  response: AssistantResponse;
+  /** What was found, for a model to write from (the sources' passages). */
+  finding: Finding;
+};
+
+export function createAssistant({
+  store,
+  indexJson,
+  cookieSecret,
+  retentionDays,
+  bookings,
+  clock = () => new Date(),
+}: {
+  store: Store;
+  /** The built index (server/assistant/index-file.ts), read at the first question. */
+  indexJson: () => string | null;
+  cookieSecret: string;
+  retentionDays: number;
+  /** Whether the site has a booking page (/book), for "Book a call". */
+  bookings: () => boolean;
+  clock?: () => Date;
+}) {
+  const repository: QuestionsRepository = createQuestionsRepository(store, clock);
+  const feedbackKey = createHmac("sha256", cookieSecret).update("assistant feedback").digest();
+  const feedbackToken = (id: number) =>
+    createHmac("sha256", feedbackKey).update(String(id)).digest("base64url").slice(0, 22);
+
+  let index: AssistantIndex | null | undefined;
+  /** The index, read at the first question; null when the build wrote none. */
+  function currentIndex(): AssistantIndex | null {
+    if (index === undefined) {
+      const json = indexJson();
+      index = json === null ? null : loadIndex(json);
+    }
+    return index;
+  }
+
+  const sourceOf = (passage: Passage) => ({
+    title: passage.heading ? `${passage.title} › ${passage.heading}` : passage.title,
+    url: passage.url,
+  });
+
+  function actionsFor(question: string, service: ServiceRef | null): AssistantAction[] {
+    const message = encodeURIComponent(question);
+    const actions: AssistantAction[] = [
+      {
+        kind: "enquiry",
+        label: "Send an enquiry",
+        url: service
+          ? `/services?service=${service.id}&message=${message}#send-enquiry`
+          : `/services?message=${message}#send-enquiry`,
+      },
+    ];
+    if (bookings()) {
+      actions.push({
+        kind: "booking",
+        label: "Book a call",
+        url: service ? `/book?service=${service.id}` : "/book",
+      });
+    }
+    return actions;
+  }
+
+  return {
+    repository,
+    retentionDays,
+
+    /** Whether the build wrote an index to answer from. */
+    ready: () => currentIndex() !== null,
+
+    /**
+     * Finds the answer, records the question and answers with the quote.
+     * Null when the site was built without an index.
+     */
+    async ask(question: string, previous?: string): Promise<Asked | null> {
+      const found = currentIndex();
+      if (!found) return null;
+      const finding = found.find(question, previous);
+      const service = finding.known ? finding.service : null;
+      const id = await repository.record({
+        question,
+        known: finding.known,
+        page: finding.known ? (finding.sources[0]?.url ?? null) : null,
+        service: service?.id ?? null,
+        written: false,
+      });
+      const response: AssistantResponse = finding.known
+        ? {
+            answer: service ? service.summary : finding.quote,
+            sources: finding.sources.map(sourceOf),
+            known: true,
+            service: service
+              ? { id: service.id, title: service.title, includes: service.includes }
+              : null,
+            actions: service ? actionsFor(question, service) : [],
+            feedback: { id, token: feedbackToken(id) },
+          }
+        : {
+            answer: notFoundAnswer,
+            sources: [],
+            known: false,
+            service: null,
+            actions: actionsFor(question, null),
+            feedback: { id, token: feedbackToken(id) },
+          };
+      return { response, finding };
+    },
+
+    /** The reader's thumbs up or down: "refused" for a token that is not the question's. */
+    async feedback(id: number, token: string, helpful: boolean) {
+      const expected = Buffer.from(feedbackToken(id));
+      const given = Buffer.from(token);
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "refused";
+      return (await repository.feedback(id, helpful)) ? "recorded" : "gone";
+    },
+
+    /**
+     * Deletes, every hour, the questions older than the retention period;
+     * `removed` hears how many (for the audit trail).
+     */
+    startRetention(
+      log: { warn(object: unknown, message: string): void },
+      removed: (count: number) => Promise<void>,
+    ) {
+      const prune = () =>
+        repository
+          .prune(retentionDays)
+          .then((count) => (count > 0 ? removed(count) : undefined))
+          .catch((error) => log.warn({ err: error }, "old questions could not be deleted"));
+      void prune();
+      const timer = setInterval(prune, 60 * 60 * 1000);
+      timer.unref();
+      return { stop: () => clearInterval(timer) };
+    },
+  };
+}
+
+export type Assistant = ReturnType<typeof createAssistant>;
+
+/** The build's index file, or null when there is none. */
+export const readIndexFile = (file: string) => () =>
+  existsSync(file) ? readFileSync(file, "utf8") : null;

@@ -1,0 +1,195 @@
+/**
+ * How the assistant reads words, the same for the passages it indexes and the
+ * questions it is asked: lower case, accents dropped, common words left out,
+ * English endings taken off ("cooling", "cools" and "cooled" are one word),
+ * and the engineering abbreviations the site uses written out, so that "EV"
+ * finds "electric vehicle" and "design FMEA" finds "DFMEA".
+ */
+
+const stopWords = new Set(
+  `a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing done down during each even ever few for from further
+get gets got had has have having he her here hers him his how i if in into is it its itself just let me
+more most much my no nor not now of off on once only or other our ours out over own please same she should
+so some such tell than that the their them then there these they this those through to too under until up
+upon us very was we were what when where which while who whom why will with would you your yours
+explain know want wondering anyone someone something thing things way ways really
+better best good clear hard big small step steps right new use using used make makes made
+website site page article`.split(/\s+/),
+);
+
+/** Abbreviations and their words, both ways: each side is indexed and searched as the other too. */
+const synonyms: [string, string][] = [
+  ["ev", "electric vehicle"],
+  ["evs", "electric vehicle"],
+  ["bev", "battery electric vehicle"],
+  ["fc", "fuel cell"],
+  ["fcev", "fuel cell electric vehicle"],
+  ["pem", "proton exchange membrane"],
+  ["pemfc", "proton exchange membrane fuel cell"],
+  ["dfmea", "design fmea"],
+  ["pfmea", "process fmea"],
+  ["fmea", "failure mode effect analysis"],
+  ["ice", "internal combustion engine"],
+  ["ic", "internal combustion"],
+  ["egr", "exhaust gas recirculation"],
+  ["doc", "diesel oxidation catalyst"],
+  ["dpf", "diesel particulate filter"],
+  ["scr", "selective catalytic reduction"],
+  ["nox", "nitrogen oxide"],
+  ["gdt", "geometric dimensioning tolerancing"],
+  ["rss", "root sum square"],
+  ["gps", "global positioning system"],
+  ["wifi", "wireless"],
+  ["vba", "visual basic excel macro"],
+  ["ai", "artificial intelligence"],
+  ["ml", "machine learning"],
+  ["llm", "large language model"],
+  ["chatgpt", "llm large language model"],
+  ["gpt", "llm large language model"],
+  ["pde", "partial differential equation"],
+  ["cad", "computer aided design"],
+  ["cfd", "computational fluid dynamics"],
+  ["fea", "finite element analysis"],
+  ["crdi", "common rail fuel injection"],
+  ["bs", "bharat stage"],
+  ["voicebot", "voice bot"],
+  ["chatbot", "chat bot"],
+];
+
+/** Forms no ending rule joins to their word. */
+const irregular = new Map([
+  ["written", "write"],
+  ["wrote", "write"],
+  ["built", "build"],
+  ["taught", "teach"],
+  ["thought", "think"],
+  ["bought", "buy"],
+  ["chose", "choose"],
+  ["chosen", "choose"],
+]);
+
+/**
+ * A light English stemmer: enough to join a word's common forms, not a
+ * linguist's. Short words are left alone.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  let known = stems.get(word);
+  if (known === undefined) {
+    if (stems.size >= cacheMax) stems.clear();
+    known = stemOnce(word);
+    stems.set(word, known);
+  }
+  return known;
+}
+
+/** Words already stemmed: the index's hundred thousand words are a few thousand different ones. */
+const stems = new Map<string, string>();
+const cacheMax = 50_000;
+
+function stemOnce(word: string): string {
+  if (/\d/.test(word)) return word;
+  let w = irregular.get(word) ?? word;
+  if (w.endsWith("'s")) w = w.slice(0, -2);
+  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith("sses")) w = w.slice(0, -2);
+  else if (/[^su]s$/.test(w) && w.length > 3) w = w.slice(0, -1);
+  for (const [suffix, keep] of [
+    ["ational", "ate"],
+    ["isation", "ise"],
+    ["ization", "ise"],
+    ["ations", "ate"],
+    ["ation", "ate"],
+    ["ments", ""],
+    ["ment", ""],
+    ["ness", ""],
+    ["ive", ""],
+    ["ingly", ""],
+    ["edly", ""],
+    ["ing", ""],
+    ["ed", ""],
+    ["ly", ""],
+    ["er", ""],
+  ] as const) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
+      w = w.slice(0, -suffix.length) + keep;
+      break;
+    }
+  }
+  // "cooling" → "cool", "swinging" → "swing", "stopped" → "stop"
+  if (/([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith("e") && w.length > 4) w = w.slice(0, -1);
+  if (w.endsWith("ize") || w.endsWith("ise")) w = w.slice(0, -3);
+  return w;
+}
+
+const normalise = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[’']/g, "")
+    .replace(/&/g, "");
+
+/** A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "GD&T" → "gdt"). */
+export function tokenize(text: string): string[] {
+  return normalise(text)
+    .replace(/\b(wi)-(fi)\b/g, "$1$2")
+    .replace(/\b(stack)-(ups?)\b/g, "$1$2")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "");
+}
+
+const expansions = new Map<string, string[]>();
+for (const [short, long] of synonyms) expansions.set(short, long.split(" "));
+
+/** Words already read. */
+const known = new Map<string, string[] | null>();
+
+/** A word as indexed and searched: null for a common word, else its stem and those its abbreviation stands for. */
+export function processTerm(term: string): string[] | null {
+  const cached = known.get(term);
+  if (cached !== undefined) return cached;
+  const word = normalise(term);
+  let out: string[] | null = null;
+  if (!stopWords.has(word) && word.length >= 2) {
+    const expanded = expansions.get(word);
+    out = [stem(word)];
+    if (expanded) out.push(...expanded.filter((w) => !stopWords.has(w)).map(stem));
+    out = [...new Set(out)];
+  }
+  if (known.size >= cacheMax) known.clear();
+  known.set(term, out);
+  return out;
+}
+
+/** The long forms by their first word's stem. */
+const phrasesByFirst = new Map<string, { short: string; stems: string[] }[]>();
+for (const [short, long] of synonyms) {
+  const stems = long.split(" ").map(stem);
+  if (stems.length < 2) continue;
+  const first = stems[0] as string;
+  phrasesByFirst.set(first, [...(phrasesByFirst.get(first) ?? []), { short, stems }]);
+}
+
+/**
+ * A text's words as MiniSearch takes them (before `processTerm`), with the
+ * abbreviation of every long form it spells out added ("fuel cell" adds "fc").
+ */
+export function tokenizeWithAbbreviations(text: string): string[] {
+  const words = tokenize(text);
+  const stems = words.map(stem);
+  const added = new Set<string>();
+  stems.forEach((first, at) => {
+    for (const { short, stems: long } of phrasesByFirst.get(first) ?? []) {
+      if (long.every((w, offset) => stems[at + offset] === w)) added.add(short);
+    }
+  });
+  return [...words, ...added];
+}
+
+/** Every indexed word of a text, each once. */
+export function termsOf(text: string): Set<string> {
+  return new Set(tokenizeWithAbbreviations(text).flatMap((word) => processTerm(word) ?? []));
+}

@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  questionIdParamsSchema,
+  questionsQuerySchema,
+  questionsResponseSchema,
+} from "../../../contract/assistant.ts";
+import { notFound } from "../../api/errors.ts";
+import { questionActions } from "../../assistant/owner-actions.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+/**
+ * The assistant's questions (docs/product.md, "Chat with Me"): what readers
+ * asked, whether the site answered and from which page, their verdicts, and
+ * the unanswered ones grouped: ideas for the next article.
+ */
+export const questionConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (
+  app,
+  { assistant, actor },
+) => {
+  const actions = questionActions({
+    repository: assistant.repository,
+    retentionDays: assistant.retentionDays,
+  });
+
+  app.get(
+    "/questions",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Questions asked of the assistant, newest first, with the unanswered ones grouped",
+        querystring: questionsQuerySchema,
+        response: { 200: questionsResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { answered } = request.query;
+      return actions.overview(answered === undefined ? {} : { answered: answered === "yes" });
+    },
+  );
+
+  app.delete(
+    "/questions/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Delete one question",
+        params: questionIdParamsSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await actions.remove(actor(request), request.params.id))) {
+        throw notFound("There is no such question; it may have been deleted.");
+      }
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,89 @@
+import type { Page } from "@playwright/test";
+import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
+
+/*
+ * "Chat with Me" as a new reader meets it on a fresh install, with no
+ * third-party chatbot configured (docs/product.md, "Chat with Me"): the
+ * site's own assistant answers from the site's pages with a link to the one
+ * it quotes, declines what the site does not hold with the offer to ask the
+ * engineer, and leads to the enquiry form with the service and the question
+ * filled in. Without JavaScript the same area is a form whose answer is a page.
+ */
+
+const chat = (page: Page) =>
+  page.locator("section", { has: page.getByRole("heading", { name: "Chat with Me" }) });
+
+async function ask(page: Page, question: string) {
+  const area = chat(page);
+  await area.getByRole("textbox", { name: "Ask a question" }).fill(question);
+  await area.getByRole("button", { name: "Ask" }).click();
+}
+
+test("answers from the page that holds the answer, with a working link to it", async ({ page }) => {
+  await page.goto("/services");
+  const log = chat(page).getByRole("log", { name: "Conversation" });
+  await ask(page, "Why does a pressure cooker whistle?");
+  const answer = log.locator("blockquote").last();
+  await expect(answer).toContainText("whistle");
+  await expect(log.getByRole("button", { name: "Read aloud" })).toHaveCount(
+    (await page.evaluate(() => "speechSynthesis" in window)) ? 1 : 0,
+  );
+  expect(await seriousViolations(page, "#chat-heading + *")).toEqual([]);
+
+  // A follow-up keeps the topic.
+  await ask(page, "What temperature should I iron cotton at?");
+  await expect(log.locator("blockquote").last()).toContainText("cotton 180–200°C");
+  await ask(page, "and for silk?");
+  await expect(log.locator("blockquote").last()).toContainText("silk 120–150°C");
+
+  await log.getByRole("link", { name: /Why does a pressure cooker cook faster\?/ }).click();
+  await expect(page).toHaveURL(/\/science\/pressure-cooker#the-weight-valve$/);
+  await expect(
+    page.getByRole("heading", { level: 1, name: "Why does a pressure cooker cook faster?" }),
+  ).toBeVisible();
+});
+
+test("declines an off-topic question and offers the enquiry form with the question", async ({
+  page,
+}) => {
+  await page.goto("/services");
+  const log = chat(page).getByRole("log", { name: "Conversation" });
+  await ask(page, "Who won the football world cup in 2018?");
+  await expect(log).toContainText("I could not find that on this site");
+  await log.getByRole("link", { name: "Send an enquiry" }).click();
+  const form = page.locator("#send-enquiry");
+  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
+    "Who won the football world cup in 2018?",
+  );
+});
+
+test("answers a question about a service, and its enquiry comes with the service chosen", async ({
+  page,
+}) => {
+  await page.goto("/services");
+  const log = chat(page).getByRole("log", { name: "Conversation" });
+  await ask(page, "Can you review our tolerance stack-up?");
+  await expect(log).toContainText("Tolerance Stack-ups");
+  await expect(log).toContainText("Monte Carlo simulation");
+  await log.getByRole("link", { name: "Send an enquiry" }).click();
+  const form = page.locator("#send-enquiry");
+  await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue("tolerance-stackups");
+  await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
+    "Can you review our tolerance stack-up?",
+  );
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the area is a form, and its answer a page with its source", async ({ page }) => {
+    await page.goto("/services");
+    await ask(page, "How does soap clean grease?");
+    await expect(page.getByRole("heading", { level: 1, name: "Chat with Me" })).toBeVisible();
+    await page.getByRole("link", { name: /How does soap clean\?/ }).click();
+    await expect(
+      page.getByRole("heading", { level: 1, name: "How does soap clean?" }),
+    ).toBeVisible();
+  });
+});

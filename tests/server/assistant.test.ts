@@ -1,0 +1,310 @@
+import { Window } from "happy-dom";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadContent } from "../../content/load.ts";
+import { errorResponseSchema } from "../../contract/api.ts";
+import {
+  assistantFeedbackResponseSchema,
+  assistantResponseSchema,
+  questionsResponseSchema,
+} from "../../contract/assistant.ts";
+import { sitePassages } from "../../server/assistant/passages.ts";
+import { serializeIndex } from "../../server/assistant/retrieval.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The site's own assistant (docs/product.md, "Chat with Me"): answers quoted
+ * from the site's real pages, indexed as the build indexes them; a question
+ * the site cannot answer declined with the offer to ask the engineer; bad
+ * input refused and nothing recorded; questions kept without identity.
+ */
+
+const indexJson = serializeIndex(
+  sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` }),
+);
+
+function dom(html: string) {
+  const window = new Window();
+  window.document.write(html);
+  return window.document;
+}
+
+describe.each(backends)("the assistant on %s", (backend) => {
+  let t: TestApp;
+  const questions = async () =>
+    runSql(
+      t,
+      "select question, known, page, service, helpful from assistant_questions order by id",
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, {
+      assistantIndex: () => indexJson,
+      env: { ASSISTANT_QUESTIONS_PER_MINUTE: "5" },
+    });
+  });
+  afterAll(() => t.close());
+
+  it("quotes the page that answers, with a link to its part, and records the question without identity", async () => {
+    const reader = t.visitor({ ip: "10.1.0.1" });
+    const response = await reader.post("/api/assistant", {
+      question: "What temperature should I iron cotton at?",
+    });
+    expect(response.statusCode).toBe(200);
+    const answer = json(response, assistantResponseSchema);
+    expect(answer.known).toBe(true);
+    expect(answer.answer).toMatch(/cotton 180–200°C/);
+    expect(answer.sources[0]?.url).toBe("/science/ironing#pressing-temperatures");
+    expect(answer.sources[0]?.title).toBe(
+      "Why does an iron remove wrinkles? › Pressing temperatures",
+    );
+    const rows = await questions();
+    const row = rows.at(-1) as Record<string, unknown>;
+    expect(row.question).toBe("What temperature should I iron cotton at?");
+    expect(Number(row.known)).toBe(1);
+    expect(row.page).toBe("/science/ironing#pressing-temperatures");
+    // Nothing but the question and its answer's page: no visitor, IP or address column.
+    expect(Object.keys(row).sort()).toEqual(["helpful", "known", "page", "question", "service"]);
+    const columns = await runSql(
+      t,
+      backend === "sqlite"
+        ? "select name from pragma_table_info('assistant_questions')"
+        : "select column_name as name from information_schema.columns where table_name = 'assistant_questions'",
+    );
+    expect(columns.map((c) => c.name).sort()).toEqual(
+      ["asked_at", "helpful", "id", "known", "page", "question", "service", "written"].sort(),
+    );
+  });
+
+  it("keeps the topic of a follow-up", async () => {
+    const response = await t.visitor({ ip: "10.1.0.2" }).post("/api/assistant", {
+      question: "and for silk?",
+      previous: "What temperature should I iron cotton at?",
+    });
+    const answer = json(response, assistantResponseSchema);
+    expect(answer.known).toBe(true);
+    expect(answer.answer).toMatch(/silk 120–150°C/);
+    expect(answer.sources[0]?.url).toMatch(/^\/science\/ironing/);
+  });
+
+  it("declines what the site does not hold, and offers the enquiry form with the question", async () => {
+    const response = await t.visitor({ ip: "10.1.0.3" }).post("/api/assistant", {
+      question: "What is the capital of Australia?",
+    });
+    const answer = json(response, assistantResponseSchema);
+    expect(answer.known).toBe(false);
+    expect(answer.sources).toEqual([]);
+    expect(answer.answer).toMatch(/could not find that on this site/);
+    expect(answer.actions).toEqual([
+      {
+        kind: "enquiry",
+        label: "Send an enquiry",
+        url: "/services?message=What%20is%20the%20capital%20of%20Australia%3F#send-enquiry",
+      },
+    ]);
+  });
+
+  it("answers a question about help with the service, what it includes and the enquiry form", async () => {
+    const response = await t.visitor({ ip: "10.1.0.4" }).post("/api/assistant", {
+      question: "Can you review our tolerance stack-up?",
+    });
+    const answer = json(response, assistantResponseSchema);
+    expect(answer.known).toBe(true);
+    expect(answer.service?.id).toBe("tolerance-stackups");
+    expect(answer.service?.includes.length).toBeGreaterThan(2);
+    expect(answer.sources[0]?.url).toBe("/services#tolerance-stackups");
+    // No booking page in this build: no "Book a call".
+    expect(answer.actions.map((action) => action.url)).toEqual([
+      "/services?service=tolerance-stackups&message=Can%20you%20review%20our%20tolerance%20stack-up%3F#send-enquiry",
+    ]);
+  });
+
+  it("refuses bad questions with a clear message, and records none of them", async () => {
+    const before = (await questions()).length;
+    const reader = t.visitor({ ip: "10.1.0.5" });
+    for (const [body, message] of [
+      [{ question: "a" }, /at least 2 characters/],
+      [{ question: "x".repeat(501) }, /at most 500 characters/],
+      [{ question: "why\u202Eevil" }, /plain text/],
+      [{ question: "   " }, /at least 2 characters/],
+      [{ question: 42 }, /question/],
+      [{ question: "fine question", extra: true }, /extra|Unrecognized/i],
+    ] as const) {
+      const response = await reader.post("/api/assistant", body);
+      expect(response.statusCode).toBe(400);
+      expect(json(response, errorResponseSchema).error.message).toMatch(message);
+    }
+    const notJson = await reader.request("POST", "/api/assistant", "question=hello", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    expect(notJson.statusCode).toBe(415);
+    const elsewhere = await reader.request(
+      "POST",
+      "/api/assistant",
+      JSON.stringify({ question: "What is a DPF?" }),
+      { origin: "https://evil.example" },
+    );
+    expect(elsewhere.statusCode).toBe(403);
+    expect((await questions()).length).toBe(before);
+  });
+
+  it("renders a question's HTML as text: the answer never carries it back as markup", async () => {
+    const response = await t.visitor({ ip: "10.1.0.6" }).post("/api/assistant", {
+      question: '<img src=x onerror="alert(1)"> what is a micelle?',
+    });
+    const answer = json(response, assistantResponseSchema);
+    expect(JSON.stringify(answer.answer)).not.toContain("<img");
+    for (const action of answer.actions) expect(action.url).not.toContain("<");
+  });
+
+  it("limits questions per visitor with 429 and Retry-After", async () => {
+    const reader = t.visitor({ ip: "10.1.0.7" });
+    // The first write gives the reader a visitor cookie; the limit then counts per visitor.
+    await reader.post("/api/items/science/soap/reactions", { type: "like", userName: "Asha" });
+    const statuses: number[] = [];
+    for (let n = 0; n < 6; n += 1) {
+      const response = await reader.post("/api/assistant", { question: "How does soap clean?" });
+      statuses.push(response.statusCode);
+      if (response.statusCode === 429) {
+        expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+        expect(json(response, errorResponseSchema).error.message).toMatch(/wait a minute/);
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
+  it("takes a reader's thumbs up or down only with the answer's own token", async () => {
+    const reader = t.visitor({ ip: "10.1.0.8" });
+    const answer = json(
+      await reader.post("/api/assistant", { question: "Why does a pressure cooker whistle?" }),
+      assistantResponseSchema,
+    );
+    const { id, token } = answer.feedback;
+    const forged = await reader.post("/api/assistant/feedback", {
+      id,
+      token: "A".repeat(22),
+      helpful: false,
+    });
+    expect(forged.statusCode).toBe(403);
+    const other = await reader.post("/api/assistant/feedback", {
+      id: id + 1,
+      token,
+      helpful: false,
+    });
+    expect(other.statusCode).toBe(403);
+    const given = await reader.post("/api/assistant/feedback", { id, token, helpful: true });
+    expect(json(given, assistantFeedbackResponseSchema)).toEqual({ recorded: true });
+    const row = (await runSql(t, "select helpful from assistant_questions where id = ?", [id]))[0];
+    expect(Number(row?.helpful)).toBe(1);
+  });
+
+  it("answers the form without JavaScript on a page of its own, escaping the question", async () => {
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({
+        question: "How does a <b>pressure</b> cooker cook faster?",
+      }).toString(),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).not.toContain("<b>pressure</b>");
+    const page = dom(response.body);
+    expect(page.querySelector("h1")?.textContent).toBe("Chat with Me");
+    const links = [...page.querySelectorAll("a")].map((a) => a.getAttribute("href"));
+    expect(links.some((href) => href?.startsWith("/science/pressure-cooker"))).toBe(true);
+    expect(page.querySelector("input[name=previous]")?.getAttribute("value")).toBe(
+      "How does a <b>pressure</b> cooker cook faster?",
+    );
+
+    const empty = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: "question=",
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(dom(empty.body).querySelector("[role=alert]")?.textContent).toMatch(/at least 2/);
+
+    const elsewhere = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      headers: {
+        origin: "https://evil.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: "question=hello+there",
+    });
+    expect(elsewhere.statusCode).toBe(403);
+  });
+
+  it("shows the owner, and no one else, what readers asked, with the unanswered ones grouped", async () => {
+    const reader = t.visitor({ ip: "10.1.0.9" });
+    for (const question of [
+      "How do I tune a guitar string?",
+      "What tension should a guitar string have?",
+      "Who won the 2018 world cup?",
+    ]) {
+      await reader.post("/api/assistant", { question });
+    }
+    expect((await t.visitor().get("/api/admin/questions")).statusCode).toBe(401);
+    const me = new Owner(t);
+    expect((await me.signIn()).statusCode).toBe(200);
+    const screen = json(await me.get("/api/admin/questions"), questionsResponseSchema);
+    expect(screen.retentionDays).toBe(90);
+    expect(screen.totals.asked).toBe((await questions()).length);
+    expect(screen.totals.helpful).toBeGreaterThanOrEqual(1);
+    const guitar = screen.unanswered.find((group) => group.words.includes("guitar"));
+    expect(guitar?.count).toBe(2);
+    expect(screen.questions[0]?.question).toBe("Who won the 2018 world cup?");
+    const answered = json(
+      await me.get("/api/admin/questions?answered=yes"),
+      questionsResponseSchema,
+    );
+    expect(answered.questions.every((question) => question.known)).toBe(true);
+    expect(
+      answered.questions.some((q) => q.page === "/science/ironing#pressing-temperatures"),
+    ).toBe(true);
+
+    const id = screen.questions[0]?.id as number;
+    expect((await me.delete(`/api/admin/questions/${id}`)).statusCode).toBe(204);
+    expect((await me.delete(`/api/admin/questions/${id}`)).statusCode).toBe(404);
+    const audit = await runSql(t, "select action, object from owner_audit order by id desc");
+    expect(audit[0]).toMatchObject({ action: "question delete", object: `question ${id}` });
+  });
+
+  it("deletes questions older than the retention period", async () => {
+    await runSql(
+      t,
+      "insert into assistant_questions (question, known, written, asked_at) values (?, 0, 0, ?), (?, 0, 0, ?)",
+      [
+        "an old question",
+        new Date(Date.now() - 91 * 86_400_000).toISOString(),
+        "a recent question",
+        new Date(Date.now() - 89 * 86_400_000).toISOString(),
+      ],
+    );
+    // The retention runs when a server starts, and hourly after.
+    const again = await startTestApp(backend, {
+      dataDir: t.dataDir,
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
+      assistantIndex: () => indexJson,
+    });
+    try {
+      const count = async (question: string) =>
+        Number(
+          (
+            await runSql(t, "select count(*) as n from assistant_questions where question = ?", [
+              question,
+            ])
+          )[0]?.n,
+        );
+      await waitFor(async () => (await count("an old question")) === 0);
+      expect(await count("a recent question")).toBe(1);
+    } finally {
+      await again.close();
+    }
+  });
+});
