@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon, { type Request, type Result } from "autocannon";
+import { answerable } from "../scripts/assistant-questions.ts";
 import { clientDir, projectRoot } from "../scripts/build-inputs.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
@@ -91,6 +92,8 @@ const targets = {
   readP99: 10,
   startMs: 500,
   idleRssMb: 120,
+  /** The assistant's quoted answer, one question at a time. */
+  assistantP99: 20,
 };
 
 /** Every target of the run, printed together at its end. */
@@ -156,6 +159,8 @@ async function startServer(): Promise<{ url: string; startMs: number; startCpuMs
       EVENT_STREAMS_MAX: String(streamCount + 100),
       // Every simulated reader comes from 127.0.0.1.
       EVENT_STREAMS_PER_IP: String(streamCount + 100),
+      ASSISTANT_QUESTIONS_PER_MINUTE: "1000000",
+      ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "1000000",
     },
     ...(serverArgs ? { args: serverArgs } : {}),
   });
@@ -341,6 +346,34 @@ try {
     "item read, cold (after a write): GET the first 50 of 100 comments",
     `p50 ${percentile(cold, 50).toFixed(1)} ms   p99 ${percentile(cold, 99).toFixed(1)} ms (one at a time)`,
   );
+
+  // The assistant (docs/product.md, "Chat with Me"): questions a reader would
+  // ask, one at a time, each found, quoted and recorded; the first loads the index.
+  await succeeded(stranger().post("/api/assistant", { question: "What is a DPF?" }));
+  const asked: number[] = [];
+  for (let i = 0; i < 300; i += 1) {
+    const { question, previous } = answerable[i % answerable.length] as (typeof answerable)[number];
+    const t0 = performance.now();
+    await succeeded(
+      stranger().post("/api/assistant", { question, ...(previous ? { previous } : {}) }),
+    );
+    asked.push(performance.now() - t0);
+  }
+  asked.sort((a, b) => a - b);
+  report(
+    "assistant: POST /api/assistant, a quoted answer",
+    `p50 ${percentile(asked, 50).toFixed(1)} ms   p99 ${percentile(asked, 99).toFixed(1)} ms (one at a time)`,
+  );
+  verdicts.push(
+    atMost("assistant, a quoted answer, p99", percentile(asked, 99), targets.assistantP99, " ms"),
+  );
+  await load("  the same under load, autocannon", [
+    {
+      method: "POST",
+      path: "/api/assistant",
+      body: JSON.stringify({ question: "Why does a pressure cooker whistle?" }),
+    },
+  ]);
 
   // As a browser asks: it accepts compressed answers, which the cache keeps.
   const asBrowser = { "accept-encoding": "gzip, deflate, br, zstd" };

@@ -133,7 +133,12 @@ export async function buildApp({
   databaseWaitMs,
   readers: readerOptions = {},
   snsTrust = amazonSnsHosts,
-  assistantIndex = readIndexFile(assistantIndexFile(path.dirname(clientRoot))),
+  // Beside the pages it was built with: BUILD_DIR's, or that of a site given by path (tests).
+  assistantIndex = readIndexFile(
+    assistantIndexFile(
+      clientRoot === config.clientRoot ? config.buildDir : path.dirname(clientRoot),
+    ),
+  ),
 }: AppOptions) {
   // The stories' and science posts' ids and titles, read from the content once
   // (content/catalog.ts) for the engagement catalog, notifications and console.

@@ -64,6 +64,12 @@ const docOf = (passage: Passage): Doc => ({
 const askingForHelp =
   /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
 /** A question that leans on the one before: "and for silk?", "what about diesel?" */
+/** Words that ask for help without naming a subject, as `terms.ts` reads them. */
+const helpWords = new Set(
+  "help hire price pricing cost quote rate fee offer service consult consulting engage charge"
+    .split(" ")
+    .flatMap((word) => processTerm(word) ?? []),
+);
 const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
 
 /**
@@ -158,7 +164,10 @@ export function loadIndex(json: string): AssistantIndex {
       if (!top || top.score < scoreMin) return null;
       const found = new Set(top.queryTerms);
       const holds = (terms: string[]) => terms.some((term) => found.has(term));
-      if (!askedWords.some(holds)) return null;
+      // A word of the subject, not only of asking for help ("price", "cost").
+      if (!askedWords.some((terms) => holds(terms) && !terms.every((t) => helpWords.has(t)))) {
+        return null;
+      }
       // A follow-up keeps to its topic: some word of the question it leans on is there too.
       if (topic.length > 0 && !topic.some(holds)) return null;
       let all = 0;

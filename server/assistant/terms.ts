@@ -15,7 +15,7 @@ so some such tell than that the their them then there these they this those thro
 upon us very was we were what when where which while who whom why will with would you your yours
 explain know want wondering anyone someone something thing things way ways really
 better best good clear hard big small step steps right new use using used make makes made
-website site page article`.split(/\s+/),
+website site page article today tomorrow yesterday now`.split(/\s+/),
 );
 
 /** Abbreviations and their words, both ways: each side is indexed and searched as the other too. */
