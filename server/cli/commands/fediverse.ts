@@ -31,7 +31,7 @@ Exit code 3 when it did not follow.`,
     usage: "ACTOR | HOST",
     summary: "block an account or a whole server",
     help: `Blocks an account (its address, https://…) or a whole server (its host name,
-mastodon.example): whatever it sends is dropped from now on, its replies no
+mastodon.social): whatever it sends is dropped from now on, its replies no
 longer become comments, and it no longer follows the site. Exit code 3 when it
 was blocked already.`,
     run: lazily(handlers, "fediverseBlock"),

@@ -19,7 +19,7 @@ const argument = ({ positionals }: CommandContext) => ({ target: positionals[0] 
 function valid<T>(done: T | "invalid"): T {
   if (done === "invalid") {
     throw usageError(
-      "Give an account's address (https://…) or a server's host name (mastodon.example).",
+      "Give an account's address (https://…) or a server's host name (mastodon.social).",
     );
   }
   return done;
