@@ -25,7 +25,10 @@ describe("service pages", () => {
     expect(services).toHaveLength(9);
     for (const service of services) {
       for (const section of serviceSections) {
-        expect(service.pageHtml, service.id).toContain(`<h2>${section}</h2>`);
+        // Each heading with its anchor, which the page and the assistant's sources link to.
+        expect(service.pageHtml, service.id).toMatch(
+          new RegExp(`<h2 id="[a-z-]+">${section}</h2>`),
+        );
       }
       expect(service.words, service.id).toBeGreaterThanOrEqual(500);
       expect(service.questions.length, service.id).toBeGreaterThanOrEqual(3);
