@@ -159,8 +159,8 @@ async function startServer(): Promise<{ url: string; startMs: number; startCpuMs
       EVENT_STREAMS_MAX: String(streamCount + 100),
       // Every simulated reader comes from 127.0.0.1.
       EVENT_STREAMS_PER_IP: String(streamCount + 100),
-      ASSISTANT_QUESTIONS_PER_MINUTE: "1000000",
-      ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "1000000",
+      ASSISTANT_QUESTIONS_PER_MINUTE: "10000",
+      ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "100000",
     },
     ...(serverArgs ? { args: serverArgs } : {}),
   });
