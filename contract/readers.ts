@@ -20,14 +20,7 @@ export const readBeaconSchema = z.object({
   p: z.string().min(1).max(300).describe("the article's path"),
 });
 
-export const conversionKinds = [
-  "subscription",
-  "enquiry",
-  "booking",
-  "comment",
-  "question",
-] as const;
-export type ConversionKind = (typeof conversionKinds)[number];
+export { type ConversionKind, conversionKinds } from "./reader-kinds.ts";
 
 const daySchema = z.iso.date().describe("a UTC day, YYYY-MM-DD");
 

@@ -1,10 +1,10 @@
 import { useId, useState } from "react";
-import {
-  type ConversionCounts,
-  conversionKinds,
-  type ReaderDimension,
-  type ReaderFigure,
-  type ReadersQuery,
+import { conversionKinds } from "../../../contract/reader-kinds.ts";
+import type {
+  ConversionCounts,
+  ReaderDimension,
+  ReaderFigure,
+  ReadersQuery,
 } from "../../../contract/readers.ts";
 import { useConsoleData } from "../console-api.ts";
 import { buttonClass, inputClass, Loading, Panel } from "../ui.tsx";
