@@ -5,7 +5,7 @@ import { limits } from "../contract/limits.ts";
 import { siteErrorHandler } from "./api/errors.ts";
 import { engagementApi } from "./api/index.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
-import { assistantIndexFile } from "./assistant/index-file.ts";
+import { assistantIndexFile } from "./assistant/index-path.ts";
 import { assistantPages } from "./assistant/pages.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
 import { bookingPages } from "./bookings/pages.ts";

@@ -1,14 +1,11 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SiteContent } from "../../content/load.ts";
+import { assistantIndexFile } from "./index-path.ts";
 import { sitePassages } from "./passages.ts";
 import { serializeIndex } from "./retrieval.ts";
 
-/**
- * The assistant's passages and their index, written by the build beside the
- * pages (not among them: it is read by the server, not served).
- */
-export const assistantIndexFile = (buildDir: string) => path.join(buildDir, "assistant-index.json");
+export { assistantIndexFile } from "./index-path.ts";
 
 /** Where a service is read: its own page when the build has one, else its card on /services. */
 export const servicePageIn = (clientDir: string) => (id: string) =>
