@@ -163,6 +163,9 @@ test("a message too short is refused with a clear message beside its field, and 
   const email = "priya.short@example.org";
   await page.goto(`${site.siteUrl}/services`);
   const form = page.locator("#send-enquiry");
+  // The live form says it in a summary; before it hydrates, the server's page lists each field's message.
+  await form.scrollIntoViewIfNeeded();
+  await expect(form.locator("astro-island")).not.toHaveAttribute("ssr", { timeout: 15_000 });
   await form.getByRole("textbox", { name: "Your name" }).fill("Priya Raman");
   await form.getByRole("textbox", { name: "Your email" }).fill(email);
   await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
