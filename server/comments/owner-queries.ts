@@ -122,6 +122,17 @@ export function createCommentOwnerQueries(
         )
         .returning("id")
         .execute();
+      // A Fediverse reply kept as spam takes its writer's record with it.
+      if (rows.length > 0) {
+        await db
+          .deleteFrom("fediverse_replies")
+          .where(
+            "comment_id",
+            "in",
+            rows.map((row) => row.id),
+          )
+          .execute();
+      }
       return rows.length;
     },
 

@@ -37,6 +37,31 @@ export async function forgetSpamExamples(
     .execute();
 }
 
+/**
+ * Forgets who wrote these comments on the Fediverse (their handle, picture
+ * and the note's address, server/fediverse/): a deleted comment, or one that
+ * keeps only its place, leaves nothing of its writer.
+ */
+async function forgetRemoteWriters(
+  trx: Transaction<Database>,
+  match: { ids: number[] } | { parentId: number },
+): Promise<void> {
+  const query = trx.deleteFrom("fediverse_replies");
+  if ("ids" in match) {
+    if (match.ids.length > 0) await query.where("comment_id", "in", match.ids).execute();
+    return;
+  }
+  await query
+    .where((eb) =>
+      eb(
+        "comment_id",
+        "in",
+        eb.selectFrom("science_comments").select("id").where("parent_id", "=", match.parentId),
+      ),
+    )
+    .execute();
+}
+
 /** Which comments to remove: by id, by writer, or both. */
 export type RemovalMatch = { id: number; visitorId?: string } | { id?: number; visitorId: string };
 
@@ -67,8 +92,10 @@ export async function removeComments(
     trx,
     rows.map((row) => row.id),
   );
-  // An address left for reply mails goes with the comment it was left on.
+  // An address left for reply mails goes with the comment it was left on,
+  // and so does its writer's Fediverse account.
   await forgetWatches(trx, { commentIds: rows.map((row) => row.id) });
+  await forgetRemoteWriters(trx, { ids: rows.map((row) => row.id) });
   const recorded: LiveEvent[] = [];
   const deleted = (row: { id: number; post_id: string }) =>
     events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
@@ -116,6 +143,7 @@ export async function removeComments(
       continue;
     }
     // Its replies (all going too) first: nothing may point at a missing comment.
+    await forgetRemoteWriters(trx, { parentId: row.id });
     await trx.deleteFrom("science_comments").where("parent_id", "=", row.id).execute();
     await trx.deleteFrom("science_comments").where("id", "=", row.id).execute();
     recorded.push(await deleted(row));

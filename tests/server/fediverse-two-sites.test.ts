@@ -309,5 +309,16 @@ describe("two sites on the Fediverse", () => {
       ),
       { timeoutMs: 60_000, what: "B's owner's answer in A's inbox" },
     );
+
+    // The owner deletes the second reply: nothing of its writer is left on B.
+    expect(
+      (
+        await owner.request("DELETE", `/api/admin/comments/${secondId}`, undefined, {
+          origin: bUrl,
+        })
+      ).statusCode,
+    ).toBe(204);
+    expect(await runSql(b, "select comment_id from fediverse_replies")).toEqual([]);
+    expect(await page()).not.toContain("keeps the fibres flat");
   });
 });
