@@ -200,7 +200,13 @@ function ConversionTable({
       {rows.length === 0 ? (
         <p className="text-sm text-slate-400">No subscriptions, enquiries or comments yet.</p>
       ) : (
-        <div className="overflow-x-auto">
+        // Wider than a phone: the keyboard scrolls it too, from its own stop in the tab order.
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region with nothing focusable in it needs a tab stop to be scrolled without a mouse
+        <section
+          className="overflow-x-auto"
+          tabIndex={0}
+          aria-label={`${heading} by kind of conversion`}
+        >
           <table className="w-full text-sm">
             <thead className="text-left text-slate-400">
               <tr>
@@ -227,7 +233,7 @@ function ConversionTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </Panel>
   );
