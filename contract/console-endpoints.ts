@@ -23,11 +23,15 @@ import type {
   registerPasskeyRequestSchema,
   SignInMethodsResponse,
   SubscribersResponse,
+  scheduledResponseSchema,
+  scheduleRequestSchema,
   sessionsResponseSchema,
   signInRequestSchema,
   signInResponseSchema,
   subscriberRemoveSchema,
   subscriberSearchSchema,
+  suppressionLiftSchema,
+  suppressionsResponseSchema,
   testSendRequestSchema,
   testSendResponseSchema,
   WhoAmIResponse,
@@ -108,6 +112,17 @@ export type ConsoleEndpoints = {
     response: Out<typeof testSendResponseSchema>;
   };
   "POST /admin/editions/:slug/send": { params: Slug; response: Out<typeof queuedResponseSchema> };
+  "POST /admin/editions/:slug/schedule": {
+    params: Slug;
+    body: In<typeof scheduleRequestSchema>;
+    response: Out<typeof scheduledResponseSchema>;
+  };
+  "DELETE /admin/editions/:slug/schedule": { params: Slug; response: undefined };
+  "GET /admin/suppressions": { response: Out<typeof suppressionsResponseSchema> };
+  "POST /admin/suppressions/lift": {
+    body: In<typeof suppressionLiftSchema>;
+    response: undefined;
+  };
   "GET /admin/health": { response: HealthResponse };
   "GET /admin/audit": { response: Out<typeof auditResponseSchema> };
 };

@@ -296,6 +296,8 @@ export const editionFileSchema = z.object({
   /** Links and images that lead nowhere, one sentence each: the owner reads them before sending. */
   warnings: z.array(z.string()),
   progress: editionProgressSchema.nullable(),
+  /** When it is to be sent, while it waits (or is being queued: then it can no longer be cancelled). */
+  scheduled: z.object({ sendAt: timestampSchema, started: z.boolean() }).nullable(),
 });
 export type EditionFile = z.infer<typeof editionFileSchema>;
 
@@ -318,6 +320,33 @@ export const testSendResponseSchema = z.object({
   warnings: z.array(z.string()),
 });
 export const queuedResponseSchema = z.object({ queued: z.number(), warnings: z.array(z.string()) });
+
+export const scheduleRequestSchema = z.strictObject({
+  at: z.iso
+    .datetime({ offset: true })
+    .describe("When to send it: an ISO 8601 time with its offset, e.g. 2026-12-08T07:00:00Z"),
+});
+export const scheduledResponseSchema = z.object({
+  sendAt: timestampSchema,
+  warnings: z.array(z.string()),
+});
+
+// Suppressed addresses
+
+export const suppressionSchema = z.object({
+  email: z.string(),
+  reason: z.enum(["hard_bounce", "complaint", "soft_bounces"]),
+  /** What reported it: smtp, mailbox, ses or postmark. */
+  source: z.string(),
+  /** The receiving server's words, when there are some. */
+  detail: z.string().nullable(),
+  createdAt: timestampSchema,
+});
+export type ConsoleSuppression = z.infer<typeof suppressionSchema>;
+export const suppressionsResponseSchema = z.object({ suppressions: z.array(suppressionSchema) });
+export const suppressionLiftSchema = z.strictObject({
+  email: z.string().min(1).max(254).describe("The address, in any letter case"),
+});
 
 // Health
 

@@ -38,6 +38,7 @@ import { clickKeyOf, editionClicks } from "./newsletter/clicks.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
 import { createListHealth } from "./newsletter/list-health.ts";
 import { amazonSnsHosts, providerWebhooks, type SnsTrust } from "./newsletter/provider-webhooks.ts";
+import { createEditionSchedules, startEditionSchedules } from "./newsletter/schedules.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { commentActionRoutes } from "./notifications/action-routes.ts";
 import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
@@ -411,6 +412,15 @@ export async function buildApp({
       })
     : null;
   const ownerConsole = createOwnerRepository(store, clock);
+  // Editions sent later: each instance looks every few seconds; one claims each (docs/mail.md).
+  const scheduledEditions = startEditionSchedules({
+    schedules: createEditionSchedules(store),
+    editions: newsletter.editions,
+    queued: mailOut.wake,
+    started: (slug, count) =>
+      ownerConsole.audit(null, "newsletter scheduled send", `${slug} (${count} queued)`),
+    log: app.log,
+  });
   // Readership (docs/product.md, "Readers"): counted in memory, written every few seconds.
   const readers = createReaders({
     store,
@@ -454,6 +464,7 @@ export async function buildApp({
     bookingRetention.stop();
     questionRetention.stop();
     // The message in hand is finished and recorded before the database closes.
+    await scheduledEditions.stop();
     await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
     stopEngagement();
     await closeStore();

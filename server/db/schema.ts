@@ -53,6 +53,18 @@ export type EditionLinksTable = {
   clicks: ColumnType<number, number | undefined, number>;
 };
 
+/** An edition sent later, until every copy is queued (docs/mail.md, "Sending later"). */
+export type EditionSchedulesTable = {
+  edition_id: number;
+  send_at: Timestamp;
+  created_at: Timestamp;
+  /** When an instance first claimed it: from then it cannot be cancelled. */
+  started_at: Timestamp | null;
+  /** The claiming instance's lease, renewed while it queues. */
+  claimed_until: Timestamp | null;
+  queued_at: Timestamp | null;
+};
+
 export type SuppressionReason = "hard_bounce" | "complaint" | "soft_bounces";
 
 /** Addresses nothing is mailed to, and why (docs/mail.md, "Bounces and complaints"). */
@@ -639,6 +651,7 @@ export type Database = {
   suppressions: SuppressionsTable;
   soft_bounces: SoftBouncesTable;
   edition_links: EditionLinksTable;
+  edition_schedules: EditionSchedulesTable;
   bookings: BookingsTable;
   booking_settings: BookingSettingsTable;
   assistant_questions: AssistantQuestionsTable;

@@ -104,3 +104,22 @@ export function editionMail(
     },
   };
 }
+
+const testNote =
+  "This is a test copy, sent to you alone: the edition has not gone to the list, and its unsubscribe link leads nowhere.";
+
+/**
+ * A test copy of an edition's mail: "[Test]" before its subject and a line
+ * at the top of its text that says so, in both forms.
+ */
+export function testCopy(mail: OutgoingMail): OutgoingMail {
+  return {
+    ...mail,
+    subject: `[Test] ${mail.subject}`,
+    html: mail.html.replace(
+      /(<td class="body"[^>]*>\n)/,
+      `$1<p style="margin:0 0 16px;padding:8px 12px;border:1px dashed #f59e0b;color:#fcd34d">${escapeHtml(testNote)}</p>\n`,
+    ),
+    text: mail.text.replace(/^Engage with Engineer\n\n/, `$&[${testNote}]\n\n`),
+  };
+}

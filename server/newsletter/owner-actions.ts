@@ -5,7 +5,8 @@ import type { Mailer } from "../outbox/mailer.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
-import { editionMail } from "./messages.ts";
+import { editionMail, testCopy } from "./messages.ts";
+import { type EditionSchedules, scheduleHorizonMs } from "./schedules.ts";
 
 /*
  * The owner's actions on the newsletter, the same from the console and from
@@ -50,18 +51,30 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
 /** `mailQueued` wakes this instance's outbox worker as the first copies of an edition are queued. */
 export function editionActions(
   editions: EditionsRepository,
+  schedules: EditionSchedules,
   siteUrl: string,
-  mailQueued?: () => void,
+  { mailQueued, clock = () => new Date() }: { mailQueued?: () => void; clock?: () => Date } = {},
 ) {
+  /** The edition stored under its slug; a changed edition under a name used before is a conflict. */
+  async function saved(edition: Edition): Promise<{ id: number; created: boolean } | string> {
+    try {
+      return await editions.saveEdition(edition);
+    } catch (error) {
+      if (!(error instanceof Error && /other content/.test(error.message))) throw error;
+      return error.message;
+    }
+  }
+
   return {
     /**
-     * One copy to `to` at once, "[Test]" before its subject, its unsubscribe
-     * links leading nowhere; the trail names the edition, not the address.
+     * One copy to `to` at once, marked as a test (server/newsletter/messages.ts,
+     * testCopy), its unsubscribe links leading nowhere. Nothing is stored: the
+     * edition's figures do not count it and it can still be sent to everyone.
+     * The trail names the edition, not the address.
      */
     async test(by: OwnerActor, edition: Edition, to: string, mailer: Mailer) {
-      const mail = editionMail(edition, { to, token: newToken() }, siteUrl);
       try {
-        await mailer.send({ ...mail, subject: `[Test] ${mail.subject}` });
+        await mailer.send(testCopy(editionMail(edition, { to, token: newToken() }, siteUrl)));
       } catch (error) {
         return { notSent: error };
       }
@@ -77,20 +90,48 @@ export function editionActions(
       by: OwnerActor,
       edition: Edition,
     ): Promise<{ queued: number; created: boolean } | { conflict: string }> {
-      let saved: { id: number; created: boolean };
-      try {
-        saved = await editions.saveEdition(edition);
-      } catch (error) {
-        if (!(error instanceof Error && /other content/.test(error.message))) throw error;
-        return { conflict: error.message };
-      }
+      const stored = await saved(edition);
+      if (typeof stored === "string") return { conflict: stored };
       // The worker starts on the first page while the rest of the list is queued.
       const queued = await editions.queueEdition(
-        saved.id,
+        stored.id,
         mailQueued ? { onPage: mailQueued } : {},
       );
       await by.audit("newsletter send", `${edition.slug} (${queued} queued)`);
-      return { queued, created: saved.created };
+      return { queued, created: stored.created };
+    },
+
+    /**
+     * Stores the edition now and sends it at `at` to every confirmed
+     * subscriber then (docs/mail.md, "Sending later"); a new time replaces
+     * the old until it starts.
+     */
+    async schedule(
+      by: OwnerActor,
+      edition: Edition,
+      at: Date,
+    ): Promise<{ sendAt: string } | { invalid: string } | { conflict: string }> {
+      const now = clock().getTime();
+      if (Number.isNaN(at.getTime())) return { invalid: "The time is not a time." };
+      if (at.getTime() <= now) return { invalid: "The time has passed: choose a later one." };
+      if (at.getTime() > now + scheduleHorizonMs) {
+        return { invalid: "The time is more than a year away." };
+      }
+      const stored = await saved(edition);
+      if (typeof stored === "string") return { conflict: stored };
+      if ((await schedules.schedule(stored.id, at)) === "started") {
+        return { conflict: `The edition "${edition.slug}" is being sent now.` };
+      }
+      const sendAt = at.toISOString();
+      await by.audit("newsletter schedule", `${edition.slug} at ${sendAt}`);
+      return { sendAt };
+    },
+
+    /** Cancels the schedule of the edition `slug` if it has not started. */
+    async cancel(by: OwnerActor, slug: string): Promise<"cancelled" | "started" | "not_found"> {
+      const done = await schedules.cancel(slug);
+      if (done === "cancelled") await by.audit("newsletter cancel", slug);
+      return done;
     },
   };
 }

@@ -166,6 +166,27 @@ export const exportTables: readonly ExportTable[] = [
     ],
   },
   {
+    // Addresses no mail goes to: moved with the list, so a new site does not mail them again.
+    name: "suppressions",
+    key: ["email"],
+    columns: [
+      text("email"),
+      oneOf("reason", ["hard_bounce", "complaint", "soft_bounces"]),
+      text("source"),
+      text("detail", true),
+      time("created_at"),
+    ],
+  },
+  {
+    // Temporary refusals of the last 30 days, which count towards a suppression.
+    name: "soft_bounces",
+    key: ["id"],
+    identity: "id",
+    since: "created_at",
+    unique: [same("ref")],
+    columns: [int("id"), text("email"), text("ref"), time("created_at")],
+  },
+  {
     name: "science_comments",
     key: ["id"],
     identity: "id",
@@ -439,9 +460,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   fediverse_reactions: "likes and boosts from the Fediverse, counted for this site's account",
   webmentions: "mentions from other sites, verified against this site's address",
   webmentions_sent: "mentions this site sent from its address",
-  suppressions:
-    "addresses refused by receiving servers, kept by the mail set-up that drew the refusals",
-  soft_bounces: "temporary refusals, kept 30 days",
+  edition_schedules: "when editions are to go out, which the owner sets again on the new site",
   edition_links: "an edition's links and their click counts, signed for this site",
   kysely_migration: "the database's record of its own migrations",
   kysely_migration_lock: "the database's record of its own migrations",

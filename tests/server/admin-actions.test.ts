@@ -44,7 +44,7 @@ describe("the command line's help and messages", () => {
     ["subscribers", ["subscribers list", "subscribers export", "subscribers remove"]],
     [
       "newsletter",
-      ["newsletter preview", "newsletter test", "newsletter send", "newsletter status"],
+      ["newsletter preview", "newsletter send", "newsletter cancel", "newsletter status"],
     ],
     ["comments", ["comments list", "comments pending", "comments approve", "comments reject"]],
     ["visitor", ["visitor ban", "visitor unban", "visitor bans", "visitor purge"]],
@@ -235,7 +235,7 @@ describe.each(backends)("the command line's actions on %s", (backend) => {
       ["visitor unban", ["visitor", "unban", "--comment", approveId]],
       ["comment delete", ["comments", "delete", deleteId]],
       ["comment spam", ["comments", "spam", spamId]],
-      ["newsletter test", ["newsletter", "test", edition, "--to", "me@example.com"]],
+      ["newsletter test", ["newsletter", "send", edition, "--test", "me@example.com"]],
       ["newsletter send", ["newsletter", "send", edition, "--yes"]],
       ["subscribers export", ["subscribers", "export", "--out", path.join(out, "s.csv")]],
       ["subscriber remove", ["subscribers", "remove", "leaving@example.com"]],

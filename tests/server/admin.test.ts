@@ -34,7 +34,7 @@ describe("the admin command line's usage", () => {
     for (const command of [
       "subscribers list",
       "newsletter preview",
-      "newsletter test",
+      "newsletter cancel",
       "newsletter send",
       "newsletter status",
       "subscribers export",

@@ -198,7 +198,7 @@ describe("editions in the console, the command line and the mail", () => {
     const out = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-preview-")), "lost.html");
     for (const argv of [
       ["newsletter", "preview", file, "--out", out],
-      ["newsletter", "test", file, "--to", "cli@example.com"],
+      ["newsletter", "send", file, "--test", "cli@example.com"],
       ["newsletter", "send", file, "--yes"],
     ]) {
       const run = await admin(env, ...argv);

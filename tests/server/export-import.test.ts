@@ -134,6 +134,16 @@ async function seed(t: TestApp): Promise<void> {
      values ('edition', ?, 'reader.one@example.org', ?, 'sent', 1, ?, ?, ?)`,
     [Number(edition?.id), String(subscriber?.unsubscribe_token), now, now, now],
   );
+  await runSql(
+    t,
+    "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', ?, ?)",
+    ["left.long.ago@example.org", "550 5.1.1 No such user here", now],
+  );
+  await runSql(
+    t,
+    "insert into soft_bounces (email, ref, created_at) values ('busy.reader@example.org', 'outbox:1', ?)",
+    [now],
+  );
   await runSql(t, "insert into approved_visitors (visitor_id, approved_at) values (?, ?)", [
     "trusted-visitor-credential",
     now,

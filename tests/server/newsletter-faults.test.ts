@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -10,25 +10,10 @@ import {
   startServerProcess,
 } from "../support/server-process.ts";
 import { admin } from "./support/admin.ts";
-import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { copies, editionFile } from "./support/newsletter.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { seedConfirmed } from "./support/sql.ts";
 import { backends, siteUrl, startTestApp } from "./support/test-app.ts";
-
-function editionFile(slug: string): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-edition-")), `${slug}.md`);
-  writeFileSync(file, `---\nsubject: Edition ${slug}\n---\nHello.\n`);
-  return file;
-}
-
-/** How many copies of `subject` each address received. */
-function copies(smtp: SmtpSink, subject: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const mail of smtp.received) {
-    if (header(mail, "Subject") !== subject) continue;
-    for (const to of mail.to) counts.set(to, (counts.get(to) ?? 0) + 1);
-  }
-  return counts;
-}
 
 const recipients = (n: number, tag: string) =>
   Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);

@@ -95,7 +95,44 @@ describe("the audit trail of the owner's actions, from the console and from the 
       action: "newsletter test",
       prepare: async () => ({ subject: "", object: slug }),
       console: (o) => o.post(`/api/admin/editions/${slug}/test`, { to: "me@example.com" }),
-      cli: () => ["newsletter", "test", edition, "--to", "me@example.com"],
+      cli: () => ["newsletter", "send", edition, "--test", "me@example.com"],
+    },
+    {
+      action: "newsletter schedule",
+      // A new time each side, an hour or more away: the second replaces the first.
+      async prepare() {
+        sent += 1;
+        const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + (3600 + sent) * 1000);
+        return { subject: at.toISOString(), object: `${slug} at ${at.toISOString()}` };
+      },
+      console: (o, at) => o.post(`/api/admin/editions/${slug}/schedule`, { at }),
+      cli: (at) => ["newsletter", "send", edition, "--at", at, "--yes"],
+    },
+    {
+      action: "newsletter cancel",
+      async prepare() {
+        const at = new Date(Date.now() + 7200_000).toISOString();
+        const run = await admin(adminEnv(t), "newsletter", "send", edition, "--at", at, "--yes");
+        expect(run.code, run.stderr).toBe(0);
+        return { subject: slug, object: slug };
+      },
+      console: (o) => o.delete(`/api/admin/editions/${slug}/schedule`),
+      cli: () => ["newsletter", "cancel", slug],
+    },
+    {
+      action: "suppression lift",
+      async prepare() {
+        sent += 1;
+        const email = `refused${sent}@example.com`;
+        await runSql(
+          t,
+          "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', '5.1.1 No such user', ?)",
+          [email, new Date().toISOString()],
+        );
+        return { subject: email, object: "1 address" };
+      },
+      console: (o, email) => o.post("/api/admin/suppressions/lift", { email }),
+      cli: (email) => ["suppressions", "lift", email],
     },
     {
       action: "comment approve",

@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading } from "../ui.tsx";
+import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -136,6 +136,81 @@ function TestSend({ slug }: { slug: string }) {
   );
 }
 
+/**
+ * Sends the edition later: the time is read in the browser's own zone and
+ * sent as UTC. A scheduled edition shows its time and can be cancelled
+ * until it starts going out.
+ */
+function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Promise<void> }) {
+  const [at, setAt] = useState("");
+  const [busy, setBusy] = useState(false);
+  const { slug } = edition;
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const { sendAt, warnings } = await consoleApi("POST /admin/editions/:slug/schedule", {
+        params: { slug },
+        body: { at: new Date(at).toISOString() },
+      });
+      toast.success(`Scheduled for ${new Date(sendAt).toLocaleString("en-GB")}`);
+      warnAbout(warnings);
+      await reload();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  async function cancel() {
+    try {
+      await consoleApi("DELETE /admin/editions/:slug/schedule", { params: { slug } });
+      toast.success("Cancelled: nothing of it goes out");
+      await reload();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+  const scheduled = edition.scheduled;
+  return (
+    <div className="flex flex-wrap items-end gap-2">
+      {scheduled ? (
+        <p className="text-sm text-slate-300">
+          {scheduled.started ? "Going out now (scheduled for " : "Scheduled for "}
+          <When iso={scheduled.sendAt} />
+          {scheduled.started ? ")" : ""}
+        </p>
+      ) : null}
+      {scheduled && !scheduled.started ? (
+        <ConfirmButton
+          label="Cancel schedule"
+          title={`Cancel the sending of "${edition.subject}"?`}
+          description="Nothing of it goes out. You can schedule it again or send it now."
+          confirmLabel="Cancel schedule"
+          onConfirm={() => void cancel()}
+        />
+      ) : null}
+      {scheduled?.started ? null : (
+        <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
+          <label className="flex flex-col gap-1 text-sm text-slate-300">
+            Send at
+            <input
+              type="datetime-local"
+              required
+              value={at}
+              onChange={(event) => setAt(event.target.value)}
+              className={inputClass}
+            />
+          </label>
+          <button type="submit" disabled={busy} className={buttonClass}>
+            {scheduled ? "Change time" : "Schedule"}
+          </button>
+        </form>
+      )}
+    </div>
+  );
+}
+
 export function NewsletterView() {
   const { loaded, reload } = useConsoleData("GET /admin/editions");
   const [previewing, setPreviewing] = useState<string | null>(null);
@@ -198,6 +273,7 @@ export function NewsletterView() {
                       {previewing === edition.slug ? "Hide preview" : "Preview"}
                     </button>
                     <TestSend slug={edition.slug} />
+                    <Schedule edition={edition} reload={reload} />
                     <ConfirmButton
                       label="Send"
                       title={`Send "${edition.subject}"?`}

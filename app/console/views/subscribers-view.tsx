@@ -1,7 +1,92 @@
 import { useEffect, useState } from "react";
 import { toast } from "sonner";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
+
+const reasons = {
+  hard_bounce: "Refused: no such address",
+  complaint: "Reported as spam",
+  soft_bounces: "Three temporary refusals in 30 days",
+} as const;
+
+/**
+ * Addresses no mail goes to (docs/mail.md, "Bounces and complaints"), with
+ * why and since when; lifting one lets mail go to it again without
+ * subscribing it.
+ */
+function Suppressions() {
+  const { loaded, reload } = useConsoleData("GET /admin/suppressions");
+  async function lift(email: string) {
+    try {
+      await consoleApi("POST /admin/suppressions/lift", { body: { email } });
+      toast.success(`Mail may go to ${email} again`);
+      await reload();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+  return (
+    <Panel title="Suppressed addresses">
+      <Loading loaded={loaded}>
+        {({ suppressions }) =>
+          suppressions.length === 0 ? (
+            <p className="text-sm text-slate-400">
+              None: no receiving server has refused an address for good, and nobody has reported a
+              mail as spam.
+            </p>
+          ) : (
+            <table className="w-full text-left text-sm">
+              <caption className="sr-only">Suppressed addresses, newest first</caption>
+              <thead className="text-slate-400">
+                <tr>
+                  <th scope="col" className="py-2 pr-4">
+                    Address
+                  </th>
+                  <th scope="col" className="py-2 pr-4">
+                    Reason
+                  </th>
+                  <th scope="col" className="py-2 pr-4">
+                    Since
+                  </th>
+                  <th scope="col" className="py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {suppressions.map((s) => (
+                  <tr key={s.email} className="border-t border-line align-top">
+                    <td className="py-2 pr-4 break-all text-slate-100">{s.email}</td>
+                    <td className="py-2 pr-4">
+                      {reasons[s.reason]} ({s.source})
+                      {s.detail ? (
+                        <span className="block break-all text-xs text-slate-400">{s.detail}</span>
+                      ) : null}
+                    </td>
+                    <td className="py-2 pr-4 text-slate-300">
+                      <When iso={s.createdAt} />
+                    </td>
+                    <td className="py-2 text-right">
+                      <ConfirmButton
+                        label="Lift"
+                        ariaLabel={`Lift the suppression of ${s.email}`}
+                        title={`Let mail go to ${s.email} again?`}
+                        description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
+                        confirmLabel="Lift"
+                        tone="primary"
+                        onConfirm={() => void lift(s.email)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loading>
+    </Panel>
+  );
+}
 
 export function SubscribersView() {
   const [q, setQ] = useState("");
@@ -102,6 +187,7 @@ export function SubscribersView() {
               </tbody>
             </table>
           )}
+          <Suppressions />
         </div>
       )}
     </Loading>

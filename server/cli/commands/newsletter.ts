@@ -12,7 +12,7 @@ docs/mail.md, "Newsletter editions") in the mail template and writes the HTML,
 by default to DATA_DIR/preview/<name>.html, printing where. The unsubscribe
 link in it is a sample. Links and images are made absolute from SITE_URL;
 one that leads nowhere on the built site, or is no web address, is printed
-as a warning (as "newsletter test" and "newsletter send" do).
+as a warning (as "newsletter send" does).
 
   --out HTML   write the HTML here instead`,
     arguments: ["FILE"],
@@ -20,38 +20,49 @@ as a warning (as "newsletter test" and "newsletter send" do).
     run: lazily(handlers, "newsletterPreview"),
   },
   {
-    name: "newsletter test",
-    usage: "FILE --to ADDRESS",
-    summary: "send one copy of an edition to ADDRESS",
-    help: `Sends one copy of the edition FILE to ADDRESS at once, through SMTP_URL (or
-into DATA_DIR/outbox/ when it is not set), with "[Test]" before the subject.
-Nothing is recorded: the edition can still be sent to everyone. Its
-unsubscribe links lead nowhere. Links that lead nowhere are warned about
-first, as by "newsletter preview".
-
-  --to ADDRESS   where to send the copy`,
-    arguments: ["FILE"],
-    options: { to: { type: "string" } },
-    run: lazily(handlers, "newsletterTest"),
-  },
-  {
     name: "newsletter send",
-    usage: "FILE [--yes]",
-    summary: "queue an edition for every confirmed subscriber, after asking",
+    usage: "FILE [--test ADDRESS | --at TIME] [--yes]",
+    summary: "send an edition to every confirmed subscriber, now or later, or a test copy",
     help: `Queues the edition FILE for every confirmed subscriber. The running server
 sends the queue at MAIL_RATE_PER_MINUTE per instance, resuming after a
 restart; "newsletter status" shows the progress. An edition is named by its
 file name and reaches an address once: sending the same file again queues
 only those who confirmed since. A changed file under a used name is refused.
 
-At a terminal it first asks, naming the edition and how many confirmed
-subscribers it reaches; without one (a script, cron) it sends only with --yes.
-Try "newsletter test" first.
+With --test ADDRESS it sends one copy to ADDRESS at once instead, "[Test]"
+before the subject and a line at the top saying it is a test. Nothing is
+recorded: the copy is in none of the edition's figures, and the edition can
+still be sent to everyone. Its unsubscribe links lead nowhere.
 
-  --yes   send without asking`,
+With --at TIME the edition is stored as it is now and sent at TIME (ISO 8601
+with its offset: 2026-12-08T07:00:00Z, 2026-12-08T08:00:00+01:00) to every
+confirmed subscriber then, by whichever server instance looks first (within
+a few seconds of TIME); it goes once, whatever instances stop or start.
+"newsletter cancel" cancels it until it starts; --at again changes the time.
+
+Links that lead nowhere are warned about first, as by "newsletter preview".
+At a terminal it asks before sending or scheduling, naming the edition and
+how many confirmed subscribers it reaches; without one (a script, cron) it
+needs --yes. A test copy is sent without asking.
+
+  --test ADDRESS   send one test copy to ADDRESS only
+  --at TIME        send at TIME instead of now
+  --yes            send without asking`,
     arguments: ["FILE"],
-    options: { yes: { type: "boolean" } },
+    options: { yes: { type: "boolean" }, test: { type: "string" }, at: { type: "string" } },
     run: lazily(handlers, "newsletterSend"),
+  },
+  {
+    name: "newsletter cancel",
+    usage: "SLUG",
+    summary: "cancel a scheduled edition that has not started",
+    help: `Cancels the sending of the edition SLUG (its file name without .md),
+scheduled with "newsletter send --at", if it has not started: nothing of it
+goes out, and an edition never sent before is forgotten, so its file may be
+changed and scheduled again. Exit code 3 when it is not scheduled, 1 when it
+has started going out.`,
+    arguments: ["SLUG"],
+    run: lazily(handlers, "newsletterCancel"),
   },
   {
     name: "newsletter reconfirm",

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { emailSchema } from "../../../contract/api.ts";
+import { editionSlugSchema, scheduleRequestSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import type { Config } from "../../config.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
@@ -8,8 +9,17 @@ import { type Edition, EditionError, readEdition } from "../../newsletter/editio
 import { createEditionsRepository } from "../../newsletter/editions-repository.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
+import { createEditionSchedules } from "../../newsletter/schedules.ts";
+import { dkimKeyFileOf, dkimSigning, readDkimKey } from "../../outbox/dkim.ts";
 import { createMailer } from "../../outbox/mailer.ts";
-import { agreed, type CommandContext, exitCodes, type Output, usageError } from "../command.ts";
+import {
+  agreed,
+  type CommandContext,
+  exitCodes,
+  type Output,
+  ownerAction,
+  usageError,
+} from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { formatTable } from "../table.ts";
 
@@ -56,47 +66,86 @@ export async function newsletterPreview({
   return exitCodes.ok;
 }
 
-/** `newsletter test` (commands/newsletter.ts). */
-export async function newsletterTest({
-  values,
-  positionals,
-  config,
-  stdout,
-  stderr,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
-  const to = emailSchema.safeParse(typeof values.to === "string" ? values.to : "");
-  if (!to.success) throw usageError("--to ADDRESS is required and must be an email address.");
-  const edition = editionOf(positionals[0] ?? "", config, stderr);
-  // Opened first: the copy is recorded in the audit trail, so it needs the database.
-  const actions = editionActions(createEditionsRepository(await store()), config.siteUrl);
+/** One copy marked as a test to `to` (`newsletter send --test`), signed as the server signs. */
+async function sendTestCopy(
+  { config, stdout, actor }: CommandContext,
+  edition: Edition,
+  to: string,
+  actions: ReturnType<typeof editionActions>,
+): Promise<number> {
+  const address = emailSchema.safeParse(to);
+  if (!address.success) throw usageError("--test ADDRESS must be an email address.");
+  const dkim = readDkimKey(dkimKeyFileOf(config));
   const mailer = createMailer(
-    { smtpUrl: config.SMTP_URL, from: config.mailFrom, dataDir: config.DATA_DIR },
+    {
+      smtpUrl: config.SMTP_URL,
+      from: config.mailFrom,
+      dataDir: config.DATA_DIR,
+      dkim: dkim ? dkimSigning(dkim) : null,
+    },
     { info: (_object, message) => stdout.write(`${message}\n`) },
   );
   try {
-    const sent = await actions.test(actor, edition, to.data, mailer);
+    const sent = await actions.test(actor, edition, address.data, mailer);
     if (sent !== "sent") throw sent.notSent;
   } finally {
     mailer.close();
   }
-  stdout.write(`Sent a test copy of ${edition.slug} to ${to.data}.\n`);
+  stdout.write(
+    `Sent a test copy of ${edition.slug} to ${address.data}. Nothing is recorded: the edition can still be sent to everyone.\n`,
+  );
   return exitCodes.ok;
 }
 
-/** `newsletter send` (commands/newsletter.ts). */
+/** An ISO 8601 time with its offset (`--at`), or a usage error saying what is expected. */
+function timeOf(value: string): Date {
+  const parsed = scheduleRequestSchema.shape.at.safeParse(value);
+  if (!parsed.success) {
+    throw usageError(
+      `--at takes an ISO 8601 time with its offset, e.g. 2026-12-08T07:00:00Z or 2026-12-08T08:00:00+01:00, not "${value}".`,
+    );
+  }
+  return new Date(parsed.data);
+}
+
+/** The edition actions on the configured database. */
+async function actionsOn({ store, config }: CommandContext) {
+  const db = await store();
+  return editionActions(createEditionsRepository(db), createEditionSchedules(db), config.siteUrl);
+}
+
+/** `newsletter send` (commands/newsletter.ts): now, later (--at), or one test copy (--test). */
 export async function newsletterSend(context: CommandContext): Promise<number> {
-  const { positionals, config, stdout, stderr, store, engagement, actor } = context;
+  const { values, positionals, config, stdout, stderr, engagement, actor } = context;
+  if (values.test !== undefined && values.at !== undefined) {
+    throw usageError("--test sends one copy now: give it without --at.");
+  }
+  const at = typeof values.at === "string" ? timeOf(values.at) : null;
   const edition = editionOf(positionals[0] ?? "", config, stderr);
+  // Opened first even for a test copy: its line in the audit trail needs the database.
+  const actions = await actionsOn(context);
+  if (typeof values.test === "string") return sendTestCopy(context, edition, values.test, actions);
   const subscribers = await (await engagement()).subscribers.count();
   const reach = plural(subscribers, "confirmed subscriber");
+  if (at) {
+    await agreed(
+      context,
+      `This schedules "${edition.subject}" (${edition.slug}) for ${at.toISOString()}, to every confirmed subscriber then (${reach} now).`,
+      `Send "${edition.subject}" (${edition.slug}) at ${at.toISOString()} (${reach} now)?`,
+    );
+    const done = await actions.schedule(actor, edition, at);
+    if ("invalid" in done) throw usageError(`--at: ${done.invalid}`);
+    if ("conflict" in done) throw new AdminError(done.conflict);
+    stdout.write(
+      `Scheduled ${edition.slug} ("${edition.subject}") for ${done.sendAt}. "newsletter cancel ${edition.slug}" cancels it until it starts.\n`,
+    );
+    return exitCodes.ok;
+  }
   await agreed(
     context,
     `This queues "${edition.subject}" (${edition.slug}) for every confirmed subscriber: ${reach}.`,
     `Send "${edition.subject}" (${edition.slug}) to ${reach} now?`,
   );
-  const actions = editionActions(createEditionsRepository(await store()), config.siteUrl);
   const sent = await actions.send(actor, edition);
   if ("conflict" in sent) throw new AdminError(sent.conflict);
   stdout.write(
@@ -104,6 +153,24 @@ export async function newsletterSend(context: CommandContext): Promise<number> {
   );
   return exitCodes.ok;
 }
+
+/** `newsletter cancel` (commands/newsletter.ts). */
+export const newsletterCancel = ownerAction(
+  ({ positionals }) => {
+    const slug = editionSlugSchema.safeParse(positionals[0] ?? "");
+    if (!slug.success) throw usageError("SLUG is an edition's file name without .md.");
+    return slug.data;
+  },
+  async (context, slug) => {
+    const done = await (await actionsOn(context)).cancel(context.actor, slug);
+    if (done === "started") {
+      throw new AdminError(`${slug} has started going out: it can no longer be cancelled.`);
+    }
+    return done === "cancelled" ? done : "not_found";
+  },
+  (slug) => `Cancelled the sending of ${slug}: nothing of it goes out.\n`,
+  (slug) => `${slug} is not scheduled.`,
+);
 
 /** `newsletter reconfirm` (commands/newsletter.ts). */
 export async function newsletterReconfirm(context: CommandContext): Promise<number> {
@@ -129,14 +196,21 @@ export async function newsletterReconfirm(context: CommandContext): Promise<numb
 
 /** `newsletter status` (commands/newsletter.ts). */
 export async function newsletterStatus({ values, stdout, store }: CommandContext): Promise<number> {
-  const editionStore = createEditionsRepository(await store());
+  const db = await store();
+  const editionStore = createEditionsRepository(db);
   const editions = await editionStore.progress();
+  const scheduled = await createEditionSchedules(db).pending();
   const failures = await Promise.all(
     editions.map(async (e) => ({ slug: e.slug, failed: await editionStore.failures(e.slug) })),
   );
   if (values.json) {
-    stdout.write(`${JSON.stringify({ editions, failures }, null, 2)}\n`);
+    stdout.write(`${JSON.stringify({ editions, scheduled, failures }, null, 2)}\n`);
     return exitCodes.ok;
+  }
+  for (const s of scheduled) {
+    stdout.write(
+      `${s.slug} is scheduled for ${s.sendAt}${s.started ? " and is being queued now" : ""}.\n`,
+    );
   }
   if (editions.length === 0) {
     stdout.write("No edition has been queued yet.\n");

@@ -6,6 +6,8 @@ import {
   editionSlugSchema,
   editionsResponseSchema,
   queuedResponseSchema,
+  scheduledResponseSchema,
+  scheduleRequestSchema,
   testSendRequestSchema,
   testSendResponseSchema,
 } from "../../../contract/console.ts";
@@ -13,14 +15,18 @@ import { ApiError, notFound } from "../../api/errors.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions } from "../../newsletter/owner-actions.ts";
+import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { editionFile, editions, listEditions } from "../editions-folder.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
-/** The newsletter's editions: the folder, a preview, a test copy, and sending. */
+/** The newsletter's editions: the folder, a preview, a test copy, sending now or later. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
   const { config, insights, mailer, editionStore, editionsDir, actor } = context;
   const { siteUrl } = config;
-  const actions = editionActions(editionStore, siteUrl, context.mailQueued);
+  const schedules = createEditionSchedules(context.store);
+  const actions = editionActions(editionStore, schedules, siteUrl, {
+    mailQueued: context.mailQueued,
+  });
 
   async function editionOf(slug: string) {
     const file = editionFile(editionsDir, slug);
@@ -51,9 +57,15 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
     async () => {
       const progress = await editionStore.progress();
+      const pending = await schedules.pending();
+      const scheduled = (slug: string) => {
+        const found = pending.find((p) => p.slug === slug);
+        return found ? { sendAt: found.sendAt, started: found.started } : null;
+      };
       const listed = (await listEditions(editionsDir, config)).map((edition) => ({
         ...edition,
         progress: progress.find((p) => p.slug === edition.slug) ?? null,
+        scheduled: scheduled(edition.slug),
       }));
       // Editions sent from files since removed still show their progress.
       const gone = progress
@@ -64,6 +76,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           problem: "The file is gone.",
           warnings: [],
           progress: p,
+          scheduled: scheduled(p.slug),
         }));
       const { confirmed } = await insights.subscriberCounts();
       return { editions: [...listed, ...gone], confirmedSubscribers: confirmed };
@@ -130,6 +143,52 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const sent = await actions.send(actor(request), edition);
       if ("conflict" in sent) throw new ApiError(409, "conflict", sent.conflict);
       return reply.code(202).send({ queued: sent.queued, warnings: edition.warnings });
+    },
+  );
+
+  app.post(
+    "/editions/:slug/schedule",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Send an edition later, to every confirmed subscriber at that time",
+        description:
+          "A new time replaces the old until the edition starts going out. The edition is stored as it is now.",
+        params: slugParams,
+        body: scheduleRequestSchema,
+        response: { 202: scheduledResponseSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const edition = await editionOf(request.params.slug);
+      const done = await actions.schedule(actor(request), edition, new Date(request.body.at));
+      if ("invalid" in done) throw new ApiError(422, "validation_failed", done.invalid);
+      if ("conflict" in done) throw new ApiError(409, "conflict", done.conflict);
+      return reply.code(202).send({ sendAt: done.sendAt, warnings: edition.warnings });
+    },
+  );
+
+  app.delete(
+    "/editions/:slug/schedule",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Cancel a scheduled edition that has not started going out",
+        params: slugParams,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const done = await actions.cancel(actor(request), request.params.slug);
+      if (done === "not_found") throw notFound("This edition is not scheduled.");
+      if (done === "started") {
+        throw new ApiError(
+          409,
+          "conflict",
+          "It has started going out: it can no longer be cancelled.",
+        );
+      }
+      return reply.code(204).send(null);
     },
   );
 };

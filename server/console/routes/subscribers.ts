@@ -4,15 +4,20 @@ import {
   subscriberRemoveSchema,
   subscriberSearchSchema,
   subscribersResponseSchema,
+  suppressionLiftSchema,
+  suppressionsResponseSchema,
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
-import { subscriberActions } from "../../newsletter/owner-actions.ts";
+import { subscriberActions, suppressionActions } from "../../newsletter/owner-actions.ts";
+import { createSuppressions } from "../../outbox/suppressions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
-/** Subscribers: counts, search, removal and the CSV export. */
+/** Subscribers: counts, search, removal and the CSV export; the suppressed addresses. */
 export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
   const { config, engagement, insights, actor } = context;
   const actions = subscriberActions(engagement.subscribers, config.siteUrl);
+  const suppressions = createSuppressions(context.store);
+  const lifting = suppressionActions(suppressions);
 
   app.post(
     "/subscribers/search",
@@ -70,6 +75,38 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
         .type("text/csv; charset=utf-8")
         .header("content-disposition", `attachment; filename="subscribers-${day}.csv"`)
         .send(csv);
+    },
+  );
+
+  app.get(
+    "/suppressions",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Addresses no mail goes to, newest first, each with the reason and when",
+        response: { 200: suppressionsResponseSchema, ...errors },
+      },
+    },
+    async () => ({ suppressions: await suppressions.list() }),
+  );
+
+  app.post(
+    "/suppressions/lift",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Let mail go to a suppressed address again (it is not subscribed again)",
+        description:
+          "The address is in the body, never in a URL; the audit trail records the lifting without it.",
+        body: suppressionLiftSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await lifting.lift(actor(request), request.body.email))) {
+        throw notFound("This address is not suppressed.");
+      }
+      return reply.code(204).send(null);
     },
   );
 };

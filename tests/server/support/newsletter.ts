@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { expect } from "vitest";
 import { isAddressedTo, outboxFiles, outboxMails } from "../../support/newsletter.ts";
-import type { ReceivedMail } from "./smtp.ts";
+import { header, type ReceivedMail, type SmtpSink } from "./smtp.ts";
 import type { TestApp } from "./test-app.ts";
 
 /** Asks to subscribe as the footer's form does; the address is then pending. */
@@ -51,4 +54,21 @@ export async function confirmedSubscriber(t: TestApp, email: string): Promise<vo
   expect((await requestSubscription(t, email)).statusCode).toBe(202);
   const token = await tokenFromOutboxFolder(t, email, seen);
   expect((await t.visitor().post("/api/subscribers/confirm", { token })).statusCode).toBe(200);
+}
+
+/** An edition file named `slug`.md in a folder of its own, with the subject "Edition <slug>". */
+export function editionFile(slug: string, body = "Hello, readers."): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-edition-")), `${slug}.md`);
+  writeFileSync(file, `---\nsubject: Edition ${slug}\n---\n${body}\n`);
+  return file;
+}
+
+/** How many copies of `subject` each address received. */
+export function copies(smtp: SmtpSink, subject: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const mail of smtp.received) {
+    if (header(mail, "Subject") !== subject) continue;
+    for (const to of mail.to) counts.set(to, (counts.get(to) ?? 0) + 1);
+  }
+  return counts;
 }

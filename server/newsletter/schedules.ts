@@ -1,0 +1,262 @@
+import { sql } from "kysely";
+import type { Store } from "../db/store.ts";
+import { toIso } from "../lib/time.ts";
+import type { EditionsRepository } from "./editions-repository.ts";
+
+/**
+ * Editions sent later (docs/mail.md, "Sending later"). A scheduled edition is
+ * stored when it is scheduled, so what goes out is what the owner saw; at its
+ * time one instance claims it and queues it for every confirmed subscriber,
+ * as `newsletter send` does. The claim is a lease in the database: any
+ * instance may take a claim whose lease ran out, so an instance killed while
+ * queueing is followed by another (or by itself, restarted), which queues
+ * the rest. The outbox's unique index on (edition, address) keeps each copy
+ * to one, even if two instances ever queue side by side.
+ */
+
+/** How long a claim holds without being renewed, and how often it is renewed while queueing. */
+export const scheduleLease = { ms: 30_000, renewEveryMs: 10_000 } as const;
+
+/** How far ahead an edition may be scheduled. */
+export const scheduleHorizonMs = 366 * 24 * 60 * 60 * 1000;
+
+export type ScheduledEdition = { slug: string; sendAt: string; started: boolean };
+
+export function createEditionSchedules(
+  store: Store,
+  { clock = () => new Date() }: { clock?: () => Date } = {},
+) {
+  const { db } = store;
+  const nowIso = () => clock().toISOString();
+
+  return {
+    /**
+     * Sends edition `editionId` at `at`: a new schedule, or a new time for
+     * one not started. "started" when it is being queued now.
+     */
+    async schedule(editionId: number, at: Date): Promise<"scheduled" | "started"> {
+      const values = { send_at: at.toISOString(), created_at: nowIso() };
+      const result = await db
+        .insertInto("edition_schedules")
+        .values({ edition_id: editionId, ...values })
+        .onConflict((conflict) =>
+          conflict
+            .column("edition_id")
+            .doUpdateSet({ ...values, started_at: null, claimed_until: null, queued_at: null })
+            // A schedule that went out long ago gives way; one going out now does not.
+            .where((eb) =>
+              eb.or([
+                eb("edition_schedules.started_at", "is", null),
+                eb("edition_schedules.queued_at", "is not", null),
+              ]),
+            ),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0 ? "scheduled" : "started";
+    },
+
+    /**
+     * Cancels the schedule of the edition `slug` if it has not started. An
+     * edition that went to nobody is forgotten with it, so its file may be
+     * changed and scheduled again.
+     */
+    async cancel(slug: string): Promise<"cancelled" | "started" | "not_found"> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom("edition_schedules")
+          .innerJoin("editions", "editions.id", "edition_schedules.edition_id")
+          .select(["editions.id", "edition_schedules.started_at"])
+          .where("editions.slug", "=", slug)
+          .where("edition_schedules.queued_at", "is", null)
+          .executeTakeFirst();
+        if (!row) return "not_found";
+        const removed = await trx
+          .deleteFrom("edition_schedules")
+          .where("edition_id", "=", row.id)
+          .where("started_at", "is", null)
+          .executeTakeFirst();
+        if (Number(removed.numDeletedRows) === 0) return "started";
+        const copies = await trx
+          .selectFrom("outbox")
+          .select("id")
+          .where("edition_id", "=", row.id)
+          .limit(1)
+          .executeTakeFirst();
+        if (!copies) {
+          await trx.deleteFrom("edition_links").where("edition_id", "=", row.id).execute();
+          await trx.deleteFrom("editions").where("id", "=", row.id).execute();
+        }
+        return "cancelled";
+      });
+    },
+
+    /** Editions waiting for their time or being queued, soonest first. */
+    async pending(): Promise<ScheduledEdition[]> {
+      const rows = await db
+        .selectFrom("edition_schedules")
+        .innerJoin("editions", "editions.id", "edition_schedules.edition_id")
+        .select(["editions.slug", "edition_schedules.send_at", "edition_schedules.started_at"])
+        .where("edition_schedules.queued_at", "is", null)
+        .orderBy("edition_schedules.send_at")
+        .execute();
+      return rows.map((row) => ({
+        slug: row.slug,
+        sendAt: toIso(row.send_at),
+        started: row.started_at !== null,
+      }));
+    },
+
+    /**
+     * Claims one edition whose time has come and which no live claim holds;
+     * its id and slug, or null when none is due.
+     */
+    async claimDue(): Promise<{ id: number; slug: string } | null> {
+      for (;;) {
+        const now = nowIso();
+        const due = await db
+          .selectFrom("edition_schedules")
+          .innerJoin("editions", "editions.id", "edition_schedules.edition_id")
+          .select(["editions.id", "editions.slug"])
+          .where("edition_schedules.queued_at", "is", null)
+          .where("edition_schedules.send_at", "<=", now)
+          .where((eb) =>
+            eb.or([
+              eb("edition_schedules.claimed_until", "is", null),
+              eb("edition_schedules.claimed_until", "<", now),
+            ]),
+          )
+          .orderBy("edition_schedules.send_at")
+          .limit(1)
+          .executeTakeFirst();
+        if (!due) return null;
+        // Taken by whichever instance's update lands first; the others update nothing.
+        const claimed = await db
+          .updateTable("edition_schedules")
+          .set({
+            started_at: sql<string>`coalesce(started_at, ${now})`,
+            claimed_until: new Date(Date.parse(now) + scheduleLease.ms).toISOString(),
+          })
+          .where("edition_id", "=", due.id)
+          .where("queued_at", "is", null)
+          .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) > 0) return { id: Number(due.id), slug: due.slug };
+      }
+    },
+
+    /** Keeps this instance's claim while it queues. */
+    async renew(editionId: number): Promise<void> {
+      await db
+        .updateTable("edition_schedules")
+        .set({ claimed_until: new Date(clock().getTime() + scheduleLease.ms).toISOString() })
+        .where("edition_id", "=", editionId)
+        .where("queued_at", "is", null)
+        .execute();
+    },
+
+    /** Every copy is queued; false when another instance said so first. */
+    async finish(editionId: number): Promise<boolean> {
+      const result = await db
+        .updateTable("edition_schedules")
+        .set({ queued_at: nowIso(), claimed_until: null })
+        .where("edition_id", "=", editionId)
+        .where("queued_at", "is", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * SQLite only (one instance): a claim left by a server that stopped
+     * mid-queue is released at the next start, instead of waiting out its lease.
+     */
+    async releaseClaims(): Promise<void> {
+      if (store.kind !== "sqlite") return;
+      await db
+        .updateTable("edition_schedules")
+        .set({ claimed_until: null })
+        .where("queued_at", "is", null)
+        .execute();
+    },
+  };
+}
+
+export type EditionSchedules = ReturnType<typeof createEditionSchedules>;
+
+type Log = {
+  info(object: unknown, message: string): void;
+  warn(object: unknown, message: string): void;
+};
+
+/**
+ * Looks every `everyMs` for editions whose time has come and queues each
+ * (the first look soon after the start). `queued` runs after each page of
+ * copies, as for `newsletter send`; `started` writes the audit trail's line
+ * once per edition.
+ */
+export function startEditionSchedules({
+  schedules,
+  editions,
+  everyMs = 5_000,
+  queued,
+  started,
+  log,
+}: {
+  schedules: EditionSchedules;
+  editions: Pick<EditionsRepository, "queueEdition">;
+  everyMs?: number;
+  queued: () => void;
+  started: (slug: string, count: number) => Promise<void>;
+  log: Log;
+}) {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function sendDue() {
+    for (;;) {
+      if (stopped) return;
+      const due = await schedules.claimDue();
+      if (!due) return;
+      const renewing = setInterval(
+        () => void schedules.renew(due.id).catch(() => {}),
+        scheduleLease.renewEveryMs,
+      );
+      try {
+        const count = await editions.queueEdition(due.id, { onPage: queued });
+        if (await schedules.finish(due.id)) {
+          log.info({ edition: due.slug, queued: count }, "scheduled edition queued");
+          await started(due.slug, count);
+        }
+      } finally {
+        clearInterval(renewing);
+      }
+    }
+  }
+
+  let released = false;
+  const round = async () => {
+    try {
+      if (!released) {
+        await schedules.releaseClaims();
+        released = true;
+      }
+      await sendDue();
+    } catch (error) {
+      // The database is away: the next round tries again; a claim left runs out.
+      log.warn({ err: error }, "scheduled editions could not be looked at");
+    }
+    if (!stopped) {
+      timer = setTimeout(() => (running = round()), everyMs);
+      timer.unref?.();
+    }
+  };
+  timer = setTimeout(() => (running = round()), Math.min(everyMs, 1_000));
+  timer.unref?.();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

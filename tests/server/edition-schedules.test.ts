@@ -1,0 +1,375 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  editionsResponseSchema,
+  scheduledResponseSchema,
+  suppressionsResponseSchema,
+} from "../../contract/console.ts";
+import { fakeBuiltSite } from "../support/built-site.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import {
+  generousLimits,
+  type ServerProcess,
+  startServerProcess,
+} from "../support/server-process.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { copies, editionFile } from "./support/newsletter.ts";
+import { Owner } from "./support/owner.ts";
+import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Test first, send later (docs/mail.md, "A test copy", "Sending later"): a
+ * test copy says it is one and counts nowhere; a scheduled edition goes at
+ * its time, once, to every confirmed subscriber then, whatever instances run
+ * or are killed; until it starts it can be cancelled.
+ */
+
+const recipients = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);
+
+/** A time `ms` from now, to the second, as `--at` takes it. */
+const inMs = (ms: number) => new Date(Math.ceil((Date.now() + ms) / 1000) * 1000).toISOString();
+
+type Db = { databaseUrl: string | undefined; dataDir: string };
+const auditLines = async (t: Db, action: string) =>
+  (await runSql(t, "select object from owner_audit where action = ? order by id", [action])).map(
+    (row) => row.object,
+  );
+const status = async (env: Record<string, string>) =>
+  JSON.parse((await admin(env, "newsletter", "status", "--json")).stdout) as {
+    editions: { slug: string; sent: number; queued: number }[];
+    scheduled: { slug: string; sendAt: string; started: boolean }[];
+  };
+
+describe.each(backends)("test copies and scheduled editions on %s", (backend) => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, { env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("sends a test copy that says so, in no figure, and the edition still goes to everyone", async () => {
+    const readers = recipients(2, `tested-${backend}`);
+    await seedConfirmed(t, readers);
+    const file = editionFile("tested-first");
+    const env = { ...adminEnv(t), SMTP_URL: smtp.url };
+    const me = `owner-${backend}@example.com`;
+    const run = await admin(env, "newsletter", "send", file, "--test", me);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Sent a test copy of tested-first to ${me}.`);
+    await smtp.waitFor(() => smtp.to(me).length === 1);
+    const [copy] = smtp.to(me);
+    expect(header(copy!, "Subject")).toBe("[Test] Edition tested-first");
+    const note = "This is a test copy, sent to you alone";
+    expect(copy!.parsed.text).toContain(note);
+    expect(String(copy!.parsed.html)).toContain(note);
+
+    // Counted nowhere, and nothing stored: the edition is still to be sent.
+    expect(JSON.parse((await admin(env, "newsletter", "stats", "--json")).stdout)).toEqual([]);
+    expect((await status(env)).editions).toEqual([]);
+    const sent = await admin(env, "newsletter", "send", file, "--yes");
+    expect(sent.stdout).toBe(`Queued tested-first ("Edition tested-first") for 2 subscribers.\n`);
+    await smtp.waitFor(() => copies(smtp, "Edition tested-first").size === 2);
+    expect(smtp.to(me)).toHaveLength(1);
+
+    expect((await admin(env, "newsletter", "send", file, "--test", "nobody")).code).toBe(2);
+  });
+
+  it("sends a scheduled edition at its time, once to each subscriber, and writes it in the trail once", async () => {
+    const readers = recipients(3, `later-${backend}`);
+    await seedConfirmed(t, readers);
+    // Far enough ahead for the commands below to finish first on a loaded machine.
+    const at = inMs(6000);
+    const run = await admin(adminEnv(t), "newsletter", "send", editionFile("later"), "--at", at);
+    // Without a terminal to ask, it needs --yes.
+    expect(run.code).toBe(2);
+    const scheduled = await admin(
+      adminEnv(t),
+      "newsletter",
+      "send",
+      editionFile("later"),
+      "--at",
+      at,
+      "--yes",
+    );
+    expect(scheduled.code, scheduled.stderr).toBe(0);
+    expect(scheduled.stdout).toContain(`Scheduled later ("Edition later") for ${at}.`);
+    expect((await status(adminEnv(t))).scheduled).toEqual([
+      { slug: "later", sendAt: at, started: false },
+    ]);
+
+    await smtp.waitFor(
+      () => readers.every((reader) => copies(smtp, "Edition later").has(reader)),
+      30_000,
+    );
+    const counts = copies(smtp, "Edition later");
+    // Everyone confirmed at the time, once each, none before it.
+    expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
+    for (const mail of smtp.received.filter((m) => header(m, "Subject") === "Edition later")) {
+      expect(mail.receivedAt).toBeGreaterThanOrEqual(Date.parse(at));
+    }
+    await expect.poll(async () => (await status(adminEnv(t))).scheduled).toEqual([]);
+    expect(await auditLines(t, "newsletter schedule")).toEqual([`later at ${at}`]);
+    expect(await auditLines(t, "newsletter scheduled send")).toEqual([
+      expect.stringMatching(/^later \(\d+ queued\)$/),
+    ]);
+  });
+
+  it("cancels a schedule until it starts, and refuses times it cannot keep", async () => {
+    const env = adminEnv(t);
+    const file = editionFile("not-yet");
+    const later = inMs(3600_000);
+    expect((await admin(env, "newsletter", "send", file, "--at", later, "--yes")).code).toBe(0);
+    const cancelled = await admin(env, "newsletter", "cancel", "not-yet");
+    expect(cancelled).toMatchObject({
+      code: 0,
+      stdout: "Cancelled the sending of not-yet: nothing of it goes out.\n",
+    });
+    expect((await admin(env, "newsletter", "cancel", "not-yet")).code).toBe(3);
+    expect((await status(env)).scheduled).toEqual([]);
+    // An edition that went to nobody is forgotten: its file may change.
+    expect(await runSql(t, "select id from editions where slug = 'not-yet'")).toEqual([]);
+    const changed = editionFile("not-yet", "Changed before anyone had it.");
+    expect((await admin(env, "newsletter", "send", changed, "--at", later, "--yes")).code).toBe(0);
+
+    // Once an instance has started it, it goes out.
+    await runSql(
+      t,
+      "update edition_schedules set started_at = ? where edition_id = (select id from editions where slug = 'not-yet')",
+      [new Date().toISOString()],
+    );
+    const started = await admin(env, "newsletter", "cancel", "not-yet");
+    expect(started).toMatchObject({ code: 1 });
+    expect(started.stderr).toContain(
+      "not-yet has started going out: it can no longer be cancelled.",
+    );
+
+    for (const [at, said] of [
+      [inMs(-60_000), "The time has passed"],
+      [new Date(Date.now() + 400 * 86_400_000).toISOString(), "more than a year away"],
+      ["tomorrow at seven", "ISO 8601 time with its offset"],
+      ["2026-12-08T07:00:00", "ISO 8601 time with its offset"],
+    ] as const) {
+      const refused = await admin(
+        env,
+        "newsletter",
+        "send",
+        editionFile("refused"),
+        "--at",
+        at,
+        "--yes",
+      );
+      expect(refused.code, at).toBe(2);
+      expect(refused.stderr).toContain(said);
+    }
+    expect(await runSql(t, "select id from editions where slug = 'refused'")).toEqual([]);
+  });
+});
+
+describe("the console's schedule and suppressed addresses", () => {
+  let t: TestApp;
+  let owner: Owner;
+  beforeAll(async () => {
+    const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-later-"));
+    writeFileSync(
+      path.join(editionsDir, "2026-12-tuesday.md"),
+      "---\nsubject: Tuesday at seven\n---\nA short one.\n",
+    );
+    t = await startTestApp("sqlite", { env: { EDITIONS_DIR: editionsDir } });
+    owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+  });
+  afterAll(() => t?.close());
+
+  it("schedules an edition, shows its time, and cancels it; bad times are 4xx and change nothing", async () => {
+    const url = "/api/admin/editions/2026-12-tuesday/schedule";
+    const at = inMs(86_400_000);
+    const scheduled = await owner.post(url, { at: at.replace("Z", "+00:00") });
+    expect(scheduled.statusCode).toBe(202);
+    expect(json(scheduled, scheduledResponseSchema)).toEqual({ sendAt: at, warnings: [] });
+    const listed = json(await owner.get("/api/admin/editions"), editionsResponseSchema);
+    expect(listed.editions.find((e) => e.slug === "2026-12-tuesday")?.scheduled).toEqual({
+      sendAt: at,
+      started: false,
+    });
+
+    for (const [body, status] of [
+      [{ at: inMs(-3_600_000) }, 422],
+      [{ at: "2026-12-08T07:00:00" }, 400],
+      [{ at: "next Tuesday" }, 400],
+      [{ at: 1765177200000 }, 400],
+      [{}, 400],
+      [{ at, extra: 1 }, 400],
+    ] as const) {
+      const refused = await owner.post(url, body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(status);
+    }
+    expect(
+      (await owner.post("/api/admin/editions/no-such-edition/schedule", { at })).statusCode,
+    ).toBe(404);
+    expect((await owner.post("/api/admin/editions/..%2Fsecrets/schedule", { at })).statusCode).toBe(
+      400,
+    );
+    const still = json(await owner.get("/api/admin/editions"), editionsResponseSchema);
+    expect(still.editions.find((e) => e.slug === "2026-12-tuesday")?.scheduled?.sendAt).toBe(at);
+
+    expect((await owner.delete(url)).statusCode).toBe(204);
+    expect((await owner.delete(url)).statusCode).toBe(404);
+    const after = json(await owner.get("/api/admin/editions"), editionsResponseSchema);
+    expect(after.editions.find((e) => e.slug === "2026-12-tuesday")).toMatchObject({
+      scheduled: null,
+      progress: null,
+    });
+  });
+
+  it("lists suppressed addresses with the reason and date, and lifts one", async () => {
+    const since = "2026-11-30T09:15:00.000Z";
+    await runSql(
+      t,
+      "insert into suppressions (email, reason, source, detail, created_at) values ('gone@example.org', 'hard_bounce', 'smtp', '550 5.1.1 No such user here', ?), ('angry@example.org', 'complaint', 'mailbox', null, ?)",
+      [since, "2026-12-01T08:00:00.000Z"],
+    );
+    const list = json(await owner.get("/api/admin/suppressions"), suppressionsResponseSchema);
+    expect(list.suppressions).toEqual([
+      {
+        email: "angry@example.org",
+        reason: "complaint",
+        source: "mailbox",
+        detail: null,
+        createdAt: "2026-12-01T08:00:00.000Z",
+      },
+      {
+        email: "gone@example.org",
+        reason: "hard_bounce",
+        source: "smtp",
+        detail: "550 5.1.1 No such user here",
+        createdAt: since,
+      },
+    ]);
+    const lift = (email: unknown) => owner.post("/api/admin/suppressions/lift", { email });
+    expect((await lift("Gone@Example.org")).statusCode).toBe(204);
+    expect((await lift("gone@example.org")).statusCode).toBe(404);
+    expect((await lift("")).statusCode).toBe(400);
+    expect((await lift(42)).statusCode).toBe(400);
+    expect((await lift("x".repeat(300))).statusCode).toBe(400);
+    const left = json(await owner.get("/api/admin/suppressions"), suppressionsResponseSchema);
+    expect(left.suppressions.map((s) => s.email)).toEqual(["angry@example.org"]);
+  });
+});
+
+describe("a scheduled edition on two instances of PostgreSQL", () => {
+  it("is started by one of them and reaches each subscriber once", async () => {
+    const smtp = await startSmtpSink();
+    const databaseUrl = await createDatabase(inject("postgresUrl"));
+    const env = { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" };
+    const a = await startTestApp("postgres", { databaseUrl, env });
+    const b = await startTestApp("postgres", { databaseUrl, env });
+    try {
+      const readers = recipients(150, "pair-later");
+      await seedConfirmed(a, readers);
+      const run = await admin(
+        adminEnv(a),
+        "newsletter",
+        "send",
+        editionFile("shared-later"),
+        "--at",
+        inMs(6000),
+        "--yes",
+      );
+      expect(run.code, run.stderr).toBe(0);
+      await smtp.waitFor(
+        () => copies(smtp, "Edition shared-later").size === readers.length,
+        60_000,
+      );
+      const counts = copies(smtp, "Edition shared-later");
+      expect([...counts.values()].reduce((sum, n) => sum + n, 0)).toBe(readers.length);
+      expect(await auditLines(a, "newsletter scheduled send")).toEqual([
+        "shared-later (150 queued)",
+      ]);
+    } finally {
+      await a.close();
+      await b.close();
+      await dropDatabase(databaseUrl);
+      await smtp.close();
+    }
+  });
+});
+
+describe.each(backends)("a scheduled edition through kill -9 on %s", (backend) => {
+  let smtp: SmtpSink;
+  let databaseUrl: string | undefined;
+  const servers: ServerProcess[] = [];
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop("SIGKILL").catch(() => {});
+    await smtp?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it("goes out once, after the server that started it is killed and a new one starts", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-later-kill-"));
+    const env = {
+      CLIENT_ROOT: fakeBuiltSite(),
+      DATA_DIR: dataDir,
+      SITE_URL: siteUrl,
+      SMTP_URL: smtp.url,
+      ...generousLimits,
+      MAIL_RATE_PER_MINUTE: "1200",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    };
+    const db = { databaseUrl, dataDir };
+    const first = await startServerProcess({ env });
+    servers.push(first);
+    const readers = recipients(30, `later-kill-${backend}`);
+    await seedConfirmed(db, readers);
+    const subject = "Edition killed-later";
+
+    // The 11th message arrives while the server is killed: it cannot have
+    // recorded that one as sent.
+    let arriving = 0;
+    smtp.answer = () => {
+      arriving += 1;
+      if (arriving === 11) {
+        void first.stop("SIGKILL");
+        return { code: 421, message: "Closing" };
+      }
+      return undefined;
+    };
+    const at = inMs(6000);
+    const cli = { NODE_ENV: "test", SITE_URL: siteUrl, DATA_DIR: dataDir };
+    const run = await admin(
+      { ...cli, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      "newsletter",
+      "send",
+      editionFile("killed-later"),
+      "--at",
+      at,
+      "--yes",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(copies(smtp, subject).size).toBe(10);
+
+    smtp.answer = () => undefined;
+    const second = await startServerProcess({ env });
+    servers.push(second);
+    await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 30_000);
+    const counts = copies(smtp, subject);
+    expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
+    // Started once: the new server sent what was queued and queued nothing again.
+    expect(await auditLines(db, "newsletter scheduled send")).toEqual(["killed-later (30 queued)"]);
+    await second.stop();
+  }, 180_000);
+});
