@@ -68,7 +68,7 @@ export function createAssistant({
         kind: "enquiry",
         label: "Send an enquiry",
         url: service
-          ? `/services?service=${service.id}&message=${message}#send-enquiry`
+          ? `/services/ask/${service.id}?message=${message}#send-enquiry`
           : `/services?message=${message}#send-enquiry`,
       },
     ];

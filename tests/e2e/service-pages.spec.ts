@@ -47,7 +47,7 @@ test.describe("without JavaScript", () => {
       ).toBeVisible();
       await expect(main.getByRole("link", { name: "Send an enquiry" })).toHaveAttribute(
         "href",
-        `/services?service=${service.id}#send-enquiry`,
+        `/services/ask/${service.id}#send-enquiry`,
       );
       await expect(main.getByRole("link", { name: "Book a call" })).toHaveAttribute(
         "href",
@@ -88,6 +88,17 @@ test.describe("without JavaScript", () => {
     }
   });
 
+  test("a service page's enquiry link opens the form with that service chosen in the HTML", async ({
+    page,
+  }) => {
+    await page.goto("/services/tolerance-stackups");
+    await page.getByRole("main").getByRole("link", { name: "Send an enquiry" }).click();
+    await expect(page).toHaveURL(/\/services\/ask\/tolerance-stackups#send-enquiry$/);
+    const form = page.locator("#send-enquiry");
+    await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue("tolerance-stackups");
+    await expect(form.locator("option[selected]")).toHaveAttribute("value", "tolerance-stackups");
+  });
+
   test("/services leads to each service's page from its card", async ({ page }) => {
     await page.goto("/services");
     await page.getByRole("link", { name: "Tolerance Stack-ups", exact: true }).click();
@@ -122,9 +133,9 @@ test("an article that names a service ends with a line that leads to it", async 
   const [first] = item.services;
   await line.getByRole("link", { name: first?.title }).click();
   await expect(page).toHaveURL(new RegExp(`${first?.path}$`));
-  // The page's enquiry link chooses the service in the form on /services.
+  // The page's enquiry link leads to the form with the service chosen.
   await page.getByRole("main").getByRole("link", { name: "Send an enquiry" }).click();
-  await expect(page).toHaveURL(/\/services\?service=[a-z-]+#send-enquiry$/);
+  await expect(page).toHaveURL(/\/services\/ask\/[a-z-]+#send-enquiry$/);
   await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue(
     first?.path.split("/").at(-1) ?? "",
   );

@@ -117,7 +117,7 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(answer.sources[0]?.url).toBe("/services#tolerance-stackups");
     // No booking page in this build: no "Book a call".
     expect(answer.actions.map((action) => action.url)).toEqual([
-      "/services?service=tolerance-stackups&message=Can%20you%20review%20our%20tolerance%20stack-up%3F#send-enquiry",
+      "/services/ask/tolerance-stackups?message=Can%20you%20review%20our%20tolerance%20stack-up%3F#send-enquiry",
     ]);
   });
 
