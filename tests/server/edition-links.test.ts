@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prerenderedPaths } from "../../app/navigation.ts";
-import { siteItems } from "../../content/items.ts";
+import { servicePath, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import {
   editionPreviewResponseSchema,
@@ -227,7 +227,8 @@ describe("the editions in newsletter/", () => {
 
   /**
    * The site's routes as the content defines them, each page with the ids a
-   * link's #fragment may name: every list page's cards and /services' cards.
+   * link's #fragment may name: every list page's cards, /services' cards and
+   * each service's own page.
    */
   function routesOfContent(): string {
     const ids = new Map<string, string[]>(prerenderedPaths.map((route) => [route, []]));
@@ -236,6 +237,7 @@ describe("the editions in newsletter/", () => {
       ids.get(`/${item.section.id}`)?.push(item.slug);
     }
     ids.get("/services")?.push(...content.services.map((service) => service.id));
+    for (const service of content.services) ids.set(servicePath(service.id), []);
     return fakeBuiltSite(
       Object.fromEntries(
         [...ids].map(([route, anchors]) => [
