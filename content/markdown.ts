@@ -1,19 +1,8 @@
 import { Marked } from "marked";
 import { decodeHtmlEntities, escapeHtml } from "../contract/html.ts";
+import { withoutSampleVoiceMarkers } from "./sample-voice-marker.ts";
 
 /* The Markdown of content bodies, rendered for the pages (content/load.ts), and its text. */
-
-/**
- * `<!-- sample-voice -->` and `<!-- /sample-voice -->`, each on a line of its own, wrap a
- * first-person passage written for the sample engineer (docs/content.md). The lines mark
- * the file for its owner and render nothing: each becomes an empty line, so the Markdown
- * around it reads as if it were not there, and a paragraph never runs into the next.
- */
-const sampleVoiceMarker = /^[ \t]*<!--[ \t]*\/?sample-voice[ \t]*-->[ \t]*$/gm;
-
-export function withoutSampleVoiceMarkers(markdown: string): string {
-  return markdown.replace(sampleVoiceMarker, "");
-}
 
 /**
  * Headings in a body sit below the card or page title that holds them. On a

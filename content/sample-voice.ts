@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ContentError, defaultContentRoot } from "./frontmatter.ts";
+import { sampleVoiceMarkerAnywhere, sampleVoiceMarkerLine } from "./sample-voice-marker.ts";
 
 /*
  * The sample engineer's first-person passages (README, "First run"): the stories
@@ -9,9 +10,6 @@ import { ContentError, defaultContentRoot } from "./frontmatter.ts";
  * render nothing; `npm run content:check` lists the passages, and production
  * refuses to start under any other name while one remains (server/config.ts).
  */
-
-const markerLine = /^[ \t]*<!--[ \t]*(\/?)sample-voice[ \t]*-->[ \t]*$/;
-const markerAnywhere = /<!--[ \t]*\/?sample-voice\b/;
 
 /** Where a sample passage opens: the file, and the line of its opening marker (from 1). */
 export type SamplePassage = { file: string; line: number };
@@ -26,9 +24,9 @@ export function samplePassages(file: string, source: string): SamplePassage[] {
   let open: number | null = null;
   source.split(/\r?\n/).forEach((text, index) => {
     const line = index + 1;
-    const marker = markerLine.exec(text);
+    const marker = sampleVoiceMarkerLine.exec(text);
     if (!marker) {
-      if (markerAnywhere.test(text)) {
+      if (sampleVoiceMarkerAnywhere.test(text)) {
         throw new ContentError(
           `${file}: line ${line}: a sample-voice marker goes on a line of its own`,
         );
@@ -77,7 +75,7 @@ export function findSamplePassages(folders: { dir: string; label: string }[]): S
       if (entry.isDirectory()) walk(full, name);
       else if (entry.name.endsWith(".md") && entry.name !== "FORMAT.md") {
         const source = readFileSync(full, "utf8");
-        if (markerAnywhere.test(source)) found.push(...samplePassages(name, source));
+        if (sampleVoiceMarkerAnywhere.test(source)) found.push(...samplePassages(name, source));
       }
     }
   };

@@ -1,7 +1,8 @@
 import { Marked, type Tokens } from "marked";
 import type { z } from "zod";
 import { ContentError } from "./frontmatter.ts";
-import { plainText, renderMarkdown, withoutSampleVoiceMarkers } from "./markdown.ts";
+import { plainText, renderMarkdown } from "./markdown.ts";
+import { withoutSampleVoiceMarkers } from "./sample-voice-marker.ts";
 import type { servicePriceSchema } from "./schema.ts";
 
 /*

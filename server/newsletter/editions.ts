@@ -4,7 +4,7 @@ import { convert } from "html-to-text";
 import { marked } from "marked";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { withoutSampleVoiceMarkers } from "../../content/markdown.ts";
+import { withoutSampleVoiceMarkers } from "../../content/sample-voice-marker.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { layout } from "../outbox/mail-layout.ts";
 import { absoluteLinks, type EditionLink } from "./edition-links.ts";
