@@ -40,6 +40,7 @@ export const assistantSourceSchema = z.object({
   /** A path on this site, with the part's anchor: `/science/ironing#pressing-temperatures`. */
   url: z.string(),
 });
+export type AssistantSource = z.infer<typeof assistantSourceSchema>;
 
 /** Links the site builds for an answer: the enquiry form and, where bookings exist, a call. */
 export const assistantActionSchema = z.object({
@@ -50,11 +51,16 @@ export const assistantActionSchema = z.object({
 export type AssistantAction = z.infer<typeof assistantActionSchema>;
 
 export const assistantResponseSchema = z.object({
-  /** Text, never HTML: quoted from the first source, or written from the sources alone. */
+  /**
+   * Text, never HTML: quoted from the first source, or written from the
+   * sources alone, citing them as [1], [2], [3] (their place in `sources`).
+   */
   answer: z.string(),
   sources: z.array(assistantSourceSchema),
   /** False when the site holds no answer: `answer` then says so and offers the engineer. */
   known: z.boolean(),
+  /** True when a language model wrote `answer` from the sources; false for a quote. */
+  written: z.boolean(),
   /** The service the question is about, with what it includes. */
   service: z
     .object({ id: z.string(), title: z.string(), includes: z.array(z.string()) })
@@ -64,6 +70,20 @@ export const assistantResponseSchema = z.object({
   feedback: z.object({ id: z.number().int(), token: z.string() }),
 });
 export type AssistantResponse = z.infer<typeof assistantResponseSchema>;
+
+/**
+ * What `POST /api/assistant` streams to a client that accepts
+ * `text/event-stream`: `sources` (the answer's sources, before a model
+ * writes), `text` (each piece of the written answer as it comes), then always
+ * `answer`, the whole answer as the JSON answer would be. `answer` is the one
+ * to keep: when the model failed or ran out of time, it is the quoted answer,
+ * and the pieces shown before it are to be dropped.
+ */
+export const assistantStreamEvents = {
+  sources: z.object({ sources: z.array(assistantSourceSchema) }),
+  text: z.object({ text: z.string() }),
+  answer: assistantResponseSchema,
+};
 
 export const assistantFeedbackRequestSchema = z.strictObject({
   id: z.number().int().min(1).max(rowIdMax),

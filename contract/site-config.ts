@@ -19,4 +19,6 @@ export type PublicConfig = {
   fediverseAccount: string;
   /** ASSISTANT_RETENTION_DAYS: how long the assistant's questions are kept (the privacy page). */
   assistantRetentionDays: number;
+  /** ASSISTANT_LLM_URL's host: where questions go to be written up, when a model writes answers. */
+  assistantModelHost: string | null;
 };

@@ -8,6 +8,7 @@ import { createStreamSlots } from "./api/stream-slots.ts";
 import { assistantIndexFile } from "./assistant/index-path.ts";
 import { assistantPages } from "./assistant/pages.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
+import { createWriter } from "./assistant/writer.ts";
 import { bookingPages } from "./bookings/pages.ts";
 import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
@@ -452,6 +453,17 @@ export async function buildApp({
     cookieSecret,
     retentionDays: config.ASSISTANT_RETENTION_DAYS,
     bookings: () => siteFiles.has("/book"),
+    writer:
+      config.ASSISTANT_LLM_URL && config.ASSISTANT_LLM_MODEL
+        ? createWriter({
+            url: config.ASSISTANT_LLM_URL,
+            model: config.ASSISTANT_LLM_MODEL,
+            apiKey: config.ASSISTANT_LLM_API_KEY,
+            timeoutMs: config.ASSISTANT_LLM_TIMEOUT_MS,
+            log: app.log,
+          })
+        : null,
+    attribute: readers.attribute,
     clock,
   });
   const questionRetention = assistant.startRetention(app.log, (count) =>

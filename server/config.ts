@@ -271,6 +271,21 @@ const envSchema = z
     ASSISTANT_QUESTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
     ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).max(100_000).default(60),
     ASSISTANT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    // Written answers (docs/product.md, "Chat with Me"): an OpenAI-compatible
+    // chat-completions endpoint and the model it runs write the answer from
+    // the passages found, and nothing else; past the timeout, or on any error,
+    // the quoted answer stands. The key, when the endpoint wants one, is sent
+    // as a bearer token.
+    ASSISTANT_LLM_URL: optionalText.pipe(
+      z
+        .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
+        .optional(),
+    ),
+    ASSISTANT_LLM_MODEL: optionalText.pipe(
+      z.string().max(200, "must be at most 200 characters").optional(),
+    ),
+    ASSISTANT_LLM_API_KEY: optionalText,
+    ASSISTANT_LLM_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
     // Open live-event streams one instance serves before answering 503.
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).default(10_000),
     // ...and from one IP address, and one visitor, before answering 429.
@@ -315,6 +330,22 @@ const envSchema = z
         code: "custom",
         path: ["WEBHOOK_SECRET"],
         message: "is required with WEBHOOK_URL (every call is signed with it)",
+      });
+    }
+    if (env.ASSISTANT_LLM_URL && !env.ASSISTANT_LLM_MODEL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ASSISTANT_LLM_MODEL"],
+        message:
+          "is required with ASSISTANT_LLM_URL (the model the endpoint runs, such as llama3.1:8b)",
+      });
+    }
+    if (env.ASSISTANT_LLM_MODEL && !env.ASSISTANT_LLM_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ASSISTANT_LLM_URL"],
+        message:
+          "is required with ASSISTANT_LLM_MODEL (the chat-completions endpoint that runs it)",
       });
     }
     if (env.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS && env.NODE_ENV !== "test") {
@@ -530,5 +561,6 @@ export function publicConfig(config: Config): PublicConfig {
     analytics: config.ANALYTICS ? { rawDays: config.ANALYTICS_RAW_DAYS } : null,
     fediverseAccount: `@${config.fediverseHandle}@${new URL(config.siteUrl).host}`,
     assistantRetentionDays: config.ASSISTANT_RETENTION_DAYS,
+    assistantModelHost: config.ASSISTANT_LLM_URL ? new URL(config.ASSISTANT_LLM_URL).host : null,
   };
 }

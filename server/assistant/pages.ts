@@ -2,6 +2,7 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyPluginAsync } from "fastify";
 import type { AssistantResponse } from "../../contract/assistant.ts";
 import { questionSchema } from "../../contract/assistant.ts";
+import { citedParts } from "../../contract/citations.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { storeFailureOf } from "../db/errors.ts";
@@ -33,11 +34,22 @@ ${previous ? `<input type="hidden" name="previous" value="${escapeHtml(previous)
 </form>`;
 }
 
+/** A written answer as text, each citation a link to its source. */
+function writtenAnswer(response: AssistantResponse): string {
+  return citedParts(response.answer, response.sources.length)
+    .map((part) => {
+      if ("text" in part) return escapeHtml(part.text).replaceAll("\n", "<br>");
+      const source = response.sources[part.source - 1] as AssistantResponse["sources"][number];
+      return `<a href="${escapeHtml(source.url)}" title="${escapeHtml(source.title)}">[${part.source}]</a>`;
+    })
+    .join("");
+}
+
 function answerPage(question: string, response: AssistantResponse): string {
   const sources = response.sources
     .map(
       (source, at) =>
-        `<li>${at === 0 ? "From " : "See also "}<a href="${escapeHtml(source.url)}">${escapeHtml(source.title)}</a></li>`,
+        `<li>${response.written ? "" : at === 0 ? "From " : "See also "}<a href="${escapeHtml(source.url)}">${escapeHtml(source.title)}</a></li>`,
     )
     .join("");
   const includes = response.service
@@ -51,10 +63,10 @@ function answerPage(question: string, response: AssistantResponse): string {
     title: "Chat with Me",
     body: `<p class="meta">You asked:</p>
 <blockquote>${escapeHtml(question)}</blockquote>
-<p class="meta">${response.known ? "The site says:" : "The assistant answers:"}</p>
-<blockquote>${escapeHtml(response.answer)}</blockquote>
+<p class="meta">${response.written ? "Written from the site's pages:" : response.known ? "The site says:" : "The assistant answers:"}</p>
+${response.written ? `<p>${writtenAnswer(response)}</p>` : `<blockquote>${escapeHtml(response.answer)}</blockquote>`}
 ${includes}
-${sources ? `<ul>${sources}</ul>` : ""}
+${sources ? (response.written ? `<ol>${sources}</ol>` : `<ul>${sources}</ul>`) : ""}
 ${actions ? `<p>${actions}</p>` : ""}
 ${questionForm(question)}
 <p><a href="/services">Back to the services</a></p>`,
@@ -126,10 +138,14 @@ export const assistantPages: FastifyPluginAsync<{
       return send(reply, 400, problemPage(parsed.error.issues[0]?.message ?? "Type a question."));
     }
     const previous = questionSchema.safeParse(form.get("previous") ?? "");
-    const asked = await assistant.ask(parsed.data, previous.success ? previous.data : undefined);
-    if (!asked) {
+    const answer = await assistant.ask(
+      parsed.data,
+      previous.success ? previous.data : undefined,
+      request,
+    );
+    if (!answer) {
       return send(reply, 503, problemPage("The assistant is not available just now."));
     }
-    return send(reply, 200, answerPage(parsed.data, asked.response));
+    return send(reply, 200, answerPage(parsed.data, answer));
   });
 };

@@ -1,10 +1,16 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import type { AssistantAction, AssistantResponse } from "../../contract/assistant.ts";
+import type { IncomingHttpHeaders } from "node:http";
+import type {
+  AssistantAction,
+  AssistantResponse,
+  AssistantSource,
+} from "../../contract/assistant.ts";
 import type { Store } from "../db/store.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { createQuestionsRepository, type QuestionsRepository } from "./repository.ts";
-import { type AssistantIndex, type Finding, loadIndex } from "./retrieval.ts";
+import { type AssistantIndex, loadIndex } from "./retrieval.ts";
+import type { Writer } from "./writer.ts";
 
 /**
  * The site's own assistant (docs/product.md, "Chat with Me"): answers a
@@ -18,10 +24,17 @@ import { type AssistantIndex, type Finding, loadIndex } from "./retrieval.ts";
 export const notFoundAnswer =
   "I could not find that on this site. The engineer can answer it personally: send an enquiry and you will have a reply by mail.";
 
-export type Asked = {
-  response: AssistantResponse;
-  /** What was found, for a model to write from (the sources' passages). */
-  finding: Finding;
+/** Who asked, as far as readership may count it (its address and headers), and forgets. */
+export type Asker = { ip: string; headers: IncomingHttpHeaders };
+
+/** How a written answer reaches a reader who takes it as it is written. */
+export type Streaming = {
+  /** The answer's sources, once found, before the model writes. */
+  onSources?: (sources: AssistantSource[]) => void;
+  /** Each piece of the written answer as the model writes it. */
+  onText?: (text: string) => void;
+  /** Aborted when the reader leaves: the model stops writing. */
+  signal?: AbortSignal;
 };
 
 export function createAssistant({
@@ -30,6 +43,8 @@ export function createAssistant({
   cookieSecret,
   retentionDays,
   bookings,
+  writer = null,
+  attribute,
   clock = () => new Date(),
 }: {
   store: Store;
@@ -39,6 +54,10 @@ export function createAssistant({
   retentionDays: number;
   /** Whether the site has a booking page (/book), for "Book a call". */
   bookings: () => boolean;
+  /** The model that writes answers from the passages (ASSISTANT_LLM_URL), when there is one. */
+  writer?: Writer | null;
+  /** Readership's attribution of the question to the visit that led to it (server/readers/). */
+  attribute?: (asker: Asker, kind: "question") => Promise<void>;
   clock?: () => Date;
 }) {
   const repository: QuestionsRepository = createQuestionsRepository(store, clock);
@@ -89,11 +108,22 @@ export function createAssistant({
     /** Whether the build wrote an index to answer from. */
     ready: () => currentIndex() !== null,
 
+    /** Whether a model writes the answers. */
+    writes: writer !== null,
+
     /**
-     * Finds the answer, records the question and answers with the quote.
-     * Null when the site was built without an index.
+     * Finds the answer, records the question (the one place a question is
+     * recorded, and counted for readership) and answers with the quote, or,
+     * when a model writes answers, with what it wrote from the passages
+     * found, handed on as it is written. Null when the site was built
+     * without an index.
      */
-    async ask(question: string, previous?: string): Promise<Asked | null> {
+    async ask(
+      question: string,
+      previous: string | undefined,
+      asker: Asker,
+      streaming: Streaming = {},
+    ): Promise<AssistantResponse | null> {
       const found = currentIndex();
       if (!found) return null;
       const finding = found.find(question, previous);
@@ -105,26 +135,41 @@ export function createAssistant({
         service: service?.id ?? null,
         written: false,
       });
-      const response: AssistantResponse = finding.known
-        ? {
-            answer: service ? service.summary : finding.quote,
-            sources: finding.sources.map(sourceOf),
-            known: true,
-            service: service
-              ? { id: service.id, title: service.title, includes: service.includes }
-              : null,
-            actions: service ? actionsFor(question, service) : [],
-            feedback: { id, token: feedbackToken(id) },
-          }
-        : {
-            answer: notFoundAnswer,
-            sources: [],
-            known: false,
-            service: null,
-            actions: actionsFor(question, null),
-            feedback: { id, token: feedbackToken(id) },
-          };
-      return { response, finding };
+      await attribute?.(asker, "question");
+      const feedback = { id, token: feedbackToken(id) };
+      if (!finding.known) {
+        return {
+          answer: notFoundAnswer,
+          sources: [],
+          known: false,
+          written: false,
+          service: null,
+          actions: actionsFor(question, null),
+          feedback,
+        };
+      }
+      const sources = finding.sources.map(sourceOf);
+      const quoted: AssistantResponse = {
+        answer: service ? service.summary : finding.quote,
+        sources,
+        known: true,
+        written: false,
+        service: service
+          ? { id: service.id, title: service.title, includes: service.includes }
+          : null,
+        actions: service ? actionsFor(question, service) : [],
+        feedback,
+      };
+      // A service is answered with what it is; the model writes only from the writing.
+      if (!writer || service) return quoted;
+      streaming.onSources?.(sources);
+      const written = await writer.write(question, finding.sources, {
+        ...(streaming.onText ? { onText: streaming.onText } : {}),
+        ...(streaming.signal ? { signal: streaming.signal } : {}),
+      });
+      if (written === null) return quoted;
+      await repository.markWritten(id);
+      return { ...quoted, answer: written, written: true };
     },
 
     /** The reader's thumbs up or down: "refused" for a token that is not the question's. */

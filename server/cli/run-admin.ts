@@ -14,6 +14,7 @@ import { fediverseCommands } from "./commands/fediverse.ts";
 import { mailCommands } from "./commands/mail.ts";
 import { newsletterCommands } from "./commands/newsletter.ts";
 import { portabilityCommands } from "./commands/portability.ts";
+import { questionCommands } from "./commands/questions.ts";
 import { readerCommands } from "./commands/readers.ts";
 import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
@@ -50,6 +51,7 @@ const commands: Command[] = [
   ...fediverseCommands,
   ...statsCommands,
   ...readerCommands,
+  ...questionCommands,
   ...consoleAccessCommands,
   ...databaseCommands,
   ...portabilityCommands,

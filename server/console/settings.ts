@@ -59,7 +59,7 @@ export function maskedSettings(config: Config): { name: string; value: string | 
     if (value === undefined || value === null) return { name, value: effective[name] ?? null };
     if (secretName.test(name)) return { name, value: hidden };
     if (name === "WEBHOOK_URL") return { name, value: originOnly(String(value)) };
-    if (name === "DATABASE_URL" || name === "SMTP_URL") {
+    if (name === "DATABASE_URL" || name === "SMTP_URL" || name === "ASSISTANT_LLM_URL") {
       return { name, value: withoutPassword(String(value)) };
     }
     return { name, value: Array.isArray(value) ? value.join(", ") : String(value) };

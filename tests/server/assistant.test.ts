@@ -10,6 +10,7 @@ import {
 import { sitePassages } from "../../server/assistant/passages.ts";
 import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -273,6 +274,81 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect((await me.delete(`/api/admin/questions/${id}`)).statusCode).toBe(404);
     const audit = await runSql(t, "select action, object from owner_audit order by id desc");
     expect(audit[0]).toMatchObject({ action: "question delete", object: `question ${id}` });
+  });
+
+  it("lists on the command line what the console's Questions screen shows, and deletes as it does", async () => {
+    const reader = t.visitor({ ip: "10.1.0.30" });
+    for (const question of [
+      "How often should a sourdough starter be fed?",
+      "What flour does a sourdough starter need?",
+    ]) {
+      await reader.post("/api/assistant", { question });
+    }
+    const me = new Owner(t);
+    await me.signIn();
+    const screen = json(await me.get("/api/admin/questions"), questionsResponseSchema);
+    const listed = await admin(adminEnv(t), "questions", "list", "--json", "--limit", "500");
+    expect(listed.code).toBe(0);
+    expect(questionsResponseSchema.parse(JSON.parse(listed.stdout))).toEqual(screen);
+
+    const text = await admin(adminEnv(t), "questions", "list", "--unanswered", "--limit", "2");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/Not answered yet, grouped by their words/);
+    expect(text.stdout).toMatch(/ 2× {2}.*sourdough/);
+    expect(text.stdout).toContain("What flour does a sourdough starter need?");
+    expect(text.stdout).toMatch(/Unanswered questions, newest first/);
+    expect(text.stdout).not.toMatch(/iron cotton/);
+
+    const bad = await admin(adminEnv(t), "questions", "list", "--limit", "zero");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--limit is a number from 1 to 500/);
+
+    const id = screen.questions[0]?.id as number;
+    const deleted = await admin(adminEnv(t), "questions", "delete", String(id));
+    expect(deleted).toMatchObject({ code: 0, stdout: `Deleted question ${id}.\n` });
+    expect((await admin(adminEnv(t), "questions", "delete", String(id))).code).toBe(3);
+    const audit = await runSql(t, "select action, object from owner_audit order by id desc");
+    expect(audit[0]).toMatchObject({ action: "question delete", object: `question ${id}` });
+  });
+
+  it("attributes each question answered, through the API or the plain form, to the reader's visit, and no refused one", async () => {
+    const browser = {
+      "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36",
+    };
+    const counted = async () => {
+      await t.app.readers.flush();
+      return Number(
+        (await runSql(t, "select count(*) as n from reader_conversions where kind = 'question'"))[0]
+          ?.n,
+      );
+    };
+    const before = await counted();
+    const asked = await t
+      .visitor({ ip: "10.1.0.20" })
+      .request(
+        "POST",
+        "/api/assistant",
+        { question: "Why does a pressure cooker whistle?" },
+        browser,
+      );
+    expect(asked.statusCode).toBe(200);
+    const form = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      remoteAddress: "10.1.0.21",
+      headers: {
+        origin: siteUrl,
+        "content-type": "application/x-www-form-urlencoded",
+        ...browser,
+      },
+      payload: "question=What+is+a+DPF%3F",
+    });
+    expect(form.statusCode).toBe(200);
+    const refused = await t
+      .visitor({ ip: "10.1.0.22" })
+      .request("POST", "/api/assistant", { question: "x" }, browser);
+    expect(refused.statusCode).toBe(400);
+    expect(await counted()).toBe(before + 2);
   });
 
   it("deletes questions older than the retention period", async () => {

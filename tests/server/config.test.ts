@@ -217,6 +217,23 @@ describe("configuration", () => {
     );
   });
 
+  it("takes a model to write the assistant's answers only with its endpoint, and the endpoint only with its model", () => {
+    expect(refusal({ ASSISTANT_LLM_URL: "http://127.0.0.1:11434/v1" })).toContain(
+      "ASSISTANT_LLM_MODEL: is required with ASSISTANT_LLM_URL",
+    );
+    expect(refusal({ ASSISTANT_LLM_MODEL: "llama3.1:8b" })).toContain(
+      "ASSISTANT_LLM_URL: is required with ASSISTANT_LLM_MODEL",
+    );
+    expect(
+      refusal({ ASSISTANT_LLM_URL: "file:///etc/passwd", ASSISTANT_LLM_MODEL: "m" }),
+    ).toContain("ASSISTANT_LLM_URL: must be an absolute http:// or https:// URL");
+    const config = loadConfig({
+      ASSISTANT_LLM_URL: "http://127.0.0.1:11434/v1",
+      ASSISTANT_LLM_MODEL: "llama3.1:8b",
+    });
+    expect(config.ASSISTANT_LLM_TIMEOUT_MS).toBe(10_000);
+  });
+
   it("reports every problem at once", () => {
     const message = refusal({ PORT: "x", LOG_LEVEL: "loud", CONTACT_EMAIL: "nope" });
     expect(message.split("\n")).toHaveLength(4);

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import {
+  type AssistantResponse,
   assistantFeedbackRequestSchema,
   assistantFeedbackResponseSchema,
   assistantRequestSchema,
   assistantResponseSchema,
+  type assistantStreamEvents,
 } from "../../../contract/assistant.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import { ApiError } from "../errors.ts";
@@ -36,11 +38,15 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
   app.post(
     "/assistant",
     {
+      // Server-sent events for a client that asks for them, JSON for the rest.
+      sse: { kind: "dual", heartbeat: false },
       schema: {
         summary:
-          "Ask the site's assistant: an answer quoted from the site's pages, with its sources",
-        description:
-          "The answer is text, quoted from the first source (or, when a model is configured, written from the sources alone). `known` is false when the site holds no answer; `actions` then offer the enquiry form. The question is recorded without any identity.",
+          "Ask the site's assistant: an answer quoted from the site's pages (or written from them), with its sources",
+        description: [
+          "The answer is text, never HTML: quoted from the first source or, when the site has a language model configured (ASSISTANT_LLM_URL), written from the sources alone, citing them as [1], [2], [3] by their place in `sources` (`written` is then true). `known` is false when the site holds no answer; `actions` then offer the enquiry form. The question is recorded without any identity.",
+          "With `Accept: text/event-stream` the answer comes as server-sent events instead of one JSON document: `sources` (`{sources}`, before the model writes), `text` (`{text}`, each piece of the written answer as it comes), and last, always, `answer` (the whole answer, as the JSON answer would be). Keep `answer`: when the model failed or took longer than ASSISTANT_LLM_TIMEOUT_MS, it is the quoted answer, and the pieces shown before it are dropped. Refusals (400, 403, 415, 429, 503) are JSON either way.",
+        ].join("\n\n"),
         tags: ["assistant"],
         body: assistantRequestSchema,
         response: { 200: assistantResponseSchema, ...errors },
@@ -48,16 +54,32 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) => {
       await limit(request);
-      const asked = await assistant.ask(request.body.question, request.body.previous);
-      if (!asked) {
+      if (!assistant.ready()) {
         throw new ApiError(
           503,
           "service_unavailable",
           "The assistant is not available: the site was built without its index.",
         );
       }
+      const { question, previous } = request.body;
       reply.header("cache-control", "no-store");
-      return asked.response;
+      const sse = reply.sse;
+      if (!sse) return (await assistant.ask(question, previous, request)) as AssistantResponse;
+
+      // The model stops writing when the reader leaves.
+      const left = new AbortController();
+      reply.raw.on("close", () => {
+        if (!reply.raw.writableFinished) left.abort();
+      });
+      const event = (name: keyof typeof assistantStreamEvents, data: unknown) => {
+        if (sse.isConnected) sse.send({ event: name, data }).catch(() => left.abort());
+      };
+      const answer = await assistant.ask(question, previous, request, {
+        onSources: (sources) => event("sources", { sources }),
+        onText: (text) => event("text", { text }),
+        signal: left.signal,
+      });
+      event("answer", answer);
     },
   );
 

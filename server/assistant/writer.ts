@@ -1,0 +1,171 @@
+import type { Passage } from "./passages.ts";
+
+/**
+ * Written answers (docs/product.md, "Chat with Me"; docs/decisions/042): an
+ * OpenAI-compatible chat-completions endpoint (Ollama, llama.cpp's server,
+ * vLLM, a hosted one) writes the answer, streamed, from the passages the
+ * search found and the question, and is given nothing else: no earlier
+ * question, no page, nothing about the reader. Whatever goes wrong (the
+ * timeout, a refusal, a broken stream, an empty answer, too many answers
+ * being written at once) ends in null, and the assistant keeps its quoted
+ * answer. The text is only ever shown as text.
+ */
+
+export type WriterOptions = {
+  /** The chat-completions endpoint, or the API's base (`…/v1`), which gets `/chat/completions`. */
+  url: string;
+  model: string;
+  apiKey?: string | undefined;
+  /** The whole answer must be written within this. */
+  timeoutMs: number;
+  log: { warn(object: unknown, message: string): void };
+  /** Answers written at once; a question beyond them keeps its quoted answer. */
+  concurrency?: number;
+};
+
+/** Enough for the few sentences asked for; a model that runs on past this is stopped. */
+const answerCharsMax = 2400;
+
+export const writerInstructions = `You answer a reader's question on an engineer's website, using only the numbered passages from that website given with the question.
+- Answer in two to five plain sentences, in British English, as the site would: clear, exact and friendly.
+- Use nothing but the passages. If they do not answer the question, say that the site does not cover it; never guess and never add facts of your own.
+- After each claim, cite the passage it comes from by its number in square brackets, such as [1] or [2].
+- Plain text only: no Markdown, no headings, no lists, no links, no HTML.`;
+
+/** The request the model is sent: the instructions, then the passages and the question. */
+export function modelRequest(model: string, question: string, passages: Passage[]) {
+  const numbered = passages
+    .map((passage, at) => {
+      const title = passage.heading ? `${passage.title}: ${passage.heading}` : passage.title;
+      return `[${at + 1}] ${title}\n${passage.text}`;
+    })
+    .join("\n\n");
+  return {
+    model,
+    stream: true,
+    temperature: 0.2,
+    max_tokens: 500,
+    messages: [
+      { role: "system", content: writerInstructions },
+      { role: "user", content: `Passages:\n\n${numbered}\n\nQuestion: ${question}` },
+    ],
+  };
+}
+
+/** Control characters the model may emit, other than line breaks, and the markers of Markdown's emphasis. */
+const unwanted = /[^\P{Cc}\n]|\p{Cf}|\*\*|__/gu;
+
+type Chunk = { choices?: { delta?: { content?: unknown }; message?: { content?: unknown } }[] };
+const contentOf = (chunk: Chunk) => {
+  const choice = chunk.choices?.[0];
+  const content = choice?.delta?.content ?? choice?.message?.content;
+  return typeof content === "string" ? content : "";
+};
+
+class WriterFailure extends Error {}
+
+export function createWriter({
+  url,
+  model,
+  apiKey,
+  timeoutMs,
+  log,
+  concurrency = 4,
+}: WriterOptions) {
+  const endpoint = /\/chat\/completions\/?$/.test(new URL(url).pathname)
+    ? url
+    : `${url.replace(/\/+$/, "")}/chat/completions`;
+  let writing = 0;
+
+  /**
+   * The server-sent events of a streamed answer, `data: {…}` lines up to
+   * `data: [DONE]`, each piece of text handed to `onText` as it comes.
+   */
+  async function readStream(
+    body: ReadableStream<Uint8Array>,
+    onText: (text: string) => void,
+  ): Promise<string> {
+    const decoder = new TextDecoder();
+    let pending = "";
+    let text = "";
+    for await (const bytes of body) {
+      pending += decoder.decode(bytes, { stream: true });
+      const lines = pending.split(/\r?\n/);
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line.startsWith("data:")) continue;
+        const data = line.slice(5).trim();
+        if (data === "[DONE]") return text;
+        let chunk: Chunk;
+        try {
+          chunk = JSON.parse(data) as Chunk;
+        } catch {
+          throw new WriterFailure("the stream carried a line that is not JSON");
+        }
+        const piece = contentOf(chunk).replace(unwanted, "");
+        if (piece === "" || (text === "" && piece.trim() === "")) continue;
+        text += piece;
+        if (text.length > answerCharsMax) throw new WriterFailure("the answer ran too long");
+        onText(piece);
+      }
+    }
+    throw new WriterFailure("the stream ended before [DONE]");
+  }
+
+  return {
+    model,
+
+    /**
+     * The answer to `question` written from `passages`, its pieces handed to
+     * `onText` as the model writes them; null when it could not be written
+     * in time, or at all, and the quoted answer should stand.
+     */
+    async write(
+      question: string,
+      passages: Passage[],
+      { onText = () => {}, signal }: { onText?: (text: string) => void; signal?: AbortSignal } = {},
+    ): Promise<string | null> {
+      if (writing >= concurrency) return null;
+      writing += 1;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      try {
+        const response = await fetch(endpoint, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "text/event-stream",
+            ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+          },
+          body: JSON.stringify(modelRequest(model, question, passages)),
+          signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+          redirect: "error",
+        });
+        if (!response.ok || !response.body) {
+          await response.body?.cancel();
+          throw new WriterFailure(`the endpoint answered ${response.status}`);
+        }
+        // A server that does not stream answers with the whole completion at once.
+        const text = (response.headers.get("content-type") ?? "").includes("application/json")
+          ? contentOf((await response.json()) as Chunk).replace(unwanted, "")
+          : await readStream(response.body, onText);
+        const answer = text.trim();
+        if (answer === "") throw new WriterFailure("the answer was empty");
+        if (answer.length > answerCharsMax) throw new WriterFailure("the answer ran too long");
+        return answer;
+      } catch (error) {
+        if (signal?.aborted) return null;
+        const reason = timeout.aborted
+          ? `no answer within ${timeoutMs} ms`
+          : error instanceof WriterFailure
+            ? error.message
+            : (error as Error).message;
+        log.warn({ endpoint: new URL(endpoint).origin, model }, `written answer failed: ${reason}`);
+        return null;
+      } finally {
+        writing -= 1;
+      }
+    },
+  };
+}
+
+export type Writer = ReturnType<typeof createWriter>;

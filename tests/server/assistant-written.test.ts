@@ -1,0 +1,213 @@
+import { Window } from "happy-dom";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadContent } from "../../content/load.ts";
+import { errorResponseSchema } from "../../contract/api.ts";
+import { assistantResponseSchema, assistantStreamEvents } from "../../contract/assistant.ts";
+import { sitePassages } from "../../server/assistant/passages.ts";
+import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
+import { modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
+import { type ModelStub, startModelStub } from "../support/model-stub.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Written answers (docs/product.md, "Chat with Me"): with ASSISTANT_LLM_URL
+ * and ASSISTANT_LLM_MODEL set, a model on an OpenAI-compatible endpoint (here
+ * a stub on loopback speaking that protocol) writes the answer from the
+ * passages found and the question, and is sent nothing else; the answer comes
+ * as JSON, or streamed as server-sent events; past the timeout, or on any
+ * error, the quoted answer stands.
+ */
+
+const indexJson = serializeIndex(
+  sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` }),
+);
+const cotton = "What temperature should I iron cotton at?";
+const written = [
+  "Cotton takes a hot iron, ",
+  "about 180–200°C [1], ",
+  "while silk wants far less [1][2].",
+];
+const timeoutMs = 2500;
+
+type Frame = { event: string; data: unknown };
+function frames(body: string): Frame[] {
+  return body
+    .split("\n\n")
+    .filter((frame) => frame.trim() !== "")
+    .map((frame) => {
+      const lines = frame.split("\n");
+      const field = (name: string) =>
+        lines.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2) ?? "";
+      return { event: field("event"), data: JSON.parse(field("data")) };
+    });
+}
+
+describe.each(backends)("written answers on %s", (backend) => {
+  let t: TestApp;
+  let model: ModelStub;
+
+  const ask = (question: string, headers: Record<string, string> = {}, previous?: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/api/assistant",
+      remoteAddress: "10.9.0.1",
+      headers: {
+        origin: siteUrl,
+        "content-type": "application/json",
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+        ...headers,
+      },
+      payload: JSON.stringify({ question, ...(previous ? { previous } : {}) }),
+    });
+  const streamed = (question: string) => ask(question, { accept: "text/event-stream" });
+
+  beforeAll(async () => {
+    model = await startModelStub();
+    t = await startTestApp(backend, {
+      assistantIndex: () => indexJson,
+      env: {
+        ASSISTANT_LLM_URL: model.url,
+        ASSISTANT_LLM_MODEL: "site-writer:8b",
+        ASSISTANT_LLM_API_KEY: "stub-key-0123456789",
+        ASSISTANT_LLM_TIMEOUT_MS: String(timeoutMs),
+        ASSISTANT_QUESTIONS_PER_MINUTE: "1000",
+        ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "1000",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await model?.close();
+  });
+  beforeEach(() => model.behave({ write: written }));
+
+  it("answers with what the model wrote, and sends the model only the passages found and the question", async () => {
+    const before = model.calls.length;
+    const response = await ask(
+      cotton,
+      { cookie: "ewe_visitor=someone; ewe_owner=else" },
+      "A previous question the model must not see",
+    );
+    expect(response.statusCode).toBe(200);
+    const answer = json(response, assistantResponseSchema);
+    expect(answer).toMatchObject({ known: true, written: true, answer: written.join("").trim() });
+    expect(answer.sources[0]?.url).toBe("/science/ironing#pressing-temperatures");
+    const row = (
+      await runSql(t, "select written from assistant_questions where id = ?", [answer.feedback.id])
+    )[0];
+    expect(Number(row?.written)).toBe(1);
+
+    expect(model.calls.length).toBe(before + 1);
+    const call = model.calls.at(-1) as (typeof model.calls)[number];
+    expect(call.path).toBe("/v1/chat/completions");
+    expect(call.headers.authorization).toBe("Bearer stub-key-0123456789");
+    expect(call.headers.cookie).toBeUndefined();
+    // Exactly the instructions, the passages the answer's sources came from, and the question.
+    const finding = loadIndex(indexJson).find(cotton);
+    if (!finding.known) throw new Error("the cotton question has an answer on the site");
+    expect(call.body).toEqual(modelRequest("site-writer:8b", cotton, finding.sources));
+    const { messages } = call.body as { messages: { role: string; content: string }[] };
+    const [system, user] = messages;
+    expect(system).toEqual({ role: "system", content: writerInstructions });
+    expect(user?.content).toBe(
+      `Passages:\n\n${finding.sources
+        .map(
+          (p, at) => `[${at + 1}] ${p.heading ? `${p.title}: ${p.heading}` : p.title}\n${p.text}`,
+        )
+        .join("\n\n")}\n\nQuestion: ${cotton}`,
+    );
+    const sent = JSON.stringify(call.body);
+    for (const secret of ["previous question", "10.9.0.1", "Firefox", "ewe_visitor"]) {
+      expect(sent).not.toContain(secret);
+    }
+  });
+
+  it("streams the sources, then each piece as the model writes it, then the whole answer", async () => {
+    const response = await streamed(cotton);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^text\/event-stream/);
+    const events = frames(response.body);
+    expect(events.map((e) => e.event)).toEqual(["sources", "text", "text", "text", "answer"]);
+    const sources = assistantStreamEvents.sources.parse(events[0]?.data).sources;
+    expect(sources[0]?.url).toBe("/science/ironing#pressing-temperatures");
+    const pieces = events
+      .filter((e) => e.event === "text")
+      .map((e) => assistantStreamEvents.text.parse(e.data).text);
+    expect(pieces).toEqual(written);
+    const answer = assistantStreamEvents.answer.parse(events.at(-1)?.data);
+    expect(answer).toMatchObject({ written: true, answer: written.join("").trim(), sources });
+  });
+
+  it("falls back to the quoted answer when the model takes longer than the timeout", async () => {
+    model.behave({ hangAfter: "Cotton is ironed " });
+    const started = Date.now();
+    const answer = json(await ask(cotton), assistantResponseSchema);
+    expect(answer).toMatchObject({ known: true, written: false });
+    expect(answer.answer).toMatch(/cotton 180–200°C/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs - 50);
+
+    // Streamed: the piece written before the timeout, then the quote, which replaces it.
+    const events = frames((await streamed(cotton)).body);
+    expect(events.map((e) => e.event)).toEqual(["sources", "text", "answer"]);
+    const quoted = assistantStreamEvents.answer.parse(events.at(-1)?.data);
+    expect(quoted.written).toBe(false);
+    expect(quoted.answer).toMatch(/cotton 180–200°C/);
+    const row = (
+      await runSql(t, "select written from assistant_questions where id = ?", [quoted.feedback.id])
+    )[0];
+    expect(Number(row?.written)).toBe(0);
+  });
+
+  it("falls back to the quoted answer when the model's server fails or breaks off", async () => {
+    for (const behaviour of [{ status: 500 }, { status: 401 }, { cutAfter: ["Cotton "] }]) {
+      model.behave(behaviour);
+      const answer = json(await ask(cotton), assistantResponseSchema);
+      expect(answer, JSON.stringify(behaviour)).toMatchObject({ known: true, written: false });
+      expect(answer.answer).toMatch(/cotton 180–200°C/);
+    }
+  });
+
+  it("asks the model nothing for a question the site cannot answer, or one about a service", async () => {
+    const before = model.calls.length;
+    const declined = json(await ask("What is the capital of Australia?"), assistantResponseSchema);
+    expect(declined).toMatchObject({ known: false, written: false });
+    const service = json(
+      await ask("Can you review our tolerance stack-up?"),
+      assistantResponseSchema,
+    );
+    expect(service).toMatchObject({ known: true, written: false });
+    expect(service.service?.id).toBe("tolerance-stackups");
+    // Streamed, the answer comes alone.
+    expect(
+      frames((await streamed("Who won the 2018 world cup?")).body).map((e) => e.event),
+    ).toEqual(["answer"]);
+    expect(model.calls.length).toBe(before);
+  });
+
+  it("refuses a bad question with JSON, streamed or not, and asks the model nothing", async () => {
+    const before = model.calls.length;
+    const response = await streamed("x");
+    expect(response.statusCode).toBe(400);
+    expect(json(response, errorResponseSchema).error.message).toMatch(/at least 2 characters/);
+    expect(model.calls.length).toBe(before);
+  });
+
+  it("shows a written answer without JavaScript as text, its citations links to its sources", async () => {
+    model.behave({ write: ["Cotton <b>takes</b> 180–200°C [1]; see [7]."] });
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ question: cotton }).toString(),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).not.toContain("<b>takes</b>");
+    const window = new Window();
+    window.document.write(response.body);
+    const cite = [...window.document.querySelectorAll("a")].find((a) => a.textContent === "[1]");
+    expect(cite?.getAttribute("href")).toBe("/science/ironing#pressing-temperatures");
+    // A number that names no source stays text.
+    expect(window.document.body.textContent).toContain("see [7].");
+  });
+});
