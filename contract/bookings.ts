@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { emailSchema, type FormTokenResponse, rowIdParamSchema } from "./api.ts";
+import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
 import { enquiryNameSchema } from "./enquiries.ts";
 import { limits } from "./limits.ts";
 import { hasFewMarksPerCharacter, hasNoControlOrDirectionCharacters } from "./text.ts";
@@ -20,8 +21,7 @@ export const timeZoneSchema = z
   .max(64)
   .refine(isTimeZone, "Choose a time zone from the list.");
 
-export const weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
-export type WeekdayName = (typeof weekdayNames)[number];
+export { type WeekdayName, weekdayNames };
 
 const clockTime = z
   .string()
@@ -37,33 +37,37 @@ export const hoursSchema = z
     "A stretch of hours must end after it starts.",
   );
 
+const wholeBetween = (min: number, max: number, message: string) =>
+  z.number(message).int(message).min(min, message).max(max, message);
+
 const availabilityFields = {
   /** The owner's zone; null follows BOOKING_TIMEZONE (else the owner profile's, else UTC). */
   timeZone: timeZoneSchema.nullable(),
   /** Per weekday, the stretches of time calls may take, in the owner's zone. */
   weekly: z.strictObject(
-    Object.fromEntries(weekdayNames.map((day) => [day, z.array(hoursSchema).max(6)])) as Record<
-      WeekdayName,
-      z.ZodArray<typeof hoursSchema>
-    >,
+    Object.fromEntries(
+      weekdayNames.map((day) => [
+        day,
+        z.array(hoursSchema).max(6, "A day has at most 6 stretches."),
+      ]),
+    ) as Record<WeekdayName, z.ZodArray<typeof hoursSchema>>,
   ),
-  callMinutes: z.number().int().min(10).max(240),
-  bufferMinutes: z.number().int().min(0).max(240),
-  noticeHours: z
-    .number()
-    .int()
-    .min(0)
-    .max(24 * 30),
-  horizonDays: z.number().int().min(1).max(365),
+  callMinutes: wholeBetween(10, 240, "A call is 10 to 240 minutes long."),
+  bufferMinutes: wholeBetween(0, 240, "The time free after a call is 0 to 240 minutes."),
+  noticeHours: wholeBetween(0, 24 * 30, "The notice is 0 to 720 hours."),
+  horizonDays: wholeBetween(1, 365, "Calls can be booked 1 to 365 days ahead."),
   /** The most calls on one day (the owner's); null for no limit beyond the hours. */
-  dailyMax: z.number().int().min(1).max(48).nullable(),
+  dailyMax: wholeBetween(1, 48, "The most calls a day is 1 to 48, or no limit.").nullable(),
   /** Dates off, in the owner's zone: YYYY-MM-DD. */
   datesOff: z.array(z.iso.date("Write dates as YYYY-MM-DD.")).max(366),
   /**
    * Where calls happen: the fixed room (`meetingUrl`, else BOOKING_MEETING_URL),
    * or a new Jitsi Meet room per call (meet.jit.si needs no account).
    */
-  meeting: z.enum(["fixed", "jitsi"]),
+  meeting: z.enum(
+    ["fixed", "jitsi"],
+    'The room is "fixed" (your own) or "jitsi" (a new one per call).',
+  ),
   meetingUrl: z
     .url({ protocol: /^https$/, error: "The meeting address must start with https://." })
     .max(500)
@@ -207,7 +211,7 @@ export const cancelBookingRequestSchema = z.strictObject({
 
 export const feedResponseSchema = z.object({ url: z.string() });
 
-/** Calls per week (Monday, UTC), by when they were booked, for the Overview. */
+/** Calls still booked per week (from Monday, UTC), by when they take place, for the Overview. */
 export const bookingWeeksResponseSchema = z.object({
   weeks: z.array(z.object({ week: z.string(), count: z.number().int() })),
 });
@@ -234,4 +238,5 @@ export type BookingEndpoints = {
   };
   "POST /admin/bookings/feed": { response: Out<typeof feedResponseSchema> };
   "DELETE /admin/bookings/feed": { response: undefined };
+  "DELETE /admin/bookings/:id": { params: { id: number }; response: undefined };
 };

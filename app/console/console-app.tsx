@@ -7,6 +7,7 @@ import { LiveProvider, useLive } from "./live.tsx";
 import { buttonClass } from "./ui.tsx";
 import { AuditView } from "./views/audit-view.tsx";
 import { BansView } from "./views/bans-view.tsx";
+import { BookingsView } from "./views/bookings-view.tsx";
 import { CommentsView } from "./views/comments-view.tsx";
 import { EnquiriesView } from "./views/enquiries-view.tsx";
 import { HealthView } from "./views/health-view.tsx";
@@ -32,6 +33,7 @@ export const consoleViews = {
   comments: { title: "Comments", path: "/admin/comments", View: CommentsView },
   bans: { title: "Bans", path: "/admin/bans", View: BansView },
   enquiries: { title: "Enquiries", path: "/admin/enquiries", View: EnquiriesView },
+  bookings: { title: "Bookings", path: "/admin/bookings", View: BookingsView },
   readers: { title: "Readers", path: "/admin/readers", View: ReadersView },
   questions: { title: "Questions", path: "/admin/questions", View: QuestionsView },
   subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },

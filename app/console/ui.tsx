@@ -53,6 +53,7 @@ export function ConfirmButton({
   title,
   description,
   confirmLabel,
+  dismissLabel = "Cancel",
   onConfirm,
   tone = "destructive",
   disabled = false,
@@ -64,6 +65,8 @@ export function ConfirmButton({
   title: string;
   description: string;
   confirmLabel: string;
+  /** The button that leaves things as they are, where "Cancel" would read as the action. */
+  dismissLabel?: string;
   onConfirm: () => void;
   tone?: "destructive" | "primary";
   disabled?: boolean;
@@ -90,7 +93,7 @@ export function ConfirmButton({
           </AlertDialog.Description>
           {children}
           <div className="mt-6 flex justify-end gap-3">
-            <AlertDialog.Cancel className={buttonClass}>Cancel</AlertDialog.Cancel>
+            <AlertDialog.Cancel className={buttonClass}>{dismissLabel}</AlertDialog.Cancel>
             <AlertDialog.Action
               className={tone === "primary" ? primaryClass : destructiveClass}
               onClick={onConfirm}

@@ -13,26 +13,43 @@ export function toBooking(
 
 export const feedUrl = (siteUrl: string, token: string) => `${siteUrl}/book/feed/${token}.ics`;
 
+/** What the owner's actions need of the bookings: the server's service, or the command line's. */
+export type BookingDesk = Pick<
+  Bookings,
+  "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock"
+>;
+
 /**
  * The owner's actions on bookings, the same from the console and from the
- * command line (docs/architecture.md, "Owner actions"): each acts and writes
- * one line of the audit trail under its actor, naming a booking by its
- * number, never by what it holds. A booking that is not there (or not booked)
- * is undefined, and no line.
+ * command line (docs/architecture.md, "Owner actions"): each checks what it
+ * is asked, acts and writes one line of the audit trail under its actor,
+ * naming a booking by its number, never by what it holds. A booking that is
+ * not there (or not booked) is "not_found", and no line.
  */
-export function bookingActions(bookings: Bookings, siteUrl: string) {
-  const { repository } = bookings;
+export function bookingActions(desk: BookingDesk, siteUrl: string) {
+  const { repository } = desk;
   return {
-    /** Cancels a call with a message to the reader; both calendars hear of it. */
-    async cancel(by: OwnerActor, id: number, message: string): Promise<Booking | undefined> {
+    /**
+     * Cancels a call with a message to the reader; both calendars hear of it.
+     * A call that has begun is "begun": a cancellation would come too late.
+     */
+    async cancel(
+      by: OwnerActor,
+      id: number,
+      message: string,
+    ): Promise<Booking | "not_found" | "begun"> {
+      const found = await repository.get(id);
+      if (found?.status !== "booked") return "not_found";
+      if (Date.parse(found.start) <= desk.clock().getTime()) return "begun";
       const booking = await repository.cancel(
         { id },
-        { who: "owner", message: message || null, ownerEmail: bookings.ownerEmail },
+        { who: "owner", message: message || null, ownerEmail: desk.ownerEmail },
       );
-      if (!booking) return undefined;
-      bookings.woken();
+      // The reader cancelled it from their mail in the meantime.
+      if (!booking) return "not_found";
+      desk.woken();
       await by.audit("booking cancel", `booking ${id}`);
-      return toBooking(bookings, booking);
+      return toBooking(desk, booking);
     },
 
     /** Sets the weekly hours, the call's length, buffer, notice, horizon, daily maximum, dates off and room. */
@@ -50,17 +67,24 @@ export function bookingActions(bookings: Bookings, siteUrl: string) {
       return feedUrl(siteUrl, token);
     },
 
-    /** Revokes the calendar feed's address; false when there was none. */
-    async revokeFeed(by: OwnerActor): Promise<boolean> {
-      if ((await repository.feedTokenHash()) === null) return false;
+    /** Revokes the calendar feed's address; "not_found" when there was none. */
+    async revokeFeed(by: OwnerActor): Promise<true | "not_found"> {
+      if ((await repository.feedTokenHash()) === null) return "not_found";
       await repository.setFeedTokenHash(null);
       await by.audit("bookings feed revoke");
       return true;
     },
 
-    /** Deletes a booking and every mail about it (a reader's request by mail). */
-    async remove(by: OwnerActor, id: number): Promise<boolean> {
-      if (!(await repository.delete(id))) return false;
+    /**
+     * Deletes a booking and every mail about it (a reader's request by mail).
+     * A call still ahead is "ahead": cancel it first, so both calendars hear.
+     */
+    async remove(by: OwnerActor, id: number): Promise<true | "not_found" | "ahead"> {
+      const found = await repository.get(id);
+      if (!found) return "not_found";
+      if (found.status === "booked" && Date.parse(found.end) > desk.clock().getTime())
+        return "ahead";
+      if (!(await repository.delete(id))) return "not_found";
       await by.audit("booking delete", `booking ${id}`);
       return true;
     },

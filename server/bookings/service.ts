@@ -202,6 +202,7 @@ export function createBookings({
     issueFormToken: () => formTokens.issue(),
     ownerZone: async () => ownerZoneOf(await repository.availability()),
     ownerEmail: ownerMail,
+    clock,
 
     /** The free times, and the zone they are to be shown in (the reader's, else the owner's). */
     async slots(zone?: string) {

@@ -6,6 +6,7 @@ import { storeOptionsOf } from "../db/store-config.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { Moderation } from "../moderation/service.ts";
 import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
+import { bookingCommands } from "./commands/bookings.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
 import { databaseCommands } from "./commands/database.ts";
@@ -47,6 +48,7 @@ const commands: Command[] = [
   ...commentCommands,
   ...spamCommands,
   ...enquiryCommands,
+  ...bookingCommands,
   ...visitorCommands,
   ...fediverseCommands,
   ...statsCommands,

@@ -24,6 +24,7 @@ const colors = {
   pending: "#f59e0b",
   sent: "#22c55e",
   failed: "#f87171",
+  calls: "#60a5fa",
 };
 const axis = { stroke: "#94a3b8", fontSize: 12 };
 const tooltip = { contentStyle: { background: "#111821", border: "1px solid #1f2a37" } };
@@ -105,6 +106,40 @@ function EnquiryWeeks() {
                     isAnimationActive={false}
                   />
                 ))}
+              </BarChart>
+            </Chart>
+          );
+        }}
+      </Loading>
+    </Panel>
+  );
+}
+
+/** Calls still booked per week, the last 12 weeks and the next 4 (docs/product.md, "Book a call"). */
+function CallWeeks() {
+  const { loaded } = useConsoleData("GET /admin/bookings/weeks");
+  return (
+    <Panel title="Calls per week">
+      <Loading loaded={loaded}>
+        {({ weeks }) => {
+          const total = sum(weeks.map((week) => week.count));
+          // The last 12 weeks end with this one; the next 4 follow.
+          const thisWeek = weeks.at(-5);
+          const summary = [
+            `This week (from ${thisWeek?.week ?? ""}): ${plural(thisWeek?.count ?? 0, "call")}`,
+            `the 11 weeks before: ${plural(sum(weeks.slice(0, -5).map((w) => w.count)), "call")}`,
+            `the next 4 weeks: ${plural(sum(weeks.slice(-4).map((w) => w.count)), "call")} booked.`,
+          ].join("; ");
+          return total === 0 ? (
+            <p className="text-slate-400">No calls booked in the last 12 weeks or the next 4.</p>
+          ) : (
+            <Chart summary={summary}>
+              <BarChart data={weeks} accessibilityLayer={false} maxBarSize={48}>
+                <CartesianGrid stroke="#1f2a37" />
+                <XAxis dataKey="week" tickFormatter={shortDay} {...axis} />
+                <YAxis allowDecimals={false} {...axis} width={32} />
+                <Tooltip {...tooltip} />
+                <Bar dataKey="count" name="Calls" fill={colors.calls} isAnimationActive={false} />
               </BarChart>
             </Chart>
           );
@@ -286,6 +321,7 @@ export function OverviewView() {
                 )}
               </Panel>
               <EnquiryWeeks />
+              <CallWeeks />
             </div>
           );
         }}

@@ -11,7 +11,7 @@ import {
   cancelBookingRequestSchema,
   feedResponseSchema,
 } from "../../../contract/bookings.ts";
-import { notFound } from "../../api/errors.ts";
+import { ApiError, notFound } from "../../api/errors.ts";
 import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
 import { type ConsoleContext, consoleTag, errors } from "./context.ts";
 
@@ -21,6 +21,8 @@ import { type ConsoleContext, consoleTag, errors } from "./context.ts";
  * address and the Overview's calls per week. Each action is audited by the
  * booking's number, never by what it holds.
  */
+const cancelFirst = "That call is still ahead: cancel it first, so both calendars hear of it.";
+
 export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
   const { bookings, actor } = context;
   const { repository } = bookings;
@@ -87,7 +89,10 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     },
     async (request) => {
       const booking = await actions.cancel(actor(request), request.params.id, request.body.message);
-      if (!booking) throw notFound("There is no such booked call; it may be cancelled already.");
+      if (booking === "not_found")
+        throw notFound("There is no such booked call; it may be cancelled already.");
+      if (booking === "begun")
+        throw new ApiError(409, "conflict", "That call has begun; it can no longer be cancelled.");
       return { booking };
     },
   );
@@ -114,7 +119,27 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
       },
     },
     async (request, reply) => {
-      if (!(await actions.revokeFeed(actor(request)))) throw notFound("There is no calendar feed.");
+      if ((await actions.revokeFeed(actor(request))) === "not_found")
+        throw notFound("There is no calendar feed.");
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    "/bookings/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Delete a booking and every mail about it (a reader's request by mail); nobody is told",
+        params: bookingIdParamsSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const removed = await actions.remove(actor(request), request.params.id);
+      if (removed === "not_found") throw notFound("There is no such booking.");
+      if (removed === "ahead") throw new ApiError(409, "conflict", cancelFirst);
       return reply.code(204).send(null);
     },
   );

@@ -1,0 +1,512 @@
+import { type FormEvent, useId, useState } from "react";
+import { toast } from "sonner";
+import {
+  hoursText,
+  parseDatesText,
+  parseHoursText,
+  type WeekdayName,
+  weekdayLabels,
+  weekdayNames,
+} from "../../../contract/booking-hours.ts";
+import type { Availability, AvailabilityInput, Booking } from "../../../contract/bookings.ts";
+import { limits } from "../../../contract/limits.ts";
+import { momentLabel, timeZones, zoneName } from "../../../contract/time-zones.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import {
+  buttonClass,
+  ConfirmButton,
+  inputClass,
+  Loading,
+  Panel,
+  primaryClass,
+  When,
+} from "../ui.tsx";
+
+type Period = "upcoming" | "past";
+
+async function act(work: () => Promise<unknown>, done: string, changed: () => Promise<void>) {
+  try {
+    await work();
+    toast.success(done);
+    await changed();
+  } catch (error) {
+    toast.error(errorMessage(error));
+  }
+}
+
+/** One call: when (in the owner's zone and the reader's), with whom, about what, and the note. */
+function BookingCard({
+  booking,
+  ownerZone,
+  changed,
+}: {
+  booking: Booking;
+  ownerZone: string;
+  changed: () => Promise<void>;
+}) {
+  const [message, setMessage] = useState("");
+  const id = useId();
+  const start = Date.parse(booking.start);
+  const ahead = booking.status === "booked" && start > Date.now();
+  const minutes = (Date.parse(booking.end) - start) / 60_000;
+  return (
+    <article
+      aria-label={`Call with ${booking.name}`}
+      className="rounded-xl border border-line bg-ink/40 p-4"
+    >
+      <header className="flex flex-wrap items-baseline justify-between gap-2">
+        <h3 className="font-semibold text-slate-100">
+          {momentLabel(start, ownerZone)} · {booking.name}
+        </h3>
+        <p className="text-sm text-slate-400">
+          {booking.status === "booked"
+            ? "Booked"
+            : booking.cancelledBy === "owner"
+              ? "Cancelled by you"
+              : "Cancelled by the reader"}
+        </p>
+      </header>
+      <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+        <dt className="text-slate-400">Service</dt>
+        <dd className="text-slate-200">{booking.serviceTitle}</dd>
+        <dt className="text-slate-400">Length</dt>
+        <dd className="text-slate-200">{minutes} minutes</dd>
+        <dt className="text-slate-400">Their time</dt>
+        <dd className="text-slate-200">{momentLabel(start, booking.readerZone)}</dd>
+        <dt className="text-slate-400">Email</dt>
+        <dd className="break-all">
+          <a href={`mailto:${booking.email}`} className="text-accent underline">
+            {booking.email}
+          </a>
+        </dd>
+        {booking.meetingUrl ? (
+          <>
+            <dt className="text-slate-400">Room</dt>
+            <dd className="break-all">
+              <a href={booking.meetingUrl} className="text-accent underline">
+                {booking.meetingUrl}
+              </a>
+            </dd>
+          </>
+        ) : null}
+        <dt className="text-slate-400">Booked</dt>
+        <dd className="text-slate-200">
+          <When iso={booking.createdAt} />
+        </dd>
+        {booking.cancelMessage ? (
+          <>
+            <dt className="text-slate-400">Your message</dt>
+            <dd className="break-words whitespace-pre-wrap text-slate-200">
+              {booking.cancelMessage}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {booking.note ? (
+        <p className="mt-3 border-l-2 border-accent/60 pl-4 break-words whitespace-pre-wrap text-slate-100">
+          {booking.note}
+        </p>
+      ) : null}
+      <div className="mt-4 flex flex-wrap gap-2">
+        {ahead ? (
+          <ConfirmButton
+            label="Cancel call"
+            ariaLabel={`Cancel the call with ${booking.name}`}
+            title={`Cancel the call with ${booking.name}?`}
+            description={`${booking.name} is mailed the cancellation with your message, and you are sent one for your calendar. The time is free again.`}
+            confirmLabel="Cancel the call"
+            dismissLabel="Keep the call"
+            onConfirm={() =>
+              void act(
+                () =>
+                  consoleApi("POST /admin/bookings/:id/cancel", {
+                    params: { id: booking.id },
+                    body: { message },
+                  }),
+                `Cancelled the call with ${booking.name}`,
+                changed,
+              )
+            }
+          >
+            <label htmlFor={`${id}-message`} className="mt-4 block text-sm text-slate-300">
+              Message to {booking.name}
+            </label>
+            <textarea
+              id={`${id}-message`}
+              rows={3}
+              maxLength={limits.bookingNoteMax}
+              value={message}
+              onChange={(event) => setMessage(event.target.value)}
+              className={`${inputClass} mt-1 w-full`}
+            />
+          </ConfirmButton>
+        ) : (
+          <ConfirmButton
+            label="Delete"
+            ariaLabel={`Delete the booking of ${booking.name}`}
+            title={`Delete the booking of ${booking.name}?`}
+            description="The booking and every mail about it are deleted, as when a reader asks. This cannot be undone."
+            confirmLabel="Delete"
+            onConfirm={() =>
+              void act(
+                () => consoleApi("DELETE /admin/bookings/:id", { params: { id: booking.id } }),
+                `Deleted the booking of ${booking.name}`,
+                changed,
+              )
+            }
+          />
+        )}
+      </div>
+    </article>
+  );
+}
+
+type Draft = {
+  timeZone: string;
+  weekly: Record<WeekdayName, string>;
+  callMinutes: string;
+  bufferMinutes: string;
+  noticeHours: string;
+  horizonDays: string;
+  dailyMax: string;
+  datesOff: string;
+  meeting: Availability["meeting"];
+  meetingUrl: string;
+};
+
+const draftOf = (a: Availability): Draft => ({
+  timeZone: a.timeZone ?? "",
+  weekly: Object.fromEntries(weekdayNames.map((day) => [day, hoursText(a.weekly[day])])) as Record<
+    WeekdayName,
+    string
+  >,
+  callMinutes: String(a.callMinutes),
+  bufferMinutes: String(a.bufferMinutes),
+  noticeHours: String(a.noticeHours),
+  horizonDays: String(a.horizonDays),
+  dailyMax: a.dailyMax === null ? "" : String(a.dailyMax),
+  datesOff: a.datesOff.join("\n"),
+  meeting: a.meeting,
+  meetingUrl: a.meetingUrl ?? "",
+});
+
+/** The draft as the server reads it, or what is wrong with the hours as written. */
+function availabilityOf(draft: Draft): AvailabilityInput | string {
+  const weekly = {} as Record<WeekdayName, [string, string][]>;
+  for (const day of weekdayNames) {
+    const stretches = parseHoursText(draft.weekly[day]);
+    if (typeof stretches === "string") return `${weekdayLabels[day]}: ${stretches}`;
+    weekly[day] = stretches;
+  }
+  return {
+    timeZone: draft.timeZone || null,
+    weekly,
+    callMinutes: Number(draft.callMinutes),
+    bufferMinutes: Number(draft.bufferMinutes),
+    noticeHours: Number(draft.noticeHours),
+    horizonDays: Number(draft.horizonDays),
+    dailyMax: draft.dailyMax.trim() === "" ? null : Number(draft.dailyMax),
+    datesOff: parseDatesText(draft.datesOff),
+    meeting: draft.meeting,
+    meetingUrl: draft.meetingUrl.trim() || null,
+  };
+}
+
+const numberFields = [
+  ["callMinutes", "Call length (minutes)", 10, 240],
+  ["bufferMinutes", "Free after each call (minutes)", 0, 240],
+  ["noticeHours", "Notice (hours)", 0, 720],
+  ["horizonDays", "Bookable ahead (days)", 1, 365],
+] as const;
+
+/** When calls can be booked: the weekly hours in the owner's zone and the rules around them. */
+function AvailabilityForm({
+  availability,
+  ownerZone,
+  changed,
+}: {
+  availability: Availability;
+  ownerZone: string;
+  changed: () => Promise<void>;
+}) {
+  const [draft, setDraft] = useState(() => draftOf(availability));
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const id = useId();
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
+    setDraft((before) => ({ ...before, [key]: value }));
+
+  async function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const body = availabilityOf(draft);
+    if (typeof body === "string") {
+      setProblem(body);
+      return;
+    }
+    setSaving(true);
+    try {
+      const saved = await consoleApi("PUT /admin/bookings/availability", { body });
+      setProblem(null);
+      setDraft(draftOf(saved.availability));
+      toast.success("Availability saved");
+      await changed();
+    } catch (error) {
+      setProblem(errorMessage(error));
+    }
+    setSaving(false);
+  }
+
+  const field = "flex flex-col gap-1 text-sm text-slate-300";
+  return (
+    <form onSubmit={save} className="space-y-5">
+      <label className={field}>
+        Time zone
+        <select
+          value={draft.timeZone}
+          onChange={(event) => set("timeZone", event.target.value)}
+          className={inputClass}
+        >
+          <option value="">The default ({zoneName(ownerZone)})</option>
+          {timeZones().map((zone) => (
+            <option key={zone} value={zone}>
+              {zoneName(zone)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <fieldset>
+        <legend className="text-sm font-medium text-slate-200">Weekly hours</legend>
+        <p id={`${id}-hours`} className="mt-1 text-sm text-slate-400">
+          In your zone, like 10:00-13:00, 14:00-17:00; empty for a day without calls.
+        </p>
+        <div className="mt-2 grid gap-3 sm:grid-cols-2">
+          {weekdayNames.map((day) => (
+            <label key={day} className={field}>
+              {weekdayLabels[day]}
+              <input
+                value={draft.weekly[day]}
+                aria-describedby={`${id}-hours`}
+                onChange={(event) => set("weekly", { ...draft.weekly, [day]: event.target.value })}
+                className={inputClass}
+              />
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div className="grid gap-3 sm:grid-cols-2">
+        {numberFields.map(([key, label, min, max]) => (
+          <label key={key} className={field}>
+            {label}
+            <input
+              type="number"
+              inputMode="numeric"
+              required
+              min={min}
+              max={max}
+              value={draft[key]}
+              onChange={(event) => set(key, event.target.value)}
+              className={inputClass}
+            />
+          </label>
+        ))}
+        <label className={field}>
+          Most calls a day
+          <input
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={48}
+            value={draft.dailyMax}
+            aria-describedby={`${id}-daily`}
+            onChange={(event) => set("dailyMax", event.target.value)}
+            className={inputClass}
+          />
+          <span id={`${id}-daily`} className="text-slate-400">
+            Empty for no limit beyond the hours.
+          </span>
+        </label>
+      </div>
+      <label className={field}>
+        Dates off
+        <textarea
+          rows={3}
+          value={draft.datesOff}
+          aria-describedby={`${id}-dates`}
+          onChange={(event) => set("datesOff", event.target.value)}
+          className={inputClass}
+        />
+        <span id={`${id}-dates`} className="text-slate-400">
+          One a line, as 2026-12-25, in your zone.
+        </span>
+      </label>
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-medium text-slate-200">Where calls happen</legend>
+        <label className="flex items-center gap-2 text-sm text-slate-300">
+          <input
+            type="radio"
+            name={`${id}-meeting`}
+            checked={draft.meeting === "fixed"}
+            onChange={() => set("meeting", "fixed")}
+          />
+          Your own room
+        </label>
+        <label className="flex items-center gap-2 text-sm text-slate-300">
+          <input
+            type="radio"
+            name={`${id}-meeting`}
+            checked={draft.meeting === "jitsi"}
+            onChange={() => set("meeting", "jitsi")}
+          />
+          A new Jitsi Meet room for each call
+        </label>
+        <label className={field}>
+          Room address
+          <input
+            type="url"
+            value={draft.meetingUrl}
+            placeholder="https://"
+            aria-describedby={`${id}-room`}
+            onChange={(event) => set("meetingUrl", event.target.value)}
+            className={inputClass}
+          />
+          <span id={`${id}-room`} className="text-slate-400">
+            Empty for the one BOOKING_MEETING_URL gives, if any.
+          </span>
+        </label>
+      </fieldset>
+      {problem ? (
+        <p role="alert" className="text-sm text-red-300">
+          {problem}
+        </p>
+      ) : null}
+      <button type="submit" className={primaryClass} disabled={saving}>
+        {saving ? "Saving…" : "Save availability"}
+      </button>
+    </form>
+  );
+}
+
+/** The secret address of the owner's calendar feed: shown once, when made. */
+function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise<void> }) {
+  const [url, setUrl] = useState<string | null>(null);
+  async function make() {
+    try {
+      setUrl((await consoleApi("POST /admin/bookings/feed")).url);
+      await changed();
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+  }
+  return (
+    <div className="space-y-3 text-sm">
+      <p className="text-slate-300">
+        {live
+          ? "Your calls are in a calendar feed at a secret address. A new address stops the one before."
+          : "No calendar feed. Make an address to subscribe to in your calendar app."}
+      </p>
+      {url ? (
+        <label className="flex flex-col gap-1 text-slate-300">
+          Calendar feed address
+          <input
+            readOnly
+            value={url}
+            onFocus={(event) => event.target.select()}
+            className={`${inputClass} w-full font-mono text-xs`}
+          />
+          <span className="text-slate-400">Shown this once; keep it secret.</span>
+        </label>
+      ) : null}
+      <div className="flex flex-wrap gap-2">
+        <button type="button" className={buttonClass} onClick={() => void make()}>
+          {live ? "New address" : "Make an address"}
+        </button>
+        {live ? (
+          <ConfirmButton
+            label="Revoke"
+            ariaLabel="Revoke the calendar feed"
+            title="Revoke the calendar feed?"
+            description="Its address stops working; calendars subscribed to it keep what they have and hear no more."
+            confirmLabel="Revoke"
+            onConfirm={() =>
+              void act(
+                async () => {
+                  await consoleApi("DELETE /admin/bookings/feed");
+                  setUrl(null);
+                },
+                "Calendar feed revoked",
+                changed,
+              )
+            }
+          />
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Booked calls (docs/product.md, "Book a call"): upcoming ones soonest
+ * first or past ones latest first, each with the reader's note and service;
+ * cancelling with a message; when calls can be booked; the calendar feed.
+ */
+export function BookingsView() {
+  const [when, setWhen] = useState<Period>("upcoming");
+  const { loaded, reload } = useConsoleData("GET /admin/bookings", { query: { when } });
+  return (
+    <Loading loaded={loaded}>
+      {({ bookings, availability, ownerZone, feed, retentionDays }) => (
+        <div className="grid gap-5 2xl:grid-cols-[3fr_2fr]">
+          <Panel title="Calls">
+            <fieldset className="mb-4 flex gap-2">
+              <legend className="sr-only">Which calls</legend>
+              {(["upcoming", "past"] as const).map((each) => (
+                <button
+                  key={each}
+                  type="button"
+                  aria-pressed={when === each}
+                  onClick={() => setWhen(each)}
+                  className={when === each ? primaryClass : buttonClass}
+                >
+                  {each === "upcoming" ? "Upcoming" : "Past"}
+                </button>
+              ))}
+            </fieldset>
+            <p className="mb-4 text-sm text-slate-400">
+              Times in {zoneName(ownerZone)}. A booking is deleted {retentionDays} days after its
+              call.
+            </p>
+            {bookings.length === 0 ? (
+              <p className="text-slate-400">
+                {when === "upcoming" ? "No calls ahead." : "No past calls."}
+              </p>
+            ) : (
+              <div className="space-y-3">
+                {bookings.map((booking) => (
+                  <BookingCard
+                    key={booking.id}
+                    booking={booking}
+                    ownerZone={ownerZone}
+                    changed={reload}
+                  />
+                ))}
+              </div>
+            )}
+          </Panel>
+          <div className="space-y-5">
+            <Panel title="Availability">
+              <AvailabilityForm
+                key={JSON.stringify(availability)}
+                availability={availability}
+                ownerZone={ownerZone}
+                changed={reload}
+              />
+            </Panel>
+            <Panel title="Calendar feed">
+              <CalendarFeed live={feed} changed={reload} />
+            </Panel>
+          </div>
+        </div>
+      )}
+    </Loading>
+  );
+}

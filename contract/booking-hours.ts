@@ -1,0 +1,53 @@
+/*
+ * The owner's weekly hours written as text, without zod: the console's
+ * Bookings screen imports this, and zod in a page probes for `new Function`,
+ * which the console's Content-Security-Policy reports. The command line reads
+ * the same text, so "10:00-13:00, 14:00-17:00" means one thing everywhere;
+ * contract/bookings.ts checks what the server is sent.
+ */
+
+export const weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+export type WeekdayName = (typeof weekdayNames)[number];
+
+export const weekdayLabels: Record<WeekdayName, string> = {
+  mon: "Monday",
+  tue: "Tuesday",
+  wed: "Wednesday",
+  thu: "Thursday",
+  fri: "Friday",
+  sat: "Saturday",
+  sun: "Sunday",
+};
+
+export type Stretch = [from: string, to: string];
+
+/** A day's stretches as the owner writes them: "10:00-13:00, 14:00-17:00", or "" for none. */
+export function hoursText(stretches: readonly (readonly [string, string])[]): string {
+  return stretches.map(([from, to]) => `${from}-${to}`).join(", ");
+}
+
+const stretchPattern = /^(\d{1,2}):(\d{2})\s*[-–]\s*(\d{1,2}):(\d{2})$/;
+const clock = (hour: string, minute: string) => `${hour.padStart(2, "0")}:${minute}`;
+
+/**
+ * Reads "10:00-13:00, 14:00-17:00" (or "off", or nothing, for a day without
+ * calls) into stretches; a string saying what is wrong otherwise. Whether
+ * each time is a real one is the contract's to say.
+ */
+export function parseHoursText(text: string): Stretch[] | string {
+  const trimmed = text.trim();
+  if (trimmed === "" || /^(off|none)$/i.test(trimmed)) return [];
+  const stretches: Stretch[] = [];
+  for (const part of trimmed.split(/\s*,\s*/)) {
+    const match = stretchPattern.exec(part);
+    if (!match) return `Write hours as 10:00-17:00, stretches separated by commas, not "${part}".`;
+    const [, fromHour = "", fromMinute = "", toHour = "", toMinute = ""] = match;
+    stretches.push([clock(fromHour, fromMinute), clock(toHour, toMinute)]);
+  }
+  return stretches;
+}
+
+/** Dates written one per line or separated by commas or spaces: "2026-12-25, 2026-12-26". */
+export function parseDatesText(text: string): string[] {
+  return text.split(/[\s,]+/).filter((date) => date !== "");
+}

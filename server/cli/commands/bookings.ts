@@ -1,0 +1,126 @@
+import { type Command, lazily } from "../command.ts";
+
+const handlers = () => import("../handlers/bookings.ts");
+
+/**
+ * `bookings list|show|cancel|delete|hours|feed` (docs/product.md, "Book a
+ * call"): the console's Bookings screen for scripts and for when the console
+ * cannot be reached. Every change is audited.
+ */
+export const bookingCommands: Command[] = [
+  {
+    name: "bookings list",
+    usage: "[--past] [--json]",
+    summary: "booked calls ahead, soonest first (or past ones)",
+    help: `Lists the calls still ahead, soonest first, as tab-separated columns: id,
+start (UTC), status, service, name, email, the reader's time zone and the
+note's first line. Cancelled calls are listed too, marked so. A cell that a
+spreadsheet would run as a formula starts with a '.
+
+  --past   the calls that have ended instead, latest first
+  --json   one JSON array of whole bookings instead`,
+    options: { past: { type: "boolean" }, json: { type: "boolean" } },
+    run: lazily(handlers, "bookingsList"),
+  },
+  {
+    name: "bookings show",
+    usage: "ID [--json]",
+    summary: "one call in full: when, with whom, about what",
+    help: `Prints one booking: its time in your zone and the reader's, who booked it,
+the service, the room, whether and by whom it was cancelled, and the
+reader's whole note. Exit code 3 when there is no such booking.
+
+  --json   the booking as JSON instead`,
+    arguments: ["ID"],
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "bookingsShow"),
+  },
+  {
+    name: "bookings cancel",
+    usage: "ID [--message TEXT] [--yes] [--json]",
+    summary: "cancel a call; both calendars are sent the cancellation",
+    help: `Cancels a call still ahead: the reader is mailed the cancellation with your
+message, you are sent one for your calendar, and its reminders are dropped.
+Asks first at a terminal; a script adds --yes. Exit code 3 when there is no
+such booked call, 1 when the call has begun.
+
+  --message TEXT   a few words to the reader, in the cancellation mail
+  --yes            cancel without asking
+  --json           print the cancelled booking as JSON`,
+    arguments: ["ID"],
+    options: {
+      message: { type: "string" },
+      yes: { type: "boolean" },
+      json: { type: "boolean" },
+    },
+    run: lazily(handlers, "bookingsCancel"),
+  },
+  {
+    name: "bookings delete",
+    usage: "ID [--json]",
+    summary: "delete a past or cancelled booking and every mail about it",
+    help: `Deletes a booking and every mail about it, queued or recorded, when its
+reader asks by mail (the reader's own "Your data" does the same). A call
+still ahead must be cancelled first, so that both calendars hear of it: exit
+code 1. Exit code 3 when there is no such booking.
+
+  --json   print {"id":ID,"deleted":true} instead`,
+    arguments: ["ID"],
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "bookingsDelete"),
+  },
+  {
+    name: "bookings hours",
+    usage: "[--mon HOURS] … [--length MIN] [--dates-off DATES] … [--json]",
+    summary: "show or change when calls can be booked",
+    help: `Without options, prints when calls can be booked. With any, changes those
+settings (the rest stay as they are), checks them as the console does, and
+prints the result. Calls booked already stay where they are.
+
+  --zone ZONE        the zone of your hours (Europe/London); "default" follows
+                     BOOKING_TIMEZONE, else the owner profile's zone, else UTC
+  --mon … --sun H    a day's hours: "10:00-13:00, 14:00-17:00", or "off"
+  --length MIN       a call's length in minutes (10 to 240)
+  --buffer MIN       minutes kept free after each call (0 to 240)
+  --notice HOURS     how long before a call it can be booked at the latest
+  --horizon DAYS     how far ahead calls can be booked (1 to 365)
+  --daily-max N      the most calls on one day; "none" for no limit
+  --dates-off DATES  the dates with no calls, YYYY-MM-DD separated by commas
+                     (the whole list); "none" for none
+  --meeting M        "fixed": your own room; "jitsi": a new Jitsi Meet room per call
+  --meeting-url URL  your fixed room (https://); "none" follows BOOKING_MEETING_URL
+  --json             print the settings as JSON`,
+    options: {
+      zone: { type: "string" },
+      mon: { type: "string" },
+      tue: { type: "string" },
+      wed: { type: "string" },
+      thu: { type: "string" },
+      fri: { type: "string" },
+      sat: { type: "string" },
+      sun: { type: "string" },
+      length: { type: "string" },
+      buffer: { type: "string" },
+      notice: { type: "string" },
+      horizon: { type: "string" },
+      "daily-max": { type: "string" },
+      "dates-off": { type: "string" },
+      meeting: { type: "string" },
+      "meeting-url": { type: "string" },
+      json: { type: "boolean" },
+    },
+    run: lazily(handlers, "bookingsHours"),
+  },
+  {
+    name: "bookings feed",
+    usage: "--new | --revoke",
+    summary: "a new secret address of your calendar feed, or none",
+    help: `Your booked calls as a calendar feed (.ics) to subscribe to in a calendar
+app, at a secret address.
+
+  --new      make a new address and print it; the one before stops working
+  --revoke   stop the feed; exit code 3 when there was none`,
+    options: { new: { type: "boolean" }, revoke: { type: "boolean" } },
+    run: lazily(handlers, "bookingsFeed"),
+  },
+];

@@ -1,0 +1,279 @@
+import { loadServiceTitles } from "../../../content/catalog.ts";
+import { hoursText, parseDatesText, parseHoursText } from "../../../contract/booking-hours.ts";
+import {
+  type Availability,
+  type AvailabilityInput,
+  availabilitySchema,
+  type Booking,
+  cancelBookingRequestSchema,
+  weekdayNames,
+} from "../../../contract/bookings.ts";
+import { momentLabel } from "../../../contract/time-zones.ts";
+import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
+import { createBookingsRepository } from "../../bookings/repository.ts";
+import { enquiryReader } from "../../enquiries/owner-actions.ts";
+import { toTsv } from "../../lib/csv.ts";
+import {
+  agreed,
+  type CommandContext,
+  exitCodes,
+  ownerAction,
+  parseId,
+  usageError,
+  type Values,
+} from "../command.ts";
+import { AdminError } from "../sqlite-files.ts";
+
+/**
+ * The bookings on the configured database, read as the console reads them,
+ * and the owner's actions. A cancellation queued here is sent by the
+ * server's outbox worker, which looks for new mail every second.
+ */
+async function bookingsOf({ store, config }: CommandContext) {
+  const repository = createBookingsRepository(await store());
+  const desk = {
+    repository,
+    serviceTitle: enquiryReader(loadServiceTitles()).serviceTitle,
+    ownerEmail: config.OWNER_EMAIL ?? config.contactEmail,
+    woken: () => {},
+    clock: () => new Date(),
+  };
+  const ownerZone = async () =>
+    (await repository.availability()).timeZone ?? config.bookingTimeZone;
+  return { repository, desk, ownerZone, actions: bookingActions(desk, config.siteUrl) };
+}
+
+const bookingId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
+const noBooking = (id: number) => `There is no booking ${id}.`;
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** `bookings list` (commands/bookings.ts). */
+export async function bookingsList(context: CommandContext): Promise<number> {
+  const { repository, desk } = await bookingsOf(context);
+  const list = (await repository.list(context.values.past ? "past" : "upcoming", 100_000)).map(
+    (stored) => toBooking(desk, stored),
+  );
+  if (context.values.json) {
+    context.stdout.write(json(list));
+    return exitCodes.ok;
+  }
+  context.stdout.write(
+    toTsv([
+      ["id", "start", "status", "service", "name", "email", "reader_zone", "note"],
+      ...list.map((b) => [
+        String(b.id),
+        b.start,
+        b.status,
+        b.serviceTitle,
+        b.name,
+        b.email,
+        b.readerZone,
+        b.note.split(/\r?\n/)[0] ?? "",
+      ]),
+    ]),
+  );
+  return exitCodes.ok;
+}
+
+function statusLine(booking: Booking): string {
+  if (booking.status === "booked") return "booked";
+  return booking.cancelledBy === "owner" ? "cancelled by you" : "cancelled by the reader";
+}
+
+/** `bookings show` (commands/bookings.ts). */
+export async function bookingsShow(context: CommandContext): Promise<number> {
+  const id = bookingId(context);
+  const { repository, desk, ownerZone } = await bookingsOf(context);
+  const found = await repository.get(id);
+  if (!found) throw new AdminError(noBooking(id), exitCodes.notFound);
+  const booking = toBooking(desk, found);
+  if (context.values.json) {
+    context.stdout.write(json(booking));
+    return exitCodes.ok;
+  }
+  const zone = await ownerZone();
+  const lines = [
+    `Call ${booking.id}, ${statusLine(booking)}`,
+    `When: ${momentLabel(Date.parse(booking.start), zone)}, ${(Date.parse(booking.end) - Date.parse(booking.start)) / 60_000} minutes`,
+    `The reader's time: ${momentLabel(Date.parse(booking.start), booking.readerZone)}`,
+    `With: ${booking.name} <${booking.email}>`,
+    `Service: ${booking.serviceTitle}`,
+    ...(booking.meetingUrl ? [`Room: ${booking.meetingUrl}`] : []),
+    `Booked: ${booking.createdAt}`,
+    ...(booking.cancelMessage ? [`Your message: ${booking.cancelMessage}`] : []),
+    ...(booking.note ? ["", booking.note] : []),
+  ];
+  context.stdout.write(`${lines.join("\n")}\n`);
+  return exitCodes.ok;
+}
+
+/** `bookings cancel` (commands/bookings.ts). */
+export async function bookingsCancel(context: CommandContext): Promise<number> {
+  const id = bookingId(context);
+  const request = cancelBookingRequestSchema.safeParse({ message: context.values.message ?? "" });
+  if (!request.success) {
+    throw usageError(request.error.issues.map((issue) => issue.message).join(" "));
+  }
+  const { repository, actions } = await bookingsOf(context);
+  const found = await repository.get(id);
+  if (found?.status !== "booked") {
+    throw new AdminError(
+      `There is no booked call ${id}; it may be cancelled already.`,
+      exitCodes.notFound,
+    );
+  }
+  await agreed(
+    context,
+    `Cancelling call ${id} mails ${found.name} a cancellation.`,
+    `Cancel the call with ${found.name} at ${found.start} and mail them the cancellation?`,
+  );
+  const cancelled = await actions.cancel(context.actor, id, request.data.message);
+  if (cancelled === "not_found") {
+    throw new AdminError(`Call ${id} was cancelled meanwhile.`, exitCodes.notFound);
+  }
+  if (cancelled === "begun") {
+    throw new AdminError(`Call ${id} has begun; it can no longer be cancelled.`);
+  }
+  context.stdout.write(
+    context.values.json
+      ? json(cancelled)
+      : `Cancelled call ${id}; ${cancelled.name} and you are sent the cancellation.\n`,
+  );
+  return exitCodes.ok;
+}
+
+/** `bookings delete` (commands/bookings.ts). */
+export const bookingsDelete = ownerAction(
+  bookingId,
+  async (context, id) => {
+    const removed = await (await bookingsOf(context)).actions.remove(context.actor, id);
+    if (removed === "ahead") {
+      throw new AdminError(
+        `Call ${id} is still ahead: cancel it first ("bookings cancel ${id}"), so both calendars hear of it.`,
+      );
+    }
+    return removed;
+  },
+  (id, _deleted, { json }) =>
+    json ? `${JSON.stringify({ id, deleted: true })}\n` : `Deleted booking ${id}.\n`,
+  noBooking,
+);
+
+/** A whole number written in digits, as an option's value. */
+function digits(value: string, name: string): number {
+  if (!/^\d{1,6}$/.test(value)) throw usageError(`--${name} is a whole number, not "${value}".`);
+  return Number(value);
+}
+
+/** An option's value read by `read`, null for "none", undefined when not given. */
+function option<T>(
+  values: Values,
+  name: string,
+  read: (text: string) => T,
+  none = false,
+): T | null | undefined {
+  const value = values[name];
+  if (typeof value !== "string") return undefined;
+  return none && value.trim().toLowerCase() === "none" ? null : read(value);
+}
+
+/** The settings the options change, over the ones in force. */
+function changedAvailability(values: Values, current: Availability): AvailabilityInput {
+  const next: AvailabilityInput = { ...current, weekly: { ...current.weekly } };
+  if (typeof values.zone === "string") {
+    next.timeZone = values.zone.trim().toLowerCase() === "default" ? null : values.zone;
+  }
+  for (const day of weekdayNames) {
+    const text = values[day];
+    if (typeof text !== "string") continue;
+    const stretches = parseHoursText(text);
+    if (typeof stretches === "string") throw usageError(`--${day}: ${stretches}`);
+    next.weekly[day] = stretches;
+  }
+  const number = (name: string) => option(values, name, (text) => digits(text, name));
+  next.callMinutes = number("length") ?? next.callMinutes;
+  next.bufferMinutes = number("buffer") ?? next.bufferMinutes;
+  next.noticeHours = number("notice") ?? next.noticeHours;
+  next.horizonDays = number("horizon") ?? next.horizonDays;
+  const dailyMax = option(values, "daily-max", (text) => digits(text, "daily-max"), true);
+  if (dailyMax !== undefined) next.dailyMax = dailyMax;
+  const datesOff = option(values, "dates-off", parseDatesText, true);
+  if (datesOff !== undefined) next.datesOff = datesOff ?? [];
+  const meeting = option(values, "meeting", (text) => text as Availability["meeting"]);
+  if (meeting) next.meeting = meeting;
+  const meetingUrl = option(values, "meeting-url", (url) => url.trim(), true);
+  if (meetingUrl !== undefined) next.meetingUrl = meetingUrl;
+  return next;
+}
+
+function availabilityText(availability: Availability, ownerZone: string): string {
+  const { weekly } = availability;
+  const days = weekdayNames.map((day) => `  ${day}  ${hoursText(weekly[day]) || "off"}`);
+  const room =
+    availability.meeting === "jitsi"
+      ? "a new Jitsi Meet room per call"
+      : (availability.meetingUrl ?? "BOOKING_MEETING_URL, or none given");
+  return [
+    `Time zone: ${ownerZone}${availability.timeZone ? "" : " (the default)"}`,
+    "Hours:",
+    ...days,
+    `Calls: ${availability.callMinutes} minutes, ${availability.bufferMinutes} minutes free after each`,
+    `Notice: ${availability.noticeHours} hours; up to ${availability.horizonDays} days ahead`,
+    `Most calls a day: ${availability.dailyMax ?? "no limit"}`,
+    `Dates off: ${availability.datesOff.join(", ") || "none"}`,
+    `Room: ${room}`,
+    "",
+  ].join("\n");
+}
+
+const hoursOptions = [
+  "zone",
+  ...weekdayNames,
+  "length",
+  "buffer",
+  "notice",
+  "horizon",
+  "daily-max",
+  "dates-off",
+  "meeting",
+  "meeting-url",
+];
+
+/** `bookings hours` (commands/bookings.ts). */
+export async function bookingsHours(context: CommandContext): Promise<number> {
+  const { values } = context;
+  const { repository, actions, ownerZone } = await bookingsOf(context);
+  let availability = await repository.availability();
+  if (hoursOptions.some((name) => values[name] !== undefined)) {
+    const checked = availabilitySchema.safeParse(changedAvailability(values, availability));
+    if (!checked.success) {
+      throw usageError([...new Set(checked.error.issues.map((issue) => issue.message))].join(" "));
+    }
+    availability = await actions.setAvailability(context.actor, checked.data);
+  }
+  context.stdout.write(
+    values.json ? json(availability) : availabilityText(availability, await ownerZone()),
+  );
+  return exitCodes.ok;
+}
+
+/** `bookings feed` (commands/bookings.ts). */
+export async function bookingsFeed(context: CommandContext): Promise<number> {
+  const { values } = context;
+  if (Boolean(values.new) === Boolean(values.revoke)) {
+    throw usageError("Say --new for a new address, or --revoke to stop the feed.");
+  }
+  const { actions } = await bookingsOf(context);
+  if (values.new) {
+    const url = await actions.newFeed(context.actor);
+    context.stdout.write(
+      `${url}\nSubscribe to it in your calendar app; keep it secret. The address before no longer works.\n`,
+    );
+    return exitCodes.ok;
+  }
+  if ((await actions.revokeFeed(context.actor)) === "not_found") {
+    throw new AdminError("There is no calendar feed.", exitCodes.notFound);
+  }
+  context.stdout.write("The calendar feed is revoked; its address no longer works.\n");
+  return exitCodes.ok;
+}

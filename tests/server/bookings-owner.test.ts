@@ -1,0 +1,366 @@
+import nodeIcal from "node-ical";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { errorResponseSchema } from "../../contract/api.ts";
+import {
+  availabilityAnswerSchema,
+  bookingSchema,
+  bookingsResponseSchema,
+  bookingWeeksResponseSchema,
+  defaultAvailability,
+  slotsResponseSchema,
+} from "../../contract/bookings.ts";
+import { auditEntrySchema } from "../../contract/console.ts";
+import { wallTime } from "../../contract/time-zones.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The owner's side of booked calls (docs/product.md, "Book a call"): the
+ * console's Bookings screen through its API and the command line's
+ * `bookings` commands, each an adapter of the same owner actions, each
+ * action on the audit trail once, and every bad input refused with nothing
+ * changed.
+ */
+
+const owner = "owner@example.com";
+const cookieSecret = "booking-owner-tests-cookie-secret-0123456789";
+const ownerZone = "Europe/London";
+const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
+
+/** A clock the test moves: real time plus an offset. */
+function movableClock() {
+  let offset = 0;
+  return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
+}
+
+const method = (mail: ReceivedMail | undefined) => {
+  const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));
+  return /^METHOD:(\w+)/m.exec(part?.content.toString("utf8") ?? "")?.[1];
+};
+
+describe.each(backends)("the owner's bookings on %s", (backend) => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  let env: Record<string, string>;
+  let ownerBrowser: Owner;
+  const clock = movableClock();
+  let readers = 0;
+
+  /** A reader books the free time `index` places down the list; their address and the call. */
+  async function book(index: number, note = "Our DFMEA for a pump module keeps growing.") {
+    readers += 1;
+    const browser = t.visitor({ ip: `10.9.0.${readers}` });
+    const { starts } = json(await browser.get("/api/bookings/slots"), slotsResponseSchema);
+    const request = {
+      start: starts[index] ?? "",
+      name: `Reader ${readers}`,
+      email: `owner-side-${backend}-${readers}@example.org`,
+      service: "dfmea",
+      note,
+      zone: "America/New_York",
+      formToken: tokens.issue(Date.now() - 60_000),
+    };
+    const response = await browser.post("/api/bookings", request);
+    expect(response.statusCode, response.body).toBe(201);
+    const listed = await upcoming();
+    const booking = listed.find((b) => b.email === request.email);
+    if (!booking) throw new Error(`${request.email} is not listed`);
+    return booking;
+  }
+  const upcoming = async (when = "upcoming") => {
+    const response = await ownerBrowser.get(`/api/admin/bookings?when=${when}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return json(response, bookingsResponseSchema).bookings;
+  };
+  const audit = async () =>
+    auditEntrySchema.array().parse(JSON.parse((await admin(env, "audit", "--json")).stdout));
+  const linesFor = async (action: string, object: string) =>
+    (await audit()).filter((entry) => entry.action === action && entry.object === object);
+  const availability = async () =>
+    json(await ownerBrowser.get("/api/admin/bookings"), bookingsResponseSchema).availability;
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp(backend, {
+      env: {
+        COOKIE_SECRET: cookieSecret,
+        SMTP_URL: smtp.url,
+        OWNER_EMAIL: owner,
+        MAIL_RATE_PER_MINUTE: "0",
+        BOOKING_TIMEZONE: ownerZone,
+        BOOKINGS_PER_HOUR: "1000",
+      },
+      mail: { clock: clock.now },
+    });
+    env = { ...adminEnv(t), OWNER_EMAIL: owner, BOOKING_TIMEZONE: ownerZone };
+    ownerBrowser = new Owner(t);
+    expect((await ownerBrowser.signIn()).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("lists calls with the note and service, and cancels one with a message to both sides, once, audited", async () => {
+    const call = await book(3, "Could we look at the detection ratings of the seal?");
+    expect(call).toMatchObject({
+      status: "booked",
+      serviceTitle: expect.stringContaining("DFMEA"),
+      note: "Could we look at the detection ratings of the seal?",
+      readerZone: "America/New_York",
+    });
+    const path = `/api/admin/bookings/${call.id}/cancel`;
+    // A message no mail should carry is refused, and the call stays booked.
+    const refused = await ownerBrowser.post(path, { message: "Sorry\u202e, moved" });
+    expect(refused.statusCode).toBe(400);
+    expect(json(refused, errorResponseSchema).error.message).toContain("text-direction");
+    expect((await ownerBrowser.post("/api/admin/bookings/0x1/cancel", {})).statusCode).toBe(400);
+    expect((await upcoming()).find((b) => b.id === call.id)?.status).toBe("booked");
+
+    const message = "I am travelling that day; please choose another time.";
+    const cancelled = await ownerBrowser.post(path, { message });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(json(cancelled, z.object({ booking: bookingSchema })).booking).toMatchObject({
+      id: call.id,
+      status: "cancelled",
+      cancelledBy: "owner",
+    });
+    await smtp.waitFor(
+      () =>
+        smtp.to(call.email).some((m) => method(m) === "CANCEL") &&
+        smtp.to(owner).some((m) => method(m) === "CANCEL" && m.parsed.text?.includes(message)),
+    );
+    const readerMail = smtp.to(call.email).find((m) => method(m) === "CANCEL");
+    expect(readerMail?.parsed.text).toContain(message);
+    const event = Object.values(
+      nodeIcal.sync.parseICS(
+        readerMail?.parsed.attachments
+          .find((a) => a.contentType.startsWith("text/calendar"))
+          ?.content.toString("utf8") ?? "",
+      ),
+    ).find((entry) => entry?.type === "VEVENT");
+    expect(event?.type === "VEVENT" && event.start.toISOString()).toBe(call.start);
+
+    // Once: again is "no such booked call", and the trail has one line.
+    const again = await ownerBrowser.post(path, { message });
+    expect(again.statusCode).toBe(404);
+    expect(await linesFor("booking cancel", `booking ${call.id}`)).toHaveLength(1);
+    expect((await linesFor("booking cancel", `booking ${call.id}`))[0]?.sessionId).not.toBeNull();
+    // The time is free again, and the call reads as cancelled by the owner with the message.
+    const { starts } = json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+    expect(starts).toContain(call.start);
+    expect((await upcoming()).find((b) => b.id === call.id)).toMatchObject({
+      status: "cancelled",
+      cancelledBy: "owner",
+      cancelMessage: message,
+    });
+  });
+
+  it("lists, shows, cancels and deletes from the command line, each audited without a session", async () => {
+    const call = await book(8, '=HYPERLINK("http://x")\nand a second line');
+    const later = await book(9);
+    const list = await admin(env, "bookings", "list");
+    expect(list.code, list.stderr).toBe(0);
+    const row = list.stdout.split("\n").find((line) => line.startsWith(`${call.id}\t`));
+    expect(row?.split("\t")).toEqual([
+      String(call.id),
+      call.start,
+      "booked",
+      call.serviceTitle,
+      call.name,
+      call.email,
+      "America/New_York",
+      '\'=HYPERLINK("http://x")',
+    ]);
+    const shown = await admin(env, "bookings", "show", String(call.id));
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`Call ${call.id}, booked`);
+    expect(shown.stdout).toContain(`With: ${call.name} <${call.email}>`);
+    expect(shown.stdout).toContain("and a second line");
+    expect(shown.stdout).toMatch(/The reader's time: .*America \/ New York/);
+    expect((await admin(env, "bookings", "show", "99999")).code).toBe(3);
+    expect((await admin(env, "bookings", "show", "01")).code).toBe(2);
+
+    // Without a terminal to ask, cancelling needs --yes; nothing is done without it.
+    const unasked = await admin(env, "bookings", "cancel", String(call.id));
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toContain("--yes");
+    const tooLong = await admin(
+      env,
+      "bookings",
+      "cancel",
+      String(call.id),
+      "--yes",
+      "--message",
+      "x".repeat(5000),
+    );
+    expect(tooLong.code).toBe(2);
+    expect((await upcoming()).find((b) => b.id === call.id)?.status).toBe("booked");
+
+    const cancel = await admin(
+      env,
+      "bookings",
+      "cancel",
+      String(call.id),
+      "--yes",
+      "--message",
+      "Something came up; sorry.",
+    );
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain(`Cancelled call ${call.id}`);
+    await smtp.waitFor(() =>
+      smtp
+        .to(call.email)
+        .some((m) => method(m) === "CANCEL" && m.parsed.text?.includes("Something came up")),
+    );
+    expect((await admin(env, "bookings", "cancel", String(call.id), "--yes")).code).toBe(3);
+    const lines = await linesFor("booking cancel", `booking ${call.id}`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.sessionId).toBeNull();
+
+    // A call still ahead is cancelled before it is deleted, so both calendars hear.
+    const ahead = await admin(env, "bookings", "delete", String(later.id));
+    expect(ahead.code).toBe(1);
+    expect(ahead.stderr).toContain("cancel it first");
+    expect((await ownerBrowser.delete(`/api/admin/bookings/${later.id}`)).statusCode).toBe(409);
+    expect((await admin(env, "bookings", "delete", String(call.id))).code).toBe(0);
+    expect((await admin(env, "bookings", "delete", String(call.id))).code).toBe(3);
+    expect((await admin(env, "bookings", "show", String(call.id))).code).toBe(3);
+    expect(await linesFor("booking delete", `booking ${call.id}`)).toHaveLength(1);
+    // From the console: cancelled, then deleted.
+    expect((await ownerBrowser.post(`/api/admin/bookings/${later.id}/cancel`, {})).statusCode).toBe(
+      200,
+    );
+    expect((await ownerBrowser.delete(`/api/admin/bookings/${later.id}`)).statusCode).toBe(204);
+    expect((await ownerBrowser.delete(`/api/admin/bookings/${later.id}`)).statusCode).toBe(404);
+    expect((await upcoming()).map((b) => b.id)).not.toContain(later.id);
+  });
+
+  it("sets when calls can be booked from either side, and refuses what is wrong with nothing changed", async () => {
+    const saturdays = {
+      ...defaultAvailability,
+      weekly: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [["09:00", "12:00"]], sun: [] },
+      callMinutes: 45,
+      bufferMinutes: 15,
+      dailyMax: 2,
+    };
+    const put = (body: unknown) =>
+      ownerBrowser.request("PUT", "/api/admin/bookings/availability", body as never);
+    const saved = await put(saturdays);
+    expect(saved.statusCode, saved.body).toBe(200);
+    const cli = await admin(env, "bookings", "hours", "--json");
+    expect(availabilityAnswerSchema.parse(JSON.parse(cli.stdout))).toEqual(saturdays);
+    const { starts } = json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+    expect(starts.length).toBeGreaterThan(0);
+    for (const start of starts) {
+      const wall = wallTime(Date.parse(start), ownerZone);
+      expect(wall.weekday, start).toBe(6);
+      // An hour apart, a 45-minute call and 15 minutes free after it; 11:00 ends by noon.
+      expect([9 * 60, 10 * 60, 11 * 60], start).toContain(wall.hour * 60 + wall.minute);
+    }
+
+    // Refused on both sides, with the same words, and nothing changes.
+    const shortCall = await admin(env, "bookings", "hours", "--length", "5");
+    expect(shortCall.code).toBe(2);
+    expect(shortCall.stderr).toContain("A call is 10 to 240 minutes long.");
+    const shortPut = await put({ ...saturdays, callMinutes: 5 });
+    expect(shortPut.statusCode).toBe(400);
+    expect(json(shortPut, errorResponseSchema).error.message).toContain(
+      "A call is 10 to 240 minutes long.",
+    );
+    const badHours = await admin(env, "bookings", "hours", "--mon", "nine till five");
+    expect(badHours.code).toBe(2);
+    expect(badHours.stderr).toContain("Write hours as 10:00-17:00");
+    expect((await admin(env, "bookings", "hours", "--zone", "Mars/Olympus")).code).toBe(2);
+    expect(
+      (await put({ ...saturdays, weekly: { ...saturdays.weekly, sat: [["12:00", "09:00"]] } }))
+        .statusCode,
+    ).toBe(400);
+    expect(await availability()).toEqual(saturdays);
+
+    // The command line changes only what it is given.
+    const changed = await admin(
+      env,
+      "bookings",
+      "hours",
+      "--mon",
+      "10:00-12:00, 14:00-16:30",
+      "--daily-max",
+      "none",
+      "--dates-off",
+      "2027-01-01, 2026-12-25",
+      "--meeting",
+      "jitsi",
+    );
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain("mon  10:00-12:00, 14:00-16:30");
+    expect(await availability()).toEqual({
+      ...saturdays,
+      weekly: {
+        ...saturdays.weekly,
+        mon: [
+          ["10:00", "12:00"],
+          ["14:00", "16:30"],
+        ],
+      },
+      dailyMax: null,
+      datesOff: ["2026-12-25", "2027-01-01"],
+      meeting: "jitsi",
+    });
+    const trail = (await audit()).filter((entry) => entry.action === "bookings availability");
+    expect(trail.slice(0, 2).map((entry) => entry.sessionId === null)).toEqual([true, false]);
+
+    expect((await put(defaultAvailability)).statusCode).toBe(200);
+  });
+
+  it("makes and revokes the calendar feed's address from the command line, and counts calls per week", async () => {
+    const made = await admin(env, "bookings", "feed", "--new");
+    expect(made.code).toBe(0);
+    const url = made.stdout.split("\n")[0] ?? "";
+    expect(url).toMatch(/^http:\/\/ewe\.test\/book\/feed\/[A-Za-z0-9_-]{43}\.ics$/);
+    const path = url.slice("http://ewe.test".length);
+    expect((await t.visitor().get(path)).statusCode).toBe(200);
+    expect(json(await ownerBrowser.get("/api/admin/bookings"), bookingsResponseSchema).feed).toBe(
+      true,
+    );
+    expect((await admin(env, "bookings", "feed")).code).toBe(2);
+    expect((await admin(env, "bookings", "feed", "--revoke")).code).toBe(0);
+    expect((await t.visitor().get(path)).statusCode).toBe(404);
+    expect((await admin(env, "bookings", "feed", "--revoke")).code).toBe(3);
+    const actions = (await audit()).slice(0, 2).map((entry) => entry.action);
+    expect(actions).toEqual(["bookings feed revoke", "bookings feed new"]);
+
+    await book(12);
+    const { weeks } = json(
+      await ownerBrowser.get("/api/admin/bookings/weeks"),
+      bookingWeeksResponseSchema,
+    );
+    expect(weeks).toHaveLength(16);
+    const mondayOf = (iso: string) => {
+      const at = new Date(iso);
+      const day = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+      return new Date(day - ((at.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+    };
+    const expected = new Map<string, number>();
+    for (const call of (await upcoming()).filter((b) => b.status === "booked")) {
+      expected.set(mondayOf(call.start), (expected.get(mondayOf(call.start)) ?? 0) + 1);
+    }
+    expect(expected.size).toBeGreaterThan(0);
+    for (const [week, count] of expected) {
+      expect(weeks.find((w) => w.week === week)?.count, week).toBe(count);
+    }
+  });
+
+  it("refuses to cancel a call that has begun", async () => {
+    const call = await book(0);
+    clock.advance(Date.parse(call.start) - clock.now().getTime() + 60_000);
+    const late = await ownerBrowser.post(`/api/admin/bookings/${call.id}/cancel`, {});
+    expect(late.statusCode).toBe(409);
+    expect(json(late, errorResponseSchema).error.message).toContain("has begun");
+    expect(await linesFor("booking cancel", `booking ${call.id}`)).toHaveLength(0);
+  });
+});
