@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
+import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
 import { whoAmIResponseSchema } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
@@ -25,7 +26,7 @@ const sessionOf = (response: { body: string }) =>
 type SharedAction = {
   action: string;
   /** Something to act on, made anew for each side, and the object its audit line names. */
-  prepare(): Promise<{ subject: string; object: string }>;
+  prepare(): Promise<{ subject: string; object: string | null }>;
   console(owner: Owner, subject: string): Promise<{ statusCode: number }>;
   cli(subject: string): string[];
 };
@@ -79,7 +80,70 @@ describe("the audit trail of the owner's actions, from the console and from the 
     return { subject: String(row?.id), object: `enquiry ${row?.id}` };
   };
 
+  /** A call booked by a new reader from a new address, at the next free time. */
+  const bookedCall = async () => {
+    sent += 1;
+    const reader = t.visitor({ ip: `10.10.0.${sent}` });
+    const { starts } = slotsResponseSchema.parse(
+      JSON.parse((await reader.get("/api/bookings/slots")).body),
+    );
+    const email = `caller${sent}@example.org`;
+    const posted = await reader.post("/api/bookings", {
+      start: starts[0],
+      name: `Caller ${sent}`,
+      email,
+      service: "vba-tools",
+      note: "Our test bench writes a CSV a minute; could a macro gather them?",
+      zone: "Europe/Berlin",
+    });
+    expect(posted.statusCode, posted.body).toBe(201);
+    const [row] = await runSql(t, "select id from bookings where email = ?", [email]);
+    return { subject: String(row?.id), object: `booking ${row?.id}` };
+  };
+
   const actions: SharedAction[] = [
+    {
+      action: "booking cancel",
+      prepare: bookedCall,
+      console: (o, id) => o.post(`/api/admin/bookings/${id}/cancel`, { message: "Sorry." }),
+      cli: (id) => ["bookings", "cancel", id, "--yes", "--message", "Sorry."],
+    },
+    {
+      action: "booking delete",
+      async prepare() {
+        const call = await bookedCall();
+        const run = await admin(adminEnv(t), "bookings", "cancel", call.subject, "--yes");
+        expect(run.code, run.stderr).toBe(0);
+        return call;
+      },
+      console: (o, id) => o.delete(`/api/admin/bookings/${id}`),
+      cli: (id) => ["bookings", "delete", id],
+    },
+    {
+      action: "bookings availability",
+      prepare: async () => ({ subject: "", object: null }),
+      console: (o) =>
+        o.request("PUT", "/api/admin/bookings/availability", {
+          ...defaultAvailability,
+          bufferMinutes: 10,
+        }),
+      cli: () => ["bookings", "hours", "--buffer", "5"],
+    },
+    {
+      action: "bookings feed new",
+      prepare: async () => ({ subject: "", object: null }),
+      console: (o) => o.post("/api/admin/bookings/feed"),
+      cli: () => ["bookings", "feed", "--new"],
+    },
+    {
+      action: "bookings feed revoke",
+      async prepare() {
+        expect((await admin(adminEnv(t), "bookings", "feed", "--new")).code).toBe(0);
+        return { subject: "", object: null };
+      },
+      console: (o) => o.delete("/api/admin/bookings/feed"),
+      cli: () => ["bookings", "feed", "--revoke"],
+    },
     {
       action: "newsletter send",
       // One new confirmed subscriber each time: each send queues the edition for that one.
