@@ -339,6 +339,33 @@ test("newsletter: warnings, preview, send and progress; the screen is axe clean"
   });
 });
 
+test("newsletter: an edition scheduled in the browser's zone shows its time and is cancelled", async ({
+  visitor,
+  browser,
+}) => {
+  // A sign-in, a form and an axe scan: near the minute on a loaded 2-core machine.
+  test.slow();
+  const page = await ownerPage(visitor, browser, own, "/admin/newsletter");
+  const lost = page
+    .getByRole("listitem")
+    .filter({ has: page.getByRole("heading", { name: "Lost links in December" }) });
+  // A month ahead, as the browser's datetime-local field takes it (its own zone).
+  const month = new Date(Date.now() + 30 * 86_400_000);
+  const local = new Date(month.getTime() - month.getTimezoneOffset() * 60_000);
+  await lost.getByLabel("Send at").fill(`${local.toISOString().slice(0, 11)}07:00`);
+  await lost.getByRole("button", { name: "Schedule", exact: true }).click();
+  await expect(lost.getByText("Scheduled for")).toBeVisible();
+  await expect(lost.getByRole("button", { name: "Change time" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await lost.getByRole("button", { name: "Cancel schedule" }).click();
+  await page
+    .getByRole("alertdialog", { name: 'Cancel the sending of "Lost links in December"?' })
+    .getByRole("button", { name: "Cancel schedule" })
+    .click();
+  await expect(lost.getByText("Scheduled for")).toHaveCount(0);
+  await expect(lost.getByRole("button", { name: "Schedule", exact: true })).toBeVisible();
+});
+
 test("charts render from the seeded history, the Overview is axe clean, and docs/console.md's screenshot is taken", async ({
   visitor,
   browser,
