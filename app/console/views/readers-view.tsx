@@ -201,9 +201,9 @@ function ConversionTable({
         <p className="text-sm text-slate-400">No subscriptions, enquiries or comments yet.</p>
       ) : (
         // Wider than a phone: the keyboard scrolls it too, from its own stop in the tab order.
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region with nothing focusable in it needs a tab stop to be scrolled without a mouse
         <section
           className="overflow-x-auto"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region with nothing focusable in it needs a tab stop to be scrolled without a mouse
           tabIndex={0}
           aria-label={`${heading} by kind of conversion`}
         >
