@@ -99,6 +99,9 @@ type Row = {
   inUse: number;
   afterOpening: number | null;
 };
+/** Islands hydrate when the browser is idle: on a loaded machine that took over 30 s. */
+const islandsTimeoutMs = 120_000;
+
 /** One route, in a page (and browser context, so a cache) of its own. */
 async function measure(route: string): Promise<Row> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -137,6 +140,8 @@ async function measure(route: string): Promise<Row> {
         document.querySelectorAll(
           'astro-island[ssr]:not(:has(form)):not(:has(.item-discussion)):not([opts*="interaction"])',
         ).length === 0,
+      undefined,
+      { timeout: islandsTimeoutMs },
     );
     await page.waitForLoadState("networkidle");
     const afterLoad = await sum(all);
@@ -150,6 +155,8 @@ async function measure(route: string): Promise<Row> {
       () =>
         document.querySelectorAll("astro-island[ssr]:not(:has(form)):not(:has(.item-discussion))")
           .length === 0,
+      undefined,
+      { timeout: islandsTimeoutMs },
     );
     await page.waitForLoadState("networkidle");
     const inUse = await sum(all);
@@ -184,7 +191,9 @@ try {
   const worker = async () => {
     while (next < routes.length) {
       const index = next++;
-      rows[index] = await measure(routes[index]!);
+      rows[index] = await measure(routes[index]!).catch((error: unknown) => {
+        throw new Error(`${routes[index]}: ${error instanceof Error ? error.message : error}`);
+      });
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
