@@ -427,6 +427,7 @@ export async function buildApp({
     store,
     enabled: config.ANALYTICS,
     rawDays: config.ANALYTICS_RAW_DAYS,
+    perMinutePerAddress: config.ANALYTICS_VIEWS_PER_MINUTE_PER_IP,
     siteUrl: config.siteUrl,
     ownerCookie: ownerCookieName(config.siteUrl),
     clock,

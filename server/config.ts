@@ -249,6 +249,10 @@ const envSchema = z
       .default("on")
       .transform((value) => value === "on" || value === "true" || value === "1"),
     ANALYTICS_RAW_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    // Views and engaged reads counted per minute from one address (an IPv6
+    // address by its /64); beyond it the beacon is answered as usual and
+    // nothing is counted, so a flood cannot fill the tables.
+    ANALYTICS_VIEWS_PER_MINUTE_PER_IP: z.coerce.number().int().min(1).default(120),
     // Booked calls (docs/product.md, "Book a call"): the owner's zone (else the
     // owner profile's, else UTC), the fixed meeting room, how many one IP
     // address may book per hour, how many calls one address may have ahead,

@@ -129,4 +129,15 @@ describe("shipped migrations", () => {
       );
     }
   });
+
+  // Kysely runs pending migrations in the order of their names, whatever the
+  // list's order: a new one named below a shipped one would run after it in
+  // the field (docs/decisions/044-readers-without-cookies.md, "Migrations that
+  // land out of order").
+  it("are listed in the order of their names, which no new migration's name comes before", () => {
+    for (const kind of ["sqlite", "postgres"] as const) {
+      const names = Object.keys(migrations(kind));
+      expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
+    }
+  });
 });

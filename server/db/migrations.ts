@@ -21,6 +21,7 @@ import { bookings } from "./migrations/020-bookings.ts";
 import { readers } from "./migrations/021-readers.ts";
 import { fediverse } from "./migrations/022-fediverse.ts";
 import { listHealth } from "./migrations/023-list-health.ts";
+import { readerVisitViews } from "./migrations/027-reader-visit-views.ts";
 import { editionSchedules } from "./migrations/029-edition-schedules.ts";
 import type { DatabaseKind } from "./schema.ts";
 
@@ -58,6 +59,7 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "021_readers": readers(kind),
     "022_fediverse": fediverse(kind),
     "023_list_health": listHealth(kind),
+    "027_reader_visit_views": readerVisitViews(),
     "029_edition_schedules": editionSchedules(kind),
   };
 }

@@ -553,6 +553,8 @@ export type ReaderVisitsTable = {
   campaign: string;
   country: string;
   device: string;
+  /** The visit's views so far (migration 027). */
+  views: Generated<number>;
 };
 export type ReaderViewsTable = {
   id: BigId;

@@ -267,7 +267,9 @@ async function migrate(store: Store): Promise<void> {
     db: store.db,
     provider: { getMigrations: async () => migrations(store.kind) },
     // Features built side by side take their numbers in advance, so one can
-    // ship after a higher number has run (021 after 022): it still runs.
+    // land after a higher number has run (021 after 022): it still runs.
+    // Releases keep the order (docs/decisions/044-readers-without-cookies.md,
+    // "Migrations that land out of order").
     allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();

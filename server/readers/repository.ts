@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 
@@ -71,7 +71,7 @@ async function aggregate(
   days: string[],
 ): Promise<{ rows: DayRow[]; conversions: ConversionRow[] }> {
   if (days.length === 0) return { rows: [], conversions: [] };
-  const [pages, reads, totals, visitCombos, viewCombos, conversions] = await Promise.all([
+  const [pages, reads, totals, combos, conversions] = await Promise.all([
     db
       .selectFrom("reader_views")
       .select((eb) => [
@@ -89,13 +89,10 @@ async function aggregate(
       .where("day", "in", days)
       .groupBy(["day", "path"])
       .execute(),
+    // The day's visitors are its visits, one per reader (summed below).
     db
       .selectFrom("reader_views")
-      .select((eb) => [
-        "day",
-        eb.fn.countAll().as("views"),
-        eb.fn.count("reader").distinct().as("visitors"),
-      ])
+      .select((eb) => ["day", eb.fn.countAll().as("views")])
       .where("day", "in", days)
       .groupBy("day")
       .execute(),
@@ -109,26 +106,10 @@ async function aggregate(
         "country",
         "device",
         eb.fn.countAll().as("visitors"),
+        eb.fn.sum("views").as("views"),
       ])
       .where("day", "in", days)
       .groupBy(["day", "source", "medium", "campaign", "country", "device"])
-      .execute(),
-    db
-      .selectFrom("reader_views as w")
-      .innerJoin("reader_visits as v", (join) =>
-        join.onRef("v.day", "=", "w.day").onRef("v.reader", "=", "w.reader"),
-      )
-      .select((eb) => [
-        "w.day as day",
-        "v.source as source",
-        "v.medium as medium",
-        "v.campaign as campaign",
-        "v.country as country",
-        "v.device as device",
-        eb.fn.countAll().as("views"),
-      ])
-      .where("w.day", "in", days)
-      .groupBy(["w.day", "v.source", "v.medium", "v.campaign", "v.country", "v.device"])
       .execute(),
     db
       .selectFrom("reader_conversions as c")
@@ -157,11 +138,7 @@ async function aggregate(
     }
     return found;
   };
-  for (const total of totals) {
-    const each = row(total.day, "total", "");
-    each.views = num(total.views);
-    each.visitors = num(total.visitors);
-  }
+  for (const total of totals) row(total.day, "total", "").views = num(total.views);
   for (const page of pages) {
     const each = row(page.day, "page", page.path);
     each.views = num(page.views);
@@ -184,11 +161,12 @@ async function aggregate(
     row(combo.day, "country", combo.country),
     row(combo.day, "device", combo.device),
   ];
-  for (const combo of visitCombos) {
-    for (const each of split(combo)) each.visitors += num(combo.visitors);
-  }
-  for (const combo of viewCombos) {
-    for (const each of split(combo)) each.views += num(combo.views);
+  for (const combo of combos) {
+    row(combo.day, "total", "").visitors += num(combo.visitors);
+    for (const each of split(combo)) {
+      each.visitors += num(combo.visitors);
+      each.views += num(combo.views);
+    }
   }
   return {
     rows: [...rows.values()],
@@ -272,6 +250,25 @@ export function createReadersRepository(store: Store) {
         }
         for (const part of chunks(batch.views, 1000)) {
           await trx.insertInto("reader_views").values(part).execute();
+        }
+        // Each visit's views, added in one statement per 500 readers, so the
+        // screen counts a source's views from its visits alone.
+        const perReader = new Map<string, { day: string; reader: string; views: number }>();
+        for (const view of batch.views) {
+          const key = `${view.day} ${view.reader}`;
+          const found = perReader.get(key);
+          if (found) found.views += 1;
+          else perReader.set(key, { day: view.day, reader: view.reader, views: 1 });
+        }
+        for (const part of chunks([...perReader.values()], 500)) {
+          const added = sql.join(
+            part.map((each) => sql`(${each.day}, ${each.reader}, cast(${each.views} as integer))`),
+          );
+          await sql`with added (day, reader, views) as (values ${added})
+            update reader_visits set views = reader_visits.views + added.views
+            from added where reader_visits.day = added.day and reader_visits.reader = added.reader`.execute(
+            trx,
+          );
         }
         for (const part of chunks(batch.reads, 1000)) {
           await trx

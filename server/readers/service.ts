@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { isbot } from "isbot";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import {
   addDays,
   type Batch,
@@ -31,6 +32,8 @@ export type ReadersOptions = {
   enabled: boolean;
   /** ANALYTICS_RAW_DAYS: raw rows are kept this many days, then only the day's roll-up. */
   rawDays: number;
+  /** ANALYTICS_VIEWS_PER_MINUTE_PER_IP: views and reads counted per minute from one address. */
+  perMinutePerAddress?: number;
   siteUrl: string;
   /** The console session's cookie: a browser that carries it is the owner's, never counted. */
   ownerCookie: string;
@@ -59,6 +62,7 @@ export function createReaders({
   store,
   enabled,
   rawDays,
+  perMinutePerAddress = 120,
   siteUrl,
   ownerCookie,
   clock = () => new Date(),
@@ -87,11 +91,31 @@ export function createReaders({
   }
 
   /**
+   * Views and reads counted from one address in the current minute (an IPv6
+   * address by its /64). A flood from one address stops being counted at the
+   * limit; the addresses held are bounded too, and a new address beyond that
+   * bound waits for the next minute. Nothing of this is written anywhere.
+   */
+  let window = { minute: -1, counts: new Map<string, number>() };
+  const addressesHeld = 100_000;
+  function withinLimit(ip: string): boolean {
+    const minute = Math.floor(clock().getTime() / 60_000);
+    if (window.minute !== minute) window = { minute, counts: new Map() };
+    const key = addressScope(ip);
+    const count = (window.counts.get(key) ?? 0) + 1;
+    if (count > perMinutePerAddress) return false;
+    if (count === 1 && window.counts.size >= addressesHeld) return false;
+    window.counts.set(key, count);
+    return true;
+  }
+
+  /**
    * Whether a request may be counted: analytics on, no Global Privacy
    * Control or Do Not Track, not a prefetch or prerender, not a bot, not the
-   * owner's browser.
+   * owner's browser; a view or a read also within its address's limit (a
+   * conversion is not held to it: it has passed its own form's limits).
    */
-  function countable(request: ReaderRequest): string | null {
+  function countable(request: ReaderRequest, limited = true): string | null {
     if (!enabled) return null;
     const { headers } = request;
     if (header(headers, "sec-gpc").trim() === "1" || header(headers, "dnt").trim() === "1")
@@ -101,6 +125,7 @@ export function createReaders({
     const userAgent = header(headers, "user-agent").slice(0, userAgentMax);
     if (!userAgent || isbot(userAgent)) return null;
     if (hasCookie(headers, ownerCookie)) return null;
+    if (limited && !withinLimit(request.ip)) return null;
     return userAgent;
   }
 
@@ -214,7 +239,7 @@ export function createReaders({
      */
     async attribute(request: ReaderRequest, kind: ConversionKind): Promise<void> {
       try {
-        const userAgent = countable(request);
+        const userAgent = countable(request, false);
         if (!userAgent) return;
         const now = clock();
         const day = today(now);

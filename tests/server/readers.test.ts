@@ -262,6 +262,47 @@ describe.each(backends)("readers on %s", (backend) => {
   });
 });
 
+describe("readers' limit per address", () => {
+  let t: TestApp;
+  const clock = movableClock();
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      env: { ANALYTICS_VIEWS_PER_MINUTE_PER_IP: "5" },
+      clientFiles,
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("counts at most ANALYTICS_VIEWS_PER_MINUTE_PER_IP views a minute from one address, an IPv6 one by its /64, and answers the rest the same", async () => {
+    const home = ["2001:db8:5:6::a", "2001:db8:5:6:ffff::b"];
+    for (let i = 0; i < 8; i++) {
+      const answer = await view(t, { ip: home[i % 2] ?? "", userAgent: chrome }, "/science");
+      expect(answer.statusCode).toBe(204);
+    }
+    for (let i = 0; i < 7; i++) await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/services");
+    // Another /64 is another address.
+    await view(t, { ip: "2001:db8:5:7::a", userAgent: chrome }, "/science");
+    await t.app.readers.flush();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const first = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(first.pages.map((p) => [p.value, p.views])).toEqual([
+      ["/science", 6],
+      ["/services", 5],
+    ]);
+
+    // The next minute counts afresh.
+    clock.advance(60_000);
+    await view(t, { ip: "192.0.2.80", userAgent: chrome }, "/services");
+    await t.app.readers.flush();
+    const next = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(next.views).toBe(12);
+  });
+});
+
 describe("readers on PostgreSQL with two instances", () => {
   let a: TestApp;
   let b: TestApp;
@@ -296,6 +337,8 @@ describe("readers on PostgreSQL with two instances", () => {
     expect(report.views).toBe(40);
     // One visit each, begun on one instance or the other, never both.
     expect(report.sources.reduce((sum, s) => sum + s.visitors, 0)).toBe(20);
+    // Each visit holds the views both instances saw of it.
+    expect(report.sources.reduce((sum, s) => sum + s.views, 0)).toBe(40);
     const visits = await runSql(a, "select count(*) as n from reader_visits");
     expect(Number(visits[0]?.n)).toBe(20);
     const salts = await runSql(a, "select count(*) as n from reader_salts");

@@ -8,7 +8,8 @@ import {
   formTokenResponseSchema,
 } from "../../contract/api.ts";
 import { resolveCookieSecret } from "../../server/engagement/visitor.ts";
-import { addressScope, createWriterKeys } from "../../server/engagement/writer-keys.ts";
+import { createWriterKeys } from "../../server/engagement/writer-keys.ts";
+import { addressScope } from "../../server/lib/address-scope.ts";
 import { createCommentFormTokens } from "../../server/moderation/defences.ts";
 import { junkComments, ordinaryComments } from "../support/comment-samples.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
