@@ -1,28 +1,18 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { contentCopy } from "../tests/support/content-copy.ts";
 import { loadEngagementCatalog } from "./catalog.ts";
 import { readFrontmatter } from "./frontmatter.ts";
-import { anchorId, defaultContentRoot, loadContent } from "./load.ts";
+import { anchorId, loadContent } from "./load.ts";
 import { collections } from "./schema.ts";
 
-let root: string;
-
-beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), "content-"));
-  cpSync(defaultContentRoot, root, { recursive: true });
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-function edit(file: string, change: (source: string) => string) {
-  const full = path.join(root, file);
-  writeFileSync(full, change(readFileSync(full, "utf8")));
-}
+const copy = contentCopy();
+const { edit } = copy;
 
 describe("content", () => {
   it("loads every collection of the site", () => {
-    const content = loadContent(root);
+    const content = loadContent(copy.root);
     expect(content.stories.map((story) => story.id)).toEqual([
       "sita-faith",
       "rama-duty",
@@ -49,7 +39,10 @@ describe("content", () => {
 
   it("keeps the Technical articles' fixed reaction counts", () => {
     const byId = Object.fromEntries(
-      loadContent(root).technical.articles.map((article) => [article.id, article.staticReactions]),
+      loadContent(copy.root).technical.articles.map((article) => [
+        article.id,
+        article.staticReactions,
+      ]),
     );
     expect(byId["ice-blog"]).toEqual({ like: 42, love: 18, dislike: 2, idea: 7 });
     expect(byId["fuel-injection-blog"]).toEqual({ like: 35, love: 12, dislike: 1, idea: 9 });
@@ -57,20 +50,20 @@ describe("content", () => {
   });
 
   it("lists the ironing temperatures exactly", () => {
-    const ironing = loadContent(root).science.find((item) => item.id === "ironing");
+    const ironing = loadContent(copy.root).science.find((item) => item.id === "ironing");
     for (const range of ["180–200°C", "200–230°C", "120–150°C", "110–135°C", "100–120°C"]) {
       expect(ironing?.html).toContain(range);
     }
   });
 
   it("renders nothing of the sample-voice markers, and keeps the paragraphs around them apart", () => {
-    const before = loadContent(root).science.find((item) => item.id === "soap");
+    const before = loadContent(copy.root).science.find((item) => item.id === "soap");
     edit("science/soap.md", (source) =>
       source
         .replace("\n\nSoap also pries", "\n<!-- sample-voice -->\nSoap also pries")
         .replace("\n\nIn hard water,", "\n<!-- /sample-voice -->\nIn hard water,"),
     );
-    const soap = loadContent(root).science.find((item) => item.id === "soap");
+    const soap = loadContent(copy.root).science.find((item) => item.id === "soap");
     expect(soap?.html).not.toContain("sample-voice");
     expect(soap?.html).not.toContain("&lt;!--");
     expect(soap?.html).toMatch(/<\/p>\n<p>Soap also pries[^<]*<\/p>\n<p>In hard water,/);
@@ -79,63 +72,67 @@ describe("content", () => {
 
   it("takes a new file in a collection without being told how many there are", () => {
     writeFileSync(
-      path.join(root, "science/kettle.md"),
-      readFileSync(path.join(root, "science/soap.md"), "utf8")
+      path.join(copy.root, "science/kettle.md"),
+      readFileSync(path.join(copy.root, "science/soap.md"), "utf8")
         .replace(/^id: .*$/m, "id: kettle")
         .replace(/^title: .*$/m, 'title: "Why does a kettle click off?"')
         .replace(/^order: .*$/m, "order: 99"),
     );
-    const content = loadContent(root);
+    const content = loadContent(copy.root);
     expect(content.science).toHaveLength(10);
     expect(content.science.at(-1)?.id).toBe("kettle");
   });
 
   it("names the file with a missing field", () => {
     edit("science/soap.md", (source) => source.replace(/^summary:.*\n/m, ""));
-    expect(() => loadContent(root)).toThrow(/science\/soap\.md: invalid content\n {2}summary:/);
+    expect(() => loadContent(copy.root)).toThrow(
+      /science\/soap\.md: invalid content\n {2}summary:/,
+    );
   });
 
   it("names the file with an unknown field", () => {
     edit("services/dfmea.md", (source) => source.replace(/^---\n/, "---\ncolour: green\n"));
-    expect(() => loadContent(root)).toThrow(/services\/dfmea\.md: invalid content[\s\S]*colour/);
+    expect(() => loadContent(copy.root)).toThrow(
+      /services\/dfmea\.md: invalid content[\s\S]*colour/,
+    );
   });
 
   it("names both files of a duplicate id", () => {
     edit("mythology/garuda.md", (source) => source.replace(/^id: .*$/m, "id: rama-duty"));
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       /mythology\/rama-duty\.md: duplicate id "rama-duty" \(also in mythology\/garuda\.md\)/,
     );
   });
 
   it("names the file whose image is missing", () => {
-    rmSync(path.join(root, "images/science/wifi.svg"));
-    expect(() => loadContent(root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);
+    rmSync(path.join(copy.root, "images/science/wifi.svg"));
+    expect(() => loadContent(copy.root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);
   });
 
   it("requires every item's publication date, written as a real day, where git cannot give it", () => {
     edit("non-technical/soft-skills/teamwork.md", (source) =>
       source.replace(/^published:.*\n/m, ""),
     );
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       /soft-skills\/teamwork\.md: no published date, and no git history to read it from/,
     );
     edit("non-technical/soft-skills/teamwork.md", (source) =>
       source.replace(/^order:.*$/m, "$&\npublished: 2026-02-30"),
     );
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       /teamwork\.md: invalid content\n {2}published: must be a date/,
     );
     edit("non-technical/soft-skills/teamwork.md", (source) =>
       source.replace(/^published:.*$/m, "published: 14 March 2026"),
     );
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       /teamwork\.md: invalid content\n {2}published: must be a date/,
     );
   });
 
   it("reads a day as Astro's frontmatter parser gives it (a Date at midnight UTC), and nothing else", () => {
     const { schema } = collections.science;
-    const written = readFrontmatter(root, "science/soap.md").data as object;
+    const written = readFrontmatter(copy.root, "science/soap.md").data as object;
     const data = (published: unknown) => ({ ...written, published });
     expect(schema.parse(data(new Date("2026-11-22T00:00:00Z"))).published).toBe("2026-11-22");
     const noon = schema.safeParse(data(new Date("2026-11-22T12:00:00Z")));
@@ -148,7 +145,7 @@ describe("content", () => {
         .replace(/^updated:.*\n/m, "")
         .replace(/^published:.*$/m, "published: 2026-09-05\nupdated: 2026-09-04"),
     );
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       /science\/soap\.md: updated \(2026-09-04\) is before published \(2026-09-05\)/,
     );
   });
@@ -161,24 +158,28 @@ describe("content", () => {
 
 describe("the engagement catalog the server reads", () => {
   it("holds exactly the ids of the stories and science posts", () => {
-    const content = loadContent(root);
-    const catalog = loadEngagementCatalog(root);
+    const content = loadContent(copy.root);
+    const catalog = loadEngagementCatalog(copy.root);
     expect([...catalog.mythology].sort()).toEqual(content.stories.map((s) => s.id).sort());
     expect([...catalog.science].sort()).toEqual(content.science.map((s) => s.id).sort());
   });
 
   it("follows a new file, and names a file whose id is unusable", () => {
     writeFileSync(
-      path.join(root, "science/kettle.md"),
+      path.join(copy.root, "science/kettle.md"),
       "---\nid: kettle\ntitle: Why kettles click off\n---\nSteam reaches the bimetal strip.\n",
     );
-    expect(loadEngagementCatalog(root).science.has("kettle")).toBe(true);
+    expect(loadEngagementCatalog(copy.root).science.has("kettle")).toBe(true);
     edit("science/soap.md", (source) => source.replace(/^id: .*$/m, "id: Soap Bubbles"));
-    expect(() => loadEngagementCatalog(root)).toThrow(/science\/soap\.md: id: must be lower-case/);
+    expect(() => loadEngagementCatalog(copy.root)).toThrow(
+      /science\/soap\.md: id: must be lower-case/,
+    );
   });
 
   it("names both files of a duplicate id", () => {
     edit("mythology/garuda.md", (source) => source.replace(/^id: .*$/m, "id: rama-duty"));
-    expect(() => loadEngagementCatalog(root)).toThrow(/mythology\/rama-duty\.md: duplicate id/);
+    expect(() => loadEngagementCatalog(copy.root)).toThrow(
+      /mythology\/rama-duty\.md: duplicate id/,
+    );
   });
 });

@@ -1,46 +1,34 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultContentRoot, loadContent } from "./load.ts";
+import { describe, expect, it } from "vitest";
+import { contentCopy } from "../tests/support/content-copy.ts";
+import { loadContent } from "./load.ts";
 import { readOwnerProfile } from "./owner.ts";
 
-let root: string;
-
-beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), "content-owner-"));
-  cpSync(defaultContentRoot, root, { recursive: true });
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-function edit(file: string, change: (source: string) => string) {
-  const full = path.join(root, file);
-  writeFileSync(full, change(readFileSync(full, "utf8")));
-}
+const copy = contentCopy();
+const { edit } = copy;
 
 describe("the owner's profile", () => {
   it("is the repository's sample until the owner replaces it", () => {
-    const profile = readOwnerProfile(root);
+    const profile = readOwnerProfile(copy.root);
     expect(profile.sample).toBe(true);
     expect(profile.name).toBe("Arjun Rao");
     edit("owner.md", (source) => source.replace(/^sample: true\n/m, ""));
-    expect(readOwnerProfile(root).sample).toBe(false);
+    expect(readOwnerProfile(copy.root).sample).toBe(false);
   });
 
   it("names the field that is missing or wrong", () => {
     edit("owner.md", (source) => source.replace(/^role:.*\n/m, ""));
-    expect(() => readOwnerProfile(root)).toThrow(/owner\.md: invalid content\n {2}role:/);
+    expect(() => readOwnerProfile(copy.root)).toThrow(/owner\.md: invalid content\n {2}role:/);
     edit("owner.md", (source) => source.replace(/^name:.*$/m, 'name: "Arjun <arjun@example.com>"'));
-    expect(() => readOwnerProfile(root)).toThrow(/name: must be one line without/);
+    expect(() => readOwnerProfile(copy.root)).toThrow(/name: must be one line without/);
   });
 
   it("refuses a practice that starts in the future, and an unknown field", () => {
     edit("owner.md", (source) => source.replace(/^practisingSince:.*$/m, "practisingSince: 2999"));
-    expect(() => readOwnerProfile(root)).toThrow(/practisingSince: cannot be in the future/);
+    expect(() => readOwnerProfile(copy.root)).toThrow(/practisingSince: cannot be in the future/);
     edit("owner.md", (source) =>
       source.replace(/^practisingSince:.*$/m, "practisingSince: 2005\nyearsOfPractice: 20"),
     );
-    expect(() => readOwnerProfile(root)).toThrow(/Unrecognized key: "yearsOfPractice"/);
+    expect(() => readOwnerProfile(copy.root)).toThrow(/Unrecognized key: "yearsOfPractice"/);
   });
 
   it("wants a LinkedIn link to be the owner's profile, and a photo that exists", () => {
@@ -50,13 +38,13 @@ describe("the owner's profile", () => {
         'links:\n  - { label: "LinkedIn", url: "https://www.linkedin.com/posts/arjun_injection-1" }',
       ),
     );
-    expect(() => readOwnerProfile(root)).toThrow(
+    expect(() => readOwnerProfile(copy.root)).toThrow(
       /links: a LinkedIn link here is the owner's profile/,
     );
     edit("owner.md", (source) =>
       source.replace(/linkedin\.com\/posts\/arjun_injection-1/, "linkedin.com/in/arjun-rao"),
     );
-    expect(readOwnerProfile(root).links).toEqual([
+    expect(readOwnerProfile(copy.root).links).toEqual([
       { label: "LinkedIn", url: "https://www.linkedin.com/in/arjun-rao" },
     ]);
     edit("owner.md", (source) =>
@@ -65,7 +53,7 @@ describe("the owner's profile", () => {
         'photo: { src: "owner/portrait.jpg", alt: "Arjun Rao", width: 480, height: 480 }\nlinks:',
       ),
     );
-    expect(() => readOwnerProfile(root)).toThrow(/owner\.md: image "owner\/portrait\.jpg"/);
+    expect(() => readOwnerProfile(copy.root)).toThrow(/owner\.md: image "owner\/portrait\.jpg"/);
   });
 });
 
@@ -77,7 +65,7 @@ describe("an AI article's LinkedIn post", () => {
   it("is shown when it is a post or an article on LinkedIn", () => {
     const post = "https://www.linkedin.com/posts/arjun-rao_pinns-activity-7100000000000000000-abcd";
     edit(article, withPost(post));
-    const pde = loadContent(root).ai.articles.find((entry) => entry.id === "pde-and-ai");
+    const pde = loadContent(copy.root).ai.articles.find((entry) => entry.id === "pde-and-ai");
     expect(pde?.linkedin).toBe(post);
   });
 
@@ -89,7 +77,7 @@ describe("an AI article's LinkedIn post", () => {
       "https://example.com/posts/pinns",
     ]) {
       edit(article, (source) => withPost(url)(source.replace(/^linkedin:.*\n/m, "")));
-      expect(() => loadContent(root), url).toThrow(
+      expect(() => loadContent(copy.root), url).toThrow(
         /pde-and-ai\.md: invalid content\n {2}linkedin: must be the https address of a LinkedIn post/,
       );
     }
@@ -99,11 +87,11 @@ describe("an AI article's LinkedIn post", () => {
     const post = "https://www.linkedin.com/pulse/pinns-arjun-rao";
     edit(article, withPost(post));
     edit("mechfusion-ai/articles/ai-and-creativity.md", withPost(post));
-    expect(() => loadContent(root)).toThrow(/linkedin is the same post as in/);
+    expect(() => loadContent(copy.root)).toThrow(/linkedin is the same post as in/);
     edit("mechfusion-ai/articles/ai-and-creativity.md", (source) =>
       source.replace(/^linkedin:.*\n/m, "").replace(/^link:.*$/m, `link: "${post}"`),
     );
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       /ai-and-creativity\.md: link is a page on the article's subject; the owner's LinkedIn post goes in linkedin/,
     );
   });

@@ -1,8 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultContentRoot, loadContent } from "./load.ts";
+import { describe, expect, it } from "vitest";
+import { contentCopy } from "../tests/support/content-copy.ts";
+import { loadContent } from "./load.ts";
 import { findSamplePassages, samplePassages } from "./sample-voice.ts";
 
 const marked = [
@@ -35,19 +35,14 @@ describe("the sample engineer's passages", () => {
   });
 
   describe("in content/", () => {
-    let root: string;
-    beforeEach(() => {
-      root = mkdtempSync(path.join(tmpdir(), "content-"));
-      cpSync(defaultContentRoot, root, { recursive: true });
-    });
-    afterEach(() => rmSync(root, { recursive: true, force: true }));
+    const copy = contentCopy();
 
     it("fail the content check when a passage is left open, naming the file", () => {
-      const file = path.join(root, "services/dfmea.md");
+      const file = path.join(copy.root, "services/dfmea.md");
       const source = readFileSync(file, "utf8").replace(/\n*$/, "\n");
       writeFileSync(file, `${source}\n<!-- sample-voice -->\nI once…\n`);
       const line = source.split("\n").length + 1;
-      expect(() => loadContent(root)).toThrow(
+      expect(() => loadContent(copy.root)).toThrow(
         `services/dfmea.md: line ${line}: the sample-voice passage is never closed`,
       );
     });
@@ -55,11 +50,11 @@ describe("the sample engineer's passages", () => {
     it("are listed file by file, FORMAT.md aside", () => {
       const inSoap = (passages: { file: string }[]) =>
         passages.filter((passage) => passage.file === "content/science/soap.md").length;
-      const before = findSamplePassages([{ dir: root, label: "content" }]);
-      const file = path.join(root, "science/soap.md");
+      const before = findSamplePassages([{ dir: copy.root, label: "content" }]);
+      const file = path.join(copy.root, "science/soap.md");
       writeFileSync(file, `${readFileSync(file, "utf8")}\n${marked}\n`);
-      writeFileSync(path.join(root, "FORMAT.md"), `# Format\n\n${marked}\n`);
-      const after = findSamplePassages([{ dir: root, label: "content" }]);
+      writeFileSync(path.join(copy.root, "FORMAT.md"), `# Format\n\n${marked}\n`);
+      const after = findSamplePassages([{ dir: copy.root, label: "content" }]);
       expect(after).toHaveLength(before.length + 1);
       expect(inSoap(after)).toBe(inSoap(before) + 1);
     });

@@ -1,27 +1,17 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { contentCopy } from "../tests/support/content-copy.ts";
 import { siteItems } from "./items.ts";
 import { defaultContentRoot, loadContent } from "./load.ts";
 import { priceSignal, serviceSections } from "./service-page.ts";
 
-let root: string;
-
-beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), "content-"));
-  cpSync(defaultContentRoot, root, { recursive: true });
-});
-afterEach(() => rmSync(root, { recursive: true, force: true }));
-
-function edit(file: string, change: (source: string) => string) {
-  const full = path.join(root, file);
-  writeFileSync(full, change(readFileSync(full, "utf8")));
-}
+const copy = contentCopy();
+const { edit } = copy;
 
 describe("service pages", () => {
   it("have every section, a price signal and their questions answered", () => {
-    const { services } = loadContent(root);
+    const { services } = loadContent(copy.root);
     expect(services).toHaveLength(9);
     for (const service of services) {
       for (const section of serviceSections) {
@@ -45,7 +35,7 @@ describe("service pages", () => {
 
   it.each(serviceSections)("fail the content check without their %j section", (section) => {
     edit("services/vba-tools.md", (source) => source.replace(`\n## ${section}\n`, "\n"));
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       `services/vba-tools.md: a service page needs the sections "## What you get", "## How it works", "## Typical engagements", "## Example", "## Questions"; missing "## ${section}"`,
     );
   });
@@ -57,12 +47,14 @@ describe("service pages", () => {
         .replace("## Questions", "## Example")
         .replace("## Questionz", "## Questions"),
     );
-    expect(() => loadContent(root)).toThrow("services/vba-tools.md: the sections go in this order");
-    cpSync(path.join(defaultContentRoot, "services"), path.join(root, "services"), {
+    expect(() => loadContent(copy.root)).toThrow(
+      "services/vba-tools.md: the sections go in this order",
+    );
+    cpSync(path.join(defaultContentRoot, "services"), path.join(copy.root, "services"), {
       recursive: true,
     });
     edit("services/vba-tools.md", (source) => `${source.trimEnd()}\n\n### And one more?\n`);
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       'services/vba-tools.md: the question "And one more?" has no answer',
     );
   });
@@ -76,7 +68,7 @@ describe("service pages", () => {
       "₹1,20,000 to ₹3,50,000 for one system",
     );
     edit("services/dfmea.md", (source) => source.replace("to: 350000", "to: 100000"));
-    expect(() => loadContent(root)).toThrow("price.to: to must be above from");
+    expect(() => loadContent(copy.root)).toThrow("price.to: to must be above from");
   });
 });
 
@@ -86,7 +78,7 @@ describe("an item's related services", () => {
 
   it("lead its page to the services it names", () => {
     edit("science/soap.md", withServices('["dfmea", "technical-training"]'));
-    const soap = siteItems(loadContent(root)).find((item) => item.path === "/science/soap");
+    const soap = siteItems(loadContent(copy.root)).find((item) => item.path === "/science/soap");
     expect(soap?.services).toEqual([
       { title: "DFMEA", path: "/services/dfmea" },
       { title: "Technical Training", path: "/services/technical-training" },
@@ -95,7 +87,7 @@ describe("an item's related services", () => {
 
   it("fail the content check when one is not a service", () => {
     edit("science/soap.md", withServices('["dfma"]'));
-    expect(() => loadContent(root)).toThrow(
+    expect(() => loadContent(copy.root)).toThrow(
       'science/soap.md: services: "dfma" is not a service (content/services/ has mechanical-design, ic-engine-projects',
     );
   });
