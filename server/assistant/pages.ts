@@ -40,7 +40,7 @@ function writtenAnswer(response: AssistantResponse): string {
     .map((part) => {
       if ("text" in part) return escapeHtml(part.text).replaceAll("\n", "<br>");
       const source = response.sources[part.source - 1] as AssistantResponse["sources"][number];
-      return `<a href="${escapeHtml(source.url)}" title="${escapeHtml(source.title)}">[${part.source}]</a>`;
+      return `<a href="${escapeHtml(source.url)}" aria-label="[${part.source}] ${escapeHtml(source.title)}">[${part.source}]</a>`;
     })
     .join("");
 }

@@ -1,6 +1,8 @@
 import type { Page } from "@playwright/test";
+import { type ModelStub, startModelStub } from "../support/model-stub.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
+import { type OwnSite, startOwnSite } from "./support/own-site.ts";
 
 /*
  * "Chat with Me" as a new reader meets it on a fresh install, with no
@@ -79,6 +81,52 @@ test("answers a question about a service, and its enquiry comes with the service
   await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(
     "Can you review our tolerance stack-up?",
   );
+});
+
+test.describe("with a model that writes the answers", () => {
+  let site: OwnSite;
+  let model: ModelStub;
+
+  test.beforeAll(async () => {
+    model = await startModelStub();
+    site = await startOwnSite("assistant-model", {
+      env: {
+        ASSISTANT_LLM_URL: model.url,
+        ASSISTANT_LLM_MODEL: "site-writer:8b",
+        ASSISTANT_LLM_TIMEOUT_MS: "3000",
+      },
+    });
+  });
+  test.afterAll(async () => {
+    await site?.stop();
+    await model?.close();
+  });
+
+  test("shows the answer as it is written, its citation a link to the source, and the quote when the model stalls", async ({
+    page,
+  }) => {
+    model.behave({
+      write: ["Cotton takes a hot iron, ", "about 180–200°C, ", "and linen more [1]."],
+    });
+    await page.goto(`${site.siteUrl}/services`);
+    const log = chat(page).getByRole("log", { name: "Conversation" });
+    await ask(page, "What temperature should I iron cotton at?");
+    await expect(log).toContainText("Cotton takes a hot iron, about 180–200°C, and linen more");
+    await expect(
+      log.getByRole("link", {
+        name: "[1] Why does an iron remove wrinkles? › Pressing temperatures",
+      }),
+    ).toHaveAttribute("href", "/science/ironing#pressing-temperatures");
+    expect(await seriousViolations(page, "#chat-heading + *")).toEqual([]);
+
+    // The model stops after its first words: past the timeout the quote takes their place.
+    model.behave({ hangAfter: "Silk is ironed " });
+    await ask(page, "and for silk?");
+    await expect(log.locator("blockquote").last()).toContainText("silk 120–150°C", {
+      timeout: 15_000,
+    });
+    await expect(log).not.toContainText("Silk is ironed");
+  });
 });
 
 test.describe("without JavaScript", () => {

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import type { AssistantResponse } from "../../../contract/assistant.ts";
+import type { AssistantResponse, AssistantSource } from "../../../contract/assistant.ts";
+import { citedParts } from "../../../contract/citations.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
@@ -7,10 +8,64 @@ type Exchange = {
   key: number;
   question: string;
   answer: AssistantResponse | null;
+  /** A written answer as the model writes it, before the whole answer comes. */
+  writing: { sources: AssistantSource[]; text: string } | null;
   problem: string | null;
   /** The reader's verdict on the answer, once given. */
   helpful: boolean | null;
 };
+
+type StreamEvent =
+  | { event: "sources"; data: { sources: AssistantSource[] } }
+  | { event: "text"; data: { text: string } }
+  | { event: "answer"; data: AssistantResponse };
+
+/**
+ * Asks the API for the answer as server-sent events (`POST /api/assistant`
+ * with `Accept: text/event-stream`), handing each event on as it arrives;
+ * resolves with the whole answer, the last event. A refusal comes as JSON.
+ */
+async function askStreamed(
+  body: { question: string; previous?: string },
+  onEvent: (event: StreamEvent) => void,
+): Promise<AssistantResponse> {
+  let response: Response;
+  try {
+    response = await fetch("/api/assistant", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ApiError(0, "network_error", (error as Error).message);
+  }
+  if (!response.ok || !response.body) {
+    const error = (await response.json().catch(() => null))?.error;
+    throw new ApiError(response.status, error?.code ?? "internal_error", error?.message ?? "");
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  let answer: AssistantResponse | null = null;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pending += value;
+    const frames = pending.split("\n\n");
+    pending = frames.pop() ?? "";
+    for (const frame of frames) {
+      const field = (name: string) =>
+        frame
+          .split("\n")
+          .find((line) => line.startsWith(`${name}: `))
+          ?.slice(name.length + 2);
+      const event = { event: field("event"), data: JSON.parse(field("data") ?? "null") };
+      if (event.event === "answer") answer = event.data;
+      onEvent(event as StreamEvent);
+    }
+  }
+  if (!answer) throw new ApiError(0, "network_error", "the answer was cut off");
+  return answer;
+}
 
 const intro =
   "Ask me about anything written on this site: engines, electric and fuel-cell vehicles, AI for engineers, the science of everyday things, the stories, or how I can help with your project. I answer from the site's own pages and link to them.";
@@ -54,13 +109,27 @@ export function AssistantChat() {
     if (asking || question === "") return;
     const previous = exchanges.findLast((exchange) => exchange.answer)?.question;
     const key = Date.now();
-    setExchanges((all) => [...all, { key, question, answer: null, problem: null, helpful: null }]);
+    setExchanges((all) => [
+      ...all,
+      { key, question, answer: null, writing: null, problem: null, helpful: null },
+    ]);
     setAsking(true);
+    const update = (change: (exchange: Exchange) => Partial<Exchange>) =>
+      setExchanges((all) =>
+        all.map((each) => (each.key === key ? { ...each, ...change(each) } : each)),
+      );
     try {
-      const answer = await api("POST /assistant", {
-        body: { question, ...(previous ? { previous } : {}) },
-      });
-      setExchanges((all) => all.map((each) => (each.key === key ? { ...each, answer } : each)));
+      const answer = await askStreamed(
+        { question, ...(previous ? { previous } : {}) },
+        ({ event, data }) => {
+          if (event === "sources") update(() => ({ writing: { sources: data.sources, text: "" } }));
+          else if (event === "text")
+            update(({ writing }) => ({
+              writing: writing ? { ...writing, text: writing.text + data.text } : null,
+            }));
+        },
+      );
+      update(() => ({ answer, writing: null }));
       if (input) input.value = "";
     } catch (error) {
       const problem =
@@ -111,6 +180,8 @@ export function AssistantChat() {
         role="log"
         aria-label="Conversation"
         aria-live="polite"
+        // The answer is announced whole, not piece by piece as it is written.
+        aria-busy={asking}
         className="flex-1 space-y-4 overflow-y-auto p-5 text-sm leading-relaxed"
       >
         <p className="text-slate-300">{intro}</p>
@@ -132,8 +203,16 @@ export function AssistantChat() {
                 onReadAloud={() => readAloud(exchange)}
                 onJudge={(helpful) => void judge(exchange, helpful)}
               />
+            ) : exchange.writing?.text ? (
+              <p className="max-w-[92%] whitespace-pre-line rounded-xl bg-panel px-4 py-3 text-slate-200">
+                <Cited text={exchange.writing.text} sources={exchange.writing.sources} />
+              </p>
             ) : (
-              <p className="text-slate-400">Looking through the site…</p>
+              <p className="text-slate-400">
+                {exchange.writing
+                  ? "Writing an answer from the site…"
+                  : "Looking through the site…"}
+              </p>
             )}
           </div>
         ))}
@@ -188,7 +267,11 @@ function Answer({
       {answer.service ? (
         <p className="font-semibold text-slate-100">{answer.service.title}</p>
       ) : null}
-      {answer.known && !answer.service ? (
+      {answer.written ? (
+        <p className="whitespace-pre-line text-slate-100">
+          <Cited text={answer.answer} sources={answer.sources} />
+        </p>
+      ) : answer.known && !answer.service ? (
         <blockquote className="border-l-2 border-accent pl-3 text-slate-100">
           {answer.answer}
         </blockquote>
@@ -262,4 +345,24 @@ function Answer({
       </div>
     </div>
   );
+}
+
+/** A written answer as text, each citation ("[1]") a link to its source. */
+function Cited({ text, sources }: { text: string; sources: AssistantSource[] }) {
+  let cited = 0;
+  return citedParts(text, sources.length).map((part) => {
+    if ("text" in part) return part.text;
+    const source = sources[part.source - 1] as AssistantSource;
+    cited += 1;
+    return (
+      <a
+        key={`cite-${cited}`}
+        href={source.url}
+        aria-label={`[${part.source}] ${source.title}`}
+        className="text-accent underline"
+      >
+        [{part.source}]
+      </a>
+    );
+  });
 }
