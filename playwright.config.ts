@@ -22,8 +22,9 @@ export default defineConfig({
   // does not wait any longer.
   timeout: 120_000,
   // Islands hydrate after load: on a loaded 2-core machine that can take more
-  // than 5 s, and a wait on a condition ends as soon as it holds.
-  expect: { timeout: 10_000 },
+  // than 5 s, and the console's Overview, after signing in, more than 10 s;
+  // a wait on a condition ends as soon as it holds.
+  expect: { timeout: 20_000 },
   reporter: [["list"]],
   use: {
     baseURL,
