@@ -457,3 +457,48 @@ test("health shows the settings with secrets masked; the screen is axe clean", a
   await expect(page.getByText("Loading…")).toHaveCount(0);
   expect(await seriousViolations(page)).toEqual([]);
 });
+
+test("bookings: a call with the reader's note, the availability saved or refused, a cancellation with a message; the screen is axe clean", async ({
+  visitor,
+  browser,
+}) => {
+  const { starts } = (await (await fetch(`${site}/api/bookings/slots`)).json()) as {
+    starts: string[];
+  };
+  const booked = await fetch(`${site}/api/bookings`, {
+    method: "POST",
+    headers: { origin: site, "content-type": "application/json" },
+    body: JSON.stringify({
+      start: starts[0],
+      name: "Meera Iyer",
+      email: "meera@example.org",
+      service: "dfmea",
+      note: "A second look at the detection ratings of our pump's seal.",
+      zone: "Asia/Kolkata",
+    }),
+  });
+  expect(booked.status).toBe(201);
+  const page = await ownerPage(visitor, browser, own, "/admin/bookings");
+  await expect(page.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
+  const card = page.getByRole("article", { name: "Call with Meera Iyer" });
+  await expect(card).toContainText("A second look at the detection ratings of our pump's seal.");
+  await expect(card).toContainText("DFMEA");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await page.getByLabel("Saturday", { exact: true }).fill("09:00-12:00");
+  await page.getByRole("button", { name: "Save availability" }).click();
+  await expect(page.getByText("Availability saved")).toBeVisible();
+  expect(ownerCli(own, "bookings", "hours")).toContain("sat  09:00-12:00");
+  await page.getByLabel("Sunday", { exact: true }).fill("nine till five");
+  await page.getByRole("button", { name: "Save availability" }).click();
+  await expect(page.getByText("Sunday: Write hours as 10:00-17:00")).toBeVisible();
+  expect(ownerCli(own, "bookings", "hours")).toContain("sun  off");
+
+  await card.getByRole("button", { name: "Cancel the call with Meera Iyer" }).click();
+  const dialog = page.getByRole("alertdialog");
+  await dialog.getByLabel("Message to Meera Iyer").fill("I am travelling that week; sorry.");
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: "Cancel the call" }).click();
+  await expect(card).toContainText("Cancelled by you");
+  await expect(card).toContainText("I am travelling that week; sorry.");
+});

@@ -110,7 +110,7 @@ function BookingCard({
       <div className="mt-4 flex flex-wrap gap-2">
         {ahead ? (
           <ConfirmButton
-            label="Cancel call"
+            label="Cancel the call"
             ariaLabel={`Cancel the call with ${booking.name}`}
             title={`Cancel the call with ${booking.name}?`}
             description={`${booking.name} is mailed the cancellation with your message, and you are sent one for your calendar. The time is free again.`}
