@@ -20,6 +20,7 @@ import type { BookingEndpoints } from "./bookings.ts";
 import type { OwnerEditRequest } from "./console.ts";
 import type { ConsoleEndpoints } from "./console-endpoints.ts";
 import type { EnquiryEndpoints } from "./enquiries.ts";
+import type { FediverseEndpoints } from "./fediverse.ts";
 import type { ItemKind, ReactionType } from "./limits.ts";
 import type { ReaderEndpoints } from "./readers.ts";
 import type {
@@ -40,6 +41,7 @@ export type Endpoints = ConsoleEndpoints &
   EnquiryEndpoints &
   ReaderEndpoints &
   BookingEndpoints &
+  FediverseEndpoints &
   AssistantEndpoints & {
     "GET /items/:kind/:id/reactions": {
       params: { kind: ItemKind; id: string };

@@ -30,6 +30,7 @@ import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { createEnquiries } from "./enquiries/service.ts";
 import { createFediverse } from "./fediverse/service.ts";
+import { webmentionLink } from "./fediverse/webmentions.ts";
 import { createFormTokens } from "./lib/form-token.ts";
 import { accessLog } from "./logging.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
@@ -204,6 +205,7 @@ export async function buildApp({
       ? new URL(config.CHATBOT_SCRIPT_URL).origin
       : undefined,
     https: config.siteUrl.startsWith("https:"),
+    link: webmentionLink(config.siteUrl),
   });
 
   // Clients and proxies can quote it when they report a problem; the logs carry the same id.
@@ -349,7 +351,9 @@ export async function buildApp({
       commentable: (postId) => catalog.science.has(postId),
     },
     ownerComment: async (id) => engagement.comments.getForOwner(id),
-    changed: (itemPath) => reads.invalidate(`science:${itemPath.split("/")[2] ?? ""}`),
+    // "/science/soap" is the topic "science:soap": the pages showing it render again.
+    changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
+    moderation: config.MODERATION,
   });
   // Booked calls (docs/product.md, "Book a call"), with the enquiry form's defences.
   const bookings = createBookings({
@@ -558,6 +562,7 @@ export async function buildApp({
           readers: createReadersReport(readers, readersClock),
           bookings,
           assistant,
+          fediverse,
         }),
     });
 
@@ -626,6 +631,7 @@ export async function buildApp({
       siteUrl: config.siteUrl,
       fast: fastPages,
       databaseAway: isDatabaseUnavailable,
+      openWeb: fediverse.openWeb,
     });
     await searchPage(app, { root: clientRoot });
     await staticSite(app, { files: siteFiles, fast: fastPages });

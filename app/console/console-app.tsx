@@ -10,6 +10,7 @@ import { BansView } from "./views/bans-view.tsx";
 import { BookingsView } from "./views/bookings-view.tsx";
 import { CommentsView } from "./views/comments-view.tsx";
 import { EnquiriesView } from "./views/enquiries-view.tsx";
+import { FollowersView } from "./views/followers-view.tsx";
 import { HealthView } from "./views/health-view.tsx";
 import { NewsletterView } from "./views/newsletter-view.tsx";
 import { OverviewView } from "./views/overview-view.tsx";
@@ -36,6 +37,7 @@ export const consoleViews = {
   bookings: { title: "Bookings", path: "/admin/bookings", View: BookingsView },
   readers: { title: "Readers", path: "/admin/readers", View: ReadersView },
   questions: { title: "Questions", path: "/admin/questions", View: QuestionsView },
+  followers: { title: "Followers", path: "/admin/followers", View: FollowersView },
   subscribers: { title: "Subscribers", path: "/admin/subscribers", View: SubscribersView },
   newsletter: { title: "Newsletter", path: "/admin/newsletter", View: NewsletterView },
   health: { title: "Health", path: "/admin/health", View: HealthView },

@@ -1,5 +1,6 @@
 import type { OwnerActor } from "../lib/owner-actor.ts";
 import { type FediverseRepository, serverNamesOf } from "./repository.ts";
+import type { Webmentions } from "./webmentions.ts";
 
 /*
  * The owner's actions on the site's Fediverse audience, the same from the
@@ -29,9 +30,12 @@ export function blockTarget(given: string): string | null {
 
 export function fediverseActions({
   repository,
+  webmentions,
   followerRemoved = () => {},
 }: {
   repository: FediverseRepository;
+  /** Mentions from other sites, which the owner lets through or removes. */
+  webmentions: Pick<Webmentions, "approve" | "remove">;
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
   followerRemoved?: (follower: { actorId: string; inbox: string; followId: string }) => void;
 }) {
@@ -80,6 +84,20 @@ export function fediverseActions({
       if (!target) return "invalid";
       if (!(await repository.unblock(target))) return false;
       await by.audit("fediverse unblock", target);
+      return true;
+    },
+
+    /** Shows a verified webmention under its item; false when none waits by that id. */
+    async approveMention(by: OwnerActor, id: number): Promise<boolean> {
+      if (!(await webmentions.approve(id))) return false;
+      await by.audit("webmention approve", String(id));
+      return true;
+    },
+
+    /** Deletes a webmention, shown or waiting; false when there is none by that id. */
+    async removeMention(by: OwnerActor, id: number): Promise<boolean> {
+      if (!(await webmentions.remove(id))) return false;
+      await by.audit("webmention remove", String(id));
       return true;
     },
   };

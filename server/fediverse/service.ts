@@ -6,12 +6,14 @@ import { onFirstUse } from "../lib/on-first-use.ts";
 import type { Profile } from "./federation.ts";
 import type { InboxDeps } from "./inbox.ts";
 import { createKvStore } from "./kv-store.ts";
+import type { Logger } from "./logging.ts";
 import { createMessageQueue } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
 import { createFediverseRepository } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
 import { createRemoteFetch } from "./safe-fetch.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
+import { createWebmentions } from "./webmentions.ts";
 
 /*
  * The site on the Fediverse (docs/fediverse.md), put together. Fedify and
@@ -21,12 +23,6 @@ import { readSiteItems, type SiteItem } from "./site-items.ts";
  * send to followers. A site nobody follows, asked for nothing of the sort,
  * never loads them.
  */
-
-type Logger = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-  error(object: unknown, message: string): void;
-};
 
 export type FediverseOptions = {
   store: Store;
@@ -53,6 +49,8 @@ export type FediverseOptions = {
   } | null>;
   /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
   changed?: (itemPath: string) => void;
+  /** Whether webmentions wait for the owner (MODERATION). */
+  moderation: "off" | "first" | "all";
 };
 
 export function createFediverse(options: FediverseOptions) {
@@ -64,7 +62,18 @@ export function createFediverse(options: FediverseOptions) {
     allowPrivate: options.allowPrivateAddresses,
     userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
   });
+  const webmentions = createWebmentions({
+    store,
+    siteUrl,
+    remoteFetch,
+    items: () => items(),
+    moderation: () => options.moderation,
+    log,
+    changed: (path) => options.changed?.(path),
+  });
   const stopping = new AbortController();
+  /** Resolves once the webmentions for what changed are sent. */
+  let sending: Promise<unknown> = Promise.resolve();
   /** Resolves once the queue's workers have finished the message in hand. */
   let queueStopped: Promise<unknown> = Promise.resolve();
   let siteItems: Map<string, SiteItem> | undefined;
@@ -74,10 +83,12 @@ export function createFediverse(options: FediverseOptions) {
   };
 
   const federation = onFirstUse(async (): Promise<Federation<void>> => {
-    const [{ createSiteFederation }, { listenToInbox }] = await Promise.all([
+    const [{ createSiteFederation }, { listenToInbox }, { sendFedifyLogsTo }] = await Promise.all([
       import("./federation.ts"),
       import("./inbox.ts"),
+      import("./logging.ts"),
     ]);
+    sendFedifyLogsTo(log);
     const made = await createSiteFederation({
       store,
       kv,
@@ -122,6 +133,7 @@ export function createFediverse(options: FediverseOptions) {
 
   const actions = fediverseActions({
     repository,
+    webmentions,
     followerRemoved: (follower) => {
       void federation()
         .then(async (made) => {
@@ -141,12 +153,22 @@ export function createFediverse(options: FediverseOptions) {
   async function publish() {
     const current = items();
     const sent = await repository.published();
+    const fresh = [...current.values()].filter(
+      (item) => sent.get(item.path)?.digest !== item.digest,
+    );
     const changes =
       [...current.values()].some((item) => sent.get(item.path)?.digest !== item.digest) ||
       [...sent].some(
         ([path, before]) => !before.deleted && !path.startsWith("/notes/") && !current.has(path),
       );
     if (!changes) return;
+    // Pages the new and changed items link to hear of it, whoever follows.
+    sending = (async () => {
+      for (const item of fresh) {
+        if (stopping.signal.aborted) return;
+        await webmentions.send(item);
+      }
+    })().catch((error: unknown) => log.warn({ err: error }, "webmentions could not be sent"));
     if ((await repository.followerCount()) === 0) {
       for (const item of current.values()) {
         if (sent.get(item.path)?.digest !== item.digest) {
@@ -214,6 +236,15 @@ export function createFediverse(options: FediverseOptions) {
   let timer: NodeJS.Timeout | undefined;
   return {
     repository,
+    webmentions,
+    /** What an item's own page shows of the open web: likes and boosts, and mentions. */
+    async openWeb(itemPath: string) {
+      const [{ likes, boosts }, mentions] = await Promise.all([
+        repository.reactionCounts(itemPath),
+        webmentions.publishedFor(itemPath),
+      ]);
+      return { fediverse: likes + boosts, mentions };
+    },
     actions,
     remoteFetch,
     items,
@@ -224,6 +255,7 @@ export function createFediverse(options: FediverseOptions) {
       timer = setTimeout(() => {
         const work = async () => {
           await publish();
+          await webmentions.wake();
           if ((await queue.depth()).queued > 0) await federation();
           await kv.prune();
         };
@@ -243,15 +275,16 @@ export function createFediverse(options: FediverseOptions) {
       stopping.abort();
       let waited: NodeJS.Timeout | undefined;
       await Promise.race([
-        queueStopped,
+        Promise.all([queueStopped, sending]),
         new Promise((resolve) => {
           waited = setTimeout(resolve, 5000);
         }),
       ]);
       clearTimeout(waited);
     },
-    routes: (app: Parameters<typeof fediverseRoutes>[0]) =>
-      fediverseRoutes(app, {
+    routes: async (app: Parameters<typeof fediverseRoutes>[0]) => {
+      await webmentions.routes(app);
+      await fediverseRoutes(app, {
         federation,
         repository,
         items,
@@ -265,7 +298,8 @@ export function createFediverse(options: FediverseOptions) {
               }),
             }
           : null,
-      }),
+      });
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import {
   commentAnchor,
   EngagementSummary,
+  OpenWebMentions,
   StaticComments,
 } from "../../app/features/comments/comment-view.ts";
 import {
@@ -13,6 +14,7 @@ import {
   decodeCommentCursor,
   type ReactionCounts,
 } from "../../contract/api.ts";
+import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
@@ -51,7 +53,12 @@ type Live = {
   comments: Map<string, SharedPage>;
   /** The comments the page shows: the opening's, or a later stretch's. */
   shownComments: Map<string, SharedPage>;
+  /** On an item's own page: what the Fediverse and other sites said of it. */
+  openWeb: Map<string, OpenWeb>;
 };
+
+/** An item's likes and boosts from the Fediverse, and the webmentions shown under it. */
+export type OpenWeb = { fediverse: number; mentions: ShownMention[] };
 
 function parse(html: string, kind: ItemKind, single: boolean): Template {
   const pieces: Template["pieces"] = [];
@@ -169,6 +176,7 @@ export async function engagementPages(
     siteUrl,
     fast,
     databaseAway,
+    openWeb,
   }: {
     root: string;
     reads: ReadCache;
@@ -182,6 +190,8 @@ export async function engagementPages(
     databaseAway: (error: unknown) => boolean;
     /** The fast path in front of Fastify, told of each page it may answer while it is current. */
     fast?: FastPages;
+    /** What the open web said of an item, read for its own page (server/fediverse/). */
+    openWeb?: (itemPath: string) => Promise<OpenWeb>;
   },
 ) {
   const templates = new Map<string, Template>();
@@ -239,7 +249,16 @@ export async function engagementPages(
       unreadable = false;
       app.log.info("the database answers again: pages carry their comments and reactions");
     }
-    return compose(pagePath, template, view, { counts, comments, shownComments });
+    const fromOpenWeb = new Map<string, OpenWeb>();
+    if (template.single && openWeb) {
+      for (const id of items) fromOpenWeb.set(id, await openWeb(`/${kind}/${id}`));
+    }
+    return compose(pagePath, template, view, {
+      counts,
+      comments,
+      shownComments,
+      openWeb: fromOpenWeb,
+    });
   }
 
   /**
@@ -318,6 +337,7 @@ export async function engagementPages(
             createElement(EngagementSummary, {
               counts: count,
               comments: page ? page.total : null,
+              fediverse: live?.openWeb.get(piece.itemId)?.fediverse ?? 0,
             }),
           );
         }
@@ -335,17 +355,25 @@ export async function engagementPages(
                 count: view.page === "between" ? null : total - countOf(list),
               }
             : null;
-        return renderToStaticMarkup(
-          createElement(StaticComments, {
-            title: template.titles.get(piece.itemId) ?? piece.itemId,
-            comments: list,
-            total,
-            heading: template.single ? "h3" : "h4",
-            ...(template.single ? { id: commentsAnchor } : {}),
-            fold,
-            backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
-            notice: view.page === "broken" ? brokenLinkNotice : null,
-          }),
+        return (
+          renderToStaticMarkup(
+            createElement(StaticComments, {
+              title: template.titles.get(piece.itemId) ?? piece.itemId,
+              comments: list,
+              total,
+              heading: template.single ? "h3" : "h4",
+              ...(template.single ? { id: commentsAnchor } : {}),
+              fold,
+              backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
+              notice: view.page === "broken" ? brokenLinkNotice : null,
+            }),
+          ) +
+          renderToStaticMarkup(
+            createElement(OpenWebMentions, {
+              mentions: live?.openWeb.get(piece.itemId)?.mentions ?? [],
+              heading: template.single ? "h3" : "h4",
+            }),
+          )
         );
       })
       .join("");
@@ -360,11 +388,19 @@ export async function engagementPages(
     }
     let entry = rendered.get(pagePath);
     if (!entry) {
-      entry = render(pagePath, template);
-      rendered.set(pagePath, entry);
-      entry.catch(() => {
-        if (rendered.get(pagePath) === entry) rendered.delete(pagePath);
+      const made = render(pagePath, template);
+      entry = made;
+      rendered.set(pagePath, made);
+      made.catch(() => {
+        if (rendered.get(pagePath) === made) rendered.delete(pagePath);
       });
+      // What the open web said changes with no event (another instance, the
+      // command line): an item's own page is rendered again within a minute.
+      if (template.single && openWeb) {
+        setTimeout(() => {
+          if (rendered.get(pagePath) === made) rendered.delete(pagePath);
+        }, openWebFreshMs).unref();
+      }
     }
     return entry;
   }
@@ -458,4 +494,6 @@ export async function engagementPages(
 }
 
 const pageCaching = "public, max-age=0, must-revalidate";
+/** How long an item's own page keeps what the open web said of it. */
+const openWebFreshMs = 60_000;
 const pageType = "text/html; charset=utf-8";

@@ -80,7 +80,14 @@ export async function securityHeaders(
     inlineScriptHashes,
     chatbotOrigin,
     https,
-  }: { inlineScriptHashes: string[]; chatbotOrigin?: string; https: boolean },
+    link,
+  }: {
+    inlineScriptHashes: string[];
+    chatbotOrigin?: string;
+    https: boolean;
+    /** A Link header every page carries (the webmention endpoint, docs/fediverse.md). */
+    link?: string;
+  },
 ) {
   const extra = chatbotOrigin ? [chatbotOrigin] : [];
   const hsts = https ? { maxAge: 365 * 24 * 60 * 60, includeSubDomains: false } : false;
@@ -144,7 +151,11 @@ export async function securityHeaders(
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
   });
-  const pageHeaders: Header[] = [["permissions-policy", permissionsPolicy], ...headersOf(page)];
+  const pageHeaders: Header[] = [
+    ["permissions-policy", permissionsPolicy],
+    ...(link ? [["link", link] as const] : []),
+    ...headersOf(page),
+  ];
   const apiHeaders = headersOf(api);
   app.addHook("onRequest", (request, reply, done) => {
     const raw = reply.raw;

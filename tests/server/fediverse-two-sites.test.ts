@@ -43,9 +43,12 @@ const item = (site: string, id: string, title: string, html: string) => ({
   date_published: "2026-06-01T00:00:00.000Z",
 });
 
-const itemPage = `<!doctype html><html><head></head><body><h1>Why does ironing work?</h1>
-<p>${fragment("science:ironing", "summary", "Why does ironing work?")}</p>
-<section>${fragment("science:ironing", "comments")}</section></body></html>`;
+const itemPage = (
+  id: string,
+  title: string,
+) => `<!doctype html><html><head></head><body><h1>${title}</h1>
+<p>${fragment(`science:${id}`, "summary", title)}</p>
+<section>${fragment(`science:${id}`, "comments")}</section></body></html>`;
 
 const actorSchema = z.object({
   id: z.string(),
@@ -65,7 +68,8 @@ describe("two sites on the Fediverse", () => {
 
   const bFiles = (items: ReturnType<typeof item>[]) => ({
     "feed.json": JSON.stringify({ items }),
-    "science/ironing/index.html": itemPage,
+    "science/ironing/index.html": itemPage("ironing", "Why does ironing work?"),
+    "science/soap/index.html": itemPage("soap", "How does soap clean?"),
   });
   const bEnv = () => ({
     SITE_URL: bUrl,
@@ -75,6 +79,26 @@ describe("two sites on the Fediverse", () => {
     ...patient,
   });
   const soap = () => item(bUrl, "soap", "How does soap clean?", "<p>Soap holds grease.</p>");
+  /** A's post about B's soap piece: an h-entry that links to it, or no longer does. */
+  const aFiles = (linking: boolean) => {
+    const link = linking
+      ? `<a class="u-in-reply-to" href="${bUrl}/science/soap">How soap cleans</a>`
+      : "a piece about soap";
+    const html = `<p>Soap and steam together lift the grease, as ${link} explains.</p>`;
+    return {
+      "feed.json": JSON.stringify({ items: [item(aUrl, "steam", "Steam and creases", html)] }),
+      "science/steam/index.html": `<!doctype html><html><head><title>Steam and creases</title></head><body>
+<article class="h-entry"><h1 class="p-name">Steam and creases</h1>
+<a class="p-author h-card" href="${aUrl}/about">Ada Whitworth</a>
+<div class="e-content">${html}</div></article></body></html>`,
+    };
+  };
+  const aEnv = () => ({
+    SITE_URL: aUrl,
+    FEDIVERSE_HANDLE: "ay",
+    FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
+    ...patient,
+  });
   const ironing = () =>
     item(bUrl, "ironing", "Why does ironing work?", "<p>Heat loosens the fibres.</p>");
 
@@ -93,17 +117,14 @@ describe("two sites on the Fediverse", () => {
     aUrl = `http://127.0.0.1:${aPort}`;
     bUrl = `http://127.0.0.1:${bPort}`;
     bDatabase = await createDatabase(inject("postgresUrl"), "ewe_test", inject("postgresTemplate"));
+    // B first: A's start sends a webmention to B's page that its item links to.
+    b = await startB([soap()]);
     a = await startTestApp("sqlite", {
-      env: {
-        SITE_URL: aUrl,
-        FEDIVERSE_HANDLE: "ay",
-        FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on",
-        ...patient,
-      },
+      env: aEnv(),
       logger: aLogs.logger,
+      clientFiles: aFiles(true),
     });
     await a.app.listen({ host: "127.0.0.1", port: aPort });
-    b = await startB([soap()]);
   }, 240_000);
   afterAll(async () => {
     await a?.close();
@@ -320,5 +341,121 @@ describe("two sites on the Fediverse", () => {
     ).toBe(204);
     expect(await runSql(b, "select comment_id from fediverse_replies")).toEqual([]);
     expect(await page()).not.toContain("keeps the fibres flat");
+  });
+
+  it("sends a webmention from A's page to B's, shown once approved, gone when A no longer links", {
+    timeout: 240_000,
+  }, async () => {
+    const source = `${aUrl}/science/steam`;
+    const target = `${bUrl}/science/soap`;
+    const soapPage = async () => (await fetch(target)).text();
+    // Every page of B names its endpoint; A found it there when it started.
+    const advertised = (await fetch(`${bUrl}/science/soap`)).headers.get("link") ?? "";
+    expect(advertised).toBe(`<${bUrl}/webmention>; rel="webmention"`);
+    const mentionOf = async () =>
+      (
+        await runSql(b, "select id, status, kind, author_name from webmentions where source = ?", [
+          source,
+        ])
+      )[0];
+    await waitFor(async () => (await mentionOf())?.status === "pending", {
+      timeoutMs: 60_000,
+      what: "A's webmention verified by B, waiting for B's owner",
+    });
+    expect(await mentionOf()).toMatchObject({ kind: "reply", author_name: "Ada Whitworth" });
+    const [sent] = await runSql(a, "select target, outcome from webmentions_sent");
+    expect(sent).toEqual({ target, outcome: "sent" });
+    expect(await soapPage()).not.toContain("Ada Whitworth");
+
+    const owner = new Owner(b);
+    const login = await admin(adminEnv(b), "login");
+    await owner.request(
+      "POST",
+      "/api/admin/sign-in",
+      { token: linkToken(login.stdout) },
+      {
+        origin: bUrl,
+      },
+    );
+    const id = Number((await mentionOf())?.id);
+    const approved = await owner.request(
+      "POST",
+      `/api/admin/webmentions/${id}/approve`,
+      {},
+      { origin: bUrl },
+    );
+    expect(approved.statusCode).toBe(204);
+    const shown = await soapPage();
+    expect(shown).toContain("Ada Whitworth");
+    expect(shown).toContain(`replied on <a href="${source}"`);
+    expect(shown).toContain("Soap and steam together lift the grease");
+
+    // A like from A's actor is counted on the item's page.
+    const bActor = actorSchema.parse(
+      await (
+        await fetch(`${bUrl}/fediverse/actors/site`, { headers: { accept: activityJson } })
+      ).json(),
+    );
+    const asA = await actorA();
+    const liked = await asA.post(bActor.inbox, {
+      id: `${asA.id}#likes/1`,
+      type: "Like",
+      actor: asA.id,
+      object: `${bUrl}/fediverse/items/science/soap`,
+    });
+    expect(liked.status).toBe(202);
+    await waitFor(async () => (await soapPage()).includes("1 from the Fediverse"), {
+      timeoutMs: 60_000,
+      what: "A's like counted on B's page",
+    });
+
+    // Bad webmentions are refused with a 4xx and change nothing.
+    const before = await runSql(b, "select id, source, status from webmentions");
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    const tries: { type?: string; body: string }[] = [
+      { body: "" },
+      { body: form({ source }) },
+      { body: form({ target }) },
+      { body: form({ source: "javascript:alert(1)", target }) },
+      { body: form({ source, target: "https://elsewhere.test/science/soap" }) },
+      { body: form({ source, target: `${bUrl}/science/no-such-item` }) },
+      { body: form({ source, target: `${bUrl}/admin` }) },
+      { body: form({ source: `${bUrl}/science/ironing`, target }) },
+      { body: form({ source: "https://user:secret@elsewhere.test/", target }) },
+      { body: form({ source: `https://elsewhere.test/${"x".repeat(3000)}`, target }) },
+      { body: `${form({ source, target })}&source=https://other.test/` },
+      { body: "source=%ZZ&target=%" },
+      { body: form({ source: "not a url", target: "also not" }) },
+      { body: `source=${"a".repeat(9000)}` },
+      { type: "application/json", body: JSON.stringify({ source, target }) },
+      { type: "text/plain", body: form({ source, target }) },
+      { type: "application/x-www-form-urlencoded; charset=utf-16", body: "\u0000\uffff" },
+    ];
+    for (const attempt of tries) {
+      const response = await fetch(`${bUrl}/webmention`, {
+        method: "POST",
+        headers: { "content-type": attempt.type ?? "application/x-www-form-urlencoded" },
+        body: attempt.body,
+      });
+      expect(response.status, attempt.body.slice(0, 80)).toBeGreaterThanOrEqual(400);
+      expect(response.status, attempt.body.slice(0, 80)).toBeLessThan(500);
+    }
+    expect(await runSql(b, "select id, source, status from webmentions")).toEqual(before);
+
+    // A's page no longer links to B's: sent again, the mention goes.
+    await a.close();
+    a = await startTestApp("sqlite", { env: aEnv(), clientFiles: aFiles(false) });
+    await a.app.listen({ host: "127.0.0.1", port: aPort });
+    const again = await fetch(`${bUrl}/webmention`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ source, target }),
+    });
+    expect(again.status).toBe(202);
+    await waitFor(async () => (await mentionOf()) === undefined, {
+      timeoutMs: 60_000,
+      what: "the mention removed once its source no longer links",
+    });
+    expect(await soapPage()).not.toContain("Ada Whitworth");
   });
 });

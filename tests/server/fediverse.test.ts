@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { auditResponseSchema } from "../../contract/console.ts";
+import { followersResponseSchema, mentionsResponseSchema } from "../../contract/fediverse.ts";
 import { loadConfig } from "../../server/config.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { Owner } from "./support/owner.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The site as an ActivityPub actor, through inject on both databases: found
@@ -177,6 +180,44 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await admin(env, "fediverse", "unblock", "mastodon.example")).code).toBe(3);
     const followers = await admin(env, "fediverse", "followers");
     expect(followers.stdout.trim()).toBe("handle\tname\tfollowed_at\tactor");
+    const mentions = await admin(env, "webmentions", "list");
+    expect(mentions.stdout.trim()).toBe("id\tstatus\tkind\titem\tsource\tauthor\treceived_at");
+    expect((await admin(env, "webmentions", "approve", "5")).code).toBe(3);
+    expect((await admin(env, "webmentions", "remove", "5")).code).toBe(3);
+    expect((await admin(env, "webmentions", "approve", "five")).code).toBe(2);
+  });
+
+  it("lets the owner block and unblock from the console's Followers screen, audited", async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const followers = async () =>
+      json(await owner.get("/api/admin/followers"), followersResponseSchema);
+    expect(await followers()).toEqual({ followers: [], blocks: [] });
+    const block = (target: string) => owner.post("/api/admin/fediverse/block", { target });
+    expect((await block("@troll@spam.example.net")).statusCode).toBe(204);
+    expect((await block("spam.example.net")).statusCode).toBe(409);
+    expect((await block("not a server!")).statusCode).toBe(400);
+    expect((await block("")).statusCode).toBe(400);
+    expect((await followers()).blocks.map((one) => one.target)).toEqual(["spam.example.net"]);
+    const unblock = (target: string) => owner.post("/api/admin/fediverse/unblock", { target });
+    expect((await unblock("spam.example.net")).statusCode).toBe(204);
+    expect((await unblock("spam.example.net")).statusCode).toBe(404);
+    const audit = json(await owner.get("/api/admin/audit"), auditResponseSchema);
+    const lines = audit.entries.filter((entry) => entry.object === "spam.example.net");
+    expect(lines.map(({ action, object }) => [action, object]).sort()).toEqual([
+      ["fediverse block", "spam.example.net"],
+      ["fediverse unblock", "spam.example.net"],
+    ]);
+    expect(json(await owner.get("/api/admin/webmentions"), mentionsResponseSchema)).toEqual({
+      mentions: [],
+    });
+    expect((await owner.post("/api/admin/webmentions/7/approve")).statusCode).toBe(404);
+    expect((await owner.delete("/api/admin/webmentions/7")).statusCode).toBe(404);
+    expect((await owner.delete("/api/admin/webmentions/x")).statusCode).toBe(400);
+    // Not the owner: refused.
+    expect((await t.app.inject({ method: "GET", url: "/api/admin/followers" })).statusCode).toBe(
+      401,
+    );
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {

@@ -54,4 +54,35 @@ was blocked already.`,
     options: { json: { type: "boolean" } },
     run: lazily(handlers, "fediverseBlocks"),
   },
+  {
+    name: "webmentions list",
+    usage: "[--json]",
+    summary: "the webmentions other sites sent",
+    help: `Lists the webmentions received, newest first: id, status (unverified: not
+checked yet; pending: verified, waiting for you; published: shown under the
+item), kind (reply, like, repost, mention), item, source, author, received_at.
+
+  --json   one JSON array instead, for scripts`,
+    options: { json: { type: "boolean" } },
+    run: lazily(handlers, "webmentionsList"),
+  },
+  {
+    name: "webmentions approve",
+    arguments: ["ID"],
+    usage: "ID",
+    summary: "show a verified webmention under its item",
+    help: `Shows the verified webmention ID (see "webmentions list") under its item; pages
+show it within a minute. Exit code 3 when no verified webmention of that id
+waits for approval.`,
+    run: lazily(handlers, "webmentionApprove"),
+  },
+  {
+    name: "webmentions remove",
+    arguments: ["ID"],
+    usage: "ID",
+    summary: "delete a webmention",
+    help: `Deletes the webmention ID, shown or waiting. Its source can send it again,
+and it is checked again. Exit code 3 when there is none.`,
+    run: lazily(handlers, "webmentionRemove"),
+  },
 ];

@@ -1,5 +1,6 @@
 import { fediverseActions } from "../../fediverse/owner-actions.ts";
 import { createFediverseRepository } from "../../fediverse/repository.ts";
+import { mentionRecords } from "../../fediverse/webmentions.ts";
 import { toTsv } from "../../lib/csv.ts";
 import { type CommandContext, exitCodes, ownerAction, usageError } from "../command.ts";
 
@@ -12,7 +13,10 @@ import { type CommandContext, exitCodes, ownerAction, usageError } from "../comm
 const repositoryOf = async (context: CommandContext) =>
   createFediverseRepository(await context.store());
 const actionsOf = async (context: CommandContext) =>
-  fediverseActions({ repository: await repositoryOf(context) });
+  fediverseActions({
+    repository: await repositoryOf(context),
+    webmentions: mentionRecords(await context.store()),
+  });
 
 const argument = ({ positionals }: CommandContext) => ({ target: positionals[0] ?? "" });
 
@@ -79,4 +83,51 @@ export const fediverseUnblock = ownerAction(
     valid(await (await actionsOf(context)).unblock(context.actor, target)),
   ({ target }) => `Unblocked ${target}.\n`,
   ({ target }) => `${target} was not blocked.`,
+);
+
+/** `webmentions list` (commands/fediverse.ts). */
+export async function webmentionsList(context: CommandContext): Promise<number> {
+  const mentions = await mentionRecords(await context.store()).list();
+  if (context.values.json) {
+    context.stdout.write(`${JSON.stringify(mentions, null, 2)}\n`);
+  } else {
+    context.stdout.write(
+      toTsv([
+        ["id", "status", "kind", "item", "source", "author", "received_at"],
+        ...mentions.map((m) => [
+          String(m.id),
+          m.status,
+          m.kind,
+          m.path,
+          m.source,
+          m.authorName ?? m.authorUrl ?? "",
+          m.receivedAt,
+        ]),
+      ]),
+    );
+  }
+  return exitCodes.ok;
+}
+
+const mentionId = ({ positionals }: CommandContext) => {
+  const given = positionals[0] ?? "";
+  if (!/^\d{1,10}$/.test(given))
+    throw usageError('Give a webmention\'s id (see "webmentions list").');
+  return { id: Number(given) };
+};
+
+/** `webmentions approve` (commands/fediverse.ts). */
+export const webmentionApprove = ownerAction(
+  mentionId,
+  async (context, { id }) => (await actionsOf(context)).approveMention(context.actor, id),
+  ({ id }) => `Webmention ${id} shows under its item.\n`,
+  ({ id }) => `No verified webmention ${id} waits for approval.`,
+);
+
+/** `webmentions remove` (commands/fediverse.ts). */
+export const webmentionRemove = ownerAction(
+  mentionId,
+  async (context, { id }) => (await actionsOf(context)).removeMention(context.actor, id),
+  ({ id }) => `Webmention ${id} is deleted.\n`,
+  ({ id }) => `There is no webmention ${id}.`,
 );

@@ -9,6 +9,7 @@ import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
+import type { Fediverse } from "../../fediverse/service.ts";
 import type { OwnerActor } from "../../lib/owner-actor.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
@@ -59,6 +60,8 @@ export type ConsoleDeps = {
   bookings: Bookings;
   /** The site's own assistant and its questions (server/assistant/service.ts). */
   assistant: Assistant;
+  /** Followers, blocks and webmentions (server/fediverse/service.ts). */
+  fediverse: Pick<Fediverse, "actions" | "repository" | "webmentions">;
 };
 
 /** What every resource's routes share: the app's parts, and the console's own helpers. */
@@ -107,6 +110,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     enquiries,
     bookings,
     assistant,
+    fediverse,
   } = deps;
   return {
     config: deps.config,
@@ -124,6 +128,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     readers,
     bookings,
     assistant,
+    fediverse,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,

@@ -5,6 +5,7 @@ import { commentRoutes } from "./comments.ts";
 import { type ConsoleDeps, consoleContext, signedOut } from "./context.ts";
 import { editionRoutes } from "./editions.ts";
 import { enquiryConsoleRoutes } from "./enquiries.ts";
+import { fediverseConsoleRoutes } from "./fediverse.ts";
 import { healthRoutes } from "./health.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { questionConsoleRoutes } from "./questions.ts";
@@ -50,4 +51,5 @@ export const consoleRoutes: FastifyPluginAsyncZod<ConsoleDeps> = async (app, dep
   await app.register(readerConsoleRoutes, context);
   await app.register(bookingConsoleRoutes, context);
   await app.register(questionConsoleRoutes, context);
+  await app.register(fediverseConsoleRoutes, context);
 };

@@ -1,0 +1,242 @@
+import { type FormEvent, useState } from "react";
+import { toast } from "sonner";
+import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
+import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
+
+const hostOf = (address: string) => {
+  try {
+    return new URL(address).host;
+  } catch {
+    return address;
+  }
+};
+
+const said: Record<ConsoleMention["kind"], string> = {
+  reply: "a reply",
+  like: "a like",
+  repost: "a repost",
+  mention: "a mention",
+};
+
+/**
+ * The site's audience on the open web (docs/fediverse.md): who follows it on
+ * the Fediverse, each with a block of the account or of its whole server;
+ * the blocks, with Unblock; and the webmentions other sites sent, to approve
+ * or delete.
+ */
+export function FollowersView() {
+  const followers = useConsoleData("GET /admin/followers");
+  const mentions = useConsoleData("GET /admin/webmentions");
+  const [target, setTarget] = useState("");
+
+  async function act(done: () => Promise<unknown>, said: string, reload: () => Promise<unknown>) {
+    try {
+      await done();
+      toast.success(said);
+    } catch (error) {
+      toast.error(errorMessage(error));
+    }
+    await reload();
+  }
+
+  const block = (what: string) =>
+    act(
+      () => consoleApi("POST /admin/fediverse/block", { body: { target: what } }),
+      `Blocked ${what}`,
+      followers.reload,
+    );
+
+  function blockGiven(event: FormEvent) {
+    event.preventDefault();
+    if (target.trim()) void block(target.trim()).then(() => setTarget(""));
+  }
+
+  const follower = (one: ConsoleFollower) => (
+    <li key={one.actorId} className="rounded-xl border border-line p-4">
+      <article aria-label={one.handle} className="space-y-2">
+        <p className="text-sm text-slate-200">
+          <span className="font-semibold text-slate-100">{one.name ?? one.handle}</span>{" "}
+          <a
+            href={one.actorId}
+            rel="noopener noreferrer"
+            className="text-slate-400 underline underline-offset-2"
+          >
+            {one.handle}
+          </a>
+        </p>
+        <p className="text-xs text-slate-400">
+          Follows since <When iso={one.followedAt} />
+        </p>
+        <div className="flex flex-wrap gap-2">
+          <ConfirmButton
+            label="Block"
+            ariaLabel={`Block ${one.handle}`}
+            title={`Block ${one.handle}?`}
+            description="It stops following the site, and whatever it sends is dropped from now on. Its server is not told."
+            confirmLabel="Block the account"
+            onConfirm={() => void block(one.actorId)}
+          />
+          <ConfirmButton
+            label="Block server"
+            ariaLabel={`Block the server ${hostOf(one.actorId)}`}
+            title={`Block everyone on ${hostOf(one.actorId)}?`}
+            description="Every account on that server stops following the site, and whatever the server sends is dropped from now on."
+            confirmLabel="Block the server"
+            onConfirm={() => void block(hostOf(one.actorId))}
+          />
+        </div>
+      </article>
+    </li>
+  );
+
+  return (
+    <div className="space-y-6">
+      <Loading loaded={followers.loaded}>
+        {({ followers: list, blocks }) => (
+          <>
+            <Panel title={`Following the site (${list.length})`}>
+              {list.length === 0 ? (
+                <p className="text-slate-400">
+                  Nobody follows the site on the Fediverse yet. The About page tells readers how.
+                </p>
+              ) : (
+                <ul className="space-y-3" aria-label="Followers, newest first">
+                  {list.map(follower)}
+                </ul>
+              )}
+            </Panel>
+            <Panel title="Blocked">
+              <form onSubmit={blockGiven} className="mb-4 flex flex-wrap items-end gap-2">
+                <label className="flex flex-col gap-1 text-sm text-slate-300">
+                  Account or server to block
+                  <input
+                    className={inputClass}
+                    value={target}
+                    onChange={(event) => setTarget(event.target.value)}
+                    placeholder="https://mastodon.social/users/someone or mastodon.social"
+                    maxLength={2000}
+                  />
+                </label>
+                <button type="submit" className={buttonClass}>
+                  Block
+                </button>
+              </form>
+              {blocks.length === 0 ? (
+                <p className="text-slate-400">Nothing is blocked.</p>
+              ) : (
+                <ul className="space-y-2" aria-label="Blocked accounts and servers">
+                  {blocks.map((one) => (
+                    <li key={one.target} className="flex flex-wrap items-center gap-3 text-sm">
+                      <span className="break-all text-slate-200">{one.target}</span>
+                      <span className="text-xs text-slate-400">
+                        since <When iso={one.blockedAt} />
+                      </span>
+                      <button
+                        type="button"
+                        className={buttonClass}
+                        aria-label={`Unblock ${one.target}`}
+                        onClick={() =>
+                          void act(
+                            () =>
+                              consoleApi("POST /admin/fediverse/unblock", {
+                                body: { target: one.target },
+                              }),
+                            `Unblocked ${one.target}`,
+                            followers.reload,
+                          )
+                        }
+                      >
+                        Unblock
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Panel>
+          </>
+        )}
+      </Loading>
+      <Loading loaded={mentions.loaded}>
+        {({ mentions: list }) => (
+          <Panel title="Webmentions">
+            {list.length === 0 ? (
+              <p className="text-slate-400">No other site has mentioned the site's pages yet.</p>
+            ) : (
+              <ul className="space-y-3" aria-label="Webmentions, newest first">
+                {list.map((one) => (
+                  <li key={one.id} className="rounded-xl border border-line p-4">
+                    <article aria-label={`Webmention ${one.id}`} className="space-y-2 text-sm">
+                      <p className="text-slate-200">
+                        {said[one.kind]} of <a href={one.path}>{one.path}</a> from{" "}
+                        <a
+                          href={one.source}
+                          rel="nofollow noopener noreferrer"
+                          className="break-all underline underline-offset-2"
+                        >
+                          {one.source}
+                        </a>
+                        {one.authorName ? ` by ${one.authorName}` : ""}
+                      </p>
+                      {one.content ? (
+                        <blockquote className="border-l-2 border-line pl-3 break-words text-slate-300">
+                          {one.content}
+                        </blockquote>
+                      ) : null}
+                      <p className="text-xs text-slate-400">
+                        {one.status === "published"
+                          ? "Shown under the item"
+                          : one.status === "pending"
+                            ? "Verified, waiting for you"
+                            : "Not checked yet"}{" "}
+                        · received <When iso={one.receivedAt} />
+                      </p>
+                      <div className="flex flex-wrap gap-2">
+                        {one.status === "pending" ? (
+                          <button
+                            type="button"
+                            className={buttonClass}
+                            aria-label={`Approve webmention ${one.id}`}
+                            onClick={() =>
+                              void act(
+                                () =>
+                                  consoleApi("POST /admin/webmentions/:id/approve", {
+                                    params: { id: one.id },
+                                  }),
+                                "The mention shows under its item",
+                                mentions.reload,
+                              )
+                            }
+                          >
+                            Approve
+                          </button>
+                        ) : null}
+                        <button
+                          type="button"
+                          className={buttonClass}
+                          aria-label={`Delete webmention ${one.id}`}
+                          onClick={() =>
+                            void act(
+                              () =>
+                                consoleApi("DELETE /admin/webmentions/:id", {
+                                  params: { id: one.id },
+                                }),
+                              "The mention is deleted",
+                              mentions.reload,
+                            )
+                          }
+                        >
+                          Delete
+                        </button>
+                      </div>
+                    </article>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Panel>
+        )}
+      </Loading>
+    </div>
+  );
+}

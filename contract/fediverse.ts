@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { rowIdParamSchema } from "./api.ts";
+
+/*
+ * The console's Followers screen (docs/fediverse.md): who follows the site on
+ * the Fediverse, what is blocked, and the webmentions other sites sent.
+ */
+
+const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+
+export const consoleFollowerSchema = z.object({
+  /** The account's address, which a block of the account takes. */
+  actorId: z.string(),
+  handle: z.string(),
+  name: z.string().nullable(),
+  followedAt: timestampSchema,
+});
+export type ConsoleFollower = z.infer<typeof consoleFollowerSchema>;
+
+export const followersResponseSchema = z.object({
+  followers: z.array(consoleFollowerSchema),
+  /** Accounts (their address) and servers (their host name) blocked, newest first. */
+  blocks: z.array(z.object({ target: z.string(), blockedAt: timestampSchema })),
+});
+export type FollowersResponse = z.infer<typeof followersResponseSchema>;
+
+/** An account's address (https://…) or a server's host name (mastodon.social). */
+export const blockRequestSchema = z.strictObject({
+  target: z.string().trim().min(1, "Name an account or a server.").max(2000),
+});
+
+export const consoleMentionSchema = z.object({
+  id: z.number(),
+  kind: z.enum(["mention", "reply", "like", "repost"]),
+  authorName: z.string().nullable(),
+  authorUrl: z.string().nullable(),
+  content: z.string().nullable(),
+  source: z.string(),
+  target: z.string(),
+  path: z.string(),
+  /** unverified: not checked yet; pending: verified, waiting for the owner; published: shown. */
+  status: z.enum(["unverified", "pending", "published"]),
+  receivedAt: timestampSchema,
+});
+export type ConsoleMention = z.infer<typeof consoleMentionSchema>;
+/** A mention as an item's page shows it. */
+export type ShownMention = Omit<ConsoleMention, "target" | "path" | "status" | "receivedAt">;
+export const mentionsResponseSchema = z.object({ mentions: z.array(consoleMentionSchema) });
+
+export const mentionIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
+
+export type FediverseEndpoints = {
+  "GET /admin/followers": { response: FollowersResponse };
+  "POST /admin/fediverse/block": { body: z.input<typeof blockRequestSchema>; response: undefined };
+  "POST /admin/fediverse/unblock": {
+    body: z.input<typeof blockRequestSchema>;
+    response: undefined;
+  };
+  "GET /admin/webmentions": { response: z.infer<typeof mentionsResponseSchema> };
+  "POST /admin/webmentions/:id/approve": { params: { id: number }; response: undefined };
+  "DELETE /admin/webmentions/:id": { params: { id: number }; response: undefined };
+};

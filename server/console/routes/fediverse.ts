@@ -1,0 +1,134 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { z } from "zod";
+import {
+  blockRequestSchema,
+  followersResponseSchema,
+  mentionIdParamsSchema,
+  mentionsResponseSchema,
+} from "../../../contract/fediverse.ts";
+import { ApiError, notFound } from "../../api/errors.ts";
+import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+
+const invalidTarget =
+  "Give an account's address (https://…) or a server's host name (mastodon.social).";
+
+/**
+ * The site's audience on the open web (docs/fediverse.md): its followers on
+ * the Fediverse and the blocks, and the webmentions other sites sent. Each
+ * action is the Fediverse's owner action (server/fediverse/owner-actions.ts),
+ * audited there.
+ */
+export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (
+  app,
+  { fediverse, actor },
+) => {
+  const { actions, repository, webmentions } = fediverse;
+
+  app.get(
+    "/followers",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "The Fediverse accounts that follow the site, and the blocks, newest first",
+        response: { 200: followersResponseSchema, ...errors },
+      },
+    },
+    async () => {
+      const [followers, blocks] = await Promise.all([repository.followers(), repository.blocks()]);
+      return {
+        followers: followers.map(({ actorId, handle, name, followedAt }) => ({
+          actorId,
+          handle,
+          name,
+          followedAt,
+        })),
+        blocks,
+      };
+    },
+  );
+
+  app.post(
+    "/fediverse/block",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Block an account (its address) or a whole server (its host name): what it sends is dropped and it no longer follows",
+        body: blockRequestSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const done = await actions.block(actor(request), request.body.target);
+      if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
+      if (!done) throw new ApiError(409, "conflict", "That is blocked already.");
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/fediverse/unblock",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Lift a block on an account or a server",
+        body: blockRequestSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const done = await actions.unblock(actor(request), request.body.target);
+      if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
+      if (!done) throw notFound("That is not blocked.");
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    "/webmentions",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Webmentions other sites sent, newest first, with their state",
+        response: { 200: mentionsResponseSchema, ...errors },
+      },
+    },
+    async () => ({ mentions: await webmentions.list() }),
+  );
+
+  app.post(
+    "/webmentions/:id/approve",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Show a verified webmention under its item",
+        params: mentionIdParamsSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await actions.approveMention(actor(request), request.params.id))) {
+        throw notFound("No verified webmention of that id waits for approval.");
+      }
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    "/webmentions/:id",
+    {
+      schema: {
+        ...consoleTag,
+        summary: "Delete a webmention, shown or waiting",
+        params: mentionIdParamsSchema,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!(await actions.removeMention(actor(request), request.params.id))) {
+        throw notFound("There is no such webmention; it may have been deleted.");
+      }
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,544 @@
+import type { FastifyInstance } from "fastify";
+import type { ConsoleMention, ShownMention } from "../../contract/fediverse.ts";
+import { decodeHtmlEntities } from "../../contract/html.ts";
+import type { Store } from "../db/store.ts";
+import { nowIso } from "../lib/time.ts";
+import type { RemoteFetch } from "./safe-fetch.ts";
+
+/*
+ * Webmention (docs/fediverse.md, "Webmention"): another site tells us a page
+ * of theirs links to one of our items. The endpoint only records the claim;
+ * a worker then fetches the source through the guarded fetch (private
+ * addresses refused outside tests, size, time and redirect limits), checks
+ * that it links to the target, and reads its h-entry with
+ * microformats-parser: who wrote it, what it says, and whether it is a reply,
+ * a like, a repost or a mention. It shows under the item once the owner
+ * approves it (or at once with MODERATION=off). A source that answers 410 or
+ * 404, or no longer links, takes its mention away. On publishing, the site
+ * sends a webmention to each page an item links to that advertises an
+ * endpoint, once per item and page.
+ */
+
+type Logger = {
+  info(object: unknown, message: string): void;
+  warn(object: unknown, message: string): void;
+};
+
+type Mention = ShownMention;
+
+/** The endpoint's address on the site. */
+export const webmentionPath = "/webmention";
+/** The header every page carries to advertise it. */
+export const webmentionLink = (siteUrl: string) =>
+  `<${new URL(webmentionPath, siteUrl).href}>; rel="webmention"`;
+
+const urlMax = 2000;
+const sourceBytesMax = 1024 * 1024;
+const fetchTimeoutMs = 10_000;
+const nameMax = 100;
+const contentMax = 1000;
+/** Mentions waiting to be checked, past which new ones are refused for a while. */
+const waitingMax = 1000;
+const perMinutePerAddress = 30;
+
+/** An http(s) address without its fragment, or null. */
+function webAddress(value: string, base?: string): URL | null {
+  if (value.length > urlMax) return null;
+  try {
+    const url = new URL(value, base);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    if (url.username || url.password) return null;
+    url.hash = "";
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+/** Two addresses for the same page: the same but for a trailing slash. */
+const samePage = (a: URL, b: URL) =>
+  a.origin === b.origin &&
+  a.search === b.search &&
+  a.pathname.replace(/\/$/, "") === b.pathname.replace(/\/$/, "");
+
+/** Every address an HTML page links to or embeds, resolved against `base`. */
+export function linksOf(html: string, base: string): URL[] {
+  const links: URL[] = [];
+  for (const match of html.matchAll(/\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
+    const raw = decodeHtmlEntities(match[1] ?? match[2] ?? match[3] ?? "").trim();
+    const url = webAddress(raw, base);
+    if (url) links.push(url);
+  }
+  return links;
+}
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+type Mf2Item = { type?: string[]; properties?: Record<string, unknown[]>; children?: Mf2Item[] };
+
+function firstEntry(items: Mf2Item[]): Mf2Item | null {
+  for (const item of items) {
+    if (item.type?.includes("h-entry")) return item;
+    const inside = firstEntry(item.children ?? []);
+    if (inside) return inside;
+  }
+  return null;
+}
+
+const stringOf = (value: unknown): string | null => {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object" && "value" in value) {
+    const inner = (value as { value: unknown }).value;
+    return typeof inner === "string" ? inner : null;
+  }
+  return null;
+};
+
+/** Who wrote the page, what it says and how it answers `target`, from its h-entry. */
+export async function readEntry(
+  html: string,
+  source: URL,
+  target: URL,
+): Promise<Omit<Mention, "id" | "source">> {
+  const { mf2 } = await import("microformats-parser");
+  const entry = firstEntry(mf2(html, { baseUrl: source.href }).items as Mf2Item[]);
+  const props = entry?.properties ?? {};
+  const names = (key: string) =>
+    (props[key] ?? []).some((value) => {
+      const url = webAddress(stringOf(value) ?? "");
+      const inner =
+        value && typeof value === "object" && "properties" in value
+          ? webAddress(String((value as Mf2Item).properties?.url?.[0] ?? ""))
+          : null;
+      return (url && samePage(url, target)) || (inner && samePage(inner, target));
+    });
+  const kind = names("like-of")
+    ? "like"
+    : names("repost-of")
+      ? "repost"
+      : names("in-reply-to")
+        ? "reply"
+        : "mention";
+  const author = props.author?.[0];
+  let authorName: string | null = null;
+  let authorUrl: string | null = null;
+  if (author && typeof author === "object" && "properties" in author) {
+    const card = (author as Mf2Item).properties ?? {};
+    authorName = stringOf(card.name?.[0]) ?? stringOf(author);
+    authorUrl = webAddress(stringOf(card.url?.[0]) ?? "", source.href)?.href ?? null;
+  } else if (author !== undefined) {
+    const text = stringOf(author) ?? "";
+    const asUrl = /^https?:\/\//i.test(text) ? webAddress(text) : null;
+    if (asUrl) authorUrl = asUrl.href;
+    else authorName = text;
+  }
+  const content = stringOf(props.content?.[0]) ?? stringOf(props.summary?.[0]);
+  return {
+    kind,
+    authorName: authorName ? oneLine(authorName, nameMax) || null : null,
+    authorUrl,
+    content: kind === "like" || kind === "repost" || !content ? null : oneLine(content, contentMax),
+  };
+}
+
+/**
+ * The mentions as stored: what an item shows, the owner's list, approving
+ * and removing (all the command line needs). `changed`: an item shows
+ * something else now.
+ */
+export function mentionRecords(store: Store, changed: (itemPath: string) => void = () => {}) {
+  const { db } = store;
+  return {
+    /** The published mentions of an item, oldest first. */
+    async publishedFor(path: string): Promise<Mention[]> {
+      const rows = await db
+        .selectFrom("webmentions")
+        .select(["id", "kind", "author_name", "author_url", "content", "source"])
+        .where("path", "=", path)
+        .where("status", "=", "published")
+        .orderBy("id")
+        .limit(200)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        authorName: row.author_name,
+        authorUrl: row.author_url,
+        content: row.content,
+        source: row.source,
+      }));
+    },
+
+    /** Every mention, newest first, for the owner. */
+    async list(): Promise<ConsoleMention[]> {
+      const rows = await db
+        .selectFrom("webmentions")
+        .selectAll()
+        .orderBy("id", "desc")
+        .limit(500)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        authorName: row.author_name,
+        authorUrl: row.author_url,
+        content: row.content,
+        source: row.source,
+        target: row.target,
+        path: row.path,
+        status: row.status,
+        receivedAt: new Date(row.received_at).toISOString(),
+      }));
+    },
+
+    /** Publishes a verified mention waiting for the owner; false when there is none. */
+    async approve(id: number): Promise<boolean> {
+      const row = await db
+        .updateTable("webmentions")
+        .set({ status: "published" })
+        .where("id", "=", id)
+        .where("status", "=", "pending")
+        .returning("path")
+        .executeTakeFirst();
+      if (row) changed(row.path);
+      return row !== undefined;
+    },
+
+    /** Deletes a mention, whatever its state; false when there is none. */
+    async remove(id: number): Promise<boolean> {
+      const row = await db
+        .deleteFrom("webmentions")
+        .where("id", "=", id)
+        .returning(["path", "status"])
+        .executeTakeFirst();
+      if (row?.status === "published") changed(row.path);
+      return row !== undefined;
+    },
+  };
+}
+
+export type Webmentions = ReturnType<typeof createWebmentions>;
+
+export function createWebmentions({
+  store,
+  siteUrl,
+  remoteFetch,
+  items,
+  moderation,
+  log,
+  changed,
+}: {
+  store: Store;
+  siteUrl: string;
+  remoteFetch: RemoteFetch;
+  /** Whether an item of this path exists. */
+  items: () => ReadonlyMap<string, unknown>;
+  moderation: () => "off" | "first" | "all";
+  log: Logger;
+  /** What an item shows changed. */
+  changed: (itemPath: string) => void;
+}) {
+  const { db } = store;
+  const site = new URL(siteUrl);
+  const received = new Map<string, { count: number; since: number }>();
+
+  function overLimit(ip: string): boolean {
+    const now = Date.now();
+    const seen = received.get(ip);
+    if (!seen || now - seen.since >= 60_000) {
+      if (received.size > 10_000) received.clear();
+      received.set(ip, { count: 1, since: now });
+      return false;
+    }
+    seen.count += 1;
+    return seen.count > perMinutePerAddress;
+  }
+
+  /** The item a target names, or a reason to refuse it. */
+  function itemOf(target: URL): string | null {
+    if (target.origin !== site.origin || target.search) return null;
+    const path = target.pathname.replace(/\/$/, "");
+    return items().has(path) ? path : null;
+  }
+
+  async function forget(id: number, path: string, why: string) {
+    const gone = await db.deleteFrom("webmentions").where("id", "=", id).executeTakeFirst();
+    if (Number(gone.numDeletedRows) > 0) {
+      log.info({ webmention: id, why }, "a webmention was removed");
+      changed(path);
+    }
+  }
+
+  /** Checks one mention against its source now. */
+  async function verify(row: {
+    id: number;
+    source: string;
+    target: string;
+    path: string;
+    status: string;
+    content: string | null;
+  }) {
+    const source = new URL(row.source);
+    const target = new URL(row.target);
+    let answer: Awaited<ReturnType<RemoteFetch>>;
+    try {
+      answer = await remoteFetch(source.href, {
+        timeoutMs: fetchTimeoutMs,
+        maxBytes: sourceBytesMax,
+        maxRedirects: 3,
+        headers: { accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.1" },
+      });
+    } catch (error) {
+      log.info({ err: error, source: source.href }, "a webmention's source could not be fetched");
+      return forget(row.id, row.path, "its source could not be fetched");
+    }
+    if (answer.status !== 200) {
+      return forget(row.id, row.path, `its source answered ${answer.status}`);
+    }
+    const type = String(answer.headers["content-type"] ?? "").toLowerCase();
+    const html = answer.body.toString("utf8");
+    const links = type.includes("html") ? linksOf(html, answer.url) : [];
+    if (!links.some((link) => samePage(link, target))) {
+      return forget(row.id, row.path, "its source does not link to the item");
+    }
+    const entry = await readEntry(html, new URL(answer.url), target);
+    const mode = moderation();
+    const trusted =
+      mode === "off" ||
+      (mode === "first" &&
+        (await db
+          .selectFrom("webmentions")
+          .select("id")
+          .where("status", "=", "published")
+          .where("source", "like", `${source.origin}/%`)
+          .executeTakeFirst()) !== undefined);
+    // An approved mention stays so while it says the same; changed, it waits again.
+    const status =
+      trusted || (row.status === "published" && row.content === entry.content)
+        ? "published"
+        : "pending";
+    await db
+      .updateTable("webmentions")
+      .set({
+        status,
+        kind: entry.kind,
+        author_name: entry.authorName,
+        author_url: entry.authorUrl,
+        content: entry.content,
+        verified_at: nowIso(),
+      })
+      .where("id", "=", row.id)
+      .execute();
+    log.info({ webmention: row.id, status }, "a webmention was verified");
+    if (status === "published" || row.status === "published") changed(row.path);
+  }
+
+  let working: Promise<void> | null = null;
+  let again = false;
+  /** Checks every mention waiting, one at a time. */
+  function wake(): Promise<void> {
+    if (working) {
+      again = true;
+      return working;
+    }
+    working = (async () => {
+      do {
+        again = false;
+        for (;;) {
+          const due = await db
+            .selectFrom("webmentions")
+            .select(["id", "source", "target", "path", "status", "content"])
+            .where("verified_at", "is", null)
+            .orderBy("id")
+            .limit(20)
+            .execute();
+          if (due.length === 0) break;
+          for (const row of due) {
+            try {
+              await verify(row);
+            } catch (error) {
+              log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
+              await forget(row.id, row.path, "it could not be verified");
+            }
+          }
+        }
+      } while (again);
+    })().finally(() => {
+      working = null;
+    });
+    return working;
+  }
+
+  /** The endpoint a page advertises (Link header first, then the HTML), or null. */
+  async function endpointOf(target: URL): Promise<URL | null> {
+    const answer = await remoteFetch(target.href, {
+      timeoutMs: fetchTimeoutMs,
+      maxBytes: sourceBytesMax,
+      maxRedirects: 3,
+      headers: { accept: "text/html, */*;q=0.1" },
+    });
+    if (answer.status < 200 || answer.status >= 300) return null;
+    const linkHeaders = [answer.headers.link ?? []].flat().join(",");
+    for (const part of linkHeaders.split(/,(?=\s*<)/)) {
+      const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+      if (match && /;\s*rel\s*=\s*"?[^"]*\bwebmention\b/i.test(match[2] ?? "")) {
+        return webAddress(match[1] ?? "", answer.url);
+      }
+    }
+    if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
+    const html = answer.body.toString("utf8");
+    for (const tag of html.matchAll(/<(?:link|a)\s[^>]*>/gi)) {
+      const rel = /\srel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(tag[0]);
+      const words = (rel?.[1] ?? rel?.[2] ?? rel?.[3] ?? "").toLowerCase().split(/\s+/);
+      if (!words.includes("webmention")) continue;
+      const href = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(tag[0]);
+      if (!href) continue;
+      return webAddress(decodeHtmlEntities(href[1] ?? href[2] ?? href[3] ?? ""), answer.url);
+    }
+    return null;
+  }
+
+  return {
+    wake,
+
+    /**
+     * Sends a webmention for each page `item` links to, once per page; the
+     * record is written first, so only one instance sends it.
+     */
+    async send(item: { path: string; html: string }) {
+      const source = new URL(item.path, site).href;
+      const targets = new Map<string, URL>();
+      for (const link of linksOf(item.html, source)) {
+        if (link.origin !== site.origin) targets.set(link.href, link);
+      }
+      for (const target of targets.values()) {
+        const claimed = await db
+          .insertInto("webmentions_sent")
+          .values({ path: item.path, target: target.href, outcome: "sending", sent_at: nowIso() })
+          .onConflict((conflict) => conflict.columns(["path", "target"]).doNothing())
+          .returning("target")
+          .executeTakeFirst();
+        if (!claimed) continue;
+        let outcome: string;
+        try {
+          const endpoint = await endpointOf(target);
+          if (!endpoint) {
+            outcome = "no endpoint";
+          } else {
+            const answer = await remoteFetch(endpoint.href, {
+              method: "POST",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: new URLSearchParams({ source, target: target.href }).toString(),
+              timeoutMs: fetchTimeoutMs,
+              maxBytes: 64 * 1024,
+              maxRedirects: 0,
+            });
+            outcome =
+              answer.status >= 200 && answer.status < 300 ? "sent" : `refused ${answer.status}`;
+          }
+        } catch (error) {
+          outcome = `failed: ${error instanceof Error ? error.message : String(error)}`.slice(
+            0,
+            200,
+          );
+        }
+        await db
+          .updateTable("webmentions_sent")
+          .set({ outcome, sent_at: nowIso() })
+          .where("path", "=", item.path)
+          .where("target", "=", target.href)
+          .execute();
+        log.info({ item: item.path, target: target.href, outcome }, "a webmention was sent");
+      }
+    },
+
+    ...mentionRecords(store, changed),
+
+    /** The receiving endpoint, in a scope of its own (it reads forms). */
+    routes: async (app: FastifyInstance) => {
+      await app.register(async (scope) => {
+        scope.addContentTypeParser(
+          "application/x-www-form-urlencoded",
+          { parseAs: "string", bodyLimit: 8192 },
+          (_request, body, done) => done(null, new URLSearchParams(body as string)),
+        );
+        const refuse = (code: number, error: string, message: string) => ({
+          code,
+          body: { error: { code: error, message } },
+        });
+        scope.post(webmentionPath, async (request, reply) => {
+          const answer = async () => {
+            if (!(request.body instanceof URLSearchParams)) {
+              return refuse(
+                415,
+                "unsupported_media_type",
+                "Send source and target as application/x-www-form-urlencoded.",
+              );
+            }
+            const form = request.body;
+            const [sources, targets] = [form.getAll("source"), form.getAll("target")];
+            if (sources.length !== 1 || targets.length !== 1) {
+              return refuse(400, "validation_failed", "Give one source and one target.");
+            }
+            const source = webAddress(sources[0] ?? "");
+            const target = webAddress(targets[0] ?? "");
+            if (!source || !target) {
+              return refuse(
+                400,
+                "validation_failed",
+                "The source and target must be http(s) addresses.",
+              );
+            }
+            if (source.origin === site.origin) {
+              return refuse(400, "validation_failed", "The source must be a page of another site.");
+            }
+            const path = itemOf(target);
+            if (!path) {
+              return refuse(
+                400,
+                "validation_failed",
+                "The target is not a page of this site that takes mentions.",
+              );
+            }
+            if (overLimit(request.ip)) {
+              reply.header("retry-after", "60");
+              return refuse(429, "rate_limited", "Too many webmentions; try later.");
+            }
+            const waiting = await db
+              .selectFrom("webmentions")
+              .select((eb) => eb.fn.countAll().as("count"))
+              .where("verified_at", "is", null)
+              .executeTakeFirstOrThrow();
+            if (Number(waiting.count) >= waitingMax) {
+              reply.header("retry-after", "300");
+              return refuse(429, "rate_limited", "Too many webmentions are waiting; try later.");
+            }
+            await db
+              .insertInto("webmentions")
+              .values({
+                source: source.href,
+                target: target.href,
+                path,
+                status: "unverified",
+                kind: "mention",
+                received_at: nowIso(),
+              })
+              .onConflict((conflict) =>
+                conflict.columns(["source", "target"]).doUpdateSet({ verified_at: null }),
+              )
+              .execute();
+            void wake().catch((error: unknown) =>
+              log.warn({ err: error }, "webmentions could not be verified"),
+            );
+            return { code: 202, body: { status: "accepted" } };
+          };
+          const { code, body } = await answer();
+          return reply.code(code).send(body);
+        });
+      });
+    },
+  };
+}
