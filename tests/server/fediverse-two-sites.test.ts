@@ -119,6 +119,11 @@ describe("two sites on the Fediverse", () => {
     bDatabase = await createDatabase(inject("postgresUrl"), "ewe_test", inject("postgresTemplate"));
     // B first: A's start sends a webmention to B's page that its item links to.
     b = await startB([soap()]);
+    // B has recorded its first item as sent before anyone follows it.
+    await waitFor(
+      async () => (await runSql(b, "select path from fediverse_published")).length === 1,
+      { timeoutMs: 60_000, what: "B's first item recorded" },
+    );
     a = await startTestApp("sqlite", {
       env: aEnv(),
       logger: aLogs.logger,
