@@ -21,4 +21,6 @@ export type PublicConfig = {
   assistantRetentionDays: number;
   /** ASSISTANT_LLM_URL's host: where questions go to be written up, when a model writes answers. */
   assistantModelHost: string | null;
+  /** BOOKING_RETENTION_DAYS: how long after a call its booking is kept (the booking page, the privacy page). */
+  bookingRetentionDays: number;
 };

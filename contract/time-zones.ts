@@ -139,10 +139,36 @@ export function zoneName(zone: string): string {
   return zone.replaceAll("_", " ").replaceAll("/", " / ");
 }
 
-/** Every zone Intl knows, for the "Time zone" select (UTC first). */
-export function timeZones(): string[] {
-  const all = Intl.supportedValuesOf("timeZone");
-  return ["UTC", ...all.filter((zone) => zone !== "UTC")];
+/**
+ * Names V8's list still gives in their old spelling (it offers "Asia/Calcutta",
+ * never "Asia/Kolkata", which is what people and BOOKING_TIMEZONE write).
+ */
+const renamed: Record<string, string> = {
+  "Asia/Calcutta": "Asia/Kolkata",
+  "Asia/Katmandu": "Asia/Kathmandu",
+  "Asia/Rangoon": "Asia/Yangon",
+  "Asia/Saigon": "Asia/Ho_Chi_Minh",
+  "Europe/Kiev": "Europe/Kyiv",
+  "Atlantic/Faeroe": "Atlantic/Faroe",
+  "America/Godthab": "America/Nuuk",
+  "Pacific/Enderbury": "Pacific/Kanton",
+  "Pacific/Ponape": "Pacific/Pohnpei",
+  "Pacific/Truk": "Pacific/Chuuk",
+};
+
+/** A zone as people write it today: "Asia/Calcutta" is "Asia/Kolkata". */
+export const currentZoneName = (zone: string) => renamed[zone] ?? zone;
+
+/**
+ * Every zone Intl knows, for the "Time zone" select (UTC first, the rest in
+ * order), with `including` added where the list spells it otherwise, so the
+ * zone chosen (or the browser's own) is always there to be selected.
+ */
+export function timeZones(...including: string[]): string[] {
+  const all = new Set(Intl.supportedValuesOf("timeZone").map(currentZoneName));
+  for (const zone of including) if (isTimeZone(zone)) all.add(zone);
+  all.delete("UTC");
+  return ["UTC", ...[...all].sort()];
 }
 
 export type SlotDay = { date: string; label: string; slots: { start: string; label: string }[] };

@@ -42,6 +42,21 @@ export const ownReactionSchema = z.object({
 });
 export type OwnReaction = z.infer<typeof ownReactionSchema>;
 
+/** A call booked from this browser (docs/product.md, "Book a call"), as the reader gave it. */
+export const ownBookingSchema = z.object({
+  start: timestampSchema,
+  end: timestampSchema,
+  service: z.string(),
+  name: z.string(),
+  email: z.string(),
+  note: z.string(),
+  /** The zone the reader booked in. */
+  zone: z.string(),
+  status: z.enum(["booked", "cancelled"]),
+  createdAt: timestampSchema,
+});
+export type OwnBooking = z.infer<typeof ownBookingSchema>;
+
 /** `GET /api/your-data`, sent as a file to save (`Content-Disposition: attachment`). */
 export const yourDataResponseSchema = z.object({
   /** The site's address (SITE_URL). */
@@ -52,6 +67,7 @@ export const yourDataResponseSchema = z.object({
   comments: z.array(ownCommentSchema),
   reactions: z.array(ownReactionSchema),
   replyAddresses: z.array(ownReplyAddressSchema),
+  bookings: z.array(ownBookingSchema),
 });
 export type YourDataResponse = z.infer<typeof yourDataResponseSchema>;
 
@@ -64,6 +80,8 @@ export const deleteYourDataResponseSchema = z.object({
     comments: z.number().int().nonnegative(),
     reactions: z.number().int().nonnegative(),
     replyAddresses: z.number().int().nonnegative(),
+    /** Calls booked from this browser; one still ahead is cancelled first, and both sides are told. */
+    bookings: z.number().int().nonnegative(),
   }),
 });
 export type DeleteYourDataResponse = z.infer<typeof deleteYourDataResponseSchema>;

@@ -566,5 +566,6 @@ export function publicConfig(config: Config): PublicConfig {
     fediverseAccount: `@${config.fediverseHandle}@${new URL(config.siteUrl).host}`,
     assistantRetentionDays: config.ASSISTANT_RETENTION_DAYS,
     assistantModelHost: config.ASSISTANT_LLM_URL ? new URL(config.ASSISTANT_LLM_URL).host : null,
+    bookingRetentionDays: config.BOOKING_RETENTION_DAYS,
   };
 }

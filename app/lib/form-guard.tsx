@@ -12,6 +12,7 @@ import { api } from "./api-client.ts";
  * so `renew()` starts again after each one.
  */
 type TokenEndpoint =
+  | "GET /bookings/form-token"
   | "GET /comments/form-token"
   | "GET /enquiries/form-token"
   | "GET /newsletter/form-token";

@@ -133,7 +133,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(oneClickRoutes, deps);
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
-  await app.register(yourDataRoutes, { ...deps, rateLimits });
+  await app.register(yourDataRoutes, { ...deps, rateLimits, bookings: options.bookings });
   await app.register(enquiryRoutes, {
     enquiries: options.enquiries,
     attribute: options.readers.attribute,
@@ -141,6 +141,7 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(readerRoutes, { readers: options.readers, isPage: options.isPage });
   await app.register(bookingRoutes, {
     bookings: options.bookings,
+    siteUrl: deps.siteUrl,
     attribute: options.readers.attribute,
   });
   await app.register(assistantRoutes, {

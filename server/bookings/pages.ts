@@ -58,8 +58,9 @@ const alert = (text: string) => `<p class="booking-alert" role="alert">${escapeH
 let zoneOptionsCache: string[] | undefined;
 function zoneSelect(id: string, chosen: string): string {
   zoneOptionsCache ??= timeZones();
+  const zones = zoneOptionsCache.includes(chosen) ? zoneOptionsCache : timeZones(chosen);
   return `<label for="${id}" class="booking-label">Time zone</label>
-<select id="${id}" name="zone" class="field booking-zone-select">${zoneOptionsCache
+<select id="${id}" name="zone" class="field booking-zone-select">${zones
     .map(
       (zone) =>
         `<option value="${escapeHtml(zone)}"${zone === chosen ? " selected" : ""}>${escapeHtml(zoneName(zone))}</option>`,

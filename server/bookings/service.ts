@@ -6,6 +6,7 @@ import {
 } from "../../contract/bookings.ts";
 import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
 import { isTimeZone } from "../../contract/time-zones.ts";
+import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
@@ -356,6 +357,31 @@ export function createBookings({
       );
       if (booking) woken();
       return booking;
+    },
+
+    /** The calls a browser booked ("Your data"), as the reader gave them. */
+    async ofVisitor(visitorId: string): Promise<OwnBooking[]> {
+      return (await repository.byVisitor(visitorId)).map((booking) => ({
+        start: booking.start,
+        end: booking.end,
+        service: booking.service,
+        name: booking.name,
+        email: booking.email,
+        note: booking.note,
+        zone: booking.readerZone,
+        status: booking.status,
+        createdAt: booking.createdAt,
+      }));
+    },
+
+    /**
+     * Deletes the calls a browser booked ("Your data"): one still ahead is
+     * cancelled first, so both calendars hear of it. The number deleted.
+     */
+    async forgetVisitor(visitorId: string): Promise<number> {
+      const deleted = await repository.deleteByVisitor(visitorId, ownerMail);
+      if (deleted > 0) woken();
+      return deleted;
     },
 
     /** Runs `listener` after every change that queued mail (the outbox worker's wake-up). */

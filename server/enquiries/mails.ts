@@ -1,3 +1,4 @@
+import { otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { detailsHtml, detailsText, layout, messageBox, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
@@ -49,6 +50,13 @@ const linkButton = (href: string, label: string, danger = false) =>
 
 export function consoleUrl(siteUrl: string): string {
   return `${siteUrl}/admin/enquiries`;
+}
+
+/** The booking page, with the enquiry's service chosen (docs/product.md, "Book a call"). */
+export function bookingUrl(siteUrl: string, service: string): string {
+  return service === otherService
+    ? `${siteUrl}/book`
+    : `${siteUrl}/book?service=${encodeURIComponent(service)}`;
 }
 
 export function deletionUrl(siteUrl: string, token: string): string {
@@ -119,6 +127,7 @@ export function acknowledgementMail(
     ["Sent", time(enquiry.createdAt)],
   ];
   const link = deletionUrl(context.siteUrl, deletionToken);
+  const call = bookingUrl(context.siteUrl, enquiry.service);
   const footer = `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once an hour.`;
   const { html, text } = layout({
     subject,
@@ -126,6 +135,7 @@ export function acknowledgementMail(
 <p style="margin:0 0 12px">Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.</p>
 ${detailsHtml(details)}
 <p style="margin:0 0 12px">To add something, reply to this mail.</p>
+<p style="margin:0 0 12px">Would a conversation be quicker? Choose a time that suits you: ${linkButton(call, "Book a call")}</p>
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
 <p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
     bodyText: `Hello,
@@ -135,6 +145,9 @@ Thank you for your enquiry. It has arrived, and you will have an answer within $
 ${detailsText(details)}
 
 To add something, reply to this mail.
+
+Would a conversation be quicker? Book a call at a time that suits you:
+${call}
 
 Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first:
 ${link}`,

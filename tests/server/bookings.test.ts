@@ -9,6 +9,7 @@ import {
   slotsResponseSchema,
 } from "../../contract/bookings.ts";
 import { wallTime } from "../../contract/time-zones.ts";
+import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -233,6 +234,55 @@ describe.each(backends)("booking a call on %s", (backend) => {
     );
     expect(fourth.statusCode).toBe(409);
     expect(json(fourth, errorResponseSchema).error.code).toBe("too_many_pending");
+  });
+
+  it("lists a browser's bookings in Your data, and deleting them there cancels the call first", async () => {
+    const start = (await slots()).starts[14] ?? "";
+    const sent = booking(start);
+    const reader = browser();
+    expect((await reader.post("/api/bookings", sent)).statusCode).toBe(201);
+    // Another browser owns none of it.
+    expect(json(await browser().get("/api/your-data"), yourDataResponseSchema).bookings).toEqual(
+      [],
+    );
+    const mine = json(await reader.get("/api/your-data"), yourDataResponseSchema);
+    expect(mine.visitorCookie).toBe(true);
+    expect(mine.bookings).toEqual([
+      expect.objectContaining({
+        start,
+        name: sent.name,
+        email: sent.email,
+        service: "dfmea",
+        note: sent.note,
+        zone: "Asia/Kolkata",
+        status: "booked",
+      }),
+    ]);
+
+    const deletion = await reader.post("/api/your-data/delete", { confirm: true });
+    expect(json(deletion, deleteYourDataResponseSchema).deleted).toMatchObject({ bookings: 1 });
+    expect(json(await reader.get("/api/your-data"), yourDataResponseSchema).bookings).toEqual([]);
+    expect((await slots()).starts).toContain(start);
+    // Both calendars hear of it, from the cancellation that outlives the booking.
+    const cancels = (mail: ReceivedMail) =>
+      mail.parsed.attachments.some((part) => {
+        const text = part.content.toString("utf8");
+        return /^METHOD:CANCEL/m.test(text);
+      });
+    await smtp.waitFor(
+      () =>
+        smtp.to(sent.email).some(cancels) &&
+        smtp
+          .to(owner)
+          .some((mail) => cancels(mail) && invitation(mail).event.start.toISOString() === start),
+    );
+    const cancellation = smtp.to(sent.email).find(cancels);
+    expect(invitation(cancellation).event.start.toISOString()).toBe(start);
+    const rows = await runSql(
+      t,
+      `select count(*) as n from bookings where email = '${sent.email}'`,
+    );
+    expect(Number(rows[0]?.n)).toBe(0);
   });
 
   it("cancels from the reader's link only on a POST from the page, once, and tells both calendars", async () => {

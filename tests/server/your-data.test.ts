@@ -120,7 +120,9 @@ describe.each(backends)("your data on %s", (backend) => {
     const { post, story, alex, sam } = await twoReaders();
     const response = await confirmDelete(alex);
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ deleted: { comments: 2, reactions: 2, replyAddresses: 0 } });
+    expect(json(response)).toEqual({
+      deleted: { comments: 2, reactions: 2, replyAddresses: 0, bookings: 0 },
+    });
 
     const comments = json(
       await t.visitor().get(`/api/items/science/${post}/comments`),
@@ -144,7 +146,7 @@ describe.each(backends)("your data on %s", (backend) => {
 
     // Again: nothing left, nothing else touched.
     expect(json(await confirmDelete(alex))).toEqual({
-      deleted: { comments: 0, reactions: 0, replyAddresses: 0 },
+      deleted: { comments: 0, reactions: 0, replyAddresses: 0, bookings: 0 },
     });
     expect((await download(sam)).reactions).toHaveLength(2);
   });
@@ -178,7 +180,9 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(json(response)).toMatchObject({ visitorCookie: false, comments: [], reactions: [] });
     const deletion = await confirmDelete(stranger);
     expect(deletion.statusCode).toBe(200);
-    expect(json(deletion)).toEqual({ deleted: { comments: 0, reactions: 0, replyAddresses: 0 } });
+    expect(json(deletion)).toEqual({
+      deleted: { comments: 0, reactions: 0, replyAddresses: 0, bookings: 0 },
+    });
     expect(stranger.cookie).toBeUndefined();
   });
 
@@ -199,7 +203,9 @@ describe.each(backends)("your data on %s", (backend) => {
         headers: { cookie, origin: siteUrl },
         payload: { confirm: true },
       });
-      expect(json(deletion)).toEqual({ deleted: { comments: 0, reactions: 0, replyAddresses: 0 } });
+      expect(json(deletion)).toEqual({
+        deleted: { comments: 0, reactions: 0, replyAddresses: 0, bookings: 0 },
+      });
     }
     expect((await download(alex)).comments).toHaveLength(2);
   });

@@ -71,7 +71,11 @@ export function EnquiryForm({
   const [status, setStatus] = useState<Status>("idle");
   const [problem, setProblem] = useState<string | null>(null);
   const [problems, setProblems] = useState<Partial<Record<FieldName, string>>>({});
-  const [sentTo, setSentTo] = useState<{ name: string; email: string } | null>(null);
+  const [sentTo, setSentTo] = useState<{
+    name: string;
+    email: string;
+    service: string;
+  } | null>(null);
   const form = useRef<HTMLFormElement>(null);
   const thanks = useRef<HTMLDivElement>(null);
   const guard = useFormGuard("GET /enquiries/form-token");
@@ -143,7 +147,7 @@ export function EnquiryForm({
         },
       });
       guard.renew();
-      setSentTo({ name: fields.name.trim(), email: fields.email.trim() });
+      setSentTo({ name: fields.name.trim(), email: fields.email.trim(), service: fields.service });
       setFields({ ...empty, service: chosen });
       setStatus("sent");
     } catch (error) {
@@ -163,6 +167,10 @@ export function EnquiryForm({
   }
 
   if (status === "sent" && sentTo) {
+    const bookHref =
+      sentTo.service && sentTo.service !== otherService
+        ? `/book?service=${encodeURIComponent(sentTo.service)}`
+        : "/book";
     return (
       <div
         ref={thanks}
@@ -174,6 +182,13 @@ export function EnquiryForm({
         <p className="mt-2 text-slate-300">
           Your enquiry has arrived, and you will have an answer at {sentTo.email} within two working
           days. An acknowledgement goes there too (at most one an hour).
+        </p>
+        <p className="mt-2 text-slate-300">
+          Would a conversation be quicker?{" "}
+          <a href={bookHref} className="font-semibold text-accent underline">
+            Book a call
+          </a>{" "}
+          at a time that suits you.
         </p>
         <button
           type="button"

@@ -5,7 +5,18 @@ import type { DeleteYourDataResponse } from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
 
 /** How much this browser owns; `replies`: how many of its comments answer another (docs/product.md, "Replies"). */
-type Held = { cookie: boolean; comments: number; replies: number; reactions: number };
+type Held = {
+  cookie: boolean;
+  comments: number;
+  replies: number;
+  reactions: number;
+  /** Calls booked from this browser (docs/product.md, "Book a call"). */
+  bookings: number;
+};
+
+/** ", and 1 booked call": said only when this browser booked any. */
+const calls = (count: number) =>
+  count === 0 ? "" : `, and ${plural(count, "booked call", "booked calls")}`;
 
 type State =
   | { phase: "checking" }
@@ -17,7 +28,9 @@ function describe(held: Held): string {
     return "This browser has no visitor cookie, so it owns no comments or reactions here.";
   }
   if (held.comments + held.reactions === 0) {
-    return "This browser owns no comments or reactions here.";
+    return held.bookings === 0
+      ? "This browser owns no comments or reactions here."
+      : `This browser owns no comments or reactions here${calls(held.bookings)}.`;
   }
   const replies =
     held.replies === 0
@@ -25,7 +38,7 @@ function describe(held: Held): string {
       : held.replies === held.comments
         ? ` (${held.replies === 1 ? "a reply" : "all replies"})`
         : ` (${plural(held.replies, "reply", "replies")} among them)`;
-  return `This browser owns ${plural(held.comments, "comment", "comments")}${replies} and ${plural(held.reactions, "reaction", "reactions")}.`;
+  return `This browser owns ${plural(held.comments, "comment", "comments")}${replies} and ${plural(held.reactions, "reaction", "reactions")}${calls(held.bookings)}.`;
 }
 
 function refusal(error: unknown): string {
@@ -65,6 +78,7 @@ export function YourDataActions() {
             comments: data.comments.length,
             replies: data.comments.filter((comment) => comment.parentId !== null).length,
             reactions: data.reactions.length,
+            bookings: data.bookings.length,
           },
         }),
       () => setState({ phase: "unknown" }),
@@ -83,6 +97,7 @@ export function YourDataActions() {
           comments: 0,
           replies: 0,
           reactions: 0,
+          bookings: 0,
         },
         deleted,
       }));
@@ -96,13 +111,13 @@ export function YourDataActions() {
 
   const held = state.phase === "known" ? state.held : null;
   const deleted = state.phase === "known" ? state.deleted : undefined;
-  const nothingToDelete = held !== null && held.comments + held.reactions === 0;
+  const nothingToDelete = held !== null && held.comments + held.reactions + held.bookings === 0;
 
   return (
     <div className="not-prose mt-4 space-y-4">
       <p role="status" className="text-slate-300">
         {deleted
-          ? `Deleted ${plural(deleted.comments, "comment", "comments")} and ${plural(deleted.reactions, "reaction", "reactions")}. Pages open elsewhere update within a second.`
+          ? `Deleted ${plural(deleted.comments, "comment", "comments")} and ${plural(deleted.reactions, "reaction", "reactions")}${calls(deleted.bookings)}. Pages open elsewhere update within a second.`
           : state.phase === "known"
             ? describe(state.held)
             : state.phase === "unknown"
@@ -123,7 +138,10 @@ export function YourDataActions() {
               <AlertDialog.Description className="mt-3 text-sm text-slate-300">
                 {held && held.comments + held.reactions > 0
                   ? `The ${plural(held.comments, "comment", "comments")} and ${plural(held.reactions, "reaction", "reactions")} this browser made will be removed for everyone, on every page.`
-                  : "Every comment and reaction this browser made will be removed for everyone, on every page."}{" "}
+                  : "Every comment and reaction this browser made will be removed for everyone, on every page."}
+                {held && held.bookings > 0
+                  ? ` The ${plural(held.bookings, "call", "calls")} booked from it will be deleted too; a call still ahead is cancelled first, and both calendars are told.`
+                  : ""}{" "}
                 This cannot be undone.
               </AlertDialog.Description>
               {error ? (

@@ -10,6 +10,7 @@ import {
 import type { Bookings } from "../../bookings/service.ts";
 import type { Readers } from "../../readers/service.ts";
 import { ApiError } from "../errors.ts";
+import { issueVisitor } from "../guards.ts";
 
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
@@ -21,9 +22,10 @@ const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
  */
 export const bookingRoutes: FastifyPluginAsyncZod<{
   bookings: Bookings;
+  siteUrl: string;
   /** Readership: a booked call counts for the page and source that brought the reader. */
   attribute: Readers["attribute"];
-}> = async (app, { bookings, attribute }) => {
+}> = async (app, { bookings, siteUrl, attribute }) => {
   app.get(
     "/bookings/form-token",
     {
@@ -67,10 +69,9 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const outcome = await bookings.book(request.body, {
-        ip: request.ip,
-        visitorId: request.visitorId,
-      });
+      // The booking belongs to this browser, so "Your data" shows and deletes it.
+      const visitorId = request.visitorId ?? issueVisitor(request, reply, siteUrl);
+      const outcome = await bookings.book(request.body, { ip: request.ip, visitorId });
       if (outcome.outcome === "taken") {
         throw new ApiError(
           409,

@@ -9,6 +9,7 @@ import {
   type YourDataResponse,
   yourDataResponseSchema,
 } from "../../../contract/your-data.ts";
+import type { Bookings } from "../../bookings/service.ts";
 import {
   ApiError,
   apiErrorHandler,
@@ -35,21 +36,26 @@ const resultPage = {
  * deleted, and none is ever issued here. Deletions go through the comments'
  * and reactions' own repositories, so every open page hears of them live.
  */
-export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: RateLimits }> = async (
-  app,
-  { engagement, siteUrl, rateLimits, replyMail },
-) => {
+export const yourDataRoutes: FastifyPluginAsyncZod<
+  RouteDeps & {
+    rateLimits: RateLimits;
+    /** The calls booked from this browser (docs/product.md, "Book a call"). */
+    bookings: Pick<Bookings, "ofVisitor" | "forgetVisitor">;
+  }
+> = async (app, { engagement, siteUrl, rateLimits, replyMail, bookings }) => {
   // The download reads three tables: it counts against the same allowance as a
   // write, so it cannot be repeated without end. (Writes are counted by the API.)
   const limitDownloads = createWriteLimiter(app, rateLimits);
 
   async function deleteAll(visitorId: string | null): Promise<DeleteYourDataResponse> {
-    if (visitorId === null) return { deleted: { comments: 0, reactions: 0, replyAddresses: 0 } };
+    if (visitorId === null)
+      return { deleted: { comments: 0, reactions: 0, replyAddresses: 0, bookings: 0 } };
     // The addresses first: removing the comments would forget them uncounted.
     const replyAddresses = await replyMail.forgetVisitor(visitorId);
     const comments = await engagement.comments.removeAllBy(visitorId);
     const reactions = await engagement.reactions.removeAllBy(visitorId);
-    return { deleted: { comments, reactions, replyAddresses } };
+    const booked = await bookings.forgetVisitor(visitorId);
+    return { deleted: { comments, reactions, replyAddresses, bookings: booked } };
   }
 
   app.get(
@@ -72,6 +78,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: Rat
         comments: visitorId ? await engagement.visitorData.commentsBy(visitorId, siteUrl) : [],
         reactions: visitorId ? await engagement.visitorData.reactionsBy(visitorId, siteUrl) : [],
         replyAddresses: visitorId ? await replyMail.ofVisitor(visitorId) : [],
+        bookings: visitorId ? await bookings.ofVisitor(visitorId) : [],
       };
       const day = body.exportedAt.slice(0, 10);
       return reply
@@ -124,7 +131,8 @@ export const yourDataRoutes: FastifyPluginAsyncZod<RouteDeps & { rateLimits: Rat
         throw new ApiError(400, "validation_failed", "The deletion was not confirmed.");
       }
       const { deleted } = await deleteAll(request.visitorId);
-      const any = deleted.comments + deleted.reactions + deleted.replyAddresses > 0;
+      const any =
+        deleted.comments + deleted.reactions + deleted.replyAddresses + deleted.bookings > 0;
       return reply.redirect(any ? resultPage.deleted : resultPage.nothing, 303);
     });
   });

@@ -1,0 +1,401 @@
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import type { BookedResponse } from "../../../contract/bookings.ts";
+import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
+import { limits } from "../../../contract/limits.ts";
+import {
+  currentZoneName,
+  isTimeZone,
+  momentLabel,
+  slotsByDay,
+  timeLabel,
+  timeZones,
+  zoneName,
+} from "../../../contract/time-zones.ts";
+import { ApiError, api } from "../../lib/api-client.ts";
+import { useFormGuard } from "../../lib/form-guard.tsx";
+
+export type ServiceChoice = { id: string; title: string };
+
+type Fields = { name: string; email: string; service: string; note: string };
+type FieldName = keyof Fields | "start";
+
+/** The form the server wrote into the page (server/bookings/pages.ts), which this island replaces. */
+const serverFormId = "booking-form-html";
+
+/** What the reader had chosen and typed in the server's form before the island took over. */
+function fromServerForm(services: ServiceChoice[]): {
+  fields: Fields;
+  start: string;
+  zone: string;
+} {
+  const fromAddress = new URLSearchParams(window.location.search);
+  const root = document.getElementById(serverFormId);
+  const form = root?.querySelector<HTMLFormElement>("form[method=post]");
+  const data = form ? new FormData(form) : new FormData();
+  const text = (name: string) => String(data.get(name) ?? "");
+  const wanted = text("service") || fromAddress.get("service") || "";
+  const known = wanted === otherService || services.some((service) => service.id === wanted);
+  // A zone in the address was chosen with the select; otherwise the browser's own.
+  const asked = fromAddress.get("zone") ?? "";
+  const browser = currentZoneName(Intl.DateTimeFormat().resolvedOptions().timeZone ?? "");
+  const zone = isTimeZone(asked) ? asked : isTimeZone(browser) ? browser : "UTC";
+  return {
+    fields: {
+      name: text("name"),
+      email: text("email"),
+      service: known ? wanted : "",
+      note: text("note"),
+    },
+    start: text("start"),
+    zone,
+  };
+}
+
+/**
+ * The validation answer names each refused field ("body.email: …; body.note: …"):
+ * each message goes beside its field.
+ */
+function fieldProblems(message: string): Partial<Record<FieldName, string>> {
+  const problems: Partial<Record<FieldName, string>> = {};
+  for (const part of message.split("; ")) {
+    const match = /^body\.(name|email|service|note|start): (.*)$/s.exec(part);
+    if (match?.[1]) problems[match[1] as FieldName] ??= match[2] ?? "";
+  }
+  return problems;
+}
+
+type Slots = { zone: string; ownerZone: string; starts: string[] };
+
+/** Days of free times listed at first, and added by "Show more days": a week or so is enough to choose from. */
+const daysAtOnce = 7;
+
+async function freeTimes(zone: string): Promise<Slots> {
+  const answer = await api("GET /bookings/slots", { query: { zone } });
+  return { zone: answer.zone, ownerZone: answer.ownerZone, starts: answer.starts };
+}
+
+/**
+ * Booking a call on /book (docs/product.md, "Book a call"). The server writes
+ * a plain form into the page, with the free times in the engineer's zone (or
+ * the one chosen with its select), which books by an ordinary post. Once the
+ * page has loaded, this island takes that form's place: the times in the
+ * reader's own zone (the browser's), another zone at a change of the select,
+ * and the booking sent in place, through the same function on the server.
+ * Until the free times arrive the server's form stays, so a failure here
+ * leaves the page as it works without JavaScript.
+ */
+export function BookingForm({
+  services,
+  retentionDays,
+}: {
+  services: ServiceChoice[];
+  retentionDays: number;
+}) {
+  const [live, setLive] = useState(false);
+  const [slots, setSlots] = useState<Slots | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [fields, setFields] = useState<Fields>({ name: "", email: "", service: "", note: "" });
+  const [start, setStart] = useState("");
+  const [sending, setSending] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [problems, setProblems] = useState<Partial<Record<FieldName, string>>>({});
+  const [booked, setBooked] = useState<BookedResponse | null>(null);
+  const [shownDays, setShownDays] = useState(daysAtOnce);
+  const zones = useRef<string[]>([]);
+  const done = useRef<HTMLDivElement>(null);
+  const alert = useRef<HTMLParagraphElement>(null);
+  const guard = useFormGuard("GET /bookings/form-token");
+  const id = useId();
+
+  async function load(zone: string): Promise<Slots> {
+    const next = await freeTimes(zone);
+    setSlots(next);
+    return next;
+  }
+
+  // The server's answer to a booking without JavaScript ("You're booked") is left as it is.
+  useEffect(() => {
+    if (document.querySelector(".booking-done")) return;
+    const before = fromServerForm(services);
+    zones.current = timeZones(before.zone);
+    freeTimes(before.zone).then(
+      (loaded) => {
+        setSlots(loaded);
+        setFields(before.fields);
+        if (loaded.starts.includes(before.start)) setStart(before.start);
+        document.getElementById(serverFormId)?.remove();
+        setLive(true);
+      },
+      // The server's form goes on working.
+      () => {},
+    );
+  }, [services]);
+
+  useEffect(() => {
+    if (booked) done.current?.focus();
+  }, [booked]);
+
+  async function changeZone(zone: string) {
+    setLoading(true);
+    setProblem(null);
+    try {
+      await load(zone);
+    } catch {
+      setProblem("The free times could not be fetched just now. Please try again in a moment.");
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  const change = (name: keyof Fields) => (value: string) => {
+    setFields((current) => ({ ...current, [name]: value }));
+    setProblems((current) => ({ ...current, [name]: undefined }));
+  };
+
+  async function send(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (sending || !slots) return;
+    if (!start) {
+      setProblems({ start: "Choose one of the free times." });
+      setProblem("Choose one of the free times.");
+      return;
+    }
+    setSending(true);
+    setProblem(null);
+    setProblems({});
+    try {
+      const formToken = await guard.ready();
+      const answer = await api("POST /bookings", {
+        body: { ...fields, start, zone: slots.zone, formToken, website: guard.website() },
+      });
+      guard.renew();
+      setBooked(answer);
+    } catch (error) {
+      guard.renew();
+      if (error instanceof ApiError && error.code === "slot_taken") {
+        // "That time was just taken…", with the next free times from the list as it is now.
+        const now = await load(slots.zone).catch(() => slots);
+        const next = now.starts
+          .filter((free) => free > start)
+          .slice(0, 3)
+          .map((free) => momentLabel(Date.parse(free), now.zone));
+        setStart("");
+        setProblem(
+          next.length > 0 ? `${error.message} The next: ${next.join("; ")}.` : error.message,
+        );
+      } else {
+        const message =
+          error instanceof ApiError && error.code !== "network_error"
+            ? error.message
+            : "The booking could not be sent: the site did not answer. Check your connection and try again.";
+        const byField = error instanceof ApiError ? fieldProblems(message) : {};
+        setProblems(byField);
+        setProblem(
+          Object.keys(byField).length > 0 ? "Please correct the fields marked below." : message,
+        );
+      }
+      requestAnimationFrame(() => alert.current?.focus());
+    } finally {
+      setSending(false);
+    }
+  }
+
+  if (!live || !slots) return null;
+
+  if (booked) {
+    const instant = Date.parse(booked.start);
+    const yours = momentLabel(instant, booked.zone);
+    const theirs = momentLabel(instant, booked.ownerZone);
+    return (
+      <div ref={done} tabIndex={-1} role="status" className="booking-done">
+        <h2 className="booking-done-title">You're booked</h2>
+        <p>
+          Your call is on <strong>{yours}</strong>
+          {yours === theirs ? "" : `, which is ${theirs} for the engineer`}.
+        </p>
+        <p>
+          An invitation for your calendar is on its way to {fields.email.trim()}, with links to
+          cancel or move the call.
+        </p>
+      </div>
+    );
+  }
+
+  const allDays = slotsByDay(slots.starts, slots.zone);
+  const days = allDays.slice(0, shownDays);
+  const described = (name: FieldName) => (problems[name] ? `${id}-${name}-problem` : undefined);
+  const problemOf = (name: FieldName) =>
+    problems[name] ? (
+      <p id={`${id}-${name}-problem`} className="text-sm text-red-300">
+        {problems[name]}
+      </p>
+    ) : null;
+
+  return (
+    <div className="booking">
+      {problem ? (
+        <p ref={alert} tabIndex={-1} role="alert" className="booking-alert outline-none">
+          {problem}
+        </p>
+      ) : null}
+      <div>
+        <label htmlFor={`${id}-zone`} className="booking-label">
+          Time zone
+        </label>
+        <select
+          id={`${id}-zone`}
+          className="field booking-zone-select"
+          value={slots.zone}
+          aria-describedby={`${id}-zone-note`}
+          onChange={(event) => void changeZone(event.target.value)}
+        >
+          {zones.current.map((zone) => (
+            <option key={zone} value={zone}>
+              {zoneName(zone)}
+            </option>
+          ))}
+        </select>
+        <p id={`${id}-zone-note`} className="booking-small mt-1">
+          {loading
+            ? "Fetching the free times…"
+            : `Times below are in ${zoneName(slots.zone)}; the engineer's zone is ${zoneName(slots.ownerZone)}.`}
+        </p>
+      </div>
+      <form className="booking-form space-y-6" onSubmit={send} onFocus={guard.start}>
+        {guard.honeypot}
+        {days.length === 0 ? (
+          <p className="booking-empty">
+            No free times in the coming weeks. <a href="/services#send-enquiry">Send an enquiry</a>{" "}
+            instead.
+          </p>
+        ) : (
+          <fieldset className="booking-times" aria-describedby={described("start")}>
+            <legend className="booking-label">Free times, in {zoneName(slots.zone)}</legend>
+            {problemOf("start")}
+            {days.map((day) => (
+              <fieldset key={day.date} className="booking-day">
+                <legend className="booking-day-label">{day.label}</legend>
+                <div className="booking-slots">
+                  {day.slots.map((slot) => (
+                    <label key={slot.start} className="booking-slot">
+                      <input
+                        type="radio"
+                        name="start"
+                        value={slot.start}
+                        checked={start === slot.start}
+                        onChange={() => {
+                          setStart(slot.start);
+                          setProblems((current) => ({ ...current, start: undefined }));
+                        }}
+                      />
+                      <span>{slot.label}</span>
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+            ))}
+            {allDays.length > days.length ? (
+              <button
+                type="button"
+                className="btn-secondary"
+                onClick={() => setShownDays((shown) => shown + daysAtOnce)}
+              >
+                Show more days
+              </button>
+            ) : null}
+          </fieldset>
+        )}
+        {days.length === 0 ? null : (
+          <div className="booking-fields">
+            <label htmlFor={`${id}-name`} className="booking-label">
+              Your name
+            </label>
+            <input
+              id={`${id}-name`}
+              name="name"
+              className="field"
+              required
+              maxLength={limits.enquiryNameMax}
+              autoComplete="name"
+              value={fields.name}
+              aria-invalid={problems.name ? true : undefined}
+              aria-describedby={described("name")}
+              onChange={(event) => change("name")(event.target.value)}
+            />
+            {problemOf("name")}
+            <label htmlFor={`${id}-email`} className="booking-label">
+              Your email
+            </label>
+            <input
+              id={`${id}-email`}
+              name="email"
+              type="email"
+              className="field"
+              required
+              maxLength={limits.emailMax}
+              autoComplete="email"
+              value={fields.email}
+              aria-invalid={problems.email ? true : undefined}
+              aria-describedby={described("email")}
+              onChange={(event) => change("email")(event.target.value)}
+            />
+            {problemOf("email")}
+            <label htmlFor={`${id}-service`} className="booking-label">
+              Service
+            </label>
+            <select
+              id={`${id}-service`}
+              name="service"
+              className="field"
+              required
+              value={fields.service}
+              aria-invalid={problems.service ? true : undefined}
+              aria-describedby={described("service")}
+              onChange={(event) => change("service")(event.target.value)}
+            >
+              <option value="">Choose a service</option>
+              {services.map((service) => (
+                <option key={service.id} value={service.id}>
+                  {service.title}
+                </option>
+              ))}
+              <option value={otherService}>{otherServiceLabel}</option>
+            </select>
+            {problemOf("service")}
+            <label htmlFor={`${id}-note`} className="booking-label">
+              What would you like to discuss?
+            </label>
+            <textarea
+              id={`${id}-note`}
+              name="note"
+              className="field"
+              rows={4}
+              maxLength={limits.bookingNoteMax}
+              value={fields.note}
+              aria-invalid={problems.note ? true : undefined}
+              aria-describedby={described("note")}
+              onChange={(event) => change("note")(event.target.value)}
+            />
+            {problemOf("note")}
+            <p className="booking-small">
+              The invitation goes to this address, with links to cancel or move the call. Your
+              booking is kept {retentionDays} days after the call, then deleted: see the{" "}
+              <a href="/privacy#bookings">privacy policy</a>.
+            </p>
+            <div>
+              <button type="submit" className="btn-primary" disabled={sending}>
+                {sending ? "Booking..." : "Book this time"}
+              </button>
+            </div>
+            {start ? (
+              <p className="booking-small">
+                Chosen: {momentLabel(Date.parse(start), slots.zone)} (
+                {timeLabel(Date.parse(start), slots.ownerZone)} for the engineer).
+              </p>
+            ) : null}
+          </div>
+        )}
+      </form>
+    </div>
+  );
+}

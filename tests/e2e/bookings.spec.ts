@@ -1,0 +1,198 @@
+import type { Page } from "@playwright/test";
+import nodeIcal from "node-ical";
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
+import { seriousViolations } from "./support/axe.ts";
+import { expect, test } from "./support/fixtures.ts";
+import { type OwnSite, startOwnSite } from "./support/own-site.ts";
+
+/*
+ * Booking a call as a new reader does it (docs/product.md, "Book a call"):
+ * from /services to /book, in Chromium with JavaScript and without, on a site
+ * of this spec's own whose engineer works in India and which mails through a
+ * real SMTP server on loopback; the invitation read back by a calendar
+ * library, and the call cancelled from the mail's link.
+ */
+
+const owner = "owner@example.com";
+const ownerZone = "Asia/Kolkata";
+
+let smtp: SmtpSink;
+let site: OwnSite;
+
+test.beforeAll(async () => {
+  smtp = await startSmtpSink();
+  site = await startOwnSite("bookings", {
+    env: {
+      SMTP_URL: smtp.url,
+      OWNER_EMAIL: owner,
+      MAIL_RATE_PER_MINUTE: "0",
+      COMMENT_MIN_SECONDS: "1",
+      BOOKING_TIMEZONE: ownerZone,
+    },
+  });
+});
+test.afterAll(async () => {
+  await site?.stop();
+  await smtp?.close();
+});
+
+/** The one event of a mail's calendar attachment, as node-ical reads it, and the method it carries. */
+function invitation(mail: ReceivedMail | undefined) {
+  const part = mail?.parsed.attachments.find((a) => a.contentType.startsWith("text/calendar"));
+  const text = part?.content.toString("utf8") ?? "";
+  const event = Object.values(nodeIcal.sync.parseICS(text)).find((e) => e?.type === "VEVENT");
+  if (event?.type !== "VEVENT") throw new Error(`no event in the mail's invitation: ${text}`);
+  return { event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
+}
+
+async function freeStarts(page: Page): Promise<string[]> {
+  const response = await page.request.get(`${site.siteUrl}/api/bookings/slots`);
+  return ((await response.json()) as { starts: string[] }).starts;
+}
+
+/** Both sides' mails about the call at `start` booked for `email`: its invitation (or cancellation) to each. */
+async function mailsFor(email: string, start: string, method: "REQUEST" | "CANCEL") {
+  const about = (mail: ReceivedMail) => {
+    if (!mail.parsed.attachments.some((a) => a.contentType.startsWith("text/calendar")))
+      return false;
+    const { event, method: carried } = invitation(mail);
+    return carried === method && event.start.toISOString() === start;
+  };
+  const readers = () => smtp.to(email).filter(about);
+  const owners = () => smtp.to(owner).filter(about);
+  await smtp.waitFor(() => readers().length > 0 && owners().length > 0);
+  return { reader: readers()[0], owner: owners()[0] };
+}
+
+async function fillDetails(page: Page, email: string) {
+  await page.getByRole("textbox", { name: "Your name" }).fill("Meera Iyer");
+  await page.getByRole("textbox", { name: "Your email" }).fill(email);
+  await page
+    .getByRole("textbox", { name: "What would you like to discuss?" })
+    .fill("Our pump module's DFMEA has grown past 400 lines; I would like a second opinion.");
+}
+
+test("with JavaScript a reader books from /services in their own zone, is told of a clash, and cancels from the mail", async ({
+  visitor,
+}) => {
+  // Two bookings, a clash and a cancellation, each waiting on its mail: longer than most.
+  test.slow();
+  const email = "meera.js@example.org";
+  const page = await visitor({ timezoneId: "Europe/London" });
+  await page.goto(`${site.siteUrl}/services`);
+  await page.getByRole("link", { name: "Book a call" }).click();
+  await expect(page).toHaveURL(`${site.siteUrl}/book`);
+  await expect(page.getByRole("heading", { name: "Book a call", level: 1 })).toBeVisible();
+  // Once the island is live the times are the browser's zone, whatever the engineer's.
+  const zone = page.getByRole("combobox", { name: "Time zone" });
+  await expect(zone).toHaveValue("Europe/London", { timeout: 15_000 });
+  await expect(page.getByRole("group", { name: "Free times, in Europe / London" })).toBeVisible();
+
+  const days = page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ });
+  const first = days.first().getByRole("radio").first();
+  const taken = (await first.getAttribute("value")) ?? "";
+  const label = new Intl.DateTimeFormat("en-GB", {
+    timeZone: "Europe/London",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(Date.parse(taken));
+  await expect(first).toHaveAccessibleName(label);
+  await first.check();
+  await fillDetails(page, email);
+  await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+
+  // Another reader takes that time through the API meanwhile.
+  const { formToken } = (await (
+    await page.request.get(`${site.siteUrl}/api/bookings/form-token`)
+  ).json()) as { formToken: string };
+  await expect(async () => {
+    const response = await page.request.post(`${site.siteUrl}/api/bookings`, {
+      headers: { origin: site.siteUrl },
+      data: {
+        start: taken,
+        name: "Arjun Rao",
+        email: "arjun.first@example.org",
+        service: "vba-tools",
+        zone: ownerZone,
+        formToken,
+      },
+    });
+    expect(response.status()).toBe(201);
+  }).toPass({ timeout: 15_000 });
+
+  await page.getByRole("button", { name: "Book this time" }).click();
+  await expect(page.getByRole("alert")).toContainText("That time was just taken");
+  await expect(page.locator(`input[value="${taken}"]`)).toHaveCount(0);
+  const second = days.first().getByRole("radio").first();
+  const start = (await second.getAttribute("value")) ?? "";
+  await second.check();
+  await page.getByRole("button", { name: "Book this time" }).click();
+  const booked = page.getByRole("status").filter({ hasText: "You're booked" });
+  await expect(booked).toBeVisible();
+  // The time in both zones: London's for the reader, India's for the engineer.
+  await expect(booked).toContainText("(Europe / London,");
+  await expect(booked).toContainText("(Asia / Kolkata, GMT+5:30) for the engineer");
+  // The answer where the form was (the whole page, form included, is checked in clean-console.spec.ts).
+  expect(await seriousViolations(page, "#booking-live")).toEqual([]);
+
+  const { reader } = await mailsFor(email, start, "REQUEST");
+  const cancelLink = /https?:\/\/\S+\/book\/cancel\?token=[A-Za-z0-9_-]{43}/.exec(
+    reader?.parsed.text ?? "",
+  )?.[0];
+  expect(cancelLink).toBeDefined();
+  expect(await freeStarts(page)).not.toContain(start);
+
+  // The mail's link opens a page that asks; its button cancels, and the time is free again.
+  await page.goto(cancelLink ?? "");
+  await expect(page.getByRole("heading", { name: "Cancel your call?" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole("button", { name: "Cancel the call" }).click();
+  await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
+  expect(await freeStarts(page)).toContain(start);
+  // Both calendars are sent the cancellation of that call.
+  await mailsFor(email, start, "CANCEL");
+});
+
+test("without JavaScript the zone is chosen with the select, the form posts, and the server's page says the call is booked", async ({
+  visitor,
+}) => {
+  const email = "meera.nojs@example.org";
+  const page = await visitor({ javaScriptEnabled: false });
+  await page.goto(`${site.siteUrl}/services/dfmea`);
+  await page.getByRole("link", { name: "Book a call" }).click();
+  await expect(page).toHaveURL(`${site.siteUrl}/book?service=dfmea`);
+  await expect(page.getByRole("heading", { name: "Book a call", level: 1 })).toBeVisible();
+  // The engineer's zone until the reader chooses theirs.
+  await expect(page.getByRole("combobox", { name: "Time zone" })).toHaveValue(ownerZone);
+  await page.getByRole("combobox", { name: "Time zone" }).selectOption("America/New_York");
+  await page.getByRole("button", { name: "Show times" }).click();
+  await expect(page).toHaveURL(/zone=America%2FNew_York/);
+  await expect(
+    page.getByRole("group", { name: "Free times, in America / New York" }),
+  ).toBeVisible();
+  await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
+
+  const slot = page
+    .getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ })
+    .last()
+    .getByRole("radio")
+    .last();
+  const start = (await slot.getAttribute("value")) ?? "";
+  await slot.check();
+  await fillDetails(page, email);
+  // The form counts only once a person could have filled it; a press sooner is
+  // answered with the form again, as it was filled, and a new signed time.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Book this time" }).click();
+    await expect(page.getByRole("heading", { name: "You're booked" })).toBeVisible({
+      timeout: 2000,
+    });
+  }).toPass({ timeout: 30_000 });
+  await expect(page.getByRole("status")).toContainText("(America / New York,");
+
+  // Both calendars are sent the invitation, at the time chosen.
+  const mails = await mailsFor(email, start, "REQUEST");
+  expect(mails.owner?.parsed.replyTo?.value[0]?.address).toBe(email);
+  expect(mails.reader?.parsed.text).toMatch(/\/book\/cancel\?token=[A-Za-z0-9_-]{43}/);
+});
