@@ -342,6 +342,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         problem: expect.stringContaining("frontmatter"),
         warnings: [],
         progress: null,
+        scheduled: null,
       },
       {
         slug: "2026-06-engines",
@@ -349,6 +350,7 @@ describe.each(backends)("the owner's console on %s", (backend) => {
         problem: null,
         warnings: [],
         progress: null,
+        scheduled: null,
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(editionsDir);
