@@ -4,7 +4,7 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { listedPaths } from "../app/navigation.ts";
-import { siteItems } from "../content/items.ts";
+import { servicePath, siteItems } from "../content/items.ts";
 import { countWords, loadContent } from "../content/load.ts";
 import { readEdition } from "../server/newsletter/editions.ts";
 import { projectRoot } from "./build-inputs.ts";
@@ -101,7 +101,11 @@ describe("reader-facing text", () => {
 
 describe("the newsletter's editions", () => {
   const content = loadContent();
-  const pages = new Set([...listedPaths, ...siteItems(content).map((item) => item.path)]);
+  const pages = new Set([
+    ...listedPaths,
+    ...siteItems(content).map((item) => item.path),
+    ...content.services.map((service) => servicePath(service.id)),
+  ]);
 
   it("are at least three, and none is a stub", () => {
     expect(editions.length).toBeGreaterThanOrEqual(3);
