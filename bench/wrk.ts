@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
 
 /*
@@ -35,8 +38,9 @@ export function parseWrk(stdout: string): WrkRun {
 const run = promisify(execFile);
 
 /**
- * GETs of `url` by wrk: one thread, `connections` connections, for `seconds`,
- * with `headers`; its output as numbers, and as printed (for a failure's report).
+ * Requests to `url` by wrk (GETs, or `method` with no body): one thread,
+ * `connections` connections, for `seconds`, with `headers`; its output as
+ * numbers, and as printed (for a failure's report).
  */
 export async function wrk(
   url: string,
@@ -44,15 +48,30 @@ export async function wrk(
     connections,
     seconds,
     headers = {},
-  }: { connections: number; seconds: number; headers?: Record<string, string> },
+    method = "GET",
+  }: {
+    connections: number;
+    seconds: number;
+    headers?: Record<string, string>;
+    method?: "GET" | "POST";
+  },
 ): Promise<WrkRun & { stdout: string }> {
-  const { stdout } = await run("wrk", [
-    "-t1",
-    `-c${connections}`,
-    `-d${seconds}s`,
-    "--latency",
-    ...Object.entries(headers).flatMap(([key, value]) => ["-H", `${key}: ${value}`]),
-    url,
-  ]);
-  return { ...parseWrk(stdout), stdout };
+  // wrk sets a method other than GET only from a Lua script.
+  const scripts = method === "GET" ? null : mkdtempSync(path.join(os.tmpdir(), "wrk-"));
+  const script = scripts && path.join(scripts, "method.lua");
+  if (script) writeFileSync(script, `wrk.method = "${method}"\n`);
+  try {
+    const { stdout } = await run("wrk", [
+      "-t1",
+      `-c${connections}`,
+      `-d${seconds}s`,
+      "--latency",
+      ...(script ? ["-s", script] : []),
+      ...Object.entries(headers).flatMap(([key, value]) => ["-H", `${key}: ${value}`]),
+      url,
+    ]);
+    return { ...parseWrk(stdout), stdout };
+  } finally {
+    if (scripts) rmSync(scripts, { recursive: true, force: true });
+  }
 }

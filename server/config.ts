@@ -303,7 +303,7 @@ const envSchema = z
     LOG_LEVEL: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),
-    // One read in this many is logged at the info level (errors and writes
+    // One read (or readers' beacon) in this many is logged at the info level (errors and writes
     // always are): at full speed a line per read costs a quarter of the reads.
     LOG_SAMPLE_READS: z.coerce.number().int().min(1).max(1_000_000).default(100),
   })

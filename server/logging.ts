@@ -136,7 +136,13 @@ export function accessLog(
   });
   app.addHook("onResponse", (request, reply, done) => {
     const status = reply.statusCode;
-    const read = (request.method === "GET" || request.method === "HEAD") && status < 400;
+    // The readers' beacon is sampled as the reads are: a line per page view
+    // would cost more than counting it.
+    const read =
+      (request.method === "GET" ||
+        request.method === "HEAD" ||
+        request.routeOptions.config.beacon === true) &&
+      status < 400;
     if (!read || every === 1 || chosen.has(request.raw) || ++reads % every === 0) {
       const bytes = reply.getHeader("content-length");
       request.log.info(

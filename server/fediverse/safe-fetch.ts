@@ -59,6 +59,22 @@ export function isPrivateAddress(address: string): boolean {
   return refused.check(address, "ipv6");
 }
 
+/**
+ * Whether a site at `hostname` can be reached from elsewhere: not a private
+ * or loopback address, nor a name that never resolves on the internet
+ * (localhost, and the reserved .test, .local, .localhost, .invalid,
+ * .example, .internal, .home.arpa).
+ */
+export function isPublicHost(hostname: string): boolean {
+  const name = hostname
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase()
+    .replace(/\.$/, "");
+  if (isIP(name)) return !isPrivateAddress(name);
+  if (!name.includes(".")) return false;
+  return !/(^|\.)(localhost|test|local|invalid|example|internal|home\.arpa)$/.test(name);
+}
+
 export class RemoteFetchError extends Error {
   override name = "RemoteFetchError";
 }

@@ -66,6 +66,7 @@ export function createFediverse(options: FediverseOptions) {
     store,
     siteUrl,
     remoteFetch,
+    allowPrivateAddresses: options.allowPrivateAddresses,
     items: () => items(),
     moderation: () => options.moderation,
     log,

@@ -3,7 +3,7 @@ import type { ConsoleMention, ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import type { RemoteFetch } from "./safe-fetch.ts";
+import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
 
 /*
  * Webmention (docs/fediverse.md, "Webmention"): another site tells us a page
@@ -226,6 +226,7 @@ export function createWebmentions({
   store,
   siteUrl,
   remoteFetch,
+  allowPrivateAddresses,
   items,
   moderation,
   log,
@@ -234,6 +235,8 @@ export function createWebmentions({
   store: Store;
   siteUrl: string;
   remoteFetch: RemoteFetch;
+  /** Only the tests: sites on loopback mention each other. */
+  allowPrivateAddresses: boolean;
   /** Whether an item of this path exists. */
   items: () => ReadonlyMap<string, unknown>;
   moderation: () => "off" | "first" | "all";
@@ -409,6 +412,10 @@ export function createWebmentions({
      * record is written first, so only one instance sends it.
      */
     async send(item: { path: string; html: string }) {
+      // A receiver checks the mention by fetching our page: a site on
+      // localhost or a private address (a first run, a test) would only tell
+      // strangers of pages they cannot read.
+      if (!allowPrivateAddresses && !isPublicHost(site.hostname)) return;
       const source = new URL(item.path, site).href;
       const targets = new Map<string, URL>();
       for (const link of linksOf(item.html, source)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { redactUrl } from "../../server/logging.ts";
 import { waitFor } from "../support/wait-for.ts";
-import { capturedLogs, startTestApp } from "./support/test-app.ts";
+import { capturedLogs, siteOrigin, startTestApp } from "./support/test-app.ts";
 
 describe("redacting URLs in logs", () => {
   const token = "q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9a";
@@ -46,13 +46,23 @@ describe("the access log", () => {
       for (let i = 0; i < 20; i += 1) {
         expect((await reader.get("/api/items/science/wifi/reactions")).statusCode).toBe(200);
       }
+      // Page views from the readers' beacon are sampled as reads are: the
+      // counter they share stands at 20, so the 25th and the 30th are written.
+      for (let i = 0; i < 10; i += 1) {
+        const beacon = await t.app.inject({
+          method: "POST",
+          url: "/api/readers/view?p=%2Fscience&z=Europe%2FLondon",
+          headers: { ...siteOrigin, "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0" },
+        });
+        expect(beacon.statusCode).toBe(204);
+      }
       const written = await reader.react("science", "wifi", "idea", "Meera");
       expect(written.statusCode).toBe(201);
       const missing = await reader.get("/api/items/science/no-such-post/comments");
       expect(missing.statusCode).toBe(404);
 
       const completed = () => logs.lines.filter((line) => line.msg === "request completed");
-      await waitFor(async () => completed().length >= 6, { what: "six access lines" });
+      await waitFor(async () => completed().length >= 8, { what: "eight access lines" });
       expect(logs.lines.some((line) => line.msg === "incoming request")).toBe(false);
       const reads = completed().filter(
         (line) =>
@@ -60,8 +70,13 @@ describe("the access log", () => {
       );
       expect(reads).toHaveLength(4);
       expect(reads[0]).toMatchObject({ sampled: 5, res: { statusCode: 200 } });
+      const views = completed().filter((line) => line.route === "/api/readers/view");
+      expect(views).toHaveLength(2);
+      expect(views[0]).toMatchObject({ sampled: 5, res: { statusCode: 204 } });
 
-      const write = completed().find((line) => line.req?.method === "POST");
+      const write = completed().find(
+        (line) => line.req?.method === "POST" && line.route !== "/api/readers/view",
+      );
       expect(write).toMatchObject({
         reqId: expect.any(String),
         route: "/api/items/:kind/:id/reactions",
