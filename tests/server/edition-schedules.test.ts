@@ -7,14 +7,9 @@ import {
   scheduledResponseSchema,
   suppressionsResponseSchema,
 } from "../../contract/console.ts";
-import { fakeBuiltSite } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import {
-  generousLimits,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { killedSender } from "./support/killed-sender.ts";
 import { copies, editionFile } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -305,52 +300,21 @@ describe("a scheduled edition on two instances of PostgreSQL", () => {
 });
 
 describe.each(backends)("a scheduled edition through kill -9 on %s", (backend) => {
-  let smtp: SmtpSink;
-  let databaseUrl: string | undefined;
-  const servers: ServerProcess[] = [];
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.stop("SIGKILL").catch(() => {});
-    await smtp?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
-  });
+  const sender = killedSender(backend, { tag: "later-kill", mailRatePerMinute: 1200 });
 
   it("goes out once, after the server that started it is killed and a new one starts", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-later-kill-"));
-    const env = {
-      CLIENT_ROOT: fakeBuiltSite(),
-      DATA_DIR: dataDir,
-      SITE_URL: siteUrl,
-      SMTP_URL: smtp.url,
-      ...generousLimits,
-      MAIL_RATE_PER_MINUTE: "1200",
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    };
-    const db = { databaseUrl, dataDir };
-    const first = await startServerProcess({ env });
-    servers.push(first);
+    const { smtp, data } = sender;
+    const first = await sender.start();
     const readers = recipients(30, `later-kill-${backend}`);
-    await seedConfirmed(db, readers);
+    await seedConfirmed(data, readers);
     const subject = "Edition killed-later";
 
-    // The 11th message arrives while the server is killed: it cannot have
-    // recorded that one as sent.
-    let arriving = 0;
-    smtp.answer = () => {
-      arriving += 1;
-      if (arriving === 11) {
-        void first.stop("SIGKILL");
-        return { code: 421, message: "Closing" };
-      }
-      return undefined;
-    };
+    // The 11th message arrives while the server is killed.
+    sender.killWhen(first, (arriving) => arriving === 11);
     const at = inMs(6000);
-    const cli = { NODE_ENV: "test", SITE_URL: siteUrl, DATA_DIR: dataDir };
+    const cli = { NODE_ENV: "test", SITE_URL: siteUrl, DATA_DIR: data.dataDir };
     const run = await admin(
-      { ...cli, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      { ...cli, ...(data.databaseUrl ? { DATABASE_URL: data.databaseUrl } : {}) },
       "newsletter",
       "send",
       editionFile("killed-later"),
@@ -362,14 +326,14 @@ describe.each(backends)("a scheduled edition through kill -9 on %s", (backend) =
     expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(copies(smtp, subject).size).toBe(10);
 
-    smtp.answer = () => undefined;
-    const second = await startServerProcess({ env });
-    servers.push(second);
+    const second = await sender.start();
     await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 30_000);
     const counts = copies(smtp, subject);
     expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
     // Started once: the new server sent what was queued and queued nothing again.
-    expect(await auditLines(db, "newsletter scheduled send")).toEqual(["killed-later (30 queued)"]);
+    expect(await auditLines(data, "newsletter scheduled send")).toEqual([
+      "killed-later (30 queued)",
+    ]);
     await second.stop();
   }, 180_000);
 });

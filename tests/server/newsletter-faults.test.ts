@@ -1,17 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { fakeBuiltSite } from "../support/built-site.ts";
+import { describe, expect, inject, it } from "vitest";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import {
-  generousLimits,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
 import { admin } from "./support/admin.ts";
+import { killedSender } from "./support/killed-sender.ts";
 import { copies, editionFile } from "./support/newsletter.ts";
-import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { startSmtpSink } from "./support/smtp.ts";
 import { seedConfirmed } from "./support/sql.ts";
 import { backends, siteUrl, startTestApp } from "./support/test-app.ts";
 
@@ -19,56 +11,24 @@ const recipients = (n: number, tag: string) =>
   Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);
 
 describe.each(backends)("sending an edition through faults on %s", (backend) => {
-  let smtp: SmtpSink;
-  let databaseUrl: string | undefined;
-  const servers: ServerProcess[] = [];
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.stop("SIGKILL").catch(() => {});
-    await smtp?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
-  });
+  const sender = killedSender(backend, { tag: "mail-kill", mailRatePerMinute: 1200 });
 
   it("after kill -9 in the middle of sending and a restart, every recipient has the edition exactly once", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-mail-kill-"));
-    const env = {
-      CLIENT_ROOT: fakeBuiltSite(),
-      DATA_DIR: dataDir,
-      SITE_URL: siteUrl,
-      SMTP_URL: smtp.url,
-      ...generousLimits,
-      MAIL_RATE_PER_MINUTE: "1200",
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    };
-    const first = await startServerProcess({ env });
-    servers.push(first);
+    const { smtp, env } = sender;
+    const first = await sender.start();
     const readers = recipients(30, `kill-${backend}`);
-    await seedConfirmed({ databaseUrl, dataDir }, readers);
+    await seedConfirmed(sender.data, readers);
     const subject = "Edition killed-mid-send";
 
-    // The 11th message arrives while the server is killed: the SMTP server
-    // never answers it, so the sender cannot have recorded it as sent.
-    let arriving = 0;
-    smtp.answer = () => {
-      arriving += 1;
-      if (arriving === 11) {
-        void first.stop("SIGKILL");
-        return { code: 421, message: "Closing" };
-      }
-      return undefined;
-    };
+    // The 11th message arrives while the server is killed.
+    sender.killWhen(first, (arriving) => arriving === 11);
     expect(
       (await admin(env, "newsletter", "send", editionFile("killed-mid-send"), "--yes")).code,
     ).toBe(0);
     expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(copies(smtp, subject).size).toBe(10);
 
-    smtp.answer = () => undefined;
-    const second = await startServerProcess({ env });
-    servers.push(second);
+    const second = await sender.start();
     await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 30_000);
     const counts = copies(smtp, subject);
     expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);

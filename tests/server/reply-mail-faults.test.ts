@@ -1,16 +1,8 @@
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
-import { fakeBuiltSite } from "../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import {
-  generousLimits,
-  type ServerProcess,
-  startServerProcess,
-} from "../support/server-process.ts";
 import { httpVisitor, type VisitorResponse } from "../support/visitor.ts";
+import { killedSender } from "./support/killed-sender.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -91,34 +83,17 @@ const confirmBody = (token: string) => ({
 });
 
 describe.each(backends)("reply mails through faults on %s", (backend) => {
-  let smtp: SmtpSink;
-  let databaseUrl: string | undefined;
-  const servers: ServerProcess[] = [];
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.stop("SIGKILL").catch(() => {});
-    await smtp?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
+  // Paced: one mail every 250 ms, so the replies are all queued before the
+  // kill, and the restarted worker keeps the pace.
+  const sender = killedSender(backend, {
+    tag: "reply-kill",
+    mailRatePerMinute: 240,
+    startTimeoutMs: 60_000,
   });
 
   it("after kill -9 in the middle of sending reply mails and a restart, each reader has its mail exactly once", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-reply-kill-"));
-    const env = {
-      CLIENT_ROOT: fakeBuiltSite(),
-      DATA_DIR: dataDir,
-      SITE_URL: siteUrl,
-      SMTP_URL: smtp.url,
-      ...generousLimits,
-      // Paced: one mail every 250 ms, so the replies are all queued before
-      // the kill, and the restarted worker keeps the pace.
-      MAIL_RATE_PER_MINUTE: "240",
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    };
-    const first = await startServerProcess({ env, startTimeoutMs: 60_000 });
-    servers.push(first);
+    const { smtp } = sender;
+    const first = await sender.start();
     const readers = Array.from({ length: 12 }, (_, i) => `kill-${backend}-${i}@example.org`);
     const visitor = () => httpVisitor(first.url, { origin: siteUrl });
     const threads = await askAndConfirm(
@@ -133,20 +108,9 @@ describe.each(backends)("reply mails through faults on %s", (backend) => {
     );
 
     // The kill comes with a reply mail arriving once every reply is stored
-    // and at least five mails went out: the SMTP server never answers that
-    // one, so the sender cannot have recorded it as sent.
+    // and at least five mails went out.
     let stored = 0;
-    let arriving = 0;
-    let killed = false;
-    smtp.answer = () => {
-      arriving += 1;
-      if (!killed && stored === readers.length && arriving > 5) {
-        killed = true;
-        void first.stop("SIGKILL");
-        return { code: 421, message: "Closing" };
-      }
-      return undefined;
-    };
+    sender.killWhen(first, (arriving) => stored === readers.length && arriving > 5);
     const replier = visitor();
     await Promise.all(
       threads.map(async (parentId, i) => {
@@ -160,9 +124,7 @@ describe.each(backends)("reply mails through faults on %s", (backend) => {
     expect(before.size).toBeGreaterThanOrEqual(5);
     expect(before.size).toBeLessThan(readers.length);
 
-    smtp.answer = () => undefined;
-    const second = await startServerProcess({ env, startTimeoutMs: 60_000 });
-    servers.push(second);
+    const second = await sender.start();
     await smtp.waitFor(() => copies(smtp, isNotice).size === readers.length, 60_000);
     expect(notOnce(smtp, isNotice, readers)).toEqual([]);
     // Paced after the restart too: the mails after the kill took at least
@@ -177,7 +139,7 @@ describe.each(backends)("reply mails through faults on %s", (backend) => {
     await expect
       .poll(() =>
         runSql(
-          { databaseUrl, dataDir },
+          sender.data,
           "select count(*) as n from outbox where kind = 'reply_notice' and status <> 'sent'",
         ),
       )
