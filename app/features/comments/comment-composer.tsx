@@ -1,7 +1,10 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import type { AddCommentRequest, Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
+import { api } from "../../lib/api-client.ts";
+import { type LoadedComments, withNew } from "../../lib/comment-list.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
+import { itemKeys } from "../../lib/query-keys.ts";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
 
 /** The address for reply mails, remembered in this browser for the next comment (docs/product.md, "Reply mails"). */
@@ -24,22 +27,23 @@ function rememberEmail(email: string) {
 }
 
 /**
- * The form for a new comment. The draft is this component's own state, so a
- * keystroke redraws the form alone, not every comment above it: typing stays
- * light however long the discussion is.
+ * The form for a new comment, which posts it. The draft is this component's
+ * own state, so a keystroke redraws the form alone, not every comment above
+ * it: typing stays light however long the discussion is.
  */
 export function CommentComposer({
   postId,
   userName,
   byOwner,
-  send,
+  onError,
   reply,
 }: {
   postId: string;
   userName: string;
   /** The signed-in owner's comments wait for no form timing (docs/decisions/016-owner-voice.md). */
   byOwner: boolean;
-  send: (body: AddCommentRequest) => Promise<{ comment: Comment }>;
+  /** Told of a failed post, beside the form's own message (a ban, a rate limit). */
+  onError: (error: unknown) => void;
   /**
    * A reply (docs/product.md, "Replies"): the comment it answers, the text the
    * box starts with ("@Name " when answering a reply), and what to do once sent.
@@ -53,6 +57,7 @@ export function CommentComposer({
   const [notify, setNotify] = useState(false);
   const [email, setEmail] = useState("");
   const [confirming, setConfirming] = useState(false);
+  const queryClient = useQueryClient();
   const guard = useFormGuard("GET /comments/form-token", { atOnce: true });
   const formKey = `${postId}${reply ? `-${reply.parentId}` : ""}`;
   const refusalId = `comment-refusal-${formKey}`;
@@ -67,14 +72,22 @@ export function CommentComposer({
     setHeld(false);
     try {
       const token = byOwner ? undefined : await guard.ready();
-      const { comment } = await send({
-        content,
-        userName,
-        formToken: token,
-        website: guard.website(),
-        ...(reply ? { parentId: reply.parentId } : {}),
-        ...(notifyEmail ? { notifyEmail } : {}),
+      const { comment } = await api("POST /items/science/:id/comments", {
+        params: { id: postId },
+        body: {
+          content,
+          userName,
+          formToken: token,
+          website: guard.website(),
+          ...(reply ? { parentId: reply.parentId } : {}),
+          ...(notifyEmail ? { notifyEmail } : {}),
+        },
       });
+      // The live event may have brought it first, without knowing it is ours.
+      // New, it is the latest, below the fold: the writer sees it at once.
+      queryClient.setQueryData<LoadedComments>(itemKeys.comments(postId), (data) =>
+        data ? withNew(data, comment) : data,
+      );
       if (notifyEmail) rememberEmail(notifyEmail);
       setConfirming(notifyEmail !== "");
       setDraft("");
@@ -82,6 +95,8 @@ export function CommentComposer({
       guard.renew();
       if (reply && !comment.awaitingApproval) reply.onSent();
     } catch (error) {
+      console.error("Posting a comment failed:", error);
+      onError(error);
       setFormMessage(refusalMessage(error));
       // The server spends a token on any answer, a refusal too.
       guard.renew();

@@ -210,7 +210,7 @@ export function CommentSection({
               postId={postId}
               userName={userName}
               byOwner={data?.owner !== undefined}
-              send={actions.add.mutateAsync}
+              onError={onError}
               reply={{
                 parentId: replying.to.id,
                 start: replying.to.id === start.id ? "" : `@${replying.to.userName} `,
@@ -263,7 +263,7 @@ export function CommentSection({
           postId={postId}
           userName={userName}
           byOwner={data?.owner !== undefined}
-          send={actions.add.mutateAsync}
+          onError={onError}
         />
       ) : (
         <button

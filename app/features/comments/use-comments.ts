@@ -1,5 +1,5 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { AddCommentRequest, OwnerOverlay } from "../../../contract/api.ts";
+import type { OwnerOverlay } from "../../../contract/api.ts";
 import { encodeCommentCursor } from "../../../contract/threads.ts";
 import { api } from "../../lib/api-client.ts";
 import {
@@ -9,7 +9,6 @@ import {
   sameFold,
   withChanged,
   withDeleted,
-  withNew,
   withPage,
 } from "../../lib/comment-list.ts";
 import { itemKeys } from "../../lib/query-keys.ts";
@@ -94,7 +93,7 @@ export function useOwnerOverlay(postId: string | null): OwnerOverlay | null {
   return data?.owner ?? null;
 }
 
-/** Add, edit and delete; the cache follows the server's answer, a failure changes nothing. */
+/** Edit and delete (the composer adds); the cache follows the server's answer, a failure changes nothing. */
 export function useCommentActions(postId: string, onError: (error: unknown) => void) {
   const queryClient = useQueryClient();
   const key = itemKeys.comments(postId);
@@ -107,15 +106,6 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
     console.error(`${what} failed:`, error);
     onError(error);
   };
-
-  const add = useMutation({
-    mutationFn: (body: AddCommentRequest) =>
-      api("POST /items/science/:id/comments", { params: { id: postId }, body }),
-    // The live event may have brought it first, without knowing it is ours.
-    // New, it is the latest, below the fold: the writer sees it at once.
-    onSuccess: ({ comment }) => update((data) => withNew(data, comment)),
-    onError: fail("Posting a comment"),
-  });
 
   const edit = useMutation({
     mutationFn: ({ id, ...body }: { id: number; content: string; userName: string }) =>
@@ -143,5 +133,5 @@ export function useCommentActions(postId: string, onError: (error: unknown) => v
     },
   });
 
-  return { add, edit, remove };
+  return { edit, remove };
 }
