@@ -14,10 +14,8 @@ const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 export const signInRequestSchema = z.strictObject({
   token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "This is not a sign-in link."),
 });
-export type SignInRequest = z.input<typeof signInRequestSchema>;
 
 export const mailLinkRequestSchema = z.strictObject({ email: emailSchema });
-export type MailLinkRequest = z.input<typeof mailLinkRequestSchema>;
 
 /** The same answer whether or not the address is the owner's. */
 export const mailLinkResponseSchema = z.object({ requested: z.literal(true) });
@@ -342,7 +340,6 @@ export const suppressionSchema = z.object({
   detail: z.string().nullable(),
   createdAt: timestampSchema,
 });
-export type ConsoleSuppression = z.infer<typeof suppressionSchema>;
 export const suppressionsResponseSchema = z.object({ suppressions: z.array(suppressionSchema) });
 export const suppressionLiftSchema = z.strictObject({
   email: z.string().min(1).max(254).describe("The address, in any letter case"),

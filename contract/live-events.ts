@@ -16,7 +16,6 @@ export function topicOf(kind: ItemKind, id: string): Topic {
 }
 
 export const itemRefSchema = z.object({ kind: itemKindSchema, id: z.string() });
-export type ItemRef = z.infer<typeof itemRefSchema>;
 
 /** `reaction`: the item's counts after someone added or removed a reaction. */
 export const reactionEventSchema = z.object({

@@ -13,7 +13,6 @@ export const viewBeaconSchema = z.object({
   q: z.string().max(1000).default("").describe("location.search, for utm_source/medium/campaign"),
   z: z.string().max(64).default("").describe("the browser's time zone (the country comes from it)"),
 });
-export type ViewBeacon = z.input<typeof viewBeaconSchema>;
 
 /** An engaged read: the end of an article reached, or 30 s in view. */
 export const readBeaconSchema = z.object({

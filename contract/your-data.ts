@@ -30,7 +30,6 @@ export const ownReplyAddressSchema = z.object({
   createdAt: timestampSchema,
   commentIds: z.array(z.number().int().positive()),
 });
-export type OwnReplyAddress = z.infer<typeof ownReplyAddressSchema>;
 
 export const ownReactionSchema = z.object({
   kind: itemKindSchema,

@@ -8,8 +8,6 @@ export function itemUrl(siteUrl: string, kind: ItemKind, itemId: string): string
   return `${siteUrl}/${kind}#${encodeURIComponent(itemId)}`;
 }
 
-export type VisitorDataRepository = ReturnType<typeof createVisitorDataRepository>;
-
 /**
  * Everything one visitor cookie made, for the "Your data" download
  * (docs/decisions/014-search-and-your-data.md). Deleting it goes through the

@@ -84,5 +84,3 @@ export function createVisitorOverlays({
     },
   };
 }
-
-export type VisitorOverlays = ReturnType<typeof createVisitorOverlays>;
