@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { ApiError } from "../../api/errors.ts";
 import type { Assistant } from "../../assistant/service.ts";
@@ -82,6 +83,23 @@ export type ConsoleContext = ConsoleDeps & {
 
 export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 export const consoleTag = { tags: ["console"] };
+
+/** What a CSV download's schema says besides its summary (and its query, if it takes one). */
+export const csvDownload = {
+  ...consoleTag,
+  description:
+    "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
+  produces: ["text/csv"],
+  response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
+};
+
+/** Answers with `csv` as a file to save, named `name`.csv. */
+export function sendCsv(reply: FastifyReply, name: string, csv: string) {
+  return reply
+    .type("text/csv; charset=utf-8")
+    .header("content-disposition", `attachment; filename="${name}.csv"`)
+    .send(csv);
+}
 
 /** Browsers refuse an IP address as a passkey's host: say so before they do, in words. */
 export function refuseIpHost(siteUrl: string): void {

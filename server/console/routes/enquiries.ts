@@ -13,7 +13,7 @@ import {
 } from "../../../contract/enquiries.ts";
 import { notFound } from "../../api/errors.ts";
 import { enquiryActions } from "../../enquiries/owner-actions.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, consoleTag, csvDownload, errors, sendCsv } from "./context.ts";
 
 /**
  * Enquiries (docs/product.md, "Enquiries"): the list with its search and
@@ -68,23 +68,10 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.get(
     "/enquiries/export",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Every enquiry as CSV, newest first",
-        description:
-          "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
-        produces: ["text/csv"],
-        response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
-      },
-    },
+    { schema: { ...csvDownload, summary: "Every enquiry as CSV, newest first" } },
     async (request, reply) => {
       const { csv } = await actions.exportCsv(actor(request));
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .type("text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="enquiries-${day}.csv"`)
-        .send(csv);
+      return sendCsv(reply, `enquiries-${new Date().toISOString().slice(0, 10)}`, csv);
     },
   );
 

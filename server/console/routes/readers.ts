@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
 import {
   readerItemQuerySchema,
   readerItemSchema,
   readersQuerySchema,
   readersReportSchema,
 } from "../../../contract/readers.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, consoleTag, csvDownload, errors, sendCsv } from "./context.ts";
 
 /**
  * Readers (docs/product.md, "Readers"): the period's figures, one row's own
@@ -51,21 +50,12 @@ export const readerConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async 
     "/readers/export",
     {
       schema: {
-        ...consoleTag,
+        ...csvDownload,
         summary: "The period's figures as CSV, every row",
-        description:
-          "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
         querystring: readersQuerySchema,
-        produces: ["text/csv"],
-        response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
       },
     },
-    async (request, reply) => {
-      const csv = await readers.csv(request.query);
-      return reply
-        .type("text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="readers-${request.query.period}.csv"`)
-        .send(csv);
-    },
+    async (request, reply) =>
+      sendCsv(reply, `readers-${request.query.period}`, await readers.csv(request.query)),
   );
 };

@@ -10,7 +10,7 @@ import {
 import { notFound } from "../../api/errors.ts";
 import { subscriberActions, suppressionActions } from "../../newsletter/owner-actions.ts";
 import { createSuppressions } from "../../outbox/suppressions.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, consoleTag, csvDownload, errors, sendCsv } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export; the suppressed addresses. */
 export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -60,21 +60,13 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
     "/subscribers/export",
     {
       schema: {
-        ...consoleTag,
+        ...csvDownload,
         summary: "Confirmed subscribers as CSV (email, subscribed_at, unsubscribe_url)",
-        description:
-          "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
-        produces: ["text/csv"],
-        response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
       },
     },
     async (request, reply) => {
       const { csv } = await actions.exportCsv(actor(request));
-      const day = new Date().toISOString().slice(0, 10);
-      return reply
-        .type("text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="subscribers-${day}.csv"`)
-        .send(csv);
+      return sendCsv(reply, `subscribers-${new Date().toISOString().slice(0, 10)}`, csv);
     },
   );
 
