@@ -47,69 +47,6 @@ export function renderComment(source: string): string {
   return parser.render(source).trim();
 }
 
-/**
- * Comment text as plain text, for a mail's text part: what the reader sees,
- * not the Markdown typed ("OFDM on Wikipedia (https://…)", not
- * "[OFDM on Wikipedia](https://…)"); quotes keep their "> " and list items
- * a "- " or their number.
- */
-export function commentText(source: string): string {
-  const blocks: { text: string; item: boolean }[] = [];
-  let line = "";
-  let item = false;
-  let quote = 0;
-  const numbers: (number | null)[] = [];
-  let href: string | null = null;
-  let shown = "";
-  const end = () => {
-    if (line.trim() !== "") blocks.push({ text: `${"> ".repeat(quote)}${line.trim()}`, item });
-    line = "";
-    item = false;
-  };
-  for (const token of parser.parse(source, {})) {
-    if (token.type === "blockquote_open") quote += 1;
-    else if (token.type === "blockquote_close") quote -= 1;
-    else if (token.type === "bullet_list_open") numbers.push(null);
-    else if (token.type === "ordered_list_open") numbers.push(Number(token.attrGet("start") ?? 1));
-    else if (token.type === "bullet_list_close" || token.type === "ordered_list_close") {
-      numbers.pop();
-    } else if (token.type === "list_item_open") {
-      const at = numbers.length - 1;
-      const number = numbers[at];
-      line = number == null ? "- " : `${number}. `;
-      item = true;
-      if (number != null) numbers[at] = number + 1;
-    } else if (token.type === "fence" || token.type === "code_block") {
-      end();
-      blocks.push({ text: token.content.trimEnd(), item: false });
-    } else if (token.type === "paragraph_close") {
-      end();
-    } else if (token.type === "inline") {
-      for (const child of token.children ?? []) {
-        if (child.type === "link_open") {
-          href = String(child.attrGet("href") ?? "");
-          shown = "";
-        } else if (child.type === "link_close") {
-          line += href && shown.trim() !== href ? ` (${href})` : "";
-          href = null;
-        } else if (child.type === "softbreak" || child.type === "hardbreak") {
-          line += `\n${"> ".repeat(quote)}`;
-        } else if (child.type === "text" || child.type === "code_inline") {
-          line += child.content;
-          if (href !== null) shown += child.content;
-        }
-      }
-    }
-  }
-  end();
-  // A list's items one a line; everything else a paragraph apart.
-  return blocks
-    .map(
-      (block, i) => (i === 0 ? "" : block.item && blocks[i - 1]?.item ? "\n" : "\n\n") + block.text,
-    )
-    .join("");
-}
-
 /** A word that reads as a web address: "example.com", "https://x.org/a", "192.0.2.7". */
 const addressLike =
   /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:(?:[\p{L}\p{N}-]+\.)+[\p{L}]{2,}|\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?:[/?#]\S*)?$/iu;

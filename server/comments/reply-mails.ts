@@ -1,3 +1,4 @@
+import type { HtmlToTextOptions } from "html-to-text";
 import type { Transaction } from "kysely";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
@@ -5,7 +6,7 @@ import type { Store } from "../db/store.ts";
 import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
-import { commentText, renderComment } from "./markdown.ts";
+import { renderComment } from "./markdown.ts";
 import type { ReplyMailPayload } from "./reply-watches.ts";
 
 /**
@@ -114,9 +115,24 @@ function replyIdOf(raw: string | null): number | null {
   }
 }
 
+/**
+ * A reply's text part, as a reader sees the reply: "the datasheet
+ * (https://…)", not "[the datasheet](https://…)"; quotes keep their "> ",
+ * list items a "- " or their number.
+ */
+const asText = {
+  wordwrap: false,
+  selectors: [
+    { selector: "a", options: { linkBrackets: ["(", ")"], hideLinkHrefIfSameAsText: true } },
+    { selector: "ul", options: { itemPrefix: "- " } },
+  ],
+} satisfies HtmlToTextOptions;
+
 /** The replies still published, in the order given. */
 async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
   if (ids.length === 0) return [];
+  // Loaded with the first reply mail, not at the server's start.
+  const { convert } = await import("html-to-text");
   const rows = await db
     .selectFrom("science_comments")
     .select(["id", "post_id", "user_name", "content", "content_html"])
@@ -132,7 +148,7 @@ async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
     // marked nofollow), and the text a reader sees in it, not the Markdown typed.
     const html = row.content_html ?? renderComment(row.content);
     return [
-      { id, postId: row.post_id, userName: row.user_name, html, text: commentText(row.content) },
+      { id, postId: row.post_id, userName: row.user_name, html, text: convert(html, asText) },
     ];
   });
 }
