@@ -280,7 +280,6 @@ export const serviceSchema = z.strictObject({
 export type Image = z.output<typeof imageSchema>;
 export type Link = z.output<typeof linkSchema>;
 export type IconName = z.output<typeof iconSchema>;
-export type ReactionCounts = z.output<typeof reactionCountsSchema>;
 
 /**
  * Every collection (FORMAT.md): the files below content/ it holds, its schema, and

@@ -116,7 +116,6 @@ export const editionProgressSchema = z.object({
   /** Each web link and how many times it was followed; nothing says by whom. */
   links: z.array(z.object({ url: z.string(), clicks: z.number() })),
 });
-export type EditionProgress = z.infer<typeof editionProgressSchema>;
 
 export const overviewResponseSchema = z.object({
   activity: z.array(dayCountSchema),

@@ -150,7 +150,6 @@ export const enquiryResponseOwnerSchema = z.object({ enquiry: enquirySchema });
 export const enquiryWeeksSchema = z.array(
   z.object({ week: z.string(), counts: z.record(z.string(), z.number().int()) }),
 );
-export type EnquiryWeeks = z.infer<typeof enquiryWeeksSchema>;
 
 /** The Overview's chart: enquiries per week and service, with the services' names. */
 export const enquiryWeeksResponseSchema = z.object({

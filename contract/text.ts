@@ -60,19 +60,3 @@ export function hasNoControlOrDirectionCharacters(value: string): boolean {
     value.isWellFormed() && !controlExceptLineBreaksAndTabs.test(value) && !bidiControls.test(value)
   );
 }
-
-/** A display name may hold any visible character, spaces included, but not only spaces. */
-export function isAcceptableName(value: string): boolean {
-  return (
-    hasNoHiddenCharacters(value) && hasVisibleCharacter(value) && hasFewMarksPerCharacter(value)
-  );
-}
-
-export function isAcceptableComment(value: string): boolean {
-  return (
-    hasNoControlOrDirectionCharacters(value) &&
-    hasVisibleCharacter(value) &&
-    hasFewMarksPerCharacter(value) &&
-    hasFewBlankLinesInARow(value)
-  );
-}
