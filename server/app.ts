@@ -4,6 +4,7 @@ import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../conten
 import { limits } from "../contract/limits.ts";
 import { siteErrorHandler } from "./api/errors.ts";
 import { engagementApi } from "./api/index.ts";
+import { fastBeacon } from "./api/routes/readers.ts";
 import { createStreamSlots } from "./api/stream-slots.ts";
 import { assistantIndexFile } from "./assistant/index-path.ts";
 import { assistantPages } from "./assistant/pages.ts";
@@ -157,8 +158,10 @@ export async function buildApp({
     headersTimeout,
     connectionsCheckingInterval: Math.min(1000, Math.min(headersTimeout, requestTimeout) / 2),
   };
-  // Made below, once the page headers are known; the server's listener asks it first.
+  // Made below, once the page headers and the readers are known; the
+  // server's listener asks them first.
   let fastPages: FastPages | undefined;
+  let beacon: ReturnType<typeof fastBeacon> | undefined;
   const app = Fastify({
     logger,
     // One line per request, at its end (accessLog below).
@@ -179,12 +182,17 @@ export async function buildApp({
     // The HTTP server Fastify makes by default, with the same settings, and the
     // built site's fast path in front of it (server/web/fast-pages.ts).
     serverFactory: (handler) =>
-      httpServer(handler, () => fastPages, {
-        serverOptions,
-        keepAliveTimeout,
-        requestTimeout,
-        connectionTimeout,
-      }),
+      httpServer(
+        handler,
+        (request, response) =>
+          Boolean(beacon?.(request, response, handler) || fastPages?.serve(request, response)),
+        {
+          serverOptions,
+          keepAliveTimeout,
+          requestTimeout,
+          connectionTimeout,
+        },
+      ),
     // A URL that cannot be decoded never reaches a route or its error handler.
     frameworkErrors: (_error, _request, reply) => {
       (reply as FastifyReply)
@@ -445,6 +453,16 @@ export async function buildApp({
     Boolean(siteFiles.get(address)?.file.endsWith(".html")) &&
     !address.startsWith("/admin") &&
     !address.startsWith("/404");
+  beacon = fastBeacon({
+    readers,
+    isPage,
+    siteOrigin: new URL(config.siteUrl).origin,
+    trustProxy: trustedProxies(config.TRUST_PROXY),
+    apiHeaders: securedBy.api,
+    requestId: requestIdOf,
+    logThis,
+    open: () => !closing,
+  });
   const retention = enquiries.startRetention(app.log, (count) =>
     ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
   );

@@ -54,7 +54,7 @@ export function issueVisitor(
   return visitorId;
 }
 
-function originOf(value: string | undefined): string | null {
+export function originOf(value: string | undefined): string | null {
   if (!value) return null;
   try {
     const { origin } = new URL(value);

@@ -4,7 +4,6 @@ import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { ErrorCode, ErrorResponse } from "../../contract/api.ts";
 import { wantsActivityPub } from "../fediverse/activity-json.ts";
-import type { FastPages } from "./fast-pages.ts";
 
 /*
  * The HTTP server under Fastify: the one Fastify would make, with the built
@@ -26,11 +25,12 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /**
  * Fastify's `serverFactory`: its own HTTP/1.1 server and settings, with
- * `fast()` (once made) asked first for each request.
+ * `fast` asked first for each request (it answers and returns true, or
+ * leaves the request to Fastify).
  */
 export function httpServer(
   handler: (request: IncomingMessage, response: ServerResponse) => void,
-  fast: () => FastPages | undefined,
+  fast: (request: IncomingMessage, response: ServerResponse) => boolean,
   settings: {
     serverOptions: ServerOptions;
     keepAliveTimeout: number;
@@ -41,7 +41,7 @@ export function httpServer(
   const server = createServer(settings.serverOptions, (request, response) => {
     // A page asked for as ActivityPub JSON is the Fediverse's (server/fediverse/routes.ts).
     if (wantsActivityPub(request.headers.accept)) handler(request, response);
-    else if (!fast()?.serve(request, response)) handler(request, response);
+    else if (!fast(request, response)) handler(request, response);
   });
   server.keepAliveTimeout = settings.keepAliveTimeout;
   server.requestTimeout = settings.requestTimeout;

@@ -303,6 +303,107 @@ describe("readers' limit per address", () => {
   });
 });
 
+describe("the beacon over HTTP, answered before Fastify", () => {
+  let t: TestApp;
+  let origin: string;
+  const clock = movableClock();
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      // Behind a proxy on loopback, which names each reader's address.
+      env: { TRUST_PROXY: "loopback", LOG_SAMPLE_READS: "1000000" },
+      clientFiles,
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+    origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** What a browser's sendBeacon sends, through the proxy. */
+  const send = (
+    kind: "view" | "read",
+    query: Record<string, string>,
+    { ip = "203.0.113.7", userAgent = chrome, headers = {} as Record<string, string> } = {},
+  ) =>
+    fetch(`${origin}/api/readers/${kind}?${new URLSearchParams(query)}`, {
+      method: "POST",
+      headers: { origin: siteUrl, "user-agent": userAgent, "x-forwarded-for": ip, ...headers },
+    });
+
+  it("counts as the route does, with the route's headers, and leaves anything else to it", async () => {
+    const first = await send("view", {
+      p: "/science",
+      r: "https://www.linkedin.com/feed/",
+      z: "Europe/London",
+    });
+    expect(first.status).toBe(204);
+    expect(await first.text()).toBe("");
+    await send("view", { p: "/science/pressure-cooker/", z: "Europe/London" });
+    await send("read", { p: "/science/pressure-cooker" });
+    await send(
+      "view",
+      { p: "/services", z: "Asia/Kolkata" },
+      { ip: "198.51.100.23", userAgent: firefox },
+    );
+    // Not counted, and answered the same: Do Not Track, a bot, no page of the site.
+    for (const answer of [
+      await send("view", { p: "/science" }, { ip: "192.0.2.2", headers: { dnt: "1" } }),
+      await send("view", { p: "/science" }, { ip: "192.0.2.3", userAgent: "Googlebot/2.1" }),
+      await send("view", { p: "/wp-login.php" }, { ip: "192.0.2.4" }),
+    ]) {
+      expect(answer.status).toBe(204);
+    }
+
+    // The same answer, header for header, as Fastify's route gives.
+    const names = (headers: Iterable<string>) =>
+      [...headers].filter((name) => !["date", "connection", "keep-alive"].includes(name)).sort();
+    const routed = await t.app.inject({
+      method: "POST",
+      url: "/api/readers/view?p=%2Fservices",
+      remoteAddress: "192.0.2.9",
+      headers: { origin: siteUrl, "user-agent": "Googlebot/2.1" },
+    });
+    expect(routed.statusCode).toBe(204);
+    expect(names(first.headers.keys())).toEqual(names(Object.keys(routed.headers)));
+    for (const name of names(first.headers.keys()).filter((name) => name !== "x-request-id")) {
+      expect(first.headers.get(name), name).toBe(String(routed.headers[name]));
+    }
+
+    // What the route refuses is still refused, in its words.
+    const elsewhere = await send(
+      "view",
+      { p: "/science" },
+      { headers: { origin: "https://evil.example" } },
+    );
+    expect(elsewhere.status).toBe(403);
+    expect(await elsewhere.json()).toMatchObject({ error: { code: "cross_origin" } });
+    const twice = await fetch(`${origin}/api/readers/view?p=%2Fscience&p=%2Fservices`, {
+      method: "POST",
+      headers: { origin: siteUrl, "user-agent": chrome },
+    });
+    expect(twice.status).toBe(400);
+    const long = await send("view", { p: "a".repeat(400) });
+    expect(long.status).toBe(400);
+
+    await t.app.readers.flush();
+    const owner = new Owner(t);
+    await owner.signIn();
+    const report = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(report.visitors).toBe(2);
+    expect(report.pages).toEqual([
+      { value: "/science", views: 1, visitors: 1, engaged: 0 },
+      { value: "/science/pressure-cooker", views: 1, visitors: 1, engaged: 1 },
+      { value: "/services", views: 1, visitors: 1, engaged: 0 },
+    ]);
+    expect(report.sources.map((source) => [source.value, source.views])).toEqual([
+      ["LinkedIn", 2],
+      ["Direct", 1],
+    ]);
+    expect(report.countries.map((country) => country.value).sort()).toEqual(["GB", "IN"]);
+  });
+});
+
 describe("readers on PostgreSQL with two instances", () => {
   let a: TestApp;
   let b: TestApp;

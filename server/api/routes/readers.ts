@@ -1,8 +1,12 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import proxyAddr from "@fastify/proxy-addr";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import type { FastifyServerOptions } from "fastify";
 import { z } from "zod";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts";
-import type { Readers } from "../../readers/service.ts";
+import type { ReaderRequest, Readers } from "../../readers/service.ts";
+import { originOf } from "../guards.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -12,6 +16,34 @@ declare module "fastify" {
 }
 
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+
+/** A page of the site, as the beacon names it, or null. */
+function pageOf(path: string, isPage: (path: string) => boolean): string | null {
+  const page = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  return isPage(page) ? page : null;
+}
+
+type Beacon =
+  | { kind: "view"; query: z.output<typeof viewBeaconSchema> }
+  | { kind: "read"; query: z.output<typeof readBeaconSchema> };
+
+/** What the beacon's two kinds of request count; resolves once counted (or not). */
+async function count(
+  readers: Readers,
+  isPage: (path: string) => boolean,
+  request: ReaderRequest,
+  beacon: Beacon,
+): Promise<void> {
+  const path = pageOf(beacon.query.p, isPage);
+  if (!path) return;
+  if (beacon.kind === "view") {
+    const { r, q, z: timeZone } = beacon.query;
+    await readers.view(request, { path, referrer: r, query: q, timeZone });
+  } else if (/^\/[^/]+\/[^/]+$/.test(path)) {
+    // Articles and posts have a page of their own, a section's path and theirs.
+    await readers.read(request, path);
+  }
+}
 
 /**
  * The beacon every page sends once it has loaded and is visible, and again
@@ -23,10 +55,6 @@ export const readerRoutes: FastifyPluginAsyncZod<{
   readers: Readers;
   isPage(path: string): boolean;
 }> = async (app, { readers, isPage }) => {
-  const pageOf = (path: string) => {
-    const page = path.length > 1 ? path.replace(/\/+$/, "") : path;
-    return isPage(page) ? page : null;
-  };
   const config = { beacon: true };
 
   app.post(
@@ -43,9 +71,7 @@ export const readerRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const { p, r, q, z: timeZone } = request.query;
-      const path = pageOf(p);
-      if (path) await readers.view(request, { path, referrer: r, query: q, timeZone });
+      await count(readers, isPage, request, { kind: "view", query: request.query });
       return reply.code(204).send(null);
     },
   );
@@ -62,10 +88,103 @@ export const readerRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const path = pageOf(request.query.p);
-      // Articles and posts have a page of their own, a section's path and theirs.
-      if (path && /^\/[^/]+\/[^/]+$/.test(path)) await readers.read(request, path);
+      await count(readers, isPage, request, { kind: "read", query: request.query });
       return reply.code(204).send(null);
     },
   );
 };
+
+/** The address Fastify's `request.ip` gives under the same `trustProxy` setting. */
+function addressOf(trustProxy: FastifyServerOptions["trustProxy"]) {
+  const trusted =
+    typeof trustProxy === "function"
+      ? trustProxy
+      : trustProxy === true
+        ? () => true
+        : !trustProxy || typeof trustProxy === "number"
+          ? () => false
+          : proxyAddr.compile(
+              typeof trustProxy === "string"
+                ? trustProxy.split(",").map((each) => each.trim())
+                : trustProxy,
+            );
+  return (request: IncomingMessage) => proxyAddr(request, trusted);
+}
+
+/**
+ * The beacon's requests answered before Fastify, as the built pages are
+ * (server/web/fast-pages.ts): a page view is the write the site takes most
+ * often, and Fastify's routing, hooks and reply were most of its cost. Only
+ * what the routes above would answer 204 is answered here, with the same
+ * headers: a POST with no body from this site's own pages, its query one
+ * the route's schema takes, while the server is open, and not the one the
+ * access log is to write down. Anything else goes to Fastify, which answers
+ * as before; so does a request whose count fails (the database away), for
+ * Fastify's error answer.
+ */
+export function fastBeacon({
+  readers,
+  isPage,
+  siteOrigin,
+  trustProxy,
+  apiHeaders,
+  requestId,
+  logThis,
+  open,
+}: {
+  readers: Readers;
+  isPage(path: string): boolean;
+  siteOrigin: string;
+  trustProxy: FastifyServerOptions["trustProxy"];
+  /** The headers every API answer goes out with (server/web/security-headers.ts). */
+  apiHeaders: Record<string, string>;
+  requestId(request: IncomingMessage): string;
+  logThis(request: IncomingMessage): boolean;
+  open(): boolean;
+}) {
+  const ipOf = addressOf(trustProxy);
+  // A copy of their own: each answer sets its id in it just before writeHead reads it.
+  const answerHeaders = { ...apiHeaders };
+  return (
+    request: IncomingMessage,
+    response: ServerResponse,
+    fastify: (request: IncomingMessage, response: ServerResponse) => void,
+  ): boolean => {
+    if (request.method !== "POST") return false;
+    const url = request.url ?? "";
+    const kind = url.startsWith("/api/readers/view?")
+      ? "view"
+      : url.startsWith("/api/readers/read?")
+        ? "read"
+        : null;
+    const { headers } = request;
+    if (
+      !kind ||
+      (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
+      headers["transfer-encoding"] !== undefined ||
+      (originOf(headers.origin) ?? originOf(headers.referer)) !== siteOrigin ||
+      !open()
+    ) {
+      return false;
+    }
+    // A name given twice is an array to Fastify, which its schema refuses.
+    const query: Record<string, string> = {};
+    for (const [name, value] of new URLSearchParams(url.slice(url.indexOf("?") + 1))) {
+      if (Object.hasOwn(query, name)) return false;
+      query[name] = value;
+    }
+    const parsed =
+      kind === "view" ? viewBeaconSchema.safeParse(query) : readBeaconSchema.safeParse(query);
+    if (!parsed.success || logThis(request)) return false;
+    const beacon = { kind, query: parsed.data } as Beacon;
+    count(readers, isPage, { ip: ipOf(request), headers }, beacon).then(
+      () => {
+        answerHeaders["x-request-id"] = requestId(request);
+        response.writeHead(204, answerHeaders);
+        response.end();
+      },
+      () => fastify(request, response),
+    );
+    return true;
+  };
+}
