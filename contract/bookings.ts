@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { emailSchema, type FormTokenResponse, rowIdParamSchema } from "./api.ts";
+import {
+  emailSchema,
+  errorResponseSchema,
+  type FormTokenResponse,
+  rowIdParamSchema,
+} from "./api.ts";
 import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
 import { enquiryNameSchema } from "./enquiries.ts";
 import { limits } from "./limits.ts";
@@ -158,6 +163,19 @@ export type BookedResponse = z.infer<typeof bookedResponseSchema>;
 
 /** The message a reader sees when another took the time first. */
 export const slotTakenMessage = "That time was just taken";
+
+/**
+ * A refusal of `POST /bookings` with status 409. On `slot_taken` it carries
+ * the free times as they are now, in the reader's zone, so the page shows them
+ * at once instead of asking again (`too_many_pending`, the other 409, has none).
+ */
+export const bookingConflictResponseSchema = z.object({
+  error: errorResponseSchema.shape.error.extend({
+    /** Present on `slot_taken`: the free times left, as `GET /bookings/slots` lists them. */
+    slots: slotsResponseSchema.optional(),
+  }),
+});
+export type BookingConflictResponse = z.infer<typeof bookingConflictResponseSchema>;
 
 // The owner's side
 

@@ -6,10 +6,18 @@ export class ApiError extends Error {
   override name = "ApiError";
   readonly status: number;
   readonly code: ErrorCode | "network_error";
-  constructor(status: number, code: ApiError["code"], message: string) {
+  /** The answer's whole `error` object: what some refusals carry besides the message. */
+  readonly detail: Readonly<Record<string, unknown>>;
+  constructor(
+    status: number,
+    code: ApiError["code"],
+    message: string,
+    detail: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
+    this.detail = detail;
   }
 }
 
@@ -36,6 +44,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       response.status,
       error?.code ?? "internal_error",
       error?.message ?? response.statusText,
+      typeof error === "object" && error !== null ? error : {},
     );
   }
   return payload as T;

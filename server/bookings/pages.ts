@@ -2,7 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { bookingRequestSchema, slotTakenMessage } from "../../contract/bookings.ts";
+import {
+  bookingRequestSchema,
+  type SlotsResponse,
+  slotTakenMessage,
+} from "../../contract/bookings.ts";
 import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
@@ -132,8 +136,14 @@ ${choices
 </select>`;
   }
 
-  async function formHtml(zone: string, filled: Filled, problem?: string): Promise<string> {
-    const slots = await bookings.slots(zone);
+  /** The form, with the free times in `zone` (or those given: a refusal's list, already fresh). */
+  async function formHtml(
+    zone: string,
+    filled: Filled,
+    problem?: string,
+    given?: SlotsResponse,
+  ): Promise<string> {
+    const slots = given ?? (await bookings.slots(zone));
     return `<div class="booking" id="booking-form-html">
 ${problem ? alert(problem) : ""}
 <form method="get" action="${bookPath}" class="booking-zone">
@@ -293,6 +303,7 @@ ${serviceSelect(filled.service ?? "")}
             zone,
             rest,
             `${slotTakenMessage}. Here are the free times now; choose another.`,
+            outcome.slots,
           ),
         );
       }

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import {
   type Availability,
+  type SlotsResponse,
   slotTakenMessage,
   type ValidBookingRequest,
 } from "../../contract/bookings.ts";
@@ -45,7 +46,8 @@ export type Service = { id: string; title: string };
 
 export type BookOutcome =
   | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
-  | { outcome: "taken"; starts: string[] }
+  /** Another reader took the time first: the free times left, in the reader's zone. */
+  | { outcome: "taken"; slots: SlotsResponse }
   | { outcome: "refused"; refusal: Refusal & { field?: string; retryAfterSeconds?: number } };
 
 const banned: Refusal = {
@@ -121,6 +123,16 @@ export function createBookings({
     });
   }
   const iso = (starts: number[]) => starts.map((start) => new Date(start).toISOString());
+  /** Free starts as a reader is shown them: in `zone` when it is one, else the owner's. */
+  const slotsIn = (availability: Availability, zone: string | undefined, starts: number[]) => {
+    const ownerZone = ownerZoneOf(availability);
+    return {
+      zone: zone && isTimeZone(zone) ? zone : ownerZone,
+      ownerZone,
+      callMinutes: availability.callMinutes,
+      starts: iso(starts),
+    };
+  };
 
   function meetingUrl(availability: Availability): string | null {
     if (availability.meeting === "jitsi") {
@@ -206,15 +218,9 @@ export function createBookings({
     clock,
 
     /** The free times, and the zone they are to be shown in (the reader's, else the owner's). */
-    async slots(zone?: string) {
+    async slots(zone?: string): Promise<SlotsResponse> {
       const availability = await repository.availability();
-      const ownerZone = ownerZoneOf(availability);
-      return {
-        zone: zone && isTimeZone(zone) ? zone : ownerZone,
-        ownerZone,
-        callMinutes: availability.callMinutes,
-        starts: iso(await free(availability)),
-      };
+      return slotsIn(availability, zone, await free(availability));
     },
 
     /**
@@ -289,7 +295,9 @@ export function createBookings({
       const start = Date.parse(request.start);
       const freeNow = await free(availability);
       if (!freeNow.includes(start)) {
-        if (await offered(availability, start)) return { outcome: "taken", starts: iso(freeNow) };
+        if (await offered(availability, start)) {
+          return { outcome: "taken", slots: slotsIn(availability, request.zone, freeNow) };
+        }
         return refuse({
           status: 422,
           code: "not_offered",
@@ -312,7 +320,12 @@ export function createBookings({
         uidHost,
         ownerEmail: ownerMail,
       });
-      if (created === "taken") return { outcome: "taken", starts: iso(await free(availability)) };
+      if (created === "taken") {
+        return {
+          outcome: "taken",
+          slots: slotsIn(availability, request.zone, await free(availability)),
+        };
+      }
       woken();
       return { outcome: "booked", booking: (await repository.get(created.id)) ?? null, ownerZone };
     },

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   bookedResponseSchema,
+  bookingConflictResponseSchema,
   bookingsResponseSchema,
   feedResponseSchema,
   slotsResponseSchema,
@@ -163,8 +164,45 @@ describe.each(backends)("booking a call on %s", (backend) => {
     // The same time again, from another reader: taken.
     const again = await browser().post("/api/bookings", booking(start ?? ""));
     expect(again.statusCode).toBe(409);
-    expect(json(again, errorResponseSchema).error).toMatchObject({ code: "slot_taken" });
-    expect(json(again, errorResponseSchema).error.message).toContain("That time was just taken");
+    const conflict = json(again, bookingConflictResponseSchema).error;
+    expect(conflict.code).toBe("slot_taken");
+    expect(conflict.message).toContain("That time was just taken");
+    // The free times left come with it, in the reader's zone, so the page need not ask again.
+    expect(conflict.slots).toMatchObject({ zone: "Asia/Kolkata", ownerZone, callMinutes: 30 });
+    expect(conflict.slots?.starts).toEqual((await slots()).starts);
+    expect(conflict.slots?.starts).not.toContain(start);
+  });
+
+  it("answers a form post for a time just taken with the page again: the message, the free times now, what was typed", async () => {
+    const [start] = (await slots()).starts;
+    expect((await browser().post("/api/bookings", booking(start ?? ""))).statusCode).toBe(201);
+    const typed = booking(start ?? "", { name: "Arjun Rao", zone: "America/New_York" });
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/book",
+      remoteAddress: "10.9.0.1",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams(
+        Object.entries(typed).map(([name, value]) => [name, String(value)]),
+      ).toString(),
+    });
+    expect(response.statusCode).toBe(409);
+    const page = dom(response.body);
+    expect(page.querySelector("[role=alert]")?.textContent).toBe(
+      "That time was just taken. Here are the free times now; choose another.",
+    );
+    expect(page.querySelector(".booking-times legend")?.textContent).toBe(
+      "Free times, in America / New York",
+    );
+    const offered = [...page.querySelectorAll("input[name=start]")].map((input) =>
+      input.getAttribute("value"),
+    );
+    expect(offered).toEqual((await slots("America/New_York")).starts);
+    expect(offered).not.toContain(start);
+    expect(page.querySelector("input[name=start]:checked")).toBeNull();
+    expect(page.querySelector("#booking-name")?.getAttribute("value")).toBe("Arjun Rao");
+    expect(page.querySelector("#booking-email")?.getAttribute("value")).toBe(typed.email);
+    expect(await runSql(t, "select name from bookings where email = ?", [typed.email])).toEqual([]);
   });
 
   it("refuses every bad booking with a clear answer and stores nothing", async () => {

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import type { BookedResponse } from "../../../contract/bookings.ts";
-import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
+import type { BookedResponse, BookingConflictResponse } from "../../../contract/bookings.ts";
+import { otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
   currentZoneName,
@@ -11,10 +11,9 @@ import {
   timeZones,
   zoneName,
 } from "../../../contract/time-zones.ts";
+import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
 import { ApiError, api } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
-
-export type ServiceChoice = { id: string; title: string };
 
 type Fields = { name: string; email: string; service: string; note: string };
 type FieldName = keyof Fields | "start";
@@ -65,6 +64,9 @@ function fieldProblems(message: string): Partial<Record<FieldName, string>> {
 }
 
 type Slots = { zone: string; ownerZone: string; starts: string[] };
+
+/** The classes of the server's form (server/bookings/pages.ts), which this one takes the place of. */
+const look = { label: "booking-label", control: "field", problem: "text-sm text-red-300" };
 
 /** Days of free times listed at first, and added by "Show more days": a week or so is enough to choose from. */
 const daysAtOnce = 7;
@@ -173,8 +175,10 @@ export function BookingForm({
     } catch (error) {
       guard.renew();
       if (error instanceof ApiError && error.code === "slot_taken") {
-        // "That time was just taken…", with the next free times from the list as it is now.
-        const now = await load(slots.zone).catch(() => slots);
+        // "That time was just taken…": the answer carries the free times left, shown at once.
+        const left = (error.detail as Partial<BookingConflictResponse["error"]>).slots;
+        const now = left ?? { ...slots, starts: slots.starts.filter((free) => free !== start) };
+        setSlots(now);
         const next = now.starts
           .filter((free) => free > start)
           .slice(0, 3)
@@ -223,10 +227,9 @@ export function BookingForm({
 
   const allDays = slotsByDay(slots.starts, slots.zone);
   const days = allDays.slice(0, shownDays);
-  const described = (name: FieldName) => (problems[name] ? `${id}-${name}-problem` : undefined);
   const problemOf = (name: FieldName) =>
     problems[name] ? (
-      <p id={`${id}-${name}-problem`} className="text-sm text-red-300">
+      <p id={`${id}-${name}-problem`} className={look.problem}>
         {problems[name]}
       </p>
     ) : null;
@@ -269,7 +272,10 @@ export function BookingForm({
             instead.
           </p>
         ) : (
-          <fieldset className="booking-times" aria-describedby={described("start")}>
+          <fieldset
+            className="booking-times"
+            aria-describedby={problems.start ? `${id}-start-problem` : undefined}
+          >
             <legend className="booking-label">Free times, in {zoneName(slots.zone)}</legend>
             {problemOf("start")}
             {days.map((day) => (
@@ -307,76 +313,32 @@ export function BookingForm({
         )}
         {days.length === 0 ? null : (
           <div className="booking-fields">
-            <label htmlFor={`${id}-name`} className="booking-label">
-              Your name
-            </label>
-            <input
-              id={`${id}-name`}
-              name="name"
-              className="field"
-              required
-              maxLength={limits.enquiryNameMax}
-              autoComplete="name"
-              value={fields.name}
-              aria-invalid={problems.name ? true : undefined}
-              aria-describedby={described("name")}
-              onChange={(event) => change("name")(event.target.value)}
+            <ContactFields
+              id={id}
+              values={fields}
+              problems={problems}
+              change={change}
+              services={services}
+              look={look}
             />
-            {problemOf("name")}
-            <label htmlFor={`${id}-email`} className="booking-label">
-              Your email
-            </label>
-            <input
-              id={`${id}-email`}
-              name="email"
-              type="email"
-              className="field"
-              required
-              maxLength={limits.emailMax}
-              autoComplete="email"
-              value={fields.email}
-              aria-invalid={problems.email ? true : undefined}
-              aria-describedby={described("email")}
-              onChange={(event) => change("email")(event.target.value)}
-            />
-            {problemOf("email")}
-            <label htmlFor={`${id}-service`} className="booking-label">
-              Service
-            </label>
-            <select
-              id={`${id}-service`}
-              name="service"
-              className="field"
-              required
-              value={fields.service}
-              aria-invalid={problems.service ? true : undefined}
-              aria-describedby={described("service")}
-              onChange={(event) => change("service")(event.target.value)}
-            >
-              <option value="">Choose a service</option>
-              {services.map((service) => (
-                <option key={service.id} value={service.id}>
-                  {service.title}
-                </option>
-              ))}
-              <option value={otherService}>{otherServiceLabel}</option>
-            </select>
-            {problemOf("service")}
-            <label htmlFor={`${id}-note`} className="booking-label">
-              What would you like to discuss?
-            </label>
-            <textarea
+            <FormField
               id={`${id}-note`}
-              name="note"
-              className="field"
-              rows={4}
-              maxLength={limits.bookingNoteMax}
-              value={fields.note}
-              aria-invalid={problems.note ? true : undefined}
-              aria-describedby={described("note")}
-              onChange={(event) => change("note")(event.target.value)}
-            />
-            {problemOf("note")}
+              label="What would you like to discuss?"
+              problem={problems.note}
+              look={look}
+            >
+              {(control) => (
+                <textarea
+                  {...control}
+                  name="note"
+                  className={look.control}
+                  rows={4}
+                  maxLength={limits.bookingNoteMax}
+                  value={fields.note}
+                  onChange={(event) => change("note")(event.target.value)}
+                />
+              )}
+            </FormField>
             <p className="booking-small">
               The invitation goes to this address, with links to cancel or move the call. Your
               booking is kept {retentionDays} days after the call, then deleted: see the{" "}

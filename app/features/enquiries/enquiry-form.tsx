@@ -1,10 +1,9 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
+import { otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
+import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
 import { ApiError, api } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
-
-export type ServiceChoice = { id: string; title: string };
 
 type Fields = {
   name: string;
@@ -204,18 +203,11 @@ export function EnquiryForm({
     );
   }
 
-  const described = (name: FieldName, hint?: string) => {
-    const ids = [problems[name] ? `${id}-${name}-problem` : "", hint ?? ""].filter(Boolean);
-    return ids.length > 0 ? ids.join(" ") : undefined;
+  const look = {
+    label: "block text-sm font-medium text-slate-200",
+    control: "field mt-1 w-full",
+    problem: "mt-1 text-sm text-red-300",
   };
-  const problemOf = (name: FieldName) =>
-    problems[name] ? (
-      <p id={`${id}-${name}-problem`} className="mt-1 text-sm text-red-300">
-        {problems[name]}
-      </p>
-    ) : null;
-  const label = "block text-sm font-medium text-slate-200";
-  const field = "field mt-1 w-full";
   const messageLength = fields.message.trim().length;
 
   return (
@@ -236,131 +228,93 @@ export function EnquiryForm({
           {problem}
         </p>
       ) : null}
-      <div>
-        <label htmlFor={`${id}-name`} className={label}>
-          Your name
-        </label>
-        <input
-          id={`${id}-name`}
-          name="name"
-          type="text"
-          required
-          maxLength={limits.enquiryNameMax}
-          autoComplete="name"
-          className={field}
-          value={fields.name}
-          aria-invalid={problems.name ? true : undefined}
-          aria-describedby={described("name")}
-          onChange={(event) => change("name")(event.target.value)}
-        />
-        {problemOf("name")}
-      </div>
-      <div>
-        <label htmlFor={`${id}-email`} className={label}>
-          Your email
-        </label>
-        <input
-          id={`${id}-email`}
-          name="email"
-          type="email"
-          required
-          maxLength={limits.emailMax}
-          autoComplete="email"
-          className={field}
-          value={fields.email}
-          aria-invalid={problems.email ? true : undefined}
-          aria-describedby={described("email")}
-          onChange={(event) => change("email")(event.target.value)}
-        />
-        {problemOf("email")}
-      </div>
-      <div className="sm:col-span-2">
-        <label htmlFor={`${id}-service`} className={label}>
-          Service
-        </label>
-        <select
-          id={`${id}-service`}
-          name="service"
-          required
-          className={field}
-          value={fields.service}
-          aria-invalid={problems.service ? true : undefined}
-          aria-describedby={described("service")}
-          onChange={(event) => change("service")(event.target.value)}
-        >
-          <option value="" disabled>
-            Choose a service
-          </option>
-          {services.map((service) => (
-            <option key={service.id} value={service.id}>
-              {service.title}
-            </option>
-          ))}
-          <option value={otherService}>{otherServiceLabel}</option>
-        </select>
-        {problemOf("service")}
-      </div>
-      <div>
-        <label htmlFor={`${id}-organisation`} className={label}>
-          Organisation <span className="font-normal text-slate-400">(optional)</span>
-        </label>
-        <input
-          id={`${id}-organisation`}
-          name="organisation"
-          type="text"
-          maxLength={limits.enquiryDetailMax}
-          autoComplete="organization"
-          className={field}
-          value={fields.organisation}
-          aria-invalid={problems.organisation ? true : undefined}
-          aria-describedby={described("organisation")}
-          onChange={(event) => change("organisation")(event.target.value)}
-        />
-        {problemOf("organisation")}
-      </div>
-      <div>
-        <label htmlFor={`${id}-timeline`} className={label}>
-          Timeline <span className="font-normal text-slate-400">(optional)</span>
-        </label>
-        <input
-          id={`${id}-timeline`}
-          name="timeline"
-          type="text"
-          maxLength={limits.enquiryDetailMax}
-          placeholder="e.g. a first draft by June"
-          className={field}
-          value={fields.timeline}
-          aria-invalid={problems.timeline ? true : undefined}
-          aria-describedby={described("timeline")}
-          onChange={(event) => change("timeline")(event.target.value)}
-        />
-        {problemOf("timeline")}
-      </div>
-      <div className="sm:col-span-2">
-        <label htmlFor={`${id}-message`} className={label}>
-          Message
-        </label>
-        <textarea
-          id={`${id}-message`}
-          name="message"
-          required
-          rows={7}
-          minLength={limits.enquiryMessageMin}
-          maxLength={limits.enquiryMessageMax}
-          className={field}
-          value={fields.message}
-          aria-invalid={problems.message ? true : undefined}
-          aria-describedby={described("message", `${id}-message-hint`)}
-          onChange={(event) => change("message")(event.target.value)}
-        />
-        <p id={`${id}-message-hint`} className="mt-1 text-xs text-slate-400">
-          What you need and for what: {limits.enquiryMessageMin} to{" "}
-          {limits.enquiryMessageMax.toLocaleString("en")} characters
-          {messageLength > 0 ? ` (${messageLength.toLocaleString("en")} so far)` : ""}. Links and a
-          phone number are welcome.
-        </p>
-        {problemOf("message")}
-      </div>
+      <ContactFields
+        id={id}
+        values={fields}
+        problems={problems}
+        change={change}
+        services={services}
+        look={look}
+        boxes={{ name: "", email: "", service: "sm:col-span-2" }}
+      />
+      <FormField
+        id={`${id}-organisation`}
+        label={
+          <>
+            Organisation <span className="font-normal text-slate-400">(optional)</span>
+          </>
+        }
+        problem={problems.organisation}
+        look={look}
+        box=""
+      >
+        {(control) => (
+          <input
+            {...control}
+            name="organisation"
+            type="text"
+            maxLength={limits.enquiryDetailMax}
+            autoComplete="organization"
+            className={look.control}
+            value={fields.organisation}
+            onChange={(event) => change("organisation")(event.target.value)}
+          />
+        )}
+      </FormField>
+      <FormField
+        id={`${id}-timeline`}
+        label={
+          <>
+            Timeline <span className="font-normal text-slate-400">(optional)</span>
+          </>
+        }
+        problem={problems.timeline}
+        look={look}
+        box=""
+      >
+        {(control) => (
+          <input
+            {...control}
+            name="timeline"
+            type="text"
+            maxLength={limits.enquiryDetailMax}
+            placeholder="e.g. a first draft by June"
+            className={look.control}
+            value={fields.timeline}
+            onChange={(event) => change("timeline")(event.target.value)}
+          />
+        )}
+      </FormField>
+      <FormField
+        id={`${id}-message`}
+        label="Message"
+        problem={problems.message}
+        hint={`${id}-message-hint`}
+        look={look}
+        box="sm:col-span-2"
+      >
+        {(control) => (
+          <>
+            <textarea
+              {...control}
+              name="message"
+              required
+              rows={7}
+              minLength={limits.enquiryMessageMin}
+              maxLength={limits.enquiryMessageMax}
+              className={look.control}
+              value={fields.message}
+              onChange={(event) => change("message")(event.target.value)}
+            />
+            <p id={`${id}-message-hint`} className="mt-1 text-xs text-slate-400">
+              What you need and for what: {limits.enquiryMessageMin} to{" "}
+              {limits.enquiryMessageMax.toLocaleString("en")} characters
+              {messageLength > 0 ? ` (${messageLength.toLocaleString("en")} so far)` : ""}. Links
+              and a phone number are welcome.
+            </p>
+          </>
+        )}
+      </FormField>
       <p className="text-sm text-slate-400 sm:col-span-2">
         What you send is used only to answer you: it is mailed to the engineer, deleted after{" "}
         {retentionDays} days unless it becomes a project, and never shown on the site. The{" "}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { errorResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
 import {
   bookedResponseSchema,
+  bookingConflictResponseSchema,
   bookingRequestSchema,
   slotsQuerySchema,
   slotsResponseSchema,
@@ -62,10 +63,10 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
     {
       schema: {
         summary:
-          "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken when another reader took it first",
+          "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken, with the free times left, when another reader took it first",
         tags: ["bookings"],
         body: bookingRequestSchema,
-        response: { 201: bookedResponseSchema, ...errors },
+        response: { 201: bookedResponseSchema, 409: bookingConflictResponseSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -73,11 +74,15 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
       const visitorId = request.visitorId ?? issueVisitor(request, reply, siteUrl);
       const outcome = await bookings.book(request.body, { ip: request.ip, visitorId });
       if (outcome.outcome === "taken") {
-        throw new ApiError(
-          409,
-          "slot_taken",
-          `${slotTakenMessage}. Choose another of the free times.`,
-        );
+        request.log.info({ code: "slot_taken", status: 409 }, "request refused");
+        // The free times left come with the refusal: the page shows them without asking again.
+        return reply.code(409).send({
+          error: {
+            code: "slot_taken",
+            message: `${slotTakenMessage}. Choose another of the free times.`,
+            slots: outcome.slots,
+          },
+        });
       }
       if (outcome.outcome === "refused") {
         const { refusal } = outcome;

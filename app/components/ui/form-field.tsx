@@ -1,0 +1,159 @@
+import type { ReactNode } from "react";
+import { otherService, otherServiceLabel } from "../../../contract/enquiry-choices.ts";
+import { limits } from "../../../contract/limits.ts";
+
+/** What a field's control carries so that its label and its problem are read out with it. */
+export type FieldControl = {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+};
+
+/** How a form draws its fields: class names, and a box around a field where its layout wants one. */
+export type FieldLook = { label: string; control: string; problem: string };
+
+/**
+ * One field of a reader's form: its label, its control, and what the server
+ * found wrong with it, which describes the control. `hint` is the id of more
+ * that describes it (a length, an example), drawn by the control's own code.
+ * With `box` the field sits in an element of its own with that class.
+ */
+export function FormField({
+  id,
+  label,
+  problem,
+  hint,
+  look,
+  box,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  problem: string | undefined;
+  hint?: string;
+  look: FieldLook;
+  box?: string;
+  children: (control: FieldControl) => ReactNode;
+}) {
+  const problemId = `${id}-problem`;
+  const described = [problem ? problemId : "", hint ?? ""].filter(Boolean).join(" ");
+  const field = (
+    <>
+      <label htmlFor={id} className={look.label}>
+        {label}
+      </label>
+      {children({
+        id,
+        "aria-invalid": problem ? true : undefined,
+        "aria-describedby": described || undefined,
+      })}
+      {problem ? (
+        <p id={problemId} className={look.problem}>
+          {problem}
+        </p>
+      ) : null}
+    </>
+  );
+  return box === undefined ? field : <div className={box || undefined}>{field}</div>;
+}
+
+export type ServiceChoice = { id: string; title: string };
+export type Contact = { name: string; email: string; service: string };
+
+/**
+ * Who is writing and about what, as the enquiry and booking forms both ask
+ * it: "Your name", "Your email" and the "Service" select of the nine services
+ * and "Something else". `boxes` puts a field in an element of that class.
+ */
+export function ContactFields({
+  id,
+  values,
+  problems,
+  change,
+  services,
+  look,
+  boxes = {},
+}: {
+  id: string;
+  values: Contact;
+  problems: Partial<Record<keyof Contact, string>>;
+  change: (name: keyof Contact) => (value: string) => void;
+  services: ServiceChoice[];
+  look: FieldLook;
+  boxes?: Partial<Record<keyof Contact, string>>;
+}) {
+  return (
+    <>
+      <FormField
+        id={`${id}-name`}
+        label="Your name"
+        problem={problems.name}
+        look={look}
+        box={boxes.name}
+      >
+        {(control) => (
+          <input
+            {...control}
+            name="name"
+            type="text"
+            required
+            maxLength={limits.enquiryNameMax}
+            autoComplete="name"
+            className={look.control}
+            value={values.name}
+            onChange={(event) => change("name")(event.target.value)}
+          />
+        )}
+      </FormField>
+      <FormField
+        id={`${id}-email`}
+        label="Your email"
+        problem={problems.email}
+        look={look}
+        box={boxes.email}
+      >
+        {(control) => (
+          <input
+            {...control}
+            name="email"
+            type="email"
+            required
+            maxLength={limits.emailMax}
+            autoComplete="email"
+            className={look.control}
+            value={values.email}
+            onChange={(event) => change("email")(event.target.value)}
+          />
+        )}
+      </FormField>
+      <FormField
+        id={`${id}-service`}
+        label="Service"
+        problem={problems.service}
+        look={look}
+        box={boxes.service}
+      >
+        {(control) => (
+          <select
+            {...control}
+            name="service"
+            required
+            className={look.control}
+            value={values.service}
+            onChange={(event) => change("service")(event.target.value)}
+          >
+            <option value="" disabled>
+              Choose a service
+            </option>
+            {services.map((service) => (
+              <option key={service.id} value={service.id}>
+                {service.title}
+              </option>
+            ))}
+            <option value={otherService}>{otherServiceLabel}</option>
+          </select>
+        )}
+      </FormField>
+    </>
+  );
+}
