@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { toast } from "sonner";
 import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
@@ -8,6 +8,56 @@ const reasons = {
   complaint: "Reported as spam",
   soft_bounces: "Three temporary refusals in 30 days",
 } as const;
+
+type AddressRow = { email: string; about: ReactNode; since: string; action: ReactNode };
+
+/**
+ * A table of addresses, one a row: the address, what is known of it (the
+ * column `about`), since when, and the button that acts on it.
+ */
+function AddressTable({
+  caption,
+  about,
+  rows,
+}: {
+  caption: string;
+  about: string;
+  rows: AddressRow[];
+}) {
+  return (
+    <table className="w-full text-left text-sm">
+      <caption className="sr-only">{caption}</caption>
+      <thead className="text-slate-400">
+        <tr>
+          <th scope="col" className="py-2 pr-4">
+            Address
+          </th>
+          <th scope="col" className="py-2 pr-4">
+            {about}
+          </th>
+          <th scope="col" className="py-2 pr-4">
+            Since
+          </th>
+          <th scope="col" className="py-2">
+            <span className="sr-only">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.email} className="border-t border-line align-top">
+            <td className="py-2 pr-4 break-all text-slate-100">{row.email}</td>
+            <td className="py-2 pr-4">{row.about}</td>
+            <td className="py-2 pr-4 text-slate-300">
+              <When iso={row.since} />
+            </td>
+            <td className="py-2 text-right">{row.action}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 /**
  * Addresses no mail goes to (docs/mail.md, "Bounces and complaints"), with
@@ -35,52 +85,33 @@ function Suppressions() {
               mail as spam.
             </p>
           ) : (
-            <table className="w-full text-left text-sm">
-              <caption className="sr-only">Suppressed addresses, newest first</caption>
-              <thead className="text-slate-400">
-                <tr>
-                  <th scope="col" className="py-2 pr-4">
-                    Address
-                  </th>
-                  <th scope="col" className="py-2 pr-4">
-                    Reason
-                  </th>
-                  <th scope="col" className="py-2 pr-4">
-                    Since
-                  </th>
-                  <th scope="col" className="py-2">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {suppressions.map((s) => (
-                  <tr key={s.email} className="border-t border-line align-top">
-                    <td className="py-2 pr-4 break-all text-slate-100">{s.email}</td>
-                    <td className="py-2 pr-4">
-                      {reasons[s.reason]} ({s.source})
-                      {s.detail ? (
-                        <span className="block break-all text-xs text-slate-400">{s.detail}</span>
-                      ) : null}
-                    </td>
-                    <td className="py-2 pr-4 text-slate-300">
-                      <When iso={s.createdAt} />
-                    </td>
-                    <td className="py-2 text-right">
-                      <ConfirmButton
-                        label="Lift"
-                        ariaLabel={`Lift the suppression of ${s.email}`}
-                        title={`Let mail go to ${s.email} again?`}
-                        description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
-                        confirmLabel="Lift"
-                        tone="primary"
-                        onConfirm={() => void lift(s.email)}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <AddressTable
+              caption="Suppressed addresses, newest first"
+              about="Reason"
+              rows={suppressions.map((s) => ({
+                email: s.email,
+                about: (
+                  <>
+                    {reasons[s.reason]} ({s.source})
+                    {s.detail ? (
+                      <span className="block break-all text-xs text-slate-400">{s.detail}</span>
+                    ) : null}
+                  </>
+                ),
+                since: s.createdAt,
+                action: (
+                  <ConfirmButton
+                    label="Lift"
+                    ariaLabel={`Lift the suppression of ${s.email}`}
+                    title={`Let mail go to ${s.email} again?`}
+                    description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
+                    confirmLabel="Lift"
+                    tone="primary"
+                    onConfirm={() => void lift(s.email)}
+                  />
+                ),
+              }))}
+            />
           )
         }
       </Loading>
@@ -145,47 +176,24 @@ export function SubscribersView() {
           {subscribers.length === 0 ? (
             <p className="text-slate-400">No addresses match.</p>
           ) : (
-            <table className="w-full text-left text-sm">
-              <caption className="sr-only">Subscribers, newest first</caption>
-              <thead className="text-slate-400">
-                <tr>
-                  <th scope="col" className="py-2 pr-4">
-                    Address
-                  </th>
-                  <th scope="col" className="py-2 pr-4">
-                    State
-                  </th>
-                  <th scope="col" className="py-2 pr-4">
-                    Since
-                  </th>
-                  <th scope="col" className="py-2">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {subscribers.map((s) => (
-                  <tr key={s.email} className="border-t border-line">
-                    <td className="py-2 pr-4 break-all text-slate-100">{s.email}</td>
-                    <td className="py-2 pr-4">
-                      {s.status === "confirmed" ? "Confirmed" : "Pending"}
-                    </td>
-                    <td className="py-2 pr-4 text-slate-300">
-                      <When iso={s.confirmedAt ?? s.createdAt} />
-                    </td>
-                    <td className="py-2 text-right">
-                      <ConfirmButton
-                        label="Remove"
-                        title={`Remove ${s.email}?`}
-                        description="The address gets no more editions. Its owner can subscribe again."
-                        confirmLabel="Remove"
-                        onConfirm={() => void remove(s.email)}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <AddressTable
+              caption="Subscribers, newest first"
+              about="State"
+              rows={subscribers.map((s) => ({
+                email: s.email,
+                about: s.status === "confirmed" ? "Confirmed" : "Pending",
+                since: s.confirmedAt ?? s.createdAt,
+                action: (
+                  <ConfirmButton
+                    label="Remove"
+                    title={`Remove ${s.email}?`}
+                    description="The address gets no more editions. Its owner can subscribe again."
+                    confirmLabel="Remove"
+                    onConfirm={() => void remove(s.email)}
+                  />
+                ),
+              }))}
+            />
           )}
           <Suppressions />
         </div>
