@@ -4,7 +4,7 @@ import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { placeholderWriter } from "../comments/removal.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
-import type { Problem } from "./report.ts";
+import type { Problem, Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
 import {
   type Column,
@@ -74,6 +74,8 @@ export type ReadExport = {
   problems: Problem[];
   /** What the owner should know that does not stop the import. */
   notices: string[];
+  /** Rows the file holds that are left out on purpose, each with its reason. */
+  skipped: Skipped[];
 };
 
 /**
@@ -81,13 +83,18 @@ export type ReadExport = {
  * ready to write, and every problem found. `signer` is this site's: without
  * one, no comment keeps the owner's marks.
  */
-export function readExport(document: unknown, signer: ExportSigner | null = null): ReadExport {
+export function readExport(
+  document: unknown,
+  signer: ExportSigner | null = null,
+  { now = new Date() }: { now?: Date } = {},
+): ReadExport {
   const problems: Problem[] = [];
   const notices: string[] = [];
+  const skipped: Skipped[] = [];
   const problem = (where: string, message: string) => problems.push({ where, message });
   if (typeof document !== "object" || document === null || Array.isArray(document)) {
     problem("file", "is not a JSON object");
-    return { tables: [], problems, notices };
+    return { tables: [], problems, notices, skipped };
   }
   const file = document as Record<string, unknown>;
   if (file.format !== exportFormat) {
@@ -104,7 +111,7 @@ export function readExport(document: unknown, signer: ExportSigner | null = null
   const given = file.tables;
   if (typeof given !== "object" || given === null || Array.isArray(given)) {
     problem("tables", "must be an object of tables");
-    return { tables: [], problems, notices };
+    return { tables: [], problems, notices, skipped };
   }
   const known = new Map(exportTables.map((table) => [table.name as string, table]));
   for (const name of Object.keys(given)) {
@@ -176,7 +183,42 @@ export function readExport(document: unknown, signer: ExportSigner | null = null
       }
     });
   }
-  return { tables, problems, notices };
+  const schedules = tables.find((t) => t.table.name === "edition_schedules");
+  if (schedules) skipped.push(...settleSchedules(schedules, tables, now));
+  return { tables, problems, notices, skipped };
+}
+
+/**
+ * Scheduled editions that are still to go out at their time: one not yet
+ * queued whose time has come by the import (or whose queueing had begun on
+ * the old site) is left out, to be sent or scheduled again by the owner, so
+ * that a move never sends an edition the owner did not expect, nor sends
+ * one twice that the old site went on sending after the export. One queued
+ * already is history and comes in as it was.
+ */
+function settleSchedules(schedules: ExportRows, tables: ExportRows[], now: Date): Skipped[] {
+  const slugs = new Map(
+    tables.find((t) => t.table.name === "editions")?.rows.map((row) => [row.id, row.slug]) ?? [],
+  );
+  const skipped: Skipped[] = [];
+  const kept: ExportRows["rows"] = [];
+  const at: number[] = [];
+  schedules.rows.forEach((row, index) => {
+    const due = Date.parse(String(row.send_at)) <= now.getTime() || row.started_at !== null;
+    if (row.queued_at === null && due) {
+      const slug = String(slugs.get(row.edition_id) ?? row.edition_id);
+      skipped.push({
+        where: `tables.edition_schedules[${schedules.at[index]}]`,
+        reason: `the edition "${slug}" was to go out at ${String(row.send_at)}, which has passed: it is not scheduled here. Send its file with "newsletter send", now or --at a new time.`,
+      });
+      return;
+    }
+    kept.push(row);
+    at.push(schedules.at[index] ?? index);
+  });
+  schedules.rows = kept;
+  schedules.at = at;
+  return skipped;
 }
 
 /** Every key the database keeps unique, once in the file: the row that repeats one names the row it repeats. */

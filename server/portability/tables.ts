@@ -187,6 +187,29 @@ export const exportTables: readonly ExportTable[] = [
     columns: [int("id"), text("email"), text("ref"), time("created_at")],
   },
   {
+    // An edition's web links, counted as readers follow them: its figures move with it,
+    // and an edition scheduled on the old site goes out with its links counted here.
+    name: "edition_links",
+    key: ["edition_id", "position"],
+    references: [{ column: "edition_id", table: "editions", inFile: true }],
+    columns: [int("edition_id"), int("position"), text("url"), int("clicks")],
+  },
+  {
+    // Editions to go out later. A claim is one instance's lease, meaningless elsewhere;
+    // one not queued whose time has come by the import is left out (read-export.ts).
+    name: "edition_schedules",
+    key: ["edition_id"],
+    columnsLeftOut: { claimed_until: "the lease of the instance queueing it, bound to that site" },
+    references: [{ column: "edition_id", table: "editions", inFile: true }],
+    columns: [
+      int("edition_id"),
+      time("send_at"),
+      time("created_at"),
+      time("started_at", true),
+      time("queued_at", true),
+    ],
+  },
+  {
     name: "science_comments",
     key: ["id"],
     identity: "id",
@@ -460,8 +483,6 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   fediverse_reactions: "likes and boosts from the Fediverse, counted for this site's account",
   webmentions: "mentions from other sites, verified against this site's address",
   webmentions_sent: "mentions this site sent from its address",
-  edition_schedules: "when editions are to go out, which the owner sets again on the new site",
-  edition_links: "an edition's links and their click counts, signed for this site",
   kysely_migration: "the database's record of its own migrations",
   kysely_migration_lock: "the database's record of its own migrations",
 };

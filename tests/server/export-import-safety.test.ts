@@ -287,6 +287,73 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
   });
 });
 
+describe.each(backends)("scheduled editions in an export, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("come in to go at their time, but one whose time passed before the import, which the dry run names too", async () => {
+    const edition = (id: number, slug: string): Row => ({
+      id,
+      slug,
+      subject: `Edition ${id}`,
+      html: "<p>Pressure in numbers.</p>",
+      text: "Pressure in numbers.",
+      created_at: "2025-01-01T00:00:00.000Z",
+    });
+    const schedule = (edition_id: number, send_at: string, extra: Row = {}): Row => ({
+      edition_id,
+      send_at,
+      created_at: "2025-01-01T00:00:00.000Z",
+      started_at: null,
+      queued_at: null,
+      ...extra,
+    });
+    const ahead = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const file = exportFile({
+      editions: [edition(1, "01-sent"), edition(2, "02-missed"), edition(3, "03-ahead")],
+      edition_schedules: [
+        // Sent on the old site: history.
+        schedule(1, "2025-01-02T07:00:00.000Z", {
+          started_at: "2025-01-02T07:00:01.000Z",
+          queued_at: "2025-01-02T07:00:09.000Z",
+        }),
+        // Its time came while the site moved.
+        schedule(2, "2025-01-09T07:00:00.000Z"),
+        schedule(3, ahead),
+      ],
+    });
+    const missed =
+      'tables.edition_schedules[1]: the edition "02-missed" was to go out at 2025-01-09T07:00:00.000Z, which has passed: it is not scheduled here.';
+
+    const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", file);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/edition_schedules: 2 to add/);
+    expect(dry.stdout).toContain(missed);
+    expect(await count(t, "edition_schedules")).toBe(0);
+
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/editions: 3 added/);
+    expect(run.stdout).toMatch(/edition_schedules: 2 added/);
+    expect(run.stdout).toContain(missed);
+    // The owner sees the one ahead waiting for its time; the missed edition is kept, unscheduled.
+    const status = await admin(adminEnv(t), "newsletter", "status", "--json");
+    const { scheduled } = JSON.parse(status.stdout) as {
+      scheduled: { slug: string; sendAt: string; started: boolean }[];
+    };
+    expect(scheduled).toEqual([{ slug: "03-ahead", sendAt: ahead, started: false }]);
+    expect(await runSql(t, "select slug from editions order by id")).toEqual([
+      { slug: "01-sent" },
+      { slug: "02-missed" },
+      { slug: "03-ahead" },
+    ]);
+  });
+});
+
 describe.each(backends)("an import that cannot finish, on %s", (backend) => {
   let t: TestApp;
   beforeAll(async () => {

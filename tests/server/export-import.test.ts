@@ -136,6 +136,23 @@ async function seed(t: TestApp): Promise<void> {
   );
   await runSql(
     t,
+    "insert into edition_links (edition_id, position, url, clicks) values (?, 0, ?, 4)",
+    [Number(edition?.id), "http://ewe.test/science/pressure-cooker"],
+  );
+  // The next edition, scheduled for a time still ahead.
+  await runSql(
+    t,
+    "insert into editions (slug, subject, html, text, created_at) values (?, ?, ?, ?, ?)",
+    ["02-steam", "Steam tables", "<p>Saturation.</p>", "Saturation.", now],
+  );
+  const [next] = await runSql(t, "select id from editions where slug = '02-steam'");
+  await runSql(
+    t,
+    "insert into edition_schedules (edition_id, send_at, created_at) values (?, ?, ?)",
+    [Number(next?.id), "2031-06-03T07:00:00.000Z", now],
+  );
+  await runSql(
+    t,
     "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', ?, ?)",
     ["left.long.ago@example.org", "550 5.1.1 No such user here", now],
   );
@@ -220,6 +237,12 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
       starts_at: "2030-03-04T10:00:00.000Z",
     });
     expect(tables.bans).toHaveLength(1);
+    expect(tables.edition_links?.[0]).toMatchObject({ position: 0, clicks: 4 });
+    // The schedule, without the lease of the instance that would queue it.
+    expect(tables.edition_schedules).toEqual([
+      expect.objectContaining({ send_at: "2031-06-03T07:00:00.000Z", queued_at: null }),
+    ]);
+    expect(tables.edition_schedules?.[0]).not.toHaveProperty("claimed_until");
     expect(tables.reply_addresses?.[0]).toMatchObject({
       email: "asha@example.org",
       status: "confirmed",

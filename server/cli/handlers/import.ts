@@ -83,10 +83,12 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
   }
   // No secret yet: one made now would be new, and could not have signed the file.
   const secret = existingCookieSecret(context.config);
-  const { tables, problems, notices } = readExport(
-    document,
-    secret === null ? null : createExportSigner(secret),
-  );
+  const {
+    tables,
+    problems,
+    notices,
+    skipped: leftOut,
+  } = readExport(document, secret === null ? null : createExportSigner(secret));
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
   // The file moves a site into a new data folder: its database is made here,
   // as the server's first start would make it (a dry run makes nothing).
@@ -94,7 +96,7 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
   const missing = options.kind === "sqlite" && !existsSync(options.file) ? options.file : null;
   if (missing && dryRun) {
     notices.unshift(`There is no database at ${missing} yet: the import will make it.`);
-    return { counts: countAll(tables), skipped: [], notices };
+    return { counts: countAll(tables), skipped: leftOut, notices };
   }
   const store = await context.store({ create: true });
   if (missing) notices.unshift(`There was no database at ${missing}: it was made and migrated.`);
@@ -110,7 +112,7 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
       tables,
       { dryRun, audit: { action: "import export", object: path.basename(file) } },
     );
-    return { counts, skipped, notices };
+    return { counts, skipped: [...leftOut, ...skipped], notices };
   } catch (error) {
     if (error instanceof ImportRefused) throw new AdminError(formatProblems(error.problems));
     throw error;
