@@ -3,7 +3,7 @@ import type { Transaction } from "kysely";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { colours, layout, oneLine } from "../outbox/mail-layout.ts";
+import { button, colours, layout, oneLine } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { renderComment } from "./markdown.ts";
@@ -28,9 +28,6 @@ export const replyOneClickUrl = (siteUrl: string, token: string) =>
 /** The reply on its post's own page. */
 export const replyUrl = (siteUrl: string, postId: string, replyId: number) =>
   `${siteUrl}/science/${encodeURIComponent(postId)}#comment-${replyId}`;
-
-const button = (href: string, label: string) =>
-  `<a href="${escapeHtml(href)}" style="display:inline-block;background:${colours.accent};color:${colours.ink};font-weight:600;text-decoration:none;padding:10px 18px;border-radius:8px">${escapeHtml(label)}</a>`;
 
 export function replyConfirmationMail(to: string, token: string, siteUrl: string): OutgoingMail {
   const subject = "Confirm reply notifications from Engage with Engineer";

@@ -1,6 +1,14 @@
 import { otherService } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
-import { detailsHtml, detailsText, layout, messageBox, oneLine } from "../outbox/mail-layout.ts";
+import {
+  detailsHtml,
+  detailsText,
+  layout,
+  mailTime,
+  messageBox,
+  oneLine,
+  quoted,
+} from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
 
@@ -25,15 +33,6 @@ export type EnquiryMailContext = {
   ownerAddress: string;
 };
 
-const time = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
-
-function quoted(text: string): string {
-  return text
-    .split(/\r?\n/)
-    .map((line) => `> ${line}`.trimEnd())
-    .join("\n");
-}
-
 function detailsOf(enquiry: StoredEnquiry, serviceTitle: string): [string, string][] {
   return [
     ["Name", enquiry.name],
@@ -41,7 +40,7 @@ function detailsOf(enquiry: StoredEnquiry, serviceTitle: string): [string, strin
     ["Service", serviceTitle],
     ...(enquiry.organisation ? [["Organisation", enquiry.organisation] as [string, string]] : []),
     ...(enquiry.timeline ? [["Timeline", enquiry.timeline] as [string, string]] : []),
-    ["Sent", time(enquiry.createdAt)],
+    ["Sent", mailTime(enquiry.createdAt)],
   ];
 }
 
@@ -124,7 +123,7 @@ export function acknowledgementMail(
   const subject = acknowledgementSubject(context.serviceTitle);
   const details: [string, string][] = [
     ["Service", context.serviceTitle],
-    ["Sent", time(enquiry.createdAt)],
+    ["Sent", mailTime(enquiry.createdAt)],
   ];
   const link = deletionUrl(context.siteUrl, deletionToken);
   const call = bookingUrl(context.siteUrl, enquiry.service);
@@ -171,7 +170,7 @@ export function answerMail(
   context: EnquiryMailContext & { messageIdHost: string },
 ): OutgoingMail {
   const subject = `Re: ${acknowledgementSubject(context.serviceTitle)}`;
-  const footer = `In answer to your enquiry of ${time(enquiry.createdAt)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`;
+  const footer = `In answer to your enquiry of ${mailTime(enquiry.createdAt)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`;
   const { html, text } = layout({
     subject,
     bodyHtml: `<div style="margin:0 0 20px;white-space:pre-wrap;word-break:break-word;color:#f8fafc">${escapeHtml(answer.body)}</div>
