@@ -110,43 +110,13 @@ export function refuseIpHost(siteUrl: string): void {
 export const signedOut = () =>
   new ApiError(401, "unauthorized", "Sign in to the console first (/admin/sign-in).");
 
-export function consoleContext(deps: ConsoleDeps): ConsoleContext {
+export function consoleContext(options: ConsoleDeps & { prefix?: string }): ConsoleContext {
+  // The plugin's options also carry its registration's prefix, which the
+  // resources' own registrations must not inherit twice.
+  const { prefix: _prefix, ...deps } = options;
   const { siteUrl } = deps.config;
-  // Field by field: the plugin's options also carry its registration's prefix,
-  // which the resources' own registrations must not inherit twice.
-  const { readers } = deps;
-  const {
-    store,
-    engagement,
-    bus,
-    owner,
-    moderation,
-    defences,
-    spam,
-    insights,
-    mailer,
-    enquiries,
-    bookings,
-    assistant,
-    fediverse,
-  } = deps;
   return {
-    config: deps.config,
-    store,
-    engagement,
-    bus,
-    owner,
-    moderation,
-    defences,
-    spam,
-    insights,
-    mailer,
-    mailQueued: () => deps.mailQueued(),
-    enquiries,
-    readers,
-    bookings,
-    assistant,
-    fediverse,
+    ...deps,
     cookieName: ownerCookieName(siteUrl),
     rpID: new URL(siteUrl).hostname,
     expectedOrigin: new URL(siteUrl).origin,
