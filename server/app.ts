@@ -70,6 +70,8 @@ export type AppOptions = {
   heartbeatMs?: number;
   /** The outbox worker's timings (tests shorten them). */
   mail?: MailOptions;
+  /** How often scheduled editions are looked for (5 s; tests shorten it). */
+  scheduleEveryMs?: number;
   /**
    * The owner's notifications: `approve` turns on the approve links
    * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
@@ -132,6 +134,7 @@ export async function buildApp({
   catalog: givenCatalog,
   heartbeatMs = 15_000,
   mail = {},
+  scheduleEveryMs,
   notifications: notificationOptions = {},
   clock = () => new Date(),
   databaseWaitMs,
@@ -429,6 +432,7 @@ export async function buildApp({
   const scheduledEditions = startEditionSchedules({
     schedules: createEditionSchedules(store),
     editions: newsletter.editions,
+    ...(scheduleEveryMs ? { everyMs: scheduleEveryMs } : {}),
     queued: mailOut.wake,
     started: (slug, count) =>
       ownerConsole.audit(null, "newsletter scheduled send", `${slug} (${count} queued)`),

@@ -164,66 +164,77 @@ const scopes = [
 ];
 
 test.describe("feeds", () => {
+  // Every scope's feed of a kind in one test: a test is a browser of its own,
+  // which costs more than reading six feeds.
   test.beforeEach(async ({ page }) => {
     await page.goto("/favicon.svg");
   });
+  const expected = (list: typeof items, baseURL: string | undefined) =>
+    newestFirst(list).map((item) => `${baseURL}${item.path}`);
 
-  for (const { path, list } of scopes) {
-    const expected = (baseURL: string | undefined) =>
-      newestFirst(list).map((item) => `${baseURL}${item.path}`);
-
-    test(`${path || "/"} RSS 2.0 lists its items newest first, each with a date`, async ({
-      page,
-      request,
-      baseURL,
-    }) => {
+  test("each RSS 2.0 feed lists its items newest first, each with a date", async ({
+    page,
+    request,
+    baseURL,
+  }) => {
+    for (const { path, list } of scopes) {
       const xml = await (await request.get(`${path}/rss.xml`)).text();
       const { root, entries } = await parseXml(page, xml, "item", ["link", "pubDate", "title"]);
-      expect(root).toBe("rss");
-      expect(entries.map((entry) => entry.link)).toEqual(expected(baseURL));
+      expect(root, path).toBe("rss");
+      expect(
+        entries.map((entry) => entry.link),
+        path,
+      ).toEqual(expected(list, baseURL));
       for (const entry of entries) {
         expect(Number.isNaN(Date.parse(entry.pubDate ?? "")), entry.link ?? "").toBe(false);
       }
-    });
+    }
+  });
 
-    test(`${path || "/"} Atom lists its items newest first, each with a date`, async ({
-      page,
-      request,
-      baseURL,
-    }) => {
+  test("each Atom feed lists its items newest first, each with a date", async ({
+    page,
+    request,
+    baseURL,
+  }) => {
+    for (const { path, list } of scopes) {
       const xml = await (await request.get(`${path}/atom.xml`)).text();
       const { root, entries } = await parseXml(page, xml, "entry", [
         "link@href",
         "updated",
         "published",
       ]);
-      expect(root).toBe("feed");
-      expect(entries.map((entry) => entry["link@href"])).toEqual(expected(baseURL));
+      expect(root, path).toBe("feed");
+      expect(
+        entries.map((entry) => entry["link@href"]),
+        path,
+      ).toEqual(expected(list, baseURL));
       for (const entry of entries) {
-        expect(entry.updated).toMatch(/^\d{4}-\d\d-\d\dT/);
-        expect(entry.published).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(entry.updated, path).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(entry.published, path).toMatch(/^\d{4}-\d\d-\d\dT/);
       }
-    });
+    }
+  });
 
-    // Its JSON Feed 1.1 schema is checked on what the build writes (scripts/feeds.test.ts).
-    test(`${path || "/"} JSON Feed names its author and lists every item`, async ({
-      request,
-      baseURL,
-    }) => {
+  // Its JSON Feed 1.1 schema is checked on what the build writes (scripts/feeds.test.ts).
+  test("each JSON Feed names its author and lists every item", async ({ request, baseURL }) => {
+    for (const { path, list } of scopes) {
       const feed = await (await request.get(`${path}/feed.json`)).json();
-      expect(feed.version).toBe("https://jsonfeed.org/version/1.1");
-      expect(feed.language).toBe("en");
-      expect(feed.authors).toEqual([{ name: owner.name, url: `${baseURL}/about` }]);
+      expect(feed.version, path).toBe("https://jsonfeed.org/version/1.1");
+      expect(feed.language, path).toBe("en");
+      expect(feed.authors, path).toEqual([{ name: owner.name, url: `${baseURL}/about` }]);
       expect(feed.feed_url).toBe(`${baseURL}${path}/feed.json`);
-      expect(feed.items.map((item: { url: string }) => item.url)).toEqual(expected(baseURL));
+      expect(
+        feed.items.map((item: { url: string }) => item.url),
+        path,
+      ).toEqual(expected(list, baseURL));
       for (const entry of feed.items) {
         expect(entry.id).toBe(entry.url);
         expect(entry.authors).toEqual(feed.authors);
-        expect(entry.content_html.length).toBeGreaterThan(200);
-        expect(Number.isNaN(Date.parse(entry.date_published))).toBe(false);
+        expect(entry.content_html.length, entry.url).toBeGreaterThan(200);
+        expect(Number.isNaN(Date.parse(entry.date_published)), entry.url).toBe(false);
       }
-    });
-  }
+    }
+  });
 
   test("every page's head announces the site's feeds", async ({ request }) => {
     for (const path of ["/", "/about", "/science", "/services"]) {

@@ -1,5 +1,50 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import type { AxeResults, RunOptions } from "axe-core";
+
+/** axe-core itself, the script AxeBuilder puts in a page. */
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
+
+/**
+ * axe's violations on `page`, within `include` when given, with every rule
+ * or the `rules` named. A page with no frame in it is checked by one
+ * `axe.run` inside the page ("legacy mode"), not in parts joined in a blank
+ * page opened for it, which took about as long again; and axe is put in the
+ * page once per document, where AxeBuilder sends and runs its 650 KB twice
+ * for every check. A page with a frame (the console's mail preview, a
+ * sandboxed document of another origin) goes through AxeBuilder's default,
+ * which reaches frames of any origin.
+ */
+async function violationsOf(
+  page: Page,
+  { include, rules }: { include?: string; rules?: string[] } = {},
+): Promise<AxeResults["violations"]> {
+  const options: RunOptions = {
+    resultTypes: ["violations"],
+    ...(rules ? { runOnly: { type: "rule", values: rules } } : {}),
+  };
+  if (page.frames().length > 1) {
+    const builder = new AxeBuilder({ page }).options(options);
+    if (include) builder.include(include);
+    return (await builder.analyze()).violations;
+  }
+  const present = () =>
+    page.evaluate(() => typeof (window as { axe?: { run?: unknown } }).axe?.run === "function");
+  if (!(await present())) await page.evaluate(axeSource);
+  return page.evaluate(
+    async ({ include, options }) => {
+      const { axe } = window as unknown as { axe: typeof import("axe-core") };
+      const context = include ? { include: [include], exclude: [] } : document;
+      return (await axe.run(context, options)).violations;
+    },
+    { include, options },
+  );
+}
 
 /**
  * axe's serious and critical findings on a page, each as "rule: elements", so
@@ -7,19 +52,11 @@ import type { Page } from "@playwright/test";
  * the page (a dialog, a discussion) when the rest is checked elsewhere: axe's
  * cost grows with the page, and whole pages are checked in clean-console.spec.ts.
  *
- * Every rule runs; what costs less is around them. axe keeps only its
- * violations, not every node that passed (`resultTypes`), and a page with no
- * frame in it is checked by one `axe.run` inside the page ("legacy mode"),
- * not in parts joined in a blank page opened for it, which took about as long
- * again as the check. A page with a frame (the console's mail preview, a
- * sandboxed document of another origin) keeps the default, which reaches
- * frames of any origin.
+ * Every rule runs; what costs less is around them (`violationsOf`): axe keeps
+ * only its violations, not every node that passed (`resultTypes`).
  */
 export async function seriousViolations(page: Page, include?: string): Promise<string[]> {
-  const builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] });
-  if (include) builder.include(include);
-  if (page.frames().length === 1) builder.setLegacyMode();
-  const { violations } = await builder.analyze();
+  const violations = await violationsOf(page, include ? { include } : {});
   return violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map(
@@ -45,12 +82,7 @@ const tableRules = [
  * nothing for it), each as "rule: elements".
  */
 export async function tableViolations(page: Page, include: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page })
-    .options({ resultTypes: ["violations"] })
-    .include(include)
-    .withRules(tableRules)
-    .setLegacyMode()
-    .analyze();
+  const violations = await violationsOf(page, { include, rules: tableRules });
   return violations.map(
     (violation) =>
       `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,

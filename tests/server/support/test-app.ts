@@ -73,6 +73,8 @@ export type TestAppOptions = {
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
   mail?: AppOptions["mail"];
+  /** How often scheduled editions are looked for; 200 ms unless given. */
+  scheduleEveryMs?: number;
   /** The console's clock (sign-in links and sessions), and the readers' days. */
   clock?: AppOptions["clock"];
   /** The readers' counting: how often it writes. */
@@ -138,6 +140,8 @@ export async function startTestApp(
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
     mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
+    // Scheduled editions are looked for as often as the outbox: a test waits no 5 s poll.
+    scheduleEveryMs: options.scheduleEveryMs ?? 200,
     // Hundreds of requests at once on a loaded 2-core machine queue for the
     // pool's connections longer than the 5 s a request waits in production.
     databaseWaitMs: 30_000,
