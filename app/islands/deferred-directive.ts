@@ -8,8 +8,13 @@ import type { ClientDirective } from "astro";
  * HTML already does its job (tabs showing their default panel, cards that are
  * <details>, a menu button) costs nothing until it is used, or until the URL's
  * `#fragment` names something inside it, and `scroll: true` adds the first
- * scroll of the page (the header's scrolled look). A reader who interacts
- * first hydrates it at once, and loses nothing:
+ * scroll of the page (the header's scrolled look). With `{ activity: true }`
+ * an island that is not needed before the reader is there (the enquiry form,
+ * below the fold of /services) waits, after `load`, for the reader's first
+ * scroll, pointer movement, key or touch anywhere on the page, or, with
+ * `visible`, for coming into view, whichever is first: a page nobody touches
+ * runs no React (docs/decisions/049-nothing-long-after-load.md). A reader who
+ * interacts first hydrates it at once, and loses nothing:
  *
  * - a click on a plain button (menu toggle, tab, reaction) is held and replayed
  *   on the same element once the island is live: hydration reuses the
@@ -24,7 +29,12 @@ import type { ClientDirective } from "astro";
  *
  * This file is inlined into every page that has an island: keep it small.
  */
-export type DeferredOptions = { visible?: boolean; on?: "interaction"; scroll?: boolean };
+export type DeferredOptions = {
+  visible?: boolean;
+  activity?: boolean;
+  on?: "interaction";
+  scroll?: boolean;
+};
 
 const deferred: ClientDirective = (load, options, island) => {
   let started = false;
@@ -77,7 +87,7 @@ const deferred: ClientDirective = (load, options, island) => {
     island.addEventListener(type, hydrate, { once: true, passive: true });
   }
 
-  const { visible, on, scroll } = (options.value ?? {}) as DeferredOptions;
+  const { visible, activity, on, scroll } = (options.value ?? {}) as DeferredOptions;
   if (on === "interaction") {
     const linkedInside = () => {
       const id = decodeURIComponent(location.hash.slice(1));
@@ -90,6 +100,11 @@ const deferred: ClientDirective = (load, options, island) => {
   }
 
   const whenLoaded = () => {
+    if (activity) {
+      for (const type of ["scroll", "pointermove", "keydown", "touchstart"]) {
+        addEventListener(type, hydrate, { once: true, passive: true });
+      }
+    }
     if (visible) {
       const observer = new IntersectionObserver((entries) => {
         if (entries.some((entry) => entry.isIntersecting)) {
@@ -98,10 +113,10 @@ const deferred: ClientDirective = (load, options, island) => {
         }
       });
       for (const child of island.children) observer.observe(child);
-    } else if ("requestIdleCallback" in window) {
-      requestIdleCallback(() => void hydrate(), { timeout: 2000 });
-    } else {
-      setTimeout(hydrate, 200);
+    } else if (!activity) {
+      if ("requestIdleCallback" in window)
+        requestIdleCallback(() => void hydrate(), { timeout: 2000 });
+      else setTimeout(hydrate, 200);
     }
   };
   if (document.readyState === "complete") whenLoaded();

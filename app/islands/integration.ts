@@ -18,7 +18,7 @@ export function deferredHydration(): AstroIntegration {
 
 declare module "astro" {
   interface AstroClientDirectives {
-    /** After `load`, when idle (or when visible, with `{ visible: true }`), or at the first interaction (app/islands/deferred-directive.ts). */
+    /** After `load`, when idle (or when visible, with `{ visible: true }`; at the reader's first activity, with `{ activity: true }`), or at the first interaction (app/islands/deferred-directive.ts). */
     "client:deferred"?: boolean | DeferredOptions;
   }
 }

@@ -82,16 +82,18 @@ test("a reader asks about a service in place, and the owner and the reader are m
     "Something else",
   ]);
 
-  // The card's link chooses its service in place once the form is live; a click
-  // before that opens the service's own page (the test without JavaScript below).
+  // The card's link chooses its service in place once the form is live, which it
+  // is from the reader's first move on the page; a click before that opens the
+  // service's own page (the test without JavaScript below).
+  const ask = page
+    .getByRole("listitem")
+    .filter({ has: page.getByRole("heading", { name: "DFMEA" }) })
+    .getByRole("link", { name: "Ask about this service" });
+  await ask.hover();
   await expect(page.locator("#send-enquiry astro-island")).not.toHaveAttribute("ssr", {
     timeout: 15_000,
   });
-  await page
-    .getByRole("listitem")
-    .filter({ has: page.getByRole("heading", { name: "DFMEA" }) })
-    .getByRole("link", { name: "Ask about this service" })
-    .click();
+  await ask.click();
   await expect(service).toHaveValue("dfmea");
   await expect(page).toHaveURL(`${site.siteUrl}/services?service=dfmea#send-enquiry`);
   await fillForm(page, email);
