@@ -23,8 +23,17 @@ const inboxBytesMax = 256 * 1024;
 /** Inbox posts one address may make a minute. */
 const inboxPostsPerMinute = 300;
 
-const fallThrough = new Response(null, { status: 404 });
-const notAcceptable = new Response(null, { status: 406 });
+/**
+ * Fedify's answers for "none of the Fediverse's" and "not for this Accept",
+ * known by identity. Made at the first such request: a Response made as the
+ * module loads would load Node's fetch with every start of the server.
+ */
+let sentinels: { fallThrough: Response; notAcceptable: Response } | undefined;
+const fallThroughAnswers = () =>
+  (sentinels ??= {
+    fallThrough: new Response(null, { status: 404 }),
+    notAcceptable: new Response(null, { status: 406 }),
+  });
 
 /** A request body read as it comes, refused past `max` bytes. */
 function limitedBody(request: FastifyRequest, max: number): ReadableStream<Uint8Array> {
@@ -134,6 +143,7 @@ export async function fediverseRoutes(
       request.method === "POST" || request.method === "PUT"
         ? { body: limitedBody(request, inboxBytesMax), duplex: "half" as const }
         : {};
+    const { fallThrough, notAcceptable } = fallThroughAnswers();
     let response: Response;
     try {
       response = await (await federation()).fetch(

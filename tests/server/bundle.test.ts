@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,6 +30,9 @@ import { json } from "./support/test-app.ts";
  * loaded on first use) fails here rather than in production.
  */
 
+/** Where the server notes Node's modules it has loaded once it listens. */
+const loadedAtListen = (folder: string) => path.join(folder, "modules-at-listen.txt");
+
 let outdir: string;
 let metafile: Metafile;
 let dataDir: string;
@@ -55,9 +58,26 @@ beforeAll(async () => {
     else process.env.NODE_COMPILE_CACHE = cacheBefore;
   }
   smtp = await startSmtpSink();
-  // npm start's own flags, with this test's bundle in place of build/server's.
-  const args = startArguments().map((arg) =>
-    arg === path.join(serverBuildDir, "main.js") ? path.join(outdir, "main.js") : arg,
+  // npm start's own flags, with this test's bundle in place of build/server's,
+  // and a note of Node's own modules loaded by the time the server listens.
+  writeFileSync(
+    path.join(dataDir, "note-modules.mjs"),
+    `import { writeFileSync } from "node:fs";
+const { Server } = process.getBuiltinModule("node:net");
+const listen = Server.prototype.listen;
+Server.prototype.listen = function (...args) {
+  this.once("listening", () => writeFileSync(${JSON.stringify(loadedAtListen(dataDir))}, process.moduleLoadList.join("\\n")));
+  return listen.apply(this, args);
+};
+`,
+  );
+  const args = startArguments().flatMap((arg) =>
+    arg === path.join(serverBuildDir, "main.js")
+      ? [
+          `--import=${pathToFileURL(path.join(dataDir, "note-modules.mjs"))}`,
+          path.join(outdir, "main.js"),
+        ]
+      : [arg],
   );
   server = await startServerProcess({
     args,
@@ -118,6 +138,13 @@ describe("the server as npm start runs it, bundled", () => {
     for (const onFirstUse of ["nodemailer", "@simplewebauthn/server", "marked", "pg"]) {
       expect(packagesAtStart, onFirstUse).not.toContain(onFirstUse);
     }
+  });
+
+  it("does not load Node's fetch to start: it comes with the first request that needs it", () => {
+    const loaded = readFileSync(loadedAtListen(dataDir), "utf8").split("\n");
+    expect(loaded.length).toBeGreaterThan(50);
+    expect(loaded).toContain("NativeModule net");
+    expect(loaded.filter((name) => name.includes("undici"))).toEqual([]);
   });
 
   it("holds its scripts in ASCII, so V8 keeps their source at a byte per character", () => {
