@@ -188,6 +188,25 @@ export type AddReactionRequest = z.input<typeof addReactionRequestSchema>;
 
 // Comments (science posts only)
 
+/**
+ * A Fediverse comment's writer: their handle (`@asha@mastodon.social`), the
+ * post on their server the comment was (an http(s) address, when it has
+ * one), and their picture as this site serves it (`/fediverse/avatars/12`):
+ * a copy kept here, so a reader's browser never asks their server for it.
+ */
+export const remoteWriterSchema = z.object({
+  handle: z.string().max(300),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
+  avatar: z
+    .string()
+    .regex(/^\/fediverse\/avatars\/[1-9]\d{0,9}$/)
+    .optional(),
+});
+export type RemoteWriter = z.infer<typeof remoteWriterSchema>;
+
 export const commentSchema = z.object({
   id: z.number().int().positive(),
   postId: z.string(),
@@ -225,6 +244,12 @@ export const commentSchema = z.object({
    * thread reads, and nothing else (empty name and text).
    */
   deleted: z.boolean(),
+  /**
+   * Only on a comment that came from the Fediverse (docs/fediverse.md): its
+   * writer as their server shows them, beside `userName` (their display
+   * name). Absent on every other comment.
+   */
+  remote: remoteWriterSchema.optional(),
   /**
    * Only on a place (`deleted`): the comment that starts the thread was edited
    * into something held for the owner (or then kept as spam), and waits; its

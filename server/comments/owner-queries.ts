@@ -1,6 +1,6 @@
 import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { type CommentShapes, columns, type OwnerComment } from "./rows.ts";
+import { type CommentShapes, columns, type OwnerComment, remoteWritersOf } from "./rows.ts";
 
 /**
  * What the owner's console, command line and the spam defences ask of the
@@ -38,7 +38,8 @@ export function createCommentOwnerQueries(
       }
       if (filter.status !== undefined) query = query.where("status", "=", filter.status);
       const rows = await query.orderBy("created_at").orderBy("id").execute();
-      return rows.map(toOwnerComment);
+      const remote = await remoteWritersOf(db, rows);
+      return rows.map((row) => toOwnerComment(row, remote));
     },
 
     /** One comment as the owner sees it, or null. */
@@ -48,7 +49,7 @@ export function createCommentOwnerQueries(
         .select(columns)
         .where("id", "=", id)
         .executeTakeFirst();
-      return row ? toOwnerComment(row) : null;
+      return row ? toOwnerComment(row, await remoteWritersOf(db, [row])) : null;
     },
 
     /** Whether the owner approved this visitor, or published a comment of theirs. */

@@ -5,7 +5,7 @@ import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import type { OpeningCandidates } from "./opening.ts";
-import { type CommentShapes, columns, type Row } from "./rows.ts";
+import { type CommentShapes, columns, type Row, remoteWritersOf } from "./rows.ts";
 import { seenBy, threadStartsSeenBy, visibleReplies } from "./threads.ts";
 
 type Where = ExpressionBuilder<Database, "science_comments">;
@@ -53,7 +53,6 @@ export function createCommentReads({ db }: Store, { seenComment, toComment }: Co
       visitorId: string | null,
       max: number,
     ): Promise<OpeningCandidates<Comment>> {
-      const shape = (row: Row) => seenComment(row, visitorId);
       const threads = threadsOf(postId, visitorId);
       const [first, active, latest, count] = await Promise.all([
         threads
@@ -108,6 +107,8 @@ export function createCommentReads({ db }: Store, { seenComment, toComment }: Co
         .select(columns)
         .$call((query) => visibleReplies(query, threadIds, visitorId))
         .execute();
+      const remote = await remoteWritersOf(db, [...first, ...active, ...replies]);
+      const shape = (row: Row) => seenComment(row, visitorId, remote);
       return {
         first: first.map(shape),
         active: active.map(({ active_at: _, ...row }) => shape(row)),
@@ -153,8 +154,11 @@ export function createCommentReads({ db }: Store, { seenComment, toComment }: Co
           ),
         )
         .execute();
+      const remote = await remoteWritersOf(db, [...starts, ...replies]);
       return {
-        comments: threadOrder([...starts, ...replies].map((row) => seenComment(row, visitorId))),
+        comments: threadOrder(
+          [...starts, ...replies].map((row) => seenComment(row, visitorId, remote)),
+        ),
         more: rows.length > input.limit,
       };
     },
@@ -174,7 +178,8 @@ export function createCommentReads({ db }: Store, { seenComment, toComment }: Co
         .where("post_id", "=", postId)
         .where("visitor_id", "=", visitorId)
         .execute();
-      return rows.map((row) => ({ ...toComment(row, visitorId), status: row.status }));
+      const remote = await remoteWritersOf(db, rows);
+      return rows.map((row) => ({ ...toComment(row, visitorId, remote), status: row.status }));
     },
   };
 }

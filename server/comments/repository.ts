@@ -9,7 +9,7 @@ import type { AdmitOutcome, CommentNotifier, ReplyNotifier } from "./notifier.ts
 import { createCommentOwnerQueries } from "./owner-queries.ts";
 import { createCommentReads } from "./reads.ts";
 import { forgetSpamExamples, type RemovalMatch, removeComments } from "./removal.ts";
-import { columns, commentShapes } from "./rows.ts";
+import { columns, commentShapes, type RemoteReply, type Row, remoteWritersOf } from "./rows.ts";
 import { type ReplyRefusal, threadOf } from "./threads.ts";
 
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
@@ -46,6 +46,9 @@ export function createCommentsRepository(
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
   const shapes = commentShapes(avatarOf);
   const { toLiveComment, toComment, threadComment } = shapes;
+  /** A comment as open pages get it, with its Fediverse writer when it has one. */
+  const live = async (trx: Parameters<typeof remoteWritersOf>[0], row: Row) =>
+    toLiveComment(row, await remoteWritersOf(trx, [row]));
 
   /** After a filtered update or delete touched nothing: was there no comment, or not theirs? */
   async function refusal(id: number): Promise<CommentRefusal> {
@@ -67,7 +70,8 @@ export function createCommentsRepository(
       .transaction()
       .execute((trx) =>
         removeComments(trx, events, match, async ({ id }) =>
-          toLiveComment(
+          live(
+            trx,
             await trx
               .selectFrom("science_comments")
               .select(columns)
@@ -107,6 +111,13 @@ export function createCommentsRepository(
        */
       notifyEmail?: string;
       ip?: string;
+      /**
+       * A reply that came from the Fediverse (server/fediverse/inbox.ts): the
+       * Note it was and its writer as their server shows them, kept in the
+       * same transaction, so open pages get the comment with its writer and
+       * neither is ever kept without the other (removal.ts forgets them together).
+       */
+      remote?: RemoteReply;
     }): Promise<Comment | ReplyRefusal | Exclude<AdmitOutcome, "ok">> {
       const now = nowIso();
       const status = input.status ?? "published";
@@ -137,6 +148,22 @@ export function createCommentsRepository(
           })
           .returning(columns)
           .executeTakeFirstOrThrow();
+        if (input.remote) {
+          const { remote } = input;
+          await trx
+            .insertInto("fediverse_replies")
+            .values({
+              comment_id: row.id,
+              note_id: remote.noteId,
+              actor_id: remote.actorId,
+              handle: remote.handle,
+              name: remote.name,
+              url: remote.url,
+              avatar: remote.avatar,
+              created_at: now,
+            })
+            .execute();
+        }
         const topic = topicOf("science", input.postId);
         const recorded: LiveEvent[] = [];
         if (status === "published") {
@@ -145,7 +172,7 @@ export function createCommentsRepository(
               action: "added",
               item: itemOf(row.post_id),
               commentId: row.id,
-              comment: toLiveComment(row),
+              comment: await live(trx, row),
             })),
           );
         } else {
@@ -238,7 +265,7 @@ export function createCommentsRepository(
               action: "updated",
               item: itemOf(row.post_id),
               commentId: row.id,
-              comment: toLiveComment(row),
+              comment: await live(trx, row),
             }),
           );
           recorded.push(event);
@@ -293,7 +320,7 @@ export function createCommentsRepository(
                 action: "updated",
                 item: itemOf(row.post_id),
                 commentId: row.id,
-                comment: toLiveComment(row),
+                comment: await live(trx, row),
               }))
             : null;
         return { row, event };
@@ -345,7 +372,7 @@ export function createCommentsRepository(
           action: "added",
           item: itemOf(row.post_id),
           commentId: row.id,
-          comment: toLiveComment(row),
+          comment: await live(trx, row),
         }));
       });
       if (!result) return (await refusal(id)) === "not_found" ? "not_found" : "already_published";

@@ -1,7 +1,7 @@
-import type { Selectable } from "kysely";
-import type { Comment } from "../../contract/api.ts";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { Comment, RemoteWriter } from "../../contract/api.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
-import type { CommentStatus, ScienceCommentsTable } from "../db/schema.ts";
+import type { CommentStatus, Database, ScienceCommentsTable } from "../db/schema.ts";
 import { toIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
 import type { ThreadComment } from "./notifier.ts";
@@ -31,6 +31,77 @@ export const columns = [
 
 export type Row = Pick<CommentRow, (typeof columns)[number]>;
 
+/**
+ * The visitor ids of comments that came from the Fediverse start so
+ * (server/fediverse/inbox.ts makes them from the writer's account).
+ */
+export const remoteVisitorPrefix = "fediverse:";
+
+/** Where the site serves the copy it keeps of a Fediverse writer's picture (server/fediverse/routes.ts). */
+export const remoteAvatarPath = (commentId: number) => `/fediverse/avatars/${commentId}`;
+
+/** A reply from the Fediverse as it arrived: the Note it was and its writer (`fediverse_replies`). */
+export type RemoteReply = {
+  noteId: string;
+  actorId: string;
+  handle: string;
+  name: string;
+  url: string;
+  /** The picture's bytes as `type;base64,…`, served from this site. */
+  avatar: string | null;
+};
+
+/** The Fediverse writers of some comments, by comment id. */
+export type RemoteWriters = ReadonlyMap<number, RemoteWriter>;
+
+const webAddress = (address: string) => {
+  try {
+    const { protocol } = new URL(address);
+    return (protocol === "https:" || protocol === "http:") && address.length <= 2000;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Who wrote those of `rows` that came from the Fediverse, as their server
+ * shows them (the table `fediverse_replies`, written with the comment and
+ * removed with it, removal.ts). No query when none did, as on most posts.
+ */
+export async function remoteWritersOf(
+  db: Kysely<Database>,
+  rows: readonly Pick<Row, "id" | "visitor_id">[],
+): Promise<RemoteWriters> {
+  const ids = rows
+    .filter((row) => row.visitor_id.startsWith(remoteVisitorPrefix))
+    .map((row) => row.id);
+  if (ids.length === 0) return new Map();
+  const found = await db
+    .selectFrom("fediverse_replies")
+    .select([
+      "comment_id",
+      "handle",
+      "url",
+      "note_id",
+      sql<number>`case when avatar is null then 0 else 1 end`.as("pictured"),
+    ])
+    .where("comment_id", "in", ids)
+    .execute();
+  return new Map(
+    found.map((row) => {
+      const link = [row.url, row.note_id].find(webAddress);
+      return [
+        row.comment_id,
+        {
+          handle: row.handle,
+          ...(link ? { url: link } : {}),
+          ...(Number(row.pictured) === 1 ? { avatar: remoteAvatarPath(row.comment_id) } : {}),
+        },
+      ];
+    }),
+  );
+}
+
 /** A comment the owner lists: as everyone would see it, and its status. */
 export type OwnerComment = LiveComment & { status: CommentStatus };
 
@@ -41,8 +112,10 @@ export type CommentShapes = ReturnType<typeof commentShapes>;
  * (server/engagement/writer-keys.ts); the credential itself never leaves the server.
  */
 export function commentShapes(avatarOf: (visitorId: string) => string) {
-  function toLiveComment(row: Row): LiveComment {
+  /** `remote`: its Fediverse writer, when it came from there (`remoteWritersOf`). */
+  function toLiveComment(row: Row, remote?: RemoteWriters): LiveComment {
     const deleted = row.deleted_at !== null;
+    const writer = deleted ? undefined : remote?.get(row.id);
     return {
       id: row.id,
       postId: row.post_id,
@@ -55,6 +128,7 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
       byOwner: row.by_owner === 1,
       parentId: row.parent_id,
       deleted,
+      ...(writer ? { remote: writer } : {}),
     };
   }
 
@@ -62,9 +136,9 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
    * As its writer sees it. A comment the honeypot caught looks published to
    * its writer, and to nobody else (docs/decisions/010-moderation-and-spam.md).
    */
-  function toComment(row: Row, visitorId: string | null): Comment {
+  function toComment(row: Row, visitorId: string | null, remote?: RemoteWriters): Comment {
     return {
-      ...toLiveComment(row),
+      ...toLiveComment(row, remote),
       mine: row.visitor_id === visitorId,
       awaitingApproval: row.status === "pending",
     };
@@ -80,9 +154,9 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
      * only its place for everyone but its writer, so its published replies
      * still read (docs/product.md, "Replies").
      */
-    seenComment(row: Row, visitorId: string | null): Comment {
+    seenComment(row: Row, visitorId: string | null, remote?: RemoteWriters): Comment {
       if (row.status === "published" || row.visitor_id === visitorId) {
-        return toComment(row, visitorId);
+        return toComment(row, visitorId, remote);
       }
       const place = toComment(
         {
@@ -99,7 +173,10 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
       return { ...place, held: true };
     },
 
-    toOwnerComment: (row: Row): OwnerComment => ({ ...toLiveComment(row), status: row.status }),
+    toOwnerComment: (row: Row, remote?: RemoteWriters): OwnerComment => ({
+      ...toLiveComment(row, remote),
+      status: row.status,
+    }),
 
     threadComment: (row: Row): ThreadComment => ({
       id: row.id,

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Federation, InboxContext } from "@fedify/fedify";
 import {
   Accept,
@@ -15,10 +15,12 @@ import {
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
+import type { RemoteReply } from "../comments/rows.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { paths, siteActor } from "./federation.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
-import type { FediverseRepository } from "./repository.ts";
+import { fetchPicture } from "./pictures.ts";
+import { type FediverseRepository, visitorOfActor } from "./repository.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
@@ -42,6 +44,8 @@ export type InboxComments = {
     status: "published" | "pending" | "spam";
     ipHash: string;
     parentId?: number;
+    /** The Note and its writer, kept with the comment in its transaction. */
+    remote: RemoteReply;
   }): Promise<{ id: number } | string>;
   update(input: {
     id: number;
@@ -71,14 +75,9 @@ export type InboxDeps = {
   log: Logger;
   /** A like, boost, reply or removal changed what an item shows. */
   changed: (itemPath: string) => void;
+  /** Forgets what Fedify cached of an account: its documents and keys (kv-store.ts). */
+  forgetCached: (actorId: string) => Promise<void>;
 };
-
-/** A Fediverse writer's stand-in for a visitor credential: never shown, unique per account. */
-export const visitorOfActor = (actorId: string) =>
-  `fediverse:${createHash("sha256").update(actorId).digest("hex").slice(0, 32)}`;
-
-const pictureTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-const pictureBytesMax = 256 * 1024;
 
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
@@ -137,26 +136,23 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     return parent ? { postId: parent.postId, parentId: parent.id } : null;
   }
 
+  /** The writer's picture, fetched once (pictures.ts), or null. */
   async function pictureOf(actor: Actor, ctx: InboxContext<void>): Promise<string | null> {
+    let url: URL | undefined;
     try {
       const icon = await actor.getIcon(ctx);
-      const url = icon?.url instanceof URL ? icon.url : icon?.url?.href;
-      if (!url) return null;
-      const answer = await deps.remoteFetch(url.href, {
-        timeoutMs: 5000,
-        maxBytes: pictureBytesMax,
-        headers: { accept: "image/*" },
-      });
-      const type =
-        String(answer.headers["content-type"] ?? "")
-          .split(";")[0]
-          ?.trim() ?? "";
-      if (answer.status !== 200 || !pictureTypes.has(type)) return null;
-      return `${type};base64,${answer.body.toString("base64")}`;
+      url = (icon?.url instanceof URL ? icon.url : icon?.url?.href) ?? undefined;
     } catch (error) {
-      log.info({ err: error }, "a Fediverse writer's picture could not be fetched");
+      log.info({ err: error }, "a Fediverse writer's picture could not be read");
       return null;
     }
+    if (!url) return null;
+    return fetchPicture(deps.remoteFetch, url.href, (reason) =>
+      log.info(
+        { actor: actor.id?.href, picture: url.href, reason },
+        "a Fediverse writer's picture was not kept",
+      ),
+    );
   }
 
   async function receiveNote(ctx: InboxContext<void>, activity: Create, note: Note) {
@@ -201,6 +197,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       );
       return;
     }
+    const page = note.url instanceof URL ? note.url : (note.url?.href ?? note.id);
     const comment = await comments.add({
       ...place,
       content,
@@ -208,19 +205,17 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       visitorId,
       status: verdict.status,
       ipHash: verdict.ipHash,
+      remote: {
+        noteId: note.id.href,
+        actorId: actorId.href,
+        handle,
+        name: userName,
+        url: page.href,
+        avatar: await pictureOf(actor, ctx),
+      },
     });
     if (typeof comment === "string") return;
     await defences.recordScreening(comment.id, verdict.screening);
-    const page = note.url instanceof URL ? note.url : (note.url?.href ?? note.id);
-    await repository.recordReply({
-      commentId: comment.id,
-      noteId: note.id.href,
-      actorId: actorId.href,
-      handle,
-      name: userName,
-      url: page.href,
-      avatar: await pictureOf(actor, ctx),
-    });
     deps.changed(`/science/${place.postId}`);
     log.info({ note: note.id.href, comment: comment.id }, "a Fediverse reply became a comment");
   }
@@ -340,11 +335,15 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       const objectId = deletion.objectId;
       if (!actorId || !objectId) return;
       if (objectId.href === actorId.href) {
-        // The account is gone: so are its follow, likes, boosts and replies.
+        // The account is gone: so is everything of it here (its replies,
+        // follow, likes, boosts, what Fedify cached of it); the owner's
+        // blocks and bans stay, being the owner's.
         for (const reply of await repository.repliesByActor(actorId.href)) {
           await removeReply(reply.comment_id, actorId.href);
         }
         await repository.forgetActor(actorId.href);
+        await deps.forgetCached(actorId.href);
+        log.info({ actor: actorId.href }, "a deleted Fediverse account was forgotten");
         return;
       }
       const reply = await repository.replyByNote(objectId.href);

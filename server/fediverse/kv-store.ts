@@ -22,7 +22,15 @@ function expiryOf(options: KvStoreSetOptions | undefined): string | null {
 export type SiteKvStore = KvStore & {
   /** Deletes what has expired; returns how many. */
   prune(): Promise<number>;
+  /** Deletes what Fedify cached of an account: its documents and its keys. */
+  forgetAbout(actorId: string): Promise<void>;
 };
+
+/** Where Fedify caches remote documents and public keys, each under its address. */
+const cachePrefixes: KvKey[] = [
+  ["_fedify", "remoteDocument"],
+  ["_fedify", "publicKey"],
+];
 
 export function createKvStore(store: Store): SiteKvStore {
   const { db } = store;
@@ -90,6 +98,25 @@ export function createKvStore(store: Store): SiteKvStore {
       }
       for (const row of await query.orderBy("key").execute()) {
         yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
+      }
+    },
+    async forgetAbout(actorId) {
+      const about = (address: unknown) =>
+        typeof address === "string" &&
+        (address === actorId ||
+          address.startsWith(`${actorId}#`) ||
+          address.startsWith(`${actorId}/`));
+      for (const prefix of cachePrefixes) {
+        const start = prefixOf(prefix);
+        const rows = await db
+          .selectFrom("fediverse_kv")
+          .select("key")
+          .where((eb) => eb(eb.fn("substr", ["key", eb.val(1), eb.val(start.length)]), "=", start))
+          .execute();
+        const keys = rows
+          .map((row) => row.key)
+          .filter((key) => about((JSON.parse(key) as unknown[])[prefix.length]));
+        if (keys.length > 0) await db.deleteFrom("fediverse_kv").where("key", "in", keys).execute();
       }
     },
     async prune() {

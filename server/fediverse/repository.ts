@@ -1,10 +1,13 @@
+import { createHash } from "node:crypto";
+import { remoteVisitorPrefix } from "../comments/rows.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
 
 /*
  * The Fediverse's own tables: followers, blocks, what was published,
- * replies that became comments, likes and boosts. Comments themselves are
- * written only through the engagement's repository.
+ * replies that became comments, likes and boosts. Comments themselves, and
+ * the record of the Note each reply was, are written only through the
+ * comments' repository (server/comments/), in the comment's transaction.
  */
 
 export type Follower = {
@@ -17,6 +20,10 @@ export type Follower = {
 };
 
 export type FediverseRepository = ReturnType<typeof createFediverseRepository>;
+
+/** A Fediverse writer's stand-in for a visitor credential: never shown, unique per account. */
+export const visitorOfActor = (actorId: string) =>
+  `${remoteVisitorPrefix}${createHash("sha256").update(actorId).digest("hex").slice(0, 32)}`;
 
 /** A server as a block names it: its host name, and with its port when it has one. */
 export const serverNamesOf = (url: string): string[] => {
@@ -166,6 +173,8 @@ export function createFediverseRepository(store: Store) {
             .executeTakeFirst();
           return inserted !== undefined;
         }
+        // Recorded so already (by another instance, or before a move): sent once is enough.
+        if (before.digest === digest && (before.deleted_at !== null) === deleted) return false;
         const changed = await trx
           .updateTable("fediverse_published")
           .set({ digest, updated_at: now, deleted_at: deleted ? now : null })
@@ -175,30 +184,6 @@ export function createFediverseRepository(store: Store) {
           .executeTakeFirst();
         return Number(changed.numUpdatedRows) > 0;
       });
-    },
-
-    async recordReply(reply: {
-      commentId: number;
-      noteId: string;
-      actorId: string;
-      handle: string;
-      name: string;
-      url: string;
-      avatar: string | null;
-    }) {
-      await db
-        .insertInto("fediverse_replies")
-        .values({
-          comment_id: reply.commentId,
-          note_id: reply.noteId,
-          actor_id: reply.actorId,
-          handle: reply.handle,
-          name: reply.name,
-          url: reply.url,
-          avatar: reply.avatar,
-          created_at: nowIso(),
-        })
-        .execute();
     },
 
     async replyByNote(noteId: string) {
@@ -215,6 +200,22 @@ export function createFediverseRepository(store: Store) {
         .selectAll()
         .where("comment_id", "=", commentId)
         .executeTakeFirst();
+    },
+
+    /**
+     * The picture kept of a Fediverse comment's writer, while the comment is
+     * shown to everyone: a held or deleted comment's writer shows nowhere.
+     */
+    async shownAvatar(commentId: number): Promise<string | null> {
+      const row = await db
+        .selectFrom("fediverse_replies as reply")
+        .innerJoin("science_comments as comment", "comment.id", "reply.comment_id")
+        .select("reply.avatar")
+        .where("reply.comment_id", "=", commentId)
+        .where("comment.status", "=", "published")
+        .where("comment.deleted_at", "is", null)
+        .executeTakeFirst();
+      return row?.avatar ?? null;
     },
 
     async repliesByActor(actorId: string) {
@@ -292,11 +293,18 @@ export function createFediverseRepository(store: Store) {
       return { likes: count("like"), boosts: count("announce") };
     },
 
-    /** Everything of one actor: their follow, likes and boosts (their replies go as comments). */
+    /**
+     * Everything of one actor: their follow, likes and boosts, and the
+     * owner's approval of them as a writer (their replies go as comments).
+     */
     async forgetActor(actorId: string) {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom("fediverse_followers").where("actor_id", "=", actorId).execute();
         await trx.deleteFrom("fediverse_reactions").where("actor_id", "=", actorId).execute();
+        await trx
+          .deleteFrom("approved_visitors")
+          .where("visitor_id", "=", visitorOfActor(actorId))
+          .execute();
       });
     },
   };

@@ -2,14 +2,44 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { noteMarkdown, remoteName } from "./note-text.ts";
+import { fetchPicture, imageTypeOf, pictureBytesMax } from "./pictures.ts";
 import { createRemoteFetch, isPrivateAddress, RemoteFetchError } from "./safe-fetch.ts";
+
+/** A 1×1 PNG. */
+const png = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 describe("remote fetches", () => {
   let server: Server;
   let base: string;
   beforeAll(async () => {
     server = createServer((request, response) => {
-      if (request.url === "/loop") {
+      const port = (server.address() as AddressInfo).port;
+      const pictures: Record<string, () => void> = {
+        "/pic.png": () => response.writeHead(200, { "content-type": "image/png" }).end(png),
+        // Claims to be a picture; is a page.
+        "/fake.png": () =>
+          response.writeHead(200, { "content-type": "image/png" }).end("<html><script>x</script>"),
+        "/pic.svg": () =>
+          response
+            .writeHead(200, { "content-type": "image/svg+xml" })
+            .end('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+        "/huge.png": () =>
+          response
+            .writeHead(200, { "content-type": "image/png" })
+            .end(Buffer.concat([png, Buffer.alloc(pictureBytesMax)])),
+        "/gone.png": () => response.writeHead(404).end(),
+        "/to-loopback": () =>
+          response.writeHead(302, { location: `http://[::1]:${port}/pic.png` }).end(),
+        "/to-metadata": () =>
+          response.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end(),
+      };
+      const picture = pictures[request.url ?? ""];
+      if (picture) {
+        picture();
+      } else if (request.url === "/loop") {
         response.writeHead(302, { location: "/loop" }).end();
       } else if (request.url === "/large") {
         response.end("x".repeat(20_000));
@@ -70,6 +100,47 @@ describe("remote fetches", () => {
     await expect(fetchRemote(`${base}/loop`)).rejects.toThrow(/too many redirects/);
     await expect(fetchRemote(`${base}/large`, { maxBytes: 10_000 })).rejects.toThrow(/larger/);
     await expect(fetchRemote(`${base}/silent`, { timeoutMs: 300 })).rejects.toThrow(/no answer/);
+  });
+
+  it("keeps a writer's picture only when it is a small image within reach", async () => {
+    // Only the test server's own address is let through, as a public server would be.
+    const fetchRemote = createRemoteFetch({
+      allowPrivate: (address) => address === "127.0.0.1",
+      userAgent: "test",
+    });
+    const reasons: string[] = [];
+    const picture = (path: string) =>
+      fetchPicture(fetchRemote, `${base}${path}`, (reason) => reasons.push(reason));
+    expect(await picture("/pic.png")).toBe(`image/png;base64,${png.toString("base64")}`);
+    for (const path of ["/fake.png", "/pic.svg", "/huge.png", "/gone.png"]) {
+      expect(await picture(path), path).toBeNull();
+    }
+    // A redirect to a private address is refused as a first address is.
+    for (const path of ["/to-loopback", "/to-metadata"]) {
+      expect(await picture(path), path).toBeNull();
+    }
+    expect(reasons).toEqual([
+      "it is not a PNG, JPEG, GIF or WebP image",
+      "it is not a PNG, JPEG, GIF or WebP image",
+      `the answer is larger than ${pictureBytesMax} bytes`,
+      "it answered 404",
+      "::1 is a private address",
+      "169.254.169.254 is a private address",
+    ]);
+    // Outside tests, the server itself is out of reach.
+    const strict = createRemoteFetch({ allowPrivate: false, userAgent: "test" });
+    expect(await fetchPicture(strict, `${base}/pic.png`)).toBeNull();
+    expect(await fetchPicture(strict, "file:///etc/passwd")).toBeNull();
+  });
+
+  it("tells images from other bytes by their first bytes", () => {
+    expect(imageTypeOf(png)).toBe("image/png");
+    expect(imageTypeOf(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe("image/jpeg");
+    expect(imageTypeOf(Buffer.from("GIF89a"))).toBe("image/gif");
+    expect(imageTypeOf(Buffer.from("RIFF\0\0\0\0WEBPVP8 "))).toBe("image/webp");
+    for (const bytes of ["", "<svg", "GIF90a", "RIFF\0\0\0\0WAVE", "\x89PNG"]) {
+      expect(imageTypeOf(Buffer.from(bytes)), bytes).toBeNull();
+    }
   });
 });
 

@@ -102,14 +102,18 @@ export function createRemoteFetch({
   allowPrivate,
   userAgent,
 }: {
-  allowPrivate: boolean;
+  /** The tests' exception: every private address, or those this names. */
+  allowPrivate: boolean | ((address: string) => boolean);
   userAgent: string;
 }): RemoteFetch {
+  const allowed = (address: string) =>
+    !isPrivateAddress(address) ||
+    (typeof allowPrivate === "function" ? allowPrivate(address) : allowPrivate);
   const lookup: LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 4);
       const list = addresses as unknown as { address: string; family: number }[];
-      const usable = allowPrivate ? list : list.filter(({ address }) => !isPrivateAddress(address));
+      const usable = list.filter(({ address }) => allowed(address));
       if (usable.length === 0) {
         return callback(new RemoteFetchError(`${hostname} resolves to a private address`), "", 4);
       }
@@ -130,7 +134,7 @@ export function createRemoteFetch({
         return reject(new RemoteFetchError(`${target.protocol} addresses are not fetched`));
       }
       const literal = target.hostname.replace(/^\[|\]$/g, "");
-      if (!allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
+      if (isIP(literal) && !allowed(literal)) {
         return reject(new RemoteFetchError(`${literal} is a private address`));
       }
       const client = target.protocol === "https:" ? https : http;

@@ -36,7 +36,10 @@ export type FediverseOptions = {
   allowPrivateAddresses: boolean;
   softwareVersion: string;
   log: Logger;
-  inbox: Omit<InboxDeps, "repository" | "remoteFetch" | "siteUrl" | "log" | "changed">;
+  inbox: Omit<
+    InboxDeps,
+    "repository" | "remoteFetch" | "siteUrl" | "log" | "changed" | "forgetCached"
+  >;
   /** The owner's comment, as the Note the owner's reply becomes. */
   ownerComment: (id: number) => Promise<{
     postId: string;
@@ -123,6 +126,7 @@ export function createFediverse(options: FediverseOptions) {
       siteUrl,
       log,
       changed: (path) => options.changed?.(path),
+      forgetCached: (actorId) => kv.forgetAbout(actorId),
     });
     if (!stopping.signal.aborted) {
       queueStopped = made

@@ -420,6 +420,94 @@ export const exportTables: readonly ExportTable[] = [
     ],
   },
   {
+    // The Fediverse writer of a comment that came from there: its handle, its
+    // post's address, its picture. With it, the comment keeps its writer and
+    // their later edit or deletion still reaches it.
+    name: "fediverse_replies",
+    key: ["comment_id"],
+    unique: [same("note_id")],
+    references: [{ column: "comment_id", table: "science_comments", inFile: true }],
+    columns: [
+      int("comment_id"),
+      text("note_id"),
+      text("actor_id"),
+      text("handle"),
+      text("name"),
+      text("url"),
+      text("avatar", true),
+      time("created_at"),
+    ],
+  },
+  {
+    // Who follows the site's account: at the same address they still do.
+    name: "fediverse_followers",
+    key: ["actor_id"],
+    columns: [
+      text("actor_id"),
+      text("handle"),
+      text("name", true),
+      text("inbox"),
+      text("shared_inbox", true),
+      text("follow_id"),
+      time("created_at"),
+    ],
+  },
+  {
+    // The owner's blocks, as bans are the owner's.
+    name: "fediverse_blocks",
+    key: ["target"],
+    columns: [text("target"), time("created_at")],
+  },
+  {
+    // What followers were sent, so a moved site does not send it all again.
+    name: "fediverse_published",
+    key: ["path"],
+    columns: [
+      text("path"),
+      text("digest"),
+      time("published_at"),
+      time("updated_at"),
+      time("deleted_at", true),
+    ],
+  },
+  {
+    name: "fediverse_reactions",
+    key: ["activity_id"],
+    columns: [
+      text("activity_id"),
+      oneOf("kind", ["like", "announce"]),
+      text("path"),
+      text("actor_id"),
+      time("created_at"),
+    ],
+  },
+  {
+    name: "webmentions",
+    key: ["id"],
+    identity: "id",
+    since: "received_at",
+    unique: [same("source", "target")],
+    columns: [
+      int("id"),
+      text("source"),
+      text("target"),
+      text("path"),
+      oneOf("status", ["unverified", "pending", "published"]),
+      oneOf("kind", ["mention", "reply", "like", "repost"]),
+      text("author_name", true),
+      text("author_url", true),
+      text("content", true),
+      time("received_at"),
+      time("verified_at", true),
+    ],
+  },
+  {
+    // The pages told of the site's links, once each: a moved site does not tell them again.
+    name: "webmentions_sent",
+    key: ["path", "target"],
+    columns: [text("path"), text("target"), text("outcome"), time("sent_at")],
+  },
+  {
     name: "assistant_questions",
     key: ["id"],
     identity: "id",
@@ -473,16 +561,9 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   reader_days: "readership counts, which identify nobody and start afresh on a new site",
   reader_conversion_days: "readership counts, which identify nobody and start afresh on a new site",
   reader_rollups: "which days readership has rolled up, on this site",
-  fediverse_kv: "the Fediverse framework's cache of remote actors and keys",
+  fediverse_kv: "the Fediverse framework's cache of remote actors and keys, fetched again",
   fediverse_queue: "Fediverse deliveries in flight",
-  fediverse_keys: "the site's Fediverse key pair, bound to this site's address",
-  fediverse_followers: "followers follow this site's address; a new address is a new account",
-  fediverse_blocks: "Fediverse blocks, bound to this site's account",
-  fediverse_published: "what this site's account has delivered, by its addresses",
-  fediverse_replies: "the remote authors of Fediverse replies, bound to this site's account",
-  fediverse_reactions: "likes and boosts from the Fediverse, counted for this site's account",
-  webmentions: "mentions from other sites, verified against this site's address",
-  webmentions_sent: "mentions this site sent from its address",
+  fediverse_keys: "the Fediverse account's private keys: credentials, made anew at first use",
   kysely_migration: "the database's record of its own migrations",
   kysely_migration_lock: "the database's record of its own migrations",
 };

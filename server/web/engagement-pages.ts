@@ -31,16 +31,28 @@ import type { FastPages } from "./fast-pages.ts";
  * (/science/soap, app/pages/[section]/[slug].astro).
  */
 const kinds: ItemKind[] = ["science", "mythology"];
+/**
+ * The other sections, whose items' own pages carry only what the open web
+ * said of them (webmentions, docs/fediverse.md).
+ */
+const mentionsOnly = ["technical", "non-technical", "mechfusion-ai"];
 
 /** What the build leaves in those pages for the server to fill in (app/pages/*.astro). */
 const placeholder =
-  /<ewe-fragment(?: slot="head")? data-for="([^"]+)" data-part="(summary|comments|jsonld)"(?: data-title="([^"]*)")?(?: data-base="([^"]*)")?><\/ewe-fragment>/g;
+  /<ewe-fragment(?: slot="head")? data-for="([^"]+)" data-part="(summary|comments|jsonld|mentions)"(?: data-title="([^"]*)")?(?: data-base="([^"]*)")?><\/ewe-fragment>/g;
 
 /** `base`: an item page's own JSON-LD, which the server completes with the item's engagement. */
-type Hole = { itemId: string; part: "summary" | "comments" | "jsonld"; base?: JsonLd };
+type Hole = {
+  itemId: string;
+  part: "summary" | "comments" | "jsonld" | "mentions";
+  base?: JsonLd;
+};
 type JsonLd = { "@graph": Record<string, unknown>[] };
 type Template = {
-  kind: ItemKind;
+  /** The section's id: an item kind, or a section whose pages show mentions only. */
+  kind: string;
+  /** Whether its items have reactions (and science posts comments). */
+  engaged: boolean;
   /** One item's own page rather than the list of them all. */
   single: boolean;
   pieces: (string | Hole)[];
@@ -60,7 +72,7 @@ type Live = {
 /** An item's likes and boosts from the Fediverse, and the webmentions shown under it. */
 export type OpenWeb = { fediverse: number; mentions: ShownMention[] };
 
-function parse(html: string, kind: ItemKind, single: boolean): Template {
+function parse(html: string, kind: string, single: boolean): Template {
   const pieces: Template["pieces"] = [];
   const titles = new Map<string, string>();
   let last = 0;
@@ -77,11 +89,11 @@ function parse(html: string, kind: ItemKind, single: boolean): Template {
     last = (match.index ?? 0) + whole.length;
   }
   pieces.push(html.slice(last));
-  return { kind, single, pieces, titles };
+  return { kind, engaged: (kinds as string[]).includes(kind), single, pieces, titles };
 }
 
 /** The built pages of one kind: its list page and every item's own page. */
-function pagesOf(root: string, kind: ItemKind): { pagePath: string; file: string }[] {
+function pagesOf(root: string, kind: string): { pagePath: string; file: string }[] {
   const folder = path.join(root, kind);
   if (!existsSync(folder)) return [];
   const items = readdirSync(folder, { withFileTypes: true })
@@ -195,7 +207,7 @@ export async function engagementPages(
   },
 ) {
   const templates = new Map<string, Template>();
-  for (const kind of kinds) {
+  for (const kind of [...kinds, ...mentionsOnly]) {
     for (const { pagePath, file } of pagesOf(root, kind)) {
       if (!existsSync(file)) continue;
       const template = parse(readFileSync(file, "utf8"), kind, pagePath !== `/${kind}`);
@@ -228,10 +240,14 @@ export async function engagementPages(
     template: Template,
     view: CommentsView = { page: "first" },
   ): Promise<Rendered> {
-    const { kind } = template;
+    const { kind, engaged } = template;
     const items = [...template.titles.keys()];
     const counts = new Map(
-      await Promise.all(items.map(async (id) => [id, await reads.counts(kind, id)] as const)),
+      engaged
+        ? await Promise.all(
+            items.map(async (id) => [id, await reads.counts(kind as ItemKind, id)] as const),
+          )
+        : [],
     );
     const comments = new Map(
       kind === "science"
@@ -325,6 +341,13 @@ export async function engagementPages(
     const html = template.pieces
       .map((piece) => {
         if (typeof piece === "string") return piece;
+        if (piece.part === "mentions") {
+          return renderToStaticMarkup(
+            createElement(OpenWebMentions, {
+              mentions: live?.openWeb.get(piece.itemId)?.mentions ?? [],
+            }),
+          );
+        }
         if (piece.part === "jsonld")
           return template.single && piece.base
             ? itemJsonLd({ ...piece, base: piece.base })
@@ -355,25 +378,17 @@ export async function engagementPages(
                 count: view.page === "between" ? null : total - countOf(list),
               }
             : null;
-        return (
-          renderToStaticMarkup(
-            createElement(StaticComments, {
-              title: template.titles.get(piece.itemId) ?? piece.itemId,
-              comments: list,
-              total,
-              heading: template.single ? "h3" : "h4",
-              ...(template.single ? { id: commentsAnchor } : {}),
-              fold,
-              backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
-              notice: view.page === "broken" ? brokenLinkNotice : null,
-            }),
-          ) +
-          renderToStaticMarkup(
-            createElement(OpenWebMentions, {
-              mentions: live?.openWeb.get(piece.itemId)?.mentions ?? [],
-              heading: template.single ? "h3" : "h4",
-            }),
-          )
+        return renderToStaticMarkup(
+          createElement(StaticComments, {
+            title: template.titles.get(piece.itemId) ?? piece.itemId,
+            comments: list,
+            total,
+            heading: template.single ? "h3" : "h4",
+            ...(template.single ? { id: commentsAnchor } : {}),
+            fold,
+            backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
+            notice: view.page === "broken" ? brokenLinkNotice : null,
+          }),
         );
       })
       .join("");

@@ -110,6 +110,71 @@ function seedHistory(file: string) {
   db.close();
 }
 
+/** A 1×1 PNG: the picture a Fediverse writer's server gave. */
+const remotePicture =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/**
+ * The open web's audience, as the inbox and the webmention endpoint would
+ * have left it: a follower, a webmention waiting for the owner, and a reply
+ * from the Fediverse under the pressure-cooker post, with its writer's
+ * picture kept here. Seeded before any read, so no cached page misses it.
+ */
+function seedOpenWeb(file: string, site: string) {
+  const db = new DatabaseSync(file);
+  db.exec("pragma busy_timeout = 5000");
+  const now = new Date().toISOString();
+  db.prepare(
+    "insert into fediverse_followers (actor_id, handle, name, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?, ?)",
+  ).run(
+    "https://fosstodon.org/users/ines",
+    "@ines@fosstodon.org",
+    "Inês Duarte",
+    "https://fosstodon.org/users/ines/inbox",
+    "https://fosstodon.org/inbox",
+    "https://fosstodon.org/users/ines#follows/1",
+    now,
+  );
+  db.prepare(
+    "insert into webmentions (source, target, path, status, kind, author_name, author_url, content, received_at, verified_at) values (?, ?, ?, 'pending', 'mention', ?, ?, ?, ?, ?)",
+  ).run(
+    "https://kitchenphysics.org/notes/pressure",
+    `${site}/science/pressure-cooker`,
+    "/science/pressure-cooker",
+    "Tomás Ferreira",
+    "https://kitchenphysics.org/",
+    "A clear account of why the lid must lock.",
+    now,
+    now,
+  );
+  const { lastInsertRowid } = db
+    .prepare(
+      "insert into science_comments (post_id, content, content_html, user_name, visitor_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .run(
+      "pressure-cooker",
+      "The valve's weight sets the pressure, so it sets the boiling point too.",
+      "<p>The valve's weight sets the pressure, so it sets the boiling point too.</p>",
+      "Inês Duarte",
+      "fediverse:0123456789abcdef0123456789abcdef",
+      now,
+      now,
+    );
+  db.prepare(
+    "insert into fediverse_replies (comment_id, note_id, actor_id, handle, name, url, avatar, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)",
+  ).run(
+    Number(lastInsertRowid),
+    "https://fosstodon.org/users/ines/statuses/1",
+    "https://fosstodon.org/users/ines",
+    "@ines@fosstodon.org",
+    "Inês Duarte",
+    "https://fosstodon.org/@ines/1",
+    `image/png;base64,${remotePicture}`,
+    now,
+  );
+  db.close();
+}
+
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-console-editions-"));
@@ -125,6 +190,7 @@ test.beforeAll(async () => {
   own = await startOwnSite("console", { host: "localhost", env: { EDITIONS_DIR: editionsDir } });
   site = own.siteUrl;
   seedHistory(path.join(own.dataDir, "engage.sqlite"));
+  seedOpenWeb(path.join(own.dataDir, "engage.sqlite"), site);
 });
 
 test.afterAll(async () => {
@@ -501,4 +567,42 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await dialog.getByRole("button", { name: "Cancel the call" }).click();
   await expect(card).toContainText("Cancelled by you");
   await expect(card).toContainText("I am travelling that week; sorry.");
+});
+
+test("followers: a follower and a waiting webmention, the screen axe clean; a Fediverse reply shows its writer's picture from this site and links to their post", async ({
+  visitor,
+  browser,
+}) => {
+  const page = await ownerPage(visitor, browser, own, "/admin/followers");
+  await expect(page.getByRole("heading", { name: "Followers", level: 1 })).toBeVisible();
+  await expect(page.getByRole("article", { name: "@ines@fosstodon.org" })).toContainText(
+    "Inês Duarte",
+  );
+  await expect(page.getByRole("article", { name: /^Webmention \d+$/ })).toContainText(
+    "A clear account of why the lid must lock.",
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole("button", { name: "Block the server fosstodon.org" }).click();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole("button", { name: "Cancel" }).click();
+
+  // A reader's browser asks this site for the picture, and nothing of the writer's server.
+  for (const javaScriptEnabled of [true, false]) {
+    const reader = await visitor({ javaScriptEnabled });
+    const asked: string[] = [];
+    reader.on("request", (request) => asked.push(request.url()));
+    await reader.goto(`${site}/science/pressure-cooker`);
+    const comment = reader.locator("li").filter({ hasText: "sets the boiling point" }).last();
+    await expect(comment.getByText("@ines@fosstodon.org")).toBeVisible();
+    const picture = comment.locator("img.comment-avatar");
+    await expect(picture).toHaveAttribute("src", /^\/fediverse\/avatars\/\d+$/);
+    await expect
+      .poll(() => picture.evaluate((image: HTMLImageElement) => image.naturalWidth))
+      .toBe(1);
+    const original = comment.getByRole("link", { name: "Original post" });
+    await expect(original).toHaveAttribute("href", "https://fosstodon.org/@ines/1");
+    await expect(original).toHaveAttribute("rel", "nofollow ugc noopener");
+    expect(asked.filter((url) => !url.startsWith(site))).toEqual([]);
+    await reader.close();
+  }
 });

@@ -175,6 +175,52 @@ async function seed(t: TestApp): Promise<void> {
     "insert into import_sources (source, source_id, row_table, row_id, imported_at) values ('disqus', '9001', 'science_comments', ?, ?)",
     [first.comment.id, now],
   );
+  // The open web's: its audience, the owner's blocks, what was sent, and what came back.
+  const actor = "https://mastodon.social/users/ines";
+  await runSql(
+    t,
+    "insert into fediverse_replies (comment_id, note_id, actor_id, handle, name, url, avatar, created_at) values (?, ?, ?, '@ines@mastodon.social', 'Inês', ?, ?, ?)",
+    [
+      first.comment.id,
+      `${actor}/statuses/1`,
+      actor,
+      "https://mastodon.social/@ines/1",
+      "image/gif;base64,R0lGODlhAQABAAAAACw=",
+      now,
+    ],
+  );
+  await runSql(
+    t,
+    "insert into fediverse_followers (actor_id, handle, name, inbox, shared_inbox, follow_id, created_at) values (?, '@ines@mastodon.social', null, ?, ?, ?, ?)",
+    [actor, `${actor}/inbox`, "https://mastodon.social/inbox", `${actor}#follows/1`, now],
+  );
+  await runSql(
+    t,
+    "insert into fediverse_blocks (target, created_at) values ('spam.example.net', ?)",
+    [now],
+  );
+  // The owner's answer in that thread went back to its writer once; a moved site does not send it again.
+  const [answer] = await runSql(t, "select id from science_comments where by_owner = 1");
+  await runSql(
+    t,
+    "insert into fediverse_published (path, digest, published_at, updated_at, deleted_at) values ('/science/soap', 'digest-1', ?, ?, null), (?, ?, ?, ?, null)",
+    [now, now, `/notes/${Number(answer?.id)}`, `${actor}/statuses/1`, now, now],
+  );
+  await runSql(
+    t,
+    "insert into fediverse_reactions (activity_id, kind, path, actor_id, created_at) values (?, 'like', '/science/soap', ?, ?)",
+    [`${actor}#likes/1`, actor, now],
+  );
+  await runSql(
+    t,
+    "insert into webmentions (source, target, path, status, kind, author_name, author_url, content, received_at, verified_at) values (?, ?, '/science/soap', 'published', 'reply', 'Ada', null, 'Soap and steam.', ?, ?)",
+    ["https://ada.blog/steam", "http://ewe.test/science/soap", now, now],
+  );
+  await runSql(
+    t,
+    "insert into webmentions_sent (path, target, outcome, sent_at) values ('/science/soap', 'https://ada.blog/steam', 'sent', ?)",
+    [now],
+  );
 }
 
 const backendsPairs: [from: Backend, to: Backend][] = [

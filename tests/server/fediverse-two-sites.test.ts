@@ -48,7 +48,8 @@ const itemPage = (
   title: string,
 ) => `<!doctype html><html><head></head><body><h1>${title}</h1>
 <p>${fragment(`science:${id}`, "summary", title)}</p>
-<section>${fragment(`science:${id}`, "comments")}</section></body></html>`;
+<section>${fragment(`science:${id}`, "comments")}</section>
+${fragment(`science:${id}`, "mentions", title)}</body></html>`;
 
 const actorSchema = z.object({
   id: z.string(),

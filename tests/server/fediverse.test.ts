@@ -1,10 +1,18 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { generateCryptoKeyPair, signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { commentsResponseSchema } from "../../contract/api.ts";
 import { auditResponseSchema } from "../../contract/console.ts";
 import { followersResponseSchema, mentionsResponseSchema } from "../../contract/fediverse.ts";
+import { commentEventSchema } from "../../contract/live-events.ts";
 import { loadConfig } from "../../server/config.ts";
+import { fragment } from "../support/built-site.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -62,19 +70,106 @@ const articleSchema = z.object({
   attributedTo: z.literal(actorUrl),
 });
 
+/** A 1×1 PNG. */
+const png = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+/**
+ * Another Fediverse server on loopback, as Mastodon shows its accounts: each
+ * with a key and a picture (a real one, one too large, one that is a page),
+ * and signed posts from them to the site's inbox.
+ */
+async function remoteServer() {
+  const keys = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+  const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey)).toString(
+    "base64",
+  );
+  const pem = `-----BEGIN PUBLIC KEY-----\n${spki.match(/.{1,64}/g)?.join("\n")}\n-----END PUBLIC KEY-----\n`;
+  const pictures: Record<string, () => [string, Buffer]> = {
+    asha: () => ["image/png", png],
+    bo: () => ["image/png", Buffer.concat([png, Buffer.alloc(300 * 1024)])],
+    cy: () => ["image/png", Buffer.from("<!doctype html><p>not a picture</p>")],
+  };
+  let base = "";
+  const server: Server = createServer((request, response) => {
+    const [, kind, name] = /^\/(users|pictures)\/(\w+)$/.exec(request.url ?? "") ?? [];
+    const picture = name ? pictures[name] : undefined;
+    if (!picture) return response.writeHead(404).end();
+    if (kind === "pictures") {
+      const [type, body] = picture();
+      return response.writeHead(200, { "content-type": type }).end(body);
+    }
+    const id = `${base}/users/${name}`;
+    response.writeHead(200, { "content-type": "application/activity+json" }).end(
+      JSON.stringify({
+        "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+        id,
+        type: "Person",
+        preferredUsername: name,
+        name: `${name?.[0]?.toUpperCase()}${name?.slice(1)} Rao`,
+        inbox: `${id}/inbox`,
+        publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: pem },
+        icon: { type: "Image", mediaType: "image/png", url: `${base}/pictures/${name}` },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    actor: (name: string) => `${base}/users/${name}`,
+    /** The activity, signed by `name`'s key, as inject's request to the shared inbox. */
+    async signed(name: string, activity: Record<string, unknown>) {
+      const request = await signRequest(
+        new Request(`${siteUrl}/fediverse/inbox`, {
+          method: "POST",
+          headers: { "content-type": "application/activity+json" },
+          body: JSON.stringify({
+            "@context": "https://www.w3.org/ns/activitystreams",
+            ...activity,
+          }),
+        }),
+        keys.privateKey,
+        new URL(`${base}/users/${name}#main-key`),
+      );
+      return {
+        method: "POST" as const,
+        url: "/fediverse/inbox",
+        headers: Object.fromEntries(request.headers),
+        payload: await request.text(),
+      };
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
 describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
   let t: TestApp;
+  let remote: Awaited<ReturnType<typeof remoteServer>>;
   beforeAll(async () => {
+    remote = await remoteServer();
     t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun" },
+      // The other server is on loopback: the tests' setting lets the site reach it.
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
         "feed.json": JSON.stringify(feed),
         "about/index.html": "<!doctype html><title>About</title>",
         "science/soap/index.html": "<!doctype html><title>Soap</title>",
+        // An article's and a story's own pages: what other sites said shows under each.
+        "technical/engine-knock/index.html": `<!doctype html><title>Knock</title><main>${fragment("technical:engine-knock", "mentions", "Why engines knock")}</main>`,
+        "mythology/garuda/index.html": `<!doctype html><title>Garuda</title><main>${fragment("mythology:garuda", "summary", "Garuda")}${fragment("mythology:garuda", "mentions", "Garuda")}</main>`,
       },
     });
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    remote?.close();
+  });
 
   const get = (url: string, accept?: string) =>
     t.app.inject({ method: "GET", url, headers: accept ? { accept } : {} });
@@ -218,6 +313,140 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await t.app.inject({ method: "GET", url: "/api/admin/followers" })).statusCode).toBe(
       401,
     );
+  });
+
+  it("shows a reply's writer as their server does, with their picture served from here, and forgets them when their account goes", {
+    timeout: 240_000,
+  }, async () => {
+    const replyFrom = async (name: string, url: string) => {
+      const id = `${remote.actor(name)}/statuses/1`;
+      const note = {
+        id,
+        type: "Note",
+        attributedTo: remote.actor(name),
+        inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
+        content: `<p>${name} thinks the soap piece is right about grease.</p>`,
+        url,
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+      };
+      const posted = await t.app.inject(
+        await remote.signed(name, {
+          id: `${id}/activity`,
+          type: "Create",
+          actor: remote.actor(name),
+          object: note,
+        }),
+      );
+      expect(posted.statusCode).toBe(202);
+      return id;
+    };
+    const comments = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments;
+    const byName = async (name: string) =>
+      (await comments()).find((comment) => comment.content.startsWith(name));
+
+    await replyFrom("asha", `${remote.base}/@asha/1`);
+    // A post address that is not a web page is not linked: the Note's own address is.
+    const boNote = await replyFrom("bo", "javascript:alert(1)");
+    await replyFrom("cy", `${remote.base}/@cy/1`);
+    await waitFor(async () => (await comments()).length === 3, {
+      timeoutMs: 120_000,
+      what: "three replies from the Fediverse under the post",
+    });
+
+    const asha = await byName("asha");
+    expect(asha).toMatchObject({
+      userName: "Asha Rao",
+      remote: {
+        handle: `@asha@${new URL(remote.base).host}`,
+        url: `${remote.base}/@asha/1`,
+        avatar: `/fediverse/avatars/${asha?.id}`,
+      },
+    });
+    const picture = await get(asha?.remote?.avatar ?? "");
+    expect(picture.statusCode).toBe(200);
+    expect(picture.headers["content-type"]).toBe("image/png");
+    expect(picture.headers["x-content-type-options"]).toBe("nosniff");
+    expect(picture.rawPayload.equals(png)).toBe(true);
+    // Too large, or not a picture: the comment stands, with the drawn avatar.
+    const bo = await byName("bo");
+    expect(bo?.remote).toEqual({ handle: `@bo@${new URL(remote.base).host}`, url: boNote });
+    expect((await byName("cy"))?.remote?.avatar).toBeUndefined();
+    expect((await get(`/fediverse/avatars/${bo?.id}`)).statusCode).toBe(404);
+    for (const path of [
+      "/fediverse/avatars/0",
+      "/fediverse/avatars/x",
+      "/fediverse/avatars/99999",
+    ]) {
+      expect((await get(path)).statusCode, path).toBe(404);
+    }
+    // Open pages got each comment with its writer, as the list has it.
+    const added = (await runSql(t, "select data from events where topic = ?", ["science:soap"]))
+      .map((row) => commentEventSchema.parse(JSON.parse(String(row.data))))
+      .find((event) => event.action === "added" && event.commentId === asha?.id);
+    expect(added && "comment" in added ? added.comment.remote : null).toEqual(asha?.remote);
+
+    // Asha's account is deleted on her server: nothing of hers is left here.
+    const gone = await t.app.inject(
+      await remote.signed("asha", {
+        id: `${remote.actor("asha")}#delete`,
+        type: "Delete",
+        actor: remote.actor("asha"),
+        object: remote.actor("asha"),
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+      }),
+    );
+    expect(gone.statusCode).toBe(202);
+    await waitFor(async () => (await byName("asha")) === undefined, {
+      timeoutMs: 120_000,
+      what: "Asha's reply gone with her account",
+    });
+    expect((await get(asha?.remote?.avatar ?? "")).statusCode).toBe(404);
+    expect(
+      await runSql(t, "select comment_id from fediverse_replies where actor_id = ?", [
+        remote.actor("asha"),
+      ]),
+    ).toEqual([]);
+    // What Fedify cached of her account (its document, its key) is gone too.
+    const cached = (await runSql(t, "select key from fediverse_kv")).map((row) => String(row.key));
+    const caches = ['["_fedify","remoteDocument",', '["_fedify","publicKey",'];
+    expect(
+      cached.filter(
+        (key) => caches.some((prefix) => key.startsWith(prefix)) && key.includes("/users/asha"),
+      ),
+    ).toEqual([]);
+    expect((await comments()).length).toBe(2);
+  });
+
+  it("shows the mentions of an article and of a story under each, as of a science post", async () => {
+    const mention = (path: string, author: string, source: string) =>
+      runSql(
+        t,
+        "insert into webmentions (source, target, path, status, kind, author_name, author_url, content, received_at, verified_at) values (?, ?, ?, 'published', 'mention', ?, ?, ?, ?, ?)",
+        [
+          source,
+          `${siteUrl}${path}`,
+          path,
+          author,
+          "https://blog.engines.example.org/",
+          `${author} wrote about this.`,
+          new Date().toISOString(),
+          new Date().toISOString(),
+        ],
+      );
+    await mention("/technical/engine-knock", "Maya Chen", "https://blog.engines.example.org/knock");
+    await mention("/mythology/garuda", "Ravi Iyer", "https://myths.example.org/garuda");
+    for (const [path, author, source] of [
+      ["/technical/engine-knock", "Maya Chen", "https://blog.engines.example.org/knock"],
+      ["/mythology/garuda", "Ravi Iyer", "https://myths.example.org/garuda"],
+    ] as const) {
+      const page = await get(path, "text/html");
+      expect(page.statusCode, path).toBe(200);
+      expect(page.body, path).toContain("Mentions");
+      expect(page.body, path).toContain(`${author} wrote about this.`);
+      expect(page.body, path).toContain(`href="${source}" rel="nofollow ugc noopener"`);
+      expect(page.body, path).not.toContain("<ewe-fragment");
+    }
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {

@@ -57,6 +57,26 @@ export function Avatar({ seed }: { seed: string }) {
 }
 
 /**
+ * A Fediverse writer's picture: the copy the site keeps and serves from its
+ * own origin (server/fediverse/pictures.ts), so the page never asks their
+ * server for it. Decorative, as the drawn avatar is.
+ */
+function RemoteAvatar({ src }: { src: string }) {
+  return h("img", {
+    className: "comment-avatar",
+    src,
+    alt: "",
+    width: 24,
+    height: 24,
+    loading: "lazy",
+    decoding: "async",
+  });
+}
+
+/** Links that leave the site from what others wrote: never followed, never trusted. */
+const outbound = "nofollow ugc noopener";
+
+/**
  * Who wrote it and when: "Author" on the owner's own comments (a flag only the
  * server sets, docs/decisions/016-owner-voice.md); to its writer, whether it
  * still waits for the owner's approval.
@@ -74,8 +94,25 @@ export function CommentHeader({
     h(
       "span",
       { className: "flex items-center gap-2" },
-      h(Avatar, { seed: comment.avatar }),
+      comment.remote?.avatar
+        ? h(RemoteAvatar, { src: comment.remote.avatar })
+        : h(Avatar, { seed: comment.avatar }),
       h("span", { className: "comment-author" }, comment.userName),
+      // From the Fediverse: their handle, and the post the comment was.
+      comment.remote
+        ? h(
+            "span",
+            { className: "comment-remote" },
+            h("span", { className: "comment-handle" }, comment.remote.handle),
+            comment.remote.url
+              ? h(
+                  "a",
+                  { href: comment.remote.url, rel: outbound, className: "comment-original" },
+                  "Original post",
+                )
+              : null,
+          )
+        : null,
       comment.byOwner
         ? h("span", { className: "comment-badge", title: "The site's author" }, "Author")
         : null,
@@ -296,7 +333,8 @@ export function EngagementSummary({
 /*
  * What the rest of the web said about an item, under its comments: the
  * webmentions the owner let through (docs/fediverse.md, "Webmention"). The
- * server renders it into the item's page (server/web/engagement-pages.ts);
+ * server renders it into every item's own page, whatever its section
+ * (server/web/engagement-pages.ts);
  * it is text and links only, and every link leaves the site as a reader's
  * link does (nofollow ugc).
  */
@@ -316,14 +354,13 @@ const hostOf = (address: string) => {
   }
 };
 
-const outbound = "nofollow ugc noopener";
-
 export function OpenWebMentions({
   mentions,
-  heading = "h3",
+  heading = "h2",
 }: {
   mentions: ShownMention[];
-  heading?: "h3" | "h4";
+  /** Under an item's own page's text, beside its discussion: a section of the page. */
+  heading?: "h2" | "h3";
 }) {
   if (mentions.length === 0) return null;
   return h(
