@@ -79,7 +79,8 @@ export function FollowersView() {
           />
           <ConfirmButton
             label="Block server"
-            ariaLabel={`Block the server ${hostOf(one.actorId)}`}
+            // Its name holds the words it shows (axe: label-content-name-mismatch).
+            ariaLabel={`Block server ${hostOf(one.actorId)}`}
             title={`Block everyone on ${hostOf(one.actorId)}?`}
             description="Every account on that server stops following the site, and whatever the server sends is dropped from now on."
             confirmLabel="Block the server"
