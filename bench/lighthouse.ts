@@ -7,7 +7,7 @@ import { prerenderedPaths, unlistedRoutes } from "../app/navigation.ts";
 
 /*
  * `npm run lighthouse`: Lighthouse (mobile preset, simulated throttling) on every
- * prerendered route of the built site served by the real server on loopback.
+ * prerendered route of the built site, and /book, served by the real server on loopback.
  * Prints the four category scores and the main metrics per route, then every
  * audit that cost a point, and exits 1 below the budget: 100 in performance,
  * accessibility, best practices and SEO, and CLS 0 (docs/decisions/006-islands.md).
@@ -22,7 +22,9 @@ import { prerenderedPaths, unlistedRoutes } from "../app/navigation.ts";
 
 const chromePath = process.env.CHROME_PATH ?? "/usr/bin/chromium";
 const runs = Math.max(1, Number(process.env.LIGHTHOUSE_RUNS ?? 3));
-const routes = process.argv.slice(2).length > 0 ? process.argv.slice(2) : prerenderedPaths;
+// Besides the prerendered routes, /book: a built page the server fills with the free times.
+const routes =
+  process.argv.slice(2).length > 0 ? process.argv.slice(2) : [...prerenderedPaths, "/book"];
 const budget = { performance: 100, accessibility: 100, "best-practices": 100, seo: 100 };
 const categories = Object.keys(budget) as (keyof typeof budget)[];
 // Pages kept out of search engines on purpose (robots noindex): their SEO score

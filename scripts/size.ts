@@ -25,7 +25,7 @@ import { gzipCopy } from "./precompress.ts";
  *   reactions. Budget 120 KB.
  *
  * Item pages are measured on one item of each section
- * (docs/decisions/013-item-pages-and-feeds.md).
+ * (docs/decisions/013-item-pages-and-feeds.md), and /book with its free times.
  *
  * KB are 1,024 bytes. Exits non-zero when a budget is exceeded.
  */
@@ -40,6 +40,8 @@ const itemPages = [
   "/science/pressure-cooker",
 ];
 const engagedItemPages = new Set(["/mythology/garuda", "/science/pressure-cooker"]);
+/** Built pages the server fills in on each request, outside the menus: the booking page. */
+const formPages = ["/book"];
 
 if (!existsSync(path.join(clientDir, "index.html"))) {
   console.error('No build found: run "npm run build" first.');
@@ -184,7 +186,7 @@ async function measure(route: string): Promise<Row> {
 
 // Most of a route's time is waiting for the network to go quiet: four
 // routes at a time, each in its own context, and the table in route order.
-const routes = [...prerenderedPaths, ...itemPages];
+const routes = [...prerenderedPaths, ...formPages, ...itemPages];
 const rows: Row[] = [];
 try {
   let next = 0;
