@@ -1,4 +1,5 @@
 import path from "node:path";
+import proxyAddr from "@fastify/proxy-addr";
 import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { limits } from "../contract/limits.ts";
@@ -107,8 +108,11 @@ declare module "fastify" {
  * docs/proxy.md, "The client's address": only when the server is reachable through
  * the proxy alone.
  */
-function trustedProxies(setting: Config["TRUST_PROXY"]) {
-  if (typeof setting !== "number") return setting;
+function trustedProxies(
+  setting: Config["TRUST_PROXY"],
+): false | ((address: string, hop: number) => boolean) {
+  if (setting === false) return false;
+  if (typeof setting !== "number") return proxyAddr.compile(setting);
   return (_address: string, hop: number) => hop < setting;
 }
 
@@ -461,7 +465,7 @@ export async function buildApp({
     readers,
     isPage,
     siteOrigin: new URL(config.siteUrl).origin,
-    trustProxy: trustedProxies(config.TRUST_PROXY),
+    trusted: trustedProxies(config.TRUST_PROXY),
     apiHeaders: securedBy.api,
     requestId: requestIdOf,
     logThis,

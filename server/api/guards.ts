@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isVisitorId, newVisitorId, visitorCookieName } from "../engagement/visitor.ts";
 import { ApiError } from "./errors.ts";
@@ -54,7 +55,7 @@ export function issueVisitor(
   return visitorId;
 }
 
-export function originOf(value: string | undefined): string | null {
+function originOf(value: string | undefined): string | null {
   if (!value) return null;
   try {
     const { origin } = new URL(value);
@@ -72,9 +73,13 @@ export function originOf(value: string | undefined): string | null {
  * this server with Host and Origin both evil.example.
  */
 export function assertSameOrigin(request: FastifyRequest, siteOrigin: string): void {
-  const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer);
-  if (origin === siteOrigin) return;
+  if (fromSiteOrigin(request.headers, siteOrigin)) return;
   throw new ApiError(403, "cross_origin", "Changes are accepted only from this site's own pages.");
+}
+
+/** Whether a request's Origin (or, without one, its Referer) is the site's own. */
+export function fromSiteOrigin(headers: IncomingHttpHeaders, siteOrigin: string): boolean {
+  return (originOf(headers.origin) ?? originOf(headers.referer)) === siteOrigin;
 }
 
 export type RateLimits = {

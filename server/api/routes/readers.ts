@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyAddr from "@fastify/proxy-addr";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import type { FastifyServerOptions } from "fastify";
 import { z } from "zod";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
-import { originOf } from "../guards.ts";
+import { fromSiteOrigin } from "../guards.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -94,23 +93,6 @@ export const readerRoutes: FastifyPluginAsyncZod<{
   );
 };
 
-/** The address Fastify's `request.ip` gives under the same `trustProxy` setting. */
-function addressOf(trustProxy: FastifyServerOptions["trustProxy"]) {
-  const trusted =
-    typeof trustProxy === "function"
-      ? trustProxy
-      : trustProxy === true
-        ? () => true
-        : !trustProxy || typeof trustProxy === "number"
-          ? () => false
-          : proxyAddr.compile(
-              typeof trustProxy === "string"
-                ? trustProxy.split(",").map((each) => each.trim())
-                : trustProxy,
-            );
-  return (request: IncomingMessage) => proxyAddr(request, trusted);
-}
-
 /**
  * The beacon's requests answered before Fastify, as the built pages are
  * (server/web/fast-pages.ts): a page view is the write the site takes most
@@ -126,7 +108,7 @@ export function fastBeacon({
   readers,
   isPage,
   siteOrigin,
-  trustProxy,
+  trusted,
   apiHeaders,
   requestId,
   logThis,
@@ -135,14 +117,15 @@ export function fastBeacon({
   readers: Readers;
   isPage(path: string): boolean;
   siteOrigin: string;
-  trustProxy: FastifyServerOptions["trustProxy"];
+  /** The proxies Fastify's `trustProxy` trusts (false: none), so the reader's address is its `request.ip`. */
+  trusted: false | ((address: string, hop: number) => boolean);
   /** The headers every API answer goes out with (server/web/security-headers.ts). */
   apiHeaders: Record<string, string>;
   requestId(request: IncomingMessage): string;
   logThis(request: IncomingMessage): boolean;
   open(): boolean;
 }) {
-  const ipOf = addressOf(trustProxy);
+  const ipOf = (request: IncomingMessage) => proxyAddr(request, trusted || (() => false));
   // A copy of their own: each answer sets its id in it just before writeHead reads it.
   const answerHeaders = { ...apiHeaders };
   return (
@@ -162,7 +145,7 @@ export function fastBeacon({
       !kind ||
       (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
       headers["transfer-encoding"] !== undefined ||
-      (originOf(headers.origin) ?? originOf(headers.referer)) !== siteOrigin ||
+      !fromSiteOrigin(headers, siteOrigin) ||
       !open()
     ) {
       return false;
