@@ -26,6 +26,25 @@ type Logger = {
 
 type Mention = ShownMention;
 
+/** A stored mention as an item shows it. */
+function shownMention(row: {
+  id: number;
+  kind: Mention["kind"];
+  author_name: Mention["authorName"];
+  author_url: Mention["authorUrl"];
+  content: Mention["content"];
+  source: string;
+}): Mention {
+  return {
+    id: row.id,
+    kind: row.kind,
+    authorName: row.author_name,
+    authorUrl: row.author_url,
+    content: row.content,
+    source: row.source,
+  };
+}
+
 /** The endpoint's address on the site. */
 export const webmentionPath = "/webmention";
 /** The header every page carries to advertise it. */
@@ -162,14 +181,7 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
         .orderBy("id")
         .limit(200)
         .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        authorName: row.author_name,
-        authorUrl: row.author_url,
-        content: row.content,
-        source: row.source,
-      }));
+      return rows.map(shownMention);
     },
 
     /** Every mention, newest first, for the owner. */
@@ -181,12 +193,7 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
         .limit(500)
         .execute();
       return rows.map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        authorName: row.author_name,
-        authorUrl: row.author_url,
-        content: row.content,
-        source: row.source,
+        ...shownMention(row),
         target: row.target,
         path: row.path,
         status: row.status,
