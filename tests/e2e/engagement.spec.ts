@@ -269,7 +269,7 @@ test.describe("live deltas", { tag: "@postgres" }, () => {
       await openItem(reader, "/science", livePostButton);
       await read.answered;
 
-      const text = `Past a slow read ${nth} ${testInfo.project.name} ${uniqueWord()}`;
+      const text = `Does the seam matter more than the shine? ${nth} ${testInfo.project.name} ${uniqueWord()}`;
       // Another reader writes through the API, as the form does; no page needed.
       const writer = await visitor();
       expect(

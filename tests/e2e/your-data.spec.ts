@@ -38,7 +38,7 @@ test.describe("your data", () => {
   }, testInfo) => {
     test.slow(); // two browsers at once
     const { post, postButton, story, storyButton } = items;
-    const text = `Mine to take back ${testInfo.project.name} ${uniqueWord()}`;
+    const text = `I wrote this and may take it back, ${testInfo.project.name} ${uniqueWord()}`;
 
     const writer = await visitor("Asha");
     await openItem(writer, "/science", postButton);
