@@ -1,9 +1,11 @@
 import { defineConfig } from "vitest/config";
 import { loadConfig, publicConfig } from "./server/config.ts";
 
-// Three projects, one layer each: `npm run test:components` runs the components
-// (happy-dom) and the plain Node units without PostgreSQL or Chromium; `npm run
-// test:server` runs the server against SQLite and a PostgreSQL its global setup starts.
+// Four projects: `npm run test:components` runs the components (happy-dom)
+// and the plain Node units without PostgreSQL or Chromium; `npm run
+// test:server` runs the server against SQLite and a PostgreSQL its global
+// setup starts; `npm run test:faults` runs the fault suite on the same set-up
+// (docs/decisions/051-two-suites.md).
 export default defineConfig({
   define: {
     __SITE_CONFIG__: JSON.stringify(publicConfig(loadConfig({}, { productionRules: false }))),
@@ -12,6 +14,7 @@ export default defineConfig({
   test: {
     projects: [
       "vitest.server.config.ts",
+      "vitest.faults.config.ts",
       {
         extends: true,
         test: {

@@ -1,39 +1,51 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type ViteUserConfig } from "vitest/config";
 import { compileCacheDir } from "./tests/support/compile-cache.ts";
 
-// The engagement service's tests: real SQLite files and a real PostgreSQL
-// server (started once by the global setup), through Fastify's inject.
+/**
+ * What the server tests and the fault suite share: real SQLite files and one
+ * real PostgreSQL server (started once by the global setup), through Fastify's
+ * inject or server processes of their own.
+ */
+export const serverTestOptions = {
+  environment: "node",
+  globalSetup: ["tests/server/global-setup.ts"],
+  // Generous, as in the browser tests: tests that start processes and
+  // databases must pass on a loaded 2-core machine; they wait on conditions,
+  // so a fast machine does not wait any longer.
+  testTimeout: 60_000,
+  // expect.poll's own default is one second: too short for a poll that
+  // runs a command line or reads a database on a loaded machine.
+  expect: { poll: { timeout: 15_000 } },
+  hookTimeout: 60_000,
+  // Two files at a time, where Vitest's default on two cores is one: these
+  // tests mostly wait (on child servers, PostgreSQL, timeouts), and `npm
+  // test` runs them beside the browser tests, which they must not outlast
+  // (docs/decisions/028-how-the-suite-stays-fast.md). Each file has its own
+  // database, data folder and ports.
+  maxWorkers: 2,
+  // Each file used to start a worker of its own and import the server into
+  // it again: about a second of CPU per file, a fifth of the project's CPU.
+  // The files share no mutable module state (each builds its own apps,
+  // databases and folders), so two workers import it once each.
+  isolate: false,
+  env: {
+    // Node's compile cache (docs/decisions/038-start-and-idle.md) for what the
+    // workers load natively: the packages, and each SMTP thread a test app
+    // starts (server/outbox/smtp-thread.js), which otherwise compiles
+    // nodemailer anew. The folder is the one the server processes use.
+    NODE_COMPILE_CACHE: compileCacheDir,
+  },
+} satisfies ViteUserConfig["test"];
+
+// The everyday server tests (`npm test`): every behaviour, on both databases.
+// The tests that kill, restart, stop PostgreSQL, fill a disk or send at scale
+// are the fault suite's, under tests/server/faults/ (vitest.faults.config.ts,
+// `npm run test:faults`; docs/decisions/051-two-suites.md): this project
+// reads only the files directly in tests/server/, so none runs twice.
 export default defineConfig({
   test: {
+    ...serverTestOptions,
     name: "server",
-    environment: "node",
-    include: ["tests/server/**/*.test.ts"],
-    globalSetup: ["tests/server/global-setup.ts"],
-    // Generous, as in the browser tests: tests that start processes and
-    // databases must pass on a loaded 2-core machine; they wait on conditions,
-    // so a fast machine does not wait any longer.
-    testTimeout: 60_000,
-    // expect.poll's own default is one second: too short for a poll that
-    // runs a command line or reads a database on a loaded machine.
-    expect: { poll: { timeout: 15_000 } },
-    hookTimeout: 60_000,
-    // Two files at a time, where Vitest's default on two cores is one: these
-    // tests mostly wait (on child servers, PostgreSQL, timeouts), and `npm
-    // test` runs them beside the browser tests, which they must not outlast
-    // (docs/decisions/028-how-the-suite-stays-fast.md). Each file has its own
-    // database, data folder and ports.
-    maxWorkers: 2,
-    // Each file used to start a worker of its own and import the server into
-    // it again: about a second of CPU per file, a fifth of the project's CPU.
-    // The files share no mutable module state (each builds its own apps,
-    // databases and folders), so two workers import it once each.
-    isolate: false,
-    env: {
-      // Node's compile cache (docs/decisions/038-start-and-idle.md) for what the
-      // workers load natively: the packages, and each SMTP thread a test app
-      // starts (server/outbox/smtp-thread.js), which otherwise compiles
-      // nodemailer anew. The folder is the one the server processes use.
-      NODE_COMPILE_CACHE: compileCacheDir,
-    },
+    include: ["tests/server/*.test.ts"],
   },
 });

@@ -2,7 +2,6 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { commentIn, EventStream } from "../support/event-stream.ts";
-import { createDatabase, startPostgres } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import {
   freshItem,
@@ -123,26 +122,5 @@ describe("two instances on one PostgreSQL", () => {
     // The journal's poll may deliver it before the listener is back (on a
     // loaded machine it was): B listens again soon after, either way.
     await expect.poll(() => liveEventsState(b)).toBe("listening");
-  });
-});
-
-describe("a PostgreSQL restart", () => {
-  it("is survived by the listener and the open streams", async () => {
-    const server = await startPostgres();
-    const t = await startTestApp("postgres", { databaseUrl: await createDatabase(server.url) });
-    const stream = new EventStream(await listen(t), "science:wifi");
-    try {
-      await stream.ready();
-      await server.halt();
-      await waitFor(async () => (await liveEventsState(t)) === "reconnecting");
-      await server.resume();
-      await waitFor(async () => (await liveEventsState(t)) === "listening");
-      expect((await t.visitor().comment("wifi", "after the restart")).statusCode).toBe(201);
-      expect(commentIn((await stream.next("comment")).json)?.content).toBe("after the restart");
-    } finally {
-      stream.close();
-      await t.close();
-      await server.stop();
-    }
   });
 });

@@ -12,6 +12,8 @@ import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { loggerOptions } from "../../server/logging.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { movableClock } from "./support/clock.ts";
+import { linksOf, owner } from "./support/notifications.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -25,39 +27,7 @@ import {
 } from "./support/test-app.ts";
 import { type Hit, startReceiver } from "./support/webhook-receiver.ts";
 
-const owner = "owner@example.com";
 const hourMs = 60 * 60 * 1000;
-
-/** A clock the test moves: real time plus an offset, so retries and timeouts still run. */
-function movableClock() {
-  let offset = 0;
-  return {
-    now: () => new Date(Date.now() + offset),
-    /** From now on the clock reads `at` (and runs on from there). */
-    set(at: Date) {
-      offset = at.getTime() - Date.now();
-    },
-    advance(ms: number) {
-      offset += ms;
-    },
-  };
-}
-
-/** The action links of a notification's plain text, by action. */
-function linksOf(
-  mail: ReceivedMail,
-): { path: string; id: number; action: string; token: string }[] {
-  return [
-    ...(mail.parsed.text ?? "").matchAll(
-      /^(Approve|Delete): http:\/\/ewe\.test(\/owner\/comments\/(\d+)\/(approve|delete)\?token=([A-Za-z0-9_-]{43}))$/gm,
-    ),
-  ].map((match) => ({
-    path: match[2] as string,
-    id: Number(match[3]),
-    action: match[4] as string,
-    token: match[5] as string,
-  }));
-}
 
 /** What a person sees of an HTML page or mail: its text, and the elements in it. */
 function dom(html: string) {
@@ -600,55 +570,6 @@ describe.each(backends)("the webhook on %s", (backend) => {
   });
 });
 
-describe.each(backends)("a notification through a restart on %s", (backend) => {
-  let smtp: SmtpSink;
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await smtp?.close();
-  });
-
-  it("a comment accepted while mail was failing is notified after the server restarts", async () => {
-    const env = { SMTP_URL: smtp.url, OWNER_EMAIL: owner, MAIL_RATE_PER_MINUTE: "0" };
-    let refused = 0;
-    smtp.answer = () => {
-      refused += 1;
-      return { code: 421, message: "Try again later" };
-    };
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-restart-"));
-    const databaseUrl =
-      backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-    const where = databaseUrl ? { databaseUrl } : { dataDir };
-    // A retry an hour away: nothing is sent again before the restart.
-    const t = await startTestApp(backend, { env, mail: { retryBaseMs: hourMs }, ...where });
-    let stopped = false;
-    let restarted: TestApp | undefined;
-    try {
-      const postId = freshItem("science");
-      const response = await t.visitor().comment(postId, "Survives a restart");
-      expect(response.statusCode).toBe(201);
-      await expect.poll(() => refused).toBeGreaterThanOrEqual(1);
-      await t.close();
-      stopped = true;
-
-      smtp.answer = () => undefined;
-      const clock = movableClock();
-      clock.advance(hourMs + 60_000);
-      restarted = await startTestApp(backend, { env, mail: { clock: clock.now }, ...where });
-      await smtp.waitFor(() =>
-        smtp.to(owner).some((mail) => mail.parsed.text?.includes("> Survives a restart")),
-      );
-      expect(smtp.to(owner)).toHaveLength(1);
-    } finally {
-      if (!stopped) await t.close();
-      await restarted?.close();
-      if (databaseUrl) await dropDatabase(databaseUrl);
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
-
 describe.each(backends)("the notifications migration on %s", (backend) => {
   it("keeps the outbox's rows and ids, and takes the new kinds", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-migration-"));
@@ -732,53 +653,6 @@ describe.each(backends)("the notifications migration on %s", (backend) => {
       await store.close();
       if (databaseUrl) await dropDatabase(databaseUrl);
       rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe("two instances on one PostgreSQL", () => {
-  it("tell the owner of every comment exactly once, in digests and in single mails", async () => {
-    const smtp = await startSmtpSink();
-    const databaseUrl = await createDatabase(inject("postgresUrl"));
-    const clock = movableClock();
-    clock.set(new Date("2030-05-06T08:30:00.000Z"));
-    const start = (mode: string) =>
-      startTestApp("postgres", {
-        env: {
-          SMTP_URL: smtp.url,
-          OWNER_EMAIL: owner,
-          NOTIFY_COMMENTS: mode,
-          MAIL_RATE_PER_MINUTE: "0",
-        },
-        mail: { clock: clock.now, pollMs: 20 },
-        databaseUrl,
-      });
-    // One instance mails each comment, the other digests: both kinds of row, both workers.
-    const instances = [await start("hourly"), await start("hourly"), await start("each")];
-    try {
-      const posted: number[] = [];
-      for (let i = 0; i < 30; i += 1) {
-        const instance = instances[i % 3] as TestApp;
-        const response = await instance.visitor().comment(freshItem("science"), `Once ${i}`);
-        expect(response.statusCode).toBe(201);
-        posted.push(json(response, commentResponseSchema).comment.id);
-      }
-      clock.set(new Date("2030-05-06T09:00:01.000Z"));
-      const told = () => smtp.to(owner).flatMap((mail) => linksOf(mail).map((link) => link.id));
-      await smtp.waitFor(() => told().length >= posted.length);
-      await expect
-        .poll(async () =>
-          runSql(
-            { databaseUrl, dataDir: "" },
-            "select count(*)::int as n from outbox where status <> 'sent'",
-          ),
-        )
-        .toEqual([{ n: 0 }]);
-      expect(told().toSorted((a, b) => a - b)).toEqual(posted);
-    } finally {
-      for (const instance of instances) await instance.close();
-      await dropDatabase(databaseUrl);
-      await smtp.close();
     }
   });
 });

@@ -28,12 +28,15 @@ export function killedSender(
     tag,
     mailRatePerMinute,
     startTimeoutMs,
+    env: extra = {},
   }: {
     /** Names the data folder, to tell the runs apart. */
     tag: string;
     /** MAIL_RATE_PER_MINUTE: paced, so the kill comes in the middle of sending. */
     mailRatePerMinute: number;
     startTimeoutMs?: number;
+    /** More settings for every server process, beside the harness's own. */
+    env?: Record<string, string>;
   },
 ) {
   let smtp: SmtpSink | undefined;
@@ -53,6 +56,7 @@ export function killedSender(
       ...generousLimits,
       MAIL_RATE_PER_MINUTE: String(mailRatePerMinute),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...extra,
     };
   });
   afterAll(async () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import { isAddressedTo, outboxFiles, outboxMails } from "../../support/newsletter.ts";
 import { header, type ReceivedMail, type SmtpSink } from "./smtp.ts";
+import { runSql } from "./sql.ts";
 import type { TestApp } from "./test-app.ts";
 
 /** Asks to subscribe as the footer's form does; the address is then pending. */
@@ -72,3 +73,33 @@ export function copies(smtp: SmtpSink, subject: string): Map<string, number> {
   }
   return counts;
 }
+
+/** `n` addresses, `<tag>-<i>@example.com`. */
+export const recipients = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);
+
+/** A time `ms` from now, to the second, as `--at` takes it. */
+export const inMs = (ms: number) =>
+  new Date(Math.ceil((Date.now() + ms) / 1000) * 1000).toISOString();
+
+type Db = { databaseUrl: string | undefined; dataDir: string };
+/**
+ * The time of the scheduled edition `slug` comes `ms` from now: what the
+ * clock would do in an hour, the test does in the database. Its new time, as
+ * `--at` takes it.
+ */
+export async function dueIn(t: Db, slug: string, ms: number): Promise<string> {
+  const at = inMs(ms);
+  await runSql(
+    t,
+    "update edition_schedules set send_at = ? where edition_id = (select id from editions where slug = ?)",
+    [at, slug],
+  );
+  return at;
+}
+
+/** The objects of the owner's audit lines for `action`, oldest first. */
+export const auditLines = async (t: Db, action: string) =>
+  (await runSql(t, "select object from owner_audit where action = ? order by id", [action])).map(
+    (row) => row.object,
+  );

@@ -1,21 +1,19 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { errorResponseSchema } from "../../contract/api.ts";
-import { slotsResponseSchema, slotTakenMessage } from "../../contract/bookings.ts";
-import { fakeBuiltSite } from "../support/built-site.ts";
-import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { errorResponseSchema } from "../../../contract/api.ts";
+import { slotsResponseSchema, slotTakenMessage } from "../../../contract/bookings.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
+import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 import {
   generousLimits,
   type ServerProcess,
   startServerProcess,
-} from "../support/server-process.ts";
-import { httpVisitor } from "../support/visitor.ts";
-import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql } from "./support/sql.ts";
-import { backends, json } from "./support/test-app.ts";
+} from "../../support/server-process.ts";
+import { httpVisitor } from "../../support/visitor.ts";
+import { killedSender } from "../support/killed-sender.ts";
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../support/smtp.ts";
+import { runSql } from "../support/sql.ts";
+import { backends, json, siteUrl } from "../support/test-app.ts";
 
 /*
  * Booked calls across processes (docs/decisions/043-bookings.md): two
@@ -24,18 +22,13 @@ import { backends, json } from "./support/test-app.ts";
  * go exactly once after a restart.
  */
 
-const siteUrl = "http://localhost:3000";
-const owner = "owner@example.com";
-const settings = (smtp: SmtpSink) => ({
-  ...generousLimits,
-  CLIENT_ROOT: fakeBuiltSite(),
-  SITE_URL: siteUrl,
-  SMTP_URL: smtp.url,
-  OWNER_EMAIL: owner,
+/** What every server process here runs with, beside its data, mail and limits. */
+const bookingSettings = {
+  OWNER_EMAIL: "owner@example.com",
   BOOKING_TIMEZONE: "Europe/London",
   BOOKINGS_PER_HOUR: "1000",
   COOKIE_SECRET: randomBytes(32).toString("hex"),
-});
+};
 
 const call = (start: string, reader: string) => ({
   start,
@@ -55,7 +48,14 @@ describe("two server processes on one PostgreSQL, two readers pressing one time"
   beforeAll(async () => {
     smtp = await startSmtpSink();
     databaseUrl = await createDatabase(inject("postgresUrl"));
-    const env = { ...settings(smtp), DATABASE_URL: databaseUrl };
+    const env = {
+      ...generousLimits,
+      ...bookingSettings,
+      CLIENT_ROOT: fakeBuiltSite(),
+      SITE_URL: siteUrl,
+      SMTP_URL: smtp.url,
+      DATABASE_URL: databaseUrl,
+    };
     // One migrates first, so the two do not race to make the tables.
     a = await startServerProcess({ env });
     b = await startServerProcess({ env });
@@ -117,30 +117,16 @@ describe("two server processes on one PostgreSQL, two readers pressing one time"
 });
 
 describe.each(backends)("booking reminders through kill -9 on %s", (backend) => {
-  let smtp: SmtpSink;
-  let databaseUrl: string | undefined;
-  const servers: ServerProcess[] = [];
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    databaseUrl = backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.stop("SIGKILL").catch(() => {});
-    await smtp?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
+  // Paced, one mail every 250 ms, so the kill comes in the middle of the reminders.
+  const sender = killedSender(backend, {
+    tag: "booking-kill",
+    mailRatePerMinute: 240,
+    env: bookingSettings,
   });
 
   it("sends each reminder exactly once when the process sending them is killed and another starts", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-booking-kill-"));
-    const env = {
-      ...settings(smtp),
-      DATA_DIR: dataDir,
-      // Paced, one mail every 250 ms, so the kill comes in the middle of the reminders.
-      MAIL_RATE_PER_MINUTE: "240",
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    };
-    const first = await startServerProcess({ env });
-    servers.push(first);
+    const { smtp, data } = sender;
+    const first = await sender.start();
     const readers = Array.from({ length: 6 }, (_, i) => `remind-${backend}-${i}`);
     const { starts } = json(
       await httpVisitor(first.url, { origin: siteUrl }).get("/api/bookings/slots"),
@@ -158,22 +144,12 @@ describe.each(backends)("booking reminders through kill -9 on %s", (backend) => 
     const isReminder = (mail: ReceivedMail) => mail.parsed.subject?.startsWith("Reminder") ?? false;
     expect(smtp.received.filter(isReminder)).toEqual([]);
 
-    // The kill comes with a reminder arriving once five have gone: the SMTP
-    // server never accepts that one, so the sender cannot have recorded it.
-    let arriving = 0;
-    let killed = false;
-    // Every mail from now on is a reminder: the invitations are all in.
-    smtp.answer = () => {
-      arriving += 1;
-      if (!killed && arriving > 5) {
-        killed = true;
-        void first.stop("SIGKILL");
-        return { code: 421, message: "Closing" };
-      }
-      return undefined;
-    };
+    // Every mail from now on is a reminder: the invitations are all in. The
+    // kill comes with the sixth, which the SMTP server never accepts, so the
+    // sender cannot have recorded it.
+    sender.killWhen(first, (arriving) => arriving === 6);
     // Their time comes: what the clock would do in a day, the test does in the database.
-    await runSql({ databaseUrl, dataDir }, "update outbox set next_attempt_at = ? where kind = ?", [
+    await runSql(data, "update outbox set next_attempt_at = ? where kind = ?", [
       new Date().toISOString(),
       "booking_reminder",
     ]);
@@ -184,9 +160,7 @@ describe.each(backends)("booking reminders through kill -9 on %s", (backend) => 
     const expected = readers.length * 4;
     expect(before).toBeLessThan(expected);
 
-    smtp.answer = () => undefined;
-    const second = await startServerProcess({ env });
-    servers.push(second);
+    const second = await sender.start();
     await smtp.waitFor(() => smtp.received.filter(isReminder).length >= expected, 60_000);
     // Each reminder once: by its address and subject, which names the reader to the owner.
     const keys = smtp.received
@@ -197,7 +171,7 @@ describe.each(backends)("booking reminders through kill -9 on %s", (backend) => 
     await expect
       .poll(() =>
         runSql(
-          { databaseUrl, dataDir },
+          data,
           "select count(*) as n from outbox where kind = 'booking_reminder' and status <> 'sent'",
         ),
       )

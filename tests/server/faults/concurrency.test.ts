@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reactionsResponseSchema } from "../../contract/api.ts";
-import { backends, json, siteOrigin, startTestApp, type TestApp } from "./support/test-app.ts";
+import { reactionsResponseSchema } from "../../../contract/api.ts";
+import { backends, json, siteOrigin, startTestApp, type TestApp } from "../support/test-app.ts";
 
 describe.each(backends)("concurrent writes on %s", (backend) => {
   let t: TestApp;

@@ -4,16 +4,16 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse } from "../../contract/api.ts";
-import { createFormTickets, createFormTokens } from "../../server/lib/form-token.ts";
-import { runSql } from "./support/sql.ts";
+import type { ErrorResponse } from "../../../contract/api.ts";
+import { createFormTickets, createFormTokens } from "../../../server/lib/form-token.ts";
+import { runSql } from "../support/sql.ts";
 import {
   type Backend,
   freshItem,
   siteUrl,
   startTestApp,
   type TestApp,
-} from "./support/test-app.ts";
+} from "../support/test-app.ts";
 
 /*
  * The store cannot write (docs/health.md, "Health, process managers and shutdown"):

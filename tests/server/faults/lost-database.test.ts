@@ -11,17 +11,17 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fakeBuiltSite } from "../support/built-site.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
 import {
   generousLimits,
   processSiteUrl,
   projectRoot,
   type ServerProcess,
   startServerProcess,
-} from "../support/server-process.ts";
-import { httpVisitor } from "../support/visitor.ts";
-import { admin } from "./support/admin.ts";
-import { startTestApp } from "./support/test-app.ts";
+} from "../../support/server-process.ts";
+import { httpVisitor } from "../../support/visitor.ts";
+import { admin } from "../support/admin.ts";
+import { startTestApp } from "../support/test-app.ts";
 
 /*
  * A SQLite database of zero bytes beside the cookie secret of an earlier

@@ -2,18 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { errorResponseSchema } from "../../contract/api.ts";
-import { fakeBuiltSite, fragment } from "../support/built-site.ts";
-import { createDatabase, startPostgres } from "../support/postgres.ts";
+import { errorResponseSchema } from "../../../contract/api.ts";
+import { fakeBuiltSite, fragment } from "../../support/built-site.ts";
+import { createDatabase, startPostgres } from "../../support/postgres.ts";
 import {
   generousLimits,
   type ServerProcess,
   startServerProcess,
-} from "../support/server-process.ts";
-import { httpVisitor, type VisitorResponse } from "../support/visitor.ts";
-import { waitFor } from "../support/wait-for.ts";
-import type { Readiness } from "./support/test-app.ts";
-import { json } from "./support/test-app.ts";
+} from "../../support/server-process.ts";
+import { httpVisitor, type VisitorResponse } from "../../support/visitor.ts";
+import { waitFor } from "../../support/wait-for.ts";
+import type { Readiness } from "../support/test-app.ts";
+import { json } from "../support/test-app.ts";
 
 /*
  * The site on PostgreSQL, and PostgreSQL stops (docs/health.md, "Health,

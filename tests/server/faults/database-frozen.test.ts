@@ -4,14 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { expect, inject, it } from "vitest";
-import { fakeBuiltSite } from "../support/built-site.ts";
-import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
+import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 import {
   generousLimits,
   type ServerProcess,
   startServerProcess,
-} from "../support/server-process.ts";
-import { waitFor } from "../support/wait-for.ts";
+} from "../../support/server-process.ts";
+import { waitFor } from "../../support/wait-for.ts";
 
 /*
  * PostgreSQL stops answering without closing anything (docs/postgresql.md):

@@ -1,10 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
-import { commentResponseSchema } from "../../contract/api.ts";
-import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import { httpVisitor, type VisitorResponse } from "../support/visitor.ts";
-import { killedSender } from "./support/killed-sender.ts";
-import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql } from "./support/sql.ts";
+import { commentResponseSchema } from "../../../contract/api.ts";
+import { createDatabase, dropDatabase } from "../../support/postgres.ts";
+import { httpVisitor, type VisitorResponse } from "../../support/visitor.ts";
+import { killedSender } from "../support/killed-sender.ts";
+import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../support/smtp.ts";
+import { runSql } from "../support/sql.ts";
 import {
   backends,
   freshItem,
@@ -12,7 +12,7 @@ import {
   siteUrl,
   startTestApp,
   type TestApp,
-} from "./support/test-app.ts";
+} from "../support/test-app.ts";
 
 /*
  * Reply mails go through the outbox (docs/product.md, "Reply mails"): each is

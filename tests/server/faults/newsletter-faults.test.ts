@@ -1,14 +1,11 @@
 import { describe, expect, inject, it } from "vitest";
-import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import { admin } from "./support/admin.ts";
-import { killedSender } from "./support/killed-sender.ts";
-import { copies, editionFile } from "./support/newsletter.ts";
-import { startSmtpSink } from "./support/smtp.ts";
-import { seedConfirmed } from "./support/sql.ts";
-import { backends, siteUrl, startTestApp } from "./support/test-app.ts";
-
-const recipients = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => `${tag}-${i}@example.com`);
+import { createDatabase, dropDatabase } from "../../support/postgres.ts";
+import { admin } from "../support/admin.ts";
+import { killedSender } from "../support/killed-sender.ts";
+import { copies, editionFile, recipients } from "../support/newsletter.ts";
+import { startSmtpSink } from "../support/smtp.ts";
+import { seedConfirmed } from "../support/sql.ts";
+import { backends, siteUrl, startTestApp } from "../support/test-app.ts";
 
 describe.each(backends)("sending an edition through faults on %s", (backend) => {
   const sender = killedSender(backend, { tag: "mail-kill", mailRatePerMinute: 1200 });

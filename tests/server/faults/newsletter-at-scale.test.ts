@@ -4,16 +4,16 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
-import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
-import { createSmtpThreadMailer } from "../../server/outbox/smtp-thread-mailer.ts";
-import { fakeBuiltSite } from "../support/built-site.ts";
-import { createDatabase, dropDatabase } from "../support/postgres.ts";
-import { generousLimits, projectRoot, startServerProcess } from "../support/server-process.ts";
-import { admin, adminEnv } from "./support/admin.ts";
-import { header, type SmtpSink, startCountingSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql, seedConfirmed } from "./support/sql.ts";
-import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { migrateToLatest, openStore, type Store } from "../../../server/db/store.ts";
+import { createEditionsRepository } from "../../../server/newsletter/editions-repository.ts";
+import { createSmtpThreadMailer } from "../../../server/outbox/smtp-thread-mailer.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
+import { createDatabase, dropDatabase } from "../../support/postgres.ts";
+import { generousLimits, projectRoot, startServerProcess } from "../../support/server-process.ts";
+import { admin, adminEnv } from "../support/admin.ts";
+import { header, type SmtpSink, startCountingSink, startSmtpSink } from "../support/smtp.ts";
+import { runSql, seedConfirmed } from "../support/sql.ts";
+import { backends, siteUrl, startTestApp, type TestApp } from "../support/test-app.ts";
 
 /*
  * An edition to a list of any size (docs/decisions/036-sending-in-flat-memory.md):

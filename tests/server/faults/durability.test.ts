@@ -4,26 +4,26 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import type { CommentsResponse } from "../../contract/api.ts";
+import type { CommentsResponse } from "../../../contract/api.ts";
 import {
   commentsResponseSchema,
   errorResponseSchema,
   reactionsResponseSchema,
-} from "../../contract/api.ts";
-import { migrateToLatest, openStore } from "../../server/db/store.ts";
-import { fakeBuiltSite } from "../support/built-site.ts";
-import { EventStream } from "../support/event-stream.ts";
-import { formTokenFor } from "../support/newsletter.ts";
-import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
+} from "../../../contract/api.ts";
+import { migrateToLatest, openStore } from "../../../server/db/store.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
+import { EventStream } from "../../support/event-stream.ts";
+import { formTokenFor } from "../../support/newsletter.ts";
+import { createDatabase, dropDatabase, startPostgres } from "../../support/postgres.ts";
 import {
   generousLimits,
   type ServerProcess,
   startServerProcess,
-} from "../support/server-process.ts";
-import { httpVisitor } from "../support/visitor.ts";
-import { waitFor } from "../support/wait-for.ts";
-import { admin } from "./support/admin.ts";
-import { backends, json } from "./support/test-app.ts";
+} from "../../support/server-process.ts";
+import { httpVisitor } from "../../support/visitor.ts";
+import { waitFor } from "../../support/wait-for.ts";
+import { admin } from "../support/admin.ts";
+import { backends, json } from "../support/test-app.ts";
 
 type Acknowledged = {
   comments: string[];

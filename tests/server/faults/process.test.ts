@@ -5,12 +5,16 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { fakeBuiltSite } from "../support/built-site.ts";
-import { EventStream } from "../support/event-stream.ts";
-import { formTokenFor } from "../support/newsletter.ts";
-import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
-import { admin, parseExport } from "./support/admin.ts";
-import { tokenFromOutboxFolder } from "./support/newsletter.ts";
+import { fakeBuiltSite } from "../../support/built-site.ts";
+import { EventStream } from "../../support/event-stream.ts";
+import { formTokenFor } from "../../support/newsletter.ts";
+import {
+  projectRoot,
+  type ServerProcess,
+  startServerProcess,
+} from "../../support/server-process.ts";
+import { admin, parseExport } from "../support/admin.ts";
+import { tokenFromOutboxFolder } from "../support/newsletter.ts";
 
 const scratch = () => mkdtempSync(path.join(os.tmpdir(), "ewe-process-"));
 
