@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../db/schema.ts";
+import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 
 /**
@@ -55,6 +56,47 @@ function chunks<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
+/** A column of rows handed over as JSON: its name, and the type PostgreSQL reads its text as. */
+type Column = [name: string, type?: "timestamptz" | "integer"];
+
+/**
+ * Rows as a `select` the database makes from one JSON parameter (an array of
+ * arrays, in the columns' order): SQLite's json_each, PostgreSQL's
+ * json_array_elements. However many the rows, the statement's text is the
+ * same, so SQLite's prepared statement is reused, and there is one parameter
+ * to bind instead of one per value. The `where` lets SQLite read an
+ * `on conflict` after it as the insert's.
+ */
+function unpacked(kind: DatabaseKind, columns: Column[], rows: unknown[][]) {
+  const json = JSON.stringify(rows);
+  const field = ([name, type]: Column, index: number) =>
+    kind === "sqlite"
+      ? sql`value ->> ${sql.lit(index)} as ${sql.ref(name)}`
+      : type
+        ? sql`cast(item ->> ${sql.lit(index)} as ${sql.raw(type)}) as ${sql.ref(name)}`
+        : sql`item ->> ${sql.lit(index)} as ${sql.ref(name)}`;
+  const fields = sql.join(columns.map(field));
+  return kind === "sqlite"
+    ? sql`select ${fields} from json_each(${json}) where true`
+    : sql`select ${fields} from json_array_elements(cast(${json} as json)) as item where true`;
+}
+
+/** Rows per statement of a write: a few milliseconds of SQLite's time each. */
+const stepRows = 2000;
+
+/**
+ * `write` over the rows a step at a time, letting the event loop run between
+ * steps: node:sqlite runs a statement on the main thread, and a single
+ * statement of every view of a busy five seconds held every request back
+ * while it ran.
+ */
+async function inSteps<T>(rows: T[], write: (step: T[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < rows.length; start += stepRows) {
+    if (start > 0) await nextTurn();
+    await write(rows.slice(start, start + stepRows));
+  }
+}
+
 /** A UTC day, "2026-12-01". */
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 export const addDays = (day: string, days: number) =>
@@ -71,7 +113,7 @@ async function aggregate(
   days: string[],
 ): Promise<{ rows: DayRow[]; conversions: ConversionRow[] }> {
   if (days.length === 0) return { rows: [], conversions: [] };
-  const [pages, reads, totals, combos, conversions] = await Promise.all([
+  const [pages, reads, combos, conversions] = await Promise.all([
     db
       .selectFrom("reader_views")
       .select((eb) => [
@@ -88,13 +130,6 @@ async function aggregate(
       .select((eb) => ["day", "path", eb.fn.countAll().as("reads")])
       .where("day", "in", days)
       .groupBy(["day", "path"])
-      .execute(),
-    // The day's visitors are its visits, one per reader (summed below).
-    db
-      .selectFrom("reader_views")
-      .select((eb) => ["day", eb.fn.countAll().as("views")])
-      .where("day", "in", days)
-      .groupBy("day")
       .execute(),
     db
       .selectFrom("reader_visits")
@@ -138,11 +173,12 @@ async function aggregate(
     }
     return found;
   };
-  for (const total of totals) row(total.day, "total", "").views = num(total.views);
+  // The day's views are its pages' (its visitors, its visits: summed below).
   for (const page of pages) {
     const each = row(page.day, "page", page.path);
     each.views = num(page.views);
     each.visitors = num(page.visitors);
+    row(page.day, "total", "").views += each.views;
   }
   for (const read of reads) {
     row(read.day, "page", read.path).engaged += num(read.reads);
@@ -226,60 +262,81 @@ export function createReadersRepository(store: Store) {
       return found.salt;
     },
 
-    /** One instance's counts since its last write, in one transaction. */
+    /**
+     * One instance's counts since its last write, in one transaction, a few
+     * thousand rows per statement with the event loop let go between them:
+     * the pages keep answering while a busy five seconds' views are written.
+     */
     async write(batch: Batch): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        for (const part of chunks(batch.visits, 500)) {
-          await trx
-            .insertInto("reader_visits")
-            .values(
-              part.map((visit) => ({
-                day: visit.day,
-                reader: visit.reader,
-                started_at: visit.startedAt,
-                entry_path: visit.entryPath,
-                source: visit.source,
-                medium: visit.medium,
-                campaign: visit.campaign,
-                country: visit.country,
-                device: visit.device,
-              })),
-            )
-            .onConflict((oc) => oc.columns(["day", "reader"]).doNothing())
-            .execute();
-        }
-        for (const part of chunks(batch.views, 1000)) {
-          await trx.insertInto("reader_views").values(part).execute();
-        }
-        // Each visit's views, added in one statement per 500 readers, so the
-        // screen counts a source's views from its visits alone.
-        const perReader = new Map<string, { day: string; reader: string; views: number }>();
+        const insert = (table: string, columns: Column[], rows: unknown[][], key?: string[]) =>
+          inSteps(rows, (step) =>
+            sql`insert into ${sql.table(table)} (${sql.join(columns.map(([name]) => sql.ref(name)))})
+              ${unpacked(store.kind, columns, step)}
+              ${key ? sql`on conflict (${sql.join(key.map((name) => sql.ref(name)))}) do nothing` : sql``}`.execute(
+              trx,
+            ),
+          );
+        await insert(
+          "reader_visits",
+          [
+            ["day"],
+            ["reader"],
+            ["started_at", "timestamptz"],
+            ["entry_path"],
+            ["source"],
+            ["medium"],
+            ["campaign"],
+            ["country"],
+            ["device"],
+          ],
+          batch.visits.map((visit) => [
+            visit.day,
+            visit.reader,
+            visit.startedAt,
+            visit.entryPath,
+            visit.source,
+            visit.medium,
+            visit.campaign,
+            visit.country,
+            visit.device,
+          ]),
+          ["day", "reader"],
+        );
+        await insert(
+          "reader_views",
+          [["day"], ["at", "timestamptz"], ["reader"], ["path"]],
+          batch.views.map((view) => [view.day, view.at, view.reader, view.path]),
+        );
+        // Each visit's views, added once per reader, so the screen counts a
+        // source's views from its visits alone.
+        const perReader = new Map<string, [string, string, number]>();
         for (const view of batch.views) {
           const key = `${view.day} ${view.reader}`;
           const found = perReader.get(key);
-          if (found) found.views += 1;
-          else perReader.set(key, { day: view.day, reader: view.reader, views: 1 });
+          if (found) found[2] += 1;
+          else perReader.set(key, [view.day, view.reader, 1]);
         }
-        for (const part of chunks([...perReader.values()], 500)) {
-          const added = sql.join(
-            part.map((each) => sql`(${each.day}, ${each.reader}, cast(${each.views} as integer))`),
-          );
-          await sql`with added (day, reader, views) as (values ${added})
+        await inSteps([...perReader.values()], (step) =>
+          sql`with added (day, reader, views) as (
+              ${unpacked(store.kind, [["day"], ["reader"], ["views", "integer"]], step)}
+            )
             update reader_visits set views = reader_visits.views + added.views
             from added where reader_visits.day = added.day and reader_visits.reader = added.reader`.execute(
             trx,
-          );
-        }
-        for (const part of chunks(batch.reads, 1000)) {
-          await trx
-            .insertInto("reader_reads")
-            .values(part)
-            .onConflict((oc) => oc.columns(["day", "path", "reader"]).doNothing())
-            .execute();
-        }
-        for (const part of chunks(batch.conversions, 1000)) {
-          await trx.insertInto("reader_conversions").values(part).execute();
-        }
+          ),
+        );
+        await insert(
+          "reader_reads",
+          [["day"], ["reader"], ["path"]],
+          batch.reads.map((read) => [read.day, read.reader, read.path]),
+          ["day", "path", "reader"],
+        );
+        await insert(
+          "reader_conversions",
+          [["day"], ["at", "timestamptz"], ["reader"], ["kind"]],
+          batch.conversions.map((each) => [each.day, each.at, each.reader, each.kind]),
+        );
       });
     },
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { isbot } from "isbot";
 import type { ConversionKind } from "../../contract/readers.ts";
@@ -45,6 +45,22 @@ export type ReadersOptions = {
 };
 
 const userAgentMax = 512;
+
+/**
+ * isbot's answer by user agent, for the few thousand agents last seen: its
+ * pattern is long, and every view would run it on the same few hundred
+ * browsers' agents. Held in memory only, with nothing about who sent them.
+ */
+const botAnswers = new Map<string, boolean>();
+function isBot(userAgent: string): boolean {
+  let answer = botAnswers.get(userAgent);
+  if (answer === undefined) {
+    answer = isbot(userAgent);
+    if (botAnswers.size >= 5000) botAnswers.clear();
+    botAnswers.set(userAgent, answer);
+  }
+  return answer;
+}
 
 function header(headers: IncomingHttpHeaders, name: string): string {
   const value = headers[name];
@@ -123,7 +139,7 @@ export function createReaders({
     if (/prefetch|prerender/i.test(header(headers, "sec-purpose") + header(headers, "purpose")))
       return null;
     const userAgent = header(headers, "user-agent").slice(0, userAgentMax);
-    if (!userAgent || isbot(userAgent)) return null;
+    if (!userAgent || isBot(userAgent)) return null;
     if (hasCookie(headers, ownerCookie)) return null;
     if (limited && !withinLimit(request.ip)) return null;
     return userAgent;
@@ -131,10 +147,11 @@ export function createReaders({
 
   async function readerOf(request: ReaderRequest, userAgent: string, day: string) {
     const daySalt = await saltOf(day);
-    return createHash("sha256")
-      .update(`${daySalt}\u0000${site.origin}\u0000${request.ip}\u0000${userAgent}`)
-      .digest("base64url")
-      .slice(0, 22);
+    return hash(
+      "sha256",
+      `${daySalt}\u0000${site.origin}\u0000${request.ip}\u0000${userAgent}`,
+      "base64url",
+    ).slice(0, 22);
   }
 
   function today(now: Date) {
@@ -204,6 +221,8 @@ export function createReaders({
       const now = clock();
       const day = today(now);
       const reader = await readerOf(request, userAgent, day);
+      // Found before the visit is remembered, so no view of it is written before it is.
+      const country = seen.visits.has(reader) ? "" : await countryOf(report.timeZone);
       const at = now.toISOString();
       if (remember(seen.visits, reader)) {
         const origin = originOf(report, siteHost);
@@ -213,7 +232,7 @@ export function createReaders({
           startedAt: at,
           entryPath: report.path,
           ...origin,
-          country: countryOf(report.timeZone),
+          country,
           device: deviceOf(userAgent),
         });
       }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readersReportSchema } from "../../contract/readers.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
@@ -44,7 +47,7 @@ function view(
   });
 }
 
-async function readersCli(t: TestApp, since = "1d") {
+async function readersCli(t: Pick<TestApp, "databaseUrl" | "dataDir">, since = "1d") {
   const run = await admin(adminEnv(t), "readers", "--since", since, "--json");
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
@@ -258,6 +261,57 @@ describe.each(backends)("readers on %s", (backend) => {
     expect(kept).toMatchObject({ visitors: 3, views: 5 });
     expect(month.conversions.byEntryPage).toEqual([
       expect.objectContaining({ value: "/science/pressure-cooker", enquiry: 1 }),
+    ]);
+  });
+});
+
+describe.each(backends)("readers' writes on %s", (backend) => {
+  const clock = movableClock();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-readers-"));
+  let owner: TestApp | undefined;
+  afterAll(async () => {
+    await owner?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("writes every view of thousands of readers, a few thousand rows at a time, and a clean stop writes what it had not yet", async () => {
+    // On PostgreSQL this instance owns the database, which outlives the writer.
+    owner = backend === "postgres" ? await startTestApp("postgres", { clientFiles }) : undefined;
+    const writer = await startTestApp(backend, {
+      dataDir,
+      ...(owner ? { databaseUrl: owner.databaseUrl } : {}),
+      clientFiles,
+      readers: { flushMs: 3_600_000, clock: clock.now },
+    });
+    const readers = Array.from({ length: 2100 }, (_, i) => ({
+      ip: `10.${Math.floor(i / 250)}.${i % 250}.1`,
+      userAgent: chrome,
+    }));
+    const viewAll = async (address: string) => {
+      for (let start = 0; start < readers.length; start += 100) {
+        const answers = await Promise.all(
+          readers.slice(start, start + 100).map((reader) => view(writer, reader, address)),
+        );
+        expect(answers.every((answer) => answer.statusCode === 204)).toBe(true);
+      }
+    };
+    await viewAll("/science");
+    // More visits, views and readers' views than one step takes.
+    await writer.app.readers.flush();
+    await viewAll("/science/pressure-cooker");
+    // Not flushed: the stop writes them.
+    await writer.close();
+
+    const report = await readersCli({ dataDir, databaseUrl: owner?.databaseUrl });
+    expect(report.visitors).toBe(2100);
+    expect(report.views).toBe(4200);
+    expect(report.pages.map((p) => [p.value, p.views, p.visitors])).toEqual([
+      ["/science", 2100, 2100],
+      ["/science/pressure-cooker", 2100, 2100],
+    ]);
+    // Each visit holds both its views, the second added after its visit was written.
+    expect(report.sources).toEqual([
+      expect.objectContaining({ value: "Direct", visitors: 2100, views: 4200 }),
     ]);
   });
 });
