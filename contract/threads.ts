@@ -7,6 +7,9 @@
 
 type Placed = { id: number; createdAt: string; parentId: number | null };
 
+/** The id of a comment's element on its post's page: links in mails and the pages' JSON-LD lead there. */
+export const commentAnchor = (id: number) => `comment-${id}`;
+
 /**
  * A place in a post's list of threads: a comment's time and id, the list's
  * order. Clients pass it back as they got it (`after`, `before`); only its

@@ -157,6 +157,8 @@ export async function buildApp({
   // Read once: served from memory, its pages' inline scripts hashed for the CSP.
   const siteFiles = loadBuiltSite(clientRoot);
   const catalog = givenCatalog ?? engagementCatalogOf(items);
+  // The services' ids and titles, for the enquiry and booking forms.
+  const services = loadServiceTitles();
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
   const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
   const connectionTimeout = config.IDLE_TIMEOUT_SECONDS * 1000;
@@ -328,7 +330,7 @@ export async function buildApp({
     store,
     config,
     cookieSecret,
-    services: loadServiceTitles(),
+    services,
     blocklist,
     keys: writerKeys,
     formTokens: createFormTokens(cookieSecret, {
@@ -375,7 +377,7 @@ export async function buildApp({
     store,
     config,
     cookieSecret,
-    services: loadServiceTitles(),
+    services,
     blocklist,
     keys: writerKeys,
     formTokens: createFormTokens(cookieSecret, {
@@ -651,7 +653,7 @@ export async function buildApp({
       cookieName: ownerCookieName(config.siteUrl),
     });
     await engagementPages(app, {
-      root: clientRoot,
+      files: siteFiles,
       reads,
       bus,
       siteUrl: config.siteUrl,

@@ -103,7 +103,9 @@ export function createBlocklist(dataDir: string, log?: { warn(obj: object, msg: 
     }
   }
   let stamp = "";
-  let current = build([...defaultBlocklist]);
+  // Built at the first comment that is checked, from the file as it is then:
+  // a start has no use for it.
+  let current: BlocklistEntries | undefined;
 
   function load() {
     let next: string;
@@ -134,6 +136,7 @@ export function createBlocklist(dataDir: string, log?: { warn(obj: object, msg: 
     file,
     entries(): BlocklistEntries {
       load();
+      current ??= build([...defaultBlocklist]);
       return current;
     },
   };

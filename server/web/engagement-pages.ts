@@ -1,14 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createElement } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
-import {
-  commentAnchor,
-  EngagementSummary,
-  OpenWebMentions,
-  StaticComments,
-} from "../../app/features/comments/comment-view.ts";
 import {
   type CommentPosition,
   decodeCommentCursor,
@@ -18,12 +8,22 @@ import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
-import { countOf, threadsOf } from "../../contract/threads.ts";
+import { commentAnchor, countOf, threadsOf } from "../../contract/threads.ts";
 import type { ReadCache, SharedPage } from "../engagement/read-cache.ts";
 import type { EventBus } from "../events/bus.ts";
+import { onFirstUse } from "../lib/on-first-use.ts";
 import { type Representation, representation } from "../lib/representation.ts";
 import { offerSent, sendRepresentation } from "./etag.ts";
 import type { FastPages } from "./fast-pages.ts";
+import type { SiteFile } from "./site-files.ts";
+
+/**
+ * React and the components that draw an item's engagement, loaded with the
+ * first page that needs them drawn rather than with every start: a server
+ * nobody has asked for /science yet holds neither.
+ */
+const markup = onFirstUse(() => import("./engagement-markup.ts"));
+type Markup = Awaited<ReturnType<typeof markup>>;
 
 /**
  * The list pages whose cards carry their engagement, by the kind of their
@@ -38,6 +38,7 @@ const kinds: ItemKind[] = ["science", "mythology"];
 const mentionsOnly = ["technical", "non-technical", "mechfusion-ai"];
 
 /** What the build leaves in those pages for the server to fill in (app/pages/*.astro). */
+const fragmentTag = "<ewe-fragment";
 const placeholder =
   /<ewe-fragment(?: slot="head")? data-for="([^"]+)" data-part="(summary|comments|jsonld|mentions)"(?: data-title="([^"]*)")?(?: data-base="([^"]*)")?><\/ewe-fragment>/g;
 
@@ -92,17 +93,22 @@ function parse(html: string, kind: string, single: boolean): Template {
   return { kind, engaged: (kinds as string[]).includes(kind), single, pieces, titles };
 }
 
-/** The built pages of one kind: its list page and every item's own page. */
-function pagesOf(root: string, kind: string): { pagePath: string; file: string }[] {
-  const folder = path.join(root, kind);
-  if (!existsSync(folder)) return [];
-  const items = readdirSync(folder, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => ({
-      pagePath: `/${kind}/${entry.name}`,
-      file: path.join(folder, entry.name, "index.html"),
-    }));
-  return [{ pagePath: `/${kind}`, file: path.join(folder, "index.html") }, ...items];
+/**
+ * The built pages of these kinds that hold a placeholder (each list page and
+ * every item's own page), by address, from the site's table in memory.
+ */
+function pagesOf(files: Map<string, SiteFile>, kindsShown: string[]) {
+  const pages = new Map<string, { kind: string; single: boolean; bytes: Buffer }>();
+  for (const [address, file] of files) {
+    const [, kind = "", id] = /^\/([\w-]+)(?:\/([\w-]+))?\/index\.html$/.exec(address) ?? [];
+    if (!kindsShown.includes(kind) || !file.bytes?.includes(fragmentTag)) continue;
+    pages.set(id === undefined ? `/${kind}` : `/${kind}/${id}`, {
+      kind,
+      single: id !== undefined,
+      bytes: file.bytes,
+    });
+  }
+  return pages;
 }
 
 /**
@@ -182,7 +188,7 @@ const scriptJson = (value: unknown) =>
 export async function engagementPages(
   app: FastifyInstance,
   {
-    root,
+    files,
     reads,
     bus,
     siteUrl,
@@ -190,7 +196,8 @@ export async function engagementPages(
     databaseAway,
     openWeb,
   }: {
-    root: string;
+    /** The built site's table (site-files.ts), which holds every page's bytes. */
+    files: Map<string, SiteFile>;
     reads: ReadCache;
     bus: Pick<EventBus, "healthy">;
     siteUrl: string;
@@ -206,23 +213,25 @@ export async function engagementPages(
     openWeb?: (itemPath: string) => Promise<OpenWeb>;
   },
 ) {
+  // Which pages hold placeholders is known at start; each is parsed into its
+  // template when first asked for, so a start decodes none of them.
+  const built = pagesOf(files, [...kinds, ...mentionsOnly]);
+  if (built.size === 0) return;
   const templates = new Map<string, Template>();
-  for (const kind of [...kinds, ...mentionsOnly]) {
-    for (const { pagePath, file } of pagesOf(root, kind)) {
-      if (!existsSync(file)) continue;
-      const template = parse(readFileSync(file, "utf8"), kind, pagePath !== `/${kind}`);
-      if (template.pieces.length > 1) templates.set(pagePath, template);
-    }
-  }
-  if (templates.size === 0) return;
-
-  // An event about an item makes every page that shows it render again.
+  // An event about an item makes every page that shows it render again: a
+  // page is rendered only once its template is known, which names its items.
   const pagesShowing = new Map<string, string[]>();
-  for (const [pagePath, template] of templates) {
+  function templateOf(pagePath: string): Template | undefined {
+    let template = templates.get(pagePath);
+    const page = built.get(pagePath);
+    if (template || !page) return template;
+    template = parse(page.bytes.toString("utf8"), page.kind, page.single);
+    templates.set(pagePath, template);
     for (const itemId of template.titles.keys()) {
       const topic = `${template.kind}:${itemId}`;
       pagesShowing.set(topic, [...(pagesShowing.get(topic) ?? []), pagePath]);
     }
+    return template;
   }
   const rendered = new Map<string, Promise<Rendered>>();
   reads.watch((topic) => {
@@ -269,7 +278,7 @@ export async function engagementPages(
     if (template.single && openWeb) {
       for (const id of items) fromOpenWeb.set(id, await openWeb(`/${kind}/${id}`));
     }
-    return compose(pagePath, template, view, {
+    return compose(pagePath, template, view, await markup(), {
       counts,
       comments,
       shownComments,
@@ -285,6 +294,7 @@ export async function engagementPages(
     pagePath: string,
     template: Template,
     view: CommentsView,
+    draw: Markup,
     live: Live | null,
   ): Rendered {
     const { kind } = template;
@@ -342,11 +352,7 @@ export async function engagementPages(
       .map((piece) => {
         if (typeof piece === "string") return piece;
         if (piece.part === "mentions") {
-          return renderToStaticMarkup(
-            createElement(OpenWebMentions, {
-              mentions: live?.openWeb.get(piece.itemId)?.mentions ?? [],
-            }),
-          );
+          return draw.mentions({ mentions: live?.openWeb.get(piece.itemId)?.mentions ?? [] });
         }
         if (piece.part === "jsonld")
           return template.single && piece.base
@@ -356,13 +362,11 @@ export async function engagementPages(
         if (!count) return "";
         if (piece.part === "summary") {
           const page = comments.get(piece.itemId);
-          return renderToStaticMarkup(
-            createElement(EngagementSummary, {
-              counts: count,
-              comments: page ? page.total : null,
-              fediverse: live?.openWeb.get(piece.itemId)?.fediverse ?? 0,
-            }),
-          );
+          return draw.summary({
+            counts: count,
+            comments: page ? page.total : null,
+            fediverse: live?.openWeb.get(piece.itemId)?.fediverse ?? 0,
+          });
         }
         const page = shownComments.get(piece.itemId);
         const itemPath = `/${kind}/${piece.itemId}`;
@@ -378,18 +382,16 @@ export async function engagementPages(
                 count: view.page === "between" ? null : total - countOf(list),
               }
             : null;
-        return renderToStaticMarkup(
-          createElement(StaticComments, {
-            title: template.titles.get(piece.itemId) ?? piece.itemId,
-            comments: list,
-            total,
-            heading: template.single ? "h3" : "h4",
-            ...(template.single ? { id: commentsAnchor } : {}),
-            fold,
-            backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
-            notice: view.page === "broken" ? brokenLinkNotice : null,
-          }),
-        );
+        return draw.comments({
+          title: template.titles.get(piece.itemId) ?? piece.itemId,
+          comments: list,
+          total,
+          heading: template.single ? "h3" : "h4",
+          ...(template.single ? { id: commentsAnchor } : {}),
+          fold,
+          backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
+          notice: view.page === "broken" ? brokenLinkNotice : null,
+        });
       })
       .join("");
     return representation(html);
@@ -424,7 +426,7 @@ export async function engagementPages(
   const answered = new WeakMap<FastifyRequest, { entry: Promise<Rendered>; current: Rendered }>();
 
   async function serve(request: FastifyRequest, reply: FastifyReply, pagePath: string) {
-    const template = templates.get(pagePath);
+    const template = templateOf(pagePath);
     if (!template) return reply.callNotFound();
     const view =
       template.single && template.kind === "science"
@@ -437,7 +439,7 @@ export async function engagementPages(
     try {
       current = entry ? await entry : await render(pagePath, template, view);
     } catch (error) {
-      current = builtPage(request, pagePath, template, error);
+      current = await builtPage(request, pagePath, template, error);
       filled = false;
     }
     if (view.page === "broken") reply.code(400);
@@ -452,12 +454,12 @@ export async function engagementPages(
    * gets while the database cannot be read (docs/health.md, "Health, process
    * managers and shutdown"), rather than an error.
    */
-  function builtPage(
+  async function builtPage(
     request: FastifyRequest,
     pagePath: string,
     template: Template,
     error: unknown,
-  ): Rendered {
+  ): Promise<Rendered> {
     if (!databaseAway(error)) {
       request.log.error({ err: error }, "a page's engagement could not be filled in");
     } else if (!unreadable) {
@@ -467,12 +469,12 @@ export async function engagementPages(
         "the database cannot be reached: pages are served as built, without their comments and reactions, until it answers",
       );
     }
-    let built = asBuilt.get(pagePath);
-    if (!built) {
-      built = compose(pagePath, template, { page: "first" }, null);
-      asBuilt.set(pagePath, built);
+    let asIs = asBuilt.get(pagePath);
+    if (!asIs) {
+      asIs = compose(pagePath, template, { page: "first" }, await markup(), null);
+      asBuilt.set(pagePath, asIs);
     }
-    return built;
+    return asIs;
   }
 
   /**
@@ -492,7 +494,7 @@ export async function engagementPages(
     );
   }
 
-  for (const pagePath of templates.keys()) {
+  for (const pagePath of built.keys()) {
     for (const address of [pagePath, `${pagePath}/`]) {
       app.get(
         address,

@@ -116,11 +116,16 @@ describe("the server as npm start runs it, bundled", () => {
       (file) => outputs[file]?.entryPoint === "server/main.ts",
     );
     const loaded = new Set<string>();
+    // Packages the bundle leaves out (React's), imported by what a start loads.
+    const externalAtStart = new Set<string>();
     const visit = (file: string, followDynamic: boolean) => {
       if (loaded.has(file)) return;
       loaded.add(file);
       for (const { path: next, kind, external } of outputs[file]?.imports ?? []) {
-        if (external) continue;
+        if (external) {
+          if (kind === "import-statement") externalAtStart.add(next);
+          continue;
+        }
         if (kind === "import-statement" || (followDynamic && kind === "dynamic-import")) {
           visit(next, false);
         }
@@ -135,9 +140,18 @@ describe("the server as npm start runs it, bundled", () => {
       ),
     );
     expect(packagesAtStart).toContain("fastify");
-    for (const onFirstUse of ["nodemailer", "@simplewebauthn/server", "marked", "pg"]) {
+    for (const onFirstUse of [
+      "nodemailer",
+      "@simplewebauthn/server",
+      "marked",
+      "pg",
+      "@fedify/fedify",
+    ]) {
       expect(packagesAtStart, onFirstUse).not.toContain(onFirstUse);
     }
+    // The pages' comments are drawn by React on the first page filled in.
+    expect(externalAtStart).toContain("node:sqlite");
+    expect([...externalAtStart].filter((name) => name.startsWith("react"))).toEqual([]);
   });
 
   it("does not load Node's fetch to start: it comes with the first request that needs it", () => {

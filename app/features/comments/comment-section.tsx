@@ -1,13 +1,12 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
-import { aroundFold, countOf } from "../../../contract/threads.ts";
+import { aroundFold, commentAnchor, countOf } from "../../../contract/threads.ts";
 import { CommentComposer } from "./comment-composer.tsx";
 import { FoldingCommentText } from "./comment-fold.tsx";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
 import {
   CommentHeader,
-  commentAnchor,
   commentsLabel,
   DeletedComment,
   foldedLabel,

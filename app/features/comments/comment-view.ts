@@ -3,7 +3,7 @@ import type { CommentPosition, ReactionCounts } from "../../../contract/api.ts";
 import type { ShownMention } from "../../../contract/fediverse.ts";
 import type { LiveComment } from "../../../contract/live-events.ts";
 import { plural } from "../../../contract/plural.ts";
-import { aroundFold } from "../../../contract/threads.ts";
+import { aroundFold, commentAnchor } from "../../../contract/threads.ts";
 import { formatCommentTime } from "../../lib/format-date.ts";
 
 /*
@@ -167,9 +167,6 @@ export function CommentText({
     dangerouslySetInnerHTML: { __html: html },
   });
 }
-
-/** The id of a comment's element on its post's page: links in mails lead there. */
-export const commentAnchor = (id: number) => `comment-${id}`;
 
 /** Whose comment it is, as a list of replies is named: a deleted or held place has no name. */
 export const whose = (comment: LiveComment) =>
