@@ -10,7 +10,7 @@ export default defineConfig({
   test: {
     ...serverTestOptions,
     name: "faults",
-    include: ["tests/server/faults/*.test.ts"],
+    include: ["tests/server/faults/**/*.test.ts"],
     // These pace real processes against clocks: a test that starts two
     // servers and kills one took over a minute beside other engineers'
     // builds. They wait on conditions, so a quiet machine waits no longer.

@@ -1,4 +1,4 @@
-import { defineConfig, type ViteUserConfig } from "vitest/config";
+import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
 import { compileCacheDir } from "./tests/support/compile-cache.ts";
 
 /**
@@ -41,11 +41,12 @@ export const serverTestOptions = {
 // The tests that kill, restart, stop PostgreSQL, fill a disk or send at scale
 // are the fault suite's, under tests/server/faults/ (vitest.faults.config.ts,
 // `npm run test:faults`; docs/decisions/051-two-suites.md): this project
-// reads only the files directly in tests/server/, so none runs twice.
+// reads every other file under tests/server/, so none runs twice or never.
 export default defineConfig({
   test: {
     ...serverTestOptions,
     name: "server",
-    include: ["tests/server/*.test.ts"],
+    include: ["tests/server/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, "tests/server/faults/**"],
   },
 });
