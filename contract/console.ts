@@ -135,6 +135,8 @@ export const consoleCommentSchema = z.object({
   postTitle: z.string(),
   content: z.string(),
   userName: z.string(),
+  /** The writer's Fediverse handle, when the comment came from there. */
+  handle: z.string().optional(),
   createdAt: timestampSchema,
   updatedAt: timestampSchema,
   /** Published for all; pending the owner's approval; or kept as spam (the filter, the honeypot or the owner). */

@@ -29,6 +29,24 @@ export const blockRequestSchema = z.strictObject({
   target: z.string().trim().min(1, "Name an account or a server.").max(2000),
 });
 
+/** Erase a Fediverse account: by its address, or by a comment it wrote. */
+export const eraseRequestSchema = z.union([
+  z.strictObject({
+    actor: z.string().trim().min(1, "Name an account by its address.").max(2000),
+  }),
+  z.strictObject({ commentId: z.number().int().positive().max(2_147_483_647) }),
+]);
+
+/** What erasing an account took away; it stays blocked. */
+export const eraseResponseSchema = z.object({
+  actorId: z.string(),
+  comments: z.number().int(),
+  followed: z.boolean(),
+  reactions: z.number().int(),
+  mentions: z.number().int(),
+});
+export type EraseResponse = z.infer<typeof eraseResponseSchema>;
+
 export const consoleMentionSchema = z.object({
   id: z.number(),
   kind: z.enum(["mention", "reply", "like", "repost"]),
@@ -52,6 +70,10 @@ export const mentionIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 export type FediverseEndpoints = {
   "GET /admin/followers": { response: FollowersResponse };
   "POST /admin/fediverse/block": { body: z.input<typeof blockRequestSchema>; response: undefined };
+  "POST /admin/fediverse/erase": {
+    body: z.input<typeof eraseRequestSchema>;
+    response: EraseResponse;
+  };
   "POST /admin/fediverse/unblock": {
     body: z.input<typeof blockRequestSchema>;
     response: undefined;

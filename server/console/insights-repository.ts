@@ -5,6 +5,7 @@ import type {
   ConsoleSubscriber,
   OverviewResponse,
 } from "../../contract/console.ts";
+import { remoteWritersOf } from "../comments/rows.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import type { Clock } from "./owner-repository.ts";
@@ -170,6 +171,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
           "updated_at",
           "status",
           "parent_id",
+          "visitor_id",
         ])
         // The place a deleted comment keeps for its replies is nobody's words.
         .where("deleted_at", "is", null);
@@ -216,10 +218,12 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
           excerpt: deleted ? "" : excerptOf(parent.content),
         };
       };
+      const remote = await remoteWritersOf(db, rows);
       return rows.map((row) => ({
         id: row.id,
         postId: row.post_id,
         postTitle: titles.of("science", row.post_id),
+        ...(remote.has(row.id) ? { handle: remote.get(row.id)?.handle } : {}),
         content: row.content,
         userName: row.user_name,
         createdAt: toIso(row.created_at),

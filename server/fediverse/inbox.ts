@@ -55,6 +55,8 @@ export type InboxComments = {
     verdict: "published" | "pending" | "spam";
   }): Promise<{ comment: { id: number }; status: string } | string>;
   remove(input: { id: number; visitorId: string }): Promise<true | string>;
+  /** Every comment of one writer, as a reader's own deletion (the owner's erasure). */
+  removeAllBy(visitorId: string): Promise<number>;
   getForOwner(id: number): Promise<{ id: number; postId: string; parentId: number | null } | null>;
 };
 

@@ -22,14 +22,19 @@ function expiryOf(options: KvStoreSetOptions | undefined): string | null {
 export type SiteKvStore = KvStore & {
   /** Deletes what has expired; returns how many. */
   prune(): Promise<number>;
-  /** Deletes what Fedify cached of an account: its documents and its keys. */
+  /** Deletes what Fedify cached of an account: its documents, its keys, its activities' ids. */
   forgetAbout(actorId: string): Promise<void>;
 };
 
-/** Where Fedify caches remote documents and public keys, each under its address. */
+/**
+ * Where Fedify caches remote documents and public keys, each under its
+ * address, and remembers the activities it processed (under the origin
+ * that received them and the activity's id, which names its account).
+ */
 const cachePrefixes: KvKey[] = [
   ["_fedify", "remoteDocument"],
   ["_fedify", "publicKey"],
+  ["_fedify", "activityIdempotence"],
 ];
 
 export function createKvStore(store: Store): SiteKvStore {
@@ -115,7 +120,7 @@ export function createKvStore(store: Store): SiteKvStore {
           .execute();
         const keys = rows
           .map((row) => row.key)
-          .filter((key) => about((JSON.parse(key) as unknown[])[prefix.length]));
+          .filter((key) => (JSON.parse(key) as unknown[]).slice(prefix.length).some(about));
         if (keys.length > 0) await db.deleteFrom("fediverse_kv").where("key", "in", keys).execute();
       }
     },

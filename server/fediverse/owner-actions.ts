@@ -28,14 +28,47 @@ export function blockTarget(given: string): string | null {
     : null;
 }
 
+/** What erasing an account took away. */
+export type Erased = {
+  actorId: string;
+  comments: number;
+  followed: boolean;
+  reactions: number;
+  mentions: number;
+};
+
+/**
+ * The addresses an account's webmentions would name it by, and the prefixes
+ * of its posts' pages: its actor address, and for each handle it went by on
+ * its own server, the profile page Mastodon and most others give it.
+ */
+function addressesOf(actorId: string, handles: string[]) {
+  const { origin, host } = new URL(actorId);
+  const profiles = handles
+    .map((handle) => /^@([^@\s/]+)@([^@\s/]+)$/.exec(handle))
+    .filter((match) => match !== null && match[2]?.toLowerCase() === host.toLowerCase())
+    .map((match) => `${origin}/@${match?.[1]}`);
+  const authors = [...new Set([actorId, ...profiles])];
+  return { authors, sources: authors.map((address) => `${address}/`) };
+}
+
 export function fediverseActions({
   repository,
   webmentions,
+  comments,
+  forgetCached,
+  changed = () => {},
   followerRemoved = () => {},
 }: {
   repository: FediverseRepository;
   /** Mentions from other sites, which the owner lets through or removes. */
-  webmentions: Pick<Webmentions, "approve" | "remove">;
+  webmentions: Pick<Webmentions, "approve" | "remove" | "removeFrom">;
+  /** The comments' removal, as a reader's own deletion (server/comments/removal.ts). */
+  comments: { removeAllBy(visitorId: string): Promise<number> };
+  /** Forgets what Fedify cached of an account: its documents and keys (kv-store.ts). */
+  forgetCached: (actorId: string) => Promise<void>;
+  /** An item's likes and boosts changed. */
+  changed?: (itemPath: string) => void;
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
   followerRemoved?: (follower: { actorId: string; inbox: string; followId: string }) => void;
 }) {
@@ -76,6 +109,65 @@ export function fediverseActions({
       );
       if (!added) return false;
       await by.audit("fediverse block", target);
+      return true;
+    },
+
+    /**
+     * Erases a Fediverse account from the site in one step, for someone who
+     * asks to be forgotten or a spammer: named by its address or by one of
+     * its comments. Blocked first, so nothing it sent that is still on its
+     * way brings anything back; then its comments and replies go as a
+     * reader's own deletion does (live events, the journal, the outbox,
+     * caches, pictures), and its follow, likes, boosts, webmentions and
+     * what Fedify cached of it. The block stays until the owner lifts it.
+     * "invalid" for something that is not an account's address; "not_found"
+     * for a comment that did not come from the Fediverse; false when there
+     * was nothing left to erase and it was blocked already.
+     */
+    async erase(
+      by: OwnerActor,
+      given: { actor: string } | { commentId: number },
+    ): Promise<Erased | "invalid" | "not_found" | false> {
+      let actorId: string | null;
+      if ("commentId" in given) {
+        actorId = await repository.actorOfComment(given.commentId);
+        if (!actorId) return "not_found";
+      } else {
+        actorId = blockTarget(given.actor);
+        if (!actorId?.includes("/")) return "invalid";
+      }
+      const { authors, sources } = addressesOf(actorId, await repository.handlesOf(actorId));
+      const blocked = await repository.block(actorId);
+      const target = actorId;
+      const followed = (await removeFollowers((id) => id === target)) > 0;
+      let removed = 0;
+      for (const writer of await repository.writersOf(actorId)) {
+        removed += await comments.removeAllBy(writer);
+      }
+      const forgotten = await repository.forgetActor(actorId);
+      for (const path of forgotten.paths) changed(path);
+      const mentions = await webmentions.removeFrom(authors, sources);
+      await forgetCached(actorId);
+      const erased = {
+        actorId,
+        comments: removed,
+        followed,
+        reactions: forgotten.reactions,
+        mentions,
+      };
+      if (!blocked && !followed && removed + forgotten.reactions + mentions === 0) return false;
+      await by.audit("fediverse erase", actorId);
+      return erased;
+    },
+
+    /**
+     * Throws the account's key pairs away, as after a leak: the next start
+     * makes new ones and sends the account to followers' servers with them
+     * (publishing.ts, sendAccountUpdate). False when it had none yet.
+     */
+    async rotateKeys(by: OwnerActor): Promise<boolean> {
+      if ((await repository.forgetKeys()) === 0) return false;
+      await by.audit("fediverse rotate-keys");
       return true;
     },
 

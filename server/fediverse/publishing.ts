@@ -12,7 +12,7 @@ import {
   Update,
 } from "@fedify/fedify/vocab";
 import { articleOf, instant, siteActor } from "./federation.ts";
-import type { FediverseRepository } from "./repository.ts";
+import { accountPath, type FediverseRepository, isItemPath } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
@@ -76,7 +76,7 @@ export async function publishChanges({
     published?.(item);
   }
   for (const [path, before] of sent) {
-    if (before.deleted || path.startsWith("/notes/") || items.has(path)) continue;
+    if (before.deleted || !isItemPath(path) || items.has(path)) continue;
     const [, section, slug] = path.split("/");
     if (!section || !slug) continue;
     if (!(await repository.recordPublished(path, before.digest, true))) continue;
@@ -99,6 +99,52 @@ export async function publishChanges({
     log.info(counts, "items sent to the site's Fediverse followers");
   }
   return counts;
+}
+
+/**
+ * The account itself, as an Update to every follower's server, signed with
+ * its keys as they are now: Mastodon and others replace what they kept of
+ * it, public key included, so later deliveries verify at the first try.
+ * Recorded first under `accountPath`, so several instances send it once;
+ * false when there was nothing to send or another instance sent it.
+ */
+export async function sendAccountUpdate({
+  federation,
+  repository,
+  siteUrl,
+  digest,
+  log,
+}: {
+  federation: Federation<void>;
+  repository: FediverseRepository;
+  siteUrl: string;
+  /** The account's digest as it is now (repository.accountDigest). */
+  digest: () => Promise<string | null>;
+  log: Logger;
+}): Promise<boolean> {
+  const probe = federation.createContext(new URL(siteUrl), undefined);
+  const actorUri = probe.getActorUri(siteActor);
+  const ctx = federation.createContext(new Request(actorUri), undefined);
+  // Made with its keys, which are made now if there are none.
+  const actor = await ctx.getActor(siteActor);
+  const now = await digest();
+  if (!actor || now === null) return false;
+  if (!(await repository.recordPublished(accountPath, now))) return false;
+  await ctx.sendActivity(
+    { identifier: siteActor },
+    "followers",
+    new Update({
+      id: new URL(`#update-${randomUUID()}`, actorUri),
+      actor: actorUri,
+      to: PUBLIC_COLLECTION,
+      cc: ctx.getFollowersUri(siteActor),
+      object: actor,
+      published: instant(),
+    }),
+    { preferSharedInbox: true },
+  );
+  log.info({ actor: actorUri.href }, "the site's account and its keys sent to its followers");
+  return true;
 }
 
 /**

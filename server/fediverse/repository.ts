@@ -35,6 +35,15 @@ export const serverNamesOf = (url: string): string[] => {
   }
 };
 
+/**
+ * Where `fediverse_published` records the account as its followers' servers
+ * were last sent it (its profile and public keys), beside the items' paths.
+ */
+export const accountPath = "/fediverse/account";
+
+/** Whether a path of `fediverse_published` is an item's, not an owner's reply's or the account's. */
+export const isItemPath = (path: string) => !path.startsWith("/notes/") && path !== accountPath;
+
 export function createFediverseRepository(store: Store) {
   const { db } = store;
   return {
@@ -186,6 +195,28 @@ export function createFediverseRepository(store: Store) {
       });
     },
 
+    /**
+     * A digest of the account as other servers keep it: `facts` (its address,
+     * handle and profile) and its public keys; null while it has no keys yet.
+     */
+    async accountDigest(facts: unknown): Promise<string | null> {
+      const keys = await db
+        .selectFrom("fediverse_keys")
+        .select(["algorithm", "public_jwk"])
+        .orderBy("algorithm")
+        .execute();
+      if (keys.length === 0) return null;
+      return createHash("sha256")
+        .update(JSON.stringify({ facts, keys: keys.map((key) => [key.algorithm, key.public_jwk]) }))
+        .digest("hex");
+    },
+
+    /** Deletes the account's key pairs (new ones are made on first use); how many went. */
+    async forgetKeys(): Promise<number> {
+      const result = await db.deleteFrom("fediverse_keys").executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async replyByNote(noteId: string) {
       return db
         .selectFrom("fediverse_replies")
@@ -293,18 +324,68 @@ export function createFediverseRepository(store: Store) {
       return { likes: count("like"), boosts: count("announce") };
     },
 
+    /** The handles an account went by here (as a follower or a reply's writer). */
+    async handlesOf(actorId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom("fediverse_followers")
+        .select("handle")
+        .where("actor_id", "=", actorId)
+        .union(db.selectFrom("fediverse_replies").select("handle").where("actor_id", "=", actorId))
+        .execute();
+      return rows.map((row) => row.handle);
+    },
+
+    /**
+     * The writer ids an account's comments are kept under: the one made
+     * from its address, and any other its replies' comments carry (one
+     * brought in by an import, say).
+     */
+    async writersOf(actorId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom("science_comments")
+        .select("visitor_id")
+        .where(
+          "id",
+          "in",
+          db.selectFrom("fediverse_replies").select("comment_id").where("actor_id", "=", actorId),
+        )
+        .execute();
+      return [...new Set([visitorOfActor(actorId), ...rows.map((row) => row.visitor_id)])].filter(
+        (visitorId) => visitorId.startsWith(remoteVisitorPrefix),
+      );
+    },
+
+    /** The account that wrote a comment from the Fediverse, or null. */
+    async actorOfComment(commentId: number): Promise<string | null> {
+      const row = await db
+        .selectFrom("fediverse_replies")
+        .select("actor_id")
+        .where("comment_id", "=", commentId)
+        .executeTakeFirst();
+      return row?.actor_id ?? null;
+    },
+
     /**
      * Everything of one actor: their follow, likes and boosts, and the
      * owner's approval of them as a writer (their replies go as comments).
+     * Returns how many likes and boosts went, and the items they were of.
      */
-    async forgetActor(actorId: string) {
-      await db.transaction().execute(async (trx) => {
+    async forgetActor(actorId: string): Promise<{ reactions: number; paths: string[] }> {
+      return db.transaction().execute(async (trx) => {
         await trx.deleteFrom("fediverse_followers").where("actor_id", "=", actorId).execute();
-        await trx.deleteFrom("fediverse_reactions").where("actor_id", "=", actorId).execute();
+        const reactions = await trx
+          .deleteFrom("fediverse_reactions")
+          .where("actor_id", "=", actorId)
+          .returning("path")
+          .execute();
         await trx
           .deleteFrom("approved_visitors")
           .where("visitor_id", "=", visitorOfActor(actorId))
           .execute();
+        return {
+          reactions: reactions.length,
+          paths: [...new Set(reactions.map((row) => row.path))],
+        };
       });
     },
   };

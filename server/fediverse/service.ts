@@ -9,7 +9,7 @@ import { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
 import { createMessageQueue } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
-import { createFediverseRepository } from "./repository.ts";
+import { accountPath, createFediverseRepository, isItemPath } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
 import { createRemoteFetch } from "./safe-fetch.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
@@ -139,6 +139,9 @@ export function createFediverse(options: FediverseOptions) {
   const actions = fediverseActions({
     repository,
     webmentions,
+    comments: options.inbox.comments,
+    forgetCached: (actorId) => kv.forgetAbout(actorId),
+    changed: (path) => options.changed?.(path),
     followerRemoved: (follower) => {
       void federation()
         .then(async (made) => {
@@ -163,9 +166,7 @@ export function createFediverse(options: FediverseOptions) {
     );
     const changes =
       [...current.values()].some((item) => sent.get(item.path)?.digest !== item.digest) ||
-      [...sent].some(
-        ([path, before]) => !before.deleted && !path.startsWith("/notes/") && !current.has(path),
-      );
+      [...sent].some(([path, before]) => !before.deleted && isItemPath(path) && !current.has(path));
     if (!changes) return;
     // Pages the new and changed items link to hear of it, whoever follows.
     sending = (async () => {
@@ -181,7 +182,7 @@ export function createFediverse(options: FediverseOptions) {
         }
       }
       for (const [path, before] of sent) {
-        if (!before.deleted && !path.startsWith("/notes/") && !current.has(path)) {
+        if (!before.deleted && isItemPath(path) && !current.has(path)) {
           await repository.recordPublished(path, before.digest, true);
         }
       }
@@ -193,6 +194,36 @@ export function createFediverse(options: FediverseOptions) {
       repository,
       items: current,
       siteUrl,
+      log,
+    });
+  }
+
+  /** What other servers keep of the account, beside its keys: a change is announced. */
+  const accountFacts = {
+    siteUrl,
+    handle: options.handle,
+    profile: options.profile,
+  };
+
+  /**
+   * The account goes to followers' servers as an Update when what they keep
+   * of it changed since they were last sent it: above all its public keys,
+   * made anew after the owner rotated them or after a move that left the old
+   * ones behind, which those servers would otherwise go on checking
+   * signatures against. With nobody following, nothing is sent.
+   */
+  async function announceAccount() {
+    if ((await repository.followerCount()) === 0) return;
+    const digest = await repository.accountDigest(accountFacts);
+    if (digest !== null && (await repository.published()).get(accountPath)?.digest === digest) {
+      return;
+    }
+    const { sendAccountUpdate } = await import("./publishing.ts");
+    await sendAccountUpdate({
+      federation: await federation(),
+      repository,
+      siteUrl,
+      digest: () => repository.accountDigest(accountFacts),
       log,
     });
   }
@@ -260,6 +291,7 @@ export function createFediverse(options: FediverseOptions) {
       timer = setTimeout(() => {
         const work = async () => {
           await publish();
+          await announceAccount();
           await webmentions.wake();
           if ((await queue.depth()).queued > 0) await federation();
           await kv.prune();

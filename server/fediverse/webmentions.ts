@@ -214,6 +214,33 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
       return row !== undefined;
     },
 
+    /**
+     * Deletes every mention an account sent: written by one of `authors`
+     * (addresses) or from a page under one of `sources` (prefixes ending in
+     * "/"); returns how many.
+     */
+    async removeFrom(authors: string[], sources: string[]): Promise<number> {
+      if (authors.length === 0 && sources.length === 0) return 0;
+      const rows = await db
+        .deleteFrom("webmentions")
+        .where((eb) =>
+          eb.or([
+            ...(authors.length > 0 ? [eb("author_url", "in", authors)] : []),
+            ...sources.map((prefix) =>
+              eb(eb.fn("substr", ["source", eb.val(1), eb.val(prefix.length)]), "=", prefix),
+            ),
+          ]),
+        )
+        .returning(["path", "status"])
+        .execute();
+      for (const path of new Set(
+        rows.filter((row) => row.status === "published").map((row) => row.path),
+      )) {
+        changed(path);
+      }
+      return rows.length;
+    },
+
     /** Deletes a mention, whatever its state; false when there is none. */
     async remove(id: number): Promise<boolean> {
       const row = await db

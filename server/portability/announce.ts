@@ -1,11 +1,10 @@
 import type { Transaction } from "kysely";
 import { type ItemKind, noReactions, type ReactionType } from "../../contract/limits.ts";
 import { topicOf } from "../../contract/live-events.ts";
-import { renderComment } from "../comments/markdown.ts";
+import { commentShapes, remoteWritersOf } from "../comments/rows.ts";
 import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { toIso } from "../lib/time.ts";
 
 /*
  * An import tells running instances what it added the way any write does: it
@@ -29,35 +28,30 @@ export type ImportedComment = {
   deleted_at: string | Date | null;
 };
 
-/** An `added` event for each comment everyone may see. */
+/**
+ * An `added` event for each comment everyone may see, as the list shows it:
+ * with its writer on the Fediverse when it came from there, so the rows of
+ * `fediverse_replies` must be written first.
+ */
 export async function announceComments(
   trx: Transaction<Database>,
   events: EventJournal,
   avatarOf: (visitorId: string) => string,
   rows: ImportedComment[],
 ): Promise<LiveEvent[]> {
+  const shown = rows.filter((row) => row.status === "published" && row.deleted_at === null);
+  if (shown.length === 0) return [];
+  const { toLiveComment } = commentShapes(avatarOf);
+  const writers = await remoteWritersOf(trx, shown);
   const recorded: LiveEvent[] = [];
-  for (const row of rows) {
-    if (row.status !== "published" || row.deleted_at !== null) continue;
+  for (const row of shown) {
     const item = { kind: "science" as const, id: row.post_id };
     recorded.push(
       await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
         action: "added",
         item,
         commentId: row.id,
-        comment: {
-          id: row.id,
-          postId: row.post_id,
-          content: row.content,
-          html: row.content_html ?? renderComment(row.content),
-          userName: row.user_name,
-          avatar: avatarOf(row.visitor_id),
-          createdAt: toIso(row.created_at),
-          updatedAt: toIso(row.updated_at),
-          byOwner: row.by_owner === 1,
-          parentId: row.parent_id,
-          deleted: false,
-        },
+        comment: toLiveComment({ ...row, status: "published" }, writers),
       })),
     );
   }

@@ -158,6 +158,8 @@ type Run = {
   skipped: Skipped[];
   counts: Tally;
   written: Map<string, number>;
+  /** The comments written, announced once every table is (their Fediverse writers too). */
+  comments: ImportedComment[];
 };
 
 /**
@@ -354,7 +356,7 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
     run.written.set(table.name, lastId);
   }
   if (table.name === "science_comments") {
-    await announceComments(trx, run.events, run.avatarOf, toWrite as unknown as ImportedComment[]);
+    run.comments.push(...(toWrite as unknown as ImportedComment[]));
   } else if (table.name === "science_reactions" || table.name === "mythology_reactions") {
     const kind = table.name === "science_reactions" ? "science" : "mythology";
     const item = kind === "science" ? "post_id" : "story_id";
@@ -416,9 +418,13 @@ export async function applyExport(
         skipped: [],
         counts: {},
         written: new Map(),
+        comments: [],
       };
       for (const rows of tables) await importTable(run, rows);
       if (run.problems.length > 0) throw new ImportRefused(run.problems);
+      // Open pages get each comment as the list shows it, with its writer on
+      // the Fediverse, whose table comes after the comments'.
+      await announceComments(trx, events, avatarOf, run.comments);
       result = { counts: run.counts, skipped: run.skipped };
       if (dryRun) throw dryRunDone;
       for (const [table, atLeast] of run.written) {

@@ -608,3 +608,25 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
     await reader.close();
   }
 });
+
+test("followers: erasing a Fediverse account takes its follow and its reply, blocks it, and the dialog is axe clean", async ({
+  visitor,
+  browser,
+}) => {
+  const page = await ownerPage(visitor, browser, own, "/admin/followers");
+  await page.getByRole("button", { name: "Erase @ines@fosstodon.org" }).click();
+  const dialog = page.getByRole("alertdialog", { name: "Erase @ines@fosstodon.org?" });
+  await expect(dialog).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole("button", { name: "Erase and block" }).click();
+  await expect(page.getByRole("article", { name: "@ines@fosstodon.org" })).toHaveCount(0);
+  await expect(page.getByRole("list", { name: "Blocked accounts and servers" })).toContainText(
+    "https://fosstodon.org/users/ines",
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+  // Her reply is gone from the post's page, for every reader.
+  const reader = await visitor({ javaScriptEnabled: false });
+  await reader.goto(`${site}/science/pressure-cooker`);
+  await expect(reader.getByText("sets the boiling point")).toHaveCount(0);
+  await reader.close();
+});

@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability } from "../../contract/bookings.ts";
+import { commentEventSchema } from "../../contract/live-events.ts";
 import { exportTables, tablesLeftOut } from "../../server/portability/tables.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
@@ -189,6 +190,11 @@ async function seed(t: TestApp): Promise<void> {
       now,
     ],
   );
+  // Its comment came from her account, as the inbox writes one.
+  await runSql(t, "update science_comments set visitor_id = ? where id = ?", [
+    "fediverse:0123456789abcdef0123456789abcdef",
+    first.comment.id,
+  ]);
   await runSql(
     t,
     "insert into fediverse_followers (actor_id, handle, name, inbox, shared_inbox, follow_id, created_at) values (?, '@ines@mastodon.social', null, ?, ?, ?, ?)",
@@ -337,6 +343,24 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
       "The author",
       true,
     ]);
+    // Open pages got the Fediverse reply with its writer, as the list shows it.
+    const listed = (await soap()).comments.find((c) => c.remote !== undefined);
+    expect(listed?.remote).toEqual({
+      handle: "@ines@mastodon.social",
+      url: "https://mastodon.social/@ines/1",
+      avatar: `/fediverse/avatars/${listed?.id}`,
+    });
+    const added = (
+      await runSql(
+        target,
+        "select data from events where topic = 'science:soap' and type = 'comment'",
+      )
+    )
+      .map((row) => commentEventSchema.parse(JSON.parse(String(row.data))))
+      .find((event) => event.action === "added" && event.commentId === listed?.id);
+    expect(added && "comment" in added ? added.comment : null).toEqual(
+      expect.objectContaining({ remote: listed?.remote }),
+    );
   });
 
   it("changes nothing when the same file is read again", async () => {

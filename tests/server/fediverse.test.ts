@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 import { generateCryptoKeyPair, signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { commentsResponseSchema } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { auditResponseSchema } from "../../contract/console.ts";
-import { followersResponseSchema, mentionsResponseSchema } from "../../contract/fediverse.ts";
+import {
+  eraseResponseSchema,
+  followersResponseSchema,
+  mentionsResponseSchema,
+} from "../../contract/fediverse.ts";
 import { commentEventSchema } from "../../contract/live-events.ts";
 import { loadConfig } from "../../server/config.ts";
 import { fragment } from "../support/built-site.ts";
@@ -416,6 +420,134 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       ),
     ).toEqual([]);
     expect((await comments()).length).toBe(2);
+  });
+
+  it("erases an account in one step, from the console by its comment and from the command line by its address", {
+    timeout: 240_000,
+  }, async () => {
+    const host = new URL(remote.base).host;
+    const comments = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments;
+    const byHandle = async (handle: string) =>
+      (await comments()).find((comment) => comment.remote?.handle === handle);
+    // Left by the test before: Bo's and Cy's replies. Bo follows, likes the
+    // post, and a page of his mentions it; a reader answers his reply.
+    const bo = await byHandle(`@bo@${host}`);
+    const cy = await byHandle(`@cy@${host}`);
+    expect(bo && cy).toBeTruthy();
+    const sent = async (activity: Record<string, unknown>) =>
+      expect((await t.app.inject(await remote.signed("bo", activity))).statusCode).toBe(202);
+    await sent({
+      id: `${remote.actor("bo")}#follows/1`,
+      type: "Follow",
+      actor: remote.actor("bo"),
+      object: actorUrl,
+    });
+    await sent({
+      id: `${remote.actor("bo")}#likes/1`,
+      type: "Like",
+      actor: remote.actor("bo"),
+      object: `${siteUrl}/fediverse/items/science/soap`,
+    });
+    const answer = await t.visitor().reply("soap", bo?.id ?? 0, "Bo has it right.", "Meera");
+    expect(answer.statusCode).toBe(201);
+    await runSql(
+      t,
+      "insert into webmentions (source, target, path, status, kind, author_name, author_url, content, received_at, verified_at) values (?, ?, '/science/soap', 'published', 'mention', 'Bo', ?, 'Bo on soap.', ?, ?)",
+      [
+        `${remote.base}/@bo/7`,
+        `${siteUrl}/science/soap`,
+        `${remote.base}/@bo`,
+        new Date().toISOString(),
+        new Date().toISOString(),
+      ],
+    );
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const followers = async () =>
+      json(await owner.get("/api/admin/followers"), followersResponseSchema);
+    await waitFor(
+      async () =>
+        (await followers()).followers.some((one) => one.actorId === remote.actor("bo")) &&
+        (await runSql(t, "select 1 from fediverse_reactions")).length === 1,
+      { timeoutMs: 120_000, what: "Bo's follow and like recorded" },
+    );
+    const aboutBo = async () =>
+      (await runSql(t, "select key from fediverse_kv"))
+        .map((row) => String(row.key))
+        .filter((key) => key.includes("/users/bo"));
+    expect(await aboutBo()).not.toEqual([]);
+
+    // From the console, by his comment.
+    const erase = (body: Record<string, unknown>) => owner.post("/api/admin/fediverse/erase", body);
+    const erased = await erase({ commentId: bo?.id });
+    expect(erased.statusCode).toBe(200);
+    expect(json(erased, eraseResponseSchema)).toEqual({
+      actorId: remote.actor("bo"),
+      comments: 1,
+      followed: true,
+      reactions: 1,
+      mentions: 1,
+    });
+    // His reply keeps only its place, for the reader's answer under it.
+    const place = (await comments()).find((comment) => comment.id === bo?.id);
+    expect(place).toMatchObject({ deleted: true, userName: "", content: "" });
+    expect(place?.remote).toBeUndefined();
+    expect((await comments()).some((comment) => comment.content === "Bo has it right.")).toBe(true);
+    expect((await get(`/fediverse/avatars/${bo?.id}`)).statusCode).toBe(404);
+    const left = await Promise.all(
+      [
+        "select 1 from fediverse_replies where actor_id = ?",
+        "select 1 from fediverse_followers where actor_id = ?",
+        "select 1 from fediverse_reactions where actor_id = ?",
+      ].map((query) => runSql(t, query, [remote.actor("bo")])),
+    );
+    expect(left).toEqual([[], [], []]);
+    expect(await runSql(t, "select 1 from webmentions where author_url like ?", ["%/@bo"])).toEqual(
+      [],
+    );
+    expect(await aboutBo()).toEqual([]);
+    // The journal that reconnecting pages replay holds nothing of his either.
+    const journal = (await runSql(t, "select data from events where topic = 'science:soap'"))
+      .map((row) => String(row.data))
+      .join("\n");
+    expect(journal).not.toContain(`@bo@${host}`);
+    expect(journal).not.toContain("bo thinks");
+    // He stays blocked: the owner sees it, and lifts it there.
+    expect((await followers()).blocks.map((one) => one.target)).toContain(remote.actor("bo"));
+    expect((await erase({ commentId: bo?.id })).statusCode).toBe(404);
+    expect((await erase({ actor: remote.actor("bo") })).statusCode).toBe(409);
+    expect((await erase({ actor: "mastodon.example" })).statusCode).toBe(400);
+    expect((await erase({ actor: "x", commentId: 3 })).statusCode).toBe(400);
+    const readers = json(answer, commentResponseSchema).comment.id;
+    expect((await erase({ commentId: readers })).statusCode).toBe(404);
+
+    // From the command line, by address.
+    const env = adminEnv(t);
+    expect((await admin(env, "fediverse", "erase")).code).toBe(2);
+    expect((await admin(env, "fediverse", "erase", "not-an-address")).code).toBe(2);
+    const cli = await admin(env, "fediverse", "erase", remote.actor("cy"));
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(`Erased ${remote.actor("cy")}: 1 comment`);
+    // The running server hears of the command line's deletion from the journal.
+    await waitFor(async () => (await byHandle(`@cy@${host}`)) === undefined, {
+      timeoutMs: 60_000,
+      what: "Cy's reply gone from the open page",
+    });
+    expect((await admin(env, "fediverse", "erase", remote.actor("cy"))).code).toBe(3);
+    expect((await admin(env, "fediverse", "erase", "--comment", "99999")).code).toBe(3);
+    expect((await admin(env, "fediverse", "blocks")).stdout).toContain(remote.actor("cy"));
+
+    const audit = json(await owner.get("/api/admin/audit"), auditResponseSchema);
+    expect(
+      audit.entries
+        .filter((entry) => entry.action === "fediverse erase")
+        .map((entry) => entry.object)
+        .sort(),
+    ).toEqual([remote.actor("bo"), remote.actor("cy")].sort());
+    // Unblocked, they may come back.
+    expect((await admin(env, "fediverse", "unblock", remote.actor("bo"))).code).toBe(0);
+    expect((await admin(env, "fediverse", "unblock", remote.actor("cy"))).code).toBe(0);
   });
 
   it("shows the mentions of an article and of a story under each, as of a science post", async () => {

@@ -265,6 +265,24 @@ function CommentActions({
         >
           <BanScopeChoice commentId={comment.id} scope={banScope} onChange={setBanScope} />
         </ConfirmButton>
+        {comment.handle ? (
+          <ConfirmButton
+            label="Erase account"
+            // Its name holds the words it shows (axe: label-content-name-mismatch).
+            ariaLabel={`Erase account ${comment.handle} (#${comment.id})`}
+            title={`Erase ${comment.handle}?`}
+            description="Every comment and reply of this Fediverse account is deleted, with its picture, follow, likes, boosts and webmentions, and the account is blocked so that nothing it sends comes back. Lift the block on the Followers screen."
+            confirmLabel="Erase and block"
+            disabled={busy}
+            onConfirm={() =>
+              act(
+                () =>
+                  consoleApi("POST /admin/fediverse/erase", { body: { commentId: comment.id } }),
+                `${comment.handle} is erased and blocked`,
+              )
+            }
+          />
+        ) : null}
       </div>
       {replying ? (
         <ReplyForm
@@ -316,6 +334,7 @@ export function CommentCard({
           ) : null}
           <p className="min-w-0 text-sm break-words">
             <span className="font-semibold text-slate-100">{comment.userName}</span>
+            {comment.handle ? <span className="text-slate-400"> {comment.handle}</span> : null}
             <span className="text-slate-400"> on </span>
             <a className="text-accent underline" href={`/science/${comment.postId}`}>
               {comment.postTitle}

@@ -47,6 +47,13 @@ export function FollowersView() {
       followers.reload,
     );
 
+  const erase = (one: ConsoleFollower) =>
+    act(
+      () => consoleApi("POST /admin/fediverse/erase", { body: { actor: one.actorId } }),
+      `Erased and blocked ${one.handle}`,
+      followers.reload,
+    );
+
   function blockGiven(event: FormEvent) {
     event.preventDefault();
     if (target.trim()) void block(target.trim()).then(() => setTarget(""));
@@ -85,6 +92,14 @@ export function FollowersView() {
             description="Every account on that server stops following the site, and whatever the server sends is dropped from now on."
             confirmLabel="Block the server"
             onConfirm={() => void block(hostOf(one.actorId))}
+          />
+          <ConfirmButton
+            label="Erase"
+            ariaLabel={`Erase ${one.handle}`}
+            title={`Erase ${one.handle}?`}
+            description="Everything the site holds of this account goes: its follow, comments and replies (with their picture), likes, boosts and webmentions. It is blocked so that nothing it sends comes back, until you unblock it."
+            confirmLabel="Erase and block"
+            onConfirm={() => void erase(one)}
           />
         </div>
       </article>

@@ -37,6 +37,40 @@ was blocked already.`,
     run: lazily(handlers, "fediverseBlock"),
   },
   {
+    name: "fediverse erase",
+    arguments: ["ACTOR"],
+    argumentsOptional: true,
+    usage: "ACTOR | --comment ID",
+    summary: "erase a Fediverse account from the site, and block it",
+    help: `Erases everything the site holds of one Fediverse account, for someone who
+asks to be forgotten or a spammer: named by its address (https://…, see
+"fediverse followers") or by a comment it wrote (see "comments list"). The
+account is blocked first, so nothing it sent that is still on its way
+brings anything back; then its comments and replies are deleted as a
+reader's own deletion does (open pages update live, a comment with others'
+replies under it keeps its place as "Comment deleted"), with their pictures
+and handles, and its follow, likes, boosts, webmentions and the copy of its
+profile and keys. The block stays until "fediverse unblock". Exit code 3
+when the comment did not come from the Fediverse, or when nothing was left
+and the account was blocked already.
+
+  --comment ID   a comment the account wrote`,
+    options: { comment: { type: "string" } },
+    run: lazily(handlers, "fediverseErase"),
+  },
+  {
+    name: "fediverse rotate-keys",
+    usage: "",
+    summary: "throw the site's Fediverse keys away, for new ones at the next start",
+    help: `Deletes the key pairs that sign what the site sends on the Fediverse, as after
+a leak of the database or a backup. Restart the server (every instance, since
+each keeps the keys it loaded): the first to start makes new ones and sends the
+account, with its new public key, to every follower's server as an Update, so
+they check what it sends against the new key. Exit code 3 when there were no
+keys yet.`,
+    run: lazily(handlers, "fediverseRotateKeys"),
+  },
+  {
     name: "fediverse unblock",
     arguments: ["TARGET"],
     usage: "ACTOR | HOST",

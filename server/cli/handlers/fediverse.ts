@@ -1,8 +1,10 @@
-import { fediverseActions } from "../../fediverse/owner-actions.ts";
+import { plural } from "../../../contract/plural.ts";
+import { createKvStore } from "../../fediverse/kv-store.ts";
+import { type Erased, fediverseActions } from "../../fediverse/owner-actions.ts";
 import { createFediverseRepository } from "../../fediverse/repository.ts";
 import { mentionRecords } from "../../fediverse/webmentions.ts";
 import { toTsv } from "../../lib/csv.ts";
-import { type CommandContext, exitCodes, ownerAction, usageError } from "../command.ts";
+import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
 
 /*
  * The owner's Fediverse audience from the command line (docs/fediverse.md,
@@ -12,11 +14,16 @@ import { type CommandContext, exitCodes, ownerAction, usageError } from "../comm
 
 const repositoryOf = async (context: CommandContext) =>
   createFediverseRepository(await context.store());
-const actionsOf = async (context: CommandContext) =>
-  fediverseActions({
-    repository: await repositoryOf(context),
-    webmentions: mentionRecords(await context.store()),
+const actionsOf = async (context: CommandContext) => {
+  const store = await context.store();
+  const kv = createKvStore(store);
+  return fediverseActions({
+    repository: createFediverseRepository(store),
+    webmentions: mentionRecords(store),
+    comments: (await context.engagement()).comments,
+    forgetCached: (actorId) => kv.forgetAbout(actorId),
   });
+};
 
 const argument = ({ positionals }: CommandContext) => ({ target: positionals[0] ?? "" });
 
@@ -74,6 +81,39 @@ export const fediverseBlock = ownerAction(
   ({ target }) =>
     `Blocked ${target}: what it sends is dropped, and it no longer follows the site.\n`,
   ({ target }) => `${target} was blocked already.`,
+);
+
+/** `fediverse erase` (commands/fediverse.ts). */
+export const fediverseErase = ownerAction(
+  ({ positionals, values }) => {
+    const byComment = typeof values.comment === "string";
+    if (byComment === positionals.length > 0) {
+      throw usageError("Give either an account's address (https://…) or --comment ID.");
+    }
+    return byComment
+      ? { commentId: parseId(values.comment as string, "--comment") }
+      : { actor: positionals[0] ?? "" };
+  },
+  async (context, given) => {
+    const done = await (await actionsOf(context)).erase(context.actor, given);
+    if (done === "invalid") throw usageError("Give an account's address (https://…).");
+    return done;
+  },
+  (_given, erased: Erased) =>
+    `Erased ${erased.actorId}: ${plural(erased.comments, "comment")}, ${erased.followed ? "its follow, " : ""}${plural(erased.reactions, "like or boost", "likes and boosts")} and ${plural(erased.mentions, "webmention")} deleted; it stays blocked until "fediverse unblock".\n`,
+  (given) =>
+    "commentId" in given
+      ? `Comment ${given.commentId} did not come from the Fediverse.`
+      : `There was nothing of ${given.actor} left to erase, and it was blocked already.`,
+);
+
+/** `fediverse rotate-keys` (commands/fediverse.ts). */
+export const fediverseRotateKeys = ownerAction(
+  () => ({}),
+  async (context) => (await actionsOf(context)).rotateKeys(context.actor),
+  () =>
+    "The site's Fediverse keys are gone. Restart the server (every instance): it makes new ones and sends them to its followers' servers.\n",
+  () => "The site has no Fediverse keys yet: they are made when it is first followed.",
 );
 
 /** `fediverse unblock` (commands/fediverse.ts). */

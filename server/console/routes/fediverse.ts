@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
 import {
   blockRequestSchema,
+  eraseRequestSchema,
+  eraseResponseSchema,
   followersResponseSchema,
   mentionIdParamsSchema,
   mentionsResponseSchema,
@@ -63,6 +65,30 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
       if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
       if (!done) throw new ApiError(409, "conflict", "That is blocked already.");
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    "/fediverse/erase",
+    {
+      schema: {
+        ...consoleTag,
+        summary:
+          "Erase a Fediverse account (by its address or a comment it wrote): its comments, follow, likes, boosts, webmentions and cached profile go, and it stays blocked",
+        body: eraseRequestSchema,
+        response: { 200: eraseResponseSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const done = await actions.erase(actor(request), request.body);
+      if (done === "invalid") {
+        throw new ApiError(400, "validation_failed", "Give an account's address (https://…).");
+      }
+      if (done === "not_found") throw notFound("That comment did not come from the Fediverse.");
+      if (!done) {
+        throw new ApiError(409, "conflict", "Nothing of that account is left, and it is blocked.");
+      }
+      return done;
     },
   );
 
