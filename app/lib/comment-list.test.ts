@@ -62,6 +62,23 @@ const reply = (id: number, parentId: number, second = id): Comment => ({
 });
 
 describe("a reader's list of comments", () => {
+  it("shows a comment from the Fediverse with its writer, as the list does", () => {
+    const remote = {
+      handle: "@ines@fosstodon.org",
+      url: "https://fosstodon.org/@ines/1",
+      avatar: "/fediverse/avatars/3",
+    };
+    const data = withEvent(atEnd(), added({ ...comment(3), remote }));
+    expect(data.comments.find((c) => c.id === 3)?.remote).toEqual(remote);
+    const edited = withEvent(data, {
+      action: "updated",
+      item,
+      commentId: 3,
+      comment: live({ ...comment(3), content: "Edited", remote }),
+    });
+    expect(edited.comments.find((c) => c.id === 3)?.remote).toEqual(remote);
+  });
+
   it("appends a new comment once the reader has reached the end", () => {
     const data = withEvent(atEnd(), added(comment(3)));
     expect(ids(data)).toEqual([1, 2, 3]);
