@@ -31,6 +31,30 @@ const categories = Object.keys(budget) as (keyof typeof budget)[];
 // counts every audit but "is crawlable".
 const unlisted = new Set<string>(unlistedRoutes.map((route) => route.path));
 
+/*
+ * Chromium's features turned off for the run. Lighthouse's launcher turns off the
+ * first ten, and a second --disable-features would replace its list, not add to
+ * it, so they are named again. The last two are the browser's own address-bar
+ * pop-ups (WebUI pages): Debian's Chromium 156 loads them in a renderer of their
+ * own as it starts, even headless, and on two cores that renderer's 1-2 s of CPU
+ * overlapped the page's load and was counted as the page's blocking time
+ * (docs/decisions/052-the-marquee-waits-for-the-page.md).
+ */
+const disabledFeatures = [
+  "Translate",
+  "OptimizationHints",
+  "MediaRouter",
+  "DialMediaRouteProvider",
+  "CalculateNativeWinOcclusion",
+  "InterestFeedContentSuggestions",
+  "CertificateTransparencyComponentUpdater",
+  "AutofillServerCommunication",
+  "PrivacySandboxSettings4",
+  "RenderDocument",
+  "WebUIOmniboxPopup",
+  "WebUIOmniboxAimPopup",
+];
+
 const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-lighthouse-"));
 const run = promisify(execFile);
 
@@ -106,7 +130,7 @@ async function lighthouseOnce(url: string): Promise<Report> {
       "--output=json",
       `--output-path=${out}`,
       `--only-categories=${categories.join(",")}`,
-      "--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run",
+      `--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run --disable-features=${disabledFeatures.join(",")}`,
     ],
     {
       env: {

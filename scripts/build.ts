@@ -62,11 +62,12 @@ const config = loadConfig(process.env, { productionRules: false });
 const { siteUrl } = config;
 const items = siteItems(content);
 const today = new Date().toISOString().slice(0, 10);
-// Each service's own page is listed too (docs/product.md, "A page per service").
+// Each service's own page is listed too (docs/product.md, "A page per service"),
+// and /book, which a buyer may search for ("Book a call").
 const servicePaths = content.services.map((service) => servicePath(service.id));
 writeFileSync(
   path.join(clientDir, "sitemap.xml"),
-  sitemapXml(siteUrl, [...listedPaths, ...servicePaths], items, today),
+  sitemapXml(siteUrl, [...listedPaths, ...servicePaths, "/book"], items, today),
 );
 const shareImages = await writeShareImages(
   [

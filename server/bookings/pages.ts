@@ -39,8 +39,9 @@ import type { Bookings } from "./service.ts";
  * - `GET /book`: the built page (app/pages/book.astro) with the free times
  *   put where it left a placeholder, in the zone of `?zone=` (the "Time
  *   zone" select's own form), the service of `?service=` chosen, and the
- *   form's signed time. `POST /book` books through the same `book` as the
- *   API and answers "You're booked", or the page again with what to change.
+ *   form's signed time; search engines may index it. `POST /book` books
+ *   through the same `book` as the API and answers "You're booked", or the
+ *   page again with what to change, neither indexed.
  * - `GET|POST /book/cancel?token=` and `/book/reschedule?token=`: the
  *   reader's links. Opening one changes nothing (mail scanners open links);
  *   only the page's button, a POST from this site, acts, and once: the token
@@ -185,8 +186,12 @@ ${serviceSelect(filled.service ?? "")}
 </div>`;
   };
 
-  const send = (reply: FastifyReply, status: number, html: string) =>
-    sendPage(reply, status, page(html));
+  /**
+   * Every answer but the form itself is kept out of search engines: a refusal, or
+   * what a post made (docs/product.md, "Book a call").
+   */
+  const send = (reply: FastifyReply, status: number, html: string, indexed = false) =>
+    sendPage(reply, status, page(html), { indexed });
 
   await app.register(async (scope) => {
     scope.addContentTypeParser(
@@ -251,6 +256,9 @@ ${serviceSelect(filled.service ?? "")}
           { service: chosenService },
           problem,
         ),
+        // The page a buyer may search for ("book a call with …"); its canonical
+        // link is /book whatever the zone or service asked for.
+        problem === undefined,
       );
     };
     scope.get(bookPath, show);

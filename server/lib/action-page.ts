@@ -61,12 +61,20 @@ ${body}
 export const paragraph = (text: string, className?: string) =>
   `<p${className ? ` class="${className}"` : ""}>${escapeHtml(text)}</p>`;
 
-/** Answers with one of these pages: never kept by a cache, never indexed. */
-export function sendPage(reply: FastifyReply, status: number, html: string) {
+/**
+ * Answers with one of these pages: never kept by a cache, and never indexed
+ * unless `indexed` (a public page a search may lead to, such as /book's form).
+ */
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  { indexed = false }: { indexed?: boolean } = {},
+) {
+  if (!indexed) reply.header("x-robots-tag", "noindex");
   return reply
     .code(status)
     .header("cache-control", "no-store")
-    .header("x-robots-tag", "noindex")
     .type("text/html; charset=utf-8")
     .send(html);
 }

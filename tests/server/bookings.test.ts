@@ -120,6 +120,26 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect((await slots("America/New_York")).zone).toBe("America/New_York");
   });
 
+  it("lets search engines index the booking page, but no answer to a post or a bad zone", async () => {
+    for (const url of ["/book", "/book?zone=America/New_York&service=dfmea"]) {
+      const page = await browser().get(url);
+      expect(page.statusCode).toBe(200);
+      expect(page.headers["x-robots-tag"], url).toBeUndefined();
+      expect(page.headers["cache-control"]).toBe("no-store");
+    }
+    const unknownZone = await browser().get("/book?zone=Mars/Olympus");
+    expect(unknownZone.headers["x-robots-tag"]).toBe("noindex");
+    const refused = await t.app.inject({
+      method: "POST",
+      url: "/book",
+      remoteAddress: "10.9.0.2",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: "name=Meera",
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers["x-robots-tag"]).toBe("noindex");
+  });
+
   it("books a time, mails both sides an invitation a calendar library reads, and takes the time off the list", async () => {
     const [start] = (await slots()).starts;
     const sent = booking(start ?? "");
@@ -337,6 +357,7 @@ describe.each(backends)("booking a call on %s", (backend) => {
     // Opening the link changes nothing.
     const opened = await browser().get(`/book/cancel?token=${token}`);
     expect(opened.statusCode).toBe(200);
+    expect(opened.headers["x-robots-tag"]).toBe("noindex");
     const page = dom(opened.body);
     expect(page.querySelector("h1")?.textContent).toBe("Cancel your call?");
     expect(page.querySelector("button")?.textContent).toBe("Cancel the call");

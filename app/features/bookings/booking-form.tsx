@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import type { BookedResponse, BookingConflictResponse } from "../../../contract/bookings.ts";
 import { otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
@@ -125,13 +125,18 @@ export function BookingForm({
         setSlots(loaded);
         setFields(before.fields);
         if (loaded.starts.includes(before.start)) setStart(before.start);
-        document.getElementById(serverFormId)?.remove();
         setLive(true);
       },
       // The server's form goes on working.
       () => {},
     );
   }, [services]);
+
+  // The server's form goes in the commit that puts this one in its place, before the
+  // browser paints again: a frame with neither moved the page below it (a layout shift).
+  useLayoutEffect(() => {
+    if (live) document.getElementById(serverFormId)?.remove();
+  }, [live]);
 
   useEffect(() => {
     if (booked) done.current?.focus();

@@ -20,7 +20,7 @@ export type VisitorOptions = BrowserContextOptions & {
 export type OpenVisitor = (options?: string | VisitorOptions) => Promise<Page>;
 
 /**
- * Holds the header's marquee still, in the middle of its run, in every page of
+ * Holds the header's marquee still, at rest where its run begins, in every page of
  * `context`. The marquee is decoration, and its own tests (shell.spec.ts) see
  * it move; elsewhere, drawing it 60 times a second without a GPU costs about
  * 8 % of a core per open page (docs/decisions/024-marquee-held-in-tests.md).
@@ -30,7 +30,7 @@ async function holdMarquee(context: BrowserContext) {
   await context.addInitScript(() => {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(
-      ".marquee-track { animation-play-state: paused !important; animation-delay: -7.5s !important; }",
+      ".marquee-track { animation-play-state: paused !important; animation-delay: 0s !important; }",
     );
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   });
