@@ -10,6 +10,7 @@ import {
   createReadersRepository,
   dayOf,
   type ReadersRepository,
+  type Visit,
 } from "./repository.ts";
 import { countryOf, deviceOf, originOf } from "./sources.ts";
 
@@ -23,6 +24,11 @@ import { countryOf, deviceOf, originOf } from "./sources.ts";
 
 /** The parts of a request the counting reads: its address and headers. */
 export type ReaderRequest = { ip: string; headers: IncomingHttpHeaders };
+
+/** What an instance holds until its next write; a visit's country is found as it is written. */
+type Pending = Omit<Batch, "visits"> & {
+  visits: (Omit<Visit, "country"> & { timeZone: string })[];
+};
 
 export type ViewReport = { path: string; referrer: string; query: string; timeZone: string };
 
@@ -88,7 +94,7 @@ export function createReaders({
   const repository: ReadersRepository = createReadersRepository(store);
   const site = new URL(siteUrl);
   const siteHost = site.hostname.toLowerCase();
-  let pending: Batch = { visits: [], views: [], reads: [], conversions: [] };
+  let pending: Pending = { visits: [], views: [], reads: [], conversions: [] };
   /** The day's salt, loaded once per day (and instance). */
   let salt: { day: string; value: Promise<string> } | null = null;
   /** Readers this instance has written a visit for today, and their engaged reads. */
@@ -177,7 +183,11 @@ export function createReaders({
       if (size === 0) return;
       pending = { visits: [], views: [], reads: [], conversions: [] };
       try {
-        await repository.write(batch);
+        const visits: Visit[] = [];
+        for (const { timeZone, ...visit } of batch.visits) {
+          visits.push({ ...visit, country: await countryOf(timeZone) });
+        }
+        await repository.write({ ...batch, visits });
       } catch (error) {
         // Kept for the next write, unless the database has been away long
         // enough that memory would run out: then the oldest go first.
@@ -221,8 +231,6 @@ export function createReaders({
       const now = clock();
       const day = today(now);
       const reader = await readerOf(request, userAgent, day);
-      // Found before the visit is remembered, so no view of it is written before it is.
-      const country = seen.visits.has(reader) ? "" : await countryOf(report.timeZone);
       const at = now.toISOString();
       if (remember(seen.visits, reader)) {
         const origin = originOf(report, siteHost);
@@ -232,7 +240,8 @@ export function createReaders({
           startedAt: at,
           entryPath: report.path,
           ...origin,
-          country,
+          // Its country is found when it is written: the first finding makes ICU's table.
+          timeZone: report.timeZone,
           device: deviceOf(userAgent),
         });
       }
