@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTimeZone } from "../contract/time-zones.ts";
 
 /**
  * The shape of every content file (see FORMAT.md). Objects are strict, so an
@@ -114,14 +115,7 @@ export const ownerSchema = z.strictObject({
   /** The owner's IANA time zone ("Asia/Kolkata"): the booked calls' hours are in it, unless BOOKING_TIMEZONE says otherwise. */
   timeZone: z
     .string()
-    .refine((zone) => {
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    }, "an IANA time zone, such as Europe/London or Asia/Kolkata")
+    .refine(isTimeZone, "an IANA time zone, such as Europe/London or Asia/Kolkata")
     .optional(),
   /** The year the owner started practising, so "years of practice" never goes stale. */
   practisingSince: z

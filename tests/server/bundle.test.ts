@@ -32,6 +32,8 @@ import { json } from "./support/test-app.ts";
 
 /** Where the server notes Node's modules it has loaded once it listens. */
 const loadedAtListen = (folder: string) => path.join(folder, "modules-at-listen.txt");
+/** And how many Intl.DateTimeFormat it has made by then. */
+const dateFormatsAtListen = (folder: string) => path.join(folder, "date-formats-at-listen.txt");
 
 let outdir: string;
 let metafile: Metafile;
@@ -59,14 +61,25 @@ beforeAll(async () => {
   }
   smtp = await startSmtpSink();
   // npm start's own flags, with this test's bundle in place of build/server's,
-  // and a note of Node's own modules loaded by the time the server listens.
+  // and a note of Node's own modules loaded, and of the date formats made, by
+  // the time the server listens.
   writeFileSync(
     path.join(dataDir, "note-modules.mjs"),
     `import { writeFileSync } from "node:fs";
+let dateFormats = 0;
+Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
+  construct(target, args) {
+    dateFormats += 1;
+    return Reflect.construct(target, args);
+  },
+});
 const { Server } = process.getBuiltinModule("node:net");
 const listen = Server.prototype.listen;
 Server.prototype.listen = function (...args) {
-  this.once("listening", () => writeFileSync(${JSON.stringify(loadedAtListen(dataDir))}, process.moduleLoadList.join("\\n")));
+  this.once("listening", () => {
+    writeFileSync(${JSON.stringify(loadedAtListen(dataDir))}, process.moduleLoadList.join("\\n"));
+    writeFileSync(${JSON.stringify(dateFormatsAtListen(dataDir))}, String(dateFormats));
+  });
   return listen.apply(this, args);
 };
 `,
@@ -159,6 +172,10 @@ describe("the server as npm start runs it, bundled", () => {
     expect(loaded.length).toBeGreaterThan(50);
     expect(loaded).toContain("NativeModule net");
     expect(loaded.filter((name) => name.includes("undici"))).toEqual([]);
+  });
+
+  it("makes no date format to start: the first loads ICU's date data, and comes with the first time shown", () => {
+    expect(readFileSync(dateFormatsAtListen(dataDir), "utf8")).toBe("0");
   });
 
   it("holds its scripts in ASCII, so V8 keeps their source at a byte per character", () => {
