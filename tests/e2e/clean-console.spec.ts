@@ -24,9 +24,10 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
  *
  * The same visit checks each of the site's top-level pages with axe, whole:
  * no serious or critical violation as served, nor once every island is live.
- * Those tests are tagged @narrow, since the narrow layout is another page to
- * axe; the served HTML is the same at every width, so the narrow project
- * checks the live page only. One visit does both because loading and
+ * The narrow layout is another page to axe, but not another page for each
+ * route: the narrow project checks one page of each layout (`narrowPages`)
+ * live, since the served HTML is the same at every width and the pages of one
+ * layout differ only in their text. One visit does both because loading and
  * hydrating a page is most of what either check costs
  * (docs/decisions/028-how-the-suite-stays-fast.md).
  */
@@ -148,6 +149,8 @@ async function readWithAxe(
   const response = await page.goto(path);
   expect(response?.status(), path).toBe(200);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  const route = mainRoutes.find((entry) => entry.path === path);
+  if (route && testInfo.project.name !== "narrow") await marksItsOwnLink(page, route.label);
   if (testInfo.project.name === "narrow") {
     await hydrate(page);
   } else {
@@ -157,6 +160,20 @@ async function readWithAxe(
     await page.evaluate(() => window.scrollTo(0, 0));
   }
   await axeClean(page);
+}
+
+/**
+ * The sidebar marks the page's own link as the current page, and no other, on
+ * a direct load, in the same visit (the served HTML of each route is read in
+ * shell.spec.ts, and the drawer's mark at the narrow width there too).
+ */
+async function marksItsOwnLink(page: Page, label: string) {
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(nav.getByRole("link", { name: label, exact: true })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  await expect(nav.locator('[aria-current="page"]')).toHaveCount(1);
 }
 
 /**
@@ -209,6 +226,16 @@ const otherPages = Map.groupBy(
   // about them are two tests, each within its time on a loaded machine.
   (page) => page.split("/").slice(1, -1).join("/") || (page.split("/")[1] ?? ""),
 );
+/**
+ * The top-level pages axe checks at the narrow width too, one of each layout:
+ * the home page has a test of its own; /technical stands for the five section
+ * pages (the same tabs, cards, reactions and discussions, another section's
+ * items), /about for the profile, /services for the service cards and the
+ * enquiry form. /privacy and /terms are prose in the layout every page has,
+ * whose header and drawer the narrow project checks on these pages and in
+ * shell.spec.ts. Each other page is checked whole at the desktop width.
+ */
+const narrowPages = new Set(["/technical", "/about", "/services"]);
 /** An address the site has no page for: the server answers it with the built 404 page. */
 const missing = "/no-such-page";
 
@@ -272,9 +299,7 @@ test.describe("no console error and no CSP violation", () => {
   for (const path of topPages) {
     test(
       `${path}, and no serious or critical axe violations as served or live`,
-      {
-        tag: "@narrow",
-      },
+      narrowPages.has(path) ? { tag: "@narrow" } : {},
       async ({ page }, testInfo) => {
         const trouble = await watch(page);
         await readWithAxe(page, path, testInfo);

@@ -94,18 +94,8 @@ test.describe("sidebar", { tag: "@narrow" }, () => {
     );
   });
 
-  test("marks the active page on a direct load of every route", async ({ page }) => {
-    for (const route of routes) {
-      await page.goto(route.path);
-      if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
-      const nav = mainNav(page);
-      await expect(nav.getByRole("link", { name: route.label, exact: true })).toHaveAttribute(
-        "aria-current",
-        "page",
-      );
-      await expect(nav.locator('[aria-current="page"]')).toHaveCount(1);
-    }
-  });
+  // A direct load of each route marks its own link, and only that: checked in
+  // clean-console.spec.ts, in the visit that reads each page with axe.
 
   test("the served HTML of every route marks its own link, and only that", async ({ request }) => {
     for (const route of routes) {
