@@ -2,10 +2,10 @@ import { z } from "zod";
 import {
   ContentError,
   defaultContentRoot,
-  expectUniqueIds,
   markdownFiles,
   readFrontmatterFields,
 } from "./frontmatter.ts";
+import { expectUniqueIds } from "./rules.ts";
 import { idSchema } from "./schema.ts";
 
 /*

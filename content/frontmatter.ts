@@ -90,16 +90,6 @@ export function markdownFiles(root: string, folder: string): string[] {
     .map((name) => `${folder}/${name}`);
 }
 
-/** Throws, naming both files, when two files of a collection share an id. */
-export function expectUniqueIds(entries: { id: string; file: string }[]): void {
-  const seen = new Map<string, string>();
-  for (const { id, file } of entries) {
-    const other = seen.get(id);
-    if (other) throw new ContentError(`${file}: duplicate id "${id}" (also in ${other})`);
-    seen.set(id, file);
-  }
-}
-
 /** One file of a collection, validated, as Astro's collections and `readCollections` give it. */
 export type RawEntry<T> = { file: string; data: T; body: string };
 export type RawCollections = {

@@ -4,13 +4,13 @@ import { type DateFields, resolveDates } from "./dates.ts";
 import {
   ContentError,
   defaultContentRoot,
-  expectUniqueIds,
   type RawCollections,
   readCollections,
 } from "./frontmatter.ts";
 import { type ContentHistory, readContentHistory } from "./history.ts";
 import { anchorId, countWords, renderMarkdown } from "./markdown.ts";
 import { readOwnerProfile } from "./owner.ts";
+import { expectKnownServices, expectOwnPosts, expectUniqueIds } from "./rules.ts";
 import { samplePassages } from "./sample-voice.ts";
 import { type CollectionName, type CollectionSpec, collections, type Image } from "./schema.ts";
 import { serviceQuestions } from "./service-page.ts";
@@ -114,41 +114,6 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
 
 const entryId = (entry: object) => (entry as { id: string }).id;
 const order = (entry: object) => (entry as { order: number }).order;
-
-/** An item's related services (`services` in its frontmatter) are services of the site. */
-function expectKnownServices(
-  items: { file: string; services?: string[] | undefined }[],
-  services: { id: string }[],
-) {
-  const known = new Set(services.map((service) => service.id));
-  for (const { file, services: related = [] } of items) {
-    const unknown = related.find((id) => !known.has(id));
-    if (unknown !== undefined) {
-      throw new ContentError(
-        `${file}: services: "${unknown}" is not a service (content/services/ has ${[...known].join(", ")})`,
-      );
-    }
-  }
-}
-
-/**
- * An AI article's `linkedin` is the owner's post on its own topic, so two
- * articles never share one; its `link` is a page on the subject, never LinkedIn.
- */
-function expectOwnPosts(articles: { file: string; link: string; linkedin?: string | undefined }[]) {
-  const seen = new Map<string, string>();
-  for (const { file, link, linkedin } of articles) {
-    if (/^https?:\/\/([a-z]+\.)?linkedin\.com\//.test(link)) {
-      throw new ContentError(
-        `${file}: link is a page on the article's subject; the owner's LinkedIn post goes in linkedin`,
-      );
-    }
-    if (!linkedin) continue;
-    const other = seen.get(linkedin);
-    if (other) throw new ContentError(`${file}: linkedin is the same post as in ${other}`);
-    seen.set(linkedin, file);
-  }
-}
 
 /**
  * content/ read and checked outside Astro, with the owner's profile and the kind

@@ -92,7 +92,7 @@ describe("an AI article's LinkedIn post", () => {
       source.replace(/^linkedin:.*\n/m, "").replace(/^link:.*$/m, `link: "${post}"`),
     );
     expect(() => loadContent(copy.root)).toThrow(
-      /ai-and-creativity\.md: link is a page on the article's subject; the owner's LinkedIn post goes in linkedin/,
+      /ai-and-creativity\.md: invalid content\n {2}link: a page on the article's subject; the owner's LinkedIn post goes in linkedin/,
     );
   });
 });

@@ -219,7 +219,11 @@ export const aiArticleSchema = z.strictObject({
   order,
   ...dates,
   summary: text,
-  link: url,
+  /** A page on the article's subject, never LinkedIn. */
+  link: url.refine(
+    (value) => !/^https?:\/\/([a-z]+\.)?linkedin\.com\//.test(value),
+    "a page on the article's subject; the owner's LinkedIn post goes in linkedin",
+  ),
   /** The owner's LinkedIn post on this article's topic, shown as "Read More on LinkedIn". */
   linkedin: linkedInPostSchema.optional(),
   ...relatedServices,

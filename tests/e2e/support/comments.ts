@@ -1,4 +1,5 @@
 import { type APIRequestContext, type APIResponse, expect } from "@playwright/test";
+import { commentResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
 
 /**
  * Posts a comment through the API as the comment form does: with the form's
@@ -14,7 +15,7 @@ export async function postComment(
 ): Promise<number> {
   const token = await request.get("/api/comments/form-token");
   expect(token.status()).toBe(200);
-  const { formToken } = (await token.json()) as { formToken: string };
+  const { formToken } = formTokenResponseSchema.parse(await token.json());
   let response: APIResponse | undefined;
   await expect
     .poll(
@@ -31,7 +32,7 @@ export async function postComment(
   if (!response) return 0;
   // Held for the owner, it would show to no one else: a test's text must read as a reader's.
   if (response.status() === 201) {
-    expect((await response.json()).comment.awaitingApproval).toBe(false);
+    expect(commentResponseSchema.parse(await response.json()).comment.awaitingApproval).toBe(false);
   }
   return response.status();
 }

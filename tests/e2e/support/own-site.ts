@@ -9,6 +9,7 @@ import {
   expect,
   type Page,
 } from "@playwright/test";
+import { commentResponseSchema } from "../../../contract/api.ts";
 import { compileCacheDir } from "../../support/compile-cache.ts";
 import { freePort } from "../../support/postgres.ts";
 import {
@@ -160,5 +161,5 @@ export async function postTo(
     headers: { origin: site.siteUrl },
   });
   expect(response.status(), await response.text()).toBe(201);
-  return ((await response.json()) as { comment: { id: number; content: string } }).comment;
+  return commentResponseSchema.parse(await response.json()).comment;
 }
