@@ -1,5 +1,12 @@
 import { type Browser, chromium } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  cancellationMail,
+  ownerInvitationMail,
+  readerInvitationMail,
+  reminderMail,
+} from "../../server/bookings/mails.ts";
+import type { StoredBooking } from "../../server/bookings/repository.ts";
 import { renderComment } from "../../server/comments/markdown.ts";
 import { replyConfirmationMail, replyMail } from "../../server/comments/reply-mails.ts";
 import { signInLinkMail } from "../../server/console/sign-in-mail.ts";
@@ -7,6 +14,7 @@ import { acknowledgementMail, answerMail, ownerNoticeMail } from "../../server/e
 import type { StoredEnquiry } from "../../server/enquiries/repository.ts";
 import { renderEdition } from "../../server/newsletter/editions.ts";
 import { confirmationMail, editionMail } from "../../server/newsletter/messages.ts";
+import { actionUrl, digestMail, noticeMail } from "../../server/notifications/messages.ts";
 import type { OutgoingMail } from "../../server/outbox/outgoing-mail.ts";
 
 /*
@@ -52,6 +60,54 @@ const edition = renderEdition(
   siteUrl,
 );
 
+const call: StoredBooking = {
+  id: 4,
+  start: "2026-12-14T05:00:00.000Z",
+  end: "2026-12-14T05:30:00.000Z",
+  name: "Meera Iyer",
+  email: enquiry.email,
+  service: "dfmea",
+  note: `Our pump module's DFMEA has grown past 400 lines. The sheet: ${longLink}`,
+  readerZone: "America/Argentina/ComodRivadavia",
+  status: "booked",
+  uid: "booking.0123456789abcdef01234567@engage-with-engineer.example",
+  sequence: 0,
+  meetingUrl: "https://meet.jit.si/EngageWithEngineer-q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfH",
+  cancelledBy: null,
+  cancelMessage: null,
+  visitorId: null,
+  createdAt: "2026-12-01T10:00:00.000Z",
+};
+const callContext = {
+  siteUrl,
+  ownerName: "Priya Deshmukh",
+  ownerAddress: "owner@engage-with-engineer.example",
+  ownerZone: "Asia/Kolkata",
+  serviceTitle: "DFMEA facilitation",
+};
+const cancelled = {
+  ...call,
+  sequence: 1,
+  by: "owner" as const,
+  message: `I am travelling that week; the notes are at ${longLink}`,
+};
+const notice = {
+  comment: {
+    id: 12,
+    postId: "wifi",
+    userName: "Ravi",
+    content: `See ${longLink} for the whole story.`,
+    createdAt: "2026-11-30T10:00:00.000Z",
+  },
+  state: "held" as const,
+  postTitle: "Why Wi-Fi slows down through walls",
+  postUrl: `${siteUrl}/science/wifi`,
+  links: {
+    delete: actionUrl(siteUrl, 12, "delete", token),
+    approve: actionUrl(siteUrl, 12, "approve", token),
+  },
+};
+
 const mails: [string, OutgoingMail][] = [
   ["the newsletter's confirmation", confirmationMail({ to: "a@example.com", token }, siteUrl)],
   ["an edition", editionMail(edition, { to: "a@example.com", token }, siteUrl)],
@@ -82,6 +138,23 @@ const mails: [string, OutgoingMail][] = [
     }),
   ],
   ["the console's sign-in link", signInLinkMail({ to: "owner@example.com", token, siteUrl })],
+  ["a booked call's invitation", readerInvitationMail(call, token, callContext, false)],
+  [
+    "the owner's copy of a booked call",
+    ownerInvitationMail("o@example.com", call, callContext, true),
+  ],
+  ["a call's cancellation", cancellationMail(call.email, "reader", cancelled, callContext)],
+  [
+    "the owner's copy of a cancellation",
+    cancellationMail("o@example.com", "owner", cancelled, callContext),
+  ],
+  ["a call's reminder", reminderMail(call.email, "reader", call, 1, callContext)],
+  ["the owner's reminder", reminderMail("o@example.com", "owner", call, 24, callContext)],
+  ["the owner's notice of a comment", noticeMail("owner@example.com", notice)],
+  [
+    "the owner's digest of comments",
+    digestMail("owner@example.com", [notice, notice], { deleted: 1, more: 3 }),
+  ],
 ];
 
 describe("mails on a phone", () => {
