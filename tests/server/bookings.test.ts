@@ -12,10 +12,18 @@ import {
 import { wallTime } from "../../contract/time-zones.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 const owner = "owner@example.com";
 const cookieSecret = "booking-tests-cookie-secret-0123456789abcdef";
@@ -249,11 +257,67 @@ describe.each(backends)("booking a call on %s", (backend) => {
       expect(response.statusCode, JSON.stringify(change)).toBe(status);
       expect(json(response, errorResponseSchema).error.code).toBe(code);
     }
+    // A note the enquiry form would refuse is refused here too.
+    const junk = await browser().post(
+      "/api/bookings",
+      booking(later ?? "", { note: "Best casino bonus tonight, see bit.ly/x1" }),
+    );
+    expect(junk.statusCode).toBe(422);
+    expect(json(junk, errorResponseSchema).error.code).toBe("blocked_content");
+    // A form's token is spent by its first answer, a refusal included: sent again, it is refused.
+    const once = aged();
+    const notOffered = booking(saturday.toISOString(), { formToken: once });
+    expect((await browser().post("/api/bookings", notOffered)).statusCode).toBe(422);
+    const resent = await browser().post("/api/bookings", booking(later ?? "", { formToken: once }));
+    expect(resent.statusCode).toBe(400);
+    expect(json(resent, errorResponseSchema).error).toMatchObject({
+      code: "form_token_invalid",
+      message: expect.stringMatching(/sent already/),
+    });
+    // The form without JavaScript, posted from another site: refused.
+    const elsewhere = await t.app.inject({
+      method: "POST",
+      url: "/book",
+      remoteAddress: "10.9.0.3",
+      headers: {
+        origin: "https://elsewhere.example",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: new URLSearchParams(
+        Object.entries(booking(later ?? "")).map(([name, value]) => [name, String(value)]),
+      ).toString(),
+    });
+    expect(elsewhere.statusCode).toBe(403);
+    expect(dom(elsewhere.body).querySelector("[role=alert]")?.textContent).toContain(
+      "this site's own page",
+    );
     // A program that fills the hidden field is told it worked, and nothing is kept.
     const honeypot = await browser().post("/api/bookings", booking(later ?? "", { website: "x" }));
     expect(honeypot.statusCode).toBe(201);
     expect(Number((await runSql(t, "select count(*) as n from bookings"))[0]?.n)).toBe(before);
     expect((await slots()).starts).toContain(later);
+  });
+
+  it("refuses a banned browser, politely, and stores nothing", async () => {
+    const troll = browser();
+    const commented = await troll.comment(freshItem("science"), "Something rude");
+    expect(commented.statusCode).toBe(201);
+    const { comment } = JSON.parse(commented.body) as { comment: { id: number } };
+    const ban = await admin(adminEnv(t), "visitor", "ban", "--comment", String(comment.id));
+    expect(ban.code, ban.stderr).toBe(0);
+    // Far ahead, where no other test's clock brings a reminder due.
+    const start = (await slots()).starts.at(-4) ?? "";
+    const sent = booking(start);
+    const refused = await troll.post("/api/bookings", sent);
+    expect(refused.statusCode).toBe(403);
+    expect(json(refused, errorResponseSchema).error).toMatchObject({
+      code: "banned",
+      message: expect.stringMatching(/not accepted at the moment/),
+    });
+    expect(await runSql(t, "select id from bookings where email = ?", [sent.email])).toEqual([]);
+    expect((await slots()).starts).toContain(start);
+    // Another browser at the same address is not touched.
+    expect((await browser().post("/api/bookings", booking(start))).statusCode).toBe(201);
   });
 
   it("sends one booking an hour per mailbox, and keeps a few calls ahead per address at most", async () => {
@@ -460,6 +524,55 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(newToken).not.toBe(token);
   });
 
+  it("moves a call only to a free time, only from the site's own page, and a look changes nothing", async () => {
+    // Far ahead, where no other test's clock brings a reminder due.
+    const [mine, other, target] = (await slots()).starts.slice(-3);
+    const sent = booking(mine ?? "");
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    expect((await browser().post("/api/bookings", booking(other ?? ""))).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+    const token =
+      /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(sent.email)[0]?.parsed.text ?? "",
+      )?.[1] ?? "";
+    const where = async () =>
+      (
+        await runSql(t, "select starts_at, sequence from bookings where email = ?", [sent.email])
+      ).map((row) => [new Date(String(row.starts_at)).toISOString(), Number(row.sequence)]);
+    const unmoved = [[mine, 0]];
+    expect(await where()).toEqual(unmoved);
+
+    const opened = await browser().get(`/book/reschedule?token=${token}`);
+    expect(opened.statusCode).toBe(200);
+    expect(opened.headers["x-robots-tag"]).toBe("noindex");
+    expect(dom(opened.body).querySelector("h1")?.textContent).toBe("Move your call");
+    const move = (start: string, origin = siteUrl) =>
+      t.app.inject({
+        method: "POST",
+        url: "/book/reschedule",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token, start, zone: "Asia/Kolkata" }).toString(),
+      });
+    const forged = await move(target ?? "", "https://elsewhere.example");
+    expect(forged.statusCode).toBe(403);
+    expect(dom(forged.body).querySelector("h1")?.textContent).toBe("Nothing was changed");
+    const taken = await move(other ?? "");
+    expect(taken.statusCode).toBe(409);
+    expect(dom(taken.body).querySelector("[role=alert]")?.textContent).toContain(
+      "That time was just taken",
+    );
+    const offGrid = new Date(Date.parse(target ?? "") + 60_000).toISOString();
+    for (const start of [offGrid, "tomorrow", ""]) {
+      const refused = await move(start);
+      expect(refused.statusCode, start).toBe(400);
+      expect(dom(refused.body).querySelector("[role=alert]")?.textContent).toBe(
+        "Choose one of the free times.",
+      );
+    }
+    expect(await where()).toEqual(unmoved);
+    expect((await slots()).starts).toContain(target);
+  });
+
   it("sends each reminder once, 24 hours and 1 hour before, and none after a cancellation", async () => {
     const free = (await slots()).starts;
     const kept = booking(free[20] ?? "");
@@ -539,5 +652,30 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect((await ownerBrowser.delete("/api/admin/bookings/feed")).statusCode).toBe(204);
     expect((await browser().get(path)).statusCode).toBe(404);
     expect((await browser().get("/book/feed/nothing.ics")).statusCode).toBe(404);
+  });
+});
+
+describe("booking a call from one connection", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp("sqlite", {
+      env: { COOKIE_SECRET: cookieSecret, BOOKING_TIMEZONE: ownerZone, BOOKINGS_PER_HOUR: "1" },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it("takes BOOKINGS_PER_HOUR an hour, then asks it to wait with 429 and Retry-After", async () => {
+    const reader = t.visitor({ ip: "10.8.0.1" });
+    const { starts } = json(await reader.get("/api/bookings/slots"), slotsResponseSchema);
+    expect((await reader.post("/api/bookings", booking(starts[0] ?? ""))).statusCode).toBe(201);
+    const second = booking(starts[1] ?? "");
+    const refused = await reader.post("/api/bookings", second);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("3600");
+    expect(json(refused, errorResponseSchema).error.code).toBe("rate_limited");
+    expect(await runSql(t, "select id from bookings where email = ?", [second.email])).toEqual([]);
+    // Another connection is not held back.
+    const elsewhere = t.visitor({ ip: "10.8.0.2" });
+    expect((await elsewhere.post("/api/bookings", booking(starts[1] ?? ""))).statusCode).toBe(201);
   });
 });
