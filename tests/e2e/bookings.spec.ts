@@ -154,14 +154,17 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Cancel the call" }).click();
   await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
   expect(await freeStarts(page)).toContain(start);
   // Both calendars are sent the cancellation of that call.
   await mailsFor(email, start, "CANCEL");
 });
 
-test("without JavaScript the zone is chosen with the select, the form posts, and the server's page says the call is booked", async ({
+test("without JavaScript the zone is chosen with the select, the form posts, the server's page says the call is booked, and the mail's links move and cancel it", async ({
   visitor,
 }) => {
+  // A clash, a booking, a move and a cancellation, each waiting on its mail.
+  test.slow();
   const email = "meera.nojs@example.org";
   const page = await visitor({ javaScriptEnabled: false });
   await page.goto(`${site.siteUrl}/services/dfmea`);
@@ -222,5 +225,32 @@ test("without JavaScript the zone is chosen with the select, the form posts, and
   // Both calendars are sent the invitation, at the time chosen.
   const mails = await mailsFor(email, start, "REQUEST");
   expect(mails.owner?.parsed.replyTo?.value[0]?.address).toBe(email);
-  expect(mails.reader?.parsed.text).toMatch(/\/book\/cancel\?token=[A-Za-z0-9_-]{43}/);
+  const linkIn = (mail: ReceivedMail | undefined, action: "cancel" | "reschedule") =>
+    new RegExp(`https?://\\S+/book/${action}\\?token=[A-Za-z0-9_-]{43}`).exec(
+      mail?.parsed.text ?? "",
+    )?.[0] ?? "";
+
+  // The mail's other link moves the call: a page of free times that asks first.
+  // axe runs as a script, so these two pages are read where scripts run; the
+  // server writes them whole, with no island, exactly as a reader without JavaScript gets them.
+  const mover = await visitor();
+  await mover.goto(linkIn(mails.reader, "reschedule"));
+  await expect(mover.getByRole("heading", { name: "Move your call", level: 1 })).toBeVisible();
+  expect(await seriousViolations(mover)).toEqual([]);
+  const to = mover.getByRole("radio").first();
+  const moved = (await to.getAttribute("value")) ?? "";
+  await to.check();
+  await mover.getByRole("button", { name: "Move the call" }).click();
+  await expect(mover.getByRole("heading", { name: "Your call is moved" })).toBeVisible();
+  expect(await seriousViolations(mover)).toEqual([]);
+  await mover.context().close();
+
+  // The moved call's mail brings new links; its cancel link works without JavaScript.
+  const after = await mailsFor(email, moved, "REQUEST");
+  await page.goto(linkIn(after.reader, "cancel"));
+  await expect(page.getByRole("heading", { name: "Cancel your call?" })).toBeVisible();
+  await page.getByRole("button", { name: "Cancel the call" }).click();
+  await expect(page.getByRole("heading", { name: "Your call is cancelled" })).toBeVisible();
+  expect(await freeStarts(page)).toContain(moved);
+  await mailsFor(email, moved, "CANCEL");
 });
