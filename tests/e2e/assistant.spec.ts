@@ -75,6 +75,11 @@ test("answers a question about a service, and its enquiry comes with the service
   await ask(page, "Can you review our tolerance stack-up?");
   await expect(log).toContainText("Tolerance Stack-ups");
   await expect(log).toContainText("Monte Carlo simulation");
+  // The site has a booking page: the answer offers a call about that service too.
+  await expect(log.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+    "href",
+    "/book?service=tolerance-stackups",
+  );
   await log.getByRole("link", { name: "Send an enquiry" }).click();
   const form = page.locator("#send-enquiry");
   await expect(form.getByRole("combobox", { name: "Service" })).toHaveValue("tolerance-stackups");

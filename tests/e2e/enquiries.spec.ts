@@ -101,6 +101,11 @@ test("a reader asks about a service in place, and the owner and the reader are m
 
   await page.getByRole("button", { name: "Send enquiry" }).click();
   await expect(page.getByRole("status")).toContainText("Thank you, Priya Raman!");
+  // A call may be quicker: the acknowledgement leads to the booking page, the service chosen.
+  await expect(page.getByRole("status").getByRole("link", { name: "Book a call" })).toHaveAttribute(
+    "href",
+    "/book?service=dfmea",
+  );
 
   await smtp.waitFor(() => smtp.to(owner).length > 0 && smtp.to(email).length > 0);
   const notice = smtp.to(owner)[0];
@@ -110,6 +115,9 @@ test("a reader asks about a service in place, and the owner and the reader are m
   // The acknowledgement names the service and repeats nothing the sender typed.
   const ack = smtp.to(email)[0]?.parsed.text;
   expect(ack).toContain("Service: DFMEA");
+  expect(ack).toContain(
+    `Book a call at a time that suits you:\n${site.siteUrl}/book?service=dfmea`,
+  );
   expect(ack).not.toContain(message);
 
   await expectInConsole(visitor, browser, email, "DFMEA");
@@ -147,6 +155,7 @@ test("without JavaScript a card's link chooses its service, the form posts, show
     await expect(page.getByRole("heading", { name: "Thank you" })).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 30_000 });
   await expect(page).toHaveURL(`${site.siteUrl}/services/enquiry-sent`);
+  await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute("href", "/book");
   // The owner's notice and the acknowledgement leave the outbox in either order.
   await smtp.waitFor(
     () =>
