@@ -22,8 +22,10 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
  * `securitypolicyviolation` events are collected too, so a violation counts
  * even when a browser keeps it off the console.
  *
- * The same visit checks each of the site's top-level pages with axe, whole:
- * no serious or critical violation as served, nor once every island is live.
+ * The same visit checks every built page with axe, whole: each top-level
+ * page as served and once every island is live; every other page (the
+ * items' own pages, the newsletter's and the forms' answers, the services'
+ * pages, the owner's console screens) once it is live, read to its end.
  * The narrow layout is another page to axe, but not another page for each
  * route: the narrow project checks one page of each layout (`narrowPages`)
  * live, since the served HTML is the same at every width and the pages of one
@@ -129,8 +131,8 @@ async function readToTheEnd(page: Page) {
  * page's quote fades out and in every 10 s, and text half-way through that
  * fade has, for half a second, too little contrast. A lasting violation still fails.
  */
-async function axeClean(page: Page) {
-  await expect.poll(() => seriousViolations(page), { timeout: 30_000 }).toEqual([]);
+async function axeClean(page: Page, path?: string) {
+  await expect.poll(() => seriousViolations(page), { timeout: 30_000, message: path }).toEqual([]);
 }
 
 /**
@@ -314,6 +316,7 @@ test.describe("no console error and no CSP violation", () => {
       for (const path of paths) {
         await read(page, path);
         expect(trouble, path).toEqual([]);
+        await axeClean(page, path);
       }
     });
   }
@@ -340,6 +343,7 @@ test.describe("no console error and no CSP violation", () => {
       for (const item of items.filter((entry) => entry.section.id === section.id)) {
         await read(page, item.path);
         expect(trouble, item.path).toEqual([]);
+        await axeClean(page, item.path);
       }
     });
   }
@@ -396,6 +400,8 @@ test.describe("no console error and no CSP violation in the owner's console", ()
       await expect(page.getByText("Loading…")).toHaveCount(0);
       await readToTheEnd(page);
       expect(trouble).toEqual([]);
+      // Some screens are checked in the states their own specs put them in; here each is, as it opens.
+      await axeClean(page, screen);
     });
   }
 });
