@@ -95,6 +95,7 @@ async function remoteServer() {
     asha: () => ["image/png", png],
     bo: () => ["image/png", Buffer.concat([png, Buffer.alloc(300 * 1024)])],
     cy: () => ["image/png", Buffer.from("<!doctype html><p>not a picture</p>")],
+    dee: () => ["image/png", png],
   };
   let base = "";
   const server: Server = createServer((request, response) => {
@@ -106,15 +107,49 @@ async function remoteServer() {
       return response.writeHead(200, { "content-type": type }).end(body);
     }
     const id = `${base}/users/${name}`;
+    // An account as Mastodon 4 describes it, its extensions and all.
     response.writeHead(200, { "content-type": "application/activity+json" }).end(
       JSON.stringify({
-        "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+        "@context": [
+          "https://www.w3.org/ns/activitystreams",
+          "https://w3id.org/security/v1",
+          {
+            manuallyApprovesFollowers: "as:manuallyApprovesFollowers",
+            toot: "http://joinmastodon.org/ns#",
+            featured: { "@id": "toot:featured", "@type": "@id" },
+            alsoKnownAs: { "@id": "as:alsoKnownAs", "@type": "@id" },
+            schema: "http://schema.org#",
+            PropertyValue: "schema:PropertyValue",
+            value: "schema:value",
+            discoverable: "toot:discoverable",
+            indexable: "toot:indexable",
+          },
+        ],
         id,
         type: "Person",
+        following: `${id}/following`,
+        followers: `${id}/followers`,
+        inbox: `${id}/inbox`,
+        outbox: `${id}/outbox`,
+        featured: `${id}/collections/featured`,
         preferredUsername: name,
         name: `${name?.[0]?.toUpperCase()}${name?.slice(1)} Rao`,
-        inbox: `${id}/inbox`,
+        summary: "<p>Process engineer. Soap, steam and surfaces.</p>",
+        url: `${base}/@${name}`,
+        manuallyApprovesFollowers: false,
+        discoverable: true,
+        indexable: false,
+        published: "2023-04-01T00:00:00Z",
         publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: pem },
+        tag: [],
+        attachment: [
+          {
+            type: "PropertyValue",
+            name: "Site",
+            value: '<a href="https://example.org">example.org</a>',
+          },
+        ],
+        endpoints: { sharedInbox: `${base}/inbox` },
         icon: { type: "Image", mediaType: "image/png", url: `${base}/pictures/${name}` },
       }),
     );
@@ -579,6 +614,138 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       expect(page.body, path).toContain(`href="${source}" rel="nofollow ugc noopener"`);
       expect(page.body, path).not.toContain("<ewe-fragment");
     }
+  });
+
+  it("takes what a Mastodon server sends: a reply with a content warning and mentions, a like, a boost, their undoing and a deletion", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    const public_ = "https://www.w3.org/ns/activitystreams#Public";
+    // Mastodon's own context: its extensions inline, nothing to fetch.
+    const context = [
+      "https://www.w3.org/ns/activitystreams",
+      {
+        ostatus: "http://ostatus.org#",
+        atomUri: "ostatus:atomUri",
+        inReplyToAtomUri: "ostatus:inReplyToAtomUri",
+        conversation: "ostatus:conversation",
+        sensitive: "as:sensitive",
+        toot: "http://joinmastodon.org/ns#",
+        votersCount: "toot:votersCount",
+        Hashtag: "as:Hashtag",
+      },
+    ];
+    const soap = `${siteUrl}/fediverse/items/science/soap`;
+    const garuda = `${siteUrl}/fediverse/items/mythology/garuda`;
+    const status = `${dee}/statuses/113554`;
+    const content =
+      `<p><span class="h-card" translate="no"><a href="${siteUrl}/about" class="u-url mention">@<span>arjun</span></a></span> ` +
+      '<span class="h-card" translate="no"><a href="https://other.example/@lee" class="u-url mention">@<span>lee</span></a></span> ' +
+      'Hard water is why our rinse line needs twice the soap. <a href="https://mastodon.example/tags/chemistry" class="mention hashtag" rel="tag">#<span>chemistry</span></a></p>';
+    const note = {
+      id: status,
+      type: "Note",
+      summary: "Long, about detergents",
+      inReplyTo: soap,
+      published: "2026-11-30T10:00:00Z",
+      url: `${remote.base}/@dee/113554`,
+      attributedTo: dee,
+      to: [public_],
+      cc: [`${dee}/followers`, actorUrl],
+      sensitive: true,
+      atomUri: status,
+      inReplyToAtomUri: soap,
+      conversation: "tag:mastodon.example,2026-11-30:objectId=9:objectType=Conversation",
+      content,
+      contentMap: { en: content },
+      attachment: [],
+      tag: [
+        { type: "Mention", href: actorUrl, name: "@arjun@ewe.test" },
+        { type: "Mention", href: "https://other.example/users/lee", name: "@lee@other.example" },
+        { type: "Hashtag", href: "https://mastodon.example/tags/chemistry", name: "#chemistry" },
+      ],
+    };
+    const posted = await t.app.inject(
+      await remote.signed("dee", {
+        "@context": context,
+        id: `${status}/activity`,
+        type: "Create",
+        actor: dee,
+        published: note.published,
+        to: note.to,
+        cc: note.cc,
+        object: note,
+      }),
+    );
+    expect(posted.statusCode).toBe(202);
+    const reply = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.remote?.handle === `@dee@${new URL(remote.base).host}`,
+      );
+    await waitFor(async () => (await reply()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's reply under the post",
+    });
+    const shown = await reply();
+    // The warning comes first, the site's own mention goes, the others are text.
+    expect(shown?.content).toMatch(/^\*\*Content warning: Long, about detergents\*\*\n\n/);
+    expect(shown?.content).toContain("@lee Hard water is why our rinse line needs twice the soap.");
+    expect(shown?.content).not.toContain("@arjun");
+    expect(shown?.remote?.url).toBe(`${remote.base}/@dee/113554`);
+
+    // A like and a boost of a story, as Mastodon words them, counted on its page.
+    const counted = async () =>
+      /(\d+) from the Fediverse/.exec((await get("/mythology/garuda", "text/html")).body)?.[1];
+    const like = { id: `${dee}#likes/7001`, type: "Like", actor: dee, object: garuda };
+    const boost = {
+      id: `${dee}/statuses/113555/activity`,
+      type: "Announce",
+      actor: dee,
+      published: "2026-11-30T11:00:00Z",
+      to: [public_],
+      cc: [actorUrl, `${dee}/followers`],
+      object: garuda,
+    };
+    for (const activity of [like, boost]) {
+      const answer = await t.app.inject(await remote.signed("dee", activity));
+      expect(answer.statusCode, activity.type).toBe(202);
+    }
+    await waitFor(async () => (await counted()) === "2", {
+      timeoutMs: 60_000,
+      what: "the like and the boost counted on the story's page",
+    });
+    // The boost taken back, with the activity inside the Undo as Mastodon sends it.
+    const undone = await t.app.inject(
+      await remote.signed("dee", {
+        id: `${dee}#announces/113555/undo`,
+        type: "Undo",
+        actor: dee,
+        to: [public_],
+        object: boost,
+      }),
+    );
+    expect(undone.statusCode).toBe(202);
+    await waitFor(async () => (await counted()) === "1", {
+      timeoutMs: 60_000,
+      what: "the boost taken back",
+    });
+
+    // The reply deleted on Mastodon, which sends a Tombstone: gone here too.
+    const deleted = await t.app.inject(
+      await remote.signed("dee", {
+        "@context": context,
+        id: `${status}#delete`,
+        type: "Delete",
+        actor: dee,
+        to: [public_],
+        object: { id: status, type: "Tombstone", atomUri: status },
+      }),
+    );
+    expect(deleted.statusCode).toBe(202);
+    await waitFor(async () => (await reply()) === undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's reply gone with its deletion",
+    });
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {
