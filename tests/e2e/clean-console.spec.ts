@@ -108,8 +108,9 @@ async function liveAndLoaded(page: Page) {
       { timeout: 15_000 },
     )
     .toEqual([]);
-  // Whatever the islands fetched once live (counts, comments, the event stream's first answer).
-  await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => {});
+  // Whatever the islands fetched once live (counts, comments, the event stream's first
+  // answer): a page whose requests never settle fails here, rather than being let go.
+  await page.waitForLoadState("networkidle", { timeout: 15_000 });
 }
 
 async function readToTheEnd(page: Page) {
@@ -122,8 +123,9 @@ async function readToTheEnd(page: Page) {
     }
   });
   await expect(page.locator("astro-island[ssr]")).toHaveCount(0, { timeout: 15_000 });
-  // Whatever the islands fetched once live (counts, comments, the event stream's first answer).
-  await page.waitForLoadState("networkidle", { timeout: 10_000 }).catch(() => {});
+  // Whatever the islands fetched once live (counts, comments, the event stream's first
+  // answer): a page whose requests never settle fails here, rather than being let go.
+  await page.waitForLoadState("networkidle", { timeout: 15_000 });
 }
 
 /**
