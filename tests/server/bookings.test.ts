@@ -187,6 +187,12 @@ describe.each(backends)("booking a call on %s", (backend) => {
     }
     expect(theirs?.parsed.replyTo?.value).toEqual([{ name: sent.name, address: sent.email }]);
     expect(theirs?.parsed.text).toContain(`${siteUrl}/admin/bookings`);
+    // Personal data: in no live event and no public page.
+    const events = (await runSql(t, "select data from events")).map((row) => String(row.data));
+    for (const typed of [sent.email, sent.name, sent.note]) {
+      expect(events.filter((data) => data.includes(typed))).toEqual([]);
+      expect((await browser().get("/book")).body).not.toContain(typed);
+    }
 
     expect((await slots()).starts).not.toContain(start);
     // The same time again, from another reader: taken.
