@@ -200,7 +200,15 @@ export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
     // Node's own modules stay imports, and so do React's: its packages choose
     // their production or development build when they load (NODE_ENV), and a
     // bundle would carry both. pg's optional native binding is not installed.
-    external: ["react", "react-dom", "pg-native"],
+    // Fastify's JSON Schema compilers are never built (server/app.ts gives it
+    // zod's), so their code (Ajv, fast-json-stringify) stays out of the bundle.
+    external: [
+      "react",
+      "react-dom",
+      "pg-native",
+      "@fastify/ajv-compiler",
+      "@fastify/fast-json-stringify-compiler",
+    ],
     // Packages written as CommonJS call require() for Node's modules.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',

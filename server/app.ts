@@ -1,5 +1,6 @@
 import path from "node:path";
 import proxyAddr from "@fastify/proxy-addr";
+import { serializerCompiler, validatorCompiler } from "@fastify/type-provider-zod";
 import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { limits } from "../contract/limits.ts";
@@ -126,6 +127,15 @@ function pictureTypeOf(file: string): string {
   return "image/jpeg";
 }
 
+/**
+ * Fastify's compiler factories, giving zod's compilers: Fastify's types name
+ * Ajv's and fast-json-stringify's signatures, which zod's do not share.
+ */
+const zodCompilers = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]>;
+
 /** What `/readyz` says while the database answers but cannot write. */
 const storeCannotWrite =
   "the database cannot write (its disk is full, failing or read-only): nothing can be saved";
@@ -188,6 +198,10 @@ export async function buildApp({
     keepAliveTimeout,
     clientErrorHandler,
     genReqId: requestIdOf,
+    // Every schema is zod's, compiled as the API compiles it: Fastify then
+    // builds none of its JSON Schema compilers (Ajv, fast-json-stringify),
+    // and a start does not load them (docs/decisions/038-start-and-idle.md).
+    schemaController: { compilersFactory: zodCompilers },
     // The HTTP server Fastify makes by default, with the same settings, and the
     // built site's fast path in front of it (server/web/fast-pages.ts).
     serverFactory: (handler) =>
