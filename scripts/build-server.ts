@@ -139,6 +139,36 @@ function sourcePaths(outdir: string): Plugin {
 }
 
 /**
+ * Fastify requires Node's HTTPS and HTTP/2 modules when it loads, for the
+ * server it makes when it is given none; this server gives it one
+ * (`serverFactory` in server/app.ts), and loading them was a twentieth of a
+ * start's CPU. In the bundle they are required when first used, which is
+ * never here. The build fails if Fastify's lines change, so an upgrade is
+ * looked at again rather than bundled unchanged.
+ */
+function fastifyServerModulesOnUse(): Plugin {
+  const eager = "const https = require('node:https')\nconst http2 = require('node:http2')\n";
+  const onUse =
+    "const onUse = (name) => new Proxy({}, { get: (_, key) => require(name)[key] })\nconst https = onUse('node:https')\nconst http2 = onUse('node:http2')\n";
+  return {
+    name: "fastify-server-modules-on-use",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]fastify[\\/]lib[\\/]server\.js$/ }, async (args) => {
+        const source = await readFile(args.path, "utf8");
+        if (!source.includes(eager)) {
+          return {
+            errors: [
+              { text: "fastify/lib/server.js no longer requires https and http2 as expected" },
+            ],
+          };
+        }
+        return { contents: source.replace(eager, onUse), loader: "js" };
+      });
+    },
+  };
+}
+
+/**
  * The script with every character outside ASCII written as a \\u escape.
  * esbuild escapes them in strings but leaves them in regular expressions
  * (the typographer's ellipsis, the spam filter's currency signs), and one
@@ -216,7 +246,7 @@ export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
     metafile: true,
     write: false,
     logLevel: "warning",
-    plugins: [sourcePaths(outdir)],
+    plugins: [sourcePaths(outdir), fastifyServerModulesOnUse()],
   });
   const inputs = Object.keys(result.metafile.inputs)
     .filter((file) => !file.split("/").includes("node_modules"))

@@ -134,7 +134,9 @@ function pictureTypeOf(file: string): string {
 const zodCompilers = {
   buildValidator: () => validatorCompiler,
   buildSerializer: () => serializerCompiler,
-} as unknown as NonNullable<NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]>;
+} as unknown as NonNullable<
+  NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]
+>;
 
 /** What `/readyz` says while the database answers but cannot write. */
 const storeCannotWrite =

@@ -13,8 +13,8 @@ import { BlockList, isIP, type LookupFunction } from "node:net";
  * the same rule through its `allowPrivateAddress` option.
  */
 
+// HTTPS (and TLS with it) is loaded at the first fetch of an https address, not at start.
 const http = process.getBuiltinModule("node:http");
-const https = process.getBuiltinModule("node:https");
 const dns = process.getBuiltinModule("node:dns");
 
 const refused = new BlockList();
@@ -137,7 +137,7 @@ export function createRemoteFetch({
       if (isIP(literal) && !allowed(literal)) {
         return reject(new RemoteFetchError(`${literal} is a private address`));
       }
-      const client = target.protocol === "https:" ? https : http;
+      const client = target.protocol === "https:" ? process.getBuiltinModule("node:https") : http;
       const request = client.request(
         target,
         {

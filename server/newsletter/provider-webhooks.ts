@@ -1,5 +1,4 @@
 import { timingSafeEqual, verify } from "node:crypto";
-import { get } from "node:https";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { z } from "zod";
 import type { ListHealth } from "./list-health.ts";
@@ -98,6 +97,8 @@ function snsStringToSign(message: SnsMessage): string {
 
 function httpsText(url: URL, ca: string | undefined, limit = 16_384): Promise<string> {
   return new Promise((resolve, reject) => {
+    // Loaded here: a start that never verifies a certificate loads no TLS (docs/decisions/038-start-and-idle.md).
+    const { get } = process.getBuiltinModule("node:https");
     const request = get(url, { timeout: 10_000, ...(ca ? { ca } : {}) }, (response) => {
       if (response.statusCode !== 200) {
         response.resume();
