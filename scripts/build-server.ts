@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -10,9 +11,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Metafile, Plugin } from "esbuild";
+import { newDatabaseName } from "../server/db/new-database.ts";
 
 /*
  * The server as `npm start` runs it: its TypeScript and its packages bundled
@@ -252,13 +255,17 @@ export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
     .filter((file) => !file.split("/").includes("node_modules"))
     .map((file) => toPosix(path.relative(projectRoot, path.resolve(projectRoot, file))))
     .sort();
-  const outputs = result.outputFiles.map((file) => toPosix(path.relative(outdir, file.path)));
+  const outputs = [
+    ...result.outputFiles.map((file) => toPosix(path.relative(outdir, file.path))),
+    newDatabaseName,
+  ];
   for (const file of result.outputFiles) {
     writeWhole(
       file.path,
       file.path.endsWith(".js") ? asciiOnly(file.text, file.path) : file.contents,
     );
   }
+  writeWhole(path.join(outdir, newDatabaseName), await migratedDatabase());
   const kept = new Set([...outputs, ...(readStamp(outdir)?.outputs ?? []), stampName]);
   for (const entry of readdirSync(outdir, { recursive: true, withFileTypes: true })) {
     const file = toPosix(path.relative(outdir, path.join(entry.parentPath, entry.name)));
@@ -275,6 +282,28 @@ export async function buildServer(outdir = serverBuildDir): Promise<Metafile> {
       .map((file) => path.join(outdir, file)),
   );
   return result.metafile;
+}
+
+/**
+ * An empty SQLite database with every migration applied, for a first start to
+ * copy (server/db/new-database.ts): made by the same code as the server's
+ * (`openStore`, `migrateToLatest`), checkpointed and closed, so it is one file.
+ */
+async function migratedDatabase(): Promise<Buffer> {
+  const { migrateToLatest, openStore } = await import("../server/db/store.ts");
+  const scratch = mkdtempSync(path.join(tmpdir(), "ewe-new-database-"));
+  try {
+    const file = path.join(scratch, "engage.sqlite");
+    const store = await openStore({ kind: "sqlite", file });
+    try {
+      await migrateToLatest(store);
+    } finally {
+      await store.close();
+    }
+    return readFileSync(file);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -91,6 +91,8 @@ export type AppOptions = {
   readers?: { flushMs?: number; clock?: () => Date };
   /** Where SNS's signing certificates may come from (tests trust a host of their own). */
   snsTrust?: SnsTrust;
+  /** A migrated empty SQLite database, copied at a first start (server/db/new-database.ts). */
+  newDatabase?: string;
   /** The assistant's index (server/assistant/index-file.ts); by default the one built beside the pages. */
   assistantIndex?: () => string | null;
 };
@@ -156,6 +158,7 @@ export async function buildApp({
   databaseWaitMs,
   readers: readerOptions = {},
   snsTrust = amazonSnsHosts,
+  newDatabase,
   // Beside the pages it was built with: BUILD_DIR's, or that of a site given by path (tests).
   assistantIndex = readIndexFile(
     assistantIndexFile(
@@ -287,6 +290,7 @@ export async function buildApp({
     close: closeStore,
   } = await openStoreAndBus(config, app.log, {
     ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
+    ...(newDatabase ? { newDatabase } : {}),
   });
   // Made after the database, which is refused when it is empty beside a
   // secret of an earlier start (server/startup.ts): a first start that stops

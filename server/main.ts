@@ -1,4 +1,5 @@
 import module from "node:module";
+import path from "node:path";
 import type { Config } from "./config.ts";
 
 // Each start compiles the server and its packages (bundled into a few files
@@ -14,12 +15,14 @@ const [
   { loggerOptions },
   { startupLines },
   { compactWhenIdle },
+  { newDatabaseName },
 ] = await Promise.all([
   import("./app.ts"),
   import("./config.ts"),
   import("./logging.ts"),
   import("./startup-line.ts"),
   import("./lib/idle-compaction.ts"),
+  import("./db/new-database.ts"),
 ]);
 
 /** A process manager waits about this long after SIGTERM before it kills; finish first. */
@@ -38,7 +41,13 @@ try {
 
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
-  app = await buildApp({ config, logger: loggerOptions(config.LOG_LEVEL) });
+  app = await buildApp({
+    config,
+    logger: loggerOptions(config.LOG_LEVEL),
+    // A first start on SQLite copies the database the build migrated, beside
+    // the bundle (build/server/); the sources (server/) have none, and migrate.
+    newDatabase: path.join(path.dirname(process.argv[1] ?? ""), newDatabaseName),
+  });
 } catch (error) {
   // The logger is gone with the app; a failed start is reported as one JSON line too.
   console.error(

@@ -43,14 +43,19 @@ export async function openStoreAndBus(
   log: BusLogger,
   {
     connectionWaitMs,
+    newDatabase,
   }: {
     /** See `StoreOptions`: tests on a loaded machine let requests wait longer. */
     connectionWaitMs?: number;
+    /** See `StoreOptions`: a migrated empty SQLite database, for a first start. */
+    newDatabase?: string;
   } = {},
 ): Promise<StoreAndBus> {
   const named = storeOptionsOf(config);
   const options =
-    named.kind === "postgres" && connectionWaitMs ? { ...named, connectionWaitMs } : named;
+    named.kind === "postgres"
+      ? { ...named, ...(connectionWaitMs ? { connectionWaitMs } : {}) }
+      : { ...named, ...(newDatabase ? { newDatabase } : {}) };
   if (options.kind === "sqlite") refuseLostDatabase(options.file, cookieSecretFileOf(config));
   if (options.kind === "postgres") {
     const migrating = await openStore(options, log);

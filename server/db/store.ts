@@ -5,11 +5,20 @@ import { Migrator } from "kysely/migration";
 import type pg from "pg";
 import { isStoreUnwritable } from "./errors.ts";
 import { migrations } from "./migrations.ts";
+import { copyNewDatabase } from "./new-database.ts";
 import type { Database, DatabaseKind } from "./schema.ts";
 import { busyTimeoutMs, createSqliteDialect } from "./sqlite-dialect.ts";
 
 export type StoreOptions =
-  | { kind: "sqlite"; file: string }
+  | {
+      kind: "sqlite";
+      file: string;
+      /**
+       * A migrated empty database to copy when there is none at `file`
+       * (server/db/new-database.ts): the server's bundle carries one.
+       */
+      newDatabase?: string;
+    }
   | {
       kind: "postgres";
       connectionString: string;
@@ -51,9 +60,9 @@ export type Logger = { error(object: unknown, message: string): void };
  * files it creates the mode of the database file. Files left by an older
  * version are tightened; one the current user does not own is left as it is.
  */
-function createPrivately(file: string): void {
+function createPrivately(file: string, newDatabase?: string): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  closeSync(openSync(file, "a", 0o600));
+  if (!copyNewDatabase(file, newDatabase)) closeSync(openSync(file, "a", 0o600));
   for (const suffix of ["", "-wal", "-shm"]) {
     try {
       const { mode } = statSync(`${file}${suffix}`);
@@ -162,7 +171,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
   };
 
   if (options.kind === "sqlite") {
-    createPrivately(options.file);
+    createPrivately(options.file, options.newDatabase);
     db = new Kysely<Database>({
       dialect: createSqliteDialect(options.file, {
         onError: noteFailure,

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import {
   startArguments,
   startFlags,
 } from "../../scripts/build-server.ts";
+import { newDatabaseName } from "../../server/db/new-database.ts";
 import { fakeBuiltSite, fakeSciencePage } from "../support/built-site.ts";
 import { formTokenFor, isAddressedTo } from "../support/newsletter.ts";
 import { projectRoot, type ServerProcess, startServerProcess } from "../support/server-process.ts";
@@ -154,6 +156,9 @@ describe("the server as npm start runs it, bundled", () => {
     );
     expect(packagesAtStart).toContain("fastify");
     for (const onFirstUse of [
+      // Fastify's JSON Schema compilers: every schema is zod's (server/app.ts).
+      "ajv",
+      "@fastify/ajv-compiler",
       "nodemailer",
       "@simplewebauthn/server",
       "marked",
@@ -172,6 +177,29 @@ describe("the server as npm start runs it, bundled", () => {
     expect(loaded.length).toBeGreaterThan(50);
     expect(loaded).toContain("NativeModule net");
     expect(loaded.filter((name) => name.includes("undici"))).toEqual([]);
+  });
+
+  it("loads neither TLS nor HTTP/2 to start: this server listens on plain HTTP", () => {
+    const loaded = readFileSync(loadedAtListen(dataDir), "utf8").split("\n");
+    expect(loaded).toContain("NativeModule http");
+    for (const module of ["tls", "https", "http2"]) {
+      expect(loaded).not.toContain(`NativeModule ${module}`);
+    }
+  });
+
+  it("starts a new database as a copy of the one its build migrated", () => {
+    const migrationsOf = (file: string) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        return db.prepare("select name, timestamp from kysely_migration order by name").all();
+      } finally {
+        db.close();
+      }
+    };
+    const built = migrationsOf(path.join(outdir, newDatabaseName));
+    expect(built.length).toBeGreaterThan(20);
+    // Run by the build, when it ran them: the start ran none again.
+    expect(migrationsOf(path.join(dataDir, "engage.sqlite"))).toEqual(built);
   });
 
   it("makes no date format to start: the first loads ICU's date data, and comes with the first time shown", () => {
