@@ -79,6 +79,8 @@ export function assertSameOrigin(request: FastifyRequest, siteOrigin: string): v
 
 /** Whether a request's Origin (or, without one, its Referer) is the site's own. */
 export function fromSiteOrigin(headers: IncomingHttpHeaders, siteOrigin: string): boolean {
+  // The site's origin as a browser sends it is its own origin: no URL to parse.
+  if (headers.origin === siteOrigin) return true;
   return (originOf(headers.origin) ?? originOf(headers.referer)) === siteOrigin;
 }
 

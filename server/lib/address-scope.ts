@@ -6,6 +6,7 @@ import { isIPv6 } from "node:net";
  * it is, an IPv6 address by its /64, which one home or phone is given whole.
  */
 export function addressScope(ip: string): string {
+  if (!ip.includes(":")) return ip;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped?.[1]) return mapped[1];
   if (!isIPv6(ip)) return ip;

@@ -95,19 +95,25 @@ export function createReaders({
   const site = new URL(siteUrl);
   const siteHost = site.hostname.toLowerCase();
   let pending: Pending = { visits: [], views: [], reads: [], conversions: [] };
-  /** The day's salt, loaded once per day (and instance). */
-  let salt: { day: string; value: Promise<string> } | null = null;
+  /** The day's salt, loaded once per day (and instance); `known` once it has been read. */
+  let salt: { day: string; value: Promise<string>; known?: string } | null = null;
   /** Readers this instance has written a visit for today, and their engaged reads. */
   let seen = { day: "", visits: new Set<string>(), reads: new Set<string>() };
 
   function saltOf(day: string): Promise<string> {
     if (salt?.day !== day) {
       const value = repository.saltOf(day);
-      salt = { day, value };
-      // A failed read is tried again by the next request.
-      value.catch(() => {
-        if (salt?.value === value) salt = null;
-      });
+      const loading: NonNullable<typeof salt> = { day, value };
+      salt = loading;
+      value.then(
+        (known) => {
+          loading.known = known;
+        },
+        // A failed read is tried again by the next request.
+        () => {
+          if (salt === loading) salt = null;
+        },
+      );
     }
     return salt.value;
   }
@@ -120,8 +126,8 @@ export function createReaders({
    */
   let window = { minute: -1, counts: new Map<string, number>() };
   const addressesHeld = 100_000;
-  function withinLimit(ip: string): boolean {
-    const minute = Math.floor(clock().getTime() / 60_000);
+  function withinLimit(ip: string, now: number): boolean {
+    const minute = Math.floor(now / 60_000);
     if (window.minute !== minute) window = { minute, counts: new Map() };
     const key = addressScope(ip);
     const count = (window.counts.get(key) ?? 0) + 1;
@@ -137,7 +143,7 @@ export function createReaders({
    * owner's browser; a view or a read also within its address's limit (a
    * conversion is not held to it: it has passed its own form's limits).
    */
-  function countable(request: ReaderRequest, limited = true): string | null {
+  function countable(request: ReaderRequest, now: number, limited = true): string | null {
     if (!enabled) return null;
     const { headers } = request;
     if (header(headers, "sec-gpc").trim() === "1" || header(headers, "dnt").trim() === "1")
@@ -147,23 +153,47 @@ export function createReaders({
     const userAgent = header(headers, "user-agent").slice(0, userAgentMax);
     if (!userAgent || isBot(userAgent)) return null;
     if (hasCookie(headers, ownerCookie)) return null;
-    if (limited && !withinLimit(request.ip)) return null;
+    if (limited && !withinLimit(request.ip, now)) return null;
     return userAgent;
   }
 
-  async function readerOf(request: ReaderRequest, userAgent: string, day: string) {
-    const daySalt = await saltOf(day);
-    return hash(
+  const readerWith = (daySalt: string, request: ReaderRequest, userAgent: string) =>
+    hash(
       "sha256",
       `${daySalt}\u0000${site.origin}\u0000${request.ip}\u0000${userAgent}`,
       "base64url",
     ).slice(0, 22);
+
+  /**
+   * `take(reader)` once the reader's hash is known: at once when the day's
+   * salt has been read (every view but the first few of a day), so the
+   * beacon can be answered in the same turn; otherwise once it has.
+   */
+  function withReader<T>(
+    request: ReaderRequest,
+    userAgent: string,
+    day: string,
+    take: (reader: string) => T,
+  ): T | Promise<T> {
+    const known = salt?.day === day ? salt.known : undefined;
+    if (known !== undefined) return take(readerWith(known, request, userAgent));
+    return saltOf(day).then((daySalt) => take(readerWith(daySalt, request, userAgent)));
   }
 
-  function today(now: Date) {
-    const day = dayOf(now);
-    if (seen.day !== day) seen = { day, visits: new Set(), reads: new Set() };
-    return day;
+  /**
+   * The time as a view records it, ISO 8601 in UTC, and its day. Dates made
+   * once a second: a busy second's views share them, and each adds only its
+   * milliseconds.
+   */
+  let second = { at: Number.NaN, iso: "", day: "" };
+  function stamp(now: number): { at: string; day: string } {
+    const at = now - (now % 1000);
+    if (second.at !== at) {
+      const iso = new Date(at).toISOString();
+      second = { at, iso: iso.slice(0, 20), day: iso.slice(0, 10) };
+      if (seen.day !== second.day) seen = { day: second.day, visits: new Set(), reads: new Set() };
+    }
+    return { at: `${second.iso}${String(now % 1000).padStart(3, "0")}Z`, day: second.day };
   }
 
   /** Keeps memory bounded: a set that grew past its size is forgotten (the database dedupes). */
@@ -224,39 +254,44 @@ export function createReaders({
     repository,
     rawDays,
 
-    /** A page view from the beacon; `path` is a page of the site. Resolves whether it was counted. */
-    async view(request: ReaderRequest, report: ViewReport): Promise<boolean> {
-      const userAgent = countable(request);
+    /**
+     * A page view from the beacon; `path` is a page of the site. Whether it
+     * was counted: at once, or (the day's salt still being read) a promise.
+     */
+    view(request: ReaderRequest, report: ViewReport): boolean | Promise<boolean> {
+      const now = clock().getTime();
+      const userAgent = countable(request, now);
       if (!userAgent) return false;
-      const now = clock();
-      const day = today(now);
-      const reader = await readerOf(request, userAgent, day);
-      const at = now.toISOString();
-      if (remember(seen.visits, reader)) {
-        const origin = originOf(report, siteHost);
-        pending.visits.push({
-          day,
-          reader,
-          startedAt: at,
-          entryPath: report.path,
-          ...origin,
-          // Its country is found when it is written: the first finding makes ICU's table.
-          timeZone: report.timeZone,
-          device: deviceOf(userAgent),
-        });
-      }
-      pending.views.push({ day, at, reader, path: report.path });
-      return true;
+      const { at, day } = stamp(now);
+      return withReader(request, userAgent, day, (reader) => {
+        if (remember(seen.visits, reader)) {
+          const origin = originOf(report, siteHost);
+          pending.visits.push({
+            day,
+            reader,
+            startedAt: at,
+            entryPath: report.path,
+            ...origin,
+            // Its country is found when it is written: the first finding makes ICU's table.
+            timeZone: report.timeZone,
+            device: deviceOf(userAgent),
+          });
+        }
+        pending.views.push({ day, at, reader, path: report.path });
+        return true;
+      });
     },
 
-    /** An engaged read of an article: its end reached, or 30 s in view. */
-    async read(request: ReaderRequest, path: string): Promise<boolean> {
-      const userAgent = countable(request);
+    /** An engaged read of an article: its end reached, or 30 s in view (at once, or a promise). */
+    read(request: ReaderRequest, path: string): boolean | Promise<boolean> {
+      const now = clock().getTime();
+      const userAgent = countable(request, now);
       if (!userAgent) return false;
-      const day = today(clock());
-      const reader = await readerOf(request, userAgent, day);
-      if (remember(seen.reads, `${reader} ${path}`)) pending.reads.push({ day, reader, path });
-      return true;
+      const { day } = stamp(now);
+      return withReader(request, userAgent, day, (reader) => {
+        if (remember(seen.reads, `${reader} ${path}`)) pending.reads.push({ day, reader, path });
+        return true;
+      });
     },
 
     /**
@@ -267,12 +302,12 @@ export function createReaders({
      */
     async attribute(request: ReaderRequest, kind: ConversionKind): Promise<void> {
       try {
-        const userAgent = countable(request, false);
+        const now = clock().getTime();
+        const userAgent = countable(request, now, false);
         if (!userAgent) return;
-        const now = clock();
-        const day = today(now);
-        const reader = await readerOf(request, userAgent, day);
-        pending.conversions.push({ day, at: now.toISOString(), reader, kind });
+        const { at, day } = stamp(now);
+        const reader = await withReader(request, userAgent, day, (reader) => reader);
+        pending.conversions.push({ day, at, reader, kind });
       } catch {
         // Counting is never worth a reader's failed enquiry.
       }

@@ -26,22 +26,24 @@ type Beacon =
   | { kind: "view"; query: z.output<typeof viewBeaconSchema> }
   | { kind: "read"; query: z.output<typeof readBeaconSchema> };
 
-/** What the beacon's two kinds of request count; resolves once counted (or not). */
-async function count(
+/**
+ * What the beacon's two kinds of request count: done at once (a boolean) or,
+ * while the day's salt is being read, a promise.
+ */
+function count(
   readers: Readers,
   isPage: (path: string) => boolean,
   request: ReaderRequest,
   beacon: Beacon,
-): Promise<void> {
+): boolean | Promise<boolean> {
   const path = pageOf(beacon.query.p, isPage);
-  if (!path) return;
+  if (!path) return false;
   if (beacon.kind === "view") {
     const { r, q, z: timeZone } = beacon.query;
-    await readers.view(request, { path, referrer: r, query: q, timeZone });
-  } else if (/^\/[^/]+\/[^/]+$/.test(path)) {
-    // Articles and posts have a page of their own, a section's path and theirs.
-    await readers.read(request, path);
+    return readers.view(request, { path, referrer: r, query: q, timeZone });
   }
+  // Articles and posts have a page of their own, a section's path and theirs.
+  return /^\/[^/]+\/[^/]+$/.test(path) && readers.read(request, path);
 }
 
 /**
@@ -125,7 +127,10 @@ export function fastBeacon({
   logThis(request: IncomingMessage): boolean;
   open(): boolean;
 }) {
-  const ipOf = (request: IncomingMessage) => proxyAddr(request, trusted || (() => false));
+  // Without a trusted proxy, Fastify's `request.ip` is the socket's address.
+  const ipOf = trusted
+    ? (request: IncomingMessage) => proxyAddr(request, trusted)
+    : (request: IncomingMessage) => request.socket.remoteAddress ?? "";
   // A copy of their own: each answer sets its id in it just before writeHead reads it.
   const answerHeaders = { ...apiHeaders };
   return (
@@ -160,14 +165,20 @@ export function fastBeacon({
       kind === "view" ? viewBeaconSchema.safeParse(query) : readBeaconSchema.safeParse(query);
     if (!parsed.success || logThis(request)) return false;
     const beacon = { kind, query: parsed.data } as Beacon;
-    count(readers, isPage, { ip: ipOf(request), headers }, beacon).then(
-      () => {
-        answerHeaders["x-request-id"] = requestId(request);
-        response.writeHead(204, answerHeaders);
-        response.end();
-      },
-      () => fastify(request, response),
-    );
+    const answer = () => {
+      answerHeaders["x-request-id"] = requestId(request);
+      response.writeHead(204, answerHeaders);
+      response.end();
+    };
+    let counted: boolean | Promise<boolean>;
+    try {
+      counted = count(readers, isPage, { ip: ipOf(request), headers }, beacon);
+    } catch {
+      return false;
+    }
+    // Answered in the same turn, once the day's salt is known (nearly always).
+    if (typeof counted === "boolean") answer();
+    else counted.then(answer, () => fastify(request, response));
     return true;
   };
 }
