@@ -26,58 +26,64 @@ const uniqueEmail = () => `plain-${Date.now()}-${Math.random().toString(36).slic
 test.describe("with JavaScript off", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("every route shows its heading and its text", async ({ page }) => {
+  test("every route shows its heading and its text, and an unknown address still ends at the home page", async ({
+    page,
+  }) => {
     for (const route of routes) {
       await page.goto(route.path);
       await expect(page.getByRole("heading", { level: 1, name: route.heading })).toBeVisible();
       await expect(page.getByText(route.text, { exact: false }).first()).toBeVisible();
       await expect(page.getByRole("navigation", { name: "Footer" })).toBeVisible();
     }
+    await page.goto("/no/such/page");
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   });
 
-  test("a card opens and closes, and opening another closes it", async ({ page }) => {
-    await page.goto("/science");
-    const soap = page.locator("details", { has: page.locator("#soap") });
-    const wifi = page.locator("details", { has: page.locator("#wifi") });
-    await expect(soap).not.toHaveAttribute("open");
-    await soap.locator("summary").click();
-    await expect(soap).toHaveAttribute("open");
-    await expect(soap.locator("img")).toBeVisible();
-    await wifi.locator("summary").click();
-    await expect(wifi).toHaveAttribute("open");
-    await expect(soap).not.toHaveAttribute("open");
-    await wifi.locator("summary").click();
-    await expect(wifi).not.toHaveAttribute("open");
-  });
+  // The pages' parts in one browser: without JavaScript a page costs little,
+  // and a test's own browser more than its loads.
+  test("cards open and close, Technical's articles independently, every tab panel is on the page under its own heading, and a deep link opens its item", async ({
+    page,
+  }) => {
+    await test.step("a card opens and closes, and opening another closes it", async () => {
+      await page.goto("/science");
+      const soap = page.locator("details", { has: page.locator("#soap") });
+      const wifi = page.locator("details", { has: page.locator("#wifi") });
+      await expect(soap).not.toHaveAttribute("open");
+      await soap.locator("summary").click();
+      await expect(soap).toHaveAttribute("open");
+      await expect(soap.locator("img")).toBeVisible();
+      await wifi.locator("summary").click();
+      await expect(wifi).toHaveAttribute("open");
+      await expect(soap).not.toHaveAttribute("open");
+      await wifi.locator("summary").click();
+      await expect(wifi).not.toHaveAttribute("open");
+    });
 
-  test("Technical articles open independently", async ({ page }) => {
-    await page.goto("/technical");
-    const summaries = page.locator("details summary");
-    await summaries.nth(0).click();
-    await summaries.nth(1).click();
-    await expect(page.locator("details[open]")).toHaveCount(2);
-  });
+    await test.step("every tab panel is on the page; Technical articles open independently", async () => {
+      await page.goto("/technical");
+      for (const name of ["Introduction", "Engines", "Electric Vehicles", "Fuel Cells"]) {
+        await expect(page.getByRole("heading", { level: 2, name, exact: true })).toBeVisible();
+      }
+      await expect(page.getByRole("tab")).toHaveCount(0);
+      const summaries = page.locator("details summary");
+      await summaries.nth(0).click();
+      await summaries.nth(1).click();
+      await expect(page.locator("details[open]")).toHaveCount(2);
+    });
 
-  test("every tab panel is on the page, under its own heading", async ({ page }) => {
-    await page.goto("/technical");
-    for (const name of ["Introduction", "Engines", "Electric Vehicles", "Fuel Cells"]) {
-      await expect(page.getByRole("heading", { level: 2, name, exact: true })).toBeVisible();
-    }
-    await expect(page.getByRole("tab")).toHaveCount(0);
-    await page.goto("/non-technical");
-    await expect(page.getByRole("heading", { level: 2, name: "Soft Skills" })).toBeVisible();
-    await expect(page.getByText("Time Management", { exact: true })).toBeVisible();
-  });
-
-  test("a deep link opens its item", async ({ page }) => {
-    await page.goto("/science#pressure-cooker");
-    const card = page.locator("details", { has: page.locator("#pressure-cooker") });
-    await expect(card).toHaveAttribute("open");
-    await expect(card.locator("img")).toBeInViewport();
-    await page.goto("/non-technical#time-management");
-    await expect(
-      page.locator("details", { has: page.locator("#time-management") }),
-    ).toHaveAttribute("open");
+    await test.step("a deep link opens its item", async () => {
+      await page.goto("/science#pressure-cooker");
+      const card = page.locator("details", { has: page.locator("#pressure-cooker") });
+      await expect(card).toHaveAttribute("open");
+      await expect(card.locator("img")).toBeInViewport();
+      await page.goto("/non-technical#time-management");
+      await expect(
+        page.locator("details", { has: page.locator("#time-management") }),
+      ).toHaveAttribute("open");
+      await expect(page.getByRole("heading", { level: 2, name: "Soft Skills" })).toBeVisible();
+      await expect(page.getByText("Time Management", { exact: true })).toBeVisible();
+    });
   });
 
   test("the newsletter form subscribes in two steps, refusing a second step taken at once", async ({
@@ -111,12 +117,6 @@ test.describe("with JavaScript off", () => {
     await page.getByRole("main").getByRole("button", { name: "Subscribe" }).click();
     await expect(page).toHaveURL(/\/newsletter\/thanks$/);
     await expect(page.getByRole("status")).toHaveText(/Check your inbox/);
-  });
-
-  test("an unknown address still ends at the home page", async ({ page }) => {
-    await page.goto("/no/such/page");
-    await expect(page).toHaveURL(/\/$/);
-    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   });
 });
 

@@ -40,16 +40,15 @@ function jsonLd(html: string): Node[] {
   });
 }
 
-test.describe("every item's page, before any JavaScript", () => {
-  test("there is one per article, story, science post, AI article and soft-skill piece", () => {
-    expect(items.length).toBe(36);
-  });
-
+// One test for every item, a step each: a test of its own per item cost more
+// in the runner than the request it makes.
+test("every item's page, one per article, story, science post, AI article and soft-skill piece, carries its text, dates, meta tags, breadcrumbs and JSON-LD before any JavaScript", async ({
+  request,
+  baseURL,
+}) => {
+  expect(items.length).toBe(36);
   for (const item of items) {
-    test(`${item.path} carries its text, dates, meta tags, breadcrumbs and JSON-LD`, async ({
-      request,
-      baseURL,
-    }) => {
+    await test.step(item.path, async () => {
       const response = await request.get(item.path);
       expect(response.status()).toBe(200);
       const html = await response.text();
@@ -164,19 +163,17 @@ const scopes = [
 ];
 
 test.describe("feeds", () => {
-  // Every scope's feed of a kind in one test: a test is a browser of its own,
-  // which costs more than reading six feeds.
-  test.beforeEach(async ({ page }) => {
-    await page.goto("/favicon.svg");
-  });
+  // Every scope's feeds in one test, and the XML ones in one browser: a test
+  // is a browser of its own, which costs more than reading six feeds.
   const expected = (list: typeof items, baseURL: string | undefined) =>
     newestFirst(list).map((item) => `${baseURL}${item.path}`);
 
-  test("each RSS 2.0 feed lists its items newest first, each with a date", async ({
+  test("each RSS 2.0 and Atom feed lists its items newest first, each with a date", async ({
     page,
     request,
     baseURL,
   }) => {
+    await page.goto("/favicon.svg");
     for (const { path, list } of scopes) {
       const xml = await (await request.get(`${path}/rss.xml`)).text();
       const { root, entries } = await parseXml(page, xml, "item", ["link", "pubDate", "title"]);
@@ -189,13 +186,6 @@ test.describe("feeds", () => {
         expect(Number.isNaN(Date.parse(entry.pubDate ?? "")), entry.link ?? "").toBe(false);
       }
     }
-  });
-
-  test("each Atom feed lists its items newest first, each with a date", async ({
-    page,
-    request,
-    baseURL,
-  }) => {
     for (const { path, list } of scopes) {
       const xml = await (await request.get(`${path}/atom.xml`)).text();
       const { root, entries } = await parseXml(page, xml, "entry", [

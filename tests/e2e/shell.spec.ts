@@ -20,57 +20,70 @@ test.describe("header", () => {
   // The marquee as every reader's page runs it; other specs hold it still.
   test.use({ movingMarquee: true });
 
-  test("shows the marquee words, moving unless motion is reduced", async ({ page }) => {
-    await page.goto("/");
+  test("shows the marquee words, moving unless motion is reduced, and turns opaque after 50 px of scrolling", async ({
+    page,
+  }) => {
+    await page.goto("/about");
     const header = page.locator("header").first();
     for (const word of ["Engage", "with", "Engineer"]) {
       await expect(header.getByText(word, { exact: true })).toBeAttached();
     }
     const track = header.locator(".marquee-track");
-    const animation = await track.evaluate((el) => {
-      const style = getComputedStyle(el);
-      return {
-        name: style.animationName,
-        duration: style.animationDuration,
-        timing: style.animationTimingFunction,
-      };
-    });
-    expect(animation).toEqual({ name: "marquee", duration: "15s", timing: "linear" });
+    const animation = () =>
+      track.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return {
+          name: style.animationName,
+          duration: style.animationDuration,
+          timing: style.animationTimingFunction,
+        };
+      });
+    expect(await animation()).toEqual({ name: "marquee", duration: "15s", timing: "linear" });
     const withColour = await header
       .getByText("with", { exact: true })
       .evaluate((el) => getComputedStyle(el).color);
     expect(withColour).toBe("rgb(34, 197, 94)");
-  });
 
-  test("stops the marquee under prefers-reduced-motion", async ({ page }) => {
-    await page.emulateMedia({ reducedMotion: "reduce" });
-    await page.goto("/");
-    const name = await page
-      .locator(".marquee-track")
-      .evaluate((el) => getComputedStyle(el).animationName);
-    expect(name).toBe("none");
-  });
-
-  test("turns opaque after 50 px of scrolling", async ({ page }) => {
-    await page.goto("/about");
     await islandsHydrated(page);
-    const header = page.locator("header[data-scrolled]");
-    await expect(header).toHaveAttribute("data-scrolled", "false");
-    await expect(header).toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
+    const scrolled = page.locator("header[data-scrolled]");
+    await expect(scrolled).toHaveAttribute("data-scrolled", "false");
+    await expect(scrolled).toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
     await page.evaluate(() => window.scrollTo(0, 40));
-    await expect(header).toHaveAttribute("data-scrolled", "false");
+    await expect(scrolled).toHaveAttribute("data-scrolled", "false");
     await page.evaluate(() => window.scrollTo(0, 200));
-    await expect(header).toHaveAttribute("data-scrolled", "true");
-    await expect(header).not.toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
+    await expect(scrolled).toHaveAttribute("data-scrolled", "true");
+    await expect(scrolled).not.toHaveCSS("background-color", "rgba(0, 0, 0, 0)");
     await page.evaluate(() => window.scrollTo(0, 0));
-    await expect(header).toHaveAttribute("data-scrolled", "false");
+    await expect(scrolled).toHaveAttribute("data-scrolled", "false");
+
+    // A reader who asks for less motion: the marquee stops.
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await expect.poll(async () => (await animation()).name).toBe("none");
   });
 });
 
+test("the served HTML of every route marks its own link in the sidebar, and only that", async ({
+  request,
+}) => {
+  for (const route of routes) {
+    const html = await (await request.get(route.path)).text();
+    // The page holds the sidebar twice: the wide screen's and the drawer's.
+    const current = [...html.matchAll(/<a href="([^"]+)" aria-current="page"/g)].map(
+      (match) => match[1],
+    );
+    expect(current, route.path).toEqual([route.path, route.path]);
+  }
+});
+
 test.describe("sidebar", { tag: "@narrow" }, () => {
-  test("links to every page and highlights the active one", async ({ page }) => {
+  test("shows its footer texts, links to every page and highlights the active one", async ({
+    page,
+  }) => {
     await page.goto("/");
     if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
+    const sidebar = isNarrow(page) ? page.getByRole("dialog") : page.locator("aside");
+    await expect(sidebar.getByText("© 2025 Engage with Engineer")).toBeVisible();
+    await expect(sidebar.getByText("All rights reserved")).toBeVisible();
     const nav = mainNav(page);
     for (const route of routes) {
       await expect(nav.getByRole("link", { name: route.label, exact: true })).toHaveAttribute(
@@ -96,25 +109,6 @@ test.describe("sidebar", { tag: "@narrow" }, () => {
 
   // A direct load of each route marks its own link, and only that: checked in
   // clean-console.spec.ts, in the visit that reads each page with axe.
-
-  test("the served HTML of every route marks its own link, and only that", async ({ request }) => {
-    for (const route of routes) {
-      const html = await (await request.get(route.path)).text();
-      // The page holds the sidebar twice: the wide screen's and the drawer's.
-      const current = [...html.matchAll(/<a href="([^"]+)" aria-current="page"/g)].map(
-        (match) => match[1],
-      );
-      expect(current, route.path).toEqual([route.path, route.path]);
-    }
-  });
-
-  test("shows its footer texts", async ({ page }) => {
-    await page.goto("/");
-    if (isNarrow(page)) await page.getByRole("button", { name: "Toggle menu" }).click();
-    const sidebar = isNarrow(page) ? page.getByRole("dialog") : page.locator("aside");
-    await expect(sidebar.getByText("© 2025 Engage with Engineer")).toBeVisible();
-    await expect(sidebar.getByText("All rights reserved")).toBeVisible();
-  });
 });
 
 test.describe("sidebar at 1280 px", () => {
@@ -132,25 +126,6 @@ test.describe("sidebar at 1280 px", () => {
 
 test.describe("sidebar below 1024 px", { tag: "@narrow" }, () => {
   test.skip(({ viewport }) => (viewport?.width ?? 0) >= 1024, "narrow only");
-
-  test("is hidden until the toggle opens it", async ({ page }) => {
-    await page.goto("/");
-    await expect(mainNav(page)).toBeHidden();
-    const toggle = page.getByRole("button", { name: "Toggle menu" });
-    await expect(toggle).toHaveAttribute("aria-expanded", "false");
-    await toggle.click();
-    await expect(mainNav(page)).toBeVisible();
-    // Computed width: the bounding box is fractional while the panel slides in.
-    await expect(mainNav(page).locator("..")).toHaveCSS("width", "280px");
-    const drawer = page.getByRole("dialog", { name: "Menu" });
-    await expect(drawer).toBeVisible();
-    // A modal drawer over a dimmed backdrop: the page behind it is inert.
-    expect(await drawer.evaluate((el) => el.matches(":modal"))).toBe(true);
-    const backdrop = await drawer.evaluate(
-      (el) => getComputedStyle(el, "::backdrop").backgroundColor,
-    );
-    expect(backdrop).toMatch(/0\.6\)$/);
-  });
 
   test.describe("its backdrop", () => {
     test.use({ blurredBackdrop: true });
@@ -182,32 +157,37 @@ test.describe("sidebar below 1024 px", { tag: "@narrow" }, () => {
     });
   });
 
-  test("closes with the close button", async ({ page }) => {
-    await page.goto("/");
-    await page.getByRole("button", { name: "Toggle menu" }).click();
+  test("is hidden until the toggle opens it; closes with its button, the backdrop, Esc and a followed link; keeps focus inside", async ({
+    page,
+  }) => {
+    await page.goto("/about");
+    await expect(mainNav(page)).toBeHidden();
+    const toggle = page.getByRole("button", { name: "Toggle menu" });
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await toggle.click();
+    await expect(mainNav(page)).toBeVisible();
+    // Computed width: the bounding box is fractional while the panel slides in.
+    await expect(mainNav(page).locator("..")).toHaveCSS("width", "280px");
+    const drawer = page.getByRole("dialog", { name: "Menu" });
+    await expect(drawer).toBeVisible();
+    // A modal drawer over a dimmed backdrop: the page behind it is inert.
+    expect(await drawer.evaluate((el) => el.matches(":modal"))).toBe(true);
+    const backdrop = await drawer.evaluate(
+      (el) => getComputedStyle(el, "::backdrop").backgroundColor,
+    );
+    expect(backdrop).toMatch(/0\.6\)$/);
+
+    // Its close button.
     await page.getByRole("button", { name: "Close menu" }).click();
     await expect(mainNav(page)).toBeHidden();
-  });
 
-  test("closes when the backdrop is clicked", async ({ page }) => {
-    await page.goto("/");
-    await page.getByRole("button", { name: "Toggle menu" }).click();
+    // A click on the backdrop.
+    await toggle.click();
     await expect(mainNav(page)).toBeVisible();
     await page.mouse.click(700, 450);
     await expect(mainNav(page)).toBeHidden();
-  });
 
-  test("closes when a link is followed", async ({ page }) => {
-    await page.goto("/");
-    await page.getByRole("button", { name: "Toggle menu" }).click();
-    await mainNav(page).getByRole("link", { name: "About Me" }).click();
-    await expect(page).toHaveURL(/\/about$/);
-    await expect(mainNav(page)).toBeHidden();
-  });
-
-  test("works from the keyboard: focus stays inside, Esc closes", async ({ page }) => {
-    await page.goto("/");
-    const toggle = page.getByRole("button", { name: "Toggle menu" });
+    // From the keyboard: focus stays inside, Esc closes.
     await toggle.focus();
     await page.keyboard.press("Enter");
     await expect(mainNav(page)).toBeVisible();
@@ -224,6 +204,12 @@ test.describe("sidebar below 1024 px", { tag: "@narrow" }, () => {
     await expect(mainNav(page)).toBeHidden();
     await expect(toggle).toBeFocused();
     await expect(toggle).toHaveAttribute("aria-expanded", "false");
+
+    // A link followed.
+    await toggle.click();
+    await mainNav(page).getByRole("link", { name: "Technical", exact: true }).click();
+    await expect(page).toHaveURL(/\/technical$/);
+    await expect(mainNav(page)).toBeHidden();
   });
 });
 
@@ -319,8 +305,14 @@ test.describe("routing and footer", () => {
 });
 
 test.describe("icons", { tag: "@narrow" }, () => {
-  test("every visible icon is drawn from the site's sprite", async ({ page }) => {
-    for (const { path } of routes) {
+  test("every visible icon is drawn from the site's sprite", async ({ page }, testInfo) => {
+    // At 800 px, one page of each layout: what the narrow width shows that the
+    // wide one does not (the header's controls) is the same on every page of a layout.
+    const paths =
+      testInfo.project.name === "narrow"
+        ? ["/", "/technical", "/about", "/services"]
+        : routes.map((route) => route.path);
+    for (const path of paths) {
       await page.goto(path);
       const icons = page.locator("svg:has(> use)");
       expect(await icons.count(), path).toBeGreaterThan(0);
