@@ -2,7 +2,6 @@ import { siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { priceSignal, serviceSections } from "../../content/service-page.ts";
-import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
 
 /*
@@ -107,14 +106,7 @@ test.describe("without JavaScript", () => {
   });
 });
 
-// axe runs its checks as a script in the page: with JavaScript, on pages that hydrate nothing.
-test("axe finds nothing serious or critical on any service page", async ({ page }) => {
-  test.slow();
-  for (const service of content.services) {
-    await page.goto(`/services/${service.id}`);
-    expect(await seriousViolations(page), service.id).toEqual([]);
-  }
-});
+// Each service's page is read whole with axe, live, in clean-console.spec.ts.
 
 test("the sitemap lists every service's page", async ({ request, baseURL }) => {
   const sitemap = await (await request.get("/sitemap.xml")).text();
