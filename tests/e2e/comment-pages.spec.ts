@@ -14,6 +14,10 @@ import { postTo, startOwnSite } from "./support/own-site.ts";
  * a hundred comments through the API at once.
  */
 
+// One group of tests, so one server: the runner splits a file's parallel tests
+// into a group per worker, and each group would start a server of its own.
+test.describe.configure({ mode: "default" });
+
 let site: ServerProcess;
 
 test.beforeAll(async () => {
