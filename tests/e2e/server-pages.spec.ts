@@ -40,6 +40,10 @@ async function recordingProxy() {
   return { answers, url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
+// One group of tests, so one proxy and one desktop browser: the runner splits
+// a file's parallel tests into a group per worker, each running the beforeAll.
+test.describe.configure({ mode: "default" });
+
 let proxy: Awaited<ReturnType<typeof recordingProxy>>;
 let browser: Browser;
 
