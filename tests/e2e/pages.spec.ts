@@ -33,22 +33,26 @@ test.describe("prerendered HTML, before any JavaScript", () => {
     "/services": ["Chat with Me", "DFMEA", "Tolerance"],
   };
 
-  for (const [path, snippets] of Object.entries(expectations)) {
-    test(`${path} carries its text, hidden parts included, and its meta tags`, async ({
-      request,
-      baseURL,
-    }) => {
-      const response = await request.get(path);
-      expect(response.status()).toBe(200);
-      const html = await response.text();
-      for (const snippet of snippets) expect(html).toContain(snippet);
-      expect(html).toMatch(/<title>[^<]+<\/title>/);
-      expect(html).toMatch(/<meta name="description" content="[^"]{40,}"/);
-      expect(html).toContain(`<link rel="canonical" href="${baseURL}${path}"`);
-      expect(html).toContain('property="og:title"');
-      expect(html).toContain('name="twitter:card"');
-    });
-  }
+  // One test, a step per page: a test of its own per page cost more in the
+  // runner than the request it makes.
+  test("each top-level page carries its text, hidden parts included, and its meta tags", async ({
+    request,
+    baseURL,
+  }) => {
+    for (const [path, snippets] of Object.entries(expectations)) {
+      await test.step(path, async () => {
+        const response = await request.get(path);
+        expect(response.status()).toBe(200);
+        const html = await response.text();
+        for (const snippet of snippets) expect(html).toContain(snippet);
+        expect(html).toMatch(/<title>[^<]+<\/title>/);
+        expect(html).toMatch(/<meta name="description" content="[^"]{40,}"/);
+        expect(html).toContain(`<link rel="canonical" href="${baseURL}${path}"`);
+        expect(html).toContain('property="og:title"');
+        expect(html).toContain('name="twitter:card"');
+      });
+    }
+  });
 
   test("sitemap.xml and robots.txt list the site", async ({ request, baseURL }) => {
     const sitemap = await (await request.get("/sitemap.xml")).text();
@@ -120,7 +124,9 @@ test.describe("home", () => {
 });
 
 test.describe("technical", () => {
-  test("starts on Introduction; Engines articles open independently", async ({ page }) => {
+  test("starts on Introduction; Engines articles open independently; Electric Vehicles and Fuel Cells have their articles and links", async ({
+    page,
+  }) => {
     await page.goto("/technical");
     await expect(page.getByRole("tab", { name: "Introduction" })).toHaveAttribute(
       "aria-selected",
@@ -143,6 +149,11 @@ test.describe("technical", () => {
       "target",
       "_blank",
     );
+    for (const tab of ["Electric Vehicles", "Fuel Cells"]) {
+      await page.getByRole("tab", { name: tab }).click();
+      await expect(panel.locator(".card")).toHaveCount(1);
+      await expect(panel.getByRole("link", { name: /opens in a new tab/ }).first()).toBeVisible();
+    }
   });
 
   test("shows the static counts; like and love thank the reader for 2 s", async ({ page }) => {
@@ -192,20 +203,12 @@ test.describe("technical", () => {
     await page.keyboard.press("Tab");
     await expect(page.getByRole("tabpanel")).toBeFocused();
   });
-
-  test("Electric Vehicles and Fuel Cells have their articles and links", async ({ page }) => {
-    await page.goto("/technical");
-    for (const tab of ["Electric Vehicles", "Fuel Cells"]) {
-      await page.getByRole("tab", { name: tab }).click();
-      const panel = page.getByRole("tabpanel");
-      await expect(panel.locator(".card")).toHaveCount(1);
-      await expect(panel.getByRole("link", { name: /opens in a new tab/ }).first()).toBeVisible();
-    }
-  });
 });
 
 test.describe("non-technical", () => {
-  test("growth cards open their links in a new tab", async ({ page }) => {
+  test("growth cards open their links in a new tab; soft skills: ten topics, one open at a time; a link to #time-management opens that topic and scrolls to it", async ({
+    page,
+  }) => {
     await page.goto("/non-technical");
     await expect(page.getByRole("tab", { name: "Professional Growth" })).toHaveAttribute(
       "aria-selected",
@@ -222,10 +225,7 @@ test.describe("non-technical", () => {
     await expect(own).toHaveCount(3);
     await expect(own.first()).toHaveAttribute("href", "/non-technical/career-planning");
     await expect(own.first()).not.toHaveAttribute("target", "_blank");
-  });
 
-  test("soft skills: ten topics, one open at a time", async ({ page }) => {
-    await page.goto("/non-technical");
     await page.getByRole("tab", { name: "Soft Skills" }).click();
     const panel = page.getByRole("tabpanel");
     await expect(panel.locator(".card")).toHaveCount(10);
@@ -236,9 +236,7 @@ test.describe("non-technical", () => {
     await expect(teamwork).toHaveAttribute("aria-expanded", "true");
     await expect(communication).toHaveAttribute("aria-expanded", "false");
     await expect(page.locator("#attention-to-details")).toHaveCount(1);
-  });
 
-  test("a link to #time-management opens that topic and scrolls to it", async ({ page }) => {
     await page.goto("/non-technical#time-management");
     const button = page.getByRole("button", { name: "Time Management" });
     await expect(button).toHaveAttribute("aria-expanded", "true");
@@ -280,20 +278,17 @@ test.describe("stories, AI and science", () => {
     );
   });
 
-  test("list cards carry the byline, the day and the reading time", async ({ page }) => {
-    await page.goto("/science#pressure-cooker");
-    const card = page.locator("#pressure-cooker");
-    await expect(
-      card.getByText(
-        /^By Arjun Rao \(the sample author that comes with the site\) · Nov 22, 2026 · \d+ min read$/,
-      ),
-    ).toBeVisible();
-  });
-
-  test("science: deep link opens the pressure cooker with its 400 px hero", {
+  test("science: deep link opens the pressure cooker with its 400 px hero; list cards carry the byline, the day and the reading time", {
     tag: "@narrow",
   }, async ({ page }) => {
     await page.goto("/science#pressure-cooker");
+    await expect(
+      page
+        .locator("#pressure-cooker")
+        .getByText(
+          /^By Arjun Rao \(the sample author that comes with the site\) · Nov 22, 2026 · \d+ min read$/,
+        ),
+    ).toBeVisible();
     const button = page.getByRole("button", { name: /pressure cooker/i });
     await expect(button).toHaveAttribute("aria-expanded", "true");
     await expect(button).toBeInViewport();
