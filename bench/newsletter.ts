@@ -9,7 +9,7 @@ import { runAdmin } from "../server/cli/run-admin.ts";
 import { renderEdition } from "../server/newsletter/editions.ts";
 import { editionMail } from "../server/newsletter/messages.ts";
 import { createDkimKey, type DkimKey, dkimSigning, writeDkimKey } from "../server/outbox/dkim.ts";
-import { smtpTransportOptions } from "../server/outbox/smtp-options.ts";
+import { smtpTransportOptions } from "../server/outbox/mailer.ts";
 import { startCountingSink } from "../tests/server/support/smtp.ts";
 import { freePort } from "../tests/support/postgres.ts";
 import { rssMb, settledRssMb } from "./process-stats.ts";

@@ -19,6 +19,17 @@ export class ApiError extends Error {
     this.code = code;
     this.detail = detail;
   }
+
+  /** A non-2xx answer as the API writes it: `{ error: { code, message, … } }`, or none. */
+  static of(response: Response, payload: unknown): ApiError {
+    const error = (payload as { error?: { code?: ErrorCode; message?: string } } | null)?.error;
+    return new ApiError(
+      response.status,
+      error?.code ?? "internal_error",
+      error?.message ?? response.statusText,
+      typeof error === "object" && error !== null ? error : {},
+    );
+  }
 }
 
 /**
@@ -38,15 +49,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   }
   if (response.status === 204) return undefined as T;
   const payload = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = payload?.error;
-    throw new ApiError(
-      response.status,
-      error?.code ?? "internal_error",
-      error?.message ?? response.statusText,
-      typeof error === "object" && error !== null ? error : {},
-    );
-  }
+  if (!response.ok) throw ApiError.of(response, payload);
   return payload as T;
 }
 

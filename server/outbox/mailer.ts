@@ -1,18 +1,48 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { onFirstUse } from "../lib/on-first-use.ts";
 import type { DkimSigning } from "./dkim.ts";
-import type { Mailer } from "./outgoing-mail.ts";
-import { createSmtpThreadMailer } from "./smtp-thread-mailer.ts";
 
-export type { Mailer, OutgoingMail } from "./outgoing-mail.ts";
+/** One message as the outbox hands it to the transport. */
+export type OutgoingMail = {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+  /** Where replies go: an enquiry's sender in the owner's copy, the owner in the sender's mails. */
+  replyTo?: string | { name: string; address: string };
+  /** Threading: the Message-ID to use, and the one this mail answers. */
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
+  /**
+   * The SMTP envelope, when it is not the headers': its sender is the mail's
+   * own bounce address (server/outbox/verp.ts).
+   */
+  envelope?: { from: string; to: string[] };
+  /**
+   * A calendar invitation or cancellation: sent as the text/calendar part
+   * calendar programs act on, and as an `.ics` attachment (nodemailer's `icalEvent`).
+   */
+  icalEvent?: { method: "REQUEST" | "CANCEL"; filename: string; content: string };
+};
+
+export type Mailer = {
+  /** Resolves once the SMTP server accepted the message (or the file is written). */
+  send(mail: OutgoingMail): Promise<void>;
+  /** Resolves once the transport can send at once (the SMTP thread has started). */
+  ready?(): Promise<void>;
+  close(): void;
+};
 
 export type MailerLog = { info(object: unknown, message: string): void };
 
 /**
  * SMTP through nodemailer when SMTP_URL is set, over at most `connections`
- * pooled connections, in a thread of its own (smtp-thread-mailer.ts);
+ * pooled connections, in a thread of its own (createSmtpThreadMailer below);
  * otherwise every message is written as an .eml file under `DATA_DIR/outbox/`,
  * so a first run needs no mail server and a newcomer can open the
  * confirmation mail from disk.
@@ -74,6 +104,137 @@ export function createMailer(
     },
     // Writing files holds no connection: there is nothing to close.
     close() {},
+  };
+}
+
+/**
+ * The pooled SMTP transport's options: `connections` open at most, so as many
+ * messages in flight (the outbox worker keeps that many sends going;
+ * bench/newsletter.ts measures the same transport alone as its floor).
+ */
+export function smtpTransportOptions(smtpUrl: string, connections: number) {
+  return {
+    url: smtpUrl,
+    pool: true,
+    maxConnections: connections,
+    // An SMTP server that stops answering must not hold a message for
+    // nodemailer's default of ten minutes: the outbox retries it.
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 60_000,
+  } as const;
+}
+
+type SmtpThreadData = {
+  smtpUrl: string;
+  from: string;
+  connections: number;
+  /** Every mail is signed with it when given (server/outbox/dkim.ts). */
+  dkim?: DkimSigning | null;
+};
+/** What the thread (smtp-thread.js) is started with: nodemailer's options, made here. */
+type SmtpThreadStart = {
+  transport: ReturnType<typeof smtpTransportOptions>;
+  from: string;
+  dkim: DkimSigning | null;
+};
+type SmtpThreadRequest = { id: number; mail: OutgoingMail; close?: false } | { close: true };
+type SmtpThreadReply =
+  | { ready: true }
+  | {
+      id: number;
+      error?: { message: string; code?: string; response?: string; responseCode?: number };
+    };
+
+/**
+ * The thread's heap limits, in MB. Its live data is the transport and the
+ * messages in flight (about 12 MB in use while an edition goes out); what
+ * writing a message as MIME leaves behind (about a quarter of a megabyte a
+ * mail) is collected within them, where in the server's own heap it let the
+ * process grow by a hundred megabytes while an edition went out
+ * (docs/decisions/036-sending-in-flat-memory.md). A larger heap is not used
+ * better: V8 grows a heap towards its limit, and the thread held 30 MB with
+ * 48 and 8.
+ */
+const heapLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
+
+/**
+ * SMTP from a worker thread (server/outbox/smtp-thread.js), started with the
+ * first message. A thread that dies (out of its heap, a bug) fails the
+ * messages it held as temporary failures, which the outbox retries, and the
+ * next message starts a new one.
+ */
+export function createSmtpThreadMailer({
+  smtpUrl,
+  from,
+  connections,
+  dkim = null,
+}: SmtpThreadData): Mailer {
+  const start: SmtpThreadStart = {
+    transport: smtpTransportOptions(smtpUrl, connections),
+    from,
+    dkim,
+  };
+  let thread: Worker | null = null;
+  let whenReady: Promise<void> = Promise.resolve();
+  let nextId = 0;
+  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+
+  function failAll(reason: string) {
+    for (const { reject } of pending.values()) {
+      // A lost connection, as nodemailer names it: temporary (classifyFailure).
+      reject(Object.assign(new Error(reason), { code: "ECONNECTION" }));
+    }
+    pending.clear();
+  }
+
+  function started(): Worker {
+    if (thread) return thread;
+    const worker = new Worker(new URL("./smtp-thread.js", import.meta.url), {
+      workerData: start,
+      resourceLimits: heapLimits,
+    });
+    let signalReady = () => {};
+    whenReady = new Promise((resolve) => {
+      signalReady = resolve;
+    });
+    worker.on("message", (reply: SmtpThreadReply) => {
+      if ("ready" in reply) return signalReady();
+      const { id, error } = reply;
+      const waiter = pending.get(id);
+      pending.delete(id);
+      if (!waiter) return;
+      if (error) waiter.reject(Object.assign(new Error(error.message), error));
+      else waiter.resolve();
+    });
+    worker.on("error", (error) => failAll(`the SMTP thread failed: ${error.message}`));
+    worker.on("exit", (code) => {
+      signalReady();
+      if (thread === worker) thread = null;
+      failAll(`the SMTP thread stopped (${code})`);
+    });
+    thread = worker;
+    return worker;
+  }
+
+  return {
+    send(mail) {
+      const id = nextId++;
+      return new Promise<void>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        started().postMessage({ id, mail } satisfies SmtpThreadRequest);
+      });
+    },
+    ready() {
+      started();
+      return whenReady;
+    },
+    close() {
+      const worker = thread;
+      thread = null;
+      // Its pool says goodbye to the SMTP server; the thread ends with its port.
+      worker?.postMessage({ close: true } satisfies SmtpThreadRequest);
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import nodemailer from "nodemailer";
 
 /*
- * The SMTP connections' thread (server/outbox/smtp-thread-mailer.ts): one
+ * The SMTP connections' thread (server/outbox/mailer.ts): one
  * pooled nodemailer transport, each message it is handed written as MIME and
  * sent here, in a heap of its own with a fixed limit, and the outcome posted
  * back: nothing, or the SMTP server's answer for the outbox to classify.
@@ -11,7 +11,7 @@ import nodemailer from "nodemailer";
  * TypeScript file starts Node's type stripper in its own heap, about 7 MB of
  * RSS more for the life of the thread, for a file this small
  * (docs/decisions/036-sending-in-flat-memory.md). Its messages are typed on
- * the server's side, in smtp-thread-mailer.ts.
+ * the server's side, in mailer.ts.
  */
 
 /** @type {{ transport: object, from: string, dkim: { algorithm: string, domainName: string, keySelector: string, privateKey: string } | null }} */

@@ -15,7 +15,7 @@ import type { StoredEnquiry } from "../../server/enquiries/repository.ts";
 import { renderEdition } from "../../server/newsletter/editions.ts";
 import { confirmationMail, editionMail } from "../../server/newsletter/messages.ts";
 import { actionUrl, digestMail, noticeMail } from "../../server/notifications/messages.ts";
-import type { OutgoingMail } from "../../server/outbox/outgoing-mail.ts";
+import type { OutgoingMail } from "../../server/outbox/mailer.ts";
 
 /*
  * Every mail the site sends, opened on a phone: in Chromium at 390 px, none

@@ -40,8 +40,7 @@ async function askStreamed(
     throw new ApiError(0, "network_error", (error as Error).message);
   }
   if (!response.ok || !response.body) {
-    const error = (await response.json().catch(() => null))?.error;
-    throw new ApiError(response.status, error?.code ?? "internal_error", error?.message ?? "");
+    throw ApiError.of(response, await response.json().catch(() => null));
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let pending = "";

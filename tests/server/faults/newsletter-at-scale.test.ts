@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migrateToLatest, openStore, type Store } from "../../../server/db/store.ts";
 import { createEditionsRepository } from "../../../server/newsletter/editions-repository.ts";
-import { createSmtpThreadMailer } from "../../../server/outbox/smtp-thread-mailer.ts";
+import { createSmtpThreadMailer } from "../../../server/outbox/mailer.ts";
 import { fakeBuiltSite } from "../../support/built-site.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 import { generousLimits, projectRoot, startServerProcess } from "../../support/server-process.ts";
@@ -236,7 +236,7 @@ describe("an edition in a small heap", () => {
 /*
  * The server above runs with a V8 flag, which every thread of the process
  * takes over its own limits; the SMTP thread's own heap (32 MB old, 4 MB
- * young: server/outbox/smtp-thread-mailer.ts) is tested here, in a process
+ * young: server/outbox/mailer.ts) is tested here, in a process
  * without one.
  */
 describe("the SMTP thread's own heap", () => {
