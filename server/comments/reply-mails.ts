@@ -34,6 +34,8 @@ export function replyConfirmationMail(to: string, token: string, siteUrl: string
   const link = replyConfirmUrl(siteUrl, token);
   const why =
     "Someone, hopefully you, left this address under a comment on Engage with Engineer, to be told when someone replies.";
+  const footer =
+    "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.";
   const { html, text } = layout({
     subject,
     bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(why)}</p>
@@ -41,10 +43,8 @@ export function replyConfirmationMail(to: string, token: string, siteUrl: string
 <p style="margin:0 0 16px">${button(link, "Confirm reply notifications")}</p>
 <p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
     bodyText: `${why}\n\nOpen this link and press Confirm to receive those replies by mail:\n\n${link}`,
-    footerHtml:
-      "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.",
-    footerText:
-      "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.",
+    footerHtml: footer,
+    footerText: footer,
   });
   return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }

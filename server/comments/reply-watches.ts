@@ -50,26 +50,23 @@ export function createReplyWatches(
   const { db } = store;
   const listeners = new Set<() => void>();
 
-  /** Whether a watch by this visitor at this address would send a confirmation mail now. */
-  async function needsConfirmation(
-    trx: Transaction<Database> | Store["db"],
-    visitorId: string,
-    email: string,
-    now: Date,
-  ): Promise<{ id: number; status: string } | "new" | null> {
-    const existing = await trx
+  /** The address this visitor left, written in any case. */
+  const addressOf = (trx: Transaction<Database> | Store["db"], visitorId: string, email: string) =>
+    trx
       .selectFrom("reply_addresses")
       .select(["id", "status", "confirmation_sent_at"])
       .where("visitor_id", "=", visitorId)
       .where(sql<string>`lower(email)`, "=", sameAddress(email))
       .executeTakeFirst();
-    if (!existing) return "new";
-    if (existing.status === "confirmed") return null;
-    const sent = existing.confirmation_sent_at;
-    if (sent && now.getTime() - new Date(sent).getTime() < replyMailRules.resendAfterMs) {
-      return null;
-    }
-    return existing;
+
+  /** Whether a watch at this address (none yet: undefined) would send a confirmation mail now. */
+  function needsConfirmation(address: Awaited<ReturnType<typeof addressOf>>, now: Date): boolean {
+    if (!address) return true;
+    const sent = address.confirmation_sent_at;
+    return (
+      address.status !== "confirmed" &&
+      !(sent && now.getTime() - new Date(sent).getTime() < replyMailRules.resendAfterMs)
+    );
   }
 
   /** Whether the address had its day's share of confirmation mails already. */
@@ -123,6 +120,25 @@ export function createReplyWatches(
     ]);
   }
 
+  async function targetOf(
+    trx: Transaction<Database> | Store["db"],
+    token: string,
+  ): Promise<{ watchId: number | null; addressId: number } | null> {
+    if (!replyTokenPattern.test(token)) return null;
+    const watch = await trx
+      .selectFrom("reply_watches")
+      .select(["id", "address_id"])
+      .where("unsubscribe_token", "=", token)
+      .executeTakeFirst();
+    if (watch) return { watchId: watch.id, addressId: watch.address_id };
+    const address = await trx
+      .selectFrom("reply_addresses")
+      .select("id")
+      .where("unsubscribe_token", "=", token)
+      .executeTakeFirst();
+    return address ? { watchId: null, addressId: address.id } : null;
+  }
+
   /** Queues the mail about `reply` to one watch: at once, or in the digest when its window is open. */
   async function queueReplyMail(
     trx: Transaction<Database>,
@@ -166,9 +182,9 @@ export function createReplyWatches(
     async watch(trx, comment: ThreadComment, email) {
       const now = clock();
       const at = now.toISOString();
-      const state = await needsConfirmation(trx, comment.visitorId, email, now);
-      let addressId: number;
-      if (state === "new") {
+      const existing = await addressOf(trx, comment.visitorId, email);
+      let addressId = existing?.id;
+      if (!existing) {
         const inserted = await trx
           .insertInto("reply_addresses")
           .values({
@@ -181,33 +197,16 @@ export function createReplyWatches(
           .onConflict((oc) => oc.doNothing())
           .returning("id")
           .executeTakeFirst();
-        const row =
-          inserted ??
-          (await trx
-            .selectFrom("reply_addresses")
-            .select("id")
-            .where("visitor_id", "=", comment.visitorId)
-            .where(sql<string>`lower(email)`, "=", sameAddress(email))
-            .executeTakeFirstOrThrow());
-        addressId = row.id;
-        if (inserted) await queueConfirmation(trx, addressId, email, now);
-      } else if (state !== null) {
-        addressId = state.id;
-        await queueConfirmation(trx, addressId, email, now);
-      } else {
-        addressId = (
-          await trx
-            .selectFrom("reply_addresses")
-            .select("id")
-            .where("visitor_id", "=", comment.visitorId)
-            .where(sql<string>`lower(email)`, "=", sameAddress(email))
-            .executeTakeFirstOrThrow()
-        ).id;
+        if (inserted) await queueConfirmation(trx, inserted.id, email, now);
+        // Or another request stored it meanwhile, and queued its confirmation.
+        addressId = inserted?.id ?? (await addressOf(trx, comment.visitorId, email))?.id;
+      } else if (needsConfirmation(existing, now)) {
+        await queueConfirmation(trx, existing.id, email, now);
       }
       await trx
         .insertInto("reply_watches")
         .values({
-          address_id: addressId,
+          address_id: addressId as number,
           thread_id: comment.parentId ?? comment.id,
           comment_id: comment.id,
           unsubscribe_token: newToken(),
@@ -252,8 +251,7 @@ export function createReplyWatches(
      */
     async admit(input) {
       const now = clock();
-      const state = await needsConfirmation(db, input.visitorId, input.email, now);
-      if (state === null) return "ok";
+      if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
       return db.transaction().execute(async (trx) => {
         const since = new Date(now.getTime() - replyMailRules.ipWindowMs).toISOString();
         const perIp = await trx
@@ -308,52 +306,19 @@ export function createReplyWatches(
     },
 
     /** What a link's token stops: one thread (a watch's token) or every reply mail (an address's). */
-    async unsubscribeTarget(
-      token: string,
-    ): Promise<{ watchId: number | null; addressId: number } | null> {
-      if (!replyTokenPattern.test(token)) return null;
-      const watch = await db
-        .selectFrom("reply_watches")
-        .select(["id", "address_id"])
-        .where("unsubscribe_token", "=", token)
-        .executeTakeFirst();
-      if (watch) return { watchId: watch.id, addressId: watch.address_id };
-      const address = await db
-        .selectFrom("reply_addresses")
-        .select("id")
-        .where("unsubscribe_token", "=", token)
-        .executeTakeFirst();
-      return address ? { watchId: null, addressId: address.id } : null;
-    },
+    unsubscribeTarget: (token: string) => targetOf(db, token),
 
     /** Stops the mails `token` names: its thread, or with `all` (or an address's token) every one. */
     async unsubscribe(token: string, scope: "thread" | "all"): Promise<"done" | "unknown"> {
       return db.transaction().execute(async (trx) => {
-        const watch = replyTokenPattern.test(token)
-          ? await trx
-              .selectFrom("reply_watches")
-              .select(["id", "address_id", "comment_id"])
-              .where("unsubscribe_token", "=", token)
-              .executeTakeFirst()
-          : undefined;
-        if (watch && scope === "thread") {
+        const target = await targetOf(trx, token);
+        if (!target) return "unknown" as const;
+        if (target.watchId !== null && scope === "thread") {
           await forget(trx, { kinds: watchMailKinds, tokens: [token] });
-          await trx.deleteFrom("reply_watches").where("id", "=", watch.id).execute();
-          return "done" as const;
+          await trx.deleteFrom("reply_watches").where("id", "=", target.watchId).execute();
+        } else {
+          await forgetWatches(trx, { addressIds: [target.addressId] });
         }
-        const addressId =
-          watch?.address_id ??
-          (replyTokenPattern.test(token)
-            ? (
-                await trx
-                  .selectFrom("reply_addresses")
-                  .select("id")
-                  .where("unsubscribe_token", "=", token)
-                  .executeTakeFirst()
-              )?.id
-            : undefined);
-        if (addressId === undefined) return "unknown" as const;
-        await forgetWatches(trx, { addressIds: [addressId] });
         return "done" as const;
       });
     },

@@ -1,6 +1,7 @@
+import type { Transaction } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
-import type { CommentStatus } from "../db/schema.ts";
+import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
@@ -49,6 +50,21 @@ export function createCommentsRepository(
   /** A comment as open pages get it, with its Fediverse writer when it has one. */
   const live = async (trx: Parameters<typeof remoteWritersOf>[0], row: Row) =>
     toLiveComment(row, await remoteWritersOf(trx, [row]));
+  /** Records that `row` is now shown as it is (`added`, `updated`) on its post's open pages. */
+  const shown = (trx: Transaction<Database>, row: Row, action: "added" | "updated") =>
+    events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+      action,
+      item: itemOf(row.post_id),
+      commentId: row.id,
+      comment: await live(trx, row),
+    }));
+  /** Records that a comment is held, on its post's topic or the owner's. */
+  const held = (trx: Transaction<Database>, topic: string, postId: string, commentId: number) =>
+    events.record(trx, topic, "comment", async () => ({
+      action: "held" as const,
+      item: itemOf(postId),
+      commentId,
+    }));
 
   /** After a filtered update or delete touched nothing: was there no comment, or not theirs? */
   async function refusal(id: number): Promise<CommentRefusal> {
@@ -164,31 +180,16 @@ export function createCommentsRepository(
             })
             .execute();
         }
-        const topic = topicOf("science", input.postId);
-        const recorded: LiveEvent[] = [];
-        if (status === "published") {
-          recorded.push(
-            await events.record(trx, topic, "comment", async () => ({
-              action: "added",
-              item: itemOf(row.post_id),
-              commentId: row.id,
-              comment: await live(trx, row),
-            })),
-          );
-        } else {
-          // Only its writer sees it: every instance forgets what they own of the post.
-          recorded.push(await events.recordOwn(trx, topic));
-        }
+        const recorded: LiveEvent[] = [
+          status === "published"
+            ? await shown(trx, row, "added")
+            : // Only its writer sees it: every instance forgets what they own of the post.
+              await events.recordOwn(trx, topicOf("science", input.postId)),
+        ];
         if (status === "pending") {
           // Only the owner's console hears of a held comment: readers
           // cannot open a stream on this topic, which names no item.
-          recorded.push(
-            await events.record(trx, ownerModerationTopic, "comment", async () => ({
-              action: "held",
-              item: itemOf(row.post_id),
-              commentId: row.id,
-            })),
-          );
+          recorded.push(await held(trx, ownerModerationTopic, row.post_id, row.id));
         }
         // The honeypot's catch is seen by nobody, the owner included; the
         // owner's own words need no notice.
@@ -257,29 +258,13 @@ export function createCommentsRepository(
           .executeTakeFirstOrThrow();
         const recorded: LiveEvent[] = [];
         if (status === "published") {
-          const event = await events.record(
-            trx,
-            topicOf("science", row.post_id),
-            "comment",
-            async () => ({
-              action: "updated",
-              item: itemOf(row.post_id),
-              commentId: row.id,
-              comment: await live(trx, row),
-            }),
-          );
-          recorded.push(event);
+          recorded.push(await shown(trx, row, "updated"));
         } else if (before.status === "published") {
           // Gone for everyone but its writer, who sees it waiting for approval.
-          const held = async () => ({
-            action: "held" as const,
-            item: itemOf(row.post_id),
-            commentId: row.id,
-          });
-          recorded.push(await events.record(trx, topicOf("science", row.post_id), "comment", held));
+          recorded.push(await held(trx, topicOf("science", row.post_id), row.post_id, row.id));
           if (status === "pending") {
             // The owner hears of it as of any held comment: the console live, the notifications.
-            recorded.push(await events.record(trx, ownerModerationTopic, "comment", held));
+            recorded.push(await held(trx, ownerModerationTopic, row.post_id, row.id));
             await notifier?.queue(trx, toLiveComment(row), "held");
           }
         } else {
@@ -314,15 +299,7 @@ export function createCommentsRepository(
           .executeTakeFirst();
         if (!row) return null;
         await forgetSpamExamples(trx, [row.id]);
-        const event =
-          row.status === "published"
-            ? await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-                action: "updated",
-                item: itemOf(row.post_id),
-                commentId: row.id,
-                comment: await live(trx, row),
-              }))
-            : null;
+        const event = row.status === "published" ? await shown(trx, row, "updated") : null;
         return { row, event };
       });
       if (!result) return "not_found";
@@ -368,12 +345,7 @@ export function createCommentsRepository(
           .execute();
         // An approved reply is mailed to its thread now (docs/product.md, "Reply mails").
         await replies?.published(trx, threadComment(row));
-        return events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-          action: "added",
-          item: itemOf(row.post_id),
-          commentId: row.id,
-          comment: await live(trx, row),
-        }));
+        return shown(trx, row, "added");
       });
       if (!result) return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
       bus.committed(result);
@@ -401,11 +373,7 @@ export function createCommentsRepository(
           .where("id", "=", id)
           .execute();
         if (before.status !== "published") return null;
-        return events.record(trx, topicOf("science", before.post_id), "comment", async () => ({
-          action: "held",
-          item: itemOf(before.post_id),
-          commentId: id,
-        }));
+        return held(trx, topicOf("science", before.post_id), before.post_id, id);
       });
       if (result === "not_found" || result === "already_spam") return result;
       if (result) bus.committed(result);

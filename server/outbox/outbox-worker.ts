@@ -21,22 +21,6 @@ export type ComposeMail = (
   ...args: Parameters<Deliver>
 ) => Promise<OutgoingMail | Exclude<Awaited<ReturnType<Deliver>>, { outcome: "sent" }>>;
 
-export type WorkerOptions = {
-  outbox: OutboxRepository;
-  mailer: Mailer;
-  /** Messages per minute from this instance; 0 for no pacing. */
-  ratePerMinute: number;
-  /** Messages handed to the transport at once at most, those its connections send and those waiting for one. */
-  inFlight?: number;
-  /** How often an idle worker looks for rows queued by other processes. */
-  pollMs?: number;
-  log: WorkerLog;
-  /** The kinds of row this worker sends, each with its mail. */
-  composers: Partial<Record<OutboxKind, ComposeMail>>;
-  /** Suppressed addresses, bounces at send time and return paths (server/outbox/recipient-health.ts). */
-  health?: RecipientHealth;
-};
-
 export type LoopOptions = {
   outbox: OutboxRepository;
   /** The kinds of row this loop claims. */
@@ -44,8 +28,12 @@ export type LoopOptions = {
   deliver: Deliver;
   /** Rows per minute from this instance; 0 for no pacing. */
   ratePerMinute: number;
-  /** Rows delivered at once at most when not paced; 1 by default. */
+  /**
+   * Rows delivered at once at most when not paced; 1 by default. For mail: those
+   * the transport's connections send and those waiting for one.
+   */
   inFlight?: number;
+  /** How often an idle loop looks for rows queued by other processes. */
   pollMs?: number;
   log: WorkerLog;
   /** Resolves when sending can begin (awaited before the first row): the pace is kept from then on. */
@@ -153,15 +141,17 @@ export function startOutboxLoop({
  * works: paced one at a time, or unpaced `inFlight` at once.
  */
 export function startMailWorker({
-  outbox,
   mailer,
-  ratePerMinute,
-  inFlight = 1,
-  pollMs = 1000,
-  log,
   composers,
   health,
-}: WorkerOptions): OutboxWorker {
+  ...loop
+}: Omit<LoopOptions, "kinds" | "deliver" | "ready" | "onStop"> & {
+  mailer: Mailer;
+  /** The kinds of row this worker sends, each with its mail. */
+  composers: Partial<Record<OutboxKind, ComposeMail>>;
+  /** Suppressed addresses, bounces at send time and return paths (server/outbox/recipient-health.ts). */
+  health?: RecipientHealth;
+}): OutboxWorker {
   const deliver: Deliver = async (row, db, batch) => {
     const compose = composers[row.kind];
     if (!compose) return { outcome: "failed", reason: `no mail for ${row.kind} rows` };
@@ -179,11 +169,11 @@ export function startMailWorker({
       return { outcome: "sent" };
     } catch (error) {
       const { permanent, hardBounce, reason } = classifyFailure(error);
-      log.warn({ outbox: row.id, permanent, reason }, "mail not accepted");
+      loop.log.warn({ outbox: row.id, permanent, reason }, "mail not accepted");
       const givenUp = !permanent && row.attempts + 1 >= retryPolicy.maxAttempts;
       if (hardBounce || givenUp) {
         await health?.refused(row, { hard: hardBounce, reason }, db).catch((failure: unknown) => {
-          log.error({ err: failure, outbox: row.id }, "a bounce could not be recorded");
+          loop.log.error({ err: failure, outbox: row.id }, "a bounce could not be recorded");
         });
       }
       return permanent ? { outcome: "failed", reason } : { outcome: "retry", reason };
@@ -191,13 +181,9 @@ export function startMailWorker({
   };
 
   return startOutboxLoop({
-    outbox,
+    ...loop,
     kinds: Object.keys(composers) as OutboxKind[],
     deliver,
-    ratePerMinute,
-    inFlight,
-    pollMs,
-    log,
     // Awaited before the first mail, so the first mails keep their pace too.
     ready: () => mailer.ready?.() ?? Promise.resolve(),
     onStop: () => mailer.close(),
