@@ -7,6 +7,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
+  acceptForms,
   formFields,
   fromSite,
   paragraph,
@@ -97,11 +98,7 @@ export const assistantPages: FastifyPluginAsync<{
     keyGenerator: (request) => `assistant-page:${request.ip}`,
   });
 
-  app.addContentTypeParser(
-    "application/x-www-form-urlencoded",
-    { parseAs: "string", bodyLimit: 4096 },
-    (_request, body, done) => done(null, new URLSearchParams(body as string)),
-  );
+  acceptForms(app, 4096);
 
   app.setErrorHandler(async (error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;

@@ -3,6 +3,7 @@ import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../con
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
+  acceptForms,
   formFields,
   fromElsewhere,
   fromSite,
@@ -89,11 +90,7 @@ export const enquiryPages: FastifyPluginAsync<{
 }> = async (app, { enquiries, siteUrl, onDeletedBySender, attribute }) => {
   const siteOrigin = new URL(siteUrl).origin;
 
-  app.addContentTypeParser(
-    "application/x-www-form-urlencoded",
-    { parseAs: "string" },
-    (_request, body, done) => done(null, new URLSearchParams(body as string)),
-  );
+  acceptForms(app);
 
   app.setErrorHandler(async (error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;

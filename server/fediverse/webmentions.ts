@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ConsoleMention, ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
+import { acceptForms } from "../lib/action-page.ts";
 import { nowIso } from "../lib/time.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
 
@@ -501,11 +502,7 @@ export function createWebmentions({
     /** The receiving endpoint, in a scope of its own (it reads forms). */
     routes: async (app: FastifyInstance) => {
       await app.register(async (scope) => {
-        scope.addContentTypeParser(
-          "application/x-www-form-urlencoded",
-          { parseAs: "string", bodyLimit: 8192 },
-          (_request, body, done) => done(null, new URLSearchParams(body as string)),
-        );
+        acceptForms(scope, 8192);
         const refuse = (code: number, error: string, message: string) => ({
           code,
           body: { error: { code: error, message } },

@@ -99,13 +99,22 @@ export const fromElsewhere = (siteOrigin: string) =>
     `Press the button on the page the link opens, at ${siteOrigin}; requests from elsewhere are refused.`,
   );
 
-/** The fields the page's form posted, or none when its body was not a form. */
 /** The `token` of a mailed link's query, or "" when it has none. */
 export function queryToken(request: FastifyRequest): string {
   const { token } = request.query as { token?: unknown };
   return typeof token === "string" ? token : "";
 }
 
+/** Reads the forms posted to `app` (`application/x-www-form-urlencoded`) for `formFields`. */
+export function acceptForms(app: FastifyInstance, bodyLimit?: number) {
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", ...(bodyLimit === undefined ? {} : { bodyLimit }) },
+    (_request, body, done) => done(null, new URLSearchParams(body as string)),
+  );
+}
+
+/** The fields the page's form posted, or none when its body was not a form. */
 export function formFields(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }

@@ -6,7 +6,14 @@ import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { ActionPage } from "../lib/action-page.ts";
-import { formFields, fromElsewhere, fromSite, linkPages, paragraph } from "../lib/action-page.ts";
+import {
+  acceptForms,
+  formFields,
+  fromElsewhere,
+  fromSite,
+  linkPages,
+  paragraph,
+} from "../lib/action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
 import { type ApproveComment, commentsById } from "./compose.ts";
 import { postUrl } from "./notifier.ts";
@@ -87,11 +94,7 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
 ) => {
   const siteOrigin = new URL(siteUrl).origin;
 
-  app.addContentTypeParser(
-    "application/x-www-form-urlencoded",
-    { parseAs: "string", bodyLimit: 1024 },
-    (_request, body, done) => done(null, new URLSearchParams(body as string)),
-  );
+  acceptForms(app, 1024);
 
   /** The comment and action the address names, or null when it names none. */
   function target(request: FastifyRequest): { id: number; action: CommentAction } | null {

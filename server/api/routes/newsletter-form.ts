@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import { emailSchema } from "../../../contract/api.ts";
+import { acceptForms } from "../../lib/action-page.ts";
 import {
   ApiError,
   apiErrorHandler,
@@ -42,11 +43,7 @@ const pageOf: Partial<Record<ApiError["code"], string>> = {
  */
 export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const { newsletter } = deps;
-  app.addContentTypeParser(
-    "application/x-www-form-urlencoded",
-    { parseAs: "string" },
-    (_request, body, done) => done(null, new URLSearchParams(body as string)),
-  );
+  acceptForms(app);
 
   // Refusals a person can cause become a page; a cross-site post stays a bare 403.
   app.setErrorHandler<FastifyError>((error, request, reply) => {

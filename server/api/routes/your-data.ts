@@ -10,6 +10,7 @@ import {
   yourDataResponseSchema,
 } from "../../../contract/your-data.ts";
 import type { Bookings } from "../../bookings/service.ts";
+import { acceptForms } from "../../lib/action-page.ts";
 import {
   ApiError,
   apiErrorHandler,
@@ -106,11 +107,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
 
   // The same deletion from the page's plain form, for readers without JavaScript.
   await app.register(async (form) => {
-    form.addContentTypeParser(
-      "application/x-www-form-urlencoded",
-      { parseAs: "string", bodyLimit: 1024 },
-      (_request, body, done) => done(null, new URLSearchParams(body as string)),
-    );
+    acceptForms(form, 1024);
     // A limit or an outage becomes a page that says so (the database's
     // failure a 503 of its own, with Retry-After); everything else, a
     // cross-site post included, stays the API's JSON answer.
