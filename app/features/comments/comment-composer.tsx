@@ -1,12 +1,15 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import type { AddCommentRequest, CommentResponse } from "../../../contract/api.ts";
+import type { Endpoints } from "../../../contract/endpoints.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError } from "../../lib/api-client.ts";
 import { type LoadedComments, withNew } from "../../lib/comment-list.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 import { itemKeys } from "../../lib/query-keys.ts";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
+
+/** The call the composer makes, as the contract describes it. */
+type Post = Endpoints["POST /items/science/:id/comments"];
 
 /** The address for reply mails, remembered in this browser for the next comment (docs/product.md, "Reply mails"). */
 const replyEmailKey = "ewe:reply-email";
@@ -73,9 +76,8 @@ export function CommentComposer({
     setHeld(false);
     try {
       const token = byOwner ? undefined : await guard.ready();
-      // Posted here, in the contract's shape, not through the shared client: a
-      // reply's path to the mail stays short (docs/architecture.md). A refusal
-      // becomes the site's ApiError, as every call's does.
+      // Posted here in the contract's shape, not through api(): a reply's path
+      // stays short (docs/architecture.md). A refusal is the site's ApiError still.
       const response = await fetch(`/api/items/science/${encodeURIComponent(postId)}/comments`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -86,11 +88,11 @@ export function CommentComposer({
           website: guard.website(),
           ...(reply ? { parentId: reply.parentId } : {}),
           ...(notifyEmail ? { notifyEmail } : {}),
-        } satisfies AddCommentRequest),
+        } satisfies Post["body"]),
       });
       const answer = await response.json().catch(() => null);
       if (!response.ok) throw ApiError.of(response, answer);
-      const { comment } = answer as CommentResponse;
+      const { comment } = answer as Post["response"];
       // The live event may have brought it first, without knowing it is ours.
       // New, it is the latest, below the fold: the writer sees it at once.
       queryClient.setQueryData<LoadedComments>(itemKeys.comments(postId), (data) =>

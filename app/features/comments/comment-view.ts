@@ -199,8 +199,7 @@ function CommentBody({ comment }: { comment: LiveComment }) {
 export const commentsLabel = (title: string) => `Comments on ${title}`;
 
 /** What a long discussion's fold says of what it holds, when that is known. */
-export const foldedLabel = (count: number) =>
-  `${count} ${count === 1 ? "comment" : "comments"} in between`;
+export const foldedLabel = (count: number) => `${plural(count, "comment")} in between`;
 
 /** A thread as the served page shows it: its first comment, and its replies under it. */
 function StaticThread({ start, replies }: { start: LiveComment; replies: LiveComment[] }) {
