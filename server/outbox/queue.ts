@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, ExpressionOrFactory, Kysely, SqlBool, Transaction } from "kysely";
 import type { Database, OutboxKind } from "../db/schema.ts";
 
 /*
@@ -9,6 +9,7 @@ import type { Database, OutboxKind } from "../db/schema.ts";
  */
 
 type Writer = Kysely<Database> | Transaction<Database>;
+type Where = ExpressionBuilder<Database, "outbox">;
 
 /** A message to queue: what it is, to whom, and what its composer needs. */
 export type QueuedMessage = {
@@ -65,25 +66,14 @@ export async function forget(writer: Writer, match: Forgotten): Promise<void> {
     Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
       values.slice(i * size, i * size + size),
     );
-  for (const part of chunk(tokens, 500)) {
-    await writer
-      .deleteFrom("outbox")
-      .where("kind", "in", kinds)
-      .where("token", "in", part)
-      .execute();
-  }
-  for (const part of chunk(payloads, 500)) {
-    await writer
-      .deleteFrom("outbox")
-      .where("kind", "in", kinds)
-      .where("payload", "in", part)
-      .execute();
-  }
-  for (const part of chunk(payloadsLike, 100)) {
-    await writer
-      .deleteFrom("outbox")
-      .where("kind", "in", kinds)
-      .where((eb) => eb.or(part.map((pattern) => eb("payload", "like", pattern))))
-      .execute();
+  const matches: ExpressionOrFactory<Database, "outbox", SqlBool>[] = [
+    ...chunk(tokens, 500).map((part) => (eb: Where) => eb("token", "in", part)),
+    ...chunk(payloads, 500).map((part) => (eb: Where) => eb("payload", "in", part)),
+    ...chunk(payloadsLike, 100).map(
+      (part) => (eb: Where) => eb.or(part.map((pattern) => eb("payload", "like", pattern))),
+    ),
+  ];
+  for (const where of matches) {
+    await writer.deleteFrom("outbox").where("kind", "in", kinds).where(where).execute();
   }
 }
