@@ -569,6 +569,40 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(card).toContainText("I am travelling that week; sorry.");
 });
 
+test("questions: what readers asked, answered or not, the unanswered grouped, filtered and deleted; the screen is axe clean", async ({
+  visitor,
+  browser,
+}) => {
+  const asked = ["Why does a pressure cooker whistle?", "What is the capital of Australia?"];
+  for (const question of asked) {
+    const answer = await fetch(`${site}/api/assistant`, {
+      method: "POST",
+      headers: { origin: site, "content-type": "application/json" },
+      body: JSON.stringify({ question }),
+    });
+    expect(answer.status, question).toBe(200);
+  }
+  const page = await ownerPage(visitor, browser, own, "/admin/questions");
+  await expect(page.getByRole("heading", { name: "Questions", level: 1 })).toBeVisible();
+  const list = page.getByRole("list", { name: "Questions, newest first" });
+  const answered = list.getByRole("listitem").filter({ hasText: asked[0] ?? "" });
+  await expect(answered).toContainText("answered from /science/pressure-cooker");
+  const unanswered = list.getByRole("listitem").filter({ hasText: asked[1] ?? "" });
+  await expect(unanswered).toContainText("not found on the site");
+  await expect(page.getByRole("list", { name: "Unanswered questions, grouped" })).toContainText(
+    asked[1] ?? "",
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await page.getByRole("radio", { name: "Not answered" }).check();
+  await expect(answered).toHaveCount(0);
+  await expect(unanswered).toHaveCount(1);
+  await unanswered.getByRole("button", { name: `Delete the question “${asked[1]}”` }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("Question deleted")).toBeVisible();
+  await expect(unanswered).toHaveCount(0);
+});
+
 test("followers: a follower and a waiting webmention, the screen axe clean; a Fediverse reply shows its writer's picture from this site and links to their post", async ({
   visitor,
   browser,
