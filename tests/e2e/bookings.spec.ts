@@ -16,6 +16,11 @@ import { type OwnSite, startOwnSite } from "./support/own-site.ts";
 const owner = "owner@example.com";
 const ownerZone = "Asia/Kolkata";
 
+// One server for the file's tests, in one worker, in order: split across two
+// workers, each would start its own
+// (docs/decisions/028-how-the-suite-stays-fast.md). A failure does not skip the others.
+test.describe.configure({ mode: "default" });
+
 let smtp: SmtpSink;
 let site: OwnSite;
 

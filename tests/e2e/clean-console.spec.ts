@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type BrowserContext, request as http, type Page, type TestInfo } from "@playwright/test";
+import { request as http, type Page, type TestInfo } from "@playwright/test";
 import { legalRoutes, mainRoutes } from "../../app/navigation.ts";
 import { sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
-import { seriousViolations } from "./support/axe.ts";
+import { seriousViolations, tableViolations } from "./support/axe.ts";
 import { builtPages, pageSources } from "./support/built-pages.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { hydrateUnderFakeClock, islandsHydrated, wakeWaitingIslands } from "./support/islands.ts";
@@ -181,6 +181,19 @@ async function marksItsOwnLink(page: Page, label: string) {
 }
 
 /**
+ * Where the headings in `main` skip a level going down (an h2 straight to an
+ * h4), as "h2 → h4"; the text's h2s sit under the page's h1.
+ */
+async function headingSkips(page: Page): Promise<string[]> {
+  const levels = await page
+    .locator("main :is(h1, h2, h3, h4, h5, h6)")
+    .evaluateAll((headings) => headings.map((heading) => Number(heading.tagName.slice(1))));
+  return levels.flatMap((level, index) =>
+    index > 0 && level > (levels[index - 1] ?? 0) + 1 ? [`h${levels[index - 1]} → h${level}`] : [],
+  );
+}
+
+/**
  * The confetti library adds its canvas for a burst and takes it away when the
  * last particle has fallen, which it learns from its worker: a canvas that
  * comes and goes is a burst that was drawn to its end.
@@ -338,29 +351,29 @@ test.describe("no console error and no CSP violation", () => {
     expect(trouble).toEqual([answered]);
   });
 
-  // Every item's own page, a section per test.
+  // Every item's own page, a section per test; in the same visit, axe, its
+  // headings' levels and its tables against axe's table rules.
   for (const section of sections) {
-    test(`the item pages of ${section.name}`, async ({ page }) => {
+    test(`the item pages of ${section.name}: axe clean, headings in order, tables`, async ({
+      page,
+    }) => {
       const trouble = await watch(page);
       for (const item of items.filter((entry) => entry.section.id === section.id)) {
         await read(page, item.path);
         expect(trouble, item.path).toEqual([]);
         await axeClean(page, item.path);
+        expect(await headingSkips(page), item.path).toEqual([]);
+        if (item.html.includes("<table")) {
+          expect(await tableViolations(page, "article"), item.path).toEqual([]);
+        }
       }
     });
   }
 });
 
 test.describe("no console error and no CSP violation in the owner's console", () => {
-  // One server for the screens, one after another, each in a browser of its
-  // own with the session of one sign-in (a sign-in is a run of the command
-  // line and two page loads: once is enough to see it log nothing).
-  test.describe.configure({ mode: "default" });
-
   let own: OwnSite;
-  let signedIn: Awaited<ReturnType<BrowserContext["storageState"]>>;
-  test.beforeAll(async ({ browser }) => {
-    test.setTimeout(120_000);
+  test.beforeAll(async () => {
     // Something on each screen: an edition to preview, a held comment, a ban.
     const editions = mkdtempSync(path.join(os.tmpdir(), "ewe-clean-console-editions-"));
     writeFileSync(
@@ -378,32 +391,42 @@ test.describe("no console error and no CSP violation in the owner's console", ()
     });
     await reader.dispose();
     ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
-
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const trouble = await watch(page);
-    await signInWith(page, ownerCli(own, "login").trim());
-    await readToTheEnd(page);
-    expect(trouble, "signing in").toEqual([]);
-    signedIn = await context.storageState();
-    await context.close();
   });
   test.afterAll(async () => {
     await own?.stop();
   });
 
-  for (const screen of consoleScreens) {
-    test(screen, async ({ visitor }) => {
-      const page = await visitor({ storageState: signedIn });
-      const trouble = await watch(page);
+  // Every screen in one browser, after one sign-in, one after another: a
+  // sign-in is a run of the command line and two page loads, and a browser
+  // of its own for each screen checked nothing more
+  // (docs/decisions/028-how-the-suite-stays-fast.md). What each logs is kept
+  // apart, so a failure names its screen.
+  test(`signing in, then each of the console's ${consoleScreens.length} screens`, async ({
+    page,
+  }) => {
+    test.slow();
+    const trouble = await watch(page);
+    const logged: Record<string, Trouble> = {};
+    /** What was logged since the last screen. */
+    let seen = 0;
+    const since = () => {
+      const lines = trouble.slice(seen);
+      seen = trouble.length;
+      return lines;
+    };
+    await signInWith(page, ownerCli(own, "login").trim());
+    await readToTheEnd(page);
+    logged["signing in"] = since();
+    for (const screen of consoleScreens) {
       await page.goto(`${own.siteUrl}${screen}`);
-      await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
-      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      await expect(page.getByText("Loading…")).toHaveCount(0);
+      await expect(page.getByRole("navigation", { name: "Console" }), screen).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1 }), screen).toBeVisible();
+      await expect(page.getByText("Loading…"), screen).toHaveCount(0);
       await readToTheEnd(page);
-      expect(trouble).toEqual([]);
+      logged[screen] = since();
       // Some screens are checked in the states their own specs put them in; here each is, as it opens.
       await axeClean(page, screen);
-    });
-  }
+    }
+    expect(Object.entries(logged).filter(([, lines]) => lines.length > 0)).toEqual([]);
+  });
 });

@@ -14,6 +14,11 @@ import { siteEnv } from "./support/site.ts";
  * mail read from DATA_DIR/outbox/ (no SMTP_URL), the link opened in Chromium.
  * The spec starts its own server so it knows the data directory.
  */
+// One server for the file's tests, in one worker, in order: split across two
+// workers, each would start its own
+// (docs/decisions/028-how-the-suite-stays-fast.md). A failure does not skip the others.
+test.describe.configure({ mode: "default" });
+
 let server: ServerProcess;
 let dataDir: string;
 

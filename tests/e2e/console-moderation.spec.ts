@@ -31,7 +31,7 @@ const openConsole = (visitor: OpenVisitor, browser: Browser, path = "/admin", wi
 const overflowsWindow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
-test("held comments: the Overview's call, the badge, each listed once, bulk approve and reject", async ({
+test("held comments: the Overview's call, the badge, each listed once, bulk approve and reject; a new held comment raises the badge live", async ({
   visitor,
   browser,
 }) => {
@@ -107,12 +107,8 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
   ]) {
     expect(trail).toContain(line);
   }
-});
 
-test("a new held comment raises the badge live", async ({ visitor, browser }) => {
-  const page = await openConsole(visitor, browser);
-  const nav = page.getByRole("navigation", { name: "Console" });
-  await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
+  // On the Overview, with nothing held: a new held comment raises the badge live.
   const reader = await visitor();
   await postTo(reader.request, own, "tea-cooling", {
     content: "Does a lid keep tea hot longer?",
@@ -201,29 +197,29 @@ test("a comment kept as spam is listed under the Spam filter, with its count", a
   await expect(card).toHaveCount(0);
 });
 
-for (const width of [1280, 390]) {
-  test(`the moderation screens, and Comments with a comment selected and filtered to Published and to Spam, are axe clean and fit the window at ${width} px`, async ({
-    visitor,
-    browser,
-  }) => {
-    // Seven states of five screens, each checked by axe: minutes on a loaded machine.
-    test.slow();
-    const reader = await visitor();
-    // Each width's own words: the first run bans its writer, and the filter learns
-    // from a ban (even once the comment is gone), so the same words again would be junk.
-    const question =
-      width === 1280
-        ? "why does steam help an iron?"
-        : "does a lid on the pan really save gas when boiling rice?";
-    const held = await postTo(reader.request, own, "ironing", {
-      content: `A held question at ${width} px: ${question} https://example.com/${"a".repeat(60)}`,
-      userName: "Meera Krishnamurthy-Oyelaran",
-    });
-    ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
-    const page = await openConsole(visitor, browser, "/admin", width);
+test("the moderation screens, and Comments with a comment selected and filtered to Published and to Spam, are axe clean and fit the window at 1280 and at 390 px", async ({
+  visitor,
+  browser,
+}) => {
+  // Seven states of five screens at two widths: minutes on a loaded machine.
+  test.slow();
+  const reader = await visitor();
+  const held = await postTo(reader.request, own, "ironing", {
+    content: `A held question: why does steam help an iron? https://example.com/${"a".repeat(60)}`,
+    userName: "Meera Krishnamurthy-Oyelaran",
+  });
+  ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
+  const page = await openConsole(visitor, browser, "/admin");
+  // Each width in the same browser, every screen loaded at that width. At a
+  // phone's width axe reads the Overview and the states of Comments, whose
+  // cards hold the most controls; the other screens are the same console
+  // around other text, which axe reads at the desktop's width, and each is
+  // still checked to fit (docs/decisions/028-how-the-suite-stays-fast.md).
+  for (const width of [1280, 390]) {
+    if (width !== 1280) await page.setViewportSize({ width, height: 860 });
     /** Checks the screen as it is now; `state` names it in a failure. */
-    const check = async (state: string) => {
-      expect(await seriousViolations(page), state).toEqual([]);
+    const check = async (state: string, axe = true) => {
+      if (axe) expect(await seriousViolations(page), `${state} at ${width} px`).toEqual([]);
       expect(await overflowsWindow(page), `${state} is wider than ${width} px`).toBe(false);
     };
     for (const [path, heading] of [
@@ -234,11 +230,11 @@ for (const width of [1280, 390]) {
       ["/admin/security", "Sign-in and passkeys"],
       ["/admin/health", "Health"],
     ] as const) {
-      if (path !== "/admin") await page.goto(`${own.siteUrl}${path}`);
+      if (width !== 1280 || path !== "/admin") await page.goto(`${own.siteUrl}${path}`);
       await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
       await expect(page.getByText("Loading…")).toHaveCount(0);
       if (path !== "/admin/comments") {
-        await check(path);
+        await check(path, width === 1280 || path === "/admin");
         continue;
       }
       // Comments, with the held comment selected: its card and the bulk actions.
@@ -262,10 +258,10 @@ for (const width of [1280, 390]) {
         await check(list);
       }
     }
-    ownerCli(own, "visitor", "unban", "--comment", String(held.id));
-    ownerCli(own, "comments", "reject", String(held.id));
-  });
-}
+  }
+  ownerCli(own, "visitor", "unban", "--comment", String(held.id));
+  ownerCli(own, "comments", "reject", String(held.id));
+});
 
 test("the spam lists: why a comment is held, Mark as spam, and Publish from the Spam list", async ({
   visitor,

@@ -15,6 +15,11 @@ const owner = "owner@example.com";
 const message =
   "We need a DFMEA for a new fuel pump module before the design freeze in March; six engineers would attend.";
 
+// One server (and one owner's sign-in) for the file's tests, in one worker, in
+// order: split across two workers, each would start its own
+// (docs/decisions/028-how-the-suite-stays-fast.md). A failure does not skip the others.
+test.describe.configure({ mode: "default" });
+
 let smtp: SmtpSink;
 let site: OwnSite;
 

@@ -12,6 +12,11 @@ import { type OwnSite, ownerCli, startOwnSite } from "./support/own-site.ts";
  * that command against the server's database, this spec starts its own server
  * on the built site, with a data directory it knows.
  */
+// One server for the file's tests, in one worker, in order: split across two
+// workers, each would start its own
+// (docs/decisions/028-how-the-suite-stays-fast.md). A failure does not skip the others.
+test.describe.configure({ mode: "default" });
+
 let server: OwnSite;
 
 test.beforeAll(async () => {
