@@ -1,4 +1,4 @@
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
@@ -24,8 +24,8 @@ test.afterAll(async () => {
 });
 
 /** The owner's console at `path`, in a browser of its own, signed in once per worker (`ownerPage`). */
-const openConsole = (visitor: OpenVisitor, browser: Browser, path = "/admin", width = 1280) =>
-  ownerPage(visitor, browser, own, path, { viewport: { width, height: 860 } });
+const openConsole = (visitor: OpenVisitor, path = "/admin", width = 1280) =>
+  ownerPage(visitor, own, path, { viewport: { width, height: 860 } });
 
 /** Whether the page is wider than its window (a sideways scroll on a phone). */
 const overflowsWindow = (page: Page) =>
@@ -33,7 +33,6 @@ const overflowsWindow = (page: Page) =>
 
 test("held comments: the Overview's call, the badge, each listed once, bulk approve and reject; a new held comment raises the badge live", async ({
   visitor,
-  browser,
 }) => {
   const asha = await visitor();
   const first = await postTo(asha.request, own, "soap", {
@@ -50,7 +49,7 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
     userName: "Offers",
   });
 
-  const page = await openConsole(visitor, browser);
+  const page = await openConsole(visitor);
   const nav = page.getByRole("navigation", { name: "Console" });
   await expect(nav.getByRole("link", { name: /^Comments\s+3\s+awaiting approval$/ })).toBeVisible();
   const call = page.getByRole("link", { name: "3 comments awaiting approval" });
@@ -122,9 +121,8 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
 
 test("Ban is red and confirmed without a command to run; the ban list lifts it", async ({
   visitor,
-  browser,
 }) => {
-  const page = await openConsole(visitor, browser, "/admin/comments");
+  const page = await openConsole(visitor, "/admin/comments");
   const ban = page.getByRole("button", { name: /^Ban the writer of the comment of Kofi/ });
   const approveColour = await page
     .getByRole("button", { name: /^Approve the comment of Kofi/ })
@@ -168,7 +166,6 @@ test("Ban is red and confirmed without a command to run; the ban list lifts it",
 
 test("a comment kept as spam is listed under the Spam filter, with its count", async ({
   visitor,
-  browser,
 }) => {
   // Junk the spam filter is sure of: kept as spam, looking posted to its writer alone.
   const promoter = await visitor();
@@ -177,7 +174,7 @@ test("a comment kept as spam is listed under the Spam filter, with its count", a
       "Earn ₹40,000 every week from your phone with our trading app, no experience needed, join the group today.",
     userName: "Promo Desk",
   });
-  const page = await openConsole(visitor, browser, "/admin/comments");
+  const page = await openConsole(visitor, "/admin/comments");
   // No other test here keeps a comment as spam.
   const spam = page.getByRole("radio", { name: "Spam (1)" });
   await spam.check();
@@ -199,7 +196,6 @@ test("a comment kept as spam is listed under the Spam filter, with its count", a
 
 test("the moderation screens, and Comments with a comment selected and filtered to Published and to Spam, are axe clean and fit the window at 1280 and at 390 px", async ({
   visitor,
-  browser,
 }) => {
   // Seven states of five screens at two widths: minutes on a loaded machine.
   test.slow();
@@ -209,7 +205,7 @@ test("the moderation screens, and Comments with a comment selected and filtered 
     userName: "Meera Krishnamurthy-Oyelaran",
   });
   ownerCli(own, "visitor", "ban", "--comment", String(held.id), "--days", "2");
-  const page = await openConsole(visitor, browser, "/admin");
+  const page = await openConsole(visitor, "/admin");
   // Each width in the same browser, every screen loaded at that width. At a
   // phone's width axe reads the Overview and the states of Comments, whose
   // cards hold the most controls; the other screens are the same console
@@ -265,7 +261,6 @@ test("the moderation screens, and Comments with a comment selected and filtered 
 
 test("the spam lists: why a comment is held, Mark as spam, and Publish from the Spam list", async ({
   visitor,
-  browser,
 }) => {
   // The spam filter in the console (docs/decisions/025-spam-that-learns.md).
   const reader = await visitor();
@@ -280,7 +275,7 @@ test("the spam lists: why a comment is held, Mark as spam, and Publish from the 
     userName: "Emeka",
   });
 
-  const page = await openConsole(visitor, browser, "/admin/comments?status=pending");
+  const page = await openConsole(visitor, "/admin/comments?status=pending");
   const held = page.getByRole("article", { name: /^Comment by Dina/ });
   await expect(
     held.getByText(/^Why: A link or contact details from a browser not yet trusted/),

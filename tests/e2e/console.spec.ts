@@ -313,9 +313,8 @@ test("the command line's link signs in once; comments arrive live and a deletion
 
 test("subscribers: counts, search, removal after confirmation, the screen axe clean; a search read that left before a removal does not bring the removed row back", async ({
   visitor,
-  browser,
 }) => {
-  const page = await ownerPage(visitor, browser, own, "/admin/subscribers");
+  const page = await ownerPage(visitor, own, "/admin/subscribers");
   await expect(page.getByRole("heading", { name: "Subscribers", level: 1 })).toBeVisible();
   await expect(page.getByText("Loading…")).toHaveCount(0);
   expect(await seriousViolations(page)).toEqual([]);
@@ -363,11 +362,10 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
 
 test("newsletter: warnings, preview, send and progress, the screen axe clean; an edition scheduled in the browser's zone shows its time and is cancelled", async ({
   visitor,
-  browser,
 }) => {
   // Two editions, two axe scans and a sending: near the minute on a loaded 2-core machine.
   test.slow();
-  const page = await ownerPage(visitor, browser, own, "/admin/newsletter");
+  const page = await ownerPage(visitor, own, "/admin/newsletter");
   const edition = (subject: string) =>
     page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: subject }) });
 
@@ -422,9 +420,8 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
 
 test("charts render from the seeded history, the Overview is axe clean, and docs/console.md's screenshot is taken", async ({
   visitor,
-  browser,
 }, testInfo) => {
-  const page = await ownerPage(visitor, browser, own, "/admin", {
+  const page = await ownerPage(visitor, own, "/admin", {
     viewport: { width: 1280, height: 900 },
   });
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
@@ -494,8 +491,8 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
 });
 
-test("health shows the settings with secrets masked", async ({ visitor, browser }) => {
-  const page = await ownerPage(visitor, browser, own, "/admin/health");
+test("health shows the settings with secrets masked", async ({ visitor }) => {
+  const page = await ownerPage(visitor, own, "/admin/health");
   await expect(page.getByText("SQLite, answering")).toBeVisible();
   // Not set, so generated: the screen says which secret is in use, never the secret.
   await expect(page.getByRole("row", { name: /COOKIE_SECRET/ })).toContainText(
@@ -507,7 +504,6 @@ test("health shows the settings with secrets masked", async ({ visitor, browser 
 
 test("bookings: a call with the reader's note, the availability saved or refused, a cancellation with a message; the screen is axe clean", async ({
   visitor,
-  browser,
 }) => {
   const { starts } = (await (await fetch(`${site}/api/bookings/slots`)).json()) as {
     starts: string[];
@@ -525,7 +521,7 @@ test("bookings: a call with the reader's note, the availability saved or refused
     }),
   });
   expect(booked.status).toBe(201);
-  const page = await ownerPage(visitor, browser, own, "/admin/bookings");
+  const page = await ownerPage(visitor, own, "/admin/bookings");
   await expect(page.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
   const card = page.getByRole("article", { name: "Call with Meera Iyer" });
   await expect(card).toContainText("A second look at the detection ratings of our pump's seal.");
@@ -588,9 +584,8 @@ test("questions: what readers asked, answered or not, the unanswered grouped, fi
 
 test("followers: a follower and a waiting webmention, the screen axe clean; a Fediverse reply shows its writer's picture from this site and links to their post; erasing the account takes its follow and its reply and blocks it", async ({
   visitor,
-  browser,
 }) => {
-  const page = await ownerPage(visitor, browser, own, "/admin/followers");
+  const page = await ownerPage(visitor, own, "/admin/followers");
   await expect(page.getByRole("heading", { name: "Followers", level: 1 })).toBeVisible();
   await expect(page.getByRole("article", { name: "@ines@fosstodon.org" })).toContainText(
     "Inês Duarte",

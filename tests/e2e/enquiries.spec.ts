@@ -1,4 +1,4 @@
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
@@ -47,13 +47,8 @@ async function fillForm(page: Page, email: string) {
 }
 
 /** The owner, signed in (`ownerPage`), finds the enquiry from `email` on the console's Enquiries screen. */
-async function expectInConsole(
-  visitor: OpenVisitor,
-  browser: Browser,
-  email: string,
-  serviceTitle: string,
-) {
-  const page = await ownerPage(visitor, browser, site, "/admin/enquiries");
+async function expectInConsole(visitor: OpenVisitor, email: string, serviceTitle: string) {
+  const page = await ownerPage(visitor, site, "/admin/enquiries");
   await expect(page.getByRole("heading", { name: "Enquiries", level: 1 })).toBeVisible();
   await page.getByRole("searchbox", { name: "Search enquiries" }).fill(email);
   const card = page.getByRole("article", { name: "Enquiry from Priya Raman" });
@@ -66,7 +61,6 @@ async function expectInConsole(
 test("a reader asks about a service in place, and the owner and the reader are mailed", async ({
   page,
   visitor,
-  browser,
 }) => {
   const email = "priya.js@example.org";
   await page.goto(`${site.siteUrl}/services`);
@@ -125,13 +119,12 @@ test("a reader asks about a service in place, and the owner and the reader are m
   );
   expect(ack).not.toContain(message);
 
-  await expectInConsole(visitor, browser, email, "DFMEA");
+  await expectInConsole(visitor, email, "DFMEA");
 });
 
 test("without JavaScript a card's link chooses its service, the form posts, shows the enquiry back, and ends on a thank-you page", async ({
   page: scripted,
   visitor,
-  browser,
 }) => {
   const email = "priya.nojs@example.org";
   const page = await visitor({ javaScriptEnabled: false });
@@ -170,7 +163,7 @@ test("without JavaScript a card's link chooses its service, the form posts, show
   const notice = smtp.to(owner).find((mail) => mail.parsed.replyTo?.value[0]?.address === email);
   expect(notice?.parsed.subject).toBe("Enquiry: VBA Tools, from Priya Raman");
 
-  await expectInConsole(visitor, browser, email, "VBA Tools");
+  await expectInConsole(visitor, email, "VBA Tools");
 });
 
 test("a message too short is refused with a clear message beside its field, and nothing is sent", async ({
@@ -198,7 +191,6 @@ test("a message too short is refused with a clear message beside its field, and 
 
 test("the owner reads the enquiry in the console and answers it, threaded under the acknowledgement", async ({
   visitor,
-  browser,
   request,
 }) => {
   const email = "asha.console@example.org";
@@ -222,7 +214,7 @@ test("the owner reads the enquiry in the console and answers it, threaded under 
   await smtp.waitFor(() => smtp.to(email).length === 1);
   const ack = smtp.to(email)[0];
 
-  const page = await ownerPage(visitor, browser, site);
+  const page = await ownerPage(visitor, site);
   await page
     .getByRole("navigation", { name: "Console" })
     .getByRole("link", { name: "Enquiries" })

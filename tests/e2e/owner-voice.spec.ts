@@ -1,4 +1,4 @@
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
@@ -45,8 +45,8 @@ test.afterAll(async () => {
 });
 
 /** The owner's browser, signed in once for the spec (`ownerState`). */
-async function ownerPage(visitor: OpenVisitor, browser: Browser): Promise<Page> {
-  return visitor({ storageState: await ownerState(browser, own) });
+async function ownerPage(visitor: OpenVisitor): Promise<Page> {
+  return visitor({ storageState: await ownerState(own) });
 }
 
 /** The post's own page, its discussion live (hydrated once seen, its stream open). */
@@ -54,7 +54,6 @@ const openPost = (page: Page) => openDiscussion(page, `${site}/science/${post}`)
 
 test("the owner comments with the Author badge, live for a reader, and edits and deletes a reader's comment from the page", async ({
   visitor,
-  browser,
 }) => {
   test.slow();
   const reader = await visitor("Nadia");
@@ -69,7 +68,7 @@ test("the owner comments with the Author badge, live for a reader, and edits and
 
   // The owner, signed in, on the same page: every comment has Edit and Delete,
   // and the form comments under the owner's name without asking for one.
-  const owner = await ownerPage(visitor, browser);
+  const owner = await ownerPage(visitor);
   const ownerComments = await openPost(owner);
   await expect(owner.getByText(`Commenting as ${ownerName}`)).toBeVisible();
   await expect(owner.getByRole("button", { name: "Change name" })).toHaveCount(0);
@@ -128,7 +127,6 @@ test("the owner comments with the Author badge, live for a reader, and edits and
 
 test("the owner replies from the console; the reply appears with Author on a reader's open page and the item page", async ({
   visitor,
-  browser,
 }) => {
   test.slow();
   const stamp = uniqueWord();
@@ -140,7 +138,7 @@ test("the owner replies from the console; the reply appears with Author on a rea
   const asked = readerComments.getByRole("listitem").filter({ hasText: question });
   await expect(asked).toBeVisible();
 
-  const owner = await ownerPage(visitor, browser);
+  const owner = await ownerPage(visitor);
   await owner.goto(`${site}/admin/comments`);
   const card = owner.getByRole("article", { name: /^Comment by Asha/ });
   await expect(card).toContainText(question);

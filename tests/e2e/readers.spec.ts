@@ -40,7 +40,6 @@ async function read(page: Page, path: string, referer?: string) {
 
 test("two readers, their sources and the enquiry one sent are counted, and the owner sees them", async ({
   visitor,
-  browser,
 }) => {
   // Two readers, a crawler, a private browser and the owner, on a machine the whole suite shares.
   test.setTimeout(240_000);
@@ -102,7 +101,7 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
     expect.objectContaining({ value: "Newsletter", enquiry: 1 }),
   ]);
 
-  const owner = await ownerPage(visitor, browser, site, "/admin/readers");
+  const owner = await ownerPage(visitor, site, "/admin/readers");
   await expect(owner.getByRole("heading", { name: "Readers", level: 1 })).toBeVisible();
   await owner.getByRole("combobox", { name: "Period" }).selectOption("day");
   const summary = owner.getByRole("region", { name: "Visitors and views" });

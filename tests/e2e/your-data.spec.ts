@@ -189,12 +189,12 @@ test.describe("your data", () => {
     await expect(page).toHaveURL(/\/your-data$/);
   });
 
-  test("the privacy page names the owner of the profile as the data controller", async ({
+  test("the privacy page names the owner of the profile as the data controller, the cookie, what the assistant keeps and the rights, and links here", async ({
     page,
   }) => {
+    await page.goto("/privacy");
     // The browser tests' site keeps the repository's profile and sets no SITE_OWNER_NAME.
     const owner = readOwnerProfile();
-    await page.goto("/privacy");
     const who = page
       .getByRole("heading", { name: "Who runs this site" })
       .locator("xpath=following-sibling::p[1]");
@@ -203,12 +203,6 @@ test.describe("your data", () => {
     );
     await expect(who).toContainText("we are the controller of your personal data");
     await expect(who).toContainText("Data Fiduciary");
-  });
-
-  test("the privacy page names the cookie, what the assistant keeps and the rights, and links here", async ({
-    page,
-  }) => {
-    await page.goto("/privacy");
     const main = page.getByRole("main");
     await expect(main).toContainText("ewe_visitor");
     await expect(main).toContainText("400 days");

@@ -4,10 +4,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import {
   type APIRequestContext,
-  type Browser,
   type BrowserContextOptions,
+  devices,
   expect,
   type Page,
+  request,
 } from "@playwright/test";
 import { commentResponseSchema } from "../../../contract/api.ts";
 import { compileCacheDir } from "../../support/compile-cache.ts";
@@ -108,22 +109,29 @@ const ownerStates = new WeakMap<OwnSite, Promise<StorageState>>();
 
 /**
  * The owner's signed-in browser state on `site`, for a test that needs only
- * to be signed in: the command line's link is opened and Sign in pressed once
- * per site, in a browser of its own, and every later test starts from its
- * session cookie (docs/decisions/028-how-the-suite-stays-fast.md). A test
- * about signing in, or one that signs out, signs in for itself (`signInWith`).
+ * to be signed in: once per site, the command line's link is sent as the
+ * sign-in page sends it when Sign in is pressed, from Chromium's user agent
+ * (the session's device), and every later test starts from its session cookie
+ * (docs/decisions/028-how-the-suite-stays-fast.md). Pressing Sign in on the
+ * page is tested where signing in is (console.spec.ts,
+ * console-approval.spec.ts, clean-console.spec.ts), which sign in for
+ * themselves (`signInWith`), as does a test that signs out.
  */
-export function ownerState(browser: Browser, site: OwnSite): Promise<StorageState> {
+export function ownerState(site: OwnSite): Promise<StorageState> {
   let state = ownerStates.get(site);
   if (!state) {
     state = (async () => {
-      const context = await browser.newContext();
+      const token = new URL(ownerCli(site, "login").trim()).hash.replace(/^#token=/, "");
+      const api = await request.newContext({ userAgent: devices["Desktop Chrome"].userAgent });
       try {
-        const page = await context.newPage();
-        await signInWith(page, ownerCli(site, "login").trim());
-        return await context.storageState();
+        const answer = await api.post(`${site.siteUrl}/api/admin/sign-in`, {
+          data: { token },
+          headers: { origin: site.siteUrl },
+        });
+        expect(answer.status(), await answer.text()).toBe(200);
+        return await api.storageState();
       } finally {
-        await context.close();
+        await api.dispose();
       }
     })();
     // A failed sign-in is tried again by the next test, not handed on to it.
@@ -139,12 +147,11 @@ export function ownerState(browser: Browser, site: OwnSite): Promise<StorageStat
  */
 export async function ownerPage(
   visitor: OpenVisitor,
-  browser: Browser,
   site: OwnSite,
   path = "/admin",
   options: BrowserContextOptions = {},
 ): Promise<Page> {
-  const page = await visitor({ ...options, storageState: await ownerState(browser, site) });
+  const page = await visitor({ ...options, storageState: await ownerState(site) });
   await page.goto(`${site.siteUrl}${path}`);
   return page;
 }
