@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
+import { openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
@@ -31,7 +32,7 @@ const openConsole = (visitor: OpenVisitor, path = "/admin", width = 1280) =>
 const overflowsWindow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
-test("held comments: the Overview's call, the badge, each listed once, bulk approve and reject; a new held comment raises the badge live", async ({
+test("held comments: the Overview's call, the badge, each listed once, bulk approve (live on a reader's open page) and reject; a new held comment raises the badge live", async ({
   visitor,
 }) => {
   const asha = await visitor();
@@ -70,11 +71,17 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
     page.getByRole("button", { name: `Approve the comment of Asha (#${second.id})`, exact: true }),
   ).toHaveCount(1);
 
-  // Bulk approve Asha's two.
+  // A reader has the soap post's page open: held, Asha's comment is not there.
+  const reader = await visitor();
+  const readerComments = await openDiscussion(reader, `${own.siteUrl}/science/soap`);
+  await expect(readerComments.getByText(first.content)).toHaveCount(0);
+
+  // Bulk approve Asha's two: the reader's page shows hers without a reload.
   await page.getByRole("checkbox", { name: `Select the comment of Asha (#${first.id})` }).check();
   await page.getByRole("checkbox", { name: `Select the comment of Asha (#${second.id})` }).check();
   await page.getByRole("button", { name: "Approve selected (2)" }).click();
   await expect(page.getByText("2 comments approved")).toBeVisible();
+  await expect(readerComments.getByText(first.content)).toBeVisible({ timeout: 15_000 });
   await expect(queue.getByRole("article")).toHaveCount(1);
   await expect(nav.getByRole("link", { name: /^Comments\s+1\s+awaiting approval$/ })).toBeVisible();
   await page.getByRole("radio", { name: "Published (2)" }).check();
@@ -108,8 +115,8 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
   }
 
   // On the Overview, with nothing held: a new held comment raises the badge live.
-  const reader = await visitor();
-  await postTo(reader.request, own, "tea-cooling", {
+  const kofi = await visitor();
+  await postTo(kofi.request, own, "tea-cooling", {
     content: "Does a lid keep tea hot longer?",
     userName: "Kofi",
   });

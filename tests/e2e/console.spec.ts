@@ -7,7 +7,7 @@ import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
-import { islandsHydrated } from "./support/islands.ts";
+import { openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, ownerPage, signInWith, startOwnSite } from "./support/own-site.ts";
 
 /*
@@ -254,14 +254,9 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(page.getByRole("heading", { name: "Comments", level: 1 })).toBeVisible();
   await expect(page.getByText("Live: new comments appear here")).toBeVisible();
 
-  // A reader has the Wi-Fi post open.
+  // A reader has the Wi-Fi post's page open, its discussion live.
   const reader = await visitor();
-  await reader.goto(`${site}/science`);
-  await islandsHydrated(reader);
-  const wifi = reader.getByRole("button", { name: /How does Wi-Fi carry data/ });
-  await wifi.click();
-  await expect(wifi).toHaveAttribute("aria-expanded", "true");
-  await expect(reader.getByRole("heading", { name: /^Comments \(\d+\)$/ })).toBeVisible();
+  const readerComments = await openDiscussion(reader, `${site}/science/wifi`);
 
   const text = `Live comment ${uniqueWord()}`;
   const posted = await reader.request.post(`${site}/api/items/science/wifi/comments`, {
@@ -271,12 +266,12 @@ test("the command line's link signs in once; comments arrive live and a deletion
   expect(posted.status()).toBe(201);
   const inConsole = page.getByRole("article", { name: "Comment by Nadia" });
   await expect(inConsole).toContainText(text);
-  await expect(reader.getByText(text)).toBeVisible({ timeout: 15_000 });
+  await expect(readerComments.getByText(text)).toBeVisible({ timeout: 15_000 });
 
   await inConsole.getByRole("button", { name: "Delete the comment of Nadia" }).click();
   await expect(page.getByText("Comment deleted")).toBeVisible();
   await expect(page.getByRole("article", { name: "Comment by Nadia" })).toHaveCount(0);
-  await expect(reader.getByText(text)).toHaveCount(0, { timeout: 15_000 });
+  await expect(readerComments.getByText(text)).toHaveCount(0, { timeout: 15_000 });
 
   // Search by name.
   await page.getByLabel("Search text or name").fill("Meera");
