@@ -547,7 +547,6 @@ test("bookings: a call with the reader's note, the availability saved or refused
 
 test("questions: what readers asked, answered or not, the unanswered grouped, filtered and deleted; the screen is axe clean", async ({
   visitor,
-  browser,
 }) => {
   const asked = ["Why does a pressure cooker whistle?", "What is the capital of Australia?"];
   for (const question of asked) {
@@ -558,7 +557,7 @@ test("questions: what readers asked, answered or not, the unanswered grouped, fi
     });
     expect(answer.status, question).toBe(200);
   }
-  const page = await ownerPage(visitor, browser, own, "/admin/questions");
+  const page = await ownerPage(visitor, own, "/admin/questions");
   await expect(page.getByRole("heading", { name: "Questions", level: 1 })).toBeVisible();
   const list = page.getByRole("list", { name: "Questions, newest first" });
   const answered = list.getByRole("listitem").filter({ hasText: asked[0] ?? "" });
