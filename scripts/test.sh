@@ -87,13 +87,13 @@ finish_jobs build
 # Then everything else beside the browser tests, as soon as the site is built:
 # the checks above if still running; the server tests, which use a PostgreSQL,
 # server processes, ports and temporary folders of their own and mostly wait
-# on them; the built pages' HTML (html-validate, then the Nu checker,
-# docs/decisions/034-valid-html.md); and the first-load JavaScript budget, in
-# a server and a Chromium of its own.
-phase "browser tests, beside the server tests, the built pages' HTML and the first-load JavaScript budget"
+# on them; and the built pages' HTML with html-validate
+# (docs/decisions/034-valid-html.md). The first-load JavaScript budget
+# (`npm run size`) and the W3C Nu checker (`npm run lint:nu`) are not tests:
+# CI runs them after this, on this build (.ci/run, docs/decisions/051-two-suites.md).
+phase "browser tests, beside the server tests and the built pages' HTML"
 start_job browser playwright test
 start_job server vitest run --project server
-start_job html bash -c 'node scripts/validate-html.ts && node scripts/validate-nu.ts'
-start_job size node scripts/size.ts
-finish_jobs html size checks server browser
+start_job html node scripts/validate-html.ts
+finish_jobs html checks server browser
 phase "all passed"
