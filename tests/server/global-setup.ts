@@ -11,6 +11,8 @@ declare module "vitest" {
     postgresUrl: string;
     /** A database with every migration applied, that test apps start from a copy of. */
     postgresTemplate: string;
+    /** The same on SQLite: a migrated database file, copied into a new app's data folder. */
+    sqliteTemplate: string;
   }
 }
 
@@ -38,6 +40,7 @@ export default async function setup(project: TestProject) {
   project.provide("postgresUrl", server.url);
   const template = await migratedTemplate(server.url);
   project.provide("postgresTemplate", new URL(template).pathname.slice(1));
+  project.provide("sqliteTemplate", await migratedSqliteFile(scratch));
   return async () => {
     try {
       // On a server of TEST_DATABASE_URL's, which outlives the run.
@@ -49,6 +52,18 @@ export default async function setup(project: TestProject) {
       else process.env.TMPDIR = tmpdir;
     }
   };
+}
+
+/** A SQLite database file with every migration applied, closed (its log checkpointed into it). */
+async function migratedSqliteFile(folder: string): Promise<string> {
+  const file = path.join(folder, "template.sqlite");
+  const store = await openStore({ kind: "sqlite", file });
+  try {
+    await migrateToLatest(store);
+  } finally {
+    await store.close();
+  }
+  return file;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
@@ -9,6 +9,7 @@ import { commentsResponseSchema } from "../../../contract/api.ts";
 import type { Endpoints, Route } from "../../../contract/endpoints.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
 import { loadConfig } from "../../../server/config.ts";
+import { sqliteFileOf } from "../../../server/db/store-config.ts";
 import type { Catalog } from "../../../server/engagement/catalog.ts";
 import { resolveCookieSecret } from "../../../server/engagement/visitor.ts";
 import { createFormTokens } from "../../../server/lib/form-token.ts";
@@ -63,8 +64,9 @@ export type TestAppOptions = {
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
   /**
-   * On PostgreSQL, a new database starts as a copy of one the global setup
-   * migrated; `emptyDatabase` gives an empty one, which the app migrates.
+   * A new database, on either backend, starts as a copy of one the global
+   * setup migrated; `emptyDatabase` gives an empty one, which the app
+   * migrates. A given `dataDir` keeps whatever SQLite file is in it.
    */
   emptyDatabase?: boolean;
   dataDir?: string;
@@ -73,7 +75,12 @@ export type TestAppOptions = {
   /** Fastify's logger options; by default the app logs nothing. */
   logger?: FastifyServerOptions["logger"];
   mail?: AppOptions["mail"];
-  /** How often scheduled editions are looked for; 200 ms unless given. */
+  /**
+   * How often scheduled editions are looked for: the server's 5 s unless
+   * given. The tests of scheduled sending give 200 ms, so as not to wait
+   * out the server's pace; every other app looking 5 times a second for
+   * editions it never has cost about half of an idle app's CPU.
+   */
   scheduleEveryMs?: number;
   /** The console's clock (sign-in links and sessions), and the readers' days. */
   clock?: AppOptions["clock"];
@@ -103,7 +110,7 @@ export type TestApp = {
 
 /**
  * A built app on a fresh SQLite file or a fresh PostgreSQL database (migrated
- * already, unless `emptyDatabase`). Databases this creates are dropped by
+ * already, unless `emptyDatabase` or, on SQLite, a `dataDir` is given). Databases this creates are dropped by
  * `close`; shared ones (`databaseUrl`) are not.
  */
 export async function startTestApp(
@@ -133,6 +140,12 @@ export async function startTestApp(
     ...generousLimits,
     ...options.env,
   });
+  if (backend === "sqlite" && !options.dataDir && !options.emptyDatabase) {
+    // The app opens it as it would its own (the folder 0700, the file 0600).
+    const file = sqliteFileOf(config);
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    copyFileSync(inject("sqliteTemplate"), file);
+  }
   const app = await buildApp({
     config,
     clientRoot,
@@ -140,8 +153,7 @@ export async function startTestApp(
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
     mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
-    // Scheduled editions are looked for as often as the outbox: a test waits no 5 s poll.
-    scheduleEveryMs: options.scheduleEveryMs ?? 200,
+    ...(options.scheduleEveryMs ? { scheduleEveryMs: options.scheduleEveryMs } : {}),
     // Hundreds of requests at once on a loaded 2-core machine queue for the
     // pool's connections longer than the 5 s a request waits in production.
     databaseWaitMs: 30_000,
