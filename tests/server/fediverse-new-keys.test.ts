@@ -4,12 +4,13 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { generateCryptoKeyPair, signRequest } from "@fedify/fedify";
+import { signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { createDatabase, dropDatabase, freePort } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -41,7 +42,7 @@ type Received = {
 
 /** A Mastodon-like server with one account, Lee, who follows the site. */
 async function followersServer() {
-  const keys = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+  const keys = await remoteAccountKeys();
   const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey)).toString(
     "base64",
   );

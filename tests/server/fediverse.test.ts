@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { generateCryptoKeyPair, signRequest } from "@fedify/fedify";
+import { signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
@@ -16,6 +16,7 @@ import { fragment } from "../support/built-site.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
+import { remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -86,7 +87,7 @@ const png = Buffer.from(
  * and signed posts from them to the site's inbox.
  */
 async function remoteServer() {
-  const keys = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+  const keys = await remoteAccountKeys();
   const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey)).toString(
     "base64",
   );
