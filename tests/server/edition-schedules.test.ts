@@ -32,7 +32,11 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
   let smtp: SmtpSink;
   beforeAll(async () => {
     smtp = await startSmtpSink();
-    t = await startTestApp(backend, { env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" } });
+    t = await startTestApp(backend, {
+      env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
+      // Looked for as often as the outbox: a test waits out no 5 s poll.
+      scheduleEveryMs: 200,
+    });
   });
   afterAll(async () => {
     await t?.close();

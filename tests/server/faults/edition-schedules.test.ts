@@ -20,8 +20,9 @@ describe("a scheduled edition on two instances of PostgreSQL", () => {
     const smtp = await startSmtpSink();
     const databaseUrl = await createDatabase(inject("postgresUrl"));
     const env = { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" };
-    const a = await startTestApp("postgres", { databaseUrl, env });
-    const b = await startTestApp("postgres", { databaseUrl, env });
+    // Looked for as often as the outbox: a test waits out no 5 s poll.
+    const a = await startTestApp("postgres", { databaseUrl, env, scheduleEveryMs: 200 });
+    const b = await startTestApp("postgres", { databaseUrl, env, scheduleEveryMs: 200 });
     try {
       const readers = recipients(150, "pair-later");
       await seedConfirmed(a, readers);
