@@ -5,7 +5,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import type { Metafile } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readOwnerProfile } from "../../content/owner.ts";
 import { commentsResponseSchema } from "../../contract/api.ts";
 import {
@@ -107,6 +107,12 @@ Server.prototype.listen = function (...args) {
       SITE_OWNER_NAME: readOwnerProfile().name,
       COOKIE_SECRET: "b".repeat(64),
     },
+  });
+  // The notes are written when Node emits "listening", which a loaded machine
+  // may run just after the server's own line says it listens: wait for them.
+  await vi.waitFor(() => readFileSync(dateFormatsAtListen(dataDir), "utf8"), {
+    timeout: 30_000,
+    interval: 50,
   });
 }, 180_000);
 
