@@ -4,10 +4,7 @@ import type { Database } from "../db/schema.ts";
 /*
  * The tables a site owner owns, as `admin export` writes them and
  * `admin import --from export` reads them back (docs/export-schema.json,
- * docs/decisions/030-import-and-export.md). Left out on purpose: the live
- * events' journal (rebuilt as the site runs), sign-in links, sessions,
- * passkeys and challenges (credentials bound to one deployment), and the
- * short-lived records behind rate limits and one-time links.
+ * docs/decisions/030-import-and-export.md); `tablesLeftOut` says why the rest are not.
  */
 
 /** How a column's values are written: integers, text, ISO-8601 UTC times, or reals to 4 places. */
@@ -80,111 +77,78 @@ export type ExportRows = {
 export const exportVersion = 1;
 export const exportFormat = "engage-with-engineer-export";
 
-const int = (name: string, nullable = false): Column => ({ name, type: "int", nullable });
-const text = (name: string, nullable = false): Column => ({ name, type: "text", nullable });
-const time = (name: string, nullable = false): Column => ({ name, type: "time", nullable });
-const oneOf = (name: string, values: readonly string[]): Column => ({
-  name,
-  type: "text",
-  oneOf: values,
-});
-const flag = (name: string): Column => ({ name, type: "int", flag: true });
+const columnTypes: readonly ColumnType[] = ["int", "text", "time", "real"];
+
+/**
+ * A table's columns in order, each `name` (text) or `name:type` (int, time,
+ * real, or flag: a whole number held to 0 and 1), or `name=a|b` (text held
+ * to those values); `?` at the end when it takes null.
+ */
+function columns(spec: string): Column[] {
+  return spec
+    .trim()
+    .split(/\s+/)
+    .map((entry) => {
+      const nullable = entry.endsWith("?");
+      const [name = "", type = "text"] = entry.replace(/\?$/, "").split(":");
+      if (type === "flag") return { name, type: "int", flag: true };
+      const [bare = "", values] = name.split("=");
+      if (values) return { name: bare, type: "text", nullable, oneOf: values.split("|") };
+      if (!columnTypes.includes(type as ColumnType)) throw new Error(`${name}: no type ${type}`);
+      return { name, type: type as ColumnType, nullable };
+    });
+}
 const same = (...columns: string[]): UniqueKey => ({ columns, role: "same" });
 const taken = (...columns: string[]): UniqueKey => ({ columns, role: "taken" });
+/** A table whose rows have an id and a creation time. */
+const byId = { key: ["id"], identity: "id", since: "created_at" } as const;
 
-const reactionColumns = (item: string): Column[] => [
-  int("id"),
-  text(item),
-  oneOf("type", reactionTypes),
-  text("user_name"),
-  text("visitor_id"),
-  time("created_at"),
-];
+const reactionColumns = (item: string) =>
+  columns(`id:int ${item} type=${reactionTypes.join("|")} user_name visitor_id created_at:time`);
 
 /** In the order they are written and read back: a row's references come before it. */
 export const exportTables: readonly ExportTable[] = [
   {
     name: "subscribers",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [{ columns: ["email"], role: "same", lower: ["email"] }, taken("unsubscribe_token")],
-    columns: [
-      int("id"),
-      text("email"),
-      text("unsubscribe_token"),
-      time("created_at"),
-      oneOf("status", ["pending", "confirmed"]),
-      time("confirmed_at", true),
-      time("confirmation_sent_at", true),
-    ],
+    columns: columns(`id:int email unsubscribe_token created_at:time status=pending|confirmed
+      confirmed_at:time? confirmation_sent_at:time?`),
   },
-  {
-    name: "unsubscribed_tokens",
-    key: ["token"],
-    columns: [text("token"), time("unsubscribed_at")],
-  },
+  { name: "unsubscribed_tokens", key: ["token"], columns: columns("token unsubscribed_at:time") },
   {
     name: "editions",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [same("slug")],
-    columns: [
-      int("id"),
-      text("slug"),
-      text("subject"),
-      text("html"),
-      text("text"),
-      time("created_at"),
-    ],
+    columns: columns("id:int slug subject html text created_at:time"),
   },
   {
     // The editions' sending records: who was sent which edition, and when.
     name: "outbox",
-    key: ["id"],
-    identity: "id",
+    ...byId,
     only: { column: "kind", equals: "edition" },
     columnsLeftOut: { payload: "an edition's row has none: it holds other kinds' bodies" },
-    since: "created_at",
     unique: [same("edition_id", "email")],
     references: [{ column: "edition_id", table: "editions", inFile: true }],
-    columns: [
-      int("id"),
-      oneOf("kind", ["edition"]),
-      int("edition_id"),
-      text("email"),
-      text("token", true),
-      oneOf("status", ["queued", "sending", "sent", "failed", "cancelled"]),
-      int("attempts"),
-      time("next_attempt_at"),
-      text("last_error", true),
-      time("created_at"),
-      time("sent_at", true),
-      // What the mail drew afterwards ("bounce" or "complaint"): the edition's figures count it.
-      text("feedback", true),
-    ],
+    // What the mail drew afterwards ("bounce" or "complaint"): the edition's figures count it.
+    columns: columns(`id:int kind=edition edition_id:int email token?
+      status=queued|sending|sent|failed|cancelled attempts:int next_attempt_at:time last_error?
+      created_at:time sent_at:time? feedback?`),
   },
   {
     // Addresses no mail goes to: moved with the list, so a new site does not mail them again.
     name: "suppressions",
     key: ["email"],
-    columns: [
-      text("email"),
-      oneOf("reason", ["hard_bounce", "complaint", "soft_bounces"]),
-      text("source"),
-      text("detail", true),
-      time("created_at"),
-    ],
+    columns: columns(
+      `email reason=hard_bounce|complaint|soft_bounces source detail? created_at:time`,
+    ),
   },
   {
     // Temporary refusals of the last 30 days, which count towards a suppression.
     name: "soft_bounces",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [same("ref")],
-    columns: [int("id"), text("email"), text("ref"), time("created_at")],
+    columns: columns("id:int email ref created_at:time"),
   },
   {
     // An edition's web links, counted as readers follow them: its figures move with it,
@@ -192,7 +156,7 @@ export const exportTables: readonly ExportTable[] = [
     name: "edition_links",
     key: ["edition_id", "position"],
     references: [{ column: "edition_id", table: "editions", inFile: true }],
-    columns: [int("edition_id"), int("position"), text("url"), int("clicks")],
+    columns: columns("edition_id:int position:int url clicks:int"),
   },
   {
     // Editions to go out later. A claim is one instance's lease, meaningless elsewhere;
@@ -201,223 +165,113 @@ export const exportTables: readonly ExportTable[] = [
     key: ["edition_id"],
     columnsLeftOut: { claimed_until: "the lease of the instance queueing it, bound to that site" },
     references: [{ column: "edition_id", table: "editions", inFile: true }],
-    columns: [
-      int("edition_id"),
-      time("send_at"),
-      time("created_at"),
-      time("started_at", true),
-      time("queued_at", true),
-    ],
+    columns: columns(
+      `edition_id:int send_at:time created_at:time started_at:time? queued_at:time?`,
+    ),
   },
   {
     name: "science_comments",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     references: [{ column: "parent_id", table: "science_comments", inFile: true }],
-    columns: [
-      int("id"),
-      text("post_id"),
-      int("parent_id", true),
-      text("user_name"),
-      text("content"),
-      text("content_html", true),
-      text("visitor_id"),
-      oneOf("status", ["published", "pending", "spam"]),
-      flag("by_owner"),
-      text("ip_hash", true),
-      time("created_at"),
-      time("updated_at"),
-      time("deleted_at", true),
-    ],
+    columns: columns(`id:int post_id parent_id:int? user_name content content_html? visitor_id
+      status=published|pending|spam by_owner:flag ip_hash? created_at:time updated_at:time
+      deleted_at:time?`),
   },
   {
     // Addresses readers left to be mailed replies, and the threads each follows.
     name: "reply_addresses",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [
       { columns: ["visitor_id", "email"], role: "same", lower: ["email"] },
       taken("unsubscribe_token"),
       taken("confirm_token_hash"),
     ],
-    columns: [
-      int("id"),
-      text("visitor_id"),
-      text("email"),
-      oneOf("status", ["pending", "confirmed"]),
-      text("confirm_token_hash", true),
-      time("confirm_expires_at", true),
-      time("confirmation_sent_at", true),
-      text("unsubscribe_token"),
-      time("created_at"),
-      time("confirmed_at", true),
-    ],
+    columns: columns(`id:int visitor_id email status=pending|confirmed confirm_token_hash?
+      confirm_expires_at:time? confirmation_sent_at:time? unsubscribe_token created_at:time
+      confirmed_at:time?`),
   },
   {
     name: "reply_watches",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [same("address_id", "thread_id"), taken("unsubscribe_token")],
     references: [
       { column: "address_id", table: "reply_addresses", inFile: true },
       { column: "thread_id", table: "science_comments" },
       { column: "comment_id", table: "science_comments" },
     ],
-    columns: [
-      int("id"),
-      int("address_id"),
-      int("thread_id"),
-      int("comment_id"),
-      text("unsubscribe_token"),
-      time("window_ends_at", true),
-      time("created_at"),
-    ],
+    columns: columns(`id:int address_id:int thread_id:int comment_id:int unsubscribe_token
+      window_ends_at:time? created_at:time`),
   },
   {
     name: "science_reactions",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [same("post_id", "type", "visitor_id")],
     columns: reactionColumns("post_id"),
   },
   {
     name: "mythology_reactions",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [same("story_id", "type", "visitor_id")],
     columns: reactionColumns("story_id"),
   },
   {
     name: "approved_visitors",
     key: ["visitor_id"],
-    columns: [text("visitor_id"), time("approved_at")],
+    columns: columns("visitor_id approved_at:time"),
   },
   {
     name: "bans",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     references: [{ column: "comment_id", table: "science_comments" }],
-    columns: [
-      int("id"),
-      text("visitor_id", true),
-      text("ip_hash", true),
-      int("comment_id", true),
-      time("created_at"),
-      time("expires_at", true),
-      time("lifted_at", true),
-    ],
+    columns: columns(`id:int visitor_id? ip_hash? comment_id:int? created_at:time expires_at:time?
+      lifted_at:time?`),
   },
   {
     name: "enquiries",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [taken("deletion_token_hash")],
-    columns: [
-      int("id"),
-      text("name"),
-      text("email"),
-      text("service"),
-      text("organisation", true),
-      text("timeline", true),
-      text("message"),
-      oneOf("status", ["new", "answered", "closed"]),
-      flag("kept"),
-      text("ip_hash"),
-      text("thread_id"),
-      text("deletion_token_hash"),
-      time("created_at"),
-      time("updated_at"),
-    ],
+    columns: columns(`id:int name email service organisation? timeline? message
+      status=new|answered|closed kept:flag ip_hash thread_id deletion_token_hash created_at:time
+      updated_at:time`),
   },
   {
     name: "enquiry_answers",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     references: [{ column: "enquiry_id", table: "enquiries", inFile: true }],
-    columns: [int("id"), int("enquiry_id"), text("body"), time("created_at")],
+    columns: columns("id:int enquiry_id:int body created_at:time"),
   },
   {
     name: "bookings",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     unique: [taken("uid"), taken("token_hash")],
-    columns: [
-      int("id"),
-      time("starts_at"),
-      time("ends_at"),
-      text("name"),
-      text("email"),
-      text("service"),
-      text("note"),
-      text("reader_zone"),
-      oneOf("status", ["booked", "cancelled"]),
-      text("uid"),
-      int("sequence"),
-      text("meeting_url", true),
-      text("token_hash", true),
-      text("visitor_id", true),
-      text("ip_hash"),
-      text("address_hash"),
-      { name: "cancelled_by", type: "text", nullable: true, oneOf: ["reader", "owner"] },
-      text("cancel_message", true),
-      time("created_at"),
-      time("updated_at"),
-    ],
+    columns: columns(`id:int starts_at:time ends_at:time name email service note reader_zone
+      status=booked|cancelled uid sequence:int meeting_url? token_hash? visitor_id? ip_hash
+      address_hash cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time`),
   },
   {
     name: "booking_settings",
     key: ["id"],
-    columns: [int("id"), text("availability"), text("feed_token_hash", true), time("updated_at")],
+    columns: columns("id:int availability feed_token_hash? updated_at:time"),
   },
   {
     name: "owner_audit",
-    key: ["id"],
-    identity: "id",
+    ...byId,
     since: "at",
-    columns: [
-      int("id"),
-      time("at"),
-      text("session_id", true),
-      text("action"),
-      text("object", true),
-    ],
+    columns: columns("id:int at:time session_id? action object?"),
   },
   {
     name: "spam_examples",
-    key: ["id"],
-    identity: "id",
-    since: "created_at",
+    ...byId,
     references: [{ column: "comment_id", table: "science_comments" }],
-    columns: [
-      int("id"),
-      int("comment_id", true),
-      oneOf("label", ["spam", "ham"]),
-      oneOf("source", ["approve", "publish", "reject", "spam", "ban"]),
-      text("content"),
-      text("features", true),
-      time("created_at"),
-    ],
+    columns: columns(`id:int comment_id:int? label=spam|ham source=approve|publish|reject|spam|ban
+      content features? created_at:time`),
   },
   {
     name: "spam_screening",
     key: ["comment_id"],
     references: [{ column: "comment_id", table: "science_comments" }],
-    columns: [
-      int("comment_id"),
-      oneOf("outcome", ["published", "pending", "spam"]),
-      text("reason", true),
-      { name: "score", type: "real", nullable: true },
-      time("created_at"),
-    ],
+    columns: columns(`comment_id:int outcome=published|pending|spam reason? score:real?
+      created_at:time`),
   },
   {
     // The Fediverse writer of a comment that came from there: its handle, its
@@ -427,113 +281,58 @@ export const exportTables: readonly ExportTable[] = [
     key: ["comment_id"],
     unique: [same("note_id")],
     references: [{ column: "comment_id", table: "science_comments", inFile: true }],
-    columns: [
-      int("comment_id"),
-      text("note_id"),
-      text("actor_id"),
-      text("handle"),
-      text("name"),
-      text("url"),
-      text("avatar", true),
-      time("created_at"),
-    ],
+    columns: columns("comment_id:int note_id actor_id handle name url avatar? created_at:time"),
   },
   {
     // Who follows the site's account: at the same address they still do.
     name: "fediverse_followers",
     key: ["actor_id"],
-    columns: [
-      text("actor_id"),
-      text("handle"),
-      text("name", true),
-      text("inbox"),
-      text("shared_inbox", true),
-      text("follow_id"),
-      time("created_at"),
-    ],
+    columns: columns("actor_id handle name? inbox shared_inbox? follow_id created_at:time"),
   },
   {
     // The owner's blocks, as bans are the owner's.
     name: "fediverse_blocks",
     key: ["target"],
-    columns: [text("target"), time("created_at")],
+    columns: columns("target created_at:time"),
   },
   {
     // What followers were sent, so a moved site does not send it all again.
     name: "fediverse_published",
     key: ["path"],
-    columns: [
-      text("path"),
-      text("digest"),
-      time("published_at"),
-      time("updated_at"),
-      time("deleted_at", true),
-    ],
+    columns: columns("path digest published_at:time updated_at:time deleted_at:time?"),
   },
   {
     name: "fediverse_reactions",
     key: ["activity_id"],
-    columns: [
-      text("activity_id"),
-      oneOf("kind", ["like", "announce"]),
-      text("path"),
-      text("actor_id"),
-      time("created_at"),
-    ],
+    columns: columns("activity_id kind=like|announce path actor_id created_at:time"),
   },
   {
     name: "webmentions",
-    key: ["id"],
-    identity: "id",
+    ...byId,
     since: "received_at",
     unique: [same("source", "target")],
-    columns: [
-      int("id"),
-      text("source"),
-      text("target"),
-      text("path"),
-      oneOf("status", ["unverified", "pending", "published"]),
-      oneOf("kind", ["mention", "reply", "like", "repost"]),
-      text("author_name", true),
-      text("author_url", true),
-      text("content", true),
-      time("received_at"),
-      time("verified_at", true),
-    ],
+    columns: columns(`id:int source target path status=unverified|pending|published
+      kind=mention|reply|like|repost author_name? author_url? content? received_at:time
+      verified_at:time?`),
   },
   {
     // The pages told of the site's links, once each: a moved site does not tell them again.
     name: "webmentions_sent",
     key: ["path", "target"],
-    columns: [text("path"), text("target"), text("outcome"), time("sent_at")],
+    columns: columns("path target outcome sent_at:time"),
   },
   {
     name: "assistant_questions",
-    key: ["id"],
-    identity: "id",
+    ...byId,
     since: "asked_at",
-    columns: [
-      int("id"),
-      text("question"),
-      int("known"),
-      text("page", true),
-      text("service", true),
-      int("written"),
-      int("helpful", true),
-      time("asked_at"),
-    ],
+    columns: columns(`id:int question known:int page? service? written:int helpful:int?
+      asked_at:time`),
   },
   {
     name: "import_sources",
     key: ["source", "source_id"],
     references: [{ column: "row_id", table: "row_table" }],
-    columns: [
-      text("source"),
-      text("source_id"),
-      text("row_table"),
-      int("row_id"),
-      time("imported_at"),
-    ],
+    columns: columns("source source_id row_table row_id:int imported_at:time"),
   },
 ];
 
@@ -572,26 +371,14 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
  * Settings listed in an export for reference (configuration comes from the
  * environment): only these, never a secret, a password or a database URL.
  */
-export const exportedSettings = [
-  "SITE_URL",
-  "SITE_OWNER_NAME",
-  "CONTACT_EMAIL",
-  "OWNER_EMAIL",
-  "MAIL_FROM",
-  "MODERATION",
-  "NOTIFY_COMMENTS",
-  "HOLD_LINKS_FROM_NEW",
-  "COMMENT_MIN_SECONDS",
-  "COMMENT_MAX_LINKS",
-  "COMMENT_DUPLICATE_MINUTES",
-  "MAIL_RATE_PER_MINUTE",
-  "ENQUIRIES_PER_HOUR",
-  "ENQUIRY_RETENTION_DAYS",
-  "BOOKING_TIMEZONE",
-  "BOOKINGS_PER_HOUR",
-  "BOOKING_PENDING_MAX",
-  "BOOKING_RETENTION_DAYS",
-] as const;
+export const exportedSettings = `
+  SITE_URL SITE_OWNER_NAME CONTACT_EMAIL OWNER_EMAIL MAIL_FROM MODERATION NOTIFY_COMMENTS
+  HOLD_LINKS_FROM_NEW COMMENT_MIN_SECONDS COMMENT_MAX_LINKS COMMENT_DUPLICATE_MINUTES
+  MAIL_RATE_PER_MINUTE ENQUIRIES_PER_HOUR ENQUIRY_RETENTION_DAYS BOOKING_TIMEZONE
+  BOOKINGS_PER_HOUR BOOKING_PENDING_MAX BOOKING_RETENTION_DAYS
+`
+  .trim()
+  .split(/\s+/);
 
 /** A unique key's value in a row, as the database's index compares it; null when the index leaves the row out. */
 export function uniqueValue(
