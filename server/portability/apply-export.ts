@@ -59,16 +59,6 @@ function keyColumns(key: Pick<UniqueKey, "columns" | "lower">): RawBuilder<unkno
   );
 }
 
-function keyValues(key: Pick<UniqueKey, "columns" | "lower">, row: Row): unknown[] | null {
-  const values: unknown[] = [];
-  for (const column of key.columns) {
-    const value = row[column];
-    if (value === null || value === undefined) return null;
-    values.push(key.lower?.includes(column) ? String(value).toLowerCase() : value);
-  }
-  return values;
-}
-
 /** The site's rows among `rows` by one key: each key's value, and its row's id (0 without one). */
 async function localByKey(
   trx: Trx,
@@ -77,8 +67,8 @@ async function localByKey(
   rows: Row[],
 ): Promise<Map<string, number>> {
   const wanted = rows.flatMap((row) => {
-    const values = keyValues(key, row);
-    return values ? [values] : [];
+    const value = uniqueValue(key, row);
+    return value === null ? [] : [JSON.parse(value) as unknown[]];
   });
   const found = new Map<string, number>();
   if (wanted.length === 0) return found;
@@ -149,7 +139,6 @@ async function followIdentity(trx: Trx, kind: DatabaseKind, table: string, atLea
 type Run = {
   trx: Trx;
   events: EventJournal;
-  avatarOf: (visitorId: string) => string;
   /** Each table's ids in the file, and the ids they became. */
   ids: Map<string, Map<number, number>>;
   /** Ids in the file (rows and references) of each table: new ids are taken above them. */
@@ -290,9 +279,7 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
       const where = `tables.${table.name}[${at}]`;
       const since = row[table.since ?? ""];
       let there: number | undefined;
-      for (const key of sameKeys) {
-        there ??= find(key, row);
-      }
+      for (const key of sameKeys) there ??= find(key, row);
       if (there === undefined && table.identity) {
         if (sameId.get(fileId(row))?.since === since) there = fileId(row);
         else there = sources.get(remapKey(table.name, fileId(row), since));
@@ -352,20 +339,13 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
       )
       .execute();
   }
-  if (table.identity) {
-    run.written.set(table.name, lastId);
-  }
+  if (table.identity) run.written.set(table.name, lastId);
   if (table.name === "science_comments") {
     run.comments.push(...(toWrite as unknown as ImportedComment[]));
   } else if (table.name === "science_reactions" || table.name === "mythology_reactions") {
     const kind = table.name === "science_reactions" ? "science" : "mythology";
-    const item = kind === "science" ? "post_id" : "story_id";
-    await announceReactions(
-      trx,
-      run.events,
-      kind,
-      toWrite.map((row) => String(row[item])),
-    );
+    const items = toWrite.map((row) => String(row.post_id ?? row.story_id));
+    await announceReactions(trx, run.events, kind, items);
   }
 }
 
@@ -411,7 +391,6 @@ export async function applyExport(
       const run: Run = {
         trx,
         events,
-        avatarOf,
         ids: new Map(),
         ceilings: ceilingsOf(tables),
         problems: [],
