@@ -41,6 +41,19 @@ const recipientFree = sql<boolean>`case when kind in (${sql.join(
   [...batchedKinds].map((kind) => sql.lit(kind)),
 )}) then pg_try_advisory_xact_lock(hashtext('outbox batch'), hashtext(kind || ' ' || coalesce(email, ''))) else true end`;
 
+/**
+ * PostgreSQL: a claim lasts as long as the instance that holds it, never a
+ * fixed time. The server's `idle_in_transaction_session_timeout` (its
+ * statement timeout, 10 s) would end a claim's transaction while its mail
+ * is with the SMTP server, or while a starved process waits for the CPU: the
+ * lock went with it, another instance claimed the row and sent it, and then
+ * so did the first (docs/decisions/056-an-outbox-claim-lasts-as-long-as-its-instance.md).
+ * For this transaction only, there is no idle limit; TCP keepalives (30 s,
+ * then every 10 s, 3 unanswered) end a claim whose host is gone, while a
+ * paused or starved process, whose kernel still answers them, keeps it.
+ */
+const holdWhileAlive = sql`select set_config('idle_in_transaction_session_timeout', '0', true), set_config('tcp_keepalives_idle', '30', true), set_config('tcp_keepalives_interval', '10', true), set_config('tcp_keepalives_count', '3', true)`;
+
 /** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
 export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
 
@@ -210,6 +223,7 @@ export function createOutboxRepository(
           .skipLocked()
           .executeTakeFirst();
         if (!row) return false;
+        await holdWhileAlive.execute(trx);
         const batch = await batchOf(trx, row, now);
         await recordAll(trx, batch, await safely(deliver, row, trx, batch));
         return true;

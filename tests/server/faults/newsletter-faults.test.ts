@@ -71,3 +71,64 @@ describe("two instances on PostgreSQL", () => {
     }
   });
 });
+
+describe("two instances on PostgreSQL and a slow SMTP server", () => {
+  it("send a copy whose acceptance outlasts the database's idle limit once, and lose none", async () => {
+    const smtp = await startSmtpSink();
+    const databaseUrl = await createDatabase(inject("postgresUrl"));
+    // The limit on a transaction sitting idle is the server's statement
+    // timeout: 2 s here, 10 s by default. A sender starved of CPU, or an SMTP
+    // server slow to answer, keeps its claim's transaction idle that long.
+    const limitMs = 2000;
+    const env = {
+      SMTP_URL: smtp.url,
+      MAIL_RATE_PER_MINUTE: "0",
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: String(limitMs / 1000),
+    };
+    const a = await startTestApp("postgres", { databaseUrl, env });
+    const b = await startTestApp("postgres", { databaseUrl, env });
+    try {
+      const readers = recipients(6, "slow-pair");
+      const slow = readers[0] as string;
+      await seedConfirmed(a, readers);
+      const subject = "Edition slow-accept";
+      // The first copy to `slow` is accepted three limits later, or as soon
+      // as another copy to the same reader arrives (then it was sent twice).
+      let held = false;
+      smtp.answer = async (to) => {
+        if (held || !to.includes(slow)) return undefined;
+        held = true;
+        await smtp
+          .waitFor((received) => received.some((mail) => mail.to.includes(slow)), 3 * limitMs)
+          .catch(() => {});
+        return undefined;
+      };
+      const cli = {
+        NODE_ENV: "test",
+        SITE_URL: siteUrl,
+        DATA_DIR: a.dataDir,
+        DATABASE_URL: databaseUrl,
+      };
+      expect(
+        (await admin(cli, "newsletter", "send", editionFile("slow-accept"), "--yes")).code,
+      ).toBe(0);
+      await smtp.waitFor(() => copies(smtp, subject).size === readers.length, 60_000);
+      // Every row recorded: nothing waits to go again, nothing failed.
+      await expect
+        .poll(
+          async () =>
+            JSON.parse((await admin(cli, "newsletter", "status", "--json")).stdout).editions[0],
+          { timeout: 30_000 },
+        )
+        .toMatchObject({ sent: readers.length, queued: 0, failed: 0 });
+      expect(held).toBe(true);
+      const counts = copies(smtp, subject);
+      expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+      await dropDatabase(databaseUrl);
+      await smtp.close();
+    }
+  });
+});

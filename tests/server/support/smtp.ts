@@ -18,8 +18,11 @@ export type Answer = { code: number; message: string } | undefined;
 export type SmtpSink = {
   url: string;
   received: ReceivedMail[];
-  /** Decides the answer to each message before it is accepted; accept by default. */
-  answer: (to: string[], session: SMTPServerSession) => Answer;
+  /**
+   * Decides the answer to each message before it is accepted; accept by
+   * default. A promise holds the answer back, as a slow server does.
+   */
+  answer: (to: string[], session: SMTPServerSession) => Answer | Promise<Answer>;
   /** Decides the answer to each recipient (RCPT TO); accept by default. */
   recipient: (address: string) => Answer;
   /** Resolves when `predicate` holds over the received mail; checked on every arrival. */
@@ -78,8 +81,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       })
         .then(async (raw) => ({ raw, parsed: await simpleParser(raw) }))
         .then(
-          ({ raw, parsed }) => {
-            const answer = sink.answer(to, session);
+          async ({ raw, parsed }) => {
+            const answer = await sink.answer(to, session);
             if (answer) {
               callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
               return;
