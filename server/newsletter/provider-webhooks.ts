@@ -203,7 +203,18 @@ export const providerWebhooks: FastifyPluginAsync<{
     if (message.Type === "SubscriptionConfirmation") {
       const subscribe = snsUrl(message.SubscribeURL ?? "", { certificate: false });
       if (!subscribe) return refuse(reply, 400, "The confirmation's address is not Amazon's.");
-      await httpsText(subscribe, snsTrust.ca);
+      try {
+        await httpsText(subscribe, snsTrust.ca);
+      } catch (error) {
+        // Not this site's fault, nor the caller's: SNS sends the confirmation again.
+        request.log.warn({ err: error }, "the SNS subscription could not be confirmed");
+        return reply.code(502).send({
+          error: {
+            code: "service_unavailable",
+            message: "The subscription could not be confirmed at Amazon's address.",
+          },
+        });
+      }
       request.log.info({ topic: message.TopicArn }, "SNS subscription confirmed");
       return { ok: true };
     }

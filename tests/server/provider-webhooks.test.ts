@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
+import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -228,6 +229,18 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     });
     expect((await postSns(confirmation)).statusCode).toBe(200);
     expect(subscriptionsConfirmed).toHaveLength(1);
+    // One whose address does not confirm (gone, or Amazon away) is answered 502, so SNS sends it again.
+    const unconfirmed = await postSns(
+      snsMessage({
+        Type: "SubscriptionConfirmation",
+        Message: "You have chosen to subscribe to the topic.",
+        SubscribeURL: `${origin}/gone?Action=ConfirmSubscription&Token=abc`,
+        Token: "abc",
+      }),
+    );
+    expect(unconfirmed.statusCode).toBe(502);
+    expect(unconfirmed.json().error.message).toMatch(/could not be confirmed/);
+    expect(subscriptionsConfirmed).toHaveLength(1);
   });
 
   it("acts on Postmark's hard bounces and complaints, suppresses after three soft bounces, and refuses a wrong secret", async () => {
@@ -333,6 +346,79 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       }
       expect((await t.app.inject({ method: "GET", url })).statusCode).toBe(404);
     }
+  });
+
+  it("answers mutated calls, signed and not, with a 2xx or 4xx, never a 500", async () => {
+    const seed = fuzzSeed();
+    const fuzz = fuzzer(seed);
+    const ses = [
+      {
+        notificationType: "Bounce",
+        mail: { messageId: "m-1" },
+        bounce: {
+          bounceType: "Permanent",
+          bouncedRecipients: [{ emailAddress: reader("fz-ses"), diagnosticCode: "smtp; 550" }],
+        },
+      },
+      {
+        eventType: "Complaint",
+        mail: { messageId: "m-2" },
+        complaint: {
+          complainedRecipients: [{ emailAddress: reader("fz-ses") }],
+          complaintFeedbackType: "abuse",
+        },
+      },
+    ];
+    const postmark = ["HardBounce", "SoftBounce", "SpamComplaint"].map((Type, ID) => ({
+      RecordType: Type === "SpamComplaint" ? "SpamComplaint" : "Bounce",
+      Type,
+      ID,
+      Email: reader("fz-pm"),
+      Description: "The server was unable to deliver your message.",
+    }));
+    const answered = new Set<number>();
+    for (let i = 0; i < Number(process.env.FUZZ_ROUNDS ?? 40); i += 1) {
+      const calls: Array<[string, string, Record<string, string>]> = [
+        // Signed as SNS signs, around a mutated notification: the site's parser meets it.
+        ["/hooks/ses", JSON.stringify(sesNotification(fuzz.mutate(fuzz.pick(ses)) as object)), {}],
+        // The SNS envelope itself mutated, then signed again.
+        [
+          "/hooks/ses",
+          JSON.stringify(
+            snsMessage(
+              fuzz.mutate({ Type: "Notification", Message: JSON.stringify(ses[0]) }) as Record<
+                string,
+                string
+              >,
+            ),
+          ),
+          {},
+        ],
+        // A signed message's bytes mangled on the way.
+        ["/hooks/ses", fuzz.mangle(JSON.stringify(sesNotification(fuzz.pick(ses)))), {}],
+        ["/hooks/postmark", JSON.stringify(fuzz.mutate(fuzz.pick(postmark))), basic(secret)],
+        ["/hooks/postmark", fuzz.mangle(JSON.stringify(fuzz.pick(postmark))), basic(secret)],
+        [
+          "/hooks/postmark",
+          JSON.stringify(fuzz.pick(postmark)),
+          { authorization: fuzz.mangle(basic(secret).authorization) },
+        ],
+      ];
+      for (const [url, payload, headers] of calls) {
+        const response = await t.app.inject({
+          method: "POST",
+          url,
+          headers: { "content-type": "application/json", ...headers },
+          payload,
+        });
+        const what = `seed ${seed}, round ${i}: ${url} ${payload.slice(0, 300)}`;
+        expect(response.statusCode, what).toBeGreaterThanOrEqual(200);
+        expect(response.statusCode, what).toBeLessThan(500);
+        answered.add(response.statusCode);
+      }
+    }
+    // The mutations reach the handlers: some calls act, some are refused as malformed or unsigned.
+    expect([...answered].sort()).toEqual(expect.arrayContaining([200, 400, 401]));
   });
 });
 
