@@ -68,7 +68,9 @@ export const editionClicks: FastifyPluginAsync<{
   app.get("/newsletter/click/:edition/:position/:signature", async (request, reply) => {
     const params = request.params as Record<string, string>;
     const editionId = /^[1-9]\d{0,9}$/.test(params.edition ?? "") ? Number(params.edition) : 0;
-    const position = /^\d{1,4}$/.test(params.position ?? "") ? Number(params.position) : -1;
+    const position = /^(0|[1-9]\d{0,3})$/.test(params.position ?? "")
+      ? Number(params.position)
+      : -1;
     const given = Buffer.from(String(params.signature ?? ""));
     const expected = Buffer.from(signature(key, editionId, position));
     const valid =

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
+import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -98,6 +99,9 @@ describe.each(backends)("an edition's figures on %s", (backend) => {
       `/newsletter/click/${edition}/${Number(position) + 1}/${signature}`,
       `/newsletter/click/${Number(edition) + 1}/${position}/${signature}`,
       `/newsletter/click/${edition}/${position}/${signature}?to=https://evil.example`,
+      // Another spelling of the same numbers is another link.
+      `/newsletter/click/${edition}/0${position}/${signature}`,
+      `/newsletter/click/0${edition}/${position}/${signature}`,
       "/newsletter/click/x/y/z",
       `/newsletter/click/${edition}/${position}`,
       "/newsletter/click/99999999999999999999/0/0000000000000000",
@@ -117,6 +121,24 @@ describe.each(backends)("an edition's figures on %s", (backend) => {
       expect(response.statusCode, url).toBeGreaterThanOrEqual(400);
       expect(response.statusCode, url).toBeLessThan(500);
       expect(response.headers.location, url).toBeUndefined();
+    }
+    // Fuzzed: a link mangled anywhere leads nowhere, with a 4xx, never a 500.
+    const seed = fuzzSeed();
+    const fuzz = fuzzer(seed);
+    for (let i = 0; i < Number(process.env.FUZZ_ROUNDS ?? 40) * 4; i += 1) {
+      const parts = [edition, position, signature].map(String);
+      const at = Math.floor(fuzz.random() * parts.length);
+      parts[at] = encodeURIComponent(
+        fuzz
+          .mangle(fuzz.random() < 0.5 ? (parts[at] ?? "") : String(fuzz.anyValue()))
+          .toWellFormed(),
+      );
+      const url = `/newsletter/click/${parts.join("/")}`;
+      if (url === guide) continue;
+      const response = await follow(url);
+      expect(response.statusCode, `seed ${seed}: ${url}`).toBeGreaterThanOrEqual(400);
+      expect(response.statusCode, `seed ${seed}: ${url}`).toBeLessThan(500);
+      expect(response.headers.location, `seed ${seed}: ${url}`).toBeUndefined();
     }
 
     // One reader leaves through the mail's one-click header.
