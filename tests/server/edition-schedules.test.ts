@@ -8,6 +8,7 @@ import {
   suppressionsResponseSchema,
 } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { auditLines, copies, dueIn, editionFile, inMs, recipients } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -250,5 +251,41 @@ describe("the console's schedule and suppressed addresses", () => {
     expect((await lift("x".repeat(300))).statusCode).toBe(400);
     const left = json(await owner.get("/api/admin/suppressions"), suppressionsResponseSchema);
     expect(left.suppressions.map((s) => s.email)).toEqual(["angry@example.org"]);
+  });
+
+  it("answers mutated calls to the test copy, the schedule and the lifting with a 4xx, never a 500", async () => {
+    const seed = fuzzSeed();
+    const fuzz = fuzzer(seed);
+    const slug = "2026-12-tuesday";
+    const calls: Array<[string, string, unknown]> = [
+      ["POST", `/api/admin/editions/${slug}/test`, { to: "me@example.org" }],
+      ["POST", `/api/admin/editions/${slug}/schedule`, { at: inMs(86_400_000) }],
+      ["POST", "/api/admin/suppressions/lift", { email: "angry@example.org" }],
+    ];
+    const answered = new Set<number>();
+    for (let i = 0; i < Number(process.env.FUZZ_ROUNDS ?? 40) * 2; i += 1) {
+      const [method, url, body] = fuzz.pick(calls);
+      const payload =
+        fuzz.random() < 0.7 ? JSON.stringify(fuzz.mutate(body)) : fuzz.mangle(JSON.stringify(body));
+      const target =
+        fuzz.random() < 0.8
+          ? url
+          : url.replace(slug, encodeURIComponent(fuzz.mangle(slug).toWellFormed()));
+      const response = await owner.request(method as "POST", target, payload as never, {
+        "content-type": "application/json",
+      });
+      const what = `seed ${seed}: ${method} ${target} ${payload.slice(0, 200)}`;
+      // 202: a mutation that is still a valid call (sent, or scheduled); 204: lifted.
+      expect(response.statusCode, what).toBeGreaterThanOrEqual(200);
+      expect(response.statusCode, what).toBeLessThan(500);
+      if (response.statusCode >= 400)
+        expect(response.json().error.code, what).toEqual(expect.any(String));
+      answered.add(response.statusCode);
+      // Each call on the whole: cancelled again, so the next may schedule.
+      if (response.statusCode === 202 && target.endsWith("/schedule")) {
+        expect((await owner.delete(target)).statusCode).toBe(204);
+      }
+    }
+    expect([...answered]).toEqual(expect.arrayContaining([400, 404]));
   });
 });
