@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
 import {
   editionsResponseSchema,
   scheduledResponseSchema,
@@ -279,7 +280,7 @@ describe("the console's schedule and suppressed addresses", () => {
       expect(response.statusCode, what).toBeGreaterThanOrEqual(200);
       expect(response.statusCode, what).toBeLessThan(500);
       if (response.statusCode >= 400)
-        expect(response.json().error.code, what).toEqual(expect.any(String));
+        expect(json(response, errorResponseSchema).error.code, what).toEqual(expect.any(String));
       answered.add(response.statusCode);
       // Each call on the whole: cancelled again, so the next may schedule.
       if (response.statusCode === 202 && target.endsWith("/schedule")) {
