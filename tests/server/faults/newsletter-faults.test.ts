@@ -72,7 +72,7 @@ describe("two instances on PostgreSQL", () => {
   });
 });
 
-describe("two instances on PostgreSQL and a slow SMTP server", () => {
+describe("two instances on PostgreSQL, each claim held past the database's idle limit", () => {
   it("send a copy whose acceptance outlasts the database's idle limit once, and lose none", async () => {
     const smtp = await startSmtpSink();
     const databaseUrl = await createDatabase(inject("postgresUrl"));
@@ -122,6 +122,47 @@ describe("two instances on PostgreSQL and a slow SMTP server", () => {
         )
         .toMatchObject({ sent: readers.length, queued: 0, failed: 0 });
       expect(held).toBe(true);
+      const counts = copies(smtp, subject);
+      expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+      await dropDatabase(databaseUrl);
+      await smtp.close();
+    }
+  });
+  it("send every copy once when the pace between mails outlasts the database's idle limit", async () => {
+    const smtp = await startSmtpSink();
+    const databaseUrl = await createDatabase(inject("postgresUrl"));
+    // 20 a minute: each claim waits 3 s for its turn, past a 1 s limit (as
+    // 6 a minute or fewer, against the default 10 s, did in production).
+    const env = {
+      SMTP_URL: smtp.url,
+      MAIL_RATE_PER_MINUTE: "20",
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: "1",
+    };
+    const a = await startTestApp("postgres", { databaseUrl, env });
+    const b = await startTestApp("postgres", { databaseUrl, env });
+    try {
+      const readers = recipients(5, "paced-pair");
+      await seedConfirmed(a, readers);
+      const subject = "Edition paced-past";
+      const cli = {
+        NODE_ENV: "test",
+        SITE_URL: siteUrl,
+        DATA_DIR: a.dataDir,
+        DATABASE_URL: databaseUrl,
+      };
+      expect(
+        (await admin(cli, "newsletter", "send", editionFile("paced-past"), "--yes")).code,
+      ).toBe(0);
+      await expect
+        .poll(
+          async () =>
+            JSON.parse((await admin(cli, "newsletter", "status", "--json")).stdout).editions[0],
+          { timeout: 60_000, interval: 500 },
+        )
+        .toMatchObject({ sent: readers.length, queued: 0, failed: 0 });
       const counts = copies(smtp, subject);
       expect(readers.filter((reader) => counts.get(reader) !== 1)).toEqual([]);
     } finally {
