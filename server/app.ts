@@ -175,12 +175,17 @@ export async function buildApp({
   // The services' ids and titles, for the enquiry and booking forms.
   const services = loadServiceTitles();
   const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
-  const requestTimeout = config.REQUEST_TIMEOUT_SECONDS * 1000;
-  const connectionTimeout = config.IDLE_TIMEOUT_SECONDS * 1000;
-  const keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000;
+  const timeouts = {
+    requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    connectionTimeout: config.IDLE_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+  };
   const serverOptions = {
     headersTimeout,
-    connectionsCheckingInterval: Math.min(1000, Math.min(headersTimeout, requestTimeout) / 2),
+    connectionsCheckingInterval: Math.min(
+      1000,
+      Math.min(headersTimeout, timeouts.requestTimeout) / 2,
+    ),
   };
   // Made below, once the page headers and the readers are known; the
   // server's listener asks them first.
@@ -198,9 +203,7 @@ export async function buildApp({
     // short enough that they hold to about a second. The event stream's own
     // socket is exempted from the idle timeout in its route.
     http: serverOptions,
-    requestTimeout,
-    connectionTimeout,
-    keepAliveTimeout,
+    ...timeouts,
     clientErrorHandler,
     genReqId: requestIdOf,
     // Every schema is zod's, compiled as the API compiles it: Fastify then
@@ -214,12 +217,7 @@ export async function buildApp({
         handler,
         (request, response) =>
           Boolean(beacon?.(request, response, handler) || fastPages?.serve(request, response)),
-        {
-          serverOptions,
-          keepAliveTimeout,
-          requestTimeout,
-          connectionTimeout,
-        },
+        { serverOptions, ...timeouts },
       ),
     // A URL that cannot be decoded never reaches a route or its error handler.
     frameworkErrors: (_error, _request, reply) => {
@@ -346,7 +344,8 @@ export async function buildApp({
     moderation,
     spam: spam.filter,
   });
-  const enquiries = createEnquiries({
+  // Enquiries and booked calls (docs/product.md), with the same form defences.
+  const formDeps = (purpose: string) => ({
     store,
     config,
     cookieSecret,
@@ -354,14 +353,15 @@ export async function buildApp({
     blocklist,
     keys: writerKeys,
     formTokens: createFormTokens(cookieSecret, {
-      purpose: "enquiry form timing",
+      purpose,
       minimumMs: config.COMMENT_MIN_SECONDS * 1000,
       spent: spentFormTokens,
     }),
     moderation,
-    spam: spam.filter,
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
+  const enquiries = createEnquiries({ ...formDeps("enquiry form timing"), spam: spam.filter });
+  const bookings = createBookings(formDeps("booking form timing"));
   // The site on the Fediverse (docs/fediverse.md): Fedify loads on first use.
   const photo = config.owner.photo;
   const fediverse = createFediverse({
@@ -391,22 +391,6 @@ export async function buildApp({
     // "/science/soap" is the topic "science:soap": the pages showing it render again.
     changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
     moderation: config.MODERATION,
-  });
-  // Booked calls (docs/product.md, "Book a call"), with the enquiry form's defences.
-  const bookings = createBookings({
-    store,
-    config,
-    cookieSecret,
-    services,
-    blocklist,
-    keys: writerKeys,
-    formTokens: createFormTokens(cookieSecret, {
-      purpose: "booking form timing",
-      minimumMs: config.COMMENT_MIN_SECONDS * 1000,
-      spent: spentFormTokens,
-    }),
-    moderation,
-    ...(mail.clock ? { clock: mail.clock } : {}),
   });
   const owner = notifications.attach(
     store,
@@ -493,12 +477,10 @@ export async function buildApp({
     logThis,
     open: () => !closing,
   });
-  const retention = enquiries.startRetention(app.log, (count) =>
-    ownerConsole.audit(null, "enquiries retention", `${count} deleted`),
-  );
-  const bookingRetention = bookings.startRetention(app.log, (count) =>
-    ownerConsole.audit(null, "bookings retention", `${count} deleted`),
-  );
+  const auditDeleted = (action: string) => (count: number) =>
+    ownerConsole.audit(null, action, `${count} deleted`);
+  const retention = enquiries.startRetention(app.log, auditDeleted("enquiries retention"));
+  const bookingRetention = bookings.startRetention(app.log, auditDeleted("bookings retention"));
   // The site's own assistant: its index is read at the first question.
   const assistant = createAssistant({
     store,
@@ -519,9 +501,7 @@ export async function buildApp({
     attribute: readers.attribute,
     clock,
   });
-  const questionRetention = assistant.startRetention(app.log, (count) =>
-    ownerConsole.audit(null, "questions retention", `${count} deleted`),
-  );
+  const questionRetention = assistant.startRetention(app.log, auditDeleted("questions retention"));
   const close = async () => {
     retention.stop();
     await fediverse.stop();
@@ -652,8 +632,7 @@ export async function buildApp({
     await app.register(enquiryPages, {
       enquiries,
       siteUrl: config.siteUrl,
-      onDeletedBySender: (count) =>
-        ownerConsole.audit(null, "enquiry deleted by its sender", `${count} deleted`),
+      onDeletedBySender: auditDeleted("enquiry deleted by its sender"),
       attribute: readers.attribute,
     });
     await bookingPages(app, {
