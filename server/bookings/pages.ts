@@ -19,6 +19,7 @@ import {
 } from "../../contract/time-zones.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
+  acceptForms,
   formFields,
   fromElsewhere,
   fromSite,
@@ -33,28 +34,20 @@ import { hashToken } from "./repository.ts";
 import type { Bookings } from "./service.ts";
 
 /**
- * The booking pages the server writes (docs/product.md, "Book a call"), all
- * working without JavaScript:
- *
- * - `GET /book`: the built page (app/pages/book.astro) with the free times
- *   put where it left a placeholder, in the zone of `?zone=` (the "Time
- *   zone" select's own form), the service of `?service=` chosen, and the
- *   form's signed time; search engines may index it. `POST /book` books
- *   through the same `book` as the API and answers "You're booked", or the
- *   page again with what to change, neither indexed.
- * - `GET|POST /book/cancel?token=` and `/book/reschedule?token=`: the
- *   reader's links. Opening one changes nothing (mail scanners open links);
- *   only the page's button, a POST from this site, acts, and once: the token
- *   is spent by it.
- * - `GET /book/feed/<token>.ics`: the owner's calendar feed.
+ * The booking pages (docs/product.md, "Book a call"), all working without JavaScript: `/book`
+ * (the built page with the free times put in its placeholder), the reader's links
+ * `/book/cancel?token=` and `/book/reschedule?token=`, and the owner's calendar feed
+ * `/book/feed/<token>.ics`. Opening a link changes nothing (mail scanners open links): only
+ * the page's button, a POST from this site, acts, and once.
  */
-
 export const bookPath = "/book";
 const note = "Engage with Engineer · booking a call";
 const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** Page loads and posts one address may make in a minute: a person needs a few. */
 const perMinute = 60;
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
+const zoneOr = (zone: unknown, otherwise: string) =>
+  typeof zone === "string" && isTimeZone(zone) ? zone : otherwise;
 
 const hidden = (name: string, value: string) =>
   `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
@@ -194,17 +187,15 @@ ${serviceSelect(filled.service ?? "")}
     sendPage(reply, status, page(html), { indexed });
 
   await app.register(async (scope) => {
-    scope.addContentTypeParser(
-      "application/x-www-form-urlencoded",
-      { parseAs: "string" },
-      (_request, body, done) => done(null, new URLSearchParams(body as string)),
-    );
+    acceptForms(scope);
     await scope.register(fastifyRateLimit, { global: false });
     const limit = scope.createRateLimit({
       max: perMinute,
       timeWindow: 60_000,
       keyGenerator: (request) => request.ip,
     });
+    const tooMany = (reply: FastifyReply) =>
+      send(reply, 429, alert("Too many requests from your address; wait a minute and try again."));
     const allowed = async (request: FastifyRequest, reply: FastifyReply) => {
       const allowance = await limit(request);
       if (allowance.isAllowed || !allowance.isExceeded) return true;
@@ -212,7 +203,11 @@ ${serviceSelect(filled.service ?? "")}
       return false;
     };
 
-    const send503 = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    scope.setErrorHandler(async (error, request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 500;
+      if (status < 500) {
+        return send(reply, status, alert("The form could not be read. Go back and send it again."));
+      }
       request.log.error({ err: error }, "booking page failed");
       const failure = storeFailureOf(error);
       if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
@@ -223,22 +218,12 @@ ${serviceSelect(filled.service ?? "")}
           "The site could not reach its database just now; nothing was booked. Please try again in a moment.",
         ),
       );
-    };
-    scope.setErrorHandler(async (error, request, reply) => {
-      const status = (error as { statusCode?: number }).statusCode ?? 500;
-      if (status >= 500) return send503(request, reply, error);
-      return send(reply, status, alert("The form could not be read. Go back and send it again."));
     });
 
     const show = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!(await allowed(request, reply)))
-        return send(
-          reply,
-          429,
-          alert("Too many requests from your address; wait a minute and try again."),
-        );
+      if (!(await allowed(request, reply))) return tooMany(reply);
       const { zone, service } = request.query as { zone?: unknown; service?: unknown };
-      const chosenZone = typeof zone === "string" && isTimeZone(zone) ? zone : "";
+      const chosenZone = zoneOr(zone, "");
       const chosenService =
         typeof service === "string" &&
         (service === otherService || bookings.services.some((s) => s.id === service))
@@ -265,18 +250,13 @@ ${serviceSelect(filled.service ?? "")}
     scope.get(`${bookPath}/`, show);
 
     scope.post(bookPath, async (request, reply) => {
-      if (!(await allowed(request, reply)))
-        return send(
-          reply,
-          429,
-          alert("Too many requests from your address; wait a minute and try again."),
-        );
+      if (!(await allowed(request, reply))) return tooMany(reply);
       if (!fromSite(request, siteOrigin)) {
         return send(reply, 403, alert("The form must be sent from this site's own page."));
       }
       const form = formFields(request);
       const field = (name: string) => form.get(name) ?? "";
-      const zone = isTimeZone(field("zone")) ? field("zone") : await bookings.ownerZone();
+      const zone = zoneOr(field("zone"), "") || (await bookings.ownerZone());
       const filled: Filled = {
         name: field("name"),
         email: field("email"),
@@ -336,11 +316,7 @@ ${serviceSelect(filled.service ?? "")}
 
   // The reader's links from the invitation.
   await app.register(async (scope) => {
-    scope.addContentTypeParser(
-      "application/x-www-form-urlencoded",
-      { parseAs: "string" },
-      (_request, body, done) => done(null, new URLSearchParams(body as string)),
-    );
+    acceptForms(scope);
     const answer = linkPages(scope, {
       note,
       mail: "the invitation",
@@ -354,15 +330,16 @@ ${serviceSelect(filled.service ?? "")}
       ),
     };
     const refused = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
-    const tokenOf = (request: FastifyRequest) => {
-      const token =
+    /** The link's token, and its booking when the token is still good. */
+    const bookingOf = async (request: FastifyRequest) => {
+      const given =
         request.method === "POST" ? (formFields(request).get("token") ?? "") : queryToken(request);
-      return tokenPattern.test(token) ? token : "";
+      const token = tokenPattern.test(given) ? given : "";
+      return { token, booking: token ? await bookings.byToken(token) : undefined };
     };
 
     scope.get(`${bookPath}/cancel`, async (request, reply) => {
-      const token = tokenOf(request);
-      const booking = token ? await bookings.byToken(token) : undefined;
+      const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
       return answer(reply, 200, {
         title: "Cancel your call?",
@@ -377,8 +354,8 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
 
     scope.post(`${bookPath}/cancel`, async (request, reply) => {
       if (!fromSite(request, siteOrigin)) return answer(reply, 403, refused);
-      const token = tokenOf(request);
-      const booking = token ? await bookings.cancelByReader(token) : undefined;
+      const given = formFields(request).get("token") ?? "";
+      const booking = tokenPattern.test(given) ? await bookings.cancelByReader(given) : undefined;
       if (!booking) return answer(reply, 404, spent);
       return answer(reply, 200, {
         title: "Your call is cancelled",
@@ -413,37 +390,35 @@ ${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
     };
 
     scope.get(`${bookPath}/reschedule`, async (request, reply) => {
-      const token = tokenOf(request);
-      const booking = token ? await bookings.byToken(token) : undefined;
+      const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
       const { zone } = request.query as { zone?: unknown };
-      const chosen = typeof zone === "string" && isTimeZone(zone) ? zone : booking.readerZone;
-      return answer(reply, 200, await reschedulePage(token, chosen, booking));
+      return answer(
+        reply,
+        200,
+        await reschedulePage(token, zoneOr(zone, booking.readerZone), booking),
+      );
     });
 
     scope.post(`${bookPath}/reschedule`, async (request, reply) => {
       if (!fromSite(request, siteOrigin)) return answer(reply, 403, refused);
-      const token = tokenOf(request);
-      const booking = token ? await bookings.byToken(token) : undefined;
+      const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
       const form = formFields(request);
-      const zone = isTimeZone(form.get("zone") ?? "")
-        ? (form.get("zone") as string)
-        : booking.readerZone;
+      const zone = zoneOr(form.get("zone"), booking.readerZone);
       const moved = await bookings.reschedule(token, form.get("start") ?? "");
       if (moved.outcome === "unknown") return answer(reply, 404, spent);
-      if (moved.outcome === "taken")
+      if (moved.outcome !== "moved") {
+        const taken = moved.outcome === "taken";
+        const problem = taken
+          ? `${slotTakenMessage}. Choose another.`
+          : "Choose one of the free times.";
         return answer(
           reply,
-          409,
-          await reschedulePage(token, zone, booking, `${slotTakenMessage}. Choose another.`),
+          taken ? 409 : 400,
+          await reschedulePage(token, zone, booking, problem),
         );
-      if (moved.outcome === "not_offered")
-        return answer(
-          reply,
-          400,
-          await reschedulePage(token, zone, booking, "Choose one of the free times."),
-        );
+      }
       return answer(reply, 200, {
         title: "Your call is moved",
         body: paragraph(
