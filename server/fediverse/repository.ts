@@ -225,14 +225,6 @@ export function createFediverseRepository(store: Store) {
         .executeTakeFirst();
     },
 
-    async replyByComment(commentId: number) {
-      return db
-        .selectFrom("fediverse_replies")
-        .selectAll()
-        .where("comment_id", "=", commentId)
-        .executeTakeFirst();
-    },
-
     /**
      * The picture kept of a Fediverse comment's writer, while the comment is
      * shown to everyone: a held or deleted comment's writer shows nowhere.

@@ -24,6 +24,22 @@ const inboxBytesMax = 256 * 1024;
 /** Inbox posts one address may make a minute. */
 const inboxPostsPerMinute = 300;
 
+/** Counts each address's requests in one-minute windows: true once one passes `max` in its window. */
+export function perMinuteLimit(max: number): (ip: string) => boolean {
+  const seen = new Map<string, { count: number; since: number }>();
+  return (ip) => {
+    const now = Date.now();
+    const entry = seen.get(ip);
+    if (!entry || now - entry.since >= 60_000) {
+      if (seen.size > 10_000) seen.clear();
+      seen.set(ip, { count: 1, since: now });
+      return false;
+    }
+    entry.count += 1;
+    return entry.count > max;
+  };
+}
+
 /**
  * Fedify's answers for "none of the Fediverse's" and "not for this Accept",
  * known by identity. Made at the first such request: a Response made as the
@@ -70,7 +86,8 @@ export async function fediverseRoutes(
   },
 ) {
   const actorPath = "/fediverse/actors/site";
-  const posts = new Map<string, { count: number; since: number }>();
+  /** Too many inbox posts from one address this minute. */
+  const overLimit = perMinuteLimit(inboxPostsPerMinute);
 
   /** The address Fedify is to answer for this request, or null when it is not Fedify's. */
   function federationPathOf(request: FastifyRequest): string | null {
@@ -91,19 +108,6 @@ export async function fediverseRoutes(
     if (page === "" || page === "/about") return actorPath;
     if (items().has(page)) return `/fediverse/items${page}`;
     return null;
-  }
-
-  /** Too many inbox posts from one address this minute. */
-  function overLimit(ip: string): boolean {
-    const now = Date.now();
-    const seen = posts.get(ip);
-    if (!seen || now - seen.since >= 60_000) {
-      if (posts.size > 10_000) posts.clear();
-      posts.set(ip, { count: 1, since: now });
-      return false;
-    }
-    seen.count += 1;
-    return seen.count > inboxPostsPerMinute;
   }
 
   async function answer(request: FastifyRequest, reply: FastifyReply, target: string) {

@@ -4,6 +4,8 @@ import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
 import { nowIso } from "../lib/time.ts";
+import type { Logger } from "./logging.ts";
+import { perMinuteLimit } from "./routes.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
 
 /*
@@ -20,31 +22,17 @@ import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
  * endpoint, once per item and page.
  */
 
-type Logger = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-};
-
 type Mention = ShownMention;
 
-/** A stored mention as an item shows it. */
-function shownMention(row: {
-  id: number;
-  kind: Mention["kind"];
-  author_name: Mention["authorName"];
-  author_url: Mention["authorUrl"];
-  content: Mention["content"];
-  source: string;
-}): Mention {
-  return {
-    id: row.id,
-    kind: row.kind,
-    authorName: row.author_name,
-    authorUrl: row.author_url,
-    content: row.content,
-    source: row.source,
-  };
-}
+/** A stored mention's columns as an item shows it. */
+const shown = [
+  "id",
+  "kind",
+  "author_name as authorName",
+  "author_url as authorUrl",
+  "content",
+  "source",
+] as const;
 
 /** The endpoint's address on the site. */
 export const webmentionPath = "/webmention";
@@ -60,6 +48,12 @@ const contentMax = 1000;
 /** Mentions waiting to be checked, past which new ones are refused for a while. */
 const waitingMax = 1000;
 const perMinutePerAddress = 30;
+/** How a page is fetched: the source of a mention, or a page that may take one. */
+const pageLimits = { timeoutMs: fetchTimeoutMs, maxBytes: sourceBytesMax, maxRedirects: 3 };
+/** An HTML attribute's value, quoted either way or not at all. */
+const attribute = String.raw`\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`;
+const attributeValue = (match: RegExpMatchArray | null) =>
+  match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
 
 /** An http(s) address without its fragment, or null. */
 function webAddress(value: string, base?: string): URL | null {
@@ -84,9 +78,8 @@ const samePage = (a: URL, b: URL) =>
 /** Every address an HTML page links to or embeds, resolved against `base`. */
 export function linksOf(html: string, base: string): URL[] {
   const links: URL[] = [];
-  for (const match of html.matchAll(/\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
-    const raw = decodeHtmlEntities(match[1] ?? match[2] ?? match[3] ?? "").trim();
-    const url = webAddress(raw, base);
+  for (const match of html.matchAll(new RegExp(String.raw`\s(?:href|src)${attribute}`, "gi"))) {
+    const url = webAddress(decodeHtmlEntities(attributeValue(match)).trim(), base);
     if (url) links.push(url);
   }
   return links;
@@ -117,6 +110,9 @@ const stringOf = (value: unknown): string | null => {
   return null;
 };
 
+/** What an h-entry's property naming the target makes of it, the first that does. */
+const answers = { "like-of": "like", "repost-of": "repost", "in-reply-to": "reply" } as const;
+
 /** Who wrote the page, what it says and how it answers `target`, from its h-entry. */
 export async function readEntry(
   html: string,
@@ -135,13 +131,7 @@ export async function readEntry(
           : null;
       return (url && samePage(url, target)) || (inner && samePage(inner, target));
     });
-  const kind = names("like-of")
-    ? "like"
-    : names("repost-of")
-      ? "repost"
-      : names("in-reply-to")
-        ? "reply"
-        : "mention";
+  const kind = Object.entries(answers).find(([property]) => names(property))?.[1] ?? "mention";
   const author = props.author?.[0];
   let authorName: string | null = null;
   let authorUrl: string | null = null;
@@ -174,31 +164,27 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
   return {
     /** The published mentions of an item, oldest first. */
     async publishedFor(path: string): Promise<Mention[]> {
-      const rows = await db
+      return db
         .selectFrom("webmentions")
-        .select(["id", "kind", "author_name", "author_url", "content", "source"])
+        .select(shown)
         .where("path", "=", path)
         .where("status", "=", "published")
         .orderBy("id")
         .limit(200)
         .execute();
-      return rows.map(shownMention);
     },
 
     /** Every mention, newest first, for the owner. */
     async list(): Promise<ConsoleMention[]> {
       const rows = await db
         .selectFrom("webmentions")
-        .selectAll()
+        .select([...shown, "target", "path", "status", "received_at"])
         .orderBy("id", "desc")
         .limit(500)
         .execute();
-      return rows.map((row) => ({
-        ...shownMention(row),
-        target: row.target,
-        path: row.path,
-        status: row.status,
-        receivedAt: new Date(row.received_at).toISOString(),
+      return rows.map(({ received_at, ...row }) => ({
+        ...row,
+        receivedAt: new Date(received_at).toISOString(),
       }));
     },
 
@@ -275,25 +261,13 @@ export function createWebmentions({
   /** Whether an item of this path exists. */
   items: () => ReadonlyMap<string, unknown>;
   moderation: () => "off" | "first" | "all";
-  log: Logger;
+  log: Pick<Logger, "info" | "warn">;
   /** What an item shows changed. */
   changed: (itemPath: string) => void;
 }) {
   const { db } = store;
   const site = new URL(siteUrl);
-  const received = new Map<string, { count: number; since: number }>();
-
-  function overLimit(ip: string): boolean {
-    const now = Date.now();
-    const seen = received.get(ip);
-    if (!seen || now - seen.since >= 60_000) {
-      if (received.size > 10_000) received.clear();
-      received.set(ip, { count: 1, since: now });
-      return false;
-    }
-    seen.count += 1;
-    return seen.count > perMinutePerAddress;
-  }
+  const overLimit = perMinuteLimit(perMinutePerAddress);
 
   /** The item a target names, or a reason to refuse it. */
   function itemOf(target: URL): string | null {
@@ -324,9 +298,7 @@ export function createWebmentions({
     let answer: Awaited<ReturnType<RemoteFetch>>;
     try {
       answer = await remoteFetch(source.href, {
-        timeoutMs: fetchTimeoutMs,
-        maxBytes: sourceBytesMax,
-        maxRedirects: 3,
+        ...pageLimits,
         headers: { accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.1" },
       });
     } catch (error) {
@@ -413,9 +385,7 @@ export function createWebmentions({
   /** The endpoint a page advertises (Link header first, then the HTML), or null. */
   async function endpointOf(target: URL): Promise<URL | null> {
     const answer = await remoteFetch(target.href, {
-      timeoutMs: fetchTimeoutMs,
-      maxBytes: sourceBytesMax,
-      maxRedirects: 3,
+      ...pageLimits,
       headers: { accept: "text/html, */*;q=0.1" },
     });
     if (answer.status < 200 || answer.status >= 300) return null;
@@ -429,12 +399,11 @@ export function createWebmentions({
     if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
     const html = answer.body.toString("utf8");
     for (const tag of html.matchAll(/<(?:link|a)\s[^>]*>/gi)) {
-      const rel = /\srel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(tag[0]);
-      const words = (rel?.[1] ?? rel?.[2] ?? rel?.[3] ?? "").toLowerCase().split(/\s+/);
-      if (!words.includes("webmention")) continue;
-      const href = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(tag[0]);
+      const rel = attributeValue(new RegExp(String.raw`\srel${attribute}`, "i").exec(tag[0]));
+      if (!rel.toLowerCase().split(/\s+/).includes("webmention")) continue;
+      const href = new RegExp(String.raw`\shref${attribute}`, "i").exec(tag[0]);
       if (!href) continue;
-      return webAddress(decodeHtmlEntities(href[1] ?? href[2] ?? href[3] ?? ""), answer.url);
+      return webAddress(decodeHtmlEntities(attributeValue(href)), answer.url);
     }
     return null;
   }
@@ -482,10 +451,8 @@ export function createWebmentions({
               answer.status >= 200 && answer.status < 300 ? "sent" : `refused ${answer.status}`;
           }
         } catch (error) {
-          outcome = `failed: ${error instanceof Error ? error.message : String(error)}`.slice(
-            0,
-            200,
-          );
+          const message = error instanceof Error ? error.message : String(error);
+          outcome = `failed: ${message}`.slice(0, 200);
         }
         await db
           .updateTable("webmentions_sent")
@@ -503,78 +470,62 @@ export function createWebmentions({
     routes: async (app: FastifyInstance) => {
       await app.register(async (scope) => {
         acceptForms(scope, 8192);
-        const refuse = (code: number, error: string, message: string) => ({
-          code,
-          body: { error: { code: error, message } },
-        });
         scope.post(webmentionPath, async (request, reply) => {
-          const answer = async () => {
-            if (!(request.body instanceof URLSearchParams)) {
-              return refuse(
-                415,
-                "unsupported_media_type",
-                "Send source and target as application/x-www-form-urlencoded.",
-              );
-            }
-            const form = request.body;
-            const [sources, targets] = [form.getAll("source"), form.getAll("target")];
-            if (sources.length !== 1 || targets.length !== 1) {
-              return refuse(400, "validation_failed", "Give one source and one target.");
-            }
-            const source = webAddress(sources[0] ?? "");
-            const target = webAddress(targets[0] ?? "");
-            if (!source || !target) {
-              return refuse(
-                400,
-                "validation_failed",
-                "The source and target must be http(s) addresses.",
-              );
-            }
-            if (source.origin === site.origin) {
-              return refuse(400, "validation_failed", "The source must be a page of another site.");
-            }
-            const path = itemOf(target);
-            if (!path) {
-              return refuse(
-                400,
-                "validation_failed",
-                "The target is not a page of this site that takes mentions.",
-              );
-            }
-            if (overLimit(request.ip)) {
-              reply.header("retry-after", "60");
-              return refuse(429, "rate_limited", "Too many webmentions; try later.");
-            }
-            const waiting = await db
-              .selectFrom("webmentions")
-              .select((eb) => eb.fn.countAll().as("count"))
-              .where("verified_at", "is", null)
-              .executeTakeFirstOrThrow();
-            if (Number(waiting.count) >= waitingMax) {
-              reply.header("retry-after", "300");
-              return refuse(429, "rate_limited", "Too many webmentions are waiting; try later.");
-            }
-            await db
-              .insertInto("webmentions")
-              .values({
-                source: source.href,
-                target: target.href,
-                path,
-                status: "unverified",
-                kind: "mention",
-                received_at: nowIso(),
-              })
-              .onConflict((conflict) =>
-                conflict.columns(["source", "target"]).doUpdateSet({ verified_at: null }),
-              )
-              .execute();
-            void wake().catch((error: unknown) =>
-              log.warn({ err: error }, "webmentions could not be verified"),
+          const refuse = (code: number, error: string, message: string) =>
+            reply.code(code).send({ error: { code: error, message } });
+          const invalid = (message: string) => refuse(400, "validation_failed", message);
+          if (!(request.body instanceof URLSearchParams)) {
+            return refuse(
+              415,
+              "unsupported_media_type",
+              "Send source and target as application/x-www-form-urlencoded.",
             );
-            return { code: 202, body: { status: "accepted" } };
-          };
-          const { code, body } = await answer();
-          return reply.code(code).send(body);
+          }
+          const form = request.body;
+          const [sources, targets] = [form.getAll("source"), form.getAll("target")];
+          if (sources.length !== 1 || targets.length !== 1) {
+            return invalid("Give one source and one target.");
+          }
+          const source = webAddress(sources[0] ?? "");
+          const target = webAddress(targets[0] ?? "");
+          if (!source || !target)
+            return invalid("The source and target must be http(s) addresses.");
+          if (source.origin === site.origin) {
+            return invalid("The source must be a page of another site.");
+          }
+          const path = itemOf(target);
+          if (!path) return invalid("The target is not a page of this site that takes mentions.");
+          if (overLimit(request.ip)) {
+            reply.header("retry-after", "60");
+            return refuse(429, "rate_limited", "Too many webmentions; try later.");
+          }
+          const waiting = await db
+            .selectFrom("webmentions")
+            .select((eb) => eb.fn.countAll().as("count"))
+            .where("verified_at", "is", null)
+            .executeTakeFirstOrThrow();
+          if (Number(waiting.count) >= waitingMax) {
+            reply.header("retry-after", "300");
+            return refuse(429, "rate_limited", "Too many webmentions are waiting; try later.");
+          }
+          await db
+            .insertInto("webmentions")
+            .values({
+              source: source.href,
+              target: target.href,
+              path,
+              status: "unverified",
+              kind: "mention",
+              received_at: nowIso(),
+            })
+            .onConflict((conflict) =>
+              conflict.columns(["source", "target"]).doUpdateSet({ verified_at: null }),
+            )
+            .execute();
+          void wake().catch((error: unknown) =>
+            log.warn({ err: error }, "webmentions could not be verified"),
+          );
+          return reply.code(202).send({ status: "accepted" });
         });
       });
     },

@@ -212,11 +212,6 @@ export function createSpamModel(file: ModelFile) {
       }
     },
 
-    /** The features this comment has that the model has never seen in ordinary comments. */
-    unseenInHam(features: readonly string[]): string[] {
-      return features.filter((feature) => (countOf(feature)?.[1] ?? 0) <= 0);
-    },
-
     toFile(): ModelFile {
       return {
         ...file,
