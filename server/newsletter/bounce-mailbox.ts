@@ -1,4 +1,5 @@
 import type { ListHealth } from "./list-health.ts";
+import { repeatRounds } from "./schedules.ts";
 
 /**
  * The bounce mailbox (docs/mail.md, "Bounces and complaints"): where
@@ -89,9 +90,6 @@ export function startBounceMailbox({
   health: Pick<ListHealth, "handleMailboxReport">;
   log: Log;
 }) {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
   const round = async () => {
     try {
       const result = await readBounceMailbox(url, health);
@@ -99,15 +97,6 @@ export function startBounceMailbox({
     } catch (error) {
       log.warn({ err: error }, "the bounce mailbox could not be read");
     }
-    if (!stopped) timer = setTimeout(() => (running = round()), everyMs);
   };
-  timer = setTimeout(() => (running = round()), Math.min(everyMs, 5_000));
-  timer.unref?.();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeatRounds(round, Math.min(everyMs, 5_000), everyMs);
 }

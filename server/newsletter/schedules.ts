@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
@@ -208,13 +209,9 @@ export function startEditionSchedules({
   started: (slug: string, count: number) => Promise<void>;
   log: Log;
 }) {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
   async function sendDue() {
     for (;;) {
-      if (stopped) return;
+      if (loop.stopped()) return;
       const due = await schedules.claimDue();
       if (!due) return;
       const renewing = setInterval(
@@ -245,17 +242,27 @@ export function startEditionSchedules({
       // The database is away: the next round tries again; a claim left runs out.
       log.warn({ err: error }, "scheduled editions could not be looked at");
     }
-    if (!stopped) {
-      timer = setTimeout(() => (running = round()), everyMs);
-      timer.unref?.();
-    }
   };
-  timer = setTimeout(() => (running = round()), Math.min(everyMs, 1_000));
-  timer.unref?.();
+  const loop = repeatRounds(round, Math.min(everyMs, 1_000), everyMs);
+  return { stop: loop.stop };
+}
+
+/**
+ * Runs `round` `firstMs` after the start, then `everyMs` after each one ends,
+ * until stopped; `stop` waits for the round under way. A round catches its
+ * own failures.
+ */
+export function repeatRounds(round: () => Promise<void>, firstMs: number, everyMs: number) {
+  const stopping = new AbortController();
+  const pause = (ms: number) =>
+    sleep(ms, true, { signal: stopping.signal, ref: false }).catch(() => false);
+  const running = (async () => {
+    for (let ms = firstMs; await pause(ms); ms = everyMs) await round();
+  })();
   return {
+    stopped: () => stopping.signal.aborted,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
+      stopping.abort();
       await running;
     },
   };
