@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
+import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   bookedResponseSchema,
   bookingConflictResponseSchema,
@@ -10,8 +10,8 @@ import {
 } from "../../../contract/bookings.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Readers } from "../../readers/service.ts";
-import { ApiError } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
+import { formTokenRoute, refusalError } from "./deps.ts";
 
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
@@ -27,19 +27,11 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
   /** Readership: a booked call counts for the page and source that brought the reader. */
   attribute: Readers["attribute"];
 }> = async (app, { bookings, siteUrl, attribute }) => {
-  app.get(
-    "/bookings/form-token",
-    {
-      schema: {
-        summary: "A signed time for the booking form, and how long after it the form may be sent",
-        tags: ["bookings"],
-        response: { 200: formTokenResponseSchema },
-      },
-    },
-    async (_request, reply) => {
-      reply.header("cache-control", "no-store");
-      return { formToken: bookings.issueFormToken(), minimumMs: bookings.minimumMs };
-    },
+  formTokenRoute(
+    app,
+    "bookings",
+    "A signed time for the booking form, and how long after it the form may be sent",
+    () => ({ formToken: bookings.issueFormToken(), minimumMs: bookings.minimumMs }),
   );
 
   app.get(
@@ -84,15 +76,7 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
           },
         });
       }
-      if (outcome.outcome === "refused") {
-        const { refusal } = outcome;
-        throw new ApiError(
-          refusal.status,
-          refusal.code,
-          refusal.message,
-          refusal.retryAfterSeconds,
-        );
-      }
+      if (outcome.outcome === "refused") throw refusalError(outcome.refusal);
       if (outcome.booking) await attribute(request, "booking");
       const start = outcome.booking?.start ?? request.body.start;
       const end =

@@ -8,7 +8,6 @@ import {
   commentsResponseSchema,
   decodeCommentCursor,
   errorResponseSchema,
-  formTokenResponseSchema,
   rowIdParamSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
@@ -19,6 +18,7 @@ import { ApiError, notFound } from "../errors.ts";
 import {
   addAsOwner,
   claimantOf,
+  formTokenRoute,
   type RouteDeps,
   refusalError,
   refuseBanned,
@@ -71,19 +71,11 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     );
   }
 
-  app.get(
-    "/comments/form-token",
-    {
-      schema: {
-        summary: "A signed time for the comment form, and how long after it the form may be sent",
-        tags: ["comments"],
-        response: { 200: formTokenResponseSchema },
-      },
-    },
-    async (_request, reply) => {
-      reply.header("cache-control", "no-store");
-      return { formToken: defences.issueFormToken(), minimumMs: defences.minimumMs };
-    },
+  formTokenRoute(
+    app,
+    "comments",
+    "A signed time for the comment form, and how long after it the form may be sent",
+    () => ({ formToken: defences.issueFormToken(), minimumMs: defences.minimumMs }),
   );
 
   app.get(

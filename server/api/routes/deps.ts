@@ -1,5 +1,6 @@
+import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Comment, OwnerOverlay } from "../../../contract/api.ts";
+import { type Comment, formTokenResponseSchema, type OwnerOverlay } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { ReplyWatches } from "../../comments/reply-watches.ts";
 import type { ReplyRefusal } from "../../comments/threads.ts";
@@ -57,9 +58,32 @@ export type RouteDeps = {
   fast?: FastPages;
 };
 
-/** A refusal of the spam defences or of a ban, as the API answers it. */
-export function refusalError(refusal: Refusal): ApiError {
-  return new ApiError(refusal.status, refusal.code, refusal.message);
+/** A refusal of the spam defences, a ban or a form's limits, as the API answers it. */
+export function refusalError(refusal: Refusal & { retryAfterSeconds?: number }): ApiError {
+  return new ApiError(refusal.status, refusal.code, refusal.message, refusal.retryAfterSeconds);
+}
+
+/** GET `/<tag>/form-token`: a form's signed time, and how long after it the form may be sent. */
+export function formTokenRoute(
+  app: Parameters<FastifyPluginAsyncZod>[0],
+  tag: string,
+  summary: string,
+  issue: () => { formToken: string; minimumMs: number },
+) {
+  app.get(
+    `/${tag}/form-token`,
+    {
+      schema: {
+        summary,
+        tags: [tag],
+        response: { 200: formTokenResponseSchema },
+      },
+    },
+    async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+      return issue();
+    },
+  );
 }
 
 /** Banned writers (docs/moderation.md, "Bans") may not comment, edit or react. */

@@ -1,15 +1,11 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema, formTokenResponseSchema } from "../../../contract/api.ts";
+import { errorResponseSchema } from "../../../contract/api.ts";
 import { enquiryRequestSchema, enquiryResponseSchema } from "../../../contract/enquiries.ts";
-import type { Enquiries, SubmitOutcome } from "../../enquiries/service.ts";
+import type { Enquiries } from "../../enquiries/service.ts";
 import type { Readers } from "../../readers/service.ts";
-import { ApiError } from "../errors.ts";
+import { formTokenRoute, refusalError } from "./deps.ts";
 
 const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
-
-function refusalError(refusal: (SubmitOutcome & { outcome: "refused" })["refusal"]): ApiError {
-  return new ApiError(refusal.status, refusal.code, refusal.message, refusal.retryAfterSeconds);
-}
 
 /**
  * The enquiry form's API (docs/product.md, "Enquiries"): its signed time, and
@@ -21,19 +17,11 @@ export const enquiryRoutes: FastifyPluginAsyncZod<{
   enquiries: Enquiries;
   attribute: Readers["attribute"];
 }> = async (app, { enquiries, attribute }) => {
-  app.get(
-    "/enquiries/form-token",
-    {
-      schema: {
-        summary: "A signed time for the enquiry form, and how long after it the form may be sent",
-        tags: ["enquiries"],
-        response: { 200: formTokenResponseSchema },
-      },
-    },
-    async (_request, reply) => {
-      reply.header("cache-control", "no-store");
-      return { formToken: enquiries.issueFormToken(), minimumMs: enquiries.minimumMs };
-    },
+  formTokenRoute(
+    app,
+    "enquiries",
+    "A signed time for the enquiry form, and how long after it the form may be sent",
+    () => ({ formToken: enquiries.issueFormToken(), minimumMs: enquiries.minimumMs }),
   );
 
   app.post(

@@ -4,7 +4,6 @@ import {
   confirmResponseSchema,
   confirmStateResponseSchema,
   errorResponseSchema,
-  formTokenResponseSchema,
   subscribeRequestSchema,
   subscribeResponseSchema,
   unsubscribeRequestSchema,
@@ -13,24 +12,16 @@ import {
 import { formTiming } from "../../lib/form-token.ts";
 import { ApiError } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
-import type { RouteDeps } from "./deps.ts";
+import { formTokenRoute, type RouteDeps } from "./deps.ts";
 
 export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { engagement, newsletter, readers } = deps;
 
-  app.get(
-    "/newsletter/form-token",
-    {
-      schema: {
-        summary: "A signed timestamp for the subscription form (its minimum time to fill)",
-        tags: ["newsletter"],
-        response: { 200: formTokenResponseSchema },
-      },
-    },
-    async (_request, reply) => {
-      reply.header("cache-control", "no-store");
-      return { formToken: newsletter.formTokens.issue(), minimumMs: formTiming.minimumMs };
-    },
+  formTokenRoute(
+    app,
+    "newsletter",
+    "A signed timestamp for the subscription form (its minimum time to fill)",
+    () => ({ formToken: newsletter.formTokens.issue(), minimumMs: formTiming.minimumMs }),
   );
 
   app.post(
