@@ -11,7 +11,7 @@ import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { type FormTokens, formTokenRefusal } from "../lib/form-token.ts";
+import type { FormTokens } from "../lib/form-token.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
@@ -80,7 +80,6 @@ export function createBookings({
     | "BOOKINGS_PER_HOUR"
     | "BOOKING_PENDING_MAX"
     | "BOOKING_RETENTION_DAYS"
-    | "COMMENT_MIN_SECONDS"
   >;
   cookieSecret: string;
   services: Service[];
@@ -210,7 +209,7 @@ export function createBookings({
     services,
     serviceTitle,
     composers,
-    minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    minimumMs: formTokens.minimumMs,
     retentionDays: config.BOOKING_RETENTION_DAYS,
     issueFormToken: () => formTokens.issue(),
     ownerZone: async () => ownerZoneOf(await repository.availability()),
@@ -239,13 +238,8 @@ export function createBookings({
       const ownerZone = ownerZoneOf(availability);
       // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
       if (request.website) return { outcome: "booked", booking: null, ownerZone };
-      if (config.COMMENT_MIN_SECONDS > 0) {
-        const timing = formTokens.check(request.formToken);
-        if (timing !== "ok") return refuse(formTokenRefusal(timing));
-        if ((await formTokens.spend(request.formToken ?? "")) === "used") {
-          return refuse(formTokenRefusal("used"));
-        }
-      }
+      const timing = await formTokens.admit(request.formToken);
+      if (timing) return refuse(timing);
       if (request.service !== otherService && !titles.has(request.service)) {
         return refuse({
           status: 400,

@@ -3,7 +3,7 @@ import { otherService, otherServiceLabel, type ValidEnquiry } from "../../contra
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import { type FormTokens, formTokenRefusal } from "../lib/form-token.ts";
+import type { FormTokens } from "../lib/form-token.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
@@ -84,7 +84,6 @@ export function createEnquiries({
     | "WEBHOOK_SECRET"
     | "ENQUIRIES_PER_HOUR"
     | "ENQUIRY_RETENTION_DAYS"
-    | "COMMENT_MIN_SECONDS"
   >;
   cookieSecret: string;
   services: Service[];
@@ -144,7 +143,7 @@ export function createEnquiries({
     services,
     serviceTitle,
     composers,
-    minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    minimumMs: formTokens.minimumMs,
     issueFormToken: () => formTokens.issue(),
     retentionDays: config.ENQUIRY_RETENTION_DAYS,
     toEnquiry,
@@ -161,16 +160,8 @@ export function createEnquiries({
       }
       // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
       if (enquiry.website) return { outcome: "received", id: null, acknowledged: false };
-      if (config.COMMENT_MIN_SECONDS > 0) {
-        const timing = formTokens.check(enquiry.formToken);
-        if (timing !== "ok")
-          return refuse({ outcome: "refused", refusal: formTokenRefusal(timing) });
-        // One token, one answer, whatever the answer: a refused enquiry
-        // cannot be sent again and again on one fetch and one wait.
-        if ((await formTokens.spend(enquiry.formToken ?? "")) === "used") {
-          return refuse({ outcome: "refused", refusal: formTokenRefusal("used") });
-        }
-      }
+      const timing = await formTokens.admit(enquiry.formToken);
+      if (timing) return refuse({ outcome: "refused", refusal: timing });
       if (enquiry.service !== otherService && !titles.has(enquiry.service)) {
         return refuse({
           outcome: "refused",

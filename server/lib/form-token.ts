@@ -32,11 +32,13 @@ export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale"
  * enquiry, a subscription): 400, with `too_fast` for a form sent sooner than
  * a person could fill it, `form_token_invalid` for the rest, and what to do.
  */
-export function formTokenRefusal(check: Exclude<FormTokenCheck, "ok">): {
+export type FormTokenRefusal = {
   status: 400;
   code: "too_fast" | "form_token_invalid";
   message: string;
-} {
+};
+
+export function formTokenRefusal(check: Exclude<FormTokenCheck, "ok">): FormTokenRefusal {
   if (check === "too_fast") {
     return {
       status: 400,
@@ -101,15 +103,23 @@ export function createFormTokens(
     },
     /** Whether the token is genuine and its time right, without using it up. */
     check,
+    /** What a reader must wait before sending; 0 when no token is asked. */
+    minimumMs,
     /**
-     * Uses the token up once the submission is otherwise accepted: "used" when
-     * it was spent before. Called only after `check` said "ok".
+     * Every form's one check of its token: genuine, in time, and not spent
+     * before, then spent, so one token serves one answer whatever the answer
+     * and one fetch and one wait do not serve a program all day. Null when
+     * it passes, or when no minimum is asked (COMMENT_MIN_SECONDS=0); else the
+     * refusal every form gives (`formTokenRefusal`).
      */
-    async spend(token: string): Promise<"ok" | "used"> {
+    async admit(token: string | undefined | null): Promise<FormTokenRefusal | null> {
+      if (minimumMs <= 0) return null;
+      const timing = check(token);
+      if (timing !== "ok") return formTokenRefusal(timing);
       if (!spent) throw new Error(`The ${purpose} tokens have nowhere to be spent.`);
-      const issuedAt = Number(tokenShape.exec(token)?.[1]);
+      const issuedAt = Number(tokenShape.exec(token ?? "")?.[1]);
       const usableUntil = new Date(issuedAt + formTiming.maximumMs);
-      return (await spent.spend(token, usableUntil)) ? "ok" : "used";
+      return (await spent.spend(token ?? "", usableUntil)) ? null : formTokenRefusal("used");
     },
   };
 }

@@ -3,12 +3,7 @@ import { markdownRefusal } from "../comments/markdown.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
-import {
-  createFormTokens,
-  type FormTokens,
-  formTokenRefusal,
-  type SpentFormTokens,
-} from "../lib/form-token.ts";
+import { createFormTokens, type FormTokens, type SpentFormTokens } from "../lib/form-token.ts";
 import type { Blocklist } from "./blocklist.ts";
 import { checkContent } from "./content-rules.ts";
 import { claimsName } from "./fold.ts";
@@ -68,10 +63,7 @@ export function createCommentDefences({
   moderation,
   spam,
 }: {
-  config: Pick<
-    Config,
-    "COMMENT_MIN_SECONDS" | "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "owner"
-  >;
+  config: Pick<Config, "COMMENT_MAX_LINKS" | "COMMENT_DUPLICATE_MINUTES" | "owner">;
   blocklist: Blocklist;
   keys: WriterKeys;
   formTokens: FormTokens;
@@ -105,7 +97,7 @@ export function createCommentDefences({
   }
 
   return {
-    minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+    minimumMs: formTokens.minimumMs,
 
     /** The comment form's signed time, fetched when the form appears. */
     issueFormToken: (): string => formTokens.issue(),
@@ -143,15 +135,8 @@ export function createCommentDefences({
           screening: { outcome: "spam", reason: "honeypot", score: null },
         };
       }
-      if (config.COMMENT_MIN_SECONDS > 0 && input.signed !== true) {
-        const timing = formTokens.check(input.formToken);
-        if (timing !== "ok") return refuse(formTokenRefusal(timing));
-        // One token, one answer, whatever the answer: a refused comment
-        // cannot be sent again and again on one fetch and one wait.
-        if ((await formTokens.spend(input.formToken ?? "")) === "used") {
-          return refuse(formTokenRefusal("used"));
-        }
-      }
+      const timing = input.signed === true ? null : await formTokens.admit(input.formToken);
+      if (timing) return refuse(timing);
       const refusal = nameRefusal(input.userName) ?? contentRefusal(input.content);
       if (refusal) return refuse(refusal);
       if (config.COMMENT_DUPLICATE_MINUTES > 0) {

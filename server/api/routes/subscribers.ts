@@ -9,9 +9,8 @@ import {
   unsubscribeRequestSchema,
   unsubscribeResponseSchema,
 } from "../../../contract/api.ts";
-import { formTiming } from "../../lib/form-token.ts";
 import { ApiError } from "../errors.ts";
-import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
+import { assertNoHoneypot, requestSubscription } from "../newsletter-rules.ts";
 import { formTokenRoute, type RouteDeps } from "./deps.ts";
 
 export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -21,7 +20,10 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     app,
     "newsletter",
     "A signed timestamp for the subscription form (its minimum time to fill)",
-    () => ({ formToken: newsletter.formTokens.issue(), minimumMs: formTiming.minimumMs }),
+    () => ({
+      formToken: newsletter.formTokens.issue(),
+      minimumMs: newsletter.formTokens.minimumMs,
+    }),
   );
 
   app.post(
@@ -42,10 +44,9 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     async (request, reply) => {
       const { email, formToken, website } = request.body;
       assertNoHoneypot(website);
-      const timing = newsletter.formTokens.check(formToken);
-      if (timing !== "ok") throw timingRefusal(timing);
       // One token, one address: a program cannot subscribe a list with one fetch.
-      if ((await newsletter.formTokens.spend(formToken)) === "used") throw timingRefusal("used");
+      const timing = await newsletter.formTokens.admit(formToken);
+      if (timing) throw new ApiError(timing.status, timing.code, timing.message);
       await requestSubscription(deps, email, request.ip, reply);
       // The same answer whether or not a new mail went out: it tells nobody
       // more than that the address is not confirmed.
