@@ -9,6 +9,7 @@ import { isUniqueViolation } from "../db/errors.ts";
 import type { BookingsTable, Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
+import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
 
 /**
  * Where bookings live (docs/product.md, "Book a call"). A booking is written
@@ -18,7 +19,8 @@ import { toIso } from "../lib/time.ts";
  * whichever instance claims it; a cancellation or a move deletes the rows
  * still queued in its own transaction, so no reminder goes after one.
  * Outbox rows name their booking in a payload that starts
- * `{"bookingId":N,`, which is how they are found again.
+ * `{"bookingId":N,`, which is how they are found again; they are handed to
+ * the outbox and taken out again through its queue (server/outbox/queue.ts).
  */
 
 type Db = Transaction<Database> | Store["db"];
@@ -142,12 +144,11 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
   /** The booking's outbox rows still waiting: gone, so nothing queued before a change is sent. */
   async function dropQueued(trx: Db, id: number) {
-    await trx
-      .deleteFrom("outbox")
-      .where("kind", "in", bookingMailKinds)
-      .where("status", "=", "queued")
-      .where("payload", "like", `{"bookingId":${id},%`)
-      .execute();
+    await forget(trx, {
+      kinds: bookingMailKinds,
+      payloadsLike: [`{"bookingId":${id},%`],
+      statuses: ["queued"],
+    });
   }
 
   /** The invitations (the reader's with the links' token) and the reminders still ahead. */
@@ -166,30 +167,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         sequence: booking.sequence,
         ...(hoursBefore ? { hoursBefore } : {}),
       } satisfies BookingMailPayload);
-    const rows: {
-      kind: OutboxKind;
-      email: string;
-      token: string | null;
-      payload: string;
-      next_attempt_at: string;
-    }[] = [
-      {
-        kind: "booking_invitation",
-        email: booking.email,
-        token,
-        payload: payload("reader"),
-        next_attempt_at: at,
-      },
+    const rows: QueuedMessage[] = [
+      { kind: "booking_invitation", email: booking.email, token, payload: payload("reader") },
     ];
     const recipients: ["reader" | "owner", string][] = [["reader", booking.email]];
     if (ownerEmail) {
-      rows.push({
-        kind: "booking_invitation",
-        email: ownerEmail,
-        token: null,
-        payload: payload("owner"),
-        next_attempt_at: at,
-      });
+      rows.push({ kind: "booking_invitation", email: ownerEmail, payload: payload("owner") });
       recipients.push(["owner", ownerEmail]);
     }
     for (const hours of reminderHours) {
@@ -200,16 +183,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         rows.push({
           kind: "booking_reminder",
           email,
-          token: null,
           payload: payload(to, hours),
-          next_attempt_at: new Date(due).toISOString(),
+          due: new Date(due).toISOString(),
         });
       }
     }
-    await trx
-      .insertInto("outbox")
-      .values(rows.map((row) => ({ ...row, status: "queued" as const, created_at: at })))
-      .execute();
+    await enqueue(trx, at, rows);
   }
 
   async function queueCancellations(
@@ -217,35 +196,30 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     booking: StoredBooking,
     ownerEmail: string | undefined,
   ) {
-    const at = clock().toISOString();
     const recipients: ["reader" | "owner", string][] = [["reader", booking.email]];
     if (ownerEmail) recipients.push(["owner", ownerEmail]);
-    await trx
-      .insertInto("outbox")
-      .values(
-        recipients.map(([to, email]) => ({
-          kind: "booking_cancellation" as const,
-          email,
-          payload: JSON.stringify({
-            bookingId: booking.id,
-            to,
-            sequence: booking.sequence,
-            call: {
-              uid: booking.uid,
-              start: booking.start,
-              end: booking.end,
-              service: booking.service,
-              readerZone: booking.readerZone,
-              message: booking.cancelMessage,
-              by: booking.cancelledBy ?? "owner",
-            },
-          } satisfies BookingMailPayload),
-          status: "queued" as const,
-          next_attempt_at: at,
-          created_at: at,
-        })),
-      )
-      .execute();
+    await enqueue(
+      trx,
+      clock().toISOString(),
+      recipients.map(([to, email]) => ({
+        kind: "booking_cancellation",
+        email,
+        payload: JSON.stringify({
+          bookingId: booking.id,
+          to,
+          sequence: booking.sequence,
+          call: {
+            uid: booking.uid,
+            start: booking.start,
+            end: booking.end,
+            service: booking.service,
+            readerZone: booking.readerZone,
+            message: booking.cancelMessage,
+            by: booking.cancelledBy ?? "owner",
+          },
+        } satisfies BookingMailPayload),
+      })),
+    );
   }
 
   /** Bookings, and the mails about them, go together. */
@@ -257,16 +231,18 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     let deleted = 0;
     for (let start = 0; start < ids.length; start += 200) {
       const chunk = ids.slice(start, start + 200);
-      await trx
-        .deleteFrom("outbox")
-        .where("kind", "in", bookingMailKinds)
-        .where((eb) => eb.or(chunk.map((id) => eb("payload", "like", `{"bookingId":${id},%`))))
-        .$if(keepQueuedCancellations, (q) =>
-          q.where((eb) =>
-            eb.or([eb("kind", "!=", "booking_cancellation"), eb("status", "!=", "queued")]),
-          ),
-        )
-        .execute();
+      const payloadsLike = chunk.map((id) => `{"bookingId":${id},%`);
+      if (keepQueuedCancellations) {
+        // A cancellation still queued goes out even after its booking is gone.
+        await forget(trx, { kinds: ["booking_invitation", "booking_reminder"], payloadsLike });
+        await forget(trx, {
+          kinds: ["booking_cancellation"],
+          payloadsLike,
+          statuses: ["sending", "sent", "failed", "cancelled"],
+        });
+      } else {
+        await forget(trx, { kinds: bookingMailKinds, payloadsLike });
+      }
       const result = await trx.deleteFrom("bookings").where("id", "in", chunk).executeTakeFirst();
       deleted += Number(result.numDeletedRows);
     }

@@ -1,5 +1,5 @@
-import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { enqueueEach } from "../outbox/queue.ts";
 import { notSuppressed } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
 
@@ -151,41 +151,19 @@ export function createEditionsRepository(
           .executeTakeFirst();
         if (page?.last === null || page?.last === undefined) return queued;
         const last = Number(page.last);
-        const result = await db
-          .insertInto("outbox")
-          .columns([
-            "kind",
-            "edition_id",
-            "email",
-            "token",
-            "status",
-            "attempts",
-            "next_attempt_at",
-            "created_at",
-          ])
-          .expression((eb) =>
-            eb
-              .selectFrom("subscribers")
-              .select((s) => [
-                // Typed: an INSERT … SELECT's columns are not checked against the table's.
-                s.val<OutboxKind>("edition").as("kind"),
-                s.val(editionId).as("edition_id"),
-                "email",
-                "unsubscribe_token",
-                s.val("queued").as("status"),
-                s.val(0).as("attempts"),
-                s.val(now).as("next_attempt_at"),
-                s.val(now).as("created_at"),
-              ])
-              .where("status", "=", "confirmed")
-              .where("id", ">", after)
-              .where("id", "<=", last)
-              .where(notSuppressed("subscribers.email"))
-              .orderBy("id"),
-          )
-          .onConflict((conflict) => conflict.doNothing())
-          .executeTakeFirst();
-        queued += Number(result.numInsertedOrUpdatedRows ?? 0);
+        queued += await enqueueEach(
+          db,
+          now,
+          { kind: "edition", editionId },
+          db
+            .selectFrom("subscribers")
+            .select(["email", "unsubscribe_token as token"])
+            .where("status", "=", "confirmed")
+            .where("id", ">", after)
+            .where("id", "<=", last)
+            .where(notSuppressed("subscribers.email"))
+            .orderBy("id"),
+        );
         after = last;
         onPage?.(queued);
       }

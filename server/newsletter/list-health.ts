@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
+import { recordFeedback } from "../outbox/queue.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import { verpRow } from "../outbox/verp.ts";
 import { type ReportKind, readReport } from "./reports.ts";
@@ -45,17 +46,7 @@ export function createListHealth({
       await suppressions.suppress(email, "complaint", { source, detail });
     }
     if (rowId === undefined) return;
-    // A complaint outranks a bounce of the same mail.
-    await db
-      .updateTable("outbox")
-      .set({ feedback: kind === "complaint" ? "complaint" : "bounce" })
-      .where("id", "=", rowId)
-      .where((eb) =>
-        kind === "complaint"
-          ? eb.or([eb("feedback", "is", null), eb("feedback", "!=", "complaint")])
-          : eb("feedback", "is", null),
-      )
-      .execute();
+    await recordFeedback(db, rowId, kind === "complaint" ? "complaint" : "bounce");
   }
 
   return {

@@ -1,5 +1,12 @@
-import type { ExpressionBuilder, ExpressionOrFactory, Kysely, SqlBool, Transaction } from "kysely";
-import type { Database, OutboxKind } from "../db/schema.ts";
+import type {
+  ExpressionBuilder,
+  ExpressionOrFactory,
+  Kysely,
+  SelectQueryBuilder,
+  SqlBool,
+  Transaction,
+} from "kysely";
+import type { Database, OutboxKind, OutboxStatus } from "../db/schema.ts";
 
 /*
  * The one way the modules above put mail into the outbox and take it out
@@ -49,6 +56,47 @@ export async function enqueue(
     .execute();
 }
 
+/**
+ * Queues one message of `kind` to each recipient `recipients` selects (its
+ * `email`, then its `token`), in one statement however many they are: an
+ * edition to a page of its subscribers. A recipient who has it already is
+ * skipped (the table's unique index on edition and address). How many were queued.
+ */
+export async function enqueueEach(
+  writer: Writer,
+  at: string,
+  { kind, editionId }: { kind: OutboxKind; editionId: number },
+  // biome-ignore lint/suspicious/noExplicitAny: any table the recipients come from.
+  recipients: SelectQueryBuilder<Database, any, { email: string; token: string | null }>,
+): Promise<number> {
+  const result = await writer
+    .insertInto("outbox")
+    .columns([
+      "email",
+      "token",
+      "kind",
+      "edition_id",
+      "status",
+      "attempts",
+      "next_attempt_at",
+      "created_at",
+    ])
+    .expression(
+      // Typed: an INSERT … SELECT's columns are not checked against the table's.
+      recipients.select((eb) => [
+        eb.val<OutboxKind>(kind).as("kind"),
+        eb.val(editionId).as("edition_id"),
+        eb.val("queued").as("status"),
+        eb.val(0).as("attempts"),
+        eb.val(at).as("next_attempt_at"),
+        eb.val(at).as("created_at"),
+      ]),
+    )
+    .onConflict((conflict) => conflict.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
 /** Which queued or sent messages to forget: of these kinds, with one of these tokens or payloads. */
 export type Forgotten = {
   kinds: readonly OutboxKind[];
@@ -56,11 +104,13 @@ export type Forgotten = {
   payloads?: readonly string[];
   /** `LIKE` patterns on the payload (a webhook body naming a deleted row). */
   payloadsLike?: readonly string[];
+  /** Only messages in these states (those still queued, say); any state unless given. */
+  statuses?: readonly OutboxStatus[];
 };
 
 /** Deletes the messages about something deleted: deleted means the outbox too. */
 export async function forget(writer: Writer, match: Forgotten): Promise<void> {
-  const { kinds, tokens = [], payloads = [], payloadsLike = [] } = match;
+  const { kinds, tokens = [], payloads = [], payloadsLike = [], statuses } = match;
   if (kinds.length === 0) return;
   const chunk = <T>(values: readonly T[], size: number) =>
     Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
@@ -74,6 +124,32 @@ export async function forget(writer: Writer, match: Forgotten): Promise<void> {
     ),
   ];
   for (const where of matches) {
-    await writer.deleteFrom("outbox").where("kind", "in", kinds).where(where).execute();
+    await writer
+      .deleteFrom("outbox")
+      .where("kind", "in", kinds)
+      .where(where)
+      .$if(statuses !== undefined, (q) => q.where("status", "in", statuses ?? []))
+      .execute();
   }
+}
+
+/**
+ * What became of a sent message, from a bounce or a complaint about it: the
+ * edition's figures count it once, and a complaint outranks a bounce.
+ */
+export async function recordFeedback(
+  writer: Writer,
+  rowId: number,
+  feedback: "bounce" | "complaint",
+): Promise<void> {
+  await writer
+    .updateTable("outbox")
+    .set({ feedback })
+    .where("id", "=", rowId)
+    .where((eb) =>
+      feedback === "complaint"
+        ? eb.or([eb("feedback", "is", null), eb("feedback", "!=", "complaint")])
+        : eb("feedback", "is", null),
+    )
+    .execute();
 }

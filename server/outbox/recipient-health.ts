@@ -1,4 +1,5 @@
 import type { Deliver, OutboxRow } from "./outbox-types.ts";
+import { recordFeedback } from "./queue.ts";
 import type { Suppressions } from "./suppressions.ts";
 import { verpAddress } from "./verp.ts";
 
@@ -38,12 +39,7 @@ export function createRecipientHealth(
           source: "smtp",
           detail: reason,
         });
-      await db
-        .updateTable("outbox")
-        .set({ feedback: "bounce" })
-        .where("id", "=", Number(row.id))
-        .where("feedback", "is", null)
-        .execute();
+      await recordFeedback(db, Number(row.id), "bounce");
     },
     ...(bounceAddress
       ? { returnPath: (rowId: number) => verpAddress(bounceAddress, rowId, verpKey) }
