@@ -9,7 +9,7 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import { startTestApp, type TestApp } from "./support/test-app.ts";
+import { siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * Each of the owner's actions is one function, whether the console or the
@@ -294,6 +294,73 @@ describe("the audit trail of the owner's actions, from the console and from the 
       console: (o, id) => o.delete(`/api/admin/sessions/${id}`),
       cli: (id) => ["sessions", "revoke", id],
     },
+    {
+      action: "question delete",
+      async prepare() {
+        sent += 1;
+        await runSql(
+          t,
+          "insert into assistant_questions (question, known, asked_at) values (?, 1, ?)",
+          [`Do you write VBA for Outlook too (${sent})?`, new Date().toISOString()],
+        );
+        const [row] = await runSql(t, "select max(id) as id from assistant_questions");
+        return { subject: String(row?.id), object: `question ${row?.id}` };
+      },
+      console: (o, id) => o.delete(`/api/admin/questions/${id}`),
+      cli: (id) => ["questions", "delete", id],
+    },
+    {
+      action: "fediverse block",
+      prepare: async () => {
+        sent += 1;
+        const host = `noisy${sent}.example.net`;
+        return { subject: host, object: host };
+      },
+      console: (o, host) => o.post("/api/admin/fediverse/block", { target: host }),
+      cli: (host) => ["fediverse", "block", host],
+    },
+    {
+      action: "fediverse unblock",
+      async prepare() {
+        sent += 1;
+        const host = `forgiven${sent}.example.net`;
+        const run = await admin(adminEnv(t), "fediverse", "block", host);
+        expect(run.code, run.stderr).toBe(0);
+        return { subject: host, object: host };
+      },
+      console: (o, host) => o.post("/api/admin/fediverse/unblock", { target: host }),
+      cli: (host) => ["fediverse", "unblock", host],
+    },
+    {
+      action: "fediverse erase",
+      prepare: async () => {
+        sent += 1;
+        const actor = `https://social${sent}.example.net/users/forgotten`;
+        return { subject: actor, object: actor };
+      },
+      console: (o, actor) => o.post("/api/admin/fediverse/erase", { actor }),
+      cli: (actor) => ["fediverse", "erase", actor],
+    },
+    ...(["approve", "remove"] as const).map((verb) => ({
+      action: `webmention ${verb}`,
+      async prepare() {
+        sent += 1;
+        const source = `https://blog${sent}.example.org/a-reply`;
+        await runSql(
+          t,
+          `insert into webmentions (source, target, path, status, kind, received_at)
+            values (?, ?, '/science/soap', 'pending', 'mention', ?)`,
+          [source, `${siteUrl}/science/soap`, new Date().toISOString()],
+        );
+        const [row] = await runSql(t, "select id from webmentions where source = ?", [source]);
+        return { subject: String(row?.id), object: String(row?.id) };
+      },
+      console: (o: Owner, id: string) =>
+        verb === "approve"
+          ? o.post(`/api/admin/webmentions/${id}/approve`)
+          : o.delete(`/api/admin/webmentions/${id}`),
+      cli: (id: string) => ["webmentions", verb, id],
+    })),
   ];
 
   it.each(actions.map((a) => [a.action, a] as const))(
