@@ -6,7 +6,7 @@ import type {
   SqlBool,
   Transaction,
 } from "kysely";
-import type { Database, OutboxKind, OutboxStatus } from "../db/schema.ts";
+import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 
 /*
  * The one way the modules above put mail into the outbox and take it out
@@ -105,7 +105,7 @@ export type Forgotten = {
   /** `LIKE` patterns on the payload (a webhook body naming a deleted row). */
   payloadsLike?: readonly string[];
   /** Only messages in these states (those still queued, say); any state unless given. */
-  statuses?: readonly OutboxStatus[];
+  statuses?: readonly OutboxTable["status"][];
 };
 
 /** Deletes the messages about something deleted: deleted means the outbox too. */
