@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CommentResponse } from "../../contract/api.ts";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { freshItem, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { freshItem, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * What a deletion removes on SQLite leaves the disk (docs/backups.md): the
@@ -16,7 +16,6 @@ import { freshItem, siteUrl, startTestApp, type TestApp } from "./support/test-a
  */
 
 /** An answer's JSON body, as the test reads it. */
-const bodyOf = <T = unknown>(answer: { body: string }): T => JSON.parse(answer.body) as T;
 
 const cookieSecret = "erasure-wal-tests-cookie-secret-0123456789";
 const enquiryTokens = createFormTokens(cookieSecret, {
@@ -67,13 +66,13 @@ describe("deleted words in SQLite's files", () => {
     expect(created.statusCode).toBe(201);
     // Written, and so on disk: in the log until it is emptied.
     expect(holding(deleted)).not.toEqual([]);
-    const { id } = bodyOf<CommentResponse>(created).comment;
+    const { id } = json(created, commentResponseSchema).comment;
     expect((await alex.delete(`/api/comments/${id}`)).statusCode).toBe(204);
     await gone(deleted);
 
     const replaced = marker("replaced");
     const edited = await alex.comment(post, `A first wording: ${replaced}.`);
-    const editedId = bodyOf<CommentResponse>(edited).comment.id;
+    const editedId = json(edited, commentResponseSchema).comment.id;
     expect(holding(replaced)).not.toEqual([]);
     const patched = await alex.patch(`/api/comments/${editedId}`, {
       content: "A second wording, with nothing of the first.",
@@ -86,7 +85,7 @@ describe("deleted words in SQLite's files", () => {
   it("a comment the owner deletes from the command line, which the server holds open", async () => {
     const words = marker("admin");
     const created = await t.visitor().comment(freshItem("science"), `Off topic: ${words}.`);
-    const { id } = bodyOf<CommentResponse>(created).comment;
+    const { id } = json(created, commentResponseSchema).comment;
     expect(holding(words)).not.toEqual([]);
     expect((await admin(adminEnv(t), "comments", "delete", String(id))).code).toBe(0);
     await gone(words);

@@ -12,8 +12,7 @@ import {
 } from "../../support/server-process.ts";
 import { httpVisitor, type VisitorResponse } from "../../support/visitor.ts";
 import { waitFor } from "../../support/wait-for.ts";
-import type { Readiness } from "../support/test-app.ts";
-import { json } from "../support/test-app.ts";
+import { json, readinessSchema } from "../support/test-app.ts";
 
 /*
  * The site on PostgreSQL, and PostgreSQL stops (docs/health.md, "Health,
@@ -105,7 +104,10 @@ it("serves every page from its built HTML and never tells why, while PostgreSQL 
     const page = (address: string) => httpVisitor(url).get(address);
     const readiness = async () => {
       const response = await fetch(`${url}/readyz`);
-      return { code: response.status, body: (await response.json()) as Readiness };
+      return {
+        code: response.status,
+        body: json({ body: await response.text() }, readinessSchema),
+      };
     };
 
     // While the database answers, the item pages carry their engagement.

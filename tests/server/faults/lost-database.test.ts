@@ -21,7 +21,7 @@ import {
 } from "../../support/server-process.ts";
 import { httpVisitor } from "../../support/visitor.ts";
 import { admin } from "../support/admin.ts";
-import { startTestApp } from "../support/test-app.ts";
+import { json, readinessSchema, startTestApp } from "../support/test-app.ts";
 
 /*
  * A SQLite database of zero bytes beside the cookie secret of an earlier
@@ -31,7 +31,6 @@ import { startTestApp } from "../support/test-app.ts";
  */
 
 /** An answer's JSON body, as the test reads it. */
-const bodyOf = <T = unknown>(answer: { body: string }): T => JSON.parse(answer.body) as T;
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "ewe-lost-database-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -148,7 +147,7 @@ describe("a database of zero bytes beside an earlier start's cookie secret", () 
     const t = await startTestApp("sqlite", { dataDir: first });
     try {
       const ready = await t.app.inject({ method: "GET", url: "/readyz" });
-      expect(bodyOf(ready)).toMatchObject({ status: "ready" });
+      expect(json(ready, readinessSchema)).toMatchObject({ status: "ready" });
       expect(existsSync(path.join(first, "cookie-secret"))).toBe(true);
     } finally {
       await t.close();

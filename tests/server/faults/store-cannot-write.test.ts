@@ -4,12 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorResponse } from "../../../contract/api.ts";
+import { errorResponseSchema } from "../../../contract/api.ts";
 import { createFormTickets, createFormTokens } from "../../../server/lib/form-token.ts";
 import { runSql } from "../support/sql.ts";
 import {
   type Backend,
   freshItem,
+  json,
+  readinessSchema,
   siteUrl,
   startTestApp,
   type TestApp,
@@ -26,10 +28,8 @@ import {
  */
 
 /** What `GET /readyz` answers (server/app.ts). */
-type Readiness = { status: string; database: string; liveEvents: string; reason?: string };
 
 /** An answer's JSON body, as the test reads it. */
-const bodyOf = <T = unknown>(answer: { body: string }): T => JSON.parse(answer.body) as T;
 
 const cookieSecret = "store-cannot-write-cookie-secret-0123456789";
 const enquiryTokens = createFormTokens(cookieSecret, {
@@ -165,7 +165,7 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
   };
   const readiness = async () => {
     const response = await t.app.inject({ method: "GET", url: "/readyz" });
-    return { code: response.statusCode, body: bodyOf<Readiness>(response) };
+    return { code: response.statusCode, body: json(response, readinessSchema) };
   };
   const form = (url: string, fields: Record<string, string>) =>
     t.app.inject({
@@ -225,9 +225,13 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
       await fault.break(t);
       // PostgreSQL: until the pool has let go of the connections that were ended.
       await expect
-        .poll(async () => bodyOf<ErrorResponse>(await writes().reaction()).error?.message, {
-          timeout: 30_000,
-        })
+        .poll(
+          async () =>
+            errorResponseSchema.safeParse(json(await writes().reaction())).data?.error.message,
+          {
+            timeout: 30_000,
+          },
+        )
         .toMatch(/cannot save/);
       const before = await rowCounts(t);
 
@@ -239,7 +243,7 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
           expect(answer.headers["content-type"], what).toMatch(/^text\/html/);
           expect(answer.body, what).toMatch(/cannot save anything/);
         } else {
-          expect(bodyOf<ErrorResponse>(answer).error, what).toEqual({
+          expect(json(answer, errorResponseSchema).error, what).toEqual({
             code: "service_unavailable",
             message: expect.stringMatching(/cannot save anything/),
           });
