@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback } from "react";
+import { useCallback, useEffect, useState } from "react";
+import { toast } from "sonner";
 import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
 import { ApiError, api } from "../lib/api-client.ts";
 import { readAgain } from "../lib/read-again.ts";
@@ -74,4 +75,32 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A write of the console: `done` (or what it makes of the answer) is toasted
+ * when it succeeds, then `after` runs (a reload); a failure is toasted instead.
+ */
+export async function act<T>(
+  work: () => Promise<T>,
+  done: string | ((answer: T) => string),
+  after?: (answer: T) => unknown,
+): Promise<void> {
+  try {
+    const answer = await work();
+    toast.success(typeof done === "string" ? done : done(answer));
+    await after?.(answer);
+  } catch (error) {
+    toast.error(errorMessage(error));
+  }
+}
+
+/** What is typed in a search, once it has rested for a quarter of a second. */
+export function useSettled(typed: string): string {
+  const [settled, setSettled] = useState(typed);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(typed), 250);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  return settled;
 }

@@ -23,6 +23,47 @@ export function Panel({ title, children }: { title: string; children: ReactNode 
   );
 }
 
+/** A card's facts, each label beside its value. */
+export function Facts({ children }: { children: ReactNode }) {
+  return (
+    <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">{children}</dl>
+  );
+}
+
+/**
+ * One of a card's facts, left out when it has no value: plain text (`pre`:
+ * as written, lines and all), or with `href` an address that links there.
+ */
+export function Fact({
+  label,
+  value,
+  href,
+  pre = false,
+}: {
+  label: string;
+  value: ReactNode;
+  href?: string;
+  pre?: boolean;
+}) {
+  if (!value) return null;
+  return (
+    <>
+      <dt className="text-slate-400">{label}</dt>
+      {href === undefined ? (
+        <dd className={pre ? "break-words whitespace-pre-wrap text-slate-200" : "text-slate-200"}>
+          {value}
+        </dd>
+      ) : (
+        <dd className="break-all">
+          <a href={href} className="text-accent underline">
+            {value}
+          </a>
+        </dd>
+      )}
+    </>
+  );
+}
+
 /** What a view shows while its data loads or when it could not be read. */
 export function Loading<T>({
   loaded,
@@ -52,7 +93,7 @@ export function ConfirmButton({
   ariaLabel,
   title,
   description,
-  confirmLabel,
+  confirmLabel = label,
   dismissLabel = "Cancel",
   onConfirm,
   tone = "destructive",
@@ -64,7 +105,8 @@ export function ConfirmButton({
   ariaLabel?: string;
   title: string;
   description: string;
-  confirmLabel: string;
+  /** The confirming button's words, when they are not the trigger's. */
+  confirmLabel?: string;
   /** The button that leaves things as they are, where "Cancel" would read as the action. */
   dismissLabel?: string;
   onConfirm: () => void;

@@ -1,6 +1,5 @@
-import { toast } from "sonner";
 import type { ConsoleBan } from "../../../contract/console.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { buttonClass, Loading, When } from "../ui.tsx";
 
 function whom(ban: ConsoleBan): string {
@@ -15,15 +14,11 @@ function whom(ban: ConsoleBan): string {
 export function BansView() {
   const { loaded, reload } = useConsoleData("GET /admin/bans");
 
-  async function unban(ban: ConsoleBan) {
-    try {
-      await consoleApi("DELETE /admin/bans/:id", { params: { id: ban.id } });
-      toast.success(`The ban on ${whom(ban)} is lifted`);
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-    await reload();
-  }
+  const unban = (ban: ConsoleBan) =>
+    act(
+      () => consoleApi("DELETE /admin/bans/:id", { params: { id: ban.id } }),
+      `The ban on ${whom(ban)} is lifted`,
+    ).then(reload);
 
   return (
     <Loading loaded={loaded}>

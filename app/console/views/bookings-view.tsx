@@ -11,10 +11,12 @@ import {
 import type { Availability, AvailabilityInput, Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, timeZones, zoneName } from "../../../contract/time-zones.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
 import {
   buttonClass,
   ConfirmButton,
+  Fact,
+  Facts,
   inputClass,
   Loading,
   Panel,
@@ -22,33 +24,15 @@ import {
   When,
 } from "../ui.tsx";
 
-type Period = "upcoming" | "past";
-
-async function act(work: () => Promise<unknown>, done: string, changed: () => Promise<void>) {
-  try {
-    await work();
-    toast.success(done);
-    await changed();
-  } catch (error) {
-    toast.error(errorMessage(error));
-  }
-}
+/** What the screen's parts share: the owner's zone, and the reload after a change. */
+type Shared = { ownerZone: string; changed: () => Promise<void> };
 
 /** One call: when (in the owner's zone and the reader's), with whom, about what, and the note. */
-function BookingCard({
-  booking,
-  ownerZone,
-  changed,
-}: {
-  booking: Booking;
-  ownerZone: string;
-  changed: () => Promise<void>;
-}) {
+function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Shared) {
   const [message, setMessage] = useState("");
-  const id = useId();
+  const id = `booking-${booking.id}`;
+  const params = { id: booking.id };
   const start = Date.parse(booking.start);
-  const ahead = booking.status === "booked" && start > Date.now();
-  const minutes = (Date.parse(booking.end) - start) / 60_000;
   return (
     <article
       aria-label={`Call with ${booking.name}`}
@@ -61,68 +45,34 @@ function BookingCard({
         <p className="text-sm text-slate-400">
           {booking.status === "booked"
             ? "Booked"
-            : booking.cancelledBy === "owner"
-              ? "Cancelled by you"
-              : "Cancelled by the reader"}
+            : `Cancelled by ${booking.cancelledBy === "owner" ? "you" : "the reader"}`}
         </p>
       </header>
-      <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-400">Service</dt>
-        <dd className="text-slate-200">{booking.serviceTitle}</dd>
-        <dt className="text-slate-400">Length</dt>
-        <dd className="text-slate-200">{minutes} minutes</dd>
-        <dt className="text-slate-400">Their time</dt>
-        <dd className="text-slate-200">{momentLabel(start, booking.readerZone)}</dd>
-        <dt className="text-slate-400">Email</dt>
-        <dd className="break-all">
-          <a href={`mailto:${booking.email}`} className="text-accent underline">
-            {booking.email}
-          </a>
-        </dd>
-        {booking.meetingUrl ? (
-          <>
-            <dt className="text-slate-400">Room</dt>
-            <dd className="break-all">
-              <a href={booking.meetingUrl} className="text-accent underline">
-                {booking.meetingUrl}
-              </a>
-            </dd>
-          </>
-        ) : null}
-        <dt className="text-slate-400">Booked</dt>
-        <dd className="text-slate-200">
-          <When iso={booking.createdAt} />
-        </dd>
-        {booking.cancelMessage ? (
-          <>
-            <dt className="text-slate-400">Your message</dt>
-            <dd className="break-words whitespace-pre-wrap text-slate-200">
-              {booking.cancelMessage}
-            </dd>
-          </>
-        ) : null}
-      </dl>
+      <Facts>
+        <Fact label="Service" value={booking.serviceTitle} />
+        <Fact label="Length" value={`${(Date.parse(booking.end) - start) / 60_000} minutes`} />
+        <Fact label="Their time" value={momentLabel(start, booking.readerZone)} />
+        <Fact label="Email" value={booking.email} href={`mailto:${booking.email}`} />
+        <Fact label="Room" value={booking.meetingUrl} href={booking.meetingUrl ?? ""} />
+        <Fact label="Booked" value={<When iso={booking.createdAt} />} />
+        <Fact label="Your message" value={booking.cancelMessage} pre />
+      </Facts>
       {booking.note ? (
         <p className="mt-3 border-l-2 border-accent/60 pl-4 break-words whitespace-pre-wrap text-slate-100">
           {booking.note}
         </p>
       ) : null}
       <div className="mt-4 flex flex-wrap gap-2">
-        {ahead ? (
+        {booking.status === "booked" && start > Date.now() ? (
           <ConfirmButton
             label="Cancel the call"
             ariaLabel={`Cancel the call with ${booking.name}`}
             title={`Cancel the call with ${booking.name}?`}
             description={`${booking.name} is mailed the cancellation with your message, and you are sent one for your calendar. The time is free again.`}
-            confirmLabel="Cancel the call"
             dismissLabel="Keep the call"
             onConfirm={() =>
               void act(
-                () =>
-                  consoleApi("POST /admin/bookings/:id/cancel", {
-                    params: { id: booking.id },
-                    body: { message },
-                  }),
+                () => consoleApi("POST /admin/bookings/:id/cancel", { params, body: { message } }),
                 `Cancelled the call with ${booking.name}`,
                 changed,
               )
@@ -146,10 +96,9 @@ function BookingCard({
             ariaLabel={`Delete the booking of ${booking.name}`}
             title={`Delete the booking of ${booking.name}?`}
             description="The booking and every mail about it are deleted, as when a reader asks. This cannot be undone."
-            confirmLabel="Delete"
             onConfirm={() =>
               void act(
-                () => consoleApi("DELETE /admin/bookings/:id", { params: { id: booking.id } }),
+                () => consoleApi("DELETE /admin/bookings/:id", { params }),
                 `Deleted the booking of ${booking.name}`,
                 changed,
               )
@@ -161,34 +110,28 @@ function BookingCard({
   );
 }
 
-type Draft = {
-  timeZone: string;
-  weekly: Record<WeekdayName, string>;
-  callMinutes: string;
-  bufferMinutes: string;
-  noticeHours: string;
-  horizonDays: string;
-  dailyMax: string;
-  datesOff: string;
-  meeting: Availability["meeting"];
-  meetingUrl: string;
-};
+/** The numbers of the rules, each with its bounds; all but the last are required. */
+const numberFields = [
+  ["callMinutes", "Call length (minutes)", 10, 240],
+  ["bufferMinutes", "Free after each call (minutes)", 0, 240],
+  ["noticeHours", "Notice (hours)", 0, 720],
+  ["horizonDays", "Bookable ahead (days)", 1, 365],
+  ["dailyMax", "Most calls a day", 1, 48],
+] as const;
+const numberKeys = numberFields.map(([key]) => key);
 
-const draftOf = (a: Availability): Draft => ({
+const byKey = <K extends string, V>(keys: readonly K[], make: (key: K) => V) =>
+  Object.fromEntries(keys.map((key) => [key, make(key)])) as Record<K, V>;
+
+const draftOf = (a: Availability) => ({
+  ...byKey(numberKeys, (key) => String(a[key] ?? "")),
   timeZone: a.timeZone ?? "",
-  weekly: Object.fromEntries(weekdayNames.map((day) => [day, hoursText(a.weekly[day])])) as Record<
-    WeekdayName,
-    string
-  >,
-  callMinutes: String(a.callMinutes),
-  bufferMinutes: String(a.bufferMinutes),
-  noticeHours: String(a.noticeHours),
-  horizonDays: String(a.horizonDays),
-  dailyMax: a.dailyMax === null ? "" : String(a.dailyMax),
+  weekly: byKey(weekdayNames, (day) => hoursText(a.weekly[day])),
   datesOff: a.datesOff.join("\n"),
   meeting: a.meeting,
   meetingUrl: a.meetingUrl ?? "",
 });
+type Draft = ReturnType<typeof draftOf>;
 
 /** The draft as the server reads it, or what is wrong with the hours as written. */
 function availabilityOf(draft: Draft): AvailabilityInput | string {
@@ -212,37 +155,31 @@ function availabilityOf(draft: Draft): AvailabilityInput | string {
   };
 }
 
-const numberFields = [
-  ["callMinutes", "Call length (minutes)", 10, 240],
-  ["bufferMinutes", "Free after each call (minutes)", 0, 240],
-  ["noticeHours", "Notice (hours)", 0, 720],
-  ["horizonDays", "Bookable ahead (days)", 1, 365],
-] as const;
-
 /** When calls can be booked: the weekly hours in the owner's zone and the rules around them. */
-function AvailabilityForm({
-  availability,
-  ownerZone,
-  changed,
-}: {
-  availability: Availability;
-  ownerZone: string;
-  changed: () => Promise<void>;
-}) {
-  const [draft, setDraft] = useState(() => draftOf(availability));
+function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability } & Shared) {
+  const [draft, setDraft] = useState(() => draftOf(saved));
   const [problem, setProblem] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const id = useId();
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
     setDraft((before) => ({ ...before, [key]: value }));
+  /** A text control's value, its change and its look; `described`, the line that describes it. */
+  const bind = (key: Exclude<keyof Draft, "weekly" | "meeting">, described?: string) => ({
+    value: draft[key],
+    onChange: (event: { target: { value: string } }) => set(key, event.target.value),
+    "aria-describedby": described && `${id}-${described}`,
+    className: inputClass,
+  });
+  const hint = (name: string, text: string) => (
+    <span id={`${id}-${name}`} className="text-slate-400">
+      {text}
+    </span>
+  );
 
   async function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = availabilityOf(draft);
-    if (typeof body === "string") {
-      setProblem(body);
-      return;
-    }
+    if (typeof body === "string") return setProblem(body);
     setSaving(true);
     try {
       const saved = await consoleApi("PUT /admin/bookings/availability", { body });
@@ -261,11 +198,7 @@ function AvailabilityForm({
     <form onSubmit={save} className="space-y-5">
       <label className={field}>
         Time zone
-        <select
-          value={draft.timeZone}
-          onChange={(event) => set("timeZone", event.target.value)}
-          className={inputClass}
-        >
+        <select {...bind("timeZone")}>
           <option value="">The default ({zoneName(ownerZone)})</option>
           {timeZones().map((zone) => (
             <option key={zone} value={zone}>
@@ -300,78 +233,42 @@ function AvailabilityForm({
             <input
               type="number"
               inputMode="numeric"
-              required
+              required={key !== "dailyMax"}
               min={min}
               max={max}
-              value={draft[key]}
-              onChange={(event) => set(key, event.target.value)}
-              className={inputClass}
+              {...bind(key, key === "dailyMax" ? "daily" : undefined)}
             />
+            {key === "dailyMax" ? hint("daily", "Empty for no limit beyond the hours.") : null}
           </label>
         ))}
-        <label className={field}>
-          Most calls a day
-          <input
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={48}
-            value={draft.dailyMax}
-            aria-describedby={`${id}-daily`}
-            onChange={(event) => set("dailyMax", event.target.value)}
-            className={inputClass}
-          />
-          <span id={`${id}-daily`} className="text-slate-400">
-            Empty for no limit beyond the hours.
-          </span>
-        </label>
       </div>
       <label className={field}>
         Dates off
-        <textarea
-          rows={3}
-          value={draft.datesOff}
-          aria-describedby={`${id}-dates`}
-          onChange={(event) => set("datesOff", event.target.value)}
-          className={inputClass}
-        />
-        <span id={`${id}-dates`} className="text-slate-400">
-          One a line, as 2026-12-25, in your zone.
-        </span>
+        <textarea rows={3} {...bind("datesOff", "dates")} />
+        {hint("dates", "One a line, as 2026-12-25, in your zone.")}
       </label>
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium text-slate-200">Where calls happen</legend>
-        <label className="flex items-center gap-2 text-sm text-slate-300">
-          <input
-            type="radio"
-            name={`${id}-meeting`}
-            checked={draft.meeting === "fixed"}
-            onChange={() => set("meeting", "fixed")}
-          />
-          Your own room
-        </label>
-        <label className="flex items-center gap-2 text-sm text-slate-300">
-          <input
-            type="radio"
-            name={`${id}-meeting`}
-            checked={draft.meeting === "jitsi"}
-            onChange={() => set("meeting", "jitsi")}
-          />
-          A new Jitsi Meet room for each call
-        </label>
+        {(
+          [
+            ["fixed", "Your own room"],
+            ["jitsi", "A new Jitsi Meet room for each call"],
+          ] as const
+        ).map(([meeting, label]) => (
+          <label key={meeting} className="flex items-center gap-2 text-sm text-slate-300">
+            <input
+              type="radio"
+              name={`${id}-meeting`}
+              checked={draft.meeting === meeting}
+              onChange={() => set("meeting", meeting)}
+            />
+            {label}
+          </label>
+        ))}
         <label className={field}>
           Room address
-          <input
-            type="url"
-            value={draft.meetingUrl}
-            placeholder="https://"
-            aria-describedby={`${id}-room`}
-            onChange={(event) => set("meetingUrl", event.target.value)}
-            className={inputClass}
-          />
-          <span id={`${id}-room`} className="text-slate-400">
-            Empty for the one BOOKING_MEETING_URL gives, if any.
-          </span>
+          <input type="url" placeholder="https://" {...bind("meetingUrl", "room")} />
+          {hint("room", "Empty for the one BOOKING_MEETING_URL gives, if any.")}
         </label>
       </fieldset>
       {problem ? (
@@ -389,14 +286,11 @@ function AvailabilityForm({
 /** The secret address of the owner's calendar feed: shown once, when made. */
 function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise<void> }) {
   const [url, setUrl] = useState<string | null>(null);
-  async function make() {
-    try {
-      setUrl((await consoleApi("POST /admin/bookings/feed")).url);
-      await changed();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const make = () =>
+    consoleApi("POST /admin/bookings/feed")
+      .then(({ url }) => setUrl(url))
+      .then(changed)
+      .catch((error) => toast.error(errorMessage(error)));
   return (
     <div className="space-y-3 text-sm">
       <p className="text-slate-300">
@@ -426,13 +320,9 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
             ariaLabel="Revoke the calendar feed"
             title="Revoke the calendar feed?"
             description="Its address stops working; calendars subscribed to it keep what they have and hear no more."
-            confirmLabel="Revoke"
             onConfirm={() =>
               void act(
-                async () => {
-                  await consoleApi("DELETE /admin/bookings/feed");
-                  setUrl(null);
-                },
+                () => consoleApi("DELETE /admin/bookings/feed").then(() => setUrl(null)),
                 "Calendar feed revoked",
                 changed,
               )
@@ -450,63 +340,60 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
  * cancelling with a message; when calls can be booked; the calendar feed.
  */
 export function BookingsView() {
-  const [when, setWhen] = useState<Period>("upcoming");
+  const [when, setWhen] = useState<"upcoming" | "past">("upcoming");
   const { loaded, reload } = useConsoleData("GET /admin/bookings", { query: { when } });
   return (
     <Loading loaded={loaded}>
-      {({ bookings, availability, ownerZone, feed, retentionDays }) => (
-        <div className="grid gap-5 2xl:grid-cols-[3fr_2fr]">
-          <Panel title="Calls">
-            <fieldset className="mb-4 flex gap-2">
-              <legend className="sr-only">Which calls</legend>
-              {(["upcoming", "past"] as const).map((each) => (
-                <button
-                  key={each}
-                  type="button"
-                  aria-pressed={when === each}
-                  onClick={() => setWhen(each)}
-                  className={when === each ? primaryClass : buttonClass}
-                >
-                  {each === "upcoming" ? "Upcoming" : "Past"}
-                </button>
-              ))}
-            </fieldset>
-            <p className="mb-4 text-sm text-slate-400">
-              Times in {zoneName(ownerZone)}. A booking is deleted {retentionDays} days after its
-              call.
-            </p>
-            {bookings.length === 0 ? (
-              <p className="text-slate-400">
-                {when === "upcoming" ? "No calls ahead." : "No past calls."}
-              </p>
-            ) : (
-              <div className="space-y-3">
-                {bookings.map((booking) => (
-                  <BookingCard
-                    key={booking.id}
-                    booking={booking}
-                    ownerZone={ownerZone}
-                    changed={reload}
-                  />
+      {({ bookings, availability, ownerZone, feed, retentionDays }) => {
+        const shared = { ownerZone, changed: reload };
+        return (
+          <div className="grid gap-5 2xl:grid-cols-[3fr_2fr]">
+            <Panel title="Calls">
+              <fieldset className="mb-4 flex gap-2">
+                <legend className="sr-only">Which calls</legend>
+                {(["upcoming", "past"] as const).map((each) => (
+                  <button
+                    key={each}
+                    type="button"
+                    aria-pressed={when === each}
+                    onClick={() => setWhen(each)}
+                    className={when === each ? primaryClass : buttonClass}
+                  >
+                    {each === "upcoming" ? "Upcoming" : "Past"}
+                  </button>
                 ))}
-              </div>
-            )}
-          </Panel>
-          <div className="space-y-5">
-            <Panel title="Availability">
-              <AvailabilityForm
-                key={JSON.stringify(availability)}
-                availability={availability}
-                ownerZone={ownerZone}
-                changed={reload}
-              />
+              </fieldset>
+              <p className="mb-4 text-sm text-slate-400">
+                Times in {zoneName(ownerZone)}. A booking is deleted {retentionDays} days after its
+                call.
+              </p>
+              {bookings.length === 0 ? (
+                <p className="text-slate-400">
+                  {when === "upcoming" ? "No calls ahead." : "No past calls."}
+                </p>
+              ) : (
+                <div className="space-y-3">
+                  {bookings.map((booking) => (
+                    <BookingCard key={booking.id} booking={booking} {...shared} />
+                  ))}
+                </div>
+              )}
             </Panel>
-            <Panel title="Calendar feed">
-              <CalendarFeed live={feed} changed={reload} />
-            </Panel>
+            <div className="space-y-5">
+              <Panel title="Availability">
+                <AvailabilityForm
+                  key={JSON.stringify(availability)}
+                  saved={availability}
+                  {...shared}
+                />
+              </Panel>
+              <Panel title="Calendar feed">
+                <CalendarFeed live={feed} changed={reload} />
+              </Panel>
+            </div>
           </div>
-        </div>
-      )}
+        );
+      }}
     </Loading>
   );
 }

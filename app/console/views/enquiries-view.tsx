@@ -1,10 +1,18 @@
-import { type FormEvent, useEffect, useId, useState } from "react";
-import { toast } from "sonner";
+import { type FormEvent, useId, useState } from "react";
 import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts";
 import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading, primaryClass, When } from "../ui.tsx";
+import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import {
+  buttonClass,
+  ConfirmButton,
+  Fact,
+  Facts,
+  inputClass,
+  Loading,
+  primaryClass,
+  When,
+} from "../ui.tsx";
 
 const statusLabels: Record<EnquiryStatusName, string> = {
   new: "New",
@@ -18,21 +26,13 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
   const [sending, setSending] = useState(false);
   const id = useId();
 
-  async function act(work: () => Promise<unknown>, done: string) {
-    try {
-      await work();
-      toast.success(done);
-      await changed();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const write = (work: () => Promise<unknown>, done: string) => act(work, done, changed);
 
   async function sendAnswer(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (answer.trim() === "" || sending) return;
     setSending(true);
-    await act(async () => {
+    await write(async () => {
       await consoleApi("POST /admin/enquiries/:id/answers", {
         params: { id: enquiry.id },
         body: { body: answer },
@@ -43,7 +43,7 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
   }
 
   const setStatus = (status: EnquiryStatusName) =>
-    act(
+    write(
       () =>
         consoleApi("PATCH /admin/enquiries/:id", { params: { id: enquiry.id }, body: { status } }),
       `Marked ${statusLabels[status].toLowerCase()}`,
@@ -64,26 +64,11 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
           {enquiry.kept ? " · kept" : ""}
         </p>
       </header>
-      <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="text-slate-400">Email</dt>
-        <dd className="break-all">
-          <a href={`mailto:${enquiry.email}`} className="text-accent underline">
-            {enquiry.email}
-          </a>
-        </dd>
-        {enquiry.organisation ? (
-          <>
-            <dt className="text-slate-400">Organisation</dt>
-            <dd className="text-slate-200">{enquiry.organisation}</dd>
-          </>
-        ) : null}
-        {enquiry.timeline ? (
-          <>
-            <dt className="text-slate-400">Timeline</dt>
-            <dd className="text-slate-200">{enquiry.timeline}</dd>
-          </>
-        ) : null}
-      </dl>
+      <Facts>
+        <Fact label="Email" value={enquiry.email} href={`mailto:${enquiry.email}`} />
+        <Fact label="Organisation" value={enquiry.organisation} />
+        <Fact label="Timeline" value={enquiry.timeline} />
+      </Facts>
       <p className="mt-3 border-l-2 border-accent/60 pl-4 break-words whitespace-pre-wrap text-slate-100">
         {enquiry.message}
       </p>
@@ -138,7 +123,7 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
             className={buttonClass}
             aria-pressed={enquiry.kept}
             onClick={() =>
-              void act(
+              void write(
                 () =>
                   consoleApi("PATCH /admin/enquiries/:id", {
                     params: { id: enquiry.id },
@@ -154,9 +139,8 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
             label="Delete"
             title={`Delete the enquiry from ${enquiry.name}?`}
             description="The enquiry, its answers and every mail about it are deleted. This cannot be undone."
-            confirmLabel="Delete"
             onConfirm={() =>
-              void act(
+              void write(
                 () => consoleApi("DELETE /admin/enquiries/:id", { params: { id: enquiry.id } }),
                 `Deleted the enquiry from ${enquiry.name}`,
               )
@@ -176,7 +160,7 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
  */
 export function EnquiriesView() {
   const [q, setQ] = useState("");
-  const [search, setSearch] = useState("");
+  const search = useSettled(q.trim());
   const [status, setStatus] = useState<EnquiryStatusName | "">("");
   const [service, setService] = useState("");
   const { loaded, reload } = useConsoleData("GET /admin/enquiries", {
@@ -186,10 +170,6 @@ export function EnquiriesView() {
       service: service || undefined,
     },
   });
-  useEffect(() => {
-    const timer = setTimeout(() => setSearch(q.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [q]);
 
   return (
     <Loading loaded={loaded}>

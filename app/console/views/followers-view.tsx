@@ -1,7 +1,6 @@
 import { type FormEvent, useState } from "react";
-import { toast } from "sonner";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
 
 const hostOf = (address: string) => {
@@ -30,25 +29,19 @@ export function FollowersView() {
   const mentions = useConsoleData("GET /admin/webmentions");
   const [target, setTarget] = useState("");
 
-  async function act(done: () => Promise<unknown>, said: string, reload: () => Promise<unknown>) {
-    try {
-      await done();
-      toast.success(said);
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-    await reload();
-  }
+  /** A write, then a reload whether or not it took. */
+  const write = (done: () => Promise<unknown>, said: string, reload: () => Promise<unknown>) =>
+    act(done, said).then(reload);
 
   const block = (what: string) =>
-    act(
+    write(
       () => consoleApi("POST /admin/fediverse/block", { body: { target: what } }),
       `Blocked ${what}`,
       followers.reload,
     );
 
   const erase = (one: ConsoleFollower) =>
-    act(
+    write(
       () => consoleApi("POST /admin/fediverse/erase", { body: { actor: one.actorId } }),
       `Erased and blocked ${one.handle}`,
       followers.reload,
@@ -153,7 +146,7 @@ export function FollowersView() {
                         className={buttonClass}
                         aria-label={`Unblock ${one.target}`}
                         onClick={() =>
-                          void act(
+                          void write(
                             () =>
                               consoleApi("POST /admin/fediverse/unblock", {
                                 body: { target: one.target },
@@ -214,7 +207,7 @@ export function FollowersView() {
                             className={buttonClass}
                             aria-label={`Approve webmention ${one.id}`}
                             onClick={() =>
-                              void act(
+                              void write(
                                 () =>
                                   consoleApi("POST /admin/webmentions/:id/approve", {
                                     params: { id: one.id },
@@ -232,7 +225,7 @@ export function FollowersView() {
                           className={buttonClass}
                           aria-label={`Delete webmention ${one.id}`}
                           onClick={() =>
-                            void act(
+                            void write(
                               () =>
                                 consoleApi("DELETE /admin/webmentions/:id", {
                                   params: { id: one.id },

@@ -186,7 +186,6 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
           label="Cancel schedule"
           title={`Cancel the sending of "${edition.subject}"?`}
           description="Nothing of it goes out. You can schedule it again or send it now."
-          confirmLabel="Cancel schedule"
           onConfirm={() => void cancel()}
         />
       ) : null}

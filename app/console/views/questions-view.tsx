@@ -1,7 +1,6 @@
 import { useState } from "react";
-import { toast } from "sonner";
 import type { StoredQuestion } from "../../../contract/assistant.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { ConfirmButton, Loading, Panel, When } from "../ui.tsx";
 
 type Filter = "all" | "yes" | "no";
@@ -24,15 +23,12 @@ export function QuestionsView() {
     query: filter === "all" ? {} : { answered: filter },
   });
 
-  async function remove(id: number) {
-    try {
-      await consoleApi("DELETE /admin/questions/:id", { params: { id } });
-      toast.success("Question deleted");
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const remove = (id: number) =>
+    act(
+      () => consoleApi("DELETE /admin/questions/:id", { params: { id } }),
+      "Question deleted",
+      reload,
+    );
 
   return (
     <Loading loaded={loaded}>
@@ -121,7 +117,6 @@ export function QuestionsView() {
                     ariaLabel={`Delete the question “${question.question.slice(0, 60)}”`}
                     title="Delete this question?"
                     description="It is gone from the Questions screen and the database. This cannot be undone."
-                    confirmLabel="Delete"
                     onConfirm={() => void remove(question.id)}
                   />
                 </li>

@@ -1,8 +1,7 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
-import { toast } from "sonner";
 import type { WhoAmIResponse } from "../../../contract/console.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import {
   buttonClass,
   dangerClass,
@@ -19,22 +18,23 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
-    try {
-      const { options } = await consoleApi("POST /admin/passkeys/options");
-      const response = await startRegistration({
-        optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]["optionsJSON"],
-      });
-      // WebAuthn's JSON, as the contract has it: the server's library checks it.
-      const credential = response as unknown as Record<string, unknown>;
-      await consoleApi("POST /admin/passkeys", { body: { name, response: credential } });
-      toast.success("Passkey added");
-      setName("");
-      onAdded();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+    await act(
+      async () => {
+        const { options } = await consoleApi("POST /admin/passkeys/options");
+        const response = await startRegistration({
+          optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]["optionsJSON"],
+        });
+        // WebAuthn's JSON, as the contract has it: the server's library checks it.
+        const credential = response as unknown as Record<string, unknown>;
+        await consoleApi("POST /admin/passkeys", { body: { name, response: credential } });
+      },
+      "Passkey added",
+      () => {
+        setName("");
+        onAdded();
+      },
+    );
+    setBusy(false);
   }
   return (
     <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-3">
@@ -64,16 +64,6 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
 export function SecurityView({ me }: { me: WhoAmIResponse }) {
   const passkeys = useConsoleData("GET /admin/session");
   const sessions = useConsoleData("GET /admin/sessions");
-
-  async function act(call: () => Promise<unknown>, done: string, reload: () => Promise<void>) {
-    try {
-      await call();
-      toast.success(done);
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
 
   return (
     <div className="grid gap-5 xl:grid-cols-2">

@@ -1,6 +1,5 @@
-import { type ReactNode, useEffect, useState } from "react";
-import { toast } from "sonner";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { type ReactNode, useState } from "react";
+import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
 
 const reasons = {
@@ -66,15 +65,12 @@ function AddressTable({
  */
 function Suppressions() {
   const { loaded, reload } = useConsoleData("GET /admin/suppressions");
-  async function lift(email: string) {
-    try {
-      await consoleApi("POST /admin/suppressions/lift", { body: { email } });
-      toast.success(`Mail may go to ${email} again`);
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const lift = (email: string) =>
+    act(
+      () => consoleApi("POST /admin/suppressions/lift", { body: { email } }),
+      `Mail may go to ${email} again`,
+      reload,
+    );
   return (
     <Panel title="Suppressed addresses">
       <Loading loaded={loaded}>
@@ -105,7 +101,6 @@ function Suppressions() {
                     ariaLabel={`Lift the suppression of ${s.email}`}
                     title={`Let mail go to ${s.email} again?`}
                     description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
-                    confirmLabel="Lift"
                     tone="primary"
                     onConfirm={() => void lift(s.email)}
                   />
@@ -121,24 +116,17 @@ function Suppressions() {
 
 export function SubscribersView() {
   const [q, setQ] = useState("");
-  const [search, setSearch] = useState("");
+  const search = useSettled(q.trim());
   const { loaded, reload } = useConsoleData("POST /admin/subscribers/search", {
     body: search ? { q: search } : {},
   });
-  useEffect(() => {
-    const timer = setTimeout(() => setSearch(q.trim()), 250);
-    return () => clearTimeout(timer);
-  }, [q]);
 
-  async function remove(email: string) {
-    try {
-      await consoleApi("POST /admin/subscribers/remove", { body: { email } });
-      toast.success(`Removed ${email}`);
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const remove = (email: string) =>
+    act(
+      () => consoleApi("POST /admin/subscribers/remove", { body: { email } }),
+      `Removed ${email}`,
+      reload,
+    );
 
   return (
     <Loading loaded={loaded}>
@@ -188,7 +176,6 @@ export function SubscribersView() {
                     label="Remove"
                     title={`Remove ${s.email}?`}
                     description="The address gets no more editions. Its owner can subscribe again."
-                    confirmLabel="Remove"
                     onConfirm={() => void remove(s.email)}
                   />
                 ),
