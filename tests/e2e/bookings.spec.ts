@@ -1,5 +1,7 @@
 import type { Page } from "@playwright/test";
 import nodeIcal from "node-ical";
+import { formTokenResponseSchema } from "../../contract/api.ts";
+import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
@@ -52,7 +54,7 @@ function invitation(mail: ReceivedMail | undefined) {
 
 async function freeStarts(page: Page): Promise<string[]> {
   const response = await page.request.get(`${site.siteUrl}/api/bookings/slots`);
-  return ((await response.json()) as { starts: string[] }).starts;
+  return slotsResponseSchema.parse(await response.json()).starts;
 }
 
 /** Both sides' mails about the call at `start` booked for `email`: its invitation (or cancellation) to each. */
@@ -71,9 +73,9 @@ async function mailsFor(email: string, start: string, method: "REQUEST" | "CANCE
 
 /** Another reader takes the time `start` through the API, as the page's reader is about to book it. */
 async function takeMeanwhile(page: Page, start: string, email: string) {
-  const { formToken } = (await (
-    await page.request.get(`${site.siteUrl}/api/bookings/form-token`)
-  ).json()) as { formToken: string };
+  const { formToken } = formTokenResponseSchema.parse(
+    await (await page.request.get(`${site.siteUrl}/api/bookings/form-token`)).json(),
+  );
   await expect(async () => {
     const response = await page.request.post(`${site.siteUrl}/api/bookings`, {
       headers: { origin: site.siteUrl },

@@ -1,4 +1,5 @@
 import type { BrowserContext, Locator, Page } from "@playwright/test";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { limits } from "../../contract/limits.ts";
 import { blankLinesInARowMax, marksPerCharacterMax } from "../../contract/text.ts";
 import { seriousViolations } from "./support/axe.ts";
@@ -53,7 +54,7 @@ test.beforeAll(async ({ browser }) => {
     expect(response.status(), await response.text()).toBe(201);
     // Text this strange is held, or taken for spam, by the spam filter: the
     // owner publishes it, so the page without JavaScript shows all three.
-    const { comment } = (await response.json()) as { comment: { id: number } };
+    const { comment } = commentResponseSchema.parse(await response.json());
     ownerCli(site, "comments", "approve", String(comment.id));
   }
   writerState = await writer.storageState();

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { commentsResponseSchema } from "../../contract/api.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
@@ -310,9 +311,7 @@ test("the spam lists: why a comment is held, Mark as spam, and Publish from the 
   ).toContainText(plain.content);
   // Published for every reader; the one held for its link still waits.
   const shown = await (await visitor()).request.get(`${own.url}/api/items/science/soap/comments`);
-  const texts = ((await shown.json()) as { comments: { content: string }[] }).comments.map(
-    (c) => c.content,
-  );
+  const texts = commentsResponseSchema.parse(await shown.json()).comments.map((c) => c.content);
   expect(texts).toContain(plain.content);
   expect(texts).not.toContain(linked.content);
 });

@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { projectRoot } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
@@ -502,9 +503,9 @@ test("health shows the settings with secrets masked", async ({ visitor }) => {
 test("bookings: a call with the reader's note, the availability saved or refused, a cancellation with a message; the screen is axe clean", async ({
   visitor,
 }) => {
-  const { starts } = (await (await fetch(`${site}/api/bookings/slots`)).json()) as {
-    starts: string[];
-  };
+  const { starts } = slotsResponseSchema.parse(
+    await (await fetch(`${site}/api/bookings/slots`)).json(),
+  );
   const booked = await fetch(`${site}/api/bookings`, {
     method: "POST",
     headers: { origin: site, "content-type": "application/json" },

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { formTokenResponseSchema } from "../../contract/api.ts";
 import { type SmtpSink, startSmtpSink } from "../server/support/smtp.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
@@ -194,9 +195,9 @@ test("the owner reads the enquiry in the console and answers it, threaded under 
   request,
 }) => {
   const email = "asha.console@example.org";
-  const { formToken } = (await (
-    await request.get(`${site.siteUrl}/api/enquiries/form-token`)
-  ).json()) as { formToken: string };
+  const { formToken } = formTokenResponseSchema.parse(
+    await (await request.get(`${site.siteUrl}/api/enquiries/form-token`)).json(),
+  );
   // Sent as the form sends it, once the form's second has passed.
   await expect(async () => {
     const response = await request.post(`${site.siteUrl}/api/enquiries`, {

@@ -1,4 +1,9 @@
 import type { APIRequest, APIResponse, Page, Response } from "@playwright/test";
+import {
+  commentResponseSchema,
+  errorResponseSchema,
+  formTokenResponseSchema,
+} from "../../contract/api.ts";
 import { unseenJunk, unseenOrdinary } from "../support/spam-samples.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
@@ -76,15 +81,13 @@ type Sample = { kind: string; text: string; name: string };
 type Outcome = Sample & { status: number; refusal: string | null; awaiting: boolean | null };
 
 async function outcomeOf(entry: Sample, answer: APIResponse | Response): Promise<Outcome> {
-  const body = (await answer.json()) as {
-    comment?: { awaitingApproval: boolean };
-    error?: { message: string };
-  };
+  const body: unknown = await answer.json();
+  const taken = answer.status() < 300;
   return {
     ...entry,
     status: answer.status(),
-    refusal: body.error?.message ?? null,
-    awaiting: body.comment?.awaitingApproval ?? null,
+    refusal: taken ? null : errorResponseSchema.parse(body).error.message,
+    awaiting: taken ? commentResponseSchema.parse(body).comment.awaitingApproval : null,
   };
 }
 
@@ -137,11 +140,8 @@ async function postAsNewVisitor(
   try {
     const token = await client.get("/api/comments/form-token");
     expect(token.status()).toBe(200);
-    const { formToken, minimumMs } = (await token.json()) as {
-      formToken: string;
-      minimumMs: number;
-    };
-    // The form's own wait (useFormToken in app/features/comments/use-comments.ts).
+    const { formToken, minimumMs } = formTokenResponseSchema.parse(await token.json());
+    // The form's own wait (useFormGuard in app/lib/form-guard.tsx).
     await new Promise((resolve) => setTimeout(resolve, minimumMs + 100));
     const answer = await client.post(`/api/items/science/${post.id}/comments`, {
       headers: { origin: site.siteUrl },

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { firstLoaded } from "../../app/lib/comment-list.ts";
-import type { CommentsResponse } from "../../contract/api.ts";
+import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { fakeBuiltSite } from "../support/built-site.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, test } from "./support/fixtures.ts";
@@ -49,13 +49,13 @@ test("the owner deletes a comment from the mail's link with JavaScript off, once
     headers: { Origin: server.url },
   });
   expect(posted.status()).toBe(201);
-  const { comment } = (await posted.json()) as { comment: { id: number } };
+  const { comment } = commentResponseSchema.parse(await posted.json());
   const link = await deleteLink(marker);
   // Read as the spammer's page reads it: a comment held for the owner is shown
   // to its writer alone, as their own (docs/decisions/035-returning-readers-read-the-shared-bytes.md).
   const stillThere = async () => {
     const list = await request.get(`${server.url}/api/items/science/soap/comments`);
-    const { comments } = firstLoaded((await list.json()) as CommentsResponse);
+    const { comments } = firstLoaded(commentsResponseSchema.parse(await list.json()));
     return comments.some((c) => c.id === comment.id);
   };
 
