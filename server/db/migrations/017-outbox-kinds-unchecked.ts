@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { DatabaseKind } from "../schema.ts";
+import { rebuildSqliteOutbox } from "./dialect.ts";
 
 /**
  * The database stops checking which kinds of row the outbox takes
@@ -22,52 +23,7 @@ export function outboxKindsUnchecked(kind: DatabaseKind): Migration {
         await sql`alter table outbox drop constraint outbox_kind_check`.execute(db);
         return;
       }
-      await db.transaction().execute(async (trx) => {
-        const sequence = await sql<{
-          seq: number;
-        }>`select seq from sqlite_sequence where name = 'outbox'`.execute(trx);
-        // Indented as 014's, so the definition SQLite keeps differs from the old one by the check alone.
-        await sql`create table outbox_rebuilt (
-      id integer primary key autoincrement,
-      kind text not null,
-      edition_id integer references editions (id),
-      email text,
-      token text,
-      status text not null check (status in ('queued', 'sending', 'sent', 'failed', 'cancelled')),
-      attempts integer default 0 not null,
-      next_attempt_at text not null,
-      last_error text,
-      created_at text not null,
-      sent_at text,
-      payload text
-    )`.execute(trx);
-        await sql`insert into outbox_rebuilt (id, kind, edition_id, email, token, status, attempts, next_attempt_at, last_error, created_at, sent_at, payload)
-          select id, kind, edition_id, email, token, status, attempts, next_attempt_at, last_error, created_at, sent_at, payload from outbox`.execute(
-          trx,
-        );
-        await sql`drop table outbox`.execute(trx);
-        await sql`alter table outbox_rebuilt rename to outbox`.execute(trx);
-        // The sequence goes on from the highest id ever given, even one whose row was deleted.
-        const last = sequence.rows[0]?.seq ?? 0;
-        await sql`update sqlite_sequence set seq = max(seq, ${last}) where name = 'outbox'`.execute(
-          trx,
-        );
-        await sql`insert into sqlite_sequence (name, seq) select 'outbox', ${last} where ${last} > 0 and not exists (select 1 from sqlite_sequence where name = 'outbox')`.execute(
-          trx,
-        );
-        await trx.schema
-          .createIndex("outbox_one_per_edition")
-          .on("outbox")
-          .unique()
-          .columns(["edition_id", "email"])
-          .where(sql.ref("edition_id"), "is not", null)
-          .execute();
-        await trx.schema
-          .createIndex("outbox_due")
-          .on("outbox")
-          .columns(["status", "kind", "id"])
-          .execute();
-      });
+      await rebuildSqliteOutbox(db, { kinds: null, indent: 6, copyPayload: true });
     },
   };
 }
