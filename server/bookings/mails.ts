@@ -104,10 +104,31 @@ function times(
       ];
 }
 
-const meetingLine = (url: string | null, ownerName: string) =>
+const meetingLine = (url: string | null, ownerName: string): [string, string] =>
   url ? ["Where", url] : ["Where", `${ownerName} will send the meeting link before the call`];
 
-const filename = "invitation.ics";
+/** The invitation's calendar file, METHOD:REQUEST. */
+const invitation = (
+  call: Call,
+  context: BookingMailContext,
+  attendee: { email: string; name?: string },
+) => ({
+  method: "REQUEST" as const,
+  filename: "invitation.ics",
+  content: calendarFile("REQUEST", call, context, attendee),
+});
+
+/** A booking mail in the site's layout, with `footer` under it. */
+function mail({ footer, html, text, ...message }: OutgoingMail & { footer: string }): OutgoingMail {
+  const laidOut = layout({
+    subject: message.subject,
+    bodyHtml: html,
+    bodyText: text,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return { ...message, html: laidOut.html, text: laidOut.text };
+}
 
 /** The reader's invitation: the time in both zones, the room, and the links to cancel or move it. */
 export function readerInvitationMail(
@@ -123,42 +144,32 @@ export function readerInvitationMail(
   const details: [string, string][] = [
     ...times(booking, context, false),
     ["About", context.serviceTitle],
-    meetingLine(booking.meetingUrl, context.ownerName) as [string, string],
+    meetingLine(booking.meetingUrl, context.ownerName),
   ];
   const cancel = cancelUrl(context.siteUrl, token);
   const reschedule = rescheduleUrl(context.siteUrl, token);
   const footer = `You get this mail because this address was given when a call was booked on ${context.siteUrl}/book. If that was not you, cancel it with the link above: nothing more will be sent.`;
-  const { html, text } = layout({
+  return mail({
+    to: booking.email,
     subject,
-    bodyHtml: `<p style="margin:0 0 12px">${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}</p>
+    footer,
+    html: `<p style="margin:0 0 12px">${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}</p>
 ${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Cannot make it? Each link opens a page that asks first.</p>
 <p style="margin:0 0 8px"><a href="${escapeHtml(reschedule)}" style="color:#4ade80">Choose another time</a></p>
 <p style="margin:0"><a href="${escapeHtml(cancel)}" style="color:#fca5a5">Cancel the call</a></p>`,
-    bodyText: `${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}
+    text: `${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}
 
 ${detailsText(details)}
 
 Cannot make it? Each link opens a page that asks first.
 Choose another time: ${reschedule}
 Cancel the call: ${cancel}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
-    to: booking.email,
-    subject,
-    html,
-    text,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },
-    icalEvent: {
-      method: "REQUEST",
-      filename,
-      content: calendarFile("REQUEST", booking, context, { email: booking.email }),
-    },
-  };
+    icalEvent: invitation(booking, context, { email: booking.email }),
+  });
 }
 
 /** The owner's invitation: who, about what, their note, and Reply-To the reader. */
@@ -175,18 +186,20 @@ export function ownerInvitationMail(
     ["Email", booking.email],
     ["About", context.serviceTitle],
     ...times(booking, context, true),
-    meetingLine(booking.meetingUrl, "You") as [string, string],
+    meetingLine(booking.meetingUrl, "You"),
   ];
   const note = booking.note ? messageBox(booking.note) : "";
   const footer =
     "Reply to this mail to write to the reader. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.";
-  const { html, text } = layout({
+  return mail({
+    to,
     subject,
-    bodyHtml: `<p style="margin:0 0 12px">${update ? "A reader moved their call to a new time." : "A reader booked a call."}</p>
+    footer,
+    html: `<p style="margin:0 0 12px">${update ? "A reader moved their call to a new time." : "A reader booked a call."}</p>
 ${detailsHtml(details)}
 ${note}
 <p style="margin:0">${button(consoleUrl(context.siteUrl), "Open in the console")}</p>`,
-    bodyText: `${update ? "A reader moved their call to a new time." : "A reader booked a call."}
+    text: `${update ? "A reader moved their call to a new time." : "A reader booked a call."}
 
 ${detailsText(details)}
 ${
@@ -198,25 +211,10 @@ ${
     : ""
 }
 Open in the console: ${consoleUrl(context.siteUrl)}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
-    to,
-    subject,
-    html,
-    text,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
-    icalEvent: {
-      method: "REQUEST",
-      filename,
-      content: calendarFile("REQUEST", booking, context, {
-        email: booking.email,
-        name: booking.name,
-      }),
-    },
-  };
+    icalEvent: invitation(booking, context, { email: booking.email, name: booking.name }),
+  });
 }
 
 /** The cancellation, to either side: METHOD:CANCEL takes the call out of their calendar. */
@@ -251,25 +249,19 @@ export function cancellationMail(
     side === "reader"
       ? `The time is free again. To book another, visit ${again}.`
       : "The time is free again for other readers.";
-  const { html, text } = layout({
+  return mail({
+    to,
     subject,
-    bodyHtml: `<p style="margin:0 0 12px">${escapeHtml(who)} The invitation attached takes it out of your calendar.</p>
+    footer,
+    html: `<p style="margin:0 0 12px">${escapeHtml(who)} The invitation attached takes it out of your calendar.</p>
 ${detailsHtml(details)}
 ${message}
 ${side === "reader" ? `<p style="margin:0">${button(again, "Book another time")}</p>` : ""}`,
-    bodyText: `${who} The invitation attached takes it out of your calendar.
+    text: `${who} The invitation attached takes it out of your calendar.
 
 ${detailsText(details)}
 ${call.by === "owner" && call.message ? `\n${call.message}\n` : ""}
 ${side === "reader" ? `Book another time: ${again}` : ""}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
-    to,
-    subject,
-    html,
-    text,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
     icalEvent: {
@@ -277,7 +269,7 @@ ${side === "reader" ? `Book another time: ${again}` : ""}`,
       filename: "cancellation.ics",
       content: calendarFile("CANCEL", { ...call, meetingUrl: null }, context, { email: to }),
     },
-  };
+  });
 }
 
 /** A reminder, 24 hours or 1 hour before, to either side. */
@@ -300,34 +292,25 @@ export function reminderMail(
     ["When", when],
     ["About", context.serviceTitle],
     ...(side === "owner"
-      ? ([["With", `${booking.name} <${booking.email}>`]] as [string, string][])
+      ? [["With", `${booking.name} <${booking.email}>`] as [string, string]]
       : []),
-    meetingLine(booking.meetingUrl, side === "reader" ? context.ownerName : "You") as [
-      string,
-      string,
-    ],
+    meetingLine(booking.meetingUrl, side === "reader" ? context.ownerName : "You"),
   ];
   const footer =
     side === "reader"
       ? "To cancel or move the call, use the links in the mail that confirmed it."
       : "Cancel it from the console if you cannot make it; the reader is told.";
-  const { html, text } = layout({
-    subject,
-    bodyHtml: `<p style="margin:0 0 12px">The call is ${soon}.</p>
-${detailsHtml(details)}
-${booking.meetingUrl ? `<p style="margin:0">${button(booking.meetingUrl, "Join the call")}</p>` : ""}`,
-    bodyText: `The call is ${soon}.
-
-${detailsText(details)}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
+  return mail({
     to,
     subject,
-    html,
-    text,
+    footer,
+    html: `<p style="margin:0 0 12px">The call is ${soon}.</p>
+${detailsHtml(details)}
+${booking.meetingUrl ? `<p style="margin:0">${button(booking.meetingUrl, "Join the call")}</p>` : ""}`,
+    text: `The call is ${soon}.
+
+${detailsText(details)}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
-  };
+  });
 }
