@@ -5,6 +5,7 @@ import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso, toIso } from "../lib/time.ts";
 import { enqueue } from "../outbox/queue.ts";
+import { forgetSuppression } from "../outbox/suppressions.ts";
 
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 
@@ -290,9 +291,7 @@ export function createSubscribersRepository(store: Store) {
           .executeTakeFirst();
         if (removed) await rememberToken(trx, removed.unsubscribe_token);
         // Forgotten everywhere: a suppression, and the bounces counted towards one, name the address too.
-        const key = email.trim().toLowerCase();
-        await trx.deleteFrom("suppressions").where("email", "=", key).execute();
-        await trx.deleteFrom("soft_bounces").where("email", "=", key).execute();
+        await forgetSuppression(trx, email);
         return removed !== undefined;
       });
     },

@@ -1,5 +1,5 @@
-import { sql } from "kysely";
-import type { SuppressionReason } from "../db/schema.ts";
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 
@@ -28,6 +28,24 @@ export const suppressionKey = (email: string) => email.trim().toLowerCase();
 /** `column` holds no suppressed address, as SQL (queueing an edition skips them). */
 export const notSuppressed = (column: string) =>
   sql<boolean>`not exists (select 1 from suppressions where suppressions.email = lower(${sql.ref(column)}))`;
+
+/**
+ * Forgets an address's suppression and the soft bounces counted towards one,
+ * in the caller's transaction (lifting it, or removing the subscriber, who is
+ * forgotten everywhere); false when it was not suppressed.
+ */
+export async function forgetSuppression(
+  writer: Kysely<Database> | Transaction<Database>,
+  email: string,
+): Promise<boolean> {
+  const key = suppressionKey(email);
+  const removed = await writer
+    .deleteFrom("suppressions")
+    .where("email", "=", key)
+    .executeTakeFirst();
+  await writer.deleteFrom("soft_bounces").where("email", "=", key).execute();
+  return Number(removed.numDeletedRows) > 0;
+}
 
 export function createSuppressions(
   store: Store,
@@ -125,17 +143,7 @@ export function createSuppressions(
     },
 
     /** Lets mail go to `email` again, its soft bounces forgotten; false when it was not suppressed. */
-    async lift(email: string): Promise<boolean> {
-      const key = suppressionKey(email);
-      return db.transaction().execute(async (trx) => {
-        const removed = await trx
-          .deleteFrom("suppressions")
-          .where("email", "=", key)
-          .executeTakeFirst();
-        await trx.deleteFrom("soft_bounces").where("email", "=", key).execute();
-        return Number(removed.numDeletedRows) > 0;
-      });
-    },
+    lift: (email: string) => db.transaction().execute((trx) => forgetSuppression(trx, email)),
   };
 }
 
