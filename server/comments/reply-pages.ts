@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
-import type { ActionPage } from "../lib/action-page.ts";
 import {
+  type ActionPage,
   formFields,
   fromElsewhere,
   fromSite,

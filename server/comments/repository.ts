@@ -44,6 +44,12 @@ export function createCommentsRepository(
 ) {
   const { db } = store;
   const nowIso = () => clock().toISOString();
+  /** A comment's new text, as stored: its Markdown rendered once, and the time of the edit. */
+  const edited = (content: string) => ({
+    content,
+    content_html: renderComment(content),
+    updated_at: nowIso(),
+  });
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
   const shapes = commentShapes(avatarOf);
   const { toLiveComment, toComment, threadComment } = shapes;
@@ -247,12 +253,7 @@ export function createCommentsRepository(
         await forgetSpamExamples(trx, [input.id]);
         const row = await trx
           .updateTable("science_comments")
-          .set({
-            content: input.content,
-            content_html: renderComment(input.content),
-            updated_at: nowIso(),
-            status,
-          })
+          .set({ ...edited(input.content), status })
           .where("id", "=", input.id)
           .returning(columns)
           .executeTakeFirstOrThrow();
@@ -288,11 +289,7 @@ export function createCommentsRepository(
       const result = await db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("science_comments")
-          .set({
-            content: input.content,
-            content_html: renderComment(input.content),
-            updated_at: nowIso(),
-          })
+          .set(edited(input.content))
           .where("id", "=", input.id)
           .where("deleted_at", "is", null)
           .returning(columns)
