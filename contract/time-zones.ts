@@ -5,26 +5,37 @@
  * (docs/decisions/043-bookings.md).
  */
 
+/**
+ * One date format per zone and purpose, made once: making one costs far more
+ * than using it, and a list of free times formats hundreds of times in a zone.
+ */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function partsFormatter(zone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(zone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-GB", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      weekday: "short",
-    });
-    formatters.set(zone, formatter);
+function formatter(
+  zone: string,
+  purpose: string,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat {
+  const key = `${purpose} ${zone}`;
+  let made = formatters.get(key);
+  if (!made) {
+    made = new Intl.DateTimeFormat("en-GB", { timeZone: zone, ...options });
+    formatters.set(key, made);
   }
-  return formatter;
+  return made;
 }
+
+const partsFormatter = (zone: string) =>
+  formatter(zone, "parts", {
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    weekday: "short",
+  });
 
 let listed: ReadonlySet<string> | undefined;
 
@@ -92,6 +103,20 @@ export function instantOf(
   zone: string,
 ): number | null {
   const wall = Date.UTC(date.year, date.month - 1, date.day) + minutesOfDay * 60_000;
+  // The same few hundred readings are asked for at every look at the free times: each is worked out once.
+  const key = `${zone} ${wall}`;
+  const known = instants.get(key);
+  if (known !== undefined) return known;
+  if (instants.size >= instantsKept) instants.clear();
+  const found = firstInstant(wall, zone);
+  instants.set(key, found);
+  return found;
+}
+
+const instants = new Map<string, number | null>();
+const instantsKept = 10_000;
+
+function firstInstant(wall: number, zone: string): number | null {
   // The offsets a day can have are those a few hours either side.
   const candidates = new Set([
     offsetMinutes(wall - 14 * 3_600_000, zone),
@@ -113,13 +138,7 @@ export function dateKey(instant: Date | number, zone: string): string {
 
 /** "Monday 30 March 2026": a day as a heading, in `zone`. */
 export function dayLabel(instant: Date | number, zone: string): string {
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone: zone,
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-    year: "numeric",
-  })
+  return formatter(zone, "day", { weekday: "long", day: "numeric", month: "long", year: "numeric" })
     .formatToParts(instant)
     .filter((part) => part.type !== "literal")
     .map((part) => part.value)
@@ -128,18 +147,15 @@ export function dayLabel(instant: Date | number, zone: string): string {
 
 /** "10:00": a time of day in `zone`, on the 24-hour clock. */
 export function timeLabel(instant: Date | number, zone: string): string {
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone: zone,
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).format(instant);
+  return formatter(zone, "time", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(
+    instant,
+  );
 }
 
 /** "Monday 30 March 2026, 10:00 (BST)": a whole moment in `zone`, with the zone's short name. */
 export function momentLabel(instant: Date | number, zone: string): string {
   const short =
-    new Intl.DateTimeFormat("en-GB", { timeZone: zone, timeZoneName: "short" })
+    formatter(zone, "short", { timeZoneName: "short" })
       .formatToParts(instant)
       .find((part) => part.type === "timeZoneName")?.value ?? zone;
   return `${dayLabel(instant, zone)}, ${timeLabel(instant, zone)} (${short === "UTC" ? "UTC" : `${zoneName(zone)}, ${short}`})`;
@@ -184,18 +200,23 @@ export function timeZones(...including: string[]): string[] {
 
 export type SlotDay = { date: string; label: string; slots: { start: string; label: string }[] };
 
-/** Free times grouped by their day in `zone`, in order, each named by its local time. */
-export function slotsByDay(starts: readonly string[], zone: string): SlotDay[] {
-  const days: SlotDay[] = [];
+/**
+ * Free times grouped by their day in `zone`, in order, each named by its local
+ * time; with `days`, no more than one day past that many (so a caller knows
+ * there are more), the rest left unformatted.
+ */
+export function slotsByDay(starts: readonly string[], zone: string, days = Infinity): SlotDay[] {
+  const grouped: SlotDay[] = [];
   for (const start of starts) {
     const instant = Date.parse(start);
     const date = dateKey(instant, zone);
-    let day = days.at(-1);
+    let day = grouped.at(-1);
     if (day?.date !== date) {
+      if (grouped.length > days) break;
       day = { date, label: dayLabel(instant, zone), slots: [] };
-      days.push(day);
+      grouped.push(day);
     }
     day.slots.push({ start, label: timeLabel(instant, zone) });
   }
-  return days;
+  return grouped;
 }

@@ -136,11 +136,12 @@ async function measure(route: string): Promise<Row> {
       );
 
     // What a reader who only reads is sent: the islands that hydrate when the
-    // browser is idle (the header and the topic tabs wait to be used).
+    // browser is idle (the header and the topic tabs wait to be used, /book's
+    // form for the reader's first move).
     await page.waitForFunction(
       () =>
         document.querySelectorAll(
-          'astro-island[ssr]:not(:has(form)):not(:has(.item-discussion)):not([opts*="interaction"])',
+          'astro-island[ssr]:not(:has(form)):not(:has(.item-discussion)):not([opts*="interaction"]):not([opts*="activity"])',
         ).length === 0,
       undefined,
       { timeout: islandsTimeoutMs },
@@ -153,6 +154,7 @@ async function measure(route: string): Promise<Row> {
     await page.locator('astro-island[ssr][opts*="interaction"]').evaluateAll((islands) => {
       for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
     });
+    await page.evaluate(() => dispatchEvent(new PointerEvent("pointermove")));
     await page.waitForFunction(
       () =>
         document.querySelectorAll("astro-island[ssr]:not(:has(form)):not(:has(.item-discussion))")

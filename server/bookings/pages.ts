@@ -7,16 +7,9 @@ import {
   type SlotsResponse,
   slotTakenMessage,
 } from "../../contract/bookings.ts";
-import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
+import { otherService } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
-import { limits } from "../../contract/limits.ts";
-import {
-  isTimeZone,
-  momentLabel,
-  slotsByDay,
-  timeZones,
-  zoneName,
-} from "../../contract/time-zones.ts";
+import { currentZoneName, isTimeZone, momentLabel } from "../../contract/time-zones.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   acceptForms,
@@ -30,17 +23,30 @@ import {
   sendPage,
 } from "../lib/action-page.ts";
 import { calendarFeed } from "./feed.ts";
+import {
+  alert,
+  bookedHtml,
+  formHtml as bookingForm,
+  bookPath,
+  daysAtOnce,
+  type Filled,
+  hidden,
+  moreDays,
+  timesHtml,
+  zoneSelect,
+} from "./form-html.ts";
 import { hashToken } from "./repository.ts";
 import type { Bookings } from "./service.ts";
 
 /**
  * The booking pages (docs/product.md, "Book a call"), all working without JavaScript: `/book`
- * (the built page with the free times put in its placeholder), the reader's links
- * `/book/cancel?token=` and `/book/reschedule?token=`, and the owner's calendar feed
- * `/book/feed/<token>.ics`. Opening a link changes nothing (mail scanners open links): only
- * the page's button, a POST from this site, acts, and once.
+ * (the built page with the free times put in its placeholder: a week of days, `?days=` more),
+ * the reader's links `/book/cancel?token=` and `/book/reschedule?token=`, and the owner's
+ * calendar feed `/book/feed/<token>.ics`. Opening a link changes nothing (mail scanners open
+ * links): only the page's button, a POST from this site, acts, and once. With JavaScript,
+ * `/book/times?zone=` gives the page's script the list alone in the reader's zone, before
+ * any island (docs/decisions/043-bookings.md, "The reader's page").
  */
-export const bookPath = "/book";
 const note = "Engage with Engineer · booking a call";
 const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** Page loads and posts one address may make in a minute: a person needs a few. */
@@ -48,46 +54,6 @@ const perMinute = 60;
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 const zoneOr = (zone: unknown, otherwise: string) =>
   typeof zone === "string" && isTimeZone(zone) ? zone : otherwise;
-
-const hidden = (name: string, value: string) =>
-  `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
-const alert = (text: string) => `<p class="booking-alert" role="alert">${escapeHtml(text)}</p>`;
-
-let zoneOptionsCache: string[] | undefined;
-function zoneSelect(id: string, chosen: string): string {
-  zoneOptionsCache ??= timeZones();
-  const zones = zoneOptionsCache.includes(chosen) ? zoneOptionsCache : timeZones(chosen);
-  return `<label for="${id}" class="booking-label">Time zone</label>
-<select id="${id}" name="zone" class="field booking-zone-select">${zones
-    .map(
-      (zone) =>
-        `<option value="${escapeHtml(zone)}"${zone === chosen ? " selected" : ""}>${escapeHtml(zoneName(zone))}</option>`,
-    )
-    .join("")}</select>`;
-}
-
-/** The free times as radio buttons, one group per day, each named by its local time. */
-function timesHtml(starts: string[], zone: string, chosen?: string): string {
-  const days = slotsByDay(starts, zone);
-  if (days.length === 0) {
-    return `<p class="booking-empty">No free times in the coming weeks. Send an enquiry instead: <a href="/services#send-enquiry">Send an enquiry</a>.</p>`;
-  }
-  return `<fieldset class="booking-times"><legend class="booking-label">Free times, in ${escapeHtml(zoneName(zone))}</legend>
-${days
-  .map(
-    (day) =>
-      `<fieldset class="booking-day"><legend class="booking-day-label">${escapeHtml(day.label)}</legend><div class="booking-slots">${day.slots
-        .map(
-          (slot) =>
-            `<label class="booking-slot"><input type="radio" name="start" value="${escapeHtml(slot.start)}" required${slot.start === chosen ? " checked" : ""}><span>${escapeHtml(slot.label)}</span></label>`,
-        )
-        .join("")}</div></fieldset>`,
-  )
-  .join("\n")}
-</fieldset>`;
-}
-
-type Filled = { name?: string; email?: string; service?: string; note?: string; start?: string };
 
 export async function bookingPages(
   app: FastifyInstance,
@@ -116,68 +82,26 @@ export async function bookingPages(
       ? `${template[0]}${html}${template[1]}`
       : renderActionPage({ note, title: "Book a call", body: html });
 
-  function serviceSelect(chosen: string): string {
-    const choices = [...bookings.services, { id: otherService, title: otherServiceLabel }];
-    return `<label for="booking-service" class="booking-label">Service</label>
-<select id="booking-service" name="service" class="field" required>
-<option value=""${chosen ? "" : " selected"}>Choose a service</option>
-${choices
-  .map(
-    (choice) =>
-      `<option value="${escapeHtml(choice.id)}"${choice.id === chosen ? " selected" : ""}>${escapeHtml(choice.title)}</option>`,
-  )
-  .join("")}
-</select>`;
-  }
-
   /** The form, with the free times in `zone` (or those given: a refusal's list, already fresh). */
   async function formHtml(
     zone: string,
     filled: Filled,
-    problem?: string,
-    given?: SlotsResponse,
+    {
+      problem,
+      given,
+      days = daysAtOnce,
+    }: { problem?: string; given?: SlotsResponse; days?: number } = {},
   ): Promise<string> {
-    const slots = given ?? (await bookings.slots(zone));
-    return `<div class="booking" id="booking-form-html">
-${problem ? alert(problem) : ""}
-<form method="get" action="${bookPath}" class="booking-zone">
-${zoneSelect("booking-zone", slots.zone)}
-${filled.service ? hidden("service", filled.service) : ""}
-<button type="submit" class="btn-secondary">Show times</button>
-</form>
-<form method="post" action="${bookPath}" class="booking-form">
-${hidden("zone", slots.zone)}${hidden("formToken", bookings.issueFormToken())}
-<div aria-hidden="true" class="booking-honeypot"><label>Website <input type="text" name="website" tabindex="-1" autocomplete="off"></label></div>
-${timesHtml(slots.starts, slots.zone, filled.start)}
-${
-  slots.starts.length === 0
-    ? ""
-    : `<div class="booking-fields">
-<label for="booking-name" class="booking-label">Your name</label>
-<input id="booking-name" name="name" class="field" required maxlength="${limits.enquiryNameMax}" autocomplete="name" value="${escapeHtml(filled.name ?? "")}">
-<label for="booking-email" class="booking-label">Your email</label>
-<input id="booking-email" name="email" type="email" class="field" required maxlength="${limits.emailMax}" autocomplete="email" value="${escapeHtml(filled.email ?? "")}">
-${serviceSelect(filled.service ?? "")}
-<label for="booking-note" class="booking-label">What would you like to discuss?</label>
-<textarea id="booking-note" name="note" class="field" rows="4" maxlength="${limits.bookingNoteMax}">${escapeHtml(filled.note ?? "")}</textarea>
-<p class="booking-small">The invitation goes to this address, with links to cancel or move the call. Your booking is kept ${bookings.retentionDays} days after the call, then deleted: see the <a href="/privacy#bookings">privacy policy</a>.</p>
-<button type="submit" class="btn-primary">Book this time</button>
-</div>`
-}
-</form>
-</div>`;
+    return bookingForm({
+      slots: given ?? (await bookings.slots(zone)),
+      filled,
+      problem,
+      days,
+      formToken: bookings.issueFormToken(),
+      services: bookings.services,
+      retentionDays: bookings.retentionDays,
+    });
   }
-
-  const bookedHtml = (start: string, zone: string, ownerZone: string) => {
-    const instant = Date.parse(start);
-    const yours = momentLabel(instant, zone);
-    const theirs = momentLabel(instant, ownerZone);
-    return `<div class="booking-done" role="status">
-<h2 class="booking-done-title">You're booked</h2>
-<p>Your call is on <strong>${escapeHtml(yours)}</strong>${yours === theirs ? "" : `, which is ${escapeHtml(theirs)} for the engineer`}.</p>
-<p>An invitation for your calendar is on its way to your inbox, with links to cancel or move the call.</p>
-</div>`;
-  };
 
   /**
    * Every answer but the form itself is kept out of search engines: a refusal, or
@@ -220,27 +144,36 @@ ${serviceSelect(filled.service ?? "")}
       );
     });
 
-    const show = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!(await allowed(request, reply))) return tooMany(reply);
-      const { zone, service } = request.query as { zone?: unknown; service?: unknown };
-      const chosenZone = zoneOr(zone, "");
+    /** What the address asks the form for: a zone, a service, how many days. */
+    const asked = async (request: FastifyRequest) => {
+      const { zone, service, days } = request.query as Record<string, unknown>;
+      const named = typeof zone === "string" ? currentZoneName(zone) : "";
+      const chosenZone = isTimeZone(named) ? named : "";
       const chosenService =
         typeof service === "string" &&
         (service === otherService || bookings.services.some((s) => s.id === service))
           ? service
           : "";
-      const problem =
-        typeof zone === "string" && zone !== "" && !chosenZone
-          ? "That time zone is not known; the times are shown in the engineer's."
-          : undefined;
+      const weeks = Math.ceil(Number(days) / daysAtOnce);
+      return {
+        unknownZone: named !== "" && !chosenZone,
+        zone: chosenZone || (await bookings.ownerZone()),
+        filled: { service: chosenService },
+        days: Number.isSafeInteger(weeks)
+          ? Math.min(Math.max(weeks, 1), 9) * daysAtOnce
+          : daysAtOnce,
+      };
+    };
+    const show = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!(await allowed(request, reply))) return tooMany(reply);
+      const { unknownZone, zone, filled, days } = await asked(request);
+      const problem = unknownZone
+        ? "That time zone is not known; the times are shown in the engineer's."
+        : undefined;
       return send(
         reply,
         200,
-        await formHtml(
-          chosenZone || (await bookings.ownerZone()),
-          { service: chosenService },
-          problem,
-        ),
+        await formHtml(zone, filled, { problem, days }),
         // The page a buyer may search for ("book a call with …"); its canonical
         // link is /book whatever the zone or service asked for.
         problem === undefined,
@@ -248,6 +181,16 @@ ${serviceSelect(filled.service ?? "")}
     };
     scope.get(bookPath, show);
     scope.get(`${bookPath}/`, show);
+
+    // The free times alone, in the zone asked for: what the page's script puts in the form.
+    scope.get(`${bookPath}/times`, async (request, reply) => {
+      if (!(await allowed(request, reply))) return tooMany(reply);
+      const { unknownZone, zone, filled, days } = await asked(request);
+      if (unknownZone) return sendPage(reply, 400, alert("That time zone is not known."));
+      const slots = await bookings.slots(zone);
+      const more = { days, href: moreDays(slots.zone, filled.service) };
+      return sendPage(reply, 200, timesHtml(slots.starts, slots.zone, undefined, more));
+    });
 
     scope.post(bookPath, async (request, reply) => {
       if (!(await allowed(request, reply))) return tooMany(reply);
@@ -257,6 +200,8 @@ ${serviceSelect(filled.service ?? "")}
       const form = formFields(request);
       const field = (name: string) => form.get(name) ?? "";
       const zone = zoneOr(field("zone"), "") || (await bookings.ownerZone());
+      // The days the form listed, so the time chosen is listed again with what to change.
+      const days = Math.max(daysAtOnce, Math.min(Number(field("days")) || 0, 9 * daysAtOnce));
       const filled: Filled = {
         name: field("name"),
         email: field("email"),
@@ -275,7 +220,11 @@ ${serviceSelect(filled.service ?? "")}
         const problems = parsed.error.issues.map((issue) =>
           issue.path[0] === "start" ? "Choose one of the free times." : issue.message,
         );
-        return send(reply, 400, await formHtml(zone, filled, [...new Set(problems)].join(" ")));
+        return send(
+          reply,
+          400,
+          await formHtml(zone, filled, { problem: [...new Set(problems)].join(" "), days }),
+        );
       }
       const outcome = await bookings.book(parsed.data, { ip: request.ip, visitorId: null });
       if (outcome.outcome === "booked") {
@@ -287,17 +236,20 @@ ${serviceSelect(filled.service ?? "")}
         return send(
           reply,
           409,
-          await formHtml(
-            zone,
-            rest,
-            `${slotTakenMessage}. Here are the free times now; choose another.`,
-            outcome.slots,
-          ),
+          await formHtml(zone, rest, {
+            problem: `${slotTakenMessage}. Here are the free times now; choose another.`,
+            given: outcome.slots,
+            days,
+          }),
         );
       }
       const { refusal } = outcome;
       if (refusal.retryAfterSeconds) reply.header("retry-after", String(refusal.retryAfterSeconds));
-      return send(reply, refusal.status, await formHtml(zone, filled, refusal.message));
+      return send(
+        reply,
+        refusal.status,
+        await formHtml(zone, filled, { problem: refusal.message, days }),
+      );
     });
 
     scope.get<{ Params: { file: string } }>(`${bookPath}/feed/:file`, async (request, reply) => {

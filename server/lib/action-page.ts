@@ -1,5 +1,7 @@
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
+import { preferredEncoding } from "./accept-encoding.ts";
 
 /**
  * The small page behind the owner's action links: plain HTML from the
@@ -64,6 +66,9 @@ export const paragraph = (text: string, className?: string) =>
 /**
  * Answers with one of these pages: never kept by a cache, and never indexed
  * unless `indexed` (a public page a search may lead to, such as /book's form).
+ * Compressed when the client accepts it: /book's page is made for each request
+ * (its signed time) and is mostly its list of times and zones, so it goes out in
+ * about a tenth of its bytes, which is its first paint on a slow connection.
  */
 export function sendPage(
   reply: FastifyReply,
@@ -72,12 +77,27 @@ export function sendPage(
   { indexed = false }: { indexed?: boolean } = {},
 ) {
   if (!indexed) reply.header("x-robots-tag", "noindex");
-  return reply
+  reply
     .code(status)
     .header("cache-control", "no-store")
-    .type("text/html; charset=utf-8")
-    .send(html);
+    .header("vary", "accept-encoding")
+    .type("text/html; charset=utf-8");
+  const coding =
+    html.length > compressAbove
+      ? preferredEncoding(reply.request.headers["accept-encoding"])
+      : null;
+  if (coding === "br") {
+    const quality = { [constants.BROTLI_PARAM_QUALITY]: 4 };
+    return reply
+      .header("content-encoding", "br")
+      .send(brotliCompressSync(html, { params: quality }));
+  }
+  if (coding === "gzip") return reply.header("content-encoding", "gzip").send(gzipSync(html));
+  return reply.send(html);
 }
+
+/** Below this, compressing saves less than it costs. */
+const compressAbove = 1024;
 
 /**
  * Whether a page's button sent this POST: only this site's own pages act, so

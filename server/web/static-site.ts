@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { clientHolds, preferredEncoding } from "./etag.ts";
+import { preferredEncoding } from "../lib/accept-encoding.ts";
+import { clientHolds } from "./etag.ts";
 import { createFastPages, type FastPages } from "./fast-pages.ts";
 import {
   codedVariant,

@@ -104,10 +104,14 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await page.getByRole("link", { name: "Book a call" }).click();
   await expect(page).toHaveURL(`${site.siteUrl}/book`);
   await expect(page.getByRole("heading", { name: "Book a call", level: 1 })).toBeVisible();
-  // Once the island is live the times are the browser's zone, whatever the engineer's.
+  // Once the page has loaded the times are the browser's zone, whatever the engineer's;
+  // the island takes the form's place at the reader's first move.
   const zone = page.getByRole("combobox", { name: "Time zone" });
   await expect(zone).toHaveValue("Europe/London", { timeout: 15_000 });
   await expect(page.getByRole("group", { name: "Free times, in Europe / London" })).toBeVisible();
+  await page.mouse.move(10, 10);
+  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  await expect(zone).toHaveValue("Europe/London");
   // The whole page as the island shows it: the zone, a week of free times, the form.
   expect(await seriousViolations(page)).toEqual([]);
 
@@ -167,6 +171,56 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await mailsFor(email, start, "CANCEL");
 });
 
+test("a reader who only looks sees the times in their own zone, with no framework loaded, and nothing on the page moves", async ({
+  visitor,
+}) => {
+  const page = await visitor({ timezoneId: "America/New_York" });
+  const scripts: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script" || request.url().includes("/api/")) {
+      scripts.push(request.url());
+    }
+  });
+  await page.goto(`${site.siteUrl}/book`);
+  const zone = page.getByRole("combobox", { name: "Time zone" });
+  await expect(zone).toHaveValue("America/New_York", { timeout: 15_000 });
+  const times = page.getByRole("group", { name: "Free times, in America / New York" });
+  await expect(times).toBeVisible();
+  // Each time named by the reader's clock, by the server's list for that zone.
+  const first = times.getByRole("radio").first();
+  const label = new Intl.DateTimeFormat("en-GB", {
+    timeZone: "America/New_York",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(Date.parse((await first.getAttribute("value")) ?? ""));
+  await expect(first).toHaveAccessibleName(label);
+  await expect(page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ })).toHaveCount(7);
+  // The server's form in place, the island not yet live: no script fetched, no API asked.
+  await expect(page.locator("#booking-form-html")).toHaveCount(1);
+  expect(scripts.filter((url) => !url.includes("/api/readers/"))).toEqual([]);
+
+  // The reader's first move brings the island, which keeps the zone, the list and what is typed.
+  await page.getByRole("textbox", { name: "Your name" }).pressSequentially("Meera Iyer");
+  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  await expect(zone).toHaveValue("America/New_York");
+  await expect(page.getByRole("textbox", { name: "Your name" })).toHaveValue("Meera Iyer");
+  await expect(page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ })).toHaveCount(7);
+  // Nothing moved from the first paint to the island's form: no layout shift at all.
+  const shifted = await page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        let sum = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries())
+            sum += (entry as unknown as { value: number }).value;
+        }).observe({ type: "layout-shift", buffered: true });
+        requestAnimationFrame(() => setTimeout(() => resolve(sum), 100));
+      }),
+  );
+  expect(shifted).toBe(0);
+});
+
 test("without JavaScript the zone is chosen with the select, the form posts, the server's page says the call is booked, and the mail's links move and cancel it", async ({
   visitor,
 }) => {
@@ -187,6 +241,15 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
     page.getByRole("group", { name: "Free times, in America / New York" }),
   ).toBeVisible();
   await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
+  // A week of days, and a link to a week more, the zone and service kept.
+  const days = page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ });
+  await expect(days).toHaveCount(7);
+  await page.getByRole("link", { name: "Show more days" }).click();
+  await expect(days).toHaveCount(14);
+  await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
+  await expect(
+    page.getByRole("group", { name: "Free times, in America / New York" }),
+  ).toBeVisible();
   // axe runs as a script in the page: the server's page with its list, opened where
   // scripts run but the site's own files are not fetched, so no island takes its place.
   const checked = await visitor();

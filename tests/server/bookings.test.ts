@@ -1,3 +1,4 @@
+import { brotliDecompressSync } from "node:zlib";
 import { Window } from "happy-dom";
 import nodeIcal from "node-ical";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,13 @@ function invitation(mail: ReceivedMail | undefined) {
   const event = Object.values(parsed).find((entry) => entry?.type === "VEVENT");
   if (event?.type !== "VEVENT") throw new Error(`no event in ${text}`);
   return { text, event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
+}
+
+/** The starts of the first `count` days of `starts` in `zone`, as a reader there reads the dates. */
+function firstDays(starts: string[], zone: string, count: number): string[] {
+  const date = new Intl.DateTimeFormat("en-CA", { timeZone: zone });
+  const days = [...new Set(starts.map((start) => date.format(Date.parse(start))))].slice(0, count);
+  return starts.filter((start) => days.includes(date.format(Date.parse(start))));
 }
 
 function dom(html: string) {
@@ -148,6 +156,63 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(refused.headers["x-robots-tag"]).toBe("noindex");
   });
 
+  it("writes a week of free times into /book, compressed, with a link to a week more, and the times alone in any zone for the page's script", async () => {
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: "GET", url, remoteAddress: `10.8.0.${++ip % 250}`, headers });
+    const all = (await slots()).starts;
+    const offered = (html: string) =>
+      [...dom(html).querySelectorAll("input[name=start]")].map((input) =>
+        input.getAttribute("value"),
+      );
+
+    // The page goes out in brotli or gzip where the browser takes it, and says so to caches.
+    const br = await get("/book", { "accept-encoding": "gzip, deflate, br" });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers.vary).toBe("accept-encoding");
+    const page = brotliDecompressSync(br.rawPayload).toString("utf8");
+    expect(br.rawPayload.length).toBeLessThan(page.length / 3);
+    expect((await get("/book", { "accept-encoding": "gzip" })).headers["content-encoding"]).toBe(
+      "gzip",
+    );
+    const plain = await get("/book");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(offered(plain.body)).toEqual(offered(page));
+
+    // A week of days, in the owner's zone, and a link to the same page with a week more.
+    expect(offered(page)).toEqual(firstDays(all, ownerZone, 7));
+    expect(dom(page).querySelectorAll(".booking-day")).toHaveLength(7);
+    const more = dom(page).querySelector(".booking-times a");
+    expect(more?.textContent).toBe("Show more days");
+    expect(more?.getAttribute("href")).toBe(`/book?zone=${encodeURIComponent(ownerZone)}&days=14`);
+    const twoWeeks = await get(`/book?zone=America/New_York&service=dfmea&days=14`);
+    expect(offered(twoWeeks.body)).toEqual(firstDays(all, "America/New_York", 14));
+    expect(dom(twoWeeks.body).querySelector(".booking-times a")?.getAttribute("href")).toBe(
+      "/book?zone=America%2FNew_York&service=dfmea&days=21",
+    );
+    // A post from that page lists as many days again, so the time chosen is still there.
+    expect(dom(twoWeeks.body).querySelector("input[name=days]")?.getAttribute("value")).toBe("14");
+    // Nonsense in `days` is a week.
+    expect(offered((await get("/book?days=lots")).body)).toEqual(firstDays(all, ownerZone, 7));
+
+    // The times alone: what the page's script asks for with the browser's zone.
+    const times = await get("/book/times?zone=Asia/Calcutta&service=dfmea", {
+      "accept-encoding": "br",
+    });
+    expect(times.statusCode).toBe(200);
+    expect(times.headers["x-robots-tag"]).toBe("noindex");
+    const fragment = dom(brotliDecompressSync(times.rawPayload).toString("utf8"));
+    const list = fragment.querySelector("fieldset.booking-times");
+    // V8's old name for the zone is answered with today's.
+    expect(list?.getAttribute("data-zone")).toBe("Asia/Kolkata");
+    expect(list?.querySelector("legend")?.textContent).toBe("Free times, in Asia / Kolkata");
+    expect(offered(fragment.body.innerHTML)).toEqual(firstDays(all, "Asia/Kolkata", 7));
+    expect(fragment.querySelector("form, select")).toBeNull();
+    const unknown = await get("/book/times?zone=Mars/Olympus");
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain("That time zone is not known.");
+  });
+
   it("books a time, mails both sides an invitation a calendar library reads, and takes the time off the list", async () => {
     const [start] = (await slots()).starts;
     const sent = booking(start ?? "");
@@ -231,7 +296,9 @@ describe.each(backends)("booking a call on %s", (backend) => {
     const offered = [...page.querySelectorAll("input[name=start]")].map((input) =>
       input.getAttribute("value"),
     );
-    expect(offered).toEqual((await slots("America/New_York")).starts);
+    expect(offered).toEqual(
+      firstDays((await slots("America/New_York")).starts, "America/New_York", 7),
+    );
     expect(offered).not.toContain(start);
     expect(page.querySelector("input[name=start]:checked")).toBeNull();
     expect(page.querySelector("#booking-name")?.getAttribute("value")).toBe("Arjun Rao");

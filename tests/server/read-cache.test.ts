@@ -5,7 +5,7 @@ import {
   commentsResponseSchema,
   reactionsResponseSchema,
 } from "../../contract/api.ts";
-import { preferredEncoding } from "../../server/web/etag.ts";
+import { preferredEncoding } from "../../server/lib/accept-encoding.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";

@@ -26,6 +26,7 @@ function fromServerForm(services: ServiceChoice[]): {
   fields: Fields;
   start: string;
   zone: string;
+  days: number;
 } {
   const fromAddress = new URLSearchParams(window.location.search);
   const root = document.getElementById(serverFormId);
@@ -47,6 +48,8 @@ function fromServerForm(services: ServiceChoice[]): {
     },
     start: text("start"),
     zone,
+    // The days it listed ("Show more days" followed before the island was live).
+    days: root?.querySelectorAll(".booking-day").length ?? 0,
   };
 }
 
@@ -79,8 +82,9 @@ async function freeTimes(zone: string): Promise<Slots> {
 /**
  * Booking a call on /book (docs/product.md, "Book a call"). The server writes
  * a plain form into the page, with the free times in the engineer's zone (or
- * the one chosen with its select), which books by an ordinary post. Once the
- * page has loaded, this island takes that form's place: the times in the
+ * the one chosen with its select), which books by an ordinary post; once the
+ * page has loaded, a script of the page puts that form in the reader's zone.
+ * At the reader's first move, this island takes the form's place: the times in the
  * reader's own zone (the browser's), another zone at a change of the select,
  * and the booking sent in place, through the same function on the server.
  * Until the free times arrive the server's form stays, so a failure here
@@ -122,9 +126,12 @@ export function BookingForm({
     zones.current = timeZones(before.zone);
     freeTimes(before.zone).then(
       (loaded) => {
+        // Read again as the times arrive: the reader may have gone on typing meanwhile.
+        const now = fromServerForm(services);
         setSlots(loaded);
-        setFields(before.fields);
-        if (loaded.starts.includes(before.start)) setStart(before.start);
+        setFields(now.fields);
+        if (loaded.starts.includes(now.start)) setStart(now.start);
+        setShownDays((shown) => Math.max(shown, now.days));
         setLive(true);
       },
       // The server's form goes on working.
@@ -134,8 +141,16 @@ export function BookingForm({
 
   // The server's form goes in the commit that puts this one in its place, before the
   // browser paints again: a frame with neither moved the page below it (a layout shift).
+  // The field the reader was in keeps the focus in this form.
   useLayoutEffect(() => {
-    if (live) document.getElementById(serverFormId)?.remove();
+    if (!live) return;
+    const server = document.getElementById(serverFormId);
+    const field = document.activeElement;
+    const name = server?.contains(field) ? field?.getAttribute("name") : null;
+    const radio = field instanceof HTMLInputElement && field.type === "radio";
+    const focused = name ? `[name="${name}"]${radio ? `[value="${field.value}"]` : ""}` : null;
+    server?.remove();
+    if (focused) document.querySelector<HTMLElement>(`#booking-live ${focused}`)?.focus();
   }, [live]);
 
   useEffect(() => {
@@ -230,7 +245,8 @@ export function BookingForm({
     );
   }
 
-  const allDays = slotsByDay(slots.starts, slots.zone);
+  // The days shown and one more, which says whether there are more: the rest is not formatted.
+  const allDays = slotsByDay(slots.starts, slots.zone, shownDays);
   const days = allDays.slice(0, shownDays);
   const problemOf = (name: FieldName) =>
     problems[name] ? (
