@@ -122,12 +122,9 @@ function trustedProxies(
 /** The content folder, where the owner's picture is. */
 const contentRoot = path.resolve(import.meta.dirname, "../content");
 
-function pictureTypeOf(file: string): string {
-  const extension = path.extname(file).toLowerCase();
-  if (extension === ".png") return "image/png";
-  if (extension === ".webp") return "image/webp";
-  return "image/jpeg";
-}
+const pictureTypes: Record<string, string> = { ".png": "image/png", ".webp": "image/webp" };
+const pictureTypeOf = (file: string) =>
+  pictureTypes[path.extname(file).toLowerCase()] ?? "image/jpeg";
 
 /**
  * Fastify's compiler factories, giving zod's compilers: Fastify's types name
@@ -459,7 +456,6 @@ export async function buildApp({
     clock,
     ...readerOptions,
   });
-  const readersClock = readerOptions.clock ?? clock;
   app.decorate("readers", readers);
   const counting = readers.start(app.log);
   // The pages the beacon may count: the built site's, not the console's or the 404 page.
@@ -587,7 +583,7 @@ export async function buildApp({
           mailer: mailOut.mailer,
           mailQueued: mailOut.wake,
           enquiries,
-          readers: createReadersReport(readers, readersClock),
+          readers: createReadersReport(readers, readerOptions.clock ?? clock),
           bookings,
           assistant,
           fediverse,
