@@ -2,7 +2,7 @@ import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
 import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
-import { consoleApi, errorMessage } from "../console-api.ts";
+import { act, consoleApi, errorMessage } from "../console-api.ts";
 import { buttonClass, ConfirmButton, dangerClass, inputClass, primaryClass, When } from "../ui.tsx";
 
 /**
@@ -156,17 +156,10 @@ function CommentActions({
   const [busy, setBusy] = useState(false);
   const [replying, setReplying] = useState(false);
   const [banScope, setBanScope] = useState<BanScope>("browser");
-  async function act(call: () => Promise<unknown>, done: string) {
+  async function run(call: () => Promise<unknown>, done: string) {
     setBusy(true);
-    try {
-      await call();
-      toast.success(done);
-      onChanged();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+    await act(call, done, onChanged);
+    setBusy(false);
   }
   const who = comment.userName;
   const which = commentName(comment);
@@ -191,7 +184,7 @@ function CommentActions({
             className={primaryClass}
             disabled={busy}
             onClick={() =>
-              act(
+              run(
                 () => consoleApi("POST /admin/comments/:id/approve", { params }),
                 "Comment approved",
               )
@@ -207,7 +200,7 @@ function CommentActions({
             className={dangerClass}
             disabled={busy}
             onClick={() =>
-              act(
+              run(
                 () => consoleApi("POST /admin/comments/:id/spam", { params }),
                 "Marked as spam: the filter learnt from it",
               )
@@ -223,7 +216,7 @@ function CommentActions({
             className={dangerClass}
             disabled={busy}
             onClick={() =>
-              act(
+              run(
                 () => consoleApi("POST /admin/comments/:id/reject", { params }),
                 "Comment rejected",
               )
@@ -238,7 +231,7 @@ function CommentActions({
             className={dangerClass}
             disabled={busy}
             onClick={() =>
-              act(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
+              run(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
             }
             aria-label={`Delete ${which}`}
           >
@@ -253,7 +246,7 @@ function CommentActions({
           confirmLabel="Ban for 30 days"
           disabled={busy}
           onConfirm={() =>
-            act(
+            run(
               () =>
                 consoleApi("POST /admin/comments/:id/ban", {
                   params,
@@ -275,7 +268,7 @@ function CommentActions({
             confirmLabel="Erase and block"
             disabled={busy}
             onConfirm={() =>
-              act(
+              run(
                 () =>
                   consoleApi("POST /admin/fediverse/erase", { body: { commentId: comment.id } }),
                 `${comment.handle} is erased and blocked`,

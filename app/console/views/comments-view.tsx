@@ -1,11 +1,10 @@
 import { useCallback, useEffect, useState } from "react";
-import { toast } from "sonner";
 import type {
   CommentStatusFilter,
   ConsoleComment,
   ConsoleCommentsResponse,
 } from "../../../contract/console.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { useLive, useLiveComments } from "../live.tsx";
 import { ConfirmButton, inputClass, Loading, primaryClass } from "../ui.tsx";
 import { CommentCard } from "./comment-card.tsx";
@@ -93,20 +92,16 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
 
   async function bulk(action: "approve" | "reject") {
     setBusy(true);
-    try {
-      const { done } = await consoleApi("POST /admin/comments/bulk", {
-        body: { action, ids: [...selected] },
-      });
-      toast.success(
+    await act(
+      () => consoleApi("POST /admin/comments/bulk", { body: { action, ids: [...selected] } }),
+      ({ done }) =>
         `${done} comment${done === 1 ? "" : "s"} ${action === "approve" ? "approved" : "rejected"}`,
-      );
-      setSelected(new Set());
-      onChanged();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+      () => {
+        setSelected(new Set());
+        onChanged();
+      },
+    );
+    setBusy(false);
   }
 
   return (

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
-import { consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
@@ -104,18 +104,12 @@ function TestSend({ slug }: { slug: string }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
-    try {
-      const { warnings } = await consoleApi("POST /admin/editions/:slug/test", {
-        params: { slug },
-        body: { to },
-      });
-      toast.success(`Test copy sent to ${to}`);
-      warnAbout(warnings);
-    } catch (error) {
-      toast.error(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+    await act(
+      () => consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } }),
+      `Test copy sent to ${to}`,
+      ({ warnings }) => warnAbout(warnings),
+    );
+    setBusy(false);
   }
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
@@ -148,29 +142,26 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
   async function submit(event: FormEvent) {
     event.preventDefault();
     setBusy(true);
-    try {
-      const { sendAt, warnings } = await consoleApi("POST /admin/editions/:slug/schedule", {
-        params: { slug },
-        body: { at: new Date(at).toISOString() },
-      });
-      toast.success(`Scheduled for ${new Date(sendAt).toLocaleString("en-GB")}`);
-      warnAbout(warnings);
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
+    await act(
+      () =>
+        consoleApi("POST /admin/editions/:slug/schedule", {
+          params: { slug },
+          body: { at: new Date(at).toISOString() },
+        }),
+      ({ sendAt }) => `Scheduled for ${new Date(sendAt).toLocaleString("en-GB")}`,
+      ({ warnings }) => {
+        warnAbout(warnings);
+        return reload();
+      },
+    );
+    setBusy(false);
   }
-  async function cancel() {
-    try {
-      await consoleApi("DELETE /admin/editions/:slug/schedule", { params: { slug } });
-      toast.success("Cancelled: nothing of it goes out");
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const cancel = () =>
+    act(
+      () => consoleApi("DELETE /admin/editions/:slug/schedule", { params: { slug } }),
+      "Cancelled: nothing of it goes out",
+      reload,
+    );
   const scheduled = edition.scheduled;
   return (
     <div className="flex flex-wrap items-end gap-2">
@@ -223,18 +214,15 @@ export function NewsletterView() {
     return () => clearInterval(timer);
   }, [sending, reload]);
 
-  async function send(slug: string) {
-    try {
-      const { queued, warnings } = await consoleApi("POST /admin/editions/:slug/send", {
-        params: { slug },
-      });
-      toast.success(`Queued for ${queued} subscriber${queued === 1 ? "" : "s"}`);
-      warnAbout(warnings);
-      await reload();
-    } catch (error) {
-      toast.error(errorMessage(error));
-    }
-  }
+  const send = (slug: string) =>
+    act(
+      () => consoleApi("POST /admin/editions/:slug/send", { params: { slug } }),
+      ({ queued }) => `Queued for ${queued} subscriber${queued === 1 ? "" : "s"}`,
+      ({ warnings }) => {
+        warnAbout(warnings);
+        return reload();
+      },
+    );
 
   return (
     <Loading loaded={loaded}>
