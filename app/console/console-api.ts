@@ -104,3 +104,19 @@ export function useSettled(typed: string): string {
   }, [typed]);
   return settled;
 }
+
+/**
+ * A form's fields as the server saved them, but each field (or field of a
+ * group of them) edited since `sent` was sent as it is `now`: an answer that
+ * lands after the owner typed on keeps what they typed.
+ */
+export function keepEdits<T extends object>(saved: T, sent: T, now: T): T {
+  const fields = Object.entries(saved).map(([key, value]) => {
+    const [was, is] = [sent[key as keyof T], now[key as keyof T]];
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      return [key, keepEdits(value, was as object, is as object)];
+    }
+    return [key, is === was ? value : is];
+  });
+  return Object.fromEntries(fields) as T;
+}

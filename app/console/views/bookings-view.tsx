@@ -11,7 +11,7 @@ import {
 import type { Availability, AvailabilityInput, Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, timeZones, zoneName } from "../../../contract/time-zones.ts";
-import { act, consoleApi, errorMessage, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, errorMessage, keepEdits, useConsoleData } from "../console-api.ts";
 import {
   buttonClass,
   ConfirmButton,
@@ -184,7 +184,7 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
     try {
       const saved = await consoleApi("PUT /admin/bookings/availability", { body });
       setProblem(null);
-      setDraft(draftOf(saved.availability));
+      setDraft((now) => keepEdits(draftOf(saved.availability), draft, now));
       toast.success("Availability saved");
       await changed();
     } catch (error) {
@@ -381,11 +381,8 @@ export function BookingsView() {
             </Panel>
             <div className="space-y-5">
               <Panel title="Availability">
-                <AvailabilityForm
-                  key={JSON.stringify(availability)}
-                  saved={availability}
-                  {...shared}
-                />
+                {/* Not keyed by the hours: the read-back would remount it, losing edits since the save. */}
+                <AvailabilityForm saved={availability} {...shared} />
               </Panel>
               <Panel title="Calendar feed">
                 <CalendarFeed live={feed} changed={reload} />
