@@ -95,6 +95,38 @@ test.describe("reactions", () => {
     await expect(reaction(ben, story, "Idea")).toHaveText(`Idea ${ideas}`);
   });
 
+  test("a second click while the first is on its way is sent after its answer, and the page ends as the server holds it", async ({
+    visitor,
+  }) => {
+    const page = await visitor("Ravi");
+    await openItem(page, "/mythology", /Sita's Faith/);
+    const like = reaction(page, "sita-faith", "Like");
+    await expect(like).toBeVisible();
+    const before = await count(page, "sita-faith", "Like");
+    // The first click's request is held before it reaches the server, as a
+    // slow network or a loaded server would hold it.
+    const sent: string[] = [];
+    const gate = Promise.withResolvers<void>();
+    await page.route(/\/api\/items\/mythology\/sita-faith\/reactions/, async (route) => {
+      const method = route.request().method();
+      if (method !== "GET") sent.push(method);
+      if (method === "POST") await gate.promise;
+      await route.continue();
+    });
+    await like.click();
+    await expect(like).toHaveAttribute("aria-pressed", "true");
+    await like.click();
+    await expect(like).toHaveAttribute("aria-pressed", "false");
+    gate.resolve();
+    await expect.poll(() => sent).toEqual(["POST", "DELETE"]);
+    await expect(like).toHaveAttribute("aria-pressed", "false");
+    await expect(like).toHaveText(`Like ${before}`);
+    // What the server holds: read again from a fresh page.
+    await openItem(page, "/mythology", /Sita's Faith/);
+    await expect(like).toHaveText(`Like ${before}`);
+    await expect(like).toHaveAttribute("aria-pressed", "false");
+  });
+
   test("by keyboard, the name prompt gives focus back to the control that opened it", async ({
     visitor,
   }) => {

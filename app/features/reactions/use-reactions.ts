@@ -16,12 +16,19 @@ type Toggle = { type: ReactionType; userName: string; held: boolean };
 /**
  * A type the visitor holds is removed, any other is added (docs/product.md,
  * "Reacting and commenting"). The change
- * shows at once and is rolled back if the server refuses it.
+ * shows at once and is rolled back if the server refuses it. Toggles of one
+ * item reach the server one after another: a second click sent beside the
+ * first could be applied before it (and a Like clicked twice stay held), and
+ * the first's answer, landing after the second click, would show the
+ * reaction held again. So only the last toggle's answer is shown.
  */
 export function useToggleReaction(kind: ItemKind, id: string, onError: (error: unknown) => void) {
   const queryClient = useQueryClient();
   const key = itemKeys.reactions(kind, id);
+  const later = () => queryClient.isMutating({ mutationKey: key, exact: true }) > 1;
   return useMutation({
+    mutationKey: key,
+    scope: { id: key.join("/") },
     mutationFn: ({ type, userName, held }: Toggle) =>
       held
         ? api("DELETE /items/:kind/:id/reactions/:type", { params: { kind, id, type } })
@@ -45,9 +52,12 @@ export function useToggleReaction(kind: ItemKind, id: string, onError: (error: u
     },
     onError: (error, _toggle, context) => {
       console.error("Reaction failed:", error);
-      if (context?.previous) queryClient.setQueryData(key, context.previous);
+      // A later toggle's answer shows the server's state.
+      if (context?.previous && !later()) queryClient.setQueryData(key, context.previous);
       onError(error);
     },
-    onSuccess: (result) => queryClient.setQueryData(key, result),
+    onSuccess: (result) => {
+      if (!later()) queryClient.setQueryData(key, result);
+    },
   });
 }
