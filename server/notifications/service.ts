@@ -112,7 +112,11 @@ export function createNotifications(
         routes,
 
         /** Calls the webhook from the outbox, unpaced; none without WEBHOOK_URL. */
-        start(outbox: OutboxRepository, log: WorkerLog, { pollMs }: { pollMs?: number } = {}) {
+        start(
+          outbox: OutboxRepository,
+          log: WorkerLog,
+          { pollMs, retryBaseMs }: { pollMs?: number; retryBaseMs?: number } = {},
+        ) {
           const { WEBHOOK_URL: url, WEBHOOK_SECRET: secret } = config;
           const prune = () =>
             tokens
@@ -128,6 +132,7 @@ export function createNotifications(
               kinds: ["webhook"],
               ratePerMinute: 0,
               ...(pollMs ? { pollMs } : {}),
+              ...(retryBaseMs ? { retryBaseMs } : {}),
               log,
               async deliver(row, db) {
                 const call = await webhookCall(row, db, { siteUrl: config.siteUrl, titles });

@@ -1,6 +1,11 @@
 import type { OutboxKind } from "../db/schema.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
-import { type Deliver, type OutboxRepository, retryPolicy } from "./outbox-repository.ts";
+import {
+  type Deliver,
+  type OutboxRepository,
+  retryDelay,
+  retryPolicy,
+} from "./outbox-repository.ts";
 import type { RecipientHealth } from "./recipient-health.ts";
 
 export type WorkerLog = {
@@ -35,6 +40,8 @@ export type LoopOptions = {
   inFlight?: number;
   /** How often an idle loop looks for rows queued by other processes. */
   pollMs?: number;
+  /** The first wait before a retry (the repository's): the loop wakes when a retry falls due. */
+  retryBaseMs?: number;
   log: WorkerLog;
   /** Resolves when sending can begin (awaited before the first row): the pace is kept from then on. */
   ready?: () => Promise<void>;
@@ -55,6 +62,7 @@ export function startOutboxLoop({
   ratePerMinute,
   inFlight = 1,
   pollMs = 1000,
+  retryBaseMs = retryPolicy.baseMs,
   log,
   ready,
   onStop,
@@ -64,10 +72,17 @@ export function startOutboxLoop({
   /** When the next send may start, when paced. */
   let nextStart = 0;
   const waiting = new Set<() => void>();
+  /** Woken while busy: the next pause ends at once, as a row queued meanwhile may have been missed. */
+  let woken = false;
 
-  /** Waits `ms`, or less when woken (a row queued, the loop stopping). */
+  /** Waits `ms`, or less when woken (a row queued or due again, the loop stopping). */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (woken) {
+        woken = false;
+        resolve();
+        return;
+      }
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
@@ -95,9 +110,19 @@ export function startOutboxLoop({
     if (!started) started = ready?.() ?? Promise.resolve();
     await started;
     await pace();
-    return deliver(row, db, batch);
+    const delivery = await deliver(row, db, batch);
+    if (delivery.outcome === "retry")
+      retryIn = Math.min(retryIn, retryDelay(row.attempts + 1, retryBaseMs));
+    return delivery;
   };
   const going = () => !stopped;
+  /**
+   * The soonest retry of a round, in ms, and when it falls due, counted from
+   * the round's end (its outcomes recorded by then): an idle loop wakes for it
+   * rather than waiting for the next poll.
+   */
+  let retryIn = Number.POSITIVE_INFINITY;
+  let retryAt = Number.POSITIVE_INFINITY;
 
   const running = (async () => {
     const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
@@ -117,13 +142,20 @@ export function startOutboxLoop({
         // The database is down: keep trying at the polling pace.
         log.error({ err: error }, "outbox could not be read");
       }
-      if (handled === 0 && !stopped) await pause(pollMs);
+      retryAt = Math.min(retryAt, Date.now() + retryIn);
+      retryIn = Number.POSITIVE_INFINITY;
+      if (handled === 0 && !stopped) {
+        // Passed, and nothing was due: another instance took the row.
+        if (Date.now() > retryAt) retryAt = Number.POSITIVE_INFINITY;
+        await pause(Math.min(pollMs, retryAt + 1 - Date.now()));
+      }
     }
   })();
 
-  const wakeAll = () => {
+  function wakeAll() {
+    woken = waiting.size === 0;
     for (const done of [...waiting]) done();
-  };
+  }
   return {
     wake: wakeAll,
     async stop() {

@@ -72,6 +72,7 @@ export function startOutbox(
     // (docs/decisions/036-sending-in-flat-memory.md).
     inFlight: store.kind === "sqlite" ? config.MAIL_CONNECTIONS * 2 : config.MAIL_CONNECTIONS,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    ...(options.retryBaseMs ? { retryBaseMs: options.retryBaseMs } : {}),
     log,
     composers,
     health: createRecipientHealth(suppressions, {

@@ -9,7 +9,12 @@ import type { OutboxKind } from "../../server/db/schema.ts";
 import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
 import { createMailer } from "../../server/outbox/mailer.ts";
 import { createOutboxRepository } from "../../server/outbox/outbox-repository.ts";
-import { type ComposeMail, startMailWorker } from "../../server/outbox/outbox-worker.ts";
+import {
+  type ComposeMail,
+  startMailWorker,
+  startOutboxLoop,
+} from "../../server/outbox/outbox-worker.ts";
+import { enqueue } from "../../server/outbox/queue.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { backends } from "./support/test-app.ts";
@@ -310,3 +315,41 @@ describe.each(backends)(
     });
   },
 );
+
+describe.each(backends)("the outbox's loop, on %s", (backend) => {
+  it("tries a row again when its retry falls due, not at the next poll", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { store } = scratch;
+      await migrateToLatest(store);
+      const tries: number[] = [];
+      const loop = startOutboxLoop({
+        outbox: createOutboxRepository(store, { retryBaseMs: 50 }),
+        kinds: ["test_retried" as OutboxKind],
+        ratePerMinute: 0,
+        // Far longer than the test waits: only the retry's own wake-up can send it.
+        pollMs: 10 * 60_000,
+        retryBaseMs: 50,
+        log: quiet,
+        async deliver() {
+          tries.push(Date.now());
+          return tries.length === 1
+            ? { outcome: "retry", reason: "421 try later" }
+            : { outcome: "sent" };
+        },
+      });
+      try {
+        await enqueue(store.db, new Date().toISOString(), [
+          { kind: "test_retried" as OutboxKind, email: `retried-${backend}@example.com` },
+        ]);
+        loop.wake();
+        await expect.poll(() => tries.length, { timeout: 30_000 }).toBe(2);
+        expect((tries[1] ?? 0) - (tries[0] ?? 0)).toBeGreaterThanOrEqual(50);
+      } finally {
+        await loop.stop();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+});

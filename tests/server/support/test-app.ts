@@ -152,7 +152,10 @@ export async function startTestApp(
     catalog: testCatalog,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
-    mail: { pollMs: 200, retryBaseMs: 50, ...options.mail },
+    // Rows this app queues wake its outbox, and a retry wakes it when due: the
+    // polling finds only rows other processes queue, and rows a moved clock
+    // (`mail.clock`) makes due, which tests wait for.
+    mail: { pollMs: options.mail?.clock ? 200 : 1000, retryBaseMs: 50, ...options.mail },
     ...(options.scheduleEveryMs ? { scheduleEveryMs: options.scheduleEveryMs } : {}),
     // Hundreds of requests at once on a loaded 2-core machine queue for the
     // pool's connections longer than the 5 s a request waits in production.
