@@ -1,7 +1,7 @@
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { preferredEncoding } from "./accept-encoding.ts";
+import { compressAbove, encoded } from "./representation.ts";
 
 /**
  * The small page behind the owner's action links: plain HTML from the
@@ -86,18 +86,9 @@ export function sendPage(
     html.length > compressAbove
       ? preferredEncoding(reply.request.headers["accept-encoding"])
       : null;
-  if (coding === "br") {
-    const quality = { [constants.BROTLI_PARAM_QUALITY]: 4 };
-    return reply
-      .header("content-encoding", "br")
-      .send(brotliCompressSync(html, { params: quality }));
-  }
-  if (coding === "gzip") return reply.header("content-encoding", "gzip").send(gzipSync(html));
-  return reply.send(html);
+  if (!coding) return reply.send(html);
+  return reply.header("content-encoding", coding).send(encoded(html, coding, 4));
 }
-
-/** Below this, compressing saves less than it costs. */
-const compressAbove = 1024;
 
 /**
  * Whether a page's button sent this POST: only this site's own pages act, so

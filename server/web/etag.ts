@@ -1,7 +1,6 @@
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { acceptsGzip, preferredEncoding } from "../lib/accept-encoding.ts";
-import type { Representation } from "../lib/representation.ts";
+import { encoded, type Representation } from "../lib/representation.ts";
 import type { Coding, FastPages } from "./fast-pages.ts";
 
 /** Whether the client already holds `etag` (If-None-Match may list several). */
@@ -33,13 +32,11 @@ export function sendRepresentation(
         : null
       : preferredEncoding(acceptEncoding);
   if (coding === "br") {
-    entry.br ??= brotliCompressSync(entry.body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
-    });
+    entry.br ??= encoded(entry.body, "br");
     return reply.header("content-encoding", "br").send(entry.br);
   }
   if (coding === "gzip") {
-    entry.gzip ??= gzipSync(entry.body, { level: 6 });
+    entry.gzip ??= encoded(entry.body, "gzip");
     return reply.header("content-encoding", "gzip").send(entry.gzip);
   }
   return reply.send(entry.body);

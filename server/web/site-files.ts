@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { strongEtag } from "../lib/representation.ts";
+import { compressAbove, encoded, strongEtag } from "../lib/representation.ts";
 
 /**
  * The built site as a table in memory, made at start-up: every file under the
@@ -89,9 +88,6 @@ const compressibleTypes = /\.(html|js|mjs|css|svg|xml|txt|json|webmanifest|map)$
  */
 const publicPictures = /\.(png|jpe?g|webp|avif|gif|svg|ico)$/;
 const rangeableTypes = /\.(pdf|mp4|webm|mp3|woff2?)$/;
-
-/** Below this, compression saves less than its headers and work cost (as for cached reads). */
-const compressAbove = 1024;
 
 /** Hashed build output (assets/) never changes under its name; everything else is revalidated. */
 export const cacheControl = {
@@ -210,11 +206,7 @@ export function codedVariant(file: SiteFile, coding: "br" | "gzip"): Variant | n
   const identity = identityOf(file);
   if (!identity) return null;
   const built = coding === "br" ? file.builtBr : readIfThere(`${file.file}.gz`);
-  const coded =
-    built ??
-    (coding === "br"
-      ? brotliCompressSync(identity.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-      : gzipSync(identity.body, { level: 6 }));
+  const coded = built ?? encoded(identity.body, coding);
   const made =
     coded.length < identity.body.length
       ? variant(coded, `${identity.etag.slice(0, -1)}-${coding}"`, file.base, coding, true)
