@@ -382,5 +382,20 @@ describe("configuration", () => {
       const table = readFileSync(path.join(root, "docs/configuration.md"), "utf8");
       for (const name of environmentVariables) expect(table).toContain(`| \`${name}\` |`);
     });
+
+    it("the tables of docs/configuration.md and the README name no variable the server does not read", () => {
+      // Node's own variable, documented beside the server's.
+      const known = new Set<string>([...environmentVariables, "NODE_COMPILE_CACHE"]);
+      for (const file of ["docs/configuration.md", "README.md"]) {
+        const named = [
+          ...readFileSync(path.join(root, file), "utf8").matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm),
+        ].map((match) => match[1]);
+        expect(named.length, file).toBeGreaterThan(5);
+        expect(
+          named.filter((name) => !known.has(name ?? "")),
+          file,
+        ).toEqual([]);
+      }
+    });
   });
 });
