@@ -55,7 +55,7 @@ export function startFlags(): string[] {
 /** Each output file's name (without `.js`) and the source it starts from. */
 const entries: Record<string, string> = {
   main: "server/main.ts",
-  "smtp-thread": "server/outbox/smtp-thread.js",
+  "smtp-thread": "server/outbox/mailer.ts",
 };
 
 /** The record of a build, beside it: what it was built from, and what it wrote. */

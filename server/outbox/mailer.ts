@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import {
+  isMainThread,
+  type MessagePort,
+  parentPort,
+  Worker,
+  workerData,
+} from "node:worker_threads";
 import { onFirstUse } from "../lib/on-first-use.ts";
 import type { DkimSigning } from "./dkim.ts";
 
@@ -84,7 +90,7 @@ export function createMailer(
       const info = await (await transport()).sendMail({ from, ...mail });
       let message = info.message as Buffer;
       if (dkim?.algorithm === "ed25519") {
-        // nodemailer's signer knows RSA alone (as in smtp-thread.js).
+        // nodemailer's signer knows RSA alone (as in runSmtpThread).
         const { dkimSign } = await import("mailauth");
         const { signatures } = await dkimSign(message, {
           signingDomain: dkim.domainName,
@@ -132,8 +138,9 @@ type SmtpThreadData = {
   /** Every mail is signed with it when given (server/outbox/dkim.ts). */
   dkim?: DkimSigning | null;
 };
-/** What the thread (smtp-thread.js) is started with: nodemailer's options, made here. */
+/** What the thread is started with: nodemailer's options, made here. */
 type SmtpThreadStart = {
+  smtpThread: true;
   transport: ReturnType<typeof smtpTransportOptions>;
   from: string;
   dkim: DkimSigning | null;
@@ -159,8 +166,8 @@ type SmtpThreadReply =
 const heapLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
 
 /**
- * SMTP from a worker thread (server/outbox/smtp-thread.js), started with the
- * first message. A thread that dies (out of its heap, a bug) fails the
+ * SMTP from a worker thread (this same file, runSmtpThread below), started
+ * with the first message. A thread that dies (out of its heap, a bug) fails the
  * messages it held as temporary failures, which the outbox retries, and the
  * next message starts a new one.
  */
@@ -171,6 +178,7 @@ export function createSmtpThreadMailer({
   dkim = null,
 }: SmtpThreadData): Mailer {
   const start: SmtpThreadStart = {
+    smtpThread: true,
     transport: smtpTransportOptions(smtpUrl, connections),
     from,
     dkim,
@@ -190,7 +198,7 @@ export function createSmtpThreadMailer({
 
   function started(): Worker {
     if (thread) return thread;
-    const worker = new Worker(new URL("./smtp-thread.js", import.meta.url), {
+    const worker = new Worker(new URL("./mailer.ts", import.meta.url), {
       workerData: start,
       resourceLimits: heapLimits,
     });
@@ -267,4 +275,68 @@ export function classifyFailure(error: unknown): DeliveryFailure {
     code !== "ECONNECTION";
   const hardBounce = permanent && (code === "EENVELOPE" || /(^|\s)5\.1\.\d{1,3}\b/.test(reason));
   return { permanent, hardBounce, reason };
+}
+
+/**
+ * The SMTP connections' thread, when this file is a Worker's: one pooled
+ * nodemailer transport, each message it is handed written as MIME and sent
+ * here, in a heap of its own with a fixed limit, and the outcome posted back:
+ * nothing, or the SMTP server's answer for the outbox to classify. It loads
+ * nothing of the server's but this file (docs/decisions/036-sending-in-flat-memory.md).
+ */
+async function runSmtpThread(
+  { transport: options, from, dkim }: SmtpThreadStart,
+  port: MessagePort,
+) {
+  const { default: nodemailer } = await import("nodemailer");
+  // RSA keys sign through nodemailer's own option; nodemailer's signer knows no
+  // Ed25519, so those mails are written here and signed by mailauth's.
+  const transport = nodemailer.createTransport(
+    dkim?.algorithm === "rsa" ? { ...options, dkim } : options,
+  );
+  async function send(mail: OutgoingMail) {
+    if (dkim?.algorithm !== "ed25519") return transport.sendMail({ from, ...mail });
+    const [{ dkimSign }, { default: MailComposer }] = await Promise.all([
+      import("mailauth"),
+      import("nodemailer/lib/mail-composer/index.js"),
+    ]);
+    const node = new MailComposer({ from, ...mail }).compile();
+    const message = await node.build();
+    const { signatures } = await dkimSign(message, {
+      signingDomain: dkim.domainName,
+      selector: dkim.keySelector,
+      privateKey: dkim.privateKey,
+    });
+    return transport.sendMail({
+      envelope: node.getEnvelope(),
+      raw: Buffer.concat([Buffer.from(signatures), message]),
+    });
+  }
+  port.postMessage({ ready: true } satisfies SmtpThreadReply);
+  port.on("message", (request: SmtpThreadRequest) => {
+    if (request.close) {
+      transport.close();
+      port.close();
+      return;
+    }
+    send(request.mail).then(
+      () => port.postMessage({ id: request.id } satisfies SmtpThreadReply),
+      (error: unknown) => {
+        const { responseCode, response, code, message } = (error ?? {}) as Record<string, unknown>;
+        port.postMessage({
+          id: request.id,
+          error: {
+            message: typeof message === "string" ? message : String(error),
+            ...(typeof code === "string" ? { code } : {}),
+            ...(typeof response === "string" ? { response } : {}),
+            ...(typeof responseCode === "number" ? { responseCode } : {}),
+          },
+        } satisfies SmtpThreadReply);
+      },
+    );
+  });
+}
+
+if (!isMainThread && parentPort && (workerData as Partial<SmtpThreadStart>)?.smtpThread) {
+  void runSmtpThread(workerData as SmtpThreadStart, parentPort);
 }
