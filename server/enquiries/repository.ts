@@ -166,7 +166,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
           });
         }
         if (claimed) {
-          // The token rests here only until the mail is sent (outbox-repository.ts).
+          // The token rests here only until the mail is sent (server/outbox/queue.ts).
           rows.push({ kind: "enquiry_ack", email: enquiry.email, token: deletionToken, payload });
         }
         if (input.webhookBody) {

@@ -2,13 +2,8 @@ import { loadItemIndex } from "../../content/catalog.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
-import type {
-  Deliver,
-  Delivery,
-  OutboxRepository,
-  OutboxRow,
-} from "../outbox/outbox-repository.ts";
 import { type OutboxWorker, startOutboxLoop, type WorkerLog } from "../outbox/outbox-worker.ts";
+import type { Deliver, Delivery, OutboxRepository, OutboxRow } from "../outbox/queue.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
 import {

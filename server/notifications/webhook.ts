@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { Delivery } from "../outbox/outbox-repository.ts";
+import type { Delivery } from "../outbox/queue.ts";
 
 /** Headers of every webhook call (docs/mail.md, "Notifications of new comments"). */
 export const webhookHeaders = {

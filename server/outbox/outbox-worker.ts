@@ -1,11 +1,14 @@
 import type { OutboxKind } from "../db/schema.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
 import {
+  batchedKinds,
   type Deliver,
+  type Delivery,
   type OutboxRepository,
+  type OutboxRow,
   retryDelay,
   retryPolicy,
-} from "./outbox-repository.ts";
+} from "./queue.ts";
 import type { RecipientHealth } from "./recipient-health.ts";
 
 export type WorkerLog = {
@@ -107,10 +110,16 @@ export function startOutboxLoop({
   // server with nothing to send keeps no SMTP thread.
   let started: Promise<void> | undefined;
   const paced: Deliver = async (row, db, batch) => {
-    if (!started) started = ready?.() ?? Promise.resolve();
-    await started;
-    await pace();
-    const delivery = await deliver(row, db, batch);
+    let delivery: Delivery;
+    try {
+      if (!started) started = ready?.() ?? Promise.resolve();
+      await started;
+      await pace();
+      delivery = await deliver(row, db, batch);
+    } catch (error) {
+      // A bug or a lost database connection in delivery is a temporary failure, never a lost row.
+      delivery = { outcome: "retry", reason: (error as Error).message };
+    }
     if (delivery.outcome === "retry")
       retryIn = Math.min(retryIn, retryDelay(row.attempts + 1, retryBaseMs));
     return delivery;
@@ -125,7 +134,7 @@ export function startOutboxLoop({
   let retryAt = Number.POSITIVE_INFINITY;
 
   const running = (async () => {
-    const released = await outbox.releaseClaims({ kinds }).catch(() => 0);
+    const released = await outbox.release({ kinds }).catch(() => 0);
     if (released > 0)
       log.info({ released }, "outbox rows claimed before a restart are queued again");
     while (!stopped) {
@@ -133,7 +142,7 @@ export function startOutboxLoop({
       try {
         // Paced, one at a time: the pace is the limit, and a crash can then
         // send again only the one mail in hand (docs/decisions/008-newsletter.md).
-        handled = await outbox.processSome(paced, {
+        handled = await processSome(outbox, paced, {
           kinds,
           inFlight: spacingMs > 0 ? 1 : inFlight,
           going,
@@ -165,6 +174,119 @@ export function startOutboxLoop({
       onStop?.();
     },
   };
+}
+
+/** Rows a SQLite worker claims at once, per send it keeps in flight. */
+const pagePerSend = 8;
+
+/**
+ * Delivers due rows of `kinds` with at most `inFlight` at once, until none is
+ * due or `going` says the loop stops; the number handled. On PostgreSQL that
+ * is `inFlight` claims side by side, each a row lock in its own transaction;
+ * on SQLite, pages of rows. Rows sent in batches (the digests) go first, one
+ * at a time: two claims side by side would split one recipient's digest in two.
+ */
+async function processSome(
+  outbox: OutboxRepository,
+  deliver: Deliver,
+  {
+    kinds,
+    inFlight,
+    going,
+  }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
+): Promise<number> {
+  // Every instance looks every poll interval, mostly finding nothing: a look
+  // is this one read, not a claim's transaction per lane and group of kinds.
+  if (kinds.length === 0 || !(await outbox.anyDue(kinds))) return 0;
+  let handled = 0;
+  const batched = kinds.filter((kind) => batchedKinds.has(kind));
+  const single = kinds.filter((kind) => !batchedKinds.has(kind));
+  while (batched.length > 0 && going() && (await outbox.processNext(deliver, { kinds: batched }))) {
+    handled += 1;
+  }
+  if (single.length === 0) return handled;
+  if (outbox.store.kind === "sqlite") {
+    return handled + (await processPages(outbox, deliver, { kinds: single, inFlight, going }));
+  }
+  let due = true;
+  const lane = async () => {
+    while (due && going()) {
+      if (!(await outbox.processNext(deliver, { kinds: single }))) due = false;
+      else handled += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return handled;
+}
+
+/**
+ * SQLite (docs/decisions/036-sending-in-flat-memory.md): claims pages of due
+ * rows of `kinds` and delivers them with at most `inFlight` at once, until
+ * none is due or the loop stops; never more than a page and the sends in
+ * flight in memory. Outcomes are written together, in one transaction each
+ * time the one before is done, so a burst of finished sends costs one commit.
+ */
+async function processPages(
+  outbox: OutboxRepository,
+  deliver: Deliver,
+  {
+    kinds,
+    inFlight,
+    going,
+  }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
+): Promise<number> {
+  type Pending = { row: OutboxRow; delivery: Delivery; settle: (error?: unknown) => void };
+  let pending: Pending[] = [];
+  let writing = false;
+  async function write() {
+    writing = true;
+    while (pending.length > 0) {
+      const group = pending;
+      pending = [];
+      const outcome = await outbox.recordTogether(group).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("the outcomes could not be recorded"),
+      );
+      for (const { settle } of group) settle(outcome);
+    }
+    writing = false;
+  }
+  /** Resolves once the outcome is committed. */
+  const recorded = (row: OutboxRow, delivery: Delivery) =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ row, delivery, settle: (error) => (error ? reject(error) : resolve()) });
+      if (!writing) void write();
+    });
+
+  const running = new Set<Promise<void>>();
+  let failure: unknown;
+  let handled = 0;
+  for (;;) {
+    const page = await outbox.claimPage(kinds, inFlight * pagePerSend);
+    if (page.length === 0) break;
+    for (const [index, row] of page.entries()) {
+      while (running.size >= inFlight) await Promise.race(running);
+      if (failure !== undefined || !going()) {
+        await outbox.release({ ids: page.slice(index).map((r) => r.id as number) });
+        await Promise.all(running);
+        if (failure !== undefined) throw failure;
+        return handled;
+      }
+      const task: Promise<void> = deliver(row, outbox.store.db, [row])
+        .then((delivery) => recorded(row, delivery))
+        // A lost write stops this round once the sends in flight are done;
+        // the row stays `sending` until the server starts again.
+        .catch((error: unknown) => {
+          failure ??= error;
+        })
+        .finally(() => running.delete(task));
+      running.add(task);
+      handled += 1;
+    }
+  }
+  await Promise.all(running);
+  if (failure !== undefined) throw failure;
+  return handled;
 }
 
 /**

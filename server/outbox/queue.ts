@@ -1,21 +1,21 @@
-import type {
-  ExpressionBuilder,
-  ExpressionOrFactory,
-  Kysely,
-  SelectQueryBuilder,
-  SqlBool,
-  Transaction,
+import {
+  type ExpressionBuilder,
+  type ExpressionOrFactory,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+  type Transaction,
 } from "kysely";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
 
 /*
- * The one way the modules above put mail into the outbox and take it out
- * again: they hand it messages, in their own transaction, and name what to
- * forget when what a message was about is deleted. Nothing else writes the
- * outbox table (the worker and the repository here send and record).
+ * The outbox table's one module: the modules above queue mail and forget it in their own
+ * transaction; the worker (outbox-worker.ts) claims rows and records what became of them.
  */
 
-type Writer = Kysely<Database> | Transaction<Database>;
+type Db = Store["db"] | Transaction<Database>;
 type Where = ExpressionBuilder<Database, "outbox">;
 
 /** A message to queue: what it is, to whom, and what its composer needs. */
@@ -33,11 +33,7 @@ export type QueuedMessage = {
 };
 
 /** Queues messages, due at `at` unless they say otherwise. */
-export async function enqueue(
-  writer: Writer,
-  at: string,
-  messages: readonly QueuedMessage[],
-): Promise<void> {
+export async function enqueue(writer: Db, at: string, messages: readonly QueuedMessage[]) {
   if (messages.length === 0) return;
   await writer
     .insertInto("outbox")
@@ -63,7 +59,7 @@ export async function enqueue(
  * skipped (the table's unique index on edition and address). How many were queued.
  */
 export async function enqueueEach(
-  writer: Writer,
+  writer: Db,
   at: string,
   { kind, editionId }: { kind: OutboxKind; editionId: number },
   // biome-ignore lint/suspicious/noExplicitAny: any table the recipients come from.
@@ -109,7 +105,7 @@ export type Forgotten = {
 };
 
 /** Deletes the messages about something deleted: deleted means the outbox too. */
-export async function forget(writer: Writer, match: Forgotten): Promise<void> {
+export async function forget(writer: Db, match: Forgotten): Promise<void> {
   const { kinds, tokens = [], payloads = [], payloadsLike = [], statuses } = match;
   if (kinds.length === 0) return;
   const chunk = <T>(values: readonly T[], size: number) =>
@@ -138,7 +134,7 @@ export async function forget(writer: Writer, match: Forgotten): Promise<void> {
  * edition's figures count it once, and a complaint outranks a bounce.
  */
 export async function recordFeedback(
-  writer: Writer,
+  writer: Db,
   rowId: number,
   feedback: "bounce" | "complaint",
 ): Promise<void> {
@@ -153,3 +149,252 @@ export async function recordFeedback(
     )
     .execute();
 }
+
+export type OutboxRow = Selectable<OutboxTable>;
+
+/** What became of one attempt to send a row. */
+export type Delivery =
+  | { outcome: "sent" }
+  | { outcome: "retry"; reason: string }
+  | { outcome: "failed"; reason: string }
+  /** The recipient left before the mail went out. */
+  | { outcome: "cancelled"; reason: string };
+
+/**
+ * Sends one claimed row; `batch` is the row itself, or with a batched kind every
+ * due row of it to the same recipient, claimed together, each recorded alike.
+ */
+export type Deliver = (row: OutboxRow, db: Db, batch: OutboxRow[]) => Promise<Delivery>;
+
+/** Rows of these kinds due for the same recipient go out as one message, claimed one at a time. */
+export const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
+/** Rows whose token is a link for the recipient alone, needed only until the mail is sent. */
+const tokenUntilSent: ReadonlySet<OutboxKind> = new Set([
+  "confirmation",
+  "enquiry_ack",
+  "reply_confirmation",
+  "booking_invitation",
+]);
+
+/** Rows whose payload (a visitor's comment, what a webhook says) is kept only until done with. */
+const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
+  "comment_notice",
+  "comment_digest",
+  "webhook",
+  "booking_cancellation",
+]);
+
+/**
+ * PostgreSQL: a row of a batched kind is claimed only by the instance that
+ * holds its recipient's batch, an advisory lock on (kind, address) taken with
+ * the claim: with row locks alone, two instances each sent a "digest" of one.
+ * (The two-key space is apart from the event journal's one-key lock.)
+ */
+const recipientFree = sql<boolean>`case when kind in (${sql.join(
+  [...batchedKinds].map((kind) => sql.lit(kind)),
+)}) then pg_try_advisory_xact_lock(hashtext('outbox batch'), hashtext(kind || ' ' || coalesce(email, ''))) else true end`;
+
+/**
+ * PostgreSQL: a claim lasts as long as the instance that holds it, never a
+ * fixed time (docs/decisions/056-an-outbox-claim-lasts-as-long-as-its-instance.md):
+ * no idle limit for its transaction; TCP keepalives (30 s, then every 10 s, 3
+ * unanswered) end a claim whose host is gone, not one whose process is starved.
+ */
+const holdWhileAlive = sql`select set_config('idle_in_transaction_session_timeout', '0', true), set_config('tcp_keepalives_idle', '30', true), set_config('tcp_keepalives_interval', '10', true), set_config('tcp_keepalives_count', '3', true)`;
+
+/** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
+export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
+
+export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), retryPolicy.maxMs);
+}
+
+/**
+ * Claiming and recording (docs/decisions/008-newsletter.md, 036-sending-in-flat-memory.md).
+ * On PostgreSQL a claim is a row lock (`FOR UPDATE SKIP LOCKED`) held while the
+ * message is handed over and released by the commit that records it; an
+ * instance that dies lets go of it with its connection. On SQLite (one
+ * instance) the claim is the status `sending`, reset on start; rows are
+ * claimed a page at a time there, and their outcomes recorded together.
+ */
+export function createOutboxRepository(
+  store: Store,
+  {
+    retryBaseMs = retryPolicy.baseMs as number,
+    clock = () => new Date(),
+  }: {
+    retryBaseMs?: number;
+    /** The time rows are due against (the hourly digest's tests move it). */
+    clock?: () => Date;
+  } = {},
+) {
+  const { db } = store;
+  const nowIso = () => clock().toISOString();
+
+  async function record(trx: Db, row: OutboxRow, delivery: Delivery) {
+    const attempts = row.attempts + 1;
+    const retry = delivery.outcome === "retry" && attempts < retryPolicy.maxAttempts;
+    const status = retry ? "queued" : delivery.outcome === "retry" ? "failed" : delivery.outcome;
+    await trx
+      .updateTable("outbox")
+      .set({
+        status,
+        attempts,
+        last_error: delivery.outcome === "sent" ? null : delivery.reason,
+        // A confirmation's token, and an enquiry's deletion link's, are needed only in the mail itself.
+        ...(status === "sent"
+          ? { sent_at: nowIso(), token: tokenUntilSent.has(row.kind) ? null : row.token }
+          : {}),
+        ...(retry
+          ? {
+              next_attempt_at: new Date(
+                clock().getTime() + retryDelay(attempts, retryBaseMs),
+              ).toISOString(),
+            }
+          : { payload: payloadUntilDone.has(row.kind) ? null : row.payload }),
+      })
+      .where("id", "=", row.id as number)
+      .execute();
+  }
+
+  /** The claimed row with, for a batched kind, the other due rows to the same recipient. */
+  async function batchOf(trx: Db, row: OutboxRow, now: string): Promise<OutboxRow[]> {
+    if (!batchedKinds.has(row.kind) || row.email === null) return [row];
+    const companions = trx
+      .selectFrom("outbox")
+      .where("status", "=", "queued")
+      .where("next_attempt_at", "<=", now)
+      .where("kind", "=", row.kind)
+      .where("email", "=", row.email)
+      .where("id", "!=", row.id);
+    if (store.kind === "postgres") {
+      const others = await companions.selectAll().orderBy("id").forUpdate().skipLocked().execute();
+      return [row, ...others];
+    }
+    const others = await trx
+      .updateTable("outbox")
+      .set({ status: "sending" })
+      .where("id", "in", companions.select("id"))
+      .where("status", "=", "queued")
+      .returningAll()
+      .execute();
+    return [row, ...others.sort((a, b) => Number(a.id) - Number(b.id))];
+  }
+
+  /** SQLite: up to `limit` due rows (of `kinds`, or any), marked `sending`, by kind then oldest first. */
+  async function claimPage(kinds: readonly OutboxKind[] | undefined, limit: number) {
+    const rows = await db
+      .updateTable("outbox")
+      .set({ status: "sending" })
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("outbox")
+          .select("id")
+          .where("status", "=", "queued")
+          .where("next_attempt_at", "<=", nowIso())
+          .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+          .orderBy("kind")
+          .orderBy("id")
+          .limit(limit),
+      )
+      .where("status", "=", "queued")
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) =>
+      a.kind === b.kind ? Number(a.id) - Number(b.id) : a.kind < b.kind ? -1 : 1,
+    );
+  }
+
+  /** SQLite: claimed rows (of `kinds`, or these `ids`: a stopped server's, a page's unsent) requeued. */
+  async function release({ kinds, ids }: { kinds?: readonly OutboxKind[]; ids?: number[] }) {
+    if (store.kind !== "sqlite") return 0;
+    const result = await db
+      .updateTable("outbox")
+      .set({ status: "queued" })
+      .where("status", "=", "sending")
+      .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+      .$if(ids !== undefined, (query) => query.where("id", "in", ids ?? []))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  return {
+    release,
+    claimPage,
+    store,
+
+    /** Whether a row of `kinds` is due: one read on the `outbox_due` index, no claim. */
+    async anyDue(kinds: readonly OutboxKind[]) {
+      const row = await db
+        .selectFrom("outbox")
+        .select("id")
+        .where("status", "=", "queued")
+        .where("next_attempt_at", "<=", nowIso())
+        .where("kind", "in", kinds)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Claims the next due row (of `kinds`; by kind, so notifications and confirmations go before
+     * editions, then oldest first) with its batch, delivers it and records the outcome; false if none.
+     */
+    async processNext(deliver: Deliver, { kinds }: { kinds?: readonly OutboxKind[] } = {}) {
+      const now = nowIso();
+      if (store.kind === "postgres") {
+        return db.transaction().execute(async (trx) => {
+          const row = await trx
+            .selectFrom("outbox")
+            .selectAll()
+            .where("status", "=", "queued")
+            .where("next_attempt_at", "<=", now)
+            .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
+            .where(recipientFree)
+            .orderBy("kind")
+            .orderBy("id")
+            .limit(1)
+            .forUpdate()
+            .skipLocked()
+            .executeTakeFirst();
+          if (!row) return false;
+          await holdWhileAlive.execute(trx);
+          const batch = await batchOf(trx, row, now);
+          const delivery = await deliver(row, trx, batch);
+          for (const each of batch) await record(trx, each, delivery);
+          return true;
+        });
+      }
+      const [row] = await claimPage(kinds, 1);
+      if (!row) return false;
+      const batch = await batchOf(db, row, now);
+      const delivery = await deliver(row, db, batch);
+      for (const each of batch) await record(db, each, delivery);
+      return true;
+    },
+
+    /**
+     * SQLite: the outcomes of several sends in one transaction, its commit in
+     * the database's log but not flushed (`synchronous = normal`): a killed
+     * process loses none, a power cut those since the last flush, which go out
+     * again (docs/decisions/036-sending-in-flat-memory.md). A flush per record
+     * would make the disk, not the SMTP server, set the pace.
+     */
+    async recordTogether(group: readonly { row: OutboxRow; delivery: Delivery }[]) {
+      await db.connection().execute(async (conn) => {
+        const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
+        const before = Number(rows[0]?.synchronous ?? 2);
+        await sql`pragma synchronous = normal`.execute(conn);
+        try {
+          await conn.transaction().execute(async (trx) => {
+            for (const { row, delivery } of group) await record(trx, row, delivery);
+          });
+        } finally {
+          await sql.raw(`pragma synchronous = ${before}`).execute(conn);
+        }
+      });
+    },
+  };
+}
+
+export type OutboxRepository = ReturnType<typeof createOutboxRepository>;

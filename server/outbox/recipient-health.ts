@@ -1,4 +1,4 @@
-import type { Deliver, OutboxRow } from "./outbox-types.ts";
+import type { Deliver, OutboxRow } from "./queue.ts";
 import { recordFeedback } from "./queue.ts";
 import type { Suppressions } from "./suppressions.ts";
 import { verpAddress } from "./verp.ts";

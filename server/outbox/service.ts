@@ -3,8 +3,8 @@ import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
-import { createOutboxRepository, retryPolicy } from "./outbox-repository.ts";
 import { type ComposeMail, startMailWorker, type WorkerLog } from "./outbox-worker.ts";
+import { createOutboxRepository, retryPolicy } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
 import { createSuppressions } from "./suppressions.ts";
 

@@ -8,13 +8,12 @@ import { migrations } from "../../server/db/migrations.ts";
 import type { OutboxKind } from "../../server/db/schema.ts";
 import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
 import { createMailer } from "../../server/outbox/mailer.ts";
-import { createOutboxRepository } from "../../server/outbox/outbox-repository.ts";
 import {
   type ComposeMail,
   startMailWorker,
   startOutboxLoop,
 } from "../../server/outbox/outbox-worker.ts";
-import { enqueue } from "../../server/outbox/queue.ts";
+import { createOutboxRepository, enqueue } from "../../server/outbox/queue.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { backends } from "./support/test-app.ts";
