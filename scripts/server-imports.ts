@@ -36,6 +36,7 @@ const floors: string[][] = [
   ["console"],
   ["cli"],
   ["startup.ts", "startup-line.ts"],
+  ["services.ts"],
   ["app.ts"],
   ["main.ts"],
 ];

@@ -18,7 +18,8 @@ import {
  * script, their button is an ordinary form that posts back to the same
  * address, token and all, and is answered here with a page of its own.
  * Opening a link still changes nothing: only the button's POST, from this
- * site, does.
+ * site, does. The subscription form's second page without script posts on
+ * to the API from here.
  */
 export const newsletterLinkPages: FastifyPluginAsync<{
   engagement: Pick<Engagement, "subscribers">;
@@ -91,5 +92,13 @@ export const newsletterLinkPages: FastifyPluginAsync<{
           : "Done: no more editions will be sent to this address, and the site has forgotten it.",
       ),
     });
+  });
+
+  // The no-JavaScript form's second page posts to its own address, which
+  // carries the sealed ticket; 307 keeps the POST on its way to the API.
+  app.post("/newsletter/continue", async (request, reply) => {
+    const { ticket } = request.query as { ticket?: unknown };
+    const safe = typeof ticket === "string" && /^[A-Za-z0-9_-]{1,800}$/.test(ticket);
+    return reply.redirect(`/api/newsletter/continue?ticket=${safe ? ticket : ""}`, 307);
   });
 };

@@ -1,14 +1,25 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerOptions, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyInstance } from "fastify";
+import proxyAddr from "@fastify/proxy-addr";
+import { serializerCompiler, validatorCompiler } from "@fastify/type-provider-zod";
+import {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import type { ErrorCode, ErrorResponse } from "../../contract/api.ts";
+import { limits } from "../../contract/limits.ts";
+import type { Config } from "../config.ts";
 import { wantsActivityPub } from "../fediverse/activity-json.ts";
 
 /*
  * The HTTP server under Fastify: the one Fastify would make, with the built
- * site's fast path in front of it; each request's id; and the answer to a
- * connection that breaks before a request is read.
+ * site's fast path in front of it; Fastify's settings (timeouts, proxies,
+ * compilers); each request's id; and the answer to a connection that breaks
+ * before a request is read.
  */
 
 // Not `import … from "node:http"`: Node's ES module view of node:http reads every
@@ -24,11 +35,93 @@ export function requestIdOf(request: IncomingMessage): string {
 }
 
 /**
- * Fastify's `serverFactory`: its own HTTP/1.1 server and settings, with
- * `fast` asked first for each request (it answers and returns true, or
+ * Fastify's own hop count trusts no hop at all (it cannot tell a proxy from a
+ * client that sends enough of them), so the count is applied here: the peer
+ * and the N - 1 hops before it are proxies, the hop they name is the client.
+ * docs/proxy.md, "The client's address": only when the server is reachable through
+ * the proxy alone.
+ */
+export function trustedProxies(
+  setting: Config["TRUST_PROXY"],
+): false | ((address: string, hop: number) => boolean) {
+  if (setting === false) return false;
+  if (typeof setting !== "number") return proxyAddr.compile(setting);
+  return (_address: string, hop: number) => hop < setting;
+}
+
+/**
+ * Fastify's compiler factories, giving zod's compilers: Fastify's types name
+ * Ajv's and fast-json-stringify's signatures, which zod's do not share.
+ */
+const zodCompilers = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<
+  NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]
+>;
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * The site's Fastify settings: `fast` is asked first for each request, with
+ * Fastify's own handler to hand it on to (it answers and returns true, or
  * leaves the request to Fastify).
  */
-export function httpServer(
+export function fastifyOptions(
+  config: Config,
+  logger: FastifyServerOptions["logger"],
+  fast: (request: IncomingMessage, response: ServerResponse, handler: Handler) => boolean,
+): FastifyHttpOptions<Server> {
+  const headersTimeout = config.HEADERS_TIMEOUT_SECONDS * 1000;
+  const timeouts = {
+    requestTimeout: config.REQUEST_TIMEOUT_SECONDS * 1000,
+    connectionTimeout: config.IDLE_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+  };
+  // A client that sends its request slowly, or stops half-way, would hold a
+  // connection forever (Fastify's defaults are no timeouts). Node checks the
+  // headers and request deadlines on an interval, 30 s by default: make it
+  // short enough that they hold to about a second. The event stream's own
+  // socket is exempted from the idle timeout in its route.
+  const serverOptions = {
+    headersTimeout,
+    connectionsCheckingInterval: Math.min(
+      1000,
+      Math.min(headersTimeout, timeouts.requestTimeout) / 2,
+    ),
+  };
+  return {
+    logger,
+    // One line per request, at its end (server/logging.ts).
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: trustedProxies(config.TRUST_PROXY),
+    bodyLimit: limits.bodyBytesMax,
+    http: serverOptions,
+    ...timeouts,
+    clientErrorHandler,
+    genReqId: requestIdOf,
+    // Every schema is zod's, compiled as the API compiles it: Fastify then
+    // builds none of its JSON Schema compilers (Ajv, fast-json-stringify),
+    // and a start does not load them (docs/decisions/038-start-and-idle.md).
+    schemaController: { compilersFactory: zodCompilers },
+    // The HTTP server Fastify makes by default, with the same settings, and the
+    // built site's fast path in front of it (server/web/fast-pages.ts).
+    serverFactory: (handler) =>
+      httpServer(handler, (request, response) => fast(request, response, handler), {
+        serverOptions,
+        ...timeouts,
+      }),
+    // A URL that cannot be decoded never reaches a route or its error handler.
+    frameworkErrors: (_error, _request, reply) => {
+      (reply as FastifyReply)
+        .code(400)
+        .send({ error: { code: "validation_failed", message: "The URL is malformed." } });
+    },
+  };
+}
+
+/** Fastify's `serverFactory`: its own HTTP/1.1 server and settings, with `fast` asked first. */
+function httpServer(
   handler: (request: IncomingMessage, response: ServerResponse) => void,
   fast: (request: IncomingMessage, response: ServerResponse) => boolean,
   settings: {
@@ -54,11 +147,7 @@ export function httpServer(
  * leaves, malformed HTTP) are the client's doing, not ours: a debug line, no
  * stack. The answer is Fastify's default one.
  */
-export function clientErrorHandler(
-  this: FastifyInstance,
-  error: NodeJS.ErrnoException,
-  socket: Socket,
-) {
+function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
   this.log.debug({ code: error.code }, "client connection ended before a request was read");
   if (socket.destroyed) return;
   const [status, code, message]: [number, ErrorCode, string] =

@@ -1,0 +1,348 @@
+import path from "node:path";
+import type { FastifyBaseLogger } from "fastify";
+import type { loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
+import { assistantIndexFile } from "./assistant/index-path.ts";
+import { createAssistant, readIndexFile } from "./assistant/service.ts";
+import { createWriter } from "./assistant/writer.ts";
+import { createBookings } from "./bookings/service.ts";
+import { replyComposers } from "./comments/reply-mails.ts";
+import { createReplyWatches } from "./comments/reply-watches.ts";
+import type { Config } from "./config.ts";
+import { createOwnerRepository } from "./console/owner-repository.ts";
+import { ownerCookieName } from "./console/owner-session.ts";
+import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
+import type { Catalog } from "./engagement/catalog.ts";
+import { resolveCookieSecret } from "./engagement/visitor.ts";
+import { createWriterKeys } from "./engagement/writer-keys.ts";
+import { createEnquiries } from "./enquiries/service.ts";
+import { createFediverse } from "./fediverse/service.ts";
+import { createFormTokens } from "./lib/form-token.ts";
+import { createBlocklist } from "./moderation/blocklist.ts";
+import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
+import { startBounceMailbox } from "./newsletter/bounce-mailbox.ts";
+import { createListHealth } from "./newsletter/list-health.ts";
+import { createEditionSchedules, startEditionSchedules } from "./newsletter/schedules.ts";
+import { createNewsletter } from "./newsletter/service.ts";
+import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
+import { type MailOptions, startOutbox } from "./outbox/service.ts";
+import { verpKeyOf } from "./outbox/verp.ts";
+import { createReaders } from "./readers/service.ts";
+import { openStoreAndBus, startEngagement } from "./startup.ts";
+
+/*
+ * The site's domain modules on one store, read top to bottom: the store and
+ * the event bus; secrets and keys, each derived once; the modules, each after
+ * those it uses (docs/architecture.md, "Server floors"); the workers they
+ * start; and one `close` that stops them in order. server/app.ts puts HTTP
+ * in front of them.
+ */
+
+export type ServiceOptions = {
+  config: Config;
+  /** The outbox worker's timings (tests shorten them). */
+  mail?: MailOptions;
+  /** How often scheduled editions are looked for (5 s; tests shorten it). */
+  scheduleEveryMs?: number;
+  /**
+   * The owner's notifications: `approve` turns on the approve links
+   * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
+   */
+  notifications?: Omit<NotificationOptions, "clock">;
+  /** The clock of the console's links and sessions and of comments' times (tests move it on). */
+  clock?: () => Date;
+  /**
+   * How long a request waits for a free PostgreSQL connection before it is
+   * answered 503 (5 s by default). Tests that send hundreds of requests at
+   * once on a loaded 2-core machine let them wait longer.
+   */
+  databaseWaitMs?: number;
+  /** How often the readers' counts are written (5 s), and their clock (`clock` by default): tests set both. */
+  readers?: { flushMs?: number; clock?: () => Date };
+  /** A migrated empty SQLite database, copied at a first start (server/db/new-database.ts). */
+  newDatabase?: string;
+  /** The assistant's index (server/assistant/index-file.ts); by default the one built beside the pages. */
+  assistantIndex?: () => string | null;
+};
+
+/** The content folder, where the owner's picture is. */
+const contentRoot = path.resolve(import.meta.dirname, "../content");
+
+const pictureTypes: Record<string, string> = { ".png": "image/png", ".webp": "image/webp" };
+const pictureTypeOf = (file: string) =>
+  pictureTypes[path.extname(file).toLowerCase()] ?? "image/jpeg";
+
+export type Services = Awaited<ReturnType<typeof startServices>>;
+
+export async function startServices({
+  config,
+  mail = {},
+  scheduleEveryMs,
+  notifications: notificationOptions = {},
+  clock = () => new Date(),
+  databaseWaitMs,
+  readers: readerOptions = {},
+  newDatabase,
+  clientRoot,
+  // Beside the pages it was built with: BUILD_DIR's, or that of a site given by path (tests).
+  assistantIndex = readIndexFile(
+    assistantIndexFile(
+      clientRoot === config.clientRoot ? config.buildDir : path.dirname(clientRoot),
+    ),
+  ),
+  log,
+  items,
+  catalog,
+  services,
+  bookable,
+}: ServiceOptions & {
+  /** Where the prerendered site lives. */
+  clientRoot: string;
+  log: FastifyBaseLogger;
+  /** The stories' and science posts' ids and titles (content/catalog.ts). */
+  items: ReturnType<typeof loadItemIndex>;
+  catalog: Catalog;
+  /** The services' ids and titles, for the enquiry and booking forms. */
+  services: ReturnType<typeof loadServiceTitles>;
+  /** Whether the site has a booking page, which the assistant may point to. */
+  bookable: () => boolean;
+}) {
+  const {
+    store,
+    events,
+    bus,
+    close: closeStore,
+  } = await openStoreAndBus(config, log, {
+    ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
+    ...(newDatabase ? { newDatabase } : {}),
+  });
+  // Made after the database, which is refused when it is empty beside a
+  // secret of an earlier start (server/startup.ts): a first start that stops
+  // before its database exists leaves no secret behind.
+  let cookieSecret: string;
+  try {
+    cookieSecret = resolveCookieSecret(config);
+  } catch (error) {
+    await closeStore();
+    throw error;
+  }
+  const writerKeys = createWriterKeys(cookieSecret);
+  const notifications = createNotifications(config, {
+    titles: items.science,
+    ...notificationOptions,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
+  // Readers' reply mails (docs/product.md, "Reply mails").
+  const replyWatches = createReplyWatches(store, {
+    clock: mail.clock ?? (() => new Date()),
+    maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+  });
+  const {
+    engagement,
+    reads,
+    moderation,
+    spam,
+    stop: stopEngagement,
+  } = startEngagement({
+    store,
+    events,
+    bus,
+    keys: writerKeys,
+    notifier: notifications.notifier,
+    replies: replyWatches.notifier,
+    clock,
+    moderationMode: config.MODERATION,
+    spamConfig: config,
+    log: log,
+  });
+  const blocklist = createBlocklist(config.DATA_DIR, log);
+  const spentFormTokens = createSpentFormTokens(store);
+  const defences = createCommentDefences({
+    config,
+    blocklist,
+    keys: writerKeys,
+    formTokens: createCommentFormTokens(
+      cookieSecret,
+      config.COMMENT_MIN_SECONDS * 1000,
+      spentFormTokens,
+    ),
+    comments: engagement.comments,
+    moderation,
+    spam: spam.filter,
+  });
+  // Enquiries and booked calls (docs/product.md), with the same form defences.
+  const formDeps = (purpose: string) => ({
+    store,
+    config,
+    cookieSecret,
+    services,
+    blocklist,
+    keys: writerKeys,
+    formTokens: createFormTokens(cookieSecret, {
+      purpose,
+      minimumMs: config.COMMENT_MIN_SECONDS * 1000,
+      spent: spentFormTokens,
+    }),
+    moderation,
+    ...(mail.clock ? { clock: mail.clock } : {}),
+  });
+  const enquiries = createEnquiries({ ...formDeps("enquiry form timing"), spam: spam.filter });
+  const bookings = createBookings(formDeps("booking form timing"));
+  // The site on the Fediverse (docs/fediverse.md): Fedify loads on first use.
+  const photo = config.owner.photo;
+  const fediverse = createFediverse({
+    store,
+    bus,
+    siteUrl: config.siteUrl,
+    clientRoot,
+    handle: config.fediverseHandle,
+    profile: {
+      name: config.owner.name,
+      summary: config.owner.role,
+      links: config.owner.links,
+      picture: photo ? { path: "/fediverse/picture", mediaType: pictureTypeOf(photo.src) } : null,
+    },
+    pictureFile: photo
+      ? { file: path.join(contentRoot, "images", photo.src), type: pictureTypeOf(photo.src) }
+      : null,
+    allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
+    softwareVersion: "1.0.0",
+    log: log,
+    inbox: {
+      comments: engagement.comments,
+      defences,
+      commentable: (postId) => catalog.science.has(postId),
+    },
+    ownerComment: async (id) => engagement.comments.getForOwner(id),
+    // "/science/soap" is the topic "science:soap": the pages showing it render again.
+    changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
+    moderation: config.MODERATION,
+  });
+  const owner = notifications.attach(
+    store,
+    engagement,
+    async (id) => (await moderation.approveComment(id)) === "approved",
+  );
+  const newsletter = createNewsletter(store, config, cookieSecret);
+  const verpKey = verpKeyOf(cookieSecret);
+  const mailOut = startOutbox(
+    store,
+    config,
+    log,
+    mail,
+    {
+      ...newsletter.composers,
+      ...owner.composers,
+      ...enquiries.composers,
+      ...bookings.composers,
+      ...replyComposers({
+        siteUrl: config.siteUrl,
+        titles: notificationOptions.titles ?? items.science,
+      }),
+    },
+    verpKey,
+  );
+  notifications.onQueued(mailOut.wake);
+  replyWatches.onQueued(mailOut.wake);
+  enquiries.onQueued(mailOut.wake);
+  bookings.onQueued(mailOut.wake);
+  const webhooks = owner.start(mailOut.outbox, log, mail);
+  // Bounces and complaints, from the bounce mailbox and providers' webhooks.
+  const listHealth = createListHealth({
+    store,
+    suppressions: mailOut.suppressions,
+    subscribers: engagement.subscribers,
+    bounceAddress: config.BOUNCE_ADDRESS,
+    verpKey,
+  });
+  const bounceMailbox = config.BOUNCE_IMAP_URL
+    ? startBounceMailbox({
+        url: config.BOUNCE_IMAP_URL,
+        everyMs: config.BOUNCE_IMAP_POLL_SECONDS * 1000,
+        health: listHealth,
+        log: log,
+      })
+    : null;
+  const ownerConsole = createOwnerRepository(store, clock);
+  // Editions sent later: each instance looks every few seconds; one claims each (docs/mail.md).
+  const scheduledEditions = startEditionSchedules({
+    schedules: createEditionSchedules(store),
+    editions: newsletter.editions,
+    ...(scheduleEveryMs ? { everyMs: scheduleEveryMs } : {}),
+    queued: mailOut.wake,
+    started: (slug, count) =>
+      ownerConsole.audit(null, "newsletter scheduled send", `${slug} (${count} queued)`),
+    log: log,
+  });
+  // Readership (docs/product.md, "Readers"): counted in memory, written every few seconds.
+  const readers = createReaders({
+    store,
+    enabled: config.ANALYTICS,
+    rawDays: config.ANALYTICS_RAW_DAYS,
+    perMinutePerAddress: config.ANALYTICS_VIEWS_PER_MINUTE_PER_IP,
+    siteUrl: config.siteUrl,
+    ownerCookie: ownerCookieName(config.siteUrl),
+    clock,
+    ...readerOptions,
+  });
+  const counting = readers.start(log);
+  const auditDeleted = (action: string) => (count: number) =>
+    ownerConsole.audit(null, action, `${count} deleted`);
+  const retention = enquiries.startRetention(log, auditDeleted("enquiries retention"));
+  const bookingRetention = bookings.startRetention(log, auditDeleted("bookings retention"));
+  // The site's own assistant: its index is read at the first question.
+  const assistant = createAssistant({
+    store,
+    indexJson: assistantIndex,
+    cookieSecret,
+    retentionDays: config.ASSISTANT_RETENTION_DAYS,
+    bookings: bookable,
+    writer:
+      config.ASSISTANT_LLM_URL && config.ASSISTANT_LLM_MODEL
+        ? createWriter({
+            url: config.ASSISTANT_LLM_URL,
+            model: config.ASSISTANT_LLM_MODEL,
+            apiKey: config.ASSISTANT_LLM_API_KEY,
+            timeoutMs: config.ASSISTANT_LLM_TIMEOUT_MS,
+            log: log,
+          })
+        : null,
+    attribute: readers.attribute,
+    clock,
+  });
+  const questionRetention = assistant.startRetention(log, auditDeleted("questions retention"));
+  const close = async () => {
+    retention.stop();
+    await fediverse.stop();
+    await counting.stop();
+    bookingRetention.stop();
+    questionRetention.stop();
+    // The message in hand is finished and recorded before the database closes.
+    await scheduledEditions.stop();
+    await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
+    stopEngagement();
+    await closeStore();
+  };
+  return {
+    store,
+    bus,
+    cookieSecret,
+    engagement,
+    reads,
+    moderation,
+    spam,
+    defences,
+    enquiries,
+    bookings,
+    fediverse,
+    owner,
+    newsletter,
+    mailOut,
+    replyWatches,
+    listHealth,
+    ownerConsole,
+    readers,
+    assistant,
+    auditDeleted,
+    close,
+  };
+}
