@@ -1,6 +1,5 @@
 import { type HTMLAttributes, createElement as h, type Ref } from "react";
 import type { CommentPosition, ReactionCounts } from "../../../contract/api.ts";
-import type { ShownMention } from "../../../contract/fediverse.ts";
 import type { LiveComment } from "../../../contract/live-events.ts";
 import { plural } from "../../../contract/plural.ts";
 import { aroundFold, commentAnchor } from "../../../contract/threads.ts";
@@ -74,7 +73,7 @@ function RemoteAvatar({ src }: { src: string }) {
 }
 
 /** Links that leave the site from what others wrote: never followed, never trusted. */
-const outbound = "nofollow ugc noopener";
+export const outbound = "nofollow ugc noopener";
 
 /**
  * Who wrote it and when: "Author" on the owner's own comments (a flag only the
@@ -324,91 +323,4 @@ export function EngagementSummary({
     ...(fediverse > 0 ? [`${fediverse} from the Fediverse`] : []),
   ];
   return h("span", { className: "engagement-summary" }, parts.join(" · "));
-}
-
-/*
- * What the rest of the web said about an item, under its comments: the
- * webmentions the owner let through (docs/fediverse.md, "Webmention"). The
- * server renders it into every item's own page, whatever its section
- * (server/web/engagement-pages.ts);
- * it is text and links only, and every link leaves the site as a reader's
- * link does (nofollow ugc).
- */
-
-const said: Record<ShownMention["kind"], string> = {
-  reply: "replied",
-  like: "liked this",
-  repost: "shared this",
-  mention: "mentioned this",
-};
-
-const hostOf = (address: string) => {
-  try {
-    return new URL(address).host;
-  } catch {
-    return address;
-  }
-};
-
-export function OpenWebMentions({
-  mentions,
-  heading = "h2",
-}: {
-  mentions: ShownMention[];
-  /** Under an item's own page's text, beside its discussion: a section of the page. */
-  heading?: "h2" | "h3";
-}) {
-  if (mentions.length === 0) return null;
-  return h(
-    "section",
-    {
-      "aria-labelledby": "mentions-heading",
-      className: "open-web-mentions mt-6 space-y-3 border-t border-line pt-5",
-    },
-    h(
-      heading,
-      { id: "mentions-heading", className: "font-semibold text-slate-100" },
-      "Mentions ",
-      h("span", { className: "text-slate-400" }, `(${mentions.length})`),
-    ),
-    h(
-      "ul",
-      { className: "space-y-3" },
-      mentions.map((mention) => {
-        const who = mention.authorName ?? hostOf(mention.authorUrl ?? mention.source);
-        return h(
-          "li",
-          { key: mention.id, className: "rounded-xl border border-line p-3 text-sm" },
-          h(
-            "p",
-            { className: "text-slate-300" },
-            mention.authorUrl
-              ? h(
-                  "a",
-                  {
-                    href: mention.authorUrl,
-                    rel: outbound,
-                    className: "font-semibold text-slate-100 underline underline-offset-2",
-                  },
-                  who,
-                )
-              : h("span", { className: "font-semibold text-slate-100" }, who),
-            ` ${said[mention.kind]} on `,
-            h(
-              "a",
-              {
-                href: mention.source,
-                rel: outbound,
-                className: "text-accent underline underline-offset-2",
-              },
-              hostOf(mention.source),
-            ),
-          ),
-          mention.content
-            ? h("p", { className: "mt-2 break-words text-slate-300" }, mention.content)
-            : null,
-        );
-      }),
-    ),
-  );
 }
