@@ -3,7 +3,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import type { SignInMethodsResponse } from "../../contract/console.ts";
 import { api } from "../lib/api-client.ts";
 import { errorMessage } from "./console-api.ts";
-import { buttonClass, inputClass, primaryClass } from "./ui.tsx";
+import { buttonClass, Input, primaryClass } from "./ui.tsx";
 
 /** The one-time link's token travels in the fragment: never sent to a server, never logged. */
 function tokenOfLink(): string | null {
@@ -113,17 +113,14 @@ export function SignIn() {
             onSubmit={mailLink}
             className={`mt-6 space-y-3 ${methods?.passkey === "ready" ? "border-t border-line pt-5" : ""}`}
           >
-            <label className="flex flex-col gap-1 text-sm text-slate-300">
-              Your address
-              <input
-                type="email"
-                required
-                autoComplete="email"
-                value={email}
-                onChange={(event) => setEmail(event.target.value)}
-                className={inputClass}
-              />
-            </label>
+            <Input
+              label="Your address"
+              type="email"
+              required
+              autoComplete="email"
+              value={email}
+              onChange={setEmail}
+            />
             <button type="submit" disabled={busy} className={`${buttonClass} w-full py-2`}>
               Email me a sign-in link
             </button>

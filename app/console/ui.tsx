@@ -1,5 +1,5 @@
 import { AlertDialog } from "radix-ui";
-import type { ReactNode } from "react";
+import type { InputHTMLAttributes, ReactNode } from "react";
 import type { Loaded } from "./console-api.ts";
 
 export const buttonClass =
@@ -13,6 +13,64 @@ export const destructiveClass =
   "rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-600 disabled:opacity-50";
 export const inputClass =
   "rounded-lg border border-line bg-ink px-3 py-1.5 text-slate-100 placeholder:text-slate-400";
+
+/** A field's label, its text above the control. */
+export const fieldClass = "flex flex-col gap-1 text-sm text-slate-300";
+
+type FieldProps<V> = {
+  label: string;
+  value: V;
+  onChange: (value: V) => void;
+  /** The label's own classes, where the field's width is the form's to set. */
+  className?: string;
+};
+
+/** A form's or a filter's field, its label above it. */
+export function Input({
+  label,
+  value,
+  onChange,
+  className = "",
+  ...attributes
+}: FieldProps<string> & Omit<InputHTMLAttributes<HTMLInputElement>, keyof FieldProps<string>>) {
+  return (
+    <label className={`${fieldClass} ${className}`}>
+      {label}
+      <input
+        {...attributes}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        className={inputClass}
+      />
+    </label>
+  );
+}
+
+/** A choice among `options`, each a value and what it says, its label above it. */
+export function Choice<V extends string>({
+  label,
+  value,
+  onChange,
+  className = "",
+  options,
+}: FieldProps<V> & { options: readonly (readonly [V, string])[] }) {
+  return (
+    <label className={`${fieldClass} ${className}`}>
+      {label}
+      <select
+        value={value}
+        onChange={(event) => onChange(event.target.value as V)}
+        className={inputClass}
+      >
+        {options.map(([each, text]) => (
+          <option key={each} value={each}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 export function Panel({ title, children }: { title: string; children: ReactNode }) {
   return (

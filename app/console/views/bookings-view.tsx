@@ -17,6 +17,8 @@ import {
   ConfirmButton,
   Fact,
   Facts,
+  fieldClass,
+  Input,
   inputClass,
   Loading,
   Panel,
@@ -193,10 +195,9 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
     setSaving(false);
   }
 
-  const field = "flex flex-col gap-1 text-sm text-slate-300";
   return (
     <form onSubmit={save} className="space-y-5">
-      <label className={field}>
+      <label className={fieldClass}>
         Time zone
         <select {...bind("timeZone")}>
           <option value="">The default ({zoneName(ownerZone)})</option>
@@ -214,21 +215,19 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
         </p>
         <div className="mt-2 grid gap-3 sm:grid-cols-2">
           {weekdayNames.map((day) => (
-            <label key={day} className={field}>
-              {weekdayLabels[day]}
-              <input
-                value={draft.weekly[day]}
-                aria-describedby={`${id}-hours`}
-                onChange={(event) => set("weekly", { ...draft.weekly, [day]: event.target.value })}
-                className={inputClass}
-              />
-            </label>
+            <Input
+              key={day}
+              label={weekdayLabels[day]}
+              value={draft.weekly[day]}
+              aria-describedby={`${id}-hours`}
+              onChange={(hours) => set("weekly", { ...draft.weekly, [day]: hours })}
+            />
           ))}
         </div>
       </fieldset>
       <div className="grid gap-3 sm:grid-cols-2">
         {numberFields.map(([key, label, min, max]) => (
-          <label key={key} className={field}>
+          <label key={key} className={fieldClass}>
             {label}
             <input
               type="number"
@@ -242,7 +241,7 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
           </label>
         ))}
       </div>
-      <label className={field}>
+      <label className={fieldClass}>
         Dates off
         <textarea rows={3} {...bind("datesOff", "dates")} />
         {hint("dates", "One a line, as 2026-12-25, in your zone.")}
@@ -265,7 +264,7 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
             {label}
           </label>
         ))}
-        <label className={field}>
+        <label className={fieldClass}>
           Room address
           <input type="url" placeholder="https://" {...bind("meetingUrl", "room")} />
           {hint("room", "Empty for the one BOOKING_MEETING_URL gives, if any.")}

@@ -6,7 +6,7 @@ import type {
 } from "../../../contract/console.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { useLive, useLiveComments } from "../live.tsx";
-import { ConfirmButton, inputClass, Loading, primaryClass } from "../ui.tsx";
+import { Choice, ConfirmButton, Input, Loading, primaryClass } from "../ui.tsx";
 import { CommentCard } from "./comment-card.tsx";
 
 type Filter = CommentStatusFilter | "all";
@@ -192,30 +192,20 @@ export function CommentsView() {
   return (
     <div className="min-w-0 space-y-5">
       <search aria-label="Search comments" className="flex flex-wrap items-end gap-3">
-        <label className="flex min-w-0 flex-col gap-1 text-sm text-slate-300">
-          Search text or name
-          <input
-            type="search"
-            value={q}
-            onChange={(event) => setQ(event.target.value)}
-            className={`${inputClass} w-full`}
-          />
-        </label>
-        <label className="flex w-full min-w-0 flex-col gap-1 text-sm text-slate-300 sm:w-72">
-          Post
-          <select
-            value={post}
-            onChange={(event) => setPost(event.target.value)}
-            className={`${inputClass} w-full min-w-0`}
-          >
-            <option value="">All posts</option>
-            {(data?.posts ?? []).map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.title}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Input
+          label="Search text or name"
+          type="search"
+          value={q}
+          onChange={setQ}
+          className="min-w-0"
+        />
+        <Choice
+          label="Post"
+          value={post}
+          onChange={setPost}
+          className="w-full min-w-0 sm:w-72"
+          options={[["", "All posts"], ...(data?.posts ?? []).map((p) => [p.id, p.title] as const)]}
+        />
         <StatusFilter value={filter} counts={data?.counts ?? null} onChange={choose} />
         <p className="pb-2 text-sm text-slate-400" role="status">
           {live ? "Live: new comments appear here" : "Connecting…"}

@@ -5,9 +5,11 @@ import { limits } from "../../../contract/limits.ts";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
 import {
   buttonClass,
+  Choice,
   ConfirmButton,
   Fact,
   Facts,
+  Input,
   inputClass,
   Loading,
   primaryClass,
@@ -177,45 +179,25 @@ export function EnquiriesView() {
         <div className="space-y-5">
           <div className="flex flex-wrap items-end gap-3">
             <search aria-label="Search enquiries" className="flex flex-wrap items-end gap-3">
-              <label className="flex flex-col gap-1 text-sm text-slate-300">
-                Search enquiries
-                <input
-                  type="search"
-                  value={q}
-                  onChange={(event) => setQ(event.target.value)}
-                  className={inputClass}
-                />
-              </label>
-              <label className="flex flex-col gap-1 text-sm text-slate-300">
-                Status
-                <select
-                  value={status}
-                  onChange={(event) => setStatus(event.target.value as EnquiryStatusName | "")}
-                  className={inputClass}
-                >
-                  <option value="">Any status</option>
-                  {enquiryStatuses.map((each) => (
-                    <option key={each} value={each}>
-                      {statusLabels[each]}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label className="flex flex-col gap-1 text-sm text-slate-300">
-                Service
-                <select
-                  value={service}
-                  onChange={(event) => setService(event.target.value)}
-                  className={inputClass}
-                >
-                  <option value="">Any service</option>
-                  {services.map((each) => (
-                    <option key={each.id} value={each.id}>
-                      {each.title}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <Input label="Search enquiries" type="search" value={q} onChange={setQ} />
+              <Choice
+                label="Status"
+                value={status}
+                onChange={setStatus}
+                options={[
+                  ["", "Any status"],
+                  ...enquiryStatuses.map((each) => [each, statusLabels[each]] as const),
+                ]}
+              />
+              <Choice
+                label="Service"
+                value={service}
+                onChange={setService}
+                options={[
+                  ["", "Any service"],
+                  ...services.map((each) => [each.id, each.title] as const),
+                ]}
+              />
             </search>
             <a href="/api/admin/enquiries/export" download className={buttonClass}>
               Export CSV

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from "react";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const hostOf = (address: string) => {
   try {
@@ -117,16 +117,13 @@ export function FollowersView() {
             </Panel>
             <Panel title="Blocked">
               <form onSubmit={blockGiven} className="mb-4 flex flex-wrap items-end gap-2">
-                <label className="flex flex-col gap-1 text-sm text-slate-300">
-                  Account or server to block
-                  <input
-                    className={inputClass}
-                    value={target}
-                    onChange={(event) => setTarget(event.target.value)}
-                    placeholder="https://mastodon.social/users/someone or mastodon.social"
-                    maxLength={2000}
-                  />
-                </label>
+                <Input
+                  label="Account or server to block"
+                  value={target}
+                  onChange={setTarget}
+                  placeholder="https://mastodon.social/users/someone or mastodon.social"
+                  maxLength={2000}
+                />
                 <button type="submit" className={buttonClass}>
                   Block
                 </button>

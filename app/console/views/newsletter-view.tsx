@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -113,16 +113,7 @@ function TestSend({ slug }: { slug: string }) {
   }
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
-      <label className="flex flex-col gap-1 text-sm text-slate-300">
-        Test address
-        <input
-          type="email"
-          required
-          value={to}
-          onChange={(event) => setTo(event.target.value)}
-          className={inputClass}
-        />
-      </label>
+      <Input label="Test address" type="email" required value={to} onChange={setTo} />
       <button type="submit" disabled={busy} className={buttonClass}>
         Send test
       </button>
@@ -182,16 +173,7 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
       ) : null}
       {scheduled?.started ? null : (
         <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
-          <label className="flex flex-col gap-1 text-sm text-slate-300">
-            Send at
-            <input
-              type="datetime-local"
-              required
-              value={at}
-              onChange={(event) => setAt(event.target.value)}
-              className={inputClass}
-            />
-          </label>
+          <Input label="Send at" type="datetime-local" required value={at} onChange={setAt} />
           <button type="submit" disabled={busy} className={buttonClass}>
             {scheduled ? "Change time" : "Schedule"}
           </button>

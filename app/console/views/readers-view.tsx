@@ -7,7 +7,7 @@ import type {
   ReadersQuery,
 } from "../../../contract/readers.ts";
 import { useConsoleData } from "../console-api.ts";
-import { buttonClass, inputClass, Loading, Panel } from "../ui.tsx";
+import { buttonClass, Choice, Input, Loading, Panel } from "../ui.tsx";
 
 type PeriodName = "day" | "week" | "month" | "range";
 const periods: { value: PeriodName; label: string }[] = [
@@ -257,42 +257,22 @@ export function ReadersView() {
   return (
     <div className="space-y-5">
       <div className="flex flex-wrap items-end gap-3">
-        <label className="flex flex-col gap-1 text-sm text-slate-300">
-          Period
-          <select
-            value={period}
-            onChange={(event) => setPeriod(event.target.value as PeriodName)}
-            className={inputClass}
-          >
-            {periods.map((each) => (
-              <option key={each.value} value={each.value}>
-                {each.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Period"
+          value={period}
+          onChange={setPeriod}
+          options={periods.map((each) => [each.value, each.label] as const)}
+        />
         {period === "range" ? (
           <>
-            <label className="flex flex-col gap-1 text-sm text-slate-300">
-              From
-              <input
-                type="date"
-                value={from}
-                max={today}
-                onChange={(event) => event.target.value && setFrom(event.target.value)}
-                className={inputClass}
-              />
-            </label>
-            <label className="flex flex-col gap-1 text-sm text-slate-300">
-              To
-              <input
-                type="date"
-                value={to}
-                max={today}
-                onChange={(event) => event.target.value && setTo(event.target.value)}
-                className={inputClass}
-              />
-            </label>
+            <Input
+              label="From"
+              type="date"
+              value={from}
+              max={today}
+              onChange={(v) => v && setFrom(v)}
+            />
+            <Input label="To" type="date" value={to} max={today} onChange={(v) => v && setTo(v)} />
           </>
         ) : null}
         <a href={exportUrl} download className={buttonClass}>

@@ -1,6 +1,6 @@
 import { type ReactNode, useState } from "react";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
-import { buttonClass, ConfirmButton, inputClass, Loading, Panel, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const reasons = {
   hard_bounce: "Refused: no such address",
@@ -147,15 +147,7 @@ export function SubscribersView() {
           </dl>
           <div className="flex flex-wrap items-end gap-3">
             <search aria-label="Search subscribers">
-              <label className="flex flex-col gap-1 text-sm text-slate-300">
-                Search addresses
-                <input
-                  type="search"
-                  value={q}
-                  onChange={(event) => setQ(event.target.value)}
-                  className={inputClass}
-                />
-              </label>
+              <Input label="Search addresses" type="search" value={q} onChange={setQ} />
             </search>
             <a href="/api/admin/subscribers/export" download className={buttonClass}>
               Export CSV
