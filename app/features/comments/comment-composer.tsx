@@ -186,7 +186,7 @@ export function CommentComposer({
       <button
         type="submit"
         disabled={draft.trim() === "" || sending || (notify && !byOwner && notifyEmail === "")}
-        className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink disabled:opacity-60"
+        className="btn-primary"
       >
         {reply ? "Post reply" : "Post comment"}
       </button>

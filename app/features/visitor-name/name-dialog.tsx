@@ -82,10 +82,7 @@ function NameForm({ onDone }: { onDone: () => void }) {
         <Dialog.Close className="rounded-lg px-4 py-2 text-sm font-medium ring-1 ring-line hover:bg-white/5">
           Cancel
         </Dialog.Close>
-        <button
-          type="submit"
-          className="rounded-lg bg-accent px-4 py-2 text-sm font-semibold text-ink"
-        >
+        <button type="submit" className="btn-primary">
           Continue
         </button>
       </div>
