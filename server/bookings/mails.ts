@@ -15,7 +15,9 @@ import {
   oneLine,
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
-import type { CancelledCall, StoredBooking } from "./repository.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
+import type { BookingsRepository, StoredBooking } from "./repository.ts";
 
 /**
  * The mails of a booked call (docs/product.md, "Book a call"): the
@@ -313,4 +315,60 @@ ${detailsText(details)}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
   });
+}
+
+/** What each booking row of the outbox becomes when it is sent, or why it is not. */
+export function bookingComposers({
+  get,
+  context,
+  clock,
+}: {
+  get: BookingsRepository["get"];
+  context: (service: string) => Promise<BookingMailContext>;
+  clock: () => Date;
+}): Record<(typeof bookingMailKinds)[number], ComposeMail> {
+  return {
+    async booking_invitation(row, db) {
+      const payload = parseBookingPayload(row.payload);
+      if (!payload || !row.email) return { outcome: "failed", reason: "a malformed invitation" };
+      const booking = await get(payload.bookingId, db);
+      if (booking?.status !== "booked")
+        return { outcome: "cancelled", reason: "the call was cancelled" };
+      if (booking.sequence !== payload.sequence)
+        return { outcome: "cancelled", reason: "the call was moved since" };
+      const mailContext = await context(booking.service);
+      if (payload.to === "owner")
+        return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0);
+      if (!row.token) return { outcome: "failed", reason: "an invitation without its links" };
+      return readerInvitationMail(booking, row.token, mailContext, booking.sequence > 0);
+    },
+    async booking_cancellation(row) {
+      const payload = parseBookingPayload(row.payload);
+      if (!payload?.call || !row.email)
+        return { outcome: "failed", reason: "a malformed cancellation" };
+      return cancellationMail(
+        row.email,
+        payload.to,
+        { ...payload.call, sequence: payload.sequence },
+        await context(payload.call.service),
+      );
+    },
+    async booking_reminder(row, db) {
+      const payload = parseBookingPayload(row.payload);
+      if (!payload?.hoursBefore || !row.email)
+        return { outcome: "failed", reason: "a malformed reminder" };
+      const booking = await get(payload.bookingId, db);
+      if (booking?.status !== "booked" || booking.sequence !== payload.sequence)
+        return { outcome: "cancelled", reason: "the call was cancelled or moved" };
+      if (Date.parse(booking.start) <= clock().getTime())
+        return { outcome: "cancelled", reason: "the call has begun" };
+      return reminderMail(
+        row.email,
+        payload.to,
+        booking,
+        payload.hoursBefore,
+        await context(booking.service),
+      );
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import type { Availability, Booking } from "../../contract/bookings.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
-import { hashToken, newToken, type StoredBooking } from "./repository.ts";
+import { newToken, tokenDigest } from "../lib/tokens.ts";
+import type { StoredBooking } from "./repository.ts";
 import type { Bookings } from "./service.ts";
 
 /** How the owner reads a booking: with its service's title, without its UID or browser. */
@@ -62,7 +63,7 @@ export function bookingActions(desk: BookingDesk, siteUrl: string) {
     /** A new secret address for the calendar feed; the one before stops working. */
     async newFeed(by: OwnerActor): Promise<string> {
       const token = newToken();
-      await repository.setFeedTokenHash(hashToken(token));
+      await repository.setFeedTokenHash(tokenDigest(token));
       await by.audit("bookings feed new");
       return feedUrl(siteUrl, token);
     },

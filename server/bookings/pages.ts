@@ -22,6 +22,7 @@ import {
   renderActionPage,
   sendPage,
 } from "../lib/action-page.ts";
+import { tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
 import {
   alert,
@@ -35,7 +36,6 @@ import {
   timesHtml,
   zoneSelect,
 } from "./form-html.ts";
-import { hashToken } from "./repository.ts";
 import type { Bookings } from "./service.ts";
 
 /**
@@ -255,7 +255,7 @@ export async function bookingPages(
     scope.get<{ Params: { file: string } }>(`${bookPath}/feed/:file`, async (request, reply) => {
       const token = request.params.file.replace(/\.ics$/, "");
       const known = await bookings.repository.feedTokenHash();
-      if (!tokenPattern.test(token) || known === null || known !== hashToken(token)) {
+      if (!tokenPattern.test(token) || known === null || known !== tokenDigest(token)) {
         return reply.code(404).type("text/plain; charset=utf-8").send("No such calendar.\n");
       }
       return reply

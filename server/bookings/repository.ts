@@ -1,105 +1,28 @@
-import { createHash, randomBytes } from "node:crypto";
-import type { Selectable, Transaction } from "kysely";
+import { randomBytes } from "node:crypto";
+import type { Expression, ExpressionBuilder, Selectable, SqlBool, Transaction } from "kysely";
 import {
   type Availability,
   availabilitySchema,
   defaultAvailability,
 } from "../../contract/bookings.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import type { BookingsTable, Database, OutboxKind } from "../db/schema.ts";
+import type { BookingsTable, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
-import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
+import { toIso, weeksAround } from "../lib/time.ts";
+import { newToken, tokenDigest } from "../lib/tokens.ts";
+import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 
 /**
- * Where bookings live (docs/product.md, "Book a call"). A booking is written
- * in one transaction with every mail it causes, as outbox rows: both
- * invitations at once, and the four reminders (24 hours and 1 hour before,
- * to each side) due at their times. The outbox sends each row once, on
- * whichever instance claims it; a cancellation or a move deletes the rows
- * still queued in its own transaction, so no reminder goes after one.
- * Outbox rows name their booking in a payload that starts
- * `{"bookingId":N,`, which is how they are found again; they are handed to
- * the outbox and taken out again through its queue (server/outbox/queue.ts).
+ * Where bookings live (docs/product.md, "Book a call"): a booking is written
+ * in one transaction with every mail it causes (queued-mails.ts), and a
+ * cancellation or a move drops the mails still queued in its own.
  */
 
 type Db = Transaction<Database> | Store["db"];
-export type BookingRow = Selectable<BookingsTable>;
+type BookingRow = Selectable<BookingsTable>;
 
-export const bookingMailKinds = [
-  "booking_invitation",
-  "booking_cancellation",
-  "booking_reminder",
-] as const satisfies readonly OutboxKind[];
-
-export type BookingMailPayload = {
-  bookingId: number;
-  to: "reader" | "owner";
-  /** The invitation's SEQUENCE when the row was queued. */
-  sequence: number;
-  /** A reminder: hours before the call. */
-  hoursBefore?: 24 | 1;
-  /**
-   * A cancellation carries the call itself, so it goes out even when the
-   * booking was deleted meanwhile (its reader asked for it from "Your data").
-   */
-  call?: CancelledCall;
-};
-
-export type CancelledCall = {
-  uid: string;
-  start: string;
-  end: string;
-  service: string;
-  readerZone: string;
-  message: string | null;
-  by: "reader" | "owner";
-};
-
-export function parseBookingPayload(raw: string | null): BookingMailPayload | null {
-  if (raw === null) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<BookingMailPayload>;
-    if (typeof value.bookingId !== "number" || typeof value.sequence !== "number") return null;
-    if (value.to !== "reader" && value.to !== "owner") return null;
-    const call = value.call;
-    return {
-      bookingId: value.bookingId,
-      to: value.to,
-      sequence: value.sequence,
-      ...(call && typeof call.uid === "string" && typeof call.start === "string" ? { call } : {}),
-      ...(value.hoursBefore === 24 || value.hoursBefore === 1
-        ? { hoursBefore: value.hoursBefore }
-        : {}),
-    };
-  } catch {
-    return null;
-  }
-}
-
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-export const newToken = () => randomBytes(32).toString("base64url");
-
-export type StoredBooking = {
-  id: number;
-  start: string;
-  end: string;
-  name: string;
-  email: string;
-  service: string;
-  note: string;
-  readerZone: string;
-  status: "booked" | "cancelled";
-  uid: string;
-  sequence: number;
-  meetingUrl: string | null;
-  cancelledBy: "reader" | "owner" | null;
-  cancelMessage: string | null;
-  visitorId: string | null;
-  createdAt: string;
-};
-
-function toStored(row: BookingRow): StoredBooking {
+/** A booking as the site works with it: times as ISO strings, the columns camel-cased. */
+function toStored(row: BookingRow) {
   return {
     id: row.id,
     start: toIso(row.starts_at),
@@ -119,8 +42,9 @@ function toStored(row: BookingRow): StoredBooking {
     createdAt: toIso(row.created_at),
   };
 }
+export type StoredBooking = ReturnType<typeof toStored>;
 
-export type NewBooking = {
+type NewBooking = {
   start: Date;
   end: Date;
   name: string;
@@ -137,168 +61,61 @@ export type NewBooking = {
   ownerEmail: string | undefined;
 };
 
-const reminderHours = [24, 1] as const;
-
 export function createBookingsRepository(store: Store, clock: () => Date = () => new Date()) {
   const { db } = store;
 
-  /** The booking's outbox rows still waiting: gone, so nothing queued before a change is sent. */
-  async function dropQueued(trx: Db, id: number) {
-    await forget(trx, {
-      kinds: bookingMailKinds,
-      payloadsLike: [`{"bookingId":${id},%`],
-      statuses: ["queued"],
+  /** Bookings, and the mails about them, go together, in one transaction. */
+  function deleteWhere(ids: number[], keepQueuedCancellations = false): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      let deleted = 0;
+      for (let start = 0; start < ids.length; start += 200) {
+        const chunk = ids.slice(start, start + 200);
+        await forgetMails(trx, chunk, keepQueuedCancellations);
+        const result = await trx.deleteFrom("bookings").where("id", "in", chunk).executeTakeFirst();
+        deleted += Number(result.numDeletedRows);
+      }
+      return deleted;
     });
   }
 
-  /** The invitations (the reader's with the links' token) and the reminders still ahead. */
-  async function queueInvitations(
-    trx: Db,
-    booking: { id: number; email: string; start: Date; sequence: number },
-    token: string,
-    ownerEmail: string | undefined,
-  ) {
-    const now = clock();
-    const at = now.toISOString();
-    const payload = (to: "reader" | "owner", hoursBefore?: 24 | 1) =>
-      JSON.stringify({
-        bookingId: booking.id,
-        to,
-        sequence: booking.sequence,
-        ...(hoursBefore ? { hoursBefore } : {}),
-      } satisfies BookingMailPayload);
-    const rows: QueuedMessage[] = [
-      { kind: "booking_invitation", email: booking.email, token, payload: payload("reader") },
-    ];
-    const recipients: ["reader" | "owner", string][] = [["reader", booking.email]];
-    if (ownerEmail) {
-      rows.push({ kind: "booking_invitation", email: ownerEmail, payload: payload("owner") });
-      recipients.push(["owner", ownerEmail]);
-    }
-    for (const hours of reminderHours) {
-      const due = booking.start.getTime() - hours * 3_600_000;
-      // A reminder whose time has passed already would only repeat the invitation.
-      if (due <= now.getTime()) continue;
-      for (const [to, email] of recipients) {
-        rows.push({
-          kind: "booking_reminder",
-          email,
-          payload: payload(to, hours),
-          due: new Date(due).toISOString(),
-        });
-      }
-    }
-    await enqueue(trx, at, rows);
-  }
-
-  async function queueCancellations(
-    trx: Db,
-    booking: StoredBooking,
-    ownerEmail: string | undefined,
-  ) {
-    const recipients: ["reader" | "owner", string][] = [["reader", booking.email]];
-    if (ownerEmail) recipients.push(["owner", ownerEmail]);
-    await enqueue(
-      trx,
-      clock().toISOString(),
-      recipients.map(([to, email]) => ({
-        kind: "booking_cancellation",
-        email,
-        payload: JSON.stringify({
-          bookingId: booking.id,
-          to,
-          sequence: booking.sequence,
-          call: {
-            uid: booking.uid,
-            start: booking.start,
-            end: booking.end,
-            service: booking.service,
-            readerZone: booking.readerZone,
-            message: booking.cancelMessage,
-            by: booking.cancelledBy ?? "owner",
-          },
-        } satisfies BookingMailPayload),
-      })),
-    );
-  }
-
-  /** Bookings, and the mails about them, go together. */
-  async function deleteWhere(
-    trx: Db,
-    ids: number[],
-    { keepQueuedCancellations = false } = {},
+  async function countOf(
+    where: (eb: ExpressionBuilder<Database, "bookings">) => Expression<SqlBool>,
   ): Promise<number> {
-    let deleted = 0;
-    for (let start = 0; start < ids.length; start += 200) {
-      const chunk = ids.slice(start, start + 200);
-      const payloadsLike = chunk.map((id) => `{"bookingId":${id},%`);
-      if (keepQueuedCancellations) {
-        // A cancellation still queued goes out even after its booking is gone.
-        await forget(trx, { kinds: ["booking_invitation", "booking_reminder"], payloadsLike });
-        await forget(trx, {
-          kinds: ["booking_cancellation"],
-          payloadsLike,
-          statuses: ["sending", "sent", "failed", "cancelled"],
-        });
-      } else {
-        await forget(trx, { kinds: bookingMailKinds, payloadsLike });
-      }
-      const result = await trx.deleteFrom("bookings").where("id", "in", chunk).executeTakeFirst();
-      deleted += Number(result.numDeletedRows);
-    }
-    return deleted;
+    const row = await db
+      .selectFrom("bookings")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where(where)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  const settings = () =>
+    db.selectFrom("booking_settings").selectAll().where("id", "=", 1).executeTakeFirst();
+  /** Writes the settings' row, made with the default availability if need be. */
+  async function saveSettings(set: { availability?: string; feed_token_hash?: string | null }) {
+    const at = clock().toISOString();
+    await db
+      .insertInto("booking_settings")
+      .values({ id: 1, availability: JSON.stringify(defaultAvailability), ...set, updated_at: at })
+      .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...set, updated_at: at }))
+      .execute();
   }
 
   const repository = {
     async availability(): Promise<Availability> {
-      const row = await db
-        .selectFrom("booking_settings")
-        .select("availability")
-        .where("id", "=", 1)
-        .executeTakeFirst();
+      const row = await settings();
       if (!row) return defaultAvailability;
       const parsed = availabilitySchema.safeParse(JSON.parse(row.availability));
       return parsed.success ? parsed.data : defaultAvailability;
     },
 
-    async saveAvailability(availability: Availability): Promise<void> {
-      const at = clock().toISOString();
-      await db
-        .insertInto("booking_settings")
-        .values({ id: 1, availability: JSON.stringify(availability), updated_at: at })
-        .onConflict((conflict) =>
-          conflict
-            .column("id")
-            .doUpdateSet({ availability: JSON.stringify(availability), updated_at: at }),
-        )
-        .execute();
-    },
+    saveAvailability: (availability: Availability) =>
+      saveSettings({ availability: JSON.stringify(availability) }),
 
-    async feedTokenHash(): Promise<string | null> {
-      const row = await db
-        .selectFrom("booking_settings")
-        .select("feed_token_hash")
-        .where("id", "=", 1)
-        .executeTakeFirst();
-      return row?.feed_token_hash ?? null;
-    },
+    feedTokenHash: async (): Promise<string | null> => (await settings())?.feed_token_hash ?? null,
 
-    /** Replaces the feed's token (null revokes it); the availability row is made if need be. */
-    async setFeedTokenHash(hash: string | null): Promise<void> {
-      const at = clock().toISOString();
-      await db
-        .insertInto("booking_settings")
-        .values({
-          id: 1,
-          availability: JSON.stringify(defaultAvailability),
-          feed_token_hash: hash,
-          updated_at: at,
-        })
-        .onConflict((conflict) =>
-          conflict.column("id").doUpdateSet({ feed_token_hash: hash, updated_at: at }),
-        )
-        .execute();
-    },
+    /** Replaces the feed's token (null revokes it). */
+    setFeedTokenHash: (hash: string | null) => saveSettings({ feed_token_hash: hash }),
 
     /** Calls still booked that end after `from`. */
     async taken(from: Date, trx: Db = db): Promise<{ start: number; end: number }[]> {
@@ -337,7 +154,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
               reader_zone: input.readerZone,
               uid: `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`,
               meeting_url: input.meetingUrl,
-              token_hash: hashToken(token),
+              token_hash: tokenDigest(token),
               visitor_id: input.visitorId,
               ip_hash: input.ipHash,
               address_hash: input.addressHash,
@@ -348,6 +165,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
             .executeTakeFirstOrThrow();
           await queueInvitations(
             trx,
+            clock(),
             { id, email: input.email, start: input.start, sequence: 0 },
             token,
             input.ownerEmail,
@@ -379,10 +197,10 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
               starts_at: move.start.toISOString(),
               ends_at: move.end.toISOString(),
               sequence: eb("sequence", "+", 1),
-              token_hash: hashToken(next),
+              token_hash: tokenDigest(next),
               updated_at: clock().toISOString(),
             }))
-            .where("token_hash", "=", hashToken(token))
+            .where("token_hash", "=", tokenDigest(token))
             .where("status", "=", "booked")
             .returningAll()
             .executeTakeFirst();
@@ -391,6 +209,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           await dropQueued(trx, booking.id);
           await queueInvitations(
             trx,
+            clock(),
             { id: booking.id, email: booking.email, start: move.start, sequence: booking.sequence },
             next,
             move.ownerEmail,
@@ -425,7 +244,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           }))
           .$if("id" in which, (q) => q.where("id", "=", "id" in which ? which.id : 0))
           .$if("token" in which, (q) =>
-            q.where("token_hash", "=", "token" in which ? hashToken(which.token) : ""),
+            q.where("token_hash", "=", "token" in which ? tokenDigest(which.token) : ""),
           )
           .where("status", "=", "booked")
           .returningAll()
@@ -433,7 +252,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         if (!row) return undefined;
         const booking = toStored(row);
         await dropQueued(trx, booking.id);
-        await queueCancellations(trx, booking, by.ownerEmail);
+        const { uid, start, end, service, readerZone } = booking;
+        const call = { uid, start, end, service, readerZone, message: by.message, by: by.who };
+        await queueCancellations(trx, clock(), booking, call, by.ownerEmail);
         return booking;
       });
     },
@@ -452,7 +273,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       const row = await db
         .selectFrom("bookings")
         .selectAll()
-        .where("token_hash", "=", hashToken(token))
+        .where("token_hash", "=", tokenDigest(token))
         .where("status", "=", "booked")
         .executeTakeFirst();
       return row ? toStored(row) : undefined;
@@ -485,24 +306,12 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     },
 
     /** Bookings made from one connection, and for one mailbox, since a time. */
-    async countSince({
-      ipHash,
-      addressHash,
-      since,
-    }: {
-      ipHash: string;
-      addressHash: string;
-      since: Date;
-    }): Promise<{ fromIp: number; forAddress: number }> {
-      const count = async (column: "ip_hash" | "address_hash", value: string) => {
-        const row = await db
-          .selectFrom("bookings")
-          .select((eb) => eb.fn.countAll<number | string>().as("n"))
-          .where(column, "=", value)
-          .where("created_at", ">=", since.toISOString())
-          .executeTakeFirstOrThrow();
-        return Number(row.n);
-      };
+    async countSince(of: { ipHash: string; addressHash: string; since: Date }) {
+      const { ipHash, addressHash, since } = of;
+      const count = (column: "ip_hash" | "address_hash", value: string) =>
+        countOf((eb) =>
+          eb.and([eb(column, "=", value), eb("created_at", ">=", since.toISOString())]),
+        );
       return {
         fromIp: await count("ip_hash", ipHash),
         forAddress: await count("address_hash", addressHash),
@@ -510,39 +319,28 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     },
 
     /** Calls still ahead for one mailbox. */
-    async pendingFor(addressHash: string): Promise<number> {
-      const row = await db
-        .selectFrom("bookings")
-        .select((eb) => eb.fn.countAll<number | string>().as("n"))
-        .where("address_hash", "=", addressHash)
-        .where("status", "=", "booked")
-        .where("ends_at", ">", clock().toISOString())
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    pendingFor: (addressHash: string): Promise<number> =>
+      countOf((eb) =>
+        eb.and([
+          eb("address_hash", "=", addressHash),
+          eb("status", "=", "booked"),
+          eb("ends_at", ">", clock().toISOString()),
+        ]),
+      ),
 
     /** Calls booked per week (Monday 00:00 UTC, by the call's start), over the last `weeks` and the next 4. */
     async perWeek(weeks = 12): Promise<{ week: string; count: number }[]> {
-      const now = clock();
-      const monday =
-        Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) -
-        ((now.getUTCDay() + 6) % 7) * 86_400_000;
-      const week = 7 * 86_400_000;
-      const first = monday - (weeks - 1) * week;
-      const total = weeks + 4;
+      const range = weeksAround(clock(), weeks, 4);
       const rows = await db
         .selectFrom("bookings")
         .select("starts_at")
         .where("status", "=", "booked")
-        .where("starts_at", ">=", new Date(first).toISOString())
-        .where("starts_at", "<", new Date(first + total * week).toISOString())
+        .where("starts_at", ">=", range.from)
+        .where("starts_at", "<", range.to)
         .execute();
-      const result = Array.from({ length: total }, (_, index) => ({
-        week: new Date(first + index * week).toISOString().slice(0, 10),
-        count: 0,
-      }));
+      const result = range.starts.map((week) => ({ week, count: 0 }));
       for (const row of rows) {
-        const bucket = result[Math.floor((Date.parse(toIso(row.starts_at)) - first) / week)];
+        const bucket = result[range.indexOf(row.starts_at)];
         if (bucket) bucket.count += 1;
       }
       return result;
@@ -577,18 +375,13 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           await repository.cancel({ id: row.id }, { who: "reader", message: null, ownerEmail });
         }
       }
-      return db.transaction().execute((trx) =>
-        deleteWhere(
-          trx,
-          mine.map((row) => row.id),
-          { keepQueuedCancellations: true },
-        ),
+      return deleteWhere(
+        mine.map((row) => row.id),
+        true,
       );
     },
 
-    async delete(id: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => (await deleteWhere(trx, [id])) > 0);
-    },
+    delete: async (id: number): Promise<boolean> => (await deleteWhere([id])) > 0,
 
     /** Retention: bookings whose call ended more than `days` ago go, with their mails. */
     async prune(days: number): Promise<number> {
@@ -598,13 +391,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
         .select("id")
         .where("ends_at", "<", cutoff)
         .execute();
-      if (rows.length === 0) return 0;
-      return db.transaction().execute((trx) =>
-        deleteWhere(
-          trx,
-          rows.map((row) => row.id),
-        ),
-      );
+      return rows.length === 0 ? 0 : deleteWhere(rows.map((row) => row.id));
     },
   };
   return repository;

@@ -18,19 +18,11 @@ import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
-import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { freeStarts } from "./availability.ts";
-import {
-  type BookingMailContext,
-  cancellationMail,
-  ownerInvitationMail,
-  readerInvitationMail,
-  reminderMail,
-} from "./mails.ts";
+import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import {
   type BookingsRepository,
   createBookingsRepository,
-  parseBookingPayload,
   type StoredBooking,
 } from "./repository.ts";
 
@@ -148,53 +140,7 @@ export function createBookings({
     );
   }
 
-  const composers: Record<
-    "booking_invitation" | "booking_cancellation" | "booking_reminder",
-    ComposeMail
-  > = {
-    async booking_invitation(row, db) {
-      const payload = parseBookingPayload(row.payload);
-      if (!payload || !row.email) return { outcome: "failed", reason: "a malformed invitation" };
-      const booking = await repository.get(payload.bookingId, db);
-      if (booking?.status !== "booked")
-        return { outcome: "cancelled", reason: "the call was cancelled" };
-      if (booking.sequence !== payload.sequence)
-        return { outcome: "cancelled", reason: "the call was moved since" };
-      const mailContext = await context(booking.service);
-      if (payload.to === "owner")
-        return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0);
-      if (!row.token) return { outcome: "failed", reason: "an invitation without its links" };
-      return readerInvitationMail(booking, row.token, mailContext, booking.sequence > 0);
-    },
-    async booking_cancellation(row) {
-      const payload = parseBookingPayload(row.payload);
-      if (!payload?.call || !row.email)
-        return { outcome: "failed", reason: "a malformed cancellation" };
-      return cancellationMail(
-        row.email,
-        payload.to,
-        { ...payload.call, sequence: payload.sequence },
-        await context(payload.call.service),
-      );
-    },
-    async booking_reminder(row, db) {
-      const payload = parseBookingPayload(row.payload);
-      if (!payload?.hoursBefore || !row.email)
-        return { outcome: "failed", reason: "a malformed reminder" };
-      const booking = await repository.get(payload.bookingId, db);
-      if (booking?.status !== "booked" || booking.sequence !== payload.sequence)
-        return { outcome: "cancelled", reason: "the call was cancelled or moved" };
-      if (Date.parse(booking.start) <= clock().getTime())
-        return { outcome: "cancelled", reason: "the call has begun" };
-      return reminderMail(
-        row.email,
-        payload.to,
-        booking,
-        payload.hoursBefore,
-        await context(booking.service),
-      );
-    },
-  };
+  const composers = bookingComposers({ get: repository.get, context, clock });
 
   const woken = () => {
     for (const listener of queuedListeners) listener();

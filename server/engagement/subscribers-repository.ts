@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
 import { sql, type Transaction } from "kysely";
 import { isUniqueViolation } from "../db/errors.ts";
 import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso, toIso } from "../lib/time.ts";
+import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
 import { forgetSuppression } from "../outbox/suppressions.ts";
 
@@ -38,11 +38,6 @@ export type SubscribeOutcome =
   | "ip_limited";
 
 export type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
-
-export const newToken = () => randomBytes(32).toString("base64url");
-
-/** Confirmation tokens are stored as this digest only; the lookup is by digest. */
-export const tokenDigest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;
 

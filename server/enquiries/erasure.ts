@@ -1,12 +1,12 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
 import {
   acknowledgementIntervalMs,
   type EnquiryMailPayload,
   enquiryMailKinds,
-  hashToken,
 } from "./outbox-rows.ts";
 
 /**
@@ -81,7 +81,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
         const row = await trx
           .selectFrom("enquiries")
           .select("email")
-          .where("deletion_token_hash", "=", hashToken(token))
+          .where("deletion_token_hash", "=", tokenDigest(token))
           .executeTakeFirst();
         if (!row) return null;
         const ids = await trx
@@ -101,7 +101,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
       const row = await db
         .selectFrom("enquiries")
         .select("id")
-        .where("deletion_token_hash", "=", hashToken(token))
+        .where("deletion_token_hash", "=", tokenDigest(token))
         .executeTakeFirst();
       return row !== undefined;
     },

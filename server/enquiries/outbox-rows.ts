@@ -1,10 +1,8 @@
-import { createHash } from "node:crypto";
 import type { OutboxKind } from "../db/schema.ts";
 
 /*
  * What the enquiries' repository and their deletion share: how an enquiry's
- * outbox rows name it, the acknowledgement's interval, and the digest under
- * which the deletion link's token is kept.
+ * outbox rows name it, and the acknowledgement's interval.
  */
 
 /** An acknowledgement to one address at most this often, whatever the form is fed. */
@@ -36,5 +34,3 @@ export function parseEnquiryPayload(raw: string | null): EnquiryMailPayload | nu
     return null;
   }
 }
-
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");

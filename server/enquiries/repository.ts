@@ -3,10 +3,11 @@ import { type Selectable, sql, type Transaction } from "kysely";
 import type { EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Database, EnquiriesTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
+import { toIso, weeksAround } from "../lib/time.ts";
+import { tokenDigest } from "../lib/tokens.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 import { createEnquiryErasure } from "./erasure.ts";
-import { acknowledgementIntervalMs, type EnquiryMailPayload, hashToken } from "./outbox-rows.ts";
+import { acknowledgementIntervalMs, type EnquiryMailPayload } from "./outbox-rows.ts";
 
 /**
  * Where enquiries live (docs/product.md, "Enquiries"). Each one is written in
@@ -127,7 +128,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
             message: enquiry.message,
             ip_hash: input.ipHash,
             thread_id: threadId,
-            deletion_token_hash: hashToken(deletionToken),
+            deletion_token_hash: tokenDigest(deletionToken),
             created_at: at,
             updated_at: at,
           })
@@ -303,26 +304,15 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
 
     /** Enquiries per week (Monday 00:00 UTC) by service, over the last `weeks` weeks. */
     async perWeek(weeks = 12): Promise<{ week: string; counts: Record<string, number> }[]> {
-      const now = clock();
-      const monday = new Date(
-        Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) -
-          ((now.getUTCDay() + 6) % 7) * 86_400_000,
-      );
-      const first = new Date(monday.getTime() - (weeks - 1) * 7 * 86_400_000);
+      const range = weeksAround(clock(), weeks);
       const rows = await db
         .selectFrom("enquiries")
         .select(["service", "created_at"])
-        .where("created_at", ">=", first.toISOString())
+        .where("created_at", ">=", range.from)
         .execute();
-      const result = Array.from({ length: weeks }, (_, index) => ({
-        week: new Date(first.getTime() + index * 7 * 86_400_000).toISOString().slice(0, 10),
-        counts: {} as Record<string, number>,
-      }));
+      const result = range.starts.map((week) => ({ week, counts: {} as Record<string, number> }));
       for (const row of rows) {
-        const index = Math.floor(
-          (Date.parse(toIso(row.created_at)) - first.getTime()) / (7 * 86_400_000),
-        );
-        const bucket = result[index];
+        const bucket = result[range.indexOf(row.created_at)];
         if (bucket) bucket.counts[row.service] = (bucket.counts[row.service] ?? 0) + 1;
       }
       return result;

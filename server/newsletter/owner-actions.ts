@@ -1,6 +1,7 @@
-import { newToken, type SubscribersRepository } from "../engagement/subscribers-repository.ts";
+import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { toCsv } from "../lib/csv.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
+import { newToken } from "../lib/tokens.ts";
 import type { Mailer } from "../outbox/mailer.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";

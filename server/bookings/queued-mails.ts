@@ -1,0 +1,163 @@
+import type { Transaction } from "kysely";
+import type { Database, OutboxKind } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
+
+/**
+ * A booking's mails in the outbox (docs/product.md, "Book a call"): queued in
+ * the transaction of the change that causes them (both invitations at once,
+ * and the four reminders, 24 hours and 1 hour before to each side, due at
+ * their times), and dropped in the transaction of a cancellation or a move,
+ * so no reminder goes after one; the outbox sends each once, on whichever
+ * instance claims it (mails.ts composes them). A row names its booking in a payload
+ * that starts `{"bookingId":N,`, which is how it is found again.
+ */
+
+type Db = Transaction<Database> | Store["db"];
+
+export const bookingMailKinds = [
+  "booking_invitation",
+  "booking_cancellation",
+  "booking_reminder",
+] as const satisfies readonly OutboxKind[];
+
+export type BookingMailPayload = {
+  bookingId: number;
+  to: "reader" | "owner";
+  /** The invitation's SEQUENCE when the row was queued. */
+  sequence: number;
+  /** A reminder: hours before the call. */
+  hoursBefore?: 24 | 1;
+  /**
+   * A cancellation carries the call itself, so it goes out even when the
+   * booking was deleted meanwhile (its reader asked for it from "Your data").
+   */
+  call?: CancelledCall;
+};
+
+export type CancelledCall = {
+  uid: string;
+  start: string;
+  end: string;
+  service: string;
+  readerZone: string;
+  message: string | null;
+  by: "reader" | "owner";
+};
+
+export function parseBookingPayload(raw: string | null): BookingMailPayload | null {
+  if (raw === null) return null;
+  try {
+    const value = JSON.parse(raw) as Partial<BookingMailPayload>;
+    if (typeof value.bookingId !== "number" || typeof value.sequence !== "number") return null;
+    if (value.to !== "reader" && value.to !== "owner") return null;
+    const call = value.call;
+    return {
+      bookingId: value.bookingId,
+      to: value.to,
+      sequence: value.sequence,
+      ...(call && typeof call.uid === "string" && typeof call.start === "string" ? { call } : {}),
+      ...(value.hoursBefore === 24 || value.hoursBefore === 1
+        ? { hoursBefore: value.hoursBefore }
+        : {}),
+    };
+  } catch {
+    return null;
+  }
+}
+
+const payloadLike = (id: number) => `{"bookingId":${id},%`;
+const reminderHours = [24, 1] as const;
+
+/** The recipients of a booking's mails: the reader, and the owner when there is an address. */
+const recipientsOf = (email: string, ownerEmail: string | undefined) =>
+  [["reader", email], ...(ownerEmail ? [["owner", ownerEmail]] : [])] as [
+    "reader" | "owner",
+    string,
+  ][];
+
+/** The booking's outbox rows still waiting: gone, so nothing queued before a change is sent. */
+export async function dropQueued(trx: Db, id: number) {
+  await forget(trx, {
+    kinds: bookingMailKinds,
+    payloadsLike: [payloadLike(id)],
+    statuses: ["queued"],
+  });
+}
+
+/** The invitations (the reader's with the links' token) and the reminders still ahead. */
+export async function queueInvitations(
+  trx: Db,
+  now: Date,
+  booking: { id: number; email: string; start: Date; sequence: number },
+  token: string,
+  ownerEmail: string | undefined,
+) {
+  const payload = (to: "reader" | "owner", hoursBefore?: 24 | 1) =>
+    JSON.stringify({
+      bookingId: booking.id,
+      to,
+      sequence: booking.sequence,
+      ...(hoursBefore ? { hoursBefore } : {}),
+    } satisfies BookingMailPayload);
+  const recipients = recipientsOf(booking.email, ownerEmail);
+  const rows: QueuedMessage[] = recipients.map(([to, email]) => ({
+    kind: "booking_invitation",
+    email,
+    ...(to === "reader" ? { token } : {}),
+    payload: payload(to),
+  }));
+  for (const hours of reminderHours) {
+    const due = booking.start.getTime() - hours * 3_600_000;
+    // A reminder whose time has passed already would only repeat the invitation.
+    if (due <= now.getTime()) continue;
+    for (const [to, email] of recipients) {
+      rows.push({
+        kind: "booking_reminder",
+        email,
+        payload: payload(to, hours),
+        due: new Date(due).toISOString(),
+      });
+    }
+  }
+  await enqueue(trx, now.toISOString(), rows);
+}
+
+/** The cancellations to both sides, with the call in them (it may be deleted before they go). */
+export async function queueCancellations(
+  trx: Db,
+  now: Date,
+  booking: { id: number; email: string; sequence: number },
+  call: CancelledCall,
+  ownerEmail: string | undefined,
+) {
+  await enqueue(
+    trx,
+    now.toISOString(),
+    recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
+      kind: "booking_cancellation",
+      email,
+      payload: JSON.stringify({
+        bookingId: booking.id,
+        to,
+        sequence: booking.sequence,
+        call,
+      } satisfies BookingMailPayload),
+    })),
+  );
+}
+
+/**
+ * The mails about bookings about to be deleted, gone with them; with
+ * `keepQueuedCancellations`, a cancellation still queued stays and goes out.
+ */
+export async function forgetMails(trx: Db, ids: number[], keepQueuedCancellations: boolean) {
+  const payloadsLike = ids.map(payloadLike);
+  if (!keepQueuedCancellations) return forget(trx, { kinds: bookingMailKinds, payloadsLike });
+  await forget(trx, { kinds: ["booking_invitation", "booking_reminder"], payloadsLike });
+  await forget(trx, {
+    kinds: ["booking_cancellation"],
+    payloadsLike,
+    statuses: ["sending", "sent", "failed", "cancelled"],
+  });
+}
