@@ -1,38 +1,31 @@
 import type { FastifyInstance } from "fastify";
-import type { ConsoleMention, ShownMention } from "../../contract/fediverse.ts";
-import { decodeHtmlEntities } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
 import { perMinuteLimit } from "./routes.ts";
 import { isPublicHost, type RemoteFetch } from "./safe-fetch.ts";
+import {
+  advertisedEndpoint,
+  linksOf,
+  readEntry,
+  samePage,
+  webAddress,
+} from "./webmention-pages.ts";
+import { mentionRecords } from "./webmention-records.ts";
 
 /*
  * Webmention (docs/fediverse.md, "Webmention"): another site tells us a page
  * of theirs links to one of our items. The endpoint only records the claim;
  * a worker then fetches the source through the guarded fetch (private
  * addresses refused outside tests, size, time and redirect limits), checks
- * that it links to the target, and reads its h-entry with
- * microformats-parser: who wrote it, what it says, and whether it is a reply,
- * a like, a repost or a mention. It shows under the item once the owner
+ * that it links to the target, and reads its h-entry (webmention-pages.ts).
+ * It shows under the item once the owner
  * approves it (or at once with MODERATION=off). A source that answers 410 or
  * 404, or no longer links, takes its mention away. On publishing, the site
  * sends a webmention to each page an item links to that advertises an
  * endpoint, once per item and page.
  */
-
-type Mention = ShownMention;
-
-/** A stored mention's columns as an item shows it. */
-const shown = [
-  "id",
-  "kind",
-  "author_name as authorName",
-  "author_url as authorUrl",
-  "content",
-  "source",
-] as const;
 
 /** The endpoint's address on the site. */
 export const webmentionPath = "/webmention";
@@ -40,206 +33,13 @@ export const webmentionPath = "/webmention";
 export const webmentionLink = (siteUrl: string) =>
   `<${new URL(webmentionPath, siteUrl).href}>; rel="webmention"`;
 
-const urlMax = 2000;
 const sourceBytesMax = 1024 * 1024;
 const fetchTimeoutMs = 10_000;
-const nameMax = 100;
-const contentMax = 1000;
 /** Mentions waiting to be checked, past which new ones are refused for a while. */
 const waitingMax = 1000;
 const perMinutePerAddress = 30;
 /** How a page is fetched: the source of a mention, or a page that may take one. */
 const pageLimits = { timeoutMs: fetchTimeoutMs, maxBytes: sourceBytesMax, maxRedirects: 3 };
-/** An HTML attribute's value, quoted either way or not at all. */
-const attribute = String.raw`\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`;
-const attributeValue = (match: RegExpMatchArray | null) =>
-  match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
-
-/** An http(s) address without its fragment, or null. */
-function webAddress(value: string, base?: string): URL | null {
-  if (value.length > urlMax) return null;
-  try {
-    const url = new URL(value, base);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-    if (url.username || url.password) return null;
-    url.hash = "";
-    return url;
-  } catch {
-    return null;
-  }
-}
-
-/** Two addresses for the same page: the same but for a trailing slash. */
-const samePage = (a: URL, b: URL) =>
-  a.origin === b.origin &&
-  a.search === b.search &&
-  a.pathname.replace(/\/$/, "") === b.pathname.replace(/\/$/, "");
-
-/** Every address an HTML page links to or embeds, resolved against `base`. */
-export function linksOf(html: string, base: string): URL[] {
-  const links: URL[] = [];
-  for (const match of html.matchAll(new RegExp(String.raw`\s(?:href|src)${attribute}`, "gi"))) {
-    const url = webAddress(decodeHtmlEntities(attributeValue(match)).trim(), base);
-    if (url) links.push(url);
-  }
-  return links;
-}
-
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
-
-type Mf2Item = { type?: string[]; properties?: Record<string, unknown[]>; children?: Mf2Item[] };
-
-function firstEntry(items: Mf2Item[]): Mf2Item | null {
-  for (const item of items) {
-    if (item.type?.includes("h-entry")) return item;
-    const inside = firstEntry(item.children ?? []);
-    if (inside) return inside;
-  }
-  return null;
-}
-
-const stringOf = (value: unknown): string | null => {
-  if (typeof value === "string") return value;
-  if (value && typeof value === "object" && "value" in value) {
-    const inner = (value as { value: unknown }).value;
-    return typeof inner === "string" ? inner : null;
-  }
-  return null;
-};
-
-/** What an h-entry's property naming the target makes of it, the first that does. */
-const answers = { "like-of": "like", "repost-of": "repost", "in-reply-to": "reply" } as const;
-
-/** Who wrote the page, what it says and how it answers `target`, from its h-entry. */
-export async function readEntry(
-  html: string,
-  source: URL,
-  target: URL,
-): Promise<Omit<Mention, "id" | "source">> {
-  const { mf2 } = await import("microformats-parser");
-  const entry = firstEntry(mf2(html, { baseUrl: source.href }).items as Mf2Item[]);
-  const props = entry?.properties ?? {};
-  const names = (key: string) =>
-    (props[key] ?? []).some((value) => {
-      const url = webAddress(stringOf(value) ?? "");
-      const inner =
-        value && typeof value === "object" && "properties" in value
-          ? webAddress(String((value as Mf2Item).properties?.url?.[0] ?? ""))
-          : null;
-      return (url && samePage(url, target)) || (inner && samePage(inner, target));
-    });
-  const kind = Object.entries(answers).find(([property]) => names(property))?.[1] ?? "mention";
-  const author = props.author?.[0];
-  let authorName: string | null = null;
-  let authorUrl: string | null = null;
-  if (author && typeof author === "object" && "properties" in author) {
-    const card = (author as Mf2Item).properties ?? {};
-    authorName = stringOf(card.name?.[0]) ?? stringOf(author);
-    authorUrl = webAddress(stringOf(card.url?.[0]) ?? "", source.href)?.href ?? null;
-  } else if (author !== undefined) {
-    const text = stringOf(author) ?? "";
-    const asUrl = /^https?:\/\//i.test(text) ? webAddress(text) : null;
-    if (asUrl) authorUrl = asUrl.href;
-    else authorName = text;
-  }
-  const content = stringOf(props.content?.[0]) ?? stringOf(props.summary?.[0]);
-  return {
-    kind,
-    authorName: authorName ? oneLine(authorName, nameMax) || null : null,
-    authorUrl,
-    content: kind === "like" || kind === "repost" || !content ? null : oneLine(content, contentMax),
-  };
-}
-
-/**
- * The mentions as stored: what an item shows, the owner's list, approving
- * and removing (all the command line needs). `changed`: an item shows
- * something else now.
- */
-export function mentionRecords(store: Store, changed: (itemPath: string) => void = () => {}) {
-  const { db } = store;
-  return {
-    /** The published mentions of an item, oldest first. */
-    async publishedFor(path: string): Promise<Mention[]> {
-      return db
-        .selectFrom("webmentions")
-        .select(shown)
-        .where("path", "=", path)
-        .where("status", "=", "published")
-        .orderBy("id")
-        .limit(200)
-        .execute();
-    },
-
-    /** Every mention, newest first, for the owner. */
-    async list(): Promise<ConsoleMention[]> {
-      const rows = await db
-        .selectFrom("webmentions")
-        .select([...shown, "target", "path", "status", "received_at"])
-        .orderBy("id", "desc")
-        .limit(500)
-        .execute();
-      return rows.map(({ received_at, ...row }) => ({
-        ...row,
-        receivedAt: new Date(received_at).toISOString(),
-      }));
-    },
-
-    /** Publishes a verified mention waiting for the owner; false when there is none. */
-    async approve(id: number): Promise<boolean> {
-      const row = await db
-        .updateTable("webmentions")
-        .set({ status: "published" })
-        .where("id", "=", id)
-        .where("status", "=", "pending")
-        .returning("path")
-        .executeTakeFirst();
-      if (row) changed(row.path);
-      return row !== undefined;
-    },
-
-    /**
-     * Deletes every mention an account sent: written by one of `authors`
-     * (addresses) or from a page under one of `sources` (prefixes ending in
-     * "/"); returns how many.
-     */
-    async removeFrom(authors: string[], sources: string[]): Promise<number> {
-      if (authors.length === 0 && sources.length === 0) return 0;
-      const rows = await db
-        .deleteFrom("webmentions")
-        .where((eb) =>
-          eb.or([
-            ...(authors.length > 0 ? [eb("author_url", "in", authors)] : []),
-            ...sources.map((prefix) =>
-              eb(eb.fn("substr", ["source", eb.val(1), eb.val(prefix.length)]), "=", prefix),
-            ),
-          ]),
-        )
-        .returning(["path", "status"])
-        .execute();
-      for (const path of new Set(
-        rows.filter((row) => row.status === "published").map((row) => row.path),
-      )) {
-        changed(path);
-      }
-      return rows.length;
-    },
-
-    /** Deletes a mention, whatever its state; false when there is none. */
-    async remove(id: number): Promise<boolean> {
-      const row = await db
-        .deleteFrom("webmentions")
-        .where("id", "=", id)
-        .returning(["path", "status"])
-        .executeTakeFirst();
-      if (row?.status === "published") changed(row.path);
-      return row !== undefined;
-    },
-  };
-}
 
 export type Webmentions = ReturnType<typeof createWebmentions>;
 
@@ -382,30 +182,13 @@ export function createWebmentions({
     return working;
   }
 
-  /** The endpoint a page advertises (Link header first, then the HTML), or null. */
+  /** The endpoint a page advertises, or null. */
   async function endpointOf(target: URL): Promise<URL | null> {
     const answer = await remoteFetch(target.href, {
       ...pageLimits,
       headers: { accept: "text/html, */*;q=0.1" },
     });
-    if (answer.status < 200 || answer.status >= 300) return null;
-    const linkHeaders = [answer.headers.link ?? []].flat().join(",");
-    for (const part of linkHeaders.split(/,(?=\s*<)/)) {
-      const match = /^\s*<([^>]*)>(.*)$/.exec(part);
-      if (match && /;\s*rel\s*=\s*"?[^"]*\bwebmention\b/i.test(match[2] ?? "")) {
-        return webAddress(match[1] ?? "", answer.url);
-      }
-    }
-    if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
-    const html = answer.body.toString("utf8");
-    for (const tag of html.matchAll(/<(?:link|a)\s[^>]*>/gi)) {
-      const rel = attributeValue(new RegExp(String.raw`\srel${attribute}`, "i").exec(tag[0]));
-      if (!rel.toLowerCase().split(/\s+/).includes("webmention")) continue;
-      const href = new RegExp(String.raw`\shref${attribute}`, "i").exec(tag[0]);
-      if (!href) continue;
-      return webAddress(decodeHtmlEntities(attributeValue(href)), answer.url);
-    }
-    return null;
+    return answer.status < 200 || answer.status >= 300 ? null : advertisedEndpoint(answer);
   }
 
   return {

@@ -2,7 +2,7 @@ import { plural } from "../../../contract/plural.ts";
 import { createKvStore } from "../../fediverse/kv-store.ts";
 import { type Erased, fediverseActions } from "../../fediverse/owner-actions.ts";
 import { createFediverseRepository } from "../../fediverse/repository.ts";
-import { mentionRecords } from "../../fediverse/webmentions.ts";
+import { mentionRecords } from "../../fediverse/webmention-records.ts";
 import { toTsv } from "../../lib/csv.ts";
 import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
 

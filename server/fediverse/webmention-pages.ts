@@ -1,0 +1,138 @@
+import type { ShownMention } from "../../contract/fediverse.ts";
+import { decodeHtmlEntities } from "../../contract/html.ts";
+import type { RemoteAnswer } from "./safe-fetch.ts";
+
+/*
+ * What a page says to Webmention (docs/fediverse.md, "Webmention"): the
+ * addresses it links to, its h-entry (read with microformats-parser: who
+ * wrote it, what it says, and whether it is a reply, a like, a repost or a
+ * mention), and the endpoint it advertises for mentions of itself.
+ */
+
+const urlMax = 2000;
+const nameMax = 100;
+const contentMax = 1000;
+/** An HTML attribute's value, quoted either way or not at all. */
+const attribute = String.raw`\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`;
+const attributeValue = (match: RegExpMatchArray | null) =>
+  match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
+
+/** An http(s) address without its fragment, or null. */
+export function webAddress(value: string, base?: string): URL | null {
+  if (value.length > urlMax) return null;
+  try {
+    const url = new URL(value, base);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    if (url.username || url.password) return null;
+    url.hash = "";
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+/** Two addresses for the same page: the same but for a trailing slash. */
+export const samePage = (a: URL, b: URL) =>
+  a.origin === b.origin &&
+  a.search === b.search &&
+  a.pathname.replace(/\/$/, "") === b.pathname.replace(/\/$/, "");
+
+/** Every address an HTML page links to or embeds, resolved against `base`. */
+export function linksOf(html: string, base: string): URL[] {
+  const links: URL[] = [];
+  for (const match of html.matchAll(new RegExp(String.raw`\s(?:href|src)${attribute}`, "gi"))) {
+    const url = webAddress(decodeHtmlEntities(attributeValue(match)).trim(), base);
+    if (url) links.push(url);
+  }
+  return links;
+}
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+type Mf2Item = { type?: string[]; properties?: Record<string, unknown[]>; children?: Mf2Item[] };
+
+function firstEntry(items: Mf2Item[]): Mf2Item | null {
+  for (const item of items) {
+    if (item.type?.includes("h-entry")) return item;
+    const inside = firstEntry(item.children ?? []);
+    if (inside) return inside;
+  }
+  return null;
+}
+
+const stringOf = (value: unknown): string | null => {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object" && "value" in value) {
+    const inner = (value as { value: unknown }).value;
+    return typeof inner === "string" ? inner : null;
+  }
+  return null;
+};
+
+/** What an h-entry's property naming the target makes of it, the first that does. */
+const answers = { "like-of": "like", "repost-of": "repost", "in-reply-to": "reply" } as const;
+
+/** Who wrote the page, what it says and how it answers `target`, from its h-entry. */
+export async function readEntry(
+  html: string,
+  source: URL,
+  target: URL,
+): Promise<Omit<ShownMention, "id" | "source">> {
+  const { mf2 } = await import("microformats-parser");
+  const entry = firstEntry(mf2(html, { baseUrl: source.href }).items as Mf2Item[]);
+  const props = entry?.properties ?? {};
+  const names = (key: string) =>
+    (props[key] ?? []).some((value) => {
+      const url = webAddress(stringOf(value) ?? "");
+      const inner =
+        value && typeof value === "object" && "properties" in value
+          ? webAddress(String((value as Mf2Item).properties?.url?.[0] ?? ""))
+          : null;
+      return (url && samePage(url, target)) || (inner && samePage(inner, target));
+    });
+  const kind = Object.entries(answers).find(([property]) => names(property))?.[1] ?? "mention";
+  const author = props.author?.[0];
+  let authorName: string | null = null;
+  let authorUrl: string | null = null;
+  if (author && typeof author === "object" && "properties" in author) {
+    const card = (author as Mf2Item).properties ?? {};
+    authorName = stringOf(card.name?.[0]) ?? stringOf(author);
+    authorUrl = webAddress(stringOf(card.url?.[0]) ?? "", source.href)?.href ?? null;
+  } else if (author !== undefined) {
+    const text = stringOf(author) ?? "";
+    const asUrl = /^https?:\/\//i.test(text) ? webAddress(text) : null;
+    if (asUrl) authorUrl = asUrl.href;
+    else authorName = text;
+  }
+  const content = stringOf(props.content?.[0]) ?? stringOf(props.summary?.[0]);
+  return {
+    kind,
+    authorName: authorName ? oneLine(authorName, nameMax) || null : null,
+    authorUrl,
+    content: kind === "like" || kind === "repost" || !content ? null : oneLine(content, contentMax),
+  };
+}
+
+/** The endpoint a fetched page advertises (its Link header first, then its HTML), or null. */
+export function advertisedEndpoint(answer: RemoteAnswer): URL | null {
+  const linkHeaders = [answer.headers.link ?? []].flat().join(",");
+  for (const part of linkHeaders.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (match && /;\s*rel\s*=\s*"?[^"]*\bwebmention\b/i.test(match[2] ?? "")) {
+      return webAddress(match[1] ?? "", answer.url);
+    }
+  }
+  if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
+  const html = answer.body.toString("utf8");
+  for (const tag of html.matchAll(/<(?:link|a)\s[^>]*>/gi)) {
+    const rel = attributeValue(new RegExp(String.raw`\srel${attribute}`, "i").exec(tag[0]));
+    if (!rel.toLowerCase().split(/\s+/).includes("webmention")) continue;
+    const href = new RegExp(String.raw`\shref${attribute}`, "i").exec(tag[0]);
+    if (!href) continue;
+    return webAddress(decodeHtmlEntities(attributeValue(href)), answer.url);
+  }
+  return null;
+}
