@@ -1,25 +1,25 @@
-import { type RawBuilder, sql, type Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
 import { announceComments, announceReactions, type ImportedComment } from "./announce.ts";
+import { keyPlace, type UniqueKey, uniqueValue } from "./columns.ts";
 import type { Problem, Skipped, Tally } from "./report.ts";
 import {
-  type ExportRows,
-  type ExportTable,
-  exportTables,
-  exportValue,
-  keyPlace,
-  type UniqueKey,
-  uniqueKeys,
-  uniqueValue,
-} from "./tables.ts";
+  existingIds,
+  identityTables,
+  localByKey,
+  type Row,
+  remapKey,
+  remappedHere,
+  remapSource,
+} from "./site-rows.ts";
+import { type ExportRows, type ExportTable, uniqueKeys } from "./tables.ts";
 
 /** Rows per statement (and, for the other imports, per transaction). */
 export const batchSize = 500;
 
-type Row = Record<string, string | number | null>;
 type Trx = Transaction<Database>;
 
 /** Problems only the database could show (a key a row of the site holds): nothing was written. */
@@ -34,88 +34,10 @@ export class ImportRefused extends Error {
 /** What a dry run throws to roll its transaction back. */
 const dryRunDone = new Error("dry run");
 
-/**
- * The source key of a row that could not keep its id (another row of the site
- * has it): with its time, it tells this file's row from another site's row
- * of that id, so a second run finds the row it became.
- */
-const remapSource = "export";
-const remapKey = (table: string, id: number, since: unknown) => `${table}:${id}:${String(since)}`;
-
-const identityTables = new Map(
-  exportTables.filter((t) => t.identity).map((t) => [t.name as string, t]),
-);
-
 /** The table a reference points at in this row ("row_table": the row names it). */
 function targetOf(table: string, row: Row): string | null {
   const name = table === "row_table" ? String(row.row_table) : table;
   return identityTables.has(name) ? name : null;
-}
-
-/** One key's value for a query: each column as the index has it. */
-function keyColumns(key: Pick<UniqueKey, "columns" | "lower">): RawBuilder<unknown>[] {
-  return key.columns.map((c) =>
-    key.lower?.includes(c) ? sql`lower(${sql.ref(c)})` : sql`${sql.ref(c)}`,
-  );
-}
-
-/** The site's rows among `rows` by one key: each key's value, and its row's id (0 without one). */
-async function localByKey(
-  trx: Trx,
-  table: ExportTable,
-  key: UniqueKey,
-  rows: Row[],
-): Promise<Map<string, number>> {
-  const wanted = rows.flatMap((row) => {
-    const value = uniqueValue(key, row);
-    return value === null ? [] : [JSON.parse(value) as unknown[]];
-  });
-  const found = new Map<string, number>();
-  if (wanted.length === 0) return found;
-  const columns = keyColumns(key);
-  const where =
-    columns.length === 1
-      ? sql`${columns[0]} in (${sql.join(wanted.map((values) => values[0]))})`
-      : sql.join(
-          wanted.map(
-            (values) =>
-              sql`(${sql.join(
-                columns.map((column, i) => sql`${column} = ${values[i]}`),
-                sql` and `,
-              )})`,
-          ),
-          sql` or `,
-        );
-  const id = table.identity ? sql.ref(table.identity) : sql`0`;
-  const { rows: matches } = await sql<Row & { row_id: number }>`select ${id} as row_id,
-    ${sql.join(key.columns.map((c) => sql.ref(c)))}
-    from ${sql.table(table.name)} where ${where}`.execute(trx);
-  for (const match of matches) {
-    const normalised: Row = {};
-    for (const column of table.columns) {
-      if (key.columns.includes(column.name)) {
-        normalised[column.name] = exportValue(column, match[column.name]);
-      }
-    }
-    const value = uniqueValue(key, normalised);
-    if (value !== null) found.set(value, Number(match.row_id));
-  }
-  return found;
-}
-
-async function existingIds(trx: Trx, table: string, ids: number[]): Promise<Map<number, Row>> {
-  const found = new Map<number, Row>();
-  if (ids.length === 0) return found;
-  const source = identityTables.get(table);
-  const since = source?.since ? sql.ref(source.since) : sql`null`;
-  const { rows } = await sql<{ id: number; since: unknown }>`select id, ${since} as since
-    from ${sql.table(table)} where id in (${sql.join(ids)})`.execute(trx);
-  for (const row of rows) {
-    found.set(Number(row.id), {
-      since: row.since === null ? null : exportValue({ name: "since", type: "time" }, row.since),
-    });
-  }
-  return found;
 }
 
 /**
@@ -252,23 +174,14 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
     const sameId = table.identity
       ? await existingIds(trx, table.name, batch.map(fileId))
       : new Map<number, Row>();
-    const sources = new Map<string, number>();
-    if (table.identity && batch.length > 0) {
-      const wanted = batch.map((row) => remapKey(table.name, fileId(row), row[table.since ?? ""]));
-      const { rows: found } = await sql<{ source_id: string; row_id: number }>`
-        select source_id, row_id from import_sources
-        where source = ${remapSource} and source_id in (${sql.join(wanted)})
-        and row_table = ${table.name}`.execute(trx);
-      const still = await existingIds(
-        trx,
-        table.name,
-        found.map((r) => Number(r.row_id)),
-      );
-      // A row deleted since is brought in again, as a row whose id was free would be.
-      for (const record of found) {
-        if (still.has(Number(record.row_id))) sources.set(record.source_id, Number(record.row_id));
-      }
-    }
+    const sources =
+      table.identity && batch.length > 0
+        ? await remappedHere(
+            trx,
+            table,
+            batch.map((row) => remapKey(table.name, fileId(row), row[table.since ?? ""])),
+          )
+        : new Map<string, number>();
     const find = (key: UniqueKey, row: Row): number | undefined => {
       const value = uniqueValue(key, row);
       if (value === null) return undefined;

@@ -1,12 +1,12 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
+import { exportRow } from "./columns.ts";
 import type { ExportSigner } from "./signature.ts";
 import {
   type ExportTable,
   exportedSettings,
   exportFormat,
-  exportRow,
   exportTables,
   exportVersion,
 } from "./tables.ts";

@@ -1,10 +1,5 @@
-import {
-  type Column,
-  exportedSettings,
-  exportFormat,
-  exportTables,
-  exportVersion,
-} from "./tables.ts";
+import type { Column } from "./columns.ts";
+import { exportedSettings, exportFormat, exportTables, exportVersion } from "./tables.ts";
 
 /*
  * The JSON Schema of an export, made from the same table list the export and

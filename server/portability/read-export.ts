@@ -4,20 +4,16 @@ import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { placeholderWriter } from "../comments/removal.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
+import { type Column, exportRow, exportValue, keyPlace, uniqueValue } from "./columns.ts";
 import type { Problem, Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
 import {
-  type Column,
   type ExportRows,
   type ExportTable,
   exportFormat,
-  exportRow,
   exportTables,
-  exportValue,
   exportVersion,
-  keyPlace,
   uniqueKeys,
-  uniqueValue,
 } from "./tables.ts";
 
 /*

@@ -1,0 +1,75 @@
+/*
+ * A column of an export's table, and how its values are written (the same
+ * from SQLite and PostgreSQL) and compared under the database's unique keys.
+ */
+
+/** How a column's values are written: integers, text, ISO-8601 UTC times, or reals to 4 places. */
+export type ColumnType = "int" | "text" | "time" | "real";
+
+export type Column = {
+  name: string;
+  type: ColumnType;
+  nullable?: boolean;
+  /** The values the database's CHECK constraint allows. */
+  oneOf?: readonly string[];
+  /** The whole numbers the database's CHECK constraint allows (a flag's 0 and 1). */
+  flag?: true;
+};
+
+/**
+ * A key the database keeps unique besides the table's own key. `same`: a row
+ * of the site with this key is the file's row already there (the same
+ * address, the same edition). `taken`: another row cannot take it, so an
+ * import refuses the file (a random token that must stay one row's).
+ * `lower` compares those columns lower-cased, as the index does; a row with a
+ * null in the key is not in the index.
+ */
+export type UniqueKey = {
+  columns: readonly string[];
+  role: "same" | "taken";
+  lower?: readonly string[];
+};
+
+/** A unique key's value in a row, as the database's index compares it; null when the index leaves the row out. */
+export function uniqueValue(
+  key: Pick<UniqueKey, "columns" | "lower">,
+  row: Readonly<Record<string, unknown>>,
+): string | null {
+  const values: unknown[] = [];
+  for (const column of key.columns) {
+    const value = row[column];
+    if (value === null || value === undefined) return null;
+    values.push(key.lower?.includes(column) ? String(value).toLowerCase() : value);
+  }
+  return JSON.stringify(values);
+}
+
+/** What a problem about a key names: the column, or the row for a key of several. */
+export const keyPlace = (where: string, key: Pick<UniqueKey, "columns">) =>
+  key.columns.length === 1 ? `${where}.${key.columns[0]}` : where;
+
+/** A row as one line of the file: its columns in the table's order, values as the export writes them. */
+export function exportRow(
+  table: { columns: readonly Column[] },
+  row: Readonly<Record<string, unknown>>,
+): string {
+  const out: Record<string, string | number | null> = {};
+  for (const column of table.columns) out[column.name] = exportValue(column, row[column.name]);
+  return JSON.stringify(out);
+}
+
+/** A stored value as the export writes it, the same from SQLite and PostgreSQL. */
+export function exportValue(column: Column, value: unknown): string | number | null {
+  if (value === null || value === undefined) return null;
+  switch (column.type) {
+    case "int":
+      return Number(value);
+    case "real":
+      // PostgreSQL keeps a real in 4 bytes, SQLite in 8: four places survive both.
+      return Math.round(Number(value) * 10_000) / 10_000;
+    case "time":
+      return value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+    default:
+      return String(value);
+  }
+}
