@@ -1,0 +1,155 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+
+/*
+ * The figures of readers' days (docs/product.md, "Readers"): what the
+ * roll-up keeps of a finished day, and what a range of days reads.
+ */
+
+export type Dimension = "total" | "page" | "source" | "campaign" | "country" | "device";
+
+/** One figure of one day: a page's, a source's…, or the day's total (value ""). */
+export type DayRow = {
+  day: string;
+  dimension: Dimension;
+  value: string;
+  views: number;
+  visitors: number;
+  engaged: number;
+};
+export type ConversionRow = {
+  day: string;
+  kind: string;
+  entryPath: string;
+  source: string;
+  count: number;
+};
+
+export const num = (value: unknown) => Number(value ?? 0);
+
+/**
+ * The figures of raw days, as the roll-up keeps them: per day, the total,
+ * each page (views, visitors, engaged reads), and each source, campaign,
+ * country and device (visits started there, and those visits' views); and
+ * the conversions by the entry page and source of the reader's visit that day.
+ */
+export async function aggregate(
+  db: Kysely<Database>,
+  days: string[],
+): Promise<{ rows: DayRow[]; conversions: ConversionRow[] }> {
+  if (days.length === 0) return { rows: [], conversions: [] };
+  const [pages, reads, combos, conversions] = await Promise.all([
+    db
+      .selectFrom("reader_views")
+      .select((eb) => [
+        "day",
+        "path",
+        eb.fn.countAll().as("views"),
+        eb.fn.count("reader").distinct().as("visitors"),
+      ])
+      .where("day", "in", days)
+      .groupBy(["day", "path"])
+      .execute(),
+    db
+      .selectFrom("reader_reads")
+      .select((eb) => ["day", "path", eb.fn.countAll().as("reads")])
+      .where("day", "in", days)
+      .groupBy(["day", "path"])
+      .execute(),
+    db
+      .selectFrom("reader_visits")
+      .select((eb) => [
+        "day",
+        "source",
+        "medium",
+        "campaign",
+        "country",
+        "device",
+        eb.fn.countAll().as("visitors"),
+        eb.fn.sum("views").as("views"),
+      ])
+      .where("day", "in", days)
+      .groupBy(["day", "source", "medium", "campaign", "country", "device"])
+      .execute(),
+    db
+      .selectFrom("reader_conversions as c")
+      .leftJoin("reader_visits as v", (join) =>
+        join.onRef("v.day", "=", "c.day").onRef("v.reader", "=", "c.reader"),
+      )
+      .select((eb) => [
+        "c.day as day",
+        "c.kind as kind",
+        "v.entry_path as entryPath",
+        "v.source as source",
+        eb.fn.countAll().as("count"),
+      ])
+      .where("c.day", "in", days)
+      .groupBy(["c.day", "c.kind", "v.entry_path", "v.source"])
+      .execute(),
+  ]);
+
+  const rows = new Map<string, DayRow>();
+  const row = (day: string, dimension: Dimension, value: string) => {
+    const key = `${day}\u0000${dimension}\u0000${value}`;
+    let found = rows.get(key);
+    if (!found) {
+      found = { day, dimension, value, views: 0, visitors: 0, engaged: 0 };
+      rows.set(key, found);
+    }
+    return found;
+  };
+  // The day's views are its pages' (its visitors, its visits: summed below).
+  for (const page of pages) {
+    const each = row(page.day, "page", page.path);
+    each.views = num(page.views);
+    each.visitors = num(page.visitors);
+    row(page.day, "total", "").views += each.views;
+  }
+  for (const read of reads) {
+    row(read.day, "page", read.path).engaged += num(read.reads);
+    row(read.day, "total", "").engaged += num(read.reads);
+  }
+  const split = (combo: {
+    day: string;
+    source: string;
+    medium: string;
+    campaign: string;
+    country: string;
+    device: string;
+  }) => [
+    row(combo.day, "source", combo.source),
+    ...(combo.campaign ? [row(combo.day, "campaign", campaignLabel(combo))] : []),
+    row(combo.day, "country", combo.country),
+    row(combo.day, "device", combo.device),
+  ];
+  for (const combo of combos) {
+    row(combo.day, "total", "").visitors += num(combo.visitors);
+    for (const each of split(combo)) {
+      each.visitors += num(combo.visitors);
+      each.views += num(combo.views);
+    }
+  }
+  return {
+    rows: [...rows.values()],
+    conversions: conversions.map((each) => ({
+      day: each.day,
+      kind: each.kind,
+      entryPath: each.entryPath ?? "",
+      source: each.source ?? "",
+      count: num(each.count),
+    })),
+  };
+}
+
+/** A campaign as the owner tells one from another: its name, then where its link was put. */
+function campaignLabel({
+  campaign,
+  source,
+  medium,
+}: {
+  campaign: string;
+  source: string;
+  medium: string;
+}) {
+  return `${campaign} (${medium ? `${source}, ${medium}` : source})`;
+}
