@@ -1,10 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import {
-  type Availability,
-  type SlotsResponse,
-  slotTakenMessage,
-  type ValidBookingRequest,
-} from "../../contract/bookings.ts";
+import type { Availability, SlotsResponse, ValidBookingRequest } from "../../contract/bookings.ts";
 import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
 import { isTimeZone } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
@@ -358,4 +353,3 @@ export function createBookings({
 }
 
 export type Bookings = ReturnType<typeof createBookings>;
-export { slotTakenMessage };
