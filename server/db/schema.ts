@@ -1,18 +1,7 @@
 import type { ColumnType, Generated } from "kysely";
-
-/**
- * Timestamps are written as ISO-8601 UTC strings on both databases; SQLite
- * returns them as written, PostgreSQL (timestamptz) as `Date`.
- */
-type Timestamp = ColumnType<Date | string, string, string>;
-type MaybeTime = ColumnType<Date | string | null, string | null | undefined, string | null>;
-/** A nullable column an insert may leave out. */
-type Maybe<T> = ColumnType<T | null, T | null | undefined, T | null>;
-/** A column with a default an insert may leave out. */
-type Defaulted<T> = ColumnType<T, T | undefined, T>;
-
-/** `pg` returns int8 as a string; SQLite returns numbers. */
-type BigId = ColumnType<number | string, never, never>;
+import type { BigId, Defaulted, Maybe, MaybeTime, Timestamp } from "./columns.ts";
+import type { FediverseTables } from "./schema-fediverse.ts";
+import type { ReaderTables } from "./schema-readers.ts";
 
 export type SubscriberStatus = "pending" | "confirmed";
 
@@ -151,14 +140,8 @@ type Reaction = {
   created_at: Timestamp;
 };
 
-/**
- * Readership without cookies (server/readers/): `reader` is the day's hash of
- * the site, the IP address and the user agent with a salt deleted when the
- * day is over; days are UTC dates, "2026-12-01".
- */
-type ReaderEvent = { id: BigId; day: string; at: Timestamp; reader: string };
-
-export type Database = {
+/** Every table; the Fediverse's and the readers' are in their own files. */
+export interface Database extends FediverseTables, ReaderTables {
   subscribers: {
     id: Generated<number>;
     email: string;
@@ -363,124 +346,6 @@ export type Database = {
     window_ends_at: MaybeTime;
     created_at: Timestamp;
   };
-  /** Fedify's key-value store (server/fediverse/kv-store.ts): JSON values, some with an expiry. */
-  fediverse_kv: { key: string; value: string; expires_at: MaybeTime };
-  /** Fedify's message queue (server/fediverse/message-queue.ts): deliveries and inbox work. */
-  fediverse_queue: {
-    id: BigId;
-    message: string;
-    ordering_key: string | null;
-    due_at: Timestamp;
-    /** Taken by a worker until then; a worker that died leaves it due again. */
-    taken_until: MaybeTime;
-    created_at: Timestamp;
-  };
-  /** The site actor's key pairs, as JWK: RSASSA-PKCS1-v1_5 for HTTP signatures, Ed25519 for proofs. */
-  fediverse_keys: {
-    algorithm: string;
-    private_jwk: string;
-    public_jwk: string;
-    created_at: Timestamp;
-  };
-  /** Accounts on other servers that follow the site. */
-  fediverse_followers: {
-    actor_id: string;
-    /** `@name@host` */
-    handle: string;
-    name: string | null;
-    inbox: string;
-    shared_inbox: string | null;
-    follow_id: string;
-    created_at: Timestamp;
-  };
-  /** What the owner blocked: an actor's id (a URL) or a whole server (its host name). */
-  fediverse_blocks: { target: string; created_at: Timestamp };
-  /** Each item as last sent to followers: a digest of what was sent; `deleted_at` once it was removed. */
-  fediverse_published: {
-    path: string;
-    digest: string;
-    published_at: Timestamp;
-    updated_at: Timestamp;
-    deleted_at: MaybeTime;
-  };
-  /** A comment that came from the Fediverse: the Note it was, and who wrote it. */
-  fediverse_replies: {
-    comment_id: number;
-    note_id: string;
-    actor_id: string;
-    handle: string;
-    /** The name the comment carries. */
-    name: string;
-    /** The Note's page on its own server. */
-    url: string;
-    /** The writer's picture, kept here and served from the site's origin; null when it had none or it failed. */
-    avatar: string | null;
-    created_at: Timestamp;
-  };
-  /** Likes and boosts of an item from the Fediverse, counted per item. */
-  fediverse_reactions: {
-    activity_id: string;
-    kind: "like" | "announce";
-    path: string;
-    actor_id: string;
-    created_at: Timestamp;
-  };
-  /** A webmention received: unverified until its source is read, pending until the owner approves. */
-  webmentions: {
-    id: Generated<number>;
-    source: string;
-    target: string;
-    /** The item's path the target names. */
-    path: string;
-    status: "unverified" | "pending" | "published";
-    kind: "mention" | "reply" | "like" | "repost";
-    author_name: string | null;
-    author_url: string | null;
-    content: string | null;
-    received_at: Timestamp;
-    verified_at: MaybeTime;
-  };
-  /** Webmentions the site sent for an item's outgoing links, once each. */
-  webmentions_sent: {
-    path: string;
-    target: string;
-    /** "sent", "no endpoint" or the failure. */
-    outcome: string;
-    sent_at: Timestamp;
-  };
-  reader_salts: { day: string; salt: string };
-  reader_visits: {
-    day: string;
-    reader: string;
-    started_at: Timestamp;
-    entry_path: string;
-    source: string;
-    medium: string;
-    campaign: string;
-    country: string;
-    device: string;
-    /** The visit's views so far (migration 027). */
-    views: Generated<number>;
-  };
-  reader_views: ReaderEvent & { path: string };
-  reader_reads: { day: string; reader: string; path: string };
-  reader_conversions: ReaderEvent & { kind: string };
-  reader_days: {
-    day: string;
-    dimension: string;
-    value: string;
-    views: number;
-    visitors: number;
-    engaged: number;
-  };
-  reader_conversion_days: {
-    day: string;
-    kind: string;
-    entry_path: string;
-    source: string;
-    count: number;
-  };
-  reader_rollups: { day: string; rolled_at: Timestamp };
   bookings: BookingsTable;
   /** The owner's booking settings: one row (id 1). */
   booking_settings: {
@@ -507,6 +372,6 @@ export type Database = {
     helpful: number | null;
     asked_at: Timestamp;
   };
-};
+}
 
 export type DatabaseKind = "sqlite" | "postgres";

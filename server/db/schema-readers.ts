@@ -1,0 +1,45 @@
+import type { Generated } from "kysely";
+import type { BigId, Timestamp } from "./columns.ts";
+
+/**
+ * Readership without cookies (server/readers/): `reader` is the day's hash of
+ * the site, the IP address and the user agent with a salt deleted when the
+ * day is over; days are UTC dates, "2026-12-01".
+ */
+type ReaderEvent = { id: BigId; day: string; at: Timestamp; reader: string };
+
+export type ReaderTables = {
+  reader_salts: { day: string; salt: string };
+  reader_visits: {
+    day: string;
+    reader: string;
+    started_at: Timestamp;
+    entry_path: string;
+    source: string;
+    medium: string;
+    campaign: string;
+    country: string;
+    device: string;
+    /** The visit's views so far (migration 027). */
+    views: Generated<number>;
+  };
+  reader_views: ReaderEvent & { path: string };
+  reader_reads: { day: string; reader: string; path: string };
+  reader_conversions: ReaderEvent & { kind: string };
+  reader_days: {
+    day: string;
+    dimension: string;
+    value: string;
+    views: number;
+    visitors: number;
+    engaged: number;
+  };
+  reader_conversion_days: {
+    day: string;
+    kind: string;
+    entry_path: string;
+    source: string;
+    count: number;
+  };
+  reader_rollups: { day: string; rolled_at: Timestamp };
+};
