@@ -103,24 +103,6 @@ export const replyEmailSchema = emailSchema.refine(
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-// Subscribers
-
-/**
- * `formToken` comes from `GET /api/newsletter/form-token` when the form is
- * first used; `website` is the form's hidden honeypot field, which a person
- * never fills (docs/product.md, "Newsletter").
- */
-export const subscribeRequestSchema = z.strictObject({
-  email: emailSchema,
-  formToken: z.string().max(200),
-  website: z.string().max(200).optional(),
-});
-export type SubscribeRequest = z.input<typeof subscribeRequestSchema>;
-
-/** The address is pending until its owner follows the link in the confirmation mail. */
-export const subscribeResponseSchema = z.object({ pending: z.literal(true) });
-export type SubscribeResponse = z.infer<typeof subscribeResponseSchema>;
-
 /**
  * A form's signed time, for every form readers send (the newsletter's, the
  * comment form, the enquiry form): the form cannot come back sooner than
@@ -131,37 +113,6 @@ export const formTokenResponseSchema = z.object({
   minimumMs: z.number().int().nonnegative(),
 });
 export type FormTokenResponse = z.infer<typeof formTokenResponseSchema>;
-
-/** The token of a confirmation link: 32 random bytes in base64url. */
-export const confirmRequestSchema = z.strictObject({
-  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "This is not a confirmation token."),
-});
-export type ConfirmRequest = z.input<typeof confirmRequestSchema>;
-
-export const confirmResponseSchema = z.object({ confirmed: z.literal(true) });
-export type ConfirmResponse = z.infer<typeof confirmResponseSchema>;
-
-/**
- * What a confirmation link can still do, read without using it: the page
- * offers Confirm only for a `pending` one, and says at once that a `used` one
- * has done its work.
- */
-export const confirmStateResponseSchema = z.object({
-  state: z.enum(["pending", "used", "expired", "unknown"]),
-});
-export type ConfirmStateResponse = z.infer<typeof confirmStateResponseSchema>;
-
-/** The token of an unsubscribe link: 32 random bytes in base64url, as the server issues them. */
-export const unsubscribeTokenSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{43}$/, "This is not an unsubscribe token.");
-
-export const unsubscribeRequestSchema = z.strictObject({ token: unsubscribeTokenSchema });
-export type UnsubscribeRequest = z.input<typeof unsubscribeRequestSchema>;
-
-/** The same answer the first time and on every later visit of the link. */
-export const unsubscribeResponseSchema = z.object({ unsubscribed: z.literal(true) });
-export type UnsubscribeResponse = z.infer<typeof unsubscribeResponseSchema>;
 
 // Reactions
 
@@ -365,7 +316,7 @@ export const addCommentRequestSchema = writeCommentRequestSchema.extend({
    * Makes it a reply to this comment, or to the thread this comment is in
    * when it is itself a reply. It must be published on the same post.
    */
-  parentId: z.number().int().min(1).max(2_147_483_647).optional(),
+  parentId: z.number().int().min(1).max(rowIdMax).optional(),
   /** Mail replies in this thread to this address, once it is confirmed (docs/product.md, "Reply mails"). */
   notifyEmail: replyEmailSchema.optional(),
   formToken: z.string().max(200).optional(),

@@ -4,15 +4,8 @@ import type {
   CommentResponse,
   CommentsQuery,
   CommentsResponse,
-  ConfirmRequest,
-  ConfirmResponse,
-  ConfirmStateResponse,
   FormTokenResponse,
   ReactionsResponse,
-  SubscribeRequest,
-  SubscribeResponse,
-  UnsubscribeRequest,
-  UnsubscribeResponse,
   WriteCommentRequest,
 } from "./api.ts";
 import type { AssistantEndpoints } from "./assistant.ts";
@@ -22,6 +15,15 @@ import type { ConsoleEndpoints } from "./console-endpoints.ts";
 import type { EnquiryEndpoints } from "./enquiries.ts";
 import type { FediverseEndpoints } from "./fediverse.ts";
 import type { ItemKind, ReactionType } from "./limits.ts";
+import type {
+  ConfirmRequest,
+  ConfirmResponse,
+  ConfirmStateResponse,
+  SubscribeRequest,
+  SubscribeResponse,
+  UnsubscribeRequest,
+  UnsubscribeResponse,
+} from "./newsletter.ts";
 import type { ReaderEndpoints } from "./readers.ts";
 import type {
   DeleteYourDataRequest,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
-import { confirmRequestSchema, unsubscribeTokenSchema } from "../../contract/api.ts";
+import { confirmRequestSchema, unsubscribeTokenSchema } from "../../contract/newsletter.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { Engagement } from "../engagement/index.ts";
 import {

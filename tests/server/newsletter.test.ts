@@ -2,11 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  confirmStateResponseSchema,
-  errorResponseSchema,
-  formTokenResponseSchema,
-} from "../../contract/api.ts";
+import { errorResponseSchema, formTokenResponseSchema } from "../../contract/api.ts";
+import { confirmStateResponseSchema } from "../../contract/newsletter.ts";
 import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { unsubscribeTokenSchema } from "../../../contract/api.ts";
+import { unsubscribeTokenSchema } from "../../../contract/newsletter.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteDeps } from "./deps.ts";
 

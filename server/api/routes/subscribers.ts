@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   confirmRequestSchema,
   confirmResponseSchema,
   confirmStateResponseSchema,
-  errorResponseSchema,
   subscribeRequestSchema,
   subscribeResponseSchema,
   unsubscribeRequestSchema,
   unsubscribeResponseSchema,
-} from "../../../contract/api.ts";
+} from "../../../contract/newsletter.ts";
 import { ApiError } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription } from "../newsletter-rules.ts";
 import { formTokenRoute, type RouteDeps } from "./deps.ts";
