@@ -1,3 +1,31 @@
+import { toTsv } from "../lib/csv.ts";
+import { type CommandContext, exitCodes } from "./command.ts";
+
+/*
+ * How the commands print what they read: as JSON with --json, else as
+ * tab-separated columns (safe to open in a spreadsheet, server/lib/csv.ts)
+ * or columns padded for a terminal.
+ */
+
+type Printer = Pick<CommandContext, "values" | "stdout">;
+
+/** With --json, writes `value` as JSON and says so; otherwise writes nothing. */
+export function printedJson({ values, stdout }: Printer, value: unknown): boolean {
+  if (values.json) stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  return Boolean(values.json);
+}
+
+/** A list as JSON with --json, else one tab-separated row per entry under `header`. */
+export function printList<T>(
+  context: Printer,
+  list: T[],
+  header: string[],
+  row: (entry: T) => string[],
+): number {
+  if (!printedJson(context, list)) context.stdout.write(toTsv([header, ...list.map(row)]));
+  return exitCodes.ok;
+}
+
 /** Columns padded for a terminal: the first two left-aligned (names), the rest right (numbers). */
 export function formatTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows];

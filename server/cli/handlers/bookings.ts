@@ -12,7 +12,6 @@ import { momentLabel } from "../../../contract/time-zones.ts";
 import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
 import { enquiryReader } from "../../enquiries/owner-actions.ts";
-import { toTsv } from "../../lib/csv.ts";
 import {
   agreed,
   type CommandContext,
@@ -23,6 +22,7 @@ import {
   type Values,
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { printedJson, printList } from "../table.ts";
 
 /**
  * The bookings on the configured database, read as the console reads them,
@@ -45,7 +45,6 @@ async function bookingsOf({ store, config }: CommandContext) {
 
 const bookingId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
 const noBooking = (id: number) => `There is no booking ${id}.`;
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 /** `bookings list` (commands/bookings.ts). */
 export async function bookingsList(context: CommandContext): Promise<number> {
@@ -53,26 +52,21 @@ export async function bookingsList(context: CommandContext): Promise<number> {
   const list = (await repository.list(context.values.past ? "past" : "upcoming", 100_000)).map(
     (stored) => toBooking(desk, stored),
   );
-  if (context.values.json) {
-    context.stdout.write(json(list));
-    return exitCodes.ok;
-  }
-  context.stdout.write(
-    toTsv([
-      ["id", "start", "status", "service", "name", "email", "reader_zone", "note"],
-      ...list.map((b) => [
-        String(b.id),
-        b.start,
-        b.status,
-        b.serviceTitle,
-        b.name,
-        b.email,
-        b.readerZone,
-        b.note.split(/\r?\n/)[0] ?? "",
-      ]),
-    ]),
+  return printList(
+    context,
+    list,
+    ["id", "start", "status", "service", "name", "email", "reader_zone", "note"],
+    (b) => [
+      String(b.id),
+      b.start,
+      b.status,
+      b.serviceTitle,
+      b.name,
+      b.email,
+      b.readerZone,
+      b.note.split(/\r?\n/)[0] ?? "",
+    ],
   );
-  return exitCodes.ok;
 }
 
 function statusLine(booking: Booking): string {
@@ -87,10 +81,7 @@ export async function bookingsShow(context: CommandContext): Promise<number> {
   const found = await repository.get(id);
   if (!found) throw new AdminError(noBooking(id), exitCodes.notFound);
   const booking = toBooking(desk, found);
-  if (context.values.json) {
-    context.stdout.write(json(booking));
-    return exitCodes.ok;
-  }
+  if (printedJson(context, booking)) return exitCodes.ok;
   const zone = await ownerZone();
   const lines = [
     `Call ${booking.id}, ${statusLine(booking)}`,
@@ -134,11 +125,11 @@ export async function bookingsCancel(context: CommandContext): Promise<number> {
   if (cancelled === "begun") {
     throw new AdminError(`Call ${id} has begun; it can no longer be cancelled.`);
   }
-  context.stdout.write(
-    context.values.json
-      ? json(cancelled)
-      : `Cancelled call ${id}; ${cancelled.name} and you are sent the cancellation.\n`,
-  );
+  if (!printedJson(context, cancelled)) {
+    context.stdout.write(
+      `Cancelled call ${id}; ${cancelled.name} and you are sent the cancellation.\n`,
+    );
+  }
   return exitCodes.ok;
 }
 
@@ -251,9 +242,9 @@ export async function bookingsHours(context: CommandContext): Promise<number> {
     }
     availability = await actions.setAvailability(context.actor, checked.data);
   }
-  context.stdout.write(
-    values.json ? json(availability) : availabilityText(availability, await ownerZone()),
-  );
+  if (!printedJson(context, availability)) {
+    context.stdout.write(availabilityText(availability, await ownerZone()));
+  }
   return exitCodes.ok;
 }
 

@@ -1,7 +1,7 @@
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
-import { toTsv } from "../../lib/csv.ts";
 import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { printList } from "../table.ts";
 
 /** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */
 function parseSince(value: string): Date {
@@ -23,38 +23,25 @@ type ListedComment = {
 };
 
 /** Comments as JSON, or as TSV with a header row (`comments list` and `comments pending`). */
-function writeComments(
-  stdout: CommandContext["stdout"],
-  asJson: boolean,
+function printComments(
+  context: Pick<CommandContext, "values" | "stdout">,
   comments: ListedComment[],
   { withStatus }: { withStatus: boolean },
 ) {
-  if (asJson) {
-    stdout.write(`${JSON.stringify(comments, null, 2)}\n`);
-    return;
-  }
   const status = (c: ListedComment) => (withStatus ? [c.status ?? ""] : []);
-  stdout.write(
-    toTsv([
-      [
-        "id",
-        "post",
-        "created_at",
-        "name",
-        "comment",
-        ...(withStatus ? ["status"] : []),
-        "reply_to",
-      ],
-      ...comments.map((c) => [
-        String(c.id),
-        c.postId,
-        c.createdAt,
-        c.userName,
-        c.content,
-        ...status(c),
-        c.parentId === null ? "" : String(c.parentId),
-      ]),
-    ]),
+  return printList(
+    context,
+    comments,
+    ["id", "post", "created_at", "name", "comment", ...(withStatus ? ["status"] : []), "reply_to"],
+    (c) => [
+      String(c.id),
+      c.postId,
+      c.createdAt,
+      c.userName,
+      c.content,
+      ...status(c),
+      c.parentId === null ? "" : String(c.parentId),
+    ],
   );
 }
 
@@ -81,8 +68,7 @@ export async function commentsList({
       exitCodes.notFound,
     );
   }
-  writeComments(stdout, values.json === true, comments, { withStatus: true });
-  return exitCodes.ok;
+  return printComments({ values, stdout }, comments, { withStatus: true });
 }
 
 const commentId = ({ positionals }: CommandContext) => parseId(positionals[0], "The comment id");
@@ -103,8 +89,7 @@ export async function commentsPending({
   moderation,
 }: CommandContext): Promise<number> {
   const pending = await (await moderation()).listPending();
-  writeComments(stdout, values.json === true, pending, { withStatus: false });
-  return exitCodes.ok;
+  return printComments({ values, stdout }, pending, { withStatus: false });
 }
 
 /** `comments approve` (commands/comments.ts). */

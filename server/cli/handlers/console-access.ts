@@ -1,8 +1,7 @@
 import { revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
-import { toTsv } from "../../lib/csv.ts";
 import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { formatTable, printedJson, printList } from "../table.ts";
 
 /** `login` (commands/console-access.ts). */
 export async function login({
@@ -25,24 +24,22 @@ export async function login({
 /** `sessions list` (commands/console-access.ts). */
 export async function sessionsList({ values, stdout, store }: CommandContext): Promise<number> {
   const sessions = await createOwnerRepository(await store()).listSessions();
-  if (values.json) {
-    stdout.write(
-      `${JSON.stringify(
-        sessions.map(({ current: _, ...s }) => s),
-        null,
-        2,
-      )}\n`,
-    );
-  } else if (sessions.length === 0) {
-    stdout.write("No console session is open.\n");
-  } else {
-    stdout.write(
-      formatTable(
-        ["id", "method", "created_at", "last_seen_at"],
-        sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
-      ),
-    );
+  if (
+    printedJson(
+      { values, stdout },
+      sessions.map(({ current: _, ...s }) => s),
+    )
+  ) {
+    return exitCodes.ok;
   }
+  stdout.write(
+    sessions.length === 0
+      ? "No console session is open.\n"
+      : formatTable(
+          ["id", "method", "created_at", "last_seen_at"],
+          sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
+        ),
+  );
   return exitCodes.ok;
 }
 
@@ -62,15 +59,10 @@ export const sessionsRevoke = ownerAction(
 export async function audit({ values, stdout, store }: CommandContext): Promise<number> {
   const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
   const entries = await createOwnerRepository(await store()).auditTrail(limit);
-  if (values.json) {
-    stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
-  } else {
-    stdout.write(
-      toTsv([
-        ["at", "session", "action", "object"],
-        ...entries.map((e) => [e.at, e.sessionId ?? "none", e.action, e.object ?? ""]),
-      ]),
-    );
-  }
-  return exitCodes.ok;
+  return printList({ values, stdout }, entries, ["at", "session", "action", "object"], (e) => [
+    e.at,
+    e.sessionId ?? "none",
+    e.action,
+    e.object ?? "",
+  ]);
 }

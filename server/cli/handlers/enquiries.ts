@@ -4,7 +4,6 @@ import { plural } from "../../../contract/plural.ts";
 import type { Store } from "../../db/store.ts";
 import { enquiryActions, enquiryReader } from "../../enquiries/owner-actions.ts";
 import { createEnquiriesRepository } from "../../enquiries/repository.ts";
-import { toTsv } from "../../lib/csv.ts";
 import {
   type CommandContext,
   exitCodes,
@@ -14,6 +13,7 @@ import {
   writePrivateFile,
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { printedJson, printList } from "../table.ts";
 
 /** The enquiries on the configured database, read as the console reads them, and the owner's actions. */
 async function enquiriesOf(store: () => Promise<Store>) {
@@ -37,27 +37,22 @@ export async function enquiriesList({ values, stdout, store }: CommandContext): 
       limit: 100_000,
     })
   ).map(toEnquiry);
-  if (values.json) {
-    stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-    return exitCodes.ok;
-  }
-  stdout.write(
-    toTsv([
-      ["id", "created_at", "status", "kept", "service", "name", "email", "organisation", "message"],
-      ...list.map((e) => [
-        String(e.id),
-        e.createdAt,
-        e.status,
-        e.kept ? "kept" : "",
-        e.serviceTitle,
-        e.name,
-        e.email,
-        e.organisation ?? "",
-        e.message.split(/\r?\n/)[0] ?? "",
-      ]),
-    ]),
+  return printList(
+    { values, stdout },
+    list,
+    ["id", "created_at", "status", "kept", "service", "name", "email", "organisation", "message"],
+    (e) => [
+      String(e.id),
+      e.createdAt,
+      e.status,
+      e.kept ? "kept" : "",
+      e.serviceTitle,
+      e.name,
+      e.email,
+      e.organisation ?? "",
+      e.message.split(/\r?\n/)[0] ?? "",
+    ],
   );
-  return exitCodes.ok;
 }
 
 /** `enquiries show` (commands/enquiries.ts). */
@@ -72,10 +67,7 @@ export async function enquiriesShow({
   const found = await repository.get(id);
   if (!found) throw new AdminError(noEnquiry(id), exitCodes.notFound);
   const enquiry = toEnquiry(found);
-  if (values.json) {
-    stdout.write(`${JSON.stringify(enquiry, null, 2)}\n`);
-    return exitCodes.ok;
-  }
+  if (printedJson({ values, stdout }, enquiry)) return exitCodes.ok;
   const lines = [
     `Enquiry ${enquiry.id}, ${enquiry.createdAt}, ${enquiry.status}${enquiry.kept ? " (kept)" : ""}`,
     `From: ${enquiry.name} <${enquiry.email}>`,

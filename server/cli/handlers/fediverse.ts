@@ -3,8 +3,8 @@ import { createKvStore } from "../../fediverse/kv-store.ts";
 import { type Erased, fediverseActions } from "../../fediverse/owner-actions.ts";
 import { createFediverseRepository } from "../../fediverse/repository.ts";
 import { mentionRecords } from "../../fediverse/webmention-records.ts";
-import { toTsv } from "../../lib/csv.ts";
-import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
+import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
+import { printList } from "../table.ts";
 
 /*
  * The owner's Fediverse audience from the command line (docs/fediverse.md,
@@ -39,30 +39,18 @@ function valid<T>(done: T | "invalid"): T {
 /** `fediverse followers` (commands/fediverse.ts). */
 export async function fediverseFollowers(context: CommandContext): Promise<number> {
   const followers = await (await repositoryOf(context)).followers();
-  if (context.values.json) {
-    context.stdout.write(`${JSON.stringify(followers, null, 2)}\n`);
-  } else {
-    context.stdout.write(
-      toTsv([
-        ["handle", "name", "followed_at", "actor"],
-        ...followers.map((f) => [f.handle, f.name ?? "", f.followedAt, f.actorId]),
-      ]),
-    );
-  }
-  return exitCodes.ok;
+  return printList(context, followers, ["handle", "name", "followed_at", "actor"], (f) => [
+    f.handle,
+    f.name ?? "",
+    f.followedAt,
+    f.actorId,
+  ]);
 }
 
 /** `fediverse blocks` (commands/fediverse.ts). */
 export async function fediverseBlocks(context: CommandContext): Promise<number> {
   const blocks = await (await repositoryOf(context)).blocks();
-  if (context.values.json) {
-    context.stdout.write(`${JSON.stringify(blocks, null, 2)}\n`);
-  } else {
-    context.stdout.write(
-      toTsv([["target", "blocked_at"], ...blocks.map((b) => [b.target, b.blockedAt])]),
-    );
-  }
-  return exitCodes.ok;
+  return printList(context, blocks, ["target", "blocked_at"], (b) => [b.target, b.blockedAt]);
 }
 
 /** `fediverse remove` (commands/fediverse.ts). */
@@ -128,25 +116,20 @@ export const fediverseUnblock = ownerAction(
 /** `webmentions list` (commands/fediverse.ts). */
 export async function webmentionsList(context: CommandContext): Promise<number> {
   const mentions = await mentionRecords(await context.store()).list();
-  if (context.values.json) {
-    context.stdout.write(`${JSON.stringify(mentions, null, 2)}\n`);
-  } else {
-    context.stdout.write(
-      toTsv([
-        ["id", "status", "kind", "item", "source", "author", "received_at"],
-        ...mentions.map((m) => [
-          String(m.id),
-          m.status,
-          m.kind,
-          m.path,
-          m.source,
-          m.authorName ?? m.authorUrl ?? "",
-          m.receivedAt,
-        ]),
-      ]),
-    );
-  }
-  return exitCodes.ok;
+  return printList(
+    context,
+    mentions,
+    ["id", "status", "kind", "item", "source", "author", "received_at"],
+    (m) => [
+      String(m.id),
+      m.status,
+      m.kind,
+      m.path,
+      m.source,
+      m.authorName ?? m.authorUrl ?? "",
+      m.receivedAt,
+    ],
+  );
 }
 
 const mentionId = ({ positionals }: CommandContext) => {

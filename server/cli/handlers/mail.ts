@@ -1,6 +1,5 @@
 import { emailSchema } from "../../../contract/api.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
-import { toTsv } from "../../lib/csv.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
 import { suppressionActions } from "../../newsletter/owner-actions.ts";
@@ -16,6 +15,7 @@ import { createSuppressions } from "../../outbox/suppressions.ts";
 import { verpKeyOf } from "../../outbox/verp.ts";
 import { type CommandContext, exitCodes, ownerAction, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { printList } from "../table.ts";
 
 /** `mail dkim` (commands/mail.ts). */
 export async function mailDkim({ values, config, stdout }: CommandContext): Promise<number> {
@@ -95,17 +95,12 @@ export async function mailBounces({
 /** `suppressions list` (commands/mail.ts). */
 export async function suppressionsList({ values, stdout, store }: CommandContext): Promise<number> {
   const list = await createSuppressions(await store()).list();
-  if (values.json) {
-    stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-    return exitCodes.ok;
-  }
-  stdout.write(
-    toTsv([
-      ["email", "reason", "source", "since", "detail"],
-      ...list.map((s) => [s.email, s.reason, s.source, s.createdAt, s.detail ?? ""]),
-    ]),
+  return printList(
+    { values, stdout },
+    list,
+    ["email", "reason", "source", "since", "detail"],
+    (s) => [s.email, s.reason, s.source, s.createdAt, s.detail ?? ""],
   );
-  return exitCodes.ok;
 }
 
 /** `suppressions lift` (commands/mail.ts). */

@@ -21,7 +21,7 @@ import {
   usageError,
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
-import { formatTable } from "../table.ts";
+import { formatTable, printedJson } from "../table.ts";
 
 /**
  * The edition in `file`, rendered for the configured site. What is wrong with
@@ -203,10 +203,7 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
   const failures = await Promise.all(
     editions.map(async (e) => ({ slug: e.slug, failed: await editionStore.failures(e.slug) })),
   );
-  if (values.json) {
-    stdout.write(`${JSON.stringify({ editions, scheduled, failures }, null, 2)}\n`);
-    return exitCodes.ok;
-  }
+  if (printedJson({ values, stdout }, { editions, scheduled, failures })) return exitCodes.ok;
   for (const s of scheduled) {
     stdout.write(
       `${s.slug} is scheduled for ${s.sendAt}${s.started ? " and is being queued now" : ""}.\n`,
@@ -261,10 +258,7 @@ export async function newsletterStats({
     unsubscribes: e.unsubscribes,
     links: e.links,
   }));
-  if (values.json) {
-    stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
-    return exitCodes.ok;
-  }
+  if (printedJson({ values, stdout }, figures)) return exitCodes.ok;
   if (figures.length === 0) {
     stdout.write("No edition has been sent yet.\n");
     return exitCodes.ok;

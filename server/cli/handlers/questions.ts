@@ -2,6 +2,7 @@ import type { StoredQuestion } from "../../../contract/assistant.ts";
 import { questionActions } from "../../assistant/owner-actions.ts";
 import { createQuestionsRepository } from "../../assistant/repository.ts";
 import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
+import { printedJson } from "../table.ts";
 
 /** The questions on the configured database, read and acted on as the console does. */
 async function actionsOf({ store, config }: CommandContext) {
@@ -33,14 +34,9 @@ export async function questionsList(context: CommandContext): Promise<number> {
   const overview = await (await actionsOf(context)).overview(
     values.unanswered ? { answered: false } : {},
   );
-  if (values.json) {
-    stdout.write(
-      `${JSON.stringify({ ...overview, questions: overview.questions.slice(0, limit) }, null, 2)}\n`,
-    );
-    return exitCodes.ok;
-  }
-  const { totals, unanswered, retentionDays } = overview;
   const questions = overview.questions.slice(0, limit);
+  if (printedJson({ values, stdout }, { ...overview, questions })) return exitCodes.ok;
+  const { totals, unanswered, retentionDays } = overview;
   const heading = values.unanswered ? "Unanswered questions" : "Questions";
   stdout.write(
     [

@@ -3,7 +3,7 @@ import { conversionKinds } from "../../../contract/readers.ts";
 import { createReadersReport, sinceToPeriod } from "../../readers/report.ts";
 import { createReaders } from "../../readers/service.ts";
 import { type CommandContext, exitCodes, usageError } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { formatTable, printedJson } from "../table.ts";
 
 /** `readers` (commands/readers.ts). */
 export async function readers({ values, stdout, config, store }: CommandContext): Promise<number> {
@@ -22,10 +22,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     ownerCookie: "",
   });
   const report = await createReadersReport(counter).full(period);
-  if (values.json) {
-    stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    return exitCodes.ok;
-  }
+  if (printedJson({ values, stdout }, report)) return exitCodes.ok;
   const share = (figure: ReaderFigure) =>
     figure.visitors ? `${Math.round((100 * figure.engaged) / figure.visitors)}%` : "-";
   const figures = (title: string, rows: ReaderFigure[], engaged = false) =>

@@ -2,7 +2,7 @@ import { plural } from "../../../contract/plural.ts";
 import { createSpamFilter } from "../../moderation/spam/filter.ts";
 import { createSpamStore } from "../../moderation/spam/store.ts";
 import { type CommandContext, exitCodes, usageError } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { formatTable, printedJson } from "../table.ts";
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -34,10 +34,7 @@ export async function spamStats({
   });
   const stats = await spamStore.stats(new Date(Date.now() - days * dayMs));
   const model = await filter.describe();
-  if (values.json) {
-    stdout.write(`${JSON.stringify({ days, ...stats, model }, null, 2)}\n`);
-    return exitCodes.ok;
-  }
+  if (printedJson({ values, stdout }, { days, ...stats, model })) return exitCodes.ok;
   const total = (outcome: string) =>
     stats.outcomes.filter((row) => row.outcome === outcome).reduce((n, row) => n + row.count, 0);
   stdout.write(`New comments in the last ${plural(days, "day")}:\n`);

@@ -1,6 +1,6 @@
 import { noReactions, reactionTypes } from "../../../contract/limits.ts";
 import { type CommandContext, exitCodes } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { formatTable, printedJson } from "../table.ts";
 
 /** `stats` (commands/stats.ts). */
 export async function stats({ values, stdout, engagement }: CommandContext): Promise<number> {
@@ -25,10 +25,7 @@ export async function stats({ values, stdout, engagement }: CommandContext): Pro
     }
   }
   items.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
-  if (values.json) {
-    stdout.write(`${JSON.stringify({ subscribers, items }, null, 2)}\n`);
-    return exitCodes.ok;
-  }
+  if (printedJson({ values, stdout }, { subscribers, items })) return exitCodes.ok;
   const sum = (pick: (item: (typeof items)[number]) => number) =>
     String(items.reduce((total, item) => total + pick(item), 0));
   stdout.write(`Subscribers: ${subscribers}\n\n`);

@@ -1,7 +1,7 @@
 import { plural } from "../../../contract/plural.ts";
-import { toTsv } from "../../lib/csv.ts";
 import { subscriberActions } from "../../newsletter/owner-actions.ts";
 import { type CommandContext, exitCodes, ownerAction, writePrivateFile } from "../command.ts";
+import { printList } from "../table.ts";
 
 /** `subscribers list` (commands/subscribers.ts). */
 export async function subscribersList({
@@ -10,17 +10,12 @@ export async function subscribersList({
   engagement,
 }: CommandContext): Promise<number> {
   const states = await (await engagement()).subscribers.listStates();
-  if (values.json) {
-    stdout.write(`${JSON.stringify(states, null, 2)}\n`);
-  } else {
-    stdout.write(
-      toTsv([
-        ["email", "status", "created_at", "confirmed_at"],
-        ...states.map((s) => [s.email, s.status, s.createdAt, s.confirmedAt ?? ""]),
-      ]),
-    );
-  }
-  return exitCodes.ok;
+  return printList(
+    { values, stdout },
+    states,
+    ["email", "status", "created_at", "confirmed_at"],
+    (s) => [s.email, s.status, s.createdAt, s.confirmedAt ?? ""],
+  );
 }
 
 /** `subscribers export` (commands/subscribers.ts). */

@@ -1,6 +1,5 @@
 import { type BanScope, banScopeSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
-import { toTsv } from "../../lib/csv.ts";
 import { noAddress } from "../../moderation/owner-actions.ts";
 import {
   type CommandContext,
@@ -11,6 +10,7 @@ import {
   type Values,
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
+import { printList } from "../table.ts";
 
 /** --comment ID: a visitor is named by a comment they wrote. */
 function commentOption(values: Values): number {
@@ -77,23 +77,18 @@ export const visitorUnban = ownerAction(
 /** `visitor bans` (commands/visitors.ts). */
 export async function visitorBans({ values, stdout, moderation }: CommandContext): Promise<number> {
   const bans = await (await moderation()).listBans();
-  if (values.json) {
-    stdout.write(`${JSON.stringify(bans, null, 2)}\n`);
-  } else {
-    stdout.write(
-      toTsv([
-        ["id", "comment", "created_at", "expires_at", "covers"],
-        ...bans.map((ban) => [
-          String(ban.id),
-          ban.commentId === null ? "" : String(ban.commentId),
-          ban.createdAt,
-          ban.expiresAt ?? "never",
-          ban.coversAddress ? "browser+address" : "browser",
-        ]),
-      ]),
-    );
-  }
-  return exitCodes.ok;
+  return printList(
+    { values, stdout },
+    bans,
+    ["id", "comment", "created_at", "expires_at", "covers"],
+    (ban) => [
+      String(ban.id),
+      ban.commentId === null ? "" : String(ban.commentId),
+      ban.createdAt,
+      ban.expiresAt ?? "never",
+      ban.coversAddress ? "browser+address" : "browser",
+    ],
+  );
 }
 
 /** `visitor purge` (commands/visitors.ts). */
