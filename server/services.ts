@@ -132,10 +132,11 @@ export async function startServices({
     ...(mail.clock ? { clock: mail.clock } : {}),
   });
   // Readers' reply mails (docs/product.md, "Reply mails").
-  const replyWatches = createReplyWatches(store, {
+  const replies = {
     clock: mail.clock ?? (() => new Date()),
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
-  });
+  };
+  const replyWatches = createReplyWatches(store, replies);
   const {
     engagement,
     reads,
@@ -148,7 +149,7 @@ export async function startServices({
     bus,
     keys: writerKeys,
     notifier: notifications.notifier,
-    replies: replyWatches.notifier,
+    replies,
     clock,
     moderationMode: config.MODERATION,
     spamConfig: config,
@@ -242,7 +243,7 @@ export async function startServices({
     verpKey,
   );
   notifications.onQueued(mailOut.wake);
-  replyWatches.onQueued(mailOut.wake);
+  engagement.comments.onRepliesQueued(mailOut.wake);
   enquiries.onQueued(mailOut.wake);
   bookings.onQueued(mailOut.wake);
   const webhooks = owner.start(mailOut.outbox, log, mail);

@@ -1,4 +1,5 @@
-import type { CommentNotifier, ReplyNotifier } from "./comments/notifier.ts";
+import type { CommentNotifier } from "./comments/notifier.ts";
+import type { ReplySettings } from "./comments/repository.ts";
 import type { Config } from "./config.ts";
 import { refuseLostDatabase } from "./db/lost-database.ts";
 import { migrateToLatest, openStore, type Store } from "./db/store.ts";
@@ -130,7 +131,7 @@ export function startEngagement({
   keys: WriterKeys;
   notifier: CommentNotifier;
   /** The readers' reply mails (docs/product.md, "Reply mails"). */
-  replies?: ReplyNotifier;
+  replies?: ReplySettings;
   /** When comments are written and edited (tests move it on). */
   clock?: () => Date;
   moderationMode: Config["MODERATION"];

@@ -246,12 +246,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       { createEngagement, createEventJournal },
       { resolveCookieSecret },
       { createWriterKeys },
-      { createReplyWatches },
     ] = await Promise.all([
       import("../engagement/index.ts"),
       import("../engagement/visitor.ts"),
       import("../engagement/writer-keys.ts"),
-      import("../comments/reply-watches.ts"),
     ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
@@ -263,10 +261,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       undefined,
       // A reply approved here is mailed to its thread's followers: the
       // server's outbox worker finds the rows (docs/product.md, "Reply mails").
-      createReplyWatches(db, {
+      {
         clock: () => new Date(),
         maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
-      }).notifier,
+      },
     );
   };
 

@@ -1,20 +1,18 @@
-import type { Transaction } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
-import type { CommentStatus, Database } from "../db/schema.ts";
+import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { renderComment } from "./markdown.ts";
-import type { AdmitOutcome, CommentNotifier, ReplyNotifier } from "./notifier.ts";
+import type { CommentNotifier } from "./notifier.ts";
 import { createCommentOwnerQueries } from "./owner-queries.ts";
+import { createCommentPublishing, ownerModerationTopic, type ReplySettings } from "./publishing.ts";
 import { createCommentReads } from "./reads.ts";
 import { forgetSpamExamples, type RemovalMatch, removeComments } from "./removal.ts";
-import { columns, commentShapes, type RemoteReply, type Row, remoteWritersOf } from "./rows.ts";
-import { type ReplyRefusal, threadOf } from "./threads.ts";
+import { columns, commentEvents, commentShapes } from "./rows.ts";
 
-/** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
-export const ownerModerationTopic = "owner:moderation";
+export { ownerModerationTopic, type ReplySettings } from "./publishing.ts";
 
 export type { OwnerComment } from "./rows.ts";
 export type { ReplyRefusal } from "./threads.ts";
@@ -39,7 +37,7 @@ export function createCommentsRepository(
   /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
   notifier?: CommentNotifier,
   /** Watches and mails for readers who asked to hear of replies (docs/product.md, "Reply mails"). */
-  replies?: ReplyNotifier,
+  replies?: ReplySettings,
   clock: () => Date = () => new Date(),
 ) {
   const { db } = store;
@@ -50,27 +48,10 @@ export function createCommentsRepository(
     content_html: renderComment(content),
     updated_at: nowIso(),
   });
-  const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
   const shapes = commentShapes(avatarOf);
-  const { toLiveComment, toComment, threadComment } = shapes;
-  /** A comment as open pages get it, with its Fediverse writer when it has one. */
-  const live = async (trx: Parameters<typeof remoteWritersOf>[0], row: Row) =>
-    toLiveComment(row, await remoteWritersOf(trx, [row]));
-  /** Records that `row` is now shown as it is (`added`, `updated`) on its post's open pages. */
-  const shown = (trx: Transaction<Database>, row: Row, action: "added" | "updated") =>
-    events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-      action,
-      item: itemOf(row.post_id),
-      commentId: row.id,
-      comment: await live(trx, row),
-    }));
-  /** Records that a comment is held, on its post's topic or the owner's. */
-  const held = (trx: Transaction<Database>, topic: string, postId: string, commentId: number) =>
-    events.record(trx, topic, "comment", async () => ({
-      action: "held" as const,
-      item: itemOf(postId),
-      commentId,
-    }));
+  const { toComment, toLiveComment } = shapes;
+  const publishing = createCommentPublishing(store, events, bus, shapes, notifier, replies, clock);
+  const { live, shown, held } = commentEvents(events, shapes);
 
   /** After a filtered update or delete touched nothing: was there no comment, or not theirs? */
   async function refusal(id: number): Promise<CommentRefusal> {
@@ -109,115 +90,8 @@ export function createCommentsRepository(
   return {
     ...createCommentReads(store, shapes),
     ...createCommentOwnerQueries(store, shapes),
-
-    /**
-     * Stores a comment. Only a published one is announced: a held comment, or
-     * one the honeypot caught, reaches nobody's live stream. `byOwner`: the
-     * owner's own (docs/decisions/016-owner-voice.md), of which the owner is
-     * not notified.
-     */
-    async add(input: {
-      postId: string;
-      content: string;
-      userName: string;
-      visitorId: string;
-      status?: CommentStatus;
-      ipHash?: string | null;
-      byOwner?: boolean;
-      /** A reply: the comment it answers (docs/product.md, "Replies"). */
-      parentId?: number;
-      /**
-       * Where its writer wants replies in its thread mailed (docs/product.md,
-       * "Reply mails"), asked from `ip`: refused past the confirmation mails'
-       * limits, before anything is stored.
-       */
-      notifyEmail?: string;
-      ip?: string;
-      /**
-       * A reply that came from the Fediverse (server/fediverse/inbox.ts): the
-       * Note it was and its writer as their server shows them, kept in the
-       * same transaction, so open pages get the comment with its writer and
-       * neither is ever kept without the other (removal.ts forgets them together).
-       */
-      remote?: RemoteReply;
-    }): Promise<Comment | ReplyRefusal | Exclude<AdmitOutcome, "ok">> {
-      const now = nowIso();
-      const status = input.status ?? "published";
-      const byOwner = input.byOwner === true;
-      if (input.notifyEmail !== undefined && replies && input.ip !== undefined) {
-        const email = input.notifyEmail;
-        const admitted = await replies.admit({ visitorId: input.visitorId, email, ip: input.ip });
-        if (admitted !== "ok") return admitted;
-      }
-      const result = await db.transaction().execute(async (trx) => {
-        const parentId =
-          input.parentId === undefined ? null : await threadOf(trx, input.postId, input.parentId);
-        if (typeof parentId === "string") return parentId;
-        const row = await trx
-          .insertInto("science_comments")
-          .values({
-            post_id: input.postId,
-            content: input.content,
-            content_html: renderComment(input.content),
-            user_name: input.userName,
-            visitor_id: input.visitorId,
-            created_at: now,
-            updated_at: now,
-            status,
-            ip_hash: input.ipHash ?? null,
-            by_owner: byOwner ? 1 : 0,
-            parent_id: parentId,
-          })
-          .returning(columns)
-          .executeTakeFirstOrThrow();
-        if (input.remote) {
-          const { remote } = input;
-          await trx
-            .insertInto("fediverse_replies")
-            .values({
-              comment_id: row.id,
-              note_id: remote.noteId,
-              actor_id: remote.actorId,
-              handle: remote.handle,
-              name: remote.name,
-              url: remote.url,
-              avatar: remote.avatar,
-              created_at: now,
-            })
-            .execute();
-        }
-        const recorded: LiveEvent[] = [
-          status === "published"
-            ? await shown(trx, row, "added")
-            : // Only its writer sees it: every instance forgets what they own of the post.
-              await events.recordOwn(trx, topicOf("science", input.postId)),
-        ];
-        if (status === "pending") {
-          // Only the owner's console hears of a held comment: readers
-          // cannot open a stream on this topic, which names no item.
-          recorded.push(await held(trx, ownerModerationTopic, row.post_id, row.id));
-        }
-        // The honeypot's catch is seen by nobody, the owner included; the
-        // owner's own words need no notice.
-        if (status !== "spam" && !byOwner) {
-          await notifier?.queue(trx, toLiveComment(row), status === "pending" ? "held" : "created");
-        }
-        // What the honeypot caught asks for no mail: a bot cannot make the
-        // site write to an inbox.
-        if (status !== "spam" && input.notifyEmail !== undefined) {
-          await replies?.watch(trx, threadComment(row), input.notifyEmail);
-        }
-        if (status === "published") await replies?.published(trx, threadComment(row));
-        return { row, recorded };
-      });
-      if (typeof result === "string") return result;
-      const { row, recorded } = result;
-      for (const event of recorded) bus.committed(event);
-      notifier?.committed();
-      replies?.committed();
-      // The owner's comments are the session's, never a browser's own (`mine`).
-      return toComment(row, byOwner ? null : input.visitorId);
-    },
+    add: publishing.add,
+    onRepliesQueued: publishing.onRepliesQueued,
 
     /**
      * Changes the text of a comment written by this visitor under this name
@@ -320,34 +194,10 @@ export function createCommentsRepository(
       return removeMatching({ visitorId });
     },
 
-    /**
-     * Publishes a held comment (or one the honeypot caught, which the owner
-     * judged a person's), announcing it to every open page, and approves its
-     * writer, so that under MODERATION=first their later comments are not held.
-     */
+    /** Publishes a held comment (publishing.ts), or says why it cannot. */
     async approve(id: number): Promise<"approved" | "already_published" | "not_found"> {
-      const result = await db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable("science_comments")
-          .set({ status: "published" })
-          .where("id", "=", id)
-          .where("status", "!=", "published")
-          .returning(columns)
-          .executeTakeFirst();
-        if (!row) return null;
-        await trx
-          .insertInto("approved_visitors")
-          .values({ visitor_id: row.visitor_id, approved_at: nowIso() })
-          .onConflict((oc) => oc.column("visitor_id").doNothing())
-          .execute();
-        // An approved reply is mailed to its thread now (docs/product.md, "Reply mails").
-        await replies?.published(trx, threadComment(row));
-        return shown(trx, row, "added");
-      });
-      if (!result) return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
-      bus.committed(result);
-      replies?.committed();
-      return "approved";
+      if (await publishing.approve(id)) return "approved";
+      return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
     },
 
     /**

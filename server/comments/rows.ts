@@ -1,10 +1,10 @@
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Comment, RemoteWriter } from "../../contract/api.ts";
-import type { LiveComment } from "../../contract/live-events.ts";
+import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { CommentStatus, Database, ScienceCommentsTable } from "../db/schema.ts";
+import type { EventJournal } from "../events/journal.ts";
 import { toIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
-import type { ThreadComment } from "./notifier.ts";
 import { placeholderWriter } from "./removal.ts";
 
 /*
@@ -177,12 +177,33 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
       ...toLiveComment(row, remote),
       status: row.status,
     }),
-
-    threadComment: (row: Row): ThreadComment => ({
-      id: row.id,
-      postId: row.post_id,
-      parentId: row.parent_id,
-      visitorId: row.visitor_id,
-    }),
   };
+}
+
+/** A comment's live events, recorded in the transaction that changes it. */
+export function commentEvents(
+  events: EventJournal,
+  { toLiveComment }: Pick<ReturnType<typeof commentShapes>, "toLiveComment">,
+) {
+  const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
+  /** A comment as open pages get it, with its Fediverse writer when it has one. */
+  const live = async (trx: Parameters<typeof remoteWritersOf>[0], row: Row) =>
+    toLiveComment(row, await remoteWritersOf(trx, [row]));
+  /** Records that `row` is now shown as it is (`added`, `updated`) on its post's open pages. */
+  const shown = (trx: Transaction<Database>, row: Row, action: "added" | "updated") =>
+    events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
+      action,
+      item: itemOf(row.post_id),
+      commentId: row.id,
+      comment: await live(trx, row),
+    }));
+  /** Records that a comment is held, on its post's topic or the owner's. */
+  const held = (trx: Transaction<Database>, topic: string, postId: string, commentId: number) =>
+    events.record(trx, topic, "comment", async () => ({
+      action: "held" as const,
+      item: itemOf(postId),
+      commentId,
+    }));
+
+  return { live, shown, held };
 }

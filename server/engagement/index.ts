@@ -1,5 +1,5 @@
-import type { CommentNotifier, ReplyNotifier } from "../comments/notifier.ts";
-import { createCommentsRepository } from "../comments/repository.ts";
+import type { CommentNotifier } from "../comments/notifier.ts";
+import { createCommentsRepository, type ReplySettings } from "../comments/repository.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
@@ -21,7 +21,7 @@ export function createEngagement(
   bus: Pick<EventBus, "committed">,
   keys: Pick<WriterKeys, "avatarOf">,
   notifier?: CommentNotifier,
-  replies?: ReplyNotifier,
+  replies?: ReplySettings,
   clock?: () => Date,
 ) {
   return {

@@ -1,0 +1,380 @@
+import { sql, type Transaction } from "kysely";
+import type { Comment } from "../../contract/api.ts";
+import { topicOf } from "../../contract/live-events.ts";
+import type { CommentStatus, Database } from "../db/schema.ts";
+import type { Store } from "../db/store.ts";
+import type { EventBus, LiveEvent } from "../events/bus.ts";
+import type { EventJournal } from "../events/journal.ts";
+import { toIso } from "../lib/time.ts";
+import { enqueue } from "../outbox/queue.ts";
+import { confirmationPayload } from "./forget-watches.ts";
+import { renderComment } from "./markdown.ts";
+import type { AdmitOutcome, CommentNotifier } from "./notifier.ts";
+import {
+  dayMs,
+  newToken,
+  type ReplyMailPayload,
+  replyMailRules,
+  tokenDigest,
+} from "./reply-watches.ts";
+import { columns, commentEvents, type commentShapes, type RemoteReply, type Row } from "./rows.ts";
+import { type ReplyRefusal, threadOf } from "./threads.ts";
+
+/*
+ * A comment made public: stored (add) or approved (approve), with its live
+ * event, the owner's notification and the readers' reply mails it queues
+ * (docs/product.md, "Reply mails"), all in one transaction. The watches'
+ * rules and other side (confirming, unsubscribing, "Your data") are reply-watches.ts's.
+ */
+
+/** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
+export const ownerModerationTopic = "owner:moderation";
+
+/** The readers' reply mails: their own clock (tests move it) and the limit per network. */
+export type ReplySettings = { clock: () => Date; maxPerIpPerHour: number };
+
+const sameAddress = (email: string) => sql<string>`lower(${email})`;
+type Db = Transaction<Database> | Store["db"];
+
+export function createCommentPublishing(
+  store: Store,
+  events: EventJournal,
+  bus: Pick<EventBus, "committed">,
+  shapes: ReturnType<typeof commentShapes>,
+  notifier: CommentNotifier | undefined,
+  replies: ReplySettings | undefined,
+  clock: () => Date,
+) {
+  const { db } = store;
+  const nowIso = () => clock().toISOString();
+  const { toLiveComment, toComment } = shapes;
+  /** Wakes the mail workers once reply mails are committed. */
+  const listeners = new Set<() => void>();
+  const { shown, held } = commentEvents(events, shapes);
+
+  /** The address this visitor left, in any case. */
+  const addressOf = (trx: Db, visitorId: string, email: string) =>
+    trx
+      .selectFrom("reply_addresses")
+      .select(["id", "status", "confirmation_sent_at"])
+      .where("visitor_id", "=", visitorId)
+      .where(sql<string>`lower(email)`, "=", sameAddress(email))
+      .executeTakeFirst();
+
+  /** Whether a watch at this address (none yet: undefined) would send a confirmation mail now. */
+  function needsConfirmation(address: Awaited<ReturnType<typeof addressOf>>, now: Date): boolean {
+    if (!address) return true;
+    const sent = address.confirmation_sent_at;
+    return (
+      address.status !== "confirmed" &&
+      !(sent && now.getTime() - new Date(sent).getTime() < replyMailRules.resendAfterMs)
+    );
+  }
+
+  /** Whether the address had its day's share of confirmation mails already. */
+  async function dayShareSent(trx: Db, email: string, now: Date): Promise<boolean> {
+    const today = await trx
+      .selectFrom("reply_addresses")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where(sql<string>`lower(email)`, "=", sameAddress(email))
+      .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
+      .executeTakeFirstOrThrow();
+    return Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay;
+  }
+
+  /**
+   * Before a comment asking for reply mails is stored: refuses one that would send a
+   * confirmation mail past the limits (per IP address, shared with the newsletter's, and per
+   * address, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
+   */
+  async function admit(
+    settings: ReplySettings,
+    input: { visitorId: string; email: string; ip: string },
+  ): Promise<AdmitOutcome> {
+    const now = settings.clock();
+    if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
+    return db.transaction().execute(async (trx) => {
+      const since = new Date(now.getTime() - replyMailRules.ipWindowMs).toISOString();
+      const perIp = await trx
+        .selectFrom("confirmation_requests")
+        .select((eb) => eb.fn.countAll().as("count"))
+        .where("ip", "=", input.ip)
+        .where("created_at", ">", since)
+        .executeTakeFirstOrThrow();
+      if (Number(perIp.count) >= settings.maxPerIpPerHour) return "ip_limited";
+      if (await dayShareSent(trx, input.email, now)) return "address_limited";
+      await trx
+        .insertInto("confirmation_requests")
+        .values({ ip: input.ip, created_at: now.toISOString() })
+        .execute();
+      return "ok";
+    });
+  }
+
+  /**
+   * Queues the confirmation mail of a pending address, unless the address
+   * had its day's share already. `admit` refuses a request past the limit,
+   * but requests admitted together, on several instances, each count before
+   * any of them is stored: the limit is kept here, in the comment's own
+   * transaction, where writers of one address take their turn (SQLite's
+   * writes are one at a time; on PostgreSQL, an advisory lock per address).
+   */
+  async function queueConfirmation(
+    trx: Transaction<Database>,
+    addressId: number,
+    email: string,
+    now: Date,
+  ) {
+    if (store.kind === "postgres") {
+      await sql`select pg_advisory_xact_lock(hashtext('reply confirmation'), hashtext(${sameAddress(email)}))`.execute(
+        trx,
+      );
+    }
+    if (await dayShareSent(trx, email, now)) return;
+    const token = newToken();
+    const at = now.toISOString();
+    await trx
+      .updateTable("reply_addresses")
+      .set({
+        confirm_token_hash: tokenDigest(token),
+        confirm_expires_at: new Date(now.getTime() + replyMailRules.tokenLifetimeMs).toISOString(),
+        confirmation_sent_at: at,
+      })
+      .where("id", "=", addressId)
+      .execute();
+    await enqueue(trx, at, [
+      { kind: "reply_confirmation", email, token, payload: confirmationPayload(addressId) },
+    ]);
+  }
+
+  /** The writer of `row` asks to be mailed replies in its thread at `email`. */
+  async function watch(trx: Transaction<Database>, now: Date, row: Row, email: string) {
+    const existing = await addressOf(trx, row.visitor_id, email);
+    let addressId = existing?.id;
+    if (!existing) {
+      const inserted = await trx
+        .insertInto("reply_addresses")
+        .values({
+          visitor_id: row.visitor_id,
+          email,
+          status: "pending",
+          unsubscribe_token: newToken(),
+          created_at: now.toISOString(),
+        })
+        .onConflict((oc) => oc.doNothing())
+        .returning("id")
+        .executeTakeFirst();
+      if (inserted) await queueConfirmation(trx, inserted.id, email, now);
+      // Or another request stored it meanwhile, and queued its confirmation.
+      addressId = inserted?.id ?? (await addressOf(trx, row.visitor_id, email))?.id;
+    } else if (needsConfirmation(existing, now)) {
+      await queueConfirmation(trx, existing.id, email, now);
+    }
+    await trx
+      .insertInto("reply_watches")
+      .values({
+        address_id: addressId as number,
+        thread_id: row.parent_id ?? row.id,
+        comment_id: row.id,
+        unsubscribe_token: newToken(),
+        created_at: now.toISOString(),
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  /**
+   * `row` is now published: one mail to each confirmed address that follows
+   * its thread, at once, or in the digest when the watch's window is open.
+   */
+  async function mailThread(trx: Transaction<Database>, now: Date, row: Row) {
+    // Only a reply is news to a thread's followers.
+    if (row.parent_id === null) return;
+    const watches = await trx
+      .selectFrom("reply_watches")
+      .innerJoin("reply_addresses", "reply_addresses.id", "reply_watches.address_id")
+      .select([
+        "reply_watches.id as id",
+        "reply_watches.unsubscribe_token as token",
+        "reply_addresses.email as email",
+      ])
+      .where("reply_watches.thread_id", "=", row.parent_id)
+      .where("reply_addresses.status", "=", "confirmed")
+      // A reader is not told of their own replies.
+      .where("reply_addresses.visitor_id", "!=", row.visitor_id)
+      .orderBy("reply_watches.id")
+      .execute();
+    const at = now.toISOString();
+    const mailed = new Set<string>();
+    for (const { id, token, email } of watches) {
+      if (mailed.has(email.toLowerCase())) continue;
+      mailed.add(email.toLowerCase());
+      const opened = await trx
+        .updateTable("reply_watches")
+        .set({
+          window_ends_at: new Date(now.getTime() + replyMailRules.digestWindowMs).toISOString(),
+        })
+        .where("id", "=", id)
+        .where((eb) => eb.or([eb("window_ends_at", "is", null), eb("window_ends_at", "<=", at)]))
+        .executeTakeFirst();
+      let due = at;
+      if (Number(opened.numUpdatedRows) === 0) {
+        const current = await trx
+          .selectFrom("reply_watches")
+          .select("window_ends_at")
+          .where("id", "=", id)
+          .executeTakeFirstOrThrow();
+        due = current.window_ends_at ? toIso(current.window_ends_at) : at;
+      }
+      const payload: ReplyMailPayload = { replyId: row.id };
+      const kind = Number(opened.numUpdatedRows) === 0 ? "reply_digest" : "reply_notice";
+      await enqueue(trx, at, [{ kind, email, token, payload: JSON.stringify(payload), due }]);
+    }
+  }
+
+  /** After a commit that may have queued reply mails: the workers look now. */
+  const queued = () => {
+    for (const listener of listeners) listener();
+  };
+
+  return {
+    /** Calls `listener` after each commit that may have queued reply mails. */
+    onRepliesQueued(listener: () => void) {
+      listeners.add(listener);
+    },
+
+    /**
+     * Stores a comment. Only a published one is announced: a held comment, or
+     * one the honeypot caught, reaches nobody's live stream. `byOwner`: the
+     * owner's own (docs/decisions/016-owner-voice.md), of which the owner is
+     * not notified.
+     */
+    async add(input: {
+      postId: string;
+      content: string;
+      userName: string;
+      visitorId: string;
+      status?: CommentStatus;
+      ipHash?: string | null;
+      byOwner?: boolean;
+      /** A reply: the comment it answers (docs/product.md, "Replies"). */
+      parentId?: number;
+      /** Where replies in its thread are to be mailed, asked from `ip`: refused past the limits. */
+      notifyEmail?: string;
+      ip?: string;
+      /**
+       * A reply from the Fediverse (server/fediverse/inbox.ts): its Note and writer, kept with
+       * it, so neither is ever kept without the other (removal.ts forgets them together).
+       */
+      remote?: RemoteReply;
+    }): Promise<Comment | ReplyRefusal | Exclude<AdmitOutcome, "ok">> {
+      const now = nowIso();
+      const status = input.status ?? "published";
+      const byOwner = input.byOwner === true;
+      const { notifyEmail } = input;
+      if (notifyEmail !== undefined && replies && input.ip !== undefined) {
+        const admitted = await admit(replies, { ...input, email: notifyEmail, ip: input.ip });
+        if (admitted !== "ok") return admitted;
+      }
+      const result = await db.transaction().execute(async (trx) => {
+        const parentId =
+          input.parentId === undefined ? null : await threadOf(trx, input.postId, input.parentId);
+        if (typeof parentId === "string") return parentId;
+        const row = await trx
+          .insertInto("science_comments")
+          .values({
+            post_id: input.postId,
+            content: input.content,
+            content_html: renderComment(input.content),
+            user_name: input.userName,
+            visitor_id: input.visitorId,
+            created_at: now,
+            updated_at: now,
+            status,
+            ip_hash: input.ipHash ?? null,
+            by_owner: byOwner ? 1 : 0,
+            parent_id: parentId,
+          })
+          .returning(columns)
+          .executeTakeFirstOrThrow();
+        if (input.remote) {
+          const { remote } = input;
+          await trx
+            .insertInto("fediverse_replies")
+            .values({
+              comment_id: row.id,
+              note_id: remote.noteId,
+              actor_id: remote.actorId,
+              handle: remote.handle,
+              name: remote.name,
+              url: remote.url,
+              avatar: remote.avatar,
+              created_at: now,
+            })
+            .execute();
+        }
+        const recorded: LiveEvent[] = [
+          status === "published"
+            ? await shown(trx, row, "added")
+            : // Only its writer sees it: every instance forgets what they own of the post.
+              await events.recordOwn(trx, topicOf("science", input.postId)),
+        ];
+        if (status === "pending") {
+          // Only the owner's console hears of a held comment: readers
+          // cannot open a stream on this topic, which names no item.
+          recorded.push(await held(trx, ownerModerationTopic, row.post_id, row.id));
+        }
+        // The honeypot's catch is seen by nobody, the owner included; the
+        // owner's own words need no notice.
+        if (status !== "spam" && !byOwner) {
+          await notifier?.queue(trx, toLiveComment(row), status === "pending" ? "held" : "created");
+        }
+        // What the honeypot caught asks for no mail: a bot cannot make the
+        // site write to an inbox.
+        if (replies && status !== "spam" && notifyEmail !== undefined) {
+          await watch(trx, replies.clock(), row, notifyEmail);
+        }
+        if (replies && status === "published") await mailThread(trx, replies.clock(), row);
+        return { row, recorded };
+      });
+      if (typeof result === "string") return result;
+      const { row, recorded } = result;
+      for (const event of recorded) bus.committed(event);
+      notifier?.committed();
+      queued();
+      // The owner's comments are the session's, never a browser's own (`mine`).
+      return toComment(row, byOwner ? null : input.visitorId);
+    },
+
+    /**
+     * Publishes a held comment (or one the honeypot caught, which the owner
+     * judged a person's), announcing it to every open page, and approves its
+     * writer, so that under MODERATION=first their later comments are not
+     * held. False when there is none left to publish.
+     */
+    async approve(id: number): Promise<boolean> {
+      const event = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable("science_comments")
+          .set({ status: "published" })
+          .where("id", "=", id)
+          .where("status", "!=", "published")
+          .returning(columns)
+          .executeTakeFirst();
+        if (!row) return null;
+        await trx
+          .insertInto("approved_visitors")
+          .values({ visitor_id: row.visitor_id, approved_at: nowIso() })
+          .onConflict((oc) => oc.column("visitor_id").doNothing())
+          .execute();
+        // An approved reply is mailed to its thread now (docs/product.md, "Reply mails").
+        if (replies) await mailThread(trx, replies.clock(), row);
+        return shown(trx, row, "added");
+      });
+      if (!event) return false;
+      bus.committed(event);
+      queued();
+      return true;
+    },
+  };
+}
