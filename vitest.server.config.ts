@@ -36,7 +36,7 @@ export const serverTestOptions = {
   env: {
     // Node's compile cache (docs/decisions/038-start-and-idle.md) for what the
     // workers load natively: the packages, and each SMTP thread a test app
-    // starts (server/outbox/smtp-thread.js), which otherwise compiles
+    // starts (server/outbox/mailer.ts as a Worker), which otherwise compiles
     // nodemailer anew. The folder is the one the server processes use.
     NODE_COMPILE_CACHE: compileCacheDir,
   },
