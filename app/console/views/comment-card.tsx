@@ -164,6 +164,24 @@ function CommentActions({
   const who = comment.userName;
   const which = commentName(comment);
   const params = { id: comment.id };
+  /** A button that acts at once; its name says which comment. */
+  const button = (
+    label: string,
+    className: string,
+    call: () => Promise<unknown>,
+    done: string,
+    name = `${label} ${which}`,
+  ) => (
+    <button
+      type="button"
+      className={className}
+      disabled={busy}
+      onClick={() => run(call, done)}
+      aria-label={name}
+    >
+      {label}
+    </button>
+  );
   return (
     <>
       <div className="flex flex-wrap gap-2">
@@ -178,66 +196,34 @@ function CommentActions({
             Reply
           </button>
         )}
-        {comment.status !== "published" && (
-          <button
-            type="button"
-            className={primaryClass}
-            disabled={busy}
-            onClick={() =>
-              run(
-                () => consoleApi("POST /admin/comments/:id/approve", { params }),
-                "Comment approved",
-              )
-            }
-            aria-label={comment.status === "spam" ? `Publish ${which}` : `Approve ${which}`}
-          >
-            {comment.status === "spam" ? "Publish" : "Approve"}
-          </button>
-        )}
-        {comment.status !== "spam" && (
-          <button
-            type="button"
-            className={dangerClass}
-            disabled={busy}
-            onClick={() =>
-              run(
-                () => consoleApi("POST /admin/comments/:id/spam", { params }),
-                "Marked as spam: the filter learnt from it",
-              )
-            }
-            aria-label={`Mark as spam: ${which}`}
-          >
-            Mark as spam
-          </button>
-        )}
-        {comment.status === "pending" ? (
-          <button
-            type="button"
-            className={dangerClass}
-            disabled={busy}
-            onClick={() =>
-              run(
-                () => consoleApi("POST /admin/comments/:id/reject", { params }),
-                "Comment rejected",
-              )
-            }
-            aria-label={`Reject ${which}`}
-          >
-            Reject
-          </button>
-        ) : (
-          <button
-            type="button"
-            className={dangerClass}
-            disabled={busy}
-            onClick={() =>
-              run(() => consoleApi("DELETE /admin/comments/:id", { params }), "Comment deleted")
-            }
-            aria-label={`Delete ${which}`}
-          >
-            Delete
-          </button>
-        )}
+        {comment.status !== "published" &&
+          button(
+            comment.status === "spam" ? "Publish" : "Approve",
+            primaryClass,
+            () => consoleApi("POST /admin/comments/:id/approve", { params }),
+            "Comment approved",
+          )}
+        {comment.status !== "spam" &&
+          button(
+            "Mark as spam",
+            dangerClass,
+            () => consoleApi("POST /admin/comments/:id/spam", { params }),
+            "Marked as spam: the filter learnt from it",
+            `Mark as spam: ${which}`,
+          )}
+        {comment.status === "pending"
+          ? button(
+              "Reject",
+              dangerClass,
+              () => consoleApi("POST /admin/comments/:id/reject", { params }),
+              "Comment rejected",
+            )
+          : button(
+              "Delete",
+              dangerClass,
+              () => consoleApi("DELETE /admin/comments/:id", { params }),
+              "Comment deleted",
+            )}
         <ConfirmButton
           label="Ban"
           ariaLabel={`Ban the writer of ${which}`}

@@ -29,6 +29,12 @@ const colors = {
 const axis = { stroke: "#94a3b8", fontSize: 12 };
 const tooltip = { contentStyle: { background: "#111821", border: "1px solid #1f2a37" } };
 const shortDay = (day: string) => day.slice(5);
+/** A series of `colors`: its key, named by it ("comments" is "Comments"), drawn at once. */
+const series = (key: keyof typeof colors) => ({
+  dataKey: key,
+  name: `${key[0]?.toUpperCase()}${key.slice(1)}`,
+  isAnimationActive: false,
+});
 /** Titles are long questions: the axis shows their start, the summary and tooltip the whole. */
 const shortTitle = (title: string) => (title.length > 26 ? `${title.slice(0, 25)}…` : title);
 
@@ -188,22 +194,15 @@ export function OverviewView() {
                     <YAxis allowDecimals={false} {...axis} width={32} />
                     <Tooltip {...tooltip} />
                     <Legend />
-                    <Line
-                      type="monotone"
-                      dataKey="comments"
-                      name="Comments"
-                      stroke={colors.comments}
-                      dot={false}
-                      isAnimationActive={false}
-                    />
-                    <Line
-                      type="monotone"
-                      dataKey="reactions"
-                      name="Reactions"
-                      stroke={colors.reactions}
-                      dot={false}
-                      isAnimationActive={false}
-                    />
+                    {(["comments", "reactions"] as const).map((key) => (
+                      <Line
+                        key={key}
+                        type="monotone"
+                        {...series(key)}
+                        stroke={colors[key]}
+                        dot={false}
+                      />
+                    ))}
                   </LineChart>
                 </Chart>
               </Panel>
@@ -217,26 +216,17 @@ export function OverviewView() {
                     <YAxis allowDecimals={false} {...axis} width={32} />
                     <Tooltip {...tooltip} />
                     <Legend />
-                    <Area
-                      type="monotone"
-                      dataKey="confirmed"
-                      name="Confirmed"
-                      stackId="1"
-                      stroke={colors.confirmed}
-                      fill={colors.confirmed}
-                      fillOpacity={0.3}
-                      isAnimationActive={false}
-                    />
-                    <Area
-                      type="monotone"
-                      dataKey="pending"
-                      name="Pending"
-                      stackId="1"
-                      stroke={colors.pending}
-                      fill={colors.pending}
-                      fillOpacity={0.3}
-                      isAnimationActive={false}
-                    />
+                    {(["confirmed", "pending"] as const).map((key) => (
+                      <Area
+                        key={key}
+                        type="monotone"
+                        {...series(key)}
+                        stackId="1"
+                        stroke={colors[key]}
+                        fill={colors[key]}
+                        fillOpacity={0.3}
+                      />
+                    ))}
                   </AreaChart>
                 </Chart>
               </Panel>
@@ -267,20 +257,9 @@ export function OverviewView() {
                       />
                       <Tooltip {...tooltip} />
                       <Legend />
-                      <Bar
-                        dataKey="reactions"
-                        name="Reactions"
-                        stackId="a"
-                        fill={colors.reactions}
-                        isAnimationActive={false}
-                      />
-                      <Bar
-                        dataKey="comments"
-                        name="Comments"
-                        stackId="a"
-                        fill={colors.comments}
-                        isAnimationActive={false}
-                      />
+                      {(["reactions", "comments"] as const).map((key) => (
+                        <Bar key={key} {...series(key)} stackId="a" fill={colors[key]} />
+                      ))}
                     </BarChart>
                   </Chart>
                 )}
@@ -302,20 +281,9 @@ export function OverviewView() {
                       <YAxis allowDecimals={false} {...axis} width={40} />
                       <Tooltip {...tooltip} />
                       <Legend />
-                      <Bar
-                        dataKey="sent"
-                        name="Sent"
-                        stackId="e"
-                        fill={colors.sent}
-                        isAnimationActive={false}
-                      />
-                      <Bar
-                        dataKey="failed"
-                        name="Failed"
-                        stackId="e"
-                        fill={colors.failed}
-                        isAnimationActive={false}
-                      />
+                      {(["sent", "failed"] as const).map((key) => (
+                        <Bar key={key} {...series(key)} stackId="e" fill={colors[key]} />
+                      ))}
                     </BarChart>
                   </Chart>
                 )}
