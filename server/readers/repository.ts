@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { type Kysely, sql } from "kysely";
-import type { Database, DatabaseKind } from "../db/schema.ts";
+import { sql } from "kysely";
+import type { DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { aggregate, type ConversionRow, type DayRow, type Dimension, num } from "./day-figures.ts";
 
@@ -28,8 +28,6 @@ export type View = { day: string; at: string; reader: string; path: string };
 export type Read = { day: string; reader: string; path: string };
 export type Conversion = { day: string; at: string; reader: string; kind: string };
 export type Batch = { visits: Visit[]; views: View[]; reads: Read[]; conversions: Conversion[] };
-
-type Db = Kysely<Database>;
 
 /** Rows per INSERT, well under either database's limit on parameters. */
 function chunks<T>(rows: T[], size: number): T[][] {
@@ -88,8 +86,8 @@ export function createReadersRepository(store: Store) {
   const { db } = store;
 
   /** The last day rolled up, or null before the first. */
-  async function lastRolled(on: Db = db): Promise<string | null> {
-    const found = await on
+  async function lastRolled(): Promise<string | null> {
+    const found = await db
       .selectFrom("reader_rollups")
       .select((eb) => eb.fn.max("day").as("day"))
       .executeTakeFirst();
