@@ -7,6 +7,7 @@ import type {
   AssistantSource,
 } from "../../contract/assistant.ts";
 import type { Store } from "../db/store.ts";
+import { startHourlyRetention } from "../lib/retention.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { createQuestionsRepository, type QuestionsRepository } from "./repository.ts";
 import { type AssistantIndex, loadIndex } from "./retrieval.ts";
@@ -188,15 +189,11 @@ export function createAssistant({
       log: { warn(object: unknown, message: string): void },
       removed: (count: number) => Promise<void>,
     ) {
-      const prune = () =>
-        repository
-          .prune(retentionDays)
-          .then((count) => (count > 0 ? removed(count) : undefined))
-          .catch((error) => log.warn({ err: error }, "old questions could not be deleted"));
-      void prune();
-      const timer = setInterval(prune, 60 * 60 * 1000);
-      timer.unref();
-      return { stop: () => clearInterval(timer) };
+      return startHourlyRetention(() => repository.prune(retentionDays), {
+        log,
+        failure: "old questions could not be deleted",
+        removed,
+      });
     },
   };
 }

@@ -2,7 +2,7 @@
  * Retention that runs by itself: `prune` now and every hour after, each
  * run's count of deleted rows handed to `removed` (for the audit trail) when
  * there were any, a failure logged as `failure` and tried again next hour.
- * Enquiries and bookings each keep theirs so.
+ * Enquiries, bookings and the assistant's questions each keep theirs so.
  */
 export function startHourlyRetention(
   prune: () => Promise<number>,
