@@ -12,7 +12,7 @@ import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
 import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
-import { createSpamStore, type SpamStore } from "./moderation/spam/store.ts";
+import { createSpamStore, forgetExamples, type SpamStore } from "./moderation/spam/store.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = 24 * 60 * 60 * 1000;
@@ -151,6 +151,7 @@ export function startEngagement({
       },
     },
     keys,
+    forgetExamples,
     notifier,
     replies,
     clock,

@@ -246,10 +246,12 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       { createEngagement, createEventJournal },
       { resolveCookieSecret },
       { createWriterKeys },
+      { forgetExamples },
     ] = await Promise.all([
       import("../engagement/index.ts"),
       import("../engagement/visitor.ts"),
       import("../engagement/writer-keys.ts"),
+      import("../moderation/spam/store.ts"),
     ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
@@ -258,6 +260,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       createEventJournal(db),
       { committed() {} },
       createWriterKeys(resolveCookieSecret(config)),
+      forgetExamples,
       undefined,
       // A reply approved here is mailed to its thread's followers: the
       // server's outbox worker finds the rows (docs/product.md, "Reply mails").

@@ -36,6 +36,21 @@ export type ReplySettings = { clock: () => Date; maxPerIpPerHour: number };
 const sameAddress = (email: string) => sql<string>`lower(${email})`;
 type Db = Transaction<Database> | Store["db"];
 
+/**
+ * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
+ * share the limit per network): `confirmation_requests` is written here alone.
+ */
+export const recordConfirmationRequest = (trx: Db, ip: string, at: string) =>
+  trx.insertInto("confirmation_requests").values({ ip, created_at: at }).execute();
+
+/** Forgets the requests made before `before`, once the limit no longer counts them. */
+export const forgetConfirmationRequests = (db: Db, before: string) =>
+  db.deleteFrom("confirmation_requests").where("created_at", "<=", before).execute();
+
+/** Forgets that the owner approved a writer (a Fediverse account that was deleted). */
+export const forgetApproval = (trx: Db, visitorId: string) =>
+  trx.deleteFrom("approved_visitors").where("visitor_id", "=", visitorId).execute();
+
 export function createCommentPublishing(
   store: Store,
   events: EventJournal,
@@ -103,10 +118,7 @@ export function createCommentPublishing(
         .executeTakeFirstOrThrow();
       if (Number(perIp.count) >= settings.maxPerIpPerHour) return "ip_limited";
       if (await dayShareSent(trx, input.email, now)) return "address_limited";
-      await trx
-        .insertInto("confirmation_requests")
-        .values({ ip: input.ip, created_at: now.toISOString() })
-        .execute();
+      await recordConfirmationRequest(trx, input.ip, now.toISOString());
       return "ok";
     });
   }

@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
@@ -10,40 +10,22 @@ import { forgetWatches } from "./forget-watches.ts";
 export const placeholderWriter = "deleted";
 
 /**
- * Takes comments' words out of what the spam filter learnt from the owner's
- * decisions (docs/decisions/025-spam-that-learns.md): a deleted or edited
- * comment leaves no copy of its old text behind (the privacy page, "When a
- * comment is deleted or edited"). An example of a comment the owner marked as
- * junk keeps what the filter learnt from it (its features, stored apart from
- * the text when it was marked), so a spammer cannot make the filter forget by
- * deleting their comments; every other example goes. Each instance's filter
- * notices the count fall and learns again.
+ * Takes comments' words out of what the spam filter learnt from them
+ * (moderation's `forgetExamples`, server/moderation/spam/store.ts), handed in
+ * from above: a deleted or edited comment leaves no copy of its old text behind.
  */
-export async function forgetSpamExamples(
+export type ForgetExamples = (
   trx: Transaction<Database>,
   commentIds: readonly number[],
-): Promise<void> {
-  if (commentIds.length === 0) return;
-  await trx
-    .updateTable("spam_examples")
-    .set({ content: "" })
-    .where("comment_id", "in", [...commentIds])
-    .where("features", "is not", null)
-    .execute();
-  await trx
-    .deleteFrom("spam_examples")
-    .where("comment_id", "in", [...commentIds])
-    .where("features", "is", null)
-    .execute();
-}
+) => Promise<void>;
 
 /**
  * Forgets who wrote these comments on the Fediverse (their handle, picture
  * and the note's address, server/fediverse/): a deleted comment, or one that
  * keeps only its place, leaves nothing of its writer.
  */
-async function forgetRemoteWriters(
-  trx: Transaction<Database>,
+export async function forgetRemoteWriters(
+  trx: Kysely<Database>,
   match: { ids: number[] } | { parentId: number },
 ): Promise<void> {
   const query = trx.deleteFrom("fediverse_replies");
@@ -79,6 +61,7 @@ export async function removeComments(
   events: EventJournal,
   match: RemovalMatch,
   toLive: (row: { id: number; post_id: string }) => Promise<LiveComment>,
+  forgetExamples: ForgetExamples,
 ): Promise<LiveEvent[]> {
   let query = trx
     .selectFrom("science_comments")
@@ -88,7 +71,7 @@ export async function removeComments(
   if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
   const rows = await query.execute();
   const going = new Set(rows.map((row) => row.id));
-  await forgetSpamExamples(
+  await forgetExamples(
     trx,
     rows.map((row) => row.id),
   );

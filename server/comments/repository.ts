@@ -9,7 +9,7 @@ import type { CommentNotifier } from "./notifier.ts";
 import { createCommentOwnerQueries } from "./owner-queries.ts";
 import { createCommentPublishing, ownerModerationTopic, type ReplySettings } from "./publishing.ts";
 import { createCommentReads } from "./reads.ts";
-import { forgetSpamExamples, type RemovalMatch, removeComments } from "./removal.ts";
+import { type ForgetExamples, type RemovalMatch, removeComments } from "./removal.ts";
 import { columns, commentEvents, commentShapes } from "./rows.ts";
 
 export { ownerModerationTopic, type ReplySettings } from "./publishing.ts";
@@ -34,6 +34,8 @@ export function createCommentsRepository(
   events: EventJournal,
   bus: Pick<EventBus, "committed">,
   avatarOf: (visitorId: string) => string,
+  /** Forgets what the spam filter learnt from comments deleted or edited (moderation's). */
+  forgetSpamExamples: ForgetExamples,
   /** Queues the owner's notifications with each new comment (docs/decisions/011-owner-notifications.md). */
   notifier?: CommentNotifier,
   /** Watches and mails for readers who asked to hear of replies (docs/product.md, "Reply mails"). */
@@ -72,15 +74,20 @@ export function createCommentsRepository(
     const recorded = await db
       .transaction()
       .execute((trx) =>
-        removeComments(trx, events, match, async ({ id }) =>
-          live(
-            trx,
-            await trx
-              .selectFrom("science_comments")
-              .select(columns)
-              .where("id", "=", id)
-              .executeTakeFirstOrThrow(),
-          ),
+        removeComments(
+          trx,
+          events,
+          match,
+          async ({ id }) =>
+            live(
+              trx,
+              await trx
+                .selectFrom("science_comments")
+                .select(columns)
+                .where("id", "=", id)
+                .executeTakeFirstOrThrow(),
+            ),
+          forgetSpamExamples,
         ),
       );
     for (const event of recorded) bus.committed(event);

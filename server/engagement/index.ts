@@ -1,4 +1,5 @@
 import type { CommentNotifier } from "../comments/notifier.ts";
+import type { ForgetExamples } from "../comments/removal.ts";
 import { createCommentsRepository, type ReplySettings } from "../comments/repository.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -20,6 +21,8 @@ export function createEngagement(
   events: EventJournal,
   bus: Pick<EventBus, "committed">,
   keys: Pick<WriterKeys, "avatarOf">,
+  /** Moderation's: what the spam filter learnt from a comment goes with its text. */
+  forgetSpamExamples: ForgetExamples,
   notifier?: CommentNotifier,
   replies?: ReplySettings,
   clock?: () => Date,
@@ -27,7 +30,16 @@ export function createEngagement(
   return {
     subscribers: createSubscribersRepository(store),
     reactions: createReactionsRepository(store, events, bus),
-    comments: createCommentsRepository(store, events, bus, keys.avatarOf, notifier, replies, clock),
+    comments: createCommentsRepository(
+      store,
+      events,
+      bus,
+      keys.avatarOf,
+      forgetSpamExamples,
+      notifier,
+      replies,
+      clock,
+    ),
     visitorData: createVisitorDataRepository(store),
     events,
   };

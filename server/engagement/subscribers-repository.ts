@@ -1,4 +1,5 @@
 import { sql, type Transaction } from "kysely";
+import { forgetConfirmationRequests, recordConfirmationRequest } from "../comments/publishing.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
@@ -161,10 +162,7 @@ export function createSubscribersRepository(store: Store) {
                 .executeTakeFirstOrThrow()
             ).id;
           await queueConfirmation(trx, { id: subscriberId, email }, now);
-          await trx
-            .insertInto("confirmation_requests")
-            .values({ ip, created_at: nowText })
-            .execute();
+          await recordConfirmationRequest(trx, ip, nowText);
           return "confirmation_queued";
         });
       try {
@@ -327,10 +325,7 @@ export function createSubscribersRepository(store: Store) {
      */
     async prune(now = new Date()): Promise<void> {
       const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
-      await db
-        .deleteFrom("confirmation_requests")
-        .where("created_at", "<=", ago(confirmationRules.ipWindowMs))
-        .execute();
+      await forgetConfirmationRequests(db, ago(confirmationRules.ipWindowMs));
       // Kept a while past their expiry, so a late click still hears "expired" or "used".
       await db
         .deleteFrom("confirmation_tokens")

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { forgetApproval } from "../comments/publishing.ts";
+import { forgetRemoteWriters } from "../comments/removal.ts";
 import { remoteVisitorPrefix } from "../comments/rows.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
@@ -271,7 +273,7 @@ export function createFediverseRepository(store: Store) {
     },
 
     async forgetReply(commentId: number) {
-      await db.deleteFrom("fediverse_replies").where("comment_id", "=", commentId).execute();
+      await forgetRemoteWriters(db, { ids: [commentId] });
     },
 
     async react(reaction: {
@@ -370,10 +372,7 @@ export function createFediverseRepository(store: Store) {
           .where("actor_id", "=", actorId)
           .returning("path")
           .execute();
-        await trx
-          .deleteFrom("approved_visitors")
-          .where("visitor_id", "=", visitorOfActor(actorId))
-          .execute();
+        await forgetApproval(trx, visitorOfActor(actorId));
         return {
           reactions: reactions.length,
           paths: [...new Set(reactions.map((row) => row.path))],

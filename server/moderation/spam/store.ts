@@ -1,3 +1,5 @@
+import type { Transaction } from "kysely";
+import type { Database } from "../../db/schema.ts";
 import type { Store } from "../../db/store.ts";
 import { nowIso } from "../../lib/time.ts";
 import { type Label, sealExample } from "./model.ts";
@@ -52,6 +54,34 @@ export function judgementOf(
   }
   const filterStopped = outcome === "spam" || (outcome === "pending" && reason !== "moderation");
   return filterStopped ? "confirmation" : "correction";
+}
+
+/**
+ * Takes comments' words out of what the spam filter learnt from the owner's
+ * decisions (docs/decisions/025-spam-that-learns.md): a deleted or edited
+ * comment leaves no copy of its old text behind (the privacy page, "When a
+ * comment is deleted or edited"). An example of a comment the owner marked as
+ * junk keeps what the filter learnt from it (its features, stored apart from
+ * the text when it was marked), so a spammer cannot make the filter forget by
+ * deleting their comments; every other example goes. Each instance's filter
+ * notices the count fall and learns again.
+ */
+export async function forgetExamples(
+  trx: Transaction<Database>,
+  commentIds: readonly number[],
+): Promise<void> {
+  if (commentIds.length === 0) return;
+  await trx
+    .updateTable("spam_examples")
+    .set({ content: "" })
+    .where("comment_id", "in", [...commentIds])
+    .where("features", "is not", null)
+    .execute();
+  await trx
+    .deleteFrom("spam_examples")
+    .where("comment_id", "in", [...commentIds])
+    .where("features", "is", null)
+    .execute();
 }
 
 export function createSpamStore(store: Store) {

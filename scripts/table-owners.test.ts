@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+/*
+ * Each table is written (inserted into, updated, deleted from) by one folder
+ * of server/, its owner; another feature that must change it calls the
+ * owner's function, or a hook the composition root hands down where the
+ * floors forbid the import (docs/architecture.md, "Who writes which table").
+ * Migrations are the schema's, not a feature's, and are not read.
+ */
+
+const root = path.resolve(import.meta.dirname, "..");
+
+/** Tables a second folder writes, and why: each is a known exception, not a slip. */
+const alsoWrittenBy: Record<string, { folder: string; why: string }> = {
+  science_comments: {
+    folder: "portability",
+    why: "an import of another platform's comments stores them in the import's one transaction",
+  },
+  subscribers: {
+    folder: "portability",
+    why: "an import of another platform's list stores it in the import's one transaction",
+  },
+  owner_audit: {
+    folder: "portability",
+    why: "an import's audit line is committed with the import; the console, which owns it, sits above",
+  },
+};
+
+/** Every `.ts` file under `dir`, migrations and tests left out. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "migrations" ? [] : sources(full);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
+/** The tables a source writes by name (Kysely's insertInto, updateTable, deleteFrom). */
+export function tablesWritten(source: string): string[] {
+  const writes = source.matchAll(/\.(?:insertInto|updateTable|deleteFrom)\(\s*"([a-z_]+)"/g);
+  return [...new Set([...writes].map((match) => match[1] as string))];
+}
+
+function writersByTable(): Map<string, Set<string>> {
+  const writers = new Map<string, Set<string>>();
+  for (const file of sources(path.join(root, "server"))) {
+    const folder = path.relative(path.join(root, "server"), file).split(path.sep)[0] as string;
+    for (const table of tablesWritten(readFileSync(file, "utf8"))) {
+      writers.set(table, (writers.get(table) ?? new Set()).add(folder));
+    }
+  }
+  return writers;
+}
+
+describe("the server's tables", () => {
+  const writers = writersByTable();
+
+  it("are each written by one folder, but for the exceptions named here", () => {
+    const shared = [...writers]
+      .map(([table, folders]) => {
+        const exception = alsoWrittenBy[table];
+        const others = [...folders].filter((folder) => folder !== exception?.folder);
+        return { table, folders: others.sort() };
+      })
+      .filter(({ folders }) => folders.length > 1);
+    expect(shared).toEqual([]);
+  });
+
+  it("have the owners docs/architecture.md names for the reply's tables and the outbox", () => {
+    const owner = (table: string) => [...(writers.get(table) ?? [])].sort();
+    expect(owner("outbox")).toEqual(["outbox"]);
+    expect(owner("fediverse_replies")).toEqual(["comments"]);
+    expect(owner("approved_visitors")).toEqual(["comments"]);
+    expect(owner("confirmation_requests")).toEqual(["comments"]);
+    expect(owner("spam_examples")).toEqual(["moderation"]);
+  });
+
+  it("are found however a write is laid out", () => {
+    expect(
+      tablesWritten(`await trx\n  .insertInto(\n    "outbox"\n  ).values(row);
+        db.updateTable("subscribers"); db.deleteFrom("outbox"); db.selectFrom("events");`),
+    ).toEqual(["outbox", "subscribers"]);
+  });
+});
