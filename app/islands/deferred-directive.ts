@@ -101,9 +101,17 @@ const deferred: ClientDirective = (load, options, island) => {
 
   const whenLoaded = () => {
     if (activity) {
-      for (const type of ["scroll", "pointermove", "keydown", "touchstart"]) {
-        addEventListener(type, hydrate, { once: true, passive: true });
-      }
+      const types = ["scroll", "pointermove", "keydown", "touchstart"];
+      const woken = (event: Event) => {
+        // A pointer at rest over the page is sent a pointermove with no movement
+        // whenever the layout under it changes: that is not the reader moving. (A
+        // page's first pointermove has none either: a moving pointer sends more.)
+        const { movementX, movementY } = event as PointerEvent;
+        if (event.type === "pointermove" && !movementX && !movementY) return;
+        for (const type of types) removeEventListener(type, woken);
+        void hydrate();
+      };
+      for (const type of types) addEventListener(type, woken, { passive: true });
     }
     if (visible) {
       const observer = new IntersectionObserver((entries) => {

@@ -126,12 +126,7 @@ export function BookingForm({
     zones.current = timeZones(before.zone);
     freeTimes(before.zone).then(
       (loaded) => {
-        // Read again as the times arrive: the reader may have gone on typing meanwhile.
-        const now = fromServerForm(services);
         setSlots(loaded);
-        setFields(now.fields);
-        if (loaded.starts.includes(now.start)) setStart(now.start);
-        setShownDays((shown) => Math.max(shown, now.days));
         setLive(true);
       },
       // The server's form goes on working.
@@ -141,17 +136,24 @@ export function BookingForm({
 
   // The server's form goes in the commit that puts this one in its place, before the
   // browser paints again: a frame with neither moved the page below it (a layout shift).
+  // What it holds is read in that same commit, not when the times arrived: the reader may
+  // have typed meanwhile, and a key pressed while this render waited would be lost. The
+  // state set here renders again before the paint, and before any further key.
   // The field the reader was in keeps the focus in this form.
   useLayoutEffect(() => {
-    if (!live) return;
     const server = document.getElementById(serverFormId);
+    if (!live || !slots || !server) return;
+    const now = fromServerForm(services);
+    setFields(now.fields);
+    if (slots.starts.includes(now.start)) setStart(now.start);
+    setShownDays((shown) => Math.max(shown, now.days));
     const field = document.activeElement;
     const name = server?.contains(field) ? field?.getAttribute("name") : null;
     const radio = field instanceof HTMLInputElement && field.type === "radio";
     const focused = name ? `[name="${name}"]${radio ? `[value="${field.value}"]` : ""}` : null;
-    server?.remove();
+    server.remove();
     if (focused) document.querySelector<HTMLElement>(`#booking-live ${focused}`)?.focus();
-  }, [live]);
+  }, [live, slots, services]);
 
   useEffect(() => {
     if (booked) done.current?.focus();

@@ -17,14 +17,15 @@ export async function islandsHydrated(page: Page) {
 /**
  * Islands that hydrate on interaction, woken as a pointer passing over them would;
  * one that waits for the reader's first move with nothing of its own on the page
- * (/book's form), as the pointer moving would.
+ * (/book's form), as the pointer moving would (a pointermove that moves: one
+ * that does not is ignored).
  */
 export async function wakeWaitingIslands(page: Page) {
   await page.locator('astro-island[ssr][opts*="interaction"]').evaluateAll((islands) => {
     for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
   });
   if (await page.locator('astro-island[ssr][opts*="activity"]:not(:has(form))').count()) {
-    await page.evaluate(() => dispatchEvent(new PointerEvent("pointermove")));
+    await page.evaluate(() => dispatchEvent(new PointerEvent("pointermove", { movementX: 1 })));
   }
 }
 
