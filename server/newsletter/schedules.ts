@@ -155,15 +155,25 @@ export function createEditionSchedules(
         .execute();
     },
 
-    /** Every copy is queued; false when another instance said so first. */
-    async finish(editionId: number): Promise<boolean> {
+    /**
+     * Every copy is queued: how many copies the edition has in all, whichever
+     * instances queued them (one whose lease ran out may have queued the first
+     * pages); null when another instance said so first.
+     */
+    async finish(editionId: number): Promise<number | null> {
       const result = await db
         .updateTable("edition_schedules")
         .set({ queued_at: nowIso(), claimed_until: null })
         .where("edition_id", "=", editionId)
         .where("queued_at", "is", null)
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      if (Number(result.numUpdatedRows) === 0) return null;
+      const { copies } = await db
+        .selectFrom("outbox")
+        .select((eb) => eb.fn.countAll().as("copies"))
+        .where("edition_id", "=", editionId)
+        .executeTakeFirstOrThrow();
+      return Number(copies);
     },
 
     /**
@@ -192,7 +202,7 @@ type Log = {
  * Looks every `everyMs` for editions whose time has come and queues each
  * (the first look soon after the start). `queued` runs after each page of
  * copies, as for `newsletter send`; `started` writes the audit trail's line
- * once per edition.
+ * once per edition, with the edition's copies in all.
  */
 export function startEditionSchedules({
   schedules,
@@ -219,10 +229,11 @@ export function startEditionSchedules({
         scheduleLease.renewEveryMs,
       );
       try {
-        const count = await editions.queueEdition(due.id, { onPage: queued });
-        if (await schedules.finish(due.id)) {
-          log.info({ edition: due.slug, queued: count }, "scheduled edition queued");
-          await started(due.slug, count);
+        await editions.queueEdition(due.id, { onPage: queued });
+        const total = await schedules.finish(due.id);
+        if (total !== null) {
+          log.info({ edition: due.slug, queued: total }, "scheduled edition queued");
+          await started(due.slug, total);
         }
       } finally {
         clearInterval(renewing);

@@ -8,6 +8,8 @@ import {
   scheduledResponseSchema,
   suppressionsResponseSchema,
 } from "../../contract/console.ts";
+import { openStore } from "../../server/db/store.ts";
+import { createEditionsRepository } from "../../server/newsletter/editions-repository.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { auditLines, copies, dueIn, editionFile, inMs, recipients } from "./support/newsletter.ts";
@@ -111,6 +113,55 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
     expect(await auditLines(t, "newsletter scheduled send")).toEqual([
       expect.stringMatching(/^later \(\d+ queued\)$/),
     ]);
+  });
+
+  it("writes the edition's copies in all in the trail when it finishes what an instance whose lease ran out began", async () => {
+    const slug = "taken-over";
+    const first = recipients(3, `taken-first-${backend}`);
+    await seedConfirmed(t, first);
+    const env = adminEnv(t);
+    const run = await admin(
+      env,
+      "newsletter",
+      "send",
+      editionFile(slug),
+      "--at",
+      inMs(3600_000),
+      "--yes",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // Another instance claimed it and queued its first page, then stopped renewing its lease.
+    const [edition] = await runSql(t, "select id from editions where slug = ?", [slug]);
+    const store = await openStore(
+      t.databaseUrl
+        ? { kind: "postgres", connectionString: t.databaseUrl }
+        : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
+    );
+    const before = await createEditionsRepository(store)
+      .queueEdition(Number(edition?.id))
+      .finally(() => store.close());
+    const later = recipients(2, `taken-later-${backend}`);
+    await seedConfirmed(t, later);
+    const ranOut = inMs(-1000);
+    await runSql(
+      t,
+      "update edition_schedules set send_at = ?, started_at = ?, claimed_until = ? where edition_id = ?",
+      [ranOut, ranOut, ranOut, Number(edition?.id)],
+    );
+
+    // This instance takes the claim over and queues the rest, once each.
+    await smtp.waitFor(
+      () => [...first, ...later].every((reader) => copies(smtp, `Edition ${slug}`).has(reader)),
+      30_000,
+    );
+    const counts = copies(smtp, `Edition ${slug}`);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    await expect.poll(async () => (await status(env)).scheduled).toEqual([]);
+    const lines = await auditLines(t, "newsletter scheduled send");
+    expect(lines.filter((line) => String(line).startsWith(slug))).toEqual([
+      `${slug} (${before + later.length} queued)`,
+    ]);
+    expect(counts.size).toBe(before + later.length);
   });
 
   it("cancels a schedule until it starts, and refuses times it cannot keep", async () => {
