@@ -616,14 +616,21 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
     const asked: string[] = [];
     reader.on("request", (request) => asked.push(request.url()));
     await reader.goto(`${site}/science/pressure-cooker`);
-    const comment = reader.locator("li").filter({ hasText: "sets the boiling point" }).last();
+    // The comment as shown: the server's copy, or the live island's once it has taken over
+    // (the server's copy then stays in the page, hidden, and is no list item to a reader).
+    const comment = reader
+      .getByRole("listitem")
+      .filter({ hasText: "sets the boiling point" })
+      .last();
     await expect(comment.getByText("@ines@fosstodon.org")).toBeVisible();
     const picture = comment.locator("img.comment-avatar");
     await expect(picture).toHaveAttribute("src", /^\/fediverse\/avatars\/\d+$/);
-    // Loaded lazily: in view, it loads.
-    await picture.scrollIntoViewIfNeeded();
+    // Loaded lazily: in view, it loads (the island's copy may come in below the server's).
     await expect
-      .poll(() => picture.evaluate((image: HTMLImageElement) => image.naturalWidth))
+      .poll(async () => {
+        await picture.scrollIntoViewIfNeeded();
+        return picture.evaluate((image: HTMLImageElement) => image.naturalWidth);
+      })
       .toBe(1);
     const original = comment.getByRole("link", { name: "Original post" });
     await expect(original).toHaveAttribute("href", "https://fosstodon.org/@ines/1");
