@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { newToken, tokenDigest } from "../lib/tokens.ts";
 
 /** How long an action link in a notification mail works. */
 export const actionLinkLifetimeMs = 7 * 24 * 60 * 60 * 1000;
@@ -12,8 +12,6 @@ const keepAfterExpiryMs = 7 * 24 * 60 * 60 * 1000;
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
 export type TokenState = "valid" | "used" | "expired" | "unknown";
-
-const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /**
  * The one-time links of the owner's notification mails
@@ -35,7 +33,7 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
     const row = await db
       .selectFrom("comment_action_tokens")
       .select(["expires_at", "used_at"])
-      .where("token_hash", "=", digest(token))
+      .where("token_hash", "=", tokenDigest(token))
       .where("comment_id", "=", commentId)
       .where("action", "=", action)
       .executeTakeFirst();
@@ -52,12 +50,12 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
      * links nobody holds, which expire.
      */
     async mint(commentId: number, action: CommentAction): Promise<string> {
-      const token = randomBytes(32).toString("base64url");
+      const token = newToken();
       const now = clock();
       await db
         .insertInto("comment_action_tokens")
         .values({
-          token_hash: digest(token),
+          token_hash: tokenDigest(token),
           comment_id: commentId,
           action,
           expires_at: new Date(now.getTime() + actionLinkLifetimeMs).toISOString(),
@@ -80,7 +78,7 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
       const taken = await db
         .updateTable("comment_action_tokens")
         .set({ used_at: now })
-        .where("token_hash", "=", digest(token))
+        .where("token_hash", "=", tokenDigest(token))
         .where("comment_id", "=", commentId)
         .where("action", "=", action)
         .where("used_at", "is", null)
@@ -95,7 +93,7 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
       await db
         .updateTable("comment_action_tokens")
         .set({ used_at: null })
-        .where("token_hash", "=", digest(token))
+        .where("token_hash", "=", tokenDigest(token))
         .execute();
     },
 
