@@ -89,16 +89,8 @@ export function createMailer(
     async send(mail) {
       const info = await (await transport()).sendMail({ from, ...mail });
       let message = info.message as Buffer;
-      if (dkim?.algorithm === "ed25519") {
-        // nodemailer's signer knows RSA alone (as in runSmtpThread).
-        const { dkimSign } = await import("mailauth");
-        const { signatures } = await dkimSign(message, {
-          signingDomain: dkim.domainName,
-          selector: dkim.keySelector,
-          privateKey: dkim.privateKey,
-        });
-        message = Buffer.concat([Buffer.from(signatures), message]);
-      }
+      // nodemailer's signer knows RSA alone (as in runSmtpThread).
+      if (dkim?.algorithm === "ed25519") message = await signedEd25519(message, dkim);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const file = path.join(
         folder,
@@ -278,6 +270,26 @@ export function classifyFailure(error: unknown): DeliveryFailure {
 }
 
 /**
+ * A mail as MIME with its Ed25519 DKIM signature on top (mailauth's signer:
+ * nodemailer's knows RSA alone). A mail that cannot be signed is not sent
+ * unsigned: the error is a temporary failure the outbox retries.
+ */
+async function signedEd25519(message: Buffer, dkim: DkimSigning): Promise<Buffer> {
+  const { dkimSign } = await import("mailauth");
+  const key = { signingDomain: dkim.domainName, selector: dkim.keySelector };
+  // mailauth signs with `signatureData` alone (its README); its types still ask
+  // for the keys at the top, where they are ignored and nothing is signed.
+  const { signatures, errors } = await dkimSign(message, {
+    ...key,
+    privateKey: dkim.privateKey,
+    signatureData: [{ ...key, privateKey: dkim.privateKey }],
+  });
+  if (!signatures)
+    throw new Error(`DKIM: the mail could not be signed (${String(errors[0]?.err)})`);
+  return Buffer.concat([Buffer.from(signatures), message]);
+}
+
+/**
  * The SMTP connections' thread, when this file is a Worker's: one pooled
  * nodemailer transport, each message it is handed written as MIME and sent
  * here, in a heap of its own with a fixed limit, and the outcome posted back:
@@ -296,21 +308,10 @@ async function runSmtpThread(
   );
   async function send(mail: OutgoingMail) {
     if (dkim?.algorithm !== "ed25519") return transport.sendMail({ from, ...mail });
-    const [{ dkimSign }, { default: MailComposer }] = await Promise.all([
-      import("mailauth"),
-      import("nodemailer/lib/mail-composer/index.js"),
-    ]);
+    const { default: MailComposer } = await import("nodemailer/lib/mail-composer/index.js");
     const node = new MailComposer({ from, ...mail }).compile();
-    const message = await node.build();
-    const { signatures } = await dkimSign(message, {
-      signingDomain: dkim.domainName,
-      selector: dkim.keySelector,
-      privateKey: dkim.privateKey,
-    });
-    return transport.sendMail({
-      envelope: node.getEnvelope(),
-      raw: Buffer.concat([Buffer.from(signatures), message]),
-    });
+    const raw = await signedEd25519(await node.build(), dkim as DkimSigning);
+    return transport.sendMail({ envelope: node.getEnvelope(), raw });
   }
   port.postMessage({ ready: true } satisfies SmtpThreadReply);
   port.on("message", (request: SmtpThreadRequest) => {

@@ -1,9 +1,11 @@
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { authenticate } from "mailauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
+import { createDkimKey, dkimDnsRecord, dkimSigning } from "../../server/outbox/dkim.ts";
+import { createMailer, createSmtpThreadMailer } from "../../server/outbox/mailer.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -25,7 +27,10 @@ function editionFile(slug: string, body = "Hello, readers."): string {
 }
 
 /** What mailauth makes of a received mail's DKIM signature, with our TXT record as the DNS. */
-async function dkimResult(mail: ReceivedMail, record: { name: string; value: string }) {
+async function dkimResult(
+  mail: Pick<ReceivedMail, "raw">,
+  record: { name: string; value: string },
+) {
   const { dkim } = await authenticate(mail.raw, {
     trustReceived: false,
     disableArc: true,
@@ -206,5 +211,44 @@ describe.each(backends)("list health at send time on %s", (backend) => {
       "select action, object from owner_audit where action = 'suppression lift'",
     );
     expect(trail).toEqual([{ action: "suppression lift", object: "1 address" }]);
+  });
+});
+
+describe("an Ed25519 DKIM key", () => {
+  const key = createDkimKey({ algorithm: "ed25519", domain: "ewe.test", selector: "ed" });
+  const mail = { to: "reader@example.com", subject: "Signed", text: "Hello", html: "<p>Hello</p>" };
+
+  it("signs what the SMTP thread sends", async () => {
+    const smtp = await startSmtpSink();
+    const mailer = createSmtpThreadMailer({
+      smtpUrl: smtp.url,
+      from: "news@ewe.test",
+      connections: 1,
+      dkim: dkimSigning(key),
+    });
+    try {
+      await mailer.send(mail);
+      const [received] = smtp.to(mail.to);
+      expect(await dkimResult(received as ReceivedMail, dkimDnsRecord(key))).toEqual([
+        { result: "pass", domain: "ewe.test" },
+      ]);
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it("signs what is written to the outbox folder without SMTP_URL", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-dkim-file-"));
+    const mailer = createMailer(
+      { smtpUrl: undefined, from: "news@ewe.test", dataDir, dkim: dkimSigning(key) },
+      { info() {} },
+    );
+    await mailer.send(mail);
+    const [file] = readdirSync(path.join(dataDir, "outbox"));
+    const raw = readFileSync(path.join(dataDir, "outbox", file as string));
+    expect(await dkimResult({ raw }, dkimDnsRecord(key))).toEqual([
+      { result: "pass", domain: "ewe.test" },
+    ]);
   });
 });
