@@ -38,7 +38,7 @@ function sources(dir: string): string[] {
 }
 
 /** The tables a source writes by name (Kysely's insertInto, updateTable, deleteFrom). */
-export function tablesWritten(source: string): string[] {
+function tablesWritten(source: string): string[] {
   const writes = source.matchAll(/\.(?:insertInto|updateTable|deleteFrom)\(\s*"([a-z_]+)"/g);
   return [...new Set([...writes].map((match) => match[1] as string))];
 }
