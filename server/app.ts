@@ -85,7 +85,7 @@ export async function buildApp({
   // ours answers with its error's text (server/api/errors.ts).
   app.setErrorHandler(siteErrorHandler);
 
-  const logThis = accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
+  const accessLine = accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
 
   const securedBy = await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(htmlPages(siteFiles)),
@@ -118,7 +118,7 @@ export async function buildApp({
     apiHeaders: securedBy.api,
     guarded: concernsConsole,
     requestId: requestIdOf,
-    logThis,
+    logThis: accessLine.toFastify,
   });
   app.addHook("onSend", (_request, reply, payload, done) => {
     if (closing) reply.header("connection", "close");
@@ -159,7 +159,7 @@ export async function buildApp({
     trusted: trustedProxies(config.TRUST_PROXY),
     apiHeaders: securedBy.api,
     requestId: requestIdOf,
-    logThis,
+    accessLog: accessLine,
     open: () => !closing,
   });
   // After the API's own preClose hook has ended the event streams.

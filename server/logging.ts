@@ -101,6 +101,30 @@ const levels = {
   fatal: 60,
 };
 
+/** A read answered before Fastify, for its line in the access log. */
+export type FastAnswer = {
+  id: string;
+  route: string;
+  status: number;
+  /** `request.ip` and `request.host` as Fastify would give them. */
+  ip: string;
+  host: string | undefined;
+  /** `performance.now()` when it was taken in. */
+  started: number;
+};
+
+export type AccessLog = {
+  /**
+   * For a read about to be answered before Fastify: whether it is the one in
+   * `every` to write down, in which case Fastify answers and logs it.
+   */
+  toFastify(request: IncomingMessage): boolean;
+  /** For a read that writes its own line (`write`): whether it is the one in `every`. */
+  sample(): boolean;
+  /** The line Fastify would write for a read answered before it. */
+  write(request: IncomingMessage, answer: FastAnswer): void;
+};
+
 /**
  * The access log: one line per request, when it is answered, with what an
  * operator needs (method, route, URL, status, time, bytes, request id), and
@@ -112,10 +136,13 @@ const levels = {
 export function accessLog(
   app: FastifyInstance,
   { sampleReads }: { sampleReads: number },
-): (request: IncomingMessage) => boolean {
+): AccessLog {
   const level = levels[app.log.level as keyof typeof levels] ?? Number.POSITIVE_INFINITY;
-  if (level > levels.info) return () => false;
+  if (level > levels.info) {
+    return { toFastify: () => false, sample: () => false, write() {} };
+  }
   const every = level <= levels.debug ? 1 : sampleReads;
+  const sampled = every > 1 ? { sampled: every } : {};
   let reads = 0;
   // Reads counted and chosen before Fastify saw them (server/web/fast-pages.ts).
   const chosen = new WeakSet<IncomingMessage>();
@@ -152,18 +179,34 @@ export function accessLog(
           res: { statusCode: status },
           responseTime: Math.round(reply.elapsedTime * 10) / 10,
           ...(bytes === undefined ? {} : { bytes: Number(bytes) }),
-          ...(read && every > 1 ? { sampled: every } : {}),
+          ...(read ? sampled : {}),
         },
         "request completed",
       );
     }
     done();
   });
-  // For a read about to be answered before Fastify: whether it is the one in
-  // `every` to write down, in which case Fastify answers and logs it.
-  return (request) => {
-    if (every !== 1 && ++reads % every !== 0) return false;
-    chosen.add(request);
-    return true;
+  const sample = () => every === 1 || ++reads % every === 0;
+  return {
+    toFastify(request) {
+      if (!sample()) return false;
+      chosen.add(request);
+      return true;
+    },
+    sample,
+    // The same line as above, Fastify's request logger's `reqId` first.
+    write(request, { id, route, status, ip, host, started }) {
+      app.log.info(
+        {
+          reqId: id,
+          req: { method: request.method, url: request.url, host, ip },
+          route,
+          res: { statusCode: status },
+          responseTime: Math.round((performance.now() - started) * 10) / 10,
+          ...sampled,
+        },
+        "request completed",
+      );
+    },
   };
 }

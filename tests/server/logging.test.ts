@@ -92,4 +92,53 @@ describe("the access log", () => {
       await t.close();
     }
   });
+
+  it("writes the line of a view answered before Fastify as Fastify writes it", async () => {
+    const logs = capturedLogs("info");
+    const t = await startTestApp("sqlite", { logger: logs.logger, env: { LOG_SAMPLE_READS: "2" } });
+    try {
+      const url = "/api/readers/view?p=%2Fscience&z=Europe%2FLondon";
+      const headers = {
+        ...siteOrigin,
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+      };
+      // The counter they share: the 2nd and 4th are answered before Fastify
+      // and written down there, the 5th and 6th go through Fastify, which
+      // writes the 6th.
+      const origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        const answer = await fetch(`${origin}${url}`, { method: "POST", headers });
+        expect(answer.status).toBe(204);
+        ids.push(answer.headers.get("x-request-id") ?? "");
+      }
+      for (let i = 0; i < 2; i += 1) {
+        expect((await t.app.inject({ method: "POST", url, headers })).statusCode).toBe(204);
+      }
+
+      const views = () =>
+        logs.lines.filter(
+          (line) => line.msg === "request completed" && line.route === "/api/readers/view",
+        );
+      await waitFor(async () => views().length >= 3, { what: "three lines of views" });
+      const [first, second, byFastify] = views();
+      const host = new URL(origin).host;
+      for (const [line, id] of [
+        [first, ids[1]],
+        [second, ids[3]],
+      ] as const) {
+        expect(line).toEqual({
+          ...byFastify,
+          time: expect.any(Number),
+          reqId: id,
+          req: { method: "POST", url, host, remoteAddress: "127.0.0.1" },
+          responseTime: expect.any(Number),
+        });
+        expect(Object.keys(line ?? {})).toEqual(Object.keys(byFastify ?? {}));
+      }
+      expect(byFastify).toMatchObject({ sampled: 2, res: { statusCode: 204 } });
+    } finally {
+      await t.close();
+    }
+  });
 });

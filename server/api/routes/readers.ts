@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
 import { errorResponseSchema } from "../../../contract/api.ts";
 import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts";
+import type { AccessLog } from "../../logging.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
 import { fromSiteOrigin } from "../guards.ts";
 
@@ -95,14 +96,60 @@ export const readerRoutes: FastifyPluginAsyncZod<{
   );
 };
 
+/** Each name a beacon's query may hold, with the length its schema allows. */
+function lengths(schema: typeof viewBeaconSchema | typeof readBeaconSchema) {
+  return new Map(
+    Object.entries(schema.shape).map(([name, field]) => {
+      const text = field instanceof z.ZodDefault ? field.unwrap() : field;
+      return [name, [text.minLength ?? 0, text.maxLength ?? Number.POSITIVE_INFINITY]] as const;
+    }),
+  );
+}
+const beaconNames = { view: lengths(viewBeaconSchema), read: lengths(readBeaconSchema) };
+
+/**
+ * The beacon's query as its route's schema would take it (unnamed fields
+ * their defaults), read by hand: URLSearchParams and the schema were a tenth
+ * of a view's CPU. Null for anything else, which Fastify then answers: a name
+ * given twice (an array to Fastify, which the schema refuses), a name the
+ * schema does not have, a length it refuses, a pair without `=`, a value that
+ * does not decode.
+ */
+function queryOf(kind: "view" | "read", url: string): Beacon["query"] | null {
+  const names = beaconNames[kind];
+  const query: Record<string, string> = kind === "view" ? { r: "", q: "", z: "" } : {};
+  const seen = new Set<string>();
+  for (const pair of url.slice(url.indexOf("?") + 1).split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const name = equals === -1 ? "" : pair.slice(0, equals);
+    const limits = names.get(name);
+    if (!limits || seen.has(name)) return null;
+    seen.add(name);
+    let value = pair.slice(equals + 1);
+    if (value.includes("+")) value = value.replaceAll("+", " ");
+    if (value.includes("%")) {
+      try {
+        value = decodeURIComponent(value);
+      } catch {
+        return null;
+      }
+    }
+    if (value.length < limits[0] || value.length > limits[1]) return null;
+    query[name] = value;
+  }
+  return seen.has("p") ? (query as Beacon["query"]) : null;
+}
+
 /**
  * The beacon's requests answered before Fastify, as the built pages are
  * (server/web/fast-pages.ts): a page view is the write the site takes most
  * often, and Fastify's routing, hooks and reply were most of its cost. Only
  * what the routes above would answer 204 is answered here, with the same
  * headers: a POST with no body from this site's own pages, its query one
- * the route's schema takes, while the server is open, and not the one the
- * access log is to write down. Anything else goes to Fastify, which answers
+ * the route's schema takes, while the server is open; the one view in
+ * `LOG_SAMPLE_READS` the access log writes down is written here, with the
+ * line Fastify would write. Anything else goes to Fastify, which answers
  * as before; so does a request whose count fails (the database away), for
  * Fastify's error answer.
  */
@@ -113,7 +160,7 @@ export function fastBeacon({
   trusted,
   apiHeaders,
   requestId,
-  logThis,
+  accessLog,
   open,
 }: {
   readers: Readers;
@@ -124,13 +171,20 @@ export function fastBeacon({
   /** The headers every API answer goes out with (server/web/security-headers.ts). */
   apiHeaders: Record<string, string>;
   requestId(request: IncomingMessage): string;
-  logThis(request: IncomingMessage): boolean;
+  accessLog: AccessLog;
   open(): boolean;
 }) {
   // Without a trusted proxy, Fastify's `request.ip` is the socket's address.
   const ipOf = trusted
     ? (request: IncomingMessage) => proxyAddr(request, trusted)
     : (request: IncomingMessage) => request.socket.remoteAddress ?? "";
+  // Fastify's `request.host`: a trusted proxy's last X-Forwarded-Host, else Host.
+  const hostOf = ({ headers, socket }: IncomingMessage) => {
+    const forwarded = headers["x-forwarded-host"];
+    return trusted && forwarded && trusted(socket.remoteAddress ?? "", 0)
+      ? (String(forwarded).split(",").at(-1) ?? "").trim()
+      : headers.host;
+  };
   // A copy of their own: each answer sets its id in it just before writeHead reads it.
   const answerHeaders = { ...apiHeaders };
   return (
@@ -155,24 +209,30 @@ export function fastBeacon({
     ) {
       return false;
     }
-    // A name given twice is an array to Fastify, which its schema refuses.
-    const query: Record<string, string> = {};
-    for (const [name, value] of new URLSearchParams(url.slice(url.indexOf("?") + 1))) {
-      if (Object.hasOwn(query, name)) return false;
-      query[name] = value;
-    }
-    const parsed =
-      kind === "view" ? viewBeaconSchema.safeParse(query) : readBeaconSchema.safeParse(query);
-    if (!parsed.success || logThis(request)) return false;
-    const beacon = { kind, query: parsed.data } as Beacon;
+    const query = queryOf(kind, url);
+    if (!query) return false;
+    const beacon = { kind, query } as Beacon;
+    const ip = ipOf(request);
+    const logged = accessLog.sample() ? performance.now() : -1;
     const answer = () => {
-      answerHeaders["x-request-id"] = requestId(request);
+      const id = requestId(request);
+      answerHeaders["x-request-id"] = id;
       response.writeHead(204, answerHeaders);
       response.end();
+      if (logged === -1) return;
+      const route = `/api/readers/${kind}`;
+      accessLog.write(request, {
+        id,
+        route,
+        status: 204,
+        ip,
+        host: hostOf(request),
+        started: logged,
+      });
     };
     let counted: boolean | Promise<boolean>;
     try {
-      counted = count(readers, isPage, { ip: ipOf(request), headers }, beacon);
+      counted = count(readers, isPage, { ip, headers }, beacon);
     } catch {
       return false;
     }
