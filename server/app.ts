@@ -85,7 +85,10 @@ export async function buildApp({
   // ours answers with its error's text (server/api/errors.ts).
   app.setErrorHandler(siteErrorHandler);
 
-  const accessLine = accessLog(app, { sampleReads: config.LOG_SAMPLE_READS });
+  const accessLine = accessLog(app, {
+    sampleReads: config.LOG_SAMPLE_READS,
+    trusted: trustedProxies(config.TRUST_PROXY),
+  });
 
   const securedBy = await securityHeaders(app, {
     inlineScriptHashes: inlineScriptHashes(htmlPages(siteFiles)),
@@ -118,7 +121,7 @@ export async function buildApp({
     apiHeaders: securedBy.api,
     guarded: concernsConsole,
     requestId: requestIdOf,
-    logThis: accessLine.toFastify,
+    accessLog: accessLine,
   });
   app.addHook("onSend", (_request, reply, payload, done) => {
     if (closing) reply.header("connection", "close");

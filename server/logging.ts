@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import proxyAddr from "@fastify/proxy-addr";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import pino from "pino";
 import type { Env } from "./config.ts";
@@ -104,24 +105,19 @@ const levels = {
 /** A read answered before Fastify, for its line in the access log. */
 export type FastAnswer = {
   id: string;
+  /** The route Fastify would have answered it by. */
   route: string;
   status: number;
-  /** `request.ip` and `request.host` as Fastify would give them. */
-  ip: string;
-  host: string | undefined;
+  bytes?: number;
   /** `performance.now()` when it was taken in. */
   started: number;
 };
 
+/** The access log of reads answered before Fastify (the built pages, the readers' beacon). */
 export type AccessLog = {
-  /**
-   * For a read about to be answered before Fastify: whether it is the one in
-   * `every` to write down, in which case Fastify answers and logs it.
-   */
-  toFastify(request: IncomingMessage): boolean;
-  /** For a read that writes its own line (`write`): whether it is the one in `every`. */
+  /** Whether this read is the one in `every` to write down: then `write` it once answered. */
   sample(): boolean;
-  /** The line Fastify would write for a read answered before it. */
+  /** The line Fastify would write for the read. */
   write(request: IncomingMessage, answer: FastAnswer): void;
 };
 
@@ -135,17 +131,20 @@ export type AccessLog = {
  */
 export function accessLog(
   app: FastifyInstance,
-  { sampleReads }: { sampleReads: number },
+  {
+    sampleReads,
+    trusted,
+  }: {
+    sampleReads: number;
+    /** The proxies Fastify's `trustProxy` trusts (false: none). */
+    trusted: false | ((address: string, hop: number) => boolean);
+  },
 ): AccessLog {
   const level = levels[app.log.level as keyof typeof levels] ?? Number.POSITIVE_INFINITY;
-  if (level > levels.info) {
-    return { toFastify: () => false, sample: () => false, write() {} };
-  }
+  if (level > levels.info) return { sample: () => false, write() {} };
   const every = level <= levels.debug ? 1 : sampleReads;
   const sampled = every > 1 ? { sampled: every } : {};
   let reads = 0;
-  // Reads counted and chosen before Fastify saw them (server/web/fast-pages.ts).
-  const chosen = new WeakSet<IncomingMessage>();
   if (level <= levels.debug) {
     // Debugging a request that hangs needs to see it arrive.
     app.addHook("onRequest", (request, _reply, done) => {
@@ -170,7 +169,7 @@ export function accessLog(
         request.method === "HEAD" ||
         request.routeOptions.config.beacon === true) &&
       status < 400;
-    if (!read || every === 1 || chosen.has(request.raw) || ++reads % every === 0) {
+    if (!read || every === 1 || ++reads % every === 0) {
       const bytes = reply.getHeader("content-length");
       request.log.info(
         {
@@ -186,23 +185,28 @@ export function accessLog(
     }
     done();
   });
-  const sample = () => every === 1 || ++reads % every === 0;
   return {
-    toFastify(request) {
-      if (!sample()) return false;
-      chosen.add(request);
-      return true;
-    },
-    sample,
-    // The same line as above, Fastify's request logger's `reqId` first.
-    write(request, { id, route, status, ip, host, started }) {
+    sample: () => every === 1 || ++reads % every === 0,
+    // The line above, with Fastify's request.ip and request.host, its reqId first.
+    write(request, { id, route, status, bytes, started }) {
+      const { headers, socket } = request;
+      const forwarded = trusted && socket.remoteAddress && trusted(socket.remoteAddress, 0);
       app.log.info(
         {
           reqId: id,
-          req: { method: request.method, url: request.url, host, ip },
+          req: {
+            method: request.method,
+            url: request.url,
+            host:
+              forwarded && headers["x-forwarded-host"]
+                ? (String(headers["x-forwarded-host"]).split(",").at(-1) ?? "").trim()
+                : headers.host,
+            ip: trusted ? proxyAddr(request, trusted) : socket.remoteAddress,
+          },
           route,
           res: { statusCode: status },
           responseTime: Math.round((performance.now() - started) * 10) / 10,
+          ...(bytes === undefined ? {} : { bytes }),
           ...sampled,
         },
         "request completed",

@@ -72,6 +72,7 @@ export function offerSent(
     url,
     request.raw,
     {
+      route: request.routeOptions.url ?? url,
       body,
       api,
       sent: reply.raw.getHeaders(),

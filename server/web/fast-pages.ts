@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AccessLog } from "../logging.ts";
 import type { Variant } from "./site-files.ts";
 
 /**
@@ -13,16 +14,17 @@ import type { Variant } from "./site-files.ts";
  *
  * Anything else goes to Fastify as before: another method, a conditional or
  * partial request, a path or coding not yet served, a path a hook guards
- * (`guarded`: the console's pages, which need the owner's session), a read
- * the access log is to write down, and every request once the server is
+ * (`guarded`: the console's pages, which need the owner's session), and
+ * every request once the server is
  * closing. An answer is recorded only if its headers are exactly the page
  * headers and the file's own: one that any other hook touched is never
  * replayed. A hook added later that guards a built path must be named in
- * `guarded`.
+ * `guarded`. The one read in `LOG_SAMPLE_READS` the access log writes down
+ * is written here, with the route's name as Fastify would write it.
  */
 
 /** A variant's answer as the static route sent it: its headers, less those made per request. */
-type Recorded = { headers: Record<string, string>; body: Buffer };
+type Recorded = { headers: Record<string, string>; body: Buffer; route: string };
 
 /** Headers that belong to one answer, not to the bytes: never replayed. */
 const perAnswer = new Set([
@@ -50,6 +52,8 @@ export type FastPages = {
     path: string,
     request: IncomingMessage,
     answer: {
+      /** The route that answered, as Fastify names it (`request.routeOptions.url`). */
+      route: string;
       body: Buffer;
       sent: Record<string, unknown>;
       own: Record<string, string>;
@@ -59,10 +63,10 @@ export type FastPages = {
     current: () => boolean,
   ): void;
   /**
-   * The static route served `variant` for `path` with `headers`: later reads
-   * of it in that coding may be answered here.
+   * The static route (`route`) served `variant` for `path` with `headers`:
+   * later reads of it in that coding may be answered here.
    */
-  record(path: string, variant: Variant, headers: Record<string, unknown>): void;
+  record(path: string, route: string, variant: Variant, headers: Record<string, unknown>): void;
   /** The server is closing: from now on every request goes to Fastify. */
   stop(): void;
 };
@@ -74,7 +78,7 @@ export function createFastPages({
   choose,
   codingOf,
   requestId,
-  logThis,
+  accessLog,
 }: {
   /** The best coding a request accepts: live answers (`recordLive`) are kept by it. */
   codingOf: (request: IncomingMessage) => Coding;
@@ -88,8 +92,8 @@ export function createFastPages({
   choose: (path: string, request: IncomingMessage) => Variant | null;
   /** The id the request is known by (the proxy's, or a new one). */
   requestId: (request: IncomingMessage) => string;
-  /** Whether the access log is to write this read down (Fastify's path then answers it). */
-  logThis: (request: IncomingMessage) => boolean;
+  /** The access log's sample of reads answered here. */
+  accessLog: AccessLog;
 }): FastPages {
   const recorded = new WeakMap<Variant, Recorded>();
   const paths = new Set<string>();
@@ -119,10 +123,15 @@ export function createFastPages({
   }
 
   function send(response: ServerResponse, answer: Recorded, request: IncomingMessage) {
+    const logged = accessLog.sample() ? performance.now() : -1;
+    const id = requestId(request);
     // writeHead reads the object at once: the shared one carries this answer's id meanwhile.
-    answer.headers["x-request-id"] = requestId(request);
+    answer.headers["x-request-id"] = id;
     response.writeHead(200, answer.headers);
     response.end(answer.body);
+    if (logged === -1) return;
+    const { route, body } = answer;
+    accessLog.write(request, { id, route, status: 200, bytes: body.length, started: logged });
   }
 
   return {
@@ -135,7 +144,6 @@ export function createFastPages({
       if (query === -1) {
         const answer = live.get(url)?.get(codingOf(request));
         if (answer?.current() && !(answer.anonymous && headers.cookie !== undefined)) {
-          if (logThis(request)) return false;
           send(response, answer, request);
           return true;
         }
@@ -144,12 +152,12 @@ export function createFastPages({
       if (!paths.has(path)) return false;
       const variant = choose(path, request);
       const answer = variant && recorded.get(variant);
-      if (!answer || logThis(request)) return false;
+      if (!answer) return false;
       send(response, answer, request);
       return true;
     },
 
-    recordLive(path, request, { body, sent, own, api = false }, current) {
+    recordLive(path, request, { route, body, sent, own, api = false }, current) {
       if (guarded(path) || !current() || (api && request.headers.cookie !== undefined)) return;
       const headers = untouched(sent, own, body, api ? apiHeaders : pageHeaders);
       if (!headers) return;
@@ -158,14 +166,14 @@ export function createFastPages({
         codings = new Map();
         live.set(path, codings);
       }
-      codings.set(codingOf(request), { headers, body, current, anonymous: api });
+      codings.set(codingOf(request), { headers, body, route, current, anonymous: api });
     },
 
-    record(path, variant, sent) {
+    record(path, route, variant, sent) {
       if ((recorded.has(variant) && paths.has(path)) || guarded(path)) return;
       const headers = untouched(sent, variant.headers, variant.body);
       if (!headers) return;
-      recorded.set(variant, { headers, body: variant.body });
+      recorded.set(variant, { headers, body: variant.body, route });
       paths.add(path);
     },
 

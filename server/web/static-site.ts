@@ -43,7 +43,7 @@ export async function staticSite(
         const path = (request.raw.url ?? "").split("?")[0] ?? "";
         // Only a plain answer, for an address the route read as it was written.
         if (fast && variant && reply.statusCode === 200 && path === routedPath(request)) {
-          fast.record(path, variant, reply.raw.getHeaders());
+          fast.record(path, request.routeOptions.url ?? "/*", variant, reply.raw.getHeaders());
         }
         done();
       },

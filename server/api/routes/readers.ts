@@ -178,13 +178,6 @@ export function fastBeacon({
   const ipOf = trusted
     ? (request: IncomingMessage) => proxyAddr(request, trusted)
     : (request: IncomingMessage) => request.socket.remoteAddress ?? "";
-  // Fastify's `request.host`: a trusted proxy's last X-Forwarded-Host, else Host.
-  const hostOf = ({ headers, socket }: IncomingMessage) => {
-    const forwarded = headers["x-forwarded-host"];
-    return trusted && forwarded && trusted(socket.remoteAddress ?? "", 0)
-      ? (String(forwarded).split(",").at(-1) ?? "").trim()
-      : headers.host;
-  };
   // A copy of their own: each answer sets its id in it just before writeHead reads it.
   const answerHeaders = { ...apiHeaders };
   return (
@@ -213,6 +206,7 @@ export function fastBeacon({
     if (!query) return false;
     const beacon = { kind, query } as Beacon;
     const ip = ipOf(request);
+    // The one in `LOG_SAMPLE_READS` the access log writes down, once answered.
     const logged = accessLog.sample() ? performance.now() : -1;
     const answer = () => {
       const id = requestId(request);
@@ -220,15 +214,7 @@ export function fastBeacon({
       response.writeHead(204, answerHeaders);
       response.end();
       if (logged === -1) return;
-      const route = `/api/readers/${kind}`;
-      accessLog.write(request, {
-        id,
-        route,
-        status: 204,
-        ip,
-        host: hostOf(request),
-        started: logged,
-      });
+      accessLog.write(request, { id, route: `/api/readers/${kind}`, status: 204, started: logged });
     };
     let counted: boolean | Promise<boolean>;
     try {
