@@ -115,6 +115,8 @@ export type FastAnswer = {
 
 /** The access log of reads answered before Fastify (the built pages, the readers' beacon). */
 export type AccessLog = {
+  /** At `debug` and `trace`: every request goes through Fastify, which logs its arrival too. */
+  debug: boolean;
   /** Whether this read is the one in `every` to write down: then `write` it once answered. */
   sample(): boolean;
   /** The line Fastify would write for the read. */
@@ -141,7 +143,7 @@ export function accessLog(
   },
 ): AccessLog {
   const level = levels[app.log.level as keyof typeof levels] ?? Number.POSITIVE_INFINITY;
-  if (level > levels.info) return { sample: () => false, write() {} };
+  if (level > levels.info) return { debug: false, sample: () => false, write() {} };
   const every = level <= levels.debug ? 1 : sampleReads;
   const sampled = every > 1 ? { sampled: every } : {};
   let reads = 0;
@@ -186,6 +188,7 @@ export function accessLog(
     done();
   });
   return {
+    debug: level <= levels.debug,
     sample: () => every === 1 || ++reads % every === 0,
     // The line above, with Fastify's request.ip and request.host, its reqId first.
     write(request, { id, route, status, bytes, started }) {

@@ -46,6 +46,7 @@ describe("the fast path for built pages", () => {
         request.headers["accept-encoding"]?.includes("br") ? "br" : "identity",
       requestId: (request) => String(request.headers["x-request-id"] ?? "new-id"),
       accessLog: {
+        debug: false,
         sample: options.sample ?? (() => false),
         write: (request, answer) => logged.push({ url: request.url, ...answer }),
       },

@@ -14,8 +14,8 @@ import type { Variant } from "./site-files.ts";
  *
  * Anything else goes to Fastify as before: another method, a conditional or
  * partial request, a path or coding not yet served, a path a hook guards
- * (`guarded`: the console's pages, which need the owner's session), and
- * every request once the server is
+ * (`guarded`: the console's pages, which need the owner's session), every
+ * request at the log's `debug` level, and every request once the server is
  * closing. An answer is recorded only if its headers are exactly the page
  * headers and the file's own: one that any other hook touched is never
  * replayed. A hook added later that guards a built path must be named in
@@ -136,7 +136,7 @@ export function createFastPages({
 
   return {
     serve(request, response) {
-      if (!open || request.method !== "GET") return false;
+      if (!open || request.method !== "GET" || accessLog.debug) return false;
       const headers = request.headers;
       if (headers["if-none-match"] !== undefined || headers.range !== undefined) return false;
       const url = request.url ?? "";

@@ -147,4 +147,29 @@ describe("the access log", () => {
       await t.close();
     }
   });
+
+  it("at debug, sends every read through Fastify, which logs its arrival too", async () => {
+    const logs = capturedLogs("debug");
+    const t = await startTestApp("sqlite", { logger: logs.logger });
+    try {
+      const origin = await t.app.listen({ host: "127.0.0.1", port: 0 });
+      const headers = {
+        ...siteOrigin,
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+      };
+      const url = "/api/readers/view?p=%2Fscience";
+      for (const [method, path] of [
+        ["GET", "/"],
+        ["GET", "/"],
+        ["POST", url],
+      ] as const) {
+        expect((await fetch(`${origin}${path}`, { method, headers })).ok).toBe(true);
+      }
+      const arrived = () => logs.lines.filter((line) => line.msg === "incoming request");
+      await waitFor(async () => arrived().length >= 3, { what: "three arrivals" });
+      expect(arrived().map((line) => line.req?.url)).toEqual(["/", "/", url]);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -149,7 +149,8 @@ function queryOf(kind: "view" | "read", url: string): Beacon["query"] | null {
  * headers: a POST with no body from this site's own pages, its query one
  * the route's schema takes, while the server is open; the one view in
  * `LOG_SAMPLE_READS` the access log writes down is written here, with the
- * line Fastify would write. Anything else goes to Fastify, which answers
+ * line Fastify would write (at the log's `debug` level, every view goes to
+ * Fastify, which logs its arrival too). Anything else goes to Fastify, which answers
  * as before; so does a request whose count fails (the database away), for
  * Fastify's error answer.
  */
@@ -185,7 +186,7 @@ export function fastBeacon({
     response: ServerResponse,
     fastify: (request: IncomingMessage, response: ServerResponse) => void,
   ): boolean => {
-    if (request.method !== "POST") return false;
+    if (request.method !== "POST" || accessLog.debug) return false;
     const url = request.url ?? "";
     const kind = url.startsWith("/api/readers/view?")
       ? "view"
