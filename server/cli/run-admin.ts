@@ -59,9 +59,13 @@ const commands: Command[] = [
   ...portabilityCommands,
 ];
 
+/** One line per command: its usage, then what it does. */
+function listing(list: Command[]): string {
+  const width = Math.max(...list.map((c) => `${c.name} ${c.usage}`.length));
+  return list.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`).join("\n");
+}
+
 function mainHelp(): string {
-  const width = Math.max(...commands.map((c) => `${c.name} ${c.usage}`.length));
-  const lines = commands.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`);
   return `Usage: ${program} <command> [options]
 
 The site owner's commands for the engagement data (subscribers, comments,
@@ -69,7 +73,7 @@ reactions, enquiries). They read the same environment as the server (DATA_DIR or
 DATABASE_URL, SITE_URL) and may run while it serves.
 
 Commands:
-${lines.join("\n")}
+${listing(commands)}
 
 "${program} <command> --help" explains one command.
 
@@ -87,13 +91,10 @@ const groups = new Set(
 );
 
 function groupHelp(group: string): string {
-  const members = commands.filter((c) => c.name.startsWith(`${group} `));
-  const width = Math.max(...members.map((c) => `${c.name} ${c.usage}`.length));
-  const lines = members.map((c) => `  ${`${c.name} ${c.usage}`.padEnd(width)}  ${c.summary}`);
   return `Usage: ${program} ${group} <command> [options]
 
 Commands:
-${lines.join("\n")}
+${listing(commands.filter((c) => c.name.startsWith(`${group} `)))}
 
 "${program} ${group} <command> --help" explains one command.
 `;
@@ -164,14 +165,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     stdout.write(topic ? commandHelp(topic.command) : group ? groupHelp(group) : mainHelp());
     return exitCodes.ok;
   }
-  // A group's name alone, or with --help: its commands.
+  // A group's name alone (a wrong usage), or with --help: its commands.
   if (groups.has(first) && (argv.length === 1 || helpWords.has(argv[1] ?? ""))) {
-    if (argv.length === 1) {
-      stderr.write(groupHelp(first));
-      return exitCodes.usage;
-    }
-    stdout.write(groupHelp(first));
-    return exitCodes.ok;
+    (argv.length === 1 ? stderr : stdout).write(groupHelp(first));
+    return argv.length === 1 ? exitCodes.usage : exitCodes.ok;
   }
   const found = findCommand(argv);
   if (!found && groups.has(first)) {
