@@ -1,6 +1,6 @@
 import { hasZodFastifySchemaValidationErrors } from "@fastify/type-provider-zod";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import type { ErrorCode, ErrorResponse } from "../../contract/api.ts";
+import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
 import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
 import { paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
 
@@ -18,6 +18,9 @@ export class ApiError extends Error {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+
+/** What every route's schema says of its refusals and failures: one shape for each 4xx and 5xx. */
+export const errorResponses = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 export const notFound = (message: string) => new ApiError(404, "not_found", message);
 

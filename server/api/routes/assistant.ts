@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   type AssistantResponse,
   assistantFeedbackRequestSchema,
@@ -9,10 +8,8 @@ import {
   type assistantStreamEvents,
 } from "../../../contract/assistant.ts";
 import type { Assistant } from "../../assistant/service.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, errorResponses } from "../errors.ts";
 import { createVisitorLimiter } from "../guards.ts";
-
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 export type QuestionLimits = { perVisitor: number; perIp: number };
 
@@ -49,7 +46,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
         ].join("\n\n"),
         tags: ["assistant"],
         body: assistantRequestSchema,
-        response: { 200: assistantResponseSchema, ...errors },
+        response: { 200: assistantResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -90,7 +87,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
         summary: "A reader's thumbs up or down on one of the assistant's answers",
         tags: ["assistant"],
         body: assistantFeedbackRequestSchema,
-        response: { 200: assistantFeedbackResponseSchema, ...errors },
+        response: { 200: assistantFeedbackResponseSchema, ...errorResponses },
       },
     },
     async (request) => {

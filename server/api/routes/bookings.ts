@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   bookedResponseSchema,
   bookingConflictResponseSchema,
@@ -10,10 +9,9 @@ import {
 } from "../../../contract/bookings.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Readers } from "../../readers/service.ts";
+import { errorResponses } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import { formTokenRoute, refusalError } from "./deps.ts";
-
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 /**
  * Booking a call from the island (docs/product.md, "Book a call"): the free
@@ -41,7 +39,7 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
         summary: "The free times to book a call, in UTC, with the zone to show them in",
         tags: ["bookings"],
         querystring: slotsQuerySchema,
-        response: { 200: slotsResponseSchema, ...errors },
+        response: { 200: slotsResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -58,7 +56,11 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
           "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken, with the free times left, when another reader took it first",
         tags: ["bookings"],
         body: bookingRequestSchema,
-        response: { 201: bookedResponseSchema, 409: bookingConflictResponseSchema, ...errors },
+        response: {
+          201: bookedResponseSchema,
+          409: bookingConflictResponseSchema,
+          ...errorResponses,
+        },
       },
     },
     async (request, reply) => {

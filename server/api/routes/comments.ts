@@ -7,14 +7,13 @@ import {
   commentsQuerySchema,
   commentsResponseSchema,
   decodeCommentCursor,
-  errorResponseSchema,
   rowIdParamSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
 import type { CachedRead } from "../../engagement/read-cache.ts";
 import { offerSent } from "../../web/etag.ts";
-import { ApiError, notFound } from "../errors.ts";
+import { ApiError, errorResponses, notFound } from "../errors.ts";
 import {
   addAsOwner,
   claimantOf,
@@ -30,8 +29,6 @@ import {
 
 const postParams = z.object({ id: z.string() });
 const commentParams = z.object({ id: rowIdParamSchema });
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
-
 function refused(refusal: CommentRefusal): ApiError {
   return refusal === "not_found"
     ? notFound("There is no such comment.")
@@ -89,7 +86,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         tags: ["comments"],
         params: postParams,
         querystring: commentsQuerySchema,
-        response: { 200: commentsResponseSchema, 304: z.null(), ...errors },
+        response: { 200: commentsResponseSchema, 304: z.null(), ...errorResponses },
       },
       onResponse: (request, reply, done) => {
         offerToFastPath(request, reply);
@@ -127,7 +124,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         tags: ["comments"],
         params: postParams,
         body: addCommentRequestSchema,
-        response: { 201: commentResponseSchema, ...errors },
+        response: { 201: commentResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -194,7 +191,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         tags: ["comments"],
         params: commentParams,
         body: writeCommentRequestSchema,
-        response: { 200: commentResponseSchema, ...errors },
+        response: { 200: commentResponseSchema, ...errorResponses },
       },
     },
     async (request) => {
@@ -228,7 +225,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         summary: "Delete one's own comment",
         tags: ["comments"],
         params: commentParams,
-        response: { 204: z.null(), ...errors },
+        response: { 204: z.null(), ...errorResponses },
       },
     },
     async (request, reply) => {

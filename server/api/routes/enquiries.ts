@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
 import { enquiryRequestSchema, enquiryResponseSchema } from "../../../contract/enquiries.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { Readers } from "../../readers/service.ts";
+import { errorResponses } from "../errors.ts";
 import { formTokenRoute, refusalError } from "./deps.ts";
-
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 /**
  * The enquiry form's API (docs/product.md, "Enquiries"): its signed time, and
@@ -31,7 +29,7 @@ export const enquiryRoutes: FastifyPluginAsyncZod<{
         summary: "Send an enquiry about a service; the owner is mailed it, the sender acknowledged",
         tags: ["enquiries"],
         body: enquiryRequestSchema,
-        response: { 201: enquiryResponseSchema, ...errors },
+        response: { 201: enquiryResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { errorResponseSchema, itemKindSchema } from "../../../contract/api.ts";
+import { itemKindSchema } from "../../../contract/api.ts";
 import {
   type ItemEventName,
   type LiveEventName,
@@ -10,7 +10,7 @@ import {
   ownerCommentsTopic,
 } from "../../../contract/event-names.ts";
 import type { LiveEvent } from "../../events/bus.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, errorResponses } from "../errors.ts";
 import type { StreamSlots } from "../stream-slots.ts";
 import { type OwnerSession, type RouteDeps, requireItem } from "./deps.ts";
 
@@ -156,7 +156,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
               `\`mythology:<story id>\`, \`science:<post id>\` or \`${ownerCommentsTopic}\``,
             ),
         }),
-        response: { "4xx": errorResponseSchema, "5xx": errorResponseSchema },
+        response: errorResponses,
       },
     },
     async (request, reply) => {

@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
 import {
   addReactionRequestSchema,
-  errorResponseSchema,
   itemKindSchema,
   reactionsResponseSchema,
   reactionTypeSchema,
 } from "../../../contract/api.ts";
-import { notFound } from "../errors.ts";
+import { errorResponses, notFound } from "../errors.ts";
 import {
   claimantOf,
   type RouteDeps,
@@ -18,8 +17,6 @@ import {
 } from "./deps.ts";
 
 const itemParams = z.object({ kind: itemKindSchema, id: z.string() });
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
-
 export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
   { engagement, reads, catalog, siteUrl, defences },
@@ -31,7 +28,7 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         summary: "Reaction counts of a story or science post, and the caller's own",
         tags: ["reactions"],
         params: itemParams,
-        response: { 200: reactionsResponseSchema, 304: z.null(), ...errors },
+        response: { 200: reactionsResponseSchema, 304: z.null(), ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -49,7 +46,7 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         tags: ["reactions"],
         params: itemParams,
         body: addReactionRequestSchema,
-        response: { 200: reactionsResponseSchema, 201: reactionsResponseSchema, ...errors },
+        response: { 200: reactionsResponseSchema, 201: reactionsResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -72,7 +69,7 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         summary: "Take back one's own reaction",
         tags: ["reactions"],
         params: itemParams.extend({ type: reactionTypeSchema }),
-        response: { 200: reactionsResponseSchema, ...errors },
+        response: { 200: reactionsResponseSchema, ...errorResponses },
       },
     },
     async (request) => {

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyAddr from "@fastify/proxy-addr";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
 import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts";
 import type { AccessLog } from "../../logging.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
+import { errorResponses } from "../errors.ts";
 import { fromSiteOrigin } from "../guards.ts";
 
 declare module "fastify" {
@@ -14,8 +14,6 @@ declare module "fastify" {
     beacon?: boolean;
   }
 }
-
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 /** A page of the site, as the beacon names it, or null. */
 function pageOf(path: string, isPage: (path: string) => boolean): string | null {
@@ -69,7 +67,7 @@ export const readerRoutes: FastifyPluginAsyncZod<{
           "Not counted: a bot, a prefetch or prerender, Sec-GPC: 1 or DNT: 1, the owner's browser, ANALYTICS=off. No cookie is read or set; the reader is a hash of the day.",
         tags: ["readers"],
         querystring: viewBeaconSchema,
-        response: { 204: z.null(), ...errors },
+        response: { 204: z.null(), ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -86,7 +84,7 @@ export const readerRoutes: FastifyPluginAsyncZod<{
         summary: "Count an engaged read of an article: its end reached, or 30 s in view",
         tags: ["readers"],
         querystring: readBeaconSchema,
-        response: { 204: z.null(), ...errors },
+        response: { 204: z.null(), ...errorResponses },
       },
     },
     async (request, reply) => {

@@ -9,7 +9,7 @@ import {
   unsubscribeRequestSchema,
   unsubscribeResponseSchema,
 } from "../../../contract/newsletter.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, errorResponses } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription } from "../newsletter-rules.ts";
 import { formTokenRoute, type RouteDeps } from "./deps.ts";
 
@@ -36,8 +36,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
         body: subscribeRequestSchema,
         response: {
           202: subscribeResponseSchema,
-          "4xx": errorResponseSchema,
-          "5xx": errorResponseSchema,
+          ...errorResponses,
         },
       },
     },
@@ -80,8 +79,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
         body: confirmRequestSchema,
         response: {
           200: confirmResponseSchema,
-          "4xx": errorResponseSchema,
-          "5xx": errorResponseSchema,
+          ...errorResponses,
         },
       },
     },
@@ -118,8 +116,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
         body: unsubscribeRequestSchema,
         response: {
           200: unsubscribeResponseSchema,
-          "4xx": errorResponseSchema,
-          "5xx": errorResponseSchema,
+          ...errorResponses,
         },
       },
     },

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyError } from "fastify";
-import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   type DeleteYourDataResponse,
   deleteConfirmationValue,
@@ -15,12 +14,11 @@ import {
   ApiError,
   apiErrorHandler,
   databaseFailureOf,
+  errorResponses,
   sendDatabaseFailurePage,
 } from "../errors.ts";
 import { createWriteLimiter, type RateLimits } from "../guards.ts";
 import type { RouteDeps } from "./deps.ts";
-
-const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
 
 /** The built pages the form without JavaScript leads to (app/pages/your-data/). */
 const resultPage = {
@@ -67,7 +65,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
         summary:
           "Every comment and reaction the caller's visitor cookie made, as a JSON file to save",
         tags: ["your data"],
-        response: { 200: yourDataResponseSchema, ...errors },
+        response: { 200: yourDataResponseSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -99,7 +97,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
         summary: "Delete every comment and reaction the caller's visitor cookie made",
         tags: ["your data"],
         body: deleteYourDataRequestSchema,
-        response: { 200: deleteYourDataResponseSchema, ...errors },
+        response: { 200: deleteYourDataResponseSchema, ...errorResponses },
       },
     },
     async (request) => deleteAll(request.visitorId),

@@ -1,8 +1,7 @@
 import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
-import { ApiError } from "../../api/errors.ts";
+import { ApiError, errorResponses } from "../../api/errors.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Config } from "../../config.ts";
@@ -81,7 +80,7 @@ export type ConsoleContext = ConsoleDeps & {
   actor(request: FastifyRequest): OwnerActor;
 };
 
-export const errors = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+export const errors = errorResponses;
 export const consoleTag = { tags: ["console"] };
 
 /** What a CSV download's schema says besides its summary (and its query, if it takes one). */
