@@ -71,8 +71,6 @@ const pictureTypes: Record<string, string> = { ".png": "image/png", ".webp": "im
 const pictureTypeOf = (file: string) =>
   pictureTypes[path.extname(file).toLowerCase()] ?? "image/jpeg";
 
-export type Services = Awaited<ReturnType<typeof startServices>>;
-
 export async function startServices({
   config,
   mail = {},
