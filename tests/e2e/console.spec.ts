@@ -615,6 +615,14 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
     const reader = await visitor({ javaScriptEnabled });
     const asked: string[] = [];
     reader.on("request", (request) => asked.push(request.url()));
+    const pictureAnswers: string[] = [];
+    reader.on("requestfinished", async (request) => {
+      if (!request.url().includes("/fediverse/avatars/")) return;
+      pictureAnswers.push(`${(await request.response())?.status()}`);
+    });
+    reader.on("requestfailed", (request) => {
+      if (request.url().includes("/fediverse/avatars/")) pictureAnswers.push("failed");
+    });
     await reader.goto(`${site}/science/pressure-cooker`);
     // The comment as shown: the server's copy, or the live island's once it has taken over
     // (the server's copy then stays in the page, hidden, and is no list item to a reader).
@@ -627,11 +635,19 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
     await expect(picture).toHaveAttribute("src", /^\/fediverse\/avatars\/\d+$/);
     // Loaded lazily: in view, it loads (the island's copy may come in below the server's).
     await expect
-      .poll(async () => {
-        await picture.scrollIntoViewIfNeeded();
-        return picture.evaluate((image: HTMLImageElement) => image.naturalWidth);
-      })
-      .toBe(1);
+      .poll(
+        async () => {
+          await picture.scrollIntoViewIfNeeded();
+          return picture.evaluate((image: HTMLImageElement) => image.naturalWidth);
+        },
+        { message: "the picture loads" },
+      )
+      .toBe(1)
+      .catch((error: Error) => {
+        // Which answers the picture had, so a failure says whether it was asked for at all.
+        error.message += `\nJavaScript ${javaScriptEnabled ? "on" : "off"}; the picture's answers: ${pictureAnswers.join(", ") || "none"}`;
+        throw error;
+      });
     const original = comment.getByRole("link", { name: "Original post" });
     await expect(original).toHaveAttribute("href", "https://fosstodon.org/@ines/1");
     await expect(original).toHaveAttribute("rel", "nofollow ugc noopener");

@@ -24,6 +24,21 @@ async function violationsOf(
   page: Page,
   { include, rules }: { include?: string; rules?: string[] } = {},
 ): Promise<AxeResults["violations"]> {
+  // A toast or a dialog fading in is checked as it will be read, not half-drawn:
+  // axe measures contrast on what is painted, and a colour caught mid-fade is
+  // not the colour a reader sees. Endless animations (the marquee) are left running.
+  await page.waitForFunction(
+    () =>
+      document
+        .getAnimations()
+        .every(
+          (animation) =>
+            animation.playState !== "running" ||
+            animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY,
+        ),
+    undefined,
+    { timeout: 10_000 },
+  );
   const options: RunOptions = {
     resultTypes: ["violations"],
     ...(rules ? { runOnly: { type: "rule", values: rules } } : {}),
