@@ -10,15 +10,16 @@ import { cookieSecretFileOf } from "./engagement/visitor.ts";
 import type { WriterKeys } from "./engagement/writer-keys.ts";
 import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
+import { dayMs } from "./lib/time.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
 import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
 import { createSpamStore, forgetExamples, type SpamStore } from "./moderation/spam/store.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
-const eventRetentionMs = 24 * 60 * 60 * 1000;
+const eventRetentionMs = dayMs;
 const pruneEveryMs = 60 * 60 * 1000;
 /** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
-const spamRetentionMs = 30 * 24 * 60 * 60 * 1000;
+const spamRetentionMs = 30 * dayMs;
 
 export type StoreAndBus = {
   store: Store;

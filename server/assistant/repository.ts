@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { StoredQuestion } from "../../contract/assistant.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 
 /**
  * Where the assistant's questions live (docs/product.md, "Chat with Me"):
@@ -120,7 +120,7 @@ export function createQuestionsRepository(store: Store, clock: () => Date = () =
 
     /** Deletes the questions asked more than `days` days ago; how many. */
     async prune(days: number): Promise<number> {
-      const before = new Date(clock().getTime() - days * 86_400_000).toISOString();
+      const before = new Date(clock().getTime() - days * dayMs).toISOString();
       const result = await db
         .deleteFrom("assistant_questions")
         .where("asked_at", "<", before)

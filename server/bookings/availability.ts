@@ -1,5 +1,6 @@
 import type { Availability, WeekdayName } from "../../contract/bookings.ts";
 import { dateKey, instantOf, wallTime } from "../../contract/time-zones.ts";
+import { dayMs } from "../lib/time.ts";
 
 /*
  * The free times (docs/product.md, "Book a call"): the owner's weekly hours
@@ -11,7 +12,6 @@ import { dateKey, instantOf, wallTime } from "../../contract/time-zones.ts";
  * changes.
  */
 
-const dayMs = 86_400_000;
 const byWeekday: WeekdayName[] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 export type Taken = { start: number; end: number };

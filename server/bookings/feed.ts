@@ -1,4 +1,5 @@
 import ical, { ICalCalendarMethod, ICalEventStatus } from "ical-generator";
+import { dayMs } from "../lib/time.ts";
 import type { Bookings } from "./service.ts";
 
 /**
@@ -15,7 +16,7 @@ export async function calendarFeed(bookings: Bookings): Promise<string> {
     prodId: { company: "Engage with Engineer", product: "Bookings", language: "EN" },
     ttl: 15 * 60,
   });
-  const from = new Date(Date.now() - 30 * 86_400_000);
+  const from = new Date(Date.now() - 30 * dayMs);
   for (const booking of await bookings.repository.since(from)) {
     const about = bookings.serviceTitle(booking.service);
     calendar.createEvent({

@@ -8,7 +8,7 @@ import {
 import { isUniqueViolation } from "../db/errors.ts";
 import type { BookingsTable, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso, weeksAround } from "../lib/time.ts";
+import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 
@@ -385,7 +385,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
     /** Retention: bookings whose call ended more than `days` ago go, with their mails. */
     async prune(days: number): Promise<number> {
-      const cutoff = new Date(clock().getTime() - days * 86_400_000).toISOString();
+      const cutoff = new Date(clock().getTime() - days * dayMs).toISOString();
       const rows = await db
         .selectFrom("bookings")
         .select("id")

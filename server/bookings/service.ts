@@ -9,6 +9,7 @@ import type { WriterKeys } from "../engagement/writer-keys.ts";
 import type { FormTokens } from "../lib/form-token.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
+import { dayMs } from "../lib/time.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
@@ -105,7 +106,7 @@ export function createBookings({
       availability,
       zone: ownerZoneOf(availability),
       now: now.getTime(),
-      taken: await repository.taken(new Date(now.getTime() - 86_400_000)),
+      taken: await repository.taken(new Date(now.getTime() - dayMs)),
     });
   }
   const iso = (starts: number[]) => starts.map((start) => new Date(start).toISOString());

@@ -5,18 +5,13 @@ import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { toIso } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
+import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
 import type { AdmitOutcome, CommentNotifier } from "./notifier.ts";
-import {
-  dayMs,
-  newToken,
-  type ReplyMailPayload,
-  replyMailRules,
-  tokenDigest,
-} from "./reply-watches.ts";
+import { type ReplyMailPayload, replyMailRules } from "./reply-watches.ts";
 import { columns, commentEvents, type commentShapes, type RemoteReply, type Row } from "./rows.ts";
 import { type ReplyRefusal, threadOf } from "./threads.ts";
 

@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
 import type { Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
+import { tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
 import { forgetVisitorAddresses, forgetWatches, watchMailKinds } from "./forget-watches.ts";
 
@@ -17,7 +17,7 @@ export const replyMailRules = {
   /** A confirmation link works this long. */
   tokenLifetimeMs: 48 * 60 * 60 * 1000,
   /** A pending address gets a new confirmation mail only after this long. */
-  resendAfterMs: 24 * 60 * 60 * 1000,
+  resendAfterMs: dayMs,
   /** Confirmation mails one address may receive in a day, whoever asks. */
   maxConfirmationsPerAddressPerDay: 3,
   /** After a reply is mailed, further replies in its thread wait this long for one digest. */
@@ -25,12 +25,8 @@ export const replyMailRules = {
   ipWindowMs: 60 * 60 * 1000,
 } as const;
 
-export const dayMs = 24 * 60 * 60 * 1000;
-
 /** 32 random bytes, base64url: what every link of these mails carries. */
 export const replyTokenPattern = /^[A-Za-z0-9_-]{43}$/;
-export const newToken = () => randomBytes(32).toString("base64url");
-export const tokenDigest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };

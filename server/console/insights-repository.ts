@@ -7,13 +7,12 @@ import type {
 } from "../../contract/console.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 
 /** How far back the overview's charts reach. */
 export const overviewDays = 90;
-const dayMs = 24 * 60 * 60 * 1000;
 
 /** `%` and `_` are wildcards of LIKE: a search for them means the characters themselves. */
 function containsPattern(text: string): string {

@@ -3,7 +3,7 @@ import { forgetConfirmationRequests, recordConfirmationRequest } from "../commen
 import { isUniqueViolation } from "../db/errors.ts";
 import type { Database, SubscriberStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { nowIso, toIso } from "../lib/time.ts";
+import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
 import { forgetSuppression } from "../outbox/suppressions.ts";
@@ -22,11 +22,11 @@ export const confirmationRules = {
   /** A confirmation link works this long. */
   tokenLifetimeMs: 48 * 60 * 60 * 1000,
   /** A pending address gets at most one confirmation mail in this period. */
-  resendAfterMs: 24 * 60 * 60 * 1000,
+  resendAfterMs: dayMs,
   /** The per-IP cap counts the confirmation mails of this period. */
   ipWindowMs: 60 * 60 * 1000,
   /** Addresses never confirmed are forgotten this long after their last confirmation mail. */
-  forgetPendingAfterMs: 7 * 24 * 60 * 60 * 1000,
+  forgetPendingAfterMs: 7 * dayMs,
 } as const;
 
 export type SubscribeOutcome =

@@ -1,6 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { dayMs } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
 import {
@@ -112,7 +113,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
      */
     async prune(days: number): Promise<number> {
       const now = clock().getTime();
-      const cutoff = new Date(now - days * 24 * 60 * 60 * 1000).toISOString();
+      const cutoff = new Date(now - days * dayMs).toISOString();
       const removed = await db.transaction().execute(async (trx) => {
         const ids = await trx
           .selectFrom("enquiries")

@@ -6,6 +6,7 @@ import {
   timingSafeEqual,
 } from "node:crypto";
 import { limits } from "../../contract/limits.ts";
+import { dayMs } from "./time.ts";
 
 /**
  * The forms' proof of time and of one use (docs/product.md, "Newsletter" and
@@ -20,7 +21,7 @@ export const formTiming = {
   /** A person needs at least this long between opening the form and sending it. */
   minimumMs: limits.newsletterFormMinimumMs,
   /** A token older than this is refused; the page fetches a new one. */
-  maximumMs: 24 * 60 * 60 * 1000,
+  maximumMs: dayMs,
   /** The no-JavaScript second step must be taken within this time. */
   ticketMaximumMs: 60 * 60 * 1000,
 } as const;

@@ -7,7 +7,10 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-const weekMs = 7 * 86_400_000;
+/** A UTC day in milliseconds (UTC has no daylight saving). */
+export const dayMs = 86_400_000;
+
+const weekMs = 7 * dayMs;
 
 /**
  * Weeks from Monday 00:00 UTC: the last `back` up to the one of `now`, and
@@ -17,7 +20,7 @@ const weekMs = 7 * 86_400_000;
 export function weeksAround(now: Date, back: number, ahead = 0) {
   const monday =
     Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) -
-    ((now.getUTCDay() + 6) % 7) * 86_400_000;
+    ((now.getUTCDay() + 6) % 7) * dayMs;
   const first = monday - (back - 1) * weekMs;
   const count = back + ahead;
   return {

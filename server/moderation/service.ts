@@ -2,7 +2,7 @@ import type { BanScope } from "../../contract/console.ts";
 import type { CommentsRepository, OwnerComment } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
-import { nowIso, toIso } from "../lib/time.ts";
+import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import type { ExampleSource, SpamStore } from "./spam/store.ts";
 
 /**
@@ -29,8 +29,6 @@ export type Ban = {
 export type ApproveOutcome = "approved" | "already_published" | "not_found";
 export type RejectOutcome = "rejected" | "not_found";
 export type MarkSpamOutcome = "marked" | "already_spam" | "not_found";
-
-const dayMs = 24 * 60 * 60 * 1000;
 
 export function createModeration({
   store,

@@ -1,4 +1,5 @@
 import type { Store } from "../db/store.ts";
+import { dayMs } from "../lib/time.ts";
 import { enqueueEach } from "../outbox/queue.ts";
 import { notSuppressed } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
@@ -22,7 +23,7 @@ export type EditionProgress = {
 };
 
 /** Unsubscribes within this long of a copy count against its edition. */
-const unsubscribeWindowMs = 7 * 24 * 60 * 60 * 1000;
+const unsubscribeWindowMs = 7 * dayMs;
 
 /**
  * The newsletter's editions as stored, their queueing in the outbox (one row

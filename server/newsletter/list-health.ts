@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
+import { dayMs } from "../lib/time.ts";
 import { recordFeedback } from "../outbox/queue.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import { verpRow } from "../outbox/verp.ts";
@@ -87,7 +88,7 @@ export function createListHealth({
       kind: ReportKind,
       { source, ref, detail }: { source: string; ref: string; detail: string | null },
     ): Promise<void> {
-      const since = new Date(Date.now() - 7 * 24 * 60 * 60 * 1000).toISOString();
+      const since = new Date(Date.now() - 7 * dayMs).toISOString();
       const row = await db
         .selectFrom("outbox")
         .select("id")

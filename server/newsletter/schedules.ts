@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
 
 /**
@@ -19,7 +19,7 @@ import type { EditionsRepository } from "./editions-repository.ts";
 export const scheduleLease = { ms: 30_000, renewEveryMs: 10_000 } as const;
 
 /** How far ahead an edition may be scheduled. */
-export const scheduleHorizonMs = 366 * 24 * 60 * 60 * 1000;
+export const scheduleHorizonMs = 366 * dayMs;
 
 export type ScheduledEdition = { slug: string; sendAt: string; started: boolean };
 

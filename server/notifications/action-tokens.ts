@@ -1,12 +1,13 @@
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { dayMs } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 
 /** How long an action link in a notification mail works. */
-export const actionLinkLifetimeMs = 7 * 24 * 60 * 60 * 1000;
+export const actionLinkLifetimeMs = 7 * dayMs;
 
 /** Used and expired links are kept this long past their expiry, so a late click still hears why. */
-const keepAfterExpiryMs = 7 * 24 * 60 * 60 * 1000;
+const keepAfterExpiryMs = 7 * dayMs;
 
 /** 32 random bytes, base64url: what the links carry. */
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;

@@ -2,6 +2,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import { plural } from "../../contract/plural.ts";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { CommentAction } from "../db/schema.ts";
+import { dayMs } from "../lib/time.ts";
 import { layout, mailTime, oneLine, quoted } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";
@@ -23,7 +24,7 @@ export type NoticeEntry = {
   links: Partial<Record<CommentAction, string>>;
 };
 
-const lifetimeDays = Math.round(actionLinkLifetimeMs / (24 * 60 * 60 * 1000));
+const lifetimeDays = Math.round(actionLinkLifetimeMs / dayMs);
 
 export function actionUrl(
   siteUrl: string,

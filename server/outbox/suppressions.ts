@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { toIso } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 
 /**
  * Addresses nothing is mailed to (docs/mail.md, "Bounces and complaints"):
@@ -12,7 +12,7 @@ import { toIso } from "../lib/time.ts";
  * no edition, confirmation or reply mail; the owner can lift one.
  */
 
-export const softBounceRule = { count: 3, periodMs: 30 * 24 * 60 * 60 * 1000 } as const;
+export const softBounceRule = { count: 3, periodMs: 30 * dayMs } as const;
 
 export type Suppression = {
   email: string;

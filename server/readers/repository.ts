@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { sql } from "kysely";
 import type { DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { dayMs } from "../lib/time.ts";
 import { aggregate, type ConversionRow, type DayRow, type Dimension, num } from "./day-figures.ts";
 
 export type { ConversionRow, DayRow, Dimension };
@@ -80,7 +81,7 @@ async function inSteps<T>(rows: T[], write: (step: T[]) => Promise<unknown>): Pr
 /** A UTC day, "2026-12-01". */
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 export const addDays = (day: string, days: number) =>
-  dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000));
+  dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * dayMs));
 
 export function createReadersRepository(store: Store) {
   const { db } = store;

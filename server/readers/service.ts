@@ -4,6 +4,7 @@ import { isbot } from "isbot";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
 import { addressScope } from "../lib/address-scope.ts";
+import { dayMs } from "../lib/time.ts";
 import {
   addDays,
   type Batch,
@@ -242,7 +243,7 @@ export function createReaders({
    */
   async function maintain(): Promise<{ rolled: string[]; pruned: number }> {
     const now = clock();
-    const through = dayOf(new Date(now.getTime() - 10 * 60_000 - 86_400_000));
+    const through = dayOf(new Date(now.getTime() - 10 * 60_000 - dayMs));
     const rolled = await repository.rollUp(through, now.toISOString());
     const pruned = await repository.prune(retentionBefore(now));
     await saltOf(dayOf(now));

@@ -1,10 +1,9 @@
 import { plural } from "../../../contract/plural.ts";
+import { dayMs } from "../../lib/time.ts";
 import { createSpamFilter } from "../../moderation/spam/filter.ts";
 import { createSpamStore } from "../../moderation/spam/store.ts";
 import { type CommandContext, exitCodes, usageError } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
-
-const dayMs = 24 * 60 * 60 * 1000;
 
 /** The owner's decisions, as the stats name them. */
 const decisionNames: Record<string, string> = {
