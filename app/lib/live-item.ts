@@ -32,23 +32,9 @@ function applyEvent<Data>(
   if (queryClient.isFetching(filters) > 0) void readAgain(queryClient, filters);
 }
 
-/**
- * Items whose reaction events arrived while this reader's own toggle was on
- * its way: such an event may have left the server before the toggle
- * committed, and would show the old count beside the new button. The toggle's
- * answer stands instead, and the item is read again once it has settled
- * (features/reactions/use-reactions.ts), so another reader's change is not lost.
- */
-export const reactionsHeldBack = new Set<string>();
-
 /** New counts for everyone; what this visitor holds is theirs alone and stays as it was. */
 function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, event: ReactionEvent) {
-  const key = itemKeys.reactions(kind, id);
-  if (queryClient.isMutating({ mutationKey: key, exact: true }) > 0) {
-    reactionsHeldBack.add(key.join("/"));
-    return;
-  }
-  applyEvent<ReactionsResponse>(queryClient, key, (data) => ({
+  applyEvent<ReactionsResponse>(queryClient, itemKeys.reactions(kind, id), (data) => ({
     ...data,
     counts: event.counts,
   }));

@@ -2,9 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ReactionsResponse } from "../../../contract/api.ts";
 import type { ItemKind, ReactionType } from "../../../contract/limits.ts";
 import { api } from "../../lib/api-client.ts";
-import { reactionsHeldBack } from "../../lib/live-item.ts";
 import { itemKeys } from "../../lib/query-keys.ts";
-import { readAgain } from "../../lib/read-again.ts";
 
 export function useReactions(kind: ItemKind, id: string) {
   return useQuery({
@@ -22,8 +20,7 @@ type Toggle = { type: ReactionType; userName: string; held: boolean };
  * item reach the server one after another: a second click sent beside the
  * first could be applied before it (and a Like clicked twice stay held), and
  * the first's answer, landing after the second click, would show the
- * reaction held again. So only the last toggle's answer is shown, and live
- * events that arrive meanwhile are held back until it has settled.
+ * reaction held again. So only the last toggle's answer is shown.
  */
 export function useToggleReaction(kind: ItemKind, id: string, onError: (error: unknown) => void) {
   const queryClient = useQueryClient();
@@ -61,11 +58,6 @@ export function useToggleReaction(kind: ItemKind, id: string, onError: (error: u
     },
     onSuccess: (result) => {
       if (!later()) queryClient.setQueryData(key, result);
-    },
-    // Events held back while toggles were on their way (lib/live-item.ts): read again after the last.
-    onSettled: () => {
-      if (!later() && reactionsHeldBack.delete(key.join("/")))
-        void readAgain(queryClient, { queryKey: key, exact: true });
     },
   });
 }
