@@ -104,6 +104,8 @@ test.describe("reactions", () => {
     await openItem(page, "/mythology", /Sita's Faith/);
     const like = reaction(page, "sita-faith", "Like");
     await expect(like).toBeVisible();
+    // Its stream open: the read it makes then is not the one this test is about.
+    await expect(page.locator('#sita-faith [data-live="true"]')).toBeAttached();
     const before = await count(page, "sita-faith", "Like");
     // The first click's request is held before it reaches the server, as a
     // slow network or a loaded server would hold it.
