@@ -7,7 +7,8 @@ import {
   type ReadersReport,
 } from "../../contract/readers.ts";
 import { toCsv } from "../lib/csv.ts";
-import { addDays, type ConversionRow, type DayRow, type Dimension, dayOf } from "./repository.ts";
+import type { ConversionRow, DayRow, Dimension } from "./day-figures.ts";
+import { addDays, dayOf } from "./repository.ts";
 import type { Readers } from "./service.ts";
 
 /**

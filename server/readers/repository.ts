@@ -6,8 +6,6 @@ import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { aggregate, type ConversionRow, type DayRow, type Dimension, num } from "./day-figures.ts";
 
-export type { ConversionRow, DayRow, Dimension };
-
 /**
  * The readers' tables (server/db/migrations/021-readers.ts): what the
  * instances' counters write, the daily roll-up, retention and the reads
