@@ -149,12 +149,13 @@ async function measure(route: string): Promise<Row> {
     await page.waitForLoadState("networkidle");
     const afterLoad = await sum(all);
 
-    // Then every island woken, as a pointer passing over them would; the
+    // Then every island woken, as a pointer passing over them would (a move
+    // with no movement is a pointer at rest, which wakes nothing); the
     // footer's form and an item page's discussion hydrate only when seen.
     await page.locator('astro-island[ssr][opts*="interaction"]').evaluateAll((islands) => {
       for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
     });
-    await page.evaluate(() => dispatchEvent(new PointerEvent("pointermove")));
+    await page.evaluate(() => dispatchEvent(new PointerEvent("pointermove", { movementX: 1 })));
     await page.waitForFunction(
       () =>
         document.querySelectorAll("astro-island[ssr]:not(:has(form)):not(:has(.item-discussion))")
