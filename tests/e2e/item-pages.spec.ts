@@ -6,6 +6,7 @@ import { readOwnerProfile } from "../../content/owner.ts";
 import { tableViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
+import { liveDiscussion, openDiscussion } from "./support/items.ts";
 
 /*
  * Every item's own page, the feeds, the sitemap and the share images, as the
@@ -311,17 +312,9 @@ test.describe("list pages and item pages together", () => {
   });
 
   test("breadcrumbs and previous/next links lead through the section", async ({ page }) => {
-    // The discussion above the links hydrates once seen, and its height changes as
-    // the live list takes the server's copy's place: the links are clicked once it
-    // has settled, as a click during that change can land beside them.
-    const settled = async () => {
-      const discussion = page.getByRole("region", { name: "Reactions and comments" });
-      await discussion.scrollIntoViewIfNeeded();
-      await expect(discussion.locator('[data-live="true"]')).toBeAttached();
-      await expect(discussion.getByText("Loading comments…")).toHaveCount(0);
-    };
-    await page.goto("/science/soap");
-    await settled();
+    // The discussion above the links changes height as it hydrates: the links are
+    // clicked once it has settled, as a click during that change can land beside them.
+    await openDiscussion(page, "/science/soap");
     const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
     await expect(crumbs.getByRole("link", { name: "Science in Everyday" })).toHaveAttribute(
       "href",
@@ -330,7 +323,7 @@ test.describe("list pages and item pages together", () => {
     const more = page.getByRole("navigation", { name: "More in Science in Everyday" });
     await more.getByRole("link", { name: /Next/ }).click();
     await expect(page).toHaveURL(/\/science\/differential-gear$/);
-    await settled();
+    await liveDiscussion(page);
     await page
       .getByRole("navigation", { name: "More in Science in Everyday" })
       .getByRole("link", { name: /Previous/ })

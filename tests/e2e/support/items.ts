@@ -9,14 +9,20 @@ export async function openItem(page: Page, path: string, button: RegExp) {
 }
 
 /**
- * Opens a post's own page (`url`) and scrolls to its discussion, which hydrates
- * once seen and then opens its live stream; returns the discussion's
- * "Comments" region once it is live.
+ * Scrolls to a post page's discussion, which hydrates once seen and then opens
+ * its live stream, and returns its "Comments" region once it is live and its
+ * comments have arrived: from then on the discussion keeps its height.
  */
-export async function openDiscussion(page: Page, url: string) {
-  await page.goto(url);
+export async function liveDiscussion(page: Page) {
   const section = page.getByRole("region", { name: /^Reactions/ });
   await section.scrollIntoViewIfNeeded();
   await expect(section.locator('[data-live="true"]')).toBeAttached({ timeout: 15_000 });
+  await expect(section.getByText("Loading comments…")).toHaveCount(0);
   return section.getByRole("region", { name: "Comments" });
+}
+
+/** Opens a post's own page (`url`) and waits for its discussion (`liveDiscussion`). */
+export async function openDiscussion(page: Page, url: string) {
+  await page.goto(url);
+  return liveDiscussion(page);
 }
