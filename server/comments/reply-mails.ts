@@ -3,7 +3,7 @@ import type { Transaction } from "kysely";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { button, colours, layout, oneLine } from "../outbox/mail-layout.ts";
+import { colours, layout, linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { renderComment } from "./markdown.ts";
@@ -18,35 +18,21 @@ import type { ReplyMailPayload } from "./reply-watches.ts";
 
 type Db = Transaction<Database> | Store["db"];
 
-export const replyConfirmUrl = (siteUrl: string, token: string) =>
-  `${siteUrl}/replies/confirm?token=${encodeURIComponent(token)}`;
-export const replyUnsubscribeUrl = (siteUrl: string, token: string) =>
-  `${siteUrl}/replies/unsubscribe?token=${encodeURIComponent(token)}`;
-/** RFC 8058: a POST there stops the mails at once. */
-export const replyOneClickUrl = (siteUrl: string, token: string) =>
-  `${siteUrl}/replies/one-click?token=${encodeURIComponent(token)}`;
 /** The reply on its post's own page. */
-export const replyUrl = (siteUrl: string, postId: string, replyId: number) =>
+const replyUrl = (siteUrl: string, postId: string, replyId: number) =>
   `${siteUrl}/science/${encodeURIComponent(postId)}#comment-${replyId}`;
 
 export function replyConfirmationMail(to: string, token: string, siteUrl: string): OutgoingMail {
-  const subject = "Confirm reply notifications from Engage with Engineer";
-  const link = replyConfirmUrl(siteUrl, token);
-  const why =
-    "Someone, hopefully you, left this address under a comment on Engage with Engineer, to be told when someone replies.";
-  const footer =
-    "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.";
-  const { html, text } = layout({
-    subject,
-    bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(why)}</p>
-<p style="margin:0 0 16px">Open the link and press Confirm to receive those replies by mail:</p>
-<p style="margin:0 0 16px">${button(link, "Confirm reply notifications")}</p>
-<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    bodyText: `${why}\n\nOpen this link and press Confirm to receive those replies by mail:\n\n${link}`,
-    footerHtml: footer,
-    footerText: footer,
+  return linkMail({
+    to,
+    subject: "Confirm reply notifications from Engage with Engineer",
+    lead: "Someone, hopefully you, left this address under a comment on Engage with Engineer, to be told when someone replies.",
+    ask: "Open the link and press Confirm to receive those replies by mail",
+    label: "Confirm reply notifications",
+    link: tokenLink(siteUrl, "/replies/confirm", token),
+    footer:
+      "The link works for 48 hours. If you did not ask for this, ignore this mail: nothing more will be sent to you.",
   });
-  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
 /** A reply as a mail shows it: its HTML as the site rendered it, and its text. */
@@ -54,7 +40,8 @@ type MailedReply = { id: number; postId: string; userName: string; html: string;
 
 function unsubscribeHeaders(siteUrl: string, token: string): Record<string, string> {
   return {
-    "List-Unsubscribe": `<${replyOneClickUrl(siteUrl, token)}>`,
+    // RFC 8058: a POST there stops the mails at once.
+    "List-Unsubscribe": `<${tokenLink(siteUrl, "/replies/one-click", token)}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
     "List-Id": `Replies on Engage with Engineer <replies.${new URL(siteUrl).hostname}>`,
     "Auto-Submitted": "auto-generated",
@@ -77,7 +64,7 @@ export function replyMail(
       ? `${first.userName} replied on "${title(first.postId)}"`
       : `${replies.length} new replies on Engage with Engineer`,
   );
-  const unsubscribe = replyUnsubscribeUrl(siteUrl, token);
+  const unsubscribe = tokenLink(siteUrl, "/replies/unsubscribe", token);
   const bodyHtml = replies
     .map((reply) => {
       const link = replyUrl(siteUrl, reply.postId, reply.id);

@@ -1,46 +1,23 @@
 import { escapeHtml } from "../../contract/html.ts";
-import { button, layout, oneLine } from "../outbox/mail-layout.ts";
+import { linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 
 /** The newsletter's mails: the confirmation, and an edition addressed to one subscriber. */
-
-export function confirmationUrl(siteUrl: string, token: string): string {
-  return `${siteUrl}/newsletter/confirm?token=${encodeURIComponent(token)}`;
-}
-
-/** The unsubscribe page, which asks before removing (docs/product.md, "Unsubscribe"). */
-export function unsubscribePageUrl(siteUrl: string, token: string): string {
-  return `${siteUrl}/unsubscribe?token=${encodeURIComponent(token)}`;
-}
-
-/** The RFC 8058 one-click endpoint: a POST there removes the address at once. */
-export function oneClickUrl(siteUrl: string, token: string): string {
-  return `${siteUrl}/api/newsletter/one-click?token=${encodeURIComponent(token)}`;
-}
 
 export function confirmationMail(
   { to, token }: { to: string; token: string },
   siteUrl: string,
 ): OutgoingMail {
-  const subject = "Confirm your subscription to Engage with Engineer";
-  const link = confirmationUrl(siteUrl, token);
-  const { html, text } = layout({
-    subject,
-    bodyHtml: `<p style="margin:0 0 16px">Someone, hopefully you, asked to receive the Engage with Engineer newsletter at this address.</p>
-<p style="margin:0 0 16px">Open the link and press Confirm to start receiving it:</p>
-<p style="margin:0 0 16px">${button(link, "Confirm my subscription")}</p>
-<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    bodyText: `Someone, hopefully you, asked to receive the Engage with Engineer newsletter at this address.
-
-Open this link and press Confirm to start receiving it:
-
-${link}`,
-    footerHtml:
-      "The link works once, for 48 hours. If you did not ask for this, ignore this mail: nothing will be sent to you.",
-    footerText:
+  return linkMail({
+    to,
+    subject: "Confirm your subscription to Engage with Engineer",
+    lead: "Someone, hopefully you, asked to receive the Engage with Engineer newsletter at this address.",
+    ask: "Open the link and press Confirm to start receiving it",
+    label: "Confirm my subscription",
+    link: tokenLink(siteUrl, "/newsletter/confirm", token),
+    footer:
       "The link works once, for 48 hours. If you did not ask for this, ignore this mail: nothing will be sent to you.",
   });
-  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
 /**
@@ -52,27 +29,16 @@ export function reconfirmationMail(
   { to, token }: { to: string; token: string },
   siteUrl: string,
 ): OutgoingMail {
-  const subject = "Do you still want the Engage with Engineer newsletter?";
-  const link = confirmationUrl(siteUrl, token);
-  const lead =
-    "This address is on the newsletter list of the earlier version of Engage with Engineer. The site has moved, and we send the newsletter only to readers who confirm that they want it.";
-  const { html, text } = layout({
-    subject,
-    bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>
-<p style="margin:0 0 16px">To keep receiving it, open the link and press Confirm:</p>
-<p style="margin:0 0 16px">${button(link, "Keep my subscription")}</p>
-<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    bodyText: `${lead}
-
-To keep receiving it, open this link and press Confirm:
-
-${link}`,
-    footerHtml:
-      "The link works once, for 48 hours. If you do nothing, you will get no newsletter and your address is deleted within a week.",
-    footerText:
+  return linkMail({
+    to,
+    subject: "Do you still want the Engage with Engineer newsletter?",
+    lead: "This address is on the newsletter list of the earlier version of Engage with Engineer. The site has moved, and we send the newsletter only to readers who confirm that they want it.",
+    ask: "To keep receiving it, open the link and press Confirm",
+    label: "Keep my subscription",
+    link: tokenLink(siteUrl, "/newsletter/confirm", token),
+    footer:
       "The link works once, for 48 hours. If you do nothing, you will get no newsletter and your address is deleted within a week.",
   });
-  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
 
 /** What an edition holds before it is addressed; `{{unsubscribe_url}}` marks the link's place. */
@@ -90,7 +56,9 @@ export function editionMail(
   { to, token, replyTo }: { to: string; token: string; replyTo?: string },
   siteUrl: string,
 ): OutgoingMail {
-  const pageUrl = unsubscribePageUrl(siteUrl, token);
+  // The unsubscribe page asks before removing (docs/product.md, "Unsubscribe");
+  // a POST to the RFC 8058 one-click address removes at once.
+  const pageUrl = tokenLink(siteUrl, "/unsubscribe", token);
   return {
     to,
     subject: oneLine(edition.subject),
@@ -98,7 +66,7 @@ export function editionMail(
     text: edition.text.replaceAll(unsubscribePlaceholder, pageUrl),
     ...(replyTo ? { replyTo } : {}),
     headers: {
-      "List-Unsubscribe": `<${oneClickUrl(siteUrl, token)}>`,
+      "List-Unsubscribe": `<${tokenLink(siteUrl, "/api/newsletter/one-click", token)}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
       "List-Id": `Engage with Engineer <newsletter.${new URL(siteUrl).hostname}>`,
     },

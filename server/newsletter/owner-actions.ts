@@ -2,6 +2,7 @@ import type { SubscribersRepository } from "../engagement/subscribers-repository
 import { toCsv } from "../lib/csv.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
 import { newToken } from "../lib/tokens.ts";
+import { tokenLink } from "../outbox/mail-layout.ts";
 import type { Mailer } from "../outbox/mailer.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
@@ -33,7 +34,7 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
         ...list.map((s) => [
           s.email,
           s.subscribedAt,
-          `${siteUrl}/unsubscribe?token=${encodeURIComponent(s.unsubscribeToken)}`,
+          tokenLink(siteUrl, "/unsubscribe", s.unsubscribeToken),
         ]),
       ]);
       await by.audit("subscribers export", `${list.length} addresses`);

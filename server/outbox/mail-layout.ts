@@ -1,4 +1,5 @@
 import { escapeHtml } from "../../contract/html.ts";
+import type { OutgoingMail } from "./mailer.ts";
 
 /**
  * Every mail the site sends, in one template: HTML in the site's colours
@@ -88,4 +89,43 @@ ${bodyHtml}
 `;
   const text = `Engage with Engineer\n\n${bodyText.trim()}\n\n--\n${footerText}\n`;
   return { html, text };
+}
+
+/** A tokened link of the site's: `${siteUrl}${path}?token=…`. */
+export const tokenLink = (siteUrl: string, path: string, token: string) =>
+  `${siteUrl}${path}?token=${encodeURIComponent(token)}`;
+
+/**
+ * A mail whose point is one link (a confirmation): why it came, what the link
+ * does, the link as a button and as text, and a closing line in both forms.
+ */
+export function linkMail({
+  to,
+  subject,
+  lead,
+  ask,
+  label,
+  link,
+  footer,
+}: {
+  to: string;
+  subject: string;
+  lead: string;
+  /** What to do, without its closing colon: "Open the link and press Confirm to …". */
+  ask: string;
+  label: string;
+  link: string;
+  footer: string;
+}): OutgoingMail {
+  const { html, text } = layout({
+    subject,
+    bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>
+<p style="margin:0 0 16px">${escapeHtml(ask)}:</p>
+<p style="margin:0 0 16px">${button(link, label)}</p>
+<p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
+    bodyText: `${lead}\n\n${ask.replace("the link", "this link")}:\n\n${link}`,
+    footerHtml: escapeHtml(footer),
+    footerText: footer,
+  });
+  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
