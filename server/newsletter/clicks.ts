@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import { isbot } from "isbot";
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import { linkPages, paragraph } from "../lib/action-page.ts";
+import { addressSignature, keyFor, sameSecret } from "../lib/tokens.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
 
 /**
@@ -19,22 +19,10 @@ import type { EditionsRepository } from "./editions-repository.ts";
 
 export type TrackedLink = { position: number; url: string };
 
-const signatureLength = 16;
+export const clickKeyOf = (cookieSecret: string) => keyFor(cookieSecret, "edition click links");
 
-export function clickKeyOf(cookieSecret: string): string {
-  return createHmac("sha256", cookieSecret).update("edition click links").digest("base64url");
-}
-
-function signature(key: string, editionId: number, position: number): string {
-  return createHmac("sha256", key)
-    .update(`click ${editionId} ${position}`)
-    .digest("hex")
-    .slice(0, signatureLength);
-}
-
-export function clickUrl(siteUrl: string, key: string, editionId: number, position: number) {
-  return `${siteUrl}/newsletter/click/${editionId}/${position}/${signature(key, editionId, position)}`;
-}
+const signature = (key: string, editionId: number, position: number) =>
+  addressSignature(key, `click ${editionId} ${position}`);
 
 /** The edition's body with each tracked link pointing at its redirect, in the HTML and the text. */
 export function withTrackedLinks(
@@ -45,7 +33,7 @@ export function withTrackedLinks(
   let { html, text } = body;
   // Longest first, so that a link is never rewritten inside a longer one.
   for (const { position, url } of [...links].sort((a, b) => b.url.length - a.url.length)) {
-    const tracked = clickUrl(siteUrl, key, editionId, position);
+    const tracked = `${siteUrl}/newsletter/click/${editionId}/${position}/${signature(key, editionId, position)}`;
     html = html.replaceAll(`href="${escapeHtml(url)}"`, `href="${escapeHtml(tracked)}"`);
     text = text.replace(
       new RegExp(`${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[\\s\\])>]|$)`, "g"),
@@ -71,13 +59,10 @@ export const editionClicks: FastifyPluginAsync<{
     const position = /^(0|[1-9]\d{0,3})$/.test(params.position ?? "")
       ? Number(params.position)
       : -1;
-    const given = Buffer.from(String(params.signature ?? ""));
-    const expected = Buffer.from(signature(key, editionId, position));
     const valid =
       editionId > 0 &&
       position >= 0 &&
-      given.length === expected.length &&
-      timingSafeEqual(given, expected);
+      sameSecret(String(params.signature ?? ""), signature(key, editionId, position));
     // Mail scanners and link previews follow links too: they are sent on, not counted.
     const url = valid
       ? await editions.click(editionId, position, {

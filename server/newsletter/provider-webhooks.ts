@@ -1,6 +1,7 @@
-import { timingSafeEqual, verify } from "node:crypto";
+import { verify } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { z } from "zod";
+import { sameSecret } from "../lib/tokens.ts";
 import type { ListHealth } from "./list-health.ts";
 import type { ReportKind } from "./reports.ts";
 
@@ -252,11 +253,7 @@ export const providerWebhooks: FastifyPluginAsync<{
 
   function postmarkAllowed(authorization: string | undefined, header: unknown): boolean {
     if (!postmarkSecret) return false;
-    const expected = Buffer.from(postmarkSecret);
-    const same = (given: string) => {
-      const bytes = Buffer.from(given);
-      return bytes.length === expected.length && timingSafeEqual(bytes, expected);
-    };
+    const same = (given: string) => sameSecret(given, postmarkSecret);
     if (typeof header === "string" && same(header)) return true;
     const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(authorization ?? "");
     if (!basic?.[1]) return false;

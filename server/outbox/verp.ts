@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { addressSignature, keyFor, sameSecret } from "../lib/tokens.ts";
 
 /**
  * VERP return paths (docs/mail.md, "Bounces and complaints"): each mail is
@@ -10,11 +10,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * cannot name a row, and so cannot suppress anyone.
  */
 
-const signatureLength = 16;
-
-function signature(key: string, rowId: number): string {
-  return createHmac("sha256", key).update(`verp ${rowId}`).digest("hex").slice(0, signatureLength);
-}
+const signature = (key: string, rowId: number) => addressSignature(key, `verp ${rowId}`);
 
 export function verpAddress(bounceAddress: string, rowId: number, key: string): string {
   const at = bounceAddress.lastIndexOf("@");
@@ -31,12 +27,8 @@ export function verpRow(address: string, bounceAddress: string, key: string): nu
   const parts = /^(.+)\+(\d{1,15})-([0-9a-f]+)$/i.exec(match[1] ?? "");
   if (!parts || parts[1]?.toLowerCase() !== local) return null;
   const rowId = Number(parts[2]);
-  const given = Buffer.from((parts[3] ?? "").toLowerCase());
-  const expected = Buffer.from(signature(key, rowId));
-  return given.length === expected.length && timingSafeEqual(given, expected) ? rowId : null;
+  return sameSecret((parts[3] ?? "").toLowerCase(), signature(key, rowId)) ? rowId : null;
 }
 
 /** The key return paths are signed with, made from the site's secret: the same on every instance. */
-export function verpKeyOf(cookieSecret: string): string {
-  return createHmac("sha256", cookieSecret).update("verp return paths").digest("base64url");
-}
+export const verpKeyOf = (cookieSecret: string) => keyFor(cookieSecret, "verp return paths");
