@@ -1,13 +1,9 @@
 import type { Kysely, Transaction } from "kysely";
-import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
-import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
 import { forgetWatches } from "./forget-watches.ts";
-
-/** Who a comment's place belongs to once its writer deleted it: nobody. */
-export const placeholderWriter = "deleted";
+import { type CommentEvents, columns, placeholderWriter } from "./rows.ts";
 
 /**
  * Takes comments' words out of what the spam filter learnt from them
@@ -54,13 +50,11 @@ export type RemovalMatch = { id: number; visitorId?: string } | { id?: number; v
  *   text, HTML, writer and address are wiped, and open pages get it as such;
  * - any other comment is deleted;
  * - a deleted place whose last reply goes is deleted with it.
- * `toLive` makes the comment open pages get from a row.
  */
 export async function removeComments(
   trx: Transaction<Database>,
-  events: EventJournal,
+  { shown, deleted }: Pick<CommentEvents, "shown" | "deleted">,
   match: RemovalMatch,
-  toLive: (row: { id: number; post_id: string }) => Promise<LiveComment>,
   forgetExamples: ForgetExamples,
 ): Promise<LiveEvent[]> {
   let query = trx
@@ -80,12 +74,6 @@ export async function removeComments(
   await forgetWatches(trx, { commentIds: rows.map((row) => row.id) });
   await forgetRemoteWriters(trx, { ids: rows.map((row) => row.id) });
   const recorded: LiveEvent[] = [];
-  const deleted = (row: { id: number; post_id: string }) =>
-    events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-      action: "deleted",
-      item: { kind: "science", id: row.post_id },
-      commentId: row.id,
-    }));
 
   const parents = new Set<number>();
   for (const row of rows) {
@@ -98,7 +86,7 @@ export async function removeComments(
             .execute()
         : [];
     if (replies.some((reply) => !going.has(reply.id))) {
-      await trx
+      const place = await trx
         .updateTable("science_comments")
         .set({
           content: "",
@@ -113,23 +101,16 @@ export async function removeComments(
           status: "published",
         })
         .where("id", "=", row.id)
-        .execute();
-      const comment = await toLive(row);
-      recorded.push(
-        await events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
-          action: "updated",
-          item: { kind: "science", id: row.post_id },
-          commentId: row.id,
-          comment,
-        })),
-      );
+        .returning(columns)
+        .executeTakeFirstOrThrow();
+      recorded.push(await shown(trx, place, "updated"));
       continue;
     }
     // Its replies (all going too) first: nothing may point at a missing comment.
     await forgetRemoteWriters(trx, { parentId: row.id });
     await trx.deleteFrom("science_comments").where("parent_id", "=", row.id).execute();
     await trx.deleteFrom("science_comments").where("id", "=", row.id).execute();
-    recorded.push(await deleted(row));
+    recorded.push(await deleted(trx, row));
     if (row.parent_id !== null && !going.has(row.parent_id)) parents.add(row.parent_id);
   }
 
@@ -150,7 +131,7 @@ export async function removeComments(
       .executeTakeFirst();
     if (left) continue;
     await trx.deleteFrom("science_comments").where("id", "=", parentId).execute();
-    recorded.push(await deleted(place));
+    recorded.push(await deleted(trx, place));
   }
   return recorded;
 }

@@ -53,7 +53,8 @@ export function createCommentsRepository(
   const shapes = commentShapes(avatarOf);
   const { toComment, toLiveComment } = shapes;
   const publishing = createCommentPublishing(store, events, bus, shapes, notifier, replies, clock);
-  const { live, shown, held } = commentEvents(events, shapes);
+  const said = commentEvents(events, shapes);
+  const { shown, held } = said;
 
   /** After a filtered update or delete touched nothing: was there no comment, or not theirs? */
   async function refusal(id: number): Promise<CommentRefusal> {
@@ -73,23 +74,7 @@ export function createCommentsRepository(
   async function removeMatching(match: RemovalMatch): Promise<number> {
     const recorded = await db
       .transaction()
-      .execute((trx) =>
-        removeComments(
-          trx,
-          events,
-          match,
-          async ({ id }) =>
-            live(
-              trx,
-              await trx
-                .selectFrom("science_comments")
-                .select(columns)
-                .where("id", "=", id)
-                .executeTakeFirstOrThrow(),
-            ),
-          forgetSpamExamples,
-        ),
-      );
+      .execute((trx) => removeComments(trx, said, match, forgetSpamExamples));
     for (const event of recorded) bus.committed(event);
     return recorded.length;
   }

@@ -5,7 +5,6 @@ import type { CommentStatus, Database, ScienceCommentsTable } from "../db/schema
 import type { EventJournal } from "../events/journal.ts";
 import { toIso } from "../lib/time.ts";
 import { renderComment } from "./markdown.ts";
-import { placeholderWriter } from "./removal.ts";
 
 /*
  * A comment's row as the comment repositories read it, and the shapes they
@@ -30,6 +29,9 @@ export const columns = [
 ] as const;
 
 export type Row = Pick<CommentRow, (typeof columns)[number]>;
+
+/** Who a comment's place belongs to once its writer deleted it: nobody. */
+export const placeholderWriter = "deleted";
 
 /**
  * The visitor ids of comments that came from the Fediverse start so
@@ -197,13 +199,19 @@ export function commentEvents(
       commentId: row.id,
       comment: await live(trx, row),
     }));
-  /** Records that a comment is held, on its post's topic or the owner's. */
-  const held = (trx: Transaction<Database>, topic: string, postId: string, commentId: number) =>
-    events.record(trx, topic, "comment", async () => ({
-      action: "held" as const,
-      item: itemOf(postId),
-      commentId,
-    }));
+  /** Records that a comment is held, on its post's topic or the owner's; or gone from its post's. */
+  const held = (
+    trx: Transaction<Database>,
+    topic: string,
+    postId: string,
+    commentId: number,
+    action: "held" | "deleted" = "held",
+  ) =>
+    events.record(trx, topic, "comment", async () => ({ action, item: itemOf(postId), commentId }));
+  const deleted = (trx: Transaction<Database>, row: Pick<Row, "id" | "post_id">) =>
+    held(trx, topicOf("science", row.post_id), row.post_id, row.id, "deleted");
 
-  return { live, shown, held };
+  return { live, shown, held, deleted };
 }
+
+export type CommentEvents = ReturnType<typeof commentEvents>;

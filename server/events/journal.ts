@@ -20,17 +20,6 @@ import {
  */
 const eventsLockKey = 0x657765; // "ewe"
 
-type EventRow = { id: number | string; topic: string; type: string; data: string };
-
-function toLiveEvent(row: EventRow): LiveEvent {
-  return {
-    id: Number(row.id),
-    topic: row.topic,
-    type: row.type as LiveEventType,
-    data: row.data,
-  };
-}
-
 export type EventJournal = ReturnType<typeof createEventJournal>;
 
 /**
@@ -133,29 +122,17 @@ export function createEventJournal(store: Store) {
       return insert(trx, ownTopicOf(itemTopic), ownEventType, "{}");
     },
 
-    /** A topic's events after `afterId`, oldest first. */
-    async since(topic: string, afterId: number, limit: number): Promise<LiveEvent[]> {
+    /** The events after `afterId` (of one topic, or every topic's), oldest first. */
+    async after(afterId: number, limit: number, topic?: string): Promise<LiveEvent[]> {
       const rows = await db
         .selectFrom("events")
         .select(["id", "topic", "type", "data"])
-        .where("topic", "=", topic)
+        .$if(topic !== undefined, (query) => query.where("topic", "=", topic as string))
         .where("id", ">", afterId)
         .orderBy("id")
         .limit(limit)
         .execute();
-      return rows.map(toLiveEvent);
-    },
-
-    /** Every topic's events after `afterId`, oldest first. */
-    async after(afterId: number, limit: number): Promise<LiveEvent[]> {
-      const rows = await db
-        .selectFrom("events")
-        .select(["id", "topic", "type", "data"])
-        .where("id", ">", afterId)
-        .orderBy("id")
-        .limit(limit)
-        .execute();
-      return rows.map(toLiveEvent);
+      return rows.map((row) => ({ ...row, id: Number(row.id), type: row.type as LiveEventType }));
     },
 
     async latestId(): Promise<number> {

@@ -1,7 +1,7 @@
 import { commentContentSchema, rowIdMax, userNameSchema } from "../../contract/api.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
-import { placeholderWriter } from "../comments/removal.ts";
+import { placeholderWriter } from "../comments/rows.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { type Column, exportRow, exportValue, keyPlace, uniqueValue } from "./columns.ts";

@@ -108,7 +108,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteDeps & StreamOptions> = asy
     return {
       subscribe: (listener) => bus.subscribe(topic, listener),
       missed: (afterId) =>
-        missed(afterId, (limit) => engagement.events.since(topic, afterId, limit)),
+        missed(afterId, (limit) => engagement.events.after(afterId, limit, topic)),
       visitorId,
     };
   }
