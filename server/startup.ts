@@ -8,8 +8,9 @@ import { createEngagement, type Engagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import { cookieSecretFileOf } from "./engagement/visitor.ts";
 import type { WriterKeys } from "./engagement/writer-keys.ts";
-import { type BusLogger, createLocalBus, type EventBus } from "./events/bus.ts";
+import { createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
+import type { Log } from "./lib/log.ts";
 import { dayMs } from "./lib/time.ts";
 import { createModeration, type Moderation } from "./moderation/service.ts";
 import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
@@ -42,7 +43,7 @@ type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMEN
  */
 export async function openStoreAndBus(
   config: StoreConfig,
-  log: BusLogger,
+  log: Log,
   {
     connectionWaitMs,
     newDatabase,
@@ -137,7 +138,7 @@ export function startEngagement({
   clock?: () => Date;
   moderationMode: Config["MODERATION"];
   spamConfig: Pick<Config, "HOLD_LINKS_FROM_NEW" | "SPAM_MODEL_FILE">;
-  log: BusLogger;
+  log: Log;
 }): EngagementServices {
   // A write's own instance forgets the item's cached reads the moment it commits,
   // before it answers; the bus brings the news to the other instances.

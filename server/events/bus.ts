@@ -1,4 +1,5 @@
 import type { ItemEventName } from "../../contract/event-names.ts";
+import type { Log } from "../lib/log.ts";
 
 /**
  * Live events: what the event stream (`GET /api/events`) sends to browsers.
@@ -53,19 +54,13 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-export type BusLogger = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-  error(object: unknown, message: string): void;
-};
-
 /** Listeners by topic; one instance per bus. */
 export class Subscriptions {
   readonly #byTopic = new Map<string, Set<Listener>>();
   readonly #everything = new Set<Listener>();
-  readonly #log: BusLogger | undefined;
+  readonly #log: Log | undefined;
 
-  constructor(log?: BusLogger) {
+  constructor(log?: Log) {
     this.#log = log;
   }
 
@@ -128,7 +123,7 @@ export function createJournalReader({
   journal: EventJournal;
   subscriptions: Subscriptions;
   lastId: number;
-  log?: BusLogger;
+  log?: Log;
   stopped?: () => boolean;
 }) {
   let last = lastId;
@@ -195,7 +190,7 @@ export function createLocalBus({
   lastEventId: number;
   journal: EventJournal;
   pollMs?: number;
-  log?: BusLogger;
+  log?: Log;
 }): EventBus {
   const subscriptions = new Subscriptions(log);
   const reader = createJournalReader({ journal, subscriptions, lastId: lastEventId, log });

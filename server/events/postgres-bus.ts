@@ -1,6 +1,6 @@
 import pg from "pg";
+import type { Log } from "../lib/log.ts";
 import {
-  type BusLogger,
   createJournalReader,
   type EventBus,
   type EventJournal,
@@ -11,7 +11,7 @@ import {
 export type PostgresBusOptions = {
   connectionString: string;
   journal: EventJournal;
-  log: BusLogger;
+  log: Log;
 };
 
 /** Reconnection attempts start this soon and back off to at most every 5 s. */

@@ -1,3 +1,4 @@
+import type { Log } from "../lib/log.ts";
 import type { ListHealth } from "./list-health.ts";
 import { repeatRounds } from "./schedules.ts";
 
@@ -12,11 +13,6 @@ import { repeatRounds } from "./schedules.ts";
  */
 
 export type MailboxRound = { read: number; acted: number; ignored: number; kept: number };
-
-type Log = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-};
 
 /** Mails fetched at once: the mailbox may hold thousands after a bad edition. */
 const batchSize = 50;
@@ -88,7 +84,7 @@ export function startBounceMailbox({
   url: string;
   everyMs: number;
   health: Pick<ListHealth, "handleMailboxReport">;
-  log: Log;
+  log: Pick<Log, "info" | "warn">;
 }) {
   const round = async () => {
     try {

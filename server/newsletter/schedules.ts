@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
+import type { Log } from "../lib/log.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
 
@@ -193,11 +194,6 @@ export function createEditionSchedules(
 
 export type EditionSchedules = ReturnType<typeof createEditionSchedules>;
 
-type Log = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-};
-
 /**
  * Looks every `everyMs` for editions whose time has come and queues each
  * (the first look soon after the start). `queued` runs after each page of
@@ -217,7 +213,7 @@ export function startEditionSchedules({
   everyMs?: number;
   queued: () => void;
   started: (slug: string, count: number) => Promise<void>;
-  log: Log;
+  log: Pick<Log, "info" | "warn">;
 }) {
   async function sendDue() {
     for (;;) {

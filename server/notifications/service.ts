@@ -2,7 +2,8 @@ import { loadItemIndex } from "../../content/catalog.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
-import { type OutboxWorker, startOutboxLoop, type WorkerLog } from "../outbox/outbox-worker.ts";
+import type { Log } from "../lib/log.ts";
+import { type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
 import type { Deliver, Delivery, OutboxRepository, OutboxRow } from "../outbox/queue.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
@@ -109,7 +110,7 @@ export function createNotifications(
         /** Calls the webhook from the outbox, unpaced; none without WEBHOOK_URL. */
         start(
           outbox: OutboxRepository,
-          log: WorkerLog,
+          log: Log,
           { pollMs, retryBaseMs }: { pollMs?: number; retryBaseMs?: number } = {},
         ) {
           const { WEBHOOK_URL: url, WEBHOOK_SECRET: secret } = config;

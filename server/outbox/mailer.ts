@@ -8,6 +8,7 @@ import {
   Worker,
   workerData,
 } from "node:worker_threads";
+import type { Log } from "../lib/log.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
 import type { DkimSigning } from "./dkim.ts";
 
@@ -44,8 +45,6 @@ export type Mailer = {
   close(): void;
 };
 
-export type MailerLog = { info(object: unknown, message: string): void };
-
 /**
  * SMTP through nodemailer when SMTP_URL is set, over at most `connections`
  * pooled connections, in a thread of its own (createSmtpThreadMailer below);
@@ -68,7 +67,7 @@ export function createMailer(
     /** Signs every mail (server/outbox/dkim.ts). */
     dkim?: DkimSigning | null;
   },
-  log: MailerLog,
+  log: Pick<Log, "info">,
 ): Mailer {
   if (smtpUrl) return createSmtpThreadMailer({ smtpUrl, from, connections, dkim });
 

@@ -1,4 +1,5 @@
 import type { OutboxKind } from "../db/schema.ts";
+import type { Log } from "../lib/log.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
 import {
   batchedKinds,
@@ -10,12 +11,6 @@ import {
   retryPolicy,
 } from "./queue.ts";
 import type { RecipientHealth } from "./recipient-health.ts";
-
-export type WorkerLog = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-  error(object: unknown, message: string): void;
-};
 
 export type OutboxWorker = {
   /** Looks for due rows now, e.g. right after this instance queued one. */
@@ -45,7 +40,7 @@ export type LoopOptions = {
   pollMs?: number;
   /** The first wait before a retry (the repository's): the loop wakes when a retry falls due. */
   retryBaseMs?: number;
-  log: WorkerLog;
+  log: Log;
   /** Resolves when sending can begin (awaited before the first row): the pace is kept from then on. */
   ready?: () => Promise<void>;
   /** Runs once the loop has stopped. */

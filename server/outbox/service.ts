@@ -1,9 +1,10 @@
 import type { Config } from "../config.ts";
 import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import type { Log } from "../lib/log.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
 import { createMailer, type Mailer } from "./mailer.ts";
-import { type ComposeMail, startMailWorker, type WorkerLog } from "./outbox-worker.ts";
+import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
 import { createOutboxRepository, retryPolicy } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
 import { createSuppressions } from "./suppressions.ts";
@@ -36,7 +37,7 @@ export function startOutbox(
     | "BOUNCE_ADDRESS"
     | "DKIM_KEY_FILE"
   >,
-  log: WorkerLog,
+  log: Log,
   options: MailOptions,
   composers: Partial<Record<OutboxKind, ComposeMail>>,
   /** Signs the return paths (server/outbox/verp.ts). */
