@@ -13,7 +13,7 @@ import {
 } from "../../../contract/bookings.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, noContent, route } from "./context.ts";
 
 /**
  * Booked calls (docs/product.md, "Book a call"): upcoming and past calls,
@@ -30,15 +30,11 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.get(
     "/bookings",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Upcoming calls (soonest first) or past ones (latest first), with the availability",
-        querystring: bookingsQuerySchema,
-        response: { 200: bookingsResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Upcoming calls (soonest first) or past ones (latest first), with the availability",
+      bookingsResponseSchema,
+      { querystring: bookingsQuerySchema },
+    ),
     async (request) => ({
       bookings: (await repository.list(request.query.when)).map((b) => toBooking(bookings, b)),
       availability: await repository.availability(),
@@ -50,27 +46,20 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.get(
     "/bookings/weeks",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Calls per week (from Monday, UTC), the last 12 weeks and the next 4",
-        response: { 200: bookingWeeksResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Calls per week (from Monday, UTC), the last 12 weeks and the next 4",
+      bookingWeeksResponseSchema,
+    ),
     async () => ({ weeks: await repository.perWeek(12) }),
   );
 
   app.put(
     "/bookings/availability",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Set the weekly hours, call length, buffer, notice, horizon, daily maximum, dates off and room",
-        body: availabilitySchema,
-        response: { 200: z.object({ availability: availabilityAnswerSchema }), ...errors },
-      },
-    },
+    route(
+      "Set the weekly hours, call length, buffer, notice, horizon, daily maximum, dates off and room",
+      z.object({ availability: availabilityAnswerSchema }),
+      { body: availabilitySchema },
+    ),
     async (request) => ({
       availability: await actions.setAvailability(actor(request), request.body),
     }),
@@ -78,15 +67,11 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.post(
     "/bookings/:id/cancel",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Cancel a booked call with a message; both sides are sent the cancellation",
-        params: bookingIdParamsSchema,
-        body: cancelBookingRequestSchema,
-        response: { 200: z.object({ booking: bookingSchema }), ...errors },
-      },
-    },
+    route(
+      "Cancel a booked call with a message; both sides are sent the cancellation",
+      z.object({ booking: bookingSchema }),
+      { params: bookingIdParamsSchema, body: cancelBookingRequestSchema },
+    ),
     async (request) => {
       const booking = await actions.cancel(actor(request), request.params.id, request.body.message);
       if (booking === "not_found")
@@ -99,25 +84,16 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.post(
     "/bookings/feed",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "A new secret address of the calendar feed; the one before stops working",
-        response: { 200: feedResponseSchema, ...errors },
-      },
-    },
+    route(
+      "A new secret address of the calendar feed; the one before stops working",
+      feedResponseSchema,
+    ),
     async (request) => ({ url: await actions.newFeed(actor(request)) }),
   );
 
   app.delete(
     "/bookings/feed",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Revoke the calendar feed's address",
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Revoke the calendar feed's address", noContent),
     async (request, reply) => {
       if ((await actions.revokeFeed(actor(request))) === "not_found")
         throw notFound("There is no calendar feed.");
@@ -127,15 +103,11 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.delete(
     "/bookings/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Delete a booking and every mail about it (a reader's request by mail); nobody is told",
-        params: bookingIdParamsSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route(
+      "Delete a booking and every mail about it (a reader's request by mail); nobody is told",
+      noContent,
+      { params: bookingIdParamsSchema },
+    ),
     async (request, reply) => {
       const removed = await actions.remove(actor(request), request.params.id);
       if (removed === "not_found") throw notFound("There is no such booking.");

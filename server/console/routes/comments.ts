@@ -12,7 +12,7 @@ import {
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
 import { moderationActions, noAddress } from "../../moderation/owner-actions.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, noContent, route } from "./context.ts";
 
 /** Comments: search, moderation, the owner's edits and deletions (their live events: /api/events). */
 export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -30,15 +30,11 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.get(
     "/comments",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Recent comments, newest first, searchable by text, name and post; the held queue and the spam list, each with why",
-        querystring: commentSearchSchema,
-        response: { 200: consoleCommentsResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Recent comments, newest first, searchable by text, name and post; the held queue and the spam list, each with why",
+      consoleCommentsResponseSchema,
+      { querystring: commentSearchSchema },
+    ),
     async (request) => {
       const { status } = request.query;
       // The held queue is listed apart, oldest first, and never again among the others.
@@ -70,14 +66,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
   for (const [decision, summary] of Object.entries(decisions)) {
     app.post(
       `/comments/:id/${decision}`,
-      {
-        schema: {
-          ...consoleTag,
-          summary,
-          params: commentId,
-          response: { 204: z.null(), ...errors },
-        },
-      },
+      route(summary, noContent, { params: commentId }),
       async (request, reply) => {
         const act = actions[decision as keyof typeof decisions];
         if ((await act(actor(request), request.params.id)) === "not_found") {
@@ -90,18 +79,16 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/comments/:id/reply",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Answer a published comment as the owner (with Author); readers' open pages see the reply",
+    route(
+      "Answer a published comment as the owner (with Author); readers' open pages see the reply",
+      { 201: commentResponseSchema },
+      {
         description:
           'Answering a reply joins its thread (docs/product.md, "Replies"). A missing or deleted comment is 404; a held or spam one 409.',
         params: commentId,
         body: ownerReplyRequestSchema,
-        response: { 201: commentResponseSchema, ...errors },
       },
-    },
+    ),
     async (request, reply) => {
       const parentId = request.params.id;
       const parent = await engagement.comments.getForOwner(parentId);
@@ -129,16 +116,11 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/comments/:id/ban",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Ban the writer of a comment (their browser, or every browser at its address), for some days or until lifted",
-        params: commentId,
-        body: banRequestSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route(
+      "Ban the writer of a comment (their browser, or every browser at its address), for some days or until lifted",
+      noContent,
+      { params: commentId, body: banRequestSchema },
+    ),
     async (request, reply) => {
       const { id } = request.params;
       const result = await actions.ban(actor(request), id, request.body);
@@ -150,15 +132,11 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.patch(
     "/comments/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Edit the text of any comment (from the reading page); readers' open pages see it",
-        params: commentId,
-        body: ownerEditRequestSchema,
-        response: { 200: commentResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Edit the text of any comment (from the reading page); readers' open pages see it",
+      commentResponseSchema,
+      { params: commentId, body: ownerEditRequestSchema },
+    ),
     async (request) => {
       // The same text rules as every comment and edit (docs/decisions/016-owner-voice.md).
       const refusal = defences.judgeEdit(request.body.content);
@@ -175,15 +153,11 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.delete(
     "/comments/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Delete any comment (from the console or the reading page); readers' open pages see it go",
-        params: commentId,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route(
+      "Delete any comment (from the console or the reading page); readers' open pages see it go",
+      noContent,
+      { params: commentId },
+    ),
     async (request, reply) => {
       const outcome = await actions.remove(actor(request), request.params.id);
       if (outcome === "not_found") throw notFound("There is no such comment.");

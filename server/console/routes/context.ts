@@ -80,17 +80,46 @@ export type ConsoleContext = ConsoleDeps & {
   actor(request: FastifyRequest): OwnerActor;
 };
 
-export const errors = errorResponses;
-export const consoleTag = { tags: ["console"] };
+/** What a console route answers when it succeeds: a 200's schema, or schemas by status. */
+export type Answers = z.ZodType | { [status: number]: z.ZodType };
 
-/** What a CSV download's schema says besides its summary (and its query, if it takes one). */
-export const csvDownload = {
-  ...consoleTag,
-  description:
-    "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
-  produces: ["text/csv"],
-  response: { 200: z.string().describe("CSV, RFC 4180"), ...errors },
-};
+/**
+ * A console route's schema: tagged "console" (`parts` may say otherwise),
+ * its summary, its request's parts (params, querystring, body, description),
+ * and its answers beside the API's errors.
+ */
+export function route<const A extends Answers, const P extends object = Record<never, never>>(
+  summary: string,
+  answers: A,
+  parts?: P,
+) {
+  const response = (
+    answers instanceof z.ZodType ? { 200: answers } : answers
+  ) as A extends z.ZodType ? { 200: A } : A;
+  return {
+    schema: {
+      tags: ["console"],
+      summary,
+      ...(parts as P),
+      response: { ...response, ...errorResponses },
+    },
+  };
+}
+
+/** The answer of a route that answers with no body. */
+export const noContent = { 204: z.null() };
+
+/** A CSV download's schema, and its query's (`parts`), if it takes one. */
+export const csvDownload = <const P extends object = Record<never, never>>(
+  summary: string,
+  parts?: P,
+) =>
+  route(summary, z.string().describe("CSV, RFC 4180"), {
+    description:
+      "Cells that a spreadsheet would run as a formula start with a ' (docs/command-line.md).",
+    produces: ["text/csv"],
+    ...(parts as P),
+  });
 
 /** Answers with `csv` as a file to save, named `name`.csv. */
 export function sendCsv(reply: FastifyReply, name: string, csv: string) {

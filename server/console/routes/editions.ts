@@ -17,7 +17,7 @@ import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { editionFile, editions, listEditions } from "../editions-folder.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, noContent, route } from "./context.ts";
 
 /** The newsletter's editions: the folder, a preview, a test copy, sending now or later. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -48,13 +48,10 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.get(
     "/editions",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "The editions folder, each file with its progress when it was sent",
-        response: { 200: editionsResponseSchema, ...errors },
-      },
-    },
+    route(
+      "The editions folder, each file with its progress when it was sent",
+      editionsResponseSchema,
+    ),
     async () => {
       const progress = await editionStore.progress();
       const pending = await schedules.pending();
@@ -87,14 +84,11 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.get(
     "/editions/:slug",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "An edition rendered in the mail template, as subscribers will see it",
-        params: slugParams,
-        response: { 200: editionPreviewResponseSchema, ...errors },
-      },
-    },
+    route(
+      "An edition rendered in the mail template, as subscribers will see it",
+      editionPreviewResponseSchema,
+      { params: slugParams },
+    ),
     async (request) => {
       const edition = await editionOf(request.params.slug);
       const mail = editionMail(edition, { to: "preview@example.com", token: "preview" }, siteUrl);
@@ -104,15 +98,11 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/editions/:slug/test",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Send one test copy of an edition to an address (nothing is recorded)",
-        params: slugParams,
-        body: testSendRequestSchema,
-        response: { 202: testSendResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Send one test copy of an edition to an address (nothing is recorded)",
+      { 202: testSendResponseSchema },
+      { params: slugParams, body: testSendRequestSchema },
+    ),
     async (request, reply) => {
       const edition = await editionOf(request.params.slug);
       const sent = await actions.test(actor(request), edition, request.body.to, mailer);
@@ -130,14 +120,11 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/editions/:slug/send",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Queue an edition for every confirmed subscriber who has not had it",
-        params: slugParams,
-        response: { 202: queuedResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Queue an edition for every confirmed subscriber who has not had it",
+      { 202: queuedResponseSchema },
+      { params: slugParams },
+    ),
     async (request, reply) => {
       const edition = await editionOf(request.params.slug);
       const sent = await actions.send(actor(request), edition);
@@ -148,17 +135,16 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/editions/:slug/schedule",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Send an edition later, to every confirmed subscriber at that time",
+    route(
+      "Send an edition later, to every confirmed subscriber at that time",
+      { 202: scheduledResponseSchema },
+      {
         description:
           "A new time replaces the old until the edition starts going out. The edition is stored as it is now.",
         params: slugParams,
         body: scheduleRequestSchema,
-        response: { 202: scheduledResponseSchema, ...errors },
       },
-    },
+    ),
     async (request, reply) => {
       const edition = await editionOf(request.params.slug);
       const done = await actions.schedule(actor(request), edition, new Date(request.body.at));
@@ -170,14 +156,9 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.delete(
     "/editions/:slug/schedule",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Cancel a scheduled edition that has not started going out",
-        params: slugParams,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Cancel a scheduled edition that has not started going out", noContent, {
+      params: slugParams,
+    }),
     async (request, reply) => {
       const done = await actions.cancel(actor(request), request.params.slug);
       if (done === "not_found") throw notFound("This edition is not scheduled.");

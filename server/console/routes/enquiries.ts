@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
 import {
   answerEnquiryRequestSchema,
   enquiriesQuerySchema,
@@ -13,7 +12,7 @@ import {
 } from "../../../contract/enquiries.ts";
 import { notFound } from "../../api/errors.ts";
 import { enquiryActions } from "../../enquiries/owner-actions.ts";
-import { type ConsoleContext, consoleTag, csvDownload, errors, sendCsv } from "./context.ts";
+import { type ConsoleContext, csvDownload, noContent, route, sendCsv } from "./context.ts";
 
 /**
  * Enquiries (docs/product.md, "Enquiries"): the list with its search and
@@ -36,14 +35,9 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.get(
     "/enquiries",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Enquiries, newest first, by search, status and service",
-        querystring: enquiriesQuerySchema,
-        response: { 200: enquiriesResponseSchema, ...errors },
-      },
-    },
+    route("Enquiries, newest first, by search, status and service", enquiriesResponseSchema, {
+      querystring: enquiriesQuerySchema,
+    }),
     async (request) => ({
       enquiries: (await repository.list(request.query)).map(enquiries.toEnquiry),
       services,
@@ -53,22 +47,16 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.get(
     "/enquiries/weeks",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Enquiries per week (from Monday, UTC) by service, the last 12 weeks",
-        response: {
-          200: enquiryWeeksResponseSchema,
-          ...errors,
-        },
-      },
-    },
+    route(
+      "Enquiries per week (from Monday, UTC) by service, the last 12 weeks",
+      enquiryWeeksResponseSchema,
+    ),
     async () => ({ weeks: await repository.perWeek(12), services }),
   );
 
   app.get(
     "/enquiries/export",
-    { schema: { ...csvDownload, summary: "Every enquiry as CSV, newest first" } },
+    csvDownload("Every enquiry as CSV, newest first"),
     async (request, reply) => {
       const { csv } = await actions.exportCsv(actor(request));
       return sendCsv(reply, `enquiries-${new Date().toISOString().slice(0, 10)}`, csv);
@@ -77,15 +65,11 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.patch(
     "/enquiries/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Mark an enquiry new, answered or closed, or keep it past the retention period",
-        params: enquiryIdParamsSchema,
-        body: updateEnquiryRequestSchema,
-        response: { 200: enquiryResponseOwnerSchema, ...errors },
-      },
-    },
+    route(
+      "Mark an enquiry new, answered or closed, or keep it past the retention period",
+      enquiryResponseOwnerSchema,
+      { params: enquiryIdParamsSchema, body: updateEnquiryRequestSchema },
+    ),
     async (request) => {
       const { id } = request.params;
       const { status, kept } = request.body;
@@ -97,15 +81,11 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.post(
     "/enquiries/:id/answers",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Answer an enquiry by mail, threaded under its acknowledgement",
-        params: enquiryIdParamsSchema,
-        body: answerEnquiryRequestSchema,
-        response: { 201: enquiryResponseOwnerSchema, ...errors },
-      },
-    },
+    route(
+      "Answer an enquiry by mail, threaded under its acknowledgement",
+      { 201: enquiryResponseOwnerSchema },
+      { params: enquiryIdParamsSchema, body: answerEnquiryRequestSchema },
+    ),
     async (request, reply) => {
       const { id } = request.params;
       if (!(await actions.answer(actor(request), id, request.body.body))) throw missing();
@@ -115,14 +95,9 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
 
   app.delete(
     "/enquiries/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Delete an enquiry with its answers and its mails",
-        params: enquiryIdParamsSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Delete an enquiry with its answers and its mails", noContent, {
+      params: enquiryIdParamsSchema,
+    }),
     async (request, reply) => {
       if (!(await actions.remove(actor(request), request.params.id))) throw missing();
       return reply.code(204).send(null);

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
 import {
   blockRequestSchema,
   eraseRequestSchema,
@@ -9,7 +8,7 @@ import {
   mentionsResponseSchema,
 } from "../../../contract/fediverse.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, noContent, route } from "./context.ts";
 
 const invalidTarget =
   "Give an account's address (https://…) or a server's host name (mastodon.social).";
@@ -28,13 +27,10 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.get(
     "/followers",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "The Fediverse accounts that follow the site, and the blocks, newest first",
-        response: { 200: followersResponseSchema, ...errors },
-      },
-    },
+    route(
+      "The Fediverse accounts that follow the site, and the blocks, newest first",
+      followersResponseSchema,
+    ),
     async () => {
       const [followers, blocks] = await Promise.all([repository.followers(), repository.blocks()]);
       return {
@@ -51,15 +47,11 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.post(
     "/fediverse/block",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Block an account (its address) or a whole server (its host name): what it sends is dropped and it no longer follows",
-        body: blockRequestSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route(
+      "Block an account (its address) or a whole server (its host name): what it sends is dropped and it no longer follows",
+      noContent,
+      { body: blockRequestSchema },
+    ),
     async (request, reply) => {
       const done = await actions.block(actor(request), request.body.target);
       if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
@@ -70,15 +62,11 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.post(
     "/fediverse/erase",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Erase a Fediverse account (by its address or a comment it wrote): its comments, follow, likes, boosts, webmentions and cached profile go, and it stays blocked",
-        body: eraseRequestSchema,
-        response: { 200: eraseResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Erase a Fediverse account (by its address or a comment it wrote): its comments, follow, likes, boosts, webmentions and cached profile go, and it stays blocked",
+      eraseResponseSchema,
+      { body: eraseRequestSchema },
+    ),
     async (request) => {
       const done = await actions.erase(actor(request), request.body);
       if (done === "invalid") {
@@ -94,14 +82,7 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.post(
     "/fediverse/unblock",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Lift a block on an account or a server",
-        body: blockRequestSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Lift a block on an account or a server", noContent, { body: blockRequestSchema }),
     async (request, reply) => {
       const done = await actions.unblock(actor(request), request.body.target);
       if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
@@ -112,26 +93,15 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.get(
     "/webmentions",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Webmentions other sites sent, newest first, with their state",
-        response: { 200: mentionsResponseSchema, ...errors },
-      },
-    },
+    route("Webmentions other sites sent, newest first, with their state", mentionsResponseSchema),
     async () => ({ mentions: await webmentions.list() }),
   );
 
   app.post(
     "/webmentions/:id/approve",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Show a verified webmention under its item",
-        params: mentionIdParamsSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Show a verified webmention under its item", noContent, {
+      params: mentionIdParamsSchema,
+    }),
     async (request, reply) => {
       if (!(await actions.approveMention(actor(request), request.params.id))) {
         throw notFound("No verified webmention of that id waits for approval.");
@@ -142,14 +112,7 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.delete(
     "/webmentions/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Delete a webmention, shown or waiting",
-        params: mentionIdParamsSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Delete a webmention, shown or waiting", noContent, { params: mentionIdParamsSchema }),
     async (request, reply) => {
       if (!(await actions.removeMention(actor(request), request.params.id))) {
         throw notFound("There is no such webmention; it may have been deleted.");

@@ -7,7 +7,7 @@ import {
   overviewResponseSchema,
 } from "../../../contract/console.ts";
 import { maskedSettings } from "../settings.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, route } from "./context.ts";
 
 const version = (
   JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8")) as {
@@ -21,14 +21,10 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.get(
     "/overview",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Charts: activity per day, subscribers, most engaged items, editions; held and spam counts",
-        response: { 200: overviewResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Charts: activity per day, subscribers, most engaged items, editions; held and spam counts",
+      overviewResponseSchema,
+    ),
     async () => ({
       ...(await insights.overview()),
       editions: await editionStore.progress(),
@@ -38,13 +34,10 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.get(
     "/health",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Database, live events, outbox backlog, version and masked settings",
-        response: { 200: healthResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Database, live events, outbox backlog, version and masked settings",
+      healthResponseSchema,
+    ),
     async () => {
       const reachable = await store.ping().then(
         () => true,
@@ -63,13 +56,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.get(
     "/audit",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "The newest 200 entries of the audit trail",
-        response: { 200: auditResponseSchema, ...errors },
-      },
-    },
+    route("The newest 200 entries of the audit trail", auditResponseSchema),
     async () => ({ entries: await owner.auditTrail() }),
   );
 };

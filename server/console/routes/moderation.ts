@@ -9,7 +9,7 @@ import {
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
 import { moderationActions } from "../../moderation/owner-actions.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, noContent, route } from "./context.ts";
 
 /**
  * The console's work on the held queue and on bans, beside the one-comment
@@ -23,28 +23,17 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.get(
     "/comments/queue",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "How many comments await approval (the console's badge)",
-        response: { 200: moderationQueueResponseSchema, ...errors },
-      },
-    },
+    route("How many comments await approval (the console's badge)", moderationQueueResponseSchema),
     async () => ({ pending: (await insights.commentCounts()).pending }),
   );
 
   app.post(
     "/comments/bulk",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Approve or reject many comments at once (at most 200)",
-        description:
-          "Each comment is approved or rejected as by its own button, in the order given; ids of comments that are gone are answered in notFound.",
-        body: bulkModerationRequestSchema,
-        response: { 200: bulkModerationResponseSchema, ...errors },
-      },
-    },
+    route("Approve or reject many comments at once (at most 200)", bulkModerationResponseSchema, {
+      description:
+        "Each comment is approved or rejected as by its own button, in the order given; ids of comments that are gone are answered in notFound.",
+      body: bulkModerationRequestSchema,
+    }),
     async (request) => {
       const { action, ids } = request.body;
       let done = 0;
@@ -60,13 +49,10 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.get(
     "/bans",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "The bans in force, oldest first, each with the comment that led to it",
-        response: { 200: bansResponseSchema, ...errors },
-      },
-    },
+    route(
+      "The bans in force, oldest first, each with the comment that led to it",
+      bansResponseSchema,
+    ),
     async () => {
       const bans = await moderation.listBans();
       const comments = await insights.commentSummaries(
@@ -83,14 +69,7 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.delete(
     "/bans/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Lift one ban",
-        params: z.object({ id: rowIdParamSchema }),
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Lift one ban", noContent, { params: z.object({ id: rowIdParamSchema }) }),
     async (request, reply) => {
       if ((await actions.unban(actor(request), { banId: request.params.id })) === "not_found") {
         throw notFound("There is no such ban in force.");

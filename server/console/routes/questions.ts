@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
 import {
   questionIdParamsSchema,
   questionsQuerySchema,
@@ -7,7 +6,7 @@ import {
 } from "../../../contract/assistant.ts";
 import { notFound } from "../../api/errors.ts";
 import { questionActions } from "../../assistant/owner-actions.ts";
-import { type ConsoleContext, consoleTag, errors } from "./context.ts";
+import { type ConsoleContext, noContent, route } from "./context.ts";
 
 /**
  * The assistant's questions (docs/product.md, "Chat with Me"): what readers
@@ -25,14 +24,11 @@ export const questionConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asyn
 
   app.get(
     "/questions",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Questions asked of the assistant, newest first, with the unanswered ones grouped",
-        querystring: questionsQuerySchema,
-        response: { 200: questionsResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Questions asked of the assistant, newest first, with the unanswered ones grouped",
+      questionsResponseSchema,
+      { querystring: questionsQuerySchema },
+    ),
     async (request) => {
       const { answered } = request.query;
       return actions.overview(answered === undefined ? {} : { answered: answered === "yes" });
@@ -41,14 +37,7 @@ export const questionConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asyn
 
   app.delete(
     "/questions/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Delete one question",
-        params: questionIdParamsSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Delete one question", noContent, { params: questionIdParamsSchema }),
     async (request, reply) => {
       if (!(await actions.remove(actor(request), request.params.id))) {
         throw notFound("There is no such question; it may have been deleted.");

@@ -5,7 +5,7 @@ import {
   readersQuerySchema,
   readersReportSchema,
 } from "../../../contract/readers.ts";
-import { type ConsoleContext, consoleTag, csvDownload, errors, sendCsv } from "./context.ts";
+import { type ConsoleContext, csvDownload, route, sendCsv } from "./context.ts";
 
 /**
  * Readers (docs/product.md, "Readers"): the period's figures, one row's own
@@ -18,28 +18,21 @@ export const readerConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async 
 ) => {
   app.get(
     "/readers",
-    {
-      schema: {
-        ...consoleTag,
-        summary:
-          "Visitors and views over a period, who is reading now, top pages, sources, campaigns, countries, devices and conversions",
-        querystring: readersQuerySchema,
-        response: { 200: readersReportSchema, ...errors },
-      },
-    },
+    route(
+      "Visitors and views over a period, who is reading now, top pages, sources, campaigns, countries, devices and conversions",
+      readersReportSchema,
+      { querystring: readersQuerySchema },
+    ),
     async (request) => readers.report(request.query),
   );
 
   app.get(
     "/readers/item",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "One page's, source's, campaign's, country's or device's figures, day by day",
-        querystring: readerItemQuerySchema,
-        response: { 200: readerItemSchema, ...errors },
-      },
-    },
+    route(
+      "One page's, source's, campaign's, country's or device's figures, day by day",
+      readerItemSchema,
+      { querystring: readerItemQuerySchema },
+    ),
     async (request) => {
       const { dimension, value, ...period } = request.query;
       return readers.item(period, dimension, value);
@@ -48,13 +41,7 @@ export const readerConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async 
 
   app.get(
     "/readers/export",
-    {
-      schema: {
-        ...csvDownload,
-        summary: "The period's figures as CSV, every row",
-        querystring: readersQuerySchema,
-      },
-    },
+    csvDownload("The period's figures as CSV, every row", { querystring: readersQuerySchema }),
     async (request, reply) =>
       sendCsv(reply, `readers-${request.query.period}`, await readers.csv(request.query)),
   );

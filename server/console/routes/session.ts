@@ -12,7 +12,7 @@ import { ApiError, notFound } from "../../api/errors.ts";
 import { revokeSessions } from "../owner-actions.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { webauthn } from "../webauthn.ts";
-import { type ConsoleContext, consoleTag, errors, refuseIpHost, signedOut } from "./context.ts";
+import { type ConsoleContext, noContent, refuseIpHost, route, signedOut } from "./context.ts";
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
 export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -21,13 +21,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.get(
     "/session",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "The current session and the registered passkeys",
-        response: { 200: whoAmIResponseSchema, ...errors },
-      },
-    },
+    route("The current session and the registered passkeys", whoAmIResponseSchema),
     async (request) => {
       const { id } = sessionOf(request);
       const session = (await owner.listSessions(id)).find((s) => s.current);
@@ -40,46 +34,25 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
   );
 
-  app.post(
-    "/sign-out",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "End the current session",
-        response: { 204: z.null(), ...errors },
-      },
-    },
-    async (request, reply) => {
-      const { id } = sessionOf(request);
-      await owner.revoke({ id });
-      await actor(request).audit("sign-out");
-      reply.clearCookie(cookieName, { path: "/", secure: https, sameSite: "strict" });
-      return reply.code(204).send(null);
-    },
-  );
+  app.post("/sign-out", route("End the current session", noContent), async (request, reply) => {
+    const { id } = sessionOf(request);
+    await owner.revoke({ id });
+    await actor(request).audit("sign-out");
+    reply.clearCookie(cookieName, { path: "/", secure: https, sameSite: "strict" });
+    return reply.code(204).send(null);
+  });
 
   app.get(
     "/sessions",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Sessions that can still be used",
-        response: { 200: sessionsResponseSchema, ...errors },
-      },
-    },
+    route("Sessions that can still be used", sessionsResponseSchema),
     async (request) => ({ sessions: await owner.listSessions(sessionOf(request).id) }),
   );
 
   app.delete(
     "/sessions/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "End one session",
-        params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/) }),
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("End one session", noContent, {
+      params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/) }),
+    }),
     async (request, reply) => {
       const ended = await revokeSessions(owner, actor(request), { id: request.params.id });
       if (ended === "not_found") {
@@ -93,13 +66,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/passkeys/options",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "WebAuthn options to register a passkey for this site",
-        response: { 200: passkeyOptionsResponseSchema, ...errors },
-      },
-    },
+    route("WebAuthn options to register a passkey for this site", passkeyOptionsResponseSchema),
     async (request) => {
       const session = sessionOf(request);
       refuseIpHost(config.siteUrl);
@@ -123,14 +90,11 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post(
     "/passkeys",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Register a passkey with the browser's answer to the options",
-        body: registerPasskeyRequestSchema,
-        response: { 201: passkeyResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Register a passkey with the browser's answer to the options",
+      { 201: passkeyResponseSchema },
+      { body: registerPasskeyRequestSchema },
+    ),
     async (request, reply) => {
       const session = sessionOf(request);
       const refused = () =>
@@ -172,14 +136,9 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.delete(
     "/passkeys/:id",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Remove a passkey",
-        params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Remove a passkey", noContent, {
+      params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
+    }),
     async (request, reply) => {
       if (!(await owner.removePasskey(request.params.id))) throw notFound("No such passkey.");
       await actor(request).audit("passkey remove", request.params.id);

@@ -15,7 +15,7 @@ import { deviceLabel } from "../device-label.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { signInLinkMail } from "../sign-in-mail.ts";
 import { webauthn } from "../webauthn.ts";
-import { type ConsoleContext, errors, refuseIpHost, signedOut } from "./context.ts";
+import { type Answers, type ConsoleContext, refuseIpHost, route, signedOut } from "./context.ts";
 
 /**
  * Failed sign-in attempts per address over a window, in this instance's
@@ -82,18 +82,22 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     return refusal;
   }
 
-  const signIn = { tags: ["console sign-in"] };
+  /** A route reached without a session, listed apart. */
+  const signInRoute = <const A extends Answers, const P extends object>(
+    summary: string,
+    answers: A,
+    parts?: P,
+  ) => ({
+    config: { ownerSignIn: true },
+    ...route(summary, answers, { tags: ["console sign-in"], ...(parts as P) }),
+  });
   app.post(
     "/sign-in",
-    {
-      config: { ownerSignIn: true },
-      schema: {
-        ...signIn,
-        summary: "Sign in with the token of a one-time link (10 minutes, once)",
-        body: signInRequestSchema,
-        response: { 200: signInResponseSchema, ...errors },
-      },
-    },
+    signInRoute(
+      "Sign in with the token of a one-time link (10 minutes, once)",
+      signInResponseSchema,
+      { body: signInRequestSchema },
+    ),
     async (request, reply) => {
       // The link is tried first: a genuine one works whatever others sent from here.
       const outcome = await owner.signInWithLink(
@@ -136,17 +140,15 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.post(
     "/sign-in/mail",
-    {
-      config: { ownerSignIn: true },
-      schema: {
-        ...signIn,
-        summary: "Mail a one-time sign-in link to OWNER_EMAIL, if this is that address",
+    signInRoute(
+      "Mail a one-time sign-in link to OWNER_EMAIL, if this is that address",
+      { 202: mailLinkResponseSchema },
+      {
         description:
           "The answer is the same whether or not the address is the owner's, and whether or not a mail was sent.",
         body: mailLinkRequestSchema,
-        response: { 202: mailLinkResponseSchema, ...errors },
       },
-    },
+    ),
     async (request, reply) => {
       const ownerEmail = config.OWNER_EMAIL;
       if (ownerEmail && request.body.email.toLowerCase() === ownerEmail.toLowerCase()) {
@@ -171,14 +173,10 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.get(
     "/sign-in/methods",
-    {
-      config: { ownerSignIn: true },
-      schema: {
-        ...signIn,
-        summary: "What the sign-in page offers: a passkey only when one can sign in here",
-        response: { 200: signInMethodsResponseSchema, ...errors },
-      },
-    },
+    signInRoute(
+      "What the sign-in page offers: a passkey only when one can sign in here",
+      signInMethodsResponseSchema,
+    ),
     async () => {
       const problem = passkeyProblem(siteUrl);
       if (problem) return { passkey: "unavailable" as const, passkeyProblem: problem };
@@ -189,14 +187,10 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.post(
     "/passkey-sign-in/options",
-    {
-      config: { ownerSignIn: true },
-      schema: {
-        ...signIn,
-        summary: "WebAuthn options to sign in with a registered passkey",
-        response: { 200: passkeyOptionsResponseSchema, ...errors },
-      },
-    },
+    signInRoute(
+      "WebAuthn options to sign in with a registered passkey",
+      passkeyOptionsResponseSchema,
+    ),
     async (request) => {
       const allowed = await optionsByIp(request);
       if (!allowed.isAllowed && allowed.isExceeded) {
@@ -224,15 +218,9 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
 
   app.post(
     "/passkey-sign-in",
-    {
-      config: { ownerSignIn: true },
-      schema: {
-        ...signIn,
-        summary: "Sign in with a passkey's answer to the options' challenge",
-        body: passkeySignInRequestSchema,
-        response: { 200: signInResponseSchema, ...errors },
-      },
-    },
+    signInRoute("Sign in with a passkey's answer to the options' challenge", signInResponseSchema, {
+      body: passkeySignInRequestSchema,
+    }),
     async (request, reply) => {
       const refused = () =>
         failed(request, new ApiError(401, "unauthorized", "This passkey could not sign you in."));

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
 import {
   subscriberRemoveSchema,
   subscriberSearchSchema,
@@ -10,7 +9,7 @@ import {
 import { notFound } from "../../api/errors.ts";
 import { subscriberActions, suppressionActions } from "../../newsletter/owner-actions.ts";
 import { createSuppressions } from "../../outbox/suppressions.ts";
-import { type ConsoleContext, consoleTag, csvDownload, errors, sendCsv } from "./context.ts";
+import { type ConsoleContext, csvDownload, noContent, route, sendCsv } from "./context.ts";
 
 /** Subscribers: counts, search, removal and the CSV export; the suppressed addresses. */
 export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -21,15 +20,14 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.post(
     "/subscribers/search",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Subscribers by state, and the newest addresses (matching a search, when given)",
+    route(
+      "Subscribers by state, and the newest addresses (matching a search, when given)",
+      subscribersResponseSchema,
+      {
         description: "A POST, so that the address searched for is in no URL and no request log.",
         body: subscriberSearchSchema,
-        response: { 200: subscribersResponseSchema, ...errors },
       },
-    },
+    ),
     async (request) => ({
       counts: await insights.subscriberCounts(),
       subscribers: await insights.searchSubscribers(request.body),
@@ -38,16 +36,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.post(
     "/subscribers/remove",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Remove one address (any letter case)",
-        description:
-          "The address is in the body, never in a URL; the audit trail records the removal without it.",
-        body: subscriberRemoveSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Remove one address (any letter case)", noContent, {
+      description:
+        "The address is in the body, never in a URL; the audit trail records the removal without it.",
+      body: subscriberRemoveSchema,
+    }),
     async (request, reply) => {
       if (!(await actions.remove(actor(request), request.body.email))) {
         throw notFound("No subscriber has this address.");
@@ -58,12 +51,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.get(
     "/subscribers/export",
-    {
-      schema: {
-        ...csvDownload,
-        summary: "Confirmed subscribers as CSV (email, subscribed_at, unsubscribe_url)",
-      },
-    },
+    csvDownload("Confirmed subscribers as CSV (email, subscribed_at, unsubscribe_url)"),
     async (request, reply) => {
       const { csv } = await actions.exportCsv(actor(request));
       return sendCsv(reply, `subscribers-${new Date().toISOString().slice(0, 10)}`, csv);
@@ -72,28 +60,20 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.get(
     "/suppressions",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Addresses no mail goes to, newest first, each with the reason and when",
-        response: { 200: suppressionsResponseSchema, ...errors },
-      },
-    },
+    route(
+      "Addresses no mail goes to, newest first, each with the reason and when",
+      suppressionsResponseSchema,
+    ),
     async () => ({ suppressions: await suppressions.list() }),
   );
 
   app.post(
     "/suppressions/lift",
-    {
-      schema: {
-        ...consoleTag,
-        summary: "Let mail go to a suppressed address again (it is not subscribed again)",
-        description:
-          "The address is in the body, never in a URL; the audit trail records the lifting without it.",
-        body: suppressionLiftSchema,
-        response: { 204: z.null(), ...errors },
-      },
-    },
+    route("Let mail go to a suppressed address again (it is not subscribed again)", noContent, {
+      description:
+        "The address is in the body, never in a URL; the audit trail records the lifting without it.",
+      body: suppressionLiftSchema,
+    }),
     async (request, reply) => {
       if (!(await lifting.lift(actor(request), request.body.email))) {
         throw notFound("This address is not suppressed.");
