@@ -72,8 +72,11 @@ export type Command = {
   run: Handler;
 };
 
-/** What a command does once its arguments are read: resolves to the exit code. */
-export type Handler = (context: CommandContext) => Promise<number>;
+/**
+ * What a command does once its arguments are read. Done when it resolves (exit
+ * code 0); a refusal or failure is thrown as an AdminError with its exit code.
+ */
+export type Handler = (context: CommandContext) => Promise<void>;
 
 /**
  * A command that takes one of the owner's actions (docs/architecture.md,
@@ -94,7 +97,6 @@ export function ownerAction<Input, Done>(
       throw new AdminError(missing(input), exitCodes.notFound);
     }
     context.stdout.write(said(input, done, context.values));
-    return exitCodes.ok;
   };
 }
 

@@ -294,7 +294,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   };
 
   try {
-    return await command.run({
+    await command.run({
       ...parsed,
       config,
       stdout,
@@ -306,6 +306,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       actor,
       confirm: io.confirm ?? null,
     });
+    return exitCodes.ok;
   } catch (error) {
     if (error instanceof AdminError) {
       stderr.write(`${error.message}\n`);

@@ -1,5 +1,5 @@
 import { toTsv } from "../lib/csv.ts";
-import { type CommandContext, exitCodes } from "./command.ts";
+import type { CommandContext } from "./command.ts";
 
 /*
  * How the commands print what they read: as JSON with --json, else as
@@ -21,9 +21,8 @@ export function printList<T>(
   list: T[],
   header: string[],
   row: (entry: T) => string[],
-): number {
+): void {
   if (!printedJson(context, list)) context.stdout.write(toTsv([header, ...list.map(row)]));
-  return exitCodes.ok;
 }
 
 /** Columns padded for a terminal: the first two left-aligned (names), the rest right (numbers). */

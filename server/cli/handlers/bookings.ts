@@ -46,8 +46,7 @@ async function bookingsOf({ store, config }: CommandContext) {
 const bookingId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
 const noBooking = (id: number) => `There is no booking ${id}.`;
 
-/** `bookings list` (commands/bookings.ts). */
-export async function bookingsList(context: CommandContext): Promise<number> {
+export async function bookingsList(context: CommandContext) {
   const { repository, desk } = await bookingsOf(context);
   const list = (await repository.list(context.values.past ? "past" : "upcoming", 100_000)).map(
     (stored) => toBooking(desk, stored),
@@ -74,14 +73,13 @@ function statusLine(booking: Booking): string {
   return booking.cancelledBy === "owner" ? "cancelled by you" : "cancelled by the reader";
 }
 
-/** `bookings show` (commands/bookings.ts). */
-export async function bookingsShow(context: CommandContext): Promise<number> {
+export async function bookingsShow(context: CommandContext) {
   const id = bookingId(context);
   const { repository, desk, ownerZone } = await bookingsOf(context);
   const found = await repository.get(id);
   if (!found) throw new AdminError(noBooking(id), exitCodes.notFound);
   const booking = toBooking(desk, found);
-  if (printedJson(context, booking)) return exitCodes.ok;
+  if (printedJson(context, booking)) return;
   const zone = await ownerZone();
   const lines = [
     `Call ${booking.id}, ${statusLine(booking)}`,
@@ -95,11 +93,9 @@ export async function bookingsShow(context: CommandContext): Promise<number> {
     ...(booking.note ? ["", booking.note] : []),
   ];
   context.stdout.write(`${lines.join("\n")}\n`);
-  return exitCodes.ok;
 }
 
-/** `bookings cancel` (commands/bookings.ts). */
-export async function bookingsCancel(context: CommandContext): Promise<number> {
+export async function bookingsCancel(context: CommandContext) {
   const id = bookingId(context);
   const request = cancelBookingRequestSchema.safeParse({ message: context.values.message ?? "" });
   if (!request.success) {
@@ -130,10 +126,8 @@ export async function bookingsCancel(context: CommandContext): Promise<number> {
       `Cancelled call ${id}; ${cancelled.name} and you are sent the cancellation.\n`,
     );
   }
-  return exitCodes.ok;
 }
 
-/** `bookings delete` (commands/bookings.ts). */
 export const bookingsDelete = ownerAction(
   bookingId,
   async (context, id) => {
@@ -230,8 +224,7 @@ const hoursOptions = [
   "meeting-url",
 ];
 
-/** `bookings hours` (commands/bookings.ts). */
-export async function bookingsHours(context: CommandContext): Promise<number> {
+export async function bookingsHours(context: CommandContext) {
   const { values } = context;
   const { repository, actions, ownerZone } = await bookingsOf(context);
   let availability = await repository.availability();
@@ -245,11 +238,9 @@ export async function bookingsHours(context: CommandContext): Promise<number> {
   if (!printedJson(context, availability)) {
     context.stdout.write(availabilityText(availability, await ownerZone()));
   }
-  return exitCodes.ok;
 }
 
-/** `bookings feed` (commands/bookings.ts). */
-export async function bookingsFeed(context: CommandContext): Promise<number> {
+export async function bookingsFeed(context: CommandContext) {
   const { values } = context;
   if (Boolean(values.new) === Boolean(values.revoke)) {
     throw usageError("Say --new for a new address, or --revoke to stop the feed.");
@@ -260,11 +251,10 @@ export async function bookingsFeed(context: CommandContext): Promise<number> {
     context.stdout.write(
       `${url}\nSubscribe to it in your calendar app; keep it secret. The address before no longer works.\n`,
     );
-    return exitCodes.ok;
+    return;
   }
   if ((await actions.revokeFeed(context.actor)) === "not_found") {
     throw new AdminError("There is no calendar feed.", exitCodes.notFound);
   }
   context.stdout.write("The calendar feed is revoked; its address no longer works.\n");
-  return exitCodes.ok;
 }

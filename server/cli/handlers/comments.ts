@@ -45,12 +45,7 @@ function printComments(
   );
 }
 
-/** `comments list` (commands/comments.ts). */
-export async function commentsList({
-  values,
-  stdout,
-  engagement,
-}: CommandContext): Promise<number> {
+export async function commentsList({ values, stdout, engagement }: CommandContext) {
   const since = typeof values.since === "string" ? parseSince(values.since) : undefined;
   const comments = await (await engagement()).comments.listForOwner({
     ...(typeof values.post === "string" ? { postId: values.post } : {}),
@@ -74,7 +69,6 @@ export async function commentsList({
 const commentId = ({ positionals }: CommandContext) => parseId(positionals[0], "The comment id");
 const noComment = (id: number) => `There is no comment ${id}.`;
 
-/** `comments delete` (commands/comments.ts). */
 export const commentsDelete = ownerAction(
   commentId,
   async ({ moderationActions, actor }, id) => (await moderationActions()).remove(actor, id),
@@ -82,17 +76,11 @@ export const commentsDelete = ownerAction(
   noComment,
 );
 
-/** `comments pending` (commands/comments.ts). */
-export async function commentsPending({
-  values,
-  stdout,
-  moderation,
-}: CommandContext): Promise<number> {
+export async function commentsPending({ values, stdout, moderation }: CommandContext) {
   const pending = await (await moderation()).listPending();
   return printComments({ values, stdout }, pending, { withStatus: false });
 }
 
-/** `comments approve` (commands/comments.ts). */
 export const commentsApprove = ownerAction(
   commentId,
   async ({ moderationActions, actor }, id) => (await moderationActions()).approve(actor, id),
@@ -103,7 +91,6 @@ export const commentsApprove = ownerAction(
   noComment,
 );
 
-/** `comments reject` (commands/comments.ts). */
 export const commentsReject = ownerAction(
   commentId,
   async ({ moderationActions, actor }, id) => (await moderationActions()).reject(actor, id),
@@ -111,7 +98,6 @@ export const commentsReject = ownerAction(
   noComment,
 );
 
-/** `comments spam` (commands/comments.ts). */
 export const commentsSpam = ownerAction(
   commentId,
   async ({ moderationActions, actor }, id) => (await moderationActions()).spam(actor, id),

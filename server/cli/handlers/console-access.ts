@@ -1,16 +1,9 @@
 import { revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
-import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
+import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
 import { formatTable, printedJson, printList } from "../table.ts";
 
-/** `login` (commands/console-access.ts). */
-export async function login({
-  config,
-  stdout,
-  stderr,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
+export async function login({ config, stdout, stderr, store, actor }: CommandContext) {
   const token = await createOwnerRepository(await store()).createLink("cli");
   await actor.audit("sign-in link", "command line");
   if (!config.SITE_URL) {
@@ -18,20 +11,17 @@ export async function login({
   }
   stdout.write(`${config.siteUrl}/admin/sign-in#token=${token}\n`);
   stderr.write("Valid for 10 minutes, once.\n");
-  return exitCodes.ok;
 }
 
-/** `sessions list` (commands/console-access.ts). */
-export async function sessionsList({ values, stdout, store }: CommandContext): Promise<number> {
+export async function sessionsList({ values, stdout, store }: CommandContext) {
   const sessions = await createOwnerRepository(await store()).listSessions();
   if (
     printedJson(
       { values, stdout },
       sessions.map(({ current: _, ...s }) => s),
     )
-  ) {
-    return exitCodes.ok;
-  }
+  )
+    return;
   stdout.write(
     sessions.length === 0
       ? "No console session is open.\n"
@@ -40,10 +30,8 @@ export async function sessionsList({ values, stdout, store }: CommandContext): P
           sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
         ),
   );
-  return exitCodes.ok;
 }
 
-/** `sessions revoke` (commands/console-access.ts). */
 export const sessionsRevoke = ownerAction(
   ({ values, positionals: [id] }) => {
     if (Boolean(values.all) === (id !== undefined)) throw usageError("Give a session ID or --all.");
@@ -55,8 +43,7 @@ export const sessionsRevoke = ownerAction(
   (id) => `No open session has the id ${id}.`,
 );
 
-/** `audit` (commands/console-access.ts). */
-export async function audit({ values, stdout, store }: CommandContext): Promise<number> {
+export async function audit({ values, stdout, store }: CommandContext) {
   const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
   const entries = await createOwnerRepository(await store()).auditTrail(limit);
   return printList({ values, stdout }, entries, ["at", "session", "action", "object"], (e) => [

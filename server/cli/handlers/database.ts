@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Config } from "../../config.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
-import { type CommandContext, exitCodes, usageError } from "../command.ts";
+import { type CommandContext, usageError } from "../command.ts";
 import { backupDatabase, restoreDatabase } from "../sqlite-files.ts";
 
 function sqliteOnly(config: Config, what: string): string {
@@ -13,18 +13,15 @@ function sqliteOnly(config: Config, what: string): string {
   return sqliteFileOf(config);
 }
 
-/** `backup` (commands/database.ts). */
-export async function backup({ values, config, stdout, actor }: CommandContext): Promise<number> {
+export async function backup({ values, config, stdout, actor }: CommandContext) {
   const databaseFile = sqliteOnly(config, "backup");
   if (typeof values.out !== "string") throw usageError("--out FILE is required.");
   const { bytes } = backupDatabase(databaseFile, path.resolve(values.out));
   await actor.audit("backup", path.resolve(values.out));
   stdout.write(`Backed up ${databaseFile} to ${values.out} (${bytes} bytes).\n`);
-  return exitCodes.ok;
 }
 
-/** `restore` (commands/database.ts). */
-export async function restore({ values, config, stdout, actor }: CommandContext): Promise<number> {
+export async function restore({ values, config, stdout, actor }: CommandContext) {
   const databaseFile = sqliteOnly(config, "restore");
   if (typeof values.from !== "string") throw usageError("--from FILE is required.");
   const { previousKeptAs } = restoreDatabase(databaseFile, path.resolve(values.from));
@@ -32,5 +29,4 @@ export async function restore({ values, config, stdout, actor }: CommandContext)
   await actor.audit("restore", path.resolve(values.from));
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
   if (previousKeptAs) stdout.write(`The database it replaced is kept as ${previousKeptAs}.\n`);
-  return exitCodes.ok;
 }

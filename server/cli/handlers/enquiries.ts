@@ -22,8 +22,7 @@ async function enquiriesOf(store: () => Promise<Store>) {
   return { repository, toEnquiry, actions: enquiryActions({ repository, toEnquiry }) };
 }
 
-/** `enquiries list` (commands/enquiries.ts). */
-export async function enquiriesList({ values, stdout, store }: CommandContext): Promise<number> {
+export async function enquiriesList({ values, stdout, store }: CommandContext) {
   const status = values.status as string | undefined;
   if (status !== undefined && !(enquiryStatuses as readonly string[]).includes(status)) {
     throw usageError(`--status is new, answered or closed, not "${status}".`);
@@ -55,19 +54,13 @@ export async function enquiriesList({ values, stdout, store }: CommandContext): 
   );
 }
 
-/** `enquiries show` (commands/enquiries.ts). */
-export async function enquiriesShow({
-  positionals,
-  values,
-  stdout,
-  store,
-}: CommandContext): Promise<number> {
+export async function enquiriesShow({ positionals, values, stdout, store }: CommandContext) {
   const id = parseId(positionals[0], "ID");
   const { repository, toEnquiry } = await enquiriesOf(store);
   const found = await repository.get(id);
   if (!found) throw new AdminError(noEnquiry(id), exitCodes.notFound);
   const enquiry = toEnquiry(found);
-  if (printedJson({ values, stdout }, enquiry)) return exitCodes.ok;
+  if (printedJson({ values, stdout }, enquiry)) return;
   const lines = [
     `Enquiry ${enquiry.id}, ${enquiry.createdAt}, ${enquiry.status}${enquiry.kept ? " (kept)" : ""}`,
     `From: ${enquiry.name} <${enquiry.email}>`,
@@ -79,13 +72,11 @@ export async function enquiriesShow({
     ...enquiry.answers.flatMap((answer) => ["", `Answered ${answer.createdAt}:`, answer.body]),
   ];
   stdout.write(`${lines.join("\n")}\n`);
-  return exitCodes.ok;
 }
 
 const enquiryId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
 const noEnquiry = (id: number) => `There is no enquiry ${id}.`;
 
-/** `enquiries close` (commands/enquiries.ts). */
 export const enquiriesClose = ownerAction(
   enquiryId,
   async ({ store, actor }, id) => (await enquiriesOf(store)).actions.setStatus(actor, id, "closed"),
@@ -94,7 +85,6 @@ export const enquiriesClose = ownerAction(
   noEnquiry,
 );
 
-/** `enquiries delete` (commands/enquiries.ts). */
 export const enquiriesDelete = ownerAction(
   enquiryId,
   async ({ store, actor }, id) => (await enquiriesOf(store)).actions.remove(actor, id),
@@ -103,14 +93,7 @@ export const enquiriesDelete = ownerAction(
   noEnquiry,
 );
 
-/** `enquiries export` (commands/enquiries.ts). */
-export async function enquiriesExport({
-  values,
-  stdout,
-  stderr,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
+export async function enquiriesExport({ values, stdout, stderr, store, actor }: CommandContext) {
   const { csv, count } = await (await enquiriesOf(store)).actions.exportCsv(actor);
   if (typeof values.out === "string") {
     writePrivateFile(values.out, csv);
@@ -118,5 +101,4 @@ export async function enquiriesExport({
   } else {
     stdout.write(csv);
   }
-  return exitCodes.ok;
 }

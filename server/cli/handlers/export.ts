@@ -5,7 +5,7 @@ import { plural } from "../../../contract/plural.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { type Sink, writeExport } from "../../portability/export.ts";
 import { createExportSigner } from "../../portability/signature.ts";
-import { type CommandContext, exitCodes } from "../command.ts";
+import type { CommandContext } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 
 /** Streams the export into FILE under a temporary name, readable by its owner only, renamed when whole. */
@@ -28,14 +28,7 @@ async function exportToFile(file: string, write: (sink: Sink) => Promise<unknown
   }
 }
 
-/** `export` (commands/portability.ts). */
-export async function exportAll({
-  values,
-  config,
-  stdout,
-  store,
-  actor,
-}: CommandContext): Promise<number> {
+export async function exportAll({ values, config, stdout, store, actor }: CommandContext) {
   const db = await store();
   // The owner's comments are signed with the site's secret, so only this
   // site's own export can mark comments as the owner's when read back.
@@ -61,5 +54,4 @@ export async function exportAll({
     );
     await actor.audit("export", "standard output");
   }
-  return exitCodes.ok;
 }

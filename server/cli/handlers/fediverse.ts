@@ -36,8 +36,7 @@ function valid<T>(done: T | "invalid"): T {
   return done;
 }
 
-/** `fediverse followers` (commands/fediverse.ts). */
-export async function fediverseFollowers(context: CommandContext): Promise<number> {
+export async function fediverseFollowers(context: CommandContext) {
   const followers = await (await repositoryOf(context)).followers();
   return printList(context, followers, ["handle", "name", "followed_at", "actor"], (f) => [
     f.handle,
@@ -47,13 +46,11 @@ export async function fediverseFollowers(context: CommandContext): Promise<numbe
   ]);
 }
 
-/** `fediverse blocks` (commands/fediverse.ts). */
-export async function fediverseBlocks(context: CommandContext): Promise<number> {
+export async function fediverseBlocks(context: CommandContext) {
   const blocks = await (await repositoryOf(context)).blocks();
   return printList(context, blocks, ["target", "blocked_at"], (b) => [b.target, b.blockedAt]);
 }
 
-/** `fediverse remove` (commands/fediverse.ts). */
 export const fediverseRemove = ownerAction(
   argument,
   async (context, { target }) => (await actionsOf(context)).removeFollower(context.actor, target),
@@ -61,7 +58,6 @@ export const fediverseRemove = ownerAction(
   ({ target }) => `${target} does not follow the site.`,
 );
 
-/** `fediverse block` (commands/fediverse.ts). */
 export const fediverseBlock = ownerAction(
   argument,
   async (context, { target }) =>
@@ -71,7 +67,6 @@ export const fediverseBlock = ownerAction(
   ({ target }) => `${target} was blocked already.`,
 );
 
-/** `fediverse erase` (commands/fediverse.ts). */
 export const fediverseErase = ownerAction(
   ({ positionals, values }) => {
     const byComment = typeof values.comment === "string";
@@ -95,7 +90,6 @@ export const fediverseErase = ownerAction(
       : `There was nothing of ${given.actor} left to erase, and it was blocked already.`,
 );
 
-/** `fediverse rotate-keys` (commands/fediverse.ts). */
 export const fediverseRotateKeys = ownerAction(
   () => ({}),
   async (context) => (await actionsOf(context)).rotateKeys(context.actor),
@@ -104,7 +98,6 @@ export const fediverseRotateKeys = ownerAction(
   () => "The site has no Fediverse keys yet: they are made when it is first followed.",
 );
 
-/** `fediverse unblock` (commands/fediverse.ts). */
 export const fediverseUnblock = ownerAction(
   argument,
   async (context, { target }) =>
@@ -113,8 +106,7 @@ export const fediverseUnblock = ownerAction(
   ({ target }) => `${target} was not blocked.`,
 );
 
-/** `webmentions list` (commands/fediverse.ts). */
-export async function webmentionsList(context: CommandContext): Promise<number> {
+export async function webmentionsList(context: CommandContext) {
   const mentions = await mentionRecords(await context.store()).list();
   return printList(
     context,
@@ -139,7 +131,6 @@ const mentionId = ({ positionals }: CommandContext) => {
   return { id: Number(given) };
 };
 
-/** `webmentions approve` (commands/fediverse.ts). */
 export const webmentionApprove = ownerAction(
   mentionId,
   async (context, { id }) => (await actionsOf(context)).approveMention(context.actor, id),
@@ -147,7 +138,6 @@ export const webmentionApprove = ownerAction(
   ({ id }) => `No verified webmention ${id} waits for approval.`,
 );
 
-/** `webmentions remove` (commands/fediverse.ts). */
 export const webmentionRemove = ownerAction(
   mentionId,
   async (context, { id }) => (await actionsOf(context)).removeMention(context.actor, id),

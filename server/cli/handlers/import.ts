@@ -200,8 +200,7 @@ async function importComments(
   return { counts, skipped: plan.skipped };
 }
 
-/** `import` (commands/portability.ts). */
-export async function importFile(context: CommandContext): Promise<number> {
+export async function importFile(context: CommandContext) {
   const { values, positionals, actor } = context;
   const from = values.from;
   if (typeof from !== "string" || !kinds.includes(from as Kind)) {
@@ -226,5 +225,4 @@ export async function importFile(context: CommandContext): Promise<number> {
         : path.basename(file);
     await actor.audit(`import ${from}`, object);
   }
-  return exitCodes.ok;
 }

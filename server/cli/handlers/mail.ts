@@ -13,12 +13,11 @@ import {
 } from "../../outbox/dkim.ts";
 import { createSuppressions } from "../../outbox/suppressions.ts";
 import { verpKeyOf } from "../../outbox/verp.ts";
-import { type CommandContext, exitCodes, ownerAction, usageError } from "../command.ts";
+import { type CommandContext, ownerAction, usageError } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { printList } from "../table.ts";
 
-/** `mail dkim` (commands/mail.ts). */
-export async function mailDkim({ values, config, stdout }: CommandContext): Promise<number> {
+export async function mailDkim({ values, config, stdout }: CommandContext) {
   const file = dkimKeyFileOf(config);
   const algorithm = (values.algorithm ?? "rsa") as string;
   if (algorithm !== "rsa" && algorithm !== "ed25519") {
@@ -57,16 +56,9 @@ ${record.name}  TXT  "${record.value}"
 docs/mail.md, "Signed mail", has SPF and DMARC beside it.
 `,
   );
-  return exitCodes.ok;
 }
 
-/** `mail bounces` (commands/mail.ts). */
-export async function mailBounces({
-  config,
-  stdout,
-  store,
-  engagement,
-}: CommandContext): Promise<number> {
+export async function mailBounces({ config, stdout, store, engagement }: CommandContext) {
   if (!config.BOUNCE_IMAP_URL || !config.BOUNCE_ADDRESS) {
     throw usageError(
       'Set BOUNCE_ADDRESS and BOUNCE_IMAP_URL first (docs/mail.md, "Bounces and complaints").',
@@ -89,11 +81,9 @@ export async function mailBounces({
   stdout.write(
     `Read ${round.read} mail${round.read === 1 ? "" : "s"}: ${round.acted} acted on, ${round.ignored} ignored (not a report, or not for one of our return paths)${round.kept ? `, ${round.kept} kept for the next round` : ""}.\n`,
   );
-  return exitCodes.ok;
 }
 
-/** `suppressions list` (commands/mail.ts). */
-export async function suppressionsList({ values, stdout, store }: CommandContext): Promise<number> {
+export async function suppressionsList({ values, stdout, store }: CommandContext) {
   const list = await createSuppressions(await store()).list();
   return printList(
     { values, stdout },
@@ -103,7 +93,6 @@ export async function suppressionsList({ values, stdout, store }: CommandContext
   );
 }
 
-/** `suppressions lift` (commands/mail.ts). */
 export const suppressionsLift = ownerAction(
   ({ positionals }) => {
     const email = emailSchema.safeParse(positionals[0] ?? "");

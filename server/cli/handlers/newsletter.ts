@@ -42,14 +42,13 @@ function editionOf(file: string, config: Config, stderr: Output): Edition {
   return edition;
 }
 
-/** `newsletter preview` (commands/newsletter.ts). */
 export async function newsletterPreview({
   values,
   positionals,
   config,
   stdout,
   stderr,
-}: CommandContext): Promise<number> {
+}: CommandContext) {
   const edition = editionOf(positionals[0] ?? "", config, stderr);
   const mail = editionMail(
     edition,
@@ -63,7 +62,6 @@ export async function newsletterPreview({
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, mail.html);
   stdout.write(`Subject: ${mail.subject}\nWrote ${out}\n`);
-  return exitCodes.ok;
 }
 
 /** One copy marked as a test to `to` (`newsletter send --test`), signed as the server signs. */
@@ -72,7 +70,7 @@ async function sendTestCopy(
   edition: Edition,
   to: string,
   actions: ReturnType<typeof editionActions>,
-): Promise<number> {
+) {
   const address = emailSchema.safeParse(to);
   if (!address.success) throw usageError("--test ADDRESS must be an email address.");
   const dkim = readDkimKey(dkimKeyFileOf(config));
@@ -94,7 +92,6 @@ async function sendTestCopy(
   stdout.write(
     `Sent a test copy of ${edition.slug} to ${address.data}. Nothing is recorded: the edition can still be sent to everyone.\n`,
   );
-  return exitCodes.ok;
 }
 
 /** An ISO 8601 time with its offset (`--at`), or a usage error saying what is expected. */
@@ -115,7 +112,7 @@ async function actionsOn({ store, config }: CommandContext) {
 }
 
 /** `newsletter send` (commands/newsletter.ts): now, later (--at), or one test copy (--test). */
-export async function newsletterSend(context: CommandContext): Promise<number> {
+export async function newsletterSend(context: CommandContext) {
   const { values, positionals, config, stdout, stderr, engagement, actor } = context;
   if (values.test !== undefined && values.at !== undefined) {
     throw usageError("--test sends one copy now: give it without --at.");
@@ -139,7 +136,7 @@ export async function newsletterSend(context: CommandContext): Promise<number> {
     stdout.write(
       `Scheduled ${edition.slug} ("${edition.subject}") for ${done.sendAt}. "newsletter cancel ${edition.slug}" cancels it until it starts.\n`,
     );
-    return exitCodes.ok;
+    return;
   }
   await agreed(
     context,
@@ -151,10 +148,8 @@ export async function newsletterSend(context: CommandContext): Promise<number> {
   stdout.write(
     `Queued ${edition.slug} ("${edition.subject}") for ${plural(sent.queued, "subscriber")}${sent.created ? "" : " (sent before: only new subscribers)"}.\n`,
   );
-  return exitCodes.ok;
 }
 
-/** `newsletter cancel` (commands/newsletter.ts). */
 export const newsletterCancel = ownerAction(
   ({ positionals }) => {
     const slug = editionSlugSchema.safeParse(positionals[0] ?? "");
@@ -172,14 +167,13 @@ export const newsletterCancel = ownerAction(
   (slug) => `${slug} is not scheduled.`,
 );
 
-/** `newsletter reconfirm` (commands/newsletter.ts). */
-export async function newsletterReconfirm(context: CommandContext): Promise<number> {
+export async function newsletterReconfirm(context: CommandContext) {
   const { config, stdout, engagement, actor } = context;
   const subscribers = (await engagement()).subscribers;
   const waiting = (await subscribers.reconfirmable().execute()).length;
   if (waiting === 0) {
     stdout.write("No imported subscriber is waiting to be asked.\n");
-    return exitCodes.ok;
+    return;
   }
   const reach = `${waiting} imported subscriber${waiting === 1 ? "" : "s"}`;
   await agreed(
@@ -191,11 +185,9 @@ export async function newsletterReconfirm(context: CommandContext): Promise<numb
   stdout.write(
     `Queued a request to confirm for ${queued} imported subscriber${queued === 1 ? "" : "s"}.\n`,
   );
-  return exitCodes.ok;
 }
 
-/** `newsletter status` (commands/newsletter.ts). */
-export async function newsletterStatus({ values, stdout, store }: CommandContext): Promise<number> {
+export async function newsletterStatus({ values, stdout, store }: CommandContext) {
   const db = await store();
   const editionStore = createEditionsRepository(db);
   const editions = await editionStore.progress();
@@ -203,7 +195,7 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
   const failures = await Promise.all(
     editions.map(async (e) => ({ slug: e.slug, failed: await editionStore.failures(e.slug) })),
   );
-  if (printedJson({ values, stdout }, { editions, scheduled, failures })) return exitCodes.ok;
+  if (printedJson({ values, stdout }, { editions, scheduled, failures })) return;
   for (const s of scheduled) {
     stdout.write(
       `${s.slug} is scheduled for ${s.sendAt}${s.started ? " and is being queued now" : ""}.\n`,
@@ -211,7 +203,7 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
   }
   if (editions.length === 0) {
     stdout.write("No edition has been queued yet.\n");
-    return exitCodes.ok;
+    return;
   }
   stdout.write(
     formatTable(
@@ -231,16 +223,9 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
       stdout.write(`${slug}\t${failure.email}\t${failure.last_error ?? ""}\n`);
     }
   }
-  return exitCodes.ok;
 }
 
-/** `newsletter stats` (commands/newsletter.ts). */
-export async function newsletterStats({
-  values,
-  positionals,
-  stdout,
-  store,
-}: CommandContext): Promise<number> {
+export async function newsletterStats({ values, positionals, stdout, store }: CommandContext) {
   const slug = positionals[0];
   const editions = (await createEditionsRepository(await store()).progress()).filter(
     (e) => slug === undefined || e.slug === slug,
@@ -258,10 +243,10 @@ export async function newsletterStats({
     unsubscribes: e.unsubscribes,
     links: e.links,
   }));
-  if (printedJson({ values, stdout }, figures)) return exitCodes.ok;
+  if (printedJson({ values, stdout }, figures)) return;
   if (figures.length === 0) {
     stdout.write("No edition has been sent yet.\n");
-    return exitCodes.ok;
+    return;
   }
   stdout.write(
     formatTable(
@@ -281,5 +266,4 @@ export async function newsletterStats({
     stdout.write(`\nClicks in ${f.slug}:\n`);
     for (const link of f.links) stdout.write(`${String(link.clicks).padStart(7)}  ${link.url}\n`);
   }
-  return exitCodes.ok;
 }

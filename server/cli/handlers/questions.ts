@@ -1,7 +1,7 @@
 import type { StoredQuestion } from "../../../contract/assistant.ts";
 import { questionActions } from "../../assistant/owner-actions.ts";
 import { createQuestionsRepository } from "../../assistant/repository.ts";
-import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
+import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
 import { printedJson } from "../table.ts";
 
 /** The questions on the configured database, read and acted on as the console does. */
@@ -23,8 +23,7 @@ function answeredBy(question: StoredQuestion): string {
 const verdict = (question: StoredQuestion) =>
   question.helpful === null ? "" : question.helpful ? "helpful" : "not helpful";
 
-/** `questions list` (commands/questions.ts). */
-export async function questionsList(context: CommandContext): Promise<number> {
+export async function questionsList(context: CommandContext) {
   const { values, stdout } = context;
   const limitText = typeof values.limit === "string" ? values.limit : "50";
   const limit = Number(limitText);
@@ -35,7 +34,7 @@ export async function questionsList(context: CommandContext): Promise<number> {
     values.unanswered ? { answered: false } : {},
   );
   const questions = overview.questions.slice(0, limit);
-  if (printedJson({ values, stdout }, { ...overview, questions })) return exitCodes.ok;
+  if (printedJson({ values, stdout }, { ...overview, questions })) return;
   const { totals, unanswered, retentionDays } = overview;
   const heading = values.unanswered ? "Unanswered questions" : "Questions";
   stdout.write(
@@ -65,10 +64,8 @@ export async function questionsList(context: CommandContext): Promise<number> {
             .join("")}`,
     ].join("\n"),
   );
-  return exitCodes.ok;
 }
 
-/** `questions delete` (commands/questions.ts). */
 export const questionsDelete = ownerAction(
   ({ positionals }) => parseId(positionals[0], "ID"),
   async (context, id) => (await actionsOf(context)).remove(context.actor, id),

@@ -2,11 +2,10 @@ import type { ReaderFigure } from "../../../contract/readers.ts";
 import { conversionKinds } from "../../../contract/readers.ts";
 import { createReadersReport, sinceToPeriod } from "../../readers/report.ts";
 import { createReaders } from "../../readers/service.ts";
-import { type CommandContext, exitCodes, usageError } from "../command.ts";
+import { type CommandContext, usageError } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
 
-/** `readers` (commands/readers.ts). */
-export async function readers({ values, stdout, config, store }: CommandContext): Promise<number> {
+export async function readers({ values, stdout, config, store }: CommandContext) {
   const since = typeof values.since === "string" ? values.since : "7d";
   const period = sinceToPeriod(since, new Date());
   if (!period) {
@@ -22,7 +21,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
     ownerCookie: "",
   });
   const report = await createReadersReport(counter).full(period);
-  if (printedJson({ values, stdout }, report)) return exitCodes.ok;
+  if (printedJson({ values, stdout }, report)) return;
   const share = (figure: ReaderFigure) =>
     figure.visitors ? `${Math.round((100 * figure.engaged) / figure.visitors)}%` : "-";
   const figures = (title: string, rows: ReaderFigure[], engaged = false) =>
@@ -69,5 +68,4 @@ export async function readers({ values, stdout, config, store }: CommandContext)
       conversions("Conversions by source", "source", report.conversions.bySource),
     ].join("\n"),
   );
-  return exitCodes.ok;
 }

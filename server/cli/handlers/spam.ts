@@ -2,7 +2,7 @@ import { plural } from "../../../contract/plural.ts";
 import { dayMs } from "../../lib/time.ts";
 import { createSpamFilter } from "../../moderation/spam/filter.ts";
 import { createSpamStore } from "../../moderation/spam/store.ts";
-import { type CommandContext, exitCodes, usageError } from "../command.ts";
+import { type CommandContext, usageError } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
 
 /** The owner's decisions, as the stats name them. */
@@ -14,13 +14,7 @@ const decisionNames: Record<string, string> = {
   ban: "writers banned",
 };
 
-/** `spam stats` (commands/spam.ts). */
-export async function spamStats({
-  values,
-  stdout,
-  store,
-  config,
-}: CommandContext): Promise<number> {
+export async function spamStats({ values, stdout, store, config }: CommandContext) {
   const days = values.days === undefined ? 30 : Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 3650) {
     throw usageError("--days must be a whole number of days from 1 to 3650.");
@@ -33,7 +27,7 @@ export async function spamStats({
   });
   const stats = await spamStore.stats(new Date(Date.now() - days * dayMs));
   const model = await filter.describe();
-  if (printedJson({ values, stdout }, { days, ...stats, model })) return exitCodes.ok;
+  if (printedJson({ values, stdout }, { days, ...stats, model })) return;
   const total = (outcome: string) =>
     stats.outcomes.filter((row) => row.outcome === outcome).reduce((n, row) => n + row.count, 0);
   stdout.write(`New comments in the last ${plural(days, "day")}:\n`);
@@ -84,5 +78,4 @@ export async function spamStats({
 `,
     );
   }
-  return exitCodes.ok;
 }

@@ -1,9 +1,8 @@
 import { noReactions, reactionTypes } from "../../../contract/limits.ts";
-import { type CommandContext, exitCodes } from "../command.ts";
+import type { CommandContext } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
 
-/** `stats` (commands/stats.ts). */
-export async function stats({ values, stdout, engagement }: CommandContext): Promise<number> {
+export async function stats({ values, stdout, engagement }: CommandContext) {
   const repositories = await engagement();
   const subscribers = await repositories.subscribers.count();
   const reactions = await repositories.reactions.countsByItem();
@@ -25,7 +24,7 @@ export async function stats({ values, stdout, engagement }: CommandContext): Pro
     }
   }
   items.sort((a, b) => a.kind.localeCompare(b.kind) || a.id.localeCompare(b.id));
-  if (printedJson({ values, stdout }, { subscribers, items })) return exitCodes.ok;
+  if (printedJson({ values, stdout }, { subscribers, items })) return;
   const sum = (pick: (item: (typeof items)[number]) => number) =>
     String(items.reduce((total, item) => total + pick(item), 0));
   stdout.write(`Subscribers: ${subscribers}\n\n`);
@@ -48,5 +47,4 @@ export async function stats({ values, stdout, engagement }: CommandContext): Pro
       ],
     ),
   );
-  return exitCodes.ok;
 }

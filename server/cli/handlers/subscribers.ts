@@ -1,14 +1,9 @@
 import { plural } from "../../../contract/plural.ts";
 import { subscriberActions } from "../../newsletter/owner-actions.ts";
-import { type CommandContext, exitCodes, ownerAction, writePrivateFile } from "../command.ts";
+import { type CommandContext, ownerAction, writePrivateFile } from "../command.ts";
 import { printList } from "../table.ts";
 
-/** `subscribers list` (commands/subscribers.ts). */
-export async function subscribersList({
-  values,
-  stdout,
-  engagement,
-}: CommandContext): Promise<number> {
+export async function subscribersList({ values, stdout, engagement }: CommandContext) {
   const states = await (await engagement()).subscribers.listStates();
   return printList(
     { values, stdout },
@@ -18,7 +13,6 @@ export async function subscribersList({
   );
 }
 
-/** `subscribers export` (commands/subscribers.ts). */
 export async function subscribersExport({
   values,
   config,
@@ -26,7 +20,7 @@ export async function subscribersExport({
   stderr,
   engagement,
   actor,
-}: CommandContext): Promise<number> {
+}: CommandContext) {
   const actions = subscriberActions((await engagement()).subscribers, config.siteUrl);
   const { csv, count } = await actions.exportCsv(actor);
   if (!config.SITE_URL) {
@@ -38,10 +32,8 @@ export async function subscribersExport({
   } else {
     stdout.write(csv);
   }
-  return exitCodes.ok;
 }
 
-/** `subscribers remove` (commands/subscribers.ts). */
 export const subscribersRemove = ownerAction(
   ({ positionals }) => positionals[0] ?? "",
   async ({ config, engagement, actor }, email) =>

@@ -41,7 +41,6 @@ function daysOption(values: Values): number | undefined {
 
 const noComment = ({ id }: { id: number }) => `There is no comment ${id}.`;
 
-/** `visitor ban` (commands/visitors.ts). */
 export const visitorBan = ownerAction(
   ({ values }) => ({
     id: commentOption(values),
@@ -58,7 +57,6 @@ export const visitorBan = ownerAction(
   noComment,
 );
 
-/** `visitor unban` (commands/visitors.ts). */
 export const visitorUnban = ownerAction(
   ({ values }) => {
     const byBan = typeof values.ban === "string";
@@ -74,8 +72,7 @@ export const visitorUnban = ownerAction(
   () => "No ban in force matched.",
 );
 
-/** `visitor bans` (commands/visitors.ts). */
-export async function visitorBans({ values, stdout, moderation }: CommandContext): Promise<number> {
+export async function visitorBans({ values, stdout, moderation }: CommandContext) {
   const bans = await (await moderation()).listBans();
   return printList(
     { values, stdout },
@@ -91,7 +88,6 @@ export async function visitorBans({ values, stdout, moderation }: CommandContext
   );
 }
 
-/** `visitor purge` (commands/visitors.ts). */
 export const visitorPurge = ownerAction(
   ({ values }) => ({ id: commentOption(values) }),
   async ({ moderationActions, actor }, { id }) => (await moderationActions()).purge(actor, id),
