@@ -59,18 +59,35 @@ export type CommandContext = {
   confirm: ((question: string) => Promise<boolean>) | null;
 };
 
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
 export type Command = {
   name: string;
-  /** What follows the name, for the usage line. */
+  /**
+   * What follows the name, for the usage line. It declares the options too
+   * (optionsOf): `--name VALUE` takes a value, `--name` alone is a flag.
+   */
   usage: string;
   summary: string;
   help: string;
-  options?: NonNullable<ParseArgsConfig["options"]>;
+  /** Options the usage line leaves out, for brevity. */
+  options?: Options;
   /** Names of the positional arguments, all required unless `argumentsOptional`. */
   arguments?: string[];
   argumentsOptional?: boolean;
   run: Handler;
 };
+
+/** The options of a command: those its usage line names, and those it declares besides. */
+export function optionsOf({ usage, options }: Command): Options {
+  const named = usage.matchAll(/--([a-z-]+)( [^-|[\s])?/g);
+  return {
+    ...Object.fromEntries(
+      [...named].map(([, name, value]) => [name, { type: value ? "string" : "boolean" }]),
+    ),
+    ...options,
+  };
+}
 
 /**
  * What a command does once its arguments are read. Done when it resolves (exit

@@ -5,7 +5,7 @@ import type { Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { Moderation } from "../moderation/service.ts";
-import { type AdminIo, type Command, exitCodes, type Values } from "./command.ts";
+import { type AdminIo, type Command, exitCodes, optionsOf, type Values } from "./command.ts";
 import { bookingCommands } from "./commands/bookings.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
@@ -57,7 +57,7 @@ const commands: Command[] = [
   ...consoleAccessCommands,
   ...databaseCommands,
   ...portabilityCommands,
-];
+].map((command) => ({ ...command, options: optionsOf(command) }));
 
 /** One line per command: its usage, then what it does. */
 function listing(list: Command[]): string {

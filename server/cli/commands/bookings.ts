@@ -19,7 +19,6 @@ spreadsheet would run as a formula starts with a '.
 
   --past   the calls that have ended instead, latest first
   --json   one JSON array of whole bookings instead`,
-    options: { past: { type: "boolean" }, json: { type: "boolean" } },
     run: lazily(handlers, "bookingsList"),
   },
   {
@@ -32,7 +31,6 @@ reader's whole note. Exit code 3 when there is no such booking.
 
   --json   the booking as JSON instead`,
     arguments: ["ID"],
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "bookingsShow"),
   },
   {
@@ -48,11 +46,6 @@ such booked call, 1 when the call has begun.
   --yes            cancel without asking
   --json           print the cancelled booking as JSON`,
     arguments: ["ID"],
-    options: {
-      message: { type: "string" },
-      yes: { type: "boolean" },
-      json: { type: "boolean" },
-    },
     run: lazily(handlers, "bookingsCancel"),
   },
   {
@@ -66,7 +59,6 @@ code 1. Exit code 3 when there is no such booking.
 
   --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "bookingsDelete"),
   },
   {
@@ -90,25 +82,12 @@ prints the result. Calls booked already stay where they are.
   --meeting M        "fixed": your own room; "jitsi": a new Jitsi Meet room per call
   --meeting-url URL  your fixed room (https://); "none" follows BOOKING_MEETING_URL
   --json             print the settings as JSON`,
-    options: {
-      zone: { type: "string" },
-      mon: { type: "string" },
-      tue: { type: "string" },
-      wed: { type: "string" },
-      thu: { type: "string" },
-      fri: { type: "string" },
-      sat: { type: "string" },
-      sun: { type: "string" },
-      length: { type: "string" },
-      buffer: { type: "string" },
-      notice: { type: "string" },
-      horizon: { type: "string" },
-      "daily-max": { type: "string" },
-      "dates-off": { type: "string" },
-      meeting: { type: "string" },
-      "meeting-url": { type: "string" },
-      json: { type: "boolean" },
-    },
+    // The usage line shows a few of them; each takes a value.
+    options: Object.fromEntries(
+      "zone tue wed thu fri sat sun buffer notice horizon daily-max meeting meeting-url"
+        .split(" ")
+        .map((name) => [name, { type: "string" as const }]),
+    ),
     run: lazily(handlers, "bookingsHours"),
   },
   {
@@ -120,7 +99,6 @@ app, at a secret address.
 
   --new      make a new address and print it; the one before stops working
   --revoke   stop the feed; exit code 3 when there was none`,
-    options: { new: { type: "boolean" }, revoke: { type: "boolean" } },
     run: lazily(handlers, "bookingsFeed"),
   },
 ];

@@ -19,11 +19,6 @@ gives them verbatim.
   --since DATE   only comments written at or after DATE: 2025-06-01 (UTC) or
                  an ISO-8601 time such as 2025-06-01T12:00:00Z
   --json         one JSON array instead, for scripts`,
-    options: {
-      post: { type: "string" },
-      since: { type: "string" },
-      json: { type: "boolean" },
-    },
     run: lazily(handlers, "commentsList"),
   },
   {
@@ -47,7 +42,6 @@ comment a reply answers). Only their writers
 see them, marked "Awaiting approval", until you approve or reject them.
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "commentsPending"),
   },
   {

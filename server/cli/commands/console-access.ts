@@ -24,7 +24,6 @@ signed in (link or passkey), when, and its last request. A session ends after
 12 hours without a request, on "Sign out", or with "sessions revoke".
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "sessionsList"),
   },
   {
@@ -38,7 +37,6 @@ for example after losing a laptop. Exit code 3 when no open session has ID.
   --all   end every session`,
     arguments: ["ID"],
     argumentsOptional: true,
-    options: { all: { type: "boolean" } },
     run: lazily(handlers, "sessionsRevoke"),
   },
   {
@@ -51,7 +49,6 @@ address, an edition). Objects that start with = + - or @ get a leading '.
 
   --limit N   at most N entries (default 200)
   --json      one JSON array instead, verbatim`,
-    options: { limit: { type: "string" }, json: { type: "boolean" } },
     run: lazily(handlers, "audit"),
   },
 ];

@@ -13,7 +13,6 @@ FILE while the server goes on serving: one snapshot, checked after writing,
 readable by its owner only. FILE must not exist. On PostgreSQL use pg_dump.
 
   --out FILE   where to write the copy`,
-    options: { out: { type: "string" } },
     run: lazily(handlers, "backup"),
   },
   {
@@ -26,7 +25,6 @@ the database open. The database it replaces is kept beside it as
 engage.sqlite.before-restore-<time>. On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,
-    options: { from: { type: "string" } },
     run: lazily(handlers, "restore"),
   },
 ];

@@ -21,12 +21,6 @@ line. A cell that a spreadsheet would run as a formula starts with a '.
   --service ID    only those about one service (its id on /services, or "other")
   --search TEXT   only those whose name, email, organisation or message contain TEXT
   --json          one JSON array of whole enquiries instead, answers included`,
-    options: {
-      status: { type: "string" },
-      service: { type: "string" },
-      search: { type: "string" },
-      json: { type: "boolean" },
-    },
     run: lazily(handlers, "enquiriesList"),
   },
   {
@@ -39,7 +33,6 @@ code 3 when there is no such enquiry.
 
   --json   the enquiry as JSON instead`,
     arguments: ["ID"],
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "enquiriesShow"),
   },
   {
@@ -51,7 +44,6 @@ there is no such enquiry.
 
   --json   print {"id":ID,"status":"closed"} instead`,
     arguments: ["ID"],
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "enquiriesClose"),
   },
   {
@@ -64,7 +56,6 @@ enquiry.
 
   --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "enquiriesDelete"),
   },
   {
@@ -77,7 +68,6 @@ number of answers. A cell that a spreadsheet would run as a formula starts
 with a '.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
-    options: { out: { type: "string" } },
     run: lazily(handlers, "enquiriesExport"),
   },
 ];

@@ -12,7 +12,6 @@ tab-separated columns: handle, name, followed_at, actor (the account's address,
 which "fediverse block" and "fediverse remove" take).
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "fediverseFollowers"),
   },
   {
@@ -55,7 +54,6 @@ when the comment did not come from the Fediverse, or when nothing was left
 and the account was blocked already.
 
   --comment ID   a comment the account wrote`,
-    options: { comment: { type: "string" } },
     run: lazily(handlers, "fediverseErase"),
   },
   {
@@ -85,7 +83,6 @@ keys yet.`,
     help: `Lists the blocked accounts and servers, newest first: target, blocked_at.
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "fediverseBlocks"),
   },
   {
@@ -97,7 +94,6 @@ checked yet; pending: verified, waiting for you; published: shown under the
 item), kind (reply, like, repost, mention), item, source, author, received_at.
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "webmentionsList"),
   },
   {

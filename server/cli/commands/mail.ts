@@ -18,12 +18,6 @@ exists already. docs/mail.md, "Signed mail", explains SPF, DKIM and DMARC.
   --selector NAME           the selector (default: ewe + the year and month)
   --domain DOMAIN           the signing domain (default: MAIL_FROM's)
   --replace                 make a new key over the existing one`,
-    options: {
-      algorithm: { type: "string" },
-      selector: { type: "string" },
-      domain: { type: "string" },
-      replace: { type: "boolean" },
-    },
     run: lazily(handlers, "mailDkim"),
   },
   {
@@ -47,7 +41,6 @@ and the receiving server's words. Nothing is mailed to them: no edition,
 confirmation or reply mail.
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "suppressionsList"),
   },
   {

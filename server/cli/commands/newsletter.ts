@@ -16,7 +16,6 @@ as a warning (as "newsletter send" does).
 
   --out HTML   write the HTML here instead`,
     arguments: ["FILE"],
-    options: { out: { type: "string" } },
     run: lazily(handlers, "newsletterPreview"),
   },
   {
@@ -49,7 +48,6 @@ needs --yes. A test copy is sent without asking.
   --at TIME        send at TIME instead of now
   --yes            send without asking`,
     arguments: ["FILE"],
-    options: { yes: { type: "boolean" }, test: { type: "string" }, at: { type: "string" } },
     run: lazily(handlers, "newsletterSend"),
   },
   {
@@ -78,7 +76,6 @@ after its mail, as any unconfirmed address is.
 At a terminal it first asks how many it will mail; without one it needs --yes.
 
   --yes   queue without asking`,
-    options: { yes: { type: "boolean" } },
     run: lazily(handlers, "newsletterReconfirm"),
   },
   {
@@ -95,7 +92,6 @@ opening a mail is not tracked at all (docs/mail.md, "What an edition did").
   --json   the same as JSON, for scripts`,
     arguments: ["SLUG"],
     argumentsOptional: true,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "newsletterStats"),
   },
   {
@@ -108,7 +104,6 @@ failures went on for hours) and cancelled (the address unsubscribed first),
 then each failure with the server's answer.
 
   --json   the same as JSON, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "newsletterStatus"),
   },
 ];

@@ -18,7 +18,6 @@ exports in little memory. "import --from export" reads it back: that is also
 how a site moves from SQLite to PostgreSQL.
 
   --out FILE   write to FILE (readable by you only), else to standard output`,
-    options: { out: { type: "string" } },
     run: lazily(exportHandler, "exportAll"),
   },
   {
@@ -62,13 +61,7 @@ source's own id.
   --dry-run          check and list what would be imported, write nothing
 
 See docs/backups.md, "Moving in and out", for each kind and an example.`,
-    options: {
-      from: { type: "string" },
-      "dry-run": { type: "boolean" },
-      map: { type: "string" },
-      subscribers: { type: "string" },
-      "legal-basis": { type: "string" },
-    },
+    options: { subscribers: { type: "string" }, "legal-basis": { type: "string" } },
     arguments: ["FILE"],
     run: lazily(importHandler, "importFile"),
   },

@@ -21,11 +21,6 @@ reader's verdict. No question says who asked it.
   --unanswered   list only the questions the site could not answer
   --limit N      how many questions to list (default 50, at most 500)
   --json         the console's whole answer as JSON, for scripts`,
-    options: {
-      unanswered: { type: "boolean" },
-      limit: { type: "string" },
-      json: { type: "boolean" },
-    },
     run: lazily(handlers, "questionsList"),
   },
   {
@@ -37,7 +32,6 @@ and notes it in the audit trail. Exit code 3 when there is no such question.
 
   --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "questionsDelete"),
   },
 ];

@@ -18,7 +18,6 @@ is written to the database a moment later.
   --since S   the period, ending today (UTC): 1d is today, 7d (the default)
               the last 7 days, 4w the last 28, or a first day, 2026-11-01
   --json      every row as JSON, for scripts`,
-    options: { since: { type: "string" }, json: { type: "boolean" } },
     run: lazily(handlers, "readers"),
   },
 ];

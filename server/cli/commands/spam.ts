@@ -18,7 +18,6 @@ model: what it was trained on, its thresholds, and the names it learnt.
 
   --days N   the period, in days (1 to 3650)
   --json     the same as JSON, for scripts`,
-    options: { days: { type: "string" }, json: { type: "boolean" } },
     run: lazily(handlers, "spamStats"),
   },
 ];

@@ -11,7 +11,6 @@ export const statsCommands: Command[] = [
 reactions or comments, with its counts per reaction type and its comments.
 
   --json   the same as JSON, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "stats"),
   },
 ];

@@ -14,7 +14,6 @@ appear in "subscribers export". Pending addresses are forgotten a week after
 their last confirmation mail.
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "subscribersList"),
   },
   {
@@ -29,7 +28,6 @@ starts with + or - is written with a leading ' (so that a spreadsheet does not
 take it for a formula): remove it before mailing.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
-    options: { out: { type: "string" } },
     run: lazily(handlers, "subscribersExport"),
   },
   {

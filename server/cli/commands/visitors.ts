@@ -23,7 +23,6 @@ instance; "visitor bans" lists them.
   --scope address    their browser and everyone at the comment's address
                      (comments written before bans existed name none)
   --days N           lift the ban by itself after N days (default: until "visitor unban")`,
-    options: { comment: { type: "string" }, scope: { type: "string" }, days: { type: "string" } },
     run: lazily(handlers, "visitorBan"),
   },
   {
@@ -35,7 +34,6 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
 
   --ban ID       the ban's number
   --comment ID   a comment of the banned visitor`,
-    options: { comment: { type: "string" }, ban: { type: "string" } },
     run: lazily(handlers, "visitorUnban"),
   },
   {
@@ -47,7 +45,6 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
 lifted), covers (browser, or browser+address).
 
   --json   one JSON array instead, for scripts`,
-    options: { json: { type: "boolean" } },
     run: lazily(handlers, "visitorBans"),
   },
   {
@@ -60,7 +57,6 @@ browser) that wrote comment ID, under whatever names they used. Open pages
 update live. Exit code 3 when there is no such comment.
 
   --comment ID   a comment of the visitor (see "comments list")`,
-    options: { comment: { type: "string" } },
     run: lazily(handlers, "visitorPurge"),
   },
 ];
