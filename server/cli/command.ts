@@ -1,4 +1,5 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import { rowIdMax } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
@@ -166,14 +167,39 @@ export function parseId(value: string | undefined, what: string): number {
   return id;
 }
 
-/** Writes a file only its owner can read, whole or not at all (exports hold personal data). */
-export function writePrivateFile(file: string, text: string): void {
+/**
+ * Writes a file only its owner can read (exports hold personal data), whole
+ * or not at all: `write` streams it under a temporary name, renamed when whole.
+ */
+export async function writePrivateFile(
+  file: string,
+  write: (sink: (text: string) => Promise<void>) => Promise<unknown>,
+): Promise<void> {
   const partial = `${file}.partial-${process.pid}`;
+  const stream = createWriteStream(partial, { mode: 0o600 });
+  const failed = new Promise<never>((_, reject) => stream.once("error", reject));
+  failed.catch(() => {});
   try {
-    writeFileSync(partial, text, { mode: 0o600 });
+    await write(async (text) => {
+      if (!stream.write(text)) await Promise.race([once(stream, "drain"), failed]);
+    });
+    stream.end();
+    await Promise.race([once(stream, "finish"), failed]);
     renameSync(partial, file);
   } catch (error) {
+    stream.destroy();
     rmSync(partial, { force: true });
     throw new AdminError(`Cannot write ${file}: ${(error as Error).message}`);
   }
+}
+
+/** `text` to the file --out names (and `what` it holds to standard error), else to standard output. */
+export async function writeOut(
+  { values, stdout, stderr }: CommandContext,
+  text: string,
+  what: string,
+): Promise<void> {
+  if (typeof values.out !== "string") return void stdout.write(text);
+  await writePrivateFile(values.out, (sink) => sink(text));
+  stderr.write(`Wrote ${what} to ${values.out}.\n`);
 }

@@ -12,21 +12,21 @@ import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 
 /** How far back the overview's charts reach. */
-export const overviewDays = 90;
+const overviewDays = 90;
 
 /** `%` and `_` are wildcards of LIKE: a search for them means the characters themselves. */
 function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The UTC days of the last `days` days, oldest first, as YYYY-MM-DD. */
 /** The start of a comment, on one line, as the console quotes what a reply answers. */
 const excerptOf = (text: string) => {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 };
 
-export function lastDays(today: Date, days: number): string[] {
+/** The UTC days of the last `days` days, oldest first, as YYYY-MM-DD. */
+function lastDays(today: Date, days: number): string[] {
   const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
   return Array.from({ length: days }, (_, i) =>
     new Date(end - (days - 1 - i) * dayMs).toISOString().slice(0, 10),

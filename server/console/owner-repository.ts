@@ -58,10 +58,15 @@ export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
 export function createOwnerRepository(store: Store, now: Clock = () => new Date()) {
   const { db } = store;
 
-  async function openSession(method: "link" | "passkey", at: Date, device: string) {
+  async function openSession(
+    method: "link" | "passkey",
+    at: Date,
+    device: string,
+    executor: Pick<typeof db, "insertInto"> = db,
+  ) {
     const token = randomToken();
     const id = newSessionId();
-    await db
+    await executor
       .insertInto("owner_sessions")
       .values({
         id,
@@ -76,7 +81,6 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
   }
 
   return {
-    /** A new one-time link's token; only its digest is stored. */
     /**
      * A new mailed link, unless one mailed before is still unused and valid:
      * that one is in the owner's mailbox already, so asking again mails
@@ -93,6 +97,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       return outstanding ? null : this.createLink("mail");
     },
 
+    /** A new one-time link's token; only its digest is stored. */
     async createLink(channel: "cli" | "mail"): Promise<string> {
       const token = randomToken();
       const at = now();
@@ -133,20 +138,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
           if (!row) return "unknown";
           return row.used_at ? "used" : "expired";
         }
-        const sessionToken = randomToken();
-        const id = newSessionId();
-        await trx
-          .insertInto("owner_sessions")
-          .values({
-            id,
-            token_hash: digest(sessionToken),
-            method: "link",
-            created_at: at.toISOString(),
-            last_seen_at: at.toISOString(),
-            device,
-          })
-          .execute();
-        return { sessionId: id, token: sessionToken };
+        return openSession("link", at, device, trx);
       });
     },
 

@@ -8,11 +8,6 @@ const consolePath = /^\/admin(?:\/|$)/;
 const signInPath = /^\/admin\/sign-in\/?$/;
 
 /**
- * The path a request's URL names once decoded and normalised, as static
- * serving reads it: `/%61dmin/`, `//admin/` and `/x/../admin/` are the
- * console's pages too, and must not slip past the checks below.
- */
-/**
  * Whether a request's raw URL may be one of the console's pages: the reading
  * pages' requests are told apart with one test, before any decoding.
  */
@@ -20,7 +15,12 @@ export function concernsConsole(url: string): boolean {
   return url.includes("admin") || url.includes("%");
 }
 
-export function servedPath(url: string): string {
+/**
+ * The path a request's URL names once decoded and normalised, as static
+ * serving reads it: `/%61dmin/`, `//admin/` and `/x/../admin/` are the
+ * console's pages too, and must not slip past the checks below.
+ */
+function servedPath(url: string): string {
   const raw = url.split(/[?#]/, 1)[0] ?? "";
   let decoded = raw;
   try {

@@ -10,7 +10,7 @@ import {
   ownerAction,
   parseId,
   usageError,
-  writePrivateFile,
+  writeOut,
 } from "../command.ts";
 import { AdminError } from "../sqlite-files.ts";
 import { printedJson, printList } from "../table.ts";
@@ -93,12 +93,7 @@ export const enquiriesDelete = ownerAction(
   noEnquiry,
 );
 
-export async function enquiriesExport({ values, stdout, stderr, store, actor }: CommandContext) {
-  const { csv, count } = await (await enquiriesOf(store)).actions.exportCsv(actor);
-  if (typeof values.out === "string") {
-    writePrivateFile(values.out, csv);
-    stderr.write(`Wrote ${plural(count, "enquiry", "enquiries")} to ${values.out}.\n`);
-  } else {
-    stdout.write(csv);
-  }
+export async function enquiriesExport(context: CommandContext) {
+  const { csv, count } = await (await enquiriesOf(context.store)).actions.exportCsv(context.actor);
+  await writeOut(context, csv, plural(count, "enquiry", "enquiries"));
 }

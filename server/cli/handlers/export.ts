@@ -1,32 +1,9 @@
-import { once } from "node:events";
-import { createWriteStream, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { plural } from "../../../contract/plural.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
-import { type Sink, writeExport } from "../../portability/export.ts";
+import { writeExport } from "../../portability/export.ts";
 import { createExportSigner } from "../../portability/signature.ts";
-import type { CommandContext } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
-
-/** Streams the export into FILE under a temporary name, readable by its owner only, renamed when whole. */
-async function exportToFile(file: string, write: (sink: Sink) => Promise<unknown>) {
-  const partial = `${file}.partial-${process.pid}`;
-  const stream = createWriteStream(partial, { mode: 0o600 });
-  const failed = new Promise<never>((_, reject) => stream.once("error", reject));
-  failed.catch(() => {});
-  try {
-    await write(async (text) => {
-      if (!stream.write(text)) await Promise.race([once(stream, "drain"), failed]);
-    });
-    stream.end();
-    await Promise.race([once(stream, "finish"), failed]);
-    renameSync(partial, file);
-  } catch (error) {
-    stream.destroy();
-    rmSync(partial, { force: true });
-    throw new AdminError(`Cannot write ${file}: ${(error as Error).message}`);
-  }
-}
+import { type CommandContext, writePrivateFile } from "../command.ts";
 
 export async function exportAll({ values, config, stdout, store, actor }: CommandContext) {
   const db = await store();
@@ -36,7 +13,7 @@ export async function exportAll({ values, config, stdout, store, actor }: Comman
   if (typeof values.out === "string") {
     const file = path.resolve(values.out);
     let counts: Record<string, number> = {};
-    await exportToFile(file, async (sink) => {
+    await writePrivateFile(file, async (sink) => {
       counts = await writeExport(db, config, sink, { signer });
     });
     // After the file is whole, so an export read back re-exports to the same file.

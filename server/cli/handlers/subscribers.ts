@@ -1,6 +1,6 @@
 import { plural } from "../../../contract/plural.ts";
 import { subscriberActions } from "../../newsletter/owner-actions.ts";
-import { type CommandContext, ownerAction, writePrivateFile } from "../command.ts";
+import { type CommandContext, ownerAction, writeOut } from "../command.ts";
 import { printList } from "../table.ts";
 
 export async function subscribersList({ values, stdout, engagement }: CommandContext) {
@@ -13,25 +13,14 @@ export async function subscribersList({ values, stdout, engagement }: CommandCon
   );
 }
 
-export async function subscribersExport({
-  values,
-  config,
-  stdout,
-  stderr,
-  engagement,
-  actor,
-}: CommandContext) {
+export async function subscribersExport(context: CommandContext) {
+  const { config, engagement, actor } = context;
   const actions = subscriberActions((await engagement()).subscribers, config.siteUrl);
   const { csv, count } = await actions.exportCsv(actor);
   if (!config.SITE_URL) {
-    stderr.write(`Note: SITE_URL is not set, so the links point at ${config.siteUrl}.\n`);
+    context.stderr.write(`Note: SITE_URL is not set, so the links point at ${config.siteUrl}.\n`);
   }
-  if (typeof values.out === "string") {
-    writePrivateFile(values.out, csv);
-    stderr.write(`Wrote ${plural(count, "subscriber")} to ${values.out}.\n`);
-  } else {
-    stdout.write(csv);
-  }
+  await writeOut(context, csv, plural(count, "subscriber"));
 }
 
 export const subscribersRemove = ownerAction(

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { AuthenticatorTransport, verifyAuthenticationResponse } from "@simplewebauthn/server";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import {
   mailLinkRequestSchema,
   mailLinkResponseSchema,
@@ -50,6 +50,19 @@ function failureCounter(max: number, windowMs: number) {
   };
 }
 
+/** Why a sign-in link's token signs nobody in. */
+const linkRefusals = {
+  unknown: () => new ApiError(404, "unknown_token", "This sign-in link is not known."),
+  expired: () =>
+    new ApiError(
+      410,
+      "token_expired",
+      "This sign-in link has expired; links work for 10 minutes. Ask for a new one.",
+    ),
+  used: () =>
+    new ApiError(410, "token_used", "This sign-in link has already been used; ask for a new one."),
+};
+
 /** Signing in: by a one-time link's token, a mailed link, or a passkey. No session needed. */
 export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
   const { config, owner, mailer, rpID, expectedOrigin, setSessionCookie } = context;
@@ -82,6 +95,19 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
     return refusal;
   }
 
+  /** Opens the session: its cookie, its line in the audit trail, and the answer. */
+  async function signedIn(
+    reply: FastifyReply,
+    { sessionId, token }: { sessionId: string; token: string },
+    method: "link" | "passkey",
+  ) {
+    setSessionCookie(reply, token);
+    await owner.audit(sessionId, "sign-in", method);
+    const session = (await owner.listSessions(sessionId)).find((s) => s.current);
+    if (!session) throw signedOut();
+    return { session };
+  }
+
   /** A route reached without a session, listed apart. */
   const signInRoute = <const A extends Answers, const P extends object>(
     summary: string,
@@ -104,37 +130,8 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         request.body.token,
         deviceLabel(request.headers["user-agent"]),
       );
-      if (outcome === "unknown") {
-        throw failed(
-          request,
-          new ApiError(404, "unknown_token", "This sign-in link is not known."),
-        );
-      }
-      if (outcome === "expired") {
-        throw failed(
-          request,
-          new ApiError(
-            410,
-            "token_expired",
-            "This sign-in link has expired; links work for 10 minutes. Ask for a new one.",
-          ),
-        );
-      }
-      if (outcome === "used") {
-        throw failed(
-          request,
-          new ApiError(
-            410,
-            "token_used",
-            "This sign-in link has already been used; ask for a new one.",
-          ),
-        );
-      }
-      setSessionCookie(reply, outcome.token);
-      await owner.audit(outcome.sessionId, "sign-in", "link");
-      const session = (await owner.listSessions(outcome.sessionId)).find((s) => s.current);
-      if (!session) throw signedOut();
-      return { session };
+      if (typeof outcome === "string") throw failed(request, linkRefusals[outcome]());
+      return signedIn(reply, outcome, "link");
     },
   );
 
@@ -245,14 +242,8 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       }
       if (!verified.verified) throw refused();
       await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter);
-      const { sessionId, token } = await owner.signInWithPasskey(
-        deviceLabel(request.headers["user-agent"]),
-      );
-      setSessionCookie(reply, token);
-      await owner.audit(sessionId, "sign-in", "passkey");
-      const session = (await owner.listSessions(sessionId)).find((s) => s.current);
-      if (!session) throw signedOut();
-      return { session };
+      const opened = await owner.signInWithPasskey(deviceLabel(request.headers["user-agent"]));
+      return signedIn(reply, opened, "passkey");
     },
   );
 };
