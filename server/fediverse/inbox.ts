@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Federation, InboxContext } from "@fedify/fedify";
 import {
   Accept,
@@ -20,6 +19,7 @@ import type { CommentDefences } from "../moderation/defences.ts";
 import { paths, siteActor } from "./federation.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture } from "./pictures.ts";
+import { answerFollow } from "./publishing.ts";
 import { type FediverseRepository, visitorOfActor } from "./repository.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 
@@ -266,15 +266,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       const follower = await follow.getActor(ctx);
       if (!follower?.id || !follower.inboxId) return;
       if (await blocked(follower.id)) {
-        await ctx.sendActivity(
-          { identifier: siteActor },
-          follower,
-          new Reject({
-            id: new URL(`#rejects/${randomUUID()}`, ctx.getActorUri(siteActor)),
-            actor: ctx.getActorUri(siteActor),
-            object: follow,
-          }),
-        );
+        await answerFollow(ctx, Reject, follower, follow);
         return;
       }
       await repository.follow({
@@ -285,15 +277,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         sharedInbox: follower.endpoints?.sharedInbox?.href ?? null,
         followId: follow.id.href,
       });
-      await ctx.sendActivity(
-        { identifier: siteActor },
-        follower,
-        new Accept({
-          id: new URL(`#accepts/${randomUUID()}`, ctx.getActorUri(siteActor)),
-          actor: ctx.getActorUri(siteActor),
-          object: follow,
-        }),
-      );
+      await answerFollow(ctx, Accept, follower, follow);
       log.info({ follower: follower.id.href }, "a Fediverse account follows the site");
     })
     .on(Undo, async (ctx, undo) => {

@@ -75,13 +75,9 @@ export function fediverseActions({
   async function removeFollowers(match: (actorId: string) => boolean): Promise<number> {
     let removed = 0;
     for (const follower of await repository.followers()) {
-      if (!match(follower.actorId)) continue;
-      const followId = await repository.followIdOf(follower.actorId);
-      if (await repository.unfollow(follower.actorId)) {
-        removed += 1;
-        if (followId)
-          followerRemoved({ actorId: follower.actorId, inbox: follower.inbox, followId });
-      }
+      if (!match(follower.actorId) || !(await repository.unfollow(follower.actorId))) continue;
+      removed += 1;
+      followerRemoved(follower);
     }
     return removed;
   }

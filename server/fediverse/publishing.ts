@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { Federation } from "@fedify/fedify";
+import type { Context, Federation } from "@fedify/fedify";
 import {
+  Accept,
   Article,
   Create,
   Delete,
   Follow,
   Note,
   PUBLIC_COLLECTION,
+  type Recipient,
   Reject,
   Tombstone,
   Update,
@@ -25,31 +27,39 @@ import type { SiteItem } from "./site-items.ts";
  * retries and backoff, in the site's database.
  */
 
-type Logger = { info(object: unknown, message: string): void };
-
-/** Paths under which the owner's replies are recorded as sent, beside the items'. */
-export const notePath = (commentId: number) => `/notes/${commentId}`;
-
-export async function publishChanges({
-  federation,
-  repository,
-  items,
-  siteUrl,
-  log,
-  published,
-}: {
+/** What sending needs: Fedify loaded, the record of what was sent, the site, the log. */
+export type Sender = {
   federation: Federation<void>;
   repository: FediverseRepository;
-  items: ReadonlyMap<string, SiteItem>;
   siteUrl: string;
-  log: Logger;
-  /** Told of each item sent as new or changed (its webmentions go out then). */
-  published?: (item: SiteItem) => void;
-}): Promise<{ created: number; updated: number; deleted: number }> {
-  const ctx = federation.createContext(new URL(siteUrl), undefined);
-  const sender = { identifier: siteActor };
-  const actor = ctx.getActorUri(siteActor);
-  const options = { preferSharedInbox: true, orderingKey: undefined } as const;
+  log: { info(object: unknown, message: string): void };
+};
+
+const site = { identifier: siteActor };
+const toFollowers = { preferSharedInbox: true } as const;
+
+/** A context on the site's own address, which can give its actor and objects. */
+const contextOf = ({ federation, siteUrl }: Sender) =>
+  federation.createContext(new Request(new URL(siteUrl)), undefined);
+
+/** What each of the site's activities carries: a fresh id under `base`, the site as actor. */
+const fromSite = (ctx: Context<void>, tag: string, base = ctx.getActorUri(siteActor)) => ({
+  id: new URL(`#${tag}-${randomUUID()}`, base),
+  actor: ctx.getActorUri(siteActor),
+});
+
+/** Public, and to the site's followers. */
+const everyone = (ctx: Context<void>) => ({
+  to: PUBLIC_COLLECTION,
+  cc: ctx.getFollowersUri(siteActor),
+});
+
+export async function publishChanges(
+  sender: Sender,
+  items: ReadonlyMap<string, SiteItem>,
+): Promise<{ created: number; updated: number; deleted: number }> {
+  const { repository, siteUrl, log } = sender;
+  const ctx = contextOf(sender);
   const sent = await repository.published();
   const counts = { created: 0, updated: 0, deleted: 0 };
   for (const item of items.values()) {
@@ -59,21 +69,15 @@ export async function publishChanges({
     const article = articleOf(ctx, item, siteUrl);
     const fresh = !before || before.deleted;
     const Activity = fresh ? Create : Update;
+    const tag = fresh ? "create" : "update";
+    const values = { ...fromSite(ctx, tag, article.id ?? undefined), ...everyone(ctx) };
     await ctx.sendActivity(
-      sender,
+      site,
       "followers",
-      new Activity({
-        id: new URL(`#${fresh ? "create" : "update"}-${randomUUID()}`, article.id ?? actor),
-        actor,
-        to: PUBLIC_COLLECTION,
-        cc: ctx.getFollowersUri(siteActor),
-        object: article,
-        published: instant(),
-      }),
-      options,
+      new Activity({ ...values, object: article, published: instant() }),
+      toFollowers,
     );
     counts[fresh ? "created" : "updated"] += 1;
-    published?.(item);
   }
   for (const [path, before] of sent) {
     if (before.deleted || !isItemPath(path) || items.has(path)) continue;
@@ -81,17 +85,12 @@ export async function publishChanges({
     if (!section || !slug) continue;
     if (!(await repository.recordPublished(path, before.digest, true))) continue;
     const id = ctx.getObjectUri(Article, { section, slug });
+    const object = new Tombstone({ id, deleted: instant() });
     await ctx.sendActivity(
-      sender,
+      site,
       "followers",
-      new Delete({
-        id: new URL(`#delete-${randomUUID()}`, id),
-        actor,
-        to: PUBLIC_COLLECTION,
-        cc: ctx.getFollowersUri(siteActor),
-        object: new Tombstone({ id, deleted: instant() }),
-      }),
-      options,
+      new Delete({ ...fromSite(ctx, "delete", id), ...everyone(ctx), object }),
+      toFollowers,
     );
     counts.deleted += 1;
   }
@@ -107,118 +106,85 @@ export async function publishChanges({
  * it, public key included, so later deliveries verify at the first try.
  * Recorded first under `accountPath`, so several instances send it once;
  * false when there was nothing to send or another instance sent it.
+ * `digest`: the account's as it is now (repository.accountDigest).
  */
-export async function sendAccountUpdate({
-  federation,
-  repository,
-  siteUrl,
-  digest,
-  log,
-}: {
-  federation: Federation<void>;
-  repository: FediverseRepository;
-  siteUrl: string;
-  /** The account's digest as it is now (repository.accountDigest). */
-  digest: () => Promise<string | null>;
-  log: Logger;
-}): Promise<boolean> {
-  const probe = federation.createContext(new URL(siteUrl), undefined);
-  const actorUri = probe.getActorUri(siteActor);
-  const ctx = federation.createContext(new Request(actorUri), undefined);
+export async function sendAccountUpdate(
+  sender: Sender,
+  digest: () => Promise<string | null>,
+): Promise<boolean> {
+  const ctx = contextOf(sender);
   // Made with its keys, which are made now if there are none.
   const actor = await ctx.getActor(siteActor);
   const now = await digest();
   if (!actor || now === null) return false;
-  if (!(await repository.recordPublished(accountPath, now))) return false;
-  await ctx.sendActivity(
-    { identifier: siteActor },
-    "followers",
-    new Update({
-      id: new URL(`#update-${randomUUID()}`, actorUri),
-      actor: actorUri,
-      to: PUBLIC_COLLECTION,
-      cc: ctx.getFollowersUri(siteActor),
-      object: actor,
-      published: instant(),
-    }),
-    { preferSharedInbox: true },
+  if (!(await sender.repository.recordPublished(accountPath, now))) return false;
+  const update = new Update({
+    ...fromSite(ctx, "update"),
+    ...everyone(ctx),
+    object: actor,
+    published: instant(),
+  });
+  await ctx.sendActivity(site, "followers", update, toFollowers);
+  sender.log.info(
+    { actor: actor.id?.href },
+    "the site's account and its keys sent to its followers",
   );
-  log.info({ actor: actorUri.href }, "the site's account and its keys sent to its followers");
   return true;
 }
 
 /**
  * The owner's reply to a comment that came from the Fediverse goes back to
- * its writer as a Note in reply to theirs (and to the owner's followers'
- * servers no further: it is a reply, shown under the item).
+ * its writer as the Note the site serves for it (federation.ts), in reply
+ * to theirs (and to the owner's followers' servers no further: it is a
+ * reply, shown under the item).
  */
-export async function sendOwnerReply({
-  federation,
-  repository,
-  siteUrl,
-  comment,
-  log,
-}: {
-  federation: Federation<void>;
-  repository: FediverseRepository;
-  siteUrl: string;
-  comment: { id: number; parentId: number; html: string; createdAt: string };
-  log: Logger;
-}): Promise<boolean> {
-  const answered = await repository.answeredBy(comment);
-  if (!answered) return false;
-  if (!(await repository.recordPublished(notePath(comment.id), answered.note_id))) return false;
-  const ctx = federation.createContext(new URL(siteUrl), undefined);
-  const actor = ctx.getActorUri(siteActor);
-  const recipient = await ctx.lookupObject(answered.actor_id);
+export async function sendOwnerReply(sender: Sender, commentId: number): Promise<boolean> {
+  const ctx = contextOf(sender);
+  const note = await ctx.getObject(Note, { id: String(commentId) });
+  const [answered, writer] = [note?.replyTargetId, note?.ccId];
+  if (!note || !answered || !writer) return false;
+  if (!(await sender.repository.recordPublished(`/notes/${commentId}`, answered.href))) {
+    return false;
+  }
+  const recipient = await ctx.lookupObject(writer.href);
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
-  const note = new Note({
-    id: ctx.getObjectUri(Note, { id: String(comment.id) }),
-    attribution: actor,
+  const create = new Create({
+    ...fromSite(ctx, "create", note.id ?? undefined),
     to: PUBLIC_COLLECTION,
     cc: recipient.id,
-    replyTarget: new URL(answered.note_id),
-    content: comment.html,
-    published: instant(comment.createdAt),
+    object: note,
+    published: instant(),
   });
-  await ctx.sendActivity(
-    { identifier: siteActor },
-    recipient as never,
-    new Create({
-      id: new URL(`#create-${randomUUID()}`, note.id ?? actor),
-      actor,
-      to: PUBLIC_COLLECTION,
-      cc: recipient.id,
-      object: note,
-      published: instant(),
-    }),
-  );
-  log.info(
-    { comment: comment.id, to: answered.actor_id },
+  await ctx.sendActivity(site, recipient as Recipient, create);
+  sender.log.info(
+    { comment: commentId, to: writer.href },
     "the owner's reply was sent to the Fediverse",
   );
   return true;
 }
 
+/** Accepts or rejects a Follow, to its follower's inbox. */
+export async function answerFollow(
+  ctx: Context<void>,
+  Answer: typeof Accept | typeof Reject,
+  follower: Recipient,
+  follow: Follow,
+) {
+  const tag = Answer === Accept ? "accept" : "reject";
+  await ctx.sendActivity(site, follower, new Answer({ ...fromSite(ctx, tag), object: follow }));
+}
+
 /** Tells a removed follower's server that its Follow no longer stands. */
 export async function rejectFollow(
-  federation: Federation<void>,
-  siteUrl: string,
+  sender: Sender,
   follower: { actorId: string; inbox: string; followId: string },
 ) {
-  const ctx = federation.createContext(new URL(siteUrl), undefined);
-  const actor = ctx.getActorUri(siteActor);
-  await ctx.sendActivity(
-    { identifier: siteActor },
-    { id: new URL(follower.actorId), inboxId: new URL(follower.inbox) },
-    new Reject({
-      id: new URL(`#rejects/${randomUUID()}`, actor),
-      actor,
-      object: new Follow({
-        id: new URL(follower.followId),
-        actor: new URL(follower.actorId),
-        object: actor,
-      }),
-    }),
-  );
+  const ctx = contextOf(sender);
+  const actor = new URL(follower.actorId);
+  const follow = new Follow({
+    id: new URL(follower.followId),
+    actor,
+    object: ctx.getActorUri(siteActor),
+  });
+  await answerFollow(ctx, Reject, { id: actor, inboxId: new URL(follower.inbox) }, follow);
 }

@@ -18,6 +18,8 @@ export type Follower = {
   name: string | null;
   inbox: string;
   sharedInbox: string | null;
+  /** The Follow activity's id, which a Reject names. */
+  followId: string;
   followedAt: string;
 };
 
@@ -49,7 +51,7 @@ export const isItemPath = (path: string) => !path.startsWith("/notes/") && path 
 export function createFediverseRepository(store: Store) {
   const { db } = store;
   return {
-    async follow(follower: Omit<Follower, "followedAt"> & { followId: string }) {
+    async follow(follower: Omit<Follower, "followedAt">) {
       const row = {
         handle: follower.handle,
         name: follower.name,
@@ -72,15 +74,6 @@ export function createFediverseRepository(store: Store) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    async followIdOf(actorId: string): Promise<string | null> {
-      const row = await db
-        .selectFrom("fediverse_followers")
-        .select("follow_id")
-        .where("actor_id", "=", actorId)
-        .executeTakeFirst();
-      return row?.follow_id ?? null;
-    },
-
     async followers(): Promise<Follower[]> {
       const rows = await db
         .selectFrom("fediverse_followers")
@@ -93,6 +86,7 @@ export function createFediverseRepository(store: Store) {
         name: row.name,
         inbox: row.inbox,
         sharedInbox: row.shared_inbox,
+        followId: row.follow_id,
         followedAt: new Date(row.created_at).toISOString(),
       }));
     },

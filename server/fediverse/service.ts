@@ -86,6 +86,25 @@ export function createFediverse(options: FediverseOptions) {
     return siteItems;
   };
 
+  /**
+   * The owner's reply as the Note it becomes (its comment's HTML, the Note
+   * it answers and whom), or null when it answers no comment from the Fediverse.
+   */
+  async function ownerNote(id: number) {
+    const comment = await options.ownerComment(id);
+    const answered =
+      comment?.byOwner && !comment.deleted && comment.status === "published" && comment.parentId
+        ? await repository.answeredBy({ id, parentId: comment.parentId })
+        : undefined;
+    if (!comment || !answered) return null;
+    return {
+      html: comment.html,
+      published: comment.createdAt,
+      inReplyTo: answered.note_id,
+      to: answered.actor_id,
+    };
+  }
+
   const federation = onFirstUse(async (): Promise<Federation<void>> => {
     const [{ createSiteFederation }, { listenToInbox }, { sendFedifyLogsTo }] = await Promise.all([
       import("./federation.ts"),
@@ -104,20 +123,7 @@ export function createFediverse(options: FediverseOptions) {
       items,
       allowPrivateAddress: options.allowPrivateAddresses,
       softwareVersion: options.softwareVersion,
-      ownerNote: async (id) => {
-        const comment = await options.ownerComment(id);
-        const answered =
-          comment?.byOwner && !comment.deleted && comment.status === "published" && comment.parentId
-            ? await repository.answeredBy({ id, parentId: comment.parentId })
-            : undefined;
-        if (!comment || !answered) return null;
-        return {
-          html: comment.html,
-          published: comment.createdAt,
-          inReplyTo: answered.note_id,
-          to: answered.actor_id,
-        };
-      },
+      ownerNote,
     });
     listenToInbox(made, {
       ...options.inbox,
@@ -136,6 +142,12 @@ export function createFediverse(options: FediverseOptions) {
     return made;
   });
 
+  /** Fedify loaded, with what sends through it (publishing.ts). */
+  const publishing = async () => ({
+    ...(await import("./publishing.ts")),
+    sender: { federation: await federation(), repository, siteUrl, log },
+  });
+
   const actions = fediverseActions({
     repository,
     webmentions,
@@ -143,11 +155,8 @@ export function createFediverse(options: FediverseOptions) {
     forgetCached: (actorId) => kv.forgetAbout(actorId),
     changed: (path) => options.changed?.(path),
     followerRemoved: (follower) => {
-      void federation()
-        .then(async (made) => {
-          const { rejectFollow } = await import("./publishing.ts");
-          await rejectFollow(made, siteUrl, follower);
-        })
+      void publishing()
+        .then(({ rejectFollow, sender }) => rejectFollow(sender, follower))
         .catch((error: unknown) =>
           log.warn({ err: error }, "a removed follower's server could not be told"),
         );
@@ -164,10 +173,10 @@ export function createFediverse(options: FediverseOptions) {
     const fresh = [...current.values()].filter(
       (item) => sent.get(item.path)?.digest !== item.digest,
     );
-    const changes =
-      [...current.values()].some((item) => sent.get(item.path)?.digest !== item.digest) ||
-      [...sent].some(([path, before]) => !before.deleted && isItemPath(path) && !current.has(path));
-    if (!changes) return;
+    const gone = [...sent].filter(
+      ([path, before]) => !before.deleted && isItemPath(path) && !current.has(path),
+    );
+    if (fresh.length + gone.length === 0) return;
     // Pages the new and changed items link to hear of it, whoever follows.
     sending = (async () => {
       for (const item of fresh) {
@@ -176,26 +185,13 @@ export function createFediverse(options: FediverseOptions) {
       }
     })().catch((error: unknown) => log.warn({ err: error }, "webmentions could not be sent"));
     if ((await repository.followerCount()) === 0) {
-      for (const item of current.values()) {
-        if (sent.get(item.path)?.digest !== item.digest) {
-          await repository.recordPublished(item.path, item.digest);
-        }
-      }
-      for (const [path, before] of sent) {
-        if (!before.deleted && isItemPath(path) && !current.has(path)) {
-          await repository.recordPublished(path, before.digest, true);
-        }
-      }
+      for (const item of fresh) await repository.recordPublished(item.path, item.digest);
+      for (const [path, before] of gone)
+        await repository.recordPublished(path, before.digest, true);
       return;
     }
-    const { publishChanges } = await import("./publishing.ts");
-    await publishChanges({
-      federation: await federation(),
-      repository,
-      items: current,
-      siteUrl,
-      log,
-    });
+    const { publishChanges, sender } = await publishing();
+    await publishChanges(sender, current);
   }
 
   /** What other servers keep of the account, beside its keys: a change is announced. */
@@ -218,34 +214,15 @@ export function createFediverse(options: FediverseOptions) {
     if (digest !== null && (await repository.published()).get(accountPath)?.digest === digest) {
       return;
     }
-    const { sendAccountUpdate } = await import("./publishing.ts");
-    await sendAccountUpdate({
-      federation: await federation(),
-      repository,
-      siteUrl,
-      digest: () => repository.accountDigest(accountFacts),
-      log,
-    });
+    const { sendAccountUpdate, sender } = await publishing();
+    await sendAccountUpdate(sender, () => repository.accountDigest(accountFacts));
   }
 
-  /** The owner's reply to a Fediverse comment goes back as a Note. */
+  /** The owner's reply to a Fediverse comment goes back as a Note; Fedify loads only then. */
   async function ownerReplied(commentId: number) {
-    const comment = await options.ownerComment(commentId);
-    if (!comment?.byOwner || comment.parentId === null || comment.status !== "published") return;
-    if (!(await repository.answeredBy({ id: commentId, parentId: comment.parentId }))) return;
-    const { sendOwnerReply } = await import("./publishing.ts");
-    await sendOwnerReply({
-      federation: await federation(),
-      repository,
-      siteUrl,
-      comment: {
-        id: commentId,
-        parentId: comment.parentId,
-        html: comment.html,
-        createdAt: comment.createdAt,
-      },
-      log,
-    });
+    if (!(await ownerNote(commentId))) return;
+    const { sendOwnerReply, sender } = await publishing();
+    await sendOwnerReply(sender, commentId);
   }
 
   const unsubscribe = options.bus.subscribeAll((event) => {
