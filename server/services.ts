@@ -211,7 +211,6 @@ export async function startServices({
       defences,
       commentable: (postId) => catalog.science.has(postId),
     },
-    ownerComment: async (id) => engagement.comments.getForOwner(id),
     // "/science/soap" is the topic "science:soap": the pages showing it render again.
     changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
     moderation: config.MODERATION,

@@ -14,9 +14,10 @@ import {
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
-import type { RemoteReply } from "../comments/rows.ts";
+import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { paths, siteActor } from "./federation.ts";
+import type { Logger } from "./logging.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
@@ -34,36 +35,11 @@ import type { RemoteFetch } from "./safe-fetch.ts";
  * removes it.
  */
 
-/** The comment functions the inbox uses (server/engagement's comments repository). */
-export type InboxComments = {
-  add(input: {
-    postId: string;
-    content: string;
-    userName: string;
-    visitorId: string;
-    status: "published" | "pending" | "spam";
-    ipHash: string;
-    parentId?: number;
-    /** The Note and its writer, kept with the comment in its transaction. */
-    remote: RemoteReply;
-  }): Promise<{ id: number } | string>;
-  update(input: {
-    id: number;
-    content: string;
-    userName: string;
-    visitorId: string;
-    verdict: "published" | "pending" | "spam";
-  }): Promise<{ comment: { id: number }; status: string } | string>;
-  remove(input: { id: number; visitorId: string }): Promise<true | string>;
-  /** Every comment of one writer, as a reader's own deletion (the owner's erasure). */
-  removeAllBy(visitorId: string): Promise<number>;
-  getForOwner(id: number): Promise<{ id: number; postId: string; parentId: number | null } | null>;
-};
-
-type Logger = {
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-};
+/** The comment functions the inbox uses (server/comments' repository). */
+export type InboxComments = Pick<
+  CommentsRepository,
+  "add" | "update" | "remove" | "removeAllBy" | "getForOwner"
+>;
 
 export type InboxDeps = {
   repository: FediverseRepository;
@@ -74,7 +50,7 @@ export type InboxDeps = {
   /** Replies' pictures. */
   remoteFetch: RemoteFetch;
   siteUrl: string;
-  log: Logger;
+  log: Pick<Logger, "info" | "warn">;
   /** A like, boost, reply or removal changed what an item shows. */
   changed: (itemPath: string) => void;
   /** Forgets what Fedify cached of an account: its documents and keys (kv-store.ts). */
@@ -115,6 +91,16 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     }
     return false;
   }
+
+  /** A Note's text as a comment's Markdown, without the mentions of the site itself. */
+  const markdownOf = (note: Note) =>
+    noteMarkdown(text(note.content) ?? "", {
+      contentWarning: text(note.summary),
+      dropMentionsOf: [
+        new URL(paths.actor.replace("{identifier}", siteActor), site).href,
+        new URL("/about", site).href,
+      ],
+    });
 
   /** The post and thread a reply lands in, or null when it answers nothing of ours. */
   async function placeOf(
@@ -170,10 +156,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     if (!actor || !isActor(actor)) return;
     const handle = handleOf(actor);
     let userName = remoteName(text(actor.name), handle);
-    const content = noteMarkdown(text(note.content) ?? "", {
-      contentWarning: text(note.summary),
-      dropMentionsOf: [ctx.getActorUri(siteActor).href, new URL("/about", site).href],
-    });
+    const content = markdownOf(note);
     const visitorId = visitorOfActor(actorId.href);
     const judge = () =>
       defences.judgeNew({
@@ -227,13 +210,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     if (!actorId || !note.id) return;
     const reply = await repository.replyByNote(note.id.href);
     if (!reply || reply.actor_id !== actorId.href) return;
-    const content = noteMarkdown(text(note.content) ?? "", {
-      contentWarning: text(note.summary),
-      dropMentionsOf: [
-        new URL(paths.actor.replace("{identifier}", siteActor), site).href,
-        new URL("/about", site).href,
-      ],
-    });
+    const content = markdownOf(note);
     if (defences.judgeEdit(content)) return;
     const visitorId = visitorOfActor(actorId.href);
     const screening = await defences.screenEdit({ content, visitorId });

@@ -47,11 +47,11 @@ export function createKvStore(store: Store): SiteKvStore {
       .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]));
   };
 
-  async function write(key: string, value: unknown, options?: KvStoreSetOptions) {
+  async function write(key: KvKey, value: unknown, options?: KvStoreSetOptions, to = db) {
     const row = { value: JSON.stringify(value), expires_at: expiryOf(options) };
-    await db
+    await to
       .insertInto("fediverse_kv")
-      .values({ key, ...row })
+      .values({ key: encode(key), ...row })
       .onConflict((conflict) => conflict.column("key").doUpdateSet(row))
       .execute();
   }
@@ -61,7 +61,7 @@ export function createKvStore(store: Store): SiteKvStore {
       const row = await live().where("key", "=", encode(key)).executeTakeFirst();
       return row ? (JSON.parse(row.value) as T) : undefined;
     },
-    set: (key, value, options) => write(encode(key), value, options),
+    set: (key, value, options) => write(key, value, options),
     async delete(key) {
       await db.deleteFrom("fediverse_kv").where("key", "=", encode(key)).execute();
     },
@@ -76,16 +76,8 @@ export function createKvStore(store: Store): SiteKvStore {
         const expired = row?.expires_at != null && toIso(row.expires_at) <= nowIso();
         const current = row && !expired ? JSON.parse(row.value) : undefined;
         if (!isDeepStrictEqual(current, expected)) return false;
-        if (value === undefined) {
-          await trx.deleteFrom("fediverse_kv").where("key", "=", encode(key)).execute();
-        } else {
-          const fields = { value: JSON.stringify(value), expires_at: expiryOf(options) };
-          await trx
-            .insertInto("fediverse_kv")
-            .values({ key: encode(key), ...fields })
-            .onConflict((conflict) => conflict.column("key").doUpdateSet(fields))
-            .execute();
-        }
+        if (value !== undefined) await write(key, value, options, trx);
+        else await trx.deleteFrom("fediverse_kv").where("key", "=", encode(key)).execute();
         return true;
       });
     },

@@ -40,16 +40,6 @@ export type FediverseOptions = {
     InboxDeps,
     "repository" | "remoteFetch" | "siteUrl" | "log" | "changed" | "forgetCached"
   >;
-  /** The owner's comment, as the Note the owner's reply becomes. */
-  ownerComment: (id: number) => Promise<{
-    postId: string;
-    parentId: number | null;
-    html: string;
-    createdAt: string;
-    byOwner: boolean;
-    deleted: boolean;
-    status: string;
-  } | null>;
   /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
   changed?: (itemPath: string) => void;
   /** Whether webmentions wait for the owner (MODERATION). */
@@ -91,7 +81,7 @@ export function createFediverse(options: FediverseOptions) {
    * it answers and whom), or null when it answers no comment from the Fediverse.
    */
   async function ownerNote(id: number) {
-    const comment = await options.ownerComment(id);
+    const comment = await options.inbox.comments.getForOwner(id);
     const answered =
       comment?.byOwner && !comment.deleted && comment.status === "published" && comment.parentId
         ? await repository.answeredBy({ id, parentId: comment.parentId })
