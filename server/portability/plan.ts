@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { Catalog } from "../engagement/catalog.ts";
@@ -181,17 +180,4 @@ export function settleThreads(plan: Plan): void {
   };
   for (const comment of plan.comments) place(comment, new Set());
   plan.comments = kept;
-}
-
-/** The rows a source's ids already became, among these. */
-export async function importedAlready(
-  executor: Parameters<ReturnType<typeof sql>["execute"]>[0],
-  source: string,
-  sourceIds: string[],
-): Promise<Map<string, number>> {
-  if (sourceIds.length === 0) return new Map();
-  const { rows } = await sql<{ source_id: string; row_id: number | string }>`
-    select source_id, row_id from import_sources
-    where source = ${source} and source_id in (${sql.join(sourceIds)})`.execute(executor);
-  return new Map(rows.map((row) => [row.source_id, Number(row.row_id)]));
 }
