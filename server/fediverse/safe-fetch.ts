@@ -1,4 +1,5 @@
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /*
  * Every fetch of a remote address the site makes itself (webmention sources
@@ -17,46 +18,14 @@ import { BlockList, isIP, type LookupFunction } from "node:net";
 const http = process.getBuiltinModule("node:http");
 const dns = process.getBuiltinModule("node:dns");
 
-const refused = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 3],
-] as const) {
-  refused.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["64:ff9b::", 96],
-  ["100::", 64],
-  ["2001:db8::", 32],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const) {
-  refused.addSubnet(network, prefix, "ipv6");
-}
-
-/** Whether an address is one a remote fetch must never reach. */
+/**
+ * Whether an address is one a remote fetch must never reach: any but an
+ * ordinary unicast one (loopback, private, link-local, carrier-grade NAT,
+ * multicast, documentation, reserved, and the tunnels that embed another
+ * address), an IPv4 address mapped into IPv6 judged as itself.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return refused.check(address, "ipv4");
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return refused.check(mapped, "ipv4");
-  return refused.check(address, "ipv6");
+  return !isIP(address) || ipaddr.process(address).range() !== "unicast";
 }
 
 /**
