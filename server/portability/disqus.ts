@@ -1,14 +1,14 @@
 import { convert } from "html-to-text";
 import type { Catalog } from "../engagement/catalog.ts";
 import {
-  checkComment,
+  addComment,
   type ItemMap,
   matchItem,
   type Plan,
   parseSourceTime,
   settleThreads,
 } from "./plan.ts";
-import { attributeOf, parseXml, textOf } from "./xml.ts";
+import { asList, attributeOf, parseXml, textOf } from "./xml.ts";
 
 /** A comment's HTML (Disqus and WordPress keep it so) as the plain text our Markdown shows as written. */
 export function htmlToText(html: string): string {
@@ -21,27 +21,18 @@ export function htmlToText(html: string): string {
   }).trim();
 }
 
-const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-
 /**
  * A Disqus XML export: threads (a page each, by its identifier and address),
  * then posts, each naming its thread and the post it answers. Deleted and
  * spam posts are skipped, and authors' emails are never read.
  */
 export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = new Date()): Plan {
-  const plan: Plan = { source: "disqus", comments: [], skipped: [], problems: [] };
-  const { document, problems } = parseXml(text, new Set(["disqus.thread", "disqus.post"]));
-  plan.problems.push(...problems);
-  if (!document) return plan;
-  const root = document.disqus;
-  if (typeof root !== "object" || root === null) {
-    plan.problems.push({
-      where: "file",
-      message: "has no <disqus> element: is it a Disqus export?",
-    });
-    return plan;
-  }
-  const node = root as Record<string, unknown>;
+  const { root: node, problems } = parseXml(text, new Set(["disqus.thread", "disqus.post"]), {
+    path: "disqus",
+    missing: "has no <disqus> element: is it a Disqus export?",
+  });
+  const plan: Plan = { source: "disqus", comments: [], skipped: [], problems };
+  if (!node) return plan;
   const threads = new Map<string, { postId: string | null; label: string }>();
   asList(node.thread).forEach((thread, index) => {
     const id = attributeOf(thread, null, "dsq:id");
@@ -100,9 +91,7 @@ export function readDisqus(text: string, catalog: Catalog, map: ItemMap, now = n
       createdAt: time ? time.toISOString() : textOf(post, "createdAt"),
       where,
     };
-    const found = checkComment(comment, seen, now);
-    if (found.length > 0) plan.problems.push(...found);
-    else plan.comments.push(comment);
+    addComment(plan, comment, seen, now);
   });
   settleThreads(plan);
   return plan;

@@ -9,7 +9,7 @@ import {
   type PlannedComment,
   parseSourceTime,
 } from "./plan.ts";
-import type { Problem, Skipped } from "./report.ts";
+import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import { formulaLeading, readRows, type SourceRow } from "./rows.ts";
 
 /*
@@ -114,13 +114,7 @@ function planReactions(
     const { type = "", user_name = "" } = row.cells;
     const item = row.cells[itemColumn] ?? "";
     const problems = formulaProblems(row, [itemColumn, "user_name"]);
-    const name = userNameSchema.safeParse(user_name);
-    if (!name.success) {
-      problems.push({
-        where: `${row.where} user_name`,
-        message: name.error.issues[0]?.message ?? "bad name",
-      });
-    }
+    problems.push(...refusedBy(userNameSchema, user_name, `${row.where} user_name`));
     if (!(reactionTypes as readonly string[]).includes(type)) {
       problems.push({
         where: `${row.where} type`,
@@ -162,14 +156,10 @@ function planSubscribers(rows: SourceRow[], plan: OriginalPlan) {
   const seen = new Map<string, string>();
   for (const row of rows) {
     const email = (row.cells.email ?? "").trim();
-    const problems = formulaProblems(row, ["email"]);
-    const parsed = emailSchema.safeParse(email);
-    if (!parsed.success) {
-      problems.push({
-        where: `${row.where} email`,
-        message: parsed.error.issues[0]?.message ?? "is not an address",
-      });
-    }
+    const problems = [
+      ...formulaProblems(row, ["email"]),
+      ...refusedBy(emailSchema, email, `${row.where} email`),
+    ];
     if (problems.length > 0) {
       plan.problems.push(...problems);
       continue;

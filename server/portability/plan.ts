@@ -1,7 +1,7 @@
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { Catalog } from "../engagement/catalog.ts";
-import type { Problem, Skipped } from "./report.ts";
+import { type Problem, refusedBy, type Skipped } from "./report.ts";
 
 /*
  * What an import from another system (Disqus, WordPress, the original site)
@@ -128,17 +128,10 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
     problems.push({ where, message: `repeats the id ${comment.sourceId} of an earlier comment` });
   }
   seen.add(comment.sourceId);
-  const name = userNameSchema.safeParse(comment.userName);
-  if (!name.success) {
-    problems.push({ where: `${where} name`, message: name.error.issues[0]?.message ?? "bad name" });
-  }
-  const content = commentContentSchema.safeParse(comment.content);
-  if (!content.success) {
-    problems.push({
-      where: `${where} text`,
-      message: content.error.issues[0]?.message ?? "bad text",
-    });
-  }
+  problems.push(
+    ...refusedBy(userNameSchema, comment.userName, `${where} name`),
+    ...refusedBy(commentContentSchema, comment.content, `${where} text`),
+  );
   const time = Date.parse(comment.createdAt);
   if (Number.isNaN(time)) {
     problems.push({ where: `${where} date`, message: "is not a date" });
@@ -146,6 +139,13 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
     problems.push({ where: `${where} date`, message: `${comment.createdAt} is in the future` });
   }
   return problems;
+}
+
+/** A comment into the plan, or its problems into the plan's. */
+export function addComment(plan: Plan, comment: PlannedComment, seen: Set<string>, now: Date) {
+  const found = checkComment(comment, seen, now);
+  if (found.length > 0) plan.problems.push(...found);
+  else plan.comments.push(comment);
 }
 
 /**

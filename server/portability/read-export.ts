@@ -5,7 +5,7 @@ import { placeholderWriter } from "../comments/rows.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { type Column, exportRow, exportValue, keyPlace, uniqueValue } from "./columns.ts";
-import type { Problem, Skipped } from "./report.ts";
+import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
 import {
   type ExportRows,
@@ -170,13 +170,8 @@ export function readExport(
   for (const name of ["science_reactions", "mythology_reactions"]) {
     const reactions = tables.find((t) => t.table.name === name);
     reactions?.rows.forEach((row, index) => {
-      const checked = userNameSchema.safeParse(row.user_name);
-      if (!checked.success) {
-        problem(
-          `tables.${name}[${reactions.at[index]}].user_name`,
-          checked.error.issues[0]?.message ?? "is not a name",
-        );
-      }
+      const where = `tables.${name}[${reactions.at[index]}].user_name`;
+      problems.push(...refusedBy(userNameSchema, row.user_name, where));
     });
   }
   const schedules = tables.find((t) => t.table.name === "edition_schedules");
@@ -334,9 +329,8 @@ function checkComments(
       });
       return;
     }
-    const name = userNameSchema.safeParse(row.user_name);
-    if (!name.success) {
-      problem(`${where}.user_name`, name.error.issues[0]?.message ?? "is not a name");
+    for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
+      problem(refused.where, refused.message);
     }
     const content = commentContentSchema.safeParse(row.content);
     if (!content.success) {

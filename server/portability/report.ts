@@ -1,3 +1,5 @@
+import type { ZodType } from "zod";
+
 /*
  * What an import tells the owner: every problem that stops it (the file is
  * checked whole before anything is written), and every item it leaves out on
@@ -10,15 +12,14 @@ export type Problem = { where: string; message: string };
 /** An item left out on purpose (unknown post, deleted or spam in the source…). */
 export type Skipped = { where: string; reason: string };
 
+/** What a zod schema of the contract says of `value` at `where`: its first complaint, or none. */
+export function refusedBy(schema: ZodType, value: unknown, where: string): Problem[] {
+  const checked = schema.safeParse(value);
+  return checked.success ? [] : [{ where, message: checked.error.issues[0]?.message ?? "" }];
+}
+
 /** How many of each kind of row an import added, and how many it found already there. */
 export type Tally = Record<string, { added: number; present: number }>;
-
-export function tally(counts: Tally, what: string, added: boolean): void {
-  const entry = counts[what] ?? { added: 0, present: 0 };
-  counts[what] = entry;
-  if (added) entry.added += 1;
-  else entry.present += 1;
-}
 
 export function formatProblems(problems: Problem[]): string {
   const shown = problems.slice(0, 200).map((p) => `  ${p.where}: ${p.message}\n`);

@@ -1,16 +1,14 @@
 import type { Catalog } from "../engagement/catalog.ts";
 import { htmlToText } from "./disqus.ts";
 import {
-  checkComment,
+  addComment,
   type ItemMap,
   matchItem,
   type Plan,
   parseSourceTime,
   settleThreads,
 } from "./plan.ts";
-import { parseXml, textOf } from "./xml.ts";
-
-const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+import { asList, parseXml, textOf } from "./xml.ts";
 
 /**
  * A WordPress export (WXR): each post (<item>) with its comments. Only
@@ -23,23 +21,15 @@ export function readWordpress(
   map: ItemMap,
   now = new Date(),
 ): Plan {
-  const plan: Plan = { source: "wordpress", comments: [], skipped: [], problems: [] };
-  const { document, problems } = parseXml(
+  const { root: channel, problems } = parseXml(
     text,
     new Set(["rss.channel.item", "rss.channel.item.wp:comment"]),
+    { path: "rss.channel", missing: "has no <rss><channel>: is it a WordPress export (WXR)?" },
   );
-  plan.problems.push(...problems);
-  if (!document) return plan;
-  const channel = (document.rss as Record<string, unknown> | undefined)?.channel;
-  if (typeof channel !== "object" || channel === null) {
-    plan.problems.push({
-      where: "file",
-      message: "has no <rss><channel>: is it a WordPress export (WXR)?",
-    });
-    return plan;
-  }
+  const plan: Plan = { source: "wordpress", comments: [], skipped: [], problems };
+  if (!channel) return plan;
   const seen = new Set<string>();
-  asList((channel as Record<string, unknown>).item).forEach((item, itemIndex) => {
+  asList(channel.item).forEach((item, itemIndex) => {
     const postKey = textOf(item, "wp:post_id");
     const comments = asList((item as Record<string, unknown>)["wp:comment"]);
     if (comments.length === 0) return;
@@ -89,9 +79,7 @@ export function readWordpress(
         createdAt: time ? time.toISOString() : date,
         where,
       };
-      const found = checkComment(planned, seen, now);
-      if (found.length > 0) plan.problems.push(...found);
-      else plan.comments.push(planned);
+      addComment(plan, planned, seen, now);
     });
   });
   settleThreads(plan);

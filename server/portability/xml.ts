@@ -28,13 +28,15 @@ export function parseXml(
   text: string,
   /** Paths of the elements that may repeat, such as `disqus.post`. */
   arrays: ReadonlySet<string>,
-): { document: Record<string, unknown> | null; problems: Problem[] } {
+  /** The path of the element the file is about, and what to say when it has none. */
+  root: { path: string; missing: string },
+): { root: Record<string, unknown> | null; problems: Problem[] } {
   const markup = outsideCdata(text);
   const declaration = /<!DOCTYPE|<!ENTITY/i.exec(markup);
   if (declaration) {
     const line = markup.slice(0, declaration.index).split("\n").length;
     return {
-      document: null,
+      root: null,
       problems: [
         {
           where: `line ${line}`,
@@ -47,7 +49,7 @@ export function parseXml(
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     return {
-      document: null,
+      root: null,
       problems: [
         {
           where: `line ${valid.err.line}, column ${valid.err.col}`,
@@ -66,13 +68,24 @@ export function parseXml(
     htmlEntities: false,
     isArray: (_name, path) => arrays.has(String(path)),
   });
-  return { document: parser.parse(text) as Record<string, unknown>, problems: [] };
+  const node = root.path
+    .split(".")
+    .reduce<unknown>((at, name) => childOf(at, name), parser.parse(text));
+  if (typeof node !== "object" || node === null) {
+    return { root: null, problems: [{ where: "file", message: root.missing }] };
+  }
+  return { root: node as Record<string, unknown>, problems: [] };
 }
+
+const childOf = (node: unknown, name: string): unknown =>
+  typeof node === "object" && node !== null ? (node as Record<string, unknown>)[name] : undefined;
+
+/** A repeating element's occurrences. */
+export const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** A child element's text ("" when absent). */
 export function textOf(node: unknown, name: string): string {
-  if (typeof node !== "object" || node === null) return "";
-  const value = (node as Record<string, unknown>)[name];
+  const value = childOf(node, name);
   if (typeof value === "string" || typeof value === "number") return String(value);
   if (typeof value === "object" && value !== null && "#text" in value) {
     return String((value as Record<string, unknown>)["#text"]);
@@ -82,9 +95,6 @@ export function textOf(node: unknown, name: string): string {
 
 /** An attribute of a child element, or of the node itself when `name` is null. */
 export function attributeOf(node: unknown, name: string | null, attribute: string): string {
-  if (typeof node !== "object" || node === null) return "";
-  const target = name === null ? node : (node as Record<string, unknown>)[name];
-  if (typeof target !== "object" || target === null) return "";
-  const value = (target as Record<string, unknown>)[`@${attribute}`];
+  const value = childOf(name === null ? node : childOf(node, name), `@${attribute}`);
   return typeof value === "string" ? value : "";
 }
