@@ -72,6 +72,12 @@ export function fediverseActions({
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
   followerRemoved?: (follower: { actorId: string; inbox: string; followId: string }) => void;
 }) {
+  /** `done` when the action did something: then it goes in the audit trail. */
+  async function audited(by: OwnerActor, done: boolean, action: string, object?: string) {
+    if (done) await by.audit(action, object);
+    return done;
+  }
+
   async function removeFollowers(match: (actorId: string) => boolean): Promise<number> {
     let removed = 0;
     for (const follower of await repository.followers()) {
@@ -85,9 +91,8 @@ export function fediverseActions({
   return {
     /** Stops an account following the site; false when it did not. */
     async removeFollower(by: OwnerActor, actorId: string): Promise<boolean> {
-      if ((await removeFollowers((id) => id === actorId)) === 0) return false;
-      await by.audit("fediverse follower remove", actorId);
-      return true;
+      const removed = (await removeFollowers((id) => id === actorId)) > 0;
+      return audited(by, removed, "fediverse follower remove", actorId);
     },
 
     /**
@@ -103,9 +108,7 @@ export function fediverseActions({
       await removeFollowers((actorId) =>
         isServer ? serverNamesOf(actorId).includes(target) : actorId === target,
       );
-      if (!added) return false;
-      await by.audit("fediverse block", target);
-      return true;
+      return audited(by, added, "fediverse block", target);
     },
 
     /**
@@ -144,16 +147,9 @@ export function fediverseActions({
       for (const path of forgotten.paths) changed(path);
       const mentions = await webmentions.removeFrom(authors, sources);
       await forgetCached(actorId);
-      const erased = {
-        actorId,
-        comments: removed,
-        followed,
-        reactions: forgotten.reactions,
-        mentions,
-      };
       if (!blocked && !followed && removed + forgotten.reactions + mentions === 0) return false;
       await by.audit("fediverse erase", actorId);
-      return erased;
+      return { actorId, comments: removed, followed, reactions: forgotten.reactions, mentions };
     },
 
     /**
@@ -161,33 +157,22 @@ export function fediverseActions({
      * makes new ones and sends the account to followers' servers with them
      * (publishing.ts, sendAccountUpdate). False when it had none yet.
      */
-    async rotateKeys(by: OwnerActor): Promise<boolean> {
-      if ((await repository.forgetKeys()) === 0) return false;
-      await by.audit("fediverse rotate-keys");
-      return true;
-    },
+    rotateKeys: async (by: OwnerActor): Promise<boolean> =>
+      audited(by, (await repository.forgetKeys()) > 0, "fediverse rotate-keys"),
 
     async unblock(by: OwnerActor, given: string): Promise<boolean | "invalid"> {
       const target = blockTarget(given);
       if (!target) return "invalid";
-      if (!(await repository.unblock(target))) return false;
-      await by.audit("fediverse unblock", target);
-      return true;
+      return audited(by, await repository.unblock(target), "fediverse unblock", target);
     },
 
     /** Shows a verified webmention under its item; false when none waits by that id. */
-    async approveMention(by: OwnerActor, id: number): Promise<boolean> {
-      if (!(await webmentions.approve(id))) return false;
-      await by.audit("webmention approve", String(id));
-      return true;
-    },
+    approveMention: async (by: OwnerActor, id: number): Promise<boolean> =>
+      audited(by, await webmentions.approve(id), "webmention approve", String(id)),
 
     /** Deletes a webmention, shown or waiting; false when there is none by that id. */
-    async removeMention(by: OwnerActor, id: number): Promise<boolean> {
-      if (!(await webmentions.remove(id))) return false;
-      await by.audit("webmention remove", String(id));
-      return true;
-    },
+    removeMention: async (by: OwnerActor, id: number): Promise<boolean> =>
+      audited(by, await webmentions.remove(id), "webmention remove", String(id)),
   };
 }
 

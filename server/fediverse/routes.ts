@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -81,8 +82,8 @@ export async function fediverseRoutes(
     repository: FediverseRepository;
     items: () => ReadonlyMap<string, SiteItem>;
     siteUrl: string;
-    /** The owner's picture, the actor's icon, when the profile has one. */
-    picture: { path: string; read(): Promise<{ type: string; body: Buffer }> } | null;
+    /** The owner's picture file, the actor's icon, when the profile has one. */
+    picture: { file: string; type: string } | null;
   },
 ) {
   const actorPath = "/fediverse/actors/site";
@@ -225,9 +226,11 @@ export async function fediverseRoutes(
   });
 
   if (picture) {
-    app.get("/fediverse/picture", async (_request, reply) => {
-      const { type, body } = await picture.read();
-      return reply.type(type).header("cache-control", "public, max-age=86400").send(body);
-    });
+    app.get("/fediverse/picture", async (_request, reply) =>
+      reply
+        .type(picture.type)
+        .header("cache-control", "public, max-age=86400")
+        .send(await readFile(picture.file)),
+    );
   }
 }

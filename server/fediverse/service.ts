@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { Federation } from "@fedify/fedify";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -293,15 +292,7 @@ export function createFediverse(options: FediverseOptions) {
         repository,
         items,
         siteUrl,
-        picture: options.pictureFile
-          ? {
-              path: "/fediverse/picture",
-              read: async () => ({
-                type: options.pictureFile?.type ?? "image/jpeg",
-                body: await readFile(options.pictureFile?.file ?? ""),
-              }),
-            }
-          : null,
+        picture: options.pictureFile,
       });
     },
   };
