@@ -87,11 +87,9 @@ async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
   const { db } = store;
   const pairs: CryptoKeyPair[] = [];
   for (const algorithm of algorithms) {
-    let row = await db
-      .selectFrom("fediverse_keys")
-      .selectAll()
-      .where("algorithm", "=", algorithm)
-      .executeTakeFirst();
+    const stored = () =>
+      db.selectFrom("fediverse_keys").selectAll().where("algorithm", "=", algorithm);
+    let row = await stored().executeTakeFirst();
     if (!row) {
       const made = await generateCryptoKeyPair(algorithm);
       await db
@@ -104,11 +102,8 @@ async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
         })
         .onConflict((conflict) => conflict.column("algorithm").doNothing())
         .execute();
-      row = await db
-        .selectFrom("fediverse_keys")
-        .selectAll()
-        .where("algorithm", "=", algorithm)
-        .executeTakeFirstOrThrow();
+      // Another instance may have made its pair first: that one is everyone's.
+      row = await stored().executeTakeFirstOrThrow();
     }
     pairs.push({
       privateKey: await importJwk(JSON.parse(row.private_jwk), "private"),
@@ -118,14 +113,19 @@ async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
   return pairs;
 }
 
+/** Public, and to the site's followers. */
+export const everyone = (ctx: Context<void>) => ({
+  to: PUBLIC_COLLECTION,
+  cc: ctx.getFollowersUri(siteActor),
+});
+
 /** An item as the Fediverse sees it. */
 export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): Article {
   const page = new URL(item.path, siteUrl);
   return new Article({
     id: ctx.getObjectUri(Article, { section: item.section, slug: item.slug }),
     attribution: ctx.getActorUri(siteActor),
-    to: PUBLIC_COLLECTION,
-    cc: ctx.getFollowersUri(siteActor),
+    ...everyone(ctx),
     url: page,
     name: item.title,
     summary: item.summary ? escapeHtml(item.summary) : null,
@@ -225,8 +225,7 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
           return new Create({
             id: new URL("#create", article.id ?? ctx.getActorUri(siteActor)),
             actor: ctx.getActorUri(siteActor),
-            to: PUBLIC_COLLECTION,
-            cc: ctx.getFollowersUri(siteActor),
+            ...everyone(ctx),
             object: article,
             published: instant(item.published),
           });

@@ -13,7 +13,7 @@ import {
   Tombstone,
   Update,
 } from "@fedify/fedify/vocab";
-import { articleOf, instant, siteActor } from "./federation.ts";
+import { articleOf, everyone, instant, siteActor } from "./federation.ts";
 import { accountPath, type FediverseRepository, isItemPath } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
@@ -46,12 +46,6 @@ const contextOf = ({ federation, siteUrl }: Sender) =>
 const fromSite = (ctx: Context<void>, tag: string, base = ctx.getActorUri(siteActor)) => ({
   id: new URL(`#${tag}-${randomUUID()}`, base),
   actor: ctx.getActorUri(siteActor),
-});
-
-/** Public, and to the site's followers. */
-const everyone = (ctx: Context<void>) => ({
-  to: PUBLIC_COLLECTION,
-  cc: ctx.getFollowersUri(siteActor),
 });
 
 export async function publishChanges(
