@@ -12,10 +12,8 @@ import { createCommentReads } from "./reads.ts";
 import { type ForgetExamples, type RemovalMatch, removeComments } from "./removal.ts";
 import { columns, commentEvents, commentShapes } from "./rows.ts";
 
-export { ownerModerationTopic, type ReplySettings } from "./publishing.ts";
-
+export type { ReplySettings } from "./publishing.ts";
 export type { OwnerComment } from "./rows.ts";
-export type { ReplyRefusal } from "./threads.ts";
 
 /** Why a change to a comment was refused. */
 export type CommentRefusal = "not_found" | "forbidden";

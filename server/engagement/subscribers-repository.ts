@@ -80,6 +80,14 @@ async function queueConfirmation(
 
 export function createSubscribersRepository(store: Store) {
   const { db } = store;
+  /** A confirmation link's token, with its subscriber. */
+  const confirmation = (reader: typeof db, token: string) =>
+    reader
+      .selectFrom("confirmation_tokens")
+      .innerJoin("subscribers", "subscribers.id", "confirmation_tokens.subscriber_id")
+      .select(["subscriber_id", "expires_at", "used_at"])
+      .where("token_hash", "=", tokenDigest(token))
+      .executeTakeFirst();
 
   /**
    * Imported addresses that have not confirmed here and had no confirmation
@@ -176,12 +184,7 @@ export function createSubscribersRepository(store: Store) {
 
     /** What a confirmation link's token can still do, without using it. */
     async confirmationState(token: string): Promise<"pending" | "used" | "expired" | "unknown"> {
-      const row = await db
-        .selectFrom("confirmation_tokens")
-        .innerJoin("subscribers", "subscribers.id", "confirmation_tokens.subscriber_id")
-        .select(["expires_at", "used_at"])
-        .where("token_hash", "=", tokenDigest(token))
-        .executeTakeFirst();
+      const row = await confirmation(db, token);
       if (!row) return "unknown";
       if (row.used_at !== null) return "used";
       return new Date(row.expires_at).getTime() <= Date.now() ? "expired" : "pending";
@@ -191,12 +194,7 @@ export function createSubscribersRepository(store: Store) {
     async confirm(token: string): Promise<ConfirmOutcome> {
       return db.transaction().execute(async (trx) => {
         const now = nowIso();
-        const row = await trx
-          .selectFrom("confirmation_tokens")
-          .innerJoin("subscribers", "subscribers.id", "confirmation_tokens.subscriber_id")
-          .select(["subscriber_id", "expires_at", "used_at"])
-          .where("token_hash", "=", tokenDigest(token))
-          .executeTakeFirst();
+        const row = await confirmation(trx, token);
         if (!row) return "unknown";
         if (row.used_at !== null) return "used";
         if (new Date(row.expires_at).getTime() <= Date.parse(now)) return "expired";

@@ -181,14 +181,12 @@ const pagePerSend = 8;
  * on SQLite, pages of rows. Rows sent in batches (the digests) go first, one
  * at a time: two claims side by side would split one recipient's digest in two.
  */
+type Round = { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean };
+
 async function processSome(
   outbox: OutboxRepository,
   deliver: Deliver,
-  {
-    kinds,
-    inFlight,
-    going,
-  }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
+  { kinds, inFlight, going }: Round,
 ): Promise<number> {
   // Every instance looks every poll interval, mostly finding nothing: a look
   // is this one read, not a claim's transaction per lane and group of kinds.
@@ -224,11 +222,7 @@ async function processSome(
 async function processPages(
   outbox: OutboxRepository,
   deliver: Deliver,
-  {
-    kinds,
-    inFlight,
-    going,
-  }: { kinds: readonly OutboxKind[]; inFlight: number; going: () => boolean },
+  { kinds, inFlight, going }: Round,
 ): Promise<number> {
   type Pending = { row: OutboxRow; delivery: Delivery; settle: (error?: unknown) => void };
   let pending: Pending[] = [];
