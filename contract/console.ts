@@ -116,6 +116,7 @@ export const editionProgressSchema = z.object({
   /** Each web link and how many times it was followed; nothing says by whom. */
   links: z.array(z.object({ url: z.string(), clicks: z.number() })),
 });
+export type EditionProgress = z.infer<typeof editionProgressSchema>;
 
 export const overviewResponseSchema = z.object({
   activity: z.array(dayCountSchema),
@@ -341,6 +342,7 @@ export const suppressionSchema = z.object({
   detail: z.string().nullable(),
   createdAt: timestampSchema,
 });
+export type Suppression = z.infer<typeof suppressionSchema>;
 export const suppressionsResponseSchema = z.object({ suppressions: z.array(suppressionSchema) });
 export const suppressionLiftSchema = z.strictObject({
   email: z.string().min(1).max(254).describe("The address, in any letter case"),

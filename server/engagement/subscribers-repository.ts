@@ -1,7 +1,8 @@
 import { sql, type Transaction } from "kysely";
+import type { ConsoleSubscriber } from "../../contract/console.ts";
 import { forgetConfirmationRequests, recordConfirmationRequest } from "../comments/publishing.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import type { Database, SubscriberStatus } from "../db/schema.ts";
+import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
@@ -9,13 +10,6 @@ import { enqueue } from "../outbox/queue.ts";
 import { forgetSuppression } from "../outbox/suppressions.ts";
 
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
-
-export type SubscriberState = {
-  email: string;
-  status: SubscriberStatus;
-  createdAt: string;
-  confirmedAt: string | null;
-};
 
 /** docs/product.md, "Newsletter": the double opt-in's periods. */
 export const confirmationRules = {
@@ -256,18 +250,17 @@ export function createSubscribersRepository(store: Store) {
     },
 
     /** Every address with its state, pending ones included, oldest first. */
-    async listStates(): Promise<SubscriberState[]> {
+    async listStates(): Promise<ConsoleSubscriber[]> {
       const rows = await db
         .selectFrom("subscribers")
-        .select(["email", "status", "created_at", "confirmed_at"])
+        .select(["email", "status", "created_at as createdAt", "confirmed_at as confirmedAt"])
         .orderBy("created_at")
         .orderBy("id")
         .execute();
       return rows.map((row) => ({
-        email: row.email,
-        status: row.status,
-        createdAt: toIso(row.created_at),
-        confirmedAt: row.confirmed_at === null ? null : toIso(row.confirmed_at),
+        ...row,
+        createdAt: toIso(row.createdAt),
+        confirmedAt: row.confirmedAt === null ? null : toIso(row.confirmedAt),
       }));
     },
 

@@ -1,26 +1,9 @@
+import type { EditionProgress } from "../../contract/console.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { enqueueEach } from "../outbox/queue.ts";
 import { notSuppressed } from "../outbox/suppressions.ts";
 import type { Edition } from "./editions.ts";
-
-export type EditionProgress = {
-  slug: string;
-  subject: string;
-  createdAt: string;
-  queued: number;
-  /** Accepted by the mail server. */
-  sent: number;
-  failed: number;
-  cancelled: number;
-  /** What the copies drew afterwards (docs/mail.md, "What an edition did"). */
-  bounced: number;
-  complaints: number;
-  /** Readers who unsubscribed within 7 days of their copy. */
-  unsubscribes: number;
-  /** Each web link, with how many times it was followed. */
-  links: { url: string; clicks: number }[];
-};
 
 /** Unsubscribes within this long of a copy count against its edition. */
 const unsubscribeWindowMs = 7 * dayMs;

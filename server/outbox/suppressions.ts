@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import type { Suppression } from "../../contract/console.ts";
 import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
@@ -13,14 +14,6 @@ import { dayMs, toIso } from "../lib/time.ts";
  */
 
 export const softBounceRule = { count: 3, periodMs: 30 * dayMs } as const;
-
-export type Suppression = {
-  email: string;
-  reason: SuppressionReason;
-  source: string;
-  detail: string | null;
-  createdAt: string;
-};
 
 /** The one folding of an address for the list: trimmed, lower case. */
 export const suppressionKey = (email: string) => email.trim().toLowerCase();
@@ -129,17 +122,11 @@ export function createSuppressions(
     async list(): Promise<Suppression[]> {
       const rows = await db
         .selectFrom("suppressions")
-        .selectAll()
+        .select(["email", "reason", "source", "detail", "created_at as createdAt"])
         .orderBy("created_at", "desc")
         .orderBy("email")
         .execute();
-      return rows.map((row) => ({
-        email: row.email,
-        reason: row.reason,
-        source: row.source,
-        detail: row.detail,
-        createdAt: toIso(row.created_at),
-      }));
+      return rows.map((row) => ({ ...row, createdAt: toIso(row.createdAt) }));
     },
 
     /** Lets mail go to `email` again, its soft bounces forgotten; false when it was not suppressed. */
