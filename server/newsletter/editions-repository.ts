@@ -216,13 +216,10 @@ export function createEditionsRepository(
       return Promise.all(
         editions.map(async (edition) => {
           const mine = counts.filter((c) => Number(c.edition_id) === Number(edition.id));
-          const of = (...statuses: string[]) =>
+          // Copies by status (sent, failed…) or by what they drew (bounce, complaint).
+          const of = (...states: string[]) =>
             mine
-              .filter((c) => statuses.includes(c.status))
-              .reduce((sum, c) => sum + Number(c.count), 0);
-          const drew = (feedback: string) =>
-            mine
-              .filter((c) => c.feedback === feedback)
+              .filter((c) => states.includes(c.status) || states.includes(c.feedback ?? ""))
               .reduce((sum, c) => sum + Number(c.count), 0);
           return {
             slug: edition.slug,
@@ -232,8 +229,8 @@ export function createEditionsRepository(
             sent: of("sent"),
             failed: of("failed"),
             cancelled: of("cancelled"),
-            bounced: drew("bounce"),
-            complaints: drew("complaint"),
+            bounced: of("bounce"),
+            complaints: of("complaint"),
             unsubscribes: await unsubscribesAfter(edition.id),
             links: links
               .filter((link) => Number(link.edition_id) === Number(edition.id))

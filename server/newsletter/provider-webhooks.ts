@@ -224,29 +224,26 @@ export const providerWebhooks: FastifyPluginAsync<{
     const notification = parsed(message.Message, sesSchema);
     if (!notification) return refuse(reply, 400, "The notification is not one of SES's.");
     const type = notification.notificationType ?? notification.eventType;
-    const ref = (email: string) => `ses ${notification.mail.messageId} ${email.toLowerCase()}`;
-    const isAddress = (email: string) => z.email().safeParse(email).success;
-    if (type === "Bounce" && notification.bounce) {
-      const kind: ReportKind = notification.bounce.bounceType === "Permanent" ? "hard" : "soft";
-      for (const { emailAddress, diagnosticCode } of notification.bounce.bouncedRecipients) {
-        if (!isAddress(emailAddress)) continue;
-        await health.handleProviderReport(emailAddress, kind, {
-          source: "ses",
-          ref: ref(emailAddress),
-          detail: diagnosticCode ?? `SES: ${notification.bounce.bounceType} bounce`,
-        });
-      }
-    } else if (type === "Complaint" && notification.complaint) {
-      if (notification.complaint.complaintFeedbackType !== "not-spam") {
-        for (const { emailAddress } of notification.complaint.complainedRecipients) {
-          if (!isAddress(emailAddress)) continue;
-          await health.handleProviderReport(emailAddress, "complaint", {
-            source: "ses",
-            ref: ref(emailAddress),
-            detail: `SES: complaint${notification.complaint.complaintFeedbackType ? ` (${notification.complaint.complaintFeedbackType})` : ""}`,
-          });
-        }
-      }
+    const { bounce, complaint } = notification;
+    const feedback = complaint?.complaintFeedbackType;
+    const reports: { email: string; kind: ReportKind; detail: string }[] =
+      type === "Bounce" && bounce
+        ? bounce.bouncedRecipients.map(({ emailAddress, diagnosticCode }) => ({
+            email: emailAddress,
+            kind: bounce.bounceType === "Permanent" ? "hard" : "soft",
+            detail: diagnosticCode ?? `SES: ${bounce.bounceType} bounce`,
+          }))
+        : type === "Complaint" && complaint && feedback !== "not-spam"
+          ? complaint.complainedRecipients.map(({ emailAddress }) => ({
+              email: emailAddress,
+              kind: "complaint",
+              detail: `SES: complaint${feedback ? ` (${feedback})` : ""}`,
+            }))
+          : [];
+    for (const { email, kind, detail } of reports) {
+      if (!z.email().safeParse(email).success) continue;
+      const ref = `ses ${notification.mail.messageId} ${email.toLowerCase()}`;
+      await health.handleProviderReport(email, kind, { source: "ses", ref, detail });
     }
     return { ok: true };
   });
