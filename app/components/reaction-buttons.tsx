@@ -19,7 +19,8 @@ const looks: Record<ReactionType, { label: string; icon: SpriteIcon; active: str
 };
 
 type ReactionButtonsProps = {
-  counts: ReactionCounts;
+  /** Unknown until the panel is live: a dash in each button's place. */
+  counts: ReactionCounts | null;
   held?: ReadonlySet<ReactionType>;
   onReact: (type: ReactionType) => void;
   disabled?: boolean;
@@ -45,7 +46,7 @@ export function ReactionButtons({ counts, held, onReact, disabled }: ReactionBut
           >
             <Icon name={look.icon} className="size-4" />
             <span className="sr-only">{look.label} </span>
-            <span>{counts[type]}</span>
+            <span>{counts ? counts[type] : "–"}</span>
           </button>
         );
       })}

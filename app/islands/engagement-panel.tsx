@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { type ItemKind, noReactions, type ReactionType } from "../../contract/limits.ts";
 import { ReactionButtons } from "../components/reaction-buttons.tsx";
 import { CommentSection } from "../features/comments/comment-section.tsx";
@@ -10,6 +10,7 @@ import { useDisplayName } from "../features/visitor-name/name-store.ts";
 import { ApiError } from "../lib/api-client.ts";
 import { useLiveItem } from "../lib/live-item.ts";
 import { isRateLimited, slowDownMessage } from "../lib/slow-down.ts";
+import { panelClasses, reactionRowClasses } from "./panel-frame.tsx";
 
 // No retries (docs/product.md, "When something fails"); fresh data comes from
 // the live stream, not from polling.
@@ -26,6 +27,8 @@ type PanelProps = {
   title: string;
   /** The comments' heading: h4 in a card, h3 on an item's own page. */
   commentsHeading?: "h3" | "h4";
+  /** The server's copy of the comments, shown until the live ones arrive. */
+  children?: ReactNode;
 };
 
 export default function EngagementPanel(props: PanelProps) {
@@ -36,7 +39,7 @@ export default function EngagementPanel(props: PanelProps) {
   );
 }
 
-function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
+function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
   const live = useLiveItem(kind, itemId);
   const userName = useDisplayName();
   // The signed-in owner comments under SITE_OWNER_NAME, which no prompt changes
@@ -81,8 +84,8 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
   }
 
   return (
-    <div ref={root} data-live={live} className="mt-6 space-y-5 border-t border-line pt-5">
-      <div className="flex flex-wrap items-center justify-between gap-3">
+    <div ref={root} data-live={live} className={panelClasses}>
+      <div className={reactionRowClasses}>
         <fieldset aria-label={`Reactions to ${title}`}>
           <ReactionButtons
             counts={reactions.data?.counts ?? noReactions()}
@@ -123,6 +126,7 @@ function Panel({ kind, itemId, title, commentsHeading }: PanelProps) {
           onNeedName={promptForName}
           onError={onError}
           heading={commentsHeading}
+          served={children}
         />
       ) : null}
       <NameDialog

@@ -13,7 +13,8 @@ type ItemDiscussionProps = {
 /**
  * The reactions (and a science post's comments) on an item's own page (an
  * island): the same panel, live stream and data as its card on the list page,
- * always open. Until it hydrates, the server's copy of the comments stands in.
+ * always open. Until the live comments arrive, the server's copy stands in,
+ * in the place the panel keeps from the first paint.
  */
 export function ItemDiscussion({ kind, itemId, title, children }: ItemDiscussionProps) {
   // The panel loads in the browser only; the prerendered HTML keeps the server's copy.
@@ -24,8 +25,16 @@ export function ItemDiscussion({ kind, itemId, title, children }: ItemDiscussion
       <h2 id="discussion-heading" className="text-xl font-semibold text-slate-100">
         {kind === "science" ? "Reactions and comments" : "Reactions"}
       </h2>
-      <ItemEngagement kind={kind} itemId={itemId} title={title} open={live} commentsHeading="h3" />
-      {children}
+      <ItemEngagement
+        kind={kind}
+        itemId={itemId}
+        title={title}
+        open={live}
+        commentsHeading="h3"
+        keepPlace
+      >
+        {children}
+      </ItemEngagement>
     </section>
   );
 }

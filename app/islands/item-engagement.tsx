@@ -1,5 +1,6 @@
-import { lazy, Suspense } from "react";
+import { lazy, type ReactNode, Suspense } from "react";
 import type { ItemKind } from "../../contract/limits.ts";
+import { PanelPlaceholder } from "./panel-frame.tsx";
 
 // Reactions, comments, the name prompt and their data layer load when a reader
 // opens an item, not with the page: they stay out of the first-load JavaScript.
@@ -11,14 +12,27 @@ type ItemEngagementProps = {
   title: string;
   open: boolean;
   commentsHeading?: "h3" | "h4";
+  /**
+   * On an item's own page: the panel's place is drawn while it is closed
+   * (as the server renders it) and while it loads, `children` (the server's
+   * copy of the comments) in it until the live comments arrive.
+   */
+  keepPlace?: boolean;
+  children?: ReactNode;
 };
 
 /** Mounted only while its item is open, so closing the item ends its live stream. */
-export function ItemEngagement({ open, ...item }: ItemEngagementProps) {
-  if (!open) return null;
+export function ItemEngagement({
+  open,
+  keepPlace = false,
+  children,
+  ...item
+}: ItemEngagementProps) {
+  const placeholder = <PanelPlaceholder title={item.title}>{children}</PanelPlaceholder>;
+  if (!open) return keepPlace ? placeholder : null;
   return (
-    <Suspense fallback={<p className="mt-6 text-sm text-slate-400">Loading reactions…</p>}>
-      <EngagementPanel {...item} />
+    <Suspense fallback={placeholder}>
+      <EngagementPanel {...item}>{children}</EngagementPanel>
     </Suspense>
   );
 }

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import type { Comment } from "../../../contract/api.ts";
 import { limits } from "../../../contract/limits.ts";
 import { aroundFold, commentAnchor, countOf } from "../../../contract/threads.ts";
@@ -6,20 +6,18 @@ import { CommentComposer } from "./comment-composer.tsx";
 import { FoldingCommentText } from "./comment-fold.tsx";
 import { inputClasses, refusalMessage } from "./comment-messages.ts";
 import {
+  addCommentButton,
   CommentHeader,
   commentsLabel,
   DeletedComment,
   foldedLabel,
+  replyButton,
+  showMoreButton,
+  smallButton,
   whose,
 } from "./comment-view.ts";
 import { useCommentActions, useComments, useMoreComments } from "./use-comments.ts";
 
-/*
- * A comment's buttons are small under its text on a wide screen; below the
- * `sm` width (a phone) each is a 44 px target, as the header's icon buttons
- * are (docs/product.md, "Reacting and commenting").
- */
-const smallButton = "rounded-lg px-3 py-1 text-xs max-sm:min-h-11 max-sm:min-w-11";
 const editButton = "rounded-lg px-3 py-1.5 text-sm max-sm:min-h-11 max-sm:min-w-11";
 
 type CommentSectionProps = {
@@ -31,6 +29,11 @@ type CommentSectionProps = {
   onError: (error: unknown) => void;
   /** h4 under a card's h3 on a list page; h3 on an item's own page. */
   heading?: "h3" | "h4";
+  /**
+   * The server's copy of the comments (an item's own page), shown in their
+   * place until the live ones arrive, then gone: its ids are theirs.
+   */
+  served?: ReactNode;
 };
 
 export function CommentSection({
@@ -40,6 +43,7 @@ export function CommentSection({
   onNeedName,
   onError,
   heading: Heading = "h4",
+  served,
 }: CommentSectionProps) {
   const { data, isPending, isError } = useComments(postId);
   const actions = useCommentActions(postId, onError);
@@ -147,7 +151,7 @@ export function CommentSection({
                 type="button"
                 onClick={() => startReply(thread, comment)}
                 aria-expanded={replying?.to.id === comment.id}
-                className={`${smallButton} text-accent ring-1 ring-line hover:bg-white/5`}
+                className={replyButton}
               >
                 Reply
               </button>
@@ -222,6 +226,7 @@ export function CommentSection({
     );
   }
 
+  if (isPending && served) return served;
   const { above, below } = aroundFold(comments, data?.fold?.after ?? null);
   const foldedCount = data ? data.total - countOf(comments) : 0;
 
@@ -245,7 +250,7 @@ export function CommentSection({
             type="button"
             onClick={showMore}
             aria-disabled={more.isPending}
-            className="rounded-lg px-4 py-2 text-sm font-semibold text-accent ring-1 ring-line hover:bg-white/5 aria-disabled:opacity-60"
+            className={`${showMoreButton} aria-disabled:opacity-60`}
           >
             Show more comments
           </button>
@@ -265,11 +270,7 @@ export function CommentSection({
           onError={onError}
         />
       ) : (
-        <button
-          type="button"
-          onClick={onNeedName}
-          className="rounded-lg px-4 py-2 text-sm font-semibold text-accent ring-1 ring-accent/50 hover:bg-accent/10"
-        >
+        <button type="button" onClick={onNeedName} className={addCommentButton}>
           Add a comment
         </button>
       )}

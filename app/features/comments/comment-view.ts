@@ -187,11 +187,50 @@ export function DeletedComment({ held = false }: { held?: boolean | undefined })
   );
 }
 
+/*
+ * A comment's buttons are small under its text on a wide screen; below the
+ * `sm` width (a phone) each is a 44 px target, as the header's icon buttons
+ * are (docs/product.md, "Reacting and commenting").
+ */
+export const smallButton = "rounded-lg px-3 py-1 text-xs max-sm:min-h-11 max-sm:min-w-11";
+export const replyButton = `${smallButton} text-accent ring-1 ring-line hover:bg-white/5`;
+export const showMoreButton =
+  "rounded-lg px-4 py-2 text-sm font-semibold text-accent ring-1 ring-line hover:bg-white/5";
+export const addCommentButton =
+  "rounded-lg px-4 py-2 text-sm font-semibold text-accent ring-1 ring-accent/50 hover:bg-accent/10";
+
+/**
+ * A button of the live comments, in its place and disabled until they arrive
+ * on an item's own page; without JavaScript, not drawn.
+ */
+const waitingButton = (className: string, label: string) =>
+  h(
+    "button",
+    {
+      type: "button",
+      disabled: true,
+      className: `${className} noscript:hidden disabled:opacity-60`,
+    },
+    label,
+  );
+
 /** A comment as the served page shows it, or the place of a deleted or held one. */
-function CommentBody({ comment }: { comment: LiveComment }) {
+function CommentBody({ comment, inPanel }: { comment: LiveComment; inPanel: boolean }) {
   return comment.deleted
     ? h(DeletedComment, { held: comment.held })
-    : h("div", null, h(CommentHeader, { comment }), h(CommentText, { html: comment.html }));
+    : h(
+        "div",
+        null,
+        h(CommentHeader, { comment }),
+        h(CommentText, { html: comment.html }),
+        inPanel
+          ? h(
+              "div",
+              { className: "mt-3 flex flex-wrap gap-2" },
+              waitingButton(replyButton, "Reply"),
+            )
+          : null,
+      );
 }
 
 /** The comments section's landmark name, after its post, as the reactions' group is. */
@@ -201,11 +240,19 @@ export const commentsLabel = (title: string) => `Comments on ${title}`;
 export const foldedLabel = (count: number) => `${plural(count, "comment")} in between`;
 
 /** A thread as the served page shows it: its first comment, and its replies under it. */
-function StaticThread({ start, replies }: { start: LiveComment; replies: LiveComment[] }) {
+function StaticThread({
+  start,
+  replies,
+  inPanel,
+}: {
+  start: LiveComment;
+  replies: LiveComment[];
+  inPanel: boolean;
+}) {
   return h(
     "li",
     { id: commentAnchor(start.id), className: "comment" },
-    h(CommentBody, { comment: start }),
+    h(CommentBody, { comment: start, inPanel }),
     replies.length > 0
       ? h(
           "ul",
@@ -214,7 +261,7 @@ function StaticThread({ start, replies }: { start: LiveComment; replies: LiveCom
             h(
               "li",
               { key: reply.id, id: commentAnchor(reply.id), className: "comment" },
-              h(CommentBody, { comment: reply }),
+              h(CommentBody, { comment: reply, inPanel }),
             ),
           ),
         )
@@ -237,6 +284,7 @@ export function StaticComments({
   fold = null,
   backHref = null,
   notice = null,
+  inPanel = false,
 }: {
   /** The post's title, which names the section: a list page holds one per post. */
   title: string;
@@ -256,6 +304,12 @@ export function StaticComments({
   backHref?: string | null;
   /** Said above the comments (a link to a page that does not exist). */
   notice?: string | null;
+  /**
+   * On an item's own page, in the discussion's panel under its reactions
+   * (app/islands/panel-frame.tsx): the live comments' buttons are drawn in
+   * their places, so that the live comments take the same space.
+   */
+  inPanel?: boolean;
 }) {
   const link = "text-sm font-semibold text-accent underline underline-offset-2";
   const list = (threads: { start: LiveComment; replies: LiveComment[] }[]) =>
@@ -263,7 +317,7 @@ export function StaticComments({
       ? h(
           "ul",
           { className: "space-y-3" },
-          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread })),
+          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread, inPanel })),
         )
       : null;
   const { above, below } = aroundFold(comments, fold?.after ?? null);
@@ -272,7 +326,9 @@ export function StaticComments({
     {
       id,
       "aria-label": commentsLabel(title),
-      className: "static-comments mt-6 space-y-4 border-t border-line pt-5",
+      className: inPanel
+        ? "static-comments space-y-4"
+        : "static-comments mt-6 space-y-4 border-t border-line pt-5",
     },
     h(
       heading,
@@ -291,17 +347,23 @@ export function StaticComments({
     fold
       ? h(
           "div",
-          { className: "comments-fold" },
+          { className: inPanel ? "comments-fold space-y-2" : "comments-fold" },
           fold.count !== null && fold.count > 0
             ? h("p", { className: "text-sm text-slate-400" }, foldedLabel(fold.count))
             : null,
-          h("a", { href: fold.href, className: link }, "Show more comments"),
+          // In the panel, the size of the live comments' button.
+          h(
+            "a",
+            { href: fold.href, className: inPanel ? `inline-block ${showMoreButton}` : link },
+            "Show more comments",
+          ),
         )
       : null,
     list(below),
     backHref
       ? h("p", null, h("a", { href: backHref, className: link }, "Back to the latest comments"))
       : null,
+    inPanel ? waitingButton(addCommentButton, "Add a comment") : null,
   );
 }
 

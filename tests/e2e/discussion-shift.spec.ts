@@ -1,0 +1,125 @@
+import type { APIRequestContext, Page } from "@playwright/test";
+import { postComment, uniqueWord } from "./support/comments.ts";
+import { expect, test } from "./support/fixtures.ts";
+import { liveDiscussion } from "./support/items.ts";
+
+/*
+ * An item page's discussion hydrates once it is seen: the reactions and the
+ * live comments take the place the served page gave them, so nothing under
+ * them (the previous/next links) moves while a reader looks
+ * (docs/product.md, "Item pages").
+ */
+
+/** A science post no other spec writes to, and a story. */
+const post = "gps-navigation";
+const story = "nala-damayanti";
+
+// In order, in one worker: the first writes the comments the others read.
+test.describe.configure({ mode: "default" });
+
+/**
+ * The post with comments to show, as served and live, written the first time
+ * only; returns the served page. The tests here run in order, so none is
+ * written while a page is watched.
+ */
+async function withComments(request: APIRequestContext, origin: string) {
+  const served = async () => (await request.get(`/science/${post}`)).text();
+  if ((await served()).includes('class="comment"')) return served();
+  for (const userName of ["Ravi", "Meena"]) {
+    await postComment(request, origin, post, {
+      userName,
+      content: `How does the receiver know the satellites' clocks are right? ${uniqueWord()}`,
+    });
+  }
+  return served();
+}
+
+/**
+ * From the first frame on, each frame's position of the previous/next links
+ * in the document, and the layout shifts the browser reports that no input
+ * caused.
+ */
+async function watchLayout(page: Page) {
+  await page.addInitScript(() => {
+    const seen = { tops: [] as number[], shifts: [] as number[] };
+    (window as unknown as { seen: typeof seen }).seen = seen;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & {
+        value: number;
+        hadRecentInput: boolean;
+      })[]) {
+        if (!entry.hadRecentInput) seen.shifts.push(entry.value);
+      }
+    }).observe({ type: "layout-shift", buffered: true });
+    const frame = () => {
+      const nav = document.querySelector('nav[aria-label^="More in"]');
+      if (nav) seen.tops.push(Math.round(nav.getBoundingClientRect().top + window.scrollY));
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+}
+
+const seen = (page: Page) =>
+  page.evaluate(() => (window as unknown as { seen: { tops: number[]; shifts: number[] } }).seen);
+
+test("on an item page the previous/next links stay put while the discussion goes live, at 1280 and 375 px", async ({
+  visitor,
+  request,
+  baseURL,
+}) => {
+  await withComments(request, baseURL ?? "");
+  for (const width of [1280, 375]) {
+    for (const item of [`/science/${post}`, `/mythology/${story}`]) {
+      await test.step(`${item} at ${width} px`, async () => {
+        const page = await visitor({ viewport: { width, height: 800 } });
+        await watchLayout(page);
+        await page.goto(item);
+        await expect(page.getByRole("region", { name: /^Reactions/ })).toBeAttached();
+        const before = await seen(page);
+        expect(before.tops.length).toBeGreaterThan(0);
+        // The links come on screen, and the discussion above them with them, which hydrates it.
+        await page.getByRole("navigation", { name: /^More in/ }).scrollIntoViewIfNeeded();
+        await liveDiscussion(page);
+        // Two more frames: a change made by the last render is drawn.
+        await page.evaluate(
+          () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+        );
+        const after = await seen(page);
+        const shifted = after.shifts.reduce((sum, value) => sum + value, 0);
+        expect({ tops: [...new Set(after.tops)], shifted: shifted < 0.01 ? 0 : shifted }).toEqual({
+          tops: [before.tops[0]],
+          shifted: 0,
+        });
+        await page.close();
+      });
+    }
+  }
+});
+
+test("a comment's link lands on it, the only element with its id, with JavaScript and without", async ({
+  visitor,
+  request,
+  baseURL,
+}) => {
+  const id = /<li id="(comment-\d+)"/.exec(await withComments(request, baseURL ?? ""))?.[1];
+  expect(id).toBeDefined();
+  for (const javaScriptEnabled of [true, false]) {
+    await test.step(`JavaScript ${javaScriptEnabled ? "on" : "off"}`, async () => {
+      const page = await visitor({ javaScriptEnabled });
+      await page.goto(`/science/${post}#${id}`);
+      if (javaScriptEnabled) await liveDiscussion(page);
+      else {
+        // Nothing that needs JavaScript is drawn: no reaction or comment buttons.
+        await expect(page.getByRole("main").getByRole("button")).toHaveCount(0);
+      }
+      await expect(page.locator(`#${id}`)).toHaveCount(1);
+      await expect(page.locator(`#${id}`)).toBeInViewport();
+      const ids = await page.evaluate(() =>
+        [...document.querySelectorAll("[id]")].map((element) => element.id),
+      );
+      expect(ids.filter((each, index) => ids.indexOf(each) !== index)).toEqual([]);
+      await page.close();
+    });
+  }
+});
