@@ -19,7 +19,7 @@ const looks: Record<ReactionType, { label: string; icon: SpriteIcon; active: str
 };
 
 type ReactionButtonsProps = {
-  /** Unknown until the panel is live: a dash in each button's place. */
+  /** Unknown until they are read: a dash in each button, not a count of 0 that is not true. */
   counts: ReactionCounts | null;
   held?: ReadonlySet<ReactionType>;
   onReact: (type: ReactionType) => void;

@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { type ItemKind, noReactions, type ReactionType } from "../../contract/limits.ts";
+import type { ItemKind, ReactionType } from "../../contract/limits.ts";
 import { ReactionButtons } from "../components/reaction-buttons.tsx";
 import { CommentSection } from "../features/comments/comment-section.tsx";
 import { useOwnerOverlay } from "../features/comments/use-comments.ts";
@@ -87,11 +87,7 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
     <div ref={root} data-live={live} className={panelClasses}>
       <div className={reactionRowClasses}>
         <fieldset aria-label={`Reactions to ${title}`}>
-          <ReactionButtons
-            counts={reactions.data?.counts ?? noReactions()}
-            held={held}
-            onReact={react}
-          />
+          <ReactionButtons counts={reactions.data?.counts ?? null} held={held} onReact={react} />
         </fieldset>
         {shownName ? (
           // A 40-character name without a space still wraps (docs/product.md, "Limits").
