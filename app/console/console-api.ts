@@ -70,24 +70,30 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
     : query.data === undefined
       ? { state: "loading" }
       : { state: "ready", data: query.data };
-  return { loaded, reload };
+  return { loaded, reload, data: query.data };
 }
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A call of the console as data: a route and what it sends, for a button to make. */
+export type Call = { [R in ConsoleRoute]: [R, ...Args<R>] }[ConsoleRoute];
+
 /**
- * A write of the console: `done` (or what it makes of the answer) is toasted
- * when it succeeds, then `after` runs (a reload); a failure is toasted instead.
+ * A write of the console (a function, or a `Call`): `done` (or what it makes
+ * of the answer) is toasted when it succeeds, then `after` runs (a reload); a
+ * failure is toasted instead.
  */
 export async function act<T>(
-  work: () => Promise<T>,
+  work: (() => Promise<T>) | Call,
   done: string | ((answer: T) => string),
   after?: (answer: T) => unknown,
 ): Promise<void> {
   try {
-    const answer = await work();
+    const answer = (await (typeof work === "function"
+      ? work()
+      : consoleApi(...(work as [ConsoleRoute])))) as T;
     toast.success(typeof done === "string" ? done : done(answer));
     await after?.(answer);
   } catch (error) {

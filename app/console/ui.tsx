@@ -1,6 +1,6 @@
 import { AlertDialog } from "radix-ui";
-import type { InputHTMLAttributes, ReactNode } from "react";
-import type { Loaded } from "./console-api.ts";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { act, type Call, type Loaded } from "./console-api.ts";
 
 export const buttonClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium ring-1 ring-line hover:bg-white/5 disabled:opacity-50";
@@ -122,6 +122,99 @@ export function Fact({
   );
 }
 
+/** Figures in large type, each under its label. */
+export function Figures({ figures }: { figures: readonly (readonly [string, ReactNode])[] }) {
+  return (
+    <dl className="flex flex-wrap gap-8">
+      {figures.map(([label, value]) => (
+        <div key={label}>
+          <dt className="text-sm text-slate-400">{label}</dt>
+          <dd className="text-2xl font-semibold text-slate-100">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A list named `label`, each item an `<li>` of `children`, or `empty` when it has none. */
+export function List<T>({
+  items,
+  label,
+  empty,
+  ordered = false,
+  className = "space-y-3",
+  children,
+}: {
+  items: readonly T[];
+  label?: string;
+  empty: ReactNode;
+  ordered?: boolean;
+  className?: string;
+  children: (item: T) => ReactNode;
+}) {
+  if (items.length === 0) return <p className="text-slate-400">{empty}</p>;
+  const Tag = ordered ? "ol" : "ul";
+  return (
+    <Tag aria-label={label} className={className}>
+      {items.map(children)}
+    </Tag>
+  );
+}
+
+const number = new Intl.NumberFormat("en-GB");
+
+/**
+ * A table of `rows`, each keyed by its first cell, which heads it. Numbers are
+ * written the British way and, with their column's heading, to the right.
+ */
+export function Table({
+  caption,
+  head,
+  captionShown = false,
+  rows,
+  className = "",
+}: {
+  caption: ReactNode;
+  captionShown?: boolean;
+  head: readonly ReactNode[];
+  rows: readonly (readonly [string, ...ReactNode[]])[];
+  className?: string;
+}) {
+  const right = (index: number) => (typeof rows[0]?.[index] === "number" ? "text-right" : "");
+  return (
+    <table className={`w-full text-left text-sm ${className}`}>
+      <caption className={captionShown ? "text-left text-xs text-slate-400" : "sr-only"}>
+        {caption}
+      </caption>
+      <thead className="text-slate-400">
+        <tr>
+          {head.map((heading, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
+            <th key={index} scope="col" className={`py-1 pr-4 font-medium ${right(index)}`}>
+              {heading}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([first, ...rest]) => (
+          <tr key={first} className="border-t border-line align-top">
+            <th scope="row" className="py-1 pr-4 font-normal wrap-anywhere text-slate-100">
+              {first}
+            </th>
+            {rest.map((cell, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
+              <td key={index} className={`py-1 pr-4 wrap-anywhere ${right(index + 1)}`}>
+                {typeof cell === "number" ? number.format(cell) : cell}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** What a view shows while its data loads or when it could not be read. */
 export function Loading<T>({
   loaded,
@@ -154,6 +247,9 @@ export function ConfirmButton({
   confirmLabel = label,
   dismissLabel = "Cancel",
   onConfirm,
+  call,
+  done = "",
+  after,
   tone = "destructive",
   disabled = false,
   children,
@@ -167,7 +263,11 @@ export function ConfirmButton({
   confirmLabel?: string;
   /** The button that leaves things as they are, where "Cancel" would read as the action. */
   dismissLabel?: string;
-  onConfirm: () => void;
+  /** What confirming does: `onConfirm`, or `call` toasting `done`, then `after` (a reload) either way. */
+  onConfirm?: () => void;
+  call?: Call;
+  done?: string;
+  after?: () => unknown;
   tone?: "destructive" | "primary";
   disabled?: boolean;
   /** Choices to make before confirming, under the description. */
@@ -196,7 +296,7 @@ export function ConfirmButton({
             <AlertDialog.Cancel className={buttonClass}>{dismissLabel}</AlertDialog.Cancel>
             <AlertDialog.Action
               className={tone === "primary" ? primaryClass : destructiveClass}
-              onClick={onConfirm}
+              onClick={() => (call ? void act(call, done).then(after) : onConfirm?.())}
             >
               {confirmLabel}
             </AlertDialog.Action>
@@ -204,6 +304,83 @@ export function ConfirmButton({
         </AlertDialog.Content>
       </AlertDialog.Portal>
     </AlertDialog.Root>
+  );
+}
+
+/** A button that makes `call` at once, toasting `done`, then runs `after` (a reload) whether or not it took. */
+export function ActButton({
+  label,
+  name,
+  call,
+  done,
+  after,
+  className = buttonClass,
+  disabled = false,
+}: {
+  label: string;
+  /** The button's name when its label alone is not unique on the page. */
+  name?: string;
+  call: Call;
+  done: string;
+  after?: () => unknown;
+  className?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      className={className}
+      aria-label={name}
+      disabled={disabled}
+      onClick={() => void act(call, done).then(after)}
+    >
+      {label}
+    </button>
+  );
+}
+
+/** One choice of `options` (its value, its words, and a line under them), as radio buttons. */
+export function Radios<V extends string>({
+  legend,
+  value,
+  onChange,
+  options,
+  className = "flex flex-wrap gap-x-4 gap-y-2",
+}: {
+  legend: string;
+  value: V;
+  onChange: (value: V) => void;
+  options: readonly (readonly [V, string, string?])[];
+  className?: string;
+}) {
+  const id = useId();
+  return (
+    <fieldset className="min-w-0">
+      <legend className="mb-1 text-sm font-medium text-slate-200">{legend}</legend>
+      <div className={className}>
+        {options.map(([each, label, hint]) => (
+          <div key={each} className="text-sm">
+            <label className="flex items-center gap-2 text-slate-300">
+              <input
+                type="radio"
+                name={id}
+                value={each}
+                checked={value === each}
+                onChange={() => onChange(each)}
+                aria-describedby={hint ? `${id}-${each}` : undefined}
+                className="size-4 shrink-0 accent-accent"
+              />
+              {label}
+            </label>
+            {hint ? (
+              <p id={`${id}-${each}`} className="ml-6 text-slate-400">
+                {hint}
+              </p>
+            ) : null}
+          </div>
+        ))}
+      </div>
+    </fieldset>
   );
 }
 

@@ -1,6 +1,6 @@
 import type { AuditEntry } from "../../../contract/console.ts";
 import { useConsoleData } from "../console-api.ts";
-import { Loading, When } from "../ui.tsx";
+import { List, Loading, When } from "../ui.tsx";
 
 /** Who did it: the console session's browser, or the command line and mailed links. */
 function actor(entry: AuditEntry): string {
@@ -17,36 +17,35 @@ export function AuditView() {
   const { loaded } = useConsoleData("GET /admin/audit");
   return (
     <Loading loaded={loaded}>
-      {({ entries }) =>
-        entries.length === 0 ? (
-          <p className="text-slate-400">Nothing has been done yet.</p>
-        ) : (
-          <div className="space-y-3">
+      {({ entries }) => (
+        <div className="space-y-3">
+          {entries.length > 0 ? (
             <p className="text-sm text-slate-400">
               The newest {entries.length} entries, newest first. The command line prints them all:{" "}
               <code className="break-all">npm run admin -- audit</code>.
             </p>
-            <ol
-              className="divide-y divide-line rounded-xl border border-line bg-panel"
-              aria-label="Audit trail, newest first"
-            >
-              {entries.map((entry) => (
-                <li key={entry.id} className="px-4 py-3">
-                  <p className="break-words text-slate-100">
-                    <span className="font-semibold">{entry.action}</span>
-                    {entry.object ? (
-                      <span className="text-slate-300"> · {entry.object}</span>
-                    ) : null}
-                  </p>
-                  <p className="mt-1 text-xs text-slate-400">
-                    <When iso={entry.at} /> · {actor(entry)}
-                  </p>
-                </li>
-              ))}
-            </ol>
-          </div>
-        )
-      }
+          ) : null}
+          <List
+            items={entries}
+            ordered
+            label="Audit trail, newest first"
+            empty="Nothing has been done yet."
+            className="divide-y divide-line rounded-xl border border-line bg-panel"
+          >
+            {(entry) => (
+              <li key={entry.id} className="px-4 py-3">
+                <p className="break-words text-slate-100">
+                  <span className="font-semibold">{entry.action}</span>
+                  {entry.object ? <span className="text-slate-300"> · {entry.object}</span> : null}
+                </p>
+                <p className="mt-1 text-xs text-slate-400">
+                  <When iso={entry.at} /> · {actor(entry)}
+                </p>
+              </li>
+            )}
+          </List>
+        </div>
+      )}
     </Loading>
   );
 }

@@ -1,6 +1,6 @@
 import type { ConsoleBan } from "../../../contract/console.ts";
-import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { buttonClass, Loading, When } from "../ui.tsx";
+import { useConsoleData } from "../console-api.ts";
+import { ActButton, List, Loading, When } from "../ui.tsx";
 
 function whom(ban: ConsoleBan): string {
   return ban.comment ? ban.comment.userName : `the writer of a deleted comment`;
@@ -13,64 +13,54 @@ function whom(ban: ConsoleBan): string {
  */
 export function BansView() {
   const { loaded, reload } = useConsoleData("GET /admin/bans");
-
-  const unban = (ban: ConsoleBan) =>
-    act(
-      () => consoleApi("DELETE /admin/bans/:id", { params: { id: ban.id } }),
-      `The ban on ${whom(ban)} is lifted`,
-    ).then(reload);
-
   return (
     <Loading loaded={loaded}>
-      {({ bans }) =>
-        bans.length === 0 ? (
-          <p className="text-slate-400">
-            No bans in force. Ban the writer of a comment from the Comments screen.
-          </p>
-        ) : (
-          <ul className="space-y-3" aria-label="Bans in force, oldest first">
-            {bans.map((ban) => (
-              <li key={ban.id} className="rounded-xl border border-line bg-panel p-4">
-                <article aria-label={`Ban ${ban.id}`} className="space-y-2">
-                  <p className="text-sm text-slate-200">
-                    <span className="font-semibold text-slate-100">{whom(ban)}</span>
-                    {ban.comment ? (
-                      <span className="text-slate-400">
-                        {" "}
-                        for comment #{ban.comment.id} on {ban.comment.postTitle}
-                      </span>
-                    ) : null}
-                  </p>
+      {({ bans }) => (
+        <List
+          items={bans}
+          label="Bans in force, oldest first"
+          empty="No bans in force. Ban the writer of a comment from the Comments screen."
+        >
+          {(ban) => (
+            <li key={ban.id} className="rounded-xl border border-line bg-panel p-4">
+              <article aria-label={`Ban ${ban.id}`} className="space-y-2">
+                <p className="text-sm text-slate-200">
+                  <span className="font-semibold text-slate-100">{whom(ban)}</span>
                   {ban.comment ? (
-                    <blockquote className="border-l-2 border-line pl-3 text-sm break-words text-slate-300">
-                      {ban.comment.excerpt}
-                    </blockquote>
+                    <span className="text-slate-400">
+                      {" "}
+                      for comment #{ban.comment.id} on {ban.comment.postTitle}
+                    </span>
                   ) : null}
-                  <p className="text-xs text-slate-400">
-                    Since <When iso={ban.createdAt} />,{" "}
-                    {ban.expiresAt ? (
-                      <>
-                        until <When iso={ban.expiresAt} />
-                      </>
-                    ) : (
-                      "until lifted"
-                    )}
-                    ; {ban.coversAddress ? "their browser and address" : "their browser only"}
-                  </p>
-                  <button
-                    type="button"
-                    className={buttonClass}
-                    aria-label={`Unban ${whom(ban)} (ban ${ban.id})`}
-                    onClick={() => void unban(ban)}
-                  >
-                    Unban
-                  </button>
-                </article>
-              </li>
-            ))}
-          </ul>
-        )
-      }
+                </p>
+                {ban.comment ? (
+                  <blockquote className="border-l-2 border-line pl-3 text-sm break-words text-slate-300">
+                    {ban.comment.excerpt}
+                  </blockquote>
+                ) : null}
+                <p className="text-xs text-slate-400">
+                  Since <When iso={ban.createdAt} />,{" "}
+                  {ban.expiresAt ? (
+                    <>
+                      until <When iso={ban.expiresAt} />
+                    </>
+                  ) : (
+                    "until lifted"
+                  )}
+                  ; {ban.coversAddress ? "their browser and address" : "their browser only"}
+                </p>
+                <ActButton
+                  label="Unban"
+                  name={`Unban ${whom(ban)} (ban ${ban.id})`}
+                  call={["DELETE /admin/bans/:id", { params: { id: ban.id } }]}
+                  done={`The ban on ${whom(ban)} is lifted`}
+                  after={reload}
+                />
+              </article>
+            </li>
+          )}
+        </List>
+      )}
     </Loading>
   );
 }

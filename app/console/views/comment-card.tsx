@@ -2,14 +2,22 @@ import { type FormEvent, useState } from "react";
 import { toast } from "sonner";
 import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
-import { act, consoleApi, errorMessage } from "../console-api.ts";
-import { buttonClass, ConfirmButton, dangerClass, inputClass, primaryClass, When } from "../ui.tsx";
+import { act, type Call, consoleApi, errorMessage } from "../console-api.ts";
+import {
+  buttonClass,
+  ConfirmButton,
+  dangerClass,
+  inputClass,
+  primaryClass,
+  Radios,
+  When,
+} from "../ui.tsx";
 
 /**
  * A comment's name for buttons and regions: its writer and its number, since
  * one name may write many comments ("the comment of Asha (#12)").
  */
-export function commentName(comment: ConsoleComment): string {
+function commentName(comment: ConsoleComment): string {
   return `the comment of ${comment.userName} (#${comment.id})`;
 }
 
@@ -81,64 +89,6 @@ function ReplyForm({
 }
 
 /**
- * Whom a ban names (docs/moderation.md, "Bans"): the writer's browser unless
- * the owner chooses its address, which may be a whole office's or a mobile
- * network's.
- */
-function BanScopeChoice({
-  commentId,
-  scope,
-  onChange,
-}: {
-  commentId: number;
-  scope: BanScope;
-  onChange: (scope: BanScope) => void;
-}) {
-  const choices: { value: BanScope; label: string; hint: string }[] = [
-    {
-      value: "browser",
-      label: "This browser",
-      hint: "The browser that wrote it, wherever it connects from. Nobody else is affected.",
-    },
-    {
-      value: "address",
-      label: "This address",
-      hint: `That browser and every other at the address comment #${commentId} came from: it may be a whole office or a mobile network.`,
-    },
-  ];
-  return (
-    <fieldset className="mt-4 space-y-2">
-      <legend className="text-sm font-semibold text-slate-100">Whom to ban</legend>
-      {choices.map((choice) => {
-        const id = `ban-scope-${commentId}-${choice.value}`;
-        return (
-          <div key={choice.value} className="flex items-start gap-3 text-sm">
-            <input
-              type="radio"
-              id={id}
-              name={`ban-scope-${commentId}`}
-              value={choice.value}
-              checked={scope === choice.value}
-              onChange={() => onChange(choice.value)}
-              aria-describedby={`${id}-hint`}
-              className="mt-1 size-4 accent-red-600"
-            />
-            <div>
-              <label htmlFor={id} className="font-medium text-slate-100">
-                {choice.label}
-              </label>
-              <p id={`${id}-hint`} className="text-slate-400">
-                {choice.hint}
-              </p>
-            </div>
-          </div>
-        );
-      })}
-    </fieldset>
-  );
-}
-
-/**
  * What the owner can do to one comment, each in one click: answer a published
  * one, approve a held one or publish one kept as spam, reject it (it goes, for
  * its writer too), mark it as spam, delete it, or ban its writer, which asks
@@ -156,7 +106,7 @@ function CommentActions({
   const [busy, setBusy] = useState(false);
   const [replying, setReplying] = useState(false);
   const [banScope, setBanScope] = useState<BanScope>("browser");
-  async function run(call: () => Promise<unknown>, done: string) {
+  async function run(call: Call, done: string) {
     setBusy(true);
     await act(call, done, onChanged);
     setBusy(false);
@@ -168,7 +118,7 @@ function CommentActions({
   const button = (
     label: string,
     className: string,
-    call: () => Promise<unknown>,
+    call: Call,
     done: string,
     name = `${label} ${which}`,
   ) => (
@@ -200,14 +150,14 @@ function CommentActions({
           button(
             comment.status === "spam" ? "Publish" : "Approve",
             primaryClass,
-            () => consoleApi("POST /admin/comments/:id/approve", { params }),
+            ["POST /admin/comments/:id/approve", { params }],
             "Comment approved",
           )}
         {comment.status !== "spam" &&
           button(
             "Mark as spam",
             dangerClass,
-            () => consoleApi("POST /admin/comments/:id/spam", { params }),
+            ["POST /admin/comments/:id/spam", { params }],
             "Marked as spam: the filter learnt from it",
             `Mark as spam: ${which}`,
           )}
@@ -215,13 +165,13 @@ function CommentActions({
           ? button(
               "Reject",
               dangerClass,
-              () => consoleApi("POST /admin/comments/:id/reject", { params }),
+              ["POST /admin/comments/:id/reject", { params }],
               "Comment rejected",
             )
           : button(
               "Delete",
               dangerClass,
-              () => consoleApi("DELETE /admin/comments/:id", { params }),
+              ["DELETE /admin/comments/:id", { params }],
               "Comment deleted",
             )}
         <ConfirmButton
@@ -233,16 +183,32 @@ function CommentActions({
           disabled={busy}
           onConfirm={() =>
             run(
-              () =>
-                consoleApi("POST /admin/comments/:id/ban", {
-                  params,
-                  body: { days: 30, scope: banScope },
-                }),
+              ["POST /admin/comments/:id/ban", { params, body: { days: 30, scope: banScope } }],
               `${who} is banned for 30 days`,
             )
           }
         >
-          <BanScopeChoice commentId={comment.id} scope={banScope} onChange={setBanScope} />
+          {/* Whom a ban names (docs/moderation.md, "Bans"): the writer's browser, or its address. */}
+          <div className="mt-4">
+            <Radios
+              legend="Whom to ban"
+              value={banScope}
+              onChange={setBanScope}
+              className="space-y-2"
+              options={[
+                [
+                  "browser",
+                  "This browser",
+                  "The browser that wrote it, wherever it connects from. Nobody else is affected.",
+                ],
+                [
+                  "address",
+                  "This address",
+                  `That browser and every other at the address comment #${comment.id} came from: it may be a whole office or a mobile network.`,
+                ],
+              ]}
+            />
+          </div>
         </ConfirmButton>
         {comment.handle ? (
           <ConfirmButton
@@ -255,8 +221,7 @@ function CommentActions({
             disabled={busy}
             onConfirm={() =>
               run(
-                () =>
-                  consoleApi("POST /admin/fediverse/erase", { body: { commentId: comment.id } }),
+                ["POST /admin/fediverse/erase", { body: { commentId: comment.id } }],
                 `${comment.handle} is erased and blocked`,
               )
             }

@@ -1,12 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
-import type {
-  CommentStatusFilter,
-  ConsoleComment,
-  ConsoleCommentsResponse,
-} from "../../../contract/console.ts";
-import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { useLive, useLiveComments } from "../live.tsx";
-import { Choice, ConfirmButton, Input, Loading, primaryClass } from "../ui.tsx";
+import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
+import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { useLive } from "../live.tsx";
+import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
 import { CommentCard } from "./comment-card.tsx";
 
 type Filter = CommentStatusFilter | "all";
@@ -31,42 +27,6 @@ function search(q: string, post: string, filter: Filter) {
     status: filter === "all" ? undefined : filter,
     limit: 100,
   };
-}
-
-/** Shows which states to list, with how many comments each holds. */
-function StatusFilter({
-  value,
-  counts,
-  onChange,
-}: {
-  value: Filter;
-  counts: ConsoleCommentsResponse["counts"] | null;
-  onChange: (filter: Filter) => void;
-}) {
-  return (
-    <fieldset className="min-w-0">
-      <legend className="mb-1 text-sm text-slate-300">Show</legend>
-      <div className="flex flex-wrap gap-2">
-        {filters.map((f) => (
-          <label
-            key={f.value}
-            className="flex cursor-pointer items-center gap-2 rounded-lg px-3 py-1.5 text-sm ring-1 ring-line has-checked:bg-accent/15 has-checked:text-accent"
-          >
-            <input
-              type="radio"
-              name="status"
-              value={f.value}
-              checked={value === f.value}
-              onChange={() => onChange(f.value)}
-              className="size-4 accent-accent"
-            />
-            {f.label}
-            {counts && f.value !== "all" ? ` (${counts[f.value]})` : ""}
-          </label>
-        ))}
-      </div>
-    </fieldset>
-  );
 }
 
 /** The held queue, oldest first, with checkboxes to approve or reject many at once. */
@@ -158,24 +118,17 @@ export function CommentsView() {
   const [q, setQ] = useState("");
   const [post, setPost] = useState("");
   const [filter, setFilter] = useState<Filter>(filterOfAddress);
-  const [query, setQuery] = useState(() => search("", "", filterOfAddress()));
+  // Searching as one types, a moment after the last key; a filter at once.
+  const query = search(useSettled(q), useSettled(post), filter);
   const { loaded, reload } = useConsoleData("GET /admin/comments", { query });
-  const { recount } = useLive();
+  const { recount, connected: live } = useLive();
   const changed = useCallback(() => {
     void reload();
     recount();
   }, [reload, recount]);
-  const live = useLiveComments(reload);
-
-  // Searching as one types, a moment after the last key; a filter at once.
-  useEffect(() => {
-    const timer = setTimeout(() => setQuery(search(q, post, filter)), 250);
-    return () => clearTimeout(timer);
-  }, [q, post, filter]);
 
   function choose(next: Filter) {
     setFilter(next);
-    setQuery(search(q, post, next));
     const url = new URL(window.location.href);
     if (next === "all") url.searchParams.delete("status");
     else url.searchParams.set("status", next);
@@ -206,7 +159,15 @@ export function CommentsView() {
           className="w-full min-w-0 sm:w-72"
           options={[["", "All posts"], ...(data?.posts ?? []).map((p) => [p.id, p.title] as const)]}
         />
-        <StatusFilter value={filter} counts={data?.counts ?? null} onChange={choose} />
+        <Radios
+          legend="Show"
+          value={filter}
+          onChange={choose}
+          options={filters.map(({ value, label }) => [
+            value,
+            data && value !== "all" ? `${label} (${data.counts[value]})` : label,
+          ])}
+        />
         <p className="pb-2 text-sm text-slate-400" role="status">
           {live ? "Live: new comments appear here" : "Connecting…"}
         </p>

@@ -2,7 +2,7 @@ import { type FormEvent, useId, useState } from "react";
 import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts";
 import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
-import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { act, type Call, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
 import {
   buttonClass,
   Choice,
@@ -27,27 +27,35 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
   const [answer, setAnswer] = useState("");
   const [sending, setSending] = useState(false);
   const id = useId();
-
-  const write = (work: () => Promise<unknown>, done: string) => act(work, done, changed);
+  const params = { id: enquiry.id };
+  const write = (work: (() => Promise<unknown>) | Call, done: string) => act(work, done, changed);
 
   async function sendAnswer(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (answer.trim() === "" || sending) return;
     setSending(true);
     await write(async () => {
-      await consoleApi("POST /admin/enquiries/:id/answers", {
-        params: { id: enquiry.id },
-        body: { body: answer },
-      });
+      await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
       setAnswer("");
     }, `Answer to ${enquiry.name} queued`);
     setSending(false);
   }
 
-  const setStatus = (status: EnquiryStatusName) =>
-    write(
-      () =>
-        consoleApi("PATCH /admin/enquiries/:id", { params: { id: enquiry.id }, body: { status } }),
+  /** A button that acts at once on the enquiry, then reads the list again. */
+  const button = (label: string, call: Call, done: string, pressed?: boolean) => (
+    <button
+      type="button"
+      className={buttonClass}
+      aria-pressed={pressed}
+      onClick={() => void write(call, done)}
+    >
+      {label}
+    </button>
+  );
+  const mark = (label: string, status: EnquiryStatusName) =>
+    button(
+      label,
+      ["PATCH /admin/enquiries/:id", { params, body: { status } }],
       `Marked ${statusLabels[status].toLowerCase()}`,
     );
 
@@ -102,51 +110,21 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
           <button type="submit" className={primaryClass} disabled={sending || answer.trim() === ""}>
             {sending ? "Sending…" : "Send answer"}
           </button>
-          {enquiry.status !== "answered" ? (
-            <button
-              type="button"
-              className={buttonClass}
-              onClick={() => void setStatus("answered")}
-            >
-              Mark answered
-            </button>
-          ) : null}
-          {enquiry.status !== "closed" ? (
-            <button type="button" className={buttonClass} onClick={() => void setStatus("closed")}>
-              Close
-            </button>
-          ) : (
-            <button type="button" className={buttonClass} onClick={() => void setStatus("new")}>
-              Reopen
-            </button>
+          {enquiry.status !== "answered" ? mark("Mark answered", "answered") : null}
+          {enquiry.status !== "closed" ? mark("Close", "closed") : mark("Reopen", "new")}
+          {button(
+            "Keep",
+            ["PATCH /admin/enquiries/:id", { params, body: { kept: !enquiry.kept } }],
+            enquiry.kept ? "No longer kept" : "Kept past the retention period",
+            enquiry.kept,
           )}
-          <button
-            type="button"
-            className={buttonClass}
-            aria-pressed={enquiry.kept}
-            onClick={() =>
-              void write(
-                () =>
-                  consoleApi("PATCH /admin/enquiries/:id", {
-                    params: { id: enquiry.id },
-                    body: { kept: !enquiry.kept },
-                  }),
-                enquiry.kept ? "No longer kept" : "Kept past the retention period",
-              )
-            }
-          >
-            Keep
-          </button>
           <ConfirmButton
             label="Delete"
             title={`Delete the enquiry from ${enquiry.name}?`}
             description="The enquiry, its answers and every mail about it are deleted. This cannot be undone."
-            onConfirm={() =>
-              void write(
-                () => consoleApi("DELETE /admin/enquiries/:id", { params: { id: enquiry.id } }),
-                `Deleted the enquiry from ${enquiry.name}`,
-              )
-            }
+            call={["DELETE /admin/enquiries/:id", { params }]}
+            done={`Deleted the enquiry from ${enquiry.name}`}
+            after={changed}
           />
         </div>
       </form>

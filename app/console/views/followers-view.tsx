@@ -1,7 +1,16 @@
 import { type FormEvent, useState } from "react";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
-import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
+import { act, useConsoleData } from "../console-api.ts";
+import {
+  ActButton,
+  buttonClass,
+  ConfirmButton,
+  Input,
+  List,
+  Loading,
+  Panel,
+  When,
+} from "../ui.tsx";
 
 const hostOf = (address: string) => {
   try {
@@ -29,21 +38,8 @@ export function FollowersView() {
   const mentions = useConsoleData("GET /admin/webmentions");
   const [target, setTarget] = useState("");
 
-  /** A write, then a reload whether or not it took. */
-  const write = (done: () => Promise<unknown>, said: string, reload: () => Promise<unknown>) =>
-    act(done, said).then(reload);
-
-  const block = (what: string) =>
-    write(
-      () => consoleApi("POST /admin/fediverse/block", { body: { target: what } }),
-      `Blocked ${what}`,
-      followers.reload,
-    );
-
-  const erase = (one: ConsoleFollower) =>
-    write(
-      () => consoleApi("POST /admin/fediverse/erase", { body: { actor: one.actorId } }),
-      `Erased and blocked ${one.handle}`,
+  const block = (target: string) =>
+    act(["POST /admin/fediverse/block", { body: { target } }], `Blocked ${target}`).then(
       followers.reload,
     );
 
@@ -75,7 +71,9 @@ export function FollowersView() {
             title={`Block ${one.handle}?`}
             description="It stops following the site, and whatever it sends is dropped from now on. Its server is not told."
             confirmLabel="Block the account"
-            onConfirm={() => void block(one.actorId)}
+            call={["POST /admin/fediverse/block", { body: { target: one.actorId } }]}
+            done={`Blocked ${one.actorId}`}
+            after={followers.reload}
           />
           <ConfirmButton
             label="Block server"
@@ -84,7 +82,9 @@ export function FollowersView() {
             title={`Block everyone on ${hostOf(one.actorId)}?`}
             description="Every account on that server stops following the site, and whatever the server sends is dropped from now on."
             confirmLabel="Block the server"
-            onConfirm={() => void block(hostOf(one.actorId))}
+            call={["POST /admin/fediverse/block", { body: { target: hostOf(one.actorId) } }]}
+            done={`Blocked ${hostOf(one.actorId)}`}
+            after={followers.reload}
           />
           <ConfirmButton
             label="Erase"
@@ -92,7 +92,9 @@ export function FollowersView() {
             title={`Erase ${one.handle}?`}
             description="Everything the site holds of this account goes: its follow, comments and replies (with their picture), likes, boosts and webmentions. It is blocked so that nothing it sends comes back, until you unblock it."
             confirmLabel="Erase and block"
-            onConfirm={() => void erase(one)}
+            call={["POST /admin/fediverse/erase", { body: { actor: one.actorId } }]}
+            done={`Erased and blocked ${one.handle}`}
+            after={followers.reload}
           />
         </div>
       </article>
@@ -105,15 +107,13 @@ export function FollowersView() {
         {({ followers: list, blocks }) => (
           <>
             <Panel title={`Following the site (${list.length})`}>
-              {list.length === 0 ? (
-                <p className="text-slate-400">
-                  Nobody follows the site on the Fediverse yet. The About page tells readers how.
-                </p>
-              ) : (
-                <ul className="space-y-3" aria-label="Followers, newest first">
-                  {list.map(follower)}
-                </ul>
-              )}
+              <List
+                items={list}
+                label="Followers, newest first"
+                empty="Nobody follows the site on the Fediverse yet. The About page tells readers how."
+              >
+                {follower}
+              </List>
             </Panel>
             <Panel title="Blocked">
               <form onSubmit={blockGiven} className="mb-4 flex flex-wrap items-end gap-2">
@@ -128,37 +128,28 @@ export function FollowersView() {
                   Block
                 </button>
               </form>
-              {blocks.length === 0 ? (
-                <p className="text-slate-400">Nothing is blocked.</p>
-              ) : (
-                <ul className="space-y-2" aria-label="Blocked accounts and servers">
-                  {blocks.map((one) => (
-                    <li key={one.target} className="flex flex-wrap items-center gap-3 text-sm">
-                      <span className="break-all text-slate-200">{one.target}</span>
-                      <span className="text-xs text-slate-400">
-                        since <When iso={one.blockedAt} />
-                      </span>
-                      <button
-                        type="button"
-                        className={buttonClass}
-                        aria-label={`Unblock ${one.target}`}
-                        onClick={() =>
-                          void write(
-                            () =>
-                              consoleApi("POST /admin/fediverse/unblock", {
-                                body: { target: one.target },
-                              }),
-                            `Unblocked ${one.target}`,
-                            followers.reload,
-                          )
-                        }
-                      >
-                        Unblock
-                      </button>
-                    </li>
-                  ))}
-                </ul>
-              )}
+              <List
+                items={blocks}
+                label="Blocked accounts and servers"
+                empty="Nothing is blocked."
+                className="space-y-2"
+              >
+                {(one) => (
+                  <li key={one.target} className="flex flex-wrap items-center gap-3 text-sm">
+                    <span className="break-all text-slate-200">{one.target}</span>
+                    <span className="text-xs text-slate-400">
+                      since <When iso={one.blockedAt} />
+                    </span>
+                    <ActButton
+                      label="Unblock"
+                      name={`Unblock ${one.target}`}
+                      call={["POST /admin/fediverse/unblock", { body: { target: one.target } }]}
+                      done={`Unblocked ${one.target}`}
+                      after={followers.reload}
+                    />
+                  </li>
+                )}
+              </List>
             </Panel>
           </>
         )}
@@ -166,80 +157,60 @@ export function FollowersView() {
       <Loading loaded={mentions.loaded}>
         {({ mentions: list }) => (
           <Panel title="Webmentions">
-            {list.length === 0 ? (
-              <p className="text-slate-400">No other site has mentioned the site's pages yet.</p>
-            ) : (
-              <ul className="space-y-3" aria-label="Webmentions, newest first">
-                {list.map((one) => (
-                  <li key={one.id} className="rounded-xl border border-line p-4">
-                    <article aria-label={`Webmention ${one.id}`} className="space-y-2 text-sm">
-                      <p className="text-slate-200">
-                        {said[one.kind]} of <a href={one.path}>{one.path}</a> from{" "}
-                        <a
-                          href={one.source}
-                          rel="nofollow noopener noreferrer"
-                          className="break-all underline underline-offset-2"
-                        >
-                          {one.source}
-                        </a>
-                        {one.authorName ? ` by ${one.authorName}` : ""}
-                      </p>
-                      {one.content ? (
-                        <blockquote className="border-l-2 border-line pl-3 break-words text-slate-300">
-                          {one.content}
-                        </blockquote>
+            <List
+              items={list}
+              label="Webmentions, newest first"
+              empty="No other site has mentioned the site's pages yet."
+            >
+              {(one) => (
+                <li key={one.id} className="rounded-xl border border-line p-4">
+                  <article aria-label={`Webmention ${one.id}`} className="space-y-2 text-sm">
+                    <p className="text-slate-200">
+                      {said[one.kind]} of <a href={one.path}>{one.path}</a> from{" "}
+                      <a
+                        href={one.source}
+                        rel="nofollow noopener noreferrer"
+                        className="break-all underline underline-offset-2"
+                      >
+                        {one.source}
+                      </a>
+                      {one.authorName ? ` by ${one.authorName}` : ""}
+                    </p>
+                    {one.content ? (
+                      <blockquote className="border-l-2 border-line pl-3 break-words text-slate-300">
+                        {one.content}
+                      </blockquote>
+                    ) : null}
+                    <p className="text-xs text-slate-400">
+                      {one.status === "published"
+                        ? "Shown under the item"
+                        : one.status === "pending"
+                          ? "Verified, waiting for you"
+                          : "Not checked yet"}{" "}
+                      · received <When iso={one.receivedAt} />
+                    </p>
+                    <div className="flex flex-wrap gap-2">
+                      {one.status === "pending" ? (
+                        <ActButton
+                          label="Approve"
+                          name={`Approve webmention ${one.id}`}
+                          call={["POST /admin/webmentions/:id/approve", { params: { id: one.id } }]}
+                          done="The mention shows under its item"
+                          after={mentions.reload}
+                        />
                       ) : null}
-                      <p className="text-xs text-slate-400">
-                        {one.status === "published"
-                          ? "Shown under the item"
-                          : one.status === "pending"
-                            ? "Verified, waiting for you"
-                            : "Not checked yet"}{" "}
-                        · received <When iso={one.receivedAt} />
-                      </p>
-                      <div className="flex flex-wrap gap-2">
-                        {one.status === "pending" ? (
-                          <button
-                            type="button"
-                            className={buttonClass}
-                            aria-label={`Approve webmention ${one.id}`}
-                            onClick={() =>
-                              void write(
-                                () =>
-                                  consoleApi("POST /admin/webmentions/:id/approve", {
-                                    params: { id: one.id },
-                                  }),
-                                "The mention shows under its item",
-                                mentions.reload,
-                              )
-                            }
-                          >
-                            Approve
-                          </button>
-                        ) : null}
-                        <button
-                          type="button"
-                          className={buttonClass}
-                          aria-label={`Delete webmention ${one.id}`}
-                          onClick={() =>
-                            void write(
-                              () =>
-                                consoleApi("DELETE /admin/webmentions/:id", {
-                                  params: { id: one.id },
-                                }),
-                              "The mention is deleted",
-                              mentions.reload,
-                            )
-                          }
-                        >
-                          Delete
-                        </button>
-                      </div>
-                    </article>
-                  </li>
-                ))}
-              </ul>
-            )}
+                      <ActButton
+                        label="Delete"
+                        name={`Delete webmention ${one.id}`}
+                        call={["DELETE /admin/webmentions/:id", { params: { id: one.id } }]}
+                        done="The mention is deleted"
+                        after={mentions.reload}
+                      />
+                    </div>
+                  </article>
+                </li>
+              )}
+            </List>
           </Panel>
         )}
       </Loading>

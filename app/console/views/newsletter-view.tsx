@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, Table, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;
@@ -24,29 +24,13 @@ function Progress({ edition }: { edition: EditionFile }) {
         {p.unsubscribes} unsubscribed within 7 days
       </p>
       {p.links.length > 0 ? (
-        <table className="mt-2 w-full table-fixed text-left text-sm text-slate-300">
-          <caption className="text-left text-xs text-slate-400">
-            Clicks per link (counted per link only: nobody's clicks or opens are recorded)
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col" className="w-20 font-medium">
-                Clicks
-              </th>
-              <th scope="col" className="font-medium">
-                Link
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.links.map((link) => (
-              <tr key={link.url}>
-                <td>{link.clicks}</td>
-                <td className="break-all font-mono text-xs">{link.url}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          caption="Clicks per link (counted per link only: nobody's clicks or opens are recorded)"
+          captionShown
+          className="mt-2 table-fixed text-slate-300"
+          head={["Link", "Clicks"]}
+          rows={p.links.map((link) => [link.url, link.clicks])}
+        />
       ) : null}
     </div>
   );

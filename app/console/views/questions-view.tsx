@@ -1,7 +1,8 @@
 import { useState } from "react";
 import type { StoredQuestion } from "../../../contract/assistant.ts";
-import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { ConfirmButton, Loading, Panel, When } from "../ui.tsx";
+import { plural } from "../../../contract/plural.ts";
+import { useConsoleData } from "../console-api.ts";
+import { ConfirmButton, List, Loading, Panel, Radios, When } from "../ui.tsx";
 
 type Filter = "all" | "yes" | "no";
 
@@ -22,14 +23,6 @@ export function QuestionsView() {
   const { loaded, reload } = useConsoleData("GET /admin/questions", {
     query: filter === "all" ? {} : { answered: filter },
   });
-
-  const remove = (id: number) =>
-    act(
-      () => consoleApi("DELETE /admin/questions/:id", { params: { id } }),
-      "Question deleted",
-      reload,
-    );
-
   return (
     <Loading loaded={loaded}>
       {({ questions, unanswered, totals, retentionDays }) => (
@@ -40,89 +33,77 @@ export function QuestionsView() {
             and {totals.unhelpful} not. No question says who asked it.
           </p>
           <Panel title="Not answered yet: ideas for the next article">
-            {unanswered.length === 0 ? (
-              <p className="text-slate-400">Every question so far found its answer on the site.</p>
-            ) : (
-              <ul className="space-y-3" aria-label="Unanswered questions, grouped">
-                {unanswered.map((group) => (
-                  <li key={group.words} className="rounded-lg border border-line px-3 py-2">
-                    <p className="font-semibold text-slate-100">
-                      {group.words}{" "}
-                      <span className="font-normal text-slate-400">
-                        · asked {group.count} {group.count === 1 ? "time" : "times"}
-                      </span>
-                    </p>
-                    <ul className="mt-1 list-disc pl-5 text-sm text-slate-300">
-                      {group.examples.map((example) => (
-                        <li key={example} className="break-words">
-                          {example}
-                        </li>
-                      ))}
-                    </ul>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Panel>
-          <fieldset className="flex flex-wrap gap-4 text-sm text-slate-200">
-            <legend className="sr-only">Show</legend>
-            {(
-              [
-                ["all", "All questions"],
-                ["yes", "Answered"],
-                ["no", "Not answered"],
-              ] as const
-            ).map(([value, label]) => (
-              <label key={value} className="flex items-center gap-2">
-                <input
-                  type="radio"
-                  name="answered"
-                  value={value}
-                  checked={filter === value}
-                  onChange={() => setFilter(value)}
-                />
-                {label}
-              </label>
-            ))}
-          </fieldset>
-          {questions.length === 0 ? (
-            <p className="text-slate-400">No questions yet.</p>
-          ) : (
-            <ol
-              className="divide-y divide-line rounded-xl border border-line bg-panel"
-              aria-label="Questions, newest first"
+            <List
+              items={unanswered}
+              label="Unanswered questions, grouped"
+              empty="Every question so far found its answer on the site."
             >
-              {questions.map((question) => (
-                <li key={question.id} className="flex flex-wrap items-start gap-3 px-4 py-3">
-                  <div className="min-w-0 flex-1">
-                    <p className="break-words text-slate-100">{question.question}</p>
-                    <p className="mt-1 text-xs text-slate-400">
-                      <When iso={question.askedAt} /> ·{" "}
-                      {question.known ? (
-                        <>
-                          answered from{" "}
-                          <a href={question.page ?? "/"} className="text-accent underline">
-                            {question.page}
-                          </a>
-                          {question.written ? " (written by the model)" : ""}
-                        </>
-                      ) : (
-                        "not found on the site"
-                      )}{" "}
-                      · {verdict(question)}
-                    </p>
-                  </div>
-                  <ConfirmButton
-                    label="Delete"
-                    ariaLabel={`Delete the question “${question.question.slice(0, 60)}”`}
-                    title="Delete this question?"
-                    description="It is gone from the Questions screen and the database. This cannot be undone."
-                    onConfirm={() => void remove(question.id)}
-                  />
+              {(group) => (
+                <li key={group.words} className="rounded-lg border border-line px-3 py-2">
+                  <p className="font-semibold text-slate-100">
+                    {group.words}{" "}
+                    <span className="font-normal text-slate-400">
+                      · asked {plural(group.count, "time")}
+                    </span>
+                  </p>
+                  <ul className="mt-1 list-disc pl-5 text-sm break-words text-slate-300">
+                    {group.examples.map((example) => (
+                      <li key={example}>{example}</li>
+                    ))}
+                  </ul>
                 </li>
-              ))}
-            </ol>
-          )}
+              )}
+            </List>
+          </Panel>
+          <Radios
+            legend="Show"
+            value={filter}
+            onChange={setFilter}
+            options={[
+              ["all", "All questions"],
+              ["yes", "Answered"],
+              ["no", "Not answered"],
+            ]}
+          />
+          <List
+            items={questions}
+            ordered
+            label="Questions, newest first"
+            empty="No questions yet."
+            className="divide-y divide-line rounded-xl border border-line bg-panel"
+          >
+            {(question) => (
+              <li key={question.id} className="flex flex-wrap items-start gap-3 px-4 py-3">
+                <div className="min-w-0 flex-1">
+                  <p className="break-words text-slate-100">{question.question}</p>
+                  <p className="mt-1 text-xs text-slate-400">
+                    <When iso={question.askedAt} /> ·{" "}
+                    {question.known ? (
+                      <>
+                        answered from{" "}
+                        <a href={question.page ?? "/"} className="text-accent underline">
+                          {question.page}
+                        </a>
+                        {question.written ? " (written by the model)" : ""}
+                      </>
+                    ) : (
+                      "not found on the site"
+                    )}{" "}
+                    · {verdict(question)}
+                  </p>
+                </div>
+                <ConfirmButton
+                  label="Delete"
+                  ariaLabel={`Delete the question “${question.question.slice(0, 60)}”`}
+                  title="Delete this question?"
+                  description="It is gone from the Questions screen and the database. This cannot be undone."
+                  call={["DELETE /admin/questions/:id", { params: { id: question.id } }]}
+                  done="Question deleted"
+                  after={reload}
+                />
+              </li>
+            )}
+          </List>
         </div>
       )}
     </Loading>

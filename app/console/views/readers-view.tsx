@@ -7,7 +7,7 @@ import type {
   ReadersQuery,
 } from "../../../contract/readers.ts";
 import { useConsoleData } from "../console-api.ts";
-import { buttonClass, Choice, Input, Loading, Panel } from "../ui.tsx";
+import { buttonClass, Choice, Figures, Input, Loading, Panel, Table } from "../ui.tsx";
 
 type PeriodName = "day" | "week" | "month" | "range";
 const periods: { value: PeriodName; label: string }[] = [
@@ -58,46 +58,21 @@ function ItemFigures({
   const { loaded } = useConsoleData("GET /admin/readers/item", {
     query: { ...query, dimension, value },
   });
+  const page = dimension === "page";
   return (
     <Loading loaded={loaded}>
       {(item) => (
         <div className="space-y-3 py-2">
-          <table className="w-full text-sm">
-            <caption className="sr-only">{`${labelOf(dimension, value)}, day by day`}</caption>
-            <thead className="text-left text-slate-400">
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col" className="text-right">
-                  Visitors
-                </th>
-                <th scope="col" className="text-right">
-                  Views
-                </th>
-                {dimension === "page" ? (
-                  <th scope="col" className="text-right">
-                    Engaged reads
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {item.days
-                .filter((day) => day.views > 0 || day.visitors > 0)
-                .map((day) => (
-                  <tr key={day.day}>
-                    <td>{day.day}</td>
-                    <td className="text-right">{number.format(day.visitors)}</td>
-                    <td className="text-right">{number.format(day.views)}</td>
-                    {dimension === "page" ? (
-                      <td className="text-right">{number.format(day.engaged)}</td>
-                    ) : null}
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+          <Table
+            caption={`${labelOf(dimension, value)}, day by day`}
+            head={["Day", "Visitors", "Views", ...(page ? ["Engaged reads"] : [])]}
+            rows={item.days
+              .filter((day) => day.views > 0 || day.visitors > 0)
+              .map((day) => [day.day, day.visitors, day.views, ...(page ? [day.engaged] : [])])}
+          />
           {item.conversions ? (
             <p className="text-sm text-slate-300">
-              {`Visits that ${dimension === "page" ? "began here" : "came this way"} led to: `}
+              {`Visits that ${page ? "began here" : "came this way"} led to: `}
               {conversionKinds
                 .filter((kind) => (item.conversions?.[kind] ?? 0) > 0)
                 .map((kind) => `${kindLabels[kind].toLowerCase()} ${item.conversions?.[kind]}`)
@@ -128,7 +103,7 @@ function FigureTable({
   return (
     <Panel title={title}>
       {rows.length === 0 ? (
-        <p className="text-sm text-slate-400">Nothing counted in this period.</p>
+        <p className="text-slate-400">Nothing counted in this period.</p>
       ) : (
         <table className="w-full text-sm">
           <thead className="text-left text-slate-400">
@@ -198,7 +173,7 @@ function ConversionTable({
   return (
     <Panel title={title}>
       {rows.length === 0 ? (
-        <p className="text-sm text-slate-400">No subscriptions, enquiries or comments yet.</p>
+        <p className="text-slate-400">No subscriptions, enquiries or comments yet.</p>
       ) : (
         // Wider than a phone: the keyboard scrolls it too, from its own stop in the tab order.
         <section
@@ -207,32 +182,11 @@ function ConversionTable({
           tabIndex={0}
           aria-label={`${heading} by kind of conversion`}
         >
-          <table className="w-full text-sm">
-            <thead className="text-left text-slate-400">
-              <tr>
-                <th scope="col">{heading}</th>
-                {conversionKinds.map((kind) => (
-                  <th key={kind} scope="col" className="text-right">
-                    {kindLabels[kind]}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.value} className="border-t border-line">
-                  <th scope="row" className="py-1.5 text-left font-normal break-all text-slate-100">
-                    {row.value}
-                  </th>
-                  {conversionKinds.map((kind) => (
-                    <td key={kind} className="text-right">
-                      {number.format(row[kind])}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            caption={`${heading} by kind of conversion`}
+            head={[heading, ...conversionKinds.map((kind) => kindLabels[kind])]}
+            rows={rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind])])}
+          />
         </section>
       )}
     </Panel>
@@ -283,26 +237,13 @@ export function ReadersView() {
         {(report) => (
           <div className="space-y-5">
             <Panel title="Visitors and views">
-              <dl className="flex flex-wrap gap-8">
-                <div>
-                  <dt className="text-sm text-slate-400">Visitors</dt>
-                  <dd className="text-2xl font-semibold text-slate-100">
-                    {number.format(report.visitors)}
-                  </dd>
-                </div>
-                <div>
-                  <dt className="text-sm text-slate-400">Views</dt>
-                  <dd className="text-2xl font-semibold text-slate-100">
-                    {number.format(report.views)}
-                  </dd>
-                </div>
-                <div>
-                  <dt className="text-sm text-slate-400">Reading now (last 30 minutes)</dt>
-                  <dd className="text-2xl font-semibold text-slate-100">
-                    {number.format(report.readingNow)}
-                  </dd>
-                </div>
-              </dl>
+              <Figures
+                figures={[
+                  ["Visitors", number.format(report.visitors)],
+                  ["Views", number.format(report.views)],
+                  ["Reading now (last 30 minutes)", number.format(report.readingNow)],
+                ]}
+              />
               <p className="mt-3 text-sm text-slate-400">
                 {report.from === report.to ? report.from : `${report.from} to ${report.to}`} (UTC).
                 A reader is recognised for one day only, so one who reads on three days counts three

@@ -2,15 +2,7 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
 import type { WhoAmIResponse } from "../../../contract/console.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import {
-  buttonClass,
-  dangerClass,
-  inputClass,
-  Loading,
-  Panel,
-  primaryClass,
-  When,
-} from "../ui.tsx";
+import { ActButton, dangerClass, Input, List, Loading, Panel, primaryClass, When } from "../ui.tsx";
 
 function AddPasskey({ onAdded }: { onAdded: () => void }) {
   const [name, setName] = useState("");
@@ -38,18 +30,15 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
   }
   return (
     <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-3">
-      <label className="flex min-w-0 flex-col gap-1 text-sm text-slate-300">
-        Passkey name
-        <input
-          type="text"
-          required
-          maxLength={60}
-          aria-describedby="passkey-name-hint"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          className={inputClass}
-        />
-      </label>
+      <Input
+        label="Passkey name"
+        className="min-w-0"
+        required
+        maxLength={60}
+        aria-describedby="passkey-name-hint"
+        value={name}
+        onChange={setName}
+      />
       <button type="submit" disabled={busy} className={primaryClass}>
         Add a passkey
       </button>
@@ -64,47 +53,37 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
 export function SecurityView({ me }: { me: WhoAmIResponse }) {
   const passkeys = useConsoleData("GET /admin/session");
   const sessions = useConsoleData("GET /admin/sessions");
-
+  const row = "flex items-center justify-between gap-3 text-sm";
   return (
     <div className="grid gap-5 xl:grid-cols-2">
       <Panel title="Passkeys">
-        <p className="text-sm text-slate-300">
+        <p className="mb-3 text-sm text-slate-300">
           A passkey signs you in from this device without a mailed link.
         </p>
         <Loading loaded={passkeys.loaded}>
-          {({ passkeys: list }) =>
-            list.length === 0 ? (
-              <p className="mt-3 text-sm text-slate-400">No passkey yet.</p>
-            ) : (
-              <ul className="mt-3 space-y-2">
-                {list.map((p) => (
-                  <li key={p.id} className="flex items-center justify-between gap-3 text-sm">
-                    <span>
-                      <span className="font-medium text-slate-100">{p.name}</span>
-                      <span className="text-slate-400">
-                        {" "}
-                        added <When iso={p.createdAt} />
-                      </span>
+          {({ passkeys: list }) => (
+            <List items={list} empty="No passkey yet." className="space-y-2">
+              {(p) => (
+                <li key={p.id} className={row}>
+                  <span>
+                    <span className="font-medium text-slate-100">{p.name}</span>
+                    <span className="text-slate-400">
+                      {" "}
+                      added <When iso={p.createdAt} />
                     </span>
-                    <button
-                      type="button"
-                      className={dangerClass}
-                      aria-label={`Remove the passkey ${p.name}`}
-                      onClick={() =>
-                        void act(
-                          () => consoleApi("DELETE /admin/passkeys/:id", { params: { id: p.id } }),
-                          "Passkey removed",
-                          passkeys.reload,
-                        )
-                      }
-                    >
-                      Remove
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            )
-          }
+                  </span>
+                  <ActButton
+                    label="Remove"
+                    name={`Remove the passkey ${p.name}`}
+                    className={dangerClass}
+                    call={["DELETE /admin/passkeys/:id", { params: { id: p.id } }]}
+                    done="Passkey removed"
+                    after={passkeys.reload}
+                  />
+                </li>
+              )}
+            </List>
+          )}
         </Loading>
         {me.passkeysUnavailable ? (
           <p role="note" className="mt-4 text-sm text-amber-200">
@@ -117,9 +96,9 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
       <Panel title="Sessions">
         <Loading loaded={sessions.loaded}>
           {({ sessions: list }) => (
-            <ul className="space-y-2">
-              {list.map((s) => (
-                <li key={s.id} className="flex items-center justify-between gap-3 text-sm">
+            <List items={list} empty="" className="space-y-2">
+              {(s) => (
+                <li key={s.id} className={row}>
                   <span className="min-w-0">
                     <span className="font-medium text-slate-100">{s.device}</span>
                     {s.id === me.session.id ? (
@@ -131,24 +110,17 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                     </span>
                   </span>
                   {s.id === me.session.id ? null : (
-                    <button
-                      type="button"
-                      className={buttonClass}
-                      aria-label={`End the session of ${s.device}, signed in ${new Date(s.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC`}
-                      onClick={() =>
-                        void act(
-                          () => consoleApi("DELETE /admin/sessions/:id", { params: { id: s.id } }),
-                          "Session ended",
-                          sessions.reload,
-                        )
-                      }
-                    >
-                      End
-                    </button>
+                    <ActButton
+                      label="End"
+                      name={`End the session of ${s.device}, signed in ${new Date(s.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC`}
+                      call={["DELETE /admin/sessions/:id", { params: { id: s.id } }]}
+                      done="Session ended"
+                      after={sessions.reload}
+                    />
                   )}
                 </li>
-              ))}
-            </ul>
+              )}
+            </List>
           )}
         </Loading>
       </Panel>

@@ -1,6 +1,6 @@
-import { type ReactNode, useState } from "react";
+import { useState } from "react";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
-import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
+import { buttonClass, ConfirmButton, Figures, Input, Loading, Panel, Table, When } from "../ui.tsx";
 
 const reasons = {
   hard_bounce: "Refused: no such address",
@@ -8,55 +8,15 @@ const reasons = {
   soft_bounces: "Three temporary refusals in 30 days",
 } as const;
 
-type AddressRow = { email: string; about: ReactNode; since: string; action: ReactNode };
-
-/**
- * A table of addresses, one a row: the address, what is known of it (the
- * column `about`), since when, and the button that acts on it.
- */
-function AddressTable({
-  caption,
+/** The columns of a table of addresses: what is known of each (`about`), since when, and its button. */
+const head = (about: string) => [
+  "Address",
   about,
-  rows,
-}: {
-  caption: string;
-  about: string;
-  rows: AddressRow[];
-}) {
-  return (
-    <table className="w-full text-left text-sm">
-      <caption className="sr-only">{caption}</caption>
-      <thead className="text-slate-400">
-        <tr>
-          <th scope="col" className="py-2 pr-4">
-            Address
-          </th>
-          <th scope="col" className="py-2 pr-4">
-            {about}
-          </th>
-          <th scope="col" className="py-2 pr-4">
-            Since
-          </th>
-          <th scope="col" className="py-2">
-            <span className="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.email} className="border-t border-line align-top">
-            <td className="py-2 pr-4 break-all text-slate-100">{row.email}</td>
-            <td className="py-2 pr-4">{row.about}</td>
-            <td className="py-2 pr-4 text-slate-300">
-              <When iso={row.since} />
-            </td>
-            <td className="py-2 text-right">{row.action}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+  "Since",
+  <span key="actions" className="sr-only">
+    Actions
+  </span>,
+];
 
 /**
  * Addresses no mail goes to (docs/mail.md, "Bounces and complaints"), with
@@ -65,47 +25,42 @@ function AddressTable({
  */
 function Suppressions() {
   const { loaded, reload } = useConsoleData("GET /admin/suppressions");
-  const lift = (email: string) =>
-    act(
-      () => consoleApi("POST /admin/suppressions/lift", { body: { email } }),
-      `Mail may go to ${email} again`,
-      reload,
-    );
   return (
     <Panel title="Suppressed addresses">
       <Loading loaded={loaded}>
         {({ suppressions }) =>
           suppressions.length === 0 ? (
-            <p className="text-sm text-slate-400">
+            <p className="text-slate-400">
               None: no receiving server has refused an address for good, and nobody has reported a
               mail as spam.
             </p>
           ) : (
-            <AddressTable
+            <Table
               caption="Suppressed addresses, newest first"
-              about="Reason"
-              rows={suppressions.map((s) => ({
-                email: s.email,
-                about: (
-                  <>
-                    {reasons[s.reason]} ({s.source})
-                    {s.detail ? (
-                      <span className="block break-all text-xs text-slate-400">{s.detail}</span>
-                    ) : null}
-                  </>
-                ),
-                since: s.createdAt,
-                action: (
-                  <ConfirmButton
-                    label="Lift"
-                    ariaLabel={`Lift the suppression of ${s.email}`}
-                    title={`Let mail go to ${s.email} again?`}
-                    description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
-                    tone="primary"
-                    onConfirm={() => void lift(s.email)}
-                  />
-                ),
-              }))}
+              head={head("Reason")}
+              rows={suppressions.map(({ email, reason, source, detail, createdAt }) => [
+                email,
+                <span key="reason">
+                  {reasons[reason]} ({source})
+                  {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
+                </span>,
+                <When key="since" iso={createdAt} />,
+                <ConfirmButton
+                  key="act"
+                  label="Lift"
+                  ariaLabel={`Lift the suppression of ${email}`}
+                  title={`Let mail go to ${email} again?`}
+                  description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
+                  tone="primary"
+                  onConfirm={() =>
+                    void act(
+                      () => consoleApi("POST /admin/suppressions/lift", { body: { email } }),
+                      `Mail may go to ${email} again`,
+                      reload,
+                    )
+                  }
+                />,
+              ])}
             />
           )
         }
@@ -120,31 +75,16 @@ export function SubscribersView() {
   const { loaded, reload } = useConsoleData("POST /admin/subscribers/search", {
     body: search ? { q: search } : {},
   });
-
-  const remove = (email: string) =>
-    act(
-      () => consoleApi("POST /admin/subscribers/remove", { body: { email } }),
-      `Removed ${email}`,
-      reload,
-    );
-
   return (
     <Loading loaded={loaded}>
       {({ counts, subscribers }) => (
         <div className="space-y-5">
-          <dl className="flex flex-wrap gap-4">
-            {(
-              [
-                ["Confirmed", counts.confirmed],
-                ["Pending", counts.pending],
-              ] as const
-            ).map(([label, count]) => (
-              <div key={label} className="min-w-40 rounded-xl border border-line bg-panel p-4">
-                <dt className="text-sm text-slate-400">{label}</dt>
-                <dd className="text-3xl font-bold text-slate-100">{count}</dd>
-              </div>
-            ))}
-          </dl>
+          <Figures
+            figures={[
+              ["Confirmed", counts.confirmed],
+              ["Pending", counts.pending],
+            ]}
+          />
           <div className="flex flex-wrap items-end gap-3">
             <search aria-label="Search subscribers">
               <Input label="Search addresses" type="search" value={q} onChange={setQ} />
@@ -156,22 +96,27 @@ export function SubscribersView() {
           {subscribers.length === 0 ? (
             <p className="text-slate-400">No addresses match.</p>
           ) : (
-            <AddressTable
+            <Table
               caption="Subscribers, newest first"
-              about="State"
-              rows={subscribers.map((s) => ({
-                email: s.email,
-                about: s.status === "confirmed" ? "Confirmed" : "Pending",
-                since: s.confirmedAt ?? s.createdAt,
-                action: (
-                  <ConfirmButton
-                    label="Remove"
-                    title={`Remove ${s.email}?`}
-                    description="The address gets no more editions. Its owner can subscribe again."
-                    onConfirm={() => void remove(s.email)}
-                  />
-                ),
-              }))}
+              head={head("State")}
+              rows={subscribers.map(({ email, status, confirmedAt, createdAt }) => [
+                email,
+                status === "confirmed" ? "Confirmed" : "Pending",
+                <When key="since" iso={confirmedAt ?? createdAt} />,
+                <ConfirmButton
+                  key="act"
+                  label="Remove"
+                  title={`Remove ${email}?`}
+                  description="The address gets no more editions. Its owner can subscribe again."
+                  onConfirm={() =>
+                    void act(
+                      () => consoleApi("POST /admin/subscribers/remove", { body: { email } }),
+                      `Removed ${email}`,
+                      reload,
+                    )
+                  }
+                />,
+              ])}
             />
           )}
           <Suppressions />
