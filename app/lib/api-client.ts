@@ -32,36 +32,16 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * JSON in, JSON out, same origin; the visitor cookie travels by itself. What
- * `api()` sends each call of the contract through; callers use `api()`.
- */
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(`/api${path}`, {
-      method,
-      headers: body === undefined ? undefined : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new ApiError(0, "network_error", (error as Error).message);
-  }
-  if (response.status === 204) return undefined as T;
-  const payload = await response.json().catch(() => null);
-  if (!response.ok) throw ApiError.of(response, payload);
-  return payload as T;
-}
-
 type Params = Record<string, string | number>;
 type Query = Record<string, string | number | undefined>;
 
 /**
  * One call of the contract's endpoints (contract/endpoints.ts): the route
  * names the method and path, and its parts and body are checked against the
- * contract's types, as is what the caller does with the answer.
+ * contract's types, as is what the caller does with the answer. JSON in, JSON
+ * out, same origin; the visitor cookie travels by itself.
  */
-export function api<R extends Route>(
+export async function api<R extends Route>(
   route: R,
   ...[call]: keyof CallOf<R> extends never ? [] : [CallOf<R>]
 ): Promise<Endpoints[R]["response"]> {
@@ -78,5 +58,18 @@ export function api<R extends Route>(
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined) search.set(name, String(value));
   }
-  return request(method, search.size > 0 ? `${path}?${search}` : path, body);
+  let response: Response;
+  try {
+    response = await fetch(`/api${path}${search.size > 0 ? `?${search}` : ""}`, {
+      method,
+      headers: body === undefined ? undefined : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ApiError(0, "network_error", (error as Error).message);
+  }
+  if (response.status === 204) return undefined as Endpoints[R]["response"];
+  const payload = await response.json().catch(() => null);
+  if (!response.ok) throw ApiError.of(response, payload);
+  return payload;
 }

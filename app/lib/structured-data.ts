@@ -47,19 +47,7 @@ export function itemStructuredData(item: Item) {
         wordCount: item.words,
         inLanguage: "en",
       },
-      {
-        "@type": "BreadcrumbList",
-        itemListElement: [
-          { "@type": "ListItem", position: 1, name: "Home", item: `${site}/` },
-          {
-            "@type": "ListItem",
-            position: 2,
-            name: item.section.name,
-            item: `${site}/${item.section.id}`,
-          },
-          { "@type": "ListItem", position: 3, name: item.title, item: url },
-        ],
-      },
+      breadcrumbs(site, [item.section.name, `${site}/${item.section.id}`], [item.title, url]),
     ],
   };
 }
@@ -87,6 +75,17 @@ export function listStructuredData(items: Item[]) {
     "@graph": items.map((item) => ({ url: `${site}${item.path}`, ...articleDetails(item, site) })),
   };
 }
+
+/** The trail Home › a section › the page, each with its name and address. */
+const breadcrumbs = (site: string, ...trail: [name: string, item: string][]) => ({
+  "@type": "BreadcrumbList",
+  itemListElement: [["Home", `${site}/`], ...trail].map(([name, item], index) => ({
+    "@type": "ListItem",
+    position: index + 1,
+    name,
+    item,
+  })),
+});
 
 /** The owner's node's id: every page's JSON-LD names the same person. */
 const personId = (site: string) => `${site}/about#owner`;
@@ -160,12 +159,7 @@ export function servicesStructuredData(
     "@graph": [
       ownerPerson(owner, site),
       ...services.map((service) => ({
-        "@type": "Service",
-        "@id": serviceId(site, service.id),
-        url: `${site}${servicePath(service.id)}`,
-        name: service.title,
-        serviceType: service.title,
-        description: service.description,
+        ...serviceNode(site, service),
         provider: { "@id": personId(site) },
       })),
     ],
@@ -173,7 +167,15 @@ export function servicesStructuredData(
 }
 
 type ServiceEntry = SiteContent["services"][number];
-const serviceId = (site: string, id: string) => `${site}${servicePath(id)}#service`;
+/** A service as schema.org has it, the same node on /services and on its own page. */
+const serviceNode = (site: string, service: ServiceEntry) => ({
+  "@type": "Service",
+  "@id": `${site}${servicePath(service.id)}#service`,
+  url: `${site}${servicePath(service.id)}`,
+  name: service.title,
+  serviceType: service.title,
+  description: service.description,
+});
 
 /**
  * A service's own page: the service, provided by the owner, with its price as
@@ -188,12 +190,7 @@ export function serviceStructuredData(service: ServiceEntry, owner: Owner = site
     "@context": "https://schema.org",
     "@graph": [
       {
-        "@type": "Service",
-        "@id": serviceId(site, service.id),
-        url,
-        name: service.title,
-        serviceType: service.title,
-        description: service.description,
+        ...serviceNode(site, service),
         provider: ownerPerson(owner, site),
         ...(price === "on request"
           ? {}
@@ -221,14 +218,7 @@ export function serviceStructuredData(service: ServiceEntry, owner: Owner = site
           acceptedAnswer: { "@type": "Answer", text: answer },
         })),
       },
-      {
-        "@type": "BreadcrumbList",
-        itemListElement: [
-          { "@type": "ListItem", position: 1, name: "Home", item: `${site}/` },
-          { "@type": "ListItem", position: 2, name: "Services", item: `${site}/services` },
-          { "@type": "ListItem", position: 3, name: service.title, item: url },
-        ],
-      },
+      breadcrumbs(site, ["Services", `${site}/services`], [service.title, url]),
     ],
   };
 }

@@ -23,6 +23,7 @@ import {
   Loading,
   Panel,
   primaryClass,
+  Radios,
   When,
 } from "../ui.tsx";
 
@@ -72,13 +73,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
             title={`Cancel the call with ${booking.name}?`}
             description={`${booking.name} is mailed the cancellation with your message, and you are sent one for your calendar. The time is free again.`}
             dismissLabel="Keep the call"
-            onConfirm={() =>
-              void act(
-                () => consoleApi("POST /admin/bookings/:id/cancel", { params, body: { message } }),
-                `Cancelled the call with ${booking.name}`,
-                changed,
-              )
-            }
+            call={["POST /admin/bookings/:id/cancel", { params, body: { message } }]}
+            done={`Cancelled the call with ${booking.name}`}
+            after={changed}
           >
             <label htmlFor={`${id}-message`} className="mt-4 block text-sm text-slate-300">
               Message to {booking.name}
@@ -98,13 +95,9 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
             ariaLabel={`Delete the booking of ${booking.name}`}
             title={`Delete the booking of ${booking.name}?`}
             description="The booking and every mail about it are deleted, as when a reader asks. This cannot be undone."
-            onConfirm={() =>
-              void act(
-                () => consoleApi("DELETE /admin/bookings/:id", { params }),
-                `Deleted the booking of ${booking.name}`,
-                changed,
-              )
-            }
+            call={["DELETE /admin/bookings/:id", { params }]}
+            done={`Deleted the booking of ${booking.name}`}
+            after={changed}
           />
         )}
       </div>
@@ -246,30 +239,21 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
         <textarea rows={3} {...bind("datesOff", "dates")} />
         {hint("dates", "One a line, as 2026-12-25, in your zone.")}
       </label>
-      <fieldset className="space-y-2">
-        <legend className="text-sm font-medium text-slate-200">Where calls happen</legend>
-        {(
-          [
-            ["fixed", "Your own room"],
-            ["jitsi", "A new Jitsi Meet room for each call"],
-          ] as const
-        ).map(([meeting, label]) => (
-          <label key={meeting} className="flex items-center gap-2 text-sm text-slate-300">
-            <input
-              type="radio"
-              name={`${id}-meeting`}
-              checked={draft.meeting === meeting}
-              onChange={() => set("meeting", meeting)}
-            />
-            {label}
-          </label>
-        ))}
-        <label className={fieldClass}>
-          Room address
-          <input type="url" placeholder="https://" {...bind("meetingUrl", "room")} />
-          {hint("room", "Empty for the one BOOKING_MEETING_URL gives, if any.")}
-        </label>
-      </fieldset>
+      <Radios
+        legend="Where calls happen"
+        value={draft.meeting}
+        onChange={(meeting) => set("meeting", meeting)}
+        className="space-y-2"
+        options={[
+          ["fixed", "Your own room"],
+          ["jitsi", "A new Jitsi Meet room for each call"],
+        ]}
+      />
+      <label className={fieldClass}>
+        Room address
+        <input type="url" placeholder="https://" {...bind("meetingUrl", "room")} />
+        {hint("room", "Empty for the one BOOKING_MEETING_URL gives, if any.")}
+      </label>
       {problem ? (
         <p role="alert" className="text-sm text-red-300">
           {problem}

@@ -131,12 +131,6 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
     );
     setBusy(false);
   }
-  const cancel = () =>
-    act(
-      () => consoleApi("DELETE /admin/editions/:slug/schedule", { params: { slug } }),
-      "Cancelled: nothing of it goes out",
-      reload,
-    );
   const scheduled = edition.scheduled;
   return (
     <div className="flex flex-wrap items-end gap-2">
@@ -152,7 +146,9 @@ function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Pro
           label="Cancel schedule"
           title={`Cancel the sending of "${edition.subject}"?`}
           description="Nothing of it goes out. You can schedule it again or send it now."
-          onConfirm={() => void cancel()}
+          call={["DELETE /admin/editions/:slug/schedule", { params: { slug } }]}
+          done="Cancelled: nothing of it goes out"
+          after={reload}
         />
       ) : null}
       {scheduled?.started ? null : (
