@@ -151,16 +151,14 @@ export function withChanged(data: LoadedComments, comment: Comment): LoadedComme
   };
 }
 
-/** What others see of a comment held again while replies hang under it: its place. */
-const heldPlace = (comment: Comment): Comment => ({
+/** What is left of a comment gone while replies hang under it: its place, nobody's. */
+const placeOf = (comment: Comment): Comment => ({
   ...comment,
   content: "",
   html: "",
   userName: "",
   deleted: true,
-  held: true,
   mine: false,
-  awaitingApproval: false,
 });
 
 /**
@@ -191,7 +189,7 @@ export function withEvent(data: LoadedComments, event: CommentEvent): LoadedComm
     }
     // Its published replies stay, under its place (docs/product.md, "Replies").
     if (event.action === "held" && known && data.comments.some((c) => c.parentId === known.id)) {
-      return withChanged(data, heldPlace(known));
+      return withChanged(data, { ...placeOf(known), held: true, awaitingApproval: false });
     }
     return without(data, event.commentId);
   }
@@ -221,6 +219,5 @@ export function withEvent(data: LoadedComments, event: CommentEvent): LoadedComm
 export function withDeleted(data: LoadedComments, id: number): LoadedComments {
   const known = data.comments.find((c) => c.id === id);
   if (!known || !data.comments.some((c) => c.parentId === id)) return without(data, id);
-  const place = { ...known, content: "", html: "", userName: "", deleted: true, mine: false };
-  return withChanged(data, place);
+  return withChanged(data, placeOf(known));
 }

@@ -23,18 +23,8 @@ const shortTitle = (title: string) => (title.length > 26 ? `${title.slice(0, 25)
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 /** Nine services and "Something else": one colour each, distinct on the dark panel. */
-const palette = [
-  "#22c55e",
-  "#60a5fa",
-  "#f59e0b",
-  "#f472b6",
-  "#a78bfa",
-  "#2dd4bf",
-  "#facc15",
-  "#fb7185",
-  "#38bdf8",
-  "#94a3b8",
-];
+const palette =
+  "#22c55e #60a5fa #f59e0b #f472b6 #a78bfa #2dd4bf #facc15 #fb7185 #38bdf8 #94a3b8".split(" ");
 const [green, blue, amber] = palette;
 const red = "#f87171";
 
