@@ -94,10 +94,9 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
   app.delete(
     "/bookings/feed",
     route("Revoke the calendar feed's address", noContent),
-    async (request, reply) => {
+    async (request) => {
       if ((await actions.revokeFeed(actor(request))) === "not_found")
         throw notFound("There is no calendar feed.");
-      return reply.code(204).send(null);
     },
   );
 
@@ -108,11 +107,10 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
       noContent,
       { params: bookingIdParamsSchema },
     ),
-    async (request, reply) => {
+    async (request) => {
       const removed = await actions.remove(actor(request), request.params.id);
       if (removed === "not_found") throw notFound("There is no such booking.");
       if (removed === "ahead") throw new ApiError(409, "conflict", cancelFirst);
-      return reply.code(204).send(null);
     },
   );
 };

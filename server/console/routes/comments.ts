@@ -67,12 +67,11 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     app.post(
       `/comments/:id/${decision}`,
       route(summary, noContent, { params: commentId }),
-      async (request, reply) => {
+      async (request) => {
         const act = actions[decision as keyof typeof decisions];
         if ((await act(actor(request), request.params.id)) === "not_found") {
           throw notFound("There is no such comment.");
         }
-        return reply.code(204).send(null);
       },
     );
   }
@@ -121,12 +120,11 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       noContent,
       { params: commentId, body: banRequestSchema },
     ),
-    async (request, reply) => {
+    async (request) => {
       const { id } = request.params;
       const result = await actions.ban(actor(request), id, request.body);
       if (result === "not_found") throw notFound("There is no such comment.");
       if (result === "no_address") throw new ApiError(409, "conflict", noAddress(id));
-      return reply.code(204).send(null);
     },
   );
 
@@ -158,10 +156,9 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       noContent,
       { params: commentId },
     ),
-    async (request, reply) => {
+    async (request) => {
       const outcome = await actions.remove(actor(request), request.params.id);
       if (outcome === "not_found") throw notFound("There is no such comment.");
-      return reply.code(204).send(null);
     },
   );
 };

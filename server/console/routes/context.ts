@@ -86,7 +86,8 @@ export type Answers = z.ZodType | { [status: number]: z.ZodType };
 /**
  * A console route's schema: tagged "console" (`parts` may say otherwise),
  * its summary, its request's parts (params, querystring, body, description),
- * and its answers beside the API's errors.
+ * and its answers beside the API's errors. A route that answers
+ * `noContent` answers 204 once its handler returns.
  */
 export function route<const A extends Answers, const P extends object = Record<never, never>>(
   summary: string,
@@ -97,6 +98,7 @@ export function route<const A extends Answers, const P extends object = Record<n
     answers instanceof z.ZodType ? { 200: answers } : answers
   ) as A extends z.ZodType ? { 200: A } : A;
   return {
+    ...((answers as Answers) === noContent ? { preHandler: answerNoContent } : {}),
     schema: {
       tags: ["console"],
       summary,
@@ -108,6 +110,9 @@ export function route<const A extends Answers, const P extends object = Record<n
 
 /** The answer of a route that answers with no body. */
 export const noContent = { 204: z.null() };
+const answerNoContent = async (_request: FastifyRequest, reply: FastifyReply) => {
+  reply.code(204);
+};
 
 /** A CSV download's schema, and its query's (`parts`), if it takes one. */
 export const csvDownload = <const P extends object = Record<never, never>>(

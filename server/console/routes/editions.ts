@@ -159,7 +159,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route("Cancel a scheduled edition that has not started going out", noContent, {
       params: slugParams,
     }),
-    async (request, reply) => {
+    async (request) => {
       const done = await actions.cancel(actor(request), request.params.slug);
       if (done === "not_found") throw notFound("This edition is not scheduled.");
       if (done === "started") {
@@ -169,7 +169,6 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           "It has started going out: it can no longer be cancelled.",
         );
       }
-      return reply.code(204).send(null);
     },
   );
 };

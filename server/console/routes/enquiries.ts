@@ -98,9 +98,8 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     route("Delete an enquiry with its answers and its mails", noContent, {
       params: enquiryIdParamsSchema,
     }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await actions.remove(actor(request), request.params.id))) throw missing();
-      return reply.code(204).send(null);
     },
   );
 };

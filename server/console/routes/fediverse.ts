@@ -52,11 +52,10 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
       noContent,
       { body: blockRequestSchema },
     ),
-    async (request, reply) => {
+    async (request) => {
       const done = await actions.block(actor(request), request.body.target);
       if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
       if (!done) throw new ApiError(409, "conflict", "That is blocked already.");
-      return reply.code(204).send(null);
     },
   );
 
@@ -83,11 +82,10 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
   app.post(
     "/fediverse/unblock",
     route("Lift a block on an account or a server", noContent, { body: blockRequestSchema }),
-    async (request, reply) => {
+    async (request) => {
       const done = await actions.unblock(actor(request), request.body.target);
       if (done === "invalid") throw new ApiError(400, "validation_failed", invalidTarget);
       if (!done) throw notFound("That is not blocked.");
-      return reply.code(204).send(null);
     },
   );
 
@@ -102,22 +100,20 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
     route("Show a verified webmention under its item", noContent, {
       params: mentionIdParamsSchema,
     }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await actions.approveMention(actor(request), request.params.id))) {
         throw notFound("No verified webmention of that id waits for approval.");
       }
-      return reply.code(204).send(null);
     },
   );
 
   app.delete(
     "/webmentions/:id",
     route("Delete a webmention, shown or waiting", noContent, { params: mentionIdParamsSchema }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await actions.removeMention(actor(request), request.params.id))) {
         throw notFound("There is no such webmention; it may have been deleted.");
       }
-      return reply.code(204).send(null);
     },
   );
 };

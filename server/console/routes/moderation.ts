@@ -70,11 +70,10 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
   app.delete(
     "/bans/:id",
     route("Lift one ban", noContent, { params: z.object({ id: rowIdParamSchema }) }),
-    async (request, reply) => {
+    async (request) => {
       if ((await actions.unban(actor(request), { banId: request.params.id })) === "not_found") {
         throw notFound("There is no such ban in force.");
       }
-      return reply.code(204).send(null);
     },
   );
 };

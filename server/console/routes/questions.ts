@@ -38,11 +38,10 @@ export const questionConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asyn
   app.delete(
     "/questions/:id",
     route("Delete one question", noContent, { params: questionIdParamsSchema }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await actions.remove(actor(request), request.params.id))) {
         throw notFound("There is no such question; it may have been deleted.");
       }
-      return reply.code(204).send(null);
     },
   );
 };

@@ -39,7 +39,6 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     await owner.revoke({ id });
     await actor(request).audit("sign-out");
     reply.clearCookie(cookieName, { path: "/", secure: https, sameSite: "strict" });
-    return reply.code(204).send(null);
   });
 
   app.get(
@@ -53,12 +52,11 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route("End one session", noContent, {
       params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/) }),
     }),
-    async (request, reply) => {
+    async (request) => {
       const ended = await revokeSessions(owner, actor(request), { id: request.params.id });
       if (ended === "not_found") {
         throw notFound("There is no such session, or it has ended.");
       }
-      return reply.code(204).send(null);
     },
   );
 
@@ -139,10 +137,9 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route("Remove a passkey", noContent, {
       params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
     }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await owner.removePasskey(request.params.id))) throw notFound("No such passkey.");
       await actor(request).audit("passkey remove", request.params.id);
-      return reply.code(204).send(null);
     },
   );
 };

@@ -41,11 +41,10 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
         "The address is in the body, never in a URL; the audit trail records the removal without it.",
       body: subscriberRemoveSchema,
     }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await actions.remove(actor(request), request.body.email))) {
         throw notFound("No subscriber has this address.");
       }
-      return reply.code(204).send(null);
     },
   );
 
@@ -74,11 +73,10 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
         "The address is in the body, never in a URL; the audit trail records the lifting without it.",
       body: suppressionLiftSchema,
     }),
-    async (request, reply) => {
+    async (request) => {
       if (!(await lifting.lift(actor(request), request.body.email))) {
         throw notFound("This address is not suppressed.");
       }
-      return reply.code(204).send(null);
     },
   );
 };
