@@ -8,6 +8,9 @@ import type { CommandContext } from "./command.ts";
  */
 
 type Printer = Pick<CommandContext, "values" | "stdout">;
+/** A table's cell: text, or a number written in digits. */
+type Cell = string | number;
+const text = (row: Cell[]) => row.map(String);
 
 /** With --json, writes `value` as JSON and says so; otherwise writes nothing. */
 export function printedJson({ values, stdout }: Printer, value: unknown): boolean {
@@ -20,14 +23,15 @@ export function printList<T>(
   context: Printer,
   list: T[],
   header: string[],
-  row: (entry: T) => string[],
+  row: (entry: T) => Cell[],
 ): void {
-  if (!printedJson(context, list)) context.stdout.write(toTsv([header, ...list.map(row)]));
+  if (!printedJson(context, list))
+    context.stdout.write(toTsv([header, ...list.map(row).map(text)]));
 }
 
 /** Columns padded for a terminal: the first two left-aligned (names), the rest right (numbers). */
-export function formatTable(header: string[], rows: string[][]): string {
-  const all = [header, ...rows];
+export function formatTable(header: string[], rows: Cell[][]): string {
+  const all = [header, ...rows.map(text)];
   const widths = header.map((_, column) =>
     Math.max(...all.map((row) => (row[column] ?? "").length)),
   );

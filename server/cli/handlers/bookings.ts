@@ -56,7 +56,7 @@ export async function bookingsList(context: CommandContext) {
     list,
     ["id", "start", "status", "service", "name", "email", "reader_zone", "note"],
     (b) => [
-      String(b.id),
+      b.id,
       b.start,
       b.status,
       b.serviceTitle,

@@ -34,13 +34,13 @@ function printComments(
     comments,
     ["id", "post", "created_at", "name", "comment", ...(withStatus ? ["status"] : []), "reply_to"],
     (c) => [
-      String(c.id),
+      c.id,
       c.postId,
       c.createdAt,
       c.userName,
       c.content,
       ...status(c),
-      c.parentId === null ? "" : String(c.parentId),
+      c.parentId === null ? "" : c.parentId,
     ],
   );
 }

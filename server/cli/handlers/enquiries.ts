@@ -41,7 +41,7 @@ export async function enquiriesList({ values, stdout, store }: CommandContext) {
     list,
     ["id", "created_at", "status", "kept", "service", "name", "email", "organisation", "message"],
     (e) => [
-      String(e.id),
+      e.id,
       e.createdAt,
       e.status,
       e.kept ? "kept" : "",

@@ -113,7 +113,7 @@ export async function webmentionsList(context: CommandContext) {
     mentions,
     ["id", "status", "kind", "item", "source", "author", "received_at"],
     (m) => [
-      String(m.id),
+      m.id,
       m.status,
       m.kind,
       m.path,

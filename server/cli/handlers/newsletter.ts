@@ -208,14 +208,7 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
   stdout.write(
     formatTable(
       ["edition", "subject", "queued", "sent", "failed", "cancelled"],
-      editions.map((e) => [
-        e.slug,
-        e.subject,
-        String(e.queued),
-        String(e.sent),
-        String(e.failed),
-        String(e.cancelled),
-      ]),
+      editions.map((e) => [e.slug, e.subject, e.queued, e.sent, e.failed, e.cancelled]),
     ),
   );
   for (const { slug, failed } of failures) {
@@ -251,14 +244,7 @@ export async function newsletterStats({ values, positionals, stdout, store }: Co
   stdout.write(
     formatTable(
       ["edition", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
-      figures.map((f) => [
-        f.slug,
-        String(f.sent),
-        String(f.accepted),
-        String(f.bounced),
-        String(f.complaints),
-        String(f.unsubscribes),
-      ]),
+      figures.map((f) => [f.slug, f.sent, f.accepted, f.bounced, f.complaints, f.unsubscribes]),
     ),
   );
   for (const f of figures) {

@@ -31,8 +31,8 @@ export async function readers({ values, stdout, config, store }: CommandContext)
           [title.toLowerCase(), "visitors", "views", ...(engaged ? ["engaged"] : [])],
           rows.map((row) => [
             row.value || "(unknown)",
-            String(row.visitors),
-            String(row.views),
+            row.visitors,
+            row.views,
             ...(engaged ? [share(row)] : []),
           ]),
         )}`;
@@ -45,11 +45,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
       ? `${title}: none\n`
       : `${title}\n${formatTable(
           [heading, ...conversionKinds, "total"],
-          rows.map((row) => [
-            row.value,
-            ...conversionKinds.map((kind) => String(row[kind])),
-            String(row.total),
-          ]),
+          rows.map((row) => [row.value, ...conversionKinds.map((kind) => row[kind]), row.total]),
         )}`;
   stdout.write(
     [
@@ -57,7 +53,7 @@ export async function readers({ values, stdout, config, store }: CommandContext)
       `Visitors: ${report.visitors}   Views: ${report.views}   Reading now: ${report.readingNow}\n`,
       formatTable(
         ["day", "", "visitors", "views"],
-        report.days.map((day) => [day.day, "", String(day.visitors), String(day.views)]),
+        report.days.map((day) => [day.day, "", day.visitors, day.views]),
       ),
       figures("Pages", report.pages, true),
       figures("Sources", report.sources),

@@ -45,7 +45,7 @@ export async function spamStats({ values, stdout, store, config }: CommandContex
           .map((row) => [
             row.outcome === "pending" ? "held" : row.outcome,
             row.reason ?? "",
-            String(row.count),
+            row.count,
           ]),
       ],
     ),
@@ -55,7 +55,7 @@ export async function spamStats({ values, stdout, store, config }: CommandContex
       ? "  none\n"
       : formatTable(
           ["decision", "", "comments"],
-          rows.map((row) => [decisionNames[row.source] ?? row.source, "", String(row.count)]),
+          rows.map((row) => [decisionNames[row.source] ?? row.source, "", row.count]),
         );
   stdout.write(`\nYour decisions it learnt from, in the same days:\n`);
   stdout.write(judged(stats.decisions));

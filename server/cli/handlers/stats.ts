@@ -35,8 +35,8 @@ export async function stats({ values, stdout, engagement }: CommandContext) {
         ...items.map((item) => [
           item.kind,
           item.id,
-          ...reactionTypes.map((type) => String(item.reactions[type])),
-          item.comments === null ? "-" : String(item.comments),
+          ...reactionTypes.map((type) => item.reactions[type]),
+          item.comments === null ? "-" : item.comments,
         ]),
         [
           "total",

@@ -79,8 +79,8 @@ export async function visitorBans({ values, stdout, moderation }: CommandContext
     bans,
     ["id", "comment", "created_at", "expires_at", "covers"],
     (ban) => [
-      String(ban.id),
-      ban.commentId === null ? "" : String(ban.commentId),
+      ban.id,
+      ban.commentId === null ? "" : ban.commentId,
       ban.createdAt,
       ban.expiresAt ?? "never",
       ban.coversAddress ? "browser+address" : "browser",
