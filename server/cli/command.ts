@@ -130,6 +130,27 @@ export function lazily<Name extends string>(
   return async (context) => (await load())[name](context);
 }
 
+/** A command's name as its handler's: "bookings list" is bookingsList, "fediverse rotate-keys" fediverseRotateKeys. */
+type HandlerName<S extends string> = S extends `${infer A} ${infer B}`
+  ? `${A}${Capitalize<HandlerName<B>>}`
+  : S extends `${infer A}-${infer B}`
+    ? `${A}${Capitalize<HandlerName<B>>}`
+    : S;
+
+/** A group's commands, each run by the handler named after it in the group's module (lazily). */
+export function group<const Name extends string>(
+  load: () => Promise<Record<HandlerName<Name>, Handler>>,
+  commands: (Omit<Command, "run"> & { name: Name })[],
+): Command[] {
+  return commands.map((command) => ({
+    ...command,
+    run: lazily(
+      load,
+      command.name.replace(/[ -](\w)/g, (_, c: string) => c.toUpperCase()) as HandlerName<Name>,
+    ),
+  }));
+}
+
 /**
  * Goes on with --yes, or once the person at the terminal says yes to
  * `question`; without either, nothing is done and `what` says what was not.

@@ -1,4 +1,4 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/bookings.ts");
 
@@ -7,7 +7,7 @@ const handlers = () => import("../handlers/bookings.ts");
  * call"): the console's Bookings screen for scripts and for when the console
  * cannot be reached. Every change is audited.
  */
-export const bookingCommands: Command[] = [
+export const bookingCommands = group(handlers, [
   {
     name: "bookings list",
     usage: "[--past] [--json]",
@@ -19,7 +19,6 @@ spreadsheet would run as a formula starts with a '.
 
   --past   the calls that have ended instead, latest first
   --json   one JSON array of whole bookings instead`,
-    run: lazily(handlers, "bookingsList"),
   },
   {
     name: "bookings show",
@@ -31,7 +30,6 @@ reader's whole note. Exit code 3 when there is no such booking.
 
   --json   the booking as JSON instead`,
     arguments: ["ID"],
-    run: lazily(handlers, "bookingsShow"),
   },
   {
     name: "bookings cancel",
@@ -46,7 +44,6 @@ such booked call, 1 when the call has begun.
   --yes            cancel without asking
   --json           print the cancelled booking as JSON`,
     arguments: ["ID"],
-    run: lazily(handlers, "bookingsCancel"),
   },
   {
     name: "bookings delete",
@@ -59,7 +56,6 @@ code 1. Exit code 3 when there is no such booking.
 
   --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    run: lazily(handlers, "bookingsDelete"),
   },
   {
     name: "bookings hours",
@@ -88,7 +84,6 @@ prints the result. Calls booked already stay where they are.
         .split(" ")
         .map((name) => [name, { type: "string" as const }]),
     ),
-    run: lazily(handlers, "bookingsHours"),
   },
   {
     name: "bookings feed",
@@ -99,6 +94,5 @@ app, at a secret address.
 
   --new      make a new address and print it; the one before stops working
   --revoke   stop the feed; exit code 3 when there was none`,
-    run: lazily(handlers, "bookingsFeed"),
   },
-];
+]);

@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/comments.ts");
 
-export const commentCommands: Command[] = [
+export const commentCommands = group(handlers, [
   {
     name: "comments list",
     usage: "[--post ID] [--since DATE] [--json]",
@@ -19,7 +19,6 @@ gives them verbatim.
   --since DATE   only comments written at or after DATE: 2025-06-01 (UTC) or
                  an ISO-8601 time such as 2025-06-01T12:00:00Z
   --json         one JSON array instead, for scripts`,
-    run: lazily(handlers, "commentsList"),
   },
   {
     name: "comments delete",
@@ -30,7 +29,6 @@ Readers who have the post open see it disappear: on PostgreSQL at once, on
 SQLite within about a second (the server reads the events other processes
 record). Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    run: lazily(handlers, "commentsDelete"),
   },
   {
     name: "comments pending",
@@ -42,7 +40,6 @@ comment a reply answers). Only their writers
 see them, marked "Awaiting approval", until you approve or reject them.
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "commentsPending"),
   },
   {
     name: "comments approve",
@@ -53,7 +50,6 @@ the honeypot caught that you judge a person's. Readers who have the post open
 see it appear. Its writer is approved too: under MODERATION=first their later
 comments are published at once. Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    run: lazily(handlers, "commentsApprove"),
   },
   {
     name: "comments reject",
@@ -63,7 +59,6 @@ comments are published at once. Exit code 3 when there is no such comment.`,
 page too, live. (On a published comment it does what "comments delete" does.)
 Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    run: lazily(handlers, "commentsReject"),
   },
   {
     name: "comments spam",
@@ -75,6 +70,5 @@ filter learns from it at once, on every instance: after three comments marked
 so that name the same new product or site, the next one that names it is held
 for you. Exit code 3 when there is no such comment.`,
     arguments: ["ID"],
-    run: lazily(handlers, "commentsSpam"),
   },
-];
+]);

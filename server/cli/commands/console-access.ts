@@ -1,9 +1,9 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/console-access.ts");
 
 /** The console from the command line: a sign-in link, its sessions, and the audit trail. */
-export const consoleAccessCommands: Command[] = [
+export const consoleAccessCommands = group(handlers, [
   {
     name: "login",
     usage: "",
@@ -13,7 +13,6 @@ within 10 minutes and press "Sign in": the link then opens a session of the
 browser that used it and works no more. Anyone holding the link before then
 can sign in with it: do not paste it anywhere else. Each link is recorded in
 the audit trail ("audit").`,
-    run: lazily(handlers, "login"),
   },
   {
     name: "sessions list",
@@ -24,7 +23,6 @@ signed in (link or passkey), when, and its last request. A session ends after
 12 hours without a request, on "Sign out", or with "sessions revoke".
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "sessionsList"),
   },
   {
     name: "sessions revoke",
@@ -37,7 +35,6 @@ for example after losing a laptop. Exit code 3 when no open session has ID.
   --all   end every session`,
     arguments: ["ID"],
     argumentsOptional: true,
-    run: lazily(handlers, "sessionsRevoke"),
   },
   {
     name: "audit",
@@ -49,6 +46,5 @@ address, an edition). Objects that start with = + - or @ get a leading '.
 
   --limit N   at most N entries (default 200)
   --json      one JSON array instead, verbatim`,
-    run: lazily(handlers, "audit"),
   },
-];
+]);

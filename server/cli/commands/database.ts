@@ -1,9 +1,9 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/database.ts");
 
 /** Copies of the SQLite database: a backup while the site runs, a restore while it is stopped. */
-export const databaseCommands: Command[] = [
+export const databaseCommands = group(handlers, [
   {
     name: "backup",
     usage: "--out FILE",
@@ -13,7 +13,6 @@ FILE while the server goes on serving: one snapshot, checked after writing,
 readable by its owner only. FILE must not exist. On PostgreSQL use pg_dump.
 
   --out FILE   where to write the copy`,
-    run: lazily(handlers, "backup"),
   },
   {
     name: "restore",
@@ -25,6 +24,5 @@ the database open. The database it replaces is kept beside it as
 engage.sqlite.before-restore-<time>. On PostgreSQL use pg_restore.
 
   --from FILE   the backup to restore`,
-    run: lazily(handlers, "restore"),
   },
-];
+]);

@@ -1,4 +1,4 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/enquiries.ts");
 
@@ -8,7 +8,7 @@ const handlers = () => import("../handlers/enquiries.ts");
  * be reached. Tab-separated and CSV output are safe to open in a spreadsheet
  * (server/lib/csv.ts); every change is audited.
  */
-export const enquiryCommands: Command[] = [
+export const enquiryCommands = group(handlers, [
   {
     name: "enquiries list",
     usage: "[--status new|answered|closed] [--service ID] [--search TEXT] [--json]",
@@ -21,7 +21,6 @@ line. A cell that a spreadsheet would run as a formula starts with a '.
   --service ID    only those about one service (its id on /services, or "other")
   --search TEXT   only those whose name, email, organisation or message contain TEXT
   --json          one JSON array of whole enquiries instead, answers included`,
-    run: lazily(handlers, "enquiriesList"),
   },
   {
     name: "enquiries show",
@@ -33,7 +32,6 @@ code 3 when there is no such enquiry.
 
   --json   the enquiry as JSON instead`,
     arguments: ["ID"],
-    run: lazily(handlers, "enquiriesShow"),
   },
   {
     name: "enquiries close",
@@ -44,7 +42,6 @@ there is no such enquiry.
 
   --json   print {"id":ID,"status":"closed"} instead`,
     arguments: ["ID"],
-    run: lazily(handlers, "enquiriesClose"),
   },
   {
     name: "enquiries delete",
@@ -56,7 +53,6 @@ enquiry.
 
   --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    run: lazily(handlers, "enquiriesDelete"),
   },
   {
     name: "enquiries export",
@@ -68,6 +64,5 @@ number of answers. A cell that a spreadsheet would run as a formula starts
 with a '.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
-    run: lazily(handlers, "enquiriesExport"),
   },
-];
+]);

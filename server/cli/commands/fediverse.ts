@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/fediverse.ts");
 
-export const fediverseCommands: Command[] = [
+export const fediverseCommands = group(handlers, [
   {
     name: "fediverse followers",
     usage: "[--json]",
@@ -12,7 +12,6 @@ tab-separated columns: handle, name, followed_at, actor (the account's address,
 which "fediverse block" and "fediverse remove" take).
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "fediverseFollowers"),
   },
   {
     name: "fediverse remove",
@@ -22,7 +21,6 @@ which "fediverse block" and "fediverse remove" take).
     help: `Stops the account at address ACTOR (see "fediverse followers") following the
 site: it is sent nothing more. It can follow again; "fediverse block" stops that.
 Exit code 3 when it did not follow.`,
-    run: lazily(handlers, "fediverseRemove"),
   },
   {
     name: "fediverse block",
@@ -33,7 +31,6 @@ Exit code 3 when it did not follow.`,
 mastodon.social): whatever it sends is dropped from now on, its replies no
 longer become comments, and it no longer follows the site. Exit code 3 when it
 was blocked already.`,
-    run: lazily(handlers, "fediverseBlock"),
   },
   {
     name: "fediverse erase",
@@ -54,7 +51,6 @@ when the comment did not come from the Fediverse, or when nothing was left
 and the account was blocked already.
 
   --comment ID   a comment the account wrote`,
-    run: lazily(handlers, "fediverseErase"),
   },
   {
     name: "fediverse rotate-keys",
@@ -66,7 +62,6 @@ each keeps the keys it loaded): the first to start makes new ones and sends the
 account, with its new public key, to every follower's server as an Update, so
 they check what it sends against the new key. Exit code 3 when there were no
 keys yet.`,
-    run: lazily(handlers, "fediverseRotateKeys"),
   },
   {
     name: "fediverse unblock",
@@ -74,7 +69,6 @@ keys yet.`,
     usage: "ACTOR | HOST",
     summary: "lift a block",
     help: `Lifts the block on an account or a server. Exit code 3 when there was none.`,
-    run: lazily(handlers, "fediverseUnblock"),
   },
   {
     name: "fediverse blocks",
@@ -83,7 +77,6 @@ keys yet.`,
     help: `Lists the blocked accounts and servers, newest first: target, blocked_at.
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "fediverseBlocks"),
   },
   {
     name: "webmentions list",
@@ -94,7 +87,6 @@ checked yet; pending: verified, waiting for you; published: shown under the
 item), kind (reply, like, repost, mention), item, source, author, received_at.
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "webmentionsList"),
   },
   {
     name: "webmentions approve",
@@ -104,7 +96,6 @@ item), kind (reply, like, repost, mention), item, source, author, received_at.
     help: `Shows the verified webmention ID (see "webmentions list") under its item; pages
 show it within a minute. Exit code 3 when no verified webmention of that id
 waits for approval.`,
-    run: lazily(handlers, "webmentionApprove"),
   },
   {
     name: "webmentions remove",
@@ -113,6 +104,5 @@ waits for approval.`,
     summary: "delete a webmention",
     help: `Deletes the webmention ID, shown or waiting. Its source can send it again,
 and it is checked again. Exit code 3 when there is none.`,
-    run: lazily(handlers, "webmentionRemove"),
   },
-];
+]);

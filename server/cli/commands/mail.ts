@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/mail.ts");
 
-export const mailCommands: Command[] = [
+export const mailCommands = group(handlers, [
   {
     name: "mail dkim",
     usage: "[--algorithm rsa|ed25519] [--selector NAME] [--domain DOMAIN] [--replace]",
@@ -18,7 +18,6 @@ exists already. docs/mail.md, "Signed mail", explains SPF, DKIM and DMARC.
   --selector NAME           the selector (default: ewe + the year and month)
   --domain DOMAIN           the signing domain (default: MAIL_FROM's)
   --replace                 make a new key over the existing one`,
-    run: lazily(handlers, "mailDkim"),
   },
   {
     name: "mail bounces",
@@ -28,7 +27,6 @@ exists already. docs/mail.md, "Signed mail", explains SPF, DKIM and DMARC.
 (a bounce) and feedback report (a complaint) sent to one of the site's
 signed return paths suppresses or counts against its address, then every
 mail read is deleted. Prints how many were read, acted on and ignored.`,
-    run: lazily(handlers, "mailBounces"),
   },
   {
     name: "suppressions list",
@@ -41,7 +39,6 @@ and the receiving server's words. Nothing is mailed to them: no edition,
 confirmation or reply mail.
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "suppressionsList"),
   },
   {
     name: "suppressions lift",
@@ -51,6 +48,5 @@ confirmation or reply mail.
 subscribe it again: a reader who complained was unsubscribed and must
 subscribe again themselves. Exit code 3 when the address is not suppressed.`,
     arguments: ["EMAIL"],
-    run: lazily(handlers, "suppressionsLift"),
   },
-];
+]);

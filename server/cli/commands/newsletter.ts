@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/newsletter.ts");
 
-export const newsletterCommands: Command[] = [
+export const newsletterCommands = group(handlers, [
   {
     name: "newsletter preview",
     usage: "FILE [--out HTML]",
@@ -16,7 +16,6 @@ as a warning (as "newsletter send" does).
 
   --out HTML   write the HTML here instead`,
     arguments: ["FILE"],
-    run: lazily(handlers, "newsletterPreview"),
   },
   {
     name: "newsletter send",
@@ -48,7 +47,6 @@ needs --yes. A test copy is sent without asking.
   --at TIME        send at TIME instead of now
   --yes            send without asking`,
     arguments: ["FILE"],
-    run: lazily(handlers, "newsletterSend"),
   },
   {
     name: "newsletter cancel",
@@ -60,7 +58,6 @@ goes out, and an edition never sent before is forgotten, so its file may be
 changed and scheduled again. Exit code 3 when it is not scheduled, 1 when it
 has started going out.`,
     arguments: ["SLUG"],
-    run: lazily(handlers, "newsletterCancel"),
   },
   {
     name: "newsletter reconfirm",
@@ -76,7 +73,6 @@ after its mail, as any unconfirmed address is.
 At a terminal it first asks how many it will mail; without one it needs --yes.
 
   --yes   queue without asking`,
-    run: lazily(handlers, "newsletterReconfirm"),
   },
   {
     name: "newsletter stats",
@@ -92,7 +88,6 @@ opening a mail is not tracked at all (docs/mail.md, "What an edition did").
   --json   the same as JSON, for scripts`,
     arguments: ["SLUG"],
     argumentsOptional: true,
-    run: lazily(handlers, "newsletterStats"),
   },
   {
     name: "newsletter status",
@@ -104,6 +99,5 @@ failures went on for hours) and cancelled (the address unsubscribed first),
 then each failure with the server's answer.
 
   --json   the same as JSON, for scripts`,
-    run: lazily(handlers, "newsletterStatus"),
   },
-];
+]);

@@ -1,4 +1,4 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/questions.ts");
 
@@ -6,7 +6,7 @@ const handlers = () => import("../handlers/questions.ts");
  * `questions list|delete` (docs/product.md, "Chat with Me"): the console's
  * "Questions" screen on the command line, over the same reads and action.
  */
-export const questionCommands: Command[] = [
+export const questionCommands = group(handlers, [
   {
     name: "questions list",
     usage: "[--unanswered] [--limit N] [--json]",
@@ -21,7 +21,6 @@ reader's verdict. No question says who asked it.
   --unanswered   list only the questions the site could not answer
   --limit N      how many questions to list (default 50, at most 500)
   --json         the console's whole answer as JSON, for scripts`,
-    run: lazily(handlers, "questionsList"),
   },
   {
     name: "questions delete",
@@ -32,6 +31,5 @@ and notes it in the audit trail. Exit code 3 when there is no such question.
 
   --json   print {"id":ID,"deleted":true} instead`,
     arguments: ["ID"],
-    run: lazily(handlers, "questionsDelete"),
   },
-];
+]);

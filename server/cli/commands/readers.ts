@@ -1,9 +1,9 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/readers.ts");
 
 /** `readers` (docs/product.md, "Readers"): the console's "Readers" screen on the command line. */
-export const readerCommands: Command[] = [
+export const readerCommands = group(handlers, [
   {
     name: "readers",
     usage: "[--since 7d] [--json]",
@@ -18,6 +18,5 @@ is written to the database a moment later.
   --since S   the period, ending today (UTC): 1d is today, 7d (the default)
               the last 7 days, 4w the last 28, or a first day, 2026-11-01
   --json      every row as JSON, for scripts`,
-    run: lazily(handlers, "readers"),
   },
-];
+]);

@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/spam.ts");
 
-export const spamCommands: Command[] = [
+export const spamCommands = group(handlers, [
   {
     name: "spam stats",
     usage: "[--days N] [--json]",
@@ -18,6 +18,5 @@ model: what it was trained on, its thresholds, and the names it learnt.
 
   --days N   the period, in days (1 to 3650)
   --json     the same as JSON, for scripts`,
-    run: lazily(handlers, "spamStats"),
   },
-];
+]);

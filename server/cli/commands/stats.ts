@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/stats.ts");
 
-export const statsCommands: Command[] = [
+export const statsCommands = group(handlers, [
   {
     name: "stats",
     usage: "[--json]",
@@ -11,6 +11,5 @@ export const statsCommands: Command[] = [
 reactions or comments, with its counts per reaction type and its comments.
 
   --json   the same as JSON, for scripts`,
-    run: lazily(handlers, "stats"),
   },
-];
+]);

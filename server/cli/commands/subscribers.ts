@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/subscribers.ts");
 
-export const subscriberCommands: Command[] = [
+export const subscriberCommands = group(handlers, [
   {
     name: "subscribers list",
     usage: "[--json]",
@@ -14,7 +14,6 @@ appear in "subscribers export". Pending addresses are forgotten a week after
 their last confirmation mail.
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "subscribersList"),
   },
   {
     name: "subscribers export",
@@ -28,7 +27,6 @@ starts with + or - is written with a leading ' (so that a spreadsheet does not
 take it for a formula): remove it before mailing.
 
   --out FILE   write to FILE (readable by its owner only) instead of the terminal`,
-    run: lazily(handlers, "subscribersExport"),
   },
   {
     name: "subscribers remove",
@@ -38,6 +36,5 @@ take it for a formula): remove it before mailing.
 unsubscribe link keeps answering "unsubscribed". Exit code 3 when no
 subscriber has the address.`,
     arguments: ["EMAIL"],
-    run: lazily(handlers, "subscribersRemove"),
   },
-];
+]);

@@ -1,8 +1,8 @@
-import { type Command, lazily } from "../command.ts";
+import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/visitors.ts");
 
-export const visitorCommands: Command[] = [
+export const visitorCommands = group(handlers, [
   {
     name: "visitor ban",
     usage: "--comment ID [--scope browser|address] [--days N]",
@@ -23,7 +23,6 @@ instance; "visitor bans" lists them.
   --scope address    their browser and everyone at the comment's address
                      (comments written before bans existed name none)
   --days N           lift the ban by itself after N days (default: until "visitor unban")`,
-    run: lazily(handlers, "visitorBan"),
   },
   {
     name: "visitor unban",
@@ -34,7 +33,6 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
 
   --ban ID       the ban's number
   --comment ID   a comment of the banned visitor`,
-    run: lazily(handlers, "visitorUnban"),
   },
   {
     name: "visitor bans",
@@ -45,7 +43,6 @@ in force on the writer of comment ID. Exit code 3 when there was none to lift.
 lifted), covers (browser, or browser+address).
 
   --json   one JSON array instead, for scripts`,
-    run: lazily(handlers, "visitorBans"),
   },
   {
     name: "visitor purge",
@@ -57,6 +54,5 @@ browser) that wrote comment ID, under whatever names they used. Open pages
 update live. Exit code 3 when there is no such comment.
 
   --comment ID   a comment of the visitor (see "comments list")`,
-    run: lazily(handlers, "visitorPurge"),
   },
-];
+]);

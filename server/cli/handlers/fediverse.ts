@@ -131,14 +131,14 @@ const mentionId = ({ positionals }: CommandContext) => {
   return { id: Number(given) };
 };
 
-export const webmentionApprove = ownerAction(
+export const webmentionsApprove = ownerAction(
   mentionId,
   async (context, { id }) => (await actionsOf(context)).approveMention(context.actor, id),
   ({ id }) => `Webmention ${id} shows under its item.\n`,
   ({ id }) => `No verified webmention ${id} waits for approval.`,
 );
 
-export const webmentionRemove = ownerAction(
+export const webmentionsRemove = ownerAction(
   mentionId,
   async (context, { id }) => (await actionsOf(context)).removeMention(context.actor, id),
   ({ id }) => `Webmention ${id} is deleted.\n`,
