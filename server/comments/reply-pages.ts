@@ -31,11 +31,6 @@ const unknownLink: ActionPage = {
   ),
 };
 
-/** RFC 8058: the body a mailbox provider posts. */
-function isOneClick(body: URLSearchParams | undefined): boolean {
-  return body?.get("List-Unsubscribe") === "One-Click";
-}
-
 export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
   app,
   { watches, siteUrl },
@@ -142,7 +137,8 @@ ${paragraph("Stopping all of them also forgets this address.", "note")}`,
 
   // RFC 8058: the mail provider's POST stops the mails at once, from anywhere.
   app.post("/replies/one-click", async (request, reply) => {
-    if (!isOneClick(formFields(request))) {
+    // RFC 8058: the body a mailbox provider posts.
+    if (formFields(request).get("List-Unsubscribe") !== "One-Click") {
       return send(reply, 400, {
         title: "This request could not be read",
         body: paragraph("A one-click unsubscribe posts List-Unsubscribe=One-Click (RFC 8058)."),

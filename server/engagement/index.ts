@@ -10,7 +10,6 @@ import { createVisitorDataRepository } from "./visitor-data-repository.ts";
 import type { WriterKeys } from "./writer-keys.ts";
 
 export { createEventJournal, type EventJournal } from "../events/journal.ts";
-export type { Catalog } from "./catalog.ts";
 
 /**
  * Every repository of the engagement store; writes report their events to

@@ -4,7 +4,8 @@ import { type Comment, formTokenResponseSchema, type OwnerOverlay } from "../../
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { ReplyWatches } from "../../comments/reply-watches.ts";
 import type { ReplyRefusal } from "../../comments/threads.ts";
-import type { Catalog, Engagement } from "../../engagement/index.ts";
+import type { Catalog } from "../../engagement/catalog.ts";
+import type { Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import { ownerVisitorId } from "../../engagement/visitor.ts";
 import type { EventBus } from "../../events/bus.ts";
