@@ -10,18 +10,11 @@ import { seenBy, threadStartsSeenBy, visibleReplies } from "./threads.ts";
 
 type Where = ExpressionBuilder<Database, "science_comments">;
 
-/** Threads after a place in the list's order (time written, then id). */
-const after = (place: CommentPosition) => (eb: Where) =>
+/** Threads after (`>`) or before (`<`) a place in the list's order (time written, then id). */
+const beyond = (place: CommentPosition, side: ">" | "<") => (eb: Where) =>
   eb.or([
-    eb("created_at", ">", place.createdAt),
-    eb.and([eb("created_at", "=", place.createdAt), eb("id", ">", place.id)]),
-  ]);
-
-/** Threads before a place in the list's order. */
-const before = (place: CommentPosition) => (eb: Where) =>
-  eb.or([
-    eb("created_at", "<", place.createdAt),
-    eb.and([eb("created_at", "=", place.createdAt), eb("id", "<", place.id)]),
+    eb("created_at", side, place.createdAt),
+    eb.and([eb("created_at", "=", place.createdAt), eb("id", side, place.id)]),
   ]);
 
 /**
@@ -135,8 +128,8 @@ export function createCommentReads({ db }: Store, { seenComment, toComment }: Co
     }): Promise<{ comments: Comment[]; more: boolean }> {
       const { visitorId } = input;
       let query = threadsOf(input.postId, visitorId).select(columns);
-      if (input.after) query = query.where(after(input.after));
-      if (input.before) query = query.where(before(input.before));
+      if (input.after) query = query.where(beyond(input.after, ">"));
+      if (input.before) query = query.where(beyond(input.before, "<"));
       const rows = await query
         .orderBy("created_at")
         .orderBy("id")

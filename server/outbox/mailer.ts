@@ -137,12 +137,8 @@ type SmtpThreadStart = {
   dkim: DkimSigning | null;
 };
 type SmtpThreadRequest = { id: number; mail: OutgoingMail; close?: false } | { close: true };
-type SmtpThreadReply =
-  | { ready: true }
-  | {
-      id: number;
-      error?: { message: string; code?: string; response?: string; responseCode?: number };
-    };
+type SmtpError = { message: string; code?: string; response?: string; responseCode?: number };
+type SmtpThreadReply = { ready: true } | { id: number; error?: SmtpError };
 
 /**
  * The thread's heap limits, in MB. Its live data is the transport and the
@@ -252,12 +248,7 @@ export type DeliveryFailure = { permanent: boolean; hardBounce: boolean; reason:
  * broken configuration does not fail a whole edition at once.
  */
 export function classifyFailure(error: unknown): DeliveryFailure {
-  const { responseCode, response, code, message } = (error ?? {}) as {
-    responseCode?: number;
-    response?: string;
-    code?: string;
-    message?: string;
-  };
+  const { responseCode, response, code, message } = (error ?? {}) as Partial<SmtpError>;
   const reason = (response ?? message ?? String(error)).replace(/\s+/g, " ").slice(0, 500);
   const permanent =
     typeof responseCode === "number" &&
@@ -322,15 +313,11 @@ async function runSmtpThread(
     send(request.mail).then(
       () => port.postMessage({ id: request.id } satisfies SmtpThreadReply),
       (error: unknown) => {
-        const { responseCode, response, code, message } = (error ?? {}) as Record<string, unknown>;
+        // What classifyFailure reads of nodemailer's error.
+        const { responseCode, response, code, message } = (error ?? {}) as SmtpError;
         port.postMessage({
           id: request.id,
-          error: {
-            message: typeof message === "string" ? message : String(error),
-            ...(typeof code === "string" ? { code } : {}),
-            ...(typeof response === "string" ? { response } : {}),
-            ...(typeof responseCode === "number" ? { responseCode } : {}),
-          },
+          error: { message: message ?? String(error), code, response, responseCode },
         } satisfies SmtpThreadReply);
       },
     );
