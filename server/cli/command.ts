@@ -66,16 +66,14 @@ export type Command = {
   name: string;
   /**
    * What follows the name, for the usage line. It declares the options too
-   * (optionsOf): `--name VALUE` takes a value, `--name` alone is a flag.
+   * (optionsOf): `--name VALUE` takes a value, `--name` alone is a flag; and
+   * the argument (argumentOf).
    */
   usage: string;
   summary: string;
   help: string;
   /** Options the usage line leaves out, for brevity. */
   options?: Options;
-  /** Names of the positional arguments, all required unless `argumentsOptional`. */
-  arguments?: string[];
-  argumentsOptional?: boolean;
   run: Handler;
 };
 
@@ -88,6 +86,17 @@ export function optionsOf({ usage, options }: Command): Options {
     ),
     ...options,
   };
+}
+
+/**
+ * The one argument a usage line names, if any: its word in capitals that is no
+ * option's value ("ACTOR | HOST" for either). It is optional in brackets
+ * ("[SLUG]"), or beside an option that stands for it ("ID | --all").
+ */
+export function argumentOf({ usage }: Command): { name: string; optional: boolean } | null {
+  const unnamed = usage.replaceAll(/--[a-z-]+( [^-|[\s]\S*)?/g, "--");
+  const found = /(\[)?\b([A-Z]+(?: \| [A-Z]+)*)\b(\]| \| --)?/.exec(unnamed);
+  return found ? { name: found[2] ?? "", optional: Boolean(found[1] || found[3]) } : null;
 }
 
 /**

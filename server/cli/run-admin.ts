@@ -5,7 +5,14 @@ import type { Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { Moderation } from "../moderation/service.ts";
-import { type AdminIo, type Command, exitCodes, optionsOf, type Values } from "./command.ts";
+import {
+  type AdminIo,
+  argumentOf,
+  type Command,
+  exitCodes,
+  optionsOf,
+  type Values,
+} from "./command.ts";
 import { bookingCommands } from "./commands/bookings.ts";
 import { commentCommands } from "./commands/comments.ts";
 import { consoleAccessCommands } from "./commands/console-access.ts";
@@ -199,13 +206,11 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     stdout.write(commandHelp(command));
     return exitCodes.ok;
   }
-  const expected = command.arguments ?? [];
-  if (
-    parsed.positionals.length > expected.length ||
-    (!command.argumentsOptional && parsed.positionals.length !== expected.length)
-  ) {
+  const argument = argumentOf(command);
+  const given = parsed.positionals.length;
+  if (given > (argument ? 1 : 0) || (argument && !argument.optional && given === 0)) {
     stderr.write(
-      `${command.name} takes ${expected.length === 0 ? "no arguments" : expected.join(" ")}.\n\n${commandHelp(command)}`,
+      `${command.name} takes ${argument?.name ?? "no arguments"}.\n\n${commandHelp(command)}`,
     );
     return exitCodes.usage;
   }

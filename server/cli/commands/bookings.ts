@@ -29,7 +29,6 @@ the service, the room, whether and by whom it was cancelled, and the
 reader's whole note. Exit code 3 when there is no such booking.
 
   --json   the booking as JSON instead`,
-    arguments: ["ID"],
   },
   {
     name: "bookings cancel",
@@ -43,7 +42,6 @@ such booked call, 1 when the call has begun.
   --message TEXT   a few words to the reader, in the cancellation mail
   --yes            cancel without asking
   --json           print the cancelled booking as JSON`,
-    arguments: ["ID"],
   },
   {
     name: "bookings delete",
@@ -55,7 +53,6 @@ still ahead must be cancelled first, so that both calendars hear of it: exit
 code 1. Exit code 3 when there is no such booking.
 
   --json   print {"id":ID,"deleted":true} instead`,
-    arguments: ["ID"],
   },
   {
     name: "bookings hours",

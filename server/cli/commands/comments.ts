@@ -28,7 +28,6 @@ gives them verbatim.
 Readers who have the post open see it disappear: on PostgreSQL at once, on
 SQLite within about a second (the server reads the events other processes
 record). Exit code 3 when there is no such comment.`,
-    arguments: ["ID"],
   },
   {
     name: "comments pending",
@@ -49,7 +48,6 @@ see them, marked "Awaiting approval", until you approve or reject them.
 the honeypot caught that you judge a person's. Readers who have the post open
 see it appear. Its writer is approved too: under MODERATION=first their later
 comments are published at once. Exit code 3 when there is no such comment.`,
-    arguments: ["ID"],
   },
   {
     name: "comments reject",
@@ -58,7 +56,6 @@ comments are published at once. Exit code 3 when there is no such comment.`,
     help: `Removes a comment that waits for approval: it disappears from its writer's
 page too, live. (On a published comment it does what "comments delete" does.)
 Exit code 3 when there is no such comment.`,
-    arguments: ["ID"],
   },
   {
     name: "comments spam",
@@ -69,6 +66,5 @@ only its writer still sees it, as with what the honeypot catches. The spam
 filter learns from it at once, on every instance: after three comments marked
 so that name the same new product or site, the next one that names it is held
 for you. Exit code 3 when there is no such comment.`,
-    arguments: ["ID"],
   },
 ]);

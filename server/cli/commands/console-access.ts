@@ -33,8 +33,6 @@ is refused and the browser is sent to sign in again. --all ends every session,
 for example after losing a laptop. Exit code 3 when no open session has ID.
 
   --all   end every session`,
-    arguments: ["ID"],
-    argumentsOptional: true,
   },
   {
     name: "audit",

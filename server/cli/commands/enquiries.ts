@@ -31,7 +31,6 @@ its status, the whole message and every answer sent from the console. Exit
 code 3 when there is no such enquiry.
 
   --json   the enquiry as JSON instead`,
-    arguments: ["ID"],
   },
   {
     name: "enquiries close",
@@ -41,7 +40,6 @@ code 3 when there is no such enquiry.
 there is no such enquiry.
 
   --json   print {"id":ID,"status":"closed"} instead`,
-    arguments: ["ID"],
   },
   {
     name: "enquiries delete",
@@ -52,7 +50,6 @@ is queued or recorded in the outbox. Exit code 3 when there is no such
 enquiry.
 
   --json   print {"id":ID,"deleted":true} instead`,
-    arguments: ["ID"],
   },
   {
     name: "enquiries export",

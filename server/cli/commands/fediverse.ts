@@ -15,7 +15,6 @@ which "fediverse block" and "fediverse remove" take).
   },
   {
     name: "fediverse remove",
-    arguments: ["ACTOR"],
     usage: "ACTOR",
     summary: "stop an account following the site",
     help: `Stops the account at address ACTOR (see "fediverse followers") following the
@@ -24,7 +23,6 @@ Exit code 3 when it did not follow.`,
   },
   {
     name: "fediverse block",
-    arguments: ["TARGET"],
     usage: "ACTOR | HOST",
     summary: "block an account or a whole server",
     help: `Blocks an account (its address, https://…) or a whole server (its host name,
@@ -34,8 +32,6 @@ was blocked already.`,
   },
   {
     name: "fediverse erase",
-    arguments: ["ACTOR"],
-    argumentsOptional: true,
     usage: "ACTOR | --comment ID",
     summary: "erase a Fediverse account from the site, and block it",
     help: `Erases everything the site holds of one Fediverse account, for someone who
@@ -65,7 +61,6 @@ keys yet.`,
   },
   {
     name: "fediverse unblock",
-    arguments: ["TARGET"],
     usage: "ACTOR | HOST",
     summary: "lift a block",
     help: `Lifts the block on an account or a server. Exit code 3 when there was none.`,
@@ -90,7 +85,6 @@ item), kind (reply, like, repost, mention), item, source, author, received_at.
   },
   {
     name: "webmentions approve",
-    arguments: ["ID"],
     usage: "ID",
     summary: "show a verified webmention under its item",
     help: `Shows the verified webmention ID (see "webmentions list") under its item; pages
@@ -99,7 +93,6 @@ waits for approval.`,
   },
   {
     name: "webmentions remove",
-    arguments: ["ID"],
     usage: "ID",
     summary: "delete a webmention",
     help: `Deletes the webmention ID, shown or waiting. Its source can send it again,

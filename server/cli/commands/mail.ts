@@ -47,6 +47,5 @@ confirmation or reply mail.
     help: `Removes EMAIL from the suppression list, with its soft bounces. It does not
 subscribe it again: a reader who complained was unsubscribed and must
 subscribe again themselves. Exit code 3 when the address is not suppressed.`,
-    arguments: ["EMAIL"],
   },
 ]);

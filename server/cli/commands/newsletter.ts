@@ -15,7 +15,6 @@ one that leads nowhere on the built site, or is no web address, is printed
 as a warning (as "newsletter send" does).
 
   --out HTML   write the HTML here instead`,
-    arguments: ["FILE"],
   },
   {
     name: "newsletter send",
@@ -46,7 +45,6 @@ needs --yes. A test copy is sent without asking.
   --test ADDRESS   send one test copy to ADDRESS only
   --at TIME        send at TIME instead of now
   --yes            send without asking`,
-    arguments: ["FILE"],
   },
   {
     name: "newsletter cancel",
@@ -57,7 +55,6 @@ scheduled with "newsletter send --at", if it has not started: nothing of it
 goes out, and an edition never sent before is forgotten, so its file may be
 changed and scheduled again. Exit code 3 when it is not scheduled, 1 when it
 has started going out.`,
-    arguments: ["SLUG"],
   },
   {
     name: "newsletter reconfirm",
@@ -86,8 +83,6 @@ clicks are counted per link only: nothing records who followed one, and
 opening a mail is not tracked at all (docs/mail.md, "What an edition did").
 
   --json   the same as JSON, for scripts`,
-    arguments: ["SLUG"],
-    argumentsOptional: true,
   },
   {
     name: "newsletter status",

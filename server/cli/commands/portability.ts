@@ -62,7 +62,6 @@ source's own id.
 
 See docs/backups.md, "Moving in and out", for each kind and an example.`,
     options: { subscribers: { type: "string" }, "legal-basis": { type: "string" } },
-    arguments: ["FILE"],
     run: lazily(importHandler, "importFile"),
   },
 ];

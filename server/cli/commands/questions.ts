@@ -30,6 +30,5 @@ reader's verdict. No question says who asked it.
 and notes it in the audit trail. Exit code 3 when there is no such question.
 
   --json   print {"id":ID,"deleted":true} instead`,
-    arguments: ["ID"],
   },
 ]);

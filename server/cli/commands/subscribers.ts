@@ -35,6 +35,5 @@ take it for a formula): remove it before mailing.
     help: `Removes the subscriber with this address, in any letter case. Their old
 unsubscribe link keeps answering "unsubscribed". Exit code 3 when no
 subscriber has the address.`,
-    arguments: ["EMAIL"],
   },
 ]);
