@@ -18,7 +18,12 @@ import {
 import { type ExportRows, type ExportTable, uniqueKeys } from "./tables.ts";
 
 /** Rows per statement (and, for the other imports, per transaction). */
-export const batchSize = 500;
+const batchSize = 500;
+
+export const batchesOf = <T>(list: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(list.length / batchSize) }, (_, i) =>
+    list.slice(i * batchSize, (i + 1) * batchSize),
+  );
 
 type Trx = Transaction<Database>;
 
@@ -159,11 +164,7 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
   }
   const toWrite: Row[] = [];
   const remapped: Row[] = [];
-  const batches = groupsOf(rows).flatMap((group) =>
-    Array.from({ length: Math.ceil(group.length / batchSize) }, (_, i) =>
-      group.slice(i * batchSize, (i + 1) * batchSize),
-    ),
-  );
+  const batches = groupsOf(rows).flatMap(batchesOf);
   for (const ordered of batches) {
     const mappedEntries = await mapReferences(run, table, ordered);
     const entries = mappedEntries.filter((e): e is { row: Row; at: number } => e !== null);
@@ -237,10 +238,10 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
   }
   // Once a problem is found nothing will be kept: the rest is only checked.
   if (run.problems.length > 0 || toWrite.length === 0) return;
-  for (let start = 0; start < toWrite.length; start += batchSize) {
+  for (const batch of batchesOf(toWrite)) {
     await trx
       .insertInto(table.name)
-      .values(toWrite.slice(start, start + batchSize) as never)
+      .values(batch as never)
       .execute();
   }
   for (const record of remapped) {

@@ -5,7 +5,7 @@ import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
 import { announceComments, type ImportedComment } from "./announce.ts";
-import { batchSize } from "./apply-export.ts";
+import { batchesOf } from "./apply-export.ts";
 import type { Plan } from "./plan.ts";
 import type { Tally } from "./report.ts";
 
@@ -47,8 +47,7 @@ export async function importOnce<T extends { sourceId: string }>(
   also: (item: T) => string[] = () => [],
 ): Promise<{ added: number; present: number }> {
   const entry = { added: 0, present: 0 };
-  for (let start = 0; start < items.length; start += batchSize) {
-    const batch = items.slice(start, start + batchSize);
+  for (const batch of batchesOf(items)) {
     await store.db.transaction().execute(async (trx) => {
       const ids = [...new Set(batch.flatMap((item) => [item.sourceId, ...also(item)]))];
       const { rows } = await sql<{ source_id: string; row_id: number | string }>`

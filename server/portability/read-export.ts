@@ -130,31 +130,26 @@ export function readExport(
         return;
       }
       const values = row as Record<string, unknown>;
-      let good = true;
-      for (const name of Object.keys(values)) {
-        if (!table.columns.some((c) => c.name === name)) {
-          problem(`${where}.${name}`, "is not a column of this table");
-          good = false;
-        }
-      }
-      for (const column of table.columns) {
-        const message =
+      const found = [
+        ...Object.keys(values)
+          .filter((name) => !table.columns.some((c) => c.name === name))
+          .map((name) => [name, "is not a column of this table"]),
+        ...table.columns.map((column) => [
+          column.name,
           column.name in values
             ? checkValue(column, values[column.name])
             : column.nullable
               ? null
-              : "is missing";
-        if (message) {
-          problem(`${where}.${column.name}`, message);
-          good = false;
-        }
-      }
-      if (!good) return;
-      const normalised: ExportRows["rows"][number] = {};
-      for (const column of table.columns) {
-        normalised[column.name] = exportValue(column, values[column.name] ?? null);
-      }
-      checked.push(normalised);
+              : "is missing",
+        ]),
+      ].filter((entry): entry is [string, string] => typeof entry[1] === "string");
+      for (const [name, message] of found) problem(`${where}.${name}`, message);
+      if (found.length > 0) return;
+      checked.push(
+        Object.fromEntries(
+          table.columns.map((c) => [c.name, exportValue(c, values[c.name] ?? null)]),
+        ),
+      );
       at.push(index);
     });
     tables.push({ table, rows: checked, at });
