@@ -76,7 +76,7 @@ export type FederationDeps = {
   ownerNote: (
     commentId: number,
   ) => Promise<{ html: string; published: string; inReplyTo: string; to: string } | null>;
-  allowPrivateAddress: boolean;
+  allowPrivateAddresses: boolean;
   softwareVersion: string;
 };
 
@@ -144,7 +144,7 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     kv: deps.kv,
     queue: deps.queue,
     origin: siteUrl,
-    allowPrivateAddress: deps.allowPrivateAddress,
+    allowPrivateAddress: deps.allowPrivateAddresses,
     userAgent: { software: `EngageWithEngineer/${deps.softwareVersion}`, url: new URL(siteUrl) },
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,

@@ -102,16 +102,11 @@ export function createFediverse(options: FediverseOptions) {
     ]);
     sendFedifyLogsTo(log);
     const made = await createSiteFederation({
-      store,
+      ...options,
       kv,
       queue,
       repository,
-      siteUrl,
-      handle: options.handle,
-      profile: options.profile,
       items,
-      allowPrivateAddress: options.allowPrivateAddresses,
-      softwareVersion: options.softwareVersion,
       ownerNote,
     });
     listenToInbox(made, {
