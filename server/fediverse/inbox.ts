@@ -267,9 +267,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         }
       } else if ((object instanceof Like || object instanceof Announce) && object.id) {
         const path = itemPathOf(object.objectId);
-        if (await repository.unreact(object.id.href, actorId.href)) {
-          if (path) deps.changed(path);
-        }
+        if ((await repository.unreact(object.id.href, actorId.href)) && path) deps.changed(path);
       }
     })
     .on(Create, async (ctx, create) => {
@@ -314,12 +312,8 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       await removeReply(reply.comment_id, actorId.href);
       log.info({ note: objectId.href }, "a Fediverse reply was deleted by its writer");
     })
-    .on(Like, async (_ctx, like) => {
-      await react(like, "like");
-    })
-    .on(Announce, async (_ctx, announce) => {
-      await react(announce, "announce");
-    })
+    .on(Like, (_ctx, like) => react(like, "like"))
+    .on(Announce, (_ctx, announce) => react(announce, "announce"))
     .on(Accept, () => {})
     .on(Reject, () => {})
     .onError((_ctx, error) => {
@@ -331,10 +325,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     if (!activity.id || !actorId || (await blocked(actorId))) return;
     const path = itemPathOf(activity.objectId);
     if (!path) return;
-    if (
-      await repository.react({ activityId: activity.id.href, kind, path, actorId: actorId.href })
-    ) {
-      deps.changed(path);
-    }
+    const reaction = { activityId: activity.id.href, kind, path, actorId: actorId.href };
+    if (await repository.react(reaction)) deps.changed(path);
   }
 }
