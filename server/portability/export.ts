@@ -48,14 +48,11 @@ async function* rowsOf(store: Store, table: ExportTable): AsyncGenerator<Row> {
   }
 }
 
-function settingsOf(config: Config): Record<string, unknown> {
-  const settings: Record<string, unknown> = {};
-  for (const name of exportedSettings) {
-    const value = (config as Record<string, unknown>)[name];
-    if (value !== undefined) settings[name] = value;
-  }
-  return settings;
-}
+/** The settings listed, as JSON leaves them: without those not set. */
+const settingsOf = (config: Config) =>
+  Object.fromEntries(
+    exportedSettings.map((name) => [name, (config as Record<string, unknown>)[name]]),
+  );
 
 /**
  * Writes everything the site owner owns as one JSON document

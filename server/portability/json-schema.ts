@@ -1,4 +1,4 @@
-import type { Column } from "./columns.ts";
+import type { Column, ColumnType } from "./columns.ts";
 import { exportedSettings, exportFormat, exportTables, exportVersion } from "./tables.ts";
 
 /*
@@ -7,18 +7,19 @@ import { exportedSettings, exportFormat, exportTables, exportVersion } from "./t
  * written out (a test keeps it so).
  */
 
+const typesOf: Record<ColumnType, Record<string, unknown>> = {
+  int: { type: "integer" },
+  real: { type: "number" },
+  time: { type: "string", format: "date-time" },
+  text: { type: "string" },
+};
+
 function columnSchema(column: Column): Record<string, unknown> {
   const base: Record<string, unknown> = column.flag
     ? { type: "integer", enum: [0, 1] }
-    : column.type === "int"
-      ? { type: "integer" }
-      : column.type === "real"
-        ? { type: "number" }
-        : column.type === "time"
-          ? { type: "string", format: "date-time" }
-          : column.oneOf
-            ? { type: "string", enum: column.oneOf }
-            : { type: "string" };
+    : column.oneOf
+      ? { type: "string", enum: column.oneOf }
+      : typesOf[column.type];
   if (!column.nullable) return base;
   return { ...base, type: [base.type as string, "null"] };
 }
