@@ -97,7 +97,7 @@ test("on an item page the previous/next links stay put while the discussion goes
   }
 });
 
-test("a comment's link lands on it, the only element with its id, with JavaScript and without", async ({
+test("a comment's link lands on it, the only element with its id, with JavaScript and without; a list page repeats no comment's id", async ({
   visitor,
   request,
   baseURL,
@@ -115,11 +115,23 @@ test("a comment's link lands on it, the only element with its id, with JavaScrip
       }
       await expect(page.locator(`#${id}`)).toHaveCount(1);
       await expect(page.locator(`#${id}`)).toBeInViewport();
-      const ids = await page.evaluate(() =>
-        [...document.querySelectorAll("[id]")].map((element) => element.id),
-      );
-      expect(ids.filter((each, index) => ids.indexOf(each) !== index)).toEqual([]);
+      expect(await repeatedIds(page)).toEqual([]);
       await page.close();
     });
   }
+  await test.step("on the list page, the post's card open and live", async () => {
+    const page = await visitor();
+    await page.goto(`/science#${post}`);
+    const card = page.locator(`#${post}`);
+    await expect(card.locator('[data-live="true"]')).toBeAttached({ timeout: 15_000 });
+    await expect(card.getByRole("button", { name: "Reply" }).first()).toBeVisible();
+    expect(await repeatedIds(page)).toEqual([]);
+  });
 });
+
+/** The ids that more than one element of the page has. */
+const repeatedIds = (page: Page) =>
+  page.evaluate(() => {
+    const ids = [...document.querySelectorAll("[id]")].map((element) => element.id);
+    return ids.filter((each, index) => ids.indexOf(each) !== index);
+  });

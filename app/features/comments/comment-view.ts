@@ -215,7 +215,7 @@ const waitingButton = (className: string, label: string) =>
   );
 
 /** A comment as the served page shows it, or the place of a deleted or held one. */
-function CommentBody({ comment, inPanel }: { comment: LiveComment; inPanel: boolean }) {
+function CommentBody({ comment, itemPage }: { comment: LiveComment; itemPage: boolean }) {
   return comment.deleted
     ? h(DeletedComment, { held: comment.held })
     : h(
@@ -223,7 +223,7 @@ function CommentBody({ comment, inPanel }: { comment: LiveComment; inPanel: bool
         null,
         h(CommentHeader, { comment }),
         h(CommentText, { html: comment.html }),
-        inPanel
+        itemPage
           ? h(
               "div",
               { className: "mt-3 flex flex-wrap gap-2" },
@@ -243,16 +243,16 @@ export const foldedLabel = (count: number) => `${plural(count, "comment")} in be
 function StaticThread({
   start,
   replies,
-  inPanel,
+  itemPage,
 }: {
   start: LiveComment;
   replies: LiveComment[];
-  inPanel: boolean;
+  itemPage: boolean;
 }) {
   return h(
     "li",
-    { id: commentAnchor(start.id), className: "comment" },
-    h(CommentBody, { comment: start, inPanel }),
+    { id: itemPage ? commentAnchor(start.id) : undefined, className: "comment" },
+    h(CommentBody, { comment: start, itemPage }),
     replies.length > 0
       ? h(
           "ul",
@@ -260,8 +260,12 @@ function StaticThread({
           replies.map((reply) =>
             h(
               "li",
-              { key: reply.id, id: commentAnchor(reply.id), className: "comment" },
-              h(CommentBody, { comment: reply, inPanel }),
+              {
+                key: reply.id,
+                id: itemPage ? commentAnchor(reply.id) : undefined,
+                className: "comment",
+              },
+              h(CommentBody, { comment: reply, itemPage }),
             ),
           ),
         )
@@ -284,7 +288,7 @@ export function StaticComments({
   fold = null,
   backHref = null,
   notice = null,
-  inPanel = false,
+  itemPage = false,
 }: {
   /** The post's title, which names the section: a list page holds one per post. */
   title: string;
@@ -307,9 +311,12 @@ export function StaticComments({
   /**
    * On an item's own page, in the discussion's panel under its reactions
    * (app/islands/panel-frame.tsx): the live comments' buttons are drawn in
-   * their places, so that the live comments take the same space.
+   * their places, so that the live comments take the same space, and each
+   * comment has its anchor (`#comment-N`, where reply mails lead) until they
+   * replace it. On a list page the open card's live comments carry the
+   * anchors, beside this copy, hidden: it carries none.
    */
-  inPanel?: boolean;
+  itemPage?: boolean;
 }) {
   const link = "text-sm font-semibold text-accent underline underline-offset-2";
   const list = (threads: { start: LiveComment; replies: LiveComment[] }[]) =>
@@ -317,7 +324,7 @@ export function StaticComments({
       ? h(
           "ul",
           { className: "space-y-3" },
-          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread, inPanel })),
+          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread, itemPage })),
         )
       : null;
   const { above, below } = aroundFold(comments, fold?.after ?? null);
@@ -326,7 +333,7 @@ export function StaticComments({
     {
       id,
       "aria-label": commentsLabel(title),
-      className: inPanel
+      className: itemPage
         ? "static-comments space-y-4"
         : "static-comments mt-6 space-y-4 border-t border-line pt-5",
     },
@@ -347,14 +354,14 @@ export function StaticComments({
     fold
       ? h(
           "div",
-          { className: inPanel ? "comments-fold space-y-2" : "comments-fold" },
+          { className: itemPage ? "comments-fold space-y-2" : "comments-fold" },
           fold.count !== null && fold.count > 0
             ? h("p", { className: "text-sm text-slate-400" }, foldedLabel(fold.count))
             : null,
           // In the panel, the size of the live comments' button.
           h(
             "a",
-            { href: fold.href, className: inPanel ? `inline-block ${showMoreButton}` : link },
+            { href: fold.href, className: itemPage ? `inline-block ${showMoreButton}` : link },
             "Show more comments",
           ),
         )
@@ -363,7 +370,7 @@ export function StaticComments({
     backHref
       ? h("p", null, h("a", { href: backHref, className: link }, "Back to the latest comments"))
       : null,
-    inPanel ? waitingButton(addCommentButton, "Add a comment") : null,
+    itemPage ? waitingButton(addCommentButton, "Add a comment") : null,
   );
 }
 
