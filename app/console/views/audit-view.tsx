@@ -1,6 +1,7 @@
 import type { AuditEntry } from "../../../contract/console.ts";
 import { useConsoleData } from "../console-api.ts";
-import { List, Loading, When } from "../ui.tsx";
+import { List } from "../data.tsx";
+import { Loading, When } from "../ui.tsx";
 
 /** Who did it: the console session's browser, or the command line and mailed links. */
 function actor(entry: AuditEntry): string {

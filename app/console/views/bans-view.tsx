@@ -1,6 +1,7 @@
 import type { ConsoleBan } from "../../../contract/console.ts";
 import { useConsoleData } from "../console-api.ts";
-import { ActButton, List, Loading, When } from "../ui.tsx";
+import { List } from "../data.tsx";
+import { ActButton, Loading, When } from "../ui.tsx";
 
 function whom(ban: ConsoleBan): string {
   return ban.comment ? ban.comment.userName : `the writer of a deleted comment`;

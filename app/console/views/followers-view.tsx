@@ -1,16 +1,8 @@
 import { type FormEvent, useState } from "react";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
 import { act, useConsoleData } from "../console-api.ts";
-import {
-  ActButton,
-  buttonClass,
-  ConfirmButton,
-  Input,
-  List,
-  Loading,
-  Panel,
-  When,
-} from "../ui.tsx";
+import { List } from "../data.tsx";
+import { ActButton, buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const hostOf = (address: string) => {
   try {

@@ -1,5 +1,6 @@
 import { useConsoleData } from "../console-api.ts";
-import { Fact, Facts, Loading, Panel, Table, When } from "../ui.tsx";
+import { Table } from "../data.tsx";
+import { Fact, Facts, Loading, Panel, When } from "../ui.tsx";
 
 export function HealthView() {
   const { loaded } = useConsoleData("GET /admin/health");

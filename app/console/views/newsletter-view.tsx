@@ -2,7 +2,8 @@ import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { buttonClass, ConfirmButton, Input, Loading, Table, When } from "../ui.tsx";
+import { Table } from "../data.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
   const p = edition.progress;

@@ -14,7 +14,8 @@ import {
 } from "recharts";
 import { plural } from "../../../contract/plural.ts";
 import { useConsoleData } from "../console-api.ts";
-import { Figures, Loading, Panel } from "../ui.tsx";
+import { Figures } from "../data.tsx";
+import { Loading, Panel } from "../ui.tsx";
 import { AwaitingApproval } from "./awaiting-approval.tsx";
 
 const axis = { stroke: "#94a3b8", fontSize: 12 };

@@ -2,7 +2,8 @@ import { useState } from "react";
 import type { StoredQuestion } from "../../../contract/assistant.ts";
 import { plural } from "../../../contract/plural.ts";
 import { useConsoleData } from "../console-api.ts";
-import { ConfirmButton, List, Loading, Panel, Radios, When } from "../ui.tsx";
+import { List } from "../data.tsx";
+import { ConfirmButton, Loading, Panel, Radios, When } from "../ui.tsx";
 
 type Filter = "all" | "yes" | "no";
 

@@ -1,4 +1,4 @@
-import { useId, useState } from "react";
+import { useState } from "react";
 import { conversionKinds } from "../../../contract/reader-kinds.ts";
 import type {
   ConversionCounts,
@@ -7,7 +7,8 @@ import type {
   ReadersQuery,
 } from "../../../contract/readers.ts";
 import { useConsoleData } from "../console-api.ts";
-import { buttonClass, Choice, Figures, Input, Loading, Panel, Table } from "../ui.tsx";
+import { Figures, Table } from "../data.tsx";
+import { buttonClass, Choice, Input, Loading, Panel } from "../ui.tsx";
 
 type PeriodName = "day" | "week" | "month" | "range";
 const periods: { value: PeriodName; label: string }[] = [
@@ -26,7 +27,6 @@ const kindLabels: Record<(typeof conversionKinds)[number], string> = {
 };
 
 const regionNames = new Intl.DisplayNames(["en-GB"], { type: "region" });
-const number = new Intl.NumberFormat("en-GB");
 
 /** A row's value as the owner reads it: a country's name, a device in words. */
 function labelOf(dimension: ReaderDimension, value: string): string {
@@ -99,63 +99,43 @@ function FigureTable({
   query: ReadersQuery;
 }) {
   const [open, setOpen] = useState<string | null>(null);
-  const id = useId();
+  const page = dimension === "page";
   return (
     <Panel title={title}>
       {rows.length === 0 ? (
         <p className="text-slate-400">Nothing counted in this period.</p>
       ) : (
-        <table className="w-full text-sm">
-          <thead className="text-left text-slate-400">
-            <tr>
-              <th scope="col">{dimension === "page" ? "Page" : title}</th>
-              <th scope="col" className="text-right">
-                Visitors
-              </th>
-              <th scope="col" className="text-right">
-                Views
-              </th>
-              {dimension === "page" ? (
-                <th scope="col" className="text-right">
-                  Read to the end or 30 s
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          {rows.map((row, index) => {
-            const expanded = open === row.value;
-            const panel = `${id}-${index}`;
-            return (
-              <tbody key={row.value} className="border-t border-line">
-                <tr>
-                  <th scope="row" className="py-1.5 text-left font-normal">
-                    <button
-                      type="button"
-                      aria-expanded={expanded}
-                      aria-controls={panel}
-                      onClick={() => setOpen(expanded ? null : row.value)}
-                      className="break-all text-left text-slate-100 underline decoration-slate-500 underline-offset-2 hover:text-accent"
-                    >
-                      {labelOf(dimension, row.value)}
-                    </button>
-                  </th>
-                  <td className="text-right">{number.format(row.visitors)}</td>
-                  <td className="text-right">{number.format(row.views)}</td>
-                  {dimension === "page" ? (
-                    <td className="text-right">{percent(row.engaged, row.visitors)}</td>
-                  ) : null}
-                </tr>
-                {expanded ? (
-                  <tr id={panel}>
-                    <td colSpan={dimension === "page" ? 4 : 3}>
-                      <ItemFigures query={query} dimension={dimension} value={row.value} />
-                    </td>
-                  </tr>
-                ) : null}
-              </tbody>
-            );
-          })}
-        </table>
+        <Table
+          caption={title}
+          head={[
+            page ? "Page" : title,
+            "Visitors",
+            "Views",
+            ...(page ? ["Read to the end or 30 s"] : []),
+          ]}
+          rows={rows.map((row) => [
+            row.value,
+            row.visitors,
+            row.views,
+            ...(page ? [percent(row.engaged, row.visitors)] : []),
+          ])}
+          first={(value, detailId) => (
+            <button
+              type="button"
+              aria-expanded={open === value}
+              aria-controls={detailId}
+              onClick={() => setOpen(open === value ? null : value)}
+              className="text-left text-slate-100 underline decoration-slate-500 underline-offset-2 hover:text-accent"
+            >
+              {labelOf(dimension, value)}
+            </button>
+          )}
+          detail={(value) =>
+            open === value ? (
+              <ItemFigures query={query} dimension={dimension} value={value} />
+            ) : null
+          }
+        />
       )}
     </Panel>
   );
@@ -239,9 +219,9 @@ export function ReadersView() {
             <Panel title="Visitors and views">
               <Figures
                 figures={[
-                  ["Visitors", number.format(report.visitors)],
-                  ["Views", number.format(report.views)],
-                  ["Reading now (last 30 minutes)", number.format(report.readingNow)],
+                  ["Visitors", report.visitors],
+                  ["Views", report.views],
+                  ["Reading now (last 30 minutes)", report.readingNow],
                 ]}
               />
               <p className="mt-3 text-sm text-slate-400">

@@ -2,7 +2,8 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
 import type { WhoAmIResponse } from "../../../contract/console.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { ActButton, dangerClass, Input, List, Loading, Panel, primaryClass, When } from "../ui.tsx";
+import { List } from "../data.tsx";
+import { ActButton, dangerClass, Input, Loading, Panel, primaryClass, When } from "../ui.tsx";
 
 function AddPasskey({ onAdded }: { onAdded: () => void }) {
   const [name, setName] = useState("");

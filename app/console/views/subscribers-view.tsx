@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
-import { buttonClass, ConfirmButton, Figures, Input, Loading, Panel, Table, When } from "../ui.tsx";
+import { Figures, Table } from "../data.tsx";
+import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const reasons = {
   hard_bounce: "Refused: no such address",

@@ -1,0 +1,117 @@
+import { Fragment, type ReactNode, useId } from "react";
+
+/*
+ * How the console shows what it read: figures, lists and tables. Numbers are
+ * written the British way.
+ */
+const number = new Intl.NumberFormat("en-GB");
+
+/** Figures in large type, each under its label. */
+export function Figures({ figures }: { figures: readonly (readonly [string, ReactNode])[] }) {
+  return (
+    <dl className="flex flex-wrap gap-8">
+      {figures.map(([label, value]) => (
+        <div key={label}>
+          <dt className="text-sm text-slate-400">{label}</dt>
+          <dd className="text-2xl font-semibold text-slate-100">
+            {typeof value === "number" ? number.format(value) : value}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A list named `label`, each item an `<li>` of `children`, or `empty` when it has none. */
+export function List<T>({
+  items,
+  label,
+  empty,
+  ordered = false,
+  className = "space-y-3",
+  children,
+}: {
+  items: readonly T[];
+  label?: string;
+  empty: ReactNode;
+  ordered?: boolean;
+  className?: string;
+  children: (item: T) => ReactNode;
+}) {
+  if (items.length === 0) return <p className="text-slate-400">{empty}</p>;
+  const Tag = ordered ? "ol" : "ul";
+  return (
+    <Tag aria-label={label} className={className}>
+      {items.map(children)}
+    </Tag>
+  );
+}
+
+/**
+ * A table of `rows`, each keyed by its first cell, which heads it. Numbers are
+ * written the British way and, with their column's heading, to the right. With
+ * `first`, the first cell shows what it makes of the key (told the id of the
+ * row under it); with `detail`, a row may open one across the table under it.
+ */
+export function Table({
+  caption,
+  captionShown = false,
+  head,
+  rows,
+  first = (key) => key,
+  detail = () => null,
+  className = "",
+}: {
+  caption: ReactNode;
+  captionShown?: boolean;
+  head: readonly ReactNode[];
+  rows: readonly (readonly [string, ...ReactNode[]])[];
+  first?: (key: string, detailId: string) => ReactNode;
+  detail?: (key: string) => ReactNode;
+  className?: string;
+}) {
+  const id = useId();
+  const right = (index: number) => (typeof rows[0]?.[index] === "number" ? "text-right" : "");
+  return (
+    <table className={`w-full text-left text-sm ${className}`}>
+      <caption className={captionShown ? "text-left text-xs text-slate-400" : "sr-only"}>
+        {caption}
+      </caption>
+      <thead className="text-slate-400">
+        <tr>
+          {head.map((heading, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
+            <th key={index} scope="col" className={`py-1 pr-4 font-medium ${right(index)}`}>
+              {heading}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([key, ...rest], row) => {
+          const more = detail(key);
+          return (
+            <Fragment key={key}>
+              <tr className="border-t border-line align-top">
+                <th scope="row" className="py-1 pr-4 font-normal wrap-anywhere text-slate-100">
+                  {first(key, `${id}-${row}`)}
+                </th>
+                {rest.map((cell, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the columns never move
+                  <td key={index} className={`py-1 pr-4 wrap-anywhere ${right(index + 1)}`}>
+                    {typeof cell === "number" ? number.format(cell) : cell}
+                  </td>
+                ))}
+              </tr>
+              {more ? (
+                <tr id={`${id}-${row}`}>
+                  <td colSpan={head.length}>{more}</td>
+                </tr>
+              ) : null}
+            </Fragment>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
