@@ -1,3 +1,4 @@
+import { plural } from "../../../contract/plural.ts";
 import { useLive } from "../live.tsx";
 
 /**
@@ -16,7 +17,7 @@ export function AwaitingApproval() {
         href="/admin/comments?status=pending"
         className="inline-flex items-center gap-2 rounded-xl border border-amber-300/40 bg-amber-300/10 px-4 py-3 font-semibold text-amber-200 hover:bg-amber-300/20"
       >
-        {pending} {pending === 1 ? "comment" : "comments"} awaiting approval
+        {plural(pending, "comment")} awaiting approval
         <span aria-hidden="true">→</span>
       </a>
     </p>

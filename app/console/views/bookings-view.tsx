@@ -14,6 +14,7 @@ import { momentLabel, timeZones, zoneName } from "../../../contract/time-zones.t
 import { act, consoleApi, errorMessage, keepEdits, useConsoleData } from "../console-api.ts";
 import {
   buttonClass,
+  Choice,
   ConfirmButton,
   Fact,
   Facts,
@@ -190,17 +191,15 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
 
   return (
     <form onSubmit={save} className="space-y-5">
-      <label className={fieldClass}>
-        Time zone
-        <select {...bind("timeZone")}>
-          <option value="">The default ({zoneName(ownerZone)})</option>
-          {timeZones().map((zone) => (
-            <option key={zone} value={zone}>
-              {zoneName(zone)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice
+        label="Time zone"
+        value={draft.timeZone}
+        onChange={(zone) => set("timeZone", zone)}
+        options={[
+          ["", `The default (${zoneName(ownerZone)})`],
+          ...timeZones().map((zone) => [zone, zoneName(zone)] as const),
+        ]}
+      />
       <fieldset>
         <legend className="text-sm font-medium text-slate-200">Weekly hours</legend>
         <p id={`${id}-hours`} className="mt-1 text-sm text-slate-400">

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
+import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
 import { useLive } from "../live.tsx";
 import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
@@ -54,8 +55,7 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
     setBusy(true);
     await act(
       () => consoleApi("POST /admin/comments/bulk", { body: { action, ids: [...selected] } }),
-      ({ done }) =>
-        `${done} comment${done === 1 ? "" : "s"} ${action === "approve" ? "approved" : "rejected"}`,
+      ({ done }) => `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
       () => {
         setSelected(new Set());
         onChanged();
@@ -91,7 +91,7 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
         </button>
         <ConfirmButton
           label={`Reject selected (${selected.size})`}
-          title={`Reject ${selected.size} comment${selected.size === 1 ? "" : "s"}?`}
+          title={`Reject ${plural(selected.size, "comment")}?`}
           description="They are removed, from their writers' pages too. This cannot be undone."
           confirmLabel="Reject them"
           disabled={busy || selected.size === 0}

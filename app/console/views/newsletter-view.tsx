@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
+import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
 import { Table } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
@@ -21,8 +22,8 @@ function Progress({ edition }: { edition: EditionFile }) {
         {p.sent} sent, {p.queued} waiting, {p.failed} failed, {p.cancelled} cancelled
       </p>
       <p className="text-sm text-slate-300">
-        {p.bounced} bounced, {p.complaints} {p.complaints === 1 ? "complaint" : "complaints"},{" "}
-        {p.unsubscribes} unsubscribed within 7 days
+        {p.bounced} bounced, {plural(p.complaints, "complaint")}, {p.unsubscribes} unsubscribed
+        within 7 days
       </p>
       {p.links.length > 0 ? (
         <Table
@@ -46,9 +47,7 @@ function LinkWarnings({ edition }: { edition: EditionFile }) {
       aria-label={`Warnings about ${edition.slug}`}
       className="mt-3 rounded-lg border border-amber-400/40 bg-amber-400/10 p-3 text-sm text-amber-200"
     >
-      <p className="font-semibold">
-        {count === 1 ? "1 link or image to check" : `${count} links or images to check`}
-      </p>
+      <p className="font-semibold">{plural(count, "link or image", "links or images")} to check</p>
       <ul className="mt-1 list-disc space-y-1 pl-5">
         {edition.warnings.map((warning) => (
           <li key={warning}>{warning}</li>
@@ -59,7 +58,7 @@ function LinkWarnings({ edition }: { edition: EditionFile }) {
 }
 
 const leadNowhere = (count: number) =>
-  `${count === 1 ? "1 link or image leads" : `${count} links or images lead`} nowhere`;
+  `${plural(count, "link or image leads", "links or images lead")} nowhere`;
 
 /** A toast that says a mail went out with links that lead nowhere. */
 function warnAbout(warnings: string[]) {
@@ -180,7 +179,7 @@ export function NewsletterView() {
   const send = (slug: string) =>
     act(
       () => consoleApi("POST /admin/editions/:slug/send", { params: { slug } }),
-      ({ queued }) => `Queued for ${queued} subscriber${queued === 1 ? "" : "s"}`,
+      ({ queued }) => `Queued for ${plural(queued, "subscriber")}`,
       ({ warnings }) => {
         warnAbout(warnings);
         return reload();
