@@ -115,21 +115,17 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
         .where("reply_addresses.visitor_id", "=", visitorId)
         .orderBy("reply_addresses.id")
         .execute();
-      const byEmail = new Map<
-        string,
-        { email: string; confirmed: boolean; createdAt: string; commentIds: number[] }
-      >();
-      for (const row of rows) {
-        const entry = byEmail.get(row.email) ?? {
-          email: row.email,
-          confirmed: row.status === "confirmed",
-          createdAt: toIso(row.created_at),
-          commentIds: [],
+      return [...Map.groupBy(rows, (row) => row.email).values()].map((watches) => {
+        const { email, status, created_at } = watches[0]!;
+        return {
+          email,
+          confirmed: status === "confirmed",
+          createdAt: toIso(created_at),
+          commentIds: watches.flatMap(({ comment_id }) =>
+            comment_id === null ? [] : [comment_id],
+          ),
         };
-        if (row.comment_id !== null) entry.commentIds.push(row.comment_id);
-        byEmail.set(row.email, entry);
-      }
-      return [...byEmail.values()];
+      });
     },
   };
 }

@@ -195,15 +195,10 @@ export function createReactionsRepository(
           .groupBy([item, "type"])
           .orderBy(item)
           .execute();
-        const byItem = new Map<string, ReactionCounts>();
-        for (const row of rows) {
-          let counts = byItem.get(row.item_id);
-          if (!counts) {
-            counts = noReactions();
-            byItem.set(row.item_id, counts);
-            result.push({ kind, itemId: row.item_id, counts });
-          }
-          counts[row.type as ReactionType] = Number(row.count);
+        for (const [itemId, types] of Map.groupBy(rows, (row) => row.item_id)) {
+          const counts = noReactions();
+          for (const row of types) counts[row.type as ReactionType] = Number(row.count);
+          result.push({ kind, itemId, counts });
         }
       }
       return result;
