@@ -328,11 +328,7 @@ export function createSubscribersRepository(store: Store) {
         .where("status", "=", "pending")
         .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs));
       await db.deleteFrom("confirmation_tokens").where("subscriber_id", "in", forgotten).execute();
-      await db
-        .deleteFrom("subscribers")
-        .where("status", "=", "pending")
-        .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
-        .execute();
+      await db.deleteFrom("subscribers").where("id", "in", forgotten).execute();
     },
   };
 }

@@ -176,22 +176,20 @@ export function createEditionsRepository(
      * (unless `count` is false); null when the edition has no such link.
      */
     async click(editionId: number, position: number, { count }: { count: boolean }) {
-      if (!count) {
-        const link = await db
-          .selectFrom("edition_links")
-          .select("url")
-          .where("edition_id", "=", editionId)
-          .where("position", "=", position)
-          .executeTakeFirst();
-        return link?.url ?? null;
-      }
-      const link = await db
-        .updateTable("edition_links")
-        .set((eb) => ({ clicks: eb("clicks", "+", 1) }))
-        .where("edition_id", "=", editionId)
-        .where("position", "=", position)
-        .returning("url")
-        .executeTakeFirst();
+      const link = count
+        ? await db
+            .updateTable("edition_links")
+            .set((eb) => ({ clicks: eb("clicks", "+", 1) }))
+            .where("edition_id", "=", editionId)
+            .where("position", "=", position)
+            .returning("url")
+            .executeTakeFirst()
+        : await db
+            .selectFrom("edition_links")
+            .select("url")
+            .where("edition_id", "=", editionId)
+            .where("position", "=", position)
+            .executeTakeFirst();
       return link?.url ?? null;
     },
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dayMs, toIso } from "../lib/time.ts";
@@ -23,6 +24,10 @@ export const scheduleLease = { ms: 30_000, renewEveryMs: 10_000 } as const;
 export const scheduleHorizonMs = 366 * dayMs;
 
 export type ScheduledEdition = { slug: string; sendAt: string; started: boolean };
+
+/** No live claim holds the schedule: none was taken, or its lease ran out. */
+const unclaimed = (now: string) => (eb: ExpressionBuilder<Database, "edition_schedules">) =>
+  eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]);
 
 export function createEditionSchedules(
   store: Store,
@@ -121,12 +126,7 @@ export function createEditionSchedules(
           .select(["editions.id", "editions.slug"])
           .where("edition_schedules.queued_at", "is", null)
           .where("edition_schedules.send_at", "<=", now)
-          .where((eb) =>
-            eb.or([
-              eb("edition_schedules.claimed_until", "is", null),
-              eb("edition_schedules.claimed_until", "<", now),
-            ]),
-          )
+          .where(unclaimed(now))
           .orderBy("edition_schedules.send_at")
           .limit(1)
           .executeTakeFirst();
@@ -140,7 +140,7 @@ export function createEditionSchedules(
           })
           .where("edition_id", "=", due.id)
           .where("queued_at", "is", null)
-          .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
+          .where(unclaimed(now))
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) > 0) return { id: Number(due.id), slug: due.slug };
       }
