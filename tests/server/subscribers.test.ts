@@ -1,6 +1,10 @@
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
+import { openStore } from "../../server/db/store.ts";
+import { createSubscribersRepository } from "../../server/engagement/subscribers-repository.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
+import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 describe.each(backends)("subscribers on %s", (backend) => {
@@ -34,6 +38,38 @@ describe.each(backends)("subscribers on %s", (backend) => {
     await confirmedSubscriber(t, "  padded@example.com ");
     const again = await subscribe("padded@example.com");
     expect(again.statusCode).toBe(409);
+  });
+
+  it("forgets an address never confirmed, and its link, a week after its confirmation mail", async () => {
+    await subscribe("stale@example.com");
+    await subscribe("recent@example.com");
+    const [stale] = await runSql(t, "select id from subscribers where email = ?", [
+      "stale@example.com",
+    ]);
+    const eightDaysAgo = new Date(Date.now() - 8 * 86_400_000).toISOString();
+    await runSql(t, "update subscribers set confirmation_sent_at = ? where id = ?", [
+      eightDaysAgo,
+      Number(stale?.id),
+    ]);
+    const store = await openStore(
+      t.databaseUrl
+        ? { kind: "postgres", connectionString: t.databaseUrl }
+        : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
+    );
+    await createSubscribersRepository(store)
+      .prune()
+      .finally(() => store.close());
+    const left = await runSql(t, "select email from subscribers where email in (?, ?)", [
+      "stale@example.com",
+      "recent@example.com",
+    ]);
+    expect(left.map((row) => row.email)).toEqual(["recent@example.com"]);
+    const links = await runSql(
+      t,
+      "select token_hash from confirmation_tokens where subscriber_id = ?",
+      [Number(stale?.id)],
+    );
+    expect(links).toEqual([]);
   });
 
   it("sets no visitor cookie: a subscription needs no identity", async () => {
