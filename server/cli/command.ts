@@ -8,7 +8,6 @@ import type { Engagement } from "../engagement/index.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
 import type { ModerationActions } from "../moderation/owner-actions.ts";
 import type { Moderation } from "../moderation/service.ts";
-import { AdminError } from "./sqlite-files.ts";
 
 /**
  * What one of the owner's commands is (`npm run admin -- <command>`): its name,
@@ -30,6 +29,16 @@ export type AdminIo = {
 };
 
 export const exitCodes = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
+
+/** A refusal or failure the command line reports as it is, with its exit code. */
+export class AdminError extends Error {
+  override name = "AdminError";
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
 
 export type Values = Record<string, string | boolean | undefined>;
 

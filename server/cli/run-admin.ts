@@ -6,6 +6,7 @@ import { storeOptionsOf } from "../db/store-config.ts";
 import type { Engagement } from "../engagement/index.ts";
 import type { Moderation } from "../moderation/service.ts";
 import {
+  AdminError,
   type AdminIo,
   argumentOf,
   type Command,
@@ -28,7 +29,6 @@ import { spamCommands } from "./commands/spam.ts";
 import { statsCommands } from "./commands/stats.ts";
 import { subscriberCommands } from "./commands/subscribers.ts";
 import { visitorCommands } from "./commands/visitors.ts";
-import { AdminError } from "./sqlite-files.ts";
 
 /**
  * The owner's command line (`npm run admin -- <command>`): what the site

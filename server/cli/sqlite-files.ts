@@ -1,16 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-
-/** A refusal or failure the command line reports as it is, with its exit code. */
-export class AdminError extends Error {
-  override name = "AdminError";
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
+import { AdminError } from "./command.ts";
 
 /** The tables a database of this site has; a file without them is not one of its backups. */
 const expectedTables = ["subscribers", "science_comments", "events", "kysely_migration"];

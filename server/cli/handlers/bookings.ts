@@ -13,6 +13,7 @@ import { bookingActions, toBooking } from "../../bookings/owner-actions.ts";
 import { createBookingsRepository } from "../../bookings/repository.ts";
 import { enquiryReader } from "../../enquiries/owner-actions.ts";
 import {
+  AdminError,
   agreed,
   type CommandContext,
   exitCodes,
@@ -21,7 +22,6 @@ import {
   usageError,
   type Values,
 } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
 import { printedJson, printList } from "../table.ts";
 
 /**

@@ -1,6 +1,12 @@
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
-import { type CommandContext, exitCodes, ownerAction, parseId, usageError } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import {
+  AdminError,
+  type CommandContext,
+  exitCodes,
+  ownerAction,
+  parseId,
+  usageError,
+} from "../command.ts";
 import { printList } from "../table.ts";
 
 /** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */

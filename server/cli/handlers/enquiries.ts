@@ -5,6 +5,7 @@ import type { Store } from "../../db/store.ts";
 import { enquiryActions, enquiryReader } from "../../enquiries/owner-actions.ts";
 import { createEnquiriesRepository } from "../../enquiries/repository.ts";
 import {
+  AdminError,
   type CommandContext,
   exitCodes,
   ownerAction,
@@ -12,7 +13,6 @@ import {
   usageError,
   writeOut,
 } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
 import { printedJson, printList } from "../table.ts";
 
 /** The enquiries on the configured database, read as the console reads them, and the owner's actions. */

@@ -27,8 +27,7 @@ import {
 } from "../../portability/report.ts";
 import { createExportSigner } from "../../portability/signature.ts";
 import { readWordpress } from "../../portability/wordpress.ts";
-import { type CommandContext, exitCodes, usageError } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import { AdminError, type CommandContext, exitCodes, usageError } from "../command.ts";
 
 /** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
 const maxInputBytes = 512 * 1024 * 1024;

@@ -13,8 +13,7 @@ import {
 } from "../../outbox/dkim.ts";
 import { createSuppressions } from "../../outbox/suppressions.ts";
 import { verpKeyOf } from "../../outbox/verp.ts";
-import { type CommandContext, ownerAction, usageError } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
+import { AdminError, type CommandContext, ownerAction, usageError } from "../command.ts";
 import { printList } from "../table.ts";
 
 export async function mailDkim({ values, config, stdout }: CommandContext) {

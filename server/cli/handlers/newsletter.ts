@@ -13,6 +13,7 @@ import { createEditionSchedules } from "../../newsletter/schedules.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "../../outbox/dkim.ts";
 import { createMailer } from "../../outbox/mailer.ts";
 import {
+  AdminError,
   agreed,
   type CommandContext,
   exitCodes,
@@ -20,7 +21,6 @@ import {
   ownerAction,
   usageError,
 } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
 import { formatTable, printedJson } from "../table.ts";
 
 /**

@@ -2,6 +2,7 @@ import { type BanScope, banScopeSchema } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { noAddress } from "../../moderation/owner-actions.ts";
 import {
+  AdminError,
   type CommandContext,
   exitCodes,
   ownerAction,
@@ -9,7 +10,6 @@ import {
   usageError,
   type Values,
 } from "../command.ts";
-import { AdminError } from "../sqlite-files.ts";
 import { printList } from "../table.ts";
 
 /** --comment ID: a visitor is named by a comment they wrote. */
