@@ -9,9 +9,28 @@ import { itemKeys } from "./query-keys.ts";
 import { readAgain } from "./read-again.ts";
 
 function reload(queryClient: QueryClient, kind: ItemKind, id: string) {
-  void readAgain(queryClient, { queryKey: itemKeys.reactions(kind, id), exact: true });
+  readAfterToggles(queryClient, itemKeys.reactions(kind, id));
   if (kind === "science")
     void readAgain(queryClient, { queryKey: itemKeys.comments(id), exact: true });
+}
+
+/**
+ * Reads the reactions again once none of this visitor's toggles of them is on
+ * its way. A read made beside a toggle can reach the server before the toggle
+ * commits: its answer, landing before or after the toggle's, would show the
+ * reaction un-held again, and could leave it so. The toggle's own answer is
+ * the server's state when it committed; the read after it brings what others
+ * changed while the stream was opening.
+ */
+function readAfterToggles(queryClient: QueryClient, queryKey: readonly unknown[]) {
+  const toggles = { mutationKey: queryKey, exact: true };
+  const read = () => void readAgain(queryClient, { queryKey, exact: true });
+  if (queryClient.isMutating(toggles) === 0) return read();
+  const stop = queryClient.getMutationCache().subscribe(() => {
+    if (queryClient.isMutating(toggles) > 0) return;
+    stop();
+    read();
+  });
 }
 
 /**
