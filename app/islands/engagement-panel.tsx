@@ -86,7 +86,8 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
   return (
     <div ref={root} data-live={live} className={panelClasses}>
       <div className={reactionRowClasses}>
-        <fieldset aria-label={`Reactions to ${title}`}>
+        <fieldset>
+          <legend className="sr-only">Reactions to {title}</legend>
           <ReactionButtons counts={reactions.data?.counts ?? null} held={held} onReact={react} />
         </fieldset>
         {shownName ? (

@@ -15,7 +15,8 @@ export function PanelPlaceholder({ title, children }: { title: string; children?
   return (
     <div className={children ? panelClasses : `noscript:hidden ${panelClasses}`}>
       <div className={`noscript:hidden ${reactionRowClasses}`}>
-        <fieldset aria-label={`Reactions to ${title}`} disabled>
+        <fieldset disabled>
+          <legend className="sr-only">Reactions to {title}</legend>
           <ReactionButtons counts={null} onReact={() => {}} disabled />
         </fieldset>
       </div>

@@ -18,6 +18,8 @@ export async function liveDiscussion(page: Page) {
   await section.scrollIntoViewIfNeeded();
   await expect(section.locator('[data-live="true"]')).toBeAttached({ timeout: 15_000 });
   await expect(section.getByText("Loading comments…")).toHaveCount(0);
+  // The server's copy of the comments stays until the live ones arrive, then leaves the page.
+  await expect(section.locator(".static-comments")).toHaveCount(0);
   return section.getByRole("region", { name: "Comments" });
 }
 
