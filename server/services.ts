@@ -67,9 +67,12 @@ export type ServiceOptions = {
 /** The content folder, where the owner's picture is. */
 const contentRoot = path.resolve(import.meta.dirname, "../content");
 
-const pictureTypes: Record<string, string> = { ".png": "image/png", ".webp": "image/webp" };
-const pictureTypeOf = (file: string) =>
-  pictureTypes[path.extname(file).toLowerCase()] ?? "image/jpeg";
+/** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
+const pictureTypes: Record<string, string> = {
+  ".jpg": "image/jpeg",
+  ".png": "image/png",
+  ".webp": "image/webp",
+};
 
 export async function startServices({
   config,
@@ -188,6 +191,7 @@ export async function startServices({
   const bookings = createBookings(formDeps("booking form timing"));
   // The site on the Fediverse (docs/fediverse.md): Fedify loads on first use.
   const photo = config.owner.photo;
+  const photoType = photo && pictureTypes[path.extname(photo.src).toLowerCase()];
   const fediverse = createFediverse({
     store,
     bus,
@@ -198,11 +202,12 @@ export async function startServices({
       name: config.owner.name,
       summary: config.owner.role,
       links: config.owner.links,
-      picture: photo ? { path: "/fediverse/picture", mediaType: pictureTypeOf(photo.src) } : null,
+      picture: photo && photoType ? { path: "/fediverse/picture", mediaType: photoType } : null,
     },
-    pictureFile: photo
-      ? { file: path.join(contentRoot, "images", photo.src), type: pictureTypeOf(photo.src) }
-      : null,
+    pictureFile:
+      photo && photoType
+        ? { file: path.join(contentRoot, "images", photo.src), type: photoType }
+        : null,
     allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     softwareVersion: "1.0.0",
     log: log,

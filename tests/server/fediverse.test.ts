@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { readOwnerProfile } from "../../content/owner.ts";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { auditResponseSchema } from "../../contract/console.ts";
 import {
@@ -774,6 +775,32 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         expect(answer.statusCode, `${type} ${payload.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
         expect(answer.statusCode, `${type} ${payload.slice(0, 40)}`).toBeLessThan(500);
       }
+    }
+  });
+});
+
+describe.each(backends)("the owner's picture as the actor's icon, on %s", (backend) => {
+  it("is not offered when it is a drawing (SVG), which Fediverse servers do not take as an avatar", {
+    timeout: 240_000,
+  }, async () => {
+    const t = await startTestApp(backend, {
+      env: { FEDIVERSE_HANDLE: "arjun" },
+      ownerProfile: {
+        ...readOwnerProfile(),
+        photo: { src: "science/soap.svg", alt: "A drawing", width: 480, height: 480 },
+      },
+    });
+    try {
+      const actor = await t.app.inject({
+        url: "/fediverse/actors/site",
+        headers: { accept: activityJson },
+      });
+      expect(actor.statusCode).toBe(200);
+      const person = actorSchema.extend({ icon: z.unknown().optional() }).parse(actor.json());
+      expect(person.icon).toBeUndefined();
+      expect((await t.app.inject({ url: "/fediverse/picture" })).statusCode).toBe(404);
+    } finally {
+      await t.close();
     }
   });
 });

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { inject } from "vitest";
 import { z } from "zod";
 import { firstLoaded, type LoadedComments } from "../../../app/lib/comment-list.ts";
+import type { OwnerProfile } from "../../../content/owner.ts";
 import { commentsResponseSchema } from "../../../contract/api.ts";
 import type { Endpoints, Route } from "../../../contract/endpoints.ts";
 import { type AppOptions, buildApp } from "../../../server/app.ts";
@@ -60,6 +61,8 @@ export function freshItem(kind: "mythology" | "science"): string {
 
 export type TestAppOptions = {
   env?: Record<string, string>;
+  /** The owner's profile, instead of content/owner.md's. */
+  ownerProfile?: OwnerProfile;
   heartbeatMs?: number;
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
@@ -132,14 +135,17 @@ export async function startTestApp(
         )))
       : undefined;
 
-  const config = loadConfig({
-    NODE_ENV: "test",
-    DATA_DIR: dataDir,
-    SITE_URL: siteUrl,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...generousLimits,
-    ...options.env,
-  });
+  const config = loadConfig(
+    {
+      NODE_ENV: "test",
+      DATA_DIR: dataDir,
+      SITE_URL: siteUrl,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...generousLimits,
+      ...options.env,
+    },
+    { ownerProfile: options.ownerProfile },
+  );
   if (backend === "sqlite" && !options.dataDir && !options.emptyDatabase) {
     // The app opens it as it would its own (the folder 0700, the file 0600).
     const file = sqliteFileOf(config);
