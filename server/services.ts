@@ -60,12 +60,11 @@ export type ServiceOptions = {
   readers?: { flushMs?: number; clock?: () => Date };
   /** A migrated empty SQLite database, copied at a first start (server/db/new-database.ts). */
   newDatabase?: string;
+  /** The content folder, where the owner's picture is: content/ unless given (tests). */
+  contentRoot?: string;
   /** The assistant's index (server/assistant/index-file.ts); by default the one built beside the pages. */
   assistantIndex?: () => string | null;
 };
-
-/** The content folder, where the owner's picture is. */
-const contentRoot = path.resolve(import.meta.dirname, "../content");
 
 /** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
 const pictureTypes: Record<string, string> = {
@@ -83,6 +82,7 @@ export async function startServices({
   databaseWaitMs,
   readers: readerOptions = {},
   newDatabase,
+  contentRoot = path.resolve(import.meta.dirname, "../content"),
   clientRoot,
   // Beside the pages it was built with: BUILD_DIR's, or that of a site given by path (tests).
   assistantIndex = readIndexFile(

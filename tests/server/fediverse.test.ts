@@ -1,6 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { signRequest } from "@fedify/fedify";
+import { Resvg } from "@resvg/resvg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readOwnerProfile } from "../../content/owner.ts";
@@ -780,23 +784,58 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
 });
 
 describe.each(backends)("the owner's picture as the actor's icon, on %s", (backend) => {
+  /** An app whose owner's profile has this picture, and its actor as served. */
+  async function withPicture(src: string, contentRoot?: string) {
+    const t = await startTestApp(backend, {
+      env: { FEDIVERSE_HANDLE: "arjun" },
+      ...(contentRoot ? { contentRoot } : {}),
+      ownerProfile: { ...readOwnerProfile(), photo: { src, alt: "Arjun", width: 48, height: 48 } },
+    });
+    const actor = await t.app.inject({
+      url: "/fediverse/actors/site",
+      headers: { accept: activityJson },
+    });
+    expect(actor.statusCode).toBe(200);
+    return { t, actor: actor.json() };
+  }
+
+  it("is served from the site as the actor's icon when it is a photograph (PNG)", {
+    timeout: 240_000,
+  }, async () => {
+    const contentRoot = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-"));
+    mkdirSync(path.join(contentRoot, "images", "owner"), { recursive: true });
+    const portrait = new Resvg(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48"><circle cx="24" cy="24" r="20" fill="#0ea5e9"/></svg>',
+    )
+      .render()
+      .asPng();
+    writeFileSync(path.join(contentRoot, "images", "owner", "portrait.png"), portrait);
+    const { t, actor } = await withPicture("owner/portrait.png", contentRoot);
+    try {
+      const person = actorSchema
+        .extend({ icon: z.object({ type: z.string(), url: z.string(), mediaType: z.string() }) })
+        .parse(actor);
+      expect(person.icon).toEqual({
+        type: "Image",
+        url: `${siteUrl}/fediverse/picture`,
+        mediaType: "image/png",
+      });
+      const picture = await t.app.inject({ url: "/fediverse/picture" });
+      expect(picture.statusCode).toBe(200);
+      expect(picture.headers["content-type"]).toBe("image/png");
+      expect(picture.rawPayload.equals(portrait)).toBe(true);
+    } finally {
+      await t.close();
+      rmSync(contentRoot, { recursive: true, force: true });
+    }
+  });
+
   it("is not offered when it is a drawing (SVG), which Fediverse servers do not take as an avatar", {
     timeout: 240_000,
   }, async () => {
-    const t = await startTestApp(backend, {
-      env: { FEDIVERSE_HANDLE: "arjun" },
-      ownerProfile: {
-        ...readOwnerProfile(),
-        photo: { src: "science/soap.svg", alt: "A drawing", width: 480, height: 480 },
-      },
-    });
+    const { t, actor } = await withPicture("science/soap.svg");
     try {
-      const actor = await t.app.inject({
-        url: "/fediverse/actors/site",
-        headers: { accept: activityJson },
-      });
-      expect(actor.statusCode).toBe(200);
-      const person = actorSchema.extend({ icon: z.unknown().optional() }).parse(actor.json());
+      const person = actorSchema.extend({ icon: z.unknown().optional() }).parse(actor);
       expect(person.icon).toBeUndefined();
       expect((await t.app.inject({ url: "/fediverse/picture" })).statusCode).toBe(404);
     } finally {

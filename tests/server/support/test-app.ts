@@ -61,8 +61,9 @@ export function freshItem(kind: "mythology" | "science"): string {
 
 export type TestAppOptions = {
   env?: Record<string, string>;
-  /** The owner's profile, instead of content/owner.md's. */
+  /** The owner's profile, instead of content/owner.md's, and the folder its picture is in. */
   ownerProfile?: OwnerProfile;
+  contentRoot?: string;
   heartbeatMs?: number;
   /** Reuse a database (several instances on one PostgreSQL, or a restart on one SQLite file). */
   databaseUrl?: string;
@@ -170,6 +171,7 @@ export async function startTestApp(
     ...(options.readers ? { readers: options.readers } : {}),
     ...(options.snsTrust ? { snsTrust: options.snsTrust } : {}),
     ...(options.assistantIndex ? { assistantIndex: options.assistantIndex } : {}),
+    ...(options.contentRoot ? { contentRoot: options.contentRoot } : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);
