@@ -1,7 +1,6 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { ItemKind, ReactionType } from "../../contract/limits.ts";
-import { ReactionButtons } from "../components/reaction-buttons.tsx";
 import { CommentSection } from "../features/comments/comment-section.tsx";
 import { useOwnerOverlay } from "../features/comments/use-comments.ts";
 import { useReactions, useToggleReaction } from "../features/reactions/use-reactions.ts";
@@ -10,7 +9,7 @@ import { useDisplayName } from "../features/visitor-name/name-store.ts";
 import { ApiError } from "../lib/api-client.ts";
 import { useLiveItem } from "../lib/live-item.ts";
 import { isRateLimited, slowDownMessage } from "../lib/slow-down.ts";
-import { panelClasses, reactionRowClasses } from "./panel-frame.tsx";
+import { panelClasses, ReactionGroup, reactionRowClasses } from "./panel-frame.tsx";
 
 // No retries (docs/product.md, "When something fails"); fresh data comes from
 // the live stream, not from polling.
@@ -86,10 +85,12 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
   return (
     <div ref={root} data-live={live} className={panelClasses}>
       <div className={reactionRowClasses}>
-        <fieldset>
-          <legend className="sr-only">Reactions to {title}</legend>
-          <ReactionButtons counts={reactions.data?.counts ?? null} held={held} onReact={react} />
-        </fieldset>
+        <ReactionGroup
+          title={title}
+          counts={reactions.data?.counts ?? null}
+          held={held}
+          onReact={react}
+        />
         {shownName ? (
           // A 40-character name without a space still wraps (docs/product.md, "Limits").
           <p className="min-w-0 text-sm text-slate-400 [overflow-wrap:anywhere]">

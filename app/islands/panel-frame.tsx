@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { ComponentProps, ReactNode } from "react";
 import { ReactionButtons } from "../components/reaction-buttons.tsx";
 
 /** The engagement panel's box, and the row of its reaction buttons (engagement-panel.tsx). */
@@ -15,12 +15,26 @@ export function PanelPlaceholder({ title, children }: { title: string; children?
   return (
     <div className={children ? panelClasses : `noscript:hidden ${panelClasses}`}>
       <div className={`noscript:hidden ${reactionRowClasses}`}>
-        <fieldset disabled>
-          <legend className="sr-only">Reactions to {title}</legend>
-          <ReactionButtons counts={null} onReact={() => {}} disabled />
-        </fieldset>
+        <ReactionGroup title={title} counts={null} onReact={() => {}} disabled />
       </div>
       {children}
     </div>
+  );
+}
+
+/**
+ * The item's reaction buttons, a group named after it: one markup for the
+ * placeholder and the live panel, so that the one takes the other's space.
+ */
+export function ReactionGroup({
+  title,
+  disabled = false,
+  ...buttons
+}: { title: string } & ComponentProps<typeof ReactionButtons>) {
+  return (
+    <fieldset disabled={disabled}>
+      <legend className="sr-only">Reactions to {title}</legend>
+      <ReactionButtons {...buttons} disabled={disabled} />
+    </fieldset>
   );
 }
