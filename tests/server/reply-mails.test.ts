@@ -6,6 +6,7 @@ import {
   errorResponseSchema,
 } from "../../contract/api.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
@@ -219,6 +220,10 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await confirm(email);
     await t.visitor().reply(postId, question, "First answer about the cell.", "Ravi");
     await smtp.waitFor(() => smtp.to(email).length === 2);
+    // The SMTP server has the notice a moment before the worker records it sent.
+    await waitFor(async () => (await queuedFor(email)).every((row) => row.status === "sent"), {
+      what: "the notice recorded as sent",
+    });
     await t.visitor().reply(postId, question, "Second answer, on temperature.", "Meera");
     await t.visitor().reply(postId, question, "Third answer, on storage charge.", "Kiran");
     expect((await queuedFor(email)).map((row) => [row.kind, row.status])).toEqual([
