@@ -148,7 +148,7 @@ export function startEngagement({
     events,
     {
       committed(event) {
-        reads?.invalidate(event.topic);
+        reads?.committedHere(event);
         bus.committed(event);
       },
     },

@@ -11,7 +11,7 @@ import { type ItemKind, limits, type ReactionType } from "../../contract/limits.
 import { type LiveComment, topicOf } from "../../contract/live-events.ts";
 import { type OpeningCandidates, openingOf } from "../comments/opening.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
-import { type EventBus, itemOfOwnTopic } from "../events/bus.ts";
+import { type EventBus, itemOfOwnTopic, type LiveEvent } from "../events/bus.ts";
 import {
   assembled,
   type Representation,
@@ -114,11 +114,19 @@ export function createReadCache({
     overlays.changed(topic);
     for (const watcher of watchers) watcher(topic);
   }
-  const unsubscribe = bus.subscribeAll((event) => {
+  function apply(event: LiveEvent) {
     const ownOf = itemOfOwnTopic(event.topic);
     // What only a writer sees changed: the shared answers stay.
     if (ownOf !== null) overlays.changed(ownOf);
     else invalidate(event.topic);
+  }
+  // Events this instance applied as they committed: their delivery by the bus
+  // (at once on SQLite, later through the journal on PostgreSQL) changes
+  // nothing more, and would drop what was read since. Bounded, in case the bus
+  // never delivers some of them (a listener reconnecting keeps nothing anyway).
+  const appliedHere = new Set<number>();
+  const unsubscribe = bus.subscribeAll((event) => {
+    if (!appliedHere.delete(event.id)) apply(event);
   });
 
   function shared<T>(key: string, load: () => Promise<Shared<T>>): Promise<Shared<T>> {
@@ -321,8 +329,19 @@ export function createReadCache({
     keptOpening: (postId: string): unknown =>
       entries.get(keyOf("comments", topicOf("science", postId))),
 
-    /** Forgets an item's answers: its transaction has committed. */
+    /** Forgets an item's answers: something about it changed. */
     invalidate,
+
+    /**
+     * A write of this instance has committed: forgets what it changed before
+     * the write is answered, once for good (the bus's delivery of the same
+     * event is skipped).
+     */
+    committedHere(event: LiveEvent) {
+      apply(event);
+      appliedHere.add(event.id);
+      if (appliedHere.size > 1_000) appliedHere.delete(appliedHere.values().next().value as number);
+    },
     close: unsubscribe,
   };
 }
