@@ -170,7 +170,7 @@ export function ConfirmButton({
   confirmLabel?: string;
   /** The button that leaves things as they are, where "Cancel" would read as the action. */
   dismissLabel?: string;
-  /** What confirming does: `onConfirm`, or `call` toasting `done`, then `after` (a reload) either way. */
+  /** What confirming does: `onConfirm`, or `call` toasting `done` and then running `after` (a reload) if it took, or what went wrong. */
   onConfirm?: () => void;
   call?: Call;
   done?: string;
@@ -203,7 +203,7 @@ export function ConfirmButton({
             <AlertDialog.Cancel className={buttonClass}>{dismissLabel}</AlertDialog.Cancel>
             <AlertDialog.Action
               className={tone === "primary" ? primaryClass : destructiveClass}
-              onClick={() => (call ? void act(call, done).then(after) : onConfirm?.())}
+              onClick={() => (call ? void act(call, done, after) : onConfirm?.())}
             >
               {confirmLabel}
             </AlertDialog.Action>
@@ -214,7 +214,7 @@ export function ConfirmButton({
   );
 }
 
-/** A button that makes `call` at once, toasting `done`, then runs `after` (a reload) whether or not it took. */
+/** A button that makes `call` at once, toasting `done` and then running `after` (a reload) if it took, or what went wrong. */
 export function ActButton({
   label,
   name,
@@ -239,22 +239,31 @@ export function ActButton({
       className={className}
       aria-label={name}
       disabled={disabled}
-      onClick={() => void act(call, done).then(after)}
+      onClick={() => void act(call, done, after)}
     >
       {label}
     </button>
   );
 }
 
-/** One choice of `options` (its value, its words, and a line under them), as radio buttons. */
+/**
+ * One choice of `options` (its value, its words, and a line under them), as
+ * radio buttons; as `pills`, each a rounded box, the chosen one filled (a
+ * filter). With `legendHidden`, the legend names the group for screen readers
+ * only, where what the choices say is plain enough to the eye.
+ */
 export function Radios<V extends string>({
   legend,
+  legendHidden = false,
+  pills = false,
   value,
   onChange,
   options,
-  className = "flex flex-wrap gap-x-4 gap-y-2",
+  className = pills ? "flex flex-wrap gap-2" : "flex flex-wrap gap-x-4 gap-y-2",
 }: {
   legend: string;
+  legendHidden?: boolean;
+  pills?: boolean;
   value: V;
   onChange: (value: V) => void;
   options: readonly (readonly [V, string, string?])[];
@@ -263,11 +272,15 @@ export function Radios<V extends string>({
   const id = useId();
   return (
     <fieldset className="min-w-0">
-      <legend className="mb-1 text-sm font-medium text-slate-200">{legend}</legend>
+      <legend className={legendHidden ? "sr-only" : "mb-1 text-sm font-medium text-slate-200"}>
+        {legend}
+      </legend>
       <div className={className}>
         {options.map(([each, label, hint]) => (
           <div key={each} className="text-sm">
-            <label className="flex items-center gap-2 text-slate-300">
+            <label
+              className={`flex items-center gap-2 text-slate-300 ${pills ? "cursor-pointer rounded-lg px-3 py-1.5 ring-1 ring-line has-checked:bg-accent/15 has-checked:text-accent" : ""}`}
+            >
               <input
                 type="radio"
                 name={id}

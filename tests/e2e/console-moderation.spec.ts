@@ -1,9 +1,10 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { commentsResponseSchema } from "../../contract/api.ts";
 import { seriousViolations } from "./support/axe.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
+import { refuseWrite } from "./support/refused-write.ts";
 
 /*
  * Moderating in the console as an owner does on a busy morning, in Chromium
@@ -160,6 +161,18 @@ test("Ban is red and confirmed without a command to run; the ban list lifts it",
   await expect(bans).toContainText("Kofi");
   await expect(bans).toContainText("Does a lid keep tea hot longer?");
   await expect(bans).toContainText("their browser and address");
+  // An unban the server refuses: the owner reads why, and the list is not read again.
+  const refused = await refuseWrite(page, {
+    method: "DELETE",
+    url: /\/api\/admin\/bans\/\d+$/,
+    list: /\/api\/admin\/bans(\?|$)/,
+    message: "The database is busy: try again in a moment",
+  });
+  await bans.getByRole("button", { name: /^Unban Kofi/ }).click();
+  await expect(page.getByText("The database is busy: try again in a moment")).toBeVisible();
+  expect(await refused.reads()).toBe(0);
+  await expect(bans).toContainText("Kofi");
+  await refused.accept();
   await bans.getByRole("button", { name: /^Unban Kofi/ }).click();
   await expect(page.getByText("The ban on Kofi is lifted")).toBeVisible();
   await expect(page.getByText("No bans in force.")).toBeVisible();
@@ -200,6 +213,51 @@ test("a comment kept as spam is listed under the Spam filter, with its count", a
   await page.getByRole("radio", { name: /^Published \(\d+\)$/ }).check();
   await expect(page.getByRole("list", { name: "Published comments, newest first" })).toBeVisible();
   await expect(card).toHaveCount(0);
+});
+
+test("the comment filter is a row of pills, the chosen one filled; the arrow keys choose, with the focus shown", async ({
+  visitor,
+}) => {
+  const page = await openConsole(visitor, "/admin/comments");
+  const filter = page.getByRole("group", { name: "Show" });
+  const all = filter.getByRole("radio", { name: "All" });
+  const held = filter.getByRole("radio", { name: /^Awaiting approval/ });
+  await expect(all).toBeChecked();
+  /** How a choice's pill is drawn: its label's fill, corners and ring. */
+  const pill = (radio: Locator) =>
+    radio.evaluate((input) => {
+      const style = getComputedStyle(input.closest("label") ?? input);
+      return {
+        fill: style.backgroundColor,
+        corner: Number.parseFloat(style.borderTopLeftRadius),
+        ring: style.boxShadow,
+      };
+    });
+  const none = "rgba(0, 0, 0, 0)";
+  for (const radio of [all, held]) {
+    const { corner, ring } = await pill(radio);
+    expect(corner).toBeGreaterThan(0);
+    expect(ring).not.toBe("none");
+  }
+  expect((await pill(all)).fill).not.toBe(none);
+  expect((await pill(held)).fill).toBe(none);
+
+  // From the field before it, Tab reaches the chosen pill; an arrow chooses the next.
+  await page.getByLabel("Post").focus();
+  await page.keyboard.press("Tab");
+  await expect(all).toBeFocused();
+  await page.keyboard.press("ArrowRight");
+  await expect(held).toBeChecked();
+  await expect(held).toBeFocused();
+  await expect(page).toHaveURL(/\/admin\/comments\?status=pending$/);
+  expect((await pill(held)).fill).not.toBe(none);
+  expect((await pill(all)).fill).toBe(none);
+  expect(
+    await held.evaluate(
+      (input) => input.matches(":focus-visible") && getComputedStyle(input).outlineStyle,
+    ),
+  ).toBe("solid");
+  expect(await seriousViolations(page, '[aria-label="Search comments"]')).toEqual([]);
 });
 
 test("the moderation screens, and Comments with a comment selected and filtered to Published and to Spam, are axe clean and fit the window at 1280 and at 390 px", async ({

@@ -10,6 +10,7 @@ import { expect, test } from "./support/fixtures.ts";
 import { holdRead } from "./support/held-read.ts";
 import { liveDiscussion, openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, ownerPage, signInWith, startOwnSite } from "./support/own-site.ts";
+import { refuseWrite } from "./support/refused-write.ts";
 
 /*
  * The owner's console in Chromium, against its own server process: WebAuthn
@@ -585,11 +586,33 @@ test("questions: what readers asked, answered or not, the unanswered grouped, fi
   );
   expect(await seriousViolations(page)).toEqual([]);
 
-  await page.getByRole("radio", { name: "Not answered" }).check();
+  // The filter's legend names its group for a screen reader and is not shown.
+  const show = page.getByRole("group", { name: "Show" });
+  await expect(show.getByRole("radio")).toHaveCount(3);
+  const legend = await show.locator("legend").boundingBox();
+  expect(legend?.width).toBeLessThanOrEqual(1);
+  expect(legend?.height).toBeLessThanOrEqual(1);
+
+  await show.getByRole("radio", { name: "Not answered" }).check();
   await expect(answered).toHaveCount(0);
   await expect(unanswered).toHaveCount(1);
-  await unanswered.getByRole("button", { name: `Delete the question “${asked[1]}”` }).click();
-  await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
+  const remove = async () => {
+    await unanswered.getByRole("button", { name: `Delete the question “${asked[1]}”` }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
+  };
+  // A deletion the server refuses: the owner reads why, and the list is not read again.
+  const refused = await refuseWrite(page, {
+    method: "DELETE",
+    url: /\/api\/admin\/questions\/\d+$/,
+    list: /\/api\/admin\/questions(\?|$)/,
+    message: "The database is busy: try again in a moment",
+  });
+  await remove();
+  await expect(page.getByText("The database is busy: try again in a moment")).toBeVisible();
+  expect(await refused.reads()).toBe(0);
+  await expect(unanswered).toHaveCount(1);
+  await refused.accept();
+  await remove();
   await expect(page.getByText("Question deleted")).toBeVisible();
   await expect(unanswered).toHaveCount(0);
 });

@@ -161,6 +161,7 @@ export function CommentsView() {
         />
         <Radios
           legend="Show"
+          pills
           value={filter}
           onChange={choose}
           options={filters.map(({ value, label }) => [

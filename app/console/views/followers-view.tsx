@@ -30,14 +30,18 @@ export function FollowersView() {
   const mentions = useConsoleData("GET /admin/webmentions");
   const [target, setTarget] = useState("");
 
-  const block = (target: string) =>
-    act(["POST /admin/fediverse/block", { body: { target } }], `Blocked ${target}`).then(
-      followers.reload,
-    );
-
   function blockGiven(event: FormEvent) {
     event.preventDefault();
-    if (target.trim()) void block(target.trim()).then(() => setTarget(""));
+    const given = target.trim();
+    if (!given) return;
+    void act(
+      ["POST /admin/fediverse/block", { body: { target: given } }],
+      `Blocked ${given}`,
+      () => {
+        setTarget("");
+        return followers.reload();
+      },
+    );
   }
 
   const follower = (one: ConsoleFollower) => (

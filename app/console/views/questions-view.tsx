@@ -58,6 +58,7 @@ export function QuestionsView() {
           </Panel>
           <Radios
             legend="Show"
+            legendHidden
             value={filter}
             onChange={setFilter}
             options={[
