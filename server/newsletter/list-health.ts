@@ -58,7 +58,7 @@ export function createListHealth({
      */
     async handleMailboxReport(source: Buffer | string): Promise<"acted" | "ignored"> {
       if (!bounceAddress) return "ignored";
-      const report = readReport(source);
+      const report = await readReport(source);
       if (!report?.kind) return "ignored";
       const rowId = report.returnPaths
         .map((address) => verpRow(address, bounceAddress, verpKey))

@@ -1,9 +1,9 @@
 /**
  * Delivery-status reports (RFC 3464) and feedback reports (RFC 5965, ARF), as
  * they arrive in the bounce mailbox (docs/mail.md, "Bounces and complaints").
- * Both are `multipart/report` mails whose machine-readable part is a block of
- * header-like fields; this reads that part and the addresses that could be our
- * VERP return path. Nothing a report says is trusted until one of those
+ * Both are `multipart/report` mails (opened with mailparser) whose
+ * machine-readable part is a block of header-like fields; this reads that part
+ * and the addresses that could be our VERP return path. Nothing a report says is trusted until one of those
  * addresses carries a valid signature (server/outbox/verp.ts); then the
  * recipient is the one the outbox row holds, not the one the report names.
  */
@@ -18,8 +18,6 @@ export type MailReport = {
   /** The receiving server's words, for the owner. */
   detail: string | null;
 };
-
-type Part = { headers: Map<string, string>; body: string };
 
 /** Header fields of a block, unfolded; names in lower case, the first of each name kept. */
 function fields(block: string): Map<string, string> {
@@ -36,68 +34,40 @@ function fields(block: string): Map<string, string> {
   return map;
 }
 
-function splitHead(text: string): Part {
-  const normal = text.replace(/\r\n/g, "\n");
-  const end = normal.indexOf("\n\n");
-  const head = end === -1 ? normal : normal.slice(0, end);
-  const body = end === -1 ? "" : normal.slice(end + 2);
-  return { headers: fields(head), body };
-}
-
-function parameter(value: string, name: string): string | undefined {
-  const match = new RegExp(`;\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;\\s]+))`, "i").exec(value);
-  return match ? (match[1] ?? match[2]) : undefined;
-}
-
-function decoded(part: Part): string {
-  const encoding = (part.headers.get("content-transfer-encoding") ?? "").toLowerCase();
-  if (encoding === "base64") return Buffer.from(part.body, "base64").toString("utf8");
-  if (encoding === "quoted-printable") {
-    return part.body
-      .replace(/=\n/g, "")
-      .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  }
-  return part.body;
-}
-
-/** Every leaf part of a message, multiparts opened up to a few levels deep. */
-function leaves(part: Part, depth = 0): Part[] {
-  const type = part.headers.get("content-type") ?? "text/plain";
-  const boundary = parameter(type, "boundary");
-  if (!/^multipart\//i.test(type) || !boundary || depth > 4) return [part];
-  const delimiter = `--${boundary}`;
-  const pieces = part.body.split(
-    new RegExp(`^${delimiter.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:--)?[ \\t]*$`, "m"),
-  );
-  return pieces
-    .slice(1, -1)
-    .map((piece) => splitHead(piece.replace(/^\n/, "")))
-    .flatMap((child) => leaves(child, depth + 1));
-}
-
 const addressIn = (value: string | undefined): string[] =>
   value ? [...value.matchAll(/[^\s<>;,"]+@[^\s<>;,"]+/g)].map((m) => m[0]) : [];
 
 /** What one mail in the bounce mailbox reports; null when it is no report at all. */
-export function readReport(source: Buffer | string): MailReport | null {
-  const message = splitHead(typeof source === "string" ? source : source.toString("latin1"));
-  const parts = leaves(message);
-  const typeOf = (part: Part) => (part.headers.get("content-type") ?? "").toLowerCase();
+export async function readReport(source: Buffer | string): Promise<MailReport | null> {
+  const { simpleParser } = await import("mailparser");
+  const mail = await simpleParser(source, {
+    // The machine-readable part stays a part of its own, not folded into the text.
+    keepDeliveryStatus: true,
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+  });
+  const parts = (type: RegExp) =>
+    mail.attachments
+      .filter((part) => type.test(part.contentType))
+      .map((part) => part.content.toString());
+  const headers = fields(mail.headerLines.map((header) => header.line).join("\n"));
   const returnPaths = [
-    ...addressIn(message.headers.get("x-original-to")),
-    ...addressIn(message.headers.get("delivered-to")),
-    ...addressIn(message.headers.get("to")),
+    ...addressIn(headers.get("x-original-to")),
+    ...addressIn(headers.get("delivered-to")),
+    ...addressIn(headers.get("to")),
   ];
   // The copy of our own mail a report carries: its Return-Path is ours.
-  for (const original of parts.filter((part) =>
-    /^(message\/rfc822|text\/rfc822-headers|message\/global-headers)/.test(typeOf(part)),
-  )) {
-    returnPaths.push(...addressIn(splitHead(decoded(original)).headers.get("return-path")));
+  for (const original of parts(/^(message\/rfc822|text\/rfc822-headers|message\/global-headers)/)) {
+    returnPaths.push(
+      ...addressIn(fields(original.split(/\r?\n\r?\n/)[0] ?? "").get("return-path")),
+    );
   }
 
-  const feedback = parts.find((part) => typeOf(part).startsWith("message/feedback-report"));
-  if (feedback) {
-    const report = fields(decoded(feedback));
+  const [feedback] = parts(/^message\/feedback-report/);
+  if (feedback !== undefined) {
+    const report = fields(feedback);
     returnPaths.unshift(...addressIn(report.get("original-mail-from")));
     const type = (report.get("feedback-type") ?? "").toLowerCase();
     return {
@@ -107,9 +77,9 @@ export function readReport(source: Buffer | string): MailReport | null {
     };
   }
 
-  const status = parts.find((part) => /^message\/(global-)?delivery-status/.test(typeOf(part)));
-  if (!status) return null;
-  const blocks = decoded(status)
+  const [status] = parts(/^message\/(global-)?delivery-status/);
+  if (status === undefined) return null;
+  const blocks = status
     .replace(/\r\n/g, "\n")
     .split(/\n\s*\n/)
     .map(fields);
