@@ -1,15 +1,57 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { exportJsonSchema } from "../server/portability/json-schema.ts";
+import { z } from "zod";
+import { rowSchema } from "../server/portability/columns.ts";
+import {
+  exportedSettings,
+  exportFormat,
+  exportTables,
+  exportVersion,
+} from "../server/portability/tables.ts";
 
 /**
- * docs/export-schema.json, the documented shape of `admin export`, written
- * from the table list the export itself uses. `npm run export-schema` writes
- * it; scripts/export-schema.test.ts fails when it is out of date.
+ * docs/export-schema.json, the documented shape of `admin export`, made from
+ * the table list and the row schemas the export and the import use, so the
+ * three cannot drift. `npm run export-schema` writes it;
+ * scripts/export-schema.test.ts fails when it is out of date.
  */
 export const schemaFile = path.join(import.meta.dirname, "..", "docs", "export-schema.json");
 
-export const schemaText = (): string => `${JSON.stringify(exportJsonSchema(), null, 2)}\n`;
+const exportSchema = z
+  .object({
+    format: z.literal(exportFormat),
+    version: z.literal(exportVersion),
+    exportedAt: z.iso.datetime(),
+    settings: z.partialRecord(z.enum(exportedSettings), z.unknown()).optional(),
+    tables: z.strictObject(
+      Object.fromEntries(
+        exportTables.map((table) => [
+          table.name,
+          z
+            .array(rowSchema(table))
+            .optional()
+            .describe(`Rows in order of ${table.key.join(", ")}.`),
+        ]),
+      ),
+    ),
+    commentsSignature: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe(
+        "HMAC-SHA256 of the science_comments rows, each as its line in the file, under a key derived from the site's cookie secret. An import keeps the owner's marks on comments (by_owner, visitor_id \"owner\") only where this is its own site's signature; elsewhere those comments come in as readers'.",
+      ),
+  })
+  .meta({
+    title: "Engage with Engineer export",
+    description:
+      "Everything a site owner owns, as written by `npm run admin -- export` and read back by `npm run admin -- import --from export`. Settings are listed for reference only: an import ignores them.",
+  });
+
+// As an import reads it: optional fields may be absent, and other fields at the top are ignored.
+const jsonSchema = () => z.toJSONSchema(exportSchema, { io: "input", target: "draft-2020-12" });
+
+export const schemaText = (): string => `${JSON.stringify(jsonSchema(), null, 2)}\n`;
 
 if (import.meta.main) {
   writeFileSync(schemaFile, schemaText());

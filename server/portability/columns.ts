@@ -1,6 +1,10 @@
+import { z } from "zod";
+import { rowIdMax } from "../../contract/api.ts";
+
 /*
  * A column of an export's table, and how its values are written (the same
- * from SQLite and PostgreSQL) and compared under the database's unique keys.
+ * from SQLite and PostgreSQL), checked when read back (the same schemas give
+ * docs/export-schema.json) and compared under the database's unique keys.
  */
 
 /** How a column's values are written: integers, text, ISO-8601 UTC times, or reals to 4 places. */
@@ -73,3 +77,56 @@ export function exportValue(column: Column, value: unknown): string | number | n
       return String(value);
   }
 }
+
+const maxText = 1_000_000;
+/** The database's integer columns are 32-bit on PostgreSQL. */
+const intMin = -rowIdMax - 1;
+const timeText = "must be an ISO-8601 UTC time such as 2025-06-01T12:00:00.000Z";
+
+/** A value of another type: `what` it must be, or that it is missing. */
+const typed = (what: string) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? "is missing" : issue.input === null ? "is missing (null)" : what,
+});
+const whole = z.int(typed("must be a whole number"));
+const range = `must be between ${intMin} and ${rowIdMax}`;
+
+/** Each type's values as an export writes them; a column's problem is the first one found. */
+const byType = {
+  int: whole.min(intMin, range).max(rowIdMax, range),
+  real: z.number(typed("must be a number")),
+  time: z
+    .string(typed(timeText))
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/, timeText)
+    .refine((value) => !Number.isNaN(Date.parse(value)), timeText)
+    .meta({ format: "date-time" }),
+  text: z
+    .string(typed("must be text"))
+    .max(maxText, `is longer than ${maxText} characters`)
+    // Neither engine stores these: PostgreSQL refuses a NUL, and a lone surrogate is no UTF-8.
+    .refine(
+      (value) => value.isWellFormed() && !value.includes("\u0000"),
+      "holds a NUL or a broken character",
+    ),
+};
+
+function columnSchema({ type, flag, oneOf, nullable }: Column): z.ZodType {
+  const schema = flag
+    ? whole.min(0, "must be 0 or 1").max(1, "must be 0 or 1")
+    : oneOf
+      ? byType.text
+          .refine((value) => oneOf.includes(value), `must be one of ${oneOf.join(", ")}`)
+          .meta({ enum: oneOf })
+      : byType[type];
+  return nullable ? schema.nullable().optional() : schema;
+}
+
+/** A row of a table as an export writes it: its columns, and no others. */
+export const rowSchema = (table: { columns: readonly Column[] }) =>
+  z.strictObject(
+    Object.fromEntries(table.columns.map((column) => [column.name, columnSchema(column)])),
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys" ? "is not a column of this table" : "is not an object",
+    },
+  );

@@ -1,10 +1,10 @@
-import { commentContentSchema, rowIdMax, userNameSchema } from "../../contract/api.ts";
+import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { placeholderWriter } from "../comments/rows.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
-import { type Column, exportRow, exportValue, keyPlace, uniqueValue } from "./columns.ts";
+import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
 import {
@@ -25,41 +25,6 @@ import {
  * from its text, and only this site's signature keeps the owner's marks
  * (docs/decisions/030-import-and-export.md).
  */
-
-const maxText = 1_000_000;
-/** The database's integer columns are 32-bit on PostgreSQL. */
-const intMin = -rowIdMax - 1;
-
-function checkValue(column: Column, value: unknown): string | null {
-  if (value === null) return column.nullable ? null : "is missing (null)";
-  switch (column.type) {
-    case "int":
-      if (!Number.isSafeInteger(value)) return "must be a whole number";
-      if (column.flag) return value === 0 || value === 1 ? null : "must be 0 or 1";
-      return (value as number) >= intMin && (value as number) <= rowIdMax
-        ? null
-        : `must be between ${intMin} and ${rowIdMax}`;
-    case "real":
-      return typeof value === "number" && Number.isFinite(value) ? null : "must be a number";
-    case "time":
-      return typeof value === "string" &&
-        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value) &&
-        !Number.isNaN(Date.parse(value))
-        ? null
-        : "must be an ISO-8601 UTC time such as 2025-06-01T12:00:00.000Z";
-    default:
-      if (typeof value !== "string") return "must be text";
-      if (value.length > maxText) return `is longer than ${maxText} characters`;
-      // Neither engine stores these: PostgreSQL refuses a NUL, and a lone surrogate is no UTF-8.
-      if (!value.isWellFormed() || value.includes("\u0000")) {
-        return "holds a NUL or a broken character";
-      }
-      if (column.oneOf && !column.oneOf.includes(value)) {
-        return `must be one of ${column.oneOf.join(", ")}`;
-      }
-      return null;
-  }
-}
 
 /** A row by its place in the file, and its id where it has one. */
 const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
@@ -123,28 +88,22 @@ export function readExport(
     }
     const checked: ExportRows["rows"] = [];
     const at: number[] = [];
+    const schema = rowSchema(table);
     rows.forEach((row: unknown, index) => {
       const where = `tables.${table.name}[${index}]`;
-      if (typeof row !== "object" || row === null || Array.isArray(row)) {
-        problem(where, "is not an object");
-        return;
+      const found = new Map<string, string>();
+      const issues = schema.safeParse(row).error?.issues ?? [];
+      // Columns the table does not have first, then each column's first problem.
+      const unknownFirst = (issue: { code: string }) => Number(issue.code !== "unrecognized_keys");
+      for (const issue of issues.toSorted((a, b) => unknownFirst(a) - unknownFirst(b))) {
+        const names = issue.code === "unrecognized_keys" ? issue.keys : [issue.path.join(".")];
+        for (const place of names.map((name) => (name ? `${where}.${name}` : where))) {
+          if (!found.has(place)) found.set(place, issue.message);
+        }
       }
+      for (const [place, message] of found) problem(place, message);
+      if (found.size > 0) return;
       const values = row as Record<string, unknown>;
-      const found = [
-        ...Object.keys(values)
-          .filter((name) => !table.columns.some((c) => c.name === name))
-          .map((name) => [name, "is not a column of this table"]),
-        ...table.columns.map((column) => [
-          column.name,
-          column.name in values
-            ? checkValue(column, values[column.name])
-            : column.nullable
-              ? null
-              : "is missing",
-        ]),
-      ].filter((entry): entry is [string, string] => typeof entry[1] === "string");
-      for (const [name, message] of found) problem(`${where}.${name}`, message);
-      if (found.length > 0) return;
       checked.push(
         Object.fromEntries(
           table.columns.map((c) => [c.name, exportValue(c, values[c.name] ?? null)]),

@@ -8,10 +8,12 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability } from "../../contract/bookings.ts";
 import { commentEventSchema } from "../../contract/live-events.ts";
+import { writtenSchema } from "../../scripts/export-schema.ts";
 import { exportTables, tablesLeftOut } from "../../server/portability/tables.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { requestSubscription } from "./support/newsletter.ts";
@@ -305,6 +307,9 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
     for (const { name } of exportTables) expect(tables[name], name).not.toHaveLength(0);
     expect(Object.keys(tables)).not.toContain("owner_sessions");
     expect(Object.keys(tables)).not.toContain("events");
+    // docs/export-schema.json describes it, as a validator of its own reads the schema.
+    const valid = new Ajv2020({ validateFormats: false }).compile(JSON.parse(writtenSchema()));
+    expect(valid(file), JSON.stringify(valid.errors)).toBe(true);
   });
 
   it("reads it back whole into the empty database; the new export is the same file", async () => {
