@@ -206,6 +206,16 @@ export function parseId(value: string | undefined, what: string): number {
   return id;
 }
 
+/** --days N, from 1 to `max`: digits only, as ids (parseId); undefined when not given. */
+export function daysOption(values: Values, max: number): number | undefined {
+  const given = values.days;
+  if (typeof given !== "string") return undefined;
+  if (!/^\d+$/.test(given) || Number(given) < 1 || Number(given) > max) {
+    throw usageError(`--days must be a whole number of days from 1 to ${max}, not "${given}".`);
+  }
+  return Number(given);
+}
+
 /**
  * Writes a file only its owner can read (exports hold personal data), whole
  * or not at all: `write` streams it under a temporary name, renamed when whole.

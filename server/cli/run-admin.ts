@@ -42,9 +42,6 @@ import { visitorCommands } from "./commands/visitors.ts";
  * command loads only its own part of the server (docs/benchmarks.md, "The owner's export").
  */
 
-export type { AdminIo, Output } from "./command.ts";
-export { exitCodes } from "./command.ts";
-
 const program = "npm run admin --";
 
 /** In the order the help lists them. */
@@ -108,6 +105,14 @@ ${listing(commands.filter((c) => c.name.startsWith(`${group} `)))}
 }
 
 const helpWords = new Set(["--help", "-h", "help"]);
+
+/** `open` run on first use only, later calls answering with its first result. */
+function once<A extends unknown[], T>(
+  open: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  let opened: Promise<T> | undefined;
+  return (...args) => (opened ??= open(...args));
+}
 
 /**
  * parseArgs' refusals in the owner's words: it names options with its own
@@ -225,24 +230,21 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   }
 
   const opened: Store[] = [];
-  let opening: Promise<Store> | undefined;
-  const store = ({ create = false }: { create?: boolean } = {}): Promise<Store> => {
-    opening ??= (async () => {
-      const options = storeOptionsOf(config);
-      if (options.kind === "sqlite" && !create && !existsSync(options.file)) {
-        throw new AdminError(
-          `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
-        );
-      }
-      const { migrateToLatest, openStore } = await import("../db/store.ts");
-      const opened_ = await openStore(options);
-      opened.push(opened_);
-      await migrateToLatest(opened_);
-      return opened_;
-    })();
-    return opening;
-  };
-  const engagement = async (): Promise<Engagement> => {
+  // Made by the first call: `create` counts there (import --from export's).
+  const store = once(async ({ create = false }: { create?: boolean } = {}): Promise<Store> => {
+    const options = storeOptionsOf(config);
+    if (options.kind === "sqlite" && !create && !existsSync(options.file)) {
+      throw new AdminError(
+        `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,
+      );
+    }
+    const { migrateToLatest, openStore } = await import("../db/store.ts");
+    const db = await openStore(options);
+    opened.push(db);
+    await migrateToLatest(db);
+    return db;
+  });
+  const engagement = once(async (): Promise<Engagement> => {
     const db = await store();
     const [
       { createEngagement, createEventJournal },
@@ -271,9 +273,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
         maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
       },
     );
-  };
-
-  const moderation = async (): Promise<Moderation> => {
+  });
+  const moderation = once(async (): Promise<Moderation> => {
     const [{ createModeration }, { createSpamStore }] = await Promise.all([
       import("../moderation/service.ts"),
       import("../moderation/spam/store.ts"),
@@ -284,8 +285,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       mode: config.MODERATION,
       spam: createSpamStore(await store()),
     });
-  };
-
+  });
   const moderationActions = async () =>
     (await import("../moderation/owner-actions.ts")).moderationActions(
       await moderation(),

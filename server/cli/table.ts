@@ -29,8 +29,12 @@ export function printList<T>(
     context.stdout.write(toTsv([header, ...list.map(row).map(text)]));
 }
 
-/** Columns padded for a terminal: the first two left-aligned (names), the rest right (numbers). */
-export function formatTable(header: string[], rows: Cell[][]): string {
+/**
+ * Columns padded for a terminal: the first two left-aligned (names), the rest
+ * right (numbers). Without rows, the line `empty` when given.
+ */
+export function formatTable(header: string[], rows: Cell[][], empty?: string): string {
+  if (empty !== undefined && rows.length === 0) return `${empty}\n`;
   const all = [header, ...rows.map(text)];
   const widths = header.map((_, column) =>
     Math.max(...all.map((row) => (row[column] ?? "").length)),

@@ -74,6 +74,11 @@ describe("the command line's help and messages", () => {
       ["visitor", "ban", "--comment", "1", "--days=-3"],
       '--days must be a whole number of days from 1 to 36500, not "-3".',
     ],
+    // Digits only, as for ids: 1e2 or 0x10 are no number of days by accident.
+    ...["1e2", "0x10", " 30"].map((days) => [
+      ["spam", "stats", "--days", days],
+      `--days must be a whole number of days from 1 to 3650, not "${days}".`,
+    ]),
     ...["-1", "0", "010", "0x10", "1e1", " 16", "2147483648"].map((id) => [
       ["visitor", "ban", "--comment", id],
       `--comment must be a positive whole number, in digits without a leading zero, not "${id}".`,

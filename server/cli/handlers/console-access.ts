@@ -23,12 +23,11 @@ export async function sessionsList({ values, stdout, store }: CommandContext) {
   )
     return;
   stdout.write(
-    sessions.length === 0
-      ? "No console session is open.\n"
-      : formatTable(
-          ["id", "method", "created_at", "last_seen_at"],
-          sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
-        ),
+    formatTable(
+      ["id", "method", "created_at", "last_seen_at"],
+      sessions.map((s) => [s.id, s.method, s.createdAt, s.lastSeenAt]),
+      "No console session is open.",
+    ),
   );
 }
 

@@ -16,7 +16,7 @@ import {
   readOriginal,
   tableOfFile,
 } from "../../portability/original.ts";
-import { type ItemMap, type Plan, parseItemMap } from "../../portability/plan.ts";
+import { type ItemMap, parseItemMap } from "../../portability/plan.ts";
 import { readExport } from "../../portability/read-export.ts";
 import {
   formatProblems,
@@ -35,7 +35,7 @@ const maxInputBytes = 512 * 1024 * 1024;
 const kinds = ["original", "disqus", "wordpress", "export"] as const;
 type Kind = (typeof kinds)[number];
 
-export function readInput(file: string): string {
+function readInput(file: string): string {
   let size: number;
   try {
     size = statSync(file).size;
@@ -167,35 +167,21 @@ function subscriberConsent(values: CommandContext["values"]): SubscriberConsent 
   return consent;
 }
 
-async function importOriginal(context: CommandContext, file: string, dryRun: boolean) {
-  const subscribers = subscriberConsent(context.values);
-  const map = readItemMap(context);
-  const plan = readOriginal(originalFiles(file), loadEngagementCatalog(), map);
-  if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
-  const store = await context.store();
-  const keys = createWriterKeys(resolveCookieSecret(context.config));
-  const counts = await applyOriginal(store, createEventJournal(store), keys.avatarOf, plan, {
-    dryRun,
-    subscribers,
-  });
-  return { counts, skipped: plan.skipped };
-}
-
-async function importComments(
-  context: CommandContext,
-  from: "disqus" | "wordpress",
-  file: string,
-  dryRun: boolean,
-) {
+/** The original site's tables, or a Disqus or WordPress export: checked whole, then written. */
+async function importPlan(context: CommandContext, from: Kind, file: string, dryRun: boolean) {
+  const subscribers = from === "original" ? subscriberConsent(context.values) : "pending";
   const catalog = loadEngagementCatalog();
   const map = readItemMap(context);
-  const text = readInput(file);
-  const plan: Plan =
-    from === "disqus" ? readDisqus(text, catalog, map) : readWordpress(text, catalog, map);
+  const original = from === "original" ? readOriginal(originalFiles(file), catalog, map) : null;
+  const read = from === "disqus" ? readDisqus : readWordpress;
+  const plan = original ?? read(readInput(file), catalog, map);
   if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
   const store = await context.store();
-  const keys = createWriterKeys(resolveCookieSecret(context.config));
-  const counts = await applyPlan(store, createEventJournal(store), keys.avatarOf, plan, { dryRun });
+  const { avatarOf } = createWriterKeys(resolveCookieSecret(context.config));
+  const journal = createEventJournal(store);
+  const counts = original
+    ? await applyOriginal(store, journal, avatarOf, original, { dryRun, subscribers })
+    : await applyPlan(store, journal, avatarOf, plan, { dryRun });
   return { counts, skipped: plan.skipped };
 }
 
@@ -210,9 +196,7 @@ export async function importFile(context: CommandContext) {
   const result =
     from === "export"
       ? await importExport(context, file, dryRun)
-      : from === "original"
-        ? await importOriginal(context, file, dryRun)
-        : await importComments(context, from as "disqus" | "wordpress", file, dryRun);
+      : await importPlan(context, from as Kind, file, dryRun);
   report(context, result, dryRun);
   // An export's import records itself in its own transaction (it restores
   // the exported site's trail, and adds this line after it).

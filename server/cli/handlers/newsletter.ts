@@ -201,14 +201,11 @@ export async function newsletterStatus({ values, stdout, store }: CommandContext
       `${s.slug} is scheduled for ${s.sendAt}${s.started ? " and is being queued now" : ""}.\n`,
     );
   }
-  if (editions.length === 0) {
-    stdout.write("No edition has been queued yet.\n");
-    return;
-  }
   stdout.write(
     formatTable(
       ["edition", "subject", "queued", "sent", "failed", "cancelled"],
       editions.map((e) => [e.slug, e.subject, e.queued, e.sent, e.failed, e.cancelled]),
+      "No edition has been queued yet.",
     ),
   );
   for (const { slug, failed } of failures) {
@@ -237,14 +234,11 @@ export async function newsletterStats({ values, positionals, stdout, store }: Co
     links: e.links,
   }));
   if (printedJson({ values, stdout }, figures)) return;
-  if (figures.length === 0) {
-    stdout.write("No edition has been sent yet.\n");
-    return;
-  }
   stdout.write(
     formatTable(
       ["edition", "sent", "accepted", "bounced", "complaints", "unsubscribed in 7 days"],
       figures.map((f) => [f.slug, f.sent, f.accepted, f.bounced, f.complaints, f.unsubscribes]),
+      "No edition has been sent yet.",
     ),
   );
   for (const f of figures) {

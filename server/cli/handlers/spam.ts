@@ -2,7 +2,7 @@ import { plural } from "../../../contract/plural.ts";
 import { dayMs } from "../../lib/time.ts";
 import { createSpamFilter } from "../../moderation/spam/filter.ts";
 import { createSpamStore } from "../../moderation/spam/store.ts";
-import { type CommandContext, usageError } from "../command.ts";
+import { type CommandContext, daysOption } from "../command.ts";
 import { formatTable, printedJson } from "../table.ts";
 
 /** The owner's decisions, as the stats name them. */
@@ -15,10 +15,7 @@ const decisionNames: Record<string, string> = {
 };
 
 export async function spamStats({ values, stdout, store, config }: CommandContext) {
-  const days = values.days === undefined ? 30 : Number(values.days);
-  if (!Number.isInteger(days) || days < 1 || days > 3650) {
-    throw usageError("--days must be a whole number of days from 1 to 3650.");
-  }
+  const days = daysOption(values, 3650) ?? 30;
   const spamStore = createSpamStore(await store());
   const filter = createSpamFilter({
     store: spamStore,
@@ -51,12 +48,11 @@ export async function spamStats({ values, stdout, store, config }: CommandContex
     ),
   );
   const judged = (rows: { source: string; count: number }[]) =>
-    rows.length === 0
-      ? "  none\n"
-      : formatTable(
-          ["decision", "", "comments"],
-          rows.map((row) => [decisionNames[row.source] ?? row.source, "", row.count]),
-        );
+    formatTable(
+      ["decision", "", "comments"],
+      rows.map((row) => [decisionNames[row.source] ?? row.source, "", row.count]),
+      "  none",
+    );
   stdout.write(`\nYour decisions it learnt from, in the same days:\n`);
   stdout.write(judged(stats.decisions));
   stdout.write(

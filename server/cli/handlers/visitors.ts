@@ -4,6 +4,7 @@ import { noAddress } from "../../moderation/owner-actions.ts";
 import {
   AdminError,
   type CommandContext,
+  daysOption,
   exitCodes,
   ownerAction,
   parseId,
@@ -28,23 +29,12 @@ function scopeOption(values: Values): BanScope {
   return scope.data;
 }
 
-function daysOption(values: Values): number | undefined {
-  if (typeof values.days !== "string") return undefined;
-  const days = Number(values.days);
-  if (!/^\d+$/.test(values.days) || days < 1 || days > 36_500) {
-    throw usageError(
-      `--days must be a whole number of days from 1 to 36500, not "${values.days}".`,
-    );
-  }
-  return days;
-}
-
 const noComment = ({ id }: { id: number }) => `There is no comment ${id}.`;
 
 export const visitorBan = ownerAction(
   ({ values }) => ({
     id: commentOption(values),
-    days: daysOption(values),
+    days: daysOption(values, 36_500),
     scope: scopeOption(values),
   }),
   async ({ moderationActions, actor }, { id, days, scope }) => {
