@@ -1,5 +1,5 @@
 import { toTsv } from "../lib/csv.ts";
-import type { CommandContext } from "./command.ts";
+import type { CommandContext, Handler } from "./command.ts";
 
 /*
  * How the commands print what they read: as JSON with --json, else as
@@ -18,15 +18,20 @@ export function printedJson({ values, stdout }: Printer, value: unknown): boolea
   return Boolean(values.json);
 }
 
-/** A list as JSON with --json, else one tab-separated row per entry under `header`. */
-export function printList<T>(
-  context: Printer,
-  list: T[],
+/**
+ * A command that prints the list `read` finds: as JSON with --json, else one
+ * tab-separated row per entry under `header`.
+ */
+export function listed<T>(
+  read: (context: CommandContext) => Promise<T[]>,
   header: string[],
   row: (entry: T) => Cell[],
-): void {
-  if (!printedJson(context, list))
-    context.stdout.write(toTsv([header, ...list.map(row).map(text)]));
+): Handler {
+  return async (context) => {
+    const list = await read(context);
+    if (!printedJson(context, list))
+      context.stdout.write(toTsv([header, ...list.map(row).map(text)]));
+  };
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   usageError,
   type Values,
 } from "../command.ts";
-import { printedJson, printList } from "../table.ts";
+import { listed, printedJson } from "../table.ts";
 
 /**
  * The bookings on the configured database, read as the console reads them,
@@ -46,27 +46,24 @@ async function bookingsOf({ store, config }: CommandContext) {
 const bookingId = ({ positionals }: CommandContext) => parseId(positionals[0], "ID");
 const noBooking = (id: number) => `There is no booking ${id}.`;
 
-export async function bookingsList(context: CommandContext) {
-  const { repository, desk } = await bookingsOf(context);
-  const list = (await repository.list(context.values.past ? "past" : "upcoming", 100_000)).map(
-    (stored) => toBooking(desk, stored),
-  );
-  return printList(
-    context,
-    list,
-    ["id", "start", "status", "service", "name", "email", "reader_zone", "note"],
-    (b) => [
-      b.id,
-      b.start,
-      b.status,
-      b.serviceTitle,
-      b.name,
-      b.email,
-      b.readerZone,
-      b.note.split(/\r?\n/)[0] ?? "",
-    ],
-  );
-}
+export const bookingsList = listed(
+  async (context) => {
+    const { repository, desk } = await bookingsOf(context);
+    const list = await repository.list(context.values.past ? "past" : "upcoming", 100_000);
+    return list.map((stored) => toBooking(desk, stored));
+  },
+  ["id", "start", "status", "service", "name", "email", "reader_zone", "note"],
+  (b) => [
+    b.id,
+    b.start,
+    b.status,
+    b.serviceTitle,
+    b.name,
+    b.email,
+    b.readerZone,
+    b.note.split(/\r?\n/)[0] ?? "",
+  ],
+);
 
 function statusLine(booking: Booking): string {
   if (booking.status === "booked") return "booked";

@@ -7,7 +7,7 @@ import {
   parseId,
   usageError,
 } from "../command.ts";
-import { printList } from "../table.ts";
+import { listed } from "../table.ts";
 
 /** `2025-06-01` (midnight UTC) or a full ISO-8601 time. */
 function parseSince(value: string): Date {
@@ -28,16 +28,14 @@ type ListedComment = {
   status?: string;
 };
 
-/** Comments as JSON, or as TSV with a header row (`comments list` and `comments pending`). */
-function printComments(
-  context: Pick<CommandContext, "values" | "stdout">,
-  comments: ListedComment[],
-  { withStatus }: { withStatus: boolean },
+/** `comments list` (with each comment's status) and `comments pending`. */
+function listedComments(
+  read: (context: CommandContext) => Promise<ListedComment[]>,
+  withStatus: boolean,
 ) {
   const status = (c: ListedComment) => (withStatus ? [c.status ?? ""] : []);
-  return printList(
-    context,
-    comments,
+  return listed(
+    read,
     ["id", "post", "created_at", "name", "comment", ...(withStatus ? ["status"] : []), "reply_to"],
     (c) => [
       c.id,
@@ -51,7 +49,7 @@ function printComments(
   );
 }
 
-export async function commentsList({ values, stdout, engagement }: CommandContext) {
+export const commentsList = listedComments(async ({ values, engagement }) => {
   const since = typeof values.since === "string" ? parseSince(values.since) : undefined;
   const comments = await (await engagement()).comments.listForOwner({
     ...(typeof values.post === "string" ? { postId: values.post } : {}),
@@ -69,8 +67,8 @@ export async function commentsList({ values, stdout, engagement }: CommandContex
       exitCodes.notFound,
     );
   }
-  return printComments({ values, stdout }, comments, { withStatus: true });
-}
+  return comments;
+}, true);
 
 const commentId = ({ positionals }: CommandContext) => parseId(positionals[0], "The comment id");
 const noComment = (id: number) => `There is no comment ${id}.`;
@@ -82,10 +80,10 @@ export const commentsDelete = ownerAction(
   noComment,
 );
 
-export async function commentsPending({ values, stdout, moderation }: CommandContext) {
-  const pending = await (await moderation()).listPending();
-  return printComments({ values, stdout }, pending, { withStatus: false });
-}
+export const commentsPending = listedComments(
+  async ({ moderation }) => (await moderation()).listPending(),
+  false,
+);
 
 export const commentsApprove = ownerAction(
   commentId,

@@ -1,7 +1,7 @@
 import { revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
-import { formatTable, printedJson, printList } from "../table.ts";
+import { formatTable, listed, printedJson } from "../table.ts";
 
 export async function login({ config, stdout, stderr, store, actor }: CommandContext) {
   const token = await createOwnerRepository(await store()).createLink("cli");
@@ -42,13 +42,11 @@ export const sessionsRevoke = ownerAction(
   (id) => `No open session has the id ${id}.`,
 );
 
-export async function audit({ values, stdout, store }: CommandContext) {
-  const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
-  const entries = await createOwnerRepository(await store()).auditTrail(limit);
-  return printList({ values, stdout }, entries, ["at", "session", "action", "object"], (e) => [
-    e.at,
-    e.sessionId ?? "none",
-    e.action,
-    e.object ?? "",
-  ]);
-}
+export const audit = listed(
+  async ({ values, store }) => {
+    const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
+    return createOwnerRepository(await store()).auditTrail(limit);
+  },
+  ["at", "session", "action", "object"],
+  (e) => [e.at, e.sessionId ?? "none", e.action, e.object ?? ""],
+);

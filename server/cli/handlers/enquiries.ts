@@ -13,7 +13,7 @@ import {
   usageError,
   writeOut,
 } from "../command.ts";
-import { printedJson, printList } from "../table.ts";
+import { listed, printedJson } from "../table.ts";
 
 /** The enquiries on the configured database, read as the console reads them, and the owner's actions. */
 async function enquiriesOf(store: () => Promise<Store>) {
@@ -22,37 +22,34 @@ async function enquiriesOf(store: () => Promise<Store>) {
   return { repository, toEnquiry, actions: enquiryActions({ repository, toEnquiry }) };
 }
 
-export async function enquiriesList({ values, stdout, store }: CommandContext) {
-  const status = values.status as string | undefined;
-  if (status !== undefined && !(enquiryStatuses as readonly string[]).includes(status)) {
-    throw usageError(`--status is new, answered or closed, not "${status}".`);
-  }
-  const { repository, toEnquiry } = await enquiriesOf(store);
-  const list = (
-    await repository.list({
+export const enquiriesList = listed(
+  async ({ values, store }) => {
+    const status = values.status as string | undefined;
+    if (status !== undefined && !(enquiryStatuses as readonly string[]).includes(status)) {
+      throw usageError(`--status is new, answered or closed, not "${status}".`);
+    }
+    const { repository, toEnquiry } = await enquiriesOf(store);
+    const list = await repository.list({
       status: status as Enquiry["status"] | undefined,
       service: values.service as string | undefined,
       q: values.search as string | undefined,
       limit: 100_000,
-    })
-  ).map(toEnquiry);
-  return printList(
-    { values, stdout },
-    list,
-    ["id", "created_at", "status", "kept", "service", "name", "email", "organisation", "message"],
-    (e) => [
-      e.id,
-      e.createdAt,
-      e.status,
-      e.kept ? "kept" : "",
-      e.serviceTitle,
-      e.name,
-      e.email,
-      e.organisation ?? "",
-      e.message.split(/\r?\n/)[0] ?? "",
-    ],
-  );
-}
+    });
+    return list.map(toEnquiry);
+  },
+  ["id", "created_at", "status", "kept", "service", "name", "email", "organisation", "message"],
+  (e) => [
+    e.id,
+    e.createdAt,
+    e.status,
+    e.kept ? "kept" : "",
+    e.serviceTitle,
+    e.name,
+    e.email,
+    e.organisation ?? "",
+    e.message.split(/\r?\n/)[0] ?? "",
+  ],
+);
 
 export async function enquiriesShow({ positionals, values, stdout, store }: CommandContext) {
   const id = parseId(positionals[0], "ID");

@@ -4,7 +4,7 @@ import { type Erased, fediverseActions } from "../../fediverse/owner-actions.ts"
 import { createFediverseRepository } from "../../fediverse/repository.ts";
 import { mentionRecords } from "../../fediverse/webmention-records.ts";
 import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
-import { printList } from "../table.ts";
+import { listed } from "../table.ts";
 
 /*
  * The owner's Fediverse audience from the command line (docs/fediverse.md,
@@ -36,20 +36,17 @@ function valid<T>(done: T | "invalid"): T {
   return done;
 }
 
-export async function fediverseFollowers(context: CommandContext) {
-  const followers = await (await repositoryOf(context)).followers();
-  return printList(context, followers, ["handle", "name", "followed_at", "actor"], (f) => [
-    f.handle,
-    f.name ?? "",
-    f.followedAt,
-    f.actorId,
-  ]);
-}
+export const fediverseFollowers = listed(
+  async (context) => (await repositoryOf(context)).followers(),
+  ["handle", "name", "followed_at", "actor"],
+  (f) => [f.handle, f.name ?? "", f.followedAt, f.actorId],
+);
 
-export async function fediverseBlocks(context: CommandContext) {
-  const blocks = await (await repositoryOf(context)).blocks();
-  return printList(context, blocks, ["target", "blocked_at"], (b) => [b.target, b.blockedAt]);
-}
+export const fediverseBlocks = listed(
+  async (context) => (await repositoryOf(context)).blocks(),
+  ["target", "blocked_at"],
+  (b) => [b.target, b.blockedAt],
+);
 
 export const fediverseRemove = ownerAction(
   argument,
@@ -106,23 +103,19 @@ export const fediverseUnblock = ownerAction(
   ({ target }) => `${target} was not blocked.`,
 );
 
-export async function webmentionsList(context: CommandContext) {
-  const mentions = await mentionRecords(await context.store()).list();
-  return printList(
-    context,
-    mentions,
-    ["id", "status", "kind", "item", "source", "author", "received_at"],
-    (m) => [
-      m.id,
-      m.status,
-      m.kind,
-      m.path,
-      m.source,
-      m.authorName ?? m.authorUrl ?? "",
-      m.receivedAt,
-    ],
-  );
-}
+export const webmentionsList = listed(
+  async ({ store }) => mentionRecords(await store()).list(),
+  ["id", "status", "kind", "item", "source", "author", "received_at"],
+  (m) => [
+    m.id,
+    m.status,
+    m.kind,
+    m.path,
+    m.source,
+    m.authorName ?? m.authorUrl ?? "",
+    m.receivedAt,
+  ],
+);
 
 const mentionId = ({ positionals }: CommandContext) => {
   const given = positionals[0] ?? "";

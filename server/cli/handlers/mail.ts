@@ -14,7 +14,7 @@ import {
 import { createSuppressions } from "../../outbox/suppressions.ts";
 import { verpKeyOf } from "../../outbox/verp.ts";
 import { AdminError, type CommandContext, ownerAction, usageError } from "../command.ts";
-import { printList } from "../table.ts";
+import { listed } from "../table.ts";
 
 export async function mailDkim({ values, config, stdout }: CommandContext) {
   const file = dkimKeyFileOf(config);
@@ -82,15 +82,11 @@ export async function mailBounces({ config, stdout, store, engagement }: Command
   );
 }
 
-export async function suppressionsList({ values, stdout, store }: CommandContext) {
-  const list = await createSuppressions(await store()).list();
-  return printList(
-    { values, stdout },
-    list,
-    ["email", "reason", "source", "since", "detail"],
-    (s) => [s.email, s.reason, s.source, s.createdAt, s.detail ?? ""],
-  );
-}
+export const suppressionsList = listed(
+  async ({ store }) => createSuppressions(await store()).list(),
+  ["email", "reason", "source", "since", "detail"],
+  (s) => [s.email, s.reason, s.source, s.createdAt, s.detail ?? ""],
+);
 
 export const suppressionsLift = ownerAction(
   ({ positionals }) => {

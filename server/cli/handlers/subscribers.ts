@@ -1,17 +1,13 @@
 import { plural } from "../../../contract/plural.ts";
 import { subscriberActions } from "../../newsletter/owner-actions.ts";
 import { type CommandContext, ownerAction, writeOut } from "../command.ts";
-import { printList } from "../table.ts";
+import { listed } from "../table.ts";
 
-export async function subscribersList({ values, stdout, engagement }: CommandContext) {
-  const states = await (await engagement()).subscribers.listStates();
-  return printList(
-    { values, stdout },
-    states,
-    ["email", "status", "created_at", "confirmed_at"],
-    (s) => [s.email, s.status, s.createdAt, s.confirmedAt ?? ""],
-  );
-}
+export const subscribersList = listed(
+  async ({ engagement }) => (await engagement()).subscribers.listStates(),
+  ["email", "status", "created_at", "confirmed_at"],
+  (s) => [s.email, s.status, s.createdAt, s.confirmedAt ?? ""],
+);
 
 export async function subscribersExport(context: CommandContext) {
   const { config, engagement, actor } = context;

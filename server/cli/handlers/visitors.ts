@@ -3,7 +3,6 @@ import { plural } from "../../../contract/plural.ts";
 import { noAddress } from "../../moderation/owner-actions.ts";
 import {
   AdminError,
-  type CommandContext,
   daysOption,
   exitCodes,
   ownerAction,
@@ -11,7 +10,7 @@ import {
   usageError,
   type Values,
 } from "../command.ts";
-import { printList } from "../table.ts";
+import { listed } from "../table.ts";
 
 /** --comment ID: a visitor is named by a comment they wrote. */
 function commentOption(values: Values): number {
@@ -62,21 +61,17 @@ export const visitorUnban = ownerAction(
   () => "No ban in force matched.",
 );
 
-export async function visitorBans({ values, stdout, moderation }: CommandContext) {
-  const bans = await (await moderation()).listBans();
-  return printList(
-    { values, stdout },
-    bans,
-    ["id", "comment", "created_at", "expires_at", "covers"],
-    (ban) => [
-      ban.id,
-      ban.commentId === null ? "" : ban.commentId,
-      ban.createdAt,
-      ban.expiresAt ?? "never",
-      ban.coversAddress ? "browser+address" : "browser",
-    ],
-  );
-}
+export const visitorBans = listed(
+  async ({ moderation }) => (await moderation()).listBans(),
+  ["id", "comment", "created_at", "expires_at", "covers"],
+  (ban) => [
+    ban.id,
+    ban.commentId === null ? "" : ban.commentId,
+    ban.createdAt,
+    ban.expiresAt ?? "never",
+    ban.coversAddress ? "browser+address" : "browser",
+  ],
+);
 
 export const visitorPurge = ownerAction(
   ({ values }) => ({ id: commentOption(values) }),
