@@ -8,221 +8,169 @@
 
 export type Answerable = { question: string; page: string; previous?: string };
 
-export const answerable: Answerable[] = [
+/** Each page, with the questions it answers; a follow-up names the question it follows. */
+const questionsByPage: Record<string, (string | { question: string; previous: string })[]> = {
   // Science in Everyday
-  { question: "Why does an iron remove wrinkles from a shirt?", page: "/science/ironing" },
-  { question: "What temperature should I iron cotton at?", page: "/science/ironing" },
-  {
-    question: "and for silk?",
-    previous: "What temperature should I iron cotton at?",
-    page: "/science/ironing",
-  },
-  { question: "Why does steam help when ironing clothes?", page: "/science/ironing" },
-  { question: "Why does a pressure cooker cook food faster?", page: "/science/pressure-cooker" },
-  { question: "Why does the pressure cooker whistle?", page: "/science/pressure-cooker" },
-  {
-    question: "What is the boiling point of water inside a pressure cooker?",
-    page: "/science/pressure-cooker",
-  },
-  { question: "Why does tea cool faster in a saucer?", page: "/science/tea-cooling" },
-  { question: "Does blowing on hot tea really cool it?", page: "/science/tea-cooling" },
-  { question: "What is Newton's law of cooling?", page: "/science/tea-cooling" },
-  { question: "How does a cricket ball swing in the air?", page: "/science/cricket-ball" },
-  { question: "What is reverse swing in cricket?", page: "/science/cricket-ball" },
-  { question: "How does GPS work out where my phone is?", page: "/science/gps-navigation" },
-  {
-    question: "Why does GPS need a fourth satellite for trilateration?",
-    page: "/science/gps-navigation",
-  },
-  { question: "Does relativity matter for satellite navigation?", page: "/science/gps-navigation" },
-  { question: "How does soap remove grease from hands?", page: "/science/soap" },
-  { question: "What are micelles?", page: "/science/soap" },
-  { question: "How does Wi-Fi send data through the air?", page: "/science/wifi" },
-  { question: "What frequency bands does wifi use?", page: "/science/wifi" },
-  { question: "Why do walls weaken my router's signal?", page: "/science/wifi" },
-  { question: "How does a car differential work?", page: "/science/differential-gear" },
-  { question: "What is a limited slip differential?", page: "/science/differential-gear" },
-  {
-    question: "Why do the wheels turn at different speeds around a corner?",
-    page: "/science/differential-gear",
-  },
-  { question: "How does a starter motor crank the engine?", page: "/science/starter-motor" },
-  { question: "What does the starter solenoid do?", page: "/science/starter-motor" },
+  "/science/ironing": [
+    "Why does an iron remove wrinkles from a shirt?",
+    "What temperature should I iron cotton at?",
+    { question: "and for silk?", previous: "What temperature should I iron cotton at?" },
+    "Why does steam help when ironing clothes?",
+  ],
+  "/science/pressure-cooker": [
+    "Why does a pressure cooker cook food faster?",
+    "Why does the pressure cooker whistle?",
+    "What is the boiling point of water inside a pressure cooker?",
+  ],
+  "/science/tea-cooling": [
+    "Why does tea cool faster in a saucer?",
+    "Does blowing on hot tea really cool it?",
+    "What is Newton's law of cooling?",
+  ],
+  "/science/cricket-ball": [
+    "How does a cricket ball swing in the air?",
+    "What is reverse swing in cricket?",
+  ],
+  "/science/gps-navigation": [
+    "How does GPS work out where my phone is?",
+    "Why does GPS need a fourth satellite for trilateration?",
+    "Does relativity matter for satellite navigation?",
+  ],
+  "/science/soap": ["How does soap remove grease from hands?", "What are micelles?"],
+  "/science/wifi": [
+    "How does Wi-Fi send data through the air?",
+    "What frequency bands does wifi use?",
+    "Why do walls weaken my router's signal?",
+  ],
+  "/science/differential-gear": [
+    "How does a car differential work?",
+    "What is a limited slip differential?",
+    "Why do the wheels turn at different speeds around a corner?",
+  ],
+  "/science/starter-motor": [
+    "How does a starter motor crank the engine?",
+    "What does the starter solenoid do?",
+  ],
 
   // Technical
-  {
-    question: "How does the four-stroke cycle of an engine work?",
-    page: "/technical/ice-blog",
-  },
-  {
-    question: "What is the difference between a petrol and a diesel engine?",
-    page: "/technical/ice-blog",
-  },
-  { question: "Where does the energy of the fuel go in an engine?", page: "/technical/ice-blog" },
-  { question: "What is engine knock?", page: "/technical/ice-blog" },
-  { question: "What is pumping loss?", page: "/technical/ice-blog" },
-  {
-    question: "Why use a common rail for diesel injection?",
-    page: "/technical/fuel-injection-blog",
-  },
-  {
-    question: "How high is the injection pressure in a common-rail system?",
-    page: "/technical/fuel-injection-blog",
-  },
-  {
-    question: "Why do modern diesel injectors make multiple injections per cycle?",
-    page: "/technical/fuel-injection-blog",
-  },
-  {
-    question: "How does a piezo injector work inside?",
-    page: "/technical/fuel-injection-blog",
-  },
-  { question: "What does exhaust gas recirculation do?", page: "/technical/emissions-blog" },
-  { question: "What is a DPF?", page: "/technical/emissions-blog" },
-  { question: "How does SCR with AdBlue reduce NOx?", page: "/technical/emissions-blog" },
-  { question: "What do the BS-VI emission norms demand?", page: "/technical/emissions-blog" },
-  {
-    question: "Why are diesels harder to clean up than petrol engines?",
-    page: "/technical/emissions-blog",
-  },
-  { question: "What are the main components of an EV?", page: "/technical/ev-intro" },
-  { question: "Why are electric vehicles so efficient?", page: "/technical/ev-intro" },
-  { question: "What are the real challenges for EVs?", page: "/technical/ev-intro" },
-  { question: "How does a PEM fuel cell work?", page: "/technical/fuel-cell-vehicles" },
-  {
-    question: "What is the balance of plant in a fuel cell vehicle?",
-    page: "/technical/fuel-cell-vehicles",
-  },
-  {
-    question: "How is hydrogen stored in an FC vehicle?",
-    page: "/technical/fuel-cell-vehicles",
-  },
-  {
-    question: "Where do fuel cells make more sense than batteries?",
-    page: "/technical/fuel-cell-vehicles",
-  },
+  "/technical/ice-blog": [
+    "How does the four-stroke cycle of an engine work?",
+    "What is the difference between a petrol and a diesel engine?",
+    "Where does the energy of the fuel go in an engine?",
+    "What is engine knock?",
+    "What is pumping loss?",
+  ],
+  "/technical/fuel-injection-blog": [
+    "Why use a common rail for diesel injection?",
+    "How high is the injection pressure in a common-rail system?",
+    "Why do modern diesel injectors make multiple injections per cycle?",
+    "How does a piezo injector work inside?",
+  ],
+  "/technical/emissions-blog": [
+    "What does exhaust gas recirculation do?",
+    "What is a DPF?",
+    "How does SCR with AdBlue reduce NOx?",
+    "What do the BS-VI emission norms demand?",
+    "Why are diesels harder to clean up than petrol engines?",
+  ],
+  "/technical/ev-intro": [
+    "What are the main components of an EV?",
+    "Why are electric vehicles so efficient?",
+    "What are the real challenges for EVs?",
+  ],
+  "/technical/fuel-cell-vehicles": [
+    "How does a PEM fuel cell work?",
+    "What is the balance of plant in a fuel cell vehicle?",
+    "How is hydrogen stored in an FC vehicle?",
+    "Where do fuel cells make more sense than batteries?",
+  ],
 
   // MechFusionAI
-  {
-    question: "What is a physics-informed neural network?",
-    page: "/mechfusion-ai/pde-and-ai",
-  },
-  {
-    question: "Can AI solve partial differential equations?",
-    page: "/mechfusion-ai/pde-and-ai",
-  },
-  { question: "What are neural operators?", page: "/mechfusion-ai/pde-and-ai" },
-  {
-    question: "How does generative design actually work?",
-    page: "/mechfusion-ai/ai-and-creativity",
-  },
-  {
-    question: "Is AI creative in engineering design?",
-    page: "/mechfusion-ai/ai-and-creativity",
-  },
-  {
-    question: "Where does generative AI save a mechanical engineer time?",
-    page: "/mechfusion-ai/generative-ai-for-mechanical-engineers",
-  },
-  {
-    question: "Where do LLMs fail for engineers?",
-    page: "/mechfusion-ai/generative-ai-for-mechanical-engineers",
-  },
-  {
-    question: "What rules do you follow when using ChatGPT for engineering work?",
-    page: "/mechfusion-ai/generative-ai-for-mechanical-engineers",
-  },
+  "/mechfusion-ai/pde-and-ai": [
+    "What is a physics-informed neural network?",
+    "Can AI solve partial differential equations?",
+    "What are neural operators?",
+  ],
+  "/mechfusion-ai/ai-and-creativity": [
+    "How does generative design actually work?",
+    "Is AI creative in engineering design?",
+  ],
+  "/mechfusion-ai/generative-ai-for-mechanical-engineers": [
+    "Where does generative AI save a mechanical engineer time?",
+    "Where do LLMs fail for engineers?",
+    "What rules do you follow when using ChatGPT for engineering work?",
+  ],
 
   // Mythological Inspirations
-  { question: "Who was Garuda?", page: "/mythology/garuda" },
-  { question: "How did Garuda fetch the amrita?", page: "/mythology/garuda" },
-  { question: "Why did Rama go into exile?", page: "/mythology/rama-duty" },
-  { question: "What did Kaikeyi ask Dasharatha for?", page: "/mythology/rama-duty" },
-  { question: "How did Bharata rule in Rama's name?", page: "/mythology/bharata-righteousness" },
-  {
-    question: "Why did Bharata place Rama's sandals on the throne?",
-    page: "/mythology/bharata-righteousness",
-  },
-  { question: "How did Nala lose his kingdom?", page: "/mythology/nala-damayanti" },
-  { question: "Who was Damayanti?", page: "/mythology/nala-damayanti" },
-  {
-    question: "What happened to the sixty thousand sons of Sagara?",
-    page: "/mythology/sagaras-haste",
-  },
-  { question: "Who was the sage Kapila?", page: "/mythology/sagaras-haste" },
-  { question: "How did Sita stay steadfast in the Ashoka grove?", page: "/mythology/sita-faith" },
-  { question: "What did Hanuman find in Lanka?", page: "/mythology/sita-faith" },
+  "/mythology/garuda": ["Who was Garuda?", "How did Garuda fetch the amrita?"],
+  "/mythology/rama-duty": ["Why did Rama go into exile?", "What did Kaikeyi ask Dasharatha for?"],
+  "/mythology/bharata-righteousness": [
+    "How did Bharata rule in Rama's name?",
+    "Why did Bharata place Rama's sandals on the throne?",
+  ],
+  "/mythology/nala-damayanti": ["How did Nala lose his kingdom?", "Who was Damayanti?"],
+  "/mythology/sagaras-haste": [
+    "What happened to the sixty thousand sons of Sagara?",
+    "Who was the sage Kapila?",
+  ],
+  "/mythology/sita-faith": [
+    "How did Sita stay steadfast in the Ashoka grove?",
+    "What did Hanuman find in Lanka?",
+  ],
 
   // Non Technical
-  { question: "How should an engineer plan a career?", page: "/non-technical/career-planning" },
-  { question: "How do I resolve a quarrel at work?", page: "/non-technical/workplace-harmony" },
-  {
-    question: "What does a CAE engineer do compared with a test engineer?",
-    page: "/non-technical/professional-roles",
-  },
-  {
-    question: "How do I write a clear report for managers?",
-    page: "/non-technical/communication",
-  },
-  {
-    question: "How do you approach a hard engineering problem step by step?",
-    page: "/non-technical/problem-solving",
-  },
-  { question: "What makes teamwork work between departments?", page: "/non-technical/teamwork" },
-  {
-    question: "How do I adapt when a project changes weeks before launch?",
-    page: "/non-technical/adaptability",
-  },
-  { question: "How can I manage my time better?", page: "/non-technical/time-management" },
-  {
-    question: "What questions should I ask of a result that looks too good?",
-    page: "/non-technical/critical-thinking",
-  },
-  {
-    question: "Why does emotional intelligence matter in meetings?",
-    page: "/non-technical/emotional-intelligence",
-  },
-  {
-    question: "How do small details cause big failures?",
-    page: "/non-technical/attention-to-details",
-  },
-  {
-    question: "How does a leader handle a bad week with the team?",
-    page: "/non-technical/leadership",
-  },
-  { question: "How do I take the initiative on an idea?", page: "/non-technical/initiation" },
+  "/non-technical/career-planning": ["How should an engineer plan a career?"],
+  "/non-technical/workplace-harmony": ["How do I resolve a quarrel at work?"],
+  "/non-technical/professional-roles": [
+    "What does a CAE engineer do compared with a test engineer?",
+  ],
+  "/non-technical/communication": ["How do I write a clear report for managers?"],
+  "/non-technical/problem-solving": [
+    "How do you approach a hard engineering problem step by step?",
+  ],
+  "/non-technical/teamwork": ["What makes teamwork work between departments?"],
+  "/non-technical/adaptability": ["How do I adapt when a project changes weeks before launch?"],
+  "/non-technical/time-management": ["How can I manage my time better?"],
+  "/non-technical/critical-thinking": [
+    "What questions should I ask of a result that looks too good?",
+  ],
+  "/non-technical/emotional-intelligence": ["Why does emotional intelligence matter in meetings?"],
+  "/non-technical/attention-to-details": ["How do small details cause big failures?"],
+  "/non-technical/leadership": ["How does a leader handle a bad week with the team?"],
+  "/non-technical/initiation": ["How do I take the initiative on an idea?"],
 
   // About, home and the section introductions
-  { question: "Who writes this site?", page: "/about" },
-  { question: "What is your background in emissions?", page: "/about" },
-  { question: "Why did you start this website?", page: "/about" },
-  { question: "What is MechFusionAI?", page: "/mechfusion-ai" },
+  "/about": [
+    "Who writes this site?",
+    "What is your background in emissions?",
+    "Why did you start this website?",
+  ],
+  "/mechfusion-ai": ["What is MechFusionAI?"],
 
   // Services
-  { question: "Can you review our tolerance stack-up?", page: "/services/tolerance-stackups" },
-  { question: "Do you do Monte Carlo tolerance analysis?", page: "/services/tolerance-stackups" },
-  { question: "Can you run a DFMEA for our product?", page: "/services/dfmea" },
-  { question: "Do you offer design FMEA facilitation?", page: "/services/dfmea" },
-  { question: "Can you build a chatbot for our website?", page: "/services/chatbots" },
-  { question: "Can you build us a voicebot for our call centre?", page: "/services/voicebots" },
-  {
-    question: "Do you offer training for our engineering team?",
-    page: "/services/technical-training",
-  },
-  { question: "Can you automate our Excel reports with VBA?", page: "/services/vba-tools" },
-  {
-    question: "Can you help with our EV battery pack project?",
-    page: "/services/ev-fuel-cell-projects",
-  },
-  {
-    question: "Can you help us with an IC engine calibration project?",
-    page: "/services/ic-engine-projects",
-  },
-  {
-    question: "Do you offer mechanical design services with CAD?",
-    page: "/services/mechanical-design",
-  },
-];
+  "/services/tolerance-stackups": [
+    "Can you review our tolerance stack-up?",
+    "Do you do Monte Carlo tolerance analysis?",
+  ],
+  "/services/dfmea": [
+    "Can you run a DFMEA for our product?",
+    "Do you offer design FMEA facilitation?",
+  ],
+  "/services/chatbots": ["Can you build a chatbot for our website?"],
+  "/services/voicebots": ["Can you build us a voicebot for our call centre?"],
+  "/services/technical-training": ["Do you offer training for our engineering team?"],
+  "/services/vba-tools": ["Can you automate our Excel reports with VBA?"],
+  "/services/ev-fuel-cell-projects": ["Can you help with our EV battery pack project?"],
+  "/services/ic-engine-projects": ["Can you help us with an IC engine calibration project?"],
+  "/services/mechanical-design": ["Do you offer mechanical design services with CAD?"],
+};
+
+export const answerable: Answerable[] = Object.entries(questionsByPage).flatMap(
+  ([page, questions]) =>
+    questions.map((asked) =>
+      typeof asked === "string" ? { question: asked, page } : { ...asked, page },
+    ),
+);
 
 /** Questions the site cannot answer: each must be declined. */
 export const unanswerable: string[] = [

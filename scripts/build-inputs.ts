@@ -42,7 +42,8 @@ const inputs = [
   "scripts/spam-corpus.ts",
 ];
 
-function files(entry: string): string[] {
+/** The files of `entry` (one file, or every file below a folder), relative to the project. */
+export function filesOf(entry: string): string[] {
   const full = path.join(projectRoot, entry);
   if (!statSync(full, { throwIfNoEntry: false })) return [];
   if (statSync(full).isFile()) return [entry];
@@ -73,7 +74,7 @@ export function buildInputsHash(
   const hash = createHash("sha256");
   if (forBrowserTests) hash.update(browserTestsFlag);
   hash.update(JSON.stringify(publicConfig(loadConfig(env, { productionRules: false }))));
-  for (const file of inputs.flatMap(files)) {
+  for (const file of inputs.flatMap(filesOf)) {
     hash.update(file);
     hash.update(readFileSync(path.join(projectRoot, file)));
   }

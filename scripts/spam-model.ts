@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { defaultSpamModelFile } from "../server/moderation/spam/filter.ts";
 import { train } from "../server/moderation/spam/train.ts";
-import { projectRoot } from "./build-inputs.ts";
+import { filesOf, projectRoot } from "./build-inputs.ts";
 import { ownCorpus, publicCorpus } from "./spam-corpus.ts";
 
 /** What the model is made from: the corpus, the code that reads it, and the package lock. */
@@ -17,20 +17,10 @@ const inputs = [
   "package-lock.json",
 ];
 
-function newestInput(): number {
-  let newest = 0;
-  for (const entry of inputs) {
-    const full = path.join(projectRoot, entry);
-    const stats = statSync(full);
-    const files = stats.isDirectory()
-      ? readdirSync(full, { recursive: true, encoding: "utf8" }).map((name) =>
-          path.join(full, name),
-        )
-      : [full];
-    for (const file of files) newest = Math.max(newest, statSync(file).mtimeMs);
-  }
-  return newest;
-}
+const newestInput = () =>
+  Math.max(
+    ...inputs.flatMap(filesOf).map((file) => statSync(path.join(projectRoot, file)).mtimeMs),
+  );
 
 /** Trains the model again when it is missing or older than what it is made from. */
 export function ensureSpamModel(file = defaultSpamModelFile): boolean {
