@@ -2,7 +2,7 @@ import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import type { ReactionsResponse } from "../../contract/api.ts";
 import type { LiveEventName } from "../../contract/event-names.ts";
-import type { ItemKind } from "../../contract/limits.ts";
+import { type ItemKind, reactionTypes } from "../../contract/limits.ts";
 import type { CommentEvent, ItemEventPayloads, ReactionEvent } from "../../contract/live-events.ts";
 import { type LoadedComments, missesThread, withEvent } from "./comment-list.ts";
 import { itemKeys } from "./query-keys.ts";
@@ -51,12 +51,23 @@ function applyEvent<Data>(
   if (queryClient.isFetching(filters) > 0) void readAgain(queryClient, filters);
 }
 
-/** New counts for everyone; what this visitor holds is theirs alone and stays as it was. */
+/**
+ * New counts for everyone; what this visitor holds is theirs alone and stays
+ * as it was. While a toggle of theirs is on its way, an event's counts may
+ * have been counted before it (another reader's write that committed first:
+ * the reader's click would vanish from the count) or after it (the toggle's
+ * answer would then hide the event): unless they agree with what is shown,
+ * the item is read again once the toggles have their answers.
+ */
 function applyReaction(queryClient: QueryClient, kind: ItemKind, id: string, event: ReactionEvent) {
-  applyEvent<ReactionsResponse>(queryClient, itemKeys.reactions(kind, id), (data) => ({
-    ...data,
-    counts: event.counts,
-  }));
+  const key = itemKeys.reactions(kind, id);
+  if (queryClient.isMutating({ mutationKey: key, exact: true }) > 0) {
+    const shown = queryClient.getQueryData<ReactionsResponse>(key)?.counts;
+    const agree = reactionTypes.every((type) => shown?.[type] === event.counts[type]);
+    if (!agree) readAfterToggles(queryClient, key);
+    return;
+  }
+  applyEvent<ReactionsResponse>(queryClient, key, (data) => ({ ...data, counts: event.counts }));
 }
 
 /**

@@ -8,8 +8,9 @@ import { holdStreamEvents } from "./support/held-read.ts";
  * opens, the page reads the item again; that read can reach the server before
  * the toggle does, and its answer, landing before or after the toggle's, must
  * never show the reaction as it was before the click, not even for a moment,
- * nor once the stream's events arrive. Each test has an item of its own, which
- * no other spec reacts to, so counts compare exactly.
+ * nor once the stream's events arrive. Nor may another reader's reaction,
+ * arriving while the click is on its way. Each test has an item of its own,
+ * which no other spec reacts to, so counts compare exactly.
  */
 
 type Shown = { held: boolean; likes: number };
@@ -143,3 +144,62 @@ for (const { order, path } of [
     await expect(like).toHaveAttribute("aria-pressed", "false");
   });
 }
+
+test("a Like on its way stays counted when another reader's reaction arrives before its answer, and theirs shows once it has", async ({
+  visitor,
+  baseURL,
+}) => {
+  const path = "/science/differential-gear";
+  const api = new RegExp(`/api/items${path}/reactions`);
+  const page = await visitor("Lata");
+  const stream = await holdStreamEvents(page);
+  await page.goto(path);
+  const section = page.getByRole("region", { name: /^Reactions/ });
+  const group = section.getByRole("group", { name: /^Reactions to / });
+  await section.scrollIntoViewIfNeeded();
+  await stream.release("ready");
+  await stream.release("reaction");
+  await expect(section.locator('[data-live="true"]')).toBeAttached();
+  const like = group.getByRole("button", { name: /^Like \d+$/ });
+  const love = group.getByRole("button", { name: /^Love \d+$/ });
+  const countOf = async (button: Locator) =>
+    Number((await button.textContent())?.match(/\d+/)?.[0]);
+  await expect(like).toHaveAttribute("aria-pressed", "false");
+  const likes = await countOf(like);
+  const loves = await countOf(love);
+  const seen = await recordShown(like);
+
+  // The Like leaves only when the test lets it: the server does not have it yet.
+  const toggle = Promise.withResolvers<void>();
+  await page.route(api, async (route) => {
+    if (route.request().method() !== "GET") await toggle.promise;
+    return route.continue();
+  });
+  await like.click();
+  await expect(like).toHaveText(`Like ${likes + 1}`);
+
+  // Another reader's Love commits first; its event's counts lack Lata's Like.
+  const ravi = await visitor("Ravi");
+  const loved = await ravi.request.post(`/api/items${path}/reactions`, {
+    headers: { Origin: baseURL ?? "" },
+    data: { type: "love", userName: "Ravi" },
+  });
+  expect(loved.ok()).toBe(true);
+  await expect.poll(() => stream.delivered("reaction")).toBe(1);
+  await afterNextRender(page);
+  await expect(like).toHaveText(`Like ${likes + 1}`);
+  await expect(like).toHaveAttribute("aria-pressed", "true");
+
+  const answered = page.waitForResponse(
+    (response) => api.test(response.url()) && response.request().method() === "POST",
+  );
+  toggle.resolve();
+  expect((await answered).ok()).toBe(true);
+  // Once the Like has its answer, the page learns of Ravi's Love too.
+  await expect(love).toHaveText(`Love ${loves + 1}`);
+  await expect(like).toHaveText(`Like ${likes + 1}`);
+  expect(await seen()).toEqual([
+    label({ held: false, likes }),
+    label({ held: true, likes: likes + 1 }),
+  ]);
+});
