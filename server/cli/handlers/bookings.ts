@@ -208,24 +208,12 @@ function availabilityText(availability: Availability, ownerZone: string): string
   ].join("\n");
 }
 
-const hoursOptions = [
-  "zone",
-  ...weekdayNames,
-  "length",
-  "buffer",
-  "notice",
-  "horizon",
-  "daily-max",
-  "dates-off",
-  "meeting",
-  "meeting-url",
-];
-
 export async function bookingsHours(context: CommandContext) {
   const { values } = context;
   const { repository, actions, ownerZone } = await bookingsOf(context);
   let availability = await repository.availability();
-  if (hoursOptions.some((name) => values[name] !== undefined)) {
+  // Every option but --json changes a setting.
+  if (Object.keys(values).some((name) => name !== "json")) {
     const checked = availabilitySchema.safeParse(changedAvailability(values, availability));
     if (!checked.success) {
       throw usageError([...new Set(checked.error.issues.map((issue) => issue.message))].join(" "));
