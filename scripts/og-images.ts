@@ -71,16 +71,18 @@ export function itemShareCard(item: Item, siteName: string): ShareCard {
   };
 }
 
-type Node = { type: string; props: Record<string, unknown> & { children?: unknown } };
-const el = (
-  type: string,
-  style: Record<string, unknown>,
-  children?: unknown,
-  extra = {},
-): Node => ({
-  type,
-  props: { style, children, ...extra },
+type Node = { type: string; props: Record<string, unknown> };
+/** A flex box (satori lays out nothing else), with its style and what it holds. */
+const box = (style: Record<string, unknown>, children?: unknown): Node => ({
+  type: "div",
+  props: { style: { display: "flex", ...style }, children },
 });
+/** An image `src` (a data: address) shown at `width` × `height`. */
+const img = (src: string, width: number, height: number, style = {}): Node => ({
+  type: "img",
+  props: { style: { width, height, ...style }, src, width, height },
+});
+const centred = { alignItems: "center", justifyContent: "center" };
 
 const dataUri = (svg: string | Buffer) =>
   `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
@@ -126,67 +128,40 @@ function titleSize(title: string): number {
 }
 
 function layout(card: ShareCard, contentRoot: string, sprite: string): Node {
+  const icon = (name: string, stroke: string, size: number) =>
+    img(dataUri(iconSvg(sprite, name, stroke)), size, size);
   const picture = card.image
-    ? (() => {
-        const width = pictureWidth;
-        const height = Math.min(430, Math.round((width * card.image.height) / card.image.width));
-        return el(
-          "div",
-          {
-            display: "flex",
-            borderRadius: 24,
-            border: `2px solid ${colour.line}`,
-            backgroundColor: colour.ink,
-            overflow: "hidden",
-          },
-          el("img", { width, height, objectFit: "contain" }, undefined, {
-            src: illustrationPng(path.join(contentRoot, "images", card.image.src), width),
-            width,
-            height,
-          }),
-        );
-      })()
-    : el(
-        "div",
+    ? box(
         {
-          display: "flex",
-          alignItems: "center",
-          justifyContent: "center",
+          borderRadius: 24,
+          border: `2px solid ${colour.line}`,
+          backgroundColor: colour.ink,
+          overflow: "hidden",
+        },
+        img(
+          illustrationPng(path.join(contentRoot, "images", card.image.src), pictureWidth),
+          pictureWidth,
+          Math.min(430, Math.round((pictureWidth * card.image.height) / card.image.width)),
+          { objectFit: "contain" },
+        ),
+      )
+    : box(
+        {
+          ...centred,
           width: 320,
           height: 320,
           borderRadius: 48,
           backgroundColor: "rgba(34, 197, 94, 0.10)",
           border: "2px solid rgba(34, 197, 94, 0.35)",
         },
-        el("img", { width: 184, height: 184 }, undefined, {
-          src: dataUri(iconSvg(sprite, card.icon, colour.accent)),
-          width: 184,
-          height: 184,
-        }),
+        icon(card.icon, colour.accent, 184),
       );
-
-  const badge = el(
-    "div",
-    {
-      display: "flex",
-      alignItems: "center",
-      justifyContent: "center",
-      width: 52,
-      height: 52,
-      borderRadius: 14,
-      backgroundColor: colour.accent,
-    },
-    el("img", { width: 32, height: 32 }, undefined, {
-      src: dataUri(iconSvg(sprite, "zap", colour.ink)),
-      width: 32,
-      height: 32,
-    }),
+  const badge = box(
+    { ...centred, width: 52, height: 52, borderRadius: 14, backgroundColor: colour.accent },
+    icon("zap", colour.ink, 32),
   );
-
-  return el(
-    "div",
+  return box(
     {
-      display: "flex",
       width: shareImageSize.width,
       height: shareImageSize.height,
       backgroundColor: colour.ink,
@@ -196,10 +171,8 @@ function layout(card: ShareCard, contentRoot: string, sprite: string): Node {
       padding: 64,
     },
     [
-      el(
-        "div",
+      box(
         {
-          display: "flex",
           flexDirection: "column",
           justifyContent: "space-between",
           width: shareImageSize.width - 2 * 64 - pictureWidth - 48,
@@ -207,11 +180,9 @@ function layout(card: ShareCard, contentRoot: string, sprite: string): Node {
           marginRight: 48,
         },
         [
-          el("div", { display: "flex", flexDirection: "column" }, [
-            el(
-              "div",
+          box({ flexDirection: "column" }, [
+            box(
               {
-                display: "flex",
                 fontSize: 24,
                 fontWeight: 700,
                 color: colour.accent,
@@ -220,10 +191,8 @@ function layout(card: ShareCard, contentRoot: string, sprite: string): Node {
               },
               card.eyebrow,
             ),
-            el(
-              "div",
+            box(
               {
-                display: "flex",
                 marginTop: 24,
                 fontSize: titleSize(card.title),
                 fontWeight: 700,
@@ -233,33 +202,13 @@ function layout(card: ShareCard, contentRoot: string, sprite: string): Node {
               card.title,
             ),
           ]),
-          el("div", { display: "flex", alignItems: "center" }, [
+          box({ alignItems: "center" }, [
             badge,
-            el(
-              "div",
-              {
-                display: "flex",
-                marginLeft: 18,
-                fontSize: 30,
-                fontWeight: 700,
-                color: colour.text,
-              },
-              card.footer,
-            ),
+            box({ marginLeft: 18, fontSize: 30, fontWeight: 700, color: colour.text }, card.footer),
           ]),
         ],
       ),
-      el(
-        "div",
-        {
-          display: "flex",
-          alignItems: "center",
-          justifyContent: "center",
-          width: pictureWidth,
-          flexShrink: 0,
-        },
-        picture,
-      ),
+      box({ ...centred, width: pictureWidth, flexShrink: 0 }, picture),
     ],
   );
 }
