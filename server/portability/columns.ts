@@ -83,6 +83,12 @@ const maxText = 1_000_000;
 const intMin = -rowIdMax - 1;
 const timeText = "must be an ISO-8601 UTC time such as 2025-06-01T12:00:00.000Z";
 
+/** A time that names a real moment: no 2025-02-30, which `Date` would move on to March. */
+const isRealTime = (value: string) => {
+  const time = new Date(value);
+  return !Number.isNaN(time.getTime()) && time.toISOString().startsWith(value.slice(0, 19));
+};
+
 /** A value of another type: `what` it must be, or that it is missing. */
 const typed = (what: string) => ({
   error: (issue: { input?: unknown }) =>
@@ -98,7 +104,7 @@ const byType = {
   time: z
     .string(typed(timeText))
     .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/, timeText)
-    .refine((value) => !Number.isNaN(Date.parse(value)), timeText)
+    .refine(isRealTime, timeText)
     .meta({ format: "date-time" }),
   text: z
     .string(typed("must be text"))

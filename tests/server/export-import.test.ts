@@ -481,6 +481,7 @@ describe("reading a bad export", () => {
             comment(2, { status: "maybe" }),
             comment(3, { parent_id: 99 }),
             comment(4, { created_at: "yesterday" }),
+            comment(5, { created_at: "2025-02-30T12:00:00.000Z" }),
           ],
           passwords: [],
         },
@@ -488,7 +489,7 @@ describe("reading a bad export", () => {
     );
     const run = await admin(adminEnv(target), "import", "--from", "export", file);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Nothing was imported: the input has 5 problems.");
+    expect(run.stderr).toContain("Nothing was imported: the input has 6 problems.");
     expect(run.stderr).toContain("tables.passwords: is not a table this site exports");
     expect(run.stderr).toContain("tables.science_comments[1]: repeats the id");
     expect(run.stderr).toContain("tables.science_comments[2].status: must be one of");
@@ -496,6 +497,7 @@ describe("reading a bad export", () => {
       "tables.science_comments[3].parent_id: refers to science_comments 99",
     );
     expect(run.stderr).toContain("tables.science_comments[4].created_at: must be an ISO-8601");
+    expect(run.stderr).toContain("tables.science_comments[5].created_at: must be an ISO-8601");
     expect(await runSql(target, "select id from science_comments")).toEqual([]);
   });
 
