@@ -54,51 +54,6 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-/** Listeners by topic; one instance per bus. */
-export class Subscriptions {
-  readonly #byTopic = new Map<string, Set<Listener>>();
-  readonly #everything = new Set<Listener>();
-  readonly #log: Log | undefined;
-
-  constructor(log?: Log) {
-    this.#log = log;
-  }
-
-  subscribe(topic: string, listener: Listener): () => void {
-    let listeners = this.#byTopic.get(topic);
-    if (!listeners) {
-      listeners = new Set();
-      this.#byTopic.set(topic, listeners);
-    }
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.#byTopic.get(topic) === listeners) {
-        this.#byTopic.delete(topic);
-      }
-    };
-  }
-
-  subscribeAll(listener: Listener): () => void {
-    this.#everything.add(listener);
-    return () => this.#everything.delete(listener);
-  }
-
-  dispatch(event: LiveEvent): void {
-    // Caches hear of a change before any stream tells a browser about it, so a
-    // browser that reloads on the event reads the new state.
-    const listeners = [...this.#everything, ...(this.#byTopic.get(event.topic) ?? [])];
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        // One broken stream must not keep the event from the others.
-        this.#log?.error({ err: error, eventId: event.id }, "live event listener failed");
-      }
-    }
-  }
-}
-
 /** Reads the journal (the `events` table): how buses learn of other processes' events. */
 export type EventJournal = {
   /** Events of every topic with an id above `afterId`, oldest first. */
@@ -109,23 +64,24 @@ export type EventJournal = {
 const journalBatchSize = 500;
 
 /**
- * Delivers the journal's events above the last delivered id, oldest first, one
- * read at a time. Asking during a read makes that read go round once more: the
- * event asked about may have committed after the read began.
+ * A bus's listeners by topic, and its reader of the journal, which delivers
+ * the events above the last delivered id, oldest first, one read at a time.
+ * Asking during a read makes that read go round once more: the event asked
+ * about may have committed after the read began.
  */
 export function createJournalReader({
   journal,
-  subscriptions,
   lastId,
   log,
   stopped = () => false,
 }: {
   journal: EventJournal;
-  subscriptions: Subscriptions;
   lastId: number;
-  log?: Log;
+  log: Log;
   stopped?: () => boolean;
 }) {
+  const byTopic = new Map<string, Set<Listener>>();
+  const everything = new Set<Listener>();
   let last = lastId;
   let reading: Promise<void> | null = null;
   let readAgain = false;
@@ -133,7 +89,16 @@ export function createJournalReader({
   function deliver(event: LiveEvent) {
     if (event.id <= last) return;
     last = event.id;
-    subscriptions.dispatch(event);
+    // Caches hear of a change before any stream tells a browser about it, so a
+    // browser that reloads on the event reads the new state.
+    for (const listener of [...everything, ...(byTopic.get(event.topic) ?? [])]) {
+      try {
+        listener(event);
+      } catch (error) {
+        // One broken stream must not keep the event from the others.
+        log.error({ err: error, eventId: event.id }, "live event listener failed");
+      }
+    }
   }
 
   function catchUp(): Promise<void> {
@@ -151,7 +116,7 @@ export function createJournalReader({
         } while ((events.length === journalBatchSize || readAgain) && !stopped());
       } catch (error) {
         // The next ask (write, poll, notification, reconnection) reads again.
-        log?.warn({ err: error }, "live events could not be read");
+        log.warn({ err: error }, "live events could not be read");
       } finally {
         reading = null;
       }
@@ -169,6 +134,22 @@ export function createJournalReader({
     settled: async () => {
       await reading;
     },
+    subscribe(topic: string, listener: Listener): () => void {
+      let listeners = byTopic.get(topic);
+      if (!listeners) {
+        listeners = new Set();
+        byTopic.set(topic, listeners);
+      }
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && byTopic.get(topic) === listeners) byTopic.delete(topic);
+      };
+    },
+    subscribeAll(listener: Listener): () => void {
+      everything.add(listener);
+      return () => everything.delete(listener);
+    },
   };
 }
 
@@ -176,7 +157,7 @@ export function createJournalReader({
  * One server process on one SQLite file. Its own writes go straight from the
  * writer to the streams. Another process writing to the same file (the admin
  * command line deleting a comment) cannot reach this process's memory, so the
- * journal is polled too: every `pollMs`, anything above the last delivered id
+ * journal is polled too: every second, anything above the last delivered id
  * is read and delivered. SQLite has one writer at a time, so ids are assigned
  * in commit order; an event that is not the next id means one from elsewhere
  * came first, and the journal is read instead to keep the order.
@@ -184,23 +165,19 @@ export function createJournalReader({
 export function createLocalBus({
   lastEventId,
   journal,
-  pollMs = 1000,
   log,
 }: {
   lastEventId: number;
   journal: EventJournal;
-  pollMs?: number;
-  log?: Log;
+  log: Log;
 }): EventBus {
-  const subscriptions = new Subscriptions(log);
-  const reader = createJournalReader({ journal, subscriptions, lastId: lastEventId, log });
-
-  const polling = setInterval(() => void reader.catchUp(), pollMs);
+  const reader = createJournalReader({ journal, lastId: lastEventId, log });
+  const polling = setInterval(() => void reader.catchUp(), 1000);
   polling.unref();
 
   return {
-    subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
-    subscribeAll: (listener) => subscriptions.subscribeAll(listener),
+    subscribe: reader.subscribe,
+    subscribeAll: reader.subscribeAll,
     get lastEventId() {
       return reader.lastId;
     },

@@ -1,18 +1,6 @@
 import pg from "pg";
 import type { Log } from "../lib/log.ts";
-import {
-  createJournalReader,
-  type EventBus,
-  type EventJournal,
-  eventsChannel,
-  Subscriptions,
-} from "./bus.ts";
-
-export type PostgresBusOptions = {
-  connectionString: string;
-  journal: EventJournal;
-  log: Log;
-};
+import { createJournalReader, type EventBus, type EventJournal, eventsChannel } from "./bus.ts";
 
 /** Reconnection attempts start this soon and back off to at most every 5 s. */
 const retryDelayMs = { min: 250, max: 5000 };
@@ -29,8 +17,11 @@ export async function createPostgresBus({
   connectionString,
   journal,
   log,
-}: PostgresBusOptions): Promise<EventBus> {
-  const subscriptions = new Subscriptions(log);
+}: {
+  connectionString: string;
+  journal: EventJournal;
+  log: Log;
+}): Promise<EventBus> {
   let client: pg.Client | null = null;
   let closed = false;
   let reconnectTimer: NodeJS.Timeout | null = null;
@@ -39,7 +30,6 @@ export async function createPostgresBus({
   // still above this position, so the next read delivers it.
   const reader = createJournalReader({
     journal,
-    subscriptions,
     lastId: await journal.latestId(),
     log,
     stopped: () => closed,
@@ -96,8 +86,8 @@ export async function createPostgresBus({
   await connect();
 
   return {
-    subscribe: (topic, listener) => subscriptions.subscribe(topic, listener),
-    subscribeAll: (listener) => subscriptions.subscribeAll(listener),
+    subscribe: reader.subscribe,
+    subscribeAll: reader.subscribeAll,
     get lastEventId() {
       return reader.lastId;
     },
