@@ -112,10 +112,7 @@ export async function startServices({
     events,
     bus,
     close: closeStore,
-  } = await openStoreAndBus(config, log, {
-    ...(databaseWaitMs ? { connectionWaitMs: databaseWaitMs } : {}),
-    ...(newDatabase ? { newDatabase } : {}),
-  });
+  } = await openStoreAndBus(config, log, { connectionWaitMs: databaseWaitMs, newDatabase });
   // Made after the database, which is refused when it is empty beside a
   // secret of an earlier start (server/startup.ts): a first start that stops
   // before its database exists leaves no secret behind.

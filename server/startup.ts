@@ -4,7 +4,7 @@ import type { Config } from "./config.ts";
 import { refuseLostDatabase } from "./db/lost-database.ts";
 import { migrateToLatest, openStore, type Store } from "./db/store.ts";
 import { storeOptionsOf } from "./db/store-config.ts";
-import { createEngagement, type Engagement } from "./engagement/index.ts";
+import { createEngagement } from "./engagement/index.ts";
 import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import { cookieSecretFileOf } from "./engagement/visitor.ts";
 import type { WriterKeys } from "./engagement/writer-keys.ts";
@@ -12,22 +12,15 @@ import { createLocalBus, type EventBus } from "./events/bus.ts";
 import { createEventJournal, type EventJournal } from "./events/journal.ts";
 import type { Log } from "./lib/log.ts";
 import { dayMs } from "./lib/time.ts";
-import { createModeration, type Moderation } from "./moderation/service.ts";
-import { createSpamFilter, type SpamFilter } from "./moderation/spam/filter.ts";
-import { createSpamStore, forgetExamples, type SpamStore } from "./moderation/spam/store.ts";
+import { createModeration } from "./moderation/service.ts";
+import { createSpamFilter } from "./moderation/spam/filter.ts";
+import { createSpamStore, forgetExamples } from "./moderation/spam/store.ts";
 
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = dayMs;
 const pruneEveryMs = 60 * 60 * 1000;
 /** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
 const spamRetentionMs = 30 * dayMs;
-
-export type StoreAndBus = {
-  store: Store;
-  events: EventJournal;
-  bus: EventBus;
-  close(): Promise<void>;
-};
 
 type StoreConfig = Pick<Config, "DATABASE_URL" | "DATA_DIR" | "DATABASE_STATEMENT_TIMEOUT_SECONDS">;
 
@@ -53,12 +46,10 @@ export async function openStoreAndBus(
     /** See `StoreOptions`: a migrated empty SQLite database, for a first start. */
     newDatabase?: string;
   } = {},
-): Promise<StoreAndBus> {
+): Promise<{ store: Store; events: EventJournal; bus: EventBus; close(): Promise<void> }> {
   const named = storeOptionsOf(config);
   const options =
-    named.kind === "postgres"
-      ? { ...named, ...(connectionWaitMs ? { connectionWaitMs } : {}) }
-      : { ...named, ...(newDatabase ? { newDatabase } : {}) };
+    named.kind === "postgres" ? { ...named, connectionWaitMs } : { ...named, newDatabase };
   if (options.kind === "sqlite") refuseLostDatabase(options.file, cookieSecretFileOf(config));
   if (options.kind === "postgres") {
     const migrating = await openStore(options, log);
@@ -103,20 +94,10 @@ export async function openStoreAndBus(
   };
 }
 
-export type EngagementServices = {
-  engagement: Engagement;
-  /** The item reads, from memory (read-cache.ts). */
-  reads: ReadCache;
-  /** The owner's moderation: approve, reject, ban (server/moderation/service.ts). */
-  moderation: Moderation;
-  /** The spam filter and what it learns from (server/moderation/spam/). */
-  spam: { store: SpamStore; filter: SpamFilter };
-  stop(): void;
-};
-
 /**
- * The repositories, the read cache and moderation on an open store, with the
- * pruning of old events, stale subscriptions and caught spam.
+ * The repositories, the item reads from memory (read-cache.ts), the owner's
+ * moderation and the spam filter with what it learns from, on an open store,
+ * with the pruning of old events, stale subscriptions and caught spam.
  */
 export function startEngagement({
   store,
@@ -129,7 +110,10 @@ export function startEngagement({
   moderationMode,
   spamConfig,
   log,
-}: Omit<StoreAndBus, "close"> & {
+}: {
+  store: Store;
+  events: EventJournal;
+  bus: EventBus;
   keys: WriterKeys;
   notifier: CommentNotifier;
   /** The readers' reply mails (docs/product.md, "Reply mails"). */
@@ -139,7 +123,7 @@ export function startEngagement({
   moderationMode: Config["MODERATION"];
   spamConfig: Pick<Config, "HOLD_LINKS_FROM_NEW" | "SPAM_MODEL_FILE">;
   log: Log;
-}): EngagementServices {
+}) {
   // A write's own instance forgets the item's cached reads the moment it commits,
   // before it answers; the bus brings the news to the other instances.
   let reads: ReadCache | undefined;
