@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { ContentError } from "../content/frontmatter.ts";
-import { type Owner, type OwnerProfile, readOwnerProfile, resolveOwner } from "../content/owner.ts";
+import { type OwnerProfile, readOwnerProfile, resolveOwner } from "../content/owner.ts";
 import {
   describeSampleFiles,
   findSamplePassages,
@@ -255,18 +255,7 @@ export type Env = z.output<typeof envSchema>;
 export const environmentVariables = Object.keys(envSchema.shape) as (keyof Env)[];
 
 /** The variables, and what loadConfig makes of them (its last lines say how). */
-export type Config = Env & {
-  buildDir: string;
-  clientRoot: string;
-  siteUrl: string;
-  contactEmail: string;
-  databaseKind: "sqlite" | "postgres";
-  mailFrom: string;
-  owner: Owner;
-  notifyComments: "each" | "hourly" | "off";
-  fediverseHandle: string;
-  bookingTimeZone: string;
-};
+export type Config = ReturnType<typeof loadConfig>;
 
 /** The project's folder, which a relative BUILD_DIR starts from. */
 const projectRoot = path.resolve(import.meta.dirname, "..");
@@ -292,7 +281,7 @@ export function loadConfig(
     /** Where the writing is: content/ and EDITIONS_DIR when not given (tests give folders). */
     writing?: { dir: string; label: string }[];
   } = {},
-): Config {
+) {
   const parsed = envSchema.safeParse(productionRules ? env : { ...env, NODE_ENV: undefined });
   const lines = parsed.success
     ? []
@@ -330,7 +319,7 @@ export function loadConfig(
       : path.join(buildDir, "client"),
     siteUrl: values.SITE_URL ?? `http://localhost:${values.PORT || 3000}`,
     contactEmail: values.CONTACT_EMAIL ?? "contact@example.com",
-    databaseKind: values.DATABASE_URL ? "postgres" : "sqlite",
+    databaseKind: values.DATABASE_URL ? ("postgres" as const) : ("sqlite" as const),
     // Readers know the person, not the address: "Asha Rao from Engage with Engineer <news@site>".
     mailFrom: mailFrom.includes("<")
       ? mailFrom

@@ -92,16 +92,6 @@ export function loggerOptions(
   };
 }
 
-/** pino's numbers for its levels; a logger that is off has none of them. */
-const levels = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-};
-
 /** A read answered before Fastify, for its line in the access log. */
 export type FastAnswer = {
   id: string;
@@ -142,12 +132,15 @@ export function accessLog(
     trusted: false | ((address: string, hop: number) => boolean);
   },
 ): AccessLog {
-  const level = levels[app.log.level as keyof typeof levels] ?? Number.POSITIVE_INFINITY;
-  if (level > levels.info) return { debug: false, sample: () => false, write() {} };
-  const every = level <= levels.debug ? 1 : sampleReads;
+  // pino numbers its levels (debug 20, info 30); a logger that is off has none of them.
+  const level = pino.levels.values[app.log.level] ?? Number.POSITIVE_INFINITY;
+  const at = (name: "debug" | "info") => level <= (pino.levels.values[name] ?? 0);
+  if (!at("info")) return { debug: false, sample: () => false, write() {} };
+  const debug = at("debug");
+  const every = debug ? 1 : sampleReads;
   const sampled = every > 1 ? { sampled: every } : {};
   let reads = 0;
-  if (level <= levels.debug) {
+  if (debug) {
     // Debugging a request that hangs needs to see it arrive.
     app.addHook("onRequest", (request, _reply, done) => {
       request.log.debug({ req: request }, "incoming request");
@@ -188,7 +181,7 @@ export function accessLog(
     done();
   });
   return {
-    debug: level <= levels.debug,
+    debug,
     sample: () => every === 1 || ++reads % every === 0,
     // The line above, with Fastify's request.ip and request.host, its reqId first.
     write(request, { id, route, status, bytes, started }) {
