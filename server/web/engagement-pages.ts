@@ -18,7 +18,7 @@ import {
 } from "./engagement-template.ts";
 import { offerSent, sendRepresentation } from "./etag.ts";
 import type { FastPages } from "./fast-pages.ts";
-import type { SiteFile } from "./site-files.ts";
+import { cacheControl, type SiteFile } from "./site-files.ts";
 
 /**
  * React and the components that draw an item's engagement, loaded with the
@@ -189,7 +189,7 @@ export async function engagementPages(
       filled = false;
     }
     if (view.page === "broken") reply.code(400);
-    reply.header("cache-control", pageCaching).type(pageType);
+    reply.header("cache-control", cacheControl.revalidate).type(pageType);
     // The page as built is never offered to the fast path.
     if (filled && entry && bus.healthy) answered.set(request, { entry, current });
     return sendRepresentation(request, reply, current);
@@ -235,7 +235,7 @@ export async function engagementPages(
       request,
       reply,
       kept.current,
-      { headers: { "cache-control": pageCaching, "content-type": pageType } },
+      { headers: { "cache-control": cacheControl.revalidate, "content-type": pageType } },
       () => bus.healthy && rendered.get(pagePath) === kept.entry,
     );
   }
@@ -256,7 +256,6 @@ export async function engagementPages(
   }
 }
 
-const pageCaching = "public, max-age=0, must-revalidate";
 /** How long an item's own page keeps what the open web said of it. */
 const openWebFreshMs = 60_000;
 const pageType = "text/html; charset=utf-8";

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { acceptsGzip, preferredEncoding } from "../lib/accept-encoding.ts";
 import { encoded, type Representation } from "../lib/representation.ts";
-import type { Coding, FastPages } from "./fast-pages.ts";
+import type { FastPages } from "./fast-pages.ts";
+import type { Coding } from "./site-files.ts";
 
 /** Whether the client already holds `etag` (If-None-Match may list several). */
 export function clientHolds(request: FastifyRequest, etag: string): boolean {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AccessLog } from "../logging.ts";
-import type { Variant } from "./site-files.ts";
+import type { Coding, Variant } from "./site-files.ts";
 
 /**
  * The built site's plain reads answered before Fastify sees them: a page or
@@ -34,9 +34,6 @@ const perAnswer = new Set([
   "x-request-id",
   "transfer-encoding",
 ]);
-
-/** The coding an answer went out in, as `sendRepresentation` chooses it (server/web/etag.ts). */
-export type Coding = "br" | "gzip" | "identity";
 
 export type FastPages = {
   /** Answers `request` and returns true, or returns false and leaves it to Fastify. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, Server, ServerOptions, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import proxyAddr from "@fastify/proxy-addr";
 import { serializerCompiler, validatorCompiler } from "@fastify/type-provider-zod";
@@ -104,13 +104,20 @@ export function fastifyOptions(
     // builds none of its JSON Schema compilers (Ajv, fast-json-stringify),
     // and a start does not load them (docs/decisions/038-start-and-idle.md).
     schemaController: { compilersFactory: zodCompilers },
-    // The HTTP server Fastify makes by default, with the same settings, and the
-    // built site's fast path in front of it (server/web/fast-pages.ts).
-    serverFactory: (handler) =>
-      httpServer(handler, (request, response) => fast(request, response, handler), {
-        serverOptions,
-        ...timeouts,
-      }),
+    // The HTTP/1.1 server Fastify makes by default, with the same settings, and
+    // the built site's fast path in front of it (server/web/fast-pages.ts).
+    serverFactory: (handler) => {
+      const server = createServer(serverOptions, (request, response) => {
+        // A page asked for as ActivityPub JSON is the Fediverse's (server/fediverse/routes.ts).
+        if (wantsActivityPub(request.headers.accept) || !fast(request, response, handler)) {
+          handler(request, response);
+        }
+      });
+      server.keepAliveTimeout = timeouts.keepAliveTimeout;
+      server.requestTimeout = timeouts.requestTimeout;
+      server.setTimeout(timeouts.connectionTimeout);
+      return server;
+    },
     // A URL that cannot be decoded never reaches a route or its error handler.
     frameworkErrors: (_error, _request, reply) => {
       (reply as FastifyReply)
@@ -118,28 +125,6 @@ export function fastifyOptions(
         .send({ error: { code: "validation_failed", message: "The URL is malformed." } });
     },
   };
-}
-
-/** Fastify's `serverFactory`: its own HTTP/1.1 server and settings, with `fast` asked first. */
-function httpServer(
-  handler: (request: IncomingMessage, response: ServerResponse) => void,
-  fast: (request: IncomingMessage, response: ServerResponse) => boolean,
-  settings: {
-    serverOptions: ServerOptions;
-    keepAliveTimeout: number;
-    requestTimeout: number;
-    connectionTimeout: number;
-  },
-) {
-  const server = createServer(settings.serverOptions, (request, response) => {
-    // A page asked for as ActivityPub JSON is the Fediverse's (server/fediverse/routes.ts).
-    if (wantsActivityPub(request.headers.accept)) handler(request, response);
-    else if (!fast(request, response)) handler(request, response);
-  });
-  server.keepAliveTimeout = settings.keepAliveTimeout;
-  server.requestTimeout = settings.requestTimeout;
-  server.setTimeout(settings.connectionTimeout);
-  return server;
 }
 
 /**

@@ -6,6 +6,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
+import { cacheControl } from "./site-files.ts";
 import {
   loadSiteSearch,
   type SearchHit,
@@ -153,7 +154,7 @@ export async function searchPage(app: FastifyInstance, { root }: { root: string 
       const { q } = request.query as { q?: unknown };
       reply.type("text/html; charset=utf-8").header("x-robots-tag", "noindex");
       if (q === undefined) {
-        reply.header("cache-control", "public, max-age=0, must-revalidate");
+        reply.header("cache-control", cacheControl.revalidate);
         return sendRepresentation(request, reply, bare);
       }
       reply.header("cache-control", "no-store");
