@@ -48,7 +48,8 @@ export function List<T>({
 }
 
 /**
- * A table of `rows`, each keyed by its first cell, which heads it. Numbers are
+ * A table of `rows`, each keyed by its first cell, which heads it, or `empty`
+ * when given and there are none. Numbers are
  * written the British way and, with their column's heading, to the right. With
  * `first`, the first cell shows what it makes of the key (told the id of the
  * row under it); with `detail`, a row may open one across the table under it.
@@ -61,6 +62,7 @@ export function Table({
   first = (key) => key,
   detail = () => null,
   className = "",
+  empty,
 }: {
   caption: ReactNode;
   captionShown?: boolean;
@@ -69,8 +71,10 @@ export function Table({
   first?: (key: string, detailId: string) => ReactNode;
   detail?: (key: string) => ReactNode;
   className?: string;
+  empty?: ReactNode;
 }) {
   const id = useId();
+  if (rows.length === 0 && empty) return <p className="text-slate-400">{empty}</p>;
   const right = (index: number) => (typeof rows[0]?.[index] === "number" ? "text-right" : "");
   return (
     <table className={`w-full text-left text-sm ${className}`}>

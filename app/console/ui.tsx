@@ -25,23 +25,29 @@ type FieldProps<V> = {
   className?: string;
 };
 
-/** A form's or a filter's field, its label above it. */
+/** A form's or a filter's field, its label above it; with `rows`, a text of that many lines. */
 export function Input({
   label,
   value,
   onChange,
   className = "",
   ...attributes
-}: FieldProps<string> & Omit<InputHTMLAttributes<HTMLInputElement>, keyof FieldProps<string>>) {
+}: FieldProps<string> &
+  Omit<InputHTMLAttributes<HTMLInputElement>, keyof FieldProps<string>> & { rows?: number }) {
+  const control = {
+    id: useId(),
+    value,
+    onChange: (event: { target: { value: string } }) => onChange(event.target.value),
+    className: inputClass,
+  };
   return (
-    <label className={`${fieldClass} ${className}`}>
+    <label htmlFor={control.id} className={`${fieldClass} ${className}`}>
       {label}
-      <input
-        {...attributes}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        className={inputClass}
-      />
+      {attributes.rows ? (
+        <textarea {...(attributes as object)} {...control} />
+      ) : (
+        <input {...attributes} {...control} />
+      )}
     </label>
   );
 }
@@ -214,7 +220,7 @@ export function ConfirmButton({
   );
 }
 
-/** A button that makes `call` at once, toasting `done` and then running `after` (a reload) if it took, or what went wrong. */
+/** A button (a toggle when `pressed` is given) that makes `call` at once, toasting `done` and running `after` (a reload) if it took, or what went wrong. */
 export function ActButton({
   label,
   name,
@@ -223,6 +229,7 @@ export function ActButton({
   after,
   className = buttonClass,
   disabled = false,
+  pressed,
 }: {
   label: string;
   /** The button's name when its label alone is not unique on the page. */
@@ -232,12 +239,14 @@ export function ActButton({
   after?: () => unknown;
   className?: string;
   disabled?: boolean;
+  pressed?: boolean;
 }) {
   return (
     <button
       type="button"
       className={className}
       aria-label={name}
+      aria-pressed={pressed}
       disabled={disabled}
       onClick={() => void act(call, done, after)}
     >

@@ -12,6 +12,7 @@ import type { Availability, AvailabilityInput, Booking } from "../../../contract
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, timeZones, zoneName } from "../../../contract/time-zones.ts";
 import { act, consoleApi, errorMessage, keepEdits, useConsoleData } from "../console-api.ts";
+import { List } from "../data.tsx";
 import {
   buttonClass,
   Choice,
@@ -34,7 +35,6 @@ type Shared = { ownerZone: string; changed: () => Promise<void> };
 /** One call: when (in the owner's zone and the reader's), with whom, about what, and the note. */
 function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Shared) {
   const [message, setMessage] = useState("");
-  const id = `booking-${booking.id}`;
   const params = { id: booking.id };
   const start = Date.parse(booking.start);
   return (
@@ -78,16 +78,13 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
             done={`Cancelled the call with ${booking.name}`}
             after={changed}
           >
-            <label htmlFor={`${id}-message`} className="mt-4 block text-sm text-slate-300">
-              Message to {booking.name}
-            </label>
-            <textarea
-              id={`${id}-message`}
+            <Input
+              label={`Message to ${booking.name}`}
               rows={3}
               maxLength={limits.bookingNoteMax}
               value={message}
-              onChange={(event) => setMessage(event.target.value)}
-              className={`${inputClass} mt-1 w-full`}
+              onChange={setMessage}
+              className="mt-4"
             />
           </ConfirmButton>
         ) : (
@@ -349,17 +346,16 @@ export function BookingsView() {
                 Times in {zoneName(ownerZone)}. A booking is deleted {retentionDays} days after its
                 call.
               </p>
-              {bookings.length === 0 ? (
-                <p className="text-slate-400">
-                  {when === "upcoming" ? "No calls ahead." : "No past calls."}
-                </p>
-              ) : (
-                <div className="space-y-3">
-                  {bookings.map((booking) => (
-                    <BookingCard key={booking.id} booking={booking} {...shared} />
-                  ))}
-                </div>
-              )}
+              <List
+                items={bookings}
+                empty={when === "upcoming" ? "No calls ahead." : "No past calls."}
+              >
+                {(booking) => (
+                  <li key={booking.id}>
+                    <BookingCard booking={booking} {...shared} />
+                  </li>
+                )}
+              </List>
             </Panel>
             <div className="space-y-5">
               <Panel title="Availability">

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { List } from "../data.tsx";
 import { useLive } from "../live.tsx";
 import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
 import { CommentCard } from "./comment-card.tsx";
@@ -177,21 +178,17 @@ export function CommentsView() {
         {({ pending, comments }) => (
           <div className="space-y-6">
             {pending.length > 0 && <HeldQueue pending={pending} onChanged={changed} />}
-            {filter === "pending" ? (
-              pending.length === 0 ? (
-                <p className="text-slate-400">No comment is awaiting approval.</p>
-              ) : null
-            ) : comments.length === 0 ? (
-              <p className="text-slate-400">No comments match.</p>
-            ) : (
-              <ul className="space-y-3" aria-label={listLabel}>
-                {comments.map((comment) => (
+            {filter !== "pending" ? (
+              <List items={comments} label={listLabel} empty="No comments match.">
+                {(comment) => (
                   <li key={comment.id}>
                     <CommentCard comment={comment} onChanged={changed} />
                   </li>
-                ))}
-              </ul>
-            )}
+                )}
+              </List>
+            ) : pending.length === 0 ? (
+              <p className="text-slate-400">No comment is awaiting approval.</p>
+            ) : null}
           </div>
         )}
       </Loading>

@@ -1,16 +1,16 @@
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts";
 import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
-import { act, type Call, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
 import {
+  ActButton,
   buttonClass,
   Choice,
   ConfirmButton,
   Fact,
   Facts,
   Input,
-  inputClass,
   Loading,
   primaryClass,
   When,
@@ -26,38 +26,31 @@ const statusLabels: Record<EnquiryStatusName, string> = {
 function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Promise<void> }) {
   const [answer, setAnswer] = useState("");
   const [sending, setSending] = useState(false);
-  const id = useId();
   const params = { id: enquiry.id };
-  const write = (work: (() => Promise<unknown>) | Call, done: string) => act(work, done, changed);
 
   async function sendAnswer(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (answer.trim() === "" || sending) return;
     setSending(true);
-    await write(async () => {
-      await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
-      setAnswer("");
-    }, `Answer to ${enquiry.name} queued`);
+    await act(
+      async () => {
+        await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
+        setAnswer("");
+      },
+      `Answer to ${enquiry.name} queued`,
+      changed,
+    );
     setSending(false);
   }
 
-  /** A button that acts at once on the enquiry, then reads the list again. */
-  const button = (label: string, call: Call, done: string, pressed?: boolean) => (
-    <button
-      type="button"
-      className={buttonClass}
-      aria-pressed={pressed}
-      onClick={() => void write(call, done)}
-    >
-      {label}
-    </button>
+  const mark = (label: string, status: EnquiryStatusName) => (
+    <ActButton
+      label={label}
+      call={["PATCH /admin/enquiries/:id", { params, body: { status } }]}
+      done={`Marked ${statusLabels[status].toLowerCase()}`}
+      after={changed}
+    />
   );
-  const mark = (label: string, status: EnquiryStatusName) =>
-    button(
-      label,
-      ["PATCH /admin/enquiries/:id", { params, body: { status } }],
-      `Marked ${statusLabels[status].toLowerCase()}`,
-    );
 
   return (
     <article
@@ -95,16 +88,12 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
         </section>
       ) : null}
       <form onSubmit={sendAnswer} className="mt-4 space-y-2">
-        <label htmlFor={`${id}-answer`} className="block text-sm text-slate-300">
-          Answer {enquiry.name} by mail
-        </label>
-        <textarea
-          id={`${id}-answer`}
+        <Input
+          label={`Answer ${enquiry.name} by mail`}
           rows={4}
           maxLength={limits.enquiryAnswerMax}
           value={answer}
-          onChange={(event) => setAnswer(event.target.value)}
-          className={`${inputClass} w-full`}
+          onChange={setAnswer}
         />
         <div className="flex flex-wrap gap-2">
           <button type="submit" className={primaryClass} disabled={sending || answer.trim() === ""}>
@@ -112,12 +101,13 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
           </button>
           {enquiry.status !== "answered" ? mark("Mark answered", "answered") : null}
           {enquiry.status !== "closed" ? mark("Close", "closed") : mark("Reopen", "new")}
-          {button(
-            "Keep",
-            ["PATCH /admin/enquiries/:id", { params, body: { kept: !enquiry.kept } }],
-            enquiry.kept ? "No longer kept" : "Kept past the retention period",
-            enquiry.kept,
-          )}
+          <ActButton
+            label="Keep"
+            pressed={enquiry.kept}
+            call={["PATCH /admin/enquiries/:id", { params, body: { kept: !enquiry.kept } }]}
+            done={enquiry.kept ? "No longer kept" : "Kept past the retention period"}
+            after={changed}
+          />
           <ConfirmButton
             label="Delete"
             title={`Delete the enquiry from ${enquiry.name}?`}

@@ -3,7 +3,7 @@ import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useConsoleData } from "../console-api.ts";
-import { Table } from "../data.tsx";
+import { List, Table } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
 
 function Progress({ edition }: { edition: EditionFile }) {
@@ -188,61 +188,56 @@ export function NewsletterView() {
 
   return (
     <Loading loaded={loaded}>
-      {({ editions, confirmedSubscribers }) =>
-        editions.length === 0 ? (
-          <p className="text-slate-400">
-            No editions yet: add a Markdown file to the editions folder (docs/mail.md, "Newsletter
-            editions").
-          </p>
-        ) : (
-          <ul className="space-y-4">
-            {editions.map((edition) => (
-              <li key={edition.slug} className="rounded-2xl border border-line bg-panel p-5">
-                <h2 className="text-lg font-semibold text-slate-100">
-                  {edition.subject ?? edition.slug}
-                </h2>
-                <p className="font-mono text-xs text-slate-400">{edition.slug}.md</p>
-                {edition.problem ? (
-                  <p className="mt-2 text-sm text-amber-300">{edition.problem}</p>
-                ) : null}
-                <LinkWarnings edition={edition} />
-                <div className="mt-3">
-                  <Progress edition={edition} />
+      {({ editions, confirmedSubscribers }) => (
+        <List
+          items={editions}
+          empty='No editions yet: add a Markdown file to the editions folder (docs/mail.md, "Newsletter editions").'
+          className="space-y-4"
+        >
+          {(edition) => (
+            <li key={edition.slug} className="rounded-2xl border border-line bg-panel p-5">
+              <h2 className="text-lg font-semibold text-slate-100">
+                {edition.subject ?? edition.slug}
+              </h2>
+              <p className="font-mono text-xs text-slate-400">{edition.slug}.md</p>
+              {edition.problem ? (
+                <p className="mt-2 text-sm text-amber-300">{edition.problem}</p>
+              ) : null}
+              <LinkWarnings edition={edition} />
+              <div className="mt-3">
+                <Progress edition={edition} />
+              </div>
+              {edition.problem === null ? (
+                <div className="mt-4 flex flex-wrap items-end gap-3">
+                  <button
+                    type="button"
+                    className={buttonClass}
+                    aria-expanded={previewing === edition.slug}
+                    onClick={() => setPreviewing(previewing === edition.slug ? null : edition.slug)}
+                  >
+                    {previewing === edition.slug ? "Hide preview" : "Preview"}
+                  </button>
+                  <TestSend slug={edition.slug} />
+                  <Schedule edition={edition} reload={reload} />
+                  <ConfirmButton
+                    label="Send"
+                    title={`Send "${edition.subject}"?`}
+                    description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
+                    confirmLabel="Send now"
+                    tone="primary"
+                    onConfirm={() => void send(edition.slug)}
+                  />
                 </div>
-                {edition.problem === null ? (
-                  <div className="mt-4 flex flex-wrap items-end gap-3">
-                    <button
-                      type="button"
-                      className={buttonClass}
-                      aria-expanded={previewing === edition.slug}
-                      onClick={() =>
-                        setPreviewing(previewing === edition.slug ? null : edition.slug)
-                      }
-                    >
-                      {previewing === edition.slug ? "Hide preview" : "Preview"}
-                    </button>
-                    <TestSend slug={edition.slug} />
-                    <Schedule edition={edition} reload={reload} />
-                    <ConfirmButton
-                      label="Send"
-                      title={`Send "${edition.subject}"?`}
-                      description={`It goes to each of the ${confirmedSubscribers} confirmed subscribers who has not had it, at the configured pace. This cannot be undone.${edition.warnings.length > 0 ? ` ${leadNowhere(edition.warnings.length)} (listed above).` : ""}`}
-                      confirmLabel="Send now"
-                      tone="primary"
-                      onConfirm={() => void send(edition.slug)}
-                    />
-                  </div>
-                ) : null}
-                {previewing === edition.slug ? (
-                  <div className="mt-4">
-                    <Preview slug={edition.slug} />
-                  </div>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        )
-      }
+              ) : null}
+              {previewing === edition.slug ? (
+                <div className="mt-4">
+                  <Preview slug={edition.slug} />
+                </div>
+              ) : null}
+            </li>
+          )}
+        </List>
+      )}
     </Loading>
   );
 }

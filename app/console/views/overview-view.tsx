@@ -46,9 +46,11 @@ type Series = { key: string; name: string; color: string | undefined };
 /**
  * A chart, drawn at once, with its numbers in words beside it for those who
  * cannot see it: lines, stacked areas or stacked bars of `series` along `x`
- * (days and weeks shown as "11-24"), or with `vertical`, bars across a title each.
+ * (days and weeks shown as "11-24"), or with `vertical`, bars across a title
+ * each; or, when there is nothing to draw, what `empty` says instead.
  */
 function Chart({
+  empty,
   summary,
   kind,
   data,
@@ -64,7 +66,9 @@ function Chart({
   series: Series[];
   vertical?: boolean;
   maxBarSize?: number;
+  empty?: string | false;
 }) {
+  if (empty) return <p className="text-slate-400">{empty}</p>;
   const [Frame, Shape] = shapes[kind] as unknown as [typeof BarChart, typeof Bar];
   const dated = x === "day" || x === "week";
   return (
@@ -132,10 +136,9 @@ function EnquiryWeeks() {
             const count = sum(weeks.map((week) => week.counts[id] ?? 0));
             return count > 0 ? [`${title} ${count}`] : [];
           });
-          return totals.length === 0 ? (
-            <p className="text-slate-400">No enquiries in the last 12 weeks.</p>
-          ) : (
+          return (
             <Chart
+              empty={totals.length === 0 && "No enquiries in the last 12 weeks."}
               summary={`Last 12 weeks: ${totals.join(", ")}.`}
               kind="bar"
               data={weeks.map((week) => ({ week: week.week, ...week.counts }))}
@@ -168,10 +171,12 @@ function CallWeeks() {
             `the 11 weeks before: ${calls(weeks.slice(0, -5))}`,
             `the next 4 weeks: ${calls(weeks.slice(-4))} booked.`,
           ].join("; ");
-          return sum(weeks.map((week) => week.count)) === 0 ? (
-            <p className="text-slate-400">No calls booked in the last 12 weeks or the next 4.</p>
-          ) : (
+          return (
             <Chart
+              empty={
+                sum(weeks.map((week) => week.count)) === 0 &&
+                "No calls booked in the last 12 weeks or the next 4."
+              }
               summary={summary}
               kind="bar"
               data={weeks}
@@ -233,41 +238,35 @@ export function OverviewView() {
                 />
               </Panel>
               <Panel title="Most engaged stories and posts">
-                {data.mostEngaged.length === 0 ? (
-                  <p className="text-slate-400">No reactions or comments yet.</p>
-                ) : (
-                  <Chart
-                    summary={data.mostEngaged
-                      .map(
-                        (item) =>
-                          `${item.title}: ${plural(item.reactions, "reaction")}, ${plural(item.comments, "comment")}`,
-                      )
-                      .join("; ")}
-                    kind="bar"
-                    vertical
-                    data={data.mostEngaged}
-                    x="title"
-                    series={[named("reactions", blue), named("comments", green)]}
-                  />
-                )}
+                <Chart
+                  empty={data.mostEngaged.length === 0 && "No reactions or comments yet."}
+                  summary={data.mostEngaged
+                    .map(
+                      (item) =>
+                        `${item.title}: ${plural(item.reactions, "reaction")}, ${plural(item.comments, "comment")}`,
+                    )
+                    .join("; ")}
+                  kind="bar"
+                  vertical
+                  data={data.mostEngaged}
+                  x="title"
+                  series={[named("reactions", blue), named("comments", green)]}
+                />
               </Panel>
               <Panel title="Editions sent and failed">
-                {data.editions.length === 0 ? (
-                  <p className="text-slate-400">No edition has been sent yet.</p>
-                ) : (
-                  <Chart
-                    summary={data.editions
-                      .map(
-                        (e) => `${e.slug}: ${e.sent} sent, ${e.failed} failed, ${e.queued} waiting`,
-                      )
-                      .join("; ")}
-                    kind="bar"
-                    data={data.editions}
-                    x="slug"
-                    series={[named("sent", green), named("failed", red)]}
-                    maxBarSize={64}
-                  />
-                )}
+                <Chart
+                  empty={data.editions.length === 0 && "No edition has been sent yet."}
+                  summary={data.editions
+                    .map(
+                      (e) => `${e.slug}: ${e.sent} sent, ${e.failed} failed, ${e.queued} waiting`,
+                    )
+                    .join("; ")}
+                  kind="bar"
+                  data={data.editions}
+                  x="slug"
+                  series={[named("sent", green), named("failed", red)]}
+                  maxBarSize={64}
+                />
               </Panel>
               <EnquiryWeeks />
               <CallWeeks />

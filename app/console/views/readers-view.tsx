@@ -102,41 +102,36 @@ function FigureTable({
   const page = dimension === "page";
   return (
     <Panel title={title}>
-      {rows.length === 0 ? (
-        <p className="text-slate-400">Nothing counted in this period.</p>
-      ) : (
-        <Table
-          caption={title}
-          head={[
-            page ? "Page" : title,
-            "Visitors",
-            "Views",
-            ...(page ? ["Read to the end or 30 s"] : []),
-          ]}
-          rows={rows.map((row) => [
-            row.value,
-            row.visitors,
-            row.views,
-            ...(page ? [percent(row.engaged, row.visitors)] : []),
-          ])}
-          first={(value, detailId) => (
-            <button
-              type="button"
-              aria-expanded={open === value}
-              aria-controls={detailId}
-              onClick={() => setOpen(open === value ? null : value)}
-              className="text-left text-slate-100 underline decoration-slate-500 underline-offset-2 hover:text-accent"
-            >
-              {labelOf(dimension, value)}
-            </button>
-          )}
-          detail={(value) =>
-            open === value ? (
-              <ItemFigures query={query} dimension={dimension} value={value} />
-            ) : null
-          }
-        />
-      )}
+      <Table
+        caption={title}
+        empty="Nothing counted in this period."
+        head={[
+          page ? "Page" : title,
+          "Visitors",
+          "Views",
+          ...(page ? ["Read to the end or 30 s"] : []),
+        ]}
+        rows={rows.map((row) => [
+          row.value,
+          row.visitors,
+          row.views,
+          ...(page ? [percent(row.engaged, row.visitors)] : []),
+        ])}
+        first={(value, detailId) => (
+          <button
+            type="button"
+            aria-expanded={open === value}
+            aria-controls={detailId}
+            onClick={() => setOpen(open === value ? null : value)}
+            className="text-left text-slate-100 underline decoration-slate-500 underline-offset-2 hover:text-accent"
+          >
+            {labelOf(dimension, value)}
+          </button>
+        )}
+        detail={(value) =>
+          open === value ? <ItemFigures query={query} dimension={dimension} value={value} /> : null
+        }
+      />
     </Panel>
   );
 }

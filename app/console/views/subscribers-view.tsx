@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { useConsoleData, useSettled } from "../console-api.ts";
 import { Figures, Table } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
@@ -29,42 +29,32 @@ function Suppressions() {
   return (
     <Panel title="Suppressed addresses">
       <Loading loaded={loaded}>
-        {({ suppressions }) =>
-          suppressions.length === 0 ? (
-            <p className="text-slate-400">
-              None: no receiving server has refused an address for good, and nobody has reported a
-              mail as spam.
-            </p>
-          ) : (
-            <Table
-              caption="Suppressed addresses, newest first"
-              head={head("Reason")}
-              rows={suppressions.map(({ email, reason, source, detail, createdAt }) => [
-                email,
-                <span key="reason">
-                  {reasons[reason]} ({source})
-                  {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
-                </span>,
-                <When key="since" iso={createdAt} />,
-                <ConfirmButton
-                  key="act"
-                  label="Lift"
-                  ariaLabel={`Lift the suppression of ${email}`}
-                  title={`Let mail go to ${email} again?`}
-                  description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
-                  tone="primary"
-                  onConfirm={() =>
-                    void act(
-                      () => consoleApi("POST /admin/suppressions/lift", { body: { email } }),
-                      `Mail may go to ${email} again`,
-                      reload,
-                    )
-                  }
-                />,
-              ])}
-            />
-          )
-        }
+        {({ suppressions }) => (
+          <Table
+            caption="Suppressed addresses, newest first"
+            empty="None: no receiving server has refused an address for good, and nobody has reported a mail as spam."
+            head={head("Reason")}
+            rows={suppressions.map(({ email, reason, source, detail, createdAt }) => [
+              email,
+              <span key="reason">
+                {reasons[reason]} ({source})
+                {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
+              </span>,
+              <When key="since" iso={createdAt} />,
+              <ConfirmButton
+                key="act"
+                label="Lift"
+                ariaLabel={`Lift the suppression of ${email}`}
+                title={`Let mail go to ${email} again?`}
+                description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
+                tone="primary"
+                call={["POST /admin/suppressions/lift", { body: { email } }]}
+                done={`Mail may go to ${email} again`}
+                after={reload}
+              />,
+            ])}
+          />
+        )}
       </Loading>
     </Panel>
   );
@@ -94,32 +84,25 @@ export function SubscribersView() {
               Export CSV
             </a>
           </div>
-          {subscribers.length === 0 ? (
-            <p className="text-slate-400">No addresses match.</p>
-          ) : (
-            <Table
-              caption="Subscribers, newest first"
-              head={head("State")}
-              rows={subscribers.map(({ email, status, confirmedAt, createdAt }) => [
-                email,
-                status === "confirmed" ? "Confirmed" : "Pending",
-                <When key="since" iso={confirmedAt ?? createdAt} />,
-                <ConfirmButton
-                  key="act"
-                  label="Remove"
-                  title={`Remove ${email}?`}
-                  description="The address gets no more editions. Its owner can subscribe again."
-                  onConfirm={() =>
-                    void act(
-                      () => consoleApi("POST /admin/subscribers/remove", { body: { email } }),
-                      `Removed ${email}`,
-                      reload,
-                    )
-                  }
-                />,
-              ])}
-            />
-          )}
+          <Table
+            caption="Subscribers, newest first"
+            empty="No addresses match."
+            head={head("State")}
+            rows={subscribers.map(({ email, status, confirmedAt, createdAt }) => [
+              email,
+              status === "confirmed" ? "Confirmed" : "Pending",
+              <When key="since" iso={confirmedAt ?? createdAt} />,
+              <ConfirmButton
+                key="act"
+                label="Remove"
+                title={`Remove ${email}?`}
+                description="The address gets no more editions. Its owner can subscribe again."
+                call={["POST /admin/subscribers/remove", { body: { email } }]}
+                done={`Removed ${email}`}
+                after={reload}
+              />,
+            ])}
+          />
           <Suppressions />
         </div>
       )}
