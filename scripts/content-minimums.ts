@@ -7,33 +7,22 @@ import type { SiteContent } from "../content/load.ts";
  * `npm run content:stats` hold the content to.
  */
 
-/** Files each collection must have at least (the sections are laid out for them). */
-export const collectionMinimums = {
-  "technical/tabs": 4,
-  "non-technical/soft-skills": 10,
-  mythology: 6,
-  science: 9,
-  "mechfusion-ai/articles": 3,
-  services: 9,
-} as const;
+/** The files each collection must have at least (the sections are laid out for them). */
+const collections: [folder: string, minimum: number, files: (content: SiteContent) => unknown[]][] =
+  [
+    ["technical/tabs", 4, (content) => content.technical.tabs],
+    ["non-technical/soft-skills", 10, (content) => content.softSkills],
+    ["mythology", 6, (content) => content.stories],
+    ["science", 9, (content) => content.science],
+    ["mechfusion-ai/articles", 3, (content) => content.ai.articles],
+    ["services", 9, (content) => content.services],
+  ];
 
-type Collection = keyof typeof collectionMinimums;
-
-export type CollectionRow = { folder: Collection; files: number; minimum: number };
-
-export function collectionRows(content: SiteContent): CollectionRow[] {
-  const files: Record<Collection, number> = {
-    "technical/tabs": content.technical.tabs.length,
-    "non-technical/soft-skills": content.softSkills.length,
-    mythology: content.stories.length,
-    science: content.science.length,
-    "mechfusion-ai/articles": content.ai.articles.length,
-    services: content.services.length,
-  };
-  return (Object.keys(collectionMinimums) as Collection[]).map((folder) => ({
+export function collectionRows(content: SiteContent) {
+  return collections.map(([folder, minimum, files]) => ({
     folder,
-    files: files[folder],
-    minimum: collectionMinimums[folder],
+    files: files(content).length,
+    minimum,
   }));
 }
 
