@@ -33,7 +33,7 @@ export function collectionShortfalls(content: SiteContent): string[] {
     .map((row) => `${row.folder}/: at least ${row.minimum} files are needed, found ${row.files}`);
 }
 
-export type WordRow = { group: string; name: string; words: number; minimum: number };
+type WordRow = { group: string; name: string; words: number; minimum: number };
 
 /** Word counts of the writing against each piece's minimum (0: no minimum). */
 export function wordRows(content: SiteContent): WordRow[] {

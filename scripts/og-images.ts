@@ -19,7 +19,7 @@ import type { IconName } from "../content/schema.ts";
  * kept by the hash of what it is drawn from: a rebuild redraws only what changed.
  */
 
-export const shareImageSize = { width: 1200, height: 630 } as const;
+const shareImageSize = { width: 1200, height: 630 } as const;
 
 const require = createRequire(import.meta.url);
 const fontFiles = {
@@ -41,7 +41,7 @@ const colour = {
 /** Bumped when the drawing below changes, so cached images are redrawn. */
 const designVersion = "1";
 
-export type ShareCard = {
+type ShareCard = {
   /** Where the PNG goes, below the client folder: `/og/science/soap.png`. */
   path: string;
   eyebrow: string;
@@ -213,7 +213,7 @@ function layout(card: ShareCard, contentRoot: string, sprite: string): Node {
   );
 }
 
-export type DrawOptions = {
+type DrawOptions = {
   clientDir: string;
   contentRoot: string;
   cacheDir: string;

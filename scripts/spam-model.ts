@@ -36,7 +36,7 @@ export function ensureSpamModel(file = defaultSpamModelFile): boolean {
  * (docs/decisions/025-spam-that-learns.md). Part of `npm run build`; run on
  * its own with `node scripts/spam-model.ts [file]`.
  */
-export function writeSpamModel(file = defaultSpamModelFile): { features: number; bytes: number } {
+function writeSpamModel(file = defaultSpamModelFile): { features: number; bytes: number } {
   const own = ownCorpus();
   const model = train([
     ...own.junk.map((text) => ({ text, label: "spam" as const })),

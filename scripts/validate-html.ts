@@ -24,7 +24,7 @@ import { clientDir, projectRoot } from "./build-inputs.ts";
  * build is there, so that linting a fresh checkout needs no build.
  */
 
-export const configFile = path.join(projectRoot, ".htmlvalidate.json");
+const configFile = path.join(projectRoot, ".htmlvalidate.json");
 
 /** Every page under `root`, as paths relative to it, sorted. */
 export function builtPages(root: string): string[] {

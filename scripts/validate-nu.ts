@@ -25,7 +25,7 @@ import { builtPages } from "./validate-html.ts";
 const require = createRequire(import.meta.url);
 
 /** A built page as the server sends it, with its placeholders filled in shape. */
-export function asServed(html: string): string {
+function asServed(html: string): string {
   return html.replace(
     /<ewe-fragment\b[^>]*\bdata-part="([a-z-]+)"[^>]*><\/ewe-fragment>/g,
     (_whole, part: string) =>
@@ -37,7 +37,7 @@ export function asServed(html: string): string {
  * Runs the Nu checker over the pages of `root`: the errors, one line each
  * ("page:line.column-line.column: error: message"), and how many pages it read.
  */
-export function checkPages(root: string): { pages: number; errors: string[] } {
+function checkPages(root: string): { pages: number; errors: string[] } {
   const pages = builtPages(root);
   const copy = mkdtempSync(path.join(tmpdir(), "ewe-nu-"));
   try {
