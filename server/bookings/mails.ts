@@ -10,9 +10,11 @@ import {
   button,
   detailsHtml,
   detailsText,
-  layout,
+  laidOut as mail,
   messageBox,
   oneLine,
+  quoted,
+  tokenLink,
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -38,10 +40,6 @@ export type BookingMailContext = {
   serviceTitle: string;
 };
 
-export const cancelUrl = (siteUrl: string, token: string) =>
-  `${siteUrl}/book/cancel?token=${encodeURIComponent(token)}`;
-export const rescheduleUrl = (siteUrl: string, token: string) =>
-  `${siteUrl}/book/reschedule?token=${encodeURIComponent(token)}`;
 const consoleUrl = (siteUrl: string) => `${siteUrl}/admin/bookings`;
 
 type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "service"> & {
@@ -50,7 +48,7 @@ type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "servic
 };
 
 /** One event as a calendar file: the same UID each time, the sequence it is at. */
-export function calendarFile(
+function calendarFile(
   method: "REQUEST" | "CANCEL",
   call: Call,
   context: BookingMailContext,
@@ -120,18 +118,6 @@ const invitation = (
   content: calendarFile("REQUEST", call, context, attendee),
 });
 
-/** A booking mail in the site's layout, with `footer` under it. */
-function mail({ footer, html, text, ...message }: OutgoingMail & { footer: string }): OutgoingMail {
-  const laidOut = layout({
-    subject: message.subject,
-    bodyHtml: html,
-    bodyText: text,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return { ...message, html: laidOut.html, text: laidOut.text };
-}
-
 /** The reader's invitation: the time in both zones, the room, and the links to cancel or move it. */
 export function readerInvitationMail(
   booking: StoredBooking,
@@ -148,8 +134,8 @@ export function readerInvitationMail(
     ["About", context.serviceTitle],
     meetingLine(booking.meetingUrl, context.ownerName),
   ];
-  const cancel = cancelUrl(context.siteUrl, token);
-  const reschedule = rescheduleUrl(context.siteUrl, token);
+  const cancel = tokenLink(context.siteUrl, "/book/cancel", token);
+  const reschedule = tokenLink(context.siteUrl, "/book/reschedule", token);
   const footer = `You get this mail because this address was given when a call was booked on ${context.siteUrl}/book. If that was not you, cancel it with the link above: nothing more will be sent.`;
   return mail({
     to: booking.email,
@@ -204,14 +190,7 @@ ${note}
     text: `${update ? "A reader moved their call to a new time." : "A reader booked a call."}
 
 ${detailsText(details)}
-${
-  booking.note
-    ? `\n${booking.note
-        .split(/\r?\n/)
-        .map((line) => `> ${line}`.trimEnd())
-        .join("\n")}\n`
-    : ""
-}
+${booking.note ? `\n${quoted(booking.note)}\n` : ""}
 Open in the console: ${consoleUrl(context.siteUrl)}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },

@@ -3,11 +3,12 @@ import { escapeHtml } from "../../contract/html.ts";
 import {
   detailsHtml,
   detailsText,
-  layout,
+  laidOut,
   mailTime,
   messageBox,
   oneLine,
   quoted,
+  tokenLink,
 } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
@@ -24,23 +25,26 @@ import type { StoredAnswer, StoredEnquiry } from "./repository.ts";
  */
 
 /** What the acknowledgement promises. */
-export const answerWithin = "two working days";
+const answerWithin = "two working days";
 
-export type EnquiryMailContext = {
+type EnquiryMailContext = {
   siteUrl: string;
   serviceTitle: string;
   /** OWNER_EMAIL, else CONTACT_EMAIL: where the sender's replies go. */
   ownerAddress: string;
 };
 
-function detailsOf(enquiry: StoredEnquiry, serviceTitle: string): [string, string][] {
+/** What the sender gave, as the owner's mail and the form's review page list it. */
+export function enquiryDetails(
+  enquiry: Pick<StoredEnquiry, "name" | "email" | "organisation" | "timeline">,
+  serviceTitle: string,
+): [string, string][] {
   return [
     ["Name", enquiry.name],
     ["Email", enquiry.email],
     ["Service", serviceTitle],
     ...(enquiry.organisation ? [["Organisation", enquiry.organisation] as [string, string]] : []),
     ...(enquiry.timeline ? [["Timeline", enquiry.timeline] as [string, string]] : []),
-    ["Sent", mailTime(enquiry.createdAt)],
   ];
 }
 
@@ -51,20 +55,8 @@ export function consoleUrl(siteUrl: string): string {
   return `${siteUrl}/admin/enquiries`;
 }
 
-/** The booking page, with the enquiry's service chosen (docs/product.md, "Book a call"). */
-export function bookingUrl(siteUrl: string, service: string): string {
-  return service === otherService
-    ? `${siteUrl}/book`
-    : `${siteUrl}/book?service=${encodeURIComponent(service)}`;
-}
-
-export function deletionUrl(siteUrl: string, token: string): string {
-  return `${siteUrl}/enquiries/delete?token=${encodeURIComponent(token)}`;
-}
-
-export function acknowledgementSubject(serviceTitle: string): string {
-  return oneLine(`Your enquiry about ${serviceTitle} · Engage with Engineer`);
-}
+const acknowledgementSubject = (serviceTitle: string) =>
+  oneLine(`Your enquiry about ${serviceTitle} · Engage with Engineer`);
 
 export function ownerNoticeMail(
   to: string,
@@ -78,34 +70,30 @@ export function ownerNoticeMail(
   const junkNote = likelyJunk
     ? "The spam filter takes this for advertising, so the sender was sent no acknowledgement. If it is a real enquiry, answer it as any other."
     : "";
-  const details = detailsOf(enquiry, context.serviceTitle);
+  const details: [string, string][] = [
+    ...enquiryDetails(enquiry, context.serviceTitle),
+    ["Sent", mailTime(enquiry.createdAt)],
+  ];
   const link = consoleUrl(context.siteUrl);
-  const footer =
-    "Reply to this mail to answer the sender directly, or answer from the console, which records it. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.";
-  const { html, text } = layout({
+  return laidOut({
+    to,
     subject,
-    bodyHtml: `${junkNote ? `<p style="margin:0 0 12px;color:#fca5a5">${escapeHtml(junkNote)}</p>` : ""}<p style="margin:0 0 12px">A new enquiry from the services page:</p>
+    html: `${junkNote ? `<p style="margin:0 0 12px;color:#fca5a5">${escapeHtml(junkNote)}</p>` : ""}<p style="margin:0 0 12px">A new enquiry from the services page:</p>
 ${detailsHtml(details)}
 ${messageBox(enquiry.message)}
 <p style="margin:0">${linkButton(link, "Open in the console")}</p>`,
-    bodyText: `${junkNote ? `${junkNote}\n\n` : ""}A new enquiry from the services page:
+    text: `${junkNote ? `${junkNote}\n\n` : ""}A new enquiry from the services page:
 
 ${detailsText(details)}
 
 ${quoted(enquiry.message)}
 
 Open in the console: ${link}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
-    to,
-    subject,
-    html,
-    text,
+    footer:
+      "Reply to this mail to answer the sender directly, or answer from the console, which records it. You get these mails because OWNER_EMAIL (or CONTACT_EMAIL) is set.",
     replyTo: { name: enquiry.name, address: enquiry.email },
     headers: { "Auto-Submitted": "auto-generated" },
-  };
+  });
 }
 
 /**
@@ -125,19 +113,23 @@ export function acknowledgementMail(
     ["Service", context.serviceTitle],
     ["Sent", mailTime(enquiry.createdAt)],
   ];
-  const link = deletionUrl(context.siteUrl, deletionToken);
-  const call = bookingUrl(context.siteUrl, enquiry.service);
-  const footer = `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once an hour.`;
-  const { html, text } = layout({
+  const link = tokenLink(context.siteUrl, "/enquiries/delete", deletionToken);
+  // The booking page, with the enquiry's service chosen (docs/product.md, "Book a call").
+  const call =
+    enquiry.service === otherService
+      ? `${context.siteUrl}/book`
+      : `${context.siteUrl}/book?service=${encodeURIComponent(enquiry.service)}`;
+  return laidOut({
+    to: enquiry.email,
     subject,
-    bodyHtml: `<p style="margin:0 0 12px">Hello,</p>
+    html: `<p style="margin:0 0 12px">Hello,</p>
 <p style="margin:0 0 12px">Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.</p>
 ${detailsHtml(details)}
 <p style="margin:0 0 12px">To add something, reply to this mail.</p>
 <p style="margin:0 0 12px">Would a conversation be quicker? Choose a time that suits you: ${linkButton(call, "Book a call")}</p>
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first.</p>
 <p style="margin:0">${linkButton(link, "Delete my enquiry", true)}</p>`,
-    bodyText: `Hello,
+    text: `Hello,
 
 Thank you for your enquiry. It has arrived, and you will have an answer within ${answerWithin}.
 
@@ -150,18 +142,11 @@ ${call}
 
 Changed your mind? This link deletes your enquiry and everything stored with it; it asks you to confirm first:
 ${link}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
-    to: enquiry.email,
-    subject,
-    html,
-    text,
+    footer: `You get this mail because this address was typed into the enquiry form on ${context.siteUrl}/services. If that was not you, use the link above: nothing more will be sent. Acknowledgements go to one address at most once an hour.`,
     messageId: enquiry.threadId,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },
-  };
+  });
 }
 
 export function answerMail(
@@ -169,29 +154,21 @@ export function answerMail(
   answer: StoredAnswer,
   context: EnquiryMailContext & { messageIdHost: string },
 ): OutgoingMail {
-  const subject = `Re: ${acknowledgementSubject(context.serviceTitle)}`;
-  const footer = `In answer to your enquiry of ${mailTime(enquiry.createdAt)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`;
-  const { html, text } = layout({
-    subject,
-    bodyHtml: `<div style="margin:0 0 20px;white-space:pre-wrap;word-break:break-word;color:#f8fafc">${escapeHtml(answer.body)}</div>
+  return laidOut({
+    to: enquiry.email,
+    subject: `Re: ${acknowledgementSubject(context.serviceTitle)}`,
+    html: `<div style="margin:0 0 20px;white-space:pre-wrap;word-break:break-word;color:#f8fafc">${escapeHtml(answer.body)}</div>
 <p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Your enquiry:</p>
 ${messageBox(enquiry.message)}`,
-    bodyText: `${answer.body}
+    text: `${answer.body}
 
 Your enquiry:
 
 ${quoted(enquiry.message)}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
-  });
-  return {
-    to: enquiry.email,
-    subject,
-    html,
-    text,
+    footer: `In answer to your enquiry of ${mailTime(enquiry.createdAt)} on ${context.siteUrl}/services. Reply to this mail to continue the conversation.`,
     messageId: `<enquiry-answer.${answer.id}.${enquiry.threadId.slice(1, -1).split("@")[0]}@${context.messageIdHost}>`,
     inReplyTo: enquiry.threadId,
     references: [enquiry.threadId],
     replyTo: context.ownerAddress,
-  };
+  });
 }

@@ -11,6 +11,7 @@ import {
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
+import { enquiryDetails } from "./mails.ts";
 import type { Enquiries } from "./service.ts";
 
 /**
@@ -55,13 +56,7 @@ function reviewPage(
   formToken: string,
   problem?: string,
 ): string {
-  const rows: [string, string][] = [
-    ["Name", enquiry.name],
-    ["Email", enquiry.email],
-    ["Service", serviceTitle],
-    ...(enquiry.organisation ? [["Organisation", enquiry.organisation] as [string, string]] : []),
-    ...(enquiry.timeline ? [["Timeline", enquiry.timeline] as [string, string]] : []),
-  ];
+  const rows = enquiryDetails(enquiry, serviceTitle);
   return renderActionPage({
     note,
     title: "Check your enquiry",

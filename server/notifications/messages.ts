@@ -3,7 +3,7 @@ import { plural } from "../../contract/plural.ts";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { CommentAction } from "../db/schema.ts";
 import { dayMs } from "../lib/time.ts";
-import { layout, mailTime, oneLine, quoted } from "../outbox/mail-layout.ts";
+import { laidOut, mailTime, oneLine, quoted } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import { actionLinkLifetimeMs } from "./action-tokens.ts";
 
@@ -65,20 +65,14 @@ ${quoted(comment.content)}
 ${links ? `\n${links}\n` : ""}`;
 }
 
-const footerText = `Each link opens a page that asks you to confirm; it works once, for ${lifetimeDays} days. You get these mails because OWNER_EMAIL is set (NOTIFY_COMMENTS turns them off).`;
+const footer = `Each link opens a page that asks you to confirm; it works once, for ${lifetimeDays} days. You get these mails because OWNER_EMAIL is set (NOTIFY_COMMENTS turns them off).`;
 
 export function noticeMail(to: string, entry: NoticeEntry): OutgoingMail {
   const subject = oneLine(
     `${entry.state === "held" ? "Awaiting approval" : "New comment"} on "${entry.postTitle}" from ${entry.comment.userName}`,
   );
-  const { html, text } = layout({
-    subject,
-    bodyHtml: entryHtml(entry),
-    bodyText: entryText(entry),
-    footerHtml: escapeHtml(footerText),
-    footerText,
-  });
-  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
+  const headers = { "Auto-Submitted": "auto-generated" };
+  return laidOut({ to, subject, html: entryHtml(entry), text: entryText(entry), footer, headers });
 }
 
 export function digestMail(
@@ -99,12 +93,12 @@ export function digestMail(
   ]
     .filter(Boolean)
     .join(" ");
-  const { html, text } = layout({
+  return laidOut({
+    to,
     subject,
-    bodyHtml: `${entries.map(entryHtml).join('<hr style="border:0;border-top:1px solid #1f2a37;margin:0 0 20px">\n')}${gone ? `<p style="margin:0;color:#94a3b8">${escapeHtml(gone)}</p>` : ""}`,
-    bodyText: `${entries.map(entryText).join("\n---\n\n")}${gone ? `\n${gone}\n` : ""}`,
-    footerHtml: escapeHtml(footerText),
-    footerText,
+    html: `${entries.map(entryHtml).join('<hr style="border:0;border-top:1px solid #1f2a37;margin:0 0 20px">\n')}${gone ? `<p style="margin:0;color:#94a3b8">${escapeHtml(gone)}</p>` : ""}`,
+    text: `${entries.map(entryText).join("\n---\n\n")}${gone ? `\n${gone}\n` : ""}`,
+    footer,
+    headers: { "Auto-Submitted": "auto-generated" },
   });
-  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }

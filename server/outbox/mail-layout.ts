@@ -91,6 +91,13 @@ ${bodyHtml}
   return { html, text };
 }
 
+/** A mail in the layout, with `footer` (plain text) as its closing line. */
+export function laidOut({ footer, html, text, ...mail }: OutgoingMail & { footer: string }) {
+  const footerHtml = escapeHtml(footer);
+  const body = layout({ ...mail, bodyHtml: html, bodyText: text, footerHtml, footerText: footer });
+  return { ...mail, ...body } satisfies OutgoingMail;
+}
+
 /** A tokened link of the site's: `${siteUrl}${path}?token=…`. */
 export const tokenLink = (siteUrl: string, path: string, token: string) =>
   `${siteUrl}${path}?token=${encodeURIComponent(token)}`;
@@ -117,15 +124,15 @@ export function linkMail({
   link: string;
   footer: string;
 }): OutgoingMail {
-  const { html, text } = layout({
+  return laidOut({
+    to,
     subject,
-    bodyHtml: `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>
+    html: `<p style="margin:0 0 16px">${escapeHtml(lead)}</p>
 <p style="margin:0 0 16px">${escapeHtml(ask)}:</p>
 <p style="margin:0 0 16px">${button(link, label)}</p>
 <p style="margin:0;font-size:14px;color:#94a3b8">Or copy this link into your browser: ${escapeHtml(link)}</p>`,
-    bodyText: `${lead}\n\n${ask.replace("the link", "this link")}:\n\n${link}`,
-    footerHtml: escapeHtml(footer),
-    footerText: footer,
+    text: `${lead}\n\n${ask.replace("the link", "this link")}:\n\n${link}`,
+    footer,
+    headers: { "Auto-Submitted": "auto-generated" },
   });
-  return { to, subject, html, text, headers: { "Auto-Submitted": "auto-generated" } };
 }
