@@ -12,13 +12,10 @@ export function toBooking(
   return { ...rest, serviceTitle: bookings.serviceTitle(rest.service) };
 }
 
-export const feedUrl = (siteUrl: string, token: string) => `${siteUrl}/book/feed/${token}.ics`;
+const feedUrl = (siteUrl: string, token: string) => `${siteUrl}/book/feed/${token}.ics`;
 
 /** What the owner's actions need of the bookings: the server's service, or the command line's. */
-export type BookingDesk = Pick<
-  Bookings,
-  "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock"
->;
+type BookingDesk = Pick<Bookings, "repository" | "serviceTitle" | "ownerEmail" | "woken" | "clock">;
 
 /**
  * The owner's actions on bookings, the same from the console and from the
@@ -91,5 +88,3 @@ export function bookingActions(desk: BookingDesk, siteUrl: string) {
     },
   };
 }
-
-export type BookingActions = ReturnType<typeof bookingActions>;

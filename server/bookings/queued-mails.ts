@@ -1,7 +1,8 @@
 import type { Transaction } from "kysely";
+import { z } from "zod";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
+import { enqueue, forget, payloadOf, type QueuedMessage } from "../outbox/queue.ts";
 
 /**
  * A booking's mails in the outbox (docs/product.md, "Book a call"): queued in
@@ -21,50 +22,33 @@ export const bookingMailKinds = [
   "booking_reminder",
 ] as const satisfies readonly OutboxKind[];
 
-export type BookingMailPayload = {
-  bookingId: number;
-  to: "reader" | "owner";
+const cancelledCall = z.object({
+  uid: z.string(),
+  start: z.string(),
+  end: z.string(),
+  service: z.string(),
+  readerZone: z.string(),
+  message: z.string().nullable(),
+  by: z.enum(["reader", "owner"]),
+});
+export type CancelledCall = z.infer<typeof cancelledCall>;
+
+const bookingMailPayload = z.object({
+  bookingId: z.number(),
+  to: z.enum(["reader", "owner"]),
   /** The invitation's SEQUENCE when the row was queued. */
-  sequence: number;
+  sequence: z.number(),
   /** A reminder: hours before the call. */
-  hoursBefore?: 24 | 1;
+  hoursBefore: z.literal([24, 1]).optional().catch(undefined),
   /**
    * A cancellation carries the call itself, so it goes out even when the
    * booking was deleted meanwhile (its reader asked for it from "Your data").
    */
-  call?: CancelledCall;
-};
+  call: cancelledCall.optional().catch(undefined),
+});
+type BookingMailPayload = z.infer<typeof bookingMailPayload>;
 
-export type CancelledCall = {
-  uid: string;
-  start: string;
-  end: string;
-  service: string;
-  readerZone: string;
-  message: string | null;
-  by: "reader" | "owner";
-};
-
-export function parseBookingPayload(raw: string | null): BookingMailPayload | null {
-  if (raw === null) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<BookingMailPayload>;
-    if (typeof value.bookingId !== "number" || typeof value.sequence !== "number") return null;
-    if (value.to !== "reader" && value.to !== "owner") return null;
-    const call = value.call;
-    return {
-      bookingId: value.bookingId,
-      to: value.to,
-      sequence: value.sequence,
-      ...(call && typeof call.uid === "string" && typeof call.start === "string" ? { call } : {}),
-      ...(value.hoursBefore === 24 || value.hoursBefore === 1
-        ? { hoursBefore: value.hoursBefore }
-        : {}),
-    };
-  } catch {
-    return null;
-  }
-}
+export const parseBookingPayload = (raw: string | null) => payloadOf(raw, bookingMailPayload);
 
 const payloadLike = (id: number) => `{"bookingId":${id},%`;
 const reminderHours = [24, 1] as const;

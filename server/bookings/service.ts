@@ -14,7 +14,7 @@ import type { Blocklist } from "../moderation/blocklist.ts";
 import type { Refusal } from "../moderation/defences.ts";
 import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
-import { freeStarts } from "./availability.ts";
+import { freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import {
   type BookingsRepository,
@@ -32,7 +32,7 @@ import {
 
 export type Service = { id: string; title: string };
 
-export type BookOutcome =
+type BookOutcome =
   | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
   /** Another reader took the time first: the free times left, in the reader's zone. */
   | { outcome: "taken"; slots: SlotsResponse }
@@ -99,16 +99,14 @@ export function createBookings({
     serviceTitle: serviceTitle(service),
   });
 
-  /** The free starts now, as ISO strings. */
-  async function free(availability: Availability): Promise<number[]> {
-    const now = clock();
-    return freeStarts({
-      availability,
-      zone: ownerZoneOf(availability),
-      now: now.getTime(),
-      taken: await repository.taken(new Date(now.getTime() - dayMs)),
-    });
-  }
+  const startsNow = (availability: Availability, taken: Taken[]) =>
+    freeStarts({ availability, zone: ownerZoneOf(availability), now: clock().getTime(), taken });
+  /** The free starts now. */
+  const free = async (availability: Availability) =>
+    startsNow(availability, await repository.taken(new Date(clock().getTime() - dayMs)));
+  /** Whether `start` is on the owner's grid of calls at all, booked or not. */
+  const offered = (availability: Availability, start: number) =>
+    startsNow(availability, []).includes(start);
   const iso = (starts: number[]) => starts.map((start) => new Date(start).toISOString());
   /** Free starts as a reader is shown them: in `zone` when it is one, else the owner's. */
   const slotsIn = (availability: Availability, zone: string | undefined, starts: number[]) => {
@@ -126,14 +124,6 @@ export function createBookings({
       return `https://meet.jit.si/EngageWithEngineer-${randomBytes(9).toString("base64url")}`;
     }
     return availability.meetingUrl ?? config.BOOKING_MEETING_URL ?? null;
-  }
-
-  /** Whether `start` is on the owner's grid of calls at all, booked or not. */
-  async function offered(availability: Availability, start: number): Promise<boolean> {
-    const now = clock().getTime();
-    return freeStarts({ availability, zone: ownerZoneOf(availability), now, taken: [] }).includes(
-      start,
-    );
   }
 
   const composers = bookingComposers({ get: repository.get, context, clock });
@@ -231,7 +221,7 @@ export function createBookings({
       const start = Date.parse(request.start);
       const freeNow = await free(availability);
       if (!freeNow.includes(start)) {
-        if (await offered(availability, start)) {
+        if (offered(availability, start)) {
           return { outcome: "taken", slots: slotsIn(availability, request.zone, freeNow) };
         }
         return refuse({
@@ -282,10 +272,10 @@ export function createBookings({
       const availability = await repository.availability();
       const start = Date.parse(startIso);
       const freeNow = await free(availability);
-      if (Number.isNaN(start) || !freeNow.includes(start)) {
-        if (!Number.isNaN(start) && (await offered(availability, start)))
-          return { outcome: "taken", starts: iso(freeNow) };
-        return { outcome: "not_offered" };
+      if (!freeNow.includes(start)) {
+        return offered(availability, start)
+          ? { outcome: "taken", starts: iso(freeNow) }
+          : { outcome: "not_offered" };
       }
       const moved = await repository.reschedule(token, {
         start: new Date(start),

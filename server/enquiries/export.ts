@@ -1,19 +1,20 @@
 import type { Enquiry } from "../../contract/enquiries.ts";
 import { toCsv } from "../lib/csv.ts";
 
-const columns = [
-  "id",
-  "created_at",
-  "status",
-  "kept",
-  "service",
-  "name",
-  "email",
-  "organisation",
-  "timeline",
-  "message",
-  "answers",
-] as const;
+/** The export's columns: a heading, and the cell an enquiry writes under it. */
+const columns: [string, (enquiry: Enquiry) => string][] = [
+  ["id", (enquiry) => String(enquiry.id)],
+  ["created_at", (enquiry) => enquiry.createdAt],
+  ["status", (enquiry) => enquiry.status],
+  ["kept", (enquiry) => (enquiry.kept ? "yes" : "no")],
+  ["service", (enquiry) => enquiry.serviceTitle],
+  ["name", (enquiry) => enquiry.name],
+  ["email", (enquiry) => enquiry.email],
+  ["organisation", (enquiry) => enquiry.organisation ?? ""],
+  ["timeline", (enquiry) => enquiry.timeline ?? ""],
+  ["message", (enquiry) => enquiry.message],
+  ["answers", (enquiry) => String(enquiry.answers.length)],
+];
 
 /**
  * Enquiries as CSV for a spreadsheet: everything a sender typed is anyone's
@@ -22,19 +23,7 @@ const columns = [
  */
 export function enquiriesCsv(enquiries: Enquiry[]): string {
   return toCsv([
-    [...columns],
-    ...enquiries.map((enquiry) => [
-      String(enquiry.id),
-      enquiry.createdAt,
-      enquiry.status,
-      enquiry.kept ? "yes" : "no",
-      enquiry.serviceTitle,
-      enquiry.name,
-      enquiry.email,
-      enquiry.organisation ?? "",
-      enquiry.timeline ?? "",
-      enquiry.message,
-      String(enquiry.answers.length),
-    ]),
+    columns.map(([heading]) => heading),
+    ...enquiries.map((enquiry) => columns.map(([, cell]) => cell(enquiry))),
   ]);
 }

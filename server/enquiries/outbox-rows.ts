@@ -1,4 +1,6 @@
+import { z } from "zod";
 import type { OutboxKind } from "../db/schema.ts";
+import { payloadOf } from "../outbox/queue.ts";
 
 /*
  * What the enquiries' repository and their deletion share: how an enquiry's
@@ -18,19 +20,11 @@ export const enquiryMailKinds = [
  * The outbox payload of an enquiry's mails; `likelyJunk` when the spam
  * classifier took the enquiry for advertising (the owner's mail says so).
  */
-export type EnquiryMailPayload = { enquiryId: number; answerId?: number; likelyJunk?: true };
+const enquiryMailPayload = z.object({
+  enquiryId: z.number(),
+  answerId: z.number().optional().catch(undefined),
+  likelyJunk: z.literal(true).optional().catch(undefined),
+});
+export type EnquiryMailPayload = z.infer<typeof enquiryMailPayload>;
 
-export function parseEnquiryPayload(raw: string | null): EnquiryMailPayload | null {
-  if (raw === null) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<EnquiryMailPayload>;
-    if (typeof value.enquiryId !== "number") return null;
-    return {
-      enquiryId: value.enquiryId,
-      ...(typeof value.answerId === "number" ? { answerId: value.answerId } : {}),
-      ...(value.likelyJunk === true ? { likelyJunk: true as const } : {}),
-    };
-  } catch {
-    return null;
-  }
-}
+export const parseEnquiryPayload = (raw: string | null) => payloadOf(raw, enquiryMailPayload);

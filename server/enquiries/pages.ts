@@ -29,7 +29,7 @@ import type { Enquiries } from "./service.ts";
  */
 
 /** The built page a sent enquiry leads to (app/pages/services/enquiry-sent.astro). */
-export const sentPath = "/services/enquiry-sent";
+const sentPath = "/services/enquiry-sent";
 const formPath = "/services/enquiry";
 const note = "Engage with Engineer · enquiries";
 

@@ -19,7 +19,7 @@ import { acknowledgementIntervalMs, type EnquiryMailPayload } from "./outbox-row
  */
 
 type Db = Transaction<Database> | Store["db"];
-export type EnquiryRow = Selectable<EnquiriesTable>;
+type EnquiryRow = Selectable<EnquiriesTable>;
 
 export type StoredAnswer = { id: number; body: string; createdAt: string };
 export type StoredEnquiry = {
@@ -61,7 +61,7 @@ function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
   };
 }
 
-export type NewEnquiry = {
+type NewEnquiry = {
   enquiry: ValidEnquiry;
   ipHash: string;
   /** HMAC of the sender's address, for the acknowledgement's hourly limit. */

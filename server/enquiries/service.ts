@@ -33,7 +33,7 @@ import {
 export type Service = { id: string; title: string };
 
 /** The body of a webhook call about an enquiry (docs/mail.md, "Notifications of new comments"). */
-export type EnquiryWebhookBody = {
+type EnquiryWebhookBody = {
   type: "enquiry.created";
   enquiryId: number;
   occurredAt: string;
@@ -51,9 +51,11 @@ export type EnquiryWebhookBody = {
   };
 };
 
-export type SubmitOutcome =
+type FormRefusal = Refusal & { field?: string; retryAfterSeconds?: number };
+type SubmitOutcome =
   | { outcome: "received"; id: number | null; acknowledged: boolean }
-  | { outcome: "refused"; refusal: Refusal & { field?: string; retryAfterSeconds?: number } };
+  | { outcome: "refused"; refusal: FormRefusal };
+const refuse = (refusal: FormRefusal) => ({ outcome: "refused", refusal }) as const;
 
 const banned: Refusal = {
   status: 403,
@@ -97,7 +99,6 @@ export function createEnquiries({
 }) {
   const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
   const queuedListeners = new Set<() => void>();
-  const titles = new Map(services.map((service) => [service.id, service.title]));
   const { serviceTitle, toEnquiry } = enquiryReader(services);
   const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
   const messageIdHost = new URL(config.siteUrl).hostname;
@@ -153,24 +154,18 @@ export function createEnquiries({
       enquiry: ValidEnquiry,
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<SubmitOutcome> {
-      const refuse = (refusal: SubmitOutcome & { outcome: "refused" }) => refusal;
       const ipHash = keys.addressHash(ip);
-      if (await moderation.isBanned({ visitorId, ipHash })) {
-        return refuse({ outcome: "refused", refusal: banned });
-      }
+      if (await moderation.isBanned({ visitorId, ipHash })) return refuse(banned);
       // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
       if (enquiry.website) return { outcome: "received", id: null, acknowledged: false };
       const timing = await formTokens.admit(enquiry.formToken);
-      if (timing) return refuse({ outcome: "refused", refusal: timing });
-      if (enquiry.service !== otherService && !titles.has(enquiry.service)) {
+      if (timing) return refuse(timing);
+      if (enquiry.service !== otherService && !services.some((s) => s.id === enquiry.service)) {
         return refuse({
-          outcome: "refused",
-          refusal: {
-            status: 400,
-            code: "validation_failed",
-            message: `Choose a service from the list, or "${otherServiceLabel}".`,
-            field: "service",
-          },
+          status: 400,
+          code: "validation_failed",
+          message: `Choose a service from the list, or "${otherServiceLabel}".`,
+          field: "service",
         });
       }
       // The cheap checks first: an address over its hourly limit costs one count.
@@ -184,24 +179,16 @@ export function createEnquiries({
         recent.byEmail >= config.ENQUIRIES_PER_HOUR
       ) {
         return refuse({
-          outcome: "refused",
-          refusal: {
-            status: 429,
-            code: "rate_limited",
-            message:
-              "Too many enquiries came from your connection or this address in the last hour; please try again in an hour, or write to the contact address.",
-            retryAfterSeconds: 3600,
-          },
+          status: 429,
+          code: "rate_limited",
+          message:
+            "Too many enquiries came from your connection or this address in the last hour; please try again in an hour, or write to the contact address.",
+          retryAfterSeconds: 3600,
         });
       }
       const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
       const content = checkEnquiryContent(text, blocklist.entries());
-      if (content) {
-        return refuse({
-          outcome: "refused",
-          refusal: { status: 422, ...content, field: "message" },
-        });
-      }
+      if (content) return refuse({ status: 422, ...content, field: "message" });
       // Kept, never dropped or refused: the classifier learnt from comments,
       // and a terse real client ("best price please, urgent") can read like
       // an advert. The owner judges; only the acknowledgement is withheld.

@@ -239,7 +239,7 @@ export function createSmtpThreadMailer({
  * enhanced status 5.1.x: no such mailbox, bad address), as opposed to the
  * message (too large, taken for spam), which says nothing of the address.
  */
-export type DeliveryFailure = { permanent: boolean; hardBounce: boolean; reason: string };
+type DeliveryFailure = { permanent: boolean; hardBounce: boolean; reason: string };
 
 /**
  * A 5xx answer to the envelope or the message is the recipient's server

@@ -24,7 +24,7 @@ export type ComposeMail = (
   ...args: Parameters<Deliver>
 ) => Promise<OutgoingMail | Exclude<Awaited<ReturnType<Deliver>>, { outcome: "sent" }>>;
 
-export type LoopOptions = {
+type LoopOptions = {
   outbox: OutboxRepository;
   /** The kinds of row this loop claims. */
   kinds: readonly OutboxKind[];

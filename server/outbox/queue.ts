@@ -7,6 +7,7 @@ import {
   sql,
   type Transaction,
 } from "kysely";
+import type { z } from "zod";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 
@@ -50,6 +51,16 @@ export async function enqueue(writer: Db, at: string, messages: readonly QueuedM
       })),
     )
     .execute();
+}
+
+/** A row's JSON payload as `schema` reads it; null when there is none or it is not of that shape. */
+export function payloadOf<T>(raw: string | null, schema: z.ZodType<T>): T | null {
+  try {
+    const parsed = schema.safeParse(JSON.parse(raw ?? "null"));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

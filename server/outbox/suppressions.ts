@@ -13,10 +13,10 @@ import { dayMs, toIso } from "../lib/time.ts";
  * no edition, confirmation or reply mail; the owner can lift one.
  */
 
-export const softBounceRule = { count: 3, periodMs: 30 * dayMs } as const;
+const softBounceRule = { count: 3, periodMs: 30 * dayMs } as const;
 
 /** The one folding of an address for the list: trimmed, lower case. */
-export const suppressionKey = (email: string) => email.trim().toLowerCase();
+const suppressionKey = (email: string) => email.trim().toLowerCase();
 
 /** `column` holds no suppressed address, as SQL (queueing an edition skips them). */
 export const notSuppressed = (column: string) =>
