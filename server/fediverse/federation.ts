@@ -5,6 +5,8 @@ import {
   type Federation,
   generateCryptoKeyPair,
   importJwk,
+  type KvStore,
+  type MessageQueue,
 } from "@fedify/fedify";
 import {
   Article,
@@ -20,8 +22,6 @@ import { Temporal } from "@js-temporal/polyfill";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import type { SiteKvStore } from "./kv-store.ts";
-import type { SiteMessageQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
@@ -62,10 +62,10 @@ export type Profile = {
   picture: { path: string; mediaType: string } | null;
 };
 
-export type FederationDeps = {
+type FederationDeps = {
   store: Store;
-  kv: SiteKvStore;
-  queue: SiteMessageQueue;
+  kv: KvStore;
+  queue: MessageQueue;
   repository: FediverseRepository;
   siteUrl: string;
   handle: string;

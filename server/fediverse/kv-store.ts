@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
+import type { KvKey, KvStore, KvStoreSetOptions } from "@fedify/fedify";
 import type { Store } from "../db/store.ts";
 import { nowIso, toIso } from "../lib/time.ts";
 
@@ -19,13 +19,6 @@ function expiryOf(options: KvStoreSetOptions | undefined): string | null {
   return new Date(Date.now() + options.ttl.total("millisecond")).toISOString();
 }
 
-export type SiteKvStore = KvStore & {
-  /** Deletes what has expired; returns how many. */
-  prune(): Promise<number>;
-  /** Deletes what Fedify cached of an account: its documents, its keys, its activities' ids. */
-  forgetAbout(actorId: string): Promise<void>;
-};
-
 /**
  * Where Fedify caches remote documents and public keys, each under its
  * address, and remembers the activities it processed (under the origin
@@ -37,7 +30,7 @@ const cachePrefixes: KvKey[] = [
   ["_fedify", "activityIdempotence"],
 ];
 
-export function createKvStore(store: Store): SiteKvStore {
+export function createKvStore(store: Store) {
   const { db } = store;
   const live = () => {
     const now = nowIso();
@@ -81,7 +74,7 @@ export function createKvStore(store: Store): SiteKvStore {
         return true;
       });
     },
-    async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {
+    async *list(prefix) {
       let query = live();
       if (prefix) {
         const exact = encode(prefix);
@@ -97,7 +90,8 @@ export function createKvStore(store: Store): SiteKvStore {
         yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
       }
     },
-    async forgetAbout(actorId) {
+    /** Deletes what Fedify cached of an account: its documents, its keys, its activities' ids. */
+    async forgetAbout(actorId: string) {
       const about = (address: unknown) =>
         typeof address === "string" &&
         (address === actorId ||
@@ -116,6 +110,7 @@ export function createKvStore(store: Store): SiteKvStore {
         if (keys.length > 0) await db.deleteFrom("fediverse_kv").where("key", "in", keys).execute();
       }
     },
+    /** Deletes what has expired; returns how many. */
     async prune() {
       const result = await db
         .deleteFrom("fediverse_kv")
@@ -123,5 +118,5 @@ export function createKvStore(store: Store): SiteKvStore {
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
-  };
+  } satisfies KvStore & Record<string, unknown>;
 }

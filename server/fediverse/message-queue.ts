@@ -23,16 +23,11 @@ const leaseMs = 5 * 60_000;
 
 type Logger = { error(object: unknown, message: string): void };
 
-export type SiteMessageQueue = MessageQueue & {
-  /** Messages waiting, due or not. */
-  depth(): Promise<{ queued: number }>;
-};
-
 export function createMessageQueue(
   store: Store,
   log: Logger,
   { pollMs = 1000, workers = 4 }: { pollMs?: number; workers?: number } = {},
-): SiteMessageQueue {
+) {
   const { db } = store;
   const wakers = new Set<() => void>();
   const wake = () => {
@@ -124,12 +119,13 @@ export function createMessageQueue(
       };
       await Promise.all(Array.from({ length: workers }, worker));
     },
-    async depth() {
+    /** Messages waiting, due or not. */
+    async getDepth() {
       const row = await db
         .selectFrom("fediverse_queue")
         .select((eb) => eb.fn.countAll().as("count"))
         .executeTakeFirstOrThrow();
       return { queued: Number(row.count) };
     },
-  };
+  } satisfies MessageQueue;
 }

@@ -10,7 +10,7 @@ import type { Webmentions } from "./webmentions.ts";
  */
 
 /** An account (its actor's https address) or a whole server (its host name). */
-export function blockTarget(given: string): string | null {
+function blockTarget(given: string): string | null {
   const value = given.trim();
   if (/^https?:\/\//i.test(value)) {
     try {
@@ -175,5 +175,3 @@ export function fediverseActions({
       audited(by, await webmentions.remove(id), "webmention remove", String(id)),
   };
 }
-
-export type FediverseActions = ReturnType<typeof fediverseActions>;

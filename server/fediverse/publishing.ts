@@ -28,7 +28,7 @@ import type { SiteItem } from "./site-items.ts";
  */
 
 /** What sending needs: Fedify loaded, the record of what was sent, the site, the log. */
-export type Sender = {
+type Sender = {
   federation: Federation<void>;
   repository: FediverseRepository;
   siteUrl: string;

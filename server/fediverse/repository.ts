@@ -12,7 +12,7 @@ import { nowIso } from "../lib/time.ts";
  * comments' repository (server/comments/), in the comment's transaction.
  */
 
-export type Follower = {
+type Follower = {
   actorId: string;
   handle: string;
   name: string | null;

@@ -56,7 +56,7 @@ export type RemoteAnswer = {
   body: Buffer;
 };
 
-export type RemoteFetchOptions = {
+type RemoteFetchOptions = {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;

@@ -23,7 +23,7 @@ import { createWebmentions } from "./webmentions.ts";
  * never loads them.
  */
 
-export type FediverseOptions = {
+type FediverseOptions = {
   store: Store;
   bus: Pick<EventBus, "subscribeAll">;
   siteUrl: string;
@@ -243,10 +243,6 @@ export function createFediverse(options: FediverseOptions) {
       return { fediverse: likes + boosts, mentions };
     },
     actions,
-    remoteFetch,
-    items,
-    /** Loads Fedify, for what needs it now. */
-    federation,
     /** After the server listens: sends what changed, and resumes deliveries left queued. */
     start() {
       timer = setTimeout(() => {
@@ -254,7 +250,7 @@ export function createFediverse(options: FediverseOptions) {
           await publish();
           await announceAccount();
           await webmentions.wake();
-          if ((await queue.depth()).queued > 0) await federation();
+          if ((await queue.getDepth()).queued > 0) await federation();
           await kv.prune();
         };
         work().catch((error: unknown) =>

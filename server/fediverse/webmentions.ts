@@ -28,7 +28,7 @@ import { mentionRecords } from "./webmention-records.ts";
  */
 
 /** The endpoint's address on the site. */
-export const webmentionPath = "/webmention";
+const webmentionPath = "/webmention";
 /** The header every page carries to advertise it. */
 export const webmentionLink = (siteUrl: string) =>
   `<${new URL(webmentionPath, siteUrl).href}>; rel="webmention"`;
