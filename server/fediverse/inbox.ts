@@ -1,4 +1,4 @@
-import type { Federation, InboxContext } from "@fedify/fedify";
+import type { Context, Federation, InboxContext } from "@fedify/fedify";
 import {
   Accept,
   type Actor,
@@ -36,7 +36,7 @@ import type { RemoteFetch } from "./safe-fetch.ts";
  */
 
 /** The comment functions the inbox uses (server/comments' repository). */
-export type InboxComments = Pick<
+type InboxComments = Pick<
   CommentsRepository,
   "add" | "update" | "remove" | "removeAllBy" | "getForOwner"
 >;
@@ -69,15 +69,18 @@ function handleOf(actor: Actor): string {
 export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   const { repository, comments, defences, log } = deps;
   const site = new URL(deps.siteUrl);
-  const articlePrefix = `${site.origin}/fediverse/items/`;
-  const notePrefix = `${site.origin}/fediverse/notes/`;
+
+  /** The values in the address of our own Article or Note that `id` is, or null. */
+  function ours(ctx: Context<void>, type: typeof Article | typeof Note, id: URL | null) {
+    const parsed = id?.search || id?.hash ? null : ctx.parseUri(id);
+    return parsed?.type === "object" && parsed.class === type ? parsed.values : null;
+  }
 
   /** `/science/pressure-cooker` for the Article's id, if it is one of ours. */
-  function itemPathOf(objectId: URL | null): string | null {
-    const href = objectId?.href ?? "";
-    if (!href.startsWith(articlePrefix)) return null;
-    const rest = href.slice(articlePrefix.length);
-    return /^[a-z0-9-]+\/[a-z0-9-]+$/.test(rest) ? `/${rest}` : null;
+  function itemPathOf(ctx: Context<void>, objectId: URL | null): string | null {
+    const item = ours(ctx, Article, objectId);
+    const path = `/${item?.section}/${item?.slug}`;
+    return item && /^\/[a-z0-9-]+\/[a-z0-9-]+$/.test(path) ? path : null;
   }
 
   async function blocked(actorId: URL | null): Promise<boolean> {
@@ -93,32 +96,27 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
   }
 
   /** A Note's text as a comment's Markdown, without the mentions of the site itself. */
-  const markdownOf = (note: Note) =>
+  const markdownOf = (ctx: Context<void>, note: Note) =>
     noteMarkdown(text(note.content) ?? "", {
       contentWarning: text(note.summary),
-      dropMentionsOf: [
-        new URL(paths.actor.replace("{identifier}", siteActor), site).href,
-        new URL("/about", site).href,
-      ],
+      dropMentionsOf: [ctx.getActorUri(siteActor).href, new URL("/about", site).href],
     });
 
   /** The post and thread a reply lands in, or null when it answers nothing of ours. */
   async function placeOf(
+    ctx: Context<void>,
     target: URL | null,
   ): Promise<{ postId: string; parentId?: number } | null> {
     if (!target) return null;
-    const itemPath = itemPathOf(target);
+    const itemPath = itemPathOf(ctx, target);
     if (itemPath) {
       const [, section, slug] = itemPath.split("/");
       return section === "science" && slug && deps.commentable(slug) ? { postId: slug } : null;
     }
-    let commentId: number | undefined;
-    if (target.href.startsWith(notePrefix)) {
-      const id = target.href.slice(notePrefix.length);
-      if (/^\d{1,10}$/.test(id)) commentId = Number(id);
-    } else {
-      commentId = (await repository.replyByNote(target.href))?.comment_id;
-    }
+    // The owner's Note answered, or a reply from the Fediverse that became a comment.
+    const note = ours(ctx, Note, target)?.id;
+    if (note !== undefined && !/^\d{1,10}$/.test(note)) return null;
+    const commentId = note ? Number(note) : (await repository.replyByNote(target.href))?.comment_id;
     if (commentId === undefined) return null;
     const parent = await comments.getForOwner(commentId);
     return parent ? { postId: parent.postId, parentId: parent.id } : null;
@@ -147,7 +145,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     const actorId = activity.actorId;
     if (!actorId || note.attributionId?.href !== actorId.href || !note.id) return;
     if (await repository.replyByNote(note.id.href)) return;
-    const place = await placeOf(note.replyTargetId);
+    const place = await placeOf(ctx, note.replyTargetId);
     if (!place) {
       log.info({ note: note.id.href }, "a Fediverse note that answers nothing here was ignored");
       return;
@@ -156,7 +154,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     if (!actor || !isActor(actor)) return;
     const handle = handleOf(actor);
     let userName = remoteName(text(actor.name), handle);
-    const content = markdownOf(note);
+    const content = markdownOf(ctx, note);
     const visitorId = visitorOfActor(actorId.href);
     const judge = () =>
       defences.judgeNew({
@@ -205,12 +203,12 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     log.info({ note: note.id.href, comment: comment.id }, "a Fediverse reply became a comment");
   }
 
-  async function editNote(activity: Update, note: Note) {
+  async function editNote(ctx: Context<void>, activity: Update, note: Note) {
     const actorId = activity.actorId;
     if (!actorId || !note.id) return;
     const reply = await repository.replyByNote(note.id.href);
     if (!reply || reply.actor_id !== actorId.href) return;
-    const content = markdownOf(note);
+    const content = markdownOf(ctx, note);
     if (defences.judgeEdit(content)) return;
     const visitorId = visitorOfActor(actorId.href);
     const screening = await defences.screenEdit({ content, visitorId });
@@ -266,7 +264,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
           log.info({ follower: actorId.href }, "a Fediverse account stopped following the site");
         }
       } else if ((object instanceof Like || object instanceof Announce) && object.id) {
-        const path = itemPathOf(object.objectId);
+        const path = itemPathOf(ctx, object.objectId);
         if ((await repository.unreact(object.id.href, actorId.href)) && path) deps.changed(path);
       }
     })
@@ -289,7 +287,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     .on(Update, async (ctx, update) => {
       if (await blocked(update.actorId)) return;
       const object = await update.getObject(ctx);
-      if (object instanceof Note) await editNote(update, object);
+      if (object instanceof Note) await editNote(ctx, update, object);
     })
     .on(Delete, async (_ctx, deletion) => {
       const actorId = deletion.actorId;
@@ -312,18 +310,18 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       await removeReply(reply.comment_id, actorId.href);
       log.info({ note: objectId.href }, "a Fediverse reply was deleted by its writer");
     })
-    .on(Like, (_ctx, like) => react(like, "like"))
-    .on(Announce, (_ctx, announce) => react(announce, "announce"))
+    .on(Like, (ctx, like) => react(ctx, like, "like"))
+    .on(Announce, (ctx, announce) => react(ctx, announce, "announce"))
     .on(Accept, () => {})
     .on(Reject, () => {})
     .onError((_ctx, error) => {
       log.warn({ err: error }, "a Fediverse activity could not be processed");
     });
 
-  async function react(activity: Like | Announce, kind: "like" | "announce") {
+  async function react(ctx: Context<void>, activity: Like | Announce, kind: "like" | "announce") {
     const actorId = activity.actorId;
     if (!activity.id || !actorId || (await blocked(actorId))) return;
-    const path = itemPathOf(activity.objectId);
+    const path = itemPathOf(ctx, activity.objectId);
     if (!path) return;
     const reaction = { activityId: activity.id.href, kind, path, actorId: actorId.href };
     if (await repository.react(reaction)) deps.changed(path);

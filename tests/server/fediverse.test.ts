@@ -754,6 +754,75 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
   });
 
+  it("serves the owner's answer to a Fediverse reply as a Note, and takes a reply to it into the thread", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    const comments = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments;
+    const say = async (n: number, inReplyTo: string, text: string) =>
+      t.app.inject(
+        await remote.signed("dee", {
+          id: `${dee}/statuses/${n}/activity`,
+          type: "Create",
+          actor: dee,
+          object: {
+            id: `${dee}/statuses/${n}`,
+            type: "Note",
+            attributedTo: dee,
+            inReplyTo,
+            content: `<p>${text}</p>`,
+            to: ["https://www.w3.org/ns/activitystreams#Public"],
+          },
+        }),
+      );
+    expect(
+      (await say(2001, `${siteUrl}/fediverse/items/science/soap`, "Does cold water work?"))
+        .statusCode,
+    ).toBe(202);
+    const byText = async (text: string) =>
+      (await comments()).find((comment) => comment.content === text);
+    await waitFor(async () => (await byText("Does cold water work?")) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's question under the post",
+    });
+    const question = await byText("Does cold water work?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const answered = await owner.post(`/api/admin/comments/${question?.id}/reply`, {
+      content: "It does, more slowly.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const answerId = json(answered, commentResponseSchema).comment.id;
+
+    // The answer, as the Fediverse asks for it: a Note in reply to Dee's post.
+    const served = await get(`/fediverse/notes/${answerId}`, activityJson);
+    expect(served.statusCode).toBe(200);
+    expect(served.json()).toMatchObject({
+      type: "Note",
+      id: `${siteUrl}/fediverse/notes/${answerId}`,
+      attributedTo: actorUrl,
+      inReplyTo: `${dee}/statuses/2001`,
+    });
+    expect(JSON.stringify(served.json())).toContain("It does, more slowly.");
+    expect((await get(`/fediverse/notes/${question?.id}`, activityJson)).statusCode).toBe(404);
+
+    // Dee answers the answer: it joins the thread; one to no note of ours is ignored.
+    expect(
+      (await say(2002, `${siteUrl}/fediverse/notes/${answerId}`, "Thanks, good to know."))
+        .statusCode,
+    ).toBe(202);
+    expect(
+      (await say(2003, `${siteUrl}/fediverse/notes/x${answerId}`, "Lost in the post.")).statusCode,
+    ).toBe(202);
+    await waitFor(async () => (await byText("Thanks, good to know.")) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's thanks in the thread",
+    });
+    expect((await byText("Thanks, good to know."))?.parentId).toBe(question?.id);
+    expect(await byText("Lost in the post.")).toBeUndefined();
+  });
+
   it("never answers 500 to whatever is posted to its inbox", async () => {
     const bodies = [
       "",
