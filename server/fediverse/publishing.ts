@@ -14,17 +14,18 @@ import {
   Update,
 } from "@fedify/fedify/vocab";
 import { articleOf, everyone, instant, siteActor } from "./federation.ts";
-import { accountPath, type FediverseRepository, isItemPath } from "./repository.ts";
+import { accountPath, type FediverseRepository } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
- * At start, the items the site shows now are compared with what followers
- * were last sent: a new item goes out as a Create, a changed one as an
- * Update, one no longer on the site as a Delete (its address then answers
- * with a Tombstone). Each is recorded before it is queued, in a way only one
- * instance can win, so several instances starting at once send it once.
- * Fedify queues one delivery per follower's server (shared inboxes), with
- * retries and backoff, in the site's database.
+ * What the site sends through Fedify. At start (service.ts, `publish`) the
+ * items the site shows now are compared with what followers were last sent:
+ * a new item goes out as a Create, a changed one as an Update, one no longer
+ * on the site as a Delete (its address then answers with a Tombstone). Each
+ * is recorded before it is queued, in a way only one instance can win, so
+ * several instances starting at once send it once. Fedify queues one
+ * delivery per follower's server (shared inboxes), with retries and backoff,
+ * in the site's database.
  */
 
 /** What sending needs: Fedify loaded, the record of what was sent, the site, the log. */
@@ -48,50 +49,37 @@ const fromSite = (ctx: Context<void>, tag: string, base = ctx.getActorUri(siteAc
   actor: ctx.getActorUri(siteActor),
 });
 
-export async function publishChanges(
+/** A new item (or one back on the site) as a Create, a changed one as an Update. */
+export async function sendItem(
   sender: Sender,
-  items: ReadonlyMap<string, SiteItem>,
-): Promise<{ created: number; updated: number; deleted: number }> {
-  const { repository, siteUrl, log } = sender;
+  item: SiteItem,
+  before: { deleted: boolean } | undefined,
+): Promise<"created" | "updated"> {
   const ctx = contextOf(sender);
-  const sent = await repository.published();
-  const counts = { created: 0, updated: 0, deleted: 0 };
-  for (const item of items.values()) {
-    const before = sent.get(item.path);
-    if (before && !before.deleted && before.digest === item.digest) continue;
-    if (!(await repository.recordPublished(item.path, item.digest))) continue;
-    const article = articleOf(ctx, item, siteUrl);
-    const fresh = !before || before.deleted;
-    const Activity = fresh ? Create : Update;
-    const tag = fresh ? "create" : "update";
-    const values = { ...fromSite(ctx, tag, article.id ?? undefined), ...everyone(ctx) };
-    await ctx.sendActivity(
-      site,
-      "followers",
-      new Activity({ ...values, object: article, published: instant() }),
-      toFollowers,
-    );
-    counts[fresh ? "created" : "updated"] += 1;
-  }
-  for (const [path, before] of sent) {
-    if (before.deleted || !isItemPath(path) || items.has(path)) continue;
-    const [, section, slug] = path.split("/");
-    if (!section || !slug) continue;
-    if (!(await repository.recordPublished(path, before.digest, true))) continue;
-    const id = ctx.getObjectUri(Article, { section, slug });
-    const object = new Tombstone({ id, deleted: instant() });
-    await ctx.sendActivity(
-      site,
-      "followers",
-      new Delete({ ...fromSite(ctx, "delete", id), ...everyone(ctx), object }),
-      toFollowers,
-    );
-    counts.deleted += 1;
-  }
-  if (counts.created + counts.updated + counts.deleted > 0) {
-    log.info(counts, "items sent to the site's Fediverse followers");
-  }
-  return counts;
+  const article = articleOf(ctx, item, sender.siteUrl);
+  const fresh = !before || before.deleted;
+  const activity = new (fresh ? Create : Update)({
+    ...fromSite(ctx, fresh ? "create" : "update", article.id ?? undefined),
+    ...everyone(ctx),
+    object: article,
+    published: instant(),
+  });
+  await ctx.sendActivity(site, "followers", activity, toFollowers);
+  return fresh ? "created" : "updated";
+}
+
+/** An item no longer on the site, as a Delete of its Article (which answers with a Tombstone). */
+export async function sendDeletion(sender: Sender, path: string) {
+  const ctx = contextOf(sender);
+  const [, section = "", slug = ""] = path.split("/");
+  const id = ctx.getObjectUri(Article, { section, slug });
+  const object = new Tombstone({ id, deleted: instant() });
+  await ctx.sendActivity(
+    site,
+    "followers",
+    new Delete({ ...fromSite(ctx, "delete", id), ...everyone(ctx), object }),
+    toFollowers,
+  );
 }
 
 /**

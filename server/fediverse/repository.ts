@@ -45,8 +45,9 @@ export const serverNamesOf = (url: string): string[] => {
  */
 export const accountPath = "/fediverse/account";
 
-/** Whether a path of `fediverse_published` is an item's, not an owner's reply's or the account's. */
-export const isItemPath = (path: string) => !path.startsWith("/notes/") && path !== accountPath;
+/** Whether a path of `fediverse_published` is an item's (`/section/slug`), not an owner's reply's or the account's. */
+export const isItemPath = (path: string) =>
+  /^\/[^/]+\/[^/]/.test(path) && !path.startsWith("/notes/") && path !== accountPath;
 
 export function createFediverseRepository(store: Store) {
   const { db } = store;

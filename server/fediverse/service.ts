@@ -154,9 +154,10 @@ export function createFediverse(options: FediverseOptions) {
   async function publish() {
     const current = items();
     const sent = await repository.published();
-    const fresh = [...current.values()].filter(
-      (item) => sent.get(item.path)?.digest !== item.digest,
-    );
+    const fresh = [...current.values()].filter((item) => {
+      const before = sent.get(item.path);
+      return !before || before.deleted || before.digest !== item.digest;
+    });
     const gone = [...sent].filter(
       ([path, before]) => !before.deleted && isItemPath(path) && !current.has(path),
     );
@@ -168,14 +169,21 @@ export function createFediverse(options: FediverseOptions) {
         await webmentions.send(item);
       }
     })().catch((error: unknown) => log.warn({ err: error }, "webmentions could not be sent"));
-    if ((await repository.followerCount()) === 0) {
-      for (const item of fresh) await repository.recordPublished(item.path, item.digest);
-      for (const [path, before] of gone)
-        await repository.recordPublished(path, before.digest, true);
-      return;
+    const out = (await repository.followerCount()) > 0 ? await publishing() : undefined;
+    const counts = { created: 0, updated: 0, deleted: 0 };
+    // Each is recorded before it is sent, in a way only one instance can win.
+    for (const item of fresh) {
+      if (!(await repository.recordPublished(item.path, item.digest)) || !out) continue;
+      counts[await out.sendItem(out.sender, item, sent.get(item.path))] += 1;
     }
-    const { publishChanges, sender } = await publishing();
-    await publishChanges(sender, current);
+    for (const [path, before] of gone) {
+      if (!(await repository.recordPublished(path, before.digest, true)) || !out) continue;
+      await out.sendDeletion(out.sender, path);
+      counts.deleted += 1;
+    }
+    if (counts.created + counts.updated + counts.deleted > 0) {
+      log.info(counts, "items sent to the site's Fediverse followers");
+    }
   }
 
   /** What other servers keep of the account, beside its keys: a change is announced. */

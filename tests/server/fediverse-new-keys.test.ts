@@ -22,6 +22,7 @@ import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
  * refusing with 401 when it still fails). The owner rotates the keys and
  * restarts the site: the site sends its account, new key included, to that
  * server as an Update, which verifies, and the server keeps the new key.
+ * The same server then hears of an item that comes, goes and comes back.
  */
 
 const activityJson = "application/activity+json";
@@ -182,10 +183,12 @@ describe.each(backends)("new keys for the site's account, on %s", (backend) => {
   let databaseUrl: string | undefined;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-new-keys-"));
 
-  async function start() {
+  /** The site, started again on the same database; with `clientFiles`, showing those. */
+  async function start(clientFiles?: Record<string, string>) {
     site = await startTestApp(backend, {
       dataDir,
       ...(databaseUrl ? { databaseUrl } : {}),
+      ...(clientFiles ? { clientFiles } : {}),
       env: {
         SITE_URL: siteUrl,
         FEDIVERSE_HANDLE: "arjun",
@@ -278,5 +281,57 @@ describe.each(backends)("new keys for the site's account, on %s", (backend) => {
         "fediverse rotate-keys",
       ]),
     ).toHaveLength(1);
+  });
+
+  it("sends a new item as a Create, a removed one as a Delete, and one back on the site as a Create again", {
+    timeout: 300_000,
+  }, async () => {
+    const article = `${siteUrl}/fediverse/items/science/soap`;
+    const soap = {
+      "feed.json": JSON.stringify({
+        items: [
+          {
+            id: `${siteUrl}/science/soap`,
+            url: `${siteUrl}/science/soap`,
+            title: "How does soap clean?",
+            content_html: "<p>Soap holds grease.</p>",
+            date_published: "2026-05-01T00:00:00.000Z",
+          },
+        ],
+      }),
+    };
+    const restart = async (clientFiles: Record<string, string>) => {
+      await site?.close();
+      site = undefined;
+      return start(clientFiles);
+    };
+    /** The verified activities of `type` about the soap item at Lee's server. */
+    const about = (type: string) =>
+      remote.received.filter(
+        (one) =>
+          one.type === type &&
+          one.verified &&
+          (one.body.object as { id?: unknown } | undefined)?.id === article,
+      );
+    const arrived = (type: string, count: number) =>
+      waitFor(async () => about(type).length === count, {
+        timeoutMs: 180_000,
+        what: `${count} ${type} of the item at the follower's server`,
+      });
+
+    await restart(soap);
+    await arrived("Create", 1);
+    // Gone from the site: a Delete, and its address answers with a tombstone.
+    const without = await restart({ "feed.json": JSON.stringify({ items: [] }) });
+    await arrived("Delete", 1);
+    const gone = await without.app.inject({ url: article, headers: { accept: activityJson } });
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json()).toMatchObject({ type: "Tombstone", id: article });
+    // Back, the same as before: a Create again, and its address serves it.
+    const back = await restart(soap);
+    await arrived("Create", 2);
+    const served = await back.app.inject({ url: article, headers: { accept: activityJson } });
+    expect(served.json()).toMatchObject({ type: "Article", id: article });
+    expect(about("Update")).toEqual([]);
   });
 });
