@@ -1,3 +1,4 @@
+import { plural } from "../../../contract/plural.ts";
 import { revokeSessions } from "../../console/owner-actions.ts";
 import { createOwnerRepository } from "../../console/owner-repository.ts";
 import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
@@ -38,7 +39,7 @@ export const sessionsRevoke = ownerAction(
   },
   async ({ store, actor }, id) =>
     revokeSessions(createOwnerRepository(await store()), actor, id === undefined ? "all" : { id }),
-  (_id, ended) => `Ended ${ended} session${ended === 1 ? "" : "s"}.\n`,
+  (_id, ended) => `Ended ${plural(ended, "session")}.\n`,
   (id) => `No open session has the id ${id}.`,
 );
 

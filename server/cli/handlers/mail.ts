@@ -1,4 +1,5 @@
 import { emailSchema } from "../../../contract/api.ts";
+import { plural } from "../../../contract/plural.ts";
 import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
@@ -78,7 +79,7 @@ export async function mailBounces({ config, stdout, store, engagement }: Command
     throw new AdminError(`The bounce mailbox could not be read: ${(error as Error).message}`);
   }
   stdout.write(
-    `Read ${round.read} mail${round.read === 1 ? "" : "s"}: ${round.acted} acted on, ${round.ignored} ignored (not a report, or not for one of our return paths)${round.kept ? `, ${round.kept} kept for the next round` : ""}.\n`,
+    `Read ${plural(round.read, "mail")}: ${round.acted} acted on, ${round.ignored} ignored (not a report, or not for one of our return paths)${round.kept ? `, ${round.kept} kept for the next round` : ""}.\n`,
   );
 }
 

@@ -175,16 +175,14 @@ export async function newsletterReconfirm(context: CommandContext) {
     stdout.write("No imported subscriber is waiting to be asked.\n");
     return;
   }
-  const reach = `${waiting} imported subscriber${waiting === 1 ? "" : "s"}`;
+  const reach = plural(waiting, "imported subscriber");
   await agreed(
     context,
     `This mails ${reach} a request to confirm.`,
     `Ask ${reach} to confirm their subscription now?`,
   );
   const queued = await subscriberActions(subscribers, config.siteUrl).reconfirm(actor);
-  stdout.write(
-    `Queued a request to confirm for ${queued} imported subscriber${queued === 1 ? "" : "s"}.\n`,
-  );
+  stdout.write(`Queued a request to confirm for ${plural(queued, "imported subscriber")}.\n`);
 }
 
 export async function newsletterStatus({ values, stdout, store }: CommandContext) {
