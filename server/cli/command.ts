@@ -206,7 +206,7 @@ export function parseId(value: string | undefined, what: string): number {
   return id;
 }
 
-/** --days N, from 1 to `max`: digits only, as ids (parseId); undefined when not given. */
+/** --days N, from 1 to `max`, in digits (no sign, exponent or space); undefined when not given. */
 export function daysOption(values: Values, max: number): number | undefined {
   const given = values.days;
   if (typeof given !== "string") return undefined;
