@@ -280,7 +280,7 @@ export async function buildApp({
       databaseAway: isDatabaseUnavailable,
       openWeb: fediverse.openWeb,
     });
-    await searchPage(app, { root: clientRoot });
+    await searchPage(app, { root: clientRoot, files: siteFiles });
     await staticSite(app, { files: siteFiles, fast: fastPages });
   } catch (error) {
     await services.close();

@@ -1,12 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
-import { cacheControl } from "./site-files.ts";
+import { cacheControl, type SiteFile } from "./site-files.ts";
 import {
   loadSiteSearch,
   type SearchHit,
@@ -68,14 +66,16 @@ function shownWords(raw: string): string {
     .trim();
 }
 
-export async function searchPage(app: FastifyInstance, { root }: { root: string }) {
-  const file = path.join(root, "search", "index.html");
-  if (!existsSync(file)) return;
-  const template = readFileSync(file, "utf8");
+export async function searchPage(
+  app: FastifyInstance,
+  { root, files }: { root: string; files: Map<string, SiteFile> },
+) {
+  const template = files.get(`${searchPath}/index.html`)?.bytes?.toString("utf8");
+  if (template === undefined) return;
   const [before, after, ...extra] = template.split(resultsHole);
   if (after === undefined || extra.length > 0 || !termsField.test(before ?? "")) {
     throw new Error(
-      `${file} has not one search results placeholder and one search field: rebuild the site.`,
+      `${root}${searchPath}/index.html has not one search results placeholder and one search field: rebuild the site.`,
     );
   }
   // The inverted index of every page's words is built at the first search,

@@ -86,7 +86,7 @@ export async function securityHeaders(
     chatbotOrigin?: string;
     https: boolean;
     /** A Link header every page carries (the webmention endpoint, docs/fediverse.md). */
-    link?: string;
+    link: string;
   },
 ) {
   const extra = chatbotOrigin ? [chatbotOrigin] : [];
@@ -153,7 +153,7 @@ export async function securityHeaders(
   });
   const pageHeaders: Header[] = [
     ["permissions-policy", permissionsPolicy],
-    ...(link ? [["link", link] as const] : []),
+    ["link", link],
     ...headersOf(page),
   ];
   const apiHeaders = headersOf(api);
