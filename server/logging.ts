@@ -93,7 +93,7 @@ export function loggerOptions(
 }
 
 /** A read answered before Fastify, for its line in the access log. */
-export type FastAnswer = {
+type FastAnswer = {
   id: string;
   /** The route Fastify would have answered it by. */
   route: string;

@@ -8,7 +8,7 @@
  * read as "this is text" (OWASP's advice on CSV injection). A tab or carriage
  * return first is treated the same. JSON output stays verbatim.
  */
-export function neutraliseFormula(value: string): string {
+function neutraliseFormula(value: string): string {
   return /^[\s"']*[=+\-@\uff1d\uff0b\uff0d\uff20]|^[\t\r]/u.test(value) ? `'${value}` : value;
 }
 

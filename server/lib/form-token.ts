@@ -12,7 +12,7 @@ import { sameSecret } from "./tokens.ts";
  * every instance shares; the spent tokens are kept in the database, which they
  * share too.
  */
-export const formTiming = {
+const formTiming = {
   /** A person needs at least this long between opening the form and sending it. */
   minimumMs: limits.newsletterFormMinimumMs,
   /** A token older than this is refused; the page fetches a new one. */
@@ -28,7 +28,7 @@ export type FormTokenCheck = "ok" | "missing" | "invalid" | "too_fast" | "stale"
  * enquiry, a subscription): 400, with `too_fast` for a form sent sooner than
  * a person could fill it, `form_token_invalid` for the rest, and what to do.
  */
-export type FormTokenRefusal = {
+type FormTokenRefusal = {
   status: 400;
   code: "too_fast" | "form_token_invalid";
   message: string;

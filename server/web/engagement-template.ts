@@ -120,7 +120,7 @@ export type CommentsView =
 
 export const commentsParameter = "comments";
 /** The id of an item page's comments, which the links between pages lead to. */
-export const commentsAnchor = "comments";
+const commentsAnchor = "comments";
 const brokenLinkNotice =
   "That link to more comments does not lead anywhere. Here are the comments from the start.";
 const stretch = /^after-([\w-]+?)(?:\.before-([\w-]+))?$/;

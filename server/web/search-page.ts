@@ -25,7 +25,7 @@ import {
  * one reader's words for the next. The bare page is the same for everyone and
  * is revalidated like any other page.
  */
-export const searchPath = "/search";
+const searchPath = "/search";
 
 /** Results listed at most; a reader adds a word rather than read further. */
 const shownMax = 20;
