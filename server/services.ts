@@ -12,13 +12,19 @@ import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
+import { createEngagement } from "./engagement/index.ts";
+import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { createEnquiries } from "./enquiries/service.ts";
 import { createFediverse } from "./fediverse/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
+import { dayMs } from "./lib/time.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
+import { createModeration } from "./moderation/service.ts";
+import { createSpamFilter } from "./moderation/spam/filter.ts";
+import { createSpamStore, forgetExamples } from "./moderation/spam/store.ts";
 import { startBounceMailbox } from "./newsletter/bounce-mailbox.ts";
 import { createListHealth } from "./newsletter/list-health.ts";
 import { createEditionSchedules, startEditionSchedules } from "./newsletter/schedules.ts";
@@ -27,7 +33,7 @@ import { createNotifications, type NotificationOptions } from "./notifications/s
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { verpKeyOf } from "./outbox/verp.ts";
 import { createReaders } from "./readers/service.ts";
-import { openStoreAndBus, startEngagement } from "./startup.ts";
+import { openStoreAndBus } from "./startup.ts";
 
 /*
  * The site's domain modules on one store, read top to bottom: the store and
@@ -72,6 +78,10 @@ const pictureTypes: Record<string, string> = {
   ".png": "image/png",
   ".webp": "image/webp",
 };
+/** Events older than this are forgotten; a client away longer is told to resync. */
+const eventRetentionMs = dayMs;
+/** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
+const spamRetentionMs = 30 * dayMs;
 
 export async function startServices({
   config,
@@ -135,24 +145,58 @@ export async function startServices({
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
   };
   const replyWatches = createReplyWatches(store, replies);
-  const {
-    engagement,
-    reads,
-    moderation,
-    spam,
-    stop: stopEngagement,
-  } = startEngagement({
+  // The repositories, the item reads from memory (read-cache.ts), the owner's
+  // moderation and the spam filter with what it learns from. A write's own
+  // instance forgets the item's cached reads the moment it commits, before it
+  // answers; the bus brings the news to the other instances.
+  let cached: ReadCache | undefined;
+  const engagement = createEngagement(
     store,
     events,
-    bus,
-    keys: writerKeys,
-    notifier: notifications.notifier,
+    {
+      committed(event) {
+        cached?.committedHere(event);
+        bus.committed(event);
+      },
+    },
+    writerKeys,
+    forgetExamples,
+    notifications.notifier,
     replies,
     clock,
-    moderationMode: config.MODERATION,
-    spamConfig: config,
-    log: log,
+  );
+  const reads = createReadCache({
+    reactions: engagement.reactions,
+    comments: engagement.comments,
+    bus,
   });
+  cached = reads;
+  const spamStore = createSpamStore(store);
+  const spam = {
+    store: spamStore,
+    filter: createSpamFilter({
+      store: spamStore,
+      holdLinksFromNew: config.HOLD_LINKS_FROM_NEW,
+      ...(config.SPAM_MODEL_FILE ? { modelFile: config.SPAM_MODEL_FILE } : {}),
+      log,
+    }),
+  };
+  const moderation = createModeration({
+    store,
+    comments: engagement.comments,
+    mode: config.MODERATION,
+    spam: spamStore,
+  });
+  // Old events, stale subscriptions and caught spam, pruned now and every hour.
+  const prune = () =>
+    Promise.all([
+      events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
+      engagement.subscribers.prune(),
+      engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
+    ]).catch((error) => log.warn({ err: error }, "old records could not be pruned"));
+  void prune();
+  const pruning = setInterval(prune, 60 * 60 * 1000);
+  pruning.unref();
   const blocklist = createBlocklist(config.DATA_DIR, log);
   const spentFormTokens = createSpentFormTokens(store);
   const defences = createCommentDefences({
@@ -319,7 +363,8 @@ export async function startServices({
     // The message in hand is finished and recorded before the database closes.
     await scheduledEditions.stop();
     await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
-    stopEngagement();
+    reads.close();
+    clearInterval(pruning);
     await closeStore();
   };
   return {
