@@ -9,7 +9,7 @@ import { useDisplayName } from "../features/visitor-name/name-store.ts";
 import { ApiError } from "../lib/api-client.ts";
 import { useLiveItem } from "../lib/live-item.ts";
 import { isRateLimited, slowDownMessage } from "../lib/slow-down.ts";
-import { panelClasses, ReactionGroup, reactionRowClasses } from "./panel-frame.tsx";
+import { NameLine, panelClasses, ReactionGroup, reactionRowClasses } from "./panel-frame.tsx";
 
 // No retries (docs/product.md, "When something fails"); fresh data comes from
 // the live stream, not from polling.
@@ -92,20 +92,11 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
           onReact={react}
         />
         {shownName ? (
-          // A 40-character name without a space still wraps (docs/product.md, "Limits").
-          <p className="min-w-0 text-sm text-slate-400 [overflow-wrap:anywhere]">
-            {kind === "science" ? "Commenting" : "Reacting"} as{" "}
-            <span className="font-semibold text-slate-200">{shownName}</span>{" "}
-            {shownName === ownerName ? null : (
-              <button
-                type="button"
-                onClick={promptForName}
-                className="text-accent underline underline-offset-2"
-              >
-                Change name
-              </button>
-            )}
-          </p>
+          <NameLine
+            kind={kind}
+            name={shownName}
+            onChange={shownName === ownerName ? undefined : promptForName}
+          />
         ) : null}
       </div>
       {notice ? (

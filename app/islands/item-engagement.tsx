@@ -12,23 +12,27 @@ type ItemEngagementProps = {
   title: string;
   open: boolean;
   commentsHeading?: "h3" | "h4";
-  /**
-   * On an item's own page: the panel's place is drawn while it is closed
-   * (as the server renders it) and while it loads, `children` (the server's
-   * copy of the comments) in it until the live comments arrive.
-   */
+  /** Whether the panel's place is drawn while it is closed, as the server renders it. */
   keepPlace?: boolean;
+  /** The server's copy of the comments, in the panel's place until the live ones arrive. */
   children?: ReactNode;
 };
 
-/** Mounted only while its item is open, so closing the item ends its live stream. */
+/**
+ * The panel, mounted only while its item is open, so closing the item ends
+ * its live stream. While it loads, its place is drawn, with `children` in it.
+ */
 export function ItemEngagement({
   open,
   keepPlace = false,
   children,
   ...item
 }: ItemEngagementProps) {
-  const placeholder = <PanelPlaceholder title={item.title}>{children}</PanelPlaceholder>;
+  const placeholder = (
+    <PanelPlaceholder kind={item.kind} title={item.title}>
+      {children}
+    </PanelPlaceholder>
+  );
   if (!open) return keepPlace ? placeholder : null;
   return (
     <Suspense fallback={placeholder}>

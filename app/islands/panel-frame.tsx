@@ -1,4 +1,5 @@
 import type { ComponentProps, ReactNode } from "react";
+import type { ItemKind } from "../../contract/limits.ts";
 import { ReactionButtons } from "../components/reaction-buttons.tsx";
 
 /** The engagement panel's box, and the row of its reaction buttons (engagement-panel.tsx). */
@@ -7,18 +8,69 @@ export const reactionRowClasses = "flex flex-wrap items-center justify-between g
 
 /**
  * The panel's place while it loads, drawn by the server too: its reaction
- * buttons, disabled, and on an item's own page the server's copy of the
- * comments, so the live panel takes exactly this space and nothing under it
- * moves. Without JavaScript the buttons are not drawn (`noscript:hidden`).
+ * buttons, disabled, the name line a reader with a stored name will see, and
+ * the server's copy of a science post's comments, so the live panel takes
+ * exactly this space and nothing under it moves. Without JavaScript the
+ * buttons are not drawn (`noscript:hidden`).
  */
-export function PanelPlaceholder({ title, children }: { title: string; children?: ReactNode }) {
+export function PanelPlaceholder({
+  kind,
+  title,
+  children,
+}: {
+  kind: ItemKind;
+  title: string;
+  children?: ReactNode;
+}) {
   return (
     <div className={children ? panelClasses : `noscript:hidden ${panelClasses}`}>
       <div className={`noscript:hidden ${reactionRowClasses}`}>
         <ReactionGroup title={title} counts={null} onReact={() => {}} disabled />
+        <NameLine kind={kind} name={null} />
       </div>
       {children}
     </div>
+  );
+}
+
+/**
+ * "Commenting as Asha", and its "Change name" button. In the placeholder
+ * (`name` null) it is shown only when the page's first script found a stored
+ * name (`html[data-named]`, app/layouts/page.astro), which CSS then writes in
+ * (`--named`): the line wraps as the live one will. Inert, and out of the
+ * search index, until it is live.
+ */
+export function NameLine({
+  kind,
+  name,
+  onChange,
+}: {
+  kind: ItemKind;
+  name: string | null;
+  /** Absent for the signed-in owner, whose name no prompt changes. */
+  onChange?: (() => void) | undefined;
+}) {
+  const waiting = name === null;
+  return (
+    // A 40-character name without a space still wraps (docs/product.md, "Limits").
+    <p
+      className={`${waiting ? "waiting-name " : ""}min-w-0 text-sm text-slate-400 [overflow-wrap:anywhere]`}
+      inert={waiting}
+      data-pagefind-ignore={waiting ? "all" : undefined}
+    >
+      {kind === "science" ? "Commenting" : "Reacting"} as{" "}
+      <span className="font-semibold text-slate-200">{name}</span>{" "}
+      {waiting || onChange ? (
+        <button
+          type="button"
+          onClick={onChange}
+          disabled={waiting}
+          className="text-accent underline underline-offset-2"
+        >
+          Change name
+        </button>
+      ) : null}
+    </p>
   );
 }
 

@@ -269,7 +269,7 @@ export function compose(
         comments: list,
         total,
         heading: template.single ? "h3" : "h4",
-        ...(template.single ? { id: commentsAnchor, itemPage: true } : {}),
+        ...(template.single ? { id: commentsAnchor, anchors: true } : {}),
         fold,
         backHref: view.page === "between" ? `${itemPath}#${commentsAnchor}` : null,
         notice: view.page === "broken" ? brokenLinkNotice : null,

@@ -14,6 +14,9 @@ import { liveDiscussion } from "./support/items.ts";
 const post = "gps-navigation";
 const story = "nala-damayanti";
 
+/** A returning reader's name, long enough to wrap at 375 px. */
+const storedName = "Meenakshisundaram Venkataraghavan";
+
 // In order, in one worker: the first writes the comments the others read.
 test.describe.configure({ mode: "default" });
 
@@ -35,45 +38,54 @@ async function withComments(request: APIRequestContext, origin: string) {
 }
 
 /**
- * From the first frame on, each frame's position of the previous/next links
- * in the document, and the layout shifts the browser reports that no input
- * caused.
+ * From the first frame on, each frame's position in the document of what
+ * `follows` (a selector), once `from` (a selector) is on the page, and the
+ * layout shifts the browser reports that no input caused.
  */
-async function watchLayout(page: Page) {
-  await page.addInitScript(() => {
-    const seen = { tops: [] as number[], shifts: [] as number[] };
-    (window as unknown as { seen: typeof seen }).seen = seen;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & {
-        value: number;
-        hadRecentInput: boolean;
-      })[]) {
-        if (!entry.hadRecentInput) seen.shifts.push(entry.value);
-      }
-    }).observe({ type: "layout-shift", buffered: true });
-    const frame = () => {
-      const nav = document.querySelector('nav[aria-label^="More in"]');
-      if (nav) seen.tops.push(Math.round(nav.getBoundingClientRect().top + window.scrollY));
+async function watchLayout(page: Page, follows: string, from = "body") {
+  await page.addInitScript(
+    ({ follows, from }) => {
+      const seen = { tops: [] as number[], shifts: [] as number[] };
+      (window as unknown as { seen: typeof seen }).seen = seen;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as (PerformanceEntry & {
+          value: number;
+          hadRecentInput: boolean;
+        })[]) {
+          if (!entry.hadRecentInput) seen.shifts.push(entry.value);
+        }
+      }).observe({ type: "layout-shift", buffered: true });
+      const frame = () => {
+        const follower = document.querySelector(follows);
+        if (follower && document.querySelector(from))
+          seen.tops.push(Math.round(follower.getBoundingClientRect().top + window.scrollY));
+        requestAnimationFrame(frame);
+      };
       requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-  });
+    },
+    { follows, from },
+  );
 }
 
 const seen = (page: Page) =>
   page.evaluate(() => (window as unknown as { seen: { tops: number[]; shifts: number[] } }).seen);
 
-test("on an item page the previous/next links stay put while the discussion goes live, at 1280 and 375 px", async ({
-  visitor,
-  request,
-  baseURL,
-}) => {
-  await withComments(request, baseURL ?? "");
+/** Two more frames: a change made by the last render is drawn. */
+const drawn = (page: Page) =>
+  page.evaluate(
+    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+  );
+
+/**
+ * Each item page's previous/next links, seen from the first frame until the
+ * discussion is live with its comments, stay where they were first drawn.
+ */
+async function itemPagesHoldStill(open: (width: number) => Promise<Page>) {
   for (const width of [1280, 375]) {
     for (const item of [`/science/${post}`, `/mythology/${story}`]) {
       await test.step(`${item} at ${width} px`, async () => {
-        const page = await visitor({ viewport: { width, height: 800 } });
-        await watchLayout(page);
+        const page = await open(width);
+        await watchLayout(page, 'nav[aria-label^="More in"]');
         await page.goto(item);
         await expect(page.getByRole("region", { name: /^Reactions/ })).toBeAttached();
         const before = await seen(page);
@@ -81,16 +93,67 @@ test("on an item page the previous/next links stay put while the discussion goes
         // The links come on screen, and the discussion above them with them, which hydrates it.
         await page.getByRole("navigation", { name: /^More in/ }).scrollIntoViewIfNeeded();
         await liveDiscussion(page);
-        // Two more frames: a change made by the last render is drawn.
-        await page.evaluate(
-          () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
-        );
+        await drawn(page);
         const after = await seen(page);
         const shifted = after.shifts.reduce((sum, value) => sum + value, 0);
         expect({ tops: [...new Set(after.tops)], shifted: shifted < 0.01 ? 0 : shifted }).toEqual({
           tops: [before.tops[0]],
           shifted: 0,
         });
+        await page.close();
+      });
+    }
+  }
+}
+
+test("on an item page the previous/next links stay put while the discussion goes live, at 1280 and 375 px", async ({
+  visitor,
+  request,
+  baseURL,
+}) => {
+  await withComments(request, baseURL ?? "");
+  await itemPagesHoldStill((width) => visitor({ viewport: { width, height: 800 } }));
+});
+
+test("for a reader with a stored name, the comment box and the name line are in their places from the first paint, at 1280 and 375 px", async ({
+  visitor,
+  request,
+  baseURL,
+}) => {
+  await withComments(request, baseURL ?? "");
+  await itemPagesHoldStill((width) =>
+    visitor({ name: storedName, viewport: { width, height: 800 } }),
+  );
+});
+
+test("on a list page, what follows an opened card stays put while its comments go live, with and without a stored name, at 1280 and 375 px", async ({
+  visitor,
+  request,
+  baseURL,
+}) => {
+  await withComments(request, baseURL ?? "");
+  for (const name of [undefined, storedName]) {
+    for (const width of [1280, 375]) {
+      await test.step(`${name ? "named" : "new"} reader at ${width} px`, async () => {
+        const page = await visitor({ name, viewport: { width, height: 800 } });
+        const card = `[data-card="${post}"]`;
+        // The next card, from the frame this one is open.
+        await watchLayout(page, `${card} + [data-card]`, `${card}[data-open="true"]`);
+        await page.goto("/science");
+        // Opened once the list is live (its cards are buttons then), as a reader clicks it.
+        const toggle = page.locator(`${card} [data-trigger]`);
+        await toggle.click();
+        await expect(toggle).toHaveAttribute("aria-expanded", "true");
+        const comments = page.locator(card).getByRole("region", { name: /^Comments on/ });
+        await expect(page.locator(`${card} [data-live="true"]`)).toBeAttached({ timeout: 15_000 });
+        await expect(comments.getByRole("button", { name: "Reply" }).first()).toBeEnabled();
+        await drawn(page);
+        const after = await seen(page);
+        expect(after.tops.length).toBeGreaterThan(0);
+        expect([...new Set(after.tops)]).toEqual([after.tops[0]]);
+        // The server's copy, which stood in for the live comments, has left the page.
+        await expect(page.locator(`${card} .static-comments`)).toHaveCount(0);
+        expect(await repeatedIds(page)).toEqual([]);
         await page.close();
       });
     }

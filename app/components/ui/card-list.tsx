@@ -23,8 +23,11 @@ type CardListProps = {
   headingLevel?: 2 | 3;
   /** Called with the open cards whenever they change (and once on hydration). */
   onOpenChange?: (open: string[]) => void;
-  /** Extra content of an open card, rendered only once the island is live (reactions, comments). */
-  extra?: (card: Card, open: boolean) => ReactNode;
+  /**
+   * More of a card's body, after `body`, as it is while `open` (reactions,
+   * comments); `open` is null in the HTML, before the list is live.
+   */
+  extra?: (card: Card, open: boolean | null) => ReactNode;
   /** Groups of cards with a heading above each; a flat list when absent. */
   sections?: { id: string; name: string; cardIds: string[] }[];
 };
@@ -139,6 +142,7 @@ export function CardList({
                   fragment link then opens the <details> natively. */}
               <span id={card.id} className="card-anchor" />
               {card.body}
+              {extra?.(card, null)}
             </div>
           </details>
         ))}

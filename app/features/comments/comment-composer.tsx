@@ -6,7 +6,15 @@ import { ApiError } from "../../lib/api-client.ts";
 import { type LoadedComments, withNew } from "../../lib/comment-list.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 import { itemKeys } from "../../lib/query-keys.ts";
-import { inputClasses, refusalMessage } from "./comment-messages.ts";
+import { refusalMessage } from "./comment-messages.ts";
+import {
+  commentPlaceholder,
+  composerOptions,
+  inputClasses,
+  notifyCheckbox,
+  notifyLabel,
+  notifyText,
+} from "./comment-view.ts";
 
 /** The call the composer makes, as the contract describes it. */
 type Post = Endpoints["POST /items/science/:id/comments"];
@@ -115,6 +123,7 @@ export function CommentComposer({
     }
   }
 
+  // The served page draws this form's place the same way (comment-view.ts, `waitingComposer`).
   return (
     <form onSubmit={post} className="relative space-y-2">
       {guard.honeypot}
@@ -123,7 +132,7 @@ export function CommentComposer({
         aria-describedby={formMessage ? refusalId : undefined}
         // biome-ignore lint/a11y/noAutofocus: the reader just asked to reply here.
         autoFocus={reply !== undefined}
-        placeholder={reply ? "Your answer…" : "Share a thought or a question…"}
+        placeholder={reply ? "Your answer…" : commentPlaceholder}
         value={draft}
         maxLength={limits.commentMax}
         onChange={(event) => setDraft(event.target.value)}
@@ -140,9 +149,8 @@ export function CommentComposer({
         </p>
       ) : null}
       {byOwner ? null : (
-        <div className="flex flex-wrap items-center gap-x-4 gap-y-2 text-sm text-slate-300">
-          {/* The label is the checkbox's target: 44 px tall on a phone. */}
-          <label className="inline-flex items-center gap-2 max-sm:min-h-11">
+        <div className={composerOptions}>
+          <label className={notifyLabel}>
             <input
               type="checkbox"
               checked={notify}
@@ -150,9 +158,9 @@ export function CommentComposer({
                 setNotify(event.target.checked);
                 if (event.target.checked && email === "") setEmail(rememberedEmail());
               }}
-              className="h-4 w-4 accent-accent max-sm:size-5"
+              className={notifyCheckbox}
             />
-            Email me when someone replies
+            {notifyText}
           </label>
           {notify ? (
             <label className="inline-flex min-w-0 flex-1 items-center gap-2">

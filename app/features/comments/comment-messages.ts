@@ -12,6 +12,3 @@ export function refusalMessage(error: unknown): string | null {
   }
   return "Your comment could not be sent. Check your connection and try again.";
 }
-
-export const inputClasses =
-  "w-full rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500";

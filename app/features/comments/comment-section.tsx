@@ -4,13 +4,14 @@ import { limits } from "../../../contract/limits.ts";
 import { aroundFold, commentAnchor, countOf } from "../../../contract/threads.ts";
 import { CommentComposer } from "./comment-composer.tsx";
 import { FoldingCommentText } from "./comment-fold.tsx";
-import { inputClasses, refusalMessage } from "./comment-messages.ts";
+import { refusalMessage } from "./comment-messages.ts";
 import {
   addCommentButton,
   CommentHeader,
   commentsLabel,
   DeletedComment,
   foldedLabel,
+  inputClasses,
   replyButton,
   showMoreButton,
   smallButton,
@@ -30,8 +31,8 @@ type CommentSectionProps = {
   /** h4 under a card's h3 on a list page; h3 on an item's own page. */
   heading?: "h3" | "h4";
   /**
-   * The server's copy of the comments (an item's own page), shown in their
-   * place until the live ones arrive, then gone: its ids are theirs.
+   * The server's copy of the comments (an item's page, a card), shown in
+   * their place until the live ones arrive, then gone: its ids are theirs.
    */
   served?: ReactNode;
 };

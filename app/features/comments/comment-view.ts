@@ -199,9 +199,19 @@ export const showMoreButton =
 export const addCommentButton =
   "rounded-lg px-4 py-2 text-sm font-semibold text-accent ring-1 ring-accent/50 hover:bg-accent/10";
 
+/** The form for a new comment (comment-composer.tsx): its box and its reply-mail option. */
+export const inputClasses =
+  "w-full rounded-lg border border-line bg-ink px-3 py-2 text-sm text-slate-100 placeholder:text-slate-500";
+export const composerOptions = "flex flex-wrap items-center gap-x-4 gap-y-2 text-sm text-slate-300";
+/** The label is the checkbox's target: 44 px tall on a phone. */
+export const notifyLabel = "inline-flex items-center gap-2 max-sm:min-h-11";
+export const notifyCheckbox = "h-4 w-4 accent-accent max-sm:size-5";
+export const notifyText = "Email me when someone replies";
+export const commentPlaceholder = "Share a thought or a question…";
+
 /**
- * A button of the live comments, in its place and disabled until they arrive
- * on an item's own page; without JavaScript, not drawn.
+ * A button of the live comments, in its place and disabled until they
+ * arrive; without JavaScript, not drawn.
  */
 const waitingButton = (className: string, label: string) =>
   h(
@@ -214,8 +224,37 @@ const waitingButton = (className: string, label: string) =>
     label,
   );
 
+/**
+ * The comment box a reader with a stored name will get in place of "Add a
+ * comment", drawn the same way and shown instead of it only when the page's
+ * first script found that name (`html[data-named]`, app/layouts/page.astro).
+ */
+const waitingComposer = () =>
+  h(
+    "form",
+    { className: "waiting-composer relative space-y-2", inert: true },
+    h("textarea", {
+      rows: 3,
+      disabled: true,
+      placeholder: commentPlaceholder,
+      className: inputClasses,
+    }),
+    h(
+      "div",
+      { className: composerOptions },
+      h(
+        "label",
+        { className: notifyLabel },
+        h("input", { type: "checkbox", disabled: true, className: notifyCheckbox }),
+        notifyText,
+      ),
+    ),
+    h("p", { className: "text-sm text-slate-400" }),
+    h("button", { type: "submit", disabled: true, className: "btn-primary" }, "Post comment"),
+  );
+
 /** A comment as the served page shows it, or the place of a deleted or held one. */
-function CommentBody({ comment, itemPage }: { comment: LiveComment; itemPage: boolean }) {
+function CommentBody({ comment }: { comment: LiveComment }) {
   return comment.deleted
     ? h(DeletedComment, { held: comment.held })
     : h(
@@ -223,13 +262,11 @@ function CommentBody({ comment, itemPage }: { comment: LiveComment; itemPage: bo
         null,
         h(CommentHeader, { comment }),
         h(CommentText, { html: comment.html }),
-        itemPage
-          ? h(
-              "div",
-              { className: "mt-3 flex flex-wrap gap-2" },
-              waitingButton(replyButton, "Reply"),
-            )
-          : null,
+        h(
+          "div",
+          { className: "mt-3 flex flex-wrap gap-2 noscript:hidden" },
+          waitingButton(replyButton, "Reply"),
+        ),
       );
 }
 
@@ -243,16 +280,16 @@ export const foldedLabel = (count: number) => `${plural(count, "comment")} in be
 function StaticThread({
   start,
   replies,
-  itemPage,
+  anchors,
 }: {
   start: LiveComment;
   replies: LiveComment[];
-  itemPage: boolean;
+  anchors: boolean;
 }) {
   return h(
     "li",
-    { id: itemPage ? commentAnchor(start.id) : undefined, className: "comment" },
-    h(CommentBody, { comment: start, itemPage }),
+    { id: anchors ? commentAnchor(start.id) : undefined, className: "comment" },
+    h(CommentBody, { comment: start }),
     replies.length > 0
       ? h(
           "ul",
@@ -262,10 +299,10 @@ function StaticThread({
               "li",
               {
                 key: reply.id,
-                id: itemPage ? commentAnchor(reply.id) : undefined,
+                id: anchors ? commentAnchor(reply.id) : undefined,
                 className: "comment",
               },
-              h(CommentBody, { comment: reply, itemPage }),
+              h(CommentBody, { comment: reply }),
             ),
           ),
         )
@@ -278,6 +315,10 @@ function StaticThread({
  * island: the discussion as it opens, its beginning and its latest threads
  * with a link to the folded middle, or a stretch of that middle, which the
  * server renders for the link (docs/decisions/032-long-discussions-open-at-both-ends.md).
+ * It stands in the discussion's panel under the reactions (app/islands/panel-frame.tsx),
+ * on an item's page and in a card alike, with the live comments' buttons
+ * drawn in their places, disabled, so that the live comments, once they
+ * arrive, take the same space.
  */
 export function StaticComments({
   title,
@@ -288,7 +329,7 @@ export function StaticComments({
   fold = null,
   backHref = null,
   notice = null,
-  itemPage = false,
+  anchors = false,
 }: {
   /** The post's title, which names the section: a list page holds one per post. */
   title: string;
@@ -309,14 +350,11 @@ export function StaticComments({
   /** Said above the comments (a link to a page that does not exist). */
   notice?: string | null;
   /**
-   * On an item's own page, in the discussion's panel under its reactions
-   * (app/islands/panel-frame.tsx): the live comments' buttons are drawn in
-   * their places, so that the live comments take the same space, and each
-   * comment has its anchor (`#comment-N`, where reply mails lead) until they
-   * replace it. On a list page the open card's live comments carry the
-   * anchors, beside this copy, hidden: it carries none.
+   * On an item's own page, each comment has its anchor (`#comment-N`, where
+   * reply mails lead) until the live comments replace this copy; a list page
+   * holds every card's copy, and only an open card's live comments carry them.
    */
-  itemPage?: boolean;
+  anchors?: boolean;
 }) {
   const link = "text-sm font-semibold text-accent underline underline-offset-2";
   const list = (threads: { start: LiveComment; replies: LiveComment[] }[]) =>
@@ -324,7 +362,7 @@ export function StaticComments({
       ? h(
           "ul",
           { className: "space-y-3" },
-          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread, itemPage })),
+          threads.map((thread) => h(StaticThread, { key: thread.start.id, ...thread, anchors })),
         )
       : null;
   const { above, below } = aroundFold(comments, fold?.after ?? null);
@@ -333,9 +371,7 @@ export function StaticComments({
     {
       id,
       "aria-label": commentsLabel(title),
-      className: itemPage
-        ? "static-comments space-y-4"
-        : "static-comments mt-6 space-y-4 border-t border-line pt-5",
+      className: "static-comments space-y-4",
     },
     h(
       heading,
@@ -354,14 +390,14 @@ export function StaticComments({
     fold
       ? h(
           "div",
-          { className: itemPage ? "comments-fold space-y-2" : "comments-fold" },
+          { className: "comments-fold space-y-2" },
           fold.count !== null && fold.count > 0
             ? h("p", { className: "text-sm text-slate-400" }, foldedLabel(fold.count))
             : null,
-          // In the panel, the size of the live comments' button.
+          // The size of the live comments' button.
           h(
             "a",
-            { href: fold.href, className: itemPage ? `inline-block ${showMoreButton}` : link },
+            { href: fold.href, className: `inline-block ${showMoreButton}` },
             "Show more comments",
           ),
         )
@@ -370,7 +406,13 @@ export function StaticComments({
     backHref
       ? h("p", null, h("a", { href: backHref, className: link }, "Back to the latest comments"))
       : null,
-    itemPage ? waitingButton(addCommentButton, "Add a comment") : null,
+    // One block, the last: only the one shown takes space.
+    h(
+      "div",
+      null,
+      waitingButton(`waiting-add ${addCommentButton}`, "Add a comment"),
+      waitingComposer(),
+    ),
   );
 }
 

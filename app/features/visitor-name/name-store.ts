@@ -1,6 +1,7 @@
 import { useSyncExternalStore } from "react";
 
-const storageKey = "ewe:display-name";
+/** Also read before the first paint by the page's head script (app/layouts/page.astro). */
+export const storageKey = "ewe:display-name";
 const listeners = new Set<() => void>();
 
 // Used only when the browser refuses storage (private mode, quota).
