@@ -455,6 +455,7 @@ describe("the address a ban names", () => {
   it("is an IPv4 address as it is, and an IPv6 address by its /64", () => {
     expect(addressScope("203.0.113.7")).toBe("203.0.113.7");
     expect(addressScope("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressScope("::ffff:cb00:7107")).toBe("203.0.113.7");
     expect(addressScope("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
     expect(addressScope("2001:db8:1:2::9")).toBe("2001:db8:1:2::/64");
     expect(addressScope("2001:db8::1")).toBe("2001:db8:0:0::/64");
