@@ -1,4 +1,5 @@
 import { configureSync, type LogRecord } from "@logtape/logtape";
+import type { Log } from "../lib/log.ts";
 
 /*
  * Fedify writes its own log through LogTape; here that log goes to the
@@ -8,13 +9,7 @@ import { configureSync, type LogRecord } from "@logtape/logtape";
  * sites in one process (the tests) the last to load Fedify hears it.
  */
 
-export type Logger = {
-  level: string;
-  debug(object: unknown, message: string): void;
-  info(object: unknown, message: string): void;
-  warn(object: unknown, message: string): void;
-  error(object: unknown, message: string): void;
-};
+export type Logger = Log & { level: string; debug(object: unknown, message: string): void };
 
 /** Longest message passed on: an activity quoted whole would flood the log. */
 const messageMax = 1000;

@@ -5,6 +5,7 @@ import type {
 } from "@fedify/fedify";
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
+import type { Log } from "../lib/log.ts";
 import { nowIso } from "../lib/time.ts";
 
 /*
@@ -21,11 +22,9 @@ import { nowIso } from "../lib/time.ts";
 /** How long a taken message is left to its worker before another may take it. */
 const leaseMs = 5 * 60_000;
 
-type Logger = { error(object: unknown, message: string): void };
-
 export function createMessageQueue(
   store: Store,
-  log: Logger,
+  log: Pick<Log, "error">,
   { pollMs = 1000, workers = 4 }: { pollMs?: number; workers?: number } = {},
 ) {
   const { db } = store;

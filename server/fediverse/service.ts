@@ -1,4 +1,5 @@
 import type { Federation } from "@fedify/fedify";
+import type { CommentEvent } from "../../contract/live-events.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
@@ -219,17 +220,11 @@ export function createFediverse(options: FediverseOptions) {
 
   const unsubscribe = options.bus.subscribeAll((event) => {
     if (event.type !== "comment") return;
-    let data: {
-      action?: string;
-      comment?: { id: number; byOwner: boolean; parentId: number | null };
-    };
-    try {
-      data = JSON.parse(event.data);
-    } catch {
-      return;
-    }
+    // The site's own event, as its journal reads it (server/events/journal.ts).
+    const data = JSON.parse(event.data) as CommentEvent;
+    if (data.action !== "added") return;
     const comment = data.comment;
-    if (data.action !== "added" || !comment?.byOwner || comment.parentId === null) return;
+    if (!comment.byOwner || comment.parentId === null) return;
     ownerReplied(comment.id).catch((error: unknown) =>
       log.warn(
         { err: error, comment: comment.id },
