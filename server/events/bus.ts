@@ -127,7 +127,7 @@ export function createJournalReader({
   return {
     deliver,
     catchUp,
-    get lastId() {
+    get lastEventId() {
       return last;
     },
     /** Resolves when no read is in progress. */
@@ -175,14 +175,10 @@ export function createLocalBus({
   const polling = setInterval(() => void reader.catchUp(), 1000);
   polling.unref();
 
-  return {
-    subscribe: reader.subscribe,
-    subscribeAll: reader.subscribeAll,
-    get lastEventId() {
-      return reader.lastId;
-    },
-    committed(event) {
-      if (event.id === reader.lastId + 1) reader.deliver(event);
+  // The reader is the bus, with how this one hears of events.
+  return Object.assign(reader, {
+    committed(event: LiveEvent) {
+      if (event.id === reader.lastEventId + 1) reader.deliver(event);
       else void reader.catchUp();
     },
     healthy: true,
@@ -190,5 +186,5 @@ export function createLocalBus({
       clearInterval(polling);
       await reader.settled();
     },
-  };
+  });
 }

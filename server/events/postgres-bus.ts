@@ -89,7 +89,7 @@ export async function createPostgresBus({
     subscribe: reader.subscribe,
     subscribeAll: reader.subscribeAll,
     get lastEventId() {
-      return reader.lastId;
+      return reader.lastEventId;
     },
     committed() {
       // Delivered through LISTEN like every other instance's events, which keeps
