@@ -32,6 +32,7 @@ import type { Enquiries } from "./service.ts";
 const sentPath = "/services/enquiry-sent";
 const formPath = "/services/enquiry";
 const note = "Engage with Engineer · enquiries";
+const page = (title: string, body: string) => renderActionPage({ note, title, body });
 
 const backLine = paragraph(
   "Go back with your browser's Back button: what you typed is still in the form.",
@@ -39,12 +40,11 @@ const backLine = paragraph(
 );
 
 function problemPage(problems: string[]): string {
-  return renderActionPage({
-    note,
-    title: "Your enquiry was not sent",
-    body: `<ul class="problems" role="alert">${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul>
+  return page(
+    "Your enquiry was not sent",
+    `<ul class="problems" role="alert">${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul>
 ${backLine}`,
-  });
+  );
 }
 
 const hidden = (name: string, value: string) =>
@@ -57,10 +57,9 @@ function reviewPage(
   problem?: string,
 ): string {
   const rows = enquiryDetails(enquiry, serviceTitle);
-  return renderActionPage({
-    note,
-    title: "Check your enquiry",
-    body: `${problem ? `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>` : ""}
+  return page(
+    "Check your enquiry",
+    `${problem ? `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>` : ""}
 ${paragraph("This is what will be sent. Press Send enquiry to send it.")}
 <dl>${rows.map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`).join("")}</dl>
 <blockquote>${escapeHtml(enquiry.message)}</blockquote>
@@ -71,7 +70,7 @@ ${hidden("message", enquiry.message)}${hidden("formToken", formToken)}
 <button type="submit">Send enquiry</button>
 </form>
 ${paragraph("To change something, go back with your browser's Back button. Nothing is sent until you press the button.", "note")}`,
-  });
+  );
 }
 
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
@@ -159,67 +158,54 @@ export const enquiryPages: FastifyPluginAsync<{
     return send(reply, refusal.status, problemPage([refusal.message]));
   });
 
-  const unknownLink = () =>
-    renderActionPage({
-      note,
-      title: "Nothing to delete",
-      body: paragraph(
-        "This link is not known: the enquiry it came with has been deleted already, or the link was copied incompletely.",
-      ),
-    });
+  const unknownLink = page(
+    "Nothing to delete",
+    paragraph(
+      "This link is not known: the enquiry it came with has been deleted already, or the link was copied incompletely.",
+    ),
+  );
 
   app.get("/enquiries/delete", async (request, reply) => {
     const { token } = request.query as { token?: unknown };
     if (typeof token !== "string" || !tokenPattern.test(token)) {
-      return send(reply, 404, unknownLink());
+      return send(reply, 404, unknownLink);
     }
-    if (!(await enquiries.repository.senderTokenKnown(token)))
-      return send(reply, 404, unknownLink());
+    if (!(await enquiries.repository.senderTokenKnown(token))) return send(reply, 404, unknownLink);
     return send(
       reply,
       200,
-      renderActionPage({
-        note,
-        title: "Delete your enquiry?",
-        body: `${paragraph("This deletes every enquiry sent from the address this link was mailed to, with the answers and mails about them. It cannot be undone.")}
+      page(
+        "Delete your enquiry?",
+        `${paragraph("This deletes every enquiry sent from the address this link was mailed to, with the answers and mails about them. It cannot be undone.")}
 <form method="post" action="/enquiries/delete">
 ${hidden("token", token)}
 <button type="submit" class="danger">Delete my enquiry</button>
 </form>
 ${paragraph("Nothing happens until you press the button.", "note")}`,
-      }),
+      ),
     );
   });
 
   app.post("/enquiries/delete", async (request, reply) => {
     if (!fromSite(request, siteOrigin)) {
-      return send(
-        reply,
-        403,
-        renderActionPage({
-          note,
-          title: "Nothing was deleted",
-          body: fromElsewhere(siteOrigin),
-        }),
-      );
+      return send(reply, 403, page("Nothing was deleted", fromElsewhere(siteOrigin)));
     }
     const form = formFields(request);
     const token = form.get("token") ?? "";
     const deleted = tokenPattern.test(token)
       ? await enquiries.repository.deleteBySender(token)
       : null;
-    if (deleted === null) return send(reply, 404, unknownLink());
+    if (deleted === null) return send(reply, 404, unknownLink);
     await onDeletedBySender?.(deleted);
     return send(
       reply,
       200,
-      renderActionPage({
-        note,
-        title: "Your enquiry is deleted",
-        body: paragraph(
+      page(
+        "Your enquiry is deleted",
+        paragraph(
           "It is gone from this site, with everything stored about it. No further mail about it will be sent.",
         ),
-      }),
+      ),
     );
   });
 };
