@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Selectable, sql, type Transaction } from "kysely";
-import type { EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
+import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Database, EnquiriesTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
@@ -21,22 +21,9 @@ import { acknowledgementIntervalMs, type EnquiryMailPayload } from "./outbox-row
 type Db = Transaction<Database> | Store["db"];
 type EnquiryRow = Selectable<EnquiriesTable>;
 
-export type StoredAnswer = { id: number; body: string; createdAt: string };
-export type StoredEnquiry = {
-  id: number;
-  name: string;
-  email: string;
-  service: string;
-  organisation: string | null;
-  timeline: string | null;
-  message: string;
-  status: EnquiryStatusName;
-  kept: boolean;
-  threadId: string;
-  createdAt: string;
-  updatedAt: string;
-  answers: StoredAnswer[];
-};
+export type StoredAnswer = Enquiry["answers"][number];
+/** An enquiry as the owner reads it, less its service's title, with its mail thread's id. */
+export type StoredEnquiry = Omit<Enquiry, "serviceTitle"> & { threadId: string };
 
 /** `%`, `_` and the escape itself stand for themselves in a search. */
 function likePattern(text: string): string {

@@ -1,5 +1,10 @@
 import { createHmac } from "node:crypto";
-import { otherService, otherServiceLabel, type ValidEnquiry } from "../../contract/enquiries.ts";
+import {
+  type Enquiry,
+  otherService,
+  otherServiceLabel,
+  type ValidEnquiry,
+} from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
@@ -37,18 +42,7 @@ type EnquiryWebhookBody = {
   type: "enquiry.created";
   enquiryId: number;
   occurredAt: string;
-  enquiry: {
-    id: number;
-    name: string;
-    email: string;
-    service: string;
-    serviceTitle: string;
-    organisation: string | null;
-    timeline: string | null;
-    message: string;
-    createdAt: string;
-    url: string;
-  };
+  enquiry: Omit<Enquiry, "status" | "kept" | "updatedAt" | "answers"> & { url: string };
 };
 
 type FormRefusal = Refusal & { field?: string; retryAfterSeconds?: number };
