@@ -61,13 +61,13 @@ export async function bookingPages(
     bookings,
     root,
     siteUrl,
-    booked = async () => {},
+    booked,
   }: {
     bookings: Bookings;
     root: string;
     siteUrl: string;
     /** Told of each call booked by the form post (readership attributes it). */
-    booked?: (request: FastifyRequest) => Promise<void>;
+    booked: (request: FastifyRequest) => Promise<void>;
   },
 ) {
   const siteOrigin = new URL(siteUrl).origin;
@@ -118,13 +118,13 @@ export async function bookingPages(
       timeWindow: 60_000,
       keyGenerator: (request) => request.ip,
     });
-    const tooMany = (reply: FastifyReply) =>
-      send(reply, 429, alert("Too many requests from your address; wait a minute and try again."));
-    const allowed = async (request: FastifyRequest, reply: FastifyReply) => {
+    /** A page load or post over the address's allowance for the minute is answered 429. */
+    const limited = async (request: FastifyRequest, reply: FastifyReply) => {
       const allowance = await limit(request);
-      if (allowance.isAllowed || !allowance.isExceeded) return true;
+      if (allowance.isAllowed || !allowance.isExceeded) return;
       reply.header("retry-after", String(Math.max(1, allowance.ttlInSeconds)));
-      return false;
+      const tooMany = "Too many requests from your address; wait a minute and try again.";
+      return send(reply, 429, alert(tooMany));
     };
 
     scope.setErrorHandler(async (error, request, reply) => {
@@ -165,7 +165,6 @@ export async function bookingPages(
       };
     };
     const show = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!(await allowed(request, reply))) return tooMany(reply);
       const { unknownZone, zone, filled, days } = await asked(request);
       const problem = unknownZone
         ? "That time zone is not known; the times are shown in the engineer's."
@@ -179,12 +178,11 @@ export async function bookingPages(
         problem === undefined,
       );
     };
-    scope.get(bookPath, show);
-    scope.get(`${bookPath}/`, show);
+    scope.get(bookPath, { preHandler: limited }, show);
+    scope.get(`${bookPath}/`, { preHandler: limited }, show);
 
     // The free times alone, in the zone asked for: what the page's script puts in the form.
-    scope.get(`${bookPath}/times`, async (request, reply) => {
-      if (!(await allowed(request, reply))) return tooMany(reply);
+    scope.get(`${bookPath}/times`, { preHandler: limited }, async (request, reply) => {
       const { unknownZone, zone, filled, days } = await asked(request);
       if (unknownZone) return sendPage(reply, 400, alert("That time zone is not known."));
       const slots = await bookings.slots(zone);
@@ -192,8 +190,7 @@ export async function bookingPages(
       return sendPage(reply, 200, timesHtml(slots.starts, slots.zone, undefined, more));
     });
 
-    scope.post(bookPath, async (request, reply) => {
-      if (!(await allowed(request, reply))) return tooMany(reply);
+    scope.post(bookPath, { preHandler: limited }, async (request, reply) => {
       if (!fromSite(request, siteOrigin)) {
         return send(reply, 403, alert("The form must be sent from this site's own page."));
       }

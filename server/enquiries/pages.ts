@@ -78,9 +78,9 @@ const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 export const enquiryPages: FastifyPluginAsync<{
   enquiries: Enquiries;
   siteUrl: string;
-  onDeletedBySender?: (count: number) => Promise<void>;
+  onDeletedBySender: (count: number) => Promise<void>;
   /** Attributes the enquiry to the reader's visit (server/readers/): the composition root plugs it in. */
-  attribute?: (request: FastifyRequest, kind: "enquiry") => Promise<void>;
+  attribute: (request: FastifyRequest, kind: "enquiry") => Promise<void>;
 }> = async (app, { enquiries, siteUrl, onDeletedBySender, attribute }) => {
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -135,7 +135,7 @@ export const enquiryPages: FastifyPluginAsync<{
     }
     const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });
     if (outcome.outcome === "received") {
-      if (outcome.id !== null) await attribute?.(request, "enquiry");
+      if (outcome.id !== null) await attribute(request, "enquiry");
       return reply.redirect(sentPath, 303);
     }
     const { refusal } = outcome;
@@ -196,7 +196,7 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
       ? await enquiries.repository.deleteBySender(token)
       : null;
     if (deleted === null) return send(reply, 404, unknownLink);
-    await onDeletedBySender?.(deleted);
+    await onDeletedBySender(deleted);
     return send(
       reply,
       200,

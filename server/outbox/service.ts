@@ -3,7 +3,7 @@ import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
-import { createMailer, type Mailer } from "./mailer.ts";
+import { createMailer } from "./mailer.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
 import { createOutboxRepository, retryPolicy } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
@@ -14,8 +14,6 @@ export type MailOptions = {
   pollMs?: number;
   /** First wait before a temporary failure is retried; doubles each time. */
   retryBaseMs?: number;
-  /** Replaces the transport chosen from SMTP_URL (benchmarks). */
-  mailer?: Mailer;
   /** The time rows are due against (tests move it to the next hour's digest). */
   clock?: () => Date;
 };
@@ -48,18 +46,16 @@ export function startOutbox(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const dkim = readDkimKey(dkimKeyFileOf(config));
-  const mailer =
-    options.mailer ??
-    createMailer(
-      {
-        smtpUrl: config.SMTP_URL,
-        from: config.mailFrom,
-        dataDir: config.DATA_DIR,
-        connections: config.MAIL_CONNECTIONS,
-        dkim: dkim ? dkimSigning(dkim) : null,
-      },
-      log,
-    );
+  const mailer = createMailer(
+    {
+      smtpUrl: config.SMTP_URL,
+      from: config.mailFrom,
+      dataDir: config.DATA_DIR,
+      connections: config.MAIL_CONNECTIONS,
+      dkim: dkim ? dkimSigning(dkim) : null,
+    },
+    log,
+  );
   const suppressions = createSuppressions(store, options.clock ? { clock: options.clock } : {});
   const worker = startMailWorker({
     outbox,

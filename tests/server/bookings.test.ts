@@ -756,4 +756,26 @@ describe("booking a call from one connection", () => {
     const elsewhere = t.visitor({ ip: "10.8.0.2" });
     expect((await elsewhere.post("/api/bookings", booking(starts[1] ?? ""))).statusCode).toBe(201);
   });
+
+  it("answers the 61st page load of a minute from one address with 429, Retry-After and a page that says so", async () => {
+    const reader = t.visitor({ ip: "10.8.0.3" });
+    for (let load = 0; load < 60; load += 1) {
+      expect((await reader.get("/book/times")).statusCode).toBe(200);
+    }
+    const post = t.app.inject({
+      method: "POST",
+      url: "/book",
+      remoteAddress: "10.8.0.3",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: "name=Ada",
+    });
+    for (const refused of [await reader.get("/book"), await post]) {
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(refused.body).toContain(
+        "Too many requests from your address; wait a minute and try again.",
+      );
+    }
+    expect((await t.visitor({ ip: "10.8.0.4" }).get("/book/times")).statusCode).toBe(200);
+  });
 });
