@@ -25,30 +25,6 @@ function headersOf(middleware: ReturnType<typeof helmet>): Header[] {
 }
 
 /**
- * A strict Content-Security-Policy. The prerendered pages carry small inline
- * scripts (the `js` class, the islands' loader), so their hashes are allowed
- * (computed from the built HTML at start-up); the optional chatbot's origin is
- * allowed for scripts, frames and connections on every page.
- *
- * When the site is served over https (SITE_URL), browsers are told to use https
- * only, for a year (Strict-Transport-Security). The header goes out whatever the
- * protocol of the request, since a proxy that ends TLS forwards plain http; the
- * subdomains are left out, because they may be other people's sites.
- *
- * The API's answers (JSON, event streams, redirects and the console's CSV) are
- * never rendered as pages, so they carry a policy that allows nothing and only
- * the headers that still matter for them: no framing, no MIME sniffing, no
- * cross-origin reads, the referrer rule and HSTS. The page policy, with its list
- * of script hashes, is 2 KB: on every API answer that was most of the bytes,
- * and work for both ends (docs/decisions/020-api-headers-and-cheap-hooks.md).
- *
- * Helmet writes the headers, once, at start-up: none of them depends on the
- * request, so each request only sets the list Helmet produced. Running
- * Helmet's middleware chain on every request cost about a twentieth of a
- * page's CPU; its Fastify wrapper, which rebuilt the chain per request, a
- * tenth of a cached read's (docs/decisions/020-api-headers-and-cheap-hooks.md).
- */
-/**
  * Powerful browser features no page of the site uses, switched off for the
  * pages and anything they frame (the chatbot), so that an injected script or
  * a compromised embed cannot ask the reader for them. Passkeys
@@ -74,6 +50,31 @@ const permissionsPolicy = [
   .map((feature) => `${feature}=()`)
   .join(", ");
 
+/**
+ * A strict Content-Security-Policy. The prerendered pages carry small inline
+ * scripts (the `js` class and a stored name's mark, the islands' loader, the
+ * readers' beacon, the speculation rules), so their hashes are allowed
+ * (computed from the built HTML at start-up); the optional chatbot's origin is
+ * allowed for scripts, frames and connections on every page.
+ *
+ * When the site is served over https (SITE_URL), browsers are told to use https
+ * only, for a year (Strict-Transport-Security). The header goes out whatever the
+ * protocol of the request, since a proxy that ends TLS forwards plain http; the
+ * subdomains are left out, because they may be other people's sites.
+ *
+ * The API's answers (JSON, event streams, redirects and the console's CSV) are
+ * never rendered as pages, so they carry a policy that allows nothing and only
+ * the headers that still matter for them: no framing, no MIME sniffing, no
+ * cross-origin reads, the referrer rule and HSTS. The page policy, with its list
+ * of script hashes, is 2 KB: on every API answer that was most of the bytes,
+ * and work for both ends (docs/decisions/020-api-headers-and-cheap-hooks.md).
+ *
+ * Helmet writes the headers, once, at start-up: none of them depends on the
+ * request, so each request only sets the list Helmet produced. Running
+ * Helmet's middleware chain on every request cost about a twentieth of a
+ * page's CPU; its Fastify wrapper, which rebuilt the chain per request, a
+ * tenth of a cached read's (docs/decisions/020-api-headers-and-cheap-hooks.md).
+ */
 export async function securityHeaders(
   app: FastifyInstance,
   {
