@@ -243,12 +243,11 @@ export async function startServices({
       name: config.owner.name,
       summary: config.owner.role,
       links: config.owner.links,
-      picture: photo && photoType ? { path: "/fediverse/picture", mediaType: photoType } : null,
+      picture:
+        photo && photoType
+          ? { file: path.join(contentRoot, "images", photo.src), type: photoType }
+          : null,
     },
-    pictureFile:
-      photo && photoType
-        ? { file: path.join(contentRoot, "images", photo.src), type: photoType }
-        : null,
     allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     softwareVersion: "1.0.0",
     log: log,

@@ -58,8 +58,8 @@ export type Profile = {
   name: string;
   summary: string | null;
   links: { label: string; url: string }[];
-  /** The owner's picture as the site serves it, if there is one. */
-  picture: { path: string; mediaType: string } | null;
+  /** The owner's picture file, served at /fediverse/picture as the actor's icon, if there is one. */
+  picture: { file: string; type: string } | null;
 };
 
 type FederationDeps = {
@@ -163,8 +163,8 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
         url: new URL("/about", siteUrl),
         icon: profile.picture
           ? new Image({
-              url: new URL(profile.picture.path, siteUrl),
-              mediaType: profile.picture.mediaType,
+              url: new URL("/fediverse/picture", siteUrl),
+              mediaType: profile.picture.type,
             })
           : null,
         image: new Image({ url: new URL("/og-image.png", siteUrl), mediaType: "image/png" }),

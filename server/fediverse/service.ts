@@ -31,8 +31,6 @@ type FediverseOptions = {
   clientRoot: string;
   handle: string;
   profile: Profile;
-  /** The owner's picture file, served as the actor's icon. */
-  pictureFile: { file: string; type: string } | null;
   allowPrivateAddresses: boolean;
   softwareVersion: string;
   log: Logger;
@@ -286,7 +284,7 @@ export function createFediverse(options: FediverseOptions) {
         repository,
         items,
         siteUrl,
-        picture: options.pictureFile,
+        picture: options.profile.picture,
       });
     },
   };
