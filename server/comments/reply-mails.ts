@@ -1,11 +1,13 @@
 import type { HtmlToTextOptions } from "html-to-text";
 import type { Transaction } from "kysely";
+import { z } from "zod";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { colours, layout, linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { payloadOf } from "../outbox/queue.ts";
 import { renderComment } from "./markdown.ts";
 import type { ReplyMailPayload } from "./reply-watches.ts";
 
@@ -90,14 +92,8 @@ export function replyMail(
   return { to, subject, html, text, headers: unsubscribeHeaders(siteUrl, token) };
 }
 
-function replyIdOf(raw: string | null): number | null {
-  try {
-    const value = JSON.parse(raw ?? "null") as Partial<ReplyMailPayload> | null;
-    return typeof value?.replyId === "number" ? value.replyId : null;
-  } catch {
-    return null;
-  }
-}
+const replyPayload: z.ZodType<ReplyMailPayload> = z.object({ replyId: z.number() });
+const replyIdOf = (raw: string | null) => payloadOf(raw, replyPayload)?.replyId ?? null;
 
 /**
  * A reply's text part, as a reader sees the reply: "the datasheet

@@ -1,9 +1,11 @@
 import type { Transaction } from "kysely";
+import { z } from "zod";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { payloadOf } from "../outbox/queue.ts";
 import type { ActionTokens } from "./action-tokens.ts";
 import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
 import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
@@ -20,26 +22,12 @@ type Db = Transaction<Database> | Store["db"];
 /** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
 const digestEntriesMax = 100;
 
-function payloadOf(raw: string | null): MailPayload | null {
-  if (raw === null) return null;
-  try {
-    const value = JSON.parse(raw) as Partial<MailPayload>;
-    return typeof value.commentId === "number" &&
-      (value.state === "created" || value.state === "held")
-      ? { commentId: value.commentId, state: value.state }
-      : null;
-  } catch {
-    return null;
-  }
-}
+const mailPayload = z.object({ commentId: z.number(), state: z.enum(["created", "held"]) });
+const mailPayloadOf = (raw: string | null): MailPayload | null => payloadOf(raw, mailPayload);
 
 /** A webhook row's payload, or null when it is not one. */
-export function webhookPayloadOf(raw: string | null): WebhookPayload | null {
-  const payload = payloadOf(raw);
-  if (payload === null || raw === null) return null;
-  const { occurredAt } = JSON.parse(raw) as Partial<WebhookPayload>;
-  return typeof occurredAt === "string" ? { ...payload, occurredAt } : null;
-}
+export const webhookPayloadOf = (raw: string | null): WebhookPayload | null =>
+  payloadOf(raw, mailPayload.extend({ occurredAt: z.string() }));
 
 export async function commentsById(db: Db, ids: number[]): Promise<Map<number, NotifiedComment>> {
   if (ids.length === 0) return new Map();
@@ -107,7 +95,7 @@ export function notificationComposers({
 
   return {
     async comment_notice(row, db) {
-      const payload = payloadOf(row.payload);
+      const payload = mailPayloadOf(row.payload);
       if (!payload || !row.email) return { outcome: "failed", reason: "a malformed notification" };
       const comment = (await commentsById(db, [payload.commentId])).get(payload.commentId);
       if (!comment) {
@@ -119,7 +107,7 @@ export function notificationComposers({
     async comment_digest(row, db, batch) {
       if (!row.email) return { outcome: "failed", reason: "a malformed notification" };
       const payloads = batch
-        .map((member) => payloadOf(member.payload))
+        .map((member) => mailPayloadOf(member.payload))
         .filter((payload) => payload !== null);
       const comments = await commentsById(
         db,
