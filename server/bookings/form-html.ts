@@ -3,6 +3,7 @@ import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
 import { momentLabel, slotsByDay, timeZones, zoneName } from "../../contract/time-zones.ts";
+import { hidden } from "../lib/action-page.ts";
 
 /**
  * The booking form as the server writes it (server/bookings/pages.ts): plain
@@ -16,8 +17,6 @@ export const bookPath = "/book";
 /** Days of free times the form lists at first, and "Show more days" adds: a week is enough to choose from. */
 export const daysAtOnce = 7;
 
-export const hidden = (name: string, value: string) =>
-  `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 export const alert = (text: string) =>
   `<p class="booking-alert" role="alert">${escapeHtml(text)}</p>`;
 

@@ -16,13 +16,14 @@ import {
   formFields,
   fromElsewhere,
   fromSite,
+  hidden,
   linkPages,
   paragraph,
   queryToken,
   renderActionPage,
   sendPage,
 } from "../lib/action-page.ts";
-import { tokenDigest } from "../lib/tokens.ts";
+import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
 import {
   alert,
@@ -31,7 +32,6 @@ import {
   bookPath,
   daysAtOnce,
   type Filled,
-  hidden,
   moreDays,
   timesHtml,
   zoneSelect,
@@ -51,7 +51,6 @@ const note = "Engage with Engineer · booking a call";
 const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** Page loads and posts one address may make in a minute: a person needs a few. */
 const perMinute = 60;
-const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 const zoneOr = (zone: unknown, otherwise: string) =>
   typeof zone === "string" && isTimeZone(zone) ? zone : otherwise;
 
@@ -252,7 +251,7 @@ export async function bookingPages(
     scope.get<{ Params: { file: string } }>(`${bookPath}/feed/:file`, async (request, reply) => {
       const token = request.params.file.replace(/\.ics$/, "");
       const known = await bookings.repository.feedTokenHash();
-      if (!tokenPattern.test(token) || known === null || known !== tokenDigest(token)) {
+      if (!isToken(token) || known === null || known !== tokenDigest(token)) {
         return reply.code(404).type("text/plain; charset=utf-8").send("No such calendar.\n");
       }
       return reply
@@ -283,7 +282,7 @@ export async function bookingPages(
     const bookingOf = async (request: FastifyRequest) => {
       const given =
         request.method === "POST" ? (formFields(request).get("token") ?? "") : queryToken(request);
-      const token = tokenPattern.test(given) ? given : "";
+      const token = isToken(given) ? given : "";
       return { token, booking: token ? await bookings.byToken(token) : undefined };
     };
 
@@ -304,7 +303,7 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
     scope.post(`${bookPath}/cancel`, async (request, reply) => {
       if (!fromSite(request, siteOrigin)) return answer(reply, 403, refused);
       const given = formFields(request).get("token") ?? "";
-      const booking = tokenPattern.test(given) ? await bookings.cancelByReader(given) : undefined;
+      const booking = isToken(given) ? await bookings.cancelByReader(given) : undefined;
       if (!booking) return answer(reply, 404, spent);
       return answer(reply, 200, {
         title: "Your call is cancelled",

@@ -7,10 +7,12 @@ import {
   formFields,
   fromElsewhere,
   fromSite,
+  hidden,
   paragraph,
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
+import { isToken } from "../lib/tokens.ts";
 import { enquiryDetails } from "./mails.ts";
 import type { Enquiries } from "./service.ts";
 
@@ -47,9 +49,6 @@ ${backLine}`,
   );
 }
 
-const hidden = (name: string, value: string) =>
-  `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
-
 function reviewPage(
   enquiry: ValidEnquiry,
   serviceTitle: string,
@@ -72,8 +71,6 @@ ${hidden("message", enquiry.message)}${hidden("formToken", formToken)}
 ${paragraph("To change something, go back with your browser's Back button. Nothing is sent until you press the button.", "note")}`,
   );
 }
-
-const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
 export const enquiryPages: FastifyPluginAsync<{
   enquiries: Enquiries;
@@ -167,7 +164,7 @@ export const enquiryPages: FastifyPluginAsync<{
 
   app.get("/enquiries/delete", async (request, reply) => {
     const { token } = request.query as { token?: unknown };
-    if (typeof token !== "string" || !tokenPattern.test(token)) {
+    if (!isToken(token)) {
       return send(reply, 404, unknownLink);
     }
     if (!(await enquiries.repository.senderTokenKnown(token))) return send(reply, 404, unknownLink);
@@ -192,9 +189,7 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
     }
     const form = formFields(request);
     const token = form.get("token") ?? "";
-    const deleted = tokenPattern.test(token)
-      ? await enquiries.repository.deleteBySender(token)
-      : null;
+    const deleted = isToken(token) ? await enquiries.repository.deleteBySender(token) : null;
     if (deleted === null) return send(reply, 404, unknownLink);
     await onDeletedBySender(deleted);
     return send(

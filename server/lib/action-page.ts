@@ -60,6 +60,9 @@ ${body}
 `;
 }
 
+export const hidden = (name: string, value: string) =>
+  `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
+
 export const paragraph = (text: string, className?: string) =>
   `<p${className ? ` class="${className}"` : ""}>${escapeHtml(text)}</p>`;
 

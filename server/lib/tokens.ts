@@ -2,6 +2,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 
 /** A link's secret: 256 random bits, URL-safe. */
 export const newToken = () => randomBytes(32).toString("base64url");
+/** Whether `value` has the shape of a token `newToken` makes (a link's, in a mail). */
+export const isToken = (value: unknown): value is string =>
+  typeof value === "string" && /^[A-Za-z0-9_-]{43}$/.test(value);
 
 /** The digest a link's token is kept under, so the database never holds the link itself. */
 export const tokenDigest = (token: string) => createHash("sha256").update(token).digest("hex");
