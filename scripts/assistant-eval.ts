@@ -1,8 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { loadContent } from "../content/load.ts";
-import { assistantIndexFile, servicePageIn } from "../server/assistant/index-file.ts";
+import { servicePageIn } from "../server/assistant/index-file.ts";
 import { sitePassages } from "../server/assistant/passages.ts";
-import { type Finding, loadIndex, serializeIndex } from "../server/assistant/retrieval.ts";
+import {
+  assistantIndexFile,
+  type Finding,
+  loadIndex,
+  serializeIndex,
+} from "../server/assistant/retrieval.ts";
 import { loadConfig } from "../server/config.ts";
 import { answerable, unanswerable } from "./assistant-questions.ts";
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
-import { assistantIndexFile } from "./assistant/index-path.ts";
+import { assistantIndexFile } from "./assistant/retrieval.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
 import { createWriter } from "./assistant/writer.ts";
 import { createBookings } from "./bookings/service.ts";

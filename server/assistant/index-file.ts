@@ -1,11 +1,8 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SiteContent } from "../../content/load.ts";
-import { assistantIndexFile } from "./index-path.ts";
 import { sitePassages } from "./passages.ts";
-import { serializeIndex } from "./retrieval.ts";
-
-export { assistantIndexFile } from "./index-path.ts";
+import { assistantIndexFile, serializeIndex } from "./retrieval.ts";
 
 /** Where a service is read: its own page when the build has one, else its card on /services. */
 export const servicePageIn = (clientDir: string) => (id: string) =>

@@ -1,3 +1,4 @@
+import path from "node:path";
 import MiniSearch, { type Options, type SearchResult } from "minisearch";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { processTerm, termsOf, tokenizeWithAbbreviations } from "./terms.ts";
@@ -46,6 +47,12 @@ export type Finding =
       service: ServiceRef | null;
     };
 
+/**
+ * Where the build writes the passages and their index: beside the pages, not
+ * among them (the server reads it; it is not served).
+ */
+export const assistantIndexFile = (buildDir: string) => path.join(buildDir, "assistant-index.json");
+
 /** The index and its passages as the build writes them (scripts/build.ts). */
 export function serializeIndex(passages: Passage[]): string {
   const search = new MiniSearch<Doc>(indexOptions);
@@ -63,13 +70,13 @@ const docOf = (passage: Passage): Doc => ({
 /** Questions about the engineer's help rather than about a subject. */
 const askingForHelp =
   /\b(help|hire|hiring|price|prices|pricing|cost|costs|quote|rate|rates|fee|fees|train|training|course|courses|workshop|service|services|consult\w*|engage\w*|offer|offers|can you|could you|would you|do you (do|provide|build|make)|review (our|my)|build (us|me|our|my)|for (us|our team|my team|my company))\b/i;
-/** A question that leans on the one before: "and for silk?", "what about diesel?" */
 /** Words that ask for help without naming a subject, as `terms.ts` reads them. */
 const helpWords = new Set(
   "help hire price pricing cost quote rate fee offer service consult consulting engage charge"
     .split(" ")
     .flatMap((word) => processTerm(word) ?? []),
 );
+/** A question that leans on the one before: "and for silk?", "what about diesel?" */
 const leaning = /^\s*(and|or|also|but|then|so|what about|how about|what of|same for)\b/i;
 
 /**

@@ -62,8 +62,6 @@ const contentOf = (chunk: Chunk) => {
   return typeof content === "string" ? content : "";
 };
 
-class WriterFailure extends Error {}
-
 export function createWriter({
   url,
   model,
@@ -100,16 +98,16 @@ export function createWriter({
         try {
           chunk = JSON.parse(data) as Chunk;
         } catch {
-          throw new WriterFailure("the stream carried a line that is not JSON");
+          throw new Error("the stream carried a line that is not JSON");
         }
         const piece = contentOf(chunk).replace(unwanted, "");
         if (piece === "" || (text === "" && piece.trim() === "")) continue;
         text += piece;
-        if (text.length > answerCharsMax) throw new WriterFailure("the answer ran too long");
+        if (text.length > answerCharsMax) throw new Error("the answer ran too long");
         onText(piece);
       }
     }
-    throw new WriterFailure("the stream ended before [DONE]");
+    throw new Error("the stream ended before [DONE]");
   }
 
   return {
@@ -142,23 +140,21 @@ export function createWriter({
         });
         if (!response.ok || !response.body) {
           await response.body?.cancel();
-          throw new WriterFailure(`the endpoint answered ${response.status}`);
+          throw new Error(`the endpoint answered ${response.status}`);
         }
         // A server that does not stream answers with the whole completion at once.
         const text = (response.headers.get("content-type") ?? "").includes("application/json")
           ? contentOf((await response.json()) as Chunk).replace(unwanted, "")
           : await readStream(response.body, onText);
         const answer = text.trim();
-        if (answer === "") throw new WriterFailure("the answer was empty");
-        if (answer.length > answerCharsMax) throw new WriterFailure("the answer ran too long");
+        if (answer === "") throw new Error("the answer was empty");
+        if (answer.length > answerCharsMax) throw new Error("the answer ran too long");
         return answer;
       } catch (error) {
         if (signal?.aborted) return null;
         const reason = timeout.aborted
           ? `no answer within ${timeoutMs} ms`
-          : error instanceof WriterFailure
-            ? error.message
-            : (error as Error).message;
+          : (error as Error).message;
         log.warn({ endpoint: new URL(endpoint).origin, model }, `written answer failed: ${reason}`);
         return null;
       } finally {
