@@ -12,12 +12,9 @@ const unsubscribeWindowMs = 7 * dayMs;
  * The newsletter's editions as stored, their queueing in the outbox (one row
  * per confirmed subscriber), and each edition's progress.
  */
-export function createEditionsRepository(
-  store: Store,
-  { clock = () => new Date() }: { clock?: () => Date } = {},
-) {
+export function createEditionsRepository(store: Store) {
   const { db } = store;
-  const nowIso = () => clock().toISOString();
+  const nowIso = () => new Date().toISOString();
 
   /**
    * Readers who unsubscribed within 7 days of their copy's sending: copies
@@ -48,10 +45,10 @@ export function createEditionsRepository(
   return {
     /**
      * Stores an edition under its slug. The same file again is the same
-     * edition; a changed file under a used name is refused, since part of
-     * the list may already have the old text.
+     * edition; a changed file under a used name is refused (the sentence
+     * saying so is returned), since part of the list may already have the old text.
      */
-    async saveEdition(edition: Edition): Promise<{ id: number; created: boolean }> {
+    async saveEdition(edition: Edition): Promise<{ id: number; created: boolean } | string> {
       const existing = await db
         .selectFrom("editions")
         .select(["id", "subject", "html", "text"])
@@ -63,9 +60,7 @@ export function createEditionsRepository(
           existing.html !== edition.html ||
           existing.text !== edition.text
         ) {
-          throw new Error(
-            `The edition "${edition.slug}" was queued before with other content; give the changed edition a new file name.`,
-          );
+          return `The edition "${edition.slug}" was queued before with other content; give the changed edition a new file name.`;
         }
         return { id: existing.id, created: false };
       }

@@ -55,18 +55,8 @@ export function editionActions(
   editions: EditionsRepository,
   schedules: EditionSchedules,
   siteUrl: string,
-  { mailQueued, clock = () => new Date() }: { mailQueued?: () => void; clock?: () => Date } = {},
+  { mailQueued }: { mailQueued?: () => void } = {},
 ) {
-  /** The edition stored under its slug; a changed edition under a name used before is a conflict. */
-  async function saved(edition: Edition): Promise<{ id: number; created: boolean } | string> {
-    try {
-      return await editions.saveEdition(edition);
-    } catch (error) {
-      if (!(error instanceof Error && /other content/.test(error.message))) throw error;
-      return error.message;
-    }
-  }
-
   return {
     /**
      * One copy to `to` at once, marked as a test (server/newsletter/messages.ts,
@@ -92,7 +82,7 @@ export function editionActions(
       by: OwnerActor,
       edition: Edition,
     ): Promise<{ queued: number; created: boolean } | { conflict: string }> {
-      const stored = await saved(edition);
+      const stored = await editions.saveEdition(edition);
       if (typeof stored === "string") return { conflict: stored };
       // The worker starts on the first page while the rest of the list is queued.
       const queued = await editions.queueEdition(
@@ -113,13 +103,13 @@ export function editionActions(
       edition: Edition,
       at: Date,
     ): Promise<{ sendAt: string } | { invalid: string } | { conflict: string }> {
-      const now = clock().getTime();
+      const now = Date.now();
       if (Number.isNaN(at.getTime())) return { invalid: "The time is not a time." };
       if (at.getTime() <= now) return { invalid: "The time has passed: choose a later one." };
       if (at.getTime() > now + scheduleHorizonMs) {
         return { invalid: "The time is more than a year away." };
       }
-      const stored = await saved(edition);
+      const stored = await editions.saveEdition(edition);
       if (typeof stored === "string") return { conflict: stored };
       if ((await schedules.schedule(stored.id, at)) === "started") {
         return { conflict: `The edition "${edition.slug}" is being sent now.` };

@@ -29,12 +29,9 @@ export type ScheduledEdition = { slug: string; sendAt: string; started: boolean 
 const unclaimed = (now: string) => (eb: ExpressionBuilder<Database, "edition_schedules">) =>
   eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]);
 
-export function createEditionSchedules(
-  store: Store,
-  { clock = () => new Date() }: { clock?: () => Date } = {},
-) {
+export function createEditionSchedules(store: Store) {
   const { db } = store;
-  const nowIso = () => clock().toISOString();
+  const nowIso = () => new Date().toISOString();
 
   return {
     /**
@@ -150,7 +147,7 @@ export function createEditionSchedules(
     async renew(editionId: number): Promise<void> {
       await db
         .updateTable("edition_schedules")
-        .set({ claimed_until: new Date(clock().getTime() + scheduleLease.ms).toISOString() })
+        .set({ claimed_until: new Date(Date.now() + scheduleLease.ms).toISOString() })
         .where("edition_id", "=", editionId)
         .where("queued_at", "is", null)
         .execute();

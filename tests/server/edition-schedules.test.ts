@@ -71,6 +71,17 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
     await smtp.waitFor(() => copies(smtp, "Edition tested-first").size === 2);
     expect(smtp.to(me)).toHaveLength(1);
 
+    // Changed under the name it went out with, it is refused now or later: readers have the old text.
+    const changed = editionFile("tested-first", "Changed after it went out.");
+    for (const when of [[], ["--at", inMs(3600_000)]]) {
+      const refused = await admin(env, "newsletter", "send", changed, ...when, "--yes");
+      expect(refused.code, refused.stdout).toBe(1);
+      expect(refused.stderr).toContain(
+        'The edition "tested-first" was queued before with other content; give the changed edition a new file name.',
+      );
+    }
+    expect((await status(env)).scheduled).toEqual([]);
+
     expect((await admin(env, "newsletter", "send", file, "--test", "nobody")).code).toBe(2);
   });
 

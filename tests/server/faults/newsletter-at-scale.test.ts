@@ -66,13 +66,15 @@ describe.each(backends)("an edition to a long list on %s", (backend) => {
     expect(confirmed).toHaveLength(260);
 
     const editions = createEditionsRepository(store);
-    const { id } = await editions.saveEdition({
+    const saved = await editions.saveEdition({
       slug: "long-list",
       subject: "A long list",
       html: "<p>Hello</p>",
       text: "Hello",
       links: [],
     });
+    if (typeof saved === "string") throw new Error(saved);
+    const { id } = saved;
     const queuedCopies = async () =>
       (
         await store.db
