@@ -73,3 +73,25 @@ export async function api<R extends Route>(
   if (!response.ok) throw ApiError.of(response, payload);
   return payload;
 }
+
+/**
+ * What a form shows for a refusal: each of its `fields` that the validation
+ * answer names ("body.email: …; body.note: …") gets its message beside it, and
+ * above the form either "Please correct…" or the answer's own message
+ * (`offline` when the site did not answer).
+ */
+export function formRefusal<F extends string>(
+  error: unknown,
+  fields: readonly F[],
+  offline: string,
+) {
+  const message =
+    error instanceof ApiError && error.code !== "network_error" ? error.message : offline;
+  const problems: Partial<Record<F, string>> = {};
+  for (const part of message.split("; ")) {
+    const [, name, text = ""] = /^body\.(\w+): (.*)$/s.exec(part) ?? [];
+    if (fields.includes(name as F)) problems[name as F] ??= text;
+  }
+  const marked = Object.keys(problems).length > 0;
+  return { problems, problem: marked ? "Please correct the fields marked below." : message };
+}

@@ -12,7 +12,7 @@ import {
   zoneName,
 } from "../../../contract/time-zones.ts";
 import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
-import { ApiError, api } from "../../lib/api-client.ts";
+import { ApiError, api, formRefusal } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 
 type Fields = { name: string; email: string; service: string; note: string };
@@ -51,19 +51,6 @@ function fromServerForm(services: ServiceChoice[]): {
     // The days it listed ("Show more days" followed before the island was live).
     days: root?.querySelectorAll(".booking-day").length ?? 0,
   };
-}
-
-/**
- * The validation answer names each refused field ("body.email: …; body.note: …"):
- * each message goes beside its field.
- */
-function fieldProblems(message: string): Partial<Record<FieldName, string>> {
-  const problems: Partial<Record<FieldName, string>> = {};
-  for (const part of message.split("; ")) {
-    const match = /^body\.(name|email|service|note|start): (.*)$/s.exec(part);
-    if (match?.[1]) problems[match[1] as FieldName] ??= match[2] ?? "";
-  }
-  return problems;
 }
 
 type Slots = { zone: string; ownerZone: string; starts: string[] };
@@ -210,15 +197,13 @@ export function BookingForm({
           next.length > 0 ? `${error.message} The next: ${next.join("; ")}.` : error.message,
         );
       } else {
-        const message =
-          error instanceof ApiError && error.code !== "network_error"
-            ? error.message
-            : "The booking could not be sent: the site did not answer. Check your connection and try again.";
-        const byField = error instanceof ApiError ? fieldProblems(message) : {};
-        setProblems(byField);
-        setProblem(
-          Object.keys(byField).length > 0 ? "Please correct the fields marked below." : message,
+        const refusal = formRefusal(
+          error,
+          ["name", "email", "service", "note", "start"],
+          "The booking could not be sent: the site did not answer. Check your connection and try again.",
         );
+        setProblems(refusal.problems);
+        setProblem(refusal.problem);
       }
       requestAnimationFrame(() => alert.current?.focus());
     } finally {

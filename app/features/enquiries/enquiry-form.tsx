@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
-import { ApiError, api } from "../../lib/api-client.ts";
+import { api, formRefusal } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 
 type Fields = {
@@ -24,19 +24,6 @@ const empty: Fields = {
   timeline: "",
   message: "",
 };
-
-/**
- * The validation answer names each refused field ("body.message: Write at
- * least…; body.email: …"): each message goes beside its field.
- */
-function fieldProblems(message: string): Partial<Record<FieldName, string>> {
-  const problems: Partial<Record<FieldName, string>> = {};
-  for (const part of message.split("; ")) {
-    const match = /^body\.(name|email|service|organisation|timeline|message): (.*)$/s.exec(part);
-    if (match?.[1]) problems[match[1] as FieldName] ??= match[2] ?? "";
-  }
-  return problems;
-}
 
 /** The service named by `?service=`, where a card's link leaves the address once hydrated. */
 function serviceFromAddress(services: ServiceChoice[]): string | null {
@@ -150,17 +137,15 @@ export function EnquiryForm({
       setFields({ ...empty, service: chosen });
       setStatus("sent");
     } catch (error) {
-      const message =
-        error instanceof ApiError && error.code !== "network_error"
-          ? error.message
-          : "The enquiry could not be sent: the site did not answer. Check your connection and send it again.";
-      const byField = error instanceof ApiError ? fieldProblems(message) : {};
+      const refusal = formRefusal(
+        error,
+        Object.keys(empty) as FieldName[],
+        "The enquiry could not be sent: the site did not answer. Check your connection and send it again.",
+      );
       // The server spends a token on any answer, a refusal too.
       guard.renew();
-      setProblems(byField);
-      setProblem(
-        Object.keys(byField).length > 0 ? "Please correct the fields marked below." : message,
-      );
+      setProblems(refusal.problems);
+      setProblem(refusal.problem);
       setStatus("idle");
     }
   }
