@@ -1,5 +1,6 @@
-import { type ReactNode, useEffect, useState } from "react";
+import type { ReactNode } from "react";
 import type { ItemKind } from "../../contract/limits.ts";
+import { useHydrated } from "../lib/use-enhanced.ts";
 import { ItemEngagement } from "./item-engagement.tsx";
 
 type ItemDiscussionProps = {
@@ -18,8 +19,7 @@ type ItemDiscussionProps = {
  */
 export function ItemDiscussion({ kind, itemId, title, children }: ItemDiscussionProps) {
   // The panel loads in the browser only; the prerendered HTML keeps the server's copy.
-  const [live, setLive] = useState(false);
-  useEffect(() => setLive(true), []);
+  const live = useHydrated();
   return (
     <section aria-labelledby="discussion-heading" className="item-discussion">
       <h2 id="discussion-heading" className="text-xl font-semibold text-slate-100">

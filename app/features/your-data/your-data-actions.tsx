@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { plural } from "../../../contract/plural.ts";
 import type { DeleteYourDataResponse } from "../../../contract/your-data.ts";
 import { ApiError, api } from "../../lib/api-client.ts";
+import { useHydrated } from "../../lib/use-enhanced.ts";
 
 /** How much this browser owns; `replies`: how many of its comments answer another (docs/product.md, "Replies"). */
 type Held = {
@@ -61,14 +62,13 @@ const buttonClass =
  * plain form does the same deletion.
  */
 export function YourDataActions() {
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const [state, setState] = useState<State>({ phase: "checking" });
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    setHydrated(true);
     api("GET /your-data").then(
       (data) =>
         setState({
