@@ -3,7 +3,7 @@ import type { ItemKind } from "../../contract/limits.ts";
 import { type Card, CardList } from "../components/ui/card-list.tsx";
 import { ItemEngagement } from "./item-engagement.tsx";
 
-export type EngageableItem = { id: string; title: string; summary: string };
+type EngageableItem = { id: string; title: string; summary: string };
 
 /**
  * Each item's image and text arrive as the slot `item<index>`, rendered at

@@ -7,13 +7,9 @@ const burstOptions = {
   disableForReducedMotion: true,
 };
 
-export function prefersReducedMotion() {
-  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-}
-
 /** Loads canvas-confetti on first use, so it costs nothing on first load. */
 export async function fireConfetti() {
-  if (prefersReducedMotion()) return;
+  if (window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
   const { default: confetti } = await import("canvas-confetti");
   await confetti(burstOptions);
 }

@@ -7,7 +7,7 @@ export type ShareImage = { path: string; alt: string };
 export type PageMeta = { title: string; description: string; path: string; image?: ShareImage };
 
 /** The site's own share image, for pages without one of their own; written by the build. */
-export const siteShareImage: ShareImage = {
+const siteShareImage: ShareImage = {
   path: "/og-image.png",
   alt: `${siteName}: articles, stories and services of a practising mechanical engineer`,
 };

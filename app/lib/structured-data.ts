@@ -9,7 +9,7 @@ import { siteOwner } from "./site-owner.ts";
  * The owner as a schema.org Person: the author of every item, with what a
  * client checks first (role, place, profiles elsewhere).
  */
-export function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.siteUrl) {
+function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.siteUrl) {
   return {
     "@type": "Person",
     "@id": personId(site),

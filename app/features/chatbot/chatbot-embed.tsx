@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import type { PublicConfig } from "../../../contract/site-config.ts";
 import { siteConfig } from "../../lib/site-config.ts";
 
-export const chatbotContainerId = "chatbot-embed";
+const chatbotContainerId = "chatbot-embed";
 
 type Status = "loading" | "ready" | "unavailable";
 
