@@ -181,33 +181,32 @@ export function CommentSection({
     );
   }
 
+  /** A comment's place in the list, where a link to it (`#comment-N`) and focus land. */
+  const commentItem = (comment: Comment, content: ReactNode) => (
+    <li
+      key={comment.id}
+      id={commentAnchor(comment.id)}
+      className="comment"
+      data-comment-id={comment.id}
+      tabIndex={-1}
+    >
+      {content}
+    </li>
+  );
+
   /** A thread: its first comment, its replies under it, and the reply form when open. */
   function renderThread({ start, replies }: { start: Comment; replies: Comment[] }) {
-    return (
-      <li
-        key={start.id}
-        id={commentAnchor(start.id)}
-        className="comment"
-        data-comment-id={start.id}
-        tabIndex={-1}
-      >
+    const open = replying?.thread === start.id;
+    return commentItem(
+      start,
+      <>
         {renderComment(start, start.id)}
-        {replies.length > 0 || replying?.thread === start.id ? (
+        {replies.length > 0 || open ? (
           <ul className="comment-replies" aria-label={`Replies to ${whose(start)}`}>
-            {replies.map((reply) => (
-              <li
-                key={reply.id}
-                id={commentAnchor(reply.id)}
-                className="comment"
-                data-comment-id={reply.id}
-                tabIndex={-1}
-              >
-                {renderComment(reply, start.id)}
-              </li>
-            ))}
+            {replies.map((reply) => commentItem(reply, renderComment(reply, start.id)))}
           </ul>
         ) : null}
-        {replying?.thread === start.id ? (
+        {open ? (
           <div className="mt-3">
             <CommentComposer
               key={replying.to.id}
@@ -223,7 +222,7 @@ export function CommentSection({
             />
           </div>
         ) : null}
-      </li>
+      </>,
     );
   }
 
