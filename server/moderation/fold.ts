@@ -8,138 +8,37 @@
  * Latin letters (after Unicode's confusables list, the letters that matter in
  * practice) become those letters.
  */
-const homoglyphs: Record<string, string> = {
+const homoglyphs = pairs(
   // Cyrillic
-  а: "a",
-  в: "b",
-  е: "e",
-  ё: "e",
-  к: "k",
-  м: "m",
-  н: "h",
-  о: "o",
-  р: "p",
-  с: "c",
-  т: "t",
-  у: "y",
-  х: "x",
-  ѕ: "s",
-  і: "i",
-  ї: "i",
-  ј: "j",
-  ԁ: "d",
-  ԛ: "q",
-  ԝ: "w",
-  ɡ: "g",
-  ɑ: "a",
-  ı: "i",
-  ȷ: "j",
+  "аa вb еe ёe кk мm нh оo рp сc тt уy хx ѕs іi їi јj ԁd ԛq ԝw ɡg ɑa ıi ȷj",
   // Greek
-  α: "a",
-  β: "b",
-  γ: "y",
-  ε: "e",
-  η: "n",
-  ι: "i",
-  κ: "k",
-  ν: "v",
-  ο: "o",
-  ρ: "p",
-  τ: "t",
-  υ: "u",
-  χ: "x",
-  ω: "w",
-  ς: "c",
+  "αa βb γy εe ηn ιi κk νv οo ρp τt υu χx ωw ςc",
   // Small capitals and other Latin look-alikes NFKC keeps
-  ᴀ: "a",
-  ʙ: "b",
-  ᴄ: "c",
-  ᴅ: "d",
-  ᴇ: "e",
-  ɢ: "g",
-  ʜ: "h",
-  ɪ: "i",
-  ᴊ: "j",
-  ᴋ: "k",
-  ʟ: "l",
-  ᴍ: "m",
-  ɴ: "n",
-  ᴏ: "o",
-  ᴘ: "p",
-  ʀ: "r",
-  ꜱ: "s",
-  ᴛ: "t",
-  ᴜ: "u",
-  ᴠ: "v",
-  ᴡ: "w",
-  ʏ: "y",
-  ᴢ: "z",
-  ø: "o",
-  ł: "l",
-  đ: "d",
-  ħ: "h",
-  ß: "ss",
-};
+  "ᴀa ʙb ᴄc ᴅd ᴇe ɢg ʜh ɪi ᴊj ᴋk ʟl ᴍm ɴn ᴏo ᴘp ʀr ꜱs ᴛt ᴜu ᴠv ᴡw ʏy ᴢz øo łl đd ħh ßss",
+);
+
+/** A table written as pairs: the first letter of each reads as the rest ("аa": а is a). */
+function pairs(...lists: string[]): Record<string, string> {
+  return Object.fromEntries(
+    lists
+      .join(" ")
+      .split(" ")
+      .map(([char = "", ...latin]) => [char, latin.join("")]),
+  );
+}
 
 /**
  * Letters that look like a Latin letter in one case only, read before
  * anything is lowered: Greek capitals ("Ν" is N, while "ν" reads v) and
  * Cherokee letters, whose lower case forms Unicode added later.
  */
-const capitals: Record<string, string> = {
+const capitals = pairs(
   // Greek capitals
-  Α: "a",
-  Β: "b",
-  Ε: "e",
-  Ζ: "z",
-  Η: "h",
-  Ι: "i",
-  Κ: "k",
-  Μ: "m",
-  Ν: "n",
-  Ο: "o",
-  Ρ: "p",
-  Τ: "t",
-  Υ: "y",
-  Χ: "x",
+  "Αa Βb Εe Ζz Ηh Ιi Κk Μm Νn Οo Ρp Τt Υy Χx",
   // Cherokee (after Unicode's confusables list)
-  Ꭰ: "d",
-  Ꭱ: "r",
-  Ꭲ: "t",
-  Ꭴ: "o",
-  Ꭵ: "i",
-  Ꭹ: "y",
-  Ꭺ: "a",
-  Ꭻ: "j",
-  Ꭼ: "e",
-  Ꭿ: "a",
-  Ꮁ: "r",
-  Ꮃ: "w",
-  Ꮇ: "m",
-  Ꮋ: "h",
-  Ꮍ: "y",
-  Ꮎ: "o",
-  Ꮐ: "g",
-  Ꮒ: "h",
-  Ꮓ: "z",
-  Ꮖ: "i",
-  Ꮟ: "b",
-  Ꮢ: "r",
-  Ꮤ: "w",
-  Ꮥ: "s",
-  Ꮩ: "v",
-  Ꮪ: "s",
-  Ꮮ: "l",
-  Ꮯ: "c",
-  Ꮲ: "p",
-  Ꮶ: "k",
-  Ꮷ: "d",
-  Ꮻ: "o",
-  Ᏸ: "b",
-  Ᏺ: "h",
-  Ᏻ: "g",
-  Ᏼ: "b",
-};
+  "Ꭰd Ꭱr Ꭲt Ꭴo Ꭵi Ꭹy Ꭺa Ꭻj Ꭼe Ꭿa Ꮁr Ꮃw Ꮇm Ꮋh Ꮍy Ꮎo Ꮐg Ꮒh",
+  "Ꮓz Ꮖi Ꮟb Ꮢr Ꮤw Ꮥs Ꮩv Ꮪs Ꮮl Ꮯc Ꮲp Ꮶk Ꮷd Ꮻo Ᏸb Ᏺh Ᏻg Ᏼb",
+);
 for (const [letter, latin] of Object.entries(capitals)) {
   const lower = letter.toLowerCase();
   if (lower !== letter && /\p{Script=Cherokee}/u.test(letter)) capitals[lower] = latin;
@@ -158,20 +57,7 @@ function latinOf(char: string): string {
 }
 
 /** Digits and signs written for letters ("v1agra", "c@sino", "pa$$word"). */
-const leet: Record<string, string> = {
-  "0": "o",
-  "1": "l",
-  "!": "l",
-  "|": "l",
-  "3": "e",
-  "4": "a",
-  "@": "a",
-  "5": "s",
-  $: "s",
-  "7": "t",
-  "8": "b",
-  "9": "g",
-};
+const leet = pairs("0o 1l !l |l 3e 4a @a 5s $s 7t 8b 9g");
 
 const invisible = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
 const marks = /\p{M}/gu;
