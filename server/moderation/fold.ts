@@ -18,7 +18,7 @@ const homoglyphs = pairs(
 );
 
 /** A table written as pairs: the first letter of each reads as the rest ("аa": а is a). */
-function pairs(...lists: string[]): Record<string, string> {
+export function pairs(...lists: string[]): Record<string, string> {
   return Object.fromEntries(
     lists
       .join(" ")

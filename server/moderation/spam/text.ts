@@ -1,4 +1,4 @@
-import { foldLookAlikes } from "../fold.ts";
+import { foldLookAlikes, pairs } from "../fold.ts";
 
 /**
  * What the spam classifier reads of a comment (docs/decisions/025-spam-that-learns.md):
@@ -9,17 +9,7 @@ import { foldLookAlikes } from "../fold.ts";
  */
 
 /** Digits and signs written for letters, inside a word that also has letters ("v1agra", "h@ck"). */
-const leet: Record<string, string> = {
-  "0": "o",
-  "1": "i",
-  "3": "e",
-  "4": "a",
-  "5": "s",
-  "7": "t",
-  "8": "b",
-  "@": "a",
-  $: "s",
-};
+const leet = pairs("0o 1i 3e 4a 5s 7t 8b @a $s");
 
 const scripts: [string, RegExp][] = [
   ["cyrillic", /\p{Script=Cyrillic}/u],
