@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { CommentResponse } from "./api.ts";
 import type {
+  addressRequestSchema,
   auditResponseSchema,
   BansResponse,
   BulkModerationRequest,
@@ -15,7 +16,7 @@ import type {
   mailLinkResponseSchema,
   moderationQueueResponseSchema,
   OverviewResponse,
-  OwnerReplyRequest,
+  OwnerTextRequest,
   passkeyOptionsResponseSchema,
   passkeyResponseSchema,
   passkeySignInRequestSchema,
@@ -28,9 +29,7 @@ import type {
   sessionsResponseSchema,
   signInRequestSchema,
   signInResponseSchema,
-  subscriberRemoveSchema,
   subscriberSearchSchema,
-  suppressionLiftSchema,
   suppressionsResponseSchema,
   testSendRequestSchema,
   testSendResponseSchema,
@@ -86,7 +85,7 @@ export type ConsoleEndpoints = {
   "POST /admin/comments/:id/spam": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reply": {
     params: { id: number };
-    body: OwnerReplyRequest;
+    body: OwnerTextRequest;
     response: CommentResponse;
   };
   "POST /admin/comments/:id/ban": {
@@ -101,7 +100,7 @@ export type ConsoleEndpoints = {
     response: SubscribersResponse;
   };
   "POST /admin/subscribers/remove": {
-    body: In<typeof subscriberRemoveSchema>;
+    body: In<typeof addressRequestSchema>;
     response: undefined;
   };
   "GET /admin/editions": { response: EditionsResponse };
@@ -120,7 +119,7 @@ export type ConsoleEndpoints = {
   "DELETE /admin/editions/:slug/schedule": { params: Slug; response: undefined };
   "GET /admin/suppressions": { response: Out<typeof suppressionsResponseSchema> };
   "POST /admin/suppressions/lift": {
-    body: In<typeof suppressionLiftSchema>;
+    body: In<typeof addressRequestSchema>;
     response: undefined;
   };
   "GET /admin/health": { response: HealthResponse };

@@ -236,19 +236,14 @@ export const bansResponseSchema = z.object({ bans: z.array(consoleBanSchema) });
 export type BansResponse = z.infer<typeof bansResponseSchema>;
 
 /**
- * The owner's edit of any comment, from the reading page
- * (docs/decisions/016-owner-voice.md): the text only; its writer and name stay.
+ * The owner's words on a comment (docs/decisions/016-owner-voice.md): an edit
+ * of any comment from the reading page, the text only (its writer and name
+ * stay); or an answer from the console's Comments screen, posted in the
+ * owner's voice under the thread of the comment it answers (docs/product.md,
+ * "Replies").
  */
-export const ownerEditRequestSchema = z.strictObject({ content: commentContentSchema });
-export type OwnerEditRequest = z.input<typeof ownerEditRequestSchema>;
-
-/**
- * The owner's answer to a comment from the console's Comments screen: posted
- * in the owner's voice (docs/decisions/016-owner-voice.md), under the thread
- * of the comment it answers (docs/product.md, "Replies").
- */
-export const ownerReplyRequestSchema = z.strictObject({ content: commentContentSchema });
-export type OwnerReplyRequest = z.input<typeof ownerReplyRequestSchema>;
+export const ownerTextRequestSchema = z.strictObject({ content: commentContentSchema });
+export type OwnerTextRequest = z.input<typeof ownerTextRequestSchema>;
 
 // Subscribers
 
@@ -261,7 +256,8 @@ export const subscriberSearchSchema = z.strictObject({
   limit: z.number().int().min(1).max(500).default(100),
 });
 
-export const subscriberRemoveSchema = z.strictObject({
+/** One address, to remove from the subscribers or lift from the suppressed. */
+export const addressRequestSchema = z.strictObject({
   email: z.string().min(1).max(254).describe("The address, in any letter case"),
 });
 
@@ -344,9 +340,6 @@ export const suppressionSchema = z.object({
 });
 export type Suppression = z.infer<typeof suppressionSchema>;
 export const suppressionsResponseSchema = z.object({ suppressions: z.array(suppressionSchema) });
-export const suppressionLiftSchema = z.strictObject({
-  email: z.string().min(1).max(254).describe("The address, in any letter case"),
-});
 
 // Health
 

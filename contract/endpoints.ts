@@ -10,7 +10,7 @@ import type {
 } from "./api.ts";
 import type { AssistantEndpoints } from "./assistant.ts";
 import type { BookingEndpoints } from "./bookings.ts";
-import type { OwnerEditRequest } from "./console.ts";
+import type { OwnerTextRequest } from "./console.ts";
 import type { ConsoleEndpoints } from "./console-endpoints.ts";
 import type { EnquiryEndpoints } from "./enquiries.ts";
 import type { FediverseEndpoints } from "./fediverse.ts";
@@ -78,7 +78,7 @@ export type Endpoints = ConsoleEndpoints &
     // page; audited by the console (docs/decisions/016-owner-voice.md).
     "PATCH /admin/comments/:id": {
       params: { id: number };
-      body: OwnerEditRequest;
+      body: OwnerTextRequest;
       response: CommentResponse;
     };
     "DELETE /admin/comments/:id": { params: { id: number }; response: undefined };

@@ -6,8 +6,7 @@ import {
   type ConsoleComment,
   commentSearchSchema,
   consoleCommentsResponseSchema,
-  ownerEditRequestSchema,
-  ownerReplyRequestSchema,
+  ownerTextRequestSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { addAsOwner } from "../../api/routes/deps.ts";
@@ -85,7 +84,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         description:
           'Answering a reply joins its thread (docs/product.md, "Replies"). A missing or deleted comment is 404; a held or spam one 409.',
         params: commentId,
-        body: ownerReplyRequestSchema,
+        body: ownerTextRequestSchema,
       },
     ),
     async (request, reply) => {
@@ -133,7 +132,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route(
       "Edit the text of any comment (from the reading page); readers' open pages see it",
       commentResponseSchema,
-      { params: commentId, body: ownerEditRequestSchema },
+      { params: commentId, body: ownerTextRequestSchema },
     ),
     async (request) => {
       // The same text rules as every comment and edit (docs/decisions/016-owner-voice.md).

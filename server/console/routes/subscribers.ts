@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import {
-  subscriberRemoveSchema,
+  addressRequestSchema,
   subscriberSearchSchema,
   subscribersResponseSchema,
-  suppressionLiftSchema,
   suppressionsResponseSchema,
 } from "../../../contract/console.ts";
 import { notFound } from "../../api/errors.ts";
@@ -39,7 +38,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
     route("Remove one address (any letter case)", noContent, {
       description:
         "The address is in the body, never in a URL; the audit trail records the removal without it.",
-      body: subscriberRemoveSchema,
+      body: addressRequestSchema,
     }),
     async (request) => {
       if (!(await actions.remove(actor(request), request.body.email))) {
@@ -71,7 +70,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
     route("Let mail go to a suppressed address again (it is not subscribed again)", noContent, {
       description:
         "The address is in the body, never in a URL; the audit trail records the lifting without it.",
-      body: suppressionLiftSchema,
+      body: addressRequestSchema,
     }),
     async (request) => {
       if (!(await lifting.lift(actor(request), request.body.email))) {
