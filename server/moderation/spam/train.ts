@@ -14,15 +14,12 @@ export type Example = { text: string; label: Label; weight?: number; public?: bo
  * `npm run spam:eval` so that readers are almost never held: a held comment
  * waits for the owner, a false spam is lost to them unless they look.
  */
-export const defaultThresholds = { hold: 0.6, spam: 0.9 };
+const thresholds = { hold: 0.6, spam: 0.9 };
 
 /** Features seen in fewer comments than this, all labels and weights together, are dropped. */
 const minimumWeight = 1;
 
-export function train(
-  examples: readonly Example[],
-  thresholds: ModelFile["thresholds"] = defaultThresholds,
-): ModelFile {
+export function train(examples: readonly Example[]): ModelFile {
   const model = createSpamModel({
     version: 1,
     docs: [0, 0],
@@ -43,9 +40,8 @@ export function train(
       features = features.filter((feature) => feature.startsWith("w:") && !own.has(feature));
       model.learnFeatures(features, example.label, example.weight ?? 1);
     } else model.learn(features, example.label, example.weight ?? 1);
-    const key = `${example.public ? "public" : ""}${example.label === "spam" ? "Spam" : "Ham"}`;
-    const field = (key.charAt(0).toLowerCase() + key.slice(1)) as keyof typeof trainedOn;
-    trainedOn[field]++;
+    const spam = example.label === "spam";
+    trainedOn[example.public ? (spam ? "publicSpam" : "publicHam") : example.label]++;
   }
   const file = model.toFile();
   const features: ModelFile["features"] = {};
