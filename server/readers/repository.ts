@@ -28,13 +28,6 @@ export type Read = { day: string; reader: string; path: string };
 export type Conversion = { day: string; at: string; reader: string; kind: string };
 export type Batch = { visits: Visit[]; views: View[]; reads: Read[]; conversions: Conversion[] };
 
-/** Rows per INSERT, well under either database's limit on parameters. */
-function chunks<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < rows.length; start += size) out.push(rows.slice(start, start + size));
-  return out;
-}
-
 /** A column of rows handed over as JSON: its name, and the type PostgreSQL reads its text as. */
 type Column = [name: string, type?: "timestamptz" | "integer"];
 
@@ -69,10 +62,14 @@ const stepRows = 2000;
  * statement of every view of a busy five seconds held every request back
  * while it ran.
  */
-async function inSteps<T>(rows: T[], write: (step: T[]) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < rows.length; start += stepRows) {
+async function inSteps<T>(
+  rows: T[],
+  write: (step: T[]) => Promise<unknown>,
+  size = stepRows,
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += size) {
     if (start > 0) await nextTurn();
-    await write(rows.slice(start, start + stepRows));
+    await write(rows.slice(start, start + size));
   }
 }
 
@@ -219,23 +216,13 @@ export function createReadersRepository(store: Store) {
             .execute();
           if (marked.length === 0) return false;
           const { rows, conversions } = await aggregate(trx, [current]);
-          for (const part of chunks(rows, 500)) {
-            await trx.insertInto("reader_days").values(part).execute();
-          }
-          for (const part of chunks(conversions, 500)) {
-            await trx
-              .insertInto("reader_conversion_days")
-              .values(
-                part.map((each) => ({
-                  day: each.day,
-                  kind: each.kind,
-                  entry_path: each.entryPath,
-                  source: each.source,
-                  count: each.count,
-                })),
-              )
-              .execute();
-          }
+          // 500 rows per insert: well under either database's limit on parameters.
+          await inSteps(rows, (part) => trx.insertInto("reader_days").values(part).execute(), 500);
+          await inSteps(
+            conversions.map(({ entryPath, ...each }) => ({ ...each, entry_path: entryPath })),
+            (part) => trx.insertInto("reader_conversion_days").values(part).execute(),
+            500,
+          );
           return true;
         });
         if (done) rolled.push(current);
