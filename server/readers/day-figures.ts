@@ -109,22 +109,16 @@ export async function aggregate(
     row(read.day, "page", read.path).engaged += num(read.reads);
     row(read.day, "total", "").engaged += num(read.reads);
   }
-  const split = (combo: {
-    day: string;
-    source: string;
-    medium: string;
-    campaign: string;
-    country: string;
-    device: string;
-  }) => [
-    row(combo.day, "source", combo.source),
-    ...(combo.campaign ? [row(combo.day, "campaign", campaignLabel(combo))] : []),
-    row(combo.day, "country", combo.country),
-    row(combo.day, "device", combo.device),
-  ];
-  for (const combo of combos) {
-    row(combo.day, "total", "").visitors += num(combo.visitors);
-    for (const each of split(combo)) {
+  for (const { day, source, medium, campaign, country, device, ...combo } of combos) {
+    row(day, "total", "").visitors += num(combo.visitors);
+    // A campaign as the owner tells one from another: its name, then where its link was put.
+    const label = `${campaign} (${medium ? `${source}, ${medium}` : source})`;
+    for (const each of [
+      row(day, "source", source),
+      ...(campaign ? [row(day, "campaign", label)] : []),
+      row(day, "country", country),
+      row(day, "device", device),
+    ]) {
       each.visitors += num(combo.visitors);
       each.views += num(combo.views);
     }
@@ -139,17 +133,4 @@ export async function aggregate(
       count: num(each.count),
     })),
   };
-}
-
-/** A campaign as the owner tells one from another: its name, then where its link was put. */
-function campaignLabel({
-  campaign,
-  source,
-  medium,
-}: {
-  campaign: string;
-  source: string;
-  medium: string;
-}) {
-  return `${campaign} (${medium ? `${source}, ${medium}` : source})`;
 }
