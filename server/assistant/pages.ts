@@ -23,7 +23,7 @@ import type { Assistant } from "./service.ts";
  * the form again for the next question (which keeps this one, for a
  * follow-up). Every word the reader typed is escaped; links are the site's.
  */
-export const askPath = "/services/assistant";
+const askPath = "/services/assistant";
 const note = "Engage with Engineer · Chat with Me";
 
 function questionForm(previous: string | null): string {

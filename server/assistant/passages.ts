@@ -52,7 +52,7 @@ const textOf = (html: string) =>
     .trim();
 
 /** A body's HTML (ours, from marked) as its parts under each heading, paragraph by paragraph. */
-export function blocksOf(html: string): Block[] {
+function blocksOf(html: string): Block[] {
   const blocks: Block[] = [{ heading: null, id: null, paragraphs: [] }];
   const pieces = html.split(/(<h[1-6][^>]*>[\s\S]*?<\/h[1-6]>)/);
   for (const piece of pieces) {

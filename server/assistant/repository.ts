@@ -9,7 +9,7 @@ import { dayMs, toIso } from "../lib/time.ts";
  * Never who asked: no visitor, address or IP is written with it.
  */
 
-export type NewQuestion = {
+type NewQuestion = {
   question: string;
   known: boolean;
   /** The page the answer quoted first. */
@@ -18,7 +18,7 @@ export type NewQuestion = {
   written: boolean;
 };
 
-export type QuestionTotals = {
+type QuestionTotals = {
   asked: number;
   answered: number;
   helpful: number;

@@ -100,7 +100,7 @@ const sentencesOf = (text: string) => text.split(/(?<=[.!?…])\s+(?=["“(]?[\p
  * words (those of the question itself counting double those of the one before),
  * with its neighbour when it is short or the neighbour adds words asked about.
  */
-export function quoteOf(text: string, asked: Set<string>, before: Set<string>): string {
+function quoteOf(text: string, asked: Set<string>, before: Set<string>): string {
   const sentences = sentencesOf(text);
   const weigh = (sentence: string) => {
     let weight = 0;

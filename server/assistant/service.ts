@@ -22,14 +22,14 @@ import type { Writer } from "./writer.ts";
  * as a query parameter's encoded value.
  */
 
-export const notFoundAnswer =
+const notFoundAnswer =
   "I could not find that on this site. The engineer can answer it personally: send an enquiry and you will have a reply by mail.";
 
 /** Who asked, as far as readership may count it (its address and headers), and forgets. */
-export type Asker = { ip: string; headers: IncomingHttpHeaders };
+type Asker = { ip: string; headers: IncomingHttpHeaders };
 
 /** How a written answer reaches a reader who takes it as it is written. */
-export type Streaming = {
+type Streaming = {
   /** The answer's sources, once found, before the model writes. */
   onSources?: (sources: AssistantSource[]) => void;
   /** Each piece of the written answer as the model writes it. */

@@ -11,7 +11,7 @@ import type { Passage } from "./passages.ts";
  * answer. The text is only ever shown as text.
  */
 
-export type WriterOptions = {
+type WriterOptions = {
   /** The chat-completions endpoint, or the API's base (`…/v1`), which gets `/chat/completions`. */
   url: string;
   model: string;

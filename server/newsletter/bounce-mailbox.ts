@@ -12,7 +12,7 @@ import { repeatRounds } from "./schedules.ts";
  * may read the same mailbox: a report handled twice changes nothing more.
  */
 
-export type MailboxRound = { read: number; acted: number; ignored: number; kept: number };
+type MailboxRound = { read: number; acted: number; ignored: number; kept: number };
 
 /** Mails fetched at once: the mailbox may hold thousands after a bad edition. */
 const batchSize = 50;

@@ -17,7 +17,7 @@ import type { EditionsRepository } from "./editions-repository.ts";
  * database, never from the address: the redirect can lead nowhere else.
  */
 
-export type TrackedLink = { position: number; url: string };
+type TrackedLink = { position: number; url: string };
 
 export const clickKeyOf = (cookieSecret: string) => keyFor(cookieSecret, "edition click links");
 

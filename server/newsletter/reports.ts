@@ -10,7 +10,7 @@
 
 export type ReportKind = "hard" | "soft" | "complaint";
 
-export type MailReport = {
+type MailReport = {
   /** What the report says became of the mail; null when it calls for nothing (a delay, a success). */
   kind: ReportKind | null;
   /** Addresses that may be the mail's return path, most likely first. */

@@ -18,12 +18,12 @@ import type { EditionsRepository } from "./editions-repository.ts";
  */
 
 /** How long a claim holds without being renewed, and how often it is renewed while queueing. */
-export const scheduleLease = { ms: 30_000, renewEveryMs: 10_000 } as const;
+const scheduleLease = { ms: 30_000, renewEveryMs: 10_000 } as const;
 
 /** How far ahead an edition may be scheduled. */
 export const scheduleHorizonMs = 366 * dayMs;
 
-export type ScheduledEdition = { slug: string; sendAt: string; started: boolean };
+type ScheduledEdition = { slug: string; sendAt: string; started: boolean };
 
 /** No live claim holds the schedule: none was taken, or its lease ran out. */
 const unclaimed = (now: string) => (eb: ExpressionBuilder<Database, "edition_schedules">) =>

@@ -21,7 +21,7 @@ import type { Readers } from "./service.ts";
 export type Period = { period: "day" | "week" | "month" | "range"; from?: string; to?: string };
 
 /** The days a period covers, ending today (UTC): a day is today, a week the last 7 days. */
-export function daysOf({ period, from, to }: Period, now: Date): { from: string; to: string } {
+function daysOf({ period, from, to }: Period, now: Date): { from: string; to: string } {
   const today = dayOf(now);
   if (period === "range" && from && to) return { from, to };
   const back = period === "day" ? 0 : period === "week" ? 6 : 29;
@@ -44,7 +44,7 @@ export function sinceToPeriod(since: string, now: Date): Period | null {
 
 /** Rows shown per table; the CSV holds them all. */
 const shown = 50;
-export const unattributed = "(not counted)";
+const unattributed = "(not counted)";
 
 function figuresOf(rows: DayRow[], dimension: Dimension): ReaderFigure[] {
   const by = new Map<string, ReaderFigure>();

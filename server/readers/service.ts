@@ -31,9 +31,9 @@ type Pending = Omit<Batch, "visits"> & {
   visits: (Omit<Visit, "country"> & { timeZone: string })[];
 };
 
-export type ViewReport = { path: string; referrer: string; query: string; timeZone: string };
+type ViewReport = { path: string; referrer: string; query: string; timeZone: string };
 
-export type ReadersOptions = {
+type ReadersOptions = {
   store: Store;
   /** ANALYTICS=off counts nothing and writes nothing. */
   enabled: boolean;
@@ -251,9 +251,7 @@ export function createReaders({
   }
 
   return {
-    enabled,
     repository,
-    rawDays,
 
     /**
      * A page view from the beacon; `path` is a page of the site. Whether it

@@ -53,7 +53,7 @@ const webMail =
 const utmLength = 60;
 
 /** A utm_ value as the owner reads it: trimmed, at most 60 characters, printable text only. */
-export function cleanTag(value: string | null | undefined): string {
+function cleanTag(value: string | null | undefined): string {
   return (value ?? "")
     .normalize("NFKC")
     .replace(/[\p{C}\p{Z}]+/gu, " ")
@@ -115,7 +115,7 @@ export function originOf(
   return { source: host.slice(0, utmLength), medium: medium || "referral", campaign };
 }
 
-export type Device = "mobile" | "tablet" | "desktop";
+type Device = "mobile" | "tablet" | "desktop";
 
 /** The device class from a user agent, by the tokens browsers put there. */
 export function deviceOf(userAgent: string): Device {
