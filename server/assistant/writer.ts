@@ -19,9 +19,10 @@ type WriterOptions = {
   /** The whole answer must be written within this. */
   timeoutMs: number;
   log: { warn(object: unknown, message: string): void };
-  /** Answers written at once; a question beyond them keeps its quoted answer. */
-  concurrency?: number;
 };
+
+/** Answers written at once; a question beyond them keeps its quoted answer. */
+const concurrency = 4;
 
 /** Enough for the few sentences asked for; a model that runs on past this is stopped. */
 const answerCharsMax = 2400;
@@ -62,14 +63,7 @@ const contentOf = (chunk: Chunk) => {
   return typeof content === "string" ? content : "";
 };
 
-export function createWriter({
-  url,
-  model,
-  apiKey,
-  timeoutMs,
-  log,
-  concurrency = 4,
-}: WriterOptions) {
+export function createWriter({ url, model, apiKey, timeoutMs, log }: WriterOptions) {
   const endpoint = /\/chat\/completions\/?$/.test(new URL(url).pathname)
     ? url
     : `${url.replace(/\/+$/, "")}/chat/completions`;

@@ -47,9 +47,10 @@ type ReadersOptions = {
   clock?: () => Date;
   /** How often an instance writes what it counted (5 s). */
   flushMs?: number;
-  /** Rows kept in memory while the database cannot take them, beyond which the oldest are dropped. */
-  maxPending?: number;
 };
+
+/** Rows kept in memory while the database cannot take them, beyond which the oldest are dropped. */
+const maxPending = 500_000;
 
 const userAgentMax = 512;
 
@@ -90,7 +91,6 @@ export function createReaders({
   ownerCookie,
   clock = () => new Date(),
   flushMs = 5000,
-  maxPending = 500_000,
 }: ReadersOptions) {
   const repository: ReadersRepository = createReadersRepository(store);
   const site = new URL(siteUrl);
