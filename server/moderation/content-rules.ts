@@ -124,11 +124,7 @@ function isLinkDrop(text: string, hosts: string[]): boolean {
   if (!emptyPraise.test(text)) return false;
   let rest = undisguise(text);
   for (const pattern of [schemeLink, wwwLink, bareDomain]) rest = rest.replace(pattern, " ");
-  const words = wordsOf(foldLookAlikes(rest))
-    .trim()
-    .split(" ")
-    .filter((word) => word.length > 1);
-  return words.filter((word) => !stopWords.has(word)).length <= 15;
+  return contentWords(rest).length <= 15;
 }
 
 /** Runs of single letters joined: "c a s i n o" and "c.a.s.i.n.o" read "casino". */
@@ -213,14 +209,18 @@ const stopWords = new Set(
   ),
 );
 
+/** The words of a text that say something: folded, longer than a letter, no stop words. */
+function contentWords(text: string): string[] {
+  return wordsOf(foldLookAlikes(text))
+    .trim()
+    .split(" ")
+    .filter((word) => word.length > 1 && !stopWords.has(word));
+}
+
 /** The same few words over and over, or a row of hashtags: text written for search engines. */
 export function isKeywordStuffing(text: string): boolean {
   if ((text.match(/(?:^|\s)#[\p{L}\p{N}_]+/gu) ?? []).length >= 5) return true;
-  const words = wordsOf(foldLookAlikes(text))
-    .trim()
-    .split(" ")
-    .filter((word) => word.length > 1);
-  const content = words.filter((word) => !stopWords.has(word));
+  const content = contentWords(text);
   if (content.length < 8) return false;
   const counts = new Map<string, number>();
   for (const word of content) counts.set(word, (counts.get(word) ?? 0) + 1);
