@@ -1,4 +1,4 @@
-import { type ItemIndex, loadItemIndex } from "../../content/catalog.ts";
+import type { ItemIndex } from "../../content/catalog.ts";
 
 type Kind = "mythology" | "science";
 
@@ -13,7 +13,7 @@ export type ItemTitles = {
  * from the content's item index (content/catalog.ts). An item the content does
  * not know (removed since it was commented on) is shown by its id.
  */
-export function itemTitles(index: ItemIndex = loadItemIndex()): ItemTitles {
+export function itemTitles(index: ItemIndex): ItemTitles {
   return {
     of: (kind, id) => index[kind].get(id) ?? id,
     list: (kind) =>
