@@ -25,6 +25,12 @@ const empty: Fields = {
   message: "",
 };
 
+/** The fields a sender may leave empty, and what each one's input carries besides. */
+const optionalFields = [
+  { name: "organisation", label: "Organisation", extra: { autoComplete: "organization" } },
+  { name: "timeline", label: "Timeline", extra: { placeholder: "e.g. a first draft by June" } },
+] as const;
+
 /** The service named by `?service=`, where a card's link leaves the address once hydrated. */
 function serviceFromAddress(services: ServiceChoice[]): string | null {
   const wanted = new URLSearchParams(window.location.search).get("service");
@@ -222,54 +228,34 @@ export function EnquiryForm({
         look={look}
         boxes={{ name: "", email: "", service: "sm:col-span-2" }}
       />
-      <FormField
-        id={`${id}-organisation`}
-        label={
-          <>
-            Organisation <span className="font-normal text-slate-400">(optional)</span>
-          </>
-        }
-        problem={problems.organisation}
-        look={look}
-        box=""
-      >
-        {(control) => (
-          <input
-            {...control}
-            name="organisation"
-            type="text"
-            maxLength={limits.enquiryDetailMax}
-            autoComplete="organization"
-            className={look.control}
-            value={fields.organisation}
-            onChange={(event) => change("organisation")(event.target.value)}
-          />
-        )}
-      </FormField>
-      <FormField
-        id={`${id}-timeline`}
-        label={
-          <>
-            Timeline <span className="font-normal text-slate-400">(optional)</span>
-          </>
-        }
-        problem={problems.timeline}
-        look={look}
-        box=""
-      >
-        {(control) => (
-          <input
-            {...control}
-            name="timeline"
-            type="text"
-            maxLength={limits.enquiryDetailMax}
-            placeholder="e.g. a first draft by June"
-            className={look.control}
-            value={fields.timeline}
-            onChange={(event) => change("timeline")(event.target.value)}
-          />
-        )}
-      </FormField>
+      {optionalFields.map(({ name, label, extra }) => (
+        <FormField
+          key={name}
+          id={`${id}-${name}`}
+          label={
+            <>
+              {`${label} `}
+              <span className="font-normal text-slate-400">(optional)</span>
+            </>
+          }
+          problem={problems[name]}
+          look={look}
+          box=""
+        >
+          {(control) => (
+            <input
+              {...control}
+              name={name}
+              type="text"
+              maxLength={limits.enquiryDetailMax}
+              {...extra}
+              className={look.control}
+              value={fields[name]}
+              onChange={(event) => change(name)(event.target.value)}
+            />
+          )}
+        </FormField>
+      ))}
       <FormField
         id={`${id}-message`}
         label="Message"
