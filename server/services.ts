@@ -29,7 +29,7 @@ import { startBounceMailbox } from "./newsletter/bounce-mailbox.ts";
 import { createListHealth } from "./newsletter/list-health.ts";
 import { createEditionSchedules, startEditionSchedules } from "./newsletter/schedules.ts";
 import { createNewsletter } from "./newsletter/service.ts";
-import { createNotifications, type NotificationOptions } from "./notifications/service.ts";
+import { createNotifications } from "./notifications/service.ts";
 import { type MailOptions, startOutbox } from "./outbox/service.ts";
 import { verpKeyOf } from "./outbox/verp.ts";
 import { createReaders } from "./readers/service.ts";
@@ -49,11 +49,6 @@ export type ServiceOptions = {
   mail?: MailOptions;
   /** How often scheduled editions are looked for (5 s; tests shorten it). */
   scheduleEveryMs?: number;
-  /**
-   * The owner's notifications: `approve` turns on the approve links
-   * (docs/decisions/011-owner-notifications.md); the clock is `mail.clock`.
-   */
-  notifications?: Omit<NotificationOptions, "clock">;
   /** The clock of the console's links and sessions and of comments' times (tests move it on). */
   clock?: () => Date;
   /**
@@ -87,7 +82,6 @@ export async function startServices({
   config,
   mail = {},
   scheduleEveryMs,
-  notifications: notificationOptions = {},
   clock = () => new Date(),
   databaseWaitMs,
   readers: readerOptions = {},
@@ -134,14 +128,12 @@ export async function startServices({
     throw error;
   }
   const writerKeys = createWriterKeys(cookieSecret);
-  const notifications = createNotifications(config, {
-    titles: items.science,
-    ...notificationOptions,
-    ...(mail.clock ? { clock: mail.clock } : {}),
-  });
-  // Readers' reply mails (docs/product.md, "Reply mails").
+  // The owner's notifications and the readers' reply mails (docs/product.md,
+  // "Reply mails") keep the outbox's time (tests move it).
+  const mailClock = mail.clock ?? (() => new Date());
+  const notifications = createNotifications(config, { clock: mailClock, titles: items.science });
   const replies = {
-    clock: mail.clock ?? (() => new Date()),
+    clock: mailClock,
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
   };
   const replyWatches = createReplyWatches(store, replies);
@@ -277,10 +269,7 @@ export async function startServices({
       ...owner.composers,
       ...enquiries.composers,
       ...bookings.composers,
-      ...replyComposers({
-        siteUrl: config.siteUrl,
-        titles: notificationOptions.titles ?? items.science,
-      }),
+      ...replyComposers({ siteUrl: config.siteUrl, titles: items.science }),
     },
     verpKey,
   );

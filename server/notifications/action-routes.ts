@@ -24,7 +24,7 @@ export type ActionRouteDeps = {
   tokens: ActionTokens;
   titles: ReadonlyMap<string, string>;
   siteUrl: string;
-  approve: ApproveComment | undefined;
+  approve: ApproveComment;
 };
 
 const actions: Record<
@@ -100,10 +100,7 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
   function target(request: FastifyRequest): { id: number; action: CommentAction } | null {
     const { id, action } = request.params as { id: string; action: string };
     if (!idPattern.test(id) || Number(id) > 2_147_483_647) return null;
-    if (action === "delete" || (action === "approve" && approve)) {
-      return { id: Number(id), action };
-    }
-    return null;
+    return action === "delete" || action === "approve" ? { id: Number(id), action } : null;
   }
 
   const send = linkPages(app, {
@@ -150,7 +147,7 @@ ${paragraph("Nothing happens until you press the button. The link then stops wor
       done =
         named.action === "delete"
           ? await engagement.comments.removeAsOwner(named.id)
-          : await (approve as ApproveComment)(named.id);
+          : await approve(named.id);
     } catch (error) {
       // Nothing changed: the link works again.
       await tokens.release(token).catch(() => undefined);

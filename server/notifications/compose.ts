@@ -13,7 +13,7 @@ import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
 /**
  * Approves a held comment (docs/decisions/011-owner-notifications.md): true
  * when it was held and now shows, false when there is no such held comment.
- * Given where the app is assembled; without it no mail offers to approve.
+ * Moderation's, given where the app is assembled.
  */
 export type ApproveComment = (commentId: number) => Promise<boolean>;
 
@@ -61,16 +61,14 @@ export function notificationComposers({
   tokens,
   titles,
   siteUrl,
-  approve,
 }: {
   tokens: ActionTokens;
   titles: ReadonlyMap<string, string>;
   siteUrl: string;
-  approve: ApproveComment | undefined;
 }): Partial<Record<OutboxKind, ComposeMail>> {
   async function entryFor(comment: NotifiedComment, state: CommentState): Promise<NoticeEntry> {
     const links: NoticeEntry["links"] = {};
-    if (approve && state === "held") {
+    if (state === "held") {
       links.approve = actionUrl(
         siteUrl,
         comment.id,

@@ -1,4 +1,3 @@
-import { loadItemIndex } from "../../content/catalog.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
@@ -16,22 +15,10 @@ import {
 import { createCommentNotifier, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
 
-export type NotificationOptions = {
-  /** The time the hourly digest and the links' expiry are reckoned against (tests move it). */
-  clock?: () => Date;
-  /** How long one webhook call may take. */
-  webhookTimeoutMs?: number;
-  /** Post titles by id; defaults to the content folder's. */
-  titles?: ReadonlyMap<string, string>;
-};
-
 const pruneEveryMs = 60 * 60 * 1000;
+/** How long one webhook call may take. */
+const webhookTimeoutMs = 10_000;
 
-/**
- * The owner's notifications of new comments: the notifier the comments
- * repository calls in its transaction, then the mails' composers for the
- * outbox worker, the webhook worker and the action links' routes.
- */
 /**
  * What a webhook row stands for: a call about a comment is written from the
  * comment as it is now, and none is made once it is gone; other modules'
@@ -64,16 +51,25 @@ async function webhookCall(
   return { event: type, body: row.payload };
 }
 
+/**
+ * The owner's notifications of new comments: the notifier the comments
+ * repository calls in its transaction, then the mails' composers for the
+ * outbox worker, the webhook worker and the action links' routes.
+ */
 export function createNotifications(
   config: Pick<
     Config,
     "OWNER_EMAIL" | "notifyComments" | "WEBHOOK_URL" | "WEBHOOK_SECRET" | "siteUrl"
   >,
   {
-    clock = () => new Date(),
-    webhookTimeoutMs = 10_000,
-    titles = loadItemIndex().science,
-  }: NotificationOptions = {},
+    clock,
+    titles,
+  }: {
+    /** The time the hourly digest and the links' expiry are reckoned against (tests move it). */
+    clock: () => Date;
+    /** Post titles by id. */
+    titles: ReadonlyMap<string, string>;
+  },
 ) {
   const { notifier, onQueued } = createCommentNotifier({
     ownerEmail: config.OWNER_EMAIL,
@@ -90,10 +86,10 @@ export function createNotifications(
 
     /**
      * The mails' composers, the webhook worker and the action links' routes, on
-     * the open store. `approve` publishes a held comment; the mails offer an
-     * approve link only with it (docs/decisions/011-owner-notifications.md).
+     * the open store. `approve` publishes a held comment, which the mails'
+     * approve link asks for (docs/decisions/011-owner-notifications.md).
      */
-    attach(store: Store, engagement: Engagement, approve?: ApproveComment) {
+    attach(store: Store, engagement: Engagement, approve: ApproveComment) {
       const tokens = createActionTokens(store, clock);
       const routes: ActionRouteDeps = {
         store,
@@ -104,7 +100,7 @@ export function createNotifications(
         approve,
       };
       return {
-        composers: notificationComposers({ tokens, titles, siteUrl: config.siteUrl, approve }),
+        composers: notificationComposers({ tokens, titles, siteUrl: config.siteUrl }),
         routes,
 
         /** Calls the webhook from the outbox, unpaced; none without WEBHOOK_URL. */

@@ -1,14 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { Delivery } from "../outbox/queue.ts";
 
-/** Headers of every webhook call (docs/mail.md, "Notifications of new comments"). */
-export const webhookHeaders = {
-  event: "x-ewe-event",
-  delivery: "x-ewe-delivery",
-  timestamp: "x-ewe-timestamp",
-  signature: "x-ewe-signature",
-} as const;
-
 /**
  * `sha256=` and the hex HMAC-SHA256, keyed with WEBHOOK_SECRET, of the
  * timestamp, a dot and the raw body. The timestamp is signed with the body so
@@ -45,13 +37,14 @@ export async function callWebhook(call: WebhookCall): Promise<Delivery> {
       method: "POST",
       redirect: "manual",
       signal: AbortSignal.timeout(call.timeoutMs),
+      // docs/mail.md, "Notifications of new comments".
       headers: {
         "content-type": "application/json",
         "user-agent": "EngageWithEngineer-Webhook/1",
-        [webhookHeaders.event]: call.event,
-        [webhookHeaders.delivery]: call.deliveryId,
-        [webhookHeaders.timestamp]: timestamp,
-        [webhookHeaders.signature]: webhookSignature(call.secret, timestamp, call.body),
+        "x-ewe-event": call.event,
+        "x-ewe-delivery": call.deliveryId,
+        "x-ewe-timestamp": timestamp,
+        "x-ewe-signature": webhookSignature(call.secret, timestamp, call.body),
       },
       body: call.body,
     });
