@@ -70,16 +70,3 @@ export async function forgetWatches(
   }
   return gone.length;
 }
-
-/** Forgets every address one visitor left, with all it follows ("Your data"). */
-export async function forgetVisitorAddresses(
-  trx: Transaction<Database>,
-  visitorId: string,
-): Promise<number> {
-  const rows = await trx
-    .selectFrom("reply_addresses")
-    .select("id")
-    .where("visitor_id", "=", visitorId)
-    .execute();
-  return forgetWatches(trx, { addressIds: rows.map((row) => row.id) });
-}

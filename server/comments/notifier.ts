@@ -29,6 +29,3 @@ export type CommentNotifier = {
   queue(trx: Transaction<Database>, comment: NotifiedComment, state?: CommentState): Promise<void>;
   committed(): void;
 };
-
-/** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
-export type AdmitOutcome = "ok" | "ip_limited" | "address_limited";

@@ -1,5 +1,6 @@
 import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { forgetRemoteWriters } from "./removal.ts";
 import { type CommentShapes, columns, type OwnerComment, remoteWritersOf } from "./rows.ts";
 
 /**
@@ -124,16 +125,7 @@ export function createCommentOwnerQueries(
         .returning("id")
         .execute();
       // A Fediverse reply kept as spam takes its writer's record with it.
-      if (rows.length > 0) {
-        await db
-          .deleteFrom("fediverse_replies")
-          .where(
-            "comment_id",
-            "in",
-            rows.map((row) => row.id),
-          )
-          .execute();
-      }
+      await forgetRemoteWriters(db, { ids: rows.map((row) => row.id) });
       return rows.length;
     },
 

@@ -10,7 +10,7 @@ import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
-import type { AdmitOutcome, CommentNotifier } from "./notifier.ts";
+import type { CommentNotifier } from "./notifier.ts";
 import { type ReplyMailPayload, replyMailRules } from "./reply-watches.ts";
 import { columns, commentEvents, type commentShapes, type RemoteReply, type Row } from "./rows.ts";
 import { type ReplyRefusal, threadOf } from "./threads.ts";
@@ -27,6 +27,9 @@ export const ownerModerationTopic = "owner:moderation";
 
 /** The readers' reply mails: their own clock (tests move it) and the limit per network. */
 export type ReplySettings = { clock: () => Date; maxPerIpPerHour: number };
+
+/** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
+type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
 
 const sameAddress = (email: string) => sql<string>`lower(${email})`;
 type Db = Transaction<Database> | Store["db"];

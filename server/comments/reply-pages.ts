@@ -3,13 +3,16 @@ import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   type ActionPage,
+  acceptForms,
   formFields,
   fromElsewhere,
   fromSite,
+  isOneClickBody,
   linkPages,
   paragraph,
   queryToken,
 } from "../lib/action-page.ts";
+import { isToken } from "../lib/tokens.ts";
 import type { ReplyWatches } from "./reply-watches.ts";
 
 /**
@@ -37,19 +40,14 @@ export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
 ) => {
   const siteOrigin = new URL(siteUrl).origin;
 
+  // The pages' forms; of a multipart body, only the one-click unsubscribe (RFC 8058).
+  acceptForms(app, 2048);
   app.addContentTypeParser(
-    ["application/x-www-form-urlencoded", "multipart/form-data"],
+    "multipart/form-data",
     { parseAs: "string", bodyLimit: 2048 },
     (request, body, done) => {
-      const text = body as string;
-      if (request.headers["content-type"]?.startsWith("multipart/form-data")) {
-        const oneClick = /name="?List-Unsubscribe"?\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/.test(
-          text,
-        );
-        done(null, new URLSearchParams(oneClick ? { "List-Unsubscribe": "One-Click" } : {}));
-        return;
-      }
-      done(null, new URLSearchParams(text));
+      const oneClick = isOneClickBody(request.headers["content-type"], body as string);
+      done(null, new URLSearchParams(oneClick ? { "List-Unsubscribe": "One-Click" } : {}));
     },
   );
 
@@ -155,7 +153,7 @@ ${paragraph("Stopping all of them also forgets this address.", "note")}`,
   // A person (or a scanner) opening the one-click address is shown the page that asks.
   app.get("/replies/one-click", async (request, reply) => {
     const token = queryToken(request);
-    const safe = /^[A-Za-z0-9_-]{43}$/.test(token) ? token : "";
+    const safe = isToken(token) ? token : "";
     return reply.redirect(`/replies/unsubscribe?token=${safe}`, 303);
   });
 };

@@ -2,9 +2,9 @@ import type { Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
-import { tokenDigest } from "../lib/tokens.ts";
+import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
-import { forgetVisitorAddresses, forgetWatches, watchMailKinds } from "./forget-watches.ts";
+import { forgetWatches, watchMailKinds } from "./forget-watches.ts";
 
 /**
  * Readers' reply mails (docs/product.md, "Reply mails"): their rules, and the
@@ -25,9 +25,6 @@ export const replyMailRules = {
   ipWindowMs: 60 * 60 * 1000,
 } as const;
 
-/** 32 random bytes, base64url: what every link of these mails carries. */
-export const replyTokenPattern = /^[A-Za-z0-9_-]{43}$/;
-
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
 
@@ -38,7 +35,7 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
     trx: Transaction<Database> | Store["db"],
     token: string,
   ): Promise<{ watchId: number | null; addressId: number } | null> {
-    if (!replyTokenPattern.test(token)) return null;
+    if (!isToken(token)) return null;
     const watch = await trx
       .selectFrom("reply_watches")
       .select(["id", "address_id"])
@@ -56,7 +53,7 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
   return {
     /** Confirms the address whose link holds `token`. */
     async confirm(token: string): Promise<"confirmed" | "unknown" | "expired"> {
-      if (!replyTokenPattern.test(token)) return "unknown";
+      if (!isToken(token)) return "unknown";
       const row = await db
         .selectFrom("reply_addresses")
         .select(["id", "confirm_expires_at"])
@@ -98,7 +95,14 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
 
     /** Forgets every address a visitor left, with its mails ("Your data"); how many. */
     forgetVisitor(visitorId: string): Promise<number> {
-      return db.transaction().execute((trx) => forgetVisitorAddresses(trx, visitorId));
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom("reply_addresses")
+          .select("id")
+          .where("visitor_id", "=", visitorId)
+          .execute();
+        return forgetWatches(trx, { addressIds: rows.map((row) => row.id) });
+      });
     },
 
     /** The addresses a visitor left, with the threads each follows ("Your data"). */

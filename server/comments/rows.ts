@@ -188,16 +188,16 @@ export function commentEvents(
   { toLiveComment }: Pick<ReturnType<typeof commentShapes>, "toLiveComment">,
 ) {
   const itemOf = (postId: string) => ({ kind: "science" as const, id: postId });
-  /** A comment as open pages get it, with its Fediverse writer when it has one. */
-  const live = async (trx: Parameters<typeof remoteWritersOf>[0], row: Row) =>
-    toLiveComment(row, await remoteWritersOf(trx, [row]));
-  /** Records that `row` is now shown as it is (`added`, `updated`) on its post's open pages. */
+  /**
+   * Records that `row` is now shown as it is (`added`, `updated`) on its post's
+   * open pages, with its Fediverse writer when it has one.
+   */
   const shown = (trx: Transaction<Database>, row: Row, action: "added" | "updated") =>
     events.record(trx, topicOf("science", row.post_id), "comment", async () => ({
       action,
       item: itemOf(row.post_id),
       commentId: row.id,
-      comment: await live(trx, row),
+      comment: toLiveComment(row, await remoteWritersOf(trx, [row])),
     }));
   /** Records that a comment is held, on its post's topic or the owner's; or gone from its post's. */
   const held = (
@@ -211,7 +211,7 @@ export function commentEvents(
   const deleted = (trx: Transaction<Database>, row: Pick<Row, "id" | "post_id">) =>
     held(trx, topicOf("science", row.post_id), row.post_id, row.id, "deleted");
 
-  return { live, shown, held, deleted };
+  return { shown, held, deleted };
 }
 
 export type CommentEvents = ReturnType<typeof commentEvents>;

@@ -128,6 +128,17 @@ export function acceptForms(app: FastifyInstance, bodyLimit?: number) {
   );
 }
 
+/**
+ * RFC 8058: whether a mailbox provider posted List-Unsubscribe=One-Click, as a
+ * form or as multipart form data.
+ */
+export function isOneClickBody(contentType: string | undefined, body: string): boolean {
+  if (contentType?.startsWith("multipart/form-data")) {
+    return /name="?List-Unsubscribe"?\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/.test(body);
+  }
+  return new URLSearchParams(body).get("List-Unsubscribe") === "One-Click";
+}
+
 /** The fields the page's form posted, or none when its body was not a form. */
 export function formFields(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();

@@ -1,16 +1,13 @@
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
-import { newToken, tokenDigest } from "../lib/tokens.ts";
+import { isToken, newToken, tokenDigest } from "../lib/tokens.ts";
 
 /** How long an action link in a notification mail works. */
 export const actionLinkLifetimeMs = 7 * dayMs;
 
 /** Used and expired links are kept this long past their expiry, so a late click still hears why. */
 const keepAfterExpiryMs = 7 * dayMs;
-
-/** 32 random bytes, base64url: what the links carry. */
-const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
 
 export type TokenState = "valid" | "used" | "expired" | "unknown";
 
@@ -30,7 +27,7 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
     commentId: number,
     action: CommentAction,
   ): Promise<TokenState> {
-    if (!tokenPattern.test(token)) return "unknown";
+    if (!isToken(token)) return "unknown";
     const row = await db
       .selectFrom("comment_action_tokens")
       .select(["expires_at", "used_at"])
@@ -74,7 +71,7 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
      * more), otherwise why it cannot be used.
      */
     async claim(token: string, commentId: number, action: CommentAction): Promise<TokenState> {
-      if (!tokenPattern.test(token)) return "unknown";
+      if (!isToken(token)) return "unknown";
       const now = clock().toISOString();
       const taken = await db
         .updateTable("comment_action_tokens")

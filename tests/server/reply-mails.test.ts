@@ -437,6 +437,18 @@ describe.each(backends)("reply mails on %s", (backend) => {
       payload: "List-Unsubscribe=One-Click",
     });
     expect(bad.statusCode).toBe(404);
+    // A provider may post the one-click body as multipart form data (RFC 8058).
+    const multipart = (field: string) =>
+      t.app.inject({
+        method: "POST",
+        url: `/replies/one-click?token=${"A".repeat(43)}`,
+        headers: { "content-type": "multipart/form-data; boundary=x" },
+        payload: `--x\r\nContent-Disposition: form-data; name="${field}"\r\n\r\nOne-Click\r\n--x--\r\n`,
+      });
+    expect((await multipart("List-Unsubscribe")).statusCode).toBe(404);
+    const unreadable = await multipart("Something-Else");
+    expect(unreadable.statusCode).toBe(400);
+    expect(unreadable.body).toContain("List-Unsubscribe=One-Click (RFC 8058)");
   });
 
   it("changes nothing for a press from another site or a form it cannot read, and says so on a page", async () => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { unsubscribeTokenSchema } from "../../../contract/newsletter.ts";
+import { isOneClickBody } from "../../lib/action-page.ts";
 import { ApiError } from "../errors.ts";
 import type { RouteDeps } from "./deps.ts";
 
@@ -8,14 +9,6 @@ declare module "fastify" {
     /** Accepted from anywhere: the request carries its own authority (a mailbox provider's POST). */
     crossSite?: boolean;
   }
-}
-
-/** RFC 8058: the body a mailbox provider posts, as a form or as multipart form data. */
-function isOneClickBody(contentType: string | undefined, body: string): boolean {
-  if (contentType?.startsWith("multipart/form-data")) {
-    return /name="?List-Unsubscribe"?\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/.test(body);
-  }
-  return new URLSearchParams(body).get("List-Unsubscribe") === "One-Click";
 }
 
 /**
