@@ -56,24 +56,24 @@ const storeMessages: Record<StoreFailure["kind"], string> = {
 };
 
 /** The database's failure behind `error`, with what to answer, or undefined when it is none. */
-export function databaseFailureOf(
-  error: unknown,
-): (StoreFailure & { message: string }) | undefined {
+function databaseFailureOf(error: unknown): (StoreFailure & { message: string }) | undefined {
   const failure = storeFailureOf(error);
   return failure && { ...failure, message: storeMessages[failure.kind] };
 }
 
 /**
  * The same answer as a page, for the API's forms that work without
- * JavaScript: 503 with Retry-After, never kept by a cache. The failure is
- * logged, as the API's error handler logs its own.
+ * JavaScript: 503 with Retry-After, never kept by a cache; undefined when
+ * `error` is no failure of the database. The failure is logged, as the API's
+ * error handler logs its own.
  */
 export function sendDatabaseFailurePage(
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
-  failure: StoreFailure & { message: string },
 ) {
+  const failure = databaseFailureOf(error);
+  if (!failure) return undefined;
   request.log.error({ err: error }, "request failed");
   reply.header("retry-after", String(failure.retryAfterSeconds));
   return sendPage(

@@ -22,8 +22,9 @@ export function isWrite(request: FastifyRequest): boolean {
  * cookie carries is kept, up to `kept` cookies (then all are forgotten and
  * checked again); one app's reader, since the signature is the app's.
  */
-export function createVisitorReader(kept = 10_000) {
+export function createVisitorReader() {
   const known = new Map<string, string>();
+  const kept = 10_000;
   return (request: FastifyRequest): string | null => {
     const raw = request.cookies[visitorCookieName];
     if (!raw) return null;

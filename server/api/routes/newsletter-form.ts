@@ -1,12 +1,7 @@
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import { emailSchema } from "../../../contract/api.ts";
 import { acceptForms } from "../../lib/action-page.ts";
-import {
-  ApiError,
-  apiErrorHandler,
-  databaseFailureOf,
-  sendDatabaseFailurePage,
-} from "../errors.ts";
+import { ApiError, apiErrorHandler, sendDatabaseFailurePage } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription, timingRefusal } from "../newsletter-rules.ts";
 import type { RouteDeps } from "./deps.ts";
 
@@ -55,9 +50,7 @@ export const newsletterFormRoutes: FastifyPluginAsync<RouteDeps> = async (app, d
       return reply.redirect(resultPage.invalid, 303);
     }
     // The database cannot take the address now: a page that says so, 503.
-    const failure = databaseFailureOf(error);
-    if (failure) return sendDatabaseFailurePage(request, reply, error, failure);
-    return apiErrorHandler(error, request, reply);
+    return sendDatabaseFailurePage(request, reply, error) ?? apiErrorHandler(error, request, reply);
   });
 
   const formOf = (body: unknown): URLSearchParams => {

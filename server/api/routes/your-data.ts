@@ -10,13 +10,7 @@ import {
 } from "../../../contract/your-data.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import { acceptForms } from "../../lib/action-page.ts";
-import {
-  ApiError,
-  apiErrorHandler,
-  databaseFailureOf,
-  errorResponses,
-  sendDatabaseFailurePage,
-} from "../errors.ts";
+import { ApiError, apiErrorHandler, errorResponses, sendDatabaseFailurePage } from "../errors.ts";
 import { createWriteLimiter, type RateLimits } from "../guards.ts";
 import type { RouteDeps } from "./deps.ts";
 
@@ -110,8 +104,8 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
     // failure a 503 of its own, with Retry-After); everything else, a
     // cross-site post included, stays the API's JSON answer.
     form.setErrorHandler<FastifyError>((error, request, reply) => {
-      const failure = databaseFailureOf(error);
-      if (failure) return sendDatabaseFailurePage(request, reply, error, failure);
+      const page = sendDatabaseFailurePage(request, reply, error);
+      if (page) return page;
       if (error.statusCode === 429 || error.statusCode === 503) {
         return reply.redirect(resultPage.later, 303);
       }
