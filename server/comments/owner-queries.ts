@@ -125,7 +125,10 @@ export function createCommentOwnerQueries(
         .returning("id")
         .execute();
       // A Fediverse reply kept as spam takes its writer's record with it.
-      await forgetRemoteWriters(db, { ids: rows.map((row) => row.id) });
+      await forgetRemoteWriters(
+        db,
+        rows.map(({ id }) => id),
+      );
       return rows.length;
     },
 

@@ -20,24 +20,9 @@ export type ForgetExamples = (
  * and the note's address, server/fediverse/): a deleted comment, or one that
  * keeps only its place, leaves nothing of its writer.
  */
-export async function forgetRemoteWriters(
-  trx: Kysely<Database>,
-  match: { ids: number[] } | { parentId: number },
-): Promise<void> {
-  const query = trx.deleteFrom("fediverse_replies");
-  if ("ids" in match) {
-    if (match.ids.length > 0) await query.where("comment_id", "in", match.ids).execute();
-    return;
-  }
-  await query
-    .where((eb) =>
-      eb(
-        "comment_id",
-        "in",
-        eb.selectFrom("science_comments").select("id").where("parent_id", "=", match.parentId),
-      ),
-    )
-    .execute();
+export async function forgetRemoteWriters(trx: Kysely<Database>, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.deleteFrom("fediverse_replies").where("comment_id", "in", ids).execute();
 }
 
 /** Which comments to remove: by id, by writer, or both. */
@@ -64,15 +49,13 @@ export async function removeComments(
   if (match.id !== undefined) query = query.where("id", "=", match.id);
   if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
   const rows = await query.execute();
-  const going = new Set(rows.map((row) => row.id));
-  await forgetExamples(
-    trx,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  const going = new Set(ids);
+  await forgetExamples(trx, ids);
   // An address left for reply mails goes with the comment it was left on,
   // and so does its writer's Fediverse account.
-  await forgetWatches(trx, { commentIds: rows.map((row) => row.id) });
-  await forgetRemoteWriters(trx, { ids: rows.map((row) => row.id) });
+  await forgetWatches(trx, { commentIds: ids });
+  await forgetRemoteWriters(trx, ids);
   const recorded: LiveEvent[] = [];
 
   const parents = new Set<number>();
@@ -106,8 +89,8 @@ export async function removeComments(
       recorded.push(await shown(trx, place, "updated"));
       continue;
     }
-    // Its replies (all going too) first: nothing may point at a missing comment.
-    await forgetRemoteWriters(trx, { parentId: row.id });
+    // Its replies (all going too, their writers forgotten above) first:
+    // nothing may point at a missing comment.
     await trx.deleteFrom("science_comments").where("parent_id", "=", row.id).execute();
     await trx.deleteFrom("science_comments").where("id", "=", row.id).execute();
     recorded.push(await deleted(trx, row));

@@ -40,16 +40,6 @@ export function replyConfirmationMail(to: string, token: string, siteUrl: string
 /** A reply as a mail shows it: its HTML as the site rendered it, and its text. */
 type MailedReply = { id: number; postId: string; userName: string; html: string; text: string };
 
-function unsubscribeHeaders(siteUrl: string, token: string): Record<string, string> {
-  return {
-    // RFC 8058: a POST there stops the mails at once.
-    "List-Unsubscribe": `<${tokenLink(siteUrl, "/replies/one-click", token)}>`,
-    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-    "List-Id": `Replies on Engage with Engineer <replies.${new URL(siteUrl).hostname}>`,
-    "Auto-Submitted": "auto-generated",
-  };
-}
-
 export function replyMail(
   to: string,
   replies: MailedReply[],
@@ -89,7 +79,14 @@ export function replyMail(
     footerHtml: `${escapeHtml(why)} <a href="${escapeHtml(unsubscribe)}" style="color:#94a3b8">Unsubscribe</a>`,
     footerText: `${why} ${unsubscribe}`,
   });
-  return { to, subject, html, text, headers: unsubscribeHeaders(siteUrl, token) };
+  const headers = {
+    // RFC 8058: a POST there stops the mails at once.
+    "List-Unsubscribe": `<${tokenLink(siteUrl, "/replies/one-click", token)}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    "List-Id": `Replies on Engage with Engineer <replies.${new URL(siteUrl).hostname}>`,
+    "Auto-Submitted": "auto-generated",
+  };
+  return { to, subject, html, text, headers };
 }
 
 const replyPayload: z.ZodType<ReplyMailPayload> = z.object({ replyId: z.number() });

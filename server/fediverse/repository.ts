@@ -268,7 +268,7 @@ export function createFediverseRepository(store: Store) {
     },
 
     async forgetReply(commentId: number) {
-      await forgetRemoteWriters(db, { ids: [commentId] });
+      await forgetRemoteWriters(db, [commentId]);
     },
 
     async react(reaction: {

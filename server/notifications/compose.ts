@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import { z } from "zod";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
-import type { Database, OutboxKind } from "../db/schema.ts";
+import type { CommentAction, Database, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -67,21 +67,11 @@ export function notificationComposers({
   siteUrl: string;
 }): Partial<Record<OutboxKind, ComposeMail>> {
   async function entryFor(comment: NotifiedComment, state: CommentState): Promise<NoticeEntry> {
+    const link = async (action: CommentAction) =>
+      actionUrl(siteUrl, comment.id, action, await tokens.mint(comment.id, action));
     const links: NoticeEntry["links"] = {};
-    if (state === "held") {
-      links.approve = actionUrl(
-        siteUrl,
-        comment.id,
-        "approve",
-        await tokens.mint(comment.id, "approve"),
-      );
-    }
-    links.delete = actionUrl(
-      siteUrl,
-      comment.id,
-      "delete",
-      await tokens.mint(comment.id, "delete"),
-    );
+    if (state === "held") links.approve = await link("approve");
+    links.delete = await link("delete");
     return {
       comment,
       state,
