@@ -60,6 +60,14 @@ test("declines an off-topic question and offers the enquiry form with the questi
   const log = chat(page).getByRole("log", { name: "Conversation" });
   await ask(page, "Who won the football world cup in 2018?");
   await expect(log).toContainText("I could not find that on this site");
+  // The reader's verdict is given once: the button pressed stays pressed, and both are disabled.
+  const helpful = log.getByRole("button", { name: "Helpful", exact: true });
+  const notHelpful = log.getByRole("button", { name: "Not helpful" });
+  await notHelpful.click();
+  await expect(notHelpful).toHaveAttribute("aria-pressed", "true");
+  await expect(helpful).toHaveAttribute("aria-pressed", "false");
+  await expect(helpful).toBeDisabled();
+  await expect(log).toContainText("Thank you: the engineer will see it.");
   await log.getByRole("link", { name: "Send an enquiry" }).click();
   const form = page.locator("#send-enquiry");
   await expect(form.getByRole("textbox", { name: "Message" })).toHaveValue(

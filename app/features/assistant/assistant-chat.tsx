@@ -320,24 +320,18 @@ function Answer({
             Read aloud
           </button>
         ) : null}
-        <button
-          type="button"
-          className={small}
-          aria-pressed={exchange.helpful === true}
-          disabled={exchange.helpful !== null}
-          onClick={() => onJudge(true)}
-        >
-          Helpful
-        </button>
-        <button
-          type="button"
-          className={small}
-          aria-pressed={exchange.helpful === false}
-          disabled={exchange.helpful !== null}
-          onClick={() => onJudge(false)}
-        >
-          Not helpful
-        </button>
+        {[true, false].map((helpful) => (
+          <button
+            key={String(helpful)}
+            type="button"
+            className={small}
+            aria-pressed={exchange.helpful === helpful}
+            disabled={exchange.helpful !== null}
+            onClick={() => onJudge(helpful)}
+          >
+            {helpful ? "Helpful" : "Not helpful"}
+          </button>
+        ))}
         {exchange.helpful !== null ? (
           <span className="text-xs text-slate-400">Thank you: the engineer will see it.</span>
         ) : null}
