@@ -1,4 +1,4 @@
-import { sql, type Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
 import type { CommentStatus, Database } from "../db/schema.ts";
@@ -32,21 +32,19 @@ export type ReplySettings = { clock: () => Date; maxPerIpPerHour: number };
 type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
 
 const sameAddress = (email: string) => sql<string>`lower(${email})`;
-type Db = Transaction<Database> | Store["db"];
-
 /**
  * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
  * share the limit per network): `confirmation_requests` is written here alone.
  */
-export const recordConfirmationRequest = (trx: Db, ip: string, at: string) =>
+export const recordConfirmationRequest = (trx: Kysely<Database>, ip: string, at: string) =>
   trx.insertInto("confirmation_requests").values({ ip, created_at: at }).execute();
 
 /** Forgets the requests made before `before`, once the limit no longer counts them. */
-export const forgetConfirmationRequests = (db: Db, before: string) =>
+export const forgetConfirmationRequests = (db: Kysely<Database>, before: string) =>
   db.deleteFrom("confirmation_requests").where("created_at", "<=", before).execute();
 
 /** Forgets that the owner approved a writer (a Fediverse account that was deleted). */
-export const forgetApproval = (trx: Db, visitorId: string) =>
+export const forgetApproval = (trx: Kysely<Database>, visitorId: string) =>
   trx.deleteFrom("approved_visitors").where("visitor_id", "=", visitorId).execute();
 
 export function createCommentPublishing(
@@ -66,7 +64,7 @@ export function createCommentPublishing(
   const { shown, held } = commentEvents(events, shapes);
 
   /** The address this visitor left, in any case. */
-  const addressOf = (trx: Db, visitorId: string, email: string) =>
+  const addressOf = (trx: Kysely<Database>, visitorId: string, email: string) =>
     trx
       .selectFrom("reply_addresses")
       .select(["id", "status", "confirmation_sent_at"])
@@ -85,7 +83,7 @@ export function createCommentPublishing(
   }
 
   /** Whether the address had its day's share of confirmation mails already. */
-  async function dayShareSent(trx: Db, email: string, now: Date): Promise<boolean> {
+  async function dayShareSent(trx: Kysely<Database>, email: string, now: Date): Promise<boolean> {
     const today = await trx
       .selectFrom("reply_addresses")
       .select((eb) => eb.fn.countAll().as("count"))

@@ -1,9 +1,8 @@
 import type { HtmlToTextOptions } from "html-to-text";
-import type { Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { z } from "zod";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
 import { colours, layout, linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -17,8 +16,6 @@ import type { ReplyMailPayload } from "./reply-watches.ts";
  * text its writer typed, never as HTML; links are built from SITE_URL and
  * tokens we issued.
  */
-
-type Db = Transaction<Database> | Store["db"];
 
 /** The reply on its post's own page. */
 const replyUrl = (siteUrl: string, postId: string, replyId: number) =>
@@ -106,7 +103,7 @@ const asText = {
 } satisfies HtmlToTextOptions;
 
 /** The replies still published, in the order given. */
-async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
+async function publishedReplies(db: Kysely<Database>, ids: number[]): Promise<MailedReply[]> {
   if (ids.length === 0) return [];
   // Loaded with the first reply mail, not at the server's start.
   const { convert } = await import("html-to-text");
@@ -131,7 +128,7 @@ async function publishedReplies(db: Db, ids: number[]): Promise<MailedReply[]> {
 }
 
 /** Whether the watch a row's token names still exists, with a confirmed address. */
-async function watchStands(db: Db, token: string | null): Promise<boolean> {
+async function watchStands(db: Kysely<Database>, token: string | null): Promise<boolean> {
   if (!token) return false;
   const row = await db
     .selectFrom("reply_watches")

@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
@@ -32,7 +32,7 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
   const { db } = store;
 
   async function targetOf(
-    trx: Transaction<Database> | Store["db"],
+    trx: Kysely<Database>,
     token: string,
   ): Promise<{ watchId: number | null; addressId: number } | null> {
     if (!isToken(token)) return null;

@@ -1,8 +1,7 @@
-import type { Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { CommentAction, Database, OutboxKind } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { payloadOf } from "../outbox/queue.ts";
@@ -17,8 +16,6 @@ import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
  */
 export type ApproveComment = (commentId: number) => Promise<boolean>;
 
-type Db = Transaction<Database> | Store["db"];
-
 /** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
 const digestEntriesMax = 100;
 
@@ -29,7 +26,10 @@ const mailPayloadOf = (raw: string | null): MailPayload | null => payloadOf(raw,
 export const webhookPayloadOf = (raw: string | null): WebhookPayload | null =>
   payloadOf(raw, mailPayload.extend({ occurredAt: z.string() }));
 
-export async function commentsById(db: Db, ids: number[]): Promise<Map<number, NotifiedComment>> {
+export async function commentsById(
+  db: Kysely<Database>,
+  ids: number[],
+): Promise<Map<number, NotifiedComment>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom("science_comments")
