@@ -1,40 +1,6 @@
 import type { z } from "zod";
 import type { CommentResponse } from "./api.ts";
-import type {
-  addressRequestSchema,
-  auditResponseSchema,
-  BansResponse,
-  BulkModerationRequest,
-  banRequestSchema,
-  bulkModerationResponseSchema,
-  ConsoleCommentsResponse,
-  commentSearchSchema,
-  EditionPreviewResponse,
-  EditionsResponse,
-  HealthResponse,
-  mailLinkRequestSchema,
-  mailLinkResponseSchema,
-  moderationQueueResponseSchema,
-  OverviewResponse,
-  OwnerTextRequest,
-  passkeyOptionsResponseSchema,
-  passkeyResponseSchema,
-  passkeySignInRequestSchema,
-  queuedResponseSchema,
-  registerPasskeyRequestSchema,
-  SignInMethodsResponse,
-  SubscribersResponse,
-  scheduledResponseSchema,
-  scheduleRequestSchema,
-  sessionsResponseSchema,
-  signInRequestSchema,
-  signInResponseSchema,
-  subscriberSearchSchema,
-  suppressionsResponseSchema,
-  testSendRequestSchema,
-  testSendResponseSchema,
-  WhoAmIResponse,
-} from "./console.ts";
+import type * as admin from "./console.ts";
 
 /**
  * Every call of the console to `/api/admin`, in the form of the reading
@@ -47,81 +13,86 @@ type Slug = { slug: string };
 
 export type ConsoleEndpoints = {
   "POST /admin/sign-in": {
-    body: In<typeof signInRequestSchema>;
-    response: Out<typeof signInResponseSchema>;
+    body: In<typeof admin.signInRequestSchema>;
+    response: Out<typeof admin.signInResponseSchema>;
   };
   "POST /admin/sign-in/mail": {
-    body: In<typeof mailLinkRequestSchema>;
-    response: Out<typeof mailLinkResponseSchema>;
+    body: In<typeof admin.mailLinkRequestSchema>;
+    response: Out<typeof admin.mailLinkResponseSchema>;
   };
-  "GET /admin/sign-in/methods": { response: SignInMethodsResponse };
-  "POST /admin/passkey-sign-in/options": { response: Out<typeof passkeyOptionsResponseSchema> };
+  "GET /admin/sign-in/methods": { response: admin.SignInMethodsResponse };
+  "POST /admin/passkey-sign-in/options": {
+    response: Out<typeof admin.passkeyOptionsResponseSchema>;
+  };
   "POST /admin/passkey-sign-in": {
-    body: In<typeof passkeySignInRequestSchema>;
-    response: Out<typeof signInResponseSchema>;
+    body: In<typeof admin.passkeySignInRequestSchema>;
+    response: Out<typeof admin.signInResponseSchema>;
   };
-  "GET /admin/session": { response: WhoAmIResponse };
+  "GET /admin/session": { response: admin.WhoAmIResponse };
   "POST /admin/sign-out": { response: undefined };
-  "GET /admin/sessions": { response: Out<typeof sessionsResponseSchema> };
+  "GET /admin/sessions": { response: Out<typeof admin.sessionsResponseSchema> };
   "DELETE /admin/sessions/:id": { params: { id: string }; response: undefined };
-  "POST /admin/passkeys/options": { response: Out<typeof passkeyOptionsResponseSchema> };
+  "POST /admin/passkeys/options": { response: Out<typeof admin.passkeyOptionsResponseSchema> };
   "POST /admin/passkeys": {
-    body: In<typeof registerPasskeyRequestSchema>;
-    response: Out<typeof passkeyResponseSchema>;
+    body: In<typeof admin.registerPasskeyRequestSchema>;
+    response: Out<typeof admin.passkeyResponseSchema>;
   };
   "DELETE /admin/passkeys/:id": { params: { id: string }; response: undefined };
-  "GET /admin/overview": { response: OverviewResponse };
+  "GET /admin/overview": { response: admin.OverviewResponse };
   "GET /admin/comments": {
-    query?: In<typeof commentSearchSchema>;
-    response: ConsoleCommentsResponse;
+    query?: In<typeof admin.commentSearchSchema>;
+    response: admin.ConsoleCommentsResponse;
   };
-  "GET /admin/comments/queue": { response: Out<typeof moderationQueueResponseSchema> };
+  "GET /admin/comments/queue": { response: Out<typeof admin.moderationQueueResponseSchema> };
   "POST /admin/comments/bulk": {
-    body: BulkModerationRequest;
-    response: Out<typeof bulkModerationResponseSchema>;
+    body: admin.BulkModerationRequest;
+    response: Out<typeof admin.bulkModerationResponseSchema>;
   };
   "POST /admin/comments/:id/approve": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reject": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/spam": { params: { id: number }; response: undefined };
   "POST /admin/comments/:id/reply": {
     params: { id: number };
-    body: OwnerTextRequest;
+    body: admin.OwnerTextRequest;
     response: CommentResponse;
   };
   "POST /admin/comments/:id/ban": {
     params: { id: number };
-    body: In<typeof banRequestSchema>;
+    body: In<typeof admin.banRequestSchema>;
     response: undefined;
   };
-  "GET /admin/bans": { response: BansResponse };
+  "GET /admin/bans": { response: admin.BansResponse };
   "DELETE /admin/bans/:id": { params: { id: number }; response: undefined };
   "POST /admin/subscribers/search": {
-    body: In<typeof subscriberSearchSchema>;
-    response: SubscribersResponse;
+    body: In<typeof admin.subscriberSearchSchema>;
+    response: admin.SubscribersResponse;
   };
   "POST /admin/subscribers/remove": {
-    body: In<typeof addressRequestSchema>;
+    body: In<typeof admin.addressRequestSchema>;
     response: undefined;
   };
-  "GET /admin/editions": { response: EditionsResponse };
-  "GET /admin/editions/:slug": { params: Slug; response: EditionPreviewResponse };
+  "GET /admin/editions": { response: admin.EditionsResponse };
+  "GET /admin/editions/:slug": { params: Slug; response: admin.EditionPreviewResponse };
   "POST /admin/editions/:slug/test": {
     params: Slug;
-    body: In<typeof testSendRequestSchema>;
-    response: Out<typeof testSendResponseSchema>;
+    body: In<typeof admin.testSendRequestSchema>;
+    response: Out<typeof admin.testSendResponseSchema>;
   };
-  "POST /admin/editions/:slug/send": { params: Slug; response: Out<typeof queuedResponseSchema> };
+  "POST /admin/editions/:slug/send": {
+    params: Slug;
+    response: Out<typeof admin.queuedResponseSchema>;
+  };
   "POST /admin/editions/:slug/schedule": {
     params: Slug;
-    body: In<typeof scheduleRequestSchema>;
-    response: Out<typeof scheduledResponseSchema>;
+    body: In<typeof admin.scheduleRequestSchema>;
+    response: Out<typeof admin.scheduledResponseSchema>;
   };
   "DELETE /admin/editions/:slug/schedule": { params: Slug; response: undefined };
-  "GET /admin/suppressions": { response: Out<typeof suppressionsResponseSchema> };
+  "GET /admin/suppressions": { response: Out<typeof admin.suppressionsResponseSchema> };
   "POST /admin/suppressions/lift": {
-    body: In<typeof addressRequestSchema>;
+    body: In<typeof admin.addressRequestSchema>;
     response: undefined;
   };
-  "GET /admin/health": { response: HealthResponse };
-  "GET /admin/audit": { response: Out<typeof auditResponseSchema> };
+  "GET /admin/health": { response: admin.HealthResponse };
+  "GET /admin/audit": { response: Out<typeof admin.auditResponseSchema> };
 };
