@@ -126,9 +126,15 @@ test("with JavaScript a reader books from /services in their own zone, is told o
     hourCycle: "h23",
   }).format(Date.parse(taken));
   await expect(first).toHaveAccessibleName(label);
-  await first.check();
+  // Sent without a time, the form says so, beside the times too.
   await fillDetails(page, email);
   await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  await page.getByRole("button", { name: "Book this time" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Choose one of the free times.");
+  await expect(
+    page.getByRole("group", { name: "Free times, in Europe / London" }),
+  ).toHaveAccessibleDescription("Choose one of the free times.");
+  await first.check();
 
   await takeMeanwhile(page, taken, "arjun.first@example.org");
 

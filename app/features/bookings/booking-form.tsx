@@ -235,12 +235,6 @@ export function BookingForm({
   // The days shown and one more, which says whether there are more: the rest is not formatted.
   const allDays = slotsByDay(slots.starts, slots.zone, shownDays);
   const days = allDays.slice(0, shownDays);
-  const problemOf = (name: FieldName) =>
-    problems[name] ? (
-      <p id={`${id}-${name}-problem`} className={look.problem}>
-        {problems[name]}
-      </p>
-    ) : null;
 
   return (
     <div className="booking">
@@ -285,7 +279,11 @@ export function BookingForm({
             aria-describedby={problems.start ? `${id}-start-problem` : undefined}
           >
             <legend className="booking-label">Free times, in {zoneName(slots.zone)}</legend>
-            {problemOf("start")}
+            {problems.start ? (
+              <p id={`${id}-start-problem`} className={look.problem}>
+                {problems.start}
+              </p>
+            ) : null}
             {days.map((day) => (
               <fieldset key={day.date} className="booking-day">
                 <legend className="booking-day-label">{day.label}</legend>
