@@ -10,6 +10,7 @@ import {
   acceptForms,
   formFields,
   fromSite,
+  hidden,
   paragraph,
   renderActionPage,
   sendPage as send,
@@ -30,7 +31,7 @@ function questionForm(previous: string | null): string {
   return `<form method="post" action="${askPath}">
 <label for="question">Ask a question</label>
 <input id="question" name="question" type="text" required minlength="${limits.questionMin}" maxlength="${limits.questionMax}" autocomplete="off">
-${previous ? `<input type="hidden" name="previous" value="${escapeHtml(previous)}">` : ""}
+${previous ? hidden("previous", previous) : ""}
 <button type="submit">Ask</button>
 </form>`;
 }

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from "fastify";
-import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   type ActionPage,
@@ -7,6 +6,7 @@ import {
   formFields,
   fromElsewhere,
   fromSite,
+  hidden,
   isOneClickBody,
   linkPages,
   paragraph,
@@ -60,16 +60,13 @@ export const replyMailRoutes: FastifyPluginAsync<ReplyRouteDeps> = async (
 
   const elsewhere: ActionPage = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
 
-  const hidden = (token: string) =>
-    `<input type="hidden" name="token" value="${escapeHtml(token)}">`;
-
   app.get("/replies/confirm", async (request, reply) => {
     const token = queryToken(request);
     return send(reply, 200, {
       title: "Confirm reply notifications",
       body: `${paragraph("Press Confirm to be mailed when someone replies in the conversations you wrote in with this address. Each mail has a link to stop them.")}
 <form method="post" action="/replies/confirm">
-${hidden(token)}
+${hidden("token", token)}
 <button type="submit">Confirm</button>
 </form>
 ${paragraph("Nothing happens until you press the button.", "note")}`,
@@ -104,8 +101,8 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
       scope: "thread" | "all",
       label: string,
     ) => `<form method="post" action="/replies/unsubscribe">
-${hidden(token)}
-<input type="hidden" name="scope" value="${scope}">
+${hidden("token", token)}
+${hidden("scope", scope)}
 <p><button type="submit">${label}</button></p>
 </form>`;
     return send(reply, 200, {

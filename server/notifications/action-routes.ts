@@ -11,6 +11,7 @@ import {
   formFields,
   fromElsewhere,
   fromSite,
+  hidden,
   linkPages,
   paragraph,
 } from "../lib/action-page.ts";
@@ -125,7 +126,7 @@ export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
       title: words.question,
       body: `${commentHtml(comment, title, siteUrl)}
 <form method="post" action="/owner/comments/${named.id}/${named.action}">
-<input type="hidden" name="token" value="${escapeHtml(token as string)}">
+${hidden("token", token as string)}
 <button type="submit"${named.action === "delete" ? ' class="danger"' : ""}>${words.button}</button>
 </form>
 ${paragraph("Nothing happens until you press the button. The link then stops working.", "note")}`,
