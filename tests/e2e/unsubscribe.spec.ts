@@ -93,10 +93,16 @@ test("without a token the page explains where the link comes from", async ({ pag
   ).toBeVisible();
 });
 
-test("the page is prerendered, unlisted and not indexed", async ({ request }) => {
+test("the page is prerendered, unlisted and not indexed, and asks its question without JavaScript", async ({
+  request,
+}) => {
   const html = await (await request.get(`${server.url}/unsubscribe`)).text();
   expect(html).toContain("Unsubscribe from the newsletter");
   expect(html).toContain('<meta name="robots" content="noindex"');
+  // Without JavaScript the page's own form asks what the island asks.
+  expect(/<noscript>[\s\S]*<\/noscript>/.exec(html)?.[0]).toContain(
+    "<p>Stop sending the newsletter to the address this link was mailed to?</p>",
+  );
   const sitemap = await (await request.get(`${server.url}/sitemap.xml`)).text();
   expect(sitemap).not.toContain("/unsubscribe");
 });

@@ -471,6 +471,49 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "Has anyone here tried velmorix? It did wonders for my uncle.",
     );
   });
+  it("forgets the spam it caught once it is 30 days old, at the next start, and keeps what the owner marked", async () => {
+    const postId = freshItem("science");
+    /** A comment the honeypot catches: stored as spam, answered as if posted. */
+    const caught = async (content: string) => {
+      const response = await t.visitor().post(`/api/items/science/${postId}/comments`, {
+        content,
+        userName: "Gear Deals",
+        formToken: t.commentToken(),
+        website: "http://gear-oil-deals.example",
+      });
+      expect(response.statusCode).toBe(201);
+      return json(response, commentResponseSchema).comment.id;
+    };
+    const old = await caught("Gear oil in bulk at the lowest price this month, order now.");
+    const recent = await caught("Gear oil in bulk again, the lowest price this week.");
+    const marked = await post(postId, "Zentrovix valves for every cooker, order a box today.");
+    expect((await admin(adminEnv(t), "comments", "spam", String(marked.id))).code).toBe(0);
+    const monthAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000).toISOString();
+    await runSql(t, "update science_comments set created_at = ? where id in (?, ?)", [
+      monthAgo,
+      old,
+      marked.id,
+    ]);
+    const left = async () =>
+      (
+        await runSql(t, "select id from science_comments where id in (?, ?, ?) order by id", [
+          old,
+          recent,
+          marked.id,
+        ])
+      ).map((row) => Number(row.id));
+    expect(await left()).toEqual([old, recent, marked.id]);
+
+    const restarted = await startTestApp(backend, {
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
+      dataDir: t.dataDir,
+    });
+    try {
+      await expect.poll(left).toEqual([recent, marked.id]);
+    } finally {
+      await restarted.close();
+    }
+  });
 });
 
 describe("the spam filter on two instances of one PostgreSQL", () => {

@@ -8,6 +8,13 @@ async function checkLink(token: string) {
   return state === "pending" ? null : state;
 }
 
+/** Asked with JavaScript and without it (the page's form, link-action-fallback.astro). */
+export const confirmAsks = {
+  question:
+    "Start receiving the Engage with Engineer newsletter at the address this link was mailed to?",
+  action: "Confirm",
+};
+
 /** The page behind the link of every confirmation mail. */
 export function ConfirmFlow() {
   return (
@@ -19,8 +26,7 @@ export function ConfirmFlow() {
           mail. Open that link, or write to <ContactLink email={siteConfig.contactEmail} />.
         </>
       }
-      question="Start receiving the Engage with Engineer newsletter at the address this link was mailed to?"
-      action="Confirm"
+      {...confirmAsks}
       busy="Confirming..."
       done="Thank you: your subscription is confirmed. The next edition will come to this address."
       refusals={{

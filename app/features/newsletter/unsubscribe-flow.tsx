@@ -2,6 +2,12 @@ import { api } from "../../lib/api-client.ts";
 import { siteConfig } from "../../lib/site-config.ts";
 import { ContactLink, LinkAction } from "./link-action.tsx";
 
+/** Asked with JavaScript and without it (the page's form, link-action-fallback.astro). */
+export const unsubscribeAsks = {
+  question: "Stop sending the newsletter to the address this link was mailed to?",
+  action: "Unsubscribe",
+};
+
 /** The page behind every newsletter's unsubscribe link: nothing is removed until the reader says so. */
 export function UnsubscribeFlow() {
   const contact = <ContactLink email={siteConfig.contactEmail} />;
@@ -14,8 +20,7 @@ export function UnsubscribeFlow() {
           link in one of the emails. Open that link, or write to {contact}.
         </>
       }
-      question="Stop sending the newsletter to the address this link was mailed to?"
-      action="Unsubscribe"
+      {...unsubscribeAsks}
       busy="Unsubscribing..."
       done="You have been unsubscribed. No more newsletters will be sent to this address."
       refusals={{
