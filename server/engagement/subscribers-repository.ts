@@ -6,7 +6,7 @@ import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
-import { enqueue } from "../outbox/queue.ts";
+import { enqueue, forget } from "../outbox/queue.ts";
 import { forgetSuppression } from "../outbox/suppressions.ts";
 
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
@@ -264,7 +264,12 @@ export function createSubscribersRepository(store: Store) {
       }));
     },
 
-    /** Removes an address in any letter case, as the owner's command; false when absent. */
+    /**
+     * Removes an address in any letter case, as the owner's command (a
+     * privacy request), with the record of each mail sent to it, which
+     * outlives an unsubscription: then an edition's figures count one copy
+     * fewer. False when neither was there.
+     */
     async remove(email: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const removed = await trx
@@ -276,7 +281,8 @@ export function createSubscribersRepository(store: Store) {
         if (removed) await rememberToken(trx, removed.unsubscribe_token);
         // Forgotten everywhere: a suppression, and the bounces counted towards one, name the address too.
         await forgetSuppression(trx, email);
-        return removed !== undefined;
+        const mails = await forget(trx, { kinds: ["confirmation", "edition"], addresses: [email] });
+        return removed !== undefined || mails > 0;
       });
     },
 

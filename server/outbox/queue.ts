@@ -104,10 +104,12 @@ export async function enqueueEach(
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** Which queued or sent messages to forget: of these kinds, with one of these tokens or payloads. */
+/** Which queued or sent messages to forget: of these kinds, with one of these tokens, payloads or recipients. */
 export type Forgotten = {
   kinds: readonly OutboxKind[];
   tokens?: readonly string[];
+  /** Recipients, in any letter case (an address erased on request). */
+  addresses?: readonly string[];
   payloads?: readonly string[];
   /** `LIKE` patterns on the payload (a webhook body naming a deleted row). */
   payloadsLike?: readonly string[];
@@ -115,29 +117,40 @@ export type Forgotten = {
   statuses?: readonly OutboxTable["status"][];
 };
 
-/** Deletes the messages about something deleted: deleted means the outbox too. */
-export async function forget(writer: Db, match: Forgotten): Promise<void> {
-  const { kinds, tokens = [], payloads = [], payloadsLike = [], statuses } = match;
-  if (kinds.length === 0) return;
+/** Deletes the messages about something deleted: deleted means the outbox too. How many. */
+export async function forget(writer: Db, match: Forgotten): Promise<number> {
+  const { kinds, tokens = [], addresses = [], payloads = [], payloadsLike = [], statuses } = match;
+  if (kinds.length === 0) return 0;
   const chunk = <T>(values: readonly T[], size: number) =>
     Array.from({ length: Math.ceil(values.length / size) }, (_, i) =>
       values.slice(i * size, i * size + size),
     );
   const matches: ExpressionOrFactory<Database, "outbox", SqlBool>[] = [
     ...chunk(tokens, 500).map((part) => (eb: Where) => eb("token", "in", part)),
+    ...chunk(addresses, 500).map(
+      (part) => (eb: Where) =>
+        eb(
+          sql<string>`lower(email)`,
+          "in",
+          part.map((address) => address.trim().toLowerCase()),
+        ),
+    ),
     ...chunk(payloads, 500).map((part) => (eb: Where) => eb("payload", "in", part)),
     ...chunk(payloadsLike, 100).map(
       (part) => (eb: Where) => eb.or(part.map((pattern) => eb("payload", "like", pattern))),
     ),
   ];
+  let deleted = 0;
   for (const where of matches) {
-    await writer
+    const result = await writer
       .deleteFrom("outbox")
       .where("kind", "in", kinds)
       .where(where)
       .$if(statuses !== undefined, (q) => q.where("status", "in", statuses ?? []))
-      .execute();
+      .executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
   }
+  return deleted;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -11,6 +11,8 @@ import { migrations } from "../../server/db/migrations.ts";
 import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { confirmedSubscriber, editionFile } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -271,6 +273,60 @@ describe.each(backends)("rows written before on %s", (backend) => {
     } finally {
       await store.close();
       await db.drop();
+    }
+  });
+});
+
+describe.each(backends)("a newsletter address the owner removes, on %s", (backend) => {
+  it("leaves no record of a mail to it in the outbox or the export, unsubscribed before or not", async () => {
+    const t = await startTestApp(backend);
+    const out = mkdtempSync(path.join(os.tmpdir(), "ewe-removed-"));
+    try {
+      for (const email of ["leaving@example.com", "left@example.com", "staying@example.com"]) {
+        await confirmedSubscriber(t, email);
+      }
+      const edition = editionFile("2026-12-erased");
+      expect((await admin(adminEnv(t), "newsletter", "send", edition, "--yes")).code).toBe(0);
+      await expect
+        .poll(
+          async () =>
+            runSql(t, "select email from outbox where kind = 'edition' and status = 'sent'"),
+          {
+            timeout: 20_000,
+          },
+        )
+        .toHaveLength(3);
+      // One reader left with the link first: the record of the mail stays until they ask.
+      const [left] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
+        "left@example.com",
+      ]);
+      const unsubscribed = await t
+        .visitor()
+        .post("/api/unsubscribe", { token: String(left?.unsubscribe_token) });
+      expect(unsubscribed.statusCode).toBe(200);
+
+      const owner = new Owner(t);
+      expect((await owner.signIn()).statusCode).toBe(200);
+      for (const email of ["LEAVING@example.com", "left@example.com"]) {
+        const removed = await owner.post("/api/admin/subscribers/remove", { email });
+        expect(removed.statusCode, email).toBe(204);
+      }
+
+      const rows = await runSql(t, "select kind, email from outbox order by id");
+      const addresses = rows.map((row) => String(row.email).toLowerCase());
+      expect(addresses).not.toContain("leaving@example.com");
+      expect(addresses).not.toContain("left@example.com");
+      expect(rows).toContainEqual({ kind: "edition", email: "staying@example.com" });
+
+      const file = path.join(out, "export.json");
+      expect((await admin(adminEnv(t), "export", "--out", file)).code).toBe(0);
+      const exported = readFileSync(file, "utf8");
+      expect(exported).toContain("staying@example.com");
+      expect(exported).not.toContain("leaving@example.com");
+      expect(exported).not.toContain("left@example.com");
+    } finally {
+      await t.close();
+      rmSync(out, { recursive: true, force: true });
     }
   });
 });
