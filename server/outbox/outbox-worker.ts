@@ -1,5 +1,5 @@
 import type { OutboxKind } from "../db/schema.ts";
-import type { Log } from "../lib/log.ts";
+import { type Log, withoutAddresses } from "../lib/log.ts";
 import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
 import {
   batchedKinds,
@@ -312,7 +312,10 @@ export function startMailWorker({
       return { outcome: "sent" };
     } catch (error) {
       const { permanent, hardBounce, reason } = classifyFailure(error);
-      loop.log.warn({ outbox: row.id, permanent, reason }, "mail not accepted");
+      loop.log.warn(
+        { outbox: row.id, permanent, reason: withoutAddresses(reason) },
+        "mail not accepted",
+      );
       const givenUp = !permanent && row.attempts + 1 >= retryPolicy.maxAttempts;
       if (hardBounce || givenUp) {
         await health?.refused(row, { hard: hardBounce, reason }, db).catch((failure: unknown) => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { redactUrl } from "../../server/logging.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { requestSubscription } from "./support/newsletter.ts";
+import { startSmtpSink } from "./support/smtp.ts";
 import { capturedLogs, siteOrigin, startTestApp } from "./support/test-app.ts";
 
 describe("redacting URLs in logs", () => {
@@ -170,6 +172,30 @@ describe("the access log", () => {
       expect(arrived().map((line) => line.req?.url)).toEqual(["/", "/", url]);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe("a mail server's refusal in the log", () => {
+  it("names the row and the reason, never the address the server quoted", async () => {
+    const smtp = await startSmtpSink();
+    // As Postfix answers an unknown mailbox: the address in its words.
+    smtp.recipient = (address) => ({
+      code: 550,
+      message: `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table`,
+    });
+    const logs = capturedLogs("info");
+    const t = await startTestApp("sqlite", { logger: logs.logger, env: { SMTP_URL: smtp.url } });
+    try {
+      expect((await requestSubscription(t, "Nobody.Home@Example.com")).statusCode).toBe(202);
+      const refusals = () => logs.lines.filter((line) => line.msg === "mail not accepted");
+      await waitFor(async () => refusals().length > 0, { what: "the refusal logged" });
+      expect(refusals()[0]).toMatchObject({ permanent: true });
+      expect(String(refusals()[0]?.reason)).toContain("Recipient address rejected");
+      expect(JSON.stringify(logs.lines).toLowerCase()).not.toContain("nobody.home");
+    } finally {
+      await t.close();
+      await smtp.close();
     }
   });
 });
