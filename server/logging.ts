@@ -7,11 +7,16 @@ import type { Env } from "./config.ts";
 /**
  * Query parameters whose values are not the log's to keep: credentials (the
  * unsubscribe page's link carries a token, the newsletter's second step a
- * sealed ticket, and anyone holding one can act with it), and the words a
+ * sealed ticket, and anyone holding one can act with it), the words a
  * reader searched for on the search page, which the privacy page promises the
- * logs do not hold.
+ * logs do not hold, and the page the readers' beacon says a reader came from
+ * (`r`), which is the address of the page before, token and all
+ * (`/unsubscribe?token=…`).
  */
-const secretParameters = new Set(["token", "ticket", "q"]);
+const secretParameters = new Set(["token", "ticket", "q", "r"]);
+
+/** The owner's calendar feed is read at a secret path, `/book/feed/<token>.ics`. */
+const secretPath = /^\/book\/feed\//;
 
 /**
  * A parameter's name as a server might read it: decoded, in lower case,
@@ -29,12 +34,27 @@ function decodedName(raw: string): string {
     .replace(/[^\p{L}\p{N}_-]/gu, "");
 }
 
+/** A path as the router reads it: `/book/%66eed/…` is the feed's. */
+function decodedPath(path: string): string {
+  if (!path.includes("%")) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
- * The URL with the values of secret parameters replaced. Names are compared
+ * The URL with the values of secret parameters, and the calendar feed's
+ * token in its path, replaced. Names are compared
  * once decoded, as the page's script and the server read them: `?%74oken=` is
  * `?token=`.
  */
 export function redactUrl(url: string): string {
+  const pathEnd = url.search(/[?#]|$/);
+  if (secretPath.test(decodedPath(url.slice(0, pathEnd)))) {
+    return `/book/feed/[redacted]${redactUrl(url.slice(pathEnd))}`;
+  }
   const start = url.indexOf("?");
   if (start === -1) return url;
   const end = url.indexOf("#", start);

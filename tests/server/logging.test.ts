@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../../server/logging.ts";
+import { loggerOptions, redactUrl } from "../../server/logging.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { requestSubscription } from "./support/newsletter.ts";
 import { startSmtpSink } from "./support/smtp.ts";
@@ -22,6 +22,17 @@ describe("redacting URLs in logs", () => {
       "as the newsletter's sealed ticket",
       `/newsletter/continue?ticket=${token}`,
       "/newsletter/continue?ticket=[redacted]",
+    ],
+    ["in the owner's calendar feed's path", `/book/feed/${token}.ics`, "/book/feed/[redacted]"],
+    [
+      "in the calendar feed's path, percent-encoded",
+      `/book/%66eed/${token}.ics?x=1`,
+      "/book/feed/[redacted]?x=1",
+    ],
+    [
+      "in the page a reader came from, as the readers' beacon reports it",
+      `/api/readers/view?p=%2F&r=${encodeURIComponent(`http://ewe.test/unsubscribe?token=${token}`)}&z=UTC`,
+      "/api/readers/view?p=%2F&r=[redacted]&z=UTC",
     ],
   ])("hides a token passed %s", (_case, url, expected) => {
     expect(redactUrl(url)).toBe(expected);
@@ -90,6 +101,36 @@ describe("the access log", () => {
       expect(write).not.toHaveProperty("sampled");
       const error = completed().find((line) => line.res?.statusCode === 404);
       expect(error?.req?.url).toBe("/api/items/science/no-such-post/comments");
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("writes no calendar feed's address, nor a token in the page a reader came from", async () => {
+    const logs = capturedLogs("info");
+    // The server's own logger options (its serializers), writing here.
+    const logger = { ...(loggerOptions("info") as object), stream: logs.logger.stream };
+    const t = await startTestApp("sqlite", { logger, env: { LOG_SAMPLE_READS: "1" } });
+    const token = "Zq3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9";
+    try {
+      for (const url of [`/book/feed/${token}.ics`, `/book/%66eed/${token}.ics`]) {
+        expect((await t.app.inject({ method: "GET", url })).statusCode).toBe(404);
+      }
+      const came = encodeURIComponent(`http://ewe.test/unsubscribe?token=${token}`);
+      const beacon = await t.app.inject({
+        method: "POST",
+        url: `/api/readers/view?p=%2Fscience&r=${came}`,
+        headers: { ...siteOrigin, "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0" },
+      });
+      expect(beacon.statusCode).toBe(204);
+      const completed = () => logs.lines.filter((line) => line.msg === "request completed");
+      await waitFor(async () => completed().length >= 3, { what: "three access lines" });
+      expect(completed().map((line) => line.req?.url)).toEqual([
+        "/book/feed/[redacted]",
+        "/book/feed/[redacted]",
+        "/api/readers/view?p=%2Fscience&r=[redacted]",
+      ]);
+      expect(JSON.stringify(logs.lines)).not.toContain(token);
     } finally {
       await t.close();
     }
