@@ -278,6 +278,12 @@ export async function bookingPages(
       ),
     };
     const refused = { title: "Nothing was changed", body: fromElsewhere(siteOrigin) };
+    const begun = {
+      title: "This call has begun",
+      body: paragraph(
+        "A call that has begun, or is over, can no longer be cancelled or moved from its links. Reply to the invitation to write to the engineer.",
+      ),
+    };
     /** The link's token, and its booking when the token is still good. */
     const bookingOf = async (request: FastifyRequest) => {
       const given =
@@ -289,6 +295,7 @@ export async function bookingPages(
     scope.get(`${bookPath}/cancel`, async (request, reply) => {
       const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
+      if (bookings.begun(booking)) return answer(reply, 409, begun);
       return answer(reply, 200, {
         title: "Cancel your call?",
         body: `<dl><dt>When</dt><dd>${escapeHtml(momentLabel(Date.parse(booking.start), booking.readerZone))}</dd><dt>About</dt><dd>${escapeHtml(bookings.serviceTitle(booking.service))}</dd></dl>
@@ -305,6 +312,7 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
       const given = formFields(request).get("token") ?? "";
       const booking = isToken(given) ? await bookings.cancelByReader(given) : undefined;
       if (!booking) return answer(reply, 404, spent);
+      if (booking === "begun") return answer(reply, 409, begun);
       return answer(reply, 200, {
         title: "Your call is cancelled",
         body: `${paragraph(`The call on ${momentLabel(Date.parse(booking.start), booking.readerZone)} is cancelled. A cancellation is on its way to your inbox, and takes it out of your calendar.`)}
@@ -340,6 +348,7 @@ ${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
     scope.get(`${bookPath}/reschedule`, async (request, reply) => {
       const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
+      if (bookings.begun(booking)) return answer(reply, 409, begun);
       const { zone } = request.query as { zone?: unknown };
       return answer(
         reply,
@@ -356,6 +365,7 @@ ${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
       const zone = zoneOr(form.get("zone"), booking.readerZone);
       const moved = await bookings.reschedule(token, form.get("start") ?? "");
       if (moved.outcome === "unknown") return answer(reply, 404, spent);
+      if (moved.outcome === "begun") return answer(reply, 409, begun);
       if (moved.outcome !== "moved") {
         const taken = moved.outcome === "taken";
         const problem = taken

@@ -132,6 +132,10 @@ export function createBookings({
     for (const listener of queuedListeners) listener();
   };
 
+  /** Whether a call has begun: too late for the reader's links, as for the owner's cancel. */
+  const begun = (booking: Pick<StoredBooking, "start">) =>
+    Date.parse(booking.start) <= clock().getTime();
+
   const refuse = (
     refusal: Refusal & { field?: string; retryAfterSeconds?: number },
   ): BookOutcome => ({ outcome: "refused", refusal });
@@ -259,6 +263,8 @@ export function createBookings({
     /** The reader's link: the call it names, while it is booked. */
     byToken: (token: string) => repository.byToken(token),
 
+    begun,
+
     /** The reader moves their call by its link (POST only); the same checks of the time. */
     async reschedule(
       token: string,
@@ -268,7 +274,11 @@ export function createBookings({
       | { outcome: "taken"; starts: string[] }
       | { outcome: "not_offered" }
       | { outcome: "unknown" }
+      | { outcome: "begun" }
     > {
+      const current = await repository.byToken(token);
+      if (!current) return { outcome: "unknown" };
+      if (begun(current)) return { outcome: "begun" };
       const availability = await repository.availability();
       const start = Date.parse(startIso);
       const freeNow = await free(availability);
@@ -288,8 +298,11 @@ export function createBookings({
       return { outcome: "moved", booking: moved.booking, ownerZone: ownerZoneOf(availability) };
     },
 
-    /** The reader cancels by their link (POST only). */
-    async cancelByReader(token: string): Promise<StoredBooking | undefined> {
+    /** The reader cancels by their link (POST only), until the call begins. */
+    async cancelByReader(token: string): Promise<StoredBooking | "begun" | undefined> {
+      const current = await repository.byToken(token);
+      if (!current) return undefined;
+      if (begun(current)) return "begun";
       const booking = await repository.cancel(
         { token },
         { who: "reader", message: null, ownerEmail: ownerMail },

@@ -702,6 +702,53 @@ describe.each(backends)("booking a call on %s", (backend) => {
     clock.advance(2 * hourMs);
   });
 
+  it("keeps a call that has begun as it is: the reader's links can no longer cancel or move it", async () => {
+    const free = (await slots()).starts;
+    const start = free[0] ?? "";
+    const sent = booking(start);
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length > 0);
+    const text = smtp.to(sent.email)[0]?.parsed.text ?? "";
+    const cancelToken = /\/book\/cancel\?token=([A-Za-z0-9_-]{43})/.exec(text)?.[1] ?? "";
+    const moveToken = /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(text)?.[1] ?? "";
+    const elsewhere = free.at(-1) ?? "";
+    clock.advance(Date.parse(start) - clock.now().getTime() + 60_000);
+
+    const post = (url: string, payload: string) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload,
+      });
+    const answers = [
+      await browser().get(`/book/cancel?token=${cancelToken}`),
+      await browser().get(`/book/reschedule?token=${moveToken}`),
+      await post("/book/cancel", `token=${cancelToken}`),
+      await post("/book/reschedule", `token=${moveToken}&start=${encodeURIComponent(elsewhere)}`),
+    ];
+    for (const answer of answers) {
+      expect(answer.statusCode).toBe(409);
+      const page = dom(answer.body);
+      expect(page.querySelector("h1")?.textContent).toBe("This call has begun");
+      expect(page.querySelector("form")).toBeNull();
+    }
+    // Still booked, at its time, and the reader was sent no change for their calendar.
+    const [row] = await runSql(t, "select status, sequence from bookings where email = ?", [
+      sent.email,
+    ]);
+    expect({ status: row?.status, sequence: Number(row?.sequence) }).toEqual({
+      status: "booked",
+      sequence: 0,
+    });
+    const kinds = (await runSql(t, "select kind from outbox where email = ?", [sent.email])).map(
+      (mail) => mail.kind,
+    );
+    expect(kinds.filter((kind) => kind !== "booking_reminder")).toEqual(["booking_invitation"]);
+    expect((await slots()).starts).toContain(elsewhere);
+    clock.advance(hourMs);
+  });
+
   it("serves the owner's calendar feed at a secret address until it is revoked", async () => {
     const ownerBrowser = new Owner(t);
     expect((await ownerBrowser.signIn()).statusCode).toBe(200);
