@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isVisitorId, newVisitorId, visitorCookieName } from "../engagement/visitor.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import { ApiError } from "./errors.ts";
 
 declare module "fastify" {
@@ -112,7 +113,7 @@ export function createVisitorLimiter(
   const byIp = app.createRateLimit({
     max: limits.perIp,
     timeWindow: limits.windowMs,
-    keyGenerator: (request) => `${name}:${request.ip}`,
+    keyGenerator: (request) => `${name}:${addressScope(request.ip)}`,
   });
   const byVisitor = app.createRateLimit({
     max: limits.perVisitor,

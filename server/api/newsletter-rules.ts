@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { Engagement } from "../engagement/index.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import {
   type FormTickets,
   type FormTokenCheck,
@@ -45,7 +46,7 @@ export async function requestSubscription(
   reply: FastifyReply,
 ): Promise<void> {
   const outcome = await engagement.subscribers.subscribe(email, {
-    ip,
+    ip: addressScope(ip),
     maxPerIpPerHour: newsletter.confirmationsPerIpPerHour,
   });
   if (outcome === "already_subscribed") {

@@ -15,6 +15,7 @@ import {
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import type { Assistant } from "./service.ts";
 
 /**
@@ -96,7 +97,7 @@ export const assistantPages: FastifyPluginAsync<{
   const limit = app.createRateLimit({
     max: perMinute,
     timeWindow: 60_000,
-    keyGenerator: (request) => `assistant-page:${request.ip}`,
+    keyGenerator: (request) => `assistant-page:${addressScope(request.ip)}`,
   });
 
   acceptForms(app, 4096);

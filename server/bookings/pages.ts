@@ -23,6 +23,7 @@ import {
   renderActionPage,
   sendPage,
 } from "../lib/action-page.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { calendarFeed } from "./feed.ts";
 import {
@@ -115,7 +116,7 @@ export async function bookingPages(
     const limit = scope.createRateLimit({
       max: perMinute,
       timeWindow: 60_000,
-      keyGenerator: (request) => request.ip,
+      keyGenerator: (request) => addressScope(request.ip),
     });
     /** A page load or post over the address's allowance for the minute is answered 429. */
     const limited = async (request: FastifyRequest, reply: FastifyReply) => {

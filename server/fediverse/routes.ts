@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { addressScope } from "../lib/address-scope.ts";
 import { wantsActivityPub } from "./activity-json.ts";
 import { imageTypeOf } from "./pictures.ts";
 import type { FediverseRepository } from "./repository.ts";
@@ -133,7 +134,7 @@ export async function fediverseRoutes(
           .code(413)
           .send({ error: { code: "payload_too_large", message: "The activity is too large." } });
       }
-      if (overLimit(request.ip)) {
+      if (overLimit(addressScope(request.ip))) {
         return reply
           .code(429)
           .header("retry-after", "60")

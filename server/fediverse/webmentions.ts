@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Store } from "../db/store.ts";
 import { acceptForms } from "../lib/action-page.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Logger } from "./logging.ts";
 import { perMinuteLimit } from "./routes.ts";
@@ -278,7 +279,7 @@ export function createWebmentions({
           }
           const path = itemOf(target);
           if (!path) return invalid("The target is not a page of this site that takes mentions.");
-          if (overLimit(request.ip)) {
+          if (overLimit(addressScope(request.ip))) {
             reply.header("retry-after", "60");
             return refuse(429, "rate_limited", "Too many webmentions; try later.");
           }

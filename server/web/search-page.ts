@@ -2,6 +2,7 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
+import { addressScope } from "../lib/address-scope.ts";
 import { representation } from "../lib/representation.ts";
 import { sendRepresentation } from "./etag.ts";
 import { cacheControl, type SiteFile } from "./site-files.ts";
@@ -147,7 +148,7 @@ export async function searchPage(
     const limit = scope.createRateLimit({
       max: searchesPerMinute,
       timeWindow: 60_000,
-      keyGenerator: (request) => request.ip,
+      keyGenerator: (request) => addressScope(request.ip),
     });
 
     async function serve(request: FastifyRequest, reply: FastifyReply) {

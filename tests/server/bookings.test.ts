@@ -702,6 +702,19 @@ describe.each(backends)("booking a call on %s", (backend) => {
     clock.advance(2 * hourMs);
   });
 
+  it("counts the booking pages' loads per minute by an IPv6 address's /64", async () => {
+    const load = (n: number) =>
+      t.app.inject({
+        method: "GET",
+        url: "/book/times?zone=UTC",
+        remoteAddress: `2001:db8:5:5::${n}`,
+      });
+    for (let n = 1; n <= 60; n += 1) expect((await load(n)).statusCode).toBe(200);
+    const refused = await load(61);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+  });
+
   it("keeps a call that has begun as it is: the reader's links can no longer cancel or move it", async () => {
     const free = (await slots()).starts;
     const start = free[0] ?? "";

@@ -292,6 +292,24 @@ describe.each(backends)("rate limits on %s", (backend) => {
       "sam",
     ]);
   });
+
+  it("counts an IPv6 address by its /64, which one home or phone is given whole", async () => {
+    const postId = freshItem("science");
+    const from = (ip: string) =>
+      t.app.inject({
+        method: "POST",
+        url: `/api/items/science/${postId}/reactions`,
+        remoteAddress: ip,
+        headers: { origin: siteUrl },
+        payload: { type: "like", userName: "Kim" },
+      });
+    // A new address of the same /64 for each write, as its owner may pick at will.
+    const statuses: number[] = [];
+    for (let n = 1; n <= 7; n += 1) statuses.push((await from(`2001:db8:7:7::${n}`)).statusCode);
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 429]);
+    // Another home's /64 has its own allowance.
+    expect((await from("2001:db8:7:8::1")).statusCode).toBe(201);
+  });
 });
 
 describe("the client address behind a proxy", () => {

@@ -8,7 +8,14 @@ import { admin, adminEnv, parseExport } from "./support/admin.ts";
 import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 function editionFile(
   slug: string,
@@ -205,6 +212,28 @@ describe.each(backends)("the newsletter on %s", (backend) => {
     expect((await states()).some((s) => s.email === "bomb4@example.com")).toBe(false);
     // Another address is not held back.
     expect((await requestSubscription(t, "bomb4@example.com", freshIp())).statusCode).toBe(202);
+  });
+
+  it("counts an IPv6 connection's confirmation mails by its /64, whichever of its addresses asks", async () => {
+    const home = `2001:db8:${backend === "sqlite" ? 1 : 2}:9`;
+    for (const n of [1, 2, 3]) {
+      const answer = await requestSubscription(t, `v6bomb${n}@example.com`, `${home}::${n}`);
+      expect(answer.statusCode).toBe(202);
+    }
+    const refused = await requestSubscription(t, "v6bomb4@example.com", `${home}::4`);
+    expect(refused.statusCode).toBe(429);
+    expect((await states()).some((s) => s.email === "v6bomb4@example.com")).toBe(false);
+    // The confirmations of reply mails asked for under a comment share the cap.
+    const postId = freshItem("science");
+    const comment = await t
+      .visitor({ ip: `${home}::5` })
+      .post(`/api/items/science/${postId}/comments`, {
+        content: "Does the same hold for silk?",
+        userName: "Mallory",
+        formToken: t.commentToken(),
+        notifyEmail: "v6bomb5@example.com",
+      });
+    expect(comment.statusCode).toBe(429);
   });
 
   it.each([

@@ -12,6 +12,7 @@ import {
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
 import type { CachedRead } from "../../engagement/read-cache.ts";
+import { addressScope } from "../../lib/address-scope.ts";
 import { offerSent } from "../../web/etag.ts";
 import { ApiError, errorResponses, notFound } from "../errors.ts";
 import {
@@ -163,7 +164,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
         status: verdict.status,
         ipHash: verdict.ipHash,
         ...asReply,
-        ...(notifyEmail === undefined ? {} : { notifyEmail, ip: request.ip }),
+        ...(notifyEmail === undefined ? {} : { notifyEmail, ip: addressScope(request.ip) }),
       });
       // The confirmation mail cannot be turned on an inbox (docs/product.md, "Reply mails").
       if (comment === "ip_limited" || comment === "address_limited") {

@@ -11,6 +11,7 @@ import {
   signInResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError } from "../../api/errors.ts";
+import { addressScope } from "../../lib/address-scope.ts";
 import { deviceLabel } from "../device-label.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { signInLinkMail } from "../sign-in-mail.ts";
@@ -74,7 +75,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   const optionsByIp = app.createRateLimit({
     max: config.OWNER_SIGN_IN_ATTEMPTS_PER_HOUR,
     timeWindow: 60 * 60 * 1000,
-    keyGenerator: (request) => `owner-passkey-options:${request.ip}`,
+    keyGenerator: (request) => `owner-passkey-options:${addressScope(request.ip)}`,
   });
 
   /**
@@ -82,7 +83,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
    * failed too often (and then not counted further).
    */
   function failed(request: FastifyRequest, refusal: ApiError): ApiError {
-    const wait = failures.blockedFor(request.ip);
+    const wait = failures.blockedFor(addressScope(request.ip));
     if (wait > 0) {
       return new ApiError(
         429,
@@ -91,7 +92,7 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         wait,
       );
     }
-    failures.failed(request.ip);
+    failures.failed(addressScope(request.ip));
     return refusal;
   }
 
