@@ -14,7 +14,7 @@ import {
   Update,
 } from "@fedify/fedify/vocab";
 import { articleOf, everyone, instant, siteActor } from "./federation.ts";
-import { accountPath, type FediverseRepository } from "./repository.ts";
+import { accountPath, type FediverseRepository, notePath } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
@@ -125,9 +125,8 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   const note = await ctx.getObject(Note, { id: String(commentId) });
   const [answered, writer] = [note?.replyTargetId, note?.ccId];
   if (!note || !answered || !writer) return false;
-  if (!(await sender.repository.recordPublished(`/notes/${commentId}`, answered.href))) {
-    return false;
-  }
+  const sent = `${answered.href} ${writer.href}`;
+  if (!(await sender.repository.recordPublished(notePath(commentId), sent))) return false;
   const recipient = await ctx.lookupObject(writer.href);
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
   const create = new Create({
@@ -141,6 +140,34 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   sender.log.info(
     { comment: commentId, to: writer.href },
     "the owner's reply was sent to the Fediverse",
+  );
+  return true;
+}
+
+/**
+ * The owner's reply deleted here, as a Delete of its Note to the writer it
+ * was sent to, whose server then deletes its copy (deleted means deleted
+ * there too). False when the writer's account cannot be found.
+ */
+export async function sendOwnerReplyDeletion(
+  sender: Sender,
+  commentId: number,
+  writerId: string,
+): Promise<boolean> {
+  const ctx = contextOf(sender);
+  const recipient = await ctx.lookupObject(writerId);
+  if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
+  const id = ctx.getObjectUri(Note, { id: String(commentId) });
+  const deletion = new Delete({
+    ...fromSite(ctx, "delete", id),
+    to: PUBLIC_COLLECTION,
+    cc: recipient.id,
+    object: new Tombstone({ id, deleted: instant() }),
+  });
+  await ctx.sendActivity(site, recipient as Recipient, deletion);
+  sender.log.info(
+    { comment: commentId, to: writerId },
+    "the owner's deleted reply was taken back from the Fediverse",
   );
   return true;
 }

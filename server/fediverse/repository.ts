@@ -45,6 +45,13 @@ export const serverNamesOf = (url: string): string[] => {
  */
 export const accountPath = "/fediverse/account";
 
+/**
+ * Where `fediverse_published` records an owner's reply sent to a Fediverse
+ * writer; its digest is the Note it answered and, since replies could be taken
+ * back, the writer's account after a space.
+ */
+export const notePath = (commentId: number) => `/notes/${commentId}`;
+
 /** Whether a path of `fediverse_published` is an item's (`/section/slug`), not an owner's reply's or the account's. */
 export const isItemPath = (path: string) =>
   /^\/[^/]+\/[^/]/.test(path) && !path.startsWith("/notes/") && path !== accountPath;
@@ -147,6 +154,16 @@ export function createFediverseRepository(store: Store) {
       return new Map(
         rows.map((row) => [row.path, { digest: row.digest, deleted: row.deleted_at !== null }]),
       );
+    },
+
+    /** What `path` was last sent as, when it was sent. */
+    async sent(path: string): Promise<{ digest: string; deleted: boolean } | undefined> {
+      const row = await db
+        .selectFrom("fediverse_published")
+        .select(["digest", "deleted_at"])
+        .where("path", "=", path)
+        .executeTakeFirst();
+      return row && { digest: row.digest, deleted: row.deleted_at !== null };
     },
 
     async isDeleted(path: string): Promise<string | null> {

@@ -9,7 +9,7 @@ import { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
 import { createMessageQueue } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
-import { accountPath, createFediverseRepository, isItemPath } from "./repository.ts";
+import { accountPath, createFediverseRepository, isItemPath, notePath } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
 import { createRemoteFetch } from "./safe-fetch.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
@@ -216,10 +216,36 @@ export function createFediverse(options: FediverseOptions) {
     await sendOwnerReply(sender, commentId);
   }
 
+  /**
+   * An owner's reply sent to the Fediverse and deleted here goes back as a
+   * Delete to its writer's server, recorded first so one instance sends it.
+   * A reply recorded before writers were (its digest the answered Note
+   * alone) finds its writer by that Note while its comment is still here.
+   */
+  async function ownerReplyDeleted(commentId: number) {
+    const sent = await repository.sent(notePath(commentId));
+    if (!sent || sent.deleted) return;
+    const [answered = "", writer] = sent.digest.split(" ");
+    const writerId = writer ?? (await repository.replyByNote(answered))?.actor_id;
+    if (!writerId) return;
+    if (!(await repository.recordPublished(notePath(commentId), sent.digest, true))) return;
+    const { sendOwnerReplyDeletion, sender } = await publishing();
+    await sendOwnerReplyDeletion(sender, commentId, writerId);
+  }
+
   const unsubscribe = options.bus.subscribeAll((event) => {
     if (event.type !== "comment") return;
     // The site's own event, as its journal reads it (server/events/journal.ts).
     const data = JSON.parse(event.data) as CommentEvent;
+    if (data.action === "deleted") {
+      ownerReplyDeleted(data.commentId).catch((error: unknown) =>
+        log.warn(
+          { err: error, comment: data.commentId },
+          "the owner's deleted reply could not be taken back from the Fediverse",
+        ),
+      );
+      return;
+    }
     if (data.action !== "added") return;
     const comment = data.comment;
     if (!comment.byOwner || comment.parentId === null) return;

@@ -104,7 +104,18 @@ async function remoteServer() {
     dee: () => ["image/png", png],
   };
   let base = "";
+  /** What the site delivered to the accounts' inboxes, parsed. */
+  const delivered: { type?: string; object?: unknown }[] = [];
   const server: Server = createServer((request, response) => {
+    if (request.method === "POST" && /^\/users\/\w+\/inbox$/.test(request.url ?? "")) {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        delivered.push(JSON.parse(Buffer.concat(chunks).toString()));
+        response.writeHead(202).end();
+      });
+      return;
+    }
     const [, kind, name] = /^\/(users|pictures)\/(\w+)$/.exec(request.url ?? "") ?? [];
     const picture = name ? pictures[name] : undefined;
     if (!picture) return response.writeHead(404).end();
@@ -164,6 +175,7 @@ async function remoteServer() {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
+    delivered,
     actor: (name: string) => `${base}/users/${name}`,
     /** The activity, signed by `name`'s key, as inject's request to the shared inbox. */
     async signed(name: string, activity: Record<string, unknown>) {
@@ -821,6 +833,72 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
     expect((await byText("Thanks, good to know."))?.parentId).toBe(question?.id);
     expect(await byText("Lost in the post.")).toBeUndefined();
+  });
+
+  it("takes the owner's answer back from its writer's server when the owner deletes it", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    const asked = await t.app.inject(
+      await remote.signed("dee", {
+        id: `${dee}/statuses/2101/activity`,
+        type: "Create",
+        actor: dee,
+        object: {
+          id: `${dee}/statuses/2101`,
+          type: "Note",
+          attributedTo: dee,
+          inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
+          content: "<p>Is soap better warm?</p>",
+          to: ["https://www.w3.org/ns/activitystreams#Public"],
+        },
+      }),
+    );
+    expect(asked.statusCode).toBe(202);
+    const question = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content === "Is soap better warm?",
+      );
+    await waitFor(async () => (await question()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's question under the post",
+    });
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const objectId = (object: unknown) =>
+      typeof object === "string" ? object : (object as { id?: string } | undefined)?.id;
+    const arrived = (type: string, noteId: string) => () =>
+      Promise.resolve(
+        remote.delivered.some(
+          (activity) => activity.type === type && objectId(activity.object) === noteId,
+        ),
+      );
+    // The second answer as a version before this one recorded it: by the Note it answered alone.
+    for (const recordedBefore of [false, true]) {
+      const answered = await owner.post(`/api/admin/comments/${(await question())?.id}/reply`, {
+        content: "Warm, yes: it dissolves the grease faster.",
+      });
+      expect(answered.statusCode).toBe(201);
+      const id = json(answered, commentResponseSchema).comment.id;
+      const noteId = `${siteUrl}/fediverse/notes/${id}`;
+      await waitFor(arrived("Create", noteId), {
+        timeoutMs: 120_000,
+        what: "the answer at Dee's server",
+      });
+      if (recordedBefore) {
+        await runSql(t, "update fediverse_published set digest = ? where path = ?", [
+          `${dee}/statuses/2101`,
+          `/notes/${id}`,
+        ]);
+      }
+
+      expect((await owner.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
+      await waitFor(arrived("Delete", noteId), {
+        timeoutMs: 120_000,
+        what: "the answer's deletion at Dee's server",
+      });
+      expect((await get(`/fediverse/notes/${id}`, activityJson)).statusCode).toBe(404);
+    }
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {
