@@ -60,10 +60,21 @@ export type InboxDeps = {
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
 
-/** `@name@host` from an actor, without a WebFinger lookup. */
+/** The longest account name a handle shows, in characters. */
+const usernameMax = 64;
+
+/**
+ * `@name@host` from an actor, without a WebFinger lookup. The name is another
+ * server's word, shown under a comment and in the owner's console and terminal:
+ * control, invisible and space characters go (they would disguise it, or
+ * command a terminal), and a long one is cut.
+ */
 function handleOf(actor: Actor): string {
   const host = actor.id?.host ?? "unknown";
-  return `@${actor.preferredUsername?.toString() ?? "someone"}@${host}`;
+  const name = [...(actor.preferredUsername?.toString() ?? "").replace(/[\p{C}\p{Z}\s]/gu, "")];
+  const shown =
+    name.length > usernameMax ? `${name.slice(0, usernameMax - 1).join("")}…` : name.join("");
+  return `@${shown || "someone"}@${host}`;
 }
 
 export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {

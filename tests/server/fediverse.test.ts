@@ -102,6 +102,11 @@ async function remoteServer() {
     bo: () => ["image/png", Buffer.concat([png, Buffer.alloc(300 * 1024)])],
     cy: () => ["image/png", Buffer.from("<!doctype html><p>not a picture</p>")],
     dee: () => ["image/png", png],
+    eve: () => ["image/png", png],
+  };
+  // A server may send any text as an account's name: one hides characters, and runs long.
+  const usernames: Record<string, string> = {
+    eve: `\u202Eev\u200Be\u001B]0;owned\u0007 ${"x".repeat(300)}`,
   };
   let base = "";
   /** What the site delivered to the accounts' inboxes, parsed. */
@@ -149,7 +154,7 @@ async function remoteServer() {
         inbox: `${id}/inbox`,
         outbox: `${id}/outbox`,
         featured: `${id}/collections/featured`,
-        preferredUsername: name,
+        preferredUsername: (name && usernames[name]) ?? name,
         name: `${name?.[0]?.toUpperCase()}${name?.slice(1)} Rao`,
         summary: "<p>Process engineer. Soap, steam and surfaces.</p>",
         url: `${base}/@${name}`,
@@ -370,6 +375,53 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await t.app.inject({ method: "GET", url: "/api/admin/followers" })).statusCode).toBe(
       401,
     );
+  });
+
+  it("shows a reply's writer's handle as one short line, without the hidden characters their server sent", async () => {
+    const id = `${remote.actor("eve")}/statuses/1`;
+    const posted = await t.app.inject(
+      await remote.signed("eve", {
+        id: `${id}/activity`,
+        type: "Create",
+        actor: remote.actor("eve"),
+        object: {
+          id,
+          type: "Note",
+          attributedTo: remote.actor("eve"),
+          inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
+          content: "<p>eve agrees about grease.</p>",
+          to: ["https://www.w3.org/ns/activitystreams#Public"],
+        },
+      }),
+    );
+    expect(posted.statusCode).toBe(202);
+    const eve = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content.startsWith("eve"),
+      );
+    await waitFor(async () => (await eve()) !== undefined, {
+      timeoutMs: 120_000,
+      what: "eve's reply under the post",
+    });
+    const handle = (await eve())?.remote?.handle ?? "";
+    // Hidden, control and space characters dropped; cut at 64 characters.
+    expect(handle).toBe(`@eve]0;owned${"x".repeat(52)}…@${new URL(remote.base).host}`);
+
+    // Deleted there, gone here: the tests below count the post's comments.
+    const deleted = await t.app.inject(
+      await remote.signed("eve", {
+        id: `${id}#delete`,
+        type: "Delete",
+        actor: remote.actor("eve"),
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+        object: { id, type: "Tombstone" },
+      }),
+    );
+    expect(deleted.statusCode).toBe(202);
+    await waitFor(async () => (await eve()) === undefined, {
+      timeoutMs: 120_000,
+      what: "eve's reply gone with its deletion",
+    });
   });
 
   it("shows a reply's writer as their server does, with their picture served from here, and forgets them when their account goes", {
