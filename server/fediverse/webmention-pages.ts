@@ -47,8 +47,16 @@ export function linksOf(html: string, base: string): URL[] {
   return links;
 }
 
+/**
+ * Another site's words as one line of plain text: control and invisible
+ * characters go (they would disguise it on the page, or command the owner's
+ * terminal in `admin webmentions list`), runs of spaces become one.
+ */
 const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}]/gu, (c) => (/\s/.test(c) ? " " : ""))
+    .replace(/\s+/g, " ")
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
