@@ -258,7 +258,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       await repository.follow({
         actorId: follower.id.href,
         handle: handleOf(follower),
-        name: text(follower.name),
+        name: remoteName(text(follower.name), "") || null,
         inbox: follower.inboxId.href,
         sharedInbox: follower.endpoints?.sharedInbox?.href ?? null,
         followId: follow.id.href,

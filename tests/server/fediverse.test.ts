@@ -108,6 +108,7 @@ async function remoteServer() {
   const usernames: Record<string, string> = {
     eve: `\u202Eev\u200Be\u001B]0;owned\u0007 ${"x".repeat(300)}`,
   };
+  const names: Record<string, string> = { eve: "\u001B]0;owned\u0007Eve\u202E Rao" };
   let base = "";
   /** What the site delivered to the accounts' inboxes, parsed. */
   const delivered: { type?: string; object?: unknown }[] = [];
@@ -155,7 +156,7 @@ async function remoteServer() {
         outbox: `${id}/outbox`,
         featured: `${id}/collections/featured`,
         preferredUsername: (name && usernames[name]) ?? name,
-        name: `${name?.[0]?.toUpperCase()}${name?.slice(1)} Rao`,
+        name: (name && names[name]) ?? `${name?.[0]?.toUpperCase()}${name?.slice(1)} Rao`,
         summary: "<p>Process engineer. Soap, steam and surfaces.</p>",
         url: `${base}/@${name}`,
         manuallyApprovesFollowers: false,
@@ -377,7 +378,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     );
   });
 
-  it("shows a reply's writer's handle as one short line, without the hidden characters their server sent", async () => {
+  it("shows a reply's writer's handle and a follower's name as one short line, without the hidden characters their server sent", async () => {
     const id = `${remote.actor("eve")}/statuses/1`;
     const posted = await t.app.inject(
       await remote.signed("eve", {
@@ -406,6 +407,30 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const handle = (await eve())?.remote?.handle ?? "";
     // Hidden, control and space characters dropped; cut at 64 characters.
     expect(handle).toBe(`@eve]0;owned${"x".repeat(52)}…@${new URL(remote.base).host}`);
+
+    // The same account as a follower, in the owner's terminal.
+    const follow = {
+      id: `${remote.actor("eve")}#follows/1`,
+      type: "Follow",
+      actor: remote.actor("eve"),
+      object: actorUrl,
+    };
+    expect((await t.app.inject(await remote.signed("eve", follow))).statusCode).toBe(202);
+    const followers = async () => (await admin(adminEnv(t), "fediverse", "followers")).stdout;
+    await waitFor(async () => (await followers()).includes("@eve"), { what: "eve following" });
+    const listed = (await followers()).split("\n")[1]?.split("\t");
+    // The handle behind a quote, as a spreadsheet's formula guard writes one starting "@".
+    expect(listed?.slice(0, 2)).toEqual([`'${handle}`, "]0;ownedEve Rao"]);
+    const undone = await t.app.inject(
+      await remote.signed("eve", {
+        id: `${remote.actor("eve")}#follows/1/undo`,
+        type: "Undo",
+        actor: remote.actor("eve"),
+        object: follow,
+      }),
+    );
+    expect(undone.statusCode).toBe(202);
+    await waitFor(async () => !(await followers()).includes("@eve"), { what: "eve gone" });
 
     // Deleted there, gone here: the tests below count the post's comments.
     const deleted = await t.app.inject(
