@@ -115,21 +115,6 @@ async function liveAndLoaded(page: Page) {
   await page.waitForLoadState("networkidle", { timeout: 15_000 });
 }
 
-async function readToTheEnd(page: Page) {
-  await wakeWaitingIslands(page);
-  await page.evaluate(async () => {
-    const step = Math.max(200, window.innerHeight - 100);
-    for (let y = 0; y < document.body.scrollHeight; y += step) {
-      window.scrollTo(0, y);
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
-    }
-  });
-  await expect(page.locator("astro-island[ssr]")).toHaveCount(0, { timeout: 15_000 });
-  // Whatever the islands fetched once live (counts, comments, the event stream's first
-  // answer): a page whose requests never settle fails here, rather than being let go.
-  await page.waitForLoadState("networkidle", { timeout: 15_000 });
-}
-
 /**
  * No serious or critical axe violation on the whole page. Polled: the home
  * page's quote fades out and in every 10 s, and text half-way through that
@@ -162,7 +147,7 @@ async function readWithAxe(
   } else {
     await axeClean(page);
     await hydrate(page);
-    await readToTheEnd(page);
+    await liveAndLoaded(page);
     await page.evaluate(() => window.scrollTo(0, 0));
   }
   await axeClean(page);
@@ -345,7 +330,7 @@ test.describe("no console error and no CSP violation", () => {
     const response = await page.goto(missing, { waitUntil: "commit" });
     expect(response?.status()).toBe(404);
     await page.waitForURL(`${baseURL}/`);
-    await readToTheEnd(page);
+    await liveAndLoaded(page);
     // Chromium reports the status it was answered with: that one line is the point, not a fault.
     const answered = `console error: Failed to load resource: the server responded with a status of 404 (Not Found) (${baseURL}${missing})`;
     expect(trouble).toEqual([answered]);
@@ -415,14 +400,14 @@ test.describe("no console error and no CSP violation in the owner's console", ()
       return lines;
     };
     await signInWith(page, ownerCli(own, "login").trim());
-    await readToTheEnd(page);
+    await liveAndLoaded(page);
     logged["signing in"] = since();
     for (const screen of consoleScreens) {
       await page.goto(`${own.siteUrl}${screen}`);
       await expect(page.getByRole("navigation", { name: "Console" }), screen).toBeVisible();
       await expect(page.getByRole("heading", { level: 1 }), screen).toBeVisible();
       await expect(page.getByText("Loading…"), screen).toHaveCount(0);
-      await readToTheEnd(page);
+      await liveAndLoaded(page);
       logged[screen] = since();
       // Some screens are checked in the states their own specs put them in; here each is, as it opens.
       await axeClean(page, screen);
