@@ -3,7 +3,6 @@ import { formatDay } from "../../app/lib/format-date.ts";
 import { lastChanged, newestFirst, sections, siteItems } from "../../content/items.ts";
 import { loadContent } from "../../content/load.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
-import { tableViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { liveDiscussion, openDiscussion } from "./support/items.ts";
@@ -407,21 +406,6 @@ test.describe("an item's reactions and comments on its own page", () => {
     await expect(panel.getByRole("listitem").filter({ hasText: text })).toBeVisible();
     // Without JavaScript, the item's page is served with it too.
     expect(await (await request.get(`/science/${post}`)).text()).toContain(text);
-  });
-});
-
-// Each item's own page is read whole with axe, live, in clean-console.spec.ts.
-test.describe("accessibility of item pages", () => {
-  test("every table in the writing passes axe's table rules, minor findings included", async ({
-    page,
-  }) => {
-    const withTables = items.filter((item) => item.html.includes("<table"));
-    expect(withTables.length).toBeGreaterThan(0);
-    for (const item of withTables) {
-      await page.goto(item.path);
-      await expect(page.locator("article table").first()).toBeVisible();
-      expect(await tableViolations(page, "article"), item.path).toEqual([]);
-    }
   });
 });
 
