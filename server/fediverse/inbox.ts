@@ -283,13 +283,13 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
       if (await blocked(create.actorId)) return;
       const object = await create.getObject(ctx);
       if (!(object instanceof Note || object instanceof Article)) return;
+      // Never its words: a log outlives the post's deletion, and logs hold nothing anyone typed.
       log.info(
         {
           type: object instanceof Note ? "Note" : "Article",
           id: object.id?.href,
           inReplyTo: object.replyTargetId?.href,
           actor: create.actorId?.href,
-          content: text(object.content)?.slice(0, 200),
         },
         "a Fediverse post arrived",
       );

@@ -1,6 +1,7 @@
 import { importJwk, signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { fragment } from "../support/built-site.ts";
 import { createDatabase, dropDatabase, freePort } from "../support/postgres.ts";
 import type { LogLine } from "../support/server-process.ts";
@@ -8,7 +9,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { linkToken, Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
-import { capturedLogs, startTestApp, type TestApp } from "./support/test-app.ts";
+import { capturedLogs, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The whole story between two instances of the site on loopback, one on
@@ -326,16 +327,19 @@ describe("two sites on the Fediverse", () => {
       content: "Exactly: steam, heat and pressure, in that order.",
     });
     expect(answer.statusCode).toBe(201);
+    const answerNote = `${bUrl}/fediverse/notes/${json(answer, commentResponseSchema).comment.id}`;
     await waitFor(
       arrivedAtA(
         (line) =>
           line.type === "Note" &&
+          line.id === answerNote &&
           line.inReplyTo === second.id &&
-          line.actor === bActor.id &&
-          String(line.content).includes("steam, heat and pressure"),
+          line.actor === bActor.id,
       ),
       { timeoutMs: 60_000, what: "B's owner's answer in A's inbox" },
     );
+    const served = await fetch(answerNote, { headers: { accept: activityJson } });
+    expect(JSON.stringify(await served.json())).toContain("steam, heat and pressure");
 
     // The owner deletes the second reply: nothing of its writer is left on B.
     expect(

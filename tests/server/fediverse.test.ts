@@ -23,7 +23,14 @@ import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  capturedLogs,
+  json,
+  siteUrl,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /*
  * The site as an ActivityPub actor, through inject on both databases: found
@@ -214,9 +221,11 @@ async function remoteServer() {
 describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
   let t: TestApp;
   let remote: Awaited<ReturnType<typeof remoteServer>>;
+  const logs = capturedLogs("info");
   beforeAll(async () => {
     remote = await remoteServer();
     t = await startTestApp(backend, {
+      logger: logs.logger,
       // The other server is on loopback: the tests' setting lets the site reach it.
       env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
       clientFiles: {
@@ -912,26 +921,43 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect(await byText("Lost in the post.")).toBeUndefined();
   });
 
-  it("takes the owner's answer back from its writer's server when the owner deletes it", {
-    timeout: 240_000,
-  }, async () => {
+  /** Dee's post number `n` in reply to the soap post, delivered to the site's inbox. */
+  const deeOnSoap = async (n: number, text: string) => {
     const dee = remote.actor("dee");
-    const asked = await t.app.inject(
+    return t.app.inject(
       await remote.signed("dee", {
-        id: `${dee}/statuses/2101/activity`,
+        id: `${dee}/statuses/${n}/activity`,
         type: "Create",
         actor: dee,
         object: {
-          id: `${dee}/statuses/2101`,
+          id: `${dee}/statuses/${n}`,
           type: "Note",
           attributedTo: dee,
           inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
-          content: "<p>Is soap better warm?</p>",
+          content: `<p>${text}</p>`,
           to: ["https://www.w3.org/ns/activitystreams#Public"],
         },
       }),
     );
-    expect(asked.statusCode).toBe(202);
+  };
+
+  it("logs that a reply arrived, and none of its words", { timeout: 240_000 }, async () => {
+    const dee = remote.actor("dee");
+    const said = await deeOnSoap(2201, "My neighbour at number 12 swears by lye soap");
+    expect(said.statusCode).toBe(202);
+    const arrived = () =>
+      logs.lines.some(
+        (line) => line.msg === "a Fediverse post arrived" && line.id === `${dee}/statuses/2201`,
+      );
+    await waitFor(async () => arrived(), { timeoutMs: 120_000, what: "the arrival logged" });
+    expect(JSON.stringify(logs.lines)).not.toContain("lye soap");
+  });
+
+  it("takes the owner's answer back from its writer's server when the owner deletes it", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    expect((await deeOnSoap(2101, "Is soap better warm?")).statusCode).toBe(202);
     const question = async () =>
       json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
         (comment) => comment.content === "Is soap better warm?",
