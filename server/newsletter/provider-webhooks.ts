@@ -11,7 +11,8 @@ import type { ReportKind } from "./reports.ts";
  * - `POST /hooks/ses`: Amazon SES's notifications through SNS. The message's
  *   signature is checked against the certificate at its SigningCertURL, which
  *   must be an https address on an SNS host of Amazon's, and its topic must be
- *   one of SES_SNS_TOPIC_ARN. A subscription's confirmation is confirmed.
+ *   one of SES_SNS_TOPIC_ARN (checked first: a stranger's post makes the site
+ *   fetch nothing). A subscription's confirmation is confirmed.
  * - `POST /hooks/postmark`: Postmark's bounce and spam-complaint webhooks, with
  *   POSTMARK_WEBHOOK_SECRET as the basic-auth password (Postmark puts it in the
  *   webhook's URL) or in an X-Webhook-Secret header.
@@ -192,6 +193,10 @@ export const providerWebhooks: FastifyPluginAsync<{
     if (snsTopics.length === 0) return refuse(reply, 404, "SES notifications are not set up here.");
     const message = parsed(request.body, snsSchema);
     if (!message) return refuse(reply, 400, "The body is not an SNS message.");
+    // Checked first: anyone can post, and a foreign topic is not worth a fetch from Amazon.
+    if (!snsTopics.includes(message.TopicArn)) {
+      return refuse(reply, 401, "The message comes from a topic this site does not take.");
+    }
     let signed = false;
     try {
       signed = await signedBySns(message);
@@ -199,9 +204,6 @@ export const providerWebhooks: FastifyPluginAsync<{
       request.log.warn({ err: error }, "the SNS signing certificate could not be fetched");
     }
     if (!signed) return refuse(reply, 401, "The message's signature could not be verified.");
-    if (!snsTopics.includes(message.TopicArn)) {
-      return refuse(reply, 401, "The message comes from a topic this site does not take.");
-    }
     if (message.Type === "SubscriptionConfirmation") {
       const subscribe = snsUrl(message.SubscribeURL ?? "", { certificate: false });
       if (!subscribe) return refuse(reply, 400, "The confirmation's address is not Amazon's.");

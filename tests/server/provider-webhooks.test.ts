@@ -70,11 +70,14 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
   let origin = "";
   let key = "";
   const subscriptionsConfirmed: string[] = [];
+  /** Every certificate the site fetched, by path. */
+  const certificatesFetched: string[] = [];
 
   beforeAll(async () => {
     const certificate = makeCertificate();
     key = certificate.key;
     host = createServer(certificate, (request, response) => {
+      if (request.url?.endsWith(".pem")) certificatesFetched.push(request.url);
       if (request.url === "/SimpleNotificationService-test.pem") {
         response.end(certificate.cert);
       } else if (request.url?.startsWith("/confirm?")) {
@@ -157,6 +160,20 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       .map(({ email, reason, source }) => ({ email, reason, source }))
       .sort((a, b) => a.email.localeCompare(b.email));
   }
+
+  it("fetches no certificate for a message from a topic it does not take", async () => {
+    // Anyone can post; only a message from the site's own topic is worth a fetch from Amazon.
+    const foreign = snsMessage(
+      {
+        Type: "Notification",
+        TopicArn: "arn:aws:sns:eu-west-1:123456789012:someone-else",
+        Message: JSON.stringify({ notificationType: "Bounce" }),
+      },
+      { certificate: `${origin}/SimpleNotificationService-${backend}-foreign.pem` },
+    );
+    expect((await postSns(foreign)).statusCode).toBe(401);
+    expect(certificatesFetched.filter((url) => url.includes("foreign"))).toEqual([]);
+  });
 
   it("acts on SES bounces and complaints whose SNS signature holds, and refuses the rest with 401", async () => {
     await seedConfirmed(t, [reader("ses-gone"), reader("ses-angry"), reader("ses-forged")]);
