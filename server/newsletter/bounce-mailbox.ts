@@ -7,7 +7,8 @@ import { repeatRounds } from "./schedules.ts";
  * BOUNCE_ADDRESS's mail is delivered, read over IMAP (BOUNCE_IMAP_URL,
  * `imap://user:password@host:port/Mailbox`, INBOX by default) with imapflow.
  * Each mail is read, acted on through the list's health
- * (server/newsletter/list-health.ts), and deleted; one that could not be
+ * (server/newsletter/list-health.ts), and deleted (one over `reportBytesMax`
+ * unread); one that could not be
  * handled (the database was away) stays for the next round. Several instances
  * may read the same mailbox: a report handled twice changes nothing more.
  */
@@ -16,6 +17,12 @@ type MailboxRound = { read: number; acted: number; ignored: number; kept: number
 
 /** Mails fetched at once: the mailbox may hold thousands after a bad edition. */
 const batchSize = 50;
+/**
+ * A report is a few kilobytes, with at most a copy of one of our mails;
+ * anyone can write to the bounce address, so a larger mail is deleted unread
+ * (a batch of large mails, read whole, would fill the server's memory).
+ */
+const reportBytesMax = 1_000_000;
 
 export async function readBounceMailbox(
   url: string,
@@ -46,13 +53,23 @@ export async function readBounceMailbox(
     try {
       const uids = (await client.search({ all: true }, { uid: true })) || [];
       for (let start = 0; start < uids.length; start += batchSize) {
-        const batch = uids.slice(start, start + batchSize);
         const done: number[] = [];
-        for (const message of await client.fetchAll(
-          batch,
-          { uid: true, source: true },
+        const batch: number[] = [];
+        for (const { uid, size } of await client.fetchAll(
+          uids.slice(start, start + batchSize),
+          { uid: true, size: true },
           { uid: true },
         )) {
+          if ((size ?? 0) <= reportBytesMax) batch.push(uid);
+          else {
+            round.read += 1;
+            round.ignored += 1;
+            done.push(uid);
+          }
+        }
+        for (const message of batch.length === 0
+          ? []
+          : await client.fetchAll(batch, { uid: true, source: true }, { uid: true })) {
           round.read += 1;
           if (!message.source) continue;
           try {

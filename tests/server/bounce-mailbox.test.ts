@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readBounceMailbox } from "../../server/newsletter/bounce-mailbox.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { type ImapServer, startImapServer } from "./support/imap.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
@@ -99,6 +100,39 @@ Hello.
 --arf-boundary--
 `.replace(/\n/g, "\r\n");
 }
+
+describe("the bounce mailbox's size limit", () => {
+  let imap: ImapServer;
+  beforeAll(async () => {
+    imap = await startImapServer();
+  });
+  afterAll(() => imap?.stop());
+
+  it("deletes a mail too large to be a report unread, so a stranger's big mails cannot fill the server's memory", async () => {
+    const bounceAddress = "bounces+12-0123456789abcdef@ewe.test";
+    const report = deliveryReport(bounceAddress, "reader@example.org", "5.1.1");
+    // Anyone can write to the bounce address: a mail of 3 MB, as a report's attachment.
+    const large = report.replace(
+      "--dsn-boundary--",
+      `--dsn-boundary\r\nContent-Type: application/octet-stream\r\n\r\n${"A".repeat(76).concat("\r\n").repeat(40_000)}--dsn-boundary--`,
+    );
+    expect(large.length).toBeGreaterThan(3_000_000);
+    await imap.deliver(large);
+    await imap.deliver(report);
+    const handed: number[] = [];
+    const round = await readBounceMailbox(imap.url, {
+      async handleMailboxReport(source) {
+        handed.push(source.length);
+        return "ignored";
+      },
+    });
+    expect(round).toEqual({ read: 2, acted: 0, ignored: 2, kept: 0 });
+    // Only the report was read; both are gone.
+    expect(handed).toEqual([expect.any(Number)]);
+    expect(handed[0]).toBeLessThan(10_000);
+    expect(await imap.count()).toBe(0);
+  });
+});
 
 describe.each(backends)("the bounce mailbox on %s", (backend) => {
   let t: TestApp;
