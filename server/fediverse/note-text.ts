@@ -12,6 +12,14 @@ import { limits } from "../../contract/limits.ts";
 /** Characters that would make Markdown of plain text. */
 const markdownSpecial = /([\\`*_[\]<>#])/g;
 
+/**
+ * What the comment form refuses (contract/text.ts): control characters but
+ * tabs and line breaks, and those that set the direction of text. A post may
+ * write them raw or as references (`&#x202E;`); they would disguise the
+ * comment, or command the owner's terminal.
+ */
+const refused = /[^\P{Cc}\t\n]|\p{Bidi_Control}/gu;
+
 function inlineText(html: string): string {
   return decodeHtmlEntities(html.replace(/<[^>]*>/g, "")).replace(markdownSpecial, "\\$1");
 }
@@ -58,7 +66,7 @@ export function noteMarkdown(
   const warning = contentWarning?.trim()
     ? `**Content warning: ${inlineText(contentWarning).trim()}**\n\n`
     : "";
-  const whole = `${warning}${text}`;
+  const whole = `${warning}${text}`.replace(refused, "");
   if (whole.length <= limits.commentMax) return whole;
   return `${whole.slice(0, limits.commentMax - 1).trimEnd()}…`;
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture, imageTypeOf, pictureBytesMax } from "./pictures.ts";
 import { createRemoteFetch, isPrivateAddress, RemoteFetchError } from "./safe-fetch.ts";
@@ -162,6 +163,19 @@ describe("a Fediverse post as a comment", () => {
     expect(text.length).toBeLessThanOrEqual(2000);
     expect(text.length).toBeGreaterThan(1990);
     expect(text.endsWith("…")).toBe(true);
+  });
+
+  it("keeps out the characters the comment form refuses, however the post writes them", () => {
+    const html =
+      "<p>Hi &#x1b;]0;owned&#7; &#x202E;reversed\u2066 \u0000nul, but \u{1F469}\u200D\u{1F52C} and\ta tab</p>";
+    const text = noteMarkdown(html, {
+      contentWarning: "spoiler &#x202E;ahead&#x1b;[2J",
+      dropMentionsOf: [],
+    });
+    expect(text).toBe(
+      "**Content warning: spoiler ahead\\[2J**\n\nHi \\]0;owned reversed nul, but \u{1F469}\u200D\u{1F52C} and\ta tab",
+    );
+    expect(hasNoControlOrDirectionCharacters(text)).toBe(true);
   });
 
   it("gives a name a comment can carry", () => {
