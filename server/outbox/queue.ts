@@ -205,8 +205,16 @@ const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
   "comment_notice",
   "comment_digest",
   "webhook",
-  "booking_cancellation",
 ]);
+
+/**
+ * Rows that outlive what they are about: a booking's cancellation goes out
+ * even when the booking was deleted meanwhile ("Your data"), and carries the
+ * call itself to do so. Once sent or cancelled the row is deleted, so nothing
+ * of the reader stays behind; one that failed for good stays counted, with
+ * neither its address nor its payload.
+ */
+const rowUntilDone: ReadonlySet<OutboxKind> = new Set(["booking_cancellation"]);
 
 /**
  * PostgreSQL: a row of a batched kind is claimed only by the instance that
@@ -259,6 +267,14 @@ export function createOutboxRepository(
     const attempts = row.attempts + 1;
     const retry = delivery.outcome === "retry" && attempts < retryPolicy.maxAttempts;
     const status = retry ? "queued" : delivery.outcome === "retry" ? "failed" : delivery.outcome;
+    const forgotten = !retry && rowUntilDone.has(row.kind);
+    if (forgotten && status !== "failed") {
+      await trx
+        .deleteFrom("outbox")
+        .where("id", "=", row.id as number)
+        .execute();
+      return;
+    }
     await trx
       .updateTable("outbox")
       .set({
@@ -275,7 +291,8 @@ export function createOutboxRepository(
                 clock().getTime() + retryDelay(attempts, retryBaseMs),
               ).toISOString(),
             }
-          : { payload: payloadUntilDone.has(row.kind) ? null : row.payload }),
+          : { payload: payloadUntilDone.has(row.kind) || forgotten ? null : row.payload }),
+        ...(forgotten ? { email: null } : {}),
       })
       .where("id", "=", row.id as number)
       .execute();

@@ -16,6 +16,7 @@ import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -227,7 +228,19 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(ahead.code).toBe(1);
     expect(ahead.stderr).toContain("cancel it first");
     expect((await ownerBrowser.delete(`/api/admin/bookings/${later.id}`)).statusCode).toBe(409);
+    // Its cancellation done with, as the outbox records it:
+    await expect
+      .poll(() =>
+        runSql(t, "select id from outbox where email = ? and status in ('queued', 'sending')", [
+          call.email,
+        ]),
+      )
+      .toEqual([]);
     expect((await admin(env, "bookings", "delete", String(call.id))).code).toBe(0);
+    // Nothing of it stays: not even the record of the mails sent to its reader, the cancellation's included.
+    expect(
+      await runSql(t, "select kind, status from outbox where email = ?", [call.email]),
+    ).toEqual([]);
     expect((await admin(env, "bookings", "delete", String(call.id))).code).toBe(3);
     expect((await admin(env, "bookings", "show", String(call.id))).code).toBe(3);
     expect(await linesFor("booking delete", `booking ${call.id}`)).toHaveLength(1);
