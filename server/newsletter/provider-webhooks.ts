@@ -12,7 +12,8 @@ import type { ReportKind } from "./reports.ts";
  *   signature is checked against the certificate at its SigningCertURL, which
  *   must be an https address on an SNS host of Amazon's, and its topic must be
  *   one of SES_SNS_TOPIC_ARN (checked first: a stranger's post makes the site
- *   fetch nothing). A subscription's confirmation is confirmed.
+ *   fetch nothing), sent in the last two hours (an older one is a replay). A
+ *   subscription's confirmation is confirmed.
  * - `POST /hooks/postmark`: Postmark's bounce and spam-complaint webhooks, with
  *   POSTMARK_WEBHOOK_SECRET as the basic-auth password (Postmark puts it in the
  *   webhook's URL) or in an X-Webhook-Secret header.
@@ -76,6 +77,13 @@ const postmarkSchema = z.looseObject({
   Description: z.string().max(1000).optional(),
   Details: z.string().max(1000).optional(),
 });
+
+/**
+ * How old a signed SNS message may be: Amazon retries a delivery for an hour
+ * at most, so an older copy is a replay (of a complaint the owner has since
+ * lifted, say). A few minutes ahead are allowed for clocks that differ.
+ */
+const snsMessageAge = { pastMs: 2 * 3_600_000, futureMs: 15 * 60_000 };
 
 const postmarkKinds: Record<string, ReportKind> = {
   HardBounce: "hard",
@@ -196,6 +204,11 @@ export const providerWebhooks: FastifyPluginAsync<{
     // Checked first: anyone can post, and a foreign topic is not worth a fetch from Amazon.
     if (!snsTopics.includes(message.TopicArn)) {
       return refuse(reply, 401, "The message comes from a topic this site does not take.");
+    }
+    // The time is signed with the rest: a stale copy is refused, however well signed.
+    const age = Date.now() - Date.parse(message.Timestamp);
+    if (!(age <= snsMessageAge.pastMs && age >= -snsMessageAge.futureMs)) {
+      return refuse(reply, 401, "The message is too old, or from the future: a replay.");
     }
     let signed = false;
     try {

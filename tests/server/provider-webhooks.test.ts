@@ -175,6 +175,32 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     expect(certificatesFetched.filter((url) => url.includes("foreign"))).toEqual([]);
   });
 
+  it("refuses a signed message from long ago, as a replay, and one from the future", async () => {
+    const hard = (email: string, at: Date) =>
+      snsMessage({
+        Type: "Notification",
+        Timestamp: at.toISOString(),
+        Message: JSON.stringify({
+          notificationType: "Bounce",
+          mail: { messageId: crypto.randomUUID() },
+          bounce: { bounceType: "Permanent", bouncedRecipients: [{ emailAddress: email }] },
+        }),
+      });
+    const hours = (n: number) => new Date(Date.now() + n * 3_600_000);
+    // Amazon retries a delivery for an hour at most: a copy from the day before is a replay.
+    for (const [name, at] of [
+      ["ses-replayed", hours(-25)],
+      ["ses-early", hours(1)],
+    ] as const) {
+      const answer = await postSns(hard(reader(name), at));
+      expect(answer.statusCode, name).toBe(401);
+    }
+    expect((await postSns(hard(reader("ses-retried"), hours(-0.9)))).statusCode).toBe(200);
+    expect((await suppressed()).map((row) => row.email)).not.toContain(reader("ses-replayed"));
+    expect((await suppressed()).map((row) => row.email)).not.toContain(reader("ses-early"));
+    await runSql(t, "delete from suppressions where email = ?", [reader("ses-retried")]);
+  });
+
   it("acts on SES bounces and complaints whose SNS signature holds, and refuses the rest with 401", async () => {
     await seedConfirmed(t, [reader("ses-gone"), reader("ses-angry"), reader("ses-forged")]);
     const bounce = (email: string, bounceType = "Permanent") => ({
