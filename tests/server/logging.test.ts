@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loggerOptions, redactUrl } from "../../server/logging.ts";
 import { waitFor } from "../support/wait-for.ts";
-import { requestSubscription } from "./support/newsletter.ts";
-import { startSmtpSink } from "./support/smtp.ts";
-import { capturedLogs, siteOrigin, startTestApp } from "./support/test-app.ts";
+import { editionFile, requestSubscription } from "./support/newsletter.ts";
+import { Owner } from "./support/owner.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { capturedLogs, siteOrigin, startTestApp, type TestApp } from "./support/test-app.ts";
 
 describe("redacting URLs in logs", () => {
   const token = "q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9a";
@@ -218,25 +220,45 @@ describe("the access log", () => {
 });
 
 describe("a mail server's refusal in the log", () => {
-  it("names the row and the reason, never the address the server quoted", async () => {
-    const smtp = await startSmtpSink();
+  let smtp: SmtpSink;
+  let t: TestApp;
+  const logs = capturedLogs("info");
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
     // As Postfix answers an unknown mailbox: the address in its words.
     smtp.recipient = (address) => ({
       code: 550,
       message: `5.1.1 <${address}>: Recipient address rejected: User unknown in virtual mailbox table`,
     });
-    const logs = capturedLogs("info");
-    const t = await startTestApp("sqlite", { logger: logs.logger, env: { SMTP_URL: smtp.url } });
-    try {
-      expect((await requestSubscription(t, "Nobody.Home@Example.com")).statusCode).toBe(202);
-      const refusals = () => logs.lines.filter((line) => line.msg === "mail not accepted");
-      await waitFor(async () => refusals().length > 0, { what: "the refusal logged" });
-      expect(refusals()[0]).toMatchObject({ permanent: true });
-      expect(String(refusals()[0]?.reason)).toContain("Recipient address rejected");
-      expect(JSON.stringify(logs.lines).toLowerCase()).not.toContain("nobody.home");
-    } finally {
-      await t.close();
-      await smtp.close();
-    }
+    const editions = path.dirname(editionFile("2026-12-refused"));
+    t = await startTestApp("sqlite", {
+      logger: logs.logger,
+      env: { SMTP_URL: smtp.url, EDITIONS_DIR: editions },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("names the row and the reason, never the address the server quoted", async () => {
+    expect((await requestSubscription(t, "Nobody.Home@Example.com")).statusCode).toBe(202);
+    const refusals = () => logs.lines.filter((line) => line.msg === "mail not accepted");
+    await waitFor(async () => refusals().length > 0, { what: "the refusal logged" });
+    expect(refusals()[0]).toMatchObject({ permanent: true });
+    expect(String(refusals()[0]?.reason)).toContain("Recipient address rejected");
+    expect(JSON.stringify(logs.lines).toLowerCase()).not.toContain("nobody.home");
+  });
+
+  it("of an edition's test copy, gives the reason and not the address it was for", async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const sent = await owner.post("/api/admin/editions/2026-12-refused/test", {
+      to: "Proof.Reader@example.com",
+    });
+    expect(sent.statusCode).toBe(503);
+    const line = logs.lines.find((entry) => entry.msg === "test copy could not be sent");
+    expect(JSON.stringify(line)).toContain("Recipient address rejected");
+    expect(JSON.stringify(logs.lines).toLowerCase()).not.toContain("proof.reader");
   });
 });

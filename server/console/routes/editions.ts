@@ -12,6 +12,7 @@ import {
   testSendResponseSchema,
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
+import { withoutAddresses } from "../../lib/log.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions } from "../../newsletter/owner-actions.ts";
@@ -107,7 +108,12 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const edition = await editionOf(request.params.slug);
       const sent = await actions.test(actor(request), edition, request.body.to, mailer);
       if (sent !== "sent") {
-        request.log.warn({ err: sent.notSent }, "test copy could not be sent");
+        // The mail server's words, without the address it may quote (logs hold none).
+        const { notSent } = sent;
+        const reason = withoutAddresses(
+          notSent instanceof Error ? notSent.message : String(notSent),
+        );
+        request.log.warn({ reason }, "test copy could not be sent");
         throw new ApiError(
           503,
           "service_unavailable",
