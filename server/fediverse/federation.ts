@@ -19,6 +19,7 @@ import {
   PUBLIC_COLLECTION,
 } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
+import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
@@ -240,8 +241,8 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
   });
 
   federation.setObjectDispatcher(Note, paths.note, async (ctx, values) => {
-    if (!/^\d{1,10}$/.test(values.id)) return null;
-    const note = await deps.ownerNote(Number(values.id));
+    const id = rowIdParamSchema.safeParse(values.id);
+    const note = id.success ? await deps.ownerNote(id.data) : null;
     if (!note) return null;
     return new Note({
       id: ctx.getObjectUri(Note, values),

@@ -14,6 +14,7 @@ import {
   Undo,
   Update,
 } from "@fedify/fedify/vocab";
+import { rowIdParamSchema } from "../../contract/api.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { paths, siteActor } from "./federation.ts";
@@ -126,8 +127,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     }
     // The owner's Note answered, or a reply from the Fediverse that became a comment.
     const note = ours(ctx, Note, target)?.id;
-    if (note !== undefined && !/^\d{1,10}$/.test(note)) return null;
-    const commentId = note ? Number(note) : (await repository.replyByNote(target.href))?.comment_id;
+    const ownId = note === undefined ? undefined : rowIdParamSchema.safeParse(note);
+    if (ownId && !ownId.success) return null;
+    const commentId = ownId ? ownId.data : (await repository.replyByNote(target.href))?.comment_id;
     if (commentId === undefined) return null;
     const parent = await comments.getForOwner(commentId);
     return parent ? { postId: parent.postId, parentId: parent.id } : null;

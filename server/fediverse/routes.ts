@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { Federation } from "@fedify/fedify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { wantsActivityPub } from "./activity-json.ts";
 import { imageTypeOf } from "./pictures.ts";
@@ -206,9 +207,8 @@ export async function fediverseRoutes(
   // A Fediverse writer's picture, as kept when their reply arrived (pictures.ts).
   app.get("/fediverse/avatars/:commentId", async (request, reply) => {
     const { commentId } = request.params as { commentId: string };
-    const avatar = /^[1-9]\d{0,9}$/.test(commentId)
-      ? await repository.shownAvatar(Number(commentId))
-      : null;
+    const id = rowIdParamSchema.safeParse(commentId);
+    const avatar = id.success ? await repository.shownAvatar(id.data) : null;
     const [type = "", data = ""] = avatar?.split(";base64,") ?? [];
     const bytes = Buffer.from(data, "base64");
     // Checked again as it goes out: a row an import brought in is a file's word.

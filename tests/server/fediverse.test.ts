@@ -520,6 +520,9 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       "/fediverse/avatars/0",
       "/fediverse/avatars/x",
       "/fediverse/avatars/99999",
+      // Past the largest id a row can have (PostgreSQL's integer).
+      "/fediverse/avatars/2147483648",
+      "/fediverse/avatars/9999999999",
     ]) {
       expect((await get(path)).statusCode, path).toBe(404);
     }
@@ -904,6 +907,9 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
     expect(JSON.stringify(served.json())).toContain("It does, more slowly.");
     expect((await get(`/fediverse/notes/${question?.id}`, activityJson)).statusCode).toBe(404);
+    for (const id of ["2147483648", "9999999999"]) {
+      expect((await get(`/fediverse/notes/${id}`, activityJson)).statusCode, id).toBe(404);
+    }
 
     // Dee answers the answer: it joins the thread; one to no note of ours is ignored.
     expect(
