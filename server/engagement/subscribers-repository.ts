@@ -72,6 +72,18 @@ async function queueConfirmation(
   await enqueue(trx, nowText, [{ kind: "confirmation", email: subscriber.email, token }]);
 }
 
+/** Deletes the subscription of an address in any letter case, its link still answering; false when absent. */
+async function unsubscribeAddress(trx: Transaction<Database>, email: string): Promise<boolean> {
+  const removed = await trx
+    .deleteFrom("subscribers")
+    // The same folding as the unique index on lower(email), which serves the lookup.
+    .where(sql<string>`lower(email)`, "=", sql<string>`lower(${email.trim()})`)
+    .returning("unsubscribe_token")
+    .executeTakeFirst();
+  if (removed) await rememberToken(trx, removed.unsubscribe_token);
+  return removed !== undefined;
+}
+
 export function createSubscribersRepository(store: Store) {
   const { db } = store;
   /** A confirmation link's token, with its subscriber. */
@@ -272,19 +284,21 @@ export function createSubscribersRepository(store: Store) {
      */
     async remove(email: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
-        const removed = await trx
-          .deleteFrom("subscribers")
-          // The same folding as the unique index on lower(email), which serves the lookup.
-          .where(sql<string>`lower(email)`, "=", sql<string>`lower(${email.trim()})`)
-          .returning("unsubscribe_token")
-          .executeTakeFirst();
-        if (removed) await rememberToken(trx, removed.unsubscribe_token);
+        const removed = await unsubscribeAddress(trx, email);
         // Forgotten everywhere: a suppression, and the bounces counted towards one, name the address too.
         await forgetSuppression(trx, email);
         const mails = await forget(trx, { kinds: ["confirmation", "edition"], addresses: [email] });
-        return removed !== undefined || mails > 0;
+        return removed || mails > 0;
       });
     },
+
+    /**
+     * Unsubscribes an address in any letter case, as its own link would (a
+     * complaint does): the record of the mails sent to it stays, with what
+     * they drew. False when it was not subscribed.
+     */
+    unsubscribeAddress: (email: string) =>
+      db.transaction().execute((trx) => unsubscribeAddress(trx, email)),
 
     /** Confirmed subscribers. */
     async count(): Promise<number> {

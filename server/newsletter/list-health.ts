@@ -42,8 +42,8 @@ export function createListHealth({
     if (kind === "hard") await suppressions.suppress(email, "hard_bounce", { source, detail });
     else if (kind === "soft") await suppressions.softBounce(email, { ref, source, detail });
     else {
-      // Removed first: removing a subscriber forgets a suppression of the address too.
-      await subscribers.remove(email);
+      // Unsubscribed, as its link would: the mails' record keeps what they drew.
+      await subscribers.unsubscribeAddress(email);
       await suppressions.suppress(email, "complaint", { source, detail });
     }
     if (rowId === undefined) return;
