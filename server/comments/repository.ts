@@ -7,7 +7,12 @@ import type { EventJournal } from "../events/journal.ts";
 import { renderComment } from "./markdown.ts";
 import type { CommentNotifier } from "./notifier.ts";
 import { createCommentOwnerQueries } from "./owner-queries.ts";
-import { createCommentPublishing, ownerModerationTopic, type ReplySettings } from "./publishing.ts";
+import {
+  createCommentPublishing,
+  forgetApproval,
+  ownerModerationTopic,
+  type ReplySettings,
+} from "./publishing.ts";
 import { createCommentReads } from "./reads.ts";
 import { type ForgetExamples, type RemovalMatch, removeComments } from "./removal.ts";
 import { columns, commentEvents, commentShapes } from "./rows.ts";
@@ -69,10 +74,12 @@ export function createCommentsRepository(
    * Deletes the comments matching by id, by visitor or by both, recording a
    * `deleted` event for each in the same transaction; returns how many.
    */
-  async function removeMatching(match: RemovalMatch): Promise<number> {
-    const recorded = await db
-      .transaction()
-      .execute((trx) => removeComments(trx, said, match, forgetSpamExamples));
+  async function removeMatching(match: RemovalMatch, approvalToo = false): Promise<number> {
+    const recorded = await db.transaction().execute(async (trx) => {
+      const events = await removeComments(trx, said, match, forgetSpamExamples);
+      if (approvalToo && match.visitorId) await forgetApproval(trx, match.visitorId);
+      return events;
+    });
     for (const event of recorded) bus.committed(event);
     return recorded.length;
   }
@@ -182,6 +189,14 @@ export function createCommentsRepository(
     /** Abuse clean-up: deletes every comment of one visitor; returns how many. */
     removeAllBy(visitorId: string): Promise<number> {
       return removeMatching({ visitorId });
+    },
+
+    /**
+     * "Your data": every comment of one visitor, and the owner's approval of
+     * them (MODERATION=first), which named their browser too; returns how many.
+     */
+    eraseWriter(visitorId: string): Promise<number> {
+      return removeMatching({ visitorId }, true);
     },
 
     /** Publishes a held comment (publishing.ts), or says why it cannot. */

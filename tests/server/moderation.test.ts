@@ -194,6 +194,26 @@ describe.each(backends)("moderation on %s", (backend) => {
           .awaitingApproval,
       ).toBe(true);
     });
+
+    it("forgets the owner's approval with the writer's data: their next comment waits again", async () => {
+      const postId = freshItem("science");
+      const writer = t.visitor();
+      const { comment } = json(
+        await writer.comment(postId, "A first question"),
+        commentResponseSchema,
+      );
+      await admin(adminEnv(t), "comments", "approve", String(comment.id));
+      expect(
+        json(await writer.comment(postId, "Trusted now"), commentResponseSchema).comment
+          .awaitingApproval,
+      ).toBe(false);
+
+      expect((await writer.post("/api/your-data/delete", { confirm: true })).statusCode).toBe(200);
+      expect(
+        json(await writer.comment(postId, "Back again"), commentResponseSchema).comment
+          .awaitingApproval,
+      ).toBe(true);
+    });
   });
 
   describe("MODERATION=off (the default)", () => {

@@ -45,7 +45,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
       return { deleted: { comments: 0, reactions: 0, replyAddresses: 0, bookings: 0 } };
     // The addresses first: removing the comments would forget them uncounted.
     const replyAddresses = await replyMail.forgetVisitor(visitorId);
-    const comments = await engagement.comments.removeAllBy(visitorId);
+    const comments = await engagement.comments.eraseWriter(visitorId);
     const reactions = await engagement.reactions.removeAllBy(visitorId);
     const booked = await bookings.forgetVisitor(visitorId);
     return { deleted: { comments, reactions, replyAddresses, bookings: booked } };
