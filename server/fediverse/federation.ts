@@ -84,7 +84,7 @@ type FederationDeps = {
 const algorithms = ["RSASSA-PKCS1-v1_5", "Ed25519"] as const;
 
 /** The actor's key pairs, made on first use and kept in the database; every instance shares them. */
-async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
+export async function keyPairsOf(store: Store): Promise<CryptoKeyPair[]> {
   const { db } = store;
   const pairs: CryptoKeyPair[] = [];
   for (const algorithm of algorithms) {

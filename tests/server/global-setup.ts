@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureSpamModel } from "../../scripts/spam-model.ts";
-import { migrateToLatest, openStore } from "../../server/db/store.ts";
+import { migrateToLatest, openStore, type Store } from "../../server/db/store.ts";
+import { keyPairsOf } from "../../server/fediverse/federation.ts";
 import { createDatabase, dropDatabase, startPostgres } from "../support/postgres.ts";
 
 declare module "vitest" {
@@ -54,12 +55,27 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/**
+ * Every migration applied, and the site's Fediverse account given its key
+ * pairs as on its first use: an RSA key of 4096 bits takes about half a
+ * CPU-second to make, and every Fediverse test app made its own. Each
+ * template has its own pairs, so the two sites of
+ * `fediverse-two-sites.test.ts` (one on each database) still sign with
+ * different keys; an app on an empty database (`emptyDatabase`, a `dataDir`
+ * of its own, a server process) makes its keys on first use, and one whose
+ * keys the owner rotates makes new ones (`fediverse-new-keys.test.ts`).
+ */
+async function migrated(store: Store): Promise<void> {
+  await migrateToLatest(store);
+  await keyPairsOf(store);
+}
+
 /** A SQLite database file with every migration applied, closed (its log checkpointed into it). */
 async function migratedSqliteFile(folder: string): Promise<string> {
   const file = path.join(folder, "template.sqlite");
   const store = await openStore({ kind: "sqlite", file });
   try {
-    await migrateToLatest(store);
+    await migrated(store);
   } finally {
     await store.close();
   }
@@ -76,7 +92,7 @@ async function migratedTemplate(serverUrl: string): Promise<string> {
   const url = await createDatabase(serverUrl, "ewe_template");
   const store = await openStore({ kind: "postgres", connectionString: url });
   try {
-    await migrateToLatest(store);
+    await migrated(store);
   } finally {
     await store.close();
   }
