@@ -1,4 +1,3 @@
-import { Window } from "happy-dom";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadContent } from "../../content/load.ts";
 import { errorResponseSchema } from "../../contract/api.ts";
@@ -7,6 +6,7 @@ import { sitePassages } from "../../server/assistant/passages.ts";
 import { loadIndex, serializeIndex } from "../../server/assistant/retrieval.ts";
 import { modelRequest, writerInstructions } from "../../server/assistant/writer.ts";
 import { type ModelStub, startModelStub } from "../support/model-stub.ts";
+import { dom } from "./support/html.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -203,11 +203,10 @@ describe.each(backends)("written answers on %s", (backend) => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain("<b>takes</b>");
-    const window = new Window();
-    window.document.write(response.body);
-    const cite = [...window.document.querySelectorAll("a")].find((a) => a.textContent === "[1]");
+    const page = dom(response.body);
+    const cite = [...page.querySelectorAll("a")].find((a) => a.textContent === "[1]");
     expect(cite?.getAttribute("href")).toBe("/science/ironing#pressing-temperatures");
     // A number that names no source stays text.
-    expect(window.document.body.textContent).toContain("see [7].");
+    expect(page.body.textContent).toContain("see [7].");
   });
 });

@@ -1,4 +1,3 @@
-import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadContent } from "../../content/load.ts";
 import { errorResponseSchema } from "../../contract/api.ts";
@@ -11,6 +10,7 @@ import { sitePassages } from "../../server/assistant/passages.ts";
 import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -25,12 +25,6 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
 const indexJson = serializeIndex(
   sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` }),
 );
-
-function dom(html: string) {
-  const window = new Window();
-  window.document.write(html);
-  return window.document;
-}
 
 describe.each(backends)("the assistant on %s", (backend) => {
   let t: TestApp;

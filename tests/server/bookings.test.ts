@@ -1,5 +1,4 @@
 import { brotliDecompressSync } from "node:zlib";
-import { Window } from "happy-dom";
 import nodeIcal from "node-ical";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
@@ -14,6 +13,7 @@ import { wallTime } from "../../contract/time-zones.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
@@ -57,12 +57,6 @@ function firstDays(starts: string[], zone: string, count: number): string[] {
   const date = new Intl.DateTimeFormat("en-CA", { timeZone: zone });
   const days = [...new Set(starts.map((start) => date.format(Date.parse(start))))].slice(0, count);
   return starts.filter((start) => days.includes(date.format(Date.parse(start))));
-}
-
-function dom(html: string) {
-  const window = new Window();
-  window.document.write(html);
-  return window.document;
 }
 
 let reader = 0;

@@ -1,9 +1,9 @@
-import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { webhookSignature } from "../../server/notifications/webhook.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { dom } from "./support/html.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -29,12 +29,6 @@ const aged = () => tokens.issue(Date.now() - 60_000);
 function movableClock() {
   let offset = 0;
   return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
-}
-
-function dom(html: string) {
-  const window = new Window();
-  window.document.write(html);
-  return window.document;
 }
 
 let sender = 0;

@@ -2,7 +2,6 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Window } from "happy-dom";
 import { Migrator } from "kysely/migration";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
@@ -13,6 +12,7 @@ import { loggerOptions } from "../../server/logging.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { movableClock } from "./support/clock.ts";
+import { dom } from "./support/html.ts";
 import { linksOf, owner } from "./support/notifications.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
@@ -28,13 +28,6 @@ import {
 import { type Hit, startReceiver } from "./support/webhook-receiver.ts";
 
 const hourMs = 60 * 60 * 1000;
-
-/** What a person sees of an HTML page or mail: its text, and the elements in it. */
-function dom(html: string) {
-  const window = new Window();
-  window.document.write(html);
-  return window.document;
-}
 
 async function commentIds(t: TestApp, postId: string): Promise<number[]> {
   const response = await t.visitor().get(`/api/items/science/${postId}/comments`);

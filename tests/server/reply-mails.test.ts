@@ -1,4 +1,3 @@
-import { Window } from "happy-dom";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   commentResponseSchema,
@@ -8,6 +7,7 @@ import {
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { dom } from "./support/html.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -36,12 +36,6 @@ function movableClock() {
       offset += ms;
     },
   };
-}
-
-function dom(html: string) {
-  const window = new Window();
-  window.document.write(html);
-  return window.document;
 }
 
 const confirmLink = (mail: ReceivedMail) => {
