@@ -125,6 +125,9 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   const note = await ctx.getObject(Note, { id: String(commentId) });
   const [answered, writer] = [note?.replyTargetId, note?.ccId];
   if (!note || !answered || !writer) return false;
+  // Sent once: a record made before writers were kept names the answered Note alone.
+  const before = await sender.repository.sent(notePath(commentId));
+  if (before?.digest.split(" ")[0] === answered.href) return false;
   const sent = `${answered.href} ${writer.href}`;
   if (!(await sender.repository.recordPublished(notePath(commentId), sent))) return false;
   const recipient = await ctx.lookupObject(writer.href);
