@@ -855,32 +855,37 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
   });
 
+  /** Dee's post number `n`, in reply to the soap post unless told, delivered to the site's inbox. */
+  const deeSays = async (
+    n: number,
+    text: string,
+    inReplyTo = `${siteUrl}/fediverse/items/science/soap`,
+  ) => {
+    const dee = remote.actor("dee");
+    return t.app.inject(
+      await remote.signed("dee", {
+        id: `${dee}/statuses/${n}/activity`,
+        type: "Create",
+        actor: dee,
+        object: {
+          id: `${dee}/statuses/${n}`,
+          type: "Note",
+          attributedTo: dee,
+          inReplyTo,
+          content: `<p>${text}</p>`,
+          to: ["https://www.w3.org/ns/activitystreams#Public"],
+        },
+      }),
+    );
+  };
+
   it("serves the owner's answer to a Fediverse reply as a Note, and takes a reply to it into the thread", {
     timeout: 240_000,
   }, async () => {
     const dee = remote.actor("dee");
     const comments = async () =>
       json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments;
-    const say = async (n: number, inReplyTo: string, text: string) =>
-      t.app.inject(
-        await remote.signed("dee", {
-          id: `${dee}/statuses/${n}/activity`,
-          type: "Create",
-          actor: dee,
-          object: {
-            id: `${dee}/statuses/${n}`,
-            type: "Note",
-            attributedTo: dee,
-            inReplyTo,
-            content: `<p>${text}</p>`,
-            to: ["https://www.w3.org/ns/activitystreams#Public"],
-          },
-        }),
-      );
-    expect(
-      (await say(2001, `${siteUrl}/fediverse/items/science/soap`, "Does cold water work?"))
-        .statusCode,
-    ).toBe(202);
+    expect((await deeSays(2001, "Does cold water work?")).statusCode).toBe(202);
     const byText = async (text: string) =>
       (await comments()).find((comment) => comment.content === text);
     await waitFor(async () => (await byText("Does cold water work?")) !== undefined, {
@@ -913,11 +918,12 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
 
     // Dee answers the answer: it joins the thread; one to no note of ours is ignored.
     expect(
-      (await say(2002, `${siteUrl}/fediverse/notes/${answerId}`, "Thanks, good to know."))
+      (await deeSays(2002, "Thanks, good to know.", `${siteUrl}/fediverse/notes/${answerId}`))
         .statusCode,
     ).toBe(202);
     expect(
-      (await say(2003, `${siteUrl}/fediverse/notes/x${answerId}`, "Lost in the post.")).statusCode,
+      (await deeSays(2003, "Lost in the post.", `${siteUrl}/fediverse/notes/x${answerId}`))
+        .statusCode,
     ).toBe(202);
     await waitFor(async () => (await byText("Thanks, good to know.")) !== undefined, {
       timeoutMs: 120_000,
@@ -927,29 +933,9 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect(await byText("Lost in the post.")).toBeUndefined();
   });
 
-  /** Dee's post number `n` in reply to the soap post, delivered to the site's inbox. */
-  const deeOnSoap = async (n: number, text: string) => {
-    const dee = remote.actor("dee");
-    return t.app.inject(
-      await remote.signed("dee", {
-        id: `${dee}/statuses/${n}/activity`,
-        type: "Create",
-        actor: dee,
-        object: {
-          id: `${dee}/statuses/${n}`,
-          type: "Note",
-          attributedTo: dee,
-          inReplyTo: `${siteUrl}/fediverse/items/science/soap`,
-          content: `<p>${text}</p>`,
-          to: ["https://www.w3.org/ns/activitystreams#Public"],
-        },
-      }),
-    );
-  };
-
   it("logs that a reply arrived, and none of its words", { timeout: 240_000 }, async () => {
     const dee = remote.actor("dee");
-    const said = await deeOnSoap(2201, "My neighbour at number 12 swears by lye soap");
+    const said = await deeSays(2201, "My neighbour at number 12 swears by lye soap");
     expect(said.statusCode).toBe(202);
     const arrived = () =>
       logs.lines.some(
@@ -963,7 +949,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     timeout: 240_000,
   }, async () => {
     const dee = remote.actor("dee");
-    expect((await deeOnSoap(2101, "Is soap better warm?")).statusCode).toBe(202);
+    expect((await deeSays(2101, "Is soap better warm?")).statusCode).toBe(202);
     const question = async () =>
       json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
         (comment) => comment.content === "Is soap better warm?",
