@@ -12,3 +12,13 @@ export const otherServiceLabel = "Something else";
 
 /** Where an enquiry stands with the owner. */
 export const enquiryStatuses = ["new", "answered", "closed"] as const;
+
+/** Whether a form may send `id` as its service: one on offer, or the other. */
+export const isServiceChoice = (services: readonly { id: string }[], id: string) =>
+  id === otherService || services.some((service) => service.id === id);
+
+/** A service's title by its id; an id no longer on offer stands for itself. */
+export function serviceTitles(services: readonly { id: string; title: string }[]) {
+  const titles = new Map(services.map((service) => [service.id, service.title]));
+  return (id: string) => (id === otherService ? otherServiceLabel : (titles.get(id) ?? id));
+}

@@ -19,6 +19,7 @@ import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { createEnquiries } from "./enquiries/service.ts";
 import { createFediverse } from "./fediverse/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
+import { startHourlyRetention } from "./lib/retention.ts";
 import { dayMs } from "./lib/time.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
@@ -319,8 +320,17 @@ export async function startServices({
   const counting = readers.start(log);
   const auditDeleted = (action: string) => (count: number) =>
     ownerConsole.audit(null, action, `${count} deleted`);
-  const retention = enquiries.startRetention(log, auditDeleted("enquiries retention"));
-  const bookingRetention = bookings.startRetention(log, auditDeleted("bookings retention"));
+  /** Deletes, every hour, what `prune` finds past its retention period; the trail says how many. */
+  const retain = (what: string, prune: () => Promise<number>) =>
+    startHourlyRetention(prune, {
+      log,
+      failure: `old ${what} could not be deleted`,
+      removed: auditDeleted(`${what} retention`),
+    });
+  const retention = retain("enquiries", () => enquiries.repository.prune(enquiries.retentionDays));
+  const bookingRetention = retain("bookings", () =>
+    bookings.repository.prune(bookings.retentionDays),
+  );
   // The site's own assistant: its index is read at the first question.
   const assistant = createAssistant({
     store,
@@ -341,7 +351,9 @@ export async function startServices({
     attribute: readers.attribute,
     clock,
   });
-  const questionRetention = assistant.startRetention(log, auditDeleted("questions retention"));
+  const questionRetention = retain("questions", () =>
+    assistant.repository.prune(assistant.retentionDays),
+  );
   const close = async () => {
     retention.stop();
     await fediverse.stop();

@@ -8,6 +8,7 @@ import { limits } from "../../contract/limits.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   acceptForms,
+  errorPages,
   formFields,
   fromSite,
   hidden,
@@ -102,19 +103,15 @@ export const assistantPages: FastifyPluginAsync<{
 
   acceptForms(app, 4096);
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, "assistant page failed");
-    const failure = status >= 500 ? storeFailureOf(error) : undefined;
-    if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
-    const message =
+  errorPages(app, "assistant page failed", storeFailureOf, (status) =>
+    problemPage(
       status === 413
         ? "The question was too long to read. Ask a shorter one."
-        : status >= 500
-          ? "The assistant could not answer just now. Please try again in a moment."
-          : "The form could not be read. Go back and ask again.";
-    return send(reply, status >= 500 ? 503 : status, problemPage(message));
-  });
+        : status < 500
+          ? "The form could not be read. Go back and ask again."
+          : "The assistant could not answer just now. Please try again in a moment.",
+    ),
+  );
 
   app.post(askPath, async (request, reply) => {
     if (!fromSite(request, siteOrigin)) {

@@ -7,7 +7,6 @@ import type {
   AssistantSource,
 } from "../../contract/assistant.ts";
 import type { Store } from "../db/store.ts";
-import { startHourlyRetention } from "../lib/retention.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { createQuestionsRepository, type QuestionsRepository } from "./repository.ts";
 import { type AssistantIndex, loadIndex } from "./retrieval.ts";
@@ -179,21 +178,6 @@ export function createAssistant({
       const given = Buffer.from(token);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "refused";
       return (await repository.feedback(id, helpful)) ? "recorded" : "gone";
-    },
-
-    /**
-     * Deletes, every hour, the questions older than the retention period;
-     * `removed` hears how many (for the audit trail).
-     */
-    startRetention(
-      log: { warn(object: unknown, message: string): void },
-      removed: (count: number) => Promise<void>,
-    ) {
-      return startHourlyRetention(() => repository.prune(retentionDays), {
-        log,
-        failure: "old questions could not be deleted",
-        removed,
-      });
     },
   };
 }

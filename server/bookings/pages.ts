@@ -7,12 +7,13 @@ import {
   type SlotsResponse,
   slotTakenMessage,
 } from "../../contract/bookings.ts";
-import { otherService } from "../../contract/enquiries.ts";
+import { isServiceChoice } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { currentZoneName, isTimeZone, momentLabel } from "../../contract/time-zones.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   acceptForms,
+  errorPages,
   formFields,
   fromElsewhere,
   fromSite,
@@ -127,22 +128,15 @@ export async function bookingPages(
       return send(reply, 429, alert(tooMany));
     };
 
-    scope.setErrorHandler(async (error, request, reply) => {
-      const status = (error as { statusCode?: number }).statusCode ?? 500;
-      if (status < 500) {
-        return send(reply, status, alert("The form could not be read. Go back and send it again."));
-      }
-      request.log.error({ err: error }, "booking page failed");
-      const failure = storeFailureOf(error);
-      if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
-      return send(
-        reply,
-        503,
+    errorPages(scope, "booking page failed", storeFailureOf, (status) =>
+      page(
         alert(
-          "The site could not reach its database just now; nothing was booked. Please try again in a moment.",
+          status < 500
+            ? "The form could not be read. Go back and send it again."
+            : "The site could not reach its database just now; nothing was booked. Please try again in a moment.",
         ),
-      );
-    });
+      ),
+    );
 
     /** What the address asks the form for: a zone, a service, how many days. */
     const asked = async (request: FastifyRequest) => {
@@ -150,10 +144,7 @@ export async function bookingPages(
       const named = typeof zone === "string" ? currentZoneName(zone) : "";
       const chosenZone = isTimeZone(named) ? named : "";
       const chosenService =
-        typeof service === "string" &&
-        (service === otherService || bookings.services.some((s) => s.id === service))
-          ? service
-          : "";
+        typeof service === "string" && isServiceChoice(bookings.services, service) ? service : "";
       const weeks = Math.ceil(Number(days) / daysAtOnce);
       return {
         unknownZone: named !== "" && !chosenZone,

@@ -1,18 +1,20 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Availability, SlotsResponse, ValidBookingRequest } from "../../contract/bookings.ts";
-import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
+import { serviceTitles } from "../../contract/enquiry-choices.ts";
 import { isTimeZone } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import type { FormTokens } from "../lib/form-token.ts";
-import { mailboxOf } from "../lib/mailbox.ts";
-import { startHourlyRetention } from "../lib/retention.ts";
+import { mailboxDigest } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
-import type { Refusal } from "../moderation/defences.ts";
-import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
+import {
+  checkEnquiryContent,
+  type FormRefusal,
+  formDefences,
+} from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
 import { freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
@@ -36,14 +38,7 @@ type BookOutcome =
   | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
   /** Another reader took the time first: the free times left, in the reader's zone. */
   | { outcome: "taken"; slots: SlotsResponse }
-  | { outcome: "refused"; refusal: Refusal & { field?: string; retryAfterSeconds?: number } };
-
-const banned: Refusal = {
-  status: 403,
-  code: "banned",
-  message:
-    "Sorry, bookings from this browser or connection are not accepted at the moment. Please write to the contact address instead.",
-};
+  | { outcome: "refused"; refusal: FormRefusal };
 
 export function createBookings({
   store,
@@ -79,15 +74,11 @@ export function createBookings({
 }) {
   const repository: BookingsRepository = createBookingsRepository(store, clock);
   const queuedListeners = new Set<() => void>();
-  const titles = new Map(services.map((service) => [service.id, service.title]));
-  const serviceTitle = (id: string) =>
-    id === otherService ? otherServiceLabel : (titles.get(id) ?? id);
+  const serviceTitle = serviceTitles(services);
   const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
   const uidHost = new URL(config.siteUrl).hostname;
-  // A key of its own, so the stored value stands for nothing else.
-  const addressKey = createHmac("sha256", cookieSecret).update("booking reader address").digest();
-  const addressHash = (email: string) =>
-    createHmac("sha256", addressKey).update(mailboxOf(email)).digest("base64url");
+  const addressHash = mailboxDigest(cookieSecret, "booking reader address");
+  const defences = formDefences("bookings", { moderation, formTokens, services });
 
   const ownerZoneOf = (availability: Availability) =>
     availability.timeZone ?? config.bookingTimeZone;
@@ -136,9 +127,7 @@ export function createBookings({
   const begun = (booking: Pick<StoredBooking, "start">) =>
     Date.parse(booking.start) <= clock().getTime();
 
-  const refuse = (
-    refusal: Refusal & { field?: string; retryAfterSeconds?: number },
-  ): BookOutcome => ({ outcome: "refused", refusal });
+  const refuse = (refusal: FormRefusal): BookOutcome => ({ outcome: "refused", refusal });
 
   return {
     repository,
@@ -169,21 +158,11 @@ export function createBookings({
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<BookOutcome> {
       const ipHash = keys.addressHash(ip);
-      if (await moderation.isBanned({ visitorId, ipHash })) return refuse(banned);
+      const first = await defences(request, { visitorId, ipHash });
       const availability = await repository.availability();
       const ownerZone = ownerZoneOf(availability);
-      // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
-      if (request.website) return { outcome: "booked", booking: null, ownerZone };
-      const timing = await formTokens.admit(request.formToken);
-      if (timing) return refuse(timing);
-      if (request.service !== otherService && !titles.has(request.service)) {
-        return refuse({
-          status: 400,
-          code: "validation_failed",
-          message: `Choose a service from the list, or "${otherServiceLabel}".`,
-          field: "service",
-        });
-      }
+      if (first === "honeypot") return { outcome: "booked", booking: null, ownerZone };
+      if (first) return refuse(first);
       const mailbox = addressHash(request.email);
       const recent = await repository.countSince({
         ipHash,
@@ -341,18 +320,6 @@ export function createBookings({
       queuedListeners.add(listener);
     },
     woken,
-
-    /** Deletes, every hour, the bookings whose call ended longer ago than the retention period. */
-    startRetention(
-      log: { warn(object: unknown, message: string): void },
-      removed: (count: number) => Promise<void>,
-    ) {
-      return startHourlyRetention(() => repository.prune(config.BOOKING_RETENTION_DAYS), {
-        log,
-        failure: "old bookings could not be deleted",
-        removed,
-      });
-    },
   };
 }
 

@@ -1,18 +1,12 @@
-import {
-  type Enquiry,
-  type EnquiryStatusName,
-  otherService,
-  otherServiceLabel,
-} from "../../contract/enquiries.ts";
+import type { Enquiry, EnquiryStatusName } from "../../contract/enquiries.ts";
+import { serviceTitles } from "../../contract/enquiry-choices.ts";
 import type { OwnerActor } from "../lib/owner-actor.ts";
 import { enquiriesCsv } from "./export.ts";
 import type { EnquiriesRepository, StoredEnquiry } from "./repository.ts";
 
 /** How the owner reads an enquiry: with its service's title, without its mail thread's id. */
 export function enquiryReader(services: { id: string; title: string }[]) {
-  const titles = new Map(services.map((service) => [service.id, service.title]));
-  const serviceTitle = (id: string) =>
-    id === otherService ? otherServiceLabel : (titles.get(id) ?? id);
+  const serviceTitle = serviceTitles(services);
   return {
     serviceTitle,
     toEnquiry: ({ threadId: _thread, ...rest }: StoredEnquiry): Enquiry => ({

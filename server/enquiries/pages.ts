@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
-import { enquiryRequestSchema, otherService, type ValidEnquiry } from "../../contract/enquiries.ts";
+import { enquiryRequestSchema, type ValidEnquiry } from "../../contract/enquiries.ts";
+import { isServiceChoice } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   acceptForms,
+  errorPages,
   formFields,
   fromElsewhere,
   fromSite,
@@ -83,22 +85,17 @@ export const enquiryPages: FastifyPluginAsync<{
 
   acceptForms(app);
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, "enquiry page failed");
-    // The database's failure says when to try again (server/db/errors.ts).
-    const failure = status >= 500 ? storeFailureOf(error) : undefined;
-    if (failure) reply.header("retry-after", String(failure.retryAfterSeconds));
-    const message =
+  errorPages(app, "enquiry page failed", storeFailureOf, (status, unwritable) =>
+    problemPage([
       status === 413
         ? "The form was too large to read. Shorten the message and send it again."
-        : failure?.kind === "unwritable"
-          ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
-          : status >= 500
-            ? "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment."
-            : "The form could not be read. Go back and send it again.";
-    return send(reply, status >= 500 ? 503 : status, problemPage([message]));
-  });
+        : status < 500
+          ? "The form could not be read. Go back and send it again."
+          : unwritable
+            ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
+            : "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment.",
+    ]),
+  );
 
   app.post(formPath, async (request, reply) => {
     if (!fromSite(request, siteOrigin)) {
@@ -122,10 +119,7 @@ export const enquiryPages: FastifyPluginAsync<{
     const enquiry = parsed.data;
     const title = enquiries.serviceTitle(enquiry.service);
     if (enquiry.formToken === undefined && !enquiry.website) {
-      if (
-        enquiry.service !== otherService &&
-        !enquiries.services.some((s) => s.id === enquiry.service)
-      ) {
+      if (!isServiceChoice(enquiries.services, enquiry.service)) {
         return send(reply, 400, problemPage(["Choose a service from the list."]));
       }
       return send(reply, 200, reviewPage(enquiry, title, enquiries.issueFormToken()));

@@ -1,19 +1,15 @@
-import { createHmac } from "node:crypto";
-import {
-  type Enquiry,
-  otherService,
-  otherServiceLabel,
-  type ValidEnquiry,
-} from "../../contract/enquiries.ts";
+import type { Enquiry, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
 import type { FormTokens } from "../lib/form-token.ts";
-import { mailboxOf } from "../lib/mailbox.ts";
-import { startHourlyRetention } from "../lib/retention.ts";
+import { mailboxDigest } from "../lib/mailbox.ts";
 import type { Blocklist } from "../moderation/blocklist.ts";
-import type { Refusal } from "../moderation/defences.ts";
-import { checkEnquiryContent } from "../moderation/enquiry-rules.ts";
+import {
+  checkEnquiryContent,
+  type FormRefusal,
+  formDefences,
+} from "../moderation/enquiry-rules.ts";
 import type { Moderation } from "../moderation/service.ts";
 import type { SpamFilter } from "../moderation/spam/filter.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
@@ -45,18 +41,10 @@ type EnquiryWebhookBody = {
   enquiry: Omit<Enquiry, "status" | "kept" | "updatedAt" | "answers"> & { url: string };
 };
 
-type FormRefusal = Refusal & { field?: string; retryAfterSeconds?: number };
 type SubmitOutcome =
   | { outcome: "received"; id: number | null; acknowledged: boolean }
   | { outcome: "refused"; refusal: FormRefusal };
 const refuse = (refusal: FormRefusal) => ({ outcome: "refused", refusal }) as const;
-
-const banned: Refusal = {
-  status: 403,
-  code: "banned",
-  message:
-    "Sorry, enquiries from this browser or connection are not accepted at the moment. Please write to the contact address instead.",
-};
 
 export function createEnquiries({
   store,
@@ -97,10 +85,8 @@ export function createEnquiries({
   const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
   const messageIdHost = new URL(config.siteUrl).hostname;
   const webhook = Boolean(config.WEBHOOK_URL && config.WEBHOOK_SECRET);
-  // A key of its own, so the stored value stands for nothing else.
-  const addressKey = createHmac("sha256", cookieSecret).update("enquiry sender address").digest();
-  const addressHash = (email: string) =>
-    createHmac("sha256", addressKey).update(mailboxOf(email)).digest("base64url");
+  const addressHash = mailboxDigest(cookieSecret, "enquiry sender address");
+  const defences = formDefences("enquiries", { moderation, formTokens, services });
   const context = (enquiry: StoredEnquiry) => ({
     siteUrl: config.siteUrl,
     serviceTitle: serviceTitle(enquiry.service),
@@ -149,19 +135,9 @@ export function createEnquiries({
       { ip, visitorId }: { ip: string; visitorId: string | null },
     ): Promise<SubmitOutcome> {
       const ipHash = keys.addressHash(ip);
-      if (await moderation.isBanned({ visitorId, ipHash })) return refuse(banned);
-      // Only a program fills a field nobody can see: it is told all went well, and nothing is kept.
-      if (enquiry.website) return { outcome: "received", id: null, acknowledged: false };
-      const timing = await formTokens.admit(enquiry.formToken);
-      if (timing) return refuse(timing);
-      if (enquiry.service !== otherService && !services.some((s) => s.id === enquiry.service)) {
-        return refuse({
-          status: 400,
-          code: "validation_failed",
-          message: `Choose a service from the list, or "${otherServiceLabel}".`,
-          field: "service",
-        });
-      }
+      const first = await defences(enquiry, { visitorId, ipHash });
+      if (first === "honeypot") return { outcome: "received", id: null, acknowledged: false };
+      if (first) return refuse(first);
       // The cheap checks first: an address over its hourly limit costs one count.
       const recent = await repository.countSince({
         ipHash,
@@ -224,21 +200,6 @@ export function createEnquiries({
     /** Runs `listener` after every enquiry that queued mail (the outbox worker's wake-up). */
     onQueued(listener: () => void) {
       queuedListeners.add(listener);
-    },
-
-    /**
-     * Deletes, every hour, the enquiries older than the retention period that
-     * the owner did not keep; `removed` hears how many (for the audit trail).
-     */
-    startRetention(
-      log: { warn(object: unknown, message: string): void },
-      removed: (count: number) => Promise<void>,
-    ) {
-      return startHourlyRetention(() => repository.prune(config.ENQUIRY_RETENTION_DAYS), {
-        log,
-        failure: "old enquiries could not be deleted",
-        removed,
-      });
     },
   };
 }

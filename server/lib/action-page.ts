@@ -144,13 +144,38 @@ export function formFields(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }
 
+/** The database's reading of an error (server/db/errors.ts): whether and when to try again. */
+type FailureOf = (
+  error: unknown,
+) => { kind: "unwritable" | "unreachable"; retryAfterSeconds: number } | undefined;
+
+/**
+ * Answers what the pages on `app` fail to serve with `page`, never Fastify's
+ * JSON: under the status of a request they could not read, or under 503 for a
+ * failure (logged as `failure`), with Retry-After when `failureOf` knows when
+ * to try again, and `unwritable` when the store cannot write.
+ */
+export function errorPages(
+  app: FastifyInstance,
+  failure: string,
+  failureOf: FailureOf | undefined,
+  page: (status: number, unwritable: boolean) => string,
+) {
+  app.setErrorHandler(async (error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status < 500) return sendPage(reply, status, page(status, false));
+    request.log.error({ err: error }, failure);
+    const known = failureOf?.(error);
+    if (known) reply.header("retry-after", String(known.retryAfterSeconds));
+    return sendPage(reply, 503, page(503, known?.kind === "unwritable"));
+  });
+}
+
 /**
  * The pages behind a mail's links, on `app`: returns how they answer (each
  * under `note`, when given), and answers what they fail to serve with a page
- * of their own, never Fastify's JSON: a request they could not read is told to
- * open the link from `mail` again, and a failure (logged as `failure`) that
- * nothing was changed: 503, with Retry-After when `failureOf` (the database's
- * reading of errors, server/db/errors.ts) knows when to try again.
+ * of their own (`errorPages`): a request they could not read is told to open
+ * the link from `mail` again, and a failure that nothing was changed.
  */
 export function linkPages(
   app: FastifyInstance,
@@ -163,32 +188,28 @@ export function linkPages(
     note?: string;
     mail: string;
     failure: string;
-    failureOf?: (
-      error: unknown,
-    ) => { kind: "unwritable" | "unreachable"; retryAfterSeconds: number } | undefined;
+    failureOf?: FailureOf;
   },
 ) {
   const send = (reply: FastifyReply, status: number, page: ActionPage) =>
     sendPage(reply, status, renderActionPage({ note, ...page }));
-  app.setErrorHandler(async (error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status < 500) {
-      return send(reply, status, {
-        title: "This request could not be read",
-        body: paragraph(`Open the link from ${mail} and press the button again.`),
-      });
-    }
-    request.log.error({ err: error }, failure);
-    const known = failureOf?.(error);
-    if (known) reply.header("retry-after", String(known.retryAfterSeconds));
-    return send(reply, 503, {
-      title: "Nothing was changed",
-      body: paragraph(
-        known?.kind === "unwritable"
-          ? "The site cannot save anything just now. Try the link again in a few minutes."
-          : "The site could not reach its database. Try the link again in a moment.",
-      ),
-    });
-  });
+  errorPages(app, failure, failureOf, (status, unwritable) =>
+    renderActionPage({
+      note,
+      ...(status < 500
+        ? {
+            title: "This request could not be read",
+            body: paragraph(`Open the link from ${mail} and press the button again.`),
+          }
+        : {
+            title: "Nothing was changed",
+            body: paragraph(
+              unwritable
+                ? "The site cannot save anything just now. Try the link again in a few minutes."
+                : "The site could not reach its database. Try the link again in a moment.",
+            ),
+          }),
+    }),
+  );
   return send;
 }

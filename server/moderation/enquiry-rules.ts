@@ -1,3 +1,5 @@
+import { isServiceChoice, otherServiceLabel } from "../../contract/enquiry-choices.ts";
+import type { FormTokens } from "../lib/form-token.ts";
 import type { BlocklistEntries } from "./blocklist.ts";
 import {
   blockedLink,
@@ -8,13 +10,15 @@ import {
   isKeywordStuffing,
   linksIn,
 } from "./content-rules.ts";
+import type { Refusal } from "./defences.ts";
+import type { Moderation } from "./service.ts";
 
 /**
- * What an enquiry's text must not be (docs/product.md, "Enquiries"): the
- * comment rules' blocklist, look-alike and keyword-stuffing checks, in its own
- * words. Unlike a comment it is read by the owner alone, so it may carry
- * links, addresses and phone numbers: a client gives their contact details
- * and points at a drawing.
+ * What an enquiry's text, or a booked call's note, must not be (docs/product.md,
+ * "Enquiries"): the comment rules' blocklist, look-alike and keyword-stuffing
+ * checks, in its own words. Unlike a comment it is read by the owner alone, so
+ * it may carry links, addresses and phone numbers: a client gives their
+ * contact details and points at a drawing.
  */
 const messages = {
   lookAlike:
@@ -42,4 +46,50 @@ export function checkEnquiryContent(
   }
   if (isKeywordStuffing(text)) return { code: "blocked_content", message: messages.stuffing };
   return null;
+}
+
+/** A refusal the form shows, beside `field` when it is about one. */
+export type FormRefusal = Refusal & { field?: string; retryAfterSeconds?: number };
+
+/**
+ * The defences a form to the owner meets first, in order: a ban, the
+ * honeypot, the form's signed time (spent here), and a service from the list.
+ * "honeypot" when only a program filled the field nobody can see: it is told
+ * all went well, and nothing is kept. `what` names the form's sendings
+ * ("enquiries", "bookings") in a banned sender's answer.
+ */
+export function formDefences(
+  what: string,
+  {
+    moderation,
+    formTokens,
+    services,
+  }: {
+    moderation: Pick<Moderation, "isBanned">;
+    formTokens: FormTokens;
+    services: readonly { id: string }[];
+  },
+) {
+  return async (
+    form: { service: string; website?: string | undefined; formToken?: string | undefined },
+    sender: { visitorId: string | null; ipHash: string },
+  ): Promise<FormRefusal | "honeypot" | null> => {
+    if (await moderation.isBanned(sender)) {
+      return {
+        status: 403,
+        code: "banned",
+        message: `Sorry, ${what} from this browser or connection are not accepted at the moment. Please write to the contact address instead.`,
+      };
+    }
+    if (form.website) return "honeypot";
+    const timing = await formTokens.admit(form.formToken);
+    if (timing) return timing;
+    if (isServiceChoice(services, form.service)) return null;
+    return {
+      status: 400,
+      code: "validation_failed",
+      message: `Choose a service from the list, or "${otherServiceLabel}".`,
+      field: "service",
+    };
+  };
 }

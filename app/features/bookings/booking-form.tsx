@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import type { BookedResponse, BookingConflictResponse } from "../../../contract/bookings.ts";
-import { otherService } from "../../../contract/enquiry-choices.ts";
+import { isServiceChoice } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
   currentZoneName,
@@ -34,7 +34,7 @@ function fromServerForm(services: ServiceChoice[]): {
   const data = form ? new FormData(form) : new FormData();
   const text = (name: string) => String(data.get(name) ?? "");
   const wanted = text("service") || fromAddress.get("service") || "";
-  const known = wanted === otherService || services.some((service) => service.id === wanted);
+  const known = isServiceChoice(services, wanted);
   // A zone in the address was chosen with the select; otherwise the browser's own.
   const asked = fromAddress.get("zone") ?? "";
   const browser = currentZoneName(Intl.DateTimeFormat().resolvedOptions().timeZone ?? "");

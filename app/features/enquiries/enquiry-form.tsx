@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { otherService } from "../../../contract/enquiry-choices.ts";
+import { isServiceChoice, otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
 import { api, formRefusal } from "../../lib/api-client.ts";
@@ -34,8 +34,7 @@ const optionalFields = [
 /** The service named by `?service=`, where a card's link leaves the address once hydrated. */
 function serviceFromAddress(services: ServiceChoice[]): string | null {
   const wanted = new URLSearchParams(window.location.search).get("service");
-  if (wanted === otherService) return wanted;
-  return services.some((service) => service.id === wanted) ? wanted : null;
+  return wanted !== null && isServiceChoice(services, wanted) ? wanted : null;
 }
 
 /**
