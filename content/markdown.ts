@@ -1,8 +1,15 @@
-import { Marked } from "marked";
-import { decodeHtmlEntities, escapeHtml } from "../contract/html.ts";
+import MarkdownIt from "markdown-it";
+import { decodeHtmlEntities } from "../contract/html.ts";
 import { withoutSampleVoiceMarkers } from "./sample-voice-marker.ts";
 
 /* The Markdown of content bodies, rendered for the pages (content/load.ts), and its text. */
+
+/**
+ * CommonMark with tables and strikethrough; an address written with its scheme
+ * is a link. Content is ours, but raw HTML would bypass the design: it shows
+ * as text, and so does a link to anything but a web page (no `javascript:`).
+ */
+export const contentMarkdown = new MarkdownIt({ linkify: true });
 
 /**
  * Headings in a body sit below the card or page title that holds them. On a
@@ -16,28 +23,22 @@ export function renderMarkdown(
   headingOffset: number,
   { headingIds = false }: { headingIds?: boolean } = {},
 ): string {
+  const { options, renderer } = contentMarkdown;
+  const tokens = contentMarkdown.parse(withoutSampleVoiceMarkers(markdown), {});
   const taken = new Set<string>();
-  const idOf = (text: string) => {
-    const base = anchorId(text) || "part";
-    let id = base;
-    for (let n = 2; taken.has(id); n += 1) id = `${base}-${n}`;
-    taken.add(id);
-    return id;
-  };
-  const marked = new Marked({
-    gfm: true,
-    renderer: {
-      // Content is ours, but raw HTML would bypass the design; show it as text.
-      html: ({ text }) => escapeHtml(text),
-      heading({ tokens, depth }) {
-        const level = Math.min(6, depth + headingOffset);
-        const inner = this.parser.parseInline(tokens);
-        const id = headingIds ? ` id="${idOf(plainText(inner))}"` : "";
-        return `<h${level}${id}>${inner}</h${level}>\n`;
-      },
-    },
-  });
-  return marked.parse(withoutSampleVoiceMarkers(markdown), { async: false });
+  for (const [index, token] of tokens.entries()) {
+    if (!token.type.startsWith("heading_")) continue;
+    token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + headingOffset)}`;
+    if (headingIds && token.nesting === 1) {
+      const inner = renderer.renderInline(tokens[index + 1]?.children ?? [], options, {});
+      const base = anchorId(plainText(inner)) || "part";
+      let id = base;
+      for (let n = 2; taken.has(id); n += 1) id = `${base}-${n}`;
+      taken.add(id);
+      token.attrSet("id", id);
+    }
+  }
+  return renderer.render(tokens, options, {});
 }
 
 export function countWords(markdown: string): number {
@@ -55,7 +56,7 @@ export function anchorId(title: string): string {
     .replace(/^-|-$/g, "");
 }
 
-/** The text of some rendered HTML (ours, from marked), without its tags. */
+/** The text of some rendered HTML (ours, from Markdown), without its tags. */
 export function plainText(html: string): string {
   return decodeHtmlEntities(html.replace(/<[^>]+>/g, " "))
     .replace(/\s+/g, " ")

@@ -1,7 +1,6 @@
-import { Marked, type Tokens } from "marked";
 import type { z } from "zod";
 import { ContentError } from "./frontmatter.ts";
-import { plainText, renderMarkdown } from "./markdown.ts";
+import { contentMarkdown, plainText, renderMarkdown } from "./markdown.ts";
 import { withoutSampleVoiceMarkers } from "./sample-voice-marker.ts";
 import type { servicePriceSchema } from "./schema.ts";
 
@@ -34,10 +33,16 @@ export function serviceQuestions(file: string, id: string, body: string): Servic
       `${file}: id "${id}" is taken by the page /services/${id}; choose another`,
     );
   }
-  const tokens = new Marked({ gfm: true }).lexer(withoutSampleVoiceMarkers(body));
-  const sections = tokens
-    .filter((token): token is Tokens.Heading => token.type === "heading" && token.depth === 2)
-    .map((heading) => heading.text.trim());
+  const source = withoutSampleVoiceMarkers(body).split("\n");
+  const tokens = contentMarkdown.parse(source.join("\n"), {});
+  // The body's own blocks, not those inside a quote or a list: each heading's depth and words.
+  const blocks = tokens.flatMap((token, index) => {
+    if (token.level !== 0 || !token.map) return [];
+    const depth = token.type === "heading_open" ? Number(token.tag.slice(1)) : 0;
+    const text = depth ? (tokens[index + 1]?.content.trim() ?? "") : "";
+    return [{ depth, text, markdown: source.slice(...token.map).join("\n") }];
+  });
+  const sections = blocks.filter((block) => block.depth === 2).map((heading) => heading.text);
   const missing = serviceSections.filter((name) => !sections.includes(name));
   if (missing.length > 0) {
     throw new ContentError(
@@ -48,27 +53,25 @@ export function serviceQuestions(file: string, id: string, body: string): Servic
   if (order.join("|") !== serviceSections.join("|")) {
     throw new ContentError(`${file}: the sections go in this order: ${serviceSections.join(", ")}`);
   }
-  const start = tokens.findIndex(
-    (token) => token.type === "heading" && token.depth === 2 && token.text.trim() === "Questions",
-  );
-  const questions: { question: string; answer: Tokens.Generic[] }[] = [];
-  for (const token of tokens.slice(start + 1)) {
-    if (token.type === "heading" && token.depth <= 2) break;
-    if (token.type === "heading" && token.depth === 3) {
-      questions.push({ question: plainText(renderMarkdown(token.text, 0)), answer: [] });
-    } else if (token.type !== "space") {
+  const start = blocks.findIndex((block) => block.depth === 2 && block.text === "Questions");
+  const questions: { question: string; answer: string[] }[] = [];
+  for (const block of blocks.slice(start + 1)) {
+    if (block.depth === 1 || block.depth === 2) break;
+    if (block.depth === 3) {
+      questions.push({ question: plainText(renderMarkdown(block.text, 0)), answer: [] });
+    } else {
       const last = questions.at(-1);
       if (!last) {
         throw new ContentError(`${file}: under "## Questions", each question is a "###" heading`);
       }
-      last.answer.push(token);
+      last.answer.push(block.markdown);
     }
   }
   if (questions.length === 0) {
     throw new ContentError(`${file}: "## Questions" holds no question (a "###" heading each)`);
   }
   return questions.map(({ question, answer }) => {
-    const text = plainText(renderMarkdown(answer.map((token) => token.raw).join("\n"), 0));
+    const text = plainText(renderMarkdown(answer.join("\n\n"), 0));
     if (text === "") throw new ContentError(`${file}: the question "${question}" has no answer`);
     return { question, answer: text };
   });

@@ -16,9 +16,9 @@ export type LinkedSite = { siteUrl: string; clientRoot: string };
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
 
 /**
- * Reading an edition renders its Markdown and its plain text (marked,
- * html-to-text and the HTML parser it brings): loaded when the owner first
- * opens the editions, not at every start (docs/benchmarks.md, "Start and idle").
+ * Reading an edition renders its Markdown and its plain text (html-to-text
+ * and the HTML parser it brings): loaded when the owner first opens the
+ * editions, not at every start (docs/benchmarks.md, "Start and idle").
  */
 export const editions = onFirstUse(() => import("../newsletter/editions.ts"));
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { convert } from "html-to-text";
-import { marked } from "marked";
+import MarkdownIt from "markdown-it";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { withoutSampleVoiceMarkers } from "../../content/sample-voice-marker.ts";
@@ -71,6 +71,14 @@ export function readEdition(file: string, siteUrl: string): Edition {
 }
 
 /**
+ * The owner's Markdown as the pages' (content/markdown.ts), but raw HTML passes
+ * through, and every link is kept as written: one that is no web address
+ * reaches editionLinkProblems and the owner's warning instead of becoming text.
+ */
+const editionMarkdown = new MarkdownIt({ html: true, linkify: true });
+editionMarkdown.validateLink = () => true;
+
+/**
  * The edition's plain-text part: what the HTML says, as text a mail program
  * shows as it is. Links keep their address in brackets after their words
  * (once, when the words are the address), images their description and
@@ -98,10 +106,7 @@ export function renderEdition(
   markdown: string,
   siteUrl: string,
 ): EditionBody & { links: EditionLink[] } {
-  const rendered = marked.parse(withoutSampleVoiceMarkers(markdown), {
-    async: false,
-    gfm: true,
-  }) as string;
+  const rendered = editionMarkdown.render(withoutSampleVoiceMarkers(markdown));
   const { html: bodyHtml, links } = absoluteLinks(rendered, siteUrl);
   const { html, text } = layout({
     subject,

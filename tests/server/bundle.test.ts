@@ -167,7 +167,7 @@ describe("the server as npm start runs it, bundled", () => {
       "@fastify/ajv-compiler",
       "nodemailer",
       "@simplewebauthn/server",
-      "marked",
+      "html-to-text",
       "pg",
       "@fedify/fedify",
     ]) {
