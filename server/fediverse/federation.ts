@@ -73,10 +73,14 @@ type FederationDeps = {
   profile: Profile;
   /** The items the site publishes now, by path. */
   items: () => ReadonlyMap<string, SiteItem>;
-  /** The owner's reply, as a Note: its comment's HTML, the Note it answers and whom. */
-  ownerNote: (
-    commentId: number,
-  ) => Promise<{ html: string; published: string; inReplyTo: string; to: string } | null>;
+  /** The owner's reply, as a Note: its comment's HTML and times, the Note it answers and whom. */
+  ownerNote: (commentId: number) => Promise<{
+    html: string;
+    published: string;
+    updated: string;
+    inReplyTo: string;
+    to: string;
+  } | null>;
   allowPrivateAddresses: boolean;
   softwareVersion: string;
 };
@@ -252,6 +256,7 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       replyTarget: new URL(note.inReplyTo),
       content: note.html,
       published: instant(note.published),
+      updated: note.updated === note.published ? null : instant(note.updated),
     });
   });
 

@@ -148,29 +148,38 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
 }
 
 /**
- * The owner's reply deleted here, as a Delete of its Note to the writer it
- * was sent to, whose server then deletes its copy (deleted means deleted
- * there too). False when the writer's account cannot be found.
+ * The owner's reply, edited or deleted here, to the writer it was sent to:
+ * an Update with the Note as it now reads, or a Delete of it, so their
+ * server changes or drops its copy (deleted means deleted there too). False
+ * when the writer's account, or the Note to update, cannot be found.
  */
-export async function sendOwnerReplyDeletion(
+export async function sendOwnerReplyChange(
   sender: Sender,
   commentId: number,
   writerId: string,
+  change: "update" | "delete",
 ): Promise<boolean> {
   const ctx = contextOf(sender);
   const recipient = await ctx.lookupObject(writerId);
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
   const id = ctx.getObjectUri(Note, { id: String(commentId) });
-  const deletion = new Delete({
-    ...fromSite(ctx, "delete", id),
+  const object =
+    change === "update"
+      ? await ctx.getObject(Note, { id: String(commentId) })
+      : new Tombstone({ id, deleted: instant() });
+  if (!object) return false;
+  const activity = new (change === "update" ? Update : Delete)({
+    ...fromSite(ctx, change, id),
     to: PUBLIC_COLLECTION,
     cc: recipient.id,
-    object: new Tombstone({ id, deleted: instant() }),
+    object,
   });
-  await ctx.sendActivity(site, recipient as Recipient, deletion);
+  await ctx.sendActivity(site, recipient as Recipient, activity);
   sender.log.info(
     { comment: commentId, to: writerId },
-    "the owner's deleted reply was taken back from the Fediverse",
+    change === "update"
+      ? "the owner's edited reply was sent to the Fediverse"
+      : "the owner's deleted reply was taken back from the Fediverse",
   );
   return true;
 }

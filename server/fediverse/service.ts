@@ -88,6 +88,7 @@ export function createFediverse(options: FediverseOptions) {
     return {
       html: comment.html,
       published: comment.createdAt,
+      updated: comment.updatedAt,
       inReplyTo: answered.note_id,
       to: answered.actor_id,
     };
@@ -217,42 +218,44 @@ export function createFediverse(options: FediverseOptions) {
   }
 
   /**
-   * An owner's reply sent to the Fediverse and deleted here goes back as a
-   * Delete to its writer's server, recorded first so one instance sends it.
-   * A reply recorded before writers were (its digest the answered Note
-   * alone) finds its writer by that Note while its comment is still here.
+   * An owner's reply sent to the Fediverse, then edited or deleted here, goes
+   * to its writer's server as an Update or a Delete, recorded first (an edit
+   * by its time) so one instance sends it. A reply recorded before writers
+   * were (its digest the answered Note alone) finds its writer by that Note
+   * while its comment is still here. A reply never sent sends nothing.
    */
-  async function ownerReplyDeleted(commentId: number) {
+  async function ownerReplyChanged(commentId: number, change: "update" | "delete") {
     const sent = await repository.sent(notePath(commentId));
     if (!sent || sent.deleted) return;
     const [answered = "", writer] = sent.digest.split(" ");
     const writerId = writer ?? (await repository.replyByNote(answered))?.actor_id;
-    if (!writerId) return;
-    if (!(await repository.recordPublished(notePath(commentId), sent.digest, true))) return;
-    const { sendOwnerReplyDeletion, sender } = await publishing();
-    await sendOwnerReplyDeletion(sender, commentId, writerId);
+    const edited = change === "update" ? (await ownerNote(commentId))?.updated : "";
+    if (!writerId || edited === undefined) return;
+    const digest = change === "update" ? `${answered} ${writerId} ${edited}` : sent.digest;
+    if (!(await repository.recordPublished(notePath(commentId), digest, change === "delete"))) {
+      return;
+    }
+    const { sendOwnerReplyChange, sender } = await publishing();
+    await sendOwnerReplyChange(sender, commentId, writerId, change);
   }
 
   const unsubscribe = options.bus.subscribeAll((event) => {
     if (event.type !== "comment") return;
     // The site's own event, as its journal reads it (server/events/journal.ts).
     const data = JSON.parse(event.data) as CommentEvent;
-    if (data.action === "deleted") {
-      ownerReplyDeleted(data.commentId).catch((error: unknown) =>
-        log.warn(
-          { err: error, comment: data.commentId },
-          "the owner's deleted reply could not be taken back from the Fediverse",
-        ),
-      );
-      return;
-    }
-    if (data.action !== "added") return;
-    const comment = data.comment;
-    if (!comment.byOwner || comment.parentId === null) return;
-    ownerReplied(comment.id).catch((error: unknown) =>
+    const ownersReply = "comment" in data && data.comment.byOwner && data.comment.parentId !== null;
+    const sending =
+      data.action === "deleted"
+        ? ownerReplyChanged(data.commentId, "delete")
+        : !ownersReply
+          ? undefined
+          : data.action === "added"
+            ? ownerReplied(data.commentId)
+            : ownerReplyChanged(data.commentId, "update");
+    sending?.catch((error: unknown) =>
       log.warn(
-        { err: error, comment: comment.id },
-        "the owner's reply could not be sent to the Fediverse",
+        { err: error, comment: data.commentId, action: data.action },
+        "the owner's reply, or its change, could not be sent to the Fediverse",
       ),
     );
   });

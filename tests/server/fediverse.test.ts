@@ -997,6 +997,64 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     }
   });
 
+  it("sends the owner's edit of an answer to its writer's server as an Update, and nothing for an answer never sent", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    expect((await deeSays(2301, "Does soap go off?")).statusCode).toBe(202);
+    const comments = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments;
+    const byText = async (text: string) =>
+      (await comments()).find((comment) => comment.content === text);
+    await waitFor(async () => (await byText("Does soap go off?")) !== undefined, {
+      timeoutMs: 120_000,
+      what: "Dee's question under the post",
+    });
+    const reader = await t.visitor().comment("soap", "Which soap for wool?");
+    expect(reader.statusCode).toBe(201);
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const answer = async (parentId: number | undefined, content: string) => {
+      const answered = await owner.post(`/api/admin/comments/${parentId}/reply`, { content });
+      expect(answered.statusCode).toBe(201);
+      return json(answered, commentResponseSchema).comment.id;
+    };
+    const toDee = await answer((await byText("Does soap go off?"))?.id, "Not for years.");
+    const toReader = await answer(
+      json(reader, commentResponseSchema).comment.id,
+      "A mild one, without enzymes.",
+    );
+    const noteOf = (id: number) => `${siteUrl}/fediverse/notes/${id}`;
+    const about = (id: number) =>
+      remote.delivered.filter(
+        (activity) => (activity.object as { id?: string } | undefined)?.id === noteOf(id),
+      );
+    await waitFor(async () => about(toDee).some((activity) => activity.type === "Create"), {
+      timeoutMs: 120_000,
+      what: "the answer at Dee's server",
+    });
+
+    // The answer to the site's own reader was never sent: its edit is not either.
+    for (const [id, content] of [
+      [toReader, "A mild one, without enzymes, in cool water."],
+      [toDee, "Not for years, kept dry."],
+    ] as const) {
+      expect((await owner.patch(`/api/admin/comments/${id}`, { content })).statusCode).toBe(200);
+    }
+    await waitFor(async () => about(toDee).some((activity) => activity.type === "Update"), {
+      timeoutMs: 120_000,
+      what: "the edited answer at Dee's server",
+    });
+    const update = about(toDee).find((activity) => activity.type === "Update");
+    expect(update).toMatchObject({
+      actor: actorUrl,
+      cc: dee,
+      object: { type: "Note", inReplyTo: `${dee}/statuses/2301`, updated: expect.any(String) },
+    });
+    expect(JSON.stringify(update)).toContain("Not for years, kept dry.");
+    expect(about(toReader)).toEqual([]);
+  });
+
   it("never answers 500 to whatever is posted to its inbox", async () => {
     const bodies = [
       "",
