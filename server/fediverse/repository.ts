@@ -48,7 +48,9 @@ export const accountPath = "/fediverse/account";
 /**
  * Where `fediverse_published` records an owner's reply sent to a Fediverse
  * writer; its digest is the Note it answered and, since replies could be taken
- * back, the writer's account after a space.
+ * back, the writer's account after a space, and the time of its last edit
+ * sent. Deleted, or its writer erased, the digest is emptied: the record of a
+ * tombstone keeps nothing of whom the reply answered.
  */
 export const notePath = (commentId: number) => `/notes/${commentId}`;
 
@@ -373,12 +375,32 @@ export function createFediverseRepository(store: Store) {
 
     /**
      * Everything of one actor: their follow, likes and boosts, and the
-     * owner's approval of them as a writer (their replies go as comments).
+     * owner's approval of them as a writer (their replies go as comments);
+     * the owner's replies sent to them become tombstones that name nobody.
      * Returns how many likes and boosts went, and the items they were of.
      */
     async forgetActor(actorId: string): Promise<{ reactions: number; paths: string[] }> {
       return db.transaction().execute(async (trx) => {
         await trx.deleteFrom("fediverse_followers").where("actor_id", "=", actorId).execute();
+        const answers = await trx
+          .selectFrom("fediverse_published")
+          .select(["path", "digest"])
+          .where("path", "like", "/notes/%")
+          .where("digest", "!=", "")
+          .execute();
+        const theirs = answers
+          .filter(({ digest }) => {
+            // Recorded before writers were, a reply names the answered Note alone: theirs if under their address.
+            const [answered = "", writer] = digest.split(" ");
+            return writer === undefined ? answered.startsWith(`${actorId}/`) : writer === actorId;
+          })
+          .map((row) => row.path);
+        if (theirs.length > 0) {
+          const now = nowIso();
+          const erased = trx.updateTable("fediverse_published").where("path", "in", theirs);
+          await erased.set({ digest: "", updated_at: now }).execute();
+          await erased.set({ deleted_at: now }).where("deleted_at", "is", null).execute();
+        }
         const reactions = await trx
           .deleteFrom("fediverse_reactions")
           .where("actor_id", "=", actorId)

@@ -6,7 +6,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { wantsActivityPub } from "./activity-json.ts";
 import { imageTypeOf } from "./pictures.ts";
-import type { FediverseRepository } from "./repository.ts";
+import { type FediverseRepository, notePath } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
@@ -113,21 +113,29 @@ export async function fediverseRoutes(
     return null;
   }
 
+  /**
+   * What answers for an Article or a Note of ours that is gone (an item off
+   * the site, the owner's reply deleted, or its writer erased), so other
+   * servers drop their copies: its address, its former type and when it
+   * went, from a record that keeps nothing else. Null for one that never was.
+   */
+  async function tombstoneOf(url: URL, item: string | undefined) {
+    const note = rowIdParamSchema.safeParse(/^\/fediverse\/notes\/(\d+)$/.exec(url.pathname)?.[1]);
+    const [path, formerType] = item
+      ? [item, "Article"]
+      : note.success
+        ? [notePath(note.data), "Note"]
+        : [];
+    const deleted = path ? await repository.isDeleted(path) : null;
+    if (!deleted) return null;
+    const id = `${url.origin}${url.pathname}`;
+    const context = "https://www.w3.org/ns/activitystreams";
+    return { "@context": context, id, type: "Tombstone", formerType, deleted };
+  }
+
   async function answer(request: FastifyRequest, reply: FastifyReply, target: string) {
     const url = new URL(target, siteUrl);
-    // A removed item answers with its tombstone.
-    const removed = /^\/fediverse\/items\/([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(url.pathname);
-    if (removed && request.method === "GET" && !items().has(`/${removed[1]}/${removed[2]}`)) {
-      const deleted = await repository.isDeleted(`/${removed[1]}/${removed[2]}`);
-      if (deleted && wantsActivityPub(request.headers.accept)) {
-        return reply.code(410).type("application/activity+json").send({
-          "@context": "https://www.w3.org/ns/activitystreams",
-          id: url.href,
-          type: "Tombstone",
-          deleted,
-        });
-      }
-    }
+    const item = /^\/fediverse\/items(\/[a-z0-9-]+\/[a-z0-9-]+)$/.exec(url.pathname)?.[1];
     if (request.method === "POST") {
       const length = Number(request.headers["content-length"] ?? 0);
       if (length > inboxBytesMax) {
@@ -168,11 +176,15 @@ export async function fediverseRoutes(
         .code(400)
         .send({ error: { code: "validation_failed", message: "The request could not be read." } });
     }
+    if (response === fallThrough && request.method === "GET") {
+      const gone = wantsActivityPub(request.headers.accept) ? await tombstoneOf(url, item) : null;
+      return gone ? reply.code(410).type("application/activity+json").send(gone) : false;
+    }
     if (response === fallThrough && request.method !== "POST") return false;
     if (response === notAcceptable) {
       // A browser at the actor's or an Article's address: the page it stands for.
       if (url.pathname === actorPath) return reply.redirect("/about", 302);
-      if (removed) return reply.redirect(`/${removed[1]}/${removed[2]}`, 302);
+      if (item) return reply.redirect(item, 302);
       return false;
     }
     reply.code(response === fallThrough ? 404 : response.status);

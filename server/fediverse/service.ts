@@ -231,7 +231,8 @@ export function createFediverse(options: FediverseOptions) {
     const writerId = writer ?? (await repository.replyByNote(answered))?.actor_id;
     const edited = change === "update" ? (await ownerNote(commentId))?.updated : "";
     if (!writerId || edited === undefined) return;
-    const digest = change === "update" ? `${answered} ${writerId} ${edited}` : sent.digest;
+    // A deleted one's record keeps its address and time, nothing of whom it answered.
+    const digest = change === "update" ? `${answered} ${writerId} ${edited}` : "";
     if (!(await repository.recordPublished(notePath(commentId), digest, change === "delete"))) {
       return;
     }

@@ -326,7 +326,7 @@ describe.each(backends)("new keys for the site's account, on %s", (backend) => {
     await arrived("Delete", 1);
     const gone = await without.app.inject({ url: article, headers: { accept: activityJson } });
     expect(gone.statusCode).toBe(410);
-    expect(gone.json()).toMatchObject({ type: "Tombstone", id: article });
+    expect(gone.json()).toMatchObject({ type: "Tombstone", formerType: "Article", id: article });
     // Back, the same as before: a Create again, and its address serves it.
     const back = await restart(soap);
     await arrived("Create", 2);

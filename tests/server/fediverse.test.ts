@@ -665,7 +665,18 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const readers = json(answer, commentResponseSchema).comment.id;
     expect((await erase({ commentId: readers })).statusCode).toBe(404);
 
-    // From the command line, by address.
+    // From the command line, by address; the owner's answer to him went out before.
+    const toCy = await owner.post(`/api/admin/comments/${cy?.id}/reply`, { content: "Noted, Cy." });
+    expect(toCy.statusCode).toBe(201);
+    const cyNote = `${siteUrl}/fediverse/notes/${json(toCy, commentResponseSchema).comment.id}`;
+    await waitFor(
+      async () =>
+        remote.delivered.some(
+          (activity) =>
+            activity.type === "Create" && (activity.object as { id?: string }).id === cyNote,
+        ),
+      { timeoutMs: 120_000, what: "the owner's answer at Cy's server" },
+    );
     const env = adminEnv(t);
     expect((await admin(env, "fediverse", "erase")).code).toBe(2);
     expect((await admin(env, "fediverse", "erase", "not-an-address")).code).toBe(2);
@@ -680,6 +691,14 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await admin(env, "fediverse", "erase", remote.actor("cy"))).code).toBe(3);
     expect((await admin(env, "fediverse", "erase", "--comment", "99999")).code).toBe(3);
     expect((await admin(env, "fediverse", "blocks")).stdout).toContain(remote.actor("cy"));
+    // The answer stays here, but is gone from the Fediverse, naming nobody.
+    const gone = await get(cyNote, activityJson);
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json()).toMatchObject({ id: cyNote, type: "Tombstone", formerType: "Note" });
+    expect(gone.body).not.toContain("/users/cy");
+    expect(
+      await runSql(t, "select path from fediverse_published where digest like ?", ["%/users/cy%"]),
+    ).toEqual([]);
 
     const audit = json(await owner.get("/api/admin/audit"), auditResponseSchema);
     expect(
@@ -993,7 +1012,20 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         timeoutMs: 120_000,
         what: "the answer's deletion at Dee's server",
       });
-      expect((await get(`/fediverse/notes/${id}`, activityJson)).statusCode).toBe(404);
+      // Its address says it is gone, and when, for servers that kept a copy; nothing of whom it answered.
+      const gone = await get(`/fediverse/notes/${id}`, activityJson);
+      expect(gone.statusCode).toBe(410);
+      expect(gone.json()).toEqual({
+        "@context": "https://www.w3.org/ns/activitystreams",
+        id: noteId,
+        type: "Tombstone",
+        formerType: "Note",
+        deleted: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      expect(
+        await runSql(t, "select digest from fediverse_published where path = ?", [`/notes/${id}`]),
+      ).toEqual([{ digest: "" }]);
+      expect((await get(`/fediverse/notes/${id + 1000}`, activityJson)).statusCode).toBe(404);
     }
   });
 
