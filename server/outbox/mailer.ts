@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import {
   isMainThread,
@@ -38,11 +39,19 @@ export type OutgoingMail = {
 };
 
 export type Mailer = {
-  /** Resolves once the SMTP server accepted the message (or the file is written). */
-  send(mail: OutgoingMail): Promise<void>;
+  /**
+   * Resolves once the SMTP server accepted the message (or the file is
+   * written). `outboxId`: the outbox row it is the mail of.
+   */
+  send(mail: OutgoingMail, outboxId?: number): Promise<void>;
   /** Resolves once the transport can send at once (the SMTP thread has started). */
   ready?(): Promise<void>;
   close(): void;
+  /**
+   * Without SMTP: deletes the files whose outbox row is gone, `existing`
+   * saying which of the rows still are.
+   */
+  sweep?(existing: (ids: number[]) => Promise<ReadonlySet<number>>): Promise<void>;
 };
 
 /**
@@ -50,7 +59,8 @@ export type Mailer = {
  * pooled connections, in a thread of its own (createSmtpThreadMailer below);
  * otherwise every message is written as an .eml file under `DATA_DIR/outbox/`,
  * so a first run needs no mail server and a newcomer can open the
- * confirmation mail from disk.
+ * confirmation mail from disk. A row's file is named by its id and lives as
+ * long as the row: deleted means deleted there too.
  */
 export function createMailer(
   {
@@ -85,7 +95,7 @@ export function createMailer(
     ),
   );
   return {
-    async send(mail) {
+    async send(mail, outboxId) {
       const info = await (await transport()).sendMail({ from, ...mail });
       let message = info.message as Buffer;
       // nodemailer's signer knows RSA alone (as in runSmtpThread).
@@ -93,7 +103,7 @@ export function createMailer(
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const file = path.join(
         folder,
-        `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomBytes(4).toString("hex")}.eml`,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-${outboxId === undefined ? randomBytes(4).toString("hex") : `row${outboxId}`}.eml`,
       );
       // The message holds an address and a link that acts for its owner.
       writeFileSync(file, message, { mode: 0o600 });
@@ -101,6 +111,18 @@ export function createMailer(
     },
     // Writing files holds no connection: there is nothing to close.
     close() {},
+    async sweep(existing) {
+      const rows = new Map<number, string>();
+      for (const name of await readdir(folder).catch(() => [])) {
+        const id = /-row(\d+)\.eml$/.exec(name)?.[1];
+        if (id) rows.set(Number(id), name);
+      }
+      if (rows.size === 0) return;
+      const kept = await existing([...rows.keys()]);
+      for (const [id, name] of rows) {
+        if (!kept.has(id)) await rm(path.join(folder, name), { force: true });
+      }
+    },
   };
 }
 

@@ -308,6 +308,7 @@ export function startMailWorker({
     try {
       await mailer.send(
         returnPath ? { ...composed, envelope: { from: returnPath, to: [composed.to] } } : composed,
+        Number(row.id),
       );
       return { outcome: "sent" };
     } catch (error) {

@@ -364,6 +364,20 @@ export function createOutboxRepository(
     claimPage,
     store,
 
+    /** Which of these rows still are. */
+    async existing(ids: readonly number[]) {
+      const found = new Set<number>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await db
+          .selectFrom("outbox")
+          .select("id")
+          .where("id", "in", ids.slice(i, i + 500))
+          .execute();
+        for (const row of rows) found.add(Number(row.id));
+      }
+      return found;
+    },
+
     /** Whether a row of `kinds` is due: one read on the `outbox_due` index, no claim. */
     async anyDue(kinds: readonly OutboxKind[]) {
       const row = await db

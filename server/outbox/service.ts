@@ -77,6 +77,20 @@ export function startOutbox(
       verpKey,
     }),
   });
+  // Without SMTP_URL, a row deleted (a privacy request, a deletion, retention)
+  // takes its .eml file with it within a poll.
+  let sweeping: Promise<void> | undefined;
+  const { sweep } = mailer;
+  const sweeper =
+    sweep &&
+    setInterval(() => {
+      sweeping ??= sweep(outbox.existing)
+        .catch((error: unknown) => log.error({ err: error }, "outbox files could not be swept"))
+        .finally(() => {
+          sweeping = undefined;
+        });
+    }, options.pollMs ?? 1000);
+  sweeper?.unref();
   return {
     outbox,
     suppressions,
@@ -85,6 +99,9 @@ export function startOutbox(
     /** The transport, for mail outside the outbox: test copies and the console's sign-in links. */
     mailer,
     /** Finishes the messages in hand, then stops. */
-    stop: () => worker.stop(),
+    async stop() {
+      clearInterval(sweeper);
+      await Promise.all([worker.stop(), sweeping]);
+    },
   };
 }

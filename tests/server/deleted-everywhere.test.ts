@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -277,8 +277,15 @@ describe.each(backends)("rows written before on %s", (backend) => {
   });
 });
 
+/** Which of `addresses` a file in DATA_DIR/outbox/ (the mail without SMTP_URL) names. */
+function addressesInOutboxFolder(t: TestApp, addresses: readonly string[]): string[] {
+  const folder = path.join(t.dataDir, "outbox");
+  const files = readdirSync(folder).map((name) => readFileSync(path.join(folder, name), "utf8"));
+  return addresses.filter((address) => files.some((file) => file.includes(address)));
+}
+
 describe.each(backends)("a newsletter address the owner removes, on %s", (backend) => {
-  it("leaves no record of a mail to it in the outbox or the export, unsubscribed before or not", async () => {
+  it("leaves no record of a mail to it in the outbox, its folder or the export, unsubscribed before or not", async () => {
     const t = await startTestApp(backend);
     const out = mkdtempSync(path.join(os.tmpdir(), "ewe-removed-"));
     try {
@@ -296,6 +303,8 @@ describe.each(backends)("a newsletter address the owner removes, on %s", (backen
           },
         )
         .toHaveLength(3);
+      const everyone = ["leaving@example.com", "left@example.com", "staying@example.com"];
+      expect(addressesInOutboxFolder(t, everyone)).toEqual(everyone);
       // One reader left with the link first: the record of the mail stays until they ask.
       const [left] = await runSql(t, "select unsubscribe_token from subscribers where email = ?", [
         "left@example.com",
@@ -317,6 +326,9 @@ describe.each(backends)("a newsletter address the owner removes, on %s", (backen
       expect(addresses).not.toContain("leaving@example.com");
       expect(addresses).not.toContain("left@example.com");
       expect(rows).toContainEqual({ kind: "edition", email: "staying@example.com" });
+      await expect
+        .poll(() => addressesInOutboxFolder(t, everyone), { timeout: 10_000 })
+        .toEqual(["staying@example.com"]);
 
       const file = path.join(out, "export.json");
       expect((await admin(adminEnv(t), "export", "--out", file)).code).toBe(0);
