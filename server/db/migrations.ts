@@ -23,6 +23,7 @@ import { fediverse } from "./migrations/022-fediverse.ts";
 import { listHealth } from "./migrations/023-list-health.ts";
 import { readerVisitViews } from "./migrations/027-reader-visit-views.ts";
 import { editionSchedules } from "./migrations/029-edition-schedules.ts";
+import { conversionDays } from "./migrations/030-conversion-days.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -61,5 +62,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "023_list_health": listHealth(kind),
     "027_reader_visit_views": readerVisitViews(),
     "029_edition_schedules": editionSchedules(kind),
+    "030_conversion_days": conversionDays(),
   };
 }

@@ -25,7 +25,8 @@ export type ReaderTables = {
   };
   reader_views: ReaderEvent & { path: string };
   reader_reads: { day: string; reader: string; path: string };
-  reader_conversions: ReaderEvent & { kind: string };
+  /** A conversion keeps its day alone (migration 030). */
+  reader_conversions: Omit<ReaderEvent, "at"> & { kind: string };
   reader_days: {
     day: string;
     dimension: string;

@@ -25,7 +25,7 @@ export type Visit = {
 };
 export type View = { day: string; at: string; reader: string; path: string };
 export type Read = { day: string; reader: string; path: string };
-export type Conversion = { day: string; at: string; reader: string; kind: string };
+export type Conversion = { day: string; reader: string; kind: string };
 export type Batch = { visits: Visit[]; views: View[]; reads: Read[]; conversions: Conversion[] };
 
 /** A column of rows handed over as JSON: its name, and the type PostgreSQL reads its text as. */
@@ -183,8 +183,8 @@ export function createReadersRepository(store: Store) {
         );
         await insert(
           "reader_conversions",
-          [["day"], ["at", "timestamptz"], ["reader"], ["kind"]],
-          batch.conversions.map((each) => [each.day, each.at, each.reader, each.kind]),
+          [["day"], ["reader"], ["kind"]],
+          batch.conversions.map((each) => [each.day, each.reader, each.kind]),
         );
       });
     },

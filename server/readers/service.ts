@@ -304,9 +304,10 @@ export function createReaders({
         const now = clock().getTime();
         const userAgent = countable(request, now, false);
         if (!userAgent) return;
-        const { at, day } = stamp(now);
+        // Its day alone: a time could match it to the enquiry or comment it counts.
+        const { day } = stamp(now);
         const reader = await withReader(request, userAgent, day, (reader) => reader);
-        pending.conversions.push({ day, at, reader, kind });
+        pending.conversions.push({ day, reader, kind });
       } catch {
         // Counting is never worth a reader's failed enquiry.
       }

@@ -1,19 +1,14 @@
 import { createHmac } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { Migrator } from "kysely/migration";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { ConfigError, loadConfig } from "../../server/config.ts";
-import { migrations } from "../../server/db/migrations.ts";
-import { migrateToLatest, openStore } from "../../server/db/store.ts";
+import { migrateToLatest } from "../../server/db/store.ts";
 import { loggerOptions } from "../../server/logging.ts";
 import { EventStream } from "../support/event-stream.ts";
-import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { linksOf, owner } from "./support/notifications.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -565,20 +560,10 @@ describe.each(backends)("the webhook on %s", (backend) => {
 
 describe.each(backends)("the notifications migration on %s", (backend) => {
   it("keeps the outbox's rows and ids, and takes the new kinds", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-migration-"));
-    const databaseUrl =
-      backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-    const store = await openStore(
-      databaseUrl
-        ? { kind: "postgres", connectionString: databaseUrl }
-        : { kind: "sqlite", file: path.join(dataDir, "engage.sqlite") },
-    );
+    const scratch = await scratchStore(backend);
+    const { store } = scratch;
     try {
-      const migrator = new Migrator({
-        db: store.db,
-        provider: { getMigrations: async () => migrations(store.kind) },
-      });
-      expect((await migrator.migrateTo("003_newsletter")).error).toBeUndefined();
+      await scratch.migrateTo("003_newsletter");
       const now = new Date().toISOString();
       const row = (email: string, status: "sent" | "queued") => ({
         kind: "confirmation" as const,
@@ -643,9 +628,7 @@ describe.each(backends)("the notifications migration on %s", (backend) => {
         /unique|duplicate/i,
       );
     } finally {
-      await store.close();
-      if (databaseUrl) await dropDatabase(databaseUrl);
-      rmSync(dataDir, { recursive: true, force: true });
+      await scratch.drop();
     }
   });
 });

@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readersReportSchema } from "../../contract/readers.ts";
+import { migrateToLatest } from "../../server/db/store.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -127,6 +130,17 @@ describe.each(backends)("readers on %s", (backend) => {
       (await view(t, { ip: "192.0.2.6", userAgent: chrome }, "/wp-login.php")).statusCode,
     ).toBe(204);
     await t.app.readers.flush();
+
+    // The enquiry's conversion keeps its day and nothing finer to match the enquiry's time by.
+    const conversions = await runSql(t, "select * from reader_conversions");
+    expect(conversions).toEqual([
+      {
+        id: expect.anything(),
+        day: clock.now().toISOString().slice(0, 10),
+        reader: expect.any(String),
+        kind: "enquiry",
+      },
+    ]);
 
     const report = await readersCli(t);
     expect(report.visitors).toBe(2);
@@ -313,6 +327,24 @@ describe.each(backends)("readers' writes on %s", (backend) => {
     expect(report.sources).toEqual([
       expect.objectContaining({ value: "Direct", visitors: 2100, views: 4200 }),
     ]);
+  });
+});
+
+describe.each(backends)("conversions counted before on %s", (backend) => {
+  it("keep their day and lose their time", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { db } = scratch.store;
+      await scratch.migrateTo("029_edition_schedules");
+      await sql`insert into reader_conversions (day, at, reader, kind)
+        values ('2026-12-01', '2026-12-01T09:41:07.123Z', 'a-reader', 'enquiry')`.execute(db);
+      await migrateToLatest(scratch.store);
+      expect(await db.selectFrom("reader_conversions").selectAll().execute()).toEqual([
+        { id: expect.anything(), day: "2026-12-01", reader: "a-reader", kind: "enquiry" },
+      ]);
+    } finally {
+      await scratch.drop();
+    }
   });
 });
 
