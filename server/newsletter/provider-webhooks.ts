@@ -16,7 +16,8 @@ import type { ReportKind } from "./reports.ts";
  *   subscription's confirmation is confirmed.
  * - `POST /hooks/postmark`: Postmark's bounce and spam-complaint webhooks, with
  *   POSTMARK_WEBHOOK_SECRET as the basic-auth password (Postmark puts it in the
- *   webhook's URL) or in an X-Webhook-Secret header.
+ *   webhook's URL) or in an X-Webhook-Secret header. A record without its ID
+ *   is not Postmark's (400): the ID makes a retried call count once.
  * An unverified call is answered 401 and changes nothing; one that is not
  * configured is not there (404); a body that is not a report, 400.
  */
@@ -71,7 +72,9 @@ const sesSchema = z.looseObject({
 
 const postmarkSchema = z.looseObject({
   RecordType: z.string().max(40),
-  ID: z.union([z.number(), z.string().max(100)]).optional(),
+  // Postmark's bounce and complaint records each carry their ID in its Bounce
+  // API: the one thing that tells a retried call from a new report.
+  ID: z.union([z.number(), z.string().min(1).max(100)]),
   Type: z.string().max(60).optional(),
   Email: z.string().max(320),
   Description: z.string().max(1000).optional(),
@@ -280,7 +283,9 @@ export const providerWebhooks: FastifyPluginAsync<{
       return refuse(reply, 401, "The webhook's secret is missing or wrong.");
     }
     const record = parsed(request.body, postmarkSchema);
-    if (!record) return refuse(reply, 400, "The body is not a Postmark bounce or complaint.");
+    if (!record) {
+      return refuse(reply, 400, "The body is not a Postmark bounce or complaint with its ID.");
+    }
     const kind =
       record.RecordType === "SpamComplaint"
         ? "complaint"
@@ -290,7 +295,7 @@ export const providerWebhooks: FastifyPluginAsync<{
     if (kind && z.email().safeParse(record.Email).success) {
       await health.handleProviderReport(record.Email, kind, {
         source: "postmark",
-        ref: `postmark ${record.ID ?? new Date().toISOString()} ${record.Email.toLowerCase()}`,
+        ref: `postmark ${record.ID} ${record.Email.toLowerCase()}`,
         detail:
           record.Description ?? record.Details ?? `Postmark: ${record.Type ?? record.RecordType}`,
       });

@@ -296,7 +296,12 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       Email,
       Description: "The server was unable to deliver your message.",
     });
-    await seedConfirmed(t, [reader("pm-gone"), reader("pm-angry"), reader("pm-full")]);
+    await seedConfirmed(t, [
+      reader("pm-gone"),
+      reader("pm-angry"),
+      reader("pm-full"),
+      reader("pm-no-id"),
+    ]);
     expect(
       (await postPostmark(record("HardBounce", reader("pm-gone"), 1), basic(secret))).statusCode,
     ).toBe(200);
@@ -320,6 +325,16 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     expect(
       (await postPostmark(record("SoftBounce", reader("pm-full"), 5), basic(secret))).statusCode,
     ).toBe(200);
+
+    // A record without its ID is not Postmark's: refused, however often the same body comes.
+    const { ID: _, ...withoutId } = record("SoftBounce", reader("pm-no-id"), 0);
+    for (let i = 0; i < 3; i += 1) {
+      const refused = await postPostmark(withoutId, basic(secret));
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.message).toBe(
+        "The body is not a Postmark bounce or complaint with its ID.",
+      );
+    }
 
     const wrong: Record<string, string>[] = [
       {},
