@@ -9,7 +9,7 @@ import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
 import { enquiryNameSchema } from "./enquiries.ts";
 import { limits } from "./limits.ts";
 import { hasFewMarksPerCharacter, hasNoControlOrDirectionCharacters } from "./text.ts";
-import { isTimeZone } from "./time-zones.ts";
+import { isOfferedTimeZone, isTimeZone } from "./time-zones.ts";
 
 /*
  * Booking a call (docs/product.md, "Book a call"): the free times a reader
@@ -25,6 +25,12 @@ export const timeZoneSchema = z
   .trim()
   .max(64)
   .refine(isTimeZone, "Choose a time zone from the list.");
+/** A reader's zone: one of the form's list (isOfferedTimeZone). */
+const readerZoneSchema = z
+  .string()
+  .trim()
+  .max(64)
+  .refine(isOfferedTimeZone, "Choose a time zone from the list.");
 
 export { type WeekdayName, weekdayNames };
 
@@ -144,7 +150,7 @@ export const bookingRequestSchema = z.strictObject({
   service: z.string().min(1, "Choose a service.").max(80, "Choose a service from the list."),
   note: bookingNoteSchema.default(""),
   /** The reader's zone, for their mail. */
-  zone: timeZoneSchema,
+  zone: readerZoneSchema,
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });

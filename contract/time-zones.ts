@@ -59,6 +59,21 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
+/**
+ * Whether `zone` is one the "Time zone" select offers (timeZones): a zone of
+ * Intl's list, or UTC, in any of its IANA spellings, as a browser may give it
+ * ("Asia/Kolkata", "America/Argentina/Buenos_Aires" for the list's
+ * "Asia/Calcutta" and "America/Buenos_Aires"); never an offset ("+05:30") nor
+ * a zone the list leaves out ("SystemV/AST4", "Etc/GMT+5"). A reader's zone
+ * is held to it; the owner's own (BOOKING_TIMEZONE) may be any isTimeZone.
+ */
+export function isOfferedTimeZone(zone: string): boolean {
+  if (!isTimeZone(zone)) return false;
+  if (listed?.has(zone)) return true;
+  const { timeZone } = new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions();
+  return timeZone === "UTC" || listed?.has(currentZoneName(timeZone)) === true;
+}
+
 export type WallTime = {
   year: number;
   month: number;
@@ -193,7 +208,7 @@ export const currentZoneName = (zone: string) => renamed[zone] ?? zone;
  */
 export function timeZones(...including: string[]): string[] {
   const all = new Set(Intl.supportedValuesOf("timeZone").map(currentZoneName));
-  for (const zone of including) if (isTimeZone(zone)) all.add(zone);
+  for (const zone of including) if (isOfferedTimeZone(zone)) all.add(zone);
   all.delete("UTC");
   return ["UTC", ...[...all].sort()];
 }

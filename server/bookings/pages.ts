@@ -9,7 +9,7 @@ import {
 } from "../../contract/bookings.ts";
 import { isServiceChoice } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
-import { currentZoneName, isTimeZone, momentLabel } from "../../contract/time-zones.ts";
+import { currentZoneName, isOfferedTimeZone, momentLabel } from "../../contract/time-zones.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import {
   acceptForms,
@@ -54,7 +54,7 @@ const hole = '<ewe-fragment data-part="booking"></ewe-fragment>';
 /** Page loads and posts one address may make in a minute: a person needs a few. */
 const perMinute = 60;
 const zoneOr = (zone: unknown, otherwise: string) =>
-  typeof zone === "string" && isTimeZone(zone) ? zone : otherwise;
+  typeof zone === "string" && isOfferedTimeZone(zone) ? zone : otherwise;
 
 export async function bookingPages(
   app: FastifyInstance,
@@ -142,7 +142,7 @@ export async function bookingPages(
     const asked = async (request: FastifyRequest) => {
       const { zone, service, days } = request.query as Record<string, unknown>;
       const named = typeof zone === "string" ? currentZoneName(zone) : "";
-      const chosenZone = isTimeZone(named) ? named : "";
+      const chosenZone = isOfferedTimeZone(named) ? named : "";
       const chosenService =
         typeof service === "string" && isServiceChoice(bookings.services, service) ? service : "";
       const weeks = Math.ceil(Number(days) / daysAtOnce);
@@ -187,6 +187,7 @@ export async function bookingPages(
       }
       const form = formFields(request);
       const field = (name: string) => form.get(name) ?? "";
+      // Shown in a zone of the list; a zone sent from outside it is refused below.
       const zone = zoneOr(field("zone"), "") || (await bookings.ownerZone());
       // The days the form listed, so the time chosen is listed again with what to change.
       const days = Math.max(daysAtOnce, Math.min(Number(field("days")) || 0, 9 * daysAtOnce));
@@ -200,7 +201,7 @@ export async function bookingPages(
       const parsed = bookingRequestSchema.safeParse({
         ...filled,
         start: filled.start || "",
-        zone,
+        zone: field("zone") || zone,
         formToken: field("formToken") || undefined,
         website: field("website"),
       });

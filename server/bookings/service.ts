@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Availability, SlotsResponse, ValidBookingRequest } from "../../contract/bookings.ts";
 import { serviceTitles } from "../../contract/enquiry-choices.ts";
-import { isTimeZone } from "../../contract/time-zones.ts";
+import { isOfferedTimeZone } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
@@ -103,7 +103,7 @@ export function createBookings({
   const slotsIn = (availability: Availability, zone: string | undefined, starts: number[]) => {
     const ownerZone = ownerZoneOf(availability);
     return {
-      zone: zone && isTimeZone(zone) ? zone : ownerZone,
+      zone: zone && isOfferedTimeZone(zone) ? zone : ownerZone,
       ownerZone,
       callMinutes: availability.callMinutes,
       starts: iso(starts),

@@ -127,6 +127,11 @@ describe.each(backends)("booking a call on %s", (backend) => {
     }
     // An unknown zone is not an error: the times come in the owner's.
     expect((await slots("Mars/Olympus")).zone).toBe(ownerZone);
+    expect((await slots(encodeURIComponent("+05:30"))).zone).toBe(ownerZone);
+    // A browser's spelling of a zone of the list is that zone.
+    expect((await slots("America/Argentina/Buenos_Aires")).zone).toBe(
+      "America/Argentina/Buenos_Aires",
+    );
     expect((await slots("America/New_York")).zone).toBe("America/New_York");
   });
 
@@ -308,6 +313,9 @@ describe.each(backends)("booking a call on %s", (backend) => {
       saturday.setUTCDate(saturday.getUTCDate() + 1);
     const cases: [Record<string, unknown>, number, string][] = [
       [{ zone: "Mars/Olympus" }, 400, "validation_failed"],
+      // Zones Intl takes that the form's list does not offer.
+      [{ zone: "+05:30" }, 400, "validation_failed"],
+      [{ zone: "SystemV/AST4" }, 400, "validation_failed"],
       [{ service: "warp-drives" }, 400, "validation_failed"],
       [{ email: "not an address" }, 400, "validation_failed"],
       [{ name: "" }, 400, "validation_failed"],
@@ -323,6 +331,30 @@ describe.each(backends)("booking a call on %s", (backend) => {
       const response = await browser().post("/api/bookings", booking(later ?? "", change));
       expect(response.statusCode, JSON.stringify(change)).toBe(status);
       expect(json(response, errorResponseSchema).error.code).toBe(code);
+      if (change.zone) {
+        expect(json(response, errorResponseSchema).error.message).toContain(
+          "Choose a time zone from the list.",
+        );
+      }
+    }
+    // The same zones from the form without JavaScript: the form again, saying so.
+    for (const zone of ["+05:30", "SystemV/AST4"]) {
+      const posted = await t.app.inject({
+        method: "POST",
+        url: "/book",
+        remoteAddress: `10.9.1.${zone.length}`,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(
+          Object.entries(booking(later ?? "", { zone })).map(([name, value]) => [
+            name,
+            String(value),
+          ]),
+        ).toString(),
+      });
+      expect(posted.statusCode, zone).toBe(400);
+      expect(dom(posted.body).querySelector("[role=alert]")?.textContent).toBe(
+        "Choose a time zone from the list.",
+      );
     }
     // A note the enquiry form would refuse is refused here too.
     const junk = await browser().post(

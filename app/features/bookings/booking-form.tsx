@@ -4,7 +4,7 @@ import { isServiceChoice } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
   currentZoneName,
-  isTimeZone,
+  isOfferedTimeZone,
   momentLabel,
   slotsByDay,
   timeLabel,
@@ -38,7 +38,7 @@ function fromServerForm(services: ServiceChoice[]): {
   // A zone in the address was chosen with the select; otherwise the browser's own.
   const asked = fromAddress.get("zone") ?? "";
   const browser = currentZoneName(Intl.DateTimeFormat().resolvedOptions().timeZone ?? "");
-  const zone = isTimeZone(asked) ? asked : isTimeZone(browser) ? browser : "UTC";
+  const zone = isOfferedTimeZone(asked) ? asked : isOfferedTimeZone(browser) ? browser : "UTC";
   return {
     fields: {
       name: text("name"),
