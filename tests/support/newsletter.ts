@@ -28,7 +28,14 @@ export async function outboxMails(
 ): Promise<ParsedMail[]> {
   const mails: ParsedMail[] = [];
   for (const file of outboxFiles(dataDir).filter((name) => !seen.has(name))) {
-    const mail = await simpleParser(readFileSync(path.join(dataDir, "outbox", file)));
+    let raw: Buffer;
+    try {
+      raw = readFileSync(path.join(dataDir, "outbox", file));
+    } catch {
+      // Deleted since it was listed, with its outbox row.
+      continue;
+    }
+    const mail = await simpleParser(raw);
     if (wanted(mail)) mails.push(mail);
   }
   return mails;
