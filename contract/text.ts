@@ -5,10 +5,8 @@
  * Text must also show something, and must not be shaped to break the page:
  * marks stacked by the hundred on one letter ("zalgo"), or screens of blank lines.
  */
-const controlOrFormat = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
-const controlExceptLineBreaksAndTabs = /[^\P{Cc}\t\n\r]/u;
-/** Every character that sets or overrides the direction of text (Unicode's Bidi_Control). */
-const bidiControls = /\p{Bidi_Control}/u;
+const hidden = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
+const controlOrDirection = /[^\P{Cc}\t\n\r]|[\p{Bidi_Control}\p{Cs}]/gu;
 
 /**
  * A character that shows something: not a space, a control or format character,
@@ -47,16 +45,22 @@ export function hasFewBlankLinesInARow(value: string): boolean {
 }
 
 /** No control, format or line-separator character: a name is one line of plain text. */
-export function hasNoHiddenCharacters(value: string): boolean {
-  return value.isWellFormed() && !controlOrFormat.test(value);
-}
+export const hasNoHiddenCharacters = (value: string): boolean => value.search(hidden) < 0;
+
+/** Text from elsewhere as such a line: tabs and line breaks become spaces, the others go. */
+export const withoutHiddenCharacters = (value: string): string =>
+  value
+    .replace(hidden, (c) => (/[\t-\r\u0085\u2028\u2029]/.test(c) ? " " : ""))
+    .replace(/\s+/g, " ")
+    .trim();
 
 /**
  * Comments may span lines and carry emoji (which need zero-width joiners), so
  * only C0/C1 controls other than tab and newlines, and bidi controls, are refused.
  */
-export function hasNoControlOrDirectionCharacters(value: string): boolean {
-  return (
-    value.isWellFormed() && !controlExceptLineBreaksAndTabs.test(value) && !bidiControls.test(value)
-  );
-}
+export const hasNoControlOrDirectionCharacters = (value: string): boolean =>
+  value.search(controlOrDirection) < 0;
+
+/** Text from elsewhere as a comment takes it, and without \r (a form's CRLF is its only use). */
+export const withoutControlOrDirectionCharacters = (value: string): string =>
+  value.replace(controlOrDirection, "").replaceAll("\r", "");

@@ -15,6 +15,7 @@ import {
   Update,
 } from "@fedify/fedify/vocab";
 import { rowIdParamSchema } from "../../contract/api.ts";
+import { withoutHiddenCharacters } from "../../contract/text.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { paths, siteActor } from "./federation.ts";
@@ -72,7 +73,8 @@ const usernameMax = 64;
  */
 function handleOf(actor: Actor): string {
   const host = actor.id?.host ?? "unknown";
-  const name = [...(actor.preferredUsername?.toString() ?? "").replace(/[\p{C}\p{Z}\s]/gu, "")];
+  const given = withoutHiddenCharacters(actor.preferredUsername?.toString() ?? "");
+  const name = [...given.replace(/[\p{Co}\p{Cn}\s]/gu, "")];
   const shown =
     name.length > usernameMax ? `${name.slice(0, usernameMax - 1).join("")}…` : name.join("");
   return `@${shown || "someone"}@${host}`;

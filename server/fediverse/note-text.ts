@@ -1,5 +1,9 @@
 import { decodeHtmlEntities } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
+import {
+  withoutControlOrDirectionCharacters,
+  withoutHiddenCharacters,
+} from "../../contract/text.ts";
 
 /*
  * A post from another server as a comment's Markdown: its HTML reduced to
@@ -11,14 +15,6 @@ import { limits } from "../../contract/limits.ts";
 
 /** Characters that would make Markdown of plain text. */
 const markdownSpecial = /([\\`*_[\]<>#])/g;
-
-/**
- * What the comment form refuses (contract/text.ts): control characters but
- * tabs and line breaks, and those that set the direction of text. A post may
- * write them raw or as references (`&#x202E;`); they would disguise the
- * comment, or command the owner's terminal.
- */
-const refused = /[^\P{Cc}\t\n]|\p{Bidi_Control}/gu;
 
 function inlineText(html: string): string {
   return decodeHtmlEntities(html.replace(/<[^>]*>/g, "")).replace(markdownSpecial, "\\$1");
@@ -66,18 +62,15 @@ export function noteMarkdown(
   const warning = contentWarning?.trim()
     ? `**Content warning: ${inlineText(contentWarning).trim()}**\n\n`
     : "";
-  const whole = `${warning}${text}`.replace(refused, "");
+  // Raw or as references (`&#x202E;`), they would disguise it or command a terminal.
+  const whole = withoutControlOrDirectionCharacters(`${warning}${text}`);
   if (whole.length <= limits.commentMax) return whole;
   return `${whole.slice(0, limits.commentMax - 1).trimEnd()}…`;
 }
 
 /** A display name a comment can carry: no control or invisible characters, at most 40. */
 export function remoteName(name: string | null | undefined, fallback: string): string {
-  const clean = (name ?? "")
-    .replace(/:[a-z0-9_]+:/gi, "")
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "")
-    .replace(/\s+/g, " ")
-    .trim();
+  const clean = withoutHiddenCharacters((name ?? "").replace(/:[a-z0-9_]+:/gi, ""));
   const chosen = clean === "" ? fallback : clean;
   return [...chosen].slice(0, limits.userNameMax).join("").trim();
 }

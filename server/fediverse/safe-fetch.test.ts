@@ -167,13 +167,13 @@ describe("a Fediverse post as a comment", () => {
 
   it("keeps out the characters the comment form refuses, however the post writes them", () => {
     const html =
-      "<p>Hi &#x1b;]0;owned&#7; &#x202E;reversed\u2066 \u0000nul, but \u{1F469}\u200D\u{1F52C} and\ta tab</p>";
+      "<p>Hi &#x1b;]0;owned&#7; &#x202E;reversed\u2066 \u0000nul, but \u{1F469}\u200D\u{1F52C} and\ta tab,\r\nhalf\uD800 an emoji</p>";
     const text = noteMarkdown(html, {
       contentWarning: "spoiler &#x202E;ahead&#x1b;[2J",
       dropMentionsOf: [],
     });
     expect(text).toBe(
-      "**Content warning: spoiler ahead\\[2J**\n\nHi \\]0;owned reversed nul, but \u{1F469}\u200D\u{1F52C} and\ta tab",
+      "**Content warning: spoiler ahead\\[2J**\n\nHi \\]0;owned reversed nul, but \u{1F469}\u200D\u{1F52C} and\ta tab,\nhalf an emoji",
     );
     expect(hasNoControlOrDirectionCharacters(text)).toBe(true);
   });
@@ -182,5 +182,7 @@ describe("a Fediverse post as a comment", () => {
     expect(remoteName("Asha :verified: Rao\u202e", "@asha@m.example")).toBe("Asha Rao");
     expect(remoteName("", "@asha@m.example")).toBe("@asha@m.example");
     expect([...remoteName("x".repeat(80), "y")].length).toBe(40);
+    // Words a tab or line break kept apart stay apart; half an emoji goes.
+    expect(remoteName("Asha\tRao\nof\u2028Pune\uD83D", "y")).toBe("Asha Rao of Pune");
   });
 });

@@ -6,7 +6,7 @@ describe("a mentioning page's h-entry", () => {
     const html = `<article class="h-entry">
 <a class="p-author h-card" href="https://eve.example/">\u001B]0;owned\u0007Eve\u202E Rao</a>
 <p class="p-content">Read\u200B this\u001B[2J:
-on <a href="https://ewe.test/science/soap">soap</a></p>
+on\u0085<a href="https://ewe.test/science/soap">so\uFEFFap</a></p>
 </article>`;
     const entry = await readEntry(
       html,

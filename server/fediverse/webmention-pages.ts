@@ -1,5 +1,6 @@
 import type { ShownMention } from "../../contract/fediverse.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
+import { withoutHiddenCharacters } from "../../contract/text.ts";
 import type { RemoteAnswer } from "./safe-fetch.ts";
 
 /*
@@ -47,16 +48,9 @@ export function linksOf(html: string, base: string): URL[] {
   return links;
 }
 
-/**
- * Another site's words as one line of plain text: control and invisible
- * characters go (they would disguise it on the page, or command the owner's
- * terminal in `admin webmentions list`), runs of spaces become one.
- */
+/** Another site's words as one line: nothing to disguise them, or to command a terminal. */
 const oneLine = (text: string, max: number) => {
-  const flat = text
-    .replace(/[\p{Cc}\p{Cf}]/gu, (c) => (/\s/.test(c) ? " " : ""))
-    .replace(/\s+/g, " ")
-    .trim();
+  const flat = withoutHiddenCharacters(text);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 

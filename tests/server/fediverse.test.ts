@@ -115,7 +115,7 @@ async function remoteServer() {
   const usernames: Record<string, string> = {
     eve: `\u202Eev\u200Be\u001B]0;owned\u0007 ${"x".repeat(300)}`,
   };
-  const names: Record<string, string> = { eve: "\u001B]0;owned\u0007Eve\u202E Rao" };
+  const names: Record<string, string> = { eve: "\u001B]0;owned\u0007Eve\u202E\nRao" };
   let base = "";
   /** What the site delivered to the accounts' inboxes, parsed. */
   const delivered: { type?: string; object?: unknown }[] = [];
