@@ -1,4 +1,13 @@
 /**
+ * The cookie that tells the pages' first script the signed-in owner's name,
+ * set beside the console's session cookie and for as long, so the
+ * discussion's placeholder has the owner's shape from the first paint
+ * (server/console/owner-session.ts, app/layouts/page.astro). It proves
+ * nothing: only the session cookie does.
+ */
+export const ownerNameCookie = "ewe_owner_name";
+
+/**
  * What the browser may know of the server's settings: the server derives it
  * from the environment (server/config.ts) and the build bakes it into the pages
  * and the client bundle (app/lib/site-config.ts).

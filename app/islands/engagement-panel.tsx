@@ -43,7 +43,8 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
   const userName = useDisplayName();
   // The signed-in owner comments under SITE_OWNER_NAME, which no prompt changes
   // (docs/decisions/016-owner-voice.md).
-  const ownerName = useOwnerOverlay(kind === "science" ? itemId : null)?.name;
+  const overlay = useOwnerOverlay(kind === "science" ? itemId : null);
+  const ownerName = overlay?.name;
   const commentName = ownerName ?? userName;
   const shownName = kind === "science" ? commentName : userName;
   const [askName, setAskName] = useState(false);
@@ -97,6 +98,9 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
             name={shownName}
             onChange={shownName === ownerName ? undefined : promptForName}
           />
+        ) : overlay === undefined ? (
+          // Until the comments say whether this is the owner: the placeholder's line, kept.
+          <NameLine kind={kind} name={null} />
         ) : null}
       </div>
       {notice ? (

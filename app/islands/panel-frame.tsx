@@ -37,8 +37,9 @@ export function PanelPlaceholder({
  * "Commenting as Asha", and its "Change name" button. In the placeholder
  * (`name` null) it is shown only when the page's first script found a stored
  * name (`html[data-named]`, app/layouts/page.astro), which CSS then writes in
- * (`--named`): the line wraps as the live one will. Inert, and out of the
- * search index, until it is live.
+ * (`--named`), or, on a science post, the signed-in owner's (`data-owner`,
+ * `--owner`, without the button): the line wraps as the live one will. Inert,
+ * and out of the search index, until it is live.
  */
 export function NameLine({
   kind,
@@ -54,7 +55,7 @@ export function NameLine({
   return (
     // A 40-character name without a space still wraps (docs/product.md, "Limits").
     <p
-      className={`${waiting ? "waiting-name " : ""}min-w-0 text-sm text-slate-400 [overflow-wrap:anywhere]`}
+      className={`${waiting ? `waiting-name ${kind === "science" ? "waiting-commenter " : ""}` : ""}min-w-0 text-sm text-slate-400 [overflow-wrap:anywhere]`}
       inert={waiting}
       data-pagefind-ignore={waiting ? "all" : undefined}
     >

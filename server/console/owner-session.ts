@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { ownerNameCookie } from "../../contract/site-config.ts";
 import { type OwnerRepository, ownerRules, type SessionCheck } from "./owner-repository.ts";
 
 /**
@@ -23,13 +24,25 @@ export async function ownerSessionOf(
   return owner.checkSession(token);
 }
 
-/** Sets the session cookie; its lifetime follows the session's idle deadline. */
-export function setOwnerCookie(reply: FastifyReply, token: string, siteUrl: string): void {
-  reply.setCookie(ownerCookieName(siteUrl), token, {
-    httpOnly: true,
-    sameSite: "strict",
-    secure: siteUrl.startsWith("https:"),
-    path: "/",
-    maxAge: ownerRules.sessionIdleMs / 1000,
-  });
+const cookieOptions = (siteUrl: string) =>
+  ({ sameSite: "strict", secure: siteUrl.startsWith("https:"), path: "/" }) as const;
+
+/**
+ * Sets the session cookie, and the pages' readable one with the owner's name
+ * (`ownerNameCookie`); their lifetime follows the session's idle deadline.
+ */
+export function setOwnerCookie(
+  reply: FastifyReply,
+  token: string,
+  { siteUrl, name }: { siteUrl: string; name: string },
+): void {
+  const options = { ...cookieOptions(siteUrl), maxAge: ownerRules.sessionIdleMs / 1000 };
+  reply.setCookie(ownerCookieName(siteUrl), token, { ...options, httpOnly: true });
+  reply.setCookie(ownerNameCookie, name, options);
+}
+
+/** Signing out: both cookies go. */
+export function clearOwnerCookie(reply: FastifyReply, siteUrl: string): void {
+  reply.clearCookie(ownerCookieName(siteUrl), cookieOptions(siteUrl));
+  reply.clearCookie(ownerNameCookie, cookieOptions(siteUrl));
 }

@@ -36,7 +36,8 @@ export function createOwnerVoice({
     async sessionOf(request: FastifyRequest, reply: FastifyReply): Promise<SessionCheck | null> {
       const session = await ownerSessionOf(request, owner, cookieName);
       const token = request.cookies[cookieName];
-      if (session?.touched && token) setOwnerCookie(reply, token, config.siteUrl);
+      if (session?.touched && token)
+        setOwnerCookie(reply, token, { siteUrl: config.siteUrl, name: config.owner.name });
       return session;
     },
 

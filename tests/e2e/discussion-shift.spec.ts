@@ -2,6 +2,7 @@ import type { APIRequestContext, Page } from "@playwright/test";
 import { postComment, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { liveDiscussion } from "./support/items.ts";
+import { drawn, seen, watchLayout } from "./support/layout.ts";
 
 /*
  * An item page's discussion hydrates once it is seen: the reactions and the
@@ -36,45 +37,6 @@ async function withComments(request: APIRequestContext, origin: string) {
   }
   return served();
 }
-
-/**
- * From the first frame on, each frame's position in the document of what
- * `follows` (a selector), once `from` (a selector) is on the page, and the
- * layout shifts the browser reports that no input caused.
- */
-async function watchLayout(page: Page, follows: string, from = "body") {
-  await page.addInitScript(
-    ({ follows, from }) => {
-      const seen = { tops: [] as number[], shifts: [] as number[] };
-      (window as unknown as { seen: typeof seen }).seen = seen;
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as (PerformanceEntry & {
-          value: number;
-          hadRecentInput: boolean;
-        })[]) {
-          if (!entry.hadRecentInput) seen.shifts.push(entry.value);
-        }
-      }).observe({ type: "layout-shift", buffered: true });
-      const frame = () => {
-        const follower = document.querySelector(follows);
-        if (follower && document.querySelector(from))
-          seen.tops.push(Math.round(follower.getBoundingClientRect().top + window.scrollY));
-        requestAnimationFrame(frame);
-      };
-      requestAnimationFrame(frame);
-    },
-    { follows, from },
-  );
-}
-
-const seen = (page: Page) =>
-  page.evaluate(() => (window as unknown as { seen: { tops: number[]; shifts: number[] } }).seen);
-
-/** Two more frames: a change made by the last render is drawn. */
-const drawn = (page: Page) =>
-  page.evaluate(
-    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
-  );
 
 /**
  * Each item page's previous/next links, seen from the first frame until the

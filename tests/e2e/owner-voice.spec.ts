@@ -2,7 +2,8 @@ import type { Page } from "@playwright/test";
 import { seriousViolations } from "./support/axe.ts";
 import { uniqueWord } from "./support/comments.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
-import { openDiscussion } from "./support/items.ts";
+import { liveDiscussion, openDiscussion } from "./support/items.ts";
+import { drawn, seen, watchLayout } from "./support/layout.ts";
 import { type OwnSite, ownerCli, ownerState, postTo, startOwnSite } from "./support/own-site.ts";
 
 /*
@@ -174,4 +175,40 @@ test("the owner replies from the console; the reply appears with Author on a rea
   await expect(thread.getByText("Author", { exact: true })).toBeVisible();
 
   expect(ownerCli(own, "audit")).toMatch(/\tcomment reply\t\d+, answering \d+\n/);
+});
+
+test("for the signed-in owner without a stored name, the comment box is in its place from the first paint, at 1280 and 375 px", async ({
+  visitor,
+  request,
+}) => {
+  // A reader's comment, which offers the owner Edit and Delete beside Reply.
+  await postTo(request, own, post, {
+    userName: "Asha",
+    content: `Does salt help? ${uniqueWord()}`,
+  });
+  for (const width of [1280, 375]) {
+    await test.step(`${width} px`, async () => {
+      const owner = await visitor({
+        storageState: await ownerState(own),
+        viewport: { width, height: 800 },
+      });
+      // The box the page draws first, then the live one.
+      await watchLayout(
+        owner,
+        '.waiting-composer textarea, .waiting-add, textarea[aria-label="Write a comment"]',
+      );
+      await owner.goto(`${site}/science/${post}`);
+      const comments = await liveDiscussion(owner);
+      await expect(comments.getByRole("textbox", { name: "Write a comment" })).toBeVisible();
+      await expect(owner.getByText(`Commenting as ${ownerName}`)).toBeVisible();
+      await drawn(owner);
+      const { tops, shifts } = await seen(owner);
+      const shifted = shifts.reduce((sum, value) => sum + value, 0);
+      expect({ tops: [...new Set(tops)], shifted: shifted < 0.01 ? 0 : shifted }).toEqual({
+        tops: [tops[0]],
+        shifted: 0,
+      });
+      await owner.close();
+    });
+  }
 });

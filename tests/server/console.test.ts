@@ -20,6 +20,7 @@ import {
   subscribersResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
+import { loadConfig } from "../../server/config.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
 import { linkToken, Owner } from "./support/owner.ts";
@@ -88,6 +89,13 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
     expect(cookie?.secure).toBeFalsy();
     expect(cookie?.maxAge).toBe(12 * 60 * 60);
+    // Beside it, for as long, the owner's name for the pages' first script: readable, and no key to anything.
+    const name = signedIn.cookies.find((c) => c.name === "ewe_owner_name");
+    expect(name).toMatchObject({ sameSite: "Strict", path: "/", maxAge: 12 * 60 * 60 });
+    expect(name?.httpOnly).toBeFalsy();
+    expect(decodeURIComponent(name?.value ?? "")).toBe(
+      loadConfig({}, { productionRules: false }).owner.name,
+    );
 
     const me = await owner.get("/api/admin/session");
     expect(me.statusCode).toBe(200);
@@ -466,8 +474,14 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("signs out", async () => {
     const owner = new Owner(t);
     await owner.signIn();
-    expect((await owner.post("/api/admin/sign-out")).statusCode).toBe(204);
+    const signedOut = await owner.post("/api/admin/sign-out");
+    expect(signedOut.statusCode).toBe(204);
     expect(owner.cookie).toBeUndefined();
+    // The pages' cookie with the owner's name goes with it.
+    expect(signedOut.cookies.find((c) => c.name === "ewe_owner_name")).toMatchObject({
+      value: "",
+      path: "/",
+    });
     expect((await owner.get("/api/admin/session")).statusCode).toBe(401);
   });
 });
@@ -696,6 +710,7 @@ describe("the session cookie over https", () => {
           sameSite: "Strict",
           path: "/",
         }),
+        expect.objectContaining({ name: "ewe_owner_name", secure: true, sameSite: "Strict" }),
       ]);
       expect(response.cookies[0]).not.toHaveProperty("domain");
     } finally {
@@ -706,7 +721,6 @@ describe("the session cookie over https", () => {
 
 describe("the settings the Health view shows", () => {
   it("masks the secrets, the passwords in the database and mail URLs, and the webhook's path", async () => {
-    const { loadConfig } = await import("../../server/config.ts");
     const { maskedSettings } = await import("../../server/console/settings.ts");
     const settings = new Map(
       maskedSettings(
@@ -747,7 +761,6 @@ describe("the settings the Health view shows", () => {
   });
 
   it("says which secret and model are in use when they are not set, and what an unset setting means", async () => {
-    const { loadConfig } = await import("../../server/config.ts");
     const { maskedSettings } = await import("../../server/console/settings.ts");
     const settings = new Map(
       maskedSettings(loadConfig({ NODE_ENV: "test", DATA_DIR: "/srv/ewe" })).map((s) => [

@@ -225,9 +225,10 @@ const waitingButton = (className: string, label: string) =>
   );
 
 /**
- * The comment box a reader with a stored name will get in place of "Add a
- * comment", drawn the same way and shown instead of it only when the page's
- * first script found that name (`html[data-named]`, app/layouts/page.astro).
+ * The comment box a reader with a stored name, or the signed-in owner, will
+ * get in place of "Add a comment", drawn the same way and shown instead of it
+ * only when the page's first script found that name or the owner's
+ * (`html[data-named]`, `html[data-owner]`, app/layouts/page.astro).
  */
 const waitingComposer = () =>
   h(
@@ -239,14 +240,19 @@ const waitingComposer = () =>
       placeholder: commentPlaceholder,
       className: inputClasses,
     }),
+    // Its own box, which the owner's placeholder hides (comments.css): the utilities' `flex` would win.
     h(
       "div",
-      { className: composerOptions },
+      { className: "waiting-options" },
       h(
-        "label",
-        { className: notifyLabel },
-        h("input", { type: "checkbox", disabled: true, className: notifyCheckbox }),
-        notifyText,
+        "div",
+        { className: composerOptions },
+        h(
+          "label",
+          { className: notifyLabel },
+          h("input", { type: "checkbox", disabled: true, className: notifyCheckbox }),
+          notifyText,
+        ),
       ),
     ),
     h("p", { className: "text-sm text-slate-400" }),

@@ -1,5 +1,7 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
 import type { OwnerOverlay } from "../../../contract/api.ts";
+import { ownerNameCookie } from "../../../contract/site-config.ts";
 import { encodeCommentCursor } from "../../../contract/threads.ts";
 import { api } from "../../lib/api-client.ts";
 import {
@@ -81,16 +83,25 @@ export function useMoreComments(postId: string) {
 
 /**
  * The owner's overlay on a post's comments: null for everyone but the
- * signed-in owner (docs/decisions/016-owner-voice.md); `postId` null for an
- * item without comments.
+ * signed-in owner (docs/decisions/016-owner-voice.md), undefined until the
+ * comments' first answer says which; `postId` null for an item without comments.
  */
-export function useOwnerOverlay(postId: string | null): OwnerOverlay | null {
+export function useOwnerOverlay(postId: string | null): OwnerOverlay | null | undefined {
   const queryClient = useQueryClient();
   const { data } = useQuery({
     ...commentsQuery(queryClient, postId ?? ""),
     enabled: postId !== null,
   });
-  return data?.owner ?? null;
+  // A session that ended elsewhere leaves the pages' cookie with the owner's
+  // name (contract/site-config.ts): the first answer without the owner clears it.
+  useEffect(() => {
+    if (data && !data.owner && document.cookie.includes(`${ownerNameCookie}=`)) {
+      // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser yet.
+      document.cookie = `${ownerNameCookie}=; Max-Age=0; Path=/; SameSite=Strict${location.protocol === "https:" ? "; Secure" : ""}`;
+    }
+  }, [data]);
+  if (postId === null) return null;
+  return data && (data.owner ?? null);
 }
 
 /** Edit and delete (the composer adds); the cache follows the server's answer, a failure changes nothing. */

@@ -159,7 +159,8 @@ export function consoleContext(options: ConsoleDeps & { prefix?: string }): Cons
       if (!request.ownerSession) throw signedOut();
       return request.ownerSession;
     },
-    setSessionCookie: (reply, token) => setOwnerCookie(reply, token, siteUrl),
+    setSessionCookie: (reply, token) =>
+      setOwnerCookie(reply, token, { siteUrl, name: deps.config.owner.name }),
     actor: (request) => ({
       audit: (action, object) => deps.owner.audit(request.ownerSession?.id ?? null, action, object),
     }),

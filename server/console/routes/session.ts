@@ -10,14 +10,14 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { revokeSessions } from "../owner-actions.ts";
+import { clearOwnerCookie } from "../owner-session.ts";
 import { passkeyProblem } from "../passkey-host.ts";
 import { webauthn } from "../webauthn.ts";
 import { type ConsoleContext, noContent, refuseIpHost, route, signedOut } from "./context.ts";
 
 /** The signed-in session: who am I, signing out, the open sessions, and the passkeys. */
 export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, owner, cookieName, rpID, expectedOrigin, sessionOf, actor } = context;
-  const https = config.siteUrl.startsWith("https:");
+  const { config, owner, rpID, expectedOrigin, sessionOf, actor } = context;
 
   app.get(
     "/session",
@@ -38,7 +38,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     const { id } = sessionOf(request);
     await owner.revoke({ id });
     await actor(request).audit("sign-out");
-    reply.clearCookie(cookieName, { path: "/", secure: https, sameSite: "strict" });
+    clearOwnerCookie(reply, config.siteUrl);
   });
 
   app.get(
