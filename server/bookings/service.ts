@@ -4,18 +4,14 @@ import { serviceTitles } from "../../contract/enquiry-choices.ts";
 import { isOfferedTimeZone } from "../../contract/time-zones.ts";
 import type { OwnBooking } from "../../contract/your-data.ts";
 import type { Config } from "../config.ts";
-import type { Store } from "../db/store.ts";
-import type { WriterKeys } from "../engagement/writer-keys.ts";
-import type { FormTokens } from "../lib/form-token.ts";
 import { mailboxDigest } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
-import type { Blocklist } from "../moderation/blocklist.ts";
 import {
   checkEnquiryContent,
   type FormRefusal,
+  type FormServiceDeps,
   formDefences,
 } from "../moderation/enquiry-rules.ts";
-import type { Moderation } from "../moderation/service.ts";
 import { freeStarts, type Taken } from "./availability.ts";
 import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import {
@@ -31,8 +27,6 @@ import {
  * themselves. `book` is the one place a booking is made, whichever page or
  * API it came from.
  */
-
-export type Service = { id: string; title: string };
 
 type BookOutcome =
   | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
@@ -50,8 +44,7 @@ export function createBookings({
   formTokens,
   moderation,
   clock = () => new Date(),
-}: {
-  store: Store;
+}: FormServiceDeps & {
   config: Pick<
     Config,
     | "siteUrl"
@@ -64,13 +57,6 @@ export function createBookings({
     | "BOOKING_PENDING_MAX"
     | "BOOKING_RETENTION_DAYS"
   >;
-  cookieSecret: string;
-  services: Service[];
-  blocklist: Blocklist;
-  keys: WriterKeys;
-  formTokens: FormTokens;
-  moderation: Pick<Moderation, "isBanned">;
-  clock?: () => Date;
 }) {
   const repository: BookingsRepository = createBookingsRepository(store, clock);
   const queuedListeners = new Set<() => void>();

@@ -1,16 +1,12 @@
 import type { Enquiry, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Config } from "../config.ts";
-import type { Store } from "../db/store.ts";
-import type { WriterKeys } from "../engagement/writer-keys.ts";
-import type { FormTokens } from "../lib/form-token.ts";
 import { mailboxDigest } from "../lib/mailbox.ts";
-import type { Blocklist } from "../moderation/blocklist.ts";
 import {
   checkEnquiryContent,
   type FormRefusal,
+  type FormServiceDeps,
   formDefences,
 } from "../moderation/enquiry-rules.ts";
-import type { Moderation } from "../moderation/service.ts";
 import type { SpamFilter } from "../moderation/spam/filter.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { acknowledgementMail, answerMail, consoleUrl, ownerNoticeMail } from "./mails.ts";
@@ -30,8 +26,6 @@ import {
  * blocklist, and limits per address and per email address. Links and contact
  * details are allowed, since only the owner reads an enquiry.
  */
-
-export type Service = { id: string; title: string };
 
 /** The body of a webhook call about an enquiry (docs/mail.md, "Notifications of new comments"). */
 type EnquiryWebhookBody = {
@@ -57,8 +51,7 @@ export function createEnquiries({
   moderation,
   spam,
   clock = () => new Date(),
-}: {
-  store: Store;
+}: FormServiceDeps & {
   config: Pick<
     Config,
     | "siteUrl"
@@ -69,15 +62,8 @@ export function createEnquiries({
     | "ENQUIRIES_PER_HOUR"
     | "ENQUIRY_RETENTION_DAYS"
   >;
-  cookieSecret: string;
-  services: Service[];
-  blocklist: Blocklist;
-  keys: WriterKeys;
-  formTokens: FormTokens;
-  moderation: Pick<Moderation, "isBanned">;
   /** The comment form's classifier; without it, enquiries meet the rules alone. */
   spam?: Pick<SpamFilter, "isJunk">;
-  clock?: () => Date;
 }) {
   const repository: EnquiriesRepository = createEnquiriesRepository(store, clock);
   const queuedListeners = new Set<() => void>();

@@ -1,6 +1,8 @@
 import { isServiceChoice, otherServiceLabel } from "../../contract/enquiry-choices.ts";
+import type { Store } from "../db/store.ts";
+import type { WriterKeys } from "../engagement/writer-keys.ts";
 import type { FormTokens } from "../lib/form-token.ts";
-import type { BlocklistEntries } from "./blocklist.ts";
+import type { Blocklist, BlocklistEntries } from "./blocklist.ts";
 import {
   blockedLink,
   type ContentRefusal,
@@ -47,6 +49,18 @@ export function checkEnquiryContent(
   if (isKeywordStuffing(text)) return { code: "blocked_content", message: messages.stuffing };
   return null;
 }
+
+/** What a form to the owner is served with: the enquiries' and the bookings'. */
+export type FormServiceDeps = {
+  store: Store;
+  cookieSecret: string;
+  services: { id: string; title: string }[];
+  blocklist: Blocklist;
+  keys: WriterKeys;
+  formTokens: FormTokens;
+  moderation: Pick<Moderation, "isBanned">;
+  clock?: () => Date;
+};
 
 /** A refusal the form shows, beside `field` when it is about one. */
 export type FormRefusal = Refusal & { field?: string; retryAfterSeconds?: number };
