@@ -96,7 +96,7 @@ export const emailSchema = z
  * internationalised domain (`xn--`) can be written to look like another one,
  * so such addresses are refused here.
  */
-export const replyEmailSchema = emailSchema.refine(
+const replyEmailSchema = emailSchema.refine(
   (email) => !/(^|[@.])xn--/i.test(email),
   "This address uses look-alike characters; enter it in plain Latin letters.",
 );
@@ -145,7 +145,7 @@ export type AddReactionRequest = z.input<typeof addReactionRequestSchema>;
  * one), and their picture as this site serves it (`/fediverse/avatars/12`):
  * a copy kept here, so a reader's browser never asks their server for it.
  */
-export const remoteWriterSchema = z.object({
+const remoteWriterSchema = z.object({
   handle: z.string().max(300),
   url: z
     .url({ protocol: /^https?$/ })
@@ -223,7 +223,7 @@ export type Comment = z.infer<typeof commentSchema>;
  * the page then offers Edit and Delete on every comment, and comments under
  * `name` (SITE_OWNER_NAME; null when unset: the name the owner typed).
  */
-export const ownerOverlaySchema = z.object({ name: z.string().nullable() });
+const ownerOverlaySchema = z.object({ name: z.string().nullable() });
 export type OwnerOverlay = z.infer<typeof ownerOverlaySchema>;
 
 /**
@@ -234,7 +234,7 @@ export type OwnerOverlay = z.infer<typeof ownerOverlaySchema>;
  * see (`held`, placed as a new comment is). Absent when they own nothing here
  * (docs/decisions/035-returning-readers-read-the-shared-bytes.md).
  */
-export const ownCommentsSchema = z.object({
+const ownCommentsSchema = z.object({
   ids: z.array(z.number().int().positive()),
   held: z.array(commentSchema),
 });
@@ -246,7 +246,7 @@ export {
   encodeCommentCursor,
 } from "./threads.ts";
 
-export const commentCursorSchema = z
+const commentCursorSchema = z
   .string()
   .refine(
     (value) => decodeCommentCursor(value) !== null,

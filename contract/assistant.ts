@@ -33,9 +33,9 @@ export const assistantRequestSchema = z.strictObject({
   /** The reader's question before this one, so that "and for silk?" keeps its topic. */
   previous: questionSchema.optional().describe("The question asked before this one"),
 });
-export type AssistantRequest = z.input<typeof assistantRequestSchema>;
+type AssistantRequest = z.input<typeof assistantRequestSchema>;
 
-export const assistantSourceSchema = z.object({
+const assistantSourceSchema = z.object({
   title: z.string(),
   /** A path on this site, with the part's anchor: `/science/ironing#pressing-temperatures`. */
   url: z.string(),
@@ -43,7 +43,7 @@ export const assistantSourceSchema = z.object({
 export type AssistantSource = z.infer<typeof assistantSourceSchema>;
 
 /** Links the site builds for an answer: the enquiry form and, where bookings exist, a call. */
-export const assistantActionSchema = z.object({
+const assistantActionSchema = z.object({
   kind: z.enum(["enquiry", "booking"]),
   label: z.string(),
   url: z.string(),
@@ -90,12 +90,12 @@ export const assistantFeedbackRequestSchema = z.strictObject({
   token: z.string().max(100),
   helpful: z.boolean(),
 });
-export type AssistantFeedbackRequest = z.input<typeof assistantFeedbackRequestSchema>;
+type AssistantFeedbackRequest = z.input<typeof assistantFeedbackRequestSchema>;
 export const assistantFeedbackResponseSchema = z.object({ recorded: z.literal(true) });
 
 // The owner's side
 
-export const storedQuestionSchema = z.object({
+const storedQuestionSchema = z.object({
   id: z.number().int(),
   question: z.string(),
   known: z.boolean(),

@@ -20,7 +20,7 @@ import { isOfferedTimeZone, isTimeZone } from "./time-zones.ts";
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-export const timeZoneSchema = z
+const timeZoneSchema = z
   .string()
   .trim()
   .max(64)
@@ -133,7 +133,7 @@ export const slotsResponseSchema = z.object({
 });
 export type SlotsResponse = z.infer<typeof slotsResponseSchema>;
 
-export const bookingNoteSchema = z
+const bookingNoteSchema = z
   .string()
   .trim()
   .max(limits.bookingNoteMax, `The note is at most ${limits.bookingNoteMax} characters.`)
@@ -154,7 +154,7 @@ export const bookingRequestSchema = z.strictObject({
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });
-export type BookingRequest = z.input<typeof bookingRequestSchema>;
+type BookingRequest = z.input<typeof bookingRequestSchema>;
 export type ValidBookingRequest = z.output<typeof bookingRequestSchema>;
 
 /** What the reader is told: the time, in their zone and the owner's. */
@@ -185,7 +185,7 @@ export type BookingConflictResponse = z.infer<typeof bookingConflictResponseSche
 
 // The owner's side
 
-export const bookingStatuses = ["booked", "cancelled"] as const;
+const bookingStatuses = ["booked", "cancelled"] as const;
 
 export const bookingSchema = z.object({
   id: z.number().int(),
@@ -217,7 +217,7 @@ export const bookingsResponseSchema = z.object({
   feed: z.boolean(),
   retentionDays: z.number().int(),
 });
-export type BookingsResponse = z.infer<typeof bookingsResponseSchema>;
+type BookingsResponse = z.infer<typeof bookingsResponseSchema>;
 
 export const bookingIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 

@@ -20,7 +20,7 @@ export const mailLinkRequestSchema = z.strictObject({ email: emailSchema });
 /** The same answer whether or not the address is the owner's. */
 export const mailLinkResponseSchema = z.object({ requested: z.literal(true) });
 
-export const sessionSchema = z.object({
+const sessionSchema = z.object({
   id: z.string(),
   method: z.enum(["link", "passkey"]),
   /** The browser and device it signed in from, such as "Firefox on Linux". */
@@ -35,7 +35,7 @@ export type OwnerSession = z.infer<typeof sessionSchema>;
 export const signInResponseSchema = z.object({ session: sessionSchema });
 export const sessionsResponseSchema = z.object({ sessions: z.array(sessionSchema) });
 
-export const passkeySchema = z.object({
+const passkeySchema = z.object({
   id: z.string(),
   name: z.string(),
   createdAt: timestampSchema,
@@ -100,7 +100,7 @@ const engagedItemSchema = z.object({
   reactions: z.number(),
   comments: z.number(),
 });
-export const editionProgressSchema = z.object({
+const editionProgressSchema = z.object({
   slug: z.string(),
   subject: z.string(),
   createdAt: timestampSchema,
@@ -130,7 +130,7 @@ export type OverviewResponse = z.infer<typeof overviewResponseSchema>;
 
 // Comments
 
-export const consoleCommentSchema = z.object({
+const consoleCommentSchema = z.object({
   id: z.number().int().positive(),
   postId: z.string(),
   postTitle: z.string(),
@@ -154,7 +154,7 @@ export const consoleCommentSchema = z.object({
 });
 export type ConsoleComment = z.infer<typeof consoleCommentSchema>;
 
-export const commentStatusSchema = z.enum(["published", "pending", "spam"]);
+const commentStatusSchema = z.enum(["published", "pending", "spam"]);
 export type CommentStatusFilter = z.infer<typeof commentStatusSchema>;
 
 export const commentSearchSchema = z.object({
@@ -214,7 +214,7 @@ export const bulkModerationResponseSchema = z.object({
 /** How many comments wait for the owner: the console's badge and the Overview's call. */
 export const moderationQueueResponseSchema = z.object({ pending: z.number() });
 
-export const consoleBanSchema = z.object({
+const consoleBanSchema = z.object({
   id: z.number(),
   /** The comment that led to the ban, while it exists. */
   comment: z
@@ -261,7 +261,7 @@ export const addressRequestSchema = z.strictObject({
   email: z.string().min(1).max(254).describe("The address, in any letter case"),
 });
 
-export const consoleSubscriberSchema = z.object({
+const consoleSubscriberSchema = z.object({
   email: z.string(),
   status: z.enum(["pending", "confirmed"]),
   createdAt: timestampSchema,
@@ -284,7 +284,7 @@ export const editionSlugSchema = z
     "Editions are named in lower case letters, digits and dashes.",
   );
 
-export const editionFileSchema = z.object({
+const editionFileSchema = z.object({
   slug: z.string(),
   subject: z.string().nullable(),
   /** Why the file cannot be sent, when it cannot. */
@@ -329,7 +329,7 @@ export const scheduledResponseSchema = z.object({
 
 // Suppressed addresses
 
-export const suppressionSchema = z.object({
+const suppressionSchema = z.object({
   email: z.string(),
   reason: z.enum(["hard_bounce", "complaint", "soft_bounces"]),
   /** What reported it: smtp, mailbox, ses or postmark. */

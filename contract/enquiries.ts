@@ -36,7 +36,7 @@ export const enquiryNameSchema = oneLineSchema("Your name", limits.enquiryNameMa
   .pipe(z.string().min(1, "Enter your name."))
   .refine(hasVisibleCharacter, "Enter your name.");
 
-export const enquiryMessageSchema = z
+const enquiryMessageSchema = z
   .string()
   .trim()
   .min(
@@ -72,25 +72,25 @@ export const enquiryRequestSchema = z.strictObject({
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });
-export type EnquiryRequest = z.input<typeof enquiryRequestSchema>;
+type EnquiryRequest = z.input<typeof enquiryRequestSchema>;
 export type ValidEnquiry = z.output<typeof enquiryRequestSchema>;
 
 /** All a sender learns: it arrived. */
 export const enquiryResponseSchema = z.object({ received: z.literal(true) });
-export type EnquiryResponse = z.infer<typeof enquiryResponseSchema>;
+type EnquiryResponse = z.infer<typeof enquiryResponseSchema>;
 
 // The owner's side
 
-export const enquiryStatusSchema = z.enum(enquiryStatuses);
+const enquiryStatusSchema = z.enum(enquiryStatuses);
 export type EnquiryStatusName = (typeof enquiryStatuses)[number];
 
-export const enquiryAnswerSchema = z.object({
+const enquiryAnswerSchema = z.object({
   id: z.number().int(),
   body: z.string(),
   createdAt: timestampSchema,
 });
 
-export const enquirySchema = z.object({
+const enquirySchema = z.object({
   id: z.number().int(),
   name: z.string(),
   email: z.string(),
@@ -112,7 +112,7 @@ export const enquiriesQuerySchema = z.strictObject({
   status: enquiryStatusSchema.optional(),
   service: z.string().max(80).optional(),
 });
-export type EnquiriesQuery = z.input<typeof enquiriesQuerySchema>;
+type EnquiriesQuery = z.input<typeof enquiriesQuerySchema>;
 
 export const enquiriesResponseSchema = z.object({
   enquiries: z.array(enquirySchema),
@@ -120,7 +120,7 @@ export const enquiriesResponseSchema = z.object({
   services: z.array(z.object({ id: z.string(), title: z.string() })),
   retentionDays: z.number().int(),
 });
-export type EnquiriesResponse = z.infer<typeof enquiriesResponseSchema>;
+type EnquiriesResponse = z.infer<typeof enquiriesResponseSchema>;
 
 export const enquiryIdParamsSchema = z.strictObject({
   id: rowIdParamSchema,
@@ -137,17 +137,17 @@ export const answerEnquiryRequestSchema = z.strictObject({
       "The answer cannot contain control or text-direction characters.",
     ),
 });
-export type AnswerEnquiryRequest = z.input<typeof answerEnquiryRequestSchema>;
+type AnswerEnquiryRequest = z.input<typeof answerEnquiryRequestSchema>;
 
 export const updateEnquiryRequestSchema = z
   .strictObject({ status: enquiryStatusSchema.optional(), kept: z.boolean().optional() })
   .refine((value) => value.status !== undefined || value.kept !== undefined, "Nothing to change.");
-export type UpdateEnquiryRequest = z.input<typeof updateEnquiryRequestSchema>;
+type UpdateEnquiryRequest = z.input<typeof updateEnquiryRequestSchema>;
 
 export const enquiryResponseOwnerSchema = z.object({ enquiry: enquirySchema });
 
 /** Enquiries per ISO week (Monday, UTC) and service, for the Overview. */
-export const enquiryWeeksSchema = z.array(
+const enquiryWeeksSchema = z.array(
   z.object({ week: z.string(), counts: z.record(z.string(), z.number().int()) }),
 );
 

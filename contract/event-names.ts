@@ -5,7 +5,7 @@
  */
 
 /** Events about an item: recorded with the write that caused them, and replayed. */
-export const itemEventNames = ["reaction", "comment"] as const;
+const itemEventNames = ["reaction", "comment"] as const;
 export type ItemEventName = (typeof itemEventNames)[number];
 
 /**

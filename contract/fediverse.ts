@@ -8,7 +8,7 @@ import { rowIdParamSchema } from "./api.ts";
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-export const consoleFollowerSchema = z.object({
+const consoleFollowerSchema = z.object({
   /** The account's address, which a block of the account takes. */
   actorId: z.string(),
   handle: z.string(),
@@ -22,7 +22,7 @@ export const followersResponseSchema = z.object({
   /** Accounts (their address) and servers (their host name) blocked, newest first. */
   blocks: z.array(z.object({ target: z.string(), blockedAt: timestampSchema })),
 });
-export type FollowersResponse = z.infer<typeof followersResponseSchema>;
+type FollowersResponse = z.infer<typeof followersResponseSchema>;
 
 /** An account's address (https://…) or a server's host name (mastodon.social). */
 export const blockRequestSchema = z.strictObject({
@@ -45,9 +45,9 @@ export const eraseResponseSchema = z.object({
   reactions: z.number().int(),
   mentions: z.number().int(),
 });
-export type EraseResponse = z.infer<typeof eraseResponseSchema>;
+type EraseResponse = z.infer<typeof eraseResponseSchema>;
 
-export const consoleMentionSchema = z.object({
+const consoleMentionSchema = z.object({
   id: z.number(),
   kind: z.enum(["mention", "reply", "like", "repost"]),
   authorName: z.string().nullable(),

@@ -15,17 +15,17 @@ export function topicOf(kind: ItemKind, id: string): Topic {
   return `${kind}:${id}`;
 }
 
-export const itemRefSchema = z.object({ kind: itemKindSchema, id: z.string() });
+const itemRefSchema = z.object({ kind: itemKindSchema, id: z.string() });
 
 /** `reaction`: the item's counts after someone added or removed a reaction. */
-export const reactionEventSchema = z.object({
+const reactionEventSchema = z.object({
   item: itemRefSchema,
   counts: reactionCountsSchema,
 });
 export type ReactionEvent = z.infer<typeof reactionEventSchema>;
 
 /** A comment as seen by everyone: who wrote it is not the receiver's business. */
-export const liveCommentSchema = commentSchema.omit({ mine: true, awaitingApproval: true });
+const liveCommentSchema = commentSchema.omit({ mine: true, awaitingApproval: true });
 export type LiveComment = z.infer<typeof liveCommentSchema>;
 
 /**

@@ -40,7 +40,7 @@ export const readersQuerySchema = z
   .refine((query) => rangeGiven(query) && rangeInOrder(query), { message: rangeMessage });
 export type ReadersQuery = z.input<typeof readersQuerySchema>;
 
-export const readerDimensions = ["page", "source", "campaign", "country", "device"] as const;
+const readerDimensions = ["page", "source", "campaign", "country", "device"] as const;
 export type ReaderDimension = (typeof readerDimensions)[number];
 
 const figureSchema = z.object({

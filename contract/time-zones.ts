@@ -101,7 +101,7 @@ export function wallTime(instant: Date | number, zone: string): WallTime {
 }
 
 /** The zone's offset from UTC at `instant`, in minutes (India +330, New York -300 or -240). */
-export function offsetMinutes(instant: number, zone: string): number {
+function offsetMinutes(instant: number, zone: string): number {
   const wall = wallTime(instant, zone);
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
   return Math.round((asUtc - Math.floor(instant / 60_000) * 60_000) / 60_000);
@@ -152,7 +152,7 @@ export function dateKey(instant: Date | number, zone: string): string {
 }
 
 /** "Monday 30 March 2026": a day as a heading, in `zone`. */
-export function dayLabel(instant: Date | number, zone: string): string {
+function dayLabel(instant: Date | number, zone: string): string {
   return formatter(zone, "day", { weekday: "long", day: "numeric", month: "long", year: "numeric" })
     .formatToParts(instant)
     .filter((part) => part.type !== "literal")

@@ -8,7 +8,7 @@ import { itemKindSchema, reactionTypeSchema } from "./api.ts";
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-export const ownCommentSchema = z.object({
+const ownCommentSchema = z.object({
   id: z.number().int().positive(),
   postId: z.string(),
   /** Where the comment is shown. */
@@ -23,7 +23,7 @@ export const ownCommentSchema = z.object({
 export type OwnComment = z.infer<typeof ownCommentSchema>;
 
 /** An address left to be mailed replies (docs/product.md, "Reply mails"), and the comments it was left on. */
-export const ownReplyAddressSchema = z.object({
+const ownReplyAddressSchema = z.object({
   email: z.string(),
   /** Whether its owner confirmed it from the mail; nothing else is sent until then. */
   confirmed: z.boolean(),
@@ -31,7 +31,7 @@ export const ownReplyAddressSchema = z.object({
   commentIds: z.array(z.number().int().positive()),
 });
 
-export const ownReactionSchema = z.object({
+const ownReactionSchema = z.object({
   kind: itemKindSchema,
   itemId: z.string(),
   url: z.string(),
@@ -42,7 +42,7 @@ export const ownReactionSchema = z.object({
 export type OwnReaction = z.infer<typeof ownReactionSchema>;
 
 /** A call booked from this browser (docs/product.md, "Book a call"), as the reader gave it. */
-export const ownBookingSchema = z.object({
+const ownBookingSchema = z.object({
   start: timestampSchema,
   end: timestampSchema,
   service: z.string(),

@@ -31,7 +31,7 @@ export type OpeningCandidates<C> = {
  * (at least the first thread), the rest for the latest. Of 50: the first 20
  * and the latest 30.
  */
-export function openingSizes(limit: number): { head: number; tail: number } {
+function openingSizes(limit: number): { head: number; tail: number } {
   const head = Math.min(limit, Math.max(1, Math.floor((limit * 2) / 5)));
   return { head, tail: limit - head };
 }

@@ -40,7 +40,7 @@ export const placeholderWriter = "deleted";
 export const remoteVisitorPrefix = "fediverse:";
 
 /** Where the site serves the copy it keeps of a Fediverse writer's picture (server/fediverse/routes.ts). */
-export const remoteAvatarPath = (commentId: number) => `/fediverse/avatars/${commentId}`;
+const remoteAvatarPath = (commentId: number) => `/fediverse/avatars/${commentId}`;
 
 /** A reply from the Fediverse as it arrived: the Note it was and its writer (`fediverse_replies`). */
 export type RemoteReply = {

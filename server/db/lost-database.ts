@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 
 /** The database was lost: the server must not start on an empty one in its place. */
-export class LostDatabaseError extends Error {
+class LostDatabaseError extends Error {
   override name = "LostDatabaseError";
 }
 

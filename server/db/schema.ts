@@ -3,7 +3,7 @@ import type { BigId, Defaulted, Maybe, MaybeTime, Timestamp } from "./columns.ts
 import type { FediverseTables } from "./schema-fediverse.ts";
 import type { ReaderTables } from "./schema-readers.ts";
 
-export type SubscriberStatus = "pending" | "confirmed";
+type SubscriberStatus = "pending" | "confirmed";
 
 export type SuppressionReason = "hard_bounce" | "complaint" | "soft_bounces";
 

@@ -12,7 +12,7 @@ import { forgetSuppression } from "../outbox/suppressions.ts";
 export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 
 /** docs/product.md, "Newsletter": the double opt-in's periods. */
-export const confirmationRules = {
+const confirmationRules = {
   /** A confirmation link works this long. */
   tokenLifetimeMs: 48 * 60 * 60 * 1000,
   /** A pending address gets at most one confirmation mail in this period. */

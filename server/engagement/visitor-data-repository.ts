@@ -4,7 +4,7 @@ import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 
 /** Where an item is read: its card on the list page (the anchor opens it). */
-export function itemUrl(siteUrl: string, kind: ItemKind, itemId: string): string {
+function itemUrl(siteUrl: string, kind: ItemKind, itemId: string): string {
   return `${siteUrl}/${kind}#${encodeURIComponent(itemId)}`;
 }
 

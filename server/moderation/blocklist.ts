@@ -71,7 +71,7 @@ function build(entries: string[]): BlocklistEntries {
 }
 
 /** The defaults: spam vocabulary, URL shorteners and the top-level domains spam favours. */
-export const defaultBlocklist: readonly string[] = parse(
+const defaultBlocklist: readonly string[] = parse(
   readFileSync(path.join(import.meta.dirname, "blocklist-defaults.txt"), "utf8").split("\n"),
 ).add;
 

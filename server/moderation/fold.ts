@@ -81,7 +81,7 @@ export function foldLeet(folded: string): string {
 }
 
 /** The letters of a name alone, folded: "J0hn  Smith.", "ＪＯＨＮ SMITH" and "john-smith" are one. */
-export function nameKey(name: string): string {
+function nameKey(name: string): string {
   return foldLeet(foldLookAlikes(name))
     .replace(/[^\p{L}\p{N}]/gu, "")
     .replace(/rn/g, "m")

@@ -23,7 +23,7 @@ const headings: Record<string, keyof SiteLists> = {
 };
 
 /** Reads the file's sections; an entry before any heading, or an unknown heading, is a mistake in the file. */
-export function parseSiteLists(text: string): SiteLists {
+function parseSiteLists(text: string): SiteLists {
   const lists: SiteLists = { bareTlds: [], brands: [], referenceSites: [], projectHosts: [] };
   let current: keyof SiteLists | null = null;
   for (const [index, raw] of text.split(/\r?\n/).entries()) {

@@ -25,7 +25,7 @@ export type WebhookBody = {
   item: { kind: "science"; id: string; title: string; url: string };
 };
 
-export type NotifyMode = "each" | "hourly" | "off";
+type NotifyMode = "each" | "hourly" | "off";
 
 export type NotifierSettings = {
   /** Where the mails go; no mail without it. */
@@ -41,7 +41,7 @@ export type NotifierSettings = {
 const hourMs = 60 * 60 * 1000;
 
 /** The hourly digest goes out on the hour (UTC) after the comment. */
-export function nextDigestAt(now: Date): Date {
+function nextDigestAt(now: Date): Date {
   return new Date(Math.floor(now.getTime() / hourMs) * hourMs + hourMs);
 }
 

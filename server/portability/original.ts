@@ -35,7 +35,7 @@ export function tableOfFile(fileName: string): OriginalTable | null {
   return stem in originalTables && /\.(csv|json)$/i.test(fileName) ? (stem as OriginalTable) : null;
 }
 
-export type PlannedReaction = {
+type PlannedReaction = {
   sourceId: string;
   kind: ItemKind;
   itemId: string;
@@ -44,7 +44,7 @@ export type PlannedReaction = {
   where: string;
 };
 
-export type PlannedSubscriber = { sourceId: string; email: string; where: string };
+type PlannedSubscriber = { sourceId: string; email: string; where: string };
 
 export type OriginalPlan = Plan & {
   reactions: PlannedReaction[];

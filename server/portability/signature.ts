@@ -10,7 +10,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  */
 
 /** A hex HMAC-SHA256. */
-export const signaturePattern = /^[0-9a-f]{64}$/;
+const signaturePattern = /^[0-9a-f]{64}$/;
 
 export type ExportSigner = {
   /** A new signature, fed each comment's line in the file, in the file's order. */

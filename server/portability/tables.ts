@@ -14,7 +14,7 @@ import type { Column, ColumnType, UniqueKey } from "./columns.ts";
  * gone from the exporting site (a ban's purged comment), and the id is kept
  * as it was where no row of this site has it.
  */
-export type Reference = {
+type Reference = {
   column: string;
   /** The table referred to; "row_table" when the row names its table itself. */
   table: string;

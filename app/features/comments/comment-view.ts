@@ -36,7 +36,7 @@ function identicon(seed: string): { path: string; hue: number } {
  * readers who type the same name still look different. Decorative: the name
  * beside it says who wrote.
  */
-export function Avatar({ seed }: { seed: string }) {
+function Avatar({ seed }: { seed: string }) {
   const { path, hue } = identicon(seed);
   return h(
     "svg",

@@ -10,7 +10,7 @@ import { onSite, siteLists } from "../site-lists.ts";
  * "nine eight seven six…". Readers rarely put any of this in a comment.
  */
 
-export type ContactKind = "link" | "email" | "phone" | "handle";
+type ContactKind = "link" | "email" | "phone" | "handle";
 export type Contact = { kind: ContactKind; text: string };
 
 const tld = "[a-z]{2,12}";
@@ -99,13 +99,13 @@ export function contactsIn(text: string): Contact[] {
  * Video and code sites are left out: a channel or a repository is what a
  * promotion links to.
  */
-export function citesReference(link: string): boolean {
+function citesReference(link: string): boolean {
   const host = hostOf(link);
   return isReference(host) && !/(?:^|\.)(?:youtube\.com|youtu\.be|github\.com)$/.test(host);
 }
 
 /** Whether a link goes to a page where readers keep their own work: a repository, a build log, an album. */
-export function isProjectLink(link: string): boolean {
+function isProjectLink(link: string): boolean {
   return onSite(hostOf(link), siteLists.projectHosts);
 }
 
@@ -116,7 +116,7 @@ export function isProjectLink(link: string): boolean {
  * link to such a host is still scored, and `npm run spam:eval` measures how
  * much of it would pass (docs/decisions/025-spam-that-learns.md).
  */
-export const projectLinkBar = { score: 0.2, word: 2 };
+const projectLinkBar = { score: 0.2, word: 2 };
 
 /**
  * The links and contact details a browser the site does not trust yet cannot

@@ -45,9 +45,9 @@ const weights: Record<ExampleSource, number> = {
 };
 
 /** Marks of the owner that teach a new product name or site. */
-export const learnedAfter = 3;
+const learnedAfter = 3;
 /** Published link-free comments after which a browser is trusted. */
-export const trustedAfter = 3;
+const trustedAfter = 3;
 
 type Log = { warn(obj: object, msg: string): void };
 

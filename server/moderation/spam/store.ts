@@ -11,7 +11,7 @@ import { type Label, sealExample } from "./model.ts";
  */
 
 export type ExampleSource = "approve" | "publish" | "reject" | "spam" | "ban";
-export type ScreeningReason = "score" | "stranger-link" | "learned" | "honeypot" | "moderation";
+type ScreeningReason = "score" | "stranger-link" | "learned" | "honeypot" | "moderation";
 export type Screening = {
   outcome: "published" | "pending" | "spam";
   reason: ScreeningReason | null;
@@ -29,7 +29,7 @@ export type StoredExample = {
 };
 
 /** The owner's decisions that outlive the comment's text: marking it as junk. */
-export const sealedSources: readonly ExampleSource[] = ["spam", "ban"];
+const sealedSources: readonly ExampleSource[] = ["spam", "ban"];
 
 export type SpamStore = ReturnType<typeof createSpamStore>;
 
@@ -42,7 +42,7 @@ export type SpamStore = ReturnType<typeof createSpamStore>;
  * rejecting (a comment may be rude rather than junk), or a comment older than
  * the filter.
  */
-export function judgementOf(
+function judgementOf(
   source: ExampleSource,
   screening: { outcome: Screening["outcome"]; reason: string | null } | null,
 ): "correction" | "confirmation" | null {

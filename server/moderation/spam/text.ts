@@ -36,7 +36,7 @@ const letter = /\p{L}/u;
 const dottedWord = /^(?:\p{L}[.\-_*]){2,}\p{L}[.\-_*]?$/u;
 
 /** Runs of three or more one-letter words joined: "v i a g r a n o w" reads "viagranow". */
-export function joinSpacedLetters(words: string[]): { words: string[]; joined: boolean } {
+function joinSpacedLetters(words: string[]): { words: string[]; joined: boolean } {
   const out: string[] = [];
   let run: string[] = [];
   let joined = false;
