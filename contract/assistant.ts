@@ -33,7 +33,6 @@ export const assistantRequestSchema = z.strictObject({
   /** The reader's question before this one, so that "and for silk?" keeps its topic. */
   previous: questionSchema.optional().describe("The question asked before this one"),
 });
-type AssistantRequest = z.input<typeof assistantRequestSchema>;
 
 const assistantSourceSchema = z.object({
   title: z.string(),
@@ -90,7 +89,6 @@ export const assistantFeedbackRequestSchema = z.strictObject({
   token: z.string().max(100),
   helpful: z.boolean(),
 });
-type AssistantFeedbackRequest = z.input<typeof assistantFeedbackRequestSchema>;
 export const assistantFeedbackResponseSchema = z.object({ recorded: z.literal(true) });
 
 // The owner's side
@@ -132,9 +130,9 @@ export type QuestionsResponse = z.infer<typeof questionsResponseSchema>;
 export const questionIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 
 export type AssistantEndpoints = {
-  "POST /assistant": { body: AssistantRequest; response: AssistantResponse };
+  "POST /assistant": { body: z.input<typeof assistantRequestSchema>; response: AssistantResponse };
   "POST /assistant/feedback": {
-    body: AssistantFeedbackRequest;
+    body: z.input<typeof assistantFeedbackRequestSchema>;
     response: z.infer<typeof assistantFeedbackResponseSchema>;
   };
   "GET /admin/questions": {

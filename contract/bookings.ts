@@ -154,7 +154,6 @@ export const bookingRequestSchema = z.strictObject({
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });
-type BookingRequest = z.input<typeof bookingRequestSchema>;
 export type ValidBookingRequest = z.output<typeof bookingRequestSchema>;
 
 /** What the reader is told: the time, in their zone and the owner's. */
@@ -217,7 +216,6 @@ export const bookingsResponseSchema = z.object({
   feed: z.boolean(),
   retentionDays: z.number().int(),
 });
-type BookingsResponse = z.infer<typeof bookingsResponseSchema>;
 
 export const bookingIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 
@@ -245,10 +243,10 @@ type Out<S extends z.ZodType> = z.infer<S>;
 export type BookingEndpoints = {
   "GET /bookings/form-token": { response: FormTokenResponse };
   "GET /bookings/slots": { query?: z.input<typeof slotsQuerySchema>; response: SlotsResponse };
-  "POST /bookings": { body: BookingRequest; response: BookedResponse };
+  "POST /bookings": { body: z.input<typeof bookingRequestSchema>; response: BookedResponse };
   "GET /admin/bookings": {
     query?: z.input<typeof bookingsQuerySchema>;
-    response: BookingsResponse;
+    response: z.infer<typeof bookingsResponseSchema>;
   };
   "GET /admin/bookings/weeks": { response: Out<typeof bookingWeeksResponseSchema> };
   "PUT /admin/bookings/availability": {

@@ -72,12 +72,10 @@ export const enquiryRequestSchema = z.strictObject({
   formToken: z.string().max(200).optional(),
   website: z.string().max(200).optional(),
 });
-type EnquiryRequest = z.input<typeof enquiryRequestSchema>;
 export type ValidEnquiry = z.output<typeof enquiryRequestSchema>;
 
 /** All a sender learns: it arrived. */
 export const enquiryResponseSchema = z.object({ received: z.literal(true) });
-type EnquiryResponse = z.infer<typeof enquiryResponseSchema>;
 
 // The owner's side
 
@@ -112,7 +110,6 @@ export const enquiriesQuerySchema = z.strictObject({
   status: enquiryStatusSchema.optional(),
   service: z.string().max(80).optional(),
 });
-type EnquiriesQuery = z.input<typeof enquiriesQuerySchema>;
 
 export const enquiriesResponseSchema = z.object({
   enquiries: z.array(enquirySchema),
@@ -120,7 +117,6 @@ export const enquiriesResponseSchema = z.object({
   services: z.array(z.object({ id: z.string(), title: z.string() })),
   retentionDays: z.number().int(),
 });
-type EnquiriesResponse = z.infer<typeof enquiriesResponseSchema>;
 
 export const enquiryIdParamsSchema = z.strictObject({
   id: rowIdParamSchema,
@@ -137,12 +133,10 @@ export const answerEnquiryRequestSchema = z.strictObject({
       "The answer cannot contain control or text-direction characters.",
     ),
 });
-type AnswerEnquiryRequest = z.input<typeof answerEnquiryRequestSchema>;
 
 export const updateEnquiryRequestSchema = z
   .strictObject({ status: enquiryStatusSchema.optional(), kept: z.boolean().optional() })
   .refine((value) => value.status !== undefined || value.kept !== undefined, "Nothing to change.");
-type UpdateEnquiryRequest = z.input<typeof updateEnquiryRequestSchema>;
 
 export const enquiryResponseOwnerSchema = z.object({ enquiry: enquirySchema });
 
@@ -161,19 +155,25 @@ type Out<S extends z.ZodType> = z.infer<S>;
 
 export type EnquiryEndpoints = {
   "GET /enquiries/form-token": { response: FormTokenResponse };
-  "POST /enquiries": { body: EnquiryRequest; response: EnquiryResponse };
-  "GET /admin/enquiries": { query?: EnquiriesQuery; response: EnquiriesResponse };
+  "POST /enquiries": {
+    body: z.input<typeof enquiryRequestSchema>;
+    response: z.infer<typeof enquiryResponseSchema>;
+  };
+  "GET /admin/enquiries": {
+    query?: z.input<typeof enquiriesQuerySchema>;
+    response: z.infer<typeof enquiriesResponseSchema>;
+  };
   "GET /admin/enquiries/weeks": {
     response: Out<typeof enquiryWeeksResponseSchema>;
   };
   "PATCH /admin/enquiries/:id": {
     params: { id: number };
-    body: UpdateEnquiryRequest;
+    body: z.input<typeof updateEnquiryRequestSchema>;
     response: Out<typeof enquiryResponseOwnerSchema>;
   };
   "POST /admin/enquiries/:id/answers": {
     params: { id: number };
-    body: AnswerEnquiryRequest;
+    body: z.input<typeof answerEnquiryRequestSchema>;
     response: Out<typeof enquiryResponseOwnerSchema>;
   };
   "DELETE /admin/enquiries/:id": { params: { id: number }; response: undefined };

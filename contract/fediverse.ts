@@ -22,7 +22,6 @@ export const followersResponseSchema = z.object({
   /** Accounts (their address) and servers (their host name) blocked, newest first. */
   blocks: z.array(z.object({ target: z.string(), blockedAt: timestampSchema })),
 });
-type FollowersResponse = z.infer<typeof followersResponseSchema>;
 
 /** An account's address (https://…) or a server's host name (mastodon.social). */
 export const blockRequestSchema = z.strictObject({
@@ -45,7 +44,6 @@ export const eraseResponseSchema = z.object({
   reactions: z.number().int(),
   mentions: z.number().int(),
 });
-type EraseResponse = z.infer<typeof eraseResponseSchema>;
 
 const consoleMentionSchema = z.object({
   id: z.number(),
@@ -68,11 +66,11 @@ export const mentionsResponseSchema = z.object({ mentions: z.array(consoleMentio
 export const mentionIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 
 export type FediverseEndpoints = {
-  "GET /admin/followers": { response: FollowersResponse };
+  "GET /admin/followers": { response: z.infer<typeof followersResponseSchema> };
   "POST /admin/fediverse/block": { body: z.input<typeof blockRequestSchema>; response: undefined };
   "POST /admin/fediverse/erase": {
     body: z.input<typeof eraseRequestSchema>;
-    response: EraseResponse;
+    response: z.infer<typeof eraseResponseSchema>;
   };
   "POST /admin/fediverse/unblock": {
     body: z.input<typeof blockRequestSchema>;
