@@ -13,7 +13,7 @@ export type DateFields = { published?: string; updated?: string; imported?: bool
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The latest calendar day anywhere on Earth (UTC+14): later than that is the future. */
-export const latestToday = (now: Date) => day(new Date(now.getTime() + 14 * 3600_000));
+const latestToday = (now: Date) => day(new Date(now.getTime() + 14 * 3600_000));
 
 export function resolveDates(
   file: string,

@@ -91,7 +91,7 @@ export function markdownFiles(root: string, folder: string): string[] {
 }
 
 /** One file of a collection, validated, as Astro's collections and `readCollections` give it. */
-export type RawEntry<T> = { file: string; data: T; body: string };
+type RawEntry<T> = { file: string; data: T; body: string };
 export type RawCollections = {
   [N in CollectionName]: RawEntry<z.output<Collections[N]["schema"]>>[];
 };

@@ -30,7 +30,7 @@ const wordsPerMinute = 200;
 type Entry = Pick<SiteContent["growth"][number], "id" | "title" | "pageHtml" | "words"> &
   Pick<SiteContent["growth"][number], "published" | "updated"> & { summary?: string };
 /** A service an item leads to: its title and page. */
-export type RelatedService = { title: string; path: string };
+type RelatedService = { title: string; path: string };
 type Extra = {
   image?: Image;
   icon?: IconName;

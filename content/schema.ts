@@ -8,7 +8,7 @@ import { isTimeZone } from "../contract/time-zones.ts";
 const text = z.string().trim().min(1);
 const url = z.url({ protocol: /^https?$/ });
 
-export const imageSchema = z.strictObject({
+const imageSchema = z.strictObject({
   src: z
     .string()
     .regex(/^[a-z0-9-]+\/[a-z0-9-]+\.(svg|png|webp|jpg)$/, "must look like folder/name.svg"),
@@ -17,9 +17,9 @@ export const imageSchema = z.strictObject({
   height: z.number().int().positive(),
 });
 
-export const linkSchema = z.strictObject({ label: text, url });
+const linkSchema = z.strictObject({ label: text, url });
 
-export const iconNames = [
+const iconNames = [
   "cog",
   "flame",
   "battery-charging",
@@ -34,9 +34,9 @@ export const iconNames = [
   "sparkles",
   "brain-circuit",
 ] as const;
-export const iconSchema = z.enum(iconNames);
+const iconSchema = z.enum(iconNames);
 
-export const reactionCountsSchema = z.strictObject({
+const reactionCountsSchema = z.strictObject({
   like: z.number().int().min(0),
   love: z.number().int().min(0),
   dislike: z.number().int().min(0),
@@ -72,7 +72,7 @@ const dates = {
 const relatedServices = { services: z.array(idSchema).min(1).optional() };
 
 /** The pages a home tile may lead to: the site's sections and pages (app/navigation.ts). */
-export const tileLinks = [
+const tileLinks = [
   "/about",
   "/technical",
   "/non-technical",
@@ -82,7 +82,7 @@ export const tileLinks = [
   "/services",
 ] as const;
 
-export const homeSchema = z.strictObject({
+const homeSchema = z.strictObject({
   headline: text,
   description: text.max(160),
   /** The Explore tiles, each a link to the page it describes. */
@@ -90,11 +90,11 @@ export const homeSchema = z.strictObject({
   images: z.array(imageSchema).length(2),
 });
 
-export const quotesSchema = z.strictObject({
+const quotesSchema = z.strictObject({
   quotes: z.array(z.strictObject({ text, author: text })).length(5),
 });
 
-export const aboutSchema = z.strictObject({ title: text, description: text.max(160) });
+const aboutSchema = z.strictObject({ title: text, description: text.max(160) });
 
 /**
  * A person's name as it appears in bylines, feeds and the From header of mails:
@@ -147,7 +147,7 @@ const isLinkedInProfile = (url: string) => {
  * An AI article's own LinkedIn post: https on linkedin.com, and a post, not a
  * profile or a search (docs/product.md, "MechFusionAI").
  */
-export const linkedInPostSchema = url.refine((value) => {
+const linkedInPostSchema = url.refine((value) => {
   const parsed = new URL(value);
   return (
     parsed.protocol === "https:" &&
@@ -156,21 +156,16 @@ export const linkedInPostSchema = url.refine((value) => {
   );
 }, "must be the https address of a LinkedIn post or article (linkedin.com/posts/…, /pulse/… or /feed/update/…)");
 
-export const technicalTabIds = [
-  "introduction",
-  "engines",
-  "electric-vehicles",
-  "fuel-cells",
-] as const;
+const technicalTabIds = ["introduction", "engines", "electric-vehicles", "fuel-cells"] as const;
 
-export const technicalTabSchema = z.strictObject({
+const technicalTabSchema = z.strictObject({
   id: z.enum(technicalTabIds),
   label: text,
   order,
   links: z.array(linkSchema),
 });
 
-export const technicalArticleSchema = z.strictObject({
+const technicalArticleSchema = z.strictObject({
   id: idSchema,
   tab: z.enum(["engines", "electric-vehicles", "fuel-cells"]),
   title: text,
@@ -181,7 +176,7 @@ export const technicalArticleSchema = z.strictObject({
   ...relatedServices,
 });
 
-export const growthSchema = z.strictObject({
+const growthSchema = z.strictObject({
   id: idSchema,
   title: text,
   order,
@@ -191,9 +186,9 @@ export const growthSchema = z.strictObject({
   ...relatedServices,
 });
 
-export const softSkillSchema = z.strictObject({ title: text, order, ...dates, ...relatedServices });
+const softSkillSchema = z.strictObject({ title: text, order, ...dates, ...relatedServices });
 
-export const storySchema = z.strictObject({
+const storySchema = z.strictObject({
   id: idSchema,
   epic: z.enum(["ramayana", "mahabharata"]),
   title: text,
@@ -204,7 +199,7 @@ export const storySchema = z.strictObject({
   ...relatedServices,
 });
 
-export const aiIntroSchema = z.strictObject({
+const aiIntroSchema = z.strictObject({
   title: text,
   description: text.max(160),
   image: imageSchema,
@@ -212,7 +207,7 @@ export const aiIntroSchema = z.strictObject({
   panelPoints: z.array(text).min(3),
 });
 
-export const aiArticleSchema = z.strictObject({
+const aiArticleSchema = z.strictObject({
   id: idSchema,
   title: text,
   icon: iconSchema,
@@ -229,7 +224,7 @@ export const aiArticleSchema = z.strictObject({
   ...relatedServices,
 });
 
-export const scienceSchema = z.strictObject({
+const scienceSchema = z.strictObject({
   id: idSchema,
   kind: z.enum(["question", "invention"]),
   title: text,
@@ -260,7 +255,7 @@ export const servicePriceSchema = z.union([
     }),
 ]);
 
-export const serviceSchema = z.strictObject({
+const serviceSchema = z.strictObject({
   id: idSchema,
   icon: iconSchema,
   title: text,

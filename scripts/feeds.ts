@@ -71,7 +71,7 @@ type JsonFeed = { author?: unknown; items: { author?: unknown }[] };
  * (https://www.jsonfeed.org/version/1.1/): `authors`, a list, in place of
  * `author`, and the feed's `language`.
  */
-export function jsonFeed11(json1: string): string {
+function jsonFeed11(json1: string): string {
   const { author, items, ...feed } = JSON.parse(json1) as JsonFeed;
   const authors = (one: unknown) => (one ? { authors: [one] } : {});
   const version = "https://jsonfeed.org/version/1.1";
