@@ -24,6 +24,7 @@ import { listHealth } from "./migrations/023-list-health.ts";
 import { readerVisitViews } from "./migrations/027-reader-visit-views.ts";
 import { editionSchedules } from "./migrations/029-edition-schedules.ts";
 import { conversionDays } from "./migrations/030-conversion-days.ts";
+import { conversionCounts } from "./migrations/031-conversion-counts.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -63,5 +64,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "027_reader_visit_views": readerVisitViews(),
     "029_edition_schedules": editionSchedules(kind),
     "030_conversion_days": conversionDays(),
+    "031_conversion_counts": conversionCounts(kind),
   };
 }

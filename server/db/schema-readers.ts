@@ -6,7 +6,6 @@ import type { BigId, Timestamp } from "./columns.ts";
  * the site, the IP address and the user agent with a salt deleted when the
  * day is over; days are UTC dates, "2026-12-01".
  */
-type ReaderEvent = { id: BigId; day: string; at: Timestamp; reader: string };
 
 export type ReaderTables = {
   reader_salts: { day: string; salt: string };
@@ -23,10 +22,8 @@ export type ReaderTables = {
     /** The visit's views so far (migration 027). */
     views: Generated<number>;
   };
-  reader_views: ReaderEvent & { path: string };
+  reader_views: { id: BigId; day: string; at: Timestamp; reader: string; path: string };
   reader_reads: { day: string; reader: string; path: string };
-  /** A conversion keeps its day alone (migration 030). */
-  reader_conversions: Omit<ReaderEvent, "at"> & { kind: string };
   reader_days: {
     day: string;
     dimension: string;
@@ -35,6 +32,7 @@ export type ReaderTables = {
     visitors: number;
     engaged: number;
   };
+  /** Conversions, counted as they come (migration 031). */
   reader_conversion_days: {
     day: string;
     kind: string;

@@ -330,7 +330,6 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
   reader_views: "readership counts, which identify nobody and start afresh on a new site",
   reader_reads: "readership counts, which identify nobody and start afresh on a new site",
-  reader_conversions: "readership counts, which identify nobody and start afresh on a new site",
   reader_days: "readership counts, which identify nobody and start afresh on a new site",
   reader_conversion_days: "readership counts, which identify nobody and start afresh on a new site",
   reader_rollups: "which days readership has rolled up, on this site",

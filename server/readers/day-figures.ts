@@ -3,7 +3,9 @@ import type { Database } from "../db/schema.ts";
 
 /*
  * The figures of readers' days (docs/product.md, "Readers"): what the
- * roll-up keeps of a finished day, and what a range of days reads.
+ * roll-up keeps of a finished day, and what a range of days reads. A
+ * conversion is counted as it is written (repository.ts), by its day, kind
+ * and visit's entry page and source.
  */
 
 export type Dimension = "total" | "page" | "source" | "campaign" | "country" | "device";
@@ -30,15 +32,11 @@ export const num = (value: unknown) => Number(value ?? 0);
 /**
  * The figures of raw days, as the roll-up keeps them: per day, the total,
  * each page (views, visitors, engaged reads), and each source, campaign,
- * country and device (visits started there, and those visits' views); and
- * the conversions by the entry page and source of the reader's visit that day.
+ * country and device (visits started there, and those visits' views).
  */
-export async function aggregate(
-  db: Kysely<Database>,
-  days: string[],
-): Promise<{ rows: DayRow[]; conversions: ConversionRow[] }> {
-  if (days.length === 0) return { rows: [], conversions: [] };
-  const [pages, reads, combos, conversions] = await Promise.all([
+export async function aggregate(db: Kysely<Database>, days: string[]): Promise<DayRow[]> {
+  if (days.length === 0) return [];
+  const [pages, reads, combos] = await Promise.all([
     db
       .selectFrom("reader_views")
       .select((eb) => [
@@ -70,21 +68,6 @@ export async function aggregate(
       ])
       .where("day", "in", days)
       .groupBy(["day", "source", "medium", "campaign", "country", "device"])
-      .execute(),
-    db
-      .selectFrom("reader_conversions as c")
-      .leftJoin("reader_visits as v", (join) =>
-        join.onRef("v.day", "=", "c.day").onRef("v.reader", "=", "c.reader"),
-      )
-      .select((eb) => [
-        "c.day as day",
-        "c.kind as kind",
-        "v.entry_path as entryPath",
-        "v.source as source",
-        eb.fn.countAll().as("count"),
-      ])
-      .where("c.day", "in", days)
-      .groupBy(["c.day", "c.kind", "v.entry_path", "v.source"])
       .execute(),
   ]);
 
@@ -123,14 +106,5 @@ export async function aggregate(
       each.views += num(combo.views);
     }
   }
-  return {
-    rows: [...rows.values()],
-    conversions: conversions.map((each) => ({
-      day: each.day,
-      kind: each.kind,
-      entryPath: each.entryPath ?? "",
-      source: each.source ?? "",
-      count: num(each.count),
-    })),
-  };
+  return [...rows.values()];
 }

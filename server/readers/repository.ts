@@ -181,10 +181,23 @@ export function createReadersRepository(store: Store) {
           batch.reads.map((read) => [read.day, read.reader, read.path]),
           ["day", "path", "reader"],
         );
-        await insert(
-          "reader_conversions",
-          [["day"], ["reader"], ["kind"]],
-          batch.conversions.map((each) => [each.day, each.reader, each.kind]),
+        // A conversion is one more in its day's count by its kind and its
+        // visit's entry page and source, found now, the batch's visits written
+        // above: its reader's hash stops here. A visit another instance has not
+        // written yet (begun less than a write's interval before) counts under
+        // none, as one never counted. Written in the key's order, so that two
+        // instances adding to the same counts wait for each other, never deadlock.
+        const conversions = batch.conversions.map((each) => [each.day, each.reader, each.kind]);
+        await inSteps(conversions, (step) =>
+          sql`insert into reader_conversion_days (day, kind, entry_path, source, count)
+            select c.day, c.kind, coalesce(v.entry_path, ''), coalesce(v.source, ''), count(*)
+            from (${unpacked(store.kind, [["day"], ["reader"], ["kind"]], step)}) as c
+            left join reader_visits v on v.day = c.day and v.reader = c.reader
+            where true
+            group by c.day, c.kind, coalesce(v.entry_path, ''), coalesce(v.source, '')
+            order by 1, 2, 3, 4
+            on conflict (day, kind, entry_path, source)
+            do update set count = reader_conversion_days.count + excluded.count`.execute(trx),
         );
       });
     },
@@ -215,14 +228,9 @@ export function createReadersRepository(store: Store) {
             .returning("day")
             .execute();
           if (marked.length === 0) return false;
-          const { rows, conversions } = await aggregate(trx, [current]);
+          const rows = await aggregate(trx, [current]);
           // 500 rows per insert: well under either database's limit on parameters.
           await inSteps(rows, (part) => trx.insertInto("reader_days").values(part).execute(), 500);
-          await inSteps(
-            conversions.map(({ entryPath, ...each }) => ({ ...each, entry_path: entryPath })),
-            (part) => trx.insertInto("reader_conversion_days").values(part).execute(),
-            500,
-          );
           return true;
         });
         if (done) rolled.push(current);
@@ -243,7 +251,6 @@ export function createReadersRepository(store: Store) {
           .executeTakeFirst();
         await trx.deleteFrom("reader_visits").where("day", "<", until).execute();
         await trx.deleteFrom("reader_reads").where("day", "<", until).execute();
-        await trx.deleteFrom("reader_conversions").where("day", "<", until).execute();
         return Number(views.numDeletedRows);
       });
     },
@@ -251,7 +258,8 @@ export function createReadersRepository(store: Store) {
     /**
      * The figures of the days from `from` to `to`: the rolled-up days from
      * their rows, the others (today, and a day not rolled up yet) from the raw
-     * rows, so a range reads a few rows per day whatever the views.
+     * rows, so a range reads a few rows per day whatever the views; the
+     * conversions, counted as they come, from their counts.
      */
     async figures(
       from: string,
@@ -261,21 +269,19 @@ export function createReadersRepository(store: Store) {
       const rolledTo = last && last < to ? last : to;
       const rolled =
         last && from <= rolledTo
-          ? await Promise.all([
-              db
-                .selectFrom("reader_days")
-                .selectAll()
-                .where("day", ">=", from)
-                .where("day", "<=", rolledTo)
-                .execute(),
-              db
-                .selectFrom("reader_conversion_days")
-                .select(["day", "kind", "entry_path as entryPath", "source", "count"])
-                .where("day", ">=", from)
-                .where("day", "<=", rolledTo)
-                .execute(),
-            ])
-          : [[], []];
+          ? await db
+              .selectFrom("reader_days")
+              .selectAll()
+              .where("day", ">=", from)
+              .where("day", "<=", rolledTo)
+              .execute()
+          : [];
+      const conversions = await db
+        .selectFrom("reader_conversion_days")
+        .select(["day", "kind", "entry_path as entryPath", "source", "count"])
+        .where("day", ">=", from)
+        .where("day", "<=", to)
+        .execute();
       // The raw days in the range: after the last rolled up, from the oldest kept.
       const oldest = await db
         .selectFrom("reader_views")
@@ -285,22 +291,18 @@ export function createReadersRepository(store: Store) {
       if (oldest?.day && oldest.day > day) day = oldest.day;
       const rawDays: string[] = [];
       for (; oldest?.day && day <= to; day = addDays(day, 1)) rawDays.push(day);
-      const raw = await aggregate(db, rawDays);
       return {
         rows: [
-          ...rolled[0].map((row) => ({
+          ...rolled.map((row) => ({
             ...row,
             dimension: row.dimension as Dimension,
             views: num(row.views),
             visitors: num(row.visitors),
             engaged: num(row.engaged),
           })),
-          ...raw.rows,
+          ...(await aggregate(db, rawDays)),
         ],
-        conversions: [
-          ...rolled[1].map((row) => ({ ...row, count: num(row.count) })),
-          ...raw.conversions,
-        ],
+        conversions: conversions.map((row) => ({ ...row, count: num(row.count) })),
       };
     },
 

@@ -296,8 +296,9 @@ export function createReaders({
     /**
      * What brings clients: a subscription, an enquiry, a booking, a comment or
      * a question, attributed to the entry page and source of the reader's
-     * visit that day, through the day's hash and nothing else. Call it once
-     * the thing is done; it never fails the request that did it.
+     * visit that day, through the day's hash and nothing else, and stored as
+     * one more in that day's count. Call it once the thing is done; it never
+     * fails the request that did it.
      */
     async attribute(request: ReaderRequest, kind: ConversionKind): Promise<void> {
       try {
@@ -305,6 +306,7 @@ export function createReaders({
         const userAgent = countable(request, now, false);
         if (!userAgent) return;
         // Its day alone: a time could match it to the enquiry or comment it counts.
+        // The hash is held until the write finds the visit's entry page and source.
         const { day } = stamp(now);
         const reader = await withReader(request, userAgent, day, (reader) => reader);
         pending.conversions.push({ day, reader, kind });

@@ -312,8 +312,12 @@ describe.each(backends)("the assistant on %s", (backend) => {
     const counted = async () => {
       await t.app.readers.flush();
       return Number(
-        (await runSql(t, "select count(*) as n from reader_conversions where kind = 'question'"))[0]
-          ?.n,
+        (
+          await runSql(
+            t,
+            "select coalesce(sum(count), 0) as n from reader_conversion_days where kind = 'question'",
+          )
+        )[0]?.n,
       );
     };
     const before = await counted();

@@ -50,6 +50,38 @@ function view(
   });
 }
 
+/** An app of its own, its readers' counts written when the test says (flush), not on a timer. */
+const startReadersApp = (backend: (typeof backends)[number], clock: { now: () => Date }) =>
+  startTestApp(backend, {
+    env: { COOKIE_SECRET: cookieSecret },
+    clientFiles,
+    readers: { flushMs: 3_600_000, clock: clock.now },
+  });
+
+/** An enquiry from the browser's address and user agent, as the Services page sends it. */
+function enquire(
+  t: TestApp,
+  browser: Browser,
+  sender: { name: string; email: string; message: string },
+) {
+  return t.app.inject({
+    method: "POST",
+    url: "/api/enquiries",
+    remoteAddress: browser.ip,
+    headers: { origin: siteUrl, "user-agent": browser.userAgent },
+    payload: { ...sender, service: "dfmea", formToken: tokens.issue(Date.now() - 60_000) },
+  });
+}
+
+/** Every table of the app's database. */
+async function tableNames(t: TestApp, backend: (typeof backends)[number]): Promise<string[]> {
+  const rows =
+    backend === "sqlite"
+      ? await runSql(t, "select name from sqlite_master where type = 'table'")
+      : await runSql(t, "select tablename as name from pg_tables where schemaname = 'public'");
+  return rows.map((row) => String(row.name));
+}
+
 async function readersCli(t: Pick<TestApp, "databaseUrl" | "dataDir">, since = "1d") {
   const run = await admin(adminEnv(t), "readers", "--since", since, "--json");
   expect(run.stderr).toBe("");
@@ -64,12 +96,7 @@ describe.each(backends)("readers on %s", (backend) => {
   const ravi: Browser = { ip: "198.51.100.23", userAgent: firefox };
 
   beforeAll(async () => {
-    t = await startTestApp(backend, {
-      env: { COOKIE_SECRET: cookieSecret },
-      clientFiles,
-      // Written when the test says (flush), not on a timer.
-      readers: { flushMs: 3_600_000, clock: clock.now },
-    });
+    t = await startReadersApp(backend, clock);
   });
   afterAll(async () => {
     await t?.close();
@@ -92,19 +119,11 @@ describe.each(backends)("readers on %s", (backend) => {
       remoteAddress: ravi.ip,
       headers: { origin: siteUrl, "user-agent": ravi.userAgent },
     });
-    const sent = await t.app.inject({
-      method: "POST",
-      url: "/api/enquiries",
-      remoteAddress: ravi.ip,
-      headers: { origin: siteUrl, "user-agent": ravi.userAgent },
-      payload: {
-        name: "Ravi Menon",
-        email: "ravi@example.org",
-        service: "dfmea",
-        message:
-          "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
-        formToken: tokens.issue(Date.now() - 60_000),
-      },
+    const sent = await enquire(t, ravi, {
+      name: "Ravi Menon",
+      email: "ravi@example.org",
+      message:
+        "We need a DFMEA workshop for a new fuel pump module in the spring, for a team of five engineers.",
     });
     expect(sent.statusCode).toBe(201);
 
@@ -131,14 +150,15 @@ describe.each(backends)("readers on %s", (backend) => {
     ).toBe(204);
     await t.app.readers.flush();
 
-    // The enquiry's conversion keeps its day and nothing finer to match the enquiry's time by.
-    const conversions = await runSql(t, "select * from reader_conversions");
-    expect(conversions).toEqual([
+    // The enquiry is one more in its day's count by its visit's entry page and
+    // source: no reader, no time, nothing to match the enquiry by.
+    expect(await runSql(t, "select * from reader_conversion_days")).toEqual([
       {
-        id: expect.anything(),
         day: clock.now().toISOString().slice(0, 10),
-        reader: expect.any(String),
         kind: "enquiry",
+        entry_path: "/science/pressure-cooker",
+        source: "Newsletter",
+        count: 1,
       },
     ]);
 
@@ -224,14 +244,7 @@ describe.each(backends)("readers on %s", (backend) => {
   });
 
   it("keeps no IP address, user agent or cookie in any column of any table", async () => {
-    const tables =
-      backend === "sqlite"
-        ? (await runSql(t, "select name from sqlite_master where type = 'table'")).map((row) =>
-            String(row.name),
-          )
-        : (
-            await runSql(t, "select tablename as name from pg_tables where schemaname = 'public'")
-          ).map((row) => String(row.name));
+    const tables = await tableNames(t, backend);
     expect(tables).toContain("reader_views");
     const dump = [];
     for (const table of tables)
@@ -330,21 +343,122 @@ describe.each(backends)("readers' writes on %s", (backend) => {
   });
 });
 
-describe.each(backends)("conversions counted before on %s", (backend) => {
-  it("keep their day and lose their time", async () => {
+describe.each(backends)("conversions kept before on %s", (backend) => {
+  it("keep their day and lose their time, then become counts by their visit's entry page and source", async () => {
     const scratch = await scratchStore(backend);
     try {
       const { db } = scratch.store;
       await scratch.migrateTo("029_edition_schedules");
       await sql`insert into reader_conversions (day, at, reader, kind)
         values ('2026-12-01', '2026-12-01T09:41:07.123Z', 'a-reader', 'enquiry')`.execute(db);
+      await scratch.migrateTo("030_conversion_days");
+      await sql`insert into reader_visits (day, reader, started_at, entry_path, source, medium, campaign, country, device)
+        values ('2026-12-02', 'b-reader', '2026-12-02T08:00:00Z', '/science', 'LinkedIn', '', '', 'GB', 'desktop'),
+          ('2026-12-02', 'c-reader', '2026-12-02T09:00:00Z', '/science', 'LinkedIn', '', '', 'IN', 'mobile')`.execute(
+        db,
+      );
+      await sql`insert into reader_conversions (day, reader, kind)
+        values ('2026-12-02', 'b-reader', 'enquiry'), ('2026-12-02', 'c-reader', 'enquiry'),
+          ('2026-12-02', 'c-reader', 'comment'), ('2026-11-30', 'd-reader', 'comment')`.execute(db);
+      // A day rolled up already holds its counts; its raw rows are not counted twice.
+      await sql`insert into reader_rollups (day, rolled_at) values ('2026-11-30', '2026-12-01T00:10:00Z')`.execute(
+        db,
+      );
+      await sql`insert into reader_conversion_days (day, kind, entry_path, source, count)
+        values ('2026-11-30', 'comment', '/services', 'Google', 1)`.execute(db);
       await migrateToLatest(scratch.store);
-      expect(await db.selectFrom("reader_conversions").selectAll().execute()).toEqual([
-        { id: expect.anything(), day: "2026-12-01", reader: "a-reader", kind: "enquiry" },
+      const counts = await db
+        .selectFrom("reader_conversion_days")
+        .selectAll()
+        .orderBy("day")
+        .orderBy("kind")
+        .execute();
+      expect(counts.map((row) => ({ ...row, count: Number(row.count) }))).toEqual([
+        { day: "2026-11-30", kind: "comment", entry_path: "/services", source: "Google", count: 1 },
+        { day: "2026-12-01", kind: "enquiry", entry_path: "", source: "", count: 1 },
+        {
+          day: "2026-12-02",
+          kind: "comment",
+          entry_path: "/science",
+          source: "LinkedIn",
+          count: 1,
+        },
+        {
+          day: "2026-12-02",
+          kind: "enquiry",
+          entry_path: "/science",
+          source: "LinkedIn",
+          count: 2,
+        },
       ]);
+      await expect(sql`select * from reader_conversions`.execute(db)).rejects.toThrow();
     } finally {
       await scratch.drop();
     }
+  });
+});
+
+describe.each(backends)("two enquiries of one day on %s", (backend) => {
+  let t: TestApp;
+  const clock = movableClock();
+  beforeAll(async () => {
+    t = await startReadersApp(backend, clock);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("are counted by their visits' entry pages and sources, and no table ties either to its reader or says which came first", async () => {
+    const asha: Browser = { ip: "203.0.113.50", userAgent: chrome };
+    const ravi: Browser = { ip: "198.51.100.51", userAgent: firefox };
+    await view(t, asha, "/science", { referrer: "https://www.linkedin.com/feed/" });
+    await view(t, ravi, "/services", { query: "?utm_source=newsletter" });
+    await t.app.readers.flush();
+    for (const [browser, name] of [
+      [asha, "Asha Rao"],
+      [ravi, "Ravi Menon"],
+    ] as const) {
+      const sent = await enquire(t, browser, {
+        name,
+        email: `${name.split(" ")[0]?.toLowerCase()}@example.org`,
+        message: `${name} asks for a DFMEA workshop on a fuel pump module, for a team of five engineers.`,
+      });
+      expect(sent.statusCode).toBe(201);
+      // Each its own write, as minutes apart.
+      await t.app.readers.flush();
+    }
+
+    const counts = await runSql(t, "select * from reader_conversion_days order by entry_path");
+    const day = clock.now().toISOString().slice(0, 10);
+    expect(counts).toEqual([
+      { day, kind: "enquiry", entry_path: "/science", source: "LinkedIn", count: 1 },
+      { day, kind: "enquiry", entry_path: "/services", source: "Newsletter", count: 1 },
+    ]);
+    // Nor a row's place: SQLite's rowid would number them as first written.
+    if (backend === "sqlite")
+      await expect(runSql(t, "select rowid from reader_conversion_days")).rejects.toThrow();
+
+    // The readers' hashes are in their visits, views and reads, and nowhere else.
+    const hashes = (await runSql(t, "select reader from reader_visits")).map((row) =>
+      String(row.reader),
+    );
+    expect(hashes).toHaveLength(2);
+    const tables = await tableNames(t, backend);
+    expect(tables).toContain("enquiries");
+    for (const table of tables.filter(
+      (name) => !["reader_visits", "reader_views", "reader_reads"].includes(name),
+    )) {
+      const rows = JSON.stringify(await runSql(t, `select * from ${table}`));
+      for (const hash of hashes) expect(rows, table).not.toContain(hash);
+    }
+
+    const owner = new Owner(t);
+    await owner.signIn();
+    const screen = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(screen.conversions.bySource).toEqual([
+      expect.objectContaining({ value: "LinkedIn", enquiry: 1, total: 1 }),
+      expect.objectContaining({ value: "Newsletter", enquiry: 1, total: 1 }),
+    ]);
   });
 });
 
@@ -535,9 +649,27 @@ describe("readers on PostgreSQL with two instances", () => {
       await view(a, browser, "/science", { referrer: "https://mastodon.social/@someone" });
       await view(b, browser, "/science/pressure-cooker", { referrer: "https://www.google.com/" });
     }
+    // Comments from three readers, one instance's each or both's, counted as the batches are written.
+    const request = (browser: Browser) => ({
+      ip: browser.ip,
+      headers: { "user-agent": browser.userAgent },
+    });
+    for (const [instance, browser] of [
+      [a, browsers[0]],
+      [b, browsers[1]],
+      [a, browsers[2]],
+      [b, browsers[2]],
+    ] as const) {
+      if (browser) await instance.app.readers.attribute(request(browser), "comment");
+    }
     await Promise.all([a.app.readers.flush(), b.app.readers.flush()]);
     // A second write of nothing new changes nothing.
     await Promise.all([a.app.readers.flush(), b.app.readers.flush()]);
+    const comments = await runSql(
+      a,
+      "select sum(count) as n from reader_conversion_days where kind = 'comment' and source in ('Mastodon', 'Google')",
+    );
+    expect(Number(comments[0]?.n)).toBe(4);
     const report = await readersCli(a);
     expect(report.visitors).toBe(20);
     expect(report.views).toBe(40);
