@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { readdir, rm } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import {
   isMainThread,
@@ -41,14 +41,14 @@ export type OutgoingMail = {
 export type Mailer = {
   /**
    * Resolves once the SMTP server accepted the message (or the file is
-   * written). `outboxId`: the outbox row it is the mail of.
+   * written). `outboxIds`: the outbox rows it is the mail of (a digest's, several).
    */
-  send(mail: OutgoingMail, outboxId?: number): Promise<void>;
+  send(mail: OutgoingMail, outboxIds?: readonly number[]): Promise<void>;
   /** Resolves once the transport can send at once (the SMTP thread has started). */
   ready?(): Promise<void>;
   close(): void;
   /**
-   * Without SMTP: deletes the files whose outbox row is gone, `existing`
+   * Without SMTP: deletes the files of which any outbox row is gone, `existing`
    * saying which of the rows still are.
    */
   sweep?(existing: (ids: number[]) => Promise<ReadonlySet<number>>): Promise<void>;
@@ -60,7 +60,9 @@ export type Mailer = {
  * otherwise every message is written as an .eml file under `DATA_DIR/outbox/`,
  * so a first run needs no mail server and a newcomer can open the
  * confirmation mail from disk. A row's file is named by its id and lives as
- * long as the row: deleted means deleted there too.
+ * long as the row: deleted means deleted there too. A digest's file is named
+ * by its first row, and a `.rows` file beside it lists all of them: it goes
+ * when any does (one reader's comment deleted takes the digest that quoted it).
  */
 export function createMailer(
   {
@@ -95,16 +97,19 @@ export function createMailer(
     ),
   );
   return {
-    async send(mail, outboxId) {
+    async send(mail, outboxIds = []) {
       const info = await (await transport()).sendMail({ from, ...mail });
       let message = info.message as Buffer;
       // nodemailer's signer knows RSA alone (as in runSmtpThread).
       if (dkim?.algorithm === "ed25519") message = await signedEd25519(message, dkim);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
-      const file = path.join(
+      const [first] = outboxIds;
+      const base = path.join(
         folder,
-        `${new Date().toISOString().replace(/[:.]/g, "-")}-${outboxId === undefined ? randomBytes(4).toString("hex") : `row${outboxId}`}.eml`,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-${first === undefined ? randomBytes(4).toString("hex") : `row${first}`}`,
       );
+      if (outboxIds.length > 1) writeFileSync(`${base}.rows`, outboxIds.join(" "), { mode: 0o600 });
+      const file = `${base}.eml`;
       // The message holds an address and a link that acts for its owner.
       writeFileSync(file, message, { mode: 0o600 });
       log.info({ file }, "mail written to the outbox folder (SMTP_URL is not set)");
@@ -112,15 +117,25 @@ export function createMailer(
     // Writing files holds no connection: there is nothing to close.
     close() {},
     async sweep(existing) {
-      const rows = new Map<number, string>();
+      // Each file's name, without its extension, with its rows.
+      const files = new Map<string, number[]>();
       for (const name of await readdir(folder).catch(() => [])) {
-        const id = /-row(\d+)\.eml$/.exec(name)?.[1];
-        if (id) rows.set(Number(id), name);
+        const [, base, first, extension] = /^(.*-row(\d+))\.(eml|rows)$/.exec(name) ?? [];
+        if (!base) continue;
+        const rows = files.get(base) ?? [Number(first)];
+        files.set(base, rows);
+        if (extension === "rows") {
+          const listed = await readFile(path.join(folder, name), "utf8").catch(() => "");
+          rows.push(...listed.split(" ").filter(Boolean).map(Number));
+        }
       }
-      if (rows.size === 0) return;
-      const kept = await existing([...rows.keys()]);
-      for (const [id, name] of rows) {
-        if (!kept.has(id)) await rm(path.join(folder, name), { force: true });
+      if (files.size === 0) return;
+      const kept = await existing([...new Set([...files.values()].flat())]);
+      for (const [base, rows] of files) {
+        if (rows.every((id) => kept.has(id))) continue;
+        // The list last: a sweep stopped between the two still finds the mail's rows.
+        await rm(path.join(folder, `${base}.eml`), { force: true });
+        await rm(path.join(folder, `${base}.rows`), { force: true });
       }
     },
   };

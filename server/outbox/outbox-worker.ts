@@ -308,7 +308,7 @@ export function startMailWorker({
     try {
       await mailer.send(
         returnPath ? { ...composed, envelope: { from: returnPath, to: [composed.to] } } : composed,
-        Number(row.id),
+        batch.map((each) => Number(each.id)),
       );
       return { outcome: "sent" };
     } catch (error) {

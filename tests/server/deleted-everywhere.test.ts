@@ -12,6 +12,7 @@ import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { movableClock } from "./support/clock.ts";
 import { confirmedSubscriber, editionFile } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { runSql } from "./support/sql.ts";
@@ -277,7 +278,7 @@ describe.each(backends)("rows written before on %s", (backend) => {
   });
 });
 
-/** Which of `addresses` a file in DATA_DIR/outbox/ (the mail without SMTP_URL) names. */
+/** Which of `addresses` (or texts) a file in DATA_DIR/outbox/ (the mail without SMTP_URL) holds. */
 function addressesInOutboxFolder(t: TestApp, addresses: readonly string[]): string[] {
   const folder = path.join(t.dataDir, "outbox");
   const files = readdirSync(folder).map((name) => {
@@ -388,3 +389,42 @@ async function startReceiver(status: () => number) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+describe.each(backends)("an hourly digest's file in DATA_DIR/outbox on %s", (backend) => {
+  it("goes when any row it carries does, not only its first", async () => {
+    const clock = movableClock();
+    clock.set(new Date("2030-03-04T10:20:00.000Z"));
+    const t = await startTestApp(backend, {
+      env: {
+        OWNER_EMAIL: "owner@example.com",
+        NOTIFY_COMMENTS: "hourly",
+        MAIL_RATE_PER_MINUTE: "0",
+      },
+      mail: { clock: clock.now },
+    });
+    try {
+      const postId = freshItem("science");
+      for (const [content, name] of [
+        ["A question from Asha on the lid", "Asha"],
+        ["Words from Dana on the spin", "Dana"],
+      ] as const) {
+        expect((await t.visitor().comment(postId, content, name)).statusCode).toBe(201);
+      }
+      clock.set(new Date("2030-03-04T11:00:01.000Z"));
+      const inFolder = (text: string) => addressesInOutboxFolder(t, [text]).length > 0;
+      await expect.poll(() => inFolder("Words from Dana"), { timeout: 20_000 }).toBe(true);
+      const rows = await runSql(
+        t,
+        "select id from outbox where kind = 'comment_digest' order by id",
+      );
+      expect(rows).toHaveLength(2);
+      // The digest's second row is deleted, as a privacy request or retention deletes one:
+      // the file that quoted it goes too, with the rest of the digest.
+      await runSql(t, "delete from outbox where id = ?", [Number(rows[1]?.id)]);
+      await expect.poll(() => inFolder("Words from Dana"), { timeout: 10_000 }).toBe(false);
+      expect(inFolder("A question from Asha")).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+});
