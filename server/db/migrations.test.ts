@@ -9,9 +9,10 @@ import { migrations } from "./migrations.ts";
  * text never changes, and it never reads a constant that could (the reaction
  * types, the outbox kinds). A change to the schema is the next migration.
  * Each shipped migration's file is pinned here by its SHA-256, with the
- * dialect helpers they share. Pin a new migration once it has shipped; a
- * pin changes only with a rewrite that leaves every database it makes, at
- * every step, the same (the outbox's rebuilds, folded into dialect.ts).
+ * dialect helpers they share. Pin a new migration as it lands on main, which
+ * is what deploys; a pin changes only with a rewrite that leaves every
+ * database it makes, at every step, the same (the outbox's rebuilds, folded
+ * into dialect.ts).
  */
 const shipped: [name: string, file: string, sha256: string][] = [
   [
@@ -88,6 +89,61 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "016_spent_form_tokens",
     "016-spent-form-tokens.ts",
     "dcbdeade2270e9a7ae194b113ab3050c42c174954a78f1dbea269b85a5c86054",
+  ],
+  [
+    "017_outbox_kinds_unchecked",
+    "017-outbox-kinds-unchecked.ts",
+    "8903c2574e8b9631525e9d76d9d00d0f9a06a1f8864b3fc31ea51a2210401c6b",
+  ],
+  [
+    "018_spam_example_features",
+    "018-spam-example-features.ts",
+    "93e731f2bfd391d16d400a086e85db5011e3712faaf07f885842e6dcf9b40397",
+  ],
+  [
+    "019_assistant_questions",
+    "019-assistant-questions.ts",
+    "2c55843a1faf4c356b66675a3a60e91d08e50539ac2b4a19552a337039395951",
+  ],
+  [
+    "020_bookings",
+    "020-bookings.ts",
+    "5263bff7729c6dcfa884a32c303a280d5ccbf8a293daaeae476373c7ef0e8011",
+  ],
+  [
+    "021_readers",
+    "021-readers.ts",
+    "f4a5bea66ac9a523de0920a54cf6b061011f97ca60ec9e45d33413130a39b35c",
+  ],
+  [
+    "022_fediverse",
+    "022-fediverse.ts",
+    "6b30d64b3551969fcda5d9d517303c2280c17f45301c7ca1105f0ba248617540",
+  ],
+  [
+    "023_list_health",
+    "023-list-health.ts",
+    "0b734d8d7726cb1c00b52e860db909c406ec844430d77916c831924ce8d32e3c",
+  ],
+  [
+    "027_reader_visit_views",
+    "027-reader-visit-views.ts",
+    "282095405607ebda9e837d7030c836bc8e8905b21323789057971146f2d82d57",
+  ],
+  [
+    "029_edition_schedules",
+    "029-edition-schedules.ts",
+    "a8f145032ca7495169cf4d4f09d4e1bc93a3da6f707e3d291138d4ebecb7dfbe",
+  ],
+  [
+    "030_conversion_days",
+    "030-conversion-days.ts",
+    "cdb003c0ac5acc90b1a3724541983153f990b3c116a278c4ff860ed7be9e52ae",
+  ],
+  [
+    "031_conversion_counts",
+    "031-conversion-counts.ts",
+    "82cdf648b1791145bfa00931251f6fe5834f6a08037d9985a36dcb68a51cf610",
   ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
