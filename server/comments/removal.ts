@@ -3,7 +3,7 @@ import type { Database } from "../db/schema.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import { nowIso } from "../lib/time.ts";
 import { forgetWatches } from "./forget-watches.ts";
-import { type CommentEvents, columns, placeholderWriter } from "./rows.ts";
+import { type CommentEvents, columns, emptiedPlace } from "./rows.ts";
 
 /**
  * Takes comments' words out of what the spam filter learnt from them
@@ -72,12 +72,7 @@ export async function removeComments(
       const place = await trx
         .updateTable("science_comments")
         .set({
-          content: "",
-          content_html: "",
-          user_name: "",
-          visitor_id: placeholderWriter,
-          ip_hash: null,
-          by_owner: 0,
+          ...emptiedPlace,
           deleted_at: nowIso(),
           // A place holds nothing to approve: held again by an edit, its
           // published replies show under it like any other's.

@@ -31,7 +31,17 @@ export const columns = [
 export type Row = Pick<CommentRow, (typeof columns)[number]>;
 
 /** Who a comment's place belongs to once its writer deleted it: nobody. */
-export const placeholderWriter = "deleted";
+const placeholderWriter = "deleted";
+
+/** A comment's place, emptied of it: no text, no writer (deleted with replies, or held). */
+export const emptiedPlace = {
+  content: "",
+  content_html: "",
+  user_name: "",
+  visitor_id: placeholderWriter,
+  ip_hash: null,
+  by_owner: 0,
+} as const;
 
 /**
  * The visitor ids of comments that came from the Fediverse start so
@@ -160,18 +170,7 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
       if (row.status === "published" || row.visitor_id === visitorId) {
         return toComment(row, visitorId, remote);
       }
-      const place = toComment(
-        {
-          ...row,
-          content: "",
-          content_html: "",
-          user_name: "",
-          visitor_id: placeholderWriter,
-          by_owner: 0,
-          deleted_at: row.updated_at,
-        },
-        visitorId,
-      );
+      const place = toComment({ ...row, ...emptiedPlace, deleted_at: row.updated_at }, visitorId);
       return { ...place, held: true };
     },
 

@@ -1,7 +1,7 @@
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
-import { placeholderWriter } from "../comments/rows.ts";
+import { emptiedPlace } from "../comments/rows.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
@@ -273,14 +273,7 @@ function checkComments(
       }
     }
     if (row.deleted_at !== null) {
-      Object.assign(row, {
-        content: "",
-        content_html: "",
-        user_name: "",
-        visitor_id: placeholderWriter,
-        ip_hash: null,
-        by_owner: 0,
-      });
+      Object.assign(row, emptiedPlace);
       return;
     }
     for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
