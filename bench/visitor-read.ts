@@ -11,7 +11,7 @@ import { wrk } from "./wrk.ts";
  */
 
 /** The reader's ratio to hello world must reach this, and its p99 stay under that. */
-export const visitorReadTargets = { ratio: 0.3, p99Ms: 10 };
+const visitorReadTargets = { ratio: 0.3, p99Ms: 10 };
 
 /**
  * Measures the comments read of `postId` by the reader whose cookie is
