@@ -1,5 +1,6 @@
 import { siteItems } from "../../content/items.ts";
 import type { SiteContent } from "../../content/load.ts";
+import { priceSignal } from "../../content/service-page.ts";
 import { decodeHtmlEntities } from "../../contract/html.ts";
 
 /**
@@ -19,7 +20,7 @@ import { decodeHtmlEntities } from "../../contract/html.ts";
 export type ServiceRef = {
   id: string;
   title: string;
-  /** Its description, as the services page gives it. */
+  /** Its description, as the services page gives it, then its price, length and place. */
   summary: string;
   includes: string[];
 };
@@ -107,7 +108,10 @@ type Page = {
 
 /** Text fields of a service beyond those every service has, flattened to paragraphs. */
 function extraServiceText(service: Record<string, unknown>): string[] {
-  const known = new Set(["id", "icon", "title", "order", "description", "features", "html"]);
+  const known = new Set([
+    ...["id", "icon", "title", "order", "description", "features", "html"],
+    ...["price", "duration", "where"],
+  ]);
   const out: string[] = [];
   const walk = (value: unknown) => {
     if (typeof value === "string") out.push(value.trim());
@@ -159,10 +163,16 @@ export function sitePassages(
     })),
     ...content.services.map((service) => {
       const page = servicePage(service.id);
+      // What a reader asking about a service wants next: what it costs, how long, where.
+      const terms = [
+        priceSignal(service.price),
+        `How long it takes: ${service.duration}`,
+        `Where: ${service.where}`,
+      ].map((term) => `${term.replace(/\.$/, "")}.`);
       const ref = {
         id: service.id,
         title: service.title,
-        summary: service.description,
+        summary: `${service.description} ${terms.join(" ")}`,
         includes: service.features,
       };
       const extra = extraServiceText(service as unknown as Record<string, unknown>)
@@ -172,7 +182,7 @@ export function sitePassages(
         page,
         title: service.title,
         section: "Services",
-        lead: `${service.title}. ${service.description} It includes: ${service.features.join("; ")}.`,
+        lead: `${service.title}. ${ref.summary} It includes: ${service.features.join("; ")}.`,
         html: `${service.html}${extra}`,
         service: ref,
       };

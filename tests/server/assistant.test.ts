@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadContent } from "../../content/load.ts";
+import { priceSignal } from "../../content/service-page.ts";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   assistantFeedbackResponseSchema,
@@ -114,6 +115,23 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(answer.actions.map((action) => action.url)).toEqual([
       "/services/ask/tolerance-stackups?message=Can%20you%20review%20our%20tolerance%20stack-up%3F#send-enquiry",
     ]);
+  });
+
+  it("says what a service costs, how long it takes and where, when asked", async () => {
+    const dfmea = loadContent().services.find((service) => service.id === "dfmea");
+    if (!dfmea) throw new Error("no DFMEA service in the content");
+    const reader = t.visitor({ ip: "10.1.0.6" });
+    for (const question of ["How much does a DFMEA cost?", "How long does a DFMEA take?"]) {
+      const answer = json(
+        await reader.post("/api/assistant", { question }),
+        assistantResponseSchema,
+      );
+      expect(answer.known).toBe(true);
+      expect(answer.service?.id).toBe("dfmea");
+      expect(answer.answer).toContain(priceSignal(dfmea.price));
+      expect(answer.answer).toContain(dfmea.duration);
+      expect(answer.answer).toContain(dfmea.where);
+    }
   });
 
   it("refuses bad questions with a clear message, and records none of them", async () => {
