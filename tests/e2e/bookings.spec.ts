@@ -231,6 +231,23 @@ test("a reader who only looks sees the times in their own zone, with no framewor
   expect(shifted).toBe(0);
 });
 
+test("a zone picked in the select before the island is live is the one the island shows", async ({
+  visitor,
+}) => {
+  const page = await visitor({ timezoneId: "America/New_York" });
+  await page.goto(`${site.siteUrl}/book`);
+  const zone = page.getByRole("combobox", { name: "Time zone" });
+  await expect(zone).toHaveValue("America/New_York", { timeout: 15_000 });
+  await page.mouse.move(0, 0);
+  // Picked without pressing "Show times": the server's form still lists New York's times.
+  await zone.selectOption("Europe/London");
+  await expect(page.locator("#booking-form-html")).toHaveCount(1);
+  await page.getByRole("textbox", { name: "Your name" }).pressSequentially("Meera Iyer");
+  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  await expect(zone).toHaveValue("Europe/London");
+  await expect(page.getByRole("group", { name: "Free times, in Europe / London" })).toBeVisible();
+});
+
 test("without JavaScript the zone is chosen with the select, the form posts, the server's page says the call is booked, and the mail's links move and cancel it", async ({
   visitor,
 }) => {

@@ -35,10 +35,13 @@ function fromServerForm(services: ServiceChoice[]): {
   const text = (name: string) => String(data.get(name) ?? "");
   const wanted = text("service") || fromAddress.get("service") || "";
   const known = isServiceChoice(services, wanted);
-  // A zone in the address was chosen with the select; otherwise the browser's own.
+  // A zone picked in the select but not yet shown ("Show times" not pressed) is the
+  // reader's latest choice; then one in the address, chosen with the select; else the browser's.
+  const select = root?.querySelector<HTMLSelectElement>("select[name=zone]");
+  const picked = select && select.value !== text("zone") ? select.value : "";
   const asked = fromAddress.get("zone") ?? "";
   const browser = currentZoneName(Intl.DateTimeFormat().resolvedOptions().timeZone ?? "");
-  const zone = isOfferedTimeZone(asked) ? asked : isOfferedTimeZone(browser) ? browser : "UTC";
+  const zone = [picked, asked, browser].find(isOfferedTimeZone) ?? "UTC";
   return {
     fields: {
       name: text("name"),
