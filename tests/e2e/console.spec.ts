@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { assistantResponseSchema } from "../../contract/assistant.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { projectRoot } from "../support/server-process.ts";
 import { seriousViolations } from "./support/axe.ts";
@@ -573,9 +574,23 @@ test("questions: what readers asked, answered or not, the unanswered grouped, fi
       body: JSON.stringify({ question }),
     });
     expect(answer.status, question).toBe(200);
+    // The reader found the first answer helpful.
+    if (question !== asked[0]) continue;
+    const { feedback } = assistantResponseSchema.parse(await answer.json());
+    const rated = await fetch(`${site}/api/assistant/feedback`, {
+      method: "POST",
+      headers: { origin: site, "content-type": "application/json" },
+      body: JSON.stringify({ ...feedback, helpful: true }),
+    });
+    expect(rated.status).toBe(200);
   }
   const page = await ownerPage(visitor, own, "/admin/questions");
   await expect(page.getByRole("heading", { name: "Questions", level: 1 })).toBeVisible();
+  await expect(
+    page.getByText(
+      "2 questions in the last 90 days (they are deleted after that), 1 answered from the site; readers found 1 answer helpful and 0 not.",
+    ),
+  ).toBeVisible();
   const list = page.getByRole("list", { name: "Questions, newest first" });
   const answered = list.getByRole("listitem").filter({ hasText: asked[0] ?? "" });
   await expect(answered).toContainText("answered from /science/pressure-cooker");

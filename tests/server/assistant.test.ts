@@ -305,6 +305,11 @@ describe.each(backends)("the assistant on %s", (backend) => {
 
     const text = await admin(adminEnv(t), "questions", "list", "--unanswered", "--limit", "2");
     expect(text.code).toBe(0);
+    // The feedback test above left one answer found helpful: "1 answer", not "1 answers".
+    const { helpful, unhelpful } = screen.totals;
+    expect(text.stdout).toContain(
+      `readers found ${helpful} answer${helpful === 1 ? "" : "s"} helpful and ${unhelpful} not.`,
+    );
     expect(text.stdout).toMatch(/Not answered yet, grouped by their words/);
     expect(text.stdout).toMatch(/ 2× {2}.*sourdough/);
     expect(text.stdout).toContain("What flour does a sourdough starter need?");

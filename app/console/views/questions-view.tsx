@@ -29,9 +29,10 @@ export function QuestionsView() {
       {({ questions, unanswered, totals, retentionDays }) => (
         <div className="space-y-6">
           <p className="text-sm text-slate-300">
-            {totals.asked} questions in the last {retentionDays} days (they are deleted after that),{" "}
-            {totals.answered} answered from the site; readers found {totals.helpful} answers helpful
-            and {totals.unhelpful} not. No question says who asked it.
+            {plural(totals.asked, "question")} in the last {retentionDays} days (they are deleted
+            after that), {totals.answered} answered from the site; readers found{" "}
+            {plural(totals.helpful, "answer")} helpful and {totals.unhelpful} not. No question says
+            who asked it.
           </p>
           <Panel title="Not answered yet: ideas for the next article">
             <List

@@ -1,4 +1,5 @@
 import type { StoredQuestion } from "../../../contract/assistant.ts";
+import { plural } from "../../../contract/plural.ts";
 import { questionActions } from "../../assistant/owner-actions.ts";
 import { createQuestionsRepository } from "../../assistant/repository.ts";
 import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
@@ -39,7 +40,7 @@ export async function questionsList(context: CommandContext) {
   const heading = values.unanswered ? "Unanswered questions" : "Questions";
   stdout.write(
     [
-      `Questions kept (the last ${retentionDays} days): ${totals.asked} asked, ${totals.answered} answered from the site; readers found ${totals.helpful} answers helpful and ${totals.unhelpful} not.\n`,
+      `Questions kept (the last ${retentionDays} days): ${totals.asked} asked, ${totals.answered} answered from the site; readers found ${plural(totals.helpful, "answer")} helpful and ${totals.unhelpful} not.\n`,
       unanswered.length === 0
         ? "Not answered yet: none.\n"
         : `Not answered yet, grouped by their words: ideas for the next article\n${unanswered
