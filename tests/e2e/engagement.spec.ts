@@ -211,7 +211,17 @@ test.describe("reactions", () => {
     await page.keyboard.press("Enter");
     await expect(dialog).toBeHidden();
     // The button is gone once a name is set: the box it stood for takes focus.
-    await expect(comments.getByRole("textbox", { name: "Write a comment" })).toBeFocused();
+    const box = comments.getByRole("textbox", { name: "Write a comment" });
+    await expect(box).toBeFocused();
+
+    // Posted by keyboard, the comment shows and the box keeps the focus for the next one.
+    const text = `Posted by keyboard ${uniqueWord()}`;
+    await page.keyboard.type(text);
+    await comments.getByRole("button", { name: "Post comment" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(comments.getByText(text)).toBeVisible();
+    await expect(box).toHaveValue("");
+    await expect(box).toBeFocused();
   });
 });
 

@@ -40,6 +40,13 @@ test("a reply appears under its question, live, for a later reader and without J
   await answererComments.getByRole("textbox", { name: "Write a reply" }).fill(answer);
   await answererComments.getByRole("button", { name: "Post reply" }).click();
   await expect(answererComments.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
+  // The form is gone: focus is on the reply it sent, not lost to the page.
+  await expect(
+    answererComments
+      .getByRole("list", { name: "Replies to Asha" })
+      .getByRole("listitem")
+      .filter({ hasText: "Steam lifts the weight" }),
+  ).toBeFocused();
 
   // On the asker's open page, under the question, without a reload.
   const replies = asked.getByRole("list", { name: "Replies to Asha" });

@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import type { Endpoints } from "../../../contract/endpoints.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError } from "../../lib/api-client.ts";
@@ -60,7 +60,7 @@ export function CommentComposer({
    * A reply (docs/product.md, "Replies"): the comment it answers, the text the
    * box starts with ("@Name " when answering a reply), and what to do once sent.
    */
-  reply?: { parentId: number; start: string; onSent: () => void };
+  reply?: { parentId: number; start: string; onSent: (id: number) => void };
 }) {
   const [draft, setDraft] = useState(reply?.start ?? "");
   const [sending, setSending] = useState(false);
@@ -69,6 +69,7 @@ export function CommentComposer({
   const [notify, setNotify] = useState(false);
   const [email, setEmail] = useState("");
   const [confirming, setConfirming] = useState(false);
+  const box = useRef<HTMLTextAreaElement>(null);
   const queryClient = useQueryClient();
   const guard = useFormGuard("GET /comments/form-token", { atOnce: true });
   const formKey = `${postId}${reply ? `-${reply.parentId}` : ""}`;
@@ -111,7 +112,7 @@ export function CommentComposer({
       setDraft("");
       setHeld(comment.awaitingApproval);
       guard.renew();
-      if (reply && !comment.awaitingApproval) reply.onSent();
+      if (reply && !comment.awaitingApproval) reply.onSent(comment.id);
     } catch (error) {
       console.error("Posting a comment failed:", error);
       onError(error);
@@ -120,6 +121,9 @@ export function CommentComposer({
       guard.renew();
     } finally {
       setSending(false);
+      // The button, disabled while sending, dropped the focus: the box takes it for the
+      // next comment, or to read the refusal it is described by.
+      if (document.activeElement === document.body) box.current?.focus();
     }
   }
 
@@ -128,6 +132,7 @@ export function CommentComposer({
     <form onSubmit={post} className="relative space-y-2">
       {guard.honeypot}
       <textarea
+        ref={box}
         aria-label={reply ? "Write a reply" : "Write a comment"}
         aria-describedby={formMessage ? refusalId : undefined}
         // biome-ignore lint/a11y/noAutofocus: the reader just asked to reply here.

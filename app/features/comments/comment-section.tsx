@@ -56,6 +56,8 @@ export function CommentSection({
   const [editMessage, setEditMessage] = useState<string | null>(null);
   // The thread a reply is being written in, and the comment it answers.
   const [replying, setReplying] = useState<{ thread: number; to: Comment } | null>(null);
+  // A reply just published: its form is gone, and focus goes to the reply.
+  const [sentReply, setSentReply] = useState<number | null>(null);
 
   function startReply(thread: number, to: Comment) {
     if (!userName && data?.owner === undefined) {
@@ -100,6 +102,12 @@ export function CommentSection({
     if (first)
       section.current?.querySelector<HTMLElement>(`[data-comment-id="${first.id}"]`)?.focus();
   }, [shownBefore, comments]);
+
+  useEffect(() => {
+    if (sentReply === null) return;
+    setSentReply(null);
+    section.current?.querySelector<HTMLElement>(`[data-comment-id="${sentReply}"]`)?.focus();
+  }, [sentReply]);
 
   /** One comment's header, text and actions; `thread`: the comment its thread starts with. */
   function renderComment(comment: Comment, thread: number) {
@@ -217,7 +225,10 @@ export function CommentSection({
               reply={{
                 parentId: replying.to.id,
                 start: replying.to.id === start.id ? "" : `@${replying.to.userName} `,
-                onSent: () => setReplying(null),
+                onSent: (id) => {
+                  setReplying(null);
+                  setSentReply(id);
+                },
               }}
             />
           </div>

@@ -55,9 +55,12 @@ describe("NewsletterForm", () => {
       },
     ]);
     expect(screen.getByRole("status")).toHaveTextContent(/Check your inbox/);
+    // The button the focus was on is gone: the thank-you takes it, then the field.
+    expect(screen.getByRole("status")).toHaveFocus();
     await act(async () => vi.advanceTimersByTime(3000));
     expect(screen.queryByText(/Thank you/)).not.toBeInTheDocument();
     expect(input()).toHaveValue("");
+    expect(input()).toHaveFocus();
     vi.useRealTimers();
   });
 

@@ -31,9 +31,19 @@ export function NewsletterForm() {
     if (typed !== "") setEmail(typed);
   }, []);
 
+  // The form the focus was in gives way to the thank-you, which takes the focus (unless the
+  // reader moved it meanwhile) and hands it to the field when the form comes back.
+  const thanks = useRef<HTMLParagraphElement>(null);
+  const refocus = useRef(false);
   useEffect(() => {
+    if (status === "idle" && refocus.current) input.current?.focus();
+    refocus.current = false;
     if (status !== "success") return;
-    const timer = setTimeout(() => setStatus("idle"), successMs);
+    if (document.activeElement === document.body) thanks.current?.focus();
+    const timer = setTimeout(() => {
+      refocus.current = document.activeElement === thanks.current;
+      setStatus("idle");
+    }, successMs);
     return () => clearTimeout(timer);
   }, [status]);
 
@@ -62,8 +72,10 @@ export function NewsletterForm() {
   if (status === "success") {
     return (
       <p
+        ref={thanks}
+        tabIndex={-1}
         role="status"
-        className="mt-4 rounded-lg border border-accent/40 bg-accent/10 px-4 py-3 text-sm text-slate-100"
+        className="mt-4 rounded-lg outline-none border border-accent/40 bg-accent/10 px-4 py-3 text-sm text-slate-100"
       >
         Thank you for subscribing! Check your inbox: confirm with the link we sent you.
       </p>
