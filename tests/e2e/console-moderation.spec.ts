@@ -65,6 +65,8 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
   await expect(page).toHaveURL(/\/admin\/comments$/);
   const queue = page.getByRole("list", { name: "Comments awaiting approval, oldest first" });
   await expect(queue.getByRole("article")).toHaveCount(3);
+  // Below the held ones, the list of the rest is empty: it does not say none match at all.
+  await expect(page.getByText("No other comments match.")).toBeVisible();
   await expect(page.getByRole("article", { name: /^Comment by Asha/ })).toHaveCount(2);
   await expect(
     page.getByRole("button", { name: `Approve the comment of Asha (#${first.id})`, exact: true }),

@@ -179,7 +179,11 @@ export function CommentsView() {
           <div className="space-y-6">
             {pending.length > 0 && <HeldQueue pending={pending} onChanged={changed} />}
             {filter !== "pending" ? (
-              <List items={comments} label={listLabel} empty="No comments match.">
+              <List
+                items={comments}
+                label={listLabel}
+                empty={pending.length > 0 ? "No other comments match." : "No comments match."}
+              >
                 {(comment) => (
                   <li key={comment.id}>
                     <CommentCard comment={comment} onChanged={changed} />
