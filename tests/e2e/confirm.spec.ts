@@ -56,6 +56,8 @@ test("the mailed link confirms only when the reader presses Confirm, and only on
   await expect(page.getByRole("heading", { name: "Confirm your subscription" })).toBeVisible();
   await page.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByRole("status")).toHaveText(/Thank you: your subscription is confirmed/);
+  // The button is gone: the outcome takes the focus, not the page.
+  await expect(page.getByRole("status")).toBeFocused();
 
   // Opened again, the used link says so at once, without offering the button.
   await page.goto(link);

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { ErrorCode } from "../../../contract/api.ts";
 import { ApiError } from "../../lib/api-client.ts";
 
@@ -46,6 +46,13 @@ export function LinkAction<Refusal extends string>({
   check,
 }: LinkActionProps<Refusal>) {
   const [step, setStep] = useState<Step<Refusal>>({ name: "reading" });
+  // The pressed button gives way to the outcome, which takes the focus it had.
+  const outcome = useRef<HTMLParagraphElement>(null);
+  const pressed = useRef(false);
+  useEffect(() => {
+    if (step.name !== "done" && step.name !== "refused") return;
+    if (pressed.current && document.activeElement === document.body) outcome.current?.focus();
+  }, [step.name]);
 
   useEffect(() => {
     const token = new URLSearchParams(window.location.search).get("token");
@@ -60,6 +67,7 @@ export function LinkAction<Refusal extends string>({
   }, [check]);
 
   async function go(token: string) {
+    pressed.current = true;
     setStep({ name: "sending", token });
     try {
       await send(token);
@@ -96,6 +104,8 @@ export function LinkAction<Refusal extends string>({
       ) : null}
       {step.name === "done" ? (
         <p
+          ref={outcome}
+          tabIndex={-1}
           role="status"
           className="rounded-lg border border-accent/40 bg-accent/10 px-4 py-3 text-slate-100"
         >
@@ -103,7 +113,7 @@ export function LinkAction<Refusal extends string>({
         </p>
       ) : null}
       {step.name === "refused" ? (
-        <p role="alert" className="text-slate-100">
+        <p ref={outcome} tabIndex={-1} role="alert" className="text-slate-100">
           {refusals[step.reason]}
         </p>
       ) : null}
