@@ -119,6 +119,13 @@ test("two readers, their sources and the enquiry one sent are counted, and the o
   await expect(page).toHaveAttribute("aria-expanded", "true");
   await expect(owner.getByRole("table", { name: `${article}, day by day` })).toBeVisible();
   expect(await seriousViolations(owner, "main")).toEqual([]);
+  // Days before the site was read: the conversions say nothing was counted then.
+  await owner.getByRole("combobox", { name: "Period" }).selectOption("range");
+  await owner.getByRole("textbox", { name: "From" }).fill("2020-01-01");
+  await owner.getByRole("textbox", { name: "To" }).fill("2020-01-02");
+  await expect(byPage).toContainText(
+    "No subscription, enquiry, call, comment or question counted in this period.",
+  );
 
   const csv = await owner.request.get(`${site.siteUrl}/api/admin/readers/export?period=day`);
   expect(csv.headers()["content-type"]).toMatch(/^text\/csv/);

@@ -148,7 +148,9 @@ function ConversionTable({
   return (
     <Panel title={title}>
       {rows.length === 0 ? (
-        <p className="text-slate-400">No subscriptions, enquiries or comments yet.</p>
+        <p className="text-slate-400">
+          No subscription, enquiry, call, comment or question counted in this period.
+        </p>
       ) : (
         // Wider than a phone: the keyboard scrolls it too, from its own stop in the tab order.
         <section
