@@ -1,6 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { commentsResponseSchema } from "../../contract/api.ts";
 import { seriousViolations } from "./support/axe.ts";
+import { uniqueWord } from "./support/comments.ts";
 import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { openDiscussion } from "./support/items.ts";
 import { type OwnSite, ownerCli, ownerPage, postTo, startOwnSite } from "./support/own-site.ts";
@@ -374,4 +375,40 @@ test("the spam lists: why a comment is held, Mark as spam, and Publish from the 
   const texts = commentsResponseSchema.parse(await shown.json()).comments.map((c) => c.content);
   expect(texts).toContain(plain.content);
   expect(texts).not.toContain(linked.content);
+});
+
+test("at a phone's width, Approve gives the focus to the next held comment's Approve, and the last to the line that says none is left", async ({
+  visitor,
+}) => {
+  const stamp = uniqueWord();
+  const held = [];
+  for (const userName of ["Lena", "Tomasz"]) {
+    const reader = await visitor();
+    held.push(
+      await postTo(reader.request, own, "tea-cooling", {
+        content: `${userName} asks: does milk cool tea faster? ${stamp}`,
+        userName,
+      }),
+    );
+  }
+  const page = await openConsole(visitor, "/admin/comments", 375);
+  await page.getByRole("searchbox", { name: "Search text or name" }).fill(stamp);
+  const queue = page.getByRole("list", { name: "Comments awaiting approval, oldest first" });
+  await expect(queue.getByRole("article")).toHaveCount(2);
+  const approve = (name: string, id: number) =>
+    page.getByRole("button", { name: `Approve the comment of ${name} (#${id})`, exact: true });
+  /** The focused element's tag, `BODY` when the focus fell to the page. */
+  const focused = () => page.evaluate(() => document.activeElement?.tagName);
+
+  await approve("Lena", held[0]!.id).focus();
+  await page.keyboard.press("Enter");
+  await expect(queue.getByRole("article")).toHaveCount(1);
+  await expect(approve("Tomasz", held[1]!.id)).toBeFocused();
+  expect(await focused()).toBe("BUTTON");
+
+  await page.keyboard.press("Enter");
+  await expect(queue).toHaveCount(0);
+  await expect(page.getByText("No comment is awaiting approval.")).toBeFocused();
+  expect(await focused()).toBe("P");
+  expect(await seriousViolations(page, "main")).toEqual([]);
 });

@@ -143,10 +143,17 @@ test("the owner replies from the console; the reply appears with Author on a rea
   await owner.goto(`${site}/admin/comments`);
   const card = owner.getByRole("article", { name: /^Comment by Asha/ });
   await expect(card).toContainText(question);
-  await card.getByRole("button", { name: "Reply", exact: true }).click();
+  const reply = card.getByRole("button", { name: "Reply", exact: true });
+  await reply.click();
   const box = card.getByRole("textbox", { name: "Write a reply" });
   await expect(box).toBeFocused();
   await expect(box).toHaveValue("");
+  // Cancel gives the focus back to Reply, not to the page.
+  await card.getByRole("button", { name: "Cancel", exact: true }).click();
+  await expect(box).toHaveCount(0);
+  await expect(reply).toBeFocused();
+  await reply.click();
+  await expect(box).toBeFocused();
   expect(await seriousViolations(owner, "main")).toEqual([]);
 
   await box.fill(`Salt ions crowd out the **soap**. ${stamp}`);
@@ -158,6 +165,9 @@ test("the owner replies from the console; the reply appears with Author on a rea
     .getByRole("article", { name: /^Comment by / })
     .filter({ hasText: `Salt ions crowd out the **soap**. ${stamp}` });
   await expect(answer).toContainText("In reply to Asha");
+  // The posted answer takes the focus, named by its writer, not the page.
+  await expect(answer).toBeFocused();
+  expect(await owner.evaluate(() => document.activeElement?.tagName)).toBe("ARTICLE");
 
   // On the reader's open page, under the question, with Author, without a reload.
   const replies = asked.getByRole("list", { name: "Replies to Asha" });

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
@@ -32,7 +32,8 @@ function ReplyForm({
   onDone,
 }: {
   comment: ConsoleComment;
-  onDone: (posted: boolean) => void;
+  /** Told the reply's id once it is posted, nothing when cancelled. */
+  onDone: (posted?: number) => void;
 }) {
   const [draft, setDraft] = useState(comment.replyTo ? `@${comment.userName} ` : "");
   const [sending, setSending] = useState(false);
@@ -46,12 +47,12 @@ function ReplyForm({
     setSending(true);
     setRefusal(null);
     try {
-      await consoleApi("POST /admin/comments/:id/reply", {
+      const posted = await consoleApi("POST /admin/comments/:id/reply", {
         params: { id: comment.id },
         body: { content },
       });
       toast.success("Reply posted");
-      onDone(true);
+      onDone(posted.comment.id);
     } catch (error) {
       setRefusal(errorMessage(error));
       setSending(false);
@@ -80,13 +81,20 @@ function ReplyForm({
         <button type="submit" className={primaryClass} disabled={draft.trim() === "" || sending}>
           Post reply
         </button>
-        <button type="button" className={buttonClass} onClick={() => onDone(false)}>
+        <button type="button" className={buttonClass} onClick={() => onDone()}>
           Cancel
         </button>
       </div>
     </form>
   );
 }
+
+/**
+ * Told after an action has taken, so the list reloads; `focus`: selectors of
+ * what takes the focus once it has, the first found, when the pressed button
+ * has left the page with its comment or its form.
+ */
+type Changed = (focus?: string[]) => void;
 
 /**
  * What the owner can do to one comment, each in one click: answer a published
@@ -96,19 +104,14 @@ function ReplyForm({
  * spam, rejecting and banning teach the spam filter
  * (docs/decisions/025-spam-that-learns.md).
  */
-function CommentActions({
-  comment,
-  onChanged,
-}: {
-  comment: ConsoleComment;
-  onChanged: () => void;
-}) {
+function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onChanged: Changed }) {
   const [busy, setBusy] = useState(false);
   const [replying, setReplying] = useState(false);
+  const replyButton = useRef<HTMLButtonElement>(null);
   const [banScope, setBanScope] = useState<BanScope>("browser");
   async function run(call: Call, done: string) {
     setBusy(true);
-    await act(call, done, onChanged);
+    await act(call, done, () => onChanged());
     setBusy(false);
   }
   const who = comment.userName;
@@ -137,6 +140,8 @@ function CommentActions({
       <div className="flex flex-wrap gap-2">
         {comment.status === "published" && (
           <button
+            ref={replyButton}
+            id={`reply-to-${comment.id}`}
             type="button"
             className={buttonClass}
             disabled={busy}
@@ -233,7 +238,9 @@ function CommentActions({
           comment={comment}
           onDone={(posted) => {
             setReplying(false);
-            if (posted) onChanged();
+            // The posted reply, once listed (else the Reply button), as on the reading pages.
+            if (posted) onChanged([`[data-comment-id="${posted}"]`, `#reply-to-${comment.id}`]);
+            else replyButton.current?.focus();
           }}
         />
       ) : null}
@@ -255,7 +262,7 @@ export function CommentCard({
   onSelect,
 }: {
   comment: ConsoleComment;
-  onChanged: () => void;
+  onChanged: Changed;
   /** Whether the comment is picked for a bulk action; undefined: it cannot be. */
   selected?: boolean;
   onSelect?: (selected: boolean) => void;
@@ -263,6 +270,8 @@ export function CommentCard({
   return (
     <article
       aria-label={`Comment by ${comment.userName} (#${comment.id})`}
+      data-comment-id={comment.id}
+      tabIndex={-1}
       className="min-w-0 rounded-xl border border-line bg-panel p-4"
     >
       <div className="flex flex-wrap items-start justify-between gap-x-3 gap-y-1">

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
@@ -31,8 +31,26 @@ function search(q: string, post: string, filter: Filter) {
   };
 }
 
-/** The held queue, oldest first, with checkboxes to approve or reject many at once. */
-function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChanged: () => void }) {
+/** Where the focus goes once held comment `id` has been acted on: see HeldQueue. */
+function heldFocus(pending: ConsoleComment[], id: number): string[] {
+  const at = pending.findIndex((comment) => comment.id === id);
+  const order = [...pending.slice(at), ...pending.slice(0, at).reverse()];
+  return [...order.map((c) => `#held [data-comment-id="${c.id}"] button`), "#none-held"];
+}
+
+/**
+ * The held queue, oldest first, with checkboxes to approve or reject many at
+ * once. A comment acted on keeps the focus on its first action while it is
+ * held; once it has left, the next one takes it (else the one before), or the
+ * line that says none is left.
+ */
+function HeldQueue({
+  pending,
+  onChanged,
+}: {
+  pending: ConsoleComment[];
+  onChanged: (focus?: string[]) => void;
+}) {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [busy, setBusy] = useState(false);
   // A comment approved or rejected elsewhere leaves the selection with it.
@@ -66,7 +84,7 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
   }
 
   return (
-    <section aria-labelledby="pending-heading" className="space-y-3">
+    <section id="held" aria-labelledby="pending-heading" className="space-y-3">
       <h2 id="pending-heading" className="text-lg font-semibold text-slate-100">
         Awaiting approval ({pending.length})
       </h2>
@@ -104,7 +122,7 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
           <li key={comment.id}>
             <CommentCard
               comment={comment}
-              onChanged={onChanged}
+              onChanged={() => onChanged(heldFocus(pending, comment.id))}
               selected={selected.has(comment.id)}
               onSelect={(on) => pick(comment.id, on)}
             />
@@ -123,10 +141,17 @@ export function CommentsView() {
   const query = search(useSettled(q), useSettled(post), filter);
   const { loaded, reload } = useConsoleData("GET /admin/comments", { query });
   const { recount, connected: live } = useLive();
-  const changed = useCallback(() => {
-    void reload();
-    recount();
-  }, [reload, recount]);
+  const view = useRef<HTMLDivElement>(null);
+  // Selectors of what takes the focus once the list has reloaded, the first found, if nothing has it.
+  const refocus = useRef<string[]>([]);
+  const changed = useCallback(
+    (focus: string[] = []) => {
+      refocus.current = focus;
+      void reload();
+      recount();
+    },
+    [reload, recount],
+  );
 
   function choose(next: Filter) {
     setFilter(next);
@@ -137,6 +162,16 @@ export function CommentsView() {
   }
 
   const data = loaded.state === "ready" ? loaded.data : null;
+  useEffect(() => {
+    if (!data) return;
+    const focus = refocus.current;
+    refocus.current = [];
+    if (document.activeElement !== document.body) return;
+    for (const selector of focus) {
+      const target = view.current?.querySelector<HTMLElement>(selector);
+      if (target) return target.focus();
+    }
+  }, [data]);
   const listLabel =
     filter === "published"
       ? "Published comments, newest first"
@@ -144,7 +179,7 @@ export function CommentsView() {
         ? "Spam, newest first"
         : "Comments, newest first";
   return (
-    <div className="min-w-0 space-y-5">
+    <div ref={view} className="min-w-0 space-y-5">
       <search aria-label="Search comments" className="flex flex-wrap items-end gap-3">
         <Input
           label="Search text or name"
@@ -177,7 +212,13 @@ export function CommentsView() {
       <Loading loaded={loaded}>
         {({ pending, comments }) => (
           <div className="space-y-6">
-            {pending.length > 0 && <HeldQueue pending={pending} onChanged={changed} />}
+            {pending.length > 0 ? (
+              <HeldQueue pending={pending} onChanged={changed} />
+            ) : filter === "all" || filter === "pending" ? (
+              <p id="none-held" tabIndex={-1} className="text-slate-400">
+                No comment is awaiting approval.
+              </p>
+            ) : null}
             {filter !== "pending" ? (
               <List
                 items={comments}
@@ -190,8 +231,6 @@ export function CommentsView() {
                   </li>
                 )}
               </List>
-            ) : pending.length === 0 ? (
-              <p className="text-slate-400">No comment is awaiting approval.</p>
             ) : null}
           </div>
         )}
