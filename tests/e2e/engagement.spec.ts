@@ -433,7 +433,14 @@ test.describe("comments", () => {
     // Markup, in a comment and in its writer's name, is shown as text.
     const payload = `<img src=x onerror="window.__owned=1"> ${uniqueWord()}`;
     await author.getByRole("textbox", { name: "Write a comment" }).fill(payload);
+    const sent = author.waitForResponse(
+      (response) =>
+        response.request().method() === "POST" && response.url().endsWith(`/${post}/comments`),
+    );
     await author.getByRole("button", { name: "Post comment" }).click();
+    // The server's answer first: a refusal then says why, where the list could only be empty.
+    const answer = await sent;
+    expect(answer.status(), await answer.text()).toBe(201);
     const row = author.locator(`#${post} li`, { hasText: payload });
     await expect(row).toBeVisible();
     await expect(row).toContainText("<b>Mallory</b>");
