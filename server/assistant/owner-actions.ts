@@ -45,7 +45,7 @@ export function questionActions({
  * joins the group of the first before it with which it shares at least half
  * of its words (as the assistant reads them), else starts one.
  */
-export function groups(questions: string[]): QuestionsResponse["unanswered"] {
+function groups(questions: string[]): QuestionsResponse["unanswered"] {
   const found: {
     words: Set<string>;
     examples: string[];

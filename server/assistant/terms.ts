@@ -73,7 +73,7 @@ const irregular = new Map([
  * A light English stemmer: enough to join a word's common forms, not a
  * linguist's. Short words are left alone.
  */
-export function stem(word: string): string {
+function stem(word: string): string {
   if (word.length <= 3) return word;
   let known = stems.get(word);
   if (known === undefined) {
@@ -133,7 +133,7 @@ const normalise = (text: string) =>
     .replace(/&/g, "");
 
 /** A text's words before any is left out or shortened ("Wi-Fi" → "wifi", "GD&T" → "gdt"). */
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   return normalise(text)
     .replace(/\b(wi)-(fi)\b/g, "$1$2")
     .replace(/\b(stack)-(ups?)\b/g, "$1$2")
