@@ -45,7 +45,7 @@ test("a reply appears under its question, live, for a later reader and without J
     answererComments
       .getByRole("list", { name: "Replies to Asha" })
       .getByRole("listitem")
-      .filter({ hasText: "Steam lifts the weight" }),
+      .filter({ hasText: stamp }),
   ).toBeFocused();
 
   // On the asker's open page, under the question, without a reload.
