@@ -312,10 +312,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         // The account is gone: so is everything of it here (its replies,
         // follow, likes, boosts, what Fedify cached of it); the owner's
         // blocks and bans stay, being the owner's.
-        for (const reply of await repository.repliesByActor(actorId.href)) {
-          await removeReply(reply.comment_id, actorId.href);
-        }
+        const replies = await repository.repliesByActor(actorId.href);
         await repository.forgetActor(actorId.href);
+        for (const reply of replies) await removeReply(reply.comment_id, actorId.href);
         await deps.forgetCached(actorId.href);
         log.info({ actor: actorId.href }, "a deleted Fediverse account was forgotten");
         return;

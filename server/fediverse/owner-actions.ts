@@ -139,11 +139,12 @@ export function fediverseActions({
       const blocked = await repository.block(actorId);
       const target = actorId;
       const followed = (await removeFollowers((id) => id === target)) > 0;
+      // Before the comments, whose writers' records find the owner's answers to them.
+      const forgotten = await repository.forgetActor(actorId);
       let removed = 0;
       for (const writer of await repository.writersOf(actorId)) {
         removed += await comments.removeAllBy(writer);
       }
-      const forgotten = await repository.forgetActor(actorId);
       for (const path of forgotten.paths) changed(path);
       const mentions = await webmentions.removeFrom(authors, sources);
       await forgetCached(actorId);

@@ -377,6 +377,7 @@ export function createFediverseRepository(store: Store) {
      * Everything of one actor: their follow, likes and boosts, and the
      * owner's approval of them as a writer (their replies go as comments);
      * the owner's replies sent to them become tombstones that name nobody.
+     * Called before their comments go, which takes the record of their posts.
      * Returns how many likes and boosts went, and the items they were of.
      */
     async forgetActor(actorId: string): Promise<{ reactions: number; paths: string[] }> {
@@ -388,11 +389,22 @@ export function createFediverseRepository(store: Store) {
           .where("path", "like", "/notes/%")
           .where("digest", "!=", "")
           .execute();
+        const posts = await trx
+          .selectFrom("fediverse_replies")
+          .select("note_id")
+          .where("actor_id", "=", actorId)
+          .execute();
         const theirs = answers
           .filter(({ digest }) => {
-            // Recorded before writers were, a reply names the answered Note alone: theirs if under their address.
+            // Recorded before writers were, a reply names the answered Note alone: theirs
+            // if it is a post of theirs here (wherever their server keeps posts), or, gone
+            // before, one under their address.
             const [answered = "", writer] = digest.split(" ");
-            return writer === undefined ? answered.startsWith(`${actorId}/`) : writer === actorId;
+            if (writer !== undefined) return writer === actorId;
+            return (
+              posts.some(({ note_id }) => note_id === answered) ||
+              answered.startsWith(`${actorId}/`)
+            );
           })
           .map((row) => row.path);
         if (theirs.length > 0) {

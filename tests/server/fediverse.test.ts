@@ -110,6 +110,7 @@ async function remoteServer() {
     cy: () => ["image/png", Buffer.from("<!doctype html><p>not a picture</p>")],
     dee: () => ["image/png", png],
     eve: () => ["image/png", png],
+    gus: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
@@ -875,28 +876,55 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
   });
 
-  /** Dee's post number `n`, in reply to the soap post unless told, delivered to the site's inbox. */
-  const deeSays = async (
-    n: number,
+  /** `name`'s post at `id`, in reply to the soap post unless told, delivered to the site's inbox. */
+  const says = async (
+    name: string,
+    id: string,
     text: string,
     inReplyTo = `${siteUrl}/fediverse/items/science/soap`,
-  ) => {
-    const dee = remote.actor("dee");
-    return t.app.inject(
-      await remote.signed("dee", {
-        id: `${dee}/statuses/${n}/activity`,
+  ) =>
+    t.app.inject(
+      await remote.signed(name, {
+        id: `${id}/activity`,
         type: "Create",
-        actor: dee,
+        actor: remote.actor(name),
         object: {
-          id: `${dee}/statuses/${n}`,
+          id,
           type: "Note",
-          attributedTo: dee,
+          attributedTo: remote.actor(name),
           inReplyTo,
           content: `<p>${text}</p>`,
           to: ["https://www.w3.org/ns/activitystreams#Public"],
         },
       }),
     );
+  /** Dee's post number `n`. */
+  const deeSays = (n: number, text: string, inReplyTo?: string) =>
+    says("dee", `${remote.actor("dee")}/statuses/${n}`, text, inReplyTo);
+  /** The comment under the soap post that reads `text`, once it is there. */
+  const commentSaying = async (text: string) => {
+    const find = async () =>
+      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments.find(
+        (comment) => comment.content === text,
+      );
+    await waitFor(async () => (await find()) !== undefined, { timeoutMs: 120_000, what: text });
+    return (await find()) ?? expect.fail(text);
+  };
+  const noteOf = (id: number) => `${siteUrl}/fediverse/notes/${id}`;
+  const deliveredAbout = (id: number) =>
+    remote.delivered.filter(
+      (activity) => (activity.object as { id?: string } | undefined)?.id === noteOf(id),
+    );
+  /** The owner's answer to comment `parentId`, once its Create reached the writer's server. */
+  const answerSent = async (owner: Owner, parentId: number, content: string) => {
+    const answered = await owner.post(`/api/admin/comments/${parentId}/reply`, { content });
+    expect(answered.statusCode).toBe(201);
+    const id = json(answered, commentResponseSchema).comment.id;
+    await waitFor(async () => deliveredAbout(id).some((activity) => activity.type === "Create"), {
+      timeoutMs: 120_000,
+      what: `the answer "${content}" at its writer's server`,
+    });
+    return id;
   };
 
   it("serves the owner's answer to a Fediverse reply as a Note, and takes a reply to it into the thread", {
@@ -1034,37 +1062,18 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
   }, async () => {
     const dee = remote.actor("dee");
     expect((await deeSays(2301, "Does soap go off?")).statusCode).toBe(202);
-    const comments = async () =>
-      json(await get("/api/items/science/soap/comments"), commentsResponseSchema).comments;
-    const byText = async (text: string) =>
-      (await comments()).find((comment) => comment.content === text);
-    await waitFor(async () => (await byText("Does soap go off?")) !== undefined, {
-      timeoutMs: 120_000,
-      what: "Dee's question under the post",
-    });
+    const question = await commentSaying("Does soap go off?");
     const reader = await t.visitor().comment("soap", "Which soap for wool?");
     expect(reader.statusCode).toBe(201);
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
-    const answer = async (parentId: number | undefined, content: string) => {
-      const answered = await owner.post(`/api/admin/comments/${parentId}/reply`, { content });
-      expect(answered.statusCode).toBe(201);
-      return json(answered, commentResponseSchema).comment.id;
-    };
-    const toDee = await answer((await byText("Does soap go off?"))?.id, "Not for years.");
-    const toReader = await answer(
-      json(reader, commentResponseSchema).comment.id,
-      "A mild one, without enzymes.",
+    const toDee = await answerSent(owner, question.id, "Not for years.");
+    const answered = await owner.post(
+      `/api/admin/comments/${json(reader, commentResponseSchema).comment.id}/reply`,
+      { content: "A mild one, without enzymes." },
     );
-    const noteOf = (id: number) => `${siteUrl}/fediverse/notes/${id}`;
-    const about = (id: number) =>
-      remote.delivered.filter(
-        (activity) => (activity.object as { id?: string } | undefined)?.id === noteOf(id),
-      );
-    await waitFor(async () => about(toDee).some((activity) => activity.type === "Create"), {
-      timeoutMs: 120_000,
-      what: "the answer at Dee's server",
-    });
+    expect(answered.statusCode).toBe(201);
+    const toReader = json(answered, commentResponseSchema).comment.id;
 
     // The answer to the site's own reader was never sent: its edit is not either.
     for (const [id, content] of [
@@ -1073,18 +1082,54 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     ] as const) {
       expect((await owner.patch(`/api/admin/comments/${id}`, { content })).statusCode).toBe(200);
     }
-    await waitFor(async () => about(toDee).some((activity) => activity.type === "Update"), {
-      timeoutMs: 120_000,
-      what: "the edited answer at Dee's server",
-    });
-    const update = about(toDee).find((activity) => activity.type === "Update");
+    await waitFor(
+      async () => deliveredAbout(toDee).some((activity) => activity.type === "Update"),
+      {
+        timeoutMs: 120_000,
+        what: "the edited answer at Dee's server",
+      },
+    );
+    const update = deliveredAbout(toDee).find((activity) => activity.type === "Update");
     expect(update).toMatchObject({
       actor: actorUrl,
       cc: dee,
       object: { type: "Note", inReplyTo: `${dee}/statuses/2301`, updated: expect.any(String) },
     });
     expect(JSON.stringify(update)).toContain("Not for years, kept dry.");
-    expect(about(toReader)).toEqual([]);
+    expect(deliveredAbout(toReader)).toEqual([]);
+  });
+
+  it("turns an erased account's answers into tombstones when their record names the answered post alone, wherever its server keeps posts", {
+    timeout: 240_000,
+  }, async () => {
+    // Gus's server keeps posts apart from accounts, as Pleroma and Misskey do.
+    const post = `${remote.base}/objects/7f3c`;
+    expect((await says("gus", post, "Does lye soap sting?")).statusCode).toBe(202);
+    const question = await commentSaying("Does lye soap sting?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const id = await answerSent(owner, question.id, "Only before it cures.");
+    // Recorded as a version before writers were kept did: by the post it answered alone.
+    await runSql(t, "update fediverse_published set digest = ? where path = ?", [
+      post,
+      `/notes/${id}`,
+    ]);
+
+    const erased = await owner.post("/api/admin/fediverse/erase", { commentId: question.id });
+    expect(erased.statusCode).toBe(200);
+    expect(
+      await runSql(
+        t,
+        "select digest from fediverse_published where path = ? and deleted_at is not null",
+        [`/notes/${id}`],
+      ),
+    ).toEqual([{ digest: "" }]);
+    expect(
+      await runSql(t, "select path from fediverse_published where digest like ?", ["%/objects/%"]),
+    ).toEqual([]);
+    const gone = await get(noteOf(id), activityJson);
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json()).toMatchObject({ id: noteOf(id), type: "Tombstone", formerType: "Note" });
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {
