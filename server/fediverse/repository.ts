@@ -266,8 +266,8 @@ export function createFediverseRepository(store: Store) {
     },
 
     /**
-     * The Fediverse reply the owner's comment answers: the thread's first
-     * comment if it came from the Fediverse, else the latest that did before it.
+     * The Fediverse reply the owner's comment answers: the latest comment
+     * from the Fediverse in its thread (the thread's first included) before it.
      */
     async answeredBy(ownerComment: { id: number; parentId: number }) {
       return db

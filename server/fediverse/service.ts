@@ -76,15 +76,21 @@ export function createFediverse(options: FediverseOptions) {
 
   /**
    * The owner's reply as the Note it becomes (its comment's HTML, the Note
-   * it answers and whom), or null when it answers no comment from the Fediverse.
+   * it answers and whom), or null when it answers no comment from the
+   * Fediverse. Once sent, it answers what its record says, whatever left its
+   * thread since (else the next writer up would be named instead); taken
+   * back, or its writer erased, it is a tombstone.
    */
   async function ownerNote(id: number) {
     const comment = await options.inbox.comments.getForOwner(id);
-    const answered =
-      comment?.byOwner && !comment.deleted && comment.status === "published" && comment.parentId
-        ? await repository.answeredBy({ id, parentId: comment.parentId })
-        : undefined;
-    if (!comment || !answered) return null;
+    const shown = comment?.byOwner && !comment.deleted && comment.status === "published";
+    if (!shown || !comment.parentId) return null;
+    const sent = await repository.sent(notePath(id));
+    const [note_id = "", writer] = sent?.digest.split(" ") ?? [];
+    const answered = sent
+      ? { note_id, actor_id: writer ?? (await repository.replyByNote(note_id))?.actor_id }
+      : await repository.answeredBy({ id, parentId: comment.parentId });
+    if (sent?.deleted || !answered?.actor_id) return null;
     return {
       html: comment.html,
       published: comment.createdAt,

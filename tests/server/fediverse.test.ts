@@ -110,7 +110,9 @@ async function remoteServer() {
     cy: () => ["image/png", Buffer.from("<!doctype html><p>not a picture</p>")],
     dee: () => ["image/png", png],
     eve: () => ["image/png", png],
+    fay: () => ["image/png", png],
     gus: () => ["image/png", png],
+    hal: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
@@ -1130,6 +1132,88 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const gone = await get(noteOf(id), activityJson);
     expect(gone.statusCode).toBe(410);
     expect(gone.json()).toMatchObject({ id: noteOf(id), type: "Tombstone", formerType: "Note" });
+  });
+
+  it("never serves an erased account's answer again as addressed to another writer of its thread", {
+    timeout: 240_000,
+  }, async () => {
+    const [fay, hal] = [remote.actor("fay"), remote.actor("hal")];
+    const fayPost = `${fay}/statuses/1`;
+    expect((await says("fay", fayPost, "Why does soap foam?")).statusCode).toBe(202);
+    const question = await commentSaying("Why does soap foam?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const toFay = await answerSent(owner, question.id, "Soap films hold air.");
+    // Hal joins Fay's thread after her, and the owner answers him there.
+    // His server keeps posts apart from accounts, as Pleroma and Misskey do.
+    const [halPost, halText] = [`${remote.base}/objects/b41e`, "Hal's bathtub foams more."];
+    expect((await says("hal", halPost, halText, fayPost)).statusCode).toBe(202);
+    const halsReply = await commentSaying(halText);
+    expect(halsReply.parentId).toBe(question.id);
+    const toHal = await answerSent(owner, halsReply.id, "Hard water foams less, Hal.");
+    expect(deliveredAbout(toHal).find((activity) => activity.type === "Create")).toMatchObject({
+      cc: hal,
+      object: { inReplyTo: halPost },
+    });
+
+    // Recorded as a version before writers were kept did: by the post it answered alone.
+    await runSql(t, "update fediverse_published set digest = ? where path = ?", [
+      halPost,
+      `/notes/${toHal}`,
+    ]);
+    // Hal's account is deleted on his server: his answer leaves the Fediverse, naming nobody.
+    const deleted = await t.app.inject(
+      await remote.signed("hal", {
+        id: `${hal}#delete`,
+        type: "Delete",
+        actor: hal,
+        object: hal,
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+      }),
+    );
+    expect(deleted.statusCode).toBe(202);
+    await waitFor(
+      async () =>
+        (await runSql(t, "select 1 from fediverse_replies where actor_id = ?", [hal])).length === 0,
+      {
+        timeoutMs: 120_000,
+        what: "Hal's reply gone with his account",
+      },
+    );
+    const gone = await get(noteOf(toHal), activityJson);
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json()).toMatchObject({ id: noteOf(toHal), type: "Tombstone", formerType: "Note" });
+    for (const named of ["/users/", "/objects/", "Hard water foams less", "bathtub"]) {
+      expect(gone.body).not.toContain(named);
+    }
+    expect(
+      await runSql(t, "select digest from fediverse_published where path = ?", [`/notes/${toHal}`]),
+    ).toEqual([{ digest: "" }]);
+    const outbox = await get("/fediverse/actors/site/outbox", activityJson);
+    expect(outbox.statusCode).toBe(200);
+    expect(outbox.body).not.toContain(noteOf(toHal));
+    // Fay's answer still answers her.
+    const kept = await get(noteOf(toFay), activityJson);
+    expect(kept.statusCode).toBe(200);
+    expect(kept.json()).toMatchObject({ type: "Note", inReplyTo: fayPost, cc: fay });
+
+    // Edited or deleted now, Hal's answer goes nowhere; Fay's edit goes to her as before.
+    const before = remote.delivered.length;
+    const edit = (id: number, content: string) =>
+      owner.patch(`/api/admin/comments/${id}`, { content });
+    expect((await edit(toHal, "Hard water foams less.")).statusCode).toBe(200);
+    expect((await owner.delete(`/api/admin/comments/${toHal}`)).statusCode).toBe(204);
+    expect((await edit(toFay, "Soap films hold air, for a while.")).statusCode).toBe(200);
+    await waitFor(
+      async () => deliveredAbout(toFay).some((activity) => activity.type === "Update"),
+      {
+        timeoutMs: 120_000,
+        what: "Fay's edited answer at her server",
+      },
+    );
+    const since = remote.delivered.slice(before);
+    expect(since.map((activity) => activity.type)).toEqual(["Update"]);
+    expect(since[0]).toMatchObject({ cc: fay, object: { id: noteOf(toFay), inReplyTo: fayPost } });
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {
