@@ -36,7 +36,7 @@ export function List<T>({
   empty: ReactNode;
   ordered?: boolean;
   className?: string;
-  children: (item: T) => ReactNode;
+  children: (item: T, index: number) => ReactNode;
 }) {
   if (items.length === 0) return <p className="text-slate-400">{empty}</p>;
   const Tag = ordered ? "ol" : "ul";

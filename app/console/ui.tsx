@@ -1,5 +1,5 @@
 import { AlertDialog } from "radix-ui";
-import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef } from "react";
 import { act, type Call, type Loaded } from "./console-api.ts";
 
 export const buttonClass =
@@ -150,7 +150,9 @@ export function Loading<T>({
 /**
  * A button that asks before it acts: for what cannot be undone. A
  * "destructive" one (removing, banning) is red, and so is its confirmation; a
- * "primary" one (sending) is the accent.
+ * "primary" one (sending) is the accent. Closing gives the focus back to the
+ * button; one its action disabled meanwhile takes it once enabled again, if
+ * nothing else has it by then.
  */
 export function ConfirmButton({
   label,
@@ -186,9 +188,17 @@ export function ConfirmButton({
   /** Choices to make before confirming, under the description. */
   children?: ReactNode;
 }) {
+  const trigger = useRef<HTMLButtonElement>(null);
+  const giveBack = useRef(false);
+  useEffect(() => {
+    if (disabled) return;
+    if (giveBack.current && document.activeElement === document.body) trigger.current?.focus();
+    giveBack.current = false;
+  }, [disabled]);
   return (
     <AlertDialog.Root>
       <AlertDialog.Trigger
+        ref={trigger}
         className={tone === "primary" ? primaryClass : dangerClass}
         aria-label={ariaLabel}
         disabled={disabled}
@@ -197,7 +207,14 @@ export function ConfirmButton({
       </AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/60" />
-        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl">
+        <AlertDialog.Content
+          onCloseAutoFocus={(event) => {
+            if (!trigger.current?.disabled) return;
+            event.preventDefault();
+            giveBack.current = true;
+          }}
+          className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl"
+        >
           <AlertDialog.Title className="text-lg font-semibold text-slate-100">
             {title}
           </AlertDialog.Title>

@@ -84,8 +84,12 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
   // Bulk approve Asha's two: the reader's page shows hers without a reload.
   await page.getByRole("checkbox", { name: `Select the comment of Asha (#${first.id})` }).check();
   await page.getByRole("checkbox", { name: `Select the comment of Asha (#${second.id})` }).check();
-  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  await page.getByRole("button", { name: "Approve selected (2)" }).press("Enter");
   await expect(page.getByText("2 comments approved")).toBeVisible();
+  // The button, disabled while it ran, hands the focus to the first comment left, not to the page.
+  await expect(
+    page.getByRole("button", { name: `Approve the comment of Offers (#${junk.id})`, exact: true }),
+  ).toBeFocused();
   await expect(readerComments.getByText(first.content)).toBeVisible({ timeout: 15_000 });
   await expect(queue.getByRole("article")).toHaveCount(1);
   await expect(nav.getByRole("link", { name: /^Comments\s+1\s+awaiting approval$/ })).toBeVisible();
@@ -105,7 +109,7 @@ test("held comments: the Overview's call, the badge, each listed once, bulk appr
     })
     .click();
   await expect(page.getByText("1 comment rejected")).toBeVisible();
-  await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
+  await expect(page.getByText("No comment is awaiting approval.")).toBeFocused();
   await expect(nav.getByRole("link", { name: "Comments", exact: true })).toBeVisible();
   await page.getByRole("link", { name: "Overview" }).click();
   await expect(page.getByText("No comment is awaiting approval.")).toBeVisible();
@@ -156,8 +160,10 @@ test("Ban is red and confirmed without a command to run; the ban list lifts it",
     approveColour,
   );
   expect(await seriousViolations(page, '[role="alertdialog"]')).toEqual([]);
-  await confirm.click();
+  await confirm.press("Enter");
   await expect(page.getByText("Kofi is banned for 30 days")).toBeVisible();
+  // Ban, disabled while the ban is made, takes the focus back from the dialog.
+  await expect(ban).toBeFocused();
 
   await page.getByRole("link", { name: "Bans" }).click();
   const bans = page.getByRole("list", { name: "Bans in force, oldest first" });

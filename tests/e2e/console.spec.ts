@@ -271,9 +271,19 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(inConsole).toContainText(text);
   await expect(readerComments.getByText(text)).toBeVisible({ timeout: 15_000 });
 
-  await inConsole.getByRole("button", { name: "Delete the comment of Nadia" }).click();
+  const next = await inConsole
+    .locator("xpath=ancestor::li/following-sibling::li[1]//article")
+    .getAttribute("aria-label");
+  await inConsole.getByRole("button", { name: "Delete the comment of Nadia" }).press("Enter");
   await expect(page.getByText("Comment deleted")).toBeVisible();
   await expect(page.getByRole("article", { name: "Comment by Nadia" })).toHaveCount(0);
+  // The focus goes to the next comment's first action, not to the page.
+  expect(next).toMatch(/^Comment by /);
+  await expect(
+    page
+      .getByRole("article", { name: next!, exact: true })
+      .getByRole("button", { name: "Reply", exact: true }),
+  ).toBeFocused();
   await expect(readerComments.getByText(text)).toHaveCount(0, { timeout: 15_000 });
 
   // Search by name.
@@ -306,7 +316,7 @@ test("the command line's link signs in once; comments arrive live and a deletion
   await expect(page.getByText("Comment deleted")).toBeVisible();
   await read.release();
   await expect(card).toHaveCount(0);
-  await expect(page.getByText("No comments match.")).toBeVisible();
+  await expect(page.getByText("No comments match.")).toBeFocused();
 });
 
 test("subscribers: counts, search, removal after confirmation, the screen axe clean; a search read that left before a removal does not bring the removed row back", async ({

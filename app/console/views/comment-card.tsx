@@ -92,9 +92,10 @@ function ReplyForm({
 /**
  * Told after an action has taken, so the list reloads; `focus`: selectors of
  * what takes the focus once it has, the first found, when the pressed button
- * has left the page with its comment or its form.
+ * has left the page with its comment or its form, or was disabled meanwhile;
+ * left out, the list chooses (comments-view.tsx).
  */
-type Changed = (focus?: string[]) => void;
+export type Changed = (focus?: string[]) => void;
 
 /**
  * What the owner can do to one comment, each in one click: answer a published
@@ -109,9 +110,9 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
   const [replying, setReplying] = useState(false);
   const replyButton = useRef<HTMLButtonElement>(null);
   const [banScope, setBanScope] = useState<BanScope>("browser");
-  async function run(call: Call, done: string) {
+  async function run(call: Call, done: string, focus?: string[]) {
     setBusy(true);
-    await act(call, done, () => onChanged());
+    await act(call, done, () => onChanged(focus));
     setBusy(false);
   }
   const who = comment.userName;
@@ -186,10 +187,12 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
           description="Whoever you ban can no longer comment, reply, edit or react, for 30 days, and is told so. Their comments stay. You can lift the ban at any time under Bans."
           confirmLabel="Ban for 30 days"
           disabled={busy}
+          // The comment stays: the dialog gives the focus back to Ban (ConfirmButton).
           onConfirm={() =>
             run(
               ["POST /admin/comments/:id/ban", { params, body: { days: 30, scope: banScope } }],
               `${who} is banned for 30 days`,
+              [],
             )
           }
         >

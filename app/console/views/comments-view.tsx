@@ -5,7 +5,7 @@ import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useLive } from "../live.tsx";
 import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
-import { CommentCard } from "./comment-card.tsx";
+import { type Changed, CommentCard } from "./comment-card.tsx";
 
 type Filter = CommentStatusFilter | "all";
 
@@ -31,26 +31,19 @@ function search(q: string, post: string, filter: Filter) {
   };
 }
 
-/** Where the focus goes once held comment `id` has been acted on: see HeldQueue. */
-function heldFocus(pending: ConsoleComment[], id: number): string[] {
-  const at = pending.findIndex((comment) => comment.id === id);
-  const order = [...pending.slice(at), ...pending.slice(0, at).reverse()];
-  return [...order.map((c) => `#held [data-comment-id="${c.id}"] button`), "#none-held"];
+/**
+ * Where the focus goes once the comment at `at` in `list` (`within` it) has
+ * been acted on: its first action while it is still there; once it has left,
+ * the next one's (else the one before's), or `empty`, the line that says none
+ * is left. Once many have been, from the first: the first one left.
+ */
+function focusFrom(list: ConsoleComment[], at: number, within: string, empty: string): string[] {
+  const order = [...list.slice(at), ...list.slice(0, at).reverse()];
+  return [...order.map((c) => `${within} [data-comment-id="${c.id}"] button`), empty];
 }
 
-/**
- * The held queue, oldest first, with checkboxes to approve or reject many at
- * once. A comment acted on keeps the focus on its first action while it is
- * held; once it has left, the next one takes it (else the one before), or the
- * line that says none is left.
- */
-function HeldQueue({
-  pending,
-  onChanged,
-}: {
-  pending: ConsoleComment[];
-  onChanged: (focus?: string[]) => void;
-}) {
+/** The held queue, oldest first, with checkboxes to approve or reject many at once. */
+function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChanged: Changed }) {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [busy, setBusy] = useState(false);
   // A comment approved or rejected elsewhere leaves the selection with it.
@@ -77,7 +70,7 @@ function HeldQueue({
       ({ done }) => `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
       () => {
         setSelected(new Set());
-        onChanged();
+        onChanged(focusFrom(pending, 0, "#held", "#none-held"));
       },
     );
     setBusy(false);
@@ -118,11 +111,13 @@ function HeldQueue({
         />
       </div>
       <ul className="space-y-3" aria-label="Comments awaiting approval, oldest first">
-        {pending.map((comment) => (
+        {pending.map((comment, at) => (
           <li key={comment.id}>
             <CommentCard
               comment={comment}
-              onChanged={() => onChanged(heldFocus(pending, comment.id))}
+              onChanged={(focus) =>
+                onChanged(focus ?? focusFrom(pending, at, "#held", "#none-held"))
+              }
               selected={selected.has(comment.id)}
               onSelect={(on) => pick(comment.id, on)}
             />
@@ -223,11 +218,20 @@ export function CommentsView() {
               <List
                 items={comments}
                 label={listLabel}
-                empty={pending.length > 0 ? "No other comments match." : "No comments match."}
+                empty={
+                  <span id="none-listed" tabIndex={-1}>
+                    {pending.length > 0 ? "No other comments match." : "No comments match."}
+                  </span>
+                }
               >
-                {(comment) => (
+                {(comment, at) => (
                   <li key={comment.id}>
-                    <CommentCard comment={comment} onChanged={changed} />
+                    <CommentCard
+                      comment={comment}
+                      onChanged={(focus) =>
+                        changed(focus ?? focusFrom(comments, at, "", "#none-listed"))
+                      }
+                    />
                   </li>
                 )}
               </List>
