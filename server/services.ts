@@ -31,7 +31,7 @@ import { createListHealth } from "./newsletter/list-health.ts";
 import { createEditionSchedules, startEditionSchedules } from "./newsletter/schedules.ts";
 import { createNewsletter } from "./newsletter/service.ts";
 import { createNotifications } from "./notifications/service.ts";
-import { type MailOptions, startOutbox } from "./outbox/service.ts";
+import { type MailOptions, startOutbox, withMailFiles } from "./outbox/service.ts";
 import { verpKeyOf } from "./outbox/verp.ts";
 import { createReaders } from "./readers/service.ts";
 import { openStoreAndBus } from "./startup.ts";
@@ -112,12 +112,12 @@ export async function startServices({
   /** Whether the site has a booking page, which the assistant may point to. */
   bookable: () => boolean;
 }) {
-  const {
-    store,
-    events,
-    bus,
-    close: closeStore,
-  } = await openStoreAndBus(config, log, { connectionWaitMs: databaseWaitMs, newDatabase });
+  const opened = await openStoreAndBus(config, log, {
+    connectionWaitMs: databaseWaitMs,
+    newDatabase,
+  });
+  const { events, bus, close: closeStore } = opened;
+  const store = withMailFiles(opened.store, config);
   // Made after the database, which is refused when it is empty beside a
   // secret of an earlier start (server/startup.ts): a first start that stops
   // before its database exists leaves no secret behind.

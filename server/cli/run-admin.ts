@@ -239,7 +239,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       );
     }
     const { migrateToLatest, openStore } = await import("../db/store.ts");
-    const db = await openStore(options);
+    const { withMailFiles } = await import("../outbox/service.ts");
+    const db = withMailFiles(await openStore(options), config);
     opened.push(db);
     await migrateToLatest(db);
     return db;

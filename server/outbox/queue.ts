@@ -1,6 +1,7 @@
 import {
   type ExpressionBuilder,
   type ExpressionOrFactory,
+  type KyselyPlugin,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
@@ -32,6 +33,27 @@ export type QueuedMessage = {
   /** When it is due, if not at once (a digest's window). */
   due?: string;
 };
+
+/**
+ * A Kysely plugin that changes no query, so that the transactions of the
+ * modules above, which delete through `forget`, carry it too: what a store
+ * does with the ids of the outbox rows it deleted (service.ts, `withMailFiles`).
+ */
+type OnOutboxDeleted = KyselyPlugin & { outboxDeleted(ids: number[]): Promise<void> };
+export const onOutboxDeleted = (outboxDeleted: (ids: number[]) => Promise<void>) =>
+  ({
+    outboxDeleted,
+    transformQuery: ({ node }) => node,
+    transformResult: async ({ result }) => result,
+  }) satisfies OnOutboxDeleted;
+
+/** Hands the ids of the rows `writer` deleted to its store's `onOutboxDeleted`; how many. */
+async function deleted(writer: Db, rows: readonly { id: number | string | bigint }[]) {
+  const ids = rows.map((row) => Number(row.id));
+  for (const plugin of ids.length > 0 ? writer.getExecutor().plugins : [])
+    await (plugin as Partial<OnOutboxDeleted>).outboxDeleted?.(ids);
+  return ids.length;
+}
 
 /** Queues messages, due at `at` unless they say otherwise. */
 export async function enqueue(writer: Db, at: string, messages: readonly QueuedMessage[]) {
@@ -140,17 +162,18 @@ export async function forget(writer: Db, match: Forgotten): Promise<number> {
       (part) => (eb: Where) => eb.or(part.map((pattern) => eb("payload", "like", pattern))),
     ),
   ];
-  let deleted = 0;
+  let count = 0;
   for (const where of matches) {
-    const result = await writer
+    const rows = await writer
       .deleteFrom("outbox")
       .where("kind", "in", kinds)
       .where(where)
       .$if(statuses !== undefined, (q) => q.where("status", "in", statuses ?? []))
-      .executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
+      .returning("id")
+      .execute();
+    count += await deleted(writer, rows);
   }
-  return deleted;
+  return count;
 }
 
 /**
@@ -269,13 +292,11 @@ export function createOutboxRepository(
     const status = retry ? "queued" : delivery.outcome === "retry" ? "failed" : delivery.outcome;
     const forgotten = !retry && rowUntilDone.has(row.kind);
     if (forgotten && status !== "failed") {
-      await trx
-        .deleteFrom("outbox")
-        .where("id", "=", row.id as number)
-        .execute();
+      const gone = trx.deleteFrom("outbox").where("id", "=", row.id as number);
+      await deleted(trx, await gone.returning("id").execute());
       return;
     }
-    await trx
+    const result = await trx
       .updateTable("outbox")
       .set({
         status,
@@ -295,7 +316,9 @@ export function createOutboxRepository(
         ...(forgotten ? { email: null } : {}),
       })
       .where("id", "=", row.id as number)
-      .execute();
+      .executeTakeFirst();
+    // SQLite: a row deleted while its mail went out, its file written since.
+    if (Number(result.numUpdatedRows) === 0) await deleted(trx, [row]);
   }
 
   /** The claimed row with, for a batched kind, the other due rows to the same recipient. */
@@ -364,18 +387,18 @@ export function createOutboxRepository(
     claimPage,
     store,
 
-    /** Which of these rows still are. */
-    async existing(ids: readonly number[]) {
-      const found = new Set<number>();
+    /** Which of these rows are no more. */
+    async gone(ids: readonly number[]) {
+      const missing = new Set(ids);
       for (let i = 0; i < ids.length; i += 500) {
         const rows = await db
           .selectFrom("outbox")
           .select("id")
           .where("id", "in", ids.slice(i, i + 500))
           .execute();
-        for (const row of rows) found.add(Number(row.id));
+        for (const row of rows) missing.delete(Number(row.id));
       }
-      return found;
+      return missing;
     },
 
     /** Whether a row of `kinds` is due: one read on the `outbox_due` index, no claim. */

@@ -3,9 +3,9 @@ import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
-import { createMailer } from "./mailer.ts";
+import { createMailer, removeMailFiles } from "./mailer.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
-import { createOutboxRepository, retryPolicy } from "./queue.ts";
+import { createOutboxRepository, onOutboxDeleted, retryPolicy } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
 import { createSuppressions } from "./suppressions.ts";
 
@@ -17,6 +17,17 @@ export type MailOptions = {
   /** The time rows are due against (tests move it to the next hour's digest). */
   clock?: () => Date;
 };
+
+/**
+ * Without SMTP_URL, the store whose deletions of outbox rows (queue.ts alone
+ * deletes them) delete their mail files too, in whichever process deletes
+ * them: the server or the command line.
+ */
+export function withMailFiles(store: Store, config: Pick<Config, "SMTP_URL" | "DATA_DIR">): Store {
+  if (config.SMTP_URL) return store;
+  const plugin = onOutboxDeleted((ids) => removeMailFiles(config.DATA_DIR, () => new Set(ids)));
+  return { ...store, db: store.db.withPlugin(plugin) };
+}
 
 /**
  * The outbox of one server instance: its rows, the mail transport, and the
@@ -77,20 +88,13 @@ export function startOutbox(
       verpKey,
     }),
   });
-  // Without SMTP_URL, a row deleted (a privacy request, a deletion, retention)
-  // takes its .eml file with it within a poll.
-  let sweeping: Promise<void> | undefined;
-  const { sweep } = mailer;
-  const sweeper =
-    sweep &&
-    setInterval(() => {
-      sweeping ??= sweep(outbox.existing)
-        .catch((error: unknown) => log.error({ err: error }, "outbox files could not be swept"))
-        .finally(() => {
-          sweeping = undefined;
-        });
-    }, options.pollMs ?? 1000);
-  sweeper?.unref();
+  // Without SMTP_URL, a deletion takes its rows' files with it (withMailFiles);
+  // the files of rows deleted while no process could (a restore, a crash) go now.
+  const sweeping = config.SMTP_URL
+    ? undefined
+    : removeMailFiles(config.DATA_DIR, outbox.gone).catch((error: unknown) =>
+        log.error({ err: error }, "outbox files could not be swept"),
+      );
   return {
     outbox,
     suppressions,
@@ -100,7 +104,6 @@ export function startOutbox(
     mailer,
     /** Finishes the messages in hand, then stops. */
     async stop() {
-      clearInterval(sweeper);
       await Promise.all([worker.stop(), sweeping]);
     },
   };
