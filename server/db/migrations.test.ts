@@ -145,6 +145,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "031-conversion-counts.ts",
     "82cdf648b1791145bfa00931251f6fe5834f6a08037d9985a36dcb68a51cf610",
   ],
+  [
+    "032_reading_now",
+    "032-reading-now.ts",
+    "17d0f2d963c93f6c09183a669779de6c65c876f88c3d534b943c6d301bb8ceb5",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

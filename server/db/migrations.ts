@@ -25,6 +25,7 @@ import { readerVisitViews } from "./migrations/027-reader-visit-views.ts";
 import { editionSchedules } from "./migrations/029-edition-schedules.ts";
 import { conversionDays } from "./migrations/030-conversion-days.ts";
 import { conversionCounts } from "./migrations/031-conversion-counts.ts";
+import { readingNow } from "./migrations/032-reading-now.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -65,5 +66,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "029_edition_schedules": editionSchedules(kind),
     "030_conversion_days": conversionDays(),
     "031_conversion_counts": conversionCounts(kind),
+    "032_reading_now": readingNow(kind),
   };
 }

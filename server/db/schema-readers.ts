@@ -12,7 +12,6 @@ export type ReaderTables = {
   reader_visits: {
     day: string;
     reader: string;
-    started_at: Timestamp;
     entry_path: string;
     source: string;
     medium: string;
@@ -22,7 +21,9 @@ export type ReaderTables = {
     /** The visit's views so far (migration 027). */
     views: Generated<number>;
   };
-  reader_views: { id: BigId; day: string; at: Timestamp; reader: string; path: string };
+  reader_views: { id: BigId; day: string; reader: string; path: string };
+  /** Readers seen in the last 30 minutes, for "reading now" (migration 032). */
+  reader_now: { reader: string; at: Timestamp };
   reader_reads: { day: string; reader: string; path: string };
   reader_days: {
     day: string;

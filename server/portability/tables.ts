@@ -330,6 +330,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
   reader_views: "readership counts, which identify nobody and start afresh on a new site",
   reader_reads: "readership counts, which identify nobody and start afresh on a new site",
+  reader_now: "who is reading now: the last 30 minutes' readers, deleted as they pass",
   reader_days: "readership counts, which identify nobody and start afresh on a new site",
   reader_conversion_days: "readership counts, which identify nobody and start afresh on a new site",
   reader_rollups: "which days readership has rolled up, on this site",

@@ -8,7 +8,7 @@ import {
 } from "../../contract/readers.ts";
 import { toCsv } from "../lib/csv.ts";
 import type { ConversionRow, DayRow, Dimension } from "./day-figures.ts";
-import { addDays, dayOf } from "./repository.ts";
+import { addDays, dayOf, readingNowMs } from "./repository.ts";
 import type { Readers } from "./service.ts";
 
 /**
@@ -92,7 +92,7 @@ export function createReadersReport(readers: Readers, clock: () => Date = () => 
     const { from, to } = daysOf(period, now);
     const [{ rows, conversions }, readingNow] = await Promise.all([
       repository.figures(from, to),
-      repository.readingSince(new Date(now.getTime() - 30 * 60_000).toISOString()),
+      repository.readingSince(new Date(now.getTime() - readingNowMs).toISOString()),
     ]);
     const totals = figuresOf(rows, "total");
     const days: ReadersReport["days"] = [];

@@ -15,7 +15,6 @@ import { aggregate, type ConversionRow, type DayRow, type Dimension, num } from 
 export type Visit = {
   day: string;
   reader: string;
-  startedAt: string;
   entryPath: string;
   source: string;
   medium: string;
@@ -73,6 +72,9 @@ async function inSteps<T>(
   }
 }
 
+/** "Reading now" is a view in the last 30 minutes. */
+export const readingNowMs = 30 * 60_000;
+
 /** A UTC day, "2026-12-01". */
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 export const addDays = (day: string, days: number) =>
@@ -115,6 +117,7 @@ export function createReadersRepository(store: Store) {
      * One instance's counts since its last write, in one transaction, a few
      * thousand rows per statement with the event loop let go between them:
      * the pages keep answering while a busy five seconds' views are written.
+     * Each reader's last view goes to `reader_now`, with its time.
      */
     async write(batch: Batch): Promise<void> {
       await db.transaction().execute(async (trx) => {
@@ -131,7 +134,6 @@ export function createReadersRepository(store: Store) {
           [
             ["day"],
             ["reader"],
-            ["started_at", "timestamptz"],
             ["entry_path"],
             ["source"],
             ["medium"],
@@ -142,7 +144,6 @@ export function createReadersRepository(store: Store) {
           batch.visits.map((visit) => [
             visit.day,
             visit.reader,
-            visit.startedAt,
             visit.entryPath,
             visit.source,
             visit.medium,
@@ -154,17 +155,19 @@ export function createReadersRepository(store: Store) {
         );
         await insert(
           "reader_views",
-          [["day"], ["at", "timestamptz"], ["reader"], ["path"]],
-          batch.views.map((view) => [view.day, view.at, view.reader, view.path]),
+          [["day"], ["reader"], ["path"]],
+          batch.views.map((view) => [view.day, view.reader, view.path]),
         );
         // Each visit's views, added once per reader, so the screen counts a
-        // source's views from its visits alone.
+        // source's views from its visits alone; and each reader's last view.
         const perReader = new Map<string, [string, string, number]>();
+        const lastSeen = new Map<string, string>();
         for (const view of batch.views) {
           const key = `${view.day} ${view.reader}`;
           const found = perReader.get(key);
           if (found) found[2] += 1;
           else perReader.set(key, [view.day, view.reader, 1]);
+          if ((lastSeen.get(view.reader) ?? "") < view.at) lastSeen.set(view.reader, view.at);
         }
         await inSteps([...perReader.values()], (step) =>
           sql`with added (day, reader, views) as (
@@ -199,7 +202,17 @@ export function createReadersRepository(store: Store) {
             on conflict (day, kind, entry_path, source)
             do update set count = reader_conversion_days.count + excluded.count`.execute(trx),
         );
+        // Appended, never updated: instances' writes wait for no one's rows.
+        await insert("reader_now", [["reader"], ["at", "timestamptz"]], [...lastSeen]);
       });
+    },
+
+    /**
+     * Readers seen before `before` are no longer "reading now": their rows
+     * in `reader_now`, the one place a reader's hash has a time, go.
+     */
+    async forgetReading(before: string): Promise<void> {
+      await db.deleteFrom("reader_now").where("at", "<", before).execute();
     },
 
     lastRolled,
@@ -309,7 +322,7 @@ export function createReadersRepository(store: Store) {
     /** Readers with a view since `since`: who is reading now. */
     async readingSince(since: string): Promise<number> {
       const found = await db
-        .selectFrom("reader_views")
+        .selectFrom("reader_now")
         .select((eb) => eb.fn.count("reader").distinct().as("readers"))
         .where("at", ">=", since)
         .executeTakeFirst();

@@ -11,6 +11,7 @@ import {
   createReadersRepository,
   dayOf,
   type ReadersRepository,
+  readingNowMs,
   type Visit,
 } from "./repository.ts";
 import { countryOf, deviceOf, originOf } from "./sources.ts";
@@ -205,13 +206,26 @@ export function createReaders({
     return true;
   }
 
+  /**
+   * When the readers this instance wrote to `reader_now` stop reading now, a
+   * write's last view's time plus 30 minutes each: the first write after
+   * one (at most the few seconds between writes later) deletes them.
+   */
+  const expiring: number[] = [];
+  async function forgetDue() {
+    const now = clock().getTime();
+    if ((expiring[0] ?? now) >= now) return;
+    while ((expiring[0] ?? now) < now) expiring.shift();
+    await repository.forgetReading(new Date(now - readingNowMs).toISOString());
+  }
+
   let writing: Promise<void> = Promise.resolve();
   function flush(): Promise<void> {
     writing = writing.then(async () => {
       const batch = pending;
       const size =
         batch.visits.length + batch.views.length + batch.reads.length + batch.conversions.length;
-      if (size === 0) return;
+      if (size === 0) return forgetDue();
       pending = { visits: [], views: [], reads: [], conversions: [] };
       try {
         const visits: Visit[] = [];
@@ -230,6 +244,9 @@ export function createReaders({
         };
         throw error;
       }
+      const last = batch.views.at(-1);
+      if (last) expiring.push(Date.parse(last.at) + readingNowMs);
+      await forgetDue();
     });
     return writing;
   }
@@ -246,6 +263,8 @@ export function createReaders({
     const through = dayOf(new Date(now.getTime() - 10 * 60_000 - dayMs));
     const rolled = await repository.rollUp(through, now.toISOString());
     const pruned = await repository.prune(retentionBefore(now));
+    // Those a stopped instance would have deleted, and missed.
+    await repository.forgetReading(new Date(now.getTime() - readingNowMs).toISOString());
     await saltOf(dayOf(now));
     return { rolled, pruned };
   }
@@ -268,7 +287,6 @@ export function createReaders({
           pending.visits.push({
             day,
             reader,
-            startedAt: at,
             entryPath: report.path,
             ...origin,
             // Its country is found when it is written: the first finding makes ICU's table.

@@ -438,7 +438,8 @@ describe.each(backends)("two enquiries of one day on %s", (backend) => {
     if (backend === "sqlite")
       await expect(runSql(t, "select rowid from reader_conversion_days")).rejects.toThrow();
 
-    // The readers' hashes are in their visits, views and reads, and nowhere else.
+    // The readers' hashes are in their visits, views and reads, and nowhere else
+    // but "reading now" (its own test below).
     const hashes = (await runSql(t, "select reader from reader_visits")).map((row) =>
       String(row.reader),
     );
@@ -446,7 +447,7 @@ describe.each(backends)("two enquiries of one day on %s", (backend) => {
     const tables = await tableNames(t, backend);
     expect(tables).toContain("enquiries");
     for (const table of tables.filter(
-      (name) => !["reader_visits", "reader_views", "reader_reads"].includes(name),
+      (name) => !["reader_visits", "reader_views", "reader_reads", "reader_now"].includes(name),
     )) {
       const rows = JSON.stringify(await runSql(t, `select * from ${table}`));
       for (const hash of hashes) expect(rows, table).not.toContain(hash);
@@ -459,6 +460,60 @@ describe.each(backends)("two enquiries of one day on %s", (backend) => {
       expect.objectContaining({ value: "LinkedIn", enquiry: 1, total: 1 }),
       expect.objectContaining({ value: "Newsletter", enquiry: 1, total: 1 }),
     ]);
+  });
+});
+
+describe.each(backends)("a view's time on %s", (backend) => {
+  it("is kept with a reader's hash only for the 30 minutes of reading now, then deleted", async () => {
+    const clock = movableClock();
+    const t = await startReadersApp(backend, clock);
+    try {
+      const asha: Browser = { ip: "203.0.113.60", userAgent: chrome };
+      const ravi: Browser = { ip: "198.51.100.61", userAgent: firefox };
+      await view(t, asha, "/science", { referrer: "https://www.linkedin.com/feed/" });
+      clock.advance(60_000);
+      await view(t, ravi, "/services");
+      await view(t, asha, "/science/pressure-cooker");
+      await t.app.readers.flush();
+      const hashes = (await runSql(t, "select reader from reader_visits")).map((row) =>
+        String(row.reader),
+      );
+      expect(hashes).toHaveLength(2);
+      /** The rows of every table that hold a reader's hash and a time of day. */
+      const timed = async () => {
+        const found: string[] = [];
+        for (const table of await tableNames(t, backend)) {
+          for (const row of await runSql(t, `select * from ${table}`)) {
+            const text = JSON.stringify(row);
+            if (hashes.some((hash) => text.includes(hash)) && /T\d\d:\d\d/.test(text))
+              found.push(table);
+          }
+        }
+        return found;
+      };
+      // A raw view or visit keeps its day alone; "reading now" each reader's last view.
+      expect(await timed()).toEqual(["reader_now", "reader_now"]);
+      const owner = new Owner(t);
+      await owner.signIn();
+      const readingNow = async () =>
+        json(await owner.get("/api/admin/readers?period=day"), readersReportSchema).readingNow;
+      expect(await readingNow()).toBe(2);
+
+      // Asha's first view is 30 minutes old, her last is not: she still reads.
+      clock.advance(29 * 60_000 + 30_000);
+      await t.app.readers.flush();
+      expect(await readingNow()).toBe(2);
+      expect(await timed()).toHaveLength(2);
+      // Past their 30 minutes, the next write (one of nothing new) deletes them.
+      clock.advance(60_000);
+      await t.app.readers.flush();
+      expect(await timed()).toEqual([]);
+      expect(await readingNow()).toBe(0);
+      const day = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+      expect([day.visitors, day.views]).toEqual([2, 3]);
+    } finally {
+      await t.close();
+    }
   });
 });
 
@@ -673,6 +728,8 @@ describe("readers on PostgreSQL with two instances", () => {
     const report = await readersCli(a);
     expect(report.visitors).toBe(20);
     expect(report.views).toBe(40);
+    // Both instances saw each reader now: each counted once.
+    expect(report.readingNow).toBe(20);
     // One visit each, begun on one instance or the other, never both.
     expect(report.sources.reduce((sum, s) => sum + s.visitors, 0)).toBe(20);
     // Each visit holds the views both instances saw of it.
