@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Page, Request } from "@playwright/test";
 import nodeIcal from "node-ical";
 import { formTokenResponseSchema } from "../../contract/api.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
@@ -51,6 +51,15 @@ function invitation(mail: ReceivedMail | undefined) {
   if (event?.type !== "VEVENT") throw new Error(`no event in the mail's invitation: ${text}`);
   return { event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
 }
+
+/** A free time as its radio button is named: its hour and minute in `timeZone`. */
+const localTime = (start: string, timeZone: string) =>
+  new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(Date.parse(start));
 
 async function freeStarts(page: Page): Promise<string[]> {
   const response = await page.request.get(`${site.siteUrl}/api/bookings/slots`);
@@ -119,12 +128,7 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   const days = page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ });
   const first = days.first().getByRole("radio").first();
   const taken = (await first.getAttribute("value")) ?? "";
-  const label = new Intl.DateTimeFormat("en-GB", {
-    timeZone: "Europe/London",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).format(Date.parse(taken));
+  const label = localTime(taken, "Europe/London");
   await expect(first).toHaveAccessibleName(label);
   // Sent without a time, the form says so, beside the times too.
   await fillDetails(page, email);
@@ -198,12 +202,7 @@ test("a reader who only looks sees the times in their own zone, with no framewor
   await expect(times).toBeVisible();
   // Each time named by the reader's clock, by the server's list for that zone.
   const first = times.getByRole("radio").first();
-  const label = new Intl.DateTimeFormat("en-GB", {
-    timeZone: "America/New_York",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).format(Date.parse((await first.getAttribute("value")) ?? ""));
+  const label = localTime((await first.getAttribute("value")) ?? "", "America/New_York");
   await expect(first).toHaveAccessibleName(label);
   await expect(page.getByRole("group", { name: /^\w+day \d+ \w+ \d{4}$/ })).toHaveCount(7);
   // The server's form in place, the island not yet live: no script fetched, no API asked.
@@ -231,21 +230,87 @@ test("a reader who only looks sees the times in their own zone, with no framewor
   expect(shifted).toBe(0);
 });
 
-test("a zone picked in the select before the island is live is the one the island shows", async ({
+/**
+ * Holds the page's first request whose address `matches` until `release()`; `asked` resolves
+ * with that address once the page has made it, `settled` once its answer has come or the page
+ * has given up on it.
+ */
+async function holdFirst(page: Page, matches: (url: URL) => boolean) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let asked: (url: URL) => void = () => {};
+  const made = new Promise<URL>((resolve) => {
+    asked = resolve;
+  });
+  const settled = new Promise<void>((resolve) => {
+    const settle = (request: Request) => {
+      if (matches(new URL(request.url()))) resolve();
+    };
+    page.on("requestfinished", settle);
+    page.on("requestfailed", settle);
+  });
+  await page.route(
+    matches,
+    async (route) => {
+      asked(new URL(route.request().url()));
+      await released;
+      // The page may have given up on it meanwhile.
+      await route.continue().catch(() => {});
+    },
+    { times: 1 },
+  );
+  return { asked: made, release, settled };
+}
+
+test("the zone the reader picks last wins: over the page's first times, still on their way, and over the island's", async ({
   visitor,
 }) => {
+  // A booking, waiting on its mail.
+  test.slow();
+  const email = "meera.zone@example.org";
   const page = await visitor({ timezoneId: "America/New_York" });
+  // The page's first request for free times, in the browser's zone, held until the reader picks.
+  const script = await holdFirst(page, (url) => url.pathname === "/book/times");
   await page.goto(`${site.siteUrl}/book`);
   const zone = page.getByRole("combobox", { name: "Time zone" });
-  await expect(zone).toHaveValue("America/New_York", { timeout: 15_000 });
-  await page.mouse.move(0, 0);
-  // Picked without pressing "Show times": the server's form still lists New York's times.
+  expect((await script.asked).searchParams.get("zone")).toBe("America/New_York");
+  // Picked without pressing "Show times": the server's form still lists the engineer's times.
   await zone.selectOption("Europe/London");
-  await expect(page.locator("#booking-form-html")).toHaveCount(1);
-  await page.getByRole("textbox", { name: "Your name" }).pressSequentially("Meera Iyer");
-  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  script.release();
+  await script.settled;
   await expect(zone).toHaveValue("Europe/London");
-  await expect(page.getByRole("group", { name: "Free times, in Europe / London" })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Free times, in America / New York" })).toHaveCount(
+    0,
+  );
+
+  // The reader's first move brings the island, which asks for the zone picked; while its
+  // answer is on the way the reader picks another, in the server's form still in place.
+  const island = await holdFirst(page, (url) => url.pathname === "/api/bookings/slots");
+  await page.mouse.move(10, 10, { steps: 2 });
+  expect((await island.asked).searchParams.get("zone")).toBe("Europe/London");
+  await expect(page.locator("#booking-form-html")).toHaveCount(1);
+  await zone.selectOption("Asia/Tokyo");
+  island.release();
+  await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
+  await expect(zone).toHaveValue("Asia/Tokyo");
+  const times = page.getByRole("group", { name: "Free times, in Asia / Tokyo" });
+  await expect(times).toBeVisible();
+
+  // Booked in that zone: the times, the confirmation and the mail.
+  const first = times.getByRole("radio").first();
+  const start = (await first.getAttribute("value")) ?? "";
+  const label = localTime(start, "Asia/Tokyo");
+  await expect(first).toHaveAccessibleName(label);
+  await first.check();
+  await fillDetails(page, email);
+  await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
+  await page.getByRole("button", { name: "Book this time" }).click();
+  const booked = page.getByRole("status").filter({ hasText: "You're booked" });
+  await expect(booked).toContainText("(Asia / Tokyo,");
+  const { reader } = await mailsFor(email, start, "REQUEST");
+  expect(reader?.parsed.text).toContain("(Asia / Tokyo,");
 });
 
 test("without JavaScript the zone is chosen with the select, the form posts, the server's page says the call is booked, and the mail's links move and cancel it", async ({

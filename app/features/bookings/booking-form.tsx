@@ -1,4 +1,12 @@
-import { type FormEvent, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
+import {
+  type FormEvent,
+  useCallback,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from "react";
 import type { BookedResponse, BookingConflictResponse } from "../../../contract/bookings.ts";
 import { isServiceChoice } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
@@ -89,7 +97,8 @@ export function BookingForm({
 }) {
   const [live, setLive] = useState(false);
   const [slots, setSlots] = useState<Slots | null>(null);
-  const [loading, setLoading] = useState(false);
+  /** A zone the reader chose whose free times are on their way. */
+  const [asking, setAsking] = useState<string | null>(null);
   const [fields, setFields] = useState<Fields>({ name: "", email: "", service: "", note: "" });
   const [start, setStart] = useState("");
   const [sending, setSending] = useState(false);
@@ -98,22 +107,35 @@ export function BookingForm({
   const [booked, setBooked] = useState<BookedResponse | null>(null);
   const [shownDays, setShownDays] = useState(daysAtOnce);
   const zones = useRef<string[]>([]);
+  /** The zone asked for last: an answer for any other comes too late and is dropped. */
+  const wanted = useRef("");
   const done = useRef<HTMLDivElement>(null);
   const alert = useRef<HTMLParagraphElement>(null);
   const guard = useFormGuard("GET /bookings/form-token");
   const id = useId();
 
-  async function load(zone: string): Promise<Slots> {
-    const next = await freeTimes(zone);
-    setSlots(next);
-    return next;
-  }
+  // The free times in the zone chosen last: an answer for an earlier choice is dropped.
+  const changeZone = useCallback(async (zone: string) => {
+    wanted.current = zone;
+    setAsking(zone);
+    setProblem(null);
+    try {
+      const next = await freeTimes(zone);
+      if (wanted.current === zone) setSlots(next);
+    } catch {
+      if (wanted.current === zone)
+        setProblem("The free times could not be fetched just now. Please try again in a moment.");
+    } finally {
+      if (wanted.current === zone) setAsking(null);
+    }
+  }, []);
 
   // The server's answer to a booking without JavaScript ("You're booked") is left as it is.
   useEffect(() => {
     if (document.querySelector(".booking-done")) return;
     const before = fromServerForm(services);
     zones.current = timeZones(before.zone);
+    wanted.current = before.zone;
     freeTimes(before.zone).then(
       (loaded) => {
         setSlots(loaded);
@@ -134,6 +156,11 @@ export function BookingForm({
     const server = document.getElementById(serverFormId);
     if (!live || !slots || !server) return;
     const now = fromServerForm(services);
+    // A zone picked in the server's form while these times were on their way wins.
+    if (now.zone !== wanted.current) {
+      zones.current = timeZones(wanted.current, now.zone);
+      void changeZone(now.zone);
+    }
     setFields(now.fields);
     if (slots.starts.includes(now.start)) setStart(now.start);
     setShownDays((shown) => Math.max(shown, now.days));
@@ -143,23 +170,11 @@ export function BookingForm({
     const focused = name ? `[name="${name}"]${radio ? `[value="${field.value}"]` : ""}` : null;
     server.remove();
     if (focused) document.querySelector<HTMLElement>(`#booking-live ${focused}`)?.focus();
-  }, [live, slots, services]);
+  }, [live, slots, services, changeZone]);
 
   useEffect(() => {
     if (booked) done.current?.focus();
   }, [booked]);
-
-  async function changeZone(zone: string) {
-    setLoading(true);
-    setProblem(null);
-    try {
-      await load(zone);
-    } catch {
-      setProblem("The free times could not be fetched just now. Please try again in a moment.");
-    } finally {
-      setLoading(false);
-    }
-  }
 
   const change = (name: keyof Fields) => (value: string) => {
     setFields((current) => ({ ...current, [name]: value }));
@@ -180,7 +195,8 @@ export function BookingForm({
     try {
       const formToken = await guard.ready();
       const answer = await api("POST /bookings", {
-        body: { ...fields, start, zone: slots.zone, formToken, website: guard.website() },
+        // The zone chosen last, even while its times are on their way: the start is an instant.
+        body: { ...fields, start, zone: asking ?? slots.zone, formToken, website: guard.website() },
       });
       guard.renew();
       setBooked(answer);
@@ -253,7 +269,7 @@ export function BookingForm({
         <select
           id={`${id}-zone`}
           className="field booking-zone-select"
-          value={slots.zone}
+          value={asking ?? slots.zone}
           aria-describedby={`${id}-zone-note`}
           onChange={(event) => void changeZone(event.target.value)}
         >
@@ -264,7 +280,7 @@ export function BookingForm({
           ))}
         </select>
         <p id={`${id}-zone-note`} className="booking-small mt-1">
-          {loading
+          {asking
             ? "Fetching the free times…"
             : `Times below are in ${zoneName(slots.zone)}; the engineer's zone is ${zoneName(slots.ownerZone)}.`}
         </p>
