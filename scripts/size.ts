@@ -25,7 +25,8 @@ import { gzipCopy } from "./precompress.ts";
  *   reactions. Budget 120 KB.
  *
  * Item pages are measured on one item of each section
- * (docs/decisions/013-item-pages-and-feeds.md), and /book with its free times.
+ * (docs/decisions/013-item-pages-and-feeds.md), /book with its free times, and
+ * one service's own page.
  *
  * KB are 1,024 bytes. Exits non-zero when a budget is exceeded.
  */
@@ -42,6 +43,8 @@ const itemPages = [
 const engagedItemPages = new Set(["/mythology/garuda", "/science/pressure-cooker"]);
 /** Built pages the server fills in on each request, outside the menus: the booking page. */
 const formPages = ["/book"];
+/** A service's own page, standing for the nine. */
+const servicePages = ["/services/dfmea"];
 
 if (!existsSync(path.join(clientDir, "index.html"))) {
   console.error('No build found: run "npm run build" first.');
@@ -229,7 +232,7 @@ async function measureAssistant(othersFirst: boolean): Promise<number> {
 
 // Most of a route's time is waiting for the network to go quiet: four
 // routes at a time, each in its own context, and the table in route order.
-const routes = [...prerenderedPaths, ...formPages, ...itemPages];
+const routes = [...prerenderedPaths, ...formPages, ...servicePages, ...itemPages];
 const rows: Row[] = [];
 let assistant = { firstUse: 0, ownCode: 0 };
 try {

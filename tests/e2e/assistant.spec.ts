@@ -96,6 +96,34 @@ test("answers a question about a service, and its enquiry comes with the service
   );
 });
 
+test("a service's own page offers the chat with a first question about that service, asked by keyboard", async ({
+  page,
+}) => {
+  await page.goto("/services/dfmea");
+  const area = chat(page);
+  const log = area.getByRole("log", { name: "Conversation" });
+  const suggestion = log.getByRole("button", { name: "What does the DFMEA service include?" });
+  await expect(suggestion).toBeVisible();
+  // The area's script loads at its first use only, as on /services.
+  await expect(area.locator("astro-island")).toHaveAttribute("ssr");
+  // From the question's field, one step back is the suggestion; Enter asks it.
+  await area.getByRole("textbox", { name: "Ask a question" }).focus();
+  await expect(area.locator("astro-island")).not.toHaveAttribute("ssr", { timeout: 15_000 });
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.keyboard.press("Shift+Tab");
+  await expect(suggestion).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(log).toContainText("You asked: What does the DFMEA service include?");
+  await expect(log.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+    "href",
+    "/book?service=dfmea",
+  );
+  // Asked, the suggestion goes, and the reader is back in the field for the next question.
+  await expect(suggestion).toHaveCount(0);
+  await expect(area.getByRole("textbox", { name: "Ask a question" })).toBeFocused();
+  expect(await seriousViolations(page, "#chat-heading + *")).toEqual([]);
+});
+
 test.describe("with a model that writes the answers", () => {
   let site: OwnSite;
   let model: ModelStub;
@@ -153,5 +181,14 @@ test.describe("without JavaScript", () => {
     await expect(
       page.getByRole("heading", { level: 1, name: "How does soap clean?" }),
     ).toBeVisible();
+
+    // On a service's page, the suggested question is a form of its own: its answer, the service.
+    await page.goto("/services/dfmea");
+    await chat(page).getByRole("button", { name: "What does the DFMEA service include?" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Chat with Me" })).toBeVisible();
+    await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+      "href",
+      "/book?service=dfmea",
+    );
   });
 });

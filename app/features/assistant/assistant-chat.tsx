@@ -66,17 +66,22 @@ async function askStreamed(
   return answer;
 }
 
+/** Where the forms post without JavaScript (server/assistant/pages.ts). */
+const askPath = "/services/assistant";
+
 const intro =
   "Ask me about anything written on this site: engines, electric and fuel-cell vehicles, AI for engineers, the science of everyday things, the stories, or how I can help with your project. I answer from the site's own pages and link to them.";
 
 /**
  * "Chat with Me", the site's own assistant (docs/product.md, "Chat with Me"),
- * in the area on /services when no third-party chatbot is configured. In the
- * HTML it is a plain form that posts to the server, which answers on a page of
- * its own; once hydrated (on first use) it asks the API and keeps the
- * conversation in a log. Answers are text and the site's own links, never HTML.
+ * in the area on /services and on each service's page when no third-party
+ * chatbot is configured. In the HTML it is a plain form that posts to the
+ * server, which answers on a page of its own; once hydrated (on first use) it
+ * asks the API and keeps the conversation in a log. A `suggestion` (a service
+ * page's question about its service) is a button that asks it, a form of its
+ * own without JavaScript. Answers are text and the site's own links, never HTML.
  */
-export function AssistantChat() {
+export function AssistantChat({ suggestion }: { suggestion?: string }) {
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
   const [asking, setAsking] = useState(false);
   const [canSpeak, setCanSpeak] = useState(false);
@@ -101,10 +106,12 @@ export function AssistantChat() {
     element.scrollTo({ top: element.scrollHeight, behavior: reduce ? "auto" : "smooth" });
   }, [count]);
 
+  /** Asks the question of the form sent: the one typed, or the suggestion. */
   async function ask(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    const form = event.currentTarget;
     const input = field.current;
-    const question = (input?.value ?? "").trim();
+    const question = String(new FormData(form).get("question") ?? "").trim();
     if (asking || question === "") return;
     const previous = exchanges.findLast((exchange) => exchange.answer)?.question;
     const key = Date.now();
@@ -129,7 +136,7 @@ export function AssistantChat() {
         },
       );
       update(() => ({ answer, writing: null }));
-      if (input) input.value = "";
+      if (input && form.contains(input)) input.value = "";
     } catch (error) {
       const problem =
         error instanceof ApiError && error.code !== "network_error"
@@ -184,6 +191,14 @@ export function AssistantChat() {
         className="flex-1 space-y-4 overflow-y-auto p-5 text-sm leading-relaxed"
       >
         <p className="text-slate-300">{intro}</p>
+        {suggestion && count === 0 ? (
+          <form action={askPath} method="post" onSubmit={ask}>
+            <input type="hidden" name="question" value={suggestion} />
+            <button type="submit" className="btn-secondary text-left" disabled={asking}>
+              {suggestion}
+            </button>
+          </form>
+        ) : null}
         {exchanges.map((exchange) => (
           <div key={exchange.key} className="space-y-2">
             <p className="ml-auto w-fit max-w-[85%] rounded-xl bg-accent/15 px-3 py-2 text-slate-100">
@@ -217,7 +232,7 @@ export function AssistantChat() {
         ))}
       </div>
       <form
-        action="/services/assistant"
+        action={askPath}
         method="post"
         onSubmit={ask}
         className="flex gap-2 border-t border-line bg-panel p-3"
