@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
+import { flushSync } from "react-dom";
 import { toast } from "sonner";
 import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
 import { ApiError, api } from "../lib/api-client.ts";
@@ -83,22 +84,44 @@ export type Call = { [R in ConsoleRoute]: [R, ...Args<R>] }[ConsoleRoute];
 /**
  * A write of the console (a function, or a `Call`): `done` (or what it makes
  * of the answer) is toasted when it succeeds, then `after` runs (a reload); a
- * failure is toasted instead.
+ * failure is toasted instead. Resolves whether it took.
  */
 export async function act<T>(
   work: (() => Promise<T>) | Call,
   done: string | ((answer: T) => string),
   after?: (answer: T) => unknown,
-): Promise<void> {
+): Promise<boolean> {
   try {
     const answer = (await (typeof work === "function"
       ? work()
       : consoleApi(...(work as [ConsoleRoute])))) as T;
     toast.success(typeof done === "string" ? done : done(answer));
     await after?.(answer);
+    return true;
   } catch (error) {
     toast.error(errorMessage(error));
+    return false;
   }
+}
+
+/**
+ * Whether a write of some controls is running, and `busyWhile(write)`, which
+ * marks it so while `write` (an `act`) runs: the controls are disabled then,
+ * and the pressed one drops the focus to the page. A write refused leaves
+ * things as they were, so that one takes it back.
+ */
+export function useBusy() {
+  const [busy, setBusy] = useState(false);
+  async function busyWhile(write: () => Promise<boolean>) {
+    const pressed = document.activeElement;
+    setBusy(true);
+    const took = await write();
+    flushSync(() => setBusy(false));
+    if (!took && document.activeElement === document.body && pressed instanceof HTMLElement) {
+      pressed.focus();
+    }
+  }
+  return [busy, busyWhile] as const;
 }
 
 /** What is typed in a search, once it has rested for a quarter of a second. */

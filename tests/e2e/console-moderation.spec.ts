@@ -356,9 +356,22 @@ test("the spam lists: why a comment is held, Mark as spam, and Publish from the 
     held.getByText(/^Why: A link or contact details from a browser not yet trusted/),
   ).toContainText(link);
 
-  await page
-    .getByRole("button", { name: `Mark as spam: the comment of Emeka (#${plain.id})`, exact: true })
-    .click();
+  const markAsSpam = page.getByRole("button", {
+    name: `Mark as spam: the comment of Emeka (#${plain.id})`,
+    exact: true,
+  });
+  // Refused, the button, disabled while it ran, takes the focus back to be pressed again.
+  const refused = await refuseWrite(page, {
+    method: "POST",
+    url: /\/api\/admin\/comments\/\d+\/spam$/,
+    list: /\/api\/admin\/comments\?/,
+    message: "The database is busy: try again in a moment",
+  });
+  await markAsSpam.press("Enter");
+  await expect(page.getByText("The database is busy: try again in a moment")).toBeVisible();
+  await expect(markAsSpam).toBeFocused();
+  await refused.accept();
+  await page.keyboard.press("Enter");
   await expect(page.getByText("Marked as spam: the filter learnt from it")).toBeVisible();
   await page.getByRole("radio", { name: /^Spam/ }).check();
   const spamList = page.getByRole("list", { name: "Spam, newest first" });

@@ -2,7 +2,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { BanScope, ConsoleComment } from "../../../contract/console.ts";
 import { limits } from "../../../contract/limits.ts";
-import { act, type Call, consoleApi, errorMessage } from "../console-api.ts";
+import { act, type Call, consoleApi, errorMessage, useBusy } from "../console-api.ts";
 import {
   buttonClass,
   ConfirmButton,
@@ -106,15 +106,12 @@ export type Changed = (focus?: string[]) => void;
  * (docs/decisions/025-spam-that-learns.md).
  */
 function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onChanged: Changed }) {
-  const [busy, setBusy] = useState(false);
+  const [busy, busyWhile] = useBusy();
   const [replying, setReplying] = useState(false);
   const replyButton = useRef<HTMLButtonElement>(null);
   const [banScope, setBanScope] = useState<BanScope>("browser");
-  async function run(call: Call, done: string, focus?: string[]) {
-    setBusy(true);
-    await act(call, done, () => onChanged(focus));
-    setBusy(false);
-  }
+  const run = (call: Call, done: string, focus?: string[]) =>
+    busyWhile(() => act(call, done, () => onChanged(focus)));
   const who = comment.userName;
   const which = commentName(comment);
   const params = { id: comment.id };

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
-import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { useLive } from "../live.tsx";
 import { Choice, ConfirmButton, Input, Loading, primaryClass, Radios } from "../ui.tsx";
@@ -45,7 +45,7 @@ function focusFrom(list: ConsoleComment[], at: number, within: string, empty: st
 /** The held queue, oldest first, with checkboxes to approve or reject many at once. */
 function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChanged: Changed }) {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
-  const [busy, setBusy] = useState(false);
+  const [busy, busyWhile] = useBusy();
   // A comment approved or rejected elsewhere leaves the selection with it.
   useEffect(() => {
     setSelected((current) => {
@@ -63,18 +63,18 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
       return next;
     });
 
-  async function bulk(action: "approve" | "reject") {
-    setBusy(true);
-    await act(
-      () => consoleApi("POST /admin/comments/bulk", { body: { action, ids: [...selected] } }),
-      ({ done }) => `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
-      () => {
-        setSelected(new Set());
-        onChanged(focusFrom(pending, 0, "#held", "#none-held"));
-      },
+  const bulk = (action: "approve" | "reject") =>
+    busyWhile(() =>
+      act(
+        () => consoleApi("POST /admin/comments/bulk", { body: { action, ids: [...selected] } }),
+        ({ done }) =>
+          `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
+        () => {
+          setSelected(new Set());
+          onChanged(focusFrom(pending, 0, "#held", "#none-held"));
+        },
+      ),
     );
-    setBusy(false);
-  }
 
   return (
     <section id="held" aria-labelledby="pending-heading" className="space-y-3">
