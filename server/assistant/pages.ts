@@ -21,7 +21,8 @@ import type { Assistant } from "./service.ts";
 
 /**
  * "Chat with Me" without JavaScript (docs/product.md, "Chat with Me"): the
- * area on /services holds a plain form that posts here, and the answer comes
+ * area on /services and on each service's page holds a plain form that posts
+ * here (from a service's page, with its id, to lead back to it), and the answer comes
  * back as a page of its own, with its sources, the links the site offers and
  * the form again for the next question (which keeps this one, for a
  * follow-up). Every word the reader typed is escaped; links are the site's.
@@ -29,8 +30,12 @@ import type { Assistant } from "./service.ts";
 const askPath = "/services/assistant";
 const note = "Engage with Engineer · Chat with Me";
 
-function questionForm(previous: string | null): string {
+/** The service page the question was asked on, when the form says so and the site offers it. */
+type AskedFrom = { id: string; title: string } | null;
+
+function questionForm(previous: string | null, from: AskedFrom): string {
   return `<form method="post" action="${askPath}">
+${from ? hidden("from", from.id) : ""}
 <label for="question">Ask a question</label>
 <input id="question" name="question" type="text" required minlength="${limits.questionMin}" maxlength="${limits.questionMax}" autocomplete="off">
 ${previous ? hidden("previous", previous) : ""}
@@ -49,7 +54,7 @@ function writtenAnswer(response: AssistantResponse): string {
     .join("");
 }
 
-function answerPage(question: string, response: AssistantResponse): string {
+function answerPage(question: string, response: AssistantResponse, from: AskedFrom): string {
   const sources = response.sources
     .map(
       (source, at) =>
@@ -72,8 +77,8 @@ ${response.written ? `<p>${writtenAnswer(response)}</p>` : `<blockquote>${escape
 ${includes}
 ${sources ? (response.written ? `<ol>${sources}</ol>` : `<ul>${sources}</ul>`) : ""}
 ${actions ? `<p>${actions}</p>` : ""}
-${questionForm(question)}
-<p><a href="/services">Back to the services</a></p>`,
+${questionForm(question, from)}
+<p>${from ? `<a href="/services/${escapeHtml(from.id)}">Back to ${escapeHtml(from.title)}</a>` : `<a href="/services">Back to the services</a>`}</p>`,
   });
 }
 
@@ -82,7 +87,7 @@ function problemPage(problem: string): string {
     note,
     title: "Chat with Me",
     body: `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>
-${questionForm(null)}
+${questionForm(null, null)}
 ${paragraph("Or go back with your browser's Back button.", "note")}`,
   });
 }
@@ -142,6 +147,9 @@ export const assistantPages: FastifyPluginAsync<{
     if (!answer) {
       return send(reply, 503, problemPage("The assistant is not available just now."));
     }
-    return send(reply, 200, answerPage(parsed.data, answer));
+    const fromId = form.get("from") ?? "";
+    const fromTitle = fromId ? assistant.serviceTitle(fromId) : null;
+    const from = fromTitle ? { id: fromId, title: fromTitle } : null;
+    return send(reply, 200, answerPage(parsed.data, answer, from));
   });
 };

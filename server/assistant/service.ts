@@ -108,6 +108,11 @@ export function createAssistant({
     /** Whether the build wrote an index to answer from. */
     ready: () => currentIndex() !== null,
 
+    /** The title of the service with this id, or null when the site offers none such. */
+    serviceTitle: (id: string): string | null =>
+      currentIndex()?.passages.find((passage) => passage.service?.id === id)?.service?.title ??
+      null,
+
     /** Whether a model writes the answers. */
     writes: writer !== null,
 

@@ -190,5 +190,9 @@ test.describe("without JavaScript", () => {
       "href",
       "/book?service=dfmea",
     );
+    await expect(page.getByRole("link", { name: /^Back to .*DFMEA/ })).toHaveAttribute(
+      "href",
+      "/services/dfmea",
+    );
   });
 });

@@ -231,6 +231,28 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(page.querySelector("input[name=previous]")?.getAttribute("value")).toBe(
       "How does a <b>pressure</b> cooker cook faster?",
     );
+    expect(page.querySelector("a[href='/services']")?.textContent).toBe("Back to the services");
+
+    // Asked on a service's page, the answer leads back to it, and the next question keeps it;
+    // a page the site does not offer leads back to the services.
+    const askFrom = (from: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/services/assistant",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ question: "What does DFMEA include?", from }).toString(),
+      });
+    const fromService = dom((await askFrom("dfmea")).body);
+    expect(fromService.querySelector("a[href='/services/dfmea']")?.textContent).toMatch(
+      /^Back to .*DFMEA/,
+    );
+    expect(fromService.querySelector("a[href='/services']")).toBeNull();
+    expect(fromService.querySelector("input[name=from]")?.getAttribute("value")).toBe("dfmea");
+    for (const forged of ["//evil.example", "no-such-service", "dfmea/../../admin"]) {
+      const page = dom((await askFrom(forged)).body);
+      expect(page.querySelector("a[href='/services']")?.textContent).toBe("Back to the services");
+      expect(page.querySelector("input[name=from]")).toBeNull();
+    }
 
     const empty = await t.app.inject({
       method: "POST",

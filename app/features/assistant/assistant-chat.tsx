@@ -79,9 +79,10 @@ const intro =
  * server, which answers on a page of its own; once hydrated (on first use) it
  * asks the API and keeps the conversation in a log. A `suggestion` (a service
  * page's question about its service) is a button that asks it, a form of its
- * own without JavaScript. Answers are text and the site's own links, never HTML.
+ * own without JavaScript; `from` (that service's id) lets the answer page lead
+ * back to it. Answers are text and the site's own links, never HTML.
  */
-export function AssistantChat({ suggestion }: { suggestion?: string }) {
+export function AssistantChat({ suggestion, from }: { suggestion?: string; from?: string }) {
   const [exchanges, setExchanges] = useState<Exchange[]>([]);
   const [asking, setAsking] = useState(false);
   const [canSpeak, setCanSpeak] = useState(false);
@@ -194,6 +195,7 @@ export function AssistantChat({ suggestion }: { suggestion?: string }) {
         {suggestion && count === 0 ? (
           <form action={askPath} method="post" onSubmit={ask}>
             <input type="hidden" name="question" value={suggestion} />
+            {from ? <input type="hidden" name="from" value={from} /> : null}
             <button type="submit" className="btn-secondary text-left" disabled={asking}>
               {suggestion}
             </button>
@@ -237,6 +239,7 @@ export function AssistantChat({ suggestion }: { suggestion?: string }) {
         onSubmit={ask}
         className="flex gap-2 border-t border-line bg-panel p-3"
       >
+        {from ? <input type="hidden" name="from" value={from} /> : null}
         <label htmlFor={`${id}-question`} className="sr-only">
           Ask a question
         </label>
