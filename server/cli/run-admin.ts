@@ -239,7 +239,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       );
     }
     const { migrateToLatest, openStore } = await import("../db/store.ts");
-    const { withMailFiles } = await import("../outbox/service.ts");
+    const { withMailFiles } = await import("../outbox/mail-files.ts");
     const db = withMailFiles(await openStore(options), config);
     opened.push(db);
     await migrateToLatest(db);

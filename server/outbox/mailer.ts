@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import {
   isMainThread,
@@ -112,36 +111,6 @@ export function createMailer(
     // Writing files holds no connection: there is nothing to close.
     close() {},
   };
-}
-
-/**
- * Without SMTP_URL: deletes the mail files in `DATA_DIR/outbox/` of which any
- * row is among those `gone` names, asked once with every row the files carry.
- */
-export async function removeMailFiles(
-  dataDir: string,
-  gone: (ids: number[]) => ReadonlySet<number> | Promise<ReadonlySet<number>>,
-): Promise<void> {
-  const folder = path.resolve(dataDir, "outbox");
-  // Each file's name, without its extension, with its rows.
-  const files = new Map<string, number[]>();
-  for (const name of await readdir(folder).catch(() => [])) {
-    const [, base, first, extension] = /^(.*-row(\d+))\.(eml|rows)$/.exec(name) ?? [];
-    if (!base) continue;
-    const rows = files.get(base) ?? [Number(first)];
-    files.set(base, rows);
-    if (extension === "rows") {
-      const listed = await readFile(path.join(folder, name), "utf8").catch(() => "");
-      rows.push(...listed.split(" ").filter(Boolean).map(Number));
-    }
-  }
-  const removed = await gone([...new Set([...files.values()].flat())]);
-  for (const [base, rows] of files) {
-    if (!rows.some((id) => removed.has(id))) continue;
-    // The list last: a removal stopped between the two still finds the mail's rows.
-    await rm(path.join(folder, `${base}.eml`), { force: true });
-    await rm(path.join(folder, `${base}.rows`), { force: true });
-  }
 }
 
 /**

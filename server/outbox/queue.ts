@@ -1,7 +1,6 @@
 import {
   type ExpressionBuilder,
   type ExpressionOrFactory,
-  type KyselyPlugin,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
@@ -11,6 +10,7 @@ import {
 import type { z } from "zod";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import type { OnOutboxDeleted } from "./mail-files.ts";
 
 /*
  * The outbox table's one module: the modules above queue mail and forget it in their own
@@ -33,19 +33,6 @@ export type QueuedMessage = {
   /** When it is due, if not at once (a digest's window). */
   due?: string;
 };
-
-/**
- * A Kysely plugin that changes no query, so that the transactions of the
- * modules above, which delete through `forget`, carry it too: what a store
- * does with the ids of the outbox rows it deleted (service.ts, `withMailFiles`).
- */
-type OnOutboxDeleted = KyselyPlugin & { outboxDeleted(ids: number[]): Promise<void> };
-export const onOutboxDeleted = (outboxDeleted: (ids: number[]) => Promise<void>) =>
-  ({
-    outboxDeleted,
-    transformQuery: ({ node }) => node,
-    transformResult: async ({ result }) => result,
-  }) satisfies OnOutboxDeleted;
 
 /** Hands the ids of the rows `writer` deleted to its store's `onOutboxDeleted`; how many. */
 async function deleted(writer: Db, rows: readonly { id: number | string | bigint }[]) {

@@ -3,9 +3,10 @@ import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
-import { createMailer, removeMailFiles } from "./mailer.ts";
+import { removeMailFiles } from "./mail-files.ts";
+import { createMailer } from "./mailer.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
-import { createOutboxRepository, onOutboxDeleted, retryPolicy } from "./queue.ts";
+import { createOutboxRepository, retryPolicy } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
 import { createSuppressions } from "./suppressions.ts";
 
@@ -17,17 +18,6 @@ export type MailOptions = {
   /** The time rows are due against (tests move it to the next hour's digest). */
   clock?: () => Date;
 };
-
-/**
- * Without SMTP_URL, the store whose deletions of outbox rows (queue.ts alone
- * deletes them) delete their mail files too, in whichever process deletes
- * them: the server or the command line.
- */
-export function withMailFiles(store: Store, config: Pick<Config, "SMTP_URL" | "DATA_DIR">): Store {
-  if (config.SMTP_URL) return store;
-  const plugin = onOutboxDeleted((ids) => removeMailFiles(config.DATA_DIR, () => new Set(ids)));
-  return { ...store, db: store.db.withPlugin(plugin) };
-}
 
 /**
  * The outbox of one server instance: its rows, the mail transport, and the

@@ -139,8 +139,15 @@ describe("the admin command line's loading", () => {
       "server/cli/handlers/export.ts",
     ]);
     for (const other of ["engagement", "moderation", "newsletter", "enquiries", "outbox"]) {
-      // But the cookie secret, which signs the comments (server/portability/signature.ts).
-      const needed = other === "engagement" ? ["server/engagement/visitor.ts"] : [];
+      // But the cookie secret, which signs the comments (server/portability/signature.ts),
+      // and what every store of the command line carries: its deletions of outbox rows
+      // take their mail files with them.
+      const needed =
+        other === "engagement"
+          ? ["server/engagement/visitor.ts"]
+          : other === "outbox"
+            ? ["server/outbox/mail-files.ts"]
+            : [];
       expect(loaded.filter((file) => file.startsWith(`server/${other}/`))).toEqual(needed);
     }
     for (const library of ["nodemailer", "fast-xml-parser", "csv-parse", "markdown-it"]) {
