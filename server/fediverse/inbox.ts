@@ -57,6 +57,8 @@ export type InboxDeps = {
   changed: (itemPath: string) => void;
   /** Forgets what Fedify cached of an account: its documents and keys (kv-store.ts). */
   forgetCached: (actorId: string) => Promise<void>;
+  /** Takes the owner's answers to an erased account back from the Fediverse (service.ts). */
+  answersErased: (answers: number[], actorId: null) => Promise<void>;
 };
 
 const text = (value: unknown): string | null =>
@@ -313,7 +315,9 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
         // follow, likes, boosts, what Fedify cached of it); the owner's
         // blocks and bans stay, being the owner's.
         const replies = await repository.repliesByActor(actorId.href);
-        await repository.forgetActor(actorId.href);
+        const { answers } = await repository.forgetActor(actorId.href);
+        // Its inbox went with it: the owner's answers to it are taken back from followers' servers.
+        await deps.answersErased(answers, null);
         for (const reply of replies) await removeReply(reply.comment_id, actorId.href);
         await deps.forgetCached(actorId.href);
         log.info({ actor: actorId.href }, "a deleted Fediverse account was forgotten");

@@ -57,6 +57,7 @@ export function fediverseActions({
   webmentions,
   comments,
   forgetCached,
+  answersErased = async () => {},
   changed = () => {},
   followerRemoved = () => {},
 }: {
@@ -67,6 +68,11 @@ export function fediverseActions({
   comments: { removeAllBy(visitorId: string): Promise<number> };
   /** Forgets what Fedify cached of an account: its documents and keys (kv-store.ts). */
   forgetCached: (actorId: string) => Promise<void>;
+  /**
+   * Takes the owner's answers to an erased account (their comments' ids) back
+   * from the Fediverse, looking its inbox up at once (service.ts).
+   */
+  answersErased?: (answers: number[], actorId: string) => Promise<void>;
   /** An item's likes and boosts changed. */
   changed?: (itemPath: string) => void;
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
@@ -118,7 +124,8 @@ export function fediverseActions({
      * way brings anything back; then its comments and replies go as a
      * reader's own deletion does (live events, the journal, the outbox,
      * caches, pictures), and its follow, likes, boosts, webmentions and
-     * what Fedify cached of it. The block stays until the owner lifts it.
+     * what Fedify cached of it; the owner's answers to it are taken back
+     * from the Fediverse. The block stays until the owner lifts it.
      * "invalid" for something that is not an account's address; "not_found"
      * for a comment that did not come from the Fediverse; false when there
      * was nothing left to erase and it was blocked already.
@@ -141,6 +148,7 @@ export function fediverseActions({
       const followed = (await removeFollowers((id) => id === target)) > 0;
       // Before the comments, whose writers' records find the owner's answers to them.
       const forgotten = await repository.forgetActor(actorId);
+      await answersErased(forgotten.answers, actorId);
       let removed = 0;
       for (const writer of await repository.writersOf(actorId)) {
         removed += await comments.removeAllBy(writer);

@@ -147,40 +147,48 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   return true;
 }
 
+/** An account to deliver to: its address and its inbox's, looked up just before. */
+export type Writer = { actorId: string; inbox: string };
+
+const changeLogged = {
+  update: "the owner's edited reply was sent to the Fediverse",
+  delete: "the owner's deleted reply was taken back from the Fediverse",
+  erasure: "the owner's reply to an erased account was taken back from the Fediverse",
+} as const;
+
 /**
  * The owner's reply, edited or deleted here, to the writer it was sent to:
  * an Update with the Note as it now reads, or a Delete of it, so their
- * server changes or drops its copy (deleted means deleted there too). False
- * when the writer's account, or the Note to update, cannot be found.
+ * server changes or drops its copy (deleted means deleted there too). Its
+ * writer erased, a Delete naming nobody, to followers' servers too, and to
+ * the writer only if their inbox was still found. False when the Note to
+ * update, or the writer of an edit or deletion, is not there.
  */
 export async function sendOwnerReplyChange(
   sender: Sender,
   commentId: number,
-  writerId: string,
-  change: "update" | "delete",
+  writer: Writer | null,
+  change: keyof typeof changeLogged,
 ): Promise<boolean> {
   const ctx = contextOf(sender);
-  const recipient = await ctx.lookupObject(writerId);
-  if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
   const id = ctx.getObjectUri(Note, { id: String(commentId) });
   const object =
     change === "update"
       ? await ctx.getObject(Note, { id: String(commentId) })
       : new Tombstone({ id, deleted: instant() });
-  if (!object) return false;
+  const recipient = writer && { id: new URL(writer.actorId), inboxId: new URL(writer.inbox) };
+  if (!object || (!recipient && change !== "erasure")) return false;
   const activity = new (change === "update" ? Update : Delete)({
-    ...fromSite(ctx, change, id),
-    to: PUBLIC_COLLECTION,
-    cc: recipient.id,
+    ...fromSite(ctx, change === "update" ? "update" : "delete", id),
+    ...(change === "erasure" || !recipient
+      ? everyone(ctx)
+      : { to: PUBLIC_COLLECTION, cc: recipient.id }),
     object,
   });
-  await ctx.sendActivity(site, recipient as Recipient, activity);
-  sender.log.info(
-    { comment: commentId, to: writerId },
-    change === "update"
-      ? "the owner's edited reply was sent to the Fediverse"
-      : "the owner's deleted reply was taken back from the Fediverse",
-  );
+  if (recipient) await ctx.sendActivity(site, recipient, activity);
+  if (change === "erasure") await ctx.sendActivity(site, "followers", activity, toFollowers);
+  const to = change === "erasure" ? {} : { to: writer?.actorId };
+  sender.log.info({ comment: commentId, ...to }, changeLogged[change]);
   return true;
 }
 

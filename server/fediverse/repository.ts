@@ -378,9 +378,12 @@ export function createFediverseRepository(store: Store) {
      * owner's approval of them as a writer (their replies go as comments);
      * the owner's replies sent to them become tombstones that name nobody.
      * Called before their comments go, which takes the record of their posts.
-     * Returns how many likes and boosts went, and the items they were of.
+     * Returns how many likes and boosts went, the items they were of, and the
+     * replies (their comments' ids) that were live until now.
      */
-    async forgetActor(actorId: string): Promise<{ reactions: number; paths: string[] }> {
+    async forgetActor(
+      actorId: string,
+    ): Promise<{ reactions: number; paths: string[]; answers: number[] }> {
       return db.transaction().execute(async (trx) => {
         await trx.deleteFrom("fediverse_followers").where("actor_id", "=", actorId).execute();
         const answers = await trx
@@ -407,11 +410,16 @@ export function createFediverseRepository(store: Store) {
             );
           })
           .map((row) => row.path);
+        let live: { path: string }[] = [];
         if (theirs.length > 0) {
           const now = nowIso();
           const erased = trx.updateTable("fediverse_published").where("path", "in", theirs);
           await erased.set({ digest: "", updated_at: now }).execute();
-          await erased.set({ deleted_at: now }).where("deleted_at", "is", null).execute();
+          live = await erased
+            .set({ deleted_at: now })
+            .where("deleted_at", "is", null)
+            .returning("path")
+            .execute();
         }
         const reactions = await trx
           .deleteFrom("fediverse_reactions")
@@ -422,6 +430,7 @@ export function createFediverseRepository(store: Store) {
         return {
           reactions: reactions.length,
           paths: [...new Set(reactions.map((row) => row.path))],
+          answers: live.map((row) => Number(row.path.split("/")[2])),
         };
       });
     },

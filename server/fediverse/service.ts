@@ -1,4 +1,5 @@
 import type { Federation } from "@fedify/fedify";
+import { z } from "zod";
 import type { CommentEvent } from "../../contract/live-events.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -9,6 +10,7 @@ import { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
 import { createMessageQueue } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
+import type { Writer } from "./publishing.ts";
 import { accountPath, createFediverseRepository, isItemPath, notePath } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
 import { createRemoteFetch } from "./safe-fetch.ts";
@@ -36,7 +38,7 @@ type FediverseOptions = {
   log: Logger;
   inbox: Omit<
     InboxDeps,
-    "repository" | "remoteFetch" | "siteUrl" | "log" | "changed" | "forgetCached"
+    "repository" | "remoteFetch" | "siteUrl" | "log" | "changed" | "forgetCached" | "answersErased"
   >;
   /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
   changed?: (itemPath: string) => void;
@@ -123,6 +125,7 @@ export function createFediverse(options: FediverseOptions) {
       log,
       changed: (path) => options.changed?.(path),
       forgetCached: (actorId) => kv.forgetAbout(actorId),
+      answersErased,
     });
     if (!stopping.signal.aborted) {
       queueStopped = made
@@ -143,6 +146,7 @@ export function createFediverse(options: FediverseOptions) {
     webmentions,
     comments: options.inbox.comments,
     forgetCached: (actorId) => kv.forgetAbout(actorId),
+    answersErased,
     changed: (path) => options.changed?.(path),
     followerRemoved: (follower) => {
       void publishing()
@@ -242,8 +246,53 @@ export function createFediverse(options: FediverseOptions) {
     if (!(await repository.recordPublished(notePath(commentId), digest, change === "delete"))) {
       return;
     }
+    const to = await writerOf(writerId);
+    if (!to) return;
     const { sendOwnerReplyChange, sender } = await publishing();
-    await sendOwnerReplyChange(sender, commentId, writerId, change);
+    await sendOwnerReplyChange(sender, commentId, to, change);
+  }
+
+  /**
+   * Where an account takes deliveries, looked up now through the guarded
+   * fetch and cached nowhere: its inbox, on its own server (which the fetch
+   * has just reached). Null when it cannot be found, as after its deletion.
+   */
+  async function writerOf(actorId: string): Promise<Writer | null> {
+    const answer = await remoteFetch(actorId, {
+      headers: { accept: "application/activity+json" },
+      maxBytes: 256 * 1024,
+    }).catch(() => null);
+    let actor: unknown;
+    try {
+      actor = answer?.status === 200 ? JSON.parse(answer.body.toString()) : null;
+    } catch {
+      return null;
+    }
+    const found = z.object({ id: z.literal(actorId), inbox: z.string() }).safeParse(actor);
+    const inbox = found.success ? URL.parse(found.data.inbox) : null;
+    return inbox?.origin === new URL(actorId).origin ? { actorId, inbox: inbox.href } : null;
+  }
+
+  /**
+   * The owner's answers to an erased writer, live until now (`answers`, their
+   * comments' ids), leave the Fediverse: a Delete of each, naming nobody, to
+   * followers' servers and to the writer's inbox when `actorId` is given and
+   * found now, before the rest of them goes. The inbox is then held only by
+   * the deliveries waiting in the queue; Fedify loads in the background.
+   */
+  async function answersErased(answers: number[], actorId: string | null) {
+    if (answers.length === 0) return;
+    const writer = actorId ? await writerOf(actorId) : null;
+    void publishing()
+      .then(async ({ sendOwnerReplyChange, sender }) => {
+        for (const id of answers) await sendOwnerReplyChange(sender, id, writer, "erasure");
+      })
+      .catch((error: unknown) =>
+        log.warn(
+          { err: error },
+          "the owner's answers to an erased account could not be taken back",
+        ),
+      );
   }
 
   const unsubscribe = options.bus.subscribeAll((event) => {

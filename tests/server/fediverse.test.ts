@@ -113,6 +113,9 @@ async function remoteServer() {
     fay: () => ["image/png", png],
     gus: () => ["image/png", png],
     hal: () => ["image/png", png],
+    ivy: () => ["image/png", png],
+    jo: () => ["image/png", png],
+    kim: () => ["image/png", png],
   };
   // A server may send any text as an account's name: one hides characters, and runs long.
   const usernames: Record<string, string> = {
@@ -122,12 +125,17 @@ async function remoteServer() {
   let base = "";
   /** What the site delivered to the accounts' inboxes, parsed. */
   const delivered: { type?: string; object?: unknown }[] = [];
+  /** Everything delivered, with the inbox it went to: an account's, or the server's shared `/inbox`. */
+  const arrivals: { inbox: string; activity: { type?: string; object?: unknown } }[] = [];
   const server: Server = createServer((request, response) => {
-    if (request.method === "POST" && /^\/users\/\w+\/inbox$/.test(request.url ?? "")) {
+    const inbox = request.url ?? "";
+    if (request.method === "POST" && /^(\/users\/\w+)?\/inbox$/.test(inbox)) {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
-        delivered.push(JSON.parse(Buffer.concat(chunks).toString()));
+        const activity = JSON.parse(Buffer.concat(chunks).toString());
+        arrivals.push({ inbox, activity });
+        if (inbox !== "/inbox") delivered.push(activity);
         response.writeHead(202).end();
       });
       return;
@@ -192,6 +200,7 @@ async function remoteServer() {
   return {
     base,
     delivered,
+    arrivals,
     actor: (name: string) => `${base}/users/${name}`,
     /** The activity, signed by `name`'s key, as inject's request to the shared inbox. */
     async signed(name: string, activity: Record<string, unknown>) {
@@ -1214,6 +1223,122 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const since = remote.delivered.slice(before);
     expect(since.map((activity) => activity.type)).toEqual(["Update"]);
     expect(since[0]).toMatchObject({ cc: fay, object: { id: noteOf(toFay), inReplyTo: fayPost } });
+  });
+
+  /** `name` follows the site, once the owner's Followers screen lists them. */
+  const follows = async (owner: Owner, name: string, n: number) => {
+    const follow = {
+      id: `${remote.actor(name)}#follows/${n}`,
+      type: "Follow",
+      actor: remote.actor(name),
+      object: actorUrl,
+    };
+    expect((await t.app.inject(await remote.signed(name, follow))).statusCode).toBe(202);
+    await waitFor(
+      async () =>
+        json(await owner.get("/api/admin/followers"), followersResponseSchema).followers.some(
+          (one) => one.actorId === remote.actor(name),
+        ),
+      { timeoutMs: 120_000, what: `${name} following` },
+    );
+  };
+  /** The Deletes of the owner's answer `id` delivered, with the inbox each went to. */
+  const deletionsOf = (id: number) =>
+    remote.arrivals.filter(
+      ({ activity }) =>
+        activity.type === "Delete" &&
+        (activity.object as { id?: string } | undefined)?.id === noteOf(id),
+    );
+  /** The Delete names the answer, as a tombstone, and nothing of whom it answered. */
+  const expectNamesNobody = (deletion: unknown, ...named: string[]) => {
+    expect(deletion).toMatchObject({
+      actor: actorUrl,
+      cc: `${actorUrl}/followers`,
+      object: { type: "Tombstone" },
+    });
+    for (const text of ["/users/", "/statuses/", ...named]) {
+      expect(JSON.stringify(deletion)).not.toContain(text);
+    }
+  };
+  /** What the queue and Fedify's store hold that mentions `text`, once deliveries are done. */
+  const heldAbout = async (text: string) => {
+    const queued = async () =>
+      (await runSql(t, "select message from fediverse_queue")).filter((row) =>
+        String(row.message).includes(text),
+      );
+    await waitFor(async () => (await queued()).length === 0, {
+      timeoutMs: 120_000,
+      what: "the deliveries naming them done",
+    });
+    return (await runSql(t, "select key, value from fediverse_kv")).filter((row) =>
+      `${row.key} ${row.value}`.includes(text),
+    );
+  };
+
+  it("takes the owner's answer to an erased account back from its server and followers' servers, naming nobody", {
+    timeout: 240_000,
+  }, async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    await follows(owner, "ivy", 1);
+    const jo = remote.actor("jo");
+    expect((await says("jo", `${jo}/statuses/1`, "Why does my kettle scale?")).statusCode).toBe(
+      202,
+    );
+    const question = await commentSaying("Why does my kettle scale?");
+    const answer = await answerSent(owner, question.id, "Hard water, Jo: vinegar dissolves it.");
+
+    const erased = await owner.post("/api/admin/fediverse/erase", { commentId: question.id });
+    expect(erased.statusCode).toBe(200);
+    // To Ivy's server's shared inbox, as followers are sent everything, and to Jo's own.
+    await waitFor(async () => deletionsOf(answer).length === 2, {
+      timeoutMs: 120_000,
+      what: "the answer's Delete at followers' servers and at Jo's",
+    });
+    expect(
+      deletionsOf(answer)
+        .map(({ inbox }) => inbox)
+        .sort(),
+    ).toEqual(["/inbox", "/users/jo/inbox"]);
+    for (const { activity } of deletionsOf(answer)) {
+      expectNamesNobody(activity, "kettle", "vinegar");
+      expect(activity).toMatchObject({ object: { id: noteOf(answer) } });
+    }
+    expect(await heldAbout("/users/jo")).toEqual([]);
+  });
+
+  it("takes the owner's answer to an account deleted on its server back from followers' servers", {
+    timeout: 240_000,
+  }, async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    await follows(owner, "ivy", 2);
+    const kim = remote.actor("kim");
+    expect((await says("kim", `${kim}/statuses/1`, "Can soap go mouldy?")).statusCode).toBe(202);
+    const question = await commentSaying("Can soap go mouldy?");
+    const answer = await answerSent(owner, question.id, "Rarely, Kim: keep it dry.");
+
+    const deleted = await t.app.inject(
+      await remote.signed("kim", {
+        id: `${kim}#delete`,
+        type: "Delete",
+        actor: kim,
+        object: kim,
+        to: ["https://www.w3.org/ns/activitystreams#Public"],
+      }),
+    );
+    expect(deleted.statusCode).toBe(202);
+    // Her account is gone, and with it where her server took deliveries for her.
+    await waitFor(async () => deletionsOf(answer).length > 0, {
+      timeoutMs: 120_000,
+      what: "the answer's Delete at followers' servers",
+    });
+    expect(deletionsOf(answer).map(({ inbox }) => inbox)).toEqual(["/inbox"]);
+    expectNamesNobody(deletionsOf(answer)[0]?.activity, "mouldy", "keep it dry");
+    // Nothing of hers waits in the queue or Fedify's caches (Fedify marks her
+    // account's Delete as processed after the inbox has forgotten her).
+    const held = await heldAbout("/users/kim");
+    expect(held.filter((row) => !String(row.key).includes('"activityIdempotence"'))).toEqual([]);
   });
 
   it("never answers 500 to whatever is posted to its inbox", async () => {
