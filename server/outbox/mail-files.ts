@@ -1,4 +1,4 @@
-import { readdir, readFile, rm } from "node:fs/promises";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { KyselyPlugin } from "kysely";
 import type { Config } from "../config.ts";
@@ -38,21 +38,31 @@ const onOutboxDeleted = (outboxDeleted: (ids: number[]) => Promise<void>) =>
 /**
  * Without SMTP_URL: deletes the mail files in `DATA_DIR/outbox/` of which any
  * row is among those `gone` names, asked once with every row the files carry.
+ * The files are read and removed without letting the event loop go: a
+ * deletion calls this inside its transaction, whose write lock (SQLite's,
+ * which the command line waits on) must not be held across other requests.
  */
 export async function removeMailFiles(
   dataDir: string,
   gone: (ids: number[]) => ReadonlySet<number> | Promise<ReadonlySet<number>>,
 ): Promise<void> {
   const folder = path.resolve(dataDir, "outbox");
+  const read = <T>(io: () => T, otherwise: T): T => {
+    try {
+      return io();
+    } catch {
+      return otherwise; // No folder yet, or a file another process removed first.
+    }
+  };
   // Each file's name, without its extension, with its rows.
   const files = new Map<string, number[]>();
-  for (const name of await readdir(folder).catch(() => [])) {
+  for (const name of read(() => readdirSync(folder), [])) {
     const [, base, first, extension] = /^(.*-row(\d+))\.(eml|rows)$/.exec(name) ?? [];
     if (!base) continue;
     const rows = files.get(base) ?? [Number(first)];
     files.set(base, rows);
     if (extension === "rows") {
-      const listed = await readFile(path.join(folder, name), "utf8").catch(() => "");
+      const listed = read(() => readFileSync(path.join(folder, name), "utf8"), "");
       rows.push(...listed.split(" ").filter(Boolean).map(Number));
     }
   }
@@ -60,7 +70,7 @@ export async function removeMailFiles(
   for (const [base, rows] of files) {
     if (!rows.some((id) => removed.has(id))) continue;
     // The list last: a removal stopped between the two still finds the mail's rows.
-    await rm(path.join(folder, `${base}.eml`), { force: true });
-    await rm(path.join(folder, `${base}.rows`), { force: true });
+    rmSync(path.join(folder, `${base}.eml`), { force: true });
+    rmSync(path.join(folder, `${base}.rows`), { force: true });
   }
 }
