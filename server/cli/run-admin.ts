@@ -232,7 +232,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   const opened: Store[] = [];
   // Made by the first call: `create` counts there (import --from export's).
   const store = once(async ({ create = false }: { create?: boolean } = {}): Promise<Store> => {
-    const options = storeOptionsOf(config);
+    // A write waits for the server's for up to a minute, not the server's five seconds.
+    const options = { ...storeOptionsOf(config), busyTimeoutMs: 60_000 };
     if (options.kind === "sqlite" && !create && !existsSync(options.file)) {
       throw new AdminError(
         `There is no database at ${options.file}: is DATA_DIR right? The server creates it on its first start.`,

@@ -10,7 +10,12 @@ import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely
  */
 const statementCacheSize = 200;
 
-/** How long a statement waits for another process's lock before SQLITE_BUSY. */
+/**
+ * How long a statement waits for another process's lock before SQLITE_BUSY:
+ * the server's, which answers 503 then (server/db/errors.ts). The command
+ * line waits longer (`StoreOptions.busyTimeoutMs`): its owner would rather
+ * wait for a busy server than run the command again.
+ */
 export const busyTimeoutMs = 5000;
 
 /** What the store hears of the statements it runs (server/db/store.ts). */
@@ -133,8 +138,12 @@ class NodeSqliteDatabase implements SqliteDatabase {
  * `watch.onErasure` lets the store empty the write-ahead log, which still
  * holds the pages as they were, soon after (server/db/store.ts).
  */
-export function createSqliteDialect(file: string, watch?: SqliteWatch): SqliteDialect {
-  const db = new DatabaseSync(file, { timeout: busyTimeoutMs });
+export function createSqliteDialect(
+  file: string,
+  watch?: SqliteWatch,
+  timeout = busyTimeoutMs,
+): SqliteDialect {
+  const db = new DatabaseSync(file, { timeout });
   db.exec(`
     pragma journal_mode = wal;
     pragma synchronous = full;

@@ -13,6 +13,8 @@ export type StoreOptions =
   | {
       kind: "sqlite";
       file: string;
+      /** How long a statement waits for another process's write (`busyTimeoutMs`, 5 s, by default). */
+      busyTimeoutMs?: number;
       /**
        * A migrated empty database to copy when there is none at `file`
        * (server/db/new-database.ts): the server's bundle carries one.
@@ -125,6 +127,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
   let emptying: Promise<void> | undefined;
   let erasureFailing = false;
   let closed = false;
+  const waitMs = (options.kind === "sqlite" && options.busyTimeoutMs) || busyTimeoutMs;
 
   /**
    * Copies the write-ahead log into the database file and truncates it, so
@@ -145,7 +148,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
           }>`pragma wal_checkpoint(truncate)`.execute(connection);
           again = Number(rows[0]?.busy ?? 0) !== 0;
         } finally {
-          await sql.raw(`pragma busy_timeout = ${busyTimeoutMs}`).execute(connection);
+          await sql.raw(`pragma busy_timeout = ${waitMs}`).execute(connection);
         }
       });
       erasureFailing = false;
@@ -173,10 +176,11 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
   if (options.kind === "sqlite") {
     createPrivately(options.file, options.newDatabase);
     db = new Kysely<Database>({
-      dialect: createSqliteDialect(options.file, {
-        onError: noteFailure,
-        onErasure: () => scheduleErasure(erasureCheckpointMs),
-      }),
+      dialect: createSqliteDialect(
+        options.file,
+        { onError: noteFailure, onErasure: () => scheduleErasure(erasureCheckpointMs) },
+        waitMs,
+      ),
     });
   } else {
     const { default: pg } = await import("pg");
