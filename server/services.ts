@@ -67,6 +67,8 @@ export type ServiceOptions = {
   contentRoot?: string;
   /** The assistant's index (server/assistant/index-file.ts); by default the one built beside the pages. */
   assistantIndex?: () => string | null;
+  /** The private addresses Fediverse deliveries may reach (tests' stand-ins; server/fediverse/service.ts). */
+  privateInboxesAllowed?: (address: string) => boolean;
 };
 
 /** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
@@ -101,6 +103,7 @@ export async function startServices({
   catalog,
   services,
   bookable,
+  privateInboxesAllowed,
 }: ServiceOptions & {
   /** Where the prerendered site lives. */
   clientRoot: string;
@@ -243,6 +246,7 @@ export async function startServices({
           : null,
     },
     allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
+    ...(privateInboxesAllowed ? { privateInboxesAllowed } : {}),
     softwareVersion: "1.0.0",
     log: log,
     inbox: {

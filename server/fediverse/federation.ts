@@ -17,6 +17,7 @@ import {
   Person,
   PropertyValue,
   PUBLIC_COLLECTION,
+  type Recipient,
 } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { rowIdParamSchema } from "../../contract/api.ts";
@@ -63,6 +64,13 @@ export type Profile = {
   picture: { file: string; type: string } | null;
 };
 
+/**
+ * Whether every inbox an account names may be posted to now (safe-fetch.ts,
+ * `createInboxCheck`): each delivery is checked just before it is handed to
+ * Fedify, which checks nothing itself.
+ */
+export type Deliverable = (recipient: Recipient) => Promise<boolean>;
+
 type FederationDeps = {
   store: Store;
   kv: KvStore;
@@ -82,6 +90,7 @@ type FederationDeps = {
     to: string;
   } | null>;
   allowPrivateAddresses: boolean;
+  deliverable: Deliverable;
   softwareVersion: string;
 };
 
@@ -201,18 +210,17 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     );
 
   // Who follows the site is theirs to tell: the collection answers with its
-  // size only, and Fedify reads the list itself to deliver.
+  // size only, and Fedify reads the list itself to deliver, as it sends.
   federation
     .setFollowersDispatcher(paths.followers, async (_ctx, identifier) => {
       if (identifier !== siteActor) return null;
-      const followers = await repository.followers();
-      return {
-        items: followers.map((follower) => ({
-          id: new URL(follower.actorId),
-          inboxId: new URL(follower.inbox),
-          endpoints: follower.sharedInbox ? { sharedInbox: new URL(follower.sharedInbox) } : null,
-        })),
-      };
+      const followers = (await repository.followers()).map((follower) => ({
+        id: new URL(follower.actorId),
+        inboxId: new URL(follower.inbox),
+        endpoints: follower.sharedInbox ? { sharedInbox: new URL(follower.sharedInbox) } : null,
+      }));
+      const kept = await Promise.all(followers.map(deps.deliverable));
+      return { items: followers.filter((_, index) => kept[index]) };
     })
     .setCounter(async () => repository.followerCount())
     .authorize(() => false);

@@ -18,7 +18,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { withoutHiddenCharacters } from "../../contract/text.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
-import { paths, siteActor } from "./federation.ts";
+import { type Deliverable, paths, siteActor } from "./federation.ts";
 import type { Logger } from "./logging.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture } from "./pictures.ts";
@@ -51,6 +51,8 @@ export type InboxDeps = {
   commentable: (postId: string) => boolean;
   /** Replies' pictures. */
   remoteFetch: RemoteFetch;
+  /** A follower whose inbox is on a private address is never stored nor answered. */
+  deliverable: Deliverable;
   siteUrl: string;
   log: Pick<Logger, "info" | "warn">;
   /** A like, boost, reply or removal changed what an item shows. */
@@ -256,7 +258,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     .on(Follow, async (ctx, follow) => {
       if (!follow.id || follow.objectId?.href !== ctx.getActorUri(siteActor).href) return;
       const follower = await follow.getActor(ctx);
-      if (!follower?.id || !follower.inboxId) return;
+      if (!follower?.id || !follower.inboxId || !(await deps.deliverable(follower))) return;
       if (await blocked(follower.id)) {
         await answerFollow(ctx, Reject, follower, follow);
         return;

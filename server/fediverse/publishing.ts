@@ -13,7 +13,7 @@ import {
   Tombstone,
   Update,
 } from "@fedify/fedify/vocab";
-import { articleOf, everyone, instant, siteActor } from "./federation.ts";
+import { articleOf, type Deliverable, everyone, instant, siteActor } from "./federation.ts";
 import { accountPath, type FediverseRepository, notePath } from "./repository.ts";
 import type { SiteItem } from "./site-items.ts";
 
@@ -28,12 +28,17 @@ import type { SiteItem } from "./site-items.ts";
  * in the site's database.
  */
 
-/** What sending needs: Fedify loaded, the record of what was sent, the site, the log. */
+/**
+ * What sending needs: Fedify loaded, the record of what was sent, the site,
+ * the log, and the check of an account's inboxes, made just before each
+ * send to one account (to followers, the followers' list makes it).
+ */
 type Sender = {
   federation: Federation<void>;
   repository: FediverseRepository;
   siteUrl: string;
   log: { info(object: unknown, message: string): void };
+  deliverable: Deliverable;
 };
 
 const site = { identifier: siteActor };
@@ -132,6 +137,7 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   if (!(await sender.repository.recordPublished(notePath(commentId), sent))) return false;
   const recipient = await ctx.lookupObject(writer.href);
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
+  if (!(await sender.deliverable(recipient as Recipient))) return false;
   const create = new Create({
     ...fromSite(ctx, "create", note.id ?? undefined),
     to: PUBLIC_COLLECTION,
@@ -185,7 +191,9 @@ export async function sendOwnerReplyChange(
       : { to: PUBLIC_COLLECTION, cc: recipient.id }),
     object,
   });
-  if (recipient) await ctx.sendActivity(site, recipient, activity);
+  if (recipient && (await sender.deliverable(recipient))) {
+    await ctx.sendActivity(site, recipient, activity);
+  }
   if (change === "erasure") await ctx.sendActivity(site, "followers", activity, toFollowers);
   const to = change === "erasure" ? {} : { to: writer?.actorId };
   sender.log.info({ comment: commentId, ...to }, changeLogged[change]);
@@ -210,10 +218,12 @@ export async function rejectFollow(
 ) {
   const ctx = contextOf(sender);
   const actor = new URL(follower.actorId);
+  const recipient = { id: actor, inboxId: new URL(follower.inbox) };
+  if (!(await sender.deliverable(recipient))) return;
   const follow = new Follow({
     id: new URL(follower.followId),
     actor,
     object: ctx.getActorUri(siteActor),
   });
-  await answerFollow(ctx, Reject, { id: actor, inboxId: new URL(follower.inbox) }, follow);
+  await answerFollow(ctx, Reject, recipient, follow);
 }

@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasNoControlOrDirectionCharacters } from "../../contract/text.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture, imageTypeOf, pictureBytesMax } from "./pictures.ts";
-import { createRemoteFetch, isPrivateAddress, RemoteFetchError } from "./safe-fetch.ts";
+import {
+  createInboxCheck,
+  createRemoteFetch,
+  isPrivateAddress,
+  RemoteFetchError,
+} from "./safe-fetch.ts";
 
 /** A 1×1 PNG. */
 const png = Buffer.from(
@@ -91,6 +96,27 @@ describe("remote fetches", () => {
     await expect(fetchRemote(`http://[::1]:${port}/`)).rejects.toThrow(RemoteFetchError);
     await expect(fetchRemote("file:///etc/passwd")).rejects.toThrow(RemoteFetchError);
     await expect(fetchRemote("gopher://example.com/")).rejects.toThrow(RemoteFetchError);
+  });
+
+  it("takes an inbox only at public addresses, a name judged by every address it resolves to", async () => {
+    const inboxAllowed = createInboxCheck(false);
+    const allowed = async (url: string) => inboxAllowed(new URL(url));
+    expect(await allowed("https://93.184.215.14/inbox")).toBe(true);
+    expect(await allowed("http://[2606:4700::1111]/inbox")).toBe(true);
+    for (const url of [
+      "http://127.0.0.1:6379/",
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::ffff:10.0.0.1]/inbox",
+      "http://localhost/inbox",
+      "https://nowhere.invalid/inbox",
+      "ftp://93.184.215.14/inbox",
+    ]) {
+      expect(await allowed(url), url).toBe(false);
+    }
+    // The tests' stand-ins: those named, or all.
+    expect(await createInboxCheck((address) => address === "127.0.0.1")(new URL(base))).toBe(true);
+    expect(await createInboxCheck(true)(new URL("http://10.0.0.1/inbox"))).toBe(true);
+    expect(await createInboxCheck(true)(new URL("file:///etc/passwd"))).toBe(false);
   });
 
   it("allows them only with the tests' setting, within size, time and redirect limits", async () => {

@@ -11,7 +11,9 @@ import ipaddr from "ipaddr.js";
  * exchange, a size limit on the body and few redirects, each checked again.
  * `allowPrivate` lifts the address check: only the tests set it
  * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). Fedify's own fetches keep
- * the same rule through its `allowPrivateAddress` option.
+ * the same rule through its `allowPrivateAddress` option; its deliveries
+ * check nothing, so the inboxes handed to it are checked here first
+ * (`createInboxCheck`).
  */
 
 // HTTPS (and TLS with it) is loaded at the first fetch of an https address, not at start.
@@ -44,6 +46,31 @@ export function isPublicHost(hostname: string): boolean {
   return !/(^|\.)(localhost|test|local|invalid|example|internal|home\.arpa)$/.test(name);
 }
 
+/** The tests' exception: every private address, or those this names. */
+type AllowPrivate = boolean | ((address: string) => boolean);
+
+const allowedBy = (allowPrivate: AllowPrivate) => (address: string) =>
+  !isPrivateAddress(address) ||
+  (typeof allowPrivate === "function" ? allowPrivate(address) : allowPrivate);
+
+/**
+ * Whether an inbox may be posted to: an http or https address whose host
+ * resolves, now, to allowed addresses only. Fedify then connects through its
+ * own lookup, so a name that resolves elsewhere by then is not caught.
+ */
+export function createInboxCheck(allowPrivate: AllowPrivate) {
+  const allowed = allowedBy(allowPrivate);
+  return async (inbox: URL): Promise<boolean> => {
+    if (inbox.protocol !== "http:" && inbox.protocol !== "https:") return false;
+    if (allowPrivate === true) return true;
+    const host = inbox.hostname.replace(/^\[|\]$/g, "");
+    const addresses = isIP(host)
+      ? [{ address: host }]
+      : await dns.promises.lookup(host, { all: true }).catch(() => []);
+    return addresses.length > 0 && addresses.every(({ address }) => allowed(address));
+  };
+}
+
 export class RemoteFetchError extends Error {
   override name = "RemoteFetchError";
 }
@@ -71,13 +98,10 @@ export function createRemoteFetch({
   allowPrivate,
   userAgent,
 }: {
-  /** The tests' exception: every private address, or those this names. */
-  allowPrivate: boolean | ((address: string) => boolean);
+  allowPrivate: AllowPrivate;
   userAgent: string;
 }): RemoteFetch {
-  const allowed = (address: string) =>
-    !isPrivateAddress(address) ||
-    (typeof allowPrivate === "function" ? allowPrivate(address) : allowPrivate);
+  const allowed = allowedBy(allowPrivate);
   const lookup: LookupFunction = (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 4);

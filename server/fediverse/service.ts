@@ -1,4 +1,5 @@
 import type { Federation } from "@fedify/fedify";
+import type { Recipient } from "@fedify/fedify/vocab";
 import { z } from "zod";
 import type { CommentEvent } from "../../contract/live-events.ts";
 import type { Store } from "../db/store.ts";
@@ -13,7 +14,7 @@ import { fediverseActions } from "./owner-actions.ts";
 import type { Writer } from "./publishing.ts";
 import { accountPath, createFediverseRepository, isItemPath, notePath } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
-import { createRemoteFetch } from "./safe-fetch.ts";
+import { createInboxCheck, createRemoteFetch } from "./safe-fetch.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
 import { createWebmentions } from "./webmentions.ts";
 
@@ -34,11 +35,20 @@ type FediverseOptions = {
   handle: string;
   profile: Profile;
   allowPrivateAddresses: boolean;
+  /** Which private addresses deliveries may reach, instead of all or none as above (tests' stand-ins). */
+  privateInboxesAllowed?: (address: string) => boolean;
   softwareVersion: string;
   log: Logger;
   inbox: Omit<
     InboxDeps,
-    "repository" | "remoteFetch" | "siteUrl" | "log" | "changed" | "forgetCached" | "answersErased"
+    | "repository"
+    | "remoteFetch"
+    | "deliverable"
+    | "siteUrl"
+    | "log"
+    | "changed"
+    | "forgetCached"
+    | "answersErased"
   >;
   /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
   changed?: (itemPath: string) => void;
@@ -55,6 +65,25 @@ export function createFediverse(options: FediverseOptions) {
     allowPrivate: options.allowPrivateAddresses,
     userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
   });
+  const inboxAllowed = createInboxCheck(
+    options.privateInboxesAllowed ?? options.allowPrivateAddresses,
+  );
+  /**
+   * Whether every inbox an account names may be posted to now: nothing is
+   * sent to, nor a follower kept with, an inbox on a private address.
+   */
+  async function deliverable(recipient: Recipient): Promise<boolean> {
+    for (const inbox of [recipient.inboxId, recipient.endpoints?.sharedInbox]) {
+      if (inbox && !(await inboxAllowed(inbox))) {
+        log.warn(
+          { actor: recipient.id?.href, inbox: `${inbox.origin}${inbox.pathname}` },
+          "a Fediverse inbox on a private address was refused",
+        );
+        return false;
+      }
+    }
+    return true;
+  }
   const webmentions = createWebmentions({
     store,
     siteUrl,
@@ -116,11 +145,13 @@ export function createFediverse(options: FediverseOptions) {
       repository,
       items,
       ownerNote,
+      deliverable,
     });
     listenToInbox(made, {
       ...options.inbox,
       repository,
       remoteFetch,
+      deliverable,
       siteUrl,
       log,
       changed: (path) => options.changed?.(path),
@@ -138,7 +169,7 @@ export function createFediverse(options: FediverseOptions) {
   /** Fedify loaded, with what sends through it (publishing.ts). */
   const publishing = async () => ({
     ...(await import("./publishing.ts")),
-    sender: { federation: await federation(), repository, siteUrl, log },
+    sender: { federation: await federation(), repository, siteUrl, log, deliverable },
   });
 
   const actions = fediverseActions({
@@ -255,7 +286,8 @@ export function createFediverse(options: FediverseOptions) {
   /**
    * Where an account takes deliveries, looked up now through the guarded
    * fetch and cached nowhere: its inbox, on its own server (which the fetch
-   * has just reached). Null when it cannot be found, as after its deletion.
+   * has just reached) and at a public address. Null when it cannot be found,
+   * as after its deletion.
    */
   async function writerOf(actorId: string): Promise<Writer | null> {
     const answer = await remoteFetch(actorId, {
@@ -270,7 +302,10 @@ export function createFediverse(options: FediverseOptions) {
     }
     const found = z.object({ id: z.literal(actorId), inbox: z.string() }).safeParse(actor);
     const inbox = found.success ? URL.parse(found.data.inbox) : null;
-    return inbox?.origin === new URL(actorId).origin ? { actorId, inbox: inbox.href } : null;
+    if (inbox?.origin !== new URL(actorId).origin) return null;
+    return (await deliverable({ id: new URL(actorId), inboxId: inbox }))
+      ? { actorId, inbox: inbox.href }
+      : null;
   }
 
   /**

@@ -94,6 +94,8 @@ export type TestAppOptions = {
   snsTrust?: AppOptions["snsTrust"];
   /** The assistant's built index; by default none beside the fake built site. */
   assistantIndex?: AppOptions["assistantIndex"];
+  /** The private addresses Fediverse deliveries may reach, as if public. */
+  privateInboxesAllowed?: AppOptions["privateInboxesAllowed"];
 };
 
 export type TestApp = {
@@ -176,6 +178,9 @@ export async function startTestApp(
     ...(options.snsTrust ? { snsTrust: options.snsTrust } : {}),
     ...(options.assistantIndex ? { assistantIndex: options.assistantIndex } : {}),
     ...(options.contentRoot ? { contentRoot: options.contentRoot } : {}),
+    ...(options.privateInboxesAllowed
+      ? { privateInboxesAllowed: options.privateInboxesAllowed }
+      : {}),
   });
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);
