@@ -84,44 +84,87 @@ export type Call = { [R in ConsoleRoute]: [R, ...Args<R>] }[ConsoleRoute];
 /**
  * A write of the console (a function, or a `Call`): `done` (or what it makes
  * of the answer) is toasted when it succeeds, then `after` runs (a reload); a
- * failure is toasted instead. Resolves whether it took.
+ * failure is toasted instead.
  */
 export async function act<T>(
   work: (() => Promise<T>) | Call,
   done: string | ((answer: T) => string),
   after?: (answer: T) => unknown,
-): Promise<boolean> {
+): Promise<void> {
   try {
     const answer = (await (typeof work === "function"
       ? work()
       : consoleApi(...(work as [ConsoleRoute])))) as T;
     toast.success(typeof done === "string" ? done : done(answer));
     await after?.(answer);
-    return true;
   } catch (error) {
     toast.error(errorMessage(error));
-    return false;
   }
 }
 
 /**
  * Whether a write of some controls is running, and `busyWhile(write)`, which
- * marks it so while `write` (an `act`) runs: the controls are disabled then,
- * and the pressed one drops the focus to the page. A write refused leaves
- * things as they were, so that one takes it back.
+ * marks it so while `write` (an `act`, its reload included) runs: the controls
+ * are disabled then, and the pressed one (a confirmation's: its dialog's
+ * button) drops the focus to the page. Once it has run, if the focus is still
+ * on the page, the pressed button takes it back; gone or disabled, the element
+ * that took its place, else its nearest neighbour left (the next, else the one
+ * before), and so on outwards: the next item of a list whose item went, or
+ * what replaced the list (its empty line).
  */
 export function useBusy() {
   const [busy, setBusy] = useState(false);
-  async function busyWhile(write: () => Promise<boolean>) {
-    const pressed = document.activeElement;
+  async function busyWhile(write: () => Promise<unknown>) {
+    const places = placesOf(pressedButton());
     setBusy(true);
-    const took = await write();
+    await write();
     flushSync(() => setBusy(false));
-    if (!took && document.activeElement === document.body && pressed instanceof HTMLElement) {
-      pressed.focus();
+    // The reload's answer reaches the view a task after it arrived (TanStack's notifyManager).
+    await new Promise((resolve) => setTimeout(resolve));
+    if (document.activeElement !== document.body) return;
+    for (const [at, { node, parent, others, before }] of places.entries()) {
+      if (at > 0 && node.isConnected) return;
+      const came = [...parent.children].filter((each) => !before.has(each));
+      for (const each of [node, ...came, ...others]) {
+        const target = each.isConnected && focusIn(each);
+        if (target) return target.focus();
+      }
     }
   }
   return [busy, busyWhile] as const;
+}
+
+/** The focused element, or the button that opened the dialog it is in. */
+function pressedButton(): Element | null {
+  const active = document.activeElement;
+  const dialog = active?.closest("[role=alertdialog]");
+  return dialog ? document.querySelector(`[aria-controls="${dialog.id}"]`) : active;
+}
+
+/** `node` and each of its ancestors, each with its parent, its siblings (the next first, then the ones before) and all its parent's children. */
+function placesOf(node: Element | null) {
+  const places = [];
+  for (let parent = node?.parentElement; node && parent && node !== document.body; ) {
+    const around = [...parent.children];
+    const at = around.indexOf(node);
+    const others = [...around.slice(at + 1), ...around.slice(0, at).reverse()];
+    places.push({ node, parent, others, before: new Set(around) });
+    [node, parent] = [parent, parent.parentElement];
+  }
+  return places;
+}
+
+/** What in `element` (itself included) takes the focus: its first button, else its first control, else itself if it can. */
+function focusIn(element: Element): HTMLElement | null {
+  for (const selector of [
+    "button:not(:disabled)",
+    "a[href], input:not(:disabled), select:not(:disabled), textarea:not(:disabled)",
+    "[tabindex]",
+  ]) {
+    const found = element.matches(selector) ? element : element.querySelector(selector);
+    if (found instanceof HTMLElement) return found;
+  }
+  return null;
 }
 
 /** What is typed in a search, once it has rested for a quarter of a second. */

@@ -22,7 +22,7 @@ export function Figures({ figures }: { figures: readonly (readonly [string, Reac
   );
 }
 
-/** A list named `label`, each item an `<li>` of `children`, or `empty` when it has none. */
+/** A list named `label`, each item an `<li>` of `children`, or `empty` when it has none (it can take the focus: useBusy). */
 export function List<T>({
   items,
   label,
@@ -38,7 +38,13 @@ export function List<T>({
   className?: string;
   children: (item: T, index: number) => ReactNode;
 }) {
-  if (items.length === 0) return <p className="text-slate-400">{empty}</p>;
+  if (items.length === 0) {
+    return (
+      <p tabIndex={-1} className="text-slate-400">
+        {empty}
+      </p>
+    );
+  }
   const Tag = ordered ? "ol" : "ul";
   return (
     <Tag aria-label={label} className={className}>
@@ -74,7 +80,13 @@ export function Table({
   empty?: ReactNode;
 }) {
   const id = useId();
-  if (rows.length === 0 && empty) return <p className="text-slate-400">{empty}</p>;
+  if (rows.length === 0 && empty) {
+    return (
+      <p tabIndex={-1} className="text-slate-400">
+        {empty}
+      </p>
+    );
+  }
   const right = (index: number) => (typeof rows[0]?.[index] === "number" ? "text-right" : "");
   return (
     <table className={`w-full text-left text-sm ${className}`}>

@@ -1,6 +1,6 @@
 import { AlertDialog } from "radix-ui";
-import { type InputHTMLAttributes, type ReactNode, useEffect, useId, useRef } from "react";
-import { act, type Call, type Loaded } from "./console-api.ts";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { act, type Call, type Loaded, useBusy } from "./console-api.ts";
 
 export const buttonClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium ring-1 ring-line hover:bg-white/5 disabled:opacity-50";
@@ -151,8 +151,7 @@ export function Loading<T>({
  * A button that asks before it acts: for what cannot be undone. A
  * "destructive" one (removing, banning) is red, and so is its confirmation; a
  * "primary" one (sending) is the accent. Closing gives the focus back to the
- * button; one its action disabled meanwhile takes it once enabled again, if
- * nothing else has it by then.
+ * button, and a `call` keeps it on the page (useBusy).
  */
 export function ConfirmButton({
   label,
@@ -188,17 +187,10 @@ export function ConfirmButton({
   /** Choices to make before confirming, under the description. */
   children?: ReactNode;
 }) {
-  const trigger = useRef<HTMLButtonElement>(null);
-  const giveBack = useRef(false);
-  useEffect(() => {
-    if (disabled) return;
-    if (giveBack.current && document.activeElement === document.body) trigger.current?.focus();
-    giveBack.current = false;
-  }, [disabled]);
+  const [, busyWhile] = useBusy();
   return (
     <AlertDialog.Root>
       <AlertDialog.Trigger
-        ref={trigger}
         className={tone === "primary" ? primaryClass : dangerClass}
         aria-label={ariaLabel}
         disabled={disabled}
@@ -207,14 +199,7 @@ export function ConfirmButton({
       </AlertDialog.Trigger>
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-50 bg-black/60" />
-        <AlertDialog.Content
-          onCloseAutoFocus={(event) => {
-            if (!trigger.current?.disabled) return;
-            event.preventDefault();
-            giveBack.current = true;
-          }}
-          className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl"
-        >
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 rounded-2xl border border-line bg-panel p-6 text-slate-200 shadow-2xl">
           <AlertDialog.Title className="text-lg font-semibold text-slate-100">
             {title}
           </AlertDialog.Title>
@@ -226,7 +211,7 @@ export function ConfirmButton({
             <AlertDialog.Cancel className={buttonClass}>{dismissLabel}</AlertDialog.Cancel>
             <AlertDialog.Action
               className={tone === "primary" ? primaryClass : destructiveClass}
-              onClick={() => (call ? void act(call, done, after) : onConfirm?.())}
+              onClick={() => (call ? void busyWhile(() => act(call, done, after)) : onConfirm?.())}
             >
               {confirmLabel}
             </AlertDialog.Action>
@@ -237,7 +222,7 @@ export function ConfirmButton({
   );
 }
 
-/** A button (a toggle when `pressed` is given) that makes `call` at once, toasting `done` and running `after` (a reload) if it took, or what went wrong. */
+/** A button (a toggle when `pressed` is given) that makes `call` at once, toasting `done` and running `after` (a reload) if it took, or what went wrong; the focus stays on the page (useBusy). */
 export function ActButton({
   label,
   name,
@@ -258,6 +243,7 @@ export function ActButton({
   disabled?: boolean;
   pressed?: boolean;
 }) {
+  const [, busyWhile] = useBusy();
   return (
     <button
       type="button"
@@ -265,7 +251,7 @@ export function ActButton({
       aria-label={name}
       aria-pressed={pressed}
       disabled={disabled}
-      onClick={() => void act(call, done, after)}
+      onClick={() => void busyWhile(() => act(call, done, after))}
     >
       {label}
     </button>

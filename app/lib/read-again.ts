@@ -7,7 +7,8 @@ import type { QueryClient, QueryFilters } from "@tanstack/react-query";
  * (docs/architecture.md, "Live updates"). TanStack would join a first read that
  * has no answer yet even when asked to cancel a running one, so such a read is
  * cancelled before the new one starts. Answers no screen shows now are only
- * marked stale: they are read again when shown.
+ * marked stale: they are read again when shown. Another call's read that
+ * abandons this one is waited for in its place.
  */
 export async function readAgain(queryClient: QueryClient, filters: QueryFilters): Promise<void> {
   await Promise.all(
@@ -20,6 +21,8 @@ export async function readAgain(queryClient: QueryClient, filters: QueryFilters)
           await queryClient.cancelQueries(exact);
         }
         await queryClient.invalidateQueries(exact, { cancelRefetch: true });
+        // A later read may have abandoned this one: the answer is the one that replaced it.
+        while (query.state.fetchStatus === "fetching") await query.fetch().catch(() => undefined);
       }),
   );
 }

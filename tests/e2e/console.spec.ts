@@ -401,18 +401,23 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   // own zone), then cancelled; checked before the preview puts a frame in the page.
   const month = new Date(Date.now() + 30 * 86_400_000);
   const local = new Date(month.getTime() - month.getTimezoneOffset() * 60_000);
+  // By keyboard: each button, disabled while it runs, keeps the focus (or what takes its place).
   await lost.getByLabel("Send at").fill(`${local.toISOString().slice(0, 11)}07:00`);
-  await lost.getByRole("button", { name: "Schedule", exact: true }).click();
+  await lost.getByRole("button", { name: "Schedule", exact: true }).press("Enter");
   await expect(lost.getByText("Scheduled for")).toBeVisible();
-  await expect(lost.getByRole("button", { name: "Change time" })).toBeVisible();
+  await expect(lost.getByRole("button", { name: "Change time" })).toBeFocused();
   expect(await seriousViolations(page)).toEqual([]);
-  await lost.getByRole("button", { name: "Cancel schedule" }).click();
+  await lost.getByRole("button", { name: "Cancel schedule" }).press("Enter");
   await page
     .getByRole("alertdialog", { name: 'Cancel the sending of "Lost links in December"?' })
     .getByRole("button", { name: "Cancel schedule" })
-    .click();
+    .press("Enter");
   await expect(lost.getByText("Scheduled for")).toHaveCount(0);
-  await expect(lost.getByRole("button", { name: "Schedule", exact: true })).toBeVisible();
+  await expect(lost.getByRole("button", { name: "Schedule", exact: true })).toBeFocused();
+  await lost.getByLabel("Test address").fill("owner@example.com");
+  await lost.getByRole("button", { name: "Send test" }).press("Enter");
+  await expect(page.getByText("Test copy sent to owner@example.com")).toBeVisible();
+  await expect(lost.getByRole("button", { name: "Send test" })).toBeFocused();
 
   const fuel = edition("Fuel cells in November");
   await expect(fuel).toBeVisible();
@@ -492,6 +497,8 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await expect(page.getByText("Passkey added")).toBeVisible();
   await expect(page.getByRole("button", { name: "Remove the passkey Test laptop" })).toBeVisible();
+  // Disabled while it ran, the button takes the focus back.
+  await expect(page.getByRole("button", { name: "Add a passkey" })).toBeFocused();
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(`${site}/admin/sign-in`);
@@ -563,6 +570,12 @@ test("bookings: a call with the reader's note, the availability saved or refused
   const hours = ownerCli(own, "bookings", "hours");
   expect(hours).toContain("sat  09:00-12:00");
   expect(hours).toContain("sun  off");
+  // Saved by keyboard, the button, disabled while it ran, takes the focus back.
+  await sunday.fill("");
+  const saved = page.waitForResponse((response) => response.request().method() === "PUT");
+  await page.getByRole("button", { name: "Save availability" }).press("Enter");
+  expect((await saved).ok()).toBe(true);
+  await expect(page.getByRole("button", { name: "Save availability" })).toBeFocused();
 
   await card.getByRole("button", { name: "Cancel the call with Meera Iyer" }).click();
   const dialog = page.getByRole("alertdialog");
@@ -571,6 +584,10 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await dialog.getByRole("button", { name: "Cancel the call" }).click();
   await expect(card).toContainText("Cancelled by you");
   await expect(card).toContainText("I am travelling that week; sorry.");
+  // Deleted by keyboard, the last call gives the focus to the line that says none is left.
+  await card.getByRole("button", { name: "Delete the booking of Meera Iyer" }).press("Enter");
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).press("Enter");
+  await expect(page.getByText("No calls ahead.")).toBeFocused();
 });
 
 test("questions: what readers asked, answered or not, the unanswered grouped, filtered and deleted; the screen is axe clean", async ({
@@ -640,6 +657,8 @@ test("questions: what readers asked, answered or not, the unanswered grouped, fi
   await remove();
   await expect(page.getByText("Question deleted")).toBeVisible();
   await expect(unanswered).toHaveCount(0);
+  // The focus goes from the last question's Delete to the line that says none is left.
+  await expect(page.getByText("No questions yet.")).toBeFocused();
 });
 
 test("followers: a follower and a waiting webmention, the screen axe clean; a Fediverse reply shows its writer's picture from this site and links to their post; erasing the account takes its follow and its reply and blocks it", async ({

@@ -232,6 +232,8 @@ test("the owner reads the enquiry in the console and answers it, threaded under 
     .fill("Yes: send me the drawing and the tolerance table, and I will review it this week.");
   await card.getByRole("button", { name: "Send answer" }).click();
   await expect(card).toContainText("Answered");
+  // Send answer stays disabled until more is written: the focus goes back to the field.
+  await expect(card.getByRole("textbox", { name: "Answer Asha Kulkarni by mail" })).toBeFocused();
   await smtp.waitFor(() => smtp.to(email).length === 2);
   const answer = smtp.to(email)[1];
   expect(answer?.parsed.inReplyTo).toBe(ack?.parsed.messageId);

@@ -11,7 +11,7 @@ import {
 import type { Availability, AvailabilityInput, Booking } from "../../../contract/bookings.ts";
 import { limits } from "../../../contract/limits.ts";
 import { momentLabel, timeZones, zoneName } from "../../../contract/time-zones.ts";
-import { act, consoleApi, errorMessage, keepEdits, useConsoleData } from "../console-api.ts";
+import { consoleApi, errorMessage, keepEdits, useBusy, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import {
   buttonClass,
@@ -152,7 +152,7 @@ function availabilityOf(draft: Draft): AvailabilityInput | string {
 function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability } & Shared) {
   const [draft, setDraft] = useState(() => draftOf(saved));
   const [problem, setProblem] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const [saving, busyWhile] = useBusy();
   const id = useId();
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
     setDraft((before) => ({ ...before, [key]: value }));
@@ -169,21 +169,21 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
     </span>
   );
 
-  async function save(event: FormEvent<HTMLFormElement>) {
+  function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = availabilityOf(draft);
     if (typeof body === "string") return setProblem(body);
-    setSaving(true);
-    try {
-      const saved = await consoleApi("PUT /admin/bookings/availability", { body });
-      setProblem(null);
-      setDraft((now) => keepEdits(draftOf(saved.availability), draft, now));
-      toast.success("Availability saved");
-      await changed();
-    } catch (error) {
-      setProblem(errorMessage(error));
-    }
-    setSaving(false);
+    void busyWhile(async () => {
+      try {
+        const saved = await consoleApi("PUT /admin/bookings/availability", { body });
+        setProblem(null);
+        setDraft((now) => keepEdits(draftOf(saved.availability), draft, now));
+        toast.success("Availability saved");
+        await changed();
+      } catch (error) {
+        setProblem(errorMessage(error));
+      }
+    });
   }
 
   return (
@@ -299,13 +299,12 @@ function CalendarFeed({ live, changed }: { live: boolean; changed: () => Promise
             ariaLabel="Revoke the calendar feed"
             title="Revoke the calendar feed?"
             description="Its address stops working; calendars subscribed to it keep what they have and hear no more."
-            onConfirm={() =>
-              void act(
-                () => consoleApi("DELETE /admin/bookings/feed").then(() => setUrl(null)),
-                "Calendar feed revoked",
-                changed,
-              )
-            }
+            call={["DELETE /admin/bookings/feed"]}
+            done="Calendar feed revoked"
+            after={() => {
+              setUrl(null);
+              return changed();
+            }}
           />
         ) : null}
       </div>

@@ -90,12 +90,12 @@ function ReplyForm({
 }
 
 /**
- * Told after an action has taken, so the list reloads; `focus`: selectors of
- * what takes the focus once it has, the first found, when the pressed button
- * has left the page with its comment or its form, or was disabled meanwhile;
- * left out, the list chooses (comments-view.tsx).
+ * Told after an action has taken, so the list reloads (resolves once it has);
+ * `focus`: selectors of what takes the focus then, the first found, when the
+ * pressed button has left the page with its comment or its form, or was
+ * disabled meanwhile; left out, the list chooses (comments-view.tsx).
  */
-export type Changed = (focus?: string[]) => void;
+export type Changed = (focus?: string[]) => Promise<void>;
 
 /**
  * What the owner can do to one comment, each in one click: answer a published
@@ -184,7 +184,7 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
           description="Whoever you ban can no longer comment, reply, edit or react, for 30 days, and is told so. Their comments stay. You can lift the ban at any time under Bans."
           confirmLabel="Ban for 30 days"
           disabled={busy}
-          // The comment stays: the dialog gives the focus back to Ban (ConfirmButton).
+          // The comment stays: Ban takes the focus back (useBusy).
           onConfirm={() =>
             run(
               ["POST /admin/comments/:id/ban", { params, body: { days: 30, scope: banScope } }],
@@ -239,7 +239,8 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
           onDone={(posted) => {
             setReplying(false);
             // The posted reply, once listed (else the Reply button), as on the reading pages.
-            if (posted) onChanged([`[data-comment-id="${posted}"]`, `#reply-to-${comment.id}`]);
+            if (posted)
+              void onChanged([`[data-comment-id="${posted}"]`, `#reply-to-${comment.id}`]);
             else replyButton.current?.focus();
           }}
         />

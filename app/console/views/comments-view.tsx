@@ -71,7 +71,7 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
           `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
         () => {
           setSelected(new Set());
-          onChanged(focusFrom(pending, 0, "#held", "#none-held"));
+          return onChanged(focusFrom(pending, 0, "#held", "#none-held"));
         },
       ),
     );
@@ -142,8 +142,8 @@ export function CommentsView() {
   const changed = useCallback(
     (focus: string[] = []) => {
       refocus.current = focus;
-      void reload();
       recount();
+      return reload();
     },
     [reload, recount],
   );

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from "react";
 import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts";
 import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
-import { act, consoleApi, useConsoleData, useSettled } from "../console-api.ts";
+import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
 import {
   ActButton,
   buttonClass,
@@ -25,22 +25,24 @@ const statusLabels: Record<EnquiryStatusName, string> = {
 /** One enquiry: everything the sender wrote, its answers, and what the owner can do with it. */
 function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Promise<void> }) {
   const [answer, setAnswer] = useState("");
-  const [sending, setSending] = useState(false);
+  const [sending, busyWhile] = useBusy();
   const params = { id: enquiry.id };
 
-  async function sendAnswer(event: FormEvent<HTMLFormElement>) {
+  function sendAnswer(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (answer.trim() === "" || sending) return;
-    setSending(true);
-    await act(
-      async () => {
-        await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
-        setAnswer("");
-      },
-      `Answer to ${enquiry.name} queued`,
-      changed,
+    // Sent, Send answer stays disabled until more is written: the field takes the focus.
+    const field = event.currentTarget.querySelector("textarea");
+    void busyWhile(() =>
+      act(
+        async () => {
+          await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
+          setAnswer("");
+        },
+        `Answer to ${enquiry.name} queued`,
+        () => changed().then(() => field?.focus()),
+      ),
     );
-    setSending(false);
   }
 
   const mark = (label: string, status: EnquiryStatusName) => (
@@ -175,7 +177,7 @@ export function EnquiriesView() {
             Enquiries are deleted {retentionDays} days after they arrive unless you keep them.
           </p>
           {enquiries.length === 0 ? (
-            <p className="text-slate-400">
+            <p tabIndex={-1} className="text-slate-400">
               {search || status || service ? "No enquiries match." : "No enquiries yet."}
             </p>
           ) : (

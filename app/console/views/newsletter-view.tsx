@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { EditionFile } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
-import { act, consoleApi, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List, Table } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, When } from "../ui.tsx";
 
@@ -84,16 +84,16 @@ function Preview({ slug }: { slug: string }) {
 
 function TestSend({ slug }: { slug: string }) {
   const [to, setTo] = useState("");
-  const [busy, setBusy] = useState(false);
-  async function submit(event: FormEvent) {
+  const [busy, busyWhile] = useBusy();
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    await act(
-      () => consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } }),
-      `Test copy sent to ${to}`,
-      ({ warnings }) => warnAbout(warnings),
+    void busyWhile(() =>
+      act(
+        () => consoleApi("POST /admin/editions/:slug/test", { params: { slug }, body: { to } }),
+        `Test copy sent to ${to}`,
+        ({ warnings }) => warnAbout(warnings),
+      ),
     );
-    setBusy(false);
   }
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
@@ -112,24 +112,24 @@ function TestSend({ slug }: { slug: string }) {
  */
 function Schedule({ edition, reload }: { edition: EditionFile; reload: () => Promise<void> }) {
   const [at, setAt] = useState("");
-  const [busy, setBusy] = useState(false);
+  const [busy, busyWhile] = useBusy();
   const { slug } = edition;
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    await act(
-      () =>
-        consoleApi("POST /admin/editions/:slug/schedule", {
-          params: { slug },
-          body: { at: new Date(at).toISOString() },
-        }),
-      ({ sendAt }) => `Scheduled for ${new Date(sendAt).toLocaleString("en-GB")}`,
-      ({ warnings }) => {
-        warnAbout(warnings);
-        return reload();
-      },
+    void busyWhile(() =>
+      act(
+        () =>
+          consoleApi("POST /admin/editions/:slug/schedule", {
+            params: { slug },
+            body: { at: new Date(at).toISOString() },
+          }),
+        ({ sendAt }) => `Scheduled for ${new Date(sendAt).toLocaleString("en-GB")}`,
+        ({ warnings }) => {
+          warnAbout(warnings);
+          return reload();
+        },
+      ),
     );
-    setBusy(false);
   }
   const scheduled = edition.scheduled;
   return (

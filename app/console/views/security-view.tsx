@@ -1,33 +1,35 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
 import type { WhoAmIResponse } from "../../../contract/console.ts";
-import { act, consoleApi, useConsoleData } from "../console-api.ts";
+import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { ActButton, dangerClass, Input, Loading, Panel, primaryClass, When } from "../ui.tsx";
 
-function AddPasskey({ onAdded }: { onAdded: () => void }) {
+function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
   const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  async function submit(event: FormEvent) {
+  const [busy, busyWhile] = useBusy();
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    await act(
-      async () => {
-        const { options } = await consoleApi("POST /admin/passkeys/options");
-        const response = await startRegistration({
-          optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]["optionsJSON"],
-        });
-        // WebAuthn's JSON, as the contract has it: the server's library checks it.
-        const credential = response as unknown as Record<string, unknown>;
-        await consoleApi("POST /admin/passkeys", { body: { name, response: credential } });
-      },
-      "Passkey added",
-      () => {
-        setName("");
-        onAdded();
-      },
+    void busyWhile(() =>
+      act(
+        async () => {
+          const { options } = await consoleApi("POST /admin/passkeys/options");
+          const response = await startRegistration({
+            optionsJSON: options as unknown as Parameters<
+              typeof startRegistration
+            >[0]["optionsJSON"],
+          });
+          // WebAuthn's JSON, as the contract has it: the server's library checks it.
+          const credential = response as unknown as Record<string, unknown>;
+          await consoleApi("POST /admin/passkeys", { body: { name, response: credential } });
+        },
+        "Passkey added",
+        () => {
+          setName("");
+          return onAdded();
+        },
+      ),
     );
-    setBusy(false);
   }
   return (
     <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-3">
@@ -91,7 +93,7 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
             {me.passkeysUnavailable}
           </p>
         ) : (
-          <AddPasskey onAdded={() => void passkeys.reload()} />
+          <AddPasskey onAdded={passkeys.reload} />
         )}
       </Panel>
       <Panel title="Sessions">
