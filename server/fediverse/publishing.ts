@@ -31,7 +31,8 @@ import type { SiteItem } from "./site-items.ts";
 /**
  * What sending needs: Fedify loaded, the record of what was sent, the site,
  * the log, and the check of an account's inboxes, made just before each
- * send to one account (to followers, the followers' list makes it).
+ * send to one account found here (to followers, the followers' list makes
+ * it; a `Writer` was checked when it was looked up).
  */
 type Sender = {
   federation: Federation<void>;
@@ -153,7 +154,10 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   return true;
 }
 
-/** An account to deliver to: its address and its inbox's, looked up just before. */
+/**
+ * An account to deliver to: its address and its inbox's, looked up just
+ * before, and its inbox checked then (service.ts, `writerOf`).
+ */
 export type Writer = { actorId: string; inbox: string };
 
 const changeLogged = {
@@ -191,9 +195,7 @@ export async function sendOwnerReplyChange(
       : { to: PUBLIC_COLLECTION, cc: recipient.id }),
     object,
   });
-  if (recipient && (await sender.deliverable(recipient))) {
-    await ctx.sendActivity(site, recipient, activity);
-  }
+  if (recipient) await ctx.sendActivity(site, recipient, activity);
   if (change === "erasure") await ctx.sendActivity(site, "followers", activity, toFollowers);
   const to = change === "erasure" ? {} : { to: writer?.actorId };
   sender.log.info({ comment: commentId, ...to }, changeLogged[change]);
