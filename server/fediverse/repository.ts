@@ -392,11 +392,15 @@ export function createFediverseRepository(store: Store) {
           .where("path", "like", "/notes/%")
           .where("digest", "!=", "")
           .execute();
-        const posts = await trx
-          .selectFrom("fediverse_replies")
-          .select("note_id")
-          .where("actor_id", "=", actorId)
-          .execute();
+        const posts = new Set(
+          (
+            await trx
+              .selectFrom("fediverse_replies")
+              .select("note_id")
+              .where("actor_id", "=", actorId)
+              .execute()
+          ).map((row) => row.note_id),
+        );
         const theirs = answers
           .filter(({ digest }) => {
             // Recorded before writers were, a reply names the answered Note alone: theirs
@@ -404,10 +408,7 @@ export function createFediverseRepository(store: Store) {
             // before, one under their address.
             const [answered = "", writer] = digest.split(" ");
             if (writer !== undefined) return writer === actorId;
-            return (
-              posts.some(({ note_id }) => note_id === answered) ||
-              answered.startsWith(`${actorId}/`)
-            );
+            return posts.has(answered) || answered.startsWith(`${actorId}/`);
           })
           .map((row) => row.path);
         let live: { path: string }[] = [];
