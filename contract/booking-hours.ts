@@ -19,7 +19,7 @@ export const weekdayLabels: Record<WeekdayName, string> = {
   sun: "Sunday",
 };
 
-export type Stretch = [from: string, to: string];
+type Stretch = [from: string, to: string];
 
 /** A day's stretches as the owner writes them: "10:00-13:00, 14:00-17:00", or "" for none. */
 export function hoursText(stretches: readonly (readonly [string, string])[]): string {

@@ -41,7 +41,7 @@ const clockTime = z
 const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
 
 /** One stretch of a day's hours, in the owner's zone: "10:00" to "17:00". */
-export const hoursSchema = z
+const hoursSchema = z
   .tuple([clockTime, clockTime])
   .refine(
     ([from, to]) => minutesOf(from) < minutesOf(to),

@@ -6,7 +6,7 @@
  * that names no source is left as the model wrote it. No zod here: the
  * island imports it.
  */
-export type AnswerPart = { text: string } | { source: number };
+type AnswerPart = { text: string } | { source: number };
 
 const citation = /\[(\d{1,2}(?:\s*,\s*\d{1,2})*)\]/g;
 

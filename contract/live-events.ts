@@ -9,7 +9,7 @@ import type { ItemKind } from "./limits.ts";
  * Last-Event-ID when it reconnects and the server replays what was missed.
  */
 
-export type Topic = `${ItemKind}:${string}`;
+type Topic = `${ItemKind}:${string}`;
 
 export function topicOf(kind: ItemKind, id: string): Topic {
   return `${kind}:${id}`;

@@ -74,7 +74,7 @@ export function isOfferedTimeZone(zone: string): boolean {
   return timeZone === "UTC" || listed?.has(currentZoneName(timeZone)) === true;
 }
 
-export type WallTime = {
+type WallTime = {
   year: number;
   month: number;
   day: number;
@@ -213,7 +213,7 @@ export function timeZones(...including: string[]): string[] {
   return ["UTC", ...[...all].sort()];
 }
 
-export type SlotDay = { date: string; label: string; slots: { start: string; label: string }[] };
+type SlotDay = { date: string; label: string; slots: { start: string; label: string }[] };
 
 /**
  * Free times grouped by their day in `zone`, in order, each named by its local

@@ -6,7 +6,7 @@
  * name pages, never sentences, so they survive a rewrite of the wording.
  */
 
-export type Answerable = { question: string; page: string; previous?: string };
+type Answerable = { question: string; page: string; previous?: string };
 
 /** Each page, with the questions it answers; a follow-up names the question it follows. */
 const questionsByPage: Record<string, (string | { question: string; previous: string })[]> = {

@@ -15,7 +15,7 @@ import {
  * three cannot drift. `npm run export-schema` writes it;
  * scripts/export-schema.test.ts fails when it is out of date.
  */
-export const schemaFile = path.join(import.meta.dirname, "..", "docs", "export-schema.json");
+const schemaFile = path.join(import.meta.dirname, "..", "docs", "export-schema.json");
 
 const exportSchema = z
   .object({

@@ -9,7 +9,7 @@ export const primaryClass =
 export const dangerClass =
   "rounded-lg px-3 py-1.5 text-sm font-medium text-red-300 ring-1 ring-red-500/40 hover:bg-red-500/10 disabled:opacity-50";
 /** The confirmation of what cannot be undone: solid red, never the accent's green. */
-export const destructiveClass =
+const destructiveClass =
   "rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-600 disabled:opacity-50";
 export const inputClass =
   "rounded-lg border border-line bg-ink px-3 py-1.5 text-slate-100 placeholder:text-slate-400";

@@ -10,7 +10,7 @@ export const feedFormats = [
   { id: "json", file: "feed.json", type: "application/feed+json", label: "JSON Feed" },
 ] as const;
 
-export type FeedFormat = (typeof feedFormats)[number];
+type FeedFormat = (typeof feedFormats)[number];
 
 /** `/rss.xml` for the whole site, `/science/rss.xml` for one section. */
 export const feedPath = (format: FeedFormat, sectionId?: string) =>

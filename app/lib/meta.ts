@@ -4,7 +4,7 @@ import { siteConfig, siteName } from "./site-config.ts";
 /** A 1200×630 picture for link previews (docs/decisions/013-item-pages-and-feeds.md). */
 export type ShareImage = { path: string; alt: string };
 
-export type PageMeta = { title: string; description: string; path: string; image?: ShareImage };
+type PageMeta = { title: string; description: string; path: string; image?: ShareImage };
 
 /** The site's own share image, for pages without one of their own; written by the build. */
 const siteShareImage: ShareImage = {

@@ -6,7 +6,7 @@
  * page does.
  */
 
-export type ReadFurther = {
+type ReadFurther = {
   kind: "post" | "profile" | "subject";
   label: string;
   url: string;

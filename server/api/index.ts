@@ -34,7 +34,7 @@ import { subscriberRoutes } from "./routes/subscribers.ts";
 import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
-export type ApiOptions = RouteDeps & {
+type ApiOptions = RouteDeps & {
   /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;

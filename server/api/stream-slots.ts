@@ -1,6 +1,6 @@
 import { ApiError } from "./errors.ts";
 
-export type StreamLimits = {
+type StreamLimits = {
   /** Open streams one instance serves, from everyone. */
   max: number;
   /** Open streams from one IP address. */

@@ -119,7 +119,7 @@ function nestingOf(tokens: Token[]): number {
   return deepest;
 }
 
-export type MarkdownRefusal = {
+type MarkdownRefusal = {
   status: 400 | 422;
   code: "validation_failed" | "blocked_content";
   message: string;

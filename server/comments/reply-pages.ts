@@ -22,7 +22,7 @@ import type { ReplyWatches } from "./reply-watches.ts";
  * POST from the reader's mail provider, with the token as its authority.
  * Every answer is a page of our own: no address from the request is followed.
  */
-export type ReplyRouteDeps = { watches: ReplyWatches; siteUrl: string };
+type ReplyRouteDeps = { watches: ReplyWatches; siteUrl: string };
 
 const note = "Engage with Engineer · reply mails";
 

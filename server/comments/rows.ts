@@ -64,7 +64,7 @@ export type RemoteReply = {
 };
 
 /** The Fediverse writers of some comments, by comment id. */
-export type RemoteWriters = ReadonlyMap<number, RemoteWriter>;
+type RemoteWriters = ReadonlyMap<number, RemoteWriter>;
 
 const webAddress = (address: string) => {
   try {

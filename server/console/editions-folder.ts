@@ -3,7 +3,7 @@ import path from "node:path";
 import { onFirstUse } from "../lib/on-first-use.ts";
 import { editionLinkProblems } from "../newsletter/edition-links.ts";
 
-export type EditionListing = {
+type EditionListing = {
   slug: string;
   subject: string | null;
   problem: string | null;
@@ -11,7 +11,7 @@ export type EditionListing = {
 };
 
 /** The site the editions link to: its address, and its build, which their links are checked against. */
-export type LinkedSite = { siteUrl: string; clientRoot: string };
+type LinkedSite = { siteUrl: string; clientRoot: string };
 
 const slugPattern = /^[a-z0-9][a-z0-9-]{0,79}$/;
 

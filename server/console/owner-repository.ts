@@ -34,7 +34,7 @@ const newSessionId = () => randomBytes(9).toString("hex");
 const unknownDevice = "Unknown browser";
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
+type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
 
 export type SessionCheck = {
   id: string;
@@ -46,7 +46,7 @@ export type SessionCheck = {
   touched: boolean;
 };
 
-export type StoredPasskey = {
+type StoredPasskey = {
   id: string;
   publicKey: Uint8Array<ArrayBuffer>;
   counter: number;

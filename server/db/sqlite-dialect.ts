@@ -19,7 +19,7 @@ const statementCacheSize = 200;
 export const busyTimeoutMs = 5000;
 
 /** What the store hears of the statements it runs (server/db/store.ts). */
-export type SqliteWatch = {
+type SqliteWatch = {
   /** Every error SQLite raises, before Kysely passes it on. */
   onError(error: unknown): void;
   /** A statement deleted or overwrote rows of a table that holds what people wrote or gave. */

@@ -29,7 +29,7 @@ function tableOf(kind: ItemKind) {
   return tables[kind] as { table: "science_reactions"; item: "post_id" };
 }
 
-export type ReactionTarget = { kind: ItemKind; itemId: string; visitorId: string | null };
+type ReactionTarget = { kind: ItemKind; itemId: string; visitorId: string | null };
 
 export type ReactionsRepository = ReturnType<typeof createReactionsRepository>;
 

@@ -9,7 +9,7 @@ import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue, forget } from "../outbox/queue.ts";
 import { forgetSuppression } from "../outbox/suppressions.ts";
 
-export type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
+type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
 
 /** docs/product.md, "Newsletter": the double opt-in's periods. */
 const confirmationRules = {
@@ -23,7 +23,7 @@ const confirmationRules = {
   forgetPendingAfterMs: 7 * dayMs,
 } as const;
 
-export type SubscribeOutcome =
+type SubscribeOutcome =
   /** A pending address; its confirmation mail is queued in the outbox. */
   | "confirmation_queued"
   /** A pending address that had a confirmation mail in the last 24 h: nothing sent. */
@@ -32,7 +32,7 @@ export type SubscribeOutcome =
   /** The IP address caused its hourly share of confirmation mails: nothing stored or sent. */
   | "ip_limited";
 
-export type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
+type ConfirmOutcome = "confirmed" | "unknown" | "expired" | "used";
 
 export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;
 

@@ -12,7 +12,7 @@ import type { ExampleSource, SpamStore } from "./spam/store.ts";
  * changes reaches open pages through the events journal, as the API's writes do.
  */
 
-export type ModerationMode = Config["MODERATION"];
+type ModerationMode = Config["MODERATION"];
 
 /** A ban as the owner lists it. */
 export type Ban = {
@@ -26,9 +26,9 @@ export type Ban = {
   coversAddress: boolean;
 };
 
-export type ApproveOutcome = "approved" | "already_published" | "not_found";
-export type RejectOutcome = "rejected" | "not_found";
-export type MarkSpamOutcome = "marked" | "already_spam" | "not_found";
+type ApproveOutcome = "approved" | "already_published" | "not_found";
+type RejectOutcome = "rejected" | "not_found";
+type MarkSpamOutcome = "marked" | "already_spam" | "not_found";
 
 export function createModeration({
   store,

@@ -11,7 +11,7 @@ export type MailPayload = { commentId: number; state: CommentState };
 export type WebhookPayload = MailPayload & { occurredAt: string };
 
 /** The JSON body of a webhook call (docs/mail.md, "Notifications of new comments"). */
-export type WebhookBody = {
+type WebhookBody = {
   type: `comment.${CommentState}`;
   occurredAt: string;
   comment: {
@@ -27,7 +27,7 @@ export type WebhookBody = {
 
 type NotifyMode = "each" | "hourly" | "off";
 
-export type NotifierSettings = {
+type NotifierSettings = {
   /** Where the mails go; no mail without it. */
   ownerEmail: string | undefined;
   mode: NotifyMode;

@@ -10,7 +10,7 @@ export function webhookSignature(secret: string, timestamp: string, body: string
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-export type WebhookCall = {
+type WebhookCall = {
   url: string;
   secret: string;
   /** The event's type, e.g. comment.created. */

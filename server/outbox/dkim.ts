@@ -51,7 +51,7 @@ export function writeDkimKey(file: string, key: DkimKey, { replace = false } = {
   });
 }
 
-export class DkimKeyError extends Error {
+class DkimKeyError extends Error {
   override name = "DkimKeyError";
 }
 

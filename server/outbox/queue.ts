@@ -114,7 +114,7 @@ export async function enqueueEach(
 }
 
 /** Which queued or sent messages to forget: of these kinds, with one of these tokens, payloads or recipients. */
-export type Forgotten = {
+type Forgotten = {
   kinds: readonly OutboxKind[];
   tokens?: readonly string[];
   /** Recipients, in any letter case (an address erased on request). */

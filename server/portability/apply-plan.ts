@@ -18,7 +18,7 @@ import type { Tally } from "./report.ts";
 export const importedVisitor = (source: string, name: string) => `imported:${source}:${name}`;
 
 /** How one batch is written, in its transaction. */
-export type BatchWriter<T> = {
+type BatchWriter<T> = {
   /** Already on the site by other means: left as it is. */
   present?(item: T): boolean;
   /** Writes the item's row and names it; null when the database had it already. */

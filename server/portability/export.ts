@@ -12,7 +12,7 @@ import {
 } from "./tables.ts";
 
 /** Where the export goes, a piece at a time; resolves once the piece may be followed by the next. */
-export type Sink = (text: string) => Promise<void>;
+type Sink = (text: string) => Promise<void>;
 
 /** Rows read per query: the export holds one page in memory, however large the site. */
 const pageSize = 1000;

@@ -27,7 +27,7 @@ export const originalTables = {
   science_comments: ["id", "post_id", "content", "user_name", "created_at"],
 } as const;
 
-export type OriginalTable = keyof typeof originalTables;
+type OriginalTable = keyof typeof originalTables;
 
 /** Which table a file holds, by its name: `science_comments.csv`, or `science_comments_rows.json` as a hosted backend names it. */
 export function tableOfFile(fileName: string): OriginalTable | null {

@@ -30,7 +30,7 @@ import {
 const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
   `tables.${table.name}[${at}]${table.identity ? ` (id ${String(row[table.identity])})` : ""}`;
 
-export type ReadExport = {
+type ReadExport = {
   tables: ExportRows[];
   problems: Problem[];
   /** What the owner should know that does not stop the import. */

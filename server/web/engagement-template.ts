@@ -55,7 +55,7 @@ export type Template = {
   titles: Map<string, string>;
 };
 /** An item's engagement as read for one rendering of a page. */
-export type Live = {
+type Live = {
   counts: Map<string, ReactionCounts>;
   comments: Map<string, SharedPage>;
   /** The comments the page shows: the opening's, or a later stretch's. */

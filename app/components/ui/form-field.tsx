@@ -3,14 +3,14 @@ import { otherService, otherServiceLabel } from "../../../contract/enquiry-choic
 import { limits } from "../../../contract/limits.ts";
 
 /** What a field's control carries so that its label and its problem are read out with it. */
-export type FieldControl = {
+type FieldControl = {
   id: string;
   "aria-invalid": true | undefined;
   "aria-describedby": string | undefined;
 };
 
 /** How a form draws its fields: class names, and a box around a field where its layout wants one. */
-export type FieldLook = { label: string; control: string; problem: string };
+type FieldLook = { label: string; control: string; problem: string };
 
 /**
  * One field of a reader's form: its label, its control, and what the server
@@ -58,7 +58,7 @@ export function FormField({
 }
 
 export type ServiceChoice = { id: string; title: string };
-export type Contact = { name: string; email: string; service: string };
+type Contact = { name: string; email: string; service: string };
 
 /**
  * Who is writing and about what, as the enquiry and booking forms both ask

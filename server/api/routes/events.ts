@@ -15,7 +15,7 @@ import { ApiError, errorResponses } from "../errors.ts";
 import type { StreamSlots } from "../stream-slots.ts";
 import { type OwnerSession, type RouteDeps, requireItem } from "./deps.ts";
 
-export type StreamOptions = {
+type StreamOptions = {
   /** The open streams, counted against their limits. */
   slots: StreamSlots;
 };

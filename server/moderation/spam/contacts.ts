@@ -11,7 +11,7 @@ import { onSite, siteLists } from "../site-lists.ts";
  */
 
 type ContactKind = "link" | "email" | "phone" | "handle";
-export type Contact = { kind: ContactKind; text: string };
+type Contact = { kind: ContactKind; text: string };
 
 const tld = "[a-z]{2,12}";
 

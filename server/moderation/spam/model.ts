@@ -102,7 +102,7 @@ export function termsOf(text: string): { words: string[]; sites: string[] } {
  * (docs/decisions/025-spam-that-learns.md): its features, and the product
  * names and sites it named, without the text or its order.
  */
-export type SealedExample = { features: string[]; words: string[]; sites: string[] };
+type SealedExample = { features: string[]; words: string[]; sites: string[] };
 
 export function sealExample(text: string): SealedExample {
   return { features: featuresOf(text).sort(), ...termsOf(text) };

@@ -72,7 +72,7 @@ function unleet(word: string): string | null {
   return /^\p{L}+$/u.test(out) ? out : null;
 }
 
-export type ReadText = {
+type ReadText = {
   /** The words, folded, disguises undone. */
   words: string[];
   /** Signals about how the text was written, as feature names. */
