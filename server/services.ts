@@ -111,7 +111,7 @@ export async function startServices({
   /** The stories' and science posts' ids and titles (content/catalog.ts). */
   items: ReturnType<typeof loadItemIndex>;
   catalog: Catalog;
-  /** The services' ids and titles, for the enquiry and booking forms. */
+  /** The services' ids and titles, for the enquiry and booking forms and the assistant. */
   services: ReturnType<typeof loadServiceTitles>;
   /** Whether the site has a booking page, which the assistant may point to. */
   bookable: () => boolean;
@@ -343,6 +343,7 @@ export async function startServices({
     cookieSecret,
     retentionDays: config.ASSISTANT_RETENTION_DAYS,
     bookings: bookable,
+    services,
     writer:
       config.ASSISTANT_LLM_URL && config.ASSISTANT_LLM_MODEL
         ? createWriter({

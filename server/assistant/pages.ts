@@ -1,5 +1,5 @@
 import fastifyRateLimit from "@fastify/rate-limit";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { AssistantResponse } from "../../contract/assistant.ts";
 import { questionSchema } from "../../contract/assistant.ts";
 import { citedParts } from "../../contract/citations.ts";
@@ -78,17 +78,20 @@ ${includes}
 ${sources ? (response.written ? `<ol>${sources}</ol>` : `<ul>${sources}</ul>`) : ""}
 ${actions ? `<p>${actions}</p>` : ""}
 ${questionForm(question, from)}
-<p>${from ? `<a href="/services/${escapeHtml(from.id)}">Back to ${escapeHtml(from.title)}</a>` : `<a href="/services">Back to the services</a>`}</p>`,
+<p>${from ? backTo(from) : `<a href="/services">Back to the services</a>`}</p>`,
   });
 }
 
-function problemPage(problem: string): string {
+const backTo = ({ id, title }: NonNullable<AskedFrom>) =>
+  `<a href="/services/${escapeHtml(id)}">Back to ${escapeHtml(title)}</a>`;
+
+function problemPage(problem: string, from: AskedFrom): string {
   return renderActionPage({
     note,
     title: "Chat with Me",
     body: `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>
-${questionForm(null, null)}
-${paragraph("Or go back with your browser's Back button.", "note")}`,
+${questionForm(null, from)}
+${from ? `<p>${backTo(from)}</p>` : paragraph("Or go back with your browser's Back button.", "note")}`,
   });
 }
 
@@ -108,19 +111,32 @@ export const assistantPages: FastifyPluginAsync<{
 
   acceptForms(app, 4096);
 
-  errorPages(app, "assistant page failed", storeFailureOf, (status) =>
+  /** The service page the form was sent from, when it names one the site offers. */
+  const askedFrom = (request: FastifyRequest): AskedFrom => {
+    const id = formFields(request).get("from") ?? "";
+    const title = id ? assistant.serviceTitle(id) : null;
+    return title ? { id, title } : null;
+  };
+
+  errorPages(app, "assistant page failed", storeFailureOf, (status, _unwritable, request) =>
     problemPage(
       status === 413
         ? "The question was too long to read. Ask a shorter one."
         : status < 500
           ? "The form could not be read. Go back and ask again."
           : "The assistant could not answer just now. Please try again in a moment.",
+      askedFrom(request),
     ),
   );
 
   app.post(askPath, async (request, reply) => {
+    const from = askedFrom(request);
     if (!fromSite(request, siteOrigin)) {
-      return send(reply, 403, problemPage("The question must be asked from this site's own page."));
+      return send(
+        reply,
+        403,
+        problemPage("The question must be asked from this site's own page.", from),
+      );
     }
     const limited = await limit(request);
     if (!limited.isAllowed && limited.isExceeded) {
@@ -130,13 +146,18 @@ export const assistantPages: FastifyPluginAsync<{
         429,
         problemPage(
           "You have asked many questions in a short time; wait a minute, then ask again.",
+          from,
         ),
       );
     }
     const form = formFields(request);
     const parsed = questionSchema.safeParse(form.get("question") ?? "");
     if (!parsed.success) {
-      return send(reply, 400, problemPage(parsed.error.issues[0]?.message ?? "Type a question."));
+      return send(
+        reply,
+        400,
+        problemPage(parsed.error.issues[0]?.message ?? "Type a question.", from),
+      );
     }
     const previous = questionSchema.safeParse(form.get("previous") ?? "");
     const answer = await assistant.ask(
@@ -145,11 +166,8 @@ export const assistantPages: FastifyPluginAsync<{
       request,
     );
     if (!answer) {
-      return send(reply, 503, problemPage("The assistant is not available just now."));
+      return send(reply, 503, problemPage("The assistant is not available just now.", from));
     }
-    const fromId = form.get("from") ?? "";
-    const fromTitle = fromId ? assistant.serviceTitle(fromId) : null;
-    const from = fromTitle ? { id: fromId, title: fromTitle } : null;
     return send(reply, 200, answerPage(parsed.data, answer, from));
   });
 };

@@ -43,6 +43,7 @@ export function createAssistant({
   cookieSecret,
   retentionDays,
   bookings,
+  services,
   writer = null,
   attribute,
   clock = () => new Date(),
@@ -50,6 +51,8 @@ export function createAssistant({
   store: Store;
   /** The built index (server/assistant/index-file.ts), read at the first question. */
   indexJson: () => string | null;
+  /** The site's services, whose pages a question asked on one leads back to. */
+  services: readonly { id: string; title: string }[];
   cookieSecret: string;
   retentionDays: number;
   /** Whether the site has a booking page (/book), for "Book a call". */
@@ -110,8 +113,7 @@ export function createAssistant({
 
     /** The title of the service with this id, or null when the site offers none such. */
     serviceTitle: (id: string): string | null =>
-      currentIndex()?.passages.find((passage) => passage.service?.id === id)?.service?.title ??
-      null,
+      services.find((service) => service.id === id)?.title ?? null,
 
     /** Whether a model writes the answers. */
     writes: writer !== null,

@@ -159,15 +159,15 @@ export function errorPages(
   app: FastifyInstance,
   failure: string,
   failureOf: FailureOf | undefined,
-  page: (status: number, unwritable: boolean) => string,
+  page: (status: number, unwritable: boolean, request: FastifyRequest) => string,
 ) {
   app.setErrorHandler(async (error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status < 500) return sendPage(reply, status, page(status, false));
+    if (status < 500) return sendPage(reply, status, page(status, false, request));
     request.log.error({ err: error }, failure);
     const known = failureOf?.(error);
     if (known) reply.header("retry-after", String(known.retryAfterSeconds));
-    return sendPage(reply, 503, page(503, known?.kind === "unwritable"));
+    return sendPage(reply, 503, page(503, known?.kind === "unwritable", request));
   });
 }
 

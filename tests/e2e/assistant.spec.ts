@@ -183,16 +183,30 @@ test.describe("without JavaScript", () => {
     ).toBeVisible();
 
     // On a service's page, the suggested question is a form of its own: its answer, the service.
+    const answersAboutDfmea = async () => {
+      await expect(page.getByRole("heading", { level: 1, name: "Chat with Me" })).toBeVisible();
+      await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+        "href",
+        "/book?service=dfmea",
+      );
+      await leadsBackToDfmea();
+    };
+    const leadsBackToDfmea = () =>
+      expect(page.getByRole("link", { name: /^Back to .*DFMEA/ })).toHaveAttribute(
+        "href",
+        "/services/dfmea",
+      );
     await page.goto("/services/dfmea");
     await chat(page).getByRole("button", { name: "What does the DFMEA service include?" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: "Chat with Me" })).toBeVisible();
-    await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute(
-      "href",
-      "/book?service=dfmea",
-    );
-    await expect(page.getByRole("link", { name: /^Back to .*DFMEA/ })).toHaveAttribute(
-      "href",
-      "/services/dfmea",
-    );
+    await answersAboutDfmea();
+
+    // A refused question keeps the service page: in the form asked again, and in the way back.
+    await page.goto("/services/dfmea");
+    await ask(page, "What does DFMEA\u200B include?", { live: false });
+    await expect(page.getByRole("alert")).toContainText("plain text");
+    await leadsBackToDfmea();
+    await page.getByRole("textbox", { name: "Ask a question" }).fill("What does DFMEA include?");
+    await page.getByRole("button", { name: "Ask" }).click();
+    await answersAboutDfmea();
   });
 });

@@ -275,6 +275,66 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(elsewhere.statusCode).toBe(403);
   });
 
+  it("keeps the service page a question was asked on when the form is refused", async () => {
+    const ask = async (app: TestApp["app"], fields: Record<string, string>, ip: string) => {
+      const response = await app.inject({
+        method: "POST",
+        url: "/services/assistant",
+        remoteAddress: ip,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+      const page = dom(response.body);
+      return {
+        status: response.statusCode,
+        problem: page.querySelector("[role=alert]")?.textContent,
+        from: page.querySelector("form input[name=from]")?.getAttribute("value"),
+        back: page.querySelector("a[href='/services/dfmea']")?.textContent,
+      };
+    };
+    const leadsBack = { from: "dfmea", back: expect.stringMatching(/^Back to .*DFMEA/) };
+    expect(await ask(t.app, { question: "", from: "dfmea" }, "10.1.0.30")).toEqual({
+      status: 400,
+      problem: expect.stringMatching(/at least 2/),
+      ...leadsBack,
+    });
+    expect(await ask(t.app, { question: "x".repeat(501), from: "dfmea" }, "10.1.0.30")).toEqual({
+      status: 400,
+      problem: expect.stringMatching(/at most 500/),
+      ...leadsBack,
+    });
+    // A page the site does not offer is not carried on.
+    expect(await ask(t.app, { question: "", from: "no-such-service" }, "10.1.0.30")).toEqual({
+      status: 400,
+      problem: expect.stringMatching(/at least 2/),
+      from: undefined,
+      back: undefined,
+    });
+
+    // A site built without the assistant's index, and a reader over the limit.
+    const bare = await startTestApp(backend, {
+      dataDir: t.dataDir,
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
+      assistantIndex: () => null,
+      env: { ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP: "1" },
+    });
+    try {
+      const question = { question: "What does DFMEA include?", from: "dfmea" };
+      expect(await ask(bare.app, question, "10.1.0.31")).toEqual({
+        status: 503,
+        problem: "The assistant is not available just now.",
+        ...leadsBack,
+      });
+      expect(await ask(bare.app, question, "10.1.0.31")).toEqual({
+        status: 429,
+        problem: expect.stringMatching(/wait a minute/),
+        ...leadsBack,
+      });
+    } finally {
+      await bare.close();
+    }
+  });
+
   it("shows the owner, and no one else, what readers asked, with the unanswered ones grouped", async () => {
     const reader = t.visitor({ ip: "10.1.0.9" });
     for (const question of [
