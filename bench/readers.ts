@@ -48,8 +48,11 @@ async function seed(store: Store): Promise<void> {
       : sql`now() - make_interval(days => ${back(count)}::int, secs => (i % 36000)::int)`;
   const reader = sql`'r' || (i % ${lit(readersPerDay)})`;
   const page = sql`'/science/post-' || ((i / 7) % ${lit(pages)})`;
-  await sql`insert into reader_views (day, reader, path)
-    select ${day(views)}, ${reader}, ${page} from (${series(views)}) as s`.execute(db);
+  // Views as the server keeps them: a count per day, page and reader.
+  await sql`insert into reader_views (day, path, reader, views)
+    select day, path, reader, count(*) from (
+      select ${day(views)} as day, ${page} as path, ${reader} as reader from (${series(views)}) as s
+    ) as v group by day, path, reader`.execute(db);
   // "Reading now": today's readers of the last 30 minutes, each write's last view.
   await sql`insert into reader_now (reader, at)
     select ${reader}, ${at(views)} from (${series(views)}) as s
@@ -62,7 +65,7 @@ async function seed(store: Store): Promise<void> {
     from (${series(visits)}) as s`.execute(db);
   // Each visit's views, as the server's writes keep them.
   await sql`with counted (day, reader, views) as (
-      select day, reader, count(*) from reader_views group by day, reader
+      select day, reader, sum(views) from reader_views group by day, reader
     )
     update reader_visits set views = counted.views
     from counted where reader_visits.day = counted.day and reader_visits.reader = counted.reader`.execute(

@@ -150,6 +150,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "032-reading-now.ts",
     "17d0f2d963c93f6c09183a669779de6c65c876f88c3d534b943c6d301bb8ceb5",
   ],
+  [
+    "033_reader_view_counts",
+    "033-reader-view-counts.ts",
+    "edb4642846c8dae1649ca20796d3f34425e9a3a721893763e174fd4a56309e9b",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

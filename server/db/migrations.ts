@@ -26,6 +26,7 @@ import { editionSchedules } from "./migrations/029-edition-schedules.ts";
 import { conversionDays } from "./migrations/030-conversion-days.ts";
 import { conversionCounts } from "./migrations/031-conversion-counts.ts";
 import { readingNow } from "./migrations/032-reading-now.ts";
+import { readerViewCounts } from "./migrations/033-reader-view-counts.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -67,5 +68,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "030_conversion_days": conversionDays(),
     "031_conversion_counts": conversionCounts(kind),
     "032_reading_now": readingNow(kind),
+    "033_reader_view_counts": readerViewCounts(kind),
   };
 }

@@ -1,5 +1,5 @@
 import type { Generated } from "kysely";
-import type { BigId, Timestamp } from "./columns.ts";
+import type { Timestamp } from "./columns.ts";
 
 /**
  * Readership without cookies (server/readers/): `reader` is the day's hash of
@@ -21,7 +21,8 @@ export type ReaderTables = {
     /** The visit's views so far (migration 027). */
     views: Generated<number>;
   };
-  reader_views: { id: BigId; day: string; reader: string; path: string };
+  /** Each reader's views of a page in a day, a count (migration 033). */
+  reader_views: { day: string; path: string; reader: string; views: number };
   /** Readers seen in the last 30 minutes, for "reading now" (migration 032). */
   reader_now: { reader: string; at: Timestamp };
   reader_reads: { day: string; reader: string; path: string };

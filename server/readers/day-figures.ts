@@ -39,11 +39,12 @@ export async function aggregate(db: Kysely<Database>, days: string[]): Promise<D
   const [pages, reads, combos] = await Promise.all([
     db
       .selectFrom("reader_views")
+      // A row is one reader's views of a page that day.
       .select((eb) => [
         "day",
         "path",
-        eb.fn.countAll().as("views"),
-        eb.fn.count("reader").distinct().as("visitors"),
+        eb.fn.sum("views").as("views"),
+        eb.fn.countAll().as("visitors"),
       ])
       .where("day", "in", days)
       .groupBy(["day", "path"])

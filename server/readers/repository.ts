@@ -22,10 +22,12 @@ export type Visit = {
   country: string;
   device: string;
 };
-export type View = { day: string; at: string; reader: string; path: string };
-export type Read = { day: string; reader: string; path: string };
-export type Conversion = { day: string; reader: string; kind: string };
-export type Batch = { visits: Visit[]; views: View[]; reads: Read[]; conversions: Conversion[] };
+export type Batch = {
+  visits: Visit[];
+  views: { day: string; at: string; reader: string; path: string }[];
+  reads: { day: string; reader: string; path: string }[];
+  conversions: { day: string; reader: string; kind: string }[];
+};
 
 /** A column of rows handed over as JSON: its name, and the type PostgreSQL reads its text as. */
 type Column = [name: string, type?: "timestamptz" | "integer"];
@@ -153,22 +155,35 @@ export function createReadersRepository(store: Store) {
           ]),
           ["day", "reader"],
         );
-        await insert(
-          "reader_views",
-          [["day"], ["reader"], ["path"]],
-          batch.views.map((view) => [view.day, view.reader, view.path]),
-        );
-        // Each visit's views, added once per reader, so the screen counts a
-        // source's views from its visits alone; and each reader's last view.
+        // A view is one more in the count of its day, page and reader: no row
+        // of its own, nothing that orders the day's views. Each visit's views
+        // too, so the screen counts a source's views from its visits alone;
+        // and each reader's last view.
+        const perPage = new Map<string, [string, string, string, number]>();
         const perReader = new Map<string, [string, string, number]>();
         const lastSeen = new Map<string, string>();
         for (const view of batch.views) {
+          const pageKey = `${view.day}\u0000${view.path}\u0000${view.reader}`;
+          const counted = perPage.get(pageKey);
+          if (counted) counted[3] += 1;
+          else perPage.set(pageKey, [view.day, view.path, view.reader, 1]);
           const key = `${view.day} ${view.reader}`;
           const found = perReader.get(key);
           if (found) found[2] += 1;
           else perReader.set(key, [view.day, view.reader, 1]);
           if ((lastSeen.get(view.reader) ?? "") < view.at) lastSeen.set(view.reader, view.at);
         }
+        // In the key's order, so that two instances adding to the same counts
+        // wait for each other, never deadlock.
+        const pageCounts = [...perPage]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([, row]) => row);
+        await inSteps(pageCounts, (step) =>
+          sql`insert into reader_views (day, path, reader, views)
+            ${unpacked(store.kind, [["day"], ["path"], ["reader"], ["views", "integer"]], step)}
+            on conflict (day, path, reader)
+            do update set views = reader_views.views + excluded.views`.execute(trx),
+        );
         await inSteps([...perReader.values()], (step) =>
           sql`with added (day, reader, views) as (
               ${unpacked(store.kind, [["day"], ["reader"], ["views", "integer"]], step)}
@@ -252,19 +267,15 @@ export function createReadersRepository(store: Store) {
       return rolled;
     },
 
-    /** Deletes the raw rows of days before `before` that are rolled up; returns the views deleted. */
-    async prune(before: string): Promise<number> {
+    /** Deletes the raw rows of days before `before` that are rolled up. */
+    async prune(before: string): Promise<void> {
       const last = await lastRolled();
-      if (!last) return 0;
+      if (!last) return;
       const until = last < before ? addDays(last, 1) : before;
-      return db.transaction().execute(async (trx) => {
-        const views = await trx
-          .deleteFrom("reader_views")
-          .where("day", "<", until)
-          .executeTakeFirst();
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom("reader_views").where("day", "<", until).execute();
         await trx.deleteFrom("reader_visits").where("day", "<", until).execute();
         await trx.deleteFrom("reader_reads").where("day", "<", until).execute();
-        return Number(views.numDeletedRows);
       });
     },
 

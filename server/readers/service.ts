@@ -258,15 +258,15 @@ export function createReaders({
    * than ANALYTICS_RAW_DAYS and salts of past days. A day is rolled up ten
    * minutes after it ends, when every instance has written its last views.
    */
-  async function maintain(): Promise<{ rolled: string[]; pruned: number }> {
+  async function maintain(): Promise<{ rolled: string[] }> {
     const now = clock();
     const through = dayOf(new Date(now.getTime() - 10 * 60_000 - dayMs));
     const rolled = await repository.rollUp(through, now.toISOString());
-    const pruned = await repository.prune(retentionBefore(now));
+    await repository.prune(retentionBefore(now));
     // Those a stopped instance would have deleted, and missed.
     await repository.forgetReading(new Date(now.getTime() - readingNowMs).toISOString());
     await saltOf(dayOf(now));
-    return { rolled, pruned };
+    return { rolled };
   }
 
   return {

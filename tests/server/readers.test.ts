@@ -398,6 +398,32 @@ describe.each(backends)("conversions kept before on %s", (backend) => {
   });
 });
 
+describe.each(backends)("views kept before on %s", (backend) => {
+  it("become counts by day, page and reader, with no id or place that orders them", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { db } = scratch.store;
+      await scratch.migrateTo("032_reading_now");
+      await sql`insert into reader_views (day, reader, path)
+        values ('2026-12-01', 'b-reader', '/science'), ('2026-12-01', 'a-reader', '/science'),
+          ('2026-12-01', 'a-reader', '/services'), ('2026-12-01', 'a-reader', '/science'),
+          ('2026-12-02', 'a-reader', '/science')`.execute(db);
+      await migrateToLatest(scratch.store);
+      const counts = await sql<Record<string, unknown>>`select * from reader_views`.execute(db);
+      expect(counts.rows).toEqual([
+        { day: "2026-12-01", path: "/science", reader: "a-reader", views: 2 },
+        { day: "2026-12-01", path: "/science", reader: "b-reader", views: 1 },
+        { day: "2026-12-01", path: "/services", reader: "a-reader", views: 1 },
+        { day: "2026-12-02", path: "/science", reader: "a-reader", views: 1 },
+      ]);
+      if (backend === "sqlite")
+        await expect(sql`select rowid from reader_views`.execute(db)).rejects.toThrow();
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
 describe.each(backends)("two enquiries of one day on %s", (backend) => {
   let t: TestApp;
   const clock = movableClock();
@@ -413,6 +439,8 @@ describe.each(backends)("two enquiries of one day on %s", (backend) => {
     const ravi: Browser = { ip: "198.51.100.51", userAgent: firefox };
     await view(t, asha, "/science", { referrer: "https://www.linkedin.com/feed/" });
     await view(t, ravi, "/services", { query: "?utm_source=newsletter" });
+    await t.app.readers.flush();
+    await view(t, asha, "/science");
     await t.app.readers.flush();
     for (const [browser, name] of [
       [asha, "Asha Rao"],
@@ -437,6 +465,20 @@ describe.each(backends)("two enquiries of one day on %s", (backend) => {
     // Nor a row's place: SQLite's rowid would number them as first written.
     if (backend === "sqlite")
       await expect(runSql(t, "select rowid from reader_conversion_days")).rejects.toThrow();
+    // A view is one more in its reader's count of the page that day, whichever write it came in.
+    const views = await runSql(t, "select day, path, views from reader_views order by path");
+    expect(views).toEqual([
+      { day, path: "/science", views: 2 },
+      { day, path: "/services", views: 1 },
+    ]);
+    expect(Object.keys((await runSql(t, "select * from reader_views"))[0] ?? {}).sort()).toEqual([
+      "day",
+      "path",
+      "reader",
+      "views",
+    ]);
+    if (backend === "sqlite")
+      await expect(runSql(t, "select rowid from reader_views")).rejects.toThrow();
 
     // The readers' hashes are in their visits, views and reads, and nowhere else
     // but "reading now" (its own test below).
