@@ -103,29 +103,38 @@ export async function act<T>(
 }
 
 /**
- * Whether a write of some controls is running, and `busyWhile(write)`, which
- * marks it so while `write` (an `act`, its reload included) runs: the controls
- * are disabled then, and the pressed one (a confirmation's: its dialog's
- * button) drops the focus to the page. Once it has run, if the focus is still
- * on the page, the pressed button takes it back; gone or disabled, the element
- * that took its place, else its nearest neighbour left (the next, else the one
- * before), and so on outwards: the next item of a list whose item went, or
- * what replaced the list (its empty line).
+ * Whether a write of some controls is running, and `busyWhile(write, to)`,
+ * which marks it so while `write` (an `act`, its reload included) runs: the
+ * controls are disabled then, and the pressed one (a confirmation's: its
+ * dialog's button) drops the focus to the page. Once it has run, if the focus
+ * is still on the page, the pressed button takes it back; gone or disabled,
+ * what `to` gives (a reply just posted), else the element that took its place,
+ * else its nearest neighbour left (the next, else the one before), and so on
+ * outwards: the next item of a list whose item went, or what replaced the list
+ * (its empty line). An item that came into a list meanwhile (a live event)
+ * never takes the place of one that went.
  */
 export function useBusy() {
   const [busy, setBusy] = useState(false);
-  async function busyWhile(write: () => Promise<unknown>) {
-    const places = placesOf(pressedButton());
+  async function busyWhile(write: () => Promise<unknown>, to?: () => Element | null) {
+    const pressed = pressedButton();
+    const places = placesOf(pressed);
     setBusy(true);
     await write();
     flushSync(() => setBusy(false));
     // The reload's answer reaches the view a task after it arrived (TanStack's notifyManager).
     await new Promise((resolve) => setTimeout(resolve));
     if (document.activeElement !== document.body) return;
+    for (const each of [pressed, to?.()]) {
+      const target = each?.isConnected && focusIn(each);
+      if (target) return target.focus();
+    }
     for (const [at, { node, parent, others, before }] of places.entries()) {
       if (at > 0 && node.isConnected) return;
-      const came = [...parent.children].filter((each) => !before.has(each));
-      for (const each of [node, ...came, ...others]) {
+      const came = node.matches("li, tr")
+        ? []
+        : [...parent.children].filter((each) => !before.has(each));
+      for (const each of [...came, ...others]) {
         const target = each.isConnected && focusIn(each);
         if (target) return target.focus();
       }
@@ -154,17 +163,17 @@ function placesOf(node: Element | null) {
   return places;
 }
 
-/** What in `element` (itself included) takes the focus: its first button, else its first control, else itself if it can. */
+/** What in `element` takes the focus: itself if it can, else its first button, else its first control, else its first element that can. */
 function focusIn(element: Element): HTMLElement | null {
-  for (const selector of [
+  const selectors = [
     "button:not(:disabled)",
     "a[href], input:not(:disabled), select:not(:disabled), textarea:not(:disabled)",
     "[tabindex]",
-  ]) {
-    const found = element.matches(selector) ? element : element.querySelector(selector);
-    if (found instanceof HTMLElement) return found;
-  }
-  return null;
+  ];
+  const found = element.matches(selectors.join(", "))
+    ? element
+    : selectors.map((selector) => element.querySelector(selector)).find(Boolean);
+  return found instanceof HTMLElement ? found : null;
 }
 
 /** What is typed in a search, once it has rested for a quarter of a second. */

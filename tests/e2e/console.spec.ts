@@ -274,10 +274,21 @@ test("the command line's link signs in once; comments arrive live and a deletion
   const next = await inConsole
     .locator("xpath=ancestor::li/following-sibling::li[1]//article")
     .getAttribute("aria-label");
+  // While the deletion's answer is on its way, a comment arrives live, newest
+  // first: where Nadia's was.
+  const deletion = await holdRead(page, /\/api\/admin\/comments\/\d+$/);
   await inConsole.getByRole("button", { name: "Delete the comment of Nadia" }).press("Enter");
+  await deletion.answered;
+  const arrived = await reader.request.post(`${site}/api/items/science/soap/comments`, {
+    headers: { origin: site },
+    data: { content: `Arrived meanwhile ${uniqueWord()}`, userName: "Omar" },
+  });
+  expect(arrived.status()).toBe(201);
+  await expect(page.getByRole("article").first()).toHaveAccessibleName(/^Comment by Omar/);
+  await deletion.release();
   await expect(page.getByText("Comment deleted")).toBeVisible();
   await expect(page.getByRole("article", { name: "Comment by Nadia" })).toHaveCount(0);
-  // The focus goes to the next comment's first action, not to the page.
+  // The focus goes to the comment that followed Nadia's, not to the one that came meanwhile.
   expect(next).toMatch(/^Comment by /);
   await expect(
     page

@@ -5,6 +5,7 @@ import { expect, type OpenVisitor, test } from "./support/fixtures.ts";
 import { liveDiscussion, openDiscussion } from "./support/items.ts";
 import { drawn, seen, watchLayout } from "./support/layout.ts";
 import { type OwnSite, ownerCli, ownerState, postTo, startOwnSite } from "./support/own-site.ts";
+import { refuseWrite } from "./support/refused-write.ts";
 
 /*
  * The owner speaks as the owner (docs/decisions/016-owner-voice.md), in
@@ -157,7 +158,19 @@ test("the owner replies from the console; the reply appears with Author on a rea
   expect(await seriousViolations(owner, "main")).toEqual([]);
 
   await box.fill(`Salt ions crowd out the **soap**. ${stamp}`);
-  await card.getByRole("button", { name: "Post reply" }).click();
+  // Refused, the reply says why and Post reply keeps the focus; pressed again, it posts.
+  const refused = await refuseWrite(owner, {
+    method: "POST",
+    url: /\/api\/admin\/comments\/\d+\/reply$/,
+    list: /\/api\/admin\/comments\?/,
+    message: "The database is busy: try again in a moment",
+  });
+  const postReply = card.getByRole("button", { name: "Post reply" });
+  await postReply.press("Enter");
+  await expect(card.getByRole("alert")).toHaveText("The database is busy: try again in a moment");
+  await expect(postReply).toBeFocused();
+  await refused.accept();
+  await owner.keyboard.press("Enter");
   await expect(owner.getByText("Reply posted")).toBeVisible();
   await expect(card.getByRole("textbox", { name: "Write a reply" })).toHaveCount(0);
   // The console lists the answer with what it answers.

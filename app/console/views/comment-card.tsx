@@ -29,34 +29,42 @@ function commentName(comment: ConsoleComment): string {
  */
 function ReplyForm({
   comment,
-  onDone,
+  onPosted,
+  onCancel,
 }: {
   comment: ConsoleComment;
-  /** Told the reply's id once it is posted, nothing when cancelled. */
-  onDone: (posted?: number) => void;
+  /** Closes the form and reloads the list (resolves once it has). */
+  onPosted: () => Promise<void>;
+  onCancel: () => void;
 }) {
   const [draft, setDraft] = useState(comment.replyTo ? `@${comment.userName} ` : "");
-  const [sending, setSending] = useState(false);
+  const [sending, busyWhile] = useBusy();
   const [refusal, setRefusal] = useState<string | null>(null);
   const refusalId = `reply-refusal-${comment.id}`;
 
-  async function post(event: FormEvent<HTMLFormElement>) {
+  function post(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const content = draft.trim();
     if (content === "" || sending) return;
-    setSending(true);
     setRefusal(null);
-    try {
-      const posted = await consoleApi("POST /admin/comments/:id/reply", {
-        params: { id: comment.id },
-        body: { content },
-      });
-      toast.success("Reply posted");
-      onDone(posted.comment.id);
-    } catch (error) {
-      setRefusal(errorMessage(error));
-      setSending(false);
-    }
+    let posted: number | undefined;
+    void busyWhile(
+      async () => {
+        try {
+          const answer = await consoleApi("POST /admin/comments/:id/reply", {
+            params: { id: comment.id },
+            body: { content },
+          });
+          posted = answer.comment.id;
+          toast.success("Reply posted");
+          await onPosted();
+        } catch (error) {
+          setRefusal(errorMessage(error));
+        }
+      },
+      // The posted reply, once listed, as on the reading pages (else Reply, its neighbour).
+      () => document.querySelector(`[data-comment-id="${posted}"]`),
+    );
   }
 
   return (
@@ -81,7 +89,7 @@ function ReplyForm({
         <button type="submit" className={primaryClass} disabled={draft.trim() === "" || sending}>
           Post reply
         </button>
-        <button type="button" className={buttonClass} onClick={() => onDone()}>
+        <button type="button" className={buttonClass} onClick={onCancel}>
           Cancel
         </button>
       </div>
@@ -89,13 +97,8 @@ function ReplyForm({
   );
 }
 
-/**
- * Told after an action has taken, so the list reloads (resolves once it has);
- * `focus`: selectors of what takes the focus then, the first found, when the
- * pressed button has left the page with its comment or its form, or was
- * disabled meanwhile; left out, the list chooses (comments-view.tsx).
- */
-export type Changed = (focus?: string[]) => Promise<void>;
+/** Told after an action has taken, so the list reloads; resolves once it has (useBusy then places the focus). */
+export type Changed = () => Promise<void>;
 
 /**
  * What the owner can do to one comment, each in one click: answer a published
@@ -110,8 +113,7 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
   const [replying, setReplying] = useState(false);
   const replyButton = useRef<HTMLButtonElement>(null);
   const [banScope, setBanScope] = useState<BanScope>("browser");
-  const run = (call: Call, done: string, focus?: string[]) =>
-    busyWhile(() => act(call, done, () => onChanged(focus)));
+  const run = (call: Call, done: string) => busyWhile(() => act(call, done, onChanged));
   const who = comment.userName;
   const which = commentName(comment);
   const params = { id: comment.id };
@@ -139,7 +141,6 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
         {comment.status === "published" && (
           <button
             ref={replyButton}
-            id={`reply-to-${comment.id}`}
             type="button"
             className={buttonClass}
             disabled={busy}
@@ -189,7 +190,6 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
             run(
               ["POST /admin/comments/:id/ban", { params, body: { days: 30, scope: banScope } }],
               `${who} is banned for 30 days`,
-              [],
             )
           }
         >
@@ -236,12 +236,13 @@ function CommentActions({ comment, onChanged }: { comment: ConsoleComment; onCha
       {replying ? (
         <ReplyForm
           comment={comment}
-          onDone={(posted) => {
+          onPosted={() => {
             setReplying(false);
-            // The posted reply, once listed (else the Reply button), as on the reading pages.
-            if (posted)
-              void onChanged([`[data-comment-id="${posted}"]`, `#reply-to-${comment.id}`]);
-            else replyButton.current?.focus();
+            return onChanged();
+          }}
+          onCancel={() => {
+            setReplying(false);
+            replyButton.current?.focus();
           }}
         />
       ) : null}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { CommentStatusFilter, ConsoleComment } from "../../../contract/console.ts";
 import { plural } from "../../../contract/plural.ts";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
@@ -31,17 +31,6 @@ function search(q: string, post: string, filter: Filter) {
   };
 }
 
-/**
- * Where the focus goes once the comment at `at` in `list` (`within` it) has
- * been acted on: its first action while it is still there; once it has left,
- * the next one's (else the one before's), or `empty`, the line that says none
- * is left. Once many have been, from the first: the first one left.
- */
-function focusFrom(list: ConsoleComment[], at: number, within: string, empty: string): string[] {
-  const order = [...list.slice(at), ...list.slice(0, at).reverse()];
-  return [...order.map((c) => `${within} [data-comment-id="${c.id}"] button`), empty];
-}
-
 /** The held queue, oldest first, with checkboxes to approve or reject many at once. */
 function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChanged: Changed }) {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
@@ -64,20 +53,23 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
     });
 
   const bulk = (action: "approve" | "reject") =>
-    busyWhile(() =>
-      act(
-        () => consoleApi("POST /admin/comments/bulk", { body: { action, ids: [...selected] } }),
-        ({ done }) =>
-          `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
-        () => {
-          setSelected(new Set());
-          return onChanged(focusFrom(pending, 0, "#held", "#none-held"));
-        },
-      ),
+    busyWhile(
+      () =>
+        act(
+          () => consoleApi("POST /admin/comments/bulk", { body: { action, ids: [...selected] } }),
+          ({ done }) =>
+            `${plural(done, "comment")} ${action === "approve" ? "approved" : "rejected"}`,
+          () => {
+            setSelected(new Set());
+            return onChanged();
+          },
+        ),
+      // The first held comment left, else (the queue gone) the line that took its place.
+      () => document.querySelector("[aria-labelledby=pending-heading] li"),
     );
 
   return (
-    <section id="held" aria-labelledby="pending-heading" className="space-y-3">
+    <section aria-labelledby="pending-heading" className="space-y-3">
       <h2 id="pending-heading" className="text-lg font-semibold text-slate-100">
         Awaiting approval ({pending.length})
       </h2>
@@ -111,13 +103,11 @@ function HeldQueue({ pending, onChanged }: { pending: ConsoleComment[]; onChange
         />
       </div>
       <ul className="space-y-3" aria-label="Comments awaiting approval, oldest first">
-        {pending.map((comment, at) => (
+        {pending.map((comment) => (
           <li key={comment.id}>
             <CommentCard
               comment={comment}
-              onChanged={(focus) =>
-                onChanged(focus ?? focusFrom(pending, at, "#held", "#none-held"))
-              }
+              onChanged={onChanged}
               selected={selected.has(comment.id)}
               onSelect={(on) => pick(comment.id, on)}
             />
@@ -136,17 +126,10 @@ export function CommentsView() {
   const query = search(useSettled(q), useSettled(post), filter);
   const { loaded, reload } = useConsoleData("GET /admin/comments", { query });
   const { recount, connected: live } = useLive();
-  const view = useRef<HTMLDivElement>(null);
-  // Selectors of what takes the focus once the list has reloaded, the first found, if nothing has it.
-  const refocus = useRef<string[]>([]);
-  const changed = useCallback(
-    (focus: string[] = []) => {
-      refocus.current = focus;
-      recount();
-      return reload();
-    },
-    [reload, recount],
-  );
+  const changed = useCallback(() => {
+    recount();
+    return reload();
+  }, [reload, recount]);
 
   function choose(next: Filter) {
     setFilter(next);
@@ -157,16 +140,6 @@ export function CommentsView() {
   }
 
   const data = loaded.state === "ready" ? loaded.data : null;
-  useEffect(() => {
-    if (!data) return;
-    const focus = refocus.current;
-    refocus.current = [];
-    if (document.activeElement !== document.body) return;
-    for (const selector of focus) {
-      const target = view.current?.querySelector<HTMLElement>(selector);
-      if (target) return target.focus();
-    }
-  }, [data]);
   const listLabel =
     filter === "published"
       ? "Published comments, newest first"
@@ -174,7 +147,7 @@ export function CommentsView() {
         ? "Spam, newest first"
         : "Comments, newest first";
   return (
-    <div ref={view} className="min-w-0 space-y-5">
+    <div className="min-w-0 space-y-5">
       <search aria-label="Search comments" className="flex flex-wrap items-end gap-3">
         <Input
           label="Search text or name"
@@ -210,7 +183,7 @@ export function CommentsView() {
             {pending.length > 0 ? (
               <HeldQueue pending={pending} onChanged={changed} />
             ) : filter === "all" || filter === "pending" ? (
-              <p id="none-held" tabIndex={-1} className="text-slate-400">
+              <p tabIndex={-1} className="text-slate-400">
                 No comment is awaiting approval.
               </p>
             ) : null}
@@ -218,20 +191,11 @@ export function CommentsView() {
               <List
                 items={comments}
                 label={listLabel}
-                empty={
-                  <span id="none-listed" tabIndex={-1}>
-                    {pending.length > 0 ? "No other comments match." : "No comments match."}
-                  </span>
-                }
+                empty={pending.length > 0 ? "No other comments match." : "No comments match."}
               >
-                {(comment, at) => (
+                {(comment) => (
                   <li key={comment.id}>
-                    <CommentCard
-                      comment={comment}
-                      onChanged={(focus) =>
-                        changed(focus ?? focusFrom(comments, at, "", "#none-listed"))
-                      }
-                    />
+                    <CommentCard comment={comment} onChanged={changed} />
                   </li>
                 )}
               </List>
