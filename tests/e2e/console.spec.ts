@@ -44,7 +44,7 @@ function seeded(seed: number) {
   };
 }
 
-/** Three months of comments, reactions and subscribers, written as the site would have. */
+/** Three months of comments, reactions and subscribers, and two suppressed addresses, written as the site would have. */
 function seedHistory(file: string) {
   const db = new DatabaseSync(file);
   db.exec("pragma busy_timeout = 5000");
@@ -112,6 +112,13 @@ function seedHistory(file: string) {
       );
     }
   }
+  // Two addresses no mail goes to, as the outbox would have suppressed them.
+  const suppression = db.prepare(
+    "insert into suppressions (email, reason, source, detail, created_at) values (?, ?, ?, ?, ?)",
+  );
+  const hoursAgo = (hours: number) => new Date(now - hours * 3600_000).toISOString();
+  suppression.run("gone@example.net", "hard_bounce", "smtp", "550 5.1.1 No such user", hoursAgo(5));
+  suppression.run("annoyed@example.net", "complaint", "postmark", null, hoursAgo(3));
   db.close();
 }
 
@@ -340,14 +347,23 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
   const confirmed = page.locator("dl > div").filter({ hasText: "Confirmed" }).locator("dd");
   const before = Number(await confirmed.textContent());
   expect(before).toBeGreaterThan(0);
+  const rows = page.getByRole("table", { name: "Subscribers, newest first" }).locator("tbody tr");
   await page.getByLabel("Search addresses").fill("reader-0@");
   const row = page.getByRole("row", { name: /reader-0@example\.com/ });
+  // The search answered: only that address is listed.
+  await expect(rows).toHaveCount(1);
   await expect(row).toBeVisible();
-  await row.getByRole("button", { name: "Remove" }).click();
+  // By keyboard: Remove, then past Cancel to the confirmation's Remove.
+  await row.getByRole("button", { name: "Remove" }).press("Enter");
   const dialog = page.getByRole("alertdialog", { name: "Remove reader-0@example.com?" });
-  await dialog.getByRole("button", { name: "Remove" }).click();
+  await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  await expect(dialog.getByRole("button", { name: "Remove" })).toBeFocused();
+  await page.keyboard.press("Enter");
   await expect(page.getByText("Removed reader-0@example.com")).toBeVisible();
   await expect(row).toHaveCount(0);
+  // The last row gone, the line that says none match takes the focus.
+  await expect(page.getByText("No addresses match.")).toBeFocused();
   const download = page.waitForEvent("download");
   await page.getByRole("link", { name: "Export CSV" }).click();
   expect((await download).suggestedFilename()).toMatch(/^subscribers-\d{4}-\d{2}-\d{2}\.csv$/);
@@ -355,11 +371,31 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
   // On the same screen, every address listed again (the list the screen opened
   // with may show for a moment, the removed address still in it).
   await page.getByLabel("Search addresses").fill("");
-  const rows = page.locator("tbody tr");
   const another = rows.filter({ hasNotText: "reader-0@example.com" }).first();
   await expect(another).toBeVisible();
   const email = (await another.getByRole("rowheader").textContent()) ?? "";
   expect(email).toMatch(/^reader-\d+@example\.com$/);
+
+  // Suppressed addresses, each lifted by keyboard: the next one's Lift takes
+  // the focus, then the line that says none is left.
+  const suppressed = page.getByRole("region", { name: "Suppressed addresses" });
+  for (const [lifted, then] of [
+    [
+      "annoyed@example.net",
+      suppressed.getByRole("button", { name: "Lift the suppression of gone@example.net" }),
+    ],
+    ["gone@example.net", suppressed.getByText(/^None: no receiving server/)],
+  ] as const) {
+    await suppressed
+      .getByRole("button", { name: `Lift the suppression of ${lifted}` })
+      .press("Enter");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect(page.getByText(`Mail may go to ${lifted} again`)).toBeVisible();
+    await expect(suppressed.getByRole("row", { name: lifted })).toHaveCount(0);
+    await expect(then).toBeFocused();
+  }
+  expect(ownerCli(own, "suppressions", "list")).not.toContain("@example.net");
   const listed = page.getByRole("row", { name: email });
   const search = page.getByLabel("Search addresses");
   await search.fill(email);
@@ -732,20 +768,57 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
   }
 
   // Erased, on the same screen: her follow and her reply go, and she is blocked.
-  await page.getByRole("button", { name: "Erase @ines@fosstodon.org" }).click();
+  // By keyboard, the last follower: the line that says nobody follows takes the focus.
+  await page.getByRole("button", { name: "Erase @ines@fosstodon.org" }).press("Enter");
   const dialog = page.getByRole("alertdialog", { name: "Erase @ines@fosstodon.org?" });
   await expect(dialog).toBeVisible();
   // The whole page with a dialog open, the rest of it hidden (the other dialogs alone).
   expect(await seriousViolations(page)).toEqual([]);
-  await dialog.getByRole("button", { name: "Erase and block" }).click();
+  await page.keyboard.press("Tab");
+  await expect(dialog.getByRole("button", { name: "Erase and block" })).toBeFocused();
+  await page.keyboard.press("Enter");
   await expect(page.getByRole("article", { name: "@ines@fosstodon.org" })).toHaveCount(0);
-  await expect(page.getByRole("list", { name: "Blocked accounts and servers" })).toContainText(
-    "https://fosstodon.org/users/ines",
-  );
+  await expect(page.getByText(/^Nobody follows the site on the Fediverse yet/)).toBeFocused();
+  const blocked = page.getByRole("list", { name: "Blocked accounts and servers" });
+  await expect(blocked).toContainText("https://fosstodon.org/users/ines");
   expect(await seriousViolations(page)).toEqual([]);
   // Her reply is gone from the post's page, for every reader.
   const reader = await visitor({ javaScriptEnabled: false });
   await reader.goto(`${site}/science/pressure-cooker`);
   await expect(reader.getByText("sets the boiling point")).toHaveCount(0);
   await reader.close();
+
+  // Unblocked by keyboard, the last block: the line that says none is left takes the focus.
+  await blocked
+    .getByRole("button", { name: "Unblock https://fosstodon.org/users/ines" })
+    .press("Enter");
+  await expect(page.getByText("Unblocked https://fosstodon.org/users/ines")).toBeVisible();
+  await expect(page.getByText("Nothing is blocked.")).toBeFocused();
+});
+
+test("sign-in and passkeys: each other session ended by keyboard, the next one's End takes the focus, then the line that says none is left; the other browser is signed out", async ({
+  page,
+  visitor,
+}) => {
+  // Last in this file: it ends the session the other tests share.
+  const other = await visitor();
+  await signInWith(other, cliLink());
+  await signInWith(page, cliLink());
+  await page.getByRole("link", { name: "Sign-in and passkeys" }).click();
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  const ends = sessions.getByRole("button", { name: /^End the session of / });
+  await expect(ends.first()).toBeVisible();
+  let left = await ends.count();
+  expect(left).toBeGreaterThan(1);
+  await ends.first().press("Enter");
+  for (; left > 1; left--) {
+    await expect(ends).toHaveCount(left - 1);
+    await expect(ends.first()).toBeFocused();
+    await page.keyboard.press("Enter");
+  }
+  await expect(ends).toHaveCount(0);
+  await expect(sessions.getByText("No other session is signed in.")).toBeFocused();
+  await expect(sessions).toContainText(/Chrome on \w+ \(this one\)/);
+  await other.goto(`${site}/admin`);
+  await expect(other).toHaveURL(`${site}/admin/sign-in`);
 });

@@ -1,6 +1,6 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { type FormEvent, useState } from "react";
-import type { WhoAmIResponse } from "../../../contract/console.ts";
+import type { OwnerSession, WhoAmIResponse } from "../../../contract/console.ts";
 import { act, consoleApi, useBusy, useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { ActButton, dangerClass, Input, Loading, Panel, primaryClass, When } from "../ui.tsx";
@@ -53,6 +53,20 @@ function AddPasskey({ onAdded }: { onAdded: () => Promise<void> }) {
   );
 }
 
+/** A session: its browser and device, how and when it signed in, and when it was last active. */
+function Session({ session: s }: { session: OwnerSession }) {
+  return (
+    <span className="min-w-0">
+      <span className="font-medium text-slate-100">{s.device}</span>
+      {s.current ? <span className="text-accent"> (this one)</span> : null}
+      <span className="block text-slate-400">
+        Signed in by {s.method === "passkey" ? "passkey" : "link"} <When iso={s.createdAt} />, last
+        active <When iso={s.lastSeenAt} />
+      </span>
+    </span>
+  );
+}
+
 export function SecurityView({ me }: { me: WhoAmIResponse }) {
   const passkeys = useConsoleData("GET /admin/session");
   const sessions = useConsoleData("GET /admin/sessions");
@@ -99,20 +113,22 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
       <Panel title="Sessions">
         <Loading loaded={sessions.loaded}>
           {({ sessions: list }) => (
-            <List items={list} empty="" className="space-y-2">
-              {(s) => (
-                <li key={s.id} className={row}>
-                  <span className="min-w-0">
-                    <span className="font-medium text-slate-100">{s.device}</span>
-                    {s.id === me.session.id ? (
-                      <span className="text-accent"> (this one)</span>
-                    ) : null}
-                    <span className="block text-slate-400">
-                      Signed in by {s.method === "passkey" ? "passkey" : "link"}{" "}
-                      <When iso={s.createdAt} />, last active <When iso={s.lastSeenAt} />
-                    </span>
-                  </span>
-                  {s.id === me.session.id ? null : (
+            <>
+              {list
+                .filter((s) => s.current)
+                .map((s) => (
+                  <p key={s.id} className={row}>
+                    <Session session={s} />
+                  </p>
+                ))}
+              <List
+                items={list.filter((s) => !s.current)}
+                empty="No other session is signed in."
+                className="mt-2 space-y-2"
+              >
+                {(s) => (
+                  <li key={s.id} className={row}>
+                    <Session session={s} />
                     <ActButton
                       label="End"
                       name={`End the session of ${s.device}, signed in ${new Date(s.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC`}
@@ -120,10 +136,10 @@ export function SecurityView({ me }: { me: WhoAmIResponse }) {
                       done="Session ended"
                       after={sessions.reload}
                     />
-                  )}
-                </li>
-              )}
-            </List>
+                  </li>
+                )}
+              </List>
+            </>
           )}
         </Loading>
       </Panel>
