@@ -22,9 +22,16 @@ for (const javaScriptEnabled of [true, false]) {
     const regions = page.getByRole("region", { name: /^Comments/, includeHidden: true });
     const names = async () =>
       (await regions.evaluateAll((all) => all.map((e) => e.getAttribute("aria-label")))).sort();
-    expect(await names()).toEqual(posts.map((title) => `Comments on ${title}`).sort());
-    if (!javaScriptEnabled) return;
+    const expected = posts.map((title) => `Comments on ${title}`).sort();
+    if (!javaScriptEnabled) {
+      expect(await names()).toEqual(expected);
+      return;
+    }
+    // The served sections are the page above; live, a closed card holds none
+    // (and the island may already have taken them out by now), so here only
+    // the names that remain are checked, then the opened post's.
     await islandsHydrated(page);
+    expect(expected).toEqual(expect.arrayContaining(await names()));
     const toggle = page.getByRole("button", { name: opened }).first();
     await toggle.click();
     await expect(toggle).toHaveAttribute("aria-expanded", "true");
