@@ -25,6 +25,7 @@ import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
 import type { FediverseRepository } from "./repository.ts";
+import type { HostLookups, InboxVerdict } from "./safe-fetch.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
@@ -67,9 +68,9 @@ export type Profile = {
 /**
  * Whether every inbox an account names may be posted to now (safe-fetch.ts,
  * `createInboxCheck`): each delivery is checked just before it is handed to
- * Fedify, which checks nothing itself.
+ * Fedify, which checks nothing itself. `lookups`: one send's, shared.
  */
-export type Deliverable = (recipient: Recipient) => Promise<boolean>;
+export type Deliverable = (recipient: Recipient, lookups?: HostLookups) => Promise<InboxVerdict>;
 
 type FederationDeps = {
   store: Store;
@@ -210,17 +211,24 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     );
 
   // Who follows the site is theirs to tell: the collection answers with its
-  // size only, and Fedify reads the list itself to deliver, as it sends.
+  // size only, and Fedify reads the list itself to deliver, as it sends. A
+  // follower whose inbox is refused (kept before Follows were checked) follows
+  // no more; one whose server's name is not found now is only skipped.
   federation
     .setFollowersDispatcher(paths.followers, async (_ctx, identifier) => {
       if (identifier !== siteActor) return null;
-      const followers = (await repository.followers()).map((follower) => ({
+      const stored = await repository.followers();
+      const followers = stored.map((follower) => ({
         id: new URL(follower.actorId),
         inboxId: new URL(follower.inbox),
         endpoints: follower.sharedInbox ? { sharedInbox: new URL(follower.sharedInbox) } : null,
       }));
-      const kept = await Promise.all(followers.map(deps.deliverable));
-      return { items: followers.filter((_, index) => kept[index]) };
+      const lookups: HostLookups = new Map();
+      const verdicts = await Promise.all(followers.map((one) => deps.deliverable(one, lookups)));
+      for (const [index, { actorId, followId }] of stored.entries()) {
+        if (verdicts[index] === "refused") await repository.unfollow(actorId, followId);
+      }
+      return { items: followers.filter((_, index) => verdicts[index] === "allowed") };
     })
     .setCounter(async () => repository.followerCount())
     .authorize(() => false);

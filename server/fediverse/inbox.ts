@@ -258,7 +258,8 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     .on(Follow, async (ctx, follow) => {
       if (!follow.id || follow.objectId?.href !== ctx.getActorUri(siteActor).href) return;
       const follower = await follow.getActor(ctx);
-      if (!follower?.id || !follower.inboxId || !(await deps.deliverable(follower))) return;
+      if (!follower?.id || !follower.inboxId || (await deps.deliverable(follower)) !== "allowed")
+        return;
       if (await blocked(follower.id)) {
         await answerFollow(ctx, Reject, follower, follow);
         return;

@@ -4,6 +4,7 @@ import type {
   MessageQueueListenOptions,
 } from "@fedify/fedify";
 import { sql } from "kysely";
+import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { nowIso } from "../lib/time.ts";
@@ -16,15 +17,52 @@ import { nowIso } from "../lib/time.ts";
  * again when the lease ends. Fedify itself retries a failed delivery with
  * backoff by queueing it again with a delay. Messages that share an ordering
  * key (a Create and the Delete of the same object) are taken one at a time,
- * oldest first.
+ * oldest first. The site's own `TakeBack` waits here too.
  */
 
 /** How long a taken message is left to its worker before another may take it. */
 const leaseMs = 5 * 60_000;
 
+/**
+ * The site's own message, beside Fedify's: the owner's answers (their
+ * comments' ids) to take back from the Fediverse, deleted here or their
+ * writer erased, and the writer whose inbox gets the Deletes too, when known
+ * (service.ts, `takeBack`). The command line queues it without loading
+ * Fedify; a running server takes it within a minute, else the next to start.
+ */
+const takeBackSchema = z.object({
+  type: z.literal("ewe:take-back"),
+  answers: z.array(z.number().int()),
+  writer: z.string().nullable(),
+});
+export type TakeBack = z.infer<typeof takeBackSchema>;
+
+/** Queues messages (Fedify's, or a `TakeBack`), due after the delay given. */
+export async function enqueueMessages(
+  db: Store["db"],
+  messages: readonly unknown[],
+  options?: MessageQueueEnqueueOptions,
+) {
+  if (messages.length === 0) return;
+  const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
+  const now = new Date();
+  await db
+    .insertInto("fediverse_queue")
+    .values(
+      messages.map((message) => ({
+        message: JSON.stringify(message),
+        ordering_key: options?.orderingKey ?? null,
+        due_at: new Date(now.getTime() + delayMs).toISOString(),
+        created_at: now.toISOString(),
+      })),
+    )
+    .execute();
+}
+
 export function createMessageQueue(
   store: Store,
   log: Pick<Log, "error">,
+  takeBack: (message: TakeBack) => Promise<void>,
   { pollMs = 1000, workers = 4 }: { pollMs?: number; workers?: number } = {},
 ) {
   const { db } = store;
@@ -34,21 +72,8 @@ export function createMessageQueue(
   };
 
   async function insert(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
-    if (messages.length === 0) return;
-    const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
-    const now = new Date();
-    await db
-      .insertInto("fediverse_queue")
-      .values(
-        messages.map((message) => ({
-          message: JSON.stringify(message),
-          ordering_key: options?.orderingKey ?? null,
-          due_at: new Date(now.getTime() + delayMs).toISOString(),
-          created_at: now.toISOString(),
-        })),
-      )
-      .execute();
-    if (delayMs === 0) wake();
+    await enqueueMessages(db, messages, options);
+    if (!options?.delay || options.delay.total("millisecond") <= 0) wake();
   }
 
   /** Takes the next due message for a lease, or none. */
@@ -90,7 +115,9 @@ export function createMessageQueue(
           }
           if (taken) {
             try {
-              await handler(JSON.parse(taken.message));
+              const message = JSON.parse(taken.message);
+              const own = takeBackSchema.safeParse(message);
+              await (own.success ? takeBack(own.data) : handler(message));
             } catch (error) {
               log.error({ err: error }, "a Fediverse queue message failed");
             }

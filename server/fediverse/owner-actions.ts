@@ -57,7 +57,7 @@ export function fediverseActions({
   webmentions,
   comments,
   forgetCached,
-  answersErased = async () => {},
+  answersErased,
   changed = () => {},
   followerRemoved = () => {},
 }: {
@@ -69,10 +69,10 @@ export function fediverseActions({
   /** Forgets what Fedify cached of an account: its documents and keys (kv-store.ts). */
   forgetCached: (actorId: string) => Promise<void>;
   /**
-   * Takes the owner's answers to an erased account (their comments' ids) back
-   * from the Fediverse, looking its inbox up at once (service.ts).
+   * Queues the owner's answers to an erased account (their comments' ids) to
+   * be taken back from the Fediverse, by a server (message-queue.ts, `TakeBack`).
    */
-  answersErased?: (answers: number[], actorId: string) => Promise<void>;
+  answersErased: (answers: number[], actorId: string) => Promise<void>;
   /** An item's likes and boosts changed. */
   changed?: (itemPath: string) => void;
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */

@@ -138,7 +138,7 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   if (!(await sender.repository.recordPublished(notePath(commentId), sent))) return false;
   const recipient = await ctx.lookupObject(writer.href);
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
-  if (!(await sender.deliverable(recipient as Recipient))) return false;
+  if ((await sender.deliverable(recipient as Recipient)) !== "allowed") return false;
   const create = new Create({
     ...fromSite(ctx, "create", note.id ?? undefined),
     to: PUBLIC_COLLECTION,
@@ -160,46 +160,39 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
  */
 export type Writer = { actorId: string; inbox: string };
 
-const changeLogged = {
-  update: "the owner's edited reply was sent to the Fediverse",
-  delete: "the owner's deleted reply was taken back from the Fediverse",
-  erasure: "the owner's reply to an erased account was taken back from the Fediverse",
-} as const;
+/** The owner's reply, edited here, to its writer: an Update with the Note as it now reads. */
+export async function sendOwnerReplyEdit(sender: Sender, commentId: number, writer: Writer) {
+  const ctx = contextOf(sender);
+  const note = await ctx.getObject(Note, { id: String(commentId) });
+  if (!note?.id) return;
+  const recipient = { id: new URL(writer.actorId), inboxId: new URL(writer.inbox) };
+  const to = { to: PUBLIC_COLLECTION, cc: recipient.id };
+  const update = new Update({ ...fromSite(ctx, "update", note.id), ...to, object: note });
+  await ctx.sendActivity(site, recipient, update);
+  const logged = { comment: commentId, to: writer.actorId };
+  sender.log.info(logged, "the owner's edited reply was sent to the Fediverse");
+}
 
 /**
- * The owner's reply, edited or deleted here, to the writer it was sent to:
- * an Update with the Note as it now reads, or a Delete of it, so their
- * server changes or drops its copy (deleted means deleted there too). Its
- * writer erased, a Delete naming nobody, to followers' servers too, and to
- * the writer only if their inbox was still found. False when the Note to
- * update, or the writer of an edit or deletion, is not there.
+ * The owner's reply deleted here, or its writer erased: a Delete of it as a
+ * Tombstone naming nobody, to followers' servers (the Note was public: they
+ * may hold a copy) and to the writer's inbox when it was found.
  */
-export async function sendOwnerReplyChange(
+export async function sendOwnerReplyDeletion(
   sender: Sender,
   commentId: number,
   writer: Writer | null,
-  change: keyof typeof changeLogged,
-): Promise<boolean> {
+) {
   const ctx = contextOf(sender);
   const id = ctx.getObjectUri(Note, { id: String(commentId) });
-  const object =
-    change === "update"
-      ? await ctx.getObject(Note, { id: String(commentId) })
-      : new Tombstone({ id, deleted: instant() });
-  const recipient = writer && { id: new URL(writer.actorId), inboxId: new URL(writer.inbox) };
-  if (!object || (!recipient && change !== "erasure")) return false;
-  const activity = new (change === "update" ? Update : Delete)({
-    ...fromSite(ctx, change === "update" ? "update" : "delete", id),
-    ...(change === "erasure" || !recipient
-      ? everyone(ctx)
-      : { to: PUBLIC_COLLECTION, cc: recipient.id }),
-    object,
-  });
-  if (recipient) await ctx.sendActivity(site, recipient, activity);
-  if (change === "erasure") await ctx.sendActivity(site, "followers", activity, toFollowers);
-  const to = change === "erasure" ? {} : { to: writer?.actorId };
-  sender.log.info({ comment: commentId, ...to }, changeLogged[change]);
-  return true;
+  const object = new Tombstone({ id, deleted: instant() });
+  const deletion = new Delete({ ...fromSite(ctx, "delete", id), ...everyone(ctx), object });
+  if (writer) {
+    const recipient = { id: new URL(writer.actorId), inboxId: new URL(writer.inbox) };
+    await ctx.sendActivity(site, recipient, deletion);
+  }
+  await ctx.sendActivity(site, "followers", deletion, toFollowers);
+  sender.log.info({ comment: commentId }, "the owner's reply was taken back from the Fediverse");
 }
 
 /** Accepts or rejects a Follow, to its follower's inbox. */
@@ -221,7 +214,7 @@ export async function rejectFollow(
   const ctx = contextOf(sender);
   const actor = new URL(follower.actorId);
   const recipient = { id: actor, inboxId: new URL(follower.inbox) };
-  if (!(await sender.deliverable(recipient))) return;
+  if ((await sender.deliverable(recipient)) !== "allowed") return;
   const follow = new Follow({
     id: new URL(follower.followId),
     actor,

@@ -54,20 +54,36 @@ const allowedBy = (allowPrivate: AllowPrivate) => (address: string) =>
   (typeof allowPrivate === "function" ? allowPrivate(address) : allowPrivate);
 
 /**
- * Whether an inbox may be posted to: an http or https address whose host
- * resolves, now, to allowed addresses only. Fedify then connects through its
- * own lookup, so a name that resolves elsewhere by then is not caught.
+ * What an inbox's check found: it may be posted to; refused for good (not
+ * http or https, or its host resolves, now, to any address not allowed);
+ * or its host not found now (a lookup failure, perhaps passing), so it is
+ * skipped this time only.
+ */
+export type InboxVerdict = "allowed" | "refused" | "unresolved";
+
+/** One send's lookups by host, shared by its inboxes' checks: each host is looked up once. */
+export type HostLookups = Map<string, Promise<InboxVerdict>>;
+
+/**
+ * Whether an inbox may be posted to. Fedify then connects through its own
+ * lookup, so a name that resolves elsewhere by then is not caught.
  */
 export function createInboxCheck(allowPrivate: AllowPrivate) {
   const allowed = allowedBy(allowPrivate);
-  return async (inbox: URL): Promise<boolean> => {
-    if (inbox.protocol !== "http:" && inbox.protocol !== "https:") return false;
-    if (allowPrivate === true) return true;
-    const host = inbox.hostname.replace(/^\[|\]$/g, "");
+  const verdictOf = async (host: string): Promise<InboxVerdict> => {
     const addresses = isIP(host)
       ? [{ address: host }]
       : await dns.promises.lookup(host, { all: true }).catch(() => []);
-    return addresses.length > 0 && addresses.every(({ address }) => allowed(address));
+    if (addresses.length === 0) return "unresolved";
+    return addresses.every(({ address }) => allowed(address)) ? "allowed" : "refused";
+  };
+  return async (inbox: URL, lookups: HostLookups = new Map()): Promise<InboxVerdict> => {
+    if (inbox.protocol !== "http:" && inbox.protocol !== "https:") return "refused";
+    if (allowPrivate === true) return "allowed";
+    const host = inbox.hostname.replace(/^\[|\]$/g, "");
+    const verdict = lookups.get(host) ?? verdictOf(host);
+    lookups.set(host, verdict);
+    return verdict;
   };
 }
 

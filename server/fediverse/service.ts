@@ -9,12 +9,17 @@ import type { Profile } from "./federation.ts";
 import type { InboxDeps } from "./inbox.ts";
 import { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
-import { createMessageQueue } from "./message-queue.ts";
+import { createMessageQueue, type TakeBack } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
 import type { Writer } from "./publishing.ts";
 import { accountPath, createFediverseRepository, isItemPath, notePath } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
-import { createInboxCheck, createRemoteFetch } from "./safe-fetch.ts";
+import {
+  createInboxCheck,
+  createRemoteFetch,
+  type HostLookups,
+  type InboxVerdict,
+} from "./safe-fetch.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
 import { createWebmentions } from "./webmentions.ts";
 
@@ -60,7 +65,7 @@ export function createFediverse(options: FediverseOptions) {
   const { store, siteUrl, log } = options;
   const repository = createFediverseRepository(store);
   const kv = createKvStore(store);
-  const queue = createMessageQueue(store, log);
+  const queue = createMessageQueue(store, log, sendTakeBack);
   const remoteFetch = createRemoteFetch({
     allowPrivate: options.allowPrivateAddresses,
     userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
@@ -72,17 +77,20 @@ export function createFediverse(options: FediverseOptions) {
    * Whether every inbox an account names may be posted to now: nothing is
    * sent to, nor a follower kept with, an inbox on a private address.
    */
-  async function deliverable(recipient: Recipient): Promise<boolean> {
+  async function deliverable(recipient: Recipient, lookups?: HostLookups): Promise<InboxVerdict> {
+    let verdict: InboxVerdict = "allowed";
     for (const inbox of [recipient.inboxId, recipient.endpoints?.sharedInbox]) {
-      if (inbox && !(await inboxAllowed(inbox))) {
-        log.warn(
-          { actor: recipient.id?.href, inbox: `${inbox.origin}${inbox.pathname}` },
-          "a Fediverse inbox on a private address was refused",
-        );
-        return false;
-      }
+      const found = inbox ? await inboxAllowed(inbox, lookups) : "allowed";
+      if (found === "allowed") continue;
+      log.warn(
+        { actor: recipient.id?.href, inbox: `${inbox?.origin}${inbox?.pathname}` },
+        found === "refused"
+          ? "a Fediverse inbox on a private address was refused"
+          : "a Fediverse inbox's server was not found; it is tried again at the next send",
+      );
+      if (verdict !== "refused") verdict = found;
     }
-    return true;
+    return verdict;
   }
   const webmentions = createWebmentions({
     store,
@@ -131,6 +139,17 @@ export function createFediverse(options: FediverseOptions) {
     };
   }
 
+  // What another process queued (the command line's erasure) loads Fedify, which sends it.
+  const polling = setInterval(() => {
+    void queue
+      .getDepth()
+      .then(async ({ queued }) => {
+        if (queued > 0) await federation();
+      })
+      .catch((error: unknown) => log.warn({ err: error }, "the Fediverse queue was not read"));
+  }, 60_000);
+  polling.unref();
+
   const federation = onFirstUse(async (): Promise<Federation<void>> => {
     const [{ createSiteFederation }, { listenToInbox }, { sendFedifyLogsTo }] = await Promise.all([
       import("./federation.ts"),
@@ -138,6 +157,7 @@ export function createFediverse(options: FediverseOptions) {
       import("./logging.ts"),
     ]);
     sendFedifyLogsTo(log);
+    clearInterval(polling);
     const made = await createSiteFederation({
       ...options,
       kv,
@@ -156,7 +176,7 @@ export function createFediverse(options: FediverseOptions) {
       log,
       changed: (path) => options.changed?.(path),
       forgetCached: (actorId) => kv.forgetAbout(actorId),
-      answersErased,
+      answersErased: takeBack,
     });
     if (!stopping.signal.aborted) {
       queueStopped = made
@@ -177,7 +197,7 @@ export function createFediverse(options: FediverseOptions) {
     webmentions,
     comments: options.inbox.comments,
     forgetCached: (actorId) => kv.forgetAbout(actorId),
-    answersErased,
+    answersErased: takeBack,
     changed: (path) => options.changed?.(path),
     followerRemoved: (follower) => {
       void publishing()
@@ -260,27 +280,32 @@ export function createFediverse(options: FediverseOptions) {
 
   /**
    * An owner's reply sent to the Fediverse, then edited or deleted here, goes
-   * to its writer's server as an Update or a Delete, recorded first (an edit
-   * by its time) so one instance sends it. A reply recorded before writers
-   * were (its digest the answered Note alone) finds its writer by that Note
-   * while its comment is still here. A reply never sent sends nothing.
+   * out as an Update to its writer's server or as a Delete (`takeBack`),
+   * recorded first (an edit by its time) so one instance sends it. A reply
+   * recorded before writers were (its digest the answered Note alone) finds
+   * its writer by that Note while its comment is still here. A reply never
+   * sent sends nothing.
    */
   async function ownerReplyChanged(commentId: number, change: "update" | "delete") {
     const sent = await repository.sent(notePath(commentId));
     if (!sent || sent.deleted) return;
     const [answered = "", writer] = sent.digest.split(" ");
-    const writerId = writer ?? (await repository.replyByNote(answered))?.actor_id;
-    const edited = change === "update" ? (await ownerNote(commentId))?.updated : "";
-    if (!writerId || edited === undefined) return;
-    // A deleted one's record keeps its address and time, nothing of whom it answered.
-    const digest = change === "update" ? `${answered} ${writerId} ${edited}` : "";
-    if (!(await repository.recordPublished(notePath(commentId), digest, change === "delete"))) {
+    const writerId = writer ?? (await repository.replyByNote(answered))?.actor_id ?? null;
+    if (change === "delete") {
+      // Its record keeps its address and time, nothing of whom it answered.
+      if (await repository.recordPublished(notePath(commentId), "", true)) {
+        await takeBack([commentId], writerId);
+      }
       return;
     }
+    const edited = (await ownerNote(commentId))?.updated;
+    if (!writerId || edited === undefined) return;
+    const digest = `${answered} ${writerId} ${edited}`;
+    if (!(await repository.recordPublished(notePath(commentId), digest))) return;
     const to = await writerOf(writerId);
     if (!to) return;
-    const { sendOwnerReplyChange, sender } = await publishing();
-    await sendOwnerReplyChange(sender, commentId, to, change);
+    const { sendOwnerReplyEdit, sender } = await publishing();
+    await sendOwnerReplyEdit(sender, commentId, to);
   }
 
   /**
@@ -303,31 +328,33 @@ export function createFediverse(options: FediverseOptions) {
     const found = z.object({ id: z.literal(actorId), inbox: z.string() }).safeParse(actor);
     const inbox = found.success ? URL.parse(found.data.inbox) : null;
     if (inbox?.origin !== new URL(actorId).origin) return null;
-    return (await deliverable({ id: new URL(actorId), inboxId: inbox }))
+    return (await deliverable({ id: new URL(actorId), inboxId: inbox })) === "allowed"
       ? { actorId, inbox: inbox.href }
       : null;
   }
 
   /**
-   * The owner's answers to an erased writer, live until now (`answers`, their
-   * comments' ids), leave the Fediverse: a Delete of each, naming nobody, to
-   * followers' servers and to the writer's inbox when `actorId` is given and
-   * found now, before the rest of them goes. The inbox is then held only by
-   * the deliveries waiting in the queue; Fedify loads in the background.
+   * The owner's answers (their comments' ids), deleted here or their writer
+   * erased, leave the Fediverse: a `TakeBack` waits in the queue, which the
+   * command line writes too, until a server with Fedify loaded takes it.
    */
-  async function answersErased(answers: number[], actorId: string | null) {
+  async function takeBack(answers: number[], writer: string | null) {
     if (answers.length === 0) return;
-    const writer = actorId ? await writerOf(actorId) : null;
-    void publishing()
-      .then(async ({ sendOwnerReplyChange, sender }) => {
-        for (const id of answers) await sendOwnerReplyChange(sender, id, writer, "erasure");
-      })
-      .catch((error: unknown) =>
-        log.warn(
-          { err: error },
-          "the owner's answers to an erased account could not be taken back",
-        ),
-      );
+    await queue.enqueue({ type: "ewe:take-back", answers, writer } satisfies TakeBack, {});
+    void federation().catch((error: unknown) =>
+      log.warn({ err: error }, "the owner's answers could not be taken back yet"),
+    );
+  }
+
+  /**
+   * A Delete of each answer, naming nobody, to followers' servers and to the
+   * writer's inbox when given and found now (through the guarded fetch). The
+   * inbox is then held only by the deliveries waiting in the queue.
+   */
+  async function sendTakeBack({ answers, writer }: TakeBack) {
+    const to = writer ? await writerOf(writer) : null;
+    const { sendOwnerReplyDeletion, sender } = await publishing();
+    for (const id of answers) await sendOwnerReplyDeletion(sender, id, to);
   }
 
   const unsubscribe = options.bus.subscribeAll((event) => {
@@ -386,6 +413,7 @@ export function createFediverse(options: FediverseOptions) {
      */
     async stop() {
       clearTimeout(timer);
+      clearInterval(polling);
       unsubscribe();
       stopping.abort();
       let waited: NodeJS.Timeout | undefined;

@@ -154,6 +154,17 @@ describe("the admin command line's loading", () => {
       expect(loaded.filter((file) => file.startsWith(`node_modules/${library}/`))).toEqual([]);
     }
   });
+
+  it("erases a Fediverse account without loading Fedify: a server sends what it queues", async () => {
+    const dataDir = scratch();
+    const store = await openStore({ kind: "sqlite", file: path.join(dataDir, "engage.sqlite") });
+    await migrateToLatest(store);
+    await store.close();
+    const env = { NODE_ENV: "test", DATA_DIR: dataDir, SITE_URL: "https://ewe.test" };
+    const loaded = loadedBy(env, "fediverse", "erase", "https://mastodon.example/users/x");
+    expect(loaded).toContain("server/fediverse/message-queue.ts");
+    expect(loaded.filter((file) => file.startsWith("node_modules/@fedify/"))).toEqual([]);
+  });
 });
 
 describe.each(backends)("the admin command line on %s", (backend) => {

@@ -1,12 +1,14 @@
+import dns from "node:dns";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { signRequest } from "@fedify/fedify";
-import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, describe, expect, inject, it, vi } from "vitest";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -21,22 +23,24 @@ import {
 /*
  * An account on the Fediverse names its own inbox, and could name one on the
  * site's own network (a database on loopback, a cloud's metadata address):
- * the site never posts there. Loopback stand-ins: 127.0.0.1 counts as public
- * here (`privateInboxesAllowed`), 127.0.0.2 is the private address it is.
+ * the site never posts there. Loopback stand-ins: 127.0.0.1 (and ::1, which
+ * localhost may name too) count as public here (`privateInboxesAllowed`),
+ * 127.0.0.2 is the private address it is. What a server sends from a
+ * database another process wrote to (the command line) is here too.
  */
 
 const refused = "a Fediverse inbox on a private address was refused";
 
 /** A server on `host` that records what is posted to it, and serves accounts when given. */
 async function server(host: string, accounts?: (base: string, name: string) => unknown) {
-  const posted: { url: string; type: string }[] = [];
+  const posted: { url: string; type: string; activity: { object?: { id?: string } } }[] = [];
   const http = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       if (request.method === "POST") {
-        const { type } = JSON.parse(Buffer.concat(chunks).toString()) as { type: string };
-        posted.push({ url: request.url ?? "", type });
+        const activity = JSON.parse(Buffer.concat(chunks).toString());
+        posted.push({ url: request.url ?? "", type: activity.type, activity });
         return response.writeHead(202).end();
       }
       const name = /^\/users\/(\w+)$/.exec(request.url ?? "")?.[1];
@@ -71,8 +75,14 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     for (const close of closing.splice(0).reverse()) await close();
   });
 
-  /** A site whose database holds these followers before it starts, and publishes an item. */
-  async function siteFollowedBy(followers: { actor: string; inbox: string }[]) {
+  /**
+   * A site whose database holds these followers before it starts, and
+   * publishes an item; `before` runs on its database before the start.
+   */
+  async function siteFollowedBy(
+    followers: { actor: string; inbox: string; sharedInbox?: string }[],
+    before: (db: { databaseUrl: string | undefined; dataDir: string }) => unknown = () => {},
+  ) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-private-inboxes-"));
     closing.push(() => rmSync(dataDir, { recursive: true, force: true }));
     let databaseUrl: string | undefined;
@@ -92,23 +102,26 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     for (const [index, follower] of followers.entries()) {
       await runSql(
         { databaseUrl, dataDir },
-        "insert into fediverse_followers (actor_id, handle, inbox, follow_id, created_at) values (?, ?, ?, ?, ?)",
+        "insert into fediverse_followers (actor_id, handle, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?)",
         [
           follower.actor,
           `@f${index}@remote`,
           follower.inbox,
+          follower.sharedInbox ?? null,
           `${follower.actor}#follow`,
           new Date().toISOString(),
         ],
       );
     }
+    await before({ databaseUrl, dataDir });
     const logs = capturedLogs("info");
     const t = await startTestApp(backend, {
       dataDir,
       ...(databaseUrl ? { databaseUrl } : {}),
       logger: logs.logger,
-      env: { FEDIVERSE_HANDLE: "arjun" },
-      privateInboxesAllowed: (address) => address === "127.0.0.1",
+      // The writers' accounts are fetched on loopback; deliveries go only to 127.0.0.1.
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      privateInboxesAllowed: (address) => address === "127.0.0.1" || address === "::1",
       clientFiles: {
         "feed.json": JSON.stringify({
           items: [
@@ -129,31 +142,138 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     return { t, logs };
   }
 
-  it("sends a new item to a follower at a public address, and nothing to one whose inbox is private", {
+  it("sends a new item to followers at a public address, each host looked up once a send, drops a follower whose inbox is private, and keeps one whose server is not found now", {
     timeout: 240_000,
   }, async () => {
     const open = await server("127.0.0.1");
     const hidden = await server("127.0.0.2");
     closing.push(open.close, hidden.close);
+    // Two accounts of one server named by a name, whose shared inbox takes what both are sent.
+    const named = `http://localhost:${new URL(open.base).port}`;
+    const sharing = (name: string) => ({
+      actor: `${named}/users/${name}`,
+      inbox: `${named}/users/${name}/inbox`,
+      sharedInbox: `${named}/inbox`,
+    });
+    const lookups: string[] = [];
+    const lookup = dns.promises.lookup;
+    const spy = vi.spyOn(dns.promises, "lookup").mockImplementation(((host: string, options) => {
+      lookups.push(host);
+      return lookup(host, options as never);
+    }) as typeof lookup);
+    closing.push(() => spy.mockRestore());
     const { t, logs } = await siteFollowedBy([
-      { actor: `${open.base}/users/ok`, inbox: `${open.base}/users/ok/inbox` },
+      sharing("ok"),
+      sharing("fine"),
       { actor: `${hidden.base}/users/mal`, inbox: `${hidden.base}/users/mal/inbox?key=secret` },
+      { actor: "http://gone.invalid/users/lost", inbox: "http://gone.invalid/users/lost/inbox" },
     ]);
 
-    await waitFor(
-      async () => open.posted.some(({ type }) => type === "Create") && (await queueEmpty(t)),
-      {
-        timeoutMs: 180_000,
-        what: "the Create delivered and the queue empty",
-      },
-    );
-    expect(open.posted).toContainEqual({ url: "/users/ok/inbox", type: "Create" });
+    // Two sends: the item, and the account (its keys new to followers).
+    const sent = () => open.posted.filter(({ url }) => url === "/inbox").map(({ type }) => type);
+    await waitFor(async () => sent().length === 2 && (await queueEmpty(t)), {
+      timeoutMs: 180_000,
+      what: "the Create and the Update delivered and the queue empty",
+    });
+    expect(sent().sort()).toEqual(["Create", "Update"]);
     expect(hidden.posted).toEqual([]);
+    // The name looked up once a send, not once for each inbox on it.
+    expect(lookups.filter((host) => host === "localhost")).toHaveLength(2);
     const warned = logs.lines.filter((line) => line.msg === refused);
     expect(warned).toContainEqual(
       expect.objectContaining({ level: 40, inbox: `${hidden.base}/users/mal/inbox` }),
     );
     expect(JSON.stringify(logs.lines)).not.toContain("key=secret");
+    // Mal, kept from before Follows were checked, follows no more; Lost's server may come back.
+    const followers = await runSql(t, "select actor_id from fediverse_followers order by actor_id");
+    expect(followers.map((row) => row.actor_id)).toEqual([
+      "http://gone.invalid/users/lost",
+      `${named}/users/fine`,
+      `${named}/users/ok`,
+    ]);
+  });
+
+  /** A server of writers' accounts, and the owner's answer to Jo's post there, sent before. */
+  async function joAnswered() {
+    const accounts = await server("127.0.0.1", (base, name) => {
+      const id = `${base}/users/${name}`;
+      return {
+        "@context": "https://www.w3.org/ns/activitystreams",
+        id,
+        type: "Person",
+        inbox: `${id}/inbox`,
+      };
+    });
+    closing.push(accounts.close);
+    const jo = `${accounts.base}/users/jo`;
+    return {
+      accounts,
+      jo,
+      answered: async (db: { databaseUrl: string | undefined; dataDir: string }) => {
+        const now = new Date().toISOString();
+        await runSql(
+          db,
+          "insert into fediverse_published (path, digest, published_at, updated_at) values (?, ?, ?, ?)",
+          ["/notes/41", `${jo}/statuses/1 ${jo}`, now, now],
+        );
+      },
+      erase: async (db: { databaseUrl: string | undefined; dataDir: string }) =>
+        expect((await admin(adminEnv(db), "fediverse", "erase", jo)).code).toBe(0),
+      /** Where the answer's Deletes were delivered. */
+      deletions: () =>
+        accounts.posted
+          .filter(
+            ({ type, activity }) =>
+              type === "Delete" && activity.object?.id === `${siteUrl}/fediverse/notes/41`,
+          )
+          .map(({ url, activity }) => {
+            expect(JSON.stringify(activity)).not.toContain("/users/jo");
+            return url;
+          }),
+    };
+  }
+
+  it("sends the Deletes of an erasure the command line made while no server ran, once, when one starts", {
+    timeout: 240_000,
+  }, async () => {
+    const { accounts, answered, erase, deletions } = await joAnswered();
+    const follower = {
+      actor: `${accounts.base}/users/ok`,
+      inbox: `${accounts.base}/users/ok/inbox`,
+      sharedInbox: `${accounts.base}/inbox`,
+    };
+    const { t } = await siteFollowedBy([follower], async (db) => {
+      await answered(db);
+      await erase(db);
+    });
+    await waitFor(async () => deletions().length === 2 && (await queueEmpty(t)), {
+      timeoutMs: 180_000,
+      what: "the answer's Delete at the follower's server and at Jo's, and the queue empty",
+    });
+    expect(deletions().sort()).toEqual(["/inbox", "/users/jo/inbox"]);
+  });
+
+  it("sends what the command line queued within a minute, from a running server that had not loaded Fedify", {
+    timeout: 240_000,
+  }, async () => {
+    const { answered, erase, deletions } = await joAnswered();
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    closing.push(() => vi.useRealTimers());
+    // Nobody follows: the start records the item, and sends nothing.
+    const { t } = await siteFollowedBy([], answered);
+    const recorded = async () =>
+      (await runSql(t, "select 1 from fediverse_published where path = '/science/soap'")).length >
+      0;
+    await waitFor(recorded, { timeoutMs: 60_000, what: "the item recorded" });
+    await erase(t);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(deletions()).toEqual([]);
+    vi.advanceTimersByTime(60_000);
+    await waitFor(async () => deletions().length === 1 && (await queueEmpty(t)), {
+      timeoutMs: 180_000,
+      what: "the answer's Delete at Jo's server, and the queue empty",
+    });
+    expect(deletions()).toEqual(["/users/jo/inbox"]);
   });
 
   it("neither keeps nor answers a Follow from an account whose inbox is private", {

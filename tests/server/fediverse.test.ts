@@ -680,7 +680,8 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     // From the command line, by address; the owner's answer to him went out before.
     const toCy = await owner.post(`/api/admin/comments/${cy?.id}/reply`, { content: "Noted, Cy." });
     expect(toCy.statusCode).toBe(201);
-    const cyNote = `${siteUrl}/fediverse/notes/${json(toCy, commentResponseSchema).comment.id}`;
+    const toCyId = json(toCy, commentResponseSchema).comment.id;
+    const cyNote = noteOf(toCyId);
     await waitFor(
       async () =>
         remote.delivered.some(
@@ -703,7 +704,14 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await admin(env, "fediverse", "erase", remote.actor("cy"))).code).toBe(3);
     expect((await admin(env, "fediverse", "erase", "--comment", "99999")).code).toBe(3);
     expect((await admin(env, "fediverse", "blocks")).stdout).toContain(remote.actor("cy"));
-    // The answer stays here, but is gone from the Fediverse, naming nobody.
+    // The answer stays here, but is gone from the Fediverse, naming nobody: the
+    // command line queued its Delete, which the running server sends to Cy's server.
+    await waitFor(
+      async () => deletionsOf(toCyId).some(({ inbox }) => inbox === "/users/cy/inbox"),
+      { timeoutMs: 120_000, what: "the answer's Delete at Cy's server" },
+    );
+    for (const { activity } of deletionsOf(toCyId)) expectNamesNobody(activity, "Noted");
+    expect(await heldAbout("/users/cy")).toEqual([]);
     const gone = await get(cyNote, activityJson);
     expect(gone.statusCode).toBe(410);
     expect(gone.json()).toMatchObject({ id: cyNote, type: "Tombstone", formerType: "Note" });
@@ -1019,6 +1027,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     });
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
+    await follows(owner, "ivy", 0);
     const objectId = (object: unknown) =>
       typeof object === "string" ? object : (object as { id?: string } | undefined)?.id;
     const arrived = (type: string, noteId: string) => () =>
@@ -1047,10 +1056,8 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       }
 
       expect((await owner.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
-      await waitFor(arrived("Delete", noteId), {
-        timeoutMs: 120_000,
-        what: "the answer's deletion at Dee's server",
-      });
+      // At Dee's server, and at followers' servers, which may hold a copy of the public Note.
+      await takenBack(id, "dee", "grease");
       // Its address says it is gone, and when, for servers that kept a copy; nothing of whom it answered.
       const gone = await get(`/fediverse/notes/${id}`, activityJson);
       expect(gone.statusCode).toBe(410);
@@ -1260,6 +1267,16 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       expect(JSON.stringify(deletion)).not.toContain(text);
     }
   };
+  /** The Delete of answer `id` at followers' servers (a shared inbox) and at `writer`'s, naming nobody. */
+  const takenBack = async (id: number, writer: string, ...named: string[]) => {
+    await waitFor(async () => deletionsOf(id).length === 2, {
+      timeoutMs: 120_000,
+      what: `the answer's Delete at followers' servers and at ${writer}'s`,
+    });
+    const inboxes = deletionsOf(id).map(({ inbox }) => inbox);
+    expect(inboxes.sort()).toEqual(["/inbox", `/users/${writer}/inbox`]);
+    for (const { activity } of deletionsOf(id)) expectNamesNobody(activity, ...named);
+  };
   /** What the queue and Fedify's store hold that mentions `text`, once deliveries are done. */
   const heldAbout = async (text: string) => {
     const queued = async () =>
@@ -1291,19 +1308,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const erased = await owner.post("/api/admin/fediverse/erase", { commentId: question.id });
     expect(erased.statusCode).toBe(200);
     // To Ivy's server's shared inbox, as followers are sent everything, and to Jo's own.
-    await waitFor(async () => deletionsOf(answer).length === 2, {
-      timeoutMs: 120_000,
-      what: "the answer's Delete at followers' servers and at Jo's",
-    });
-    expect(
-      deletionsOf(answer)
-        .map(({ inbox }) => inbox)
-        .sort(),
-    ).toEqual(["/inbox", "/users/jo/inbox"]);
-    for (const { activity } of deletionsOf(answer)) {
-      expectNamesNobody(activity, "kettle", "vinegar");
-      expect(activity).toMatchObject({ object: { id: noteOf(answer) } });
-    }
+    await takenBack(answer, "jo", "kettle", "vinegar");
     expect(await heldAbout("/users/jo")).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import { plural } from "../../../contract/plural.ts";
 import { createKvStore } from "../../fediverse/kv-store.ts";
+import { enqueueMessages, type TakeBack } from "../../fediverse/message-queue.ts";
 import { type Erased, fediverseActions } from "../../fediverse/owner-actions.ts";
 import { createFediverseRepository } from "../../fediverse/repository.ts";
 import { mentionRecords } from "../../fediverse/webmention-records.ts";
@@ -9,7 +10,8 @@ import { listed } from "../table.ts";
 /*
  * The owner's Fediverse audience from the command line (docs/fediverse.md,
  * "Blocking"). The command line sends nothing itself: a removed or blocked
- * follower is simply sent nothing more.
+ * follower is simply sent nothing more, and an erasure's Deletes are queued
+ * for a server to send.
  */
 
 const repositoryOf = async (context: CommandContext) =>
@@ -22,6 +24,11 @@ const actionsOf = async (context: CommandContext) => {
     webmentions: mentionRecords(store),
     comments: (await context.engagement()).comments,
     forgetCached: (actorId) => kv.forgetAbout(actorId),
+    answersErased: async (answers, writer) => {
+      if (answers.length === 0) return;
+      const takeBack: TakeBack = { type: "ewe:take-back", answers, writer };
+      await enqueueMessages(store.db, [takeBack]);
+    },
   });
 };
 

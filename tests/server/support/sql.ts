@@ -6,7 +6,7 @@ import pg from "pg";
 export async function runSql(
   t: { databaseUrl: string | undefined; dataDir: string },
   statement: string,
-  params: (string | number)[] = [],
+  params: (string | number | null)[] = [],
 ): Promise<Record<string, unknown>[]> {
   if (t.databaseUrl) {
     const client = new pg.Client({ connectionString: t.databaseUrl });
