@@ -4,7 +4,6 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { signRequest } from "@fedify/fedify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { createDatabase, dropDatabase, freePort } from "../support/postgres.ts";
@@ -44,10 +43,6 @@ type Received = {
 /** A Mastodon-like server with one account, Lee, who follows the site. */
 async function followersServer() {
   const keys = await remoteAccountKeys();
-  const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey)).toString(
-    "base64",
-  );
-  const pem = `-----BEGIN PUBLIC KEY-----\n${spki.match(/.{1,64}/g)?.join("\n")}\n-----END PUBLIC KEY-----\n`;
   /** Keys kept of remote accounts, by key id, as Mastodon keeps them with the account. */
   const kept = new Map<string, string>();
   const received: Received[] = [];
@@ -138,7 +133,7 @@ async function followersServer() {
           name: "Lee Okafor",
           inbox: `${id}/inbox`,
           endpoints: { sharedInbox: `${base}/inbox` },
-          publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: pem },
+          publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
         }),
       );
     });
@@ -151,22 +146,9 @@ async function followersServer() {
     received,
     /** Lee's Follow of `actor`, signed with Lee's key, posted to the site's shared inbox. */
     async follow(site: string, actor: string) {
-      const request = await signRequest(
-        new Request(`${site}/fediverse/inbox`, {
-          method: "POST",
-          headers: { "content-type": activityJson },
-          body: JSON.stringify({
-            "@context": "https://www.w3.org/ns/activitystreams",
-            id: `${base}/users/lee#follows/1`,
-            type: "Follow",
-            actor: `${base}/users/lee`,
-            object: actor,
-          }),
-        }),
-        keys.privateKey,
-        new URL(`${base}/users/lee#main-key`),
-      );
-      return fetch(request);
+      const lee = `${base}/users/lee`;
+      const follow = { id: `${lee}#follows/1`, type: "Follow", actor: lee, object: actor };
+      return fetch(await keys.signed(site, lee, follow));
     },
     close: () => {
       server.closeAllConnections();

@@ -4,12 +4,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { signRequest } from "@fedify/fedify";
 import { afterAll, afterEach, describe, expect, inject, it, vi } from "vitest";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { remoteAccountKeys } from "./support/remote-keys.ts";
+import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
 import {
   type Backend,
@@ -281,11 +280,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
   }, async () => {
     const hidden = await server("127.0.0.2");
     closing.push(hidden.close);
-    const keys = await remoteAccountKeys();
-    const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey)).toString(
-      "base64",
-    );
-    const publicKeyPem = `-----BEGIN PUBLIC KEY-----\n${spki.match(/.{1,64}/g)?.join("\n")}\n-----END PUBLIC KEY-----\n`;
+    const { publicKeyPem, signed } = await remoteAccountKeys();
     // Mal's account names an inbox on the private address; Ok's its own server's.
     const accounts = await server("127.0.0.1", (base, name) => {
       const id = `${base}/users/${name}`;
@@ -311,27 +306,13 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     closing.push(() => t.close());
     const follow = async (name: string) => {
       const actor = `${accounts.base}/users/${name}`;
-      const request = await signRequest(
-        new Request(`${siteUrl}/fediverse/inbox`, {
-          method: "POST",
-          headers: { "content-type": "application/activity+json" },
-          body: JSON.stringify({
-            "@context": "https://www.w3.org/ns/activitystreams",
-            id: `${actor}#follows/1`,
-            type: "Follow",
-            actor,
-            object: `${siteUrl}/fediverse/actors/site`,
-          }),
-        }),
-        keys.privateKey,
-        new URL(`${actor}#main-key`),
-      );
-      const answer = await t.app.inject({
-        method: "POST",
-        url: "/fediverse/inbox",
-        headers: Object.fromEntries(request.headers),
-        payload: await request.text(),
-      });
+      const activity = {
+        id: `${actor}#follows/1`,
+        type: "Follow",
+        actor,
+        object: `${siteUrl}/fediverse/actors/site`,
+      };
+      const answer = await t.app.inject(await injected(await signed(siteUrl, actor, activity)));
       expect(answer.statusCode).toBe(202);
     };
 

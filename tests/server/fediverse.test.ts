@@ -3,7 +3,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { signRequest } from "@fedify/fedify";
 import { Resvg } from "@resvg/resvg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -21,7 +20,7 @@ import { fragment } from "../support/built-site.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
-import { remoteAccountKeys } from "./support/remote-keys.ts";
+import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
 import { runSql } from "./support/sql.ts";
 import {
   backends,
@@ -100,10 +99,6 @@ const png = Buffer.from(
  */
 async function remoteServer() {
   const keys = await remoteAccountKeys();
-  const spki = Buffer.from(await crypto.subtle.exportKey("spki", keys.publicKey)).toString(
-    "base64",
-  );
-  const pem = `-----BEGIN PUBLIC KEY-----\n${spki.match(/.{1,64}/g)?.join("\n")}\n-----END PUBLIC KEY-----\n`;
   const pictures: Record<string, () => [string, Buffer]> = {
     asha: () => ["image/png", png],
     bo: () => ["image/png", Buffer.concat([png, Buffer.alloc(300 * 1024)])],
@@ -181,7 +176,7 @@ async function remoteServer() {
         discoverable: true,
         indexable: false,
         published: "2023-04-01T00:00:00Z",
-        publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: pem },
+        publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
         tag: [],
         attachment: [
           {
@@ -203,26 +198,8 @@ async function remoteServer() {
     arrivals,
     actor: (name: string) => `${base}/users/${name}`,
     /** The activity, signed by `name`'s key, as inject's request to the shared inbox. */
-    async signed(name: string, activity: Record<string, unknown>) {
-      const request = await signRequest(
-        new Request(`${siteUrl}/fediverse/inbox`, {
-          method: "POST",
-          headers: { "content-type": "application/activity+json" },
-          body: JSON.stringify({
-            "@context": "https://www.w3.org/ns/activitystreams",
-            ...activity,
-          }),
-        }),
-        keys.privateKey,
-        new URL(`${base}/users/${name}#main-key`),
-      );
-      return {
-        method: "POST" as const,
-        url: "/fediverse/inbox",
-        headers: Object.fromEntries(request.headers),
-        payload: await request.text(),
-      };
-    },
+    signed: async (name: string, activity: Record<string, unknown>) =>
+      injected(await keys.signed(siteUrl, `${base}/users/${name}`, activity)),
     close: () => {
       server.closeAllConnections();
       server.close();
