@@ -51,6 +51,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** Readership counted without cookies (server/readers/); tests write its counts at once. */
     readers: Readers;
+    /** Looks for due mail at once (server/outbox/); tests wake it after the command line queued some. */
+    wakeOutbox: () => void;
   }
 }
 
@@ -150,6 +152,7 @@ export async function buildApp({
   const { enquiries, bookings, fediverse, owner, newsletter, mailOut, replyWatches } = services;
   const { listHealth, ownerConsole, readers, assistant, auditDeleted } = services;
   app.decorate("readers", readers);
+  app.decorate("wakeOutbox", mailOut.wake);
   // The pages the beacon may count: the built site's, not the console's or the 404 page.
   const isPage = (address: string) =>
     Boolean(siteFiles.get(address)?.file.endsWith(".html")) &&

@@ -3,8 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
-import { runAdmin } from "../../server/cli/run-admin.ts";
-import { type AdminRun, admin, adminEnv } from "./support/admin.ts";
+import { type AdminRun, admin, adminAt, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -22,19 +21,18 @@ async function answering(
   env: Record<string, string>,
   ...argv: string[]
 ): Promise<AdminRun & { asked: string[] }> {
-  let stdout = "";
-  let stderr = "";
   const asked: string[] = [];
-  const code = await runAdmin(argv, {
-    env,
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    confirm: async (question) => {
-      asked.push(question);
-      return answer;
+  const run = await adminAt(
+    {
+      env,
+      confirm: async (question) => {
+        asked.push(question);
+        return answer;
+      },
     },
-  });
-  return { code, stdout, stderr, asked };
+    argv,
+  );
+  return { ...run, asked };
 }
 
 describe("the command line's help and messages", () => {

@@ -1,5 +1,6 @@
+import type { AdminIo } from "../../../server/cli/command.ts";
 import { runAdmin } from "../../../server/cli/run-admin.ts";
-import { siteUrl, type TestApp } from "./test-app.ts";
+import { siteUrl, type TestApp, wakeOutboxes } from "./test-app.ts";
 
 export type AdminRun = { code: number; stdout: string; stderr: string };
 
@@ -13,15 +14,27 @@ export function adminEnv(t: Pick<TestApp, "databaseUrl" | "dataDir">): Record<st
   };
 }
 
-/** Runs `npm run admin -- <argv>` in this process, capturing what it prints. */
-export async function admin(env: Record<string, string>, ...argv: string[]): Promise<AdminRun> {
+/**
+ * Runs `npm run admin -- <argv>` in this process, capturing what it prints;
+ * then the running apps' outboxes look for the mail it may have queued.
+ */
+export function admin(env: Record<string, string>, ...argv: string[]): Promise<AdminRun> {
+  return adminAt({ env }, argv);
+}
+
+/** `admin` with more of what a terminal gives: `confirm` answers the questions it asks. */
+export async function adminAt(
+  io: Pick<AdminIo, "env" | "confirm">,
+  argv: string[],
+): Promise<AdminRun> {
   let stdout = "";
   let stderr = "";
   const code = await runAdmin(argv, {
-    env,
+    ...io,
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
   });
+  wakeOutboxes();
   return { code, stdout, stderr };
 }
 

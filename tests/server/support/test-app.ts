@@ -114,6 +114,17 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
+/** The outboxes of the apps running in this process, woken after a command (support/admin.ts). */
+const outboxes = new Set<() => void>();
+
+/**
+ * Has every running app look for mail now: what the command line queued,
+ * instead of at its next poll, a second later.
+ */
+export function wakeOutboxes() {
+  for (const wake of outboxes) wake();
+}
+
 /**
  * A built app on a fresh SQLite file or a fresh PostgreSQL database (migrated
  * already, unless `emptyDatabase` or, on SQLite, a `dataDir` is given). Databases this creates are dropped by
@@ -165,9 +176,10 @@ export async function startTestApp(
     catalog: testCatalog,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     logger: options.logger ?? false,
-    // Rows this app queues wake its outbox, and a retry wakes it when due: the
-    // polling finds only rows other processes queue, and rows a moved clock
-    // (`mail.clock`) makes due, which tests wait for.
+    // Rows this app queues wake its outbox, and a retry wakes it when due, as
+    // does a command run with `admin` (support/admin.ts): the polling finds
+    // only rows other processes queue, and rows a moved clock (`mail.clock`)
+    // makes due, which tests wait for.
     mail: { pollMs: options.mail?.clock ? 200 : 1000, retryBaseMs: 50, ...options.mail },
     ...(options.scheduleEveryMs ? { scheduleEveryMs: options.scheduleEveryMs } : {}),
     // Hundreds of requests at once on a loaded 2-core machine queue for the
@@ -182,6 +194,7 @@ export async function startTestApp(
       ? { privateInboxesAllowed: options.privateInboxesAllowed }
       : {}),
   });
+  outboxes.add(app.wakeOutbox);
   const formTokens = createFormTokens(resolveCookieSecret(config));
   const commentTokens = createCommentFormTokens(resolveCookieSecret(config), 0);
   // As the page's form sends it, once a person had time to write.
@@ -202,6 +215,7 @@ export async function startTestApp(
     commentToken,
     formToken: () => formTokens.issue(Date.now() - 5000),
     async close() {
+      outboxes.delete(app.wakeOutbox);
       await app.close();
       if (ownsDatabase && databaseUrl) await dropDatabase(databaseUrl);
       rmSync(scratch, { recursive: true, force: true });
