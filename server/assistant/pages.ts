@@ -109,7 +109,10 @@ export const assistantPages: FastifyPluginAsync<{
     keyGenerator: (request) => `assistant-page:${addressScope(request.ip)}`,
   });
 
-  acceptForms(app, 4096);
+  // The question and the one before it, each of up to questionMax characters
+  // that may take 9 bytes once the form encodes them (a 3-byte character,
+  // percent-encoded), and the page asked from.
+  acceptForms(app, 2 * limits.questionMax * 9 + 1024);
 
   /** The service page the form was sent from, when it names one the site offers. */
   const askedFrom = (request: FastifyRequest): AskedFrom => {

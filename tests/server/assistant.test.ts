@@ -275,6 +275,24 @@ describe.each(backends)("the assistant on %s", (backend) => {
     expect(elsewhere.statusCode).toBe(403);
   });
 
+  it("reads the longest question the form takes, in any script, with the one before it", async () => {
+    // 500 characters of Devanagari are 4,500 bytes once the form encodes them.
+    const longest = "क".repeat(500);
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      remoteAddress: "10.1.0.32",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({
+        question: longest,
+        previous: longest,
+        from: "dfmea",
+      }).toString(),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(dom(response.body).querySelector("blockquote")?.textContent).toBe(longest);
+  });
+
   it("keeps the service page a question was asked on when the form is refused", async () => {
     const ask = async (app: TestApp["app"], fields: Record<string, string>, ip: string) => {
       const response = await app.inject({
