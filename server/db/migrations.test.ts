@@ -155,6 +155,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "033-reader-view-counts.ts",
     "edb4642846c8dae1649ca20796d3f34425e9a3a721893763e174fd4a56309e9b",
   ],
+  [
+    "034_reader_rows_by_key",
+    "034-reader-rows-by-key.ts",
+    "dc30c3c9501ec9424afadc1ef06ebe634b672911b3ac25abd689c8901924da2a",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -27,6 +27,7 @@ import { conversionDays } from "./migrations/030-conversion-days.ts";
 import { conversionCounts } from "./migrations/031-conversion-counts.ts";
 import { readingNow } from "./migrations/032-reading-now.ts";
 import { readerViewCounts } from "./migrations/033-reader-view-counts.ts";
+import { readerRowsByKey } from "./migrations/034-reader-rows-by-key.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -69,5 +70,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "031_conversion_counts": conversionCounts(kind),
     "032_reading_now": readingNow(kind),
     "033_reader_view_counts": readerViewCounts(kind),
+    "034_reader_rows_by_key": readerRowsByKey(kind),
   };
 }

@@ -74,6 +74,20 @@ async function inSteps<T>(
   }
 }
 
+/**
+ * Rows sorted by their key, the values at `key`'s indexes joined and compared
+ * as strings are in JavaScript (code units; for the ASCII of days and hashes,
+ * PostgreSQL's "C" order). Every instance writes in this order, so two adding
+ * to the same rows wait for each other, never deadlock on PostgreSQL, and the
+ * rows a write adds lie in their key's order, not the order their readers came in.
+ */
+function byKey<T extends unknown[]>(rows: T[], ...key: number[]): T[] {
+  return rows
+    .map((row) => [key.map((index) => row[index]).join("\u0000"), row] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, row]) => row);
+}
+
 /** "Reading now" is a view in the last 30 minutes. */
 export const readingNowMs = 30 * 60_000;
 
@@ -143,16 +157,20 @@ export function createReadersRepository(store: Store) {
             ["country"],
             ["device"],
           ],
-          batch.visits.map((visit) => [
-            visit.day,
-            visit.reader,
-            visit.entryPath,
-            visit.source,
-            visit.medium,
-            visit.campaign,
-            visit.country,
-            visit.device,
-          ]),
+          byKey(
+            batch.visits.map((visit) => [
+              visit.day,
+              visit.reader,
+              visit.entryPath,
+              visit.source,
+              visit.medium,
+              visit.campaign,
+              visit.country,
+              visit.device,
+            ]),
+            0,
+            1,
+          ),
           ["day", "reader"],
         );
         // A view is one more in the count of its day, page and reader: no row
@@ -173,30 +191,37 @@ export function createReadersRepository(store: Store) {
           else perReader.set(key, [view.day, view.reader, 1]);
           if ((lastSeen.get(view.reader) ?? "") < view.at) lastSeen.set(view.reader, view.at);
         }
-        // In the key's order, so that two instances adding to the same counts
-        // wait for each other, never deadlock.
-        const pageCounts = [...perPage]
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([, row]) => row);
-        await inSteps(pageCounts, (step) =>
+        await inSteps(byKey([...perPage.values()], 0, 1, 2), (step) =>
           sql`insert into reader_views (day, path, reader, views)
             ${unpacked(store.kind, [["day"], ["path"], ["reader"], ["views", "integer"]], step)}
             on conflict (day, path, reader)
             do update set views = reader_views.views + excluded.views`.execute(trx),
         );
-        await inSteps([...perReader.values()], (step) =>
-          sql`with added (day, reader, views) as (
+        await inSteps(byKey([...perReader.values()], 0, 1), async (step) => {
+          const added = sql`with added (day, reader, views) as (
               ${unpacked(store.kind, [["day"], ["reader"], ["views", "integer"]], step)}
-            )
-            update reader_visits set views = reader_visits.views + added.views
+            )`;
+          // PostgreSQL updates the rows in whatever order its plan meets them:
+          // they are locked first, in the key's order (one row back, not a step's).
+          if (store.kind === "postgres")
+            await sql`${added} select count(*) from (
+                select 1 from reader_visits v join added a on v.day = a.day and v.reader = a.reader
+                order by v.day collate "C", v.reader collate "C" for update of v
+              ) as locked`.execute(trx);
+          await sql`${added} update reader_visits set views = reader_visits.views + added.views
             from added where reader_visits.day = added.day and reader_visits.reader = added.reader`.execute(
             trx,
-          ),
-        );
+          );
+        });
         await insert(
           "reader_reads",
           [["day"], ["reader"], ["path"]],
-          batch.reads.map((read) => [read.day, read.reader, read.path]),
+          byKey(
+            batch.reads.map((read) => [read.day, read.reader, read.path]),
+            0,
+            2,
+            1,
+          ),
           ["day", "path", "reader"],
         );
         // A conversion is one more in its day's count by its kind and its

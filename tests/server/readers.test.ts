@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { readersReportSchema } from "../../contract/readers.ts";
-import { migrateToLatest } from "../../server/db/store.ts";
+import { migrateToLatest, openStore } from "../../server/db/store.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { createReadersRepository } from "../../server/readers/repository.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
@@ -424,6 +427,105 @@ describe.each(backends)("views kept before on %s", (backend) => {
   });
 });
 
+describe.each(backends)("visits and engaged reads on %s", (backend) => {
+  it("kept before and written after lie in their key's order, with no rowid and no trace of the visits' start times", async () => {
+    const scratch = await scratchStore(backend);
+    try {
+      const { db } = scratch.store;
+      // Before migration 032 dropped the visits' start times.
+      await scratch.migrateTo("031_conversion_counts");
+      const started = "2026-12-01T09:41:07.123Z";
+      await sql`insert into reader_visits (day, reader, started_at, entry_path, source, medium, campaign, country, device, views)
+        values ('2026-12-01', 'c-reader', ${started}, '/services', 'LinkedIn', '', '', 'IN', 'mobile', 1),
+          ('2026-12-01', 'a-reader', ${started}, '/science', 'Direct', '', '', 'GB', 'desktop', 3)`.execute(
+        db,
+      );
+      await sql`insert into reader_reads (day, reader, path)
+        values ('2026-12-01', 'a-reader', '/science/soap'), ('2026-12-01', 'c-reader', '/science')`.execute(
+        db,
+      );
+      await migrateToLatest(scratch.store);
+      // The next day's, as an instance writes them: met in another order than the key's.
+      const visit = (reader: string, entryPath: string) => ({
+        day: "2026-12-02",
+        reader,
+        entryPath,
+        source: "Direct",
+        medium: "",
+        campaign: "",
+        country: "GB",
+        device: "desktop",
+      });
+      await createReadersRepository(scratch.store).write({
+        visits: [visit("z-reader", "/science"), visit("b-reader", "/services")],
+        views: [],
+        reads: [
+          { day: "2026-12-02", reader: "z-reader", path: "/science" },
+          { day: "2026-12-02", reader: "b-reader", path: "/science" },
+        ],
+        conversions: [],
+      });
+
+      // Read as stored, with no `order by`.
+      const visits = await sql<Record<string, unknown>>`select * from reader_visits`.execute(db);
+      const stored = (
+        day: string,
+        reader: string,
+        entry: string,
+        source: string,
+        views: number,
+      ) => ({
+        day,
+        reader,
+        entry_path: entry,
+        source,
+        medium: "",
+        campaign: "",
+        country: source === "LinkedIn" ? "IN" : "GB",
+        device: source === "LinkedIn" ? "mobile" : "desktop",
+        views,
+      });
+      expect(visits.rows).toEqual([
+        stored("2026-12-01", "a-reader", "/science", "Direct", 3),
+        stored("2026-12-01", "c-reader", "/services", "LinkedIn", 1),
+        stored("2026-12-02", "b-reader", "/services", "Direct", 0),
+        stored("2026-12-02", "z-reader", "/science", "Direct", 0),
+      ]);
+      const reads = await sql<Record<string, unknown>>`select * from reader_reads`.execute(db);
+      expect(reads.rows).toEqual([
+        { day: "2026-12-01", reader: "c-reader", path: "/science" },
+        { day: "2026-12-01", reader: "a-reader", path: "/science/soap" },
+        { day: "2026-12-02", reader: "b-reader", path: "/science" },
+        { day: "2026-12-02", reader: "z-reader", path: "/science" },
+      ]);
+      if (backend === "sqlite") {
+        // SQLite's rowid would number them as first written.
+        await expect(sql`select rowid from reader_visits`.execute(db)).rejects.toThrow();
+        await expect(sql`select rowid from reader_reads`.execute(db)).rejects.toThrow();
+      } else {
+        // PostgreSQL's `drop column` left the start times' bytes in every row
+        // on disk: none is there now. The rows as the pages hold them, each
+        // found by its reader's hash.
+        await sql`create extension if not exists pageinspect`.execute(db);
+        const tuples = await sql<{ data: Buffer }>`select t_data as data
+          from generate_series(0, pg_relation_size('reader_visits') / 8192 - 1) as page,
+            heap_page_items(get_raw_page('reader_visits', page::int))
+          where t_data is not null`.execute(db);
+        expect(tuples.rows).toHaveLength(4);
+        expect(tuples.rows.every((row) => row.data.includes("-reader"))).toBe(true);
+        // A timestamptz on disk: microseconds since 2000, as the machine writes an int64.
+        const time = Buffer.alloc(8);
+        time.writeBigInt64LE(
+          BigInt((Date.parse(started) - Date.parse("2000-01-01T00:00:00Z")) * 1000),
+        );
+        expect(tuples.rows.filter((row) => row.data.includes(time))).toEqual([]);
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
 describe.each(backends)("two enquiries of one day on %s", (backend) => {
   let t: TestApp;
   const clock = movableClock();
@@ -795,5 +897,85 @@ describe("readers on PostgreSQL with two instances", () => {
       [past],
     );
     expect(total.map((row) => [Number(row.views), Number(row.visitors)])).toEqual([[40, 20]]);
+  });
+});
+
+describe("two instances adding views to the same visits on PostgreSQL", () => {
+  it("take the visits in the key's order: one waits for the other, and neither deadlocks", async () => {
+    const databaseUrl = await createDatabase(
+      inject("postgresUrl"),
+      "ewe_test",
+      inject("postgresTemplate"),
+    );
+    const stores = [
+      await openStore({ kind: "postgres", connectionString: databaseUrl }),
+      await openStore({ kind: "postgres", connectionString: databaseUrl }),
+    ];
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    try {
+      const [a, b] = stores.map(createReadersRepository);
+      if (!a || !b) throw new Error("two stores");
+      const day = "2026-12-01";
+      const visit = (reader: string) => ({
+        day,
+        reader,
+        entryPath: "/science",
+        source: "Direct",
+        medium: "",
+        campaign: "",
+        country: "GB",
+        device: "desktop",
+      });
+      await a.write({ visits: [visit("r1"), visit("r2")], views: [], reads: [], conversions: [] });
+      // Analysed, as autovacuum leaves a table: PostgreSQL then finds these few
+      // visits from the write's rows, in the order the write gives them.
+      await holder.query("analyze reader_visits");
+      /** Until `count` connections to the database wait for a lock (10 s at most). */
+      const waiting = async (count: number) => {
+        for (let tries = 0; tries < 1000; tries++) {
+          // Read afresh: inside a transaction, the first read is kept until its end.
+          await holder.query("select pg_stat_clear_snapshot()");
+          const found = await holder.query(
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+          );
+          if (found.rows[0]?.n >= count) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        throw new Error(`${count} connections never waited for a lock`);
+      };
+      /** Each reader's view of `path` in one write, met in the order given. */
+      const write = (repository: typeof a, path: string, readers: string[]) =>
+        repository
+          .write({
+            visits: [],
+            views: readers.map((reader) => ({ day, at: `${day}T12:00:00.000Z`, reader, path })),
+            reads: [],
+            conversions: [],
+          })
+          .then(
+            () => "written",
+            (error: unknown) => String(error),
+          );
+      // Another transaction holds r1's visit; instance a met r1 first, then b met r2 first.
+      await holder.query("begin");
+      await holder.query("select 1 from reader_visits where reader = 'r1' for update");
+      const first = write(a, "/science", ["r1", "r2"]);
+      await waiting(1);
+      const second = write(b, "/services", ["r2", "r1"]);
+      await waiting(2);
+      // a goes first; b, which waits for r1 too, holds nothing a needs next.
+      await holder.query("commit");
+      expect(await Promise.all([first, second])).toEqual(["written", "written"]);
+      const views = await holder.query("select reader, views from reader_visits order by reader");
+      expect(views.rows).toEqual([
+        { reader: "r1", views: 2 },
+        { reader: "r2", views: 2 },
+      ]);
+    } finally {
+      await holder.end();
+      for (const store of stores) await store.close();
+      await dropDatabase(databaseUrl);
+    }
   });
 });
