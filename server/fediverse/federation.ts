@@ -210,13 +210,19 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
       username.toLowerCase() === handle.toLowerCase() ? siteActor : null,
     );
 
-  // Who follows the site is theirs to tell: the collection answers with its
-  // size only, and Fedify reads the list itself to deliver, as it sends. A
+  // Who follows the site is theirs to tell: the collection is refused to a
+  // request, and Fedify reads the list itself to deliver, as it sends. A
   // follower whose inbox is refused (kept before Follows were checked) follows
   // no more; one whose server's name is not found now is only skipped.
   federation
-    .setFollowersDispatcher(paths.followers, async (_ctx, identifier) => {
+    .setFollowersDispatcher(paths.followers, async (ctx, identifier) => {
       if (identifier !== siteActor) return null;
+      // Fedify reads the list before `authorize` refuses it: a request for it
+      // reads nothing and looks no server up (a send's context is the site's).
+      const asked = "request" in ctx && ctx.request instanceof Request ? ctx.request.url : "";
+      if (URL.parse(asked)?.pathname === ctx.getFollowersUri(siteActor).pathname) {
+        return { items: [] };
+      }
       const stored = await repository.followers();
       const followers = stored.map((follower) => ({
         id: new URL(follower.actorId),

@@ -190,6 +190,23 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
       `${named}/users/fine`,
       `${named}/users/ok`,
     ]);
+
+    // Anyone may ask for the followers' list, which is the site's to keep: the
+    // answer refuses it before looking any follower's server up or warning of one.
+    lookups.length = 0;
+    const logged = logs.lines.length;
+    for (const query of ["", "?base-url=http://gone.invalid/", "?cursor=0"]) {
+      const asked = await t.app.inject({
+        url: `/fediverse/actors/site/followers${query}`,
+        headers: { accept: "application/activity+json" },
+      });
+      expect(asked.statusCode, query).toBe(401);
+    }
+    expect(lookups).toEqual([]);
+    const warnings = logs.lines
+      .slice(logged)
+      .filter((line) => (line.level ?? 0) >= 40 && !line.fedify);
+    expect(warnings).toEqual([]);
   });
 
   /** A server of writers' accounts, and the owner's answer to Jo's post there, sent before. */
