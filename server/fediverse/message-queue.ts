@@ -114,13 +114,20 @@ export function createMessageQueue(
             taken = undefined;
           }
           if (taken) {
+            // Fedify retries its own messages by queueing them again; the
+            // site's, failed (its database unreachable), is left to be taken
+            // again when its lease ends.
+            let kept = false;
             try {
               const message = JSON.parse(taken.message);
               const own = takeBackSchema.safeParse(message);
+              kept = own.success;
               await (own.success ? takeBack(own.data) : handler(message));
+              kept = false;
             } catch (error) {
               log.error({ err: error }, "a Fediverse queue message failed");
             }
+            if (kept) continue;
             await db
               .deleteFrom("fediverse_queue")
               .where("id", "=", taken.id as number)

@@ -292,6 +292,52 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     expect(deletions()).toEqual(["/users/jo/inbox"]);
   });
 
+  it("sends the Deletes of a take-back that failed, its database out of reach a moment, when its lease ends", {
+    timeout: 240_000,
+  }, async () => {
+    const { accounts, answered, erase, deletions } = await joAnswered();
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    closing.push(() => vi.useRealTimers());
+    const { t, logs } = await siteFollowedBy([], answered);
+    await waitFor(
+      async () =>
+        (await runSql(t, "select 1 from fediverse_published where path = '/science/soap'")).length >
+        0,
+      { timeoutMs: 60_000, what: "the item recorded" },
+    );
+    // A follower whose server keeps a copy; then the erasure, and the followers out of reach.
+    await runSql(
+      t,
+      "insert into fediverse_followers (actor_id, handle, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?)",
+      [
+        `${accounts.base}/users/ok`,
+        "@ok@remote",
+        `${accounts.base}/users/ok/inbox`,
+        `${accounts.base}/inbox`,
+        `${accounts.base}/users/ok#follow`,
+        new Date().toISOString(),
+      ],
+    );
+    await erase(t);
+    await runSql(t, "alter table fediverse_followers rename to fediverse_followers_away");
+    vi.advanceTimersByTime(60_000);
+    const failed = "a Fediverse queue message failed";
+    await waitFor(async () => logs.lines.some((line) => line.msg === failed), {
+      timeoutMs: 120_000,
+      what: "the take-back failed",
+    });
+    await runSql(t, "alter table fediverse_followers_away rename to fediverse_followers");
+    // Its lease ends.
+    await runSql(t, "update fediverse_queue set taken_until = ? where message like ?", [
+      new Date(Date.now() - 1000).toISOString(),
+      "%ewe:take-back%",
+    ]);
+    await waitFor(async () => deletions().includes("/inbox") && (await queueEmpty(t)), {
+      timeoutMs: 60_000,
+      what: "the answer's Delete at the follower's server, and the queue empty",
+    });
+  });
+
   it("neither keeps nor answers a Follow from an account whose inbox is private", {
     timeout: 240_000,
   }, async () => {
