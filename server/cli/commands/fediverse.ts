@@ -42,9 +42,11 @@ brings anything back; then its comments and replies are deleted as a
 reader's own deletion does (open pages update live, a comment with others'
 replies under it keeps its place as "Comment deleted"), with their pictures
 and handles, and its follow, likes, boosts, webmentions and the copy of its
-profile and keys. The block stays until "fediverse unblock". Exit code 3
-when the comment did not come from the Fediverse, or when nothing was left
-and the account was blocked already.
+profile and keys. Your answers to it stay here and leave the Fediverse, a
+Delete of each naming nobody: the command queues them, and a running server
+sends them within a minute, or the next to start does. The block stays
+until "fediverse unblock". Exit code 3 when the comment did not come from
+the Fediverse, or when nothing was left and the account was blocked already.
 
   --comment ID   a comment the account wrote`,
   },
