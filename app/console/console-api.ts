@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import { flushSync } from "react-dom";
 import { toast } from "sonner";
 import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
@@ -53,6 +53,9 @@ type ConsoleRead = Extract<ConsoleRoute, `GET ${string}`> | "POST /admin/subscri
  * read of the route in flight is abandoned and made again, the one a search
  * typed meanwhile started included, never joined; `reload` resolves once the
  * new answer has arrived (docs/architecture.md, "Live updates").
+ *
+ * An answer that takes the focused element off the page (a search's that
+ * lands late, a live event's) gives the focus where useBusy would.
  */
 export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>) {
   const queryClient = useQueryClient();
@@ -66,6 +69,9 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
     () => readAgain(queryClient, { queryKey: [route] }),
     [queryClient, route],
   );
+  // Where the focus is as a new answer renders, before React changes the page.
+  const focused = useMemo(() => query.data && placesOf(pressedButton()), [query.data]);
+  useLayoutEffect(() => refocus(focused ?? []), [focused]);
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError
     ? { state: "failed", message: query.error.message }
     : query.data === undefined
@@ -106,41 +112,47 @@ export async function act<T>(
  * Whether a write of some controls is running, and `busyWhile(write, to)`,
  * which marks it so while `write` (an `act`, its reload included) runs: the
  * controls are disabled then, and the pressed one (a confirmation's: its
- * dialog's button) drops the focus to the page. Once it has run, if the focus
- * is still on the page, the pressed button takes it back; gone or disabled,
- * what `to` gives (a reply just posted), else the element that took its place,
- * else its nearest neighbour left (the next, else the one before), and so on
- * outwards: the next item of a list whose item went, or what replaced the list
- * (its empty line). An item that came into a list meanwhile (a live event)
- * never takes the place of one that went.
+ * dialog's button) drops the focus to the page. Once it has run, the focus
+ * goes as `refocus` says, from the pressed button.
  */
 export function useBusy() {
   const [busy, setBusy] = useState(false);
   async function busyWhile(write: () => Promise<unknown>, to?: () => Element | null) {
-    const pressed = pressedButton();
-    const places = placesOf(pressed);
+    const places = placesOf(pressedButton());
     setBusy(true);
     await write();
     flushSync(() => setBusy(false));
     // The reload's answer reaches the view a task after it arrived (TanStack's notifyManager).
     await new Promise((resolve) => setTimeout(resolve));
-    if (document.activeElement !== document.body) return;
-    for (const each of [pressed, to?.()]) {
-      const target = each?.isConnected && focusIn(each);
-      if (target) return target.focus();
-    }
-    for (const [at, { node, parent, others, before }] of places.entries()) {
-      if (at > 0 && node.isConnected) return;
-      const came = node.matches("li, tr")
-        ? []
-        : [...parent.children].filter((each) => !before.has(each));
-      for (const each of [...came, ...others]) {
-        const target = each.isConnected && focusIn(each);
-        if (target) return target.focus();
-      }
-    }
+    refocus(places, to);
   }
   return [busy, busyWhile] as const;
+}
+
+/**
+ * If the focus has fallen to the page, gives it back to the element `places`
+ * were taken of (placesOf); gone or disabled, to what `to` gives (a reply just
+ * posted), else to the element that took its place, else to its nearest
+ * neighbour left (the next, else the one before), and so on outwards: the
+ * next item of a list whose item went, or what replaced the list (its empty
+ * line). An item that came into a list meanwhile (a live event, a search's
+ * answer) takes the place of one that went only when none of the others is left.
+ */
+function refocus(places: ReturnType<typeof placesOf>, to?: () => Element | null) {
+  if (document.activeElement !== document.body) return;
+  for (const each of [places[0]?.node, to?.()]) {
+    const target = each?.isConnected && focusIn(each);
+    if (target) return target.focus();
+  }
+  for (const [at, { node, parent, others, before }] of places.entries()) {
+    if (at > 0 && node.isConnected) return;
+    const came = [...parent.children].filter((each) => !before.has(each));
+    const item = node.matches("li, tr");
+    for (const each of item ? [...others, ...came] : [...came, ...others]) {
+      const target = each.isConnected && focusIn(each);
+      if (target) return target.focus();
+    }
+  }
 }
 
 /** The focused element, or the button that opened the dialog it is in. */
