@@ -31,17 +31,15 @@ function EnquiryCard({ enquiry, changed }: { enquiry: Enquiry; changed: () => Pr
   function sendAnswer(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (answer.trim() === "" || sending) return;
-    // Sent, Send answer stays disabled until more is written: the field takes the focus.
     const field = event.currentTarget.querySelector("textarea");
-    void busyWhile(() =>
-      act(
-        async () => {
-          await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
-          setAnswer("");
-        },
-        `Answer to ${enquiry.name} queued`,
-        () => changed().then(() => field?.focus()),
-      ),
+    const send = async () => {
+      await consoleApi("POST /admin/enquiries/:id/answers", { params, body: { body: answer } });
+      setAnswer("");
+    };
+    // Sent, Send answer stays disabled until more is written: the field takes the focus.
+    void busyWhile(
+      () => act(send, `Answer to ${enquiry.name} queued`, changed),
+      () => field,
     );
   }
 
