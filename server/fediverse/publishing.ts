@@ -45,6 +45,13 @@ type Sender = {
 const site = { identifier: siteActor };
 const toFollowers = { preferSharedInbox: true } as const;
 
+/**
+ * An answer's Create, Update and Delete reach each server in the order they
+ * were queued, one at a time (message-queue.ts): a Delete never overtakes
+ * the Create of an answer deleted just after it was sent.
+ */
+const inOrder = (note: URL) => ({ orderingKey: note.href });
+
 /** A context on the site's own address, which can give its actor and objects. */
 const contextOf = ({ federation, siteUrl }: Sender) =>
   federation.createContext(new Request(new URL(siteUrl)), undefined);
@@ -130,7 +137,7 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   const ctx = contextOf(sender);
   const note = await ctx.getObject(Note, { id: String(commentId) });
   const [answered, writer] = [note?.replyTargetId, note?.ccId];
-  if (!note || !answered || !writer) return false;
+  if (!note?.id || !answered || !writer) return false;
   // Sent once: a record made before writers were kept names the answered Note alone.
   const before = await sender.repository.sent(notePath(commentId));
   if (before?.digest.split(" ")[0] === answered.href) return false;
@@ -140,13 +147,13 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
   if ((await sender.deliverable(recipient as Recipient)) !== "allowed") return false;
   const create = new Create({
-    ...fromSite(ctx, "create", note.id ?? undefined),
+    ...fromSite(ctx, "create", note.id),
     to: PUBLIC_COLLECTION,
     cc: recipient.id,
     object: note,
     published: instant(),
   });
-  await ctx.sendActivity(site, recipient as Recipient, create);
+  await ctx.sendActivity(site, recipient as Recipient, create, inOrder(note.id));
   sender.log.info(
     { comment: commentId, to: writer.href },
     "the owner's reply was sent to the Fediverse",
@@ -168,7 +175,7 @@ export async function sendOwnerReplyEdit(sender: Sender, commentId: number, writ
   const recipient = { id: new URL(writer.actorId), inboxId: new URL(writer.inbox) };
   const to = { to: PUBLIC_COLLECTION, cc: recipient.id };
   const update = new Update({ ...fromSite(ctx, "update", note.id), ...to, object: note });
-  await ctx.sendActivity(site, recipient, update);
+  await ctx.sendActivity(site, recipient, update, inOrder(note.id));
   const logged = { comment: commentId, to: writer.actorId };
   sender.log.info(logged, "the owner's edited reply was sent to the Fediverse");
 }
@@ -189,9 +196,9 @@ export async function sendOwnerReplyDeletion(
   const deletion = new Delete({ ...fromSite(ctx, "delete", id), ...everyone(ctx), object });
   if (writer) {
     const recipient = { id: new URL(writer.actorId), inboxId: new URL(writer.inbox) };
-    await ctx.sendActivity(site, recipient, deletion);
+    await ctx.sendActivity(site, recipient, deletion, inOrder(id));
   }
-  await ctx.sendActivity(site, "followers", deletion, toFollowers);
+  await ctx.sendActivity(site, "followers", deletion, { ...toFollowers, ...inOrder(id) });
   sender.log.info({ comment: commentId }, "the owner's reply was taken back from the Fediverse");
 }
 

@@ -139,14 +139,17 @@ export function createFediverse(options: FediverseOptions) {
     };
   }
 
-  // What another process queued (the command line's erasure) loads Fedify, which sends it.
+  // What another process queued (the command line's erasure) loads Fedify, which sends it;
+  // checked once a minute until Fedify has loaded, a failed load tried again at the next.
   const polling = setInterval(() => {
     void queue
       .getDepth()
       .then(async ({ queued }) => {
         if (queued > 0) await federation();
       })
-      .catch((error: unknown) => log.warn({ err: error }, "the Fediverse queue was not read"));
+      .catch((error: unknown) =>
+        log.warn({ err: error }, "the Fediverse queue waits: tried again in a minute"),
+      );
   }, 60_000);
   polling.unref();
 
@@ -157,7 +160,6 @@ export function createFediverse(options: FediverseOptions) {
       import("./logging.ts"),
     ]);
     sendFedifyLogsTo(log);
-    clearInterval(polling);
     const made = await createSiteFederation({
       ...options,
       kv,
@@ -183,6 +185,7 @@ export function createFediverse(options: FediverseOptions) {
         .startQueue(undefined, { signal: stopping.signal })
         .catch((error: unknown) => log.error({ err: error }, "the Fediverse queue stopped"));
     }
+    clearInterval(polling);
     return made;
   });
 

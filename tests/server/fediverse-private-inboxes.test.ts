@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, inject, it, vi } from "vitest";
+import * as federationModule from "../../server/fediverse/federation.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -249,6 +250,22 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     };
   }
 
+  /**
+   * A running site that nobody follows, so its start records the item, sends
+   * nothing and leaves Fedify unloaded; `before` runs on its database first.
+   * Its look at the queue, once a minute, comes as the test advances the clock.
+   */
+  async function siteNotLoaded(before: Parameters<typeof siteFollowedBy>[1]) {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    closing.push(() => vi.useRealTimers());
+    const site = await siteFollowedBy([], before);
+    const recorded = async () =>
+      (await runSql(site.t, "select 1 from fediverse_published where path = '/science/soap'"))
+        .length > 0;
+    await waitFor(recorded, { timeoutMs: 60_000, what: "the item recorded" });
+    return site;
+  }
+
   it("sends the Deletes of an erasure the command line made while no server ran, once, when one starts", {
     timeout: 240_000,
   }, async () => {
@@ -273,14 +290,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     timeout: 240_000,
   }, async () => {
     const { answered, erase, deletions } = await joAnswered();
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    closing.push(() => vi.useRealTimers());
-    // Nobody follows: the start records the item, and sends nothing.
-    const { t } = await siteFollowedBy([], answered);
-    const recorded = async () =>
-      (await runSql(t, "select 1 from fediverse_published where path = '/science/soap'")).length >
-      0;
-    await waitFor(recorded, { timeoutMs: 60_000, what: "the item recorded" });
+    const { t } = await siteNotLoaded(answered);
     await erase(t);
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(deletions()).toEqual([]);
@@ -292,19 +302,37 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     expect(deletions()).toEqual(["/users/jo/inbox"]);
   });
 
+  it("looks at the queue again a minute after Fedify failed to load, and then sends what waits", {
+    timeout: 240_000,
+  }, async () => {
+    const { answered, erase, deletions } = await joAnswered();
+    const { t, logs } = await siteNotLoaded(answered);
+    await erase(t);
+    // Its first load fails (as a module that cannot be read would).
+    const loading = vi
+      .spyOn(federationModule, "createSiteFederation")
+      .mockRejectedValueOnce(new Error("Fedify did not load"));
+    closing.push(() => loading.mockRestore());
+    vi.advanceTimersByTime(60_000);
+    const waits = "the Fediverse queue waits: tried again in a minute";
+    await waitFor(async () => logs.lines.some((line) => line.msg === waits), {
+      timeoutMs: 120_000,
+      what: "the failed load logged",
+    });
+    expect(deletions()).toEqual([]);
+    vi.advanceTimersByTime(60_000);
+    await waitFor(async () => deletions().length === 1 && (await queueEmpty(t)), {
+      timeoutMs: 120_000,
+      what: "the answer's Delete at Jo's server, and the queue empty",
+    });
+    expect(loading).toHaveBeenCalledTimes(2);
+  });
+
   it("sends the Deletes of a take-back that failed, its database out of reach a moment, when its lease ends", {
     timeout: 240_000,
   }, async () => {
     const { accounts, answered, erase, deletions } = await joAnswered();
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    closing.push(() => vi.useRealTimers());
-    const { t, logs } = await siteFollowedBy([], answered);
-    await waitFor(
-      async () =>
-        (await runSql(t, "select 1 from fediverse_published where path = '/science/soap'")).length >
-        0,
-      { timeoutMs: 60_000, what: "the item recorded" },
-    );
+    const { t, logs } = await siteNotLoaded(answered);
     // A follower whose server keeps a copy; then the erasure, and the followers out of reach.
     await runSql(
       t,

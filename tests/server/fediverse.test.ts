@@ -122,15 +122,23 @@ async function remoteServer() {
   const delivered: { type?: string; object?: unknown }[] = [];
   /** Everything delivered, with the inbox it went to: an account's, or the server's shared `/inbox`. */
   const arrivals: { inbox: string; activity: { type?: string; object?: unknown } }[] = [];
+  /** What the server did, in order: each delivery's type as it came in, and as it was answered. */
+  const timeline: string[] = [];
+  /** While set, a delivery `held` matches is answered only once it is released. */
+  let held: { matches: (text: string) => boolean; released: Promise<void> } | undefined;
   const server: Server = createServer((request, response) => {
     const inbox = request.url ?? "";
     if (request.method === "POST" && /^(\/users\/\w+)?\/inbox$/.test(inbox)) {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const activity = JSON.parse(Buffer.concat(chunks).toString());
+      request.on("end", async () => {
+        const text = Buffer.concat(chunks).toString();
+        const activity = JSON.parse(text);
         arrivals.push({ inbox, activity });
+        timeline.push(`${activity.type} in`);
         if (inbox !== "/inbox") delivered.push(activity);
+        if (held?.matches(text)) await held.released;
+        timeline.push(`${activity.type} answered`);
         response.writeHead(202).end();
       });
       return;
@@ -196,6 +204,16 @@ async function remoteServer() {
     base,
     delivered,
     arrivals,
+    timeline,
+    /** Holds the answer to deliveries whose text `matches` until the function returned is called. */
+    hold: (matches: (text: string) => boolean) => {
+      let release = () => {};
+      held = { matches, released: new Promise((resolve) => (release = resolve)) };
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
     actor: (name: string) => `${base}/users/${name}`,
     /** The activity, signed by `name`'s key, as inject's request to the shared inbox. */
     signed: async (name: string, activity: Record<string, unknown>) =>
@@ -1050,6 +1068,48 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       ).toEqual([{ digest: "" }]);
       expect((await get(`/fediverse/notes/${id + 1000}`, activityJson)).statusCode).toBe(404);
     }
+  });
+
+  it("delivers the Delete of an answer deleted as it was sent only once its writer's server took its Create", {
+    timeout: 240_000,
+  }, async () => {
+    expect((await deeSays(2401, "Does soap kill germs?")).statusCode).toBe(202);
+    const question = await commentSaying("Does soap kill germs?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    // Dee's server is slow to take the answer: it answers its Create only when released.
+    const from = remote.timeline.length;
+    const release = remote.hold((text) => text.includes("It lifts them off."));
+    const answered = await owner.post(`/api/admin/comments/${question.id}/reply`, {
+      content: "It lifts them off.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const id = json(answered, commentResponseSchema).comment.id;
+    try {
+      await waitFor(async () => deliveredAbout(id).some(({ type }) => type === "Create"), {
+        timeoutMs: 120_000,
+        what: "the answer's Create at Dee's server",
+      });
+      expect((await owner.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
+      // The take-back is taken and its Deletes queued; Dee's server still holds the Create.
+      const takingBack = async () =>
+        (await runSql(t, "select 1 from fediverse_queue where message like ?", ["%ewe:take-back%"]))
+          .length > 0;
+      await waitFor(async () => !(await takingBack()), {
+        timeoutMs: 120_000,
+        what: "the take-back taken",
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    } finally {
+      release();
+    }
+    await waitFor(async () => deletionsOf(id).some(({ inbox }) => inbox === "/users/dee/inbox"), {
+      timeoutMs: 120_000,
+      what: "the answer's Delete at Dee's server",
+    });
+    const seen = remote.timeline.slice(from);
+    expect(seen.indexOf("Create answered")).toBeGreaterThanOrEqual(0);
+    expect(seen.indexOf("Delete in")).toBeGreaterThan(seen.indexOf("Create answered"));
   });
 
   it("sends the owner's edit of an answer to its writer's server as an Update, and nothing for an answer never sent", {
