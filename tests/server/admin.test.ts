@@ -123,7 +123,7 @@ describe("the admin command line's loading", () => {
     expect(loaded).toContain("server/cli/commands/portability.ts");
     expect(loaded.filter((file) => /^server\/cli\/handlers\//.test(file))).toEqual([]);
     expect(loaded).not.toContain("server/db/store.ts");
-    expect(loaded.some((file) => file.startsWith("node_modules/kysely/"))).toBe(false);
+    expect(loaded.some((file) => file.includes("node_modules/kysely/"))).toBe(false);
   });
 
   it("loads for export what the export needs, and nothing of the other commands", async () => {
@@ -151,7 +151,7 @@ describe("the admin command line's loading", () => {
       expect(loaded.filter((file) => file.startsWith(`server/${other}/`))).toEqual(needed);
     }
     for (const library of ["nodemailer", "fast-xml-parser", "csv-parse", "markdown-it"]) {
-      expect(loaded.filter((file) => file.startsWith(`node_modules/${library}/`))).toEqual([]);
+      expect(loaded.filter((file) => file.includes(`node_modules/${library}/`))).toEqual([]);
     }
   });
 
