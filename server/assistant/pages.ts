@@ -114,11 +114,19 @@ export const assistantPages: FastifyPluginAsync<{
   // percent-encoded), and the page asked from.
   acceptForms(app, 2 * limits.questionMax * 9 + 1024);
 
-  /** The service page the form was sent from, when it names one the site offers. */
+  /**
+   * The service page the question was asked on, when the site offers it: the form's
+   * `from`, or, when the body was not read (too large), the page the Referer names
+   * if it is this site's /services/<id>.
+   */
   const askedFrom = (request: FastifyRequest): AskedFrom => {
-    const id = formFields(request).get("from") ?? "";
+    const referer = URL.parse(request.headers.referer ?? "");
+    const id =
+      request.body instanceof URLSearchParams
+        ? formFields(request).get("from")
+        : referer?.origin === siteOrigin && /^\/services\/([^/]+)$/.exec(referer.pathname)?.[1];
     const title = id ? assistant.serviceTitle(id) : null;
-    return title ? { id, title } : null;
+    return title && id ? { id, title } : null;
   };
 
   errorPages(app, "assistant page failed", storeFailureOf, (status, _unwritable, request) =>

@@ -294,12 +294,21 @@ describe.each(backends)("the assistant on %s", (backend) => {
   });
 
   it("keeps the service page a question was asked on when the form is refused", async () => {
-    const ask = async (app: TestApp["app"], fields: Record<string, string>, ip: string) => {
+    const ask = async (
+      app: TestApp["app"],
+      fields: Record<string, string>,
+      ip: string,
+      referer?: string,
+    ) => {
       const response = await app.inject({
         method: "POST",
         url: "/services/assistant",
         remoteAddress: ip,
-        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        headers: {
+          origin: siteUrl,
+          "content-type": "application/x-www-form-urlencoded",
+          ...(referer === undefined ? {} : { referer }),
+        },
         payload: new URLSearchParams(fields).toString(),
       });
       const page = dom(response.body);
@@ -328,6 +337,57 @@ describe.each(backends)("the assistant on %s", (backend) => {
       from: undefined,
       back: undefined,
     });
+    // The form's page wins over the Referer's.
+    expect(
+      await ask(
+        t.app,
+        { question: "", from: "dfmea" },
+        "10.1.0.30",
+        `${siteUrl}/services/voicebots`,
+      ),
+    ).toEqual({ status: 400, problem: expect.stringMatching(/at least 2/), ...leadsBack });
+
+    // A question too large to read leaves only the Referer to say which page it was asked on:
+    // this site's page of a service it offers, and nothing else.
+    const oversized = { question: "x".repeat(20_000), from: "dfmea" };
+    const tooLong = {
+      status: 413,
+      problem: "The question was too long to read. Ask a shorter one.",
+    };
+    expect(await ask(t.app, oversized, "10.1.0.30", `${siteUrl}/services/dfmea?ref=x`)).toEqual({
+      ...tooLong,
+      ...leadsBack,
+    });
+    for (const referer of [
+      "https://evil.example/services/dfmea",
+      "not a url",
+      `${siteUrl}/services/dfmea/`,
+      `${siteUrl}/services/dfmea/../dfmea/x`,
+      `${siteUrl}/services/no-such-service`,
+      `${siteUrl}/services`,
+      `${siteUrl}/`,
+    ]) {
+      expect(await ask(t.app, oversized, "10.1.0.30", referer), referer).toEqual({
+        ...tooLong,
+        from: undefined,
+        back: undefined,
+      });
+    }
+    const plain = await t.app.inject({
+      method: "POST",
+      url: "/services/assistant",
+      remoteAddress: "10.1.0.30",
+      headers: {
+        origin: siteUrl,
+        referer: "https://evil.example/services/dfmea",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      payload: new URLSearchParams(oversized).toString(),
+    });
+    expect(plain.body).not.toContain("evil.example");
+    expect(dom(plain.body).querySelector(".note:last-child")?.textContent).toBe(
+      "Or go back with your browser's Back button.",
+    );
 
     // A site built without the assistant's index, and a reader over the limit.
     const bare = await startTestApp(backend, {
