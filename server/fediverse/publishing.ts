@@ -146,14 +146,21 @@ export async function sendOwnerReply(sender: Sender, commentId: number): Promise
   const recipient = await ctx.lookupObject(writer.href);
   if (!recipient || !("inboxId" in recipient) || !recipient.id) return false;
   if ((await sender.deliverable(recipient as Recipient)) !== "allowed") return false;
+  // Read again: deleted during the lookup, its Delete may be queued already, and a Create
+  // queued after it would reach the writer after it.
+  const current = await ctx.getObject(Note, { id: String(commentId) });
+  if (!current?.id) {
+    sender.log.info({ comment: commentId }, "the owner's reply was deleted before it went out");
+    return false;
+  }
   const create = new Create({
-    ...fromSite(ctx, "create", note.id),
+    ...fromSite(ctx, "create", current.id),
     to: PUBLIC_COLLECTION,
     cc: recipient.id,
-    object: note,
+    object: current,
     published: instant(),
   });
-  await ctx.sendActivity(site, recipient as Recipient, create, inOrder(note.id));
+  await ctx.sendActivity(site, recipient as Recipient, create, inOrder(current.id));
   sender.log.info(
     { comment: commentId, to: writer.href },
     "the owner's reply was sent to the Fediverse",

@@ -122,11 +122,22 @@ async function remoteServer() {
   const delivered: { type?: string; object?: unknown }[] = [];
   /** Everything delivered, with the inbox it went to: an account's, or the server's shared `/inbox`. */
   const arrivals: { inbox: string; activity: { type?: string; object?: unknown } }[] = [];
-  /** What the server did, in order: each delivery's type as it came in, and as it was answered. */
+  /**
+   * What the server did, in order: each delivery's type as it came in, and as it was
+   * answered; and each request held (`Create held`, `GET /users/name held`).
+   */
   const timeline: string[] = [];
-  /** While set, a delivery `held` matches is answered only once it is released. */
+  /** While set, the first request `held` matches is answered only once it is released. */
   let held: { matches: (text: string) => boolean; released: Promise<void> } | undefined;
-  const server: Server = createServer((request, response) => {
+  /** Holds the request described as `what` until released, if it is the one to hold. */
+  const holding = async (text: string, what: string) => {
+    if (!held?.matches(text)) return;
+    const { released } = held;
+    held = undefined;
+    timeline.push(`${what} held`);
+    await released;
+  };
+  const server: Server = createServer(async (request, response) => {
     const inbox = request.url ?? "";
     if (request.method === "POST" && /^(\/users\/\w+)?\/inbox$/.test(inbox)) {
       const chunks: Buffer[] = [];
@@ -137,7 +148,7 @@ async function remoteServer() {
         arrivals.push({ inbox, activity });
         timeline.push(`${activity.type} in`);
         if (inbox !== "/inbox") delivered.push(activity);
-        if (held?.matches(text)) await held.released;
+        await holding(text, activity.type);
         timeline.push(`${activity.type} answered`);
         response.writeHead(202).end();
       });
@@ -146,6 +157,7 @@ async function remoteServer() {
     const [, kind, name] = /^\/(users|pictures)\/(\w+)$/.exec(request.url ?? "") ?? [];
     const picture = name ? pictures[name] : undefined;
     if (!picture) return response.writeHead(404).end();
+    await holding(`GET ${request.url}`, `GET ${request.url}`);
     if (kind === "pictures") {
       const [type, body] = picture();
       return response.writeHead(200, { "content-type": type }).end(body);
@@ -205,7 +217,10 @@ async function remoteServer() {
     delivered,
     arrivals,
     timeline,
-    /** Holds the answer to deliveries whose text `matches` until the function returned is called. */
+    /**
+     * Holds the answer to the first request whose text (a delivery's, or `GET /users/name`)
+     * `matches` until the function returned is called.
+     */
     hold: (matches: (text: string) => boolean) => {
       let release = () => {};
       held = { matches, released: new Promise((resolve) => (release = resolve)) };
@@ -1110,6 +1125,53 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const seen = remote.timeline.slice(from);
     expect(seen.indexOf("Create answered")).toBeGreaterThanOrEqual(0);
     expect(seen.indexOf("Delete in")).toBeGreaterThan(seen.indexOf("Create answered"));
+  });
+
+  it("sends no Create of an answer deleted while its writer's account was looked up", {
+    timeout: 240_000,
+  }, async () => {
+    const dee = remote.actor("dee");
+    expect((await deeSays(2501, "Does soap spoil in the heat?")).statusCode).toBe(202);
+    const question = await commentSaying("Does soap spoil in the heat?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    // What the site kept of Dee's account has expired, and Dee's server is slow to give it again.
+    await runSql(t, "delete from fediverse_kv where key = ?", [
+      JSON.stringify(["_fedify", "remoteDocument", dee]),
+    ]);
+    const from = remote.timeline.length;
+    const release = remote.hold((text) => text === "GET /users/dee");
+    const answered = await owner.post(`/api/admin/comments/${question.id}/reply`, {
+      content: "It keeps for years.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const id = json(answered, commentResponseSchema).comment.id;
+    try {
+      await waitFor(async () => remote.timeline.slice(from).includes("GET /users/dee held"), {
+        timeoutMs: 120_000,
+        what: "Dee's account looked up for the answer",
+      });
+      expect((await owner.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
+      await waitFor(async () => deletionsOf(id).some(({ inbox }) => inbox === "/users/dee/inbox"), {
+        timeoutMs: 120_000,
+        what: "the answer's Delete at Dee's server",
+      });
+    } finally {
+      release();
+    }
+    const notSent = () =>
+      logs.lines.some(
+        (line) =>
+          line.msg === "the owner's reply was deleted before it went out" && line.comment === id,
+      );
+    await waitFor(
+      async () => notSent() || deliveredAbout(id).some(({ type }) => type === "Create"),
+      {
+        timeoutMs: 120_000,
+        what: "the answer given up, or its Create at Dee's server",
+      },
+    );
+    expect(deliveredAbout(id).map(({ type }) => type)).not.toContain("Create");
   });
 
   it("sends the owner's edit of an answer to its writer's server as an Update, and nothing for an answer never sent", {
