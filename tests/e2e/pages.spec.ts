@@ -65,11 +65,19 @@ test.describe("prerendered HTML, before any JavaScript", () => {
 });
 
 test.describe("home", () => {
-  test("each Explore tile is a link to the page it describes; the quotes rotate and confetti bursts every 10 s, only on the home page", async ({
+  test("the first picture stands level with the headline; each Explore tile is a link to the page it describes; the quotes rotate and confetti bursts every 10 s, only on the home page", async ({
     page,
   }) => {
     await page.clock.install();
     await page.goto("/");
+    // At this width the first picture stands beside the headline, level with it, all of it in
+    // the first screen (not centred beside the long welcome text, half a screen down).
+    const headline = await page.getByRole("heading", { level: 1 }).boundingBox();
+    const picture = await page.getByRole("img", { name: /large gear meshes/ }).boundingBox();
+    if (!headline || !picture) throw new Error("the headline or the first picture has no box");
+    expect(picture.x).toBeGreaterThan(headline.x + headline.width);
+    expect(Math.abs(picture.y - headline.y)).toBeLessThan(24);
+    expect(picture.y + picture.height).toBeLessThanOrEqual(page.viewportSize()?.height ?? 0);
     const explore = page.getByRole("region", { name: "Explore" });
     const tiles = [
       { name: "Mechanical engineering, from sketch to shop floor", path: "/services" },
