@@ -28,7 +28,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "003_newsletter",
     "003-newsletter.ts",
-    "0a9741e01321cd80c20d31f2589855583658b812228daa6dade4698703cf40ca",
+    "aa5007499041e5d32a1e023ca654d865ff5c44bc9545231bcf6b17ddbbdf59cd",
   ],
   [
     "004_moderation",
@@ -38,7 +38,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "005_notifications",
     "005-notifications.ts",
-    "9ebce1127360896816023db3702715cb4fea26c416d2264022c4995c44981f79",
+    "0bac29a66e89e57560e4901347a41cb6284517b6c7697f15cca65219366b3708",
   ],
   [
     "006_console",
@@ -53,7 +53,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "009_enquiries",
     "009-enquiries.ts",
-    "90e729e4a5d4faedceb94a2a5fef6b8cf2e4f7a1cdbb381127bec27efe97a10c",
+    "efd96889dfb494c73221978b64bd6706a898166ad7059f123793fae6238a2c40",
   ],
   [
     "010_comment_threads",
@@ -78,7 +78,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "014_reply_notifications",
     "014-reply-notifications.ts",
-    "541fbca3d14974532cb129b13849b368c021129ced896e14aacffde28cbf41be",
+    "8378b18c7c44b72cab97a2c5fb34ba39c1312c22866d0cfa4bbef916b5a3a848",
   ],
   [
     "015_import_sources",
@@ -163,7 +163,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
-  "45ea96b8c0cf72291d202207b5e13a84df73df48a187eba3074544f28336844b",
+  "f1db253aa8f522d030d249a3ac8facecb3b06537950eff92d010a89c155588d7",
 ];
 
 const folder = path.join(import.meta.dirname, "migrations");

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { DatabaseKind } from "../schema.ts";
-import { dialectHelpers } from "./dialect.ts";
+import { createOutboxIndexes, dialectHelpers } from "./dialect.ts";
 
 /**
  * Double opt-in, the per-IP record of confirmation mails, editions and the
@@ -83,18 +83,7 @@ export function newsletter(kind: DatabaseKind): Migration {
         .addColumn("sent_at", timestamp)
         .execute();
       // One copy of an edition per address, whoever queues it and however often.
-      await db.schema
-        .createIndex("outbox_one_per_edition")
-        .on("outbox")
-        .unique()
-        .columns(["edition_id", "email"])
-        .where(sql.ref("edition_id"), "is not", null)
-        .execute();
-      await db.schema
-        .createIndex("outbox_due")
-        .on("outbox")
-        .columns(["status", "kind", "id"])
-        .execute();
+      await createOutboxIndexes(db);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Migration } from "kysely/migration";
 import type { DatabaseKind } from "../schema.ts";
 import { dialectHelpers, rebuildSqliteOutbox, widenOutboxKinds } from "./dialect.ts";
 
-const outboxKinds = ["confirmation", "edition", "comment_notice", "comment_digest", "webhook"];
+export const kinds = ["confirmation", "edition", "comment_notice", "comment_digest", "webhook"];
 
 /**
  * The owner's notifications (docs/decisions/011-owner-notifications.md): the
@@ -19,11 +19,11 @@ export function notifications(kind: DatabaseKind): Migration {
   return {
     async up(db: Kysely<unknown>) {
       if (kind === "postgres") {
-        await widenOutboxKinds(db, kind, outboxKinds);
+        await widenOutboxKinds(db, kind, kinds);
         await sql`alter table outbox alter column email drop not null`.execute(db);
         await sql`alter table outbox add column payload text`.execute(db);
       } else {
-        await rebuildSqliteOutbox(db, { kinds: outboxKinds, indent: 12, copyPayload: false });
+        await rebuildSqliteOutbox(db, { kinds, indent: 12, copyPayload: false });
       }
 
       // Only a SHA-256 of each token is kept: a copy of the database acts on nothing.

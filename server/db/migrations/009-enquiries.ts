@@ -1,40 +1,28 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { DatabaseKind } from "../schema.ts";
-import { widenOutboxKinds } from "./dialect.ts";
+import { kinds as before } from "./005-notifications.ts";
+import { dialectHelpers, widenOutboxKinds } from "./dialect.ts";
 
 /*
  * The enquiries a reader sends from /services (docs/product.md, "Enquiries"):
  * the enquiry with its status, the owner's answers, and the time of the last
  * acknowledgement per address (an HMAC of the address, never the address),
  * so that the form cannot mail one inbox more than once an hour. The outbox
- * takes three more kinds of mail. This text is frozen once shipped: it names
- * its own lists instead of reading today's constants.
+ * takes three more kinds of mail. This text is frozen once shipped: its lists
+ * are its own and the earlier migrations', never today's constants.
  */
 
-const outboxKinds = [
-  "confirmation",
-  "edition",
-  "comment_notice",
-  "comment_digest",
-  "webhook",
-  "enquiry_notice",
-  "enquiry_ack",
-  "enquiry_answer",
-];
+export const outboxKinds = [...before, "enquiry_notice", "enquiry_ack", "enquiry_answer"];
 
 export function enquiriesMigration(kind: DatabaseKind): Migration {
-  const timestamp = kind === "sqlite" ? "text" : "timestamptz";
+  const { identity, timestamp } = dialectHelpers(kind);
   return {
     async up(db: Kysely<unknown>) {
       await widenOutboxKinds(db, kind, outboxKinds);
       await db.schema
         .createTable("enquiries")
-        .addColumn("id", "integer", (c) =>
-          kind === "sqlite"
-            ? c.primaryKey().autoIncrement()
-            : c.primaryKey().generatedByDefaultAsIdentity(),
-        )
+        .addColumn("id", "integer", identity)
         .addColumn("name", "text", (c) => c.notNull())
         .addColumn("email", "text", (c) => c.notNull())
         .addColumn("service", "text", (c) => c.notNull())
@@ -72,11 +60,7 @@ export function enquiriesMigration(kind: DatabaseKind): Migration {
 
       await db.schema
         .createTable("enquiry_answers")
-        .addColumn("id", "integer", (c) =>
-          kind === "sqlite"
-            ? c.primaryKey().autoIncrement()
-            : c.primaryKey().generatedByDefaultAsIdentity(),
-        )
+        .addColumn("id", "integer", identity)
         .addColumn("enquiry_id", "integer", (c) =>
           c.notNull().references("enquiries.id").onDelete("cascade"),
         )

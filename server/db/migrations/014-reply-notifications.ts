@@ -1,29 +1,18 @@
 import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { DatabaseKind } from "../schema.ts";
+import { outboxKinds as before } from "./009-enquiries.ts";
 import { dialectHelpers, widenOutboxKinds } from "./dialect.ts";
 
 /*
  * Reply notifications (docs/product.md, "Reply mails"): the addresses readers
  * leave to hear of replies, each confirmed once by its owner, and which
  * threads each address follows. The outbox takes three more kinds of mail.
- * This text is frozen once shipped: it names its own lists instead of
- * reading today's constants.
+ * This text is frozen once shipped: its lists are its own and the earlier
+ * migrations', never today's constants.
  */
 
-const outboxKinds = [
-  "confirmation",
-  "edition",
-  "comment_notice",
-  "comment_digest",
-  "webhook",
-  "enquiry_notice",
-  "enquiry_ack",
-  "enquiry_answer",
-  "reply_confirmation",
-  "reply_notice",
-  "reply_digest",
-];
+const outboxKinds = [...before, "reply_confirmation", "reply_notice", "reply_digest"];
 
 export function replyNotifications(kind: DatabaseKind): Migration {
   const { identity, timestamp } = dialectHelpers(kind);

@@ -77,19 +77,24 @@ export async function rebuildSqliteOutbox(
     await sql`insert into sqlite_sequence (name, seq) select 'outbox', ${last} where ${last} > 0 and not exists (select 1 from sqlite_sequence where name = 'outbox')`.execute(
       trx,
     );
-    await trx.schema
-      .createIndex("outbox_one_per_edition")
-      .on("outbox")
-      .unique()
-      .columns(["edition_id", "email"])
-      .where(sql.ref("edition_id"), "is not", null)
-      .execute();
-    await trx.schema
-      .createIndex("outbox_due")
-      .on("outbox")
-      .columns(["status", "kind", "id"])
-      .execute();
+    await createOutboxIndexes(trx);
   });
+}
+
+/** The outbox's two indexes, as migration 003 made them. */
+export async function createOutboxIndexes(db: Kysely<unknown>) {
+  await db.schema
+    .createIndex("outbox_one_per_edition")
+    .on("outbox")
+    .unique()
+    .columns(["edition_id", "email"])
+    .where(sql.ref("edition_id"), "is not", null)
+    .execute();
+  await db.schema
+    .createIndex("outbox_due")
+    .on("outbox")
+    .columns(["status", "kind", "id"])
+    .execute();
 }
 
 /** Widens the outbox's kinds: PostgreSQL changes the check in place, SQLite rebuilds the table. */
