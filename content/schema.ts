@@ -68,6 +68,9 @@ const dates = {
   imported: z.boolean().optional(),
 };
 
+/** The fields every item with a card has: its title, place in its list, dates and summary. */
+const card = { title: text, order, ...dates, summary: text };
+
 /** The services an item leads its reader to (their ids in content/services/). */
 const relatedServices = { services: z.array(idSchema).min(1).optional() };
 
@@ -168,20 +171,14 @@ const technicalTabSchema = z.strictObject({
 const technicalArticleSchema = z.strictObject({
   id: idSchema,
   tab: z.enum(["engines", "electric-vehicles", "fuel-cells"]),
-  title: text,
-  order,
-  ...dates,
-  summary: text,
+  ...card,
   staticReactions: reactionCountsSchema.optional(),
   ...relatedServices,
 });
 
 const growthSchema = z.strictObject({
   id: idSchema,
-  title: text,
-  order,
-  ...dates,
-  summary: text,
+  ...card,
   link: linkSchema,
   ...relatedServices,
 });
@@ -191,10 +188,7 @@ const softSkillSchema = z.strictObject({ title: text, order, ...dates, ...relate
 const storySchema = z.strictObject({
   id: idSchema,
   epic: z.enum(["ramayana", "mahabharata"]),
-  title: text,
-  order,
-  ...dates,
-  summary: text,
+  ...card,
   image: imageSchema,
   ...relatedServices,
 });
@@ -227,10 +221,7 @@ const aiArticleSchema = z.strictObject({
 const scienceSchema = z.strictObject({
   id: idSchema,
   kind: z.enum(["question", "invention"]),
-  title: text,
-  order,
-  ...dates,
-  summary: text,
+  ...card,
   image: imageSchema,
   ...relatedServices,
 });
