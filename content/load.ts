@@ -131,4 +131,15 @@ export function loadContent(
   };
 }
 
+/** For scripts: what `run` returns, or on a content error its message (after `prefix`) and exit 1. */
+export function exitOnContentError<T>(run: () => T, prefix = ""): T {
+  try {
+    return run();
+  } catch (error) {
+    if (!(error instanceof ContentError)) throw error;
+    console.error(`${prefix}${error.message}`);
+    process.exit(1);
+  }
+}
+
 export type SiteContent = ReturnType<typeof assembleContent>;

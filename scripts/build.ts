@@ -4,12 +4,7 @@ import path from "node:path";
 import { siteName } from "../app/lib/site-name.ts";
 import { listedPaths, prerenderedPaths } from "../app/navigation.ts";
 import { servicePath, siteItems } from "../content/items.ts";
-import {
-  ContentError,
-  defaultContentRoot,
-  loadContent,
-  type SiteContent,
-} from "../content/load.ts";
+import { defaultContentRoot, exitOnContentError, loadContent } from "../content/load.ts";
 import { writeAssistantIndex } from "../server/assistant/index-file.ts";
 import { loadConfig } from "../server/config.ts";
 import {
@@ -33,16 +28,7 @@ import { ensureSpamModel } from "./spam-model.ts";
 const forBrowserTests = process.argv.includes(browserTestsFlag);
 
 // 1. Content first: a broken file stops the build with its name, before Vite runs.
-let content: SiteContent;
-try {
-  content = loadContent();
-} catch (error) {
-  if (error instanceof ContentError) {
-    console.error(`Content error in content/${error.message}`);
-    process.exit(1);
-  }
-  throw error;
-}
+const content = exitOnContentError(loadContent, "Content error in content/");
 
 // 2. The pages and their islands. Astro would ask the network about telemetry.
 execFileSync(

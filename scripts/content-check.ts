@@ -1,8 +1,8 @@
-import { ContentError, loadContent } from "../content/load.ts";
+import { exitOnContentError, loadContent } from "../content/load.ts";
 import { findSamplePassages, writingFolders } from "../content/sample-voice.ts";
 import { collectionShortfalls } from "./content-minimums.ts";
 
-try {
+exitOnContentError(() => {
   const content = loadContent();
   const shortfalls = collectionShortfalls(content);
   if (shortfalls.length > 0) {
@@ -42,10 +42,4 @@ try {
       process.exit(1);
     }
   }
-} catch (error) {
-  if (error instanceof ContentError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
+});

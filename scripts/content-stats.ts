@@ -1,17 +1,8 @@
-import { ContentError, loadContent } from "../content/load.ts";
+import { exitOnContentError, loadContent } from "../content/load.ts";
 import { collectionRows, wordRows } from "./content-minimums.ts";
 
 /** Word counts of the writing and files per collection, against their minimums. */
-let content: ReturnType<typeof loadContent>;
-try {
-  content = loadContent();
-} catch (error) {
-  if (error instanceof ContentError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
+const content = exitOnContentError(loadContent);
 
 const rows = wordRows(content);
 let short = 0;
