@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type {
   MessageQueue,
   MessageQueueEnqueueOptions,
@@ -16,8 +17,10 @@ import { nowIso } from "../lib/time.ts";
  * hands it to Fedify and deletes it; a worker that dies mid-way leaves it due
  * again when the lease ends. Fedify itself retries a failed delivery with
  * backoff by queueing it again with a delay. Messages that share an ordering
- * key (a Create and the Delete of the same object) are taken one at a time,
- * oldest first. The site's own `TakeBack` waits here too.
+ * key (a Create and the Delete of the same object, to one server) are taken
+ * one at a time, oldest first; a retry, queued with its key while its message
+ * is in hand, takes that message's row, so what was queued after it stays
+ * after it. The site's own `TakeBack` waits here too.
  */
 
 /** How long a taken message is left to its worker before another may take it. */
@@ -37,6 +40,12 @@ const takeBackSchema = z.object({
 });
 export type TakeBack = z.infer<typeof takeBackSchema>;
 
+/** When a message queued now with these options is due. */
+const dueAt = (options: MessageQueueEnqueueOptions | undefined, now: Date) => {
+  const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
+  return new Date(now.getTime() + delayMs).toISOString();
+};
+
 /** Queues messages (Fedify's, or a `TakeBack`), due after the delay given. */
 export async function enqueueMessages(
   db: Store["db"],
@@ -44,7 +53,6 @@ export async function enqueueMessages(
   options?: MessageQueueEnqueueOptions,
 ) {
   if (messages.length === 0) return;
-  const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
   const now = new Date();
   await db
     .insertInto("fediverse_queue")
@@ -52,12 +60,15 @@ export async function enqueueMessages(
       messages.map((message) => ({
         message: JSON.stringify(message),
         ordering_key: options?.orderingKey ?? null,
-        due_at: new Date(now.getTime() + delayMs).toISOString(),
+        due_at: dueAt(options, now),
         created_at: now.toISOString(),
       })),
     )
     .execute();
 }
+
+/** The message a worker has in hand: its row, its ordering key, whether a retry took its row. */
+type InHand = { id: number | string; ordering_key: string | null; retried: boolean };
 
 export function createMessageQueue(
   store: Store,
@@ -70,18 +81,42 @@ export function createMessageQueue(
   const wake = () => {
     for (const waker of wakers) waker();
   };
+  const inHand = new AsyncLocalStorage<InHand>();
+
+  /**
+   * Fedify retries a failed delivery by queueing it again, with its key, from its handler:
+   * the retry takes the row, and its place before a Delete queued meanwhile (which a Create
+   * retried after it would undo). False when it is no retry, or the row is gone.
+   */
+  async function retry(message: unknown, options?: MessageQueueEnqueueOptions) {
+    const taken = inHand.getStore();
+    if (!taken || taken.retried || options?.orderingKey !== taken.ordering_key) return false;
+    taken.retried = true;
+    const result = await db
+      .updateTable("fediverse_queue")
+      .set({
+        message: JSON.stringify(message),
+        due_at: dueAt(options, new Date()),
+        taken_until: null,
+      })
+      .where("id", "=", taken.id as number)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
 
   async function insert(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
-    await enqueueMessages(db, messages, options);
+    const [first, ...rest] = messages;
+    const retried = first !== undefined && (await retry(first, options));
+    await enqueueMessages(db, retried ? rest : messages, options);
     if (!options?.delay || options.delay.total("millisecond") <= 0) wake();
   }
 
   /** Takes the next due message for a lease, or none. */
-  async function take(): Promise<{ id: number | string; message: string } | undefined> {
+  async function take(): Promise<(InHand & { message: string }) | undefined> {
     const now = nowIso();
     const until = new Date(Date.now() + leaseMs).toISOString();
     const lock = store.kind === "postgres" ? sql`for update skip locked` : sql``;
-    const result = await sql<{ id: number | string; message: string }>`
+    const result = await sql<Omit<InHand, "retried"> & { message: string }>`
       update fediverse_queue set taken_until = ${until}
       where id = (
         select q.id from fediverse_queue q
@@ -95,8 +130,9 @@ export function createMessageQueue(
         limit 1
         ${lock}
       )
-      returning id, message`.execute(db);
-    return result.rows[0];
+      returning id, ordering_key, message`.execute(db);
+    const row = result.rows[0];
+    return row && { ...row, retried: false };
   }
 
   return {
@@ -122,12 +158,12 @@ export function createMessageQueue(
               const message = JSON.parse(taken.message);
               const own = takeBackSchema.safeParse(message);
               kept = own.success;
-              await (own.success ? takeBack(own.data) : handler(message));
+              await inHand.run(taken, () => (own.success ? takeBack(own.data) : handler(message)));
               kept = false;
             } catch (error) {
               log.error({ err: error }, "a Fediverse queue message failed");
             }
-            if (kept) continue;
+            if (kept || taken.retried) continue;
             await db
               .deleteFrom("fediverse_queue")
               .where("id", "=", taken.id as number)

@@ -48,7 +48,7 @@ const toFollowers = { preferSharedInbox: true } as const;
 /**
  * An answer's Create, Update and Delete reach each server in the order they
  * were queued, one at a time (message-queue.ts): a Delete never overtakes
- * the Create of an answer deleted just after it was sent.
+ * the Create of an answer deleted just after it was sent, retried or not.
  */
 const inOrder = (note: URL) => ({ orderingKey: note.href });
 

@@ -124,7 +124,7 @@ async function remoteServer() {
   const arrivals: { inbox: string; activity: { type?: string; object?: unknown } }[] = [];
   /**
    * What the server did, in order: each delivery's type as it came in, and as it was
-   * answered; and each request held (`Create held`, `GET /users/name held`).
+   * answered (or refused); and each request held (`Create held`, `GET /users/name held`).
    */
   const timeline: string[] = [];
   /** While set, the first request `held` matches is answered only once it is released. */
@@ -137,6 +137,8 @@ async function remoteServer() {
     timeline.push(`${what} held`);
     await released;
   };
+  /** While `times` lasts, deliveries `refusing` matches are answered 503, as by a busy server. */
+  let refusing: { matches: (text: string) => boolean; times: number } | undefined;
   const server: Server = createServer(async (request, response) => {
     const inbox = request.url ?? "";
     if (request.method === "POST" && /^(\/users\/\w+)?\/inbox$/.test(inbox)) {
@@ -149,8 +151,9 @@ async function remoteServer() {
         timeline.push(`${activity.type} in`);
         if (inbox !== "/inbox") delivered.push(activity);
         await holding(text, activity.type);
-        timeline.push(`${activity.type} answered`);
-        response.writeHead(202).end();
+        const refused = refusing?.matches(text) && refusing.times-- > 0;
+        timeline.push(`${activity.type} ${refused ? "refused" : "answered"}`);
+        response.writeHead(refused ? 503 : 202).end();
       });
       return;
     }
@@ -228,6 +231,10 @@ async function remoteServer() {
         held = undefined;
         release();
       };
+    },
+    /** Answers the next `times` deliveries whose text `matches` with 503. */
+    refuse: (matches: (text: string) => boolean, times: number) => {
+      refusing = { matches, times };
     },
     actor: (name: string) => `${base}/users/${name}`,
     /** The activity, signed by `name`'s key, as inject's request to the shared inbox. */
@@ -1125,6 +1132,60 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const seen = remote.timeline.slice(from);
     expect(seen.indexOf("Create answered")).toBeGreaterThanOrEqual(0);
     expect(seen.indexOf("Delete in")).toBeGreaterThan(seen.indexOf("Create answered"));
+  });
+
+  it("delivers the Delete of an answer deleted while its Create failed only after the Create's retry", {
+    timeout: 240_000,
+  }, async () => {
+    expect((await deeSays(2601, "Does soap work in sea water?")).statusCode).toBe(202);
+    const question = await commentSaying("Does soap work in sea water?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    // Dee's server is busy: it holds the answer's first Create, then refuses it (503), both
+    // times Fedify knocks (it signs a refused delivery again, the other way, at once).
+    const from = { arrivals: remote.arrivals.length, timeline: remote.timeline.length };
+    const lather = (text: string) => text.includes("Salt stops the lather.");
+    const release = remote.hold(lather);
+    remote.refuse(lather, 2);
+    const answered = await owner.post(`/api/admin/comments/${question.id}/reply`, {
+      content: "Salt stops the lather.",
+    });
+    expect(answered.statusCode).toBe(201);
+    const id = json(answered, commentResponseSchema).comment.id;
+    const queuedAbout = async (type: string) =>
+      (await runSql(t, "select message from fediverse_queue")).filter(
+        ({ message }) =>
+          String(message).includes(noteOf(id)) && String(message).includes(`"type":"${type}"`),
+      ).length;
+    try {
+      await waitFor(async () => deliveredAbout(id).some(({ type }) => type === "Create"), {
+        timeoutMs: 120_000,
+        what: "the answer's Create at Dee's server",
+      });
+      expect((await owner.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
+      await waitFor(async () => (await queuedAbout("Delete")) > 0, {
+        timeoutMs: 120_000,
+        what: "the answer's Delete queued",
+      });
+    } finally {
+      release();
+    }
+    await waitFor(
+      async () =>
+        deletionsOf(id).some(({ inbox }) => inbox === "/users/dee/inbox") &&
+        (await queuedAbout("Delete")) + (await queuedAbout("Create")) === 0,
+      { timeoutMs: 120_000, what: "the answer's deliveries done" },
+    );
+    // The Create, refused then retried and taken, and only then the Deletes: none undone.
+    expect(remote.timeline.slice(from.timeline)).toEqual(
+      expect.arrayContaining(["Create refused", "Create answered"]),
+    );
+    const seen = remote.arrivals
+      .slice(from.arrivals)
+      .filter(({ activity }) => (activity.object as { id?: string } | undefined)?.id === noteOf(id))
+      .map(({ activity }) => activity.type);
+    expect(seen.indexOf("Delete")).toBeGreaterThan(0);
+    expect(seen.slice(seen.indexOf("Delete"))).not.toContain("Create");
   });
 
   it("sends no Create of an answer deleted while its writer's account was looked up", {
