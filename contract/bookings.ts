@@ -20,17 +20,11 @@ import { isOfferedTimeZone, isTimeZone } from "./time-zones.ts";
 
 const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
-const timeZoneSchema = z
-  .string()
-  .trim()
-  .max(64)
-  .refine(isTimeZone, "Choose a time zone from the list.");
+const zoneSchema = (valid: (zone: string) => boolean) =>
+  z.string().trim().max(64).refine(valid, "Choose a time zone from the list.");
+const timeZoneSchema = zoneSchema(isTimeZone);
 /** A reader's zone: one of the form's list (isOfferedTimeZone). */
-const readerZoneSchema = z
-  .string()
-  .trim()
-  .max(64)
-  .refine(isOfferedTimeZone, "Choose a time zone from the list.");
+const readerZoneSchema = zoneSchema(isOfferedTimeZone);
 
 export { type WeekdayName, weekdayNames };
 
