@@ -158,10 +158,9 @@ export const enquiryPages: FastifyPluginAsync<{
 
   app.get("/enquiries/delete", async (request, reply) => {
     const { token } = request.query as { token?: unknown };
-    if (!isToken(token)) {
+    if (!isToken(token) || !(await enquiries.repository.senderTokenKnown(token))) {
       return send(reply, 404, unknownLink);
     }
-    if (!(await enquiries.repository.senderTokenKnown(token))) return send(reply, 404, unknownLink);
     return send(
       reply,
       200,
