@@ -1,5 +1,5 @@
-import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "react";
+import { hashKey, keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { flushSync } from "react-dom";
 import { toast } from "sonner";
 import type { CallOf, Endpoints, Route } from "../../contract/endpoints.ts";
@@ -69,9 +69,30 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
     () => readAgain(queryClient, { queryKey: [route] }),
     [queryClient, route],
   );
-  // Where the focus is as a new answer renders, before React changes the page.
-  const focused = useMemo(() => query.data && placesOf(pressedButton()), [query.data]);
-  useLayoutEffect(() => refocus(focused ?? []), [focused]);
+  // Where the focus is before React changes the page, read as an answer lands,
+  // as the focus moves and after each change, never while rendering (React may
+  // render again, or at a moment the focus is elsewhere).
+  const focused = useRef<Places>([]);
+  const hash = hashKey([route, ...call]);
+  useEffect(() => {
+    const record = () => {
+      focused.current = placesOf(pressedButton());
+    };
+    const stop = queryClient.getQueryCache().subscribe((event) => {
+      const landed = event.type === "updated" && event.action.type === "success";
+      if (landed && event.query.queryHash === hash) record();
+    });
+    document.addEventListener("focusin", record);
+    return () => {
+      stop();
+      document.removeEventListener("focusin", record);
+    };
+  }, [queryClient, hash]);
+  useLayoutEffect(() => {
+    if (query.data === undefined) return;
+    refocus(focused.current);
+    focused.current = placesOf(pressedButton());
+  }, [query.data]);
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError
     ? { state: "failed", message: query.error.message }
     : query.data === undefined
@@ -138,7 +159,7 @@ export function useBusy() {
  * line). An item that came into a list meanwhile (a live event, a search's
  * answer) takes the place of one that went only when none of the others is left.
  */
-function refocus(places: ReturnType<typeof placesOf>, to?: () => Element | null) {
+function refocus(places: Places, to?: () => Element | null) {
   if (document.activeElement !== document.body) return;
   for (const each of [places[0]?.node, to?.()]) {
     const target = each?.isConnected && focusIn(each);
@@ -161,6 +182,8 @@ function pressedButton(): Element | null {
   const dialog = active?.closest("[role=alertdialog]");
   return dialog ? document.querySelector(`[aria-controls="${dialog.id}"]`) : active;
 }
+
+type Places = ReturnType<typeof placesOf>;
 
 /** `node` and each of its ancestors, each with its parent, its siblings (the next first, then the ones before) and all its parent's children. */
 function placesOf(node: Element | null) {
