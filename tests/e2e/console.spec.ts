@@ -640,7 +640,9 @@ test("bookings: a call with the reader's note, the availability saved or refused
   expect(booked.status).toBe(201);
   const page = await ownerPage(visitor, own, "/admin/bookings");
   await expect(page.getByRole("heading", { name: "Bookings", level: 1 })).toBeVisible();
-  const card = page.getByRole("article", { name: "Call with Meera Iyer" });
+  const calls = page.getByRole("list", { name: "Upcoming calls, soonest first" });
+  await expect(calls.getByRole("listitem")).toHaveCount(1);
+  const card = calls.getByRole("listitem").getByRole("article", { name: "Call with Meera Iyer" });
   await expect(card).toContainText("A second look at the detection ratings of our pump's seal.");
   await expect(card).toContainText("DFMEA");
   expect(await seriousViolations(page)).toEqual([]);

@@ -222,7 +222,10 @@ test("the owner reads the enquiry in the console and answers it, threaded under 
     .click();
   await expect(page.getByRole("heading", { name: "Enquiries", level: 1 })).toBeVisible();
   await page.getByRole("searchbox", { name: "Search enquiries" }).fill("gearbox");
-  const card = page.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
+  // The cards are a list's items: a screen reader tells how many and moves between them.
+  const listed = page.getByRole("list", { name: "Enquiries, newest first" }).getByRole("listitem");
+  await expect(listed).toHaveCount(1);
+  const card = listed.getByRole("article", { name: "Enquiry from Asha Kulkarni" });
   await expect(card).toContainText("Our gearbox housing stack-up fails at the bearing bore");
   await expect(card).toContainText("Tolerance Stack-ups");
   expect(await seriousViolations(page)).toEqual([]);

@@ -347,6 +347,9 @@ export function BookingsView() {
               </p>
               <List
                 items={bookings}
+                label={
+                  when === "upcoming" ? "Upcoming calls, soonest first" : "Past calls, latest first"
+                }
                 empty={when === "upcoming" ? "No calls ahead." : "No past calls."}
               >
                 {(booking) => (

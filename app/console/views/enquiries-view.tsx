@@ -3,6 +3,7 @@ import type { Enquiry, EnquiryStatusName } from "../../../contract/enquiries.ts"
 import { enquiryStatuses } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import { act, consoleApi, useBusy, useConsoleData, useSettled } from "../console-api.ts";
+import { List } from "../data.tsx";
 import {
   ActButton,
   buttonClass,
@@ -174,15 +175,18 @@ export function EnquiriesView() {
           <p className="text-sm text-slate-400">
             Enquiries are deleted {retentionDays} days after they arrive unless you keep them.
           </p>
-          {enquiries.length === 0 ? (
-            <p tabIndex={-1} className="text-slate-400">
-              {search || status || service ? "No enquiries match." : "No enquiries yet."}
-            </p>
-          ) : (
-            enquiries.map((enquiry) => (
-              <EnquiryCard key={enquiry.id} enquiry={enquiry} changed={reload} />
-            ))
-          )}
+          <List
+            items={enquiries}
+            label="Enquiries, newest first"
+            empty={search || status || service ? "No enquiries match." : "No enquiries yet."}
+            className="space-y-5"
+          >
+            {(enquiry) => (
+              <li key={enquiry.id}>
+                <EnquiryCard enquiry={enquiry} changed={reload} />
+              </li>
+            )}
+          </List>
         </div>
       )}
     </Loading>
