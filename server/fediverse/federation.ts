@@ -6,8 +6,15 @@ import {
   generateCryptoKeyPair,
   importJwk,
   type KvStore,
+  kvCache,
   type MessageQueue,
+  signRequest,
 } from "@fedify/fedify";
+import {
+  createActivityPubRequest,
+  type DocumentLoader,
+  getRemoteDocument,
+} from "@fedify/fedify/runtime";
 import {
   Article,
   Create,
@@ -25,7 +32,12 @@ import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
 import type { FediverseRepository } from "./repository.ts";
-import type { HostLookups, InboxVerdict } from "./safe-fetch.ts";
+import {
+  type HostLookups,
+  type InboxVerdict,
+  type RemoteFetch,
+  RemoteFetchError,
+} from "./safe-fetch.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*
@@ -90,7 +102,8 @@ type FederationDeps = {
     inReplyTo: string;
     to: string;
   } | null>;
-  allowPrivateAddresses: boolean;
+  /** The guarded fetch (safe-fetch.ts) every remote document is read through. */
+  remoteFetch: RemoteFetch;
   deliverable: Deliverable;
   softwareVersion: string;
 };
@@ -153,14 +166,56 @@ export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): 
   });
 }
 
+/**
+ * Remote documents as Fedify reads them (accounts, their keys, posts), through
+ * the site's guarded fetch instead of Fedify's own, which reads a whole answer
+ * however large and waits for it however long: a post's signature names the
+ * address of its key, so anyone could make the site read gigabytes. Mastodon
+ * reads at most 1 MB of such a document; so does the site, within 10 seconds.
+ * `signedBy` signs each request as the site's actor, as Fedify's own loader
+ * for servers that answer only signed requests does (draft-cavage, as Mastodon
+ * signs); a redirect then goes out with the first address's signature.
+ */
+function documentLoader(
+  remoteFetch: RemoteFetch,
+  signedBy?: { keyId: URL; privateKey: CryptoKey },
+): DocumentLoader {
+  const load: DocumentLoader = async (url) => {
+    const request = createActivityPubRequest(url);
+    const headers: Record<string, string> = { accept: request.headers.get("accept") ?? "" };
+    if (signedBy) {
+      const signed = await signRequest(request, signedBy.privateKey, signedBy.keyId);
+      // Node sets Host from each address it connects to, the first as signed.
+      for (const name of ["date", "signature"]) headers[name] = signed.headers.get(name) ?? "";
+    }
+    const answer = await remoteFetch(url, { headers, timeoutMs: 10_000, maxBytes: 1_000_000 });
+    if (answer.status < 200 || answer.status > 599) {
+      throw new RemoteFetchError(`${url} answered ${answer.status}`);
+    }
+    const answered = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) answered.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const empty = [204, 205, 304].includes(answer.status);
+    const response = new Response(empty ? null : new Uint8Array(answer.body), {
+      status: answer.status,
+      headers: answered,
+    });
+    return getRemoteDocument(answer.url, response, load);
+  };
+  return load;
+}
+
 export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {
   const { repository, siteUrl, handle, profile } = deps;
+  const cached = kvCache({ loader: documentLoader(deps.remoteFetch), kv: deps.kv });
   const federation = createFederation<void>({
     kv: deps.kv,
     queue: deps.queue,
     origin: siteUrl,
-    allowPrivateAddress: deps.allowPrivateAddresses,
-    userAgent: { software: `EngageWithEngineer/${deps.softwareVersion}`, url: new URL(siteUrl) },
+    // Kept 5 minutes in Fedify's store, as its own loader's documents are; contexts too.
+    documentLoaderFactory: () => cached,
+    authenticatedDocumentLoaderFactory: (identity) => documentLoader(deps.remoteFetch, identity),
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
   });

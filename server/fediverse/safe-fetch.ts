@@ -2,17 +2,17 @@ import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /*
- * Every fetch of a remote address the site makes itself (webmention sources
- * and endpoints, the pictures of people who reply from the Fediverse) goes
- * through here: http and https only; the address a name resolves to is
+ * Every fetch of a remote address the site makes (webmention sources and
+ * endpoints, the pictures of people who reply from the Fediverse, and the
+ * documents Fedify reads: accounts, keys, posts) goes through here: http and
+ * https only; the address a name resolves to is
  * checked as the connection is made, so a name cannot point at the site's
  * own network (loopback, private, link-local, carrier-grade NAT, multicast,
  * reserved) between a check and the connection; a time limit for the whole
  * exchange, a size limit on the body and few redirects, each checked again.
  * `allowPrivate` lifts the address check: only the tests set it
- * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). Fedify's own fetches keep
- * the same rule through its `allowPrivateAddress` option; its deliveries
- * check nothing, so the inboxes handed to it are checked here first
+ * (FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS). Fedify's deliveries check
+ * nothing, so the inboxes handed to it are checked here first
  * (`createInboxCheck`).
  */
 

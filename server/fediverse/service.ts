@@ -168,6 +168,7 @@ export function createFediverse(options: FediverseOptions) {
       items,
       ownerNote,
       deliverable,
+      remoteFetch,
     });
     listenToInbox(made, {
       ...options.inbox,

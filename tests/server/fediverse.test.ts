@@ -366,6 +366,41 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     }
   });
 
+  it("reads at most 1 MB of the account a signed post names, at either inbox", async () => {
+    // Accounts of 20 MB each, at the address a post's signature names as its key's.
+    const huge = Buffer.from(JSON.stringify({ id: "x", filler: "x".repeat(20_000_000) }));
+    const sent: Record<string, "whole" | "cut short"> = {};
+    const server = createServer((request, response) => {
+      response.on("close", () => {
+        sent[request.url ?? ""] = response.writableFinished ? "whole" : "cut short";
+      });
+      response.writeHead(200, { "content-type": activityJson }).end(huge);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const keys = await remoteAccountKeys();
+      // The shared inbox reads the key as anyone; the site's own, signed as the site.
+      for (const [name, inbox] of [
+        ["zed", "/fediverse/inbox"],
+        ["zoe", "/fediverse/actors/site/inbox"],
+      ] as const) {
+        const actor = `${base}/users/${name}`;
+        const follow = { id: `${actor}#follows/1`, type: "Follow", actor, object: actorUrl };
+        const request = await injected(await keys.signed(siteUrl, actor, follow));
+        const posted = await t.app.inject({ ...request, url: inbox });
+        expect(posted.statusCode, inbox).toBe(401);
+        await waitFor(async () => sent[`/users/${name}`] !== undefined, {
+          what: `the answer to ${inbox}'s fetch ended`,
+        });
+      }
+      expect(sent).toEqual({ "/users/zed": "cut short", "/users/zoe": "cut short" });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("lets the owner block a server from the command line, and lists it", async () => {
     const env = adminEnv(t);
     expect((await admin(env, "fediverse", "block", "mastodon.example")).code).toBe(0);
