@@ -16,11 +16,14 @@ import { nowIso } from "../lib/time.ts";
  * here, so a restart loses none. A worker takes a due message for a lease,
  * hands it to Fedify and deletes it; a worker that dies mid-way leaves it due
  * again when the lease ends. Fedify itself retries a failed delivery with
- * backoff by queueing it again with a delay. Messages that share an ordering
- * key (a Create and the Delete of the same object, to one server) are taken
- * one at a time, oldest first; a retry, queued with its key while its message
- * is in hand, takes that message's row, so what was queued after it stays
- * after it. The site's own `TakeBack` waits here too.
+ * backoff by queueing it again (same id) with a delay: that retry, queued
+ * while its message is in hand, takes the message's row, so what was queued
+ * after it stays after it (messages that share an ordering key, a Create and
+ * the Delete of the same object to one server, are taken one at a time,
+ * oldest first). A message whose handler fails without queueing it again (a
+ * fan-out to followers' inboxes, the site's own `TakeBack`, a retry that
+ * could not be queued) stays, due again after as long as it has waited, from
+ * a second to the lease's five minutes: one bad message does not spin.
  */
 
 /** How long a taken message is left to its worker before another may take it. */
@@ -67,8 +70,8 @@ export async function enqueueMessages(
     .execute();
 }
 
-/** The message a worker has in hand: its row, its ordering key, whether a retry took its row. */
-type InHand = { id: number | string; ordering_key: string | null; retried: boolean };
+/** The message a worker has in hand: its row, when it was queued, its id, whether its retry took the row. */
+type InHand = { id: number | string; created_at: string | Date; of?: unknown; retried: boolean };
 
 export function createMessageQueue(
   store: Store,
@@ -84,14 +87,14 @@ export function createMessageQueue(
   const inHand = new AsyncLocalStorage<InHand>();
 
   /**
-   * Fedify retries a failed delivery by queueing it again, with its key, from its handler:
-   * the retry takes the row, and its place before a Delete queued meanwhile (which a Create
+   * Fedify retries a failed message by queueing it again, same id, from its handler: the
+   * retry takes the row, and its place before a Delete queued meanwhile (which a Create
    * retried after it would undo). False when it is no retry, or the row is gone.
    */
   async function retry(message: unknown, options?: MessageQueueEnqueueOptions) {
     const taken = inHand.getStore();
-    if (!taken || taken.retried || options?.orderingKey !== taken.ordering_key) return false;
-    taken.retried = true;
+    const { id } = message as { id?: unknown };
+    if (!taken || taken.retried || id === undefined || id !== taken.of) return false;
     const result = await db
       .updateTable("fediverse_queue")
       .set({
@@ -101,7 +104,8 @@ export function createMessageQueue(
       })
       .where("id", "=", taken.id as number)
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    taken.retried = result.numUpdatedRows > 0n;
+    return taken.retried;
   }
 
   async function insert(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
@@ -130,7 +134,7 @@ export function createMessageQueue(
         limit 1
         ${lock}
       )
-      returning id, ordering_key, message`.execute(db);
+      returning id, created_at, message`.execute(db);
     const row = result.rows[0];
     return row && { ...row, retried: false };
   }
@@ -150,27 +154,32 @@ export function createMessageQueue(
             taken = undefined;
           }
           if (taken) {
-            // Fedify retries its own messages by queueing them again; the
-            // site's, failed (its database unreachable), is left to be taken
-            // again when its lease ends.
-            let kept = false;
+            let failed = false;
             try {
               const message = JSON.parse(taken.message);
               const own = takeBackSchema.safeParse(message);
-              kept = own.success;
+              taken.of = message.id;
               await inHand.run(taken, () => (own.success ? takeBack(own.data) : handler(message)));
-              kept = false;
             } catch (error) {
+              failed = true;
               log.error({ err: error }, "a Fediverse queue message failed");
             }
-            if (kept || taken.retried) continue;
-            await db
-              .deleteFrom("fediverse_queue")
-              .where("id", "=", taken.id as number)
-              .execute()
-              .catch((error: unknown) =>
-                log.error({ err: error }, "a Fediverse queue message could not be removed"),
-              );
+            if (taken.retried) continue;
+            // Done, it goes; failed, and not queued again by Fedify, it stays a while.
+            const waited = Date.now() - new Date(taken.created_at).getTime();
+            const again = new Date(Date.now() + Math.min(leaseMs, Math.max(1000, waited)));
+            const row = taken.id as number;
+            await (failed
+              ? db
+                  .updateTable("fediverse_queue")
+                  .set({ due_at: again.toISOString(), taken_until: null })
+                  .where("id", "=", row)
+                  .execute()
+              : db.deleteFrom("fediverse_queue").where("id", "=", row).execute()
+            ).catch((error: unknown) =>
+              // Left taken: due again when its lease ends.
+              log.error({ err: error }, "a Fediverse queue message could not be settled"),
+            );
             continue;
           }
           await new Promise<void>((resolve) => {

@@ -328,7 +328,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
     expect(loading).toHaveBeenCalledTimes(2);
   });
 
-  it("sends the Deletes of a take-back that failed, its database out of reach a moment, when its lease ends", {
+  it("sends the Deletes of a take-back that failed, its database out of reach a moment, soon after", {
     timeout: 240_000,
   }, async () => {
     const { accounts, answered, erase, deletions } = await joAnswered();
@@ -355,11 +355,7 @@ describe.each(backends)("inboxes on private addresses, on %s", (backend: Backend
       what: "the take-back failed",
     });
     await runSql(t, "alter table fediverse_followers_away rename to fediverse_followers");
-    // Its lease ends.
-    await runSql(t, "update fediverse_queue set taken_until = ? where message like ?", [
-      new Date(Date.now() - 1000).toISOString(),
-      "%ewe:take-back%",
-    ]);
+    // Taken again seconds later, well before its five-minute lease would end.
     await waitFor(async () => deletions().includes("/inbox") && (await queueEmpty(t)), {
       timeoutMs: 60_000,
       what: "the answer's Delete at the follower's server, and the queue empty",

@@ -1156,7 +1156,27 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         timeoutMs: 120_000,
         what: "the take-back taken",
       });
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // A message queued after the Deletes is taken and done: the workers passed over them,
+      // which wait, untaken, behind the Create in flight.
+      const after = JSON.stringify({ type: "ewe:take-back", answers: [], writer: null });
+      const now = new Date().toISOString();
+      await runSql(
+        t,
+        "insert into fediverse_queue (message, due_at, created_at) values (?, ?, ?)",
+        [after, now, now],
+      );
+      await waitFor(
+        async () =>
+          (await runSql(t, "select 1 from fediverse_queue where message = ?", [after])).length ===
+          0,
+        { timeoutMs: 120_000, what: "a message queued after the Deletes done" },
+      );
+      const deletes = (await runSql(t, "select message, taken_until from fediverse_queue")).filter(
+        ({ message }) =>
+          String(message).includes(noteOf(id)) && String(message).includes('"type":"Delete"'),
+      );
+      expect(deletes.length).toBeGreaterThan(0);
+      expect(deletes.filter(({ taken_until }) => taken_until !== null)).toEqual([]);
     } finally {
       release();
     }
@@ -1221,6 +1241,77 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       .map(({ activity }) => activity.type);
     expect(seen.indexOf("Delete")).toBeGreaterThan(0);
     expect(seen.slice(seen.indexOf("Delete"))).not.toContain("Create");
+  });
+
+  it("delivers the Delete of an answer to followers' servers whose deliveries the database refused a moment", {
+    timeout: 240_000,
+  }, async () => {
+    expect((await deeSays(2701, "Does soap go off in the sun?")).statusCode).toBe(202);
+    const question = await commentSaying("Does soap go off in the sun?");
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const answer = await answerSent(owner, question.id, "Its scent fades; it still cleans.");
+    // Five followers whose servers have no shared inbox: Fedify fans the Delete out to them
+    // from one queued message, whose handler queues a delivery to each inbox.
+    const fans = ["fan1", "fan2", "fan3", "fan4", "fan5"];
+    for (const name of fans) {
+      await runSql(
+        t,
+        "insert into fediverse_followers (actor_id, handle, inbox, follow_id, created_at) values (?, ?, ?, ?, ?)",
+        [
+          remote.actor(name),
+          `@${name}@remote`,
+          `${remote.actor(name)}/inbox`,
+          `${remote.actor(name)}#follows/1`,
+          new Date().toISOString(),
+        ],
+      );
+    }
+    // The database refuses those deliveries, as a full disk would, until the fan-out failed.
+    const refused = `new.message like '%"inbox":"${remote.base}/users/fan%'`;
+    const [refuse, allow] = t.databaseUrl
+      ? [
+          [
+            "create function refuse_fans() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$",
+            `create trigger refuse_fans before insert on fediverse_queue for each row when (${refused}) execute function refuse_fans()`,
+          ],
+          "drop trigger if exists refuse_fans on fediverse_queue",
+        ]
+      : [
+          [
+            `create trigger refuse_fans before insert on fediverse_queue when ${refused} begin select raise(abort, 'disk full'); end`,
+          ],
+          "drop trigger if exists refuse_fans",
+        ];
+    for (const statement of refuse) await runSql(t, statement);
+    const from = logs.lines.length;
+    try {
+      expect((await owner.delete(`/api/admin/comments/${answer}`)).statusCode).toBe(204);
+      const failed = "a Fediverse queue message failed";
+      await waitFor(async () => logs.lines.slice(from).some((line) => line.msg === failed), {
+        timeoutMs: 120_000,
+        what: "the fan-out failed",
+      });
+      await runSql(t, allow);
+      await waitFor(
+        async () =>
+          fans.every((name) =>
+            deletionsOf(answer).some(({ inbox }) => inbox === `/users/${name}/inbox`),
+          ),
+        { timeoutMs: 120_000, what: "the answer's Delete at each follower's server" },
+      );
+      await heldAbout(noteOf(answer));
+    } finally {
+      await runSql(t, allow);
+      await runSql(t, "delete from fediverse_followers where actor_id like ?", [
+        `${remote.base}/users/fan%`,
+      ]);
+    }
+    // Once at each: the fan-out tried again queued none twice.
+    const fanned = deletionsOf(answer).filter(({ inbox }) => inbox.startsWith("/users/fan"));
+    expect(fanned.map(({ inbox }) => inbox).sort()).toEqual(
+      fans.map((name) => `/users/${name}/inbox`),
+    );
   });
 
   it("sends no Create of an answer deleted while its writer's account was looked up", {
