@@ -14,6 +14,7 @@ import {
   createActivityPubRequest,
   type DocumentLoader,
   getRemoteDocument,
+  type RemoteDocument,
 } from "@fedify/fedify/runtime";
 import {
   Article,
@@ -180,7 +181,8 @@ function documentLoader(
   remoteFetch: RemoteFetch,
   signedBy?: { keyId: URL; privateKey: CryptoKey },
 ): DocumentLoader {
-  const load: DocumentLoader = async (url) => {
+  /** A page may name its document (`rel="alternate"`): that link is followed once, never round a ring. */
+  const load = async (url: string, alternates = 1): Promise<RemoteDocument> => {
     const request = createActivityPubRequest(url);
     const headers: Record<string, string> = { accept: request.headers.get("accept") ?? "" };
     if (signedBy) {
@@ -201,9 +203,12 @@ function documentLoader(
       status: answer.status,
       headers: answered,
     });
-    return getRemoteDocument(answer.url, response, load);
+    return getRemoteDocument(answer.url, response, async (next) => {
+      if (alternates === 0) throw new RemoteFetchError(`${url} names yet another document`);
+      return load(next, alternates - 1);
+    });
   };
-  return load;
+  return (url) => load(url);
 }
 
 export async function createSiteFederation(deps: FederationDeps): Promise<Federation<void>> {

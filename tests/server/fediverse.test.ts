@@ -401,6 +401,33 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     }
   });
 
+  it("follows a page's link to its account's document once, not round a ring of pages", async () => {
+    // Two pages, each naming the other as its document: Fedify follows such a link.
+    const asked: string[] = [];
+    const server = createServer((request, response) => {
+      asked.push(request.url ?? "");
+      const other = request.url === "/users/ann" ? "/users/bob" : "/users/ann";
+      response
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<link rel="alternate" type="application/activity+json" href="${other}">`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const actor = `http://127.0.0.1:${(server.address() as AddressInfo).port}/users/ann`;
+      const keys = await remoteAccountKeys();
+      const follow = { id: `${actor}#follows/1`, type: "Follow", actor, object: actorUrl };
+      const posted = await Promise.race([
+        t.app.inject(await injected(await keys.signed(siteUrl, actor, follow))),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
+      ]);
+      expect(posted?.statusCode).toBe(401);
+      expect(asked).toEqual(["/users/ann", "/users/bob"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("lets the owner block a server from the command line, and lists it", async () => {
     const env = adminEnv(t);
     expect((await admin(env, "fediverse", "block", "mastodon.example")).code).toBe(0);
