@@ -184,6 +184,8 @@ function documentLoader(
   /** A page may name its document (`rel="alternate"`): that link is followed once, never round a ring. */
   const load = async (url: string, alternates = 1): Promise<RemoteDocument> => {
     const request = createActivityPubRequest(url);
+    // The guarded fetch sends the site's own user agent.
+    request.headers.delete("user-agent");
     const headers: Record<string, string> = { accept: request.headers.get("accept") ?? "" };
     if (signedBy) {
       const signed = await signRequest(request, signedBy.privateKey, signedBy.keyId);

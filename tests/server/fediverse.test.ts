@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { verifyRequest } from "@fedify/fedify";
 import { Resvg } from "@resvg/resvg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -387,8 +388,9 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       ] as const) {
         const actor = `${base}/users/${name}`;
         const follow = { id: `${actor}#follows/1`, type: "Follow", actor, object: actorUrl };
-        const request = await injected(await keys.signed(siteUrl, actor, follow));
-        const posted = await t.app.inject({ ...request, url: inbox });
+        const posted = await t.app.inject(
+          await injected(await keys.signed(siteUrl, actor, follow, inbox)),
+        );
         expect(posted.statusCode, inbox).toBe(401);
         await waitFor(async () => sent[`/users/${name}`] !== undefined, {
           what: `the answer to ${inbox}'s fetch ended`,
@@ -422,6 +424,51 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
       ]);
       expect(posted?.statusCode).toBe(401);
       expect(asked).toEqual(["/users/ann", "/users/bob"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("fetches a key, signed as the site, from a server that answers only signed requests", async () => {
+    const site = JSON.parse((await get(actorUrl, activityJson)).body);
+    const keys = await remoteAccountKeys();
+    const verdicts: string[] = [];
+    // Mastodon in its secure mode: an account is served only to a request the asker signed.
+    const server = createServer(async (request, response) => {
+      const signer = await verifyRequest(
+        new Request(`${base}${request.url}`, {
+          headers: request.headers as Record<string, string>,
+        }),
+        { documentLoader: async (url) => ({ contextUrl: null, documentUrl: url, document: site }) },
+      );
+      verdicts.push(signer?.id?.href === `${actorUrl}#main-key` ? "signed" : "refused");
+      if (!signer) return response.writeHead(401).end();
+      const id = `${base}${request.url}`;
+      response.writeHead(200, { "content-type": activityJson }).end(
+        JSON.stringify({
+          "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+          id,
+          type: "Person",
+          inbox: `${id}/inbox`,
+          publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const actor = `${base}/users/sam`;
+      // An Accept of nothing here changes nothing: only its signature is checked.
+      const accept = { id: `${actor}#accepts/1`, type: "Accept", actor, object: `${actor}#x` };
+      const inbox = "/fediverse/actors/site/inbox";
+      const posted = await t.app.inject(
+        await injected(await keys.signed(siteUrl, actor, accept, inbox)),
+      );
+      expect({ status: posted.statusCode, verdicts }).toEqual({
+        status: 202,
+        verdicts: expect.arrayContaining(["signed"]),
+      });
     } finally {
       server.closeAllConnections();
       server.close();

@@ -26,10 +26,15 @@ export async function remoteAccountKeys() {
     ?.join("\n");
   return {
     publicKeyPem: `-----BEGIN PUBLIC KEY-----\n${lines}\n-----END PUBLIC KEY-----\n`,
-    /** `activity`, by `actor`, as a signed post to the shared inbox of the site at `site`. */
-    signed: (site: string, actor: string, activity: Record<string, unknown>) =>
+    /** `activity`, by `actor`, as a signed post to an inbox (the shared one) of the site at `site`. */
+    signed: (
+      site: string,
+      actor: string,
+      activity: Record<string, unknown>,
+      inbox = "/fediverse/inbox",
+    ) =>
       signRequest(
-        new Request(`${site}/fediverse/inbox`, {
+        new Request(`${site}${inbox}`, {
           method: "POST",
           headers: { "content-type": "application/activity+json" },
           body: JSON.stringify({
