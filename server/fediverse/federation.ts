@@ -175,24 +175,31 @@ export function articleOf(ctx: Context<void>, item: SiteItem, siteUrl: string): 
  * reads at most 1 MB of such a document; so does the site, within 10 seconds.
  * `signedBy` signs each request as the site's actor, as Fedify's own loader
  * for servers that answer only signed requests does (draft-cavage, as Mastodon
- * signs); a redirect then goes out with the first address's signature.
+ * signs), each address of a redirect anew: a signature names its address.
  */
 function documentLoader(
   remoteFetch: RemoteFetch,
   signedBy?: { keyId: URL; privateKey: CryptoKey },
 ): DocumentLoader {
-  /** A page may name its document (`rel="alternate"`): that link is followed once, never round a ring. */
-  const load = async (url: string, alternates = 1): Promise<RemoteDocument> => {
-    const request = createActivityPubRequest(url);
+  const headersFor = async (target: URL) => {
+    const request = createActivityPubRequest(target.href);
     // The guarded fetch sends the site's own user agent.
     request.headers.delete("user-agent");
     const headers: Record<string, string> = { accept: request.headers.get("accept") ?? "" };
     if (signedBy) {
       const signed = await signRequest(request, signedBy.privateKey, signedBy.keyId);
-      // Node sets Host from each address it connects to, the first as signed.
+      // Node sets Host from the address it connects to, as signed.
       for (const name of ["date", "signature"]) headers[name] = signed.headers.get(name) ?? "";
     }
-    const answer = await remoteFetch(url, { headers, timeoutMs: 10_000, maxBytes: 1_000_000 });
+    return headers;
+  };
+  /** A page may name its document (`rel="alternate"`): that link is followed once, never round a ring. */
+  const load = async (url: string, alternates = 1): Promise<RemoteDocument> => {
+    const answer = await remoteFetch(url, {
+      headers: headersFor,
+      timeoutMs: 10_000,
+      maxBytes: 1_000_000,
+    });
     if (answer.status < 200 || answer.status > 599) {
       throw new RemoteFetchError(`${url} answered ${answer.status}`);
     }

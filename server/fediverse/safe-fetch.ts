@@ -101,7 +101,8 @@ export type RemoteAnswer = {
 
 type RemoteFetchOptions = {
   method?: "GET" | "POST";
-  headers?: Record<string, string>;
+  /** Or the headers for each address asked, a redirect's too (a signature names its address). */
+  headers?: Record<string, string> | ((target: URL) => Promise<Record<string, string>>);
   body?: string;
   timeoutMs?: number;
   maxBytes?: number;
@@ -134,7 +135,7 @@ export function createRemoteFetch({
 
   function once(
     target: URL,
-    options: RemoteFetchOptions,
+    options: RemoteFetchOptions & { headers?: Record<string, string> },
     signal: AbortSignal,
     maxBytes: number,
   ): Promise<RemoteAnswer> {
@@ -195,7 +196,12 @@ export function createRemoteFetch({
       throw new RemoteFetchError("not an address");
     }
     for (let hop = 0; ; hop += 1) {
-      const answer = await once(target, options, signal, maxBytes).catch((error: unknown) => {
+      const { headers } = options;
+      const asked = {
+        ...options,
+        headers: typeof headers === "function" ? await headers(target) : headers,
+      };
+      const answer = await once(target, asked, signal, maxBytes).catch((error: unknown) => {
         if (signal.aborted) throw new RemoteFetchError(`no answer within ${timeoutMs} ms`);
         throw error;
       });

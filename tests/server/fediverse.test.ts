@@ -435,6 +435,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     const keys = await remoteAccountKeys();
     const verdicts: string[] = [];
     // Mastodon in its secure mode: an account is served only to a request the asker signed.
+    // One that moved (`/moved/sam`) is sent on to its new address, asked again, signed again.
     const server = createServer(async (request, response) => {
       const signer = await verifyRequest(
         new Request(`${base}${request.url}`, {
@@ -442,9 +443,16 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         }),
         { documentLoader: async (url) => ({ contextUrl: null, documentUrl: url, document: site }) },
       );
-      verdicts.push(signer?.id?.href === `${actorUrl}#main-key` ? "signed" : "refused");
+      verdicts.push(
+        `${request.url} ${signer?.id?.href === `${actorUrl}#main-key` ? "signed" : "refused"}`,
+      );
       if (!signer) return response.writeHead(401).end();
-      const id = `${base}${request.url}`;
+      const [asked = "", moved] = (request.url ?? "").split("?");
+      const name = asked.split("/").pop();
+      if (asked.startsWith("/moved/")) {
+        return response.writeHead(302, { location: `/users/${name}?moved` }).end();
+      }
+      const id = moved === undefined ? `${base}${asked}` : `${base}/moved/${name}`;
       response.writeHead(200, { "content-type": activityJson }).end(
         JSON.stringify({
           "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
@@ -458,16 +466,19 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const actor = `${base}/users/sam`;
-      // An Accept of nothing here changes nothing: only its signature is checked.
-      const accept = { id: `${actor}#accepts/1`, type: "Accept", actor, object: `${actor}#x` };
-      const inbox = "/fediverse/actors/site/inbox";
-      const posted = await t.app.inject(
-        await injected(await keys.signed(siteUrl, actor, accept, inbox)),
-      );
-      expect({ status: posted.statusCode, verdicts }).toEqual({
-        status: 202,
-        verdicts: expect.arrayContaining(["signed"]),
+      const statuses: number[] = [];
+      for (const actor of [`${base}/users/sam`, `${base}/moved/kim`]) {
+        // An Accept of nothing here changes nothing: only its signature is checked.
+        const accept = { id: `${actor}#accepts/1`, type: "Accept", actor, object: `${actor}#x` };
+        const inbox = "/fediverse/actors/site/inbox";
+        const posted = await t.app.inject(
+          await injected(await keys.signed(siteUrl, actor, accept, inbox)),
+        );
+        statuses.push(posted.statusCode);
+      }
+      expect({ statuses, verdicts }).toEqual({
+        statuses: [202, 202],
+        verdicts: ["/users/sam signed", "/moved/kim signed", "/users/kim?moved signed"],
       });
     } finally {
       server.closeAllConnections();
