@@ -197,11 +197,13 @@ export function createMessageQueue(
       };
       await Promise.all(Array.from({ length: workers }, worker));
     },
-    /** Messages waiting, due or not. */
+    /** Messages waiting, due or not; not those a worker has in hand, as Fedify asks. */
     async getDepth() {
+      const now = nowIso();
       const row = await db
         .selectFrom("fediverse_queue")
         .select((eb) => eb.fn.countAll().as("count"))
+        .where((eb) => eb.or([eb("taken_until", "is", null), eb("taken_until", "<", now)]))
         .executeTakeFirstOrThrow();
       return { queued: Number(row.count) };
     },
