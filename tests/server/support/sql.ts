@@ -2,6 +2,31 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 
+/**
+ * One connection per PostgreSQL database for the statements below, let go
+ * after a second unused: a new connection for each statement (a backend
+ * process started, a catalogue read, then ended) cost about 9 ms of CPU, a
+ * statement on a kept one 0.3, and tests run hundreds of them in polls
+ * (docs/decisions/028-how-the-suite-stays-fast.md). Each statement commits on
+ * its own, as before. A kept connection ended by the server (its database
+ * dropped, the server halted by a fault test) is let go of, not thrown.
+ */
+const pools = new Map<string, pg.Pool>();
+function poolFor(databaseUrl: string): pg.Pool {
+  let pool = pools.get(databaseUrl);
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 1,
+      idleTimeoutMillis: 1000,
+      allowExitOnIdle: true,
+    });
+    pool.on("error", () => {});
+    pools.set(databaseUrl, pool);
+  }
+  return pool;
+}
+
 /** Runs one statement on a test app's database, behind the app's back (clock changes, seeding). */
 export async function runSql(
   t: { databaseUrl: string | undefined; dataDir: string },
@@ -9,19 +34,13 @@ export async function runSql(
   params: (string | number | null)[] = [],
 ): Promise<Record<string, unknown>[]> {
   if (t.databaseUrl) {
-    const client = new pg.Client({ connectionString: t.databaseUrl });
-    await client.connect();
-    try {
-      let n = 0;
-      return (
-        await client.query(
-          statement.replace(/\?/g, () => `$${++n}`),
-          params,
-        )
-      ).rows;
-    } finally {
-      await client.end();
-    }
+    let n = 0;
+    return (
+      await poolFor(t.databaseUrl).query(
+        statement.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows;
   }
   const db = new DatabaseSync(path.join(t.dataDir, "engage.sqlite"));
   try {
