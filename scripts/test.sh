@@ -79,11 +79,10 @@ bash scripts/ensure-system-deps.sh
 phase "building the site for the browser tests, beside lint, types and unit tests"
 start_job build node tests/e2e/support/build-site.ts
 start_job checks nice -n 10 bash -c 'biome check . && npm run --silent typecheck:ts &&
-  npm run --silent typecheck:astro && vitest run --project components --project node'
+  vitest run --project components --project node'
 # typecheck:ts is TypeScript 7, the compiler in native code, on one thread:
 # the same findings as tsc 6 for a quarter of its CPU. It cannot read the
-# .astro templates: typecheck:astro checks only them (tsconfig.astro.json),
-# with TypeScript 6, whose API astro check uses.
+# .astro templates: typecheck:astro checks only them (below).
 
 finish_jobs build
 # Then everything else beside the browser tests, as soon as the site is built:
@@ -93,9 +92,13 @@ finish_jobs build
 # (docs/decisions/034-valid-html.md). The first-load JavaScript budget
 # (`npm run size`) and the W3C Nu checker (`npm run lint:nu`) are not tests:
 # CI runs them after this, on this build (.ci/run, docs/decisions/051-two-suites.md).
-phase "browser tests, beside the server tests and the built pages' HTML"
+# The .astro templates (tsconfig.astro.json), with TypeScript 6, whose API
+# astro check uses: after the build, whose content sync wrote the types they
+# import (.astro/), so the check does not sync them again (--noSync).
+phase "browser tests, beside the server tests, the built pages' HTML and the templates' types"
 start_job browser playwright test
 start_job server vitest run --project server
 start_job html node scripts/validate-html.ts
-finish_jobs html checks server browser
+start_job astro nice -n 10 npm run --silent typecheck:astro -- --noSync
+finish_jobs html astro checks server browser
 phase "all passed"
