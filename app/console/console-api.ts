@@ -90,7 +90,9 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
   }, [queryClient, hash]);
   useLayoutEffect(() => {
     if (query.data === undefined) return;
-    refocus(focused.current);
+    // On the page still and able to take it, it was not this change that took the focus from it.
+    const [was] = focused.current;
+    if (!(was?.node.isConnected && focusIn(was.node) === was.node)) refocus(focused.current);
     focused.current = placesOf(pressedButton());
   }, [query.data]);
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError

@@ -468,6 +468,18 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
   await page.clock.runFor(500);
   await expect(rows).toHaveCount(1);
   await expect(removeOf(next)).toBeFocused();
+  // A search typed, then the page clicked away from before it rests: its answer,
+  // read before, changes the list and leaves the focus where the owner put it.
+  await search.fill("reader-");
+  await page.clock.runFor(500);
+  await expect(rows.getByRole("rowheader").first()).toHaveText(shown);
+  await page.waitForLoadState("networkidle");
+  await search.fill(next);
+  await page.getByRole("heading", { name: "Subscribers", level: 1 }).click();
+  await expect(page.locator("body")).toBeFocused();
+  await page.clock.runFor(500);
+  await expect(rows).toHaveCount(1);
+  await expect(page.locator("body")).toBeFocused();
 });
 
 test("newsletter: warnings, preview, send and progress, the screen axe clean; an edition scheduled in the browser's zone shows its time and is cancelled", async ({
