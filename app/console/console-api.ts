@@ -82,17 +82,24 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
       const landed = event.type === "updated" && event.action.type === "success";
       if (landed && event.query.queryHash === hash) record();
     });
+    // Focus that leaves for the page (clicked away) is read where it lands, a task later:
+    // after a change that took it (a row removed or moved) has given it back below.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const left = () => {
+      timer = setTimeout(record);
+    };
     document.addEventListener("focusin", record);
+    document.addEventListener("focusout", left);
     return () => {
       stop();
+      clearTimeout(timer);
       document.removeEventListener("focusin", record);
+      document.removeEventListener("focusout", left);
     };
   }, [queryClient, hash]);
   useLayoutEffect(() => {
     if (query.data === undefined) return;
-    // On the page still and able to take it, it was not this change that took the focus from it.
-    const [was] = focused.current;
-    if (!(was?.node.isConnected && focusIn(was.node) === was.node)) refocus(focused.current);
+    refocus(focused.current);
     focused.current = placesOf(pressedButton());
   }, [query.data]);
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError
