@@ -1233,13 +1233,19 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
         what: "the answer's Create at Dee's server",
       });
       expect((await owner.delete(`/api/admin/comments/${id}`)).statusCode).toBe(204);
-      // The take-back is taken and its Deletes queued; Dee's server still holds the Create.
+      // The take-back is queued (after the deletion's answer: its event queues it), taken, and
+      // its Deletes queued; Dee's server still holds the Create.
+      const queuedDeletes = async () =>
+        (await runSql(t, "select message, taken_until from fediverse_queue")).filter(
+          ({ message }) =>
+            String(message).includes(noteOf(id)) && String(message).includes('"type":"Delete"'),
+        );
       const takingBack = async () =>
         (await runSql(t, "select 1 from fediverse_queue where message like ?", ["%ewe:take-back%"]))
           .length > 0;
-      await waitFor(async () => !(await takingBack()), {
+      await waitFor(async () => (await queuedDeletes()).length > 0 && !(await takingBack()), {
         timeoutMs: 120_000,
-        what: "the take-back taken",
+        what: "the take-back taken and its Deletes queued",
       });
       // A message queued after the Deletes is taken and done: the workers passed over them,
       // which wait, untaken, behind the Create in flight.
@@ -1256,10 +1262,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
           0,
         { timeoutMs: 120_000, what: "a message queued after the Deletes done" },
       );
-      const deletes = (await runSql(t, "select message, taken_until from fediverse_queue")).filter(
-        ({ message }) =>
-          String(message).includes(noteOf(id)) && String(message).includes('"type":"Delete"'),
-      );
+      const deletes = await queuedDeletes();
       expect(deletes.length).toBeGreaterThan(0);
       expect(deletes.filter(({ taken_until }) => taken_until !== null)).toEqual([]);
     } finally {
