@@ -1,3 +1,4 @@
+import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { engagementCatalogOf, loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { siteErrorHandler } from "./api/errors.ts";
@@ -17,6 +18,7 @@ import { isDatabaseUnavailable } from "./db/errors.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { enquiryPages } from "./enquiries/pages.ts";
 import { webmentionLink } from "./fediverse/webmentions.ts";
+import { addressScope } from "./lib/address-scope.ts";
 import { accessLog } from "./logging.ts";
 import { clickKeyOf, editionClicks } from "./newsletter/clicks.ts";
 import { newsletterLinkPages } from "./newsletter/link-pages.ts";
@@ -180,6 +182,15 @@ export async function buildApp({
     });
     healthRoutes(app, { store, bus });
 
+    // The questions one address asks the assistant a minute: one count for the API and
+    // the question form of pages without JavaScript.
+    await app.register(fastifyRateLimit, { global: false });
+    const questionsByIp = app.createRateLimit({
+      max: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
+      timeWindow: 60_000,
+      keyGenerator: (request) => `assistant:${addressScope(request.ip)}`,
+    });
+
     await app.register(engagementApi, {
       prefix: "/api",
       fast: fastPages,
@@ -199,7 +210,7 @@ export async function buildApp({
       assistant,
       questionLimits: {
         perVisitor: config.ASSISTANT_QUESTIONS_PER_MINUTE,
-        perIp: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
+        byIp: questionsByIp,
       },
       rateLimits: {
         perVisitor: config.RATE_LIMIT_WRITES_PER_VISITOR,
@@ -267,7 +278,7 @@ export async function buildApp({
     await app.register(assistantPages, {
       assistant,
       siteUrl: config.siteUrl,
-      perMinute: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
+      limit: questionsByIp,
     });
     await consolePages(app, {
       files: siteFiles,

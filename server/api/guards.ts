@@ -100,21 +100,27 @@ export function createWriteLimiter(app: FastifyInstance, limits: RateLimits) {
   });
 }
 
+/** One count of requests, as `createRateLimit` makes it. */
+export type RateCount = ReturnType<FastifyInstance["createRateLimit"]>;
+
 /**
  * Counts requests per visitor and per IP address under `name` (each name has
- * counts of its own); either running out answers 429 with `message` and
- * Retry-After.
+ * counts of its own; the address's may be a count shared with another route,
+ * `byIp`); either running out answers 429 with `message` and Retry-After.
  */
 export function createVisitorLimiter(
   app: FastifyInstance,
-  limits: RateLimits,
+  limits: Omit<RateLimits, "perIp"> & ({ perIp: number } | { byIp: RateCount }),
   { name, message }: { name: string; message: string },
 ) {
-  const byIp = app.createRateLimit({
-    max: limits.perIp,
-    timeWindow: limits.windowMs,
-    keyGenerator: (request) => `${name}:${addressScope(request.ip)}`,
-  });
+  const byIp =
+    "byIp" in limits
+      ? limits.byIp
+      : app.createRateLimit({
+          max: limits.perIp,
+          timeWindow: limits.windowMs,
+          keyGenerator: (request) => `${name}:${addressScope(request.ip)}`,
+        });
   const byVisitor = app.createRateLimit({
     max: limits.perVisitor,
     timeWindow: limits.windowMs,

@@ -1,5 +1,4 @@
-import fastifyRateLimit from "@fastify/rate-limit";
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { AssistantResponse } from "../../contract/assistant.ts";
 import { questionSchema } from "../../contract/assistant.ts";
 import { citedParts } from "../../contract/citations.ts";
@@ -16,7 +15,6 @@ import {
   renderActionPage,
   sendPage as send,
 } from "../lib/action-page.ts";
-import { addressScope } from "../lib/address-scope.ts";
 import type { Assistant } from "./service.ts";
 
 /**
@@ -98,16 +96,10 @@ ${from ? `<p>${backTo(from)}</p>` : paragraph("Or go back with your browser's Ba
 export const assistantPages: FastifyPluginAsync<{
   assistant: Assistant;
   siteUrl: string;
-  /** Questions one IP address may ask here per minute. */
-  perMinute: number;
-}> = async (app, { assistant, siteUrl, perMinute }) => {
+  /** The questions one IP address asks a minute, here and through the API together. */
+  limit: ReturnType<FastifyInstance["createRateLimit"]>;
+}> = async (app, { assistant, siteUrl, limit }) => {
   const siteOrigin = new URL(siteUrl).origin;
-  await app.register(fastifyRateLimit, { global: false });
-  const limit = app.createRateLimit({
-    max: perMinute,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `assistant-page:${addressScope(request.ip)}`,
-  });
 
   // The question and the one before it, each of up to questionMax characters
   // that may take 9 bytes once the form encodes them (a 3-byte character,

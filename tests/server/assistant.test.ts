@@ -408,6 +408,19 @@ describe.each(backends)("the assistant on %s", (backend) => {
         problem: expect.stringMatching(/wait a minute/),
         ...leadsBack,
       });
+      // The form and the API share one count per address: a question asked through the
+      // API leaves none for the form that minute, and the form's none for the API.
+      const throughApi = (ip: string) =>
+        bare.app.inject({
+          method: "POST",
+          url: "/api/assistant",
+          remoteAddress: ip,
+          headers: { origin: siteUrl },
+          payload: { question: "What does DFMEA include?" },
+        });
+      expect((await throughApi("10.1.0.32")).statusCode).toBe(503);
+      expect((await ask(bare.app, question, "10.1.0.32")).status).toBe(429);
+      expect((await throughApi("10.1.0.31")).statusCode).toBe(429);
     } finally {
       await bare.close();
     }

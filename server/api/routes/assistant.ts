@@ -9,9 +9,10 @@ import {
 } from "../../../contract/assistant.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import { ApiError, errorResponses } from "../errors.ts";
-import { createVisitorLimiter } from "../guards.ts";
+import { createVisitorLimiter, type RateCount } from "../guards.ts";
 
-export type QuestionLimits = { perVisitor: number; perIp: number };
+/** Questions a visitor may ask a minute, and the count per address the question form shares. */
+export type QuestionLimits = { perVisitor: number; byIp: RateCount };
 
 /**
  * The assistant's API (docs/product.md, "Chat with Me"): a question answered
