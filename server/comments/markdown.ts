@@ -42,6 +42,14 @@ parser.renderer.rules.link_open = (tokens, index, options, _env, self) => {
 
 type Token = ReturnType<typeof parser.parse>[number];
 
+/**
+ * The text as a page shows it: character references ("c&#97;sino") and
+ * backslash escapes ("bit\.ly") resolved, as the renderer resolves them in
+ * text and in links. The text rules read this, so that no blocked word,
+ * address or link hides behind them.
+ */
+export const shownText = (source: string): string => parser.utils.unescapeAll(source);
+
 /** Comment text as the HTML every reader sees. */
 export function renderComment(source: string): string {
   return parser.render(source).trim();

@@ -1,5 +1,5 @@
 import type { ErrorCode } from "../../contract/api.ts";
-import { markdownRefusal } from "../comments/markdown.ts";
+import { markdownRefusal, shownText } from "../comments/markdown.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
 import type { WriterKeys } from "../engagement/writer-keys.ts";
@@ -89,7 +89,7 @@ export function createCommentDefences({
   function contentRefusal(content: string): Refusal | null {
     const markdown = markdownRefusal(content);
     if (markdown) return markdown;
-    const refusal = checkContent(content, {
+    const refusal = checkContent(shownText(content), {
       maxLinks: config.COMMENT_MAX_LINKS,
       blocklist: blocklist.entries(),
     });

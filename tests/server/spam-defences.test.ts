@@ -308,6 +308,46 @@ describe.each(backends)("spam defences on %s", (backend) => {
       );
     });
 
+    it("read the text as the page shows it: character references and escapes hide nothing", async () => {
+      for (const content of ["Try the c&#97;sino tonight", "Try the c&#x61;sino tonight"]) {
+        await expectRefused({ content }, 422, "blocked_content", /blocks because spam uses them/);
+      }
+      await expectRefused(
+        { content: "Write to me at someone&#64;mail.example" },
+        422,
+        "blocked_content",
+        /phone numbers or email/,
+      );
+      for (const content of [
+        "The figures are [here](https&#58;//bit&#46;ly/x1).",
+        "The figures are [here](https\\://bit\\.ly/x1).",
+      ]) {
+        await expectRefused({ content }, 422, "blocked_content", /shorteners/);
+      }
+      await expectRefused(
+        {
+          content:
+            "See [one](https&#58;//a.example), [two](https&#58;//b.example) and [three](https&#58;//c.example)",
+        },
+        422,
+        "too_many_links",
+        /at most 2 links; this one has 3/,
+      );
+      const postId = freshItem("science");
+      const writer = t.visitor();
+      const { comment } = json(
+        await writer.comment(postId, "Fish &amp; chips, and a \\*literal\\* star", "Alex"),
+        commentResponseSchema,
+      );
+      expect(comment.html).toBe("<p>Fish &amp; chips, and a *literal* star</p>");
+      const edit = await writer.patch(`/api/comments/${comment.id}`, {
+        content: "Now at the c&#97;sino",
+        userName: "Alex",
+      });
+      expect(edit.statusCode).toBe(422);
+      expect(json(edit, errorResponseSchema).error.code).toBe("blocked_content");
+    });
+
     it("apply to edits too: a published comment cannot be turned into spam", async () => {
       const postId = freshItem("science");
       const writer = t.visitor();
