@@ -9,7 +9,7 @@ import { type OwnSite, ownerCli, postTo, signInWith, startOwnSite } from "./supp
  * line prints a sign-in link, the owner signs in, a reader's comment waits for
  * approval (MODERATION=all), the owner approves it from the console, and
  * another reader, whose page of the post is open, sees it arrive without
- * reloading (docs/product.md, "The owner's console"). On SQLite the same path
+ * reloading (docs/console.md). On SQLite the same path
  * is tested in parts, each where its screen is already open: signing in with
  * the command line's link in console.spec.ts, and approving held comments in
  * the console while a reader's page of the post is open in

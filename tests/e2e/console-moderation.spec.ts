@@ -9,7 +9,7 @@ import { refuseWrite } from "./support/refused-write.ts";
 
 /*
  * Moderating in the console as an owner does on a busy morning, in Chromium
- * (docs/product.md, "The owner's console"): the Overview calls for the held
+ * (docs/console.md): the Overview calls for the held
  * comments and the nav counts them; each held comment is listed once, with
  * names that tell two comments of one writer apart; filters by state; bulk
  * approve and reject; Ban, red and confirmed, then Unban from the ban list;

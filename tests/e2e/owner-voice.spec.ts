@@ -13,8 +13,8 @@ import { refuseWrite } from "./support/refused-write.ts";
  * through the page's own form and the comment shows "Author", live on a
  * reader's open page and in the served HTML; the owner edits and deletes a
  * reader's comment from the page and the reader sees it happen. The owner
- * also answers a reader from the console's Comments screen (docs/product.md,
- * "The owner's console"): Reply opens "Write a reply", "Post reply" sends it,
+ * also answers a reader from the console's Comments screen (docs/console.md):
+ * Reply opens "Write a reply", "Post reply" sends it,
  * and the answer appears with "Author" under the question on a reader's open
  * page, without a reload, and on the item page for a later reader; the screen
  * is axe clean with the form open. The spec starts its own server so it can

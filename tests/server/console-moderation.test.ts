@@ -14,7 +14,7 @@ import { backends, json, startTestApp, type TestApp } from "./support/test-app.t
 
 /*
  * The console's moderation beyond one comment at a time
- * (docs/product.md, "The owner's console"): each comment listed once, filters
+ * (docs/console.md): each comment listed once, filters
  * by state, the queue's count, bulk approve and reject, the ban list and
  * unban, each change audited.
  */

@@ -125,7 +125,7 @@ function Chart({
   );
 }
 
-/** Enquiries per week, stacked by service (docs/product.md, "The owner's console"). */
+/** Enquiries per week, stacked by service (docs/console.md). */
 function EnquiryWeeks() {
   const { loaded } = useConsoleData("GET /admin/enquiries/weeks");
   return (
