@@ -23,6 +23,7 @@ import { startHourlyRetention } from "./lib/retention.ts";
 import { dayMs } from "./lib/time.ts";
 import { createBlocklist } from "./moderation/blocklist.ts";
 import { createCommentDefences, createCommentFormTokens } from "./moderation/defences.ts";
+import { moderationActions } from "./moderation/owner-actions.ts";
 import { createModeration } from "./moderation/service.ts";
 import { createSpamFilter } from "./moderation/spam/filter.ts";
 import { createSpamStore, forgetExamples } from "./moderation/spam/store.ts";
@@ -258,11 +259,16 @@ export async function startServices({
     changed: (itemPath) => reads.invalidate(itemPath.slice(1).replace("/", ":")),
     moderation: config.MODERATION,
   });
-  const owner = notifications.attach(
-    store,
-    engagement,
-    async (id) => (await moderation.approveComment(id)) === "approved",
-  );
+  const ownerConsole = createOwnerRepository(store, clock);
+  // A notification mail's links act as the owner, audited with no console session.
+  const byMailedLink = {
+    audit: (action: string, object?: string) => ownerConsole.audit(null, action, object),
+  };
+  const ownerActions = moderationActions(moderation, engagement);
+  const owner = notifications.attach(store, {
+    approve: async (id) => (await ownerActions.approve(byMailedLink, id)) === "approved",
+    delete: async (id) => (await ownerActions.remove(byMailedLink, id)) === "deleted",
+  });
   const newsletter = createNewsletter(store, config, cookieSecret);
   const verpKey = verpKeyOf(cookieSecret);
   const mailOut = startOutbox(
@@ -300,7 +306,6 @@ export async function startServices({
         log: log,
       })
     : null;
-  const ownerConsole = createOwnerRepository(store, clock);
   // Editions sent later: each instance looks every few seconds; one claims each (docs/mail.md).
   const scheduledEditions = startEditionSchedules({
     schedules: createEditionSchedules(store),

@@ -4,7 +4,6 @@ import type { NotifiedComment } from "../comments/notifier.ts";
 import { storeFailureOf } from "../db/errors.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import type { Engagement } from "../engagement/index.ts";
 import type { ActionPage } from "../lib/action-page.ts";
 import {
   acceptForms,
@@ -16,16 +15,15 @@ import {
   paragraph,
 } from "../lib/action-page.ts";
 import type { ActionTokens, TokenState } from "./action-tokens.ts";
-import { type ApproveComment, commentsById } from "./compose.ts";
+import { type CommentActions, commentsById } from "./compose.ts";
 import { postUrl } from "./notifier.ts";
 
 export type ActionRouteDeps = {
   store: Store;
-  engagement: Engagement;
   tokens: ActionTokens;
   titles: ReadonlyMap<string, string>;
   siteUrl: string;
-  approve: ApproveComment;
+  act: CommentActions;
 };
 
 const actions: Record<
@@ -91,7 +89,7 @@ const idPattern = /^[1-9]\d{0,9}$/;
  */
 export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
   app,
-  { store, engagement, tokens, titles, siteUrl, approve },
+  { store, tokens, titles, siteUrl, act },
 ) => {
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -145,10 +143,7 @@ ${paragraph("Nothing happens until you press the button. The link then stops wor
     const words = actions[named.action];
     let done: boolean;
     try {
-      done =
-        named.action === "delete"
-          ? await engagement.comments.removeAsOwner(named.id)
-          : await approve(named.id);
+      done = await act[named.action](named.id);
     } catch (error) {
       // Nothing changed: the link works again.
       await tokens.release(token).catch(() => undefined);

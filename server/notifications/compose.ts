@@ -10,11 +10,12 @@ import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.
 import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
 
 /**
- * Approves a held comment (docs/decisions/011-owner-notifications.md): true
- * when it was held and now shows, false when there is no such held comment.
- * Moderation's, given where the app is assembled.
+ * What an action link does (docs/decisions/011-owner-notifications.md): true
+ * when it changed the comment (a held one now shows, or it is gone), false
+ * when there was nothing to do. The owner's own actions, given where the app
+ * is assembled, which audit them as the command line's are.
  */
-export type ApproveComment = (commentId: number) => Promise<boolean>;
+export type CommentActions = Record<CommentAction, (commentId: number) => Promise<boolean>>;
 
 /** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
 const digestEntriesMax = 100;

@@ -1,13 +1,12 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
-import type { Engagement } from "../engagement/index.ts";
 import type { Log } from "../lib/log.ts";
 import { type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
 import type { Deliver, Delivery, OutboxRepository, OutboxRow } from "../outbox/queue.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
 import {
-  type ApproveComment,
+  type CommentActions,
   commentsById,
   notificationComposers,
   webhookPayloadOf,
@@ -86,19 +85,12 @@ export function createNotifications(
 
     /**
      * The mails' composers, the webhook worker and the action links' routes, on
-     * the open store. `approve` publishes a held comment, which the mails'
-     * approve link asks for (docs/decisions/011-owner-notifications.md).
+     * the open store. `act` approves or deletes a comment, as the mails' links
+     * ask (docs/decisions/011-owner-notifications.md).
      */
-    attach(store: Store, engagement: Engagement, approve: ApproveComment) {
+    attach(store: Store, act: CommentActions) {
       const tokens = createActionTokens(store, clock);
-      const routes: ActionRouteDeps = {
-        store,
-        engagement,
-        tokens,
-        titles,
-        siteUrl: config.siteUrl,
-        approve,
-      };
+      const routes: ActionRouteDeps = { store, tokens, titles, siteUrl: config.siteUrl, act };
       return {
         composers: notificationComposers({ tokens, titles, siteUrl: config.siteUrl }),
         routes,

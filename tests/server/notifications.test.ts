@@ -24,6 +24,16 @@ import { type Hit, startReceiver } from "./support/webhook-receiver.ts";
 
 const hourMs = 60 * 60 * 1000;
 
+/** What the audit trail holds about one comment: each action, and whether a console session took it. */
+async function audited(t: TestApp, commentId: number) {
+  const rows = await runSql(
+    t,
+    "select action, session_id from owner_audit where object = ? order by id",
+    [String(commentId)],
+  );
+  return rows.map((row) => ({ action: row.action, session: row.session_id }));
+}
+
 async function commentIds(t: TestApp, postId: string): Promise<number[]> {
   const response = await t.visitor().get(`/api/items/science/${postId}/comments`);
   return json(response, commentsResponseSchema).comments.map((comment) => comment.id);
@@ -202,6 +212,8 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
       viewer.close();
     }
     expect(await commentIds(t, postId)).toEqual([]);
+    // In the audit trail as the command line's actions are: no console session took it.
+    expect(await audited(t, id)).toEqual([{ action: "comment delete", session: null }]);
 
     // Used: both the page and the button say so.
     const again = await pressButton(t, link.path, link.token);
@@ -353,6 +365,7 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
     expect(done.statusCode).toBe(200);
     expect(await commentIds(t, postId)).toEqual([id]);
     expect((await pressButton(t, approve.path, approve.token)).statusCode).toBe(410);
+    expect(await audited(t, id)).toEqual([{ action: "comment approve", session: null }]);
   });
 });
 
