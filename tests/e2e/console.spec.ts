@@ -634,14 +634,14 @@ test("health shows the settings with secrets masked", async ({ visitor }) => {
 test("bookings: a call with the reader's note, the availability saved or refused, a cancellation with a message; the screen is axe clean", async ({
   visitor,
 }) => {
-  const { starts } = slotsResponseSchema.parse(
+  const [start = ""] = slotsResponseSchema.parse(
     await (await fetch(`${site}/api/bookings/slots`)).json(),
-  );
+  ).starts;
   const booked = await fetch(`${site}/api/bookings`, {
     method: "POST",
     headers: { origin: site, "content-type": "application/json" },
     body: JSON.stringify({
-      start: starts[0],
+      start,
       name: "Meera Iyer",
       email: "meera@example.org",
       service: "dfmea",
@@ -690,6 +690,16 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await page.getByRole("button", { name: "Save availability" }).press("Enter");
   expect((await saved).ok()).toBe(true);
   await expect(page.getByRole("button", { name: "Save availability" })).toBeFocused();
+
+  // While the call is under way it can be neither cancelled (it has begun) nor
+  // deleted (it has not ended): the card says so rather than offer a button that fails.
+  const during = await ownerPage(visitor, own, "/admin/bookings");
+  await during.clock.setFixedTime(Date.parse(start) + 10 * 60_000);
+  await during.reload();
+  const running = during.getByRole("article", { name: "Call with Meera Iyer" });
+  await expect(running).toContainText("Under way: it can be deleted once it has ended.");
+  await expect(running.getByRole("button")).toHaveCount(0);
+  await during.close();
 
   await card.getByRole("button", { name: "Cancel the call with Meera Iyer" }).click();
   const dialog = page.getByRole("alertdialog");

@@ -37,6 +37,8 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
   const [message, setMessage] = useState("");
   const params = { id: booking.id };
   const start = Date.parse(booking.start);
+  const end = Date.parse(booking.end);
+  const booked = booking.status === "booked";
   return (
     <article
       aria-label={`Call with ${booking.name}`}
@@ -47,14 +49,14 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
           {momentLabel(start, ownerZone)} · {booking.name}
         </h3>
         <p className="text-sm text-slate-400">
-          {booking.status === "booked"
+          {booked
             ? "Booked"
             : `Cancelled by ${booking.cancelledBy === "owner" ? "you" : "the reader"}`}
         </p>
       </header>
       <Facts>
         <Fact label="Service" value={booking.serviceTitle} />
-        <Fact label="Length" value={`${(Date.parse(booking.end) - start) / 60_000} minutes`} />
+        <Fact label="Length" value={`${(end - start) / 60_000} minutes`} />
         <Fact label="Their time" value={momentLabel(start, booking.readerZone)} />
         <Fact label="Email" value={booking.email} href={`mailto:${booking.email}`} />
         <Fact label="Room" value={booking.meetingUrl} href={booking.meetingUrl ?? ""} />
@@ -67,7 +69,7 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
         </p>
       ) : null}
       <div className="mt-4 flex flex-wrap gap-2">
-        {booking.status === "booked" && start > Date.now() ? (
+        {booked && start > Date.now() ? (
           <ConfirmButton
             label="Cancel the call"
             ariaLabel={`Cancel the call with ${booking.name}`}
@@ -87,6 +89,8 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
               className="mt-4"
             />
           </ConfirmButton>
+        ) : booked && end > Date.now() ? (
+          <p className="text-sm text-slate-400">Under way: it can be deleted once it has ended.</p>
         ) : (
           <ConfirmButton
             label="Delete"
