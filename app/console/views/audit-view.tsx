@@ -22,8 +22,8 @@ export function AuditView() {
         <div className="space-y-3">
           {entries.length > 0 ? (
             <p className="text-sm text-slate-400">
-              The newest {entries.length} entries, newest first. The command line prints them all:{" "}
-              <code className="break-all">npm run admin -- audit</code>.
+              The newest {entries.length} entries, newest first. The command line prints more:{" "}
+              <code className="break-all">npm run admin -- audit --limit 1000</code>.
             </p>
           ) : null}
           <List
