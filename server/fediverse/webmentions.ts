@@ -23,7 +23,8 @@ import { mentionRecords } from "./webmention-records.ts";
  * that it links to the target, and reads its h-entry (webmention-pages.ts).
  * It shows under the item once the owner
  * approves it (or at once with MODERATION=off). A source that answers 410 or
- * 404, or no longer links, takes its mention away. On publishing, the site
+ * 404, or no longer links, takes its mention away; one down for a while
+ * leaves a mention checked before as it was. On publishing, the site
  * sends a webmention to each page an item links to that advertises an
  * endpoint, once per item and page.
  */
@@ -85,6 +86,20 @@ export function createWebmentions({
     }
   }
 
+  /**
+   * A source that cannot be read for now (down, or any answer but 200, 404 and
+   * 410): a new mention goes, one checked before stays as it was.
+   */
+  async function unreachable(row: { id: number; path: string; status: string }, why: string) {
+    if (row.status === "unverified") return forget(row.id, row.path, why);
+    await db
+      .updateTable("webmentions")
+      .set({ verified_at: nowIso() })
+      .where("id", "=", row.id)
+      .execute();
+    log.info({ webmention: row.id, why }, "a webmention stays as it was");
+  }
+
   /** Checks one mention against its source now. */
   async function verify(row: {
     id: number;
@@ -104,11 +119,12 @@ export function createWebmentions({
       });
     } catch (error) {
       log.info({ err: error, source: source.href }, "a webmention's source could not be fetched");
-      return forget(row.id, row.path, "its source could not be fetched");
+      return unreachable(row, "its source could not be fetched");
     }
-    if (answer.status !== 200) {
+    if (answer.status === 404 || answer.status === 410) {
       return forget(row.id, row.path, `its source answered ${answer.status}`);
     }
+    if (answer.status !== 200) return unreachable(row, `its source answered ${answer.status}`);
     const type = String(answer.headers["content-type"] ?? "").toLowerCase();
     const html = answer.body.toString("utf8");
     const links = type.includes("html") ? linksOf(html, answer.url) : [];

@@ -452,8 +452,26 @@ describe("two sites on the Fediverse", () => {
     }
     expect(await runSql(b, "select id, source, status from webmentions")).toEqual(before);
 
-    // A's page no longer links to B's: sent again, the mention goes.
+    // A is down for a moment when the mention is sent again: it stays as it was.
     await a.close();
+    const resent = await fetch(`${bUrl}/webmention`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ source, target }),
+    });
+    expect(resent.status).toBe(202);
+    const checked = async () =>
+      (
+        await runSql(b, "select status, verified_at from webmentions where source = ?", [source])
+      )[0];
+    await waitFor(async () => (await checked())?.verified_at !== null, {
+      timeoutMs: 60_000,
+      what: "the mention checked again while its source is unreachable",
+    });
+    expect(await checked()).toMatchObject({ status: "published" });
+    expect(await soapPage()).toContain("Ada Whitworth");
+
+    // A's page no longer links to B's: sent again, the mention goes.
     a = await startTestApp("sqlite", { env: aEnv(), clientFiles: aFiles(false) });
     await a.app.listen({ host: "127.0.0.1", port: aPort });
     const again = await fetch(`${bUrl}/webmention`, {
