@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
@@ -27,6 +27,19 @@ export const replyMailRules = {
 
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
+
+/** The addresses left for reply mails to the mailbox of address `id`, from any browser. */
+async function sameMailbox(trx: Kysely<Database>, id: number): Promise<number[]> {
+  const rows = await trx
+    .selectFrom("reply_addresses as given")
+    .innerJoin("reply_addresses as same", (join) =>
+      join.on(sql`lower(same.email)`, "=", sql`lower(given.email)`),
+    )
+    .select("same.id")
+    .where("given.id", "=", id)
+    .execute();
+  return rows.map((row) => row.id);
+}
 
 export function createReplyWatches(store: Store, { clock }: { clock: () => Date }) {
   const { db } = store;
@@ -78,7 +91,10 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
     /** What a link's token stops: one thread (a watch's token) or every reply mail (an address's). */
     unsubscribeTarget: (token: string) => targetOf(db, token),
 
-    /** Stops the mails `token` names: its thread, or with `all` (or an address's token) every one. */
+    /**
+     * Stops the mails `token` names: its thread, or with `all` (or an address's
+     * token) every one to its mailbox, whichever browser left it.
+     */
     async unsubscribe(token: string, scope: "thread" | "all"): Promise<"done" | "unknown"> {
       return db.transaction().execute(async (trx) => {
         const target = await targetOf(trx, token);
@@ -87,7 +103,8 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
           await forget(trx, { kinds: watchMailKinds, tokens: [token] });
           await trx.deleteFrom("reply_watches").where("id", "=", target.watchId).execute();
         } else {
-          await forgetWatches(trx, { addressIds: [target.addressId] });
+          // The link came to the mailbox: every browser's record of it goes.
+          await forgetWatches(trx, { addressIds: await sameMailbox(trx, target.addressId) });
         }
         return "done" as const;
       });

@@ -100,10 +100,10 @@ describe.each(backends)("reply mails on %s", (backend) => {
     return json(response, commentResponseSchema).comment.id;
   }
 
-  /** Opens the confirmation mail's link and presses its button. */
-  async function confirm(email: string) {
-    await smtp.waitFor(() => smtp.to(email).length > 0);
-    const link = confirmLink(smtp.to(email)[0] as ReceivedMail);
+  /** Opens the confirmation mail's link (the `nth` mailed to `email`) and presses its button. */
+  async function confirm(email: string, nth = 0) {
+    await smtp.waitFor(() => smtp.to(email).length > nth);
+    const link = confirmLink(smtp.to(email)[nth] as ReceivedMail);
     const page = await t.app.inject({ method: "GET", url: link });
     expect(page.statusCode).toBe(200);
     const form = dom(page.body).querySelector("form");
@@ -294,6 +294,38 @@ describe.each(backends)("reply mails on %s", (backend) => {
       [],
     );
     expect(smtp.to(email)).toHaveLength(2);
+  });
+
+  it("stops all mails to the address with 'Stop all reply mails', whichever browser left it", async () => {
+    const email = inbox();
+    const [laptop, phone] = [t.visitor(), t.visitor()];
+    const [laptopPost, phonePost] = [freshItem("science"), freshItem("science")];
+    const fromLaptop = await ask(laptop, laptopPost, email);
+    await confirm(email, 0);
+    const fromPhone = await ask(phone, phonePost, email);
+    await confirm(email, 1);
+    await t.visitor().reply(laptopPost, fromLaptop, "An answer on the laptop's thread.", "Ravi");
+    await smtp.waitFor(() => smtp.to(email).length === 3);
+    const page = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
+      (smtp.to(email)[2] as ReceivedMail).parsed.text ?? "",
+    )?.[1] as string;
+    const stopped = await t.app.inject({
+      method: "POST",
+      url: "/replies/unsubscribe",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${tokenOf(page)}&scope=all`,
+    });
+    expect(stopped.body).toContain("No more reply mails will be sent to this address");
+
+    await t.visitor().reply(phonePost, fromPhone, "An answer on the phone's thread.", "Meera");
+    expect((await queuedFor(email)).filter((row) => row.kind !== "reply_confirmation")).toEqual([]);
+    expect(await runSql(t, "select id from reply_addresses where email = ?", [email])).toEqual([]);
+    for (const browser of [laptop, phone]) {
+      expect(
+        json(await browser.get("/api/your-data"), yourDataResponseSchema).replyAddresses,
+      ).toEqual([]);
+    }
+    expect(smtp.to(email)).toHaveLength(3);
   });
 
   it("mails nobody of a rejected reply, and the next published one as the first", async () => {
