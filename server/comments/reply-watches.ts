@@ -18,6 +18,8 @@ export const replyMailRules = {
   tokenLifetimeMs: 48 * 60 * 60 * 1000,
   /** A pending address gets a new confirmation mail only after this long. */
   resendAfterMs: dayMs,
+  /** A pending address is forgotten this long after its last confirmation mail. */
+  forgetPendingAfterMs: 7 * dayMs,
   /** Confirmation mails one address may receive in a day, whoever asks. */
   maxConfirmationsPerAddressPerDay: 3,
   /** After a reply is mailed, further replies in its thread wait this long for one digest. */
@@ -107,6 +109,28 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
           await forgetWatches(trx, { addressIds: await sameMailbox(trx, target.addressId) });
         }
         return "done" as const;
+      });
+    },
+
+    /**
+     * Forgets the addresses never confirmed a week after their last
+     * confirmation mail (or their making, when the day's share of mails had
+     * gone), with their watches, as the newsletter forgets its own: whoever
+     * typed one, its mailbox never agreed. A thousand a run; how many.
+     */
+    prune(): Promise<number> {
+      const before = new Date(clock().getTime() - replyMailRules.forgetPendingAfterMs);
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom("reply_addresses")
+          .select("id")
+          .where("status", "=", "pending")
+          .where((eb) =>
+            eb(eb.fn.coalesce("confirmation_sent_at", "created_at"), "<=", before.toISOString()),
+          )
+          .limit(1000)
+          .execute();
+        return forgetWatches(trx, { addressIds: rows.map((row) => row.id) });
       });
     },
 

@@ -5,6 +5,8 @@ import {
   errorResponseSchema,
 } from "../../contract/api.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
+import { createReplyWatches } from "../../server/comments/reply-watches.ts";
+import { openStore } from "../../server/db/store.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
@@ -326,6 +328,46 @@ describe.each(backends)("reply mails on %s", (backend) => {
       ).toEqual([]);
     }
     expect(smtp.to(email)).toHaveLength(3);
+  });
+
+  it("forgets an address never confirmed a week after its confirmation mail, with its watch", async () => {
+    const [stale, recent, confirmed] = [inbox(), inbox(), inbox()];
+    const postId = freshItem("science");
+    const staleComment = await ask(t.visitor(), postId, stale);
+    await ask(t.visitor(), postId, recent);
+    await ask(t.visitor(), postId, confirmed);
+    await confirm(confirmed);
+    await smtp.waitFor(() => smtp.to(stale).length === 1 && smtp.to(recent).length === 1);
+    const eightDaysAgo = new Date(Date.now() - 8 * 86_400_000).toISOString();
+    await runSql(
+      t,
+      "update reply_addresses set created_at = ?, confirmation_sent_at = ? where email = ?",
+      [eightDaysAgo, eightDaysAgo, stale],
+    );
+    const store = await openStore(
+      t.databaseUrl
+        ? { kind: "postgres", connectionString: t.databaseUrl }
+        : { kind: "sqlite", file: `${t.dataDir}/engage.sqlite` },
+    );
+    await createReplyWatches(store, { clock: () => new Date() })
+      .prune()
+      .finally(() => store.close());
+    const left = await runSql(t, "select email from reply_addresses where email in (?, ?, ?)", [
+      stale,
+      recent,
+      confirmed,
+    ]);
+    expect(left.map((row) => row.email).sort()).toEqual([confirmed, recent].sort());
+    expect(
+      await runSql(t, "select id from reply_watches where comment_id = ?", [staleComment]),
+    ).toEqual([]);
+    expect(await queuedFor(stale)).toEqual([]);
+    // The comment stays: only the address it asked mails at goes.
+    const { comments } = json(
+      await t.visitor().get(`/api/items/science/${postId}/comments`),
+      commentsResponseSchema,
+    );
+    expect(comments.map((comment) => comment.id)).toContain(staleComment);
   });
 
   it("mails nobody of a rejected reply, and the next published one as the first", async () => {
