@@ -185,12 +185,14 @@ export async function startServices({
     mode: config.MODERATION,
     spam: spamStore,
   });
-  // Old events, stale subscriptions and reply addresses, and caught spam, pruned now and every hour.
+  // Old events, stale subscriptions and reply addresses, caught spam and bans that ended,
+  // pruned now and every hour.
   const prune = () =>
     Promise.all([
       events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
       engagement.subscribers.prune(),
       replyWatches.prune(),
+      moderation.pruneBans(),
       engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
     ]).catch((error) => log.warn({ err: error }, "old records could not be pruned"));
   void prune();

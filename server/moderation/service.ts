@@ -184,6 +184,18 @@ export function createModeration({
       return lifted.length;
     },
 
+    /**
+     * Forgets the bans that have lapsed or been lifted: each names a browser,
+     * and perhaps a connection, and nothing reads it again. How many.
+     */
+    async pruneBans(): Promise<number> {
+      const result = await db
+        .deleteFrom("bans")
+        .where((eb) => eb.or([eb("lifted_at", "is not", null), eb("expires_at", "<=", nowIso())]))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /** Bans in force, oldest first. */
     async listBans(): Promise<Ban[]> {
       const rows = await activeBans()

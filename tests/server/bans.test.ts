@@ -135,6 +135,48 @@ describe.each(backends)("bans on %s", (backend) => {
     ).toBe(3);
   });
 
+  it("are forgotten once they have lapsed or been lifted, when an instance starts and hourly", async () => {
+    const postId = freshItem("science");
+    const ids: number[] = [];
+    for (const [n, ip] of ["203.0.113.50", "203.0.113.51", "203.0.113.52"].entries()) {
+      const writer = t.visitor({ ip });
+      const { comment } = json(await writer.comment(postId, `Rude ${n}`), commentResponseSchema);
+      ids.push(comment.id);
+      const scope = ["--scope", "address"];
+      expect(
+        (await admin(adminEnv(t), "visitor", "ban", "--comment", String(comment.id), ...scope))
+          .code,
+      ).toBe(0);
+    }
+    const [lapsed, lifted, standing] = ids;
+    await runSql(t, "update bans set expires_at = ? where comment_id = ?", [
+      new Date(Date.now() - 1000).toISOString(),
+      Number(lapsed),
+    ]);
+    await admin(adminEnv(t), "visitor", "unban", "--comment", String(lifted));
+    const banned = async () =>
+      (
+        await runSql(t, "select comment_id from bans where comment_id in (?, ?, ?)", [
+          Number(lapsed),
+          Number(lifted),
+          Number(standing),
+        ])
+      ).map((row) => Number(row.comment_id));
+
+    // A second instance on the same database prunes as it starts.
+    const second = await startTestApp(backend, {
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : { dataDir: t.dataDir }),
+    });
+    try {
+      await expect.poll(banned, { timeout: 20_000 }).toEqual([standing]);
+    } finally {
+      await second.close();
+    }
+    expect((await t.visitor({ ip: "203.0.113.52" }).comment(postId, "Still me")).statusCode).toBe(
+      403,
+    );
+  });
+
   it("refuse wrong usage and unknown comments without changing anything", async () => {
     const env = adminEnv(t);
     expect((await admin(env, "visitor", "ban")).code).toBe(2);
