@@ -160,6 +160,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "034-reader-rows-by-key.ts",
     "dc30c3c9501ec9424afadc1ef06ebe634b672911b3ac25abd689c8901924da2a",
   ],
+  [
+    "035_fediverse_queue_lease_tokens",
+    "035-fediverse-queue-lease-tokens.ts",
+    "8529112946c4dcd83abcb447c087a05645c58833849d556d399ea11a4caf6d11",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -13,6 +13,8 @@ export type FediverseTables = {
     due_at: Timestamp;
     /** Taken by a worker until then; a worker that died leaves it due again. */
     taken_until: MaybeTime;
+    /** The token of the take that holds it: only that worker settles it. */
+    taken_by: string | null;
     created_at: Timestamp;
   };
   /** The site actor's key pairs, as JWK: RSASSA-PKCS1-v1_5 for HTTP signatures, Ed25519 for proofs. */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import type {
   MessageQueue,
   MessageQueueEnqueueOptions,
@@ -8,22 +9,25 @@ import { sql } from "kysely";
 import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
-import { nowIso } from "../lib/time.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue):
  * every delivery to a follower's inbox and every activity received waits
  * here, so a restart loses none. A worker takes a due message for a lease,
  * hands it to Fedify and deletes it; a worker that dies mid-way leaves it due
- * again when the lease ends. Fedify itself retries a failed delivery with
- * backoff by queueing it again (same id) with a delay: that retry, queued
- * while its message is in hand, takes the message's row, so what was queued
- * after it stays after it (messages that share an ordering key, a Create and
- * the Delete of the same object to one server, are taken one at a time,
- * oldest first). A message whose handler fails without queueing it again (a
- * fan-out to followers' inboxes, the site's own `TakeBack`, a retry that
- * could not be queued) stays, due again after as long as it has waited, from
- * a second to the lease's five minutes: one bad message does not spin.
+ * again when the lease ends. Each take marks the row with a token of its own
+ * (`taken_by`), and the worker settles the row (deletes it, or sets it due
+ * again) only while the row still bears it: a worker whose handler outlived
+ * its lease, the message taken meanwhile by another, leaves it to that one.
+ * Fedify itself retries a failed delivery with backoff by queueing it again
+ * (same id) with a delay: that retry, queued while its message is in hand,
+ * takes the message's row, so what was queued after it stays after it
+ * (messages that share an ordering key, a Create and the Delete of the same
+ * object to one server, are taken one at a time, oldest first). A message
+ * whose handler fails without queueing it again (a fan-out to followers'
+ * inboxes, the site's own `TakeBack`, a retry that could not be queued)
+ * stays, due again after as long as it has waited, from a second to the
+ * lease's five minutes: one bad message does not spin.
  */
 
 /** How long a taken message is left to its worker before another may take it. */
@@ -54,9 +58,9 @@ export async function enqueueMessages(
   db: Store["db"],
   messages: readonly unknown[],
   options?: MessageQueueEnqueueOptions,
+  now = new Date(),
 ) {
   if (messages.length === 0) return;
-  const now = new Date();
   await db
     .insertInto("fediverse_queue")
     .values(
@@ -70,14 +74,27 @@ export async function enqueueMessages(
     .execute();
 }
 
-/** The message a worker has in hand: its row, when it was queued, its id, whether its retry took the row. */
-type InHand = { id: number | string; created_at: string | Date; of?: unknown; retried: boolean };
+/**
+ * The message a worker has in hand: its row, when it was queued, the token of
+ * this take, its id, whether its retry took the row.
+ */
+type InHand = {
+  id: number | string;
+  created_at: string | Date;
+  token: string;
+  of?: unknown;
+  retried: boolean;
+};
 
 export function createMessageQueue(
   store: Store,
   log: Pick<Log, "error">,
   takeBack: (message: TakeBack) => Promise<void>,
-  { pollMs = 1000, workers = 4 }: { pollMs?: number; workers?: number } = {},
+  {
+    pollMs = 1000,
+    workers = 4,
+    clock = () => new Date(),
+  }: { pollMs?: number; workers?: number; clock?: () => Date } = {},
 ) {
   const { db } = store;
   const wakers = new Set<() => void>();
@@ -99,10 +116,10 @@ export function createMessageQueue(
       .updateTable("fediverse_queue")
       .set({
         message: JSON.stringify(message),
-        due_at: dueAt(options, new Date()),
+        due_at: dueAt(options, clock()),
         taken_until: null,
       })
-      .where("id", "=", taken.id as number)
+      .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
       .executeTakeFirst();
     taken.retried = result.numUpdatedRows > 0n;
     return taken.retried;
@@ -111,17 +128,18 @@ export function createMessageQueue(
   async function insert(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
     const [first, ...rest] = messages;
     const retried = first !== undefined && (await retry(first, options));
-    await enqueueMessages(db, retried ? rest : messages, options);
+    await enqueueMessages(db, retried ? rest : messages, options, clock());
     if (!options?.delay || options.delay.total("millisecond") <= 0) wake();
   }
 
   /** Takes the next due message for a lease, or none. */
   async function take(): Promise<(InHand & { message: string }) | undefined> {
-    const now = nowIso();
-    const until = new Date(Date.now() + leaseMs).toISOString();
+    const now = clock().toISOString();
+    const until = new Date(Date.parse(now) + leaseMs).toISOString();
+    const token = randomUUID();
     const lock = store.kind === "postgres" ? sql`for update skip locked` : sql``;
-    const result = await sql<Omit<InHand, "retried"> & { message: string }>`
-      update fediverse_queue set taken_until = ${until}
+    const result = await sql<Omit<InHand, "token" | "retried"> & { message: string }>`
+      update fediverse_queue set taken_until = ${until}, taken_by = ${token}
       where id = (
         select q.id from fediverse_queue q
         where q.due_at <= ${now}
@@ -136,7 +154,7 @@ export function createMessageQueue(
       )
       returning id, created_at, message`.execute(db);
     const row = result.rows[0];
-    return row && { ...row, retried: false };
+    return row && { ...row, token, retried: false };
   }
 
   return {
@@ -166,16 +184,21 @@ export function createMessageQueue(
             }
             if (taken.retried) continue;
             // Done, it goes; failed, and not queued again by Fedify, it stays a while.
-            const waited = Date.now() - new Date(taken.created_at).getTime();
-            const again = new Date(Date.now() + Math.min(leaseMs, Math.max(1000, waited)));
+            // Neither, should another worker have taken it since its lease ended.
+            const now = clock().getTime();
+            const waited = now - new Date(taken.created_at).getTime();
+            const again = new Date(now + Math.min(leaseMs, Math.max(1000, waited)));
             const row = taken.id as number;
             await (failed
               ? db
                   .updateTable("fediverse_queue")
                   .set({ due_at: again.toISOString(), taken_until: null })
-                  .where("id", "=", row)
+                  .where((eb) => eb.and({ id: row, taken_by: taken.token }))
                   .execute()
-              : db.deleteFrom("fediverse_queue").where("id", "=", row).execute()
+              : db
+                  .deleteFrom("fediverse_queue")
+                  .where((eb) => eb.and({ id: row, taken_by: taken.token }))
+                  .execute()
             ).catch((error: unknown) =>
               // Left taken: due again when its lease ends.
               log.error({ err: error }, "a Fediverse queue message could not be settled"),
@@ -199,7 +222,7 @@ export function createMessageQueue(
     },
     /** Messages waiting, due or not; not those a worker has in hand, as Fedify asks. */
     async getDepth() {
-      const now = nowIso();
+      const now = clock().toISOString();
       const row = await db
         .selectFrom("fediverse_queue")
         .select((eb) => eb.fn.countAll().as("count"))

@@ -1,34 +1,78 @@
 import { Temporal } from "@js-temporal/polyfill";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../server/db/store.ts";
 import { createMessageQueue } from "../../server/fediverse/message-queue.ts";
+import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { backends } from "./support/test-app.ts";
 
-describe.each(backends)("the Fediverse queue's depth, on %s", (backend) => {
+const leaseMs = 5 * 60_000;
+const quiet = { error: () => {} };
+
+/** A promise the test settles when it chooses. */
+function gate() {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
+  /** The queues' clock, moved by the tests. */
+  let at = Date.now();
+  const clock = () => new Date(at);
+  const running: (() => Promise<void>)[] = [];
+
+  /** A running instance's queue (one worker), and the ids its handler was given. */
+  function instance(handle: (id: string) => Promise<void>) {
+    const handled: string[] = [];
+    const stop = new AbortController();
+    const queue = createMessageQueue(scratch.store, quiet, async () => {}, {
+      pollMs: 20,
+      workers: 1,
+      clock,
+    });
+    const listening = queue.listen(
+      async (message) => {
+        const { id } = message as { id: string };
+        handled.push(id);
+        await handle(id);
+      },
+      { signal: stop.signal },
+    );
+    running.push(() => {
+      stop.abort();
+      return listening;
+    });
+    return { queue, handled };
+  }
+
+  const rows = (id: string) =>
+    scratch.store.db
+      .selectFrom("fediverse_queue")
+      .select(["taken_until", "due_at"])
+      .where("message", "=", JSON.stringify({ id }))
+      .execute();
+
   beforeAll(async () => {
     scratch = await scratchStore(backend);
     await migrateToLatest(scratch.store);
   });
+  beforeEach(async () => {
+    at = Date.now();
+    await scratch.store.db.deleteFrom("fediverse_queue").execute();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((stop) => stop()));
+  });
   afterAll(() => scratch.drop());
 
   it("counts the messages waiting, due or delayed, not one a worker has in hand", async () => {
-    const log = { error: () => {} };
-    const queue = createMessageQueue(scratch.store, log, async () => {}, { pollMs: 20 });
-    const stop = new AbortController();
-    let release = () => {};
-    const handled: unknown[] = [];
-    const listening = queue.listen(
-      async (message) => {
-        handled.push(message);
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-      },
-      { signal: stop.signal },
-    );
+    const release = gate();
+    const { queue, handled } = instance(() => release.opened);
     try {
       await queue.enqueue({ id: "now" }, {});
       await queue.enqueue(
@@ -37,18 +81,53 @@ describe.each(backends)("the Fediverse queue's depth, on %s", (backend) => {
       );
       await waitFor(async () => handled.length === 1, { what: "the due message taken" });
       expect(await queue.getDepth()).toEqual({ queued: 1 });
-      release();
-      await waitFor(
-        async () =>
-          (await scratch.store.db.selectFrom("fediverse_queue").select("id").execute()).length ===
-          1,
-        { what: "the handled message gone" },
-      );
+      release.open();
+      await waitFor(async () => (await rows("now")).length === 0, {
+        what: "the handled message gone",
+      });
       expect(await queue.getDepth()).toEqual({ queued: 1 });
     } finally {
-      stop.abort();
-      release();
-      await listening;
+      release.open();
     }
   });
+
+  it.each(["done", "failed"])(
+    "leaves a message another instance took once its lease ran out to that one, when the first is %s with it",
+    async (outcome) => {
+      const first = gate();
+      const second = gate();
+      try {
+        const a = instance(async (id) => {
+          if (id !== "overrun") return;
+          await first.opened;
+          if (outcome === "failed") throw new Error("the handler failed");
+        });
+        await a.queue.enqueue({ id: "overrun" }, {});
+        await waitFor(async () => a.handled.includes("overrun"), { what: "the message taken" });
+        const b = instance(async (id) => {
+          if (id === "overrun") await second.opened;
+        });
+        at += leaseMs + 60_000;
+        await waitFor(async () => b.handled.includes("overrun"), {
+          what: "the message taken by the second instance once the lease ran out",
+        });
+        first.open();
+        // The second instance's one worker is busy: the first takes what comes next, once it
+        // has settled (or not) the message it overran.
+        await a.queue.enqueue({ id: "next" }, {});
+        await waitFor(async () => a.handled.includes("next"), { what: "the next message taken" });
+        expect((await rows("overrun")).map((row) => toIso(row.taken_until ?? ""))).toEqual([
+          new Date(at + leaseMs).toISOString(),
+        ]);
+        second.open();
+        await waitFor(async () => (await rows("overrun")).length === 0, {
+          what: "the message settled by the second instance",
+        });
+        expect([a.handled, b.handled]).toEqual([["overrun", "next"], ["overrun"]]);
+      } finally {
+        first.open();
+        second.open();
+      }
+    },
+  );
 });
