@@ -14,11 +14,13 @@ import type { Log } from "../lib/log.ts";
  * Fedify's message queue on the site's own database (table fediverse_queue):
  * every delivery to a follower's inbox and every activity received waits
  * here, so a restart loses none. A worker takes a due message for a lease,
- * hands it to Fedify and deletes it; a worker that dies mid-way leaves it due
- * again when the lease ends. Each take marks the row with a token of its own
- * (`taken_by`), and the worker settles the row (deletes it, or sets it due
- * again) only while the row still bears it: a worker whose handler outlived
- * its lease, the message taken meanwhile by another, leaves it to that one.
+ * hands it to Fedify and deletes it, renewing the lease while Fedify works (a
+ * delivery may outlast it); a worker that dies mid-way leaves it due again
+ * when the lease it last renewed ends. Each take marks the row with a token
+ * of its own (`taken_by`), and the worker settles the row (deletes it, or
+ * sets it due again) only while the row still bears it: a worker that lost
+ * its lease (its renewals failed), the message taken meanwhile by another,
+ * leaves it to that one.
  * Fedify itself retries a failed delivery with backoff by queueing it again
  * (same id) with a delay: that retry, queued while its message is in hand,
  * takes the message's row, so what was queued after it stays after it
@@ -29,9 +31,6 @@ import type { Log } from "../lib/log.ts";
  * stays, due again after as long as it has waited, from a second to the
  * lease's five minutes: one bad message does not spin.
  */
-
-/** How long a taken message is left to its worker before another may take it. */
-const leaseMs = 5 * 60_000;
 
 /**
  * The site's own message, beside Fedify's: the owner's answers (their
@@ -94,7 +93,9 @@ export function createMessageQueue(
     pollMs = 1000,
     workers = 4,
     clock = () => new Date(),
-  }: { pollMs?: number; workers?: number; clock?: () => Date } = {},
+    // How long a taken message is left to its worker, unless renewed, before another may take it.
+    leaseMs = 5 * 60_000,
+  }: { pollMs?: number; workers?: number; clock?: () => Date; leaseMs?: number } = {},
 ) {
   const { db } = store;
   const wakers = new Set<() => void>();
@@ -118,6 +119,7 @@ export function createMessageQueue(
         message: JSON.stringify(message),
         due_at: dueAt(options, clock()),
         taken_until: null,
+        taken_by: null,
       })
       .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
       .executeTakeFirst();
@@ -157,6 +159,32 @@ export function createMessageQueue(
     return row && { ...row, token, retried: false };
   }
 
+  /**
+   * Renews the lease of a message in hand every third of it, until the returned
+   * stop, which waits for a renewal under way (it must not land after the
+   * settle). A worker that dies renews nothing: its message is due again when
+   * the lease it last renewed ends.
+   */
+  function keepLease(taken: InHand) {
+    let renewing = Promise.resolve();
+    const timer = setInterval(() => {
+      renewing = db
+        .updateTable("fediverse_queue")
+        .set({ taken_until: new Date(clock().getTime() + leaseMs).toISOString() })
+        .where((eb) => eb.and({ id: taken.id as number, taken_by: taken.token }))
+        .execute()
+        .then(
+          () => {},
+          (error: unknown) =>
+            log.error({ err: error }, "a Fediverse queue message's lease could not be renewed"),
+        );
+    }, leaseMs / 3);
+    return () => {
+      clearInterval(timer);
+      return renewing;
+    };
+  }
+
   return {
     enqueue: (message, options) => insert([message], options),
     enqueueMany: (messages, options) => insert(messages, options),
@@ -173,6 +201,7 @@ export function createMessageQueue(
           }
           if (taken) {
             let failed = false;
+            const leaseKept = keepLease(taken);
             try {
               const message = JSON.parse(taken.message);
               const own = takeBackSchema.safeParse(message);
@@ -181,6 +210,8 @@ export function createMessageQueue(
             } catch (error) {
               failed = true;
               log.error({ err: error }, "a Fediverse queue message failed");
+            } finally {
+              await leaseKept();
             }
             if (taken.retried) continue;
             // Done, it goes; failed, and not queued again by Fedify, it stays a while.

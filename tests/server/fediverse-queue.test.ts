@@ -1,6 +1,6 @@
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { migrateToLatest } from "../../server/db/store.ts";
+import { migrateToLatest, type Store } from "../../server/db/store.ts";
 import { createMessageQueue } from "../../server/fediverse/message-queue.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -27,13 +27,17 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   const running: (() => Promise<void>)[] = [];
 
   /** A running instance's queue (one worker), and the ids its handler was given. */
-  function instance(handle: (id: string) => Promise<void>) {
+  function instance(
+    handle: (id: string) => Promise<void>,
+    { store = scratch.store, leaseMs }: { store?: Store; leaseMs?: number } = {},
+  ) {
     const handled: string[] = [];
     const stop = new AbortController();
-    const queue = createMessageQueue(scratch.store, quiet, async () => {}, {
+    const queue = createMessageQueue(store, quiet, async () => {}, {
       pollMs: 20,
       workers: 1,
       clock,
+      leaseMs,
     });
     const listening = queue.listen(
       async (message) => {
@@ -130,4 +134,39 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       }
     },
   );
+
+  it("keeps a message's lease while its handler runs, and gives it up when its instance is gone", async () => {
+    const lease = 300;
+    const other = await scratch.open();
+    const release = gate();
+    try {
+      const start = at;
+      const a = instance(() => release.opened, { store: other, leaseMs: lease });
+      await a.queue.enqueue({ id: "long" }, {});
+      await waitFor(async () => a.handled.includes("long"), { what: "the message taken" });
+      const b = instance(async () => {}, { leaseMs: lease });
+      at = start + lease * 0.7;
+      const renewed = new Date(at + lease).toISOString();
+      await waitFor(
+        async () => (await rows("long")).some((row) => toIso(row.taken_until ?? "") === renewed),
+        { what: "the lease renewed while the handler runs" },
+      );
+      // Past the lease first taken: the other instance takes what comes after, not the message.
+      at = start + lease * 1.3;
+      await b.queue.enqueue({ id: "after" }, {});
+      await waitFor(async () => b.handled.includes("after"), { what: "the later message taken" });
+      expect(b.handled).toEqual(["after"]);
+      // The first instance is gone (its database closed): nothing renews the lease, which ends.
+      await other.close();
+      at = start + lease * 5;
+      await waitFor(async () => b.handled.includes("long"), {
+        what: "the message taken by the other instance",
+      });
+      await waitFor(async () => (await rows("long")).length === 0, {
+        what: "the message settled by the other instance",
+      });
+    } finally {
+      release.open();
+    }
+  });
 });

@@ -4,24 +4,23 @@ import path from "node:path";
 import { Migrator } from "kysely/migration";
 import { expect, inject } from "vitest";
 import { migrations } from "../../../server/db/migrations.ts";
-import { openStore } from "../../../server/db/store.ts";
+import { openStore, type StoreOptions } from "../../../server/db/store.ts";
 import { createDatabase, dropDatabase } from "../../support/postgres.ts";
 import type { backends } from "./test-app.ts";
 
 /**
  * A database of its own, unmigrated: a SQLite file, or a PostgreSQL database on
  * the run's server. `migrateTo` runs the migrations up to one, as an older
- * version left it.
+ * version left it; `open` opens it again, as another instance does.
  */
 export async function scratchStore(backend: (typeof backends)[number]) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-scratch-"));
   const databaseUrl =
     backend === "postgres" ? await createDatabase(inject("postgresUrl")) : undefined;
-  const store = await openStore(
-    databaseUrl
-      ? { kind: "postgres", connectionString: databaseUrl }
-      : { kind: "sqlite", file: path.join(dataDir, "engage.sqlite") },
-  );
+  const options: StoreOptions = databaseUrl
+    ? { kind: "postgres", connectionString: databaseUrl }
+    : { kind: "sqlite", file: path.join(dataDir, "engage.sqlite") };
+  const store = await openStore(options);
   const migrator = new Migrator({
     db: store.db,
     provider: { getMigrations: async () => migrations(store.kind) },
@@ -29,6 +28,7 @@ export async function scratchStore(backend: (typeof backends)[number]) {
   return {
     store,
     dataDir,
+    open: () => openStore(options),
     async migrateTo(name: string) {
       expect((await migrator.migrateTo(name)).error).toBeUndefined();
     },
