@@ -165,6 +165,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "035-fediverse-queue-lease-tokens.ts",
     "8529112946c4dcd83abcb447c087a05645c58833849d556d399ea11a4caf6d11",
   ],
+  [
+    "036_fediverse_queue_failures",
+    "036-fediverse-queue-failures.ts",
+    "d0c1ee674073da1bb956b5374e1f158711ca18c502042f0af68c74ef35ebf83c",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -29,6 +29,7 @@ import { readingNow } from "./migrations/032-reading-now.ts";
 import { readerViewCounts } from "./migrations/033-reader-view-counts.ts";
 import { readerRowsByKey } from "./migrations/034-reader-rows-by-key.ts";
 import { fediverseQueueLeaseTokens } from "./migrations/035-fediverse-queue-lease-tokens.ts";
+import { fediverseQueueFailures } from "./migrations/036-fediverse-queue-failures.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -73,5 +74,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "033_reader_view_counts": readerViewCounts(kind),
     "034_reader_rows_by_key": readerRowsByKey(kind),
     "035_fediverse_queue_lease_tokens": fediverseQueueLeaseTokens(),
+    "036_fediverse_queue_failures": fediverseQueueFailures(kind),
   };
 }

@@ -15,6 +15,8 @@ export type FediverseTables = {
     taken_until: MaybeTime;
     /** The token of the take that holds it: only that worker settles it. */
     taken_by: string | null;
+    /** When its handler first failed; null while it never has. */
+    failed_at: MaybeTime;
     created_at: Timestamp;
   };
   /** The site actor's key pairs, as JWK: RSASSA-PKCS1-v1_5 for HTTP signatures, Ed25519 for proofs. */

@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import { z } from "zod";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 
 /*
  * Fedify's message queue on the site's own database (table fediverse_queue):
@@ -28,9 +29,17 @@ import type { Log } from "../lib/log.ts";
  * object to one server, are taken one at a time, oldest first). A message
  * whose handler fails without queueing it again (a fan-out to followers'
  * inboxes, the site's own `TakeBack`, a retry that could not be queued)
- * stays, due again after as long as it has waited, from a second to the
- * lease's five minutes: one bad message does not spin.
+ * stays, due again after as long as it has been failing, from a second to an
+ * hour: one bad message does not spin. Failing still three days after its
+ * first failure, it is given up, with a warning, so the messages queued after
+ * it with its ordering key go on.
  */
+
+/** The longest wait before a failed message is tried again. */
+const longestWaitMs = 60 * 60_000;
+
+/** How long after its first failure a message still failing is given up. */
+const giveUpAfterMs = 3 * dayMs;
 
 /**
  * The site's own message, beside Fedify's: the owner's answers (their
@@ -74,12 +83,12 @@ export async function enqueueMessages(
 }
 
 /**
- * The message a worker has in hand: its row, when it was queued, the token of
- * this take, its id, whether its retry took the row.
+ * The message a worker has in hand: its row, since when it has been failing,
+ * the token of this take, its id, whether its retry took the row.
  */
 type InHand = {
   id: number | string;
-  created_at: string | Date;
+  failed_at: string | Date | null;
   token: string;
   of?: unknown;
   retried: boolean;
@@ -87,7 +96,7 @@ type InHand = {
 
 export function createMessageQueue(
   store: Store,
-  log: Pick<Log, "error">,
+  log: Pick<Log, "error" | "warn">,
   takeBack: (message: TakeBack) => Promise<void>,
   {
     pollMs = 1000,
@@ -154,7 +163,7 @@ export function createMessageQueue(
         limit 1
         ${lock}
       )
-      returning id, created_at, message`.execute(db);
+      returning id, failed_at, message`.execute(db);
     const row = result.rows[0];
     return row && { ...row, token, retried: false };
   }
@@ -185,6 +194,42 @@ export function createMessageQueue(
     };
   }
 
+  /**
+   * Settles a message whose handler ended, unless another worker has taken it
+   * since: done, it goes; failed, it is due again after as long as it has been
+   * failing (1 s, 1 s, 2 s, 4 s, ... an hour), or given up once it has failed
+   * for `giveUpAfterMs`.
+   */
+  async function settle(taken: InHand, failed: boolean, message: unknown) {
+    const mine = { id: taken.id as number, taken_by: taken.token };
+    const now = clock().getTime();
+    const since = taken.failed_at ? Date.parse(toIso(taken.failed_at)) : now;
+    if (failed && now - since < giveUpAfterMs) {
+      const wait = Math.min(longestWaitMs, Math.max(1000, now - since));
+      await db
+        .updateTable("fediverse_queue")
+        .set({
+          due_at: new Date(now + wait).toISOString(),
+          failed_at: new Date(since).toISOString(),
+          taken_until: null,
+        })
+        .where((eb) => eb.and(mine))
+        .execute();
+      return;
+    }
+    const settled = await db
+      .deleteFrom("fediverse_queue")
+      .where((eb) => eb.and(mine))
+      .executeTakeFirst();
+    if (!failed || settled.numDeletedRows === 0n) return;
+    // What it was, without whom it concerned: Fedify's activity, or the site's answers.
+    const { type, activityId, activityType, answers } = (message ?? {}) as Record<string, unknown>;
+    log.warn(
+      { type, activityId, activityType, answers },
+      "a Fediverse queue message was given up after failing for three days",
+    );
+  }
+
   return {
     enqueue: (message, options) => insert([message], options),
     enqueueMany: (messages, options) => insert(messages, options),
@@ -201,9 +246,10 @@ export function createMessageQueue(
           }
           if (taken) {
             let failed = false;
+            let message: { id?: unknown } | undefined;
             const leaseKept = keepLease(taken);
             try {
-              const message = JSON.parse(taken.message);
+              message = JSON.parse(taken.message) as { id?: unknown };
               const own = takeBackSchema.safeParse(message);
               taken.of = message.id;
               await inHand.run(taken, () => (own.success ? takeBack(own.data) : handler(message)));
@@ -214,23 +260,7 @@ export function createMessageQueue(
               await leaseKept();
             }
             if (taken.retried) continue;
-            // Done, it goes; failed, and not queued again by Fedify, it stays a while.
-            // Neither, should another worker have taken it since its lease ended.
-            const now = clock().getTime();
-            const waited = now - new Date(taken.created_at).getTime();
-            const again = new Date(now + Math.min(leaseMs, Math.max(1000, waited)));
-            const row = taken.id as number;
-            await (failed
-              ? db
-                  .updateTable("fediverse_queue")
-                  .set({ due_at: again.toISOString(), taken_until: null })
-                  .where((eb) => eb.and({ id: row, taken_by: taken.token }))
-                  .execute()
-              : db
-                  .deleteFrom("fediverse_queue")
-                  .where((eb) => eb.and({ id: row, taken_by: taken.token }))
-                  .execute()
-            ).catch((error: unknown) =>
+            await settle(taken, failed, message).catch((error: unknown) =>
               // Left taken: due again when its lease ends.
               log.error({ err: error }, "a Fediverse queue message could not be settled"),
             );

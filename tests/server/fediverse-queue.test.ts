@@ -8,7 +8,7 @@ import { scratchStore } from "./support/scratch-store.ts";
 import { backends } from "./support/test-app.ts";
 
 const leaseMs = 5 * 60_000;
-const quiet = { error: () => {} };
+const quiet = { error: () => {}, warn: () => {} };
 
 /** A promise the test settles when it chooses. */
 function gate() {
@@ -29,11 +29,15 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   /** A running instance's queue (one worker), and the ids its handler was given. */
   function instance(
     handle: (id: string) => Promise<void>,
-    { store = scratch.store, leaseMs }: { store?: Store; leaseMs?: number } = {},
+    {
+      store = scratch.store,
+      leaseMs,
+      log = quiet,
+    }: { store?: Store; leaseMs?: number; log?: typeof quiet } = {},
   ) {
     const handled: string[] = [];
     const stop = new AbortController();
-    const queue = createMessageQueue(store, quiet, async () => {}, {
+    const queue = createMessageQueue(store, log, async () => {}, {
       pollMs: 20,
       workers: 1,
       clock,
@@ -54,11 +58,12 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     return { queue, handled };
   }
 
-  const rows = (id: string) =>
+  /** The rows of a message, as stored. */
+  const rows = (message: object) =>
     scratch.store.db
       .selectFrom("fediverse_queue")
       .select(["taken_until", "due_at"])
-      .where("message", "=", JSON.stringify({ id }))
+      .where("message", "=", JSON.stringify(message))
       .execute();
 
   beforeAll(async () => {
@@ -86,7 +91,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       await waitFor(async () => handled.length === 1, { what: "the due message taken" });
       expect(await queue.getDepth()).toEqual({ queued: 1 });
       release.open();
-      await waitFor(async () => (await rows("now")).length === 0, {
+      await waitFor(async () => (await rows({ id: "now" })).length === 0, {
         what: "the handled message gone",
       });
       expect(await queue.getDepth()).toEqual({ queued: 1 });
@@ -120,11 +125,11 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
         // has settled (or not) the message it overran.
         await a.queue.enqueue({ id: "next" }, {});
         await waitFor(async () => a.handled.includes("next"), { what: "the next message taken" });
-        expect((await rows("overrun")).map((row) => toIso(row.taken_until ?? ""))).toEqual([
+        expect((await rows({ id: "overrun" })).map((row) => toIso(row.taken_until ?? ""))).toEqual([
           new Date(at + leaseMs).toISOString(),
         ]);
         second.open();
-        await waitFor(async () => (await rows("overrun")).length === 0, {
+        await waitFor(async () => (await rows({ id: "overrun" })).length === 0, {
           what: "the message settled by the second instance",
         });
         expect([a.handled, b.handled]).toEqual([["overrun", "next"], ["overrun"]]);
@@ -148,7 +153,8 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       at = start + lease * 0.7;
       const renewed = new Date(at + lease).toISOString();
       await waitFor(
-        async () => (await rows("long")).some((row) => toIso(row.taken_until ?? "") === renewed),
+        async () =>
+          (await rows({ id: "long" })).some((row) => toIso(row.taken_until ?? "") === renewed),
         { what: "the lease renewed while the handler runs" },
       );
       // Past the lease first taken: the other instance takes what comes after, not the message.
@@ -162,11 +168,70 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       await waitFor(async () => b.handled.includes("long"), {
         what: "the message taken by the other instance",
       });
-      await waitFor(async () => (await rows("long")).length === 0, {
+      await waitFor(async () => (await rows({ id: "long" })).length === 0, {
         what: "the message settled by the other instance",
       });
     } finally {
       release.open();
     }
+  });
+
+  it("tries a failing message again after ever longer waits, then gives it up and goes on with its key", async () => {
+    const warnings: unknown[][] = [];
+    const log = { ...quiet, warn: (...args: unknown[]) => void warnings.push(args) };
+    const { queue, handled } = instance(
+      async (id) => {
+        if (id === "poison") throw new Error("the handler failed");
+      },
+      { log },
+    );
+    const poison = {
+      id: "poison",
+      type: "fanout",
+      activityId: "https://site.test/fediverse/activities/1",
+      activityType: "https://www.w3.org/ns/activitystreams#Create",
+      inboxes: { "https://social.test/inbox": { actorIds: ["https://social.test/users/dee"] } },
+    };
+    const tries = () => handled.filter((id) => id === "poison").length;
+    /** Waits for the next failure to be settled; the wait it set. */
+    const fails = async (count: number) => {
+      await waitFor(
+        async () => tries() === count && (await rows(poison)).at(0)?.taken_until === null,
+        { what: `failure ${count} settled` },
+      );
+      const [row] = await rows(poison);
+      return Date.parse(toIso(row?.due_at ?? "")) - at;
+    };
+    const start = at;
+    await queue.enqueue(poison, { orderingKey: "social.test" });
+    await queue.enqueue({ id: "next" }, { orderingKey: "social.test" });
+    const waits: number[] = [];
+    for (let count = 1; count <= 5; count++) {
+      waits.push(await fails(count));
+      at += waits.at(-1) ?? 0;
+    }
+    expect(waits).toEqual([1000, 1000, 2000, 4000, 8000]);
+    at = start + 10 * 3_600_000;
+    expect(await fails(6)).toBe(3_600_000);
+    at = start + 3 * 86_400_000 - 3_600_000;
+    expect(await fails(7)).toBe(3_600_000);
+    expect(handled).not.toContain("next");
+    expect(warnings).toEqual([]);
+    // Three days after its first failure: given up, and the next message of its key goes.
+    at = start + 3 * 86_400_000;
+    await waitFor(async () => handled.includes("next"), { what: "the next message taken" });
+    expect(await rows(poison)).toEqual([]);
+    expect(tries()).toBe(8);
+    expect(warnings).toEqual([
+      [
+        {
+          type: "fanout",
+          activityId: poison.activityId,
+          activityType: poison.activityType,
+          answers: undefined,
+        },
+        "a Fediverse queue message was given up after failing for three days",
+      ],
+    ]);
   });
 });
