@@ -42,9 +42,16 @@ export function replyMail(
   replies: MailedReply[],
   {
     token,
+    oneThread = true,
     siteUrl,
     titles,
-  }: { token: string; siteUrl: string; titles: ReadonlyMap<string, string> },
+  }: {
+    /** A watch's token (its thread), or with `oneThread` false the address's (every thread). */
+    token: string;
+    oneThread?: boolean;
+    siteUrl: string;
+    titles: ReadonlyMap<string, string>;
+  },
 ): OutgoingMail {
   const first = replies[0] as MailedReply;
   const title = (postId: string) => titles.get(postId) ?? postId;
@@ -67,8 +74,9 @@ export function replyMail(
         `${reply.userName} replied on "${title(reply.postId)}":\n\n${reply.text}\n\nRead it on the site: ${replyUrl(siteUrl, reply.postId, reply.id)}`,
     )
     .join("\n\n----\n\n");
-  const why =
-    "You asked to be told of replies in a conversation you wrote in. Stop these mails (this thread or all replies):";
+  const why = oneThread
+    ? "You asked to be told of replies in a conversation you wrote in. Stop these mails (this thread or all replies):"
+    : "You asked to be told of replies in the conversations you wrote in. Stop all reply mails:";
   const { html, text } = layout({
     subject,
     bodyHtml,
@@ -140,6 +148,17 @@ async function watchStands(db: Kysely<Database>, token: string | null): Promise<
   return row !== undefined;
 }
 
+/** The token of the address a watch's token belongs to, which stops every thread. */
+async function addressTokenOf(db: Kysely<Database>, watchToken: string | undefined) {
+  const row = await db
+    .selectFrom("reply_watches")
+    .innerJoin("reply_addresses", "reply_addresses.id", "reply_watches.address_id")
+    .select("reply_addresses.unsubscribe_token as token")
+    .where("reply_watches.unsubscribe_token", "=", watchToken ?? "")
+    .executeTakeFirst();
+  return row?.token;
+}
+
 export function replyComposers({
   siteUrl,
   titles,
@@ -164,13 +183,11 @@ export function replyComposers({
       return { outcome: "cancelled", reason: "unsubscribed, or the reply is gone" };
     }
     const tokens = new Set(standing.map((entry) => entry.token));
-    // One thread: its link stops that thread. A digest of several: the first thread's.
-    const token = standing[0]?.token as string;
-    return replyMail(row.email, replies, {
-      token: tokens.has(row.token ?? "") ? (row.token as string) : token,
-      siteUrl,
-      titles,
-    });
+    // One thread: its links stop that thread. A digest of several: the address's
+    // token, whose links stop them all, so none the mail is about goes on.
+    const token = tokens.size === 1 ? [...tokens][0] : await addressTokenOf(db, [...tokens][0]);
+    if (!token) return { outcome: "cancelled", reason: "unsubscribed, or the reply is gone" };
+    return replyMail(row.email, replies, { token, oneThread: tokens.size === 1, siteUrl, titles });
   };
   return {
     async reply_confirmation(row) {

@@ -237,6 +237,51 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(header(digest, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
   });
 
+  it("stops every thread a digest of several holds, by its one click or its page", async () => {
+    const [first, second] = [freshItem("science"), freshItem("science")];
+    const email = inbox();
+    const reader = t.visitor();
+    const questions = [await ask(reader, first, email), await ask(reader, second, email)];
+    await confirm(email);
+    const sent = (count: number) =>
+      waitFor(
+        async () =>
+          (await queuedFor(email)).filter((row) => row.status === "sent").length === count,
+        { what: `${count} mails recorded as sent` },
+      );
+    // Each thread's first reply goes at once; the next ones wait for one digest.
+    await t.visitor().reply(first, questions[0] as number, "On the shelf, years.", "Ravi");
+    await t.visitor().reply(second, questions[1] as number, "Cold slows the ions.", "Meera");
+    await sent(3);
+    await t.visitor().reply(first, questions[0] as number, "Keep it cool, too.", "Kiran");
+    await t.visitor().reply(second, questions[1] as number, "Warm it first.", "Ravi");
+    clock.advance(11 * 60 * 1000);
+    await smtp.waitFor(() => smtp.to(email).length === 4);
+    const digest = smtp.to(email)[3] as ReceivedMail;
+    expect(digest.parsed.text).toContain("Keep it cool, too.");
+    expect(digest.parsed.text).toContain("Warm it first.");
+
+    // Its page offers only what the mail is about: both threads.
+    const page = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
+      digest.parsed.text ?? "",
+    )?.[1] as string;
+    const asked = dom((await t.app.inject({ method: "GET", url: page })).body);
+    expect([...asked.querySelectorAll("form button")].map((b) => b.textContent)).toEqual([
+      "Stop all reply mails",
+    ]);
+    const clicked = await t.app.inject({
+      method: "POST",
+      url: header(digest, "List-Unsubscribe").slice(1, -1).replace(siteUrl, ""),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "List-Unsubscribe=One-Click",
+    });
+    expect(clicked.statusCode).toBe(200);
+    await t.visitor().reply(first, questions[0] as number, "A last word on the shelf.", "Meera");
+    await t.visitor().reply(second, questions[1] as number, "A last word on the cold.", "Kiran");
+    expect(await queuedFor(email)).toEqual([]);
+    expect(smtp.to(email)).toHaveLength(4);
+  });
+
   it("mails a held reply only once it is approved", async () => {
     const postId = freshItem("science");
     const email = inbox();
