@@ -13,7 +13,7 @@ type Args<R extends ConsoleRoute> = keyof CallOf<R> extends never ? [] : [CallOf
 /**
  * One call of the console to `/api/admin`, typed by the contract
  * (contract/console.ts; docs/decisions/012-owner-console.md). A 401 means the
- * session ended (idle for 12 hours, signed out, revoked): the browser goes
+ * session ended (idle for 12 hours, 30 days old, signed out, revoked): the browser goes
  * back to the sign-in page.
  */
 export async function consoleApi<R extends ConsoleRoute>(

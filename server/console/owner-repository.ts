@@ -15,6 +15,8 @@ export const ownerRules = {
   linkLifetimeMs: 10 * 60 * 1000,
   /** A session ends after this long without a request. */
   sessionIdleMs: 12 * 60 * 60 * 1000,
+  /** And this long after its sign-in, however much it is used. */
+  sessionMaxMs: 30 * 24 * 60 * 60 * 1000,
   /** A session's last activity is written at most this often. */
   touchEveryMs: 60 * 1000,
   /** A WebAuthn challenge must be answered within this time. */
@@ -57,6 +59,15 @@ export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
 
 export function createOwnerRepository(store: Store, now: Clock = () => new Date()) {
   const { db } = store;
+  /** The sessions neither revoked, nor idle too long, nor too old. */
+  const alive = () => {
+    const at = now().getTime();
+    return db
+      .selectFrom("owner_sessions")
+      .where("revoked_at", "is", null)
+      .where("last_seen_at", ">", new Date(at - ownerRules.sessionIdleMs).toISOString())
+      .where("created_at", ">", new Date(at - ownerRules.sessionMaxMs).toISOString());
+  };
 
   async function openSession(
     method: "link" | "passkey",
@@ -156,6 +167,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       if (!row || row.revoked_at !== null) return null;
       const lastSeen = new Date(toIso(row.last_seen_at)).getTime();
       if (at.getTime() - lastSeen >= ownerRules.sessionIdleMs) return null;
+      if (at.getTime() - Date.parse(toIso(row.created_at)) >= ownerRules.sessionMaxMs) return null;
       let touched = false;
       let lastSeenAt = toIso(row.last_seen_at);
       if (at.getTime() - lastSeen >= ownerRules.touchEveryMs) {
@@ -179,25 +191,14 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
 
     /** Whether a session can still be used, without counting this as activity. */
     async isAlive(id: string): Promise<boolean> {
-      const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();
-      const row = await db
-        .selectFrom("owner_sessions")
-        .select("id")
-        .where("id", "=", id)
-        .where("revoked_at", "is", null)
-        .where("last_seen_at", ">", cutoff)
-        .executeTakeFirst();
+      const row = await alive().select("id").where("id", "=", id).executeTakeFirst();
       return row !== undefined;
     },
 
     /** Sessions that can still be used, newest first. */
     async listSessions(currentId: string | null = null): Promise<OwnerSession[]> {
-      const cutoff = new Date(now().getTime() - ownerRules.sessionIdleMs).toISOString();
-      const rows = await db
-        .selectFrom("owner_sessions")
+      const rows = await alive()
         .select(["id", "method", "device", "created_at", "last_seen_at"])
-        .where("revoked_at", "is", null)
-        .where("last_seen_at", ">", cutoff)
         .orderBy("created_at", "desc")
         .execute();
       return rows.map((row) => ({

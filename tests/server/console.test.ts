@@ -17,6 +17,7 @@ import {
   overviewResponseSchema,
   passkeyOptionsResponseSchema,
   queuedResponseSchema,
+  sessionsResponseSchema,
   subscribersResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
@@ -222,6 +223,29 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
     clock.advance(12 * hour + 1000);
     expect((await owner.get("/api/admin/session")).statusCode).toBe(401);
+  });
+
+  it("ends a session 30 days after its sign-in, however much it is used", async () => {
+    // The command line's sign-in links are made at the real time: the session
+    // begins 30 days before it, so that a second one can begin at the end.
+    clock.advance(-30 * 24 * hour);
+    const owner = new Owner(t);
+    await owner.signIn();
+    const { id } = json(await owner.get("/api/admin/session"), whoAmIResponseSchema).session;
+    for (let hours = 11; hours <= 30 * 24 - 5; hours += 11) {
+      clock.advance(11 * hour);
+      expect((await owner.get("/api/admin/session")).statusCode).toBe(200);
+    }
+    const other = new Owner(t);
+    await other.signIn();
+    const listed = async () =>
+      json(await other.get("/api/admin/sessions"), sessionsResponseSchema).sessions.map(
+        (session) => session.id,
+      );
+    expect(await listed()).toContain(id);
+    clock.advance(11 * hour);
+    expect((await owner.get("/api/admin/session")).statusCode).toBe(401);
+    expect(await listed()).not.toContain(id);
   });
 
   it("lists and revokes sessions from the command line", async () => {

@@ -20,7 +20,8 @@ the audit trail ("audit").`,
     summary: "the console sessions that can still be used",
     help: `Lists the console's sessions that have not ended, newest first: id, how it
 signed in (link or passkey), when, and its last request. A session ends after
-12 hours without a request, on "Sign out", or with "sessions revoke".
+12 hours without a request, 30 days after its sign-in, on "Sign out", or with
+"sessions revoke".
 
   --json   one JSON array instead, for scripts`,
   },
