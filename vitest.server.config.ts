@@ -1,6 +1,8 @@
 import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
 import { compileCacheDir } from "./tests/support/compile-cache.ts";
 
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /**
  * What the server tests and the fault suite share: real SQLite files and one
  * real PostgreSQL server (started once by the global setup), through Fastify's
@@ -33,6 +35,13 @@ export const serverTestOptions = {
   // with the default it spent 5-14 % of a heavy file's time collecting
   // (docs/benchmarks.md, "Test suite").
   execArgv: ["--max-semi-space-size=32"],
+  // The server's own modules (and the contract and content it imports) are
+  // loaded by Node, as in production, not transformed by Vite: the same code
+  // for less CPU (docs/benchmarks.md, "Test suite"). A test therefore gives
+  // the server what it stands in for as an option; it cannot spy on a module.
+  server: {
+    deps: { external: [new RegExp(`^${escaped(import.meta.dirname)}/(server|contract|content)/`)] },
+  },
   env: {
     // Node's compile cache (docs/decisions/038-start-and-idle.md) for what the
     // workers load natively: the packages, and each SMTP thread a test app

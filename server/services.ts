@@ -70,6 +70,8 @@ export type ServiceOptions = {
   assistantIndex?: () => string | null;
   /** The private addresses Fediverse deliveries may reach (tests' stand-ins; server/fediverse/service.ts). */
   privateInboxesAllowed?: (address: string) => boolean;
+  /** How Fedify's side of the site is imported (tests fail a load; server/fediverse/service.ts). */
+  importFederation?: Parameters<typeof createFediverse>[0]["importFederation"];
 };
 
 /** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
@@ -105,6 +107,7 @@ export async function startServices({
   services,
   bookable,
   privateInboxesAllowed,
+  importFederation,
 }: ServiceOptions & {
   /** Where the prerendered site lives. */
   clientRoot: string;
@@ -251,6 +254,7 @@ export async function startServices({
     },
     allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     ...(privateInboxesAllowed ? { privateInboxesAllowed } : {}),
+    ...(importFederation ? { importFederation } : {}),
     softwareVersion: "1.0.0",
     log: log,
     inbox: {

@@ -42,6 +42,8 @@ type FediverseOptions = {
   allowPrivateAddresses: boolean;
   /** Which private addresses deliveries may reach, instead of all or none as above (tests' stand-ins). */
   privateInboxesAllowed?: (address: string) => boolean;
+  /** How Fedify's side of the site is imported: ./federation.ts unless given (tests fail a load). */
+  importFederation?: () => Promise<typeof import("./federation.ts")>;
   softwareVersion: string;
   log: Logger;
   inbox: Omit<
@@ -155,7 +157,7 @@ export function createFediverse(options: FediverseOptions) {
 
   const federation = onFirstUse(async (): Promise<Federation<void>> => {
     const [{ createSiteFederation }, { listenToInbox }, { sendFedifyLogsTo }] = await Promise.all([
-      import("./federation.ts"),
+      options.importFederation?.() ?? import("./federation.ts"),
       import("./inbox.ts"),
       import("./logging.ts"),
     ]);

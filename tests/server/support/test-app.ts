@@ -96,6 +96,8 @@ export type TestAppOptions = {
   assistantIndex?: AppOptions["assistantIndex"];
   /** The private addresses Fediverse deliveries may reach, as if public. */
   privateInboxesAllowed?: AppOptions["privateInboxesAllowed"];
+  /** How the app imports Fedify's side of the site (a test makes a load fail). */
+  importFederation?: AppOptions["importFederation"];
 };
 
 export type TestApp = {
@@ -193,6 +195,7 @@ export async function startTestApp(
     ...(options.privateInboxesAllowed
       ? { privateInboxesAllowed: options.privateInboxesAllowed }
       : {}),
+    ...(options.importFederation ? { importFederation: options.importFederation } : {}),
   });
   outboxes.add(app.wakeOutbox);
   const formTokens = createFormTokens(resolveCookieSecret(config));
