@@ -78,6 +78,9 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       "The full guide is on our page, gearworks dot com, have a look.",
       "Telegram: gearguru_99",
       "For the spare parts list call nine eight seven six five four three two one zero",
+      // Written with character references and escapes, shown as the link itself.
+      "The datasheet I mentioned: [the PDF](https&#58;//motorparts-catalogue&#46;com/pdf/ec-motor)",
+      "The datasheet I mentioned: https\\://motorparts-catalogue\\.com/pdf/ec-motor",
     ];
     for (const text of held) {
       const comment = await post(postId, text);
@@ -119,8 +122,9 @@ describe.each(backends)("the spam filter on %s", (backend) => {
     const linker = t.visitor();
     const first = await post(postId, "Which bearing grease works best in a wet climate?", linker);
     expect(first.awaitingApproval).toBe(false);
+    // Written with character references, as the page shows it: the link itself.
     const linked =
-      "Which bearing grease works best? Mine is at https://grease-deals-online.shop/best";
+      "Which bearing grease works best? Mine is at https&#58;//grease-deals-online&#46;shop/best";
     const answer = await edit(linker, first.id, linked);
     expect(answer.statusCode).toBe(200);
     expect(json(answer, commentResponseSchema).comment.awaitingApproval).toBe(true);

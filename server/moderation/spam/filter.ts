@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { shownText } from "../../comments/markdown.ts";
 import { contactsIn, heldContacts, withoutContacts } from "./contacts.ts";
 import {
   createSpamModel,
@@ -171,17 +172,21 @@ export function createSpamFilter({
   }
 
   return {
-    /** What becomes of a new comment that passed the rules, by the filter alone. */
+    /**
+     * What becomes of a new comment that passed the rules, by the filter alone,
+     * read as the page shows it (character references and escapes resolved).
+     */
     async screen(input: { content: string; visitorId: string | null }): Promise<Screening> {
       await ready();
-      const features = model ? featuresOf(input.content) : [];
-      const score = model && scoreCounts(input.content) ? model.score(features) : null;
+      const content = shownText(input.content);
+      const features = model ? featuresOf(content) : [];
+      const score = model && scoreCounts(content) ? model.score(features) : null;
       const rounded = score === null ? null : Math.round(score * 1000) / 1000;
       const thresholds = base?.thresholds;
       if (score !== null && thresholds && score >= thresholds.spam) {
         return { outcome: "spam", reason: "score", score: rounded };
       }
-      if (learnedTermsIn(input.content).length > 0) {
+      if (learnedTermsIn(content).length > 0) {
         return { outcome: "pending", reason: "learned", score: rounded };
       }
       if (score !== null && thresholds && score >= thresholds.hold) {
@@ -192,10 +197,10 @@ export function createSpamFilter({
         model && score !== null
           ? {
               score,
-              strongestWord: model.strongestWord(featuresOf(withoutContacts(input.content))),
+              strongestWord: model.strongestWord(featuresOf(withoutContacts(content))),
             }
           : null;
-      if (holdLinksFromNew && heldContacts(input.content, judged).length > 0) {
+      if (holdLinksFromNew && heldContacts(content, judged).length > 0) {
         if (!(await trusted(input.visitorId))) {
           return { outcome: "pending", reason: "stranger-link", score: rounded };
         }
@@ -222,8 +227,9 @@ export function createSpamFilter({
     },
 
     /** Why a comment was held or stored as spam, in the owner's words. */
-    async explain(content: string, screening: Screening | undefined): Promise<string> {
+    async explain(source: string, screening: Screening | undefined): Promise<string> {
       if (!screening?.reason) return "";
+      const content = shownText(source);
       switch (screening.reason) {
         case "score":
           return `The classifier scored it ${screening.score?.toFixed(2)} (held from ${base?.thresholds.hold ?? "?"}, spam from ${base?.thresholds.spam ?? "?"})`;
