@@ -1,22 +1,27 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  browserTestsFlag,
-  buildInputsHash,
-  clientDir,
-  projectRoot,
-  stampFile,
-} from "./build-inputs.ts";
-import { buildServer, serverBuildCurrent } from "./build-server.ts";
+import { ConfigError, loadConfig } from "../server/config.ts";
 
 /**
  * `npm start` builds the site when it is missing or older than its sources or
  * settings, and the server's bundle when it is older than the server's
  * sources (docs/decisions/039-server-bundle.md). With `--browser-tests`, the
  * browser tests' build (`browserTestsFlag`), which has no server bundle.
+ * Settings the server would refuse stop it before a build of minutes.
  */
-const forBrowserTests = process.argv.includes(browserTestsFlag);
+const forBrowserTests = process.argv.includes("--browser-tests");
+try {
+  loadConfig(process.env, { productionRules: !forBrowserTests });
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+const { browserTestsFlag, buildInputsHash, clientDir, projectRoot, stampFile } = await import(
+  "./build-inputs.ts"
+);
+const { buildServer, serverBuildCurrent } = await import("./build-server.ts");
 const current =
   existsSync(path.join(clientDir, "index.html")) &&
   existsSync(stampFile) &&
