@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { foldLeet, foldLookAlikes } from "./fold.ts";
 
@@ -96,6 +96,8 @@ const fileHeader = `# Blocked words, links and domains for comments (docs/modera
 export function createBlocklist(dataDir: string, log?: { warn(obj: object, msg: string): void }) {
   const file = path.resolve(dataDir, "blocklist.txt");
   try {
+    // On PostgreSQL nothing else may have made DATA_DIR yet.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, fileHeader, { flag: "wx", mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
