@@ -35,7 +35,7 @@ exitOnContentError(() => {
   const passages = findSamplePassages(writingFolders(process.env.EDITIONS_DIR));
   if (passages.length > 0) {
     const list = passages.map(({ file, line }) => `  ${file}:${line}`).join("\n");
-    const intro = `${passages.length} first-person passages written for the sample engineer (between <!-- sample-voice --> lines); rewrite each from your own practice or delete it before going live under your name (README, First run):`;
+    const intro = `${passages.length} first-person passages written for the sample engineer remain (between <!-- sample-voice --> lines); rewrite each from your own practice or delete it before going live under your name (README, First run):`;
     if (content.owner.sample) console.info(`${intro}\n${list}`);
     else {
       console.error(`content/owner.md is your own profile, but ${intro}\n${list}`);
