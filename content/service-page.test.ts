@@ -40,6 +40,15 @@ describe("service pages", () => {
     );
   });
 
+  it("fail the content check with a section left empty", () => {
+    edit("services/vba-tools.md", (source) =>
+      source.replace(/\n## Example\n[\s\S]*?\n## /, "\n## Example\n\n## "),
+    );
+    expect(() => loadContent(copy.root)).toThrow(
+      'services/vba-tools.md: the section "## Example" is empty',
+    );
+  });
+
   it("fail the content check with their sections out of order, or a question without an answer", () => {
     edit("services/vba-tools.md", (source) =>
       source

@@ -53,7 +53,13 @@ export function serviceQuestions(file: string, id: string, body: string): Servic
   if (order.join("|") !== serviceSections.join("|")) {
     throw new ContentError(`${file}: the sections go in this order: ${serviceSections.join(", ")}`);
   }
-  const start = blocks.findIndex((block) => block.depth === 2 && block.text === "Questions");
+  const at = (name: string) => blocks.findIndex((b) => b.depth === 2 && b.text === name);
+  // A heading straight after a section's own: nothing under it (the last is checked below).
+  const empty = serviceSections.filter((name) => [1, 2].includes(blocks[at(name) + 1]?.depth ?? 0));
+  if (empty.length > 0) {
+    throw new ContentError(`${file}: the section "## ${empty[0]}" is empty`);
+  }
+  const start = at("Questions");
   const questions: { question: string; answer: string[] }[] = [];
   for (const block of blocks.slice(start + 1)) {
     if (block.depth === 1 || block.depth === 2) break;
