@@ -43,12 +43,32 @@ parser.renderer.rules.link_open = (tokens, index, options, _env, self) => {
 type Token = ReturnType<typeof parser.parse>[number];
 
 /**
- * The text as a page shows it: character references ("c&#97;sino") and
- * backslash escapes ("bit\.ly") resolved, as the renderer resolves them in
- * text and in links. The text rules read this, so that no blocked word,
- * address or link hides behind them.
+ * The text as a page shows it, for the text rules: character references
+ * ("c&#97;sino") and backslash escapes ("bit\.ly") resolved, as the renderer
+ * resolves them, but code as typed, as the page shows it; emphasis marks gone,
+ * so that "ca**s**ino" reads "casino"; each link as [its text](where it leads).
+ * No blocked word, address or link hides behind Markdown, and code written
+ * with escapes is not read as what it escapes.
  */
-export const shownText = (source: string): string => parser.utils.unescapeAll(source);
+export function shownText(source: string): string {
+  const blocks: string[] = [];
+  for (const block of parser.parse(source, {})) {
+    if (block.type === "fence") blocks.push(block.content);
+    if (block.type !== "inline") continue;
+    let shown = "";
+    let href = "";
+    for (const token of block.children ?? []) {
+      if (token.type === "text" || token.type === "code_inline") shown += token.content;
+      else if (token.type === "softbreak" || token.type === "hardbreak") shown += "\n";
+      else if (token.type === "link_open") {
+        href = parser.normalizeLinkText(String(token.attrGet("href") ?? ""));
+        shown += "[";
+      } else if (token.type === "link_close") shown += `](${href})`;
+    }
+    blocks.push(shown);
+  }
+  return blocks.join("\n\n");
+}
 
 /** Comment text as the HTML every reader sees. */
 export function renderComment(source: string): string {

@@ -348,6 +348,22 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(json(edit, errorResponseSchema).error.code).toBe("blocked_content");
     });
 
+    it("read code as the page shows it, as typed, and a word split by emphasis as one", async () => {
+      const postId = freshItem("science");
+      const writer = t.visitor();
+      for (const content of [
+        "My config matches `(gitlab\\.com|github\\.com|bitbucket\\.org)` and nothing else.",
+        'In the template, write `&lt;a href="https://example.org"&gt;` to show the tag.',
+        "The check was\n\n```\nmatch = /^[^@]+@example\\.com$/\n```\n\nand it never matched.",
+      ]) {
+        const response = await writer.comment(postId, content, "Alex");
+        expect(response.statusCode, content).toBe(201);
+      }
+      for (const content of ["Try the ca**s**ino tonight", "Try the c*a*sino tonight"]) {
+        await expectRefused({ content }, 422, "blocked_content", /blocks because spam uses them/);
+      }
+    });
+
     it("apply to edits too: a published comment cannot be turned into spam", async () => {
       const postId = freshItem("science");
       const writer = t.visitor();
