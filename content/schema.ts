@@ -231,20 +231,26 @@ const scienceSchema = z.strictObject({
  * from which engagements start, or a range; in a currency's ISO code, for a
  * unit of work ("per training day", "for one assembly").
  */
-export const servicePriceSchema = z.union([
-  z.literal("on request"),
-  z
-    .strictObject({
-      currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as INR"),
-      from: z.number().int().positive(),
-      to: z.number().int().positive().optional(),
-      per: text.max(80),
-    })
-    .refine((price) => price.to === undefined || price.to > price.from, {
-      message: "to must be above from",
-      path: ["to"],
-    }),
-]);
+export const servicePriceSchema = z.union(
+  [
+    z.literal("on request"),
+    z
+      .strictObject({
+        currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as INR"),
+        from: z.number().int().positive(),
+        to: z.number().int().positive().optional(),
+        per: text.max(80),
+      })
+      .refine((price) => price.to === undefined || price.to > price.from, {
+        message: "to must be above from",
+        path: ["to"],
+      }),
+  ],
+  {
+    error:
+      'must be "on request", or {currency, from, per} with an optional to: {currency: INR, from: 45000, per: "per training day"}',
+  },
+);
 
 const serviceSchema = z.strictObject({
   id: idSchema,

@@ -40,6 +40,15 @@ describe("service pages", () => {
     );
   });
 
+  it("fail the content check with a price in another form, saying the forms", () => {
+    edit("services/vba-tools.md", (source) =>
+      source.replace(/^price:.*(\n {2}.*)*/m, "price: 5000"),
+    );
+    expect(() => loadContent(copy.root)).toThrow(
+      'price: must be "on request", or {currency, from, per} with an optional to',
+    );
+  });
+
   it("fail the content check with a section left empty", () => {
     edit("services/vba-tools.md", (source) =>
       source.replace(/\n## Example\n[\s\S]*?\n## /, "\n## Example\n\n## "),
