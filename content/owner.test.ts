@@ -42,7 +42,16 @@ describe("the owner's profile", () => {
       /links: a LinkedIn link here is the owner's profile/,
     );
     edit("owner.md", (source) =>
-      source.replace(/linkedin\.com\/posts\/arjun_injection-1/, "linkedin.com/in/arjun-rao"),
+      source.replace(
+        "https://www.linkedin.com/posts/arjun_injection-1",
+        "linkedin.com/in/arjun-rao",
+      ),
+    );
+    expect(() => readOwnerProfile(copy.root)).toThrow(
+      /links\.0\.url: must be a whole address, such as https:\/\/example\.com\/page/,
+    );
+    edit("owner.md", (source) =>
+      source.replace('"linkedin.com/in/arjun-rao"', '"https://www.linkedin.com/in/arjun-rao"'),
     );
     expect(readOwnerProfile(copy.root).links).toEqual([
       { label: "LinkedIn", url: "https://www.linkedin.com/in/arjun-rao" },
@@ -81,6 +90,10 @@ describe("an AI article's LinkedIn post", () => {
         /pde-and-ai\.md: invalid content\n {2}linkedin: must be the https address of a LinkedIn post/,
       );
     }
+    edit(article, (source) =>
+      withPost("linkedin.com/posts/arjun-rao_pinns")(source.replace(/^linkedin:.*\n/m, "")),
+    );
+    expect(() => loadContent(copy.root)).toThrow(/linkedin: must be a whole address/);
   });
 
   it("belongs to one article only, and never stands in the subject link", () => {

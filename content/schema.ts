@@ -6,7 +6,12 @@ import { isTimeZone } from "../contract/time-zones.ts";
  * unknown field is an error just like a missing one: typos never slip through.
  */
 const text = z.string().trim().min(1);
-const url = z.url({ protocol: /^https?$/ });
+// Aborts, so no later check of the same value parses an address that is none.
+const url = z.url({
+  protocol: /^https?$/,
+  abort: true,
+  error: "must be a whole address, such as https://example.com/page",
+});
 
 const imageSchema = z.strictObject({
   src: z
