@@ -45,29 +45,28 @@ type Token = ReturnType<typeof parser.parse>[number];
 /**
  * The text as a page shows it, for the text rules: character references
  * ("c&#97;sino") and backslash escapes ("bit\.ly") resolved, as the renderer
- * resolves them, but code as typed, as the page shows it; emphasis marks gone,
- * so that "ca**s**ino" reads "casino"; each link as [its text](where it leads).
- * No blocked word, address or link hides behind Markdown, and code written
- * with escapes is not read as what it escapes.
+ * resolves them, but code as typed, as the page shows it; emphasis marks and
+ * links' brackets gone, so that "ca**s**ino" and "[ca](…)sino" read "casino";
+ * where the links lead after the text. No blocked word, address or link hides
+ * behind Markdown, and code written with escapes is not read as what it escapes.
  */
 export function shownText(source: string): string {
   const blocks: string[] = [];
+  const targets: string[] = [];
   for (const block of parser.parse(source, {})) {
     if (block.type === "fence") blocks.push(block.content);
     if (block.type !== "inline") continue;
     let shown = "";
-    let href = "";
     for (const token of block.children ?? []) {
       if (token.type === "text" || token.type === "code_inline") shown += token.content;
       else if (token.type === "softbreak" || token.type === "hardbreak") shown += "\n";
       else if (token.type === "link_open") {
-        href = parser.normalizeLinkText(String(token.attrGet("href") ?? ""));
-        shown += "[";
-      } else if (token.type === "link_close") shown += `](${href})`;
+        targets.push(parser.normalizeLinkText(String(token.attrGet("href") ?? "")));
+      }
     }
     blocks.push(shown);
   }
-  return blocks.join("\n\n");
+  return [...blocks, ...targets].join("\n\n");
 }
 
 /** Comment text as the HTML every reader sees. */

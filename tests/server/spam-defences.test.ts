@@ -348,7 +348,7 @@ describe.each(backends)("spam defences on %s", (backend) => {
       expect(json(edit, errorResponseSchema).error.code).toBe("blocked_content");
     });
 
-    it("read code as the page shows it, as typed, and a word split by emphasis as one", async () => {
+    it("read code as the page shows it, as typed, and a word split by emphasis or a link as one", async () => {
       const postId = freshItem("science");
       const writer = t.visitor();
       for (const content of [
@@ -359,7 +359,11 @@ describe.each(backends)("spam defences on %s", (backend) => {
         const response = await writer.comment(postId, content, "Alex");
         expect(response.statusCode, content).toBe(201);
       }
-      for (const content of ["Try the ca**s**ino tonight", "Try the c*a*sino tonight"]) {
+      for (const content of [
+        "Try the ca**s**ino tonight",
+        "Try the c*a*sino tonight",
+        "Try the [ca](https://example.org/a)sino tonight",
+      ]) {
         await expectRefused({ content }, 422, "blocked_content", /blocks because spam uses them/);
       }
     });
