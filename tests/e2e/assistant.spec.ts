@@ -60,11 +60,14 @@ test("declines an off-topic question and offers the enquiry form with the questi
   const log = chat(page).getByRole("log", { name: "Conversation" });
   await ask(page, "Who won the football world cup in 2018?");
   await expect(log).toContainText("I could not find that on this site");
-  // The reader's verdict is given once: the button pressed stays pressed, and both are disabled.
+  // The reader's verdict is given once, by keyboard too: the button pressed stays pressed,
+  // and focused, and both are disabled.
   const helpful = log.getByRole("button", { name: "Helpful", exact: true });
   const notHelpful = log.getByRole("button", { name: "Not helpful" });
-  await notHelpful.click();
+  await notHelpful.focus();
+  await page.keyboard.press("Enter");
   await expect(notHelpful).toHaveAttribute("aria-pressed", "true");
+  await expect(notHelpful).toBeFocused();
   await expect(helpful).toHaveAttribute("aria-pressed", "false");
   await expect(helpful).toBeDisabled();
   await expect(log).toContainText("Thank you: the engineer will see it.");

@@ -139,6 +139,13 @@ test("with JavaScript a reader books from /services in their own zone, is told o
     page.getByRole("group", { name: "Free times, in Europe / London" }),
   ).toHaveAccessibleDescription("Choose one of the free times.");
   await first.check();
+  // An address the server refuses: the focus goes to its field, which says why.
+  const address = page.getByRole("textbox", { name: "Your email" });
+  await address.fill("meera@example");
+  await page.getByRole("button", { name: "Book this time" }).click();
+  await expect(address).toBeFocused();
+  await expect(address).toHaveAccessibleDescription("Enter a valid email address.");
+  await address.fill(email);
 
   await takeMeanwhile(page, taken, "arjun.first@example.org");
 

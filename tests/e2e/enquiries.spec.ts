@@ -187,6 +187,8 @@ test("a message too short is refused with a clear message beside its field, and 
   await expect(page.getByRole("alert")).toHaveText("Please correct the fields marked below.");
   await expect(field).toHaveAccessibleDescription(/Write at least 20 characters/);
   await expect(field).toHaveAttribute("aria-invalid", "true");
+  // The button, disabled while sending, lost the focus: the field to correct has it.
+  await expect(field).toBeFocused();
   expect(smtp.to(email)).toEqual([]);
 });
 

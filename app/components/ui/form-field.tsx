@@ -57,6 +57,14 @@ export function FormField({
   return box === undefined ? field : <div className={box || undefined}>{field}</div>;
 }
 
+/**
+ * After a refusal the focus goes to the first field marked invalid, whose name, state and
+ * problem a screen reader then reads, or else to the form's `alert` (nothing to correct).
+ */
+export function focusFirstProblem(form: Element | null | undefined, alert: HTMLElement | null) {
+  (form?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? alert)?.focus();
+}
+
 export type ServiceChoice = { id: string; title: string };
 type Contact = { name: string; email: string; service: string };
 

@@ -344,7 +344,8 @@ function Answer({
             type="button"
             className={small}
             aria-pressed={exchange.helpful === helpful}
-            disabled={exchange.helpful !== null}
+            // Not `disabled`: the button pressed keeps the focus (a second press does nothing).
+            aria-disabled={exchange.helpful !== null}
             onClick={() => onJudge(helpful)}
           >
             {helpful ? "Helpful" : "Not helpful"}

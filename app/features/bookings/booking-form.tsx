@@ -19,7 +19,12 @@ import {
   timeZones,
   zoneName,
 } from "../../../contract/time-zones.ts";
-import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
+import {
+  ContactFields,
+  FormField,
+  focusFirstProblem,
+  type ServiceChoice,
+} from "../../components/ui/form-field.tsx";
 import { ApiError, api, formRefusal } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 
@@ -103,6 +108,8 @@ export function BookingForm({
   const [start, setStart] = useState("");
   const [sending, setSending] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  /** Refusals of a booking so far: each hands the focus on once drawn. */
+  const [refusals, setRefusals] = useState(0);
   const [problems, setProblems] = useState<Partial<Record<FieldName, string>>>({});
   const [booked, setBooked] = useState<BookedResponse | null>(null);
   const [shownDays, setShownDays] = useState(daysAtOnce);
@@ -176,6 +183,10 @@ export function BookingForm({
     if (booked) done.current?.focus();
   }, [booked]);
 
+  useEffect(() => {
+    if (refusals > 0) focusFirstProblem(alert.current?.parentElement, alert.current);
+  }, [refusals]);
+
   const change = (name: keyof Fields) => (value: string) => {
     setFields((current) => ({ ...current, [name]: value }));
     setProblems((current) => ({ ...current, [name]: undefined }));
@@ -224,7 +235,7 @@ export function BookingForm({
         setProblems(refusal.problems);
         setProblem(refusal.problem);
       }
-      requestAnimationFrame(() => alert.current?.focus());
+      setRefusals((count) => count + 1);
     } finally {
       setSending(false);
     }

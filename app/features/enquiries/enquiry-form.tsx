@@ -1,7 +1,12 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { isServiceChoice, otherService } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
-import { ContactFields, FormField, type ServiceChoice } from "../../components/ui/form-field.tsx";
+import {
+  ContactFields,
+  FormField,
+  focusFirstProblem,
+  type ServiceChoice,
+} from "../../components/ui/form-field.tsx";
 import { api, formRefusal } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 
@@ -69,6 +74,7 @@ export function EnquiryForm({
   } | null>(null);
   const form = useRef<HTMLFormElement>(null);
   const thanks = useRef<HTMLDivElement>(null);
+  const alert = useRef<HTMLParagraphElement>(null);
   const guard = useFormGuard("GET /enquiries/form-token");
   const id = useId();
 
@@ -93,6 +99,11 @@ export function EnquiryForm({
   useEffect(() => {
     if (status === "sent") thanks.current?.focus();
   }, [status]);
+
+  // The button, disabled while sending, dropped the focus: a refusal hands it on.
+  useEffect(() => {
+    if (problem) focusFirstProblem(form.current, alert.current);
+  }, [problem]);
 
   // Once hydrated, a card's "Ask about this service" chooses it in place, without a reload.
   useEffect(() => {
@@ -212,8 +223,10 @@ export function EnquiryForm({
       {guard.honeypot}
       {problem ? (
         <p
+          ref={alert}
+          tabIndex={-1}
           role="alert"
-          className="rounded-lg border border-red-400/40 bg-red-950/40 px-4 py-3 text-sm text-red-100 sm:col-span-2"
+          className="rounded-lg outline-none border border-red-400/40 bg-red-950/40 px-4 py-3 text-sm text-red-100 sm:col-span-2"
         >
           {problem}
         </p>

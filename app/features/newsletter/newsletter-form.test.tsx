@@ -83,7 +83,12 @@ describe("NewsletterForm", () => {
     );
     expect(failed).toHaveClass("btn-error");
     expect(logged).toHaveBeenCalledOnce();
+    // Said aloud, and the field the reader is to correct holds the focus, marked.
+    expect(screen.getByRole("alert")).toHaveTextContent("Already subscribed or error occurred");
+    expect(input()).toHaveFocus();
+    expect(input()).toBeInvalid();
     await user.type(input(), "x");
     expect(screen.getByRole("button", { name: "Subscribe" })).not.toHaveClass("btn-error");
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

@@ -66,6 +66,10 @@ export function NewsletterForm() {
       // The server spends the token on any answer: the next try gets its own, timed from now.
       guard.renew();
       setStatus("error");
+      // The button, disabled while sending, dropped the focus: the field takes it back.
+      const focused = document.activeElement;
+      if (focused === document.body || input.current?.form?.contains(focused))
+        input.current?.focus();
     }
   }
 
@@ -99,6 +103,7 @@ export function NewsletterForm() {
         name="email"
         autoComplete="email"
         aria-label="Email address"
+        aria-invalid={failed || undefined}
         placeholder="you@example.com"
         value={email}
         onChange={(event) => {
@@ -118,6 +123,12 @@ export function NewsletterForm() {
             ? "Already subscribed or error occurred"
             : "Subscribe"}
       </button>
+      {/* The button's new words are not announced on their own: a screen reader hears this. */}
+      {failed ? (
+        <p role="alert" className="sr-only">
+          Already subscribed or error occurred
+        </p>
+      ) : null}
     </form>
   );
 }
