@@ -78,10 +78,43 @@ export type Filled = {
   start?: string;
 };
 
-function serviceSelect(services: { id: string; title: string }[], chosen: string): string {
+/** What the server refused in a field of the form, by the field's name. */
+export type FieldProblems = Partial<Record<"name" | "email" | "service" | "note", string>>;
+
+/**
+ * A refused field's marks, as the island's form has them: invalid, described by its message,
+ * and the first one in the form focused when the page loads, its name, state and message read
+ * together.
+ */
+function refused(problems: FieldProblems, field: keyof FieldProblems) {
+  const problem = problems[field];
+  if (!problem) return { marks: "", line: "" };
+  const first = fieldOrder.find((each) => problems[each]) === field;
+  return {
+    marks: ` aria-invalid="true" aria-describedby="booking-${field}-problem"${first ? " autofocus" : ""}`,
+    line: `\n<p id="booking-${field}-problem" class="text-sm text-red-300">${escapeHtml(problem)}</p>`,
+  };
+}
+const fieldOrder = ["name", "email", "service", "note"] as const;
+
+/** The problems of the fields the form marks, the first for each, from `[field, message]` pairs. */
+export function fieldProblems(pairs: [unknown, string][]): FieldProblems {
+  const problems: FieldProblems = {};
+  for (const [field, problem] of pairs) {
+    const known = fieldOrder.find((each) => each === field);
+    if (known) problems[known] ??= problem;
+  }
+  return problems;
+}
+
+function serviceSelect(
+  services: { id: string; title: string }[],
+  chosen: string,
+  marks: string,
+): string {
   const choices = [...services, { id: otherService, title: otherServiceLabel }];
   return `<label for="booking-service" class="booking-label">Service</label>
-<select id="booking-service" name="service" class="field" required>
+<select id="booking-service" name="service" class="field" required${marks}>
 <option value=""${chosen ? "" : " selected"}>Choose a service</option>
 ${choices
   .map(
@@ -108,6 +141,7 @@ export function formHtml({
   slots,
   filled,
   problem,
+  problems = {},
   days,
   formToken,
   services,
@@ -116,12 +150,19 @@ export function formHtml({
   slots: SlotsResponse;
   filled: Filled;
   problem?: string;
+  problems?: FieldProblems;
   days: number;
   formToken: string;
   services: { id: string; title: string }[];
   retentionDays: number;
 }): string {
   const href = moreDays(slots.zone, filled.service);
+  const [name, email, service, note] = [
+    refused(problems, "name"),
+    refused(problems, "email"),
+    refused(problems, "service"),
+    refused(problems, "note"),
+  ];
   return `<div class="booking" id="booking-form-html">
 ${problem ? alert(problem) : ""}
 <form method="get" action="${bookPath}" class="booking-zone">
@@ -138,12 +179,12 @@ ${
     ? ""
     : `<div class="booking-fields">
 <label for="booking-name" class="booking-label">Your name</label>
-<input id="booking-name" name="name" class="field" required maxlength="${limits.enquiryNameMax}" autocomplete="name" value="${escapeHtml(filled.name ?? "")}">
+<input id="booking-name" name="name" class="field" required maxlength="${limits.enquiryNameMax}" autocomplete="name" value="${escapeHtml(filled.name ?? "")}"${name.marks}>${name.line}
 <label for="booking-email" class="booking-label">Your email</label>
-<input id="booking-email" name="email" type="email" class="field" required maxlength="${limits.emailMax}" autocomplete="email" value="${escapeHtml(filled.email ?? "")}">
-${serviceSelect(services, filled.service ?? "")}
+<input id="booking-email" name="email" type="email" class="field" required maxlength="${limits.emailMax}" autocomplete="email" value="${escapeHtml(filled.email ?? "")}"${email.marks}>${email.line}
+${serviceSelect(services, filled.service ?? "", service.marks)}${service.line}
 <label for="booking-note" class="booking-label">What would you like to discuss?</label>
-<textarea id="booking-note" name="note" class="field" rows="4" maxlength="${limits.bookingNoteMax}">${escapeHtml(filled.note ?? "")}</textarea>
+<textarea id="booking-note" name="note" class="field" rows="4" maxlength="${limits.bookingNoteMax}"${note.marks}>${escapeHtml(filled.note ?? "")}</textarea>${note.line}
 <p class="booking-small">The invitation goes to this address, with links to cancel or move the call. Your booking is kept ${retentionDays} days after the call, then deleted: see the <a href="/privacy#bookings">privacy policy</a>.</p>
 <button type="submit" class="btn-primary">Book this time</button>
 </div>`

@@ -33,7 +33,9 @@ import {
   formHtml as bookingForm,
   bookPath,
   daysAtOnce,
+  type FieldProblems,
   type Filled,
+  fieldProblems,
   moreDays,
   timesHtml,
   zoneSelect,
@@ -89,14 +91,16 @@ export async function bookingPages(
     filled: Filled,
     {
       problem,
+      problems,
       given,
       days = daysAtOnce,
-    }: { problem?: string; given?: SlotsResponse; days?: number } = {},
+    }: { problem?: string; problems?: FieldProblems; given?: SlotsResponse; days?: number } = {},
   ): Promise<string> {
     return bookingForm({
       slots: given ?? (await bookings.slots(zone)),
       filled,
       problem,
+      problems,
       days,
       formToken: bookings.issueFormToken(),
       services: bookings.services,
@@ -212,7 +216,13 @@ export async function bookingPages(
         return send(
           reply,
           400,
-          await formHtml(zone, filled, { problem: [...new Set(problems)].join(" "), days }),
+          await formHtml(zone, filled, {
+            problem: [...new Set(problems)].join(" "),
+            problems: fieldProblems(
+              parsed.error.issues.map((issue) => [issue.path[0], issue.message]),
+            ),
+            days,
+          }),
         );
       }
       const outcome = await bookings.book(parsed.data, { ip: request.ip, visitorId: null });
@@ -237,7 +247,11 @@ export async function bookingPages(
       return send(
         reply,
         refusal.status,
-        await formHtml(zone, filled, { problem: refusal.message, days }),
+        await formHtml(zone, filled, {
+          problem: refusal.message,
+          problems: fieldProblems([[refusal.field, refusal.message]]),
+          days,
+        }),
       );
     });
 

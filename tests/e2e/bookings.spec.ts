@@ -368,6 +368,15 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   const taken = (await slot.getAttribute("value")) ?? "";
   await slot.check();
   await fillDetails(page, email);
+  // An address the server refuses: the page again, with the field marked, saying why, focused.
+  const address = page.getByRole("textbox", { name: "Your email" });
+  await address.fill("meera@example");
+  await page.getByRole("button", { name: "Book this time" }).click();
+  await expect(address).toBeFocused();
+  await expect(address).toHaveAccessibleDescription("Enter a valid email address.");
+  await expect(address).toHaveAttribute("aria-invalid", "true");
+  await expect(slot).toBeChecked();
+  await address.fill(email);
   await takeMeanwhile(page, taken, "arjun.second@example.org");
   // The form counts only once a person could have filled it; a press sooner is
   // answered with the form again, as it was filled, and a new signed time.
