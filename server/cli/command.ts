@@ -56,6 +56,12 @@ export type CommandContext = {
    * is made and migrated, as the server's first start would.
    */
   store(options?: { create?: boolean }): Promise<Store>;
+  /**
+   * The site's cookie secret, which signs what a command writes: return paths, an
+   * export, writers' keys. On PostgreSQL without COOKIE_SECRET this shell may have
+   * none: an error then, or with `throwaway` a key for this command's live events only.
+   */
+  secret(options?: { throwaway?: boolean }): Promise<string>;
   /** The owner's moderation on the configured database (server/moderation/service.ts). */
   moderation(): Promise<Moderation>;
   /** The owner's actions on comments and writers (server/moderation/owner-actions.ts). */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
@@ -246,26 +247,39 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     await migrateToLatest(db);
     return db;
   });
+  // On PostgreSQL without COOKIE_SECRET this shell may hold none of the site's secret: one
+  // made up here would sign return paths and exports the site does not recognise.
+  const secretOrNull = once(async () => {
+    const { cookieSecretFileOf, resolveCookieSecret } = await import("../engagement/visitor.ts");
+    const missing =
+      config.DATABASE_URL && !config.COOKIE_SECRET && !existsSync(cookieSecretFileOf(config));
+    return missing ? null : resolveCookieSecret(config);
+  });
+  const secret = async ({ throwaway = false } = {}) => {
+    const found = await secretOrNull();
+    if (found === null && throwaway) return randomBytes(32).toString("hex");
+    if (found === null) {
+      throw new AdminError(
+        "Set COOKIE_SECRET to the secret your instances share: on PostgreSQL a secret made here would sign return paths and exports the site does not recognise.",
+      );
+    }
+    return found;
+  };
   const engagement = once(async (): Promise<Engagement> => {
     const db = await store();
-    const [
-      { createEngagement, createEventJournal },
-      { resolveCookieSecret },
-      { createWriterKeys },
-      { forgetExamples },
-    ] = await Promise.all([
-      import("../engagement/index.ts"),
-      import("../engagement/visitor.ts"),
-      import("../engagement/writer-keys.ts"),
-      import("../moderation/spam/store.ts"),
-    ]);
+    const [{ createEngagement, createEventJournal }, { createWriterKeys }, { forgetExamples }] =
+      await Promise.all([
+        import("../engagement/index.ts"),
+        import("../engagement/writer-keys.ts"),
+        import("../moderation/spam/store.ts"),
+      ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
     return createEngagement(
       db,
       createEventJournal(db),
       { committed() {} },
-      createWriterKeys(resolveCookieSecret(config)),
+      createWriterKeys(await secret({ throwaway: true })),
       forgetExamples,
       undefined,
       // A reply approved here is mailed to its thread's followers: the
@@ -308,6 +322,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       stderr,
       engagement,
       store,
+      secret,
       moderation,
       moderationActions,
       actor,

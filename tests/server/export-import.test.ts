@@ -1,5 +1,6 @@
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -440,6 +441,31 @@ describe.each(backends)("what an export covers, on %s", (backend) => {
       if (!name.startsWith("kysely_")) expect(database.has(name), name).toBe(true);
     }
   });
+
+  it.runIf(backend === "postgres")(
+    "is signed with the instances' secret, never one a shell without COOKIE_SECRET makes up",
+    async () => {
+      const shell = { ...adminEnv(t), DATA_DIR: scratch() };
+      const out = path.join(shell.DATA_DIR, "site.json");
+      const bounces = {
+        BOUNCE_ADDRESS: "bounces@ewe.test",
+        BOUNCE_IMAP_URL: "imap://u:p@127.0.0.1:9/",
+      };
+      for (const run of [
+        await admin(shell, "export", "--out", out),
+        await admin({ ...shell, ...bounces }, "mail", "bounces"),
+      ]) {
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(/^Set COOKIE_SECRET to the secret your instances share/);
+      }
+      expect(existsSync(out)).toBe(false);
+      // What needs no secret still works, and leaves none behind.
+      expect((await admin(shell, "subscribers", "list")).code).toBe(0);
+      expect(existsSync(path.join(shell.DATA_DIR, "cookie-secret"))).toBe(false);
+      const COOKIE_SECRET = readFileSync(path.join(t.dataDir, "cookie-secret"), "utf8");
+      expect((await admin({ ...shell, COOKIE_SECRET }, "export", "--out", out)).code).toBe(0);
+    },
+  );
 });
 
 describe("reading a bad export", () => {

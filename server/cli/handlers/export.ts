@@ -1,15 +1,14 @@
 import path from "node:path";
 import { plural } from "../../../contract/plural.ts";
-import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { writeExport } from "../../portability/export.ts";
 import { createExportSigner } from "../../portability/signature.ts";
 import { type CommandContext, writePrivateFile } from "../command.ts";
 
-export async function exportAll({ values, config, stdout, store, actor }: CommandContext) {
+export async function exportAll({ values, config, stdout, store, secret, actor }: CommandContext) {
   const db = await store();
   // The owner's comments are signed with the site's secret, so only this
   // site's own export can mark comments as the owner's when read back.
-  const signer = createExportSigner(resolveCookieSecret(config));
+  const signer = createExportSigner(await secret());
   if (typeof values.out === "string") {
     const file = path.resolve(values.out);
     let counts: Record<string, number> = {};

@@ -101,7 +101,8 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
   if (missing) notices.unshift(`There was no database at ${missing}: it was made and migrated.`);
   // A dry run's live events are rolled back with it: their avatars need no lasting secret.
   const keys = createWriterKeys(
-    secret ?? (dryRun ? randomBytes(32).toString("hex") : resolveCookieSecret(context.config)),
+    secret ??
+      (dryRun ? randomBytes(32).toString("hex") : await context.secret({ throwaway: true })),
   );
   try {
     const { counts, skipped } = await applyExport(
@@ -177,7 +178,7 @@ async function importPlan(context: CommandContext, from: Kind, file: string, dry
   const plan = original ?? read(readInput(file), catalog, map);
   if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
   const store = await context.store();
-  const { avatarOf } = createWriterKeys(resolveCookieSecret(context.config));
+  const { avatarOf } = createWriterKeys(await context.secret({ throwaway: true }));
   const journal = createEventJournal(store);
   const counts = original
     ? await applyOriginal(store, journal, avatarOf, original, { dryRun, subscribers })

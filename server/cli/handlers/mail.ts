@@ -1,6 +1,5 @@
 import { emailSchema } from "../../../contract/api.ts";
 import { plural } from "../../../contract/plural.ts";
-import { resolveCookieSecret } from "../../engagement/visitor.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
 import { suppressionActions } from "../../newsletter/owner-actions.ts";
@@ -58,7 +57,7 @@ docs/mail.md, "Signed mail", has SPF and DMARC beside it.
   );
 }
 
-export async function mailBounces({ config, stdout, store, engagement }: CommandContext) {
+export async function mailBounces({ config, stdout, store, secret, engagement }: CommandContext) {
   if (!config.BOUNCE_IMAP_URL || !config.BOUNCE_ADDRESS) {
     throw usageError(
       'Set BOUNCE_ADDRESS and BOUNCE_IMAP_URL first (docs/mail.md, "Bounces and complaints").',
@@ -70,7 +69,7 @@ export async function mailBounces({ config, stdout, store, engagement }: Command
     suppressions: createSuppressions(db),
     subscribers: (await engagement()).subscribers,
     bounceAddress: config.BOUNCE_ADDRESS,
-    verpKey: verpKeyOf(resolveCookieSecret(config)),
+    verpKey: verpKeyOf(await secret()),
   });
   let round: Awaited<ReturnType<typeof readBounceMailbox>>;
   try {
