@@ -106,6 +106,11 @@ test("a reader asks about a service in place, and the owner and the reader are m
     "href",
     "/book?service=dfmea",
   );
+  // Another: the button pressed gives way to the form, and the focus to its first field.
+  await page.getByRole("button", { name: "Send another enquiry" }).click();
+  await expect(
+    page.locator("#send-enquiry").getByRole("textbox", { name: "Your name" }),
+  ).toBeFocused();
 
   await smtp.waitFor(() => smtp.to(owner).length > 0 && smtp.to(email).length > 0);
   const notice = smtp.to(owner)[0];

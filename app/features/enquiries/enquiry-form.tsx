@@ -96,8 +96,13 @@ export function EnquiryForm({
     });
   }, [services]);
 
+  /** "Send another enquiry" was pressed: it is gone, and the form's first field takes the focus. */
+  const again = useRef(false);
   useEffect(() => {
     if (status === "sent") thanks.current?.focus();
+    if (status !== "idle" || !again.current) return;
+    again.current = false;
+    form.current?.querySelector<HTMLElement>('[name="name"]')?.focus();
   }, [status]);
 
   // The button, disabled while sending, dropped the focus: a refusal hands it on.
@@ -194,6 +199,7 @@ export function EnquiryForm({
           type="button"
           className="mt-4 text-sm font-semibold text-accent underline"
           onClick={() => {
+            again.current = true;
             setSentTo(null);
             setStatus("idle");
           }}
