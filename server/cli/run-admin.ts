@@ -74,8 +74,8 @@ function mainHelp(): string {
   return `Usage: ${program} <command> [options]
 
 The site owner's commands for the engagement data (subscribers, comments,
-reactions, enquiries). They read the same environment as the server (DATA_DIR or
-DATABASE_URL, SITE_URL) and may run while it serves.
+reactions, enquiries). They read the same environment as the server (DATA_DIR, or
+DATABASE_URL with the instances' COOKIE_SECRET, SITE_URL) and may run while it serves.
 
 Commands:
 ${listing(commands)}
