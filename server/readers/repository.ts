@@ -228,20 +228,22 @@ export function createReadersRepository(store: Store) {
         // visit's entry page and source, found now, the batch's visits written
         // above: its reader's hash stops here. A visit another instance has not
         // written yet (begun less than a write's interval before) counts under
-        // none, as one never counted. Written in the key's order, in one
-        // statement (conversions are far fewer than views), so that
-        // two instances adding to the same counts wait for each other, never deadlock.
+        // none, as one never counted. Each step is written in the key's order,
+        // so two instances adding to the same counts wait for each other; over
+        // 2,000 in one write (a backlog), two steps could meet in another order
+        // and deadlock: the write fails, its counts are kept and written next time.
         const conversions = batch.conversions.map((each) => [each.day, each.reader, each.kind]);
-        if (conversions.length > 0)
-          await sql`insert into reader_conversion_days (day, kind, entry_path, source, count)
+        await inSteps(conversions, (step) =>
+          sql`insert into reader_conversion_days (day, kind, entry_path, source, count)
             select c.day, c.kind, coalesce(v.entry_path, ''), coalesce(v.source, ''), count(*)
-            from (${unpacked(store.kind, [["day"], ["reader"], ["kind"]], conversions)}) as c
+            from (${unpacked(store.kind, [["day"], ["reader"], ["kind"]], step)}) as c
             left join reader_visits v on v.day = c.day and v.reader = c.reader
             where true
             group by c.day, c.kind, coalesce(v.entry_path, ''), coalesce(v.source, '')
             order by 1, 2, 3, 4
             on conflict (day, kind, entry_path, source)
-            do update set count = reader_conversion_days.count + excluded.count`.execute(trx);
+            do update set count = reader_conversion_days.count + excluded.count`.execute(trx),
+        );
         // Appended, never updated: instances' writes wait for no one's rows.
         await insert("reader_now", [["reader"], ["at", "timestamptz"]], [...lastSeen]);
       });
