@@ -1,5 +1,7 @@
 /** Limits shared by the browser (input attributes, disabled buttons) and the server (validation). */
 export const limits = {
+  /** Audit trail entries the console shows, and the command line prints unless given `--limit`. */
+  auditShown: 200,
   /** Display names, in UTF-16 code units like the HTML `maxlength` attribute. Not trimmed (docs/product.md, "Limits"). */
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
+import { limits } from "../../contract/limits.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 
@@ -319,7 +320,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     },
 
     /** The newest entries of the audit trail, newest first. */
-    async auditTrail(limit = 200): Promise<AuditEntry[]> {
+    async auditTrail(limit: number = limits.auditShown): Promise<AuditEntry[]> {
       const rows = await db
         .selectFrom("owner_audit")
         .leftJoin("owner_sessions", "owner_sessions.id", "owner_audit.session_id")

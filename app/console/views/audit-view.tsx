@@ -1,4 +1,5 @@
 import type { AuditEntry } from "../../../contract/console.ts";
+import { limits } from "../../../contract/limits.ts";
 import { useConsoleData } from "../console-api.ts";
 import { List } from "../data.tsx";
 import { Loading, When } from "../ui.tsx";
@@ -20,11 +21,13 @@ export function AuditView() {
     <Loading loaded={loaded}>
       {({ entries }) => (
         <div className="space-y-3">
-          {entries.length > 0 ? (
+          {entries.length >= limits.auditShown ? (
             <p className="text-sm text-slate-400">
               The newest {entries.length} entries, newest first. The command line prints more:{" "}
               <code className="break-all">npm run admin -- audit --limit 1000</code>.
             </p>
+          ) : entries.length > 0 ? (
+            <p className="text-sm text-slate-400">Every entry, newest first.</p>
           ) : null}
           <List
             items={entries}

@@ -1,3 +1,4 @@
+import { limits } from "../../../contract/limits.ts";
 import { group } from "../command.ts";
 
 const handlers = () => import("../handlers/console-access.ts");
@@ -43,7 +44,7 @@ for example after losing a laptop. Exit code 3 when no open session has ID.
 ("none" for this command line and mailed links), the action and its object (a comment id, an
 address, an edition). Objects that start with = + - or @ get a leading '.
 
-  --limit N   at most N entries (default 200)
+  --limit N   at most N entries (default ${limits.auditShown})
   --json      one JSON array instead, verbatim`,
   },
 ]);

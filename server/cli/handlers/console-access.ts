@@ -45,7 +45,7 @@ export const sessionsRevoke = ownerAction(
 
 export const audit = listed(
   async ({ values, store }) => {
-    const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : 200;
+    const limit = typeof values.limit === "string" ? parseId(values.limit, "--limit") : undefined;
     return createOwnerRepository(await store()).auditTrail(limit);
   },
   ["at", "session", "action", "object"],
