@@ -692,13 +692,18 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(page.getByRole("button", { name: "Save availability" })).toBeFocused();
 
   // While the call is under way it can be neither cancelled (it has begun) nor
-  // deleted (it has not ended): the card says so rather than offer a button that fails.
+  // deleted (it has not ended): the card says so rather than offer a button that
+  // fails, and changes as the call begins and ends, without a reload.
   const during = await ownerPage(visitor, own, "/admin/bookings");
-  await during.clock.setFixedTime(Date.parse(start) + 10 * 60_000);
+  await during.clock.install({ time: Date.parse(start) - 60_000 });
   await during.reload();
   const running = during.getByRole("article", { name: "Call with Meera Iyer" });
+  await expect(running.getByRole("button", { name: /^Cancel the call/ })).toBeVisible();
+  await during.clock.runFor(2 * 60_000);
   await expect(running).toContainText("Under way: it can be deleted once it has ended.");
   await expect(running.getByRole("button")).toHaveCount(0);
+  await during.clock.runFor(30 * 60_000);
+  await expect(running.getByRole("button", { name: /^Delete the booking/ })).toBeVisible();
   await during.close();
 
   await card.getByRole("button", { name: "Cancel the call with Meera Iyer" }).click();

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useReducer, useState } from "react";
 import { toast } from "sonner";
 import {
   hoursText,
@@ -39,6 +39,14 @@ function BookingCard({ booking, ownerZone, changed }: { booking: Booking } & Sha
   const start = Date.parse(booking.start);
   const end = Date.parse(booking.end);
   const booked = booking.status === "booked";
+  // Drawn again as the call begins and as it ends, when its buttons change.
+  const [, redraw] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => {
+    const wait = Math.min(...[start, end].map((at) => at - Date.now()).filter((ms) => ms > 0));
+    if (!(wait < 2 ** 31)) return; // none ahead, or beyond what a timer takes
+    const timer = setTimeout(redraw, wait + 1);
+    return () => clearTimeout(timer);
+  });
   return (
     <article
       aria-label={`Call with ${booking.name}`}
