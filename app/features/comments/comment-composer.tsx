@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import type { Endpoints } from "../../../contract/endpoints.ts";
 import { limits } from "../../../contract/limits.ts";
 import { ApiError } from "../../lib/api-client.ts";
@@ -16,8 +16,14 @@ import {
   notifyText,
 } from "./comment-view.ts";
 
+const refusalClasses =
+  "rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-200";
+
 /** The call the composer makes, as the contract describes it. */
 type Post = Endpoints["POST /items/science/:id/comments"];
+
+/** A refusal's words about the address for reply mails ("body.notifyEmail: Enter a valid…"). */
+const emailRefusal = /(?:^|; )body\.notifyEmail: ([^;]*)/;
 
 /** The address for reply mails, remembered in this browser for the next comment (docs/product.md, "Reply mails"). */
 const replyEmailKey = "ewe:reply-email";
@@ -68,12 +74,15 @@ export function CommentComposer({
   const [held, setHeld] = useState(false);
   const [notify, setNotify] = useState(false);
   const [email, setEmail] = useState("");
+  const [emailProblem, setEmailProblem] = useState<string | null>(null);
+  const emailField = useRef<HTMLInputElement>(null);
   const [confirming, setConfirming] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const queryClient = useQueryClient();
   const guard = useFormGuard("GET /comments/form-token", { atOnce: true });
   const formKey = `${postId}${reply ? `-${reply.parentId}` : ""}`;
   const refusalId = `comment-refusal-${formKey}`;
+  const emailRefusalId = `comment-email-refusal-${formKey}`;
   const notifyEmail = notify && !byOwner ? email.trim() : "";
 
   async function post(event: FormEvent<HTMLFormElement>) {
@@ -82,6 +91,7 @@ export function CommentComposer({
     if (content === "" || sending || (notify && !byOwner && notifyEmail === "")) return;
     setSending(true);
     setFormMessage(null);
+    setEmailProblem(null);
     setHeld(false);
     try {
       const token = byOwner ? undefined : await guard.ready();
@@ -116,7 +126,12 @@ export function CommentComposer({
     } catch (error) {
       console.error("Posting a comment failed:", error);
       onError(error);
-      setFormMessage(refusalMessage(error));
+      // A refused address is said beside its own field, which takes the focus (below);
+      // the rest, without the API's field names, beside the box.
+      const message = refusalMessage(error) ?? "";
+      const address = emailRefusal.exec(message);
+      setEmailProblem(address?.[1] ?? null);
+      setFormMessage(message.replace(emailRefusal, "").replace(/(^|; )body\.\w+: /g, "$1") || null);
       // The server spends a token on any answer, a refusal too.
       guard.renew();
     } finally {
@@ -126,6 +141,10 @@ export function CommentComposer({
       if (document.activeElement === document.body) box.current?.focus();
     }
   }
+
+  useEffect(() => {
+    if (emailProblem) emailField.current?.focus();
+  }, [emailProblem]);
 
   // The served page draws this form's place the same way (comment-view.ts, `waitingComposer`).
   return (
@@ -145,11 +164,7 @@ export function CommentComposer({
         className={inputClasses}
       />
       {formMessage ? (
-        <p
-          id={refusalId}
-          role="alert"
-          className="rounded-lg border border-amber-400/40 bg-amber-400/10 px-3 py-2 text-sm text-amber-200"
-        >
+        <p id={refusalId} role="alert" className={refusalClasses}>
           {formMessage}
         </p>
       ) : null}
@@ -171,19 +186,30 @@ export function CommentComposer({
             <label className="inline-flex min-w-0 flex-1 items-center gap-2">
               <span className="sr-only">Email for replies</span>
               <input
+                ref={emailField}
                 type="email"
                 required
                 autoComplete="email"
                 placeholder="you@example.com"
+                aria-invalid={emailProblem ? true : undefined}
+                aria-describedby={emailProblem ? emailRefusalId : undefined}
                 value={email}
                 maxLength={limits.emailMax}
-                onChange={(event) => setEmail(event.target.value)}
+                onChange={(event) => {
+                  setEmail(event.target.value);
+                  setEmailProblem(null);
+                }}
                 className={`${inputClasses} min-w-0 flex-1 py-1`}
               />
             </label>
           ) : null}
         </div>
       )}
+      {emailProblem ? (
+        <p id={emailRefusalId} role="alert" className={refusalClasses}>
+          {emailProblem}
+        </p>
+      ) : null}
       <p role="status" className="text-sm text-slate-400">
         {[
           held
