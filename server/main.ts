@@ -94,6 +94,11 @@ try {
   compactWhenIdle();
 } catch (error) {
   app.log.fatal({ err: error }, "could not listen");
+  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+    console.error(
+      `Port ${config.PORT} on ${config.HOST} is in use: another server, or an earlier start of this one, listens there. Stop it, or set PORT.`,
+    );
+  }
   await app.close().catch(() => {});
   process.exit(1);
 }

@@ -33,6 +33,13 @@ describe("the owner's commands beside a running SQLite server", () => {
   });
   afterAll(() => server?.stop("SIGKILL"));
 
+  it("says so in words when a second start finds the port taken", async () => {
+    const port = new URL(server.url).port;
+    await expect(startServerProcess({ env: { ...env, PORT: port } })).rejects.toThrow(
+      `Port ${port} on 127.0.0.1 is in use: another server, or an earlier start of this one, listens there. Stop it, or set PORT.`,
+    );
+  });
+
   it("deletes a comment, and the server's viewers see it go", async () => {
     const viewer = new EventStream(server.url, "science:soap");
     try {
