@@ -179,7 +179,7 @@ ${
     ? ""
     : `<div class="booking-fields">
 <label for="booking-name" class="booking-label">Your name</label>
-<input id="booking-name" name="name" class="field" required maxlength="${limits.enquiryNameMax}" autocomplete="name" value="${escapeHtml(filled.name ?? "")}"${name.marks}>${name.line}
+<input id="booking-name" type="text" name="name" class="field" required maxlength="${limits.enquiryNameMax}" autocomplete="name" value="${escapeHtml(filled.name ?? "")}"${name.marks}>${name.line}
 <label for="booking-email" class="booking-label">Your email</label>
 <input id="booking-email" name="email" type="email" class="field" required maxlength="${limits.emailMax}" autocomplete="email" value="${escapeHtml(filled.email ?? "")}"${email.marks}>${email.line}
 ${serviceSelect(services, filled.service ?? "", service.marks)}${service.line}
