@@ -33,11 +33,16 @@ if (current !== buildInputsHash(process.env, { forBrowserTests })) {
   console.info(
     current ? "Sources or settings changed: rebuilding the site…" : "Building the site…",
   );
-  execFileSync(
-    process.execPath,
-    [path.join(projectRoot, "scripts/build.ts"), ...(forBrowserTests ? [browserTestsFlag] : [])],
-    { stdio: "inherit" },
-  );
+  try {
+    execFileSync(
+      process.execPath,
+      [path.join(projectRoot, "scripts/build.ts"), ...(forBrowserTests ? [browserTestsFlag] : [])],
+      { stdio: "inherit" },
+    );
+  } catch (error) {
+    // The build has said why; its status is the answer.
+    process.exit((error as { status?: number | null }).status ?? 1);
+  }
 }
 
 if (!forBrowserTests && !serverBuildCurrent()) {
