@@ -105,7 +105,11 @@ const envSchema = z
     COOKIE_SECRET: secret(32),
     SITE_URL: optionalText.pipe(
       z
-        .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })
+        .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL", abort: true })
+        .refine(
+          (url) => /^\/*$/.test(new URL(url).pathname) && !/[?#]/.test(url),
+          "must be the site's origin alone, such as https://example.com: the site is served from its root",
+        )
         .transform((url) => url.replace(/\/+$/, ""))
         .optional(),
     ),

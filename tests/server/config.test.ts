@@ -169,6 +169,8 @@ describe("configuration", () => {
     ["COOKIE_SECRET", "too-short"],
     ["SITE_URL", "example.com"],
     ["SITE_URL", "ftp://example.com"],
+    ["SITE_URL", "https://example.com/blog"],
+    ["SITE_URL", "https://example.com/?lang=en"],
     ["CONTACT_EMAIL", "owner-at-example.com"],
     ["CHATBOT_SCRIPT_URL", "http://chatbot.example/embed.js"],
     ["OWNER_LINKEDIN_URL", "http://www.linkedin.com/in/someone"],
