@@ -120,7 +120,9 @@ await writeCompressedCopies(clientDir, {
 
 // 5. The spam classifier, trained on its corpus (docs/decisions/025-spam-that-learns.md),
 // again only when the corpus or the code that reads it changed.
-if (ensureSpamModel()) console.info("Trained the spam model: build/spam-model.json");
+const spamModel = ensureSpamModel();
+if (spamModel === "trained") console.info("Trained the spam model: build/spam-model.json");
+if (spamModel === "copied") console.info("Copied the spam model trained on the same inputs");
 
 writeFileSync(stampFile, buildInputsHash(process.env, { forBrowserTests }));
 console.info(

@@ -1,4 +1,12 @@
-import { mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { defaultSpamModelFile } from "../server/moderation/spam/filter.ts";
 import { train } from "../server/moderation/spam/train.ts";
@@ -22,12 +30,42 @@ const newestInput = () =>
     ...inputs.flatMap(filesOf).map((file) => statSync(path.join(projectRoot, file)).mtimeMs),
   );
 
-/** Trains the model again when it is missing or older than what it is made from. */
-export function ensureSpamModel(file = defaultSpamModelFile): boolean {
+/** The inputs' contents, which name a model in SPAM_MODEL_CACHE. */
+export function spamModelInputsHash(): string {
+  const hash = createHash("sha256");
+  for (const file of inputs.flatMap(filesOf)) {
+    hash.update(file);
+    hash.update(readFileSync(path.join(projectRoot, file)));
+  }
+  return hash.digest("hex");
+}
+
+/** Written beside and renamed: a server (or another run) reading it never sees half a file. */
+function place(file: string, write: (temporary: string) => void): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  write(temporary);
+  renameSync(temporary, file);
+}
+
+/**
+ * Trains the model again when it is missing or older than what it is made
+ * from. With SPAM_MODEL_CACHE (a folder; `npm test` sets one), a model
+ * trained before on the same inputs is copied from there instead, and a new
+ * one is kept there: a clean checkout then trains none.
+ */
+export function ensureSpamModel(file = defaultSpamModelFile): "trained" | "copied" | null {
   const built = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  if (built > newestInput()) return false;
+  if (built > newestInput()) return null;
+  const cacheDir = process.env.SPAM_MODEL_CACHE;
+  const cached = cacheDir && path.join(cacheDir, `${spamModelInputsHash()}.json`);
+  if (cached && statSync(cached, { throwIfNoEntry: false })) {
+    place(file, (temporary) => copyFileSync(cached, temporary));
+    return "copied";
+  }
   writeSpamModel(file);
-  return true;
+  if (cached) place(cached, (temporary) => copyFileSync(file, temporary));
+  return "trained";
 }
 
 /**
@@ -44,10 +82,7 @@ function writeSpamModel(file = defaultSpamModelFile): { features: number; bytes:
     ...publicCorpus(),
   ]);
   const json = JSON.stringify(model);
-  mkdirSync(path.dirname(file), { recursive: true });
-  // Written beside and renamed: a server reading it never sees half a file.
-  writeFileSync(`${file}.tmp`, json);
-  renameSync(`${file}.tmp`, file);
+  place(file, (temporary) => writeFileSync(temporary, json));
   return { features: Object.keys(model.features).length, bytes: json.length };
 }
 

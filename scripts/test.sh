@@ -26,6 +26,9 @@ trap 'exit 143' TERM
 # the server uses by default (tests/support/compile-cache.ts): each compiles a
 # file once, and later processes read it back (docs/decisions/028-how-the-suite-stays-fast.md).
 export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-${TMPDIR:-/tmp}/node-compile-cache}"
+# Likewise the spam model, by the hash of what it is trained from
+# (scripts/spam-model.ts): a clean clone copies it rather than train it again.
+export SPAM_MODEL_CACHE="${SPAM_MODEL_CACHE:-${TMPDIR:-/tmp}/ewe-spam-models}"
 
 # The site the browser tests build and serve goes to a folder of its own (the
 # same as BUILD_DIR in tests/e2e/support/site.ts): a site running from this
