@@ -1,31 +1,13 @@
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import pg from "pg";
+import { keptConnection } from "../../support/postgres.ts";
 
 /**
- * One connection per PostgreSQL database for the statements below, let go
- * after a second unused: a new connection for each statement (a backend
- * process started, a catalogue read, then ended) cost about 9 ms of CPU, a
- * statement on a kept one 0.3, and tests run hundreds of them in polls
- * (docs/decisions/028-how-the-suite-stays-fast.md). Each statement commits on
- * its own, as before. A kept connection ended by the server (its database
- * dropped, the server halted by a fault test) is let go of, not thrown.
+ * One connection per database for the statements below, let go after a
+ * second unused (`keptConnection`): tests run hundreds of them in polls. Each
+ * statement commits on its own, as before.
  */
-const pools = new Map<string, pg.Pool>();
-function poolFor(databaseUrl: string): pg.Pool {
-  let pool = pools.get(databaseUrl);
-  if (!pool) {
-    pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: 1,
-      idleTimeoutMillis: 1000,
-      allowExitOnIdle: true,
-    });
-    pool.on("error", () => {});
-    pools.set(databaseUrl, pool);
-  }
-  return pool;
-}
+const poolFor = (databaseUrl: string) => keptConnection(databaseUrl, 1000);
 
 /** Runs one statement on a test app's database, behind the app's back (clock changes, seeding). */
 export async function runSql(
