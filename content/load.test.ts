@@ -104,6 +104,15 @@ describe("content", () => {
     );
   });
 
+  it("names the About or home page left without a body, once its sample passages are deleted", () => {
+    const samples = /<!-- sample-voice -->[\s\S]*?<!-- \/sample-voice -->\n?/g;
+    edit("about.md", (source) => source.replace(samples, ""));
+    expect(() => loadContent(copy.root)).toThrow(/^about\.md: the page's body is empty/);
+    edit("about.md", (source) => `${source}\nMy own story.\n`);
+    edit("home.md", (source) => source.replace(/\n---\n[\s\S]*$/, "\n---\n\n"));
+    expect(() => loadContent(copy.root)).toThrow(/^home\.md: the page's body is empty/);
+  });
+
   it("names the file whose image is missing", () => {
     rmSync(path.join(copy.root, "images/science/wifi.svg"));
     expect(() => loadContent(copy.root)).toThrow(/science\/wifi\.md: image "science\/wifi\.svg"/);

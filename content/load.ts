@@ -74,6 +74,16 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
     if (!entry) throw new ContentError(`${collections[name].files}: file is missing`);
     return entry;
   };
+  /** A page that is all body: once its sample passages are deleted there may be nothing left. */
+  const page = <N extends "home" | "about">(name: N) => {
+    const entry = one(name);
+    if (entry.words === 0) {
+      throw new ContentError(
+        `${entry.file}: the page's body is empty; write what the page says below the frontmatter`,
+      );
+    }
+    return entry;
+  };
   const list = <N extends CollectionName>(name: N, key = (entry: Entry<N>) => entryId(entry)) => {
     const all = entries(name);
     expectUniqueIds(all.map((entry) => ({ id: key(entry), file: entry.file })));
@@ -99,9 +109,9 @@ export function assembleContent(raw: RawCollections, reading: Reading) {
     services,
   );
   return {
-    home: one("home"),
+    home: page("home"),
     quotes: one("quotes").quotes,
-    about: one("about"),
+    about: page("about"),
     technical,
     growth,
     softSkills,
