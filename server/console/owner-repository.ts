@@ -298,12 +298,19 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
         .execute();
     },
 
-    async passkeyUsed(id: string, counter: number): Promise<void> {
-      await db
+    /**
+     * Records a passkey's answer and its signature counter, which only goes up
+     * (a key that keeps none answers 0 each time); false when another answer
+     * took this count first: two at once, or a copy of the key.
+     */
+    async passkeyUsed(id: string, counter: number): Promise<boolean> {
+      const result = await db
         .updateTable("owner_passkeys")
         .set({ counter, last_used_at: now().toISOString() })
         .where("id", "=", id)
-        .execute();
+        .where((eb) => (counter === 0 ? eb("counter", "=", 0) : eb("counter", "<", counter)))
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     async removePasskey(id: string): Promise<boolean> {

@@ -22,6 +22,8 @@ import {
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
 import { loadConfig } from "../../server/config.ts";
+import { createOwnerRepository } from "../../server/console/owner-repository.ts";
+import { openStore } from "../../server/db/store.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber, requestSubscription } from "./support/newsletter.ts";
 import { linkToken, Owner } from "./support/owner.ts";
@@ -477,6 +479,32 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     });
     expect(garbage.statusCode).toBe(400);
     expect(json(await owner.get("/api/admin/session"), whoAmIResponseSchema).passkeys).toEqual([]);
+  });
+
+  it("moves a passkey's signature counter only upwards: the same count twice signs in once", async () => {
+    const store = await openStore(
+      t.databaseUrl
+        ? { kind: "postgres", connectionString: t.databaseUrl }
+        : { kind: "sqlite", file: path.join(t.dataDir, "engage.sqlite") },
+    );
+    const owner = createOwnerRepository(store);
+    const key = { publicKey: new Uint8Array([1]), transports: [] };
+    try {
+      await owner.addPasskey({ ...key, id: "counting", name: "Counting key", counter: 4 });
+      expect(await owner.passkeyUsed("counting", 5)).toBe(true);
+      // Two answers with one count (at once, or from a copy of the key): the second is refused.
+      expect(await owner.passkeyUsed("counting", 5)).toBe(false);
+      expect(await owner.passkeyUsed("counting", 3)).toBe(false);
+      expect(await owner.passkeyUsed("counting", 6)).toBe(true);
+      // A key that keeps no count answers 0 each time.
+      await owner.addPasskey({ ...key, id: "uncounted", name: "Uncounted key", counter: 0 });
+      expect(await owner.passkeyUsed("uncounted", 0)).toBe(true);
+      expect(await owner.passkeyUsed("uncounted", 0)).toBe(true);
+    } finally {
+      await owner.removePasskey("counting");
+      await owner.removePasskey("uncounted");
+      await store.close();
+    }
   });
 
   it("refuses passkey names that would show reversed or blank in the console and the audit", async () => {

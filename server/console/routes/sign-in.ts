@@ -242,7 +242,8 @@ export const signInRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         throw refused();
       }
       if (!verified.verified) throw refused();
-      await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter);
+      if (!(await owner.passkeyUsed(passkey.id, verified.authenticationInfo.newCounter)))
+        throw refused();
       const opened = await owner.signInWithPasskey(deviceLabel(request.headers["user-agent"]));
       return signedIn(reply, opened, "passkey");
     },
