@@ -135,6 +135,8 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await page.getByRole("combobox", { name: "Service" }).selectOption("dfmea");
   await page.getByRole("button", { name: "Book this time" }).click();
   await expect(page.getByRole("alert")).toHaveText("Choose one of the free times.");
+  // The focus goes where the fix is: the first time listed.
+  await expect(first).toBeFocused();
   await expect(
     page.getByRole("group", { name: "Free times, in Europe / London" }),
   ).toHaveAccessibleDescription("Choose one of the free times.");

@@ -198,6 +198,8 @@ export function BookingForm({
     if (!start) {
       setProblems({ start: "Choose one of the free times." });
       setProblem("Choose one of the free times.");
+      // Where the fix is: the first time listed.
+      event.currentTarget.querySelector<HTMLElement>('input[name="start"]')?.focus();
       return;
     }
     setSending(true);
