@@ -679,7 +679,10 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(sunday).toHaveValue("nine till five");
   await expect(page.getByLabel("Saturday", { exact: true })).toHaveValue("09:00-12:00");
   await page.getByRole("button", { name: "Save availability" }).click();
-  await expect(page.getByText("Sunday: Write hours as 10:00-17:00")).toBeVisible();
+  // Refused before it is sent: the day at fault is marked, says why, and has the focus.
+  await expect(sunday).toBeFocused();
+  await expect(sunday).toHaveAttribute("aria-invalid", "true");
+  await expect(sunday).toHaveAccessibleDescription(/^Write hours as 10:00-17:00/);
   // The command line reads what was kept: Saturday's hours, and Sunday still off.
   const hours = ownerCli(own, "bookings", "hours");
   expect(hours).toContain("sat  09:00-12:00");

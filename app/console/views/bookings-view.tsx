@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useReducer, useState } from "react";
+import { type FormEvent, useEffect, useId, useReducer, useRef, useState } from "react";
 import { toast } from "sonner";
 import {
   hoursText,
@@ -138,12 +138,15 @@ const draftOf = (a: Availability) => ({
 });
 type Draft = ReturnType<typeof draftOf>;
 
-/** The draft as the server reads it, or what is wrong with the hours as written. */
-function availabilityOf(draft: Draft): AvailabilityInput | string {
+/** What is wrong with a day's hours as written. */
+type WrongHours = { day: WeekdayName; problem: string };
+
+/** The draft as the server reads it, or the first day whose hours are wrong. */
+function availabilityOf(draft: Draft): AvailabilityInput | WrongHours {
   const weekly = {} as Record<WeekdayName, [string, string][]>;
   for (const day of weekdayNames) {
     const stretches = parseHoursText(draft.weekly[day]);
-    if (typeof stretches === "string") return `${weekdayLabels[day]}: ${stretches}`;
+    if (typeof stretches === "string") return { day, problem: stretches };
     weekly[day] = stretches;
   }
   return {
@@ -164,8 +167,14 @@ function availabilityOf(draft: Draft): AvailabilityInput | string {
 function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability } & Shared) {
   const [draft, setDraft] = useState(() => draftOf(saved));
   const [problem, setProblem] = useState<string | null>(null);
+  const [wrong, setWrong] = useState<WrongHours | null>(null);
   const [saving, busyWhile] = useBusy();
   const id = useId();
+  const form = useRef<HTMLFormElement>(null);
+  // The day at fault takes the focus, its message read with it, at each refused save.
+  useEffect(() => {
+    if (wrong) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [wrong]);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
     setDraft((before) => ({ ...before, [key]: value }));
   /** A text control's value, its change and its look; `described`, the line that describes it. */
@@ -184,7 +193,11 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const body = availabilityOf(draft);
-    if (typeof body === "string") return setProblem(body);
+    if ("problem" in body) {
+      setProblem(null);
+      return setWrong(body);
+    }
+    setWrong(null);
     void busyWhile(async () => {
       try {
         const saved = await consoleApi("PUT /admin/bookings/availability", { body });
@@ -199,7 +212,7 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
   }
 
   return (
-    <form onSubmit={save} className="space-y-5">
+    <form ref={form} onSubmit={save} className="space-y-5">
       <Choice
         label="Time zone"
         value={draft.timeZone}
@@ -215,15 +228,28 @@ function AvailabilityForm({ saved, ownerZone, changed }: { saved: Availability }
           In your zone, like 10:00-13:00, 14:00-17:00; empty for a day without calls.
         </p>
         <div className="mt-2 grid gap-3 sm:grid-cols-2">
-          {weekdayNames.map((day) => (
-            <Input
-              key={day}
-              label={weekdayLabels[day]}
-              value={draft.weekly[day]}
-              aria-describedby={`${id}-hours`}
-              onChange={(hours) => set("weekly", { ...draft.weekly, [day]: hours })}
-            />
-          ))}
+          {weekdayNames.map((day) => {
+            const fault = wrong?.day === day ? wrong.problem : null;
+            return (
+              <div key={day}>
+                <Input
+                  label={weekdayLabels[day]}
+                  value={draft.weekly[day]}
+                  aria-invalid={fault ? true : undefined}
+                  aria-describedby={fault ? `${id}-${day}-problem ${id}-hours` : `${id}-hours`}
+                  onChange={(hours) => {
+                    set("weekly", { ...draft.weekly, [day]: hours });
+                    if (fault) setWrong(null);
+                  }}
+                />
+                {fault ? (
+                  <p id={`${id}-${day}-problem`} className="mt-1 text-sm text-red-300">
+                    {fault}
+                  </p>
+                ) : null}
+              </div>
+            );
+          })}
         </div>
       </fieldset>
       <div className="grid gap-3 sm:grid-cols-2">
