@@ -37,8 +37,9 @@ export function zoneSelect(id: string, chosen: string): string {
 
 /**
  * The free times as radio buttons, one group per day, each named by its local
- * time; with `more`, only the first `more.days` days, and a link to the same
- * page with a week more when there are.
+ * time; with `more`, only the first `more.days` days, each with an id by its place
+ * (`day-8`), and a link to the same page with a week more when there are, which lands
+ * on the first day it adds.
  */
 export function timesHtml(
   starts: string[],
@@ -53,13 +54,13 @@ export function timesHtml(
   }
   const moreLink =
     more && all.length > days.length
-      ? `\n<a class="btn-secondary" href="${escapeHtml(more.href(more.days + daysAtOnce))}">Show more days</a>`
+      ? `\n<a class="btn-secondary" href="${escapeHtml(more.href(more.days + daysAtOnce))}#day-${days.length + 1}">Show more days</a>`
       : "";
   return `<fieldset class="booking-times" data-zone="${escapeHtml(zone)}"><legend class="booking-label">Free times, in ${escapeHtml(zoneName(zone))}</legend>
 ${days
   .map(
-    (day) =>
-      `<fieldset class="booking-day"><legend class="booking-day-label">${escapeHtml(day.label)}</legend><div class="booking-slots">${day.slots
+    (day, index) =>
+      `<fieldset class="booking-day"${more ? ` id="day-${index + 1}"` : ""}><legend class="booking-day-label">${escapeHtml(day.label)}</legend><div class="booking-slots">${day.slots
         .map(
           (slot) =>
             `<label class="booking-slot"><input type="radio" name="start" value="${escapeHtml(slot.start)}" required${slot.start === chosen ? " checked" : ""}><span>${escapeHtml(slot.label)}</span></label>`,

@@ -347,6 +347,9 @@ test("without JavaScript the zone is chosen with the select, the form posts, the
   await expect(days).toHaveCount(7);
   await page.getByRole("link", { name: "Show more days" }).click();
   await expect(days).toHaveCount(14);
+  // The reader goes on from the first day added: the next key reaches its first time.
+  await page.keyboard.press("Tab");
+  await expect(days.nth(7).getByRole("radio").first()).toBeFocused();
   await expect(page.getByRole("combobox", { name: "Service" })).toHaveValue("dfmea");
   await expect(
     page.getByRole("group", { name: "Free times, in America / New York" }),

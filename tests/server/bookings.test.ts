@@ -178,17 +178,21 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(offered(plain.body)).toEqual(offered(page));
 
-    // A week of days, in the owner's zone, and a link to the same page with a week more.
+    // A week of days, in the owner's zone, and a link to the same page with a week more,
+    // at the first day it adds.
     expect(offered(page)).toEqual(firstDays(all, ownerZone, 7));
     expect(dom(page).querySelectorAll(".booking-day")).toHaveLength(7);
     const more = dom(page).querySelector(".booking-times a");
     expect(more?.textContent).toBe("Show more days");
-    expect(more?.getAttribute("href")).toBe(`/book?zone=${encodeURIComponent(ownerZone)}&days=14`);
+    expect(more?.getAttribute("href")).toBe(
+      `/book?zone=${encodeURIComponent(ownerZone)}&days=14#day-8`,
+    );
     const twoWeeks = await get(`/book?zone=America/New_York&service=dfmea&days=14`);
     expect(offered(twoWeeks.body)).toEqual(firstDays(all, "America/New_York", 14));
     expect(dom(twoWeeks.body).querySelector(".booking-times a")?.getAttribute("href")).toBe(
-      "/book?zone=America%2FNew_York&service=dfmea&days=21",
+      "/book?zone=America%2FNew_York&service=dfmea&days=21#day-15",
     );
+    expect(dom(twoWeeks.body).querySelectorAll(".booking-day")[7]?.id).toBe("day-8");
     // A post from that page lists as many days again, so the time chosen is still there.
     expect(dom(twoWeeks.body).querySelector("input[name=days]")?.getAttribute("value")).toBe("14");
     // Nonsense in `days` is a week.
