@@ -60,15 +60,13 @@ export type OwnerRepository = ReturnType<typeof createOwnerRepository>;
 
 export function createOwnerRepository(store: Store, now: Clock = () => new Date()) {
   const { db } = store;
-  /** The sessions neither revoked, nor idle too long, nor too old. */
-  const alive = () => {
-    const at = now().getTime();
-    return db
+  /** The sessions neither revoked, nor idle too long, nor too old, at `now`. */
+  const alive = (at = now().getTime()) =>
+    db
       .selectFrom("owner_sessions")
       .where("revoked_at", "is", null)
       .where("last_seen_at", ">", new Date(at - ownerRules.sessionIdleMs).toISOString())
       .where("created_at", ">", new Date(at - ownerRules.sessionMaxMs).toISOString());
-  };
 
   async function openSession(
     method: "link" | "passkey",
@@ -160,15 +158,12 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     /** The live session a cookie's token names, its idle deadline moved on; null otherwise. */
     async checkSession(token: string): Promise<SessionCheck | null> {
       const at = now();
-      const row = await db
-        .selectFrom("owner_sessions")
-        .select(["id", "method", "created_at", "last_seen_at", "revoked_at", "device"])
+      const row = await alive(at.getTime())
+        .select(["id", "method", "created_at", "last_seen_at", "device"])
         .where("token_hash", "=", digest(token))
         .executeTakeFirst();
-      if (!row || row.revoked_at !== null) return null;
+      if (!row) return null;
       const lastSeen = new Date(toIso(row.last_seen_at)).getTime();
-      if (at.getTime() - lastSeen >= ownerRules.sessionIdleMs) return null;
-      if (at.getTime() - Date.parse(toIso(row.created_at)) >= ownerRules.sessionMaxMs) return null;
       let touched = false;
       let lastSeenAt = toIso(row.last_seen_at);
       if (at.getTime() - lastSeen >= ownerRules.touchEveryMs) {
