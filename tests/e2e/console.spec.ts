@@ -508,6 +508,8 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   await expect(asked).toContainText("2 links or images lead nowhere (listed above).");
   await asked.getByRole("button", { name: "Cancel" }).click();
   await expect(asked).toHaveCount(0);
+  // Closing gives the focus back to the button that opened the dialog, a task later.
+  await expect(lost.getByRole("button", { name: "Send", exact: true })).toBeFocused();
 
   // Scheduled a month ahead, as the browser's datetime-local field takes it (its
   // own zone), then cancelled; checked before the preview puts a frame in the page.
