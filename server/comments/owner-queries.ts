@@ -71,26 +71,23 @@ export function createCommentOwnerQueries(
       return published !== undefined;
     },
 
-    /** Whether this visitor, or this address, sent the same text since `since`. */
-    async sentRecently(input: {
+    /** The texts this visitor, or this address, sent since `since`, as typed. */
+    async textsSentSince(input: {
       visitorId: string;
       ipHash: string | null;
-      content: string;
       since: Date;
-    }): Promise<boolean> {
-      const row = await db
+    }): Promise<string[]> {
+      const rows = await db
         .selectFrom("science_comments")
-        .select("id")
-        .where("content", "=", input.content)
+        .select("content")
         .where("created_at", ">=", input.since.toISOString())
         .where((eb) =>
           input.ipHash
             ? eb.or([eb("visitor_id", "=", input.visitorId), eb("ip_hash", "=", input.ipHash)])
             : eb("visitor_id", "=", input.visitorId),
         )
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
+        .execute();
+      return rows.map((row) => row.content);
     },
 
     /** Who wrote a comment, as a ban names them: the credential and the address's HMAC. */

@@ -140,14 +140,16 @@ export function createCommentDefences({
       const refusal = nameRefusal(input.userName) ?? contentRefusal(input.content);
       if (refusal) return refuse(refusal);
       if (config.COMMENT_DUPLICATE_MINUTES > 0) {
-        const repeated = await comments.sentRecently({
+        // The same comment to a reader is the same text as shown: "hello" and "h&#101;llo" alike.
+        const shown = shownText(input.content);
+        const sent = await comments.textsSentSince({
           visitorId: input.visitorId ?? "",
           // From one address, only texts long enough not to be said twice by
           // chance ("Thanks!" from two readers behind one office router).
-          ipHash: input.content.length >= duplicateFromAddressMin ? ipHash : null,
-          content: input.content,
+          ipHash: shown.length >= duplicateFromAddressMin ? ipHash : null,
           since: new Date(Date.now() - config.COMMENT_DUPLICATE_MINUTES * 60_000),
         });
+        const repeated = sent.some((text) => shownText(text) === shown);
         if (repeated) {
           return refuse({
             status: 409,
