@@ -6,7 +6,7 @@ import { createAssistant, readIndexFile } from "./assistant/service.ts";
 import { createWriter } from "./assistant/writer.ts";
 import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
-import { createReplyWatches } from "./comments/reply-watches.ts";
+import { createReplyWatches, replyStopKey } from "./comments/reply-watches.ts";
 import type { Config } from "./config.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
@@ -144,6 +144,7 @@ export async function startServices({
   const replies = {
     clock: mailClock,
     maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+    mailboxKey: replyStopKey(cookieSecret),
   };
   const replyWatches = createReplyWatches(store, replies);
   // The repositories, the item reads from memory (read-cache.ts), the owner's

@@ -267,19 +267,25 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   };
   const engagement = once(async (): Promise<Engagement> => {
     const db = await store();
-    const [{ createEngagement, createEventJournal }, { createWriterKeys }, { forgetExamples }] =
-      await Promise.all([
-        import("../engagement/index.ts"),
-        import("../engagement/writer-keys.ts"),
-        import("../moderation/spam/store.ts"),
-      ]);
+    const [
+      { createEngagement, createEventJournal },
+      { createWriterKeys },
+      { forgetExamples },
+      { replyStopKey },
+    ] = await Promise.all([
+      import("../engagement/index.ts"),
+      import("../engagement/writer-keys.ts"),
+      import("../moderation/spam/store.ts"),
+      import("../comments/reply-watches.ts"),
+    ]);
     // No bus: other processes learn of these writes from the events table
     // (PostgreSQL notifies them in the transaction; a SQLite server polls it).
+    const cookieSecret = await secret({ throwaway: true });
     return createEngagement(
       db,
       createEventJournal(db),
       { committed() {} },
-      createWriterKeys(await secret({ throwaway: true })),
+      createWriterKeys(cookieSecret),
       forgetExamples,
       undefined,
       // A reply approved here is mailed to its thread's followers: the
@@ -287,6 +293,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       {
         clock: () => new Date(),
         maxPerIpPerHour: config.SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR,
+        mailboxKey: replyStopKey(cookieSecret),
       },
     );
   });

@@ -11,7 +11,7 @@ import { enqueue } from "../outbox/queue.ts";
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
 import type { CommentNotifier } from "./notifier.ts";
-import { type ReplyMailPayload, replyMailRules } from "./reply-watches.ts";
+import { isStopped, type ReplyMailPayload, replyMailRules } from "./reply-watches.ts";
 import { columns, commentEvents, type commentShapes, type RemoteReply, type Row } from "./rows.ts";
 import { type ReplyRefusal, threadOf } from "./threads.ts";
 
@@ -25,8 +25,15 @@ import { type ReplyRefusal, threadOf } from "./threads.ts";
 /** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
 export const ownerModerationTopic = "owner:moderation";
 
-/** The readers' reply mails: their own clock (tests move it) and the limit per network. */
-export type ReplySettings = { clock: () => Date; maxPerIpPerHour: number };
+/**
+ * The readers' reply mails: their own clock (tests move it), the limit per
+ * network, and the key a stopped mailbox is kept under (reply-watches.ts).
+ */
+export type ReplySettings = {
+  clock: () => Date;
+  maxPerIpPerHour: number;
+  mailboxKey: (email: string) => string;
+};
 
 /** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
 type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
@@ -126,9 +133,12 @@ export function createCommentPublishing(
    * any of them is stored: the limit is kept here, in the comment's own
    * transaction, where writers of one address take their turn (SQLite's
    * writes are one at a time; on PostgreSQL, an advisory lock per address).
+   * A mailbox whose reader stopped all reply mails is sent nothing, yet counted
+   * as if it were, so that the form tells nobody it was stopped.
    */
   async function queueConfirmation(
     trx: Transaction<Database>,
+    settings: ReplySettings,
     addressId: number,
     email: string,
     now: Date,
@@ -150,13 +160,20 @@ export function createCommentPublishing(
       })
       .where("id", "=", addressId)
       .execute();
+    if (await isStopped(trx, settings.mailboxKey(email))) return;
     await enqueue(trx, at, [
       { kind: "reply_confirmation", email, token, payload: confirmationPayload(addressId) },
     ]);
   }
 
   /** The writer of `row` asks to be mailed replies in its thread at `email`. */
-  async function watch(trx: Transaction<Database>, now: Date, row: Row, email: string) {
+  async function watch(
+    trx: Transaction<Database>,
+    settings: ReplySettings,
+    row: Row,
+    email: string,
+  ) {
+    const now = settings.clock();
     const existing = await addressOf(trx, row.visitor_id, email);
     let addressId = existing?.id;
     if (!existing) {
@@ -172,11 +189,11 @@ export function createCommentPublishing(
         .onConflict((oc) => oc.doNothing())
         .returning("id")
         .executeTakeFirst();
-      if (inserted) await queueConfirmation(trx, inserted.id, email, now);
+      if (inserted) await queueConfirmation(trx, settings, inserted.id, email, now);
       // Or another request stored it meanwhile, and queued its confirmation.
       addressId = inserted?.id ?? (await addressOf(trx, row.visitor_id, email))?.id;
     } else if (needsConfirmation(existing, now)) {
-      await queueConfirmation(trx, existing.id, email, now);
+      await queueConfirmation(trx, settings, existing.id, email, now);
     }
     await trx
       .insertInto("reply_watches")
@@ -340,7 +357,7 @@ export function createCommentPublishing(
         // What the honeypot caught asks for no mail: a bot cannot make the
         // site write to an inbox.
         if (replies && status !== "spam" && notifyEmail !== undefined) {
-          await watch(trx, replies.clock(), row, notifyEmail);
+          await watch(trx, replies, row, notifyEmail);
         }
         if (replies && status === "published") await mailThread(trx, replies.clock(), row);
         return { row, recorded };

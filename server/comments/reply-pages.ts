@@ -124,7 +124,7 @@ ${paragraph("Stopping all of them also forgets this address.", "note")}`,
       title: "Unsubscribed",
       body: paragraph(
         scope === "all"
-          ? "No more reply mails will be sent to this address, and the site has forgotten it."
+          ? "No more reply mails will be sent to this address, and the site has forgotten it, keeping only a fingerprint so that nobody can have confirmation mails sent to it again."
           : "No more mails will be sent for replies in this thread.",
       ),
     });

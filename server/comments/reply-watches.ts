@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { mailboxDigest } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
@@ -27,6 +28,9 @@ export const replyMailRules = {
   ipWindowMs: 60 * 60 * 1000,
 } as const;
 
+/** The key a stopped mailbox is kept under, derived from the cookie secret. */
+export const replyStopKey = (secret: string) => mailboxDigest(secret, "reply mails stopped");
+
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
 
@@ -43,7 +47,24 @@ async function sameMailbox(trx: Kysely<Database>, id: number): Promise<number[]>
   return rows.map((row) => row.id);
 }
 
-export function createReplyWatches(store: Store, { clock }: { clock: () => Date }) {
+/**
+ * Whether the reader of this mailbox (its `mailboxKey`) stopped all reply
+ * mails: it is sent no confirmation mail, whoever types it, until the owner
+ * lifts the stop (`suppressions lift`, at the reader's request).
+ */
+export async function isStopped(trx: Kysely<Database>, mailboxHash: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom("reply_stops")
+    .select("mailbox_hash")
+    .where("mailbox_hash", "=", mailboxHash)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function createReplyWatches(
+  store: Store,
+  { clock, mailboxKey }: { clock: () => Date; mailboxKey: (email: string) => string },
+) {
   const { db } = store;
 
   async function targetOf(
@@ -105,11 +126,31 @@ export function createReplyWatches(store: Store, { clock }: { clock: () => Date 
           await forget(trx, { kinds: watchMailKinds, tokens: [token] });
           await trx.deleteFrom("reply_watches").where("id", "=", target.watchId).execute();
         } else {
-          // The link came to the mailbox: every browser's record of it goes.
+          // The link came to the mailbox: every browser's record of it goes,
+          // but for a digest that keeps strangers from asking it mails again.
+          const { email } = await trx
+            .selectFrom("reply_addresses")
+            .select("email")
+            .where("id", "=", target.addressId)
+            .executeTakeFirstOrThrow();
+          await trx
+            .insertInto("reply_stops")
+            .values({ mailbox_hash: mailboxKey(email), created_at: clock().toISOString() })
+            .onConflict((oc) => oc.column("mailbox_hash").doNothing())
+            .execute();
           await forgetWatches(trx, { addressIds: await sameMailbox(trx, target.addressId) });
         }
         return "done" as const;
       });
+    },
+
+    /** Lets a stopped mailbox be sent confirmation mails again; false when it was not stopped. */
+    async resume(email: string): Promise<boolean> {
+      const gone = await db
+        .deleteFrom("reply_stops")
+        .where("mailbox_hash", "=", mailboxKey(email))
+        .executeTakeFirst();
+      return Number(gone.numDeletedRows) > 0;
     },
 
     /**

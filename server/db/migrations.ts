@@ -30,6 +30,7 @@ import { readerViewCounts } from "./migrations/033-reader-view-counts.ts";
 import { readerRowsByKey } from "./migrations/034-reader-rows-by-key.ts";
 import { fediverseQueueLeaseTokens } from "./migrations/035-fediverse-queue-lease-tokens.ts";
 import { fediverseQueueFailures } from "./migrations/036-fediverse-queue-failures.ts";
+import { replyStops } from "./migrations/037-reply-stops.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -75,5 +76,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "034_reader_rows_by_key": readerRowsByKey(kind),
     "035_fediverse_queue_lease_tokens": fediverseQueueLeaseTokens(),
     "036_fediverse_queue_failures": fediverseQueueFailures(kind),
+    "037_reply_stops": replyStops(kind),
   };
 }

@@ -317,6 +317,8 @@ export interface Database extends FediverseTables, ReaderTables {
     row_id: number;
     imported_at: Timestamp;
   };
+  /** A mailbox (as an HMAC) whose reader stopped all reply mails: sent no confirmation mail again. */
+  reply_stops: { mailbox_hash: string; created_at: Timestamp };
   /** An address a reader left to be mailed replies (docs/product.md, "Reply mails"): personal data, never public. */
   reply_addresses: {
     id: Generated<number>;

@@ -128,12 +128,20 @@ export function editionActions(
   };
 }
 
-/** The suppression list: the owner lifts one address (docs/mail.md, "Bounces and complaints"). */
-export function suppressionActions(suppressions: Suppressions) {
+/**
+ * The suppression list: the owner lifts one address (docs/mail.md, "Bounces and
+ * complaints"), and with `resumeReplies` a reader's stop of all reply mails too.
+ */
+export function suppressionActions(
+  suppressions: Suppressions,
+  resumeReplies?: (email: string) => Promise<boolean>,
+) {
   return {
-    /** Lets mail go to `email` again; false when it was not suppressed. */
+    /** Lets mail go to `email` again; false when it was neither suppressed nor stopped. */
     async lift(by: OwnerActor, email: string): Promise<boolean> {
-      if (!(await suppressions.lift(email))) return false;
+      const lifted = await suppressions.lift(email);
+      const resumed = (await resumeReplies?.(email)) ?? false;
+      if (!lifted && !resumed) return false;
       await by.audit("suppression lift", "1 address");
       return true;
     },

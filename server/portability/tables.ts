@@ -326,6 +326,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   comment_action_tokens: "the one-time links of the owner's notification mails",
   spent_form_tokens: "form tokens already used, kept until they would expire",
   enquiry_acknowledgements: "the hourly cap on acknowledgement mails",
+  reply_stops: "stopped reply mails, as digests under this site's own key",
   reader_salts: "readership's salt of the day, deleted when the day ends",
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
   reader_views: "readership counts, which identify nobody and start afresh on a new site",

@@ -44,8 +44,11 @@ confirmation or reply mail.
     name: "suppressions lift",
     usage: "EMAIL",
     summary: "let mail go to a suppressed address again",
-    help: `Removes EMAIL from the suppression list, with its soft bounces. It does not
-subscribe it again: a reader who complained was unsubscribed and must
-subscribe again themselves. Exit code 3 when the address is not suppressed.`,
+    help: `Removes EMAIL from the suppression list, with its soft bounces, and forgets
+that its reader stopped all reply mails (after which no confirmation mail
+goes to it), when they ask to have them again. It does not subscribe it
+again: a reader who complained was unsubscribed and must subscribe again
+themselves, and a reader of reply mails ticks the box under a comment again.
+Exit code 3 when the address was neither suppressed nor stopped.`,
   },
 ]);

@@ -1,5 +1,6 @@
 import { emailSchema } from "../../../contract/api.ts";
 import { plural } from "../../../contract/plural.ts";
+import { createReplyWatches, replyStopKey } from "../../comments/reply-watches.ts";
 import { readBounceMailbox } from "../../newsletter/bounce-mailbox.ts";
 import { createListHealth } from "../../newsletter/list-health.ts";
 import { suppressionActions } from "../../newsletter/owner-actions.ts";
@@ -94,8 +95,14 @@ export const suppressionsLift = ownerAction(
     if (!email.success) throw usageError("EMAIL must be an email address.");
     return email.data;
   },
-  async ({ store, actor }, email) =>
-    suppressionActions(createSuppressions(await store())).lift(actor, email),
+  async ({ store, actor, secret }, email) => {
+    const db = await store();
+    const { resume } = createReplyWatches(db, {
+      clock: () => new Date(),
+      mailboxKey: replyStopKey(await secret({ throwaway: true })),
+    });
+    return suppressionActions(createSuppressions(db), resume).lift(actor, email);
+  },
   (email) => `Lifted the suppression of ${email}: mail may go to it again.\n`,
-  (email) => `${email} is not suppressed.`,
+  (email) => `${email} is not suppressed, and its reader did not stop reply mails.`,
 );
