@@ -1,7 +1,8 @@
 /*
  * HTML text, both ways, for every side that writes or reads HTML as text:
  * the server's pages and mails, the content's build, the feeds and the
- * search's excerpts (which are shown as text, never inserted as HTML).
+ * search's excerpts (which are shown as text, never inserted as HTML), and
+ * the pages' JSON-LD, written by the build and again by the server.
  * Kept here, the lowest folder all of them may import (docs/architecture.md,
  * "Layers").
  */
@@ -46,3 +47,9 @@ export function decodeHtmlEntities(html: string): string {
     },
   );
 }
+
+/** JSON for a <script> element: nothing in it can close the element. */
+export const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028|\u2029/g, "");

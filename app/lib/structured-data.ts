@@ -1,26 +1,29 @@
 import { type Item, servicePath } from "../../content/items.ts";
 import type { SiteContent } from "../../content/load.ts";
-import type { Owner } from "../../content/owner.ts";
 import { priceSignal } from "../../content/service-page.ts";
 import { siteConfig, siteName } from "./site-config.ts";
-import { siteOwner } from "./site-owner.ts";
+import { siteOwner as owner } from "./site-owner.ts";
+
+/** The site's address, baked in at build time like the owner. */
+const site = siteConfig.siteUrl;
+/** The owner's node's id: every page's JSON-LD names the same person. */
+const personId = `${site}/about#owner`;
+const websiteId = `${site}/#website`;
 
 /**
  * The owner as a schema.org Person: the author of every item, with what a
  * client checks first (role, place, profiles elsewhere).
  */
-function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.siteUrl) {
-  return {
-    "@type": "Person",
-    "@id": personId(site),
-    name: owner.name,
-    url: `${site}/about`,
-    ...(owner.role ? { jobTitle: owner.role } : {}),
-    ...(owner.location ? { homeLocation: { "@type": "Place", name: owner.location } } : {}),
-    ...(owner.areas.length > 0 ? { knowsAbout: owner.areas } : {}),
-    ...(owner.links.length > 0 ? { sameAs: owner.links.map((link) => link.url) } : {}),
-  };
-}
+const ownerPerson = {
+  "@type": "Person",
+  "@id": personId,
+  name: owner.name,
+  url: `${site}/about`,
+  ...(owner.role ? { jobTitle: owner.role } : {}),
+  ...(owner.location ? { homeLocation: { "@type": "Place", name: owner.location } } : {}),
+  ...(owner.areas.length > 0 ? { knowsAbout: owner.areas } : {}),
+  ...(owner.links.length > 0 ? { sameAs: owner.links.map((link) => link.url) } : {}),
+};
 
 /**
  * What an item's page tells search engines, as schema.org JSON-LD: the piece
@@ -30,7 +33,6 @@ function ownerPerson(owner: Owner = siteOwner, site: string = siteConfig.siteUrl
  * (server/web/engagement-pages.ts).
  */
 export function itemStructuredData(item: Item) {
-  const site = siteConfig.siteUrl;
   const url = `${site}${item.path}`;
   return {
     "@context": "https://schema.org",
@@ -39,7 +41,7 @@ export function itemStructuredData(item: Item) {
         "@type": item.schemaType,
         "@id": `${url}#article`,
         headline: item.title,
-        ...articleDetails(item, site),
+        ...articleDetails(item),
         publisher: { "@type": "Organization", name: siteName, url: `${site}/` },
         mainEntityOfPage: url,
         url,
@@ -47,19 +49,19 @@ export function itemStructuredData(item: Item) {
         wordCount: item.words,
         inLanguage: "en",
       },
-      breadcrumbs(site, [item.section.name, `${site}/${item.section.id}`], [item.title, url]),
+      breadcrumbs([item.section.name, `${site}/${item.section.id}`], [item.title, url]),
     ],
   };
 }
 
 /** What Google asks of an Article besides its headline: picture, dates and author. */
-function articleDetails(item: Item, site: string) {
+function articleDetails(item: Item) {
   return {
     description: item.description,
     image: [`${site}${item.shareImage}`],
     datePublished: item.published,
     dateModified: item.updated ?? item.published,
-    author: [ownerPerson(siteOwner, site)],
+    author: [ownerPerson],
   };
 }
 
@@ -70,14 +72,13 @@ function articleDetails(item: Item, site: string) {
  * (server/web/engagement-pages.ts).
  */
 export function listStructuredData(items: Item[]) {
-  const site = siteConfig.siteUrl;
   return {
-    "@graph": items.map((item) => ({ url: `${site}${item.path}`, ...articleDetails(item, site) })),
+    "@graph": items.map((item) => ({ url: `${site}${item.path}`, ...articleDetails(item) })),
   };
 }
 
 /** The trail Home › a section › the page, each with its name and address. */
-const breadcrumbs = (site: string, ...trail: [name: string, item: string][]) => ({
+const breadcrumbs = (...trail: [name: string, item: string][]) => ({
   "@type": "BreadcrumbList",
   itemListElement: [["Home", `${site}/`], ...trail].map(([name, item], index) => ({
     "@type": "ListItem",
@@ -87,39 +88,30 @@ const breadcrumbs = (site: string, ...trail: [name: string, item: string][]) => 
   })),
 });
 
-/** The owner's node's id: every page's JSON-LD names the same person. */
-const personId = (site: string) => `${site}/about#owner`;
-const websiteId = (site: string) => `${site}/#website`;
-
 /** The site itself, written and run by the owner. */
-function website(description: string, site: string) {
+function website(description: string) {
   return {
     "@type": "WebSite",
-    "@id": websiteId(site),
+    "@id": websiteId,
     name: siteName,
     url: `${site}/`,
     description,
     inLanguage: "en",
-    author: { "@id": personId(site) },
-    publisher: { "@id": personId(site) },
+    author: { "@id": personId },
+    publisher: { "@id": personId },
   };
 }
 
 /** The home page: the site, and who is behind it. */
-export function homeStructuredData(description: string, owner: Owner = siteOwner) {
-  const site = siteConfig.siteUrl;
+export function homeStructuredData(description: string) {
   return {
     "@context": "https://schema.org",
-    "@graph": [website(description, site), ownerPerson(owner, site)],
+    "@graph": [website(description), ownerPerson],
   };
 }
 
 /** /about: a profile page about the owner, as content/owner.md describes them. */
-export function aboutStructuredData(
-  page: { title: string; description: string },
-  owner: Owner = siteOwner,
-) {
-  const site = siteConfig.siteUrl;
+export function aboutStructuredData(page: { title: string; description: string }) {
   const url = `${site}/about`;
   return {
     "@context": "https://schema.org",
@@ -130,11 +122,11 @@ export function aboutStructuredData(
         url,
         name: page.title,
         description: page.description,
-        isPartOf: { "@id": websiteId(site) },
-        mainEntity: { "@id": personId(site) },
+        isPartOf: { "@id": websiteId },
+        mainEntity: { "@id": personId },
       },
       {
-        ...ownerPerson(owner, site),
+        ...ownerPerson,
         ...(owner.education.length > 0
           ? {
               hasCredential: owner.education.map((name) => ({
@@ -149,18 +141,14 @@ export function aboutStructuredData(
 }
 
 /** /services: each service the owner offers, as its card on the page says. */
-export function servicesStructuredData(
-  services: SiteContent["services"],
-  owner: Owner = siteOwner,
-) {
-  const site = siteConfig.siteUrl;
+export function servicesStructuredData(services: SiteContent["services"]) {
   return {
     "@context": "https://schema.org",
     "@graph": [
-      ownerPerson(owner, site),
+      ownerPerson,
       ...services.map((service) => ({
-        ...serviceNode(site, service),
-        provider: { "@id": personId(site) },
+        ...serviceNode(service),
+        provider: { "@id": personId },
       })),
     ],
   };
@@ -168,7 +156,7 @@ export function servicesStructuredData(
 
 type ServiceEntry = SiteContent["services"][number];
 /** A service as schema.org has it, the same node on /services and on its own page. */
-const serviceNode = (site: string, service: ServiceEntry) => ({
+const serviceNode = (service: ServiceEntry) => ({
   "@type": "Service",
   "@id": `${site}${servicePath(service.id)}#service`,
   url: `${site}${servicePath(service.id)}`,
@@ -182,16 +170,15 @@ const serviceNode = (site: string, service: ServiceEntry) => ({
  * the owner states it; its questions and answers as an FAQPage; the trail
  * Home › Services › the service.
  */
-export function serviceStructuredData(service: ServiceEntry, owner: Owner = siteOwner) {
-  const site = siteConfig.siteUrl;
+export function serviceStructuredData(service: ServiceEntry) {
   const url = `${site}${servicePath(service.id)}`;
   const { price } = service;
   return {
     "@context": "https://schema.org",
     "@graph": [
       {
-        ...serviceNode(site, service),
-        provider: ownerPerson(owner, site),
+        ...serviceNode(service),
+        provider: ownerPerson,
         ...(price === "on request"
           ? {}
           : {
@@ -218,22 +205,22 @@ export function serviceStructuredData(service: ServiceEntry, owner: Owner = site
           acceptedAnswer: { "@type": "Answer", text: answer },
         })),
       },
-      breadcrumbs(site, ["Services", `${site}/services`], [service.title, url]),
+      breadcrumbs(["Services", `${site}/services`], [service.title, url]),
     ],
   };
 }
 
 /**
- * A list page whose items each have a page of their own (/technical,
- * /non-technical, /mechfusion-ai): the collection, and its items in the
- * page's order.
+ * A section's page whose items each have a page of their own (/technical,
+ * /non-technical, /mechfusion-ai): the collection, and the section's items in
+ * the page's order.
  */
 export function collectionStructuredData(
-  page: { path: string; title: string; description: string },
-  items: Item[],
+  page: { section: string; title: string; description: string },
+  siteItems: Item[],
 ) {
-  const site = siteConfig.siteUrl;
-  const url = `${site}${page.path}`;
+  const url = `${site}/${page.section}`;
+  const items = siteItems.filter((item) => item.section.id === page.section);
   return {
     "@context": "https://schema.org",
     "@graph": [
@@ -244,8 +231,8 @@ export function collectionStructuredData(
         name: page.title,
         description: page.description,
         inLanguage: "en",
-        isPartOf: { "@id": websiteId(site) },
-        author: { "@id": personId(site) },
+        isPartOf: { "@id": websiteId },
+        author: { "@id": personId },
         mainEntity: {
           "@type": "ItemList",
           numberOfItems: items.length,
@@ -257,13 +244,7 @@ export function collectionStructuredData(
           })),
         },
       },
-      ownerPerson(siteOwner, site),
+      ownerPerson,
     ],
   };
 }
-
-/** JSON for a <script> element: nothing in it can close the element. */
-export const scriptJson = (value: unknown) =>
-  JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028|\u2029/g, "");

@@ -4,7 +4,7 @@ import {
   type ReactionCounts,
 } from "../../contract/api.ts";
 import type { ShownMention } from "../../contract/fediverse.ts";
-import { decodeHtmlEntities } from "../../contract/html.ts";
+import { decodeHtmlEntities, scriptJson } from "../../contract/html.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { LiveComment } from "../../contract/live-events.ts";
 import { commentAnchor, countOf, threadsOf } from "../../contract/threads.ts";
@@ -160,12 +160,6 @@ function commentsJsonLd(comments: LiveComment[], itemUrl: string): Record<string
     return [{ ...node(start), ...(answers.length > 0 ? { comment: answers } : {}) }];
   });
 }
-
-/** JSON for a <script>: nothing in it can close the element. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028|\u2029/g, "");
 
 /**
  * The page's HTML with `live`'s engagement filled in; with none, the page as
