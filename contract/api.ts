@@ -101,7 +101,7 @@ const replyEmailSchema = emailSchema.refine(
   "This address uses look-alike characters; enter it in plain Latin letters.",
 );
 
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
+export const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 /**
  * A form's signed time, for every form readers send (the newsletter's, the

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rowIdMax, rowIdParamSchema } from "./api.ts";
+import { rowIdMax, rowIdParamSchema, timestampSchema } from "./api.ts";
 import { limits } from "./limits.ts";
 import { hasFewMarksPerCharacter, hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
 
@@ -9,8 +9,6 @@ import { hasFewMarksPerCharacter, hasNoHiddenCharacters, hasVisibleCharacter } f
  * its sources out. Questions are kept without any identity for the owner's
  * "Questions" screen in the console.
  */
-
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 /** A question as a reader types it: one line of plain text, 2 to 500 characters. */
 export const questionSchema = z

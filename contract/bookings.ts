@@ -4,6 +4,7 @@ import {
   errorResponseSchema,
   type FormTokenResponse,
   rowIdParamSchema,
+  timestampSchema,
 } from "./api.ts";
 import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
 import { enquiryNameSchema } from "./enquiries.ts";
@@ -18,8 +19,6 @@ import { isOfferedTimeZone, isTimeZone } from "./time-zones.ts";
  * nothing public ever lists who booked.
  */
 
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
-
 const zoneSchema = (valid: (zone: string) => boolean) =>
   z.string().trim().max(64).refine(valid, "Choose a time zone from the list.");
 const timeZoneSchema = zoneSchema(isTimeZone);
@@ -32,7 +31,7 @@ const clockTime = z
   .string()
   .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, "Write times as HH:MM, from 00:00 to 24:00.");
 
-const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+export const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
 
 /** One stretch of a day's hours, in the owner's zone: "10:00" to "17:00". */
 const hoursSchema = z

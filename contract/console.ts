@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canonicalWholeNumber, commentContentSchema, emailSchema } from "./api.ts";
+import { canonicalWholeNumber, commentContentSchema, emailSchema, timestampSchema } from "./api.ts";
 import { hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
 
 /*
@@ -7,8 +7,6 @@ import { hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
  * docs/decisions/012-owner-console.md). Every route but the sign-in ones
  * answers 401 without the owner's session.
  */
-
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 /** A sign-in link's token: 32 random bytes in base64url, as the server issues them. */
 export const signInRequestSchema = z.strictObject({

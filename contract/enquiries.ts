@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema, type FormTokenResponse, rowIdParamSchema } from "./api.ts";
+import { emailSchema, type FormTokenResponse, rowIdParamSchema, timestampSchema } from "./api.ts";
 import { enquiryStatuses } from "./enquiry-choices.ts";
 import { limits } from "./limits.ts";
 import {
@@ -15,8 +15,6 @@ import {
  * public answer ever carries it back, so the form's answer says only that it
  * arrived.
  */
-
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 export { enquiryStatuses, otherService, otherServiceLabel } from "./enquiry-choices.ts";
 

@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { rowIdParamSchema } from "./api.ts";
+import { rowIdParamSchema, timestampSchema } from "./api.ts";
 
 /*
  * The console's Followers screen (docs/fediverse.md): who follows the site on
  * the Fediverse, what is blocked, and the webmentions other sites sent.
  */
-
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 const consoleFollowerSchema = z.object({
   /** The account's address, which a block of the account takes. */

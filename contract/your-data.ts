@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { itemKindSchema, reactionTypeSchema } from "./api.ts";
+import { itemKindSchema, reactionTypeSchema, timestampSchema } from "./api.ts";
 
 /*
  * A visitor's own data (docs/product.md, "Your data"): everything the
  * browser's visitor cookie made, to download as JSON or to delete at once.
  */
-
-const timestampSchema = z.iso.datetime().describe("ISO-8601 UTC timestamp");
 
 const ownCommentSchema = z.object({
   id: z.number().int().positive(),

@@ -1,4 +1,4 @@
-import type { Availability, WeekdayName } from "../../contract/bookings.ts";
+import { type Availability, minutesOf, type WeekdayName } from "../../contract/bookings.ts";
 import { dateKey, instantOf, wallTime } from "../../contract/time-zones.ts";
 import { dayMs } from "../lib/time.ts";
 
@@ -15,8 +15,6 @@ import { dayMs } from "../lib/time.ts";
 const byWeekday: WeekdayName[] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 export type Taken = { start: number; end: number };
-
-const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
 
 /** The free starts from `now` to the horizon, in order, as UTC instants. */
 export function freeStarts({
