@@ -23,8 +23,9 @@ import { mentionRecords } from "./webmention-records.ts";
  * that it links to the target, and reads its h-entry (webmention-pages.ts).
  * It shows under the item once the owner
  * approves it (or at once with MODERATION=off). A source that answers 410 or
- * 404, or no longer links, takes its mention away; one down for a while
- * leaves a mention checked before as it was. On publishing, the site
+ * 404, or no longer links, takes its mention away; one down for a while, or a
+ * check that fails (a page that cannot be parsed, the database), leaves a
+ * mention checked before as it was. On publishing, the site
  * sends a webmention to each page an item links to that advertises an
  * endpoint, once per item and page.
  */
@@ -88,7 +89,8 @@ export function createWebmentions({
 
   /**
    * A source that cannot be read for now (down, or any answer but 200, 404 and
-   * 410): a new mention goes, one checked before stays as it was.
+   * 410), or a check that failed: a new mention goes, one checked before stays
+   * as it was.
    */
   async function unreachable(row: { id: number; path: string; status: string }, why: string) {
     if (row.status === "unverified") return forget(row.id, row.path, why);
@@ -187,8 +189,9 @@ export function createWebmentions({
             try {
               await verify(row);
             } catch (error) {
+              // A page it cannot read, or the database a moment: as a source down.
               log.warn({ err: error, webmention: row.id }, "a webmention could not be verified");
-              await forget(row.id, row.path, "it could not be verified");
+              await unreachable(row, "it could not be verified");
             }
           }
         }

@@ -1,0 +1,93 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../server/db/store.ts";
+import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
+import { createWebmentions } from "../../server/fediverse/webmentions.ts";
+import { scratchStore } from "./support/scratch-store.ts";
+import { backends, siteUrl } from "./support/test-app.ts";
+
+/*
+ * Checking a mention against its source (server/fediverse/webmentions.ts),
+ * against a source page on loopback that links to the item but whose check
+ * throws: its `<base href>` is no address, and the h-entry's parser throws
+ * on resolving the picture's relative address against it.
+ */
+
+const target = `${siteUrl}/science/soap`;
+const unreadable = `<!doctype html><base href="http://[::1"><article class="h-entry">
+<p class="p-content">Soap, <a href="${target}">explained</a>.</p><img src="soap.png" alt=""></article>`;
+
+describe.each(backends)("a webmention whose check throws, on %s", (backend) => {
+  let scratch: Awaited<ReturnType<typeof scratchStore>>;
+  let source = "";
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "text/html" }).end(unreadable),
+  );
+
+  beforeAll(async () => {
+    scratch = await scratchStore(backend);
+    await migrateToLatest(scratch.store);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    source = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notes`;
+  });
+  afterAll(async () => {
+    server.close();
+    await scratch.drop();
+  });
+
+  it("keeps a mention the owner approved as it was, and forgets a new one", async () => {
+    const logged: string[] = [];
+    const webmentions = createWebmentions({
+      store: scratch.store,
+      siteUrl,
+      remoteFetch: createRemoteFetch({ allowPrivate: true, userAgent: "test" }),
+      allowPrivateAddresses: true,
+      items: () => new Map([["/science/soap", {}]]),
+      moderation: () => "all",
+      log: { info: (_object, message) => logged.push(message), warn: () => {} },
+      changed: () => {},
+    });
+    const { db } = scratch.store;
+    const received = new Date().toISOString();
+    // Approved before, and sent again; and a new one from the same page.
+    await db
+      .insertInto("webmentions")
+      .values([
+        {
+          source: `${source}/1`,
+          target,
+          path: "/science/soap",
+          status: "published",
+          kind: "mention",
+          author_name: "Ada",
+          content: "Soap, explained.",
+          received_at: received,
+        },
+        {
+          source: `${source}/2`,
+          target,
+          path: "/science/soap",
+          status: "unverified",
+          kind: "mention",
+          received_at: received,
+        },
+      ])
+      .execute();
+    await webmentions.wake();
+    const rows = await db
+      .selectFrom("webmentions")
+      .select(["source", "status", "author_name", "content", "verified_at"])
+      .execute();
+    expect(rows).toEqual([
+      {
+        source: `${source}/1`,
+        status: "published",
+        author_name: "Ada",
+        content: "Soap, explained.",
+        verified_at: expect.anything(),
+      },
+    ]);
+    expect(logged).toContain("a webmention stays as it was");
+  });
+});
