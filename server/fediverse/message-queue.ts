@@ -22,14 +22,24 @@ import { dayMs, toIso } from "../lib/time.ts";
  * sets it due again) only while the row still bears it: a worker that lost
  * its lease (its renewals failed), the message taken meanwhile by another,
  * leaves it to that one.
+ * A run has `runMs` (two minutes): still running then, it counts as failed.
+ * Fedify's deliveries (2.3) take no signal and no fetch of ours: it posts
+ * with the global fetch, whose only limits are undici's five minutes without
+ * a header or a byte of the body, so a server that takes the post and never
+ * answers, or drips its answer, would hold the message, and every later one
+ * of its ordering key, for hours or as long as the process lives. The run is
+ * abandoned instead (the other fetches a handler makes, through
+ * safe-fetch.ts, have limits of their own): its lease is no longer renewed,
+ * and whatever it queues from then on is refused, so its late end changes
+ * nothing here.
  * Fedify itself retries a failed delivery with backoff by queueing it again
  * (same id) with a delay: that retry, queued while its message is in hand,
  * takes the message's row, so what was queued after it stays after it
  * (messages that share an ordering key, a Create and the Delete of the same
  * object to one server, are taken one at a time, oldest first). A message
  * whose handler fails without queueing it again (a fan-out to followers'
- * inboxes, the site's own `TakeBack`, a retry that could not be queued)
- * stays, due again after as long as it has been failing, from a second to an
+ * inboxes, the site's own `TakeBack`, a retry that could not be queued, a
+ * run past its deadline) stays, due again after as long as it has been failing, from a second to an
  * hour: one bad message does not spin. Failing still three days after its
  * first failure, it is given up, with a warning, so the messages queued after
  * it with its ordering key go on.
@@ -84,7 +94,8 @@ export async function enqueueMessages(
 
 /**
  * The message a worker has in hand: its row, since when it has been failing,
- * the token of this take, its id, whether its retry took the row.
+ * the token of this take, its id, whether its retry took the row, whether its
+ * run went past its deadline.
  */
 type InHand = {
   id: number | string;
@@ -92,6 +103,7 @@ type InHand = {
   token: string;
   of?: unknown;
   retried: boolean;
+  abandoned?: boolean;
 };
 
 export function createMessageQueue(
@@ -104,7 +116,14 @@ export function createMessageQueue(
     clock = () => new Date(),
     // How long a taken message is left to its worker, unless renewed, before another may take it.
     leaseMs = 5 * 60_000,
-  }: { pollMs?: number; workers?: number; clock?: () => Date; leaseMs?: number } = {},
+    runMs = 2 * 60_000,
+  }: {
+    pollMs?: number;
+    workers?: number;
+    clock?: () => Date;
+    leaseMs?: number;
+    runMs?: number;
+  } = {},
 ) {
   const { db } = store;
   const wakers = new Set<() => void>();
@@ -137,6 +156,7 @@ export function createMessageQueue(
   }
 
   async function insert(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
+    if (inHand.getStore()?.abandoned) throw new Error("a run past its deadline queues nothing");
     const [first, ...rest] = messages;
     const retried = first !== undefined && (await retry(first, options));
     await enqueueMessages(db, retried ? rest : messages, options, clock());
@@ -194,6 +214,26 @@ export function createMessageQueue(
     };
   }
 
+  /** A handler's run, failed once it has run `runMs`, then abandoned (above). */
+  function withDeadline(run: Promise<void>, taken: InHand) {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        taken.abandoned = true;
+        reject(new Error(`no result within ${runMs} ms`));
+        void run
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          )
+          .then((err) =>
+            log.warn({ err }, "a Fediverse queue message's run ended after its deadline"),
+          );
+      }, runMs);
+    });
+    return Promise.race([run, deadline]).finally(() => clearTimeout(timer));
+  }
+
   /**
    * Settles a message whose handler ended, unless another worker has taken it
    * since: done, it goes; failed, it is due again after as long as it has been
@@ -249,10 +289,14 @@ export function createMessageQueue(
             let message: { id?: unknown } | undefined;
             const leaseKept = keepLease(taken);
             try {
-              message = JSON.parse(taken.message) as { id?: unknown };
-              const own = takeBackSchema.safeParse(message);
-              taken.of = message.id;
-              await inHand.run(taken, () => (own.success ? takeBack(own.data) : handler(message)));
+              const parsed = JSON.parse(taken.message) as { id?: unknown };
+              const own = takeBackSchema.safeParse(parsed);
+              message = parsed;
+              taken.of = parsed.id;
+              const run = inHand.run(taken, async () =>
+                own.success ? takeBack(own.data) : handler(parsed),
+              );
+              await withDeadline(run, taken);
             } catch (error) {
               failed = true;
               log.error({ err: error }, "a Fediverse queue message failed");

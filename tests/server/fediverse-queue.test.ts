@@ -1,3 +1,7 @@
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createFederation, generateCryptoKeyPair, MemoryKvStore } from "@fedify/fedify";
+import { Create, Update } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
@@ -233,5 +237,99 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
         "a Fediverse queue message was given up after failing for three days",
       ],
     ]);
+  });
+
+  it("fails a delivery its server never answers at the run's deadline, tries it again in its place, and keeps nothing the abandoned run does after", async () => {
+    // A server that takes the connection and the post, and answers only once told to.
+    const posted: string[] = [];
+    const hung: ServerResponse[] = [];
+    let answering = false;
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        posted.push(JSON.parse(Buffer.concat(chunks).toString()).type);
+        if (answering) response.writeHead(202).end();
+        else hung.push(response);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const logged: string[] = [];
+    const record = (_: unknown, message: string) => void logged.push(message);
+    const log = { error: record, warn: record };
+    const queue = createMessageQueue(scratch.store, log, async () => {}, {
+      pollMs: 20,
+      workers: 1,
+      clock,
+      runMs: 2000,
+    });
+    const federation = createFederation<void>({
+      kv: new MemoryKvStore(),
+      queue,
+      manuallyStartQueue: true,
+    });
+    const stop = new AbortController();
+    const listening = federation.startQueue(undefined, { signal: stop.signal });
+    running.push(() => {
+      stop.abort();
+      return listening;
+    });
+    try {
+      const ctx = federation.createContext(new URL("https://site.test/"), undefined);
+      const actor = new URL("https://site.test/actor");
+      const { privateKey } = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+      const keys = { privateKey, keyId: new URL("#main-key", actor) };
+      const to = { id: new URL(`${base}/users/dee`), inboxId: new URL(`${base}/inbox`) };
+      const note = new URL("https://site.test/notes/1");
+      const inOrder = { orderingKey: note.href };
+      const id = (tag: string) => new URL(`#${tag}`, note);
+      await ctx.sendActivity(
+        keys,
+        to,
+        new Create({ id: id("create"), actor, object: note }),
+        inOrder,
+      );
+      await ctx.sendActivity(
+        keys,
+        to,
+        new Update({ id: id("update"), actor, object: note }),
+        inOrder,
+      );
+      const rows = () =>
+        scratch.store.db
+          .selectFrom("fediverse_queue")
+          .select(["message", "due_at", "taken_until", "failed_at"])
+          .orderBy("id")
+          .execute();
+      await waitFor(async () => hung.length === 1, { what: "the Create posted" });
+      await waitFor(
+        async () => {
+          const [first] = await rows();
+          return first?.failed_at != null && first.taken_until === null;
+        },
+        { what: "the delivery failed at its run's deadline, its lease given back" },
+      );
+      const failed = await rows();
+      expect(failed.map((row) => JSON.parse(row.message).activityId)).toEqual([
+        id("create").href,
+        id("update").href,
+      ]);
+      expect(Date.parse(toIso(failed[0]?.due_at ?? "")) - at).toBe(1000);
+      expect(logged).toEqual(["a Fediverse queue message failed"]);
+      // The abandoned run's delivery ends (its connection cut): Fedify's retry of it is refused.
+      hung[0]?.socket?.destroy();
+      await waitFor(async () => logged.length === 2, { what: "the abandoned run's end" });
+      expect(logged[1]).toBe("a Fediverse queue message's run ended after its deadline");
+      expect(await rows()).toEqual(failed);
+      // Due again, in its place, the Create goes first to the server now answering.
+      answering = true;
+      at += 1000;
+      await waitFor(async () => (await rows()).length === 0, { what: "both delivered" });
+      expect(posted).toEqual(["Create", "Create", "Update"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
