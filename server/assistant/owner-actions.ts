@@ -1,5 +1,5 @@
 import type { QuestionsResponse } from "../../contract/assistant.ts";
-import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { QuestionsRepository } from "./repository.ts";
 import { termsOf } from "./terms.ts";
 

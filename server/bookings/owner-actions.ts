@@ -1,5 +1,5 @@
 import type { Availability, Booking } from "../../contract/bookings.ts";
-import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import type { StoredBooking } from "./repository.ts";
 import type { Bookings } from "./service.ts";

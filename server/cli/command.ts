@@ -3,9 +3,9 @@ import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import { rowIdMax } from "../../contract/api.ts";
 import type { Config } from "../config.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
 import type { Engagement } from "../engagement/index.ts";
-import type { OwnerActor } from "../lib/owner-actor.ts";
 import type { ModerationActions } from "../moderation/owner-actions.ts";
 import type { Moderation } from "../moderation/service.ts";
 

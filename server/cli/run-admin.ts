@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
 import type { Engagement } from "../engagement/index.ts";
@@ -314,10 +315,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       await moderation(),
       await engagement(),
     );
-  const actor = {
-    async audit(action: string, object?: string) {
+  const actor: OwnerActor = {
+    async audit(action, object, within) {
       const { createOwnerRepository } = await import("../console/owner-repository.ts");
-      await createOwnerRepository(await store()).audit(null, action, object);
+      await createOwnerRepository(await store()).audit(null, action, object, within);
     },
   };
 

@@ -35,6 +35,9 @@ export type ReplySettings = {
   mailboxKey: (email: string) => string;
 };
 
+/** A write the caller adds to an action's own transaction (the owner's audit line). */
+export type Alongside = (trx: Kysely<Database>) => Promise<void>;
+
 /** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
 type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
 
@@ -375,9 +378,10 @@ export function createCommentPublishing(
      * Publishes a held comment (or one the honeypot caught, which the owner
      * judged a person's), announcing it to every open page, and approves its
      * writer, so that under MODERATION=first their later comments are not
-     * held. False when there is none left to publish.
+     * held. False when there is none left to publish. `alongside` writes in
+     * the same transaction (the owner's audit line): both are kept, or neither.
      */
-    async approve(id: number): Promise<boolean> {
+    async approve(id: number, alongside?: Alongside): Promise<boolean> {
       const event = await db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("science_comments")
@@ -387,6 +391,7 @@ export function createCommentPublishing(
           .returning(columns)
           .executeTakeFirst();
         if (!row) return null;
+        await alongside?.(trx);
         await trx
           .insertInto("approved_visitors")
           .values({ visitor_id: row.visitor_id, approved_at: nowIso() })

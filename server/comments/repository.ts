@@ -8,6 +8,7 @@ import { renderComment } from "./markdown.ts";
 import type { CommentNotifier } from "./notifier.ts";
 import { createCommentOwnerQueries } from "./owner-queries.ts";
 import {
+  type Alongside,
   createCommentPublishing,
   forgetApproval,
   ownerModerationTopic,
@@ -17,7 +18,7 @@ import { createCommentReads } from "./reads.ts";
 import { type ForgetExamples, type RemovalMatch, removeComments } from "./removal.ts";
 import { columns, commentEvents, commentShapes } from "./rows.ts";
 
-export type { ReplySettings } from "./publishing.ts";
+export type { Alongside, ReplySettings } from "./publishing.ts";
 export type { OwnerComment } from "./rows.ts";
 
 /** Why a change to a comment was refused. */
@@ -74,10 +75,14 @@ export function createCommentsRepository(
    * Deletes the comments matching by id, by visitor or by both, recording a
    * `deleted` event for each in the same transaction; returns how many.
    */
-  async function removeMatching(match: RemovalMatch, approvalToo = false): Promise<number> {
+  async function removeMatching(
+    match: RemovalMatch,
+    { approvalToo = false, alongside }: { approvalToo?: boolean; alongside?: Alongside } = {},
+  ): Promise<number> {
     const recorded = await db.transaction().execute(async (trx) => {
       const events = await removeComments(trx, said, match, forgetSpamExamples);
       if (approvalToo && match.visitorId) await forgetApproval(trx, match.visitorId);
+      if (events.length > 0) await alongside?.(trx);
       return events;
     });
     for (const event of recorded) bus.committed(event);
@@ -181,9 +186,13 @@ export function createCommentsRepository(
       return removed > 0 ? true : refusal(input.id);
     },
 
-    /** The owner's moderation: deletes any comment; false when there is none with this id. */
-    async removeAsOwner(id: number): Promise<boolean> {
-      return (await removeMatching({ id })) > 0;
+    /**
+     * The owner's moderation: deletes any comment; false when there is none
+     * with this id. `alongside` writes in the same transaction (the owner's
+     * audit line): both are kept, or neither.
+     */
+    async removeAsOwner(id: number, alongside?: Alongside): Promise<boolean> {
+      return (await removeMatching({ id }, { alongside })) > 0;
     },
 
     /** Abuse clean-up: deletes every comment of one visitor; returns how many. */
@@ -196,12 +205,15 @@ export function createCommentsRepository(
      * them (MODERATION=first), which named their browser too; returns how many.
      */
     eraseWriter(visitorId: string): Promise<number> {
-      return removeMatching({ visitorId }, true);
+      return removeMatching({ visitorId }, { approvalToo: true });
     },
 
     /** Publishes a held comment (publishing.ts), or says why it cannot. */
-    async approve(id: number): Promise<"approved" | "already_published" | "not_found"> {
-      if (await publishing.approve(id)) return "approved";
+    async approve(
+      id: number,
+      alongside?: Alongside,
+    ): Promise<"approved" | "already_published" | "not_found"> {
+      if (await publishing.approve(id, alongside)) return "approved";
       return (await refusal(id)) === "not_found" ? "not_found" : "already_published";
     },
 

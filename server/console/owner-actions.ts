@@ -1,4 +1,4 @@
-import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { OwnerRepository } from "./owner-repository.ts";
 
 /**

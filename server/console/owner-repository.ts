@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
 import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
+import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
 
@@ -313,9 +315,17 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** One line of the audit trail: what was done, from which session (null: the command line). */
-    async audit(sessionId: string | null, action: string, object: string | null = null) {
-      await db
+    /**
+     * One line of the audit trail: what was done, from which session (null: the
+     * command line), in the action's transaction when it gives one.
+     */
+    async audit(
+      sessionId: string | null,
+      action: string,
+      object: string | null = null,
+      within: Kysely<Database> = db,
+    ) {
+      await within
         .insertInto("owner_audit")
         .values({ at: now().toISOString(), session_id: sessionId, action, object })
         .execute();

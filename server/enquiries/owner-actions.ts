@@ -1,6 +1,6 @@
 import type { Enquiry, EnquiryStatusName } from "../../contract/enquiries.ts";
 import { serviceTitles } from "../../contract/enquiry-choices.ts";
-import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import { enquiriesCsv } from "./export.ts";
 import type { EnquiriesRepository, StoredEnquiry } from "./repository.ts";
 

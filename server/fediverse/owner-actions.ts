@@ -1,4 +1,4 @@
-import type { OwnerActor } from "../lib/owner-actor.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import { type FediverseRepository, serverNamesOf } from "./repository.ts";
 import type { Webmentions } from "./webmentions.ts";
 

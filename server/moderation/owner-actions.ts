@@ -1,7 +1,8 @@
 import type { BanScope } from "../../contract/console.ts";
 import { plural } from "../../contract/plural.ts";
+import type { Alongside } from "../comments/repository.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Engagement } from "../engagement/index.ts";
-import type { OwnerActor } from "../lib/owner-actor.ts";
 import type { Moderation } from "./service.ts";
 
 /**
@@ -15,11 +16,9 @@ export function moderationActions(
   { comments, reactions }: Pick<Engagement, "comments" | "reactions">,
 ) {
   return {
-    async approve(by: OwnerActor, id: number) {
-      const outcome = await moderation.approveComment(id);
-      if (outcome === "approved") await by.audit("comment approve", String(id));
-      return outcome;
-    },
+    /** Publishes a held comment; its audit line is written in the same transaction. */
+    approve: (by: OwnerActor, id: number) =>
+      moderation.approveComment(id, (trx) => by.audit("comment approve", String(id), trx)),
 
     async reject(by: OwnerActor, id: number) {
       const outcome = await moderation.rejectComment(id);
@@ -33,11 +32,10 @@ export function moderationActions(
       return outcome;
     },
 
-    /** Deletes any comment, whoever wrote it. */
+    /** Deletes any comment, whoever wrote it; its audit line is written in the same transaction. */
     async remove(by: OwnerActor, id: number): Promise<"deleted" | "not_found"> {
-      if (!(await comments.removeAsOwner(id))) return "not_found";
-      await by.audit("comment delete", String(id));
-      return "deleted";
+      const audit: Alongside = (trx) => by.audit("comment delete", String(id), trx);
+      return (await comments.removeAsOwner(id, audit)) ? "deleted" : "not_found";
     },
 
     /** Bans the writer of comment `id`: their browser, or with it everyone at its address. */

@@ -1,5 +1,5 @@
 import type { BanScope } from "../../contract/console.ts";
-import type { CommentsRepository, OwnerComment } from "../comments/repository.ts";
+import type { Alongside, CommentsRepository, OwnerComment } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
@@ -71,9 +71,9 @@ export function createModeration({
      * Publishes a held comment to everyone, live, and approves its writer
      * (MODERATION=first then publishes their later comments at once).
      */
-    async approveComment(id: number): Promise<ApproveOutcome> {
+    async approveComment(id: number, alongside?: Alongside): Promise<ApproveOutcome> {
       const comment = await comments.getForOwner(id);
-      const outcome = await comments.approve(id);
+      const outcome = await comments.approve(id, alongside);
       // From the spam list, the owner overrules the filter: `admin spam stats` tells the two apart.
       if (outcome === "approved") {
         await teach(comment, comment?.status === "spam" ? "publish" : "approve");

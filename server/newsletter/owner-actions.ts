@@ -1,6 +1,6 @@
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { toCsv } from "../lib/csv.ts";
-import type { OwnerActor } from "../lib/owner-actor.ts";
 import { newToken } from "../lib/tokens.ts";
 import { tokenLink } from "../outbox/mail-layout.ts";
 import type { Mailer } from "../outbox/mailer.ts";

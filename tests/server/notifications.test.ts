@@ -367,6 +367,47 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
     expect((await pressButton(t, approve.path, approve.token)).statusCode).toBe(410);
     expect(await audited(t, id)).toEqual([{ action: "comment approve", session: null }]);
   });
+
+  it("changes nothing when the audit line cannot be written, and the link then works again", async () => {
+    const postId = freshItem("science");
+    const response = await t.visitor().comment(postId, "Does a heat pump work at minus 20?");
+    const id: number = json(response, commentResponseSchema).comment.id;
+    await smtp.waitFor(() => smtp.to(owner).some((m) => linksOf(m).some((l) => l.id === id)));
+    const mail = smtp.to(owner).find((m) => linksOf(m).some((l) => l.id === id));
+    const links = linksOf(mail as ReceivedMail);
+    const press = (action: string) => {
+      const link = links.find((l) => l.action === action);
+      if (!link) throw new Error(`no ${action} link`);
+      return pressButton(t, link.path, link.token);
+    };
+    // The database itself refuses every new line of the audit trail.
+    const [refuse, allow] =
+      backend === "sqlite"
+        ? [
+            "create trigger no_audit before insert on owner_audit begin select raise(abort, 'no audit'); end",
+            "drop trigger no_audit",
+          ]
+        : [
+            "alter table owner_audit add constraint no_audit check (false) not valid",
+            "alter table owner_audit drop constraint no_audit",
+          ];
+    await runSql(t, refuse);
+    try {
+      for (const action of ["delete", "approve"]) {
+        const failed = await press(action);
+        expect(failed.statusCode).toBeGreaterThanOrEqual(500);
+        expect(dom(failed.body).querySelector("h1")?.textContent).toBe("Nothing was changed");
+      }
+    } finally {
+      await runSql(t, allow);
+    }
+    const status = await runSql(t, "select status from science_comments where id = ?", [id]);
+    expect(status).toEqual([{ status: "pending" }]);
+    expect(await audited(t, id)).toEqual([]);
+    expect((await press("approve")).statusCode).toBe(200);
+    expect(await commentIds(t, postId)).toEqual([id]);
+    expect(await audited(t, id)).toEqual([{ action: "comment approve", session: null }]);
+  });
 });
 
 describe.each(backends)("the hourly digest on %s", (backend) => {

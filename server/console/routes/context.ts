@@ -5,12 +5,12 @@ import { ApiError, errorResponses } from "../../api/errors.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Config } from "../../config.ts";
+import type { OwnerActor } from "../../db/owner-actor.ts";
 import type { Store } from "../../db/store.ts";
 import type { Engagement } from "../../engagement/index.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { Fediverse } from "../../fediverse/service.ts";
-import type { OwnerActor } from "../../lib/owner-actor.ts";
 import type { CommentDefences } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { SpamFilter } from "../../moderation/spam/filter.ts";
@@ -162,7 +162,8 @@ export function consoleContext(options: ConsoleDeps & { prefix?: string }): Cons
     setSessionCookie: (reply, token) =>
       setOwnerCookie(reply, token, { siteUrl, name: deps.config.owner.name }),
     actor: (request) => ({
-      audit: (action, object) => deps.owner.audit(request.ownerSession?.id ?? null, action, object),
+      audit: (action, object, within) =>
+        deps.owner.audit(request.ownerSession?.id ?? null, action, object, within),
     }),
   };
 }
