@@ -6,18 +6,13 @@ import type {
   OverviewResponse,
 } from "../../contract/console.ts";
 import { remoteWritersOf } from "../comments/rows.ts";
-import type { Store } from "../db/store.ts";
+import { containsText, type Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import type { Clock } from "./owner-repository.ts";
 import type { ItemTitles } from "./titles.ts";
 
 /** How far back the overview's charts reach. */
 const overviewDays = 90;
-
-/** `%` and `_` are wildcards of LIKE: a search for them means the characters themselves. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** The start of a comment, on one line, as the console quotes what a reply answers. */
 const excerptOf = (text: string) => {
@@ -47,8 +42,6 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
     store.kind === "sqlite"
       ? sql<string>`substr(${sql.ref(column)}, 1, 10)`
       : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD')`;
-  const like = (column: string, pattern: string) =>
-    sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
 
   async function perDay(
     table: "science_comments" | "science_reactions" | "mythology_reactions",
@@ -179,11 +172,10 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         : query.where("status", "!=", "pending");
       const q = filter.q?.trim();
       if (q) {
-        const pattern = containsPattern(q);
         query = query.where((eb) =>
           eb.or([
-            eb(like("content", pattern), "=", true),
-            eb(like("user_name", pattern), "=", true),
+            eb(containsText("content", q), "=", true),
+            eb(containsText("user_name", q), "=", true),
           ]),
         );
       }
@@ -299,7 +291,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         .selectFrom("subscribers")
         .select(["email", "status", "created_at", "confirmed_at"]);
       const q = filter.q?.trim();
-      if (q) query = query.where(like("email", containsPattern(q)), "=", true);
+      if (q) query = query.where(containsText("email", q), "=", true);
       const rows = await query
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")

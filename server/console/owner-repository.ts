@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
+import { tokenDigest as digest } from "../lib/tokens.ts";
 
 /**
  * Who may use the console, and what was done in it
@@ -37,7 +38,6 @@ const randomToken = () => randomBytes(32).toString("base64url");
 const newSessionId = () => randomBytes(9).toString("hex");
 /** What a session opened before devices were recorded shows. */
 const unknownDevice = "Unknown browser";
-const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 type LinkOutcome = { sessionId: string; token: string } | "unknown" | "expired" | "used";
 

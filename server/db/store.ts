@@ -53,6 +53,15 @@ export type Store = {
   close(): Promise<void>;
 };
 
+/**
+ * Whether `column`, in lower case, contains `text` in lower case: `%`, `_`
+ * and the escape itself stand for themselves, not for LIKE's wildcards.
+ */
+export function containsText(column: string, text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+}
+
 export type Logger = { error(object: unknown, message: string): void };
 
 /**

@@ -25,7 +25,7 @@ const tables = {
   science: { table: "science_reactions", item: "post_id" },
 } as const;
 
-function tableOf(kind: ItemKind) {
+export function tableOf(kind: ItemKind) {
   return tables[kind] as { table: "science_reactions"; item: "post_id" };
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Selectable, sql, type Transaction } from "kysely";
 import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import type { Database, EnquiriesTable } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
+import { containsText, type Store } from "../db/store.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
@@ -24,11 +24,6 @@ type EnquiryRow = Selectable<EnquiriesTable>;
 export type StoredAnswer = Enquiry["answers"][number];
 /** An enquiry as the owner reads it, less its service's title, with its mail thread's id. */
 export type StoredEnquiry = Omit<Enquiry, "serviceTitle"> & { threadId: string };
-
-/** `%`, `_` and the escape itself stand for themselves in a search. */
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
   return {
@@ -222,16 +217,15 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
         .selectAll()
         .$if(status !== undefined, (query) => query.where("status", "=", status ?? "new"))
         .$if(service !== undefined, (query) => query.where("service", "=", service ?? ""))
-        .$if(q !== undefined && q !== "", (query) => {
-          const pattern = likePattern(q ?? "");
-          return query.where((eb) =>
+        .$if(q !== undefined && q !== "", (query) =>
+          query.where((eb) =>
             eb.or(
-              (["name", "email", "organisation", "message"] as const).map(
-                (column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`,
+              ["name", "email", "organisation", "message"].map((column) =>
+                containsText(column, q ?? ""),
               ),
             ),
-          );
-        })
+          ),
+        )
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
         .limit(limit)

@@ -3,6 +3,7 @@ import { type ItemKind, noReactions, type ReactionType } from "../../contract/li
 import { topicOf } from "../../contract/live-events.ts";
 import { commentShapes, remoteWritersOf } from "../comments/rows.ts";
 import type { Database } from "../db/schema.ts";
+import { tableOf } from "../engagement/reactions-repository.ts";
 import type { LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
 
@@ -58,11 +59,6 @@ export async function announceComments(
   return recorded;
 }
 
-const reactionTables = {
-  mythology: { table: "mythology_reactions", item: "story_id" },
-  science: { table: "science_reactions", item: "post_id" },
-} as const;
-
 /** A `reaction` event with the new counts of each item. */
 export async function announceReactions(
   trx: Transaction<Database>,
@@ -70,7 +66,7 @@ export async function announceReactions(
   kind: ItemKind,
   itemIds: Iterable<string>,
 ): Promise<LiveEvent[]> {
-  const { table, item } = reactionTables[kind] as { table: "science_reactions"; item: "post_id" };
+  const { table, item } = tableOf(kind);
   const recorded: LiveEvent[] = [];
   for (const itemId of new Set(itemIds)) {
     recorded.push(
