@@ -9,6 +9,8 @@ const site = siteConfig.siteUrl;
 /** The owner's node's id: every page's JSON-LD names the same person. */
 const personId = `${site}/about#owner`;
 const websiteId = `${site}/#website`;
+/** A page's JSON-LD: its nodes, in one graph. */
+const graph = (...nodes: object[]) => ({ "@context": "https://schema.org", "@graph": nodes });
 
 /**
  * The owner as a schema.org Person: the author of every item, with what a
@@ -34,24 +36,21 @@ const ownerPerson = {
  */
 export function itemStructuredData(item: Item) {
   const url = `${site}${item.path}`;
-  return {
-    "@context": "https://schema.org",
-    "@graph": [
-      {
-        "@type": item.schemaType,
-        "@id": `${url}#article`,
-        headline: item.title,
-        ...articleDetails(item),
-        publisher: { "@type": "Organization", name: siteName, url: `${site}/` },
-        mainEntityOfPage: url,
-        url,
-        articleSection: item.section.name,
-        wordCount: item.words,
-        inLanguage: "en",
-      },
-      breadcrumbs([item.section.name, `${site}/${item.section.id}`], [item.title, url]),
-    ],
-  };
+  return graph(
+    {
+      "@type": item.schemaType,
+      "@id": `${url}#article`,
+      headline: item.title,
+      ...articleDetails(item),
+      publisher: { "@type": "Organization", name: siteName, url: `${site}/` },
+      mainEntityOfPage: url,
+      url,
+      articleSection: item.section.name,
+      wordCount: item.words,
+      inLanguage: "en",
+    },
+    breadcrumbs([item.section.name, `${site}/${item.section.id}`], [item.title, url]),
+  );
 }
 
 /** What Google asks of an Article besides its headline: picture, dates and author. */
@@ -104,54 +103,45 @@ function website(description: string) {
 
 /** The home page: the site, and who is behind it. */
 export function homeStructuredData(description: string) {
-  return {
-    "@context": "https://schema.org",
-    "@graph": [website(description), ownerPerson],
-  };
+  return graph(website(description), ownerPerson);
 }
 
 /** /about: a profile page about the owner, as content/owner.md describes them. */
 export function aboutStructuredData(page: { title: string; description: string }) {
   const url = `${site}/about`;
-  return {
-    "@context": "https://schema.org",
-    "@graph": [
-      {
-        "@type": "ProfilePage",
-        "@id": `${url}#page`,
-        url,
-        name: page.title,
-        description: page.description,
-        isPartOf: { "@id": websiteId },
-        mainEntity: { "@id": personId },
-      },
-      {
-        ...ownerPerson,
-        ...(owner.education.length > 0
-          ? {
-              hasCredential: owner.education.map((name) => ({
-                "@type": "EducationalOccupationalCredential",
-                name,
-              })),
-            }
-          : {}),
-      },
-    ],
-  };
+  return graph(
+    {
+      "@type": "ProfilePage",
+      "@id": `${url}#page`,
+      url,
+      name: page.title,
+      description: page.description,
+      isPartOf: { "@id": websiteId },
+      mainEntity: { "@id": personId },
+    },
+    {
+      ...ownerPerson,
+      ...(owner.education.length > 0
+        ? {
+            hasCredential: owner.education.map((name) => ({
+              "@type": "EducationalOccupationalCredential",
+              name,
+            })),
+          }
+        : {}),
+    },
+  );
 }
 
 /** /services: each service the owner offers, as its card on the page says. */
 export function servicesStructuredData(services: SiteContent["services"]) {
-  return {
-    "@context": "https://schema.org",
-    "@graph": [
-      ownerPerson,
-      ...services.map((service) => ({
-        ...serviceNode(service),
-        provider: { "@id": personId },
-      })),
-    ],
-  };
+  return graph(
+    ownerPerson,
+    ...services.map((service) => ({
+      ...serviceNode(service),
+      provider: { "@id": personId },
+    })),
+  );
 }
 
 type ServiceEntry = SiteContent["services"][number];
@@ -173,41 +163,38 @@ const serviceNode = (service: ServiceEntry) => ({
 export function serviceStructuredData(service: ServiceEntry) {
   const url = `${site}${servicePath(service.id)}`;
   const { price } = service;
-  return {
-    "@context": "https://schema.org",
-    "@graph": [
-      {
-        ...serviceNode(service),
-        provider: ownerPerson,
-        ...(price === "on request"
-          ? {}
-          : {
-              offers: {
-                "@type": "Offer",
-                url,
-                description: priceSignal(price),
-                priceSpecification: {
-                  "@type": "PriceSpecification",
-                  priceCurrency: price.currency,
-                  minPrice: price.from,
-                  ...(price.to === undefined ? {} : { maxPrice: price.to }),
-                },
+  return graph(
+    {
+      ...serviceNode(service),
+      provider: ownerPerson,
+      ...(price === "on request"
+        ? {}
+        : {
+            offers: {
+              "@type": "Offer",
+              url,
+              description: priceSignal(price),
+              priceSpecification: {
+                "@type": "PriceSpecification",
+                priceCurrency: price.currency,
+                minPrice: price.from,
+                ...(price.to === undefined ? {} : { maxPrice: price.to }),
               },
-            }),
-      },
-      {
-        "@type": "FAQPage",
-        "@id": `${url}#questions`,
-        url,
-        mainEntity: service.questions.map(({ question, answer }) => ({
-          "@type": "Question",
-          name: question,
-          acceptedAnswer: { "@type": "Answer", text: answer },
-        })),
-      },
-      breadcrumbs(["Services", `${site}/services`], [service.title, url]),
-    ],
-  };
+            },
+          }),
+    },
+    {
+      "@type": "FAQPage",
+      "@id": `${url}#questions`,
+      url,
+      mainEntity: service.questions.map(({ question, answer }) => ({
+        "@type": "Question",
+        name: question,
+        acceptedAnswer: { "@type": "Answer", text: answer },
+      })),
+    },
+    breadcrumbs(["Services", `${site}/services`], [service.title, url]),
+  );
 }
 
 /**
@@ -221,30 +208,27 @@ export function collectionStructuredData(
 ) {
   const url = `${site}/${page.section}`;
   const items = siteItems.filter((item) => item.section.id === page.section);
-  return {
-    "@context": "https://schema.org",
-    "@graph": [
-      {
-        "@type": "CollectionPage",
-        "@id": `${url}#page`,
-        url,
-        name: page.title,
-        description: page.description,
-        inLanguage: "en",
-        isPartOf: { "@id": websiteId },
-        author: { "@id": personId },
-        mainEntity: {
-          "@type": "ItemList",
-          numberOfItems: items.length,
-          itemListElement: items.map((item, index) => ({
-            "@type": "ListItem",
-            position: index + 1,
-            url: `${site}${item.path}`,
-            name: item.title,
-          })),
-        },
+  return graph(
+    {
+      "@type": "CollectionPage",
+      "@id": `${url}#page`,
+      url,
+      name: page.title,
+      description: page.description,
+      inLanguage: "en",
+      isPartOf: { "@id": websiteId },
+      author: { "@id": personId },
+      mainEntity: {
+        "@type": "ItemList",
+        numberOfItems: items.length,
+        itemListElement: items.map((item, index) => ({
+          "@type": "ListItem",
+          position: index + 1,
+          url: `${site}${item.path}`,
+          name: item.title,
+        })),
       },
-      ownerPerson,
-    ],
-  };
+    },
+    ownerPerson,
+  );
 }
