@@ -160,7 +160,9 @@ test("with JavaScript a reader books from /services in their own zone, is told o
   await expect(page.getByRole("alert")).toContainText("That time was just taken");
   await expect(page.locator(`input[value="${taken}"]`)).toHaveCount(0);
   expect(asked).toEqual([]);
+  // The focus goes where the fix is: the first free time of that day (or the next day's).
   const second = days.first().getByRole("radio").first();
+  await expect(second).toBeFocused();
   const start = (await second.getAttribute("value")) ?? "";
   await second.check();
   await page.getByRole("button", { name: "Book this time" }).click();

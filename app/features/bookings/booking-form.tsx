@@ -12,6 +12,7 @@ import { isServiceChoice } from "../../../contract/enquiry-choices.ts";
 import { limits } from "../../../contract/limits.ts";
 import {
   currentZoneName,
+  dateKey,
   isOfferedTimeZone,
   momentLabel,
   slotsByDay,
@@ -118,6 +119,8 @@ export function BookingForm({
   const wanted = useRef("");
   const done = useRef<HTMLDivElement>(null);
   const alert = useRef<HTMLParagraphElement>(null);
+  /** After a refusal of the time chosen: the free time the focus goes to, where the fix is. */
+  const retryAt = useRef<string | null>(null);
   const guard = useFormGuard("GET /bookings/form-token");
   const id = useId();
 
@@ -184,7 +187,15 @@ export function BookingForm({
   }, [booked]);
 
   useEffect(() => {
-    if (refusals > 0) focusFirstProblem(alert.current?.parentElement, alert.current);
+    if (refusals === 0) return;
+    const time = retryAt.current;
+    retryAt.current = null;
+    const form = alert.current?.parentElement;
+    const radio = time
+      ? form?.querySelector<HTMLElement>(`input[name="start"][value="${time}"]`)
+      : null;
+    if (radio) radio.focus();
+    else focusFirstProblem(form, alert.current);
   }, [refusals]);
 
   const change = (name: keyof Fields) => (value: string) => {
@@ -215,18 +226,29 @@ export function BookingForm({
       setBooked(answer);
     } catch (error) {
       guard.renew();
-      if (error instanceof ApiError && error.code === "slot_taken") {
-        // "That time was just taken…": the answer carries the free times left, shown at once.
-        const left = (error.detail as Partial<BookingConflictResponse["error"]>).slots;
-        const now = left ?? { ...slots, starts: slots.starts.filter((free) => free !== start) };
+      if (
+        error instanceof ApiError &&
+        (error.code === "slot_taken" || error.code === "not_offered")
+      ) {
+        const without = { ...slots, starts: slots.starts.filter((free) => free !== start) };
+        // "That time was just taken…": the answer carries the free times left, shown at
+        // once. A time no longer offered (too soon now): the free times are asked again.
+        const now =
+          error.code === "slot_taken"
+            ? ((error.detail as Partial<BookingConflictResponse["error"]>).slots ?? without)
+            : await freeTimes(slots.zone).catch(() => without);
         setSlots(now);
-        const next = now.starts
-          .filter((free) => free > start)
-          .slice(0, 3)
-          .map((free) => momentLabel(Date.parse(free), now.zone));
+        const next = now.starts.filter((free) => free > start);
+        // The focus goes where the fix is: the first free time of that day, or the next.
+        const day = dateKey(Date.parse(start), now.zone);
+        retryAt.current =
+          now.starts.find((free) => dateKey(Date.parse(free), now.zone) === day) ?? next[0] ?? null;
         setStart("");
+        const named = next.slice(0, 3).map((free) => momentLabel(Date.parse(free), now.zone));
         setProblem(
-          next.length > 0 ? `${error.message} The next: ${next.join("; ")}.` : error.message,
+          error.code === "slot_taken" && named.length > 0
+            ? `${error.message} The next: ${named.join("; ")}.`
+            : error.message,
         );
       } else {
         const refusal = formRefusal(
