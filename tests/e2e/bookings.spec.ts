@@ -220,6 +220,16 @@ test("a reader who only looks sees the times in their own zone, with no framewor
   await expect(page.locator("#booking-form-html")).toHaveCount(1);
   expect(scripts.filter((url) => !url.includes("/api/readers/"))).toEqual([]);
 
+  // The space between the times and the fields under them, the same in both forms.
+  const more = page
+    .getByRole("button", { name: "Show more days" })
+    .or(page.getByRole("link", { name: "Show more days" }));
+  const space = async () =>
+    (await page.getByText("Your name", { exact: true }).boundingBox())!.y -
+    ((await more.boundingBox())!.y + (await more.boundingBox())!.height);
+  const served = await space();
+  expect(served).toBeGreaterThanOrEqual(16);
+
   // The reader's first move brings the island, which keeps the zone, the list and what is typed.
   await page.getByRole("textbox", { name: "Your name" }).pressSequentially("Meera Iyer");
   await expect(page.locator("#booking-form-html")).toHaveCount(0, { timeout: 15_000 });
@@ -239,6 +249,7 @@ test("a reader who only looks sees the times in their own zone, with no framewor
       }),
   );
   expect(shifted).toBe(0);
+  expect(await space()).toBe(served);
 });
 
 /**

@@ -320,7 +320,7 @@ export function BookingForm({
             : `Times below are in ${zoneName(slots.zone)}; the engineer's zone is ${zoneName(slots.ownerZone)}.`}
         </p>
       </div>
-      <form className="booking-form space-y-6" onSubmit={send} onFocus={guard.start}>
+      <form className="booking-form" onSubmit={send} onFocus={guard.start}>
         {guard.honeypot}
         {days.length === 0 ? (
           <p className="booking-empty">
