@@ -24,7 +24,6 @@ export type StoreOptions =
   | {
       kind: "postgres";
       connectionString: string;
-      poolSize?: number;
       /** How long a query waits for a free connection before failing (503); 5 s by default. */
       connectionWaitMs?: number;
       /**
@@ -203,7 +202,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
           };
     const pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
+      max: 10,
       // Fail fast while the database is down, so requests answer 503 instead of hanging.
       connectionTimeoutMillis: options.connectionWaitMs ?? 5000,
       application_name: "ewe",
