@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadConfig, publicConfig } from "../server/config.ts";
@@ -53,6 +53,15 @@ export function filesOf(entry: string): string[] {
     .sort();
 }
 
+/** Every file of `entries` (as filesOf finds them), its name and its content, into `hash`. */
+export function hashFiles(hash: Hash, entries: readonly string[]): Hash {
+  for (const file of entries.flatMap(filesOf)) {
+    hash.update(file);
+    hash.update(readFileSync(path.join(projectRoot, file)));
+  }
+  return hash;
+}
+
 /**
  * `scripts/build.ts` and `scripts/ensure-build.ts` with this flag make the
  * build the browser tests serve: no gzip copy of any file (Chromium always
@@ -74,9 +83,5 @@ export function buildInputsHash(
   const hash = createHash("sha256");
   if (forBrowserTests) hash.update(browserTestsFlag);
   hash.update(JSON.stringify(publicConfig(loadConfig(env, { productionRules: false }))));
-  for (const file of inputs.flatMap(filesOf)) {
-    hash.update(file);
-    hash.update(readFileSync(path.join(projectRoot, file)));
-  }
-  return hash.digest("hex");
+  return hashFiles(hash, inputs).digest("hex");
 }

@@ -1,16 +1,9 @@
 import { createHash } from "node:crypto";
-import {
-  copyFileSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { defaultSpamModelFile } from "../server/moderation/spam/filter.ts";
 import { train } from "../server/moderation/spam/train.ts";
-import { filesOf, projectRoot } from "./build-inputs.ts";
+import { filesOf, hashFiles, projectRoot } from "./build-inputs.ts";
 import { ownCorpus, publicCorpus } from "./spam-corpus.ts";
 
 /** What the model is made from: the corpus, the code that reads it, and the package lock. */
@@ -31,14 +24,7 @@ const newestInput = () =>
   );
 
 /** The inputs' contents, which name a model in SPAM_MODEL_CACHE. */
-export function spamModelInputsHash(): string {
-  const hash = createHash("sha256");
-  for (const file of inputs.flatMap(filesOf)) {
-    hash.update(file);
-    hash.update(readFileSync(path.join(projectRoot, file)));
-  }
-  return hash.digest("hex");
-}
+export const spamModelInputsHash = () => hashFiles(createHash("sha256"), inputs).digest("hex");
 
 /** Written beside and renamed: a server (or another run) reading it never sees half a file. */
 function place(file: string, write: (temporary: string) => void): void {
