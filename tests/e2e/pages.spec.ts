@@ -95,6 +95,12 @@ test.describe("home", () => {
     // The timers start once the islands have hydrated.
     await hydrateUnderFakeClock(page);
     const card = page.getByTestId("quote-card");
+    // The quote stands as far from the welcome above as from Explore below.
+    const [welcome, quote, below] = await Promise.all(
+      [page.locator("main section").first(), card, explore].map((part) => part.boundingBox()),
+    );
+    if (!welcome || !quote || !below) throw new Error("a part of the home page has no box");
+    expect(below.y - (quote.y + quote.height)).toBe(quote.y - (welcome.y + welcome.height));
     const first = await card.locator("blockquote").textContent();
     await expect(page.locator("canvas")).toHaveCount(0);
     await page.clock.runFor(10_100);
