@@ -182,8 +182,10 @@ export async function buildApp({
     });
     healthRoutes(app, { store, bus });
 
-    // The questions one address asks the assistant a minute: one count for the API and
-    // the question form of pages without JavaScript.
+    // The one registration of rate limits: every count made with `createRateLimit`
+    // (the API's writes and questions, the console's sign-in, the search and booking
+    // pages) is its own. The questions one address asks the assistant a minute: one
+    // count for the API and the question form of pages without JavaScript.
     await app.register(fastifyRateLimit, { global: false });
     const questionsByIp = app.createRateLimit({
       max: config.ASSISTANT_QUESTIONS_PER_MINUTE_PER_IP,
@@ -294,7 +296,7 @@ export async function buildApp({
       databaseAway: isDatabaseUnavailable,
       openWeb: fediverse.openWeb,
     });
-    await searchPage(app, { root: clientRoot, files: siteFiles });
+    searchPage(app, { root: clientRoot, files: siteFiles });
     await staticSite(app, { files: siteFiles, fast: fastPages });
   } catch (error) {
     await services.close();

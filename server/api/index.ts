@@ -1,5 +1,4 @@
 import fastifyCookie from "@fastify/cookie";
-import fastifyRateLimit from "@fastify/rate-limit";
 import { fastifySSE } from "@fastify/sse";
 import fastifySwagger from "@fastify/swagger";
 import {
@@ -89,7 +88,6 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   });
 
   await app.register(fastifyCookie, { secret: cookieSecret });
-  await app.register(fastifyRateLimit, { global: false });
   await app.register(fastifySSE, { heartbeatInterval: streams.heartbeatMs });
   await app.register(fastifySwagger, {
     openapi: {

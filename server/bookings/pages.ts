@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   bookingRequestSchema,
@@ -117,7 +116,6 @@ export async function bookingPages(
 
   await app.register(async (scope) => {
     acceptForms(scope);
-    await scope.register(fastifyRateLimit, { global: false });
     const limit = scope.createRateLimit({
       max: perMinute,
       timeWindow: 60_000,

@@ -1,4 +1,3 @@
-import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
@@ -67,7 +66,7 @@ function shownWords(raw: string): string {
     .trim();
 }
 
-export async function searchPage(
+export function searchPage(
   app: FastifyInstance,
   { root, files }: { root: string; files: Map<string, SiteFile> },
 ) {
@@ -143,38 +142,35 @@ export async function searchPage(
     return { status: 200, words, html: `${message(notes.join(" "))}${list}` };
   }
 
-  await app.register(async (scope) => {
-    await scope.register(fastifyRateLimit, { global: false });
-    const limit = scope.createRateLimit({
-      max: searchesPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => addressScope(request.ip),
-    });
-
-    async function serve(request: FastifyRequest, reply: FastifyReply) {
-      const { q } = request.query as { q?: unknown };
-      reply.type("text/html; charset=utf-8").header("x-robots-tag", "noindex");
-      if (q === undefined) {
-        reply.header("cache-control", cacheControl.revalidate);
-        return sendRepresentation(request, reply, bare);
-      }
-      reply.header("cache-control", "no-store");
-      const allowance = await limit(request);
-      if (!allowance.isAllowed && allowance.isExceeded) {
-        const html = alert(
-          `That is more than ${searchesPerMinute} searches in a minute from your address. Wait a moment, then press Search again.`,
-        );
-        return reply
-          .code(429)
-          .header("retry-after", String(Math.max(1, allowance.ttlInSeconds)))
-          .send(page(shownWords(String(q)).slice(0, limits.searchTermsMax), html));
-      }
-      const answer = outcome(q);
-      reply.code(answer.status);
-      return sendRepresentation(request, reply, representation(page(answer.words, answer.html)));
-    }
-
-    scope.get(searchPath, serve);
-    scope.get(`${searchPath}/`, serve);
+  const limit = app.createRateLimit({
+    max: searchesPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => addressScope(request.ip),
   });
+
+  async function serve(request: FastifyRequest, reply: FastifyReply) {
+    const { q } = request.query as { q?: unknown };
+    reply.type("text/html; charset=utf-8").header("x-robots-tag", "noindex");
+    if (q === undefined) {
+      reply.header("cache-control", cacheControl.revalidate);
+      return sendRepresentation(request, reply, bare);
+    }
+    reply.header("cache-control", "no-store");
+    const allowance = await limit(request);
+    if (!allowance.isAllowed && allowance.isExceeded) {
+      const html = alert(
+        `That is more than ${searchesPerMinute} searches in a minute from your address. Wait a moment, then press Search again.`,
+      );
+      return reply
+        .code(429)
+        .header("retry-after", String(Math.max(1, allowance.ttlInSeconds)))
+        .send(page(shownWords(String(q)).slice(0, limits.searchTermsMax), html));
+    }
+    const answer = outcome(q);
+    reply.code(answer.status);
+    return sendRepresentation(request, reply, representation(page(answer.words, answer.html)));
+  }
+
+  app.get(searchPath, serve);
+  app.get(`${searchPath}/`, serve);
 }

@@ -686,6 +686,23 @@ describe("signing in by mail", () => {
     expect(genuine.statusCode).toBe(200);
   });
 
+  it("limits passkey challenges per address, as many an hour as attempts, with 429 and Retry-After", async () => {
+    const ask = (remoteAddress: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/admin/passkey-sign-in/options",
+        remoteAddress,
+        headers: { origin: siteUrl },
+      });
+    const answers: number[] = [];
+    for (let i = 0; i < 6; i++) answers.push((await ask("203.0.113.21")).statusCode);
+    expect(answers).toEqual([200, 200, 200, 200, 200, 429]);
+    const refused = await ask("203.0.113.21");
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(json(refused, errorResponseSchema).error.code).toBe("rate_limited");
+    expect((await ask("203.0.113.22")).statusCode).toBe(200);
+  });
+
   it("counts only failures: sign-ins that work never use up the address's attempts", async () => {
     const from = (token: string) =>
       t.app.inject({
