@@ -249,7 +249,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     return db;
   });
   // On PostgreSQL without COOKIE_SECRET this shell may hold none of the site's secret: one
-  // made up here would sign return paths and exports the site does not recognise.
+  // made up here would not match the site's (return paths, exports, stopped reply mails).
   const secretOrNull = once(async () => {
     const { cookieSecretFileOf, resolveCookieSecret } = await import("../engagement/visitor.ts");
     const missing =
@@ -261,7 +261,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     if (found === null && throwaway) return randomBytes(32).toString("hex");
     if (found === null) {
       throw new AdminError(
-        "Set COOKIE_SECRET to the secret your instances share: on PostgreSQL a secret made here would sign return paths and exports the site does not recognise.",
+        "Set COOKIE_SECRET to the secret your instances share: on PostgreSQL a secret made here would not match the site's (return paths, exports, stopped reply mails).",
       );
     }
     return found;

@@ -454,6 +454,7 @@ describe.each(backends)("what an export covers, on %s", (backend) => {
       for (const run of [
         await admin(shell, "export", "--out", out),
         await admin({ ...shell, ...bounces }, "mail", "bounces"),
+        await admin(shell, "suppressions", "lift", "reader@example.com"),
       ]) {
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(/^Set COOKIE_SECRET to the secret your instances share/);
