@@ -350,6 +350,9 @@ export async function startServices({
   const bookingRetention = retain("bookings", () =>
     bookings.repository.prune(bookings.retentionDays),
   );
+  const givenUpRetention = retain("Fediverse given-up records", () =>
+    fediverse.repository.pruneGivenUp(),
+  );
   // The site's own assistant: its index is read at the first question.
   const assistant = createAssistant({
     store,
@@ -379,6 +382,7 @@ export async function startServices({
     await fediverse.stop();
     await counting.stop();
     bookingRetention.stop();
+    givenUpRetention.stop();
     questionRetention.stop();
     // The message in hand is finished and recorded before the database closes.
     await scheduledEditions.stop();

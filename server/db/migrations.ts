@@ -31,6 +31,7 @@ import { readerRowsByKey } from "./migrations/034-reader-rows-by-key.ts";
 import { fediverseQueueLeaseTokens } from "./migrations/035-fediverse-queue-lease-tokens.ts";
 import { fediverseQueueFailures } from "./migrations/036-fediverse-queue-failures.ts";
 import { replyStops } from "./migrations/037-reply-stops.ts";
+import { fediverseGivenUp } from "./migrations/038-fediverse-given-up.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -77,5 +78,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "035_fediverse_queue_lease_tokens": fediverseQueueLeaseTokens(),
     "036_fediverse_queue_failures": fediverseQueueFailures(kind),
     "037_reply_stops": replyStops(kind),
+    "038_fediverse_given_up": fediverseGivenUp(kind),
   };
 }

@@ -19,6 +19,19 @@ export type FediverseTables = {
     failed_at: MaybeTime;
     created_at: Timestamp;
   };
+  /**
+   * Queue messages given up after failing for days, for the Health screen:
+   * their kind (Fedify's `outbox`, `fanout`, `inbox`, or the site's own
+   * `ewe:take-back`), the site's own activity's id, why the last try failed;
+   * deleted after 30 days.
+   */
+  fediverse_given_up: {
+    id: Generated<number>;
+    kind: string;
+    activity: string | null;
+    why: string;
+    given_up_at: Timestamp;
+  };
   /** The site actor's key pairs, as JWK: RSASSA-PKCS1-v1_5 for HTTP signatures, Ed25519 for proofs. */
   fediverse_keys: {
     algorithm: string;

@@ -42,8 +42,14 @@ import { dayMs, toIso } from "../lib/time.ts";
  * run past its deadline) stays, due again after as long as it has been failing, from a second to an
  * hour: one bad message does not spin. Failing still three days after its
  * first failure, it is given up, with a warning, so the messages queued after
- * it with its ordering key go on.
+ * it with its ordering key go on, and a record for the console's Health
+ * screen (`fediverse_given_up`: its kind, the site's activity, why it last
+ * failed; kept 30 days, repository.ts).
  */
+
+class RunPastDeadline extends Error {}
+
+const nameOf = (error: unknown) => (error instanceof Error ? error.name : typeof error);
 
 /** The longest wait before a failed message is tried again. */
 const longestWaitMs = 60 * 60_000;
@@ -220,7 +226,7 @@ export function createMessageQueue(
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         taken.abandoned = true;
-        reject(new Error(`no result within ${runMs} ms`));
+        reject(new RunPastDeadline(`no result within ${Math.round(runMs / 1000)} s`));
         void run
           .then(
             () => undefined,
@@ -238,13 +244,13 @@ export function createMessageQueue(
    * Settles a message whose handler ended, unless another worker has taken it
    * since: done, it goes; failed, it is due again after as long as it has been
    * failing (1 s, 1 s, 2 s, 4 s, ... an hour), or given up once it has failed
-   * for `giveUpAfterMs`.
+   * for `giveUpAfterMs`. `why`: why it failed, without whom it concerned.
    */
-  async function settle(taken: InHand, failed: boolean, message: unknown) {
+  async function settle(taken: InHand, why: string | null, message: unknown) {
     const mine = { id: taken.id as number, taken_by: taken.token };
     const now = clock().getTime();
     const since = taken.failed_at ? Date.parse(toIso(taken.failed_at)) : now;
-    if (failed && now - since < giveUpAfterMs) {
+    if (why !== null && now - since < giveUpAfterMs) {
       const wait = Math.min(longestWaitMs, Math.max(1000, now - since));
       await db
         .updateTable("fediverse_queue")
@@ -257,13 +263,22 @@ export function createMessageQueue(
         .execute();
       return;
     }
-    const settled = await db
-      .deleteFrom("fediverse_queue")
-      .where((eb) => eb.and(mine))
-      .executeTakeFirst();
-    if (!failed || settled.numDeletedRows === 0n) return;
+    const remove = (trx: typeof db) =>
+      trx.deleteFrom("fediverse_queue").where((eb) => eb.and(mine));
+    if (why === null) return void (await remove(db).execute());
     // What it was, without whom it concerned: Fedify's activity, or the site's answers.
     const { type, activityId, activityType, answers } = (message ?? {}) as Record<string, unknown>;
+    const givenUp = await db.transaction().execute(async (trx) => {
+      if ((await remove(trx).executeTakeFirst()).numDeletedRows === 0n) return false;
+      const activity = typeof activityId === "string" ? activityId : null;
+      const at = new Date(now).toISOString();
+      await trx
+        .insertInto("fediverse_given_up")
+        .values({ kind: String(type ?? "unknown"), activity, why, given_up_at: at })
+        .execute();
+      return true;
+    });
+    if (!givenUp) return;
     log.warn(
       { type, activityId, activityType, answers },
       "a Fediverse queue message was given up after failing for three days",
@@ -285,7 +300,7 @@ export function createMessageQueue(
             taken = undefined;
           }
           if (taken) {
-            let failed = false;
+            let why: string | null = null;
             let message: { id?: unknown } | undefined;
             const leaseKept = keepLease(taken);
             try {
@@ -298,13 +313,14 @@ export function createMessageQueue(
               );
               await withDeadline(run, taken);
             } catch (error) {
-              failed = true;
+              // Its kind, or the deadline: an error's message may name whom it was for.
+              why = error instanceof RunPastDeadline ? error.message : nameOf(error);
               log.error({ err: error }, "a Fediverse queue message failed");
             } finally {
               await leaseKept();
             }
             if (taken.retried) continue;
-            await settle(taken, failed, message).catch((error: unknown) =>
+            await settle(taken, why, message).catch((error: unknown) =>
               // Left taken: due again when its lease ends.
               log.error({ err: error }, "a Fediverse queue message could not be settled"),
             );

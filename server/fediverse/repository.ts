@@ -3,7 +3,7 @@ import { forgetApproval } from "../comments/publishing.ts";
 import { forgetRemoteWriters } from "../comments/removal.ts";
 import { remoteVisitorPrefix } from "../comments/rows.ts";
 import type { Store } from "../db/store.ts";
-import { nowIso } from "../lib/time.ts";
+import { dayMs, nowIso, toIso } from "../lib/time.ts";
 
 /*
  * The Fediverse's own tables: followers, blocks, what was published,
@@ -24,6 +24,9 @@ type Follower = {
 };
 
 export type FediverseRepository = ReturnType<typeof createFediverseRepository>;
+
+/** How long the record of a queue message given up is kept. */
+export const givenUpKeptDays = 30;
 
 /** A Fediverse writer's stand-in for a visitor credential: never shown, unique per account. */
 export const visitorOfActor = (actorId: string) =>
@@ -230,6 +233,29 @@ export function createFediverseRepository(store: Store) {
     /** Deletes the account's key pairs (new ones are made on first use); how many went. */
     async forgetKeys(): Promise<number> {
       const result = await db.deleteFrom("fediverse_keys").executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Queue messages given up (message-queue.ts) in the last `givenUpKeptDays`, newest first. */
+    async givenUp(now = new Date()) {
+      const since = new Date(now.getTime() - givenUpKeptDays * dayMs).toISOString();
+      const rows = await db
+        .selectFrom("fediverse_given_up")
+        .select(["kind", "activity", "why", "given_up_at"])
+        .where("given_up_at", ">=", since)
+        .orderBy("given_up_at", "desc")
+        .orderBy("id", "desc")
+        .execute();
+      return rows.map(({ given_up_at, ...row }) => ({ ...row, at: toIso(given_up_at) }));
+    },
+
+    /** Deletes the records of messages given up more than `givenUpKeptDays` ago; how many went. */
+    async pruneGivenUp(now = new Date()): Promise<number> {
+      const before = new Date(now.getTime() - givenUpKeptDays * dayMs).toISOString();
+      const result = await db
+        .deleteFrom("fediverse_given_up")
+        .where("given_up_at", "<", before)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 

@@ -130,7 +130,8 @@ const remotePicture =
  * The open web's audience, as the inbox and the webmention endpoint would
  * have left it: a follower, a webmention waiting for the owner, and a reply
  * from the Fediverse under the pressure-cooker post, with its writer's
- * picture kept here. Seeded before any read, so no cached page misses it.
+ * picture kept here; and a delivery the queue gave up. Seeded before any
+ * read, so no cached page misses it.
  */
 function seedOpenWeb(file: string, site: string) {
   const db = new DatabaseSync(file);
@@ -184,6 +185,9 @@ function seedOpenWeb(file: string, site: string) {
     `image/png;base64,${remotePicture}`,
     now,
   );
+  db.prepare(
+    "insert into fediverse_given_up (kind, activity, why, given_up_at) values ('outbox', ?, 'no result within 120 s', ?)",
+  ).run(`${site}/fediverse/notes/1#delete-1`, now);
   db.close();
 }
 
@@ -625,6 +629,10 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
 test("health shows the settings with secrets masked", async ({ visitor }) => {
   const page = await ownerPage(visitor, own, "/admin/health");
   await expect(page.getByText("SQLite, answering")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Status" })).toContainText(
+    `1 message given up in the last 30 days A delivery to a server (${site}/fediverse/notes/1#delete-1), given up`,
+    { useInnerText: true },
+  );
   // Not set, so generated: the screen says which secret is in use, never the secret.
   await expect(page.getByRole("row", { name: /COOKIE_SECRET/ })).toContainText(
     /generated, kept in .*cookie-secret/,

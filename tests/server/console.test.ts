@@ -444,7 +444,18 @@ describe.each(backends)("the owner's console on %s", (backend) => {
   it("reports health with the settings' secrets masked", async () => {
     const owner = new Owner(t);
     await owner.signIn();
+    // A Fediverse message given up two days ago is shown; one 31 days ago is past its keeping.
+    const givenUp = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    const record =
+      "insert into fediverse_given_up (kind, activity, why, given_up_at) values (?, ?, ?, ?)";
+    const activity = `${siteUrl}/fediverse/notes/7#delete-1`;
+    await runSql(t, record, ["ewe:take-back", null, "Error", givenUp(31)]);
+    const recent = givenUp(2);
+    await runSql(t, record, ["outbox", activity, "no result within 120 s", recent]);
     const health = json(await owner.get("/api/admin/health"), healthResponseSchema);
+    expect(health.fediverseGivenUp).toEqual([
+      { kind: "outbox", activity, why: "no result within 120 s", at: recent },
+    ]);
     expect(health.database).toEqual({ kind: backend, reachable: true });
     expect(health.liveEvents).toBe("listening");
     expect(health.version).toMatch(/^\d+\.\d+\.\d+$/);

@@ -6,6 +6,7 @@ import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
 import { createMessageQueue } from "../../server/fediverse/message-queue.ts";
+import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";
@@ -77,6 +78,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   beforeEach(async () => {
     at = Date.now();
     await scratch.store.db.deleteFrom("fediverse_queue").execute();
+    await scratch.store.db.deleteFrom("fediverse_given_up").execute();
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((stop) => stop()));
@@ -185,7 +187,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     const log = { ...quiet, warn: (...args: unknown[]) => void warnings.push(args) };
     const { queue, handled } = instance(
       async (id) => {
-        if (id === "poison") throw new Error("the handler failed");
+        if (id === "poison") throw new TypeError("no answer from https://social.test/users/dee");
       },
       { log },
     );
@@ -237,6 +239,16 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
         "a Fediverse queue message was given up after failing for three days",
       ],
     ]);
+    // A record for the Health screen, naming no one (the error's message names an account), for 30 days.
+    const repository = createFediverseRepository(scratch.store);
+    const givenUp = new Date(at);
+    const record = { kind: "fanout", activity: poison.activityId, why: "TypeError" };
+    expect(await repository.givenUp(givenUp)).toEqual([{ ...record, at: givenUp.toISOString() }]);
+    const lastMoment = new Date(at + 30 * 86_400_000);
+    expect(await repository.pruneGivenUp(lastMoment)).toBe(0);
+    expect(await repository.givenUp(lastMoment)).toHaveLength(1);
+    expect(await repository.pruneGivenUp(new Date(lastMoment.getTime() + 1))).toBe(1);
+    expect(await repository.givenUp(givenUp)).toEqual([]);
   });
 
   it("fails a delivery its server never answers at the run's deadline, tries it again in its place, and keeps nothing the abandoned run does after", async () => {

@@ -1,12 +1,39 @@
+import type { HealthResponse } from "../../../contract/console.ts";
 import { useConsoleData } from "../console-api.ts";
 import { Table } from "../data.tsx";
 import { Fact, Facts, Loading, Panel, When } from "../ui.tsx";
+
+/** What each kind of Fediverse queue message is, to the owner. */
+const kinds: Record<string, string> = {
+  outbox: "A delivery to a server",
+  fanout: "The deliveries to followers' servers",
+  inbox: "An activity received",
+  "ewe:take-back": "The Deletes of your answers",
+};
+
+/** The Fediverse queue's messages given up after failing for three days, in the last 30 days. */
+function GivenUp({ list }: { list: HealthResponse["fediverseGivenUp"] }) {
+  if (list.length === 0) return "Nothing given up in the last 30 days";
+  return (
+    <>
+      {list.length} {list.length === 1 ? "message" : "messages"} given up in the last 30 days
+      <ul className="mt-1 space-y-1">
+        {list.map(({ kind, activity, why, at }) => (
+          <li key={`${at} ${activity}`} className="break-all">
+            {kinds[kind] ?? kind}
+            {activity ? <> ({activity})</> : null}, given up <When iso={at} />; last failure: {why}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
 
 export function HealthView() {
   const { loaded } = useConsoleData("GET /admin/health");
   return (
     <Loading loaded={loaded}>
-      {({ database, liveEvents, outbox, version, node, settings }) => (
+      {({ database, liveEvents, outbox, fediverseGivenUp, version, node, settings }) => (
         <div className="grid gap-5 xl:grid-cols-2">
           <Panel title="Status">
             <Facts>
@@ -32,6 +59,7 @@ export function HealthView() {
                   </>
                 }
               />
+              <Fact label="Fediverse" value={<GivenUp list={fediverseGivenUp} />} />
               <Fact label="Version" value={`${version} on Node.js ${node}`} />
             </Facts>
           </Panel>

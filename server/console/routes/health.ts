@@ -17,7 +17,7 @@ const version = (
 
 /** The overview's charts, the site's health, and the audit trail. */
 export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
-  const { config, store, bus, owner, insights, editionStore } = context;
+  const { config, store, bus, owner, insights, editionStore, fediverse } = context;
 
   app.get(
     "/overview",
@@ -35,7 +35,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
   app.get(
     "/health",
     route(
-      "Database, live events, outbox backlog, version and masked settings",
+      "Database, live events, outbox backlog, Fediverse messages given up in the last 30 days, version and masked settings",
       healthResponseSchema,
     ),
     async () => {
@@ -47,6 +47,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
         database: { kind: store.kind, reachable },
         liveEvents: bus.healthy ? ("listening" as const) : ("reconnecting" as const),
         outbox: await insights.outboxBacklog(),
+        fediverseGivenUp: await fediverse.repository.givenUp(),
         version,
         node: process.version,
         settings: maskedSettings(config),
