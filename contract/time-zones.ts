@@ -181,6 +181,10 @@ export function zoneName(zone: string): string {
   return zone.replaceAll("_", " ").replaceAll("/", " / ");
 }
 
+/** Under the booking form's zone select, served and live alike: the times' own zone is their legend's. */
+export const ownerZoneNote = (ownerZone: string) =>
+  `The engineer's zone is ${zoneName(ownerZone)}.`;
+
 /**
  * Names V8's list still gives in their old spelling (it offers "Asia/Calcutta",
  * never "Asia/Kolkata", which is what people and BOOKING_TIMEZONE write).

@@ -2,7 +2,13 @@ import type { SlotsResponse } from "../../contract/bookings.ts";
 import { otherService, otherServiceLabel } from "../../contract/enquiries.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { limits } from "../../contract/limits.ts";
-import { momentLabel, slotsByDay, timeZones, zoneName } from "../../contract/time-zones.ts";
+import {
+  momentLabel,
+  ownerZoneNote,
+  slotsByDay,
+  timeZones,
+  zoneName,
+} from "../../contract/time-zones.ts";
 import { hidden } from "../lib/action-page.ts";
 
 /**
@@ -25,6 +31,8 @@ const option = (zone: string) =>
 /** Every zone's option, written once: the select is most of the form's bytes. */
 let zoneOptions: { zones: string[]; html: string } | undefined;
 
+export const zoneNote = (ownerZone: string) => escapeHtml(ownerZoneNote(ownerZone));
+
 export function zoneSelect(id: string, chosen: string): string {
   zoneOptions ??= { zones: timeZones(), html: timeZones().map(option).join("") };
   const html = zoneOptions.zones.includes(chosen)
@@ -32,7 +40,7 @@ export function zoneSelect(id: string, chosen: string): string {
     : timeZones(chosen).map(option).join("");
   const mark = `<option value="${escapeHtml(chosen)}">`;
   return `<label for="${id}" class="booking-label">Time zone</label>
-<select id="${id}" name="zone" class="field booking-zone-select">${html.replace(mark, `${mark.slice(0, -1)} selected>`)}</select>`;
+<select id="${id}" name="zone" class="field booking-zone-select" aria-describedby="${id}-note">${html.replace(mark, `${mark.slice(0, -1)} selected>`)}</select>`;
 }
 
 /**
@@ -166,11 +174,12 @@ export function formHtml({
   ];
   return `<div class="booking" id="booking-form-html">
 ${problem ? alert(problem) : ""}
-<form method="get" action="${bookPath}" class="booking-zone">
+<div><form method="get" action="${bookPath}" class="booking-zone">
 ${zoneSelect("booking-zone", slots.zone)}
 ${filled.service ? hidden("service", filled.service) : ""}
 <button type="submit" class="btn-secondary">Show times</button>
 </form>
+<p id="booking-zone-note" class="booking-small mt-1">${zoneNote(slots.ownerZone)}</p></div>
 <form method="post" action="${bookPath}" class="booking-form">
 ${hidden("zone", slots.zone)}${hidden("formToken", formToken)}${days > daysAtOnce ? hidden("days", String(days)) : ""}
 <div aria-hidden="true" class="booking-honeypot"><label>Website <input type="text" name="website" tabindex="-1" autocomplete="off"></label></div>

@@ -37,6 +37,7 @@ import {
   fieldProblems,
   moreDays,
   timesHtml,
+  zoneNote,
   zoneSelect,
 } from "./form-html.ts";
 import type { Bookings } from "./service.ts";
@@ -342,6 +343,7 @@ ${hidden("token", token)}
 ${zoneSelect("reschedule-zone", slots.zone)}
 <button type="submit">Show times</button>
 </form>
+<p id="reschedule-zone-note">${zoneNote(slots.ownerZone)}</p>
 <form method="post" action="${bookPath}/reschedule">
 ${hidden("token", token)}${hidden("zone", slots.zone)}
 ${timesHtml(list, slots.zone)}

@@ -229,6 +229,9 @@ test("a reader who only looks sees the times in their own zone, with no framewor
     ((await more.boundingBox())!.y + (await more.boundingBox())!.height);
   const served = await space();
   expect(served).toBeGreaterThanOrEqual(16);
+  // And where the times begin on the page: the island's zone select and its note take the served ones' room.
+  const top = () => times.evaluate((group) => group.getBoundingClientRect().top + window.scrollY);
+  const servedTop = await top();
 
   // The reader's first move brings the island, which keeps the zone, the list and what is typed.
   await page.getByRole("textbox", { name: "Your name" }).pressSequentially("Meera Iyer");
@@ -250,6 +253,7 @@ test("a reader who only looks sees the times in their own zone, with no framewor
   );
   expect(shifted).toBe(0);
   expect(await space()).toBe(served);
+  expect(await top()).toBe(servedTop);
 });
 
 /**

@@ -15,6 +15,7 @@ import {
   dateKey,
   isOfferedTimeZone,
   momentLabel,
+  ownerZoneNote,
   slotsByDay,
   timeLabel,
   timeZones,
@@ -298,26 +299,27 @@ export function BookingForm({
         </p>
       ) : null}
       <div>
-        <label htmlFor={`${id}-zone`} className="booking-label">
-          Time zone
-        </label>
-        <select
-          id={`${id}-zone`}
-          className="field booking-zone-select"
-          value={asking ?? slots.zone}
-          aria-describedby={`${id}-zone-note`}
-          onChange={(event) => void changeZone(event.target.value)}
-        >
-          {zones.current.map((zone) => (
-            <option key={zone} value={zone}>
-              {zoneName(zone)}
-            </option>
-          ))}
-        </select>
+        <div className="booking-zone">
+          <label htmlFor={`${id}-zone`} className="booking-label">
+            Time zone
+          </label>
+          <select
+            id={`${id}-zone`}
+            className="field booking-zone-select"
+            value={asking ?? slots.zone}
+            aria-describedby={`${id}-zone-note`}
+            onChange={(event) => void changeZone(event.target.value)}
+          >
+            {zones.current.map((zone) => (
+              <option key={zone} value={zone}>
+                {zoneName(zone)}
+              </option>
+            ))}
+          </select>
+        </div>
+        {/* As the served form's, which has a button beside the select. */}
         <p id={`${id}-zone-note`} className="booking-small mt-1">
-          {asking
-            ? "Fetching the free times…"
-            : `Times below are in ${zoneName(slots.zone)}; the engineer's zone is ${zoneName(slots.ownerZone)}.`}
+          {asking ? "Fetching the free times…" : ownerZoneNote(slots.ownerZone)}
         </p>
       </div>
       <form className="booking-form" onSubmit={send} onFocus={guard.start}>
