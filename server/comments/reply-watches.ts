@@ -29,7 +29,8 @@ export const replyMailRules = {
 } as const;
 
 /** The key a stopped mailbox is kept under, derived from the cookie secret. */
-export const replyStopKey = (secret: string) => mailboxDigest(secret, "reply mails stopped");
+export const replyStopKey = (secret: string) =>
+  mailboxDigest(secret, "reply mails stopped", { loose: false });
 
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };

@@ -344,6 +344,14 @@ describe.each(backends)("reply mails on %s", (backend) => {
     // Typed into the form again, by anyone, in any case: answered as usual, mailed nothing.
     await ask(t.visitor(), freshItem("science"), email.toUpperCase());
     expect(await runSql(t, "select kind from outbox where lower(email) = ?", [email])).toEqual([]);
+    // Nor with a +tag, which reaches the same mailbox; but at a provider whose
+    // addresses' dots count, the same name without its dot is someone else's.
+    const [local, domain] = email.split("@") as [string, string];
+    await ask(t.visitor(), freshItem("science"), `${local}+again@${domain}`);
+    expect(await queuedFor(`${local}+again@${domain}`)).toEqual([]);
+    const neighbour = `${local.replace(".", "")}@${domain}`;
+    await ask(t.visitor(), freshItem("science"), neighbour);
+    await smtp.waitFor(() => smtp.to(neighbour).length === 1);
     // Until its reader asks the owner to lift the stop.
     expect((await admin(adminEnv(t), "suppressions", "lift", email)).code).toBe(0);
     await ask(t.visitor(), freshItem("science"), email);
