@@ -118,6 +118,13 @@ export const exportTables: readonly ExportTable[] = [
     ),
   },
   {
+    // Mailboxes whose readers stopped all reply mails, as keyed digests: with the
+    // same secret, a moved site sends them no confirmation mail either.
+    name: "reply_stops",
+    key: ["mailbox_hash"],
+    columns: columns("mailbox_hash created_at:time"),
+  },
+  {
     // Temporary refusals of the last 30 days, which count towards a suppression.
     name: "soft_bounces",
     ...byId,
@@ -326,7 +333,6 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   comment_action_tokens: "the one-time links of the owner's notification mails",
   spent_form_tokens: "form tokens already used, kept until they would expire",
   enquiry_acknowledgements: "the hourly cap on acknowledgement mails",
-  reply_stops: "stopped reply mails, as digests under this site's own key",
   reader_salts: "readership's salt of the day, deleted when the day ends",
   reader_visits: "readership counts, which identify nobody and start afresh on a new site",
   reader_views: "readership counts, which identify nobody and start afresh on a new site",

@@ -160,6 +160,10 @@ async function seed(t: TestApp): Promise<void> {
     "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', ?, ?)",
     ["left.long.ago@example.org", "550 5.1.1 No such user here", now],
   );
+  await runSql(t, "insert into reply_stops (mailbox_hash, created_at) values (?, ?)", [
+    "a-stopped-mailbox-digest",
+    now,
+  ]);
   await runSql(
     t,
     "insert into soft_bounces (email, ref, created_at) values ('busy.reader@example.org', 'outbox:1', ?)",
@@ -292,6 +296,10 @@ describe.each(backendsPairs)("export from %s, import into an empty %s", (from, t
       starts_at: "2030-03-04T10:00:00.000Z",
     });
     expect(tables.bans).toHaveLength(1);
+    // A reader's stop of reply mails moves with the site, as a suppression does.
+    expect(tables.reply_stops?.map((stop) => stop.mailbox_hash)).toEqual([
+      "a-stopped-mailbox-digest",
+    ]);
     expect(tables.edition_links?.[0]).toMatchObject({ position: 0, clicks: 4 });
     // The schedule, without the lease of the instance that would queue it.
     expect(tables.edition_schedules).toEqual([
