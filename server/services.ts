@@ -10,7 +10,6 @@ import { createReplyWatches, replyStopKey } from "./comments/reply-watches.ts";
 import type { Config } from "./config.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
-import type { OwnerActor } from "./db/owner-actor.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { createEngagement } from "./engagement/index.ts";
@@ -270,9 +269,7 @@ export async function startServices({
   });
   const ownerConsole = createOwnerRepository(store, clock);
   // A notification mail's links act as the owner, audited with no console session.
-  const byMailedLink: OwnerActor = {
-    audit: (action, object, within) => ownerConsole.audit(null, action, object, within),
-  };
+  const byMailedLink = ownerConsole.actor(null);
   const ownerActions = moderationActions(moderation, engagement);
   const owner = notifications.attach(store, {
     approve: async (id) => (await ownerActions.approve(byMailedLink, id)) === "approved",

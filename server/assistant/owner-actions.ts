@@ -32,11 +32,11 @@ export function questionActions({
     },
 
     /** Deletes one question (a reader typed something personal into it, say). */
-    async remove(by: OwnerActor, id: number): Promise<boolean> {
-      if (!(await repository.remove(id))) return false;
-      await by.audit("question delete", `question ${id}`);
-      return true;
-    },
+    remove: (by: OwnerActor, id: number): Promise<boolean> =>
+      by.act(
+        (trx) => repository.remove(id, trx),
+        (done) => done && ["question delete", `question ${id}`],
+      ),
   };
 }
 

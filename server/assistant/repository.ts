@@ -110,8 +110,8 @@ export function createQuestionsRepository(store: Store, clock: () => Date = () =
       };
     },
 
-    async remove(id: number): Promise<boolean> {
-      const result = await db
+    async remove(id: number, within: Store["db"] = db): Promise<boolean> {
+      const result = await within
         .deleteFrom("assistant_questions")
         .where("id", "=", id)
         .executeTakeFirst();

@@ -36,55 +36,70 @@ export function bookingActions(desk: BookingDesk, siteUrl: string) {
       id: number,
       message: string,
     ): Promise<Booking | "not_found" | "begun"> {
-      const found = await repository.get(id);
-      if (found?.status !== "booked") return "not_found";
-      if (Date.parse(found.start) <= desk.clock().getTime()) return "begun";
-      const booking = await repository.cancel(
-        { id },
-        { who: "owner", message: message || null, ownerEmail: desk.ownerEmail },
+      const outcome = await by.act(
+        async (trx) => {
+          const found = await repository.get(id, trx);
+          if (found?.status !== "booked") return "not_found";
+          if (Date.parse(found.start) <= desk.clock().getTime()) return "begun";
+          const owner = {
+            who: "owner" as const,
+            message: message || null,
+            ownerEmail: desk.ownerEmail,
+          };
+          // Undefined: the reader cancelled it from their mail in the meantime.
+          return (await repository.cancel({ id }, owner, trx)) ?? "not_found";
+        },
+        (done) => typeof done !== "string" && ["booking cancel", `booking ${id}`],
       );
-      // The reader cancelled it from their mail in the meantime.
-      if (!booking) return "not_found";
+      if (typeof outcome === "string") return outcome;
       desk.woken();
-      await by.audit("booking cancel", `booking ${id}`);
-      return toBooking(desk, booking);
+      return toBooking(desk, outcome);
     },
 
     /** Sets the weekly hours, the call's length, buffer, notice, horizon, daily maximum, dates off and room. */
     async setAvailability(by: OwnerActor, availability: Availability): Promise<Availability> {
-      await repository.saveAvailability(availability);
-      await by.audit("bookings availability");
+      await by.act(
+        (trx) => repository.saveAvailability(availability, trx),
+        () => ["bookings availability"],
+      );
       return availability;
     },
 
     /** A new secret address for the calendar feed; the one before stops working. */
     async newFeed(by: OwnerActor): Promise<string> {
       const token = newToken();
-      await repository.setFeedTokenHash(tokenDigest(token));
-      await by.audit("bookings feed new");
+      await by.act(
+        (trx) => repository.setFeedTokenHash(tokenDigest(token), trx),
+        () => ["bookings feed new"],
+      );
       return feedUrl(siteUrl, token);
     },
 
     /** Revokes the calendar feed's address; "not_found" when there was none. */
-    async revokeFeed(by: OwnerActor): Promise<true | "not_found"> {
-      if ((await repository.feedTokenHash()) === null) return "not_found";
-      await repository.setFeedTokenHash(null);
-      await by.audit("bookings feed revoke");
-      return true;
-    },
+    revokeFeed: (by: OwnerActor): Promise<true | "not_found"> =>
+      by.act(
+        async (trx) => {
+          if ((await repository.feedTokenHash(trx)) === null) return "not_found";
+          await repository.setFeedTokenHash(null, trx);
+          return true;
+        },
+        (done) => done === true && ["bookings feed revoke"],
+      ),
 
     /**
      * Deletes a booking and every mail about it (a reader's request by mail).
      * A call still ahead is "ahead": cancel it first, so both calendars hear.
      */
-    async remove(by: OwnerActor, id: number): Promise<true | "not_found" | "ahead"> {
-      const found = await repository.get(id);
-      if (!found) return "not_found";
-      if (found.status === "booked" && Date.parse(found.end) > desk.clock().getTime())
-        return "ahead";
-      if (!(await repository.delete(id))) return "not_found";
-      await by.audit("booking delete", `booking ${id}`);
-      return true;
-    },
+    remove: (by: OwnerActor, id: number): Promise<true | "not_found" | "ahead"> =>
+      by.act(
+        async (trx) => {
+          const found = await repository.get(id, trx);
+          if (!found) return "not_found";
+          if (found.status === "booked" && Date.parse(found.end) > desk.clock().getTime())
+            return "ahead";
+          return (await repository.delete(id, trx)) || "not_found";
+        },
+        (done) => done === true && ["booking delete", `booking ${id}`],
+      ),
   };
 }

@@ -6,6 +6,7 @@ import {
   defaultAvailability,
 } from "../../contract/bookings.ts";
 import { isUniqueViolation } from "../db/errors.ts";
+import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
@@ -65,8 +66,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
   const { db } = store;
 
   /** Bookings, and the mails about them, go together, in one transaction. */
-  function deleteWhere(ids: number[], keepQueuedCancellations = false): Promise<number> {
-    return db.transaction().execute(async (trx) => {
+  function deleteWhere(ids: number[], keepQueuedCancellations = false, within: Db = db) {
+    return transact(within, async (trx) => {
       let deleted = 0;
       for (let start = 0; start < ids.length; start += 200) {
         const chunk = ids.slice(start, start + 200);
@@ -89,12 +90,15 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     return Number(row.n);
   }
 
-  const settings = () =>
-    db.selectFrom("booking_settings").selectAll().where("id", "=", 1).executeTakeFirst();
+  const settings = (within: Db = db) =>
+    within.selectFrom("booking_settings").selectAll().where("id", "=", 1).executeTakeFirst();
   /** Writes the settings' row, made with the default availability if need be. */
-  async function saveSettings(set: { availability?: string; feed_token_hash?: string | null }) {
+  async function saveSettings(
+    set: { availability?: string; feed_token_hash?: string | null },
+    within: Db = db,
+  ) {
     const at = clock().toISOString();
-    await db
+    await within
       .insertInto("booking_settings")
       .values({ id: 1, availability: JSON.stringify(defaultAvailability), ...set, updated_at: at })
       .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...set, updated_at: at }))
@@ -109,13 +113,15 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       return parsed.success ? parsed.data : defaultAvailability;
     },
 
-    saveAvailability: (availability: Availability) =>
-      saveSettings({ availability: JSON.stringify(availability) }),
+    saveAvailability: (availability: Availability, within?: Db) =>
+      saveSettings({ availability: JSON.stringify(availability) }, within),
 
-    feedTokenHash: async (): Promise<string | null> => (await settings())?.feed_token_hash ?? null,
+    feedTokenHash: async (within: Db = db): Promise<string | null> =>
+      (await settings(within))?.feed_token_hash ?? null,
 
     /** Replaces the feed's token (null revokes it). */
-    setFeedTokenHash: (hash: string | null) => saveSettings({ feed_token_hash: hash }),
+    setFeedTokenHash: (hash: string | null, within?: Db) =>
+      saveSettings({ feed_token_hash: hash }, within),
 
     /** Calls still booked that end after `from`. */
     async taken(from: Date, trx: Db = db): Promise<{ start: number; end: number }[]> {
@@ -230,8 +236,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     async cancel(
       which: { id: number } | { token: string },
       by: { who: "reader" | "owner"; message: string | null; ownerEmail: string | undefined },
+      within: Db = db,
     ): Promise<StoredBooking | undefined> {
-      return db.transaction().execute(async (trx) => {
+      return transact(within, async (trx) => {
         const row = await trx
           .updateTable("bookings")
           .set((eb) => ({
@@ -381,7 +388,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       );
     },
 
-    delete: async (id: number): Promise<boolean> => (await deleteWhere([id])) > 0,
+    delete: async (id: number, within?: Db): Promise<boolean> =>
+      (await deleteWhere([id], false, within)) > 0,
 
     /** Retention: bookings whose call ended more than `days` ago go, with their mails. */
     async prune(days: number): Promise<number> {

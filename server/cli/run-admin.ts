@@ -315,11 +315,14 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       await moderation(),
       await engagement(),
     );
+  const commandLine = once(async () =>
+    (await import("../console/owner-repository.ts"))
+      .createOwnerRepository(await store())
+      .actor(null),
+  );
   const actor: OwnerActor = {
-    async audit(action, object, within) {
-      const { createOwnerRepository } = await import("../console/owner-repository.ts");
-      await createOwnerRepository(await store()).audit(null, action, object, within);
-    },
+    act: async (change, line) => (await commandLine()).act(change, line),
+    audit: async (action, object, within) => (await commandLine()).audit(action, object, within),
   };
 
   try {

@@ -146,8 +146,8 @@ export function createReplyWatches(
     },
 
     /** Lets a stopped mailbox be sent confirmation mails again; false when it was not stopped. */
-    async resume(email: string): Promise<boolean> {
-      const gone = await db
+    async resume(email: string, within = db): Promise<boolean> {
+      const gone = await within
         .deleteFrom("reply_stops")
         .where("mailbox_hash", "=", mailboxKey(email))
         .executeTakeFirst();

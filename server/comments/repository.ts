@@ -159,9 +159,12 @@ export function createCommentsRepository(
     /**
      * The owner's edit of any comment (docs/decisions/016-owner-voice.md): the
      * text changes, its writer, name and state stay; open pages hear of it if
-     * it is published.
+     * it is published. `alongside` as for `removeAsOwner`.
      */
-    async updateAsOwner(input: { id: number; content: string }): Promise<Comment | "not_found"> {
+    async updateAsOwner(
+      input: { id: number; content: string },
+      alongside?: Alongside,
+    ): Promise<Comment | "not_found"> {
       const result = await db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("science_comments")
@@ -172,6 +175,7 @@ export function createCommentsRepository(
           .executeTakeFirst();
         if (!row) return null;
         await forgetSpamExamples(trx, [row.id]);
+        await alongside?.(trx);
         const event = row.status === "published" ? await shown(trx, row, "updated") : null;
         return { row, event };
       });
@@ -196,8 +200,8 @@ export function createCommentsRepository(
     },
 
     /** Abuse clean-up: deletes every comment of one visitor; returns how many. */
-    removeAllBy(visitorId: string): Promise<number> {
-      return removeMatching({ visitorId });
+    removeAllBy(visitorId: string, alongside?: Alongside): Promise<number> {
+      return removeMatching({ visitorId }, { alongside });
     },
 
     /**
@@ -220,9 +224,12 @@ export function createCommentsRepository(
     /**
      * The owner's "Mark as spam": the comment is kept, for its writer's eyes
      * alone, as the honeypot's catch is; if it was published, it disappears
-     * from every open page.
+     * from every open page. `alongside` as for `removeAsOwner`.
      */
-    async markSpam(id: number): Promise<"marked" | "already_spam" | "not_found"> {
+    async markSpam(
+      id: number,
+      alongside?: Alongside,
+    ): Promise<"marked" | "already_spam" | "not_found"> {
       const result = await db.transaction().execute(async (trx) => {
         const before = await trx
           .selectFrom("science_comments")
@@ -236,6 +243,7 @@ export function createCommentsRepository(
           .set({ status: "spam" })
           .where("id", "=", id)
           .execute();
+        await alongside?.(trx);
         if (before.status !== "published") return null;
         return held(trx, topicOf("science", before.post_id), before.post_id, id);
       });

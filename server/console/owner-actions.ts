@@ -11,8 +11,10 @@ export async function revokeSessions(
   by: OwnerActor,
   which: { id: string } | "all",
 ): Promise<number | "not_found"> {
-  const ended = await owner.revoke(which);
-  if (which !== "all" && ended === 0) return "not_found";
-  await by.audit("session revoke", which === "all" ? "all" : which.id);
-  return ended;
+  const ended = await by.act(
+    (trx) => owner.revoke(which, trx),
+    (ended) =>
+      (which === "all" || ended > 0) && ["session revoke", which === "all" ? "all" : which.id],
+  );
+  return which !== "all" && ended === 0 ? "not_found" : ended;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
@@ -210,8 +211,8 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     },
 
     /** Ends one session, or every one; the number ended. */
-    async revoke(target: { id: string } | "all"): Promise<number> {
-      let query = db
+    async revoke(target: { id: string } | "all", within: Store["db"] = db): Promise<number> {
+      let query = within
         .updateTable("owner_sessions")
         .set({ revoked_at: now().toISOString() })
         .where("revoked_at", "is", null);
@@ -281,8 +282,8 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       }));
     },
 
-    async addPasskey(passkey: StoredPasskey & { name: string }): Promise<void> {
-      await db
+    async addPasskey(passkey: StoredPasskey & { name: string }, within = db): Promise<void> {
+      await within
         .insertInto("owner_passkeys")
         .values({
           id: passkey.id,
@@ -310,8 +311,11 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       return result.numUpdatedRows > 0n;
     },
 
-    async removePasskey(id: string): Promise<boolean> {
-      const result = await db.deleteFrom("owner_passkeys").where("id", "=", id).executeTakeFirst();
+    async removePasskey(id: string, within = db): Promise<boolean> {
+      const result = await within
+        .deleteFrom("owner_passkeys")
+        .where("id", "=", id)
+        .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 
@@ -329,6 +333,20 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
         .insertInto("owner_audit")
         .values({ at: now().toISOString(), session_id: sessionId, action, object })
         .execute();
+    },
+
+    /** The owner acting from session `sessionId` (null: the command line or a mailed link). */
+    actor(sessionId: string | null): OwnerActor {
+      return {
+        audit: (action, object, within) => this.audit(sessionId, action, object, within),
+        act: (change, line) =>
+          db.transaction().execute(async (trx) => {
+            const outcome = await change(trx);
+            const written = line(outcome);
+            if (written) await this.audit(sessionId, written[0], written[1], trx);
+            return outcome;
+          }),
+      };
     },
 
     /** The newest entries of the audit trail, newest first. */

@@ -2,6 +2,7 @@ import { sql, type Transaction } from "kysely";
 import type { ConsoleSubscriber } from "../../contract/console.ts";
 import { forgetConfirmationRequests, recordConfirmationRequest } from "../comments/publishing.ts";
 import { isUniqueViolation } from "../db/errors.ts";
+import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
@@ -282,8 +283,8 @@ export function createSubscribersRepository(store: Store) {
      * outlives an unsubscription: then an edition's figures count one copy
      * fewer. False when neither was there.
      */
-    async remove(email: string): Promise<boolean> {
-      return db.transaction().execute(async (trx) => {
+    async remove(email: string, within = db): Promise<boolean> {
+      return transact(within, async (trx) => {
         const removed = await unsubscribeAddress(trx, email);
         // Forgotten everywhere: a suppression, and the bounces counted towards one, name the address too.
         await forgetSuppression(trx, email);

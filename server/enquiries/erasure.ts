@@ -1,4 +1,5 @@
 import { sql, type Transaction } from "kysely";
+import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
@@ -55,7 +56,7 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
   }
 
   /** In chunks, within the databases' limits on a statement's parameters. */
-  async function deleteWhere(trx: Transaction<Database>, ids: number[]): Promise<number> {
+  async function deleteWhere(trx: Db, ids: number[]): Promise<number> {
     let deleted = 0;
     for (let start = 0; start < ids.length; start += 500) {
       const chunk = ids.slice(start, start + 500);
@@ -68,8 +69,9 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
   }
 
   return {
-    async delete(id: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => (await deleteWhere(trx, [id])) > 0);
+    /** One enquiry, in `within`: the owner's action's transaction. */
+    async delete(id: number, within: Db = db): Promise<boolean> {
+      return transact(within, async (trx) => (await deleteWhere(trx, [id])) > 0);
     },
 
     /**

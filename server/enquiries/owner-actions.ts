@@ -33,33 +33,35 @@ export function enquiryActions({
   mailQueued?: () => void;
 }) {
   return {
-    async setStatus(by: OwnerActor, id: number, status: EnquiryStatusName): Promise<boolean> {
-      if (!(await repository.update(id, { status }))) return false;
-      await by.audit(`enquiry ${status}`, `enquiry ${id}`);
-      return true;
-    },
+    setStatus: (by: OwnerActor, id: number, status: EnquiryStatusName): Promise<boolean> =>
+      by.act(
+        (trx) => repository.update(id, { status }, trx),
+        (done) => done && [`enquiry ${status}`, `enquiry ${id}`],
+      ),
 
     /** Keeps an enquiry past the retention period, or lets it go again. */
-    async keep(by: OwnerActor, id: number, kept: boolean): Promise<boolean> {
-      if (!(await repository.update(id, { kept }))) return false;
-      await by.audit(kept ? "enquiry keep" : "enquiry release", `enquiry ${id}`);
-      return true;
-    },
+    keep: (by: OwnerActor, id: number, kept: boolean): Promise<boolean> =>
+      by.act(
+        (trx) => repository.update(id, { kept }, trx),
+        (done) => done && [kept ? "enquiry keep" : "enquiry release", `enquiry ${id}`],
+      ),
 
-    /** Answers by mail, threaded under the acknowledgement. */
+    /** Answers by mail, threaded under the acknowledgement, its mail queued with the line. */
     async answer(by: OwnerActor, id: number, body: string): Promise<boolean> {
-      if (!(await repository.answer(id, body))) return false;
-      mailQueued();
-      await by.audit("enquiry answer", `enquiry ${id}`);
-      return true;
+      const answered = await by.act(
+        (trx) => repository.answer(id, body, trx),
+        (answer) => answer !== undefined && ["enquiry answer", `enquiry ${id}`],
+      );
+      if (answered) mailQueued();
+      return answered !== undefined;
     },
 
     /** Deletes an enquiry with its answers and every mail about it. */
-    async remove(by: OwnerActor, id: number): Promise<boolean> {
-      if (!(await repository.delete(id))) return false;
-      await by.audit("enquiry delete", `enquiry ${id}`);
-      return true;
-    },
+    remove: (by: OwnerActor, id: number): Promise<boolean> =>
+      by.act(
+        (trx) => repository.delete(id, trx),
+        (done) => done && ["enquiry delete", `enquiry ${id}`],
+      ),
 
     /** Every enquiry as CSV, newest first, and how many. */
     async exportCsv(by: OwnerActor): Promise<{ csv: string; count: number }> {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Selectable, sql, type Transaction } from "kysely";
 import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
+import { transact } from "../db/owner-actor.ts";
 import type { Database, EnquiriesTable } from "../db/schema.ts";
 import { containsText, type Store } from "../db/store.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
@@ -240,8 +241,9 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
     async update(
       id: number,
       change: { status?: EnquiryStatusName | undefined; kept?: boolean | undefined },
+      within: Db = db,
     ): Promise<boolean> {
-      const result = await db
+      const result = await within
         .updateTable("enquiries")
         .set({
           updated_at: clock().toISOString(),
@@ -254,9 +256,9 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
     },
 
     /** Records the owner's answer, queues its mail and marks the enquiry answered. */
-    async answer(id: number, body: string): Promise<StoredAnswer | undefined> {
+    async answer(id: number, body: string, within: Db = db): Promise<StoredAnswer | undefined> {
       const at = clock().toISOString();
-      return db.transaction().execute(async (trx) => {
+      return transact(within, async (trx) => {
         const row = await trx
           .updateTable("enquiries")
           .set({ status: "answered", updated_at: at })

@@ -1,5 +1,7 @@
+import type { Transaction } from "kysely";
 import type { OwnerActor } from "../db/owner-actor.ts";
-import { type FediverseRepository, serverNamesOf } from "./repository.ts";
+import type { Database } from "../db/schema.ts";
+import { type FediverseRepository, type Follower, serverNamesOf } from "./repository.ts";
 import type { Webmentions } from "./webmentions.ts";
 
 /*
@@ -52,6 +54,12 @@ function addressesOf(actorId: string, handles: string[]) {
   return { authors, sources: authors.map((address) => `${address}/`) };
 }
 
+/** `done` when the action did something: then it goes in the audit trail. */
+async function audited(by: OwnerActor, done: boolean, action: string, object?: string) {
+  if (done) await by.audit(action, object);
+  return done;
+}
+
 export function fediverseActions({
   repository,
   webmentions,
@@ -78,27 +86,33 @@ export function fediverseActions({
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
   followerRemoved?: (follower: { actorId: string; inbox: string; followId: string }) => void;
 }) {
-  /** `done` when the action did something: then it goes in the audit trail. */
-  async function audited(by: OwnerActor, done: boolean, action: string, object?: string) {
-    if (done) await by.audit(action, object);
-    return done;
-  }
-
-  async function removeFollowers(match: (actorId: string) => boolean): Promise<number> {
-    let removed = 0;
-    for (const follower of await repository.followers()) {
-      if (!match(follower.actorId) || !(await repository.unfollow(follower.actorId))) continue;
-      removed += 1;
-      followerRemoved(follower);
+  /**
+   * The followers `match` names, removed in `trx` (the whole store's when
+   * none); their servers are told by `told` once it has committed.
+   */
+  async function removeFollowers(match: (actorId: string) => boolean, trx?: Transaction<Database>) {
+    const removed: Follower[] = [];
+    for (const follower of await repository.followers(trx)) {
+      if (match(follower.actorId) && (await repository.unfollow(follower.actorId, undefined, trx)))
+        removed.push(follower);
     }
     return removed;
+  }
+
+  /** Tells each removed follower's server (a remote call, after the commit); how many. */
+  function told(removed: Follower[]): number {
+    for (const follower of removed) followerRemoved(follower);
+    return removed.length;
   }
 
   return {
     /** Stops an account following the site; false when it did not. */
     async removeFollower(by: OwnerActor, actorId: string): Promise<boolean> {
-      const removed = (await removeFollowers((id) => id === actorId)) > 0;
-      return audited(by, removed, "fediverse follower remove", actorId);
+      const removed = await by.act(
+        (trx) => removeFollowers((id) => id === actorId, trx),
+        (gone) => gone.length > 0 && ["fediverse follower remove", actorId],
+      );
+      return told(removed) > 0;
     },
 
     /**
@@ -110,11 +124,18 @@ export function fediverseActions({
       const target = blockTarget(given);
       if (!target) return "invalid";
       const isServer = !target.includes("/");
-      const added = await repository.block(target);
-      await removeFollowers((actorId) =>
-        isServer ? serverNamesOf(actorId).includes(target) : actorId === target,
+      const { added, removed } = await by.act(
+        async (trx) => ({
+          added: await repository.block(target, trx),
+          removed: await removeFollowers(
+            (actorId) => (isServer ? serverNamesOf(actorId).includes(target) : actorId === target),
+            trx,
+          ),
+        }),
+        (done) => done.added && ["fediverse block", target],
       );
-      return audited(by, added, "fediverse block", target);
+      told(removed);
+      return added;
     },
 
     /**
@@ -128,7 +149,9 @@ export function fediverseActions({
      * from the Fediverse. The block stays until the owner lifts it.
      * "invalid" for something that is not an account's address; "not_found"
      * for a comment that did not come from the Fediverse; false when there
-     * was nothing left to erase and it was blocked already.
+     * was nothing left to erase and it was blocked already. Its parts commit
+     * one by one (the comments' live events, the queue, Fedify's cache), so
+     * the line follows the last.
      */
     async erase(
       by: OwnerActor,
@@ -145,7 +168,7 @@ export function fediverseActions({
       const { authors, sources } = addressesOf(actorId, await repository.handlesOf(actorId));
       const blocked = await repository.block(actorId);
       const target = actorId;
-      const followed = (await removeFollowers((id) => id === target)) > 0;
+      const followed = told(await removeFollowers((id) => id === target)) > 0;
       // Before the comments, whose writers' records find the owner's answers to them.
       const forgotten = await repository.forgetActor(actorId);
       await answersErased(forgotten.answers, actorId);
@@ -167,19 +190,28 @@ export function fediverseActions({
      * (publishing.ts, sendAccountUpdate). False when it had none yet.
      */
     rotateKeys: async (by: OwnerActor): Promise<boolean> =>
-      audited(by, (await repository.forgetKeys()) > 0, "fediverse rotate-keys"),
+      (await by.act(
+        (trx) => repository.forgetKeys(trx),
+        (forgotten) => forgotten > 0 && ["fediverse rotate-keys"],
+      )) > 0,
 
     async unblock(by: OwnerActor, given: string): Promise<boolean | "invalid"> {
       const target = blockTarget(given);
       if (!target) return "invalid";
-      return audited(by, await repository.unblock(target), "fediverse unblock", target);
+      return by.act(
+        (trx) => repository.unblock(target, trx),
+        (done) => done && ["fediverse unblock", target],
+      );
     },
 
-    /** Shows a verified webmention under its item; false when none waits by that id. */
+    /**
+     * Shows a verified webmention under its item; false when none waits by
+     * that id. The mention's item is told at once, so the line follows.
+     */
     approveMention: async (by: OwnerActor, id: number): Promise<boolean> =>
       audited(by, await webmentions.approve(id), "webmention approve", String(id)),
 
-    /** Deletes a webmention, shown or waiting; false when there is none by that id. */
+    /** Deletes a webmention, shown or waiting, as approveMention; false when there is none by that id. */
     removeMention: async (by: OwnerActor, id: number): Promise<boolean> =>
       audited(by, await webmentions.remove(id), "webmention remove", String(id)),
   };

@@ -12,7 +12,7 @@ import { dayMs, nowIso, toIso } from "../lib/time.ts";
  * comments' repository (server/comments/), in the comment's transaction.
  */
 
-type Follower = {
+export type Follower = {
   actorId: string;
   handle: string;
   name: string | null;
@@ -80,15 +80,15 @@ export function createFediverseRepository(store: Store) {
     },
 
     /** Removes a follower; with `followId`, only if that Follow is the one recorded. */
-    async unfollow(actorId: string, followId?: string): Promise<boolean> {
-      let query = db.deleteFrom("fediverse_followers").where("actor_id", "=", actorId);
+    async unfollow(actorId: string, followId?: string, within = db): Promise<boolean> {
+      let query = within.deleteFrom("fediverse_followers").where("actor_id", "=", actorId);
       if (followId !== undefined) query = query.where("follow_id", "=", followId);
       const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 
-    async followers(): Promise<Follower[]> {
-      const rows = await db
+    async followers(within = db): Promise<Follower[]> {
+      const rows = await within
         .selectFrom("fediverse_followers")
         .selectAll()
         .orderBy("created_at", "desc")
@@ -113,8 +113,8 @@ export function createFediverseRepository(store: Store) {
     },
 
     /** Blocks an account (its actor id) or a whole server (its host name); true if new. */
-    async block(target: string): Promise<boolean> {
-      const result = await db
+    async block(target: string, within = db): Promise<boolean> {
+      const result = await within
         .insertInto("fediverse_blocks")
         .values({ target, created_at: nowIso() })
         .onConflict((conflict) => conflict.column("target").doNothing())
@@ -123,8 +123,8 @@ export function createFediverseRepository(store: Store) {
       return result !== undefined;
     },
 
-    async unblock(target: string): Promise<boolean> {
-      const result = await db
+    async unblock(target: string, within = db): Promise<boolean> {
+      const result = await within
         .deleteFrom("fediverse_blocks")
         .where("target", "=", target)
         .executeTakeFirst();
@@ -231,8 +231,8 @@ export function createFediverseRepository(store: Store) {
     },
 
     /** Deletes the account's key pairs (new ones are made on first use); how many went. */
-    async forgetKeys(): Promise<number> {
-      const result = await db.deleteFrom("fediverse_keys").executeTakeFirst();
+    async forgetKeys(within = db): Promise<number> {
+      const result = await within.deleteFrom("fediverse_keys").executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 

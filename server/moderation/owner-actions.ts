@@ -9,66 +9,67 @@ import type { Moderation } from "./service.ts";
  * The owner's actions on comments and their writers, the same from the
  * console and from the command line (docs/architecture.md, "Owner actions"):
  * each acts (server/moderation/service.ts says how) and, when it changed
- * something, writes one line of the audit trail under its actor.
+ * something, writes one line of the audit trail under its actor, in the
+ * transaction of the change: the comments' own, whose live events go out as
+ * it commits.
  */
 export function moderationActions(
   moderation: Moderation,
   { comments, reactions }: Pick<Engagement, "comments" | "reactions">,
 ) {
   return {
-    /** Publishes a held comment; its audit line is written in the same transaction. */
     approve: (by: OwnerActor, id: number) =>
-      moderation.approveComment(id, (trx) => by.audit("comment approve", String(id), trx)),
+      moderation.approveComment(id, line(by, "comment approve", String(id))),
 
-    async reject(by: OwnerActor, id: number) {
-      const outcome = await moderation.rejectComment(id);
-      if (outcome === "rejected") await by.audit("comment reject", String(id));
-      return outcome;
-    },
+    reject: (by: OwnerActor, id: number) =>
+      moderation.rejectComment(id, line(by, "comment reject", String(id))),
 
-    async spam(by: OwnerActor, id: number) {
-      const outcome = await moderation.markSpam(id);
-      if (outcome === "marked") await by.audit("comment spam", String(id));
-      return outcome;
-    },
+    spam: (by: OwnerActor, id: number) =>
+      moderation.markSpam(id, line(by, "comment spam", String(id))),
 
-    /** Deletes any comment, whoever wrote it; its audit line is written in the same transaction. */
-    async remove(by: OwnerActor, id: number): Promise<"deleted" | "not_found"> {
-      const audit: Alongside = (trx) => by.audit("comment delete", String(id), trx);
-      return (await comments.removeAsOwner(id, audit)) ? "deleted" : "not_found";
-    },
+    /** Deletes any comment, whoever wrote it. */
+    remove: async (by: OwnerActor, id: number): Promise<"deleted" | "not_found"> =>
+      (await comments.removeAsOwner(id, line(by, "comment delete", String(id))))
+        ? "deleted"
+        : "not_found",
 
     /** Bans the writer of comment `id`: their browser, or with it everyone at its address. */
-    async ban(by: OwnerActor, id: number, how: { days?: number | undefined; scope: BanScope }) {
-      const result = await moderation.banVisitorOfComment(id, how);
-      if (typeof result === "string") return result;
+    ban(by: OwnerActor, id: number, how: { days?: number | undefined; scope: BanScope }) {
       const days = how.days ? `, ${plural(how.days, "day")}` : "";
-      await by.audit("visitor ban", `comment ${id}, ${how.scope}${days}`);
-      return result;
+      const object = `comment ${id}, ${how.scope}${days}`;
+      return moderation.banVisitorOfComment(id, how, line(by, "visitor ban", object));
     },
 
     /** How many bans were lifted: one by its id, or all on the writer of a comment. */
     async unban(by: OwnerActor, target: { banId: number } | { commentId: number }) {
-      const lifted = await moderation.unban(target);
-      if (lifted === 0) return "not_found";
       const object = "banId" in target ? `ban ${target.banId}` : `comment ${target.commentId}`;
-      await by.audit("visitor unban", object);
-      return lifted;
+      const lifted = await moderation.unban(target, line(by, "visitor unban", object));
+      return lifted === 0 ? "not_found" : lifted;
     },
 
-    /** Removes every comment and reaction of the visitor who wrote comment `id`. */
+    /**
+     * Removes every comment and reaction of the visitor who wrote comment `id`.
+     * Each kind goes in its own transaction, whose live events go out as it
+     * commits: the reactions first, then the comments with the line, so a line
+     * that fails leaves the comments, which matter more, for another try.
+     */
     async purge(by: OwnerActor, id: number) {
       const visitorId = await comments.authorOf(id);
       if (visitorId === null) return "not_found" as const;
-      const removed = {
-        comments: await comments.removeAllBy(visitorId),
-        reactions: await reactions.removeAllBy(visitorId),
-      };
-      await by.audit("visitor purge", `comment ${id}`);
-      return removed;
+      const reactionsRemoved = await reactions.removeAllBy(visitorId);
+      const audit = line(by, "visitor purge", `comment ${id}`);
+      const commentsRemoved = await comments.removeAllBy(visitorId, audit);
+      if (commentsRemoved === 0) await by.audit("visitor purge", `comment ${id}`);
+      return { comments: commentsRemoved, reactions: reactionsRemoved };
     },
   };
 }
+
+/** The line an action writes in the transaction of its change (an `Alongside`). */
+const line =
+  (by: OwnerActor, action: string, object: string): Alongside =>
+  (trx) =>
+    by.audit(action, object, trx);
 
 export type ModerationActions = ReturnType<typeof moderationActions>;
 

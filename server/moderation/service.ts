@@ -85,9 +85,9 @@ export function createModeration({
      * Marks a comment as spam: hidden from everyone but its writer, and an
      * example of junk the spam filter learns from at once, on every instance.
      */
-    async markSpam(id: number): Promise<MarkSpamOutcome> {
+    async markSpam(id: number, alongside?: Alongside): Promise<MarkSpamOutcome> {
       const comment = await comments.getForOwner(id);
-      const outcome = await comments.markSpam(id);
+      const outcome = await comments.markSpam(id, alongside);
       // What the filter had already stored as spam, the owner confirms: it teaches as much.
       if (outcome === "marked" || (outcome === "already_spam" && !(await spam.taught(id)))) {
         await teach(comment, "spam");
@@ -99,9 +99,9 @@ export function createModeration({
      * Removes a comment whatever its state: a held one disappears for its
      * writer too, a published one from every open page.
      */
-    async rejectComment(id: number): Promise<RejectOutcome> {
+    async rejectComment(id: number, alongside?: Alongside): Promise<RejectOutcome> {
       const comment = await comments.getForOwner(id);
-      if (!(await comments.removeAsOwner(id))) return "not_found";
+      if (!(await comments.removeAsOwner(id, alongside))) return "not_found";
       await teach(comment, "reject");
       return "rejected";
     },
@@ -117,29 +117,35 @@ export function createModeration({
      * and with the scope "address" also every browser at the address the
      * comment came from ("no_address" when the comment is older than bans and
      * names none). Their comments stay; `visitor purge` removes them.
+     * `alongside` writes in the ban's transaction (the owner's audit line).
      */
     async banVisitorOfComment(
       id: number,
       { days, scope }: { days?: number | undefined; scope: BanScope },
+      alongside?: Alongside,
     ): Promise<{ ban: Ban } | "not_found" | "no_address"> {
       const writer = await comments.writerOf(id);
       if (!writer) return "not_found";
       const ipHash = scope === "address" ? writer.ipHash : null;
       if (scope === "address" && ipHash === null) return "no_address";
-      await teach(await comments.getForOwner(id), "ban");
       const now = new Date();
       const expiresAt = days === undefined ? null : new Date(now.getTime() + days * dayMs);
-      const row = await db
-        .insertInto("bans")
-        .values({
-          visitor_id: writer.visitorId,
-          ip_hash: ipHash,
-          comment_id: id,
-          created_at: now.toISOString(),
-          expires_at: expiresAt ? expiresAt.toISOString() : null,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+      const row = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto("bans")
+          .values({
+            visitor_id: writer.visitorId,
+            ip_hash: ipHash,
+            comment_id: id,
+            created_at: now.toISOString(),
+            expires_at: expiresAt ? expiresAt.toISOString() : null,
+          })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await alongside?.(trx);
+        return row;
+      });
+      await teach(await comments.getForOwner(id), "ban");
       return {
         ban: {
           id: row.id,
@@ -153,9 +159,13 @@ export function createModeration({
 
     /**
      * Lifts bans: the one with this id, or every ban in force on the writer
-     * of comment `commentId` (their credential or address). Returns how many.
+     * of comment `commentId` (their credential or address). Returns how many;
+     * `alongside` writes in the same transaction when any was lifted.
      */
-    async unban(target: { banId: number } | { commentId: number }): Promise<number> {
+    async unban(
+      target: { banId: number } | { commentId: number },
+      alongside?: Alongside,
+    ): Promise<number> {
       let ids: number[];
       if ("banId" in target) {
         ids = [target.banId];
@@ -174,14 +184,17 @@ export function createModeration({
         ids = rows.map((row) => row.id);
       }
       if (ids.length === 0) return 0;
-      const lifted = await db
-        .updateTable("bans")
-        .set({ lifted_at: nowIso() })
-        .where("id", "in", ids)
-        .where("lifted_at", "is", null)
-        .returning("id")
-        .execute();
-      return lifted.length;
+      return db.transaction().execute(async (trx) => {
+        const lifted = await trx
+          .updateTable("bans")
+          .set({ lifted_at: nowIso() })
+          .where("id", "in", ids)
+          .where("lifted_at", "is", null)
+          .returning("id")
+          .execute();
+        if (lifted.length > 0) await alongside?.(trx);
+        return lifted.length;
+      });
     },
 
     /**

@@ -48,8 +48,11 @@ export function createEditionsRepository(store: Store) {
      * edition; a changed file under a used name is refused (the sentence
      * saying so is returned), since part of the list may already have the old text.
      */
-    async saveEdition(edition: Edition): Promise<{ id: number; created: boolean } | string> {
-      const existing = await db
+    async saveEdition(
+      edition: Edition,
+      within = db,
+    ): Promise<{ id: number; created: boolean } | string> {
+      const existing = await within
         .selectFrom("editions")
         .select(["id", "subject", "html", "text"])
         .where("slug", "=", edition.slug)
@@ -64,7 +67,7 @@ export function createEditionsRepository(store: Store) {
         }
         return { id: existing.id, created: false };
       }
-      const { id } = await db
+      const { id } = await within
         .insertInto("editions")
         .values({
           slug: edition.slug,
@@ -85,7 +88,7 @@ export function createEditionsRepository(store: Store) {
         ),
       ];
       if (urls.length > 0) {
-        await db
+        await within
           .insertInto("edition_links")
           .values(urls.map((url, position) => ({ edition_id: id, position, url })))
           .onConflict((conflict) => conflict.doNothing())

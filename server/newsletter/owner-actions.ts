@@ -1,4 +1,6 @@
+import type { Transaction } from "kysely";
 import type { OwnerActor } from "../db/owner-actor.ts";
+import type { Database } from "../db/schema.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { toCsv } from "../lib/csv.ts";
 import { newToken } from "../lib/tokens.ts";
@@ -20,11 +22,11 @@ import { type EditionSchedules, scheduleHorizonMs } from "./schedules.ts";
 export function subscriberActions(subscribers: SubscribersRepository, siteUrl: string) {
   return {
     /** Removes the subscriber with this address, in any letter case; false when none has it. */
-    async remove(by: OwnerActor, email: string): Promise<boolean> {
-      if (!(await subscribers.remove(email))) return false;
-      await by.audit("subscriber remove", "1 address");
-      return true;
-    },
+    remove: (by: OwnerActor, email: string): Promise<boolean> =>
+      by.act(
+        (trx) => subscribers.remove(email, trx),
+        (done) => done && ["subscriber remove", "1 address"],
+      ),
 
     /** The confirmed subscribers as CSV (server/lib/csv.ts), each with its unsubscribe link. */
     async exportCsv(by: OwnerActor): Promise<{ csv: string; count: number }> {
@@ -41,7 +43,11 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
       return { csv, count: list.length };
     },
 
-    /** Queues a request to confirm for each imported subscriber still pending; how many. */
+    /**
+     * Queues a request to confirm for each imported subscriber still pending;
+     * how many. A long list is queued in batches, a transaction each, so the
+     * line follows the last.
+     */
     async reconfirm(by: OwnerActor): Promise<number> {
       const queued = await subscribers.reconfirmImported();
       await by.audit("newsletter reconfirm", `${queued} queued`);
@@ -76,7 +82,9 @@ export function editionActions(
 
     /**
      * Queues the edition for every confirmed subscriber who has not had it;
-     * a changed edition under a name sent before is a conflict.
+     * a changed edition under a name sent before is a conflict. The list is
+     * queued page by page, the worker sending from the first, so the line
+     * follows the last page.
      */
     async send(
       by: OwnerActor,
@@ -109,22 +117,26 @@ export function editionActions(
       if (at.getTime() > now + scheduleHorizonMs) {
         return { invalid: "The time is more than a year away." };
       }
-      const stored = await editions.saveEdition(edition);
-      if (typeof stored === "string") return { conflict: stored };
-      if ((await schedules.schedule(stored.id, at)) === "started") {
-        return { conflict: `The edition "${edition.slug}" is being sent now.` };
-      }
       const sendAt = at.toISOString();
-      await by.audit("newsletter schedule", `${edition.slug} at ${sendAt}`);
-      return { sendAt };
+      return by.act(
+        async (trx) => {
+          const stored = await editions.saveEdition(edition, trx);
+          if (typeof stored === "string") return { conflict: stored };
+          if ((await schedules.schedule(stored.id, at, trx)) === "started") {
+            return { conflict: `The edition "${edition.slug}" is being sent now.` };
+          }
+          return { sendAt };
+        },
+        (done) => "sendAt" in done && ["newsletter schedule", `${edition.slug} at ${sendAt}`],
+      );
     },
 
     /** Cancels the schedule of the edition `slug` if it has not started. */
-    async cancel(by: OwnerActor, slug: string): Promise<"cancelled" | "started" | "not_found"> {
-      const done = await schedules.cancel(slug);
-      if (done === "cancelled") await by.audit("newsletter cancel", slug);
-      return done;
-    },
+    cancel: (by: OwnerActor, slug: string): Promise<"cancelled" | "started" | "not_found"> =>
+      by.act(
+        (trx) => schedules.cancel(slug, trx),
+        (done) => done === "cancelled" && ["newsletter cancel", slug],
+      ),
   };
 }
 
@@ -134,16 +146,17 @@ export function editionActions(
  */
 export function suppressionActions(
   suppressions: Suppressions,
-  resumeReplies?: (email: string) => Promise<boolean>,
+  resumeReplies?: (email: string, within: Transaction<Database>) => Promise<boolean>,
 ) {
   return {
     /** Lets mail go to `email` again; false when it was neither suppressed nor stopped. */
-    async lift(by: OwnerActor, email: string): Promise<boolean> {
-      const lifted = await suppressions.lift(email);
-      const resumed = (await resumeReplies?.(email)) ?? false;
-      if (!lifted && !resumed) return false;
-      await by.audit("suppression lift", "1 address");
-      return true;
-    },
+    lift: (by: OwnerActor, email: string): Promise<boolean> =>
+      by.act(
+        async (trx) => {
+          const lifted = await suppressions.lift(email, trx);
+          return ((await resumeReplies?.(email, trx)) ?? false) || lifted;
+        },
+        (done) => done && ["suppression lift", "1 address"],
+      ),
   };
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ExpressionBuilder, sql } from "kysely";
+import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
@@ -38,9 +39,9 @@ export function createEditionSchedules(store: Store) {
      * Sends edition `editionId` at `at`: a new schedule, or a new time for
      * one not started. "started" when it is being queued now.
      */
-    async schedule(editionId: number, at: Date): Promise<"scheduled" | "started"> {
+    async schedule(editionId: number, at: Date, within = db): Promise<"scheduled" | "started"> {
       const values = { send_at: at.toISOString(), created_at: nowIso() };
-      const result = await db
+      const result = await within
         .insertInto("edition_schedules")
         .values({ edition_id: editionId, ...values })
         .onConflict((conflict) =>
@@ -64,8 +65,8 @@ export function createEditionSchedules(store: Store) {
      * edition that went to nobody is forgotten with it, so its file may be
      * changed and scheduled again.
      */
-    async cancel(slug: string): Promise<"cancelled" | "started" | "not_found"> {
-      return db.transaction().execute(async (trx) => {
+    async cancel(slug: string, within = db): Promise<"cancelled" | "started" | "not_found"> {
+      return transact(within, async (trx) => {
         const row = await trx
           .selectFrom("edition_schedules")
           .innerJoin("editions", "editions.id", "edition_schedules.edition_id")

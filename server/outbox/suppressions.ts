@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Suppression } from "../../contract/console.ts";
+import { transact } from "../db/owner-actor.ts";
 import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
@@ -130,7 +131,7 @@ export function createSuppressions(
     },
 
     /** Lets mail go to `email` again, its soft bounces forgotten; false when it was not suppressed. */
-    lift: (email: string) => db.transaction().execute((trx) => forgetSuppression(trx, email)),
+    lift: (email: string, within = db) => transact(within, (trx) => forgetSuppression(trx, email)),
   };
 }
 

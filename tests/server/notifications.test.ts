@@ -10,7 +10,7 @@ import { dom } from "./support/html.ts";
 import { linksOf, owner } from "./support/notifications.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql } from "./support/sql.ts";
+import { refuseAuditLines, runSql } from "./support/sql.ts";
 import {
   backends,
   capturedLogs,
@@ -380,18 +380,7 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
       if (!link) throw new Error(`no ${action} link`);
       return pressButton(t, link.path, link.token);
     };
-    // The database itself refuses every new line of the audit trail.
-    const [refuse, allow] =
-      backend === "sqlite"
-        ? [
-            "create trigger no_audit before insert on owner_audit begin select raise(abort, 'no audit'); end",
-            "drop trigger no_audit",
-          ]
-        : [
-            "alter table owner_audit add constraint no_audit check (false) not valid",
-            "alter table owner_audit drop constraint no_audit",
-          ];
-    await runSql(t, refuse);
+    const allow = await refuseAuditLines(t);
     try {
       for (const action of ["delete", "approve"]) {
         const failed = await press(action);
@@ -399,7 +388,7 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
         expect(dom(failed.body).querySelector("h1")?.textContent).toBe("Nothing was changed");
       }
     } finally {
-      await runSql(t, allow);
+      await allow();
     }
     const status = await runSql(t, "select status from science_comments where id = ?", [id]);
     expect(status).toEqual([{ status: "pending" }]);

@@ -8,8 +8,8 @@ import { whoAmIResponseSchema } from "../../contract/console.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
-import { runSql } from "./support/sql.ts";
-import { siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { refuseAuditLines, runSql } from "./support/sql.ts";
+import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * Each of the owner's actions is one function, whether the console or the
@@ -30,6 +30,56 @@ type SharedAction = {
   console(owner: Owner, subject: string): Promise<{ statusCode: number }>;
   cli(subject: string): string[];
 };
+
+/** Things for an action to act on, each made anew by a new visitor from a new address. */
+function subjects(app: () => TestApp, next: () => number) {
+  /** A comment waiting for approval (MODERATION=all). */
+  const heldComment = async () => {
+    const sent = next();
+    const posted = await app()
+      .visitor({ ip: `10.8.0.${sent}` })
+      .comment("soap", "Does soap work in cold water?", "Mira");
+    const id = String(commentResponseSchema.parse(JSON.parse(posted.body)).comment.id);
+    return { subject: id, object: id };
+  };
+  const enquiry = async () => {
+    const sent = next();
+    const email = `audited${sent}@example.org`;
+    const posted = await app()
+      .visitor({ ip: `10.9.0.${sent}` })
+      .post("/api/enquiries", {
+        name: `Client ${sent}`,
+        email,
+        service: "vba-tools",
+        message: `We need an Excel tool that merges our test bench's CSV files (${sent}).`,
+      });
+    expect(posted.statusCode).toBe(201);
+    const [row] = await runSql(app(), "select id from enquiries where email = ?", [email]);
+    return { subject: String(row?.id), object: `enquiry ${row?.id}` };
+  };
+
+  /** A call booked at the next free time. */
+  const bookedCall = async () => {
+    const sent = next();
+    const reader = app().visitor({ ip: `10.10.0.${sent}` });
+    const { starts } = slotsResponseSchema.parse(
+      JSON.parse((await reader.get("/api/bookings/slots")).body),
+    );
+    const email = `caller${sent}@example.org`;
+    const posted = await reader.post("/api/bookings", {
+      start: starts[0],
+      name: `Caller ${sent}`,
+      email,
+      service: "vba-tools",
+      note: "Our test bench writes a CSV a minute; could a macro gather them?",
+      zone: "Europe/Berlin",
+    });
+    expect(posted.statusCode, posted.body).toBe(201);
+    const [row] = await runSql(app(), "select id from bookings where email = ?", [email]);
+    return { subject: String(row?.id), object: `booking ${row?.id}` };
+  };
+  return { heldComment, enquiry, bookedCall };
+}
 
 describe("the audit trail of the owner's actions, from the console and from the command line", () => {
   let t: TestApp;
@@ -57,49 +107,10 @@ describe("the audit trail of the owner's actions, from the console and from the 
   const count = async (statement: string) =>
     Number((await runSql(t, statement))[0]?.n ?? Number.NaN);
 
-  /** A comment waiting for approval (MODERATION=all), by a new visitor from a new address. */
-  const heldComment = async () => {
-    sent += 1;
-    const posted = await t
-      .visitor({ ip: `10.8.0.${sent}` })
-      .comment("soap", "Does soap work in cold water?", "Mira");
-    const id = String(commentResponseSchema.parse(JSON.parse(posted.body)).comment.id);
-    return { subject: id, object: id };
-  };
-  const enquiry = async () => {
-    sent += 1;
-    const email = `audited${sent}@example.org`;
-    const posted = await t.visitor({ ip: `10.9.0.${sent}` }).post("/api/enquiries", {
-      name: `Client ${sent}`,
-      email,
-      service: "vba-tools",
-      message: `We need an Excel tool that merges our test bench's CSV files (${sent}).`,
-    });
-    expect(posted.statusCode).toBe(201);
-    const [row] = await runSql(t, "select id from enquiries where email = ?", [email]);
-    return { subject: String(row?.id), object: `enquiry ${row?.id}` };
-  };
-
-  /** A call booked by a new reader from a new address, at the next free time. */
-  const bookedCall = async () => {
-    sent += 1;
-    const reader = t.visitor({ ip: `10.10.0.${sent}` });
-    const { starts } = slotsResponseSchema.parse(
-      JSON.parse((await reader.get("/api/bookings/slots")).body),
-    );
-    const email = `caller${sent}@example.org`;
-    const posted = await reader.post("/api/bookings", {
-      start: starts[0],
-      name: `Caller ${sent}`,
-      email,
-      service: "vba-tools",
-      note: "Our test bench writes a CSV a minute; could a macro gather them?",
-      zone: "Europe/Berlin",
-    });
-    expect(posted.statusCode, posted.body).toBe(201);
-    const [row] = await runSql(t, "select id from bookings where email = ?", [email]);
-    return { subject: String(row?.id), object: `booking ${row?.id}` };
-  };
+  const { heldComment, enquiry, bookedCall } = subjects(
+    () => t,
+    () => (sent += 1),
+  );
 
   const actions: SharedAction[] = [
     {
@@ -381,6 +392,273 @@ describe("the audit trail of the owner's actions, from the console and from the 
       expect((await trail()).slice(before)).toEqual([
         { session_id: null, action, object: fromCli.object },
       ]);
+    },
+  );
+});
+
+/** One action whose change is the database's, as the console asks for it. */
+type Refusable = {
+  action: string;
+  /** Something to act on, made anew for each try. */
+  prepare(): Promise<string>;
+  console(owner: Owner, subject: string): Promise<{ statusCode: number; body: string }>;
+  /** What the action changes, read before and after. */
+  state(subject: string): Promise<unknown>;
+};
+
+/*
+ * An action and its line of the audit trail commit together, or neither
+ * does (docs/architecture.md, "Owner actions"): while the database refuses
+ * every new line, each action fails with the console's error and changes
+ * nothing, mail included; once it takes lines again, the same request works.
+ */
+describe.each(backends)("an owner action whose audit line fails, on %s", (backend) => {
+  let t: TestApp;
+  let owner: Owner;
+  let sent = 0;
+  const { heldComment, enquiry, bookedCall } = subjects(
+    () => t,
+    () => (sent += 1),
+  );
+  const rows = (statement: string, params: (string | number)[] = []) =>
+    runSql(t, statement, params);
+  const ok = async (response: Promise<{ statusCode: number; body: string }>) =>
+    expect((await response).statusCode, (await response).body).toBeLessThan(300);
+  const held = async () => (await heldComment()).subject;
+
+  beforeAll(async () => {
+    const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-actions-"));
+    writeFileSync(path.join(editionsDir, `${slug}.md`), "---\nsubject: Kept\n---\nOne line.\n");
+    t = await startTestApp(backend, {
+      env: { EDITIONS_DIR: editionsDir, MODERATION: "all", COMMENT_MIN_SECONDS: "0" },
+    });
+    owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const comment = (action: string, ask: Refusable["console"]): Refusable => ({
+    action,
+    prepare: held,
+    console: ask,
+    state: (id) => rows("select status, content from science_comments where id = ?", [id]),
+  });
+  const settings = () => rows("select availability, feed_token_hash from booking_settings");
+  const blocked = (host: string) =>
+    rows("select target from fediverse_blocks where target = ?", [host]);
+  const schedules = () => rows("select edition_id, send_at from edition_schedules");
+
+  const actions: Refusable[] = [
+    {
+      action: "booking cancel",
+      prepare: async () => (await bookedCall()).subject,
+      console: (o, id) => o.post(`/api/admin/bookings/${id}/cancel`, { message: "Sorry." }),
+      state: (id) =>
+        rows(
+          `select status, (select count(*) from outbox where kind = 'booking_cancellation') as mails
+            from bookings where id = ?`,
+          [id],
+        ),
+    },
+    {
+      action: "booking delete",
+      async prepare() {
+        const { subject } = await bookedCall();
+        await ok(owner.post(`/api/admin/bookings/${subject}/cancel`, { message: "" }));
+        return subject;
+      },
+      console: (o, id) => o.delete(`/api/admin/bookings/${id}`),
+      state: (id) => rows("select status from bookings where id = ?", [id]),
+    },
+    {
+      action: "bookings availability",
+      prepare: async () => String(sent++),
+      console: (o, n) =>
+        o.request("PUT", "/api/admin/bookings/availability", {
+          ...defaultAvailability,
+          bufferMinutes: 10 + Number(n),
+        }),
+      state: settings,
+    },
+    {
+      action: "bookings feed new",
+      prepare: async () => "",
+      console: (o) => o.post("/api/admin/bookings/feed"),
+      state: settings,
+    },
+    {
+      action: "bookings feed revoke",
+      async prepare() {
+        await ok(owner.post("/api/admin/bookings/feed"));
+        return "";
+      },
+      console: (o) => o.delete("/api/admin/bookings/feed"),
+      state: settings,
+    },
+    {
+      action: "enquiry closed",
+      prepare: async () => (await enquiry()).subject,
+      console: (o, id) => o.patch(`/api/admin/enquiries/${id}`, { status: "closed" }),
+      state: (id) => rows("select status, kept from enquiries where id = ?", [id]),
+    },
+    {
+      action: "enquiry answer",
+      prepare: async () => (await enquiry()).subject,
+      console: (o, id) => o.post(`/api/admin/enquiries/${id}/answers`, { body: "Yes, gladly." }),
+      state: (id) =>
+        rows(
+          `select status, (select count(*) from enquiry_answers where enquiry_id = ?) as answers,
+            (select count(*) from outbox where kind = 'enquiry_answer') as mails
+            from enquiries where id = ?`,
+          [id, id],
+        ),
+    },
+    {
+      action: "enquiry delete",
+      prepare: async () => (await enquiry()).subject,
+      console: (o, id) => o.delete(`/api/admin/enquiries/${id}`),
+      state: (id) => rows("select status from enquiries where id = ?", [id]),
+    },
+    comment("comment approve", (o, id) => o.post(`/api/admin/comments/${id}/approve`)),
+    comment("comment reject", (o, id) => o.post(`/api/admin/comments/${id}/reject`)),
+    comment("comment spam", (o, id) => o.post(`/api/admin/comments/${id}/spam`)),
+    comment("comment delete", (o, id) => o.delete(`/api/admin/comments/${id}`)),
+    comment("comment edit", (o, id) =>
+      o.patch(`/api/admin/comments/${id}`, { content: "Soap works in cold water too." }),
+    ),
+    {
+      action: "visitor ban",
+      prepare: held,
+      console: (o, id) => o.post(`/api/admin/comments/${id}/ban`, { days: 3 }),
+      state: (id) => rows("select id from bans where comment_id = ?", [id]),
+    },
+    {
+      action: "visitor unban",
+      async prepare() {
+        const id = await held();
+        await ok(owner.post(`/api/admin/comments/${id}/ban`, {}));
+        const [ban] = await rows("select id from bans where comment_id = ?", [id]);
+        return String(ban?.id);
+      },
+      console: (o, ban) => o.delete(`/api/admin/bans/${ban}`),
+      state: (ban) => rows("select lifted_at from bans where id = ?", [ban]),
+    },
+    {
+      action: "subscriber remove",
+      async prepare() {
+        const email = `leaving${sent++}@example.com`;
+        await confirmedSubscriber(t, email);
+        return email;
+      },
+      console: (o, email) => o.post("/api/admin/subscribers/remove", { email }),
+      state: (email) => rows("select status from subscribers where email = ?", [email]),
+    },
+    {
+      action: "suppression lift",
+      async prepare() {
+        const email = `refused${sent++}@example.com`;
+        await rows(
+          "insert into suppressions (email, reason, source, created_at) values (?, 'hard_bounce', 'smtp', ?)",
+          [email, new Date().toISOString()],
+        );
+        return email;
+      },
+      console: (o, email) => o.post("/api/admin/suppressions/lift", { email }),
+      state: (email) => rows("select reason from suppressions where email = ?", [email]),
+    },
+    {
+      action: "newsletter schedule",
+      prepare: async () => new Date(Date.now() + (3600 + sent++) * 1000).toISOString(),
+      console: (o, at) => o.post(`/api/admin/editions/${slug}/schedule`, { at }),
+      state: schedules,
+    },
+    {
+      action: "newsletter cancel",
+      async prepare() {
+        const at = new Date(Date.now() + 7200_000).toISOString();
+        await ok(owner.post(`/api/admin/editions/${slug}/schedule`, { at }));
+        return slug;
+      },
+      console: (o) => o.delete(`/api/admin/editions/${slug}/schedule`),
+      state: schedules,
+    },
+    {
+      action: "session revoke",
+      async prepare() {
+        const other = new Owner(t);
+        expect((await other.signIn()).statusCode).toBe(200);
+        return sessionOf(await other.get("/api/admin/session"));
+      },
+      console: (o, id) => o.delete(`/api/admin/sessions/${id}`),
+      state: (id) => rows("select revoked_at from owner_sessions where id = ?", [id]),
+    },
+    {
+      action: "question delete",
+      async prepare() {
+        await rows("insert into assistant_questions (question, known, asked_at) values (?, 1, ?)", [
+          `Do you write VBA for Outlook too (${sent++})?`,
+          new Date().toISOString(),
+        ]);
+        const [row] = await rows("select max(id) as id from assistant_questions");
+        return String(row?.id);
+      },
+      console: (o, id) => o.delete(`/api/admin/questions/${id}`),
+      state: (id) => rows("select question from assistant_questions where id = ?", [id]),
+    },
+    {
+      action: "passkey remove",
+      async prepare() {
+        const id = `key${sent++}`;
+        await rows(
+          "insert into owner_passkeys (id, name, public_key, counter, transports, created_at) values (?, 'Laptop', 'AAAA', 0, '[]', ?)",
+          [id, new Date().toISOString()],
+        );
+        return id;
+      },
+      console: (o, id) => o.delete(`/api/admin/passkeys/${id}`),
+      state: (id) => rows("select name from owner_passkeys where id = ?", [id]),
+    },
+    {
+      action: "fediverse block",
+      prepare: async () => `noisy${sent++}.example.net`,
+      console: (o, host) => o.post("/api/admin/fediverse/block", { target: host }),
+      state: blocked,
+    },
+    {
+      action: "fediverse unblock",
+      async prepare() {
+        const host = `forgiven${sent++}.example.net`;
+        await ok(owner.post("/api/admin/fediverse/block", { target: host }));
+        return host;
+      },
+      console: (o, host) => o.post("/api/admin/fediverse/unblock", { target: host }),
+      state: blocked,
+    },
+  ];
+
+  it.each(actions.map((a) => [a.action, a] as const))(
+    "%s: an error and no change while the line fails, then done with its line",
+    async (action, refusable) => {
+      const subject = await refusable.prepare();
+      const before = await refusable.state(subject);
+      const lines = (await rows("select id from owner_audit")).length;
+      const allow = await refuseAuditLines(t);
+      try {
+        const failed = await refusable.console(owner, subject);
+        expect(failed.statusCode).toBe(500);
+        expect(JSON.parse(failed.body)).toEqual({
+          error: { code: "internal_error", message: "Something went wrong on our side." },
+        });
+      } finally {
+        await allow();
+      }
+      expect(await refusable.state(subject)).toEqual(before);
+      await ok(refusable.console(owner, subject));
+      expect(await refusable.state(subject)).not.toEqual(before);
+      const trail = await rows("select action from owner_audit order by id");
+      expect(trail.slice(lines)).toEqual([{ action }]);
     },
   );
 });

@@ -138,12 +138,12 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       // The same text rules as every comment and edit (docs/decisions/016-owner-voice.md).
       const refusal = defences.judgeEdit(request.body.content);
       if (refusal) throw new ApiError(refusal.status, refusal.code, refusal.message);
-      const comment = await engagement.comments.updateAsOwner({
-        id: request.params.id,
-        content: request.body.content,
-      });
+      const { id } = request.params;
+      const comment = await engagement.comments.updateAsOwner(
+        { id, content: request.body.content },
+        (trx) => actor(request).audit("comment edit", String(id), trx),
+      );
       if (comment === "not_found") throw notFound("There is no such comment.");
-      await actor(request).audit("comment edit", String(request.params.id));
       return { comment };
     },
   );

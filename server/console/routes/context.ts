@@ -161,9 +161,6 @@ export function consoleContext(options: ConsoleDeps & { prefix?: string }): Cons
     },
     setSessionCookie: (reply, token) =>
       setOwnerCookie(reply, token, { siteUrl, name: deps.config.owner.name }),
-    actor: (request) => ({
-      audit: (action, object, within) =>
-        deps.owner.audit(request.ownerSession?.id ?? null, action, object, within),
-    }),
+    actor: (request) => deps.owner.actor(request.ownerSession?.id ?? null),
   };
 }

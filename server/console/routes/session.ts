@@ -36,8 +36,10 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
 
   app.post("/sign-out", route("End the current session", noContent), async (request, reply) => {
     const { id } = sessionOf(request);
-    await owner.revoke({ id });
-    await actor(request).audit("sign-out");
+    await actor(request).act(
+      (trx) => owner.revoke({ id }, trx),
+      () => ["sign-out"],
+    );
     clearOwnerCookie(reply, config.siteUrl);
   });
 
@@ -118,14 +120,20 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       if ((await owner.storedPasskeys()).some((p) => p.id === credential.id)) {
         throw new ApiError(409, "conflict", "This passkey is registered already.");
       }
-      await owner.addPasskey({
-        id: credential.id,
-        publicKey: credential.publicKey,
-        counter: credential.counter,
-        transports: credential.transports ?? [],
-        name: request.body.name,
-      });
-      await actor(request).audit("passkey register", request.body.name);
+      await actor(request).act(
+        (trx) =>
+          owner.addPasskey(
+            {
+              id: credential.id,
+              publicKey: credential.publicKey,
+              counter: credential.counter,
+              transports: credential.transports ?? [],
+              name: request.body.name,
+            },
+            trx,
+          ),
+        () => ["passkey register", request.body.name],
+      );
       const passkey = (await owner.listPasskeys()).find((p) => p.id === credential.id);
       if (!passkey) throw refused();
       return reply.code(201).send({ passkey });
@@ -138,8 +146,12 @@ export const sessionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       params: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/) }),
     }),
     async (request) => {
-      if (!(await owner.removePasskey(request.params.id))) throw notFound("No such passkey.");
-      await actor(request).audit("passkey remove", request.params.id);
+      const { id } = request.params;
+      const removed = await actor(request).act(
+        (trx) => owner.removePasskey(id, trx),
+        (done) => done && ["passkey remove", id],
+      );
+      if (!removed) throw notFound("No such passkey.");
     },
   );
 };
