@@ -239,6 +239,24 @@ describe.each(backends)("the spam filter on %s", (backend) => {
       [comment.id],
     );
     expect(rows).toEqual([{ outcome: "spam", reason: "score" }]);
+
+    // After a restart (a second instance that has screened nothing yet), the
+    // console still gives the classifier's lines, read from the model.
+    const restarted = await startTestApp(backend, {
+      dataDir: t.dataDir,
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}),
+    });
+    try {
+      const owner = new Owner(restarted);
+      await owner.signIn();
+      const listed = json(await owner.get("/api/admin/comments"), consoleCommentsResponseSchema);
+      const why = listed.comments.find((c) => c.id === comment.id)?.why;
+      expect(why).toMatch(
+        /^The classifier scored it 1\.00 \(held from 0\.\d+, spam from 0\.\d+\)$/,
+      );
+    } finally {
+      await restarted.close();
+    }
   });
 
   it("refuses blocked words spelled out and run into the next word", async () => {

@@ -232,6 +232,8 @@ export function createSpamFilter({
       const content = shownText(source);
       switch (screening.reason) {
         case "score":
+          // The model is read on first use: a restarted server explains before it screens.
+          await ready();
           return `The classifier scored it ${screening.score?.toFixed(2)} (held from ${base?.thresholds.hold ?? "?"}, spam from ${base?.thresholds.spam ?? "?"})`;
         case "learned": {
           await ready();
