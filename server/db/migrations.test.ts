@@ -170,6 +170,16 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "036-fediverse-queue-failures.ts",
     "d0c1ee674073da1bb956b5374e1f158711ca18c502042f0af68c74ef35ebf83c",
   ],
+  [
+    "037_reply_stops",
+    "037-reply-stops.ts",
+    "b6093352b1b5edbaeb8ed61719a2e8124f5146642c9ffd0d68476a1d9ffdaa0f",
+  ],
+  [
+    "038_fediverse_given_up",
+    "038-fediverse-given-up.ts",
+    "e0be7bd4c4d8f25777d81b7fd7e248d2a140239566492553d6ec8fc2aff592db",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
