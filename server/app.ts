@@ -152,7 +152,7 @@ export async function buildApp({
   });
   const { store, bus, cookieSecret, engagement, reads, moderation, defences, spam } = services;
   const { enquiries, bookings, fediverse, owner, newsletter, mailOut, replyWatches } = services;
-  const { listHealth, ownerConsole, readers, assistant, auditDeleted } = services;
+  const { listHealth, ownerConsole, readers, assistant } = services;
   app.decorate("readers", readers);
   app.decorate("wakeOutbox", mailOut.wake);
   // The pages the beacon may count: the built site's, not the console's or the 404 page.
@@ -268,7 +268,7 @@ export async function buildApp({
     await app.register(enquiryPages, {
       enquiries,
       siteUrl: config.siteUrl,
-      onDeletedBySender: auditDeleted("enquiry deleted by its sender"),
+      trail: ownerConsole.actor(null),
       attribute: readers.attribute,
     });
     await bookingPages(app, {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
+import type { Transaction } from "kysely";
 import type { loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { assistantIndexFile } from "./assistant/retrieval.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
@@ -10,6 +11,7 @@ import { createReplyWatches, replyStopKey } from "./comments/reply-watches.ts";
 import type { Config } from "./config.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
+import type { Database } from "./db/schema.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
 import { createEngagement } from "./engagement/index.ts";
@@ -268,12 +270,13 @@ export async function startServices({
     moderation: config.MODERATION,
   });
   const ownerConsole = createOwnerRepository(store, clock);
-  // A notification mail's links act as the owner, audited with no console session.
-  const byMailedLink = ownerConsole.actor(null);
+  // A notification mail's links act as the owner, and the hourly retention deletes, audited
+  // with no console session.
+  const unsigned = ownerConsole.actor(null);
   const ownerActions = moderationActions(moderation, engagement);
   const owner = notifications.attach(store, {
-    approve: async (id) => (await ownerActions.approve(byMailedLink, id)) === "approved",
-    delete: async (id) => (await ownerActions.remove(byMailedLink, id)) === "deleted",
+    approve: async (id) => (await ownerActions.approve(unsigned, id)) === "approved",
+    delete: async (id) => (await ownerActions.remove(unsigned, id)) === "deleted",
   });
   const newsletter = createNewsletter(store, config, cookieSecret);
   const verpKey = verpKeyOf(cookieSecret);
@@ -334,21 +337,23 @@ export async function startServices({
     ...readerOptions,
   });
   const counting = readers.start(log);
-  const auditDeleted = (action: string) => (count: number) =>
-    ownerConsole.audit(null, action, `${count} deleted`);
-  /** Deletes, every hour, what `prune` finds past its retention period; the trail says how many. */
-  const retain = (what: string, prune: () => Promise<number>) =>
-    startHourlyRetention(prune, {
-      log,
-      failure: `old ${what} could not be deleted`,
-      removed: auditDeleted(`${what} retention`),
-    });
-  const retention = retain("enquiries", () => enquiries.repository.prune(enquiries.retentionDays));
-  const bookingRetention = retain("bookings", () =>
-    bookings.repository.prune(bookings.retentionDays),
+  /**
+   * Deletes, every hour, what `prune` finds past its retention period; the
+   * trail says how many in the same transaction, and nothing when none went.
+   */
+  const retain = (what: string, prune: (trx: Transaction<Database>) => Promise<number>) =>
+    startHourlyRetention(
+      () => unsigned.act(prune, (count) => count > 0 && [`${what} retention`, `${count} deleted`]),
+      { log, failure: `old ${what} could not be deleted` },
+    );
+  const retention = retain("enquiries", (trx) =>
+    enquiries.repository.prune(enquiries.retentionDays, trx),
   );
-  const givenUpRetention = retain("Fediverse given-up records", () =>
-    fediverse.repository.pruneGivenUp(),
+  const bookingRetention = retain("bookings", (trx) =>
+    bookings.repository.prune(bookings.retentionDays, trx),
+  );
+  const givenUpRetention = retain("Fediverse given-up records", (trx) =>
+    fediverse.repository.pruneGivenUp(undefined, trx),
   );
   // The site's own assistant: its index is read at the first question.
   const assistant = createAssistant({
@@ -371,8 +376,8 @@ export async function startServices({
     attribute: readers.attribute,
     clock,
   });
-  const questionRetention = retain("questions", () =>
-    assistant.repository.prune(assistant.retentionDays),
+  const questionRetention = retain("questions", (trx) =>
+    assistant.repository.prune(assistant.retentionDays, trx),
   );
   const close = async () => {
     retention.stop();
@@ -408,7 +413,6 @@ export async function startServices({
     ownerConsole,
     readers,
     assistant,
-    auditDeleted,
     close,
   };
 }

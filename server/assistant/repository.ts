@@ -118,10 +118,10 @@ export function createQuestionsRepository(store: Store, clock: () => Date = () =
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** Deletes the questions asked more than `days` days ago; how many. */
-    async prune(days: number): Promise<number> {
+    /** Deletes the questions asked more than `days` days ago, in `within`; how many. */
+    async prune(days: number, within: Store["db"] = db): Promise<number> {
       const before = new Date(clock().getTime() - days * dayMs).toISOString();
-      const result = await db
+      const result = await within
         .deleteFrom("assistant_questions")
         .where("asked_at", "<", before)
         .executeTakeFirst();

@@ -391,15 +391,21 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     delete: async (id: number, within?: Db): Promise<boolean> =>
       (await deleteWhere([id], false, within)) > 0,
 
-    /** Retention: bookings whose call ended more than `days` ago go, with their mails. */
-    async prune(days: number): Promise<number> {
+    /** Retention: bookings whose call ended more than `days` ago go, with their mails, in `within`. */
+    async prune(days: number, within: Db = db): Promise<number> {
       const cutoff = new Date(clock().getTime() - days * dayMs).toISOString();
-      const rows = await db
+      const rows = await within
         .selectFrom("bookings")
         .select("id")
         .where("ends_at", "<", cutoff)
         .execute();
-      return rows.length === 0 ? 0 : deleteWhere(rows.map((row) => row.id));
+      return rows.length === 0
+        ? 0
+        : deleteWhere(
+            rows.map((row) => row.id),
+            false,
+            within,
+          );
     },
   };
   return repository;

@@ -77,10 +77,11 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
     /**
      * The sender's deletion link: every enquiry from the address the link was
      * mailed to goes, with its answers and mails. The number deleted; null
-     * when the token is not known (already used, or never issued).
+     * when the token is not known (already used, or never issued). In
+     * `within`, or a transaction of its own.
      */
-    async deleteBySender(token: string): Promise<number | null> {
-      return db.transaction().execute(async (trx) => {
+    async deleteBySender(token: string, within: Db = db): Promise<number | null> {
+      return transact(within, async (trx) => {
         const row = await trx
           .selectFrom("enquiries")
           .select("email")
@@ -111,28 +112,28 @@ export function createEnquiryErasure(store: Store, clock: () => Date = () => new
 
     /**
      * Retention: enquiries older than `days` that the owner did not keep are
-     * deleted; acknowledgement times older than the hour are forgotten.
+     * deleted; acknowledgement times older than the hour are forgotten. In
+     * `within`, or a transaction of its own.
      */
-    async prune(days: number): Promise<number> {
+    async prune(days: number, within: Db = db): Promise<number> {
       const now = clock().getTime();
       const cutoff = new Date(now - days * dayMs).toISOString();
-      const removed = await db.transaction().execute(async (trx) => {
+      return transact(within, async (trx) => {
         const ids = await trx
           .selectFrom("enquiries")
           .select("id")
           .where("created_at", "<", cutoff)
           .where("kept", "=", 0)
           .execute();
+        await trx
+          .deleteFrom("enquiry_acknowledgements")
+          .where("sent_at", "<=", new Date(now - acknowledgementIntervalMs).toISOString())
+          .execute();
         return deleteWhere(
           trx,
           ids.map((row) => row.id),
         );
       });
-      await db
-        .deleteFrom("enquiry_acknowledgements")
-        .where("sent_at", "<=", new Date(now - acknowledgementIntervalMs).toISOString())
-        .execute();
-      return removed;
     },
   };
 }

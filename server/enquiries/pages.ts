@@ -3,6 +3,7 @@ import { enquiryRequestSchema, type ValidEnquiry } from "../../contract/enquirie
 import { isServiceChoice } from "../../contract/enquiry-choices.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import { storeFailureOf } from "../db/errors.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import {
   acceptForms,
   errorPages,
@@ -77,10 +78,11 @@ ${paragraph("To change something, go back with your browser's Back button. Nothi
 export const enquiryPages: FastifyPluginAsync<{
   enquiries: Enquiries;
   siteUrl: string;
-  onDeletedBySender: (count: number) => Promise<void>;
+  /** Writes a sender's deletion in the audit trail, in its transaction. */
+  trail: OwnerActor;
   /** Attributes the enquiry to the reader's visit (server/readers/): the composition root plugs it in. */
   attribute: (request: FastifyRequest, kind: "enquiry") => Promise<void>;
-}> = async (app, { enquiries, siteUrl, onDeletedBySender, attribute }) => {
+}> = async (app, { enquiries, siteUrl, trail, attribute }) => {
   const siteOrigin = new URL(siteUrl).origin;
 
   acceptForms(app);
@@ -182,9 +184,13 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
     }
     const form = formFields(request);
     const token = form.get("token") ?? "";
-    const deleted = isToken(token) ? await enquiries.repository.deleteBySender(token) : null;
+    const deleted = isToken(token)
+      ? await trail.act(
+          (trx) => enquiries.repository.deleteBySender(token, trx),
+          (count) => count !== null && ["enquiry deleted by its sender", `${count} deleted`],
+        )
+      : null;
     if (deleted === null) return send(reply, 404, unknownLink);
-    await onDeletedBySender(deleted);
     return send(
       reply,
       200,

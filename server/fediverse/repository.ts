@@ -249,10 +249,10 @@ export function createFediverseRepository(store: Store) {
       return rows.map(({ given_up_at, ...row }) => ({ ...row, at: toIso(given_up_at) }));
     },
 
-    /** Deletes the records of messages given up more than `givenUpKeptDays` ago; how many went. */
-    async pruneGivenUp(now = new Date()): Promise<number> {
+    /** Deletes the records of messages given up more than `givenUpKeptDays` ago, in `within`; how many went. */
+    async pruneGivenUp(now = new Date(), within = db): Promise<number> {
       const before = new Date(now.getTime() - givenUpKeptDays * dayMs).toISOString();
-      const result = await db
+      const result = await within
         .deleteFrom("fediverse_given_up")
         .where("given_up_at", "<", before)
         .executeTakeFirst();

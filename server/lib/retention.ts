@@ -1,25 +1,20 @@
 /**
- * Retention that runs by itself: `prune` now and every hour after, each
- * run's count of deleted rows handed to `removed` (for the audit trail) when
- * there were any, a failure logged as `failure` and tried again next hour.
- * Enquiries, bookings and the assistant's questions each keep theirs so.
+ * Retention that runs by itself: `prune` now and every hour after (it deletes
+ * and writes its line of the audit trail in one transaction), a failure
+ * logged as `failure` and tried again next hour. Enquiries, bookings, the
+ * Fediverse's given-up records and the assistant's questions keep theirs so.
  */
 export function startHourlyRetention(
-  prune: () => Promise<number>,
+  prune: () => Promise<unknown>,
   {
     log,
     failure,
-    removed,
   }: {
     log: { warn(object: unknown, message: string): void };
     failure: string;
-    removed: (count: number) => Promise<void>;
   },
 ): { stop(): void } {
-  const run = () =>
-    prune()
-      .then((count) => (count > 0 ? removed(count) : undefined))
-      .catch((error) => log.warn({ err: error }, failure));
+  const run = () => prune().catch((error) => log.warn({ err: error }, failure));
   void run();
   const timer = setInterval(run, 60 * 60 * 1000);
   timer.unref();

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -5,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
 import { whoAmIResponseSchema } from "../../contract/console.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { refuseAuditLines, runSql } from "./support/sql.ts";
-import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, capturedLogs, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * Each of the owner's actions is one function, whether the console or the
@@ -19,6 +21,7 @@ import { backends, siteUrl, startTestApp, type TestApp } from "./support/test-ap
  */
 
 const slug = "2026-09-audited";
+const dayMs = 24 * 60 * 60 * 1000;
 const sessionOf = (response: { body: string }) =>
   whoAmIResponseSchema.parse(JSON.parse(response.body)).session.id;
 
@@ -411,6 +414,8 @@ type Refusable = {
  * does (docs/architecture.md, "Owner actions"): while the database refuses
  * every new line, each action fails with the console's error and changes
  * nothing, mail included; once it takes lines again, the same request works.
+ * So do the deletions the site makes by itself: the hourly retention and a
+ * sender's deletion link.
  */
 describe.each(backends)("an owner action whose audit line fails, on %s", (backend) => {
   let t: TestApp;
@@ -661,4 +666,110 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       expect(trail.slice(lines)).toEqual([{ action }]);
     },
   );
+
+  /** An instance of the site on the same database: its hourly retention runs as it starts. */
+  const instance = (logger?: ReturnType<typeof capturedLogs>["logger"]) =>
+    startTestApp(backend, {
+      ...(logger ? { logger } : {}),
+      ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : { dataDir: t.dataDir }),
+    });
+
+  it("the hourly retention deletes nothing while its lines fail, then each kind with its count", async () => {
+    const longAgo = new Date(Date.now() - 400 * dayMs).toISOString();
+    const old = (await enquiry()).subject;
+    await rows("update enquiries set created_at = ? where id = ?", [longAgo, old]);
+    const call = (await bookedCall()).subject;
+    await rows("update bookings set starts_at = ?, ends_at = ? where id = ?", [
+      longAgo,
+      longAgo,
+      call,
+    ]);
+    await rows(
+      "insert into fediverse_given_up (kind, activity, why, given_up_at) values ('ewe:take-back', null, 'Error', ?)",
+      [longAgo],
+    );
+    await rows("insert into assistant_questions (question, known, asked_at) values (?, 1, ?)", [
+      "Did you ever fix a lathe?",
+      longAgo,
+    ]);
+    const past = new Date(Date.now() - 300 * dayMs).toISOString();
+    const kept = () =>
+      rows(
+        `select (select count(*) from enquiries where created_at < ?) as enquiries,
+          (select count(*) from bookings where ends_at < ?) as bookings,
+          (select count(*) from fediverse_given_up where given_up_at < ?) as given_up,
+          (select count(*) from assistant_questions where asked_at < ?) as questions`,
+        [past, past, past, past],
+      );
+    const before = await kept();
+    expect(Object.values(before[0] ?? {}).map(Number)).toEqual([1, 1, 1, 1]);
+    const lines = (await rows("select id from owner_audit")).length;
+
+    const allow = await refuseAuditLines(t);
+    try {
+      const logs = capturedLogs("warn");
+      const refused = await instance(logs.logger);
+      try {
+        const failures = () =>
+          logs.lines.filter((line) => /^old .+ could not be deleted$/.test(String(line.msg)));
+        await waitFor(async () => failures().length === 4, { what: "four failed retentions" });
+      } finally {
+        await refused.close();
+      }
+    } finally {
+      await allow();
+    }
+    expect(await kept()).toEqual(before);
+    expect(await rows("select id from owner_audit")).toHaveLength(lines);
+
+    const again = await instance();
+    try {
+      const trail = async () =>
+        (await rows("select action, object from owner_audit order by id"))
+          .slice(lines)
+          .toSorted((a, b) => String(a.action).localeCompare(String(b.action)));
+      await waitFor(async () => (await trail()).length === 4, { what: "four lines" });
+      expect(await trail()).toEqual(
+        ["bookings", "enquiries", "Fediverse given-up records", "questions"]
+          .toSorted((a, b) => a.localeCompare(b))
+          .map((what) => ({ action: `${what} retention`, object: "1 deleted" })),
+      );
+      expect(Object.values((await kept())[0] ?? {}).map(Number)).toEqual([0, 0, 0, 0]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("a sender's deletion link deletes nothing while its line fails, then deletes with it", async () => {
+    const id = (await enquiry()).subject;
+    const token = randomBytes(32).toString("base64url");
+    await rows("update enquiries set deletion_token_hash = ? where id = ?", [
+      createHash("sha256").update(token).digest("hex"),
+      id,
+    ]);
+    const press = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/enquiries/delete",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token }).toString(),
+      });
+    const stored = () => rows("select id from enquiries where id = ?", [id]);
+    const lines = (await rows("select id from owner_audit")).length;
+    const allow = await refuseAuditLines(t);
+    try {
+      // The page tells the sender so, and it is true.
+      const failed = await press();
+      expect(failed.statusCode).toBe(503);
+      expect(failed.body).toContain("nothing was sent or changed");
+    } finally {
+      await allow();
+    }
+    expect(await stored()).toHaveLength(1);
+    expect((await press()).statusCode).toBe(200);
+    expect(await stored()).toEqual([]);
+    expect((await rows("select action, object from owner_audit order by id")).slice(lines)).toEqual(
+      [{ action: "enquiry deleted by its sender", object: "1 deleted" }],
+    );
+  });
 });
