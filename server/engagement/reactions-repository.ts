@@ -8,6 +8,7 @@ import {
   reactionTypes,
 } from "../../contract/limits.ts";
 import { topicOf } from "../../contract/live-events.ts";
+import type { Alongside } from "../comments/repository.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
@@ -160,8 +161,10 @@ export function createReactionsRepository(
     /**
      * Abuse clean-up: removes every reaction of one visitor, on stories and
      * posts, and sends each touched item's new counts; returns how many.
+     * `alongside` writes in the same transaction (the owner's audit line),
+     * whether there were any or not: both are kept, or neither.
      */
-    async removeAllBy(visitorId: string): Promise<number> {
+    async removeAllBy(visitorId: string, alongside?: Alongside): Promise<number> {
       const { removed, recorded } = await db.transaction().execute(async (trx) => {
         let removed = 0;
         const recorded: LiveEvent[] = [];
@@ -178,6 +181,7 @@ export function createReactionsRepository(
             recorded.push(event);
           }
         }
+        await alongside?.(trx);
         return { removed, recorded };
       });
       for (const event of recorded) bus.committed(event);

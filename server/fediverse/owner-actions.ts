@@ -54,12 +54,6 @@ function addressesOf(actorId: string, handles: string[]) {
   return { authors, sources: authors.map((address) => `${address}/`) };
 }
 
-/** `done` when the action did something: then it goes in the audit trail. */
-async function audited(by: OwnerActor, done: boolean, action: string, object?: string) {
-  if (done) await by.audit(action, object);
-  return done;
-}
-
 export function fediverseActions({
   repository,
   webmentions,
@@ -81,7 +75,7 @@ export function fediverseActions({
    * be taken back from the Fediverse, by a server (message-queue.ts, `TakeBack`).
    */
   answersErased: (answers: number[], actorId: string) => Promise<void>;
-  /** An item's likes and boosts changed. */
+  /** What an item shows changed: its likes, boosts or webmentions. */
   changed?: (itemPath: string) => void;
   /** Tells the follower's server it no longer follows (a Reject of its Follow). */
   followerRemoved?: (follower: { actorId: string; inbox: string; followId: string }) => void;
@@ -205,14 +199,27 @@ export function fediverseActions({
     },
 
     /**
-     * Shows a verified webmention under its item; false when none waits by
-     * that id. The mention's item is told at once, so the line follows.
+     * Shows a verified webmention under its item, with its line; the item's
+     * page is refreshed once both have committed. False when none waits by
+     * that id.
      */
-    approveMention: async (by: OwnerActor, id: number): Promise<boolean> =>
-      audited(by, await webmentions.approve(id), "webmention approve", String(id)),
+    async approveMention(by: OwnerActor, id: number): Promise<boolean> {
+      const path = await by.act(
+        (trx) => webmentions.approve(id, trx),
+        (shownOn) => shownOn !== undefined && ["webmention approve", String(id)],
+      );
+      if (path !== undefined) changed(path);
+      return path !== undefined;
+    },
 
     /** Deletes a webmention, shown or waiting, as approveMention; false when there is none by that id. */
-    removeMention: async (by: OwnerActor, id: number): Promise<boolean> =>
-      audited(by, await webmentions.remove(id), "webmention remove", String(id)),
+    async removeMention(by: OwnerActor, id: number): Promise<boolean> {
+      const gone = await by.act(
+        (trx) => webmentions.remove(id, trx),
+        (row) => row !== undefined && ["webmention remove", String(id)],
+      );
+      if (gone?.status === "published") changed(gone.path);
+      return gone !== undefined;
+    },
   };
 }

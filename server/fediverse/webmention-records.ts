@@ -14,7 +14,8 @@ const shown = [
 /**
  * The mentions as stored: what an item shows, the owner's list, approving
  * and removing (all the command line needs). `changed`: an item shows
- * something else now.
+ * something else now, after an account's mentions went (approving and
+ * removing one leave that to the owner's action, after its commit).
  */
 export function mentionRecords(store: Store, changed: (itemPath: string) => void = () => {}) {
   const { db } = store;
@@ -45,17 +46,19 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
       }));
     },
 
-    /** Publishes a verified mention waiting for the owner; false when there is none. */
-    async approve(id: number): Promise<boolean> {
-      const row = await db
+    /**
+     * Publishes a verified mention waiting for the owner, in `within`: the
+     * item it shows under now, or undefined when none waits by that id.
+     */
+    async approve(id: number, within = db): Promise<string | undefined> {
+      const row = await within
         .updateTable("webmentions")
         .set({ status: "published" })
         .where("id", "=", id)
         .where("status", "=", "pending")
         .returning("path")
         .executeTakeFirst();
-      if (row) changed(row.path);
-      return row !== undefined;
+      return row?.path;
     },
 
     /**
@@ -85,15 +88,16 @@ export function mentionRecords(store: Store, changed: (itemPath: string) => void
       return rows.length;
     },
 
-    /** Deletes a mention, whatever its state; false when there is none. */
-    async remove(id: number): Promise<boolean> {
-      const row = await db
+    /**
+     * Deletes a mention, whatever its state, in `within`: its item and whether
+     * it showed there, or undefined when there is none by that id.
+     */
+    async remove(id: number, within = db) {
+      return within
         .deleteFrom("webmentions")
         .where("id", "=", id)
         .returning(["path", "status"])
         .executeTakeFirst();
-      if (row?.status === "published") changed(row.path);
-      return row !== undefined;
     },
   };
 }

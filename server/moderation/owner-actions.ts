@@ -50,16 +50,20 @@ export function moderationActions(
     /**
      * Removes every comment and reaction of the visitor who wrote comment `id`.
      * Each kind goes in its own transaction, whose live events go out as it
-     * commits: the reactions first, then the comments with the line, so a line
-     * that fails leaves the comments, which matter more, for another try.
+     * commits: the comments first, with the line when there were any, then
+     * the reactions, with it when there were none. A line that fails changes
+     * nothing; reactions that fail after the comments went are there for the
+     * next try.
      */
     async purge(by: OwnerActor, id: number) {
       const visitorId = await comments.authorOf(id);
       if (visitorId === null) return "not_found" as const;
-      const reactionsRemoved = await reactions.removeAllBy(visitorId);
       const audit = line(by, "visitor purge", `comment ${id}`);
       const commentsRemoved = await comments.removeAllBy(visitorId, audit);
-      if (commentsRemoved === 0) await by.audit("visitor purge", `comment ${id}`);
+      const reactionsRemoved = await reactions.removeAllBy(
+        visitorId,
+        commentsRemoved === 0 ? audit : undefined,
+      );
       return { comments: commentsRemoved, reactions: reactionsRemoved };
     },
   };

@@ -399,23 +399,27 @@ describe("the audit trail of the owner's actions, from the console and from the 
   );
 });
 
-/** One action whose change is the database's, as the console asks for it. */
+type ConsoleAsk = (owner: Owner, subject: string) => Promise<{ statusCode: number; body: string }>;
+
+/**
+ * One action whose change is the database's, as the console asks for it, or
+ * the command line for an action only it has.
+ */
 type Refusable = {
   action: string;
   /** Something to act on, made anew for each try. */
   prepare(): Promise<string>;
-  console(owner: Owner, subject: string): Promise<{ statusCode: number; body: string }>;
   /** What the action changes, read before and after. */
   state(subject: string): Promise<unknown>;
-};
+} & ({ console: ConsoleAsk } | { cli(subject: string): string[] });
 
 /*
  * An action and its line of the audit trail commit together, or neither
  * does (docs/architecture.md, "Owner actions"): while the database refuses
- * every new line, each action fails with the console's error and changes
- * nothing, mail included; once it takes lines again, the same request works.
- * So do the deletions the site makes by itself: the hourly retention and a
- * sender's deletion link.
+ * every new line, each action fails with the console's error (the command
+ * line's, for its own) and changes nothing, mail included; once it takes
+ * lines again, the same request works. So do the deletions the site makes by
+ * itself: the hourly retention and a sender's deletion link.
  */
 describe.each(backends)("an owner action whose audit line fails, on %s", (backend) => {
   let t: TestApp;
@@ -444,7 +448,7 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     await t?.close();
   });
 
-  const comment = (action: string, ask: Refusable["console"]): Refusable => ({
+  const comment = (action: string, ask: ConsoleAsk): Refusable => ({
     action,
     prepare: held,
     console: ask,
@@ -454,6 +458,17 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
   const blocked = (host: string) =>
     rows("select target from fediverse_blocks where target = ?", [host]);
   const schedules = () => rows("select edition_id, send_at from edition_schedules");
+  /** A verified webmention waiting for the owner. */
+  const mention = async () => {
+    const source = `https://blog${sent++}.example.org/a-reply`;
+    await rows(
+      `insert into webmentions (source, target, path, status, kind, received_at)
+        values (?, ?, '/science/soap', 'pending', 'mention', ?)`,
+      [source, `${siteUrl}/science/soap`, new Date().toISOString()],
+    );
+    const [row] = await rows("select id from webmentions where source = ?", [source]);
+    return String(row?.id);
+  };
 
   const actions: Refusable[] = [
     {
@@ -641,6 +656,37 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       console: (o, host) => o.post("/api/admin/fediverse/unblock", { target: host }),
       state: blocked,
     },
+    {
+      action: "webmention approve",
+      prepare: mention,
+      console: (o, id) => o.post(`/api/admin/webmentions/${id}/approve`),
+      state: (id) => rows("select status from webmentions where id = ?", [id]),
+    },
+    {
+      action: "webmention remove",
+      prepare: mention,
+      console: (o, id) => o.delete(`/api/admin/webmentions/${id}`),
+      state: (id) => rows("select status from webmentions where id = ?", [id]),
+    },
+    {
+      // The command line's alone: the writer's comments and reactions, all or nothing.
+      action: "visitor purge",
+      async prepare() {
+        const troll = t.visitor({ ip: `10.11.0.${sent++}` });
+        const posted = await troll.comment("soap", "Soap is a scam, buy my powder.", "Troll");
+        expect(posted.statusCode, posted.body).toBe(201);
+        expect((await troll.react("science", "soap", "dislike")).statusCode).toBeLessThan(300);
+        return String(commentResponseSchema.parse(JSON.parse(posted.body)).comment.id);
+      },
+      cli: (id) => ["visitor", "purge", "--comment", id],
+      state: (id) =>
+        rows(
+          `select (select count(*) from science_comments where id = ? and deleted_at is null) as comments,
+            (select count(*) from science_reactions where type = 'dislike' and visitor_id =
+              (select visitor_id from science_comments where id = ?)) as reactions`,
+          [id, id],
+        ),
+    },
   ];
 
   it.each(actions.map((a) => [a.action, a] as const))(
@@ -651,16 +697,25 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       const lines = (await rows("select id from owner_audit")).length;
       const allow = await refuseAuditLines(t);
       try {
-        const failed = await refusable.console(owner, subject);
-        expect(failed.statusCode).toBe(500);
-        expect(JSON.parse(failed.body)).toEqual({
-          error: { code: "internal_error", message: "Something went wrong on our side." },
-        });
+        if ("cli" in refusable) {
+          const failed = await admin(adminEnv(t), ...refusable.cli(subject));
+          expect(failed.code).toBe(1);
+          expect(failed.stderr).toMatch(/^Failed: .*no.audit/);
+        } else {
+          const failed = await refusable.console(owner, subject);
+          expect(failed.statusCode).toBe(500);
+          expect(JSON.parse(failed.body)).toEqual({
+            error: { code: "internal_error", message: "Something went wrong on our side." },
+          });
+        }
       } finally {
         await allow();
       }
       expect(await refusable.state(subject)).toEqual(before);
-      await ok(refusable.console(owner, subject));
+      if ("cli" in refusable) {
+        const run = await admin(adminEnv(t), ...refusable.cli(subject));
+        expect(run.code, run.stderr).toBe(0);
+      } else await ok(refusable.console(owner, subject));
       expect(await refusable.state(subject)).not.toEqual(before);
       const trail = await rows("select action from owner_audit order by id");
       expect(trail.slice(lines)).toEqual([{ action }]);
