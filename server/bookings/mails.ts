@@ -19,7 +19,7 @@ import {
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { type bookingMailKinds, type CancelledCall, parseBookingPayload } from "./queued-mails.ts";
-import type { BookingsRepository, StoredBooking } from "./repository.ts";
+import type { BookingsRepository, LinkToken, StoredBooking } from "./repository.ts";
 
 /**
  * The mails of a booked call (docs/product.md, "Book a call"): the
@@ -118,7 +118,21 @@ const invitation = (
   content: calendarFile("REQUEST", call, context, attendee),
 });
 
-/** The reader's invitation: the time in both zones, the room, and the links to cancel or move it. */
+/** The reader's links to move or cancel the call, in both forms, and the footer under them. */
+function readerLinks(siteUrl: string, token: string) {
+  const move = tokenLink(siteUrl, "/book/reschedule", token);
+  const cancel = tokenLink(siteUrl, "/book/cancel", token);
+  const ask = "Cannot make it? Each link opens a page that asks first.";
+  return {
+    html: `<p style="margin:0 0 8px;color:#94a3b8;font-size:14px">${ask}</p>
+<p style="margin:0 0 8px"><a href="${escapeHtml(move)}" style="color:#4ade80">Move the call</a></p>
+<p style="margin:0"><a href="${escapeHtml(cancel)}" style="color:#fca5a5">Cancel the call</a></p>`,
+    text: `${ask}\nMove the call: ${move}\nCancel the call: ${cancel}`,
+    footer: `You get this mail because this address was given when a call was booked on ${siteUrl}/book. If that was not you, cancel it with the link above: nothing more will be sent.`,
+  };
+}
+
+/** The reader's invitation: the time in both zones, the room, and the links to move or cancel it. */
 export function readerInvitationMail(
   booking: StoredBooking,
   token: string,
@@ -134,26 +148,20 @@ export function readerInvitationMail(
     ["About", context.serviceTitle],
     meetingLine(booking.meetingUrl, context.ownerName),
   ];
-  const cancel = tokenLink(context.siteUrl, "/book/cancel", token);
-  const reschedule = tokenLink(context.siteUrl, "/book/reschedule", token);
-  const footer = `You get this mail because this address was given when a call was booked on ${context.siteUrl}/book. If that was not you, cancel it with the link above: nothing more will be sent.`;
+  const links = readerLinks(context.siteUrl, token);
   return mail({
     to: booking.email,
     subject,
-    footer,
+    footer: links.footer,
     html: `<p style="margin:0 0 12px">${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}</p>
 ${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
-<p style="margin:0 0 8px;color:#94a3b8;font-size:14px">Cannot make it? Each link opens a page that asks first.</p>
-<p style="margin:0 0 8px"><a href="${escapeHtml(reschedule)}" style="color:#4ade80">Choose another time</a></p>
-<p style="margin:0"><a href="${escapeHtml(cancel)}" style="color:#fca5a5">Cancel the call</a></p>`,
+${links.html}`,
     text: `${update ? "Your call has moved. The new time:" : "You're booked. The call is in your calendar with the invitation attached:"}
 
 ${detailsText(details)}
 
-Cannot make it? Each link opens a page that asks first.
-Choose another time: ${reschedule}
-Cancel the call: ${cancel}`,
+${links.text}`,
     replyTo: context.ownerAddress,
     headers: { "Auto-Submitted": "auto-replied" },
     icalEvent: invitation(booking, context, { email: booking.email }),
@@ -253,13 +261,18 @@ ${side === "reader" ? `Book another time: ${again}` : ""}`,
   });
 }
 
-/** A reminder, 24 hours or 1 hour before, to either side. */
+/**
+ * A reminder, 24 hours or 1 hour before, to either side: the reader's with
+ * the links to move or cancel the call (`token`), as the invitation, when the
+ * call holds that token; the owner's points at the console.
+ */
 export function reminderMail(
   to: string,
   side: "reader" | "owner",
   booking: StoredBooking,
   hoursBefore: 24 | 1,
   context: BookingMailContext,
+  token: string | null = null,
 ): OutgoingMail {
   const zone = side === "reader" ? booking.readerZone : context.ownerZone;
   const when = momentLabel(Date.parse(booking.start), zone);
@@ -277,20 +290,23 @@ export function reminderMail(
       : []),
     meetingLine(booking.meetingUrl, side === "reader" ? context.ownerName : "You"),
   ];
+  const links = side === "reader" && token ? readerLinks(context.siteUrl, token) : null;
   const footer =
-    side === "reader"
+    links?.footer ??
+    (side === "reader"
       ? "To cancel or move the call, use the links in the mail that confirmed it."
-      : "Cancel it from the console if you cannot make it; the reader is told.";
+      : "Cancel it from the console if you cannot make it; the reader is told.");
   return mail({
     to,
     subject,
     footer,
     html: `<p style="margin:0 0 12px">The call is ${soon}.</p>
 ${detailsHtml(details)}
-${booking.meetingUrl ? `<p style="margin:0">${button(booking.meetingUrl, "Join the call")}</p>` : ""}`,
+${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
+${links?.html ?? ""}`,
     text: `The call is ${soon}.
 
-${detailsText(details)}`,
+${detailsText(details)}${links ? `\n\n${links.text}` : ""}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
   });
@@ -299,13 +315,23 @@ ${detailsText(details)}`,
 /** What each booking row of the outbox becomes when it is sent, or why it is not. */
 export function bookingComposers({
   get,
+  byToken,
+  links,
   context,
   clock,
-}: {
-  get: BookingsRepository["get"];
+}: Pick<BookingsRepository, "get" | "byToken"> & {
+  links: LinkToken;
   context: (service: string) => Promise<BookingMailContext>;
   clock: () => Date;
 }): Record<(typeof bookingMailKinds)[number], ComposeMail> {
+  /**
+   * The reader's links' token, made again as the mail goes; null when the call
+   * holds another (booked before tokens were made so, or under another secret).
+   */
+  const tokenOf = async (booking: StoredBooking, db: Parameters<ComposeMail>[1]) => {
+    const token = links(booking);
+    return (await byToken(token, db))?.id === booking.id ? token : null;
+  };
   return {
     async booking_invitation(row, db) {
       const payload = parseBookingPayload(row.payload);
@@ -318,8 +344,10 @@ export function bookingComposers({
       const mailContext = await context(booking.service);
       if (payload.to === "owner")
         return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0);
-      if (!row.token) return { outcome: "failed", reason: "an invitation without its links" };
-      return readerInvitationMail(booking, row.token, mailContext, booking.sequence > 0);
+      // A row queued before the links' token was made again as each mail goes carries it.
+      const token = row.token ?? (await tokenOf(booking, db));
+      if (!token) return { outcome: "failed", reason: "an invitation without its links" };
+      return readerInvitationMail(booking, token, mailContext, booking.sequence > 0);
     },
     async booking_cancellation(row) {
       const payload = parseBookingPayload(row.payload);
@@ -347,6 +375,7 @@ export function bookingComposers({
         booking,
         payload.hoursBefore,
         await context(booking.service),
+        payload.to === "reader" ? await tokenOf(booking, db) : null,
       );
     },
   };

@@ -268,12 +268,12 @@ export async function bookingPages(
     });
   });
 
-  // The reader's links from the invitation.
+  // The reader's links from the invitation and the reminders.
   await app.register(async (scope) => {
     acceptForms(scope);
     const answer = linkPages(scope, {
       note,
-      mail: "the invitation",
+      mail: "the mail",
       failure: "booking link page failed",
       failureOf: storeFailureOf,
     });

@@ -69,12 +69,14 @@ export async function dropQueued(trx: Db, id: number) {
   });
 }
 
-/** The invitations (the reader's with the links' token) and the reminders still ahead. */
+/**
+ * The invitations and the reminders still ahead. No row holds the reader's
+ * links: mails.ts makes them again as each mail goes (repository.ts, `linkTokens`).
+ */
 export async function queueInvitations(
   trx: Db,
   now: Date,
   booking: { id: number; email: string; start: Date; sequence: number },
-  token: string,
   ownerEmail: string | undefined,
 ) {
   const payload = (to: "reader" | "owner", hoursBefore?: 24 | 1) =>
@@ -88,7 +90,6 @@ export async function queueInvitations(
   const rows: QueuedMessage[] = recipients.map(([to, email]) => ({
     kind: "booking_invitation",
     email,
-    ...(to === "reader" ? { token } : {}),
     payload: payload(to),
   }));
   for (const hours of reminderHours) {

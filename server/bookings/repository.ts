@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Expression, ExpressionBuilder, Selectable, SqlBool, Transaction } from "kysely";
 import {
   type Availability,
@@ -10,7 +10,7 @@ import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
-import { newToken, tokenDigest } from "../lib/tokens.ts";
+import { keyFor, tokenDigest } from "../lib/tokens.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 
 /**
@@ -45,6 +45,20 @@ function toStored(row: BookingRow) {
 }
 export type StoredBooking = ReturnType<typeof toStored>;
 
+/** The token of a call's links at one of its sequences (docs/decisions/043-bookings.md). */
+export type LinkToken = (call: { uid: string; sequence: number }) => string;
+
+/**
+ * The reader's links' token, made from the site's secret, the call's UID and
+ * its sequence: every mail about the call makes it again, so none waits in the
+ * outbox, and a move or a cancellation, which raise the sequence, spends it.
+ */
+export function linkTokens(secret: string): LinkToken {
+  const key = keyFor(secret, "booking links");
+  return ({ uid, sequence }) =>
+    createHmac("sha256", key).update(`${uid} ${sequence}`).digest("base64url");
+}
+
 type NewBooking = {
   start: Date;
   end: Date;
@@ -60,6 +74,7 @@ type NewBooking = {
   uidHost: string;
   /** Where the owner's invitation and reminders go; none without it. */
   ownerEmail: string | undefined;
+  links: LinkToken;
 };
 
 export function createBookingsRepository(store: Store, clock: () => Date = () => new Date()) {
@@ -140,12 +155,11 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     /**
      * Stores a booking with its mails. "taken" when the database refused it
      * because another reader holds that start (the unique index), on this
-     * instance or any other. Returns the reader's links' token, which rests
-     * in the outbox only until the invitation is sent.
+     * instance or any other.
      */
-    async create(input: NewBooking): Promise<{ id: number; token: string } | "taken"> {
+    async create(input: NewBooking): Promise<{ id: number } | "taken"> {
       const at = clock().toISOString();
-      const token = newToken();
+      const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       try {
         return await db.transaction().execute(async (trx) => {
           const { id } = await trx
@@ -158,9 +172,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
               service: input.service,
               note: input.note,
               reader_zone: input.readerZone,
-              uid: `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`,
+              uid,
               meeting_url: input.meetingUrl,
-              token_hash: tokenDigest(token),
+              token_hash: tokenDigest(input.links({ uid, sequence: 0 })),
               visitor_id: input.visitorId,
               ip_hash: input.ipHash,
               address_hash: input.addressHash,
@@ -173,10 +187,9 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
             trx,
             clock(),
             { id, email: input.email, start: input.start, sequence: 0 },
-            token,
             input.ownerEmail,
           );
-          return { id, token };
+          return { id };
         });
       } catch (error) {
         if (isUniqueViolation(error)) return "taken";
@@ -186,27 +199,36 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
 
     /**
      * Moves a booking to a new time by its links' token, which is spent: the
-     * new invitation (the same UID, SEQUENCE one higher) carries a new one.
+     * new invitation (the same UID, SEQUENCE one higher) carries the next.
      * "taken" when another reader holds that start; undefined when the token
      * is not known (used, or the call cancelled).
      */
     async reschedule(
       token: string,
-      move: { start: Date; end: Date; ownerEmail: string | undefined },
-    ): Promise<{ booking: StoredBooking; token: string } | "taken" | undefined> {
-      const next = newToken();
+      move: { start: Date; end: Date; ownerEmail: string | undefined; links: LinkToken },
+    ): Promise<StoredBooking | "taken" | undefined> {
       try {
         return await db.transaction().execute(async (trx) => {
+          const current = await trx
+            .selectFrom("bookings")
+            .select(["id", "uid", "sequence"])
+            .where("token_hash", "=", tokenDigest(token))
+            .where("status", "=", "booked")
+            .executeTakeFirst();
+          if (!current) return undefined;
+          const sequence = Number(current.sequence) + 1;
           const row = await trx
             .updateTable("bookings")
-            .set((eb) => ({
+            .set({
               starts_at: move.start.toISOString(),
               ends_at: move.end.toISOString(),
-              sequence: eb("sequence", "+", 1),
-              token_hash: tokenDigest(next),
+              sequence,
+              token_hash: tokenDigest(move.links({ uid: current.uid, sequence })),
               updated_at: clock().toISOString(),
-            }))
-            .where("token_hash", "=", tokenDigest(token))
+            })
+            .where("id", "=", current.id)
+            // Moved or cancelled by another request meanwhile: the token is spent.
+            .where("sequence", "=", current.sequence)
             .where("status", "=", "booked")
             .returningAll()
             .executeTakeFirst();
@@ -216,11 +238,10 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
           await queueInvitations(
             trx,
             clock(),
-            { id: booking.id, email: booking.email, start: move.start, sequence: booking.sequence },
-            next,
+            { id: booking.id, email: booking.email, start: move.start, sequence },
             move.ownerEmail,
           );
-          return { booking, token: next };
+          return booking;
         });
       } catch (error) {
         if (isUniqueViolation(error)) return "taken";
@@ -276,8 +297,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     },
 
     /** The booked call a reader's link names; undefined when the link is spent or unknown. */
-    async byToken(token: string): Promise<StoredBooking | undefined> {
-      const row = await db
+    async byToken(token: string, trx: Db = db): Promise<StoredBooking | undefined> {
+      const row = await trx
         .selectFrom("bookings")
         .selectAll()
         .where("token_hash", "=", tokenDigest(token))

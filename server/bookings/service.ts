@@ -17,6 +17,7 @@ import { type BookingMailContext, bookingComposers } from "./mails.ts";
 import {
   type BookingsRepository,
   createBookingsRepository,
+  linkTokens,
   type StoredBooking,
 } from "./repository.ts";
 
@@ -64,6 +65,7 @@ export function createBookings({
   const ownerMail = config.OWNER_EMAIL ?? config.contactEmail;
   const uidHost = new URL(config.siteUrl).hostname;
   const addressHash = mailboxDigest(cookieSecret, "booking reader address");
+  const links = linkTokens(cookieSecret);
   const defences = formDefences("bookings", { moderation, formTokens, services });
 
   const ownerZoneOf = (availability: Availability) =>
@@ -103,7 +105,7 @@ export function createBookings({
     return availability.meetingUrl ?? config.BOOKING_MEETING_URL ?? null;
   }
 
-  const composers = bookingComposers({ get: repository.get, context, clock });
+  const composers = bookingComposers({ ...repository, links, context, clock });
 
   const woken = () => {
     for (const listener of queuedListeners) listener();
@@ -214,6 +216,7 @@ export function createBookings({
         addressHash: mailbox,
         uidHost,
         ownerEmail: ownerMail,
+        links,
       });
       if (created === "taken") {
         return {
@@ -256,11 +259,12 @@ export function createBookings({
         start: new Date(start),
         end: new Date(start + availability.callMinutes * 60_000),
         ownerEmail: ownerMail,
+        links,
       });
       if (moved === undefined) return { outcome: "unknown" };
       if (moved === "taken") return { outcome: "taken", starts: iso(await free(availability)) };
       woken();
-      return { outcome: "moved", booking: moved.booking, ownerZone: ownerZoneOf(availability) };
+      return { outcome: "moved", booking: moved, ownerZone: ownerZoneOf(availability) };
     },
 
     /** The reader cancels by their link (POST only), until the call begins. */

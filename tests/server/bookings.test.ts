@@ -9,9 +9,10 @@ import {
   feedResponseSchema,
   slotsResponseSchema,
 } from "../../contract/bookings.ts";
-import { wallTime } from "../../contract/time-zones.ts";
+import { momentLabel, wallTime } from "../../contract/time-zones.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { tokenDigest } from "../../server/lib/tokens.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
@@ -50,6 +51,16 @@ function invitation(mail: ReceivedMail | undefined) {
   const event = Object.values(parsed).find((entry) => entry?.type === "VEVENT");
   if (event?.type !== "VEVENT") throw new Error(`no event in ${text}`);
   return { text, event, method: /^METHOD:(\w+)/m.exec(text)?.[1] };
+}
+
+/** The reader's links in a mail, as its HTML shows them: the token of each, or null. */
+function links(mail: ReceivedMail | undefined) {
+  const anchors = [...dom(String(mail?.parsed.html || "")).querySelectorAll("a")];
+  const token = (label: string) => {
+    const href = anchors.find((a) => a.textContent === label)?.getAttribute("href");
+    return href ? new URL(href).searchParams.get("token") : null;
+  };
+  return { move: token("Move the call"), cancel: token("Cancel the call") };
 }
 
 /** The starts of the first `count` days of `starts` in `zone`, as a reader there reads the dates. */
@@ -736,6 +747,146 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(subjects[0]).toMatch(/^Your call with /);
     expect(subjects[1]).toMatch(/^Cancelled: /);
     clock.advance(2 * hourMs);
+  });
+
+  it("puts working links to move and cancel the call in the reader's reminders, the call's as it is now", async () => {
+    const free = (await slots()).starts;
+    const sent = booking(free[2] ?? "");
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length === 1);
+    const post = (url: string, fields: Record<string, string>) =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const reminders = (address: string) =>
+      smtp.to(address).filter((m) => m.parsed.subject?.startsWith("Reminder"));
+    const inOwnerZone = (start: string) => momentLabel(Date.parse(start), ownerZone);
+    const toOwner = (subject: string) => smtp.to(owner).filter((m) => m.parsed.subject === subject);
+
+    // Moved from the invitation's link: the reminder that comes is the new time's, with links.
+    const second = free[6] ?? "";
+    const invited =
+      /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(sent.email)[0]?.parsed.text ?? "",
+      )?.[1] ?? "";
+    const first = await post("/book/reschedule", { token: invited, start: second });
+    expect(first.statusCode, first.body).toBe(200);
+    clock.advance(Date.parse(second) - clock.now().getTime() - 24 * hourMs + 60_000);
+    await smtp.waitFor(() => reminders(sent.email).length > 0);
+    await smtp.waitFor(() =>
+      reminders(owner).some((m) => m.parsed.text?.includes(inOwnerZone(second))),
+    );
+    const [reminder] = reminders(sent.email);
+    expect(reminders(sent.email)).toHaveLength(1);
+    expect(reminder?.parsed.subject).toMatch(/ is tomorrow$/);
+    expect(reminder?.parsed.text).toContain(momentLabel(Date.parse(second), sent.zone));
+    const reminded = links(reminder);
+    expect(reminded.move).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(reminded.cancel).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(reminder?.parsed.text).toContain(
+      `Move the call: ${siteUrl}/book/reschedule?token=${reminded.move}`,
+    );
+    expect(reminder?.parsed.text).toContain(
+      `Cancel the call: ${siteUrl}/book/cancel?token=${reminded.cancel}`,
+    );
+    // The owner's reminder points at the console, and carries none of the reader's links.
+    const ownerReminder = reminders(owner).find((m) =>
+      m.parsed.text?.includes(inOwnerZone(second)),
+    );
+    expect(ownerReminder?.parsed.text).toContain("Cancel it from the console");
+    expect(ownerReminder?.parsed.text).not.toContain("token=");
+
+    // The reminder's link moves the call, and the owner is told as from the invitation's.
+    const move = `/book/reschedule?token=${reminded.move}`;
+    const page = await browser().get(move);
+    expect(page.statusCode).toBe(200);
+    expect(dom(page.body).querySelector("h1")?.textContent).toBe("Move your call");
+    const [third, other, last] = (await slots()).starts.slice(1, 4);
+    const moved = await post("/book/reschedule", {
+      token: reminded.move ?? "",
+      start: third ?? "",
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(dom(moved.body).querySelector("h1")?.textContent).toBe("Your call is moved");
+    await smtp.waitFor(
+      () => toOwner(`Moved: ${sent.name}, ${inOwnerZone(third ?? "")}`).length > 0,
+    );
+    // Spent: the old time's reminder can move the call no more.
+    for (const answer of [
+      await browser().get(move),
+      await post("/book/reschedule", { token: reminded.move ?? "", start: other ?? "" }),
+    ]) {
+      expect(answer.statusCode).toBe(404);
+      expect(dom(answer.body).querySelector("h1")?.textContent).toBe("This link has been used");
+    }
+
+    // The new time's reminder carries links that cancel it; the owner is told.
+    const later = booking(other ?? "");
+    expect((await browser().post("/api/bookings", later)).statusCode).toBe(201);
+    // A call booked before the links' token was made from the site's secret holds another.
+    const older = booking(last ?? "");
+    expect((await browser().post("/api/bookings", older)).statusCode).toBe(201);
+    const olderToken = "o".repeat(43);
+    await runSql(t, "update bookings set token_hash = ? where email = ?", [
+      tokenDigest(olderToken),
+      older.email,
+    ]);
+    clock.advance(Date.parse(third ?? "") - clock.now().getTime() - 24 * hourMs + 60_000);
+    await smtp.waitFor(() => reminders(sent.email).length === 2);
+    const again = reminders(sent.email)[1];
+    expect(again?.parsed.text).toContain(momentLabel(Date.parse(third ?? ""), sent.zone));
+    const cancel = `/book/cancel?token=${links(again).cancel}`;
+    const asked = await browser().get(cancel);
+    expect(asked.statusCode).toBe(200);
+    expect(dom(asked.body).querySelector("h1")?.textContent).toBe("Cancel your call?");
+    const cancelled = await post("/book/cancel", { token: links(again).cancel ?? "" });
+    expect(cancelled.statusCode).toBe(200);
+    expect(dom(cancelled.body).querySelector("h1")?.textContent).toBe("Your call is cancelled");
+    await smtp.waitFor(() => toOwner(`Cancelled: call on ${inOwnerZone(third ?? "")}`).length > 0);
+    // Cancelled: each link of the reminder answers a clear page, and no reminder follows.
+    for (const answer of [
+      await browser().get(cancel),
+      await browser().get(`/book/reschedule?token=${links(again).move}`),
+      await post("/book/cancel", { token: links(again).cancel ?? "" }),
+    ]) {
+      expect(answer.statusCode).toBe(404);
+      expect(dom(answer.body).querySelector("h1")?.textContent).toBe("This link has been used");
+    }
+
+    // Once the call has begun, its reminder's links say so.
+    clock.advance(Date.parse(other ?? "") - clock.now().getTime() - hourMs + 60_000);
+    await smtp.waitFor(() =>
+      reminders(later.email).some((m) => m.parsed.subject?.endsWith("in an hour")),
+    );
+    // The older call's reminder has no links (they would not work), and says where they are.
+    await smtp.waitFor(() => reminders(older.email).length > 0);
+    const olderReminder = reminders(older.email)[0];
+    expect(links(olderReminder)).toEqual({ move: null, cancel: null });
+    expect(olderReminder?.parsed.text).not.toContain("token=");
+    expect(olderReminder?.parsed.text).toContain(
+      "To cancel or move the call, use the links in the mail that confirmed it.",
+    );
+    expect((await browser().get(`/book/cancel?token=${olderToken}`)).statusCode).toBe(200);
+    const lastHour = links(
+      reminders(later.email).find((m) => m.parsed.subject?.endsWith("in an hour")),
+    );
+    clock.advance(hourMs);
+    const begun = await browser().get(`/book/cancel?token=${lastHour.cancel}`);
+    expect(begun.statusCode).toBe(409);
+    expect(dom(begun.body).querySelector("h1")?.textContent).toBe("This call has begun");
+    expect(reminders(sent.email)).toHaveLength(2);
+    await expect
+      .poll(() =>
+        runSql(
+          t,
+          "select status from outbox where email = ? and kind = 'booking_reminder' and status = 'queued'",
+          [sent.email],
+        ),
+      )
+      .toEqual([]);
   });
 
   it("counts the booking pages' loads per minute by an IPv6 address's /64", async () => {

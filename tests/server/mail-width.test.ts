@@ -148,7 +148,7 @@ const mails: [string, OutgoingMail][] = [
     "the owner's copy of a cancellation",
     cancellationMail("o@example.com", "owner", cancelled, callContext),
   ],
-  ["a call's reminder", reminderMail(call.email, "reader", call, 1, callContext)],
+  ["a call's reminder", reminderMail(call.email, "reader", call, 1, callContext, token)],
   ["the owner's reminder", reminderMail("o@example.com", "owner", call, 24, callContext)],
   ["the owner's notice of a comment", noticeMail("owner@example.com", notice)],
   [
