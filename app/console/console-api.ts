@@ -55,7 +55,8 @@ type ConsoleRead = Extract<ConsoleRoute, `GET ${string}`> | "POST /admin/subscri
  * new answer has arrived (docs/architecture.md, "Live updates").
  *
  * An answer that takes the focused element off the page (a search's that
- * lands late, a live event's) gives the focus where useBusy would.
+ * lands late, a live event's) gives the focus where useBusy would, once no
+ * write runs.
  */
 export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>) {
   const queryClient = useQueryClient();
@@ -99,7 +100,7 @@ export function useConsoleData<R extends ConsoleRead>(route: R, ...call: Args<R>
   }, [queryClient, hash]);
   useLayoutEffect(() => {
     if (query.data === undefined) return;
-    refocus(focused.current);
+    afterWrites(focused.current);
     focused.current = placesOf(pressedButton());
   }, [query.data]);
   const loaded: Loaded<Endpoints[R]["response"]> = query.isError
@@ -142,21 +143,41 @@ export async function act<T>(
  * Whether a write of some controls is running, and `busyWhile(write, to)`,
  * which marks it so while `write` (an `act`, its reload included) runs: the
  * controls are disabled then, and the pressed one (a confirmation's: its
- * dialog's button) drops the focus to the page. Once it has run, the focus
- * goes as `refocus` says, from the pressed button.
+ * dialog's button) drops the focus to the page. Once it has run, and no
+ * other write runs, the focus goes as `refocus` says, from the pressed button.
  */
 export function useBusy() {
   const [busy, setBusy] = useState(false);
   async function busyWhile(write: () => Promise<unknown>, to?: () => Element | null) {
     const places = placesOf(pressedButton());
-    setBusy(true);
-    await write();
-    flushSync(() => setBusy(false));
-    // The reload's answer reaches the view a task after it arrived (TanStack's notifyManager).
-    await new Promise((resolve) => setTimeout(resolve));
-    refocus(places, to);
+    writes.running += 1;
+    try {
+      setBusy(true);
+      await write();
+      flushSync(() => setBusy(false));
+      // The reload's answer reaches the view a task after it arrived (TanStack's notifyManager).
+      await new Promise((resolve) => setTimeout(resolve));
+    } finally {
+      writes.running -= 1;
+    }
+    afterWrites(places, to);
   }
   return [busy, busyWhile] as const;
+}
+
+/**
+ * The writes running (useBusy), and the refocusing waiting for them: while
+ * one runs, the button it disabled is still there and takes the focus back
+ * when it ends, so an answer that lands meanwhile (or a write that ends
+ * before another) must not hand the focus to its neighbour.
+ */
+const writes = { running: 0, waiting: [] as Parameters<typeof refocus>[] };
+
+/** `refocus(places, to)` now, or once no write runs, before those that waited. */
+function afterWrites(places: Places, to?: () => Element | null) {
+  writes.waiting.unshift([places, to]);
+  if (writes.running > 0) return;
+  for (const [each, other] of writes.waiting.splice(0)) refocus(each, other);
 }
 
 /**

@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { Page } from "@playwright/test";
 import { assistantResponseSchema } from "../../contract/assistant.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { projectRoot } from "../support/server-process.ts";
@@ -730,6 +731,90 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await card.getByRole("button", { name: "Delete the booking of Meera Iyer" }).press("Enter");
   await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).press("Enter");
   await expect(page.getByText("No calls ahead.")).toBeFocused();
+});
+
+/**
+ * Holds the page's zero-delay timers, from its next load on, as a busy
+ * browser runs them late: `hold()` starts holding them, `release()` runs the
+ * held ones and lets the next run at once; it resolves a task after, once
+ * what they started (a render, its layout effects) has run.
+ */
+async function holdZeroDelayTimers(page: Page) {
+  await page.addInitScript(() => {
+    const { setTimeout: original, clearTimeout: clear } = window;
+    const held = new Map<number, () => void>();
+    let holding = false;
+    let next = -1;
+    window.setTimeout = ((handler: TimerHandler, delay?: number, ...rest: unknown[]) => {
+      if (!holding || delay || typeof handler !== "function") {
+        return original(handler, delay, ...rest);
+      }
+      held.set(next, () => handler(...rest));
+      return next--;
+    }) as typeof window.setTimeout;
+    window.clearTimeout = ((id?: number) => {
+      if (id === undefined || !held.delete(id)) clear(id);
+    }) as typeof window.clearTimeout;
+    Object.assign(window, {
+      heldTimers: {
+        hold: () => {
+          holding = true;
+        },
+        release() {
+          holding = false;
+          for (const [id, run] of held) {
+            held.delete(id);
+            run();
+          }
+          return new Promise((resolve) => original(resolve));
+        },
+      },
+    });
+  });
+  type Held = { heldTimers: { hold(): void; release(): Promise<void> } };
+  return {
+    hold: () => page.evaluate(() => (window as unknown as Held).heldTimers.hold()),
+    release: () => page.evaluate(() => (window as unknown as Held).heldTimers.release()),
+  };
+}
+
+test("a save's button takes the focus back though the answer to the save before it reaches the screen while it runs", async ({
+  visitor,
+}) => {
+  const page = await ownerPage(visitor, own, "/admin/bookings");
+  const timers = await holdZeroDelayTimers(page);
+  await page.reload();
+  const save = page.getByRole("button", { name: "Save availability" });
+  await expect(save).toBeEnabled();
+  // The first save's read of the screen waits until the page's timers are held;
+  // the second save waits at the server until they have run.
+  const read = Promise.withResolvers<void>();
+  await page.route(/\/api\/admin\/bookings\?/, async (route) => {
+    await read.promise;
+    await route.continue();
+  });
+  const secondSave = Promise.withResolvers<void>();
+  let saves = 0;
+  await page.route(/\/api\/admin\/bookings\/availability$/, async (route) => {
+    saves += 1;
+    if (saves === 2) await secondSave.promise;
+    await route.continue();
+  });
+  await page.getByLabel("Saturday", { exact: true }).fill("08:00-12:00");
+  await save.press("Enter");
+  await expect(page.getByText("Availability saved")).toBeVisible();
+  await timers.hold();
+  read.resolve();
+  // The first save has run; its answer has not reached the screen when the owner saves again.
+  await expect(save).toBeEnabled();
+  await page.getByLabel("Sunday", { exact: true }).fill("08:00-12:00");
+  await save.press("Enter");
+  await expect(page.getByRole("button", { name: "Saving…" })).toBeDisabled();
+  await timers.release();
+  secondSave.resolve();
+  await expect(page.getByText("Availability saved")).toHaveCount(2);
+  await expect(save).toBeFocused();
+  await page.close();
 });
 
 test("questions: what readers asked, answered or not, the unanswered grouped, filtered and deleted; the screen is axe clean", async ({
