@@ -349,18 +349,25 @@ export const healthResponseSchema = z.object({
     failed: z.number(),
     oldestQueuedAt: timestampSchema.nullable(),
   }),
-  /** Fediverse queue messages given up in the last 30 days, newest first: none names a person. */
-  fediverseGivenUp: z.array(
-    z.object({
-      /** Fedify's `outbox` (a delivery), `fanout`, `inbox`, or the site's `ewe:take-back`. */
-      kind: z.string(),
-      /** The site's own activity's address, when it was one. */
-      activity: z.string().nullable(),
-      /** Why its last try failed: the deadline, or the kind of error. */
-      why: z.string(),
-      at: timestampSchema,
-    }),
-  ),
+  /**
+   * Fediverse queue messages given up in the last 30 days: how many, and the
+   * latest `limits.givenUpShown`, newest first. None names a person.
+   */
+  fediverseGivenUp: z.object({
+    total: z.number(),
+    latest: z.array(
+      z.object({
+        id: z.number(),
+        /** Fedify's `outbox` (a delivery), `fanout`, `inbox`, or the site's `ewe:take-back`. */
+        kind: z.string(),
+        /** The site's own activity's address, when it was one. */
+        activity: z.string().nullable(),
+        /** Why its last try failed: the deadline, or the kind of error. */
+        why: z.string(),
+        at: timestampSchema,
+      }),
+    ),
+  }),
   version: z.string(),
   node: z.string(),
   settings: z.array(z.object({ name: z.string(), value: z.string().nullable() })),

@@ -2,6 +2,8 @@
 export const limits = {
   /** Audit trail entries the console shows, and the command line prints unless given `--limit`. */
   auditShown: 200,
+  /** Fediverse messages given up that the Health screen lists, the latest; it counts the rest. */
+  givenUpShown: 50,
   /** Display names, in UTF-16 code units like the HTML `maxlength` attribute. Not trimmed (docs/product.md, "Limits"). */
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { limits } from "../../contract/limits.ts";
 import { forgetApproval } from "../comments/publishing.ts";
 import { forgetRemoteWriters } from "../comments/removal.ts";
 import { remoteVisitorPrefix } from "../comments/rows.ts";
@@ -236,17 +237,28 @@ export function createFediverseRepository(store: Store) {
       return Number(result.numDeletedRows);
     },
 
-    /** Queue messages given up (message-queue.ts) in the last `givenUpKeptDays`, newest first. */
-    async givenUp(now = new Date()) {
+    /**
+     * Queue messages given up (message-queue.ts) in the last `givenUpKeptDays`:
+     * how many, and the latest `shown` of them, newest first.
+     */
+    async givenUp(now = new Date(), shown: number = limits.givenUpShown) {
       const since = new Date(now.getTime() - givenUpKeptDays * dayMs).toISOString();
       const rows = await db
         .selectFrom("fediverse_given_up")
-        .select(["kind", "activity", "why", "given_up_at"])
+        .select(["id", "kind", "activity", "why", "given_up_at"])
+        .select((eb) => eb.fn.countAll().over().as("total"))
         .where("given_up_at", ">=", since)
         .orderBy("given_up_at", "desc")
         .orderBy("id", "desc")
+        .limit(shown)
         .execute();
-      return rows.map(({ given_up_at, ...row }) => ({ ...row, at: toIso(given_up_at) }));
+      return {
+        total: Number(rows[0]?.total ?? 0),
+        latest: rows.map(({ given_up_at, total: _total, ...row }) => ({
+          ...row,
+          at: toIso(given_up_at),
+        })),
+      };
     },
 
     /** Deletes the records of messages given up more than `givenUpKeptDays` ago, in `within`; how many went. */

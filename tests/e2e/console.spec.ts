@@ -627,13 +627,28 @@ test("a passkey registered in the console signs in from Chromium's virtual authe
   await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
 });
 
-test("health shows the settings with secrets masked", async ({ visitor }) => {
+test("health shows the settings with secrets masked, and the Fediverse messages given up: the latest, and how many more", async ({
+  visitor,
+}) => {
+  // A storm of failures an hour before the seeded one: more than the screen lists.
+  const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  const record = db.prepare(
+    "insert into fediverse_given_up (kind, activity, why, given_up_at) values ('inbox', null, 'TypeError', ?)",
+  );
+  for (let i = 0; i < 60; i++) record.run(hourAgo);
+  db.close();
   const page = await ownerPage(visitor, own, "/admin/health");
   await expect(page.getByText("SQLite, answering")).toBeVisible();
-  await expect(page.getByRole("region", { name: "Status" })).toContainText(
-    `1 message given up in the last 30 days A delivery to a server (${site}/fediverse/notes/1#delete-1), given up`,
+  const status = page.getByRole("region", { name: "Status" });
+  await expect(status).toContainText(
+    `61 messages given up in the last 30 days A delivery to a server (${site}/fediverse/notes/1#delete-1), given up`,
     { useInnerText: true },
   );
+  await expect(status.getByRole("listitem")).toHaveCount(50);
+  await expect(status.getByRole("listitem").last()).toContainText("An activity received, given up");
+  await expect(status).toContainText("and 11 more before these");
+  expect(await seriousViolations(page)).toEqual([]);
   // Not set, so generated: the screen says which secret is in use, never the secret.
   await expect(page.getByRole("row", { name: /COOKIE_SECRET/ })).toContainText(
     /generated, kept in .*cookie-secret/,

@@ -21,6 +21,7 @@ import {
   subscribersResponseSchema,
   whoAmIResponseSchema,
 } from "../../contract/console.ts";
+import { limits } from "../../contract/limits.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createOwnerRepository } from "../../server/console/owner-repository.ts";
 import { openStore } from "../../server/db/store.ts";
@@ -453,9 +454,18 @@ describe.each(backends)("the owner's console on %s", (backend) => {
     const recent = givenUp(2);
     await runSql(t, record, ["outbox", activity, "no result within 120 s", recent]);
     const health = json(await owner.get("/api/admin/health"), healthResponseSchema);
-    expect(health.fediverseGivenUp).toEqual([
-      { kind: "outbox", activity, why: "no result within 120 s", at: recent },
-    ]);
+    expect(health.fediverseGivenUp).toEqual({
+      total: 1,
+      latest: [
+        {
+          id: expect.any(Number),
+          kind: "outbox",
+          activity,
+          why: "no result within 120 s",
+          at: recent,
+        },
+      ],
+    });
     expect(health.database).toEqual({ kind: backend, reachable: true });
     expect(health.liveEvents).toBe("listening");
     expect(health.version).toMatch(/^\d+\.\d+\.\d+$/);
@@ -467,6 +477,41 @@ describe.each(backends)("the owner's console on %s", (backend) => {
       if (password) expect(JSON.stringify(health)).not.toContain(password);
       expect(settings.get("DATABASE_URL")).toContain(new URL(t.databaseUrl).hostname);
     }
+  });
+
+  it("lists the latest Fediverse messages given up and counts the rest, in a storm of failures", async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    await runSql(t, "delete from fediverse_given_up");
+    // One more than the screen lists, all given up in the same millisecond, none with an activity.
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    const storm = limits.givenUpShown + 1;
+    const values = Array.from({ length: storm }, () => "('outbox', null, 'TypeError', ?)");
+    await runSql(
+      t,
+      `insert into fediverse_given_up (kind, activity, why, given_up_at) values ${values.join(", ")}`,
+      Array(storm).fill(at),
+    );
+    const newest = new Date().toISOString();
+    await runSql(
+      t,
+      "insert into fediverse_given_up (kind, activity, why, given_up_at) values ('fanout', null, 'Error', ?)",
+      [newest],
+    );
+    const { fediverseGivenUp } = json(await owner.get("/api/admin/health"), healthResponseSchema);
+    expect(fediverseGivenUp.total).toBe(storm + 1);
+    const { latest } = fediverseGivenUp;
+    expect(latest).toHaveLength(limits.givenUpShown);
+    expect(latest[0]).toMatchObject({ kind: "fanout", at: newest });
+    expect(latest.slice(1).every((each) => each.at === at && each.activity === null)).toBe(true);
+    // Each its own record: the newest of the same millisecond first.
+    const ids = latest.slice(1).map((each) => each.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    await runSql(t, "delete from fediverse_given_up");
+    expect(
+      json(await owner.get("/api/admin/health"), healthResponseSchema).fediverseGivenUp,
+    ).toEqual({ total: 0, latest: [] });
   });
 
   it("refuses a passkey it does not know, or an answer that does not verify", async () => {

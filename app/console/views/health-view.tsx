@@ -11,20 +11,22 @@ const kinds: Record<string, string> = {
   "ewe:take-back": "The Deletes of your answers",
 };
 
-/** The Fediverse queue's messages given up after failing for three days, in the last 30 days. */
-function GivenUp({ list }: { list: HealthResponse["fediverseGivenUp"] }) {
-  if (list.length === 0) return "Nothing given up in the last 30 days";
+/** The Fediverse queue's messages given up after failing for three days, in the last 30 days: the latest, and how many more. */
+function GivenUp({ total, latest }: HealthResponse["fediverseGivenUp"]) {
+  if (total === 0) return "Nothing given up in the last 30 days";
+  const more = total - latest.length;
   return (
     <>
-      {list.length} {list.length === 1 ? "message" : "messages"} given up in the last 30 days
+      {total} {total === 1 ? "message" : "messages"} given up in the last 30 days
       <ul className="mt-1 space-y-1">
-        {list.map(({ kind, activity, why, at }) => (
-          <li key={`${at} ${activity}`} className="break-all">
+        {latest.map(({ id, kind, activity, why, at }) => (
+          <li key={id} className="break-all">
             {kinds[kind] ?? kind}
             {activity ? <> ({activity})</> : null}, given up <When iso={at} />; last failure: {why}
           </li>
         ))}
       </ul>
+      {more > 0 ? <p className="mt-1">and {more} more before these</p> : null}
     </>
   );
 }
@@ -59,7 +61,7 @@ export function HealthView() {
                   </>
                 }
               />
-              <Fact label="Fediverse" value={<GivenUp list={fediverseGivenUp} />} />
+              <Fact label="Fediverse" value={<GivenUp {...fediverseGivenUp} />} />
               <Fact label="Version" value={`${version} on Node.js ${node}`} />
             </Facts>
           </Panel>
