@@ -2,6 +2,7 @@ import { hasZodFastifySchemaValidationErrors } from "@fastify/type-provider-zod"
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
 import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
+import { changedNothing } from "../db/owner-actor.ts";
 import { paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
 
 /** An answer the API gives on purpose, with its stable code. */
@@ -93,6 +94,9 @@ const ourFailure = {
   message: "Something went wrong on our side.",
 } as const;
 
+/** An owner action's failure that rolled it back whole (server/db/owner-actor.ts) says so. */
+const unchangedFailure = `${ourFailure.message} Nothing was changed; try again.`;
+
 function classify(error: FastifyError): ErrorResponse["error"] & { status: number } {
   if (error instanceof ApiError) {
     return { status: error.statusCode, code: error.code, message: error.message };
@@ -122,6 +126,7 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
       message: "The request is malformed.",
     };
   }
+  if (changedNothing(error)) return { status: 500, ...ourFailure, message: unchangedFailure };
   return { status: 500, ...ourFailure };
 }
 

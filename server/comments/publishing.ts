@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
+import { withLine } from "../db/owner-actor.ts";
 import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
@@ -382,7 +383,7 @@ export function createCommentPublishing(
      * the same transaction (the owner's audit line): both are kept, or neither.
      */
     async approve(id: number, alongside?: Alongside): Promise<boolean> {
-      const event = await db.transaction().execute(async (trx) => {
+      const event = await withLine(db, alongside, async (trx) => {
         const row = await trx
           .updateTable("science_comments")
           .set({ status: "published" })

@@ -1,5 +1,6 @@
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
+import { withLine } from "../db/owner-actor.ts";
 import type { CommentStatus } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
@@ -79,7 +80,7 @@ export function createCommentsRepository(
     match: RemovalMatch,
     { approvalToo = false, alongside }: { approvalToo?: boolean; alongside?: Alongside } = {},
   ): Promise<number> {
-    const recorded = await db.transaction().execute(async (trx) => {
+    const recorded = await withLine(db, alongside, async (trx) => {
       const events = await removeComments(trx, said, match, forgetSpamExamples);
       if (approvalToo && match.visitorId) await forgetApproval(trx, match.visitorId);
       if (events.length > 0) await alongside?.(trx);
@@ -165,7 +166,7 @@ export function createCommentsRepository(
       input: { id: number; content: string },
       alongside?: Alongside,
     ): Promise<Comment | "not_found"> {
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await withLine(db, alongside, async (trx) => {
         const row = await trx
           .updateTable("science_comments")
           .set(edited(input.content))
@@ -230,7 +231,7 @@ export function createCommentsRepository(
       id: number,
       alongside?: Alongside,
     ): Promise<"marked" | "already_spam" | "not_found"> {
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await withLine(db, alongside, async (trx) => {
         const before = await trx
           .selectFrom("science_comments")
           .select(["status", "post_id"])

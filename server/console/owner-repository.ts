@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { AuditEntry, OwnerSession, Passkey } from "../../contract/console.ts";
 import { limits } from "../../contract/limits.ts";
-import type { OwnerActor } from "../db/owner-actor.ts";
+import { type OwnerActor, withLine } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
@@ -340,7 +340,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
       return {
         audit: (action, object, within) => this.audit(sessionId, action, object, within),
         act: (change, line) =>
-          db.transaction().execute(async (trx) => {
+          withLine(db, line, async (trx) => {
             const outcome = await change(trx);
             const written = line(outcome);
             if (written) await this.audit(sessionId, written[0], written[1], trx);

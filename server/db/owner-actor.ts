@@ -29,6 +29,44 @@ export type OwnerActor = {
   audit(action: string, object?: string, within?: Kysely<Database>): Promise<void>;
 };
 
+/** The failures of owner actions that rolled back whole (`rolledBack`). */
+const unchanged = new WeakSet<object>();
+
+/**
+ * `error`, the failure of an owner action's transaction, marked as one that
+ * changed nothing when `whole`: the transaction held the whole action, its
+ * line with it, and nothing of the action had committed before. The API then
+ * tells the owner so (`changedNothing`); not `whole` takes a mark back.
+ */
+export function rolledBack(error: unknown, whole = true): unknown {
+  if (typeof error === "object" && error !== null) {
+    if (whole) unchanged.add(error);
+    else unchanged.delete(error);
+  }
+  return error;
+}
+
+/** Whether `error` failed an owner action that changed nothing (`rolledBack`). */
+export const changedNothing = (error: unknown) =>
+  typeof error === "object" && error !== null && unchanged.has(error);
+
+/**
+ * Runs `work` in a transaction of `db`; with `line` (an owner action's line
+ * of the audit trail, which `work` writes in it) it holds the whole action,
+ * and a failure is `rolledBack`.
+ */
+export async function withLine<T>(
+  db: Kysely<Database>,
+  line: unknown,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await db.transaction().execute(work);
+  } catch (error) {
+    throw rolledBack(error, line !== undefined);
+  }
+}
+
 /** Runs `work` in a transaction, or in `db` itself when that is one already (an owner action's). */
 export const transact = <T>(
   db: Kysely<Database>,

@@ -9,6 +9,7 @@ import {
 } from "../../contract/limits.ts";
 import { topicOf } from "../../contract/live-events.ts";
 import type { Alongside } from "../comments/repository.ts";
+import { withLine } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
@@ -165,7 +166,7 @@ export function createReactionsRepository(
      * whether there were any or not: both are kept, or neither.
      */
     async removeAllBy(visitorId: string, alongside?: Alongside): Promise<number> {
-      const { removed, recorded } = await db.transaction().execute(async (trx) => {
+      const { removed, recorded } = await withLine(db, alongside, async (trx) => {
         let removed = 0;
         const recorded: LiveEvent[] = [];
         for (const kind of itemKinds) {

@@ -1,6 +1,7 @@
 import type { BanScope } from "../../contract/console.ts";
 import type { Alongside, CommentsRepository, OwnerComment } from "../comments/repository.ts";
 import type { Config } from "../config.ts";
+import { withLine } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import type { ExampleSource, SpamStore } from "./spam/store.ts";
@@ -130,7 +131,7 @@ export function createModeration({
       if (scope === "address" && ipHash === null) return "no_address";
       const now = new Date();
       const expiresAt = days === undefined ? null : new Date(now.getTime() + days * dayMs);
-      const row = await db.transaction().execute(async (trx) => {
+      const row = await withLine(db, alongside, async (trx) => {
         const row = await trx
           .insertInto("bans")
           .values({
@@ -184,7 +185,7 @@ export function createModeration({
         ids = rows.map((row) => row.id);
       }
       if (ids.length === 0) return 0;
-      return db.transaction().execute(async (trx) => {
+      return withLine(db, alongside, async (trx) => {
         const lifted = await trx
           .updateTable("bans")
           .set({ lifted_at: nowIso() })

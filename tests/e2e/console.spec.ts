@@ -748,6 +748,36 @@ test("bookings: a call with the reader's note, the availability saved or refused
   await expect(page.getByText("No calls ahead.")).toBeFocused();
 });
 
+test("a save the server fails says that nothing was changed, and nothing was", async ({
+  visitor,
+}) => {
+  const page = await ownerPage(visitor, own, "/admin/bookings");
+  const save = page.getByRole("button", { name: "Save availability" });
+  await expect(save).toBeEnabled();
+  const before = ownerCli(own, "bookings", "hours");
+  // The database refuses the save's line of the audit trail, so the save fails whole.
+  const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+  db.exec("pragma busy_timeout = 5000");
+  db.exec(
+    "create trigger refuse_availability before insert on owner_audit when new.action = 'bookings availability' begin select raise(abort, 'refused'); end",
+  );
+  try {
+    await page.getByLabel("Monday", { exact: true }).fill("07:00-08:00");
+    await save.click();
+    await expect(page.getByRole("alert")).toHaveText(
+      "Something went wrong on our side. Nothing was changed; try again.",
+    );
+    expect(ownerCli(own, "bookings", "hours")).toBe(before);
+  } finally {
+    db.exec("drop trigger refuse_availability");
+    db.close();
+  }
+  await save.click();
+  await expect(page.getByText("Availability saved")).toBeVisible();
+  expect(ownerCli(own, "bookings", "hours")).toContain("mon  07:00-08:00");
+  await page.close();
+});
+
 /**
  * Holds the page's zero-delay timers, from its next load on, as a busy
  * browser runs them late: `hold()` starts holding them, `release()` runs the

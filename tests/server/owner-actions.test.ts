@@ -689,6 +689,22 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     },
   ];
 
+  it("an action that commits in parts does not say that nothing was changed when its line fails", async () => {
+    const account = `https://parts${sent++}.example.net/users/noisy`;
+    const allow = await refuseAuditLines(t);
+    try {
+      const failed = await owner.post("/api/admin/fediverse/erase", { actor: account });
+      expect(failed.statusCode).toBe(500);
+      expect(JSON.parse(failed.body)).toEqual({
+        error: { code: "internal_error", message: "Something went wrong on our side." },
+      });
+    } finally {
+      await allow();
+    }
+    // Its first part, the block, had committed.
+    expect(await blocked(account)).toEqual([{ target: account }]);
+  });
+
   it.each(actions.map((a) => [a.action, a] as const))(
     "%s: an error and no change while the line fails, then done with its line",
     async (action, refusable) => {
@@ -705,7 +721,10 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
           const failed = await refusable.console(owner, subject);
           expect(failed.statusCode).toBe(500);
           expect(JSON.parse(failed.body)).toEqual({
-            error: { code: "internal_error", message: "Something went wrong on our side." },
+            error: {
+              code: "internal_error",
+              message: "Something went wrong on our side. Nothing was changed; try again.",
+            },
           });
         }
       } finally {
