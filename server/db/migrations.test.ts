@@ -180,6 +180,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "038-fediverse-given-up.ts",
     "e0be7bd4c4d8f25777d81b7fd7e248d2a140239566492553d6ec8fc2aff592db",
   ],
+  [
+    "039_finished_mail_tokens",
+    "039-finished-mail-tokens.ts",
+    "d85b91f6f40b58d2c393f4c81c843129321815ed1755c2856810bc964bbc751b",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -32,6 +32,7 @@ import { fediverseQueueLeaseTokens } from "./migrations/035-fediverse-queue-leas
 import { fediverseQueueFailures } from "./migrations/036-fediverse-queue-failures.ts";
 import { replyStops } from "./migrations/037-reply-stops.ts";
 import { fediverseGivenUp } from "./migrations/038-fediverse-given-up.ts";
+import { finishedMailTokens } from "./migrations/039-finished-mail-tokens.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -79,5 +80,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "036_fediverse_queue_failures": fediverseQueueFailures(kind),
     "037_reply_stops": replyStops(kind),
     "038_fediverse_given_up": fediverseGivenUp(kind),
+    "039_finished_mail_tokens": finishedMailTokens(),
   };
 }

@@ -202,8 +202,12 @@ export type Deliver = (row: OutboxRow, db: Db, batch: OutboxRow[]) => Promise<De
 
 /** Rows of these kinds due for the same recipient go out as one message, claimed one at a time. */
 export const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
-/** Rows whose token is a link for the recipient alone, needed only until the mail is sent. */
-const tokenUntilSent: ReadonlySet<OutboxKind> = new Set([
+/**
+ * Rows whose token is a link for the recipient alone, needed only by the mail: cleared
+ * as it is recorded sent, failed for good or cancelled. (An edition's or a reply mail's
+ * is the address's standing unsubscribe token, which the edition's figures join on.)
+ */
+const tokenUntilDone: ReadonlySet<OutboxKind> = new Set([
   "confirmation",
   "enquiry_ack",
   "reply_confirmation",
@@ -289,17 +293,17 @@ export function createOutboxRepository(
         status,
         attempts,
         last_error: delivery.outcome === "sent" ? null : delivery.reason,
-        // A confirmation's token, and an enquiry's deletion link's, are needed only in the mail itself.
-        ...(status === "sent"
-          ? { sent_at: nowIso(), token: tokenUntilSent.has(row.kind) ? null : row.token }
-          : {}),
+        ...(status === "sent" ? { sent_at: nowIso() } : {}),
         ...(retry
           ? {
               next_attempt_at: new Date(
                 clock().getTime() + retryDelay(attempts, retryBaseMs),
               ).toISOString(),
             }
-          : { payload: payloadUntilDone.has(row.kind) || forgotten ? null : row.payload }),
+          : {
+              payload: payloadUntilDone.has(row.kind) || forgotten ? null : row.payload,
+              token: tokenUntilDone.has(row.kind) ? null : row.token,
+            }),
         ...(forgotten ? { email: null } : {}),
       })
       .where("id", "=", row.id as number)

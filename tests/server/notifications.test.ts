@@ -636,8 +636,9 @@ describe.each(backends)("the notifications migration on %s", (backend) => {
         .select(["id", "email", "status", "token"])
         .orderBy("id")
         .execute();
+      // A later migration takes the link's token from a confirmation that can no longer go.
       expect(kept.map((r) => [Number(r.id), r.email, r.status, r.token])).toEqual([
-        [1, "a@example.com", "sent", "token-a@example.com"],
+        [1, "a@example.com", "sent", null],
         [2, "b@example.com", "queued", "token-b@example.com"],
       ]);
       const added = await db
