@@ -321,8 +321,7 @@ export async function startServices({
     editions: newsletter.editions,
     ...(scheduleEveryMs ? { everyMs: scheduleEveryMs } : {}),
     queued: mailOut.wake,
-    started: (slug, count) =>
-      ownerConsole.audit(null, "newsletter scheduled send", `${slug} (${count} queued)`),
+    by: unsigned,
     log: log,
   });
   // Readership (docs/product.md, "Readers"): counted in memory, written every few seconds.

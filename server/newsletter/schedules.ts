@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ExpressionBuilder, sql } from "kysely";
-import { transact } from "../db/owner-actor.ts";
+import { type OwnerActor, transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
@@ -159,15 +159,15 @@ export function createEditionSchedules(store: Store) {
      * instances queued them (one whose lease ran out may have queued the first
      * pages); null when another instance said so first.
      */
-    async finish(editionId: number): Promise<number | null> {
-      const result = await db
+    async finish(editionId: number, within = db): Promise<number | null> {
+      const result = await within
         .updateTable("edition_schedules")
         .set({ queued_at: nowIso(), claimed_until: null })
         .where("edition_id", "=", editionId)
         .where("queued_at", "is", null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return null;
-      const { copies } = await db
+      const { copies } = await within
         .selectFrom("outbox")
         .select((eb) => eb.fn.countAll().as("copies"))
         .where("edition_id", "=", editionId)
@@ -195,22 +195,24 @@ export type EditionSchedules = ReturnType<typeof createEditionSchedules>;
 /**
  * Looks every `everyMs` for editions whose time has come and queues each
  * (the first look soon after the start). `queued` runs after each page of
- * copies, as for `newsletter send`; `started` writes the audit trail's line
- * once per edition, with the edition's copies in all.
+ * copies, as for `newsletter send`. The schedule's end commits with the audit
+ * trail's line, written by `by`, with the edition's copies in all: when the
+ * line cannot be written the schedule stays open, and the instance that
+ * claims it once the lease runs out ends it with its line.
  */
 export function startEditionSchedules({
   schedules,
   editions,
   everyMs = 5_000,
   queued,
-  started,
+  by,
   log,
 }: {
   schedules: EditionSchedules;
   editions: Pick<EditionsRepository, "queueEdition">;
   everyMs?: number;
   queued: () => void;
-  started: (slug: string, count: number) => Promise<void>;
+  by: OwnerActor;
   log: Pick<Log, "info" | "warn">;
 }) {
   async function sendDue() {
@@ -224,11 +226,13 @@ export function startEditionSchedules({
       );
       try {
         await editions.queueEdition(due.id, { onPage: queued });
-        const total = await schedules.finish(due.id);
-        if (total !== null) {
+        const total = await by.act(
+          (trx) => schedules.finish(due.id, trx),
+          (copies) =>
+            copies !== null && ["newsletter scheduled send", `${due.slug} (${copies} queued)`],
+        );
+        if (total !== null)
           log.info({ edition: due.slug, queued: total }, "scheduled edition queued");
-          await started(due.slug, total);
-        }
       } finally {
         clearInterval(renewing);
       }

@@ -15,8 +15,8 @@ import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
 import { auditLines, copies, dueIn, editionFile, inMs, recipients } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql, seedConfirmed } from "./support/sql.ts";
-import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { refuseAuditLines, runSql, seedConfirmed } from "./support/sql.ts";
+import { backends, capturedLogs, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * Test first, send later (docs/mail.md, "A test copy", "Sending later"): a
@@ -34,18 +34,29 @@ const status = async (env: Record<string, string>) =>
 describe.each(backends)("test copies and scheduled editions on %s", (backend) => {
   let t: TestApp;
   let smtp: SmtpSink;
+  const logs = capturedLogs("warn");
   beforeAll(async () => {
     smtp = await startSmtpSink();
     t = await startTestApp(backend, {
       env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
       // Looked for as often as the outbox: a test waits out no 5 s poll.
       scheduleEveryMs: 200,
+      logger: logs.logger,
     });
   });
   afterAll(async () => {
     await t?.close();
     await smtp?.close();
   });
+
+  /** Schedules the edition `slug` an hour from now, from the command line. */
+  const scheduleInAnHour = async (slug: string) => {
+    const run = await admin(
+      adminEnv(t),
+      ...["newsletter", "send", editionFile(slug), "--at", inMs(3600_000), "--yes"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+  };
 
   it("sends a test copy that says so, in no figure, and the edition still goes to everyone", async () => {
     const readers = recipients(2, `tested-${backend}`);
@@ -131,16 +142,7 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
     const first = recipients(3, `taken-first-${backend}`);
     await seedConfirmed(t, first);
     const env = adminEnv(t);
-    const run = await admin(
-      env,
-      "newsletter",
-      "send",
-      editionFile(slug),
-      "--at",
-      inMs(3600_000),
-      "--yes",
-    );
-    expect(run.code, run.stderr).toBe(0);
+    await scheduleInAnHour(slug);
     // Another instance claimed it and queued its first page, then stopped renewing its lease.
     const [edition] = await runSql(t, "select id from editions where slug = ?", [slug]);
     const store = await openStore(
@@ -176,6 +178,54 @@ describe.each(backends)("test copies and scheduled editions on %s", (backend) =>
       `${slug} (${before + later.length} queued)`,
     ]);
     expect(counts.size).toBe(before + later.length);
+  });
+
+  it("ends a scheduled edition with its line: open while the line is refused, then ended with it once", async () => {
+    const slug = "audited-later";
+    const readers = recipients(2, `audited-${backend}`);
+    await seedConfirmed(t, readers);
+    const env = adminEnv(t);
+    await scheduleInAnHour(slug);
+    const refused = () =>
+      logs.lines.some(
+        (line) =>
+          line.msg === "scheduled editions could not be looked at" &&
+          /no.audit/.test(String((line.err as { message?: unknown } | undefined)?.message)),
+      );
+    const allow = await refuseAuditLines(t);
+    try {
+      await dueIn(t, slug, 0);
+      await expect.poll(refused, { timeout: 20_000 }).toBe(true);
+      // Its copies are queued page by page, as `newsletter send`'s are, and go out; the
+      // schedule does not end without its line.
+      await smtp.waitFor(() => readers.every((r) => copies(smtp, `Edition ${slug}`).has(r)));
+      expect((await status(env)).scheduled).toEqual([
+        { slug, sendAt: expect.any(String), started: true },
+      ]);
+      expect(await auditLines(t, "newsletter scheduled send")).not.toContainEqual(
+        expect.stringContaining(slug),
+      );
+    } finally {
+      await allow();
+    }
+    // Once this instance's lease has run out, the edition is claimed again and ends with one line.
+    await runSql(
+      t,
+      "update edition_schedules set claimed_until = ? where edition_id = (select id from editions where slug = ?)",
+      [inMs(-1000), slug],
+    );
+    await expect.poll(async () => (await status(env)).scheduled).toEqual([]);
+    const [{ n }] = (await runSql(
+      t,
+      "select count(*) as n from outbox where edition_id = (select id from editions where slug = ?)",
+      [slug],
+    )) as [{ n: unknown }];
+    expect(
+      (await auditLines(t, "newsletter scheduled send")).filter((line) =>
+        String(line).startsWith(`${slug} `),
+      ),
+    ).toEqual([`${slug} (${Number(n)} queued)`]);
+    expect([...copies(smtp, `Edition ${slug}`).values()].every((count) => count === 1)).toBe(true);
   });
 
   it("cancels a schedule until it starts, and refuses times it cannot keep", async () => {
