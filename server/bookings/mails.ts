@@ -40,7 +40,14 @@ export type BookingMailContext = {
   serviceTitle: string;
 };
 
-const consoleUrl = (siteUrl: string) => `${siteUrl}/admin/bookings`;
+/** The owner's way to the console's bookings screen: a button, or a line of text. */
+function consoleLink(siteUrl: string) {
+  const url = `${siteUrl}/admin/bookings`;
+  return {
+    html: `<p style="margin:0">${button(url, "Open in the console")}</p>`,
+    text: `Open in the console: ${url}`,
+  };
+}
 
 type Call = Pick<StoredBooking, "uid" | "start" | "end" | "readerZone" | "service"> & {
   sequence: number;
@@ -194,12 +201,12 @@ export function ownerInvitationMail(
     html: `<p style="margin:0 0 12px">${update ? "A reader moved their call to a new time." : "A reader booked a call."}</p>
 ${detailsHtml(details)}
 ${note}
-<p style="margin:0">${button(consoleUrl(context.siteUrl), "Open in the console")}</p>`,
+${consoleLink(context.siteUrl).html}`,
     text: `${update ? "A reader moved their call to a new time." : "A reader booked a call."}
 
 ${detailsText(details)}
 ${booking.note ? `\n${quoted(booking.note)}\n` : ""}
-Open in the console: ${consoleUrl(context.siteUrl)}`,
+${consoleLink(context.siteUrl).text}`,
     replyTo: { name: booking.name, address: booking.email },
     headers: { "Auto-Submitted": "auto-generated" },
     icalEvent: invitation(booking, context, { email: booking.email, name: booking.name }),
@@ -264,7 +271,7 @@ ${side === "reader" ? `Book another time: ${again}` : ""}`,
 /**
  * A reminder, 24 hours or 1 hour before, to either side: the reader's with
  * the links to move or cancel the call (`token`), as the invitation, when the
- * call holds that token; the owner's points at the console.
+ * call holds that token; the owner's with the way to the console.
  */
 export function reminderMail(
   to: string,
@@ -296,6 +303,7 @@ export function reminderMail(
     (side === "reader"
       ? "To cancel or move the call, use the links in the mail that confirmed it."
       : "Cancel it from the console if you cannot make it; the reader is told.");
+  const below = side === "owner" ? consoleLink(context.siteUrl) : links;
   return mail({
     to,
     subject,
@@ -303,10 +311,10 @@ export function reminderMail(
     html: `<p style="margin:0 0 12px">The call is ${soon}.</p>
 ${detailsHtml(details)}
 ${booking.meetingUrl ? `<p style="margin:0 0 16px">${button(booking.meetingUrl, "Join the call")}</p>` : ""}
-${links?.html ?? ""}`,
+${below?.html ?? ""}`,
     text: `The call is ${soon}.
 
-${detailsText(details)}${links ? `\n\n${links.text}` : ""}`,
+${detailsText(details)}${below ? `\n\n${below.text}` : ""}`,
     ...(side === "reader" ? { replyTo: context.ownerAddress } : {}),
     headers: { "Auto-Submitted": "auto-generated" },
   });

@@ -792,11 +792,17 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(reminder?.parsed.text).toContain(
       `Cancel the call: ${siteUrl}/book/cancel?token=${reminded.cancel}`,
     );
-    // The owner's reminder points at the console, and carries none of the reader's links.
+    // The owner's reminder links to the console's bookings, as the owner's invitation does,
+    // and carries none of the reader's links.
     const ownerReminder = reminders(owner).find((m) =>
       m.parsed.text?.includes(inOwnerZone(second)),
     );
     expect(ownerReminder?.parsed.text).toContain("Cancel it from the console");
+    expect(ownerReminder?.parsed.text).toContain(`Open in the console: ${siteUrl}/admin/bookings`);
+    const toConsole = [...dom(String(ownerReminder?.parsed.html)).querySelectorAll("a")].find(
+      (a) => a.textContent?.trim() === "Open in the console",
+    );
+    expect(toConsole?.getAttribute("href")).toBe(`${siteUrl}/admin/bookings`);
     expect(ownerReminder?.parsed.text).not.toContain("token=");
 
     // The reminder's link moves the call, and the owner is told as from the invitation's.
