@@ -68,6 +68,12 @@ export function focusFirstProblem(form: Element | null | undefined, alert: HTMLE
 export type ServiceChoice = { id: string; title: string };
 type Contact = { name: string; email: string; service: string };
 
+/** The two text fields of ContactFields, each with its own autocomplete token, its name. */
+const textFields = [
+  { name: "name", label: "Your name", type: "text", maxLength: limits.enquiryNameMax },
+  { name: "email", label: "Your email", type: "email", maxLength: limits.emailMax },
+] as const;
+
 /**
  * Who is writing and about what, as the enquiry and booking forms both ask
  * it: "Your name", "Your email" and the "Service" select of the nine services
@@ -92,48 +98,30 @@ export function ContactFields({
 }) {
   return (
     <>
-      <FormField
-        id={`${id}-name`}
-        label="Your name"
-        problem={problems.name}
-        look={look}
-        box={boxes.name}
-      >
-        {(control) => (
-          <input
-            {...control}
-            name="name"
-            type="text"
-            required
-            maxLength={limits.enquiryNameMax}
-            autoComplete="name"
-            className={look.control}
-            value={values.name}
-            onChange={(event) => change("name")(event.target.value)}
-          />
-        )}
-      </FormField>
-      <FormField
-        id={`${id}-email`}
-        label="Your email"
-        problem={problems.email}
-        look={look}
-        box={boxes.email}
-      >
-        {(control) => (
-          <input
-            {...control}
-            name="email"
-            type="email"
-            required
-            maxLength={limits.emailMax}
-            autoComplete="email"
-            className={look.control}
-            value={values.email}
-            onChange={(event) => change("email")(event.target.value)}
-          />
-        )}
-      </FormField>
+      {textFields.map(({ name, label, type, maxLength }) => (
+        <FormField
+          key={name}
+          id={`${id}-${name}`}
+          label={label}
+          problem={problems[name]}
+          look={look}
+          box={boxes[name]}
+        >
+          {(control) => (
+            <input
+              {...control}
+              name={name}
+              type={type}
+              required
+              maxLength={maxLength}
+              autoComplete={name}
+              className={look.control}
+              value={values[name]}
+              onChange={(event) => change(name)(event.target.value)}
+            />
+          )}
+        </FormField>
+      ))}
       <FormField
         id={`${id}-service`}
         label="Service"
