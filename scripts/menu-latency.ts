@@ -1,10 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { type BrowserContext, chromium, devices } from "@playwright/test";
-import { buildApp } from "../server/app.ts";
-import { loadConfig } from "../server/config.ts";
-import { clientDir } from "./build-inputs.ts";
+import { type BrowserContext, devices } from "@playwright/test";
+import { measuredSite } from "./measured-site.ts";
 
 /**
  * The first tap on a phone, measured in Chromium: a Pixel 7's screen and
@@ -35,21 +31,8 @@ const cpuSlowdown = 4;
 const flatBackdrop = process.env.BACKDROP === "flat";
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
-if (!existsSync(path.join(clientDir, "index.html"))) {
-  console.error('No build found: run "npm run build" first.');
-  process.exit(1);
-}
-
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-menu-latency-"));
-const app = await buildApp({
-  config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }, { productionRules: false }),
-  clientRoot: clientDir,
-});
-const origin = await app.listen({ host: "127.0.0.1", port: 0 });
-const browser = await chromium.launch({
-  executablePath,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-});
+const site = await measuredSite("menu-latency", executablePath);
+const { origin, browser } = site;
 
 type Tap = { latency: number; shown: number | null };
 
@@ -172,7 +155,5 @@ try {
     );
   }
 } finally {
-  await browser.close();
-  await app.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await site.close();
 }

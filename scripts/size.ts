@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromium, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { prerenderedPaths } from "../app/navigation.ts";
-import { buildApp } from "../server/app.ts";
-import { loadConfig } from "../server/config.ts";
 import { clientDir } from "./build-inputs.ts";
+import { measuredSite } from "./measured-site.ts";
 import { gzipCopy } from "./precompress.ts";
 
 /**
@@ -46,11 +44,6 @@ const formPages = ["/book"];
 /** A service's own page, standing for the nine. */
 const servicePages = ["/services/dfmea"];
 
-if (!existsSync(path.join(clientDir, "index.html"))) {
-  console.error('No build found: run "npm run build" first.');
-  process.exit(1);
-}
-
 /**
  * What the server sends for a built asset: its precompressed .gz copy when
  * there is one. The browser tests' build has none (scripts/build-inputs.ts,
@@ -83,19 +76,11 @@ function inlineScripts(page: Page): Promise<string[]> {
   );
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "ewe-size-"));
-const app = await buildApp({
-  config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }, { productionRules: false }),
-  clientRoot: clientDir,
-});
-const origin = await app.listen({ host: "127.0.0.1", port: 0 });
 // Chromium's headless shell, as the browser tests use it: the same engine and
 // the same requests, for less than half the CPU of the whole browser
 // (docs/decisions/028-how-the-suite-stays-fast.md).
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium-headless-shell",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-});
+const site = await measuredSite("size", "/usr/bin/chromium-headless-shell");
+const { origin, browser } = site;
 
 type Row = {
   route: string;
@@ -248,9 +233,7 @@ try {
   await Promise.all(Array.from({ length: 4 }, worker));
   assistant = { firstUse: await measureAssistant(false), ownCode: await measureAssistant(true) };
 } finally {
-  await browser.close();
-  await app.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await site.close();
 }
 
 const kb = (bytes: number | null) => (bytes === null ? "" : `${(bytes / KB).toFixed(1)} KB`);
