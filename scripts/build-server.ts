@@ -16,6 +16,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Metafile, Plugin } from "esbuild";
 import { newDatabaseName } from "../server/db/new-database.ts";
+import { hashFiles, projectRoot } from "./build-inputs.ts";
 
 /*
  * The server as `npm start` runs it: its TypeScript and its packages bundled
@@ -26,7 +27,6 @@ import { newDatabaseName } from "../server/db/new-database.ts";
  * entry of its own beside the server's.
  */
 
-const projectRoot = path.resolve(import.meta.dirname, "..");
 /** Where `npm start` runs the server from (package.json, "start"). */
 export const serverBuildDir = path.join(projectRoot, "build/server");
 
@@ -65,15 +65,8 @@ const stampName = ".stamp.json";
 /** Besides the sources a build reads: the packages' versions and how the build is made. */
 const alwaysHashed = ["package-lock.json", "scripts/build-server.ts"];
 
-function hashOf(inputs: string[]): string {
-  const hash = createHash("sha256");
-  for (const file of [...alwaysHashed, ...inputs]) {
-    hash.update(file);
-    const full = path.join(projectRoot, file);
-    hash.update(existsSync(full) ? readFileSync(full) : "(missing)");
-  }
-  return hash.digest("hex");
-}
+const hashOf = (inputs: string[]) =>
+  hashFiles(createHash("sha256"), [...alwaysHashed, ...inputs]).digest("hex");
 
 function readStamp(outdir: string): Stamp | null {
   try {
