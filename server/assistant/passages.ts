@@ -1,7 +1,7 @@
 import { siteItems } from "../../content/items.ts";
 import type { SiteContent } from "../../content/load.ts";
+import { plainText } from "../../content/markdown.ts";
 import { priceSignal } from "../../content/service-page.ts";
-import { decodeHtmlEntities } from "../../contract/html.ts";
 
 /**
  * The site's writing cut into passages for the assistant (docs/product.md,
@@ -46,11 +46,8 @@ const partWordsMax = 160;
 
 type Block = { heading: string | null; id: string | null; paragraphs: string[] };
 
-const textOf = (html: string) =>
-  decodeHtmlEntities(html.replace(/<[^>]+>/g, " "))
-    .replace(/\s+/g, " ")
-    .replace(/\s+([.,;:!?)])/g, "$1")
-    .trim();
+/** Its text, as content/markdown.ts reads it, with no space before a stop or a comma. */
+const textOf = (html: string) => plainText(html).replace(/ ([.,;:!?)])/g, "$1");
 
 /** A body's HTML (ours, from marked) as its parts under each heading, paragraph by paragraph. */
 function blocksOf(html: string): Block[] {
