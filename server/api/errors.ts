@@ -1,5 +1,6 @@
 import { hasZodFastifySchemaValidationErrors } from "@fastify/type-provider-zod";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
 import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
 import { changedNothing } from "../db/owner-actor.ts";
@@ -22,6 +23,42 @@ export class ApiError extends Error {
 
 /** What every route's schema says of its refusals and failures: one shape for each 4xx and 5xx. */
 export const errorResponses = { "4xx": errorResponseSchema, "5xx": errorResponseSchema };
+
+/** What a route answers when it succeeds: a 200's schema, or schemas by status. */
+export type Answers = z.ZodType | { [status: number]: z.ZodType };
+
+/** The answer of a route that answers with no body. */
+export const noContent = { 204: z.null() };
+const answerNoContent = async (_request: FastifyRequest, reply: FastifyReply) => {
+  reply.code(204);
+};
+
+/**
+ * How the routes under `tag` in the OpenAPI document declare themselves: a
+ * route's summary, its request's parts (params, querystring, body,
+ * description; they may tag it otherwise) and its answers beside the API's
+ * errors. A route that answers `noContent` answers 204 once its handler returns.
+ */
+export const routesTagged =
+  (tag: string) =>
+  <const A extends Answers, const P extends object = Record<never, never>>(
+    summary: string,
+    answers: A,
+    parts?: P,
+  ) => {
+    const response = (
+      answers instanceof z.ZodType ? { 200: answers } : answers
+    ) as A extends z.ZodType ? { 200: A } : A;
+    return {
+      ...((answers as Answers) === noContent ? { preHandler: answerNoContent } : {}),
+      schema: {
+        tags: [tag],
+        summary,
+        ...(parts as P),
+        response: { ...response, ...errorResponses },
+      },
+    };
+  };
 
 export const notFound = (message: string) => new ApiError(404, "not_found", message);
 

@@ -8,8 +8,10 @@ import {
   type assistantStreamEvents,
 } from "../../../contract/assistant.ts";
 import type { Assistant } from "../../assistant/service.ts";
-import { ApiError, errorResponses } from "../errors.ts";
+import { ApiError, routesTagged } from "../errors.ts";
 import { createVisitorLimiter, type RateCount } from "../guards.ts";
+
+const route = routesTagged("assistant");
 
 /** Questions a visitor may ask a minute, and the count per address the question form shares. */
 export type QuestionLimits = { perVisitor: number; byIp: RateCount };
@@ -38,17 +40,17 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
     {
       // Server-sent events for a client that asks for them, JSON for the rest.
       sse: { kind: "dual", heartbeat: false },
-      schema: {
-        summary:
-          "Ask the site's assistant: an answer quoted from the site's pages (or written from them), with its sources",
-        description: [
-          "The answer is text, never HTML: quoted from the first source or, when the site has a language model configured (ASSISTANT_LLM_URL), written from the sources alone, citing them as [1], [2], [3] by their place in `sources` (`written` is then true). `known` is false when the site holds no answer; `actions` then offer the enquiry form. The question is recorded without any identity.",
-          "With `Accept: text/event-stream` the answer comes as server-sent events instead of one JSON document: `sources` (`{sources}`, before the model writes), `text` (`{text}`, each piece of the written answer as it comes), and last, always, `answer` (the whole answer, as the JSON answer would be). Keep `answer`: when the model failed or took longer than ASSISTANT_LLM_TIMEOUT_MS, it is the quoted answer, and the pieces shown before it are dropped. Refusals (400, 403, 415, 429, 503) are JSON either way.",
-        ].join("\n\n"),
-        tags: ["assistant"],
-        body: assistantRequestSchema,
-        response: { 200: assistantResponseSchema, ...errorResponses },
-      },
+      ...route(
+        "Ask the site's assistant: an answer quoted from the site's pages (or written from them), with its sources",
+        assistantResponseSchema,
+        {
+          description: [
+            "The answer is text, never HTML: quoted from the first source or, when the site has a language model configured (ASSISTANT_LLM_URL), written from the sources alone, citing them as [1], [2], [3] by their place in `sources` (`written` is then true). `known` is false when the site holds no answer; `actions` then offer the enquiry form. The question is recorded without any identity.",
+            "With `Accept: text/event-stream` the answer comes as server-sent events instead of one JSON document: `sources` (`{sources}`, before the model writes), `text` (`{text}`, each piece of the written answer as it comes), and last, always, `answer` (the whole answer, as the JSON answer would be). Keep `answer`: when the model failed or took longer than ASSISTANT_LLM_TIMEOUT_MS, it is the quoted answer, and the pieces shown before it are dropped. Refusals (400, 403, 415, 429, 503) are JSON either way.",
+          ].join("\n\n"),
+          body: assistantRequestSchema,
+        },
+      ),
     },
     async (request, reply) => {
       await limit(request);
@@ -83,14 +85,11 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
 
   app.post(
     "/assistant/feedback",
-    {
-      schema: {
-        summary: "A reader's thumbs up or down on one of the assistant's answers",
-        tags: ["assistant"],
-        body: assistantFeedbackRequestSchema,
-        response: { 200: assistantFeedbackResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "A reader's thumbs up or down on one of the assistant's answers",
+      { 200: assistantFeedbackResponseSchema },
+      { body: assistantFeedbackRequestSchema },
+    ),
     async (request) => {
       const { id, token, helpful } = request.body;
       const outcome = await assistant.feedback(id, token, helpful);

@@ -9,9 +9,11 @@ import {
 } from "../../../contract/bookings.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Readers } from "../../readers/service.ts";
-import { errorResponses } from "../errors.ts";
+import { routesTagged } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import { formTokenRoute, refusalError } from "./deps.ts";
+
+const route = routesTagged("bookings");
 
 /**
  * Booking a call from the island (docs/product.md, "Book a call"): the free
@@ -34,14 +36,11 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     "/bookings/slots",
-    {
-      schema: {
-        summary: "The free times to book a call, in UTC, with the zone to show them in",
-        tags: ["bookings"],
-        querystring: slotsQuerySchema,
-        response: { 200: slotsResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "The free times to book a call, in UTC, with the zone to show them in",
+      { 200: slotsResponseSchema },
+      { querystring: slotsQuerySchema },
+    ),
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return bookings.slots(request.query.zone);
@@ -50,19 +49,11 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
 
   app.post(
     "/bookings",
-    {
-      schema: {
-        summary:
-          "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken, with the free times left, when another reader took it first",
-        tags: ["bookings"],
-        body: bookingRequestSchema,
-        response: {
-          201: bookedResponseSchema,
-          409: bookingConflictResponseSchema,
-          ...errorResponses,
-        },
-      },
-    },
+    route(
+      "Book a call at a free time; both sides are mailed an invitation. 409 slot_taken, with the free times left, when another reader took it first",
+      { 201: bookedResponseSchema, 409: bookingConflictResponseSchema },
+      { body: bookingRequestSchema },
+    ),
     async (request, reply) => {
       // The booking belongs to this browser, so "Your data" shows and deletes it.
       const visitorId = request.visitorId ?? issueVisitor(request, reply, siteUrl);

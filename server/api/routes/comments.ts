@@ -14,7 +14,7 @@ import type { CommentRefusal } from "../../comments/repository.ts";
 import type { CachedRead } from "../../engagement/read-cache.ts";
 import { addressScope } from "../../lib/address-scope.ts";
 import { offerSent } from "../../web/etag.ts";
-import { ApiError, errorResponses, notFound } from "../errors.ts";
+import { ApiError, notFound, routesTagged } from "../errors.ts";
 import {
   addAsOwner,
   claimantOf,
@@ -27,6 +27,8 @@ import {
   sendCached,
   writerOf,
 } from "./deps.ts";
+
+const route = routesTagged("comments");
 
 const postParams = z.object({ id: z.string() });
 const commentParams = z.object({ id: rowIdParamSchema });
@@ -79,16 +81,16 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app.get(
     "/items/science/:id/comments",
     {
-      schema: {
-        summary:
-          "A science post's comments: as the discussion opens, or the threads between two places",
-        description:
-          "Without a cursor: the first threads and the latest, the middle folded; then `after` = the answer's `next` and `before` = its `before`, until `next` is null (docs/decisions/032-long-discussions-open-at-both-ends.md).",
-        tags: ["comments"],
-        params: postParams,
-        querystring: commentsQuerySchema,
-        response: { 200: commentsResponseSchema, 304: z.null(), ...errorResponses },
-      },
+      ...route(
+        "A science post's comments: as the discussion opens, or the threads between two places",
+        { 200: commentsResponseSchema, 304: z.null() },
+        {
+          description:
+            "Without a cursor: the first threads and the latest, the middle folded; then `after` = the answer's `next` and `before` = its `before`, until `next` is null (docs/decisions/032-long-discussions-open-at-both-ends.md).",
+          params: postParams,
+          querystring: commentsQuerySchema,
+        },
+      ),
       onResponse: (request, reply, done) => {
         offerToFastPath(request, reply);
         done();
@@ -118,16 +120,11 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 
   app.post(
     "/items/science/:id/comments",
-    {
-      schema: {
-        summary:
-          "Comment on a science post; under moderation it waits for the owner (awaitingApproval). From the owner's console session it is the owner's (byOwner)",
-        tags: ["comments"],
-        params: postParams,
-        body: addCommentRequestSchema,
-        response: { 201: commentResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "Comment on a science post; under moderation it waits for the owner (awaitingApproval). From the owner's console session it is the owner's (byOwner)",
+      { 201: commentResponseSchema },
+      { params: postParams, body: addCommentRequestSchema },
+    ),
     async (request, reply) => {
       requireItem(catalog, "science", request.params.id);
       const { content, userName, formToken, website, parentId, notifyEmail } = request.body;
@@ -186,15 +183,11 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 
   app.patch(
     "/comments/:id",
-    {
-      schema: {
-        summary: "Edit one's own comment",
-        tags: ["comments"],
-        params: commentParams,
-        body: writeCommentRequestSchema,
-        response: { 200: commentResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "Edit one's own comment",
+      { 200: commentResponseSchema },
+      { params: commentParams, body: writeCommentRequestSchema },
+    ),
     async (request) => {
       await refuseBanned(request, defences);
       const { content, userName } = request.body;
@@ -221,14 +214,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 
   app.delete(
     "/comments/:id",
-    {
-      schema: {
-        summary: "Delete one's own comment",
-        tags: ["comments"],
-        params: commentParams,
-        response: { 204: z.null(), ...errorResponses },
-      },
-    },
+    route("Delete one's own comment", { 204: z.null() }, { params: commentParams }),
     async (request, reply) => {
       const result = await engagement.comments.remove({
         id: request.params.id,

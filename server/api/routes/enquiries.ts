@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { enquiryRequestSchema, enquiryResponseSchema } from "../../../contract/enquiries.ts";
 import type { Enquiries } from "../../enquiries/service.ts";
 import type { Readers } from "../../readers/service.ts";
-import { errorResponses } from "../errors.ts";
+import { routesTagged } from "../errors.ts";
 import { formTokenRoute, refusalError } from "./deps.ts";
+
+const route = routesTagged("enquiries");
 
 /**
  * The enquiry form's API (docs/product.md, "Enquiries"): its signed time, and
@@ -24,14 +26,11 @@ export const enquiryRoutes: FastifyPluginAsyncZod<{
 
   app.post(
     "/enquiries",
-    {
-      schema: {
-        summary: "Send an enquiry about a service; the owner is mailed it, the sender acknowledged",
-        tags: ["enquiries"],
-        body: enquiryRequestSchema,
-        response: { 201: enquiryResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "Send an enquiry about a service; the owner is mailed it, the sender acknowledged",
+      { 201: enquiryResponseSchema },
+      { body: enquiryRequestSchema },
+    ),
     async (request, reply) => {
       const outcome = await enquiries.submit(request.body, {
         ip: request.ip,

@@ -6,7 +6,7 @@ import {
   reactionsResponseSchema,
   reactionTypeSchema,
 } from "../../../contract/api.ts";
-import { errorResponses, notFound } from "../errors.ts";
+import { notFound, routesTagged } from "../errors.ts";
 import {
   claimantOf,
   type RouteDeps,
@@ -16,6 +16,8 @@ import {
   writerOf,
 } from "./deps.ts";
 
+const route = routesTagged("reactions");
+
 const itemParams = z.object({ kind: itemKindSchema, id: z.string() });
 export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
   app,
@@ -23,14 +25,11 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 ) => {
   app.get(
     "/items/:kind/:id/reactions",
-    {
-      schema: {
-        summary: "Reaction counts of a story or science post, and the caller's own",
-        tags: ["reactions"],
-        params: itemParams,
-        response: { 200: reactionsResponseSchema, 304: z.null(), ...errorResponses },
-      },
-    },
+    route(
+      "Reaction counts of a story or science post, and the caller's own",
+      { 200: reactionsResponseSchema, 304: z.null() },
+      { params: itemParams },
+    ),
     async (request, reply) => {
       const { kind, id } = request.params;
       requireItem(catalog, kind, id);
@@ -40,15 +39,11 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 
   app.post(
     "/items/:kind/:id/reactions",
-    {
-      schema: {
-        summary: "React to a story or science post (201 added, 200 already held)",
-        tags: ["reactions"],
-        params: itemParams,
-        body: addReactionRequestSchema,
-        response: { 200: reactionsResponseSchema, 201: reactionsResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "React to a story or science post (201 added, 200 already held)",
+      { 200: reactionsResponseSchema, 201: reactionsResponseSchema },
+      { params: itemParams, body: addReactionRequestSchema },
+    ),
     async (request, reply) => {
       const { kind, id } = request.params;
       requireItem(catalog, kind, id);
@@ -64,14 +59,11 @@ export const reactionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 
   app.delete(
     "/items/:kind/:id/reactions/:type",
-    {
-      schema: {
-        summary: "Take back one's own reaction",
-        tags: ["reactions"],
-        params: itemParams.extend({ type: reactionTypeSchema }),
-        response: { 200: reactionsResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "Take back one's own reaction",
+      { 200: reactionsResponseSchema },
+      { params: itemParams.extend({ type: reactionTypeSchema }) },
+    ),
     async (request) => {
       const { kind, id, type } = request.params;
       requireItem(catalog, kind, id);

@@ -9,9 +9,11 @@ import {
   unsubscribeRequestSchema,
   unsubscribeResponseSchema,
 } from "../../../contract/newsletter.ts";
-import { ApiError, errorResponses } from "../errors.ts";
+import { ApiError, routesTagged } from "../errors.ts";
 import { assertNoHoneypot, requestSubscription } from "../newsletter-rules.ts";
 import { formTokenRoute, type RouteDeps } from "./deps.ts";
+
+const route = routesTagged("newsletter");
 
 export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { engagement, newsletter, readers } = deps;
@@ -28,18 +30,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.post(
     "/subscribers",
-    {
-      schema: {
-        summary:
-          "Ask to subscribe: the address is pending until confirmed from the mail sent to it",
-        tags: ["newsletter"],
-        body: subscribeRequestSchema,
-        response: {
-          202: subscribeResponseSchema,
-          ...errorResponses,
-        },
-      },
-    },
+    route(
+      "Ask to subscribe: the address is pending until confirmed from the mail sent to it",
+      { 202: subscribeResponseSchema },
+      { body: subscribeRequestSchema },
+    ),
     async (request, reply) => {
       const { email, formToken, website } = request.body;
       assertNoHoneypot(website);
@@ -71,18 +66,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.post(
     "/subscribers/confirm",
-    {
-      schema: {
-        summary:
-          "Confirm a subscription with the token of the confirmation link (single use, 48 h)",
-        tags: ["newsletter"],
-        body: confirmRequestSchema,
-        response: {
-          200: confirmResponseSchema,
-          ...errorResponses,
-        },
-      },
-    },
+    route(
+      "Confirm a subscription with the token of the confirmation link (single use, 48 h)",
+      { 200: confirmResponseSchema },
+      { body: confirmRequestSchema },
+    ),
     async (request) => {
       const outcome = await engagement.subscribers.confirm(request.body.token);
       if (outcome === "unknown") {
@@ -109,17 +97,11 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.post(
     "/unsubscribe",
-    {
-      schema: {
-        summary: "Remove a subscription with the token of its unsubscribe link (idempotent)",
-        tags: ["newsletter"],
-        body: unsubscribeRequestSchema,
-        response: {
-          200: unsubscribeResponseSchema,
-          ...errorResponses,
-        },
-      },
-    },
+    route(
+      "Remove a subscription with the token of its unsubscribe link (idempotent)",
+      { 200: unsubscribeResponseSchema },
+      { body: unsubscribeRequestSchema },
+    ),
     async (request) => {
       const outcome = await engagement.subscribers.unsubscribe(request.body.token);
       if (outcome === "unknown") {

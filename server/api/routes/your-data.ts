@@ -10,9 +10,11 @@ import {
 } from "../../../contract/your-data.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import { acceptForms } from "../../lib/action-page.ts";
-import { ApiError, apiErrorHandler, errorResponses, sendDatabaseFailurePage } from "../errors.ts";
+import { ApiError, apiErrorHandler, routesTagged, sendDatabaseFailurePage } from "../errors.ts";
 import { createWriteLimiter, type RateLimits } from "../guards.ts";
 import type { RouteDeps } from "./deps.ts";
+
+const route = routesTagged("your data");
 
 /** The built pages the form without JavaScript leads to (app/pages/your-data/). */
 const resultPage = {
@@ -55,12 +57,10 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
     "/your-data",
     {
       onRequest: limitDownloads,
-      schema: {
-        summary:
-          "Every comment and reaction the caller's visitor cookie made, as a JSON file to save",
-        tags: ["your data"],
-        response: { 200: yourDataResponseSchema, ...errorResponses },
-      },
+      ...route(
+        "Every comment and reaction the caller's visitor cookie made, as a JSON file to save",
+        yourDataResponseSchema,
+      ),
     },
     async (request, reply) => {
       const { visitorId } = request;
@@ -86,14 +86,11 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
 
   app.post(
     "/your-data/delete",
-    {
-      schema: {
-        summary: "Delete every comment and reaction the caller's visitor cookie made",
-        tags: ["your data"],
-        body: deleteYourDataRequestSchema,
-        response: { 200: deleteYourDataResponseSchema, ...errorResponses },
-      },
-    },
+    route(
+      "Delete every comment and reaction the caller's visitor cookie made",
+      { 200: deleteYourDataResponseSchema },
+      { body: deleteYourDataRequestSchema },
+    ),
     async (request) => deleteAll(request.visitorId),
   );
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { ApiError, errorResponses } from "../../api/errors.ts";
+import { ApiError, routesTagged } from "../../api/errors.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import type { Bookings } from "../../bookings/service.ts";
 import type { Config } from "../../config.ts";
@@ -80,39 +80,9 @@ export type ConsoleContext = ConsoleDeps & {
   actor(request: FastifyRequest): OwnerActor;
 };
 
-/** What a console route answers when it succeeds: a 200's schema, or schemas by status. */
-export type Answers = z.ZodType | { [status: number]: z.ZodType };
-
-/**
- * A console route's schema: tagged "console" (`parts` may say otherwise),
- * its summary, its request's parts (params, querystring, body, description),
- * and its answers beside the API's errors. A route that answers
- * `noContent` answers 204 once its handler returns.
- */
-export function route<const A extends Answers, const P extends object = Record<never, never>>(
-  summary: string,
-  answers: A,
-  parts?: P,
-) {
-  const response = (
-    answers instanceof z.ZodType ? { 200: answers } : answers
-  ) as A extends z.ZodType ? { 200: A } : A;
-  return {
-    ...((answers as Answers) === noContent ? { preHandler: answerNoContent } : {}),
-    schema: {
-      tags: ["console"],
-      summary,
-      ...(parts as P),
-      response: { ...response, ...errorResponses },
-    },
-  };
-}
-
-/** The answer of a route that answers with no body. */
-export const noContent = { 204: z.null() };
-const answerNoContent = async (_request: FastifyRequest, reply: FastifyReply) => {
-  reply.code(204);
-};
+/** A console route's schema, tagged "console" (server/api/errors.ts). */
+export const route = routesTagged("console");
+export { type Answers, noContent } from "../../api/errors.ts";
 
 /** A CSV download's schema, and its query's (`parts`), if it takes one. */
 export const csvDownload = <const P extends object = Record<never, never>>(
