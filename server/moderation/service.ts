@@ -107,11 +107,6 @@ export function createModeration({
       return "rejected";
     },
 
-    /** Comments waiting for the owner, oldest first. */
-    listPending(): Promise<OwnerComment[]> {
-      return comments.listForOwner({ status: "pending" });
-    },
-
     /**
      * Refuses the visitor who wrote comment `id` every comment, edit and
      * reaction, for `days` days or until lifted: their browser's credential,

@@ -81,7 +81,7 @@ export const commentsDelete = ownerAction(
 );
 
 export const commentsPending = listedComments(
-  async ({ moderation }) => (await moderation()).listPending(),
+  async ({ engagement }) => (await engagement()).comments.listForOwner({ status: "pending" }),
   false,
 );
 
