@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
 import { storeOptionsOf } from "../../db/store-config.ts";
-import { resolveCookieSecret } from "../../engagement/visitor.ts";
+import { cookieSecretFileOf, resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
 import { createEventJournal } from "../../events/journal.ts";
 import { applyExport, countAll, ImportRefused } from "../../portability/apply-export.ts";
@@ -66,10 +66,8 @@ function report(
  * run makes nothing, not even the secret the server would make on its first start.
  */
 function existingCookieSecret(config: CommandContext["config"]): string | null {
-  if (config.COOKIE_SECRET) return config.COOKIE_SECRET;
-  return existsSync(path.resolve(config.DATA_DIR, "cookie-secret"))
-    ? resolveCookieSecret(config)
-    : null;
+  const made = config.COOKIE_SECRET || existsSync(cookieSecretFileOf(config));
+  return made ? resolveCookieSecret(config) : null;
 }
 
 async function importExport(context: CommandContext, file: string, dryRun: boolean) {
