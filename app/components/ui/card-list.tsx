@@ -21,8 +21,6 @@ type CardListProps = {
   /** Names the native group that keeps one card open at a time without JavaScript. */
   group: string;
   headingLevel?: 2 | 3;
-  /** Called with the open cards whenever they change (and once on hydration). */
-  onOpenChange?: (open: string[]) => void;
   /**
    * More of a card's body, after `body`, as it is while `open` (reactions,
    * comments); `open` is null in the HTML, before the list is live.
@@ -39,15 +37,7 @@ type CardListProps = {
  * Radix accordion whose triggers are buttons with aria-expanded, starting from
  * whatever the reader had already opened.
  */
-export function CardList({
-  cards,
-  type,
-  group,
-  headingLevel = 2,
-  onOpenChange,
-  extra,
-  sections,
-}: CardListProps) {
+export function CardList({ cards, type, group, headingLevel = 2, extra, sections }: CardListProps) {
   const root = useRef<HTMLDivElement>(null);
   const ids = cards.map((card) => card.id);
   const start = useEnhanced(root, (element) => {
@@ -87,12 +77,6 @@ export function CardList({
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
   });
-
-  const report = useRef(onOpenChange);
-  report.current = onOpenChange;
-  useEffect(() => {
-    if (start) report.current?.(open);
-  }, [open, start]);
 
   const byId = new Map(cards.map((card) => [card.id, card]));
   const layout = sections ?? [{ id: "", name: "", cardIds: ids }];
