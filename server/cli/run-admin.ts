@@ -6,6 +6,7 @@ import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
 import { storeOptionsOf } from "../db/store-config.ts";
 import type { Engagement } from "../engagement/index.ts";
+import { onFirstUse } from "../lib/on-first-use.ts";
 import type { Moderation } from "../moderation/service.ts";
 import {
   AdminError,
@@ -107,14 +108,6 @@ ${listing(commands.filter((c) => c.name.startsWith(`${group} `)))}
 }
 
 const helpWords = new Set(["--help", "-h", "help"]);
-
-/** `open` run on first use only, later calls answering with its first result. */
-function once<A extends unknown[], T>(
-  open: (...args: A) => Promise<T>,
-): (...args: A) => Promise<T> {
-  let opened: Promise<T> | undefined;
-  return (...args) => (opened ??= open(...args));
-}
 
 /**
  * parseArgs' refusals in the owner's words: it names options with its own
@@ -232,8 +225,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   }
 
   const opened: Store[] = [];
-  // Made by the first call: `create` counts there (import --from export's).
-  const store = once(async ({ create = false }: { create?: boolean } = {}): Promise<Store> => {
+  const openConfiguredStore = async (create: boolean): Promise<Store> => {
     // A write waits for the server's for up to a minute, not the server's five seconds.
     const options = { ...storeOptionsOf(config), busyTimeoutMs: 60_000 };
     if (options.kind === "sqlite" && !create && !existsSync(options.file)) {
@@ -247,10 +239,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     opened.push(db);
     await migrateToLatest(db);
     return db;
-  });
+  };
+  let storing: Promise<Store> | undefined;
+  // Made by the first call: `create` counts there (import --from export's).
+  const store = ({ create = false } = {}) => (storing ??= openConfiguredStore(create));
   // On PostgreSQL without COOKIE_SECRET this shell may hold none of the site's secret: one
   // made up here would not match the site's (return paths, exports, stopped reply mails).
-  const secretOrNull = once(async () => {
+  const secretOrNull = onFirstUse(async () => {
     const { cookieSecretFileOf, resolveCookieSecret } = await import("../engagement/visitor.ts");
     const missing =
       config.DATABASE_URL && !config.COOKIE_SECRET && !existsSync(cookieSecretFileOf(config));
@@ -266,7 +261,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     }
     return found;
   };
-  const engagement = once(async (): Promise<Engagement> => {
+  const engagement = onFirstUse(async (): Promise<Engagement> => {
     const db = await store();
     const [
       { createEngagement, createEventJournal },
@@ -298,7 +293,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       },
     );
   });
-  const moderation = once(async (): Promise<Moderation> => {
+  const moderation = onFirstUse(async (): Promise<Moderation> => {
     const [{ createModeration }, { createSpamStore }] = await Promise.all([
       import("../moderation/service.ts"),
       import("../moderation/spam/store.ts"),
@@ -315,7 +310,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       await moderation(),
       await engagement(),
     );
-  const commandLine = once(async () =>
+  const commandLine = onFirstUse(async () =>
     (await import("../console/owner-repository.ts"))
       .createOwnerRepository(await store())
       .actor(null),
