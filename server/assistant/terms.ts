@@ -1,3 +1,5 @@
+import { remembered } from "../lib/remembered.ts";
+
 /**
  * How the assistant reads words, the same for the passages it indexes and the
  * questions it is asked: lower case, accents dropped, common words left out,
@@ -69,24 +71,15 @@ const irregular = new Map([
   ["chosen", "choose"],
 ]);
 
+/** Words kept stemmed and read: the index's hundred thousand words are a few thousand different ones. */
+const cacheMax = 50_000;
+const stemmed = remembered(stemOnce, cacheMax);
+
 /**
  * A light English stemmer: enough to join a word's common forms, not a
  * linguist's. Short words are left alone.
  */
-function stem(word: string): string {
-  if (word.length <= 3) return word;
-  let known = stems.get(word);
-  if (known === undefined) {
-    if (stems.size >= cacheMax) stems.clear();
-    known = stemOnce(word);
-    stems.set(word, known);
-  }
-  return known;
-}
-
-/** Words already stemmed: the index's hundred thousand words are a few thousand different ones. */
-const stems = new Map<string, string>();
-const cacheMax = 50_000;
+const stem = (word: string) => (word.length <= 3 ? word : stemmed(word));
 
 function stemOnce(word: string): string {
   if (/\d/.test(word)) return word;
@@ -144,25 +137,15 @@ function tokenize(text: string): string[] {
 const expansions = new Map<string, string[]>();
 for (const [short, long] of synonyms) expansions.set(short, long.split(" "));
 
-/** Words already read. */
-const known = new Map<string, string[] | null>();
-
 /** A word as indexed and searched: null for a common word, else its stem and those its abbreviation stands for. */
-export function processTerm(term: string): string[] | null {
-  const cached = known.get(term);
-  if (cached !== undefined) return cached;
+export const processTerm = remembered((term: string): string[] | null => {
   const word = normalise(term);
-  let out: string[] | null = null;
-  if (!stopWords.has(word) && word.length >= 2) {
-    const expanded = expansions.get(word);
-    out = [stem(word)];
-    if (expanded) out.push(...expanded.filter((w) => !stopWords.has(w)).map(stem));
-    out = [...new Set(out)];
-  }
-  if (known.size >= cacheMax) known.clear();
-  known.set(term, out);
-  return out;
-}
+  if (stopWords.has(word) || word.length < 2) return null;
+  const expanded = expansions.get(word);
+  const out = [stem(word)];
+  if (expanded) out.push(...expanded.filter((w) => !stopWords.has(w)).map(stem));
+  return [...new Set(out)];
+}, cacheMax);
 
 /** The long forms by their first word's stem. */
 const phrasesByFirst = new Map<string, { short: string; stems: string[] }[]>();

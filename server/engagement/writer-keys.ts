@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey } from "node:crypto";
 import { addressScope } from "../lib/address-scope.ts";
+import { remembered } from "../lib/remembered.ts";
 
 /**
  * Keys derived from the cookie secret, which every instance shares
@@ -14,25 +15,19 @@ export function createWriterKeys(cookieSecret: string) {
     createSecretKey(createHmac("sha256", cookieSecret).update(purpose).digest());
   const avatarKey = derive("comment avatar");
   const addressKey = derive("comment writer address");
-  // Every comment read computes the avatar of each comment its reader wrote:
-  // each visitor's is kept, up to a bound.
-  const avatars = new Map<string, string>();
-  const avatarsKept = 10_000;
   return {
     /**
      * The seed of a visitor's avatar: an HMAC of the visitor credential, so two
      * people who type the same name look different, and nothing in it leads
      * back to the credential (docs/decisions/010-moderation-and-spam.md).
      */
-    avatarOf(visitorId: string): string {
-      let avatar = avatars.get(visitorId);
-      if (avatar === undefined) {
-        avatar = createHmac("sha256", avatarKey).update(visitorId).digest("hex").slice(0, 16);
-        if (avatars.size >= avatarsKept) avatars.clear();
-        avatars.set(visitorId, avatar);
-      }
-      return avatar;
-    },
+    // Every comment read computes the avatar of each comment its reader wrote:
+    // each visitor's is kept, up to a bound.
+    avatarOf: remembered(
+      (visitorId: string) =>
+        createHmac("sha256", avatarKey).update(visitorId).digest("hex").slice(0, 16),
+      10_000,
+    ),
     /** What is stored of the address a comment came from: enough to ban it, not to read it. */
     addressHash(ip: string): string {
       return createHmac("sha256", addressKey).update(addressScope(ip)).digest("base64url");

@@ -1,5 +1,7 @@
 /* What a client accepts in Accept-Encoding, for every answer the server compresses. */
 
+import { remembered } from "./remembered.ts";
+
 /**
  * The coding to answer with: brotli, then gzip, among those the client
  * accepts (an explicit `q=0` refuses one), or none.
@@ -15,18 +17,8 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 
 type Accepted = { preferred: "br" | "gzip" | null; gzip: boolean };
 
-const accepted = new Map<string, Accepted>();
-const codingsKept = 100;
-
 /** Browsers send a handful of distinct values: each is parsed once. */
-function acceptedOf(acceptEncoding: string): Accepted {
-  const known = accepted.get(acceptEncoding);
-  if (known !== undefined) return known;
-  const coding = parseAcceptEncoding(acceptEncoding);
-  if (accepted.size >= codingsKept) accepted.clear();
-  accepted.set(acceptEncoding, coding);
-  return coding;
-}
+const acceptedOf = remembered(parseAcceptEncoding, 100);
 
 function parseAcceptEncoding(acceptEncoding: string): Accepted {
   const names = new Set<string>();

@@ -4,6 +4,7 @@ import { isbot } from "isbot";
 import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
 import { addressScope } from "../lib/address-scope.ts";
+import { remembered } from "../lib/remembered.ts";
 import { dayMs } from "../lib/time.ts";
 import {
   addDays,
@@ -60,16 +61,7 @@ const userAgentMax = 512;
  * pattern is long, and every view would run it on the same few hundred
  * browsers' agents. Held in memory only, with nothing about who sent them.
  */
-const botAnswers = new Map<string, boolean>();
-function isBot(userAgent: string): boolean {
-  let answer = botAnswers.get(userAgent);
-  if (answer === undefined) {
-    answer = isbot(userAgent);
-    if (botAnswers.size >= 5000) botAnswers.clear();
-    botAnswers.set(userAgent, answer);
-  }
-  return answer;
-}
+const isBot = remembered(isbot, 5000);
 
 function header(headers: IncomingHttpHeaders, name: string): string {
   const value = headers[name];
