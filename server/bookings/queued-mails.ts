@@ -1,7 +1,6 @@
-import type { Transaction } from "kysely";
 import { z } from "zod";
-import type { Database, OutboxKind } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
+import type { OutboxKind } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { enqueue, forget, payloadOf, type QueuedMessage } from "../outbox/queue.ts";
 
 /**
@@ -13,8 +12,6 @@ import { enqueue, forget, payloadOf, type QueuedMessage } from "../outbox/queue.
  * instance claims it (mails.ts composes them). A row names its booking in a payload
  * that starts `{"bookingId":N,`, which is how it is found again.
  */
-
-type Db = Transaction<Database> | Store["db"];
 
 export const bookingMailKinds = [
   "booking_invitation",

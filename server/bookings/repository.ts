@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Expression, ExpressionBuilder, Selectable, SqlBool, Transaction } from "kysely";
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from "kysely";
 import {
   type Availability,
   availabilitySchema,
@@ -8,7 +8,7 @@ import {
 import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable, Database } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
+import type { Db, Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
@@ -19,7 +19,6 @@ import { dropQueued, forgetMails, queueCancellations, queueInvitations } from ".
  * cancellation or a move drops the mails still queued in its own.
  */
 
-type Db = Transaction<Database> | Store["db"];
 type BookingRow = Selectable<BookingsTable>;
 
 /** A booking as the site works with it: times as ISO strings, the columns camel-cased. */

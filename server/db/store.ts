@@ -61,6 +61,9 @@ export function containsText(column: string, text: string) {
   return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
 }
 
+/** The database, or a transaction on it: where a repository's statements run. */
+export type Db = Store["db"];
+
 export type Logger = { error(object: unknown, message: string): void };
 
 /**

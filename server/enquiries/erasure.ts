@@ -1,7 +1,6 @@
-import { sql, type Transaction } from "kysely";
+import { sql } from "kysely";
 import { transact } from "../db/owner-actor.ts";
-import type { Database } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
+import type { Db, Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
@@ -17,8 +16,6 @@ import {
  * with its answers and every outbox row about it, so nothing of it waits in a
  * queue or stays in a record of sent mail.
  */
-
-type Db = Transaction<Database> | Store["db"];
 
 export function createEnquiryErasure(store: Store, clock: () => Date = () => new Date()) {
   const { db } = store;

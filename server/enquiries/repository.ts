@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { type Selectable, sql, type Transaction } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/enquiries.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { Database, EnquiriesTable } from "../db/schema.ts";
-import { containsText, type Store } from "../db/store.ts";
+import type { EnquiriesTable } from "../db/schema.ts";
+import { containsText, type Db, type Store } from "../db/store.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
@@ -19,7 +19,6 @@ import { acknowledgementIntervalMs, type EnquiryMailPayload } from "./outbox-row
  * (`{"enquiryId":N…`), which is how they are found again.
  */
 
-type Db = Transaction<Database> | Store["db"];
 type EnquiryRow = Selectable<EnquiriesTable>;
 
 export type StoredAnswer = Enquiry["answers"][number];

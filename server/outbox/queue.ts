@@ -5,11 +5,10 @@ import {
   type SelectQueryBuilder,
   type SqlBool,
   sql,
-  type Transaction,
 } from "kysely";
 import type { z } from "zod";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
-import type { Store } from "../db/store.ts";
+import type { Db, Store } from "../db/store.ts";
 import type { OnOutboxDeleted } from "./mail-files.ts";
 
 /*
@@ -17,7 +16,6 @@ import type { OnOutboxDeleted } from "./mail-files.ts";
  * transaction; the worker (outbox-worker.ts) claims rows and records what became of them.
  */
 
-type Db = Store["db"] | Transaction<Database>;
 type Where = ExpressionBuilder<Database, "outbox">;
 
 /** A message to queue: what it is, to whom, and what its composer needs. */
