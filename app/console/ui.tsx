@@ -230,7 +230,6 @@ export function ActButton({
   done,
   after,
   className = buttonClass,
-  disabled = false,
   pressed,
 }: {
   label: string;
@@ -240,7 +239,6 @@ export function ActButton({
   done: string;
   after?: () => unknown;
   className?: string;
-  disabled?: boolean;
   pressed?: boolean;
 }) {
   const [, busyWhile] = useBusy();
@@ -250,7 +248,6 @@ export function ActButton({
       className={className}
       aria-label={name}
       aria-pressed={pressed}
-      disabled={disabled}
       onClick={() => void busyWhile(() => act(call, done, after))}
     >
       {label}
