@@ -27,7 +27,6 @@ export type QueuedMessage = {
   token?: string | null;
   /** JSON for the composer: which row the mail is about, never what a visitor wrote. */
   payload?: string | null;
-  editionId?: number | null;
   /** When it is due, if not at once (a digest's window). */
   due?: string;
 };
@@ -48,7 +47,6 @@ export async function enqueue(writer: Db, at: string, messages: readonly QueuedM
     .values(
       messages.map((message) => ({
         kind: message.kind,
-        edition_id: message.editionId ?? null,
         email: message.email ?? null,
         token: message.token ?? null,
         payload: message.payload ?? null,
