@@ -48,9 +48,14 @@ export const commentEventSchema = z.discriminatedUnion("action", [
 ]);
 export type CommentEvent = z.infer<typeof commentEventSchema>;
 
-type Payloads = { reaction: ReactionEvent; comment: CommentEvent };
 /**
  * What each event about an item carries, by its name (event-names.ts); a name
- * added there without a payload here is a type error.
+ * added there without a schema here is a type error.
  */
-export type ItemEventPayloads = { [name in ItemEventName]: Payloads[name] };
+export const itemEventSchemas = {
+  reaction: reactionEventSchema,
+  comment: commentEventSchema,
+} satisfies { [name in ItemEventName]: z.ZodType };
+export type ItemEventPayloads = {
+  [name in ItemEventName]: z.infer<(typeof itemEventSchemas)[name]>;
+};

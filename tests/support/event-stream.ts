@@ -1,6 +1,11 @@
 import http from "node:http";
+import { z } from "zod";
 import type { ItemEventName, LiveEventName } from "../../contract/event-names.ts";
-import type { CommentEvent, ItemEventPayloads } from "../../contract/live-events.ts";
+import {
+  type CommentEvent,
+  type ItemEventPayloads,
+  itemEventSchemas,
+} from "../../contract/live-events.ts";
 
 export type StreamEvent = { id: string | undefined; event: string; data: string };
 
@@ -22,8 +27,21 @@ export function commentIn(data: CommentEvent) {
   return "comment" in data ? data.comment : undefined;
 }
 
-function parsed<N extends LiveEventName>(event: StreamEvent): ParsedEvent<N> {
-  return { ...event, json: JSON.parse(event.data) };
+const dataSchemas: { [name in LiveEventName]: z.ZodType<EventData[name]> } = {
+  ...itemEventSchemas,
+  ready: z.strictObject({}),
+  resync: z.strictObject({}),
+};
+
+/**
+ * An event's data checked against its name's schema, so a payload of the wrong
+ * shape fails the test here; returned as sent, not as the schema would strip
+ * it, so a test can still see a field that should not be there.
+ */
+function parsed<N extends LiveEventName>(name: N, event: StreamEvent): ParsedEvent<N> {
+  const data: unknown = JSON.parse(event.data);
+  dataSchemas[name].parse(data);
+  return { ...event, json: data as EventData[N] };
 }
 
 /**
@@ -143,7 +161,7 @@ export class EventStream {
     return this.until(
       (stream) => stream.events.filter((event) => event.event === name)[index],
       timeoutMs,
-    ).then((event) => parsed<N>(event));
+    ).then((event) => parsed(name, event));
   }
 
   /**
@@ -158,9 +176,9 @@ export class EventStream {
   ) {
     return this.until(
       (stream) =>
-        stream.events.find((event) => event.event === name && matches(parsed<N>(event).json)),
+        stream.events.find((event) => event.event === name && matches(parsed(name, event).json)),
       timeoutMs,
-    ).then((event) => parsed<N>(event));
+    ).then((event) => parsed(name, event));
   }
 
   next<N extends LiveEventName>(name: N, timeoutMs?: number) {
