@@ -1,6 +1,7 @@
 import {
   type ExpressionBuilder,
   type ExpressionOrFactory,
+  type Insertable,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
@@ -37,6 +38,11 @@ async function deleted(writer: Db, rows: readonly { id: number | string | bigint
   for (const plugin of ids.length > 0 ? writer.getExecutor().plugins : [])
     await (plugin as Partial<OnOutboxDeleted>).outboxDeleted?.(ids);
   return ids.length;
+}
+
+/** Puts back an edition's sending records as an export holds them (an import, server/portability/). */
+export async function restore(writer: Db, rows: readonly Insertable<OutboxTable>[]) {
+  await writer.insertInto("outbox").values(rows).execute();
 }
 
 /** Queues messages, due at `at` unless they say otherwise. */

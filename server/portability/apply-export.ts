@@ -3,6 +3,7 @@ import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventJournal } from "../events/journal.ts";
 import { nowIso } from "../lib/time.ts";
+import { restore } from "../outbox/queue.ts";
 import { announceComments, announceReactions, type ImportedComment } from "./announce.ts";
 import { keyPlace, type UniqueKey, uniqueValue } from "./columns.ts";
 import type { Problem, Skipped, Tally } from "./report.ts";
@@ -239,10 +240,13 @@ async function importTable(run: Run, rows: ExportRows): Promise<void> {
   // Once a problem is found nothing will be kept: the rest is only checked.
   if (run.problems.length > 0 || toWrite.length === 0) return;
   for (const batch of batchesOf(toWrite)) {
-    await trx
-      .insertInto(table.name)
-      .values(batch as never)
-      .execute();
+    // The outbox's rows go in through its module, the table's one writer.
+    if (table.name === "outbox") await restore(trx, batch as never);
+    else
+      await trx
+        .insertInto(table.name)
+        .values(batch as never)
+        .execute();
   }
   for (const record of remapped) {
     await trx
