@@ -43,6 +43,58 @@ describe("the paths the docs name", () => {
  */
 const readme = readFileSync(path.join(import.meta.dirname, "../contract/README.md"), "utf8");
 
+/*
+ * The house's rule for a reply's path from the form to the mail: at most 8
+ * product files in at most 4 folders, no module entered twice. The drawing in
+ * docs/architecture.md names them; a spine file that imports another spine
+ * file the drawing does not join to it (for more than its types) would be a
+ * second way in.
+ */
+describe("the reply's path in docs/architecture.md", () => {
+  const architecture = readFileSync(path.join(root, "docs/architecture.md"), "utf8");
+  const drawing =
+    /### A reply, from the form to the mail[\s\S]*?```mermaid\n([\s\S]*?)```/.exec(
+      architecture,
+    )?.[1] ?? "";
+  const files = new Map(
+    [...drawing.matchAll(/(\w+)\[\(?"([^"]+)"/g)].map(([, node = "", label = ""]) => [
+      node,
+      /^[\w/.-]+/.exec(label.replaceAll("/<br/>", "/"))?.[0] ?? "",
+    ]),
+  );
+  const joined = new Set(
+    [
+      ...drawing.replace(/\[\(?"[^"]*"\)?\]/g, "").matchAll(/(\w+) -->(?:\|[^|]*\|)? (\w+)/g),
+    ].flatMap(([, a = "", b = ""]) => [
+      `${files.get(a)} ${files.get(b)}`,
+      `${files.get(b)} ${files.get(a)}`,
+    ]),
+  );
+
+  it("crosses at most 8 files that exist, in at most 4 folders", () => {
+    const paths = [...files.values()];
+    expect(paths.length).toBeGreaterThan(1);
+    expect(paths.length).toBeLessThanOrEqual(8);
+    expect(new Set(paths.map((file) => path.dirname(file))).size).toBeLessThanOrEqual(4);
+    expect(paths.filter((file) => !existsSync(path.join(root, file)))).toEqual([]);
+  });
+
+  it("enters each file once: a spine file imports another only where the drawing joins them", () => {
+    const spine = new Set(files.values());
+    const unjoined = [...spine].flatMap((file) =>
+      [
+        ...readFileSync(path.join(root, file), "utf8").matchAll(
+          /import (?!type\b)[^;]*?from "(\.{1,2}\/[^"]+)"/g,
+        ),
+      ]
+        .map(([, target = ""]) => path.join(path.dirname(file), target))
+        .filter((target) => spine.has(target) && !joined.has(`${file} ${target}`))
+        .map((target) => `${file} imports ${target}`),
+    );
+    expect(unjoined).toEqual([]);
+  });
+});
+
 describe("contract/README.md", () => {
   it("lists every error code of the contract once, and no other", () => {
     const listed = [...readme.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map(([, code]) => code);

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { OutboxKind } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
-import { enqueue, forget, payloadOf, type QueuedMessage } from "../outbox/queue.ts";
+import { jsonOf } from "../lib/json.ts";
+import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
 
 /**
  * A booking's mails in the outbox (docs/product.md, "Book a call"): queued in
@@ -45,7 +46,7 @@ const bookingMailPayload = z.object({
 });
 type BookingMailPayload = z.infer<typeof bookingMailPayload>;
 
-export const parseBookingPayload = (raw: string | null) => payloadOf(raw, bookingMailPayload);
+export const parseBookingPayload = (raw: string | null) => jsonOf(raw, bookingMailPayload);
 
 const payloadLike = (id: number) => `{"bookingId":${id},%`;
 const reminderHours = [24, 1] as const;

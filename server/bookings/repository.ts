@@ -9,6 +9,7 @@ import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable, Database } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
+import { jsonOf } from "../lib/json.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
@@ -123,8 +124,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     async availability(): Promise<Availability> {
       const row = await settings();
       if (!row) return defaultAvailability;
-      const parsed = availabilitySchema.safeParse(JSON.parse(row.availability));
-      return parsed.success ? parsed.data : defaultAvailability;
+      return jsonOf(row.availability, availabilitySchema) ?? defaultAvailability;
     },
 
     saveAvailability: (availability: Availability, within?: Db) =>

@@ -3,10 +3,10 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Database } from "../db/schema.ts";
+import { jsonOf } from "../lib/json.ts";
 import { colours, layout, linkMail, oneLine, tokenLink } from "../outbox/mail-layout.ts";
 import type { OutgoingMail } from "../outbox/mailer.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
-import { payloadOf } from "../outbox/queue.ts";
 import { renderComment } from "./markdown.ts";
 import type { ReplyMailPayload } from "./reply-watches.ts";
 
@@ -95,7 +95,7 @@ export function replyMail(
 }
 
 const replyPayload: z.ZodType<ReplyMailPayload> = z.object({ replyId: z.number() });
-const replyIdOf = (raw: string | null) => payloadOf(raw, replyPayload)?.replyId ?? null;
+const replyIdOf = (raw: string | null) => jsonOf(raw, replyPayload)?.replyId ?? null;
 
 /**
  * A reply's text part, as a reader sees the reply: "the datasheet

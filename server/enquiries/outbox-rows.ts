@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { OutboxKind } from "../db/schema.ts";
-import { payloadOf } from "../outbox/queue.ts";
+import { jsonOf } from "../lib/json.ts";
 
 /*
  * What the enquiries' repository and their deletion share: how an enquiry's
@@ -27,4 +27,4 @@ const enquiryMailPayload = z.object({
 });
 export type EnquiryMailPayload = z.infer<typeof enquiryMailPayload>;
 
-export const parseEnquiryPayload = (raw: string | null) => payloadOf(raw, enquiryMailPayload);
+export const parseEnquiryPayload = (raw: string | null) => jsonOf(raw, enquiryMailPayload);

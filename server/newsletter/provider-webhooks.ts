@@ -1,6 +1,7 @@
 import { verify } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { z } from "zod";
+import { jsonOf } from "../lib/json.ts";
 import { sameSecret } from "../lib/tokens.ts";
 import type { ListHealth } from "./list-health.ts";
 import type { ReportKind } from "./reports.ts";
@@ -153,16 +154,6 @@ export const providerWebhooks: FastifyPluginAsync<{
       },
     });
 
-  function parsed<T>(body: unknown, schema: z.ZodType<T>): T | null {
-    if (typeof body !== "string") return null;
-    try {
-      const result = schema.safeParse(JSON.parse(body));
-      return result.success ? result.data : null;
-    } catch {
-      return null;
-    }
-  }
-
   /** An https address on one of SNS's hosts (a certificate ends in .pem), or null. */
   function snsUrl(text: string, { certificate }: { certificate: boolean }): URL | null {
     try {
@@ -202,7 +193,7 @@ export const providerWebhooks: FastifyPluginAsync<{
 
   app.post("/hooks/ses", async (request, reply) => {
     if (snsTopics.length === 0) return refuse(reply, 404, "SES notifications are not set up here.");
-    const message = parsed(request.body, snsSchema);
+    const message = jsonOf(request.body, snsSchema);
     if (!message) return refuse(reply, 400, "The body is not an SNS message.");
     // Checked first: anyone can post, and a foreign topic is not worth a fetch from Amazon.
     if (!snsTopics.includes(message.TopicArn)) {
@@ -239,7 +230,7 @@ export const providerWebhooks: FastifyPluginAsync<{
       return { ok: true };
     }
     if (message.Type !== "Notification") return { ok: true };
-    const notification = parsed(message.Message, sesSchema);
+    const notification = jsonOf(message.Message, sesSchema);
     if (!notification) return refuse(reply, 400, "The notification is not one of SES's.");
     const type = notification.notificationType ?? notification.eventType;
     const { bounce, complaint } = notification;
@@ -282,7 +273,7 @@ export const providerWebhooks: FastifyPluginAsync<{
       reply.header("www-authenticate", 'Basic realm="postmark"');
       return refuse(reply, 401, "The webhook's secret is missing or wrong.");
     }
-    const record = parsed(request.body, postmarkSchema);
+    const record = jsonOf(request.body, postmarkSchema);
     if (!record) {
       return refuse(reply, 400, "The body is not a Postmark bounce or complaint with its ID.");
     }

@@ -2,9 +2,9 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { CommentAction, Database, OutboxKind } from "../db/schema.ts";
+import { jsonOf } from "../lib/json.ts";
 import { toIso } from "../lib/time.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
-import { payloadOf } from "../outbox/queue.ts";
 import type { ActionTokens } from "./action-tokens.ts";
 import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
 import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
@@ -21,11 +21,11 @@ export type CommentActions = Record<CommentAction, (commentId: number) => Promis
 const digestEntriesMax = 100;
 
 const mailPayload = z.object({ commentId: z.number(), state: z.enum(["created", "held"]) });
-const mailPayloadOf = (raw: string | null): MailPayload | null => payloadOf(raw, mailPayload);
+const mailPayloadOf = (raw: string | null): MailPayload | null => jsonOf(raw, mailPayload);
 
 /** A webhook row's payload, or null when it is not one. */
 export const webhookPayloadOf = (raw: string | null): WebhookPayload | null =>
-  payloadOf(raw, mailPayload.extend({ occurredAt: z.string() }));
+  jsonOf(raw, mailPayload.extend({ occurredAt: z.string() }));
 
 export async function commentsById(
   db: Kysely<Database>,

@@ -7,7 +7,6 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import type { z } from "zod";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import type { OnOutboxDeleted } from "./mail-files.ts";
@@ -62,16 +61,6 @@ export async function enqueue(writer: Db, at: string, messages: readonly QueuedM
       })),
     )
     .execute();
-}
-
-/** A row's JSON payload as `schema` reads it; null when there is none or it is not of that shape. */
-export function payloadOf<T>(raw: string | null, schema: z.ZodType<T>): T | null {
-  try {
-    const parsed = schema.safeParse(JSON.parse(raw ?? "null"));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
