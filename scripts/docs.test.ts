@@ -6,26 +6,42 @@ import { errorCodes } from "../contract/api.ts";
 const root = path.join(import.meta.dirname, "..");
 
 /*
- * The README and the pages of docs/ name files and folders of the project;
- * each must exist. The decision records are history and may name what has
- * since gone.
+ * The README and the pages of docs/ name files and folders of the project,
+ * and npm scripts; each must exist. The decision records are history and may
+ * name what has since gone.
  */
-describe("the paths the docs name", () => {
+describe("the paths and commands the docs name", () => {
   /** Folders the docs tell the owner to make. */
   const toBeMade = new Set(["content/images/owner/"]);
-  const pages = ["README.md", ...readdirSync(path.join(root, "docs")).map((f) => `docs/${f}`)];
-  const named = pages
-    .filter((page) => page.endsWith(".md"))
-    .flatMap((page) =>
-      [
-        ...readFileSync(path.join(root, page), "utf8").matchAll(
-          /(?<![\w/.-])(?:app|bench|contract|content|docs|newsletter|public|scripts|server|tests)\/[\w./[\]-]*[\w\]/]/g,
-        ),
-      ].map(([found]) => ({ page, found: found.replace(/\]$/, "") })),
-    );
+  const pages = [
+    "README.md",
+    ...readdirSync(path.join(root, "docs"))
+      .filter((file) => file.endsWith(".md"))
+      .map((file) => `docs/${file}`),
+  ];
+  const named = pages.flatMap((page) =>
+    [
+      ...readFileSync(path.join(root, page), "utf8").matchAll(
+        /(?<![\w/.-])(?:app|bench|contract|content|docs|newsletter|public|scripts|server|tests)\/[\w./[\]-]*[\w\]/]/g,
+      ),
+    ].map(([found]) => ({ page, found: found.replace(/\]$/, "") })),
+  );
 
   it("finds paths to check", () => {
     expect(named.length).toBeGreaterThan(300);
+  });
+
+  it("name only npm scripts that package.json has", () => {
+    const scripts = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts;
+    const commands = pages.flatMap((page) =>
+      [
+        ...readFileSync(path.join(root, page), "utf8").matchAll(
+          /npm run (?:-s |--silent )?([a-z][\w:-]*)/g,
+        ),
+      ].map(([, name = ""]) => name),
+    );
+    expect(commands.length).toBeGreaterThan(20);
+    expect([...new Set(commands)].filter((name) => !(name in scripts))).toEqual([]);
   });
 
   it("each exists", () => {
