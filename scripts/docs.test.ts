@@ -31,7 +31,7 @@ describe("the paths and commands the docs name", () => {
     expect(named.length).toBeGreaterThan(300);
   });
 
-  it("name only npm scripts that package.json has", () => {
+  it("each npm script is one package.json has", () => {
     const scripts = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts;
     const commands = pages.flatMap((page) =>
       [
@@ -44,20 +44,13 @@ describe("the paths and commands the docs name", () => {
     expect([...new Set(commands)].filter((name) => !(name in scripts))).toEqual([]);
   });
 
-  it("each exists", () => {
+  it("each path exists", () => {
     const missing = named.filter(
       ({ found }) => !toBeMade.has(found) && !existsSync(path.join(root, found)),
     );
     expect(missing).toEqual([]);
   });
 });
-
-/*
- * contract/README.md describes what the schemas cannot say (statuses, when an
- * error happens) and points to the schemas for shapes; its table of error codes
- * is the contract's list, no more and no less.
- */
-const readme = readFileSync(path.join(import.meta.dirname, "../contract/README.md"), "utf8");
 
 /*
  * The house's rule for a reply's path from the form to the mail: at most 8
@@ -110,6 +103,13 @@ describe("the reply's path in docs/architecture.md", () => {
     expect(unjoined).toEqual([]);
   });
 });
+
+/*
+ * contract/README.md describes what the schemas cannot say (statuses, when an
+ * error happens) and points to the schemas for shapes; its table of error codes
+ * is the contract's list, no more and no less.
+ */
+const readme = readFileSync(path.join(import.meta.dirname, "../contract/README.md"), "utf8");
 
 describe("contract/README.md", () => {
   it("lists every error code of the contract once, and no other", () => {
