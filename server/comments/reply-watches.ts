@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
-import { mailboxDigest } from "../lib/mailbox.ts";
+import { domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 import { isToken, tokenDigest } from "../lib/tokens.ts";
 import { forget } from "../outbox/queue.ts";
@@ -28,24 +28,31 @@ export const replyMailRules = {
   ipWindowMs: 60 * 60 * 1000,
 } as const;
 
+/** What a stop covers: the mailbox with dots only at Gmail (lib/mailbox.ts). */
+const stopped = { loose: false } as const;
+
 /** The key a stopped mailbox is kept under, derived from the cookie secret. */
 export const replyStopKey = (secret: string) =>
-  mailboxDigest(secret, "reply mails stopped", { loose: false });
+  mailboxDigest(secret, "reply mails stopped", stopped);
 
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
 
-/** The addresses left for reply mails to the mailbox of address `id`, from any browser. */
-async function sameMailbox(trx: Kysely<Database>, id: number): Promise<number[]> {
+/**
+ * The addresses left for reply mails, from any browser and in any spelling,
+ * that reach the mailbox a stop of `email` keeps. Its domain's addresses
+ * first (the forms take plain ASCII domains, so no "%" or "_" widens it).
+ */
+async function sameMailbox(trx: Kysely<Database>, email: string): Promise<number[]> {
+  const mailbox = mailboxOf(email, stopped);
   const rows = await trx
-    .selectFrom("reply_addresses as given")
-    .innerJoin("reply_addresses as same", (join) =>
-      join.on(sql`lower(same.email)`, "=", sql`lower(given.email)`),
+    .selectFrom("reply_addresses")
+    .select(["id", "email"])
+    .where((eb) =>
+      eb.or(domainsOf(mailbox).map((domain) => eb(sql`lower(email)`, "like", `%@${domain}`))),
     )
-    .select("same.id")
-    .where("given.id", "=", id)
     .execute();
-  return rows.map((row) => row.id);
+  return rows.filter((row) => mailboxOf(row.email, stopped) === mailbox).map((row) => row.id);
 }
 
 /**
@@ -117,7 +124,7 @@ export function createReplyWatches(
 
     /**
      * Stops the mails `token` names: its thread, or with `all` (or an address's
-     * token) every one to its mailbox, whichever browser left it.
+     * token) every one to its mailbox, whichever browser left it and however spelt.
      */
     async unsubscribe(token: string, scope: "thread" | "all"): Promise<"done" | "unknown"> {
       return db.transaction().execute(async (trx) => {
@@ -127,8 +134,9 @@ export function createReplyWatches(
           await forget(trx, { kinds: watchMailKinds, tokens: [token] });
           await trx.deleteFrom("reply_watches").where("id", "=", target.watchId).execute();
         } else {
-          // The link came to the mailbox: every browser's record of it goes,
-          // but for a digest that keeps strangers from asking it mails again.
+          // The link came to the mailbox: every record of it goes, whichever
+          // browser left it and however spelt, but for a digest that keeps
+          // strangers from asking it mails again.
           const { email } = await trx
             .selectFrom("reply_addresses")
             .select("email")
@@ -139,7 +147,7 @@ export function createReplyWatches(
             .values({ mailbox_hash: mailboxKey(email), created_at: clock().toISOString() })
             .onConflict((oc) => oc.column("mailbox_hash").doNothing())
             .execute();
-          await forgetWatches(trx, { addressIds: await sameMailbox(trx, target.addressId) });
+          await forgetWatches(trx, { addressIds: await sameMailbox(trx, email) });
         }
         return "done" as const;
       });

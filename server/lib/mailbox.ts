@@ -1,5 +1,8 @@
 import { createHmac } from "node:crypto";
 
+/** Other names of a provider's domain: their mailboxes are the same. */
+const aliases = new Map([["googlemail.com", "gmail.com"]]);
+
 /**
  * The mailbox an address reaches: lower case, without a "+tag", and for a
  * limit (`loose`) without dots in the part before the "@" either (Gmail
@@ -9,15 +12,25 @@ import { createHmac } from "node:crypto";
  * hour's wait for a mail; a stranger's inbox cannot be sent one each. A stop
  * that lasts (reply mails) drops dots only at Gmail, where they never count:
  * elsewhere "a.lice" may be someone else than "alice", and a stranger could
- * stop her mails by stopping their own.
+ * stop her mails by stopping their own. A "-tag" (Yahoo's disposable
+ * addresses, some self-hosted servers) is kept, even loosely: at most
+ * providers "mary-jane" is a mailbox of its own, and Yahoo's are named after
+ * a base name that is not the account's address anyway.
  */
-function mailboxOf(email: string, loose: boolean): string {
+export function mailboxOf(email: string, { loose = true } = {}): string {
   const address = email.trim().toLowerCase();
   const at = address.lastIndexOf("@");
-  const domain = address.slice(at + 1).replace(/^googlemail\.com$/, "gmail.com");
+  const domain = address.slice(at + 1);
+  const same = aliases.get(domain) ?? domain;
   const local = address.slice(0, at).split("+")[0]!;
-  return `${loose || domain === "gmail.com" ? local.replaceAll(".", "") : local}@${domain}`;
+  return `${loose || same === "gmail.com" ? local.replaceAll(".", "") : local}@${same}`;
 }
+
+/** The domains whose addresses may reach `mailbox` (a `mailboxOf`): its own and its other names. */
+export const domainsOf = (mailbox: string): string[] => {
+  const domain = mailbox.slice(mailbox.lastIndexOf("@") + 1);
+  return [domain, ...[...aliases].filter(([, to]) => to === domain).map(([alias]) => alias)];
+};
 
 /** The mailbox's digest a form counts its limit by (`loose`, above), under a key for `purpose` alone. */
 export function mailboxDigest(
@@ -26,5 +39,6 @@ export function mailboxDigest(
   { loose = true } = {},
 ): (email: string) => string {
   const key = createHmac("sha256", secret).update(purpose).digest();
-  return (email) => createHmac("sha256", key).update(mailboxOf(email, loose)).digest("base64url");
+  return (email) =>
+    createHmac("sha256", key).update(mailboxOf(email, { loose })).digest("base64url");
 }

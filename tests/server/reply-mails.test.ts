@@ -48,6 +48,15 @@ const confirmLink = (mail: ReceivedMail) => {
   return match[1] as string;
 };
 
+/** The path of the stop page a reply mail links. */
+const stopPage = (mail: ReceivedMail) => {
+  const match = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
+    mail.parsed.text ?? "",
+  );
+  if (!match) throw new Error("no stop page link");
+  return match[1] as string;
+};
+
 const tokenOf = (path: string) => new URL(path, siteUrl).searchParams.get("token") as string;
 
 describe.each(backends)("reply mails on %s", (backend) => {
@@ -124,6 +133,15 @@ describe.each(backends)("reply mails on %s", (backend) => {
   async function queuedFor(email: string) {
     return runSql(t, "select kind, status from outbox where email = ? order by id", [email]);
   }
+
+  /** Presses "Stop all reply mails" on the page `mail` links. */
+  const stopAll = (mail: ReceivedMail) =>
+    t.app.inject({
+      method: "POST",
+      url: "/replies/unsubscribe",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${tokenOf(stopPage(mail))}&scope=all`,
+    });
 
   it("confirms once by POST, then mails a reply's text with one-click headers, never the replier's own", async () => {
     const postId = freshItem("science");
@@ -262,10 +280,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(digest.parsed.text).toContain("Warm it first.");
 
     // Its page offers only what the mail is about: both threads.
-    const page = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
-      digest.parsed.text ?? "",
-    )?.[1] as string;
-    const asked = dom((await t.app.inject({ method: "GET", url: page })).body);
+    const asked = dom((await t.app.inject({ method: "GET", url: stopPage(digest) })).body);
     expect([...asked.querySelectorAll("form button")].map((b) => b.textContent)).toEqual([
       "Stop all reply mails",
     ]);
@@ -313,18 +328,10 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await t.visitor().reply(firstPost, first, "An answer in the first thread.", "Ravi");
     await smtp.waitFor(() => smtp.to(email).length === 2);
     const notice = smtp.to(email)[1] as ReceivedMail;
-    const page = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
-      notice.parsed.text ?? "",
-    )?.[1] as string;
-    const asked = dom((await t.app.inject({ method: "GET", url: page })).body);
+    const asked = dom((await t.app.inject({ method: "GET", url: stopPage(notice) })).body);
     const buttons = [...asked.querySelectorAll("form button")].map((b) => b.textContent);
     expect(buttons).toEqual(["Stop mails for this thread", "Stop all reply mails"]);
-    const stopped = await t.app.inject({
-      method: "POST",
-      url: "/replies/unsubscribe",
-      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-      payload: `token=${tokenOf(page)}&scope=all`,
-    });
+    const stopped = await stopAll(notice);
     expect(stopped.statusCode).toBe(200);
     expect(stopped.body).toContain("the site has forgotten it");
 
@@ -371,15 +378,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await confirm(email, 1);
     await t.visitor().reply(laptopPost, fromLaptop, "An answer on the laptop's thread.", "Ravi");
     await smtp.waitFor(() => smtp.to(email).length === 3);
-    const page = /http:\/\/ewe\.test(\/replies\/unsubscribe\?token=[A-Za-z0-9_-]{43})/.exec(
-      (smtp.to(email)[2] as ReceivedMail).parsed.text ?? "",
-    )?.[1] as string;
-    const stopped = await t.app.inject({
-      method: "POST",
-      url: "/replies/unsubscribe",
-      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-      payload: `token=${tokenOf(page)}&scope=all`,
-    });
+    const stopped = await stopAll(smtp.to(email)[2] as ReceivedMail);
     expect(stopped.body).toContain("No more reply mails will be sent to this address");
 
     await t.visitor().reply(phonePost, fromPhone, "An answer on the phone's thread.", "Meera");
@@ -391,6 +390,54 @@ describe.each(backends)("reply mails on %s", (backend) => {
       ).toEqual([]);
     }
     expect(smtp.to(email)).toHaveLength(3);
+  });
+
+  it("stops every spelling of the mailbox with 'Stop all reply mails', and none of a neighbour's", async () => {
+    const email = inbox();
+    const [local, domain] = email.split("@") as [string, string];
+    const undotted = local.replace(".", "");
+    // One reader's mailbox under two spellings (a +tag; dots at Gmail, under
+    // either of its names); beside it, at a provider whose dots count, someone else.
+    const tagged = `${local}+cars@${domain}`;
+    const neighbour = `${undotted}@${domain}`;
+    const [gmail, googlemail] = [`${local}@gmail.com`, `${undotted}@googlemail.com`];
+    const addresses = [email, tagged, neighbour, gmail, googlemail];
+    const threads = new Map<string, { postId: string; comment: number }>();
+    for (const address of addresses) {
+      const postId = freshItem("science");
+      threads.set(address, { postId, comment: await ask(t.visitor(), postId, address) });
+      await confirm(address);
+    }
+    /** Replies in the thread `address` follows, numbered by it. */
+    const reply = (address: string, text: string) => {
+      const { postId, comment } = threads.get(address)!;
+      return t
+        .visitor()
+        .reply(postId, comment, `${text} ${addresses.indexOf(address) + 1}.`, "Ravi");
+    };
+    /** Stops all from the stop page the first reply mail to `address` links. */
+    async function stopAllOf(address: string) {
+      await reply(address, "A first answer in thread");
+      await smtp.waitFor(() => smtp.to(address).length === 2);
+      const stopped = await stopAll(smtp.to(address)[1] as ReceivedMail);
+      expect(stopped.body).toContain("No more reply mails will be sent to this address");
+    }
+    await stopAllOf(tagged);
+    await stopAllOf(gmail);
+    for (const address of addresses) await reply(address, "A later answer in thread");
+    // The later replies mail neither spelling, which are forgotten with their
+    // mails, the ones sent before the stop included.
+    for (const address of [email, tagged, gmail, googlemail]) {
+      expect(await queuedFor(address)).toEqual([]);
+      expect(await runSql(t, "select id from reply_addresses where email = ?", [address])).toEqual(
+        [],
+      );
+    }
+    // The neighbour's mails go on: the reply that follows the stops reaches them.
+    await smtp.waitFor(() => smtp.to(neighbour).length === 2);
+    expect(smtp.to(neighbour)[1]?.parsed.text).toContain("A later answer in thread 3.");
+    for (const address of [email, googlemail]) expect(smtp.to(address)).toHaveLength(1);
+    for (const address of [tagged, gmail]) expect(smtp.to(address)).toHaveLength(2);
   });
 
   it("forgets an address never confirmed a week after its confirmation mail, with its watch", async () => {
