@@ -33,18 +33,30 @@ export function enquiryActions({
   mailQueued?: () => void;
 }) {
   return {
-    setStatus: (by: OwnerActor, id: number, status: EnquiryStatusName): Promise<boolean> =>
-      by.act(
-        (trx) => repository.update(id, { status }, trx),
-        (done) => done && [`enquiry ${status}`, `enquiry ${id}`],
-      ),
-
-    /** Keeps an enquiry past the retention period, or lets it go again. */
-    keep: (by: OwnerActor, id: number, kept: boolean): Promise<boolean> =>
-      by.act(
-        (trx) => repository.update(id, { kept }, trx),
-        (done) => done && [kept ? "enquiry keep" : "enquiry release", `enquiry ${id}`],
-      ),
+    /**
+     * Marks an enquiry new, answered or closed, keeps it past the retention
+     * period or lets it go again, or both: one transaction, a line for each.
+     */
+    update: (
+      by: OwnerActor,
+      id: number,
+      change: { status?: EnquiryStatusName | undefined; kept?: boolean | undefined },
+    ): Promise<boolean> => {
+      const { status, kept } = change;
+      const lines = [
+        ...(status ? [`enquiry ${status}`] : []),
+        ...(kept === undefined ? [] : [kept ? "enquiry keep" : "enquiry release"]),
+      ];
+      const last = lines.pop();
+      return by.act(
+        async (trx) => {
+          const done = await repository.update(id, change, trx);
+          for (const action of done ? lines : []) await by.audit(action, `enquiry ${id}`, trx);
+          return done;
+        },
+        (done) => done && last !== undefined && [last, `enquiry ${id}`],
+      );
+    },
 
     /** Answers by mail, threaded under the acknowledgement, its mail queued with the line. */
     async answer(by: OwnerActor, id: number, body: string): Promise<boolean> {

@@ -705,6 +705,32 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     expect(await blocked(account)).toEqual([{ target: account }]);
   });
 
+  it("marking an enquiry and keeping it, asked at once, commit together with a line each", async () => {
+    const id = (await enquiry()).subject;
+    const state = () => rows("select status, kept from enquiries where id = ?", [id]);
+    const before = await state();
+    const change = () =>
+      owner.patch(`/api/admin/enquiries/${id}`, { status: "closed", kept: true });
+    const lines = (await rows("select id from owner_audit")).length;
+    const allow = await refuseAuditLines(t, "enquiry keep");
+    try {
+      const failed = await change();
+      expect(failed.statusCode).toBe(500);
+      expect(JSON.parse(failed.body).error.message).toBe(
+        "Something went wrong on our side. Nothing was changed; try again.",
+      );
+    } finally {
+      await allow();
+    }
+    // True: the status did not change either.
+    expect(await state()).toEqual(before);
+    await ok(change());
+    expect((await state()).map((row) => [row.status, Number(row.kept)])).toEqual([["closed", 1]]);
+    expect((await rows("select action, object from owner_audit order by id")).slice(lines)).toEqual(
+      ["enquiry closed", "enquiry keep"].map((action) => ({ action, object: `enquiry ${id}` })),
+    );
+  });
+
   it.each(actions.map((a) => [a.action, a] as const))(
     "%s: an error and no change while the line fails, then done with its line",
     async (action, refusable) => {

@@ -76,7 +76,8 @@ const noEnquiry = (id: number) => `There is no enquiry ${id}.`;
 
 export const enquiriesClose = ownerAction(
   enquiryId,
-  async ({ store, actor }, id) => (await enquiriesOf(store)).actions.setStatus(actor, id, "closed"),
+  async ({ store, actor }, id) =>
+    (await enquiriesOf(store)).actions.update(actor, id, { status: "closed" }),
   (id, _closed, { json }) =>
     json ? `${JSON.stringify({ id, status: "closed" })}\n` : `Closed enquiry ${id}.\n`,
   noEnquiry,

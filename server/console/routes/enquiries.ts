@@ -72,9 +72,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     ),
     async (request) => {
       const { id } = request.params;
-      const { status, kept } = request.body;
-      if (status && !(await actions.setStatus(actor(request), id, status))) throw missing();
-      if (kept !== undefined && !(await actions.keep(actor(request), id, kept))) throw missing();
+      if (!(await actions.update(actor(request), id, request.body))) throw missing();
       return current(id);
     },
   );

@@ -60,21 +60,23 @@ export async function seedConfirmed(
 }
 
 /**
- * Makes the database itself refuse every new line of the audit trail (a
- * trigger on SQLite, a check constraint on PostgreSQL), as a full disk or a
- * lost connection would at that moment; the function returned lifts it.
+ * Makes the database itself refuse every new line of the audit trail, or
+ * those of one `action` (a trigger on SQLite, a check constraint on
+ * PostgreSQL), as a full disk or a lost connection would at that moment; the
+ * function returned lifts it.
  */
-export async function refuseAuditLines(t: {
-  databaseUrl: string | undefined;
-  dataDir: string;
-}): Promise<() => Promise<unknown>> {
+export async function refuseAuditLines(
+  t: { databaseUrl: string | undefined; dataDir: string },
+  action?: string,
+): Promise<() => Promise<unknown>> {
+  const named = action === undefined ? "" : `'${action.replaceAll("'", "''")}'`;
   const [refuse, allow] = t.databaseUrl
     ? [
-        "alter table owner_audit add constraint no_audit check (false) not valid",
+        `alter table owner_audit add constraint no_audit check (${named ? `action <> ${named}` : "false"}) not valid`,
         "alter table owner_audit drop constraint no_audit",
       ]
     : [
-        "create trigger no_audit before insert on owner_audit begin select raise(abort, 'no audit'); end",
+        `create trigger no_audit before insert on owner_audit ${named ? `when new.action = ${named} ` : ""}begin select raise(abort, 'no audit'); end`,
         "drop trigger no_audit",
       ];
   await runSql(t, refuse);
