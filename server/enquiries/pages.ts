@@ -187,7 +187,8 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
     const deleted = isToken(token)
       ? await trail.act(
           (trx) => enquiries.repository.deleteBySender(token, trx),
-          (count) => count !== null && ["enquiry deleted by its sender", `${count} deleted`],
+          // A press that found them gone (another's, at the same moment) writes none.
+          (count) => !!count && ["enquiry deleted by its sender", `${count} deleted`],
         )
       : null;
     if (deleted === null) return send(reply, 404, unknownLink);

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
@@ -839,6 +840,54 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       await again.close();
     }
   });
+
+  it.runIf(backend === "postgres")(
+    "a sender's link pressed twice at once writes one line: none for the press that deleted nothing",
+    async () => {
+      const id = (await enquiry()).subject;
+      const token = randomBytes(32).toString("base64url");
+      await rows("update enquiries set deletion_token_hash = ? where id = ?", [
+        createHash("sha256").update(token).digest("hex"),
+        id,
+      ]);
+      const lines = (await rows("select id from owner_audit")).length;
+      // The first press: its transaction has deleted the enquiry, with its line, and not committed.
+      const first = new pg.Client({ connectionString: t.databaseUrl });
+      await first.connect();
+      try {
+        await first.query("begin");
+        await first.query("delete from enquiries where id = $1", [id]);
+        await first.query(
+          "insert into owner_audit (at, action, object) values ($1, 'enquiry deleted by its sender', '1 deleted')",
+          [new Date().toISOString()],
+        );
+        const second = t.app.inject({
+          method: "POST",
+          url: "/enquiries/delete",
+          headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+          payload: new URLSearchParams({ token }).toString(),
+        });
+        await waitFor(
+          async () =>
+            Number(
+              (
+                await rows(
+                  "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+                )
+              )[0]?.n,
+            ) > 0,
+          { what: "the second press waiting for the first" },
+        );
+        await first.query("commit");
+        expect((await second).statusCode).toBe(200);
+      } finally {
+        await first.end();
+      }
+      expect(
+        (await rows("select action, object from owner_audit order by id")).slice(lines),
+      ).toEqual([{ action: "enquiry deleted by its sender", object: "1 deleted" }]);
+    },
+  );
 
   it("a sender's deletion link deletes nothing while its line fails, then deletes with it", async () => {
     const id = (await enquiry()).subject;
