@@ -149,8 +149,9 @@ export async function act<T>(
 export function useBusy() {
   const [busy, setBusy] = useState(false);
   async function busyWhile(write: () => Promise<unknown>, to?: () => Element | null) {
-    const places = placesOf(pressedButton());
-    writes.running += 1;
+    const pressed = pressedButton();
+    const places = placesOf(pressed);
+    writes.pressed.push(pressed);
     try {
       setBusy(true);
       await write();
@@ -158,7 +159,7 @@ export function useBusy() {
       // The reload's answer reaches the view a task after it arrived (TanStack's notifyManager).
       await new Promise((resolve) => setTimeout(resolve));
     } finally {
-      writes.running -= 1;
+      writes.pressed.splice(writes.pressed.indexOf(pressed), 1);
     }
     afterWrites(places, to);
   }
@@ -166,18 +167,25 @@ export function useBusy() {
 }
 
 /**
- * The writes running (useBusy), and the refocusing waiting for them: while
- * one runs, the button it disabled is still there and takes the focus back
- * when it ends, so an answer that lands meanwhile (or a write that ends
- * before another) must not hand the focus to its neighbour.
+ * The buttons of the writes running (useBusy), and the refocusing waiting for
+ * them: while a write runs, the button it disabled is still there and takes
+ * the focus back when it ends, so an answer that lands meanwhile (or a write
+ * of the same button that ends before) must not hand the focus to its
+ * neighbour. Focus from anywhere else is given back at once.
  */
-const writes = { running: 0, waiting: [] as Parameters<typeof refocus>[] };
+const writes = {
+  pressed: [] as (Element | null)[],
+  waiting: [] as Parameters<typeof refocus>[],
+};
 
-/** `refocus(places, to)` now, or once no write runs, before those that waited. */
+/** `refocus(places, to)` now, or once no write of the button they start at runs, before those that waited. */
 function afterWrites(places: Places, to?: () => Element | null) {
   writes.waiting.unshift([places, to]);
-  if (writes.running > 0) return;
-  for (const [each, other] of writes.waiting.splice(0)) refocus(each, other);
+  const held = ([each]: Parameters<typeof refocus>) =>
+    each[0] !== undefined && writes.pressed.includes(each[0].node);
+  const ready = writes.waiting.filter((waiting) => !held(waiting));
+  writes.waiting = writes.waiting.filter(held);
+  for (const [each, other] of ready) refocus(each, other);
 }
 
 /**

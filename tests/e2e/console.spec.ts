@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Page } from "@playwright/test";
+import { commentResponseSchema } from "../../contract/api.ts";
 import { assistantResponseSchema } from "../../contract/assistant.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { projectRoot } from "../support/server-process.ts";
@@ -859,6 +860,54 @@ test("a save's button takes the focus back though the answer to the save before 
   secondSave.resolve();
   await expect(page.getByText("Availability saved")).toHaveCount(2);
   await expect(save).toBeFocused();
+  await page.close();
+});
+
+test("a write that runs long holds no other focus: the comment a reader deletes meanwhile gives it to the next one", async ({
+  visitor,
+}) => {
+  const page = await ownerPage(visitor, own, "/admin/comments");
+  await expect(page.getByText("Live: new comments appear here")).toBeVisible();
+  const reader = await visitor();
+  const word = uniqueWord();
+  const post = async (userName: string) => {
+    const posted = await reader.request.post(`${site}/api/items/science/wifi/comments`, {
+      headers: { origin: site },
+      data: { content: `${userName} waits for a write ${word}`, userName },
+    });
+    expect(posted.status()).toBe(201);
+    return commentResponseSchema.parse(await posted.json()).comment.id;
+  };
+  await post("Ada");
+  const bo = await post("Bo");
+  const cy = await post("Cy");
+  await page.getByLabel("Search text or name").fill(word);
+  await expect(page.getByRole("article")).toHaveCount(3);
+  const card = (name: string) => page.getByRole("article", { name: `Comment by ${name}` });
+  const reply = (name: string) => card(name).getByRole("button", { name: "Reply", exact: true });
+
+  // The deletion of Cy's comment waits at the server.
+  const reached = Promise.withResolvers<void>();
+  const held = Promise.withResolvers<void>();
+  await page.route(new RegExp(`/api/admin/comments/${cy}$`), async (route) => {
+    reached.resolve();
+    await held.promise;
+    await route.continue();
+  });
+  await card("Cy").getByRole("button", { name: "Delete the comment of Cy" }).press("Enter");
+  await reached.promise;
+  // Meanwhile the owner moves on to Bo's comment, and Bo deletes it.
+  await reply("Bo").focus();
+  const deleted = await reader.request.delete(`${site}/api/comments/${bo}`, {
+    headers: { origin: site },
+  });
+  expect(deleted.status()).toBe(204);
+  await expect(card("Bo")).toHaveCount(0);
+  await expect(reply("Ada")).toBeFocused();
+  held.resolve();
+  await expect(page.getByText("Comment deleted")).toBeVisible();
+  await expect(card("Cy")).toHaveCount(0);
+  await expect(reply("Ada")).toBeFocused();
   await page.close();
 });
 
