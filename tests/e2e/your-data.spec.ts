@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { Page } from "@playwright/test";
 import { siteName } from "../../app/lib/site-name.ts";
 import { readOwnerProfile } from "../../content/owner.ts";
@@ -7,6 +9,7 @@ import { postComment, uniqueWord } from "./support/comments.ts";
 import { expect, test } from "./support/fixtures.ts";
 import { islandsHydrated } from "./support/islands.ts";
 import { openItem } from "./support/items.ts";
+import { startOwnSite } from "./support/own-site.ts";
 
 // Items no other spec on the shared server comments on or reacts to.
 const items = {
@@ -103,6 +106,65 @@ test.describe("your data", () => {
     await expect(writer.getByRole("main").getByRole("status")).toHaveText(
       "This browser owns no comments or reactions here.",
     );
+  });
+
+  test("a deletion that fails part way does not say that nothing was deleted; pressed again, it deletes the rest", async ({
+    visitor,
+  }) => {
+    test.slow(); // a server of its own, whose database refuses for a moment
+    const own = await startOwnSite("your-data-parts", { host: "localhost" });
+    const origin = own.siteUrl;
+    const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+    try {
+      const page = await visitor("Dara");
+      await page.goto(`${origin}/your-data`);
+      const item = `${origin}/api/items/science/${items.other}`;
+      const headers = { origin };
+      const text = `Part way ${uniqueWord()}`;
+      const wrote = await page.request.post(`${item}/comments`, {
+        headers,
+        data: { content: text, userName: "Dara" },
+      });
+      expect(wrote.status()).toBe(201);
+      const reacted = await page.request.post(`${item}/reactions`, {
+        headers,
+        data: { type: "dislike", userName: "Dara" },
+      });
+      expect(reacted.status()).toBeLessThan(300);
+      await page.reload();
+      await islandsHydrated(page);
+      const status = page.getByRole("main").getByRole("status");
+      await expect(status).toHaveText("This browser owns 1 comment and 1 reaction.");
+      const shown = () =>
+        db
+          .prepare(
+            "select count(*) as n from science_comments where content = ? and deleted_at is null",
+          )
+          .get(text);
+
+      // The database refuses to delete reactions: the comment has gone when the deletion fails.
+      db.exec("pragma busy_timeout = 5000");
+      db.exec(
+        "create trigger refuse_reactions before delete on science_reactions begin select raise(abort, 'refused'); end",
+      );
+      const confirm = page.getByRole("alertdialog");
+      try {
+        await page.getByRole("button", { name: "Delete all my comments and reactions" }).click();
+        await confirm.getByRole("button", { name: "Delete everything" }).click();
+        await expect(confirm.getByRole("alert")).toHaveText(
+          "Something went wrong on our side, and part of it may be deleted already. Please try again in a moment to delete the rest.",
+        );
+        expect(shown()).toEqual({ n: 0 });
+      } finally {
+        db.exec("drop trigger refuse_reactions");
+      }
+      await confirm.getByRole("button", { name: "Delete everything" }).click();
+      await expect(confirm).toBeHidden();
+      await expect(status).toHaveText(/^Deleted 0 comments and 1 reaction\./);
+    } finally {
+      db.close();
+      await own.stop();
+    }
   });
 
   test("cancelling the confirmation deletes nothing", async ({ visitor }, testInfo) => {

@@ -49,7 +49,8 @@ function refusal(error: unknown): string {
   if (error instanceof ApiError && error.status === 0) {
     return "The site could not be reached. Please check your connection and try again.";
   }
-  return "Nothing was deleted: something went wrong on our side. Please try again in a moment.";
+  // Each kind goes in its own transaction: a failure may come after some went.
+  return "Something went wrong on our side, and part of it may be deleted already. Please try again in a moment to delete the rest.";
 }
 
 const buttonClass =
