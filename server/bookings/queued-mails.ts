@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { OutboxKind } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
 import { jsonOf } from "../lib/json.ts";
+import { toIso } from "../lib/time.ts";
 import { enqueue, forget, type QueuedMessage } from "../outbox/queue.ts";
 
 /**
@@ -67,6 +68,30 @@ export async function dropQueued(trx: Db, id: number) {
   });
 }
 
+type Call = { id: number; email: string; start: Date; sequence: number };
+
+const payloadOf = (call: Call, to: "reader" | "owner", hoursBefore?: 24 | 1) =>
+  JSON.stringify({
+    bookingId: call.id,
+    to,
+    sequence: call.sequence,
+    ...(hoursBefore ? { hoursBefore } : {}),
+  } satisfies BookingMailPayload);
+
+/** The reminders to both sides whose time is still ahead: one passed would only repeat the invitation. */
+function remindersAhead(now: Date, call: Call, ownerEmail: string | undefined): QueuedMessage[] {
+  return reminderHours.flatMap((hours) => {
+    const due = call.start.getTime() - hours * 3_600_000;
+    if (due <= now.getTime()) return [];
+    return recipientsOf(call.email, ownerEmail).map(([to, email]) => ({
+      kind: "booking_reminder" as const,
+      email,
+      payload: payloadOf(call, to, hours),
+      due: new Date(due).toISOString(),
+    }));
+  });
+}
+
 /**
  * The invitations and the reminders still ahead. No row holds the reader's
  * links: mails.ts makes them again as each mail goes (repository.ts, `linkTokens`).
@@ -74,36 +99,52 @@ export async function dropQueued(trx: Db, id: number) {
 export async function queueInvitations(
   trx: Db,
   now: Date,
-  booking: { id: number; email: string; start: Date; sequence: number },
+  booking: Call,
   ownerEmail: string | undefined,
 ) {
-  const payload = (to: "reader" | "owner", hoursBefore?: 24 | 1) =>
-    JSON.stringify({
-      bookingId: booking.id,
-      to,
-      sequence: booking.sequence,
-      ...(hoursBefore ? { hoursBefore } : {}),
-    } satisfies BookingMailPayload);
-  const recipients = recipientsOf(booking.email, ownerEmail);
-  const rows: QueuedMessage[] = recipients.map(([to, email]) => ({
-    kind: "booking_invitation",
+  const invitations = recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
+    kind: "booking_invitation" as const,
     email,
-    payload: payload(to),
+    payload: payloadOf(booking, to),
   }));
-  for (const hours of reminderHours) {
-    const due = booking.start.getTime() - hours * 3_600_000;
-    // A reminder whose time has passed already would only repeat the invitation.
-    if (due <= now.getTime()) continue;
-    for (const [to, email] of recipients) {
-      rows.push({
-        kind: "booking_reminder",
-        email,
-        payload: payload(to, hours),
-        due: new Date(due).toISOString(),
-      });
-    }
+  await enqueue(trx, now.toISOString(), [
+    ...invitations,
+    ...remindersAhead(now, booking, ownerEmail),
+  ]);
+}
+
+/**
+ * The reminders still ahead of the calls an import brought (docs/backups.md,
+ * "Moving in and out"), queued in the import's transaction: an export holds
+ * the bookings but not their mails, so a call still booked and ahead that no
+ * mail here names came from another site, whose invitations the reader has.
+ * A call booked here always has its invitations' rows, so it is never
+ * reminded twice, and reading the same file again queues nothing more.
+ */
+export async function queueMovedReminders(trx: Db, now: Date, ownerEmail: string | undefined) {
+  const calls = await trx
+    .selectFrom("bookings")
+    .select(["id", "email", "starts_at", "sequence"])
+    .where("status", "=", "booked")
+    .where("starts_at", ">", now.toISOString())
+    .execute();
+  for (const call of calls) {
+    const mailed = await trx
+      .selectFrom("outbox")
+      .select("id")
+      .where("kind", "in", bookingMailKinds)
+      .where("payload", "like", payloadLike(call.id))
+      .limit(1)
+      .executeTakeFirst();
+    if (mailed) continue;
+    const { id, email, sequence } = call;
+    const start = new Date(toIso(call.starts_at));
+    await enqueue(
+      trx,
+      now.toISOString(),
+      remindersAhead(now, { id, email, start, sequence: Number(sequence) }, ownerEmail),
+    );
   }
-  await enqueue(trx, now.toISOString(), rows);
 }
 
 /** The cancellations to both sides, with the call in them (it may be deleted before they go). */

@@ -294,14 +294,24 @@ function ceilingsOf(tables: ExportRows[]): Map<string, number> {
  * in under a new id) is left as it is, so reading the same file twice
  * changes nothing the second time. A row that would take a key a row of this
  * site holds (a token) is a problem. With `dryRun` the same work is done and
- * rolled back. `audit` is recorded in the same transaction.
+ * rolled back. `audit` is recorded in the same transaction, and so is what
+ * `finish` adds: the command line hands it the bookings' reminders, a module
+ * this one may not import.
  */
 export async function applyExport(
   store: Store,
   events: EventJournal,
   avatarOf: (visitorId: string) => string,
   tables: ExportRows[],
-  { dryRun, audit }: { dryRun: boolean; audit?: { action: string; object: string } },
+  {
+    dryRun,
+    audit,
+    finish,
+  }: {
+    dryRun: boolean;
+    audit?: { action: string; object: string };
+    finish?: (trx: Trx) => Promise<void>;
+  },
 ): Promise<{ counts: Tally; skipped: Skipped[] }> {
   let result: { counts: Tally; skipped: Skipped[] } | undefined;
   try {
@@ -327,6 +337,7 @@ export async function applyExport(
       for (const [table, atLeast] of run.written) {
         await followIdentity(trx, store.kind, table, atLeast);
       }
+      await finish?.(trx);
       if (audit) {
         await trx
           .insertInto("owner_audit")

@@ -1,6 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { brotliDecompressSync } from "node:zlib";
 import nodeIcal from "node-ical";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   bookedResponseSchema,
@@ -13,6 +16,7 @@ import { momentLabel, wallTime } from "../../contract/time-zones.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { tokenDigest } from "../../server/lib/tokens.ts";
+import { createDatabase, dropDatabase } from "../support/postgres.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
@@ -1030,5 +1034,116 @@ describe("booking a call from one connection", () => {
       );
     }
     expect((await t.visitor({ ip: "10.8.0.4" }).get("/book/times")).statusCode).toBe(200);
+  });
+});
+
+describe.each(backends)("a call moved with its site by export and import, on %s", (backend) => {
+  const env = {
+    COOKIE_SECRET: cookieSecret,
+    OWNER_EMAIL: owner,
+    BOOKING_TIMEZONE: ownerZone,
+  };
+  let smtp: SmtpSink;
+  /** Site A, until it has been exported; then site B. */
+  let old: TestApp | undefined;
+  let site: TestApp | undefined;
+  /** Site B: a data folder, and on PostgreSQL a database, that outlive a restart. */
+  const moved = { dataDir: path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-moved-")), "data") };
+  let databaseUrl: string | undefined;
+  const clock = movableClock();
+  /** The button of a reader's cancel link, pressed. */
+  const cancelOn = (t: TestApp, token: string | null) =>
+    t.app.inject({
+      method: "POST",
+      url: "/book/cancel",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${token}`,
+    });
+  const start = () =>
+    startTestApp(backend, {
+      ...moved,
+      ...(databaseUrl ? { databaseUrl } : {}),
+      env: { ...env, SMTP_URL: smtp.url },
+      mail: { clock: clock.now },
+    });
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    if (backend === "postgres") databaseUrl = await createDatabase(inject("postgresUrl"));
+  });
+  afterAll(async () => {
+    await old?.close();
+    await site?.close();
+    await smtp?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it("reminds the reader and the owner once each from the new site, with links that work there, after a restart too", async () => {
+    // Site A takes two bookings and sends their invitations.
+    old = await startTestApp(backend, { env: { ...env, SMTP_URL: smtp.url } });
+    const { starts } = json(await old.visitor().get("/api/bookings/slots"), slotsResponseSchema);
+    const call = booking(starts[3] ?? "");
+    const gone = booking(starts[4] ?? "");
+    for (const one of [call, gone]) {
+      expect((await old.visitor().post("/api/bookings", one)).statusCode).toBe(201);
+    }
+    await smtp.waitFor(() => smtp.to(call.email).length === 1 && smtp.to(gone.email).length === 1);
+    // A call cancelled before the move has no reminders anywhere.
+    expect((await cancelOn(old, links(smtp.to(gone.email)[0]).cancel)).statusCode).toBe(200);
+    const file = path.join(moved.dataDir, "..", "site.json");
+    const exported = await admin({ ...adminEnv(old), ...env }, "export", "--out", file);
+    expect(exported.code).toBe(0);
+    await old.close();
+    old = undefined;
+
+    // Site B: a new data folder (a new database), the same secret and settings.
+    const target = { ...moved, databaseUrl };
+    const imported = await admin(
+      { ...adminEnv(target), ...env },
+      "import",
+      "--from",
+      "export",
+      file,
+    );
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/bookings: 2 added/);
+    site = await start();
+
+    const reminders = (address: string) =>
+      smtp.to(address).filter((m) => m.parsed.subject?.startsWith("Reminder"));
+    const untilCall = () => Date.parse(call.start) - clock.now().getTime();
+    clock.advance(untilCall() - 24 * hourMs + 60_000);
+    await smtp.waitFor(() => reminders(call.email).length > 0 && reminders(owner).length > 0);
+    expect(reminders(call.email)[0]?.parsed.subject).toMatch(/ is tomorrow$/);
+    expect(reminders(owner)[0]?.parsed.text).toContain(call.name);
+
+    // A restart of B queues nothing more: the four reminders, two of them sent.
+    await site.close();
+    site = await start();
+    const queued = async () =>
+      (
+        await runSql(site as TestApp, "select status from outbox where kind = 'booking_reminder'")
+      ).map((row) => row.status);
+    expect(await queued()).toHaveLength(4);
+    clock.advance(23 * hourMs);
+    await smtp.waitFor(() => reminders(call.email).length === 2 && reminders(owner).length === 2);
+    await expect.poll(queued, { timeout: 15_000 }).toEqual(["sent", "sent", "sent", "sent"]);
+    expect(reminders(call.email)).toHaveLength(2);
+    expect(reminders(owner)).toHaveLength(2);
+    expect(reminders(call.email)[1]?.parsed.subject).toMatch(/ is in an hour$/);
+
+    // The reader's links, made on B from the secret that moved with the site, cancel the call.
+    const { cancel } = links(reminders(call.email)[1]);
+    expect(cancel).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const page = await site.visitor().get(`/book/cancel?token=${cancel}`);
+    expect(page.statusCode).toBe(200);
+    expect((await cancelOn(site, cancel)).statusCode).toBe(200);
+    expect(await runSql(site, "select status from bookings where email = ?", [call.email])).toEqual(
+      [{ status: "cancelled" }],
+    );
+    await smtp.waitFor(() =>
+      smtp.to(call.email).some((m) => m.parsed.subject?.startsWith("Cancelled")),
+    );
   });
 });

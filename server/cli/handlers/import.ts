@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadEngagementCatalog } from "../../../content/catalog.ts";
+import { queueMovedReminders } from "../../bookings/queued-mails.ts";
 import { storeOptionsOf } from "../../db/store-config.ts";
 import { cookieSecretFileOf, resolveCookieSecret } from "../../engagement/visitor.ts";
 import { createWriterKeys } from "../../engagement/writer-keys.ts";
@@ -108,7 +109,17 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
       createEventJournal(store),
       keys.avatarOf,
       tables,
-      { dryRun, audit: { action: "import export", object: path.basename(file) } },
+      {
+        dryRun,
+        audit: { action: "import export", object: path.basename(file) },
+        // The calls still ahead are reminded from here, as the site that took them would have.
+        finish: (trx) =>
+          queueMovedReminders(
+            trx,
+            new Date(),
+            context.config.OWNER_EMAIL ?? context.config.contactEmail,
+          ),
+      },
     );
     return { counts, skipped: [...leftOut, ...skipped], notices };
   } catch (error) {
