@@ -14,7 +14,8 @@ import {
   Update,
 } from "@fedify/fedify/vocab";
 import { articleOf, type Deliverable, everyone, instant, siteActor } from "./federation.ts";
-import { accountPath, type FediverseRepository, notePath } from "./repository.ts";
+import type { FediverseRepository } from "./repository.ts";
+import { accountPath, notePath } from "./sent-records.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*

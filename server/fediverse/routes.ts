@@ -6,7 +6,8 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { wantsActivityPub } from "./activity-json.ts";
 import { imageTypeOf } from "./pictures.ts";
-import { type FediverseRepository, notePath } from "./repository.ts";
+import type { FediverseRepository } from "./repository.ts";
+import { notePath } from "./sent-records.ts";
 import type { SiteItem } from "./site-items.ts";
 
 /*

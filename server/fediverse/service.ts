@@ -12,7 +12,7 @@ import type { Logger } from "./logging.ts";
 import { createMessageQueue, type TakeBack } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
 import type { Writer } from "./publishing.ts";
-import { accountPath, createFediverseRepository, isItemPath, notePath } from "./repository.ts";
+import { createFediverseRepository } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
 import {
   createInboxCheck,
@@ -20,6 +20,7 @@ import {
   type HostLookups,
   type InboxVerdict,
 } from "./safe-fetch.ts";
+import { accountPath, isItemPath, notePath } from "./sent-records.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
 import { createWebmentions } from "./webmentions.ts";
 
