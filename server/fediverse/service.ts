@@ -1,7 +1,5 @@
 import type { Federation } from "@fedify/fedify";
 import type { Recipient } from "@fedify/fedify/vocab";
-import { z } from "zod";
-import type { CommentEvent } from "../../contract/live-events.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus } from "../events/bus.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
@@ -9,9 +7,9 @@ import type { Profile } from "./federation.ts";
 import type { InboxDeps } from "./inbox.ts";
 import { createKvStore } from "./kv-store.ts";
 import type { Logger } from "./logging.ts";
-import { createMessageQueue, type TakeBack } from "./message-queue.ts";
+import { createMessageQueue } from "./message-queue.ts";
 import { fediverseActions } from "./owner-actions.ts";
-import type { Writer } from "./publishing.ts";
+import { createOwnerReplies } from "./owner-replies.ts";
 import { createFediverseRepository } from "./repository.ts";
 import { fediverseRoutes } from "./routes.ts";
 import {
@@ -20,7 +18,7 @@ import {
   type HostLookups,
   type InboxVerdict,
 } from "./safe-fetch.ts";
-import { accountPath, isItemPath, notePath } from "./sent-records.ts";
+import { accountPath, isItemPath } from "./sent-records.ts";
 import { readSiteItems, type SiteItem } from "./site-items.ts";
 import { createWebmentions } from "./webmentions.ts";
 
@@ -68,7 +66,7 @@ export function createFediverse(options: FediverseOptions) {
   const { store, siteUrl, log } = options;
   const repository = createFediverseRepository(store);
   const kv = createKvStore(store);
-  const queue = createMessageQueue(store, log, sendTakeBack);
+  const queue = createMessageQueue(store, log, (message) => replies.sendTakeBack(message));
   const remoteFetch = createRemoteFetch({
     allowPrivate: options.allowPrivateAddresses,
     userAgent: `EngageWithEngineer/${options.softwareVersion} (+${siteUrl})`,
@@ -116,32 +114,6 @@ export function createFediverse(options: FediverseOptions) {
     return siteItems;
   };
 
-  /**
-   * The owner's reply as the Note it becomes (its comment's HTML, the Note
-   * it answers and whom), or null when it answers no comment from the
-   * Fediverse. Once sent, it answers what its record says, whatever left its
-   * thread since (else the next writer up would be named instead); taken
-   * back, or its writer erased, it is a tombstone.
-   */
-  async function ownerNote(id: number) {
-    const comment = await options.inbox.comments.getForOwner(id);
-    const shown = comment?.byOwner && !comment.deleted && comment.status === "published";
-    if (!shown || !comment.parentId) return null;
-    const sent = await repository.sent(notePath(id));
-    const [note_id = "", writer] = sent?.digest.split(" ") ?? [];
-    const answered = sent
-      ? { note_id, actor_id: writer ?? (await repository.replyByNote(note_id))?.actor_id }
-      : await repository.answeredBy({ id, parentId: comment.parentId });
-    if (sent?.deleted || !answered?.actor_id) return null;
-    return {
-      html: comment.html,
-      published: comment.createdAt,
-      updated: comment.updatedAt,
-      inReplyTo: answered.note_id,
-      to: answered.actor_id,
-    };
-  }
-
   // What another process queued (the command line's erasure) loads Fedify, which sends it;
   // checked once a minute until Fedify has loaded, a failed load tried again at the next.
   const polling = setInterval(() => {
@@ -169,7 +141,7 @@ export function createFediverse(options: FediverseOptions) {
       queue,
       repository,
       items,
-      ownerNote,
+      ownerNote: replies.ownerNote,
       deliverable,
       remoteFetch,
     });
@@ -182,7 +154,7 @@ export function createFediverse(options: FediverseOptions) {
       log,
       changed: (path) => options.changed?.(path),
       forgetCached: (actorId) => kv.forgetAbout(actorId),
-      answersErased: takeBack,
+      answersErased: replies.takeBack,
     });
     if (!stopping.signal.aborted) {
       queueStopped = made
@@ -199,12 +171,24 @@ export function createFediverse(options: FediverseOptions) {
     sender: { federation: await federation(), repository, siteUrl, log, deliverable },
   });
 
+  const replies = createOwnerReplies({
+    repository,
+    comments: options.inbox.comments,
+    bus: options.bus,
+    queue,
+    remoteFetch,
+    deliverable,
+    publishing,
+    federation,
+    log,
+  });
+
   const actions = fediverseActions({
     repository,
     webmentions,
     comments: options.inbox.comments,
     forgetCached: (actorId) => kv.forgetAbout(actorId),
-    answersErased: takeBack,
+    answersErased: replies.takeBack,
     changed: (path) => options.changed?.(path),
     followerRemoved: (follower) => {
       void publishing()
@@ -278,113 +262,6 @@ export function createFediverse(options: FediverseOptions) {
     await sendAccountUpdate(sender, () => repository.accountDigest(accountFacts));
   }
 
-  /** The owner's reply to a Fediverse comment goes back as a Note; Fedify loads only then. */
-  async function ownerReplied(commentId: number) {
-    if (!(await ownerNote(commentId))) return;
-    const { sendOwnerReply, sender } = await publishing();
-    await sendOwnerReply(sender, commentId);
-  }
-
-  /**
-   * An owner's reply sent to the Fediverse, then edited or deleted here, goes
-   * out as an Update to its writer's server or as a Delete (`takeBack`),
-   * recorded first (an edit by its time) so one instance sends it. A reply
-   * recorded before writers were (its digest the answered Note alone) finds
-   * its writer by that Note while its comment is still here. A reply never
-   * sent sends nothing.
-   */
-  async function ownerReplyChanged(commentId: number, change: "update" | "delete") {
-    const sent = await repository.sent(notePath(commentId));
-    if (!sent || sent.deleted) return;
-    const [answered = "", writer] = sent.digest.split(" ");
-    const writerId = writer ?? (await repository.replyByNote(answered))?.actor_id ?? null;
-    if (change === "delete") {
-      // Its record keeps its address and time, nothing of whom it answered.
-      if (await repository.recordPublished(notePath(commentId), "", true)) {
-        await takeBack([commentId], writerId);
-      }
-      return;
-    }
-    const edited = (await ownerNote(commentId))?.updated;
-    if (!writerId || edited === undefined) return;
-    const digest = `${answered} ${writerId} ${edited}`;
-    if (!(await repository.recordPublished(notePath(commentId), digest))) return;
-    const to = await writerOf(writerId);
-    if (!to) return;
-    const { sendOwnerReplyEdit, sender } = await publishing();
-    await sendOwnerReplyEdit(sender, commentId, to);
-  }
-
-  /**
-   * Where an account takes deliveries, looked up now through the guarded
-   * fetch and cached nowhere: its inbox, on its own server (which the fetch
-   * has just reached) and at a public address. Null when it cannot be found,
-   * as after its deletion.
-   */
-  async function writerOf(actorId: string): Promise<Writer | null> {
-    const answer = await remoteFetch(actorId, {
-      headers: { accept: "application/activity+json" },
-      maxBytes: 256 * 1024,
-    }).catch(() => null);
-    let actor: unknown;
-    try {
-      actor = answer?.status === 200 ? JSON.parse(answer.body.toString()) : null;
-    } catch {
-      return null;
-    }
-    const found = z.object({ id: z.literal(actorId), inbox: z.string() }).safeParse(actor);
-    const inbox = found.success ? URL.parse(found.data.inbox) : null;
-    if (inbox?.origin !== new URL(actorId).origin) return null;
-    return (await deliverable({ id: new URL(actorId), inboxId: inbox })) === "allowed"
-      ? { actorId, inbox: inbox.href }
-      : null;
-  }
-
-  /**
-   * The owner's answers (their comments' ids), deleted here or their writer
-   * erased, leave the Fediverse: a `TakeBack` waits in the queue, which the
-   * command line writes too, until a server with Fedify loaded takes it.
-   */
-  async function takeBack(answers: number[], writer: string | null) {
-    if (answers.length === 0) return;
-    await queue.enqueue({ type: "ewe:take-back", answers, writer } satisfies TakeBack, {});
-    void federation().catch((error: unknown) =>
-      log.warn({ err: error }, "the owner's answers could not be taken back yet"),
-    );
-  }
-
-  /**
-   * A Delete of each answer, naming nobody, to followers' servers and to the
-   * writer's inbox when given and found now (through the guarded fetch). The
-   * inbox is then held only by the deliveries waiting in the queue.
-   */
-  async function sendTakeBack({ answers, writer }: TakeBack) {
-    const to = writer ? await writerOf(writer) : null;
-    const { sendOwnerReplyDeletion, sender } = await publishing();
-    for (const id of answers) await sendOwnerReplyDeletion(sender, id, to);
-  }
-
-  const unsubscribe = options.bus.subscribeAll((event) => {
-    if (event.type !== "comment") return;
-    // The site's own event, as its journal reads it (server/events/journal.ts).
-    const data = JSON.parse(event.data) as CommentEvent;
-    const ownersReply = "comment" in data && data.comment.byOwner && data.comment.parentId !== null;
-    const sending =
-      data.action === "deleted"
-        ? ownerReplyChanged(data.commentId, "delete")
-        : !ownersReply
-          ? undefined
-          : data.action === "added"
-            ? ownerReplied(data.commentId)
-            : ownerReplyChanged(data.commentId, "update");
-    sending?.catch((error: unknown) =>
-      log.warn(
-        { err: error, comment: data.commentId, action: data.action },
-        "the owner's reply, or its change, could not be sent to the Fediverse",
-      ),
-    );
-  });
-
   let timer: NodeJS.Timeout | undefined;
   return {
     repository,
@@ -421,7 +298,7 @@ export function createFediverse(options: FediverseOptions) {
     async stop() {
       clearTimeout(timer);
       clearInterval(polling);
-      unsubscribe();
+      replies.stop();
       stopping.abort();
       let waited: NodeJS.Timeout | undefined;
       await Promise.race([
