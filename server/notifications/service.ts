@@ -1,8 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
+import type { Deliver, Delivery, OutboxRow } from "../outbox/delivery-rules.ts";
 import { type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
-import type { Deliver, Delivery, OutboxRepository, OutboxRow } from "../outbox/queue.ts";
+import type { OutboxRepository } from "../outbox/queue.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
 import {

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { Delivery } from "../outbox/queue.ts";
+import type { Delivery } from "../outbox/delivery-rules.ts";
 
 /**
  * `sha256=` and the hex HMAC-SHA256, keyed with WEBHOOK_SECRET, of the

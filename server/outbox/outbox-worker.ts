@@ -1,15 +1,15 @@
 import type { OutboxKind } from "../db/schema.ts";
 import { type Log, withoutAddresses } from "../lib/log.ts";
-import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
 import {
   batchedKinds,
   type Deliver,
   type Delivery,
-  type OutboxRepository,
   type OutboxRow,
   retryDelay,
   retryPolicy,
-} from "./queue.ts";
+} from "./delivery-rules.ts";
+import { classifyFailure, type Mailer, type OutgoingMail } from "./mailer.ts";
+import type { OutboxRepository } from "./queue.ts";
 import type { RecipientHealth } from "./recipient-health.ts";
 
 export type OutboxWorker = {

@@ -2,13 +2,13 @@ import {
   type ExpressionBuilder,
   type ExpressionOrFactory,
   type Insertable,
-  type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
   sql,
 } from "kysely";
 import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
+import * as rules from "./delivery-rules.ts";
 import type { OnOutboxDeleted } from "./mail-files.ts";
 
 /*
@@ -175,77 +175,6 @@ export async function recordFeedback(
     .execute();
 }
 
-export type OutboxRow = Selectable<OutboxTable>;
-
-/** What became of one attempt to send a row. */
-export type Delivery =
-  | { outcome: "sent" }
-  | { outcome: "retry"; reason: string }
-  | { outcome: "failed"; reason: string }
-  /** The recipient left before the mail went out. */
-  | { outcome: "cancelled"; reason: string };
-
-/**
- * Sends one claimed row; `batch` is the row itself, or with a batched kind every
- * due row of it to the same recipient, claimed together, each recorded alike.
- */
-export type Deliver = (row: OutboxRow, db: Db, batch: OutboxRow[]) => Promise<Delivery>;
-
-/** Rows of these kinds due for the same recipient go out as one message, claimed one at a time. */
-export const batchedKinds: ReadonlySet<OutboxKind> = new Set(["comment_digest", "reply_digest"]);
-/**
- * Rows whose token is a link for the recipient alone, needed only by the mail: cleared
- * as it is recorded sent, failed for good or cancelled. (An edition's or a reply mail's
- * is the address's standing unsubscribe token, which the edition's figures join on.)
- */
-const tokenUntilDone: ReadonlySet<OutboxKind> = new Set([
-  "confirmation",
-  "enquiry_ack",
-  "reply_confirmation",
-  "booking_invitation",
-]);
-
-/** Rows whose payload (a visitor's comment, what a webhook says) is kept only until done with. */
-const payloadUntilDone: ReadonlySet<OutboxKind> = new Set([
-  "comment_notice",
-  "comment_digest",
-  "webhook",
-]);
-
-/**
- * Rows that outlive what they are about: a booking's cancellation goes out
- * even when the booking was deleted meanwhile ("Your data"), and carries the
- * call itself to do so. Once sent or cancelled the row is deleted, so nothing
- * of the reader stays behind; one that failed for good stays counted, with
- * neither its address nor its payload.
- */
-const rowUntilDone: ReadonlySet<OutboxKind> = new Set(["booking_cancellation"]);
-
-/**
- * PostgreSQL: a row of a batched kind is claimed only by the instance that
- * holds its recipient's batch, an advisory lock on (kind, address) taken with
- * the claim: with row locks alone, two instances each sent a "digest" of one.
- * (The two-key space is apart from the event journal's one-key lock.)
- */
-const recipientFree = sql<boolean>`case when kind in (${sql.join(
-  [...batchedKinds].map((kind) => sql.lit(kind)),
-)}) then pg_try_advisory_xact_lock(hashtext('outbox batch'), hashtext(kind || ' ' || coalesce(email, ''))) else true end`;
-
-/**
- * PostgreSQL: a claim lasts as long as the instance that holds it, never a
- * fixed time (docs/decisions/056-an-outbox-claim-lasts-as-long-as-its-instance.md):
- * no idle limit for its transaction; TCP keepalives (30 s, then every 10 s, 3
- * unanswered) end a claim whose host is gone, not one whose process is starved.
- */
-const holdWhileAlive = sql`select set_config('idle_in_transaction_session_timeout', '0', true), set_config('tcp_keepalives_idle', '30', true), set_config('tcp_keepalives_interval', '10', true), set_config('tcp_keepalives_count', '3', true)`;
-
-/** Temporary failures wait 30 s, then twice as long each time, at most an hour. */
-export const retryPolicy = { baseMs: 30_000, maxMs: 60 * 60 * 1000, maxAttempts: 10 } as const;
-
-export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs): number {
-  return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), retryPolicy.maxMs);
-}
-
 /**
  * Claiming and recording (docs/decisions/008-newsletter.md, 036-sending-in-flat-memory.md).
  * On PostgreSQL a claim is a row lock (`FOR UPDATE SKIP LOCKED`) held while the
@@ -257,7 +186,7 @@ export function retryDelay(attempts: number, baseMs: number = retryPolicy.baseMs
 export function createOutboxRepository(
   store: Store,
   {
-    retryBaseMs = retryPolicy.baseMs as number,
+    retryBaseMs = rules.retryPolicy.baseMs as number,
     clock = () => new Date(),
   }: {
     retryBaseMs?: number;
@@ -268,11 +197,11 @@ export function createOutboxRepository(
   const { db } = store;
   const nowIso = () => clock().toISOString();
 
-  async function record(trx: Db, row: OutboxRow, delivery: Delivery) {
+  async function record(trx: Db, row: rules.OutboxRow, delivery: rules.Delivery) {
     const attempts = row.attempts + 1;
-    const retry = delivery.outcome === "retry" && attempts < retryPolicy.maxAttempts;
+    const retry = delivery.outcome === "retry" && attempts < rules.retryPolicy.maxAttempts;
     const status = retry ? "queued" : delivery.outcome === "retry" ? "failed" : delivery.outcome;
-    const forgotten = !retry && rowUntilDone.has(row.kind);
+    const forgotten = !retry && rules.rowUntilDone.has(row.kind);
     if (forgotten && status !== "failed") {
       const gone = trx.deleteFrom("outbox").where("id", "=", row.id as number);
       await deleted(trx, await gone.returning("id").execute());
@@ -288,12 +217,12 @@ export function createOutboxRepository(
         ...(retry
           ? {
               next_attempt_at: new Date(
-                clock().getTime() + retryDelay(attempts, retryBaseMs),
+                clock().getTime() + rules.retryDelay(attempts, retryBaseMs),
               ).toISOString(),
             }
           : {
-              payload: payloadUntilDone.has(row.kind) || forgotten ? null : row.payload,
-              token: tokenUntilDone.has(row.kind) ? null : row.token,
+              payload: rules.payloadUntilDone.has(row.kind) || forgotten ? null : row.payload,
+              token: rules.tokenUntilDone.has(row.kind) ? null : row.token,
             }),
         ...(forgotten ? { email: null } : {}),
       })
@@ -304,8 +233,8 @@ export function createOutboxRepository(
   }
 
   /** The claimed row with, for a batched kind, the other due rows to the same recipient. */
-  async function batchOf(trx: Db, row: OutboxRow, now: string): Promise<OutboxRow[]> {
-    if (!batchedKinds.has(row.kind) || row.email === null) return [row];
+  async function batchOf(trx: Db, row: rules.OutboxRow, now: string): Promise<rules.OutboxRow[]> {
+    if (!rules.batchedKinds.has(row.kind) || row.email === null) return [row];
     const companions = trx
       .selectFrom("outbox")
       .where("status", "=", "queued")
@@ -400,7 +329,7 @@ export function createOutboxRepository(
      * Claims the next due row (of `kinds`; by kind, so notifications and confirmations go before
      * editions, then oldest first) with its batch, delivers it and records the outcome; false if none.
      */
-    async processNext(deliver: Deliver, { kinds }: { kinds?: readonly OutboxKind[] } = {}) {
+    async processNext(deliver: rules.Deliver, { kinds }: { kinds?: readonly OutboxKind[] } = {}) {
       const now = nowIso();
       if (store.kind === "postgres") {
         return db.transaction().execute(async (trx) => {
@@ -410,7 +339,7 @@ export function createOutboxRepository(
             .where("status", "=", "queued")
             .where("next_attempt_at", "<=", now)
             .$if(kinds !== undefined, (query) => query.where("kind", "in", kinds ?? []))
-            .where(recipientFree)
+            .where(rules.recipientFree)
             .orderBy("kind")
             .orderBy("id")
             .limit(1)
@@ -418,7 +347,7 @@ export function createOutboxRepository(
             .skipLocked()
             .executeTakeFirst();
           if (!row) return false;
-          await holdWhileAlive.execute(trx);
+          await rules.holdWhileAlive.execute(trx);
           const batch = await batchOf(trx, row, now);
           const delivery = await deliver(row, trx, batch);
           for (const each of batch) await record(trx, each, delivery);
@@ -440,7 +369,7 @@ export function createOutboxRepository(
      * again (docs/decisions/036-sending-in-flat-memory.md). A flush per record
      * would make the disk, not the SMTP server, set the pace.
      */
-    async recordTogether(group: readonly { row: OutboxRow; delivery: Delivery }[]) {
+    async recordTogether(group: readonly { row: rules.OutboxRow; delivery: rules.Delivery }[]) {
       await db.connection().execute(async (conn) => {
         const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
         const before = Number(rows[0]?.synchronous ?? 2);

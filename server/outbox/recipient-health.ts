@@ -1,4 +1,4 @@
-import type { Deliver, OutboxRow } from "./queue.ts";
+import type { Deliver, OutboxRow } from "./delivery-rules.ts";
 import { recordFeedback } from "./queue.ts";
 import type { Suppressions } from "./suppressions.ts";
 import { verpAddress } from "./verp.ts";

@@ -2,11 +2,12 @@ import type { Config } from "../config.ts";
 import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
+import { retryPolicy } from "./delivery-rules.ts";
 import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
 import { removeMailFiles } from "./mail-files.ts";
 import { createMailer } from "./mailer.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
-import { createOutboxRepository, retryPolicy } from "./queue.ts";
+import { createOutboxRepository } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
 import { createSuppressions } from "./suppressions.ts";
 
