@@ -29,6 +29,7 @@ import {
 } from "../../components/ui/form-field.tsx";
 import { ApiError, api, formRefusal } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
+import { FreeTimes, look } from "./free-times.tsx";
 
 type Fields = { name: string; email: string; service: string; note: string };
 type FieldName = keyof Fields | "start";
@@ -72,9 +73,6 @@ function fromServerForm(services: ServiceChoice[]): {
 }
 
 type Slots = { zone: string; ownerZone: string; starts: string[] };
-
-/** The classes of the server's form (server/bookings/pages.ts), which this one takes the place of. */
-const look = { label: "booking-label", control: "field", problem: "text-sm text-red-300" };
 
 /** Days of free times listed at first, and added by "Show more days": a week or so is enough to choose from. */
 const daysAtOnce = 7;
@@ -330,48 +328,19 @@ export function BookingForm({
             instead.
           </p>
         ) : (
-          <fieldset
-            className="booking-times"
-            aria-describedby={problems.start ? `${id}-start-problem` : undefined}
-          >
-            <legend className="booking-label">Free times, in {zoneName(slots.zone)}</legend>
-            {problems.start ? (
-              <p id={`${id}-start-problem`} className={look.problem}>
-                {problems.start}
-              </p>
-            ) : null}
-            {days.map((day) => (
-              <fieldset key={day.date} className="booking-day">
-                <legend className="booking-day-label">{day.label}</legend>
-                <div className="booking-slots">
-                  {day.slots.map((slot) => (
-                    <label key={slot.start} className="booking-slot">
-                      <input
-                        type="radio"
-                        name="start"
-                        value={slot.start}
-                        checked={start === slot.start}
-                        onChange={() => {
-                          setStart(slot.start);
-                          setProblems((current) => ({ ...current, start: undefined }));
-                        }}
-                      />
-                      <span>{slot.label}</span>
-                    </label>
-                  ))}
-                </div>
-              </fieldset>
-            ))}
-            {allDays.length > days.length ? (
-              <button
-                type="button"
-                className="btn-secondary"
-                onClick={() => setShownDays((shown) => shown + daysAtOnce)}
-              >
-                Show more days
-              </button>
-            ) : null}
-          </fieldset>
+          <FreeTimes
+            id={id}
+            zone={slots.zone}
+            days={days}
+            more={allDays.length > days.length}
+            problem={problems.start}
+            start={start}
+            choose={(chosen) => {
+              setStart(chosen);
+              setProblems((current) => ({ ...current, start: undefined }));
+            }}
+            showMore={() => setShownDays((shown) => shown + daysAtOnce)}
+          />
         )}
         {days.length === 0 ? null : (
           <div className="booking-fields">

@@ -1,0 +1,64 @@
+import { type slotsByDay, zoneName } from "../../../contract/time-zones.ts";
+
+/** The classes of the server's form (server/bookings/pages.ts), which this one takes the place of. */
+export const look = { label: "booking-label", control: "field", problem: "text-sm text-red-300" };
+
+/** The free times of the booking form (booking-form.tsx), day by day in the zone chosen. */
+export function FreeTimes({
+  id,
+  zone,
+  days,
+  more,
+  problem,
+  start,
+  choose,
+  showMore,
+}: {
+  id: string;
+  zone: string;
+  days: ReturnType<typeof slotsByDay>;
+  /** Whether there are days after those shown. */
+  more: boolean;
+  problem: string | undefined;
+  start: string;
+  choose: (start: string) => void;
+  showMore: () => void;
+}) {
+  return (
+    <fieldset
+      className="booking-times"
+      aria-describedby={problem ? `${id}-start-problem` : undefined}
+    >
+      <legend className="booking-label">Free times, in {zoneName(zone)}</legend>
+      {problem ? (
+        <p id={`${id}-start-problem`} className={look.problem}>
+          {problem}
+        </p>
+      ) : null}
+      {days.map((day) => (
+        <fieldset key={day.date} className="booking-day">
+          <legend className="booking-day-label">{day.label}</legend>
+          <div className="booking-slots">
+            {day.slots.map((slot) => (
+              <label key={slot.start} className="booking-slot">
+                <input
+                  type="radio"
+                  name="start"
+                  value={slot.start}
+                  checked={start === slot.start}
+                  onChange={() => choose(slot.start)}
+                />
+                <span>{slot.label}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ))}
+      {more ? (
+        <button type="button" className="btn-secondary" onClick={showMore}>
+          Show more days
+        </button>
+      ) : null}
+    </fieldset>
+  );
+}
