@@ -4,7 +4,7 @@ import type { Transaction } from "kysely";
 import type { loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { assistantIndexFile } from "./assistant/retrieval.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
-import { createWriter } from "./assistant/writer.ts";
+import { writerOf } from "./assistant/writer.ts";
 import { createBookings } from "./bookings/service.ts";
 import { replyComposers } from "./comments/reply-mails.ts";
 import { createReplyWatches, replyStopKey } from "./comments/reply-watches.ts";
@@ -19,6 +19,7 @@ import { createReadCache, type ReadCache } from "./engagement/read-cache.ts";
 import { resolveCookieSecret } from "./engagement/visitor.ts";
 import { createWriterKeys } from "./engagement/writer-keys.ts";
 import { createEnquiries } from "./enquiries/service.ts";
+import { profileOf } from "./fediverse/pictures.ts";
 import { createFediverse } from "./fediverse/service.ts";
 import { createFormTokens } from "./lib/form-token.ts";
 import { startHourlyRetention } from "./lib/retention.ts";
@@ -76,12 +77,6 @@ export type ServiceOptions = {
   importFederation?: Parameters<typeof createFediverse>[0]["importFederation"];
 };
 
-/** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
-const pictureTypes: Record<string, string> = {
-  ".jpg": "image/jpeg",
-  ".png": "image/png",
-  ".webp": "image/webp",
-};
 /** Events older than this are forgotten; a client away longer is told to resync. */
 const eventRetentionMs = dayMs;
 /** What the honeypot caught is kept this long, for the owner to look at, then forgotten. */
@@ -238,23 +233,13 @@ export async function startServices({
   const enquiries = createEnquiries({ ...formDeps("enquiry form timing"), spam: spam.filter });
   const bookings = createBookings(formDeps("booking form timing"));
   // The site on the Fediverse (docs/fediverse.md): Fedify loads on first use.
-  const photo = config.owner.photo;
-  const photoType = photo && pictureTypes[path.extname(photo.src).toLowerCase()];
   const fediverse = createFediverse({
     store,
     bus,
     siteUrl: config.siteUrl,
     clientRoot,
     handle: config.fediverseHandle,
-    profile: {
-      name: config.owner.name,
-      summary: config.owner.role,
-      links: config.owner.links,
-      picture:
-        photo && photoType
-          ? { file: path.join(contentRoot, "images", photo.src), type: photoType }
-          : null,
-    },
+    profile: profileOf(config.owner, contentRoot),
     allowPrivateAddresses: config.FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS,
     ...(privateInboxesAllowed ? { privateInboxesAllowed } : {}),
     ...(importFederation ? { importFederation } : {}),
@@ -362,16 +347,7 @@ export async function startServices({
     retentionDays: config.ASSISTANT_RETENTION_DAYS,
     bookings: bookable,
     services,
-    writer:
-      config.ASSISTANT_LLM_URL && config.ASSISTANT_LLM_MODEL
-        ? createWriter({
-            url: config.ASSISTANT_LLM_URL,
-            model: config.ASSISTANT_LLM_MODEL,
-            apiKey: config.ASSISTANT_LLM_API_KEY,
-            timeoutMs: config.ASSISTANT_LLM_TIMEOUT_MS,
-            log: log,
-          })
-        : null,
+    writer: writerOf(config, log),
     attribute: readers.attribute,
     clock,
   });

@@ -1,3 +1,4 @@
+import type { Config } from "../config.ts";
 import type { Passage } from "./passages.ts";
 
 /**
@@ -159,3 +160,15 @@ export function createWriter({ url, model, apiKey, timeoutMs, log }: WriterOptio
 }
 
 export type Writer = ReturnType<typeof createWriter>;
+
+/** The writer the settings name (ASSISTANT_LLM_URL and ASSISTANT_LLM_MODEL), or none. */
+export const writerOf = (config: Config, log: WriterOptions["log"]) =>
+  config.ASSISTANT_LLM_URL && config.ASSISTANT_LLM_MODEL
+    ? createWriter({
+        url: config.ASSISTANT_LLM_URL,
+        model: config.ASSISTANT_LLM_MODEL,
+        apiKey: config.ASSISTANT_LLM_API_KEY,
+        timeoutMs: config.ASSISTANT_LLM_TIMEOUT_MS,
+        log,
+      })
+    : null;

@@ -1,3 +1,6 @@
+import path from "node:path";
+import type { Config } from "../config.ts";
+import type { Profile } from "./federation.ts";
 import type { RemoteFetch } from "./safe-fetch.ts";
 
 /*
@@ -7,7 +10,8 @@ import type { RemoteFetch } from "./safe-fetch.ts";
  * limit, and kept only when its bytes are a PNG, JPEG, GIF or WebP image:
  * the type their server claims is not trusted, and SVG (which can carry
  * script) is never taken. The copy is served from the site's own origin
- * (routes.ts), so a reader's browser never asks their server for it.
+ * (routes.ts), so a reader's browser never asks their server for it. The
+ * owner's own picture is the account's icon (`profileOf`).
  */
 
 /** Bytes a picture may have: a Mastodon avatar is at most 2 MB, most are under 100 KB. */
@@ -56,4 +60,25 @@ export async function fetchPicture(
     why(error instanceof Error ? error.message : String(error));
     return null;
   }
+}
+
+/** The owner's picture as the actor's icon: a drawing (SVG) is no avatar to a Fediverse server. */
+const ownerPictureTypes: Record<string, string> = {
+  ".jpg": "image/jpeg",
+  ".png": "image/png",
+  ".webp": "image/webp",
+};
+
+/** The account's profile: the owner's (content/owner.md), their picture a file of `contentRoot`. */
+export function profileOf(owner: Config["owner"], contentRoot: string): Profile {
+  const type = owner.photo && ownerPictureTypes[path.extname(owner.photo.src).toLowerCase()];
+  return {
+    name: owner.name,
+    summary: owner.role,
+    links: owner.links,
+    picture:
+      owner.photo && type
+        ? { file: path.join(contentRoot, "images", owner.photo.src), type }
+        : null,
+  };
 }
