@@ -6,9 +6,17 @@ import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
-import { dayMs, toIso } from "../lib/time.ts";
+import { toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue } from "../outbox/queue.ts";
+import {
+  type AdmitOutcome,
+  addressOf,
+  admit,
+  dayShareSent,
+  needsConfirmation,
+  sameAddress,
+} from "./confirmation-limits.ts";
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
 import type { CommentNotifier } from "./notifier.ts";
@@ -39,21 +47,6 @@ export type ReplySettings = {
 /** A write the caller adds to an action's own transaction (the owner's audit line). */
 export type Alongside = (trx: Kysely<Database>) => Promise<void>;
 
-/** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
-type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
-
-const sameAddress = (email: string) => sql<string>`lower(${email})`;
-/**
- * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
- * share the limit per network): `confirmation_requests` is written here alone.
- */
-export const recordConfirmationRequest = (trx: Kysely<Database>, ip: string, at: string) =>
-  trx.insertInto("confirmation_requests").values({ ip, created_at: at }).execute();
-
-/** Forgets the requests made before `before`, once the limit no longer counts them. */
-export const forgetConfirmationRequests = (db: Kysely<Database>, before: string) =>
-  db.deleteFrom("confirmation_requests").where("created_at", "<=", before).execute();
-
 /** Forgets that the owner approved a writer (a Fediverse account that was deleted). */
 export const forgetApproval = (trx: Kysely<Database>, visitorId: string) =>
   trx.deleteFrom("approved_visitors").where("visitor_id", "=", visitorId).execute();
@@ -73,62 +66,6 @@ export function createCommentPublishing(
   /** Wakes the mail workers once reply mails are committed. */
   const listeners = new Set<() => void>();
   const { shown, held } = commentEvents(events, shapes);
-
-  /** The address this visitor left, in any case. */
-  const addressOf = (trx: Kysely<Database>, visitorId: string, email: string) =>
-    trx
-      .selectFrom("reply_addresses")
-      .select(["id", "status", "confirmation_sent_at"])
-      .where("visitor_id", "=", visitorId)
-      .where(sql<string>`lower(email)`, "=", sameAddress(email))
-      .executeTakeFirst();
-
-  /** Whether a watch at this address (none yet: undefined) would send a confirmation mail now. */
-  function needsConfirmation(address: Awaited<ReturnType<typeof addressOf>>, now: Date): boolean {
-    if (!address) return true;
-    const sent = address.confirmation_sent_at;
-    return (
-      address.status !== "confirmed" &&
-      !(sent && now.getTime() - new Date(sent).getTime() < replyMailRules.resendAfterMs)
-    );
-  }
-
-  /** Whether the address had its day's share of confirmation mails already. */
-  async function dayShareSent(trx: Kysely<Database>, email: string, now: Date): Promise<boolean> {
-    const today = await trx
-      .selectFrom("reply_addresses")
-      .select((eb) => eb.fn.countAll().as("count"))
-      .where(sql<string>`lower(email)`, "=", sameAddress(email))
-      .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
-      .executeTakeFirstOrThrow();
-    return Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay;
-  }
-
-  /**
-   * Before a comment asking for reply mails is stored: refuses one that would send a
-   * confirmation mail past the limits (per IP address, shared with the newsletter's, and per
-   * address, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
-   */
-  async function admit(
-    settings: ReplySettings,
-    input: { visitorId: string; email: string; ip: string },
-  ): Promise<AdmitOutcome> {
-    const now = settings.clock();
-    if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
-    return db.transaction().execute(async (trx) => {
-      const since = new Date(now.getTime() - replyMailRules.ipWindowMs).toISOString();
-      const perIp = await trx
-        .selectFrom("confirmation_requests")
-        .select((eb) => eb.fn.countAll().as("count"))
-        .where("ip", "=", input.ip)
-        .where("created_at", ">", since)
-        .executeTakeFirstOrThrow();
-      if (Number(perIp.count) >= settings.maxPerIpPerHour) return "ip_limited";
-      if (await dayShareSent(trx, input.email, now)) return "address_limited";
-      await recordConfirmationRequest(trx, input.ip, now.toISOString());
-      return "ok";
-    });
-  }
 
   /**
    * Queues the confirmation mail of a pending address, unless the address
@@ -302,7 +239,7 @@ export function createCommentPublishing(
       const byOwner = input.byOwner === true;
       const { notifyEmail } = input;
       if (notifyEmail !== undefined && replies && input.ip !== undefined) {
-        const admitted = await admit(replies, { ...input, email: notifyEmail, ip: input.ip });
+        const admitted = await admit(db, replies, { ...input, email: notifyEmail, ip: input.ip });
         if (admitted !== "ok") return admitted;
       }
       const result = await db.transaction().execute(async (trx) => {

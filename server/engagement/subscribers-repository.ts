@@ -1,6 +1,9 @@
 import { sql, type Transaction } from "kysely";
 import type { ConsoleSubscriber } from "../../contract/console.ts";
-import { forgetConfirmationRequests, recordConfirmationRequest } from "../comments/publishing.ts";
+import {
+  forgetConfirmationRequests,
+  recordConfirmationRequest,
+} from "../comments/confirmation-limits.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";

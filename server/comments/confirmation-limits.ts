@@ -1,0 +1,88 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { dayMs } from "../lib/time.ts";
+import { replyMailRules } from "./reply-watches.ts";
+
+/*
+ * The limits on confirmation mails (docs/product.md, "Reply mails"): per
+ * network, shared with the newsletter's, and per address, whoever asks.
+ */
+
+/** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
+export type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
+
+export const sameAddress = (email: string) => sql<string>`lower(${email})`;
+/**
+ * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
+ * share the limit per network): `confirmation_requests` is written here alone.
+ */
+export const recordConfirmationRequest = (trx: Kysely<Database>, ip: string, at: string) =>
+  trx.insertInto("confirmation_requests").values({ ip, created_at: at }).execute();
+
+/** Forgets the requests made before `before`, once the limit no longer counts them. */
+export const forgetConfirmationRequests = (db: Kysely<Database>, before: string) =>
+  db.deleteFrom("confirmation_requests").where("created_at", "<=", before).execute();
+
+/** The address this visitor left, in any case. */
+export const addressOf = (trx: Kysely<Database>, visitorId: string, email: string) =>
+  trx
+    .selectFrom("reply_addresses")
+    .select(["id", "status", "confirmation_sent_at"])
+    .where("visitor_id", "=", visitorId)
+    .where(sql<string>`lower(email)`, "=", sameAddress(email))
+    .executeTakeFirst();
+
+/** Whether a watch at this address (none yet: undefined) would send a confirmation mail now. */
+export function needsConfirmation(
+  address: Awaited<ReturnType<typeof addressOf>>,
+  now: Date,
+): boolean {
+  if (!address) return true;
+  const sent = address.confirmation_sent_at;
+  return (
+    address.status !== "confirmed" &&
+    !(sent && now.getTime() - new Date(sent).getTime() < replyMailRules.resendAfterMs)
+  );
+}
+
+/** Whether the address had its day's share of confirmation mails already. */
+export async function dayShareSent(
+  trx: Kysely<Database>,
+  email: string,
+  now: Date,
+): Promise<boolean> {
+  const today = await trx
+    .selectFrom("reply_addresses")
+    .select((eb) => eb.fn.countAll().as("count"))
+    .where(sql<string>`lower(email)`, "=", sameAddress(email))
+    .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
+    .executeTakeFirstOrThrow();
+  return Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay;
+}
+
+/**
+ * Before a comment asking for reply mails is stored: refuses one that would send a
+ * confirmation mail past the limits (per IP address, shared with the newsletter's, and per
+ * address, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
+ */
+export async function admit(
+  db: Kysely<Database>,
+  settings: { clock: () => Date; maxPerIpPerHour: number },
+  input: { visitorId: string; email: string; ip: string },
+): Promise<AdmitOutcome> {
+  const now = settings.clock();
+  if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
+  return db.transaction().execute(async (trx) => {
+    const since = new Date(now.getTime() - replyMailRules.ipWindowMs).toISOString();
+    const perIp = await trx
+      .selectFrom("confirmation_requests")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where("ip", "=", input.ip)
+      .where("created_at", ">", since)
+      .executeTakeFirstOrThrow();
+    if (Number(perIp.count) >= settings.maxPerIpPerHour) return "ip_limited";
+    if (await dayShareSent(trx, input.email, now)) return "address_limited";
+    await recordConfirmationRequest(trx, input.ip, now.toISOString());
+    return "ok";
+  });
+}
