@@ -1,18 +1,13 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { Expression, ExpressionBuilder, Selectable, SqlBool } from "kysely";
-import {
-  type Availability,
-  availabilitySchema,
-  defaultAvailability,
-} from "../../contract/bookings.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { BookingsTable, Database } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
-import { jsonOf } from "../lib/json.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
+import { createBookingSettings } from "./settings-repository.ts";
 
 /**
  * Where bookings live (docs/product.md, "Book a call"): a booking is written
@@ -105,37 +100,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     return Number(row.n);
   }
 
-  const settings = (within: Db = db) =>
-    within.selectFrom("booking_settings").selectAll().where("id", "=", 1).executeTakeFirst();
-  /** Writes the settings' row, made with the default availability if need be. */
-  async function saveSettings(
-    set: { availability?: string; feed_token_hash?: string | null },
-    within: Db = db,
-  ) {
-    const at = clock().toISOString();
-    await within
-      .insertInto("booking_settings")
-      .values({ id: 1, availability: JSON.stringify(defaultAvailability), ...set, updated_at: at })
-      .onConflict((conflict) => conflict.column("id").doUpdateSet({ ...set, updated_at: at }))
-      .execute();
-  }
-
   const repository = {
-    async availability(): Promise<Availability> {
-      const row = await settings();
-      if (!row) return defaultAvailability;
-      return jsonOf(row.availability, availabilitySchema) ?? defaultAvailability;
-    },
-
-    saveAvailability: (availability: Availability, within?: Db) =>
-      saveSettings({ availability: JSON.stringify(availability) }, within),
-
-    feedTokenHash: async (within: Db = db): Promise<string | null> =>
-      (await settings(within))?.feed_token_hash ?? null,
-
-    /** Replaces the feed's token (null revokes it). */
-    setFeedTokenHash: (hash: string | null, within?: Db) =>
-      saveSettings({ feed_token_hash: hash }, within),
+    ...createBookingSettings(store, clock),
 
     /** Calls still booked that end after `from`. */
     async taken(from: Date, trx: Db = db): Promise<{ start: number; end: number }[]> {
