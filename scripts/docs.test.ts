@@ -123,3 +123,28 @@ describe("contract/README.md", () => {
     expect(readme).not.toMatch(/`Comment` is `\{/);
   });
 });
+
+/*
+ * The house's rule: a product file (the server, the app, the contract, the
+ * content's TypeScript, the scripts; not their tests) is read in one sitting,
+ * at most 400 lines.
+ */
+describe("the product files", () => {
+  const code = /\.(ts|tsx|astro|css|sh)$/;
+  const files = ["server", "app", "contract", "content", "scripts"].flatMap((folder) =>
+    readdirSync(path.join(root, folder), { recursive: true, encoding: "utf8" })
+      .map((file) => `${folder}/${file}`)
+      .filter((file) => code.test(file) && !/\.test(-d)?\.tsx?$/.test(file))
+      .filter((file) => folder !== "content" || /\.tsx?$/.test(file)),
+  );
+
+  it("are each at most 400 lines", () => {
+    expect(files.length).toBeGreaterThan(400);
+    const lines = (file: string) =>
+      readFileSync(path.join(root, file), "utf8").split("\n").length - 1;
+    expect(
+      files.filter((file) => lines(file) > 400).map((file) => `${file} has ${lines(file)} lines`),
+      "split each along a seam of its own, to at most 400 lines",
+    ).toEqual([]);
+  });
+});
