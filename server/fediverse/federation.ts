@@ -8,6 +8,7 @@ import {
   type KvStore,
   kvCache,
   type MessageQueue,
+  SendActivityError,
   signRequest,
 } from "@fedify/fedify";
 import {
@@ -32,6 +33,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
+import { nameOf } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import {
   type HostLookups,
@@ -88,7 +90,7 @@ export type Deliverable = (recipient: Recipient, lookups?: HostLookups) => Promi
 type FederationDeps = {
   store: Store;
   kv: KvStore;
-  queue: MessageQueue;
+  queue: MessageQueue & { failed(why: string): void };
   repository: FediverseRepository;
   siteUrl: string;
   handle: string;
@@ -232,6 +234,13 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     authenticatedDocumentLoaderFactory: (identity) => documentLoader(deps.remoteFetch, identity),
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
+    // Each failed try, for the queue to record should Fedify give the delivery up.
+    onOutboxError: (error) =>
+      deps.queue.failed(
+        error instanceof SendActivityError
+          ? `the inbox answered ${error.statusCode}`
+          : nameOf(error),
+      ),
   });
   let keys: Promise<CryptoKeyPair[]> | undefined;
 
@@ -307,6 +316,19 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     })
     .setCounter(async () => repository.followerCount())
     .authorize(() => false);
+
+  // A delivery Fedify gives up for good: its inbox answered 404 or 410, or its
+  // server, held by Fedify's circuit breaker for failing, still failed after
+  // seven days. Recorded for Health by the queue (message-queue.ts, `failed`);
+  // an inbox gone (410) takes the accounts it stood for off the followers.
+  federation.setOutboxPermanentFailureHandler(async (_ctx, failure) => {
+    if (failure.reason === "circuit-breaker-ttl") {
+      return deps.queue.failed("its server failed every delivery for seven days");
+    }
+    if (failure.statusCode !== 410) return;
+    for (const actor of failure.actorIds) await repository.unfollow(actor.href);
+    deps.queue.failed("the inbox answered 410, so its followers were removed");
+  });
 
   // Mastodon shows an account's posts from its outbox; ours are the items.
   federation

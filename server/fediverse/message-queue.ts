@@ -49,7 +49,8 @@ import { dayMs, toIso } from "../lib/time.ts";
 
 class RunPastDeadline extends Error {}
 
-const nameOf = (error: unknown) => (error instanceof Error ? error.name : typeof error);
+/** An error's kind, never its message (which may name whom it concerned). */
+export const nameOf = (error: unknown) => (error instanceof Error ? error.name : typeof error);
 
 /** The longest wait before a failed message is tried again. */
 const longestWaitMs = 60 * 60_000;
@@ -110,6 +111,8 @@ type InHand = {
   of?: unknown;
   retried: boolean;
   abandoned?: boolean;
+  /** Why Fedify said this run failed (`failed`); ended with no retry, the message is given up. */
+  failure?: string;
 };
 
 export function createMessageQueue(
@@ -265,7 +268,9 @@ export function createMessageQueue(
     }
     const remove = (trx: typeof db) =>
       trx.deleteFrom("fediverse_queue").where((eb) => eb.and(mine));
-    if (why === null) return void (await remove(db).execute());
+    // Ended with no retry queued after Fedify said it failed: Fedify gave it up.
+    const gaveUp = why ?? taken.failure ?? null;
+    if (gaveUp === null) return void (await remove(db).execute());
     // What it was, without whom it concerned: Fedify's activity, or the site's answers.
     const { type, activityId, activityType, answers } = (message ?? {}) as Record<string, unknown>;
     const givenUp = await db.transaction().execute(async (trx) => {
@@ -274,18 +279,29 @@ export function createMessageQueue(
       const at = new Date(now).toISOString();
       await trx
         .insertInto("fediverse_given_up")
-        .values({ kind: String(type ?? "unknown"), activity, why, given_up_at: at })
+        .values({ kind: String(type ?? "unknown"), activity, why: gaveUp, given_up_at: at })
         .execute();
       return true;
     });
     if (!givenUp) return;
     log.warn(
-      { type, activityId, activityType, answers },
-      "a Fediverse queue message was given up after failing for three days",
+      { type, activityId, activityType, answers, why: gaveUp },
+      why === null
+        ? "a Fediverse delivery was given up by Fedify"
+        : "a Fediverse queue message was given up after failing for three days",
     );
   }
 
   return {
+    /**
+     * Fedify's word, from inside its handler, that the message in hand failed
+     * (`why` names no one): ended with no retry queued, it is given up, and
+     * recorded as the queue's own are (federation.ts).
+     */
+    failed(why: string) {
+      const taken = inHand.getStore();
+      if (taken) taken.failure = why;
+    },
     enqueue: (message, options) => insert([message], options),
     enqueueMany: (messages, options) => insert(messages, options),
     async listen(handler, options?: MessageQueueListenOptions) {
@@ -351,5 +367,5 @@ export function createMessageQueue(
         .executeTakeFirstOrThrow();
       return { queued: Number(row.count) };
     },
-  } satisfies MessageQueue;
+  } satisfies MessageQueue & { failed(why: string): void };
 }

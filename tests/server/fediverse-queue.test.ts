@@ -235,6 +235,7 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
           activityId: poison.activityId,
           activityType: poison.activityType,
           answers: undefined,
+          why: "TypeError",
         },
         "a Fediverse queue message was given up after failing for three days",
       ],
@@ -252,6 +253,39 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
     expect((await repository.givenUp(lastMoment)).total).toBe(1);
     expect(await repository.pruneGivenUp(new Date(lastMoment.getTime() + 1))).toBe(1);
     expect(await repository.givenUp(givenUp)).toEqual({ total: 0, latest: [] });
+  });
+
+  it("records a delivery Fedify gave up after saying it failed, and none it retried or that went", async () => {
+    const delivery = (id: string) => ({
+      id,
+      type: "outbox",
+      activityId: `https://site.test/fediverse/activities/${id}`,
+    });
+    let queue: ReturnType<typeof instance>["queue"] | undefined;
+    const started = instance(async (id) => {
+      if (id === "went") return;
+      queue?.failed("the inbox answered 401");
+      // Fedify retries by queueing the message again, same id, from its handler.
+      if (id === "retried")
+        await queue?.enqueue(delivery(id), {
+          delay: Temporal.Duration.from({ hours: 1 }) as never,
+        });
+    });
+    queue = started.queue;
+    for (const id of ["went", "retried", "gone"]) await queue.enqueue(delivery(id), {});
+    await waitFor(
+      async () =>
+        (await scratch.store.db.selectFrom("fediverse_queue").select("id").execute()).length === 1,
+      {
+        what: "the delivery that went and the one given up settled",
+      },
+    );
+    expect(await rows(delivery("retried"))).toHaveLength(1);
+    const repository = createFediverseRepository(scratch.store);
+    const { latest } = await repository.givenUp(new Date(at));
+    expect(latest.map(({ kind, activity, why }) => ({ kind, activity, why }))).toEqual([
+      { kind: "outbox", activity: delivery("gone").activityId, why: "the inbox answered 401" },
+    ]);
   });
 
   it("fails a delivery its server never answers at the run's deadline, tries it again in its place, and keeps nothing the abandoned run does after", async () => {

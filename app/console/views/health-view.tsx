@@ -11,7 +11,7 @@ const kinds: Record<string, string> = {
   "ewe:take-back": "The Deletes of your answers",
 };
 
-/** The Fediverse queue's messages given up after failing for three days, in the last 30 days: the latest, and how many more. */
+/** The Fediverse messages given up in the last 30 days (docs/fediverse.md): the latest, and how many more. */
 function GivenUp({ total, latest }: HealthResponse["fediverseGivenUp"]) {
   if (total === 0) return "Nothing given up in the last 30 days";
   const more = total - latest.length;

@@ -1,0 +1,124 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { healthResponseSchema } from "../../contract/console.ts";
+import { followersResponseSchema } from "../../contract/fediverse.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { Owner } from "./support/owner.ts";
+import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * Inboxes that are gone. Two accounts of one server follow the site, each
+ * with an inbox of its own and no shared one: Lee's inbox answers 410 Gone
+ * (the account was deleted), May's 404 Not Found. Fedify gives each delivery
+ * up at once, as permanent; the site records both for the Health screen, and
+ * takes Lee, whose inbox is gone for good, off its followers, while May, whose
+ * 404 may be a mistake of her server's, stays.
+ */
+
+const actor = `${siteUrl}/fediverse/actors/site`;
+
+/** The server: its accounts' documents, and their inboxes' answers. */
+async function goneServer() {
+  const keys = await remoteAccountKeys();
+  const answers: Record<string, number> = { lee: 410, may: 404 };
+  const posted: string[] = [];
+  let base = "";
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const [, name, inbox] = /^\/users\/(\w+)(\/inbox)?$/.exec(request.url ?? "") ?? [];
+      const answer = name ? answers[name] : undefined;
+      if (answer === undefined) return response.writeHead(404).end();
+      if (inbox && request.method === "POST") {
+        posted.push(`${JSON.parse(Buffer.concat(chunks).toString()).type} to ${name}`);
+        return response.writeHead(answer).end();
+      }
+      const id = `${base}/users/${name}`;
+      response.writeHead(200, { "content-type": "application/activity+json" }).end(
+        JSON.stringify({
+          "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+          id,
+          type: "Person",
+          preferredUsername: name,
+          inbox: `${id}/inbox`,
+          publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    posted,
+    account: (name: string) => `${base}/users/${name}`,
+    /** `name`'s Follow of the site, signed, as the site's shared inbox receives it. */
+    follow: async (name: string) => {
+      const account = `${base}/users/${name}`;
+      const follow = { id: `${account}#follows/1`, type: "Follow", actor: account, object: actor };
+      return injected(await keys.signed(siteUrl, account, follow));
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe.each(backends)("inboxes that are gone, on %s", (backend) => {
+  let t: TestApp;
+  let remote: Awaited<ReturnType<typeof goneServer>>;
+  beforeAll(async () => {
+    remote = await goneServer();
+    t = await startTestApp(backend, {
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    remote?.close();
+  });
+
+  // The first request loads Fedify: seconds, or a minute on a machine busy with other tests.
+  it("records a delivery to an inbox that answers 410 or 404, and removes the follower only for 410", {
+    timeout: 240_000,
+  }, async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    for (const name of ["lee", "may"]) {
+      expect((await t.app.inject(await remote.follow(name))).statusCode).toBe(202);
+    }
+    const followers = async () =>
+      json(await owner.get("/api/admin/followers"), followersResponseSchema).followers.map(
+        (one) => one.actorId,
+      );
+    const health = async () =>
+      json(await owner.get("/api/admin/health"), healthResponseSchema).fediverseGivenUp;
+    // Each Follow is answered with an Accept to its account's inbox: both fail for good.
+    await waitFor(async () => (await health()).total === 2, {
+      timeoutMs: 180_000,
+      what: "both Accepts given up",
+    });
+    // Each Accept is posted once, or twice when Fedify signs it the other way too.
+    expect(new Set(remote.posted)).toEqual(new Set(["Accept to lee", "Accept to may"]));
+    const { latest } = await health();
+    expect(
+      latest.map(({ kind, why }) => ({ kind, why })).sort((a, b) => a.why.localeCompare(b.why)),
+    ).toEqual([
+      { kind: "outbox", why: "the inbox answered 404" },
+      { kind: "outbox", why: "the inbox answered 410, so its followers were removed" },
+    ]);
+    // The site's own Accepts, never whom they went to.
+    for (const { activity } of latest) {
+      expect(activity).toMatch(new RegExp(`^${siteUrl}/`));
+      expect(activity).not.toContain("lee");
+      expect(activity).not.toContain("may");
+    }
+    expect(await followers()).toEqual([remote.account("may")]);
+    // Given up: neither waits in the queue to be tried again.
+    expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
+  });
+});
