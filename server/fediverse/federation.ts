@@ -33,7 +33,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import { nameOf } from "./message-queue.ts";
+import { nameOf, retryPolicy } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import {
   type HostLookups,
@@ -234,6 +234,8 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     authenticatedDocumentLoaderFactory: (identity) => documentLoader(deps.remoteFetch, identity),
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
+    outboxRetryPolicy: retryPolicy,
+    inboxRetryPolicy: retryPolicy,
     // Each failed try, for the queue to record should Fedify give the delivery up.
     onOutboxError: (error) =>
       deps.queue.failed(

@@ -20,6 +20,7 @@ import type { CommentsRepository } from "../comments/repository.ts";
 import type { CommentDefences } from "../moderation/defences.ts";
 import { type Deliverable, paths, siteActor } from "./federation.ts";
 import type { Logger } from "./logging.ts";
+import { nameOf } from "./message-queue.ts";
 import { noteMarkdown, remoteName } from "./note-text.ts";
 import { fetchPicture } from "./pictures.ts";
 import { answerFollow } from "./publishing.ts";
@@ -61,6 +62,8 @@ export type InboxDeps = {
   forgetCached: (actorId: string) => Promise<void>;
   /** Takes the owner's answers to an erased account back from the Fediverse (service.ts). */
   answersErased: (answers: number[], actorId: null) => Promise<void>;
+  /** Tells the queue the activity in hand failed (message-queue.ts, `failed`). */
+  failed: (why: string) => void;
 };
 
 const text = (value: unknown): string | null =>
@@ -337,6 +340,7 @@ export function listenToInbox(federation: Federation<void>, deps: InboxDeps) {
     .on(Reject, () => {})
     .onError((_ctx, error) => {
       log.warn({ err: error }, "a Fediverse activity could not be processed");
+      deps.failed(nameOf(error));
     });
 
   async function react(ctx: Context<void>, activity: Like | Announce, kind: "like" | "announce") {

@@ -4,7 +4,9 @@ import type {
   MessageQueue,
   MessageQueueEnqueueOptions,
   MessageQueueListenOptions,
+  RetryPolicy,
 } from "@fedify/fedify";
+import { Temporal } from "@js-temporal/polyfill";
 import { sql } from "kysely";
 import { z } from "zod";
 import type { Store } from "../db/store.ts";
@@ -57,6 +59,19 @@ const longestWaitMs = 60 * 60_000;
 
 /** How long after its first failure a message still failing is given up. */
 const giveUpAfterMs = 3 * dayMs;
+
+/**
+ * Fedify's own retries of a delivery or of an activity received, on the
+ * queue's rule: after ever longer waits (1 s, 2, 4, … at most an hour) for
+ * three days, instead of Fedify's ten tries within about half an hour.
+ */
+export const retryPolicy: RetryPolicy = ({ elapsedTime, attempts }) =>
+  elapsedTime.total("millisecond") >= giveUpAfterMs
+    ? null
+    : // Fedify's types name the global Temporal; Fedify itself uses this polyfill.
+      (Temporal.Duration.from({
+        milliseconds: Math.min(longestWaitMs, 1000 * 2 ** attempts),
+      }) as unknown as globalThis.Temporal.Duration);
 
 /**
  * The site's own message, beside Fedify's: the owner's answers (their

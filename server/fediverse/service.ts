@@ -55,6 +55,7 @@ type FediverseOptions = {
     | "changed"
     | "forgetCached"
     | "answersErased"
+    | "failed"
   >;
   /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
   changed?: (itemPath: string) => void;
@@ -155,6 +156,7 @@ export function createFediverse(options: FediverseOptions) {
       changed: (path) => options.changed?.(path),
       forgetCached: (actorId) => kv.forgetAbout(actorId),
       answersErased: replies.takeBack,
+      failed: queue.failed,
     });
     if (!stopping.signal.aborted) {
       queueStopped = made

@@ -5,7 +5,7 @@ import { Create, Update } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
-import { createMessageQueue } from "../../server/fediverse/message-queue.ts";
+import { createMessageQueue, retryPolicy } from "../../server/fediverse/message-queue.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -23,6 +23,20 @@ function gate() {
   });
   return { open, opened };
 }
+
+it("has Fedify try again on the queue's rule: ever longer waits, at most an hour, for three days", () => {
+  const wait = (elapsedMs: number, attempts: number) =>
+    retryPolicy({
+      elapsedTime: Temporal.Duration.from({ milliseconds: elapsedMs }) as never,
+      attempts,
+    })?.total("millisecond") ?? null;
+  expect([1, 2, 3, 4].map((attempts) => wait(1000, attempts))).toEqual([2000, 4000, 8000, 16_000]);
+  expect(wait(60_000, 12)).toBe(3_600_000);
+  // Fedify gave up after ten tries, about half an hour; the queue's rule goes on for three days.
+  expect(wait(1_800_000, 10)).toBe(1_024_000);
+  expect(wait(3 * 86_400_000 - 1, 80)).toBe(3_600_000);
+  expect(wait(3 * 86_400_000, 81)).toBeNull();
+});
 
 describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
