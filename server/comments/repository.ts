@@ -1,7 +1,8 @@
+import type { Kysely, Transaction } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
-import { withLine } from "../db/owner-actor.ts";
-import type { CommentStatus } from "../db/schema.ts";
+import { afterCommit, transact, withLine } from "../db/owner-actor.ts";
+import type { CommentStatus, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
 import type { EventJournal } from "../events/journal.ts";
@@ -75,18 +76,25 @@ export function createCommentsRepository(
   /**
    * Deletes the comments matching by id, by visitor or by both, recording a
    * `deleted` event for each in the same transaction; returns how many.
+   * `within`: an owner action's transaction (`withLine`), whose commit sends
+   * the events.
    */
   async function removeMatching(
     match: RemovalMatch,
-    { approvalToo = false, alongside }: { approvalToo?: boolean; alongside?: Alongside } = {},
+    {
+      approvalToo = false,
+      alongside,
+      within,
+    }: { approvalToo?: boolean; alongside?: Alongside; within?: Kysely<Database> } = {},
   ): Promise<number> {
-    const recorded = await withLine(db, alongside, async (trx) => {
+    const remove = async (trx: Transaction<Database>) => {
       const events = await removeComments(trx, said, match, forgetSpamExamples);
       if (approvalToo && match.visitorId) await forgetApproval(trx, match.visitorId);
       if (events.length > 0) await alongside?.(trx);
       return events;
-    });
-    for (const event of recorded) bus.committed(event);
+    };
+    const recorded = await (within ? transact(within, remove) : withLine(db, alongside, remove));
+    for (const event of recorded) afterCommit(within ?? db, () => bus.committed(event));
     return recorded.length;
   }
 
@@ -200,9 +208,12 @@ export function createCommentsRepository(
       return (await removeMatching({ id }, { alongside })) > 0;
     },
 
-    /** Abuse clean-up: deletes every comment of one visitor; returns how many. */
-    removeAllBy(visitorId: string, alongside?: Alongside): Promise<number> {
-      return removeMatching({ visitorId }, { alongside });
+    /**
+     * Abuse clean-up: deletes every comment of one visitor; returns how many.
+     * `within` as for `removeMatching`.
+     */
+    removeAllBy(visitorId: string, within?: Kysely<Database>): Promise<number> {
+      return removeMatching({ visitorId }, { within });
     },
 
     /**

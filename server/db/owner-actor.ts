@@ -16,7 +16,8 @@ export type OwnerActor = {
    * transaction it is given (every query there, none on the store's own
    * connection), and the line `line` draws from its outcome is written in the
    * same transaction, or none when it names none (nothing changed). Both
-   * commit, or neither.
+   * commit, or neither; what the change left to run after the commit (its
+   * live events, `afterCommit`) runs once they have.
    */
   act<T>(
     change: (trx: Transaction<Database>) => Promise<T>,
@@ -50,21 +51,45 @@ export function rolledBack(error: unknown, whole = true): unknown {
 export const changedNothing = (error: unknown) =>
   typeof error === "object" && error !== null && unchanged.has(error);
 
+/** What each open transaction of `withLine` runs once it has committed (`afterCommit`). */
+const afterCommits = new WeakMap<Kysely<Database>, (() => void)[]>();
+
 /**
- * Runs `work` in a transaction of `db`; with `line` (an owner action's line
- * of the audit trail, which `work` writes in it) it holds the whole action,
- * and a failure is `rolledBack`.
+ * Runs `publish` (a write's live events) once the writes made in `db` have
+ * committed: at once when `db` is the store itself, after the commit when it
+ * is a transaction of `withLine` (an owner action's), which then runs it.
+ */
+export function afterCommit(db: Kysely<Database>, publish: () => void): void {
+  const waiting = afterCommits.get(db);
+  if (waiting) waiting.push(publish);
+  else if (db instanceof Transaction)
+    throw new Error("This transaction runs nothing after its commit.");
+  else publish();
+}
+
+/**
+ * Runs `work` in a transaction of `db`, then what `work` left to run after
+ * its commit (`afterCommit`); with `line` (an owner action's line of the
+ * audit trail, which `work` writes in it) it holds the whole action, and a
+ * failure is `rolledBack`.
  */
 export async function withLine<T>(
   db: Kysely<Database>,
   line: unknown,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
+  const after: (() => void)[] = [];
+  let result: T;
   try {
-    return await db.transaction().execute(work);
+    result = await db.transaction().execute((trx) => {
+      afterCommits.set(trx, after);
+      return work(trx);
+    });
   } catch (error) {
     throw rolledBack(error, line !== undefined);
   }
+  for (const publish of after) publish();
+  return result;
 }
 
 /** Runs `work` in a transaction, or in `db` itself when that is one already (an owner action's). */

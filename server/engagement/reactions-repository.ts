@@ -8,8 +8,7 @@ import {
   reactionTypes,
 } from "../../contract/limits.ts";
 import { topicOf } from "../../contract/live-events.ts";
-import type { Alongside } from "../comments/repository.ts";
-import { withLine } from "../db/owner-actor.ts";
+import { afterCommit, transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { EventBus, LiveEvent } from "../events/bus.ts";
@@ -162,11 +161,11 @@ export function createReactionsRepository(
     /**
      * Abuse clean-up: removes every reaction of one visitor, on stories and
      * posts, and sends each touched item's new counts; returns how many.
-     * `alongside` writes in the same transaction (the owner's audit line),
-     * whether there were any or not: both are kept, or neither.
+     * `within`: an owner action's transaction (`withLine`), whose commit
+     * sends the counts.
      */
-    async removeAllBy(visitorId: string, alongside?: Alongside): Promise<number> {
-      const { removed, recorded } = await withLine(db, alongside, async (trx) => {
+    async removeAllBy(visitorId: string, within: Kysely<Database> = db): Promise<number> {
+      const { removed, recorded } = await transact(within, async (trx) => {
         let removed = 0;
         const recorded: LiveEvent[] = [];
         for (const kind of itemKinds) {
@@ -182,10 +181,9 @@ export function createReactionsRepository(
             recorded.push(event);
           }
         }
-        await alongside?.(trx);
         return { removed, recorded };
       });
-      for (const event of recorded) bus.committed(event);
+      for (const event of recorded) afterCommit(within, () => bus.committed(event));
       return removed;
     },
 

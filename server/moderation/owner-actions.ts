@@ -10,8 +10,7 @@ import type { Moderation } from "./service.ts";
  * console and from the command line (docs/architecture.md, "Owner actions"):
  * each acts (server/moderation/service.ts says how) and, when it changed
  * something, writes one line of the audit trail under its actor, in the
- * transaction of the change: the comments' own, whose live events go out as
- * it commits.
+ * transaction of the change, whose live events go out as it commits.
  */
 export function moderationActions(
   moderation: Moderation,
@@ -48,23 +47,20 @@ export function moderationActions(
     },
 
     /**
-     * Removes every comment and reaction of the visitor who wrote comment `id`.
-     * Each kind goes in its own transaction, whose live events go out as it
-     * commits: the comments first, with the line when there were any, then
-     * the reactions, with it when there were none. A line that fails changes
-     * nothing; reactions that fail after the comments went are there for the
-     * next try.
+     * Removes every comment and reaction of the visitor who wrote comment
+     * `id`, with the line, in one transaction: all of it, or nothing. The
+     * live events go out once it commits.
      */
     async purge(by: OwnerActor, id: number) {
       const visitorId = await comments.authorOf(id);
       if (visitorId === null) return "not_found" as const;
-      const audit = line(by, "visitor purge", `comment ${id}`);
-      const commentsRemoved = await comments.removeAllBy(visitorId, audit);
-      const reactionsRemoved = await reactions.removeAllBy(
-        visitorId,
-        commentsRemoved === 0 ? audit : undefined,
+      return by.act(
+        async (trx) => ({
+          comments: await comments.removeAllBy(visitorId, trx),
+          reactions: await reactions.removeAllBy(visitorId, trx),
+        }),
+        () => ["visitor purge", `comment ${id}`],
       );
-      return { comments: commentsRemoved, reactions: reactionsRemoved };
     },
   };
 }

@@ -690,6 +690,55 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     },
   ];
 
+  /** Runs `refuse` on the database, the statements that `allow` lifts it with after `during`. */
+  const whileRefused = async <T>(refuse: string, allow: string, during: () => Promise<T>) => {
+    await rows(refuse);
+    try {
+      return await during();
+    } finally {
+      await rows(allow);
+    }
+  };
+  it("visitor purge: a failure between the comments and the reactions leaves both, and no line", async () => {
+    const troll = t.visitor({ ip: `10.12.0.${sent++}` });
+    const posted = await troll.comment("soap", "Soap is a scam, buy my powder.", "Troll");
+    expect(posted.statusCode, posted.body).toBe(201);
+    expect((await troll.react("science", "soap", "dislike")).statusCode).toBeLessThan(300);
+    const id = String(commentResponseSchema.parse(JSON.parse(posted.body)).comment.id);
+    const state = () =>
+      rows(
+        `select (select count(*) from science_comments where id = ? and deleted_at is null) as comments,
+          (select count(*) from science_reactions where visitor_id =
+            (select visitor_id from science_comments where id = ?)) as reactions,
+          (select count(*) from owner_audit where action = 'visitor purge' and object = ?) as lines`,
+        [id, id, `comment ${id}`],
+      );
+    const counts = async () => (await state()).flatMap((row) => Object.values(row).map(Number));
+    expect(await counts()).toEqual([1, 1, 0]);
+    // The database refuses to delete the reactions, after the comments went in the same action.
+    const [refuse, allow] =
+      backend === "postgres"
+        ? [
+            `create function refuse_reaction() returns trigger language plpgsql as $$ begin raise exception 'no reaction delete'; end $$;
+              create trigger refuse_reaction before delete on science_reactions for each row execute function refuse_reaction()`,
+            "drop trigger refuse_reaction on science_reactions; drop function refuse_reaction()",
+          ]
+        : [
+            "create trigger refuse_reaction before delete on science_reactions begin select raise(abort, 'no reaction delete'); end",
+            "drop trigger refuse_reaction",
+          ];
+    const failed = await whileRefused(refuse, allow, () =>
+      admin(adminEnv(t), "visitor", "purge", "--comment", id),
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^Failed: .*no reaction delete/);
+    expect(await counts()).toEqual([1, 1, 0]);
+
+    const run = await admin(adminEnv(t), "visitor", "purge", "--comment", id);
+    expect(run.stdout).toContain("Removed 1 comment and 1 reaction");
+    expect(await counts()).toEqual([0, 0, 1]);
+  });
+
   it("an action that commits in parts does not say that nothing was changed when its line fails", async () => {
     const account = `https://parts${sent++}.example.net/users/noisy`;
     const allow = await refuseAuditLines(t);
