@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
 import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
-import { changedNothing } from "../db/owner-actor.ts";
+import { leftBy, leftSaid } from "../db/owner-actor.ts";
 import { paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
 
 /** An answer the API gives on purpose, with its stable code. */
@@ -85,18 +85,25 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
  * plainly. `unreachable`: the database is stopped, restarting, out of
  * connections or too slow to answer. `unwritable`: it cannot write (its disk
  * is full, or it is read-only), so nothing was saved; a person must act
- * first, hence the longer wait.
+ * first, hence the longer wait. An owner action that commits in parts, or
+ * whose COMMIT was lost, says instead what it may have left (`leftSaid`).
  */
 const storeMessages: Record<StoreFailure["kind"], string> = {
   unreachable: "The site's database cannot be reached right now; try again in a minute.",
   unwritable:
     "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes.",
 };
+const unwritableSaysNothing =
+  "The site cannot save anything right now; try again in a few minutes.";
 
 /** The database's failure behind `error`, with what to answer, or undefined when it is none. */
 function databaseFailureOf(error: unknown): (StoreFailure & { message: string }) | undefined {
   const failure = storeFailureOf(error);
-  return failure && { ...failure, message: storeMessages[failure.kind] };
+  if (!failure) return undefined;
+  const left = leftBy(error);
+  if (!left || left === "nothing") return { ...failure, message: storeMessages[failure.kind] };
+  const first = failure.kind === "unwritable" ? unwritableSaysNothing : storeMessages.unreachable;
+  return { ...failure, message: `${first} ${leftSaid[left]}` };
 }
 
 /**
@@ -119,7 +126,10 @@ export function sendDatabaseFailurePage(
     503,
     renderActionPage({
       note: "Engage with Engineer",
-      title: failure.kind === "unwritable" ? "Nothing was saved" : "Please try again shortly",
+      title:
+        failure.kind === "unwritable" && !leftBy(error)
+          ? "Nothing was saved"
+          : "Please try again shortly",
       body: paragraph(failure.message),
     }),
   );
@@ -130,9 +140,6 @@ const ourFailure = {
   code: "internal_error",
   message: "Something went wrong on our side.",
 } as const;
-
-/** An owner action's failure that rolled it back whole (server/db/owner-actor.ts) says so. */
-const unchangedFailure = `${ourFailure.message} Nothing was changed; try again.`;
 
 function classify(error: FastifyError): ErrorResponse["error"] & { status: number } {
   if (error instanceof ApiError) {
@@ -163,7 +170,10 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
       message: "The request is malformed.",
     };
   }
-  if (changedNothing(error)) return { status: 500, ...ourFailure, message: unchangedFailure };
+  // An owner action's failure says what it left (server/db/owner-actor.ts).
+  const left = leftBy(error);
+  if (left)
+    return { status: 500, ...ourFailure, message: `${ourFailure.message} ${leftSaid[left]}` };
   return { status: 500, ...ourFailure };
 }
 

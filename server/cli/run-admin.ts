@@ -340,7 +340,12 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       stderr.write(`${error.message}\n`);
       return error.exitCode;
     }
-    stderr.write(`Failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    // What an owner action's failure left of it, when known (loaded already by the action).
+    const { leftBy, leftSaid } = await import("../db/owner-actor.ts");
+    const left = leftBy(error);
+    const said = left ? `${message.replace(/\.?$/, ".")} ${leftSaid[left]}` : message;
+    stderr.write(`Failed: ${said}\n`);
     return exitCodes.failed;
   } finally {
     for (const store of opened) await store.close();

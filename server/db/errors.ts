@@ -56,6 +56,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
+ * True when a PostgreSQL connection was lost under a query (SQLite's errors
+ * are never this): what the query did, a COMMIT, may or may not have happened.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const { code, errcode, message } = driverError(error);
+  if (typeof errcode === "number") return false;
+  if (typeof code === "string") return networkCodes.has(code) || /^(08|57P)/.test(code);
+  return (
+    typeof message === "string" &&
+    /Connection terminated|not queryable|connection error/i.test(message)
+  );
+}
+
+/**
  * True when a write failed because the store cannot write at all: its disk is
  * full, it fails to write, or it is read-only. SQLite: SQLITE_FULL,
  * SQLITE_IOERR*, SQLITE_READONLY*; PostgreSQL: class 53 (insufficient

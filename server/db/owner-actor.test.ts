@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { afterCommit, changedNothing, withLine } from "./owner-actor.ts";
+import { afterCommit, leftBy, withLine } from "./owner-actor.ts";
 import { migrateToLatest, openStore, type Store } from "./store.ts";
 
 let folder: string;
@@ -50,7 +50,7 @@ it("runs what an action's transaction leaves for after its commit once it has co
     throw new Error("refused");
   });
   await expect(failed).rejects.toThrow("refused");
-  expect(changedNothing(await failed.catch((error: unknown) => error))).toBe(true);
+  expect(leftBy(await failed.catch((error: unknown) => error))).toBe("nothing");
   expect(seen).toEqual([1]);
   expect(committedLines()).toBe(1);
 

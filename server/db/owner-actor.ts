@@ -1,4 +1,5 @@
 import { type Kysely, Transaction } from "kysely";
+import { isConnectionLost } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 /** A line of the audit trail: what was done, and to what. */
@@ -30,26 +31,51 @@ export type OwnerActor = {
   audit(action: string, object?: string, within?: Kysely<Database>): Promise<void>;
 };
 
-/** The failures of owner actions that rolled back whole (`rolledBack`). */
-const unchanged = new WeakSet<object>();
-
 /**
- * `error`, the failure of an owner action's transaction, marked as one that
- * changed nothing when `whole`: the transaction held the whole action, its
- * line with it, and nothing of the action had committed before. The API then
- * tells the owner so (`changedNothing`); not `whole` takes a mark back.
+ * What an owner action's failure left of it, when that is known: `nothing`
+ * (its one transaction, its line with it, rolled back), `part` (it commits in
+ * parts, and some may have committed: doing it again finishes it) or
+ * `unknown` (the connection was lost at its COMMIT: it may or may not have
+ * been saved). The API and the command line tell the owner so (`leftSaid`).
  */
-export function rolledBack(error: unknown, whole = true): unknown {
+export type Left = "nothing" | "part" | "unknown";
+const lefts = new WeakMap<object, Left>();
+
+/** What the owner is told a failure `Left` of the action. */
+export const leftSaid: Record<Left, string> = {
+  nothing: "Nothing was changed; try again.",
+  part: "Part of it may be done already; doing it again finishes it.",
+  unknown:
+    "It may or may not have been saved: the connection to the database was lost as it saved; look before you try again.",
+};
+
+/** `error`, marked with what it left of the action (`Left`); undefined takes a mark back. */
+function leaving(error: unknown, left: Left | undefined): unknown {
   if (typeof error === "object" && error !== null) {
-    if (whole) unchanged.add(error);
-    else unchanged.delete(error);
+    if (left) lefts.set(error, left);
+    else lefts.delete(error);
   }
   return error;
 }
 
-/** Whether `error` failed an owner action that changed nothing (`rolledBack`). */
-export const changedNothing = (error: unknown) =>
-  typeof error === "object" && error !== null && unchanged.has(error);
+/** What the owner action `error` failed left of it (`leaving`), when known. */
+export const leftBy = (error: unknown): Left | undefined =>
+  typeof error === "object" && error !== null ? lefts.get(error) : undefined;
+
+/**
+ * An action whose parts commit one by one (an edition's send, an erased
+ * Fediverse account, a reader's "Your data"): its failure is marked `part`,
+ * whatever a transaction within it said of itself.
+ */
+export const inParts =
+  <A extends unknown[], T>(action: (...args: A) => Promise<T>) =>
+  async (...args: A): Promise<T> => {
+    try {
+      return await action(...args);
+    } catch (error) {
+      throw leaving(error, "part");
+    }
+  };
 
 /** What each open transaction of `withLine` runs once it has committed (`afterCommit`). */
 const afterCommits = new WeakMap<Kysely<Database>, (() => void)[]>();
@@ -69,9 +95,10 @@ export function afterCommit(db: Kysely<Database>, publish: () => void): void {
 
 /**
  * Runs `work` in a transaction of `db`, then what `work` left to run after
- * its commit (`afterCommit`); with `line` (an owner action's line of the
- * audit trail, which `work` writes in it) it holds the whole action, and a
- * failure is `rolledBack`.
+ * its commit (`afterCommit`). With `line` (an owner action's line of the
+ * audit trail, which `work` writes in it) it holds the whole action: a
+ * failure left `nothing` of it, but for a connection lost at its COMMIT
+ * (once `work` was done), whose outcome is `unknown`.
  */
 export async function withLine<T>(
   db: Kysely<Database>,
@@ -79,14 +106,18 @@ export async function withLine<T>(
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   const after: (() => void)[] = [];
+  let done = false;
   let result: T;
   try {
-    result = await db.transaction().execute((trx) => {
+    result = await db.transaction().execute(async (trx) => {
       afterCommits.set(trx, after);
-      return work(trx);
+      const outcome = await work(trx);
+      done = true;
+      return outcome;
     });
   } catch (error) {
-    throw rolledBack(error, line !== undefined);
+    const lost = done && isConnectionLost(error);
+    throw leaving(error, line === undefined ? undefined : lost ? "unknown" : "nothing");
   }
   for (const publish of after) publish();
   return result;

@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import type { OwnerActor } from "../db/owner-actor.ts";
+import { inParts, type OwnerActor } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import { type FediverseRepository, type Follower, serverNamesOf } from "./repository.ts";
 import type { Webmentions } from "./webmentions.ts";
@@ -147,36 +147,38 @@ export function fediverseActions({
      * one by one (the comments' live events, the queue, Fedify's cache), so
      * the line follows the last.
      */
-    async erase(
-      by: OwnerActor,
-      given: { actor: string } | { commentId: number },
-    ): Promise<Erased | "invalid" | "not_found" | false> {
-      let actorId: string | null;
-      if ("commentId" in given) {
-        actorId = await repository.actorOfComment(given.commentId);
-        if (!actorId) return "not_found";
-      } else {
-        actorId = blockTarget(given.actor);
-        if (!actorId?.includes("/")) return "invalid";
-      }
-      const { authors, sources } = addressesOf(actorId, await repository.handlesOf(actorId));
-      const blocked = await repository.block(actorId);
-      const target = actorId;
-      const followed = told(await removeFollowers((id) => id === target)) > 0;
-      // Before the comments, whose writers' records find the owner's answers to them.
-      const forgotten = await repository.forgetActor(actorId);
-      await answersErased(forgotten.answers, actorId);
-      let removed = 0;
-      for (const writer of await repository.writersOf(actorId)) {
-        removed += await comments.removeAllBy(writer);
-      }
-      for (const path of forgotten.paths) changed(path);
-      const mentions = await webmentions.removeFrom(authors, sources);
-      await forgetCached(actorId);
-      if (!blocked && !followed && removed + forgotten.reactions + mentions === 0) return false;
-      await by.audit("fediverse erase", actorId);
-      return { actorId, comments: removed, followed, reactions: forgotten.reactions, mentions };
-    },
+    erase: inParts(
+      async (
+        by: OwnerActor,
+        given: { actor: string } | { commentId: number },
+      ): Promise<Erased | "invalid" | "not_found" | false> => {
+        let actorId: string | null;
+        if ("commentId" in given) {
+          actorId = await repository.actorOfComment(given.commentId);
+          if (!actorId) return "not_found";
+        } else {
+          actorId = blockTarget(given.actor);
+          if (!actorId?.includes("/")) return "invalid";
+        }
+        const { authors, sources } = addressesOf(actorId, await repository.handlesOf(actorId));
+        const blocked = await repository.block(actorId);
+        const target = actorId;
+        const followed = told(await removeFollowers((id) => id === target)) > 0;
+        // Before the comments, whose writers' records find the owner's answers to them.
+        const forgotten = await repository.forgetActor(actorId);
+        await answersErased(forgotten.answers, actorId);
+        let removed = 0;
+        for (const writer of await repository.writersOf(actorId)) {
+          removed += await comments.removeAllBy(writer);
+        }
+        for (const path of forgotten.paths) changed(path);
+        const mentions = await webmentions.removeFrom(authors, sources);
+        await forgetCached(actorId);
+        if (!blocked && !followed && removed + forgotten.reactions + mentions === 0) return false;
+        await by.audit("fediverse erase", actorId);
+        return { actorId, comments: removed, followed, reactions: forgotten.reactions, mentions };
+      },
+    ),
 
     /**
      * Throws the account's key pairs away, as after a leak: the next start

@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import type { OwnerActor } from "../db/owner-actor.ts";
+import { inParts, type OwnerActor } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { toCsv } from "../lib/csv.ts";
@@ -48,11 +48,11 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
      * how many. A long list is queued in batches, a transaction each, so the
      * line follows the last.
      */
-    async reconfirm(by: OwnerActor): Promise<number> {
+    reconfirm: inParts(async (by: OwnerActor): Promise<number> => {
       const queued = await subscribers.reconfirmImported();
       await by.audit("newsletter reconfirm", `${queued} queued`);
       return queued;
-    },
+    }),
   };
 }
 
@@ -86,20 +86,22 @@ export function editionActions(
      * queued page by page, the worker sending from the first, so the line
      * follows the last page.
      */
-    async send(
-      by: OwnerActor,
-      edition: Edition,
-    ): Promise<{ queued: number; created: boolean } | { conflict: string }> {
-      const stored = await editions.saveEdition(edition);
-      if (typeof stored === "string") return { conflict: stored };
-      // The worker starts on the first page while the rest of the list is queued.
-      const queued = await editions.queueEdition(
-        stored.id,
-        mailQueued ? { onPage: mailQueued } : {},
-      );
-      await by.audit("newsletter send", `${edition.slug} (${queued} queued)`);
-      return { queued, created: stored.created };
-    },
+    send: inParts(
+      async (
+        by: OwnerActor,
+        edition: Edition,
+      ): Promise<{ queued: number; created: boolean } | { conflict: string }> => {
+        const stored = await editions.saveEdition(edition);
+        if (typeof stored === "string") return { conflict: stored };
+        // The worker starts on the first page while the rest of the list is queued.
+        const queued = await editions.queueEdition(
+          stored.id,
+          mailQueued ? { onPage: mailQueued } : {},
+        );
+        await by.audit("newsletter send", `${edition.slug} (${queued} queued)`);
+        return { queued, created: stored.created };
+      },
+    ),
 
     /**
      * Stores the edition now and sends it at `at` to every confirmed

@@ -699,6 +699,92 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       await rows(allow);
     }
   };
+  /** PostgreSQL's own refusal of every new line of the audit trail, as `error` (a condition name). */
+  const auditLinesRaise = (error: string) =>
+    [
+      `create function refuse_line() returns trigger language plpgsql as $$ begin raise exception 'refused' using errcode = '${error}'; end $$;
+        create trigger refuse_line before insert on owner_audit for each row execute function refuse_line()`,
+      "drop trigger refuse_line on owner_audit; drop function refuse_line()",
+    ] as const;
+
+  it("an action that commits in parts does not say that nothing was changed when its line fails", async () => {
+    const account = `https://parts${sent++}.example.net/users/noisy`;
+    const allow = await refuseAuditLines(t);
+    try {
+      const failed = await owner.post("/api/admin/fediverse/erase", { actor: account });
+      expect(failed.statusCode).toBe(500);
+      expect(JSON.parse(failed.body)).toEqual({
+        error: {
+          code: "internal_error",
+          message:
+            "Something went wrong on our side. Part of it may be done already; doing it again finishes it.",
+        },
+      });
+    } finally {
+      await allow();
+    }
+    // Its first part, the block, had committed.
+    expect(await blocked(account)).toEqual([{ target: account }]);
+  });
+
+  it.runIf(backend === "postgres")(
+    "on a full disk, an action that commits in parts does not say that nothing was saved or changed",
+    async () => {
+      const account = `https://full${sent++}.example.net/users/noisy`;
+      const failed = await whileRefused(...auditLinesRaise("disk_full"), () =>
+        owner.post("/api/admin/fediverse/erase", { actor: account }),
+      );
+      expect(failed.statusCode).toBe(503);
+      expect(failed.headers["retry-after"]).toBe("300");
+      expect(JSON.parse(failed.body).error.message).toBe(
+        "The site cannot save anything right now; try again in a few minutes. Part of it may be done already; doing it again finishes it.",
+      );
+      expect(await blocked(account)).toEqual([{ target: account }]);
+
+      // So does an edition's send, whose copies were queued before its line.
+      await confirmedSubscriber(t, `reader${sent++}@example.com`);
+      const copies = async () =>
+        Number((await rows("select count(*) as n from outbox where kind = 'edition'"))[0]?.n);
+      const before = await copies();
+      const send = () => owner.post(`/api/admin/editions/${slug}/send`);
+      const unsent = await whileRefused(...auditLinesRaise("disk_full"), send);
+      expect(unsent.statusCode).toBe(503);
+      expect(JSON.parse(unsent.body).error.message).toMatch(/Part of it may be done already/);
+      expect(await copies()).toBeGreaterThan(before);
+
+      // An action in one transaction still says, truly, that nothing was saved or changed.
+      const host = `whole${sent++}.example.net`;
+      const whole = await whileRefused(...auditLinesRaise("disk_full"), () =>
+        owner.post("/api/admin/fediverse/block", { target: host }),
+      );
+      expect(whole.statusCode).toBe(503);
+      expect(JSON.parse(whole.body).error.message).toBe(
+        "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes.",
+      );
+      expect(await blocked(host)).toEqual([]);
+    },
+  );
+
+  it.runIf(backend === "postgres")(
+    "a connection lost at an action's COMMIT does not say that nothing was changed",
+    async () => {
+      const host = `lost${sent++}.example.net`;
+      // At the COMMIT, the server ends the action's own connection.
+      const failed = await whileRefused(
+        `create function lose_commit() returns trigger language plpgsql as $$ begin perform pg_terminate_backend(pg_backend_pid()); return null; end $$;
+          create constraint trigger lose_commit after insert on owner_audit deferrable initially deferred for each row execute function lose_commit()`,
+        "drop trigger lose_commit on owner_audit; drop function lose_commit()",
+        () => owner.post("/api/admin/fediverse/block", { target: host }),
+      );
+      expect(failed.statusCode).toBe(503);
+      expect(JSON.parse(failed.body).error.message).toBe(
+        "The site's database cannot be reached right now; try again in a minute. It may or may not have been saved: the connection to the database was lost as it saved; look before you try again.",
+      );
+      await ok(owner.post("/api/admin/fediverse/block", { target: host }));
+      expect(await blocked(host)).toEqual([{ target: host }]);
+    },
+  );
+
   it("visitor purge: a failure between the comments and the reactions leaves both, and no line", async () => {
     const troll = t.visitor({ ip: `10.12.0.${sent++}` });
     const posted = await troll.comment("soap", "Soap is a scam, buy my powder.", "Troll");
@@ -731,28 +817,14 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       admin(adminEnv(t), "visitor", "purge", "--comment", id),
     );
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^Failed: .*no reaction delete/);
+    expect(failed.stderr).toMatch(
+      /^Failed: .*no reaction delete.* Nothing was changed; try again\.\n$/,
+    );
     expect(await counts()).toEqual([1, 1, 0]);
 
     const run = await admin(adminEnv(t), "visitor", "purge", "--comment", id);
     expect(run.stdout).toContain("Removed 1 comment and 1 reaction");
     expect(await counts()).toEqual([0, 0, 1]);
-  });
-
-  it("an action that commits in parts does not say that nothing was changed when its line fails", async () => {
-    const account = `https://parts${sent++}.example.net/users/noisy`;
-    const allow = await refuseAuditLines(t);
-    try {
-      const failed = await owner.post("/api/admin/fediverse/erase", { actor: account });
-      expect(failed.statusCode).toBe(500);
-      expect(JSON.parse(failed.body)).toEqual({
-        error: { code: "internal_error", message: "Something went wrong on our side." },
-      });
-    } finally {
-      await allow();
-    }
-    // Its first part, the block, had committed.
-    expect(await blocked(account)).toEqual([{ target: account }]);
   });
 
   it("marking an enquiry and keeping it, asked at once, commit together with a line each", async () => {

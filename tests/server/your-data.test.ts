@@ -1,8 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { commentsResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import {
+  commentsResponseSchema,
+  errorResponseSchema,
+  reactionsResponseSchema,
+} from "../../contract/api.ts";
 import { yourDataResponseSchema } from "../../contract/your-data.ts";
 import { EventStream } from "../support/event-stream.ts";
+import { runSql } from "./support/sql.ts";
 import {
   backends,
   freshItem,
@@ -257,6 +262,52 @@ describe.each(backends)("your data on %s", (backend) => {
     expect(data.reactions).toHaveLength(2);
   });
 
+  /**
+   * The database refuses to delete reactions, after the comments went: on
+   * PostgreSQL as a full disk does, on SQLite as a refused statement.
+   */
+  async function whileReactionsRefused<T>(during: () => Promise<T>): Promise<T> {
+    const [refuse, allow] =
+      backend === "postgres"
+        ? [
+            `create function refuse_reaction() returns trigger language plpgsql as $$ begin raise exception 'full' using errcode = 'disk_full'; end $$;
+              create trigger refuse_reaction before delete on science_reactions for each row execute function refuse_reaction()`,
+            "drop trigger refuse_reaction on science_reactions; drop function refuse_reaction()",
+          ]
+        : [
+            "create trigger refuse_reaction before delete on science_reactions begin select raise(abort, 'refused'); end",
+            "drop trigger refuse_reaction",
+          ];
+    await runSql(t, refuse);
+    try {
+      return await during();
+    } finally {
+      await runSql(t, allow);
+    }
+  }
+  const partMessage = "Part of it may be done already; doing it again finishes it.";
+
+  it("a deletion that fails part way says so, not that nothing was saved; done again, it finishes", async () => {
+    const { post, alex } = await twoReaders();
+    const failed = await whileReactionsRefused(() => confirmDelete(alex));
+    expect(json(failed, errorResponseSchema).error).toEqual(
+      backend === "postgres"
+        ? {
+            code: "service_unavailable",
+            message: `The site cannot save anything right now; try again in a few minutes. ${partMessage}`,
+          }
+        : { code: "internal_error", message: `Something went wrong on our side. ${partMessage}` },
+    );
+    expect(failed.statusCode).toBe(backend === "postgres" ? 503 : 500);
+    // True: the comments went, the reactions did not.
+    expect(await download(alex)).toMatchObject({ comments: [], reactions: [{}, {}] });
+    expect(json(await confirmDelete(alex))).toEqual({
+      deleted: { comments: 0, reactions: 2, replyAddresses: 0, bookings: 0 },
+    });
+    const reactions = await t.visitor().get(`/api/items/science/${post}/reactions`);
+    expect(json(reactions, reactionsResponseSchema).counts).toEqual({ ...none, like: 1 });
+  });
+
   describe("the form without JavaScript", () => {
     const postForm = (visitor: Visitor, payload: string, contentType?: string) =>
       t.app.inject({
@@ -290,6 +341,21 @@ describe.each(backends)("your data on %s", (backend) => {
       );
       expect(stranger.cookie).toBeUndefined();
     });
+
+    it.runIf(backend === "postgres")(
+      "on a full disk part way, leads to a page that does not say that nothing was saved",
+      async () => {
+        const { alex } = await twoReaders();
+        const failed = await whileReactionsRefused(() =>
+          postForm(alex, "confirm=delete-everything"),
+        );
+        expect(failed.statusCode).toBe(503);
+        expect(failed.body).toContain(partMessage);
+        expect(failed.body).toContain("<h1>Please try again shortly</h1>");
+        expect(failed.body).not.toContain("Nothing was saved");
+        expect(await download(alex)).toMatchObject({ comments: [], reactions: [{}, {}] });
+      },
+    );
 
     it("refuses a form that was not confirmed, or is not a form", async () => {
       const { alex } = await twoReaders();

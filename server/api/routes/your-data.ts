@@ -9,6 +9,7 @@ import {
   yourDataResponseSchema,
 } from "../../../contract/your-data.ts";
 import type { Bookings } from "../../bookings/service.ts";
+import { inParts } from "../../db/owner-actor.ts";
 import { acceptForms } from "../../lib/action-page.ts";
 import { ApiError, apiErrorHandler, routesTagged, sendDatabaseFailurePage } from "../errors.ts";
 import { createWriteLimiter, type RateLimits } from "../guards.ts";
@@ -42,7 +43,8 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
   // write, so it cannot be repeated without end. (Writes are counted by the API.)
   const limitDownloads = createWriteLimiter(app, rateLimits);
 
-  async function deleteAll(visitorId: string | null): Promise<DeleteYourDataResponse> {
+  /** Kind by kind, each in its own transaction: a failure may come after some went. */
+  const deleteAll = inParts(async (visitorId: string | null): Promise<DeleteYourDataResponse> => {
     if (visitorId === null)
       return { deleted: { comments: 0, reactions: 0, replyAddresses: 0, bookings: 0 } };
     // The addresses first: removing the comments would forget them uncounted.
@@ -51,7 +53,7 @@ export const yourDataRoutes: FastifyPluginAsyncZod<
     const reactions = await engagement.reactions.removeAllBy(visitorId);
     const booked = await bookings.forgetVisitor(visitorId);
     return { deleted: { comments, reactions, replyAddresses, bookings: booked } };
-  }
+  });
 
   app.get(
     "/your-data",

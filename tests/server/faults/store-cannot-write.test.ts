@@ -251,6 +251,12 @@ describe.each(faults)("$what on $backend", ({ backend, fault: makeFault, runs })
         // Never the driver's own words.
         expect(answer.body, what).not.toMatch(/disk is full|SQLITE|read-only transaction/i);
       }
+      // A reader's "Your data" goes kind by kind, so it cannot say that nothing was changed.
+      const yours = await alex.post("/api/your-data/delete", { confirm: true });
+      expect(yours.statusCode).toBe(503);
+      expect(json(yours, errorResponseSchema).error.message).toBe(
+        "The site cannot save anything right now; try again in a few minutes. Part of it may be done already; doing it again finishes it.",
+      );
 
       const unready = await readiness();
       expect(unready.code).toBe(503);
