@@ -20,7 +20,7 @@ import {
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
 import type { CommentNotifier } from "./notifier.ts";
-import { isStopped, type ReplyMailPayload, replyMailRules } from "./reply-watches.ts";
+import { isStopped, type ReplyMailPayload, replyMailbox, replyMailRules } from "./reply-watches.ts";
 import { columns, commentEvents, type commentShapes, type RemoteReply, type Row } from "./rows.ts";
 import { type ReplyRefusal, threadOf } from "./threads.ts";
 
@@ -150,7 +150,7 @@ export function createCommentPublishing(
   }
 
   /**
-   * `row` is now published: one mail to each confirmed address that follows
+   * `row` is now published: one mail to each confirmed mailbox that follows
    * its thread, at once, or in the digest when the watch's window is open.
    */
   async function mailThread(trx: Transaction<Database>, now: Date, row: Row) {
@@ -173,8 +173,10 @@ export function createCommentPublishing(
     const at = now.toISOString();
     const mailed = new Set<string>();
     for (const { id, token, email } of watches) {
-      if (mailed.has(email.toLowerCase())) continue;
-      mailed.add(email.toLowerCase());
+      // One mail per mailbox, however many of its spellings follow the thread.
+      const mailbox = replyMailbox(email);
+      if (mailed.has(mailbox)) continue;
+      mailed.add(mailbox);
       const opened = await trx
         .updateTable("reply_watches")
         .set({

@@ -31,6 +31,9 @@ export const replyMailRules = {
 /** What a stop covers: the mailbox with dots only at Gmail (lib/mailbox.ts). */
 const stopped = { loose: false } as const;
 
+/** The mailbox an address reaches, as a stop, and a reply's one mail to it, count it. */
+export const replyMailbox = (email: string) => mailboxOf(email, stopped);
+
 /** The key a stopped mailbox is kept under, derived from the cookie secret. */
 export const replyStopKey = (secret: string) =>
   mailboxDigest(secret, "reply mails stopped", stopped);
@@ -44,7 +47,7 @@ export type ReplyMailPayload = { replyId: number };
  * first (the forms take plain ASCII domains, so no "%" or "_" widens it).
  */
 async function sameMailbox(trx: Kysely<Database>, email: string): Promise<number[]> {
-  const mailbox = mailboxOf(email, stopped);
+  const mailbox = replyMailbox(email);
   const rows = await trx
     .selectFrom("reply_addresses")
     .select(["id", "email"])
@@ -52,7 +55,7 @@ async function sameMailbox(trx: Kysely<Database>, email: string): Promise<number
       eb.or(domainsOf(mailbox).map((domain) => eb(sql`lower(email)`, "like", `%@${domain}`))),
     )
     .execute();
-  return rows.filter((row) => mailboxOf(row.email, stopped) === mailbox).map((row) => row.id);
+  return rows.filter((row) => replyMailbox(row.email) === mailbox).map((row) => row.id);
 }
 
 /**

@@ -70,6 +70,24 @@ describe.each(backends)("reply mails on %s", (backend) => {
     return `reader${address}.${backend}@example.org`;
   };
 
+  /**
+   * A fresh inbox, the same mailbox with a +tag, and beside it, at a provider
+   * whose dots count, someone else (its name without the dot); and one Gmail
+   * mailbox under both of its names, with and without the dot.
+   */
+  const spellings = () => {
+    const email = inbox();
+    const [local, domain] = email.split("@") as [string, string];
+    const undotted = local.replace(".", "");
+    return {
+      email,
+      tagged: `${local}+cars@${domain}`,
+      neighbour: `${undotted}@${domain}`,
+      gmail: `${local}@gmail.com`,
+      googlemail: `${undotted}@googlemail.com`,
+    };
+  };
+
   beforeAll(async () => {
     smtp = await startSmtpSink();
     t = await startTestApp(backend, {
@@ -393,14 +411,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
   });
 
   it("stops every spelling of the mailbox with 'Stop all reply mails', and none of a neighbour's", async () => {
-    const email = inbox();
-    const [local, domain] = email.split("@") as [string, string];
-    const undotted = local.replace(".", "");
-    // One reader's mailbox under two spellings (a +tag; dots at Gmail, under
-    // either of its names); beside it, at a provider whose dots count, someone else.
-    const tagged = `${local}+cars@${domain}`;
-    const neighbour = `${undotted}@${domain}`;
-    const [gmail, googlemail] = [`${local}@gmail.com`, `${undotted}@googlemail.com`];
+    const { email, tagged, neighbour, gmail, googlemail } = spellings();
     const addresses = [email, tagged, neighbour, gmail, googlemail];
     const threads = new Map<string, { postId: string; comment: number }>();
     for (const address of addresses) {
@@ -438,6 +449,37 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(smtp.to(neighbour)[1]?.parsed.text).toContain("A later answer in thread 3.");
     for (const address of [email, googlemail]) expect(smtp.to(address)).toHaveLength(1);
     for (const address of [tagged, gmail]) expect(smtp.to(address)).toHaveLength(2);
+  });
+
+  it("mails each mailbox following a thread once per reply, whichever spellings follow it", async () => {
+    // Followers of one thread: three mailboxes under five spellings.
+    const { email, tagged, neighbour, gmail, googlemail } = spellings();
+    const postId = freshItem("science");
+    const question = await ask(t.visitor(), postId, email);
+    for (const address of [tagged, neighbour, gmail, googlemail]) {
+      await ask(t.visitor(), postId, address, question);
+    }
+    for (const address of [email, tagged, neighbour, gmail, googlemail]) await confirm(address);
+
+    await t.visitor().reply(postId, question, "Cells age slower when kept cool.", "Ravi");
+    const mailboxes = [[email, tagged], [neighbour], [gmail, googlemail]];
+    const all = mailboxes.flat();
+    const notices = async () =>
+      (await Promise.all(all.map(queuedFor))).flat().filter((row) => row.kind === "reply_notice");
+    await waitFor(
+      async () => {
+        const rows = await notices();
+        return rows.length > 0 && rows.every((row) => row.status === "sent");
+      },
+      { what: "the reply's notices recorded as sent" },
+    );
+    const replyMails = (address: string) =>
+      smtp.to(address).filter((mail) => mail.parsed.subject?.includes("Ravi replied on"));
+    for (const spellings of mailboxes) {
+      expect(spellings.flatMap(replyMails).map((mail) => mail.parsed.text)).toEqual([
+        expect.stringContaining("Cells age slower when kept cool."),
+      ]);
+    }
   });
 
   it("forgets an address never confirmed a week after its confirmation mail, with its watch", async () => {
