@@ -1,6 +1,6 @@
-import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isVisitorId, newVisitorId, visitorCookieName } from "../engagement/visitor.ts";
+import { fromSite } from "../lib/action-page.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { ApiError } from "./errors.ts";
 
@@ -57,33 +57,15 @@ export function issueVisitor(
   return visitorId;
 }
 
-function originOf(value: string | undefined): string | null {
-  if (!value) return null;
-  try {
-    const { origin } = new URL(value);
-    return origin === "null" ? null : origin;
-  } catch {
-    return null;
-  }
-}
-
 /**
- * Writes come only from the site's own pages: the Origin (or, from older
- * browsers, the Referer) must be SITE_URL's origin. Together with SameSite=Lax
+ * Writes come only from the site's own pages (`fromSite`). Together with SameSite=Lax
  * and the JSON-only body this rules out cross-site request forgery. The Host
  * header proves nothing: under DNS rebinding a page of evil.example reaches
  * this server with Host and Origin both evil.example.
  */
 export function assertSameOrigin(request: FastifyRequest, siteOrigin: string): void {
-  if (fromSiteOrigin(request.headers, siteOrigin)) return;
+  if (fromSite(request, siteOrigin)) return;
   throw new ApiError(403, "cross_origin", "Changes are accepted only from this site's own pages.");
-}
-
-/** Whether a request's Origin (or, without one, its Referer) is the site's own. */
-export function fromSiteOrigin(headers: IncomingHttpHeaders, siteOrigin: string): boolean {
-  // The site's origin as a browser sends it is its own origin: no URL to parse.
-  if (headers.origin === siteOrigin) return true;
-  return (originOf(headers.origin) ?? originOf(headers.referer)) === siteOrigin;
 }
 
 export type RateLimits = {

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import { preferredEncoding } from "./accept-encoding.ts";
@@ -94,14 +95,17 @@ export function sendPage(
 }
 
 /**
- * Whether a page's button sent this POST: only this site's own pages act, so
- * its Origin (or Referer) must be SITE_URL's
+ * Whether this site's own pages sent this POST (a page's button, the JSON API,
+ * a reader's beacon): its Origin must be SITE_URL's, or without an Origin
+ * (older browsers) its Referer. An Origin sent decides: "null" (a sandboxed
+ * frame, a cross-site redirect) is refused whatever the Referer says
  * (docs/decisions/007-hardening-against-abuse.md, "Same origin").
  */
-export function fromSite(request: FastifyRequest, siteOrigin: string): boolean {
-  const origin = request.headers.origin ?? request.headers.referer;
+export function fromSite({ headers }: { headers: IncomingHttpHeaders }, siteOrigin: string) {
+  // The site's origin as a browser sends it: no URL to parse (a beacon's fast path).
+  if (headers.origin === siteOrigin) return true;
   try {
-    return origin !== undefined && new URL(origin).origin === siteOrigin;
+    return new URL(headers.origin ?? headers.referer ?? "").origin === siteOrigin;
   } catch {
     return false;
   }

@@ -40,6 +40,11 @@ describe.each(backends)("guards on %s", (backend) => {
       ["no Origin or Referer", {}],
       ["another site's Origin", { origin: "https://evil.example" }],
       ["the opaque origin of a sandboxed page", { origin: "null" }],
+      // An Origin sent decides: the Referer is read only when there is none.
+      [
+        "an opaque origin with a Referer on the site",
+        { origin: "null", referer: `${siteUrl}/science` },
+      ],
       ["another site's Referer", { referer: "https://evil.example/page" }],
       ["a look-alike host", { origin: "http://ewe.test.evil.example" }],
       ["another port", { origin: "http://ewe.test:8080" }],

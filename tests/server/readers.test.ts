@@ -777,6 +777,14 @@ describe("the beacon over HTTP, answered before Fastify", () => {
     );
     expect(elsewhere.status).toBe(403);
     expect(await elsewhere.json()).toMatchObject({ error: { code: "cross_origin" } });
+    // A sandboxed frame's opaque origin decides, whatever the Referer says: not counted.
+    const opaque = await send(
+      "view",
+      { p: "/science" },
+      { ip: "192.0.2.5", headers: { origin: "null", referer: `${siteUrl}/science` } },
+    );
+    expect(opaque.status).toBe(403);
+    expect(await opaque.json()).toMatchObject({ error: { code: "cross_origin" } });
     const twice = await fetch(`${origin}/api/readers/view?p=%2Fscience&p=%2Fservices`, {
       method: "POST",
       headers: { origin: siteUrl, "user-agent": chrome },

@@ -677,23 +677,30 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await ask(t.visitor(), freshItem("science"), email);
     await smtp.waitFor(() => smtp.to(email).length > 0);
     const token = tokenOf(confirmLink(smtp.to(email)[0] as ReceivedMail));
-    const press = (origin: string, payload = `token=${token}`) =>
+    const press = (from: Record<string, string>, payload = `token=${token}`) =>
       t.app.inject({
         method: "POST",
         url: "/replies/confirm",
-        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        headers: { ...from, "content-type": "application/x-www-form-urlencoded" },
         payload,
       });
     const heading = (html: string) => dom(html).querySelector("h1")?.textContent;
 
-    const elsewhere = await press("https://evil.example");
-    expect(elsewhere.statusCode).toBe(403);
-    expect(elsewhere.headers["cache-control"]).toBe("no-store");
-    expect(heading(elsewhere.body)).toBe("Nothing was changed");
-    expect(elsewhere.body).toContain(`at ${siteUrl}; requests from elsewhere are refused`);
+    const refused: Record<string, string>[] = [
+      { origin: "https://evil.example" },
+      // A sandboxed frame's opaque origin decides, whatever the Referer says.
+      { origin: "null", referer: `${siteUrl}/replies/confirm?token=${token}` },
+    ];
+    for (const from of refused) {
+      const elsewhere = await press(from);
+      expect(elsewhere.statusCode).toBe(403);
+      expect(elsewhere.headers["cache-control"]).toBe("no-store");
+      expect(heading(elsewhere.body)).toBe("Nothing was changed");
+      expect(elsewhere.body).toContain(`at ${siteUrl}; requests from elsewhere are refused`);
+    }
 
     // Larger than any form of these pages sends.
-    const unreadable = await press(siteUrl, `token=${token}&pad=${"x".repeat(4096)}`);
+    const unreadable = await press({ origin: siteUrl }, `token=${token}&pad=${"x".repeat(4096)}`);
     expect(unreadable.statusCode).toBe(413);
     expect(unreadable.headers["content-type"]).toContain("text/html");
     expect(heading(unreadable.body)).toBe("This request could not be read");

@@ -3,10 +3,10 @@ import proxyAddr from "@fastify/proxy-addr";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
 import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts";
+import { fromSite } from "../../lib/action-page.ts";
 import type { AccessLog } from "../../logging.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
 import { errorResponses } from "../errors.ts";
-import { fromSiteOrigin } from "../guards.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -196,7 +196,7 @@ export function fastBeacon({
       !kind ||
       (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
       headers["transfer-encoding"] !== undefined ||
-      !fromSiteOrigin(headers, siteOrigin) ||
+      !fromSite(request, siteOrigin) ||
       !open()
     ) {
       return false;
