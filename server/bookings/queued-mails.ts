@@ -78,17 +78,22 @@ const payloadOf = (call: Call, to: "reader" | "owner", hoursBefore?: 24 | 1) =>
     ...(hoursBefore ? { hoursBefore } : {}),
   } satisfies BookingMailPayload);
 
+/** The reminder `hours` before the call to both sides, due at `due`. */
+const reminders = (call: Call, ownerEmail: string | undefined, hours: 24 | 1, due: number) =>
+  recipientsOf(call.email, ownerEmail).map(([to, email]) => ({
+    kind: "booking_reminder" as const,
+    email,
+    payload: payloadOf(call, to, hours),
+    due: new Date(due).toISOString(),
+  }));
+
+const dueOf = (call: Call, hours: number) => call.start.getTime() - hours * 3_600_000;
+
 /** The reminders to both sides whose time is still ahead: one passed would only repeat the invitation. */
 function remindersAhead(now: Date, call: Call, ownerEmail: string | undefined): QueuedMessage[] {
   return reminderHours.flatMap((hours) => {
-    const due = call.start.getTime() - hours * 3_600_000;
-    if (due <= now.getTime()) return [];
-    return recipientsOf(call.email, ownerEmail).map(([to, email]) => ({
-      kind: "booking_reminder" as const,
-      email,
-      payload: payloadOf(call, to, hours),
-      due: new Date(due).toISOString(),
-    }));
+    const due = dueOf(call, hours);
+    return due > now.getTime() ? reminders(call, ownerEmail, hours, due) : [];
   });
 }
 
@@ -114,36 +119,49 @@ export async function queueInvitations(
 }
 
 /**
- * The reminders still ahead of the calls an import brought (docs/backups.md,
- * "Moving in and out"), queued in the import's transaction: an export holds
- * the bookings but not their mails, so a call still booked and ahead that no
- * mail here names came from another site, whose invitations the reader has.
- * A call booked here always has its invitations' rows, so it is never
- * reminded twice, and reading the same file again queues nothing more.
+ * The reminders of the calls an import brought (docs/backups.md, "Moving in
+ * and out"), queued in the import's transaction: an export holds the bookings
+ * but not their mails, so a call still booked and ahead that no mail here names
+ * came from another site, whose invitations the reader has. Its reminders still
+ * ahead are queued for their times; of those that fell due during the move
+ * (after `exportedAt`, when the old site had stopped, and by now), the latest
+ * goes at once, so a reader whose hour-before reminder fell due meanwhile still
+ * gets it. A call that has begun gets none (mails.ts). A call booked here always
+ * has its invitations' rows, so it is never reminded twice, and reading the same
+ * file again queues nothing more.
  */
-export async function queueMovedReminders(trx: Db, now: Date, ownerEmail: string | undefined) {
+export async function queueMovedReminders(
+  trx: Db,
+  now: Date,
+  ownerEmail: string | undefined,
+  exportedAt: Date | undefined,
+) {
   const calls = await trx
     .selectFrom("bookings")
     .select(["id", "email", "starts_at", "sequence"])
     .where("status", "=", "booked")
     .where("starts_at", ">", now.toISOString())
     .execute();
-  for (const call of calls) {
+  for (const row of calls) {
     const mailed = await trx
       .selectFrom("outbox")
       .select("id")
       .where("kind", "in", bookingMailKinds)
-      .where("payload", "like", payloadLike(call.id))
+      .where("payload", "like", payloadLike(row.id))
       .limit(1)
       .executeTakeFirst();
     if (mailed) continue;
-    const { id, email, sequence } = call;
-    const start = new Date(toIso(call.starts_at));
-    await enqueue(
-      trx,
-      now.toISOString(),
-      remindersAhead(now, { id, email, start, sequence: Number(sequence) }, ownerEmail),
-    );
+    const { id, email, sequence } = row;
+    const call = { id, email, start: new Date(toIso(row.starts_at)), sequence: Number(sequence) };
+    const missed =
+      exportedAt &&
+      reminderHours.findLast(
+        (hours) => dueOf(call, hours) > exportedAt.getTime() && dueOf(call, hours) <= now.getTime(),
+      );
+    await enqueue(trx, now.toISOString(), [
+      ...(missed ? reminders(call, ownerEmail, missed, now.getTime()) : []),
+      ...remindersAhead(now, call, ownerEmail),
+    ]);
   }
 }
 

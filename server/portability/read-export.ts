@@ -37,6 +37,8 @@ type ReadExport = {
   notices: string[];
   /** Rows the file holds that are left out on purpose, each with its reason. */
   skipped: Skipped[];
+  /** When the file was written, the old site's last moment (docs/backups.md); else an invalid Date. */
+  exportedAt?: Date;
 };
 
 /**
@@ -130,7 +132,8 @@ export function readExport(
   }
   const schedules = tables.find((t) => t.table.name === "edition_schedules");
   if (schedules) skipped.push(...settleSchedules(schedules, tables, now));
-  return { tables, problems, notices, skipped };
+  const exportedAt = new Date(typeof file.exportedAt === "string" ? file.exportedAt : Number.NaN);
+  return { tables, problems, notices, skipped, exportedAt };
 }
 
 /**

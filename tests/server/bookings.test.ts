@@ -1,9 +1,9 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { brotliDecompressSync } from "node:zlib";
 import nodeIcal from "node-ical";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import {
   bookedResponseSchema,
@@ -41,6 +41,12 @@ const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", 
 const aged = () => tokens.issue(Date.now() - 60_000);
 
 /** A clock the test moves: real time plus an offset. */
+/** What the tests change in an export file. */
+type ExportFile = {
+  exportedAt: string;
+  tables: { bookings: { email: string; starts_at: string; ends_at: string }[] };
+};
+
 function movableClock() {
   let offset = 0;
   return { now: () => new Date(Date.now() + offset), advance: (ms: number) => (offset += ms) };
@@ -75,6 +81,7 @@ function firstDays(starts: string[], zone: string, count: number): string[] {
 }
 
 let reader = 0;
+type Booking = ReturnType<typeof booking>;
 function booking(start: string, overrides: Record<string, unknown> = {}) {
   reader += 1;
   return {
@@ -1047,10 +1054,10 @@ describe.each(backends)("a call moved with its site by export and import, on %s"
   /** Site A, until it has been exported; then site B. */
   let old: TestApp | undefined;
   let site: TestApp | undefined;
-  /** Site B: a data folder, and on PostgreSQL a database, that outlive a restart. */
-  const moved = { dataDir: path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-moved-")), "data") };
+  /** Site B, new for each test with its own mail server and clock: a data folder, and on PostgreSQL a database, that outlive a restart. */
+  let moved: { dataDir: string };
   let databaseUrl: string | undefined;
-  const clock = movableClock();
+  let clock: ReturnType<typeof movableClock>;
   /** The button of a reader's cancel link, pressed. */
   const cancelOn = (t: TestApp, token: string | null) =>
     t.app.inject({
@@ -1067,36 +1074,31 @@ describe.each(backends)("a call moved with its site by export and import, on %s"
       mail: { clock: clock.now },
     });
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    if (backend === "postgres") databaseUrl = await createDatabase(inject("postgresUrl"));
-  });
-  afterAll(async () => {
-    await old?.close();
-    await site?.close();
-    await smtp?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
-  });
-
-  it("reminds the reader and the owner once each from the new site, with links that work there, after a restart too", async () => {
-    // Site A takes two bookings and sends their invitations.
+  /** Site A takes `count` bookings and sends their invitations. */
+  async function book(count: number) {
     old = await startTestApp(backend, { env: { ...env, SMTP_URL: smtp.url } });
     const { starts } = json(await old.visitor().get("/api/bookings/slots"), slotsResponseSchema);
-    const call = booking(starts[3] ?? "");
-    const gone = booking(starts[4] ?? "");
-    for (const one of [call, gone]) {
+    const calls = starts.slice(3, 3 + count).map((start) => booking(start));
+    for (const one of calls) {
       expect((await old.visitor().post("/api/bookings", one)).statusCode).toBe(201);
     }
-    await smtp.waitFor(() => smtp.to(call.email).length === 1 && smtp.to(gone.email).length === 1);
-    // A call cancelled before the move has no reminders anywhere.
-    expect((await cancelOn(old, links(smtp.to(gone.email)[0]).cancel)).statusCode).toBe(200);
-    const file = path.join(moved.dataDir, "..", "site.json");
-    const exported = await admin({ ...adminEnv(old), ...env }, "export", "--out", file);
-    expect(exported.code).toBe(0);
-    await old.close();
-    old = undefined;
+    await smtp.waitFor(() => calls.every((one) => smtp.to(one.email).length === 1));
+    return calls;
+  }
 
-    // Site B: a new data folder (a new database), the same secret and settings.
+  /**
+   * Site A exported and stopped; its file (as `edit` leaves it) imported into
+   * site B: a new data folder (a new database), the same secret and settings.
+   */
+  async function move(edit: (document: ExportFile) => void = () => {}) {
+    const file = path.join(moved.dataDir, "..", "site.json");
+    const exported = await admin({ ...adminEnv(old as TestApp), ...env }, "export", "--out", file);
+    expect(exported.code).toBe(0);
+    await old?.close();
+    old = undefined;
+    const document = JSON.parse(readFileSync(file, "utf8"));
+    edit(document);
+    writeFileSync(file, JSON.stringify(document));
     const target = { ...moved, databaseUrl };
     const imported = await admin(
       { ...adminEnv(target), ...env },
@@ -1107,7 +1109,30 @@ describe.each(backends)("a call moved with its site by export and import, on %s"
     );
     expect(imported.stderr).toBe("");
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/bookings: 2 added/);
+    return imported.stdout;
+  }
+
+  beforeEach(async () => {
+    smtp = await startSmtpSink();
+    clock = movableClock();
+    moved = { dataDir: path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-moved-")), "data") };
+    if (backend === "postgres") databaseUrl = await createDatabase(inject("postgresUrl"));
+  });
+  afterEach(async () => {
+    await old?.close();
+    await site?.close();
+    [old, site] = [undefined, undefined];
+    await smtp?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it("reminds the reader and the owner once each from the new site, with links that work there, after a restart too", async () => {
+    const [call, gone] = (await book(2)) as [Booking, Booking];
+    // A call cancelled before the move has no reminders anywhere.
+    expect((await cancelOn(old as TestApp, links(smtp.to(gone.email)[0]).cancel)).statusCode).toBe(
+      200,
+    );
+    expect(await move()).toMatch(/bookings: 2 added/);
     site = await start();
 
     const reminders = (address: string) =>
@@ -1145,5 +1170,57 @@ describe.each(backends)("a call moved with its site by export and import, on %s"
     await smtp.waitFor(() =>
       smtp.to(call.email).some((m) => m.parsed.subject?.startsWith("Cancelled")),
     );
+  });
+
+  it("sends the latest reminder that fell due during the move at once, none the old site sent, none for a call begun", async () => {
+    const calls = await book(4);
+    // The move took two hours, and the calls are close now: the file as if
+    // written two hours ago, its calls' times as they would be then.
+    const now = Date.now();
+    const startsIn = [0.5, 10, 23, -0.2].map((hours) => hours * hourMs);
+    await move((document) => {
+      document.exportedAt = new Date(now - 2 * hourMs).toISOString();
+      for (const row of document.tables.bookings) {
+        const length = Date.parse(row.ends_at) - Date.parse(row.starts_at);
+        const start = now + (startsIn[calls.findIndex((one) => one.email === row.email)] as number);
+        row.starts_at = new Date(start).toISOString();
+        row.ends_at = new Date(start + length).toISOString();
+      }
+    });
+    site = await start();
+
+    // In half an hour: its hour-before reminder fell due during the move, and
+    // goes now (not the day-before one, long past). In 23 hours: its day-before
+    // reminder fell due during the move. In 10 hours: its day-before one was
+    // the old site's to send, before the export. Begun: none.
+    const [soon, later, tomorrow, begun] = calls as [Booking, Booking, Booking, Booking];
+    const reminders = (address: string) =>
+      smtp.to(address).filter((m) => m.parsed.subject?.startsWith("Reminder"));
+    await smtp.waitFor(
+      () =>
+        reminders(soon.email).length === 1 &&
+        reminders(tomorrow.email).length === 1 &&
+        reminders(owner).length === 2,
+    );
+    expect(reminders(soon.email)[0]?.parsed.subject).toMatch(/ is in an hour$/);
+    expect(reminders(tomorrow.email)[0]?.parsed.subject).toMatch(/ is tomorrow$/);
+    type Row = { email: string; status: string };
+    const sorted = (list: Row[]) =>
+      list.map((row) => `${row.email} ${row.status}`).toSorted((a, b) => a.localeCompare(b));
+    const rows = async () =>
+      sorted(
+        (await runSql(
+          site as TestApp,
+          "select email, status from outbox where kind = 'booking_reminder'",
+        )) as Row[],
+      );
+    const left = (one: Booking) => [one.email, owner].map((email) => ({ email, status: "queued" }));
+    const sent = (one: Booking) => [one.email, owner].map((email) => ({ email, status: "sent" }));
+    // Then only the hour-before reminders of the two later calls wait, each for its time.
+    await expect
+      .poll(rows, { timeout: 15_000 })
+      .toEqual(sorted([...sent(soon), ...sent(tomorrow), ...left(later), ...left(tomorrow)]));
+    for (const one of [later, begun]) expect(reminders(one.email)).toEqual([]);
+    expect(reminders(owner)).toHaveLength(2);
   });
 });

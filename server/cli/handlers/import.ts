@@ -86,6 +86,7 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     problems,
     notices,
     skipped: leftOut,
+    exportedAt,
   } = readExport(document, secret === null ? null : createExportSigner(secret));
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
   // The file moves a site into a new data folder: its database is made here,
@@ -118,6 +119,7 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
             trx,
             new Date(),
             context.config.OWNER_EMAIL ?? context.config.contactEmail,
+            exportedAt,
           ),
       },
     );
