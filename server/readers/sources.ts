@@ -52,10 +52,20 @@ const webMail =
 
 const utmLength = 60;
 
-/** A utm_ value as the owner reads it: trimmed, at most 60 characters, printable text only. */
+/**
+ * An e-mail address, as a mailing tool writes a subscriber's into its links
+ * (`%40` too, and the full-width `＠`, which NFKC makes `@`).
+ */
+const emailAddress = /[^\s@](@|%40)[^\s@]+\.[^\s@]/i;
+
+/**
+ * A utm_ value as the owner reads it: trimmed, at most 60 characters,
+ * printable text only; none at all when it carries an e-mail address.
+ */
 function cleanTag(value: string | null | undefined): string {
-  return (value ?? "")
-    .normalize("NFKC")
+  const text = (value ?? "").normalize("NFKC");
+  if (emailAddress.test(text)) return "";
+  return text
     .replace(/[\p{C}\p{Z}]+/gu, " ")
     .trim()
     .slice(0, utmLength)

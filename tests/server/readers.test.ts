@@ -293,6 +293,25 @@ describe.each(backends)("readers on %s", (backend) => {
       expect.objectContaining({ value: "/science/pressure-cooker", enquiry: 1 }),
     ]);
   });
+
+  it("keeps no e-mail address a link's utm_ values or the referrer carry, and counts the view", async () => {
+    // A mailing tool that writes each subscriber's address into the links it sends.
+    await view(t, { ip: "192.0.2.50", userAgent: chrome }, "/services", {
+      referrer: "https://mail.example.net/read?to=meera.iyer%40example.net",
+      query: `?utm_source=${encodeURIComponent("meera.iyer@example.net")}&utm_medium=email&utm_campaign=${encodeURIComponent("welcome meera.iyer+news@example.net")}`,
+    });
+    await t.app.readers.flush();
+    const holding = [];
+    for (const table of await tableNames(t, backend))
+      if (JSON.stringify(await runSql(t, `select * from ${table}`)).includes("meera"))
+        holding.push(table);
+    expect(holding).toEqual([]);
+    const owner = new Owner(t);
+    await owner.signIn();
+    const today = json(await owner.get("/api/admin/readers?period=day"), readersReportSchema);
+    expect(today.sources.map((s) => s.value)).toEqual(["mail.example.net"]);
+    expect(today.campaigns).toEqual([]);
+  });
 });
 
 describe.each(backends)("readers' writes on %s", (backend) => {
