@@ -37,7 +37,12 @@ function fields(block: string): Map<string, string> {
 const addressIn = (value: string | undefined): string[] =>
   value ? [...value.matchAll(/[^\s<>;,"]+@[^\s<>;,"]+/g)].map((m) => m[0]) : [];
 
-/** What one mail in the bounce mailbox reports; null when it is no report at all. */
+/**
+ * What one mail in the bounce mailbox reports; null when it is no report at
+ * all, or one mailparser refuses (more than 1,000 parts, or 1 MB of header
+ * lines): anyone can write to the bounce address, and such a mail, thrown
+ * back to the mailbox's reader, would be kept and parsed again every round.
+ */
 export async function readReport(source: Buffer | string): Promise<MailReport | null> {
   const { simpleParser } = await import("mailparser");
   const mail = await simpleParser(source, {
@@ -47,7 +52,8 @@ export async function readReport(source: Buffer | string): Promise<MailReport | 
     skipTextToHtml: true,
     skipTextLinks: true,
     skipImageLinks: true,
-  });
+  }).catch(() => null);
+  if (!mail) return null;
   const parts = (type: RegExp) =>
     mail.attachments
       .filter((part) => type.test(part.contentType))

@@ -226,4 +226,25 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       { email: reader("gone"), feedback: "bounce" },
     ]);
   });
+
+  it("deletes a mail its parser refuses, which anyone can send, rather than keep it for every round", async () => {
+    const before = await runSql(t, "select email, reason from suppressions order by email");
+    const head = "From: someone@example.org\r\nTo: bounces@ewe.test\r\nSubject: Undelivered\r\n";
+    // More parts than mailparser takes (1,000), and more header lines than it takes (1 MB of them, each at least 64 bytes).
+    await imap.deliver(
+      `${head}MIME-Version: 1.0\r\nContent-Type: multipart/report; boundary=b\r\n\r\n${"--b\r\nContent-Type: text/plain\r\n\r\nx\r\n".repeat(1_100)}--b--\r\n`,
+    );
+    await imap.deliver(`${head}${"X-A: b\r\n".repeat(17_000)}\r\nHello.\r\n`);
+    const run = await admin(
+      { ...adminEnv(t), ...env, BOUNCE_IMAP_URL: imap.url },
+      "mail",
+      "bounces",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toMatch(/kept/);
+    await expect.poll(() => imap.count(), { timeout: 20_000 }).toBe(0);
+    expect(await runSql(t, "select email, reason from suppressions order by email")).toEqual(
+      before,
+    );
+  });
 });
