@@ -247,4 +247,22 @@ describe.each(backends)("the bounce mailbox on %s", (backend) => {
       before,
     );
   });
+
+  it("reads a mail whose To is one word of 900 kB as quickly as any, and the site answers meanwhile", {
+    timeout: 60_000,
+  }, async () => {
+    await imap.deliver(
+      `From: someone@example.org\r\nTo: ${"a".repeat(900_000)}\r\nSubject: Hello\r\n\r\nHello.\r\n`,
+    );
+    // The running server reads it within its first few seconds; its pages keep being answered.
+    await expect
+      .poll(
+        async () => {
+          expect((await t.app.inject({ url: "/healthz" })).statusCode).toBe(200);
+          return imap.count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(0);
+  });
 });
