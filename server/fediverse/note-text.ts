@@ -16,8 +16,18 @@ import {
 /** Characters that would make Markdown of plain text. */
 const markdownSpecial = /([\\`*_[\]<>#])/g;
 
+/**
+ * A tag, an element and a link, each matched without running past the next
+ * `<` that could begin another: anyone's server can send 250 kB of `<a ` or
+ * `<a href="…">` without an end, and /<a\b([^>]*)>([\s\S]*?)<\/a>/ tried
+ * each one to the end of the text: 100 s of the event loop for one post.
+ */
+const tag = /<[^<>]*>/g;
+const element = /<(script|style)\b[^<]*(?:<(?!\/?\1\b)[^<]*)*<\/\1\s*>/gi;
+const link = /<a\b([^<>]*)>([^<]*(?:<(?!\/?a\b)[^<]*)*)<\/a\s*>/gi;
+
 function inlineText(html: string): string {
-  return decodeHtmlEntities(html.replace(/<[^>]*>/g, "")).replace(markdownSpecial, "\\$1");
+  return decodeHtmlEntities(html.replace(tag, "")).replace(markdownSpecial, "\\$1");
 }
 
 export function noteMarkdown(
@@ -28,31 +38,26 @@ export function noteMarkdown(
   }: { contentWarning?: string | null; dropMentionsOf: readonly string[] },
 ): string {
   // U+E000 (private use) marks where each link goes back in: none of theirs may pose as one.
-  const withoutScripts = html
-    .replaceAll("\uE000", "")
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, "");
+  const withoutScripts = html.replaceAll("\uE000", "").replace(element, "");
   const links: string[] = [];
-  const linked = withoutScripts.replace(
-    /<a\b([^>]*)>([\s\S]*?)<\/a\s*>/gi,
-    (_whole, attributes: string, inner: string) => {
-      const href = /\bhref\s*=\s*"([^"]*)"/i.exec(attributes)?.[1];
-      const label = inlineText(inner).trim();
-      const target = href ? decodeHtmlEntities(href) : "";
-      if (dropMentionsOf.includes(target)) return "";
-      const plain =
-        /\b(mention|hashtag)\b/.test(attributes) ||
-        !/^https?:\/\/[^\s()<>]+$/i.test(target) ||
-        label === "";
-      links.push(
-        plain ? label : label.replaceAll("\\", "") === target ? target : `[${label}](${target})`,
-      );
-      return `\uE000${links.length - 1}\uE000`;
-    },
-  );
+  const linked = withoutScripts.replace(link, (_whole, attributes: string, inner: string) => {
+    const href = /\bhref\s*=\s*"([^"]*)"/i.exec(attributes)?.[1];
+    const label = inlineText(inner).trim();
+    const target = href ? decodeHtmlEntities(href) : "";
+    if (dropMentionsOf.includes(target)) return "";
+    const plain =
+      /\b(mention|hashtag)\b/.test(attributes) ||
+      !/^https?:\/\/[^\s()<>]+$/i.test(target) ||
+      label === "";
+    links.push(
+      plain ? label : label.replaceAll("\\", "") === target ? target : `[${label}](${target})`,
+    );
+    return `\uE000${links.length - 1}\uE000`;
+  });
   const blocks = linked
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<\/(p|div|blockquote|li|h[1-6])\s*>/gi, "\n\n")
-    .replace(/<[^>]*>/g, "");
+    .replace(tag, "");
   const text = decodeHtmlEntities(blocks)
     .replace(markdownSpecial, "\\$1")
     .replace(/\uE000(\d+)\uE000/g, (_whole, index: string) => links[Number(index)] ?? "")

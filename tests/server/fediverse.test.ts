@@ -1149,6 +1149,25 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect(JSON.stringify(logs.lines)).not.toContain("lye soap");
   });
 
+  it("reads a reply of 240 kB of unclosed links as quickly as any other", {
+    timeout: 30_000,
+  }, async () => {
+    const note = `${remote.actor("dee")}/statuses/2202`;
+    // Anyone's server can send it: each `<a ` was once tried to the end of the text.
+    const said = await deeSays(2202, `Lye soap ${"<a ".repeat(80_000)}`);
+    expect(said.statusCode).toBe(202);
+    const settled = () =>
+      logs.lines.some(
+        (line) =>
+          line.note === note &&
+          ["a Fediverse reply became a comment", "a Fediverse reply was refused"].includes(
+            String(line.msg),
+          ),
+      );
+    await waitFor(async () => settled(), { timeoutMs: 20_000, what: "the reply taken or refused" });
+    expect((await t.app.inject({ url: "/healthz" })).statusCode).toBe(200);
+  });
+
   it("takes the owner's answer back from its writer's server when the owner deletes it", {
     timeout: 240_000,
   }, async () => {
