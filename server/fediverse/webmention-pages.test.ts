@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readEntry } from "./webmention-pages.ts";
+import { advertisedEndpoint, readEntry } from "./webmention-pages.ts";
 
 describe("a mentioning page's h-entry", () => {
   it("keeps its author's name and its words as one line of text, without control or hidden characters", async () => {
@@ -19,5 +19,22 @@ on\u0085<a href="https://ewe.test/science/soap">so\uFEFFap</a></p>
       authorUrl: "https://eve.example/",
       content: "Read this[2J: on soap",
     });
+  });
+});
+
+describe("a linked page's Webmention endpoint", () => {
+  it("is looked for in a page of 400 kB of unclosed tags as quickly as in any other", () => {
+    // The page is another site's, whatever the owner thought it was when linking to it.
+    const html = `<a href="/about">About</a><p>${"<a ".repeat(130_000)}`;
+    const started = performance.now();
+    const endpoint = advertisedEndpoint({
+      status: 200,
+      url: "https://other.example/post",
+      headers: { "content-type": "text/html" },
+      body: Buffer.from(html),
+    });
+    expect(endpoint).toBeNull();
+    // Each `<a ` was once read to the end of the page: minutes of the event loop.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });

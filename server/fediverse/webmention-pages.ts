@@ -129,7 +129,8 @@ export function advertisedEndpoint(answer: RemoteAnswer): URL | null {
   }
   if (!String(answer.headers["content-type"] ?? "").includes("html")) return null;
   const html = answer.body.toString("utf8");
-  for (const tag of html.matchAll(/<(?:link|a)\s[^>]*>/gi)) {
+  // A tag ends before the next `<`: /<a\s[^>]*>/ read each of 400 kB of `<a ` to the page's end.
+  for (const tag of html.matchAll(/<(?:link|a)\s[^<>]*>/gi)) {
     const rel = attributeValue(new RegExp(String.raw`\srel${attribute}`, "i").exec(tag[0]));
     if (!rel.toLowerCase().split(/\s+/).includes("webmention")) continue;
     const href = new RegExp(String.raw`\shref${attribute}`, "i").exec(tag[0]);
