@@ -11,9 +11,10 @@ import type { Env } from "./config.ts";
  * reader searched for on the search page, which the privacy page promises the
  * logs do not hold, and the page the readers' beacon says a reader came from
  * (`r`), which is the address of the page before, token and all
- * (`/unsubscribe?token=…`).
+ * (`/unsubscribe?token=…`), and the question to the assistant that its
+ * enquiry link carries to the form (`message`), kept with no IP address.
  */
-const secretParameters = new Set(["token", "ticket", "q", "r"]);
+const secretParameters = new Set(["token", "ticket", "q", "r", "message"]);
 
 /** The owner's calendar feed is read at a secret path, `/book/feed/<token>.ics`. */
 const secretPath = /^\/book\/feed\//;

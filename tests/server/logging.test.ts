@@ -1,11 +1,13 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assistantResponseSchema } from "../../contract/assistant.ts";
+import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { loggerOptions, redactUrl } from "../../server/logging.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { editionFile, requestSubscription } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { capturedLogs, siteOrigin, startTestApp, type TestApp } from "./support/test-app.ts";
+import { capturedLogs, json, siteOrigin, startTestApp, type TestApp } from "./support/test-app.ts";
 
 describe("redacting URLs in logs", () => {
   const token = "q3Vn1zYh0pXc6o2m8b5KwTnRrLdAeGfHiJkS4uE7t9a";
@@ -133,6 +135,36 @@ describe("the access log", () => {
         "/api/readers/view?p=%2Fscience&r=[redacted]",
       ]);
       expect(JSON.stringify(logs.lines)).not.toContain(token);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("writes no question to the assistant, which the enquiry link it offers carries", async () => {
+    const logs = capturedLogs("info");
+    const logger = { ...(loggerOptions("info") as object), stream: logs.logger.stream };
+    const t = await startTestApp("sqlite", {
+      logger,
+      env: { LOG_SAMPLE_READS: "1" },
+      // A site with nothing to quote: every question is declined with the enquiry link.
+      assistantIndex: () => serializeIndex([]),
+      clientFiles: { "services/index.html": "<!doctype html><title>Services</title>" },
+    });
+    try {
+      const asked = await t.visitor({ ip: "10.1.0.9" }).post("/api/assistant", {
+        question: "What is the capital of Australia, asks Priya Nair?",
+      });
+      const link = String(json(asked, assistantResponseSchema).actions[0]?.url).replace(/#.*/, "");
+      expect(link).toMatch(/^\/services\?message=What/);
+      // The reader follows it, from the IP address the line records.
+      expect((await t.app.inject({ url: link, remoteAddress: "10.1.0.9" })).statusCode).toBe(200);
+      const line = () =>
+        logs.lines.find(
+          (l) => l.msg === "request completed" && l.req?.url?.startsWith("/services?message="),
+        );
+      await waitFor(async () => line() !== undefined, { what: "the enquiry page's line" });
+      expect(line()?.req?.url).toBe("/services?message=[redacted]");
+      expect(JSON.stringify(logs.lines)).not.toContain("Priya");
     } finally {
       await t.close();
     }
