@@ -30,19 +30,17 @@ type OwnerRepliesDeps = {
   log: Logger;
 };
 
-export function createOwnerReplies(deps: OwnerRepliesDeps) {
-  const {
-    repository,
-    comments,
-    bus,
-    queue,
-    remoteFetch,
-    deliverable,
-    publishing,
-    federation,
-    log,
-  } = deps;
-
+export function createOwnerReplies({
+  repository,
+  comments,
+  bus,
+  queue,
+  remoteFetch,
+  deliverable,
+  publishing,
+  federation,
+  log,
+}: OwnerRepliesDeps) {
   /**
    * The owner's reply as the Note it becomes (its comment's HTML, the Note
    * it answers and whom), or null when it answers no comment from the

@@ -138,23 +138,14 @@ export function createFediverse(options: FediverseOptions) {
     sendFedifyLogsTo(log);
     const made = await createSiteFederation({
       ...options,
+      ...shared,
       kv,
-      queue,
-      repository,
       items,
       ownerNote: replies.ownerNote,
-      deliverable,
-      remoteFetch,
     });
     listenToInbox(made, {
       ...options.inbox,
-      repository,
-      remoteFetch,
-      deliverable,
-      siteUrl,
-      log,
-      changed: (path) => options.changed?.(path),
-      forgetCached: (actorId) => kv.forgetAbout(actorId),
+      ...shared,
       answersErased: replies.takeBack,
       failed: queue.failed,
     });
@@ -173,7 +164,8 @@ export function createFediverse(options: FediverseOptions) {
     sender: { federation: await federation(), repository, siteUrl, log, deliverable },
   });
 
-  const replies = createOwnerReplies({
+  /** What the Fediverse's parts share; each takes what its type names. */
+  const shared = {
     repository,
     comments: options.inbox.comments,
     bus: options.bus,
@@ -182,16 +174,16 @@ export function createFediverse(options: FediverseOptions) {
     deliverable,
     publishing,
     federation,
+    siteUrl,
     log,
-  });
-
+    changed: (path: string) => options.changed?.(path),
+    forgetCached: (actorId: string) => kv.forgetAbout(actorId),
+  };
+  const replies = createOwnerReplies(shared);
   const actions = fediverseActions({
-    repository,
+    ...shared,
     webmentions,
-    comments: options.inbox.comments,
-    forgetCached: (actorId) => kv.forgetAbout(actorId),
     answersErased: replies.takeBack,
-    changed: (path) => options.changed?.(path),
     followerRemoved: (follower) => {
       void publishing()
         .then(({ rejectFollow, sender }) => rejectFollow(sender, follower))
