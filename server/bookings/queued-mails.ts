@@ -70,20 +70,19 @@ export async function dropQueued(trx: Db, id: number) {
 
 type Call = { id: number; email: string; start: Date; sequence: number };
 
-const payloadOf = (call: Call, to: "reader" | "owner", hoursBefore?: 24 | 1) =>
-  JSON.stringify({
-    bookingId: call.id,
-    to,
-    sequence: call.sequence,
-    ...(hoursBefore ? { hoursBefore } : {}),
-  } satisfies BookingMailPayload);
+/** A mail's payload: its booking, to whom, and a reminder's hours or a cancellation's call. */
+const payloadOf = (
+  { id, sequence }: { id: number; sequence: number },
+  to: "reader" | "owner",
+  more: Pick<BookingMailPayload, "hoursBefore" | "call"> = {},
+) => JSON.stringify({ bookingId: id, to, sequence, ...more } satisfies BookingMailPayload);
 
 /** The reminder `hours` before the call to both sides, due at `due`. */
 const reminders = (call: Call, ownerEmail: string | undefined, hours: 24 | 1, due: number) =>
   recipientsOf(call.email, ownerEmail).map(([to, email]) => ({
     kind: "booking_reminder" as const,
     email,
-    payload: payloadOf(call, to, hours),
+    payload: payloadOf(call, to, { hoursBefore: hours }),
     due: new Date(due).toISOString(),
   }));
 
@@ -179,12 +178,7 @@ export async function queueCancellations(
     recipientsOf(booking.email, ownerEmail).map(([to, email]) => ({
       kind: "booking_cancellation",
       email,
-      payload: JSON.stringify({
-        bookingId: booking.id,
-        to,
-        sequence: booking.sequence,
-        call,
-      } satisfies BookingMailPayload),
+      payload: payloadOf(booking, to, { call }),
     })),
   );
 }
