@@ -104,8 +104,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     ...createBookingSettings(store, clock),
 
     /** Calls still booked that end after `from`. */
-    async taken(from: Date, trx: Db = db): Promise<{ start: number; end: number }[]> {
-      const rows = await trx
+    async taken(from: Date): Promise<{ start: number; end: number }[]> {
+      const rows = await db
         .selectFrom("bookings")
         .select(["starts_at", "ends_at"])
         .where("status", "=", "booked")

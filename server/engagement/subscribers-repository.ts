@@ -338,8 +338,8 @@ export function createSubscribersRepository(store: Store) {
      * Forgets what the double opt-in no longer needs: the per-IP record after
      * an hour, links a week after they expired, and addresses never confirmed.
      */
-    async prune(now = new Date()): Promise<void> {
-      const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+    async prune(): Promise<void> {
+      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
       await forgetConfirmationRequests(db, ago(confirmationRules.ipWindowMs));
       // Kept a while past their expiry, so a late click still hears "expired" or "used".
       await db

@@ -110,7 +110,7 @@ function snsStringToSign(message: SnsMessage): string {
     .join("");
 }
 
-function httpsText(url: URL, ca: string | undefined, limit = 16_384): Promise<string> {
+function httpsText(url: URL, ca: string | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     // Loaded here: a start that never verifies a certificate loads no TLS (docs/decisions/038-start-and-idle.md).
     const { get } = process.getBuiltinModule("node:https");
@@ -124,7 +124,7 @@ function httpsText(url: URL, ca: string | undefined, limit = 16_384): Promise<st
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => {
         text += chunk;
-        if (text.length > limit) request.destroy(new Error("too long"));
+        if (text.length > 16_384) request.destroy(new Error("too long"));
       });
       response.on("end", () => resolve(text));
     });

@@ -66,12 +66,12 @@ export async function writeExport(
   store: Store,
   config: Config,
   sink: Sink,
-  { now = new Date(), signer }: { now?: Date; signer?: ExportSigner } = {},
+  { signer }: { signer?: ExportSigner } = {},
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const signature = signer?.start();
   await sink(
-    `{\n"format": ${JSON.stringify(exportFormat)},\n"version": ${exportVersion},\n"exportedAt": ${JSON.stringify(now.toISOString())},\n"settings": ${JSON.stringify(settingsOf(config))},\n"tables": {`,
+    `{\n"format": ${JSON.stringify(exportFormat)},\n"version": ${exportVersion},\n"exportedAt": ${JSON.stringify(new Date().toISOString())},\n"settings": ${JSON.stringify(settingsOf(config))},\n"tables": {`,
   );
   let firstTable = true;
   for (const table of exportTables) {

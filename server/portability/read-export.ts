@@ -46,11 +46,7 @@ type ReadExport = {
  * ready to write, and every problem found. `signer` is this site's: without
  * one, no comment keeps the owner's marks.
  */
-export function readExport(
-  document: unknown,
-  signer: ExportSigner | null = null,
-  { now = new Date() }: { now?: Date } = {},
-): ReadExport {
+export function readExport(document: unknown, signer: ExportSigner | null): ReadExport {
   const problems: Problem[] = [];
   const notices: string[] = [];
   const skipped: Skipped[] = [];
@@ -131,7 +127,7 @@ export function readExport(
     });
   }
   const schedules = tables.find((t) => t.table.name === "edition_schedules");
-  if (schedules) skipped.push(...settleSchedules(schedules, tables, now));
+  if (schedules) skipped.push(...settleSchedules(schedules, tables, new Date()));
   const exportedAt = new Date(typeof file.exportedAt === "string" ? file.exportedAt : Number.NaN);
   return { tables, problems, notices, skipped, exportedAt };
 }
