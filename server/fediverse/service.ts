@@ -45,18 +45,8 @@ type FediverseOptions = {
   importFederation?: () => Promise<typeof import("./federation.ts")>;
   softwareVersion: string;
   log: Logger;
-  inbox: Omit<
-    InboxDeps,
-    | "repository"
-    | "remoteFetch"
-    | "deliverable"
-    | "siteUrl"
-    | "log"
-    | "changed"
-    | "forgetCached"
-    | "answersErased"
-    | "failed"
-  >;
+  /** What the inbox takes from the site; the rest is the service's own. */
+  inbox: Pick<InboxDeps, "comments" | "defences" | "commentable">;
   /** An item's Fediverse figures changed (likes, boosts): what shows them reads again. */
   changed?: (itemPath: string) => void;
   /** Whether webmentions wait for the owner (MODERATION). */
