@@ -49,6 +49,9 @@ export const rowIdParamSchema = canonicalWholeNumber(
   `Ids are whole numbers from 1 to ${rowIdMax}, written with digits only.`,
 );
 
+/** A route's `:id`: the row it names. */
+export const rowIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
+
 export const reactionTypeSchema = z.enum(reactionTypes);
 export const itemKindSchema = z.enum(itemKinds);
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rowIdMax, rowIdParamSchema, timestampSchema } from "./api.ts";
+import { rowIdMax, timestampSchema } from "./api.ts";
 import { limits } from "./limits.ts";
 import { hasFewMarksPerCharacter, hasNoHiddenCharacters, hasVisibleCharacter } from "./text.ts";
 
@@ -124,8 +124,6 @@ export const questionsResponseSchema = z.object({
   retentionDays: z.number().int(),
 });
 export type QuestionsResponse = z.infer<typeof questionsResponseSchema>;
-
-export const questionIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 
 export type AssistantEndpoints = {
   "POST /assistant": { body: z.input<typeof assistantRequestSchema>; response: AssistantResponse };

@@ -3,7 +3,6 @@ import {
   emailSchema,
   errorResponseSchema,
   type FormTokenResponse,
-  rowIdParamSchema,
   timestampSchema,
 } from "./api.ts";
 import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
@@ -209,8 +208,6 @@ export const bookingsResponseSchema = z.object({
   feed: z.boolean(),
   retentionDays: z.number().int(),
 });
-
-export const bookingIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 
 export const cancelBookingRequestSchema = z.strictObject({
   message: z

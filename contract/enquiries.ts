@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema, type FormTokenResponse, rowIdParamSchema, timestampSchema } from "./api.ts";
+import { emailSchema, type FormTokenResponse, timestampSchema } from "./api.ts";
 import { enquiryStatuses } from "./enquiry-choices.ts";
 import { limits } from "./limits.ts";
 import {
@@ -114,10 +114,6 @@ export const enquiriesResponseSchema = z.object({
   /** Every service the form offers, by id, with "other" last: the filter's choices. */
   services: z.array(z.object({ id: z.string(), title: z.string() })),
   retentionDays: z.number().int(),
-});
-
-export const enquiryIdParamsSchema = z.strictObject({
-  id: rowIdParamSchema,
 });
 
 export const answerEnquiryRequestSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rowIdParamSchema, timestampSchema } from "./api.ts";
+import { timestampSchema } from "./api.ts";
 
 /*
  * The console's Followers screen (docs/fediverse.md): who follows the site on
@@ -60,8 +60,6 @@ export type ConsoleMention = z.infer<typeof consoleMentionSchema>;
 /** A mention as an item's page shows it. */
 export type ShownMention = Omit<ConsoleMention, "target" | "path" | "status" | "receivedAt">;
 export const mentionsResponseSchema = z.object({ mentions: z.array(consoleMentionSchema) });
-
-export const mentionIdParamsSchema = z.strictObject({ id: rowIdParamSchema });
 
 export type FediverseEndpoints = {
   "GET /admin/followers": { response: z.infer<typeof followersResponseSchema> };

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
+import { rowIdParamsSchema } from "../../../contract/api.ts";
 import {
   availabilityAnswerSchema,
   availabilitySchema,
-  bookingIdParamsSchema,
   bookingSchema,
   bookingsQuerySchema,
   bookingsResponseSchema,
@@ -70,7 +70,7 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     route(
       "Cancel a booked call with a message; both sides are sent the cancellation",
       z.object({ booking: bookingSchema }),
-      { params: bookingIdParamsSchema, body: cancelBookingRequestSchema },
+      { params: rowIdParamsSchema, body: cancelBookingRequestSchema },
     ),
     async (request) => {
       const booking = await actions.cancel(actor(request), request.params.id, request.body.message);
@@ -105,7 +105,7 @@ export const bookingConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     route(
       "Delete a booking and every mail about it (a reader's request by mail); nobody is told",
       noContent,
-      { params: bookingIdParamsSchema },
+      { params: rowIdParamsSchema },
     ),
     async (request) => {
       const removed = await actions.remove(actor(request), request.params.id);

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { rowIdParamsSchema } from "../../../contract/api.ts";
 import {
   answerEnquiryRequestSchema,
   enquiriesQuerySchema,
   enquiriesResponseSchema,
-  enquiryIdParamsSchema,
   enquiryResponseOwnerSchema,
   enquiryWeeksResponseSchema,
   otherService,
@@ -68,7 +68,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     route(
       "Mark an enquiry new, answered or closed, or keep it past the retention period",
       enquiryResponseOwnerSchema,
-      { params: enquiryIdParamsSchema, body: updateEnquiryRequestSchema },
+      { params: rowIdParamsSchema, body: updateEnquiryRequestSchema },
     ),
     async (request) => {
       const { id } = request.params;
@@ -82,7 +82,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
     route(
       "Answer an enquiry by mail, threaded under its acknowledgement",
       { 201: enquiryResponseOwnerSchema },
-      { params: enquiryIdParamsSchema, body: answerEnquiryRequestSchema },
+      { params: rowIdParamsSchema, body: answerEnquiryRequestSchema },
     ),
     async (request, reply) => {
       const { id } = request.params;
@@ -94,7 +94,7 @@ export const enquiryConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = async
   app.delete(
     "/enquiries/:id",
     route("Delete an enquiry with its answers and its mails", noContent, {
-      params: enquiryIdParamsSchema,
+      params: rowIdParamsSchema,
     }),
     async (request) => {
       if (!(await actions.remove(actor(request), request.params.id))) throw missing();

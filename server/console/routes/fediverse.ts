@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
+import { rowIdParamsSchema } from "../../../contract/api.ts";
 import {
   blockRequestSchema,
   eraseRequestSchema,
   eraseResponseSchema,
   followersResponseSchema,
-  mentionIdParamsSchema,
   mentionsResponseSchema,
 } from "../../../contract/fediverse.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
@@ -98,7 +98,7 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
   app.post(
     "/webmentions/:id/approve",
     route("Show a verified webmention under its item", noContent, {
-      params: mentionIdParamsSchema,
+      params: rowIdParamsSchema,
     }),
     async (request) => {
       if (!(await actions.approveMention(actor(request), request.params.id))) {
@@ -109,7 +109,7 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
 
   app.delete(
     "/webmentions/:id",
-    route("Delete a webmention, shown or waiting", noContent, { params: mentionIdParamsSchema }),
+    route("Delete a webmention, shown or waiting", noContent, { params: rowIdParamsSchema }),
     async (request) => {
       if (!(await actions.removeMention(actor(request), request.params.id))) {
         throw notFound("There is no such webmention; it may have been deleted.");

@@ -1,9 +1,6 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import {
-  questionIdParamsSchema,
-  questionsQuerySchema,
-  questionsResponseSchema,
-} from "../../../contract/assistant.ts";
+import { rowIdParamsSchema } from "../../../contract/api.ts";
+import { questionsQuerySchema, questionsResponseSchema } from "../../../contract/assistant.ts";
 import { notFound } from "../../api/errors.ts";
 import { questionActions } from "../../assistant/owner-actions.ts";
 import { type ConsoleContext, noContent, route } from "./context.ts";
@@ -37,7 +34,7 @@ export const questionConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asyn
 
   app.delete(
     "/questions/:id",
-    route("Delete one question", noContent, { params: questionIdParamsSchema }),
+    route("Delete one question", noContent, { params: rowIdParamsSchema }),
     async (request) => {
       if (!(await actions.remove(actor(request), request.params.id))) {
         throw notFound("There is no such question; it may have been deleted.");
