@@ -1,17 +1,24 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { mailboxOf } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
-import { replyMailRules } from "./reply-watches.ts";
+import { atDomainsOf, replyMailRules } from "./reply-watches.ts";
 
 /*
  * The limits on confirmation mails (docs/product.md, "Reply mails"): per
- * network, shared with the newsletter's, and per address, whoever asks.
+ * network, shared with the newsletter's, and per mailbox, whoever asks.
  */
 
 /** Whether a confirmation mail may be asked for: yes, or which limit refuses it. */
 export type AdmitOutcome = "ok" | "ip_limited" | "address_limited";
 
-export const sameAddress = (email: string) => sql<string>`lower(${email})`;
+const sameAddress = (email: string) => sql<string>`lower(${email})`;
+
+/**
+ * The mailbox a confirmation mail counts against, loosely as a form's limit
+ * counts (lib/mailbox.ts): every spelling of one inbox shares its day's share.
+ */
+export const limitMailbox = (email: string) => mailboxOf(email, { loose: true });
 /**
  * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
  * share the limit per network): `confirmation_requests` is written here alone.
@@ -45,25 +52,27 @@ export function needsConfirmation(
   );
 }
 
-/** Whether the address had its day's share of confirmation mails already. */
+/** Whether the address's mailbox (`limitMailbox`) had its day's share of confirmation mails already. */
 export async function dayShareSent(
   trx: Kysely<Database>,
   email: string,
   now: Date,
 ): Promise<boolean> {
+  const mailbox = limitMailbox(email);
   const today = await trx
     .selectFrom("reply_addresses")
-    .select((eb) => eb.fn.countAll().as("count"))
-    .where(sql<string>`lower(email)`, "=", sameAddress(email))
+    .select("email")
+    .where(atDomainsOf(mailbox))
     .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
-    .executeTakeFirstOrThrow();
-  return Number(today.count) >= replyMailRules.maxConfirmationsPerAddressPerDay;
+    .execute();
+  const sent = today.filter((row) => limitMailbox(row.email) === mailbox).length;
+  return sent >= replyMailRules.maxConfirmationsPerAddressPerDay;
 }
 
 /**
  * Before a comment asking for reply mails is stored: refuses one that would send a
  * confirmation mail past the limits (per IP address, shared with the newsletter's, and per
- * address, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
+ * mailbox, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
  */
 export async function admit(
   db: Kysely<Database>,

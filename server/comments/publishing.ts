@@ -14,8 +14,8 @@ import {
   addressOf,
   admit,
   dayShareSent,
+  limitMailbox,
   needsConfirmation,
-  sameAddress,
 } from "./confirmation-limits.ts";
 import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
@@ -73,7 +73,8 @@ export function createCommentPublishing(
    * but requests admitted together, on several instances, each count before
    * any of them is stored: the limit is kept here, in the comment's own
    * transaction, where writers of one address take their turn (SQLite's
-   * writes are one at a time; on PostgreSQL, an advisory lock per address).
+   * writes are one at a time; on PostgreSQL, an advisory lock per mailbox, as
+   * the limit counts it).
    * A mailbox whose reader stopped all reply mails is sent nothing, yet counted
    * as if it were, so that the form tells nobody it was stopped.
    */
@@ -85,7 +86,7 @@ export function createCommentPublishing(
     now: Date,
   ) {
     if (store.kind === "postgres") {
-      await sql`select pg_advisory_xact_lock(hashtext('reply confirmation'), hashtext(${sameAddress(email)}))`.execute(
+      await sql`select pg_advisory_xact_lock(hashtext('reply confirmation'), hashtext(${limitMailbox(email)}))`.execute(
         trx,
       );
     }

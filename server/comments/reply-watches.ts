@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
@@ -21,7 +21,7 @@ export const replyMailRules = {
   resendAfterMs: dayMs,
   /** A pending address is forgotten this long after its last confirmation mail. */
   forgetPendingAfterMs: 7 * dayMs,
-  /** Confirmation mails one address may receive in a day, whoever asks. */
+  /** Confirmation mails one mailbox (every spelling) may receive in a day, whoever asks. */
   maxConfirmationsPerAddressPerDay: 3,
   /** After a reply is mailed, further replies in its thread wait this long for one digest. */
   digestWindowMs: 10 * 60 * 1000,
@@ -42,18 +42,24 @@ export const replyStopKey = (secret: string) =>
 export type ReplyMailPayload = { replyId: number };
 
 /**
+ * Where an address left for reply mails may reach `mailbox` (a `mailboxOf`): at
+ * its domain or another name of it (the forms take plain ASCII domains, so no
+ * "%" or "_" widens it). Its caller compares the mailboxes of the rows found.
+ */
+export const atDomainsOf =
+  (mailbox: string) => (eb: ExpressionBuilder<Database, "reply_addresses">) =>
+    eb.or(domainsOf(mailbox).map((domain) => eb(sql`lower(email)`, "like", `%@${domain}`)));
+
+/**
  * The addresses left for reply mails, from any browser and in any spelling,
- * that reach the mailbox a stop of `email` keeps. Its domain's addresses
- * first (the forms take plain ASCII domains, so no "%" or "_" widens it).
+ * that reach the mailbox a stop of `email` keeps.
  */
 async function sameMailbox(trx: Kysely<Database>, email: string): Promise<number[]> {
   const mailbox = replyMailbox(email);
   const rows = await trx
     .selectFrom("reply_addresses")
     .select(["id", "email"])
-    .where((eb) =>
-      eb.or(domainsOf(mailbox).map((domain) => eb(sql`lower(email)`, "like", `%@${domain}`))),
-    )
+    .where(atDomainsOf(mailbox))
     .execute();
   return rows.filter((row) => replyMailbox(row.email) === mailbox).map((row) => row.id);
 }

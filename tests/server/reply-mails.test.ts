@@ -377,7 +377,9 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const neighbour = `${local.replace(".", "")}@${domain}`;
     await ask(t.visitor(), freshItem("science"), neighbour);
     await smtp.waitFor(() => smtp.to(neighbour).length === 1);
-    // Until its reader asks the owner to lift the stop.
+    // Until its reader asks the owner to lift the stop: the next day, as these three
+    // spellings had the mailbox's share of confirmations (counted loosely) for today.
+    clock.advance(24 * 60 * 60 * 1000);
     expect((await admin(adminEnv(t), "suppressions", "lift", email)).code).toBe(0);
     await ask(t.visitor(), freshItem("science"), email);
     await smtp.waitFor(() => smtp.to(email).length === 3);
@@ -601,6 +603,32 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await ask(reader, postId, other);
     await ask(reader, freshItem("science"), other);
     expect((await queuedFor(other)).map((row) => row.kind)).toEqual(["reply_confirmation"]);
+  });
+
+  it("caps a day's confirmations per mailbox, not per spelling, even asked all at once", async () => {
+    const postId = freshItem("science");
+    const { email, tagged, neighbour } = spellings();
+    const [local, domain] = email.split("@") as [string, string];
+    // One inbox, as a limit counts it: a +tag, and the name without its dot.
+    const spelt = [email, tagged, neighbour, `${local}+more@${domain}`];
+    const askAs = (address: string, n: number) =>
+      t.visitor({ ip: `203.0.113.${n + 1}` }).post(`/api/items/science/${postId}/comments`, {
+        content: `Does a spelling of the address count apart? (${n})`,
+        userName: "Mallory",
+        formToken: t.commentToken(),
+        notifyEmail: address,
+      });
+    await Promise.all(spelt.map(askAs));
+    const confirmations = async () =>
+      (await Promise.all(spelt.map(queuedFor)))
+        .flat()
+        .filter((row) => row.kind === "reply_confirmation");
+    expect(await confirmations()).toHaveLength(3);
+    // Past the day's share, another spelling is refused and stores nothing.
+    const refused = await askAs(`${local}+again@${domain}`, 9);
+    expect(refused.statusCode).toBe(429);
+    expect(await queuedFor(`${local}+again@${domain}`)).toEqual([]);
+    await smtp.waitFor(() => spelt.flatMap((address) => smtp.to(address)).length === 3);
   });
 
   it("keeps the address out of every public answer; Your data shows it and deletes it; deleting the comment forgets it", async () => {
