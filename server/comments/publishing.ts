@@ -164,19 +164,23 @@ export function createCommentPublishing(
         "reply_watches.id as id",
         "reply_watches.unsubscribe_token as token",
         "reply_addresses.email as email",
+        "reply_addresses.status as status",
+        "reply_addresses.visitor_id as visitorId",
       ])
       .where("reply_watches.thread_id", "=", row.parent_id)
-      .where("reply_addresses.status", "=", "confirmed")
-      // A reader is not told of their own replies.
-      .where("reply_addresses.visitor_id", "!=", row.visitor_id)
       .orderBy("reply_watches.id")
       .execute();
     const at = now.toISOString();
-    const mailed = new Set<string>();
-    for (const { id, token, email } of watches) {
+    // A reader is not told of their own replies: not at the addresses the
+    // writer's browser follows the thread with (the reply's own, when it asks
+    // to), nor at another spelling of their mailboxes left in another browser.
+    const mailed = new Set(
+      watches.filter((w) => w.visitorId === row.visitor_id).map((w) => replyMailbox(w.email)),
+    );
+    for (const { id, token, email, status } of watches) {
       // One mail per mailbox, however many of its spellings follow the thread.
       const mailbox = replyMailbox(email);
-      if (mailed.has(mailbox)) continue;
+      if (status !== "confirmed" || mailed.has(mailbox)) continue;
       mailed.add(mailbox);
       const opened = await trx
         .updateTable("reply_watches")

@@ -336,6 +336,46 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(smtp.to(email)[1]?.parsed.text).toContain("https://example.com/cells");
   });
 
+  it("never mails a reader their own reply from another browser, approved or published, yet mails their neighbour", async () => {
+    const { email, tagged, neighbour } = spellings();
+    const postId = freshItem("science");
+    const question = await ask(t.visitor(), postId, email);
+    await ask(t.visitor(), postId, neighbour, question);
+    await confirm(email);
+    await confirm(neighbour);
+    // From the phone, following under another spelling of the laptop's mailbox: a link
+    // from a browser the site does not know is held, then approved; the next is published.
+    const phone = t.visitor();
+    const held = await phone.post(`/api/items/science/${postId}/comments`, {
+      content: "A chart of it: https://example.com/cells",
+      userName: "Asha",
+      formToken: t.commentToken(),
+      notifyEmail: tagged,
+      parentId: question,
+    });
+    expect(json(held, commentResponseSchema).comment.awaitingApproval).toBe(true);
+    await admin(
+      adminEnv(t),
+      "comments",
+      "approve",
+      String(json(held, commentResponseSchema).comment.id),
+    );
+    await ask(phone, postId, tagged, question);
+    const kinds = async (address: string) => (await queuedFor(address)).map((row) => row.kind);
+    // The neighbour is told of both: the second in a digest, or at once when the
+    // console's approval (real time) and the server (a clock tests move) disagree.
+    expect(await kinds(neighbour)).toEqual([
+      "reply_confirmation",
+      "reply_notice",
+      expect.stringMatching(/^reply_(notice|digest)$/),
+    ]);
+    expect(await kinds(email)).toEqual(["reply_confirmation"]);
+    // A stranger's reply still reaches the laptop's address.
+    await t.visitor().reply(postId, question, "Keep it at half charge.", "Ravi");
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    expect(smtp.to(email)[1]?.parsed.text).toContain("Keep it at half charge.");
+  });
+
   it("stops every thread's mails with 'Stop all reply mails', forgets the address, and sends strangers' asks nothing", async () => {
     const email = inbox();
     const reader = t.visitor();
