@@ -174,8 +174,12 @@ export function createCommentPublishing(
     // A reader is not told of their own replies: not at the addresses the
     // writer's browser follows the thread with (the reply's own, when it asks
     // to), nor at another spelling of their mailboxes left in another browser.
+    // Only a confirmed address counts as the writer's: one merely typed in
+    // could be anyone's, and would keep its owner from hearing of the reply.
     const mailed = new Set(
-      watches.filter((w) => w.visitorId === row.visitor_id).map((w) => replyMailbox(w.email)),
+      watches
+        .filter((w) => w.visitorId === row.visitor_id && w.status === "confirmed")
+        .map((w) => replyMailbox(w.email)),
     );
     for (const { id, token, email, status } of watches) {
       // One mail per mailbox, however many of its spellings follow the thread.

@@ -354,6 +354,8 @@ describe.each(backends)("reply mails on %s", (backend) => {
       parentId: question,
     });
     expect(json(held, commentResponseSchema).comment.awaitingApproval).toBe(true);
+    // The phone's address is the writer's once confirmed there (a typed one could be anyone's).
+    await confirm(tagged);
     await admin(
       adminEnv(t),
       "comments",
@@ -374,6 +376,20 @@ describe.each(backends)("reply mails on %s", (backend) => {
     await t.visitor().reply(postId, question, "Keep it at half charge.", "Ravi");
     await smtp.waitFor(() => smtp.to(email).length === 2);
     expect(smtp.to(email)[1]?.parsed.text).toContain("Keep it at half charge.");
+  });
+
+  it("mails a follower a stranger's reply that gives the follower's mailbox as its own without confirming it", async () => {
+    const { email, tagged } = spellings();
+    const postId = freshItem("science");
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    // A stranger types another spelling of the follower's mailbox: never confirmed, it is not theirs.
+    await ask(t.visitor(), postId, tagged, question);
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    expect((await queuedFor(email)).map((row) => row.kind)).toEqual([
+      "reply_confirmation",
+      "reply_notice",
+    ]);
   });
 
   it("stops every thread's mails with 'Stop all reply mails', forgets the address, and sends strangers' asks nothing", async () => {
