@@ -244,6 +244,8 @@ export function createCommentPublishing(
        * it, so neither is ever kept without the other (removal.ts forgets them together).
        */
       remote?: RemoteReply;
+      /** The owner's audit line for it, written in its transaction: both are kept, or neither. */
+      alongside?: (trx: Kysely<Database>, id: number) => Promise<void>;
     }): Promise<Comment | ReplyRefusal | Exclude<AdmitOutcome, "ok">> {
       const now = nowIso();
       const status = input.status ?? "published";
@@ -253,7 +255,8 @@ export function createCommentPublishing(
         const admitted = await admit(db, replies, { ...input, email: notifyEmail, ip: input.ip });
         if (admitted !== "ok") return admitted;
       }
-      const result = await db.transaction().execute(async (trx) => {
+      const { alongside } = input;
+      const result = await withLine(db, alongside, async (trx) => {
         const parentId =
           input.parentId === undefined ? null : await threadOf(trx, input.postId, input.parentId);
         if (typeof parentId === "string") return parentId;
@@ -312,6 +315,7 @@ export function createCommentPublishing(
           await watch(trx, replies, row, notifyEmail);
         }
         if (replies && status === "published") await mailThread(trx, replies.clock(), row);
+        await alongside?.(trx, row.id);
         return { row, recorded };
       });
       if (typeof result === "string") return result;

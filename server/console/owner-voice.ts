@@ -50,9 +50,9 @@ export function createOwnerVoice({
       return config.owner.name;
     },
 
-    /** Records an action taken from the pages in the console's audit trail. */
-    audit(session: SessionCheck, action: string, object: string): Promise<void> {
-      return owner.audit(session.id, action, object);
+    /** Records an action taken from the pages in the console's audit trail, in its transaction. */
+    audit(session, action, object, within) {
+      return owner.audit(session.id, action, object, within);
     },
   };
 }

@@ -785,6 +785,38 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     },
   );
 
+  it("the owner's comment from a page is not kept when its line fails, so sending it again posts it once", async () => {
+    const content = `Said once, ${sent++}.`;
+    const kept = async () =>
+      Number(
+        (await rows("select count(*) as n from science_comments where content = ?", [content]))[0]
+          ?.n,
+      );
+    const post = () => owner.post("/api/items/science/soap/comments", { content, userName: "Me" });
+    const allow = await refuseAuditLines(t);
+    try {
+      const failed = await post();
+      expect(failed.statusCode).toBe(500);
+      expect(JSON.parse(failed.body).error.message).toBe(
+        "Something went wrong on our side. Nothing was changed; try again.",
+      );
+    } finally {
+      await allow();
+    }
+    expect(await kept()).toBe(0);
+    if (backend === "postgres") {
+      // A full disk says nothing was saved or changed: now true.
+      const full = await whileRefused(...auditLinesRaise("disk_full"), post);
+      expect(full.statusCode).toBe(503);
+      expect(JSON.parse(full.body).error.message).toBe(
+        "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes.",
+      );
+      expect(await kept()).toBe(0);
+    }
+    expect((await post()).statusCode).toBe(201);
+    expect(await kept()).toBe(1);
+  });
+
   it("visitor purge: a failure between the comments and the reactions leaves both, and no line", async () => {
     const troll = t.visitor({ ip: `10.12.0.${sent++}` });
     const posted = await troll.comment("soap", "Soap is a scam, buy my powder.", "Troll");

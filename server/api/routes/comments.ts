@@ -139,8 +139,8 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
             userName: ownerVoice.nameFor(userName),
             ...asReply,
           },
+          (trx, id) => ownerVoice.audit(owner, "comment write", String(id), trx),
         );
-        await ownerVoice.audit(owner, "comment write", String(comment.id));
         return reply.code(201).send({ comment });
       }
       const verdict = await defences.judgeNew({

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Kysely } from "kysely";
 import { type Comment, formTokenResponseSchema, type OwnerOverlay } from "../../../contract/api.ts";
 import type { ItemKind } from "../../../contract/limits.ts";
 import type { ReplyWatches } from "../../comments/reply-watches.ts";
 import type { ReplyRefusal } from "../../comments/threads.ts";
+import type { Database } from "../../db/schema.ts";
 import type { Catalog } from "../../engagement/catalog.ts";
 import type { Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
@@ -35,8 +37,13 @@ export type OwnerVoice = {
   isAlive(session: OwnerSession): Promise<boolean>;
   /** The name the owner's comment is stored under. */
   nameFor(typed: string): string;
-  /** Records an action taken from the pages in the owner's audit trail. */
-  audit(session: OwnerSession, action: string, object: string): Promise<void>;
+  /** Records an action taken from the pages in the owner's audit trail, in the action's transaction `within`. */
+  audit(
+    session: OwnerSession,
+    action: string,
+    object: string,
+    within: Kysely<Database>,
+  ): Promise<void>;
 };
 
 /** What the route plugins need from the app. */
@@ -107,15 +114,18 @@ export function replyRefused(refusal: ReplyRefusal): ApiError {
  * The owner's own comment or reply, from a reading page or the console
  * (docs/decisions/016-owner-voice.md): no hold, no form timing, no ban, no
  * reserved name, published at once with "Author"; the text rules still apply.
+ * `alongside` writes its audit line in its transaction: both are kept, or neither.
  */
 export async function addAsOwner(
   { engagement, defences }: { engagement: Engagement; defences: CommentDefences },
   input: { postId: string; content: string; userName: string; parentId?: number },
+  alongside: (trx: Kysely<Database>, id: number) => Promise<void>,
 ): Promise<Comment> {
   const refusal = defences.judgeEdit(input.content);
   if (refusal) throw refusalError(refusal);
   const comment = await engagement.comments.add({
     ...input,
+    alongside,
     visitorId: ownerVisitorId,
     byOwner: true,
   });

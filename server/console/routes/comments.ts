@@ -106,8 +106,8 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
           userName: config.owner.name,
           parentId,
         },
+        (trx, id) => actor(request).audit("comment reply", `${id}, answering ${parentId}`, trx),
       );
-      await actor(request).audit("comment reply", `${comment.id}, answering ${parentId}`);
       return reply.code(201).send({ comment });
     },
   );
