@@ -318,6 +318,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   const actor: OwnerActor = {
     act: async (change, line) => (await commandLine()).act(change, line),
     audit: async (action, object, within) => (await commandLine()).audit(action, object, within),
+    wrote: async (action, object) => (await commandLine()).wrote(action, object),
   };
 
   try {

@@ -339,6 +339,13 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     actor(sessionId: string | null): OwnerActor {
       return {
         audit: (action, object, within) => this.audit(sessionId, action, object, within),
+        wrote: async (action, object) =>
+          (await db
+            .selectFrom("owner_audit")
+            .select("id")
+            .where("action", "=", action)
+            .where("object", "=", object)
+            .executeTakeFirst()) !== undefined,
         act: (change, line) =>
           withLine(db, line, async (trx) => {
             const outcome = await change(trx);

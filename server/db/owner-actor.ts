@@ -29,6 +29,8 @@ export type OwnerActor = {
    * a mail sent), or in `within`, a transaction a repository opened itself.
    */
   audit(action: string, object?: string, within?: Kysely<Database>): Promise<void>;
+  /** Whether the audit trail holds a line of `action` on `object`, by any actor. */
+  wrote(action: string, object: string): Promise<boolean>;
 };
 
 /**

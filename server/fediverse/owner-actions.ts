@@ -99,6 +99,10 @@ export function fediverseActions({
     return removed.length;
   }
 
+  /** Whether the owner's block or erasure of `actorId` is in the audit trail. */
+  const isInTrail = async (by: OwnerActor, actorId: string) =>
+    (await by.wrote("fediverse erase", actorId)) || (await by.wrote("fediverse block", actorId));
+
   return {
     /** Stops an account following the site; false when it did not. */
     async removeFollower(by: OwnerActor, actorId: string): Promise<boolean> {
@@ -143,9 +147,10 @@ export function fediverseActions({
      * from the Fediverse. The block stays until the owner lifts it.
      * "invalid" for something that is not an account's address; "not_found"
      * for a comment that did not come from the Fediverse; false when there
-     * was nothing left to erase and it was blocked already. Its parts commit
-     * one by one (the comments' live events, the queue, Fedify's cache), so
-     * the line follows the last.
+     * was nothing left to erase and it was blocked already, by a block or an
+     * erasure in the audit trail. Its parts commit one by one (the comments'
+     * live events, the queue, Fedify's cache), so the line follows the last:
+     * run again after a failure, it finishes and writes it.
      */
     erase: inParts(
       async (
@@ -174,7 +179,9 @@ export function fediverseActions({
         for (const path of forgotten.paths) changed(path);
         const mentions = await webmentions.removeFrom(authors, sources);
         await forgetCached(actorId);
-        if (!blocked && !followed && removed + forgotten.reactions + mentions === 0) return false;
+        // An erasure whose line failed left its block and no line: this one finishes it.
+        const left = blocked || followed || removed + forgotten.reactions + mentions > 0;
+        if (!left && (await isInTrail(by, actorId))) return false;
         await by.audit("fediverse erase", actorId);
         return { actorId, comments: removed, followed, reactions: forgotten.reactions, mentions };
       },

@@ -725,6 +725,19 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     }
     // Its first part, the block, had committed.
     expect(await blocked(account)).toEqual([{ target: account }]);
+    // Done again, it finishes: a success, and its line is written.
+    const erasedLines = () =>
+      rows("select action from owner_audit where action = 'fediverse erase' and object = ?", [
+        account,
+      ]);
+    expect(await erasedLines()).toEqual([]);
+    const again = await owner.post("/api/admin/fediverse/erase", { actor: account });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(await erasedLines()).toEqual([{ action: "fediverse erase" }]);
+    // Now nothing of it is left, and it is blocked.
+    expect((await owner.post("/api/admin/fediverse/erase", { actor: account })).statusCode).toBe(
+      409,
+    );
   });
 
   it.runIf(backend === "postgres")(
