@@ -7,7 +7,7 @@ import { fakeSciencePage, fragment } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { runSql } from "./support/sql.ts";
+import { refuseAuditLines, runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -319,5 +319,30 @@ describe.each(backends)("importing the original site on %s", (backend) => {
       "select object from owner_audit where action = 'newsletter reconfirm'",
     );
     expect(audit).toEqual([{ object: "5 queued" }]);
+  });
+
+  it("says that part of a reconfirmation may be done when its line fails, and done again finishes it", async () => {
+    // An address asked long ago, waiting to be asked again.
+    const sentAt = () =>
+      runSql(t, "select confirmation_sent_at from subscribers where email = 'tanvir@example.com'");
+    await runSql(
+      t,
+      "update subscribers set confirmation_sent_at = null where email = 'tanvir@example.com'",
+    );
+    const allow = await refuseAuditLines(t, "newsletter reconfirm");
+    try {
+      const failed = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
+      expect(failed.code).not.toBe(0);
+      expect(failed.stderr).toMatch(
+        /^Failed: .+\. Part of it may be done already; doing it again finishes it\.\n$/,
+      );
+    } finally {
+      await allow();
+    }
+    // Its batch had committed: the address was asked.
+    expect((await sentAt())[0]?.confirmation_sent_at).not.toBeNull();
+    const again = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("No imported subscriber is waiting to be asked.");
   });
 });
