@@ -121,7 +121,7 @@ export const assistantPages: FastifyPluginAsync<{
     return title && id ? { id, title } : null;
   };
 
-  errorPages(app, "assistant page failed", storeFailureOf, (status, _unwritable, request) =>
+  errorPages(app, "assistant page failed", storeFailureOf, (status, _known, request) =>
     problemPage(
       status === 413
         ? "The question was too long to read. Ask a shorter one."

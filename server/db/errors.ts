@@ -92,10 +92,31 @@ export function isStoreUnwritable(error: unknown): boolean {
  * writable, so try again in minutes); `unreachable`, it cannot be reached or
  * answered too late (try again in a minute). Both answer 503 with Retry-After.
  */
-export type StoreFailure = { kind: "unwritable" | "unreachable"; retryAfterSeconds: number };
+export type StoreFailure = {
+  kind: "unwritable" | "unreachable";
+  retryAfterSeconds: number;
+  /** The connection was lost at a COMMIT (`isLostAtCommit`): it may or may not have been saved. */
+  lostAtCommit?: true;
+};
 
 export function storeFailureOf(error: unknown): StoreFailure | undefined {
   if (isStoreUnwritable(error)) return { kind: "unwritable", retryAfterSeconds: 300 };
-  if (isDatabaseUnavailable(error)) return { kind: "unreachable", retryAfterSeconds: 60 };
-  return undefined;
+  if (!isDatabaseUnavailable(error)) return undefined;
+  const lost = isLostAtCommit(error) ? ({ lostAtCommit: true } as const) : {};
+  return { kind: "unreachable", retryAfterSeconds: 60, ...lost };
 }
+
+const lostAtCommit = new WeakSet<object>();
+
+/** `error`, thrown by a transaction whose connection was lost at its COMMIT (server/db/store.ts). */
+export function markLostAtCommit(error: unknown): unknown {
+  if (typeof error === "object" && error !== null) lostAtCommit.add(error);
+  return error;
+}
+
+/**
+ * True when a transaction's connection was lost at its COMMIT, on
+ * PostgreSQL: what it wrote may or may not have been saved.
+ */
+export const isLostAtCommit = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && lostAtCommit.has(error);

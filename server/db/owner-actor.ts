@@ -1,5 +1,5 @@
 import { type Kysely, Transaction } from "kysely";
-import { isConnectionLost } from "./errors.ts";
+import { isLostAtCommit } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 /** A line of the audit trail: what was done, and to what. */
@@ -100,7 +100,7 @@ export function afterCommit(db: Kysely<Database>, publish: () => void): void {
  * its commit (`afterCommit`). With `line` (an owner action's line of the
  * audit trail, which `work` writes in it) it holds the whole action: a
  * failure left `nothing` of it, but for a connection lost at its COMMIT
- * (once `work` was done), whose outcome is `unknown`.
+ * (`isLostAtCommit`), whose outcome is `unknown`.
  */
 export async function withLine<T>(
   db: Kysely<Database>,
@@ -108,17 +108,14 @@ export async function withLine<T>(
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   const after: (() => void)[] = [];
-  let done = false;
   let result: T;
   try {
     result = await db.transaction().execute(async (trx) => {
       afterCommits.set(trx, after);
-      const outcome = await work(trx);
-      done = true;
-      return outcome;
+      return work(trx);
     });
   } catch (error) {
-    const lost = done && isConnectionLost(error);
+    const lost = isLostAtCommit(error);
     throw leaving(error, line === undefined ? undefined : lost ? "unknown" : "nothing");
   }
   for (const publish of after) publish();

@@ -1,9 +1,9 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import path from "node:path";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import type pg from "pg";
-import { isStoreUnwritable } from "./errors.ts";
+import { isConnectionLost, isStoreUnwritable, markLostAtCommit } from "./errors.ts";
 import { migrations } from "./migrations.ts";
 import { copyNewDatabase } from "./new-database.ts";
 import type { Database, DatabaseKind } from "./schema.ts";
@@ -125,6 +125,39 @@ function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): 
 }
 
 /** Opens the database; the PostgreSQL driver is loaded only when it is used. */
+/**
+ * PostgreSQL's dialect, whose transaction lost with its connection at COMMIT
+ * throws an error marked so (`isLostAtCommit`), whether the COMMIT's or the
+ * ROLLBACK's that follows it: what it wrote may or may not have been saved.
+ */
+class MarkingDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const commit = driver.commitTransaction.bind(driver);
+    const rollback = driver.rollbackTransaction.bind(driver);
+    const lost = new WeakSet<DatabaseConnection>();
+    driver.commitTransaction = async (connection) => {
+      try {
+        await commit(connection);
+      } catch (error) {
+        if (!isConnectionLost(error)) throw error;
+        lost.add(connection);
+        throw markLostAtCommit(error);
+      }
+    };
+    driver.rollbackTransaction = async (connection) => {
+      try {
+        await rollback(connection);
+      } catch (error) {
+        throw lost.has(connection) ? markLostAtCommit(error) : error;
+      } finally {
+        lost.delete(connection);
+      }
+    };
+    return driver;
+  }
+}
+
 export async function openStore(options: StoreOptions, log?: Logger): Promise<Store> {
   let db: Kysely<Database>;
   // Since when writes fail because the store cannot write; undefined while they do not.
@@ -220,7 +253,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
       client.on("error", logLost);
       watchQueries(client, noteFailure);
     });
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Database>({ dialect: new MarkingDialect({ pool }) });
   }
 
   /** The readiness check's tiny write (`probeToken`). */

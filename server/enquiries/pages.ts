@@ -87,15 +87,17 @@ export const enquiryPages: FastifyPluginAsync<{
 
   acceptForms(app);
 
-  errorPages(app, "enquiry page failed", storeFailureOf, (status, unwritable) =>
+  errorPages(app, "enquiry page failed", storeFailureOf, (status, known) =>
     problemPage([
       status === 413
         ? "The form was too large to read. Shorten the message and send it again."
         : status < 500
           ? "The form could not be read. Go back and send it again."
-          : unwritable
-            ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
-            : "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment.",
+          : known?.lostAtCommit
+            ? "The site lost its database as it saved your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again."
+            : known?.kind === "unwritable"
+              ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
+              : "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment.",
     ]),
   );
 

@@ -148,30 +148,36 @@ export function formFields(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }
 
-/** The database's reading of an error (server/db/errors.ts): whether and when to try again. */
-type FailureOf = (
-  error: unknown,
-) => { kind: "unwritable" | "unreachable"; retryAfterSeconds: number } | undefined;
+/**
+ * The database's reading of a failure (server/db/errors.ts): when to try
+ * again, whether the store cannot write, whether the connection was lost at a
+ * COMMIT (what it saved is unknown).
+ */
+type StoreFailure = {
+  kind: "unwritable" | "unreachable";
+  retryAfterSeconds: number;
+  lostAtCommit?: true;
+};
 
 /**
  * Answers what the pages on `app` fail to serve with `page`, never Fastify's
  * JSON: under the status of a request they could not read, or under 503 for a
- * failure (logged as `failure`), with Retry-After when `failureOf` knows when
- * to try again, and `unwritable` when the store cannot write.
+ * failure (logged as `failure`), with Retry-After when `failureOf` reads it
+ * as the database's (`known`).
  */
 export function errorPages(
   app: FastifyInstance,
   failure: string,
-  failureOf: FailureOf | undefined,
-  page: (status: number, unwritable: boolean, request: FastifyRequest) => string,
+  failureOf: ((error: unknown) => StoreFailure | undefined) | undefined,
+  page: (status: number, known: StoreFailure | undefined, request: FastifyRequest) => string,
 ) {
   app.setErrorHandler(async (error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status < 500) return sendPage(reply, status, page(status, false, request));
+    if (status < 500) return sendPage(reply, status, page(status, undefined, request));
     request.log.error({ err: error }, failure);
     const known = failureOf?.(error);
     if (known) reply.header("retry-after", String(known.retryAfterSeconds));
-    return sendPage(reply, 503, page(503, known?.kind === "unwritable", request));
+    return sendPage(reply, 503, page(503, known, request));
   });
 }
 
@@ -179,7 +185,8 @@ export function errorPages(
  * The pages behind a mail's links, on `app`: returns how they answer (each
  * under `note`, when given), and answers what they fail to serve with a page
  * of their own (`errorPages`): a request they could not read is told to open
- * the link from `mail` again, and a failure that nothing was changed.
+ * the link from `mail` again, and a failure that nothing was changed, or,
+ * when the connection was lost at its COMMIT, that it may have been.
  */
 export function linkPages(
   app: FastifyInstance,
@@ -192,12 +199,12 @@ export function linkPages(
     note?: string;
     mail: string;
     failure: string;
-    failureOf?: FailureOf;
+    failureOf?: (error: unknown) => StoreFailure | undefined;
   },
 ) {
   const send = (reply: FastifyReply, status: number, page: ActionPage) =>
     sendPage(reply, status, renderActionPage({ note, ...page }));
-  errorPages(app, failure, failureOf, (status, unwritable) =>
+  errorPages(app, failure, failureOf, (status, known) =>
     renderActionPage({
       note,
       ...(status < 500
@@ -205,14 +212,21 @@ export function linkPages(
             title: "This request could not be read",
             body: paragraph(`Open the link from ${mail} and press the button again.`),
           }
-        : {
-            title: "Nothing was changed",
-            body: paragraph(
-              unwritable
-                ? "The site cannot save anything just now. Try the link again in a few minutes."
-                : "The site could not reach its database. Try the link again in a moment.",
-            ),
-          }),
+        : known?.lostAtCommit
+          ? {
+              title: "It may or may not have been done",
+              body: paragraph(
+                "The site lost its database as it saved. Open the link again in a moment to see where it stands.",
+              ),
+            }
+          : {
+              title: "Nothing was changed",
+              body: paragraph(
+                known?.kind === "unwritable"
+                  ? "The site cannot save anything just now. Try the link again in a few minutes."
+                  : "The site could not reach its database. Try the link again in a moment.",
+              ),
+            }),
     }),
   );
   return send;

@@ -830,6 +830,57 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     expect(await kept()).toBe(1);
   });
 
+  it.runIf(backend === "postgres")(
+    "a newsletter link and the enquiry form whose COMMIT was lost do not say that nothing was changed",
+    async () => {
+      /** At the COMMIT of a write to `table`, the server ends that write's own connection. */
+      const loseCommitOn = (table: string, event: string) =>
+        [
+          `create function lose_commit() returns trigger language plpgsql as $$ begin perform pg_terminate_backend(pg_backend_pid()); return null; end $$;
+            create constraint trigger lose_commit after ${event} on ${table} deferrable initially deferred for each row execute function lose_commit()`,
+          `drop trigger lose_commit on ${table}; drop function lose_commit()`,
+        ] as const;
+      const form = (url: string, fields: Record<string, string> = {}) =>
+        t.app.inject({
+          method: "POST",
+          url,
+          remoteAddress: `10.14.0.${sent++}`,
+          headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+          payload: new URLSearchParams(fields).toString(),
+        });
+      const heading = (html: string) => /<h1>([^<]*)<\/h1>/.exec(html)?.[1];
+
+      const email = `lost${sent++}@example.com`;
+      await confirmedSubscriber(t, email);
+      const [row] = await rows("select unsubscribe_token from subscribers where email = ?", [
+        email,
+      ]);
+      const unsubscribe = () => form(`/unsubscribe?token=${row?.unsubscribe_token}`);
+      const lost = await whileRefused(...loseCommitOn("subscribers", "delete"), unsubscribe);
+      expect(lost.statusCode).toBe(503);
+      expect(heading(lost.body)).toBe("It may or may not have been done");
+      expect(lost.body).not.toContain("Nothing was changed");
+      expect(heading((await unsubscribe()).body)).toBe("Unsubscribed");
+
+      const enquiry = {
+        name: "Lost Client",
+        email: `client${sent++}@example.org`,
+        service: "vba-tools",
+        message: "We need an Excel tool that merges our test bench's CSV files.",
+      };
+      // The form's first step shows the enquiry for review; its Send posts it with a token.
+      const review = await form("/services/enquiry", enquiry);
+      const formToken = /name="formToken" value="([^"]+)"/.exec(review.body)?.[1] ?? "";
+      expect(formToken).not.toBe("");
+      const sentForm = await whileRefused(...loseCommitOn("enquiries", "insert"), () =>
+        form("/services/enquiry", { ...enquiry, formToken }),
+      );
+      expect(sentForm.statusCode).toBe(503);
+      expect(sentForm.body).toContain("it may or may not have been sent");
+      expect(sentForm.body).not.toContain("nothing was sent or changed");
+    },
+  );
+
   it("visitor purge: a failure between the comments and the reactions leaves both, and no line", async () => {
     const troll = t.visitor({ ip: `10.12.0.${sent++}` });
     const posted = await troll.comment("soap", "Soap is a scam, buy my powder.", "Troll");
