@@ -7,7 +7,6 @@ import {
   importJwk,
   type KvStore,
   kvCache,
-  type MessageQueue,
   SendActivityError,
   signRequest,
 } from "@fedify/fedify";
@@ -33,7 +32,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
-import { nameOf, retryPolicy } from "./message-queue.ts";
+import { nameOf, retryPolicy, type SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import {
   type HostLookups,
@@ -90,7 +89,7 @@ export type Deliverable = (recipient: Recipient, lookups?: HostLookups) => Promi
 type FederationDeps = {
   store: Store;
   kv: KvStore;
-  queue: MessageQueue & { failed(why: string): void };
+  queue: SiteQueue;
   repository: FediverseRepository;
   siteUrl: string;
   handle: string;

@@ -130,6 +130,9 @@ type InHand = {
   failure?: string;
 };
 
+/** The site's queue as the federation takes it: Fedify's interface, and `failed`. */
+export type SiteQueue = ReturnType<typeof createMessageQueue>;
+
 export function createMessageQueue(
   store: Store,
   log: Pick<Log, "error" | "warn">,
