@@ -1,4 +1,5 @@
 import {
+  type CircuitBreakerOptions,
   type Context,
   createFederation,
   exportJwk,
@@ -108,6 +109,8 @@ type FederationDeps = {
   remoteFetch: RemoteFetch;
   deliverable: Deliverable;
   softwareVersion: string;
+  /** Fedify's circuit breaker's (its own defaults when absent: tests make it quick). */
+  circuitBreaker?: CircuitBreakerOptions;
 };
 
 const algorithms = ["RSASSA-PKCS1-v1_5", "Ed25519"] as const;
@@ -233,6 +236,7 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     authenticatedDocumentLoaderFactory: (identity) => documentLoader(deps.remoteFetch, identity),
     // The queue is started by the composition root, after the routes exist.
     manuallyStartQueue: true,
+    ...(deps.circuitBreaker ? { circuitBreaker: deps.circuitBreaker } : {}),
     outboxRetryPolicy: retryPolicy,
     inboxRetryPolicy: retryPolicy,
     // Each failed try, for the queue to record should Fedify give the delivery up.
@@ -319,12 +323,13 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
     .authorize(() => false);
 
   // A delivery Fedify gives up for good: its inbox answered 404 or 410, or its
-  // server, held by Fedify's circuit breaker for failing, still failed after
-  // seven days. Recorded for Health by the queue (message-queue.ts, `failed`);
-  // an inbox gone (410) takes the accounts it stood for off the followers.
+  // server, held by Fedify's circuit breaker for failing, still failed when
+  // the breaker stopped holding it (seven days). Recorded for Health by the
+  // queue (message-queue.ts, `failed`); an inbox gone (410) takes the accounts
+  // it stood for off the followers.
   federation.setOutboxPermanentFailureHandler(async (_ctx, failure) => {
     if (failure.reason === "circuit-breaker-ttl") {
-      return deps.queue.failed("its server failed every delivery for seven days");
+      return deps.queue.failed("its server failed every try while the delivery was held");
     }
     if (failure.statusCode !== 410) return;
     for (const actor of failure.actorIds) await repository.unfollow(actor.href);

@@ -20,10 +20,9 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
 
 const actor = `${siteUrl}/fediverse/actors/site`;
 
-/** The server: its accounts' documents, and their inboxes' answers. */
-async function goneServer() {
+/** The server: its accounts' documents, and their inboxes' answers (by account). */
+async function goneServer(answers: Record<string, number>) {
   const keys = await remoteAccountKeys();
-  const answers: Record<string, number> = { lee: 410, may: 404 };
   const posted: string[] = [];
   let base = "";
   const server: Server = createServer((request, response) => {
@@ -72,7 +71,7 @@ describe.each(backends)("inboxes that are gone, on %s", (backend) => {
   let t: TestApp;
   let remote: Awaited<ReturnType<typeof goneServer>>;
   beforeAll(async () => {
-    remote = await goneServer();
+    remote = await goneServer({ lee: 410, may: 404 });
     t = await startTestApp(backend, {
       env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
     });
@@ -119,6 +118,67 @@ describe.each(backends)("inboxes that are gone, on %s", (backend) => {
     }
     expect(await followers()).toEqual([remote.account("may")]);
     // Given up: neither waits in the queue to be tried again.
+    expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
+  });
+});
+
+/*
+ * A server that fails every delivery. Fedify's circuit breaker holds
+ * deliveries to a server that keeps failing, tries one now and then, and
+ * after a while (seven days by default; seconds here) drops what it held: the
+ * site records that for Health too, and keeps the follower, whose server may
+ * come back.
+ */
+describe.each(backends)("a server that fails every delivery, on %s", (backend) => {
+  let t: TestApp;
+  let remote: Awaited<ReturnType<typeof goneServer>>;
+  beforeAll(async () => {
+    remote = await goneServer({ kim: 503 });
+    t = await startTestApp(backend, {
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      importFederation: async () => {
+        const federation = await import("../../server/fediverse/federation.ts");
+        return {
+          ...federation,
+          createSiteFederation: (deps) =>
+            federation.createSiteFederation({
+              ...deps,
+              circuitBreaker: {
+                failureThreshold: 1,
+                recoveryDelay: { seconds: 1 },
+                heldActivityTtl: { seconds: 3 },
+              },
+            }),
+        };
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    remote?.close();
+  });
+
+  it("records the delivery its circuit breaker dropped, and keeps the follower", {
+    timeout: 240_000,
+  }, async () => {
+    const owner = new Owner(t);
+    await owner.signIn();
+    expect((await t.app.inject(await remote.follow("kim"))).statusCode).toBe(202);
+    const health = async () =>
+      json(await owner.get("/api/admin/health"), healthResponseSchema).fediverseGivenUp;
+    await waitFor(async () => (await health()).total === 1, {
+      timeoutMs: 180_000,
+      what: "the Accept dropped by the circuit breaker",
+    });
+    const { latest } = await health();
+    expect(latest.map(({ kind, why }) => ({ kind, why }))).toEqual([
+      { kind: "outbox", why: "its server failed every try while the delivery was held" },
+    ]);
+    // Tried, then held and tried again now and then, never for good.
+    expect(remote.posted.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(remote.posted)).toEqual(new Set(["Accept to kim"]));
+    const followers = json(await owner.get("/api/admin/followers"), followersResponseSchema);
+    expect(followers.followers.map((one) => one.actorId)).toEqual([remote.account("kim")]);
     expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
   });
 });
