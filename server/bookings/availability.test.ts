@@ -187,4 +187,39 @@ describe("across a change of the clocks", () => {
     });
     expect(wallTimesOn(starts, "Europe/London", "2026-03-29")).toEqual(["00:30", "02:00", "02:30"]);
   });
+
+  it("never offers two calls that overlap, where the clocks skip an hour or the owner's stretches overlap", () => {
+    const overlapping = (starts: number[], minutes: number) =>
+      starts.filter((start, i) => i > 0 && (starts[i - 1] ?? 0) + minutes * 60_000 > start);
+    // 45-minute calls from 00:00 on the night London skips 01:00 to 02:00: the call at 00:45
+    // (GMT) ends at 02:30 (BST), so a call at 02:15 would begin inside it.
+    const night = free("Europe/London", "2026-03-26T00:00:00Z", {
+      weekly: { ...defaultAvailability.weekly, sun: [["00:00", "03:00"]] },
+      callMinutes: 45,
+      noticeHours: 0,
+    });
+    expect(wallTimesOn(night, "Europe/London", "2026-03-29")).toEqual(["00:00", "00:45"]);
+    expect(overlapping(night, 45).map(iso)).toEqual([]);
+    // Stretches written so they overlap: a call is offered only once the one before has ended.
+    const day = free("Europe/London", "2026-03-02T08:00:00Z", {
+      weekly: {
+        ...defaultAvailability.weekly,
+        tue: [
+          ["10:00", "13:00"],
+          ["12:30", "17:00"],
+        ],
+      },
+      callMinutes: 45,
+      bufferMinutes: 15,
+    });
+    expect(wallTimesOn(day, "Europe/London", "2026-03-03")).toEqual([
+      "10:00",
+      "11:00",
+      "12:00",
+      "13:30",
+      "14:30",
+      "15:30",
+    ]);
+    expect(overlapping(day, 60).map(iso)).toEqual([]);
+  });
 });

@@ -43,6 +43,12 @@ export function freeStarts({
   const today = wallTime(now, zone);
   const first = Date.UTC(today.year, today.month - 1, today.day);
   const starts: number[] = [];
+  /**
+   * When the grid's latest call and its buffer are over. Two calls of the grid never overlap,
+   * so the database's one booking per start keeps every call apart: where the clocks skip an
+   * hour, or the owner's stretches overlap, a time that would begin inside another is not offered.
+   */
+  let gridFree = Number.NEGATIVE_INFINITY;
   for (let index = 0; index <= availability.horizonDays + 1; index += 1) {
     const noon = new Date(first + index * dayMs + dayMs / 2);
     const date = {
@@ -54,7 +60,7 @@ export function freeStarts({
     if (off.has(key)) continue;
     if (availability.dailyMax !== null && (perDay.get(key) ?? 0) >= availability.dailyMax) continue;
     const stretches = availability.weekly[byWeekday[noon.getUTCDay()] as WeekdayName];
-    const day: number[] = [];
+    const grid: number[] = [];
     for (const [from, to] of stretches) {
       const end = minutesOf(to);
       for (
@@ -62,16 +68,20 @@ export function freeStarts({
         minute + availability.callMinutes <= end;
         minute += availability.callMinutes + availability.bufferMinutes
       ) {
-        const start = instantOf(date, minute, zone);
         // A time the clocks skip that day does not happen: no call then.
-        if (start === null || start < earliest || start > latest) continue;
-        const clash = taken.some(
-          (booked) => booked.start - buffer < start + call && booked.end + buffer > start,
-        );
-        if (!clash) day.push(start);
+        const start = instantOf(date, minute, zone);
+        if (start !== null) grid.push(start);
       }
     }
-    starts.push(...day);
+    for (const start of grid.sort((a, b) => a - b)) {
+      if (start < gridFree) continue;
+      gridFree = start + call + buffer;
+      if (start < earliest || start > latest) continue;
+      const clash = taken.some(
+        (booked) => booked.start - buffer < start + call && booked.end + buffer > start,
+      );
+      if (!clash) starts.push(start);
+    }
   }
-  return [...new Set(starts)].sort((a, b) => a - b);
+  return starts;
 }
