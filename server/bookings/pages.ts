@@ -290,6 +290,12 @@ export async function bookingPages(
         "A call that has begun, or is over, can no longer be cancelled or moved from its links. Reply to the invitation to write to the engineer.",
       ),
     };
+    /** A call moved as often as its links may: the way left is to cancel it. */
+    const movedEnough = (token: string) => ({
+      title: "This call cannot be moved again",
+      body: `${paragraph("It has been moved as often as its links allow. Cancel it and book another time, or reply to the invitation to write to the engineer.")}
+<p><a href="${escapeHtml(`${bookPath}/cancel?token=${token}`)}">Cancel the call</a></p>`,
+    });
     /** The link's token, and its booking when the token is still good. */
     const bookingOf = async (request: FastifyRequest) => {
       const given =
@@ -356,6 +362,7 @@ ${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
       const { token, booking } = await bookingOf(request);
       if (!booking) return answer(reply, 404, spent);
       if (bookings.begun(booking)) return answer(reply, 409, begun);
+      if (bookings.movedEnough(booking)) return answer(reply, 409, movedEnough(token));
       const { zone } = request.query as { zone?: unknown };
       return answer(
         reply,
@@ -373,6 +380,7 @@ ${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
       const moved = await bookings.reschedule(token, form.get("start") ?? "");
       if (moved.outcome === "unknown") return answer(reply, 404, spent);
       if (moved.outcome === "begun") return answer(reply, 409, begun);
+      if (moved.outcome === "moved_enough") return answer(reply, 409, movedEnough(token));
       if (moved.outcome !== "moved") {
         const taken = moved.outcome === "taken";
         const problem = taken

@@ -29,6 +29,12 @@ import {
  * API it came from.
  */
 
+/**
+ * How often a reader may move a call from its links: each move mails both sides a new
+ * invitation, so without a bound one reader's clicks could fill the owner's inbox.
+ */
+const movesMax = 3;
+
 type BookOutcome =
   | { outcome: "booked"; booking: StoredBooking | null; ownerZone: string }
   /** Another reader took the time first: the free times left, in the reader's zone. */
@@ -114,6 +120,9 @@ export function createBookings({
   /** Whether a call has begun: too late for the reader's links, as for the owner's cancel. */
   const begun = (booking: Pick<StoredBooking, "start">) =>
     Date.parse(booking.start) <= clock().getTime();
+
+  /** Whether a call has been moved as often as its links may move it. */
+  const movedEnough = (booking: Pick<StoredBooking, "sequence">) => booking.sequence >= movesMax;
 
   const refuse = (refusal: FormRefusal): BookOutcome => ({ outcome: "refused", refusal });
 
@@ -233,7 +242,9 @@ export function createBookings({
 
     begun,
 
-    /** The reader moves their call by its link (POST only); the same checks of the time. */
+    movedEnough,
+
+    /** The reader moves their call by its link (POST only), up to `movesMax` times; the same checks of the time. */
     async reschedule(
       token: string,
       startIso: string,
@@ -243,10 +254,12 @@ export function createBookings({
       | { outcome: "not_offered" }
       | { outcome: "unknown" }
       | { outcome: "begun" }
+      | { outcome: "moved_enough" }
     > {
       const current = await repository.byToken(token);
       if (!current) return { outcome: "unknown" };
       if (begun(current)) return { outcome: "begun" };
+      if (movedEnough(current)) return { outcome: "moved_enough" };
       const availability = await repository.availability();
       const start = Date.parse(startIso);
       const freeNow = await free(availability);

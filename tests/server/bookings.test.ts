@@ -704,6 +704,65 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect((await slots()).starts).toContain(target);
   });
 
+  it("moves a call from its links three times, then offers only to cancel it: each move mails both sides", async () => {
+    // Far ahead, beside the times the test above takes.
+    const [mine, ...targets] = (await slots()).starts.slice(-8, -3);
+    const sent = booking(mine ?? "", { name: "Moved Thrice" });
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    const tokenOf = (mail: number) =>
+      /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(sent.email)[mail]?.parsed.text ?? "",
+      )?.[1] ?? "";
+    const move = (token: string, start: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/book/reschedule",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token, start, zone: "Asia/Kolkata" }).toString(),
+      });
+    for (const [mail, target] of targets.slice(0, 3).entries()) {
+      await smtp.waitFor(() => smtp.to(sent.email).length === mail + 1);
+      const moved = await move(tokenOf(mail), target ?? "");
+      expect(moved.statusCode, moved.body).toBe(200);
+    }
+    await smtp.waitFor(() => smtp.to(sent.email).length === 4);
+    await smtp.waitFor(
+      () =>
+        smtp.to(owner).filter((m) => m.parsed.subject?.startsWith("Moved: Moved Thrice")).length ===
+        3,
+    );
+
+    const token = tokenOf(3);
+    const heading = (html: string) => dom(html).querySelector("h1")?.textContent;
+    const page = await browser().get(`/book/reschedule?token=${token}`);
+    expect(page.statusCode).toBe(409);
+    expect(heading(page.body)).toBe("This call cannot be moved again");
+    expect(dom(page.body).querySelector("form")).toBeNull();
+    const cancelLink = dom(page.body).querySelector("main a");
+    expect(cancelLink?.textContent).toBe("Cancel the call");
+    expect(cancelLink?.getAttribute("href")).toBe(`/book/cancel?token=${token}`);
+    const refused = await move(token, targets[3] ?? "");
+    expect(refused.statusCode).toBe(409);
+    expect(heading(refused.body)).toBe("This call cannot be moved again");
+    const where = await runSql(t, "select starts_at, sequence from bookings where email = ?", [
+      sent.email,
+    ]);
+    expect(
+      where.map((row) => [new Date(String(row.starts_at)).toISOString(), Number(row.sequence)]),
+    ).toEqual([[targets[2], 3]]);
+    expect((await slots()).starts).toContain(targets[3]);
+
+    // The way left works.
+    const cancelled = await t.app.inject({
+      method: "POST",
+      url: "/book/cancel",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${token}`,
+    });
+    expect(cancelled.statusCode).toBe(200);
+    expect(heading(cancelled.body)).toBe("Your call is cancelled");
+  });
+
   it("sends each reminder once, 24 hours and 1 hour before, and none after a cancellation", async () => {
     const free = (await slots()).starts;
     const kept = booking(free[20] ?? "");
