@@ -172,8 +172,10 @@ export async function bookingPages(
         problem === undefined,
       );
     };
-    scope.get(bookPath, { preHandler: limited }, show);
-    scope.get(`${bookPath}/`, { preHandler: limited }, show);
+    // Every address the built page has: its file's own too, or that would be sent without the form.
+    for (const address of [bookPath, `${bookPath}/`, `${bookPath}/index.html`]) {
+      scope.get(address, { preHandler: limited }, show);
+    }
 
     // The free times alone, in the zone asked for: what the page's script puts in the form.
     scope.get(`${bookPath}/times`, { preHandler: limited }, async (request, reply) => {

@@ -241,7 +241,8 @@ export async function engagementPages(
   }
 
   for (const pagePath of built.keys()) {
-    for (const address of [pagePath, `${pagePath}/`]) {
+    // Every address the built page has: its file's own too, or that would be sent unfilled.
+    for (const address of [pagePath, `${pagePath}/`, `${pagePath}/index.html`]) {
       app.get(
         address,
         {

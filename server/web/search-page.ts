@@ -171,6 +171,8 @@ export function searchPage(
     return sendRepresentation(request, reply, representation(page(answer.words, answer.html)));
   }
 
-  app.get(searchPath, serve);
-  app.get(`${searchPath}/`, serve);
+  // Every address the built page has: its file's own too, or that would be sent unfilled.
+  for (const address of [searchPath, `${searchPath}/`, `${searchPath}/index.html`]) {
+    app.get(address, serve);
+  }
 }

@@ -1061,9 +1061,25 @@ describe("booking a call from one connection", () => {
   beforeAll(async () => {
     t = await startTestApp("sqlite", {
       env: { COOKIE_SECRET: cookieSecret, BOOKING_TIMEZONE: ownerZone, BOOKINGS_PER_HOUR: "1" },
+      clientFiles: {
+        "book/index.html":
+          '<!doctype html><title>Book a call</title><main><h1>Book a call</h1><ewe-fragment data-part="booking"></ewe-fragment></main>',
+      },
     });
   });
   afterAll(() => t?.close());
+
+  it("writes the form into the built page at each of its addresses, the file's own too", async () => {
+    const reader = t.visitor({ ip: "10.8.0.9" });
+    for (const url of ["/book", "/book/", "/book/index.html"]) {
+      const page = await reader.get(url);
+      expect(page.statusCode, url).toBe(200);
+      expect(page.body, url).not.toContain("<ewe-fragment");
+      const form = dom(page.body).querySelector("form.booking-form");
+      expect(form?.getAttribute("action"), url).toBe("/book");
+      expect(form?.querySelectorAll("input[name=start]").length, url).toBeGreaterThan(5);
+    }
+  });
 
   it("takes BOOKINGS_PER_HOUR an hour, then asks it to wait with 429 and Retry-After", async () => {
     const reader = t.visitor({ ip: "10.8.0.1" });

@@ -77,6 +77,15 @@ describe.each(backends)("pages with their engagement on %s", (backend) => {
     expect(after.headers.etag).not.toBe(before.headers.etag);
   });
 
+  it("fills a page at its built file's own address too, never sending it empty", async () => {
+    for (const url of ["/science", "/science/soap"]) {
+      const filled = await page(`${url}/index.html`);
+      expect(filled.statusCode, url).toBe(200);
+      expect(filled.body, url).not.toContain("<ewe-fragment");
+      expect(filled.body, url).toBe((await page(url)).body);
+    }
+  });
+
   it("describes each item and its comments in schema.org JSON-LD that cannot break out", async () => {
     const html = (await page("/science")).body;
     const scripts = [...html.matchAll(/<script type="application\/ld\+json">(.*?)<\/script>/gs)];

@@ -92,7 +92,8 @@ describe("the search page", () => {
     t.app.inject({ method: "GET", url: `/search${query}`, remoteAddress });
 
   it("answers the bare page with its form and a prompt, revalidated like any page and kept out of search engines", async () => {
-    for (const url of ["", "/"]) {
+    // The built file's own address is the page too, never its empty template.
+    for (const url of ["", "/", "/index.html"]) {
       const response = await search(url);
       expect(response.statusCode).toBe(200);
       expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
