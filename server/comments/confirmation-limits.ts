@@ -18,7 +18,7 @@ const sameAddress = (email: string) => sql<string>`lower(${email})`;
  * The mailbox a confirmation mail counts against, loosely as a form's limit
  * counts (lib/mailbox.ts): every spelling of one inbox shares its day's share.
  */
-export const limitMailbox = (email: string) => mailboxOf(email, { loose: true });
+const limitMailbox = (email: string) => mailboxOf(email, { loose: true });
 /**
  * A confirmation mail asked from `ip` (reply mails' or the newsletter's, which
  * share the limit per network): `confirmation_requests` is written here alone.
@@ -66,7 +66,7 @@ export async function dayShareSent(
     .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
     .execute();
   const sent = today.filter((row) => limitMailbox(row.email) === mailbox).length;
-  return sent >= replyMailRules.maxConfirmationsPerAddressPerDay;
+  return sent >= replyMailRules.maxConfirmationsPerMailboxPerDay;
 }
 
 /**

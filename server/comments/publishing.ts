@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Comment } from "../../contract/api.ts";
 import { topicOf } from "../../contract/live-events.ts";
 import { withLine } from "../db/owner-actor.ts";
@@ -14,7 +14,6 @@ import {
   addressOf,
   admit,
   dayShareSent,
-  limitMailbox,
   needsConfirmation,
 } from "./confirmation-limits.ts";
 import { confirmationPayload } from "./forget-watches.ts";
@@ -68,13 +67,14 @@ export function createCommentPublishing(
   const { shown, held } = commentEvents(events, shapes);
 
   /**
-   * Queues the confirmation mail of a pending address, unless the address
+   * Queues the confirmation mail of a pending address, unless its mailbox
    * had its day's share already. `admit` refuses a request past the limit,
    * but requests admitted together, on several instances, each count before
    * any of them is stored: the limit is kept here, in the comment's own
-   * transaction, where writers of one address take their turn (SQLite's
-   * writes are one at a time; on PostgreSQL, an advisory lock per mailbox, as
-   * the limit counts it).
+   * transaction, where comments are written one at a time (SQLite's writes
+   * are; on PostgreSQL, the comment's event was recorded under the journal's
+   * lock, held to the commit, events/journal.ts), so each sees the mails of
+   * those before it.
    * A mailbox whose reader stopped all reply mails is sent nothing, yet counted
    * as if it were, so that the form tells nobody it was stopped.
    */
@@ -85,11 +85,6 @@ export function createCommentPublishing(
     email: string,
     now: Date,
   ) {
-    if (store.kind === "postgres") {
-      await sql`select pg_advisory_xact_lock(hashtext('reply confirmation'), hashtext(${limitMailbox(email)}))`.execute(
-        trx,
-      );
-    }
     if (await dayShareSent(trx, email, now)) return;
     const token = newToken();
     const at = now.toISOString();

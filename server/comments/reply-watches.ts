@@ -22,7 +22,7 @@ export const replyMailRules = {
   /** A pending address is forgotten this long after its last confirmation mail. */
   forgetPendingAfterMs: 7 * dayMs,
   /** Confirmation mails one mailbox (every spelling) may receive in a day, whoever asks. */
-  maxConfirmationsPerAddressPerDay: 3,
+  maxConfirmationsPerMailboxPerDay: 3,
   /** After a reply is mailed, further replies in its thread wait this long for one digest. */
   digestWindowMs: 10 * 60 * 1000,
   ipWindowMs: 60 * 60 * 1000,

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   commentResponseSchema,
@@ -686,6 +687,80 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(await queuedFor(`${local}+again@${domain}`)).toEqual([]);
     await smtp.waitFor(() => spelt.flatMap((address) => smtp.to(address)).length === 3);
   });
+
+  it.runIf(backend === "postgres")(
+    "caps a mailbox's confirmations when its spellings are asked at the same moment on two instances",
+    async () => {
+      const other = await startTestApp(backend, {
+        databaseUrl: t.databaseUrl as string,
+        env: { SMTP_URL: smtp.url, MAIL_RATE_PER_MINUTE: "0" },
+        mail: { clock: clock.now },
+      });
+      const postId = freshItem("science");
+      const email = inbox();
+      const [local, domain] = email.split("@") as [string, string];
+      const undotted = local.replace(".", "");
+      // Six spellings of one inbox, as the limit counts it: +tags, and the name without its dot.
+      const spelt = [
+        local,
+        `${local}+1`,
+        `${local}+2`,
+        undotted,
+        `${undotted}+3`,
+        `${local}+4`,
+      ].map((name) => `${name}@${domain}`);
+      // Every comment's transaction waits at its first write until all six are in
+      // flight, each past the check before it (`admit`, which sees no mail sent yet).
+      // Let go together, they must still count each other's mails: without the
+      // turn comments take on PostgreSQL, all six were mailed.
+      const gate = new pg.Client({ connectionString: t.databaseUrl });
+      await gate.connect();
+      try {
+        await gate.query("begin");
+        await gate.query("lock table science_comments in share mode");
+        const asked = spelt.map((address, n) => {
+          const site = n % 2 === 0 ? t : other;
+          return site
+            .visitor({ ip: `198.51.100.${n + 1}` })
+            .post(`/api/items/science/${postId}/comments`, {
+              content: `Is one inbox capped, however it is spelt? (${n})`,
+              userName: "Mallory",
+              formToken: site.commentToken(),
+              notifyEmail: address,
+            });
+        });
+        await waitFor(
+          async () =>
+            Number(
+              (
+                await runSql(
+                  t,
+                  `select count(*) as n from pg_stat_activity where datname = current_database()
+                   and wait_event_type = 'Lock' and query like 'insert into "science_comments"%'`,
+                )
+              )[0]?.n,
+            ) === spelt.length,
+          { what: "six comments waiting to be written", timeoutMs: 30_000 },
+        );
+        await gate.query("commit");
+        for (const answer of await Promise.all(asked)) expect(answer.statusCode).toBe(201);
+      } finally {
+        await gate.end();
+        await other.close();
+      }
+      // Every comment is kept; three confirmation mails in all.
+      const list = await t.visitor().get(`/api/items/science/${postId}/comments`);
+      expect(json(list, commentsResponseSchema).total).toBe(spelt.length);
+      const rows = (await Promise.all(spelt.map(queuedFor))).flat();
+      expect(rows.filter((row) => row.kind === "reply_confirmation")).toHaveLength(3);
+      // Every one of them gone out, and no more than the day's share in the inbox.
+      await waitFor(async () =>
+        (await Promise.all(spelt.map(queuedFor))).flat().every((row) => row.status === "sent"),
+      );
+      await smtp.waitFor(() => spelt.flatMap((address) => smtp.to(address)).length === 3);
+      expect(spelt.flatMap((address) => smtp.to(address))).toHaveLength(3);
+    },
+  );
 
   it("keeps the address out of every public answer; Your data shows it and deletes it; deleting the comment forgets it", async () => {
     const postId = freshItem("science");
