@@ -1,8 +1,8 @@
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../db/schema.ts";
+import type { Database, DatabaseKind } from "../db/schema.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
-import { atDomainsOf, replyMailRules } from "./reply-watches.ts";
+import { replyMailRules, spellingsOf } from "./reply-watches.ts";
 
 /*
  * The limits on confirmation mails (docs/product.md, "Reply mails"): per
@@ -55,6 +55,7 @@ export function needsConfirmation(
 /** Whether the address's mailbox (`limitMailbox`) had its day's share of confirmation mails already. */
 export async function dayShareSent(
   trx: Kysely<Database>,
+  kind: DatabaseKind,
   email: string,
   now: Date,
 ): Promise<boolean> {
@@ -62,7 +63,7 @@ export async function dayShareSent(
   const today = await trx
     .selectFrom("reply_addresses")
     .select("email")
-    .where(atDomainsOf(mailbox))
+    .where(spellingsOf(kind, email))
     .where("confirmation_sent_at", ">", new Date(now.getTime() - dayMs).toISOString())
     .execute();
   const sent = today.filter((row) => limitMailbox(row.email) === mailbox).length;
@@ -75,7 +76,7 @@ export async function dayShareSent(
  * mailbox, whoever asks), so the form cannot flood an inbox. Counts the request if it sends one.
  */
 export async function admit(
-  db: Kysely<Database>,
+  { db, kind }: { db: Kysely<Database>; kind: DatabaseKind },
   settings: { clock: () => Date; maxPerIpPerHour: number },
   input: { visitorId: string; email: string; ip: string },
 ): Promise<AdmitOutcome> {
@@ -90,7 +91,7 @@ export async function admit(
       .where("created_at", ">", since)
       .executeTakeFirstOrThrow();
     if (Number(perIp.count) >= settings.maxPerIpPerHour) return "ip_limited";
-    if (await dayShareSent(trx, input.email, now)) return "address_limited";
+    if (await dayShareSent(trx, kind, input.email, now)) return "address_limited";
     await recordConfirmationRequest(trx, input.ip, now.toISOString());
     return "ok";
   });

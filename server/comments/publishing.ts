@@ -85,7 +85,7 @@ export function createCommentPublishing(
     email: string,
     now: Date,
   ) {
-    if (await dayShareSent(trx, email, now)) return;
+    if (await dayShareSent(trx, store.kind, email, now)) return;
     const token = newToken();
     const at = now.toISOString();
     await trx
@@ -247,7 +247,11 @@ export function createCommentPublishing(
       const byOwner = input.byOwner === true;
       const { notifyEmail } = input;
       if (notifyEmail !== undefined && replies && input.ip !== undefined) {
-        const admitted = await admit(db, replies, { ...input, email: notifyEmail, ip: input.ip });
+        const admitted = await admit(store, replies, {
+          ...input,
+          email: notifyEmail,
+          ip: input.ip,
+        });
         if (admitted !== "ok") return admitted;
       }
       const { alongside } = input;

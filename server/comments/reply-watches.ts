@@ -1,5 +1,5 @@
-import { type ExpressionBuilder, type Kysely, sql } from "kysely";
-import type { Database } from "../db/schema.ts";
+import { type ExpressionBuilder, type Kysely, type RawBuilder, sql } from "kysely";
+import type { Database, DatabaseKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { domainsOf, mailboxDigest, mailboxOf } from "../lib/mailbox.ts";
 import { dayMs, toIso } from "../lib/time.ts";
@@ -41,25 +41,42 @@ export const replyStopKey = (secret: string) =>
 /** What a reply mail's row carries: which reply, nothing else. */
 export type ReplyMailPayload = { replyId: number };
 
+/** The name before the "@" that every spelling of a mailbox shares: lower case, without a "+tag" or dots. */
+const nameOf = (kind: DatabaseKind, email: RawBuilder<string> | string) =>
+  kind === "postgres"
+    ? sql<string>`replace(split_part(split_part(lower(${email}), '@', 1), '+', 1), '.', '')`
+    : sql<string>`replace(substr(lower(${email}), 1, instr(substr(${email}, 1, instr(${email}, '@') - 1) || '+', '+') - 1), '.', '')`;
+
 /**
- * Where an address left for reply mails may reach `mailbox` (a `mailboxOf`): at
- * its domain or another name of it (the forms take plain ASCII domains, so no
- * "%" or "_" widens it). Its caller compares the mailboxes of the rows found.
+ * The addresses left for reply mails that may reach `email`'s mailbox: of its
+ * name (`nameOf`, which migration 040 indexes, so a few rows are read, not
+ * every one at Gmail), at its domain or another name of it (the forms take
+ * plain ASCII domains, so no "%" or "_" widens it). Its caller compares the
+ * mailboxes of the rows found.
  */
-export const atDomainsOf =
-  (mailbox: string) => (eb: ExpressionBuilder<Database, "reply_addresses">) =>
-    eb.or(domainsOf(mailbox).map((domain) => eb(sql`lower(email)`, "like", `%@${domain}`)));
+export const spellingsOf =
+  (kind: DatabaseKind, email: string) => (eb: ExpressionBuilder<Database, "reply_addresses">) =>
+    eb.and([
+      eb(nameOf(kind, sql.ref("email")), "=", nameOf(kind, email)),
+      eb.or(
+        domainsOf(mailboxOf(email)).map((domain) => eb(sql`lower(email)`, "like", `%@${domain}`)),
+      ),
+    ]);
 
 /**
  * The addresses left for reply mails, from any browser and in any spelling,
  * that reach the mailbox a stop of `email` keeps.
  */
-async function sameMailbox(trx: Kysely<Database>, email: string): Promise<number[]> {
+async function sameMailbox(
+  trx: Kysely<Database>,
+  kind: DatabaseKind,
+  email: string,
+): Promise<number[]> {
   const mailbox = replyMailbox(email);
   const rows = await trx
     .selectFrom("reply_addresses")
     .select(["id", "email"])
-    .where(atDomainsOf(mailbox))
+    .where(spellingsOf(kind, email))
     .execute();
   return rows.filter((row) => replyMailbox(row.email) === mailbox).map((row) => row.id);
 }
@@ -156,7 +173,7 @@ export function createReplyWatches(
             .values({ mailbox_hash: mailboxKey(email), created_at: clock().toISOString() })
             .onConflict((oc) => oc.column("mailbox_hash").doNothing())
             .execute();
-          await forgetWatches(trx, { addressIds: await sameMailbox(trx, email) });
+          await forgetWatches(trx, { addressIds: await sameMailbox(trx, store.kind, email) });
         }
         return "done" as const;
       });

@@ -33,6 +33,7 @@ import { fediverseQueueFailures } from "./migrations/036-fediverse-queue-failure
 import { replyStops } from "./migrations/037-reply-stops.ts";
 import { fediverseGivenUp } from "./migrations/038-fediverse-given-up.ts";
 import { finishedMailTokens } from "./migrations/039-finished-mail-tokens.ts";
+import { replyAddressesByName } from "./migrations/040-reply-addresses-by-name.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -81,5 +82,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "037_reply_stops": replyStops(kind),
     "038_fediverse_given_up": fediverseGivenUp(kind),
     "039_finished_mail_tokens": finishedMailTokens(),
+    "040_reply_addresses_by_name": replyAddressesByName(kind),
   };
 }

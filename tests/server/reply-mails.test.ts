@@ -1,3 +1,4 @@
+import { CompiledQuery } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -6,7 +7,7 @@ import {
   errorResponseSchema,
 } from "../../contract/api.ts";
 import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../contract/your-data.ts";
-import { createReplyWatches } from "../../server/comments/reply-watches.ts";
+import { createReplyWatches, spellingsOf } from "../../server/comments/reply-watches.ts";
 import { openStore } from "../../server/db/store.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
@@ -508,6 +509,87 @@ describe.each(backends)("reply mails on %s", (backend) => {
     expect(smtp.to(neighbour)[1]?.parsed.text).toContain("A later answer in thread 3.");
     for (const address of [email, googlemail]) expect(smtp.to(address)).toHaveLength(1);
     for (const address of [tagged, gmail]) expect(smtp.to(address)).toHaveLength(2);
+  });
+
+  it("finds a Gmail mailbox's spellings among 20,000 other Gmail addresses by its name's index, for the cap and the stop", async () => {
+    const { gmail, googlemail } = spellings();
+    const local = gmail.slice(0, gmail.indexOf("@"));
+    const addresses = [gmail, `${local}+news@gmail.com`, googlemail];
+    // Other readers at Gmail, each sent a confirmation mail today.
+    const now = new Date().toISOString();
+    const others = Array.from(
+      { length: 20_000 },
+      (_, i) => `bulk.${i}.${backend}@${i % 2 ? "gmail.com" : "googlemail.com"}`,
+    );
+    for (let i = 0; i < others.length; i += 500) {
+      const chunk = others.slice(i, i + 500);
+      await runSql(
+        t,
+        `insert into reply_addresses (visitor_id, email, status, unsubscribe_token, created_at, confirmation_sent_at) values ${chunk
+          .map(() => "(?, ?, 'confirmed', ?, ?, ?)")
+          .join(", ")}`,
+        chunk.flatMap((email) => [crypto.randomUUID(), email, `bulk-${email}`, now, now]),
+      );
+    }
+    const bulk = async () =>
+      Number(
+        (
+          await runSql(t, "select count(*) as n from reply_addresses where email like ?", [
+            `bulk.%.${backend}@%`,
+          ])
+        )[0]?.n,
+      );
+    try {
+      // The query finds them by the index on their name, not by reading every Gmail address.
+      if (backend === "postgres") await runSql(t, "analyze reply_addresses");
+      const store = await openStore(
+        t.databaseUrl
+          ? { kind: "postgres", connectionString: t.databaseUrl }
+          : { kind: "sqlite", file: `${t.dataDir}/engage.sqlite` },
+      );
+      try {
+        const query = store.db
+          .selectFrom("reply_addresses")
+          .select("id")
+          .where(spellingsOf(backend, addresses[1] as string))
+          .compile();
+        const explain = backend === "postgres" ? "explain" : "explain query plan";
+        const plan = await store.db.executeQuery(
+          CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]),
+        );
+        expect(JSON.stringify(plan.rows)).toContain("reply_addresses_by_name");
+      } finally {
+        await store.close();
+      }
+      // The day's share counts the three spellings among the others: a fourth is refused.
+      const threads = [];
+      for (const address of addresses) {
+        const postId = freshItem("science");
+        threads.push({ postId, comment: await ask(t.visitor(), postId, address) });
+      }
+      const fourth = await t.visitor().post(`/api/items/science/${freshItem("science")}/comments`, {
+        content: "Is a fourth spelling of the mailbox mailed today?",
+        userName: "Mallory",
+        formToken: t.commentToken(),
+        notifyEmail: `${local.replace(".", "")}+again@gmail.com`,
+      });
+      expect(fourth.statusCode).toBe(429);
+      // "Stop all reply mails" from one forgets every spelling, and none of the others.
+      await confirm(gmail);
+      const [first] = threads as [{ postId: string; comment: number }];
+      await t.visitor().reply(first.postId, first.comment, "Keep the cells cool.", "Ravi");
+      await smtp.waitFor(() => smtp.to(gmail).length === 2);
+      const stopped = await stopAll(smtp.to(gmail)[1] as ReceivedMail);
+      expect(stopped.body).toContain("No more reply mails will be sent to this address");
+      for (const address of addresses) {
+        expect(
+          await runSql(t, "select id from reply_addresses where email = ?", [address]),
+        ).toEqual([]);
+      }
+      expect(await bulk()).toBe(others.length);
+    } finally {
+      await runSql(t, "delete from reply_addresses where email like ?", [`bulk.%.${backend}@%`]);
+    }
   });
 
   it("mails each mailbox following a thread once per reply, whichever spellings follow it", async () => {
