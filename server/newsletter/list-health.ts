@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
-import { dayMs } from "../lib/time.ts";
+import { dayMs, toIso } from "../lib/time.ts";
 import { recordFeedback } from "../outbox/queue.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import { verpRow } from "../outbox/verp.ts";
@@ -80,30 +80,34 @@ export function createListHealth({
     },
 
     /**
-     * A provider's verified report about `email` (SES, Postmark). Its mail is
-     * taken to be the last one sent to the address in the last 7 days.
+     * A provider's verified report about `email` (SES, Postmark). It acts only
+     * on an address the site has sent a mail to: a provider shared with other
+     * senders, or a mistaken report, stops no mail to a reader the site never
+     * mailed. Its mail is taken to be the last one sent to the address, and
+     * marked when that was in the last 7 days.
      */
     async handleProviderReport(
       email: string,
       kind: ReportKind,
       { source, ref, detail }: { source: string; ref: string; detail: string | null },
-    ): Promise<void> {
-      const since = new Date(Date.now() - 7 * dayMs).toISOString();
+    ): Promise<"acted" | "ignored"> {
       const row = await db
         .selectFrom("outbox")
-        .select("id")
+        .select(["id", "sent_at"])
         .where(sql<string>`lower(email)`, "=", email.trim().toLowerCase())
         .where("status", "=", "sent")
-        .where("sent_at", ">=", since)
         .orderBy("id", "desc")
         .limit(1)
         .executeTakeFirst();
+      if (!row?.sent_at) return "ignored";
+      const recent = Date.parse(toIso(row.sent_at)) >= Date.now() - 7 * dayMs;
       await act(email, kind, {
         source,
         ref,
         detail,
-        ...(row ? { rowId: Number(row.id) } : {}),
+        ...(recent ? { rowId: Number(row.id) } : {}),
       });
+      return "acted";
     },
   };
 }

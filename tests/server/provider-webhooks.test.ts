@@ -148,6 +148,19 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     authorization: `Basic ${Buffer.from(`postmark:${password}`).toString("base64")}`,
   });
 
+  /** Addresses the site has sent a mail to (their newsletter confirmation): reports about them act. */
+  async function mailed(emails: string[]) {
+    const now = new Date().toISOString();
+    for (const email of emails) {
+      await runSql(
+        t,
+        `insert into outbox (kind, email, status, attempts, next_attempt_at, created_at, sent_at)
+         values ('confirmation', ?, 'sent', 1, ?, ?, ?)`,
+        [email, now, now, now],
+      );
+    }
+  }
+
   async function suppressed() {
     const list = JSON.parse(
       (await admin(adminEnv(t), "suppressions", "list", "--json")).stdout,
@@ -195,7 +208,9 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       const answer = await postSns(hard(reader(name), at));
       expect(answer.statusCode, name).toBe(401);
     }
+    await mailed([reader("ses-replayed"), reader("ses-early"), reader("ses-retried")]);
     expect((await postSns(hard(reader("ses-retried"), hours(-0.9)))).statusCode).toBe(200);
+    expect((await suppressed()).map((row) => row.email)).toContain(reader("ses-retried"));
     expect((await suppressed()).map((row) => row.email)).not.toContain(reader("ses-replayed"));
     expect((await suppressed()).map((row) => row.email)).not.toContain(reader("ses-early"));
     await runSql(t, "delete from suppressions where email = ?", [reader("ses-retried")]);
@@ -203,6 +218,7 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
 
   it("acts on SES bounces and complaints whose SNS signature holds, and refuses the rest with 401", async () => {
     await seedConfirmed(t, [reader("ses-gone"), reader("ses-angry"), reader("ses-forged")]);
+    await mailed([reader("ses-gone"), reader("ses-angry"), reader("ses-forged")]);
     const bounce = (email: string, bounceType = "Permanent") => ({
       notificationType: "Bounce",
       mail: { messageId: crypto.randomUUID() },
@@ -296,12 +312,9 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       Email,
       Description: "The server was unable to deliver your message.",
     });
-    await seedConfirmed(t, [
-      reader("pm-gone"),
-      reader("pm-angry"),
-      reader("pm-full"),
-      reader("pm-no-id"),
-    ]);
+    const readers = ["pm-gone", "pm-angry", "pm-full", "pm-no-id", "pm-forged"].map(reader);
+    await seedConfirmed(t, readers.slice(0, 4));
+    await mailed(readers);
     expect(
       (await postPostmark(record("HardBounce", reader("pm-gone"), 1), basic(secret))).statusCode,
     ).toBe(200);
@@ -351,6 +364,65 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       { email: reader("pm-full"), reason: "soft_bounces", source: "postmark" },
       { email: reader("pm-gone"), reason: "hard_bounce", source: "postmark" },
     ]);
+  });
+
+  it("changes nothing for a signed report about an address the site never mailed", async () => {
+    // A subscriber of the list who was never sent a mail (one moved from another site, say),
+    // and an address the site has never heard of: a provider shared with other senders reports both.
+    const [listed, stranger] = [reader("never-mailed"), reader("never-heard-of")];
+    await seedConfirmed(t, [listed]);
+    for (const email of [listed, stranger]) {
+      const reports = [
+        sesNotification({
+          notificationType: "Bounce",
+          mail: { messageId: crypto.randomUUID() },
+          bounce: { bounceType: "Permanent", bouncedRecipients: [{ emailAddress: email }] },
+        }),
+        sesNotification({
+          notificationType: "Complaint",
+          mail: { messageId: crypto.randomUUID() },
+          complaint: { complainedRecipients: [{ emailAddress: email }] },
+        }),
+      ];
+      for (const message of reports) expect((await postSns(message)).statusCode).toBe(200);
+      for (const [n, Type] of [
+        "HardBounce",
+        "SpamComplaint",
+        "SoftBounce",
+        "SoftBounce",
+        "SoftBounce",
+      ].entries()) {
+        const record = {
+          RecordType: Type === "SpamComplaint" ? "SpamComplaint" : "Bounce",
+          Type,
+          ID: `${email}-${n}`,
+          Email: email,
+        };
+        expect((await postPostmark(record, basic(secret))).statusCode).toBe(200);
+      }
+    }
+    const emails = (await suppressed()).map((row) => row.email);
+    expect(emails).not.toContain(listed);
+    expect(emails).not.toContain(stranger);
+    expect(await runSql(t, "select status from subscribers where email = ?", [listed])).toEqual([
+      { status: "confirmed" },
+    ]);
+    expect(
+      await runSql(t, "select email from soft_bounces where email in (?, ?)", [listed, stranger]),
+    ).toEqual([]);
+    // Once the site has mailed the address, the same report acts.
+    await mailed([listed]);
+    const bounce = sesNotification({
+      notificationType: "Bounce",
+      mail: { messageId: crypto.randomUUID() },
+      bounce: { bounceType: "Permanent", bouncedRecipients: [{ emailAddress: listed }] },
+    });
+    expect((await postSns(bounce)).statusCode).toBe(200);
+    expect(await suppressed()).toContainEqual({
+      email: listed,
+      reason: "hard_bounce",
+      source: "ses",
+    });
   });
 
   it("answers every malformed call with a 4xx, never a 500", async () => {
@@ -411,6 +483,8 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
   it("answers mutated calls, signed and not, with a 2xx or 4xx, never a 500", async () => {
     const seed = fuzzSeed();
     const fuzz = fuzzer(seed);
+    // Addresses the site has mailed, so that a report about them reaches the acting.
+    await mailed([reader("fz-ses"), reader("fz-pm")]);
     const ses = [
       {
         notificationType: "Bounce",
