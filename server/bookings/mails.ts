@@ -352,7 +352,8 @@ export function bookingComposers({
       const mailContext = await context(booking.service);
       if (payload.to === "owner")
         return ownerInvitationMail(row.email, booking, mailContext, booking.sequence > 0);
-      // A row queued before the links' token was made again as each mail goes carries it.
+      // A row queued before the links' token was made again as each mail goes carries it:
+      // one still queued at the upgrade, or from a restored backup (decision 043).
       const token = row.token ?? (await tokenOf(booking, db));
       if (!token) return { outcome: "failed", reason: "an invitation without its links" };
       return readerInvitationMail(booking, token, mailContext, booking.sequence > 0);

@@ -17,6 +17,7 @@ import { deleteYourDataResponseSchema, yourDataResponseSchema } from "../../cont
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { tokenDigest } from "../../server/lib/tokens.ts";
 import { createDatabase, dropDatabase } from "../support/postgres.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
@@ -295,6 +296,46 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(conflict.slots).toMatchObject({ zone: "Asia/Kolkata", ownerZone, callMinutes: 30 });
     expect(conflict.slots?.starts).toEqual((await slots()).starts);
     expect(conflict.slots?.starts).not.toContain(start);
+  });
+
+  it("sends an invitation queued by the code before with the links its row holds", async () => {
+    // Until the links' token was made from the site's secret as each mail goes, the
+    // invitation's row carried it and the call its digest: such a row, still queued at
+    // an upgrade (retrying) or from a restored backup, goes with the links that work.
+    const [start] = (await slots()).starts;
+    const sent = booking(start ?? "");
+    expect((await browser().post("/api/bookings", sent)).statusCode).toBe(201);
+    await smtp.waitFor(() => smtp.to(sent.email).length === 1);
+    const olderToken = "q".repeat(43);
+    await runSql(t, "update bookings set token_hash = ? where email = ?", [
+      tokenDigest(olderToken),
+      sent.email,
+    ]);
+    const now = clock.now().toISOString();
+    await runSql(
+      t,
+      `insert into outbox (kind, email, token, payload, status, attempts, next_attempt_at, created_at)
+       select kind, email, ?, payload, 'queued', 0, ?, ? from outbox
+       where kind = 'booking_invitation' and email = ?`,
+      [olderToken, now, now, sent.email],
+    );
+    await smtp.waitFor(() => smtp.to(sent.email).length === 2);
+    expect(links(smtp.to(sent.email)[1])).toEqual({ move: olderToken, cancel: olderToken });
+    const asked = await browser().get(`/book/cancel?token=${olderToken}`);
+    expect(asked.statusCode).toBe(200);
+    expect(dom(asked.body).querySelector("h1")?.textContent).toBe("Cancel your call?");
+    // Once sent, the row keeps no token.
+    await waitFor(
+      async () =>
+        (
+          await runSql(
+            t,
+            "select token from outbox where kind = 'booking_invitation' and email = ? and token is not null",
+            [sent.email],
+          )
+        ).length === 0,
+      { what: "the invitation's row without its token" },
+    );
   });
 
   it("answers a form post for a time just taken with the page again: the message, the free times now, what was typed", async () => {
