@@ -185,6 +185,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "039-finished-mail-tokens.ts",
     "d85b91f6f40b58d2c393f4c81c843129321815ed1755c2856810bc964bbc751b",
   ],
+  [
+    "040_reply_addresses_by_name",
+    "040-reply-addresses-by-name.ts",
+    "7d62924b1f33caf2bd39427b4988e39524db992973888975a5e25b19a3a1cfad",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
