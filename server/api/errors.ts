@@ -86,7 +86,10 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
  * connections or too slow to answer. `unwritable`: it cannot write (its disk
  * is full, or it is read-only), so nothing was saved; a person must act
  * first, hence the longer wait. An owner action that commits in parts, or
- * whose COMMIT was lost, says instead what it may have left (`leftSaid`).
+ * whose COMMIT was lost, says instead what it may have left (`leftSaid`);
+ * any other write whose COMMIT was lost (`lostAtCommit`), a visitor's, that
+ * it may or may not have been saved, so that its reader looks before sending
+ * it again (`lostAtCommitSaid`).
  */
 const storeMessages: Record<StoreFailure["kind"], string> = {
   unreachable: "The site's database cannot be reached right now; try again in a minute.",
@@ -95,12 +98,15 @@ const storeMessages: Record<StoreFailure["kind"], string> = {
 };
 const unwritableSaysNothing =
   "The site cannot save anything right now; try again in a few minutes.";
+const lostAtCommitSaid =
+  "The site lost its database as it saved, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.";
 
 /** The database's failure behind `error`, with what to answer, or undefined when it is none. */
 function databaseFailureOf(error: unknown): (StoreFailure & { message: string }) | undefined {
   const failure = storeFailureOf(error);
   if (!failure) return undefined;
   const left = leftBy(error);
+  if (!left && failure.lostAtCommit) return { ...failure, message: lostAtCommitSaid };
   if (!left || left === "nothing") return { ...failure, message: storeMessages[failure.kind] };
   const first = failure.kind === "unwritable" ? unwritableSaysNothing : storeMessages.unreachable;
   return { ...failure, message: `${first} ${leftSaid[left]}` };
@@ -126,8 +132,9 @@ export function sendDatabaseFailurePage(
     503,
     renderActionPage({
       note: "Engage with Engineer",
-      title:
-        failure.kind === "unwritable" && !leftBy(error)
+      title: failure.lostAtCommit
+        ? "It may or may not have been saved"
+        : failure.kind === "unwritable" && !leftBy(error)
           ? "Nothing was saved"
           : "Please try again shortly",
       body: paragraph(failure.message),

@@ -131,12 +131,14 @@ export async function bookingPages(
       return send(reply, 429, alert(tooMany));
     };
 
-    errorPages(scope, "booking page failed", storeFailureOf, (status) =>
+    errorPages(scope, "booking page failed", storeFailureOf, (status, known) =>
       page(
         alert(
           status < 500
             ? "The form could not be read. Go back and send it again."
-            : "The site could not reach its database just now; nothing was booked. Please try again in a moment.",
+            : known?.lostAtCommit
+              ? "The site lost its database as it saved your booking, so it may or may not have been booked. Check your inbox for its confirmation before you book again."
+              : "The site could not reach its database just now; nothing was booked. Please try again in a moment.",
         ),
       ),
     );

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api } from "../../lib/api-client.ts";
+import { ApiError, api } from "../../lib/api-client.ts";
 import { useFormGuard } from "../../lib/form-guard.tsx";
 import { useHydrated } from "../../lib/use-enhanced.ts";
 
@@ -9,7 +9,8 @@ const successMs = 3000;
 
 /**
  * The footer's subscription form (docs/product.md, "Newsletter"): a trimmed
- * address, "Subscribing...", a thank-you for 3 s, one red error state. In the
+ * address, "Subscribing...", a thank-you for 3 s, one red error state (with
+ * the server's message when its database failed: it may have saved). In the
  * HTML it is an ordinary form that posts to the server, which answers with a
  * page; once hydrated it subscribes in place.
  *
@@ -20,6 +21,7 @@ const successMs = 3000;
 export function NewsletterForm() {
   const [email, setEmail] = useState("");
   const [status, setStatus] = useState<Status>("idle");
+  const [said, setSaid] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const guard = useFormGuard("GET /newsletter/form-token");
   // Without JavaScript the browser's own `required` check guards an empty field.
@@ -65,6 +67,9 @@ export function NewsletterForm() {
       console.error("Newsletter subscription failed:", error);
       // The server spends the token on any answer: the next try gets its own, timed from now.
       guard.renew();
+      setSaid(
+        error instanceof ApiError && error.code === "service_unavailable" ? error.message : null,
+      );
       setStatus("error");
       // The button, disabled while sending, dropped the focus: the field takes it back.
       const focused = document.activeElement;
@@ -91,7 +96,7 @@ export function NewsletterForm() {
     <form
       action="/api/newsletter"
       method="post"
-      className="mt-4 flex flex-col gap-3 sm:flex-row"
+      className="mt-4 flex flex-col gap-3 sm:flex-row sm:flex-wrap"
       onSubmit={subscribe}
       onFocus={guard.start}
     >
@@ -123,10 +128,11 @@ export function NewsletterForm() {
             ? "Already subscribed or error occurred"
             : "Subscribe"}
       </button>
-      {/* The button's new words are not announced on their own: a screen reader hears this. */}
+      {/* The button's new words are not announced on their own: a screen reader hears this,
+          or the server's own message, which all see. */}
       {failed ? (
-        <p role="alert" className="sr-only">
-          Already subscribed or error occurred
+        <p role="alert" className={said ? "text-sm text-slate-100 sm:basis-full" : "sr-only"}>
+          {said ?? "Already subscribed or error occurred"}
         </p>
       ) : null}
     </form>
