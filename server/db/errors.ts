@@ -48,7 +48,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   if (typeof message === "string") {
     // "Query read timeout": the driver gave up on an answer (query_timeout, server/db/store.ts).
-    return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|database is not open|Cannot use a pool after calling end|Query read timeout/i.test(
+    // "… is not queryable": a connection lost before (server/db/store.ts ends it).
+    return /Connection terminated|timeout exceeded when trying to connect|not queryable|database is not open|Cannot use a pool after calling end|Query read timeout/i.test(
       message,
     );
   }
@@ -108,15 +109,19 @@ export function storeFailureOf(error: unknown): StoreFailure | undefined {
 
 const lostAtCommit = new WeakSet<object>();
 
-/** `error`, thrown by a transaction whose connection was lost at its COMMIT (server/db/store.ts). */
+/**
+ * `error`, thrown by a transaction whose connection was lost at its COMMIT,
+ * or by a write outside one lost once sent (server/db/store.ts).
+ */
 export function markLostAtCommit(error: unknown): unknown {
   if (typeof error === "object" && error !== null) lostAtCommit.add(error);
   return error;
 }
 
 /**
- * True when a transaction's connection was lost at its COMMIT, on
- * PostgreSQL: what it wrote may or may not have been saved.
+ * True when a transaction's connection was lost at its COMMIT, or a write's
+ * outside one once it was sent, on PostgreSQL: what it wrote may or may not
+ * have been saved.
  */
 export const isLostAtCommit = (error: unknown): boolean =>
   typeof error === "object" && error !== null && lostAtCommit.has(error);

@@ -1,6 +1,13 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import path from "node:path";
-import { type DatabaseConnection, type Driver, Kysely, PostgresDialect, sql } from "kysely";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  sql,
+} from "kysely";
 import { Migrator } from "kysely/migration";
 import type pg from "pg";
 import { isConnectionLost, isStoreUnwritable, markLostAtCommit } from "./errors.ts";
@@ -105,8 +112,10 @@ const erasureRetryMs = 5000;
 /**
  * A query the driver gave up on (`query_timeout`) leaves its connection
  * waiting for an answer that may never come: end it, so the pool opens a new
- * one rather than handing that one out again. Every failed query is
- * reported to `failed`.
+ * one rather than handing that one out again. So is a connection the server
+ * ended under a query (`isConnectionLost`): it is given back to the pool
+ * before its socket closes, and the next query on it would fail too. Every
+ * failed query is reported to `failed`.
  */
 function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): void {
   const query = client.query as (...args: unknown[]) => unknown;
@@ -117,25 +126,63 @@ function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): 
         failed(error);
         if (error instanceof Error && error.message === "Query read timeout") {
           this.connection.stream.destroy();
-        }
+        } else if (isConnectionLost(error)) this.end().catch(() => {});
       });
     }
     return result;
   } as typeof client.query;
 }
 
-/** Opens the database; the PostgreSQL driver is loaded only when it is used. */
+/** Statements that change rows: a query builder's, or raw SQL that starts so. */
+const writeNodes = new Set([
+  "InsertQueryNode",
+  "UpdateQueryNode",
+  "DeleteQueryNode",
+  "MergeQueryNode",
+]);
+const isWrite = (query: CompiledQuery) =>
+  writeNodes.has(query.query.kind) ||
+  (query.query.kind === "RawNode" && /^\s*(insert|update|delete|merge)\b/i.test(query.sql));
+
 /**
  * PostgreSQL's dialect, whose transaction lost with its connection at COMMIT
  * throws an error marked so (`isLostAtCommit`), whether the COMMIT's or the
  * ROLLBACK's that follows it: what it wrote may or may not have been saved.
+ * So does a write outside a transaction (it commits as it ends) whose
+ * connection was lost once it was sent; not a read, and not a statement pg
+ * refused to send on a connection already lost ("not queryable").
  */
 class MarkingDialect extends PostgresDialect {
   override createDriver(): Driver {
     const driver = super.createDriver();
+    const acquire = driver.acquireConnection.bind(driver);
+    const begin = driver.beginTransaction.bind(driver);
     const commit = driver.commitTransaction.bind(driver);
     const rollback = driver.rollbackTransaction.bind(driver);
     const lost = new WeakSet<DatabaseConnection>();
+    // Connections in a transaction; and those whose statements are watched.
+    const inTransaction = new WeakSet<DatabaseConnection>();
+    const watched = new WeakSet<DatabaseConnection>();
+    driver.acquireConnection = async (options) => {
+      const connection = await acquire(options);
+      if (watched.has(connection)) return connection;
+      watched.add(connection);
+      const execute = connection.executeQuery.bind(connection) as (...args: unknown[]) => unknown;
+      connection.executeQuery = (async (query: CompiledQuery, ...rest: unknown[]) => {
+        try {
+          return await execute(query, ...rest);
+        } catch (error) {
+          const sent = error instanceof Error && !/not queryable/.test(error.message);
+          if (inTransaction.has(connection) || !sent || !isWrite(query)) throw error;
+          throw isConnectionLost(error) ? markLostAtCommit(error) : error;
+        }
+      }) as typeof connection.executeQuery;
+      return connection;
+    };
+    driver.beginTransaction = async (connection, settings) => {
+      await begin(connection, settings);
+      inTransaction.add(connection);
+    };
     driver.commitTransaction = async (connection) => {
       try {
         await commit(connection);
@@ -143,6 +190,8 @@ class MarkingDialect extends PostgresDialect {
         if (!isConnectionLost(error)) throw error;
         lost.add(connection);
         throw markLostAtCommit(error);
+      } finally {
+        inTransaction.delete(connection);
       }
     };
     driver.rollbackTransaction = async (connection) => {
@@ -152,12 +201,14 @@ class MarkingDialect extends PostgresDialect {
         throw lost.has(connection) ? markLostAtCommit(error) : error;
       } finally {
         lost.delete(connection);
+        inTransaction.delete(connection);
       }
     };
     return driver;
   }
 }
 
+/** Opens the database; the PostgreSQL driver is loaded only when it is used. */
 export async function openStore(options: StoreOptions, log?: Logger): Promise<Store> {
   let db: Kysely<Database>;
   // Since when writes fail because the store cannot write; undefined while they do not.

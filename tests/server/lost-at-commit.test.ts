@@ -1,7 +1,17 @@
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadContent } from "../../content/load.ts";
+import {
+  assistantFeedbackResponseSchema,
+  assistantResponseSchema,
+} from "../../contract/assistant.ts";
 import { slotsResponseSchema } from "../../contract/bookings.ts";
+import { sitePassages } from "../../server/assistant/passages.ts";
+import { serializeIndex } from "../../server/assistant/retrieval.ts";
+import { isConnectionLost, isLostAtCommit } from "../../server/db/errors.ts";
 import { createFormTickets } from "../../server/lib/form-token.ts";
 import type { VisitorResponse } from "../support/visitor.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { freshItem, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -10,7 +20,9 @@ import { freshItem, json, siteUrl, startTestApp, type TestApp } from "./support/
  * (docs/product.md, "When something fails"): it may or may not have been
  * saved, so the answer, still 503 with Retry-After, says so and asks the
  * reader to look before sending it again, never only to try again (which may
- * post it twice). SQLite never loses a connection: this is PostgreSQL's.
+ * post it twice). So does a single write outside a transaction, which
+ * commits as it ends; a read lost so is only unreachable. SQLite never loses
+ * a connection: this is PostgreSQL's.
  */
 
 const cookieSecret = "lost-at-commit-cookie-secret-0123456789ab";
@@ -24,6 +36,8 @@ describe("a reader's write whose connection is lost as it is saved, on postgres"
 
   beforeAll(async () => {
     t = await startTestApp("postgres", {
+      assistantIndex: () =>
+        serializeIndex(sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` })),
       env: { COOKIE_SECRET: cookieSecret, COMMENT_MIN_SECONDS: "0", ENQUIRIES_PER_HOUR: "100" },
     });
   });
@@ -33,7 +47,8 @@ describe("a reader's write whose connection is lost as it is saved, on postgres"
 
   /**
    * Runs `write` while PostgreSQL ends the connection of any write to
-   * `table` at its COMMIT (a deferred trigger that ends its own backend).
+   * `table` at its COMMIT (a deferred trigger that ends its own backend; a
+   * statement outside a transaction commits as it ends).
    */
   const losingCommitOn = async <T>(table: string, write: () => Promise<T>): Promise<T> => {
     await runSql(
@@ -140,5 +155,61 @@ describe("a reader's write whose connection is lost as it is saved, on postgres"
     expect(booking.headers["retry-after"]).toBe("60");
     expect(booking.body).toContain("it may or may not have been booked");
     expect(booking.body).not.toContain("nothing was booked");
+  });
+
+  it("a write outside a transaction says so too", async () => {
+    const reader = visitor();
+    const asked = await reader.post("/api/assistant", { question: "How does soap clean?" });
+    const { id, token } = json(asked, assistantResponseSchema).feedback;
+    // The thumbs up is one UPDATE, outside any transaction.
+    const thumbs = () => reader.post("/api/assistant/feedback", { id, token, helpful: true });
+    const lost = await losingCommitOn("assistant_questions", thumbs);
+    expect(lost.statusCode, lost.body).toBe(503);
+    expect(lost.headers["retry-after"]).toBe("60");
+    expect(JSON.parse(lost.body).error.message).toBe(lostSaid);
+    // The connection lost is not handed out again: sent again, it is recorded at once.
+    expect(json(await thumbs(), assistantFeedbackResponseSchema)).toEqual({ recorded: true });
+  });
+});
+
+describe("the PostgreSQL store's marks of a lost connection", () => {
+  it("marks a write outside a transaction lost once sent, never a read", async () => {
+    const scratch = await scratchStore("postgres");
+    const db = scratch.store.db as unknown as Kysely<{ lost: { x: number } }>;
+    try {
+      await sql`create table lost (x int);
+        create function lose_commit() returns trigger language plpgsql as $$ begin perform pg_terminate_backend(pg_backend_pid()); return null; end $$;
+        create constraint trigger lose_commit after insert or delete on lost deferrable initially deferred for each row execute function lose_commit()`.execute(
+        db,
+      );
+      const failure = (work: () => Promise<unknown>) =>
+        work().then(
+          () => expect.unreachable("the connection was not lost"),
+          (error: unknown) => error,
+        );
+      for (const write of [
+        () => db.insertInto("lost").values({ x: 1 }).execute(),
+        () => sql`insert into lost (x) values (2)`.execute(db),
+      ]) {
+        const error = await failure(write);
+        expect(isConnectionLost(error)).toBe(true);
+        expect(isLostAtCommit(error)).toBe(true);
+      }
+      const gone = sql<string>`pg_terminate_backend(pg_backend_pid())`;
+      for (const read of [
+        () => db.selectNoFrom(gone.as("gone")).execute(),
+        () => sql`select ${gone}`.execute(db),
+      ]) {
+        const error = await failure(read);
+        expect(isConnectionLost(error)).toBe(true);
+        expect(isLostAtCommit(error)).toBe(false);
+      }
+      // A write that commits: no mark, and the store goes on.
+      await sql`drop trigger lose_commit on lost`.execute(db);
+      await db.insertInto("lost").values({ x: 3 }).execute();
+      expect(await db.selectFrom("lost").select("x").execute()).toEqual([{ x: 3 }]);
+    } finally {
+      await scratch.drop();
+    }
   });
 });
