@@ -346,6 +346,14 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
             .where("action", "=", action)
             .where("object", "=", object)
             .executeTakeFirst()) !== undefined,
+        async lastWrote(action) {
+          const { at } = await db
+            .selectFrom("owner_audit")
+            .select((eb) => eb.fn.max("at").as("at"))
+            .where("action", "=", action)
+            .executeTakeFirstOrThrow();
+          return at === null ? null : new Date(at).toISOString();
+        },
         act: (change, line) =>
           withLine(db, line, async (trx) => {
             const outcome = await change(trx);

@@ -31,6 +31,8 @@ export type OwnerActor = {
   audit(action: string, object?: string, within?: Kysely<Database>): Promise<void>;
   /** Whether the audit trail holds a line of `action` on `object`, by any actor. */
   wrote(action: string, object: string): Promise<boolean>;
+  /** When the audit trail's newest line of `action` was written (ISO 8601), or null. */
+  lastWrote(action: string): Promise<string | null>;
 };
 
 /**

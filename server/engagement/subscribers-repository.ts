@@ -99,22 +99,10 @@ export function createSubscribersRepository(store: Store) {
       .where("token_hash", "=", tokenDigest(token))
       .executeTakeFirst();
 
-  /**
-   * Imported addresses that have not confirmed here and had no confirmation
-   * mail in the last 24 hours: whom `newsletter reconfirm` would ask.
-   */
-  const reconfirmable = (now = new Date()) => {
-    const since = new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString();
-    return db
+  /** The subscribers an import brought (docs/product.md, "Moving in and out"). */
+  const imported = () =>
+    db
       .selectFrom("subscribers")
-      .select(["subscribers.id", "subscribers.email"])
-      .where("subscribers.status", "=", "pending")
-      .where((eb) =>
-        eb.or([
-          eb("subscribers.confirmation_sent_at", "is", null),
-          eb("subscribers.confirmation_sent_at", "<=", since),
-        ]),
-      )
       .where((eb) =>
         eb.exists(
           eb
@@ -123,6 +111,22 @@ export function createSubscribersRepository(store: Store) {
             .where("import_sources.row_table", "=", "subscribers")
             .whereRef("import_sources.row_id", "=", "subscribers.id"),
         ),
+      );
+
+  /**
+   * Imported addresses that have not confirmed here and had no confirmation
+   * mail in the last 24 hours: whom `newsletter reconfirm` would ask.
+   */
+  const reconfirmable = (now = new Date()) => {
+    const since = new Date(now.getTime() - confirmationRules.resendAfterMs).toISOString();
+    return imported()
+      .select(["subscribers.id", "subscribers.email"])
+      .where("subscribers.status", "=", "pending")
+      .where((eb) =>
+        eb.or([
+          eb("subscribers.confirmation_sent_at", "is", null),
+          eb("subscribers.confirmation_sent_at", "<=", since),
+        ]),
       )
       .orderBy("subscribers.id");
   };
@@ -315,6 +319,18 @@ export function createSubscribersRepository(store: Store) {
     },
 
     reconfirmable,
+
+    /** How many imported addresses were asked to confirm after `since`, or ever when it is null. */
+    async askedAfter(since: string | null): Promise<number> {
+      const { n } = await imported()
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("subscribers.confirmation_sent_at", "is not", null)
+        .$if(since !== null, (query) =>
+          query.where("subscribers.confirmation_sent_at", ">", since as string),
+        )
+        .executeTakeFirstOrThrow();
+      return Number(n);
+    },
 
     /**
      * The re-confirmation campaign for an imported list (docs/product.md,

@@ -44,15 +44,27 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
     },
 
     /**
-     * Queues a request to confirm for each imported subscriber still pending;
-     * how many. A long list is queued in batches, a transaction each, so the
-     * line follows the last.
+     * Queues a request to confirm for each imported subscriber still pending
+     * and not asked in the 24 hours before `now` (when the command line
+     * counted them); how many, and how many were asked since the trail's last
+     * reconfirmation, before this run. A long list is queued in
+     * batches, a transaction each, so the line follows the last: a run whose
+     * line failed is counted by the next, which writes one even when it
+     * queues nothing, and none when there is nothing to count.
      */
-    reconfirm: inParts(async (by: OwnerActor): Promise<number> => {
-      const queued = await subscribers.reconfirmImported();
-      await by.audit("newsletter reconfirm", `${queued} queued`);
-      return queued;
-    }),
+    reconfirm: inParts(
+      async (
+        by: OwnerActor,
+        now: Date = new Date(),
+      ): Promise<{ queued: number; before: number }> => {
+        const before = await subscribers.askedAfter(await by.lastWrote("newsletter reconfirm"));
+        const queued = await subscribers.reconfirmImported(now);
+        if (before > 0)
+          await by.audit("newsletter reconfirm", `${queued} queued, ${before} before`);
+        else if (queued > 0) await by.audit("newsletter reconfirm", `${queued} queued`);
+        return { queued, before };
+      },
+    ),
   };
 }
 

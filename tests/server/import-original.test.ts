@@ -341,8 +341,23 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     }
     // Its batch had committed: the address was asked.
     expect((await sentAt())[0]?.confirmation_sent_at).not.toBeNull();
+    const lines = async () =>
+      (
+        await runSql(
+          t,
+          "select object from owner_audit where action = 'newsletter reconfirm' order by id",
+        )
+      ).map((row) => row.object);
+    // Done again, it asks no one twice, and its line counts what the failed run did.
     const again = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("No imported subscriber is waiting to be asked.");
+    expect(again.stdout).toBe(
+      "Queued a request to confirm for 0 imported subscribers, after 1 asked since the last reconfirmation.\n",
+    );
+    expect(await lines()).toEqual(["5 queued", "0 queued, 1 before"]);
+    // Once counted, there is nothing left to do or to write.
+    const done = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
+    expect(done.stdout).toContain("No imported subscriber is waiting to be asked.");
+    expect(await lines()).toEqual(["5 queued", "0 queued, 1 before"]);
   });
 });

@@ -170,19 +170,30 @@ export const newsletterCancel = ownerAction(
 export async function newsletterReconfirm(context: CommandContext) {
   const { config, stdout, engagement, actor } = context;
   const subscribers = (await engagement()).subscribers;
-  const waiting = (await subscribers.reconfirmable().execute()).length;
-  if (waiting === 0) {
+  // Who is asked is who is counted here: the same moment for both.
+  const now = new Date();
+  const waiting = (await subscribers.reconfirmable(now).execute()).length;
+  if (waiting > 0) {
+    const reach = plural(waiting, "imported subscriber");
+    await agreed(
+      context,
+      `This mails ${reach} a request to confirm.`,
+      `Ask ${reach} to confirm their subscription now?`,
+    );
+  }
+  // With none waiting, a run whose line failed is still written in the trail.
+  const { queued, before } = await subscriberActions(subscribers, config.siteUrl).reconfirm(
+    actor,
+    now,
+  );
+  if (queued === 0 && before === 0) {
     stdout.write("No imported subscriber is waiting to be asked.\n");
     return;
   }
-  const reach = plural(waiting, "imported subscriber");
-  await agreed(
-    context,
-    `This mails ${reach} a request to confirm.`,
-    `Ask ${reach} to confirm their subscription now?`,
+  const earlier = before > 0 ? `, after ${before} asked since the last reconfirmation` : "";
+  stdout.write(
+    `Queued a request to confirm for ${plural(queued, "imported subscriber")}${earlier}.\n`,
   );
-  const queued = await subscriberActions(subscribers, config.siteUrl).reconfirm(actor);
-  stdout.write(`Queued a request to confirm for ${plural(queued, "imported subscriber")}.\n`);
 }
 
 export async function newsletterStatus({ values, stdout, store }: CommandContext) {
