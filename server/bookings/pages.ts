@@ -386,15 +386,12 @@ ${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
       if (moved.outcome === "begun") return answer(reply, 409, begun);
       if (moved.outcome === "moved_enough") return answer(reply, 409, movedEnough(token));
       if (moved.outcome !== "moved") {
-        const taken = moved.outcome === "taken";
-        const problem = taken
-          ? `${slotTakenMessage}. Choose another.`
-          : "Choose one of the free times.";
-        return answer(
-          reply,
-          taken ? 409 : 400,
-          await reschedulePage(token, zone, booking, problem),
-        );
+        const [status, problem] = {
+          taken: [409, `${slotTakenMessage}. Choose another.`],
+          same: [409, "Your call is already at that time. Choose another to move it."],
+          not_offered: [400, "Choose one of the free times."],
+        }[moved.outcome] as [number, string];
+        return answer(reply, status, await reschedulePage(token, zone, booking, problem));
       }
       return answer(reply, 200, {
         title: "Your call is moved",

@@ -251,6 +251,8 @@ export function createBookings({
     ): Promise<
       | { outcome: "moved"; booking: StoredBooking; ownerZone: string }
       | { outcome: "taken"; starts: string[] }
+      /** The call is at that time already: nothing changes. */
+      | { outcome: "same" }
       | { outcome: "not_offered" }
       | { outcome: "unknown" }
       | { outcome: "begun" }
@@ -262,6 +264,7 @@ export function createBookings({
       if (movedEnough(current)) return { outcome: "moved_enough" };
       const availability = await repository.availability();
       const start = Date.parse(startIso);
+      if (start === Date.parse(current.start)) return { outcome: "same" };
       const freeNow = await free(availability);
       if (!freeNow.includes(start)) {
         return offered(availability, start)

@@ -733,6 +733,16 @@ describe.each(backends)("booking a call on %s", (backend) => {
     expect(dom(taken.body).querySelector("[role=alert]")?.textContent).toContain(
       "That time was just taken",
     );
+    // Its own time is not offered, and changes nothing: no mail, no new links.
+    expect(dom(opened.body).querySelector(`input[value="${mine}"]`)).toBeNull();
+    const queued = () => runSql(t, "select id from outbox where email = ?", [sent.email]);
+    const mails = await queued();
+    const same = await move(mine ?? "");
+    expect(same.statusCode).toBe(409);
+    expect(dom(same.body).querySelector("[role=alert]")?.textContent).toBe(
+      "Your call is already at that time. Choose another to move it.",
+    );
+    expect(await queued()).toEqual(mails);
     const offGrid = new Date(Date.parse(target ?? "") + 60_000).toISOString();
     for (const start of [offGrid, "tomorrow", ""]) {
       const refused = await move(start);
