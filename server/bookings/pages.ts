@@ -342,8 +342,8 @@ ${paragraph("Nothing happens until you press the button. Both calendars then hea
       current: { start: string; readerZone: string },
       problem?: string,
     ) => {
-      const slots = await bookings.slots(zone);
-      const list = slots.starts.filter((start) => start !== current.start);
+      // Every time the call may move to: not its own, which it has already.
+      const slots = await bookings.slots(zone, current);
       return {
         title: "Move your call",
         body: `${problem ? `<ul class="problems" role="alert"><li>${escapeHtml(problem)}</li></ul>` : ""}
@@ -356,8 +356,8 @@ ${zoneSelect("reschedule-zone", slots.zone)}
 <p id="reschedule-zone-note">${zoneNote(slots.ownerZone)}</p>
 <form method="post" action="${bookPath}/reschedule">
 ${hidden("token", token)}${hidden("zone", slots.zone)}
-${timesHtml(list, slots.zone)}
-${list.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
+${timesHtml(slots.starts, slots.zone)}
+${slots.starts.length > 0 ? '<p><button type="submit">Move the call</button></p>' : ""}
 </form>`,
       };
     };

@@ -86,9 +86,18 @@ export function createBookings({
 
   const startsNow = (availability: Availability, taken: Taken[]) =>
     freeStarts({ availability, zone: ownerZoneOf(availability), now: clock().getTime(), taken });
-  /** The free starts now. */
-  const free = async (availability: Availability) =>
-    startsNow(availability, await repository.taken(new Date(clock().getTime() - dayMs)));
+  /**
+   * The free starts now. A call being moved (`moving`) neither takes its own time nor counts
+   * toward its day's maximum: the reader may move it to another time that day.
+   */
+  const free = async (availability: Availability, moving?: Pick<StoredBooking, "start">) => {
+    const taken = await repository.taken(new Date(clock().getTime() - dayMs));
+    const own = moving ? Date.parse(moving.start) : Number.NaN;
+    return startsNow(
+      availability,
+      taken.filter((call) => call.start !== own),
+    );
+  };
   /** Whether `start` is on the owner's grid of calls at all, booked or not. */
   const offered = (availability: Availability, start: number) =>
     startsNow(availability, []).includes(start);
@@ -138,10 +147,19 @@ export function createBookings({
     ownerEmail: ownerMail,
     clock,
 
-    /** The free times, and the zone they are to be shown in (the reader's, else the owner's). */
-    async slots(zone?: string): Promise<SlotsResponse> {
+    /**
+     * The free times, and the zone they are to be shown in (the reader's, else the owner's);
+     * for a call being moved, the times it may move to.
+     */
+    async slots(zone?: string, moving?: Pick<StoredBooking, "start">): Promise<SlotsResponse> {
       const availability = await repository.availability();
-      return slotsIn(availability, zone, await free(availability));
+      const own = moving ? Date.parse(moving.start) : Number.NaN;
+      const starts = await free(availability, moving);
+      return slotsIn(
+        availability,
+        zone,
+        starts.filter((start) => start !== own),
+      );
     },
 
     /**
@@ -250,7 +268,7 @@ export function createBookings({
       startIso: string,
     ): Promise<
       | { outcome: "moved"; booking: StoredBooking; ownerZone: string }
-      | { outcome: "taken"; starts: string[] }
+      | { outcome: "taken" }
       /** The call is at that time already: nothing changes. */
       | { outcome: "same" }
       | { outcome: "not_offered" }
@@ -265,11 +283,9 @@ export function createBookings({
       const availability = await repository.availability();
       const start = Date.parse(startIso);
       if (start === Date.parse(current.start)) return { outcome: "same" };
-      const freeNow = await free(availability);
+      const freeNow = await free(availability, current);
       if (!freeNow.includes(start)) {
-        return offered(availability, start)
-          ? { outcome: "taken", starts: iso(freeNow) }
-          : { outcome: "not_offered" };
+        return { outcome: offered(availability, start) ? "taken" : "not_offered" };
       }
       const moved = await repository.reschedule(token, {
         start: new Date(start),
@@ -278,7 +294,7 @@ export function createBookings({
         links,
       });
       if (moved === undefined) return { outcome: "unknown" };
-      if (moved === "taken") return { outcome: "taken", starts: iso(await free(availability)) };
+      if (moved === "taken") return { outcome: "taken" };
       woken();
       return { outcome: "moved", booking: moved, ownerZone: ownerZoneOf(availability) };
     },

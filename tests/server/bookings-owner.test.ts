@@ -11,13 +11,14 @@ import {
   slotsResponseSchema,
 } from "../../contract/bookings.ts";
 import { auditEntrySchema } from "../../contract/console.ts";
-import { wallTime } from "../../contract/time-zones.ts";
+import { dateKey, wallTime } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
 import { admin, adminEnv } from "./support/admin.ts";
+import { dom } from "./support/html.ts";
 import { Owner } from "./support/owner.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The owner's side of booked calls (docs/product.md, "Book a call"): the
@@ -51,13 +52,17 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
   const clock = movableClock();
   let readers = 0;
 
-  /** A reader books the free time `index` places down the list; their address and the call. */
-  async function book(index: number, note = "Our DFMEA for a pump module keeps growing.") {
+  const freeStarts = async () =>
+    json(await t.visitor().get("/api/bookings/slots"), slotsResponseSchema).starts;
+  /**
+   * A reader books the free time `index` places down the list (or the time given); their
+   * address and the call.
+   */
+  async function book(at: number | string, note = "Our DFMEA for a pump module keeps growing.") {
     readers += 1;
     const browser = t.visitor({ ip: `10.9.0.${readers}` });
-    const { starts } = json(await browser.get("/api/bookings/slots"), slotsResponseSchema);
     const request = {
-      start: starts[index] ?? "",
+      start: typeof at === "string" ? at : ((await freeStarts())[at] ?? ""),
       name: `Reader ${readers}`,
       email: `owner-side-${backend}-${readers}@example.org`,
       service: "dfmea",
@@ -327,6 +332,60 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     const trail = (await audit()).filter((entry) => entry.action === "bookings availability");
     expect(trail.slice(0, 2).map((entry) => entry.sessionId === null)).toEqual([true, false]);
 
+    expect((await put(defaultAvailability)).statusCode).toBe(200);
+  });
+
+  it("moves a call to another time of its day at the daily maximum, and none into a full day", async () => {
+    const put = (body: unknown) =>
+      ownerBrowser.request("PUT", "/api/admin/bookings/availability", body as never);
+    expect((await put({ ...defaultAvailability, dailyMax: 2 })).statusCode).toBe(200);
+    // The last two days offered, where no other test books.
+    const byDay = Map.groupBy(await freeStarts(), (start) => dateKey(Date.parse(start), ownerZone));
+    const [other, full] = [...byDay.values()].slice(-2) as [string[], string[]];
+    const moving = await book(full[0] ?? "");
+    await book(full[1] ?? "");
+    const elsewhere = await book(other[0] ?? "");
+    const tokenOf = async (call: { email: string }) => {
+      await smtp.waitFor(() => smtp.to(call.email).length > 0);
+      return /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(
+        smtp.to(call.email)[0]?.parsed.text ?? "",
+      )?.[1];
+    };
+    const move = async (call: { email: string }, start: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/book/reschedule",
+        headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ token: (await tokenOf(call)) ?? "", start }).toString(),
+      });
+    const heading = (html: string) => dom(html).querySelector("h1")?.textContent;
+
+    // The full day's other times are offered to the call on it, not its own.
+    const page = await t.visitor().get(`/book/reschedule?token=${await tokenOf(moving)}`);
+    const offered = [...dom(page.body).querySelectorAll("input[type=radio]")].map((radio) =>
+      radio.getAttribute("value"),
+    );
+    expect(offered).toContain(full[2]);
+    expect(offered).not.toContain(full[0]);
+    expect(offered).not.toContain(full[1]);
+    const moved = await move(moving, full[2] ?? "");
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(heading(moved.body)).toBe("Your call is moved");
+
+    // The maximum holds for everything else: no booking, no move from another day.
+    const starts = await freeStarts();
+    expect(starts).not.toContain(full[3]);
+    const into = await move(elsewhere, full[3] ?? "");
+    expect(into.statusCode).toBe(409);
+    expect(dom(into.body).querySelector("[role=alert]")?.textContent).toContain(
+      "That time was just taken",
+    );
+    const calls = await upcoming();
+    expect(calls.find((call) => call.id === elsewhere.id)?.start).toBe(other[0]);
+    expect(calls.filter((call) => full.includes(call.start)).map((call) => call.start)).toEqual([
+      full[1],
+      full[2],
+    ]);
     expect((await put(defaultAvailability)).statusCode).toBe(200);
   });
 
