@@ -1,11 +1,12 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Expression, ExpressionBuilder, Selectable, SqlBool } from "kysely";
+import type { Selectable } from "kysely";
 import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
-import type { BookingsTable, Database } from "../db/schema.ts";
+import type { BookingsTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import { dayMs, toIso, weeksAround } from "../lib/time.ts";
 import { keyFor, tokenDigest } from "../lib/tokens.ts";
+import { bookingLimits, type DayLimit } from "./limits.ts";
 import { dropQueued, forgetMails, queueCancellations, queueInvitations } from "./queued-mails.ts";
 import { createBookingSettings } from "./settings-repository.ts";
 
@@ -70,6 +71,9 @@ type NewBooking = {
   /** Where the owner's invitation and reminders go; none without it. */
   ownerEmail: string | undefined;
   links: LinkToken;
+  /** One booking an hour per mailbox: a booking for it since then refuses this one. */
+  mailboxSince: Date;
+  day: DayLimit;
 };
 
 export function createBookingsRepository(store: Store, clock: () => Date = () => new Date()) {
@@ -89,16 +93,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     });
   }
 
-  async function countOf(
-    where: (eb: ExpressionBuilder<Database, "bookings">) => Expression<SqlBool>,
-  ): Promise<number> {
-    const row = await db
-      .selectFrom("bookings")
-      .select((eb) => eb.fn.countAll<number | string>().as("n"))
-      .where(where)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
+  const limits = bookingLimits(store, clock);
 
   const repository = {
     ...createBookingSettings(store, clock),
@@ -120,13 +115,19 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     /**
      * Stores a booking with its mails. "taken" when the database refused it
      * because another reader holds that start (the unique index), on this
-     * instance or any other.
+     * instance or any other, or its day is full; "mailbox" when its mailbox
+     * was booked for within the hour. Both limits are counted in the
+     * booking's transaction, in turn with the others counting the same.
      */
-    async create(input: NewBooking): Promise<{ id: number } | "taken"> {
+    async create(input: NewBooking): Promise<{ id: number } | "taken" | "mailbox"> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       try {
         return await db.transaction().execute(async (trx) => {
+          if (await limits.mailboxBooked(trx, input.addressHash, input.mailboxSince)) {
+            return "mailbox";
+          }
+          if (await limits.dayFull(trx, input.start, input.day)) return "taken";
           const { id } = await trx
             .insertInto("bookings")
             .values({
@@ -165,12 +166,19 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
     /**
      * Moves a booking to a new time by its links' token, which is spent: the
      * new invitation (the same UID, SEQUENCE one higher) carries the next.
-     * "taken" when another reader holds that start; undefined when the token
-     * is not known (used, or the call cancelled).
+     * "taken" when another reader holds that start, or its day is full (the
+     * call itself not counted); undefined when the token is not known (used,
+     * or the call cancelled).
      */
     async reschedule(
       token: string,
-      move: { start: Date; end: Date; ownerEmail: string | undefined; links: LinkToken },
+      move: {
+        start: Date;
+        end: Date;
+        ownerEmail: string | undefined;
+        links: LinkToken;
+        day: DayLimit;
+      },
     ): Promise<StoredBooking | "taken" | undefined> {
       try {
         return await db.transaction().execute(async (trx) => {
@@ -181,6 +189,7 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
             .where("status", "=", "booked")
             .executeTakeFirst();
           if (!current) return undefined;
+          if (await limits.dayFull(trx, move.start, move.day, current.id)) return "taken";
           const sequence = Number(current.sequence) + 1;
           const row = await trx
             .updateTable("bookings")
@@ -298,28 +307,8 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       return rows.map(toStored);
     },
 
-    /** Bookings made from one connection, and for one mailbox, since a time. */
-    async countSince(of: { ipHash: string; addressHash: string; since: Date }) {
-      const { ipHash, addressHash, since } = of;
-      const count = (column: "ip_hash" | "address_hash", value: string) =>
-        countOf((eb) =>
-          eb.and([eb(column, "=", value), eb("created_at", ">=", since.toISOString())]),
-        );
-      return {
-        fromIp: await count("ip_hash", ipHash),
-        forAddress: await count("address_hash", addressHash),
-      };
-    },
-
-    /** Calls still ahead for one mailbox. */
-    pendingFor: (addressHash: string): Promise<number> =>
-      countOf((eb) =>
-        eb.and([
-          eb("address_hash", "=", addressHash),
-          eb("status", "=", "booked"),
-          eb("ends_at", ">", clock().toISOString()),
-        ]),
-      ),
+    fromIpSince: limits.fromIpSince,
+    pendingFor: limits.pendingFor,
 
     /** Calls booked per week (Monday 00:00 UTC, by the call's start), over the last `weeks` and the next 4. */
     async perWeek(weeks = 12): Promise<{ week: string; count: number }[]> {

@@ -76,6 +76,10 @@ export function createBookings({
 
   const ownerZoneOf = (availability: Availability) =>
     availability.timeZone ?? config.bookingTimeZone;
+  const dayLimit = (availability: Availability) => ({
+    zone: ownerZoneOf(availability),
+    max: availability.dailyMax,
+  });
   const context = async (service: string): Promise<BookingMailContext> => ({
     siteUrl: config.siteUrl,
     ownerName: config.owner.name,
@@ -179,29 +183,14 @@ export function createBookings({
       if (first === "honeypot") return { outcome: "booked", booking: null, ownerZone };
       if (first) return refuse(first);
       const mailbox = addressHash(request.email);
-      const recent = await repository.countSince({
-        ipHash,
-        addressHash: mailbox,
-        since: new Date(clock().getTime() - 3_600_000),
-      });
-      if (recent.fromIp >= config.BOOKINGS_PER_HOUR) {
+      const hourAgo = new Date(clock().getTime() - 3_600_000);
+      if ((await repository.fromIpSince(ipHash, hourAgo)) >= config.BOOKINGS_PER_HOUR) {
         return refuse({
           status: 429,
           code: "rate_limited",
           message:
             "Too many calls were booked from your connection in the last hour; please try again in an hour, or write to the contact address.",
           retryAfterSeconds: 3600,
-        });
-      }
-      // Each booking mails its address: one an hour, so the form cannot flood an inbox.
-      if (recent.forAddress >= 1) {
-        return refuse({
-          status: 429,
-          code: "rate_limited",
-          message:
-            "A call was booked for this address less than an hour ago; its invitation is in that inbox. To book another, try again in an hour.",
-          retryAfterSeconds: 3600,
-          field: "email",
         });
       }
       if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
@@ -244,7 +233,20 @@ export function createBookings({
         uidHost,
         ownerEmail: ownerMail,
         links,
+        mailboxSince: hourAgo,
+        day: dayLimit(availability),
       });
+      // Each booking mails its address: one an hour, so the form cannot flood an inbox.
+      if (created === "mailbox") {
+        return refuse({
+          status: 429,
+          code: "rate_limited",
+          message:
+            "A call was booked for this address less than an hour ago; its invitation is in that inbox. To book another, try again in an hour.",
+          retryAfterSeconds: 3600,
+          field: "email",
+        });
+      }
       if (created === "taken") {
         return {
           outcome: "taken",
@@ -292,6 +294,7 @@ export function createBookings({
         end: new Date(start + availability.callMinutes * 60_000),
         ownerEmail: ownerMail,
         links,
+        day: dayLimit(availability),
       });
       if (moved === undefined) return { outcome: "unknown" };
       if (moved === "taken") return { outcome: "taken" };

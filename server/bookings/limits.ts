@@ -1,0 +1,88 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { dateKey } from "../../contract/time-zones.ts";
+import type { Database } from "../db/schema.ts";
+import type { Db, Store } from "../db/store.ts";
+import { dayMs, toIso } from "../lib/time.ts";
+
+/**
+ * What the bookings' limits count (docs/product.md, "Book a call"): bookings
+ * from a connection, calls ahead for a mailbox, and, in a booking's or a
+ * move's transaction, one booking an hour per mailbox and the most calls a
+ * day may hold. Those two wait their turn behind the others counting the
+ * same, so requests at the same instant cannot pass them
+ * (docs/decisions/043-bookings.md).
+ */
+
+/** The most calls one day (in the owner's zone) may hold; a null `max` is no maximum. */
+export type DayLimit = { zone: string; max: number | null };
+
+/**
+ * Waits in `trx` for the other transactions counting the same thing (`what` of `key`) to
+ * end: on PostgreSQL an advisory lock to the commit, across instances; SQLite's transactions
+ * take turns already, on the store's one connection.
+ */
+async function turnOf(store: Store, trx: Db, what: string, key: string) {
+  if (store.kind === "postgres") {
+    await sql`select pg_advisory_xact_lock(hashtext(${what}), hashtext(${key}))`.execute(trx);
+  }
+}
+
+export function bookingLimits(store: Store, clock: () => Date) {
+  const count = async (
+    where: (eb: ExpressionBuilder<Database, "bookings">) => Expression<SqlBool>,
+  ): Promise<number> => {
+    const row = await store.db
+      .selectFrom("bookings")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where(where)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+
+  return {
+    /** Bookings made from one connection since a time. */
+    fromIpSince: (ipHash: string, since: Date): Promise<number> =>
+      count((eb) =>
+        eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
+      ),
+
+    /** Calls still ahead for one mailbox. */
+    pendingFor: (addressHash: string): Promise<number> =>
+      count((eb) =>
+        eb.and([
+          eb("address_hash", "=", addressHash),
+          eb("status", "=", "booked"),
+          eb("ends_at", ">", clock().toISOString()),
+        ]),
+      ),
+
+    /** Whether a booking for the mailbox was made since `since`. */
+    async mailboxBooked(trx: Db, addressHash: string, since: Date): Promise<boolean> {
+      await turnOf(store, trx, "booking mailbox", addressHash);
+      const recent = await trx
+        .selectFrom("bookings")
+        .select("id")
+        .where("address_hash", "=", addressHash)
+        .where("created_at", ">=", since.toISOString())
+        .executeTakeFirst();
+      return recent !== undefined;
+    },
+
+    /** Whether the owner's day of `start` holds its most calls already, besides the one `moving`. */
+    async dayFull(trx: Db, start: Date, day: DayLimit, moving?: number): Promise<boolean> {
+      if (day.max === null) return false;
+      const key = dateKey(start, day.zone);
+      await turnOf(store, trx, "booking day", key);
+      const near = await trx
+        .selectFrom("bookings")
+        .select("starts_at")
+        .where("status", "=", "booked")
+        .where("starts_at", ">", new Date(start.getTime() - 2 * dayMs).toISOString())
+        .where("starts_at", "<", new Date(start.getTime() + 2 * dayMs).toISOString())
+        .$if(moving !== undefined, (q) => q.where("id", "<>", moving ?? 0))
+        .execute();
+      const onDay = near.filter((row) => dateKey(new Date(toIso(row.starts_at)), day.zone) === key);
+      return onDay.length >= day.max;
+    },
+  };
+}

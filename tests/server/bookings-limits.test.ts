@@ -1,0 +1,163 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
+import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
+import { dateKey } from "../../contract/time-zones.ts";
+import { createFormTokens } from "../../server/lib/form-token.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The bookings' limits under requests at the same instant
+ * (docs/decisions/043-bookings.md): one booking an hour per mailbox, and a
+ * day's most calls, hold for bookings and moves that overlap, on two instances
+ * on one PostgreSQL and on SQLite. On PostgreSQL the requests are held at a
+ * gate, a lock on the bookings table that their reads pass and their writes
+ * wait for, until every one of them waits there: each has counted what it
+ * could before any is stored. SQLite's one process runs each request's
+ * queries without leaving the event loop, so requests sent at once do not
+ * interleave there today; its transactions take turns on the one connection
+ * (Kysely's mutex), should they come to.
+ */
+
+const cookieSecret = "booking-limits-tests-cookie-secret-0123456789";
+const ownerZone = "Europe/London";
+const tokens = createFormTokens(cookieSecret, { purpose: "booking form timing", minimumMs: 0 });
+
+const call = (start: string, email: string) => ({
+  start,
+  name: "Meera Iyer",
+  email,
+  service: "dfmea",
+  note: "A second opinion on our pump's DFMEA, please.",
+  zone: "Asia/Kolkata",
+  formToken: tokens.issue(Date.now() - 60_000),
+});
+
+describe.each(backends)("the bookings' limits under requests at once on %s", (backend) => {
+  let smtp: SmtpSink;
+  let instances: TestApp[] = [];
+  /** The instance the `i`th request goes to: each in turn. */
+  const on = (i: number) => instances[i % instances.length] as TestApp;
+  let ip = 0;
+  const book = (i: number, start: string, email: string) =>
+    on(i)
+      .visitor({ ip: `10.61.0.${++ip}` })
+      .post("/api/bookings", call(start, email));
+  /** The free times, by the owner's day. */
+  const freeDays = async () => {
+    const { starts } = json(await on(0).visitor().get("/api/bookings/slots"), slotsResponseSchema);
+    return [...Map.groupBy(starts, (start) => dateKey(Date.parse(start), ownerZone)).values()];
+  };
+  const bookedOn = async (day: string[]) =>
+    (await runSql(on(0), "select starts_at from bookings where status = 'booked'")).filter((row) =>
+      day.includes(new Date(String(row.starts_at)).toISOString()),
+    );
+
+  /** Runs `requests` at once; on PostgreSQL, lets them go once every one waits at the gate. */
+  async function atOnce<T>(requests: (() => Promise<T>)[]): Promise<T[]> {
+    const databaseUrl = on(0).databaseUrl;
+    if (!databaseUrl) return Promise.all(requests.map((request) => request()));
+    const gate = new pg.Client({ connectionString: databaseUrl });
+    await gate.connect();
+    try {
+      await gate.query("begin");
+      await gate.query("lock table bookings in exclusive mode");
+      const answers = Promise.all(requests.map((request) => request()));
+      await expect
+        .poll(
+          async () =>
+            (
+              await gate.query(
+                "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+              )
+            ).rows[0]?.n,
+          { timeout: 30_000 },
+        )
+        .toBeGreaterThanOrEqual(requests.length);
+      await gate.query("commit");
+      return await answers;
+    } finally {
+      await gate.end();
+    }
+  }
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    const env = {
+      COOKIE_SECRET: cookieSecret,
+      SMTP_URL: smtp.url,
+      OWNER_EMAIL: "owner@example.com",
+      BOOKING_TIMEZONE: ownerZone,
+      BOOKINGS_PER_HOUR: "1000",
+    };
+    const first = await startTestApp(backend, { env });
+    instances = [first];
+    if (backend === "postgres") {
+      instances.push(await startTestApp(backend, { env, databaseUrl: first.databaseUrl ?? "" }));
+    }
+  });
+  afterAll(async () => {
+    for (const instance of instances.reverse()) await instance.close();
+    await smtp?.close();
+  });
+
+  it("books one call an hour for a mailbox, however many ask for it at once", async () => {
+    const days = await freeDays();
+    const email = `at-once-${backend}@example.org`;
+    const answers = await atOnce(
+      days.slice(0, 4).map((day, i) => () => book(i, day[0] ?? "", email)),
+    );
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 429, 429, 429]);
+    const refused = answers.find((answer) => answer.statusCode === 429);
+    expect(json(refused ?? { body: "" }, errorResponseSchema).error.message).toContain(
+      "A call was booked for this address less than an hour ago",
+    );
+    expect(await runSql(on(0), "select id from bookings where email = ?", [email])).toHaveLength(1);
+  });
+
+  it("keeps a day to its most calls, booked at once or moved into it at once", async () => {
+    await runSql(
+      on(0),
+      "insert into booking_settings (id, availability, updated_at) values (1, ?, ?) on conflict (id) do update set availability = excluded.availability",
+      [JSON.stringify({ ...defaultAvailability, dailyMax: 2 }), new Date().toISOString()],
+    );
+    // Late days, where the test above booked nothing, but not the last, which the horizon cuts.
+    const [full, into, from1, from2] = (await freeDays()).slice(-5, -1) as string[][];
+    const answers = await atOnce(
+      [0, 1, 2, 3].map((i) => () => book(i, full?.[i] ?? "", `day-${backend}-${i}@example.org`)),
+    );
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 201, 409, 409]);
+    expect(await bookedOn(full ?? [])).toHaveLength(2);
+
+    // A day with one call, and two calls from other days moved into it at once.
+    expect((await book(0, into?.[0] ?? "", `into-${backend}@example.org`)).statusCode).toBe(201);
+    const movers = [from1?.[0] ?? "", from2?.[0] ?? ""].map((start, i) => ({
+      start,
+      email: `mover-${backend}-${i}@example.org`,
+    }));
+    for (const [i, mover] of movers.entries()) {
+      expect((await book(i, mover.start, mover.email)).statusCode).toBe(201);
+    }
+    await smtp.waitFor(() => movers.every((mover) => smtp.to(mover.email).length > 0));
+    const moved = await atOnce(
+      movers.map((mover, i) => () => {
+        const token = /\/book\/reschedule\?token=([A-Za-z0-9_-]{43})/.exec(
+          smtp.to(mover.email)[0]?.parsed.text ?? "",
+        )?.[1];
+        return on(i).app.inject({
+          method: "POST",
+          url: "/book/reschedule",
+          headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+          payload: new URLSearchParams({
+            token: token ?? "",
+            start: into?.[i + 1] ?? "",
+          }).toString(),
+        });
+      }),
+    );
+    expect(moved.map((answer) => answer.statusCode).sort()).toEqual([200, 409]);
+    expect(await bookedOn(into ?? [])).toHaveLength(2);
+  });
+});
