@@ -8,6 +8,7 @@ import {
   hasNoHiddenCharacters,
   hasVisibleCharacter,
   marksPerCharacterMax,
+  withLineFeeds,
 } from "./text.ts";
 import { decodeCommentCursor } from "./threads.ts";
 
@@ -68,9 +69,10 @@ export const userNameSchema = z
   )
   .refine(hasFewMarksPerCharacter, fewMarksMessage("Names"));
 
-export const commentContentSchema = z
-  .string()
-  .trim()
+/** Text that may span lines, trimmed, each line break stored as "\n" (`withLineFeeds`). */
+export const multiLineSchema = () => z.string().overwrite(withLineFeeds).trim();
+
+export const commentContentSchema = multiLineSchema()
   .min(1, "Write a comment.")
   .max(limits.commentMax, `Comments are at most ${limits.commentMax} characters.`)
   .refine(

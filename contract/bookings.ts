@@ -3,6 +3,7 @@ import {
   emailSchema,
   errorResponseSchema,
   type FormTokenResponse,
+  multiLineSchema,
   timestampSchema,
 } from "./api.ts";
 import { type WeekdayName, weekdayNames } from "./booking-hours.ts";
@@ -125,9 +126,7 @@ export const slotsResponseSchema = z.object({
 });
 export type SlotsResponse = z.infer<typeof slotsResponseSchema>;
 
-const bookingNoteSchema = z
-  .string()
-  .trim()
+const bookingNoteSchema = multiLineSchema()
   .max(limits.bookingNoteMax, `The note is at most ${limits.bookingNoteMax} characters.`)
   .refine(
     hasNoControlOrDirectionCharacters,
@@ -210,9 +209,7 @@ export const bookingsResponseSchema = z.object({
 });
 
 export const cancelBookingRequestSchema = z.strictObject({
-  message: z
-    .string()
-    .trim()
+  message: multiLineSchema()
     .max(limits.bookingNoteMax, `A message is at most ${limits.bookingNoteMax} characters.`)
     .refine(
       hasNoControlOrDirectionCharacters,

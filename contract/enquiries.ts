@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema, type FormTokenResponse, timestampSchema } from "./api.ts";
+import { emailSchema, type FormTokenResponse, multiLineSchema, timestampSchema } from "./api.ts";
 import { enquiryStatuses } from "./enquiry-choices.ts";
 import { limits } from "./limits.ts";
 import {
@@ -34,9 +34,7 @@ export const enquiryNameSchema = oneLineSchema("Your name", limits.enquiryNameMa
   .pipe(z.string().min(1, "Enter your name."))
   .refine(hasVisibleCharacter, "Enter your name.");
 
-const enquiryMessageSchema = z
-  .string()
-  .trim()
+const enquiryMessageSchema = multiLineSchema()
   .min(
     limits.enquiryMessageMin,
     `Write at least ${limits.enquiryMessageMin} characters: what you need, and for what.`,
@@ -117,9 +115,7 @@ export const enquiriesResponseSchema = z.object({
 });
 
 export const answerEnquiryRequestSchema = z.strictObject({
-  body: z
-    .string()
-    .trim()
+  body: multiLineSchema()
     .min(1, "Write the answer.")
     .max(limits.enquiryAnswerMax, `An answer is at most ${limits.enquiryAnswerMax} characters.`)
     .refine(

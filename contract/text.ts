@@ -64,3 +64,9 @@ export const hasNoControlOrDirectionCharacters = (value: string): boolean =>
 /** Text from elsewhere as a comment takes it, and without \r (a form's CRLF is its only use). */
 export const withoutControlOrDirectionCharacters = (value: string): string =>
   value.replace(controlOrDirection, "").replaceAll("\r", "");
+
+/**
+ * Line breaks as "\n" alone: a form's "\r\n", and a lone "\r", which a terminal prints as a
+ * return to the line's start, so that what follows hides what came before.
+ */
+export const withLineFeeds = (value: string): string => value.replace(/\r\n?/g, "\n");

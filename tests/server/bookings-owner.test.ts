@@ -167,7 +167,10 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
   });
 
   it("lists, shows, cancels and deletes from the command line, each audited without a session", async () => {
-    const call = await book(8, '=HYPERLINK("http://x")\nand a second line');
+    // Line breaks as a form sends them (\r\n), and a lone \r, which a terminal would print
+    // as a return to the line's start, hiding what came before it.
+    const call = await book(8, '=HYPERLINK("http://x")\r\nand a second line\rand a third');
+    expect(call.note).toBe('=HYPERLINK("http://x")\nand a second line\nand a third');
     const later = await book(9);
     const list = await admin(env, "bookings", "list");
     expect(list.code, list.stderr).toBe(0);
@@ -186,7 +189,8 @@ describe.each(backends)("the owner's bookings on %s", (backend) => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`Call ${call.id}, booked`);
     expect(shown.stdout).toContain(`With: ${call.name} <${call.email}>`);
-    expect(shown.stdout).toContain("and a second line");
+    expect(shown.stdout).toContain("and a second line\nand a third");
+    expect(shown.stdout).not.toContain("\r");
     expect(shown.stdout).toMatch(/The reader's time: .*America \/ New York/);
     expect((await admin(env, "bookings", "show", "99999")).code).toBe(3);
     expect((await admin(env, "bookings", "show", "01")).code).toBe(2);

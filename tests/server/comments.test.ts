@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Comment } from "../../contract/api.ts";
 import { commentResponseSchema, errorResponseSchema } from "../../contract/api.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import {
   backends,
   freshItem,
@@ -65,6 +66,26 @@ describe.each(backends)("comments on %s", (backend) => {
       "updatedAt",
       "userName",
     ]);
+  });
+
+  it("stores each line break as \\n, a lone carriage return too, on add and edit", async () => {
+    const postId = freshItem("science");
+    const alex = t.visitor();
+    const added = await alex.comment(postId, "Steel cools faster\r\nin still air.\rCeramic holds.");
+    expect(added.statusCode).toBe(201);
+    const { comment } = json(added, commentResponseSchema);
+    expect(comment.content).toBe("Steel cools faster\nin still air.\nCeramic holds.");
+    const edited = await alex.patch(`/api/comments/${comment.id}`, {
+      content: "Steel cools faster.\rCeramic holds the heat.",
+      userName: "Alex",
+    });
+    expect(json(edited, commentResponseSchema).comment.content).toBe(
+      "Steel cools faster.\nCeramic holds the heat.",
+    );
+    // The owner's terminal prints it as written: no return hides the start of a line.
+    const listed = await admin(adminEnv(t), "comments", "list", "--post", postId);
+    expect(listed.stdout).toContain("Ceramic holds the heat.");
+    expect(listed.stdout).not.toContain("\r");
   });
 
   it("lists oldest first, with mine only on the caller's own", async () => {

@@ -169,7 +169,12 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
   });
 
   it("exports a CSV a spreadsheet cannot run, and the command line lists, shows, closes and deletes", async () => {
-    const risky = enquiry({ name: '=HYPERLINK("https://evil.example")', organisation: "@SUM(1)" });
+    const risky = enquiry({
+      name: '=HYPERLINK("https://evil.example")',
+      organisation: "@SUM(1)",
+      // A form's \r\n and a lone \r, which the terminal would print as a return to the line's start.
+      message: "Our bench writes 40 CSV files a day.\r\nWe need them merged\rinto one workbook.",
+    });
     await send(risky);
     const id = await idOf(risky.email);
     const csv = await me.get("/api/admin/enquiries/export");
@@ -185,7 +190,10 @@ describe.each(backends)("the owner's enquiries on %s", (backend) => {
     expect(asJson.some((e: { id: number }) => e.id === id)).toBe(true);
     expect((await cli("enquiries", "list", "--status", "lost")).code).toBe(2);
     const shown = await cli("enquiries", "show", String(id));
-    expect(shown.stdout).toContain(risky.message);
+    expect(shown.stdout).toContain(
+      "Our bench writes 40 CSV files a day.\nWe need them merged\ninto one workbook.",
+    );
+    expect(shown.stdout).not.toContain("\r");
     expect(shown.stdout).toContain("Service: VBA Tools");
     expect(JSON.parse((await cli("enquiries", "show", String(id), "--json")).stdout).email).toBe(
       risky.email,
