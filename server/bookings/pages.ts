@@ -367,12 +367,8 @@ ${slots.starts.length > 0 ? '<p><button type="submit">Move the call</button></p>
       if (!booking) return answer(reply, 404, spent);
       if (bookings.begun(booking)) return answer(reply, 409, begun);
       if (bookings.movedEnough(booking)) return answer(reply, 409, movedEnough(token));
-      const { zone } = request.query as { zone?: unknown };
-      return answer(
-        reply,
-        200,
-        await reschedulePage(token, zoneOr(zone, booking.readerZone), booking),
-      );
+      const zone = zoneOr((request.query as { zone?: unknown }).zone, booking.readerZone);
+      return answer(reply, 200, await reschedulePage(token, zone, booking));
     });
 
     scope.post(`${bookPath}/reschedule`, async (request, reply) => {
