@@ -2,6 +2,9 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:cry
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import type { Config } from "../config.ts";
+import type { Log } from "../lib/log.ts";
+import { createMailer, type DkimSigning, type Mailer } from "./mailer.ts";
 
 /**
  * The site's DKIM key (docs/mail.md, "Signed mail"): made by `admin mail dkim`,
@@ -91,17 +94,27 @@ export function dkimDnsRecord(key: DkimKey): { name: string; value: string } {
   };
 }
 
-/** How the transports sign: nodemailer's own option for RSA; mailauth's signer for Ed25519. */
-export type DkimSigning = {
-  algorithm: DkimAlgorithm;
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-};
-
 export const dkimSigning = (key: DkimKey): DkimSigning => ({
   algorithm: key.algorithm,
   domainName: key.domain,
   keySelector: key.selector,
   privateKey: key.privateKey,
 });
+
+/** The configured transport (SMTP or files), signing with the site's key when there is one. */
+export function signedMailer(
+  config: Pick<Config, "SMTP_URL" | "mailFrom" | "DATA_DIR" | "MAIL_CONNECTIONS" | "DKIM_KEY_FILE">,
+  log: Pick<Log, "info">,
+): Mailer {
+  const key = readDkimKey(dkimKeyFileOf(config));
+  const {
+    SMTP_URL: smtpUrl,
+    mailFrom: from,
+    DATA_DIR: dataDir,
+    MAIL_CONNECTIONS: connections,
+  } = config;
+  return createMailer(
+    { smtpUrl, from, dataDir, connections, dkim: key ? dkimSigning(key) : null },
+    log,
+  );
+}

@@ -10,7 +10,6 @@ import {
 } from "node:worker_threads";
 import type { Log } from "../lib/log.ts";
 import { onFirstUse } from "../lib/on-first-use.ts";
-import type { DkimSigning } from "./dkim.ts";
 
 /** One message as the outbox hands it to the transport. */
 export type OutgoingMail = {
@@ -35,6 +34,14 @@ export type OutgoingMail = {
    * calendar programs act on, and as an `.ics` attachment (nodemailer's `icalEvent`).
    */
   icalEvent?: { method: "REQUEST" | "CANCEL"; filename: string; content: string };
+};
+
+/** How the transports sign (dkim.ts): nodemailer's own option for RSA; mailauth's for Ed25519. */
+export type DkimSigning = {
+  algorithm: "rsa" | "ed25519";
+  domainName: string;
+  keySelector: string;
+  privateKey: string;
 };
 
 export type Mailer = {

@@ -3,9 +3,8 @@ import type { OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import { retryPolicy } from "./delivery-rules.ts";
-import { dkimKeyFileOf, dkimSigning, readDkimKey } from "./dkim.ts";
+import { signedMailer } from "./dkim.ts";
 import { removeMailFiles } from "./mail-files.ts";
-import { createMailer } from "./mailer.ts";
 import { type ComposeMail, startMailWorker } from "./outbox-worker.ts";
 import { createOutboxRepository } from "./queue.ts";
 import { createRecipientHealth } from "./recipient-health.ts";
@@ -47,17 +46,7 @@ export function startOutbox(
     retryBaseMs: options.retryBaseMs ?? retryPolicy.baseMs,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const dkim = readDkimKey(dkimKeyFileOf(config));
-  const mailer = createMailer(
-    {
-      smtpUrl: config.SMTP_URL,
-      from: config.mailFrom,
-      dataDir: config.DATA_DIR,
-      connections: config.MAIL_CONNECTIONS,
-      dkim: dkim ? dkimSigning(dkim) : null,
-    },
-    log,
-  );
+  const mailer = signedMailer(config, log);
   const suppressions = createSuppressions(store, options.clock ? { clock: options.clock } : {});
   const worker = startMailWorker({
     outbox,

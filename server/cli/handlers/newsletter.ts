@@ -10,8 +10,7 @@ import { createEditionsRepository } from "../../newsletter/editions-repository.t
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions, subscriberActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
-import { dkimKeyFileOf, dkimSigning, readDkimKey } from "../../outbox/dkim.ts";
-import { createMailer } from "../../outbox/mailer.ts";
+import { signedMailer } from "../../outbox/dkim.ts";
 import {
   AdminError,
   agreed,
@@ -73,16 +72,9 @@ async function sendTestCopy(
 ) {
   const address = emailSchema.safeParse(to);
   if (!address.success) throw usageError("--test ADDRESS must be an email address.");
-  const dkim = readDkimKey(dkimKeyFileOf(config));
-  const mailer = createMailer(
-    {
-      smtpUrl: config.SMTP_URL,
-      from: config.mailFrom,
-      dataDir: config.DATA_DIR,
-      dkim: dkim ? dkimSigning(dkim) : null,
-    },
-    { info: (_object, message) => stdout.write(`${message}\n`) },
-  );
+  const mailer = signedMailer(config, {
+    info: (_object, message) => stdout.write(`${message}\n`),
+  });
   try {
     const sent = await actions.test(actor, edition, address.data, mailer);
     if (sent !== "sent") throw sent.notSent;
