@@ -53,3 +53,6 @@ export const scriptJson = (value: unknown) =>
   JSON.stringify(value)
     .replace(/</g, "\\u003c")
     .replace(/\u2028|\u2029/g, "");
+
+/** A search result's address as the site's path: the canonical URLs have no trailing slash, Pagefind's do. */
+export const sitePath = (url: string) => url.replace(/(.)\/(?=$|#|\?)/, "$1");

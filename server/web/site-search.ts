@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
+import { sitePath } from "../../contract/html.ts";
 
 /**
  * The site's search on the server, for readers without JavaScript
@@ -74,9 +75,6 @@ export function searchKeys(text: string): string[] {
     .split(/[^\p{L}\p{N}]+/u)
     .filter((key) => key !== "");
 }
-
-/** The site's paths have no trailing slash (the canonical URLs); Pagefind's do. */
-const sitePath = (url: string) => url.replace(/(.)\/(?=$|#|\?)/, "$1");
 
 function readPages(clientRoot: string): Page[] {
   const folder = path.join(clientRoot, "pagefind", "fragment");

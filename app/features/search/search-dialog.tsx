@@ -1,5 +1,6 @@
 import { Dialog } from "radix-ui";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { sitePath } from "../../../contract/html.ts";
 import { limits } from "../../../contract/limits.ts";
 import { Icon } from "../../components/ui/icon.tsx";
 import { type ExcerptPart, excerptParts } from "./excerpt.ts";
@@ -17,11 +18,6 @@ type State =
   | { phase: "searching" }
   | { phase: "done"; term: string; hits: Hit[] }
   | { phase: "failed" };
-
-/** The site's paths have no trailing slash (the canonical URLs); Pagefind's do. */
-function sitePath(url: string): string {
-  return url.replace(/(.)\/(?=$|#|\?)/, "$1");
-}
 
 /**
  * One result per page: the page itself, or, when most of the matches sit
