@@ -7,7 +7,7 @@ import {
   commentsQuerySchema,
   commentsResponseSchema,
   decodeCommentCursor,
-  rowIdParamSchema,
+  rowIdParamsSchema,
   writeCommentRequestSchema,
 } from "../../../contract/api.ts";
 import type { CommentRefusal } from "../../comments/repository.ts";
@@ -31,7 +31,6 @@ import {
 const route = routesTagged("comments");
 
 const postParams = z.object({ id: z.string() });
-const commentParams = z.object({ id: rowIdParamSchema });
 function refused(refusal: CommentRefusal): ApiError {
   return refusal === "not_found"
     ? notFound("There is no such comment.")
@@ -186,7 +185,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     route(
       "Edit one's own comment",
       { 200: commentResponseSchema },
-      { params: commentParams, body: writeCommentRequestSchema },
+      { params: rowIdParamsSchema, body: writeCommentRequestSchema },
     ),
     async (request) => {
       await refuseBanned(request, defences);
@@ -214,7 +213,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
 
   app.delete(
     "/comments/:id",
-    route("Delete one's own comment", { 204: z.null() }, { params: commentParams }),
+    route("Delete one's own comment", { 204: z.null() }, { params: rowIdParamsSchema }),
     async (request, reply) => {
       const result = await engagement.comments.remove({
         id: request.params.id,

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
-import { commentResponseSchema, rowIdParamSchema } from "../../../contract/api.ts";
+import { commentResponseSchema, rowIdParamsSchema } from "../../../contract/api.ts";
 import {
   banRequestSchema,
   type ConsoleComment,
@@ -54,8 +53,6 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     },
   );
 
-  const commentId = z.object({ id: rowIdParamSchema });
-
   // The owner's three decisions on one comment, each a route of the same shape.
   const decisions = {
     approve: "Publish a held comment (and trust its writer under MODERATION=first)",
@@ -65,7 +62,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
   for (const [decision, summary] of Object.entries(decisions)) {
     app.post(
       `/comments/:id/${decision}`,
-      route(summary, noContent, { params: commentId }),
+      route(summary, noContent, { params: rowIdParamsSchema }),
       async (request) => {
         const act = actions[decision as keyof typeof decisions];
         if ((await act(actor(request), request.params.id)) === "not_found") {
@@ -83,7 +80,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       {
         description:
           'Answering a reply joins its thread (docs/product.md, "Replies"). A missing or deleted comment is 404; a held or spam one 409.',
-        params: commentId,
+        params: rowIdParamsSchema,
         body: ownerTextRequestSchema,
       },
     ),
@@ -117,7 +114,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route(
       "Ban the writer of a comment (their browser, or every browser at its address), for some days or until lifted",
       noContent,
-      { params: commentId, body: banRequestSchema },
+      { params: rowIdParamsSchema, body: banRequestSchema },
     ),
     async (request) => {
       const { id } = request.params;
@@ -132,7 +129,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route(
       "Edit the text of any comment (from the reading page); readers' open pages see it",
       commentResponseSchema,
-      { params: commentId, body: ownerTextRequestSchema },
+      { params: rowIdParamsSchema, body: ownerTextRequestSchema },
     ),
     async (request) => {
       // The same text rules as every comment and edit (docs/decisions/016-owner-voice.md).
@@ -153,7 +150,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     route(
       "Delete any comment (from the console or the reading page); readers' open pages see it go",
       noContent,
-      { params: commentId },
+      { params: rowIdParamsSchema },
     ),
     async (request) => {
       const outcome = await actions.remove(actor(request), request.params.id);

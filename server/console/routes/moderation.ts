@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { z } from "zod";
-import { rowIdParamSchema } from "../../../contract/api.ts";
+import { rowIdParamsSchema } from "../../../contract/api.ts";
 import {
   bansResponseSchema,
   bulkModerationRequestSchema,
@@ -69,7 +68,7 @@ export const moderationRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
 
   app.delete(
     "/bans/:id",
-    route("Lift one ban", noContent, { params: z.object({ id: rowIdParamSchema }) }),
+    route("Lift one ban", noContent, { params: rowIdParamsSchema }),
     async (request) => {
       if ((await actions.unban(actor(request), { banId: request.params.id })) === "not_found") {
         throw notFound("There is no such ban in force.");
