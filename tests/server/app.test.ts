@@ -66,6 +66,13 @@ describe.each(backends)("the app on %s", (backend) => {
       maxLength: 254,
     });
     expect(Object.keys(subscribe?.responses ?? {})).toEqual(expect.arrayContaining(["202", "4XX"]));
+    // Every route, the console's too, says how it refuses and fails: in the API's one error shape.
+    const undeclared = Object.entries(doc.paths).flatMap(([route, operations]) =>
+      Object.entries(operations)
+        .filter(([, { responses }]) => !("4XX" in responses && "5XX" in responses))
+        .map(([method]) => `${method} ${route}`),
+    );
+    expect(undeclared).toEqual([]);
     const react = doc.paths["/api/items/{kind}/{id}/reactions"]?.post;
     expect(react?.requestBody?.content["application/json"]?.schema.properties?.type?.enum).toEqual([
       "like",

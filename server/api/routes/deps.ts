@@ -16,7 +16,7 @@ import type { Moderation } from "../../moderation/service.ts";
 import type { Readers } from "../../readers/service.ts";
 import { sendRepresentation } from "../../web/etag.ts";
 import type { FastPages } from "../../web/fast-pages.ts";
-import { ApiError, notFound } from "../errors.ts";
+import { ApiError, notFound, routesTagged } from "../errors.ts";
 import { issueVisitor } from "../guards.ts";
 import type { NewsletterDeps } from "../newsletter-rules.ts";
 
@@ -80,13 +80,7 @@ export function formTokenRoute(
 ) {
   app.get(
     `/${tag}/form-token`,
-    {
-      schema: {
-        summary,
-        tags: [tag],
-        response: { 200: formTokenResponseSchema },
-      },
-    },
+    routesTagged(tag)(summary, formTokenResponseSchema),
     async (_request, reply) => {
       reply.header("cache-control", "no-store");
       return issue();

@@ -6,7 +6,7 @@ import { readBeaconSchema, viewBeaconSchema } from "../../../contract/readers.ts
 import { fromSite } from "../../lib/action-page.ts";
 import type { AccessLog } from "../../logging.ts";
 import type { ReaderRequest, Readers } from "../../readers/service.ts";
-import { errorResponses } from "../errors.ts";
+import { routesTagged } from "../errors.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -56,19 +56,22 @@ export const readerRoutes: FastifyPluginAsyncZod<{
   isPage(path: string): boolean;
 }> = async (app, { readers, isPage }) => {
   const config = { beacon: true };
+  const route = routesTagged("readers");
+  const counted = { 204: z.null() };
 
   app.post(
     "/readers/view",
     {
       config,
-      schema: {
-        summary: "Count a page view (the pages' beacon, after load, when the page is visible)",
-        description:
-          "Not counted: a bot, a prefetch or prerender, Sec-GPC: 1 or DNT: 1, the owner's browser, ANALYTICS=off. No cookie is read or set; the reader is a hash of the day.",
-        tags: ["readers"],
-        querystring: viewBeaconSchema,
-        response: { 204: z.null(), ...errorResponses },
-      },
+      ...route(
+        "Count a page view (the pages' beacon, after load, when the page is visible)",
+        counted,
+        {
+          description:
+            "Not counted: a bot, a prefetch or prerender, Sec-GPC: 1 or DNT: 1, the owner's browser, ANALYTICS=off. No cookie is read or set; the reader is a hash of the day.",
+          querystring: viewBeaconSchema,
+        },
+      ),
     },
     async (request, reply) => {
       await count(readers, isPage, request, { kind: "view", query: request.query });
@@ -80,12 +83,9 @@ export const readerRoutes: FastifyPluginAsyncZod<{
     "/readers/read",
     {
       config,
-      schema: {
-        summary: "Count an engaged read of an article: its end reached, or 30 s in view",
-        tags: ["readers"],
+      ...route("Count an engaged read of an article: its end reached, or 30 s in view", counted, {
         querystring: readBeaconSchema,
-        response: { 204: z.null(), ...errorResponses },
-      },
+      }),
     },
     async (request, reply) => {
       await count(readers, isPage, request, { kind: "read", query: request.query });

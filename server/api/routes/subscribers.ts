@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
-import { errorResponseSchema } from "../../../contract/api.ts";
 import {
   confirmRequestSchema,
   confirmResponseSchema,
@@ -50,14 +49,9 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.get(
     "/subscribers/confirm",
-    {
-      schema: {
-        summary: "What a confirmation link can still do, without using it",
-        tags: ["newsletter"],
-        querystring: confirmRequestSchema,
-        response: { 200: confirmStateResponseSchema, "4xx": errorResponseSchema },
-      },
-    },
+    route("What a confirmation link can still do, without using it", confirmStateResponseSchema, {
+      querystring: confirmRequestSchema,
+    }),
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return { state: await engagement.subscribers.confirmationState(request.query.token) };
