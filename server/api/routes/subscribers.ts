@@ -14,6 +14,13 @@ import { formTokenRoute, type RouteDeps } from "./deps.ts";
 
 const route = routesTagged("newsletter");
 
+const unknownLink = (link: string) =>
+  new ApiError(404, "unknown_token", `This ${link} link is not known; it may have been mistyped.`);
+const spentLink = {
+  expired: "has expired; subscribe again to get a new one",
+  used: "has already been used",
+};
+
 export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { engagement, newsletter, readers } = deps;
 
@@ -67,22 +74,13 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     ),
     async (request) => {
       const outcome = await engagement.subscribers.confirm(request.body.token);
-      if (outcome === "unknown") {
-        throw new ApiError(
-          404,
-          "unknown_token",
-          "This confirmation link is not known; it may have been mistyped.",
-        );
-      }
-      if (outcome === "expired") {
+      if (outcome === "unknown") throw unknownLink("confirmation");
+      if (outcome !== "confirmed") {
         throw new ApiError(
           410,
-          "token_expired",
-          "This confirmation link has expired; subscribe again to get a new one.",
+          `token_${outcome}`,
+          `This confirmation link ${spentLink[outcome]}.`,
         );
-      }
-      if (outcome === "used") {
-        throw new ApiError(410, "token_used", "This confirmation link has already been used.");
       }
       await readers.attribute(request, "subscription");
       return { confirmed: true as const };
@@ -98,13 +96,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     ),
     async (request) => {
       const outcome = await engagement.subscribers.unsubscribe(request.body.token);
-      if (outcome === "unknown") {
-        throw new ApiError(
-          404,
-          "unknown_token",
-          "This unsubscribe link is not known; it may have been mistyped.",
-        );
-      }
+      if (outcome === "unknown") throw unknownLink("unsubscribe");
       return { unsubscribed: true as const };
     },
   );
