@@ -47,21 +47,16 @@ export function createStreamSlots(limits: StreamLimits) {
      * gives the slot back; calling it again does nothing.
      */
     take(ip: string, visitorId: string | null): () => void {
-      if ((byIp.get(ip) ?? 0) >= limits.perIp) {
-        throw new ApiError(
+      const tooMany = (from: string) =>
+        new ApiError(
           429,
           "rate_limited",
-          "Too many live-update streams open from this address; close some pages and try again.",
+          `Too many live-update streams open ${from}; close some pages and try again.`,
           retryAfterSeconds,
         );
-      }
+      if ((byIp.get(ip) ?? 0) >= limits.perIp) throw tooMany("from this address");
       if (visitorId !== null && (byVisitor.get(visitorId) ?? 0) >= limits.perVisitor) {
-        throw new ApiError(
-          429,
-          "rate_limited",
-          "Too many live-update streams open in this browser; close some pages and try again.",
-          retryAfterSeconds,
-        );
+        throw tooMany("in this browser");
       }
       if (open >= limits.max) {
         throw new ApiError(

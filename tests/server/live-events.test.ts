@@ -289,7 +289,11 @@ describe("stream slots", () => {
     const refused = await refusedStream();
     expect(refused.status).toBe(429);
     const { error }: ErrorResponse = await refused.json();
-    expect(error.code).toBe("rate_limited");
+    expect(error).toEqual({
+      code: "rate_limited",
+      message:
+        "Too many live-update streams open from this address; close some pages and try again.",
+    });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const other = open({ localAddress: "127.0.0.2" });
@@ -303,6 +307,9 @@ describe("stream slots", () => {
     await open({ cookie: alex.cookie! }).ready();
     const refused = await refusedStream({ cookie: alex.cookie! });
     expect(refused.status).toBe(429);
+    expect(((await refused.json()) as ErrorResponse).error.message).toBe(
+      "Too many live-update streams open in this browser; close some pages and try again.",
+    );
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const sam = t.visitor();
