@@ -190,6 +190,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "040-reply-addresses-by-name.ts",
     "7d62924b1f33caf2bd39427b4988e39524db992973888975a5e25b19a3a1cfad",
   ],
+  [
+    "041_lookups_by_index",
+    "041-lookups-by-index.ts",
+    "c3327b8a15086d69f33f235fb1eb0a5d0ae2648828aea4b63de7b2ecc6563fd0",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -34,6 +34,7 @@ import { replyStops } from "./migrations/037-reply-stops.ts";
 import { fediverseGivenUp } from "./migrations/038-fediverse-given-up.ts";
 import { finishedMailTokens } from "./migrations/039-finished-mail-tokens.ts";
 import { replyAddressesByName } from "./migrations/040-reply-addresses-by-name.ts";
+import { lookupsByIndex } from "./migrations/041-lookups-by-index.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -83,5 +84,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "038_fediverse_given_up": fediverseGivenUp(kind),
     "039_finished_mail_tokens": finishedMailTokens(),
     "040_reply_addresses_by_name": replyAddressesByName(kind),
+    "041_lookups_by_index": lookupsByIndex(),
   };
 }

@@ -1,0 +1,192 @@
+import { CompiledQuery as Compiled, type CompiledQuery, type KyselyPlugin, sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { watchMailKinds } from "../../server/comments/forget-watches.ts";
+import { createCommentOwnerQueries } from "../../server/comments/owner-queries.ts";
+import { createCommentReads } from "../../server/comments/reads.ts";
+import { commentShapes } from "../../server/comments/rows.ts";
+import { migrations } from "../../server/db/migrations.ts";
+import type { Store } from "../../server/db/store.ts";
+import { createVisitorDataRepository } from "../../server/engagement/visitor-data-repository.ts";
+import { createFediverseRepository } from "../../server/fediverse/repository.ts";
+import { createListHealth } from "../../server/newsletter/list-health.ts";
+import { forget } from "../../server/outbox/queue.ts";
+import { scratchStore } from "./support/scratch-store.ts";
+import { backends, siteUrl } from "./support/test-app.ts";
+
+/*
+ * The lookups a visitor, a webhook or the Fediverse sets off read the rows
+ * they need by an index (migration 041, docs/architecture.md, "Indexed
+ * lookups"), not the whole table: among 20,000 rows of each table the plan
+ * of every statement the code issues on it names the index.
+ */
+
+const rows = 20_000;
+
+describe.each(backends)("lookups by index on %s", (backend) => {
+  let scratch: Awaited<ReturnType<typeof scratchStore>>;
+  let store: Store;
+
+  beforeAll(async () => {
+    scratch = await scratchStore(backend);
+    store = scratch.store;
+    await scratch.migrateTo(Object.keys(migrations(backend)).at(-1) as string);
+    // One statement a table: the numbers 1 to `rows`, as `i`.
+    const seed = (insert: string) =>
+      sql
+        .raw(
+          `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows}) ${insert}`,
+        )
+        .execute(store.db);
+    await seed(`insert into outbox (kind, email, token, status, next_attempt_at, created_at, sent_at)
+      select 'edition', 'Reader' || i || '@example.com', 'token-' || i, 'sent',
+        current_timestamp, current_timestamp, current_timestamp from n`);
+    // Published comments under 100 posts, their writers each at an address of their own.
+    await seed(`insert into science_comments
+        (post_id, content, user_name, visitor_id, created_at, updated_at, status, ip_hash)
+      select 'post-' || (i % 100), 'A comment.', 'Reader', 'visitor-' || i,
+        current_timestamp, current_timestamp, 'published', 'ip-' || i from n`);
+    for (const [table, item] of [
+      ["science_reactions", "post_id"],
+      ["mythology_reactions", "story_id"],
+    ]) {
+      await seed(`insert into ${table} (${item}, type, user_name, visitor_id, created_at)
+        select 'item-' || i, 'like', 'Reader', 'visitor-' || i, current_timestamp from n`);
+    }
+    await seed(`insert into fediverse_replies
+        (comment_id, note_id, actor_id, handle, name, url, created_at)
+      select i, 'https://remote.example/notes/' || i, 'https://remote.example/users/' || i,
+        '@u' || i || '@remote.example', 'U', 'https://remote.example/@u' || i, current_timestamp from n`);
+    await seed(`insert into fediverse_reactions (activity_id, kind, path, actor_id, created_at)
+      select 'https://remote.example/likes/' || i, 'like', '/science/post-' || (i % 100),
+        'https://remote.example/users/' || i, current_timestamp from n`);
+    if (backend === "postgres") await sql`analyze`.execute(store.db);
+  }, 120_000);
+
+  afterAll(async () => {
+    await scratch?.drop();
+  });
+
+  /**
+   * The plans of the statements `run` issues on `table`, run on the store
+   * as the code would.
+   */
+  async function plansOf(table: string, run: (store: Store) => Promise<unknown>) {
+    const issued: CompiledQuery[] = [];
+    const recorder: KyselyPlugin = {
+      transformQuery: (args) => {
+        issued.push(store.db.getExecutor().compileQuery(args.node, args.queryId));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    await run({ ...store, db: store.db.withPlugin(recorder) });
+    const explain = backend === "postgres" ? "explain" : "explain query plan";
+    const plans = [];
+    for (const query of issued.filter((q) => q.sql.includes(`"${table}"`))) {
+      const plan = await store.db.executeQuery(
+        Compiled.raw(`${explain} ${query.sql}`, [...query.parameters]),
+      );
+      plans.push(`${query.sql}\n  ${JSON.stringify(plan.rows)}`);
+    }
+    expect(plans).not.toEqual([]);
+    return plans;
+  }
+
+  it("finds a provider's report's address, and an address removed, among the outbox's rows by its index", async () => {
+    for (const plan of await plansOf("outbox", async (recorded) => {
+      const health = createListHealth({
+        store: recorded,
+        suppressions: {} as never,
+        subscribers: {} as never,
+        bounceAddress: undefined,
+        verpKey: "unused",
+      });
+      // An address never mailed: the report changes nothing.
+      expect(
+        await health.handleProviderReport(" Nobody@Example.com ", "hard", {
+          source: "ses",
+          ref: "r",
+          detail: null,
+        }),
+      ).toBe("ignored");
+      await forget(recorded.db, {
+        kinds: ["confirmation", "edition"],
+        addresses: ["Nobody@Example.com"],
+      });
+    })) {
+      expect(plan).toContain("outbox_by_email");
+    }
+  });
+
+  it("finds a reply mail's stop link's token among the outbox's rows by its index", async () => {
+    for (const plan of await plansOf("outbox", (recorded) =>
+      forget(recorded.db, { kinds: watchMailKinds, tokens: ["no such token"] }),
+    )) {
+      expect(plan).toContain("outbox_by_token");
+    }
+  });
+
+  it("reads a commenter's recent texts, and whether they were approved, by their own rows", async () => {
+    const queries = (recorded: Store) =>
+      createCommentOwnerQueries(
+        recorded,
+        commentShapes(() => ""),
+      );
+    const [texts, approved] = [
+      await plansOf("science_comments", (recorded) =>
+        queries(recorded).textsSentSince({
+          visitorId: "visitor-new",
+          ipHash: "ip-new",
+          since: new Date(Date.now() - 60_000),
+        }),
+      ),
+      await plansOf("science_comments", (recorded) => queries(recorded).isApproved("visitor-new")),
+    ];
+    expect(texts.join()).toContain("science_comments_by_ip");
+    expect(texts.join()).toMatch(/science_comments_by_visitor/);
+    expect(approved.join()).toMatch(
+      backend === "sqlite" ? /science_comments_by_visitor_status/ : /science_comments_by_visitor/,
+    );
+  });
+
+  it("opens a post's discussion by the post's and its threads' rows, not every published comment", async () => {
+    const plans = await plansOf("science_comments", (recorded) =>
+      createCommentReads(
+        recorded,
+        commentShapes(() => ""),
+      ).openingCandidates("post-7", null, 5),
+    );
+    for (const plan of plans) {
+      expect(plan).toMatch(/science_comments_by_(post|parent)/);
+      expect(plan).not.toContain("science_comments_by_status");
+    }
+    if (backend === "sqlite") {
+      expect(plans.join()).toContain("science_comments_by_post_status");
+      expect(plans.join()).toContain("science_comments_by_parent_status");
+    }
+  });
+
+  it("reads a visitor's reactions, and a remote actor's replies and reactions, by their index", async () => {
+    const reactions = await plansOf("science_reactions", (recorded) =>
+      createVisitorDataRepository(recorded).reactionsBy("visitor-7", siteUrl),
+    );
+    expect(reactions.join()).toContain("science_reactions_by_visitor");
+    const stories = await plansOf("mythology_reactions", (recorded) =>
+      createVisitorDataRepository(recorded).reactionsBy("visitor-7", siteUrl),
+    );
+    expect(stories.join()).toContain("mythology_reactions_by_visitor");
+    const actor = "https://remote.example/users/none";
+    for (const [table, index] of [
+      ["fediverse_replies", "fediverse_replies_by_actor"],
+      ["fediverse_reactions", "fediverse_reactions_by_actor"],
+    ] as const) {
+      for (const plan of await plansOf(table, async (recorded) => {
+        const repository = createFediverseRepository(recorded);
+        await repository.repliesByActor(actor);
+        await repository.forgetActor(actor);
+      })) {
+        expect(plan).toContain(index);
+      }
+    }
+  });
+});
