@@ -126,6 +126,32 @@ describe.each(backends)("lookups by index on %s", (backend) => {
     }
   });
 
+  it("forgets mails by their payload among the rows of their kinds, not every edition's", async () => {
+    // One of each, in a state no other test leaves: each is still found.
+    await sql`insert into outbox (kind, email, status, next_attempt_at, created_at, payload)
+      values ('reply_confirmation', 'a@example.com', 'failed', current_timestamp, current_timestamp, '{"addressId":-1}'),
+        ('webhook', null, 'cancelled', current_timestamp, current_timestamp, '{"type":"enquiry.created","enquiryId":-1,"at":"now"}')`.execute(
+      store.db,
+    );
+    let forgotten = 0;
+    for (const plan of await plansOf("outbox", async (recorded) => {
+      forgotten += await forget(recorded.db, {
+        kinds: ["reply_confirmation"],
+        payloads: ['{"addressId":-1}'],
+      });
+      forgotten += await forget(recorded.db, {
+        kinds: ["webhook"],
+        payloadsLike: ['{"type":"enquiry.%","enquiryId":-1,%'],
+      });
+    })) {
+      // By state and kind, not a walk of the whole index (PostgreSQL's plan without the state).
+      expect(plan).toMatch(
+        /outbox_due \(status=\? AND kind=\?\)|outbox_due.*Index Cond: \(\(status = ANY .* AND \(kind = /,
+      );
+    }
+    expect(forgotten).toBe(2);
+  });
+
   it("reads a commenter's recent texts, and whether they were approved, by their own rows", async () => {
     const queries = (recorded: Store) =>
       createCommentOwnerQueries(
