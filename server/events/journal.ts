@@ -156,9 +156,21 @@ export function createEventJournal(store: Store) {
   };
 }
 
+/**
+ * The oldest and latest event ids, each its own subquery: SQLite reads a lone
+ * min() or max() at one end of the key, but both in one select scan the table.
+ */
 async function bounds(db: Kysely<Database>) {
   return db
-    .selectFrom("events")
-    .select((eb) => [eb.fn.min("id").as("oldest"), eb.fn.max("id").as("latest")])
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom("events")
+        .select((inner) => inner.fn.min("id").as("id"))
+        .as("oldest"),
+      eb
+        .selectFrom("events")
+        .select((inner) => inner.fn.max("id").as("id"))
+        .as("latest"),
+    ])
     .executeTakeFirstOrThrow();
 }

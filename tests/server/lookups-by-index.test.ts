@@ -7,6 +7,7 @@ import { commentShapes } from "../../server/comments/rows.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import type { Store } from "../../server/db/store.ts";
 import { createVisitorDataRepository } from "../../server/engagement/visitor-data-repository.ts";
+import { createEventJournal } from "../../server/events/journal.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { createListHealth } from "../../server/newsletter/list-health.ts";
 import { forget } from "../../server/outbox/queue.ts";
@@ -59,6 +60,8 @@ describe.each(backends)("lookups by index on %s", (backend) => {
     await seed(`insert into fediverse_reactions (activity_id, kind, path, actor_id, created_at)
       select 'https://remote.example/likes/' || i, 'like', '/science/post-' || (i % 100),
         'https://remote.example/users/' || i, current_timestamp from n`);
+    await seed(`insert into events (topic, type, data, created_at)
+      select 'science:post-' || (i % 100), 'reaction', '{}', current_timestamp from n`);
     if (backend === "postgres") await sql`analyze`.execute(store.db);
   }, 120_000);
 
@@ -150,6 +153,17 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       );
     }
     expect(forgotten).toBe(2);
+  });
+
+  it("tells a returning live stream the journal's first and last event at its ends, not by reading it", async () => {
+    const ends: (number | null)[] = [];
+    for (const plan of await plansOf("events", async (recorded) => {
+      const journal = createEventJournal(recorded);
+      ends.push(await journal.oldestId(), await journal.latestId());
+    })) {
+      expect(plan).not.toMatch(/SCAN events|Seq Scan/);
+    }
+    expect(ends[1]! - ends[0]!).toBe(rows - 1);
   });
 
   it("reads a commenter's recent texts, and whether they were approved, by their own rows", async () => {
