@@ -193,7 +193,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "041_lookups_by_index",
     "041-lookups-by-index.ts",
-    "c3327b8a15086d69f33f235fb1eb0a5d0ae2648828aea4b63de7b2ecc6563fd0",
+    "b978f6d1c7af0def3e1625f8a765d5c7847a568961079222a96ecdc4d243313a",
   ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [

@@ -4,6 +4,7 @@ import { watchMailKinds } from "../../server/comments/forget-watches.ts";
 import { createCommentOwnerQueries } from "../../server/comments/owner-queries.ts";
 import { createCommentReads } from "../../server/comments/reads.ts";
 import { commentShapes } from "../../server/comments/rows.ts";
+import { createInsightsRepository } from "../../server/console/insights-repository.ts";
 import { migrations } from "../../server/db/migrations.ts";
 import type { Store } from "../../server/db/store.ts";
 import { createVisitorDataRepository } from "../../server/engagement/visitor-data-repository.ts";
@@ -203,6 +204,21 @@ describe.each(backends)("lookups by index on %s", (backend) => {
     if (backend === "sqlite") {
       expect(plans.join()).toContain("science_comments_by_post_status");
       expect(plans.join()).toContain("science_comments_by_parent_status");
+    }
+  });
+
+  it("lists the console's newest comments from the end of their time index, not by sorting them all", async () => {
+    const titles = { of: () => "" } as unknown as Parameters<typeof createInsightsRepository>[1];
+    // A search reads every comment anyway; PostgreSQL, judging a text rare, rightly scans for it.
+    for (const query of backend === "sqlite" ? [{}, { q: "comment" }] : [{}]) {
+      for (const plan of await plansOf("science_comments", (recorded) =>
+        createInsightsRepository(recorded, titles, () => new Date()).searchComments({
+          ...query,
+          limit: 50,
+        }),
+      )) {
+        expect(plan).toContain("science_comments_by_time");
+      }
     }
   });
 

@@ -2,15 +2,15 @@ import { type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 
 /**
- * Indexes for the lookups a visitor, a webhook or the Fediverse sets off
- * that read a whole table without them:
+ * Indexes for the lookups a visitor, a webhook, the Fediverse or the owner
+ * sets off that read a whole table without them:
  * - the outbox by address, in lower case as queried (a provider's report,
  *   an address's removal), and by token (a reply mail's stop link);
  * - comments by address and time (the spam defences' texts sent since), and
  *   by post, thread and visitor each with their status: without the status
  *   SQLite, which keeps no statistics, read them by status alone, every
  *   published comment (a post's count, its threads' replies, whether a
- *   visitor was approved);
+ *   visitor was approved); and by time, for the console's newest first;
  * - reactions by visitor ("Your data"), remote replies and reactions by
  *   actor (a Delete of that actor).
  * This text is frozen once shipped.
@@ -22,6 +22,7 @@ export function lookupsByIndex(): Migration {
     ["science_comments_by_post_status", "science_comments", ["post_id", "status"]],
     ["science_comments_by_parent_status", "science_comments", ["parent_id", "status"]],
     ["science_comments_by_visitor_status", "science_comments", ["visitor_id", "status"]],
+    ["science_comments_by_time", "science_comments", ["created_at", "id"]],
     ["science_reactions_by_visitor", "science_reactions", ["visitor_id"]],
     ["mythology_reactions_by_visitor", "mythology_reactions", ["visitor_id"]],
     ["fediverse_replies_by_actor", "fediverse_replies", ["actor_id"]],
