@@ -114,21 +114,13 @@ type Forgotten = {
   /** `LIKE` patterns on the payload (a webhook body naming a deleted row). */
   payloadsLike?: readonly string[];
   /** Only messages in these states (those still queued, say); any state unless given. */
-  statuses?: readonly OutboxTable["status"][];
+  statuses?: readonly Status[];
 };
 
-/**
- * Every state a row may be in: a read by kind that names them all is a read of
- * the outbox_due index (state, kind, id) rather than of the table.
- */
-const everyStatus = Object.keys({
-  queued: 1,
-  sending: 1,
-  sent: 1,
-  failed: 1,
-  cancelled: 1,
-} satisfies Record<OutboxTable["status"], 1>) as OutboxTable["status"][];
-const anyStatus = (eb: Where) => eb("status", "in", everyStatus);
+type Status = OutboxTable["status"];
+/** Every state: a read by kind naming them all reads the index outbox_due (state, kind, id). */
+const states: Record<Status, 0> = { queued: 0, sending: 0, sent: 0, failed: 0, cancelled: 0 };
+const anyStatus = (eb: Where) => eb("status", "in", Object.keys(states) as Status[]);
 
 /** Deletes the messages about something deleted: deleted means the outbox too. How many. */
 export async function forget(writer: Db, match: Forgotten): Promise<number> {
@@ -148,8 +140,7 @@ export async function forget(writer: Db, match: Forgotten): Promise<number> {
           part.map((address) => address.trim().toLowerCase()),
         ),
     ),
-    // No index holds payloads: these are read by state and kind (outbox_due), only the
-    // rows of their kinds rather than every edition's mail.
+    // No index holds payloads: read by state and kind, only their kinds' rows.
     ...chunk(payloads, 500).map(
       (part) => (eb: Where) => eb.and([anyStatus(eb), eb("payload", "in", part)]),
     ),
