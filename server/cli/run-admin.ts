@@ -319,7 +319,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     act: async (change, line) => (await commandLine()).act(change, line),
     audit: async (action, object, within) => (await commandLine()).audit(action, object, within),
     wrote: async (action, object) => (await commandLine()).wrote(action, object),
-    lastWrote: async (action) => (await commandLine()).lastWrote(action),
+    lastWrote: async (actions, about) => (await commandLine()).lastWrote(actions, about),
   };
 
   try {

@@ -346,11 +346,12 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
             .where("action", "=", action)
             .where("object", "=", object)
             .executeTakeFirst()) !== undefined,
-        async lastWrote(action) {
+        async lastWrote(actions, about) {
           const { at } = await db
             .selectFrom("owner_audit")
             .select((eb) => eb.fn.max("at").as("at"))
-            .where("action", "=", action)
+            .where("action", "in", actions)
+            .$if(about !== undefined, (query) => query.where("object", "like", `${about}%`))
             .executeTakeFirstOrThrow();
           return at === null ? null : new Date(at).toISOString();
         },

@@ -31,9 +31,20 @@ export type OwnerActor = {
   audit(action: string, object?: string, within?: Kysely<Database>): Promise<void>;
   /** Whether the audit trail holds a line of `action` on `object`, by any actor. */
   wrote(action: string, object: string): Promise<boolean>;
-  /** When the audit trail's newest line of `action` was written (ISO 8601), or null. */
-  lastWrote(action: string): Promise<string | null>;
+  /**
+   * When the audit trail's newest line of one of `actions` was written (ISO
+   * 8601), of those whose object starts with `about` when it is given; null when none was.
+   */
+  lastWrote(actions: readonly string[], about?: string): Promise<string | null>;
 };
+
+/**
+ * The count in the line of an action that queues in parts (an edition's send,
+ * a reconfirmation): what it queued, and what was queued `before` it since the
+ * trail's last line of it (`lastWrote`), by a run whose line failed.
+ */
+export const queuedSaid = (queued: number, before: number) =>
+  before > 0 ? `${queued} queued, ${before} before` : `${queued} queued`;
 
 /**
  * What an owner action's failure left of it, when that is known: `nothing`

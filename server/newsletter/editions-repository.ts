@@ -151,6 +151,18 @@ export function createEditionsRepository(store: Store) {
       }
     },
 
+    /** How many copies of the edition were queued after `since`, or ever when it is null. */
+    async queuedAfter(editionId: number, since: string | null): Promise<number> {
+      const { n } = await db
+        .selectFrom("outbox")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("kind", "=", "edition")
+        .where("edition_id", "=", editionId)
+        .$if(since !== null, (query) => query.where("created_at", ">", since as string))
+        .executeTakeFirstOrThrow();
+      return Number(n);
+    },
+
     async edition(id: number) {
       return db
         .selectFrom("editions")

@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import { inParts, type OwnerActor } from "../db/owner-actor.ts";
+import { inParts, type OwnerActor, queuedSaid } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { toCsv } from "../lib/csv.ts";
@@ -57,16 +57,18 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
         by: OwnerActor,
         now: Date = new Date(),
       ): Promise<{ queued: number; before: number }> => {
-        const before = await subscribers.askedAfter(await by.lastWrote("newsletter reconfirm"));
+        const before = await subscribers.askedAfter(await by.lastWrote(["newsletter reconfirm"]));
         const queued = await subscribers.reconfirmImported(now);
-        if (before > 0)
-          await by.audit("newsletter reconfirm", `${queued} queued, ${before} before`);
-        else if (queued > 0) await by.audit("newsletter reconfirm", `${queued} queued`);
+        if (queued > 0 || before > 0)
+          await by.audit("newsletter reconfirm", queuedSaid(queued, before));
         return { queued, before };
       },
     ),
   };
 }
+
+/** The trail's lines of an edition's sending, each naming it first: "slug (5 queued)". */
+const sendLines = ["newsletter send", "newsletter scheduled send"];
 
 /** `mailQueued` wakes this instance's outbox worker as the first copies of an edition are queued. */
 export function editionActions(
@@ -96,22 +98,27 @@ export function editionActions(
      * Queues the edition for every confirmed subscriber who has not had it;
      * a changed edition under a name sent before is a conflict. The list is
      * queued page by page, the worker sending from the first, so the line
-     * follows the last page.
+     * follows the last page; it also counts the copies queued `before`, since
+     * the trail's last line of the edition's sending, by a run whose line failed.
      */
     send: inParts(
       async (
         by: OwnerActor,
         edition: Edition,
-      ): Promise<{ queued: number; created: boolean } | { conflict: string }> => {
+      ): Promise<{ queued: number; before: number; created: boolean } | { conflict: string }> => {
         const stored = await editions.saveEdition(edition);
         if (typeof stored === "string") return { conflict: stored };
+        const before = await editions.queuedAfter(
+          stored.id,
+          await by.lastWrote(sendLines, `${edition.slug} (`),
+        );
         // The worker starts on the first page while the rest of the list is queued.
         const queued = await editions.queueEdition(
           stored.id,
           mailQueued ? { onPage: mailQueued } : {},
         );
-        await by.audit("newsletter send", `${edition.slug} (${queued} queued)`);
-        return { queued, created: stored.created };
+        await by.audit("newsletter send", `${edition.slug} (${queuedSaid(queued, before)})`);
+        return { queued, before, created: stored.created };
       },
     ),
 

@@ -436,8 +436,9 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     expect((await response).statusCode, (await response).body).toBeLessThan(300);
   const held = async () => (await heldComment()).subject;
 
+  const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-actions-"));
+
   beforeAll(async () => {
-    const editionsDir = mkdtempSync(path.join(os.tmpdir(), "ewe-owner-actions-"));
     writeFileSync(path.join(editionsDir, `${slug}.md`), "---\nsubject: Kept\n---\nOne line.\n");
     t = await startTestApp(backend, {
       env: { EDITIONS_DIR: editionsDir, MODERATION: "all", COMMENT_MIN_SECONDS: "0" },
@@ -738,6 +739,36 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     expect((await owner.post("/api/admin/fediverse/erase", { actor: account })).statusCode).toBe(
       409,
     );
+  });
+
+  it("an edition's send done again after its line failed counts in its line what the failed run queued", async () => {
+    const send = () => owner.post(`/api/admin/editions/${slug}/send`);
+    const lines = async () =>
+      (
+        await rows("select object from owner_audit where action = 'newsletter send' order by id")
+      ).map((row) => row.object);
+    // Every confirmed subscriber has had it, and the trail says so.
+    await ok(send());
+    await confirmedSubscriber(t, `late${sent++}@example.com`);
+    await confirmedSubscriber(t, `later${sent++}@example.com`);
+    const allow = await refuseAuditLines(t, "newsletter send");
+    try {
+      expect((await send()).statusCode).toBe(500);
+    } finally {
+      await allow();
+    }
+    const earlier = await lines();
+    // Done again, from the command line, it has no one left to queue, and says and writes
+    // what the failed run queued.
+    const file = path.join(editionsDir, `${slug}.md`);
+    const again = await admin(adminEnv(t), "newsletter", "send", file, "--yes");
+    expect(again.stdout).toBe(
+      `Queued ${slug} ("Kept") for 0 subscribers (sent before: only new subscribers), after 2 queued since its last send.\n`,
+    );
+    expect(await lines()).toEqual([...earlier, `${slug} (0 queued, 2 before)`]);
+    // Once counted, they are not counted again.
+    await ok(send());
+    expect((await lines()).at(-1)).toBe(`${slug} (0 queued)`);
   });
 
   it.runIf(backend === "postgres")(

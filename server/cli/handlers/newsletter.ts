@@ -137,8 +137,9 @@ export async function newsletterSend(context: CommandContext) {
   );
   const sent = await actions.send(actor, edition);
   if ("conflict" in sent) throw new AdminError(sent.conflict);
+  const earlier = sent.before > 0 ? `, after ${sent.before} queued since its last send` : "";
   stdout.write(
-    `Queued ${edition.slug} ("${edition.subject}") for ${plural(sent.queued, "subscriber")}${sent.created ? "" : " (sent before: only new subscribers)"}.\n`,
+    `Queued ${edition.slug} ("${edition.subject}") for ${plural(sent.queued, "subscriber")}${sent.created ? "" : " (sent before: only new subscribers)"}${earlier}.\n`,
   );
 }
 
