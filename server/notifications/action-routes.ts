@@ -81,6 +81,15 @@ function commentHtml(comment: NotifiedComment, title: string, siteUrl: string): 
 
 const idPattern = /^[1-9]\d{0,9}$/;
 
+/** A link taken by another press of it in the meantime, or expired since it was looked at. */
+class Refused extends Error {
+  readonly state: Exclude<TokenState, "valid">;
+  constructor(state: Exclude<TokenState, "valid">) {
+    super(`The link is ${state}.`);
+    this.state = state;
+  }
+}
+
 /**
  * The owner's action links (docs/decisions/011-owner-notifications.md):
  * `GET /owner/comments/:id/:action?token=…` shows the comment and a button
@@ -138,16 +147,19 @@ ${paragraph("Nothing happens until you press the button. The link then stops wor
       return send(reply, 403, { title: "Nothing was changed", body: fromElsewhere(siteOrigin) });
     }
     const token = formFields(request).get("token") ?? "";
-    const state = await tokens.claim(token, named.id, named.action);
+    const state = await tokens.inspect(token, named.id, named.action);
     if (state !== "valid") return send(reply, refusals[state].status, refusals[state].page);
     const words = actions[named.action];
+    // The link is taken in the action's transaction: an action that failed leaves it working.
     let done: boolean;
     try {
-      done = await act[named.action](named.id);
+      done = await act[named.action](named.id, async (within) => {
+        const taken = await tokens.claim(token, named.id, named.action, within);
+        if (taken !== "valid") throw new Refused(taken);
+      });
     } catch (error) {
-      // Nothing changed: the link works again.
-      await tokens.release(token).catch(() => undefined);
-      throw error;
+      if (!(error instanceof Refused)) throw error;
+      return send(reply, refusals[error.state].status, refusals[error.state].page);
     }
     request.log.info({ comment: named.id, action: named.action, done }, "owner action link used");
     return done

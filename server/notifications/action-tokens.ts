@@ -1,4 +1,5 @@
-import type { CommentAction } from "../db/schema.ts";
+import type { Kysely } from "kysely";
+import type { CommentAction, Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs } from "../lib/time.ts";
 import { isToken, newToken, tokenDigest } from "../lib/tokens.ts";
@@ -67,13 +68,18 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
     inspect: stateOf,
 
     /**
-     * Uses the link: "valid" when this call took it (nobody else can any
-     * more), otherwise why it cannot be used.
+     * Uses the link, in `within` (the action's transaction): "valid" when this
+     * call took it (nobody else can any more), otherwise why it cannot be used.
      */
-    async claim(token: string, commentId: number, action: CommentAction): Promise<TokenState> {
+    async claim(
+      token: string,
+      commentId: number,
+      action: CommentAction,
+      within: Kysely<Database>,
+    ): Promise<TokenState> {
       if (!isToken(token)) return "unknown";
       const now = clock().toISOString();
-      const taken = await db
+      const taken = await within
         .updateTable("comment_action_tokens")
         .set({ used_at: now })
         .where("token_hash", "=", tokenDigest(token))
@@ -84,15 +90,6 @@ export function createActionTokens(store: Store, clock: () => Date = () => new D
         .returning("token_hash")
         .executeTakeFirst();
       return taken ? "valid" : stateOf(token, commentId, action);
-    },
-
-    /** Gives a claimed link back when its action could not be carried out (the database failed). */
-    async release(token: string): Promise<void> {
-      await db
-        .updateTable("comment_action_tokens")
-        .set({ used_at: null })
-        .where("token_hash", "=", tokenDigest(token))
-        .execute();
     },
 
     async prune(): Promise<void> {

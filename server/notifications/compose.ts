@@ -13,9 +13,13 @@ import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
  * What an action link does (docs/decisions/011-owner-notifications.md): true
  * when it changed the comment (a held one now shows, or it is gone), false
  * when there was nothing to do. The owner's own actions, given where the app
- * is assembled, which audit them as the command line's are.
+ * is assembled, which audit them as the command line's are; `claim` takes
+ * the link in the action's own transaction, so both commit or neither does.
  */
-export type CommentActions = Record<CommentAction, (commentId: number) => Promise<boolean>>;
+export type CommentActions = Record<
+  CommentAction,
+  (commentId: number, claim: (within: Kysely<Database>) => Promise<void>) => Promise<boolean>
+>;
 
 /** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
 const digestEntriesMax = 100;

@@ -368,9 +368,10 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
     expect(await audited(t, id)).toEqual([{ action: "comment approve", session: null }]);
   });
 
-  it("changes nothing when the audit line cannot be written, and the link then works again", async () => {
+  /** A held comment on a new post, and a press of its mail's `action` link. */
+  async function heldComment(content: string) {
     const postId = freshItem("science");
-    const response = await t.visitor().comment(postId, "Does a heat pump work at minus 20?");
+    const response = await t.visitor().comment(postId, content);
     const id: number = json(response, commentResponseSchema).comment.id;
     await smtp.waitFor(() => smtp.to(owner).some((m) => linksOf(m).some((l) => l.id === id)));
     const mail = smtp.to(owner).find((m) => linksOf(m).some((l) => l.id === id));
@@ -380,6 +381,11 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
       if (!link) throw new Error(`no ${action} link`);
       return pressButton(t, link.path, link.token);
     };
+    return { postId, id, press };
+  }
+
+  it("changes nothing when the audit line cannot be written, and the link then works again", async () => {
+    const { postId, id, press } = await heldComment("Does a heat pump work at minus 20?");
     const allow = await refuseAuditLines(t);
     try {
       for (const action of ["delete", "approve"]) {
@@ -396,6 +402,37 @@ describe.each(backends)("a held comment's mail on %s", (backend) => {
     expect((await press("approve")).statusCode).toBe(200);
     expect(await commentIds(t, postId)).toEqual([id]);
     expect(await audited(t, id)).toEqual([{ action: "comment approve", session: null }]);
+  });
+
+  it("a link whose action failed works again, even when the database failed for the rest of that press", async () => {
+    const { postId, id, press } = await heldComment("Is a pressure cooker a boiler?");
+    // The action's line is refused, and so is any write that gives a taken link back.
+    const [keep, allowGiving] =
+      backend === "postgres"
+        ? [
+            `create function keep_taken() returns trigger language plpgsql as $$ begin raise exception 'kept'; end $$;
+              create trigger keep_taken before update on comment_action_tokens for each row when (old.used_at is not null and new.used_at is null) execute function keep_taken()`,
+            "drop trigger keep_taken on comment_action_tokens; drop function keep_taken()",
+          ]
+        : [
+            "create trigger keep_taken before update on comment_action_tokens when old.used_at is not null and new.used_at is null begin select raise(abort, 'kept'); end",
+            "drop trigger keep_taken",
+          ];
+    await runSql(t, keep);
+    const allow = await refuseAuditLines(t);
+    try {
+      const failed = await press("approve");
+      expect(failed.statusCode).toBeGreaterThanOrEqual(500);
+      expect(dom(failed.body).querySelector("h1")?.textContent).toBe("Nothing was changed");
+    } finally {
+      await allow();
+      await runSql(t, allowGiving);
+    }
+    expect(await commentIds(t, postId)).toEqual([]);
+    // Pressed again, it approves the comment: the failed press did not use it up.
+    expect(dom((await press("approve")).body).querySelector("h1")?.textContent).toBe("Done");
+    expect(await commentIds(t, postId)).toEqual([id]);
+    expect((await press("approve")).statusCode).toBe(410);
   });
 });
 
