@@ -70,6 +70,19 @@ export function isConnectionLost(error: unknown): boolean {
   );
 }
 
+/** True when pg gave up waiting for a query's answer (`query_timeout`, server/db/store.ts). */
+export const isReadTimeout = (error: unknown): boolean =>
+  error instanceof Error && error.message === "Query read timeout";
+
+/**
+ * True when a query sent to PostgreSQL got no answer: its connection was lost
+ * (`isConnectionLost`), or the driver gave up waiting (`isReadTimeout`).
+ * Either way, a COMMIT, or a write outside a transaction, may or may not have
+ * been saved.
+ */
+export const isUnanswered = (error: unknown): boolean =>
+  isConnectionLost(error) || isReadTimeout(error);
+
 /**
  * True when a write failed because the store cannot write at all: its disk is
  * full, it fails to write, or it is read-only. SQLite: SQLITE_FULL,
@@ -119,8 +132,8 @@ export function markLostAtCommit(error: unknown): unknown {
 }
 
 /**
- * True when a transaction's connection was lost at its COMMIT, or a write's
- * outside one once it was sent, on PostgreSQL: what it wrote may or may not
+ * True when a transaction's COMMIT, or a write outside one once it was sent,
+ * got no answer (`isUnanswered`) on PostgreSQL: what it wrote may or may not
  * have been saved.
  */
 export const isLostAtCommit = (error: unknown): boolean =>

@@ -10,7 +10,13 @@ import {
 } from "kysely";
 import { Migrator } from "kysely/migration";
 import type pg from "pg";
-import { isConnectionLost, isStoreUnwritable, markLostAtCommit } from "./errors.ts";
+import {
+  isConnectionLost,
+  isReadTimeout,
+  isStoreUnwritable,
+  isUnanswered,
+  markLostAtCommit,
+} from "./errors.ts";
 import { migrations } from "./migrations.ts";
 import { copyNewDatabase } from "./new-database.ts";
 import type { Database, DatabaseKind } from "./schema.ts";
@@ -124,7 +130,7 @@ function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): 
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
         failed(error);
-        if (error instanceof Error && error.message === "Query read timeout") {
+        if (isReadTimeout(error)) {
           this.connection.stream.destroy();
         } else if (isConnectionLost(error)) this.end().catch(() => {});
       });
@@ -145,12 +151,13 @@ const isWrite = (query: CompiledQuery) =>
   (query.query.kind === "RawNode" && /^\s*(insert|update|delete|merge)\b/i.test(query.sql));
 
 /**
- * PostgreSQL's dialect, whose transaction lost with its connection at COMMIT
+ * PostgreSQL's dialect, whose transaction whose COMMIT got no answer (its
+ * connection lost, or the driver's `query_timeout` past: `isUnanswered`)
  * throws an error marked so (`isLostAtCommit`), whether the COMMIT's or the
  * ROLLBACK's that follows it: what it wrote may or may not have been saved.
- * So does a write outside a transaction (it commits as it ends) whose
- * connection was lost once it was sent; not a read, and not a statement pg
- * refused to send on a connection already lost ("not queryable").
+ * So does a write outside a transaction (it commits as it ends) that got no
+ * answer once it was sent; not a read, and not a statement pg refused to
+ * send on a connection already lost ("not queryable").
  */
 class MarkingDialect extends PostgresDialect {
   override createDriver(): Driver {
@@ -174,7 +181,7 @@ class MarkingDialect extends PostgresDialect {
         } catch (error) {
           const sent = error instanceof Error && !/not queryable/.test(error.message);
           if (inTransaction.has(connection) || !sent || !isWrite(query)) throw error;
-          throw isConnectionLost(error) ? markLostAtCommit(error) : error;
+          throw isUnanswered(error) ? markLostAtCommit(error) : error;
         }
       }) as typeof connection.executeQuery;
       return connection;
@@ -187,7 +194,7 @@ class MarkingDialect extends PostgresDialect {
       try {
         await commit(connection);
       } catch (error) {
-        if (!isConnectionLost(error)) throw error;
+        if (!isUnanswered(error)) throw error;
         lost.add(connection);
         throw markLostAtCommit(error);
       } finally {

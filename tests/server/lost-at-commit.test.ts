@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadContent } from "../../content/load.ts";
 import {
@@ -11,6 +12,7 @@ import { serializeIndex } from "../../server/assistant/retrieval.ts";
 import { isConnectionLost, isLostAtCommit } from "../../server/db/errors.ts";
 import { createFormTickets } from "../../server/lib/form-token.ts";
 import type { VisitorResponse } from "../support/visitor.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { freshItem, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -30,16 +32,44 @@ const newsletterTickets = createFormTickets(cookieSecret);
 const lostSaid =
   "The site lost its database as it saved, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.";
 
+/**
+ * Runs `write` while a deferred trigger runs `body` (PL/pgSQL) at the COMMIT
+ * of any write to `table`; `before` runs before the trigger is dropped.
+ */
+async function atCommitOf<T>(
+  t: TestApp,
+  table: string,
+  body: string,
+  write: () => Promise<T>,
+  before?: () => Promise<unknown>,
+): Promise<T> {
+  await runSql(
+    t,
+    `create function at_commit() returns trigger language plpgsql as $$ begin ${body} return null; end $$;
+      create constraint trigger at_commit after insert or update on ${table} deferrable initially deferred for each row execute function at_commit()`,
+  );
+  try {
+    return await write();
+  } finally {
+    await before?.();
+    await runSql(t, `drop trigger at_commit on ${table}; drop function at_commit()`);
+  }
+}
+
+/** The site on PostgreSQL, its assistant answering from the site's own passages. */
+const startApp = (env: Record<string, string>) =>
+  startTestApp("postgres", {
+    assistantIndex: () =>
+      serializeIndex(sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` })),
+    env: { COOKIE_SECRET: cookieSecret, COMMENT_MIN_SECONDS: "0", ...env },
+  });
+
 describe("a reader's write whose connection is lost as it is saved, on postgres", () => {
   let t: TestApp;
   let sent = 0;
 
   beforeAll(async () => {
-    t = await startTestApp("postgres", {
-      assistantIndex: () =>
-        serializeIndex(sitePassages(loadContent(), { servicePage: (id) => `/services#${id}` })),
-      env: { COOKIE_SECRET: cookieSecret, COMMENT_MIN_SECONDS: "0", ENQUIRIES_PER_HOUR: "100" },
-    });
+    t = await startApp({ ENQUIRIES_PER_HOUR: "100" });
   });
   afterAll(async () => {
     await t?.close();
@@ -50,18 +80,8 @@ describe("a reader's write whose connection is lost as it is saved, on postgres"
    * `table` at its COMMIT (a deferred trigger that ends its own backend; a
    * statement outside a transaction commits as it ends).
    */
-  const losingCommitOn = async <T>(table: string, write: () => Promise<T>): Promise<T> => {
-    await runSql(
-      t,
-      `create function lose_commit() returns trigger language plpgsql as $$ begin perform pg_terminate_backend(pg_backend_pid()); return null; end $$;
-        create constraint trigger lose_commit after insert or update on ${table} deferrable initially deferred for each row execute function lose_commit()`,
-    );
-    try {
-      return await write();
-    } finally {
-      await runSql(t, `drop trigger lose_commit on ${table}; drop function lose_commit()`);
-    }
-  };
+  const losingCommitOn = <T>(table: string, write: () => Promise<T>): Promise<T> =>
+    atCommitOf(t, table, "perform pg_terminate_backend(pg_backend_pid());", write);
   const visitor = () => t.visitor({ ip: `10.31.0.${++sent}` });
 
   /** The reader's writes through the API, and the table each saves into. */
@@ -169,6 +189,81 @@ describe("a reader's write whose connection is lost as it is saved, on postgres"
     expect(JSON.parse(lost.body).error.message).toBe(lostSaid);
     // The connection lost is not handed out again: sent again, it is recorded at once.
     expect(json(await thumbs(), assistantFeedbackResponseSchema)).toEqual({ recorded: true });
+  });
+});
+
+describe("a write whose COMMIT the driver gave up waiting for, on postgres", () => {
+  let t: TestApp;
+  let sent = 0;
+
+  beforeAll(async () => {
+    // PostgreSQL cancels a statement after 1 s; the driver gives up on its answer 1 s later.
+    t = await startApp({ DATABASE_STATEMENT_TIMEOUT_SECONDS: "1" });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /**
+   * Runs `write` while the COMMIT of any write to `table` waits for a lock the
+   * test holds (a deferred trigger that, cancelled by the statement timeout,
+   * waits again), so the driver gives up on its answer ("Query read timeout");
+   * then lets it commit.
+   */
+  const holdingCommitOn = async <T>(table: string, write: () => Promise<T>): Promise<T> => {
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    await holder.query("select pg_advisory_lock(4242)");
+    try {
+      return await atCommitOf(
+        t,
+        table,
+        "begin perform pg_advisory_xact_lock(4242); exception when query_canceled then perform pg_advisory_xact_lock(4242); end;",
+        write,
+        // Let go before the trigger is dropped: the held COMMIT then ends.
+        () => holder.query("select pg_advisory_unlock(4242)"),
+      );
+    } finally {
+      await holder.end();
+    }
+  };
+
+  it("an enquiry, whose transaction then commits, answers that it may or may not have been saved", async () => {
+    const email = `held${++sent}@example.org`;
+    const held = await holdingCommitOn("enquiries", () =>
+      t.visitor({ ip: `10.32.0.${sent}` }).post("/api/enquiries", {
+        name: "Priya Raman",
+        email,
+        service: "vba-tools",
+        message: "We need an Excel tool that merges our test bench's CSV files.",
+      }),
+    );
+    expect(held.statusCode, held.body).toBe(503);
+    expect(held.headers["retry-after"]).toBe("60");
+    expect(JSON.parse(held.body).error.message).toBe(lostSaid);
+    // Once the lock is let go, it is saved: "try again" would have sent it twice.
+    await waitFor(
+      async () =>
+        (await runSql(t, "select id from enquiries where email = ?", [email])).length === 1,
+      { what: "the held enquiry saved" },
+    );
+  });
+
+  it("a write outside a transaction says so too", async () => {
+    const reader = t.visitor({ ip: `10.32.1.${++sent}` });
+    const asked = await reader.post("/api/assistant", { question: "How does soap clean?" });
+    const { id, token } = json(asked, assistantResponseSchema).feedback;
+    const held = await holdingCommitOn("assistant_questions", () =>
+      reader.post("/api/assistant/feedback", { id, token, helpful: true }),
+    );
+    expect(held.statusCode, held.body).toBe(503);
+    expect(JSON.parse(held.body).error.message).toBe(lostSaid);
+    await waitFor(
+      async () =>
+        (await runSql(t, "select helpful from assistant_questions where id = ?", [id]))[0]
+          ?.helpful != null,
+      { what: "the held thumbs up saved" },
+    );
   });
 });
 
