@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
-import type { Kysely, Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import type { loadItemIndex, loadServiceTitles } from "../content/catalog.ts";
 import { assistantIndexFile } from "./assistant/retrieval.ts";
 import { createAssistant, readIndexFile } from "./assistant/service.ts";
@@ -11,7 +11,6 @@ import { createReplyWatches, replyStopKey } from "./comments/reply-watches.ts";
 import type { Config } from "./config.ts";
 import { createOwnerRepository } from "./console/owner-repository.ts";
 import { ownerCookieName } from "./console/owner-session.ts";
-import type { OwnerActor } from "./db/owner-actor.ts";
 import type { Database } from "./db/schema.ts";
 import { createSpentFormTokens } from "./db/spent-form-tokens.ts";
 import type { Catalog } from "./engagement/catalog.ts";
@@ -260,18 +259,9 @@ export async function startServices({
   // with no console session.
   const unsigned = ownerConsole.actor(null);
   const ownerActions = moderationActions(moderation, engagement);
-  /** The mailed link's actor: its line, in the action's transaction, follows the link's claim. */
-  const claiming = (claim: (within: Kysely<Database>) => Promise<void>): OwnerActor => ({
-    ...unsigned,
-    async audit(action, object, within) {
-      if (!within) throw new Error("A mailed link's line is written in its action's transaction.");
-      await claim(within);
-      await unsigned.audit(action, object, within);
-    },
-  });
-  const owner = notifications.attach(store, {
-    approve: async (id, claim) => (await ownerActions.approve(claiming(claim), id)) === "approved",
-    delete: async (id, claim) => (await ownerActions.remove(claiming(claim), id)) === "deleted",
+  const owner = notifications.attach(store, unsigned, {
+    approve: async (actor, id) => (await ownerActions.approve(actor, id)) === "approved",
+    delete: async (actor, id) => (await ownerActions.remove(actor, id)) === "deleted",
   });
   const newsletter = createNewsletter(store, config, cookieSecret);
   const verpKey = verpKeyOf(cookieSecret);

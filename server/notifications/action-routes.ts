@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { escapeHtml } from "../../contract/html.ts";
 import type { NotifiedComment } from "../comments/notifier.ts";
 import { storeFailureOf } from "../db/errors.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { CommentAction } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import type { ActionPage } from "../lib/action-page.ts";
@@ -23,6 +24,8 @@ export type ActionRouteDeps = {
   tokens: ActionTokens;
   titles: ReadonlyMap<string, string>;
   siteUrl: string;
+  /** The actor of actions with no console session, whose line a link's action writes. */
+  unsigned: OwnerActor;
   act: CommentActions;
 };
 
@@ -98,7 +101,7 @@ class Refused extends Error {
  */
 export const commentActionRoutes: FastifyPluginAsync<ActionRouteDeps> = async (
   app,
-  { store, tokens, titles, siteUrl, act },
+  { store, tokens, titles, siteUrl, unsigned, act },
 ) => {
   const siteOrigin = new URL(siteUrl).origin;
 
@@ -153,10 +156,18 @@ ${paragraph("Nothing happens until you press the button. The link then stops wor
     // The link is taken in the action's transaction: an action that failed leaves it working.
     let done: boolean;
     try {
-      done = await act[named.action](named.id, async (within) => {
-        const taken = await tokens.claim(token, named.id, named.action, within);
-        if (taken !== "valid") throw new Refused(taken);
-      });
+      // Its line, written in the action's transaction, follows the link's claim.
+      const claiming: OwnerActor = {
+        ...unsigned,
+        async audit(action, object, within) {
+          if (!within)
+            throw new Error("A mailed link's line is written in its action's transaction.");
+          const taken = await tokens.claim(token, named.id, named.action, within);
+          if (taken !== "valid") throw new Refused(taken);
+          await unsigned.audit(action, object, within);
+        },
+      };
+      done = await act[named.action](claiming, named.id);
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
       return send(reply, refusals[error.state].status, refusals[error.state].page);

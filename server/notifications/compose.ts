@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { CommentAction, Database, OutboxKind } from "../db/schema.ts";
 import { jsonOf } from "../lib/json.ts";
 import { toIso } from "../lib/time.ts";
@@ -18,7 +19,7 @@ import { type MailPayload, postUrl, type WebhookPayload } from "./notifier.ts";
  */
 export type CommentActions = Record<
   CommentAction,
-  (commentId: number, claim: (within: Kysely<Database>) => Promise<void>) => Promise<boolean>
+  (actor: OwnerActor, commentId: number) => Promise<boolean>
 >;
 
 /** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */

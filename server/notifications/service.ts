@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
 import type { Deliver, Delivery, OutboxRow } from "../outbox/delivery-rules.ts";
@@ -89,9 +90,10 @@ export function createNotifications(
      * the open store. `act` approves or deletes a comment, as the mails' links
      * ask (docs/decisions/011-owner-notifications.md).
      */
-    attach(store: Store, act: CommentActions) {
+    attach(store: Store, unsigned: OwnerActor, act: CommentActions) {
       const tokens = createActionTokens(store, clock);
-      const routes: ActionRouteDeps = { store, tokens, titles, siteUrl: config.siteUrl, act };
+      const { siteUrl } = config;
+      const routes: ActionRouteDeps = { store, tokens, titles, siteUrl, unsigned, act };
       return {
         composers: notificationComposers({ tokens, titles, siteUrl: config.siteUrl }),
         routes,
