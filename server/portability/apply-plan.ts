@@ -1,4 +1,5 @@
 import { sql, type Transaction } from "kysely";
+import { withLineFeeds } from "../../contract/text.ts";
 import { renderComment } from "../comments/markdown.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
@@ -108,12 +109,14 @@ export async function applyPlan(
                   .select(["id", "parent_id"])
                   .where("id", "=", parentRow)
                   .executeTakeFirst();
+          // The text as the plan checked it (commentContentSchema): line breaks as "\n".
+          const content = withLineFeeds(comment.content).trim();
           const row = await trx
             .insertInto("science_comments")
             .values({
               post_id: comment.postId,
-              content: comment.content.trim(),
-              content_html: renderComment(comment.content.trim()),
+              content,
+              content_html: renderComment(content),
               user_name: comment.userName,
               visitor_id: importedVisitor(plan.source, comment.userName),
               created_at: comment.createdAt,

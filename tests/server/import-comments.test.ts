@@ -118,6 +118,33 @@ describe.each(backends)("importing comments on %s", (backend) => {
     expect(await runSql(t, "select count(*) as n from science_comments")).toEqual(before);
   });
 
+  it("stores an imported comment's line breaks as \"\\n\" alone, as a form's are", async () => {
+    // A <pre> keeps a carriage return ("&#13;" in the post's HTML) through the text conversion.
+    const returns = path.join(mkdtempSync(path.join(os.tmpdir(), "ewe-import-")), "returns.xml");
+    writeFileSync(
+      returns,
+      readFileSync(fixture("disqus.xml"), "utf8")
+        .replace('<post dsq:id="9001">', '<post dsq:id="9101">')
+        .replace(
+          "<p>Does soap work the same in <b>hard</b> water? Mine never lathers at my aunt's house.</p>",
+          "<pre>Hard water:&#13;no lather&#13;&#10;at my aunt's</pre>",
+        ),
+    );
+    const run = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "disqus",
+      "--map",
+      fixture("disqus-map.json"),
+      returns,
+    );
+    expect([run.code, run.stdout]).toEqual([0, expect.stringContaining("comments: 1 added")]);
+    expect(
+      await runSql(t, "select content from science_comments where content like 'Hard water:%'"),
+    ).toEqual([{ content: "Hard water:\nno lather\nat my aunt's" }]);
+  });
+
   it("brings a WordPress export's approved comments with their parents", async () => {
     const run = await admin(adminEnv(t), "import", "--from", "wordpress", fixture("wordpress.xml"));
     expect(run.stderr).toBe("");
