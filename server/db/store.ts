@@ -149,6 +149,9 @@ const writeNodes = new Set([
 const isWrite = (query: CompiledQuery) =>
   writeNodes.has(query.query.kind) ||
   (query.query.kind === "RawNode" && /^\s*(insert|update|delete|merge)\b/i.test(query.sql));
+/** A statement that got no answer once sent: not one pg refused to send on a connection lost before ("not queryable"). */
+const unansweredOnceSent = (error: unknown) =>
+  isUnanswered(error) && error instanceof Error && !/not queryable/.test(error.message);
 
 /**
  * PostgreSQL's dialect, whose transaction whose COMMIT got no answer (its
@@ -156,8 +159,8 @@ const isWrite = (query: CompiledQuery) =>
  * throws an error marked so (`isLostAtCommit`), whether the COMMIT's or the
  * ROLLBACK's that follows it: what it wrote may or may not have been saved.
  * So does a write outside a transaction (it commits as it ends) that got no
- * answer once it was sent; not a read, and not a statement pg refused to
- * send on a connection already lost ("not queryable").
+ * answer once it was sent; not a read, and not a statement (a COMMIT either)
+ * pg refused to send on a connection already lost ("not queryable").
  */
 class MarkingDialect extends PostgresDialect {
   override createDriver(): Driver {
@@ -179,9 +182,8 @@ class MarkingDialect extends PostgresDialect {
         try {
           return await execute(query, ...rest);
         } catch (error) {
-          const sent = error instanceof Error && !/not queryable/.test(error.message);
-          if (inTransaction.has(connection) || !sent || !isWrite(query)) throw error;
-          throw isUnanswered(error) ? markLostAtCommit(error) : error;
+          if (inTransaction.has(connection) || !isWrite(query)) throw error;
+          throw unansweredOnceSent(error) ? markLostAtCommit(error) : error;
         }
       }) as typeof connection.executeQuery;
       return connection;
@@ -194,7 +196,8 @@ class MarkingDialect extends PostgresDialect {
       try {
         await commit(connection);
       } catch (error) {
-        if (!isUnanswered(error)) throw error;
+        // A COMMIT never sent saved nothing: the server rolls back a session that ends.
+        if (!unansweredOnceSent(error)) throw error;
         lost.add(connection);
         throw markLostAtCommit(error);
       } finally {

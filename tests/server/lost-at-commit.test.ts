@@ -9,7 +9,7 @@ import {
 import { slotsResponseSchema } from "../../contract/bookings.ts";
 import { sitePassages } from "../../server/assistant/passages.ts";
 import { serializeIndex } from "../../server/assistant/retrieval.ts";
-import { isConnectionLost, isLostAtCommit } from "../../server/db/errors.ts";
+import { isConnectionLost, isDatabaseUnavailable, isLostAtCommit } from "../../server/db/errors.ts";
 import { createFormTickets } from "../../server/lib/form-token.ts";
 import type { VisitorResponse } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -303,6 +303,31 @@ describe("the PostgreSQL store's marks of a lost connection", () => {
       await sql`drop trigger lose_commit on lost`.execute(db);
       await db.insertInto("lost").values({ x: 3 }).execute();
       expect(await db.selectFrom("lost").select("x").execute()).toEqual([{ x: 3 }]);
+    } finally {
+      await scratch.drop();
+    }
+  });
+
+  it("does not mark a COMMIT pg never sent, its connection lost before it: nothing was saved", async () => {
+    const scratch = await scratchStore("postgres");
+    const db = scratch.store.db as unknown as Kysely<{ lost: { x: number } }>;
+    try {
+      await sql`create table lost (x int)`.execute(db);
+      const error = await db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.insertInto("lost").values({ x: 1 }).execute();
+          // The connection is lost after the transaction's last statement, before its COMMIT.
+          await sql`select pg_terminate_backend(pg_backend_pid())`.execute(trx).catch(() => {});
+        })
+        .then(
+          () => expect.unreachable("the connection was not lost"),
+          (failure: unknown) => failure,
+        );
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(isLostAtCommit(error)).toBe(false);
+      // The COMMIT was never sent: the insert is gone with its connection.
+      expect(await db.selectFrom("lost").select("x").execute()).toEqual([]);
     } finally {
       await scratch.drop();
     }
