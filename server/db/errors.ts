@@ -124,7 +124,7 @@ const lostAtCommit = new WeakSet<object>();
 
 /**
  * `error`, thrown by a transaction whose connection was lost at its COMMIT,
- * or by a write outside one lost once sent (server/db/store.ts).
+ * or by a write outside one lost once sent (server/db/marking-dialect.ts).
  */
 export function markLostAtCommit(error: unknown): unknown {
   if (typeof error === "object" && error !== null) lostAtCommit.add(error);
