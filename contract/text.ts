@@ -65,6 +65,18 @@ export const hasNoControlOrDirectionCharacters = (value: string): boolean =>
 export const withoutControlOrDirectionCharacters = (value: string): string =>
   value.replace(controlOrDirection, "").replaceAll("\r", "");
 
+/** A lone "\r", or a control or direction character as `controlOrDirection` finds them. */
+const obeyedByTerminals = new RegExp(`\\r(?!\\n)|${controlOrDirection.source}`, "gu");
+
+/**
+ * Text for a terminal, which obeys what it prints: ESC [ rewrites lines or sets the
+ * window's title, a lone "\r" goes back over the line. Each such character, a C1 control
+ * or a bidi control becomes its escape ("\u001b"), shown rather than obeyed; tabs and
+ * line breaks ("\r\n" too) stay. JSON reads the escape as the character it stands for.
+ */
+export const withControlsShown = (value: string): string =>
+  value.replace(obeyedByTerminals, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 /**
  * Line breaks as "\n" alone: a form's "\r\n", and a lone "\r", which a terminal prints as a
  * return to the line's start, so that what follows hides what came before.

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import type { ParseArgsConfig } from "node:util";
 import { rowIdMax } from "../../contract/api.ts";
+import { withControlsShown } from "../../contract/text.ts";
 import type { Config } from "../config.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
@@ -27,6 +28,16 @@ export type AdminIo = {
    */
   confirm?: (question: string) => Promise<boolean>;
 };
+
+/**
+ * What the commands write goes to a terminal as text it shows, never obeys: each
+ * control character but tab and line break, and each bidi control, as its escape
+ * (withControlsShown). Names, comments and notes came from readers and other
+ * servers; files written with --out keep them as they are.
+ */
+export const shownOn = (output: Output): Output => ({
+  write: (text) => output.write(withControlsShown(text)),
+});
 
 export const exitCodes = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { withControlsShown } from "../../contract/text.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
@@ -15,6 +16,7 @@ import {
   type Command,
   exitCodes,
   optionsOf,
+  shownOn,
   type Values,
 } from "./command.ts";
 import { bookingCommands } from "./commands/bookings.ts";
@@ -160,7 +162,7 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
 
 /** Runs one command; resolves to the process exit code. */
 export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
-  const { stdout, stderr } = io;
+  const [stdout, stderr] = [shownOn(io.stdout), shownOn(io.stderr)];
   const [first] = argv;
   if (first === undefined) {
     stderr.write(mainHelp());
@@ -322,6 +324,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     lastWrote: async (actions, about) => (await commandLine()).lastWrote(actions, about),
   };
 
+  const ask = io.confirm;
   try {
     await command.run({
       ...parsed,
@@ -334,7 +337,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       moderation,
       moderationActions,
       actor,
-      confirm: io.confirm ?? null,
+      confirm: ask ? (question) => ask(withControlsShown(question)) : null,
     });
     return exitCodes.ok;
   } catch (error) {

@@ -1,3 +1,4 @@
+import { withControlsShown } from "../../contract/text.ts";
 import { toTsv } from "../lib/csv.ts";
 import type { CommandContext, Handler } from "./command.ts";
 
@@ -40,7 +41,8 @@ export function listed<T>(
  */
 export function formatTable(header: string[], rows: Cell[][], empty?: string): string {
   if (empty !== undefined && rows.length === 0) return `${empty}\n`;
-  const all = [header, ...rows.map(text)];
+  // Escaped here, as the output would (shownOn), so that the columns line up.
+  const all = [header, ...rows.map(text)].map((row) => row.map(withControlsShown));
   const widths = header.map((_, column) =>
     Math.max(...all.map((row) => (row[column] ?? "").length)),
   );
