@@ -160,10 +160,10 @@ describe.each(backends)("bad input on %s", (backend) => {
     expect(json(added, commentResponseSchema).comment.content).toBe(text);
   });
 
-  it("keeps line breaks and tabs inside a comment", async () => {
-    const added = await alex.comment(postId, "line one\r\nline two\n\tindented");
+  it("keeps line breaks and tabs inside a comment, each break as a line feed", async () => {
+    const added = await alex.comment(postId, "line one\r\nline two\rline three\n\tindented");
     expect(json(added, commentResponseSchema).comment.content).toBe(
-      "line one\r\nline two\n\tindented",
+      "line one\nline two\nline three\n\tindented",
     );
   });
 
