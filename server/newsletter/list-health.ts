@@ -81,26 +81,39 @@ export function createListHealth({
 
     /**
      * A provider's verified report about `email` (SES, Postmark). It acts only
-     * on an address the site has sent a mail to: a provider shared with other
-     * senders, or a mistaken report, stops no mail to a reader the site never
-     * mailed. Its mail is taken to be the last one sent to the address, and
-     * marked when that was in the last 7 days.
+     * on an address the site has mailed: a row to it sent, or claimed for
+     * sending (`sending` on SQLite, locked on PostgreSQL, or queued again after
+     * an attempt), as a report may come before the claim's outcome is written.
+     * A provider shared with other senders, or a mistaken report, stops no mail
+     * to a reader the site never mailed. Its mail is taken to be the last one
+     * to the address, and marked when it was sent in the last 7 days.
      */
     async handleProviderReport(
       email: string,
       kind: ReportKind,
       { source, ref, detail }: { source: string; ref: string; detail: string | null },
     ): Promise<"acted" | "ignored"> {
-      const row = await db
-        .selectFrom("outbox")
+      const address = email.trim().toLowerCase();
+      const toAddress = db.selectFrom("outbox").where(sql<string>`lower(email)`, "=", address);
+      // PostgreSQL's claim is a row lock: the address's queued rows not free to lock are claimed.
+      const free = toAddress.select("id").forKeyShare().skipLocked();
+      const row = await toAddress
         .select(["id", "sent_at"])
-        .where(sql<string>`lower(email)`, "=", email.trim().toLowerCase())
-        .where("status", "=", "sent")
+        .where((eb) =>
+          eb.or([
+            eb("status", "in", ["sent", "sending"]),
+            eb.and([eb("status", "=", "queued"), eb("attempts", ">", 0)]),
+            ...(store.kind === "postgres"
+              ? [eb.and([eb("status", "=", "queued"), eb("id", "not in", free)])]
+              : []),
+          ]),
+        )
         .orderBy("id", "desc")
         .limit(1)
         .executeTakeFirst();
-      if (!row?.sent_at) return "ignored";
-      const recent = Date.parse(toIso(row.sent_at)) >= Date.now() - 7 * dayMs;
+      if (!row) return "ignored";
+      const recent =
+        row.sent_at !== null && Date.parse(toIso(row.sent_at)) >= Date.now() - 7 * dayMs;
       await act(email, kind, {
         source,
         ref,

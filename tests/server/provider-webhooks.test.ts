@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
@@ -423,6 +424,40 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
       reason: "hard_bounce",
       source: "ses",
     });
+  });
+
+  it("acts on a hard bounce that comes while its mail is still going out, not on one never claimed", async () => {
+    const [going, waiting] = [reader("mid-send"), reader("never-claimed")];
+    await seedConfirmed(t, [going, waiting]);
+    const now = new Date().toISOString();
+    const row = (email: string, status: string) =>
+      runSql(
+        t,
+        `insert into outbox (kind, email, status, attempts, next_attempt_at, created_at)
+         values ('confirmation', ?, ?, 0, ?, ?) returning id`,
+        [email, status, now, now],
+      );
+    // The claim as each store holds it while the mail is handed over: SQLite's status, PostgreSQL's row lock.
+    const [claimed] = await row(going, backend === "sqlite" ? "sending" : "queued");
+    await row(waiting, "queued");
+    const holder = t.databaseUrl ? new pg.Client({ connectionString: t.databaseUrl }) : undefined;
+    try {
+      await holder?.connect();
+      await holder?.query("begin");
+      await holder?.query("select id from outbox where id = $1 for update skip locked", [
+        claimed?.id,
+      ]);
+      const bounce = (email: string, ID: string) =>
+        postPostmark({ RecordType: "Bounce", Type: "HardBounce", ID, Email: email }, basic(secret));
+      expect((await bounce(going, "mid-send-1")).statusCode).toBe(200);
+      expect((await bounce(waiting, "never-claimed-1")).statusCode).toBe(200);
+    } finally {
+      await holder?.query("commit");
+      await holder?.end();
+    }
+    const emails = (await suppressed()).map((s) => s.email);
+    expect(emails).toContain(going);
+    expect(emails).not.toContain(waiting);
   });
 
   it("answers every malformed call with a 4xx, never a 500", async () => {
