@@ -195,6 +195,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "041-lookups-by-index.ts",
     "b978f6d1c7af0def3e1625f8a765d5c7847a568961079222a96ecdc4d243313a",
   ],
+  [
+    "042_bookings_by_time",
+    "042-bookings-by-time.ts",
+    "4de71ff89c8b15d3a2f15bce12b66e9b51b18e04737a3283dbf12d9903d0b1ba",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

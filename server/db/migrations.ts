@@ -35,6 +35,7 @@ import { fediverseGivenUp } from "./migrations/038-fediverse-given-up.ts";
 import { finishedMailTokens } from "./migrations/039-finished-mail-tokens.ts";
 import { replyAddressesByName } from "./migrations/040-reply-addresses-by-name.ts";
 import { lookupsByIndex } from "./migrations/041-lookups-by-index.ts";
+import { bookingsByTime } from "./migrations/042-bookings-by-time.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -85,5 +86,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "039_finished_mail_tokens": finishedMailTokens(),
     "040_reply_addresses_by_name": replyAddressesByName(kind),
     "041_lookups_by_index": lookupsByIndex(),
+    "042_bookings_by_time": bookingsByTime(),
   };
 }

@@ -1,5 +1,7 @@
 import { CompiledQuery as Compiled, type CompiledQuery, type KyselyPlugin, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queueMovedReminders } from "../../server/bookings/queued-mails.ts";
+import { createBookingsRepository } from "../../server/bookings/repository.ts";
 import { watchMailKinds } from "../../server/comments/forget-watches.ts";
 import { createCommentOwnerQueries } from "../../server/comments/owner-queries.ts";
 import { createCommentReads } from "../../server/comments/reads.ts";
@@ -63,6 +65,16 @@ describe.each(backends)("lookups by index on %s", (backend) => {
         'https://remote.example/users/' || i, current_timestamp from n`);
     await seed(`insert into events (topic, type, data, created_at)
       select 'science:post-' || (i % 100), 'reaction', '{}', current_timestamp from n`);
+    // Calls an hour apart, ending up to 20,000 hours ago, every fifth cancelled.
+    const hoursAgo =
+      backend === "postgres"
+        ? "now() - i * interval '1 hour'"
+        : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || i || ' hours')";
+    await seed(`insert into bookings (starts_at, ends_at, name, email, service, note, reader_zone,
+        status, uid, ip_hash, address_hash, created_at, updated_at)
+      select ${hoursAgo}, ${hoursAgo}, 'Reader', 'reader' || i || '@example.com', 'call', '',
+        'UTC', case when i % 5 = 0 then 'cancelled' else 'booked' end, 'uid-' || i, 'ip-' || i,
+        'address-' || i, current_timestamp, current_timestamp from n`);
     if (backend === "postgres") await sql`analyze`.execute(store.db);
   }, 120_000);
 
@@ -119,6 +131,23 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       });
     })) {
       expect(plan).toContain("outbox_by_email");
+    }
+  });
+
+  it("reads bookings by time by an index: the times taken, the owner's lists, reminders, retention", async () => {
+    for (const plan of await plansOf("bookings", async (recorded) => {
+      const bookings = createBookingsRepository(recorded);
+      const now = new Date();
+      await bookings.taken(now);
+      await bookings.list("upcoming");
+      await bookings.since(now);
+      await bookings.perWeek();
+      await recorded.db
+        .transaction()
+        .execute((trx) => queueMovedReminders(trx, now, undefined, undefined));
+      await bookings.prune(365 * 10);
+    })) {
+      expect(plan).not.toMatch(/SCAN bookings(?! USING)|Seq Scan/);
     }
   });
 
