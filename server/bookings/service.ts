@@ -92,15 +92,17 @@ export function createBookings({
     freeStarts({ availability, zone: ownerZoneOf(availability), now: clock().getTime(), taken });
   /**
    * The free starts now. A call being moved (`moving`) neither takes its own time nor counts
-   * toward its day's maximum: the reader may move it to another time that day.
+   * toward its day's maximum: the reader may move it to another time that day. Its own time
+   * is not among them: it is not a time to move to.
    */
   const free = async (availability: Availability, moving?: Pick<StoredBooking, "start">) => {
     const taken = await repository.taken(new Date(clock().getTime() - dayMs));
     const own = moving ? Date.parse(moving.start) : Number.NaN;
-    return startsNow(
+    const starts = startsNow(
       availability,
       taken.filter((call) => call.start !== own),
     );
+    return starts.filter((start) => start !== own);
   };
   /** Whether `start` is on the owner's grid of calls at all, booked or not. */
   const offered = (availability: Availability, start: number) =>
@@ -157,13 +159,7 @@ export function createBookings({
      */
     async slots(zone?: string, moving?: Pick<StoredBooking, "start">): Promise<SlotsResponse> {
       const availability = await repository.availability();
-      const own = moving ? Date.parse(moving.start) : Number.NaN;
-      const starts = await free(availability, moving);
-      return slotsIn(
-        availability,
-        zone,
-        starts.filter((start) => start !== own),
-      );
+      return slotsIn(availability, zone, await free(availability, moving));
     },
 
     /**
