@@ -1,5 +1,5 @@
 import { sql, type Transaction } from "kysely";
-import { withLineFeeds } from "../../contract/text.ts";
+import { commentContentSchema } from "../../contract/api.ts";
 import { renderComment } from "../comments/markdown.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
@@ -109,8 +109,8 @@ export async function applyPlan(
                   .select(["id", "parent_id"])
                   .where("id", "=", parentRow)
                   .executeTakeFirst();
-          // The text as the plan checked it (commentContentSchema): line breaks as "\n".
-          const content = withLineFeeds(comment.content).trim();
+          // The text as the plan checked it: line breaks as "\n", trimmed.
+          const content = commentContentSchema.parse(comment.content);
           const row = await trx
             .insertInto("science_comments")
             .values({
