@@ -33,6 +33,7 @@ import { rowIdParamSchema } from "../../contract/api.ts";
 import { escapeHtml } from "../../contract/html.ts";
 import type { Store } from "../db/store.ts";
 import { nowIso } from "../lib/time.ts";
+import { removeGoneFollowers } from "./gone-inboxes.ts";
 import { nameOf, retryPolicy, type SiteQueue } from "./message-queue.ts";
 import type { FediverseRepository } from "./repository.ts";
 import {
@@ -326,14 +327,13 @@ export async function createSiteFederation(deps: FederationDeps): Promise<Federa
   // server, held by Fedify's circuit breaker for failing, still failed when
   // the breaker stopped holding it (seven days). Recorded for Health by the
   // queue (message-queue.ts, `failed`); an inbox gone (410) takes the accounts
-  // it stood for off the followers.
+  // gone with it off the followers (gone-inboxes.ts).
   federation.setOutboxPermanentFailureHandler(async (_ctx, failure) => {
     if (failure.reason === "circuit-breaker-ttl") {
       return deps.queue.failed("its server failed every try while the delivery was held");
     }
     if (failure.statusCode !== 410) return;
-    for (const actor of failure.actorIds) await repository.unfollow(actor.href);
-    deps.queue.failed("the inbox answered 410, so its followers were removed");
+    deps.queue.failed(await removeGoneFollowers(failure, deps));
   });
 
   // Mastodon shows an account's posts from its outbox; ours are the items.

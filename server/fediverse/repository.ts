@@ -72,6 +72,17 @@ export function createFediverseRepository(store: Store) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /** The followers' own inboxes, by account (those of `actorIds` that follow). */
+    async inboxesOf(actorIds: string[]): Promise<Map<string, string>> {
+      if (actorIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom("fediverse_followers")
+        .select(["actor_id", "inbox"])
+        .where("actor_id", "in", actorIds)
+        .execute();
+      return new Map(rows.map((row) => [row.actor_id, row.inbox]));
+    },
+
     async followers(within = db): Promise<Follower[]> {
       const rows = await within
         .selectFrom("fediverse_followers")

@@ -182,3 +182,111 @@ describe.each(backends)("a server that fails every delivery, on %s", (backend) =
     expect(await runSql(t, "select id from fediverse_queue")).toEqual([]);
   });
 });
+
+/*
+ * A shared inbox that answers 410. Ann, Bo and Cy follow from one server
+ * whose shared inbox takes what all three are sent, and now answers 410 to
+ * every delivery. That may be the server closing or a mistake of its own, so
+ * each account is asked for itself: Ann's document answers 410 (her account
+ * is gone) and she leaves the followers; Bo's answers as ever and Cy's server
+ * fails to say (503): both stay. Before, all three were removed.
+ */
+describe.each(backends)("a shared inbox that answers 410, on %s", (backend) => {
+  let t: TestApp;
+  let remote: Server;
+  const posted: string[] = [];
+  const asked: string[] = [];
+  let base = "";
+  beforeAll(async () => {
+    const keys = await remoteAccountKeys();
+    const documents: Record<string, number> = { ann: 410, bo: 200, cy: 503 };
+    remote = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        if (request.method === "POST") {
+          posted.push(request.url ?? "");
+          return response.writeHead(request.url === "/inbox" ? 410 : 202).end();
+        }
+        const name = /^\/users\/(\w+)$/.exec(request.url ?? "")?.[1] ?? "";
+        asked.push(name);
+        const status = documents[name] ?? 404;
+        if (status !== 200) return response.writeHead(status).end();
+        const id = `${base}/users/${name}`;
+        response.writeHead(200, { "content-type": "application/activity+json" }).end(
+          JSON.stringify({
+            "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+            id,
+            type: "Person",
+            inbox: `${id}/inbox`,
+            endpoints: { sharedInbox: `${base}/inbox` },
+            publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKeyPem },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => remote.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    t = await startTestApp(backend, {
+      env: { FEDIVERSE_HANDLE: "arjun", FEDIVERSE_ALLOW_PRIVATE_ADDRESSES_IN_TESTS: "on" },
+      clientFiles: {
+        "feed.json": JSON.stringify({
+          items: [
+            {
+              id: `${siteUrl}/science/soap`,
+              url: `${siteUrl}/science/soap`,
+              title: "How does soap clean?",
+              content_html: "<p>Soap holds grease.</p>",
+              date_published: "2026-05-01T00:00:00.000Z",
+            },
+          ],
+        }),
+      },
+    });
+    for (const name of ["ann", "bo", "cy"]) {
+      await runSql(
+        t,
+        "insert into fediverse_followers (actor_id, handle, inbox, shared_inbox, follow_id, created_at) values (?, ?, ?, ?, ?, ?)",
+        [
+          `${base}/users/${name}`,
+          `@${name}@remote`,
+          `${base}/users/${name}/inbox`,
+          `${base}/inbox`,
+          `${base}/users/${name}#follow`,
+          new Date().toISOString(),
+        ],
+      );
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    remote?.closeAllConnections();
+    remote?.close();
+  });
+
+  it("removes only the accounts behind it whose own documents answer 410", {
+    timeout: 240_000,
+  }, async () => {
+    // What changed (the item, the account) is sent to the followers once the server listens.
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    const owner = new Owner(t);
+    await owner.signIn();
+    const health = async () =>
+      json(await owner.get("/api/admin/health"), healthResponseSchema).fediverseGivenUp;
+    await waitFor(async () => (await health()).total === 2, {
+      timeoutMs: 180_000,
+      what: "the Create and the Update given up at the shared inbox",
+    });
+    // Sent to the shared inbox only, never to each account's own.
+    expect(new Set(posted)).toEqual(new Set(["/inbox"]));
+    expect(asked).toContain("ann");
+    const { latest } = await health();
+    for (const { why } of latest) {
+      expect(why).toMatch(/^the shared inbox answered 410; of the [23] accounts behind it, [01] /);
+    }
+    const followers = json(await owner.get("/api/admin/followers"), followersResponseSchema);
+    expect(followers.followers.map((one) => one.actorId).sort()).toEqual([
+      `${base}/users/bo`,
+      `${base}/users/cy`,
+    ]);
+  });
+});
