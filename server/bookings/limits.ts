@@ -5,11 +5,11 @@ import type { Db, Store } from "../db/store.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
- * What the bookings' limits count (docs/product.md, "Book a call"): bookings
- * from a connection, calls ahead for a mailbox, and, in a booking's or a
- * move's transaction, one booking an hour per mailbox and the most calls a
- * day may hold. Those two wait their turn behind the others counting the
- * same, so requests at the same instant cannot pass them
+ * What the bookings' limits count (docs/product.md, "Book a call"): calls
+ * ahead for a mailbox, and, in a booking's or a move's transaction, bookings
+ * an hour from a connection, one booking an hour per mailbox and the most
+ * calls a day may hold. Those three wait their turn behind the others
+ * counting the same, so requests at the same instant cannot pass them
  * (docs/decisions/043-bookings.md).
  */
 
@@ -30,8 +30,9 @@ async function turnOf(store: Store, trx: Db, what: string, key: string) {
 export function bookingLimits(store: Store, clock: () => Date) {
   const count = async (
     where: (eb: ExpressionBuilder<Database, "bookings">) => Expression<SqlBool>,
+    within: Db = store.db,
   ): Promise<number> => {
-    const row = await store.db
+    const row = await within
       .selectFrom("bookings")
       .select((eb) => eb.fn.countAll<number | string>().as("n"))
       .where(where)
@@ -40,11 +41,15 @@ export function bookingLimits(store: Store, clock: () => Date) {
   };
 
   return {
-    /** Bookings made from one connection since a time. */
-    fromIpSince: (ipHash: string, since: Date): Promise<number> =>
-      count((eb) =>
-        eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
-      ),
+    /** Whether `max` bookings were made from one connection since `since`. */
+    async connectionFull(trx: Db, ipHash: string, since: Date, max: number): Promise<boolean> {
+      await turnOf(store, trx, "booking connection", ipHash);
+      const made = await count(
+        (eb) => eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
+        trx,
+      );
+      return made >= max;
+    },
 
     /** Calls still ahead for one mailbox. */
     pendingFor: (addressHash: string): Promise<number> =>

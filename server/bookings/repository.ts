@@ -71,8 +71,9 @@ type NewBooking = {
   /** Where the owner's invitation and reminders go; none without it. */
   ownerEmail: string | undefined;
   links: LinkToken;
-  /** One booking an hour per mailbox: a booking for it since then refuses this one. */
-  mailboxSince: Date;
+  /** The hour the limits count: one booking in it per mailbox, `perConnection` per connection. */
+  hourAgo: Date;
+  perConnection: number;
   day: DayLimit;
 };
 
@@ -116,17 +117,19 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
      * Stores a booking with its mails. "taken" when the database refused it
      * because another reader holds that start (the unique index), on this
      * instance or any other, or its day is full; "mailbox" when its mailbox
-     * was booked for within the hour. Both limits are counted in the
-     * booking's transaction, in turn with the others counting the same.
+     * was booked for within the hour; "connection" when its connection made
+     * its most bookings in the hour. The limits are counted in the booking's
+     * transaction, in turn with the others counting the same.
      */
-    async create(input: NewBooking): Promise<{ id: number } | "taken" | "mailbox"> {
+    async create(input: NewBooking): Promise<{ id: number } | "taken" | "mailbox" | "connection"> {
       const at = clock().toISOString();
       const uid = `booking.${randomBytes(12).toString("hex")}@${input.uidHost}`;
       try {
         return await db.transaction().execute(async (trx) => {
-          if (await limits.mailboxBooked(trx, input.addressHash, input.mailboxSince)) {
-            return "mailbox";
+          if (await limits.connectionFull(trx, input.ipHash, input.hourAgo, input.perConnection)) {
+            return "connection";
           }
+          if (await limits.mailboxBooked(trx, input.addressHash, input.hourAgo)) return "mailbox";
           if (await limits.dayFull(trx, input.start, input.day)) return "taken";
           const { id } = await trx
             .insertInto("bookings")
@@ -307,7 +310,6 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       return rows.map(toStored);
     },
 
-    fromIpSince: limits.fromIpSince,
     pendingFor: limits.pendingFor,
 
     /** Calls booked per week (Monday 00:00 UTC, by the call's start), over the last `weeks` and the next 4. */

@@ -180,15 +180,6 @@ export function createBookings({
       if (first) return refuse(first);
       const mailbox = addressHash(request.email);
       const hourAgo = new Date(clock().getTime() - 3_600_000);
-      if ((await repository.fromIpSince(ipHash, hourAgo)) >= config.BOOKINGS_PER_HOUR) {
-        return refuse({
-          status: 429,
-          code: "rate_limited",
-          message:
-            "Too many calls were booked from your connection in the last hour; please try again in an hour, or write to the contact address.",
-          retryAfterSeconds: 3600,
-        });
-      }
       if ((await repository.pendingFor(mailbox)) >= config.BOOKING_PENDING_MAX) {
         return refuse({
           status: 409,
@@ -229,10 +220,20 @@ export function createBookings({
         uidHost,
         ownerEmail: ownerMail,
         links,
-        mailboxSince: hourAgo,
+        hourAgo,
+        perConnection: config.BOOKINGS_PER_HOUR,
         day: dayLimit(availability),
       });
       // Each booking mails its address: one an hour, so the form cannot flood an inbox.
+      if (created === "connection") {
+        return refuse({
+          status: 429,
+          code: "rate_limited",
+          message:
+            "Too many calls were booked from your connection in the last hour; please try again in an hour, or write to the contact address.",
+          retryAfterSeconds: 3600,
+        });
+      }
       if (created === "mailbox") {
         return refuse({
           status: 429,

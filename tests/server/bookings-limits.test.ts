@@ -10,8 +10,8 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
 
 /*
  * The bookings' limits under requests at the same instant
- * (docs/decisions/043-bookings.md): one booking an hour per mailbox, and a
- * day's most calls, hold for bookings and moves that overlap, on two instances
+ * (docs/decisions/043-bookings.md): bookings an hour from one connection, one
+ * booking an hour per mailbox, and a day's most calls, hold for bookings and moves that overlap, on two instances
  * on one PostgreSQL and on SQLite. On PostgreSQL the requests are held at a
  * gate, a lock on the bookings table that their reads pass and their writes
  * wait for, until every one of them waits there: each has counted what it
@@ -41,10 +41,8 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
   /** The instance the `i`th request goes to: each in turn. */
   const on = (i: number) => instances[i % instances.length] as TestApp;
   let ip = 0;
-  const book = (i: number, start: string, email: string) =>
-    on(i)
-      .visitor({ ip: `10.61.0.${++ip}` })
-      .post("/api/bookings", call(start, email));
+  const book = (i: number, start: string, email: string, from = `10.61.0.${++ip}`) =>
+    on(i).visitor({ ip: from }).post("/api/bookings", call(start, email));
   /** The free times, by the owner's day. */
   const freeDays = async () => {
     const { starts } = json(await on(0).visitor().get("/api/bookings/slots"), slotsResponseSchema);
@@ -90,7 +88,7 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
       SMTP_URL: smtp.url,
       OWNER_EMAIL: "owner@example.com",
       BOOKING_TIMEZONE: ownerZone,
-      BOOKINGS_PER_HOUR: "1000",
+      BOOKINGS_PER_HOUR: "2",
     };
     const first = await startTestApp(backend, { env });
     instances = [first];
@@ -115,6 +113,27 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
       "A call was booked for this address less than an hour ago",
     );
     expect(await runSql(on(0), "select id from bookings where email = ?", [email])).toHaveLength(1);
+  });
+
+  it("books BOOKINGS_PER_HOUR calls an hour from one connection, however many ask at once", async () => {
+    const days = await freeDays();
+    const answers = await atOnce(
+      days
+        .slice(0, 4)
+        .map(
+          (day, i) => () =>
+            book(i, day[1] ?? "", `one-ip-${backend}-${i}@example.org`, "10.62.0.1"),
+        ),
+    );
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 201, 429, 429]);
+    const refused = answers.find((answer) => answer.statusCode === 429);
+    expect(json(refused ?? { body: "" }, errorResponseSchema).error.message).toContain(
+      "Too many calls were booked from your connection",
+    );
+    const stored = await runSql(on(0), "select id from bookings where email like ?", [
+      `one-ip-${backend}-%`,
+    ]);
+    expect(stored).toHaveLength(2);
   });
 
   it("keeps a day to its most calls, booked at once or moved into it at once", async () => {
