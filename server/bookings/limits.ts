@@ -1,7 +1,8 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
 import { dateKey } from "../../contract/time-zones.ts";
 import type { Database } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
+import { takeTurn } from "../db/turns.ts";
 import { dayMs, toIso } from "../lib/time.ts";
 
 /**
@@ -15,17 +16,6 @@ import { dayMs, toIso } from "../lib/time.ts";
 
 /** The most calls one day (in the owner's zone) may hold; a null `max` is no maximum. */
 export type DayLimit = { zone: string; max: number | null };
-
-/**
- * Waits in `trx` for the other transactions counting the same thing (`what` of `key`) to
- * end: on PostgreSQL an advisory lock to the commit, across instances; SQLite's transactions
- * take turns already, on the store's one connection.
- */
-async function turnOf(store: Store, trx: Db, what: string, key: string) {
-  if (store.kind === "postgres") {
-    await sql`select pg_advisory_xact_lock(hashtext(${what}), hashtext(${key}))`.execute(trx);
-  }
-}
 
 export function bookingLimits(store: Store, clock: () => Date) {
   const count = async (
@@ -43,7 +33,7 @@ export function bookingLimits(store: Store, clock: () => Date) {
   return {
     /** Whether `max` bookings were made from one connection since `since`. */
     async connectionFull(trx: Db, ipHash: string, since: Date, max: number): Promise<boolean> {
-      await turnOf(store, trx, "booking connection", ipHash);
+      await takeTurn(store.kind, trx, "booking connection", ipHash);
       const made = await count(
         (eb) => eb.and([eb("ip_hash", "=", ipHash), eb("created_at", ">=", since.toISOString())]),
         trx,
@@ -63,7 +53,7 @@ export function bookingLimits(store: Store, clock: () => Date) {
 
     /** Whether a booking for the mailbox was made since `since`. */
     async mailboxBooked(trx: Db, addressHash: string, since: Date): Promise<boolean> {
-      await turnOf(store, trx, "booking mailbox", addressHash);
+      await takeTurn(store.kind, trx, "booking mailbox", addressHash);
       const recent = await trx
         .selectFrom("bookings")
         .select("id")
@@ -77,7 +67,7 @@ export function bookingLimits(store: Store, clock: () => Date) {
     async dayFull(trx: Db, start: Date, day: DayLimit, moving?: number): Promise<boolean> {
       if (day.max === null) return false;
       const key = dateKey(start, day.zone);
-      await turnOf(store, trx, "booking day", key);
+      await takeTurn(store.kind, trx, "booking day", key);
       const near = await trx
         .selectFrom("bookings")
         .select("starts_at")

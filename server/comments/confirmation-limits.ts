@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, DatabaseKind } from "../db/schema.ts";
+import { takeTurn } from "../db/turns.ts";
 import { mailboxOf } from "../lib/mailbox.ts";
 import { dayMs } from "../lib/time.ts";
 import { replyMailRules, spellingsOf } from "./reply-watches.ts";
@@ -83,6 +84,7 @@ export async function admit(
   const now = settings.clock();
   if (!needsConfirmation(await addressOf(db, input.visitorId, input.email), now)) return "ok";
   return db.transaction().execute(async (trx) => {
+    await takeTurn(kind, trx, "confirmation network", input.ip);
     const since = new Date(now.getTime() - replyMailRules.ipWindowMs).toISOString();
     const perIp = await trx
       .selectFrom("confirmation_requests")

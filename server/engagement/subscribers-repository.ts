@@ -8,6 +8,7 @@ import { isUniqueViolation } from "../db/errors.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
+import { takeTurn } from "../db/turns.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue, forget } from "../outbox/queue.ts";
@@ -145,6 +146,9 @@ export function createSubscribersRepository(store: Store) {
     ): Promise<SubscribeOutcome> {
       const attempt = () =>
         db.transaction().execute(async (trx): Promise<SubscribeOutcome> => {
+          // Counted in turn with the others from the network, then for the address.
+          await takeTurn(store.kind, trx, "confirmation network", ip);
+          await takeTurn(store.kind, trx, "subscription address", email.toLowerCase());
           const now = new Date();
           const existing = await trx
             .selectFrom("subscribers")

@@ -4,6 +4,7 @@ import type { Enquiry, EnquiryStatusName, ValidEnquiry } from "../../contract/en
 import { transact } from "../db/owner-actor.ts";
 import type { EnquiriesTable } from "../db/schema.ts";
 import { containsText, type Db, type Store } from "../db/store.ts";
+import { takeTurn } from "../db/turns.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
 import { tokenDigest } from "../lib/tokens.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
@@ -46,6 +47,8 @@ function toStored(row: EnquiryRow, answers: StoredAnswer[]): StoredEnquiry {
 type NewEnquiry = {
   enquiry: ValidEnquiry;
   ipHash: string;
+  /** The most enquiries an hour from one connection, and by one email address. */
+  perHour: number;
   /** HMAC of the sender's address, for the acknowledgement's hourly limit. */
   addressHash: string;
   /** The host part of the acknowledgement's Message-ID. */
@@ -83,8 +86,33 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
     return byEnquiry;
   }
 
+  /**
+   * Whether `max` enquiries were sent in the hour before `now` from one
+   * connection (its HMAC) or by one email address.
+   */
+  async function limited(
+    { ipHash, email, now, max }: { ipHash: string; email: string; now: Date; max: number },
+    within: Db = db,
+  ): Promise<boolean> {
+    const since = new Date(now.getTime() - 60 * 60 * 1000).toISOString();
+    const count = async (column: "ip" | "email") => {
+      const row = await within
+        .selectFrom("enquiries")
+        .select((eb) => eb.fn.countAll<number | string>().as("n"))
+        .where("created_at", ">=", since)
+        .$if(column === "ip", (q) => q.where("ip_hash", "=", ipHash))
+        .$if(column === "email", (q) =>
+          q.where(sql<string>`lower(email)`, "=", email.toLowerCase()),
+        )
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+    return (await count("ip")) >= max || (await count("email")) >= max;
+  }
+
   return {
     ...erasure,
+    limited,
 
     /**
      * Stores an enquiry and queues what follows from it: the owner's mail,
@@ -92,13 +120,20 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
      * hour) and the webhook call. Returns its id, whether an acknowledgement
      * was queued, and the deletion link's token, which only that mail carries.
      */
-    async create(input: NewEnquiry): Promise<{ id: number; acknowledged: boolean }> {
+    async create(
+      input: NewEnquiry,
+    ): Promise<{ id: number; acknowledged: boolean } | "rate_limited"> {
       const now = clock();
       const at = now.toISOString();
       const deletionToken = randomBytes(32).toString("base64url");
       const threadId = `<enquiry.${randomBytes(12).toString("hex")}@${input.messageIdHost}>`;
       const { enquiry } = input;
       return db.transaction().execute(async (trx) => {
+        // Counted in turn with the others from the connection, then for the address.
+        await takeTurn(store.kind, trx, "enquiry connection", input.ipHash);
+        await takeTurn(store.kind, trx, "enquiry address", enquiry.email.toLowerCase());
+        const limit = { ipHash: input.ipHash, email: enquiry.email, now, max: input.perHour };
+        if (await limited(limit, trx)) return "rate_limited";
         const { id } = await trx
           .insertInto("enquiries")
           .values({
@@ -163,31 +198,6 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
         await enqueue(trx, at, rows);
         return { id, acknowledged: Boolean(claimed) };
       });
-    },
-
-    /** Enquiries sent from one address (HMAC) or by one email address since a time. */
-    async countSince({
-      ipHash,
-      email,
-      since,
-    }: {
-      ipHash: string;
-      email: string;
-      since: Date;
-    }): Promise<{ fromAddress: number; byEmail: number }> {
-      const count = async (column: "ip" | "email") => {
-        const row = await db
-          .selectFrom("enquiries")
-          .select((eb) => eb.fn.countAll<number | string>().as("n"))
-          .where("created_at", ">=", since.toISOString())
-          .$if(column === "ip", (q) => q.where("ip_hash", "=", ipHash))
-          .$if(column === "email", (q) =>
-            q.where(sql<string>`lower(email)`, "=", email.toLowerCase()),
-          )
-          .executeTakeFirstOrThrow();
-        return Number(row.n);
-      };
-      return { fromAddress: await count("ip"), byEmail: await count("email") };
     },
 
     async get(id: number, trx: Db = db): Promise<StoredEnquiry | undefined> {

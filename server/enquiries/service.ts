@@ -40,6 +40,15 @@ type SubmitOutcome =
   | { outcome: "refused"; refusal: FormRefusal };
 const refuse = (refusal: FormRefusal) => ({ outcome: "refused", refusal }) as const;
 
+/** The hourly limit, from the connection or for the address. */
+const tooMany = {
+  status: 429,
+  code: "rate_limited",
+  message:
+    "Too many enquiries came from your connection or this address in the last hour; please try again in an hour, or write to the contact address.",
+  retryAfterSeconds: 3600,
+} as const;
+
 export function createEnquiries({
   store,
   config,
@@ -124,24 +133,10 @@ export function createEnquiries({
       const first = await defences(enquiry, { visitorId, ipHash });
       if (first === "honeypot") return { outcome: "received", id: null, acknowledged: false };
       if (first) return refuse(first);
-      // The cheap checks first: an address over its hourly limit costs one count.
-      const recent = await repository.countSince({
-        ipHash,
-        email: enquiry.email,
-        since: new Date(clock().getTime() - 60 * 60 * 1000),
-      });
-      if (
-        recent.fromAddress >= config.ENQUIRIES_PER_HOUR ||
-        recent.byEmail >= config.ENQUIRIES_PER_HOUR
-      ) {
-        return refuse({
-          status: 429,
-          code: "rate_limited",
-          message:
-            "Too many enquiries came from your connection or this address in the last hour; please try again in an hour, or write to the contact address.",
-          retryAfterSeconds: 3600,
-        });
-      }
+      // The cheap checks first: an address over its hourly limit costs one
+      // count here, and is counted again, in turn, as the enquiry is stored.
+      const limit = { ipHash, email: enquiry.email, max: config.ENQUIRIES_PER_HOUR };
+      if (await repository.limited({ ...limit, now: clock() })) return refuse(tooMany);
       const text = [enquiry.message, enquiry.organisation ?? "", enquiry.timeline ?? ""].join("\n");
       const content = checkEnquiryContent(text, blocklist.entries());
       if (content) return refuse({ status: 422, ...content, field: "message" });
@@ -149,9 +144,10 @@ export function createEnquiries({
       // and a terse real client ("best price please, urgent") can read like
       // an advert. The owner judges; only the acknowledgement is withheld.
       const likelyJunk = (await spam?.isJunk(text)) ?? false;
-      const { id, acknowledged } = await repository.create({
+      const created = await repository.create({
         enquiry,
         ipHash,
+        perHour: config.ENQUIRIES_PER_HOUR,
         addressHash: addressHash(enquiry.email),
         messageIdHost,
         ownerEmail: ownerMail,
@@ -179,8 +175,9 @@ export function createEnquiries({
             }
           : {}),
       });
+      if (created === "rate_limited") return refuse(tooMany);
       for (const listener of queuedListeners) listener();
-      return { outcome: "received", id, acknowledged };
+      return { outcome: "received", ...created };
     },
 
     /** Runs `listener` after every enquiry that queued mail (the outbox worker's wake-up). */

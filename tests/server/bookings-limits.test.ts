@@ -1,9 +1,9 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
 import { dateKey } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { atOnce as gateAtOnce } from "./support/gate.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -11,14 +11,9 @@ import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/t
 /*
  * The bookings' limits under requests at the same instant
  * (docs/decisions/043-bookings.md): bookings an hour from one connection, one
- * booking an hour per mailbox, and a day's most calls, hold for bookings and moves that overlap, on two instances
- * on one PostgreSQL and on SQLite. On PostgreSQL the requests are held at a
- * gate, a lock on the bookings table that their reads pass and their writes
- * wait for, until every one of them waits there: each has counted what it
- * could before any is stored. SQLite's one process runs each request's
- * queries without leaving the event loop, so requests sent at once do not
- * interleave there today; its transactions take turns on the one connection
- * (Kysely's mutex), should they come to.
+ * booking an hour per mailbox, and a day's most calls, hold for bookings and
+ * moves that overlap, on two instances on one PostgreSQL (held at a gate:
+ * support/gate.ts) and on SQLite.
  */
 
 const cookieSecret = "booking-limits-tests-cookie-secret-0123456789";
@@ -53,33 +48,8 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
       day.includes(new Date(String(row.starts_at)).toISOString()),
     );
 
-  /** Runs `requests` at once; on PostgreSQL, lets them go once every one waits at the gate. */
-  async function atOnce<T>(requests: (() => Promise<T>)[]): Promise<T[]> {
-    const databaseUrl = on(0).databaseUrl;
-    if (!databaseUrl) return Promise.all(requests.map((request) => request()));
-    const gate = new pg.Client({ connectionString: databaseUrl });
-    await gate.connect();
-    try {
-      await gate.query("begin");
-      await gate.query("lock table bookings in exclusive mode");
-      const answers = Promise.all(requests.map((request) => request()));
-      await expect
-        .poll(
-          async () =>
-            (
-              await gate.query(
-                "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-              )
-            ).rows[0]?.n,
-          { timeout: 30_000 },
-        )
-        .toBeGreaterThanOrEqual(requests.length);
-      await gate.query("commit");
-      return await answers;
-    } finally {
-      await gate.end();
-    }
-  }
+  const atOnce = <T>(requests: (() => Promise<T>)[]) =>
+    gateAtOnce(on(0).databaseUrl, "bookings", requests);
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
