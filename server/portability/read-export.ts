@@ -7,6 +7,7 @@ import { importedVisitor } from "./apply-plan.ts";
 import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
+import { identityTables } from "./site-rows.ts";
 import {
   type ExportRows,
   type ExportTable,
@@ -112,6 +113,7 @@ export function readExport(document: unknown, signer: ExportSigner | null): Read
     tables.push({ table, rows: checked, at });
   }
   checkUniqueKeys(tables, problem);
+  checkIds(tables, problem);
   checkReferences(tables, problem);
   const comments = tables.find((t) => t.table.name === "science_comments");
   if (comments) {
@@ -186,6 +188,36 @@ function checkUniqueKeys(tables: ExportRows[], problem: (where: string, message:
         );
       });
     }
+  }
+}
+
+/**
+ * The largest id an import takes, of a row or of a row referred to. The
+ * site's new rows are given ids above the largest the file holds or names,
+ * up to the database's largest (`rowIdMax`): a file at the top would leave
+ * the site no id for its next comment, and one at 0 or below names a row
+ * no page or command can.
+ */
+const importIdMax = 1_000_000_000;
+
+/** Every id of a row, and of a row referred to, between 1 and `importIdMax`. */
+function checkIds(tables: ExportRows[], problem: (where: string, message: string) => void) {
+  const message = `must be an id from 1 to ${importIdMax}, so that the site has ids left for its new rows`;
+  for (const { table, rows, at } of tables) {
+    const columns = [
+      ...(table.identity ? [{ column: table.identity, table: table.name }] : []),
+      ...(table.references ?? []),
+    ];
+    rows.forEach((row, index) => {
+      for (const { column, table: target } of columns) {
+        const value = row[column];
+        const named = target === "row_table" ? String(row.row_table) : target;
+        if (value === null || !identityTables.has(named)) continue;
+        if (Number(value) < 1 || Number(value) > importIdMax) {
+          problem(`tables.${table.name}[${at[index]}].${column}`, message);
+        }
+      }
+    });
   }
 }
 

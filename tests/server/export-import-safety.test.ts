@@ -448,3 +448,52 @@ describe.each(backends)("an export read into a site with comments of its own, on
     expect(await count(t, "science_comments")).toBe(3);
   });
 });
+
+describe.each(backends)("ids in an export, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("are refused at the top of the range, at 0 and below, in a row or a reference, so new comments still get ids", async () => {
+    const file = exportFile({
+      science_comments: [comment(2_147_483_647), comment(0), comment(-5)],
+      spam_screening: [
+        {
+          comment_id: 1_500_000_000,
+          outcome: "published",
+          reason: null,
+          score: null,
+          created_at: "2024-03-01T10:00:00.000Z",
+        },
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    const idMessage =
+      "must be an id from 1 to 1000000000, so that the site has ids left for its new rows";
+    expect(run.stderr).toContain("Nothing was imported: the input has 4 problems.");
+    for (const place of [
+      "tables.science_comments[0].id",
+      "tables.science_comments[1].id",
+      "tables.science_comments[2].id",
+      "tables.spam_screening[0].comment_id",
+    ]) {
+      expect(run.stderr).toContain(`${place}: ${idMessage}`);
+    }
+    expect(await count(t, "science_comments")).toBe(0);
+
+    // The site's next comment has an id its reader can edit it by.
+    const reader = t.visitor();
+    const posted = json(
+      await reader.comment("soap", "Soft water rinses away more easily.", "Ravi"),
+      commentResponseSchema,
+    );
+    const edited = await reader.patch(`/api/comments/${posted.comment.id}`, {
+      content: "Soft water rinses away far more easily.",
+      userName: "Ravi",
+    });
+    expect(edited.statusCode).toBe(200);
+  });
+});
