@@ -83,10 +83,13 @@ const maxText = 1_000_000;
 const intMin = -rowIdMax - 1;
 const timeText = "must be an ISO-8601 UTC time such as 2025-06-01T12:00:00.000Z";
 
-/** A time that names a real moment: no 2025-02-30, which `Date` would move on to March. */
+/**
+ * A time that names a real moment: no 2025-02-30, which `Date` would move on
+ * to March, and no year 0000, which PostgreSQL has not (1 BC comes before 1 AD).
+ */
 const isRealTime = (value: string) => {
   const time = new Date(value);
-  return !Number.isNaN(time.getTime()) && time.toISOString().startsWith(value.slice(0, 19));
+  return time.getUTCFullYear() >= 1 && time.toISOString().startsWith(value.slice(0, 19));
 };
 
 /** A value of another type: `what` it must be, or that it is missing. */

@@ -113,7 +113,8 @@ export function parseSourceTime(value: string): Date | null {
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(zoned)) return null;
   const date = new Date(zoned);
-  return Number.isNaN(date.getTime()) ? null : date;
+  // No year 0000 either, which PostgreSQL has not.
+  return date.getUTCFullYear() >= 1 ? date : null;
 }
 
 /**
@@ -132,7 +133,7 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
     ...refusedBy(userNameSchema, comment.userName, `${where} name`),
     ...refusedBy(commentContentSchema, comment.content, `${where} text`),
   );
-  const time = Date.parse(comment.createdAt);
+  const time = parseSourceTime(comment.createdAt)?.getTime() ?? Number.NaN;
   if (Number.isNaN(time)) {
     problems.push({ where: `${where} date`, message: "is not a date" });
   } else if (time > now.getTime() + 60_000) {

@@ -401,6 +401,18 @@ describe.each(backends)("an import that cannot finish, on %s", (backend) => {
     expect(run.code).toBe(1);
     expect(await count(t, "subscribers")).toBe(1);
   });
+
+  it("is refused, naming the row, when a time is in the year 0000, which PostgreSQL has not", async () => {
+    const file = exportFile({
+      science_comments: [comment(1, { created_at: "0000-06-01T00:00:00.000Z" })],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "tables.science_comments[0].created_at: must be an ISO-8601 UTC time such as 2025-06-01T12:00:00.000Z",
+    );
+    expect(await count(t, "science_comments")).toBe(0);
+  });
 });
 
 describe.each(backends)("an export read into a site with comments of its own, on %s", (backend) => {

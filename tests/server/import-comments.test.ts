@@ -232,17 +232,19 @@ describe("refusing dangerous or bad input", () => {
       ${post(2, "x".repeat(2001), "2021-01-03T00:00:00Z")}
       ${post(3, "Written tomorrow.", "2999-01-01T00:00:00Z")}
       ${post(4, "A name too long.", "2021-01-04T00:00:00Z", "n".repeat(41))}
+      ${post(5, "Before the calendar.", "0000-06-01T00:00:00Z")}
       </disqus>`,
     );
     const run = await admin(adminEnv(t), "import", "--from", "disqus", bad);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Nothing was imported: the input has 4 problems.");
+    expect(run.stderr).toContain("Nothing was imported: the input has 5 problems.");
     expect(run.stderr).toContain("<post> 2 (dsq:id 1): repeats the id 1");
     expect(run.stderr).toContain("<post> 3 (dsq:id 2) text: Comments are at most 2000 characters.");
     expect(run.stderr).toContain(
       "<post> 4 (dsq:id 3) date: 2999-01-01T00:00:00.000Z is in the future",
     );
     expect(run.stderr).toContain("<post> 5 (dsq:id 4) name: Names are at most 40 characters.");
+    expect(run.stderr).toContain("<post> 6 (dsq:id 5) date: is not a date");
     expect(await runSql(t, "select id from science_comments")).toEqual([]);
   });
 });
