@@ -1,4 +1,5 @@
-import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
+import type { ZodType } from "zod";
+import { commentContentSchema, emailSchema, userNameSchema } from "../../contract/api.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
@@ -26,6 +27,9 @@ import {
  * from its text, and only this site's signature keeps the owner's marks
  * (docs/decisions/030-import-and-export.md).
  */
+
+/** The tables whose rows' addresses the site mails: editions, reply mails, answers, reminders. */
+const mailedTables = ["subscribers", "outbox", "reply_addresses", "enquiries", "bookings"];
 
 /** A row by its place in the file, and its id where it has one. */
 const rowName = (table: ExportTable, at: number, row: Record<string, unknown>) =>
@@ -121,11 +125,18 @@ export function readExport(document: unknown, signer: ExportSigner | null): Read
     if (notice) notices.push(notice);
     checkComments(comments, problem);
   }
-  for (const name of ["science_reactions", "mythology_reactions"]) {
-    const reactions = tables.find((t) => t.table.name === name);
-    reactions?.rows.forEach((row, index) => {
-      const where = `tables.${name}[${reactions.at[index]}].user_name`;
-      problems.push(...refusedBy(userNameSchema, row.user_name, where));
+  // Names as the forms take them, and where the site mails a row, one address (not a list).
+  const checked: [string, string, ZodType][] = [
+    ["science_reactions", "user_name", userNameSchema],
+    ["mythology_reactions", "user_name", userNameSchema],
+    ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),
+  ];
+  for (const [name, column, schema] of checked) {
+    const rows = tables.find((t) => t.table.name === name);
+    rows?.rows.forEach((row, index) => {
+      problems.push(
+        ...refusedBy(schema, row[column], `tables.${name}[${rows.at[index]}].${column}`),
+      );
     });
   }
   const schedules = tables.find((t) => t.table.name === "edition_schedules");

@@ -402,6 +402,24 @@ describe.each(backends)("an import that cannot finish, on %s", (backend) => {
     expect(await count(t, "subscribers")).toBe(1);
   });
 
+  it("is refused when an address the site would mail is not one address: a list, a header, no address", async () => {
+    const file = exportFile({
+      subscribers: [
+        subscriber(1, { email: "reader-1@example.org, stranger@example.net" }),
+        subscriber(2, { email: "reader-2@example.org\r\nBcc: stranger@example.net" }),
+        subscriber(3, { email: "not an address" }),
+        subscriber(4),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Nothing was imported: the input has 3 problems.");
+    for (const at of [0, 1, 2]) {
+      expect(run.stderr).toContain(`tables.subscribers[${at}].email: Enter a valid email address.`);
+    }
+    expect(await count(t, "subscribers where email like 'reader-%'")).toBe(0);
+  });
+
   it("is refused, naming the row, when a time is in the year 0000, which PostgreSQL has not", async () => {
     const file = exportFile({
       science_comments: [comment(1, { created_at: "0000-06-01T00:00:00.000Z" })],
