@@ -85,6 +85,14 @@ ${paragraph("Nothing happens until you press the button.", "note")}`,
         ),
       });
     }
+    if (outcome === "already") {
+      return send(reply, 200, {
+        title: "Already confirmed",
+        body: paragraph(
+          "This link has been used already, so this address is confirmed: replies in your conversations are mailed to it. Nothing more to do.",
+        ),
+      });
+    }
     return send(reply, 200, {
       title: "Reply notifications confirmed",
       body: paragraph(

@@ -121,28 +121,27 @@ export function createReplyWatches(
   }
 
   return {
-    /** Confirms the address whose link holds `token`. */
-    async confirm(token: string): Promise<"confirmed" | "unknown" | "expired"> {
+    /**
+     * Confirms the address whose link holds `token`. The link's digest stays
+     * with the confirmed address, so pressing it again says it was used.
+     */
+    async confirm(token: string): Promise<"confirmed" | "already" | "unknown" | "expired"> {
       if (!isToken(token)) return "unknown";
       const row = await db
         .selectFrom("reply_addresses")
-        .select(["id", "confirm_expires_at"])
+        .select(["id", "status", "confirm_expires_at"])
         .where("confirm_token_hash", "=", tokenDigest(token))
         .executeTakeFirst();
       if (!row) return "unknown";
+      if (row.status === "confirmed") return "already";
       if (row.confirm_expires_at && new Date(row.confirm_expires_at) <= clock()) return "expired";
       const done = await db
         .updateTable("reply_addresses")
-        .set({
-          status: "confirmed",
-          confirmed_at: clock().toISOString(),
-          confirm_token_hash: null,
-          confirm_expires_at: null,
-        })
+        .set({ status: "confirmed", confirmed_at: clock().toISOString(), confirm_expires_at: null })
         .where("id", "=", row.id)
-        .where("confirm_token_hash", "=", tokenDigest(token))
+        .where("status", "=", "pending")
         .executeTakeFirst();
-      return Number(done.numUpdatedRows) === 1 ? "confirmed" : "unknown";
+      return Number(done.numUpdatedRows) === 1 ? "confirmed" : "already";
     },
 
     /** What a link's token stops: one thread (a watch's token) or every reply mail (an address's). */

@@ -131,6 +131,15 @@ describe.each(backends)("reply mails on %s", (backend) => {
     return json(response, commentResponseSchema).comment.id;
   }
 
+  /** Presses the Confirm button of the page a confirmation link opens. */
+  const pressConfirm = (link: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/replies/confirm",
+      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
+      payload: `token=${tokenOf(link)}`,
+    });
+
   /** Opens the confirmation mail's link (the `nth` mailed to `email`) and presses its button. */
   async function confirm(email: string, nth = 0) {
     await smtp.waitFor(() => smtp.to(email).length > nth);
@@ -140,12 +149,7 @@ describe.each(backends)("reply mails on %s", (backend) => {
     const form = dom(page.body).querySelector("form");
     expect(form?.getAttribute("method")).toBe("post");
     expect(form?.querySelector("button")?.textContent).toBe("Confirm");
-    const done = await t.app.inject({
-      method: "POST",
-      url: "/replies/confirm",
-      headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
-      payload: `token=${tokenOf(link)}`,
-    });
+    const done = await pressConfirm(link);
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain("Reply notifications confirmed");
   }
@@ -193,6 +197,10 @@ describe.each(backends)("reply mails on %s", (backend) => {
     });
     expect(forged.statusCode).toBe(403);
     await confirm(email);
+    // Pressed again (a second tab, the mail opened twice): done already, not an unknown link.
+    const again = await pressConfirm(link);
+    expect(again.statusCode).toBe(200);
+    expect(dom(again.body).querySelector("h1")?.textContent).toBe("Already confirmed");
 
     const answer = json(
       await t
