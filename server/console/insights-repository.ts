@@ -167,9 +167,20 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
         ])
         // The place a deleted comment keeps for its replies is nobody's words.
         .where("deleted_at", "is", null);
-      query = filter.status
-        ? query.where("status", "=", filter.status)
-        : query.where("status", "!=", "pending");
+      // A page of a tab without sorting its status's comments: the held and spam
+      // tabs read the index of the comments not published, which a query names
+      // as its condition, in so many words, to use it (migration 043); the
+      // published, nearly every comment, walk the newest of all, as the recent
+      // list does, since SQLite would read them all by status and sort them.
+      if (filter.status === "published") {
+        query = query.where("status", "not in", ["pending", "spam"]);
+      } else if (filter.status) {
+        query = query
+          .where("status", "=", filter.status)
+          .where("status", "!=", sql.lit("published"));
+      } else {
+        query = query.where("status", "!=", "pending");
+      }
       const q = filter.q?.trim();
       if (q) {
         query = query.where((eb) =>

@@ -200,6 +200,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "042-bookings-by-time.ts",
     "4de71ff89c8b15d3a2f15bce12b66e9b51b18e04737a3283dbf12d9903d0b1ba",
   ],
+  [
+    "043_owner_lists_by_index",
+    "043-owner-lists-by-index.ts",
+    "cf4359eb3278941da648947be68276b8b42618582adc32a6cab12c9eb12ac993",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

@@ -36,6 +36,7 @@ import { finishedMailTokens } from "./migrations/039-finished-mail-tokens.ts";
 import { replyAddressesByName } from "./migrations/040-reply-addresses-by-name.ts";
 import { lookupsByIndex } from "./migrations/041-lookups-by-index.ts";
 import { bookingsByTime } from "./migrations/042-bookings-by-time.ts";
+import { ownerListsByIndex } from "./migrations/043-owner-lists-by-index.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -87,5 +88,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "040_reply_addresses_by_name": replyAddressesByName(kind),
     "041_lookups_by_index": lookupsByIndex(),
     "042_bookings_by_time": bookingsByTime(),
+    "043_owner_lists_by_index": ownerListsByIndex(),
   };
 }
