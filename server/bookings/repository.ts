@@ -284,14 +284,18 @@ export function createBookingsRepository(store: Store, clock: () => Date = () =>
       return row ? toStored(row) : undefined;
     },
 
-    /** Upcoming calls soonest first, or past ones latest first (cancelled ones among them). */
+    /**
+     * Upcoming calls soonest first, or past ones latest first (cancelled ones
+     * among them): by their end, so that a page of them is the end of its
+     * index (migration 042), not every past call sorted.
+     */
     async list(when: "upcoming" | "past", limit = 500): Promise<StoredBooking[]> {
       const now = clock().toISOString();
       const rows = await db
         .selectFrom("bookings")
         .selectAll()
         .$if(when === "upcoming", (q) => q.where("ends_at", ">", now).orderBy("starts_at", "asc"))
-        .$if(when === "past", (q) => q.where("ends_at", "<=", now).orderBy("starts_at", "desc"))
+        .$if(when === "past", (q) => q.where("ends_at", "<=", now).orderBy("ends_at", "desc"))
         .orderBy("id")
         .limit(limit)
         .execute();

@@ -157,6 +157,21 @@ describe.each(backends)("lookups by index on %s", (backend) => {
     }
   });
 
+  it("lists the owner's past bookings, latest first, from the end of their time index, not by sorting them all", async () => {
+    const listed: string[][] = [];
+    for (const plan of await plansOf("bookings", async (recorded) => {
+      listed.push((await createBookingsRepository(recorded).list("past", 50)).map((b) => b.end));
+    })) {
+      expect(plan).toContain("bookings_by_end");
+      // Only calls that end at the same moment are put in order by their id.
+      expect(plan).not.toMatch(/Seq Scan|(?<!Incremental )Sort {2}\(|TEMP B-TREE FOR ORDER BY/);
+    }
+    // The 50 that ended last, latest first.
+    expect(listed[0]).toHaveLength(50);
+    expect(listed[0]).toEqual(listed[0]?.toSorted().reverse());
+    expect(Date.parse(listed[0]?.[0] ?? "")).toBeGreaterThan(Date.now() - 2 * 3600_000);
+  });
+
   it("finds a reply mail's stop link's token among the outbox's rows by its index", async () => {
     for (const plan of await plansOf("outbox", (recorded) =>
       forget(recorded.db, { kinds: watchMailKinds, tokens: ["no such token"] }),
