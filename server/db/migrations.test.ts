@@ -203,7 +203,7 @@ const shipped: [name: string, file: string, sha256: string][] = [
   [
     "043_owner_lists_by_index",
     "043-owner-lists-by-index.ts",
-    "cf4359eb3278941da648947be68276b8b42618582adc32a6cab12c9eb12ac993",
+    "25a0184cf2145ca9838e6f8c5503ec65af2b24f881f58c2cf7911429721f27e6",
   ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [

@@ -7,7 +7,9 @@ import type { Migration } from "kysely/migration";
  * - the comments not published by status and time (the console's held queue
  *   and spam tabs). Partial: as a whole index SQLite, which keeps no
  *   statistics, would read a post's published comments and their replies
- *   by it, every published comment, rather than by post or thread.
+ *   by it, every published comment, rather than by post or thread;
+ * - subscribers by time (the console's newest addresses, and those matching
+ *   a search).
  * This text is frozen once shipped.
  */
 export function ownerListsByIndex(): Migration {
@@ -18,6 +20,11 @@ export function ownerListsByIndex(): Migration {
         .on("science_comments")
         .columns(["status", "created_at", "id"])
         .where("status", "!=", "published")
+        .execute();
+      await db.schema
+        .createIndex("subscribers_by_time")
+        .on("subscribers")
+        .columns(["created_at", "id"])
         .execute();
     },
   };
