@@ -26,6 +26,14 @@ import { backends, siteUrl } from "./support/test-app.ts";
 
 const rows = 20_000;
 
+/** The console's reads, with no titles for the posts. */
+const insights = (store: Store) =>
+  createInsightsRepository(
+    store,
+    { of: () => "" } as unknown as Parameters<typeof createInsightsRepository>[1],
+    () => new Date(),
+  );
+
 describe.each(backends)("lookups by index on %s", (backend) => {
   let scratch: Awaited<ReturnType<typeof scratchStore>>;
   let store: Store;
@@ -260,11 +268,10 @@ describe.each(backends)("lookups by index on %s", (backend) => {
   });
 
   it("lists the console's newest comments from the end of their time index, not by sorting them all", async () => {
-    const titles = { of: () => "" } as unknown as Parameters<typeof createInsightsRepository>[1];
     // A search reads every comment anyway; PostgreSQL, judging a text rare, rightly scans for it.
     for (const query of backend === "sqlite" ? [{}, { q: "comment" }] : [{}]) {
       for (const plan of await plansOf("science_comments", (recorded) =>
-        createInsightsRepository(recorded, titles, () => new Date()).searchComments({
+        insights(recorded).searchComments({
           ...query,
           limit: 50,
         }),
@@ -275,10 +282,9 @@ describe.each(backends)("lookups by index on %s", (backend) => {
   });
 
   it("shows a page of each of the console's comment tabs by status and time, not by sorting the status's comments", async () => {
-    const titles = { of: () => "" } as unknown as Parameters<typeof createInsightsRepository>[1];
     for (const status of ["pending", "spam", "published"] as const) {
       const plans = await plansOf("science_comments", (recorded) =>
-        createInsightsRepository(recorded, titles, () => new Date()).searchComments({
+        insights(recorded).searchComments({
           status,
           limit: 50,
         }),
@@ -296,11 +302,10 @@ describe.each(backends)("lookups by index on %s", (backend) => {
   });
 
   it("lists the console's newest subscribers, searched or not, from the end of their time index", async () => {
-    const titles = { of: () => "" } as unknown as Parameters<typeof createInsightsRepository>[1];
     // As for comments, PostgreSQL rightly scans for a text it judges rare.
     for (const q of backend === "sqlite" ? [undefined, "reader1"] : [undefined]) {
       for (const plan of await plansOf("subscribers", (recorded) =>
-        createInsightsRepository(recorded, titles, () => new Date()).searchSubscribers({
+        insights(recorded).searchSubscribers({
           q,
           limit: 100,
         }),
