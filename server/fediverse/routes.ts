@@ -127,7 +127,7 @@ export async function fediverseRoutes(
       : note.success
         ? [notePath(note.data), "Note"]
         : [];
-    const deleted = path ? await repository.isDeleted(path) : null;
+    const deleted = path ? (await repository.sent(path))?.deletedAt : null;
     if (!deleted) return null;
     const id = `${url.origin}${url.pathname}`;
     const context = "https://www.w3.org/ns/activitystreams";

@@ -33,23 +33,15 @@ export function createSentRecords({ db }: Store) {
       );
     },
 
-    /** What `path` was last sent as, when it was sent. */
-    async sent(path: string): Promise<{ digest: string; deleted: boolean } | undefined> {
+    /** What `path` was last sent as, when it was sent, and when it was deleted (or null). */
+    async sent(path: string) {
       const row = await db
         .selectFrom("fediverse_published")
         .select(["digest", "deleted_at"])
         .where("path", "=", path)
         .executeTakeFirst();
-      return row && { digest: row.digest, deleted: row.deleted_at !== null };
-    },
-
-    async isDeleted(path: string): Promise<string | null> {
-      const row = await db
-        .selectFrom("fediverse_published")
-        .select("deleted_at")
-        .where("path", "=", path)
-        .executeTakeFirst();
-      return row?.deleted_at ? new Date(row.deleted_at).toISOString() : null;
+      const deletedAt = row?.deleted_at ? new Date(row.deleted_at).toISOString() : null;
+      return row && { digest: row.digest, deleted: deletedAt !== null, deletedAt };
     },
 
     /**
