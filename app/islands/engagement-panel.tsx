@@ -8,7 +8,6 @@ import { NameDialog } from "../features/visitor-name/name-dialog.tsx";
 import { useDisplayName } from "../features/visitor-name/name-store.ts";
 import { ApiError } from "../lib/api-client.ts";
 import { useLiveItem } from "../lib/live-item.ts";
-import { isRateLimited, slowDownMessage } from "../lib/slow-down.ts";
 import { NameLine, panelClasses, ReactionGroup, reactionRowClasses } from "./panel-frame.tsx";
 
 // No retries (docs/product.md, "When something fails"); fresh data comes from
@@ -65,10 +64,13 @@ function Panel({ kind, itemId, title, commentsHeading, children }: PanelProps) {
     );
   }
   const [notice, showNotice] = useNotice(5000);
+  // Failures stay silent, but a 429 is explained (docs/product.md, "When something fails"), and
+  // a banned reader is told on every refused action, a reaction as much as a comment.
   const onError = (error: unknown) => {
-    if (isRateLimited(error)) showNotice(slowDownMessage);
-    // A banned reader is told on every refused action, a reaction as much as a comment.
-    else if (error instanceof ApiError && error.code === "banned") showNotice(error.message);
+    if (!(error instanceof ApiError)) return;
+    if (error.status === 429)
+      showNotice("You're going a little fast. Please slow down and try again in a moment.");
+    else if (error.code === "banned") showNotice(error.message);
   };
   const reactions = useReactions(kind, itemId);
   const toggle = useToggleReaction(kind, itemId, onError);
