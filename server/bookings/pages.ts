@@ -102,7 +102,7 @@ export async function bookingPages(
       problem,
       problems,
       days,
-      formToken: bookings.issueFormToken(),
+      formToken: bookings.formTokens.issue(),
       services: bookings.services,
       retentionDays: bookings.retentionDays,
     });

@@ -126,7 +126,7 @@ export const enquiryPages: FastifyPluginAsync<{
       if (!isServiceChoice(enquiries.services, enquiry.service)) {
         return send(reply, 400, problemPage(["Choose a service from the list."]));
       }
-      return send(reply, 200, reviewPage(enquiry, title, enquiries.issueFormToken()));
+      return send(reply, 200, reviewPage(enquiry, title, enquiries.formTokens.issue()));
     }
     const outcome = await enquiries.submit(enquiry, { ip: request.ip, visitorId: null });
     if (outcome.outcome === "received") {
@@ -142,7 +142,7 @@ export const enquiryPages: FastifyPluginAsync<{
         reviewPage(
           enquiry,
           title,
-          enquiries.issueFormToken(),
+          enquiries.formTokens.issue(),
           refusal.code === "too_fast"
             ? "That was quicker than a person reads; please check the enquiry and press Send enquiry again."
             : refusal.message,

@@ -119,8 +119,7 @@ export function createEnquiries({
     services,
     serviceTitle,
     composers,
-    minimumMs: formTokens.minimumMs,
-    issueFormToken: () => formTokens.issue(),
+    formTokens,
     retentionDays: config.ENQUIRY_RETENTION_DAYS,
     toEnquiry,
 

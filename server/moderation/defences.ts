@@ -97,10 +97,8 @@ export function createCommentDefences({
   }
 
   return {
-    minimumMs: formTokens.minimumMs,
-
-    /** The comment form's signed time, fetched when the form appears. */
-    issueFormToken: (): string => formTokens.issue(),
+    /** The comment form's signed times, fetched when the form appears. */
+    formTokens,
 
     /** A writer the owner banned; checked before anything else, and for reactions too. */
     async bannedRefusal(visitorId: string | null, ip: string): Promise<Refusal | null> {

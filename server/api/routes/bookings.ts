@@ -31,7 +31,7 @@ export const bookingRoutes: FastifyPluginAsyncZod<{
     app,
     "bookings",
     "A signed time for the booking form, and how long after it the form may be sent",
-    () => ({ formToken: bookings.issueFormToken(), minimumMs: bookings.minimumMs }),
+    bookings.formTokens,
   );
 
   app.get(

@@ -74,7 +74,7 @@ export const commentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (
     app,
     "comments",
     "A signed time for the comment form, and how long after it the form may be sent",
-    () => ({ formToken: defences.issueFormToken(), minimumMs: defences.minimumMs }),
+    defences.formTokens,
   );
 
   app.get(

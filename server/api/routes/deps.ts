@@ -11,6 +11,7 @@ import type { Engagement } from "../../engagement/index.ts";
 import type { CachedRead, ReadCache } from "../../engagement/read-cache.ts";
 import { ownerVisitorId } from "../../engagement/visitor.ts";
 import type { EventBus } from "../../events/bus.ts";
+import type { FormTokens } from "../../lib/form-token.ts";
 import type { CommentDefences, Refusal } from "../../moderation/defences.ts";
 import type { Moderation } from "../../moderation/service.ts";
 import type { Readers } from "../../readers/service.ts";
@@ -76,14 +77,14 @@ export function formTokenRoute(
   app: Parameters<FastifyPluginAsyncZod>[0],
   tag: string,
   summary: string,
-  issue: () => { formToken: string; minimumMs: number },
+  formTokens: Pick<FormTokens, "issue" | "minimumMs">,
 ) {
   app.get(
     `/${tag}/form-token`,
     routesTagged(tag)(summary, formTokenResponseSchema),
     async (_request, reply) => {
       reply.header("cache-control", "no-store");
-      return issue();
+      return { formToken: formTokens.issue(), minimumMs: formTokens.minimumMs };
     },
   );
 }

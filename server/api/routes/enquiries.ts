@@ -21,7 +21,7 @@ export const enquiryRoutes: FastifyPluginAsyncZod<{
     app,
     "enquiries",
     "A signed time for the enquiry form, and how long after it the form may be sent",
-    () => ({ formToken: enquiries.issueFormToken(), minimumMs: enquiries.minimumMs }),
+    enquiries.formTokens,
   );
 
   app.post(

@@ -28,10 +28,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     app,
     "newsletter",
     "A signed timestamp for the subscription form (its minimum time to fill)",
-    () => ({
-      formToken: newsletter.formTokens.issue(),
-      minimumMs: newsletter.formTokens.minimumMs,
-    }),
+    newsletter.formTokens,
   );
 
   app.post(
