@@ -305,7 +305,7 @@ export async function bookingPages(
       const given =
         request.method === "POST" ? (formFields(request).get("token") ?? "") : queryToken(request);
       const token = isToken(given) ? given : "";
-      return { token, booking: token ? await bookings.byToken(token) : undefined };
+      return { token, booking: token ? await bookings.repository.byToken(token) : undefined };
     };
 
     scope.get(`${bookPath}/cancel`, async (request, reply) => {

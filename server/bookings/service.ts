@@ -253,9 +253,6 @@ export function createBookings({
       return { outcome: "booked", booking: (await repository.get(created.id)) ?? null, ownerZone };
     },
 
-    /** The reader's link: the call it names, while it is booked. */
-    byToken: (token: string) => repository.byToken(token),
-
     begun,
 
     movedEnough,
