@@ -188,17 +188,17 @@ export async function startServices({
   });
   // Old events, stale subscriptions and reply addresses, caught spam and bans that ended,
   // pruned now and every hour.
-  const prune = () =>
-    Promise.all([
-      events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
-      engagement.subscribers.prune(),
-      replyWatches.prune(),
-      moderation.pruneBans(),
-      engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
-    ]).catch((error) => log.warn({ err: error }, "old records could not be pruned"));
-  void prune();
-  const pruning = setInterval(prune, 60 * 60 * 1000);
-  pruning.unref();
+  const pruning = startHourlyRetention(
+    () =>
+      Promise.all([
+        events.pruneBefore(new Date(Date.now() - eventRetentionMs)),
+        engagement.subscribers.prune(),
+        replyWatches.prune(),
+        moderation.pruneBans(),
+        engagement.comments.pruneSpam(new Date(Date.now() - spamRetentionMs)),
+      ]),
+    { log, failure: "old records could not be pruned" },
+  );
   const blocklist = createBlocklist(config.DATA_DIR, log);
   const spentFormTokens = createSpentFormTokens(store);
   const defences = createCommentDefences({
@@ -330,15 +330,6 @@ export async function startServices({
       () => unsigned.act(prune, (count) => count > 0 && [`${what} retention`, `${count} deleted`]),
       { log, failure: `old ${what} could not be deleted` },
     );
-  const retention = retain("enquiries", (trx) =>
-    enquiries.repository.prune(enquiries.retentionDays, trx),
-  );
-  const bookingRetention = retain("bookings", (trx) =>
-    bookings.repository.prune(bookings.retentionDays, trx),
-  );
-  const givenUpRetention = retain("Fediverse given-up records", (trx) =>
-    fediverse.repository.pruneGivenUp(undefined, trx),
-  );
   // The site's own assistant: its index is read at the first question.
   const assistant = createAssistant({
     store,
@@ -351,21 +342,23 @@ export async function startServices({
     attribute: readers.attribute,
     clock,
   });
-  const questionRetention = retain("questions", (trx) =>
-    assistant.repository.prune(assistant.retentionDays, trx),
-  );
+  const retentions = [
+    pruning,
+    retain("enquiries", (trx) => enquiries.repository.prune(enquiries.retentionDays, trx)),
+    retain("bookings", (trx) => bookings.repository.prune(bookings.retentionDays, trx)),
+    retain("Fediverse given-up records", (trx) =>
+      fediverse.repository.pruneGivenUp(undefined, trx),
+    ),
+    retain("questions", (trx) => assistant.repository.prune(assistant.retentionDays, trx)),
+  ];
   const close = async () => {
-    retention.stop();
+    for (const each of retentions) each.stop();
     await fediverse.stop();
     await counting.stop();
-    bookingRetention.stop();
-    givenUpRetention.stop();
-    questionRetention.stop();
     // The message in hand is finished and recorded before the database closes.
     await scheduledEditions.stop();
     await Promise.all([mailOut.stop(), webhooks.stop(), bounceMailbox?.stop()]);
     reads.close();
-    clearInterval(pruning);
     await closeStore();
   };
   return {

@@ -2,7 +2,8 @@
  * Retention that runs by itself: `prune` now and every hour after (it deletes
  * and writes its line of the audit trail in one transaction), a failure
  * logged as `failure` and tried again next hour. Enquiries, bookings, the
- * Fediverse's given-up records and the assistant's questions keep theirs so.
+ * Fediverse's given-up records, the assistant's questions and the server's
+ * old records (events, spam, bans…) keep theirs so.
  */
 export function startHourlyRetention(
   prune: () => Promise<unknown>,
