@@ -1,9 +1,10 @@
 /**
- * Retention that runs by itself: `prune` now and every hour after (it deletes
- * and writes its line of the audit trail in one transaction), a failure
+ * Retention that runs by itself: `prune` now and every hour after, a failure
  * logged as `failure` and tried again next hour. Enquiries, bookings, the
- * Fediverse's given-up records, the assistant's questions and the server's
- * old records (events, spam, bans…) keep theirs so.
+ * Fediverse's given-up records and the assistant's questions keep theirs so
+ * (each deletes and writes its line of the audit trail in one transaction),
+ * as do the server's old records (events, spam, bans…), the owner's old
+ * action links and the readers' raw rows (rolled up first).
  */
 export function startHourlyRetention(
   prune: () => Promise<unknown>,

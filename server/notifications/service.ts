@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
 import type { Log } from "../lib/log.ts";
+import { startHourlyRetention } from "../lib/retention.ts";
 import type { Deliver, Delivery, OutboxRow } from "../outbox/delivery-rules.ts";
 import { type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
 import type { OutboxRepository } from "../outbox/queue.ts";
@@ -16,7 +17,6 @@ import {
 import { createCommentNotifier, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
 
-const pruneEveryMs = 60 * 60 * 1000;
 /** How long one webhook call may take. */
 const webhookTimeoutMs = 10_000;
 
@@ -105,13 +105,10 @@ export function createNotifications(
           { pollMs, retryBaseMs }: { pollMs?: number; retryBaseMs?: number } = {},
         ) {
           const { WEBHOOK_URL: url, WEBHOOK_SECRET: secret } = config;
-          const prune = () =>
-            tokens
-              .prune()
-              .catch((error) => log.warn({ err: error }, "old action links could not be pruned"));
-          void prune();
-          const pruning = setInterval(prune, pruneEveryMs);
-          pruning.unref();
+          const pruning = startHourlyRetention(() => tokens.prune(), {
+            log,
+            failure: "old action links could not be pruned",
+          });
           let webhooks: OutboxWorker | undefined;
           if (url && secret) {
             webhooks = startOutboxLoop({
@@ -146,7 +143,7 @@ export function createNotifications(
           onQueued(() => webhooks?.wake());
           return {
             async stop() {
-              clearInterval(pruning);
+              pruning.stop();
               await webhooks?.stop();
             },
           };

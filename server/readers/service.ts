@@ -5,6 +5,7 @@ import type { ConversionKind } from "../../contract/readers.ts";
 import type { Store } from "../db/store.ts";
 import { addressScope } from "../lib/address-scope.ts";
 import { remembered } from "../lib/remembered.ts";
+import { startHourlyRetention } from "../lib/retention.ts";
 import { dayMs } from "../lib/time.ts";
 import {
   addDays,
@@ -337,17 +338,14 @@ export function createReaders({
         flush().catch((error) => log.warn({ err: error }, "readers' counts could not be written"));
       }, flushMs);
       writer.unref();
-      const daily = () =>
-        maintain().catch((error) =>
-          log.warn({ err: error }, "readers' days could not be rolled up"),
-        );
-      void daily();
-      const hourly = setInterval(daily, 60 * 60_000);
-      hourly.unref();
+      const hourly = startHourlyRetention(maintain, {
+        log,
+        failure: "readers' days could not be rolled up",
+      });
       return {
         async stop() {
           clearInterval(writer);
-          clearInterval(hourly);
+          hourly.stop();
           await flush().catch((error) =>
             log.warn({ err: error }, "readers' last counts could not be written"),
           );
