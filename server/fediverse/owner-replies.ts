@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { CommentEvent } from "../../contract/live-events.ts";
 import type { CommentsRepository } from "../comments/repository.ts";
 import type { EventBus } from "../events/bus.ts";
+import { jsonOf } from "../lib/json.ts";
 import type { Deliverable } from "./federation.ts";
 import type { Logger } from "./logging.ts";
 import type { TakeBack } from "./message-queue.ts";
@@ -115,14 +116,11 @@ export function createOwnerReplies({
       headers: { accept: "application/activity+json" },
       maxBytes: 256 * 1024,
     }).catch(() => null);
-    let actor: unknown;
-    try {
-      actor = answer?.status === 200 ? JSON.parse(answer.body.toString()) : null;
-    } catch {
-      return null;
-    }
-    const found = z.object({ id: z.literal(actorId), inbox: z.string() }).safeParse(actor);
-    const inbox = found.success ? URL.parse(found.data.inbox) : null;
+    const found = jsonOf(
+      answer?.status === 200 ? answer.body.toString() : null,
+      z.object({ id: z.literal(actorId), inbox: z.string() }),
+    );
+    const inbox = found ? URL.parse(found.inbox) : null;
     if (inbox?.origin !== new URL(actorId).origin) return null;
     return (await deliverable({ id: new URL(actorId), inboxId: inbox })) === "allowed"
       ? { actorId, inbox: inbox.href }

@@ -1,6 +1,8 @@
+import { z } from "zod";
 import type { Config } from "../config.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import type { Store } from "../db/store.ts";
+import { jsonOf } from "../lib/json.ts";
 import type { Log } from "../lib/log.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
 import type { Deliver, Delivery, OutboxRow } from "../outbox/delivery-rules.ts";
@@ -40,13 +42,8 @@ async function webhookCall(
     const body = webhookBody(comment, reference, settings);
     return { event: body.type, body: JSON.stringify(body) };
   }
-  let type: unknown;
-  try {
-    ({ type } = JSON.parse(row.payload ?? "null") ?? {});
-  } catch {
-    type = undefined;
-  }
-  if (typeof type !== "string" || row.payload === null) {
+  const type = jsonOf(row.payload, z.object({ type: z.string() }))?.type;
+  if (type === undefined || row.payload === null) {
     return { outcome: "failed", reason: "a malformed webhook call" };
   }
   return { event: type, body: row.payload };
