@@ -6,7 +6,7 @@ import { type OwnerActor, withLine } from "../db/owner-actor.ts";
 import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { toIso } from "../lib/time.ts";
-import { tokenDigest as digest } from "../lib/tokens.ts";
+import { tokenDigest as digest, newToken } from "../lib/tokens.ts";
 
 /**
  * Who may use the console, and what was done in it
@@ -30,7 +30,6 @@ export const ownerRules = {
 
 export type Clock = () => Date;
 
-const randomToken = () => randomBytes(32).toString("base64url");
 /**
  * A session's public id, shown in the console, the audit trail and `admin
  * sessions`: hex, so it never starts with "-" (which the command line would
@@ -77,7 +76,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
     device: string,
     executor: Pick<typeof db, "insertInto"> = db,
   ) {
-    const token = randomToken();
+    const token = newToken();
     const id = newSessionId();
     await executor
       .insertInto("owner_sessions")
@@ -112,7 +111,7 @@ export function createOwnerRepository(store: Store, now: Clock = () => new Date(
 
     /** A new one-time link's token; only its digest is stored. */
     async createLink(channel: "cli" | "mail"): Promise<string> {
-      const token = randomToken();
+      const token = newToken();
       const at = now();
       await db
         .insertInto("owner_sign_in_links")

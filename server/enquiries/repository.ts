@@ -6,7 +6,7 @@ import type { EnquiriesTable } from "../db/schema.ts";
 import { containsText, type Db, type Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
 import { toIso, weeksAround } from "../lib/time.ts";
-import { tokenDigest } from "../lib/tokens.ts";
+import { newToken, tokenDigest } from "../lib/tokens.ts";
 import { enqueue, type QueuedMessage } from "../outbox/queue.ts";
 import { createEnquiryErasure } from "./erasure.ts";
 import { acknowledgementIntervalMs, type EnquiryMailPayload } from "./outbox-rows.ts";
@@ -125,7 +125,7 @@ export function createEnquiriesRepository(store: Store, clock: () => Date = () =
     ): Promise<{ id: number; acknowledged: boolean } | "rate_limited"> {
       const now = clock();
       const at = now.toISOString();
-      const deletionToken = randomBytes(32).toString("base64url");
+      const deletionToken = newToken();
       const threadId = `<enquiry.${randomBytes(12).toString("hex")}@${input.messageIdHost}>`;
       const { enquiry } = input;
       return db.transaction().execute(async (trx) => {
