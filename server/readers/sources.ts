@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { onFirstUse } from "../lib/on-first-use.ts";
 
 /**
  * What a view says about where its reader came from, without storing who
@@ -142,7 +143,6 @@ const canonicalZone = (zone: string): string | null => {
   }
 };
 
-let countriesByZone: Promise<Map<string, string>> | undefined;
 /**
  * Every IANA time zone Node's ICU knows, by the country that uses it (the
  * regions' zones from Intl.Locale), made on first use a letter's regions at a
@@ -150,28 +150,25 @@ let countriesByZone: Promise<Map<string, string>> | undefined;
  * 0.3 to 1.3 s on this machine, and the first reader's view held every request
  * back while it did.
  */
-function zoneCountries(): Promise<Map<string, string>> {
-  countriesByZone ??= (async () => {
-    const map = new Map<string, string>();
-    const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    for (const a of letters) {
-      await nextTurn();
-      for (const b of letters) {
-        const region = `${a}${b}`;
-        const locale = new Intl.Locale(`und-${region}`);
-        // An alias (UK for GB) names the same zones as its country: skip it.
-        if (locale.region !== region) continue;
-        const zones = (locale as Intl.Locale & { getTimeZones?(): string[] }).getTimeZones?.();
-        for (const zone of zones ?? []) {
-          const canonical = canonicalZone(zone);
-          if (canonical && !map.has(canonical)) map.set(canonical, region);
-        }
+const zoneCountries = onFirstUse(async () => {
+  const map = new Map<string, string>();
+  const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  for (const a of letters) {
+    await nextTurn();
+    for (const b of letters) {
+      const region = `${a}${b}`;
+      const locale = new Intl.Locale(`und-${region}`);
+      // An alias (UK for GB) names the same zones as its country: skip it.
+      if (locale.region !== region) continue;
+      const zones = (locale as Intl.Locale & { getTimeZones?(): string[] }).getTimeZones?.();
+      for (const zone of zones ?? []) {
+        const canonical = canonicalZone(zone);
+        if (canonical && !map.has(canonical)) map.set(canonical, region);
       }
     }
-    return map;
-  })();
-  return countriesByZone;
-}
+  }
+  return map;
+});
 
 /** Answers already given, by the name as sent: a few hundred zones are in use. */
 const answered = new Map<string, string>();
