@@ -241,6 +241,7 @@ export async function buildApp({
           readers: createReadersReport(readers, options.readers?.clock ?? clock),
           bookings,
           assistant,
+          replyWatches,
           fediverse,
         }),
     });

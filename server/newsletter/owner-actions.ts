@@ -163,11 +163,11 @@ export function editionActions(
 
 /**
  * The suppression list: the owner lifts one address (docs/mail.md, "Bounces and
- * complaints"), and with `resumeReplies` a reader's stop of all reply mails too.
+ * complaints"), and a reader's stop of all reply mails too (`resumeReplies`).
  */
 export function suppressionActions(
   suppressions: Suppressions,
-  resumeReplies?: (email: string, within: Transaction<Database>) => Promise<boolean>,
+  resumeReplies: (email: string, within: Transaction<Database>) => Promise<boolean>,
 ) {
   return {
     /** Lets mail go to `email` again; false when it was neither suppressed nor stopped. */
@@ -175,7 +175,7 @@ export function suppressionActions(
       by.act(
         async (trx) => {
           const lifted = await suppressions.lift(email, trx);
-          return ((await resumeReplies?.(email, trx)) ?? false) || lifted;
+          return (await resumeReplies(email, trx)) || lifted;
         },
         (done) => done && ["suppression lift", "1 address"],
       ),

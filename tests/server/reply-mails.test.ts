@@ -12,6 +12,7 @@ import { openStore } from "../../server/db/store.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { dom } from "./support/html.ts";
+import { Owner } from "./support/owner.ts";
 import { header, type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
 import {
@@ -447,6 +448,27 @@ describe.each(backends)("reply mails on %s", (backend) => {
     // spellings had the mailbox's share of confirmations (counted loosely) for today.
     clock.advance(24 * 60 * 60 * 1000);
     expect((await admin(adminEnv(t), "suppressions", "lift", email)).code).toBe(0);
+    await ask(t.visitor(), freshItem("science"), email);
+    await smtp.waitFor(() => smtp.to(email).length === 3);
+    expect(smtp.to(email)[2]?.parsed.subject).toBe(
+      "Confirm reply notifications from Engage with Engineer",
+    );
+  });
+
+  it("lifts a reader's stop of all reply mails from the console, as from the command line", async () => {
+    const email = inbox();
+    const postId = freshItem("science");
+    const question = await ask(t.visitor(), postId, email);
+    await confirm(email);
+    await t.visitor().reply(postId, question, "An answer to be stopped.", "Ravi");
+    await smtp.waitFor(() => smtp.to(email).length === 2);
+    expect((await stopAll(smtp.to(email)[1] as ReceivedMail)).statusCode).toBe(200);
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const lift = () => owner.post("/api/admin/suppressions/lift", { email });
+    expect((await lift()).statusCode).toBe(204);
+    // Lifted once: nothing is left to lift, and the next ask is mailed a confirmation.
+    expect((await lift()).statusCode).toBe(404);
     await ask(t.visitor(), freshItem("science"), email);
     await smtp.waitFor(() => smtp.to(email).length === 3);
     expect(smtp.to(email)[2]?.parsed.subject).toBe(

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ApiError, routesTagged } from "../../api/errors.ts";
 import type { Assistant } from "../../assistant/service.ts";
 import type { Bookings } from "../../bookings/service.ts";
+import type { ReplyWatches } from "../../comments/reply-watches.ts";
 import type { Config } from "../../config.ts";
 import type { OwnerActor } from "../../db/owner-actor.ts";
 import type { Store } from "../../db/store.ts";
@@ -60,6 +61,8 @@ export type ConsoleDeps = {
   bookings: Bookings;
   /** The site's own assistant and its questions (server/assistant/service.ts). */
   assistant: Assistant;
+  /** A reader's stop of all reply mails, lifted with a suppression (server/comments/reply-watches.ts). */
+  replyWatches: Pick<ReplyWatches, "resume">;
   /** Followers, blocks and webmentions (server/fediverse/service.ts). */
   fediverse: Pick<Fediverse, "actions" | "repository" | "webmentions">;
 };

@@ -15,7 +15,7 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
   const { config, engagement, insights, actor } = context;
   const actions = subscriberActions(engagement.subscribers, config.siteUrl);
   const suppressions = createSuppressions(context.store);
-  const lifting = suppressionActions(suppressions);
+  const lifting = suppressionActions(suppressions, context.replyWatches.resume);
 
   app.post(
     "/subscribers/search",
