@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import type {
@@ -7,6 +7,7 @@ import type {
   AssistantSource,
 } from "../../contract/assistant.ts";
 import type { Store } from "../db/store.ts";
+import { sameSecret } from "../lib/tokens.ts";
 import type { Passage, ServiceRef } from "./passages.ts";
 import { createQuestionsRepository, type QuestionsRepository } from "./repository.ts";
 import { type AssistantIndex, loadIndex } from "./retrieval.ts";
@@ -181,9 +182,7 @@ export function createAssistant({
 
     /** The reader's thumbs up or down: "refused" for a token that is not the question's. */
     async feedback(id: number, token: string, helpful: boolean) {
-      const expected = Buffer.from(feedbackToken(id));
-      const given = Buffer.from(token);
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return "refused";
+      if (!sameSecret(token, feedbackToken(id))) return "refused";
       return (await repository.feedback(id, helpful)) ? "recorded" : "gone";
     },
   };
