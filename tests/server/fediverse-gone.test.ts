@@ -3,9 +3,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healthResponseSchema } from "../../contract/console.ts";
 import { followersResponseSchema } from "../../contract/fediverse.ts";
+import { migrateToLatest } from "../../server/db/store.ts";
+import { removeGoneFollowers } from "../../server/fediverse/gone-inboxes.ts";
+import { createFediverseRepository } from "../../server/fediverse/repository.ts";
+import { createRemoteFetch } from "../../server/fediverse/safe-fetch.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { Owner } from "./support/owner.ts";
 import { injected, remoteAccountKeys } from "./support/remote-keys.ts";
+import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -288,5 +293,54 @@ describe.each(backends)("a shared inbox that answers 410, on %s", (backend) => {
       `${base}/users/bo`,
       `${base}/users/cy`,
     ]);
+  });
+});
+
+/*
+ * A shared inbox that answers 410 with many accounts behind it. Each document
+ * asked may take its whole ten seconds, four at a time, in the queue's run of
+ * two minutes: a server that made sixty accounts follow the site, and answered
+ * slowly, would have each delivery to it run past its deadline and be tried
+ * again, asking all again. So at most forty are asked at one 410; the others
+ * stay, to be asked at the next.
+ */
+describe.each(backends)("a shared inbox that answers 410 for many accounts, on %s", (backend) => {
+  it("asks at most forty accounts behind it for their documents", async () => {
+    const scratch = await scratchStore(backend);
+    const asked: string[] = [];
+    const remote = createServer((request, response) => {
+      asked.push(request.url ?? "");
+      response.writeHead(410).end();
+    });
+    try {
+      await migrateToLatest(scratch.store);
+      await new Promise<void>((resolve) => remote.listen(0, "127.0.0.1", resolve));
+      const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+      const repository = createFediverseRepository(scratch.store);
+      const actorIds = Array.from({ length: 60 }, (_, i) => new URL(`${base}/users/u${i}`));
+      for (const actor of actorIds) {
+        await repository.follow({
+          actorId: actor.href,
+          handle: `@${actor.pathname.slice(7)}@remote`,
+          name: null,
+          inbox: `${actor.href}/inbox`,
+          sharedInbox: `${base}/inbox`,
+          followId: `${actor.href}#follow`,
+        });
+      }
+      const why = await removeGoneFollowers(
+        { inbox: new URL(`${base}/inbox`), actorIds },
+        { repository, remoteFetch: createRemoteFetch({ allowPrivate: true, userAgent: "test" }) },
+      );
+      expect(asked).toHaveLength(40);
+      expect(why).toBe(
+        "the shared inbox answered 410; of the 60 accounts behind it, 40 answered 410 too and left the followers; 20 more were not asked and stay until its next 410",
+      );
+      expect(await repository.followers()).toHaveLength(20);
+    } finally {
+      remote.closeAllConnections();
+      remote.close();
+      await scratch.drop();
+    }
   });
 });
