@@ -11,7 +11,7 @@ import type { Store } from "../db/store.ts";
 import { takeTurn } from "../db/turns.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { newToken, tokenDigest } from "../lib/tokens.ts";
-import { enqueue, forget } from "../outbox/queue.ts";
+import { anyStatus, enqueue, forget } from "../outbox/queue.ts";
 import { forgetSuppression } from "../outbox/suppressions.ts";
 
 type Subscriber = { email: string; unsubscribeToken: string; subscribedAt: string };
@@ -50,6 +50,9 @@ async function rememberToken(trx: Transaction<Database>, token: string) {
     .execute();
 }
 
+/** The payload that marks a confirmation mail as `newsletter reconfirm`'s, which counts them. */
+const reconfirmation = JSON.stringify({ reconfirm: true });
+
 /**
  * A new confirmation link for a pending address, and its mail in the outbox,
  * in the caller's transaction: the mail is queued exactly when the link is.
@@ -58,6 +61,7 @@ async function queueConfirmation(
   trx: Transaction<Database>,
   subscriber: { id: number; email: string },
   now: Date,
+  payload: string | null = null,
 ): Promise<void> {
   const nowText = now.toISOString();
   const token = newToken();
@@ -74,7 +78,7 @@ async function queueConfirmation(
       expires_at: new Date(now.getTime() + confirmationRules.tokenLifetimeMs).toISOString(),
     })
     .execute();
-  await enqueue(trx, nowText, [{ kind: "confirmation", email: subscriber.email, token }]);
+  await enqueue(trx, nowText, [{ kind: "confirmation", email: subscriber.email, token, payload }]);
 }
 
 /** Deletes the subscription of an address in any letter case, its link still answering; false when absent. */
@@ -324,14 +328,18 @@ export function createSubscribersRepository(store: Store) {
 
     reconfirmable,
 
-    /** How many imported addresses were asked to confirm after `since`, or ever when it is null. */
-    async askedAfter(since: string | null): Promise<number> {
-      const { n } = await imported()
+    /**
+     * How many requests to confirm `reconfirmImported` queued after `since`, or
+     * ever when it is null; not those the form queued.
+     */
+    async reconfirmedAfter(since: string | null): Promise<number> {
+      const { n } = await db
+        .selectFrom("outbox")
         .select((eb) => eb.fn.countAll().as("n"))
-        .where("subscribers.confirmation_sent_at", "is not", null)
-        .$if(since !== null, (query) =>
-          query.where("subscribers.confirmation_sent_at", ">", since as string),
-        )
+        .where(anyStatus)
+        .where("kind", "=", "confirmation")
+        .where("payload", "=", reconfirmation)
+        .$if(since !== null, (query) => query.where("created_at", ">", since as string))
         .executeTakeFirstOrThrow();
       return Number(n);
     },
@@ -348,7 +356,8 @@ export function createSubscribersRepository(store: Store) {
         const batch = await reconfirmable(now).limit(500).execute();
         if (batch.length === 0) return queued;
         await db.transaction().execute(async (trx) => {
-          for (const subscriber of batch) await queueConfirmation(trx, subscriber, now);
+          for (const subscriber of batch)
+            await queueConfirmation(trx, subscriber, now, reconfirmation);
         });
         queued += batch.length;
       }

@@ -46,8 +46,8 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
     /**
      * Queues a request to confirm for each imported subscriber still pending
      * and not asked in the 24 hours before `now` (when the command line
-     * counted them); how many, and how many were asked since the trail's last
-     * reconfirmation, before this run. A long list is queued in
+     * counted them); how many, and how many a run before this one queued
+     * since the trail's last reconfirmation (the form's requests are not counted). A long list is queued in
      * batches, a transaction each, so the line follows the last: a run whose
      * line failed is counted by the next, which writes one even when it
      * queues nothing, and none when there is nothing to count.
@@ -57,7 +57,9 @@ export function subscriberActions(subscribers: SubscribersRepository, siteUrl: s
         by: OwnerActor,
         now: Date = new Date(),
       ): Promise<{ queued: number; before: number }> => {
-        const before = await subscribers.askedAfter(await by.lastWrote(["newsletter reconfirm"]));
+        const before = await subscribers.reconfirmedAfter(
+          await by.lastWrote(["newsletter reconfirm"]),
+        );
         const queued = await subscribers.reconfirmImported(now);
         if (queued > 0 || before > 0)
           await by.audit("newsletter reconfirm", queuedSaid(queued, before));

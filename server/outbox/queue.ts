@@ -120,7 +120,7 @@ type Forgotten = {
 type Status = OutboxTable["status"];
 /** Every state: a read by kind naming them all reads the index outbox_due (state, kind, id). */
 const states: Record<Status, 0> = { queued: 0, sending: 0, sent: 0, failed: 0, cancelled: 0 };
-const anyStatus = (eb: Where) => eb("status", "in", Object.keys(states) as Status[]);
+export const anyStatus = (eb: Where) => eb("status", "in", Object.keys(states) as Status[]);
 
 /** Deletes the messages about something deleted: deleted means the outbox too. How many. */
 export async function forget(writer: Db, match: Forgotten): Promise<number> {

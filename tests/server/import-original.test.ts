@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reactionsResponseSchema } from "../../contract/api.ts";
 import { fakeSciencePage, fragment } from "../support/built-site.ts";
 import { admin, adminEnv } from "./support/admin.ts";
-import { tokenOfMail } from "./support/newsletter.ts";
+import { requestSubscription, tokenOfMail } from "./support/newsletter.ts";
 import { header, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { refuseAuditLines, runSql } from "./support/sql.ts";
 import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -360,6 +360,16 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     // Once counted, there is nothing left to do or to write.
     const done = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
     expect(done.stdout).toContain("No imported subscriber is waiting to be asked.");
+    expect(await lines()).toEqual(["5 queued", "0 queued, 1 before"]);
+
+    // A day later an imported reader asks through the footer's form: that request is theirs, not the reconfirmation's.
+    await runSql(
+      t,
+      "update subscribers set confirmation_sent_at = '2020-01-01T00:00:00.000Z' where email = 'vikram@example.com'",
+    );
+    expect((await requestSubscription(t, "vikram@example.com")).statusCode).toBe(202);
+    const after = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
+    expect(after.stdout).toBe("No imported subscriber is waiting to be asked.\n");
     expect(await lines()).toEqual(["5 queued", "0 queued, 1 before"]);
   });
 });
