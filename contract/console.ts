@@ -313,7 +313,15 @@ export const testSendResponseSchema = z.object({
   sent: z.literal(true),
   warnings: z.array(z.string()),
 });
-export const queuedResponseSchema = z.object({ queued: z.number(), warnings: z.array(z.string()) });
+export const queuedResponseSchema = z.object({
+  queued: z.number(),
+  before: z
+    .number()
+    .describe(
+      "Copies queued since the edition's last line in the audit trail, by a send whose line failed",
+    ),
+  warnings: z.array(z.string()),
+});
 
 export const scheduleRequestSchema = z.strictObject({
   at: z.iso

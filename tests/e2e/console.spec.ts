@@ -553,6 +553,39 @@ test("newsletter: warnings, preview, send and progress, the screen axe clean; an
   });
 });
 
+test("a Send after one whose line failed says how many that one queued", async ({ visitor }) => {
+  const page = await ownerPage(visitor, own, "/admin/newsletter");
+  const lost = page
+    .getByRole("listitem")
+    .filter({ has: page.getByRole("heading", { name: "Lost links in December" }) });
+  const send = async () => {
+    await lost.getByRole("button", { name: "Send", exact: true }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Send now" }).click();
+  };
+  // The database refuses the send's line of the audit trail: its copies are queued, its line is not.
+  const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+  db.exec("pragma busy_timeout = 5000");
+  db.exec(
+    "create trigger refuse_send before insert on owner_audit when new.action = 'newsletter send' begin select raise(abort, 'refused'); end",
+  );
+  try {
+    await send();
+    await expect(
+      page.getByText("Part of it may be done already; doing it again finishes it.", {
+        exact: false,
+      }),
+    ).toBeVisible();
+  } finally {
+    db.exec("drop trigger refuse_send");
+    db.close();
+  }
+  await send();
+  await expect(
+    page.getByText(/^Queued for 0 subscribers, after [1-9]\d* queued since its last send$/),
+  ).toBeVisible();
+  await page.close();
+});
+
 test("charts render from the seeded history, the Overview is axe clean, and docs/console.md's screenshot is taken", async ({
   visitor,
 }, testInfo) => {

@@ -747,16 +747,19 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
       (
         await rows("select object from owner_audit where action = 'newsletter send' order by id")
       ).map((row) => row.object);
+    const failedSend = async () => {
+      const allow = await refuseAuditLines(t, "newsletter send");
+      try {
+        expect((await send()).statusCode).toBe(500);
+      } finally {
+        await allow();
+      }
+    };
     // Every confirmed subscriber has had it, and the trail says so.
     await ok(send());
     await confirmedSubscriber(t, `late${sent++}@example.com`);
     await confirmedSubscriber(t, `later${sent++}@example.com`);
-    const allow = await refuseAuditLines(t, "newsletter send");
-    try {
-      expect((await send()).statusCode).toBe(500);
-    } finally {
-      await allow();
-    }
+    await failedSend();
     const earlier = await lines();
     // Done again, from the command line, it has no one left to queue, and says and writes
     // what the failed run queued.
@@ -769,6 +772,14 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
     // Once counted, they are not counted again.
     await ok(send());
     expect((await lines()).at(-1)).toBe(`${slug} (0 queued)`);
+
+    // The console's Send after a failed one answers, as the command line says, what that one queued.
+    await confirmedSubscriber(t, `latest${sent++}@example.com`);
+    await failedSend();
+    const resent = await send();
+    expect(resent.statusCode).toBe(202);
+    expect(JSON.parse(resent.body)).toMatchObject({ queued: 0, before: 1 });
+    expect((await lines()).at(-1)).toBe(`${slug} (0 queued, 1 before)`);
   });
 
   it.runIf(backend === "postgres")(

@@ -179,7 +179,8 @@ export function NewsletterView() {
   const send = (slug: string) =>
     act(
       () => consoleApi("POST /admin/editions/:slug/send", { params: { slug } }),
-      ({ queued }) => `Queued for ${plural(queued, "subscriber")}`,
+      ({ queued, before }) =>
+        `Queued for ${plural(queued, "subscriber")}${before > 0 ? `, after ${before} queued since its last send` : ""}`,
       ({ warnings }) => {
         warnAbout(warnings);
         return reload();

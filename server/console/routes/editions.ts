@@ -135,7 +135,8 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
       const edition = await editionOf(request.params.slug);
       const sent = await actions.send(actor(request), edition);
       if ("conflict" in sent) throw new ApiError(409, "conflict", sent.conflict);
-      return reply.code(202).send({ queued: sent.queued, warnings: edition.warnings });
+      const { queued, before } = sent;
+      return reply.code(202).send({ queued, before, warnings: edition.warnings });
     },
   );
 
