@@ -86,7 +86,9 @@ export function createListHealth({
      * an attempt), as a report may come before the claim's outcome is written.
      * A provider shared with other senders, or a mistaken report, stops no mail
      * to a reader the site never mailed. Its mail is taken to be the last one
-     * to the address, and marked when it was sent in the last 7 days.
+     * to the address, and marked when it was sent in the last 7 days or is
+     * still going out: on PostgreSQL the mark waits for the sender's claim to
+     * end, so it follows the outcome, which keeps it.
      */
     async handleProviderReport(
       email: string,
@@ -98,7 +100,7 @@ export function createListHealth({
       // PostgreSQL's claim is a row lock: the address's queued rows not free to lock are claimed.
       const free = toAddress.select("id").forKeyShare().skipLocked();
       const row = await toAddress
-        .select(["id", "sent_at"])
+        .select(["id", "status", "sent_at"])
         .where((eb) =>
           eb.or([
             eb("status", "in", ["sent", "sending"]),
@@ -112,13 +114,14 @@ export function createListHealth({
         .limit(1)
         .executeTakeFirst();
       if (!row) return "ignored";
-      const recent =
-        row.sent_at !== null && Date.parse(toIso(row.sent_at)) >= Date.now() - 7 * dayMs;
+      const marked =
+        row.status !== "sent" ||
+        (row.sent_at !== null && Date.parse(toIso(row.sent_at)) >= Date.now() - 7 * dayMs);
       await act(email, kind, {
         source,
         ref,
         detail,
-        ...(recent ? { rowId: Number(row.id) } : {}),
+        ...(marked ? { rowId: Number(row.id) } : {}),
       });
       return "acted";
     },
