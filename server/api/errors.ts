@@ -4,7 +4,7 @@ import { z } from "zod";
 import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
 import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
 import { leftBy, leftSaid } from "../db/owner-actor.ts";
-import { paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
+import { lostAsItSaved, paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
 
 /** An answer the API gives on purpose, with its stable code. */
 export class ApiError extends Error {
@@ -98,18 +98,19 @@ const storeMessages: Record<StoreFailure["kind"], string> = {
 };
 const unwritableSaysNothing =
   "The site cannot save anything right now; try again in a few minutes.";
-const lostAtCommitSaid =
-  "The site lost its database as it saved, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.";
+const lostAtCommitSaid = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
+  `${lostAsItSaved(why)}, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.`;
 
 /** The database's failure behind `error`, with what to answer, or undefined when it is none. */
 function databaseFailureOf(error: unknown): (StoreFailure & { message: string }) | undefined {
   const failure = storeFailureOf(error);
   if (!failure) return undefined;
   const left = leftBy(error);
-  if (!left && failure.lostAtCommit) return { ...failure, message: lostAtCommitSaid };
+  if (!left && failure.lostAtCommit)
+    return { ...failure, message: lostAtCommitSaid(failure.lostAtCommit) };
   if (!left || left === "nothing") return { ...failure, message: storeMessages[failure.kind] };
   const first = failure.kind === "unwritable" ? unwritableSaysNothing : storeMessages.unreachable;
-  return { ...failure, message: `${first} ${leftSaid[left]}` };
+  return { ...failure, message: `${first} ${leftSaid(left, error)}` };
 }
 
 /**
@@ -180,7 +181,11 @@ function classify(error: FastifyError): ErrorResponse["error"] & { status: numbe
   // An owner action's failure says what it left (server/db/owner-actor.ts).
   const left = leftBy(error);
   if (left)
-    return { status: 500, ...ourFailure, message: `${ourFailure.message} ${leftSaid[left]}` };
+    return {
+      status: 500,
+      ...ourFailure,
+      message: `${ourFailure.message} ${leftSaid(left, error)}`,
+    };
   return { status: 500, ...ourFailure };
 }
 

@@ -18,6 +18,7 @@ import {
   fromSite,
   hidden,
   linkPages,
+  lostAsItSaved,
   paragraph,
   queryToken,
   renderActionPage,
@@ -108,10 +109,7 @@ export async function bookingPages(
     });
   }
 
-  /**
-   * Every answer but the form itself is kept out of search engines: a refusal, or
-   * what a post made (docs/product.md, "Book a call").
-   */
+  /** Every answer but the form (a refusal, what a post made) is kept out of search engines. */
   const send = (reply: FastifyReply, status: number, html: string, indexed = false) =>
     sendPage(reply, status, page(html), { indexed });
 
@@ -137,7 +135,7 @@ export async function bookingPages(
           status < 500
             ? "The form could not be read. Go back and send it again."
             : known?.lostAtCommit
-              ? "The site lost its database as it saved your booking, so it may or may not have been booked. Check your inbox for its confirmation before you book again."
+              ? `${lostAsItSaved(known.lostAtCommit)} your booking, so it may or may not have been booked. Check your inbox for its confirmation before you book again.`
               : "The site could not reach its database just now; nothing was booked. Please try again in a moment.",
         ),
       ),

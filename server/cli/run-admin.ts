@@ -349,7 +349,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     // What an owner action's failure left of it, when known (loaded already by the action).
     const { leftBy, leftSaid } = await import("../db/owner-actor.ts");
     const left = leftBy(error);
-    const said = left ? `${message.replace(/\.?$/, ".")} ${leftSaid[left]}` : message;
+    const said = left ? `${message.replace(/\.?$/, ".")} ${leftSaid(left, error)}` : message;
     stderr.write(`Failed: ${said}\n`);
     return exitCodes.failed;
   } finally {

@@ -100,6 +100,12 @@ export function isStoreUnwritable(error: unknown): boolean {
 }
 
 /**
+ * Why a write's outcome is unknown (`isLostAtCommit`): its connection was lost
+ * under it, or the driver gave up waiting for its answer (`isReadTimeout`).
+ */
+export type LostAtCommit = "connection" | "timeout";
+
+/**
  * What a failure of the database means for the one who asked, or undefined
  * when it is not one (a bug of ours, a refused constraint): `unwritable`, the
  * store cannot save anything now (a person must free space or make it
@@ -109,32 +115,34 @@ export function isStoreUnwritable(error: unknown): boolean {
 export type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
-  /** The connection was lost at a COMMIT (`isLostAtCommit`): it may or may not have been saved. */
-  lostAtCommit?: true;
+  /** A COMMIT got no answer (`lostAtCommitBy`), and why: it may or may not have been saved. */
+  lostAtCommit?: LostAtCommit;
 };
 
 export function storeFailureOf(error: unknown): StoreFailure | undefined {
   if (isStoreUnwritable(error)) return { kind: "unwritable", retryAfterSeconds: 300 };
   if (!isDatabaseUnavailable(error)) return undefined;
-  const lost = isLostAtCommit(error) ? ({ lostAtCommit: true } as const) : {};
-  return { kind: "unreachable", retryAfterSeconds: 60, ...lost };
+  const why = lostAtCommitBy(error);
+  return { kind: "unreachable", retryAfterSeconds: 60, ...(why ? { lostAtCommit: why } : {}) };
 }
 
-const lostAtCommit = new WeakSet<object>();
+const lostAtCommit = new WeakMap<object, LostAtCommit>();
 
 /**
- * `error`, thrown by a transaction whose connection was lost at its COMMIT,
- * or by a write outside one lost once sent (server/db/marking-dialect.ts).
+ * `error`, thrown by a transaction whose COMMIT got no answer for `why`, or
+ * by a write outside one once sent (server/db/marking-dialect.ts).
  */
-export function markLostAtCommit(error: unknown): unknown {
-  if (typeof error === "object" && error !== null) lostAtCommit.add(error);
+export function markLostAtCommit(error: unknown, why: LostAtCommit): unknown {
+  if (typeof error === "object" && error !== null) lostAtCommit.set(error, why);
   return error;
 }
 
 /**
- * True when a transaction's COMMIT, or a write outside one once it was sent,
- * got no answer (`isUnanswered`) on PostgreSQL: what it wrote may or may not
- * have been saved.
+ * Why a transaction's COMMIT, or a write outside one once it was sent, got
+ * no answer (`isUnanswered`) on PostgreSQL, when it did not: what it wrote
+ * may or may not have been saved.
  */
-export const isLostAtCommit = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && lostAtCommit.has(error);
+export const lostAtCommitBy = (error: unknown): LostAtCommit | undefined =>
+  typeof error === "object" && error !== null ? lostAtCommit.get(error) : undefined;
+
+export const isLostAtCommit = (error: unknown): boolean => lostAtCommitBy(error) !== undefined;

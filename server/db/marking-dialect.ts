@@ -1,5 +1,5 @@
 import { type CompiledQuery, type DatabaseConnection, type Driver, PostgresDialect } from "kysely";
-import { isUnanswered, markLostAtCommit } from "./errors.ts";
+import { isReadTimeout, isUnanswered, type LostAtCommit, markLostAtCommit } from "./errors.ts";
 
 /** Statements that change rows: a query builder's, or raw SQL that starts so. */
 const writeNodes = new Set([
@@ -14,6 +14,8 @@ const isWrite = (query: CompiledQuery) =>
 /** A statement that got no answer once sent: not one pg refused to send on a connection lost before ("not queryable"). */
 const unansweredOnceSent = (error: unknown) =>
   isUnanswered(error) && error instanceof Error && !/not queryable/.test(error.message);
+/** Why it got none: the driver gave up waiting, or the connection was lost. */
+const why = (error: unknown): LostAtCommit => (isReadTimeout(error) ? "timeout" : "connection");
 
 /**
  * PostgreSQL's dialect, whose transaction whose COMMIT got no answer (its
@@ -31,7 +33,7 @@ export class MarkingDialect extends PostgresDialect {
     const begin = driver.beginTransaction.bind(driver);
     const commit = driver.commitTransaction.bind(driver);
     const rollback = driver.rollbackTransaction.bind(driver);
-    const lost = new WeakSet<DatabaseConnection>();
+    const lost = new WeakMap<DatabaseConnection, LostAtCommit>();
     // Connections in a transaction; and those whose statements are watched.
     const inTransaction = new WeakSet<DatabaseConnection>();
     const watched = new WeakSet<DatabaseConnection>();
@@ -45,7 +47,7 @@ export class MarkingDialect extends PostgresDialect {
           return await execute(query, ...rest);
         } catch (error) {
           if (inTransaction.has(connection) || !isWrite(query)) throw error;
-          throw unansweredOnceSent(error) ? markLostAtCommit(error) : error;
+          throw unansweredOnceSent(error) ? markLostAtCommit(error, why(error)) : error;
         }
       }) as typeof connection.executeQuery;
       return connection;
@@ -60,8 +62,8 @@ export class MarkingDialect extends PostgresDialect {
       } catch (error) {
         // A COMMIT never sent saved nothing: the server rolls back a session that ends.
         if (!unansweredOnceSent(error)) throw error;
-        lost.add(connection);
-        throw markLostAtCommit(error);
+        lost.set(connection, why(error));
+        throw markLostAtCommit(error, why(error));
       } finally {
         inTransaction.delete(connection);
       }
@@ -70,7 +72,8 @@ export class MarkingDialect extends PostgresDialect {
       try {
         await rollback(connection);
       } catch (error) {
-        throw lost.has(connection) ? markLostAtCommit(error) : error;
+        const after = lost.get(connection);
+        throw after ? markLostAtCommit(error, after) : error;
       } finally {
         lost.delete(connection);
         inTransaction.delete(connection);

@@ -1,5 +1,5 @@
 import { type Kysely, Transaction } from "kysely";
-import { isLostAtCommit } from "./errors.ts";
+import { isLostAtCommit, lostAtCommitBy } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 /** A line of the audit trail: what was done, and to what. */
@@ -50,19 +50,22 @@ export const queuedSaid = (queued: number, before: number) =>
  * What an owner action's failure left of it, when that is known: `nothing`
  * (its one transaction, its line with it, rolled back), `part` (it commits in
  * parts, and some may have committed: doing it again finishes it) or
- * `unknown` (the connection was lost at its COMMIT: it may or may not have
- * been saved). The API and the command line tell the owner so (`leftSaid`).
+ * `unknown` (its COMMIT got no answer: it may or may not have been saved).
+ * The API and the command line tell the owner so (`leftSaid`).
  */
 export type Left = "nothing" | "part" | "unknown";
 const lefts = new WeakMap<object, Left>();
 
-/** What the owner is told a failure `Left` of the action. */
-export const leftSaid: Record<Left, string> = {
-  nothing: "Nothing was changed; try again.",
-  part: "Part of it may be done already; doing it again finishes it.",
-  unknown:
-    "It may or may not have been saved: the connection to the database was lost as it saved; look before you try again.",
-};
+/** What the owner is told the failure `error` left of the action, `left`. */
+export function leftSaid(left: Left, error: unknown): string {
+  if (left === "nothing") return "Nothing was changed; try again.";
+  if (left === "part") return "Part of it may be done already; doing it again finishes it.";
+  const happened =
+    lostAtCommitBy(error) === "timeout"
+      ? "the database did not answer in time as it saved"
+      : "the connection to the database was lost as it saved";
+  return `It may or may not have been saved: ${happened}; look before you try again.`;
+}
 
 /** `error`, marked with what it left of the action (`Left`); undefined takes a mark back. */
 function leaving(error: unknown, left: Left | undefined): unknown {

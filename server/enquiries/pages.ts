@@ -11,6 +11,7 @@ import {
   fromElsewhere,
   fromSite,
   hidden,
+  lostAsItSaved,
   paragraph,
   renderActionPage,
   sendPage as send,
@@ -94,7 +95,7 @@ export const enquiryPages: FastifyPluginAsync<{
         : status < 500
           ? "The form could not be read. Go back and send it again."
           : known?.lostAtCommit
-            ? "The site lost its database as it saved your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again."
+            ? `${lostAsItSaved(known.lostAtCommit)} your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again.`
             : known?.kind === "unwritable"
               ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
               : "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment.",

@@ -150,14 +150,20 @@ export function formFields(request: FastifyRequest): URLSearchParams {
 
 /**
  * The database's reading of a failure (server/db/errors.ts): when to try
- * again, whether the store cannot write, whether the connection was lost at a
- * COMMIT (what it saved is unknown).
+ * again, whether the store cannot write, and why a COMMIT got no answer, when
+ * it did not (what it saved is unknown).
  */
 type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
-  lostAtCommit?: true;
+  lostAtCommit?: "connection" | "timeout";
 };
+
+/** What happened to a save whose COMMIT got no answer, for a reader: "…as it saved". */
+export const lostAsItSaved = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
+  why === "timeout"
+    ? "The site's database did not answer in time as it saved"
+    : "The site lost its database as it saved";
 
 /**
  * Answers what the pages on `app` fail to serve with `page`, never Fastify's
@@ -216,7 +222,7 @@ export function linkPages(
           ? {
               title: "It may or may not have been done",
               body: paragraph(
-                "The site lost its database as it saved. Open the link again in a moment to see where it stands.",
+                `${lostAsItSaved(known.lostAtCommit)}. Open the link again in a moment to see where it stands.`,
               ),
             }
           : {

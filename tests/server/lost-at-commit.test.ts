@@ -13,6 +13,7 @@ import { isConnectionLost, isDatabaseUnavailable, isLostAtCommit } from "../../s
 import { createFormTickets } from "../../server/lib/form-token.ts";
 import type { VisitorResponse } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
 import { freshItem, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
@@ -31,6 +32,9 @@ const cookieSecret = "lost-at-commit-cookie-secret-0123456789ab";
 const newsletterTickets = createFormTickets(cookieSecret);
 const lostSaid =
   "The site lost its database as it saved, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.";
+/** The same when the driver gave up waiting: the connection was not lost. */
+const unansweredSaid =
+  "The site's database did not answer in time as it saved, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.";
 
 /**
  * Runs `write` while a deferred trigger runs `body` (PL/pgSQL) at the COMMIT
@@ -240,7 +244,7 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
     );
     expect(held.statusCode, held.body).toBe(503);
     expect(held.headers["retry-after"]).toBe("60");
-    expect(JSON.parse(held.body).error.message).toBe(lostSaid);
+    expect(JSON.parse(held.body).error.message).toBe(unansweredSaid);
     // Once the lock is let go, it is saved: "try again" would have sent it twice.
     await waitFor(
       async () =>
@@ -257,12 +261,31 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
       reader.post("/api/assistant/feedback", { id, token, helpful: true }),
     );
     expect(held.statusCode, held.body).toBe(503);
-    expect(JSON.parse(held.body).error.message).toBe(lostSaid);
+    expect(JSON.parse(held.body).error.message).toBe(unansweredSaid);
     await waitFor(
       async () =>
         (await runSql(t, "select helpful from assistant_questions where id = ?", [id]))[0]
           ?.helpful != null,
       { what: "the held thumbs up saved" },
+    );
+  });
+
+  it("an owner's action says the database did not answer in time, not that the connection was lost", async () => {
+    const owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const host = `held${++sent}.example.net`;
+    const held = await holdingCommitOn("owner_audit", () =>
+      owner.post("/api/admin/fediverse/block", { target: host }),
+    );
+    expect(held.statusCode, held.body).toBe(503);
+    expect(JSON.parse(held.body).error.message).toBe(
+      "The site's database cannot be reached right now; try again in a minute. It may or may not have been saved: the database did not answer in time as it saved; look before you try again.",
+    );
+    await waitFor(
+      async () =>
+        (await runSql(t, "select target from fediverse_blocks where target = ?", [host])).length ===
+        1,
+      { what: "the held block saved" },
     );
   });
 });
