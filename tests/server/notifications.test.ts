@@ -1,16 +1,18 @@
 import { createHmac } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commentResponseSchema, commentsResponseSchema } from "../../contract/api.ts";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { migrateToLatest } from "../../server/db/store.ts";
 import { loggerOptions } from "../../server/logging.ts";
 import { EventStream } from "../support/event-stream.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { movableClock } from "./support/clock.ts";
 import { dom } from "./support/html.ts";
 import { linksOf, owner } from "./support/notifications.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp.ts";
-import { refuseAuditLines, runSql } from "./support/sql.ts";
+import { lockWaiters, refuseAuditLines, runSql } from "./support/sql.ts";
 import {
   backends,
   capturedLogs,
@@ -224,6 +226,45 @@ describe.each(backends)("the owner's notifications on %s", (backend) => {
     const reopened = await t.app.inject({ method: "GET", url: link.path });
     expect(reopened.statusCode).toBe(410);
     expect(dom(reopened.body).querySelector("form")).toBeNull();
+  });
+
+  it("a delete link pressed twice at once deletes once: one press is done, the other finds the link used", async () => {
+    const postId = freshItem("science");
+    const { id, mail } = await commentAndMail(postId, "Pressed twice");
+    const [link] = linksOf(mail);
+    if (!link) throw new Error("no delete link");
+    const twice = () =>
+      Promise.all([pressButton(t, link.path, link.token), pressButton(t, link.path, link.token)]);
+    let presses: Awaited<ReturnType<typeof twice>>;
+    if (t.databaseUrl) {
+      // Both presses past the link's check, each in its action, waiting for the comment a third holds.
+      const holder = new pg.Client({ connectionString: t.databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query("begin");
+        await holder.query("select id from science_comments where id = $1 for update", [id]);
+        const pressed = twice();
+        await waitFor(async () => (await lockWaiters(t)) === 2, {
+          what: "both presses waiting in their actions",
+        });
+        await holder.query("commit");
+        presses = await pressed;
+      } finally {
+        await holder.end();
+      }
+    } else {
+      // One connection, one writer: the presses go through as they come.
+      presses = await twice();
+    }
+    const said = presses
+      .map((press) => [press.statusCode, dom(press.body).querySelector("h1")?.textContent])
+      .sort();
+    expect(said).toEqual([
+      [200, "Done"],
+      [410, "This link has already been used"],
+    ]);
+    expect(await commentIds(t, postId)).toEqual([]);
+    expect(await audited(t, id)).toEqual([{ action: "comment delete", session: null }]);
   });
 
   it("a link acts only on its own comment and action, and a made-up one on nothing", async () => {

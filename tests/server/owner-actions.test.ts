@@ -11,7 +11,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { admin, adminEnv } from "./support/admin.ts";
 import { confirmedSubscriber } from "./support/newsletter.ts";
 import { Owner } from "./support/owner.ts";
-import { refuseAuditLines, runSql } from "./support/sql.ts";
+import { lockWaiters, refuseAuditLines, runSql } from "./support/sql.ts";
 import { backends, capturedLogs, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -1126,17 +1126,9 @@ describe.each(backends)("an owner action whose audit line fails, on %s", (backen
           headers: { origin: siteUrl, "content-type": "application/x-www-form-urlencoded" },
           payload: new URLSearchParams({ token }).toString(),
         });
-        await waitFor(
-          async () =>
-            Number(
-              (
-                await rows(
-                  "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-                )
-              )[0]?.n,
-            ) > 0,
-          { what: "the second press waiting for the first" },
-        );
+        await waitFor(async () => (await lockWaiters(t)) > 0, {
+          what: "the second press waiting for the first",
+        });
         await first.query("commit");
         expect((await second).statusCode).toBe(200);
       } finally {

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
-import { runSql, seedConfirmed } from "./support/sql.ts";
+import { lockWaiters, runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
@@ -475,14 +475,7 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
           settled = true;
         });
         // The report has acted and its mark waits for the claim, or it has answered without one.
-        const waitingForClaim = async () =>
-          (
-            await runSql(
-              t,
-              "select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-            )
-          ).length > 0;
-        await expect.poll(async () => settled || (await waitingForClaim())).toBe(true);
+        await expect.poll(async () => settled || (await lockWaiters(t)) > 0).toBe(true);
         await holder.query(recordSent, outcome());
         await holder.query("commit");
         expect((await answer).statusCode).toBe(200);

@@ -37,6 +37,15 @@ export async function runSql(
 }
 
 /** Confirmed subscribers written straight into the table, for sending tests of any size. */
+/** How many sessions of the test's PostgreSQL database wait for a lock (a row another holds). */
+export async function lockWaiters(t: { databaseUrl: string | undefined; dataDir: string }) {
+  const [row] = await runSql(
+    t,
+    "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+  );
+  return Number(row?.n);
+}
+
 export async function seedConfirmed(
   t: { databaseUrl: string | undefined; dataDir: string },
   emails: string[],
