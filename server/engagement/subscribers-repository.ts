@@ -365,7 +365,9 @@ export function createSubscribersRepository(store: Store) {
 
     /**
      * Forgets what the double opt-in no longer needs: the per-IP record after
-     * an hour, links a week after they expired, and addresses never confirmed.
+     * an hour, links a week after they expired, and addresses never confirmed,
+     * with their confirmation mails' records: whoever typed one, its mailbox
+     * never agreed.
      */
     async prune(): Promise<void> {
       const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
@@ -375,13 +377,22 @@ export function createSubscribersRepository(store: Store) {
         .deleteFrom("confirmation_tokens")
         .where("expires_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
         .execute();
-      const forgotten = db
-        .selectFrom("subscribers")
-        .select("id")
-        .where("status", "=", "pending")
-        .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs));
-      await db.deleteFrom("confirmation_tokens").where("subscriber_id", "in", forgotten).execute();
-      await db.deleteFrom("subscribers").where("id", "in", forgotten).execute();
+      for (;;) {
+        const stale = await db
+          .selectFrom("subscribers")
+          .select(["id", "email"])
+          .where("status", "=", "pending")
+          .where("confirmation_sent_at", "<=", ago(confirmationRules.forgetPendingAfterMs))
+          .limit(500)
+          .execute();
+        if (stale.length === 0) return;
+        const ids = stale.map((row) => row.id);
+        await db.transaction().execute(async (trx) => {
+          await forget(trx, { kinds: ["confirmation"], addresses: stale.map((row) => row.email) });
+          await trx.deleteFrom("confirmation_tokens").where("subscriber_id", "in", ids).execute();
+          await trx.deleteFrom("subscribers").where("id", "in", ids).execute();
+        });
+      }
     },
   };
 }

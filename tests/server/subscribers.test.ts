@@ -40,7 +40,7 @@ describe.each(backends)("subscribers on %s", (backend) => {
     expect(again.statusCode).toBe(409);
   });
 
-  it("forgets an address never confirmed, and its link, a week after its confirmation mail", async () => {
+  it("forgets an address never confirmed, its link and its mails' records, a week after its confirmation mail", async () => {
     await subscribe("stale@example.com");
     await subscribe("recent@example.com");
     const [stale] = await runSql(t, "select id from subscribers where email = ?", [
@@ -70,6 +70,11 @@ describe.each(backends)("subscribers on %s", (backend) => {
       [Number(stale?.id)],
     );
     expect(links).toEqual([]);
+    const mails = await runSql(t, "select email from outbox where lower(email) in (?, ?)", [
+      "stale@example.com",
+      "recent@example.com",
+    ]);
+    expect(mails.map((row) => row.email)).toEqual(["recent@example.com"]);
   });
 
   it("sets no visitor cookie: a subscription needs no identity", async () => {
