@@ -1,5 +1,7 @@
 import type { ZodType } from "zod";
 import { commentContentSchema, emailSchema, userNameSchema } from "../../contract/api.ts";
+import { bookingRequestSchema } from "../../contract/bookings.ts";
+import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
@@ -125,18 +127,25 @@ export function readExport(document: unknown, signer: ExportSigner | null): Read
     if (notice) notices.push(notice);
     checkComments(comments, problem);
   }
-  // Names as the forms take them, and where the site mails a row, one address (not a list).
+  // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
+  const enquiry = enquiryRequestSchema.shape;
   const checked: [string, string, ZodType][] = [
     ["science_reactions", "user_name", userNameSchema],
     ["mythology_reactions", "user_name", userNameSchema],
+    ["enquiries", "name", enquiry.name],
+    ["enquiries", "message", enquiry.message],
+    ["enquiries", "organisation", enquiry.organisation],
+    ["enquiries", "timeline", enquiry.timeline],
+    ["bookings", "name", bookingRequestSchema.shape.name],
+    ["bookings", "note", bookingRequestSchema.shape.note],
     ...mailedTables.map((name): [string, string, ZodType] => [name, "email", emailSchema]),
   ];
   for (const [name, column, schema] of checked) {
     const rows = tables.find((t) => t.table.name === name);
     rows?.rows.forEach((row, index) => {
-      problems.push(
-        ...refusedBy(schema, row[column], `tables.${name}[${rows.at[index]}].${column}`),
-      );
+      // An optional field the form left empty is null in the row, and absent from the form.
+      const value = row[column] ?? undefined;
+      problems.push(...refusedBy(schema, value, `tables.${name}[${rows.at[index]}].${column}`));
     });
   }
   const schedules = tables.find((t) => t.table.name === "edition_schedules");

@@ -527,3 +527,100 @@ describe.each(backends)("ids in an export, on %s", (backend) => {
     expect(edited.statusCode).toBe(200);
   });
 });
+
+const enquiry = (id: number, extra: Row = {}): Row => ({
+  id,
+  name: "Priya Raman",
+  email: `priya-${id}@example.org`,
+  service: "dfmea",
+  organisation: null,
+  timeline: null,
+  message: "A DFMEA workshop for six engineers, please.",
+  status: "new",
+  kept: 0,
+  ip_hash: "hash-of-address",
+  thread_id: `<ack-${id}@ewe.test>`,
+  deletion_token_hash: `deletion-hash-${id}`,
+  created_at: "2024-03-01T10:00:00.000Z",
+  updated_at: "2024-03-01T10:00:00.000Z",
+  ...extra,
+});
+
+const booking = (id: number, extra: Row = {}): Row => ({
+  id,
+  starts_at: `2024-03-0${id}T10:00:00.000Z`,
+  ends_at: `2024-03-0${id}T10:30:00.000Z`,
+  name: "Meera Iyer",
+  email: `meera-${id}@example.org`,
+  service: "dfmea",
+  note: "A second opinion on our DFMEA.",
+  reader_zone: "Asia/Kolkata",
+  status: "booked",
+  uid: `booking.${id}@ewe.test`,
+  sequence: 0,
+  meeting_url: null,
+  token_hash: `token-hash-${id}`,
+  visitor_id: null,
+  ip_hash: "hash-of-address",
+  address_hash: `hash-of-mailbox-${id}`,
+  cancelled_by: null,
+  cancel_message: null,
+  created_at: "2024-03-01T10:00:00.000Z",
+  updated_at: "2024-03-01T10:00:00.000Z",
+  ...extra,
+});
+
+describe.each(backends)("enquiries and booked calls in an export, on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it("are refused where the forms would refuse them: hidden or text-direction characters, lengths, blank names", async () => {
+    const file = exportFile({
+      enquiries: [
+        enquiry(1, { name: "Priya \u202Eraman" }),
+        enquiry(2, { organisation: "Acme\r\nBcc: stranger@example.net" }),
+        enquiry(3, { timeline: "T".repeat(121) }),
+        enquiry(4, { message: "Call me \u2067back\u2069 soon, about the DFMEA." }),
+        enquiry(5, { name: "   " }),
+        enquiry(6, { organisation: "Acme Gears", timeline: "Spring" }),
+      ],
+      bookings: [
+        booking(1, { name: "M".repeat(101) }),
+        booking(2, { note: "Agenda:\u0007 the \u202Ebell\u202C" }),
+        booking(3),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Nothing was imported: the input has 7 problems.");
+    for (const line of [
+      "tables.enquiries[0].name: Your name must be one line, without control or invisible characters.",
+      "tables.enquiries[1].organisation: Organisation must be one line, without control or invisible characters.",
+      "tables.enquiries[2].timeline: Timeline is at most 120 characters.",
+      "tables.enquiries[3].message: The message cannot contain control or text-direction characters.",
+      "tables.enquiries[4].name: Enter your name.",
+      "tables.bookings[0].name: Your name is at most 100 characters.",
+      "tables.bookings[1].note: The note cannot contain control or text-direction characters.",
+    ]) {
+      expect(run.stderr).toContain(line);
+    }
+    expect(await count(t, "enquiries")).toBe(0);
+    expect(await count(t, "bookings")).toBe(0);
+
+    // What the forms take comes in.
+    const fine = exportFile({
+      enquiries: [enquiry(6, { organisation: "Acme Gears", timeline: "Spring" })],
+      bookings: [booking(3)],
+    });
+    const imported = await admin(adminEnv(t), "import", "--from", "export", fine);
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(await runSql(t, "select name, organisation, timeline from enquiries")).toEqual([
+      { name: "Priya Raman", organisation: "Acme Gears", timeline: "Spring" },
+    ]);
+    expect(await count(t, "bookings")).toBe(1);
+  });
+});
