@@ -1,6 +1,7 @@
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
 import type { Catalog } from "../engagement/catalog.ts";
+import { claimsName } from "../moderation/fold.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 
 /*
@@ -140,6 +141,17 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
     problems.push({ where: `${where} date`, message: `${comment.createdAt} is in the future` });
   }
   return problems;
+}
+
+/**
+ * The comment form's rule (moderation/defences.ts): a reader's comment does
+ * not carry the owner's name, in any spelling, and an import cannot show
+ * that a comment is the owner's (only the site's own signed export can).
+ */
+export function ownerNameRefused(name: string, ownerName: string, where: string): Problem[] {
+  if (!ownerName || !claimsName(name, ownerName)) return [];
+  const message = `"${name}" is the site owner's name, which a reader's comment cannot carry: only this site's own export, read back with its cookie secret, brings the owner's comments in`;
+  return [{ where, message }];
 }
 
 /** A comment into the plan, or its problems into the plan's. */

@@ -8,6 +8,7 @@ import { emptiedPlace } from "../comments/rows.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
+import { ownerNameRefused } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
 import { identityTables } from "./site-rows.ts";
@@ -51,9 +52,14 @@ type ReadExport = {
 /**
  * Checks a parsed export; returns its tables' rows in import order, made
  * ready to write, and every problem found. `signer` is this site's: without
- * one, no comment keeps the owner's marks.
+ * one, no comment keeps the owner's marks, and none is a reader's under the
+ * owner's name (`ownerName`).
  */
-export function readExport(document: unknown, signer: ExportSigner | null): ReadExport {
+export function readExport(
+  document: unknown,
+  signer: ExportSigner | null,
+  ownerName: string,
+): ReadExport {
   const problems: Problem[] = [];
   const notices: string[] = [];
   const skipped: Skipped[] = [];
@@ -123,9 +129,12 @@ export function readExport(document: unknown, signer: ExportSigner | null): Read
   checkReferences(tables, problem);
   const comments = tables.find((t) => t.table.name === "science_comments");
   if (comments) {
-    const notice = settleOwnerMarks(comments, signer, file.commentsSignature);
+    const lines = comments.rows.map((row) => exportRow(comments.table, row));
+    // The site's own signed export is trusted as it was written.
+    const signed = signer?.verifies(lines, file.commentsSignature) === true;
+    const notice = signed ? null : settleOwnerMarks(comments, file.commentsSignature);
     if (notice) notices.push(notice);
-    checkComments(comments, problem);
+    checkComments(comments, problem, signed ? "" : ownerName);
   }
   // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
   const enquiry = enquiryRequestSchema.shape;
@@ -267,20 +276,14 @@ const ownerMarked = (row: Readonly<Record<string, unknown>>) =>
   row.by_owner === 1 || row.visitor_id === ownerVisitorId;
 
 /**
- * The owner's marks (the Author badge, the owner's own writer) are kept only
- * when the file's comments carry this site's signature, as `admin export`
- * wrote them; otherwise the comments that bear them come in as a reader's,
- * each under a writer of its name. Returns what to tell the owner, or null.
+ * The owner's marks (the Author badge, the owner's own writer) of a file
+ * whose comments do not carry this site's signature, as `admin export`
+ * wrote them: the comments that bear them come in as a reader's, each under
+ * a writer of its name. Returns what to tell the owner, or null.
  */
-function settleOwnerMarks(
-  comments: ExportRows,
-  signer: ExportSigner | null,
-  signature: unknown,
-): string | null {
+function settleOwnerMarks(comments: ExportRows, signature: unknown): string | null {
   const marked = comments.rows.filter(ownerMarked);
   if (marked.length === 0) return null;
-  const lines = comments.rows.map((row) => exportRow(comments.table, row));
-  if (signer?.verifies(lines, signature)) return null;
   for (const row of marked) {
     row.by_owner = 0;
     row.visitor_id = importedVisitor("export", String(row.user_name));
@@ -298,12 +301,13 @@ function settleOwnerMarks(
  * Each comment as a reader could have posted it: its name and text pass the
  * rules of a new comment (contract/api.ts) and its Markdown the renderer's,
  * its HTML is rendered again from its text, and a reply answers a comment
- * that starts a thread on the same post. A deleted comment keeps only its
- * place, as the site keeps one.
+ * that starts a thread on the same post; none carries `ownerName` ("" for
+ * none). A deleted comment keeps only its place, as the site keeps one.
  */
 function checkComments(
   { table, rows, at }: ExportRows,
   problem: (where: string, message: string) => void,
+  ownerName: string,
 ) {
   const byId = new Map(rows.map((row, index) => [row.id, index]));
   rows.forEach((row, index) => {
@@ -327,9 +331,11 @@ function checkComments(
       Object.assign(row, emptiedPlace);
       return;
     }
-    for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
-      problem(refused.where, refused.message);
+    const named = refusedBy(userNameSchema, row.user_name, `${where}.user_name`);
+    if (named.length === 0) {
+      named.push(...ownerNameRefused(String(row.user_name), ownerName, `${where}.user_name`));
     }
+    for (const refused of named) problem(refused.where, refused.message);
     const content = commentContentSchema.safeParse(row.content);
     if (!content.success) {
       problem(`${where}.content`, content.error.issues[0]?.message ?? "is not a comment");

@@ -285,7 +285,77 @@ describe.each(backends)("the owner's comments in an export, on %s", (backend) =>
     // What was there already stays as it was.
     expect((await commentsOf(sameSite, "soap")).comments[0]?.byOwner).toBe(true);
   });
+
+  it("come in under the owner's name from the site's own export, and from no other", async () => {
+    const now = new Date().toISOString();
+    await runSql(
+      source,
+      `insert into science_comments (post_id, user_name, content, content_html, visitor_id, status, by_owner, created_at, updated_at)
+       values ('soap', 'Arjun Rao', 'Glad it helped.', '<p>Glad it helped.</p>', 'owner', 'published', 1, ?, ?)`,
+      [now, now],
+    );
+    const signed = path.join(scratch(), "signed.json");
+    expect((await admin(adminEnv(source), "export", "--out", signed)).code).toBe(0);
+    const owner = (t: TestApp) => ({ ...adminEnv(t), SITE_OWNER_NAME: "Arjun Rao" });
+
+    const before = await count(otherSite, "science_comments");
+    const refused = await admin(owner(otherSite), "import", "--from", "export", signed);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /tables\.science_comments\[1\]\.user_name: "Arjun Rao" is the site owner's name/,
+    );
+    expect(await count(otherSite, "science_comments")).toBe(before);
+
+    const run = await admin(owner(sameSite), "import", "--from", "export", signed);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    await expect.poll(async () => (await commentsOf(sameSite, "soap")).total).toBe(2);
+    const mine = (await commentsOf(sameSite, "soap")).comments.find(
+      (c) => c.userName === "Arjun Rao",
+    );
+    expect(mine?.byOwner).toBe(true);
+  });
 });
+
+describe.each(backends)(
+  "the owner's name in a file that is not the site's signed export, on %s",
+  (backend) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(backend);
+    });
+    afterAll(() => t?.close());
+
+    it("is refused on a reader's comment in any spelling the comment form refuses, and on one the file marks as the owner's", async () => {
+      const file = exportFile({
+        science_comments: [
+          comment(1, { user_name: "ARJUN RAO" }),
+          // Cyrillic А, а and о.
+          comment(2, { user_name: "\u0410rjun R\u0430\u043e" }),
+          comment(3, { user_name: "Arjun R." }),
+          comment(4, { user_name: "Arjun Rao (author)" }),
+          comment(5, { user_name: "Arjun Rao", by_owner: 1, visitor_id: "owner" }),
+          // Another name, the first name alone, a deleted comment's place: as the form takes them.
+          comment(6, { user_name: "Arjun" }),
+          comment(7, { user_name: "Arjun Raorane" }),
+          comment(8, { user_name: "Arjun Rao", deleted_at: "2024-03-02T10:00:00.000Z" }),
+        ],
+      });
+      const env = { ...adminEnv(t), SITE_OWNER_NAME: "Arjun Rao" };
+      const run = await admin(env, "import", "--from", "export", file);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("Nothing was imported: the input has 5 problems.");
+      for (const at of [0, 1, 2, 3, 4]) {
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `tables\\.science_comments\\[${at}\\]\\.user_name: ".+" is the site owner's name, which a reader's comment cannot carry`,
+          ),
+        );
+      }
+      expect(await count(t, "science_comments")).toBe(0);
+    });
+  },
+);
 
 describe.each(backends)("scheduled editions in an export, on %s", (backend) => {
   let t: TestApp;

@@ -214,6 +214,38 @@ describe("refusing dangerous or bad input", () => {
     expect([dry.code, dry.stdout]).toEqual([0, expect.stringContaining("comments: 4 to add")]);
   });
 
+  it.each([
+    ["disqus", fixture("disqus.xml"), "Lathering Lakshmi", "ARJUN RAO"],
+    ["wordpress", fixture("wordpress.xml"), "Tea Taster Tara", "Arjun R."],
+    [
+      "original",
+      fixture("original/science_comments_rows.csv"),
+      "Router Ravi",
+      "\u0410rjun R\u0430\u043e",
+    ],
+  ])(
+    "refuses a %s comment under the owner's name, in a spelling the comment form refuses, and writes nothing",
+    async (from, source, reader, name) => {
+      const file = path.join(mkdtempSync(path.join(dir, `${from}-`)), path.basename(source));
+      writeFileSync(file, readFileSync(source, "utf8").replace(reader, name));
+      const run = await admin(
+        { ...adminEnv(t), SITE_OWNER_NAME: "Arjun Rao" },
+        "import",
+        "--from",
+        from,
+        "--map",
+        fixture("disqus-map.json"),
+        file,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("Nothing was imported: the input has 1 problem.");
+      expect(run.stderr).toContain(
+        ` name: "${name}" is the site owner's name, which a reader's comment cannot carry`,
+      );
+      expect(await runSql(t, "select id from science_comments")).toEqual([]);
+    },
+  );
+
   it("reports malformed XML with its line, and every bad post, and writes nothing", async () => {
     const torn = path.join(dir, "torn.xml");
     writeFileSync(torn, '<?xml version="1.0"?>\n<disqus>\n  <thread dsq:id="1">\n</disqus>\n');

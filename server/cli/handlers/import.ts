@@ -17,7 +17,7 @@ import {
   readOriginal,
   tableOfFile,
 } from "../../portability/original.ts";
-import { type ItemMap, parseItemMap } from "../../portability/plan.ts";
+import { type ItemMap, ownerNameRefused, parseItemMap } from "../../portability/plan.ts";
 import { readExport } from "../../portability/read-export.ts";
 import {
   formatProblems,
@@ -87,7 +87,11 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     notices,
     skipped: leftOut,
     exportedAt,
-  } = readExport(document, secret === null ? null : createExportSigner(secret));
+  } = readExport(
+    document,
+    secret === null ? null : createExportSigner(secret),
+    context.config.owner.name,
+  );
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
   // The file moves a site into a new data folder: its database is made here,
   // as the server's first start would make it (a dry run makes nothing).
@@ -187,6 +191,10 @@ async function importPlan(context: CommandContext, from: Kind, file: string, dry
   const original = from === "original" ? readOriginal(originalFiles(file), catalog, map) : null;
   const read = from === "disqus" ? readDisqus : readWordpress;
   const plan = original ?? read(readInput(file), catalog, map);
+  const owner = context.config.owner.name;
+  for (const { userName, where } of plan.comments) {
+    plan.problems.push(...ownerNameRefused(userName, owner, `${where} name`));
+  }
   if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
   const store = await context.store();
   const { avatarOf } = createWriterKeys(await context.secret({ throwaway: true }));
