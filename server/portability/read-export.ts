@@ -5,9 +5,11 @@ import { enquiryRequestSchema } from "../../contract/enquiries.ts";
 import { plural } from "../../contract/plural.ts";
 import { markdownRefusal, renderComment } from "../comments/markdown.ts";
 import { emptiedPlace } from "../comments/rows.ts";
+import type { Catalog } from "../engagement/catalog.ts";
 import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
+import { settleSchedules, skipUnknownItems } from "./left-out.ts";
 import { ownerNameRefused } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
@@ -49,17 +51,21 @@ type ReadExport = {
   exportedAt?: Date;
 };
 
+/** What an import knows of the site it writes into. */
+type Site = {
+  /** This site's signer: without one, no comment keeps the owner's marks. */
+  signer: ExportSigner | null;
+  /** The owner's name, which no reader's comment of a file not signed by `signer` carries. */
+  ownerName: string;
+  /** The items comments and reactions are on: those on others are left out. */
+  catalog: Catalog;
+};
+
 /**
  * Checks a parsed export; returns its tables' rows in import order, made
- * ready to write, and every problem found. `signer` is this site's: without
- * one, no comment keeps the owner's marks, and none is a reader's under the
- * owner's name (`ownerName`).
+ * ready to write, and every problem found.
  */
-export function readExport(
-  document: unknown,
-  signer: ExportSigner | null,
-  ownerName: string,
-): ReadExport {
+export function readExport(document: unknown, { signer, ownerName, catalog }: Site): ReadExport {
   const problems: Problem[] = [];
   const notices: string[] = [];
   const skipped: Skipped[] = [];
@@ -126,16 +132,15 @@ export function readExport(
   }
   checkUniqueKeys(tables, problem);
   checkIds(tables, problem);
-  checkReferences(tables, problem);
   const comments = tables.find((t) => t.table.name === "science_comments");
-  if (comments) {
-    const lines = comments.rows.map((row) => exportRow(comments.table, row));
-    // The site's own signed export is trusted as it was written.
-    const signed = signer?.verifies(lines, file.commentsSignature) === true;
-    const notice = signed ? null : settleOwnerMarks(comments, file.commentsSignature);
-    if (notice) notices.push(notice);
-    checkComments(comments, problem, signed ? "" : ownerName);
-  }
+  // The site's own signed export is trusted as it was written (its signature covers every comment).
+  const lines = comments?.rows.map((row) => exportRow(comments.table, row)) ?? [];
+  const signed = signer?.verifies(lines, file.commentsSignature) === true;
+  const notice = comments && !signed ? settleOwnerMarks(comments, file.commentsSignature) : null;
+  if (notice) notices.push(notice);
+  skipped.push(...skipUnknownItems(tables, catalog));
+  checkReferences(tables, problem);
+  if (comments) checkComments(comments, problem, signed ? "" : ownerName);
   // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
   const enquiry = enquiryRequestSchema.shape;
   const checked: [string, string, ZodType][] = [
@@ -161,39 +166,6 @@ export function readExport(
   if (schedules) skipped.push(...settleSchedules(schedules, tables, new Date()));
   const exportedAt = new Date(typeof file.exportedAt === "string" ? file.exportedAt : Number.NaN);
   return { tables, problems, notices, skipped, exportedAt };
-}
-
-/**
- * Scheduled editions that are still to go out at their time: one not yet
- * queued whose time has come by the import (or whose queueing had begun on
- * the old site) is left out, to be sent or scheduled again by the owner, so
- * that a move never sends an edition the owner did not expect, nor sends
- * one twice that the old site went on sending after the export. One queued
- * already is history and comes in as it was.
- */
-function settleSchedules(schedules: ExportRows, tables: ExportRows[], now: Date): Skipped[] {
-  const slugs = new Map(
-    tables.find((t) => t.table.name === "editions")?.rows.map((row) => [row.id, row.slug]) ?? [],
-  );
-  const skipped: Skipped[] = [];
-  const kept: ExportRows["rows"] = [];
-  const at: number[] = [];
-  schedules.rows.forEach((row, index) => {
-    const due = Date.parse(String(row.send_at)) <= now.getTime() || row.started_at !== null;
-    if (row.queued_at === null && due) {
-      const slug = String(slugs.get(row.edition_id) ?? row.edition_id);
-      skipped.push({
-        where: `tables.edition_schedules[${schedules.at[index]}]`,
-        reason: `the edition "${slug}" was to go out at ${String(row.send_at)}, which has passed: it is not scheduled here. Send its file with "newsletter send", now or --at a new time.`,
-      });
-      return;
-    }
-    kept.push(row);
-    at.push(schedules.at[index] ?? index);
-  });
-  schedules.rows = kept;
-  schedules.at = at;
-  return skipped;
 }
 
 /** Every key the database keeps unique, once in the file: the row that repeats one names the row it repeats. */

@@ -694,3 +694,77 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
     expect(await count(t, "bookings")).toBe(1);
   });
 });
+
+describe.each(backends)(
+  "comments and reactions on items the site does not have, on %s",
+  (backend) => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(backend);
+    });
+    afterAll(() => t?.close());
+
+    it("are left out with their replies and writers, each listed in the report, and the rest comes in", async () => {
+      const unknown = "p".repeat(100_000);
+      const onStory = (id: number, story_id: string): Row => {
+        const { post_id: _, ...rest } = reaction(id, { type: "love" });
+        return { ...rest, story_id };
+      };
+      const file = exportFile({
+        science_comments: [
+          comment(1),
+          comment(2, { post_id: "no-such-post" }),
+          // A reply, before the comment it answers, which is on a post id of any length.
+          comment(3, { parent_id: 4 }),
+          comment(4, { post_id: unknown }),
+          comment(5, { parent_id: 1, user_name: "Meera" }),
+        ],
+        fediverse_replies: [
+          {
+            comment_id: 2,
+            note_id: "https://social.example/notes/2",
+            actor_id: "https://social.example/users/asha",
+            handle: "@asha@social.example",
+            name: "Asha",
+            url: "https://social.example/@asha/2",
+            avatar: null,
+            created_at: "2024-03-01T10:00:00.000Z",
+          },
+        ],
+        science_reactions: [reaction(1), reaction(2, { post_id: "no-such-post" })],
+        mythology_reactions: [onStory(1, "garuda"), onStory(2, "no-such-story")],
+      });
+      const dry = await admin(adminEnv(t), "import", "--from", "export", "--dry-run", file);
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toMatch(/science_comments: 2 to add/);
+      expect(dry.stdout).toContain("Skipped 6:");
+
+      const run = await admin(adminEnv(t), "import", "--from", "export", file);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/science_comments: 2 added/);
+      expect(run.stdout).toMatch(/fediverse_replies: 0 added/);
+      expect(run.stdout).toMatch(/science_reactions: 1 added/);
+      expect(run.stdout).toMatch(/mythology_reactions: 1 added/);
+      const shown = `"${"p".repeat(60)}…"`;
+      for (const line of [
+        "Skipped 6:",
+        'tables.science_comments[1]: its post "no-such-post" matches no science post',
+        "tables.science_comments[2]: it refers to science_comments 4, which is not imported",
+        `tables.science_comments[3]: its post ${shown} matches no science post`,
+        "tables.fediverse_replies[0]: it refers to science_comments 2, which is not imported",
+        'tables.science_reactions[1]: its post "no-such-post" matches no science post',
+        'tables.mythology_reactions[1]: its story "no-such-story" matches no story',
+      ]) {
+        expect(run.stdout).toContain(line);
+      }
+      expect(run.stdout.length).toBeLessThan(5_000);
+      expect(await runSql(t, "select id, post_id from science_comments order by id")).toEqual([
+        { id: 1, post_id: "soap" },
+        { id: 5, post_id: "soap" },
+      ]);
+      expect(await count(t, "fediverse_replies")).toBe(0);
+      await expect.poll(async () => (await commentsOf(t, "soap")).total).toBe(2);
+    });
+  },
+);

@@ -87,11 +87,11 @@ async function importExport(context: CommandContext, file: string, dryRun: boole
     notices,
     skipped: leftOut,
     exportedAt,
-  } = readExport(
-    document,
-    secret === null ? null : createExportSigner(secret),
-    context.config.owner.name,
-  );
+  } = readExport(document, {
+    signer: secret === null ? null : createExportSigner(secret),
+    ownerName: context.config.owner.name,
+    catalog: loadEngagementCatalog(),
+  });
   if (problems.length > 0) throw new AdminError(formatProblems(problems));
   // The file moves a site into a new data folder: its database is made here,
   // as the server's first start would make it (a dry run makes nothing).

@@ -1,0 +1,92 @@
+import type { ItemKind } from "../../contract/limits.ts";
+import type { Catalog } from "../engagement/catalog.ts";
+import type { Skipped } from "./report.ts";
+import type { ExportRows } from "./tables.ts";
+
+/*
+ * The rows of an export an import leaves out on purpose, each named in its
+ * report with the reason (docs/backups.md, "Moving in and out"): editions
+ * whose time passed during the move, and what readers left on items this
+ * site does not have.
+ */
+
+/** Leaves out of `rows` each row `reasonOf` gives a reason for; returns them with it. */
+function leaveOut(rows: ExportRows, reasonOf: (row: ExportRows["rows"][number]) => string | null) {
+  const skipped: Skipped[] = [];
+  const kept: ExportRows["rows"] = [];
+  const at: number[] = [];
+  rows.rows.forEach((row, index) => {
+    const where = rows.at[index] ?? index;
+    const reason = reasonOf(row);
+    if (reason !== null) {
+      skipped.push({ where: `tables.${rows.table.name}[${where}]`, reason });
+    } else {
+      kept.push(row);
+      at.push(where);
+    }
+  });
+  rows.rows = kept;
+  rows.at = at;
+  return skipped;
+}
+
+/**
+ * Scheduled editions that are still to go out at their time: one not yet
+ * queued whose time has come by the import (or whose queueing had begun on
+ * the old site) is left out, to be sent or scheduled again by the owner, so
+ * that a move never sends an edition the owner did not expect, nor sends
+ * one twice that the old site went on sending after the export. One queued
+ * already is history and comes in as it was.
+ */
+export function settleSchedules(schedules: ExportRows, tables: ExportRows[], now: Date): Skipped[] {
+  const slugs = new Map(
+    tables.find((t) => t.table.name === "editions")?.rows.map((row) => [row.id, row.slug]) ?? [],
+  );
+  return leaveOut(schedules, (row) => {
+    const due = Date.parse(String(row.send_at)) <= now.getTime() || row.started_at !== null;
+    if (row.queued_at !== null || !due) return null;
+    const slug = String(slugs.get(row.edition_id) ?? row.edition_id);
+    return `the edition "${slug}" was to go out at ${String(row.send_at)}, which has passed: it is not scheduled here. Send its file with "newsletter send", now or --at a new time.`;
+  });
+}
+
+/** The tables of what readers leave on an item: the item's column, its kind, and what it is called. */
+const itemColumns: Readonly<Record<string, [string, ItemKind, string, string]>> = {
+  science_comments: ["post_id", "science", "post", "science post"],
+  science_reactions: ["post_id", "science", "post", "science post"],
+  mythology_reactions: ["story_id", "mythology", "story", "story"],
+};
+
+/**
+ * Comments and reactions on an item this site does not have are left out,
+ * as the other imports leave them, and so is every row that cannot be
+ * without one left out (a reply, a comment's Fediverse writer).
+ */
+export function skipUnknownItems(tables: ExportRows[], catalog: Catalog): Skipped[] {
+  const leftOut = new Map<string, Set<unknown>>();
+  return tables.flatMap((rows) => {
+    const [column = "", kind, noun, catalogued] = itemColumns[rows.table.name] ?? [];
+    const gone = new Set<unknown>();
+    leftOut.set(rows.table.name, gone);
+    const reasonOf = (row: ExportRows["rows"][number]) => {
+      const item = String(row[column]);
+      if (kind && !catalog[kind].has(item)) {
+        const shown = JSON.stringify(item.length > 60 ? `${item.slice(0, 60)}…` : item);
+        return `its ${noun} ${shown} matches no ${catalogued}`;
+      }
+      const lost = rows.table.references?.find(
+        (r) => r.inFile && leftOut.get(r.table)?.has(row[r.column]),
+      );
+      const id = String(row[lost?.column ?? ""]);
+      return lost ? `it refers to ${lost.table} ${id}, which is not imported` : null;
+    };
+    const mark = (row: ExportRows["rows"][number]) => {
+      const reason = reasonOf(row);
+      if (reason !== null) gone.add(row.id);
+      return reason;
+    };
+    // Twice: a reply may come before the comment it answers.
+    rows.rows.forEach(mark);
+    return leaveOut(rows, mark);
+  });
+}
