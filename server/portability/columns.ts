@@ -26,19 +26,21 @@ export type Column = {
  * address, the same edition). `taken`: another row cannot take it, so an
  * import refuses the file (a random token that must stay one row's).
  * `lower` compares those columns lower-cased, as the index does; a row with a
- * null in the key is not in the index.
+ * null in the key, or (for a partial index) without `only`, is not in the index.
  */
 export type UniqueKey = {
   columns: readonly string[];
   role: "same" | "taken";
   lower?: readonly string[];
+  only?: { column: string; equals: string };
 };
 
 /** A unique key's value in a row, as the database's index compares it; null when the index leaves the row out. */
 export function uniqueValue(
-  key: Pick<UniqueKey, "columns" | "lower">,
+  key: Pick<UniqueKey, "columns" | "lower" | "only">,
   row: Readonly<Record<string, unknown>>,
 ): string | null {
+  if (key.only && row[key.only.column] !== key.only.equals) return null;
   const values: unknown[] = [];
   for (const column of key.columns) {
     const value = row[column];

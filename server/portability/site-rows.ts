@@ -60,13 +60,16 @@ export async function localByKey(
           sql` or `,
         );
   const id = table.identity ? sql.ref(table.identity) : sql`0`;
+  const { only } = key;
+  const selected = only ? [...key.columns, only.column] : key.columns;
+  const partial = only ? sql` and ${sql.ref(only.column)} = ${only.equals}` : sql``;
   const { rows: matches } = await sql<Row & { row_id: number }>`select ${id} as row_id,
-    ${sql.join(key.columns.map((c) => sql.ref(c)))}
-    from ${sql.table(table.name)} where ${where}`.execute(trx);
+    ${sql.join(selected.map((c) => sql.ref(c)))}
+    from ${sql.table(table.name)} where (${where})${partial}`.execute(trx);
   for (const match of matches) {
     const normalised: Row = {};
     for (const column of table.columns) {
-      if (key.columns.includes(column.name)) {
+      if (selected.includes(column.name)) {
         normalised[column.name] = exportValue(column, match[column.name]);
       }
     }

@@ -224,7 +224,12 @@ export const exportTables: readonly ExportTable[] = [
   {
     name: "bookings",
     ...byId,
-    unique: [taken("uid"), taken("token_hash")],
+    // A time is booked once (the partial index bookings_one_per_time).
+    unique: [
+      taken("uid"),
+      taken("token_hash"),
+      { columns: ["starts_at"], role: "taken", only: { column: "status", equals: "booked" } },
+    ],
     columns: columns(`id:int starts_at:time ends_at:time name email service note reader_zone
       status=booked|cancelled uid sequence:int meeting_url? token_hash? visitor_id? ip_hash
       address_hash cancelled_by=reader|owner? cancel_message? created_at:time updated_at:time`),

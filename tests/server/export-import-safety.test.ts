@@ -693,6 +693,43 @@ describe.each(backends)("enquiries and booked calls in an export, on %s", (backe
     ]);
     expect(await count(t, "bookings")).toBe(1);
   });
+
+  it("are refused, naming the rows, when two calls still booked are at one time, in the file or with one of the site's", async () => {
+    const at = (id: number, starts_at: string, extra: Row = {}) =>
+      booking(id, { starts_at, ends_at: starts_at.replace("T10:00", "T10:30"), ...extra });
+    const file = exportFile({
+      bookings: [
+        at(11, "2024-05-01T10:00:00.000Z"),
+        at(12, "2024-05-01T10:00:00.000Z"),
+        // A cancelled call leaves its time free.
+        at(13, "2024-05-01T10:00:00.000Z", { status: "cancelled", cancelled_by: "reader" }),
+        // The time of the call the site has (imported above).
+        at(14, "2024-03-03T10:00:00.000Z"),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/UNIQUE|duplicate key/i);
+    expect(run.stderr).toContain(
+      "tables.bookings[1].starts_at: repeats the starts_at of tables.bookings[0] (id 11)",
+    );
+    const dry = await admin(
+      adminEnv(t),
+      "import",
+      "--from",
+      "export",
+      "--dry-run",
+      exportFile({
+        bookings: [at(13, "2024-05-01T10:00:00.000Z"), at(14, "2024-03-03T10:00:00.000Z")],
+      }),
+    );
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toMatch(
+      /tables\.bookings\[1\]\.starts_at: is the starts_at of bookings 3 on this site already/,
+    );
+    expect(dry.stderr).not.toContain("tables.bookings[0]");
+    expect(await count(t, "bookings")).toBe(1);
+  });
 });
 
 describe.each(backends)(
