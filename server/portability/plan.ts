@@ -1,5 +1,6 @@
 import { commentContentSchema, userNameSchema } from "../../contract/api.ts";
 import type { ItemKind } from "../../contract/limits.ts";
+import { plural } from "../../contract/plural.ts";
 import type { Catalog } from "../engagement/catalog.ts";
 import { claimsName } from "../moderation/fold.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
@@ -144,14 +145,16 @@ export function checkComment(comment: PlannedComment, seen: Set<string>, now: Da
 }
 
 /**
- * The comment form's rule (moderation/defences.ts): a reader's comment does
- * not carry the owner's name, in any spelling, and an import cannot show
- * that a comment is the owner's (only the site's own signed export can).
+ * The comment form refuses a reader's name that is the owner's in any
+ * spelling (moderation/defences.ts); an import cannot show that a comment is
+ * the owner's (only the site's own signed export can), yet a blog's history
+ * holds the owner's own replies. They come in as readers', and the report
+ * says how many, so the owner can rename them in the file first.
  */
-export function ownerNameRefused(name: string, ownerName: string, where: string): Problem[] {
-  if (!ownerName || !claimsName(name, ownerName)) return [];
-  const message = `"${name}" is the site owner's name, which a reader's comment cannot carry: only this site's own export, read back with its cookie secret, brings the owner's comments in`;
-  return [{ where, message }];
+export function ownerNamedNotice(names: string[], ownerName: string): string | null {
+  const count = ownerName ? names.filter((name) => claimsName(name, ownerName)).length : 0;
+  if (count === 0) return null;
+  return `${plural(count, "comment")} under the owner's name, or one like it, ${count === 1 ? "comes" : "come"} in as a reader's, without the Author badge: only this site's own export, read back with its cookie secret, brings the owner's comments in.`;
 }
 
 /** A comment into the plan, or its problems into the plan's. */

@@ -10,7 +10,7 @@ import { ownerVisitorId } from "../engagement/visitor.ts";
 import { importedVisitor } from "./apply-plan.ts";
 import { exportRow, exportValue, keyPlace, rowSchema, uniqueValue } from "./columns.ts";
 import { settleSchedules, skipUnknownItems } from "./left-out.ts";
-import { ownerNameRefused } from "./plan.ts";
+import { ownerNamedNotice } from "./plan.ts";
 import { type Problem, refusedBy, type Skipped } from "./report.ts";
 import type { ExportSigner } from "./signature.ts";
 import { identityTables } from "./site-rows.ts";
@@ -140,7 +140,15 @@ export function readExport(document: unknown, { signer, ownerName, catalog }: Si
   if (notice) notices.push(notice);
   skipped.push(...skipUnknownItems(tables, catalog));
   checkReferences(tables, problem);
-  if (comments) checkComments(comments, problem, signed ? "" : ownerName);
+  if (comments) checkComments(comments, problem);
+  const named = comments?.rows.filter((row) => row.deleted_at === null) ?? [];
+  const owned = signed
+    ? null
+    : ownerNamedNotice(
+        named.map((row) => String(row.user_name)),
+        ownerName,
+      );
+  if (owned) notices.push(owned);
   // What readers typed as the forms take it, and where the site mails a row, one address (not a list).
   const enquiry = enquiryRequestSchema.shape;
   const checked: [string, string, ZodType][] = [
@@ -273,13 +281,12 @@ function settleOwnerMarks(comments: ExportRows, signature: unknown): string | nu
  * Each comment as a reader could have posted it: its name and text pass the
  * rules of a new comment (contract/api.ts) and its Markdown the renderer's,
  * its HTML is rendered again from its text, and a reply answers a comment
- * that starts a thread on the same post; none carries `ownerName` ("" for
- * none). A deleted comment keeps only its place, as the site keeps one.
+ * that starts a thread on the same post. A deleted comment keeps only its
+ * place, as the site keeps one.
  */
 function checkComments(
   { table, rows, at }: ExportRows,
   problem: (where: string, message: string) => void,
-  ownerName: string,
 ) {
   const byId = new Map(rows.map((row, index) => [row.id, index]));
   rows.forEach((row, index) => {
@@ -303,11 +310,9 @@ function checkComments(
       Object.assign(row, emptiedPlace);
       return;
     }
-    const named = refusedBy(userNameSchema, row.user_name, `${where}.user_name`);
-    if (named.length === 0) {
-      named.push(...ownerNameRefused(String(row.user_name), ownerName, `${where}.user_name`));
+    for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {
+      problem(refused.where, refused.message);
     }
-    for (const refused of named) problem(refused.where, refused.message);
     const content = commentContentSchema.safeParse(row.content);
     if (!content.success) {
       problem(`${where}.content`, content.error.issues[0]?.message ?? "is not a comment");

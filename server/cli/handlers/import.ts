@@ -17,7 +17,7 @@ import {
   readOriginal,
   tableOfFile,
 } from "../../portability/original.ts";
-import { type ItemMap, ownerNameRefused, parseItemMap } from "../../portability/plan.ts";
+import { type ItemMap, ownerNamedNotice, parseItemMap } from "../../portability/plan.ts";
 import { readExport } from "../../portability/read-export.ts";
 import {
   formatProblems,
@@ -191,18 +191,16 @@ async function importPlan(context: CommandContext, from: Kind, file: string, dry
   const original = from === "original" ? readOriginal(originalFiles(file), catalog, map) : null;
   const read = from === "disqus" ? readDisqus : readWordpress;
   const plan = original ?? read(readInput(file), catalog, map);
-  const owner = context.config.owner.name;
-  for (const { userName, where } of plan.comments) {
-    plan.problems.push(...ownerNameRefused(userName, owner, `${where} name`));
-  }
   if (plan.problems.length > 0) throw new AdminError(formatProblems(plan.problems));
+  const names = plan.comments.map((comment) => comment.userName);
+  const owned = ownerNamedNotice(names, context.config.owner.name);
   const store = await context.store();
   const { avatarOf } = createWriterKeys(await context.secret({ throwaway: true }));
   const journal = createEventJournal(store);
   const counts = original
     ? await applyOriginal(store, journal, avatarOf, original, { dryRun, subscribers })
     : await applyPlan(store, journal, avatarOf, plan, { dryRun });
-  return { counts, skipped: plan.skipped };
+  return { counts, skipped: plan.skipped, notices: owned ? [owned] : [] };
 }
 
 export async function importFile(context: CommandContext) {
