@@ -50,8 +50,8 @@ async function rememberToken(trx: Transaction<Database>, token: string) {
     .execute();
 }
 
-/** The payload that marks a confirmation mail as `newsletter reconfirm`'s, which counts them. */
-const reconfirmation = JSON.stringify({ reconfirm: true });
+/** The payload that marks a confirmation mail as `newsletter reconfirm`'s: counted, and worded as such. */
+export const reconfirmation = JSON.stringify({ reconfirm: true });
 
 /**
  * A new confirmation link for a pending address, and its mail in the outbox,

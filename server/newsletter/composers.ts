@@ -1,3 +1,4 @@
+import { reconfirmation } from "../engagement/subscribers-repository.ts";
 import type { ComposeMail } from "../outbox/outbox-worker.ts";
 import { withTrackedLinks } from "./clicks.ts";
 import type { EditionsRepository } from "./editions-repository.ts";
@@ -21,21 +22,12 @@ export function newsletterComposers({
   const kept = new Map<number, { subject: string; html: string; text: string }>();
 
   return {
-    async confirmation(row, db) {
+    async confirmation(row) {
       if (!row.email) return { outcome: "failed", reason: "no recipient" };
       if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
-      // An address imported from the earlier site is asked again, in its own words.
-      const imported = await db
-        .selectFrom("subscribers")
-        .innerJoin("import_sources", (join) =>
-          join
-            .onRef("import_sources.row_id", "=", "subscribers.id")
-            .on("import_sources.row_table", "=", "subscribers"),
-        )
-        .select("subscribers.id")
-        .where("subscribers.email", "=", row.email)
-        .executeTakeFirst();
-      const mail = imported ? reconfirmationMail : confirmationMail;
+      // `newsletter reconfirm`'s request to an imported address is worded as such; one the
+      // reader asked for through the form is the ordinary one, imported or not.
+      const mail = row.payload === reconfirmation ? reconfirmationMail : confirmationMail;
       return mail({ to: row.email, token: row.token }, siteUrl);
     },
 

@@ -368,6 +368,11 @@ describe.each(backends)("importing the original site on %s", (backend) => {
       "update subscribers set confirmation_sent_at = '2020-01-01T00:00:00.000Z' where email = 'vikram@example.com'",
     );
     expect((await requestSubscription(t, "vikram@example.com")).statusCode).toBe(202);
+    // Asked for through the form, the mail is the form's: not the reconfirmation's "earlier version".
+    await smtp.waitFor(() => smtp.to("vikram@example.com").length === 2);
+    const asked = smtp.to("vikram@example.com")[1]!;
+    expect(header(asked, "Subject")).toBe("Confirm your subscription to Engage with Engineer");
+    expect(asked.parsed.text).not.toContain("earlier version");
     const after = await admin(adminEnv(t), "newsletter", "reconfirm", "--yes");
     expect(after.stdout).toBe("No imported subscriber is waiting to be asked.\n");
     expect(await lines()).toEqual(["5 queued", "0 queued, 1 before"]);
