@@ -86,7 +86,9 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
  * connections or too slow to answer. `unwritable`: it cannot write (its disk
  * is full, or it is read-only), so nothing was saved; a person must act
  * first, hence the longer wait. An owner action that commits in parts, or
- * whose COMMIT was lost, says instead what it may have left (`leftSaid`);
+ * whose COMMIT was lost, says instead what it may have left (`leftSaid`),
+ * and when the driver gave up waiting for that COMMIT, that the database
+ * answered too late rather than that it cannot be reached;
  * any other write whose COMMIT was lost (`lostAtCommit`), a visitor's, that
  * it may or may not have been saved, so that its reader looks before sending
  * it again (`lostAtCommitSaid`).
@@ -109,7 +111,19 @@ function databaseFailureOf(error: unknown): (StoreFailure & { message: string })
   if (!left && failure.lostAtCommit)
     return { ...failure, message: lostAtCommitSaid(failure.lostAtCommit) };
   if (!left || left === "nothing") return { ...failure, message: storeMessages[failure.kind] };
-  const first = failure.kind === "unwritable" ? unwritableSaysNothing : storeMessages.unreachable;
+  // The driver gave up waiting: the database was reached, and answered too late.
+  const late = failure.lostAtCommit === "timeout" ? "The site's database answered too late" : "";
+  if (late && left === "unknown")
+    return {
+      ...failure,
+      message: `${late}, so it may or may not have been saved; look before you try again.`,
+    };
+  const first =
+    failure.kind === "unwritable"
+      ? unwritableSaysNothing
+      : late
+        ? `${late}; try again in a minute.`
+        : storeMessages.unreachable;
   return { ...failure, message: `${first} ${leftSaid(left, error)}` };
 }
 

@@ -270,7 +270,21 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
     );
   });
 
-  it("an owner's action says the database did not answer in time, not that the connection was lost", async () => {
+  it('a reader\'s "Your data" deletion says the database answered too late, and that part of it may be done', async () => {
+    const reader = t.visitor({ ip: `10.32.2.${++sent}` });
+    const item = freshItem("science");
+    expect((await reader.comment(item, "Does soap work in cold water?")).statusCode).toBe(201);
+    // The comment's removal writes its "deleted" event in its transaction.
+    const held = await holdingCommitOn("events", () =>
+      reader.post("/api/your-data/delete", { confirm: true }),
+    );
+    expect(held.statusCode, held.body).toBe(503);
+    expect(JSON.parse(held.body).error.message).toBe(
+      "The site's database answered too late; try again in a minute. Part of it may be done already; doing it again finishes it.",
+    );
+  });
+
+  it("an owner's action says the database answered too late, so the outcome is unknown, not that it cannot be reached", async () => {
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
     const host = `held${++sent}.example.net`;
@@ -279,7 +293,7 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
     );
     expect(held.statusCode, held.body).toBe(503);
     expect(JSON.parse(held.body).error.message).toBe(
-      "The site's database cannot be reached right now; try again in a minute. It may or may not have been saved: the database did not answer in time as it saved; look before you try again.",
+      "The site's database answered too late, so it may or may not have been saved; look before you try again.",
     );
     await waitFor(
       async () =>
