@@ -235,18 +235,6 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       }));
     },
 
-    /** How many comments are held for the owner, and kept as spam. */
-    async moderationCounts(): Promise<{ held: number; spam: number }> {
-      const rows = await db
-        .selectFrom("science_comments")
-        .select(["status", (eb) => eb.fn.countAll().as("n")])
-        .where("status", "in", ["pending", "spam"])
-        .groupBy("status")
-        .execute();
-      const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
-      return { held: of("pending"), spam: of("spam") };
-    },
-
     /** Who wrote these comments, on which post, and how they begin: what the ban list shows. */
     async commentSummaries(
       ids: number[],
@@ -271,7 +259,7 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       );
     },
 
-    /** Every comment by state: the filters' numbers and the badge's. */
+    /** Every comment by state, none deleted: the filters' numbers, the badge's and the overview's. */
     async commentCounts(): Promise<Record<CommentStatusFilter, number>> {
       const rows = await db
         .selectFrom("science_comments")

@@ -25,11 +25,15 @@ export const healthRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, c
       "Charts: activity per day, subscribers, most engaged items, editions; held and spam counts",
       overviewResponseSchema,
     ),
-    async () => ({
-      ...(await insights.overview()),
-      editions: await editionStore.progress(),
-      moderation: await insights.moderationCounts(),
-    }),
+    async () => {
+      // The comments screen's own counts: the two never disagree.
+      const { pending: held, spam } = await insights.commentCounts();
+      return {
+        ...(await insights.overview()),
+        editions: await editionStore.progress(),
+        moderation: { held, spam },
+      };
+    },
   );
 
   app.get(
