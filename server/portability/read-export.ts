@@ -307,7 +307,8 @@ function checkComments(
       }
     }
     if (row.deleted_at !== null) {
-      Object.assign(row, emptiedPlace);
+      // Published, as the site leaves a place (comments/removal.ts): it holds nothing to approve.
+      Object.assign(row, emptiedPlace, { status: "published" });
       return;
     }
     for (const refused of refusedBy(userNameSchema, row.user_name, `${where}.user_name`)) {

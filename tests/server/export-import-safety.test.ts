@@ -178,6 +178,26 @@ describe.each(backends)("what readers see of an imported comment, on %s", (backe
     expect(run.stdout).toMatch(/1 comment marked as the owner's comes in as a reader's/);
   });
 
+  it("keeps a deleted comment's place as the site keeps one: emptied and shown, whatever its status was", async () => {
+    const file = exportFile({
+      science_comments: [
+        comment(20, { post_id: "wifi", status: "pending", deleted_at: "2024-03-02T10:00:00.000Z" }),
+        comment(21, { post_id: "wifi", parent_id: 20, content: "Mesh nodes fixed ours." }),
+      ],
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "export", file);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const rows = await runSql(
+      t,
+      "select id, status, user_name, content from science_comments where post_id = 'wifi' order by id",
+    );
+    expect(rows.map((row) => ({ ...row, id: Number(row.id) }))).toEqual([
+      { id: 20, status: "published", user_name: "", content: "" },
+      { id: 21, status: "published", user_name: "Asha", content: "Mesh nodes fixed ours." },
+    ]);
+  });
+
   it("refuses what a reader could not post: over-long text, text-direction characters, bad names", async () => {
     const file = exportFile({
       science_comments: [
