@@ -55,7 +55,7 @@ type ReadExport = {
 type Site = {
   /** This site's signer: without one, no comment keeps the owner's marks. */
   signer: ExportSigner | null;
-  /** The owner's name, which no reader's comment of a file not signed by `signer` carries. */
+  /** The owner's name: a file not signed by `signer` has its comments under it counted. */
   ownerName: string;
   /** The items comments and reactions are on: those on others are left out. */
   catalog: Catalog;
