@@ -3,10 +3,10 @@ import { errorResponseSchema } from "../../contract/api.ts";
 import { defaultAvailability, slotsResponseSchema } from "../../contract/bookings.ts";
 import { dateKey } from "../../contract/time-zones.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
-import { atOnce as gateAtOnce } from "./support/gate.ts";
+import { atOnce as gateAtOnce, startInstances } from "./support/gate.ts";
 import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, json, siteUrl, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, json, siteUrl, type TestApp } from "./support/test-app.ts";
 
 /*
  * The bookings' limits under requests at the same instant
@@ -60,11 +60,7 @@ describe.each(backends)("the bookings' limits under requests at once on %s", (ba
       BOOKING_TIMEZONE: ownerZone,
       BOOKINGS_PER_HOUR: "2",
     };
-    const first = await startTestApp(backend, { env });
-    instances = [first];
-    if (backend === "postgres") {
-      instances.push(await startTestApp(backend, { env, databaseUrl: first.databaseUrl ?? "" }));
-    }
+    instances = await startInstances(backend, env);
   });
   afterAll(async () => {
     for (const instance of instances.reverse()) await instance.close();

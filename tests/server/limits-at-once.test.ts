@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
-import { atOnce } from "./support/gate.ts";
+import { atOnce, startInstances } from "./support/gate.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, freshItem, json, type TestApp } from "./support/test-app.ts";
 
 /*
  * The hourly limits of the forms that mail someone, under requests at the same
@@ -40,11 +40,7 @@ describe.each(backends)("the forms' hourly limits under requests at once on %s",
       ENQUIRIES_PER_HOUR: "2",
       SUBSCRIBE_CONFIRMATIONS_PER_IP_PER_HOUR: "2",
     };
-    const first = await startTestApp(backend, { env });
-    instances = [first];
-    if (backend === "postgres") {
-      instances.push(await startTestApp(backend, { env, databaseUrl: first.databaseUrl ?? "" }));
-    }
+    instances = await startInstances(backend, env);
   });
   afterAll(async () => {
     for (const instance of instances.reverse()) await instance.close();

@@ -1,5 +1,16 @@
 import pg from "pg";
 import { expect } from "vitest";
+import { type Backend, startTestApp, type TestApp } from "./test-app.ts";
+
+/** The instances requests at once go to: one on SQLite, two on one PostgreSQL. */
+export async function startInstances(backend: Backend, env: Record<string, string>) {
+  const first = await startTestApp(backend, { env });
+  const instances: TestApp[] = [first];
+  if (backend === "postgres") {
+    instances.push(await startTestApp(backend, { env, databaseUrl: first.databaseUrl ?? "" }));
+  }
+  return instances;
+}
 
 /**
  * Runs `requests` at once. On PostgreSQL (`databaseUrl`) they are held at a
