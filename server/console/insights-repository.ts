@@ -259,12 +259,16 @@ export function createInsightsRepository(store: Store, titles: ItemTitles, now: 
       );
     },
 
-    /** Every comment by state, none deleted: the filters' numbers, the badge's and the overview's. */
+    /**
+     * Every comment by state, none deleted: the filters' numbers, the badge's
+     * and the overview's. Counted from `science_comments_counted` alone
+     * (migration 044), whose condition this states as it is written there.
+     */
     async commentCounts(): Promise<Record<CommentStatusFilter, number>> {
       const rows = await db
         .selectFrom("science_comments")
         .select(["status", (eb) => eb.fn.countAll().as("n")])
-        .where("deleted_at", "is", null)
+        .where(sql<boolean>`deleted_at is null and status in ('pending', 'published', 'spam')`)
         .groupBy("status")
         .execute();
       const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);

@@ -205,6 +205,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "043-owner-lists-by-index.ts",
     "25a0184cf2145ca9838e6f8c5503ec65af2b24f881f58c2cf7911429721f27e6",
   ],
+  [
+    "044_owner_lists_paged",
+    "044-owner-lists-paged.ts",
+    "c4d0b47d5f3ba05b9d3b70bbcf13f18736af10b18374fceb8f65fcd512519fb0",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",

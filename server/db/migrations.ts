@@ -37,6 +37,7 @@ import { replyAddressesByName } from "./migrations/040-reply-addresses-by-name.t
 import { lookupsByIndex } from "./migrations/041-lookups-by-index.ts";
 import { bookingsByTime } from "./migrations/042-bookings-by-time.ts";
 import { ownerListsByIndex } from "./migrations/043-owner-lists-by-index.ts";
+import { ownerListsPaged } from "./migrations/044-owner-lists-paged.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -89,5 +90,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "041_lookups_by_index": lookupsByIndex(),
     "042_bookings_by_time": bookingsByTime(),
     "043_owner_lists_by_index": ownerListsByIndex(),
+    "044_owner_lists_paged": ownerListsPaged(),
   };
 }
