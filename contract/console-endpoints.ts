@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { CommentResponse } from "./api.ts";
 import type * as admin from "./console.ts";
+import type { suppressionSearchSchema, suppressionsResponseSchema } from "./list-pages.ts";
 
 /**
  * Every call of the console to `/api/admin`, in the form of the reading
@@ -88,7 +89,10 @@ export type ConsoleEndpoints = {
     response: Out<typeof admin.scheduledResponseSchema>;
   };
   "DELETE /admin/editions/:slug/schedule": { params: Slug; response: undefined };
-  "GET /admin/suppressions": { response: Out<typeof admin.suppressionsResponseSchema> };
+  "POST /admin/suppressions/search": {
+    body: In<typeof suppressionSearchSchema>;
+    response: Out<typeof suppressionsResponseSchema>;
+  };
   "POST /admin/suppressions/lift": {
     body: In<typeof admin.addressRequestSchema>;
     response: undefined;

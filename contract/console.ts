@@ -333,20 +333,6 @@ export const scheduledResponseSchema = z.object({
   warnings: z.array(z.string()),
 });
 
-// Suppressed addresses
-
-const suppressionSchema = z.object({
-  email: z.string(),
-  reason: z.enum(["hard_bounce", "complaint", "soft_bounces"]),
-  /** What reported it: smtp, mailbox, ses or postmark. */
-  source: z.string(),
-  /** The receiving server's words, when there are some. */
-  detail: z.string().nullable(),
-  createdAt: timestampSchema,
-});
-export type Suppression = z.infer<typeof suppressionSchema>;
-export const suppressionsResponseSchema = z.object({ suppressions: z.array(suppressionSchema) });
-
 // Health
 
 export const healthResponseSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { timestampSchema } from "./api.ts";
+import { listPageFields, nextPageSchema } from "./list-pages.ts";
 
 /*
  * The console's Followers screen (docs/fediverse.md): who follows the site on
@@ -15,8 +16,14 @@ const consoleFollowerSchema = z.object({
 });
 export type ConsoleFollower = z.infer<typeof consoleFollowerSchema>;
 
+/** `GET /admin/followers?after=&limit=`: a page of the followers, newest first. */
+export const followersQuerySchema = z.strictObject(listPageFields);
+
 export const followersResponseSchema = z.object({
   followers: z.array(consoleFollowerSchema),
+  next: nextPageSchema,
+  /** Every account that follows the site, not only this page's. */
+  total: z.number().int().nonnegative(),
   /** Accounts (their address) and servers (their host name) blocked, newest first. */
   blocks: z.array(z.object({ target: z.string(), blockedAt: timestampSchema })),
 });
@@ -62,7 +69,10 @@ export type ShownMention = Omit<ConsoleMention, "target" | "path" | "status" | "
 export const mentionsResponseSchema = z.object({ mentions: z.array(consoleMentionSchema) });
 
 export type FediverseEndpoints = {
-  "GET /admin/followers": { response: z.infer<typeof followersResponseSchema> };
+  "GET /admin/followers": {
+    query?: z.input<typeof followersQuerySchema>;
+    response: z.infer<typeof followersResponseSchema>;
+  };
   "POST /admin/fediverse/block": { body: z.input<typeof blockRequestSchema>; response: undefined };
   "POST /admin/fediverse/erase": {
     body: z.input<typeof eraseRequestSchema>;

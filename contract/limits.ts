@@ -4,6 +4,10 @@ export const limits = {
   auditShown: 200,
   /** Fediverse messages given up that the Health screen lists, the latest; it counts the rest. */
   givenUpShown: 50,
+  /** Rows in a page of the console's long lists (suppressed addresses, followers) unless asked for another size. */
+  ownerPageDefault: 50,
+  /** The most rows such a page may hold: the largest `limit` those reads take. */
+  ownerPageMax: 200,
   /** Display names, in UTF-16 code units like the HTML `maxlength` attribute. Not trimmed (docs/product.md, "Limits"). */
   userNameMax: 40,
   /** Comment text after trimming, in UTF-16 code units. */

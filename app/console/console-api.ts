@@ -39,7 +39,10 @@ export type Loaded<T> =
  * The console's reads: its GET routes, and the searches that take what is
  * searched for in a body, out of URLs and request logs.
  */
-type ConsoleRead = Extract<ConsoleRoute, `GET ${string}`> | "POST /admin/subscribers/search";
+type ConsoleRead =
+  | Extract<ConsoleRoute, `GET ${string}`>
+  | "POST /admin/subscribers/search"
+  | "POST /admin/suppressions/search";
 
 /**
  * Calls the read `route` now, again whenever its call (search, slug) changes,

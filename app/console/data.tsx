@@ -1,4 +1,5 @@
-import { Fragment, type ReactNode, useId } from "react";
+import { Fragment, type ReactNode, useId, useState } from "react";
+import { buttonClass } from "./ui.tsx";
 
 /*
  * How the console shows what it read: figures, lists and tables. Numbers are
@@ -129,5 +130,56 @@ export function Table({
         })}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Which page of a long list a screen shows (contract/list-pages.ts): the
+ * `after` of each page before it, so that Previous goes back as Next came.
+ */
+export function usePages() {
+  const [trail, setTrail] = useState<readonly string[]>([]);
+  return {
+    after: trail.at(-1),
+    number: trail.length + 1,
+    // A second press before the page has come names the same place: one page on.
+    next: (cursor: string) => setTrail((now) => (now.at(-1) === cursor ? now : [...now, cursor])),
+    previous: () => setTrail((now) => now.slice(0, -1)),
+  };
+}
+
+/**
+ * "Previous page" and "Next page" under a long list, in a navigation named
+ * `label`, with the page's number as a status. A button that leads nowhere
+ * says so (`aria-disabled`) and keeps its place and the focus.
+ */
+export function Pager({
+  label,
+  pages,
+  next,
+}: {
+  label: string;
+  pages: ReturnType<typeof usePages>;
+  next: string | null;
+}) {
+  if (pages.number === 1 && next === null) return null;
+  const button = (text: string, go: (() => void) | null) => (
+    <button
+      type="button"
+      className={`${buttonClass} aria-disabled:cursor-not-allowed aria-disabled:opacity-50`}
+      aria-disabled={go === null}
+      onClick={() => go?.()}
+    >
+      {text}
+    </button>
+  );
+  return (
+    <nav aria-label={label} className="mt-4 flex flex-wrap items-center gap-3">
+      {button("Previous page", pages.number > 1 ? pages.previous : null)}
+      <p role="status" className="text-sm text-slate-400">
+        Page {pages.number}
+      </p>
+      {button("Next page", next === null ? null : () => pages.next(next))}
+    </nav>
   );
 }

@@ -1,4 +1,7 @@
+import { limits } from "../../contract/limits.ts";
+import { decodeListPlace, type ListPlace } from "../../contract/list-pages.ts";
 import { withControlsShown } from "../../contract/text.ts";
+import type { ListPage, PageRequest } from "../db/list-pages.ts";
 import { toTsv } from "../lib/csv.ts";
 import type { CommandContext, Handler } from "./command.ts";
 
@@ -32,6 +35,38 @@ export function listed<T>(
     const list = await read(context);
     if (!printedJson(context, list))
       context.stdout.write(toTsv([header, ...list.map(row).map(text)]));
+  };
+}
+
+/**
+ * `listed`, for a list read a page at a time (server/db/list-pages.ts): every
+ * page in turn, each written as it comes, the whole list as `listed` would.
+ */
+export function listedPages<T>(
+  read: (context: CommandContext, place: PageRequest) => Promise<ListPage<T>>,
+  header: string[],
+  row: (entry: T) => Cell[],
+): Handler {
+  return async (context) => {
+    const json = Boolean(context.values.json);
+    const write = (chunk: string) => context.stdout.write(chunk);
+    write(json ? "[" : toTsv([header]));
+    let after: ListPlace | undefined;
+    let first = true;
+    do {
+      const page = await read(context, { after, limit: limits.ownerPageMax });
+      for (const entry of page.entries) {
+        if (!json) write(toTsv([text(row(entry))]));
+        // As JSON.stringify(list, null, 2) writes each entry of a list.
+        else
+          write(
+            `${first ? "" : ","}\n  ${JSON.stringify(entry, null, 2).replaceAll("\n", "\n  ")}`,
+          );
+        first = false;
+      }
+      after = page.next === null ? undefined : (decodeListPlace(page.next) ?? undefined);
+    } while (after);
+    if (json) write(first ? "]\n" : "\n]\n");
   };
 }
 

@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
+import type { Selectable } from "kysely";
 import { limits } from "../../contract/limits.ts";
 import { forgetApproval } from "../comments/publishing.ts";
 import { forgetRemoteWriters } from "../comments/removal.ts";
 import { remoteVisitorPrefix } from "../comments/rows.ts";
+import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
+import type { Database } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { dayMs, nowIso, toIso } from "../lib/time.ts";
 import { createSentRecords } from "./sent-records.ts";
@@ -44,6 +47,15 @@ export const serverNamesOf = (url: string): string[] => {
   }
 };
 
+type FollowerRow = Selectable<Database["fediverse_followers"]>;
+const asFollower = ({ actor_id, shared_inbox, follow_id, created_at, ...row }: FollowerRow) => ({
+  ...row,
+  actorId: actor_id,
+  sharedInbox: shared_inbox,
+  followId: follow_id,
+  followedAt: new Date(created_at).toISOString(),
+});
+
 export function createFediverseRepository(store: Store) {
   const { db } = store;
   return {
@@ -83,21 +95,20 @@ export function createFediverseRepository(store: Store) {
       return new Map(rows.map((row) => [row.actor_id, row.inbox]));
     },
 
-    async followers(within = db): Promise<Follower[]> {
-      const rows = await within
-        .selectFrom("fediverse_followers")
-        .selectAll()
+    /** Every follower, in no order: whom an item goes to. */
+    followers: async (within = db): Promise<Follower[]> =>
+      (await within.selectFrom("fediverse_followers").selectAll().execute()).map(asFollower),
+
+    /** A page of the followers, newest first, for the owner (server/db/list-pages.ts). */
+    async followersPage({ after, limit }: PageRequest): Promise<ListPage<Follower>> {
+      let query = db.selectFrom("fediverse_followers").selectAll();
+      if (after) query = query.where(beforePlace("created_at", "actor_id", after));
+      const rows = await query
         .orderBy("created_at", "desc")
+        .orderBy("actor_id", "desc")
+        .limit(limit + 1)
         .execute();
-      return rows.map((row) => ({
-        actorId: row.actor_id,
-        handle: row.handle,
-        name: row.name,
-        inbox: row.inbox,
-        sharedInbox: row.shared_inbox,
-        followId: row.follow_id,
-        followedAt: new Date(row.created_at).toISOString(),
-      }));
+      return pageOf(rows.map(asFollower), limit, (f) => ({ at: f.followedAt, key: f.actorId }));
     },
 
     async followerCount(): Promise<number> {

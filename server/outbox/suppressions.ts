@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from "kysely";
-import type { Suppression } from "../../contract/console.ts";
+import type { Suppression } from "../../contract/list-pages.ts";
+import { beforePlace, type ListPage, type PageRequest, pageOf } from "../db/list-pages.ts";
 import { transact } from "../db/owner-actor.ts";
 import type { Database, SuppressionReason } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
@@ -119,15 +120,30 @@ export function createSuppressions(
         : "already";
     },
 
-    /** Every suppressed address, newest first. */
-    async list(): Promise<Suppression[]> {
-      const rows = await db
+    /**
+     * A page of the suppressed addresses, newest first (server/db/list-pages.ts);
+     * given `email`, that address alone when it is suppressed, by its key.
+     */
+    async list({
+      after,
+      limit,
+      email,
+    }: PageRequest & { email?: string | undefined }): Promise<ListPage<Suppression>> {
+      let query = db
         .selectFrom("suppressions")
-        .select(["email", "reason", "source", "detail", "created_at as createdAt"])
+        .select(["email", "reason", "source", "detail", "created_at as createdAt"]);
+      if (email !== undefined) query = query.where("email", "=", suppressionKey(email));
+      if (after) query = query.where(beforePlace("created_at", "email", after));
+      const rows = await query
         .orderBy("created_at", "desc")
-        .orderBy("email")
+        .orderBy("email", "desc")
+        .limit(limit + 1)
         .execute();
-      return rows.map((row) => ({ ...row, createdAt: toIso(row.createdAt) }));
+      return pageOf(
+        rows.map((row) => ({ ...row, createdAt: toIso(row.createdAt) })),
+        limit,
+        (row) => ({ at: row.createdAt, key: row.email }),
+      );
     },
 
     /** Lets mail go to `email` again, its soft bounces forgotten; false when it was not suppressed. */

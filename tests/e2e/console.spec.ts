@@ -488,6 +488,89 @@ test("subscribers: counts, search, removal after confirmation, the screen axe cl
   await expect(page.locator("body")).toBeFocused();
 });
 
+/** Runs `statement` once with each of `rows` on the site's database, behind its back. */
+function writeRows(statement: string, rows: string[][]) {
+  const db = new DatabaseSync(path.join(own.dataDir, "engage.sqlite"));
+  db.exec("pragma busy_timeout = 5000");
+  const prepared = db.prepare(statement);
+  for (const row of rows) prepared.run(...row);
+  db.close();
+}
+
+/** 55 rows: a page of 50 and five more. */
+const fiftyFive = (row: (i: number) => string[]) => Array.from({ length: 55 }, (_, i) => row(i));
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+test("suppressed addresses a page at a time: Next and Previous by keyboard, the page's number said, one address found in any letter case and lifted, the screen axe clean", async ({
+  visitor,
+}) => {
+  // 55 addresses the outbox suppressed a minute apart: more than a page of 50.
+  const bounced = (i: number) => `bounced-${String(i).padStart(2, "0")}@example.org`;
+  writeRows(
+    "insert into suppressions (email, reason, source, detail, created_at) values (?, 'hard_bounce', 'smtp', null, ?)",
+    fiftyFive((i) => [bounced(i), minutesAgo(i + 1)]),
+  );
+  try {
+    const page = await ownerPage(visitor, own, "/admin/subscribers");
+    const suppressed = page.getByRole("region", { name: "Suppressed addresses" });
+    const rows = suppressed
+      .getByRole("table", { name: "Suppressed addresses, newest first" })
+      .locator("tbody tr");
+    const pager = suppressed.getByRole("navigation", { name: "Pages of suppressed addresses" });
+    const previous = pager.getByRole("button", { name: "Previous page" });
+    const next = pager.getByRole("button", { name: "Next page" });
+    await expect(rows).toHaveCount(50);
+    await expect(rows.first().getByRole("rowheader")).toHaveText(bounced(0));
+    await expect(pager.getByRole("status")).toHaveText("Page 1");
+    await expect(previous).toHaveAttribute("aria-disabled", "true");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // By keyboard, from the last row's Lift: Previous (which leads nowhere yet), then Next.
+    await suppressed
+      .getByRole("button", { name: `Lift the suppression of ${bounced(49)}` })
+      .focus();
+    await page.keyboard.press("Tab");
+    await expect(previous).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(next).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(pager.getByRole("status")).toHaveText("Page 2");
+    await expect(rows).toHaveCount(5);
+    await expect(rows.first().getByRole("rowheader")).toHaveText(bounced(50));
+    // The last page: Next keeps the focus and says it leads nowhere; pressed, it stays.
+    await expect(next).toBeFocused();
+    await expect(next).toHaveAttribute("aria-disabled", "true");
+    await page.keyboard.press("Enter");
+    await expect(pager.getByRole("status")).toHaveText("Page 2");
+    await expect(rows).toHaveCount(5);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press("Shift+Tab");
+    await expect(previous).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(pager.getByRole("status")).toHaveText("Page 1");
+    await expect(rows).toHaveCount(50);
+    await expect(previous).toBeFocused();
+
+    // One address, typed whole in another letter case: it alone, and lifted by keyboard.
+    await suppressed
+      .getByRole("search", { name: "Search suppressed addresses" })
+      .getByLabel("Find an address")
+      .fill("Bounced-53@Example.ORG");
+    await expect(rows).toHaveCount(1);
+    await expect(pager).toHaveCount(0);
+    await rows
+      .getByRole("button", { name: `Lift the suppression of ${bounced(53)}` })
+      .press("Enter");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect(page.getByText(`Mail may go to ${bounced(53)} again`)).toBeVisible();
+    await expect(suppressed.getByText("Bounced-53@Example.ORG is not suppressed.")).toBeFocused();
+    expect(ownerCli(own, "suppressions", "list")).not.toContain(bounced(53));
+  } finally {
+    writeRows("delete from suppressions where email like ?", [["bounced-%"]]);
+  }
+});
+
 test("newsletter: warnings, preview, send and progress, the screen axe clean; an edition scheduled in the browser's zone shows its time and is cancelled", async ({
   visitor,
 }) => {
@@ -1101,6 +1184,54 @@ test("followers: a follower and a waiting webmention, the screen axe clean; a Fe
     .press("Enter");
   await expect(page.getByText("Unblocked https://fosstodon.org/users/ines")).toBeVisible();
   await expect(page.getByText("Nothing is blocked.")).toBeFocused();
+});
+
+test("followers a page at a time: their number, Next and Previous by keyboard, the screen axe clean", async ({
+  visitor,
+}) => {
+  // 55 accounts that followed a minute apart: more than a page of 50.
+  const handle = (i: number) => `@f${String(i).padStart(2, "0")}@social.example`;
+  const actor = (i: number) => `https://social.example/users/f${String(i).padStart(2, "0")}`;
+  writeRows(
+    "insert into fediverse_followers (actor_id, handle, name, inbox, follow_id, created_at) values (?, ?, null, ?, ?, ?)",
+    fiftyFive((i) => [
+      actor(i),
+      handle(i),
+      `${actor(i)}/inbox`,
+      `${actor(i)}#1`,
+      minutesAgo(i + 1),
+    ]),
+  );
+  try {
+    const page = await ownerPage(visitor, own, "/admin/followers");
+    const followers = page.getByRole("list", { name: "Followers, newest first" });
+    await expect(page.getByRole("heading", { name: "Following the site (55)" })).toBeVisible();
+    await expect(followers.getByRole("article")).toHaveCount(50);
+    await expect(followers.getByRole("article").first()).toHaveAccessibleName(handle(0));
+    const pager = page.getByRole("navigation", { name: "Pages of followers" });
+    const next = pager.getByRole("button", { name: "Next page" });
+    expect(await seriousViolations(page)).toEqual([]);
+    // By keyboard from the last follower's Erase, to Previous (nowhere yet) and Next.
+    await page.getByRole("button", { name: `Erase ${handle(49)}` }).focus();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(next).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(pager.getByRole("status")).toHaveText("Page 2");
+    await expect(followers.getByRole("article")).toHaveCount(5);
+    await expect(followers.getByRole("article").first()).toHaveAccessibleName(handle(50));
+    await expect(next).toHaveAttribute("aria-disabled", "true");
+    await expect(next).toBeFocused();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Enter");
+    await expect(pager.getByRole("status")).toHaveText("Page 1");
+    await expect(followers.getByRole("article")).toHaveCount(50);
+  } finally {
+    writeRows("delete from fediverse_followers where actor_id like ?", [
+      ["https://social.example/users/f%"],
+    ]);
+  }
 });
 
 test("sign-in and passkeys: each other session ended by keyboard, the next one's End takes the focus, then the line that says none is left; the other browser is signed out", async ({

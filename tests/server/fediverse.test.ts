@@ -508,7 +508,7 @@ describe.each(backends)("the site on the Fediverse, on %s", (backend) => {
     expect((await owner.signIn()).statusCode).toBe(200);
     const followers = async () =>
       json(await owner.get("/api/admin/followers"), followersResponseSchema);
-    expect(await followers()).toEqual({ followers: [], blocks: [] });
+    expect(await followers()).toEqual({ followers: [], next: null, total: 0, blocks: [] });
     const block = (target: string) => owner.post("/api/admin/fediverse/block", { target });
     expect((await block("@troll@spam.example.net")).statusCode).toBe(204);
     expect((await block("spam.example.net")).statusCode).toBe(409);

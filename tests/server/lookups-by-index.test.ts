@@ -14,6 +14,7 @@ import { createEventJournal } from "../../server/events/journal.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { createListHealth } from "../../server/newsletter/list-health.ts";
 import { forget } from "../../server/outbox/queue.ts";
+import { createSuppressions } from "../../server/outbox/suppressions.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { backends, siteUrl } from "./support/test-app.ts";
 
@@ -91,6 +92,16 @@ describe.each(backends)("lookups by index on %s", (backend) => {
       select ${hoursAgo}, ${hoursAgo}, 'Reader', 'reader' || i || '@example.com', 'call', '',
         'UTC', case when i % 5 = 0 then 'cancelled' else 'booked' end, 'uid-' || i, 'ip-' || i,
         'address-' || i, current_timestamp, current_timestamp from n`);
+    // Suppressed addresses and followers, ten to a second.
+    const second = (i: string) =>
+      backend === "postgres"
+        ? `timestamptz '2026-11-01T00:00:00Z' + (${i} / 10) * interval '1 second'`
+        : `strftime('%Y-%m-%dT%H:%M:%fZ', '2026-11-01T00:00:00Z', '+' || (${i} / 10) || ' seconds')`;
+    await seed(`insert into suppressions (email, reason, source, created_at)
+      select 'reader' || i || '@example.com', 'hard_bounce', 'smtp', ${second("i")} from n`);
+    await seed(`insert into fediverse_followers (actor_id, handle, inbox, follow_id, created_at)
+      select 'https://remote.example/users/' || i, '@u' || i || '@remote.example',
+        'https://remote.example/inbox', 'https://remote.example/follows/' || i, ${second("i")} from n`);
     if (backend === "postgres") await sql`analyze`.execute(store.db);
   }, 120_000);
 
@@ -313,6 +324,55 @@ describe.each(backends)("lookups by index on %s", (backend) => {
         expect(plan).toContain("subscribers_by_time");
         expect(plan).not.toMatch(/TEMP B-TREE|Sort/);
       }
+    }
+  });
+
+  it("pages the suppressed addresses and the followers from the end of their time index, deep in the list as at its start", async () => {
+    const deep = { at: "2026-11-01T00:10:00.000Z", key: "zz" };
+    const listed: string[][] = [];
+    for (const [table, index, read] of [
+      [
+        "suppressions",
+        "suppressions_by_time",
+        async (recorded: Store) => {
+          const suppressions = createSuppressions(recorded);
+          for (const after of [undefined, deep]) {
+            listed.push(
+              (await suppressions.list({ after, limit: 50 })).entries.map((s) => s.email),
+            );
+          }
+        },
+      ],
+      [
+        "fediverse_followers",
+        "fediverse_followers_by_time",
+        async (recorded: Store) => {
+          const repository = createFediverseRepository(recorded);
+          for (const after of [undefined, deep]) {
+            listed.push(
+              (await repository.followersPage({ after, limit: 50 })).entries.map((f) => f.actorId),
+            );
+          }
+        },
+      ],
+    ] as const) {
+      for (const plan of await plansOf(table, read)) {
+        expect(plan).toContain(index);
+        expect(plan).not.toMatch(/Seq Scan|Sort|TEMP B-TREE/);
+      }
+    }
+    // Ten to a second: the first page the last five seconds', the deep one from 00:10:00 back.
+    expect(listed.map((page) => page.length)).toEqual([50, 50, 50, 50]);
+    expect(listed[0]?.[0]).toBe(`reader${rows}@example.com`);
+    expect(listed[1]?.[0]).toBe("reader6009@example.com");
+    expect(listed[3]?.[0]).toBe("https://remote.example/users/6009");
+  });
+
+  it("finds one suppressed address by its key", async () => {
+    for (const plan of await plansOf("suppressions", (recorded) =>
+      createSuppressions(recorded).list({ email: "Reader7@Example.com", limit: 50 }),
+    )) {
+      expect(plan).toMatch(/sqlite_autoindex_suppressions_1 \(email=\?\)|suppressions_pkey/);
     }
   });
 

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from "react";
 import type { ConsoleFollower, ConsoleMention } from "../../../contract/fediverse.ts";
 import { act, useConsoleData } from "../console-api.ts";
-import { List } from "../data.tsx";
+import { List, Pager, usePages } from "../data.tsx";
 import { ActButton, buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const hostOf = (address: string) => {
@@ -26,7 +26,10 @@ const said: Record<ConsoleMention["kind"], string> = {
  * or delete.
  */
 export function FollowersView() {
-  const followers = useConsoleData("GET /admin/followers");
+  const pages = usePages();
+  const followers = useConsoleData("GET /admin/followers", {
+    query: pages.after ? { after: pages.after } : {},
+  });
   const mentions = useConsoleData("GET /admin/webmentions");
   const [target, setTarget] = useState("");
 
@@ -100,16 +103,21 @@ export function FollowersView() {
   return (
     <div className="space-y-6">
       <Loading loaded={followers.loaded}>
-        {({ followers: list, blocks }) => (
+        {({ followers: list, next, total, blocks }) => (
           <>
-            <Panel title={`Following the site (${list.length})`}>
+            <Panel title={`Following the site (${total})`}>
               <List
                 items={list}
                 label="Followers, newest first"
-                empty="Nobody follows the site on the Fediverse yet. The About page tells readers how."
+                empty={
+                  pages.number > 1
+                    ? "No more followers: they left meanwhile."
+                    : "Nobody follows the site on the Fediverse yet. The About page tells readers how."
+                }
               >
                 {follower}
               </List>
+              <Pager label="Pages of followers" pages={pages} next={next} />
             </Panel>
             <Panel title="Blocked">
               <form onSubmit={blockGiven} className="mb-4 flex flex-wrap items-end gap-2">

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useConsoleData, useSettled } from "../console-api.ts";
-import { Figures, Table } from "../data.tsx";
+import { Figures, Pager, Table, usePages } from "../data.tsx";
 import { buttonClass, ConfirmButton, Input, Loading, Panel, When } from "../ui.tsx";
 
 const reasons = {
@@ -21,39 +21,58 @@ const head = (about: string) => [
 
 /**
  * Addresses no mail goes to (docs/mail.md, "Bounces and complaints"), with
- * why and since when; lifting one lets mail go to it again without
- * subscribing it.
+ * why and since when, a page at a time, or the one address searched for;
+ * lifting one lets mail go to it again without subscribing it.
  */
 function Suppressions() {
-  const { loaded, reload } = useConsoleData("GET /admin/suppressions");
+  const [q, setQ] = useState("");
+  const email = useSettled(q.trim());
+  const pages = usePages();
+  const { loaded, reload } = useConsoleData("POST /admin/suppressions/search", {
+    body: email ? { email } : pages.after ? { after: pages.after } : {},
+  });
   return (
     <Panel title="Suppressed addresses">
+      <search aria-label="Search suppressed addresses" className="mb-4">
+        <Input label="Find an address" type="search" value={q} onChange={setQ} />
+      </search>
       <Loading loaded={loaded}>
-        {({ suppressions }) => (
-          <Table
-            caption="Suppressed addresses, newest first"
-            empty="None: no receiving server has refused an address for good, and nobody has reported a mail as spam."
-            head={head("Reason")}
-            rows={suppressions.map(({ email, reason, source, detail, createdAt }) => [
-              email,
-              <span key="reason">
-                {reasons[reason]} ({source})
-                {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
-              </span>,
-              <When key="since" iso={createdAt} />,
-              <ConfirmButton
-                key="act"
-                label="Lift"
-                ariaLabel={`Lift the suppression of ${email}`}
-                title={`Let mail go to ${email} again?`}
-                description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
-                tone="primary"
-                call={["POST /admin/suppressions/lift", { body: { email } }]}
-                done={`Mail may go to ${email} again`}
-                after={reload}
-              />,
-            ])}
-          />
+        {({ suppressions, next }) => (
+          <>
+            <Table
+              caption="Suppressed addresses, newest first"
+              empty={
+                email
+                  ? `${email} is not suppressed.`
+                  : pages.number > 1
+                    ? "No more addresses: they were lifted meanwhile."
+                    : "None: no receiving server has refused an address for good, and nobody has reported a mail as spam."
+              }
+              head={head("Reason")}
+              rows={suppressions.map(({ email, reason, source, detail, createdAt }) => [
+                email,
+                <span key="reason">
+                  {reasons[reason]} ({source})
+                  {detail ? <span className="block text-xs text-slate-400">{detail}</span> : null}
+                </span>,
+                <When key="since" iso={createdAt} />,
+                <ConfirmButton
+                  key="act"
+                  label="Lift"
+                  ariaLabel={`Lift the suppression of ${email}`}
+                  title={`Let mail go to ${email} again?`}
+                  description="It is not subscribed again. If the address still refuses mail, it is suppressed again at the next refusal."
+                  tone="primary"
+                  call={["POST /admin/suppressions/lift", { body: { email } }]}
+                  done={`Mail may go to ${email} again`}
+                  after={reload}
+                />,
+              ])}
+            />
+            {email ? null : (
+              <Pager label="Pages of suppressed addresses" pages={pages} next={next} />
+            )}
+          </>
         )}
       </Loading>
     </Panel>

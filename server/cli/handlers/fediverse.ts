@@ -5,7 +5,7 @@ import { type Erased, fediverseActions } from "../../fediverse/owner-actions.ts"
 import { createFediverseRepository } from "../../fediverse/repository.ts";
 import { mentionRecords } from "../../fediverse/webmention-records.ts";
 import { type CommandContext, ownerAction, parseId, usageError } from "../command.ts";
-import { listed } from "../table.ts";
+import { listed, listedPages } from "../table.ts";
 
 /*
  * The owner's Fediverse audience from the command line (docs/fediverse.md,
@@ -43,8 +43,8 @@ function valid<T>(done: T | "invalid"): T {
   return done;
 }
 
-export const fediverseFollowers = listed(
-  async (context) => (await repositoryOf(context)).followers(),
+export const fediverseFollowers = listedPages(
+  async (context, page) => (await repositoryOf(context)).followersPage(page),
   ["handle", "name", "followed_at", "actor"],
   (f) => [f.handle, f.name ?? "", f.followedAt, f.actorId],
 );

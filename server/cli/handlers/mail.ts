@@ -15,7 +15,7 @@ import {
 import { createSuppressions } from "../../outbox/suppressions.ts";
 import { verpKeyOf } from "../../outbox/verp.ts";
 import { AdminError, type CommandContext, ownerAction, usageError } from "../command.ts";
-import { listed } from "../table.ts";
+import { listedPages } from "../table.ts";
 
 export async function mailDkim({ values, config, stdout }: CommandContext) {
   const file = dkimKeyFileOf(config);
@@ -83,8 +83,8 @@ export async function mailBounces({ config, stdout, store, secret, engagement }:
   );
 }
 
-export const suppressionsList = listed(
-  async ({ store }) => createSuppressions(await store()).list(),
+export const suppressionsList = listedPages(
+  async ({ store }, page) => createSuppressions(await store()).list(page),
   ["email", "reason", "source", "since", "detail"],
   (s) => [s.email, s.reason, s.source, s.createdAt, s.detail ?? ""],
 );

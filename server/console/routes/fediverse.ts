@@ -4,6 +4,7 @@ import {
   blockRequestSchema,
   eraseRequestSchema,
   eraseResponseSchema,
+  followersQuerySchema,
   followersResponseSchema,
   mentionsResponseSchema,
 } from "../../../contract/fediverse.ts";
@@ -28,18 +29,26 @@ export const fediverseConsoleRoutes: FastifyPluginAsyncZod<ConsoleContext> = asy
   app.get(
     "/followers",
     route(
-      "The Fediverse accounts that follow the site, and the blocks, newest first",
+      "A page of the Fediverse accounts that follow the site, and the blocks, newest first",
       followersResponseSchema,
+      { querystring: followersQuerySchema },
     ),
-    async () => {
-      const [followers, blocks] = await Promise.all([repository.followers(), repository.blocks()]);
+    async (request) => {
+      const { after, limit } = request.query;
+      const [page, total, blocks] = await Promise.all([
+        repository.followersPage({ after, limit }),
+        repository.followerCount(),
+        repository.blocks(),
+      ]);
       return {
-        followers: followers.map(({ actorId, handle, name, followedAt }) => ({
+        followers: page.entries.map(({ actorId, handle, name, followedAt }) => ({
           actorId,
           handle,
           name,
           followedAt,
         })),
+        next: page.next,
+        total,
         blocks,
       };
     },

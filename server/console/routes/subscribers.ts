@@ -3,8 +3,11 @@ import {
   addressRequestSchema,
   subscriberSearchSchema,
   subscribersResponseSchema,
-  suppressionsResponseSchema,
 } from "../../../contract/console.ts";
+import {
+  suppressionSearchSchema,
+  suppressionsResponseSchema,
+} from "../../../contract/list-pages.ts";
 import { notFound } from "../../api/errors.ts";
 import { subscriberActions, suppressionActions } from "../../newsletter/owner-actions.ts";
 import { createSuppressions } from "../../outbox/suppressions.ts";
@@ -56,13 +59,21 @@ export const subscriberRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (ap
     },
   );
 
-  app.get(
-    "/suppressions",
+  app.post(
+    "/suppressions/search",
     route(
-      "Addresses no mail goes to, newest first, each with the reason and when",
+      "A page of the addresses no mail goes to, newest first, each with the reason and when; or one address",
       suppressionsResponseSchema,
+      {
+        description:
+          "A POST, so that the address searched for, and the cursor that holds one, are in no URL and no request log.",
+        body: suppressionSearchSchema,
+      },
     ),
-    async () => ({ suppressions: await suppressions.list() }),
+    async (request) => {
+      const page = await suppressions.list(request.body);
+      return { suppressions: page.entries, next: page.next };
+    },
   );
 
   app.post(

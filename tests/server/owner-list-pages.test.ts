@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorResponseSchema } from "../../contract/api.ts";
+import { followersResponseSchema } from "../../contract/fediverse.ts";
+import { encodeListPlace, suppressionsResponseSchema } from "../../contract/list-pages.ts";
+import { admin, adminEnv } from "./support/admin.ts";
+import { Owner } from "./support/owner.ts";
+import { runSql } from "./support/sql.ts";
+import { backends, json, startTestApp, type TestApp } from "./support/test-app.ts";
+
+/*
+ * The owner's long lists a page at a time (server/db/list-pages.ts): the
+ * suppressed addresses and the Fediverse followers, newest first, each page
+ * from where the last ended. Seeded with three rows to a second, so that
+ * pages end inside a second and the key decides; a row added between two
+ * pages is on the first and makes no later page skip or repeat one.
+ */
+
+const suppressed = 230;
+const following = 120;
+const second = (i: number) => new Date(Date.UTC(2026, 10, 1) + Math.floor(i / 3) * 1000);
+const address = (i: number) => `reader${i}@example.com`;
+const account = (i: number) => `https://social.example/users/u${i}`;
+
+/** Newest first, ties by key from the last: the order every page comes in. */
+const newestFirst = (rows: { at: Date; key: string }[]) =>
+  rows
+    .toSorted((a, b) => b.at.getTime() - a.at.getTime() || (a.key < b.key ? 1 : -1))
+    .map((row) => row.key);
+
+describe.each(backends)("the owner's long lists a page at a time, on %s", (backend) => {
+  let t: TestApp;
+  let owner: Owner;
+
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { FEDIVERSE_HANDLE: "arjun" } });
+    owner = new Owner(t);
+    expect((await owner.signIn()).statusCode).toBe(200);
+    const values = (n: number, row: (i: number) => string) =>
+      Array.from({ length: n }, (_, i) => row(i)).join(", ");
+    await runSql(
+      t,
+      `insert into suppressions (email, reason, source, detail, created_at) values ${values(
+        suppressed,
+        (i) => `('${address(i)}', 'hard_bounce', 'smtp', null, '${second(i).toISOString()}')`,
+      )}`,
+    );
+    await runSql(
+      t,
+      `insert into fediverse_followers (actor_id, handle, name, inbox, follow_id, created_at) values ${values(
+        following,
+        (i) =>
+          `('${account(i)}', '@u${i}@social.example', null, '${account(i)}/inbox', '${account(i)}#follow', '${second(i).toISOString()}')`,
+      )}`,
+    );
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const suppressions = async (body: Record<string, unknown>) =>
+    json(await owner.post("/api/admin/suppressions/search", body), suppressionsResponseSchema);
+
+  it("pages through the suppressed addresses newest first, each once, one suppressed meanwhile on the first page only", async () => {
+    const seen: string[] = [];
+    let next: string | null = null;
+    let pages = 0;
+    do {
+      const page = await suppressions(next ? { after: next, limit: 50 } : { limit: 50 });
+      expect(page.suppressions.length).toBeLessThanOrEqual(50);
+      seen.push(...page.suppressions.map((s) => s.email));
+      next = page.next;
+      pages += 1;
+      // Between the first and the second page, an address is suppressed: it is the newest.
+      if (pages === 1) {
+        await runSql(
+          t,
+          "insert into suppressions (email, reason, source, detail, created_at) values (?, 'complaint', 'ses', null, ?)",
+          ["late@example.com", new Date().toISOString()],
+        );
+      }
+    } while (next);
+    expect(pages).toBe(5);
+    expect(seen).toEqual(
+      newestFirst(
+        Array.from({ length: suppressed }, (_, i) => ({ at: second(i), key: address(i) })),
+      ),
+    );
+    // The next visit's first page has it on top; the default page is 50.
+    const first = await suppressions({});
+    expect(first.suppressions.map((s) => s.email).slice(0, 2)).toEqual([
+      "late@example.com",
+      seen[0],
+    ]);
+    expect(first.suppressions).toHaveLength(50);
+    await runSql(t, "delete from suppressions where email = ?", ["late@example.com"]);
+  });
+
+  it("finds one suppressed address in any letter case, and says none for one that is not", async () => {
+    const found = await suppressions({ email: "  Reader17@Example.COM " });
+    expect(found).toEqual({
+      suppressions: [
+        {
+          email: "reader17@example.com",
+          reason: "hard_bounce",
+          source: "smtp",
+          detail: null,
+          createdAt: second(17).toISOString(),
+        },
+      ],
+      next: null,
+    });
+    // Exact: a part of an address finds nothing.
+    expect(await suppressions({ email: "reader1" })).toEqual({ suppressions: [], next: null });
+  });
+
+  it("pages through the followers newest first with their number, the command line listing the same", async () => {
+    const seen: string[] = [];
+    let query = "";
+    let added = false;
+    for (;;) {
+      const page = json(await owner.get(`/api/admin/followers${query}`), followersResponseSchema);
+      expect(page.total).toBe(following + (added ? 1 : 0));
+      seen.push(...page.followers.map((f) => f.actorId));
+      if (!page.next) break;
+      if (!added) {
+        await runSql(
+          t,
+          "insert into fediverse_followers (actor_id, handle, name, inbox, follow_id, created_at) values (?, '@new@social.example', null, ?, ?, ?)",
+          [
+            account(999),
+            `${account(999)}/inbox`,
+            `${account(999)}#follow`,
+            new Date().toISOString(),
+          ],
+        );
+        added = true;
+      }
+      query = `?after=${encodeURIComponent(page.next)}`;
+    }
+    const expected = newestFirst(
+      Array.from({ length: following }, (_, i) => ({ at: second(i), key: account(i) })),
+    );
+    expect(seen).toEqual(expected);
+
+    // The command line walks the same pages, 200 at a time: every row, once, in that order.
+    const env = adminEnv(t);
+    const printed = await admin(env, "fediverse", "followers");
+    expect(printed.code).toBe(0);
+    const lines = printed.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("handle\tname\tfollowed_at\tactor");
+    expect(lines.slice(1).map((line) => line.split("\t")[3])).toEqual([account(999), ...expected]);
+    const listed = await admin(env, "suppressions", "list", "--json");
+    const all = JSON.parse(listed.stdout) as { email: string }[];
+    expect(all.map((s) => s.email)).toEqual(
+      newestFirst(
+        Array.from({ length: suppressed }, (_, i) => ({ at: second(i), key: address(i) })),
+      ),
+    );
+    expect(listed.stdout).toBe(`${JSON.stringify(all, null, 2)}\n`);
+  });
+
+  it("refuses a cursor it did not write and a page too large with a 400 that says so, and changes nothing", async () => {
+    const count = async () => (await runSql(t, "select count(*) as n from suppressions"))[0]?.n;
+    const before = await count();
+    const place = encodeListPlace({ at: second(9).toISOString(), key: address(9) });
+    for (const [body, says] of [
+      [{ after: "not-a-cursor!" }, "This is not a cursor from this list."],
+      [{ after: `${place}=` }, "This is not a cursor from this list."],
+      [{ after: btoa("yesterday~reader9@example.com") }, "This is not a cursor from this list."],
+      [{ after: "x".repeat(5000) }, "This is not a cursor from this list."],
+      [{ limit: 100_000 }, "limit is a whole number from 1 to 200."],
+      [{ limit: 0 }, "limit is a whole number from 1 to 200."],
+      [{ limit: 2.5 }, "body.limit"],
+    ] as const) {
+      const response = await owner.post("/api/admin/suppressions/search", body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(json(response, errorResponseSchema).error.message).toContain(says);
+    }
+    for (const query of ["?after=not-a-cursor", "?limit=100000", "?limit=-1", "?after="]) {
+      const response = await owner.get(`/api/admin/followers${query}`);
+      expect(response.statusCode, query).toBe(400);
+      expect(json(response, errorResponseSchema).error.code).toBe("validation_failed");
+    }
+    expect(await count()).toEqual(before);
+    // A cursor of ours reads the page after its place: in its second, the keys before it.
+    const after = await suppressions({ after: place, limit: 3 });
+    expect(after.suppressions.map((s) => s.email)).toEqual([address(11), address(10), address(8)]);
+  });
+});
