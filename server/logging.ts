@@ -12,9 +12,11 @@ import type { Env } from "./config.ts";
  * logs do not hold, and the page the readers' beacon says a reader came from
  * (`r`), which is the address of the page before, token and all
  * (`/unsubscribe?token=…`), and the question to the assistant that its
- * enquiry link carries to the form (`message`), kept with no IP address.
+ * enquiry link carries to the form (`message`), kept with no IP address, and
+ * the place in a long console list a page starts after (`after`), which names
+ * a follower's account.
  */
-const secretParameters = new Set(["token", "ticket", "q", "r", "message"]);
+const secretParameters = new Set(["token", "ticket", "q", "r", "message", "after"]);
 
 /** The owner's calendar feed is read at a secret path, `/book/feed/<token>.ics`. */
 const secretPath = /^\/book\/feed\//;

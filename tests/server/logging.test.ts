@@ -47,6 +47,15 @@ describe("redacting URLs in logs", () => {
     expect(redactUrl("/search?Q=x&page=2")).toBe("/search?Q=[redacted]&page=2");
   });
 
+  it("hides the place a console list's page starts after, which names a follower", () => {
+    const after = encodeURIComponent(
+      "MjAyNi0xMi0wNFQxMDowMDowMC4wMDBafGh0dHBzOi8vbWFzdG9kb24udGVzdC91c2Vycy9hZGE",
+    );
+    expect(redactUrl(`/api/admin/followers?after=${after}&limit=50`)).toBe(
+      "/api/admin/followers?after=[redacted]&limit=50",
+    );
+  });
+
   it("leaves other parameters, malformed encodings and paths alone", () => {
     for (const url of ["/science/wifi", "/u?ref=mail&page=2", "/u?%E0%A4%A=1", "/token=x"]) {
       expect(redactUrl(url)).toBe(url);
