@@ -92,25 +92,45 @@ type Row = {
 /** Islands hydrate when the browser is idle: on a loaded machine that took over 30 s. */
 const islandsTimeoutMs = 120_000;
 
+/**
+ * Wakes the islands `selector` names (none when null), as a pointer passing over them would,
+ * then waits until no island `waiting` names is left to hydrate and the network is quiet.
+ */
+async function wake(page: Page, selector: string | null, waiting = selector ?? "") {
+  if (selector) {
+    await page.locator(selector).evaluateAll((islands) => {
+      for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
+    });
+  }
+  await page.waitForFunction((each) => !document.querySelector(each), waiting, {
+    timeout: islandsTimeoutMs,
+  });
+  await page.waitForLoadState("networkidle");
+}
+
+/**
+ * The paths of the site's own scripts `page` requests from now on: not another origin's, and
+ * not a worker's script made in the page from one it loaded already (a `blob:` address, as
+ * the confetti's, whose origin is the page's).
+ */
+function scriptsOf(page: Page): Set<string> {
+  const paths = new Set<string>();
+  page.on("request", (request) => {
+    if (request.resourceType() === "script" && request.url().startsWith(`${origin}/`)) {
+      paths.add(new URL(request.url()).pathname);
+    }
+  });
+  return paths;
+}
+
 /** One route, in a page (and browser context, so a cache) of its own. */
 async function measure(route: string): Promise<Row> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   try {
-    let loaded = false;
-    const early = new Set<string>();
-    const all = new Set<string>();
-    page.on("request", (request) => {
-      if (request.resourceType() !== "script") return;
-      // The site's own files only: not another origin's, and not a worker's
-      // script made in the page from one it loaded already (a `blob:` address,
-      // as the confetti's, whose origin is the page's).
-      if (!request.url().startsWith(`${origin}/`)) return;
-      const url = new URL(request.url());
-      all.add(url.pathname);
-      if (!loaded) early.add(url.pathname);
-    });
+    const all = scriptsOf(page);
+    let early = new Set<string>();
     page.on("load", () => {
-      loaded = true;
+      early = new Set(all);
     });
     await page.goto(`${origin}${route}`, { waitUntil: "load" });
     const inline = (await inlineScripts(page)).reduce(
@@ -126,46 +146,32 @@ async function measure(route: string): Promise<Row> {
     // What a reader who only reads is sent: the islands that hydrate when the
     // browser is idle (the header and the topic tabs wait to be used, /book's
     // form for the reader's first move).
-    await page.waitForFunction(
-      () =>
-        document.querySelectorAll(
-          'astro-island[ssr]:not(:has(form)):not(:has(.item-discussion)):not([opts*="interaction"]):not([opts*="activity"])',
-        ).length === 0,
-      undefined,
-      { timeout: islandsTimeoutMs },
+    await wake(
+      page,
+      null,
+      'astro-island[ssr]:not(:has(form)):not(:has(.item-discussion)):not([opts*="interaction"]):not([opts*="activity"])',
     );
-    await page.waitForLoadState("networkidle");
     const afterLoad = await sum(all);
 
     // Then every island woken, as a pointer passing over them would (a move
     // with no movement is a pointer at rest, which wakes nothing); the
     // footer's form and an item page's discussion hydrate only when seen.
-    await page.locator('astro-island[ssr][opts*="interaction"]').evaluateAll((islands) => {
-      for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
-    });
     await page.evaluate(() => dispatchEvent(new PointerEvent("pointermove", { movementX: 1 })));
-    await page.waitForFunction(
-      () =>
-        document.querySelectorAll("astro-island[ssr]:not(:has(form)):not(:has(.item-discussion))")
-          .length === 0,
-      undefined,
-      { timeout: islandsTimeoutMs },
+    await wake(
+      page,
+      'astro-island[ssr][opts*="interaction"]',
+      "astro-island[ssr]:not(:has(form)):not(:has(.item-discussion))",
     );
-    await page.waitForLoadState("networkidle");
     const inUse = await sum(all);
 
     let afterOpening: number | null = null;
-    if (engagementPages.has(route)) {
-      await page.locator("main [data-trigger]").first().click();
+    if (engagementPages.has(route) || engagedItemPages.has(route)) {
+      if (engagementPages.has(route)) await page.locator("main [data-trigger]").first().click();
+      else await page.locator(".item-discussion").scrollIntoViewIfNeeded();
       await page
         .getByRole("button", { name: /^Like \d+$/ })
         .first()
         .waitFor();
-      await page.waitForLoadState("networkidle");
-      afterOpening = await sum(all);
-    } else if (engagedItemPages.has(route)) {
-      await page.locator(".item-discussion").scrollIntoViewIfNeeded();
-      await page.getByRole("button", { name: /^Like \d+$/ }).waitFor();
       await page.waitForLoadState("networkidle");
       afterOpening = await sum(all);
     }
@@ -185,29 +191,17 @@ async function measure(route: string): Promise<Row> {
 async function measureAssistant(othersFirst: boolean): Promise<number> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   try {
-    const fetched = new Set<string>();
-    page.on("request", (request) => {
-      if (request.resourceType() === "script" && request.url().startsWith(`${origin}/`)) {
-        fetched.add(new URL(request.url()).pathname);
-      }
-    });
-    /** Wakes the islands `selector` names, as a pointer passing over them would, and waits until none waits. */
-    const wake = async (selector: string) => {
-      await page.locator(selector).evaluateAll((islands) => {
-        for (const island of islands) island.dispatchEvent(new PointerEvent("pointerover"));
-      });
-      await page.waitForFunction((waiting) => !document.querySelector(waiting), selector, {
-        timeout: islandsTimeoutMs,
-      });
-      await page.waitForLoadState("networkidle");
-    };
+    const fetched = scriptsOf(page);
     await page.goto(`${origin}/services`, { waitUntil: "load" });
     await page.waitForLoadState("networkidle");
     if (othersFirst) {
-      await wake('astro-island[ssr][opts*="interaction"]:not([component-url*="assistant-chat"])');
+      await wake(
+        page,
+        'astro-island[ssr][opts*="interaction"]:not([component-url*="assistant-chat"])',
+      );
     }
     const before = new Set(fetched);
-    await wake('astro-island[ssr][component-url*="assistant-chat"]');
+    await wake(page, 'astro-island[ssr][component-url*="assistant-chat"]');
     const paths = [...fetched].filter((each) => !before.has(each));
     return (await Promise.all(paths.map(servedGzipBytes))).reduce((sum, n) => sum + n, 0);
   } finally {
