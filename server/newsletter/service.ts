@@ -1,15 +1,18 @@
 import type { Config } from "../config.ts";
 import { createSpentFormTokens } from "../db/spent-form-tokens.ts";
 import type { Store } from "../db/store.ts";
+import { reconfirmation } from "../engagement/subscribers-repository.ts";
 import { createFormTickets, createFormTokens } from "../lib/form-token.ts";
-import { clickKeyOf } from "./clicks.ts";
-import { newsletterComposers } from "./composers.ts";
+import type { ComposeMail } from "../outbox/outbox-worker.ts";
+import { clickKeyOf, withTrackedLinks } from "./clicks.ts";
 import { createEditionsRepository } from "./editions-repository.ts";
+import { confirmationMail, editionMail, reconfirmationMail } from "./messages.ts";
 
 /**
- * The newsletter of one server instance: the mails it hands the outbox, and
- * what the subscription routes need (the form's secrets, the confirmation
- * limit, and a wake-up for the outbox worker).
+ * The newsletter of one server instance: the mails it hands the outbox,
+ * written from their rows (confirmations and editions), and what the
+ * subscription routes need (the form's secrets, the confirmation limit, and a
+ * wake-up for the outbox worker).
  */
 export function createNewsletter(
   store: Store,
@@ -20,14 +23,55 @@ export function createNewsletter(
   cookieSecret: string,
 ) {
   const editions = createEditionsRepository(store);
+  const { siteUrl } = config;
+  /** Where readers' answers to an edition go: the owner. */
+  const replyTo = config.OWNER_EMAIL ?? config.contactEmail;
+  const clickKey = clickKeyOf(cookieSecret);
+  // An edition is read once per worker, not once per recipient.
+  const kept = new Map<number, { subject: string; html: string; text: string }>();
+  const composers: { confirmation: ComposeMail; edition: ComposeMail } = {
+    async confirmation(row) {
+      if (!row.email) return { outcome: "failed", reason: "no recipient" };
+      if (!row.token) return { outcome: "failed", reason: "no confirmation token" };
+      // `newsletter reconfirm`'s request to an imported address is worded as such; one the
+      // reader asked for through the form is the ordinary one, imported or not.
+      const mail = row.payload === reconfirmation ? reconfirmationMail : confirmationMail;
+      return mail({ to: row.email, token: row.token }, siteUrl);
+    },
+
+    async edition(row, db) {
+      if (!row.email) return { outcome: "failed", reason: "no recipient" };
+      // Only to an address still subscribed, under the token the row was queued with.
+      const recipient = row.token
+        ? await db
+            .selectFrom("subscribers")
+            .select("id")
+            .where("unsubscribe_token", "=", row.token)
+            .where("status", "=", "confirmed")
+            .executeTakeFirst()
+        : undefined;
+      if (!recipient) return { outcome: "cancelled", reason: "unsubscribed before sending" };
+      const editionId = row.edition_id as number;
+      let edition = kept.get(editionId);
+      if (!edition) {
+        const stored = await editions.edition(editionId);
+        if (!stored) return { outcome: "failed", reason: "the edition is gone" };
+        edition = {
+          subject: stored.subject,
+          ...withTrackedLinks(stored, await editions.links(editionId), {
+            siteUrl,
+            key: clickKey,
+            editionId,
+          }),
+        };
+        kept.set(editionId, edition);
+      }
+      return editionMail(edition, { to: row.email, token: row.token as string, replyTo }, siteUrl);
+    },
+  };
   return {
     editions,
-    composers: newsletterComposers({
-      editions,
-      siteUrl: config.siteUrl,
-      replyTo: config.OWNER_EMAIL ?? config.contactEmail,
-      clickKey: clickKeyOf(cookieSecret),
-    }),
+    composers,
     routeDeps(mailQueued: () => void) {
       return {
         formTokens: createFormTokens(cookieSecret, { spent: createSpentFormTokens(store) }),
