@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { FastifyPluginAsyncZod } from "@fastify/type-provider-zod";
 import { z } from "zod";
@@ -13,12 +14,19 @@ import {
 } from "../../../contract/console.ts";
 import { ApiError, notFound } from "../../api/errors.ts";
 import { withoutAddresses } from "../../lib/log.ts";
+import { onFirstUse } from "../../lib/on-first-use.ts";
 import { editionLinkProblems } from "../../newsletter/edition-links.ts";
 import { editionMail } from "../../newsletter/messages.ts";
 import { editionActions } from "../../newsletter/owner-actions.ts";
 import { createEditionSchedules } from "../../newsletter/schedules.ts";
-import { editionFile, editions, listEditions } from "../editions-folder.ts";
 import { type ConsoleContext, noContent, route } from "./context.ts";
+
+/**
+ * Reading an edition renders its Markdown and its plain text (html-to-text
+ * and the HTML parser it brings): loaded when the owner first opens the
+ * editions, not at every start (docs/benchmarks.md, "Start and idle").
+ */
+const editions = onFirstUse(() => import("../../newsletter/editions.ts"));
 
 /** The newsletter's editions: the folder, a preview, a test copy, sending now or later. */
 export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, context) => {
@@ -29,21 +37,51 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
     mailQueued: context.mailQueued,
   });
 
+  /** The folder's own path is the server's business, not the page's. */
+  const withoutFolder = (message: string) => message.replaceAll(`${editionsDir}${path.sep}`, "");
+
+  /**
+   * The editions folder (EDITIONS_DIR; docs/mail.md, "Newsletter editions"):
+   * every Markdown file, newest name first, each with its subject or the reason
+   * it cannot be sent, and what is wrong with its links and images.
+   */
+  async function listEditions() {
+    const { EditionError, readEdition } = await editions();
+    let names: string[];
+    try {
+      names = readdirSync(editionsDir).filter((name) => name.toLowerCase().endsWith(".md"));
+    } catch {
+      return [];
+    }
+    return names
+      .sort()
+      .reverse()
+      .map((name) => {
+        const slug = name.replace(/\.md$/i, "");
+        try {
+          const edition = readEdition(path.join(editionsDir, name), siteUrl);
+          const warnings = editionLinkProblems(edition.links, config);
+          return { slug, subject: edition.subject, problem: null, warnings };
+        } catch (error) {
+          const problem = withoutFolder(
+            error instanceof EditionError ? error.message : String(error),
+          );
+          return { slug, subject: null, problem, warnings: [] };
+        }
+      });
+  }
+
+  /** The edition named `slug` in the folder; the slug is checked, so no other file is reached. */
   async function editionOf(slug: string) {
-    const file = editionFile(editionsDir, slug);
-    if (!file) throw notFound("No such edition.");
+    if (!editionSlugSchema.safeParse(slug).success) throw notFound("No such edition.");
     const { EditionError, readEdition } = await editions();
     try {
-      const edition = readEdition(file, siteUrl);
+      const edition = readEdition(path.join(editionsDir, `${slug}.md`), siteUrl);
       return { ...edition, warnings: editionLinkProblems(edition.links, config) };
     } catch (error) {
       if (!(error instanceof EditionError)) throw error;
       if (/Cannot read/.test(error.message)) throw notFound(`There is no edition "${slug}".`);
-      throw new ApiError(
-        422,
-        "validation_failed",
-        error.message.replaceAll(`${editionsDir}${path.sep}`, ""),
-      );
+      throw new ApiError(422, "validation_failed", withoutFolder(error.message));
     }
   }
 
@@ -60,7 +98,7 @@ export const editionRoutes: FastifyPluginAsyncZod<ConsoleContext> = async (app, 
         const found = pending.find((p) => p.slug === slug);
         return found ? { sendAt: found.sendAt, started: found.started } : null;
       };
-      const listed = (await listEditions(editionsDir, config)).map((edition) => ({
+      const listed = (await listEditions()).map((edition) => ({
         ...edition,
         progress: progress.find((p) => p.slug === edition.slug) ?? null,
         scheduled: scheduled(edition.slug),
