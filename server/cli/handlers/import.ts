@@ -10,7 +10,7 @@ import { createEventJournal } from "../../events/journal.ts";
 import { applyExport, countAll, ImportRefused } from "../../portability/apply-export.ts";
 import { applyOriginal, type SubscriberConsent } from "../../portability/apply-original.ts";
 import { applyPlan } from "../../portability/apply-plan.ts";
-import { readDisqus } from "../../portability/disqus.ts";
+import { readDisqus, readWordpress } from "../../portability/blog-exports.ts";
 import {
   type OriginalFile,
   originalTables,
@@ -27,7 +27,6 @@ import {
   type Tally,
 } from "../../portability/report.ts";
 import { createExportSigner } from "../../portability/signature.ts";
-import { readWordpress } from "../../portability/wordpress.ts";
 import { AdminError, type CommandContext, exitCodes, usageError } from "../command.ts";
 
 /** The largest file an import reads: far above any blog's comments, far below this machine's memory. */
