@@ -1,8 +1,69 @@
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { Config } from "../../config.ts";
 import { sqliteFileOf } from "../../db/store-config.ts";
-import { type CommandContext, usageError } from "../command.ts";
-import { backupDatabase, restoreDatabase } from "../sqlite-files.ts";
+import { AdminError, type CommandContext, usageError } from "../command.ts";
+
+/** The tables a database of this site has; a file without them is not one of its backups. */
+const expectedTables = ["subscribers", "science_comments", "events", "kysely_migration"];
+
+/**
+ * Copies `source` into a new file `target` with VACUUM INTO: one read
+ * transaction, so the copy is a consistent snapshot even while the server
+ * writes (WAL mode lets it go on writing meanwhile). The copy is written under
+ * a temporary name and renamed, so `target` is never a half-written file; it
+ * holds emails, so only its owner may read it.
+ */
+function copyDatabase(source: string, target: string): void {
+  const partial = `${target}.partial-${process.pid}`;
+  rmSync(partial, { force: true });
+  const db = new DatabaseSync(source, { timeout: 5000 });
+  try {
+    db.prepare("vacuum into ?").run(partial);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  } finally {
+    db.close();
+  }
+  chmodSync(partial, 0o600);
+  renameSync(partial, target);
+}
+
+/** Throws unless `file` is an intact SQLite database with this site's tables. */
+function checkDatabase(file: string, role: string): void {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+  } catch (error) {
+    throw new AdminError(`${role} ${file} cannot be opened: ${(error as Error).message}`);
+  }
+  try {
+    const check = db.prepare("pragma quick_check").get() as { quick_check: string } | undefined;
+    if (check?.quick_check !== "ok") {
+      throw new AdminError(`${role} ${file} is damaged: ${check?.quick_check ?? "no answer"}`);
+    }
+    const tables = new Set(
+      (
+        db.prepare("select name from sqlite_master where type = 'table'").all() as {
+          name: string;
+        }[]
+      ).map((row) => row.name),
+    );
+    const missing = expectedTables.filter((table) => !tables.has(table));
+    if (missing.length > 0) {
+      throw new AdminError(
+        `${role} ${file} is not a database of this site (no ${missing.join(", ")} table).`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof AdminError) throw error;
+    throw new AdminError(`${role} ${file} is not a SQLite database: ${(error as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
 
 function sqliteOnly(config: Config, what: string): string {
   if (config.databaseKind !== "sqlite") {
@@ -16,17 +77,74 @@ function sqliteOnly(config: Config, what: string): string {
 export async function backup({ values, config, stdout, actor }: CommandContext) {
   const databaseFile = sqliteOnly(config, "backup");
   if (typeof values.out !== "string") throw usageError("--out FILE is required.");
-  const { bytes } = backupDatabase(databaseFile, path.resolve(values.out));
-  await actor.audit("backup", path.resolve(values.out));
-  stdout.write(`Backed up ${databaseFile} to ${values.out} (${bytes} bytes).\n`);
+  const outFile = path.resolve(values.out);
+  if (!existsSync(databaseFile)) {
+    throw new AdminError(`There is no database at ${databaseFile} (is DATA_DIR right?).`);
+  }
+  if (existsSync(outFile)) {
+    throw new AdminError(`${outFile} exists already; choose another name or remove it.`);
+  }
+  // Checked here, so the message names the owner's folder, not the temporary file's name.
+  const folder = path.dirname(outFile);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new AdminError(`There is no folder ${folder}: create it first, or choose another.`);
+  }
+  try {
+    copyDatabase(databaseFile, outFile);
+  } catch (error) {
+    throw new AdminError(
+      `The backup could not be written to ${outFile}: ${(error as Error).message.replaceAll(`${outFile}.partial-${process.pid}`, outFile)}`,
+    );
+  }
+  checkDatabase(outFile, "The backup");
+  await actor.audit("backup", outFile);
+  stdout.write(`Backed up ${databaseFile} to ${values.out} (${statSync(outFile).size} bytes).\n`);
 }
 
+/**
+ * Takes the database's exclusive lock without waiting: SQLite refuses it
+ * (SQLITE_BUSY) while any other process has the database open, as a running
+ * server always does. Holding it, the write-ahead log is merged into the file,
+ * so the file kept aside is complete.
+ */
+function assertNotInUse(databaseFile: string): void {
+  const db = new DatabaseSync(databaseFile, { timeout: 0 });
+  try {
+    db.exec("pragma locking_mode = exclusive; begin exclusive; commit;");
+    db.exec("pragma wal_checkpoint(truncate)");
+  } catch (error) {
+    if ((error as { errcode?: number }).errcode === 5) {
+      throw new AdminError(`${databaseFile} is in use: stop the server first, then restore.`);
+    }
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Replaces the database with a backup while the server is stopped. The
+ * database it replaces is kept beside it, so a restore of the wrong file can
+ * be undone by hand.
+ */
 export async function restore({ values, config, stdout, actor }: CommandContext) {
   const databaseFile = sqliteOnly(config, "restore");
   if (typeof values.from !== "string") throw usageError("--from FILE is required.");
-  const { previousKeptAs } = restoreDatabase(databaseFile, path.resolve(values.from));
+  const fromFile = path.resolve(values.from);
+  if (!existsSync(fromFile)) throw new AdminError(`There is no file ${fromFile}.`);
+  checkDatabase(fromFile, "The backup");
+  let keptAs: string | null = null;
+  if (existsSync(databaseFile)) {
+    assertNotInUse(databaseFile);
+    keptAs = `${databaseFile}.before-restore-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+    renameSync(databaseFile, keptAs);
+  }
+  // A log left by a crashed server belongs to the old file; on the new one it would corrupt it.
+  for (const suffix of ["-wal", "-shm"]) rmSync(`${databaseFile}${suffix}`, { force: true });
+  mkdirSync(path.dirname(databaseFile), { recursive: true, mode: 0o700 });
+  copyDatabase(fromFile, databaseFile);
   // Recorded in the database now in place, which the backup's trail continues.
-  await actor.audit("restore", path.resolve(values.from));
+  await actor.audit("restore", fromFile);
   stdout.write(`Restored ${databaseFile} from ${values.from}.\n`);
-  if (previousKeptAs) stdout.write(`The database it replaced is kept as ${previousKeptAs}.\n`);
+  if (keptAs) stdout.write(`The database it replaced is kept as ${keptAs}.\n`);
 }
