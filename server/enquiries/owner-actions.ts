@@ -1,8 +1,23 @@
 import type { Enquiry, EnquiryStatusName } from "../../contract/enquiries.ts";
 import { serviceTitles } from "../../contract/enquiry-choices.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
-import { enquiriesCsv } from "./export.ts";
+import { toCsv } from "../lib/csv.ts";
 import type { EnquiriesRepository, StoredEnquiry } from "./repository.ts";
+
+/** The export's columns: a heading, and the cell an enquiry writes under it. */
+const columns: [string, (enquiry: Enquiry) => string][] = [
+  ["id", (enquiry) => String(enquiry.id)],
+  ["created_at", (enquiry) => enquiry.createdAt],
+  ["status", (enquiry) => enquiry.status],
+  ["kept", (enquiry) => (enquiry.kept ? "yes" : "no")],
+  ["service", (enquiry) => enquiry.serviceTitle],
+  ["name", (enquiry) => enquiry.name],
+  ["email", (enquiry) => enquiry.email],
+  ["organisation", (enquiry) => enquiry.organisation ?? ""],
+  ["timeline", (enquiry) => enquiry.timeline ?? ""],
+  ["message", (enquiry) => enquiry.message],
+  ["answers", (enquiry) => String(enquiry.answers.length)],
+];
 
 /** How the owner reads an enquiry: with its service's title, without its mail thread's id. */
 export function enquiryReader(services: { id: string; title: string }[]) {
@@ -75,11 +90,16 @@ export function enquiryActions({
         (done) => done && ["enquiry delete", `enquiry ${id}`],
       ),
 
-    /** Every enquiry as CSV, newest first, and how many. */
+    /**
+     * Every enquiry as CSV, newest first, and how many: everything a sender
+     * typed is anyone's text, so a cell that a spreadsheet would run as a
+     * formula gets a leading ' (server/lib/csv.ts).
+     */
     async exportCsv(by: OwnerActor): Promise<{ csv: string; count: number }> {
       const all = (await repository.list({ limit: 100_000 })).map(toEnquiry);
       await by.audit("enquiries export", `${all.length} enquiries`);
-      return { csv: enquiriesCsv(all), count: all.length };
+      const rows = all.map((enquiry) => columns.map(([, cell]) => cell(enquiry)));
+      return { csv: toCsv([columns.map(([heading]) => heading), ...rows]), count: all.length };
     },
   };
 }
