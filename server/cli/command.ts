@@ -236,22 +236,24 @@ export function daysOption(values: Values, max: number): number | undefined {
 /**
  * Writes a file only its owner can read (exports hold personal data), whole
  * or not at all: `write` streams it under a temporary name, renamed when whole.
+ * What `write` answers is the answer.
  */
-export async function writePrivateFile(
+export async function writePrivateFile<T>(
   file: string,
-  write: (sink: (text: string) => Promise<void>) => Promise<unknown>,
-): Promise<void> {
+  write: (sink: (text: string) => Promise<void>) => Promise<T>,
+): Promise<T> {
   const partial = `${file}.partial-${process.pid}`;
   const stream = createWriteStream(partial, { mode: 0o600 });
   const failed = new Promise<never>((_, reject) => stream.once("error", reject));
   failed.catch(() => {});
   try {
-    await write(async (text) => {
+    const answer = await write(async (text) => {
       if (!stream.write(text)) await Promise.race([once(stream, "drain"), failed]);
     });
     stream.end();
     await Promise.race([once(stream, "finish"), failed]);
     renameSync(partial, file);
+    return answer;
   } catch (error) {
     stream.destroy();
     rmSync(partial, { force: true });

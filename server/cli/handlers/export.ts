@@ -9,25 +9,19 @@ export async function exportAll({ values, config, stdout, store, secret, actor }
   // The owner's comments are signed with the site's secret, so only this
   // site's own export can mark comments as the owner's when read back.
   const signer = createExportSigner(await secret());
+  const write = (sink: (text: string) => Promise<void>) =>
+    writeExport(db, config, sink, { signer });
   if (typeof values.out === "string") {
     const file = path.resolve(values.out);
-    let counts: Record<string, number> = {};
-    await writePrivateFile(file, async (sink) => {
-      counts = await writeExport(db, config, sink, { signer });
-    });
+    const counts = await writePrivateFile(file, write);
     // After the file is whole, so an export read back re-exports to the same file.
     await actor.audit("export", file);
     const rows = Object.values(counts).reduce((a, b) => a + b, 0);
     stdout.write(`Exported ${plural(rows, "row")} to ${values.out}.\n`);
   } else {
-    await writeExport(
-      db,
-      config,
-      async (text) => {
-        stdout.write(text);
-      },
-      { signer },
-    );
+    await write(async (text) => {
+      stdout.write(text);
+    });
     await actor.audit("export", "standard output");
   }
 }
