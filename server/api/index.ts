@@ -34,6 +34,8 @@ import { yourDataRoutes } from "./routes/your-data.ts";
 import type { StreamSlots } from "./stream-slots.ts";
 
 type ApiOptions = RouteDeps & {
+  /** Where the API is registered (`/api`): the routes are registered under it, not again under it. */
+  prefix?: string;
   /** The canonical origin of the site; writes must come from it. */
   siteUrl: string;
   cookieSecret: string;
@@ -57,20 +59,8 @@ type ApiOptions = RouteDeps & {
 /** The engagement API, registered under `/api`. */
 export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, options) => {
   const { siteUrl, cookieSecret, rateLimits, streams } = options;
-  const deps: RouteDeps = {
-    engagement: options.engagement,
-    reads: options.reads,
-    catalog: options.catalog,
-    bus: options.bus,
-    siteUrl,
-    newsletter: options.newsletter,
-    moderation: options.moderation,
-    defences: options.defences,
-    ownerVoice: options.ownerVoice,
-    replyMail: options.replyMail,
-    readers: options.readers,
-    ...(options.fast ? { fast: options.fast } : {}),
-  };
+  // The routes get what this plugin got, less its prefix.
+  const { prefix: _prefix, ...deps } = options;
   const siteOrigin = new URL(siteUrl).origin;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -131,21 +121,11 @@ export const engagementApi: FastifyPluginAsyncZod<ApiOptions> = async (app, opti
   await app.register(oneClickRoutes, deps);
   await app.register(reactionRoutes, deps);
   await app.register(commentRoutes, deps);
-  await app.register(yourDataRoutes, { ...deps, rateLimits, bookings: options.bookings });
-  await app.register(enquiryRoutes, {
-    enquiries: options.enquiries,
-    attribute: options.readers.attribute,
-  });
-  await app.register(readerRoutes, { readers: options.readers, isPage: options.isPage });
-  await app.register(bookingRoutes, {
-    bookings: options.bookings,
-    siteUrl: deps.siteUrl,
-    attribute: options.readers.attribute,
-  });
-  await app.register(assistantRoutes, {
-    assistant: options.assistant,
-    limits: options.questionLimits,
-  });
+  await app.register(yourDataRoutes, deps);
+  await app.register(enquiryRoutes, { ...deps, attribute: deps.readers.attribute });
+  await app.register(readerRoutes, deps);
+  await app.register(bookingRoutes, { ...deps, attribute: deps.readers.attribute });
+  await app.register(assistantRoutes, { ...deps, limits: deps.questionLimits });
   await app.register(eventRoutes, { ...deps, slots: streams.slots });
   await options.registerConsole(app);
 
