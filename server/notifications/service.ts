@@ -1,23 +1,24 @@
 import { z } from "zod";
+import type { CommentState, NotifiedComment } from "../comments/notifier.ts";
 import type { Config } from "../config.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
+import type { CommentAction, OutboxKind } from "../db/schema.ts";
 import type { Store } from "../db/store.ts";
 import { jsonOf } from "../lib/json.ts";
 import type { Log } from "../lib/log.ts";
 import { startHourlyRetention } from "../lib/retention.ts";
 import type { Deliver, Delivery, OutboxRow } from "../outbox/delivery-rules.ts";
-import { type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
+import { type ComposeMail, type OutboxWorker, startOutboxLoop } from "../outbox/outbox-worker.ts";
 import type { OutboxRepository } from "../outbox/queue.ts";
 import type { ActionRouteDeps } from "./action-routes.ts";
 import { createActionTokens } from "./action-tokens.ts";
-import {
-  type CommentActions,
-  commentsById,
-  notificationComposers,
-  webhookPayloadOf,
-} from "./compose.ts";
-import { createCommentNotifier, webhookBody } from "./notifier.ts";
+import { type CommentActions, commentsById, mailPayloadOf, webhookPayloadOf } from "./compose.ts";
+import { actionUrl, digestMail, type NoticeEntry, noticeMail } from "./messages.ts";
+import { createCommentNotifier, postUrl, webhookBody } from "./notifier.ts";
 import { callWebhook } from "./webhook.ts";
+
+/** A burst of comments still makes a mail one can read; the rest are counted, for `comments list`. */
+const digestEntriesMax = 100;
 
 /** How long one webhook call may take. */
 const webhookTimeoutMs = 10_000;
@@ -91,8 +92,72 @@ export function createNotifications(
       const tokens = createActionTokens(store, clock);
       const { siteUrl } = config;
       const routes: ActionRouteDeps = { store, tokens, titles, siteUrl, unsigned, act };
+      /**
+       * The owner's mails for the outbox worker: `comment_notice` (one comment) and
+       * `comment_digest` (every comment of the hour, claimed as one batch). The
+       * comment is read when the mail is written, so an edit shows and a comment
+       * deleted meanwhile is left out; the action links are minted then too, so
+       * their tokens never rest in the outbox.
+       */
+      async function entryFor(comment: NotifiedComment, state: CommentState): Promise<NoticeEntry> {
+        const link = async (action: CommentAction) =>
+          actionUrl(siteUrl, comment.id, action, await tokens.mint(comment.id, action));
+        const links: NoticeEntry["links"] = {};
+        if (state === "held") links.approve = await link("approve");
+        links.delete = await link("delete");
+        return {
+          comment,
+          state,
+          postTitle: titles.get(comment.postId) ?? comment.postId,
+          postUrl: postUrl(siteUrl, comment.postId),
+          links,
+        };
+      }
+
+      const composers: Partial<Record<OutboxKind, ComposeMail>> = {
+        async comment_notice(row, db) {
+          const payload = mailPayloadOf(row.payload);
+          if (!payload || !row.email)
+            return { outcome: "failed", reason: "a malformed notification" };
+          const comment = (await commentsById(db, [payload.commentId])).get(payload.commentId);
+          if (!comment) {
+            return {
+              outcome: "cancelled",
+              reason: "the comment was deleted before the mail went out",
+            };
+          }
+          return noticeMail(row.email, await entryFor(comment, payload.state));
+        },
+
+        async comment_digest(row, db, batch) {
+          if (!row.email) return { outcome: "failed", reason: "a malformed notification" };
+          const payloads = batch
+            .map((member) => mailPayloadOf(member.payload))
+            .filter((payload) => payload !== null);
+          const comments = await commentsById(
+            db,
+            payloads.map((payload) => payload.commentId),
+          );
+          const present = payloads
+            .toSorted((a, b) => a.commentId - b.commentId)
+            .filter((payload) => comments.has(payload.commentId));
+          if (present.length === 0) {
+            return { outcome: "cancelled", reason: "the comments were deleted before the digest" };
+          }
+          const entries: NoticeEntry[] = [];
+          for (const payload of present.slice(0, digestEntriesMax)) {
+            entries.push(
+              await entryFor(comments.get(payload.commentId) as NotifiedComment, payload.state),
+            );
+          }
+          return digestMail(row.email, entries, {
+            deleted: batch.length - present.length,
+            more: present.length - entries.length,
+          });
+        },
+      };
       return {
-        composers: notificationComposers({ tokens, titles, siteUrl: config.siteUrl }),
+        composers,
         routes,
 
         /** Calls the webhook from the outbox, unpaced; none without WEBHOOK_URL. */
