@@ -29,7 +29,6 @@ import type { Readers } from "./readers/service.ts";
 import { type ServiceOptions, startServices } from "./services.ts";
 import { engagementPages } from "./web/engagement-pages.ts";
 import type { FastPages } from "./web/fast-pages.ts";
-import { healthRoutes } from "./web/health.ts";
 import { fastifyOptions, requestIdOf, trustedProxies } from "./web/http-server.ts";
 import { inlineScriptHashes } from "./web/inline-scripts.ts";
 import { searchPage } from "./web/search-page.ts";
@@ -57,6 +56,10 @@ declare module "fastify" {
     wakeOutbox: () => void;
   }
 }
+
+/** What `/readyz` says while the database answers but cannot write. */
+const storeCannotWrite =
+  "the database cannot write (its disk is full, failing or read-only): nothing can be saved";
 
 /** Builds the whole site as a Fastify instance; `main.ts` listens, tests `inject`. */
 export async function buildApp({
@@ -180,7 +183,24 @@ export async function buildApp({
       fediverse.start();
       done();
     });
-    healthRoutes(app, { store, bus });
+    // `/healthz` (the process answers) and `/readyz` (it can serve: docs/health.md).
+    app.get("/healthz", async () => ({ status: "ok" }));
+    app.get("/readyz", async (_request, reply) => {
+      const reachable = await store.ping().then(
+        () => true,
+        () => false,
+      );
+      // A database that answers but refuses writes (a full disk, read-only)
+      // is not ready either; the check writes only after a write failed so.
+      const writable = reachable && (await store.writable());
+      const ready = reachable && writable;
+      return reply.code(ready ? 200 : 503).send({
+        status: ready ? "ready" : "unavailable",
+        database: store.kind,
+        liveEvents: bus.healthy ? "listening" : "reconnecting",
+        ...(reachable && !writable ? { reason: storeCannotWrite } : {}),
+      });
+    });
 
     // The one registration of rate limits: every count made with `createRateLimit`
     // (the API's writes and questions, the console's sign-in, the search and booking
