@@ -32,10 +32,24 @@ const networkCodes = new Set([
 ]);
 
 /**
+ * A write refused before it waited for its turn (server/db/turns.ts): as many
+ * of this process's transactions wait already as may hold the pool's
+ * connections so. It changed nothing, and answers as a database out of
+ * connections does.
+ */
+export class TurnsFull extends Error {
+  constructor() {
+    super("too many transactions wait for their turn");
+    this.name = "TurnsFull";
+  }
+}
+
+/**
  * True when an error means the database is unreachable or unusable rather than
  * that a query was wrong: the API answers 503 and the client may retry.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof TurnsFull) return true;
   const { code, errcode, message } = driverError(error);
   if (typeof errcode === "number") return sqliteUnavailable.has(errcode & 0xff);
   if (typeof code === "string") {

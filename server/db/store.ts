@@ -127,6 +127,9 @@ function watchQueries(client: pg.PoolClient, failed: (error: unknown) => void): 
   } as typeof client.query;
 }
 
+/** The PostgreSQL connections one store opens at most, shared by all its requests. */
+export const poolSize = 10;
+
 /** Opens the database; the PostgreSQL driver is loaded only when it is used. */
 export async function openStore(options: StoreOptions, log?: Logger): Promise<Store> {
   let db: Kysely<Database>;
@@ -208,7 +211,7 @@ export async function openStore(options: StoreOptions, log?: Logger): Promise<St
           };
     const pool = new pg.Pool({
       connectionString: options.connectionString,
-      max: 10,
+      max: poolSize,
       // Fail fast while the database is down, so requests answer 503 instead of hanging.
       connectionTimeoutMillis: options.connectionWaitMs ?? 5000,
       application_name: "ewe",

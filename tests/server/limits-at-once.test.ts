@@ -1,9 +1,19 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponseSchema } from "../../contract/api.ts";
+import { turnWaitersMax } from "../../server/db/turns.ts";
 import { createFormTokens } from "../../server/lib/form-token.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { atOnce, startInstances } from "./support/gate.ts";
 import { runSql } from "./support/sql.ts";
-import { backends, freshItem, json, type TestApp } from "./support/test-app.ts";
+import {
+  backends,
+  freshItem,
+  json,
+  readinessSchema,
+  startTestApp,
+  type TestApp,
+} from "./support/test-app.ts";
 
 /*
  * The hourly limits of the forms that mail someone, under requests at the same
@@ -118,5 +128,96 @@ describe.each(backends)("the forms' hourly limits under requests at once on %s",
       `replier-${backend}-%`,
     ]);
     expect(asked).toHaveLength(2);
+  });
+});
+
+/*
+ * A write waiting for its turn holds one of the pool's connections while it
+ * waits. One client's burst of limited writes, its turn held elsewhere (by
+ * another instance's transaction, here the test's), waited on every
+ * connection, and every other request needing the database waited behind it
+ * (then 503). At most `turnWaitersMax` wait; the rest are refused at once.
+ * PostgreSQL only: on SQLite a turn is never waited for.
+ */
+describe("one client's limited writes waiting for their turn on postgres", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Long enough that no waiting write is ended by the database while the test looks.
+    t = await startTestApp("postgres", { env: { DATABASE_STATEMENT_TIMEOUT_SECONDS: "300" } });
+  });
+  afterAll(() => t?.close());
+
+  it("leaves the pool's other connections to everyone else's reads and writes", async () => {
+    const ip = "10.71.0.9";
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    const waiting = async () =>
+      (
+        await holder.query(
+          "select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted",
+        )
+      ).rows[0].n as number;
+    try {
+      await holder.query("begin");
+      await holder.query(
+        "select pg_advisory_xact_lock(hashtext('confirmation network'), hashtext($1))",
+        [ip],
+      );
+      const answered: number[] = [];
+      const burst = Array.from({ length: 12 }, (_, i) =>
+        t
+          .visitor({ ip })
+          .post("/api/subscribers", { email: `burst-${i}@example.org`, formToken: t.formToken() })
+          .then((answer) => {
+            answered.push(answer.statusCode);
+            return answer;
+          }),
+      );
+      // Settled: every request of the burst waits for its turn or was answered, or the pool is full.
+      await waitFor(
+        async () => (await waiting()) + answered.length >= 12 || (await waiting()) >= 10,
+        {
+          what: "the burst to wait for its turn",
+          timeoutMs: 30_000,
+        },
+      );
+
+      const ready = await t.app.inject({ method: "GET", url: "/readyz" });
+      expect(json(ready, readinessSchema).status).toBe("ready");
+      const reaction = await t
+        .visitor({ ip: "10.71.0.10" })
+        .post(`/api/items/science/${freshItem("science")}/reactions`, {
+          type: "like",
+          userName: "Meera",
+        });
+      expect(reaction.statusCode).toBe(201);
+      const elsewhere = await t
+        .visitor({ ip: "10.71.0.11" })
+        .post("/api/subscribers", { email: "elsewhere@example.org", formToken: t.formToken() });
+      expect(elsewhere.statusCode).toBe(202);
+      // Served while the burst still waited: its writes were not ended to free the pool.
+      expect(await waiting()).toBe(turnWaitersMax);
+      expect(answered).toEqual(Array(12 - turnWaitersMax).fill(503));
+
+      await holder.query("commit");
+      const answers = await Promise.all(burst);
+      const refused = answers.filter((answer) => answer.statusCode === 503);
+      expect(json(refused[0] ?? { body: "" }, errorResponseSchema).error).toMatchObject({
+        code: "service_unavailable",
+        message: expect.stringContaining("try again"),
+      });
+      expect(refused[0]?.headers["retry-after"]).toBeDefined();
+      // Those that waited went through; the refused changed nothing.
+      expect(answers.filter((answer) => answer.statusCode === 202)).toHaveLength(turnWaitersMax);
+      const stored = await runSql(t, "select email from subscribers where email like 'burst-%'");
+      expect(stored).toHaveLength(turnWaitersMax);
+      const queued = await runSql(
+        t,
+        "select id from outbox where kind = 'confirmation' and email like 'burst-%'",
+      );
+      expect(queued).toHaveLength(turnWaitersMax);
+    } finally {
+      await holder.end();
+    }
   });
 });
