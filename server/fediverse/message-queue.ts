@@ -190,8 +190,8 @@ export function createMessageQueue(
     if (!options?.delay || options.delay.total("millisecond") <= 0) wake();
   }
 
-  /** Takes the next due message for a lease, or none. */
-  async function take(): Promise<(InHand & { message: string }) | undefined> {
+  /** Takes the next due message for a lease, or none; one that failed before only if `failed`. */
+  async function take(failed: boolean): Promise<(InHand & { message: string }) | undefined> {
     const now = clock().toISOString();
     const until = new Date(Date.parse(now) + leaseMs).toISOString();
     const token = randomUUID();
@@ -202,6 +202,7 @@ export function createMessageQueue(
         select q.id from fediverse_queue q
         where q.due_at <= ${now}
           and (q.taken_until is null or q.taken_until < ${now})
+          ${failed ? sql`` : sql`and q.failed_at is null`}
           and (q.ordering_key is null or not exists (
             select 1 from fediverse_queue o
             where o.ordering_key = q.ordering_key and o.id < q.id
@@ -324,15 +325,22 @@ export function createMessageQueue(
     enqueueMany: (messages, options) => insert(messages, options),
     async listen(handler, options?: MessageQueueListenOptions) {
       const signal = options?.signal;
+      // One worker at a time runs a message that failed before: servers that never answer
+      // (each failing at its run's deadline) would otherwise hold every worker, again and again.
+      let failing = 0;
       const worker = async () => {
         while (!signal?.aborted) {
           let taken: Awaited<ReturnType<typeof take>>;
+          const mayFail = failing === 0;
+          if (mayFail) failing += 1;
           try {
-            taken = await take();
+            taken = await take(mayFail);
           } catch (error) {
             log.error({ err: error }, "the Fediverse queue could not be read");
             taken = undefined;
           }
+          const failed = taken !== undefined && taken.failed_at !== null;
+          if (mayFail && !failed) failing -= 1;
           if (taken) {
             let why: string | null = null;
             let message: { id?: unknown } | undefined;
@@ -352,6 +360,7 @@ export function createMessageQueue(
               log.error({ err: error }, "a Fediverse queue message failed");
             } finally {
               await leaseKept();
+              if (failed) failing -= 1;
             }
             if (taken.retried) continue;
             await settle(taken, why, message).catch((error: unknown) =>

@@ -5,7 +5,11 @@ import { Create, Update } from "@fedify/fedify/vocab";
 import { Temporal } from "@js-temporal/polyfill";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, type Store } from "../../server/db/store.ts";
-import { createMessageQueue, retryPolicy } from "../../server/fediverse/message-queue.ts";
+import {
+  createMessageQueue,
+  enqueueMessages,
+  retryPolicy,
+} from "../../server/fediverse/message-queue.ts";
 import { createFediverseRepository } from "../../server/fediverse/repository.ts";
 import { toIso } from "../../server/lib/time.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -45,20 +49,21 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
   const clock = () => new Date(at);
   const running: (() => Promise<void>)[] = [];
 
-  /** A running instance's queue (one worker), and the ids its handler was given. */
+  /** A running instance's queue (one worker unless given), and the ids its handler was given. */
   function instance(
     handle: (id: string) => Promise<void>,
     {
       store = scratch.store,
       leaseMs,
       log = quiet,
-    }: { store?: Store; leaseMs?: number; log?: typeof quiet } = {},
+      workers = 1,
+    }: { store?: Store; leaseMs?: number; log?: typeof quiet; workers?: number } = {},
   ) {
     const handled: string[] = [];
     const stop = new AbortController();
     const queue = createMessageQueue(store, log, async () => {}, {
       pollMs: 20,
-      workers: 1,
+      workers,
       clock,
       leaseMs,
     });
@@ -193,6 +198,37 @@ describe.each(backends)("the Fediverse queue, on %s", (backend) => {
       });
     } finally {
       release.open();
+    }
+  });
+
+  it("runs messages that failed before on one worker at a time, the others going on with the rest", async () => {
+    // Deliveries to servers that take the post and never answer, each failed at its run's
+    // deadline and due again: they held every worker, and nothing else went, each time.
+    await enqueueMessages(scratch.store.db, [{ id: "hung-1" }, { id: "hung-2" }], {}, clock());
+    await scratch.store.db
+      .updateTable("fediverse_queue")
+      .set({ failed_at: new Date(at - 60_000).toISOString() })
+      .execute();
+    const answer = gate();
+    const { queue, handled } = instance(
+      async (id) => {
+        if (id.startsWith("hung")) await answer.opened;
+      },
+      { workers: 2 },
+    );
+    try {
+      await waitFor(async () => handled.length > 0, { what: "a failing message taken" });
+      await queue.enqueue({ id: "fresh" }, {});
+      await waitFor(async () => handled.includes("fresh"), {
+        what: "the fresh message taken while a failing one is in hand",
+        timeoutMs: 30_000,
+      });
+      expect(handled).toEqual(["hung-1", "fresh"]);
+      answer.open();
+      await waitFor(async () => handled.includes("hung-2"), { what: "the other failing one" });
+      await waitFor(async () => (await queue.getDepth()).queued === 0, { what: "all settled" });
+    } finally {
+      answer.open();
     }
   });
 
