@@ -7,6 +7,7 @@ import {
   errorResponseSchema,
   reactionsResponseSchema,
 } from "../../contract/api.ts";
+import { waitFor } from "../support/wait-for.ts";
 import {
   backends,
   freshItem,
@@ -314,6 +315,44 @@ describe.each(backends)("rate limits on %s", (backend) => {
     expect(statuses).toEqual([201, 201, 201, 201, 201, 201, 429]);
     // Another home's /64 has its own allowance.
     expect((await from("2001:db8:7:8::1")).statusCode).toBe(201);
+  });
+});
+
+describe.each(backends)("writes sent at once on %s", (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend, { env: { RATE_LIMIT_WRITES_PER_IP: "600" } });
+  });
+  afterAll(() => t?.close());
+
+  it("takes a second's share of an address's allowance at once, not all of it", async () => {
+    const postId = freshItem("science");
+    const react = (ip: string) =>
+      t.visitor({ ip }).post(`/api/items/science/${postId}/reactions`, {
+        type: "like",
+        userName: "Kim",
+      });
+    // 600 a minute is 10 a second: of 50 sent at once, 10 are taken (20 should a second end
+    // among them); the rest are refused before they reach the database.
+    const answers = await Promise.all(Array.from({ length: 50 }, () => react("10.72.0.1")));
+    const taken = answers.filter((answer) => answer.statusCode === 201);
+    const refused = answers.filter((answer) => answer.statusCode === 429);
+    expect(taken.length + refused.length).toBe(50);
+    expect(taken.length).toBeGreaterThanOrEqual(10);
+    expect(taken.length).toBeLessThanOrEqual(20);
+    expect(json(refused[0] ?? { body: "" }, errorResponseSchema).error).toMatchObject({
+      code: "rate_limited",
+      message: "Too many changes at once; try again in a moment.",
+    });
+    expect(refused[0]?.headers["retry-after"]).toBe("1");
+    const counts = await t.visitor().get(`/api/items/science/${postId}/reactions`);
+    expect(json(counts, reactionsResponseSchema).counts.like).toBe(taken.length);
+    // Another address is not held back by it.
+    expect((await react("10.72.0.2")).statusCode).toBe(201);
+    // The next second the address writes again.
+    await waitFor(async () => (await react("10.72.0.1")).statusCode === 201, {
+      what: "a write from the address taken again",
+    });
   });
 });
 
