@@ -20,7 +20,14 @@ import { confirmationPayload } from "./forget-watches.ts";
 import { renderComment } from "./markdown.ts";
 import type { CommentNotifier } from "./notifier.ts";
 import { isStopped, type ReplyMailPayload, replyMailbox, replyMailRules } from "./reply-watches.ts";
-import { columns, commentEvents, type commentShapes, type RemoteReply, type Row } from "./rows.ts";
+import {
+  columns,
+  commentEvents,
+  type commentShapes,
+  ownerModerationTopic,
+  type RemoteReply,
+  type Row,
+} from "./rows.ts";
 import { type ReplyRefusal, threadOf } from "./threads.ts";
 
 /*
@@ -29,9 +36,6 @@ import { type ReplyRefusal, threadOf } from "./threads.ts";
  * (docs/product.md, "Reply mails"), all in one transaction. The watches'
  * rules and other side (confirming, unsubscribing, "Your data") are reply-watches.ts's.
  */
-
-/** The live-event topic of comments waiting for the owner (docs/decisions/010-moderation-and-spam.md). */
-export const ownerModerationTopic = "owner:moderation";
 
 /**
  * The readers' reply mails: their own clock (tests move it), the limit per

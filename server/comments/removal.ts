@@ -29,22 +29,29 @@ export async function forgetRemoteWriters(trx: Kysely<Database>, ids: number[]):
 export type RemovalMatch = { id: number; visitorId?: string } | { id?: number; visitorId: string };
 
 /**
- * Removes the matching comments in `trx`, recording a live event for each, and
- * returns the events (docs/product.md, "Replies"):
+ * Removes the matching comments in `trx`, recording their live events, and
+ * returns how many it removed and the events (docs/product.md, "Replies"):
  * - a comment with replies left keeps its place as "Comment deleted": its name,
  *   text, HTML, writer and address are wiped, and open pages get it as such;
  * - any other comment is deleted;
  * - a deleted place whose last reply goes is deleted with it.
+ *
+ * `byWriter`: their writer removes them, whose page has dropped them already,
+ * so a held one's deletion (it was never shown) reaches the console and no
+ * reader's stream. The owner's deletion of a held comment reaches its writer's
+ * open page through the post's stream, the only one that page has
+ * (docs/decisions/010-moderation-and-spam.md).
  */
 export async function removeComments(
   trx: Transaction<Database>,
-  { shown, deleted }: Pick<CommentEvents, "shown" | "deleted">,
+  { shown, deleted, unseenDeleted }: Pick<CommentEvents, "shown" | "deleted" | "unseenDeleted">,
   match: RemovalMatch,
   forgetExamples: ForgetExamples,
-): Promise<LiveEvent[]> {
+  byWriter: boolean,
+): Promise<{ removed: number; events: LiveEvent[] }> {
   let query = trx
     .selectFrom("science_comments")
-    .select(["id", "post_id", "parent_id"])
+    .select(["id", "post_id", "parent_id", "status"])
     .where("deleted_at", "is", null);
   if (match.id !== undefined) query = query.where("id", "=", match.id);
   if (match.visitorId !== undefined) query = query.where("visitor_id", "=", match.visitorId);
@@ -57,6 +64,7 @@ export async function removeComments(
   await forgetWatches(trx, { commentIds: ids });
   await forgetRemoteWriters(trx, ids);
   const recorded: LiveEvent[] = [];
+  let removed = 0;
 
   const parents = new Set<number>();
   for (const row of rows) {
@@ -82,13 +90,16 @@ export async function removeComments(
         .returning(columns)
         .executeTakeFirstOrThrow();
       recorded.push(await shown(trx, place, "updated"));
+      removed += 1;
       continue;
     }
     // Its replies (all going too, their writers forgotten above) first:
     // nothing may point at a missing comment.
     await trx.deleteFrom("science_comments").where("parent_id", "=", row.id).execute();
     await trx.deleteFrom("science_comments").where("id", "=", row.id).execute();
-    recorded.push(await deleted(trx, row));
+    if (byWriter && row.status !== "published") recorded.push(...(await unseenDeleted(trx, row)));
+    else recorded.push(await deleted(trx, row));
+    removed += 1;
     if (row.parent_id !== null && !going.has(row.parent_id)) parents.add(row.parent_id);
   }
 
@@ -110,6 +121,7 @@ export async function removeComments(
     if (left) continue;
     await trx.deleteFrom("science_comments").where("id", "=", parentId).execute();
     recorded.push(await deleted(trx, place));
+    removed += 1;
   }
-  return recorded;
+  return { removed, events: recorded };
 }

@@ -13,12 +13,11 @@ import {
   type Alongside,
   createCommentPublishing,
   forgetApproval,
-  ownerModerationTopic,
   type ReplySettings,
 } from "./publishing.ts";
 import { createCommentReads } from "./reads.ts";
 import { type ForgetExamples, type RemovalMatch, removeComments } from "./removal.ts";
-import { columns, commentEvents, commentShapes } from "./rows.ts";
+import { columns, commentEvents, commentShapes, ownerModerationTopic } from "./rows.ts";
 
 export type { Alongside, ReplySettings } from "./publishing.ts";
 export type { OwnerComment } from "./rows.ts";
@@ -74,8 +73,8 @@ export function createCommentsRepository(
   }
 
   /**
-   * Deletes the comments matching by id, by visitor or by both, recording a
-   * `deleted` event for each in the same transaction; returns how many.
+   * Deletes the comments matching by id, by visitor or by both, recording
+   * their events in the same transaction (removal.ts); returns how many.
    * `within`: an owner action's transaction (`withLine`), whose commit sends
    * the events.
    */
@@ -83,19 +82,27 @@ export function createCommentsRepository(
     match: RemovalMatch,
     {
       approvalToo = false,
+      byWriter = false,
       alongside,
       within,
-    }: { approvalToo?: boolean; alongside?: Alongside; within?: Kysely<Database> } = {},
+    }: {
+      approvalToo?: boolean;
+      byWriter?: boolean;
+      alongside?: Alongside;
+      within?: Kysely<Database>;
+    } = {},
   ): Promise<number> {
     const remove = async (trx: Transaction<Database>) => {
-      const events = await removeComments(trx, said, match, forgetSpamExamples);
+      const done = await removeComments(trx, said, match, forgetSpamExamples, byWriter);
       if (approvalToo && match.visitorId) await forgetApproval(trx, match.visitorId);
-      if (events.length > 0) await alongside?.(trx);
-      return events;
+      if (done.removed > 0) await alongside?.(trx);
+      return done;
     };
-    const recorded = await (within ? transact(within, remove) : withLine(db, alongside, remove));
-    for (const event of recorded) afterCommit(within ?? db, () => bus.committed(event));
-    return recorded.length;
+    const { removed, events } = await (within
+      ? transact(within, remove)
+      : withLine(db, alongside, remove));
+    for (const event of events) afterCommit(within ?? db, () => bus.committed(event));
+    return removed;
   }
 
   return {
@@ -195,7 +202,7 @@ export function createCommentsRepository(
 
     /** Deletes a comment written by this visitor. */
     async remove(input: { id: number; visitorId: string }): Promise<true | CommentRefusal> {
-      const removed = await removeMatching(input);
+      const removed = await removeMatching(input, { byWriter: true });
       return removed > 0 ? true : refusal(input.id);
     },
 
@@ -221,7 +228,7 @@ export function createCommentsRepository(
      * them (MODERATION=first), which named their browser too; returns how many.
      */
     eraseWriter(visitorId: string): Promise<number> {
-      return removeMatching({ visitorId }, { approvalToo: true });
+      return removeMatching({ visitorId }, { approvalToo: true, byWriter: true });
     },
 
     /** Publishes a held comment (publishing.ts), or says why it cannot. */

@@ -181,6 +181,13 @@ export function commentShapes(avatarOf: (visitorId: string) => string) {
   };
 }
 
+/**
+ * The live-event topic of comments waiting for the owner, for the console: it
+ * names no item, so no reader's stream can ask for it
+ * (docs/decisions/010-moderation-and-spam.md).
+ */
+export const ownerModerationTopic = "owner:moderation";
+
 /** A comment's live events, recorded in the transaction that changes it. */
 export function commentEvents(
   events: EventJournal,
@@ -209,8 +216,17 @@ export function commentEvents(
     events.record(trx, topic, "comment", async () => ({ action, item: itemOf(postId), commentId }));
   const deleted = (trx: Transaction<Database>, row: Pick<Row, "id" | "post_id">) =>
     held(trx, topicOf("science", row.post_id), row.post_id, row.id, "deleted");
+  /**
+   * Records that a comment only its writer saw (held, or caught as spam) is
+   * gone: every instance forgets what its writer owns of the post, and the
+   * owner's console hears of it; the post's open pages never had it.
+   */
+  const unseenDeleted = async (trx: Transaction<Database>, row: Pick<Row, "id" | "post_id">) => [
+    await events.recordOwn(trx, topicOf("science", row.post_id)),
+    await held(trx, ownerModerationTopic, row.post_id, row.id, "deleted"),
+  ];
 
-  return { shown, held, deleted };
+  return { shown, held, deleted, unseenDeleted };
 }
 
 export type CommentEvents = ReturnType<typeof commentEvents>;

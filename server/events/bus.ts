@@ -11,7 +11,7 @@ export type LiveEventType = ItemEventName | typeof ownEventType;
 
 /**
  * A write changed what only its writer sees of an item (a comment held for
- * approval, edited while held, or caught by the honeypot): recorded under
+ * approval, edited or deleted by its writer while held, or caught by the honeypot): recorded under
  * `ownTopicOf(item)`, a topic no stream can open, with no data, so that every
  * instance's read cache forgets the writers' own of that item and nothing else
  * hears of it (docs/architecture.md, "Reads").

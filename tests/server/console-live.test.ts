@@ -3,7 +3,7 @@ import { commentResponseSchema } from "../../contract/api.ts";
 import { ownerCommentsTopic } from "../../contract/event-names.ts";
 import { EventStream } from "../support/event-stream.ts";
 import { Owner } from "./support/owner.ts";
-import { backends, freshItem, json, startTestApp, type TestApp } from "./support/test-app.ts";
+import { backends, freshItem, json, seen, startTestApp, type TestApp } from "./support/test-app.ts";
 
 /*
  * The console's live comments come from the readers' endpoint, on the owner's
@@ -83,6 +83,41 @@ describe.each(backends)("the console's live comments on %s", (backend) => {
     await replayed.ready();
     const comments = replayed.events.filter((e) => e.event === "comment");
     expect(comments.map((e) => JSON.parse(e.data).action)).toEqual(["added"]);
+  });
+
+  it("hears that a writer deleted their held comment, which no reader's stream carries, live or replayed", async () => {
+    const postId = freshItem("science");
+    const stream = ownerStream();
+    const reader = open(`science:${postId}`);
+    const [start] = await Promise.all([reader.ready(), stream.ready()]);
+
+    const writer = t.visitor();
+    const response = await writer.comment(
+      postId,
+      "Is hard water why my soap won't lather?",
+      "Asha",
+    );
+    const { comment } = json(response, commentResponseSchema);
+    expect(comment.awaitingApproval).toBe(true);
+    expect((await writer.delete(`/api/comments/${comment.id}`)).statusCode).toBe(204);
+    const gone = await stream.find(
+      "comment",
+      (data) => data.commentId === comment.id && data.action === "deleted",
+    );
+    expect(gone.json).toEqual({
+      action: "deleted",
+      item: { kind: "science", id: postId },
+      commentId: comment.id,
+    });
+    expect(seen(await writer.get(`/api/items/science/${postId}/comments`)).comments).toEqual([]);
+
+    // A reaction after it: the reader's stream hears of that, and of no comment before it.
+    expect((await t.visitor().react("science", postId, "like")).statusCode).toBeLessThan(300);
+    await reader.next("reaction");
+    expect(reader.events.filter((e) => e.event === "comment")).toEqual([]);
+    const replayed = open(`science:${postId}`, start.id);
+    await replayed.ready();
+    expect(replayed.events.map((e) => e.event)).toEqual(["reaction", "ready"]);
   });
 
   it("replays what the console missed from Last-Event-ID, comments only", async () => {
