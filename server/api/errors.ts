@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type ErrorCode, type ErrorResponse, errorResponseSchema } from "../../contract/api.ts";
 import { type StoreFailure, storeFailureOf } from "../db/errors.ts";
-import { leftBy, leftSaid } from "../db/owner-actor.ts";
+import { leftBy, leftSaid, storeFailureSaid } from "../db/owner-actor.ts";
 import { lostAsItSaved, paragraph, renderActionPage, sendPage } from "../lib/action-page.ts";
 
 /** An answer the API gives on purpose, with its stable code. */
@@ -82,24 +82,15 @@ const fastifyClientErrors: Record<string, [number, ErrorCode, string]> = {
 /**
  * What a request answers while the database cannot serve it
  * (server/db/errors.ts): 503 with Retry-After, and a message that says so
- * plainly. `unreachable`: the database is stopped, restarting, out of
- * connections or too slow to answer. `unwritable`: it cannot write (its disk
- * is full, or it is read-only), so nothing was saved; a person must act
- * first, hence the longer wait. An owner action that commits in parts, or
- * whose COMMIT was lost, says instead what it may have left (`leftSaid`),
- * and when the driver gave up waiting for that COMMIT, that the database
- * answered too late rather than that it cannot be reached;
- * any other write whose COMMIT was lost (`lostAtCommit`), a visitor's, that
- * it may or may not have been saved, so that its reader looks before sending
- * it again (`lostAtCommitSaid`).
+ * plainly (`storeFailureSaid`, which the command line says too): the
+ * database cannot be reached, or answered too late (a timeout), or cannot
+ * write (its disk is full, or it is read-only), so nothing was saved; a
+ * person must act first, hence the longer wait. An owner action that commits
+ * in parts, or whose COMMIT was lost, says what it may have left; any other
+ * write whose COMMIT was lost (`lostAtCommit`), a visitor's, that it may or
+ * may not have been saved, so that its reader looks before sending it again
+ * (`lostAtCommitSaid`).
  */
-const storeMessages: Record<StoreFailure["kind"], string> = {
-  unreachable: "The site's database cannot be reached right now; try again in a minute.",
-  unwritable:
-    "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes.",
-};
-const unwritableSaysNothing =
-  "The site cannot save anything right now; try again in a few minutes.";
 const lostAtCommitSaid = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
   `${lostAsItSaved(why)}, so this may or may not have been saved. Reload the page (or check your inbox) before you send it again.`;
 
@@ -107,24 +98,9 @@ const lostAtCommitSaid = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
 function databaseFailureOf(error: unknown): (StoreFailure & { message: string }) | undefined {
   const failure = storeFailureOf(error);
   if (!failure) return undefined;
-  const left = leftBy(error);
-  if (!left && failure.lostAtCommit)
+  if (!leftBy(error) && failure.lostAtCommit)
     return { ...failure, message: lostAtCommitSaid(failure.lostAtCommit) };
-  if (!left || left === "nothing") return { ...failure, message: storeMessages[failure.kind] };
-  // The driver gave up waiting: the database was reached, and answered too late.
-  const late = failure.lostAtCommit === "timeout" ? "The site's database answered too late" : "";
-  if (late && left === "unknown")
-    return {
-      ...failure,
-      message: `${late}, so it may or may not have been saved; look before you try again.`,
-    };
-  const first =
-    failure.kind === "unwritable"
-      ? unwritableSaysNothing
-      : late
-        ? `${late}; try again in a minute.`
-        : storeMessages.unreachable;
-  return { ...failure, message: `${first} ${leftSaid(left, error)}` };
+  return { ...failure, message: storeFailureSaid(failure, error) };
 }
 
 /**

@@ -347,9 +347,16 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     }
     const message = error instanceof Error ? error.message : String(error);
     // What an owner action's failure left of it, when known (loaded already by the action).
-    const { leftBy, leftSaid } = await import("../db/owner-actor.ts");
+    const { leftBy, leftSaid, storeFailureSaid } = await import("../db/owner-actor.ts");
+    const { storeFailureOf } = await import("../db/errors.ts");
+    const failure = storeFailureOf(error);
     const left = leftBy(error);
-    const said = left ? `${message.replace(/\.?$/, ".")} ${leftSaid(left, error)}` : message;
+    // The database's failure in the API's words first, then the driver's own.
+    const said = failure
+      ? `${storeFailureSaid(failure, error)} (${message.replace(/\.$/, "")})`
+      : left
+        ? `${message.replace(/\.?$/, ".")} ${leftSaid(left, error)}`
+        : message;
     stderr.write(`Failed: ${said}\n`);
     return exitCodes.failed;
   } finally {

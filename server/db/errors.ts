@@ -89,6 +89,14 @@ export const isReadTimeout = (error: unknown): boolean =>
   error instanceof Error && error.message === "Query read timeout";
 
 /**
+ * True when the database was reached but answered too late: PostgreSQL
+ * cancelled the statement at its `statement_timeout` (57014), or the driver
+ * gave up waiting (`isReadTimeout`).
+ */
+const isTooLate = (error: unknown): boolean =>
+  driverError(error).code === "57014" || isReadTimeout(error);
+
+/**
  * True when a query sent to PostgreSQL got no answer: its connection was lost
  * (`isConnectionLost`), or the driver gave up waiting (`isReadTimeout`).
  * Either way, a COMMIT, or a write outside a transaction, may or may not have
@@ -124,11 +132,13 @@ export type LostAtCommit = "connection" | "timeout";
  * when it is not one (a bug of ours, a refused constraint): `unwritable`, the
  * store cannot save anything now (a person must free space or make it
  * writable, so try again in minutes); `unreachable`, it cannot be reached or
- * answered too late (try again in a minute). Both answer 503 with Retry-After.
+ * answered too late (`late`; try again in a minute). Both answer 503 with Retry-After.
  */
 export type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
+  /** It was reached, and answered too late (a timeout): it is slow, not away. */
+  late?: true;
   /** A COMMIT got no answer (`lostAtCommitBy`), and why: it may or may not have been saved. */
   lostAtCommit?: LostAtCommit;
 };
@@ -137,7 +147,12 @@ export function storeFailureOf(error: unknown): StoreFailure | undefined {
   if (isStoreUnwritable(error)) return { kind: "unwritable", retryAfterSeconds: 300 };
   if (!isDatabaseUnavailable(error)) return undefined;
   const why = lostAtCommitBy(error);
-  return { kind: "unreachable", retryAfterSeconds: 60, ...(why ? { lostAtCommit: why } : {}) };
+  return {
+    kind: "unreachable",
+    retryAfterSeconds: 60,
+    ...(why === "timeout" || isTooLate(error) ? { late: true } : {}),
+    ...(why ? { lostAtCommit: why } : {}),
+  };
 }
 
 const lostAtCommit = new WeakMap<object, LostAtCommit>();

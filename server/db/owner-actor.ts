@@ -1,5 +1,6 @@
 import { type Kysely, Transaction } from "kysely";
-import { isLostAtCommit, lostAtCommitBy } from "./errors.ts";
+import { databaseFailed } from "../lib/action-page.ts";
+import { isLostAtCommit, lostAtCommitBy, type StoreFailure } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 /** A line of the audit trail: what was done, and to what. */
@@ -65,6 +66,28 @@ export function leftSaid(left: Left, error: unknown): string {
       ? "the database did not answer in time as it saved"
       : "the connection to the database was lost as it saved";
   return `It may or may not have been saved: ${happened}; look before you try again.`;
+}
+
+/**
+ * What a failure of the database (`storeFailureOf`) is told to the owner, and to
+ * a reader whose write was not lost at its COMMIT, in the API's answer and on
+ * the command line: which failure, in the words every answer shares
+ * (`databaseFailed`: away, or too slow), then what it left of an owner's
+ * action (`leftSaid`).
+ */
+export function storeFailureSaid(failure: StoreFailure, error: unknown): string {
+  const left = leftBy(error);
+  const leftNothing = !left || left === "nothing";
+  if (failure.kind === "unwritable") {
+    return leftNothing
+      ? "The site cannot save anything right now, so nothing was saved or changed; try again in a few minutes."
+      : `The site cannot save anything right now; try again in a few minutes. ${leftSaid(left, error)}`;
+  }
+  if (left === "unknown" && failure.late) {
+    return `${databaseFailed(true)}, so it may or may not have been saved; look before you try again.`;
+  }
+  const first = `${databaseFailed(failure.late)}; try again in a minute.`;
+  return leftNothing ? first : `${first} ${leftSaid(left, error)}`;
 }
 
 /** `error`, marked with what it left of the action (`Left`); undefined takes a mark back. */

@@ -6,6 +6,7 @@ import { storeFailureOf } from "../db/errors.ts";
 import type { OwnerActor } from "../db/owner-actor.ts";
 import {
   acceptForms,
+  databaseFailed,
   errorPages,
   formFields,
   fromElsewhere,
@@ -98,7 +99,7 @@ export const enquiryPages: FastifyPluginAsync<{
             ? `${lostAsItSaved(known.lostAtCommit)} your enquiry, so it may or may not have been sent. Please wait a few minutes before you send it again.`
             : known?.kind === "unwritable"
               ? "The site cannot save anything just now; nothing was sent or changed. Please try again in a few minutes."
-              : "The site could not reach its database just now; nothing was sent or changed. Please try again in a moment.",
+              : `${databaseFailed(known?.late)}; nothing was sent or changed. Please try again in a moment.`,
     ]),
   );
 

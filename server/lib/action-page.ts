@@ -156,13 +156,23 @@ export function formFields(request: FastifyRequest): URLSearchParams {
 type StoreFailure = {
   kind: "unwritable" | "unreachable";
   retryAfterSeconds: number;
+  late?: true;
   lostAtCommit?: "connection" | "timeout";
 };
+
+/**
+ * The site's database that failed, for a person: it answered too late (`late`,
+ * a timeout), or it cannot be reached. Every answer and the command line say it so.
+ */
+export const databaseFailed = (late: boolean | undefined) =>
+  late
+    ? "The site's database did not answer in time"
+    : "The site's database cannot be reached right now";
 
 /** What happened to a save whose COMMIT got no answer, for a reader: "…as it saved". */
 export const lostAsItSaved = (why: NonNullable<StoreFailure["lostAtCommit"]>) =>
   why === "timeout"
-    ? "The site's database did not answer in time as it saved"
+    ? `${databaseFailed(true)} as it saved`
     : "The site lost its database as it saved";
 
 /**
@@ -230,7 +240,7 @@ export function linkPages(
               body: paragraph(
                 known?.kind === "unwritable"
                   ? "The site cannot save anything just now. Try the link again in a few minutes."
-                  : "The site could not reach its database. Try the link again in a moment.",
+                  : `${databaseFailed(known?.late)}. Try the link again in a moment.`,
               ),
             }),
     }),

@@ -56,9 +56,9 @@ export async function engagementPages(
     bus: Pick<EventBus, "healthy">;
     siteUrl: string;
     /**
-     * Whether a failed read means the database cannot be reached (said once
-     * in the log) rather than a fault of ours (logged each time); either way
-     * the page goes out as built.
+     * Whether a failed read means the database cannot be reached or
+     * answered too late (said once in the log) rather than a fault of ours
+     * (logged each time); either way the page goes out as built.
      */
     databaseAway: (error: unknown) => boolean;
     /** The fast path in front of Fastify, told of each page it may answer while it is current. */
@@ -212,7 +212,7 @@ export async function engagementPages(
       unreadable = true;
       request.log.warn(
         { err: error },
-        "the database cannot be reached: pages are served as built, without their comments and reactions, until it answers",
+        "the database cannot be reached or answers too late: pages are served as built, without their comments and reactions, until it answers",
       );
     }
     let asIs = asBuilt.get(pagePath);

@@ -13,6 +13,7 @@ import { isConnectionLost, isDatabaseUnavailable, isLostAtCommit } from "../../s
 import { createFormTickets } from "../../server/lib/form-token.ts";
 import type { VisitorResponse } from "../support/visitor.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { admin, adminEnv } from "./support/admin.ts";
 import { Owner } from "./support/owner.ts";
 import { scratchStore } from "./support/scratch-store.ts";
 import { runSql } from "./support/sql.ts";
@@ -270,7 +271,7 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
     );
   });
 
-  it('a reader\'s "Your data" deletion says the database answered too late, and that part of it may be done', async () => {
+  it('a reader\'s "Your data" deletion says the database did not answer in time, and that part of it may be done', async () => {
     const reader = t.visitor({ ip: `10.32.2.${++sent}` });
     const item = freshItem("science");
     expect((await reader.comment(item, "Does soap work in cold water?")).statusCode).toBe(201);
@@ -280,11 +281,11 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
     );
     expect(held.statusCode, held.body).toBe(503);
     expect(JSON.parse(held.body).error.message).toBe(
-      "The site's database answered too late; try again in a minute. Part of it may be done already; doing it again finishes it.",
+      "The site's database did not answer in time; try again in a minute. Part of it may be done already; doing it again finishes it.",
     );
   });
 
-  it("an owner's action says the database answered too late, so the outcome is unknown, not that it cannot be reached", async () => {
+  it("an owner's action says the database did not answer in time, so the outcome is unknown, not that it cannot be reached", async () => {
     const owner = new Owner(t);
     expect((await owner.signIn()).statusCode).toBe(200);
     const host = `held${++sent}.example.net`;
@@ -293,13 +294,62 @@ describe("a write whose COMMIT the driver gave up waiting for, on postgres", () 
     );
     expect(held.statusCode, held.body).toBe(503);
     expect(JSON.parse(held.body).error.message).toBe(
-      "The site's database answered too late, so it may or may not have been saved; look before you try again.",
+      "The site's database did not answer in time, so it may or may not have been saved; look before you try again.",
     );
     await waitFor(
       async () =>
         (await runSql(t, "select target from fediverse_blocks where target = ?", [host])).length ===
         1,
       { what: "the held block saved" },
+    );
+  });
+});
+
+describe("a read the database answers too late, on postgres", () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ DATABASE_STATEMENT_TIMEOUT_SECONDS: "1" });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Runs `read` while another connection holds `table` locked: PostgreSQL cancels the read at its statement timeout. */
+  const whileLocked = async <T>(table: string, read: () => Promise<T>): Promise<T> => {
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query(`begin; lock table ${table} in access exclusive mode`);
+      return await read();
+    } finally {
+      await holder.query("rollback");
+      await holder.end();
+    }
+  };
+
+  it("says the database did not answer in time, to a reader and on the command line, not that it cannot be reached", async () => {
+    const read = await whileLocked("science_comments", () =>
+      t.visitor().get(`/api/items/science/${freshItem("science")}/comments`),
+    );
+    expect(read.statusCode, read.body).toBe(503);
+    expect(read.headers["retry-after"]).toBe("60");
+    expect(JSON.parse(read.body).error.message).toBe(
+      "The site's database did not answer in time; try again in a minute.",
+    );
+
+    // The command line sets no timeout of its own: this database's does, for new connections.
+    await runSql(
+      t,
+      "do $$ begin execute format('alter database %I set statement_timeout = 1000', current_database()); end $$",
+    );
+    const listed = await whileLocked("science_comments", () =>
+      admin(adminEnv(t), "comments", "list"),
+    );
+    expect(listed.code).toBe(1);
+    // Ours first, then the driver's own words.
+    expect(listed.stderr).toBe(
+      "Failed: The site's database did not answer in time; try again in a minute. (canceling statement due to statement timeout)\n",
     );
   });
 });
