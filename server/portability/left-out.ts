@@ -1,6 +1,6 @@
 import type { ItemKind } from "../../contract/limits.ts";
 import type { Catalog } from "../engagement/catalog.ts";
-import type { Skipped } from "./report.ts";
+import { quoted, type Skipped } from "./report.ts";
 import type { ExportRows } from "./tables.ts";
 
 /*
@@ -71,8 +71,7 @@ export function skipUnknownItems(tables: ExportRows[], catalog: Catalog): Skippe
     const reasonOf = (row: ExportRows["rows"][number]) => {
       const item = String(row[column]);
       if (kind && !catalog[kind].has(item)) {
-        const shown = JSON.stringify(item.length > 60 ? `${item.slice(0, 60)}…` : item);
-        return `its ${noun} ${shown} matches no ${catalogued}`;
+        return `its ${noun} ${quoted(item)} matches no ${catalogued}`;
       }
       const lost = rows.table.references?.find(
         (r) => r.inFile && leftOut.get(r.table)?.has(row[r.column]),

@@ -9,7 +9,7 @@ import {
   type PlannedComment,
   parseSourceTime,
 } from "./plan.ts";
-import { type Problem, refusedBy, type Skipped } from "./report.ts";
+import { type Problem, quoted, refusedBy, type Skipped } from "./report.ts";
 import { formulaLeading, readRows, type SourceRow } from "./rows.ts";
 
 /*
@@ -92,7 +92,7 @@ function planComments(rows: SourceRow[], plan: OriginalPlan, catalog: Catalog, m
     if (!postId) {
       plan.skipped.push({
         where: comment.where,
-        reason: `its post "${post_id}" matches no science post`,
+        reason: `its post ${quoted(post_id)} matches no science post`,
       });
       continue;
     }
@@ -118,7 +118,7 @@ function planReactions(
     if (!(reactionTypes as readonly string[]).includes(type)) {
       problems.push({
         where: `${row.where} type`,
-        message: `"${type}" is not one of ${reactionTypes.join(", ")}`,
+        message: `${quoted(type)} is not one of ${reactionTypes.join(", ")}`,
       });
     }
     if (problems.length > 0) {
@@ -129,7 +129,7 @@ function planReactions(
     if (!itemId) {
       plan.skipped.push({
         where: row.where,
-        reason: `its ${kind === "mythology" ? "story" : "post"} "${item}" matches no ${kind === "mythology" ? "story" : "science post"}`,
+        reason: `its ${kind === "mythology" ? "story" : "post"} ${quoted(item)} matches no ${kind === "mythology" ? "story" : "science post"}`,
       });
       continue;
     }

@@ -18,6 +18,14 @@ export function refusedBy(schema: ZodType, value: unknown, where: string): Probl
   return checked.success ? [] : [{ where, message: checked.error.issues[0]?.message ?? "" }];
 }
 
+/**
+ * A value from the input as a report's line names it: a JSON string, so that
+ * its quotes and control characters read as what they are, cut after 60
+ * characters, so that a long one does not fill the screen.
+ */
+export const quoted = (value: string): string =>
+  JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+
 /** How many of each kind of row an import added, and how many it found already there. */
 export type Tally = Record<string, { added: number; present: number }>;
 

@@ -187,6 +187,21 @@ describe.each(backends)("importing the original site on %s", (backend) => {
     expect(after).toEqual(before);
   });
 
+  it("names a long post or story id cut short, as the other imports do", async () => {
+    const folder = tables({
+      "science_comments.csv": [
+        "id,post_id,content,user_name,created_at",
+        `401,${"p".repeat(100_000)},Fine words,Plain Priya,2024-01-01 10:00:00+00`,
+      ].join("\n"),
+      "mythology_reactions.csv": `story_id,type,user_name\n${"s".repeat(100_000)},love,Priya\n`,
+    });
+    const run = await admin(adminEnv(t), "import", "--from", "original", "--dry-run", folder);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toContain(`(id 401): its post "${"p".repeat(60)}…" matches no science post`);
+    expect(run.stdout).toContain(`line 2: its story "${"s".repeat(60)}…" matches no story`);
+    expect(run.stdout.length).toBeLessThan(5_000);
+  });
+
   it("refuses the whole input when anything in it is wrong, naming each problem, and writes nothing", async () => {
     const before = await rowCount(t, "science_comments");
     const future = new Date(Date.now() + 86_400_000).toISOString();
