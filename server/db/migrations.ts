@@ -38,6 +38,7 @@ import { lookupsByIndex } from "./migrations/041-lookups-by-index.ts";
 import { bookingsByTime } from "./migrations/042-bookings-by-time.ts";
 import { ownerListsByIndex } from "./migrations/043-owner-lists-by-index.ts";
 import { ownerListsPaged } from "./migrations/044-owner-lists-paged.ts";
+import { outboxMarks } from "./migrations/045-outbox-marks.ts";
 import type { DatabaseKind } from "./schema.ts";
 
 /**
@@ -91,5 +92,6 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
     "042_bookings_by_time": bookingsByTime(),
     "043_owner_lists_by_index": ownerListsByIndex(),
     "044_owner_lists_paged": ownerListsPaged(),
+    "045_outbox_marks": outboxMarks(kind),
   };
 }

@@ -197,6 +197,11 @@ export interface Database extends FediverseTables, ReaderTables {
   /** Temporary failures reported for an address, kept 30 days: three suppress it. */
   soft_bounces: { id: BigId; email: string; ref: string; created_at: Timestamp };
   outbox: OutboxTable;
+  /** A bounce's or complaint's mark for a mail still going out (PostgreSQL), until its outcome takes it. */
+  outbox_marks: {
+    outbox_id: ColumnType<number | string, number, never>;
+    feedback: "bounce" | "complaint";
+  };
   /**
    * The owner's one-time links in notification mails: SHA-256 of the token, one
    * action on one comment, single use, with an expiry.

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Store } from "../db/store.ts";
 import type { SubscribersRepository } from "../engagement/subscribers-repository.ts";
 import { dayMs, toIso } from "../lib/time.ts";
-import { recordFeedback } from "../outbox/queue.ts";
+import { markReported } from "../outbox/marks.ts";
 import type { Suppressions } from "../outbox/suppressions.ts";
 import { verpRow } from "../outbox/verp.ts";
 import { type ReportKind, readReport } from "./reports.ts";
@@ -47,7 +47,7 @@ export function createListHealth({
       await suppressions.suppress(email, "complaint", { source, detail });
     }
     if (rowId === undefined) return;
-    await recordFeedback(db, rowId, kind === "complaint" ? "complaint" : "bounce");
+    await markReported(store, rowId, kind === "complaint" ? "complaint" : "bounce");
   }
 
   return {
@@ -87,8 +87,7 @@ export function createListHealth({
      * A provider shared with other senders, or a mistaken report, stops no mail
      * to a reader the site never mailed. Its mail is taken to be the last one
      * to the address, and marked when it was sent in the last 7 days or is
-     * still going out: on PostgreSQL the mark waits for the sender's claim to
-     * end, so it follows the outcome, which keeps it.
+     * still going out; the report waits for no send (`markReported`).
      */
     async handleProviderReport(
       email: string,

@@ -10,6 +10,7 @@ import type { Database, OutboxKind, OutboxTable } from "../db/schema.ts";
 import type { Db, Store } from "../db/store.ts";
 import * as rules from "./delivery-rules.ts";
 import type { OnOutboxDeleted } from "./mail-files.ts";
+import { takeMarks } from "./marks.ts";
 
 /*
  * The outbox table's one module: the modules above queue mail and forget it in their own
@@ -161,27 +162,6 @@ export async function forget(writer: Db, match: Forgotten): Promise<number> {
     count += await deleted(writer, rows);
   }
   return count;
-}
-
-/**
- * What became of a sent message, from a bounce or a complaint about it: the
- * edition's figures count it once, and a complaint outranks a bounce.
- */
-export async function recordFeedback(
-  writer: Db,
-  rowId: number,
-  feedback: "bounce" | "complaint",
-): Promise<void> {
-  await writer
-    .updateTable("outbox")
-    .set({ feedback })
-    .where("id", "=", rowId)
-    .where((eb) =>
-      feedback === "complaint"
-        ? eb.or([eb("feedback", "is", null), eb("feedback", "!=", "complaint")])
-        : eb("feedback", "is", null),
-    )
-    .execute();
 }
 
 /**
@@ -341,7 +321,7 @@ export function createOutboxRepository(
     async processNext(deliver: rules.Deliver, { kinds }: { kinds?: readonly OutboxKind[] } = {}) {
       const now = nowIso();
       if (store.kind === "postgres") {
-        return db.transaction().execute(async (trx) => {
+        const claimed = await db.transaction().execute(async (trx) => {
           const row = await trx
             .selectFrom("outbox")
             .selectAll()
@@ -362,6 +342,9 @@ export function createOutboxRepository(
           for (const each of batch) await record(trx, each, delivery);
           return true;
         });
+        // A report's mark left while this held its rows (marks.ts).
+        if (claimed) await takeMarks(store);
+        return claimed;
       }
       const [row] = await claimPage(kinds, 1);
       if (!row) return false;

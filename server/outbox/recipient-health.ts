@@ -1,5 +1,5 @@
 import type { Deliver, OutboxRow } from "./delivery-rules.ts";
-import { recordFeedback } from "./queue.ts";
+import { recordFeedback } from "./marks.ts";
 import type { Suppressions } from "./suppressions.ts";
 import { verpAddress } from "./verp.ts";
 

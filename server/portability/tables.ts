@@ -348,6 +348,7 @@ export const tablesLeftOut: Readonly<Record<string, string>> = {
   reader_rollups: "which days readership has rolled up, on this site",
   fediverse_kv: "the Fediverse framework's cache of remote actors and keys, fetched again",
   fediverse_queue: "Fediverse deliveries in flight",
+  outbox_marks: "bounces' marks for mails in flight, put on their rows as each send ends",
   fediverse_given_up: "the Health screen's record of Fediverse messages given up, kept 30 days",
   fediverse_keys: "the Fediverse account's private keys: credentials, made anew at first use",
   kysely_migration: "the database's record of its own migrations",

@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, adminEnv } from "./support/admin.ts";
 import { fuzzer, fuzzSeed } from "./support/fuzz.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp.ts";
 import { lockWaiters, runSql, seedConfirmed } from "./support/sql.ts";
 import { backends, startTestApp, type TestApp } from "./support/test-app.ts";
 
@@ -470,18 +471,21 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
         await holder.query("select id from outbox where id = $1 for update skip locked", [
           claimed?.id,
         ]);
-        let settled = false;
-        const answer = bounce(going, "mid-send-1").finally(() => {
-          settled = true;
-        });
-        // The report has acted and its mark waits for the claim, or it has answered without one.
-        await expect.poll(async () => settled || (await lockWaiters(t)) > 0).toBe(true);
+        // Answered while the claim holds the row: its mark is left for the sender.
+        expect((await bounce(going, "mid-send-1")).statusCode).toBe(200);
+        expect(await lockWaiters(t)).toBe(0);
         await holder.query(recordSent, outcome());
         await holder.query("commit");
-        expect((await answer).statusCode).toBe(200);
       } finally {
         await holder.end();
       }
+      // A sender puts the marks left for rows no longer held on them after its own send:
+      // here the next mail the site sends, a confirmation.
+      const next = reader("next-send");
+      expect((await t.visitor().subscribe(next, t.formToken())).statusCode).toBeLessThan(300);
+      await expect
+        .poll(async () => runSql(t, "select outbox_id from outbox_marks"), { timeout: 15_000 })
+        .toEqual([]);
     } else {
       expect((await bounce(going, "mid-send-1")).statusCode).toBe(200);
       await runSql(t, recordSent.replace(/\$\d/g, "?"), outcome());
@@ -629,6 +633,76 @@ describe.each(backends)("providers' webhooks on %s", (backend) => {
     }
     // The mutations reach the handlers: some calls act, some are refused as malformed or unsigned.
     expect([...answered].sort()).toEqual(expect.arrayContaining([200, 400, 401]));
+  });
+});
+
+describe("a provider's report about a mail an SMTP server is holding, on postgres", () => {
+  let t: TestApp;
+  let smtp: SmtpSink;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startTestApp("postgres", {
+      env: {
+        POSTMARK_WEBHOOK_SECRET: secret,
+        SMTP_URL: smtp.url,
+        MAIL_RATE_PER_MINUTE: "0",
+        DATABASE_STATEMENT_TIMEOUT_SECONDS: "2",
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it("takes effect at once, without waiting for the send, and marks the mail once it has gone", async () => {
+    const email = "held-send.postgres@example.org";
+    let reached: () => void = () => {};
+    const sending = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The SMTP server takes the mail, and sits on its answer.
+    smtp.answer = async (to) => {
+      if (to.includes(email)) {
+        reached();
+        await held;
+      }
+      return undefined;
+    };
+    try {
+      expect((await t.visitor().subscribe(email, t.formToken())).statusCode).toBeLessThan(300);
+      await sending;
+      const report = await t.app.inject({
+        method: "POST",
+        url: "/hooks/postmark",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Basic ${Buffer.from(`postmark:${secret}`).toString("base64")}`,
+        },
+        payload: JSON.stringify({
+          RecordType: "Bounce",
+          Type: "HardBounce",
+          ID: "held-1",
+          Email: email,
+        }),
+      });
+      // Answered while the mail is still going out, and in effect: nothing more goes to it.
+      expect(report.statusCode, report.body).toBe(200);
+      expect(await runSql(t, "select reason from suppressions where email = ?", [email])).toEqual([
+        { reason: "hard_bounce" },
+      ]);
+    } finally {
+      release();
+    }
+    // The mark, kept meanwhile, is on the mail once its send has ended.
+    await expect
+      .poll(async () => runSql(t, "select status, feedback from outbox where email = ?", [email]))
+      .toEqual([{ status: "sent", feedback: "bounce" }]);
+    expect(await runSql(t, "select outbox_id from outbox_marks")).toEqual([]);
   });
 });
 
