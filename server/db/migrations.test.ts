@@ -210,6 +210,11 @@ const shipped: [name: string, file: string, sha256: string][] = [
     "044-owner-lists-paged.ts",
     "c4d0b47d5f3ba05b9d3b70bbcf13f18736af10b18374fceb8f65fcd512519fb0",
   ],
+  [
+    "045_outbox_marks",
+    "045-outbox-marks.ts",
+    "52dc2ad9a213fd7df1b185d94181b55d3235e2e89f053b6434a3d4fe66561542",
+  ],
 ];
 const sharedHelpers: [file: string, sha256: string] = [
   "dialect.ts",
