@@ -8,6 +8,7 @@ import {
   reactionsResponseSchema,
 } from "../../contract/api.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { runSql, seedConfirmed } from "./support/sql.ts";
 import {
   backends,
   freshItem,
@@ -353,6 +354,35 @@ describe.each(backends)("writes sent at once on %s", (backend) => {
     await waitFor(async () => (await react("10.72.0.1")).statusCode === 201, {
       what: "a write from the address taken again",
     });
+  });
+
+  it("takes every one-click unsubscribe a mail provider posts at once from its one address", async () => {
+    // The provider posts for each of its readers who pressed Unsubscribe, all from one address:
+    // each POST carries its own token, and one refused is a reader still mailed after leaving.
+    const readers = Array.from({ length: 40 }, (_, i) => `leaving-${i}-${backend}@example.com`);
+    await seedConfirmed(t, readers);
+    const tokens = (
+      await runSql(t, "select email, unsubscribe_token from subscribers where email like ?", [
+        `leaving-%-${backend}@example.com`,
+      ])
+    ).map((row) => String(row.unsubscribe_token));
+    expect(tokens).toHaveLength(readers.length);
+    const answers = await Promise.all(
+      tokens.map((token) =>
+        t.app.inject({
+          method: "POST",
+          url: `/api/newsletter/one-click?token=${token}`,
+          remoteAddress: "10.72.0.9",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          payload: "List-Unsubscribe=One-Click",
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(readers.map(() => 200));
+    const left = await runSql(t, "select email from subscribers where email like ?", [
+      `leaving-%-${backend}@example.com`,
+    ]);
+    expect(left).toEqual([]);
   });
 });
 
